@@ -1,0 +1,1 @@
+console.log("pi-context CLI: not yet built")
