@@ -20,13 +20,15 @@ import {
 	mkdtempSync,
 	openSync,
 	readFileSync,
+	readdirSync,
 	readSync,
 	rmSync,
 	statSync,
+	utimesSync,
 	writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, join, relative, resolve, sep } from "node:path";
 
 export const EXPECTED_PI_VERSION = "1.6.0";
 const PI_PKG = "@earendil-works/pi-coding-agent";
@@ -477,7 +479,9 @@ export async function analyzeSession(source, opts = {}) {
 
 		// ---- model: session selection (pi's getBranchSelection) resolved in pi's registry
 		const { runtime } = await getModelRuntime(view);
-		const cwd = opts.cwd ?? sm.getCwd();
+		// the header's cwd as written (pi resolves it against process.cwd() for its own use)
+		const headerCwd = rawHeader && typeof rawHeader.cwd === "string" ? rawHeader.cwd : undefined;
+		const cwd = opts.cwd ?? headerCwd ?? sm.getCwd();
 		const settingsManager = createSettingsManager(view, cwd, !opts.noProjectSettings);
 		let selection = null;
 		const branchSelection = getBranchSelection(branch, (provider, modelId) => runtime.getModel(provider, modelId));
@@ -848,16 +852,85 @@ export async function piOpenCheck(source, opts = {}) {
 }
 
 // --------------------------------------------------------------------------------------------
+// Session listing: pi's getDefaultSessionDir / SessionManager.list / continueRecent on a copy
+// --------------------------------------------------------------------------------------------
+
+function copyTree(from, to) {
+	mkdirSync(to, { recursive: true });
+	for (const entry of readdirSync(from, { withFileTypes: true })) {
+		const src = join(from, entry.name);
+		const dst = join(to, entry.name);
+		if (entry.isDirectory()) copyTree(src, dst);
+		else if (entry.isFile()) copyFileSync(src, dst);
+	}
+}
+
+/**
+ * `request` = { agentDir (holds sessions/), cwds: [...], continueRecent?: [...],
+ * explicitSessionDir?: "<dir relative to agentDir whose *.jsonl files are listed again from a
+ * separate, non-default directory>", mtimes?: {"<path relative to agentDir>": epochMs} }.
+ * Only the agent dir's sessions/ tree is copied; pi works on the copy.
+ */
+export async function sessionListing(request) {
+	if (typeof request.agentDir !== "string") throw new Error("listing needs agentDir");
+	const source = resolve(request.agentDir);
+	const agent = newTmpDir("listing-agent");
+	try {
+		if (existsSync(join(source, "sessions"))) copyTree(join(source, "sessions"), join(agent, "sessions"));
+		for (const [rel, ms] of Object.entries(request.mtimes ?? {})) {
+			const when = new Date(ms);
+			utimesSync(join(agent, rel), when, when);
+		}
+		process.env.PI_CODING_AGENT_DIR = agent;
+		const cwds = request.cwds ?? [];
+		const describe = (infos) => infos.map((s) => `${s.id} cwd=${s.cwd}`).sort();
+		const result = { piVersion: pi.VERSION, platform: process.platform, encode: {}, list: {} };
+		for (const cwd of cwds) {
+			result.encode[cwd] = relative(agent, sessionMod.getDefaultSessionDir(cwd, agent)).split(sep).join("/");
+		}
+		for (const cwd of cwds) result.list[cwd] = describe(await SessionManager.list(cwd));
+		if (request.explicitSessionDir) {
+			const explicitDir = newTmpDir("explicit-sessions");
+			const from = join(agent, request.explicitSessionDir);
+			for (const name of readdirSync(from)) {
+				if (!name.endsWith(".jsonl")) continue;
+				copyFileSync(join(from, name), join(explicitDir, name));
+				const st = statSync(join(from, name));
+				utimesSync(join(explicitDir, name), st.atime, st.mtime);
+			}
+			result.listWithExplicitDir = {};
+			for (const cwd of cwds) result.listWithExplicitDir[cwd] = describe(await SessionManager.list(cwd, explicitDir));
+		}
+		if (request.continueRecent) {
+			result.continueRecent = {};
+			for (const cwd of request.continueRecent) {
+				const sm = SessionManager.continueRecent(cwd);
+				result.continueRecent[cwd] = {
+					sessionId: sm.getSessionId(),
+					headerCwd: sm.getHeader()?.cwd ?? null,
+					sessionManagerCwd: sm.getCwd(),
+				};
+			}
+		}
+		return result;
+	} finally {
+		rmSync(agent, { recursive: true, force: true });
+	}
+}
+
+// --------------------------------------------------------------------------------------------
 // Requests (CLI and batch share this)
 // --------------------------------------------------------------------------------------------
 
 /**
  * One request: `{type?: "oracle"|"loadCheck"|"piOpen", file | entriesJsonl, args?: string[],
- * agentDir?, agentFiles?, leaf?, append?}`. Returns the result object (throws on error).
+ * agentDir?, agentFiles?, leaf?, append?}` or `{type: "listing", ...}` (see sessionListing).
+ * Returns the result object (throws on error).
  */
 export async function handleRequest(request) {
 	if (!request || typeof request !== "object") throw new Error("request must be a JSON object");
 	const type = request.type ?? "oracle";
+	if (type === "listing") return sessionListing(request);
 	const hasFile = typeof request.file === "string";
 	const hasContent = typeof request.entriesJsonl === "string";
 	if (hasFile === hasContent) throw new Error("request needs exactly one of `file` or `entriesJsonl`");

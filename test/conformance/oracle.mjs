@@ -10,11 +10,15 @@
 //   $NODE22 test/conformance/oracle.mjs --batch   < requests.jsonl > results.jsonl
 //
 // Batch protocol (one JSON object per line each way, answers in request order):
-//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen",
+//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"listing",
 //             "file": "<path>" | "entriesJsonl": "<file content>",
 //             "args"?: ["--agent-dir", "DIR", ...], "agentDir"?: "DIR",
 //             "agentFiles"?: {"settings.json": {...}, "models.json": {...}},
 //             "leaf"?: "ID", "append"?: true}
+//            type "oracle" (default) = the single-file output; "loadCheck" = leafId, pathIds, context
+//            messages, buildSessionContext roles, whether pi rewrote the copy on open; "piOpen" =
+//            pi-open-check.mjs output; "listing" = {agentDir, cwds, continueRecent?,
+//            explicitSessionDir?, mtimes?} -> pi's session-dir encoding, list and continueRecent.
 //   response {"id": <request id or 0-based line number>, "ok": true, "result": {...}}
 //            {"id": ..., "ok": false, "error": "message"}
 // The input file is never modified (pi works on a private copy). stdout carries only JSON;
