@@ -447,9 +447,16 @@ function contextUsageLikePi(contextWindow, projection, branch) {
 
 function openCopy(source) {
 	const copy = privateCopy(source);
-	const rawHeader = readRawHeader(copy.path);
-	const sm = SessionManager.open(copy.path);
-	return { copy, rawHeader, sm };
+	try {
+		const rawHeader = readRawHeader(copy.path);
+		const sm = SessionManager.open(copy.path);
+		return { copy, rawHeader, sm };
+	} catch (error) {
+		rmSync(copy.dir, { recursive: true, force: true });
+		// report the caller's path, not the private copy's
+		if (error instanceof Error) error.message = error.message.split(copy.path).join(describeSource(source));
+		throw error;
+	}
 }
 
 function applyLeaf(sm, leaf) {
