@@ -208,6 +208,7 @@ export async function startVscodeServer(options = {}) {
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = options.port ?? (await freePort());
     const baseUrl = `http://127.0.0.1:${port}`;
+    env.PI_CONTEXT_VSCODE_AUTHORITY = `127.0.0.1:${port}`; // visible to tests in the extension host
     const configYaml = path.join(tmp, "config.yaml");
     writeFileSync(configYaml, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
     const args = [
