@@ -27,6 +27,7 @@ export { repoRoot };
 export const QUIET_SETTINGS = Object.freeze({
   "chat.disableAIFeatures": true,
   "workbench.startupEditor": "none",
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
   "workbench.welcomePage.walkthroughs.openOnInstall": false,
   "workbench.tips.enabled": false,
   "workbench.enableExperiments": false,

@@ -1,0 +1,212 @@
+// Helpers for end-to-end UI tests (node --test + playwright-core) against a real VS Code
+// workbench served by code-server. See docs/testing.md.
+//
+// Under `npm run test:e2e`, scripts/run-e2e.mjs starts ONE code-server and ONE Chromium for all
+// test files and passes them in env vars; each test file connects to them. Run a file directly
+// (`node --test test/e2e/smoke.test.mjs`, after `npm run build`) and the harness starts its own.
+//
+//   import { openWorkbench, runCommand, statusBarItem, webviewFrame, screenshot } from "./harness.mjs";
+//   const wb = await openWorkbench();         // new browser context + page, workbench loaded
+//   await runCommand(wb.page, "Pi: Show Log");
+//   await screenshot(wb.page, "after-show-log");
+//   await wb.close();
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, "..", "..");
+export const resultsDir = process.env.PI_CONTEXT_E2E_RESULTS || path.join(repoRoot, "test-results", "e2e");
+export const PUBLISHER_NAME = "pi-context.pi-context";
+
+let shared; // { baseUrl, browser, workspace, agentDir, stop() }
+
+/** The shared server + browser (from run-e2e.mjs's env, or started here on first use). */
+export async function sharedHost() {
+  if (shared) return shared;
+  const baseUrl = process.env.PI_CONTEXT_E2E_BASE_URL;
+  const wsEndpoint = process.env.PI_CONTEXT_E2E_BROWSER_WS;
+  if (baseUrl && wsEndpoint) {
+    const browser = await chromium.connect(wsEndpoint);
+    shared = {
+      baseUrl,
+      browser,
+      workspace: process.env.PI_CONTEXT_TEST_WORKSPACE,
+      agentDir: process.env.PI_CONTEXT_TEST_AGENT_DIR,
+      async stop() {
+        await browser.close().catch(() => {}); // disconnects; the runner owns the browser
+      },
+    };
+    return shared;
+  }
+  // standalone: start our own (slower; fine for running one file while debugging)
+  const { startVscodeServer } = await import("../../scripts/vscode-host.mjs");
+  const { launchChromium } = await import("../../scripts/browser.mjs");
+  const { createTestFixture } = await import("../../scripts/test-fixtures.mjs");
+  const fixture = createTestFixture({ prefix: "pi-context-e2e-" });
+  const server = await startVscodeServer({
+    devExtension: repoRoot,
+    smokeTestDriver: true,
+    quiet: true,
+    env: {
+      PI_CODING_AGENT_DIR: fixture.agentDir,
+      PI_CONTEXT_TEST_WORKSPACE: fixture.workspace,
+      PI_CONTEXT_TEST_AGENT_DIR: fixture.agentDir,
+    },
+  });
+  const browser = await launchChromium();
+  shared = {
+    baseUrl: server.baseUrl,
+    browser,
+    workspace: fixture.workspace,
+    agentDir: fixture.agentDir,
+    async stop() {
+      await browser.close().catch(() => {});
+      await server.stop();
+      fixture.cleanup();
+    },
+  };
+  return shared;
+}
+
+/** Disconnect from (or stop) the shared host. Call in a top-level `after()`. */
+export async function closeSharedHost() {
+  const s = shared;
+  shared = undefined;
+  await s?.stop();
+}
+
+/**
+ * Workbench URL for the shared server with this repo as the development extension.
+ * @param {{folder?: string, payload?: [string,string][]}} [opts]
+ */
+export function workbenchUrl(baseUrl, opts = {}) {
+  const authority = new URL(baseUrl).host;
+  const q = new URLSearchParams();
+  if (opts.folder) q.set("folder", opts.folder);
+  else q.set("ew", "true");
+  const payload = [
+    ["extensionDevelopmentPath", `vscode-remote://${authority}${encodeURI(repoRoot)}`],
+    ["skipWelcome", "true"],
+    ...(opts.payload ?? []),
+  ];
+  q.set("payload", JSON.stringify(payload));
+  return `${baseUrl}/?${q}`;
+}
+
+/**
+ * Open a new workbench window (fresh browser context) on the shared server and wait until it
+ * has rendered and the extension host is up.
+ * @param {{folder?: string, width?: number, height?: number, echoConsole?: boolean}} [opts]
+ */
+export async function openWorkbench(opts = {}) {
+  const host = await sharedHost();
+  const context = await host.browser.newContext({ viewport: { width: opts.width ?? 1400, height: opts.height ?? 900 } });
+  const page = await context.newPage();
+  const consoleLines = [];
+  page.on("console", (m) => {
+    consoleLines.push(`[${m.type()}] ${m.text()}`);
+    if (opts.echoConsole || process.env.PI_CONTEXT_E2E_VERBOSE === "1") console.log(`[browser] ${m.text()}`);
+  });
+  page.on("pageerror", (e) => consoleLines.push(`[pageerror] ${e.message}`));
+  const folder = opts.folder ?? host.workspace;
+  await page.goto(workbenchUrl(host.baseUrl, { folder }));
+  await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
+  // the status bar is rendered once the workbench is restored
+  await page.locator("#workbench\\.parts\\.statusbar").waitFor({ state: "visible", timeout: 60_000 });
+  return {
+    page,
+    context,
+    consoleLines,
+    workspace: folder,
+    agentDir: host.agentDir,
+    async close() {
+      await context.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * Run a command from the command palette by its title as shown there ("Pi: Show Log").
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ */
+export async function runCommand(page, title) {
+  await page.locator(".monaco-workbench").click({ position: { x: 5, y: 5 }, force: true }).catch(() => {});
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10_000 });
+  await input.fill(`>${title}`);
+  const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
+  await row.waitFor({ state: "visible", timeout: 10_000 });
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
+}
+
+/**
+ * A status bar item contributed by this extension, by the id given to
+ * `vscode.window.createStatusBarItem(id, …)`: the DOM id is `pi-context.pi-context.<id>`.
+ * @param {import('playwright-core').Page} page
+ * @param {string} itemId
+ */
+export function statusBarItem(page, itemId) {
+  return page.locator(`[id="${PUBLISHER_NAME}.${itemId}"]`);
+}
+
+/** A status bar item by (part of) its visible text. */
+export function statusBarItemByText(page, text) {
+  return page.locator("#workbench\\.parts\\.statusbar .statusbar-item", { hasText: text });
+}
+
+/**
+ * The content frame of a webview (VS Code nests it two iframes deep). With several webviews
+ * open, pass `title` (the iframe's title attribute, which is the panel title) to pick one.
+ * @param {import('playwright-core').Page} page
+ * @param {{title?: string}} [opts]
+ */
+export function webviewFrame(page, opts = {}) {
+  const outer = opts.title ? `iframe.webview.ready[title="${opts.title}"]` : "iframe.webview.ready";
+  return page.frameLocator(outer).frameLocator("#active-frame");
+}
+
+/** Visible notification toasts. */
+export function notifications(page) {
+  return page.locator(".notification-toast");
+}
+
+/** The text currently shown in the Output panel's editor. */
+export async function outputPanelText(page) {
+  const lines = page.locator(".part.panel .monaco-editor .view-lines");
+  if ((await lines.count()) === 0) return "";
+  return (await lines.first().innerText()).replace(/\u00a0/g, " ");
+}
+
+/**
+ * Save a PNG screenshot to test-results/e2e/<name>.png and return its path.
+ * @param {import('playwright-core').Page} page
+ * @param {string} name
+ */
+export async function screenshot(page, name) {
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${name.replace(/[^\w.-]+/g, "-")}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Poll until `fn()` is truthy (or throw after `timeoutMs`). */
+export async function waitUntil(fn, timeoutMs = 10_000, what = "condition") {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
