@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Proof that our pi 1.6.0 oracle is right: re-runs it on every shared case and fixture with the
 // flags recorded in each expected.md / index.md and compares the result with the saved outputs
-// (cases/*/oracle*.json, pi-open*.json, pi-listing.json, fixtures/pi-1.6.0/*.oracle.json).
+// (cases/*/oracle*.json, pi-open*.json, pi-listing.json, fixtures/pi-1.6.0/*.oracle.json), and
+// checks that src/core/data/model-catalog.json equals what pi's model registry resolves.
 // Runs with the default Node (20); pi itself runs in one Node 22 batch process (oracle-client.mjs).
 //
 //   node test/conformance/check-shared-oracles.mjs [--shared DIR] [--skip-large] [--verbose]
@@ -22,6 +23,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { OracleClient } from "./oracle-client.mjs";
 import { ensureConformanceInstall } from "./setup.mjs";
 
@@ -308,8 +310,8 @@ async function main() {
 					sessionPath = join(tmp, job.session);
 					if (!existsSync(sessionPath)) {
 						const args = [job.generate.script, sessionPath, ...(job.generate.size ? [job.generate.size] : [])];
-						const gen = spawnSync(node22Path, args, { stdio: ["ignore", "ignore", "inherit"] });
-						if (gen.status !== 0) throw new Error(`generate.mjs failed (${gen.status})`);
+						const gen = spawnSync(node22Path, args, { stdio: ["ignore", "ignore", "pipe"], encoding: "utf-8" });
+						if (gen.status !== 0) throw new Error(`generate.mjs failed (${gen.status}): ${gen.stderr}`);
 					}
 					const size = statSync(sessionPath).size;
 					const sum = md5(sessionPath);
@@ -337,6 +339,20 @@ async function main() {
 				}
 			}
 		}
+		// The committed model catalog snapshot must equal what pi's registry resolves with no
+		// models.json / models-store.json (built-in pi-ai catalog).
+		const catalogPath = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "core", "data", "model-catalog.json");
+		const catalogJob = { label: "src/core/data/model-catalog.json", recipe: "pi ModelRuntime.getModels() with an empty agent dir" };
+		if (existsSync(catalogPath)) {
+			const t0 = Date.now();
+			const snapshot = JSON.parse(readFileSync(catalogPath, "utf-8"));
+			const pi = await client.catalog({});
+			const differences = diff({ generatedFrom: "@earendil-works/pi-ai@1.6.0", models: pi.models }, snapshot);
+			if (pi.registryError) differences.unshift(`registry error: ${pi.registryError}`);
+			results.push({ job: catalogJob, status: differences.length ? "FAIL" : "ok", details: [`${pi.count} models`, ...differences], ms: Date.now() - t0 });
+		} else {
+			results.push({ job: catalogJob, status: "SKIP", details: ["not generated yet"] });
+		}
 	} finally {
 		await client.close();
 		rmSync(tmp, { recursive: true, force: true });
@@ -352,7 +368,7 @@ async function main() {
 	const failed = results.filter((r) => r.status === "FAIL").length + problems.length;
 	const skipped = results.filter((r) => r.status === "SKIP").length;
 	process.stdout.write(
-		`${ok}/${results.length + problems.length} shared pi 1.6.0 outputs reproduced` +
+		`${ok}/${results.length + problems.length} checks passed (shared pi 1.6.0 outputs + model catalog)` +
 			`${skipped ? `, ${skipped} skipped` : ""}${failed ? `, ${failed} FAILED` : ""} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
 	);
 	process.exitCode = failed > 0 ? 1 : 0;

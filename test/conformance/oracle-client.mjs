@@ -99,6 +99,11 @@ export class OracleClient {
 		return this.request({ ...request, type: "listing" });
 	}
 
+	/** Every chat model pi's registry resolves for `{agentDir? | agentFiles?}` (default: none). */
+	catalog(request = {}) {
+		return this.request({ ...request, type: "catalog" });
+	}
+
 	/** Close stdin and wait for the process to finish. */
 	async close() {
 		if (this.#exited) return;

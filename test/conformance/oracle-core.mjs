@@ -926,18 +926,43 @@ export async function sessionListing(request) {
 }
 
 // --------------------------------------------------------------------------------------------
+// Model catalog as pi's ModelRuntime resolves it (for src/core/data/model-catalog.json)
+// --------------------------------------------------------------------------------------------
+
+/** Every chat model pi's registry knows for this agent dir: {"<provider>/<id>": {...}}. */
+export async function modelCatalog(request = {}) {
+	const view = agentView(request.agentDir, request.agentFiles);
+	const { runtime } = await getModelRuntime(view);
+	const models = {};
+	for (const m of runtime.getModels()) {
+		models[`${m.provider}/${m.id}`] = {
+			contextWindow: m.contextWindow,
+			maxTokens: m.maxTokens,
+			name: m.name,
+			reasoning: m.reasoning === true,
+		};
+	}
+	const result = { piVersion: pi.VERSION, count: Object.keys(models).length, models };
+	const registryError = runtime.getError?.();
+	if (registryError) result.registryError = registryError;
+	return result;
+}
+
+// --------------------------------------------------------------------------------------------
 // Requests (CLI and batch share this)
 // --------------------------------------------------------------------------------------------
 
 /**
  * One request: `{type?: "oracle"|"loadCheck"|"piOpen", file | entriesJsonl, args?: string[],
- * agentDir?, agentFiles?, leaf?, append?}` or `{type: "listing", ...}` (see sessionListing).
+ * agentDir?, agentFiles?, leaf?, append?}`, `{type: "listing", ...}` (see sessionListing) or
+ * `{type: "catalog", agentDir?, agentFiles?}` (see modelCatalog).
  * Returns the result object (throws on error).
  */
 export async function handleRequest(request) {
 	if (!request || typeof request !== "object") throw new Error("request must be a JSON object");
 	const type = request.type ?? "oracle";
 	if (type === "listing") return sessionListing(request);
+	if (type === "catalog") return modelCatalog(request);
 	const hasFile = typeof request.file === "string";
 	const hasContent = typeof request.entriesJsonl === "string";
 	if (hasFile === hasContent) throw new Error("request needs exactly one of `file` or `entriesJsonl`");

@@ -10,7 +10,7 @@
 //   $NODE22 test/conformance/oracle.mjs --batch   < requests.jsonl > results.jsonl
 //
 // Batch protocol (one JSON object per line each way, answers in request order):
-//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"listing",
+//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"listing"|"catalog",
 //             "file": "<path>" | "entriesJsonl": "<file content>",
 //             "args"?: ["--agent-dir", "DIR", ...], "agentDir"?: "DIR",
 //             "agentFiles"?: {"settings.json": {...}, "models.json": {...}},
@@ -18,7 +18,8 @@
 //            type "oracle" (default) = the single-file output; "loadCheck" = leafId, pathIds, context
 //            messages, buildSessionContext roles, whether pi rewrote the copy on open; "piOpen" =
 //            pi-open-check.mjs output; "listing" = {agentDir, cwds, continueRecent?,
-//            explicitSessionDir?, mtimes?} -> pi's session-dir encoding, list and continueRecent.
+//            explicitSessionDir?, mtimes?} -> pi's session-dir encoding, list and continueRecent;
+//            "catalog" = {agentDir?|agentFiles?} -> every chat model pi's registry resolves.
 //   response {"id": <request id or 0-based line number>, "ok": true, "result": {...}}
 //            {"id": ..., "ok": false, "error": "message"}
 // The input file is never modified (pi works on a private copy). stdout carries only JSON;
