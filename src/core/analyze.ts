@@ -6,7 +6,7 @@
 
 import { buildProjection, modelSelection } from "./context";
 import { inspectSession, type InspectResult, type ResolvedWindow } from "./inspect";
-import { readModelsConfig, resolveContextWindow, type ModelInfo } from "./models";
+import { readModelsConfig, readModelsStore, resolveContextWindow, type ModelInfo } from "./models";
 import { SessionFile } from "./session";
 import { resolveSettings, type ProjectSettingsMode, type ResolvedSettings } from "./settings";
 
@@ -55,7 +55,7 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
   if (options.contextWindow !== undefined) {
     window = { value: options.contextWindow, source: "live", detail: "given by the caller" };
   } else {
-    const resolved = resolveContextWindow(selection?.provider, selection?.modelId, modelsConfig);
+    const resolved = resolveContextWindow(selection?.provider, selection?.modelId, modelsConfig, readModelsStore(options.agentDir));
     model = resolved.model;
     window = { value: resolved.value, source: resolved.source, ...(resolved.detail ? { detail: resolved.detail } : {}) };
   }

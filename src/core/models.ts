@@ -36,47 +36,18 @@ export interface ModelInfo {
 /** The parsed `models.json` (only the parts that matter for windows), or the error pi would report. */
 export interface ModelsConfig {
   file: string;
-  providers: Map<string, { models: Record<string, unknown>[]; modelOverrides: Record<string, Record<string, unknown>> }>;
+  providers: Map<string, ProviderConfig>;
   error?: string;
 }
 
-/** pi's `stripJsonComments`: remove `//` and `/* *\/` comments outside strings. */
-export function stripJsonComments(text: string): string {
-  let out = "";
-  let i = 0;
-  let inString = false;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (inString) {
-      out += c;
-      if (c === "\\") {
-        out += text[i + 1] ?? "";
-        i += 2;
-        continue;
-      }
-      if (c === '"') inString = false;
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      inString = true;
-      out += c;
-      i++;
-      continue;
-    }
-    if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-      continue;
-    }
-    if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 2;
-      continue;
-    }
-    out += c;
-    i++;
-  }
-  return out;
+/**
+ * pi's `stripJsonComments` (`dist/utils/json.js`): remove `//` line comments and trailing commas
+ * outside string literals. Block comments are not supported (they stay and fail to parse, as in pi).
+ */
+export function stripJsonComments(input: string): string {
+  return input
+    .replace(/"(?:\\.|[^"\\])*"|\/\/[^\n]*/g, (m) => (m[0] === '"' ? m : ""))
+    .replace(/"(?:\\.|[^"\\])*"|,(\s*[}\]])/g, (m, tail: string | undefined) => tail ?? (m[0] === '"' ? m : ""));
 }
 
 type Obj = Record<string, unknown>;
@@ -84,9 +55,50 @@ function isObject(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** pi-ai 1.6.0's built-in catalog generation time (`providers/data/.manifest.json`); a stored catalog must be newer. */
+export const BUILTIN_CATALOG_GENERATED_AT = Date.parse("2026-11-20T10:48:49.496Z");
+
+type Check = (value: unknown) => boolean;
+const isString1: Check = (v) => typeof v === "string" && v.length > 0;
+const isBool: Check = (v) => typeof v === "boolean";
+const isPositive: Check = (v) => typeof v === "number" && v > 0;
+const isStringRecord: Check = (v) => isObject(v) && Object.values(v).every((x) => typeof x === "string");
+const isArray: Check = (v) => Array.isArray(v);
+
+/** The scalar fields of pi's models.json schema (`dist/core/model-config.js`) that we check. */
+const MODEL_FIELDS: Record<string, [Check, string]> = {
+  name: [isString1, "Expected string (minLength 1)"],
+  api: [isString1, "Expected string (minLength 1)"],
+  baseUrl: [isString1, "Expected string (minLength 1)"],
+  reasoning: [isBool, "Expected boolean"],
+  input: [isArray, "Expected array"],
+  contextWindow: [isPositive, "Expected number > 0"],
+  maxTokens: [isPositive, "Expected number > 0"],
+  headers: [isStringRecord, "Expected object of strings"],
+  cost: [isObject, "Expected object"],
+  compat: [isObject, "Expected object"],
+};
+const OVERRIDE_FIELDS: Record<string, [Check, string]> = Object.fromEntries(Object.entries(MODEL_FIELDS).filter(([k]) => k !== "api" && k !== "baseUrl"));
+const PROVIDER_FIELDS: Record<string, [Check, string]> = {
+  name: [isString1, "Expected string (minLength 1)"],
+  baseUrl: [isString1, "Expected string (minLength 1)"],
+  apiKey: [isString1, "Expected string (minLength 1)"],
+  api: [isString1, "Expected string (minLength 1)"],
+  headers: [isStringRecord, "Expected object of strings"],
+  compat: [isObject, "Expected object"],
+  authHeader: [isBool, "Expected boolean"],
+};
+
+function checkFields(value: Obj, fields: Record<string, [Check, string]>, at: string, problems: string[]): void {
+  for (const [key, [check, message]] of Object.entries(fields)) {
+    if (value[key] !== undefined && !check(value[key])) problems.push(`  - ${at}.${key}: ${message}`);
+  }
+}
+
 /**
- * Read `<agentDir>/models.json`. A missing file is empty; a file that does not parse or does not
- * match pi's schema (the parts checked here) is ignored entirely, with pi's kind of error message.
+ * Read `<agentDir>/models.json` like pi's `ModelConfig.load`: JSON with `//` comments and trailing
+ * commas; a file that does not parse or fails the schema is ignored as a whole, with pi's kind of
+ * error message. A missing file is empty.
  */
 export function readModelsConfig(agentDir: string): ModelsConfig {
   const file = path.join(agentDir, "models.json");
@@ -106,42 +118,87 @@ export function readModelsConfig(agentDir: string): ModelsConfig {
     return config;
   }
   const problems: string[] = [];
-  if (!isObject(parsed) || !isObject(parsed.providers)) {
-    problems.push("  - providers: Expected object");
-  } else {
+  const providers = new Map<string, ProviderConfig>();
+  if (!isObject(parsed)) problems.push("  - root: Expected object");
+  else if (!isObject(parsed.providers)) problems.push("  - providers: Expected object");
+  else {
     for (const [providerId, provider] of Object.entries(parsed.providers)) {
+      const at = `providers.${providerId}`;
       if (!isObject(provider)) {
-        problems.push(`  - providers.${providerId}: Expected object`);
+        problems.push(`  - ${at}: Expected object`);
         continue;
       }
+      checkFields(provider, PROVIDER_FIELDS, at, problems);
       const models: Obj[] = [];
       if (provider.models !== undefined) {
-        if (!Array.isArray(provider.models)) problems.push(`  - providers.${providerId}.models: Expected array`);
+        if (!Array.isArray(provider.models)) problems.push(`  - ${at}.models: Expected array`);
         else
-          provider.models.forEach((m, i) => {
-            if (!isObject(m) || typeof m.id !== "string" || m.id.length === 0) problems.push(`  - providers.${providerId}.models.${i}.id: Expected string`);
-            else if (m.contextWindow !== undefined && (typeof m.contextWindow !== "number" || m.contextWindow <= 0)) problems.push(`  - providers.${providerId}.models.${i}.contextWindow: Expected number > 0`);
-            else models.push(m);
+          provider.models.forEach((m, index) => {
+            if (!isObject(m)) return void problems.push(`  - ${at}.models.${index}: Expected object`);
+            if (!isString1(m.id)) problems.push(`  - ${at}.models.${index}.id: Expected string (minLength 1)`);
+            checkFields(m, MODEL_FIELDS, `${at}.models.${index}`, problems);
+            models.push(m);
           });
       }
       const overrides: Record<string, Obj> = {};
       if (provider.modelOverrides !== undefined) {
-        if (!isObject(provider.modelOverrides)) problems.push(`  - providers.${providerId}.modelOverrides: Expected object`);
+        if (!isObject(provider.modelOverrides)) problems.push(`  - ${at}.modelOverrides: Expected object`);
         else
           for (const [id, o] of Object.entries(provider.modelOverrides)) {
-            if (!isObject(o)) problems.push(`  - providers.${providerId}.modelOverrides.${id}: Expected object`);
-            else if (o.contextWindow !== undefined && (typeof o.contextWindow !== "number" || o.contextWindow <= 0)) problems.push(`  - providers.${providerId}.modelOverrides.${id}.contextWindow: Expected number > 0`);
-            else overrides[id] = o;
+            if (!isObject(o)) problems.push(`  - ${at}.modelOverrides.${id}: Expected object`);
+            else {
+              checkFields(o, OVERRIDE_FIELDS, `${at}.modelOverrides.${id}`, problems);
+              overrides[id] = o;
+            }
           }
       }
-      config.providers.set(providerId, { models, modelOverrides: overrides });
+      providers.set(providerId, { raw: provider, models, modelOverrides: overrides });
     }
   }
-  if (problems.length > 0) {
-    config.providers.clear();
-    config.error = `Invalid models.json schema:\n${problems.join("\n")}\n\nFile: ${file}`;
-  }
+  if (problems.length > 0) config.error = `Invalid models.json schema:\n${problems.join("\n")}\n\nFile: ${file}`;
+  else config.providers = providers;
   return config;
+}
+
+/** One provider of models.json. */
+export interface ProviderConfig {
+  raw: Obj;
+  models: Obj[];
+  modelOverrides: Record<string, Obj>;
+}
+
+/** The parsed `models-store.json` (pi's cached remote catalog), or the error reading it. */
+export interface ModelsStore {
+  file: string;
+  providers: Map<string, { models: Obj[]; lastModified: number | undefined }>;
+  error?: string;
+}
+
+/** Read `<agentDir>/models-store.json` (`FileModelsStore`). A missing file is empty. */
+export function readModelsStore(agentDir: string): ModelsStore {
+  const file = path.join(agentDir, "models-store.json");
+  const store: ModelsStore = { file, providers: new Map() };
+  let content: string;
+  try {
+    content = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") store.error = `Failed to read ${file}: ${(error as Error).message}`;
+    return store;
+  }
+  try {
+    const parsed: unknown = content ? JSON.parse(content.charCodeAt(0) === 0xfeff ? content.slice(1) : content) : {};
+    if (!isObject(parsed)) throw new Error("expected an object");
+    for (const [providerId, entry] of Object.entries(parsed)) {
+      if (!isObject(entry) || !Array.isArray(entry.models)) continue;
+      store.providers.set(providerId, {
+        models: entry.models.filter(isObject),
+        lastModified: typeof entry.lastModified === "number" ? entry.lastModified : undefined,
+      });
+    }
+  } catch (error) {
+    store.error = `Failed to parse ${file}: ${(error as Error).message}`;
+  }
+  return store;
 }
 
 /** pi-ai's built-in model, if the catalog knows it. */
@@ -151,42 +208,106 @@ export function catalogModel(provider: string, modelId: string): ModelInfo | und
   return { provider, id: modelId, name: m.name ?? modelId, contextWindow: m.contextWindow, maxTokens: m.maxTokens, reasoning: Boolean(m.reasoning) };
 }
 
+function providerHasBuiltins(provider: string): boolean {
+  const prefix = `${provider}/`;
+  for (const key in catalog) if (key.startsWith(prefix)) return true;
+  return false;
+}
+
 /** Number of models in the shipped catalog snapshot. */
 export function catalogSize(): number {
   return Object.keys(catalog).length;
 }
 
+const EMPTY_STORE: ModelsStore = { file: "", providers: new Map() };
+
 /**
- * Resolve a model's context window like pi's model registry: built-in catalog → models.json custom
- * model with the same id (replaces it; default window 128000) → models.json `modelOverrides[id]`.
+ * Resolve a model like pi's `ModelRuntime.getModel(provider, id)`, lowest layer first:
+ * built-in catalog → `models-store.json` (if newer than the built-in catalog; replaces the model) →
+ * `models.json` `providers.<p>.models[]` entry with that id (replaces it; window default 128000;
+ * a provider whose custom models lack `api`/`baseUrl` falls back to its built-in models) →
+ * `models.json` `modelOverrides[id]` (field-wise, topmost).
  * @returns the window and its source; `value` undefined when pi would not know the model.
  */
-export function resolveContextWindow(provider: string | undefined, modelId: string | undefined, config: ModelsConfig): ResolvedWindow & { model?: ModelInfo } {
+export function resolveContextWindow(
+  provider: string | undefined,
+  modelId: string | undefined,
+  config: ModelsConfig,
+  store: ModelsStore = EMPTY_STORE,
+): ResolvedWindow & { model?: ModelInfo } {
   if (!provider || !modelId) return { value: undefined, source: "unknown", detail: "no model on the session's path" };
   let model = catalogModel(provider, modelId);
   let source: ResolvedWindow["source"] = "catalog";
   let detail = `pi-ai 1.6.0 built-in catalog (${provider}/${modelId})`;
+
+  const stored = store.providers.get(provider);
+  if (stored && stored.lastModified !== undefined && stored.lastModified > BUILTIN_CATALOG_GENERATED_AT) {
+    const m = stored.models.find((x) => x.id === modelId && x.provider === provider && (x.type === undefined || x.type === "chat"));
+    if (m) {
+      model = toModelInfo(provider, modelId, m, model);
+      source = "models-store";
+      detail = `${store.file} (cached catalog for ${provider})`;
+    }
+  }
+
   const providerConfig = config.providers.get(provider);
-  const custom = providerConfig?.models.find((m) => m.id === modelId);
-  if (custom) {
-    const contextWindow = typeof custom.contextWindow === "number" ? custom.contextWindow : 128000;
-    model = {
-      provider,
-      id: modelId,
-      name: typeof custom.name === "string" ? custom.name : modelId,
-      contextWindow,
-      maxTokens: typeof custom.maxTokens === "number" ? custom.maxTokens : 16384,
-      reasoning: custom.reasoning === true,
-    };
-    source = "models-json";
-    detail = `${config.file} (providers.${provider}.models, id ${modelId}${typeof custom.contextWindow === "number" ? "" : "; default window 128000"})`;
+  if (providerConfig && composes(provider, providerConfig)) {
+    const custom = providerConfig.models.find((m) => m.id === modelId);
+    if (custom) {
+      model = {
+        provider,
+        id: modelId,
+        name: typeof custom.name === "string" ? custom.name : modelId,
+        contextWindow: typeof custom.contextWindow === "number" ? custom.contextWindow : 128000,
+        maxTokens: typeof custom.maxTokens === "number" ? custom.maxTokens : 16384,
+        reasoning: custom.reasoning === true,
+      };
+      source = "models-json";
+      detail = `${config.file} (providers.${provider}.models, id ${modelId}${typeof custom.contextWindow === "number" ? "" : "; default window 128000"})`;
+    }
+    const override = providerConfig.modelOverrides[modelId];
+    if (model && override) {
+      model = {
+        ...model,
+        ...(typeof override.contextWindow === "number" ? { contextWindow: override.contextWindow } : {}),
+        ...(typeof override.maxTokens === "number" ? { maxTokens: override.maxTokens } : {}),
+        ...(typeof override.name === "string" ? { name: override.name } : {}),
+        ...(typeof override.reasoning === "boolean" ? { reasoning: override.reasoning } : {}),
+      };
+      if (typeof override.contextWindow === "number") {
+        source = "models-json-override";
+        detail = `${config.file} (providers.${provider}.modelOverrides.${modelId}.contextWindow)`;
+      }
+    }
   }
-  const override = providerConfig?.modelOverrides[modelId];
-  if (model && override && typeof override.contextWindow === "number") {
-    model = { ...model, contextWindow: override.contextWindow };
-    source = "models-json-override";
-    detail = `${config.file} (providers.${provider}.modelOverrides.${modelId}.contextWindow)`;
-  }
-  if (!model) return { value: undefined, source: "unknown", detail: `${provider}/${modelId} is not in pi's catalog or models.json` };
+  if (!model) return { value: undefined, source: "unknown", detail: `${provider}/${modelId} is not in pi's catalog, models-store.json or models.json` };
   return { value: model.contextWindow, source, detail, model };
+}
+
+function toModelInfo(provider: string, modelId: string, m: Obj, fallback: ModelInfo | undefined): ModelInfo {
+  return {
+    provider,
+    id: modelId,
+    name: typeof m.name === "string" ? m.name : (fallback?.name ?? modelId),
+    contextWindow: typeof m.contextWindow === "number" ? m.contextWindow : 0,
+    maxTokens: typeof m.maxTokens === "number" ? m.maxTokens : 0,
+    reasoning: m.reasoning === true,
+  };
+}
+
+/**
+ * Whether pi can compose this models.json provider (`applyModelsJson`): it must set something, and
+ * each custom model needs an `api` and a `baseUrl` (its own, the provider's, or the built-in
+ * provider's). Otherwise pi reports the provider and keeps only its built-in models.
+ */
+function composes(providerId: string, p: ProviderConfig): boolean {
+  const raw = p.raw;
+  const hasOverrides = Object.keys(p.modelOverrides).length > 0;
+  if (!p.models.length && !raw.baseUrl && !raw.headers && !raw.compat && !hasOverrides && !raw.apiKey && !raw.oauth && raw.authHeader === undefined) return false;
+  const builtin = providerHasBuiltins(providerId);
+  for (const m of p.models) {
+    if (!(m.api ?? raw.api) && !builtin) return false;
+    if (!(m.baseUrl ?? raw.baseUrl) && !builtin) return false;
+  }
+  return true;
 }
