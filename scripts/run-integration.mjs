@@ -40,6 +40,8 @@ function parseArgs(argv) {
 
 export function build() {
   const t0 = Date.now();
+  // compiled suites of deleted/renamed sources would otherwise still be discovered and run
+  rmSync(path.join(repoRoot, "out", "test", "integration"), { recursive: true, force: true });
   const steps = [
     [process.execPath, [path.join(repoRoot, "esbuild.mjs")]],
     [process.execPath, [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(repoRoot, "tsconfig.json")]],

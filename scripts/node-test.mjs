@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Run `node --test` on an explicit list of files found under one or more directories.
+// Node 20 does not expand globs given to --test, and a directory argument can silently find
+// nothing, so we list the files ourselves.
+//
+// usage: node scripts/node-test.mjs [--suffix .test.js] [--allow-empty] DIR... [-- extra node --test args]
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+
+const argv = process.argv.slice(2);
+const dash = argv.indexOf("--");
+const own = dash === -1 ? argv : argv.slice(0, dash);
+const extra = dash === -1 ? [] : argv.slice(dash + 1);
+let suffix = ".test.js";
+let allowEmpty = false;
+const dirs = [];
+for (let i = 0; i < own.length; i++) {
+  if (own[i] === "--suffix") suffix = own[++i];
+  else if (own[i] === "--allow-empty") allowEmpty = true;
+  else dirs.push(own[i]);
+}
+if (dirs.length === 0) {
+  console.error("usage: node scripts/node-test.mjs [--suffix .test.js] [--allow-empty] DIR... [-- node --test args]");
+  process.exit(2);
+}
+
+const files = [];
+const walk = (d) => {
+  for (const e of readdirSync(d, { withFileTypes: true })) {
+    const full = path.join(d, e.name);
+    if (e.isDirectory() && e.name !== "node_modules") walk(full);
+    else if (e.isFile() && e.name.endsWith(suffix)) files.push(full);
+  }
+};
+for (const d of dirs) if (existsSync(d)) walk(d);
+files.sort();
+
+if (files.length === 0) {
+  const msg = `no *${suffix} files under ${dirs.join(", ")}`;
+  if (allowEmpty) {
+    console.log(`${msg} (allowed)\nℹ pass 0\nℹ fail 0`);
+    process.exit(0);
+  }
+  console.error(msg);
+  process.exit(1);
+}
+
+const child = spawn(process.execPath, ["--test", "--test-reporter=spec", ...extra, ...files], { stdio: "inherit" });
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
