@@ -1,0 +1,66 @@
+/**
+ * Typed access to pi-context's settings (`contributes.configuration` in package.json).
+ * Every key read anywhere in the extension is declared here, with its default.
+ */
+
+import * as vscode from "vscode";
+
+/** All pi-context settings, typed. Keep in sync with `contributes.configuration` in package.json. */
+export interface PiContextConfig {
+  /** pi's agent dir; empty = `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+  agentDir: string;
+  /** Extra folders to look for session files in (absolute, or relative to the workspace folder). */
+  sessionDirs: string[];
+  /** Also show sessions started in sub-folders of a workspace folder. */
+  includeSubfolderSessions: boolean;
+  /** How to treat `<cwd>/.pi/settings.json`: like pi (`auto`, from trust.json), or always/never. */
+  projectSettings: "auto" | "always" | "never";
+  statusBar: {
+    alignment: "left" | "right";
+    priority: number;
+  };
+  warning: {
+    /** Notify when the context comes within `margin` tokens of the auto-compaction threshold. */
+    enabled: boolean;
+    margin: number;
+  };
+  /** Polling interval (ms) used when file-system events are unavailable. */
+  pollIntervalMs: number;
+}
+
+const SECTION = "piContext";
+
+/** Read the current settings (falls back to defaults for missing or mistyped values). */
+export function readConfig(scope?: vscode.ConfigurationScope): PiContextConfig {
+  const c = vscode.workspace.getConfiguration(SECTION, scope);
+  const str = (key: string, fallback: string): string => {
+    const v = c.get<unknown>(key);
+    return typeof v === "string" ? v : fallback;
+  };
+  const num = (key: string, fallback: number): number => {
+    const v = c.get<unknown>(key);
+    return typeof v === "number" && Number.isFinite(v) ? v : fallback;
+  };
+  const bool = (key: string, fallback: boolean): boolean => {
+    const v = c.get<unknown>(key);
+    return typeof v === "boolean" ? v : fallback;
+  };
+  const projectSettings = str("projectSettings", "auto");
+  const alignment = str("statusBar.alignment", "left");
+  const dirs = c.get<unknown>("sessionDirs");
+  return {
+    agentDir: str("agentDir", ""),
+    sessionDirs: Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === "string") : [],
+    includeSubfolderSessions: bool("includeSubfolderSessions", false),
+    projectSettings: projectSettings === "always" || projectSettings === "never" ? projectSettings : "auto",
+    statusBar: {
+      alignment: alignment === "right" ? "right" : "left",
+      priority: num("statusBar.priority", 100),
+    },
+    warning: {
+      enabled: bool("warning.enabled", false),
+      margin: num("warning.margin", 10000),
+    },
+    pollIntervalMs: Math.max(100, num("pollIntervalMs", 1000)),
+  };
+}
