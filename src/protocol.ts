@@ -1,0 +1,323 @@
+/**
+ * The one message protocol between the Pi Context panel's host (`src/panel.ts`) and its webview
+ * (`webview/main.ts`). Both sides import this file; it has no runtime dependencies (no `vscode`,
+ * no `node:` modules) so the browser bundle can include it.
+ *
+ * Host → webview: {@link HostMessage} (the whole view model as `state`, plus small updates).
+ * Webview → host: {@link WebviewMessage} (commands). The host runs {@link parseWebviewMessage} on
+ * every message it receives and ignores (and logs) anything that does not match exactly.
+ *
+ * All token numbers are integers (pi's estimator units); times are ISO strings from the session.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// View models (host → webview)
+// ---------------------------------------------------------------------------------------------
+
+/** Where a setting's value came from (pi's settings layers; `override` = `compaction.modelOverrides`). */
+export type SettingSource = "default" | "global" | "project" | "override";
+
+/** The context gauge: pi's numbers at the leaf. */
+export interface GaugeModel {
+  /** Tokens in context: pi's projected estimate (`estimateProjectedContextTokens`), the headline. */
+  used: number;
+  /** The model's context window, null when unknown. */
+  window: number | null;
+  /** Where the window came from (catalog, models.json, …) and a human detail. */
+  windowSource: string;
+  windowDetail?: string;
+  /** `compaction.reserveTokens` (null when the setting is invalid). */
+  reserveTokens: number | null;
+  reserveSource: SettingSource;
+  /** The file the reserve came from (absent for the default). */
+  reserveFile?: string;
+  /** Settings key that set the reserve, e.g. `compaction.modelOverrides["a/b"].reserveTokens`. */
+  reserveKey: string;
+  keepRecentTokens: number | null;
+  /** `window − reserveTokens`: pi auto-compacts when `used > threshold`. Null when unknown. */
+  threshold: number | null;
+  /** `threshold − used` (negative once past the threshold); null when unknown. */
+  tokensUntilCompaction: number | null;
+  /** `used / window * 100`, null without a window. */
+  percent: number | null;
+  /** pi's `compaction.enabled`. */
+  autoCompaction: boolean;
+  /** pi's `shouldCompact(used, window, settings)`. */
+  shouldCompact: boolean | null;
+  /**
+   * False where pi's footer shows `?` (right after a compaction, before the next answer):
+   * `used` is then our estimate, labelled as such.
+   */
+  usageKnown: boolean;
+  /** `usage+estimate`: last provider usage + estimates after it; `estimate`: estimates only. */
+  method: "usage+estimate" | "estimate";
+  /** Provider-reported tokens of the last valid assistant usage (0 without one). */
+  usageTokens: number;
+  /** Estimated tokens after that usage (everything, without one). */
+  trailingTokens: number;
+  /** pi's footer text, e.g. `26.4%/16k (auto)` or `?/16k (auto)`. */
+  footer: string;
+  /** pi's footer colour: > 90 % error, > 70 % warning. */
+  level: "normal" | "warning" | "error";
+  /** `provider/modelId` or null. */
+  model: string | null;
+  thinkingLevel: string;
+}
+
+/** Breakdown categories, in display order. `free` and `reserve` complete the window. */
+export const CATEGORY_IDS = ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "other", "free", "reserve"] as const;
+export type CategoryId = (typeof CATEGORY_IDS)[number];
+
+/** One of the largest entries of a category. */
+export interface CategoryEntry {
+  entryId: string;
+  /** Entry type or message role (`user`, `assistant`, `toolResult`, `compaction`, …). */
+  kind: string;
+  /** Tool name(s) for tool calls/results. */
+  tool?: string;
+  /** First line of the entry's text (≤ 160 chars), when it has one. */
+  preview?: string;
+  timestamp: string;
+  /** This entry's tokens in this category (scaled like the category). */
+  tokens: number;
+}
+
+/** One category of the breakdown. */
+export interface CategoryModel {
+  id: CategoryId;
+  label: string;
+  /** Tokens attributed to the category; the in-context categories sum to {@link GaugeModel.used}. */
+  tokens: number;
+  /** Unscaled estimate (pi's `estimateTokens` per message, split by character kind). */
+  estimated: number;
+  /** Number of entries contributing. */
+  entryCount: number;
+  /** The largest entries, biggest first (at most the requested limit). */
+  top: CategoryEntry[];
+}
+
+/** The breakdown of the headline by category. */
+export interface BreakdownModel {
+  categories: CategoryModel[];
+  /** Σ of the in-context categories (everything but `free`/`reserve`) — always equals `GaugeModel.used`. */
+  total: number;
+  /**
+   * `scaled`: the messages up to the last provider usage were scaled so they add up to that usage
+   * (the estimate after it is added unscaled); `estimate`: pure estimates, no scaling.
+   */
+  method: "scaled" | "estimate";
+  /** `usageTokens / estimated tokens of the same messages` when scaled, else 1. */
+  scale: number;
+}
+
+/** One point of the history sparkline: the context size an assistant response reported. */
+export interface HistoryPoint {
+  entryId: string;
+  timestamp: string;
+  /** `calculateContextTokens(usage)` of that response. */
+  tokens: number;
+}
+
+/** A compaction marker on the sparkline. */
+export interface HistoryCompaction {
+  entryId: string;
+  timestamp: string;
+  tokensBefore: number | null;
+  /** Index into `points` of the first point after the compaction (= points.length when none). */
+  atPoint: number;
+}
+
+export interface HistoryModel {
+  points: HistoryPoint[];
+  compactions: HistoryCompaction[];
+}
+
+/** A compaction or branch summary on the current path. */
+export interface SummaryModel {
+  entryId: string;
+  type: "compaction" | "branch_summary";
+  timestamp: string;
+  /** Compactions: pi's `tokensBefore`. */
+  tokensBefore: number | null;
+  /** Compactions: the first entry kept verbatim. */
+  firstKeptEntryId: string | null;
+  /** Branch summaries: the abandoned leaf (`"root"` when it was the root). */
+  fromId: string | null;
+  fromHook: boolean;
+  /** The summary body without the trailing `<read-files>`/`<modified-files>` blocks (markdown). */
+  body: string;
+  /** The whole summary text as written (for diffs). */
+  text: string;
+  /** The file blocks parsed from the summary text. */
+  readFiles: string[];
+  modifiedFiles: string[];
+  /** Estimated tokens of the summary message. */
+  tokens: number;
+  /** True when the summary is part of the current context (not summarised away by a later compaction). */
+  inContext: boolean;
+}
+
+/** Where a tracked file came from. */
+export interface FileSource {
+  /** `compaction`: carried in the latest compaction's `details`; `turn`: a tool call since. */
+  kind: "compaction" | "turn";
+  /** The compaction entry, or the assistant entry whose tool call touched the file. */
+  entryId: string;
+  timestamp: string;
+  /** For turns: 1-based number of the assistant response on the path; for compactions: 1-based compaction number. */
+  ordinal: number;
+  /** `read` | `write` | `edit`, or for compactions the list the file was in (`read`/`modified`). */
+  op: "read" | "write" | "edit" | "modified";
+}
+
+/** A tracked file as pi's compaction would list it. */
+export interface TrackedFileModel {
+  /** The path exactly as pi lists it (as the tool call wrote it). */
+  path: string;
+  /** Resolved against the session `cwd` like pi's tools (`~`, `@` prefix, `file://`). */
+  absolutePath: string;
+  /** pi's `computeFileLists`: modified = edited ∪ written, read = read − modified. */
+  list: "read" | "modified";
+  /** Every source in path order. */
+  sources: FileSource[];
+  /** Filled by the host: the file exists on disk (undefined = not checked yet). */
+  exists?: boolean;
+  /** Filled by the host: an editor tab shows this file. */
+  openInTab?: boolean;
+  /** Filled by the host: outside every workspace folder. */
+  outsideWorkspace?: boolean;
+  /** Filled by the host: the git extension knows a repository containing the file. */
+  inGitRepo?: boolean;
+}
+
+export interface TrackedFilesModel {
+  readFiles: TrackedFileModel[];
+  modifiedFiles: TrackedFileModel[];
+  /** The compaction whose `details` seeded the lists (null without one or when it is `fromHook`). */
+  seededFrom: string | null;
+  /** The session `cwd` paths were resolved against. */
+  cwd: string | null;
+}
+
+/** The session shown. */
+export interface SessionModel {
+  file: string;
+  id: string | null;
+  name: string | null;
+  cwd: string | null;
+  leafId: string | null;
+  entryCount: number;
+  pinned: boolean;
+  /** ms since epoch of the last read. */
+  updatedAt: number;
+  /** Problems found reading the file or settings (messages only). */
+  diagnostics: { severity: "error" | "warning" | "info"; message: string }[];
+  /** Why "Compact…" would do nothing now (pi's words), if so. */
+  compactionUnavailable: string | null;
+}
+
+/** Everything the panel renders. `session` null = no session (the other fields are empty). */
+export interface PanelState {
+  session: SessionModel | null;
+  gauge: GaugeModel | null;
+  breakdown: BreakdownModel | null;
+  history: HistoryModel | null;
+  summaries: SummaryModel[];
+  files: TrackedFilesModel | null;
+  /** Message for the empty state ("No pi session in this workspace", an error reading it…). */
+  emptyMessage?: string;
+  /** Which optional host capabilities exist (commands registered by other features, git). */
+  capabilities: { compact: boolean; focusTree: boolean; revealEntry: boolean; selectSession: boolean; git: boolean; summaryDiffEditor: boolean };
+}
+
+/** Host → webview messages. */
+export type HostMessage =
+  | { type: "state"; state: PanelState }
+  /** Updated host-filled flags of tracked files, keyed by absolute path. */
+  | { type: "fileStatus"; files: Record<string, Pick<TrackedFileModel, "exists" | "openInTab" | "outsideWorkspace" | "inGitRepo">> }
+  /** The full list of a category's entries (answer to `requestCategory`). */
+  | { type: "category"; category: CategoryId; entries: CategoryEntry[] }
+  /** A short transient notice shown inside the panel (never a popup). */
+  | { type: "notice"; level: "info" | "warning" | "error"; text: string };
+
+// ---------------------------------------------------------------------------------------------
+// Commands (webview → host)
+// ---------------------------------------------------------------------------------------------
+
+/** Webview → host messages. */
+export type WebviewMessage =
+  /** The webview loaded and wants the current state. */
+  | { type: "ready" }
+  /** Open a tracked file (by its absolute path, which must be one the host sent). */
+  | { type: "openFile"; path: string; preview: boolean; toSide?: boolean }
+  /** Open a modified tracked file's diff against git HEAD. */
+  | { type: "openGitDiff"; path: string }
+  /** Open the native diff editor on two summaries (entry ids on the current path). */
+  | { type: "openDiff"; fromId: string; toId: string }
+  /** Copy a tracked file's absolute path to the clipboard. */
+  | { type: "copyPath"; path: string }
+  /** Reveal an entry in the Pi Session tree. */
+  | { type: "revealEntry"; entryId: string }
+  /** All entries of a breakdown category. */
+  | { type: "requestCategory"; category: CategoryId }
+  /** The same commands as the palette. */
+  | { type: "compact" }
+  | { type: "focusTree" }
+  | { type: "selectSession" }
+  | { type: "refresh" };
+
+/** Maximum length of a path or id accepted from the webview. */
+export const MAX_FIELD_LENGTH = 4096;
+
+type Field = "string" | "boolean" | "optional-boolean" | "category";
+const SCHEMA: { [K in WebviewMessage["type"]]: Record<string, Field> } = {
+  ready: {},
+  openFile: { path: "string", preview: "boolean", toSide: "optional-boolean" },
+  openGitDiff: { path: "string" },
+  openDiff: { fromId: "string", toId: "string" },
+  copyPath: { path: "string" },
+  revealEntry: { entryId: "string" },
+  requestCategory: { category: "category" },
+  compact: {},
+  focusTree: {},
+  selectSession: {},
+  refresh: {},
+};
+
+/** The result of {@link parseWebviewMessage}. */
+export type ParseResult = { ok: true; message: WebviewMessage } | { ok: false; error: string };
+
+/**
+ * Validate a message received from the webview against the protocol: a plain object with a known
+ * `type`, exactly the fields of that type (no extra keys), each of the right type, strings
+ * non-empty and at most {@link MAX_FIELD_LENGTH} characters.
+ * @returns the typed message, or why it was rejected. Never throws.
+ */
+export function parseWebviewMessage(value: unknown): ParseResult {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "not an object" };
+  const obj = value as Record<string, unknown>;
+  const type = obj.type;
+  if (typeof type !== "string" || !Object.prototype.hasOwnProperty.call(SCHEMA, type)) return { ok: false, error: `unknown type ${JSON.stringify(type)}` };
+  const fields = SCHEMA[type as WebviewMessage["type"]];
+  for (const key of Object.keys(obj)) {
+    if (key !== "type" && !Object.prototype.hasOwnProperty.call(fields, key)) return { ok: false, error: `${type}: unexpected field ${JSON.stringify(key)}` };
+  }
+  for (const [key, kind] of Object.entries(fields)) {
+    const v = obj[key];
+    switch (kind) {
+      case "string":
+        if (typeof v !== "string" || v.length === 0 || v.length > MAX_FIELD_LENGTH) return { ok: false, error: `${type}.${key} must be a non-empty string` };
+        break;
+      case "boolean":
+        if (typeof v !== "boolean") return { ok: false, error: `${type}.${key} must be a boolean` };
+        break;
+      case "optional-boolean":
+        if (v !== undefined && typeof v !== "boolean") return { ok: false, error: `${type}.${key} must be a boolean` };
+        break;
+      case "category":
+        if (typeof v !== "string" || !(CATEGORY_IDS as readonly string[]).includes(v)) return { ok: false, error: `${type}.${key} must be a category id` };
+        break;
+    }
+  }
+  return { ok: true, message: obj as unknown as WebviewMessage };
+}

@@ -1,0 +1,246 @@
+/**
+ * The context breakdown by category: what the headline (pi's projected context tokens) is made of.
+ *
+ * Counting rule (pi 1.6.0 `estimateTokens`, per message `ceil(chars / 4)` with the per-role
+ * character rules of `src/core/estimate.ts`):
+ * - Each message's tokens are split over its categories in proportion to its characters by kind
+ *   (`EntryRecord.chars`, or `contribution()` for context-edited entries: text/thinking/tool calls/
+ *   images/tools) with the largest-remainder method, so a message's parts add up to its estimate.
+ * - System prompt and tools = `estimateTokens(currentSystemMessage(projection))` (pi replays every
+ *   system message into one); in the usage+estimate case a system message after the last usage is
+ *   counted on its own, exactly as pi's `estimateContextTokens` counts it.
+ *
+ * Scaling (documented in docs/architecture.md): when pi's number is `usage+estimate`, the
+ * provider-reported usage of the last valid assistant response covers every message up to and
+ * including it. Those messages' estimates are scaled by `usageTokens / their estimate` (integer
+ * largest-remainder allocation over categories, so the scaled parts sum to `usageTokens` exactly);
+ * the messages after it are added with their unscaled estimates. With a pure estimate nothing is
+ * scaled. Either way Σ categories (without free/reserve) = the headline exactly.
+ *
+ * Free and reserve complete the window: `free = max(0, threshold − used)`,
+ * `reserve = clamp(window − max(used, threshold), 0, reserveTokens)`.
+ */
+
+import type { ProjectedEntry, Projection } from "../core/context";
+import type { EntryRecord } from "../core/entries";
+import { messageChars, type CharBreakdown } from "../core/estimate";
+import type { InspectResult } from "../core/inspect";
+import { contribution, currentSystemMessage, type BodyReader } from "../core/tokens";
+import type { BreakdownModel, CategoryEntry, CategoryId, CategoryModel } from "../protocol";
+
+/** Display labels of the categories. */
+export const CATEGORY_LABELS: Record<CategoryId, string> = {
+  system: "System prompt & tools",
+  summaries: "Compaction & branch summaries",
+  user: "User messages",
+  assistantText: "Assistant text",
+  thinking: "Thinking",
+  toolCalls: "Tool calls",
+  toolResults: "Tool results",
+  other: "Other",
+  free: "Free",
+  reserve: "Reserve",
+};
+
+/** The in-context categories (everything but free/reserve). */
+export const CONTEXT_CATEGORIES: readonly CategoryId[] = ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "other"];
+
+type Parts = Partial<Record<CategoryId, number>>;
+
+/**
+ * Split `total` into integer parts proportional to `weights` (largest remainder; ties go to the
+ * earlier key). Σ result = total when Σ weights > 0; all zero otherwise.
+ */
+export function allocate(total: number, weights: Parts): Parts {
+  const keys = (Object.keys(weights) as CategoryId[]).filter((k) => (weights[k] ?? 0) > 0);
+  const sum = keys.reduce((s, k) => s + (weights[k] ?? 0), 0);
+  const out: Parts = {};
+  if (sum <= 0 || total <= 0) return out;
+  let assigned = 0;
+  const rema: { key: CategoryId; frac: number; order: number }[] = [];
+  keys.forEach((k, order) => {
+    const exact = (total * (weights[k] ?? 0)) / sum;
+    const floor = Math.floor(exact);
+    out[k] = floor;
+    assigned += floor;
+    rema.push({ key: k, frac: exact - floor, order });
+  });
+  rema.sort((a, b) => b.frac - a.frac || a.order - b.order);
+  for (let i = 0; i < total - assigned; i++) {
+    const r = rema[i % rema.length]!;
+    out[r.key] = (out[r.key] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** The message role an entry contributes as (non-system part). */
+function roleOf(record: EntryRecord): string {
+  if (record.type === "message") return record.role ?? "";
+  if (record.type === "custom_message") return "custom";
+  if (record.type === "compaction") return "compactionSummary";
+  if (record.type === "branch_summary") return "branchSummary";
+  return record.type;
+}
+
+/** Character weights of one message by category, per role. */
+function charWeights(role: string, chars: CharBreakdown): Parts {
+  const all = chars.text + chars.thinking + chars.toolCalls + chars.images + chars.tools;
+  switch (role) {
+    case "user":
+    case "custom":
+    case "bashExecution":
+      return { user: all };
+    case "assistant":
+      return { assistantText: chars.text + chars.images + chars.tools, thinking: chars.thinking, toolCalls: chars.toolCalls };
+    case "toolResult":
+      return { toolResults: all };
+    case "compactionSummary":
+    case "branchSummary":
+      return { summaries: all };
+    default:
+      return { other: all };
+  }
+}
+
+/** Per-entry, per-category estimated tokens (before scaling). */
+interface EntryParts {
+  record: EntryRecord;
+  parts: Parts;
+}
+
+function entryParts(entry: ProjectedEntry, reader: BodyReader, systemSeparately: boolean): EntryParts {
+  const parts: Parts = {};
+  const record = entry.record;
+  if (entry.roles.length === 0) return { record, parts };
+  if (systemSeparately && entry.roles[0] === "system") parts.system = record.systemTokens;
+  const onlySystem = entry.roles.length === 1 && entry.roles[0] === "system";
+  if (!onlySystem) {
+    const c = contribution(entry, reader);
+    const split = allocate(c.tokens, charWeights(roleOf(record), c.chars));
+    for (const [k, v] of Object.entries(split) as [CategoryId, number][]) parts[k] = (parts[k] ?? 0) + v;
+  }
+  return { record, parts };
+}
+
+function describe(record: EntryRecord): Pick<CategoryEntry, "kind" | "tool" | "preview"> {
+  const kind = record.type === "message" ? (record.role ?? "message") : record.type;
+  const out: Pick<CategoryEntry, "kind" | "tool" | "preview"> = { kind };
+  if (record.toolNames?.length) out.tool = [...new Set(record.toolNames)].join(", ");
+  else if (record.toolName) out.tool = record.toolName;
+  const preview = record.preview ?? (record.summary ? record.summary.split("\n").find((l) => l.trim()) : undefined);
+  if (preview) out.preview = preview.length > 160 ? `${preview.slice(0, 159)}…` : preview;
+  return out;
+}
+
+/** Options for {@link buildBreakdown}. */
+export interface BreakdownOptions {
+  /** Largest entries kept per category (default 8). */
+  topLimit?: number;
+}
+
+/** All entries of one category, biggest first (what `requestCategory` answers). */
+export function categoryEntries(projection: Projection, inspect: InspectResult, reader: BodyReader, category: CategoryId, limit = 500): CategoryEntry[] {
+  return computeBreakdown(projection, inspect, reader, { topLimit: limit }).categories.find((c) => c.id === category)?.top ?? [];
+}
+
+/**
+ * The breakdown of `inspect.contextTokens` at the projection's leaf.
+ * @param projection `buildProjection(session, leafId)` for the same leaf as `inspect`.
+ * @param inspect the inspect result (headline, method, last usage, window, reserve).
+ * @returns categories in display order; Σ in-context categories = `inspect.contextTokens`.
+ */
+export function buildBreakdown(projection: Projection, inspect: InspectResult, reader: BodyReader, options: BreakdownOptions = {}): BreakdownModel {
+  return computeBreakdown(projection, inspect, reader, options);
+}
+
+function computeBreakdown(projection: Projection, inspect: InspectResult, reader: BodyReader, options: BreakdownOptions): BreakdownModel {
+  const topLimit = options.topLimit ?? 8;
+  const entries = projection.entries;
+  const usageId = inspect.estimate.method === "usage+estimate" ? inspect.estimate.lastUsageEntryId : null;
+  const usageAt = usageId === null ? -1 : entries.findIndex((e) => e.record.id === usageId);
+
+  // Messages covered by the provider usage (all of them for a pure estimate): system replayed once.
+  const covered = usageAt >= 0 ? entries.slice(0, usageAt + 1) : entries;
+  const trailing = usageAt >= 0 ? entries.slice(usageAt + 1) : [];
+  const coveredProjection: Projection = { ...projection, entries: covered };
+  const system = currentSystemMessage(coveredProjection);
+  const systemParts: Parts = {};
+  if (system) {
+    const c = messageChars(system);
+    const tokens = Math.ceil((c.text + c.thinking + c.toolCalls + c.images + c.tools) / 4);
+    if (tokens > 0) systemParts.system = tokens;
+  }
+  const coveredParts = covered.map((e) => entryParts(e, reader, false));
+  const trailingParts = trailing.map((e) => entryParts(e, reader, true));
+
+  const coveredTotals: Parts = { ...systemParts };
+  for (const ep of coveredParts) for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) coveredTotals[k] = (coveredTotals[k] ?? 0) + v;
+  const coveredEstimate = Object.values(coveredTotals).reduce((s, v) => s + (v ?? 0), 0);
+
+  let scale = 1;
+  let coveredScaled: Parts = coveredTotals;
+  if (usageAt >= 0) {
+    const usageTokens = inspect.estimate.usageTokens;
+    if (coveredEstimate > 0) {
+      scale = usageTokens / coveredEstimate;
+      coveredScaled = allocate(usageTokens, coveredTotals);
+    } else {
+      coveredScaled = usageTokens > 0 ? { other: usageTokens } : {};
+    }
+  }
+
+  const totals: Parts = { ...coveredScaled };
+  const estimated: Parts = { ...coveredTotals };
+  for (const ep of trailingParts) {
+    for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) {
+      totals[k] = (totals[k] ?? 0) + v;
+      estimated[k] = (estimated[k] ?? 0) + v;
+    }
+  }
+
+  // Defensive: the headline is pi's number; anything we could not attribute goes to "other".
+  const sum = CONTEXT_CATEGORIES.reduce((s, k) => s + (totals[k] ?? 0), 0);
+  if (sum !== inspect.contextTokens) totals.other = (totals.other ?? 0) + (inspect.contextTokens - sum);
+
+  // Largest entries per category.
+  const perCategory = new Map<CategoryId, CategoryEntry[]>();
+  const counts = new Map<CategoryId, number>();
+  const push = (k: CategoryId, record: EntryRecord, tokens: number) => {
+    if (tokens <= 0) return;
+    const list = perCategory.get(k) ?? [];
+    list.push({ entryId: record.id, timestamp: record.timestamp, tokens, ...describe(record) });
+    perCategory.set(k, list);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  };
+  for (const ep of coveredParts) for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) push(k, ep.record, Math.round(v * scale));
+  for (const ep of trailingParts) for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) push(k, ep.record, v);
+  // System prompt: the entries carrying system messages, with their own estimate.
+  for (const e of covered) if (e.roles[0] === "system" && e.record.systemTokens > 0) push("system", e.record, Math.round(e.record.systemTokens * scale));
+
+  const used = inspect.contextTokens;
+  const window = inspect.contextWindow.value;
+  const reserveTokens = inspect.reserveTokens.value;
+  let free = 0;
+  let reserve = 0;
+  if (window && window > 0 && reserveTokens !== null) {
+    const threshold = window - reserveTokens;
+    free = Math.max(0, threshold - used);
+    reserve = Math.min(reserveTokens, Math.max(0, window - Math.max(used, threshold)));
+  } else if (window && window > 0) {
+    free = Math.max(0, window - used);
+  }
+
+  const categories: CategoryModel[] = [];
+  for (const id of CONTEXT_CATEGORIES) {
+    const tokens = totals[id] ?? 0;
+    if (id === "other" && tokens === 0) continue;
+    const top = (perCategory.get(id) ?? []).sort((a, b) => b.tokens - a.tokens || a.entryId.localeCompare(b.entryId));
+    categories.push({ id, label: CATEGORY_LABELS[id], tokens, estimated: estimated[id] ?? 0, entryCount: counts.get(id) ?? 0, top: top.slice(0, topLimit) });
+  }
+  if (window && window > 0) {
+    categories.push({ id: "free", label: CATEGORY_LABELS.free, tokens: free, estimated: free, entryCount: 0, top: [] });
+    if (reserveTokens !== null) categories.push({ id: "reserve", label: CATEGORY_LABELS.reserve, tokens: reserve, estimated: reserve, entryCount: 0, top: [] });
+  }
+  const total = categories.filter((c) => c.id !== "free" && c.id !== "reserve").reduce((s, c) => s + c.tokens, 0);
+  return { categories, total, method: usageAt >= 0 ? "scaled" : "estimate", scale };
+}

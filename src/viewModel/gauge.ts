@@ -1,0 +1,46 @@
+/**
+ * The gauge view model: pi's numbers at the leaf (`InspectResult`) in the shape the panel draws.
+ * No computation of pi's rules here — `src/core/inspect.ts` did that; this only selects, labels
+ * and derives the footer colour (pi's `footer.js`: > 90 % error, > 70 % warning).
+ */
+
+import type { InspectResult } from "../core/inspect";
+import type { GaugeModel } from "../protocol";
+
+/** pi's footer colour for a percentage (null/unknown → normal). */
+export function gaugeLevel(percent: number | null): GaugeModel["level"] {
+  if (percent === null) return "normal";
+  if (percent > 90) return "error";
+  if (percent > 70) return "warning";
+  return "normal";
+}
+
+/** The gauge of one inspect result. */
+export function buildGauge(inspect: InspectResult): GaugeModel {
+  const window = inspect.contextWindow.value ?? null;
+  const gauge: GaugeModel = {
+    used: inspect.contextTokens,
+    window: window && window > 0 ? window : null,
+    windowSource: inspect.contextWindow.source,
+    reserveTokens: inspect.reserveTokens.value,
+    reserveSource: inspect.reserveTokens.source,
+    reserveKey: inspect.reserveTokens.key,
+    keepRecentTokens: inspect.keepRecentTokens.value,
+    threshold: inspect.threshold,
+    tokensUntilCompaction: inspect.tokensUntilCompaction,
+    percent: inspect.percent,
+    autoCompaction: inspect.compactionEnabled.value,
+    shouldCompact: inspect.shouldCompact,
+    usageKnown: inspect.usageKnown,
+    method: inspect.estimate.method,
+    usageTokens: inspect.estimate.usageTokens,
+    trailingTokens: inspect.estimate.trailingTokens,
+    footer: inspect.footer,
+    level: inspect.usageKnown ? gaugeLevel(inspect.percent) : "normal",
+    model: inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null,
+    thinkingLevel: inspect.thinkingLevel,
+  };
+  if (inspect.contextWindow.detail) gauge.windowDetail = inspect.contextWindow.detail;
+  if (inspect.reserveTokens.file) gauge.reserveFile = inspect.reserveTokens.file;
+  return gauge;
+}

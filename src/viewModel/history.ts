@@ -1,0 +1,28 @@
+/**
+ * The history sparkline: context tokens per turn on the current path.
+ *
+ * A point per assistant response on the raw path (root → leaf, across compactions) with a usage
+ * pi would trust (`calculateContextTokens(usage) > 0`, not aborted, not an error): that is the
+ * context size the provider reported for that request. Compactions on the path are markers placed
+ * between the points before and after them, carrying pi's `tokensBefore`.
+ */
+
+import type { EntryRecord } from "../core/entries";
+import type { HistoryModel } from "../protocol";
+
+/** True when pi would use this assistant's usage (`estimateContextTokens`'s validity rule). */
+export function hasTrustedUsage(record: EntryRecord): boolean {
+  return record.type === "message" && record.role === "assistant" && record.stopReason !== "aborted" && record.stopReason !== "error" && record.usageTokens > 0;
+}
+
+/** The sparkline of a path (`projection.path`). */
+export function buildHistory(path: readonly EntryRecord[]): HistoryModel {
+  const history: HistoryModel = { points: [], compactions: [] };
+  for (const record of path) {
+    if (hasTrustedUsage(record)) history.points.push({ entryId: record.id, timestamp: record.timestamp, tokens: record.usageTokens });
+    else if (record.type === "compaction") {
+      history.compactions.push({ entryId: record.id, timestamp: record.timestamp, tokensBefore: record.tokensBefore ?? null, atPoint: history.points.length });
+    }
+  }
+  return history;
+}

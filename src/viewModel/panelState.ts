@@ -1,0 +1,66 @@
+/**
+ * The whole panel view model for one session at its leaf: gauge, breakdown, history, summaries
+ * and tracked files, computed from the core's analysis. Pure (no `vscode`); the host adds the
+ * capabilities and the per-file flags it can only know inside VS Code.
+ */
+
+import type { Analysis } from "../core/analyze";
+import { buildProjection } from "../core/context";
+import type { SessionFile } from "../core/session";
+import type { PanelState, SessionModel } from "../protocol";
+import { buildBreakdown } from "./breakdown";
+import { buildGauge } from "./gauge";
+import { buildHistory } from "./history";
+import { buildSummaries } from "./summaries";
+import { buildTrackedFiles } from "./trackedFiles";
+
+/** What {@link buildPanelState} needs to know about the shown session. */
+export interface PanelInput {
+  file: string;
+  session: SessionFile;
+  analysis: Analysis;
+  pinned: boolean;
+  updatedAt: number;
+}
+
+/** Capabilities when the host has not filled them (nothing optional available). */
+export const NO_CAPABILITIES: PanelState["capabilities"] = { compact: false, focusTree: false, revealEntry: false, selectSession: false, git: false, summaryDiffEditor: false };
+
+/** An empty panel with a message (no session, or the session could not be read). */
+export function emptyPanelState(message: string, capabilities: PanelState["capabilities"] = NO_CAPABILITIES): PanelState {
+  return { session: null, gauge: null, breakdown: null, history: null, summaries: [], files: null, emptyMessage: message, capabilities };
+}
+
+/**
+ * Build the panel state at the analysis' leaf.
+ * @param options.topLimit largest entries kept per breakdown category (default 8).
+ */
+export function buildPanelState(input: PanelInput, options: { topLimit?: number; home?: string } = {}): PanelState {
+  const { session, analysis } = input;
+  const inspect = analysis.inspect;
+  const projection = buildProjection(session, inspect.leafId);
+  const sessionModel: SessionModel = {
+    file: input.file,
+    id: inspect.sessionId ?? null,
+    name: inspect.sessionName ?? null,
+    cwd: inspect.cwd ?? null,
+    leafId: inspect.leafId,
+    entryCount: inspect.entryCount,
+    pinned: input.pinned,
+    updatedAt: input.updatedAt,
+    diagnostics: [
+      ...inspect.diagnostics.map((d) => ({ severity: d.severity, message: d.message })),
+      ...inspect.settingsProblems.map((p) => ({ severity: "warning" as const, message: `${p.file}: ${p.message}` })),
+    ],
+    compactionUnavailable: inspect.compactionUnavailable ?? null,
+  };
+  return {
+    session: sessionModel,
+    gauge: buildGauge(inspect),
+    breakdown: buildBreakdown(projection, inspect, session, options.topLimit !== undefined ? { topLimit: options.topLimit } : {}),
+    history: buildHistory(projection.path),
+    summaries: buildSummaries(projection),
+    files: buildTrackedFiles(projection, session, inspect.cwd, options.home !== undefined ? { home: options.home } : {}),
+    capabilities: NO_CAPABILITIES,
+  };
+}

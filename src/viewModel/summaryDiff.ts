@@ -1,0 +1,145 @@
+/**
+ * Word-level diff between two summaries, built on the `diff` package. Pure and free of `node:`
+ * imports: the webview computes it for whichever pair the user picks, the tests check it in Node.
+ *
+ * Lines first (`diffLines`), so a line that disappeared stays a whole, visible "removed" line; a
+ * removed block directly followed by an added block is paired line by line, and pairs that are
+ * similar enough (≥ 40 % of their characters in common words) become one "changed" line with an
+ * inline word diff (`diffWordsWithSpace`). Everything else stays whole removed/added lines.
+ */
+
+import { diffLines, diffWordsWithSpace } from "diff";
+
+/** A run of text inside a line. */
+export interface DiffSegment {
+  text: string;
+  op: "same" | "added" | "removed";
+}
+
+/** One output line. `changed` lines carry both words removed and added. */
+export interface DiffLine {
+  kind: "same" | "added" | "removed" | "changed";
+  segments: DiffSegment[];
+  /** 1-based line numbers in the older / newer text (absent for added / removed lines). */
+  oldLine?: number;
+  newLine?: number;
+}
+
+export interface SummaryDiffStats {
+  /** Whole lines only in the older summary (the "disappeared" lines). */
+  linesRemoved: number;
+  /** Whole lines only in the newer summary. */
+  linesAdded: number;
+  /** Lines present in both with word changes. */
+  linesChanged: number;
+  /** Words (non-space tokens) removed / added, counting changed lines too. */
+  wordsRemoved: number;
+  wordsAdded: number;
+}
+
+export interface SummaryDiff {
+  lines: DiffLine[];
+  stats: SummaryDiffStats;
+  identical: boolean;
+}
+
+/** Minimum share of common characters for a removed/added pair to show as one changed line. */
+export const CHANGED_LINE_SIMILARITY = 0.4;
+
+function splitLines(value: string): string[] {
+  const lines = value.split("\n");
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+function countWords(text: string): number {
+  const m = text.match(/[^\s]+/g);
+  return m ? m.length : 0;
+}
+
+function similarity(a: string, b: string): { ratio: number; segments: DiffSegment[] } {
+  const parts = diffWordsWithSpace(a, b);
+  let common = 0;
+  const segments: DiffSegment[] = [];
+  for (const p of parts) {
+    const op: DiffSegment["op"] = p.added ? "added" : p.removed ? "removed" : "same";
+    if (op === "same") common += p.value.trim().length;
+    const last = segments[segments.length - 1];
+    if (last && last.op === op) last.text += p.value;
+    else segments.push({ text: p.value, op });
+  }
+  const longest = Math.max(a.trim().length, b.trim().length);
+  return { ratio: longest === 0 ? 1 : common / longest, segments };
+}
+
+/**
+ * Diff the older summary text against the newer one.
+ * @returns display lines in order, with counts; `identical` when the texts are equal.
+ */
+export function diffSummaries(older: string, newer: string): SummaryDiff {
+  const stats: SummaryDiffStats = { linesRemoved: 0, linesAdded: 0, linesChanged: 0, wordsRemoved: 0, wordsAdded: 0 };
+  const lines: DiffLine[] = [];
+  if (older === newer) {
+    splitLines(older).forEach((l, i) => lines.push({ kind: "same", segments: [{ text: l, op: "same" }], oldLine: i + 1, newLine: i + 1 }));
+    return { lines, stats, identical: true };
+  }
+  const chunks = diffLines(older.endsWith("\n") ? older : `${older}\n`, newer.endsWith("\n") ? newer : `${newer}\n`);
+  let oldNo = 0;
+  let newNo = 0;
+  const removed = (text: string) => {
+    oldNo++;
+    stats.linesRemoved++;
+    stats.wordsRemoved += countWords(text);
+    lines.push({ kind: "removed", segments: [{ text, op: "removed" }], oldLine: oldNo });
+  };
+  const added = (text: string) => {
+    newNo++;
+    stats.linesAdded++;
+    stats.wordsAdded += countWords(text);
+    lines.push({ kind: "added", segments: [{ text, op: "added" }], newLine: newNo });
+  };
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = chunks[i]!;
+    if (!chunk.added && !chunk.removed) {
+      for (const l of splitLines(chunk.value)) {
+        oldNo++;
+        newNo++;
+        lines.push({ kind: "same", segments: [{ text: l, op: "same" }], oldLine: oldNo, newLine: newNo });
+      }
+      continue;
+    }
+    if (chunk.removed && chunks[i + 1]?.added) {
+      const rem = splitLines(chunk.value);
+      const add = splitLines(chunks[i + 1]!.value);
+      i++;
+      // Pair in order; a pair that is not similar emits its removed line, and the added line waits
+      // for the next removed line (so inserted lines do not break later pairs).
+      let a = 0;
+      for (const r of rem) {
+        let paired = false;
+        for (let j = a; j < add.length && j < a + 3; j++) {
+          const sim = similarity(r, add[j]!);
+          if (sim.ratio >= CHANGED_LINE_SIMILARITY) {
+            for (; a < j; a++) added(add[a]!);
+            oldNo++;
+            newNo++;
+            stats.linesChanged++;
+            for (const s of sim.segments) {
+              if (s.op === "removed") stats.wordsRemoved += countWords(s.text);
+              else if (s.op === "added") stats.wordsAdded += countWords(s.text);
+            }
+            lines.push({ kind: "changed", segments: sim.segments, oldLine: oldNo, newLine: newNo });
+            a = j + 1;
+            paired = true;
+            break;
+          }
+        }
+        if (!paired) removed(r);
+      }
+      for (; a < add.length; a++) added(add[a]!);
+      continue;
+    }
+    for (const l of splitLines(chunk.value)) (chunk.removed ? removed : added)(l);
+  }
+  return { lines, stats, identical: false };
+}

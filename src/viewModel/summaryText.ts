@@ -1,0 +1,40 @@
+/**
+ * Pure helpers on summary text (no `node:` imports: the webview bundle uses them too).
+ */
+
+/** A summary split into its markdown body and pi's trailing file-list blocks. */
+export interface SplitSummary {
+  body: string;
+  readFiles: string[];
+  modifiedFiles: string[];
+}
+
+/**
+ * Split pi's `formatFileOperations` blocks (`<read-files>…</read-files>`, `<modified-files>…`)
+ * off the end of a summary (the last occurrence of each: a summary that embeds an earlier summary,
+ * like pi's split-turn compaction, keeps the inner blocks in its body). Text that does not end in
+ * such blocks is returned unchanged.
+ */
+export function splitSummary(text: string): SplitSummary {
+  let body = text;
+  const out: SplitSummary = { body, readFiles: [], modifiedFiles: [] };
+  for (let i = 0; i < 2; i++) {
+    const trimmed = body.replace(/\s+$/, "");
+    const tag = trimmed.endsWith("</modified-files>") ? "modified-files" : trimmed.endsWith("</read-files>") ? "read-files" : null;
+    if (!tag) break;
+    const start = trimmed.lastIndexOf(`<${tag}>`);
+    if (start < 0 || (start > 0 && trimmed[start - 1] !== "\n")) break;
+    const inner = trimmed.slice(start + tag.length + 2, trimmed.length - tag.length - 3);
+    const files = inner.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+    if (tag === "read-files") {
+      if (out.readFiles.length) break;
+      out.readFiles = files;
+    } else {
+      if (out.modifiedFiles.length || out.readFiles.length) break;
+      out.modifiedFiles = files;
+    }
+    body = trimmed.slice(0, start);
+  }
+  out.body = body.replace(/\s+$/, "");
+  return out;
+}

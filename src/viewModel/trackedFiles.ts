@@ -1,0 +1,120 @@
+/**
+ * Tracked files at the leaf, cumulative the way pi's next compaction would compute them
+ * (pi 1.6.0 `compaction.js` `extractFileOperations` + `utils.js` `computeFileLists`):
+ * seed from the latest compaction's `details` (only when `fromHook` is falsy: `readFiles` → read,
+ * `modifiedFiles` → edited), then every `read`/`write`/`edit` tool call of the messages in the
+ * context since (assistant tool calls and tool results' `nestedCalls`, after context edits). Lists:
+ * modified = edited ∪ written, read = read − modified, both sorted.
+ *
+ * Each file also keeps where it came from (the compaction, or the assistant turn's entry) and its
+ * path resolved against the session `cwd` as pi's tools resolve it (`resolveToCwd`: unicode spaces,
+ * leading `@`, `~`, `file://`). The host fills existence, open-tab, workspace and git flags.
+ */
+
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Projection } from "../core/context";
+import { addDetails, addFileOps, computeFileLists, createFileOps } from "../core/files";
+import { contribution, type BodyReader } from "../core/tokens";
+import type { FileSource, TrackedFileModel, TrackedFilesModel } from "../protocol";
+
+// pi's UNICODE_SPACES (utils/paths.js).
+const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+
+/**
+ * Resolve a tool-call path like pi's `resolveToCwd(filePath, cwd)`: unicode spaces → " ", strip
+ * one leading `@`, expand `~` / `~/`, accept `file://` URLs, then `path.resolve(cwd, p)`.
+ * @param cwd the session's working directory; without one relative paths stay relative to `/`.
+ */
+export function resolveToolPath(filePath: string, cwd: string | undefined, home: string = os.homedir()): string {
+  let p = filePath.replace(UNICODE_SPACES, " ");
+  if (p.startsWith("@")) p = p.slice(1);
+  if (p === "~") p = home;
+  else if (p.startsWith("~/")) p = path.join(home, p.slice(2));
+  if (/^file:\/\//.test(p)) {
+    try {
+      p = fileURLToPath(p);
+    } catch {
+      // keep as is
+    }
+  }
+  return path.isAbsolute(p) ? path.resolve(p) : path.resolve(cwd ?? "/", p);
+}
+
+/** Options for {@link buildTrackedFiles}. */
+export interface TrackedFilesOptions {
+  /** Directory to resolve relative paths against (default: `cwd`). */
+  cwd?: string;
+  /** Home directory for `~` (default `os.homedir()`). */
+  home?: string;
+}
+
+/**
+ * The tracked files at the projection's leaf.
+ * @param projection `buildProjection(session, leaf)`.
+ * @param reader reads context-edit bodies.
+ * @param cwd the session header's `cwd`.
+ */
+export function buildTrackedFiles(projection: Projection, reader: BodyReader, cwd: string | undefined, options: TrackedFilesOptions = {}): TrackedFilesModel {
+  const base = options.cwd ?? cwd;
+  const ops = createFileOps();
+  const sources = new Map<string, FileSource[]>();
+  const addSource = (p: string, s: FileSource) => {
+    const list = sources.get(p);
+    if (list) list.push(s);
+    else sources.set(p, [s]);
+  };
+
+  // Ordinals: assistant responses and compactions counted along the raw path.
+  const turnOrdinal = new Map<string, number>();
+  const compactionOrdinal = new Map<string, number>();
+  let turns = 0;
+  let compactions = 0;
+  let lastAssistant: { id: string; ordinal: number } | null = null;
+  const ownerTurn = new Map<string, { id: string; ordinal: number }>();
+  for (const r of projection.path) {
+    if (r.type === "message" && r.role === "assistant") {
+      turns++;
+      turnOrdinal.set(r.id, turns);
+      lastAssistant = { id: r.id, ordinal: turns };
+    } else if (r.type === "compaction") compactionOrdinal.set(r.id, ++compactions);
+    if (lastAssistant) ownerTurn.set(r.id, lastAssistant);
+  }
+
+  let seededFrom: string | null = null;
+  const compaction = projection.compaction;
+  if (compaction && !compaction.fromHook && compaction.details) {
+    seededFrom = compaction.id;
+    addDetails(ops, compaction);
+    const ordinal = compactionOrdinal.get(compaction.id) ?? 0;
+    for (const f of compaction.details.readFiles ?? []) addSource(f, { kind: "compaction", entryId: compaction.id, timestamp: compaction.timestamp, ordinal, op: "read" });
+    for (const f of compaction.details.modifiedFiles ?? []) addSource(f, { kind: "compaction", entryId: compaction.id, timestamp: compaction.timestamp, ordinal, op: "modified" });
+  }
+
+  for (const entry of projection.entries) {
+    if (entry.record.type === "compaction" || entry.roles.length === 0) continue;
+    const fileOps = contribution(entry, reader).fileOps;
+    if (fileOps.length === 0) continue;
+    addFileOps(ops, fileOps);
+    // A tool result's nested calls belong to the turn of the assistant before it.
+    const owner = turnOrdinal.has(entry.record.id) ? { id: entry.record.id, ordinal: turnOrdinal.get(entry.record.id)! } : ownerTurn.get(entry.record.id);
+    for (const op of fileOps) {
+      addSource(op.path, { kind: "turn", entryId: owner?.id ?? entry.record.id, timestamp: entry.record.timestamp, ordinal: owner?.ordinal ?? 0, op: op.kind });
+    }
+  }
+
+  const lists = computeFileLists(ops);
+  const model = (p: string, list: "read" | "modified"): TrackedFileModel => ({
+    path: p,
+    absolutePath: resolveToolPath(p, base, options.home),
+    list,
+    sources: sources.get(p) ?? [],
+  });
+  return {
+    readFiles: lists.readFiles.map((p) => model(p, "read")),
+    modifiedFiles: lists.modifiedFiles.map((p) => model(p, "modified")),
+    seededFrom,
+    cwd: base ?? null,
+  };
+}
