@@ -44,6 +44,21 @@ export interface SessionSource extends vscode.Disposable {
   listSessions(): Promise<SessionSummary[]>;
   /** The agent dir in use (setting `piContext.agentDir`, else `PI_CODING_AGENT_DIR`, else `~/.pi/agent`). */
   agentDir(): string;
+  /** What discovery found so far (to explain "no session" states). */
+  readonly discovery?: SessionDiscoveryInfo;
+}
+
+/** The state of session discovery, for "no session" explanations. */
+export interface SessionDiscoveryInfo {
+  /** `starting` until the first scan finished. */
+  phase: "starting" | "ready";
+  /** False when no (local) workspace folder is open. */
+  workspace: boolean;
+  /** Folders that were looked in. */
+  searchedDirs: string[];
+  /** Sessions found for the workspace folders. */
+  sessionCount: number;
+  agentDir?: string;
 }
 
 /** What every feature module receives. */
