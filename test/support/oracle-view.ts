@@ -108,7 +108,9 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
     const target = session.byId.get(options.branchTarget);
     const tokenBudget = branchSummaryBudget(window ?? undefined, reserve);
     if (!target) view.branchSummary = { oldLeafId: projection.leafId, targetId: options.branchTarget, targetFound: false, tokenBudget };
-    else {
+    else if (options.branchTarget === projection.leafId) {
+      view.branchSummary = { oldLeafId: projection.leafId, targetId: options.branchTarget, targetFound: true, noOp: "target is the current leaf (pi: navigateTree no-op)", tokenBudget };
+    } else {
       const collection = collectEntriesForBranchSummary(session, projection.leafId, options.branchTarget);
       const { newLeafId } = navigationTarget(target);
       const prep = prepareBranchEntries(collection.entries, tokenBudget, session);
