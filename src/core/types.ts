@@ -49,7 +49,7 @@ export interface Usage {
     cacheRead: number;
     cacheWrite: number;
     total: number;
-    totalFromProvider?: number;
+    totalFromProvider?: boolean;
   };
 }
 

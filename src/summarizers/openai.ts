@@ -1,0 +1,226 @@
+/**
+ * OpenAI-compatible summariser (the `openai` npm package, Chat Completions API): OpenAI itself, or
+ * any server speaking the same protocol through `baseURL` — OpenRouter, Ollama, LM Studio,
+ * llama.cpp, vLLM, Azure OpenAI (v1 endpoint `https://<resource>.openai.azure.com/openai/v1/`).
+ * Streams by default; an `AbortSignal` cancels the HTTP request. No `vscode` import: the CLI uses it.
+ *
+ * Usage is mapped to pi's `Usage` like pi-ai's `openai-completions` provider (`parseChunkUsage`):
+ * `input = prompt_tokens − cached − cache_write`, `cacheRead = cached_tokens`, `output =
+ * completion_tokens`, `reasoning = reasoning_tokens`, `totalTokens` = their sum, cost 0.
+ */
+
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { cancelledError, SummarizerError, type Summarizer, type SummarizeOptions, type SummaryRequest, type SummaryResult, type SummaryStopReason } from "../core/summarizer";
+import type { Usage } from "../core/types";
+
+/** OpenAI's own endpoint (the `openai` package's default). */
+export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** Options of {@link OpenAiSummarizer}. */
+export interface OpenAiSummarizerOptions {
+  /** API base URL; empty/undefined = OpenAI. */
+  baseURL?: string;
+  /** API key (from SecretStorage or an environment variable); undefined = send none (local servers). */
+  apiKey?: string;
+  /** Model id as the server names it. */
+  model: string;
+  /** The model's context window in tokens (undefined = unknown: the request is not fitted). */
+  contextWindow?: number;
+  /** Output limit in tokens. */
+  maxOutputTokens: number;
+  /** Stream the answer (default true). */
+  stream?: boolean;
+  /** Retries of transient failures (429, 5xx, connection errors) by the `openai` package (default 2). */
+  maxRetries?: number;
+  /** Request timeout in ms (default 10 minutes). */
+  timeoutMs?: number;
+  /**
+   * Which field carries the output limit: `max_completion_tokens` (OpenAI's current name) or
+   * `max_tokens` (what most compatible servers accept). Default: the former for api.openai.com,
+   * the latter elsewhere (pi-ai makes the same distinction).
+   */
+  maxTokensField?: "max_completion_tokens" | "max_tokens";
+}
+
+type RawUsage = {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+  prompt_cache_hit_tokens?: number;
+  cached_tokens?: number;
+  reasoning_tokens?: number;
+};
+
+/** pi-ai's `parseChunkUsage` without prices. */
+export function usageFromOpenAi(raw: RawUsage): Usage {
+  const prompt = raw.prompt_tokens || 0;
+  const cacheRead = raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens ?? raw.cached_tokens ?? 0;
+  const cacheWrite = raw.prompt_tokens_details?.cache_write_tokens || 0;
+  const input = Math.max(0, prompt - cacheRead - cacheWrite);
+  const output = raw.completion_tokens || 0;
+  return {
+    input,
+    output,
+    cacheRead,
+    cacheWrite,
+    reasoning: raw.completion_tokens_details?.reasoning_tokens || raw.reasoning_tokens || 0,
+    totalTokens: input + output + cacheRead + cacheWrite,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+}
+
+function stopReasonOf(finish: string | null | undefined): SummaryStopReason | { error: string } {
+  switch (finish) {
+    case null:
+    case undefined:
+    case "stop":
+    case "end":
+    case "eos":
+      return "stop";
+    case "length":
+      return "length";
+    case "tool_calls":
+    case "function_call":
+      return "toolUse";
+    default:
+      return { error: `the provider stopped the answer (finish_reason "${finish}")` };
+  }
+}
+
+/** Drop a leading `<think>…</think>` block some local models put into the answer text. */
+export function stripThinking(text: string): string {
+  const m = /^\s*<think>[\s\S]*?<\/think>\s*/.exec(text);
+  return m ? text.slice(m[0].length) : text;
+}
+
+/** True when `baseURL` is OpenAI's own API. */
+export function isOpenAiHost(baseURL: string | undefined): boolean {
+  if (!baseURL) return true;
+  try {
+    return new URL(baseURL).hostname === "api.openai.com";
+  } catch {
+    return false;
+  }
+}
+
+/** Summariser over an OpenAI-compatible Chat Completions endpoint. */
+export class OpenAiSummarizer implements Summarizer {
+  readonly provider = "openai";
+  readonly label: string;
+  readonly contextWindow: number | undefined;
+  readonly maxOutputTokens: number;
+  readonly model: string;
+  readonly baseURL: string;
+  private readonly client: OpenAI;
+  private readonly stream: boolean;
+  private readonly maxTokensField: "max_completion_tokens" | "max_tokens";
+  private readonly secret: string | undefined;
+
+  constructor(options: OpenAiSummarizerOptions) {
+    if (!options.model) throw new SummarizerError("config", "No summariser model is set: set piContext.summarizer.openai.model (or pass --model).");
+    this.baseURL = options.baseURL?.trim() || OPENAI_DEFAULT_BASE_URL;
+    try {
+      new URL(this.baseURL);
+    } catch {
+      throw new SummarizerError("config", `The summariser base URL "${this.baseURL}" is not a valid URL (piContext.summarizer.openai.baseURL).`);
+    }
+    if (!options.apiKey && isOpenAiHost(this.baseURL)) {
+      throw new SummarizerError("config", `No API key for ${this.baseURL}: run "Pi: Set API Key…" (or set OPENAI_API_KEY / PI_CONTEXT_API_KEY for the CLI).`);
+    }
+    this.model = options.model;
+    this.contextWindow = options.contextWindow && options.contextWindow > 0 ? options.contextWindow : undefined;
+    this.maxOutputTokens = options.maxOutputTokens;
+    this.stream = options.stream ?? true;
+    this.maxTokensField = options.maxTokensField ?? (isOpenAiHost(this.baseURL) ? "max_completion_tokens" : "max_tokens");
+    this.secret = options.apiKey || undefined;
+    this.label = `${options.model} at ${this.baseURL}`;
+    this.client = new OpenAI({
+      // Keyless local servers: the package insists on a key, so give it a dummy and drop the header.
+      apiKey: options.apiKey || "no-key",
+      ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
+      baseURL: this.baseURL,
+      maxRetries: options.maxRetries ?? 2,
+      timeout: options.timeoutMs ?? 10 * 60 * 1000,
+    });
+  }
+
+  /** Never let the key reach a message. */
+  private redact(text: string): string {
+    return this.secret && this.secret.length >= 4 ? text.split(this.secret).join("***") : text;
+  }
+
+  private mapError(error: unknown, signal: AbortSignal | undefined): SummarizerError {
+    if (error instanceof SummarizerError) return error;
+    if (signal?.aborted || error instanceof APIUserAbortError || (error instanceof Error && error.name === "AbortError")) return cancelledError();
+    if (error instanceof APIConnectionTimeoutError) return new SummarizerError("network", `The summariser at ${this.baseURL} did not answer in time (timeout).`, { cause: error });
+    if (error instanceof APIConnectionError) {
+      const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+      const detail = cause?.code ?? cause?.message ?? error.message;
+      return new SummarizerError("network", this.redact(`Could not reach the summariser at ${this.baseURL}: ${detail}.`), { cause: error });
+    }
+    if (error instanceof APIError) {
+      const status = error.status;
+      const hint = status === 401 || status === 403 ? ' Check the API key ("Pi: Set API Key…").' : status === 404 ? " Check the base URL and the model id." : "";
+      return new SummarizerError("http", this.redact(`The summariser at ${this.baseURL} answered HTTP ${status ?? "error"}: ${error.message}.${hint}`), { ...(status !== undefined ? { status } : {}), cause: error });
+    }
+    return new SummarizerError("network", this.redact(`Summariser request failed: ${(error as Error)?.message ?? String(error)}`), { cause: error });
+  }
+
+  async summarize(request: SummaryRequest, options: SummarizeOptions = {}): Promise<SummaryResult> {
+    const { signal, onText } = options;
+    if (signal?.aborted) throw cancelledError();
+    const body = {
+      model: this.model,
+      messages: [
+        { role: "system" as const, content: request.systemPrompt },
+        { role: "user" as const, content: request.prompt },
+      ],
+      [this.maxTokensField]: request.maxOutputTokens,
+    };
+    try {
+      if (!this.stream) {
+        const completion = await this.client.chat.completions.create({ ...body, stream: false }, signal ? { signal } : {});
+        const choice = completion.choices?.[0];
+        if (!choice) throw new SummarizerError("empty", "The summariser returned no choices.");
+        const stop = stopReasonOf(choice.finish_reason);
+        if (typeof stop === "object") throw new SummarizerError("http", `${stop.error}.`);
+        const toolCall = (choice.message?.tool_calls?.length ?? 0) > 0;
+        const text = stripThinking(choice.message?.content ?? "");
+        if (text) onText?.(text);
+        const result: SummaryResult = { text, stopReason: toolCall ? "toolUse" : stop, model: completion.model };
+        if (completion.usage) result.usage = usageFromOpenAi(completion.usage as RawUsage);
+        return result;
+      }
+      const stream = await this.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, signal ? { signal } : {});
+      let text = "";
+      let finish: string | null | undefined;
+      let toolCall = false;
+      let usage: Usage | undefined;
+      let model: string | undefined;
+      for await (const chunk of stream) {
+        if (signal?.aborted) throw cancelledError();
+        model ??= chunk.model;
+        if (chunk.usage) usage = usageFromOpenAi(chunk.usage as RawUsage);
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const delta = choice.delta;
+        if (delta?.tool_calls?.length) toolCall = true;
+        if (delta?.content) {
+          text += delta.content;
+          onText?.(delta.content);
+        }
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+      if (signal?.aborted) throw cancelledError();
+      const stop = stopReasonOf(finish);
+      if (typeof stop === "object") throw new SummarizerError("http", `${stop.error}.`);
+      const result: SummaryResult = { text: stripThinking(text), stopReason: toolCall ? "toolUse" : stop };
+      if (model) result.model = model;
+      if (usage) result.usage = usage;
+      return result;
+    } catch (error) {
+      throw this.mapError(error, signal);
+    }
+  }
+}
