@@ -26,6 +26,32 @@ export interface PiContextConfig {
   };
   /** Polling interval (ms) used when file-system events are unavailable. */
   pollIntervalMs: number;
+  /** The LLM that writes compaction and branch summaries (`src/summarizers/`). */
+  summarizer: {
+    provider: "openai" | "vscode-lm";
+    openai: {
+      /** API base URL; empty = OpenAI. Restricted in untrusted workspaces. */
+      baseURL: string;
+      model: string;
+      /** The model's context window in tokens (0 = unknown: requests are not fitted). */
+      contextWindow: number;
+      maxOutputTokens: number;
+      stream: boolean;
+    };
+    vscodeLm: {
+      /** `vscode.lm.selectChatModels` selector; empty = any. */
+      vendor: string;
+      family: string;
+    };
+  };
+  compaction: {
+    /** Summarise right away, without the preview step. */
+    skipPreview: boolean;
+  };
+  liveSession: {
+    /** Refuse to write to a session file written less than this many seconds ago (0 = off). */
+    guardSeconds: number;
+  };
 }
 
 const SECTION = "piContext";
@@ -62,5 +88,21 @@ export function readConfig(scope?: vscode.ConfigurationScope): PiContextConfig {
       margin: num("warning.margin", 10000),
     },
     pollIntervalMs: Math.max(100, num("pollIntervalMs", 1000)),
+    summarizer: {
+      provider: str("summarizer.provider", "openai") === "vscode-lm" ? "vscode-lm" : "openai",
+      openai: {
+        baseURL: str("summarizer.openai.baseURL", "").trim(),
+        model: str("summarizer.openai.model", "gpt-4o-mini").trim(),
+        contextWindow: Math.max(0, Math.floor(num("summarizer.openai.contextWindow", 128000))),
+        maxOutputTokens: Math.max(256, Math.floor(num("summarizer.openai.maxOutputTokens", 8192))),
+        stream: bool("summarizer.openai.stream", true),
+      },
+      vscodeLm: {
+        vendor: str("summarizer.vscodeLm.vendor", "").trim(),
+        family: str("summarizer.vscodeLm.family", "").trim(),
+      },
+    },
+    compaction: { skipPreview: bool("compaction.skipPreview", false) },
+    liveSession: { guardSeconds: Math.max(0, num("liveSession.guardSeconds", 30)) },
   };
 }
