@@ -15,6 +15,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
+// session fixtures: installSession(agentDir, "media/demo/sessions/long.jsonl", workspace) etc.
+export { encodeSessionDirName, installSession, sessionDirFor } from "../../scripts/test-fixtures.mjs";
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, "..", "..");
 export const resultsDir = process.env.PI_CONTEXT_E2E_RESULTS || path.join(repoRoot, "test-results", "e2e");
@@ -160,14 +163,53 @@ export function statusBarItemByText(page, text) {
 }
 
 /**
- * The content frame of a webview (VS Code nests it two iframes deep). With several webviews
- * open, pass `title` (the iframe's title attribute, which is the panel title) to pick one.
+ * The content frame of the (first) webview: VS Code nests it two iframes deep,
+ * `iframe.webview.ready` → `#active-frame`. Use webviewFrameByTitle() when several are open.
  * @param {import('playwright-core').Page} page
- * @param {{title?: string}} [opts]
  */
-export function webviewFrame(page, opts = {}) {
-  const outer = opts.title ? `iframe.webview.ready[title="${opts.title}"]` : "iframe.webview.ready";
-  return page.frameLocator(outer).frameLocator("#active-frame");
+export function webviewFrame(page) {
+  return page.frameLocator("iframe.webview.ready").first().frameLocator("#active-frame");
+}
+
+/**
+ * The content frame of the webview whose panel title is `title` (the inner #active-frame carries
+ * the title attribute). Waits up to `timeoutMs` for it to appear.
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ */
+export async function webviewFrameByTitle(page, title, timeoutMs = 20_000) {
+  return waitUntil(async () => {
+    const outers = page.locator("iframe.webview.ready");
+    const n = await outers.count();
+    for (let i = 0; i < n; i++) {
+      const outer = outers.nth(i).contentFrame();
+      const inner = outer.locator(`#active-frame[title=${JSON.stringify(title)}]`);
+      if ((await inner.count()) > 0) return inner.contentFrame();
+    }
+    return undefined;
+  }, timeoutMs, `a webview titled ${JSON.stringify(title)}`);
+}
+
+/**
+ * A view pane (e.g. a tree view contributed to a view container) by its title, expanded.
+ * Its rows: `(await viewPane(page, "Sessions")).locator(".pane-body .monaco-list-row")`
+ * (each row's aria-label is the tree item's accessibility label / label).
+ * The view container must be visible first (click its activity bar icon or run its
+ * "View: Show …" / "<container>: Focus on … View" command).
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ */
+export async function viewPane(page, title) {
+  const header = page.locator(".pane-header", { hasText: title }).first();
+  await header.waitFor({ state: "visible", timeout: 20_000 });
+  if ((await header.getAttribute("aria-expanded")) === "false") await header.click();
+  return page.locator(".pane", { has: header }).first();
+}
+
+/** The visible rows of the tree in a view pane, by pane title. */
+export async function treeRows(page, title) {
+  const pane = await viewPane(page, title);
+  return pane.locator(".pane-body .monaco-list-row");
 }
 
 /** Visible notification toasts. */

@@ -45,6 +45,13 @@ export function writeSession(fileName: string, lines: (object | string)[], cwd =
   return file;
 }
 
+/** Remove every session file of the test agent dir (call in afterEach when a suite wrote some). */
+export function clearSessions(): void {
+  const dir = path.join(testAgentDir(), "sessions");
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+}
+
 /** Repository root (where package.json and media/ live). */
 export const repoRoot = path.resolve(__dirname, "..", "..", "..");
 
