@@ -3,10 +3,13 @@ import { readConfig } from "./config";
 import type { Services } from "./services";
 import { registerSessionCommands } from "./sessionCommands";
 import { PiSessionSource } from "./sessions";
+import { registerStatusBar, type StatusBarGauge } from "./statusBar";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
 export interface PiContextApi {
   services: Services;
+  /** The status-bar gauge (what it shows: `statusBar.snapshot()`). */
+  statusBar: StatusBarGauge;
 }
 
 /**
@@ -21,14 +24,14 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   const sessions = new PiSessionSource({ log, config: () => readConfig() });
   context.subscriptions.push(sessions);
   const services: Services = { context, log, sessions, config: () => readConfig() };
-  const api: PiContextApi = { services };
 
   // Feature modules: one registration line each (they push their disposables to context.subscriptions).
   registerSessionCommands(services);
+  const statusBar = registerStatusBar(services);
 
   sessions.start();
   log.info("pi Context activated");
-  return api;
+  return { services, statusBar };
 }
 
 export function deactivate(): void {}

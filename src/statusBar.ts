@@ -1,0 +1,132 @@
+/**
+ * The status-bar context gauge: renders {@link buildGaugeView} for the current session, re-creates
+ * the item when `piContext.statusBar.alignment`/`priority` change, and (optionally) notifies when
+ * the context crosses the warning margin or the auto-compaction threshold.
+ */
+
+import * as vscode from "vscode";
+import type { Services } from "./services";
+import { buildGaugeView, TOOLTIP_COMMANDS, WarningTracker, type GaugeLevel, type GaugeView } from "./statusBarModel";
+
+/** The item's id (`createStatusBarItem(id, …)`); the DOM id is `pi-context.pi-context.piContext.gauge`. */
+export const GAUGE_ID = "piContext.gauge";
+
+/** What the gauge currently shows (for tests and the panel). */
+export interface GaugeSnapshot extends GaugeView {
+  alignment: "left" | "right";
+  priority: number;
+  /** The theme colour id of the background, if any. */
+  backgroundColor: string | undefined;
+  accessibilityLabel: string | undefined;
+  /** Notifications shown so far (level + message), newest last. */
+  notifications: { level: GaugeLevel; message: string }[];
+}
+
+/** The gauge handle returned by {@link registerStatusBar}. */
+export interface StatusBarGauge {
+  snapshot(): GaugeSnapshot;
+  /** Fires after every render. */
+  readonly onDidRender: vscode.Event<GaugeSnapshot>;
+}
+
+/** Create the gauge and keep it up to date. */
+export function registerStatusBar(services: Services): StatusBarGauge {
+  const { context, sessions, log } = services;
+  const rendered = new vscode.EventEmitter<GaugeSnapshot>();
+  const tracker = new WarningTracker();
+  const notifications: GaugeSnapshot["notifications"] = [];
+  let item: vscode.StatusBarItem | undefined;
+  let placement = "";
+  let view: GaugeView | undefined;
+  let background: string | undefined;
+
+  const ensureItem = (): vscode.StatusBarItem => {
+    const { alignment, priority } = services.config().statusBar;
+    const key = `${alignment}:${priority}`;
+    if (item && key === placement) return item;
+    item?.dispose();
+    placement = key;
+    item = vscode.window.createStatusBarItem(GAUGE_ID, alignment === "right" ? vscode.StatusBarAlignment.Right : vscode.StatusBarAlignment.Left, priority);
+    item.name = "pi Context";
+    return item;
+  };
+
+  const render = (): void => {
+    const config = services.config();
+    const current = sessions.current;
+    const v = buildGaugeView({
+      ...(current ? { session: { file: current.file, analysis: current.analysis, pinned: current.pinned, updatedAt: current.updatedAt } } : {}),
+      ...(sessions.discovery ? { discovery: sessions.discovery } : {}),
+      margin: config.warning.margin,
+    });
+    view = v;
+    const it = ensureItem();
+    it.text = v.text;
+    const tooltip = new vscode.MarkdownString(v.tooltip, true);
+    tooltip.isTrusted = { enabledCommands: [...TOOLTIP_COMMANDS] };
+    it.tooltip = tooltip;
+    background = v.level === "error" ? "statusBarItem.errorBackground" : v.level === "warning" ? "statusBarItem.warningBackground" : undefined;
+    it.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
+    it.accessibilityInformation = { label: v.ariaLabel, role: "button" };
+    it.command = { command: v.command, title: v.command === "piContext.openPanel" ? "Open Context Panel" : "Select Session…" };
+    it.show();
+
+    // warning notifications (off by default; never repeated per level)
+    if (current) {
+      let compactionId: string | null = null;
+      const records = current.session.records;
+      for (let i = records.length - 1; i >= 0; i--) {
+        if (records[i]!.type === "compaction") {
+          compactionId = records[i]!.id;
+          break;
+        }
+      }
+      const notify = tracker.update(current.file, v.level, compactionId);
+      if (notify && config.warning.enabled) showWarning(notify, current.analysis.inspect.tokensUntilCompaction);
+    } else {
+      tracker.update(undefined, "normal", null);
+    }
+    rendered.fire(snapshot());
+  };
+
+  const showWarning = (level: GaugeLevel, until: number | null): void => {
+    const message =
+      level === "error"
+        ? "pi's context is above the auto-compaction threshold: pi compacts before its next request."
+        : `pi's context is within ${until !== null ? until.toLocaleString("en-US") : "a few"} tokens of auto-compaction.`;
+    notifications.push({ level, message });
+    log.info(`warning: ${message}`);
+    void vscode.window.showWarningMessage(message, "Compact…", "Open Context Panel").then(
+      (choice) => {
+        if (choice === "Compact…") void vscode.commands.executeCommand("piContext.compact");
+        else if (choice === "Open Context Panel") void vscode.commands.executeCommand("piContext.openPanel");
+      },
+      () => undefined,
+    );
+  };
+
+  const snapshot = (): GaugeSnapshot => {
+    const v = view ?? buildGaugeView({ margin: services.config().warning.margin });
+    const { alignment, priority } = services.config().statusBar;
+    return {
+      ...v,
+      alignment,
+      priority,
+      backgroundColor: background,
+      accessibilityLabel: item?.accessibilityInformation?.label,
+      notifications: [...notifications],
+    };
+  };
+
+  // Re-render the relative parts of the tooltip ("Updated") is not needed; render on changes only.
+  context.subscriptions.push(
+    rendered,
+    sessions.onDidChange(() => render()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("piContext.statusBar") || e.affectsConfiguration("piContext.warning")) render();
+    }),
+    { dispose: () => item?.dispose() },
+  );
+  render();
+  return { snapshot, onDidRender: rendered.event };
+}
