@@ -17,6 +17,7 @@ import { launchChromium, newWorkbenchPage } from "./browser.mjs";
 import { copyAgentConfig, installSession } from "./test-fixtures.mjs";
 import { ensureVscodeHost } from "./vscode-host-setup.mjs";
 import { repoRoot, startVscodeServer } from "./vscode-host.mjs";
+import { runCommand } from "../test/e2e/harness.mjs";
 
 const demoDir = path.join(repoRoot, "media", "demo");
 
@@ -72,12 +73,7 @@ async function takeScreenshots(url, outDir) {
     };
     await shot("01-workbench");
     // the extension's log, opened from the command palette
-    await page.keyboard.press("F1");
-    const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: 10_000 });
-    await input.fill(">Pi: Show Log");
-    await page.locator(".quick-input-widget .monaco-list-row", { hasText: "Pi: Show Log" }).first().waitFor({ timeout: 10_000 });
-    await page.keyboard.press("Enter");
+    await runCommand(page, "Pi: Show Log");
     await sleep(1500);
     await shot("02-show-log");
     return shots;

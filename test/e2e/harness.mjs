@@ -132,19 +132,45 @@ export async function openWorkbench(opts = {}) {
 
 /**
  * Run a command from the command palette by its title as shown there ("Pi: Show Log").
+ * Retries for up to `timeoutMs`: right after the page loads, the extension's contributions may
+ * not be registered yet, and an open palette does not refresh its list.
  * @param {import('playwright-core').Page} page
  * @param {string} title
+ * @param {{timeoutMs?: number, commandId?: string}} [opts] commandId: match the row by command id
+ *   (e.g. "piContext.showLog") instead of the title; `title` is still what gets typed
  */
-export async function runCommand(page, title) {
-  await page.locator(".monaco-workbench").click({ position: { x: 5, y: 5 }, force: true }).catch(() => {});
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: 10_000 });
-  await input.fill(`>${title}`);
-  const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
-  await row.waitFor({ state: "visible", timeout: 10_000 });
-  await page.keyboard.press("Enter");
-  await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
+export async function runCommand(page, title, opts = {}) {
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  const widget = page.locator(".quick-input-widget");
+  const input = widget.locator("input");
+  // an exact title match (not a fuzzy "similar commands" neighbour); the row also carries the
+  // command id as data-quick-input-id
+  const exact = new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*$`);
+  const row = opts.commandId
+    ? widget.locator(`.monaco-list-row:has([data-quick-input-id=${JSON.stringify(opts.commandId)}])`).first()
+    : widget.locator(".monaco-list-row").filter({ has: page.locator(".label-name", { hasText: exact }) }).first();
+  let rows = [];
+  for (;;) {
+    if (!(await input.isVisible().catch(() => false))) {
+      await page.keyboard.press("F1");
+      await input.waitFor({ state: "visible", timeout: 10_000 });
+    }
+    await input.fill(`>${title}`);
+    try {
+      await row.waitFor({ state: "visible", timeout: 2_000 });
+      break;
+    } catch {
+      rows = await widget.locator(".monaco-list-row").allInnerTexts().catch(() => []);
+      if (Date.now() > deadline) {
+        const shot = await screenshot(page, `runCommand-failed-${title}`).catch(() => "");
+        throw new Error(`command "${title}" not found in the palette (rows: ${JSON.stringify(rows.slice(0, 10))}; screenshot: ${shot})`);
+      }
+      await page.keyboard.press("Escape"); // reopen so the list is rebuilt
+      await page.waitForTimeout(500);
+    }
+  }
+  await row.click();
+  await widget.waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
 }
 
 /**
