@@ -8,6 +8,7 @@
  */
 
 import * as path from "node:path";
+import { compactCommand, COMPACT_USAGE } from "./compactCli";
 import { analyzeSession, type Analysis } from "./core/analyze";
 import { formatTokens, type InspectResult } from "./core/inspect";
 import { getAgentDir, type ProjectSettingsMode } from "./core/settings";
@@ -129,13 +130,17 @@ async function inspectCommand(argv: readonly string[], out: (s: string) => void)
 export type CliCommand = (argv: readonly string[], out: (s: string) => void, err: (s: string) => void) => Promise<number>;
 
 /** All sub-commands by name. */
-export const cliCommands = new Map<string, CliCommand>([["inspect", inspectCommand]]);
+export const cliCommands = new Map<string, CliCommand>([
+  ["inspect", inspectCommand],
+  ["compact", (argv, out, err) => compactCommand(argv, out, err)],
+]);
 
 const USAGE = `pi-context — see and steer pi's context window
 
 usage:
   pi-context inspect <session.jsonl> [--json] [--agent-dir DIR] [--cwd DIR] [--leaf ID]
-                     [--project-settings auto|always|never] [--context-window N]`;
+                     [--project-settings auto|always|never] [--context-window N]
+  ${COMPACT_USAGE}`;
 
 /** Run the CLI. @returns the process exit code (0 ok, 1 failure, 2 usage). */
 export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`), err: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<number> {

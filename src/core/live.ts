@@ -1,0 +1,147 @@
+/**
+ * Live-session guard: is pi likely to have this session open right now?
+ *
+ * pi 1.6.0 keeps a running session in memory and never re-reads its file (`SessionManager` only
+ * appends). A line we append while pi runs on the session is ignored by that pi, and pi's next entry
+ * hangs off pi's own leaf, so our entry ends up on a dead branch. Before writing we therefore refuse
+ * when the session looks live:
+ * - the file was modified less than `guardSeconds` ago (pi writes after every message);
+ * - on Linux (cheap: `/proc`), a running `pi` process whose working directory is the session's `cwd`
+ *   or whose command line names the session file.
+ * Neither check is proof (pi can sit idle with the session open, in another cwd via `--session`
+ * under a different path spelling); they catch the common case.
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/** One reason the session looks live. */
+export type LiveReason =
+  | { kind: "recent-write"; ageSeconds: number; guardSeconds: number }
+  | { kind: "pi-process"; pid: number; command: string; cwd: string; match: "cwd" | "session-file" };
+
+/** Result of {@link checkLiveSession}. */
+export interface LiveCheck {
+  live: boolean;
+  reasons: LiveReason[];
+}
+
+/** Options of {@link checkLiveSession}. */
+export interface LiveCheckOptions {
+  /** Seconds since the last write below which the session counts as live (0 = no time check). */
+  guardSeconds: number;
+  /** The session header's `cwd` (pi runs there). */
+  sessionCwd?: string;
+  /** Current time in ms (tests). */
+  now?: number;
+  /** Root of the proc file system (tests); default `/proc` on Linux, none elsewhere. */
+  procRoot?: string | null;
+  /** Process ids to ignore (default: this process). */
+  ignorePids?: readonly number[];
+}
+
+/** True when a command line (argv) looks like the pi coding agent. */
+export function isPiCommandLine(argv: readonly string[]): boolean {
+  const candidates = argv.slice(0, 3);
+  return candidates.some((arg, i) => {
+    const base = path.basename(arg);
+    if (i === 0 && /^node(\d+)?(\.exe)?$/.test(base)) return false;
+    return base === "pi" || base === "pi.exe" || /[/\\]pi-coding-agent[/\\]/.test(arg) || /[/\\]@earendil-works[/\\]pi[/\\]/.test(arg);
+  });
+}
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * Running pi processes (Linux `/proc`): pid, argv, cwd. Processes we cannot inspect (other users)
+ * are skipped. Returns `[]` when there is no proc file system.
+ */
+export function listPiProcesses(procRoot: string, ignorePids: readonly number[] = [process.pid]): { pid: number; argv: string[]; cwd: string }[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(procRoot);
+  } catch {
+    return [];
+  }
+  const out: { pid: number; argv: string[]; cwd: string }[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (ignorePids.includes(pid)) continue;
+    try {
+      const argv = fs.readFileSync(path.join(procRoot, name, "cmdline"), "utf8").split("\0").filter((a) => a !== "");
+      if (!isPiCommandLine(argv)) continue;
+      const cwd = fs.readlinkSync(path.join(procRoot, name, "cwd"));
+      out.push({ pid, argv, cwd });
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out;
+}
+
+/**
+ * Does the session look live? See the file comment for the rules.
+ * @param file the session file (its mtime is read; a missing file is not live).
+ */
+export function checkLiveSession(file: string, options: LiveCheckOptions): LiveCheck {
+  const reasons: LiveReason[] = [];
+  const now = options.now ?? Date.now();
+  if (options.guardSeconds > 0) {
+    try {
+      const ageSeconds = Math.max(0, (now - fs.statSync(file).mtimeMs) / 1000);
+      if (ageSeconds < options.guardSeconds) reasons.push({ kind: "recent-write", ageSeconds, guardSeconds: options.guardSeconds });
+    } catch {
+      // a missing file is reported by the write path
+    }
+  }
+  const procRoot = options.procRoot === undefined ? (process.platform === "linux" ? "/proc" : null) : options.procRoot;
+  if (procRoot) {
+    const cwd = options.sessionCwd ? realpathOr(options.sessionCwd) : undefined;
+    const sessionFile = realpathOr(file);
+    for (const p of listPiProcesses(procRoot, options.ignorePids ?? [process.pid])) {
+      const command = p.argv.join(" ");
+      if (p.argv.some((a) => a === file || a === sessionFile || realpathOr(path.resolve(p.cwd, a)) === sessionFile)) {
+        reasons.push({ kind: "pi-process", pid: p.pid, command, cwd: p.cwd, match: "session-file" });
+      } else if (cwd && realpathOr(p.cwd) === cwd) {
+        reasons.push({ kind: "pi-process", pid: p.pid, command, cwd: p.cwd, match: "cwd" });
+      }
+    }
+  }
+  return { live: reasons.length > 0, reasons };
+}
+
+/** Thrown when we refuse to write because the session looks live. */
+export class LiveSessionError extends Error {
+  readonly reasons: LiveReason[];
+  constructor(message: string, reasons: LiveReason[]) {
+    super(message);
+    this.name = "LiveSessionError";
+    this.reasons = reasons;
+  }
+}
+
+/** The user-facing explanation of a live check, with what to do. */
+export function describeLive(check: LiveCheck, what = "compact"): string {
+  const parts: string[] = [];
+  for (const r of check.reasons) {
+    if (r.kind === "recent-write") parts.push(`the session file was written ${r.ageSeconds.toFixed(0)} s ago (less than the ${r.guardSeconds} s guard, setting piContext.liveSession.guardSeconds)`);
+    else parts.push(`pi is running on it (process ${r.pid} \`${r.command.length > 80 ? `${r.command.slice(0, 77)}…` : r.command}\`, ${r.match === "cwd" ? `in the session's folder ${r.cwd}` : "opened with this session file"})`);
+  }
+  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi (or run /compact inside pi), wait until the session is idle, then try again — or use the pi-context live bridge when it is installed. Nothing was written.`;
+}
+
+/**
+ * Throw {@link LiveSessionError} when {@link checkLiveSession} finds the session live.
+ * @throws {LiveSessionError}
+ */
+export function assertNotLive(file: string, options: LiveCheckOptions, what?: string): void {
+  const check = checkLiveSession(file, options);
+  if (check.live) throw new LiveSessionError(describeLive(check, what), check.reasons);
+}

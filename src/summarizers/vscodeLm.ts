@@ -1,0 +1,93 @@
+/**
+ * Summariser over VS Code's Language Model API (`vscode.lm`): any chat model another extension
+ * provides (GitHub Copilot, …), so no API key is needed. Tokens are counted with the model's own
+ * `countTokens`; the window is the model's `maxInputTokens` (plus our output limit, which the API
+ * does not expose). Cancellation goes through a `CancellationTokenSource` tied to the AbortSignal.
+ *
+ * Limits of the API: it reports neither usage nor a finish reason, so a `length` stop cannot be
+ * detected (the compaction entry then has no `usage`, as pi writes it when a provider reports none).
+ */
+
+import * as vscode from "vscode";
+import { cancelledError, SummarizerError, type Summarizer, type SummarizeOptions, type SummaryRequest, type SummaryResult } from "../core/summarizer";
+
+/** Pick a chat model by vendor/family (empty = any); the first match wins. */
+export async function selectLanguageModel(vendor: string, family: string): Promise<vscode.LanguageModelChat> {
+  const selector: vscode.LanguageModelChatSelector = {};
+  if (vendor) selector.vendor = vendor;
+  if (family) selector.family = family;
+  const models = await vscode.lm.selectChatModels(selector);
+  const model = models[0];
+  if (!model) {
+    const what = [vendor && `vendor "${vendor}"`, family && `family "${family}"`].filter(Boolean).join(", ");
+    throw new SummarizerError(
+      "config",
+      `No VS Code language model is available${what ? ` for ${what}` : ""}. Install and sign in to an extension that provides chat models (e.g. GitHub Copilot), adjust piContext.summarizer.vscodeLm.vendor / .family, or set piContext.summarizer.provider to "openai".`,
+    );
+  }
+  return model;
+}
+
+/** A {@link Summarizer} over one `vscode.LanguageModelChat`. */
+export class VscodeLmSummarizer implements Summarizer {
+  readonly provider = "vscode-lm";
+  readonly label: string;
+  readonly contextWindow: number | undefined;
+  readonly maxOutputTokens: number;
+
+  constructor(
+    private readonly model: vscode.LanguageModelChat,
+    maxOutputTokens: number,
+  ) {
+    this.label = `${model.name} (${model.vendor}/${model.family}, VS Code language model)`;
+    this.maxOutputTokens = maxOutputTokens;
+    this.contextWindow = model.maxInputTokens > 0 ? model.maxInputTokens + maxOutputTokens : undefined;
+  }
+
+  async countTokens(text: string, signal?: AbortSignal): Promise<number> {
+    const source = new vscode.CancellationTokenSource();
+    const onAbort = () => source.cancel();
+    signal?.addEventListener("abort", onAbort);
+    try {
+      return await this.model.countTokens(text, source.token);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      source.dispose();
+    }
+  }
+
+  async summarize(request: SummaryRequest, options: SummarizeOptions = {}): Promise<SummaryResult> {
+    const { signal, onText } = options;
+    if (signal?.aborted) throw cancelledError();
+    const source = new vscode.CancellationTokenSource();
+    const onAbort = () => source.cancel();
+    signal?.addEventListener("abort", onAbort);
+    try {
+      // The API has no system role: the system prompt goes first, as its own user message.
+      const messages = [vscode.LanguageModelChatMessage.User(request.systemPrompt), vscode.LanguageModelChatMessage.User(request.prompt)];
+      const response = await this.model.sendRequest(messages, { justification: "pi Context summarises a pi session to compact its context window." }, source.token);
+      let text = "";
+      let toolCall = false;
+      for await (const part of response.stream) {
+        if (signal?.aborted) throw cancelledError();
+        if (part instanceof vscode.LanguageModelTextPart) {
+          text += part.value;
+          onText?.(part.value);
+        } else if (part instanceof vscode.LanguageModelToolCallPart) toolCall = true;
+      }
+      if (signal?.aborted) throw cancelledError();
+      return { text, stopReason: toolCall ? "toolUse" : "stop", model: this.model.id };
+    } catch (error) {
+      if (error instanceof SummarizerError) throw error;
+      if (signal?.aborted || error instanceof vscode.CancellationError) throw cancelledError();
+      if (error instanceof vscode.LanguageModelError) {
+        const hint = error.code === "NoPermissions" ? " Allow pi Context to use the model when VS Code asks (or in the Accounts menu)." : error.code === "NotFound" ? " The model is no longer available." : "";
+        throw new SummarizerError("http", `The VS Code language model ${this.model.name} refused the request (${error.code || "error"}): ${error.message}.${hint}`, { cause: error });
+      }
+      throw new SummarizerError("network", `The VS Code language model ${this.model.name} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      source.dispose();
+    }
+  }
+}
