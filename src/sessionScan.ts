@@ -90,6 +90,7 @@ export interface HeaderInfo {
   cwd?: string;
 }
 
+const HEADER_FIRST_READ_BYTES = 4 * 1024;
 const HEADER_PROBE_BYTES = 64 * 1024;
 
 /**
@@ -106,9 +107,14 @@ export async function readHeader(file: string): Promise<HeaderInfo> {
     return { state: "incomplete" };
   }
   try {
-    const buf = Buffer.alloc(HEADER_PROBE_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    return parseHeaderProbe(buf.subarray(0, bytesRead), bytesRead < buf.length);
+    // a header line is ~150 bytes: try a small read first
+    for (const size of [HEADER_FIRST_READ_BYTES, HEADER_PROBE_BYTES]) {
+      const buf = Buffer.alloc(size);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      const info = parseHeaderProbe(buf.subarray(0, bytesRead), bytesRead < buf.length);
+      if (info.state !== "incomplete" || bytesRead < buf.length) return info;
+    }
+    return { state: "incomplete" };
   } catch {
     return { state: "incomplete" };
   } finally {
@@ -174,7 +180,7 @@ export interface ScanResult {
 
 /**
  * Incremental scanner: each {@link scan} lists the planned folders and `stat`s every `*.jsonl`;
- * headers are read only for new, replaced (other inode) or still-incomplete files.
+ * headers (the first 4 KB) are read only for new or changed files.
  */
 export class SessionScanner {
   private readonly known = new Map<string, KnownFile>();
@@ -249,11 +255,9 @@ export class SessionScanner {
     }
     if (!stat.isFile()) return undefined;
     const prev = this.known.get(file);
-    if (prev && prev.ino === stat.ino && prev.header.state !== "incomplete" && stat.size >= prev.size) {
-      prev.size = stat.size;
-      prev.mtimeMs = stat.mtimeMs;
-      return prev;
-    }
+    // unchanged since the last look: keep the header (a changed file may have been rewritten in
+    // place, e.g. by pi's migration, so its header is read again: a few KB)
+    if (prev && prev.ino === stat.ino && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs && prev.header.state !== "incomplete") return prev;
     this.headerReads++;
     const header = await readHeader(file);
     const info: KnownFile = { file, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, header };

@@ -1,0 +1,200 @@
+/**
+ * The gauge view model (text, colour by distance to pi's threshold, tooltip, screen-reader label)
+ * on the shared pi 1.6.0 fixtures and on small generated sessions, plus the warning tracker.
+ */
+
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { analyzeLoaded, analyzeSession, type Analysis } from "../../src/core/analyze";
+import { SessionFile } from "../../src/core/session";
+import { buildGaugeView, escapeMarkdown, formatCount, formatPercent, gaugeLevel, gaugeLimit, WarningTracker } from "../../src/statusBarModel";
+
+const FIXTURES = path.resolve(__dirname, "../../../test/fixtures/pi-1.6.0");
+
+function view(analysis: Analysis, margin = 10000, pinned = false) {
+  return buildGaugeView({ session: { file: analysis.session.filePath, analysis, pinned, updatedAt: Date.UTC(2026, 0, 1, 12, 0, 0) }, margin });
+}
+
+/** A session with one answer of `tokens` usage on anthropic/claude-sonnet-4-5 (window 200000). */
+function sessionWith(tokens: number, extra: object[] = []): SessionFile {
+  const lines = [
+    { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+    { type: "model_change", id: "m", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", provider: "anthropic", modelId: "claude-sonnet-4-5" },
+    { type: "message", id: "u", parentId: "m", timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 } },
+    {
+      type: "message",
+      id: "a",
+      parentId: "u",
+      timestamp: "2026-01-01T00:00:02.000Z",
+      message: { role: "assistant", content: [{ type: "text", text: "ok" }], provider: "anthropic", model: "claude-sonnet-4-5", api: "anthropic-messages", usage: { input: tokens - 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 },
+    },
+    ...extra,
+  ];
+  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
+function tempAgent(settings?: object): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-unit-agent-"));
+  if (settings) fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify(settings));
+  return dir;
+}
+
+describe("gauge text on the shared fixtures", () => {
+  const cases: [string, string][] = [
+    ["long", "π 26% · 4.2k/16k"],
+    ["tree", "π 2% · 4.0k/200k"],
+    ["split", "π 34% · 5.4k/16k"],
+    ["overflow", "π 33% · 5.2k/16k"],
+  ];
+  for (const [name, text] of cases) {
+    it(`${name}.jsonl → ${text}`, async () => {
+      const analysis = await analyzeSession(path.join(FIXTURES, `${name}.jsonl`), { agentDir: path.join(FIXTURES, `${name}.agent`) });
+      const oracle = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.oracle.json`), "utf8"));
+      const v = view(analysis);
+      assert.equal(v.text, text);
+      assert.equal(v.state, "session");
+      assert.equal(v.level, "normal");
+      assert.equal(v.command, "piContext.openPanel");
+      // the numbers are pi's
+      assert.equal(analysis.inspect.contextTokens, oracle.contextUsage.tokens);
+      assert.ok(v.tooltip.includes(`**${formatCount(oracle.contextUsage.tokens)}** of ${formatCount(oracle.contextUsage.contextWindow)} tokens`));
+      assert.ok(v.tooltip.includes(`| reserveTokens | ${formatCount(oracle.settings.compaction.reserveTokens)} — `));
+      assert.ok(v.tooltip.includes(`| keepRecentTokens | ${formatCount(oracle.settings.compaction.keepRecentTokens)} — `));
+    });
+  }
+
+  it("long.jsonl cut at its last compaction → pi's ? with our estimate", async () => {
+    const lines = fs.readFileSync(path.join(FIXTURES, "long.jsonl"), "utf8").split("\n");
+    const last = lines.map((l, i) => (l.includes('"type":"compaction"') ? i : -1)).filter((i) => i >= 0).pop()!;
+    const session = SessionFile.fromBytes(lines.slice(0, last + 1).join("\n") + "\n");
+    const analysis = analyzeLoaded(session, { agentDir: path.join(FIXTURES, "long.agent") });
+    assert.equal(analysis.inspect.footer, "?/16k (auto)");
+    const v = view(analysis);
+    assert.equal(v.text, "π ? · ≈3.9k/16k");
+    assert.match(v.ariaLabel, /^pi context unknown since the last compaction, estimated 3,9\d\d of 16,000 tokens/);
+  });
+});
+
+describe("gauge colour by distance to the real threshold", () => {
+  const agent = tempAgent({ compaction: { reserveTokens: 50000 } }); // threshold 150000
+
+  const at = (tokens: number, margin = 20000) => view(analyzeLoaded(sessionWith(tokens), { agentDir: agent }), margin);
+
+  it("normal far below, warning within the margin, error only above the threshold (strict >)", () => {
+    assert.equal(at(100000).level, "normal");
+    assert.equal(at(129999).level, "normal");
+    assert.equal(at(130000).level, "warning");
+    assert.equal(at(150000).level, "warning");
+    assert.equal(at(150001).level, "error");
+    assert.equal(at(150001).text, "π 75% · 150k/200k");
+    assert.ok(at(150001).tooltip.includes("over by 1: pi compacts before its next request"));
+  });
+
+  it("pi's fixed 70 %/90 % footer colours do not apply: 80 % is normal when the threshold is far", () => {
+    const big = tempAgent({ compaction: { reserveTokens: 1000 } }); // threshold 199000
+    const v = view(analyzeLoaded(sessionWith(160000), { agentDir: big }), 10000);
+    assert.equal(v.text, "π 80% · 160k/200k");
+    assert.equal(v.level, "normal");
+  });
+
+  it("caps the margin at a quarter of the limit (small windows are not always yellow)", () => {
+    const analysis = analyzeLoaded(sessionWith(1000), { agentDir: agent });
+    const limit = gaugeLimit(analysis.inspect, 1e9);
+    assert.deepEqual(limit, { limit: 150000, kind: "threshold", margin: 37500 });
+    assert.equal(gaugeLevel(analysis.inspect, 1e9), "normal");
+  });
+
+  it("auto-compaction disabled: measured against the window, marked in the text", () => {
+    const off = tempAgent({ compaction: { enabled: false, reserveTokens: 50000 } });
+    const v = view(analyzeLoaded(sessionWith(160000), { agentDir: off }), 20000);
+    assert.equal(v.text, "π 80% · 160k/200k · auto off");
+    assert.equal(v.level, "normal");
+    assert.equal(view(analyzeLoaded(sessionWith(185000), { agentDir: off }), 20000).level, "warning");
+    assert.equal(view(analyzeLoaded(sessionWith(200001), { agentDir: off }), 20000).level, "error");
+    assert.ok(v.tooltip.includes("**disabled**"));
+    assert.ok(v.ariaLabel.includes("auto-compaction disabled"));
+  });
+});
+
+describe("gauge states", () => {
+  it("starting, no folder, no session", () => {
+    assert.equal(buildGaugeView({ margin: 1 }).state, "starting");
+    const noFolder = buildGaugeView({ margin: 1, discovery: { phase: "ready", workspace: false, searchedDirs: [], sessionCount: 0 } });
+    assert.equal(noFolder.text, "π no folder");
+    assert.equal(noFolder.command, "piContext.selectSession");
+    const none = buildGaugeView({ margin: 1, discovery: { phase: "ready", workspace: true, searchedDirs: ["/a/--w--"], sessionCount: 0, agentDir: "/a" } });
+    assert.equal(none.text, "π no session");
+    assert.ok(none.tooltip.includes("- /a/--w--"));
+  });
+
+  it("unknown model and window", () => {
+    const agent = tempAgent();
+    const session = SessionFile.fromBytes(
+      [
+        { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+        { type: "message", id: "u", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text: "x".repeat(400) }], timestamp: 1 } },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    const v = view(analyzeLoaded(session, { agentDir: agent }));
+    assert.equal(v.text, "π 100/?");
+    assert.ok(v.tooltip.includes("| Model | unknown: no model in the session"));
+    assert.ok(v.tooltip.includes("| Window | unknown |"));
+    assert.equal(v.level, "normal");
+  });
+
+  it("invalid settings: pi's message with file and key, numbers still shown", () => {
+    const agent = tempAgent({ compaction: { reserveTokens: 1.5 } });
+    const v = view(analyzeLoaded(sessionWith(50000), { agentDir: agent }));
+    assert.equal(v.text, "$(warning) π 25% · 50k/200k");
+    const file = escapeMarkdown(path.join(agent, "settings.json"));
+    assert.ok(v.tooltip.includes(`- ${file} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: 1.5. Expected a non-negative safe integer.`), v.tooltip);
+    assert.ok(v.tooltip.includes("| Auto-compaction | threshold unknown"));
+  });
+
+  it("pinned, session name and malformed lines (escaped, never as markup)", () => {
+    const agent = tempAgent();
+    const base = sessionWith(2000, [{ type: "session_info", id: "n", parentId: "a", timestamp: "2026-01-01T00:00:03.000Z", name: "[x](command:evil) *bold* $(zap)" }]);
+    const bytes = Buffer.concat([Buffer.from("{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n{ broken\n"), Buffer.from(base.records.map((r) => base.readLineBytes(r).toString("utf8")).join("\n") + "\n")]);
+    const session = SessionFile.fromBytes(bytes);
+    const v = view(analyzeLoaded(session, { agentDir: agent }), 10000, true);
+    assert.equal(v.text, "$(pinned) π 1% · 2.0k/200k");
+    assert.ok(v.tooltip.startsWith("**pi context** — \\[x\\](command:evil) \\*bold\\* \\$(zap) (pinned)"), v.tooltip.split("\n")[0]);
+    assert.ok(!v.tooltip.includes("[x](command:evil)"));
+    assert.ok(v.tooltip.includes("**Session file problems** (1; see the log)"));
+    assert.ok(v.tooltip.includes("- line 2: "));
+  });
+});
+
+describe("formatting", () => {
+  it("percent, counts, markdown escaping", () => {
+    assert.equal(formatPercent(0), "0%");
+    assert.equal(formatPercent(0.4), "<1%");
+    assert.equal(formatPercent(61.6), "62%");
+    assert.equal(formatCount(1234567), "1,234,567");
+    assert.equal(formatCount(-1000), "-1,000");
+    assert.equal(formatCount(999), "999");
+    assert.equal(escapeMarkdown("a|b_c`d<e>&$(x)\nz"), "a\\|b\\_c\\`d\\<e\\>\\&\\$(x) z");
+  });
+});
+
+describe("WarningTracker", () => {
+  it("notifies once per level on a live rise, re-arms on a drop or a compaction, never on first sight", () => {
+    const t = new WarningTracker();
+    assert.equal(t.update("f", "warning", null), undefined, "first sight");
+    assert.equal(t.update("f", "warning", null), undefined);
+    assert.equal(t.update("f", "error", null), "error");
+    assert.equal(t.update("f", "error", null), undefined);
+    assert.equal(t.update("f", "warning", null), undefined, "drop re-arms");
+    assert.equal(t.update("f", "error", null), "error");
+    assert.equal(t.update("f", "normal", "c1"), undefined, "compaction");
+    assert.equal(t.update("f", "warning", "c1"), "warning");
+    assert.equal(t.update("g", "error", null), undefined, "other session: first sight");
+    assert.equal(t.update("g", "normal", null), undefined);
+    assert.equal(t.update("g", "warning", null), "warning");
+  });
+});
