@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run test:integration [-- --grep <regexp>] [--timeout <s>] [--no-build] [--keep] [--verbose]
+// npm run test:integration [-- --grep <regexp>] [--timeout <s>] [--no-build] [--allow-type-errors] [--keep] [--verbose]
 //
 // Runs the mocha suites in out/test/integration/**/*.test.js inside the real Node extension host
 // of code-server (the real VS Code server), with this repo loaded as a development extension:
@@ -24,10 +24,11 @@ function parseArgs(argv) {
     else if (a.startsWith("--grep=")) o.grep = a.slice(7);
     else if (a === "--timeout") o.timeoutS = Number(argv[++i]);
     else if (a === "--no-build") o.build = false;
+    else if (a === "--allow-type-errors") o.allowTypeErrors = true;
     else if (a === "--keep") o.keep = true;
     else if (a === "--verbose" || a === "-v") o.verbose = true;
     else if (a === "-h" || a === "--help") {
-      console.log("usage: npm run test:integration -- [--grep RE] [--timeout SECONDS] [--no-build] [--keep] [--verbose]");
+      console.log("usage: npm run test:integration -- [--grep RE] [--timeout SECONDS] [--no-build] [--allow-type-errors] [--keep] [--verbose]");
       process.exit(0);
     } else {
       console.error(`unknown argument: ${a}`);
@@ -38,7 +39,7 @@ function parseArgs(argv) {
   return o;
 }
 
-export function build() {
+export function build({ allowTypeErrors = false } = {}) {
   const t0 = Date.now();
   // compiled suites of deleted/renamed sources would otherwise still be discovered and run
   rmSync(path.join(repoRoot, "out", "test", "integration"), { recursive: true, force: true });
@@ -48,6 +49,11 @@ export function build() {
   ];
   for (const [cmd, args] of steps) {
     const r = spawnSync(cmd, args, { cwd: repoRoot, stdio: "inherit" });
+    const isTsc = args[0].endsWith(`${path.sep}tsc`);
+    if (r.status !== 0 && isTsc && allowTypeErrors && r.status === 2) {
+      console.warn("[integration] WARNING: type errors (above); running anyway because of --allow-type-errors");
+      continue;
+    }
     if (r.status !== 0) throw new Error(`build step failed: ${path.basename(args[0])} ${args.slice(1).join(" ")} (exit ${r.status ?? r.signal})`);
   }
   console.log(`[integration] built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -64,7 +70,7 @@ async function main() {
   const serverLog = path.join(resultsDir, "server.log");
 
   ensureVscodeHost();
-  if (opts.build) build();
+  if (opts.build) build({ allowTypeErrors: opts.allowTypeErrors });
   const testsEntry = path.join(repoRoot, "out", "test", "integration", "index.js");
   if (!existsSync(testsEntry)) throw new Error(`${testsEntry} missing: build first (tsc -p tsconfig.json)`);
 
