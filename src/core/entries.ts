@@ -222,7 +222,7 @@ export interface RecordError {
  * @param value the line as parsed by `JSON.parse` or `scanJson`.
  * @returns the record, or a {@link RecordError} for lines pi could not use as an entry.
  */
-export function buildRecord(value: ScannedValue | unknown, at: LineLocation): EntryRecord | RecordError {
+export function buildRecord(value: ScannedValue | unknown, at: LineLocation, lazyChars?: LazyChars): EntryRecord | RecordError {
   if (!isObject(value)) return { code: "not-an-object", message: "line is valid JSON but not an object" };
   const id = str(value.id);
   if (id === undefined) return { code: "missing-id", message: `${String(str(value.type) ?? "entry")} without a string id` };
@@ -247,7 +247,7 @@ export function buildRecord(value: ScannedValue | unknown, at: LineLocation): En
     case "message": {
       const message = value.message;
       if (!isObject(message)) return { code: "missing-message", message: "message entry without a message object" };
-      fillMessage(record, message);
+      fillMessage(record, message, lazyChars);
       break;
     }
     case "compaction": {
@@ -286,8 +286,7 @@ export function buildRecord(value: ScannedValue | unknown, at: LineLocation): En
       record.customType = str(value.customType);
       record.display = Boolean(value.display);
       const message = { role: "custom", content: value.content ?? [] };
-      record.chars = messageChars(message);
-      record.tokens = estimateTokens(message);
+      setChars(record, message, lazyChars);
       record.preview = contentPreview(value.content);
       record.images = countImages(value.content);
       break;
@@ -344,7 +343,37 @@ function normaliseSystem(message: unknown): SystemMessage {
   return plain;
 }
 
-function fillMessage(record: EntryRecord, message: Obj): void {
+/**
+ * Re-reads an entry's line and returns the characters pi counts for its (non-system) message.
+ * Used for long lines, whose strings are not measured when the file is opened.
+ */
+export type LazyChars = (record: EntryRecord) => CharBreakdown;
+
+/**
+ * Set `chars`/`tokens` of a record: now, or — for long lines — on first access through `lazy`
+ * (the getters replace themselves with plain values once measured).
+ */
+function setChars(record: EntryRecord, message: unknown, lazy: LazyChars | undefined): void {
+  if (!lazy) {
+    record.chars = messageChars(message);
+    record.tokens = Math.ceil(totalChars(record.chars) / 4);
+    return;
+  }
+  const resolve = (): CharBreakdown => {
+    const chars = lazy(record);
+    Object.defineProperty(record, "chars", { value: chars, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(record, "tokens", { value: Math.ceil(totalChars(chars) / 4), writable: true, enumerable: true, configurable: true });
+    return chars;
+  };
+  Object.defineProperty(record, "chars", { get: resolve, enumerable: true, configurable: true });
+  Object.defineProperty(record, "tokens", {
+    get: () => Math.ceil(totalChars(resolve()) / 4),
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): void {
   const role = str(message.role) ?? "";
   record.role = role;
   if (role === "system") {
@@ -353,8 +382,7 @@ function fillMessage(record: EntryRecord, message: Obj): void {
     record.systemTokens = estimateTokens(system);
     return;
   }
-  record.chars = messageChars(message);
-  record.tokens = Math.ceil(totalChars(record.chars) / 4);
+  setChars(record, message, lazyChars);
   switch (role) {
     case "assistant": {
       record.stopReason = str(message.stopReason);

@@ -29,7 +29,29 @@ export class JsonScanError extends Error {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const CONTROL_CHARS = /[\x00-\x1f]/;
+/**
+ * True when `buf[start, end)` holds a byte below 0x20 (a raw control character, which JSON forbids
+ * inside strings). Tests four bytes at a time with the "has a byte less than n" word trick:
+ * `(x − 0x20202020) & ~x & 0x80808080` is non-zero iff some byte of x is < 0x20.
+ */
+export function hasControlByte(buf: Buffer, start: number, end: number): boolean {
+  let i = start;
+  const absolute = buf.byteOffset + i;
+  const misalign = (4 - (absolute & 3)) & 3;
+  const headEnd = Math.min(end, i + misalign);
+  for (; i < headEnd; i++) if (buf[i]! < 0x20) return true;
+  const words = (end - i) >>> 2;
+  if (words > 0) {
+    const view = new Uint32Array(buf.buffer, buf.byteOffset + i, words);
+    for (let w = 0; w < words; w++) {
+      const x = view[w]!;
+      if (((x - 0x20202020) & ~x & 0x80808080) !== 0) return true;
+    }
+    i += words << 2;
+  }
+  for (; i < end; i++) if (buf[i]! < 0x20) return true;
+  return false;
+}
 const NUMBER_SYNTAX = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const HEX = /^[0-9a-fA-F]{4}$/;
 
@@ -38,6 +60,9 @@ const HEX = /^[0-9a-fA-F]{4}$/;
  * `length` and `jsonLength` are computed once, on first use, without keeping a decoded copy.
  */
 export class LongString {
+  private units: number;
+  private jsonUnits: number;
+
   constructor(
     private readonly buf: Buffer,
     /** Byte offset of the first byte after the opening quote. */
@@ -46,11 +71,30 @@ export class LongString {
     readonly end: number,
     /** True when the raw bytes contain at least one backslash escape. */
     readonly hasEscape: boolean,
-    /** UTF-16 code units of the decoded value, i.e. `value.length` in JavaScript. */
-    readonly length: number,
-    /** `JSON.stringify(value).length` (quotes included), as V8 escapes it. */
-    readonly jsonLength: number,
-  ) {}
+    /** Measured lengths, when known at construction (else measured on first use). */
+    measured?: { units: number; jsonUnits: number },
+  ) {
+    this.units = measured ? measured.units : -1;
+    this.jsonUnits = measured ? measured.jsonUnits : -1;
+  }
+
+  /** UTF-16 code units of the decoded value, i.e. `value.length` in JavaScript. @throws {JsonScanError} for an invalid escape. */
+  get length(): number {
+    if (this.units < 0) this.measure();
+    return this.units;
+  }
+
+  /** `JSON.stringify(value).length` (quotes included), as V8 escapes it. @throws {JsonScanError} for an invalid escape. */
+  get jsonLength(): number {
+    if (this.jsonUnits < 0) this.measure();
+    return this.jsonUnits;
+  }
+
+  private measure(): void {
+    const m = measureJsonString(this.buf, this.start, this.end, this.hasEscape);
+    this.units = m.units;
+    this.jsonUnits = m.jsonUnits;
+  }
 
   /** Raw byte length of the encoded string body (between the quotes). */
   get byteLength(): number {
@@ -87,6 +131,68 @@ export class LongString {
   }
 }
 
+/**
+ * Validate and measure the body `buf[s, q)` of a JSON string (no raw control characters — checked
+ * by the caller): decoded UTF-16 length = characters of the raw text minus escape overhead;
+ * `JSON.stringify` length adds V8's re-escaping of `"`, `\\`, control characters (2 or 6 chars)
+ * and lone surrogates (6 chars).
+ * @throws {JsonScanError} for an invalid escape (`position` relative to `s`).
+ */
+export function measureJsonString(buf: Buffer, s: number, q: number, hasEscape: boolean): { units: number; jsonUnits: number } {
+  const rawChars = isAscii(buf.subarray(s, q)) ? q - s : buf.toString("utf8", s, q).length;
+  if (!hasEscape) return { units: rawChars, jsonUnits: rawChars + 2 };
+  let overhead = 0; // raw chars that escapes add beyond the one unit they decode to
+  let extra = 0; // chars JSON.stringify adds when re-escaping
+  let pendingHigh = false; // previous escape was a high surrogate ending exactly here
+  let previousEscapeEnd = -1;
+  let at = buf.indexOf(BACKSLASH, s);
+  while (at >= 0 && at < q) {
+    const c = buf[at + 1];
+    let escLength = 2;
+    let code: number;
+    switch (c) {
+      case 0x22: code = 0x22; break;
+      case 0x5c: code = 0x5c; break;
+      case 0x2f: code = 0x2f; break;
+      case 0x62: code = 0x08; break;
+      case 0x66: code = 0x0c; break;
+      case 0x6e: code = 0x0a; break;
+      case 0x72: code = 0x0d; break;
+      case 0x74: code = 0x09; break;
+      case 0x75: {
+        escLength = 6;
+        const hex = at + 6 <= q ? buf.toString("latin1", at + 2, at + 6) : "";
+        if (!HEX.test(hex)) throw new JsonScanError(`invalid \\u escape at byte ${at - s}`, at - s);
+        code = parseInt(hex, 16);
+        break;
+      }
+      default:
+        throw new JsonScanError(`invalid escape at byte ${at - s}`, at - s);
+    }
+    overhead += escLength - 1;
+    if (pendingHigh && previousEscapeEnd === at && code >= 0xdc00 && code <= 0xdfff) {
+      extra -= 5; // the high surrogate counted as lone is paired with this one
+      pendingHigh = false;
+    } else {
+      pendingHigh = false;
+      if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c || code === 0x0a || code === 0x0d || code === 0x09) {
+        extra += 1;
+      } else if (code < 0x20) {
+        extra += 5;
+      } else if (code >= 0xd800 && code <= 0xdbff) {
+        extra += 5; // lone unless the next escape is a low surrogate
+        pendingHigh = true;
+      } else if (code >= 0xdc00 && code <= 0xdfff) {
+        extra += 5;
+      }
+    }
+    previousEscapeEnd = at + escLength;
+    at = buf.indexOf(BACKSLASH, at + escLength);
+  }
+  const units = rawChars - overhead;
+  return { units, jsonUnits: units + extra + 2 };
+}
+
 /** A value read by {@link scanJson}: like `JSON.parse` output, but long strings may be {@link LongString}. */
 export type ScannedValue = null | boolean | number | string | LongString | ScannedValue[] | { [key: string]: ScannedValue };
 
@@ -94,6 +200,12 @@ export type ScannedValue = null | boolean | number | string | LongString | Scann
 export interface ScanOptions {
   /** Strings whose encoded body is at least this many bytes become {@link LongString}s. Default 256. */
   longStringBytes?: number;
+  /**
+   * Validate escapes and measure long strings while scanning (default true). With `false`, long
+   * strings are only checked for raw control characters; escapes are validated and lengths
+   * measured on first use of `length`/`jsonLength` (which may then throw {@link JsonScanError}).
+   */
+  measure?: boolean;
 }
 
 /**
@@ -105,6 +217,7 @@ export interface ScanOptions {
  */
 export function scanJson(buf: Buffer, start: number, end: number, options: ScanOptions = {}): ScannedValue {
   const longStringBytes = options.longStringBytes ?? 256;
+  const measure = options.measure ?? true;
   let pos = start;
   let depth = 0;
 
@@ -174,7 +287,7 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
     const byteLength = q - s;
     if (byteLength >= longStringBytes) return measureLongString(s, q, hasEscape);
     if (!hasEscape) {
-      if (byteLength > 64 && CONTROL_CHARS.test(buf.toString("latin1", s, q))) {
+      if (byteLength > 64 && hasControlByte(buf, s, q)) {
         pos = s;
         fail("control character in string");
       }
@@ -189,74 +302,18 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
     }
   };
 
-  /**
-   * Validate a long string body `buf[s, q)` exactly as JSON.parse would (no raw control
-   * characters, only valid escapes) and measure it: decoded UTF-16 length = characters of the
-   * raw text minus escape overhead; JSON.stringify length adds V8's re-escaping of `"`, `\\`,
-   * control characters (2 or 6 chars) and lone surrogates (6 chars).
-   */
   const measureLongString = (s: number, q: number, hasEscape: boolean): LongString => {
-    if (CONTROL_CHARS.test(buf.toString("latin1", s, q))) {
+    if (hasControlByte(buf, s, q)) {
       pos = s;
       fail("control character in string");
     }
-    const ascii = isAscii(buf.subarray(s, q));
-    const rawChars = ascii ? q - s : buf.toString("utf8", s, q).length;
-    if (!hasEscape) return new LongString(buf, s, q, false, rawChars, rawChars + 2);
-    let overhead = 0; // raw chars that escapes add beyond the one unit they decode to
-    let extra = 0; // chars JSON.stringify adds when re-escaping
-    let pendingHigh = false; // previous escape was a high surrogate ending exactly here
-    let previousEscapeEnd = -1;
-    let at = findBackslash(s);
-    while (at >= 0 && at < q) {
-      const c = buf[at + 1];
-      let escLength = 2;
-      let code: number;
-      switch (c) {
-        case 0x22: code = 0x22; break;
-        case 0x5c: code = 0x5c; break;
-        case 0x2f: code = 0x2f; break;
-        case 0x62: code = 0x08; break;
-        case 0x66: code = 0x0c; break;
-        case 0x6e: code = 0x0a; break;
-        case 0x72: code = 0x0d; break;
-        case 0x74: code = 0x09; break;
-        case 0x75: {
-          escLength = 6;
-          const hex = at + 6 <= q ? buf.toString("latin1", at + 2, at + 6) : "";
-          if (!HEX.test(hex)) {
-            pos = at;
-            fail("invalid \\u escape");
-          }
-          code = parseInt(hex, 16);
-          break;
-        }
-        default:
-          pos = at;
-          return fail("invalid escape");
-      }
-      overhead += escLength - 1;
-      if (pendingHigh && previousEscapeEnd === at && code >= 0xdc00 && code <= 0xdfff) {
-        extra -= 5; // the high surrogate counted as lone is paired with this one
-        pendingHigh = false;
-      } else {
-        pendingHigh = false;
-        if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c || code === 0x0a || code === 0x0d || code === 0x09) {
-          extra += 1;
-        } else if (code < 0x20) {
-          extra += 5;
-        } else if (code >= 0xd800 && code <= 0xdbff) {
-          extra += 5; // lone unless the next escape is a low surrogate
-          pendingHigh = true;
-        } else if (code >= 0xdc00 && code <= 0xdfff) {
-          extra += 5;
-        }
-      }
-      previousEscapeEnd = at + escLength;
-      at = findBackslash(at + escLength);
+    if (!measure) return new LongString(buf, s, q, hasEscape);
+    try {
+      return new LongString(buf, s, q, hasEscape, measureJsonString(buf, s, q, hasEscape));
+    } catch (error) {
+      if (error instanceof JsonScanError) pos = s + error.position;
+      throw error;
     }
-    const units = rawChars - overhead;
-    return new LongString(buf, s, q, true, units, units + extra + 2);
   };
 
   const readLiteral = (text: string, value: ScannedValue): ScannedValue => {

@@ -15,7 +15,8 @@
  */
 
 import * as fs from "node:fs";
-import { buildRecord, type EntryRecord } from "./entries";
+import { buildRecord, type EntryRecord, type LazyChars } from "./entries";
+import { messageChars } from "./estimate";
 import { JsonScanError, scanJson, type ScannedValue } from "./jsonscan";
 import { CURRENT_SESSION_VERSION, type Diagnostic, KNOWN_ENTRY_TYPES, type SessionEntry, type SessionHeader } from "./types";
 
@@ -132,7 +133,9 @@ export class SessionFile {
   static fromBytes(bytes: Buffer | string): SessionFile {
     const buf = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
     const session = new SessionFile(undefined, buf);
-    session.consume([buf], 0, true);
+    const splitter = new LineSplitter(0);
+    session.consume(splitter, buf, false);
+    session.consume(splitter, undefined, true);
     session.size = buf.length;
     return session;
   }
@@ -314,22 +317,18 @@ export class SessionFile {
       const stat = await handle.stat();
       this.identity = { dev: stat.dev, ino: stat.ino };
       this.mtimeMs = stat.mtimeMs;
-      const pending: Buffer[] = [];
+      const splitter = new LineSplitter(from);
       let position = from;
-      let consumedUpTo = from;
       for (;;) {
         const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
         const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
         if (bytesRead === 0) break;
         position += bytesRead;
-        pending.push(bytesRead === CHUNK_BYTES ? chunk : chunk.subarray(0, bytesRead));
-        if (chunk.subarray(0, bytesRead).lastIndexOf(NEWLINE) >= 0) {
-          consumedUpTo = this.consume(pending, consumedUpTo, false);
-        }
+        this.consume(splitter, bytesRead === CHUNK_BYTES ? chunk : chunk.subarray(0, bytesRead), false);
         // Let other work run between chunks (the extension host must stay responsive).
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      this.consume(pending, consumedUpTo, true);
+      this.consume(splitter, undefined, true);
       this.size = position;
       await this.captureProbes(handle);
     } finally {
@@ -347,18 +346,14 @@ export class SessionFile {
   }
 
   /**
-   * Parse every complete line in `pending` (chunks that start at file offset `base`). Leaves the
-   * unterminated remainder in `pending` (or, at end of input, parses it provisionally).
-   * @returns the file offset of the first unconsumed byte.
+   * Parse every complete line of the next chunk (`undefined` = end of input, where an unterminated
+   * remainder is parsed provisionally, as pi parses a final line without newline).
    */
-  private consume(pending: Buffer[], base: number, atEnd: boolean): number {
-    if (pending.length === 0) return base;
-    let buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
-    pending.length = 0;
-    let pos = 0;
-    if (base === 0 && !this.bomSkipped && buf.length >= 3 && buf.subarray(0, 3).equals(BOM)) {
+  private consume(splitter: LineSplitter, chunk: Buffer | undefined, atEnd: boolean): void {
+    if (chunk && splitter.offset === 0 && !this.bomSkipped && chunk.length >= 3 && chunk.subarray(0, 3).equals(BOM)) {
       this.bomSkipped = true;
-      pos = 3;
+      splitter.skip(chunk, 3);
+      chunk = chunk.subarray(3);
       this.diagnostics.push({
         severity: "warning",
         code: "bom",
@@ -367,38 +362,31 @@ export class SessionFile {
         offset: 0,
       });
     }
-    for (;;) {
-      const nl = buf.indexOf(NEWLINE, pos);
-      if (nl < 0) break;
-      this.lineNo++;
-      this.handleLine(buf, pos, nl, base + pos, true);
-      pos = nl + 1;
-      this.committedBytes = base + pos;
-    }
-    if (pos < buf.length) {
-      if (atEnd) {
+    if (chunk) {
+      splitter.push(chunk, (buf, start, end, offset) => {
         this.lineNo++;
-        const state: ProvisionalState = {
-          diagnostics: this.diagnostics.length,
-          records: this.records.length,
-          header: this.header,
-          fileVersion: this.fileVersion,
-          invalid: this.invalid,
-          parsedCount: this.parsedCount,
-          v1PreviousId: this.v1PreviousId,
-        };
-        this.handleLine(buf, pos, buf.length, base + pos, false);
-        if (this.records.length > state.records) state.record = this.records[this.records.length - 1];
-        this.provisional = state;
-        // The unterminated line is read again (with its new bytes) on the next refresh.
-        this.lineNo--;
-      } else {
-        buf = buf.subarray(pos);
-        pending.push(Buffer.from(buf));
-        return base + pos;
-      }
+        this.handleLine(buf, start, end, offset, true);
+        this.committedBytes = offset + (end - start) + 1;
+      });
     }
-    return base + buf.length;
+    if (!atEnd) return;
+    const rest = splitter.remainder();
+    if (!rest) return;
+    this.lineNo++;
+    const state: ProvisionalState = {
+      diagnostics: this.diagnostics.length,
+      records: this.records.length,
+      header: this.header,
+      fileVersion: this.fileVersion,
+      invalid: this.invalid,
+      parsedCount: this.parsedCount,
+      v1PreviousId: this.v1PreviousId,
+    };
+    this.handleLine(rest.buf, 0, rest.buf.length, rest.offset, false);
+    if (this.records.length > state.records) state.record = this.records[this.records.length - 1];
+    this.provisional = state;
+    // The unterminated line is read again (with its new bytes) on the next refresh.
+    this.lineNo--;
   }
 
   private undoProvisional(): void {
@@ -422,6 +410,36 @@ export class SessionFile {
     this.childrenCache = undefined;
   }
 
+  /**
+   * Measure a long line's message on first use (its strings were not measured when the file was
+   * read): re-read the line, decode lengths exactly, and count like pi's `estimateTokens`.
+   * An escape that JSON.parse would reject is reported (pi skips such a line) and counted leniently.
+   */
+  private readonly lazyChars: LazyChars = (record) => {
+    const bytes = this.readLineBytes(record);
+    const value = scanJson(bytes, 0, bytes.length, { measure: false }) as Record<string, unknown>;
+    if (value.id !== undefined && this.fileVersion >= 2 && value.id !== record.id) {
+      throw new StaleSessionError(`line ${record.line} of ${this.filePath} no longer holds entry ${record.id}`);
+    }
+    if (this.fileVersion < 3) migrateMessageRole(value);
+    const message = record.type === "custom_message" ? { role: "custom", content: value.content ?? [] } : value.message;
+    try {
+      return messageChars(message);
+    } catch (error) {
+      if (!(error instanceof JsonScanError)) throw error;
+      this.diagnostics.push({
+        severity: "warning",
+        code: "invalid-escape",
+        message: `line ${record.line}: ${error.message} inside a long string; pi 1.6.0 skips this line, pi-context estimates it from its size`,
+        line: record.line,
+        offset: record.offset,
+        entryId: record.id,
+      });
+      const approx = Math.ceil(record.byteLength);
+      return { text: approx, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
+    }
+  };
+
   /** For duplicate ids: the record a later record replaced in {@link byId}. */
   private readonly shadowedById = new Map<EntryRecord, EntryRecord>();
 
@@ -436,8 +454,13 @@ export class SessionFile {
       return;
     }
     let value: unknown;
+    let scanned = false;
     try {
-      value = parseLine(buf, start, end);
+      if (end - start < SCAN_LINE_BYTES) value = JSON.parse(buf.toString("utf8", start, end));
+      else {
+        value = parseLine(buf, start, end, false);
+        scanned = true;
+      }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (!terminated) {
@@ -507,7 +530,7 @@ export class SessionFile {
       }
       if (this.fileVersion < 3) migrateMessageRole(obj);
     }
-    const record = buildRecord(value as ScannedValue, { index: this.records.length, line, offset, byteLength });
+    const record = buildRecord(value as ScannedValue, { index: this.records.length, line, offset, byteLength }, scanned ? this.lazyChars : undefined);
     if ("code" in record && !("id" in record)) {
       this.diagnostics.push({ severity: "warning", code: record.code, message: `line ${line}: ${record.message}; skipped`, line, offset });
       return;
@@ -548,6 +571,60 @@ export class SessionFile {
     this.records.push(entry);
     if (entry.type === "label") this.labelCache = undefined;
     this.childrenCache = undefined;
+  }
+}
+
+/**
+ * Splits a stream of chunks into lines without copying chunks: complete lines inside a chunk are
+ * handed out as ranges of that chunk; only a line that spans chunks is concatenated (once).
+ */
+class LineSplitter {
+  private carry: Buffer[] = [];
+  private carryOffset = 0;
+  /** File offset of the next byte to be pushed. */
+  offset: number;
+
+  constructor(offset: number) {
+    this.offset = offset;
+  }
+
+  /** Account for `n` bytes at the start of `chunk` that are not part of any line (a BOM). */
+  skip(_chunk: Buffer, n: number): void {
+    this.offset += n;
+  }
+
+  push(chunk: Buffer, onLine: (buf: Buffer, start: number, end: number, offset: number) => void): void {
+    const base = this.offset;
+    this.offset += chunk.length;
+    let pos = 0;
+    if (this.carry.length > 0) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl < 0) {
+        this.carry.push(chunk);
+        return;
+      }
+      const line = Buffer.concat([...this.carry, chunk.subarray(0, nl)]);
+      this.carry = [];
+      onLine(line, 0, line.length, this.carryOffset);
+      pos = nl + 1;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, pos);
+      if (nl < 0) break;
+      onLine(chunk, pos, nl, base + pos);
+      pos = nl + 1;
+    }
+    if (pos < chunk.length) {
+      this.carry = [chunk.subarray(pos)];
+      this.carryOffset = base + pos;
+    }
+  }
+
+  /** The unterminated last line, if any. */
+  remainder(): { buf: Buffer; offset: number } | undefined {
+    if (this.carry.length === 0) return undefined;
+    const buf = this.carry.length === 1 ? this.carry[0]! : Buffer.concat(this.carry);
+    return { buf, offset: this.carryOffset };
   }
 }
 
@@ -595,10 +672,10 @@ function isBlank(buf: Buffer, start: number, end: number): boolean {
  * is accepted if `JSON.parse` accepts it.
  * @throws SyntaxError (from `JSON.parse`) for a line pi would skip.
  */
-export function parseLine(buf: Buffer, start: number, end: number): unknown {
+export function parseLine(buf: Buffer, start: number, end: number, measure = true): unknown {
   if (end - start < SCAN_LINE_BYTES) return JSON.parse(buf.toString("utf8", start, end));
   try {
-    return scanJson(buf.subarray(start, end), 0, end - start);
+    return scanJson(buf.subarray(start, end), 0, end - start, { measure });
   } catch (error) {
     if (!(error instanceof JsonScanError)) throw error;
     return JSON.parse(buf.toString("utf8", start, end));

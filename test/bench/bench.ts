@@ -1,0 +1,93 @@
+/**
+ * `npm run bench`: our session core against the JSON.parse floor and pi 1.6.0 itself, side by side
+ * on the same generated files (32 MB and 128 MB, image-heavy and text-heavy).
+ *
+ * Each figure comes from a fresh process (median of RUNS runs; memory of the last):
+ *  - floor: readFileSync + JSON.parse of every line (the cost of reading everything naively);
+ *  - ours:  SessionFile.open + analyzeLoaded → the gauge's numbers; then one appended entry → refresh + re-analysis;
+ *  - pi:    SessionManager.open + buildSessionProjection + estimateProjectedContextTokens (Node 22).
+ * Targets (issue 2): cold open ≤ 1.0× floor and ≤ 0.5× pi on both flavours; append ≤ 1 % of a cold
+ * open; retained heap ≤ 0.5× file size. Also checks that our tokens equal pi's.
+ *
+ * Env: PI_CONTEXT_BENCH_SIZES (default "32,128"), PI_CONTEXT_BENCH_RUNS (default 3).
+ */
+
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { generateSession, type Flavour } from "./generate";
+
+const REPO = path.resolve(__dirname, "../../..");
+const DATA = path.join(REPO, "bench-data");
+const SIZES = (process.env.PI_CONTEXT_BENCH_SIZES ?? "32,128").split(",").map(Number);
+const RUNS = Number(process.env.PI_CONTEXT_BENCH_RUNS ?? 3);
+const FLAVOURS: Flavour[] = ["image", "text"];
+
+function node22(): string {
+  return execFileSync(process.execPath, [path.join(REPO, "test/conformance/setup.mjs")], { encoding: "utf8" }).trim().split("\n").pop()!;
+}
+
+function json(cmd: string, args: string[]): Record<string, number> {
+  const out = execFileSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split("\n").pop()!) as Record<string, number>;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function main(): void {
+  fs.mkdirSync(DATA, { recursive: true });
+  const pi = node22();
+  const measure = path.join(__dirname, "measure.js");
+  const rows: string[] = [];
+  const failures: string[] = [];
+  rows.push("| file | size | entries | floor ms | ours cold ms (open + gauge) | pi ms (open + tokens) | ours/floor | ours/pi | append → gauge ms | append/cold | heap retained MB (×size) | ours max RSS MB | pi max RSS MB | tokens ours = pi |");
+  rows.push("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const size of SIZES) {
+    for (const flavour of FLAVOURS) {
+      const file = path.join(DATA, `session-${size}mb-${flavour}.jsonl`);
+      if (!fs.existsSync(file)) {
+        process.stderr.write(`generating ${path.basename(file)}…\n`);
+        generateSession(file, size, flavour);
+      }
+      const bytes = fs.statSync(file).size;
+      const floors: number[] = [];
+      const cold: number[] = [];
+      const piMs: number[] = [];
+      let oursLast: Record<string, number> = {};
+      let piLast: Record<string, number> = {};
+      for (let i = 0; i < RUNS; i++) {
+        floors.push(json(process.execPath, ["--expose-gc", measure, "floor", file]).ms!);
+        oursLast = json(process.execPath, ["--expose-gc", measure, "ours", file]);
+        cold.push(oursLast.coldMs!);
+        piLast = json(pi, [path.join(REPO, "test/conformance/bench-pi.mjs"), file]);
+        piMs.push(piLast.totalMs!);
+      }
+      const f = median(floors);
+      const c = median(cold);
+      const p = median(piMs);
+      const heapRatio = (oursLast.heapRetainedMB! * 1024 * 1024) / bytes;
+      const appendRatio = oursLast.appendUpdateMs! / c;
+      const name = path.basename(file);
+      rows.push(
+        `| ${name} | ${(bytes / 1024 / 1024).toFixed(1)} MB | ${oursLast.entries} | ${f.toFixed(0)} | ${c.toFixed(0)} (${oursLast.openMs!.toFixed(0)} + ${oursLast.analyzeMs!.toFixed(1)}) | ${p.toFixed(0)} (${piLast.openMs!.toFixed(0)} + ${(piLast.projectionMs! + piLast.estimateMs!).toFixed(1)}) | ${(c / f).toFixed(2)} | ${(c / p).toFixed(2)} | ${oursLast.appendUpdateMs!.toFixed(2)} | ${(appendRatio * 100).toFixed(2)} % | ${oursLast.heapRetainedMB} (${heapRatio.toFixed(3)}) | ${oursLast.maxRssMB} | ${piLast.maxRssMB!.toFixed(0)} | ${oursLast.tokens === piLast.tokens ? "yes" : `NO (${oursLast.tokens} vs ${piLast.tokens})`} |`,
+      );
+      if (c > f) failures.push(`${name}: cold open ${c.toFixed(0)} ms > floor ${f.toFixed(0)} ms`);
+      if (c > 0.5 * p) failures.push(`${name}: cold open ${c.toFixed(0)} ms > 0.5 × pi ${p.toFixed(0)} ms`);
+      if (appendRatio > 0.01) failures.push(`${name}: append → gauge ${(appendRatio * 100).toFixed(2)} % of a cold open`);
+      if (heapRatio > 0.5) failures.push(`${name}: retained heap ${heapRatio.toFixed(2)} × file size`);
+      if (oursLast.tokens !== piLast.tokens) failures.push(`${name}: tokens ${oursLast.tokens} ≠ pi ${piLast.tokens}`);
+    }
+  }
+  console.log(rows.join("\n"));
+  console.log(`\nmachine: ${process.platform} ${process.arch}, ${require("node:os").cpus().length} cores, node ${process.version} (ours, floor), pi under ${pi}`);
+  console.log(`runs per figure: ${RUNS} (median)`);
+  if (failures.length) {
+    console.log(`\ntargets missed:\n${failures.map((f) => `- ${f}`).join("\n")}`);
+    process.exitCode = 1;
+  } else console.log("\nall targets met");
+}
+
+main();

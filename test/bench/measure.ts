@@ -1,0 +1,104 @@
+/**
+ * One measurement in a fresh process (so memory figures are not polluted by other runs):
+ *
+ *   node --expose-gc out/test/bench/measure.js floor <file>   read + JSON.parse of every line
+ *   node --expose-gc out/test/bench/measure.js ours <file>    cold open → computed gauge; then one
+ *                                                             appended entry → updated gauge (on a copy)
+ * Prints one JSON object.
+ */
+
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { analyzeLoaded } from "../../src/core/analyze";
+import { SessionFile } from "../../src/core/session";
+
+declare const gc: (() => void) | undefined;
+
+function mb(bytes: number): number {
+  return Math.round((bytes / 1024 / 1024) * 10) / 10;
+}
+
+async function floor(file: string): Promise<object> {
+  const t0 = performance.now();
+  const text = fs.readFileSync(file, "utf8");
+  let n = 0;
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    JSON.parse(line);
+    n++;
+  }
+  const ms = performance.now() - t0;
+  return { ms, lines: n, maxRssMB: mb(process.resourceUsage().maxRSS * 1024) };
+}
+
+async function ours(file: string): Promise<object> {
+  const agentDir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-bench-agent-"));
+  if (typeof gc === "function") gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  const session = await SessionFile.open(file);
+  const t1 = performance.now();
+  const analysis = analyzeLoaded(session, { agentDir, projectSettings: "never" });
+  const t2 = performance.now();
+  if (typeof gc === "function") gc();
+  const heapRetained = process.memoryUsage().heapUsed - heapBefore;
+  const external = process.memoryUsage().external;
+
+  // One appended entry → updated gauge, on a copy (the benchmark file stays untouched).
+  const copy = path.join(os.tmpdir(), `pi-context-bench-${process.pid}.jsonl`);
+  fs.copyFileSync(file, copy);
+  const tail = await SessionFile.open(copy);
+  analyzeLoaded(tail, { agentDir, projectSettings: "never" });
+  const leaf = tail.leafId;
+  const entry = {
+    type: "message",
+    id: "bench0001",
+    parentId: leaf,
+    timestamp: new Date().toISOString(),
+    message: { role: "user", content: [{ type: "text", text: "one more question about the checkout flow" }], timestamp: Date.now() },
+  };
+  fs.appendFileSync(copy, `${JSON.stringify(entry)}\n`);
+  const samples: number[] = [];
+  let tokensAfter = 0;
+  for (let i = 0; i < 5; i++) {
+    const a0 = performance.now();
+    await tail.refresh();
+    const updated = analyzeLoaded(tail, { agentDir, projectSettings: "never" });
+    samples.push(performance.now() - a0);
+    tokensAfter = updated.inspect.contextTokens;
+    if (i < 4) {
+      // Append the next entry for the next sample.
+      const next = { ...entry, id: `bench000${i + 2}`, parentId: tail.leafId };
+      fs.appendFileSync(copy, `${JSON.stringify(next)}\n`);
+    }
+  }
+  fs.rmSync(copy, { force: true });
+  fs.rmSync(agentDir, { recursive: true, force: true });
+  samples.sort((a, b) => a - b);
+  return {
+    openMs: t1 - t0,
+    analyzeMs: t2 - t1,
+    coldMs: t2 - t0,
+    appendUpdateMs: samples[2],
+    tokens: analysis.inspect.contextTokens,
+    tokensAfterAppend: tokensAfter,
+    entries: session.records.length,
+    heapRetainedMB: mb(heapRetained),
+    externalMB: mb(external),
+    maxRssMB: mb(process.resourceUsage().maxRSS * 1024),
+  };
+}
+
+const [mode, file] = process.argv.slice(2);
+if (!file || (mode !== "floor" && mode !== "ours")) {
+  console.error("usage: measure.js floor|ours <file>");
+  process.exit(2);
+}
+(mode === "floor" ? floor(file) : ours(file)).then(
+  (r) => console.log(JSON.stringify(r)),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
