@@ -21,7 +21,12 @@ import { JsonScanError, scanJson, type ScannedValue } from "./jsonscan";
 import { CURRENT_SESSION_VERSION, type Diagnostic, KNOWN_ENTRY_TYPES, type SessionEntry, type SessionHeader } from "./types";
 
 /** Lines at least this long (bytes) are read with {@link scanJson} instead of `JSON.parse`. */
-const SCAN_LINE_BYTES = 8 * 1024;
+let SCAN_LINE_BYTES = 8 * 1024;
+
+/** Tests only: read lines of at least `bytes` bytes with the scanner (default 8 kB). */
+export function setScanLineBytes(bytes: number): void {
+  SCAN_LINE_BYTES = bytes;
+}
 /** Read size for streaming a file. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Lines longer than this are skipped with a diagnostic (V8 cannot hold much larger strings). */

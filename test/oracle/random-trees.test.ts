@@ -15,7 +15,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { SessionFile } from "../../src/core/session";
+import { SessionFile, setScanLineBytes } from "../../src/core/session";
 import { oracleView } from "../support/oracle-view";
 import { buildSession, recipeArb, type Recipe } from "../support/random-session";
 
@@ -101,6 +101,15 @@ async function compare(recipe: Recipe): Promise<void> {
 const stats = { total: 0, prepared: 0, split: 0, compacted: 0, pureEstimate: 0, unknown: 0 };
 
 describe(`core agrees with pi 1.6.0 on ${RUNS} random session trees`, () => {
+  it("the same with every line read by the lazy long-line scanner", async () => {
+    setScanLineBytes(0);
+    try {
+      await fc.assert(fc.asyncProperty(recipeArb, compare), { numRuns: Math.ceil(RUNS / 4), endOnFailure: true, includeErrorInReport: true });
+    } finally {
+      setScanLineBytes(8 * 1024);
+    }
+  });
+
   it("leaf, path, context, tokens, usage, shouldCompact, prepareCompaction, branch collection", async () => {
     await fc.assert(fc.asyncProperty(recipeArb, compare), { numRuns: RUNS, endOnFailure: true, includeErrorInReport: true });
     // Coverage of the interesting situations, so a generator regression cannot make this test vacuous.
