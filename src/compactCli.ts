@@ -26,6 +26,8 @@ export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions
 
 const n = (v: number) => v.toLocaleString("en-US");
 
+const KNOWN_FLAGS = new Set(["instructions", "base-url", "model", "summarizer-window", "max-output-tokens", "no-stream", "dry-run", "yes", "guard-seconds", "agent-dir", "cwd", "project-settings", "json", "leaf", "context-window"]);
+
 /** The preview as plain text. */
 export function formatCompactPreview(plan: CompactionPlan, fit: PlanFit | undefined, summarizer: Summarizer | undefined): string {
   const v = plan.preview;
@@ -71,7 +73,11 @@ function intFlag(value: string | true | undefined, name: string): number | undef
 export const compactCommand: CliCommand = async (argv, out, err) => {
   const args = parseArgs(argv, new Set(["dry-run", "yes", "json", "no-stream"]));
   const file = args.positional[0];
-  if (!file) throw new UsageError(`usage: ${COMPACT_USAGE}`);
+  if (!file || args.positional.length > 1) throw new UsageError(`usage: ${COMPACT_USAGE}`);
+  for (const name of args.flags.keys()) {
+    if (name === "api-key") throw new UsageError("there is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists)");
+    if (!KNOWN_FLAGS.has(name)) throw new UsageError(`unknown flag --${name}\nusage: ${COMPACT_USAGE}`);
+  }
   const env = process.env;
   const analyze = analyzeOptionsFrom(args, env);
   const str = (name: string) => {
