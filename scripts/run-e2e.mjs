@@ -120,7 +120,7 @@ async function main() {
     clearTimeout(timer);
     if (child && child.exitCode === null) child.kill("SIGKILL");
     await browserServer?.close().catch(() => {});
-    await server?.stop();
+    await server?.stop({ saveLogsTo: path.join(resultsDir, "vscode-logs") });
     if (!opts.keep) fixture.cleanup();
   }
   console.log(`[e2e] ${code === 0 ? "OK" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s — screenshots and logs in ${path.relative(repoRoot, resultsDir)}/`);

@@ -118,7 +118,7 @@ async function main() {
     clearTimeout(timer);
     writeFileSync(consoleFile, consoleLines.join("\n") + "\n");
     await browser?.close().catch(() => {});
-    await server?.stop();
+    await server?.stop({ saveLogsTo: path.join(resultsDir, "vscode-logs") });
     if (!opts.keep) fixture.cleanup();
     else console.log(`[integration] kept fixture ${fixture.root}`);
   }

@@ -14,7 +14,7 @@
 //        [--dev [DIR] | --vsix FILE] [--setting key=json] [--env KEY=VALUE]
 //        [--smoke-test-driver] [--port N] [--keep-temp]
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -283,8 +283,12 @@ export async function startVscodeServer(options = {}) {
           }
         }
       },
-      /** Kill the server's process group (TERM, then KILL) and remove the temp dir. */
-      async stop() {
+      /**
+       * Kill the server's process group (TERM, then KILL) and remove the temp dir.
+       * @param {{saveLogsTo?: string}} [o] first copy VS Code's logs (user-data/logs: extension
+       *   host, our output channels under exthost1/pi-context.pi-context/, …) to this dir
+       */
+      async stop(o = {}) {
         if (stopped) return;
         stopped = true;
         live.delete(server);
@@ -297,6 +301,14 @@ export async function startVscodeServer(options = {}) {
         killGroupSync(child, "SIGKILL");
         await sleep(100);
         logStream.end();
+        if (o.saveLogsTo) {
+          try {
+            const from = path.join(dirs.userData, "logs");
+            if (existsSync(from)) cpSync(from, o.saveLogsTo, { recursive: true });
+          } catch (err) {
+            say(`could not save VS Code logs: ${err.message}`);
+          }
+        }
         if (!keepTemp) {
           try {
             rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
