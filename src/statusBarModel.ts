@@ -114,7 +114,7 @@ function windowSourceText(w: ResolvedWindow): string {
     unknown: "unknown",
     live: "the running pi",
   }[w.source];
-  return w.detail ? `${base} — ${escapeMarkdown(w.detail)}` : base;
+  return w.detail ? `${base} (${escapeMarkdown(w.detail)})` : base;
 }
 
 function valueSourceText(source: ValueSource, file: string | undefined, key: string): string {

@@ -1,0 +1,108 @@
+// E2E: the status-bar gauge on the demo session (a real pi 1.6.0 session) in a real VS Code
+// workbench: its text, its Markdown tooltip, clicking it (opens the context panel), and
+// "Pi: Select Session…" / "Pi: Follow Latest Session". Screenshots in test-results/e2e/.
+import assert from "node:assert/strict";
+import { appendFileSync, copyFileSync, readdirSync, utimesSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { closeSharedHost, installSession, openWorkbench, repoRoot, resultsDir, runCommand, screenshot, sharedHost, statusBarItem, waitUntil, webviewFrameByTitle } from "./harness.mjs";
+
+const demo = path.join(repoRoot, "media", "demo");
+const GAUGE = "piContext.gauge";
+
+describe("e2e status bar gauge", () => {
+  let wb;
+  let sessionFile;
+
+  before(async () => {
+    const host = await sharedHost();
+    for (const f of readdirSync(path.join(demo, "agent"))) if (f.endsWith(".json")) copyFileSync(path.join(demo, "agent", f), path.join(host.agentDir, f));
+    sessionFile = installSession(host.agentDir, path.join(demo, "sessions", "long.jsonl"), host.workspace, { fileName: "2026-11-30T06-33-33-295Z_demo-long.jsonl" });
+    const later = new Date(Date.now() + 60_000); // the most recently written session of the workspace
+    utimesSync(sessionFile, later, later);
+    wb = await openWorkbench();
+  });
+
+  after(async () => {
+    await wb?.close();
+    await closeSharedHost();
+  });
+
+  it("shows the gauge with pi's numbers and a Markdown tooltip", async () => {
+    const { page } = wb;
+    const item = statusBarItem(page, GAUGE);
+    await waitUntil(async () => (await item.innerText()).includes("π 26% · 4.2k/16k"), 30_000, "the gauge text");
+    const label = await item.locator("a, .statusbar-item-label").first().getAttribute("aria-label");
+    assert.match(label ?? "", /^pi context 26 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
+    await screenshot(page, "statusbar-workbench");
+    await page.locator("#workbench\\.parts\\.statusbar").screenshot({ path: path.join(resultsDir, "statusbar-gauge.png") });
+
+    await item.hover();
+    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "reserveTokens" }).first();
+    await hover.waitFor({ state: "visible", timeout: 10_000 });
+    const text = await hover.innerText();
+    for (const want of ["long scripted session", "4,227", "16,000", "scripted/scripted-small", "models.json", "reserveTokens", "4,000", "global settings", "keepRecentTokens", "3,000", "7,773 tokens to go", "Compact…", "Open Context Panel"]) {
+      assert.ok(text.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${text}`);
+    }
+    await screenshot(page, "statusbar-tooltip");
+    await page.mouse.move(700, 300);
+  });
+
+  it("updates when pi appends, within a fraction of a second", async () => {
+    const { page } = wb;
+    const item = statusBarItem(page, GAUGE);
+    const last = (await import("node:fs")).readFileSync(sessionFile, "utf8").trim().split("\n").pop();
+    const parentId = JSON.parse(last).id;
+    const now = new Date().toISOString();
+    const entry = {
+      type: "message",
+      id: "e2e00001",
+      parentId,
+      timestamp: now,
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "done" }],
+        api: "openai-completions",
+        provider: "scripted",
+        model: "scripted-small",
+        usage: { input: 10990, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 11000, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        stopReason: "stop",
+        timestamp: Date.now(),
+      },
+    };
+    const t0 = Date.now();
+    appendFileSync(sessionFile, JSON.stringify(entry) + "\n");
+    await page.waitForFunction((id) => document.getElementById(id)?.textContent?.includes("π 69% · 11k/16k"), "pi-context.pi-context.piContext.gauge", { polling: 10, timeout: 10_000 });
+    console.log(`append → status bar text in the browser: ${Date.now() - t0} ms`);
+    // 11,000 > 12,000 − 3,000: within the (capped) margin of pi's threshold → warning colour
+    await waitUntil(async () => /warning/.test((await item.getAttribute("class")) ?? "") || (await item.evaluate((el) => getComputedStyle(el).backgroundColor)) !== "rgba(0, 0, 0, 0)", 5000, "warning background");
+    await page.locator("#workbench\\.parts\\.statusbar").screenshot({ path: path.join(resultsDir, "statusbar-gauge-warning.png") });
+  });
+
+  it("clicking the gauge opens the context panel", async () => {
+    const { page } = wb;
+    assert.equal(await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).count(), 0);
+    await statusBarItem(page, GAUGE).click();
+    // piContext.openPanel opens the "Pi Context" webview panel as an editor tab
+    await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).first().waitFor({ state: "visible", timeout: 20_000 });
+    await webviewFrameByTitle(page, "Pi Context", 20_000);
+    await screenshot(page, "statusbar-click-opens-panel");
+  });
+
+  it("Pi: Select Session… pins a session; Pi: Follow Latest Session unpins", async () => {
+    const { page } = wb;
+    await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
+    const widget = page.locator(".quick-input-widget");
+    const row = widget.locator(".monaco-list-row", { hasText: "long scripted session" }).first();
+    await row.waitFor({ state: "visible", timeout: 10_000 });
+    const rowText = await row.innerText();
+    assert.match(rowText, /entries/);
+    assert.match(rowText, /KB/);
+    await screenshot(page, "select-session-quickpick");
+    await row.click();
+    const item = statusBarItem(page, GAUGE);
+    await waitUntil(async () => (await item.innerHTML()).includes("codicon-pinned"), 10_000, "pinned marker");
+    await runCommand(page, "Pi: Follow Latest Session", { commandId: "piContext.followLatest" });
+    await waitUntil(async () => !(await item.innerHTML()).includes("codicon-pinned"), 10_000, "unpinned");
+  });
+});
