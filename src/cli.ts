@@ -12,6 +12,7 @@ import { compactCommand, COMPACT_USAGE } from "./compactCli";
 import { analyzeSession, type Analysis } from "./core/analyze";
 import { formatTokens, type InspectResult } from "./core/inspect";
 import { getAgentDir, type ProjectSettingsMode } from "./core/settings";
+import { SWITCH_USAGE, switchCommand, TREE_USAGE, treeCommand } from "./treeCli";
 
 /** Parsed command-line flags: `--name value`, `--flag`, and positional arguments. */
 export interface ParsedArgs {
@@ -133,6 +134,8 @@ export type CliCommand = (argv: readonly string[], out: (s: string) => void, err
 export const cliCommands = new Map<string, CliCommand>([
   ["inspect", inspectCommand],
   ["compact", (argv, out, err) => compactCommand(argv, out, err)],
+  ["tree", (argv, out, err) => treeCommand(argv, out, err)],
+  ["switch", (argv, out, err) => switchCommand(argv, out, err)],
 ]);
 
 const USAGE = `pi-context — see and steer pi's context window
@@ -140,7 +143,9 @@ const USAGE = `pi-context — see and steer pi's context window
 usage:
   pi-context inspect <session.jsonl> [--json] [--agent-dir DIR] [--cwd DIR] [--leaf ID]
                      [--project-settings auto|always|never] [--context-window N]
-  ${COMPACT_USAGE}`;
+  ${COMPACT_USAGE}
+  ${TREE_USAGE}
+  ${SWITCH_USAGE}`;
 
 /** Run the CLI. @returns the process exit code (0 ok, 1 failure, 2 usage). */
 export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`), err: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<number> {
