@@ -223,7 +223,8 @@ const EMPTY_STORE: ModelsStore = { file: "", providers: new Map() };
 
 /**
  * Resolve a model like pi's `ModelRuntime.getModel(provider, id)`, lowest layer first:
- * built-in catalog → `models-store.json` (if newer than the built-in catalog; replaces the model) →
+ * built-in catalog → `models-store.json` (built-in providers only, if newer than the built-in
+ * catalog; replaces the model) →
  * `models.json` `providers.<p>.models[]` entry with that id (replaces it; window default 128000;
  * a provider whose custom models lack `api`/`baseUrl` falls back to its built-in models) →
  * `models.json` `modelOverrides[id]` (field-wise, topmost).
@@ -240,7 +241,8 @@ export function resolveContextWindow(
   let source: ResolvedWindow["source"] = "catalog";
   let detail = `pi-ai 1.6.0 built-in catalog (${provider}/${modelId})`;
 
-  const stored = store.providers.get(provider);
+  // Only pi-ai's built-in providers consult the cached catalog (`withRemoteCatalog` wraps them).
+  const stored = providerHasBuiltins(provider) ? store.providers.get(provider) : undefined;
   if (stored && stored.lastModified !== undefined && stored.lastModified > BUILTIN_CATALOG_GENERATED_AT) {
     const m = stored.models.find((x) => x.id === modelId && x.provider === provider && (x.type === undefined || x.type === "chat"));
     if (m) {
