@@ -58,6 +58,8 @@ export interface ScriptedServer {
   disconnects: number;
   /** Queue answers (consumed in order; when empty, `fallback` answers). */
   script(...answers: ScriptedAnswer[]): void;
+  /** Forget queued answers and recorded requests. */
+  reset(): void;
   /** Answer used when the queue is empty. */
   fallback: ScriptedAnswer;
   /** Resolves when `n` requests have arrived. */
@@ -175,6 +177,10 @@ export async function startScriptedServer(fallback: ScriptedAnswer = { text: "##
       return state.disconnects;
     },
     script: (...answers) => queue.push(...answers),
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
     fallback,
     waitForRequests: (n, timeoutMs = 10000) =>
       new Promise<void>((resolve, reject) => {
