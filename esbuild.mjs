@@ -1,4 +1,4 @@
-// One build script for everything we ship: the extension host bundle, the CLI and (later) the webview.
+// One build script for everything we ship: the extension host bundle, the CLI and the panel webview.
 // Usage: node esbuild.mjs [--watch] [--production]
 import * as esbuild from "esbuild";
 
@@ -27,6 +27,25 @@ const builds = [
     format: "cjs",
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
+    sourcemap: production ? false : "linked",
+    minify: production,
+    logLevel: "warning",
+  },
+  // The Pi Context panel webview (browser; no node: modules): script, its stylesheet, and the
+  // codicon font stylesheet `<vscode-icon>` needs (copied with its .ttf, served from the extension).
+  {
+    entryPoints: {
+      main: "webview/main.ts",
+      panel: "webview/panel.css",
+      codicon: "node_modules/@vscode/codicons/dist/codicon.css",
+    },
+    outdir: "dist/webview",
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    target: ["chrome120"],
+    loader: { ".ttf": "file" },
+    assetNames: "[name]",
     sourcemap: production ? false : "linked",
     minify: production,
     logLevel: "warning",

@@ -1,0 +1,202 @@
+// E2E: the Pi Context panel in a real VS Code workbench (code-server + Chromium) on the shared
+// fixture long.jsonl (pi 1.6.0): the gauge numbers equal `pi-context inspect --json` for the same
+// file, the breakdown adds up, clicking a tracked file opens its editor tab, the summary diff
+// renders and opens the native diff editor; screenshots in a dark and a light theme.
+//
+// Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at
+// a private agent dir (long.agent's settings/models + the session), so the shared agent dir of
+// the other e2e files is not touched.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { closeSharedHost, openWorkbench, repoRoot, resultsDir, runCommand, screenshot, waitUntil, webviewFrame } from "./harness.mjs";
+
+const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
+
+function encodeSessionDirName(cwd) {
+  return `--${path.resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+function setup() {
+  const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-panel-"));
+  const workspace = path.join(root, "project");
+  const agentDir = path.join(root, "agent");
+  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+  mkdirSync(agentDir, { recursive: true });
+  for (const f of readdirSync(path.join(FIXTURE, "long.agent"))) copyFileSync(path.join(FIXTURE, "long.agent", f), path.join(agentDir, f));
+  const text = readFileSync(path.join(FIXTURE, "long.jsonl"), "utf8");
+  const nl = text.indexOf("\n");
+  const header = JSON.parse(text.slice(0, nl));
+  header.cwd = workspace;
+  const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
+  mkdirSync(dir, { recursive: true });
+  const sessionFile = path.join(dir, "2026-11-30T06-33-33-295Z_01a22b28-a36d-71bd-af8b-8fab3842755e.jsonl");
+  writeFileSync(sessionFile, JSON.stringify(header) + text.slice(nl));
+  // Some of the tracked files exist (the others show as missing).
+  const files = {
+    "src/alpha.ts": "export const alpha = 1;\n",
+    "src/epsilon.ts": "export const epsilon = 5;\n",
+    "src/beta.ts": "export const beta = 2;\n",
+    "notes.txt": "notes for the long scripted session\n",
+  };
+  for (const [rel, body] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
+    writeFileSync(path.join(workspace, rel), body);
+  }
+  return { root, workspace, agentDir, sessionFile };
+}
+
+function writeSettings(workspace, agentDir, theme) {
+  writeFileSync(
+    path.join(workspace, ".vscode", "settings.json"),
+    JSON.stringify({ "piContext.agentDir": agentDir, "workbench.colorTheme": theme, "workbench.editor.enablePreview": true }, null, 2),
+  );
+}
+
+function inspectJson(file, agentDir) {
+  const out = execFileSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir], { encoding: "utf8" });
+  return JSON.parse(out);
+}
+
+async function dataValue(locator) {
+  return Number(await locator.getAttribute("data-value"));
+}
+
+describe("e2e context panel", () => {
+  let fx;
+  let wb;
+  let frame;
+
+  before(async () => {
+    fx = setup();
+    writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
+    wb = await openWorkbench({ folder: fx.workspace, width: 1500, height: 1000 });
+  });
+
+  after(async () => {
+    await wb?.close();
+    await closeSharedHost();
+    if (fx) rmSync(fx.root, { recursive: true, force: true });
+  });
+
+  it("opens with pi's numbers: the gauge equals `pi-context inspect --json` for the same file", async () => {
+    const { page } = wb;
+    await runCommand(page, "Pi: Open Context Panel");
+    frame = webviewFrame(page, { title: "Pi Context" });
+    const used = frame.locator('[data-testid="gauge-used"]');
+    await used.waitFor({ state: "visible", timeout: 30_000 });
+    await waitUntil(async () => (await frame.locator(".session-name").innerText()) === "long scripted session", 20_000, "the session name");
+
+    const cli = inspectJson(fx.sessionFile, fx.agentDir);
+    assert.equal(await dataValue(used), cli.contextTokens);
+    assert.equal(await dataValue(frame.locator('[data-testid="gauge-window"]')), cli.contextWindow.value);
+    assert.equal(await dataValue(frame.locator('[data-testid="gauge-until"] strong')), cli.tokensUntilCompaction);
+    assert.equal(await frame.locator('[data-testid="gauge-percent"]').innerText(), `${cli.percent.toFixed(1)}%`);
+    const facts = await frame.locator(".facts").innerText();
+    assert.ok(facts.includes(cli.footer), `footer ${cli.footer} in:\n${facts}`);
+    assert.ok(facts.includes("4,000 · global settings"), facts);
+    assert.ok(facts.includes("scripted/scripted-small"), facts);
+
+    // breakdown: the in-context categories add up to the headline, free + reserve complete the window
+    const rows = frame.locator('[data-testid="breakdown"] [data-category]');
+    const parts = await rows.evaluateAll((els) => els.map((e) => [e.getAttribute("data-category"), Number(e.getAttribute("data-tokens"))]));
+    const inContext = parts.filter(([id]) => id !== "free" && id !== "reserve").reduce((s, [, t]) => s + t, 0);
+    assert.equal(inContext, cli.contextTokens);
+    assert.equal(parts.reduce((s, [, t]) => s + t, 0), cli.contextWindow.value);
+    assert.deepEqual(parts.map(([id]) => id), ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "free", "reserve"]);
+    await frame.locator('[data-testid="history"] svg').waitFor({ state: "visible" });
+    const colours = await frame.locator("body").evaluate((b) => ["--vscode-charts-orange", "--vscode-charts-purple", "--vscode-terminal-ansiMagenta", "--vscode-charts-yellow"].map((v) => `${v}=${getComputedStyle(b).getPropertyValue(v)}`).join(" "));
+    console.log(`[panel] theme colours: ${colours}`);
+    await screenshot(page, "panel-dark");
+  });
+
+  it("expands a category to its largest entries", async () => {
+    const { page } = wb;
+    await frame.locator('button[data-category="toolResults"]').click();
+    const entries = frame.locator(".cat-entries .entry-row");
+    await entries.first().waitFor({ state: "visible" });
+    assert.ok((await entries.count()) >= 1);
+    await screenshot(page, "panel-dark-category");
+    await frame.locator('button[data-category="toolResults"]').click();
+  });
+
+  it("clicking a tracked file opens its editor tab (preview); missing files are marked", async () => {
+    const { page } = wb;
+    const alpha = frame.locator(`.file[data-path="${path.join(fx.workspace, "src", "alpha.ts")}"]`);
+    await alpha.waitFor({ state: "visible", timeout: 10_000 });
+    const missing = frame.locator(`.file[data-path="${path.join(fx.workspace, "docs", "eta-6.md")}"]`);
+    await missing.locator('[data-flag="missing"]').waitFor({ state: "visible", timeout: 10_000 });
+    await alpha.click();
+    const tab = page.locator(".tabs-container .tab", { hasText: "alpha.ts" });
+    await tab.waitFor({ state: "visible", timeout: 15_000 });
+    // VS Code renders a preview editor's tab label in italics
+    assert.match((await tab.locator(".monaco-icon-label").first().getAttribute("class")) ?? "", /\bitalic\b/, "opened as a preview tab");
+    // the panel marks it as open in a tab
+    await alpha.locator('[data-flag="open"]').waitFor({ state: "visible", timeout: 10_000 });
+    // keyboard: ↓ then Enter opens the next file pinned
+    await alpha.focus();
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    await waitUntil(async () => (await page.locator(".tabs-container .tab").count()) >= 2, 10_000, "a second editor tab");
+    await screenshot(page, "panel-dark-file-opened");
+  });
+
+  it("shows the summary diff with disappeared lines and opens it in the diff editor", async () => {
+    const { page } = wb;
+    const diff = frame.locator('[data-testid="summary-diff"]');
+    await diff.scrollIntoViewIfNeeded();
+    await diff.waitFor({ state: "visible" });
+    // default pair: the latest two (compaction 3 → 4: the manual split-turn compaction appends)
+    let stats = await frame.locator('[data-testid="diff-stats"]').innerText();
+    assert.match(stats, /0 lines disappeared/);
+    assert.ok((await diff.locator('.diff-line[data-kind="added"]').count()) > 0);
+    // pick compaction 1 → 2 in the "to" select: lines disappear there
+    await frame.locator('[data-testid="diff-to"]').click();
+    await frame.locator('[data-testid="diff-to"] li[role="option"]', { hasText: "Compaction 2" }).click();
+    await waitUntil(async () => /Compaction 1 → Compaction 2/.test(await frame.locator('vscode-collapsible[data-section="diff"]').getAttribute("description")), 10_000, "the 1 → 2 diff");
+    stats = await frame.locator('[data-testid="diff-stats"]').innerText();
+    const gone = Number(/(\d+) lines? disappeared/.exec(stats)?.[1]);
+    assert.ok(gone > 0, stats);
+    const removedLines = frame.locator('[data-testid="summary-diff"] .diff-line[data-kind="removed"], [data-testid="summary-diff"] .diff-line[data-kind="changed"]');
+    assert.ok((await removedLines.count()) > 0);
+    await frame.locator('[data-testid="summary-diff"]').scrollIntoViewIfNeeded();
+    await screenshot(page, "panel-dark-diff");
+    await frame.locator('[data-testid="open-diff-editor"]').click();
+    await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 15_000 });
+    const tab = page.locator(".tabs-container .tab", { hasText: "↔" });
+    await tab.first().waitFor({ state: "visible", timeout: 10_000 });
+    await screenshot(page, "panel-dark-diff-editor");
+  });
+
+  it("light theme: same panel, screenshots", async () => {
+    const { page } = wb;
+    // close the editors opened above and bring the panel back
+    await runCommand(page, "View: Close All Editors");
+    await runCommand(page, "Pi: Open Context Panel");
+    writeSettings(fx.workspace, fx.agentDir, "Default Light Modern");
+    await waitUntil(async () => (await page.locator(".monaco-workbench").getAttribute("class"))?.includes("vs ") || (await page.locator(".monaco-workbench.vs").count()) > 0, 20_000, "the light theme");
+    frame = webviewFrame(page, { title: "Pi Context" });
+    await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
+    await page.waitForTimeout(500);
+    await screenshot(page, "panel-light");
+    await frame.locator('[data-testid="summary-diff"]').scrollIntoViewIfNeeded();
+    await screenshot(page, "panel-light-diff");
+  });
+
+  it("the same UI as a view in the Pi container (both themes)", async () => {
+    const { page } = wb;
+    await runCommand(page, "View: Close All Editors");
+    await page.locator('.activitybar [aria-label^="Pi Context"]').first().click();
+    const view = webviewFrame(page, { title: "Context" });
+    await view.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
+    await page.waitForTimeout(300);
+    await screenshot(page, "view-light");
+    writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
+    await waitUntil(async () => (await page.locator(".monaco-workbench.vs-dark").count()) > 0, 20_000, "the dark theme");
+    await page.waitForTimeout(500);
+    await screenshot(page, "view-dark");
+  });
+});

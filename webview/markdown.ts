@@ -1,0 +1,46 @@
+/**
+ * Summaries are LLM output: untrusted. Render them with a real markdown renderer (`marked`, GFM)
+ * and sanitise the HTML with DOMPurify before it touches the DOM: no scripts, styles, images,
+ * forms, frames or SVG; links are kept as text (their target in the title), never navigable.
+ */
+
+import DOMPurify from "dompurify";
+import { marked } from "marked";
+
+const FILE_BLOCK = /<(read-files|modified-files)>\n?([\s\S]*?)\n?<\/\1>/g;
+
+/** pi's inner `<read-files>`/`<modified-files>` blocks (a summary embedding an earlier one) as readable markdown. */
+export function fileBlocksToMarkdown(text: string): string {
+  return text.replace(FILE_BLOCK, (_m, tag: string, body: string) => {
+    const title = tag === "read-files" ? "Read files" : "Modified files";
+    const fence = body.includes("```") ? "~~~~" : "```";
+    return `\n**${title}**\n\n${fence}\n${body.trim()}\n${fence}\n`;
+  });
+}
+
+let hooked = false;
+function hook(): void {
+  if (hooked) return;
+  hooked = true;
+  DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName === "A") {
+      const href = node.getAttribute("href");
+      node.removeAttribute("href");
+      node.removeAttribute("target");
+      if (href) node.setAttribute("title", href);
+      node.setAttribute("class", "md-link");
+    }
+  });
+}
+
+/** Markdown → a sanitised DocumentFragment. */
+export function renderMarkdown(markdown: string): DocumentFragment {
+  hook();
+  const html = marked.parse(fileBlocksToMarkdown(markdown), { async: false, gfm: true, breaks: false }) as string;
+  return DOMPurify.sanitize(html, {
+    RETURN_DOM_FRAGMENT: true,
+    USE_PROFILES: { html: true },
+    FORBID_TAGS: ["img", "style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "svg", "math", "video", "audio", "source", "link", "meta", "base"],
+    FORBID_ATTR: ["style", "class", "id", "srcset", "src", "action", "formaction"],
+  });
+}
