@@ -119,8 +119,72 @@ export function structureDiagnostics(index: EntryIndex): Diagnostic[] {
     }
     for (const e of walk) state.set(e.id, 2);
   }
+  diagnostics.push(...concurrentWriterDiagnostics(index, owners));
   if (roots > 1) {
     diagnostics.push({ severity: "info", code: "several-roots", message: `${roots} entries have no parent (several roots)` });
   }
   return diagnostics;
+}
+
+/** Seconds within which interleaved sibling branches look like two writers rather than navigation. */
+export const CONCURRENT_WRITERS_WINDOW_SECONDS = 120;
+
+/**
+ * Heuristic for two pi processes appending to one file (case 11, pi #8300): at a branch point
+ * without a branch summary, the subtree of an earlier child receives entries *after* a later
+ * sibling started, within {@link CONCURRENT_WRITERS_WINDOW_SECONDS}. pi's navigation only
+ * starts a new branch; it does not keep writing to the old one in the same minute.
+ */
+function concurrentWriterDiagnostics(index: EntryIndex, owners: readonly EntryRecord[]): Diagnostic[] {
+  const children = new Map<string, EntryRecord[]>();
+  for (const r of owners) {
+    if (!r.parentId) continue;
+    let list = children.get(r.parentId);
+    if (!list) children.set(r.parentId, (list = []));
+    list.push(r);
+  }
+  // The first-level child each entry descends from, per branch point (computed lazily by walking up).
+  const out: Diagnostic[] = [];
+  for (const [parentId, kids] of children) {
+    if (kids.length < 2 || kids.some((k) => k.type === "branch_summary")) continue;
+    const kidIds = new Set(kids.map((k) => k.id));
+    // For every entry after the second child in file order, find which child's subtree it is in.
+    const secondStart = kids[1]!.index;
+    const branchOf = (r: EntryRecord): string | undefined => {
+      let cur: EntryRecord | undefined = r;
+      const seen = new Set<string>();
+      while (cur && !seen.has(cur.id)) {
+        if (kidIds.has(cur.id)) return cur.id;
+        seen.add(cur.id);
+        cur = cur.parentId ? index.byId.get(cur.parentId) : undefined;
+      }
+      return undefined;
+    };
+    let last: { branch: string; time: number } | undefined;
+    let switches = 0;
+    let close = false;
+    for (let i = kids[0]!.index; i < index.records.length && switches < 3; i++) {
+      const r = index.records[i]!;
+      if (r.index < kids[0]!.index) continue;
+      const branch = branchOf(r);
+      if (!branch) continue;
+      const time = Date.parse(r.timestamp);
+      if (last && branch !== last.branch) {
+        if (r.index > secondStart) switches++;
+        if (Number.isFinite(time) && Number.isFinite(last.time) && Math.abs(time - last.time) <= CONCURRENT_WRITERS_WINDOW_SECONDS * 1000) close = true;
+      }
+      last = { branch, time };
+    }
+    if (switches >= 2 && close) {
+      const parent = index.byId.get(parentId);
+      out.push({
+        severity: "warning",
+        code: "concurrent-writers",
+        message: `entries of sibling branches under ${parentId}${parent ? ` (line ${parent.line})` : ""} alternate in the file within ${CONCURRENT_WRITERS_WINDOW_SECONDS} s and no branch summary or navigation explains it: possibly two pi processes writing the same session. pi resumes the branch of the last line.`,
+        line: kids[1]!.line,
+        entryId: parentId,
+      });
+    }
+  }
+  return out;
 }
