@@ -1,15 +1,20 @@
 import * as vscode from "vscode";
+import { registerCompaction } from "./compaction";
 import { readConfig } from "./config";
 import type { Services } from "./services";
+import { registerPanel } from "./panel";
 import { registerSessionCommands } from "./sessionCommands";
 import { PiSessionSource } from "./sessions";
 import { registerStatusBar, type StatusBarGauge } from "./statusBar";
+import { registerSessionTree, type SessionTreeView } from "./treeView";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
 export interface PiContextApi {
   services: Services;
   /** The status-bar gauge (what it shows: `statusBar.snapshot()`). */
   statusBar: StatusBarGauge;
+  /** The "Pi Session" tree view (provider, TreeView, reveal). */
+  sessionTree: SessionTreeView;
 }
 
 /**
@@ -28,10 +33,13 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   // Feature modules: one registration line each (they push their disposables to context.subscriptions).
   registerSessionCommands(services);
   const statusBar = registerStatusBar(services);
+  registerPanel(services);
+  registerCompaction(services);
+  const sessionTree = registerSessionTree(services);
 
   sessions.start();
   log.info("pi Context activated");
-  return { services, statusBar };
+  return { services, statusBar, sessionTree };
 }
 
 export function deactivate(): void {}

@@ -1,0 +1,286 @@
+// The "Pi Session" tree view in the real extension host, on copies of pi's tree fixture: items
+// (texts, icons, states, context values), reveal, filter, live updates, labels, summaries, and
+// "Switch to Here…" with and without a summary (scripted OpenAI-compatible server on 127.0.0.1,
+// key in SecretStorage) — after each switch pi 1.6.0 (the oracle) loads the file at the chosen
+// position. Cancel and the live guard leave the file byte-identical.
+import * as assert from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import { pathToFileURL } from "url";
+import * as vscode from "vscode";
+import { after, before, beforeEach, describe, it } from "mocha";
+import type { PiContextApi } from "../../src/extension";
+import type { TreeElement } from "../../src/core/treeModel";
+import type { SwitchCommandOutcome } from "../../src/treeView";
+import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { repoRoot, waitFor } from "./env";
+import { fixture, installSession, makeAgentDir, piApi, setSetting, touchLater, useAgentDir, whenSession } from "./sessionHelpers";
+
+interface Loaded {
+  leafId: string;
+  pathIds: string[];
+  contextEntries: string[];
+  contextMessages: { entryId: string; role: string }[];
+  unchangedOnOpen: boolean;
+}
+interface Oracle {
+  loadCheck(r: { file: string }): Promise<Loaded>;
+  close(): Promise<void>;
+}
+
+const switchTo = (target: unknown, options?: object) => vscode.commands.executeCommand<SwitchCommandOutcome>("piContext.tree.switchToHere", target, options) as Promise<SwitchCommandOutcome>;
+
+describe("session tree view", function () {
+  this.timeout(60000);
+  let api: PiContextApi;
+  let server: ScriptedServer;
+  let oracle: Oracle;
+  let agentDir: string;
+  let counter = 0;
+
+  /** Install a fresh copy of tree.jsonl as the workspace's latest session and wait until the view shows it. */
+  async function freshTree(): Promise<string> {
+    const file = installSession(agentDir, fixture("tree").jsonl, `2026-11-30T07-00-0${counter}Z_tree-${++counter}.jsonl`);
+    touchLater(file, counter * 2);
+    // pinned: our own appends (older mtime than earlier copies) must not make another copy the "latest"
+    await api.services.sessions.pin(file);
+    await whenSession(api, (c) => c?.file === file, 8000, `the session ${path.basename(file)}`);
+    await waitFor(() => api.sessionTree.provider.file === file && api.sessionTree.provider.model?.leafId === "bb6f6d3c", 5000, "the tree view on the new session");
+    return file;
+  }
+
+  const model = () => api.sessionTree.provider.model!;
+  const items = (parent?: TreeElement) => api.sessionTree.provider.getChildren(parent).map((e) => ({ e, item: api.sessionTree.provider.getTreeItem(e) }));
+  const labelText = (item: vscode.TreeItem) => (typeof item.label === "string" ? item.label : item.label!.label);
+
+  before(async () => {
+    api = await piApi();
+    server = await startScriptedServer();
+    agentDir = makeAgentDir(fixture("tree").agent);
+    await useAgentDir(api, agentDir);
+    await setSetting("summarizer.provider", "openai");
+    await setSetting("summarizer.openai.baseURL", server.baseURL);
+    await setSetting("summarizer.openai.model", "tree-it-model");
+    await setSetting("summarizer.openai.contextWindow", 128000);
+    await setSetting("liveSession.guardSeconds", 0);
+    assert.strictEqual(await vscode.commands.executeCommand("piContext.setApiKey", "sk-tree-it-7"), true);
+    const mod = (await import(pathToFileURL(path.join(repoRoot, "test/conformance/oracle-client.mjs")).href)) as { OracleClient: { start(): Promise<Oracle> } };
+    oracle = await mod.OracleClient.start();
+    await vscode.commands.executeCommand(`${"piContext.sessionTree"}.focus`);
+  });
+  after(async () => {
+    for (const k of ["summarizer.provider", "summarizer.openai.baseURL", "summarizer.openai.model", "summarizer.openai.contextWindow", "liveSession.guardSeconds"]) await setSetting(k, undefined);
+    await vscode.commands.executeCommand("piContext.tree.setFilter", "default");
+    await vscode.commands.executeCommand("piContext.clearApiKey");
+    await api.services.sessions.followLatest();
+    await useAgentDir(api, undefined);
+    await server.close();
+    await oracle?.close();
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    fs.rmSync(agentDir, { recursive: true, force: true });
+  });
+  beforeEach(() => server.reset());
+
+  it("is contributed to the Pi Context container with its commands and menus", async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+    const view = pkg.contributes.views["pi-context"].find((v: { id: string }) => v.id === "piContext.sessionTree");
+    assert.strictEqual(view.name, "Pi Session");
+    assert.ok(fs.existsSync(path.join(repoRoot, view.icon)));
+    const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.tree.switchToHere");
+    assert.strictEqual(cmd.title, "Switch to Here…");
+    const menus = pkg.contributes.menus["view/item/context"].filter((m: { command: string }) => m.command === "piContext.tree.switchToHere");
+    assert.deepStrictEqual(menus.map((m: { group: string }) => m.group).sort(), ["1_switch@1", "inline@1"]);
+    const all = await vscode.commands.getCommands(true);
+    for (const c of ["piContext.tree.switchToHere", "piContext.tree.switchWithSummary", "piContext.tree.setLabel", "piContext.tree.clearLabel", "piContext.tree.openSummary", "piContext.tree.revealLeaf", "piContext.tree.setFilter", "piContext.tree.cancelSwitch"]) assert.ok(all.includes(c), c);
+  });
+
+  it("shows the tree: one root run, the 3-way branch point, branch groups, folded tool results, leaf and active path", async () => {
+    await freshTree();
+    assert.strictEqual(api.sessionTree.treeView.title, "Pi Session"); // tree.jsonl has no session name
+    assert.match(api.sessionTree.treeView.description ?? "", /_tree-\d+\.jsonl · pinned$/);
+    const top = items();
+    assert.deepStrictEqual(top.map((t) => t.e.key), ["e:1eb270e4", "e:c8a901f3", "e:c707baf6", "e:a03949d4", "e:1c4d30f5", "e:88ee17e2", "e:3bcd7a02"]);
+    const user = top[1]!.item;
+    assert.strictEqual(labelText(user), "[task:t1] do t1");
+    assert.strictEqual((user.iconPath as vscode.ThemeIcon).id, "account");
+    assert.strictEqual(((user.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, "charts.blue", "on the active path");
+    const call = top[2]!.item;
+    assert.strictEqual(call.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, "its tool result is folded under it");
+    assert.match(String(call.description), /scripted-big/);
+    const folded = items(top[2]!.e);
+    assert.strictEqual(folded.length, 1);
+    assert.strictEqual(labelText(folded[0]!.item), "read: src/alpha.ts");
+    const bp = top[6]!.item;
+    assert.strictEqual(bp.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+    assert.match(String(bp.description), /⑂ 3 branches/);
+    const branches = items(top[6]!.e);
+    assert.deepStrictEqual(branches.map((b) => b.e.key), ["b:a41d08b8", "b:7daca6b9", "b:b6b95844"]);
+    assert.deepStrictEqual(branches.map((b) => b.item.collapsibleState), [vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Expanded]);
+    assert.strictEqual(branches[2]!.item.description, "4 entries · active");
+    const summaryBranch = items(branches[1]!.e);
+    const bs = summaryBranch[0]!.item;
+    assert.match(labelText(bs), /^\[branch-A\] Branch summary: /);
+    assert.deepStrictEqual((bs.label as vscode.TreeItemLabel).highlights, [[0, 10]]); // "[branch-A]"
+    assert.strictEqual(bs.contextValue, "piEntry.summary.labeled");
+    assert.strictEqual(bs.command?.command, "piContext.tree.openSummary");
+    const leafRun = items(branches[2]!.e);
+    const leaf = leafRun[leafRun.length - 1]!;
+    assert.strictEqual(leaf.e.key, "e:bb6f6d3c");
+    assert.match(String(leaf.item.description), /^● leaf/);
+    assert.strictEqual((leaf.item.iconPath as vscode.ThemeIcon).id, "debug-stackframe");
+    assert.strictEqual(leaf.item.contextValue, "piEntry.leaf");
+    assert.ok(leaf.item.tooltip instanceof vscode.MarkdownString && leaf.item.tooltip.isTrusted === false);
+  });
+
+  it("reveals the leaf and any entry (selection follows), also inside a collapsed branch", async () => {
+    await freshTree();
+    await vscode.commands.executeCommand("piContext.tree.revealLeaf");
+    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:bb6f6d3c", 5000, "the leaf to be selected");
+    assert.strictEqual(api.sessionTree.treeView.visible, true);
+    const e = await api.sessionTree.reveal("1812defc"); // a tool result folded under an assistant in branch A
+    assert.strictEqual(e?.key, "e:1812defc");
+    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:1812defc", 5000, "the folded tool result to be selected");
+  });
+
+  it("filters like pi's /tree (user messages only, everything) and remembers the filter", async () => {
+    await freshTree();
+    assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.setFilter", "user-only"), "user-only");
+    assert.deepStrictEqual(items().map((t) => t.e.key), ["e:c8a901f3", "e:1c4d30f5"]);
+    assert.deepStrictEqual(items(items()[1]!.e).map((t) => t.e.key), ["b:a41d08b8", "b:60933bb1", "b:b6b95844"]);
+    assert.match(api.sessionTree.treeView.description ?? "", /User messages/);
+    assert.strictEqual(model().displayLeafId, "b6b95844");
+    await vscode.commands.executeCommand("piContext.tree.setFilter", "all");
+    assert.strictEqual(items()[0]!.e.key, "e:2ff39b9e", "the model change is the root in 'everything'");
+    await vscode.commands.executeCommand("piContext.tree.setFilter", "default");
+    assert.strictEqual(items()[0]!.e.key, "e:1eb270e4");
+  });
+
+  it("updates live as pi appends (incremental, no rebuild)", async () => {
+    const file = await freshTree();
+    const m = model();
+    const appended = { type: "message", id: "live0001", parentId: "bb6f6d3c", timestamp: new Date().toISOString(), message: { role: "user", content: [{ type: "text", text: "appended by pi" }], timestamp: Date.now() } };
+    fs.appendFileSync(file, JSON.stringify(appended) + "\n");
+    await api.services.sessions.refresh();
+    await waitFor(() => model().leafId === "live0001", 5000, "the appended entry");
+    assert.strictEqual(model(), m, "same model, synced incrementally");
+    const run = items(items(items()[6]!.e)[2]!.e);
+    assert.strictEqual(run[run.length - 1]!.e.key, "e:live0001");
+    assert.match(String(run[run.length - 1]!.item.description), /● leaf/);
+  });
+
+  it("Switch to Here without a summary: a leaf marker; pi 1.6.0 resumes at the chosen entry", async () => {
+    const file = await freshTree();
+    const before = fs.readFileSync(file);
+    const outcome = await switchTo(model().entryElement("895e5ef5"), { summarize: false, quiet: true });
+    assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
+    if (outcome.kind !== "switched") return;
+    assert.strictEqual(outcome.newLeafId, "895e5ef5");
+    assert.deepStrictEqual(outcome.entries.map((e) => [e.type, e.parentId]), [["custom", "895e5ef5"]]);
+    const after = fs.readFileSync(file);
+    assert.ok(after.subarray(0, before.length).equals(before), "existing bytes unchanged");
+    const loaded = await oracle.loadCheck({ file });
+    assert.strictEqual(loaded.unchangedOnOpen, true);
+    assert.strictEqual(loaded.leafId, outcome.entries[0]!.id);
+    assert.deepStrictEqual(loaded.pathIds.slice(-4), ["5e60ca97", "eefae3d2", "895e5ef5", outcome.entries[0]!.id]);
+    assert.strictEqual(loaded.contextMessages[loaded.contextMessages.length - 1]!.entryId, "895e5ef5", "the marker adds nothing to the context");
+    assert.ok(loaded.contextMessages.some((m) => m.entryId === "7daca6b9" && m.role === "branchSummary"));
+    assert.ok(!loaded.contextMessages.some((m) => m.entryId === "bb6f6d3c"), "the abandoned branch is out of the context");
+    // the view follows: the leaf is shown at 895e5ef5 and selected
+    await waitFor(() => model().displayLeafId === "895e5ef5", 5000, "the view to show the new leaf");
+    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:895e5ef5", 5000, "the new leaf to be revealed");
+    assert.strictEqual(api.sessionTree.provider.getTreeItem(items(items()[6]!.e)[1]!.e).description, "7 entries · active");
+  });
+
+  it("Switch to Here with a summary through pi's choices (quick pick): branch summary at the user message's parent; pi resumes there", async () => {
+    const file = await freshTree();
+    server.script({ chunks: ["## Goal\n", "Read delta on branch C.\n\n## Next Steps\n", "1. Continue."] });
+    let settled = false;
+    const pending = switchTo(model().entryElement("a41d08b8"), { quiet: true }).finally(() => (settled = true));
+    // pi's "Summarize branch?" list: No summary / Summarize / Summarize with custom prompt / label
+    await new Promise((r) => setTimeout(r, 800));
+    await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext");
+    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    const outcome = await pending;
+    assert.ok(settled);
+    assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
+    if (outcome.kind !== "switched") return;
+    assert.strictEqual(outcome.editorText, "[task:t3] do t3");
+    assert.strictEqual(outcome.newLeafId, "3bcd7a02");
+    assert.strictEqual(server.requests.length, 1);
+    const req = server.requests[0]!;
+    assert.strictEqual(req.authorization, "Bearer sk-tree-it-7");
+    assert.strictEqual(req.body.model, "tree-it-model");
+    const prompt = req.body.messages!.find((m) => m.role === "user")!.content;
+    assert.match(prompt, /^<conversation>\n\[User\]: \[task:t6\] do t6 on branch C/);
+    assert.doesNotMatch(prompt, /Critical Context/);
+    const entry = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
+    assert.strictEqual(entry.type, "branch_summary");
+    assert.strictEqual(entry.parentId, "3bcd7a02");
+    assert.strictEqual(entry.fromId, "bb6f6d3c");
+    assert.strictEqual(entry.summary, "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\nRead delta on branch C.\n\n## Next Steps\n1. Continue.\n\n<read-files>\nsrc/delta.ts\n</read-files>");
+    assert.deepStrictEqual(entry.details, { readFiles: ["src/delta.ts"], modifiedFiles: [] });
+    const loaded = await oracle.loadCheck({ file });
+    assert.strictEqual(loaded.leafId, entry.id);
+    assert.deepStrictEqual(loaded.pathIds.slice(-2), ["3bcd7a02", entry.id]);
+    assert.deepStrictEqual(loaded.contextMessages.slice(-2).map((m) => `${m.entryId} ${m.role}`), ["3bcd7a02 assistant", `${entry.id} branchSummary`]);
+    await waitFor(() => model().displayLeafId === entry.id, 5000, "the view to show the summary as the leaf");
+    // the new summary is a fourth branch under the branch point
+    assert.strictEqual(items(items()[6]!.e).length, 4);
+  });
+
+  it("sets and clears labels (label entries pi reads), shown as a highlighted prefix", async () => {
+    const file = await freshTree();
+    const set = (await vscode.commands.executeCommand("piContext.tree.setLabel", model().entryElement("c8a901f3"), "  first task ")) as { entryId: string; label: string | null };
+    assert.strictEqual(set.label, "first task");
+    const line = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
+    assert.deepStrictEqual({ type: line.type, parentId: line.parentId, targetId: line.targetId, label: line.label }, { type: "label", parentId: "bb6f6d3c", targetId: "c8a901f3", label: "first task" });
+    await waitFor(() => model().labels.get("c8a901f3")?.label === "first task", 5000, "the label in the view");
+    const item = api.sessionTree.provider.getTreeItem(model().entryElement("c8a901f3"));
+    assert.strictEqual(labelText(item), "[first task] [task:t1] do t1");
+    assert.strictEqual(item.contextValue, "piEntry.labeled");
+    await vscode.commands.executeCommand("piContext.tree.clearLabel", "c8a901f3");
+    await waitFor(() => !model().labels.has("c8a901f3"), 5000, "the label to be cleared");
+    const cleared = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
+    assert.strictEqual("label" in cleared, false, "pi's clear: no label key");
+  });
+
+  it("opens a branch summary as a markdown preview", async () => {
+    await freshTree();
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.openSummary", model().entryElement("7daca6b9")), true);
+    const tab = await waitFor(() => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label.includes("7daca6b9")), 5000, "the summary preview tab");
+    assert.ok(tab);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: "pi-context-summary", path: `/${path.basename(api.sessionTree.provider.file!)}/7daca6b9.md`, query: encodeURIComponent(api.sessionTree.provider.file!) }));
+    assert.match(doc.getText(), /^The user explored a different conversation branch before returning here\./);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  it("cancel while summarising writes nothing", async () => {
+    const file = await freshTree();
+    const before = fs.readFileSync(file);
+    server.script({ text: "## Goal\nnever finishes", hang: true });
+    const pending = switchTo("895e5ef5", { summarize: true, quiet: true });
+    await server.waitForRequests(1, 10000);
+    assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.cancelSwitch"), true);
+    const outcome = await pending;
+    assert.strictEqual(outcome.kind, "cancelled", JSON.stringify(outcome));
+    assert.ok(fs.readFileSync(file).equals(before), "byte-identical");
+  });
+
+  it("refuses a live session (written seconds ago) and writes nothing", async () => {
+    const file = await freshTree();
+    await setSetting("liveSession.guardSeconds", 3600);
+    try {
+      const before = fs.readFileSync(file);
+      const outcome = await switchTo("895e5ef5", { summarize: false, quiet: true });
+      assert.strictEqual(outcome.kind, "error");
+      if (outcome.kind === "error") {
+        assert.strictEqual(outcome.errorKind, "live");
+        assert.match(outcome.message, /Refusing to switch branches in this session/);
+      }
+      assert.ok(fs.readFileSync(file).equals(before), "byte-identical");
+    } finally {
+      await setSetting("liveSession.guardSeconds", 0);
+    }
+  });
+});
