@@ -12,7 +12,8 @@
 // Module: import { ensureVscodeHost, hostPaths } from "./vscode-host-setup.mjs"
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -191,6 +192,19 @@ function ensureNpmHost(quiet, force) {
   log(quiet, `npm: install scripts done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   if (!existsSync(p.codeServerEntry)) throw new Error(`code-server entry missing: ${p.codeServerEntry}`);
+  // code-server's postinstall installs VS Code's own dependencies and builds native addons
+  // (kerberos needs libkrb5-dev); check that it really ran before writing the marker
+  const vscodeModules = path.join(p.codeServerDir, "lib", "vscode", "node_modules");
+  const kerberos = path.join(vscodeModules, "kerberos", "build", "Release", "kerberos.node");
+  if (!existsSync(vscodeModules) || !existsSync(kerberos)) {
+    throw new Error(`code-server's postinstall did not complete (${path.relative(repoRoot, kerberos)} missing); see ${path.relative(repoRoot, logFile)}`);
+  }
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "pi-context-host-check-")); // --version writes a default config
+  const ver = spawnSync(p.node, [p.codeServerEntry, "--version"], { encoding: "utf8", env: { ...baseEnv, HOME: scratch, XDG_CONFIG_HOME: scratch, XDG_DATA_HOME: scratch } });
+  rmSync(scratch, { recursive: true, force: true });
+  if (ver.status !== 0 || !ver.stdout.includes(CODE_SERVER_VERSION)) {
+    throw new Error(`code-server --version failed (${ver.status}): ${ver.stdout}${ver.stderr}`);
+  }
   const product = readJson(p.vscodeProductJson);
   log(quiet, `code-server ${CODE_SERVER_VERSION} bundles VS Code ${product?.version ?? "?"}`);
   if (!existsSync(p.lockTemplate) && existsSync(lock)) {
