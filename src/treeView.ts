@@ -163,7 +163,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     if (element.kind === "branch") {
       const head = model.display(element.headId);
       const active = model.branchIsActive(element.headId);
-      const item = new vscode.TreeItem(head.text, active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      const prefix = head.label ? `[${head.label}] ` : "";
+      const item = new vscode.TreeItem({ label: prefix + head.text, ...(prefix ? { highlights: [[0, prefix.length - 1]] as [number, number][] } : {}) }, active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.id = id;
       item.description = `${model.branchSize(element.headId)} entries${active ? " · active" : ""}`;
       item.iconPath = new vscode.ThemeIcon("git-branch", active ? new vscode.ThemeColor("charts.blue") : undefined);
@@ -186,8 +187,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const item = new vscode.TreeItem({ label: labelPrefix + d.text, ...(labelPrefix ? { highlights: [[0, labelPrefix.length - 1]] as [number, number][] } : {}) }, state);
     item.id = id;
     const parts: string[] = [];
-    if (d.isLeaf) parts.push(d.isFileLeaf ? "● leaf" : "● leaf (here)");
-    if (d.branches) parts.push(`⑂ ${d.branches} branches`);
+    if (d.isLeaf) parts.push("● leaf");
+    if (d.branches) parts.push(`${d.branches} branches`);
     if (d.detail) parts.push(d.detail);
     item.description = parts.join(" · ");
     item.iconPath = d.isLeaf
@@ -282,7 +283,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     }
     treeView.title = model.name ?? "Pi Session";
     const filter = TREE_FILTERS.find((f) => f.filter === provider.currentFilter);
-    const parts = [path.basename(current.file)];
+    const parts = [`${model.entryCount.toLocaleString("en-US")} entries`];
     if (provider.currentFilter !== "default" && filter) parts.push(filter.title);
     if (current.pinned) parts.push("pinned");
     treeView.description = parts.join(" · ");
