@@ -134,7 +134,7 @@ export function describeLive(check: LiveCheck, what = "compact"): string {
     if (r.kind === "recent-write") parts.push(`the session file was written ${r.ageSeconds.toFixed(0)} s ago (less than the ${r.guardSeconds} s guard, setting piContext.liveSession.guardSeconds)`);
     else parts.push(`pi is running on it (process ${r.pid} \`${r.command.length > 80 ? `${r.command.slice(0, 77)}…` : r.command}\`, ${r.match === "cwd" ? `in the session's folder ${r.cwd}` : "opened with this session file"})`);
   }
-  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi (or run /compact inside pi), wait until the session is idle, then try again — or use the pi-context live bridge when it is installed. Nothing was written.`;
+  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi (or ${what === "compact" ? "run /compact" : "use /tree"} inside pi), wait until the session is idle, then try again — or use the pi-context live bridge when it is installed. Nothing was written.`;
 }
 
 /**
