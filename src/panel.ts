@@ -13,7 +13,8 @@
  *   dropped. File commands only accept absolute paths the host itself sent as tracked files.
  * - "Open in Diff Editor" shows the `pi-context-summary:` documents of `src/summaryDocuments.ts`.
  * - Actions run the palette's commands (`piContext.compact`, `piContext.selectSession`,
- *   `piContext.refresh`, `<tree view id>.focus`, `piContext.revealEntry`) when registered.
+ *   `piContext.refresh`, `<tree view id>.focus`) when registered; "reveal in tree" uses a
+ *   `piContext.tree.reveal(entryId)` command when there is one, else the tree view's exported API.
  */
 
 import * as fs from "node:fs";
@@ -28,6 +29,8 @@ import { openSummaryDiff, summaryUri } from "./summaryDocuments";
 
 /** Minimum time between two rebuilds of the view model (ms). */
 export const UPDATE_THROTTLE_MS = 250;
+/** Commands that reveal an entry id in the Pi Session tree, tried in order. */
+const REVEAL_COMMANDS = ["piContext.tree.reveal", "piContext.revealEntry"];
 /** `WebviewPanel` view type and the `WebviewView` id (package.json). */
 export const PANEL_VIEW_TYPE = "piContext.panel";
 export const VIEW_ID = "piContext.panelView";
@@ -279,7 +282,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
       compact: commands.has("piContext.compact"),
       selectSession: commands.has("piContext.selectSession"),
       focusTree: tree !== undefined && commands.has(`${tree}.focus`),
-      revealEntry: commands.has("piContext.revealEntry"),
+      revealEntry: REVEAL_COMMANDS.some((id) => commands.has(id)) || this.treeApi() !== undefined,
       git: vscode.extensions.getExtension("vscode.git") !== undefined,
       summaryDiffEditor: true,
     };
@@ -375,8 +378,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
         return;
       }
       case "revealEntry":
-        if (await hasCommand("piContext.revealEntry")) await vscode.commands.executeCommand("piContext.revealEntry", message.entryId);
-        else {
+        if (!(await this.revealEntry(message.entryId))) {
           const tree = this.treeViewId();
           if (tree) await vscode.commands.executeCommand(`${tree}.focus`);
         }
@@ -428,6 +430,28 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
         await this.openSummaryDiff(message.fromId, message.toId, from, target);
         return;
     }
+  }
+
+  /** The tree view's API (`activate()` exports `sessionTree.reveal(entryId, options)`), if present. */
+  private treeApi(): { reveal(entryId: string, options?: { select?: boolean; focus?: boolean }): Promise<unknown> } | undefined {
+    const exports = this.services.context.extension.exports as { sessionTree?: { reveal?: unknown } } | undefined;
+    const tree = exports?.sessionTree;
+    return tree && typeof tree.reveal === "function" ? (tree as { reveal(entryId: string, options?: { select?: boolean; focus?: boolean }): Promise<unknown> }) : undefined;
+  }
+
+  /** Reveal an entry in the Pi Session tree: a reveal command if one is registered, else the tree's API. */
+  private async revealEntry(entryId: string): Promise<boolean> {
+    const commands = new Set(await vscode.commands.getCommands(true));
+    for (const id of REVEAL_COMMANDS) {
+      if (commands.has(id)) {
+        await vscode.commands.executeCommand(id, entryId);
+        return true;
+      }
+    }
+    const api = this.treeApi();
+    if (!api) return false;
+    await api.reveal(entryId, { select: true, focus: true });
+    return true;
   }
 
   /** Where to open an editor for a click in the panel: not on top of the panel itself. */

@@ -125,6 +125,9 @@ const notices = h("div", { class: "notices", role: "status", "aria-live": "polit
 
 function render(): void {
   const focusedKey = (document.activeElement as HTMLElement | null)?.dataset?.key;
+  // a live update must not move the user's place in the panel
+  const scrollX = window.scrollX;
+  const scrollY = window.scrollY;
   app.replaceChildren();
   app.appendChild(notices);
   if (!state || !state.session || !state.gauge) {
@@ -132,7 +135,8 @@ function render(): void {
     return;
   }
   append(app, [renderHeader(state), renderGaugeSection(state), renderSummariesSection(state), renderFilesSection(state)]);
-  if (focusedKey) (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus();
+  if (focusedKey) (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus({ preventScroll: true });
+  window.scrollTo(scrollX, scrollY);
 }
 
 function actionButton(id: string, iconName: string, label: string, message: WebviewMessage, enabled: boolean, title?: string): HTMLElement {

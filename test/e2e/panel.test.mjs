@@ -12,9 +12,19 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, openWorkbench, repoRoot, resultsDir, runCommand, screenshot, waitUntil, webviewFrame } from "./harness.mjs";
+import { closeSharedHost, openWorkbench, repoRoot, runCommand, waitUntil, webviewFrame } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
+// Our own folder (the e2e runner empties test-results/e2e/ whenever any e2e run starts).
+const SHOTS = path.join(repoRoot, "test-results", "panel");
+
+/** Save a screenshot of the whole workbench to test-results/panel/<name>.png. */
+async function screenshot(page, name) {
+  mkdirSync(SHOTS, { recursive: true });
+  const file = path.join(SHOTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
 
 function encodeSessionDirName(cwd) {
   return `--${path.resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
@@ -168,6 +178,9 @@ describe("e2e context panel", () => {
     await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 15_000 });
     const tab = page.locator(".tabs-container .tab", { hasText: "↔" });
     await tab.first().waitFor({ state: "visible", timeout: 10_000 });
+    // the summaries rendered in the diff editor (pi-context-summary: documents)
+    await waitUntil(async () => (await page.locator(".monaco-diff-editor").first().innerText()).replace(/\u00a0/g, " ").includes("Scripted session goals"), 15_000, "the summary text in the diff editor");
+    await page.waitForTimeout(500);
     await screenshot(page, "panel-dark-diff-editor");
   });
 
