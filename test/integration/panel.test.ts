@@ -101,6 +101,17 @@ describe("panel", function () {
     assert.strictEqual(state.capabilities.selectSession, true);
   });
 
+  it("follows the session live: an appended entry reaches the panel state without a manual update", async () => {
+    const before = controller.state!.session!.entryCount;
+    const leaf = controller.state!.session!.leafId;
+    const entry = { type: "message", id: "pnl00001", parentId: leaf, timestamp: new Date().toISOString(), message: { role: "user", content: "one more question", timestamp: Date.now() } };
+    fs.appendFileSync(sessionFile, JSON.stringify(entry) + "\n");
+    await waitFor(() => controller.state?.session?.entryCount === before + 1, 10000, "the appended entry in the panel state");
+    assert.strictEqual(controller.state!.session!.leafId, "pnl00001");
+    const user = controller.state!.breakdown!.categories.find((c) => c.id === "user")!;
+    assert.ok(user.top.some((e) => e.entryId === "pnl00001"));
+  });
+
   it("validates every webview message and drops invalid ones", async () => {
     const n = controller.received.length;
     await controller.receive({ type: "bogus" });

@@ -175,6 +175,17 @@ describe("gauge", () => {
     assert.equal(g.model, "scripted/scripted-small");
     assert.equal(g.autoCompaction, true);
   });
+  it("long at a compaction leaf: pi's ? state, our estimate labelled as such", async () => {
+    const { session, analysis } = await load(PI_FIXTURES[0]!);
+    const compaction = session.records.filter((r) => r.type === "compaction")[1]!;
+    const inspect = inspectSession(session, { settings: analysis.settings, contextWindow: analysis.window, leafId: compaction.id });
+    const g = buildGauge(inspect);
+    assert.equal(g.usageKnown, false);
+    assert.equal(g.method, "estimate");
+    assert.equal(g.footer, "?/16k (auto)");
+    assert.equal(g.level, "normal");
+    assert.ok(g.used > 0 && g.used === inspect.contextTokens);
+  });
   it("tree: default reserve on a 200k window", async () => {
     const { analysis } = await load(PI_FIXTURES[1]!);
     const g = buildGauge(analysis.inspect);
