@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, openWorkbench, repoRoot, runCommand, screenshot, treeRows, viewPane, waitUntil } from "./harness.mjs";
+import { closeSharedHost, openWorkbench, repoRoot, resultsDir, runCommand, screenshot, treeRows, viewPane, waitUntil } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
 
@@ -89,6 +89,10 @@ describe("e2e session tree view", () => {
     assert.ok(texts.some((t) => t.includes("[branch-A] Branch summary")), "labelled branch summary");
     assert.ok(texts.some((t) => /delta read on branch C\..*● leaf/.test(t)), "leaf row");
     await screenshot(page, "session-tree");
+    // the side bar down to the last row (the README image)
+    const bar = await page.locator(".part.sidebar").boundingBox();
+    const lastRow = await (await treeRows(page, "Pi Session")).last().boundingBox();
+    if (bar && lastRow) await page.screenshot({ path: path.join(resultsDir, "session-tree-view.png"), clip: { x: bar.x, y: bar.y, width: bar.width, height: Math.min(bar.height, lastRow.y + lastRow.height + 16 - bar.y) } });
   });
 
   it("Switch to Here… from the context menu (No summary) moves the leaf; the view follows", async () => {
