@@ -85,7 +85,7 @@ export class SummaryDocumentProvider implements vscode.TextDocumentContentProvid
 export async function openSummaryDiff(file: string, olderEntryId: string | undefined, newerEntryId: string): Promise<void> {
   const left = summaryUri(file, olderEntryId ?? EMPTY_SUMMARY_ID);
   const right = summaryUri(file, newerEntryId);
-  const title = `Summary: ${olderEntryId ? `${olderEntryId}` : "(none)"} ↔ ${newerEntryId} — ${path.basename(file)}`;
+  const title = `${olderEntryId ? `Summary ${olderEntryId}` : "No previous summary"} ↔ ${newerEntryId} — ${path.basename(file)}`;
   await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false });
 }
 

@@ -22,10 +22,8 @@ let encoder: Encoder | undefined;
  */
 export function countTiktokens(text: string): number {
   if (!encoder) {
-    /* eslint-disable @typescript-eslint/no-require-imports */
     const { Tiktoken } = require("js-tiktoken/lite") as { Tiktoken: new (ranks: unknown) => Encoder };
     const ranks = require("js-tiktoken/ranks/o200k_base") as unknown;
-    /* eslint-enable @typescript-eslint/no-require-imports */
     encoder = new Tiktoken(ranks);
   }
   return encoder.encode(text, [], []).length;

@@ -232,6 +232,26 @@ describe("compaction command", function () {
     }
   });
 
+  it("vscode-lm provider without any language model: a clear configuration error, nothing written", async () => {
+    const file = fixtureCopy("long", compactionLine("long", 1) - 1);
+    const before = fs.readFileSync(file);
+    await setSetting("summarizer.provider", "vscode-lm");
+    await setSetting("summarizer.vscodeLm.vendor", "no-such-vendor");
+    try {
+      const r = await compact(file, { instructions: "", skipPreview: true });
+      assert.strictEqual(r.kind, "error");
+      if (r.kind === "error") {
+        assert.strictEqual(r.errorKind, "config");
+        assert.match(r.message, /No VS Code language model is available for vendor "no-such-vendor"/);
+      }
+    } finally {
+      await setSetting("summarizer.provider", "openai");
+      await setSetting("summarizer.vscodeLm.vendor", undefined);
+    }
+    assert.ok(fs.readFileSync(file).equals(before));
+    assert.strictEqual(server.requests.length, 0);
+  });
+
   it("compacts the current session by default (no file argument)", async () => {
     const lines = fs.readFileSync(fixture("split").jsonl, "utf8").split("\n");
     const source = path.join(tmp, "split-current.jsonl");

@@ -91,7 +91,7 @@ export async function startScriptedServer(fallback: ScriptedAnswer = { text: "##
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    let body: RecordedRequest["body"] = {};
+    let body: RecordedRequest["body"];
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
     } catch {
