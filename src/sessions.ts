@@ -55,6 +55,7 @@ export class PiSessionSource implements SessionSource {
   private readonly disposables: vscode.Disposable[] = [];
   private watchers: vscode.Disposable[] = [];
   private watchedDirs = "";
+  private watchersEnabled = true;
   private plans: FolderPlan[] = [];
   private agentDirValue: string;
   private pinnedFile: string | undefined;
@@ -69,9 +70,13 @@ export class PiSessionSource implements SessionSource {
   private discoveryValue: SessionDiscoveryInfo = { phase: "starting", workspace: false, searchedDirs: [], sessionCount: 0 };
   private loggedProblems = "";
   private loggedDiagnostics = new Map<string, number>();
-  /** Counts for tests and the log: events seen, polls that found changes the watchers had not reported. */
-  readonly stats = { events: 0, polls: 0, pollDetected: 0, updates: 0 };
-  private lastPollSignature = "";
+  /** Counts for tests and the log: watcher events, polls, polls that scheduled work, update batches run. */
+  readonly stats = { events: 0, ticks: 0, polls: 0, pollDetected: 0, updates: 0, lastTick: 0, lastPollEnd: 0, lastUpdateEnd: 0 };
+  /** Snapshots the poll compares with (see {@link poll}). */
+  private configSig = "";
+  private dirSig = "";
+  /** The step `process()` is in (diagnostics). */
+  private step = "idle";
 
   constructor(options: PiSessionSourceOptions) {
     this.log = options.log;
@@ -230,6 +235,8 @@ export class PiSessionSource implements SessionSource {
         } catch (error) {
           this.log.error(`session update failed: ${(error as Error).stack ?? String(error)}`);
         }
+        this.step = "idle";
+        this.stats.lastUpdateEnd = Date.now();
         for (const w of waiters) w();
       }
     })().finally(() => {
@@ -250,6 +257,7 @@ export class PiSessionSource implements SessionSource {
     this.stats.updates++;
     const config = this.config();
     if (work.replan) {
+      this.step = "plan";
       this.agentDirValue = resolveAgentDir(config.agentDir, this.env);
       const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
       this.plans = planFolders({
@@ -269,7 +277,11 @@ export class PiSessionSource implements SessionSource {
       work.reanalyze = true;
     }
 
+    // snapshots for the fallback poll, taken before reading (a change after this point is seen again)
+    if (work.replan || work.reanalyze) this.configSig = await this.configSignature();
     if (work.scan) {
+      this.step = "scan";
+      this.dirSig = await this.dirSignature();
       const result = await this.scanner.scan(this.plans);
       this.latestFile = result.sessions[0]?.file;
       this.discoveryValue = {
@@ -297,6 +309,7 @@ export class PiSessionSource implements SessionSource {
 
     if (!current || current.file !== target) {
       let session: SessionFile;
+      this.step = "open";
       try {
         session = await SessionFile.open(target);
       } catch (error) {
@@ -313,6 +326,7 @@ export class PiSessionSource implements SessionSource {
 
     let changed = false;
     if (work.refresh || work.scan || work.reanalyze) {
+      this.step = "refresh";
       try {
         const r = await current.session.refresh();
         if (r.reopened) this.log.info(`session ${target} was rewritten; read it again`);
@@ -386,7 +400,38 @@ export class PiSessionSource implements SessionSource {
   // ---------------------------------------------------------------------------------------------
   // watching
 
+  /** Internal state for diagnostics (tests print it when a wait times out). */
+  debugState(): Record<string, unknown> {
+    return {
+      running: this.running !== undefined,
+      timer: this.timer !== undefined,
+      pending: { ...this.pending },
+      waiters: this.waiters.length,
+      watchers: this.watchers.length,
+      watchersEnabled: this.watchersEnabled,
+      pinned: this.pinnedFile,
+      latest: this.latestFile,
+      current: this.currentValue?.file,
+      stats: { ...this.stats },
+      step: this.step,
+      pollInterval: this.pollInterval,
+    };
+  }
+
+  /**
+   * Turn the file-system watchers off/on (the fallback poll keeps running). For tests of the
+   * poll path and for diagnosing hosts whose events do not arrive.
+   */
+  setWatchersEnabled(enabled: boolean): void {
+    this.watchersEnabled = enabled;
+    this.watchedDirs = "";
+    for (const w of this.watchers) w.dispose();
+    this.watchers = [];
+    if (enabled) void this.schedule({ scan: true });
+  }
+
   private ensureWatchers(existingDirs: string[]): void {
+    if (!this.watchersEnabled) return;
     const agentDir = this.agentDirValue;
     const folders = this.plans.filter((p) => p.index >= 0).map((p) => p.folder);
     const roots = [...new Set(this.plans.flatMap((p) => (p.subfolders ? [p.subfolders.root] : [])))];
@@ -405,6 +450,8 @@ export class PiSessionSource implements SessionSource {
       this.watchers.push(w, w.onDidCreate(handler), w.onDidChange(handler), w.onDidDelete(handler));
     };
     for (const dir of existingDirs) watch(new vscode.RelativePattern(vscode.Uri.file(dir), "*.jsonl"), onSession);
+    // a new watcher takes a moment to start on the server: writes in that gap are caught by an early poll
+    setTimeout(() => void this.poll(), 250);
     // a session folder that does not exist yet appears under `<agentDir>/sessions/` (pi creates it on the first message)
     const sessionsRoot = path.join(agentDir, "sessions");
     watch(new vscode.RelativePattern(vscode.Uri.file(sessionsRoot), "*"), () => {
@@ -425,58 +472,90 @@ export class PiSessionSource implements SessionSource {
     this.pollTimer = setInterval(() => void this.poll(), this.pollInterval);
   }
 
-  /**
-   * The fallback poll: `stat` the current file and pi's config files, and `readdir` the session
-   * folders; schedule work only when something differs from the last poll.
-   */
-  private async poll(): Promise<void> {
-    if (this.disposed || this.running || this.timer) return;
-    this.stats.polls++;
+  /** `size:mtime:ino` of a file, or `-`. */
+  private async statSig(file: string): Promise<string> {
+    try {
+      const s = await fs.promises.stat(file);
+      return `${s.size}:${s.mtimeMs}:${s.ino}`;
+    } catch {
+      return "-";
+    }
+  }
+
+  /** State of pi's settings/models/trust files and the projects' `.pi/settings.json`. */
+  private async configSignature(): Promise<string> {
     const parts: string[] = [];
-    const statSig = async (file: string): Promise<string> => {
-      try {
-        const s = await fs.promises.stat(file);
-        return `${s.size}:${s.mtimeMs}:${s.ino}`;
-      } catch {
-        return "-";
-      }
-    };
+    for (const name of ["settings.json", "models.json", "models-store.json", "trust.json"]) parts.push(await this.statSig(path.join(this.agentDirValue, name)));
+    for (const p of this.plans) if (p.index >= 0) parts.push(await this.statSig(path.join(p.folder, ".pi", "settings.json")));
+    return parts.join("|");
+  }
+
+  /**
+   * State of the session folders: names and `stat`s of their `*.jsonl` (the current file by name
+   * only: its changes are a refresh, not a scan) and the `--<cwd>--` folders of sub-folder roots.
+   */
+  private async dirSignature(): Promise<string> {
     const current = this.currentValue?.file;
-    const currentSig = current ? await statSig(current) : "";
-    for (const name of ["settings.json", "models.json", "models-store.json", "trust.json"]) parts.push(await statSig(path.join(this.agentDirValue, name)));
-    for (const p of this.plans) if (p.index >= 0) parts.push(await statSig(path.join(p.folder, ".pi", "settings.json")));
-    const configSig = parts.join("|");
-    const dirParts: string[] = [];
+    const out: string[] = [];
     const dirs = new Set(this.plans.flatMap((p) => p.dirs.map((d) => d.dir)));
-    for (const p of this.plans) if (p.subfolders) dirs.add(p.subfolders.root);
+    const roots = new Set(this.plans.flatMap((p) => (p.subfolders ? [p.subfolders.root] : [])));
+    for (const root of roots) {
+      try {
+        out.push(`${root}:${(await fs.promises.readdir(root)).sort().join(",")}`);
+      } catch {
+        out.push(`${root}:-`);
+      }
+    }
     for (const dir of dirs) {
       try {
-        const names = (await fs.promises.readdir(dir)).filter((n) => n.endsWith(".jsonl") || dir.endsWith(path.sep + "sessions")).sort();
+        const names = (await fs.promises.readdir(dir)).filter((n) => n.endsWith(".jsonl")).sort();
         const sigs: string[] = [];
-        for (const n of names) sigs.push(`${n}=${n.endsWith(".jsonl") ? await statSig(path.join(dir, n)) : ""}`);
-        dirParts.push(`${dir}:${sigs.join(",")}`);
+        for (const n of names) {
+          const file = path.join(dir, n);
+          sigs.push(file === current ? n : `${n}=${await this.statSig(file)}`);
+        }
+        out.push(`${dir}:${sigs.join(",")}`);
       } catch {
-        dirParts.push(`${dir}:-`);
+        out.push(`${dir}:-`);
       }
     }
-    const signature = JSON.stringify([current, currentSig, configSig, dirParts]);
-    if (this.running || this.timer || this.disposed) return; // busy: compare again next time
-    if (this.lastPollSignature && signature !== this.lastPollSignature) {
-      const [, prevCurrentSig, prevConfig, prevDirs] = JSON.parse(this.lastPollSignature) as [string, string, string, string[]];
-      const work: Partial<Work> = {};
-      if (prevCurrentSig !== currentSig) work.refresh = true;
-      if (prevConfig !== configSig) {
-        work.replan = true;
-        work.reanalyze = true;
-      }
-      if (JSON.stringify(prevDirs) !== JSON.stringify(dirParts)) work.scan = true;
-      if (work.refresh || work.replan || work.scan) {
-        this.stats.pollDetected++;
-        this.schedule(work, 0);
-      }
-    }
-    this.lastPollSignature = signature;
+    return out.join("\n");
   }
+
+  /**
+   * The fallback poll (every `piContext.pollIntervalMs`): compares the disk with what the last
+   * update processed — the current file's size/mtime with its index, the session folders and
+   * config files with the snapshots taken before the last scan/replan — and schedules work for
+   * any difference. Cheap: `stat`s and `readdir`s only.
+   */
+  private async poll(): Promise<void> {
+    this.stats.ticks++;
+    this.stats.lastTick = Date.now();
+    if (this.disposed || this.running || this.timer) return;
+    this.stats.polls++;
+    const current = this.currentValue;
+    const work: Partial<Work> = {};
+    if (current) {
+      try {
+        const st = await fs.promises.stat(current.file);
+        if (st.size !== current.session.size || st.mtimeMs !== current.session.mtimeMs) work.refresh = true;
+      } catch {
+        work.refresh = true; // deleted: the update notices and moves on
+      }
+    }
+    if ((await this.configSignature()) !== this.configSig) {
+      work.replan = true;
+      work.reanalyze = true;
+    }
+    if ((await this.dirSignature()) !== this.dirSig) work.scan = true;
+    this.stats.lastPollEnd = Date.now();
+    if (this.disposed || current !== this.currentValue) return; // changed meanwhile: look again next time
+    if (work.refresh || work.replan || work.scan) {
+      this.stats.pollDetected++;
+      void this.schedule(work, 0);
+    }
+  }
+
 }
 
 function hasWork(w: Work): boolean {

@@ -111,6 +111,19 @@ export function smallSession(totalTokens: number, firstMessage = "hello", cwd = 
   return { text: jsonl([header(cwd), modelChange(m, null), userMessage(u, m, firstMessage), assistantMessage(a, u, "hi", totalTokens)]), leafId: a };
 }
 
+/** The largest event-loop stall seen in this extension host (ms), for failure messages. */
+const lag = { max: 0, at: "" };
+let lastTick = Date.now();
+setInterval(() => {
+  const now = Date.now();
+  const gap = now - lastTick - 20;
+  if (gap > lag.max) {
+    lag.max = gap;
+    lag.at = new Date(now).toISOString();
+  }
+  lastTick = now;
+}, 20).unref?.();
+
 /** Resolve when `check(current)` holds (checked now and after every change), else reject after `timeoutMs`. */
 export function whenSession(api: PiContextApi, check: (c: CurrentSession | undefined) => boolean, timeoutMs = 5000, what = "session state"): Promise<CurrentSession | undefined> {
   const sessions = api.services.sessions;
@@ -119,7 +132,8 @@ export function whenSession(api: PiContextApi, check: (c: CurrentSession | undef
     const timer = setTimeout(() => {
       sub.dispose();
       const c = sessions.current;
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; current: ${c ? `${c.file} (${c.session.records.length} entries, pinned ${c.pinned})` : "none"}`));
+      const state = { ...((sessions as { debugState?: () => Record<string, unknown> }).debugState?.() ?? {}), maxEventLoopLagMs: lag.max, lagAt: lag.at };
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; current: ${c ? `${c.file} (${c.session.records.length} entries, pinned ${c.pinned})` : "none"}; source: ${JSON.stringify(state)}`));
     }, timeoutMs);
     const sub = sessions.onDidChange((c) => {
       if (check(c)) {

@@ -5,6 +5,7 @@ import * as path from "path";
 import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
+import type { PiSessionSource } from "../../src/sessions";
 import { testAgentDir, testWorkspace } from "./env";
 import {
   assistantMessage,
@@ -39,6 +40,7 @@ describe("sessions", () => {
   after(async () => {
     await api.services.sessions.followLatest();
     await setSetting("sessionDirs", undefined);
+    await setSetting("pollIntervalMs", undefined);
     await useAgentDir(api, undefined);
     for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
   });
@@ -96,7 +98,7 @@ describe("sessions", () => {
       const tokens = 6000 + i * 1000;
       const t0 = Date.now();
       fs.appendFileSync(file, jsonl([userMessage(u, parent, `step ${i}`), assistantMessage(a, u, `done ${i}`, tokens)]));
-      await whenSession(api, (c) => c?.analysis.inspect.contextTokens === tokens, 3000, `contextTokens ${tokens}`);
+      await whenSession(api, (c) => c?.analysis.inspect.contextTokens === tokens, 3000, `contextTokens ${tokens} in ${file} (${fs.statSync(file).size} bytes)`);
       latencies.push(Date.now() - t0);
       parent = a;
       await new Promise((r) => setTimeout(r, 50));
@@ -114,6 +116,61 @@ describe("sessions", () => {
     fs.appendFileSync(file, line.slice(40) + "\n");
     const c = await whenSession(api, (x) => (x?.session.records.length ?? 0) === before + 1, 3000, "completed torn line");
     assert.strictEqual(c?.session.leafId, u);
+  });
+
+  it("coalesces a burst of appends into few updates", async () => {
+    const dir = agent();
+    const own = sessionDir(dir);
+    fs.mkdirSync(own, { recursive: true });
+    const file = path.join(own, "burst.jsonl");
+    const s = smallSession(1000, "burst");
+    fs.writeFileSync(file, s.text);
+    await useAgentDir(api, dir);
+    await whenSession(api, (c) => c?.file === file && c.session.records.length === 3, 5000, "burst session");
+    const source = api.services.sessions as PiSessionSource;
+    const before = source.stats.updates;
+    let parent = s.leafId;
+    for (let i = 0; i < 50; i++) {
+      const id = newId();
+      fs.appendFileSync(file, jsonl([userMessage(id, parent, `burst ${i}`)]));
+      parent = id;
+    }
+    await whenSession(api, (c) => c?.session.records.length === 53, 4000, "all 50 appended entries");
+    await new Promise((r) => setTimeout(r, 300));
+    const updates = source.stats.updates - before;
+    console.log(`50 appends → ${updates} update batches`);
+    assert.ok(updates <= 10, `${updates} update batches for 50 appends`);
+  });
+
+  it("the fallback poll catches writes when no file events arrive", async () => {
+    const dir = agent();
+    const own = sessionDir(dir);
+    fs.mkdirSync(own, { recursive: true });
+    const file = path.join(own, "polled.jsonl");
+    const s = smallSession(1000, "polled");
+    fs.writeFileSync(file, s.text);
+    await useAgentDir(api, dir);
+    await whenSession(api, (c) => c?.file === file, 5000, "polled session");
+    const source = api.services.sessions as PiSessionSource;
+    await setSetting("pollIntervalMs", 200);
+    source.setWatchersEnabled(false);
+    try {
+      const polls = source.stats.pollDetected;
+      const events = source.stats.events;
+      const a = newId();
+      fs.appendFileSync(file, jsonl([assistantMessage(a, s.leafId, "polled", 2500)]));
+      await whenSession(api, (c) => c?.analysis.inspect.contextTokens === 2500, 3000, "append seen by the poll");
+      assert.ok(source.stats.pollDetected > polls, "the poll found the change");
+      assert.strictEqual(source.stats.events, events, "no watcher events while watchers are off");
+      // a new session, too
+      const other = path.join(own, "polled-2.jsonl");
+      fs.writeFileSync(other, smallSession(3000, "polled 2").text);
+      touchLater(other, 1);
+      await whenSession(api, (c) => c?.file === other, 3000, "new session seen by the poll");
+    } finally {
+      source.setWatchersEnabled(true);
+      await setSetting("pollIntervalMs", undefined);
+    }
   });
 
   it("switches when pi starts a new session; pin keeps one, Follow Latest unpins", async () => {
