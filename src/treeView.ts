@@ -10,7 +10,8 @@
  * - `piContext.tree.switchWithSummary(target)`: the same, summarising without asking.
  * - `piContext.tree.setLabel(target, label?)`, `piContext.tree.clearLabel(target)`.
  * - `piContext.tree.openSummary(target)`: a compaction / branch summary as a markdown preview.
- * - `piContext.tree.revealLeaf()`, `piContext.tree.setFilter(filter?)`, `piContext.tree.copyId(target)`.
+ * - `piContext.tree.revealLeaf()`, `piContext.tree.reveal(entryId)` (the panel uses it),
+ *   `piContext.tree.setFilter(filter?)`, `piContext.tree.copyId(target)`.
  * - `piContext.tree.cancelSwitch()`: cancel a running branch summary (same as the notification's Cancel).
  */
 
@@ -332,6 +333,10 @@ export function registerSessionTree(services: Services): SessionTreeView {
       }
     }),
     vscode.commands.registerCommand("piContext.tree.revealLeaf", () => revealLeaf({ select: true, focus: true })),
+    vscode.commands.registerCommand("piContext.tree.reveal", (arg?: unknown) => {
+      const id = targetIdOf(arg);
+      return id ? reveal(id, { select: true, focus: true }).then((e) => e !== undefined) : false;
+    }),
     vscode.commands.registerCommand("piContext.tree.setFilterActive", (arg?: unknown) => vscode.commands.executeCommand("piContext.tree.setFilter", arg)),
     vscode.commands.registerCommand("piContext.tree.setFilter", async (arg?: unknown) => {
       let filter: TreeFilter | undefined = isTreeFilter(arg) ? arg : undefined;
@@ -413,6 +418,15 @@ export function registerSessionTree(services: Services): SessionTreeView {
     void vscode.commands.executeCommand("setContext", "piContext.switching", true);
     const given: SwitchChoice = { summarize: options.summarize ?? false, ...(options.customInstructions ? { customInstructions: options.customInstructions } : {}), ...(options.label ? { label: options.label } : {}) };
     try {
+      // live bridge hook: a running pi with the bridge navigates itself (liveBridge.ts); else our flow + live guard
+      const live = await services.liveBridge?.routeSwitch(file, targetId, { ...(options.summarize !== undefined ? { given } : {}), ask: askChoice, signal: controller.signal, ...(options.quiet ? { quiet: true } : {}) });
+      if (live) {
+        if (live.kind === "switched") {
+          revealPending = true;
+          await services.sessions.refresh().catch(() => undefined);
+        }
+        return live;
+      }
       const outcome = await runSwitchFlow(
         file,
         targetId,
@@ -535,6 +549,8 @@ function offerResult(plan: SwitchPlan, written: number, text: string | undefined
 }
 
 async function writeLabel(services: Services, file: string, id: string, label: string | undefined): Promise<{ entryId: string; label: string | null } | undefined> {
+  const live = await services.liveBridge?.routeLabel(file, id, label); // live bridge hook (liveBridge.ts)
+  if (live) return live.result;
   try {
     const r = await appendLabelChange(file, id, label, { guardSeconds: services.config().liveSession.guardSeconds });
     services.log.info(`label ${file}: ${id} → ${r.entry.label ?? "(cleared)"} (entry ${r.entry.id})`);

@@ -91,7 +91,7 @@ describe("session tree view", function () {
     const menus = pkg.contributes.menus["view/item/context"].filter((m: { command: string }) => m.command === "piContext.tree.switchToHere");
     assert.deepStrictEqual(menus.map((m: { group: string }) => m.group).sort(), ["1_switch@1", "inline@1"]);
     const all = await vscode.commands.getCommands(true);
-    for (const c of ["piContext.tree.switchToHere", "piContext.tree.switchWithSummary", "piContext.tree.setLabel", "piContext.tree.clearLabel", "piContext.tree.openSummary", "piContext.tree.revealLeaf", "piContext.tree.setFilter", "piContext.tree.cancelSwitch"]) assert.ok(all.includes(c), c);
+    for (const c of ["piContext.tree.switchToHere", "piContext.tree.switchWithSummary", "piContext.tree.setLabel", "piContext.tree.clearLabel", "piContext.tree.openSummary", "piContext.tree.revealLeaf", "piContext.tree.reveal", "piContext.tree.setFilter", "piContext.tree.cancelSwitch"]) assert.ok(all.includes(c), c);
   });
 
   it("shows the tree: one root run, the 3-way branch point, branch groups, folded tool results, leaf and active path", async () => {
@@ -140,6 +140,10 @@ describe("session tree view", function () {
     const e = await api.sessionTree.reveal("1812defc"); // a tool result folded under an assistant in branch A
     assert.strictEqual(e?.key, "e:1812defc");
     await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:1812defc", 5000, "the folded tool result to be selected");
+    // the command other features use (the panel's "reveal in tree")
+    assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.reveal", "a41d08b8"), true);
+    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:a41d08b8", 5000, "the revealed entry to be selected");
+    assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.reveal", "no-such-entry"), false);
   });
 
   it("filters like pi's /tree (user messages only, everything) and remembers the filter", async () => {
