@@ -31,6 +31,22 @@ const builds = [
     minify: production,
     logLevel: "warning",
   },
+  // The live bridge: a pi extension (ESM) that "Pi: Install Live Bridge" copies into pi's
+  // `<agentDir>/extensions/`. pi provides `@earendil-works/pi-coding-agent` to its extensions.
+  // Never minified: users can read what runs inside their pi.
+  {
+    entryPoints: ["src/bridge/piExtension.ts"],
+    outfile: "dist/bridge/pi-context-bridge.js",
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external: ["@earendil-works/pi-coding-agent"],
+    banner: { js: "// pi-context live bridge: a pi extension installed by the pi-context VS Code extension (Pi: Install Live Bridge). Source: src/bridge/ of pi-context." },
+    sourcemap: false,
+    minify: false,
+    logLevel: "warning",
+  },
   // The Pi Context panel webview (browser; no node: modules): script, its stylesheet, and the
   // codicon font stylesheet `<vscode-icon>` needs (copied with its .ttf, served from the extension).
   {

@@ -1,0 +1,236 @@
+/**
+ * The live bridge protocol: what the pi extension (`server.ts`, loaded by the running pi) and the
+ * VS Code side (`client.ts`) say to each other, and the constants both build in. No imports, so
+ * the bridge bundle and the extension share exactly these definitions.
+ *
+ * Transport: one Unix domain socket (Windows: named pipe) per running pi, never TCP. Framing: one
+ * JSON object per line, `\n`-terminated (split on `\n` only; lines over {@link MAX_LINE_BYTES}
+ * close the connection). The first client line must be a {@link ClientHello} carrying the token
+ * of the announcement; anything else, or no hello within {@link HELLO_TIMEOUT_MS}, closes it.
+ *
+ *   client → bridge   {"type":"hello","token":"…","protocol":1,"client":"pi-context-vscode/0.1.0"}
+ *   bridge → client   {"type":"welcome",…,"state":{…}}     or {"type":"error","code":"unauthorized",…} + close
+ *   bridge → client   {"type":"state","state":{…}}         after every turn, compaction, navigation, model change
+ *   client → bridge   {"type":"request","id":1,"op":"compact","params":{"customInstructions":"…"}}
+ *   bridge → client   {"type":"response","id":1,"ok":true,"result":{…}}  or  {"ok":false,"error":{"code","message"}}
+ */
+
+/** Protocol generation. A client and a bridge talk only when these are equal. */
+export const BRIDGE_PROTOCOL = 1;
+
+/** Version of the bridge code; bump with every change of the bridge (install offers the update). */
+export const BRIDGE_VERSION = "1.0.0";
+
+/** The pi versions the bridge is tested against (pi 1.6.x). */
+export const PI_VERSION_RANGE = { text: "1.6.x", major: 1, minor: 6 } as const;
+
+/** True when `version` (e.g. `1.6.0`) is in {@link PI_VERSION_RANGE}. */
+export function isTestedPiVersion(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\./.exec(version);
+  return !!m && Number(m[1]) === PI_VERSION_RANGE.major && Number(m[2]) === PI_VERSION_RANGE.minor;
+}
+
+/** The file name of the bridge in `<agentDir>/extensions/` (pi discovers `*.js` there). */
+export const BRIDGE_FILE_NAME = "pi-context-bridge.js";
+
+/** The pi command the bridge registers (`/pi-context-bridge` shows its status in pi). */
+export const BRIDGE_COMMAND = "pi-context-bridge";
+
+/** `kind` of an announcement file. */
+export const ANNOUNCE_KIND = "pi-context-bridge";
+
+/** Longest accepted line (bytes) in either direction. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** The bridge closes a connection that has not said hello within this time (ms). */
+export const HELLO_TIMEOUT_MS = 5000;
+
+/** At most this many authenticated clients per bridge. */
+export const MAX_CLIENTS = 16;
+
+/**
+ * What a running bridge writes to `<agentDir>/pi-context/live/<pid>-<id>.json` (mode 0600, in a
+ * 0700 directory): enough to find it for a session file and to connect.
+ */
+export interface Announcement {
+  kind: typeof ANNOUNCE_KIND;
+  protocol: number;
+  bridgeVersion: string;
+  piVersion: string;
+  /** The pi process. */
+  pid: number;
+  /** Absolute path of the session file pi has open (as pi names it). */
+  sessionFile: string;
+  sessionId?: string;
+  cwd?: string;
+  /** Unix socket path or Windows pipe name. */
+  socket: string;
+  /** Random secret (hex) the client must present. */
+  token: string;
+  /** ms since epoch. */
+  startedAt: number;
+}
+
+/** pi's `ctx.getContextUsage()` (`AgentSession.getContextUsage`): `tokens`/`percent` null right after a compaction. */
+export interface BridgeUsage {
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+}
+
+/** What pi is doing. */
+export type BridgeActivity = "idle" | "streaming" | "compacting" | "navigating";
+
+/** The live state the bridge pushes. */
+export interface BridgeState {
+  /** Increases with every push of one bridge. */
+  seq: number;
+  /** ms since epoch. */
+  at: number;
+  sessionFile: string;
+  sessionId?: string;
+  /** pi's in-memory leaf (after a navigation without summary pi writes nothing, so the file does not show it). */
+  leafId: string | null;
+  /** `ctx.isIdle()`: no agent run, compaction or branch summary. */
+  idle: boolean;
+  activity: BridgeActivity;
+  /** `ctx.getContextUsage()`; null without a model or window. */
+  usage: BridgeUsage | null;
+  /** `ctx.model`. */
+  model: { provider: string; id: string; contextWindow?: number } | null;
+  thinkingLevel?: string;
+  /** pi's `getCompactionSettings(model)` over its merged settings; null when pi would throw (see `compactionError`). */
+  compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number } | null;
+  compactionError?: string;
+  branchSummary?: { reserveTokens: number; skipPrompt: boolean };
+}
+
+/** First line a client sends. */
+export interface ClientHello {
+  type: "hello";
+  token: string;
+  protocol: number;
+  /** Free text for the bridge's status, e.g. `pi-context-vscode/0.1.0`. */
+  client?: string;
+}
+
+/** The bridge accepted the hello. */
+export interface Welcome {
+  type: "welcome";
+  protocol: number;
+  bridgeVersion: string;
+  piVersion: string;
+  pid: number;
+  sessionFile: string;
+  state: BridgeState;
+}
+
+/** Error codes on the connection (then closed) or in responses. */
+export type BridgeErrorCode =
+  /** Wrong token. */
+  | "unauthorized"
+  /** Protocol generations differ. */
+  | "protocol"
+  /** Malformed line or request. */
+  | "bad-request"
+  /** pi is busy: the message is pi's own "Wait for …" error. */
+  | "busy"
+  /** pi refused or failed (its message). */
+  | "failed"
+  /** The operation was cancelled (client cancel or pi abort). */
+  | "cancelled"
+  /** The bridge cannot run the operation in this pi (missing API, command not resolvable). */
+  | "unavailable";
+
+/** Sent instead of `welcome` (then the bridge closes the connection). */
+export interface ConnectionError {
+  type: "error";
+  code: BridgeErrorCode;
+  message: string;
+  protocol?: number;
+  bridgeVersion?: string;
+}
+
+/** A pushed state. */
+export interface StatePush {
+  type: "state";
+  state: BridgeState;
+}
+
+/** Parameters of each operation, and what it resolves with. */
+export interface BridgeOps {
+  /** The current state. */
+  state: { params: Record<string, never>; result: BridgeState };
+  /** pi's `/compact [customInstructions]` (`ctx.compact`). Refused with pi's wait error unless pi is idle. */
+  compact: {
+    params: { customInstructions?: string };
+    result: { entryId: string | null; firstKeptEntryId: string; tokensBefore: number; estimatedTokensAfter?: number; leafId: string | null };
+  };
+  /** pi's `/tree` navigation (`ctx.navigateTree` from a command context). */
+  navigate: {
+    params: { targetId: string; summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string };
+    result: {
+      cancelled: boolean;
+      aborted?: boolean;
+      oldLeafId: string | null;
+      newLeafId: string | null;
+      /** Entries pi appended (branch summary, label), in order. */
+      entries: { type: string; id: string; parentId: string | null }[];
+    };
+  };
+  /** pi's label editor (`pi.setLabel`): a `label` entry; empty/absent label clears. */
+  setLabel: { params: { targetId: string; label?: string }; result: { entryId: string | null } };
+  /** Abort the compaction / branch summary this bridge started (never a response of the user's). */
+  cancel: { params: Record<string, never>; result: { cancelled: boolean } };
+}
+
+export type BridgeOp = keyof BridgeOps;
+
+/** A request line. */
+export interface RequestLine<K extends BridgeOp = BridgeOp> {
+  type: "request";
+  id: number;
+  op: K;
+  params: BridgeOps[K]["params"];
+}
+
+/** A response line. */
+export type ResponseLine =
+  | { type: "response"; id: number; ok: true; result: unknown }
+  | { type: "response"; id: number; ok: false; error: { code: BridgeErrorCode; message: string } };
+
+/** Everything the bridge sends. */
+export type ServerLine = Welcome | ConnectionError | StatePush | ResponseLine;
+
+/** Operation names (for validation). */
+export const BRIDGE_OPS: readonly BridgeOp[] = ["state", "compact", "navigate", "setLabel", "cancel"];
+
+/**
+ * Check an announcement's shape (it is read from disk: never trust it).
+ * @returns the announcement, or a message saying what is wrong.
+ */
+export function parseAnnouncement(value: unknown): Announcement | { error: string } {
+  if (!value || typeof value !== "object") return { error: "not an object" };
+  const a = value as Record<string, unknown>;
+  if (a.kind !== ANNOUNCE_KIND) return { error: `kind is not ${ANNOUNCE_KIND}` };
+  const str = (k: string) => typeof a[k] === "string" && (a[k] as string).length > 0 && (a[k] as string).length < 4096;
+  if (typeof a.protocol !== "number" || !Number.isInteger(a.protocol)) return { error: "protocol missing" };
+  for (const k of ["bridgeVersion", "piVersion", "sessionFile", "socket", "token"]) if (!str(k)) return { error: `${k} missing` };
+  if (typeof a.pid !== "number" || !Number.isInteger(a.pid) || a.pid <= 0) return { error: "pid missing" };
+  if (typeof a.startedAt !== "number") return { error: "startedAt missing" };
+  if (!/^[0-9a-f]{32,128}$/.test(a.token as string)) return { error: "token malformed" };
+  const out: Announcement = {
+    kind: ANNOUNCE_KIND,
+    protocol: a.protocol,
+    bridgeVersion: a.bridgeVersion as string,
+    piVersion: a.piVersion as string,
+    pid: a.pid,
+    sessionFile: a.sessionFile as string,
+    socket: a.socket as string,
+    token: a.token as string,
+    startedAt: a.startedAt,
+  };
+  if (typeof a.sessionId === "string") out.sessionId = a.sessionId;
+  if (typeof a.cwd === "string") out.cwd = a.cwd;
+  return out;
+}
