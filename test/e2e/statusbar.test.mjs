@@ -45,6 +45,16 @@ describe("e2e status bar gauge", () => {
       assert.ok(text.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${text}`);
     }
     await screenshot(page, "statusbar-tooltip");
+    // a crop of the tooltip and the item (used in the README)
+    const hb = await hover.boundingBox();
+    const ib = await item.boundingBox();
+    if (hb && ib) {
+      const x = Math.max(0, Math.min(hb.x, ib.x) - 8);
+      const y = Math.max(0, hb.y - 8);
+      const right = Math.max(hb.x + hb.width, ib.x + ib.width) + 8;
+      const bottom = ib.y + ib.height + 4;
+      await page.screenshot({ path: path.join(resultsDir, "statusbar-tooltip-crop.png"), clip: { x, y, width: right - x, height: bottom - y } });
+    }
     await page.mouse.move(700, 300);
   });
 
@@ -77,6 +87,8 @@ describe("e2e status bar gauge", () => {
     // 11,000 > 12,000 − 3,000: within the (capped) margin of pi's threshold → warning colour
     await waitUntil(async () => /warning/.test((await item.getAttribute("class")) ?? "") || (await item.evaluate((el) => getComputedStyle(el).backgroundColor)) !== "rgba(0, 0, 0, 0)", 5000, "warning background");
     await page.locator("#workbench\\.parts\\.statusbar").screenshot({ path: path.join(resultsDir, "statusbar-gauge-warning.png") });
+    const box = await item.boundingBox();
+    if (box) await page.screenshot({ path: path.join(resultsDir, "statusbar-gauge-warning-crop.png"), clip: { x: 0, y: box.y - 4, width: 360, height: box.height + 8 } });
   });
 
   it("clicking the gauge opens the context panel", async () => {
@@ -91,10 +103,16 @@ describe("e2e status bar gauge", () => {
 
   it("Pi: Select Session… pins a session; Pi: Follow Latest Session unpins", async () => {
     const { page } = wb;
+    await page.keyboard.press("Escape");
     await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
     const widget = page.locator(".quick-input-widget");
     const row = widget.locator(".monaco-list-row", { hasText: "long scripted session" }).first();
-    await row.waitFor({ state: "visible", timeout: 10_000 });
+    try {
+      await row.waitFor({ state: "visible", timeout: 20_000 });
+    } catch (error) {
+      await screenshot(page, "select-session-failed");
+      throw error;
+    }
     const rowText = await row.innerText();
     assert.match(rowText, /entries/);
     assert.match(rowText, /KB/);
