@@ -171,6 +171,9 @@ export function registerCompaction(services: Services): void {
     const config = services.config();
     const skipPreview = options.skipPreview ?? config.compaction.skipPreview;
     try {
+      // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
+      const live = await services.liveBridge?.routeCompaction(file, instructions, { signal: controller.signal, skipPreview });
+      if (live) return live;
       const summarizer = await getSummarizer(services);
       services.log.info(`compact ${file}: summariser ${summarizer.label}${instructions ? `, instructions ${JSON.stringify(instructions)}` : ""}`);
       const outcome = await runCompactionFlow(

@@ -52,6 +52,10 @@ export interface PiContextConfig {
     /** Refuse to write to a session file written less than this many seconds ago (0 = off). */
     guardSeconds: number;
   };
+  liveBridge: {
+    /** Use running pi processes' live bridges (gauge numbers, Compact / Switch run in pi). */
+    enabled: boolean;
+  };
 }
 
 const SECTION = "piContext";
@@ -104,5 +108,6 @@ export function readConfig(scope?: vscode.ConfigurationScope): PiContextConfig {
     },
     compaction: { skipPreview: bool("compaction.skipPreview", false) },
     liveSession: { guardSeconds: Math.max(0, num("liveSession.guardSeconds", 30)) },
+    liveBridge: { enabled: bool("liveBridge.enabled", true) },
   };
 }

@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import { registerCompaction } from "./compaction";
+import { registerLiveBridge } from "./liveBridge";
 import { readConfig } from "./config";
 import type { Services } from "./services";
 import { registerPanel } from "./panel";
@@ -32,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
 
   // Feature modules: one registration line each (they push their disposables to context.subscriptions).
   registerSessionCommands(services);
+  registerLiveBridge(services); // before the status bar: it renders the live numbers
   const statusBar = registerStatusBar(services);
   registerPanel(services);
   registerCompaction(services);

@@ -9,6 +9,7 @@ import type { Analysis } from "./core/analyze";
 import type { SessionSummary } from "./core/locate";
 import type { SessionFile } from "./core/session";
 import type { PiContextConfig } from "./config";
+import type { LiveBridgeService } from "./liveBridge";
 
 /** The session pi-context currently shows, refreshed in place as pi appends. */
 export interface CurrentSession {
@@ -68,6 +69,8 @@ export interface Services {
   sessions: SessionSource;
   /** The current typed settings (read on each call; cheap). */
   config(): PiContextConfig;
+  /** Running pi processes with the live bridge (`liveBridge.ts`); set by `registerLiveBridge`. */
+  liveBridge?: LiveBridgeService;
 }
 
 /** A feature module's entry point: register commands/views, push disposables to `context.subscriptions`. */

@@ -55,7 +55,7 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     const config = services.config();
     const current = sessions.current;
     const v = buildGaugeView({
-      ...(current ? { session: { file: current.file, analysis: current.analysis, pinned: current.pinned, updatedAt: current.updatedAt } } : {}),
+      ...(current ? { session: { file: current.file, pinned: current.pinned, updatedAt: current.updatedAt, ...(services.liveBridge?.gaugeInput(current) ?? { analysis: current.analysis }) } } : {}),
       ...(sessions.discovery ? { discovery: sessions.discovery } : {}),
       margin: config.warning.margin,
     });
@@ -122,6 +122,7 @@ export function registerStatusBar(services: Services): StatusBarGauge {
   context.subscriptions.push(
     rendered,
     sessions.onDidChange(() => render()),
+    ...(services.liveBridge ? [services.liveBridge.onDidChange(() => render())] : []),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("piContext.statusBar") || e.affectsConfiguration("piContext.warning")) render();
     }),

@@ -30,6 +30,8 @@ export interface GaugeInput {
     pinned: boolean;
     /** When the file was last read (ms since epoch). */
     updatedAt: number;
+    /** A live bridge serves this session: `analysis.inspect` holds the running pi's numbers (see `bridge/liveUsage.ts`). */
+    live?: { pid: number; piVersion: string; bridgeVersion: string; activity?: string };
   };
   discovery?: { phase: "starting" | "ready"; workspace: boolean; searchedDirs: string[]; sessionCount: number; agentDir?: string };
   /** `piContext.warning.margin`: tokens before the limit where the warning colour starts. */
@@ -204,13 +206,14 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   else if (!inspect.usageKnown) text = `π ? · ≈${formatTokens(tokens)}/${formatTokens(window)}`;
   else text = `π ${formatPercent(inspect.percent ?? 0)} · ${formatTokens(tokens)}/${formatTokens(window)}`;
   if (!enabled) text += " · auto off";
+  if (s.live) text += " · live";
   if (problems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
   if (s.pinned) text = `$(pinned) ${text}`;
 
   // ---- tooltip
   const name = inspect.sessionName ?? "unnamed session";
   const lines: string[] = [];
-  lines.push(`**pi context** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}`, "");
+  lines.push(`**pi context** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}${s.live ? ` · **live** from pi ${escapeMarkdown(s.live.piVersion)} (pid ${s.live.pid})` : ""}`, "");
   const rows: string[] = ["| | |", "|---|---|"];
   if (window) {
     const pct = inspect.percent ?? 0;
@@ -246,6 +249,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   }
   rows.push(sourcedRow("reserveTokens", inspect.reserveTokens));
   rows.push(sourcedRow("keepRecentTokens", inspect.keepRecentTokens));
+  if (s.live) rows.push(`| Live | the running pi (pid ${s.live.pid}, pi ${escapeMarkdown(s.live.piVersion)}, bridge ${escapeMarkdown(s.live.bridgeVersion)}) reports these numbers${s.live.activity && s.live.activity !== "idle" ? `; pi is ${escapeMarkdown(s.live.activity)}` : ""}; Compact and Switch run in that pi |`);
   rows.push(`| Session | ${escapeMarkdown(path.basename(s.file))} — ${formatCount(inspect.entryCount)} entries |`);
   rows.push(`| Updated | ${timeOf(s.updatedAt)} |`);
   lines.push(...rows, "");
@@ -269,6 +273,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
 
   // ---- screen reader
   const aria: string[] = [];
+  if (s.live) aria.push("live from the running pi");
   if (window) {
     if (inspect.usageKnown) aria.push(`pi context ${formatPercent(inspect.percent ?? 0).replace("%", " percent")}, ${formatCount(tokens)} of ${formatCount(window)} tokens`);
     else aria.push(`pi context unknown since the last compaction, estimated ${formatCount(tokens)} of ${formatCount(window)} tokens`);

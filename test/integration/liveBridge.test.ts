@@ -1,0 +1,216 @@
+// The live bridge in the real extension host with a REAL pi 1.6.0 started by the test (`pi --mode
+// rpc`, Node 22 from the conformance package) on the workspace folder, against the scripted
+// OpenAI-compatible server: "Pi: Install Live Bridge" puts the bridge where pi loads it, the gauge
+// shows the running pi's numbers with the live badge, "Pi: Compact Session…", "Switch to Here…" and
+// labels run inside that pi (pi writes the entries; no summariser or API key of ours is involved),
+// the live-session guard applies again when the bridge is off, and a killed pi is dropped.
+import * as assert from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as vscode from "vscode";
+import { after, before, describe, it } from "mocha";
+import { readAnnouncements } from "../../src/bridge/announce";
+import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/bridge/install";
+import { BRIDGE_VERSION } from "../../src/bridge/protocol";
+import type { CompactCommandOutcome } from "../../src/compaction";
+import type { PiContextApi } from "../../src/extension";
+import type { BridgeCommandOutcome, LiveBridgeService } from "../../src/liveBridge";
+import type { SwitchCommandOutcome } from "../../src/treeView";
+import { PiRpc, writeScriptedAgentDir } from "../support/pi-rpc";
+import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { testWorkspace, waitFor } from "./env";
+import { piApi, setSetting, useAgentDir } from "./sessionHelpers";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-it-bridge-"));
+
+function entries(file: string): any[] {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+}
+
+function textOf(message: any): string {
+  const c = message?.content;
+  return typeof c === "string" ? c : Array.isArray(c) ? c.map((p: any) => (p.type === "text" ? p.text : "")).join("") : "";
+}
+
+describe("live bridge with a real pi", function () {
+  this.timeout(90_000);
+  let api: PiContextApi;
+  let live: LiveBridgeService;
+  let server: ScriptedServer;
+  let pi: PiRpc | undefined;
+  const agentDir = path.join(tmp, "agent");
+  const home = path.join(tmp, "home");
+
+  const bridge = (command: "installBridge" | "removeBridge", options: object = { confirm: false }) => vscode.commands.executeCommand<BridgeCommandOutcome>(`piContext.${command}`, options) as Promise<BridgeCommandOutcome>;
+
+  async function turn(prompt: string, answer: string): Promise<void> {
+    server.script({ text: `${answer}\n\n${"Details of the work. ".repeat(60)}` });
+    await pi!.prompt(`${prompt}\n${"Context line for the task. ".repeat(40)}`);
+  }
+
+  before(async () => {
+    api = await piApi();
+    live = api.services.liveBridge!;
+    assert.ok(live, "services.liveBridge is registered");
+    fs.mkdirSync(home, { recursive: true });
+    fs.mkdirSync(path.join(agentDir, "sessions"), { recursive: true });
+    server = await startScriptedServer({ text: "## Goal\nScripted summary by pi's own model.\n\n## Progress\n- done" });
+    writeScriptedAgentDir(agentDir, { baseURL: server.baseURL, contextWindow: 16000, compaction: { reserveTokens: 4000, keepRecentTokens: 1000 } });
+    await useAgentDir(api, agentDir);
+    await setSetting("liveSession.guardSeconds", 30);
+    await api.services.sessions.followLatest();
+  });
+
+  after(async () => {
+    await pi?.kill();
+    await setSetting("liveBridge.enabled", undefined);
+    await setSetting("liveSession.guardSeconds", undefined);
+    await useAgentDir(api, undefined);
+    await server?.close();
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("installs the bridge into pi's extensions folder with a version marker, detects outdated and foreign files, removes only its own", async () => {
+    const file = bridgeInstallPath(agentDir);
+    assert.strictEqual((await bridge("removeBridge")).kind, "missing");
+    const installed = await bridge("installBridge");
+    assert.strictEqual(installed.kind, "installed");
+    assert.strictEqual(installed.file, file);
+    const text = fs.readFileSync(file, "utf8");
+    assert.ok(text.startsWith(`${MARKER_PREFIX}{"version":"${BRIDGE_VERSION}","protocol":1,"pi":"1.6.x","sha256":"`), text.slice(0, 200));
+    assert.ok(text.includes("pi-context live bridge"), "the shipped bundle follows the marker");
+    assert.strictEqual(live.installedStatus().state, "current");
+    assert.strictEqual((await bridge("installBridge")).kind, "current");
+    // edited by hand after installing
+    fs.writeFileSync(file, text + "// my edit\n");
+    assert.strictEqual(live.installedStatus().state, "modified");
+    // an older build of ours
+    fs.writeFileSync(file, installedText("// old bridge\nexport default function () {}\n").replace(/"version":"[^"]+"/, '"version":"0.9.0"'));
+    const outdated = live.installedStatus();
+    assert.strictEqual(outdated.state, "outdated");
+    assert.strictEqual(outdated.installed?.version, "0.9.0");
+    const updated = await bridge("installBridge");
+    assert.strictEqual(updated.kind, "updated");
+    assert.strictEqual(live.installedStatus().state, "current");
+    // somebody else's file of that name is never touched
+    fs.writeFileSync(file, "export default function mine() {}\n");
+    assert.strictEqual((await bridge("installBridge")).kind, "foreign");
+    assert.strictEqual((await bridge("removeBridge")).kind, "foreign");
+    assert.strictEqual(fs.readFileSync(file, "utf8"), "export default function mine() {}\n");
+    fs.rmSync(file);
+    assert.strictEqual((await bridge("installBridge")).kind, "installed");
+    assert.strictEqual((await bridge("removeBridge")).kind, "removed");
+    assert.strictEqual(fs.existsSync(file), false);
+    assert.strictEqual((await bridge("installBridge")).kind, "installed");
+  });
+
+  it("shows the running pi's numbers in the gauge with a live badge", async () => {
+    pi = await PiRpc.start({ cwd: testWorkspace(), agentDir, home });
+    for (let i = 1; i <= 5; i++) await turn(`t${i}: step ${i} of the refactoring`, `Answer ${i}.`);
+    const sessionFile = (await pi.command({ type: "get_state" })).data.sessionFile as string;
+    await waitFor(() => api.services.sessions.current?.file === sessionFile, 10_000, "the extension to follow pi's session");
+    const snapshot = (await waitFor(() => {
+      const s = api.statusBar.snapshot();
+      return s.text.endsWith(" · live") ? s : undefined;
+    }, 10_000, "the live badge"))!;
+    const usage = (await pi.command({ type: "get_session_stats" })).data.contextUsage as { tokens: number; contextWindow: number; percent: number };
+    await waitFor(() => live.liveFor(sessionFile)?.connection.state.usage?.tokens === usage.tokens, 5000, "pi's numbers");
+    const text = api.statusBar.snapshot().text;
+    assert.strictEqual(text, `π ${Math.round(usage.percent)}% · ${(usage.tokens / 1000).toFixed(1)}k/16k · live`);
+    assert.match(snapshot.tooltip, new RegExp(`\\*\\*live\\*\\* from pi 1\\.6\\.0 \\(pid ${pi.pid}\\)`));
+    assert.match(snapshot.tooltip, /\| Window \| 16,000 — the running pi/);
+    assert.match(snapshot.accessibilityLabel ?? "", /^live from the running pi/);
+    assert.ok(live.stats.connects >= 1);
+  });
+
+  it('"Pi: Compact Session…" makes the running pi compact (its model writes the summary)', async () => {
+    const file = api.services.sessions.current!.file;
+    const before = entries(file).length;
+    const requests = server.requests.length;
+    const outcome = (await vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, { instructions: "keep the parser details", skipPreview: true })) as CompactCommandOutcome & { live?: { pid: number } };
+    assert.strictEqual(outcome.kind, "compacted", JSON.stringify(outcome));
+    assert.strictEqual(outcome.live?.pid, pi!.pid);
+    const written = entries(file).slice(before);
+    assert.deepStrictEqual(
+      written.map((e) => e.type),
+      ["compaction"],
+    );
+    assert.strictEqual(written[0].id, outcome.kind === "compacted" ? outcome.entryId : "");
+    assert.strictEqual(written[0].summary.startsWith("## Goal\nScripted summary by pi's own model."), true);
+    assert.strictEqual(server.requests.length, requests + 1, "one summary request, sent by pi");
+    assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /keep the parser details/);
+    assert.strictEqual(server.requests.at(-1)!.authorization, "Bearer scripted-dummy-key", "pi's own auth");
+    // pi's footer state after a compaction: unknown until the next answer, still live
+    await waitFor(() => api.statusBar.snapshot().text.startsWith("π ? · ≈") && api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the ? state");
+    assert.strictEqual((await pi!.command({ type: "get_session_stats" })).data.contextUsage.tokens, null);
+    assert.strictEqual(live.stats.compactions, 1);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  it('"Switch to Here…" and labels make the running pi navigate and label', async () => {
+    const file = api.services.sessions.current!.file;
+    await turn("t6: after the compaction", "Answer 6.");
+    const target = entries(file).find((e) => e.type === "message" && e.message.role === "assistant" && textOf(e.message).startsWith("Answer 6."));
+    await turn("t7: one more", "Answer 7.");
+    const before = entries(file).length;
+    const requests = server.requests.length;
+    const outcome = (await vscode.commands.executeCommand<SwitchCommandOutcome>("piContext.tree.switchToHere", target.id, { summarize: true, label: "from-vscode", quiet: true })) as SwitchCommandOutcome;
+    assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
+    const written = entries(file).slice(before);
+    assert.deepStrictEqual(
+      written.map((e) => [e.type, e.parentId]),
+      [
+        ["branch_summary", target.id],
+        ["label", written[0].id],
+      ],
+    );
+    assert.strictEqual(written[1].label, "from-vscode");
+    assert.strictEqual(server.requests.length, requests + 1, "pi summarised the branch");
+    assert.deepStrictEqual(outcome.kind === "switched" ? outcome.entries.map((e) => e.id) : [], written.map((e) => e.id));
+    assert.strictEqual((await pi!.command({ type: "get_state" })).data.sessionFile, file);
+    // pi's leaf is the label entry: its next answer hangs off it
+    await turn("t8: on the new branch", "Answer 8.");
+    const t8 = entries(file).find((e) => e.type === "message" && e.message.role === "user" && textOf(e.message).startsWith("t8:"));
+    assert.strictEqual(t8.parentId, written[1].id);
+    // a label through pi
+    const labelled = await vscode.commands.executeCommand<{ entryId: string; label: string | null }>("piContext.tree.setLabel", target.id, "checkpoint");
+    const last = entries(file).at(-1);
+    assert.deepStrictEqual([last.type, last.targetId, last.label], ["label", target.id, "checkpoint"]);
+    assert.deepStrictEqual(labelled, { entryId: last.id, label: "checkpoint" });
+    assert.strictEqual(live.stats.switches, 1);
+    assert.strictEqual(live.stats.labels, 1);
+  });
+
+  it("without the bridge the live-session guard applies again", async () => {
+    await setSetting("liveBridge.enabled", false);
+    try {
+      await waitFor(() => !api.statusBar.snapshot().text.endsWith(" · live"), 5000, "the badge to go");
+      const file = api.services.sessions.current!.file;
+      const before = fs.readFileSync(file, "utf8");
+      const target = entries(file).find((e) => e.type === "message" && e.message.role === "user");
+      const outcome = (await vscode.commands.executeCommand<SwitchCommandOutcome>("piContext.tree.switchToHere", target.id, { summarize: false, quiet: true })) as SwitchCommandOutcome;
+      assert.strictEqual(outcome.kind, "error");
+      assert.strictEqual(outcome.kind === "error" ? outcome.errorKind : "", "live", JSON.stringify(outcome));
+      assert.match(outcome.kind === "error" ? outcome.message : "", /Refusing to switch branches in this session while pi may have it open: .*pi is running on it \(process \d+/);
+      assert.strictEqual(fs.readFileSync(file, "utf8"), before);
+    } finally {
+      await setSetting("liveBridge.enabled", undefined);
+    }
+    await waitFor(() => api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the badge to come back");
+  });
+
+  it("drops a killed pi: badge gone, stale announcement removed", async () => {
+    const pid = pi!.pid;
+    assert.ok(readAnnouncements(agentDir).some((r) => "announcement" in r && r.announcement.pid === pid));
+    await pi!.kill();
+    await waitFor(() => !api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the badge to go");
+    await waitFor(() => !readAnnouncements(agentDir).some((r) => "announcement" in r && r.announcement.pid === pid), 10_000, "the stale announcement to be removed");
+    assert.strictEqual(live.liveFor(api.services.sessions.current!.file), undefined);
+  });
+});
