@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { analyzeLoaded } from "./core/analyze";
-import { listSessions as listSessionsIn, readSessionSummary, type SessionSummary } from "./core/locate";
+import { readSessionSummary, type SessionSummary } from "./core/locate";
 import { SessionFile } from "./core/session";
 import type { PiContextConfig } from "./config";
 import type { CurrentSession, SessionDiscoveryInfo, SessionSource } from "./services";
@@ -139,43 +139,15 @@ export class PiSessionSource implements SessionSource {
 
   async listSessions(): Promise<SessionSummary[]> {
     await this.idle();
+    // a scanner of its own (the live one's state belongs to the update loop); summaries read
+    // ≤ 128 KB per file, yielding to the event loop between files
+    const found = await new SessionScanner().scan(this.plans);
     const out: SessionSummary[] = [];
-    const seen = new Set<string>();
-    for (const plan of this.plans) {
-      let found: SessionSummary[];
-      if (plan.index === -1) {
-        found = [];
-        const dirs = plan.dirs.map((d) => d.dir);
-        if (plan.subfolders) {
-          try {
-            for (const name of await fs.promises.readdir(plan.subfolders.root)) dirs.push(path.join(plan.subfolders.root, name));
-          } catch {
-            // no sessions root
-          }
-        }
-        for (const dir of dirs) {
-          let names: string[] = [];
-          try {
-            names = await fs.promises.readdir(dir);
-          } catch {
-            continue;
-          }
-          for (const name of names) {
-            if (!name.endsWith(".jsonl")) continue;
-            const summary = readSessionSummary(path.join(dir, name));
-            if (summary) found.push(summary);
-          }
-        }
-      } else {
-        found = listSessionsIn(plan.dirs, plan.folder, {
-          ...(plan.subfolders ? { orInside: true, sessionsRoot: plan.subfolders.root } : {}),
-        });
-      }
-      for (const s of found) {
-        if (seen.has(s.file)) continue;
-        seen.add(s.file);
-        out.push(s);
-      }
+    let n = 0;
+    for (const s of found.sessions) {
+      const summary = readSessionSummary(s.file);
+      if (summary) out.push(summary);
+      if (++n % 16 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     out.sort(newestFirst);
     return out;

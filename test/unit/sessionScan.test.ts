@@ -126,6 +126,23 @@ describe("SessionScanner", () => {
   });
 });
 
+describe("SessionScanner without a workspace", () => {
+  it("lists the sessions of every folder under sessions/, whatever their cwd", async () => {
+    const agent = tmp();
+    for (const cwd of ["/a", "/b/c"]) {
+      const dir = path.join(agent, "sessions", encodeSessionDirName(cwd));
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, "s.jsonl"), header(cwd));
+    }
+    fs.mkdirSync(path.join(agent, "sessions", "not-a-session-dir"));
+    fs.writeFileSync(path.join(agent, "sessions", "not-a-session-dir", "x.jsonl"), header("/x"));
+    const plans = planFolders({ agentDir: agent, folders: [], extraDirs: [], includeSubfolders: false, projectSettings: "auto", env: {} });
+    const r = await new SessionScanner().scan(plans);
+    assert.deepEqual(r.sessions.map((s) => s.cwd).sort(), ["/a", "/b/c"]);
+    assert.ok(r.sessions.every((s) => s.folderIndex === -1));
+  });
+});
+
 describe("Select Session rows", () => {
   const now = Date.UTC(2026, 5, 1, 12, 0, 0);
   const summary = (o: Partial<SessionSummary>): SessionSummary => ({ file: "/d/x.jsonl", size: 2048, mtimeMs: now - 5 * 60_000, id: "i", cwd: "/w", created: undefined, name: undefined, firstMessage: undefined, lastEntryTimestamp: undefined, entryCount: 12, entryCountExact: true, ...o });
