@@ -62,6 +62,9 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
       "@typescript-eslint/no-require-imports": "off",
       "no-control-regex": "off",
+      // ESLint 10 additions that flag defensive initialisations and re-thrown messages; not worth the churn.
+      "no-useless-assignment": "off",
+      "preserve-caught-error": "off",
       "no-empty": ["error", { allowEmptyCatch: true }],
     },
   },
