@@ -95,7 +95,7 @@ export interface PiCompactionResult {
 
 /** pi's `ExtensionAPI` (subset). */
 export interface PiApi {
-  on(event: string, handler: (event: any, ctx: PiContext) => unknown): void;
+  on(event: string, handler: (event: never, ctx: PiContext) => unknown): void;
   registerCommand(name: string, options: { description?: string; handler: (args: string, ctx: PiCommandContext) => Promise<void> | void }): void;
   sendUserMessage(content: string, options?: { expandPromptTemplates?: boolean; deliverAs?: "steer" | "followUp" }): void;
   setLabel(entryId: string, label: string | undefined): void;

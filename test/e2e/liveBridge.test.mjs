@@ -58,7 +58,11 @@ async function startPi({ cwd, agentDir, home }) {
       if (!line.trim()) continue;
       const m = JSON.parse(line);
       events.push(m);
-      for (const w of [...waiters]) if (w.match(m)) waiters.splice(waiters.indexOf(w), 1) && w.resolve(m);
+      for (const w of [...waiters]) {
+        if (!w.match(m)) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
     }
   });
   const waitFor = (match) => new Promise((resolve) => waiters.push({ match, resolve }));
@@ -119,7 +123,10 @@ describe("e2e live bridge", () => {
     await pi?.kill();
     await wb?.close();
     await model?.close();
-    for (const [p, content] of saved) (content === undefined ? rmSync(p, { force: true }) : writeFileSync(p, content));
+    for (const [p, content] of saved) {
+      if (content === undefined) rmSync(p, { force: true });
+      else writeFileSync(p, content);
+    }
     rmSync(path.join(agentDir, "extensions", "pi-context-bridge.js"), { force: true });
     rmSync(path.join(agentDir, "pi-context"), { recursive: true, force: true });
     rmSync(tmp, { recursive: true, force: true });

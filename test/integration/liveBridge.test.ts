@@ -17,25 +17,15 @@ import type { CompactCommandOutcome } from "../../src/compaction";
 import type { PiContextApi } from "../../src/extension";
 import type { BridgeCommandOutcome, LiveBridgeService } from "../../src/liveBridge";
 import type { SwitchCommandOutcome } from "../../src/treeView";
-import { PiRpc, writeScriptedAgentDir } from "../support/pi-rpc";
+import { messageText, PiRpc, readSessionLines, writeScriptedAgentDir } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { testWorkspace, waitFor } from "./env";
 import { piApi, setSetting, useAgentDir } from "./sessionHelpers";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-it-bridge-"));
 
-function entries(file: string): any[] {
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
-}
-
-function textOf(message: any): string {
-  const c = message?.content;
-  return typeof c === "string" ? c : Array.isArray(c) ? c.map((p: any) => (p.type === "text" ? p.text : "")).join("") : "";
-}
+const entries = readSessionLines;
+const textOf = messageText;
 
 describe("live bridge with a real pi", function () {
   this.timeout(90_000);
@@ -142,7 +132,7 @@ describe("live bridge with a real pi", function () {
       ["compaction"],
     );
     assert.strictEqual(written[0].id, outcome.kind === "compacted" ? outcome.entryId : "");
-    assert.strictEqual(written[0].summary.startsWith("## Goal\nScripted summary by pi's own model."), true);
+    assert.strictEqual(written[0]!.summary!.startsWith("## Goal\nScripted summary by pi's own model."), true);
     assert.strictEqual(server.requests.length, requests + 1, "one summary request, sent by pi");
     assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /keep the parser details/);
     assert.strictEqual(server.requests.at(-1)!.authorization, "Bearer scripted-dummy-key", "pi's own auth");
@@ -156,7 +146,7 @@ describe("live bridge with a real pi", function () {
   it('"Switch to Here…" and labels make the running pi navigate and label', async () => {
     const file = api.services.sessions.current!.file;
     await turn("t6: after the compaction", "Answer 6.");
-    const target = entries(file).find((e) => e.type === "message" && e.message.role === "assistant" && textOf(e.message).startsWith("Answer 6."));
+    const target = entries(file).find((e) => e.type === "message" && e.message?.role === "assistant" && textOf(e.message).startsWith("Answer 6."))!;
     await turn("t7: one more", "Answer 7.");
     const before = entries(file).length;
     const requests = server.requests.length;
@@ -176,11 +166,11 @@ describe("live bridge with a real pi", function () {
     assert.strictEqual((await pi!.command({ type: "get_state" })).data.sessionFile, file);
     // pi's leaf is the label entry: its next answer hangs off it
     await turn("t8: on the new branch", "Answer 8.");
-    const t8 = entries(file).find((e) => e.type === "message" && e.message.role === "user" && textOf(e.message).startsWith("t8:"));
+    const t8 = entries(file).find((e) => e.type === "message" && e.message?.role === "user" && textOf(e.message).startsWith("t8:"))!;
     assert.strictEqual(t8.parentId, written[1].id);
     // a label through pi
     const labelled = await vscode.commands.executeCommand<{ entryId: string; label: string | null }>("piContext.tree.setLabel", target.id, "checkpoint");
-    const last = entries(file).at(-1);
+    const last = entries(file).at(-1)!;
     assert.deepStrictEqual([last.type, last.targetId, last.label], ["label", target.id, "checkpoint"]);
     assert.deepStrictEqual(labelled, { entryId: last.id, label: "checkpoint" });
     assert.strictEqual(live.stats.switches, 1);
@@ -193,7 +183,7 @@ describe("live bridge with a real pi", function () {
       await waitFor(() => !api.statusBar.snapshot().text.endsWith(" · live"), 5000, "the badge to go");
       const file = api.services.sessions.current!.file;
       const before = fs.readFileSync(file, "utf8");
-      const target = entries(file).find((e) => e.type === "message" && e.message.role === "user");
+      const target = entries(file).find((e) => e.type === "message" && e.message?.role === "user")!;
       const outcome = (await vscode.commands.executeCommand<SwitchCommandOutcome>("piContext.tree.switchToHere", target.id, { summarize: false, quiet: true })) as SwitchCommandOutcome;
       assert.strictEqual(outcome.kind, "error");
       assert.strictEqual(outcome.kind === "error" ? outcome.errorKind : "", "live", JSON.stringify(outcome));

@@ -24,15 +24,22 @@ import { after, before, describe, it } from "node:test";
 import { liveDir, readAnnouncements, removeStaleAnnouncements } from "../../src/bridge/announce";
 import { BridgeError, connectBridge, type BridgeConnection } from "../../src/bridge/client";
 import { bridgeStatus, installBridgeFile } from "../../src/bridge/install";
-import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type Announcement, type BridgeState } from "../../src/bridge/protocol";
+import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type Announcement, type BridgeOps, type BridgeState } from "../../src/bridge/protocol";
 import { analyzeSession } from "../../src/core/analyze";
 import { ensureBridgeBundle } from "../support/bridge-bundle";
-import { PiRpc, REPO_ROOT, writeScriptedAgentDir } from "../support/pi-rpc";
+import { messageText, PiRpc, readSessionLines, REPO_ROOT, writeScriptedAgentDir, type SessionLine } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+
+/** The parts of `oracle.mjs`'s answer these tests read. */
+interface OracleView {
+  settings: { compaction: { reserveTokens: number; keepRecentTokens: number } };
+  verifyCompactions: { compactionId: string; match: boolean }[];
+  verifyBranchSummaries: { branchSummaryId: string; match: boolean }[];
+}
 
 interface Oracle {
   loadCheck(request: { file: string; leaf?: string }): Promise<{ leafId: string | null; pathIds: string[]; contextEntries: string[]; unchangedOnOpen: boolean }>;
-  oracle(request: { file: string; args: string[] }): Promise<any>;
+  oracle(request: { file: string; args: string[] }): Promise<OracleView>;
   close(): Promise<void>;
 }
 
@@ -95,16 +102,10 @@ async function connect(pi: PiRpc, dir = agentDir): Promise<BridgeConnection> {
   return connectBridge(announcementFor(pi.pid, dir).announcement, { timeoutMs: 5000 });
 }
 
-function entries(file: string): any[] {
-  return fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
-}
+const entries = readSessionLines;
 
 /** Ids → file positions, timestamps and provider response ids dropped: two sessions written the same way compare equal. */
-function normalize(lines: any[]): unknown[] {
+function normalize(lines: SessionLine[]): unknown[] {
   const ids = new Map<string, string>();
   lines.forEach((e, i) => ids.set(e.id, i === 0 ? "#header" : `#${i}`));
   const mapId = (v: unknown) => (typeof v === "string" && ids.has(v) ? ids.get(v) : v);
@@ -123,15 +124,11 @@ function normalize(lines: any[]): unknown[] {
   return lines.map((e) => walk(e));
 }
 
-function textOf(message: any): string {
-  const c = message?.content;
-  if (typeof c === "string") return c;
-  return Array.isArray(c) ? c.map((p: any) => (p.type === "text" ? p.text : "")).join("") : "";
-}
+const textOf = messageText;
 
 /** The id of the entry whose message (role) text starts with `prefix`. */
 function entryIdOf(file: string, role: string, prefix: string): string {
-  const e = entries(file).find((x) => x.type === "message" && x.message.role === role && textOf(x.message).startsWith(prefix));
+  const e = entries(file).find((x) => x.type === "message" && x.message?.role === role && textOf(x.message).startsWith(prefix));
   assert.ok(e, `an entry ${role} "${prefix}" in ${file}`);
   return e.id;
 }
@@ -191,8 +188,8 @@ describe("live bridge in the real pi 1.6.0", () => {
     // `/pi-context-bridge` typed in pi: its status as a notification
     const since = pi.events.length;
     await pi.command({ type: "prompt", message: "/pi-context-bridge" });
-    const notify = await pi.waitFor((l) => l.type === "extension_ui_request" && (l as any).method === "notify", 5000, since);
-    assert.match(String((notify as any).message), /pi-context live bridge 1\.0\.0 \(protocol 1, pi 1\.6\.0\): listening for .*\.jsonl; 0 clients connected/);
+    const notify = await pi.waitFor((l) => l.type === "extension_ui_request" && l.method === "notify", 5000, since);
+    assert.match(String(notify.message), /pi-context live bridge 1\.0\.0 \(protocol 1, pi 1\.6\.0\): listening for .*\.jsonl; 0 clients connected/);
     await pi.close();
     assert.deepEqual(readAnnouncements(agentDir).filter((r) => "announcement" in r && r.announcement.pid === pi.pid), []);
     assert.equal(fs.existsSync(file), false);
@@ -214,7 +211,7 @@ describe("live bridge in the real pi 1.6.0", () => {
       assert.equal(s.sessionFile, file);
       assert.equal(s.idle, true);
       assert.equal(s.activity, "idle");
-      assert.equal(s.leafId, entries(file).at(-1).id);
+      assert.equal(s.leafId, entries(file).at(-1)!.id);
       // pi's getCompactionSettings(model): the modelOverrides entry wins for keepRecentTokens
       const view = await oracle.oracle({ file, args: ["--agent-dir", agentDir] });
       assert.deepEqual(s.compaction, { enabled: true, reserveTokens: 4000, keepRecentTokens: 1200 });
@@ -274,7 +271,7 @@ describe("live bridge in the real pi 1.6.0", () => {
     assert.deepEqual(liveRequests.map((r) => r.messages), twinRequests.map((r) => r.messages));
     assert.match(JSON.stringify(liveRequests[0]!.messages), /keep the parser details/);
     const liveEntries = entries(liveFile);
-    const compaction = liveEntries.at(-1);
+    const compaction = liveEntries.at(-1)!;
     assert.equal(compaction.type, "compaction");
     assert.equal(result.entryId, compaction.id);
     assert.equal(result.leafId, compaction.id);
@@ -288,7 +285,7 @@ describe("live bridge in the real pi 1.6.0", () => {
     assert.equal(after.usage!.tokens, null);
     const view = await oracle.oracle({ file: liveFile, args: ["--agent-dir", agentDir, "--verify-compactions"] });
     assert.deepEqual(
-      view.verifyCompactions.map((v: any) => [v.compactionId, v.match]),
+      view.verifyCompactions.map((v) => [v.compactionId, v.match]),
       [[compaction.id, true]],
     );
     const loaded = await oracle.loadCheck({ file: liveFile });
@@ -329,7 +326,7 @@ describe("live bridge in the real pi 1.6.0", () => {
     const live = await startPi(cwd);
     await turn(live, "t0: warm up", "Answer 0.");
     const connection = await connect(live);
-    const navResults: any[] = [];
+    const navResults: BridgeOps["navigate"]["result"][] = [];
     const requestsBefore: number[] = [];
     const liveFile = await scenario(live, {
       nav: async (targetId, summarize, label, instructions) => {
@@ -339,7 +336,7 @@ describe("live bridge in the real pi 1.6.0", () => {
       },
       label: async (targetId, label) => {
         const r = await connection.request("setLabel", { targetId, ...(label ? { label } : {}) });
-        assert.equal(r.entryId, entries(connection.state.sessionFile).at(-1).id);
+        assert.equal(r.entryId, entries(connection.state.sessionFile).at(-1)!.id);
       },
     });
     const liveLeaf = (await connection.request("state", {})).leafId;
@@ -371,27 +368,27 @@ describe("live bridge in the real pi 1.6.0", () => {
     assert.equal(requestsBefore[3]! - requestsBefore[2]!, 0);
     assert.equal(requestsBefore[5]! - requestsBefore[4]!, 0);
     assert.deepEqual(
-      navResults.map((r) => [r.cancelled, r.entries.map((e: any) => e.type)]),
+      navResults.map((r) => [r.cancelled, r.entries.map((e) => e.type)]),
       [
         [false, ["branch_summary", "label"]],
         [false, []],
         [false, ["label"]],
       ],
     );
-    const summary = written.find((e) => e.type === "branch_summary");
+    const summary = written.find((e) => e.type === "branch_summary")!;
     assert.deepEqual(navResults[0].entries[0], { type: "branch_summary", id: summary.id, parentId: summary.parentId });
-    assert.equal(navResults[1].newLeafId, written.find((e) => e.type === "message" && e.message.role === "user" && textOf(e.message).startsWith("t3:")).parentId);
+    assert.equal(navResults[1].newLeafId, written.find((e) => e.type === "message" && e.message?.role === "user" && textOf(e.message).startsWith("t3:"))!.parentId);
     // nothing the bridge did reached the model or the session as a prompt
     assert.equal(written.filter((e) => e.type === "message" && textOf(e.message).includes("pi-context-bridge")).length, 0);
-    assert.equal(liveLeaf, written.at(-1).id);
+    assert.equal(liveLeaf, written.at(-1)!.id);
     assert.equal(twinLeaf.sessionFile, twinFile);
     const view = await oracle.oracle({ file: liveFile, args: ["--agent-dir", agentDir, "--verify-branch-summaries"] });
     assert.deepEqual(
-      view.verifyBranchSummaries.map((v: any) => [v.branchSummaryId, v.match]),
+      view.verifyBranchSummaries.map((v) => [v.branchSummaryId, v.match]),
       [[summary.id, true]],
     );
     const loaded = await oracle.loadCheck({ file: liveFile });
-    assert.equal(loaded.leafId, written.at(-1).id);
+    assert.equal(loaded.leafId, written.at(-1)!.id);
     assert.equal(loaded.unchangedOnOpen, true);
   });
 
@@ -426,7 +423,7 @@ describe("live bridge in the real pi 1.6.0", () => {
       await new Promise((r) => setTimeout(r, 300));
       const written = entries(file).slice(before);
       assert.deepEqual(
-        written.map((e) => (e.type === "message" ? e.message.role : e.type)),
+        written.map((e) => (e.type === "message" ? e.message?.role : e.type)),
         ["user", "assistant"],
       );
       assert.equal(server.requests.length, requests + 1, "no summary request was queued");

@@ -96,6 +96,10 @@ export interface PiRpcOptions {
 /** An RPC event or response line. */
 export type RpcLine = { type: string; id?: string; [key: string]: unknown };
 
+/** A response's `data`: free-form JSON, read by the tests field by field. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- pi's RPC data is untyped JSON here
+export type RpcData = Record<string, any>;
+
 /** A running pi in RPC mode. */
 export class PiRpc {
   readonly events: RpcLine[] = [];
@@ -200,13 +204,13 @@ export class PiRpc {
   }
 
   /** Send a command and resolve with its response (rejects on `success: false`). */
-  async command(command: Record<string, unknown>, timeoutMs = 30_000): Promise<RpcLine & { data?: any }> {
+  async command(command: Record<string, unknown>, timeoutMs = 30_000): Promise<RpcLine & { data: RpcData }> {
     const id = `t${this.nextId++}`;
     const since = this.events.length;
     this.child.stdin.write(JSON.stringify({ ...command, id }) + "\n");
     const response = await this.waitFor((l) => l.type === "response" && l.id === id, timeoutMs, since);
     if (response.success === false) throw new Error(`pi ${String(command.type)}: ${String(response.error)}`);
-    return response as RpcLine & { data?: any };
+    return response as RpcLine & { data: RpcData };
   }
 
   /** `prompt` and wait until pi settles (`agent_settled`). */
@@ -237,4 +241,34 @@ export class PiRpc {
     this.child.kill("SIGKILL");
     await this.exited;
   }
+}
+
+/** A session file line as tests read it (pi's entry fields, loosely typed). */
+export interface SessionLine {
+  type: string;
+  id: string;
+  parentId: string | null;
+  message?: { role: string; content: unknown };
+  summary?: string;
+  label?: string;
+  targetId?: string;
+  firstKeptEntryId?: string;
+  tokensBefore?: number;
+  [key: string]: unknown;
+}
+
+/** Every line of a session file, parsed. */
+export function readSessionLines(file: string): SessionLine[] {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as SessionLine);
+}
+
+/** The text of a message's content (string or text parts). */
+export function messageText(message: { content: unknown } | undefined): string {
+  const c = message?.content;
+  if (typeof c === "string") return c;
+  return Array.isArray(c) ? c.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "")).join("") : "";
 }
