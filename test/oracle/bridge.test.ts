@@ -15,6 +15,7 @@
  */
 
 import { strict as assert } from "node:assert";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -27,7 +28,7 @@ import { bridgeStatus, installBridgeFile } from "../../src/bridge/install";
 import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type Announcement, type BridgeOps, type BridgeState } from "../../src/bridge/protocol";
 import { analyzeSession } from "../../src/core/analyze";
 import { ensureBridgeBundle } from "../support/bridge-bundle";
-import { messageText, PiRpc, readSessionLines, REPO_ROOT, writeScriptedAgentDir, type SessionLine } from "../support/pi-rpc";
+import { messageText, node22Path, PI_CLI, PiRpc, readSessionLines, REPO_ROOT, writeScriptedAgentDir, type SessionLine } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 
 /** The parts of `oracle.mjs`'s answer these tests read. */
@@ -598,4 +599,61 @@ describe("live bridge in the real pi 1.6.0", () => {
       await pi.close();
     }
   });
+  it("works the same in pi's interactive terminal UI (a pseudo-terminal): navigation and compaction, pi shows them, cleanup on SIGTERM", { skip: spawnSync("script", ["--version"]).status !== 0 ? "no `script` (util-linux) for a pseudo-terminal" : false }, async () => {
+    const cwd = newCwd("tui");
+    const node = await node22Path();
+    const child = spawn("script", ["-q", "-c", `${node} ${PI_CLI}`, "/dev/null"], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", TERM: "xterm-256color", COLUMNS: "120", LINES: "40" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let screen = "";
+    child.stdout.on("data", (d: Buffer) => (screen = (screen + d.toString("utf8")).slice(-200_000)));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const until = async (check: () => boolean, what: string, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen: ${screen.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").slice(-1000)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    try {
+      const mine = () => readAnnouncements(agentDir).find((r) => "announcement" in r && r.announcement.cwd === cwd);
+      await until(() => mine() !== undefined, "the bridge of the TUI pi");
+      const { announcement } = mine() as { announcement: Announcement };
+      const file = announcement.sessionFile;
+      const assistants = () => (fs.existsSync(file) ? entries(file).filter((e) => e.message?.role === "assistant").length : 0);
+      await new Promise((r) => setTimeout(r, 500)); // the editor takes keys once the UI is up
+      for (let i = 1; i <= 3; i++) {
+        server.script({ text: `Answer ${i}. ${"Details of the work. ".repeat(250)}` });
+        child.stdin.write(`t${i}: typed in the terminal ${"context ".repeat(40)}`);
+        await new Promise((r) => setTimeout(r, 200));
+        child.stdin.write("\r");
+        await until(() => assistants() === i, `answer ${i}`);
+      }
+      const connection = await connectBridge(announcement, { timeoutMs: 5000 });
+      try {
+        await waitForState(connection, (x) => x.idle);
+        const compacted = await connection.request("compact", {});
+        assert.equal(entries(file).at(-1)!.id, compacted.entryId);
+        assert.equal(entries(file).at(-1)!.type, "compaction");
+        const plain = () => screen.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").replace(/\x1b\][^\x07]*\x07/g, "");
+        await until(() => plain().includes("Compacted from") && plain().includes("?/16k (auto)"), "pi's TUI to show the compaction and the ? footer");
+        const target = entryIdOf(file, "user", "t2:");
+        const nav = await connection.request("navigate", { targetId: target, summarize: true, label: "tui" });
+        assert.deepEqual(nav.entries.map((e) => e.type), ["branch_summary", "label"]);
+        const written = entries(file);
+        assert.equal(written.find((e) => e.type === "branch_summary")!.parentId, written.find((e) => e.id === target)!.parentId);
+        await until(() => plain().includes("Branch summary"), "pi's TUI to show the branch summary");
+      } finally {
+        connection.close();
+      }
+      child.kill("SIGTERM");
+      await exited;
+      await until(() => mine() === undefined && !fs.existsSync(announcement.socket), "the bridge to clean up after SIGTERM", 5000);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
 });
