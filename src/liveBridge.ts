@@ -535,7 +535,12 @@ export class LiveBridgeService implements vscode.Disposable {
     if (resolution.kind === "none") return undefined;
     if (resolution.kind === "problem") return this.refuse(file, "switch branches", resolution);
     const { announcement, connection } = resolution.target;
-    if (connection.state.leafId === targetId) {
+    // pi's leaf now (a push may still be on its way): pi's navigateTree is a no-op at its own leaf
+    const leafId = await connection.request("state", {}).then(
+      (s) => s.leafId,
+      () => connection.state.leafId,
+    );
+    if (leafId === targetId) {
       if (!options.quiet) void vscode.window.showInformationMessage("pi Context: pi is already at this point.");
       return { kind: "noop", file, targetId };
     }

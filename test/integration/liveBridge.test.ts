@@ -12,7 +12,7 @@ import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
 import { readAnnouncements } from "../../src/bridge/announce";
 import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/bridge/install";
-import { BRIDGE_VERSION } from "../../src/bridge/protocol";
+import { BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
 import type { CompactCommandOutcome } from "../../src/compaction";
 import type { PiContextApi } from "../../src/extension";
 import type { BridgeCommandOutcome, LiveBridgeService } from "../../src/liveBridge";
@@ -195,6 +195,21 @@ describe("live bridge with a real pi", function () {
     await waitFor(() => api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the badge to come back");
   });
 
+  it("reports an announcement with a wrong token clearly and keeps the good connection", async () => {
+    const real = readAnnouncements(agentDir).find((r): r is { file: string; announcement: Announcement } => "announcement" in r && r.announcement.pid === pi!.pid)!;
+    const fake = path.join(path.dirname(real.file), `${pi!.pid}-badtoken.json`);
+    fs.writeFileSync(fake, JSON.stringify({ ...real.announcement, token: "0".repeat(64), startedAt: real.announcement.startedAt - 1 }), { mode: 0o600 });
+    try {
+      await live.sync();
+      const problem = live.problems().find((p) => p.error.code === "unauthorized");
+      assert.ok(problem, JSON.stringify(live.problems().map((p) => p.error.message)));
+      assert.match(problem.error.message, /refused the connection: wrong token/);
+      assert.ok(api.statusBar.snapshot().text.endsWith(" · live"), "the real bridge stays connected");
+    } finally {
+      fs.rmSync(fake, { force: true });
+    }
+  });
+
   it("drops a killed pi: badge gone, stale announcement removed", async () => {
     const pid = pi!.pid;
     assert.ok(readAnnouncements(agentDir).some((r) => "announcement" in r && r.announcement.pid === pid));
@@ -202,5 +217,20 @@ describe("live bridge with a real pi", function () {
     await waitFor(() => !api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the badge to go");
     await waitFor(() => !readAnnouncements(agentDir).some((r) => "announcement" in r && r.announcement.pid === pid), 10_000, "the stale announcement to be removed");
     assert.strictEqual(live.liveFor(api.services.sessions.current!.file), undefined);
+  });
+
+  it("refuses to route to a bridge of another protocol, with what to do", async () => {
+    const file = api.services.sessions.current!.file;
+    const fake = path.join(agentDir, "pi-context", "live", `${process.pid}-other.json`);
+    fs.writeFileSync(fake, JSON.stringify({ kind: "pi-context-bridge", protocol: 99, bridgeVersion: "9.9.9", piVersion: "1.6.0", pid: process.pid, sessionFile: file, socket: path.join(tmp, "none.sock"), token: "1".repeat(64), startedAt: Date.now() }), { mode: 0o600 });
+    try {
+      const before = fs.readFileSync(file, "utf8");
+      const outcome = (await vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, { instructions: "", skipPreview: true })) as CompactCommandOutcome;
+      assert.strictEqual(outcome.kind === "error" ? outcome.errorKind : outcome.kind, "bridge-protocol", JSON.stringify(outcome));
+      assert.match(outcome.kind === "error" ? outcome.message : "", /has pi-context bridge 9\.9\.9 \(protocol 99\); this extension needs protocol 1 .*Pi: Install Live Bridge.*Nothing was written\./);
+      assert.strictEqual(fs.readFileSync(file, "utf8"), before);
+    } finally {
+      fs.rmSync(fake, { force: true });
+    }
   });
 });
