@@ -543,9 +543,17 @@ describe("live bridge in the real pi 1.6.0", () => {
     );
     assert.equal(reused.code, "stale");
     assert.match(reused.message, /nothing listens on its socket \(ECONNREFUSED\)/);
-    assert.deepEqual(removeStaleAnnouncements(agentDir), [file]);
+    assert.deepEqual(removeStaleAnnouncements(agentDir, Date.now()).filter((f) => f !== file), [], "only the dead pi's file is stale");
     assert.equal(fs.existsSync(announcement.socket), false);
-    // a new pi on the same session starts cleanly next to leftovers
+    // the same leftover again: the next bridge that starts removes it
+    fs.writeFileSync(file, JSON.stringify(announcement), { mode: 0o600 });
+    const next = await startPi(newCwd());
+    try {
+      announcementFor(next.pid);
+      assert.equal(fs.existsSync(file), false, "the next bridge removed the stale announcement");
+    } finally {
+      await next.close();
+    }
     server.reset();
   });
 
