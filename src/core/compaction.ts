@@ -181,11 +181,10 @@ export function prepareCompaction(
 
   const fileOps = createFileOps();
   if (previousIndex >= 0) addDetails(fileOps, entries[previousIndex]!.record);
-  let summarizedTokens = 0;
   for (const e of [...messagesToSummarize, ...turnPrefixMessages]) {
-    const c = contribution(e, reader);
-    addFileOps(fileOps, c.fileOps);
-    summarizedTokens += c.tokens;
+    // File ops come from the records (or the edit's replacement) — no need to measure long lines.
+    if (e.edit && !e.edit.replacementIsNull) addFileOps(fileOps, contribution(e, reader).fileOps);
+    else addFileOps(fileOps, e.record.fileOps);
   }
   const { readFiles, modifiedFiles } = computeFileLists(fileOps);
   const keptEntries = entries.slice(cut.firstKeptEntryIndex);
@@ -204,11 +203,19 @@ export function prepareCompaction(
     settings,
     keptEntries,
     keptTokens,
-    summarizedTokens,
+    summarizedTokens: 0,
     checkpointTokens: checkpoint ? estimateTokens(checkpoint) : 0,
     leafId: path[path.length - 1]!.id,
     projection,
   };
+  // Σ tokens of the summarised messages, measured only when someone asks (long lines are
+  // measured lazily, and the gauge does not need this number).
+  let summarizedTokens: number | undefined;
+  Object.defineProperty(preparation, "summarizedTokens", {
+    get: () => (summarizedTokens ??= [...messagesToSummarize, ...turnPrefixMessages].reduce((sum, e) => sum + contribution(e, reader).tokens, 0)),
+    enumerable: true,
+    configurable: true,
+  });
   if (cut.isSplitTurn) preparation.turnStartEntryId = entries[cut.turnStartIndex]!.record.id;
   if (previousSummary !== undefined) preparation.previousSummary = previousSummary;
   if (previousIndex >= 0) preparation.previousCompactionId = entries[previousIndex]!.record.id;

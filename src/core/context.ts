@@ -108,6 +108,74 @@ export function pathSettings(path: readonly EntryRecord[]): Pick<Projection, "mo
  */
 export function buildProjection(index: EntryIndex & { leafId: string | null }, leafId?: string | null): Projection {
   const leaf = leafId === undefined ? index.leafId : leafId;
+  // Projections are immutable: reuse the last one while the session is unchanged (the gauge, the
+  // compaction preview and the panel all ask for the same leaf after every change), and extend it
+  // when entries were only appended below the previous leaf.
+  const duplicates = (index as { duplicateIds?: number }).duplicateIds ?? 0;
+  const state = `${index.records.length}:${index.byId.size}:${duplicates}:${(index as { size?: number }).size ?? ""}:${index.records[index.records.length - 1]?.id ?? ""}`;
+  const memo = projectionMemo.get(index);
+  if (memo && memo.state === state && memo.leaf === leaf) return memo.projection;
+  let projection: Projection | undefined;
+  if (memo && leaf !== null && memo.duplicates === duplicates && memo.records <= index.records.length) {
+    projection = extendProjection(index, memo, leaf);
+  }
+  projection ??= computeProjection(index, leaf);
+  projectionMemo.set(index, { state, leaf, projection, duplicates, records: index.records.length, editTargets: editTargetsOf(projection) });
+  return projection;
+}
+
+interface ProjectionMemo {
+  state: string;
+  leaf: string | null;
+  projection: Projection;
+  duplicates: number;
+  records: number;
+  editTargets: Set<string>;
+}
+
+const projectionMemo = new WeakMap<object, ProjectionMemo>();
+
+function editTargetsOf(projection: Projection): Set<string> {
+  const targets = new Set<string>();
+  for (const e of projection.entries) if (e.record.type === "context_edit" && e.record.targetId !== undefined) targets.add(e.record.targetId);
+  return targets;
+}
+
+/**
+ * The projection of `leaf` from the previous one when `leaf` descends from the previous leaf
+ * through entries appended since, none of which is a compaction or a context edit (those change
+ * what earlier entries contribute). Returns undefined when a full computation is needed.
+ */
+function extendProjection(index: EntryIndex, memo: ProjectionMemo, leaf: string): Projection | undefined {
+  const old = memo.projection;
+  if (old.leafId === null || old.pathInfo.cycleAt) return undefined;
+  const oldLeaf = old.path[old.path.length - 1];
+  const suffix: EntryRecord[] = [];
+  let current = index.byId.get(leaf);
+  const maxSteps = index.records.length - memo.records;
+  while (current && current !== oldLeaf) {
+    if (suffix.length >= maxSteps || current.type === "compaction" || current.type === "context_edit" || memo.editTargets.has(current.id)) return undefined;
+    suffix.push(current);
+    current = current.parentId ? index.byId.get(current.parentId) : undefined;
+  }
+  if (current !== oldLeaf) return undefined;
+  suffix.reverse();
+  const path = old.path.concat(suffix);
+  const { projected, messageCount } = projectEntries(suffix);
+  const entries = old.entries.concat(projected.map((e) => ({ ...e, firstMessageIndex: e.firstMessageIndex + old.messageCount })));
+  let model = old.model;
+  let thinkingLevel = old.thinkingLevel;
+  for (const e of suffix) {
+    if (e.type === "thinking_level_change") thinkingLevel = e.thinkingLevel as string;
+    else if (e.type === "model_change") model = { provider: e.provider as string, modelId: e.modelId as string };
+    else if (e.type === "message" && e.role === "assistant") model = { provider: e.provider as string, modelId: e.model as string };
+  }
+  const projection: Projection = { leafId: leaf, path, pathInfo: old.pathInfo, entries, messageCount: old.messageCount + messageCount, model, thinkingLevel };
+  if (old.compaction) projection.compaction = old.compaction;
+  return projection;
+}
+
+function computeProjection(index: EntryIndex & { leafId: string | null }, leaf: string | null): Projection {
   const { path, ...pathInfo } = getPath(index, leaf);
   const { entries, compaction } = contextEntries(path);
   const { projected, messageCount } = projectEntries(entries);

@@ -8,7 +8,7 @@ import { buildProjection, type Projection } from "./context";
 import type { SessionFile } from "./session";
 import { compactionSettingsOf, type ResolvedSettings, type Sourced, type ValueSource } from "./settings";
 import { contextUsage, estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type ContextEstimate } from "./tokens";
-import { structureDiagnostics } from "./tree";
+import { StructureTracker } from "./tree";
 import type { Diagnostic } from "./types";
 
 /** A context window and where it came from. */
@@ -111,9 +111,18 @@ function sourced(s: Sourced<number>): SourcedNumber {
   return out;
 }
 
+const structureTrackers = new WeakMap<SessionFile, StructureTracker>();
+
+/** {@link structureDiagnostics}, kept up to date incrementally per session. */
+function cachedStructureDiagnostics(session: SessionFile): Diagnostic[] {
+  let tracker = structureTrackers.get(session);
+  if (!tracker) structureTrackers.set(session, (tracker = new StructureTracker()));
+  return tracker.diagnostics(session);
+}
+
 /** Compaction preview from a preparation. */
 export function previewOf(preparation: CompactionPreparation): CompactionPreview {
-  return {
+  const preview: CompactionPreview = {
     firstKeptEntryId: preparation.firstKeptEntryId,
     isSplitTurn: preparation.isSplitTurn,
     turnStartEntryId: preparation.turnStartEntryId ?? null,
@@ -123,13 +132,16 @@ export function previewOf(preparation: CompactionPreparation): CompactionPreview
     previousCompactionId: preparation.previousCompactionId ?? null,
     summarizedEntryIds: preparation.messagesToSummarize.map((e) => e.record.id),
     turnPrefixEntryIds: preparation.turnPrefixMessages.map((e) => e.record.id),
-    summarizedTokens: preparation.summarizedTokens,
+    summarizedTokens: 0,
     keptEntryCount: preparation.keptEntries.length,
     keptTokens: preparation.keptTokens,
     keptExceedsKeepRecent: preparation.keptTokens > preparation.settings.keepRecentTokens,
     readFiles: preparation.readFiles,
     modifiedFiles: preparation.modifiedFiles,
   };
+  // Measured on first read (it may need to re-read long lines from disk).
+  Object.defineProperty(preview, "summarizedTokens", { get: () => preparation.summarizedTokens, enumerable: true, configurable: true });
+  return preview;
 }
 
 /**
@@ -164,7 +176,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     compactionUnavailable = `Could not prepare a compaction: ${(error as Error).message}`;
   }
 
-  const diagnostics = [...session.diagnostics, ...structureDiagnostics(session)];
+  const diagnostics = [...session.diagnostics, ...cachedStructureDiagnostics(session)];
   if (projection.pathInfo.cycleAt) {
     diagnostics.push({ severity: "error", code: "path-cycle", message: `the leaf's path loops at ${projection.pathInfo.cycleAt}; the path was cut there`, entryId: projection.pathInfo.cycleAt });
   }

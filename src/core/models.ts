@@ -208,10 +208,11 @@ export function catalogModel(provider: string, modelId: string): ModelInfo | und
   return { provider, id: modelId, name: m.name ?? modelId, contextWindow: m.contextWindow, maxTokens: m.maxTokens, reasoning: Boolean(m.reasoning) };
 }
 
+let builtinProviders: Set<string> | undefined;
+
 function providerHasBuiltins(provider: string): boolean {
-  const prefix = `${provider}/`;
-  for (const key in catalog) if (key.startsWith(prefix)) return true;
-  return false;
+  builtinProviders ??= new Set(Object.keys(catalog).map((key) => key.slice(0, key.indexOf("/"))));
+  return builtinProviders.has(provider);
 }
 
 /** Number of models in the shipped catalog snapshot. */

@@ -27,6 +27,8 @@ let SCAN_LINE_BYTES = 8 * 1024;
 export function setScanLineBytes(bytes: number): void {
   SCAN_LINE_BYTES = bytes;
 }
+/** Appends up to this size are read synchronously by `refresh()` (a few small syscalls). */
+const SYNC_REFRESH_BYTES = 1024 * 1024;
 /** Read size for streaming a file. */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Lines longer than this are skipped with a diagnostic (V8 cannot hold much larger strings). */
@@ -92,6 +94,8 @@ export class SessionFile {
   mtimeMs = 0;
   /** True when the file is not a pi session (first parsed line is not a header); nothing else is read. */
   invalid = false;
+  /** How many entries reused an earlier entry's id so far (changes invalidate cached projections). */
+  duplicateIds = 0;
 
   private readonly path: string | undefined;
   private bytes: Buffer | undefined;
@@ -207,25 +211,55 @@ export class SessionFile {
    */
   async refresh(): Promise<RefreshResult> {
     if (!this.path) return { changed: false, reopened: false, added: [] };
-    const stat = await fs.promises.stat(this.path);
-    const rewritten =
-      stat.size < this.committedBytes ||
-      (this.identity !== undefined && (stat.dev !== this.identity.dev || stat.ino !== this.identity.ino)) ||
-      !(await this.probesMatch());
+    // The common case — a few appended lines — is handled with a handful of small synchronous
+    // reads (tens of microseconds); re-reads and large appends stream asynchronously.
+    const fd = fs.openSync(this.path, "r");
+    const before = this.records.length;
+    let hadProvisional = false;
+    let rewritten: boolean;
+    try {
+      const stat = fs.fstatSync(fd);
+      rewritten =
+        stat.size < this.committedBytes ||
+        (this.identity !== undefined && (stat.dev !== this.identity.dev || stat.ino !== this.identity.ino)) ||
+        !this.probesMatch(fd);
+      if (!rewritten) {
+        if (stat.size === this.size && stat.mtimeMs === this.mtimeMs) return { changed: false, reopened: false, added: [] };
+        hadProvisional = this.provisional?.record !== undefined;
+        this.undoProvisional();
+        if (stat.size - this.committedBytes <= SYNC_REFRESH_BYTES) {
+          const length = stat.size - this.committedBytes;
+          const chunk = Buffer.allocUnsafe(length);
+          let done = 0;
+          while (done < length) {
+            const n = fs.readSync(fd, chunk, done, length - done, this.committedBytes + done);
+            if (n === 0) break;
+            done += n;
+          }
+          const start = this.records.length;
+          const splitter = new LineSplitter(this.committedBytes);
+          this.consume(splitter, chunk.subarray(0, done), false);
+          this.consume(splitter, undefined, true);
+          this.size = splitter.offset;
+          this.mtimeMs = stat.mtimeMs;
+          this.captureProbesSync(fd);
+          const added = this.records.slice(start);
+          return { changed: added.length > 0 || hadProvisional || this.records.length !== before, reopened: false, added };
+        }
+      } else {
+        this.reset();
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
     if (rewritten) {
-      this.reset();
       await this.readFromDisk(0);
       return { changed: true, reopened: true, added: [...this.records] };
     }
-    if (stat.size === this.size && stat.mtimeMs === this.mtimeMs) return { changed: false, reopened: false, added: [] };
-    const before = this.records.length;
-    const hadProvisional = this.provisional?.record !== undefined;
-    this.undoProvisional();
     const start = this.records.length;
     await this.readFromDisk(this.committedBytes);
     const added = this.records.slice(start);
-    const changed = added.length > 0 || hadProvisional || this.records.length !== before;
-    return { changed, reopened: false, added };
+    return { changed: added.length > 0 || hadProvisional || this.records.length !== before, reopened: false, added };
   }
 
   /**
@@ -283,6 +317,7 @@ export class SessionFile {
     this.committedBytes = 0;
     this.size = 0;
     this.invalid = false;
+    this.duplicateIds = 0;
     this.identity = undefined;
     this.headProbe = Buffer.alloc(0);
     this.tailProbe = Buffer.alloc(0);
@@ -296,24 +331,28 @@ export class SessionFile {
     this.bomSkipped = false;
   }
 
-  private async probesMatch(): Promise<boolean> {
-    if (!this.path) return true;
-    const handle = await fs.promises.open(this.path, "r");
-    try {
-      if (this.headProbe.length > 0) {
-        const head = Buffer.alloc(this.headProbe.length);
-        await handle.read(head, 0, head.length, 0);
-        if (!head.equals(this.headProbe)) return false;
-      }
-      if (this.tailProbe.length > 0) {
-        const tail = Buffer.alloc(this.tailProbe.length);
-        await handle.read(tail, 0, tail.length, this.committedBytes - tail.length);
-        if (!tail.equals(this.tailProbe)) return false;
-      }
-      return true;
-    } finally {
-      await handle.close();
+  private probesMatch(fd: number): boolean {
+    if (this.headProbe.length > 0) {
+      const head = Buffer.alloc(this.headProbe.length);
+      fs.readSync(fd, head, 0, head.length, 0);
+      if (!head.equals(this.headProbe)) return false;
     }
+    if (this.tailProbe.length > 0) {
+      const tail = Buffer.alloc(this.tailProbe.length);
+      fs.readSync(fd, tail, 0, tail.length, this.committedBytes - tail.length);
+      if (!tail.equals(this.tailProbe)) return false;
+    }
+    return true;
+  }
+
+  private captureProbesSync(fd: number): void {
+    if (this.headProbe.length < Math.min(this.committedBytes, 4096)) {
+      this.headProbe = Buffer.alloc(Math.min(this.committedBytes, 4096));
+      fs.readSync(fd, this.headProbe, 0, this.headProbe.length, 0);
+    }
+    const tailLength = Math.min(this.committedBytes, 64);
+    this.tailProbe = Buffer.alloc(tailLength);
+    if (tailLength > 0) fs.readSync(fd, this.tailProbe, 0, tailLength, this.committedBytes - tailLength);
   }
 
   private async readFromDisk(from: number): Promise<void> {
@@ -562,6 +601,7 @@ export class SessionFile {
     }
     const previous = this.byId.get(entry.id);
     if (previous) {
+      this.duplicateIds++;
       this.shadowedById.set(entry, previous);
       this.diagnostics.push({
         severity: "warning",

@@ -48,7 +48,7 @@ export interface ProjectTrust {
   /** Whether project settings are applied. */
   trusted: boolean;
   /** How that was decided. */
-  reason: "no-project-resources" | "trust-file" | "default-project-trust" | "undecided" | "forced";
+  reason: "no-project-settings" | "no-project-resources" | "trust-file" | "default-project-trust" | "undecided" | "forced";
   /** The trust.json entry that decided, if any. */
   trustPath?: string;
 }
@@ -337,6 +337,8 @@ function isNonNegativeSafeInteger(value: unknown): value is number {
 function decideTrust(agentDir: string, cwd: string | undefined, mode: ProjectSettingsMode, globalSettings: Obj, problems: SettingsProblem[], home?: string): ProjectTrust {
   if (mode === "always") return { trusted: true, reason: "forced" };
   if (mode === "never" || !cwd) return { trusted: false, reason: "forced" };
+  // Without a project settings file trust does not change any value we resolve.
+  if (!fs.existsSync(path.join(cwd, ".pi", "settings.json"))) return { trusted: false, reason: "no-project-settings" };
   if (!hasTrustRequiringProjectResources(cwd, home)) return { trusted: true, reason: "no-project-resources" };
   const decision = readTrustDecision(agentDir, cwd);
   if (decision && "error" in decision) {

@@ -230,11 +230,13 @@ export function contextUsage(projection: Projection, contextWindow: number | und
 export function isUsageUnknown(projection: Projection): boolean {
   const compaction = projection.compaction;
   if (!compaction) return false;
-  const valid = new Set<string>();
-  for (const entry of projection.entries) if (hasValidUsage(entry)) valid.add(entry.record.id);
+  // pi: some path entry after the latest compaction is a projected assistant with valid usage.
+  // Every path entry after the compaction is a context entry, in order, at the end of the list.
   const path = projection.path;
-  const compactionIndex = path.findIndex((e) => e.id === compaction.id);
-  for (let i = compactionIndex + 1; i < path.length; i++) if (valid.has(path[i]!.id)) return false;
+  const compactionIndex = path.lastIndexOf(compaction);
+  const after = path.length - 1 - compactionIndex;
+  const entries = projection.entries;
+  for (let i = entries.length - after; i < entries.length; i++) if (i >= 0 && hasValidUsage(entries[i]!)) return false;
   return true;
 }
 

@@ -35,9 +35,31 @@ export function getPath(index: EntryIndex, leafId: string | null): PathResult {
   let leaf = index.byId.get(leafId);
   leaf ??= index.records[index.records.length - 1];
   const path: EntryRecord[] = [];
-  const seen = new Set<string>();
-  let current: EntryRecord | undefined = leaf;
   const result: PathResult = { path };
+  // A walk longer than the number of entries must have met a cycle: only then pay for a visited set.
+  const limit = index.byId.size;
+  let current: EntryRecord | undefined = leaf;
+  while (current) {
+    if (path.length > limit) return cyclePath(index, leaf!);
+    path.push(current);
+    const parentId: string | null = current.parentId;
+    if (!parentId) break;
+    const parent = index.byId.get(parentId);
+    if (!parent) {
+      result.missingParent = parentId;
+      break;
+    }
+    current = parent;
+  }
+  path.reverse();
+  return result;
+}
+
+function cyclePath(index: EntryIndex, leaf: EntryRecord): PathResult {
+  const path: EntryRecord[] = [];
+  const seen = new Set<string>();
+  const result: PathResult = { path };
+  let current: EntryRecord | undefined = leaf;
   while (current) {
     if (seen.has(current.id)) {
       result.cycleAt = current.id;
@@ -126,65 +148,145 @@ export function structureDiagnostics(index: EntryIndex): Diagnostic[] {
   return diagnostics;
 }
 
-/** Seconds within which interleaved sibling branches look like two writers rather than navigation. */
+/** Seconds within which alternating writes to two branches look like two writers rather than navigation. */
 export const CONCURRENT_WRITERS_WINDOW_SECONDS = 120;
 
 /**
- * Heuristic for two pi processes appending to one file (case 11, pi #8300): at a branch point
- * without a branch summary, the subtree of an earlier child receives entries *after* a later
- * sibling started, within {@link CONCURRENT_WRITERS_WINDOW_SECONDS}. pi's navigation only
- * starts a new branch; it does not keep writing to the old one in the same minute.
+ * Heuristic for two pi processes appending to one file (case 11, pi #8300). pi appends each new
+ * entry to its leaf, so one writer extends one tip; navigation starts a branch (the new entry's
+ * parent already has children) or writes a branch summary/label first. Two writers instead keep
+ * *resuming* an older tip — an entry whose parent is a childless entry other than the previous
+ * line — within seconds. Two such resumes within {@link CONCURRENT_WRITERS_WINDOW_SECONDS} of the
+ * previous line raise one warning, placed at the fork of the two branches. Linear in entries.
  */
 function concurrentWriterDiagnostics(index: EntryIndex, owners: readonly EntryRecord[]): Diagnostic[] {
-  const children = new Map<string, EntryRecord[]>();
-  for (const r of owners) {
-    if (!r.parentId) continue;
-    let list = children.get(r.parentId);
-    if (!list) children.set(r.parentId, (list = []));
-    list.push(r);
-  }
-  // The first-level child each entry descends from, per branch point (computed lazily by walking up).
-  const out: Diagnostic[] = [];
-  for (const [parentId, kids] of children) {
-    if (kids.length < 2 || kids.some((k) => k.type === "branch_summary")) continue;
-    const kidIds = new Set(kids.map((k) => k.id));
-    // For every entry after the second child in file order, find which child's subtree it is in.
-    const secondStart = kids[1]!.index;
-    const branchOf = (r: EntryRecord): string | undefined => {
-      let cur: EntryRecord | undefined = r;
-      const seen = new Set<string>();
-      while (cur && !seen.has(cur.id)) {
-        if (kidIds.has(cur.id)) return cur.id;
-        seen.add(cur.id);
-        cur = cur.parentId ? index.byId.get(cur.parentId) : undefined;
-      }
-      return undefined;
-    };
-    let last: { branch: string; time: number } | undefined;
-    let switches = 0;
-    let close = false;
-    for (let i = kids[0]!.index; i < index.records.length && switches < 3; i++) {
-      const r = index.records[i]!;
-      if (r.index < kids[0]!.index) continue;
-      const branch = branchOf(r);
-      if (!branch) continue;
-      const time = Date.parse(r.timestamp);
-      if (last && branch !== last.branch) {
-        if (r.index > secondStart) switches++;
-        if (Number.isFinite(time) && Number.isFinite(last.time) && Math.abs(time - last.time) <= CONCURRENT_WRITERS_WINDOW_SECONDS * 1000) close = true;
-      }
-      last = { branch, time };
+  void owners;
+  const hasChild = new Set<string>();
+  let previous: EntryRecord | undefined;
+  let resumes = 0;
+  let first: { tip: EntryRecord; previous: EntryRecord; line: number } | undefined;
+  for (const r of index.records) {
+    const tip = resumeStep(r, previous, hasChild, index);
+    if (tip) {
+      resumes++;
+      first ??= { tip, previous: previous!, line: r.line };
     }
-    if (switches >= 2 && close) {
-      const parent = index.byId.get(parentId);
-      out.push({
-        severity: "warning",
-        code: "concurrent-writers",
-        message: `entries of sibling branches under ${parentId}${parent ? ` (line ${parent.line})` : ""} alternate in the file within ${CONCURRENT_WRITERS_WINDOW_SECONDS} s and no branch summary or navigation explains it: possibly two pi processes writing the same session. pi resumes the branch of the last line.`,
-        line: kids[1]!.line,
-        entryId: parentId,
-      });
-    }
+    if (r.parentId) hasChild.add(r.parentId);
+    previous = r;
   }
-  return out;
+  if (resumes < 2 || !first) return [];
+  return concurrentWriterDiagnostic(index, first, resumes);
+}
+
+/** The older tip `r` resumes (see {@link concurrentWriterDiagnostics}), or undefined. */
+function resumeStep(r: EntryRecord, previous: EntryRecord | undefined, hasChild: ReadonlySet<string>, index: EntryIndex): EntryRecord | undefined {
+  const p = r.parentId;
+  const navigation = r.type === "branch_summary" || r.type === "label" || (r.type === "custom" && r.customType === "pi-context/leaf");
+  if (!p || !previous || p === previous.id || hasChild.has(p) || navigation) return undefined;
+  const parent = index.byId.get(p);
+  const t = Date.parse(r.timestamp);
+  const tp = Date.parse(previous.timestamp);
+  if (parent && Number.isFinite(t) && Number.isFinite(tp) && Math.abs(t - tp) <= CONCURRENT_WRITERS_WINDOW_SECONDS * 1000) return parent;
+  return undefined;
+}
+
+function concurrentWriterDiagnostic(index: EntryIndex, first: { tip: EntryRecord; previous: EntryRecord; line: number }, resumes: number): Diagnostic[] {
+  const fork = commonAncestor(index, first.previous.id, first.tip.id);
+  const forkRecord = fork ? index.byId.get(fork) : undefined;
+  return [
+    {
+      severity: "warning",
+      code: "concurrent-writers",
+      message: `entries of sibling branches${fork ? ` under ${fork}${forkRecord ? ` (line ${forkRecord.line})` : ""}` : ""} alternate in the file (${resumes} times within ${CONCURRENT_WRITERS_WINDOW_SECONDS} s) without a branch summary or navigation entry: possibly two pi processes writing the same session. pi resumes the branch of the last line.`,
+      line: first.line,
+      ...(fork ? { entryId: fork } : {}),
+    },
+  ];
+}
+
+/**
+ * {@link structureDiagnostics} kept up to date as entries are appended, in time proportional to
+ * the new entries. While every parent reference points to an earlier entry and ids are unique
+ * (what pi writes), the tree cannot have cycles and the result is assembled from running counts;
+ * a duplicate id, a self-parent or a forward reference falls back to the full computation.
+ */
+export class StructureTracker {
+  private first: EntryRecord | undefined;
+  private processed = 0;
+  private simple = true;
+  private readonly ids = new Set<string>();
+  private readonly missingParents = new Map<string, EntryRecord[]>();
+  private roots = 0;
+  // concurrent-writers scan state (see concurrentWriterDiagnostics)
+  private readonly hasChild = new Set<string>();
+  private previous: EntryRecord | undefined;
+  private resumes = 0;
+  private firstResume: { tip: EntryRecord; previous: EntryRecord; line: number } | undefined;
+  private concurrent: Diagnostic[] | undefined;
+  private full: { key: string; diagnostics: Diagnostic[] } | undefined;
+
+  /** The structural diagnostics of the index as it is now. */
+  diagnostics(index: EntryIndex): Diagnostic[] {
+    if (index.records[0] !== this.first || index.records.length < this.processed) this.reset(index);
+    for (let i = this.processed; i < index.records.length; i++) this.add(index, index.records[i]!);
+    this.processed = index.records.length;
+    if (!this.simple) {
+      const key = `${index.records.length}:${index.byId.size}:${index.records[index.records.length - 1]?.id ?? ""}`;
+      if (!this.full || this.full.key !== key) this.full = { key, diagnostics: structureDiagnostics(index) };
+      return this.full.diagnostics;
+    }
+    const out: Diagnostic[] = [];
+    for (const children of this.missingParents.values()) {
+      for (const r of children) {
+        out.push({
+          severity: "warning",
+          code: "missing-parent",
+          message: `entry ${r.id} (line ${r.line}) has parent ${r.parentId}, which is not in the file; its path starts there`,
+          line: r.line,
+          entryId: r.id,
+        });
+      }
+    }
+    out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    if (this.resumes >= 2 && this.firstResume) {
+      this.concurrent ??= concurrentWriterDiagnostic(index, this.firstResume, this.resumes);
+      out.push(...this.concurrent);
+    }
+    if (this.roots > 1) out.push({ severity: "info", code: "several-roots", message: `${this.roots} entries have no parent (several roots)` });
+    return out;
+  }
+
+  private reset(index: EntryIndex): void {
+    this.first = index.records[0];
+    this.processed = 0;
+    this.simple = true;
+    this.ids.clear();
+    this.missingParents.clear();
+    this.roots = 0;
+    this.hasChild.clear();
+    this.previous = undefined;
+    this.resumes = 0;
+    this.firstResume = undefined;
+    this.concurrent = undefined;
+    this.full = undefined;
+  }
+
+  private add(index: EntryIndex, r: EntryRecord): void {
+    if (this.ids.has(r.id) || r.parentId === r.id || this.missingParents.has(r.id)) this.simple = false;
+    this.ids.add(r.id);
+    if (r.parentId === null || r.parentId === "") this.roots++;
+    else if (!this.ids.has(r.parentId)) {
+      let list = this.missingParents.get(r.parentId);
+      if (!list) this.missingParents.set(r.parentId, (list = []));
+      list.push(r);
+    }
+    const step = resumeStep(r, this.previous, this.hasChild, index);
+    if (step) {
+      this.resumes++;
+      if (!this.firstResume) this.firstResume = { tip: step, previous: this.previous!, line: r.line };
+      this.concurrent = undefined;
+    }
+    if (r.parentId) this.hasChild.add(r.parentId);
+    this.previous = r;
+  }
 }
