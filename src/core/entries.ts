@@ -287,7 +287,7 @@ export function buildRecord(value: ScannedValue | unknown, at: LineLocation, laz
       record.display = Boolean(value.display);
       const message = { role: "custom", content: value.content ?? [] };
       setChars(record, message, lazyChars);
-      record.preview = contentPreview(value.content);
+      setPreview(record, value.content, (m) => m.content, lazyChars);
       record.images = countImages(value.content);
       break;
     }
@@ -347,7 +347,40 @@ function normaliseSystem(message: unknown): SystemMessage {
  * Re-reads an entry's line and returns the characters pi counts for its (non-system) message.
  * Used for long lines, whose strings are not measured when the file is opened.
  */
-export type LazyChars = (record: EntryRecord) => CharBreakdown;
+export type LazyChars = ((record: EntryRecord) => CharBreakdown) & {
+  /** Re-read the entry's message (custom messages as `{role: "custom", content}`), for previews. */
+  message?: (record: EntryRecord) => unknown;
+};
+
+/**
+ * Set `record.preview` from a message field: now, unless it is a long string on a long line, whose
+ * decoding is left to the first reader (the tree view asks for the previews it shows).
+ */
+function setPreview(record: EntryRecord, source: unknown, pick: (message: Obj) => unknown, lazy: LazyChars | undefined): void {
+  const needsDecode = source instanceof LongString || (Array.isArray(source) && source.some((b) => isObject(b) && b.type === "text" && b.text instanceof LongString));
+  if (!lazy?.message || !needsDecode) {
+    const preview = isString(source) || source === undefined ? previewOf(source) : contentPreview(source);
+    if (preview !== undefined) record.preview = preview;
+    return;
+  }
+  const load = lazy.message;
+  Object.defineProperty(record, "preview", {
+    get: () => {
+      let preview: string | undefined;
+      try {
+        const message = load(record);
+        const field = isObject(message) ? pick(message) : undefined;
+        preview = isString(field) ? previewOf(field) : contentPreview(field);
+      } catch {
+        preview = undefined;
+      }
+      Object.defineProperty(record, "preview", { value: preview, writable: true, enumerable: true, configurable: true });
+      return preview;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
 
 /**
  * Set `chars`/`tokens` of a record: now, or — for long lines — on first access through `lazy`
@@ -404,7 +437,7 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
       if (names.length > 0) record.toolNames = names;
       const ops = fileOpsOfMessage(message);
       if (ops.length > 0) record.fileOps = ops;
-      record.preview = contentPreview(message.content);
+      setPreview(record, message.content, (m) => m.content, lazyChars);
       break;
     }
     case "toolResult": {
@@ -413,19 +446,19 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
       record.isError = Boolean(message.isError);
       const ops = fileOpsOfMessage(message);
       if (ops.length > 0) record.fileOps = ops;
-      record.preview = contentPreview(message.content);
+      setPreview(record, message.content, (m) => m.content, lazyChars);
       record.images = countImages(message.content);
       break;
     }
     case "user":
     case "custom":
-      record.preview = contentPreview(message.content);
+      setPreview(record, message.content, (m) => m.content, lazyChars);
       record.images = countImages(message.content);
       if (role === "custom") record.customType = str(message.customType);
       break;
     case "bashExecution":
       record.excludeFromContext = Boolean(message.excludeFromContext);
-      record.preview = previewOf(message.command);
+      setPreview(record, message.command, (m) => m.command, lazyChars);
       break;
     default:
       break;

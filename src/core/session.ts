@@ -16,7 +16,7 @@
 
 import * as fs from "node:fs";
 import { buildRecord, type EntryRecord, type LazyChars } from "./entries";
-import { messageChars } from "./estimate";
+import { messageChars, type CharBreakdown } from "./estimate";
 import { JsonScanError, scanJson, type ScannedValue } from "./jsonscan";
 import { CURRENT_SESSION_VERSION, type Diagnostic, KNOWN_ENTRY_TYPES, type SessionEntry, type SessionHeader } from "./types";
 
@@ -363,11 +363,20 @@ export class SessionFile {
       this.mtimeMs = stat.mtimeMs;
       const splitter = new LineSplitter(from);
       let position = from;
+      // Double buffering: the next chunk is read while this one is parsed. Two buffers take turns
+      // (the splitter copies the unterminated tail it carries over, so a buffer is free once parsed).
+      const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
+      let turn = 0;
+      const readAt = (at: number): Promise<{ chunk: Buffer; bytesRead: number }> => {
+        const chunk = buffers[turn++ % 2]!;
+        return handle.read(chunk, 0, CHUNK_BYTES, at).then(({ bytesRead }) => ({ chunk, bytesRead }));
+      };
+      let next = readAt(position);
       for (;;) {
-        const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-        const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
+        const { chunk, bytesRead } = await next;
         if (bytesRead === 0) break;
         position += bytesRead;
+        next = readAt(position);
         this.consume(splitter, bytesRead === CHUNK_BYTES ? chunk : chunk.subarray(0, bytesRead), false);
         // Let other work run between chunks (the extension host must stay responsive).
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -459,14 +468,24 @@ export class SessionFile {
    * read): re-read the line, decode lengths exactly, and count like pi's `estimateTokens`.
    * An escape that JSON.parse would reject is reported (pi skips such a line) and counted leniently.
    */
-  private readonly lazyChars: LazyChars = (record) => {
+  private readonly lazyChars: LazyChars = Object.assign(
+    (record: EntryRecord) => this.measureLine(record),
+    { message: (record: EntryRecord) => this.lineMessage(record) },
+  );
+
+  /** The message of an entry's line (custom messages as `{role: "custom", content}`), re-read from disk. */
+  private lineMessage(record: EntryRecord): unknown {
     const bytes = this.readLineBytes(record);
     const value = scanJson(bytes, 0, bytes.length, { measure: false }) as Record<string, unknown>;
     if (value.id !== undefined && this.fileVersion >= 2 && value.id !== record.id) {
       throw new StaleSessionError(`line ${record.line} of ${this.filePath} no longer holds entry ${record.id}`);
     }
     if (this.fileVersion < 3) migrateMessageRole(value);
-    const message = record.type === "custom_message" ? { role: "custom", content: value.content ?? [] } : value.message;
+    return record.type === "custom_message" ? { role: "custom", content: value.content ?? [] } : value.message;
+  }
+
+  private measureLine(record: EntryRecord): CharBreakdown {
+    const message = this.lineMessage(record);
     try {
       return messageChars(message);
     } catch (error) {
@@ -645,7 +664,7 @@ class LineSplitter {
     if (this.carry.length > 0) {
       const nl = chunk.indexOf(NEWLINE);
       if (nl < 0) {
-        this.carry.push(chunk);
+        this.carry.push(Buffer.from(chunk));
         return;
       }
       const line = Buffer.concat([...this.carry, chunk.subarray(0, nl)]);
@@ -660,7 +679,8 @@ class LineSplitter {
       pos = nl + 1;
     }
     if (pos < chunk.length) {
-      this.carry = [chunk.subarray(pos)];
+      // A copy: the caller may reuse `chunk` for the next read.
+      this.carry = [Buffer.from(chunk.subarray(pos))];
       this.carryOffset = base + pos;
     }
   }
