@@ -263,7 +263,10 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
       return emptyPanelState(message);
     }
     try {
-      return buildPanelState({ file: current.file, session: current.session, analysis: current.analysis, pinned: current.pinned, updatedAt: current.updatedAt });
+      return buildPanelState(
+        { file: current.file, session: current.session, analysis: current.analysis, pinned: current.pinned, updatedAt: current.updatedAt },
+        { warningMargin: this.services.config().warning.margin },
+      );
     } catch (error) {
       this.services.log.error(`panel: could not build the view of ${current.file}: ${(error as Error).stack ?? error}`);
       return emptyPanelState(`Could not show ${path.basename(current.file)}: ${(error as Error).message}`);

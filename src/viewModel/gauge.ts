@@ -1,13 +1,18 @@
 /**
  * The gauge view model: pi's numbers at the leaf (`InspectResult`) in the shape the panel draws.
  * No computation of pi's rules here — `src/core/inspect.ts` did that; this only selects, labels
- * and derives the footer colour (pi's `footer.js`: > 90 % error, > 70 % warning).
+ * and derives the colour — the same as the status bar's: by the distance to the real
+ * auto-compaction threshold (`window − reserveTokens`), see `statusBarModel.ts`.
  */
 
 import type { InspectResult } from "../core/inspect";
 import type { GaugeModel } from "../protocol";
+import { gaugeLevel as thresholdLevel } from "../statusBarModel";
 
-/** pi's footer colour for a percentage (null/unknown → normal). */
+/** Default warning margin (tokens before the threshold), as the `piContext.warning.margin` setting. */
+export const DEFAULT_WARNING_MARGIN = 10000;
+
+/** pi's own footer colour for a percentage (`footer.js`: > 90 % error, > 70 % warning; null → normal). */
 export function gaugeLevel(percent: number | null): GaugeModel["level"] {
   if (percent === null) return "normal";
   if (percent > 90) return "error";
@@ -15,8 +20,11 @@ export function gaugeLevel(percent: number | null): GaugeModel["level"] {
   return "normal";
 }
 
-/** The gauge of one inspect result. */
-export function buildGauge(inspect: InspectResult): GaugeModel {
+/**
+ * The gauge of one inspect result.
+ * @param margin tokens before the threshold where the gauge turns to warning (`piContext.warning.margin`).
+ */
+export function buildGauge(inspect: InspectResult, margin = DEFAULT_WARNING_MARGIN): GaugeModel {
   const window = inspect.contextWindow.value ?? null;
   const gauge: GaugeModel = {
     used: inspect.contextTokens,
@@ -36,7 +44,7 @@ export function buildGauge(inspect: InspectResult): GaugeModel {
     usageTokens: inspect.estimate.usageTokens,
     trailingTokens: inspect.estimate.trailingTokens,
     footer: inspect.footer,
-    level: inspect.usageKnown ? gaugeLevel(inspect.percent) : "normal",
+    level: thresholdLevel(inspect, margin),
     model: inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null,
     thinkingLevel: inspect.thinkingLevel,
   };

@@ -34,8 +34,9 @@ export function emptyPanelState(message: string, capabilities: PanelState["capab
 /**
  * Build the panel state at the analysis' leaf.
  * @param options.topLimit largest entries kept per breakdown category (default 8).
+ * @param options.warningMargin tokens before the threshold where the gauge turns to warning (as the status bar).
  */
-export function buildPanelState(input: PanelInput, options: { topLimit?: number; home?: string } = {}): PanelState {
+export function buildPanelState(input: PanelInput, options: { topLimit?: number; home?: string; warningMargin?: number } = {}): PanelState {
   const { session, analysis } = input;
   const inspect = analysis.inspect;
   const projection = buildProjection(session, inspect.leafId);
@@ -56,7 +57,7 @@ export function buildPanelState(input: PanelInput, options: { topLimit?: number;
   };
   return {
     session: sessionModel,
-    gauge: buildGauge(inspect),
+    gauge: buildGauge(inspect, options.warningMargin),
     breakdown: buildBreakdown(projection, inspect, session, options.topLimit !== undefined ? { topLimit: options.topLimit } : {}),
     history: buildHistory(projection.path),
     summaries: buildSummaries(projection),
