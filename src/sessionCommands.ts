@@ -42,7 +42,7 @@ async function selectSession(services: Services): Promise<void> {
     const current = sessions.current;
     const folders = vscode.workspace.workspaceFolders ?? [];
     const rows = sessionPickRows(list, {
-      ...(current ? { currentFile: current.file } : {}),
+      ...(current ? { currentFile: current.file, currentEntryCount: current.session.records.length } : {}),
       nowMs: Date.now(),
       folderName: folders.length > 1 ? (s) => folders.find((f) => s.cwd && path.resolve(s.cwd).startsWith(f.uri.fsPath))?.name : undefined,
     });

@@ -49,12 +49,17 @@ export function oneLine(text: string, max = 80): string {
  * Rows for the sessions (keep their order: newest first). `folderName` names the workspace folder
  * of a session (shown with several folders).
  */
-export function sessionPickRows(sessions: readonly SessionSummary[], options: { currentFile?: string; nowMs: number; folderName?: (s: SessionSummary) => string | undefined }): SessionPickRow[] {
+export function sessionPickRows(
+  sessions: readonly SessionSummary[],
+  options: { currentFile?: string; currentEntryCount?: number; nowMs: number; folderName?: (s: SessionSummary) => string | undefined },
+): SessionPickRow[] {
   return sessions.map((s) => {
     const current = s.file === options.currentFile;
     const title = s.name ? oneLine(s.name) : s.firstMessage ? oneLine(s.firstMessage) : "(no user message yet)";
-    const entries = `${s.entryCountExact ? "" : "≈"}${s.entryCount} ${s.entryCount === 1 && s.entryCountExact ? "entry" : "entries"}`;
-    const description = [formatAge(s.mtimeMs, options.nowMs), formatBytes(s.size), entries].join(" · ");
+    // Exact counts only: small files are counted, the current session is loaded; others show their size.
+    const count = current && options.currentEntryCount !== undefined ? options.currentEntryCount : s.entryCount;
+    const entries = count === undefined ? undefined : `${count.toLocaleString("en-US")} ${count === 1 ? "entry" : "entries"}`;
+    const description = [formatAge(s.mtimeMs, options.nowMs), formatBytes(s.size), entries].filter(Boolean).join(" · ");
     const folder = options.folderName?.(s);
     const detail = [current ? "current" : undefined, s.name && s.firstMessage ? oneLine(s.firstMessage, 60) : undefined, folder, path.basename(s.file)].filter(Boolean).join(" · ");
     return { file: s.file, label: title, description, detail, current };

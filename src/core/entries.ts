@@ -59,6 +59,8 @@ export interface EntryRecord {
   model?: string;
   /** Assistant messages: the API (`pi-virtual` marks a virtual model's failed routing). */
   api?: string;
+  /** Assistant messages that failed: the provider's error (first line, at most {@link PREVIEW_LENGTH} chars). */
+  errorMessage?: string;
   /** Tool call names of an assistant message, in order. */
   toolNames?: string[];
   /** `read`/`write`/`edit` operations from tool calls (assistant) or `nestedCalls` (toolResult). */
@@ -422,6 +424,10 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
       record.provider = str(message.provider);
       record.model = str(message.model);
       record.api = str(message.api);
+      if (message.errorMessage !== undefined) {
+        const error = previewOf(message.errorMessage);
+        if (error) record.errorMessage = error;
+      }
       const usage = readUsage(message.usage);
       if (usage) {
         record.usage = usage;

@@ -90,14 +90,44 @@ export interface SessionSummary {
   firstMessage: string | undefined;
   /** Timestamp of the last complete entry in the tail window. */
   lastEntryTimestamp: string | undefined;
-  /** Exact number of entries when the whole file fit in the windows, else an estimate. */
-  entryCount: number;
+  /**
+   * Number of entries: exact for files up to {@link EXACT_COUNT_BYTES} (their lines are counted),
+   * `undefined` for larger files (a count from a sample would be misleading).
+   */
+  entryCount: number | undefined;
   entryCountExact: boolean;
   parentSession?: string;
 }
 
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 64 * 1024;
+/** Files up to this size get an exact entry count (their newlines are counted natively, ~1 ms/MB). */
+export const EXACT_COUNT_BYTES = 8 * 1024 * 1024;
+
+/** Count the entries of a file by its non-blank lines (minus the header), reading it in chunks. */
+function countEntries(fd: number, size: number): number {
+  const buf = Buffer.allocUnsafe(Math.min(size, 1024 * 1024));
+  let lines = 0;
+  let position = 0;
+  let lineHasContent = false;
+  while (position < size) {
+    const n = fs.readSync(fd, buf, 0, buf.length, position);
+    if (n === 0) break;
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(0x0a, start);
+      const end = nl < 0 || nl >= n ? n : nl;
+      if (end > start && buf[start] !== 0x0d) lineHasContent = true;
+      if (nl < 0 || nl >= n) break;
+      if (lineHasContent) lines++;
+      lineHasContent = false;
+      start = nl + 1;
+    }
+    position += n;
+  }
+  if (lineHasContent) lines++;
+  return Math.max(0, lines - 1);
+}
 
 /**
  * Read a session's header and summary from at most `HEAD_BYTES + TAIL_BYTES` bytes.
@@ -164,15 +194,13 @@ export function readSessionSummary(file: string): SessionSummary | undefined {
       if (header && "invalid" in header) return undefined;
     }
     if (!header) return undefined;
-    let headBytesCounted = 0;
     if (!whole) {
-      headBytesCounted = Buffer.byteLength(lines.join("\n"));
       const tailText = tail.toString("utf8");
       const tailLines = tailText.split("\n").slice(1); // the first tail line may be cut
       for (const line of tailLines) visit(line, false);
     }
     const h = header as Record<string, unknown>;
-    const average = entries > 0 && headBytesCounted > 0 ? headBytesCounted / (entries + 1) : 0;
+    const exact = whole || size <= EXACT_COUNT_BYTES;
     const summary: SessionSummary = {
       file,
       size,
@@ -183,8 +211,8 @@ export function readSessionSummary(file: string): SessionSummary | undefined {
       name,
       firstMessage,
       lastEntryTimestamp: lastTimestamp,
-      entryCount: whole ? entries : average > 0 ? Math.round(size / average) : entries,
-      entryCountExact: whole,
+      entryCount: whole ? entries : exact ? countEntries(fd, size) : undefined,
+      entryCountExact: exact,
     };
     if (typeof h.parentSession === "string") summary.parentSession = h.parentSession;
     return summary;

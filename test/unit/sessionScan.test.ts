@@ -147,13 +147,19 @@ describe("Select Session rows", () => {
   const now = Date.UTC(2026, 5, 1, 12, 0, 0);
   const summary = (o: Partial<SessionSummary>): SessionSummary => ({ file: "/d/x.jsonl", size: 2048, mtimeMs: now - 5 * 60_000, id: "i", cwd: "/w", created: undefined, name: undefined, firstMessage: undefined, lastEntryTimestamp: undefined, entryCount: 12, entryCountExact: true, ...o });
 
-  it("name or first message, age, size, entry count (≈ when estimated), current marked", () => {
+  it("name or first message, age, size, exact entry count (the current session's from its index; none for big files), current marked", () => {
     const rows = sessionPickRows(
-      [summary({ file: "/d/a.jsonl", name: "Refactor", firstMessage: "please refactor the parser" }), summary({ file: "/d/b.jsonl", firstMessage: "fix  the\nbug", size: 5 * 1024 * 1024, entryCount: 4000, entryCountExact: false, mtimeMs: now - 3 * 86400_000 }), summary({ file: "/d/c.jsonl", entryCount: 1 })],
-      { currentFile: "/d/b.jsonl", nowMs: now },
+      [
+        summary({ file: "/d/a.jsonl", name: "Refactor", firstMessage: "please refactor the parser" }),
+        summary({ file: "/d/b.jsonl", firstMessage: "fix  the\nbug", size: 9 * 1024 * 1024, entryCount: undefined, entryCountExact: false, mtimeMs: now - 3 * 86400_000 }),
+        summary({ file: "/d/c.jsonl", entryCount: 1 }),
+        summary({ file: "/d/d.jsonl", size: 20 * 1024 * 1024, entryCount: undefined, entryCountExact: false }),
+      ],
+      { currentFile: "/d/b.jsonl", currentEntryCount: 4211, nowMs: now },
     );
     assert.deepEqual(rows[0], { file: "/d/a.jsonl", label: "Refactor", description: "5 min ago · 2.0 KB · 12 entries", detail: "please refactor the parser · a.jsonl", current: false });
-    assert.deepEqual(rows[1], { file: "/d/b.jsonl", label: "fix the bug", description: "3 days ago · 5.0 MB · ≈4000 entries", detail: "current · b.jsonl", current: true });
+    assert.deepEqual(rows[1], { file: "/d/b.jsonl", label: "fix the bug", description: "3 days ago · 9.0 MB · 4,211 entries", detail: "current · b.jsonl", current: true });
+    assert.equal(rows[3]!.description, "5 min ago · 20 MB");
     assert.equal(rows[2]!.label, "(no user message yet)");
     assert.equal(rows[2]!.description, "5 min ago · 2.0 KB · 1 entry");
   });
