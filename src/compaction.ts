@@ -3,6 +3,18 @@
  * preview before any token is spent, a cancellable streaming progress notification, and the summary
  * diff afterwards. The flow itself is `core/compact.ts` (shared with `pi-context compact`).
  *
+ * Order (nothing is asked that a later check would make pointless):
+ *   1. the session (argument, else the current one, else a pick);
+ *   2. a running pi with the live bridge compacts itself (instructions, then `liveBridge.ts`);
+ *   3. the live-session guard (recent write / running pi) — refuses before anything is typed;
+ *   4. prepare (pi's `prepareCompaction`): "Nothing to compact" is said right away;
+ *   5. the optional custom instructions;
+ *   6. the preview (needs no API key: counting is local);
+ *   7. on "Compact now": an OpenAI-compatible server that needs a key and has none asks for it in a
+ *      password box (stored in SecretStorage) and the same compaction continues; a server that
+ *      answers HTTP 401/403 gets the same box and the request is retried;
+ *   8. summarise (progress notification, Cancel), append, summary diff.
+ *
  * `piContext.compact(file?, options?)`: `file` = a session path or URI (default: the current
  * session); `options.instructions` skips the instructions box; `options.skipPreview` skips the
  * preview. Resolves with a {@link CompactCommandOutcome} (the panel and the tests read it).
@@ -11,19 +23,23 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { NothingToCompactError, runCompactionFlow, type CompactionPlan, type PlanFit } from "./core/compact";
+import { isUnauthorized, NothingToCompactError, planCompaction, runCompactionFlow, withInstructions, type CompactionPlan, type PlanFit } from "./core/compact";
 import { formatTokens } from "./core/inspect";
-import { LiveSessionError } from "./core/live";
+import { checkLiveSession, describeLive, LiveSessionError } from "./core/live";
+import { readSessionSummary } from "./core/locate";
 import { isCancellation, SummarizerError, type Summarizer } from "./core/summarizer";
 import { SessionChangedError, UnsafeSessionWriteError } from "./core/write";
 import type { Services } from "./services";
-import { getSummarizer, registerApiKeyCommands } from "./summarizers";
+import { getSummarizer, readySummarizer, registerApiKeyCommands, summarizerWithNewKey } from "./summarizers";
 import { openSummaryDiff, registerSummaryDocuments, setVirtualDocument, SUMMARY_SCHEME } from "./summaryDocuments";
+
+/** Where the user stopped a compaction without an error. */
+export type DeclinedStage = "session" | "instructions" | "preview" | "api-key";
 
 /** What `piContext.compact` resolves with. */
 export type CompactCommandOutcome =
   | { kind: "compacted"; file: string; entryId: string; previousCompactionId?: string; tokensBefore: number; tokensAfter: number; firstKeptEntryId: string }
-  | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string }
+  | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string; stage?: DeclinedStage }
   | { kind: "busy" }
   | { kind: "error"; file?: string; errorKind: string; message: string };
 
@@ -35,6 +51,36 @@ export interface CompactCommandOptions {
 
 const n = (v: number) => v.toLocaleString("en-US");
 
+/** One line, at most `max` characters (an ellipsis marks a cut). */
+function short(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+/**
+ * How a session is named in titles and messages: its `session_info` name, else the first words of
+ * its first user message, else the file name — quoted, never a bare id.
+ */
+export function sessionTitle(info: { name?: string | undefined; firstMessage?: string | undefined }, file: string): string {
+  if (info.name) return `"${short(info.name, 60)}"`;
+  if (info.firstMessage) return `"${short(info.firstMessage, 40)}"`;
+  return path.basename(file, ".jsonl");
+}
+
+function planTitle(plan: CompactionPlan): string {
+  const first = plan.session.records.find((r) => r.type === "message" && r.role === "user" && r.preview);
+  return sessionTitle({ name: plan.session.name, firstMessage: first?.preview }, plan.file);
+}
+
+/** The first words of an entry, for "keep from …" (its id only when it has no text). */
+function entryWords(plan: CompactionPlan, id: string): string {
+  const r = plan.session.byId.get(id);
+  if (!r) return id;
+  const text = r.preview ? `"${short(r.preview, 36)}"` : r.toolNames?.length ? `${r.toolNames.join(", ")} call` : r.toolName ? `${r.toolName} result` : id;
+  const who = r.type === "message" ? (r.role === "user" ? "your message " : r.role === "assistant" ? "the answer " : "") : "";
+  return `${who}${text}`;
+}
+
 /** The preview as markdown (the "Show details" document). */
 export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: Summarizer): string {
   const p = plan.preparation;
@@ -42,7 +88,7 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
   const ids = (list: string[]) => (list.length ? list.map((id) => `\`${id}\``).join(", ") : "(none)");
   const files = (list: string[]) => (list.length ? list.map((f) => `- \`${f}\``).join("\n") : "- (none)");
   const lines = [
-    `# Compaction preview — ${plan.session.name ?? path.basename(plan.file)}`,
+    `# Compaction preview — ${planTitle(plan)}`,
     "",
     `Session file: \`${plan.file}\`  `,
     `Leaf: \`${p.leafId}\` · keepRecentTokens ${n(p.settings.keepRecentTokens)} · reserveTokens ${n(p.settings.reserveTokens)}`,
@@ -50,21 +96,21 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
     "| | tokens |",
     "|---|---:|",
     `| before (pi's estimate) | ${n(v.tokensBefore)} |`,
-    `| summarised messages | ≈${n(v.summarizedTokens)} |`,
+    `| summarized messages | ≈${n(v.summarizedTokens)} |`,
     `| kept messages | ≈${n(v.keptTokens)} |`,
     `| system checkpoint | ≈${n(p.checkpointTokens)} |`,
     `| new summary (guess) | ≈${n(plan.estimatedSummaryTokens)} |`,
     `| **after (estimate)** | **≈${n(plan.estimatedTokensAfter)}** |`,
     "",
-    `**Summarised:** ${v.summarizedEntryIds.length} entries${v.turnPrefixEntryIds.length ? ` + ${v.turnPrefixEntryIds.length} entries of the split turn's prefix` : ""}${p.previousSummary ? `, updating the summary of compaction \`${p.previousCompactionId}\`` : ""}.`,
+    `**Summarized:** ${v.summarizedEntryIds.length} entries${v.turnPrefixEntryIds.length ? ` + ${v.turnPrefixEntryIds.length} entries of the split turn's prefix` : ""}${p.previousSummary ? `, updating the summary of compaction \`${p.previousCompactionId}\`` : ""}.`,
     "",
     `**Kept:** ${v.keptEntryCount} entries from \`firstKeptEntryId\` = \`${v.firstKeptEntryId}\`${v.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}.`,
     "",
-    `**Split turn:** ${v.isSplitTurn ? `yes — the turn starting at \`${v.turnStartEntryId}\` is cut; its prefix is summarised separately and merged like pi does.` : "no"}`,
+    `**Split turn:** ${v.isSplitTurn ? `yes — the turn starting at \`${v.turnStartEntryId}\` is cut; its prefix is summarized separately and merged like pi does.` : "no"}`,
     "",
     `**Custom instructions:** ${plan.customInstructions ? plan.customInstructions : "(none)"}`,
     "",
-    `**Summariser:** ${summarizer.label} — ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens (counted with ${fit.history?.countedWith ?? fit.turnPrefix?.countedWith})${summarizer.contextWindow ? `, window ${n(summarizer.contextWindow)}` : ""}${fit.history?.outputReduced || fit.turnPrefix?.outputReduced ? ", output limit lowered to fit" : ""}.`,
+    `**Summarizer:** ${summarizer.label} — ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens (counted with ${fit.history?.countedWith ?? fit.turnPrefix?.countedWith})${summarizer.contextWindow ? `, window ${n(summarizer.contextWindow)}` : ""}${fit.history?.outputReduced || fit.turnPrefix?.outputReduced ? ", output limit lowered to fit" : ""}.`,
     "",
     "## Read files",
     files(v.readFiles),
@@ -73,7 +119,7 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
     files(v.modifiedFiles),
     "",
     "## Entries",
-    `Summarised: ${ids(v.summarizedEntryIds)}`,
+    `Summarized: ${ids(v.summarizedEntryIds)}`,
     "",
     ...(v.turnPrefixEntryIds.length ? [`Split-turn prefix: ${ids(v.turnPrefixEntryIds)}`, ""] : []),
     `Kept: ${ids(p.keptEntries.map((e) => e.record.id))}`,
@@ -82,25 +128,24 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
   return lines.join("\n");
 }
 
-function sessionLabel(plan: CompactionPlan): string {
-  return plan.session.name ? `"${plan.session.name}"` : path.basename(plan.file);
-}
-
 let previewCounter = 0;
 
 /** Show the preview; resolves true to compact. */
 async function confirmPreview(plan: CompactionPlan, fit: PlanFit, summarizer: Summarizer, changed: boolean): Promise<boolean> {
   const v = plan.preview;
-  const summarised = `${v.summarizedEntryIds.length + v.turnPrefixEntryIds.length} entries`;
+  const count = v.summarizedEntryIds.length + v.turnPrefixEntryIds.length;
+  const summarized = `${count} ${count === 1 ? "entry" : "entries"}`;
+  const kept = `${v.keptEntryCount} ${v.keptEntryCount === 1 ? "entry" : "entries"}`;
   const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
+  const needsKey = "needsApiKey" in summarizer && (summarizer as { needsApiKey?: boolean }).needsApiKey === true;
   for (;;) {
     type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" };
     const items: Item[] = [
       {
         action: "go",
-        label: "$(fold) Compact now",
+        label: "$(check) Compact now",
         description: `${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} tokens`,
-        detail: `Summarise ${summarised} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? ", updating the previous summary" : ""}) with ${summarizer.label}; keep ${v.keptEntryCount} entries from ${v.firstKeptEntryId}${v.isSplitTurn ? "; split turn" : ""}.`,
+        detail: `Summarize ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? ", updating the previous summary" : ""}) with ${summarizer.label}; keep ${kept} from ${entryWords(plan, v.firstKeptEntryId)}${v.isSplitTurn ? "; split turn" : ""}.${needsKey ? " You will be asked for the API key." : ""}`,
       },
       {
         action: "details",
@@ -110,13 +155,13 @@ async function confirmPreview(plan: CompactionPlan, fit: PlanFit, summarizer: Su
       { action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
     ];
     const pick = await vscode.window.showQuickPick(items, {
-      title: `${changed ? "The session changed — new preview. " : ""}Compact ${sessionLabel(plan)}?`,
-      placeHolder: `tokens ${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} · summarise ${summarised} · keep from ${v.firstKeptEntryId} · split turn: ${v.isSplitTurn ? "yes" : "no"}`,
+      title: `${changed ? "The session changed — new preview. " : ""}Compact ${planTitle(plan)}?`,
+      placeHolder: `tokens ${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} · summarize ${summarized} · keep ${kept} · split turn: ${v.isSplitTurn ? "yes" : "no"}`,
       ignoreFocusOut: true,
     });
     if (!pick || pick.action === "cancel") return false;
     if (pick.action === "go") return true;
-    const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/compaction-preview-${++previewCounter}.md` });
+    const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/Compaction preview ${++previewCounter}.md` });
     setVirtualDocument(uri, previewMarkdown(plan, fit, summarizer));
     await vscode.commands.executeCommand("markdown.showPreview", uri).then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
   }
@@ -131,10 +176,20 @@ async function pickSession(services: Services): Promise<string | undefined> {
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
-    sessions.map((s) => ({ label: s.name ?? s.firstMessage ?? path.basename(s.file), description: new Date(s.mtimeMs).toLocaleString(), detail: s.file, file: s.file })),
-    { title: "Pi: Compact Session — which session?" },
+    sessions.map((s) => ({ label: sessionTitle(s, s.file), description: new Date(s.mtimeMs).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" }), detail: s.file, file: s.file })),
+    { title: "Pi: Compact Session — Which Session?" },
   );
   return pick?.file;
+}
+
+/** The instructions box (`/compact <instructions>`); undefined = Escape. */
+function askInstructions(title: string): Thenable<string | undefined> {
+  return vscode.window.showInputBox({
+    title: `Compact ${title} — Custom Instructions`,
+    prompt: "Optional: what the summary should focus on (like /compact <instructions>). Press Enter without text for none.",
+    placeHolder: "e.g. keep the details of the parser refactoring",
+    ignoreFocusOut: true,
+  });
 }
 
 /** Register `piContext.compact`, `piContext.cancelCompaction`, the API key commands and the summary documents. */
@@ -155,83 +210,112 @@ export function registerCompaction(services: Services): void {
     const options: CompactCommandOptions = optionsArg && typeof optionsArg === "object" ? (optionsArg as CompactCommandOptions) : {};
     let file: string | undefined = fileArg instanceof vscode.Uri ? fileArg.fsPath : typeof fileArg === "string" ? fileArg : undefined;
     file ??= await pickSession(services);
-    if (!file) return { kind: "declined" };
-    let instructions = typeof options.instructions === "string" ? options.instructions : undefined;
-    if (instructions === undefined) {
-      instructions = await vscode.window.showInputBox({
-        title: `Pi: Compact Session — ${path.basename(file)}`,
-        prompt: "Optional: what the summary should focus on (like /compact <instructions>). Leave empty for none.",
-        placeHolder: "e.g. keep the details of the parser refactoring",
-        ignoreFocusOut: true,
-      });
-      if (instructions === undefined) return { kind: "declined", file };
-    }
+    if (!file) return { kind: "declined", stage: "session" };
     const controller = new AbortController();
     setRunning(controller);
-    const config = services.config();
-    const skipPreview = options.skipPreview ?? config.compaction.skipPreview;
     try {
-      // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
-      const live = await services.liveBridge?.routeCompaction(file, instructions, { signal: controller.signal, skipPreview });
-      if (live) return live;
-      const summarizer = await getSummarizer(services);
-      services.log.info(`compact ${file}: summariser ${summarizer.label}${instructions ? `, instructions ${JSON.stringify(instructions)}` : ""}`);
-      const outcome = await runCompactionFlow(
-        file,
-        summarizer,
-        { agentDir: services.sessions.agentDir(), projectSettings: config.projectSettings, guardSeconds: config.liveSession.guardSeconds, ...(instructions ? { customInstructions: instructions } : {}) },
-        {
-          signal: controller.signal,
-          onPlan: (plan, fit) =>
-            services.log.info(
-              `compact ${file}: tokensBefore ${plan.preview.tokensBefore}, firstKeptEntryId ${plan.preview.firstKeptEntryId}, split ${plan.preview.isSplitTurn}, summarised ${plan.preview.summarizedEntryIds.length}+${plan.preview.turnPrefixEntryIds.length} entries, request ≈${fit.inputTokens} tokens`,
-            ),
-          ...(skipPreview ? {} : { confirm: (plan: CompactionPlan, fit: PlanFit, changed: boolean) => confirmPreview(plan, fit, summarizer, changed) }),
-          around: (task) =>
-            Promise.resolve(
-              vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Compacting ${path.basename(file!)}`, cancellable: true }, (progress, token) => {
-                token.onCancellationRequested(() => controller.abort());
-                let received = 0;
-                let lastReport = 0;
-                let phase = "";
-                progress.report({ message: `summarising with ${summarizer.label}…` });
-                return task({
-                  signal: controller.signal,
-                  onPhase: (p, i, count) => {
-                    phase = count > 1 ? `${p === "history" ? "history" : "split-turn prefix"} (${i}/${count}) ` : "";
-                    received = 0;
-                    progress.report({ message: `${phase}summarising with ${summarizer.label}…` });
-                  },
-                  onText: (delta) => {
-                    received += delta.length;
-                    const now = Date.now();
-                    if (now - lastReport > 200) {
-                      lastReport = now;
-                      progress.report({ message: `${phase}receiving summary… ≈${formatTokens(Math.ceil(received / 4))} tokens` });
-                    }
-                  },
-                });
-              }),
-            ),
-        },
-      );
-      if (outcome.kind === "declined") {
-        services.log.info(`compact ${file}: declined at the preview`);
-        return { kind: "declined", file };
-      }
-      const r = outcome.result;
-      services.log.info(`compact ${file}: wrote compaction ${r.entry.id} (${r.bytesBefore} → ${r.bytesAfter} bytes), tokens ${r.tokensBefore} → ${r.tokensAfter}`);
-      void services.sessions.refresh().catch(() => undefined);
-      await openSummaryDiff(file, r.previousCompactionId, r.entry.id).catch((error: unknown) => services.log.warn(`summary diff: ${String(error)}`));
-      void vscode.window
-        .showInformationMessage(`pi Context: compacted ${sessionLabel(outcome.plan)} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`, "Show Summary Diff")
-        .then((choice) => (choice ? openSummaryDiff(file!, r.previousCompactionId, r.entry.id) : undefined));
-      return { kind: "compacted", file, entryId: r.entry.id, ...(r.previousCompactionId ? { previousCompactionId: r.previousCompactionId } : {}), tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, firstKeptEntryId: r.entry.firstKeptEntryId };
+      return await compactFile(file, options, controller);
     } catch (error) {
       return report(services, file, error);
     } finally {
       setRunning(undefined);
     }
+  };
+
+  const compactFile = async (file: string, options: CompactCommandOptions, controller: AbortController): Promise<CompactCommandOutcome> => {
+    const config = services.config();
+    const skipPreview = options.skipPreview ?? config.compaction.skipPreview;
+    let given = typeof options.instructions === "string" ? options.instructions : undefined;
+    const info = readSessionSummary(file);
+    const title = sessionTitle(info ?? {}, file);
+
+    // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
+    if (services.liveBridge && (await services.liveBridge.resolve(file)).kind !== "none") {
+      given ??= await askInstructions(title);
+      if (given === undefined) return { kind: "declined", file, stage: "instructions" };
+      const live = await services.liveBridge.routeCompaction(file, given, { signal: controller.signal, skipPreview });
+      if (live) return live; // else pi went away meanwhile: the file-based flow below, same instructions
+    }
+
+    // the live-session guard, before anything is typed (the flow checks again before writing)
+    const guard = { guardSeconds: config.liveSession.guardSeconds, ...(info?.cwd ? { sessionCwd: info.cwd } : {}) };
+    const live = checkLiveSession(file, guard);
+    if (live.live) throw new LiveSessionError(describeLive(live), live.reasons);
+
+    // prepare: "Nothing to compact" now, not after the instructions and the key
+    const planOptions = { agentDir: services.sessions.agentDir(), projectSettings: config.projectSettings, guardSeconds: config.liveSession.guardSeconds, surface: "vscode" as const };
+    const prepared = await planCompaction(file, { ...planOptions, maxOutputTokens: config.summarizer.openai.maxOutputTokens });
+
+    const instructions = given ?? (await askInstructions(planTitle(prepared)));
+    if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
+    const plan = withInstructions(prepared, instructions);
+    // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
+    const summarizer = await getSummarizer(services, { allowMissingKey: true });
+    services.log.info(`compact ${file}: summarizer ${summarizer.label}${instructions.trim() ? `, instructions ${JSON.stringify(instructions.trim())}` : ""}`);
+    let askedForKey = false;
+    const outcome = await runCompactionFlow(
+      file,
+      summarizer,
+      { ...planOptions, maxOutputTokens: plan.options.maxOutputTokens, ...(plan.customInstructions ? { customInstructions: plan.customInstructions } : {}), plan },
+      {
+        signal: controller.signal,
+        onPlan: (p, fit) =>
+          services.log.info(
+            `compact ${file}: tokensBefore ${p.preview.tokensBefore}, firstKeptEntryId ${p.preview.firstKeptEntryId}, split ${p.preview.isSplitTurn}, summarized ${p.preview.summarizedEntryIds.length}+${p.preview.turnPrefixEntryIds.length} entries, request ≈${fit.inputTokens} tokens`,
+          ),
+        ...(skipPreview ? {} : { confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) => confirmPreview(p, fit, summarizer, changed) }),
+        beforeSummarize: async (s) => {
+          askedForKey = "needsApiKey" in s && (s as { needsApiKey?: boolean }).needsApiKey === true;
+          return readySummarizer(services, s);
+        },
+        onUnauthorized: async (error, s) => {
+          services.log.warn(`compact ${file}: ${error.message}`);
+          askedForKey = true;
+          return summarizerWithNewKey(services, s, error);
+        },
+        around: (task) =>
+          Promise.resolve(
+            vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Compacting ${planTitle(plan)}`, cancellable: true }, (progress, token) => {
+              token.onCancellationRequested(() => controller.abort());
+              let received = 0;
+              let lastReport = 0;
+              let phase = "";
+              progress.report({ message: `summarizing with ${summarizer.label}…` });
+              return task({
+                signal: controller.signal,
+                onPhase: (p, i, count) => {
+                  phase = count > 1 ? `${p === "history" ? "history" : "split-turn prefix"} (${i}/${count}) ` : "";
+                  received = 0;
+                  progress.report({ message: `${phase}summarizing with ${summarizer.label}…` });
+                },
+                onText: (delta) => {
+                  received += delta.length;
+                  const now = Date.now();
+                  if (now - lastReport > 200) {
+                    lastReport = now;
+                    progress.report({ message: `${phase}receiving the summary… ≈${formatTokens(Math.ceil(received / 4))} tokens` });
+                  }
+                },
+              });
+            }),
+          ),
+      },
+    );
+    if (outcome.kind === "declined") {
+      const stage: DeclinedStage = outcome.stage === "summarizer" ? "api-key" : "preview";
+      services.log.info(`compact ${file}: declined at the ${stage === "api-key" ? "API key box" : "preview"}`);
+      if (stage === "api-key") void vscode.window.showInformationMessage("pi Context: no API key entered — nothing was sent or written.");
+      return { kind: "declined", file, stage };
+    }
+    const r = outcome.result;
+    const label = planTitle(outcome.plan);
+    services.log.info(`compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`);
+    void services.sessions.refresh().catch(() => undefined);
+    await openSummaryDiff(file, r.previousCompactionId, r.entry.id).catch((error: unknown) => services.log.warn(`summary diff: ${String(error)}`));
+    void vscode.window
+      .showInformationMessage(`pi Context: compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`, "Show Summary Diff")
+      .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id) : undefined));
+    return { kind: "compacted", file, entryId: r.entry.id, ...(r.previousCompactionId ? { previousCompactionId: r.previousCompactionId } : {}), tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, firstKeptEntryId: r.entry.firstKeptEntryId };
   };
 
   services.context.subscriptions.push(
@@ -253,7 +337,7 @@ function report(services: Services, file: string, error: unknown): CompactComman
     return { kind: "cancelled", file, message };
   }
   if (error instanceof NothingToCompactError) {
-    void vscode.window.showInformationMessage(`pi Context: ${message}`);
+    void vscode.window.showInformationMessage(`pi Context: ${message}${/[.!?]$/.test(message) ? "" : "."}`);
     return { kind: "nothing", file, message };
   }
   if (error instanceof LiveSessionError) {
@@ -261,14 +345,16 @@ function report(services: Services, file: string, error: unknown): CompactComman
     return { kind: "error", file, errorKind: "live", message };
   }
   if (error instanceof SummarizerError && error.kind === "config") {
-    void vscode.window.showErrorMessage(`pi Context: ${message}`, "Set API Key…", "Open Settings").then((choice) => {
-      if (choice === "Set API Key…") void vscode.commands.executeCommand("piContext.setApiKey");
-      else if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
+    void vscode.window.showErrorMessage(`pi Context: ${message}`, "Open Settings").then((choice) => {
+      if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
     });
     return { kind: "error", file, errorKind: "config", message };
   }
   const kind = error instanceof SummarizerError ? error.kind : error instanceof SessionChangedError ? "changed" : error instanceof UnsafeSessionWriteError ? "unsafe" : "error";
   const suffix = /[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written.";
-  void vscode.window.showErrorMessage(`pi Context: compaction failed: ${message}${suffix}`);
+  const actions = isUnauthorized(error) ? ["Set API Key…"] : [];
+  void vscode.window.showErrorMessage(`pi Context: compaction failed: ${message}${suffix}`, ...actions).then((choice) => {
+    if (choice === "Set API Key…") void vscode.commands.executeCommand("piContext.setApiKey");
+  });
   return { kind: "error", file, errorKind: kind, message };
 }

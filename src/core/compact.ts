@@ -11,7 +11,10 @@
  *   commitCompaction(plan, …) live guard again, `buildCompactionEntry`, `appendEntries` with the
  *                             expectation taken at plan time (throws `SessionChangedError` if the
  *                             file changed: re-plan and ask again)
- *   runCompactionFlow(…)      all of the above with a confirm callback and the re-plan loop
+ *   withInstructions(plan, …) the same plan with other custom instructions (a UI prepares first,
+ *                             says "Nothing to compact" at once, then asks for instructions)
+ *   runCompactionFlow(…)      all of the above with a confirm callback, a hook that makes the
+ *                             summariser ready (API key) after the preview, and the re-plan loop
  *
  * Source: pi 1.6.0 `dist/core/compaction/compaction.js` (`compact`, `generateSummaryWithUsage`,
  * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
@@ -24,12 +27,12 @@ import { buildProjection } from "./context";
 import { fitRequest, type FittedRequest } from "./fit";
 import { formatFileOperations } from "./files";
 import { previewOf, type CompactionPreview } from "./inspect";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck } from "./live";
+import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { buildHistoryRequest, buildTurnPrefixRequest, mergeSplitTurn, NO_PRIOR_HISTORY } from "./prompts";
 import { compactionMessages, convertToLlm, serializeConversation } from "./serialize";
 import { SessionFile } from "./session";
 import { compactionSettingsOf, type ProjectSettingsMode } from "./settings";
-import { combineUsage, completeSummary, type Summarizer, type SummaryRequest } from "./summarizer";
+import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
 import { currentSystemMessage, estimateProjectedContextTokens } from "./tokens";
 import type { CompactionEntry, Usage } from "./types";
 import { appendEntries, expectationOf, newEntryId, SessionChangedError, type AppendExpectation } from "./write";
@@ -59,6 +62,8 @@ export interface PlanOptions {
   guardSeconds: number;
   /** `/proc` root for the process check (tests); null = no process check. */
   procRoot?: string | null;
+  /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
+  surface?: MessageSurface;
 }
 
 /** Everything a preview shows and the later steps need. Immutable once made. */
@@ -100,7 +105,6 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
   const prepared = prepareCompaction(session, compactionSettingsOf(analysis.settings), session);
   if (!isPrepared(prepared)) throw new NothingToCompactError(prepared.reason);
   const custom = options.customInstructions?.trim() || undefined;
-  const text = (entries: CompactionPreparation["messagesToSummarize"]) => serializeConversation(convertToLlm(compactionMessages(session, entries)));
   const plan: CompactionPlan = {
     file,
     session,
@@ -114,6 +118,22 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     live: checkLiveSession(file, { guardSeconds: options.guardSeconds, ...(session.cwd ? { sessionCwd: session.cwd } : {}), ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}) }),
     options,
   };
+  attachRequests(plan, custom);
+  return plan;
+}
+
+/**
+ * (Re)build a plan's summary requests and size guesses for `custom` instructions (pi's
+ * `/compact <instructions>` → `Additional focus: …`). Mutates `plan`; only used while a plan is
+ * being made.
+ */
+function attachRequests(plan: CompactionPlan, custom: string | undefined): void {
+  const prepared = plan.preparation;
+  const options = plan.options;
+  const text = (entries: CompactionPreparation["messagesToSummarize"]) => serializeConversation(convertToLlm(compactionMessages(plan.session, entries)));
+  delete plan.customInstructions;
+  delete plan.historyRequest;
+  delete plan.turnPrefixRequest;
   if (custom) plan.customInstructions = custom;
   const split = prepared.isSplitTurn && prepared.turnPrefixMessages.length > 0;
   if (!split || prepared.messagesToSummarize.length > 0) {
@@ -131,7 +151,20 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
   const guess = (previousBody ? Math.ceil((previousBody.length / 4) * 1.1) : 1000) + (split ? 400 : 0);
   plan.estimatedSummaryTokens = Math.min(guess, options.maxOutputTokens * (split ? 2 : 1)) + Math.ceil(plan.fileListsText.length / 4);
   plan.estimatedTokensAfter = plan.preview.tokensAfterWithoutSummary + plan.estimatedSummaryTokens;
-  return plan;
+}
+
+/**
+ * The same plan (same file read, preparation, append expectation and live check) with other
+ * custom instructions: lets a UI prepare first — and say "Nothing to compact" before asking
+ * anything — and ask for the instructions afterwards. The input plan is not changed.
+ * @param instructions `/compact <instructions>`; empty or blank = none.
+ */
+export function withInstructions(plan: CompactionPlan, instructions: string | undefined): CompactionPlan {
+  const custom = instructions?.trim() || undefined;
+  const next: CompactionPlan = { ...plan, options: { ...plan.options, ...(custom ? { customInstructions: custom } : {}) } };
+  if (!custom) delete next.options.customInstructions;
+  attachRequests(next, custom);
+  return next;
 }
 
 /** The fitted requests of a plan. */
@@ -238,7 +271,7 @@ export interface CompactionResult {
  */
 export async function commitCompaction(plan: CompactionPlan, draft: CompactionDraft, now: () => Date = () => new Date()): Promise<CompactionResult> {
   const live = checkLiveSession(plan.file, { guardSeconds: plan.options.guardSeconds, ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}), ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}) });
-  if (live.live) throw new LiveSessionError(describeLive(live), live.reasons);
+  if (live.live) throw new LiveSessionError(describeLive(live, "compact", plan.options.surface), live.reasons);
   const prep = plan.preparation;
   const system = currentSystemMessage(prep.projection);
   const entry = buildCompactionEntry({
@@ -294,6 +327,19 @@ export interface FlowCallbacks extends SummarizeCallbacks {
   /** Called after fitting, before summarising. */
   onPlan?: (plan: CompactionPlan, fit: PlanFit) => void;
   /**
+   * Called once after the first confirmation, before the first request: returns the summariser to
+   * send with — the same one, or one made ready (e.g. with the API key the user just entered) —
+   * or undefined when the user gave up (outcome `declined`, stage `summarizer`; nothing sent).
+   * The preview and the fit never need it, so a preview works without an API key.
+   */
+  beforeSummarize?: (summarizer: Summarizer, plan: CompactionPlan) => Promise<Summarizer | undefined>;
+  /**
+   * The summariser answered HTTP 401/403 (key missing or wrong): return a summariser to retry the
+   * same request with (e.g. after asking for a key), or undefined to fail with that error. At most
+   * {@link MAX_AUTH_RETRIES} retries per compaction.
+   */
+  onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
+  /**
    * Wraps summarising + writing (e.g. in a progress notification). The task receives the callbacks
    * to use (they may add a signal of their own, e.g. a notification's Cancel button).
    */
@@ -301,25 +347,57 @@ export interface FlowCallbacks extends SummarizeCallbacks {
 }
 
 /** Result of {@link runCompactionFlow}. */
-export type FlowOutcome = { kind: "compacted"; result: CompactionResult; plan: CompactionPlan; draft: CompactionDraft } | { kind: "declined"; plan: CompactionPlan };
+export type FlowOutcome =
+  | { kind: "compacted"; result: CompactionResult; plan: CompactionPlan; draft: CompactionDraft; summarizer: Summarizer }
+  | { kind: "declined"; plan: CompactionPlan; stage: "preview" | "summarizer" };
 
 /** How often the flow re-prepares after the file changed under it. */
 export const MAX_FLOW_ATTEMPTS = 3;
 
+/** How often one compaction retries after HTTP 401/403 ({@link FlowCallbacks.onUnauthorized}). */
+export const MAX_AUTH_RETRIES = 2;
+
+/** True for an HTTP 401/403 answer of the summariser. */
+export function isUnauthorized(error: unknown): error is SummarizerError {
+  return error instanceof SummarizerError && error.kind === "http" && (error.status === 401 || error.status === 403);
+}
+
+/** Options of {@link runCompactionFlow}: {@link PlanOptions} (output limit defaults to the summariser's). */
+export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
+  maxOutputTokens?: number;
+  /**
+   * A plan already made for `file` with these options (e.g. by {@link planCompaction} +
+   * {@link withInstructions}): used as the first plan instead of reading the file again. Its
+   * expectation still guards the append; re-plans use `options`.
+   */
+  plan?: CompactionPlan;
+};
+
 /**
- * Plan → (live check) → fit → confirm → summarise → commit; when the file changed between the
- * preview and the write, re-plan and ask again (at most {@link MAX_FLOW_ATTEMPTS} times).
+ * Plan → (live check) → fit → confirm → (summariser ready) → summarise → commit; when the file
+ * changed between the preview and the write, re-plan and ask again (at most
+ * {@link MAX_FLOW_ATTEMPTS} times).
  * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError},
  *   {@link SummarizerError} (incl. cancel and `too-large`), {@link SessionChangedError} after the last attempt.
  */
-export async function runCompactionFlow(file: string, summarizer: Summarizer, options: Omit<PlanOptions, "maxOutputTokens"> & { maxOutputTokens?: number }, callbacks: FlowCallbacks = {}): Promise<FlowOutcome> {
+export async function runCompactionFlow(file: string, summarizer: Summarizer, options: FlowOptions, callbacks: FlowCallbacks = {}): Promise<FlowOutcome> {
+  const { plan: firstPlan, ...planOptions } = options;
   let changed = false;
+  let current = summarizer;
+  let ready = false;
+  let authRetries = 0;
   for (let attempt = 1; ; attempt++) {
-    const plan = await planCompaction(file, { ...options, maxOutputTokens: options.maxOutputTokens ?? summarizer.maxOutputTokens });
-    if (plan.live.live) throw new LiveSessionError(describeLive(plan.live), plan.live.reasons);
-    const fit = await fitPlan(plan, summarizer, callbacks.signal);
+    const plan = attempt === 1 && firstPlan ? firstPlan : await planCompaction(file, { ...planOptions, maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens });
+    if (plan.live.live) throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
+    const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
-    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, changed))) return { kind: "declined", plan };
+    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, changed))) return { kind: "declined", plan, stage: "preview" };
+    if (!ready && callbacks.beforeSummarize) {
+      const next = await callbacks.beforeSummarize(current, plan);
+      if (!next) return { kind: "declined", plan, stage: "summarizer" };
+      current = next;
+    }
+    ready = true;
     if (!expectationHolds(plan.expectation)) {
       // changed while the preview was shown: nothing spent yet, prepare again and ask again
       if (attempt >= MAX_FLOW_ATTEMPTS) throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
@@ -328,7 +406,19 @@ export async function runCompactionFlow(file: string, summarizer: Summarizer, op
     }
     const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
     const outcome = await around(async (inner) => {
-      const draft = await summarizePlan(plan, summarizer, fit, inner);
+      let draft: CompactionDraft;
+      for (;;) {
+        try {
+          draft = await summarizePlan(plan, current, fit, inner);
+          break;
+        } catch (error) {
+          if (!isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_AUTH_RETRIES) throw error;
+          authRetries++;
+          const next = await callbacks.onUnauthorized(error, current);
+          if (!next) throw error;
+          current = next;
+        }
+      }
       try {
         return { draft, result: await commitCompaction(plan, draft) };
       } catch (error) {
@@ -336,7 +426,7 @@ export async function runCompactionFlow(file: string, summarizer: Summarizer, op
         throw error;
       }
     });
-    if ("result" in outcome && outcome.result) return { kind: "compacted", result: outcome.result, plan, draft: outcome.draft };
+    if ("result" in outcome && outcome.result) return { kind: "compacted", result: outcome.result, plan, draft: outcome.draft, summarizer: current };
     changed = true;
   }
 }

@@ -127,14 +127,25 @@ export class LiveSessionError extends Error {
   }
 }
 
-/** The user-facing explanation of a live check, with what to do. */
-export function describeLive(check: LiveCheck, what = "compact"): string {
+/** Where a message is shown: VS Code (settings, commands) or the `pi-context` CLI (flags). */
+export type MessageSurface = "vscode" | "cli";
+
+/**
+ * The user-facing explanation of a live check, with what to do.
+ * @param what the refused action as a verb phrase ("compact", "switch branches in", …).
+ * @param surface names the guard as VS Code's setting `piContext.liveSession.guardSeconds` and
+ *   offers the live bridge (`vscode`, default), or as the CLI's `--guard-seconds` (`cli`).
+ */
+export function describeLive(check: LiveCheck, what = "compact", surface: MessageSurface = "vscode"): string {
   const parts: string[] = [];
+  const guard = surface === "cli" ? "--guard-seconds N sets it, 0 turns it off" : "setting piContext.liveSession.guardSeconds";
   for (const r of check.reasons) {
-    if (r.kind === "recent-write") parts.push(`the session file was written ${r.ageSeconds.toFixed(0)} s ago (less than the ${r.guardSeconds} s guard, setting piContext.liveSession.guardSeconds)`);
+    if (r.kind === "recent-write") parts.push(`the session file was written ${r.ageSeconds.toFixed(0)} s ago (less than the ${r.guardSeconds} s guard; ${guard})`);
     else parts.push(`pi is running on it (process ${r.pid} \`${r.command.length > 80 ? `${r.command.slice(0, 77)}…` : r.command}\`, ${r.match === "cwd" ? `in the session's folder ${r.cwd}` : "opened with this session file"})`);
   }
-  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi (or ${what === "compact" ? "run /compact" : "use /tree"} inside pi), wait until the session is idle, then try again — or use the pi-context live bridge when it is installed. Nothing was written.`;
+  const inPi = what === "compact" ? "run /compact" : "use /tree";
+  const bridge = surface === "cli" ? "" : ` — or install the live bridge ("Pi: Install Live Bridge") so this runs inside pi`;
+  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi (or ${inPi} inside pi), wait until the session is idle, then try again${bridge}. Nothing was written.`;
 }
 
 /**

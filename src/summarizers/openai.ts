@@ -10,6 +10,7 @@
  */
 
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type { MessageSurface } from "../core/live";
 import { cancelledError, SummarizerError, type Summarizer, type SummarizeOptions, type SummaryRequest, type SummaryResult, type SummaryStopReason } from "../core/summarizer";
 import type { Usage } from "../core/types";
 
@@ -40,7 +41,28 @@ export interface OpenAiSummarizerOptions {
    * the latter elsewhere (pi-ai makes the same distinction).
    */
   maxTokensField?: "max_completion_tokens" | "max_tokens";
+  /**
+   * Where messages are shown: `vscode` names the settings and "Pi: Set API Key…", `cli` (default)
+   * the flags and environment variables of `pi-context`.
+   */
+  surface?: MessageSurface;
 }
+
+/** How to fix each configuration problem, per surface. */
+const HINTS: Record<MessageSurface, { model: string; baseURL: string; setKey: string; checkKey: string }> = {
+  vscode: {
+    model: "set piContext.summarizer.openai.model",
+    baseURL: "setting piContext.summarizer.openai.baseURL",
+    setKey: 'run "Pi: Set API Key…" (kept in VS Code\'s secret storage)',
+    checkKey: 'Check the API key ("Pi: Set API Key…").',
+  },
+  cli: {
+    model: "pass --model or set PI_CONTEXT_MODEL",
+    baseURL: "--base-url or PI_CONTEXT_BASE_URL",
+    setKey: "set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment",
+    checkKey: "Check the API key (PI_CONTEXT_API_KEY or OPENAI_API_KEY).",
+  },
+};
 
 type RawUsage = {
   prompt_tokens?: number;
@@ -116,18 +138,28 @@ export class OpenAiSummarizer implements Summarizer {
   private readonly stream: boolean;
   private readonly maxTokensField: "max_completion_tokens" | "max_tokens";
   private readonly secret: string | undefined;
+  private readonly hints: (typeof HINTS)[MessageSurface];
+  /** True when a key was given (it is sent as `Authorization: Bearer …`). */
+  readonly hasApiKey: boolean;
+  /**
+   * True when this endpoint needs a key and none was given (OpenAI's own API): counting and
+   * previews work, {@link summarize} throws a `config` error. Other servers get requests without
+   * a key; if they answer 401/403 the caller may ask for one and retry.
+   */
+  readonly needsApiKey: boolean;
 
+  /** @throws {SummarizerError} `config` when the model id is empty or the base URL is not a URL. */
   constructor(options: OpenAiSummarizerOptions) {
-    if (!options.model) throw new SummarizerError("config", "No summariser model is set: set piContext.summarizer.openai.model (or pass --model).");
+    this.hints = HINTS[options.surface ?? "cli"];
+    if (!options.model) throw new SummarizerError("config", `No summarizer model is set: ${this.hints.model}.`);
     this.baseURL = options.baseURL?.trim() || OPENAI_DEFAULT_BASE_URL;
     try {
       new URL(this.baseURL);
     } catch {
-      throw new SummarizerError("config", `The summariser base URL "${this.baseURL}" is not a valid URL (piContext.summarizer.openai.baseURL).`);
+      throw new SummarizerError("config", `The summarizer base URL "${this.baseURL}" is not a valid URL (${this.hints.baseURL}).`);
     }
-    if (!options.apiKey && isOpenAiHost(this.baseURL)) {
-      throw new SummarizerError("config", `No API key for ${this.baseURL}: run "Pi: Set API Key…" (or set OPENAI_API_KEY / PI_CONTEXT_API_KEY for the CLI).`);
-    }
+    this.hasApiKey = !!options.apiKey;
+    this.needsApiKey = !options.apiKey && isOpenAiHost(this.baseURL);
     this.model = options.model;
     this.contextWindow = options.contextWindow && options.contextWindow > 0 ? options.contextWindow : undefined;
     this.maxOutputTokens = options.maxOutputTokens;
@@ -145,6 +177,11 @@ export class OpenAiSummarizer implements Summarizer {
     });
   }
 
+  /** The `config` error for a missing key, with how to set it on this surface. */
+  missingKeyError(): SummarizerError {
+    return new SummarizerError("config", `No API key for ${this.baseURL}: ${this.hints.setKey}.`);
+  }
+
   /** Never let the key reach a message. */
   private redact(text: string): string {
     return this.secret && this.secret.length >= 4 ? text.split(this.secret).join("***") : text;
@@ -153,23 +190,25 @@ export class OpenAiSummarizer implements Summarizer {
   private mapError(error: unknown, signal: AbortSignal | undefined): SummarizerError {
     if (error instanceof SummarizerError) return error;
     if (signal?.aborted || error instanceof APIUserAbortError || (error instanceof Error && error.name === "AbortError")) return cancelledError();
-    if (error instanceof APIConnectionTimeoutError) return new SummarizerError("network", `The summariser at ${this.baseURL} did not answer in time (timeout).`, { cause: error });
+    if (error instanceof APIConnectionTimeoutError) return new SummarizerError("network", `The summarizer at ${this.baseURL} did not answer in time (timeout).`, { cause: error });
     if (error instanceof APIConnectionError) {
       const cause = (error as { cause?: { message?: string; code?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? error.message;
-      return new SummarizerError("network", this.redact(`Could not reach the summariser at ${this.baseURL}: ${detail}.`), { cause: error });
+      return new SummarizerError("network", this.redact(`Could not reach the summarizer at ${this.baseURL}: ${detail}.`), { cause: error });
     }
     if (error instanceof APIError) {
       const status = error.status;
-      const hint = status === 401 || status === 403 ? ' Check the API key ("Pi: Set API Key…").' : status === 404 ? " Check the base URL and the model id." : "";
-      return new SummarizerError("http", this.redact(`The summariser at ${this.baseURL} answered HTTP ${status ?? "error"}: ${error.message}.${hint}`), { ...(status !== undefined ? { status } : {}), cause: error });
+      const hint = status === 401 || status === 403 ? ` ${this.hints.checkKey}` : status === 404 ? " Check the base URL and the model id." : "";
+      return new SummarizerError("http", this.redact(`The summarizer at ${this.baseURL} answered HTTP ${status ?? "error"}: ${error.message}.${hint}`), { ...(status !== undefined ? { status } : {}), cause: error });
     }
-    return new SummarizerError("network", this.redact(`Summariser request failed: ${(error as Error)?.message ?? String(error)}`), { cause: error });
+    const detail = (error as Error)?.message ?? String(error);
+    return new SummarizerError("network", this.redact(`Summarizer request failed: ${detail}${/[.!?]$/.test(detail) ? "" : "."}`), { cause: error });
   }
 
   async summarize(request: SummaryRequest, options: SummarizeOptions = {}): Promise<SummaryResult> {
     const { signal, onText } = options;
     if (signal?.aborted) throw cancelledError();
+    if (this.needsApiKey) throw this.missingKeyError();
     const body = {
       model: this.model,
       messages: [
@@ -182,7 +221,7 @@ export class OpenAiSummarizer implements Summarizer {
       if (!this.stream) {
         const completion = await this.client.chat.completions.create({ ...body, stream: false }, signal ? { signal } : {});
         const choice = completion.choices?.[0];
-        if (!choice) throw new SummarizerError("empty", "The summariser returned no choices.");
+        if (!choice) throw new SummarizerError("empty", "The summarizer returned no choices.");
         const stop = stopReasonOf(choice.finish_reason);
         if (typeof stop === "object") throw new SummarizerError("http", `${stop.error}.`);
         const toolCall = (choice.message?.tool_calls?.length ?? 0) > 0;

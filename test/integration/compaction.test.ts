@@ -214,22 +214,119 @@ describe("compaction command", function () {
     assert.ok(fs.readFileSync(file).equals(before));
   });
 
-  it("nothing to compact at a compaction leaf; missing key for OpenAI says how to set it", async () => {
-    const file = fixtureCopy("long", compactionLine("long", 0));
-    const outcome = await compact(file, { instructions: "", skipPreview: true });
-    assert.strictEqual(outcome.kind, "nothing");
+  /** Resolves with the outcome, or "waiting" when the command still waits for input after `ms`. */
+  async function settlesWithin(p: Promise<CompactCommandOutcome>, ms: number): Promise<CompactCommandOutcome | "waiting"> {
+    return Promise.race([p, new Promise<"waiting">((r) => setTimeout(() => r("waiting"), ms))]);
+  }
+
+  /** Run `piContext.compact`, accept `accepts` quick inputs (preview / instructions), then press Escape on the next one. */
+  async function compactThenEscape(file: string, options: object | undefined, accepts: number): Promise<CompactCommandOutcome> {
+    let settled = false;
+    const p = compact(file, options).finally(() => (settled = true));
+    for (let i = 0; i < accepts && !settled; i++) {
+      await new Promise((r) => setTimeout(r, 1200));
+      if (!settled) await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    }
+    await new Promise((r) => setTimeout(r, 1200));
+    while (!settled) {
+      await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return p;
+  }
+
+  it("nothing to compact: said at once, before the instructions box", async () => {
+    const file = fixtureCopy("long", compactionLine("long", 0)); // the leaf is a compaction
+    // no `instructions` option: if the box were shown, the command would still wait
+    const outcome = await settlesWithin(compact(file), 5000);
+    assert.notStrictEqual(outcome, "waiting", "the instructions box was shown");
+    assert.strictEqual((outcome as CompactCommandOutcome).kind, "nothing");
+    assert.match((outcome as { message: string }).message, /^Already compacted/);
+    assert.strictEqual(server.requests.length, 0);
+  });
+
+  it("live guard: refused at once, before the instructions box, naming the setting (not a CLI flag)", async () => {
+    const file = fixtureCopy("long", compactionLine("long", 1) - 1);
+    fs.utimesSync(file, new Date(), new Date());
+    const outcome = await settlesWithin(compact(file), 5000);
+    assert.notStrictEqual(outcome, "waiting", "the instructions box was shown");
+    const o = outcome as CompactCommandOutcome;
+    assert.strictEqual(o.kind, "error");
+    if (o.kind === "error") {
+      assert.strictEqual(o.errorKind, "live");
+      assert.match(o.message, /piContext\.liveSession\.guardSeconds/);
+      assert.doesNotMatch(o.message, /--guard-seconds/);
+    }
+  });
+
+  it("OpenAI without a stored key: the preview is shown (no key needed); declining it sends nothing", async () => {
     await setSetting("summarizer.openai.baseURL", "");
     try {
-      const other = fixtureCopy("long", compactionLine("long", 1) - 1);
-      const r = await compact(other, { instructions: "", skipPreview: true });
-      assert.strictEqual(r.kind, "error");
-      if (r.kind === "error") {
-        assert.strictEqual(r.errorKind, "config");
-        assert.match(r.message, /Set API Key/);
-      }
+      const file = fixtureCopy("long", compactionLine("long", 1) - 1);
+      const before = fs.readFileSync(file);
+      const outcome = await compactThenEscape(file, { instructions: "" }, 0); // the first quick input is the preview: Escape
+      assert.strictEqual(outcome.kind, "declined", JSON.stringify(outcome));
+      if (outcome.kind === "declined") assert.strictEqual(outcome.stage, "preview");
+      assert.ok(fs.readFileSync(file).equals(before));
     } finally {
       await setSetting("summarizer.openai.baseURL", server.baseURL);
     }
+  });
+
+  it("OpenAI without a stored key: the key is asked after 'Compact now' (Escape: nothing sent, nothing stored)", async () => {
+    await setSetting("summarizer.openai.baseURL", "");
+    try {
+      const file = fixtureCopy("long", compactionLine("long", 1) - 1);
+      const before = fs.readFileSync(file);
+      // instructions box (accept empty) → preview (accept "Compact now") → key box (Escape)
+      const outcome = await compactThenEscape(file, undefined, 2);
+      assert.strictEqual(outcome.kind, "declined", JSON.stringify(outcome));
+      if (outcome.kind === "declined") assert.strictEqual(outcome.stage, "api-key");
+      assert.ok(fs.readFileSync(file).equals(before));
+      const api = await piApi();
+      assert.strictEqual(await api.services.context.secrets.get("piContext.summarizer.apiKey:https://api.openai.com"), undefined);
+      // skipPreview: the key box comes right after the instructions
+      const skipped = await compactThenEscape(file, { instructions: "", skipPreview: true }, 0);
+      assert.strictEqual(skipped.kind === "declined" && skipped.stage, "api-key");
+    } finally {
+      await setSetting("summarizer.openai.baseURL", server.baseURL);
+    }
+    assert.strictEqual(server.requests.length, 0);
+  });
+
+  it("HTTP 401 from the server: the key box appears mid-compaction (Escape: the 401 error, file unchanged)", async () => {
+    const file = fixtureCopy("long", compactionLine("long", 1) - 1);
+    const before = fs.readFileSync(file);
+    server.script({ status: 401, errorMessage: "key please" });
+    const outcome = await compactThenEscape(file, { instructions: "", skipPreview: true }, 0);
+    assert.strictEqual(outcome.kind, "error", JSON.stringify(outcome));
+    if (outcome.kind === "error") {
+      assert.strictEqual(outcome.errorKind, "http");
+      assert.match(outcome.message, /HTTP 401/);
+      assert.match(outcome.message, /"Pi: Set API Key…"/);
+      assert.doesNotMatch(outcome.message, /PI_CONTEXT_API_KEY|OPENAI_API_KEY/);
+    }
+    assert.strictEqual(server.requests.length, 1);
+    assert.ok(fs.readFileSync(file).equals(before));
+  });
+
+  it("Clear API Key logs a removal only when a key was stored", async () => {
+    const api = await piApi();
+    const logFile = path.join(api.services.context.logUri.fsPath, "pi Context.log");
+    const origin = new URL(server.baseURL).origin;
+    const start = `clear-start-${Date.now()}`;
+    const end = `clear-end-${Date.now()}`;
+    api.services.log.info(start);
+    await vscode.commands.executeCommand("piContext.clearApiKey"); // removes the suite's key
+    await vscode.commands.executeCommand("piContext.clearApiKey"); // nothing stored now
+    api.services.log.info(end);
+    const text = await waitFor(() => {
+      const t = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8") : "";
+      return t.includes(end) ? t : undefined;
+    }, 10000, "the log file");
+    const between = text!.slice(text!.indexOf(start), text!.indexOf(end));
+    assert.strictEqual(between.split(`API key removed for ${origin}`).length - 1, 1, `one removal logged:\n${between}`);
+    assert.strictEqual(await vscode.commands.executeCommand("piContext.setApiKey", "sk-it-secret-42"), true);
   });
 
   it("vscode-lm provider without any language model: a clear configuration error, nothing written", async () => {

@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { main } from "../../src/cli";
-import { NothingToCompactError, planCompaction, runCompactionFlow, type CompactionPlan } from "../../src/core/compact";
+import { isUnauthorized, NothingToCompactError, planCompaction, runCompactionFlow, withInstructions, type CompactionPlan } from "../../src/core/compact";
 import { checkLiveSession, isPiCommandLine, LiveSessionError } from "../../src/core/live";
 import { COMPACTION_INSTRUCTIONS, COMPACTION_UPDATE_INSTRUCTIONS, SPLIT_TURN_SEPARATOR, SUMMARY_SYSTEM_PROMPT, TURN_PREFIX_INSTRUCTIONS } from "../../src/core/prompts";
 import { formatFileOperations } from "../../src/core/files";
@@ -157,6 +157,90 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     assert.ok(!h!.includes("<previous-summary>"));
     assert.ok(p!.startsWith("# Conversation\n") && p!.endsWith(`\n\n# Instructions\n${TURN_PREFIX_INSTRUCTIONS}`));
     if (outcome.kind === "compacted") assert.ok(outcome.result.entry.summary.startsWith(`H-TEXT${SPLIT_TURN_SEPARATOR}P-TEXT\n\n<read-files>`));
+  });
+
+  describe("prepare first, key later (the order of Pi: Compact Session…)", () => {
+    it("withInstructions: same read and expectation, requests rebuilt with the focus; the input plan unchanged", async () => {
+      const [, second] = piCompactions("long");
+      const file = fixturePrefix("long", second!.line - 1);
+      const plain = await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096 });
+      const focused = withInstructions(plain, "  the parser  ");
+      const direct = await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096, customInstructions: "the parser" });
+      assert.equal(focused.customInstructions, "the parser");
+      assert.equal(focused.options.customInstructions, "the parser");
+      assert.deepEqual(focused.historyRequest, direct.historyRequest);
+      assert.equal(focused.estimatedTokensAfter, direct.estimatedTokensAfter);
+      assert.equal(focused.session, plain.session, "no second read");
+      assert.equal(focused.expectation, plain.expectation);
+      assert.equal(plain.customInstructions, undefined);
+      assert.ok(!plain.historyRequest!.prompt.includes("Additional focus"));
+      const cleared = withInstructions(focused, "   ");
+      assert.equal(cleared.customInstructions, undefined);
+      assert.deepEqual(cleared.historyRequest, plain.historyRequest);
+      // split turn: both requests carry the focus
+      const split = await planCompaction(fixturePrefix("split", piCompactions("split")[0]!.line - 1), { ...base, agentDir: agentDir("split"), maxOutputTokens: 4096 });
+      const splitFocused = withInstructions(split, "x");
+      assert.ok(splitFocused.historyRequest!.prompt.endsWith("Additional focus: x") && splitFocused.turnPrefixRequest!.prompt.endsWith("Additional focus: x"));
+    });
+
+    it("preview without a key; the key is asked after the confirmation and the same compaction continues", async () => {
+      const [, second] = piCompactions("long");
+      const file = fixturePrefix("long", second!.line - 1);
+      const plan = withInstructions(await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096 }), "focus");
+      // keyless "OpenAI" summariser (needs a key): previews and fits without one
+      const keyless = new OpenAiSummarizer({ baseURL: "https://api.openai.com/v1", model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+      assert.equal(keyless.needsApiKey, true);
+      const steps: string[] = [];
+      server.script({ text: "## Goal\nwith the key" });
+      const outcome = await runCompactionFlow(file, keyless, { ...base, agentDir: agentDir("long"), customInstructions: "focus", plan }, {
+        onPlan: (p, fit) => steps.push(`plan ${p === plan} ${fit.inputTokens > 0}`),
+        confirm: async () => (steps.push("preview"), true),
+        beforeSummarize: async (s) => {
+          steps.push(`ready ${s === keyless}`);
+          return new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "sk-entered-1", model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+        },
+      });
+      assert.deepEqual(steps, ["plan true true", "preview", "ready true"]);
+      assert.equal(outcome.kind, "compacted");
+      assert.equal(server.requests.length, 1);
+      assert.equal(server.requests[0]!.authorization, "Bearer sk-entered-1");
+      assert.ok(server.requests[0]!.body.messages![1]!.content.endsWith("Additional focus: focus"));
+    });
+
+    it("no key given (beforeSummarize → undefined): declined at stage summarizer, nothing sent or written", async () => {
+      const file = fixturePrefix("long", piCompactions("long")[1]!.line - 1);
+      const before = fs.readFileSync(file);
+      const outcome = await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, { confirm: async () => true, beforeSummarize: async () => undefined });
+      assert.equal(outcome.kind, "declined");
+      if (outcome.kind === "declined") assert.equal(outcome.stage, "summarizer");
+      assert.equal(server.requests.length, 0);
+      assert.ok(fs.readFileSync(file).equals(before));
+      const atPreview = await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, { confirm: async () => false, beforeSummarize: async () => assert.fail("not asked after a declined preview") });
+      assert.equal(atPreview.kind === "declined" && atPreview.stage, "preview");
+    });
+
+    it("HTTP 401: onUnauthorized gives a summariser with a key, the request is retried, then written", async () => {
+      const file = fixturePrefix("long", piCompactions("long")[1]!.line - 1);
+      const noKey = new OpenAiSummarizer({ baseURL: server.baseURL, model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+      server.script({ status: 401, errorMessage: "key required" }, { text: "## Goal\nafter 401" });
+      const seen: number[] = [];
+      const outcome = await runCompactionFlow(file, noKey, { ...base, agentDir: agentDir("long") }, {
+        onUnauthorized: async (error) => {
+          seen.push(error.status!);
+          return new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "sk-after-401", model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+        },
+      });
+      assert.deepEqual(seen, [401]);
+      assert.equal(outcome.kind, "compacted");
+      assert.deepEqual(server.requests.map((r) => r.authorization), [undefined, "Bearer sk-after-401"]);
+      if (outcome.kind === "compacted") assert.ok(outcome.result.entry.summary.startsWith("## Goal\nafter 401"));
+      // cancelled key box → the 401 error, file untouched
+      const other = fixturePrefix("long", piCompactions("long")[1]!.line - 1);
+      const before = fs.readFileSync(other);
+      server.script({ status: 403 });
+      await assert.rejects(runCompactionFlow(other, noKey, { ...base, agentDir: agentDir("long") }, { onUnauthorized: async () => undefined }), (e: unknown) => isUnauthorized(e) && e.status === 403);
+      assert.ok(fs.readFileSync(other).equals(before));
+    });
   });
 
   describe("failures leave the file byte-identical", () => {
@@ -331,10 +415,10 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "m", "--dry-run", "--guard-seconds", "0"]);
       assert.equal(r.code, 0, r.err);
       assert.match(r.out, /tokens before +13,821/);
-      assert.match(r.out, new RegExp(`firstKeptEntryId ${pi!.entry.firstKeptEntryId}`));
+      assert.match(r.out, new RegExp(`kept +\\d+ entries from ${pi!.entry.firstKeptEntryId} \\(firstKeptEntryId\\)`));
       assert.match(r.out, /split turn +yes/);
       assert.match(r.out, /modified files +docs\/eta-6\.md, docs\/gamma-2\.md, src\/alpha\.ts, src\/epsilon\.ts/);
-      assert.match(r.out, /dry run: nothing was sent or written/);
+      assert.match(r.out, /^Dry run: nothing was sent or written\.$/m);
       assert.equal(server.requests.length, 0);
       assert.ok(fs.readFileSync(file).equals(before));
     });
@@ -345,13 +429,37 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       server.script({ text: "## Goal\nH" }, { text: "## Original Request\nP" });
       const r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "cli-model", "--yes", "--guard-seconds", "0", "--instructions", "tests only"]);
       assert.equal(r.code, 0, r.err);
-      assert.match(r.out, /compacted: wrote compaction [0-9a-f]{8} \(parent 925c02fe, firstKeptEntryId e96f0264\)/);
-      assert.match(r.out, /tokens 13,821 → [\d,]+ \(pi's estimate\)/);
+      assert.match(r.out, /^Compacted: wrote compaction [0-9a-f]{8} after entry 925c02fe; pi keeps the messages from e96f0264 on\.$/m);
+      assert.match(r.out, /^Tokens: 13,821 → [\d,]+ \(pi's estimate\); the summarizer used [\d,]+ tokens\.$/m);
+      assert.match(r.out, /^File: [\d,]+ → [\d,]+ bytes\.$/m);
       assert.equal(server.requests.length, 2);
       assert.equal(server.requests[0]!.authorization, "Bearer sk-cli-9999");
       assert.equal(server.requests[0]!.body.model, "cli-model");
       assert.ok(server.requests.every((q) => q.body.messages![1]!.content.endsWith("Additional focus: tests only")));
       assert.doesNotMatch(r.out + r.err, /sk-cli-9999/);
+    });
+
+    it("without an API key for OpenAI: --dry-run previews; compacting shows the preview, then stops (exit 1), nothing sent", async () => {
+      delete process.env.PI_CONTEXT_API_KEY;
+      const file = fixturePrefix("long", piCompactions("long")[1]!.line - 1);
+      const before = fs.readFileSync(file);
+      let r = await run([file, "--agent-dir", agentDir("long"), "--dry-run", "--guard-seconds", "0"]);
+      assert.equal(r.code, 0, r.err);
+      assert.match(r.out, /^summarizer +gpt-4o-mini at https:\/\/api\.openai\.com\/v1: 1 request, ≈[\d,]+ input tokens \(window 128,000\)$/m);
+      assert.match(r.out, /^API key +none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact$/m);
+      r = await run([file, "--agent-dir", agentDir("long"), "--yes", "--guard-seconds", "0"]);
+      assert.equal(r.code, 1);
+      assert.match(r.out, /^tokens before +12,610$/m, "the preview came first");
+      assert.match(r.err, /^No API key for https:\/\/api\.openai\.com\/v1: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment\. Nothing was written\.$/m);
+      assert.doesNotMatch(r.err, /Pi: Set API Key/);
+      assert.ok(fs.readFileSync(file).equals(before));
+    });
+
+    it("nothing to compact: pi's message as a sentence, exit 1", async () => {
+      const file = fixturePrefix("long", piCompactions("long")[0]!.line);
+      const r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "m", "--yes", "--guard-seconds", "0"]);
+      assert.equal(r.code, 1);
+      assert.equal(r.err, "Already compacted: the leaf is a compaction entry.");
     });
 
     it("without --yes and without a terminal: refuses (exit 2), nothing sent", async () => {
@@ -375,6 +483,8 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "m", "--yes"]);
       assert.equal(r.code, 1);
       assert.match(r.err, /Refusing to compact/);
+      assert.match(r.err, /--guard-seconds N sets it, 0 turns it off/, "the CLI names its flag");
+      assert.doesNotMatch(r.err, /piContext\.|Pi: Install Live Bridge/, "no VS Code settings or commands in the CLI");
       assert.ok(fs.readFileSync(file).equals(before));
       r = await run([file, "--api-key", "x"]);
       assert.equal(r.code, 2, "no --api-key flag");

@@ -80,7 +80,12 @@ describe("OpenAiSummarizer against the scripted server", () => {
     const e = await rejectsWith(make().summarize(REQUEST), "http", /HTTP 401/);
     assert.equal(e.status, 401);
     assert.doesNotMatch(e.message, /sk-test-secret-123/);
-    assert.match(e.message, /Set API Key/);
+    assert.match(e.message, /Check the API key \(PI_CONTEXT_API_KEY or OPENAI_API_KEY\)\.$/, "the CLI's wording by default");
+    assert.doesNotMatch(e.message, /Pi: Set API Key/);
+    server.script({ status: 403, errorMessage: "forbidden" });
+    const v = await rejectsWith(make({ surface: "vscode" }).summarize(REQUEST), "http", /HTTP 403/);
+    assert.match(v.message, /Check the API key \("Pi: Set API Key…"\)\.$/, "VS Code's wording");
+    assert.doesNotMatch(v.message, /PI_CONTEXT_API_KEY|OPENAI_API_KEY/);
     server.script({ status: 500, errorMessage: "boom" });
     await rejectsWith(make().summarize(REQUEST), "http", /HTTP 500.*boom/);
   });
@@ -136,10 +141,23 @@ describe("OpenAiSummarizer against the scripted server", () => {
     assert.equal(server.requests.length, n);
   });
 
-  it("configuration errors: no model, bad URL, OpenAI without a key", () => {
-    assert.throws(() => new OpenAiSummarizer({ model: "", maxOutputTokens: 1 }), (e: SummarizerError) => e.kind === "config");
-    assert.throws(() => new OpenAiSummarizer({ model: "m", baseURL: "not a url", maxOutputTokens: 1 }), (e: SummarizerError) => e.kind === "config" && /not a valid URL/.test(e.message));
-    assert.throws(() => new OpenAiSummarizer({ model: "m", maxOutputTokens: 1 }), (e: SummarizerError) => e.kind === "config" && /Set API Key/.test(e.message));
+  it("configuration errors: no model, bad URL (per surface)", () => {
+    assert.throws(() => new OpenAiSummarizer({ model: "", maxOutputTokens: 1 }), (e: SummarizerError) => e.kind === "config" && e.message === "No summarizer model is set: pass --model or set PI_CONTEXT_MODEL.");
+    assert.throws(() => new OpenAiSummarizer({ model: "", maxOutputTokens: 1, surface: "vscode" }), (e: SummarizerError) => e.kind === "config" && e.message === "No summarizer model is set: set piContext.summarizer.openai.model.");
+    assert.throws(() => new OpenAiSummarizer({ model: "m", baseURL: "not a url", maxOutputTokens: 1 }), (e: SummarizerError) => e.kind === "config" && /not a valid URL \(--base-url or PI_CONTEXT_BASE_URL\)/.test(e.message));
+  });
+
+  it("OpenAI without a key: made (counting, previews), needsApiKey, sending refused with how to set one", async () => {
+    const cli = new OpenAiSummarizer({ model: "m", maxOutputTokens: 1 });
+    assert.equal(cli.needsApiKey, true);
+    assert.equal(cli.hasApiKey, false);
+    await rejectsWith(cli.summarize(REQUEST), "config", /^No API key for https:\/\/api\.openai\.com\/v1: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment\.$/);
+    const vs = new OpenAiSummarizer({ model: "m", maxOutputTokens: 1, surface: "vscode" });
+    await rejectsWith(vs.summarize(REQUEST), "config", /^No API key for https:\/\/api\.openai\.com\/v1: run "Pi: Set API Key…"/);
+    assert.doesNotMatch(vs.missingKeyError().message, /PI_CONTEXT_API_KEY|OPENAI_API_KEY|environment/);
+    // other servers: no key needed up front (local servers), a key when given
+    assert.equal(make({ apiKey: undefined }).needsApiKey, false);
+    assert.equal(new OpenAiSummarizer({ model: "m", maxOutputTokens: 1, apiKey: "k" }).needsApiKey, false);
   });
 });
 
