@@ -74,6 +74,6 @@ export async function fitRequest(summarizer: Summarizer, request: SummaryRequest
   const n = (v: number) => v.toLocaleString("en-US");
   throw new SummarizerError(
     "too-large",
-    `The ${what} request does not fit the summariser model: it is about ${n(inputTokens)} tokens${margin ? ` (+${n(margin)} safety margin, counted with tiktoken)` : ""}, and ${summarizer.label} has a context window of ${n(window)} tokens, which leaves no room for a summary of at least ${n(minimum)} tokens. Choose a summariser model with a larger context window (for an OpenAI-compatible server, set piContext.summarizer.openai.model and .contextWindow to the model's real window), or compact earlier (lower keepRecentTokens or reserveTokens in pi's settings) so less is summarised at once. Nothing was sent or written.`,
+    `The ${what} request does not fit the summarizer model: it is about ${n(inputTokens)} tokens${margin ? ` (+${n(margin)} safety margin, counted with tiktoken)` : ""}, and ${summarizer.label} has a context window of ${n(window)} tokens, which leaves no room for a summary of at least ${n(minimum)} tokens. Choose a summarizer model with a larger context window (and give its real window: piContext.summarizer.openai.contextWindow in VS Code, --summarizer-window in the CLI), or compact earlier (lower keepRecentTokens or reserveTokens in pi's settings) so less is summarized at once. Nothing was sent or written.`,
   );
 }

@@ -100,7 +100,7 @@ export function isCancellation(error: unknown): boolean {
 
 /** The `cancelled` error every provider throws when its signal fires. */
 export function cancelledError(): SummarizerError {
-  return new SummarizerError("cancelled", "Summarisation cancelled; nothing was written.");
+  return new SummarizerError("cancelled", "Summarization cancelled; nothing was written.");
 }
 
 /**
@@ -111,7 +111,7 @@ export function cancelledError(): SummarizerError {
  */
 export function checkSummaryResult(result: SummaryResult, label: string): void {
   if (result.stopReason === "length") {
-    throw new SummarizerError("length", `${label} failed: generation hit the token cap and the summary is incomplete. Raise the summariser's output limit (maxOutputTokens) or use a model with a larger window.`);
+    throw new SummarizerError("length", `${label} failed: generation hit the token cap and the summary is incomplete. Raise the summarizer's output limit (maxOutputTokens) or use a model with a larger window.`);
   }
   if (result.stopReason === "toolUse") throw new SummarizerError("tool-call", `${label} failed: the model tried to call a tool instead of answering with a summary.`);
   if (result.text.trim() === "") throw new SummarizerError("empty", `${label} failed: the model returned an empty answer.`);
