@@ -21,6 +21,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { buildProjection } from "./core/context";
+import { emptyStateMessage, PRODUCT_NAME } from "./statusBarModel";
 import { categoryEntries } from "./viewModel/breakdown";
 import { buildPanelState, emptyPanelState } from "./viewModel/panelState";
 import { parseWebviewMessage, type HostMessage, type PanelState, type TrackedFileModel, type WebviewMessage } from "./protocol";
@@ -153,7 +154,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${uri("codicon.css")}" id="vscode-codicon-stylesheet">
 <link rel="stylesheet" href="${uri("panel.css")}">
-<title>Pi Context</title>
+<title>${PRODUCT_NAME}</title>
 </head>
 <body data-host="${kind}">
 <div id="app" role="main"><p class="loading">Loading…</p></div>
@@ -181,7 +182,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
       this.panelValue.reveal(undefined, false);
       return this.panelValue;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, "Pi Context", { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, this.webviewOptions());
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, PRODUCT_NAME, { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, this.webviewOptions());
     this.adoptPanel(panel);
     return panel;
   }
@@ -243,6 +244,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
     }
     const state = this.buildState(this.services.sessions.current);
     state.capabilities = await this.capabilities();
+    state.locale = vscode.env.language;
     await this.fillFileFlags(state);
     this.stateValue = state;
     for (const t of ready) {
@@ -255,21 +257,19 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
 
   private buildState(current: CurrentSession | undefined): PanelState {
     if (!current) {
+      // the same words as the gauge's tooltip and the Pi Session tree
       const d = this.services.sessions.discovery;
-      let message = "No pi session for this workspace yet.";
-      if (d?.phase === "starting") message = "Looking for pi sessions…";
-      else if (d && !d.workspace) message = "Open a folder to see its pi sessions.";
-      else if (d) message = `No pi session for this workspace (looked in ${d.searchedDirs.length} folder${d.searchedDirs.length === 1 ? "" : "s"}).`;
-      return emptyPanelState(message);
+      const reason = !d || d.phase === "starting" ? "starting" : !d.workspace ? "no-folder" : "no-session";
+      return emptyPanelState(emptyStateMessage(d), undefined, reason);
     }
     try {
       return buildPanelState(
-        { file: current.file, session: current.session, analysis: current.analysis, pinned: current.pinned, updatedAt: current.updatedAt },
+        { file: current.file, session: current.session, analysis: current.analysis, pinned: current.pinned, updatedAt: current.updatedAt, modifiedAt: current.session.mtimeMs },
         { warningMargin: this.services.config().warning.margin },
       );
     } catch (error) {
       this.services.log.error(`panel: could not build the view of ${current.file}: ${(error as Error).stack ?? error}`);
-      return emptyPanelState(`Could not show ${path.basename(current.file)}: ${(error as Error).message}`);
+      return emptyPanelState(`Could not show ${path.basename(current.file)}: ${(error as Error).message}`, undefined, "error");
     }
   }
 
@@ -386,6 +386,12 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
           if (tree) await vscode.commands.executeCommand(`${tree}.focus`);
         }
         return;
+      case "openProblem":
+        await this.openProblem(message.id, from, target);
+        return;
+      case "openFolder":
+        await vscode.commands.executeCommand("workbench.action.files.openFolder");
+        return;
       case "requestCategory": {
         const current = this.services.sessions.current;
         if (!current || !target) return;
@@ -433,6 +439,32 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
         await this.openSummaryDiff(message.fromId, message.toId, from, target);
         return;
     }
+  }
+
+  /**
+   * Show where a problem is: its file (the session file, a pi settings file, models.json — only
+   * files the host itself put in the state) at its line, selected; an entry without a line is
+   * revealed in the Pi Session tree.
+   */
+  private async openProblem(id: string, from: "panel" | "view", target: Target | undefined): Promise<void> {
+    const problem = this.stateValue?.session?.problems.find((p) => p.id === id);
+    if (!problem) {
+      this.notice(target, "warning", "That problem is no longer reported.");
+      return;
+    }
+    if (problem.file && (await fs.promises.stat(problem.file).then((s) => s.isFile(), () => false))) {
+      const uri = vscode.Uri.file(problem.file);
+      const options: vscode.TextDocumentShowOptions = { preview: true, viewColumn: this.editorColumn(from, false) };
+      if (problem.line !== undefined && problem.line >= 1) {
+        const line = problem.line - 1;
+        options.selection = new vscode.Range(line, 0, line, 0);
+      }
+      await vscode.commands.executeCommand("vscode.open", uri, options);
+      if (problem.line !== undefined) this.services.log.info(`panel: opened ${problem.file}:${problem.line} (${problem.code})`);
+      return;
+    }
+    if (problem.entryId && (await this.revealEntry(problem.entryId))) return;
+    this.notice(target, "info", problem.file ? `${problem.file} does not exist.` : problem.message);
   }
 
   /** The tree view's API (`activate()` exports `sessionTree.reveal(entryId, options)`), if present. */

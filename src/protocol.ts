@@ -26,6 +26,10 @@ export interface GaugeModel {
   /** Where the window came from (catalog, models.json, …) and a human detail. */
   windowSource: string;
   windowDetail?: string;
+  /** The window's source in words, e.g. `models.json: providers.scripted, model scripted-small` (see `windowSourceText`). */
+  windowSourceText: string;
+  /** The file the window came from (models.json, models-store.json), when it came from a file. */
+  windowFile?: string;
   /** `compaction.reserveTokens` (null when the setting is invalid). */
   reserveTokens: number | null;
   reserveSource: SettingSource;
@@ -208,12 +212,35 @@ export interface SessionModel {
   leafId: string | null;
   entryCount: number;
   pinned: boolean;
-  /** ms since epoch of the last read. */
-  updatedAt: number;
-  /** Problems found reading the file or settings (messages only). */
-  diagnostics: { severity: "error" | "warning" | "info"; message: string }[];
+  /** When the session file was last written (its mtime, ms since epoch). */
+  modifiedAt: number;
+  /** When pi-context last read it (ms since epoch). */
+  readAt: number;
+  /** Problems found reading the file or settings, errors first (see `src/viewModel/problems.ts`). */
+  problems: ProblemModel[];
   /** Why "Compact…" would do nothing now (pi's words), if so. */
   compactionUnavailable: string | null;
+}
+
+/** One problem found reading the session file or pi's settings. */
+export interface ProblemModel {
+  /** `p0`, `p1`, … — unique within one state; named by the `openProblem` message. */
+  id: string;
+  severity: "error" | "warning" | "info";
+  /** Where it was found: the session file, pi's settings files, models.json. */
+  source: "session" | "settings" | "models";
+  /** The diagnostic code (`malformed-line`, `missing-parent`, …), `settings` or `models`. */
+  code: string;
+  /** Short kind, e.g. `Malformed line`. */
+  title: string;
+  /** What and where, e.g. `unparseable line 5 (164 bytes): …`. */
+  message: string;
+  /** The file the problem is in (absolute), when known. */
+  file?: string;
+  /** 1-based line in `file`. */
+  line?: number;
+  /** The entry it concerns (revealable in the Pi Session tree). */
+  entryId?: string;
 }
 
 /** Everything the panel renders. `session` null = no session (the other fields are empty). */
@@ -226,6 +253,10 @@ export interface PanelState {
   files: TrackedFilesModel | null;
   /** Message for the empty state ("No pi session in this workspace", an error reading it…). */
   emptyMessage?: string;
+  /** Why the panel is empty: no folder open, no session for the folders, still looking, or an error. */
+  emptyReason?: "starting" | "no-folder" | "no-session" | "error";
+  /** The UI language (`vscode.env.language`): times are formatted in it (`formatDateTime`). */
+  locale?: string;
   /** Which optional host capabilities exist (commands registered by other features, git). */
   capabilities: { compact: boolean; focusTree: boolean; revealEntry: boolean; selectSession: boolean; git: boolean; summaryDiffEditor: boolean };
 }
@@ -258,6 +289,10 @@ export type WebviewMessage =
   | { type: "copyPath"; path: string }
   /** Reveal an entry in the Pi Session tree. */
   | { type: "revealEntry"; entryId: string }
+  /** Open the file of a problem of the current state at its line (by the problem's id). */
+  | { type: "openProblem"; id: string }
+  /** "Open Folder…" in the no-folder state. */
+  | { type: "openFolder" }
   /** All entries of a breakdown category. */
   | { type: "requestCategory"; category: CategoryId }
   /** The same commands as the palette. */
@@ -277,6 +312,8 @@ const SCHEMA: { [K in WebviewMessage["type"]]: Record<string, Field> } = {
   openDiff: { fromId: "string", toId: "string" },
   copyPath: { path: "string" },
   revealEntry: { entryId: "string" },
+  openProblem: { id: "string" },
+  openFolder: {},
   requestCategory: { category: "category" },
   compact: {},
   focusTree: {},

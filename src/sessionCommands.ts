@@ -3,10 +3,10 @@
  * "Pi: Follow Latest Session" (unpins) and "Pi: Refresh Session".
  */
 
-import * as path from "node:path";
+import * as os from "node:os";
 import * as vscode from "vscode";
 import type { Services } from "./services";
-import { sessionPickRows } from "./sessionPick";
+import { followRow, projectFolderLabel, sessionPickRows } from "./sessionPick";
 
 interface SessionItem extends vscode.QuickPickItem {
   file?: string;
@@ -40,20 +40,17 @@ async function selectSession(services: Services): Promise<void> {
   try {
     const list = await sessions.listSessions();
     const current = sessions.current;
-    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => ({ name: f.name, path: f.uri.fsPath }));
+    const home = os.homedir();
     const rows = sessionPickRows(list, {
       ...(current ? { currentFile: current.file, currentEntryCount: current.session.records.length } : {}),
       nowMs: Date.now(),
-      folderName: folders.length > 1 ? (s) => folders.find((f) => s.cwd && path.resolve(s.cwd).startsWith(f.uri.fsPath))?.name : undefined,
+      locale: vscode.env.language,
+      folderName: (s) => projectFolderLabel(s.cwd, folders, home),
     });
     const items: SessionItem[] = [];
-    items.push({
-      label: "$(arrow-up) Follow Latest Session",
-      description: current && !current.pinned ? "on" : undefined,
-      detail: "Always show the most recently written session of this workspace",
-      follow: true,
-    } as SessionItem);
-    if (rows.length > 0) items.push({ label: "sessions", kind: vscode.QuickPickItemKind.Separator });
+    items.push({ ...followRow(!current?.pinned, folders.length > 0), follow: true } as SessionItem);
+    if (rows.length > 0) items.push({ label: folders.length === 0 ? "all pi sessions (no folder open)" : "sessions", kind: vscode.QuickPickItemKind.Separator });
     for (const row of rows) {
       items.push({
         label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${row.label}`,

@@ -70,6 +70,8 @@ export class PiSessionSource implements SessionSource {
   private discoveryValue: SessionDiscoveryInfo = { phase: "starting", workspace: false, searchedDirs: [], sessionCount: 0 };
   private loggedProblems = "";
   private loggedDiagnostics = new Map<string, number>();
+  /** Messages shown to the user (information/warning notifications), oldest first. For tests. */
+  readonly notices: string[] = [];
   /** Counts for tests and the log: watcher events, polls, polls that scheduled work, update batches run. */
   readonly stats = { events: 0, ticks: 0, polls: 0, pollDetected: 0, updates: 0, lastTick: 0, lastPollEnd: 0, lastUpdateEnd: 0 };
   /** Snapshots the poll compares with (see {@link poll}). */
@@ -340,7 +342,17 @@ export class PiSessionSource implements SessionSource {
     else this.log.warn(`cannot read session ${file}: ${(error as Error).message}`);
     if (this.pinnedFile === file) {
       this.pinnedFile = undefined;
-      this.log.warn(`the pinned session is unreadable; following the latest session again`);
+      const name = this.currentValue?.file === file ? this.currentValue.analysis.inspect.sessionName : undefined;
+      const label = name ? `“${name}” (${path.basename(file)})` : path.basename(file);
+      // once: the pin is gone, so the next update follows the latest session and never gets here again for it
+      const message =
+        code === "ENOENT"
+          ? `The pinned session ${label} was deleted; following the latest session again.`
+          : `The pinned session ${label} cannot be read (${(error as Error).message}); following the latest session again.`;
+      this.log.warn(message);
+      this.notices.push(message);
+      if (code === "ENOENT") void vscode.window.showInformationMessage(message).then(undefined, () => undefined);
+      else void vscode.window.showWarningMessage(message).then(undefined, () => undefined);
     }
     if (this.latestFile === file) this.latestFile = undefined;
     if (this.currentValue) {

@@ -1,20 +1,43 @@
 /**
  * The status-bar context gauge: renders {@link buildGaugeView} for the current session, re-creates
- * the item when `piContext.statusBar.alignment`/`priority` change, and (optionally) notifies when
- * the context crosses the warning margin or the auto-compaction threshold.
+ * the item when `piContext.statusBar.alignment`/`priority` change (it moves at once, no reload),
+ * and (optionally) notifies when the context crosses the warning margin or the auto-compaction
+ * threshold.
  */
 
 import * as vscode from "vscode";
 import type { Services } from "./services";
-import { buildGaugeView, TOOLTIP_COMMANDS, WarningTracker, type GaugeLevel, type GaugeView } from "./statusBarModel";
+import { AUTO_COMPACTS_WHEN } from "./viewModel/format";
+import { buildGaugeView, PRODUCT_NAME, TOOLTIP_COMMANDS, WarningTracker, type GaugeLevel, type GaugeView } from "./statusBarModel";
 
-/** The item's id (`createStatusBarItem(id, …)`); the DOM id is `pi-context.pi-context.piContext.gauge`. */
+/**
+ * The item's id at the default placement (left, priority 100); the DOM id is
+ * `pi-context.pi-context.piContext.gauge`. Other placements get {@link gaugeItemId}.
+ */
 export const GAUGE_ID = "piContext.gauge";
+
+/**
+ * The status-bar item id for a placement: {@link GAUGE_ID} for the default (left, 100), else
+ * `piContext.gauge.<alignment>.<priority>`.
+ *
+ * Why not one id: VS Code remembers every entry it has shown by id ("static entries" sent back to
+ * the extension host, `ExtHostStatusBarEntry`), and a new item with a known id takes the remembered
+ * alignment and priority instead of the ones passed to `createStatusBarItem` — so re-creating the
+ * item under the same id never moves it until the window reloads. One id per placement keeps each
+ * id's remembered placement right.
+ */
+export function gaugeItemId(alignment: "left" | "right", priority: number): string {
+  if (alignment === "left" && priority === 100) return GAUGE_ID;
+  return `${GAUGE_ID}.${alignment}.${String(priority).replace(/[^0-9A-Za-z-]/g, "_")}`;
+}
 
 /** What the gauge currently shows (for tests and the panel). */
 export interface GaugeSnapshot extends GaugeView {
+  /** The placement of the item as created (read back from the `StatusBarItem`, not from the settings). */
   alignment: "left" | "right";
   priority: number;
+  /** The item's id (see {@link gaugeItemId}); the DOM id is `pi-context.pi-context.<itemId>`. */
+  itemId: string;
   /** The theme colour id of the background, if any. */
   backgroundColor: string | undefined;
   accessibilityLabel: string | undefined;
@@ -46,8 +69,9 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     if (item && key === placement) return item;
     item?.dispose();
     placement = key;
-    item = vscode.window.createStatusBarItem(GAUGE_ID, alignment === "right" ? vscode.StatusBarAlignment.Right : vscode.StatusBarAlignment.Left, priority);
-    item.name = "pi Context";
+    item = vscode.window.createStatusBarItem(gaugeItemId(alignment, priority), alignment === "right" ? vscode.StatusBarAlignment.Right : vscode.StatusBarAlignment.Left, priority);
+    item.name = PRODUCT_NAME;
+    if (key !== "left:100") log.info(`status bar: gauge placed ${alignment}, priority ${priority}`);
     return item;
   };
 
@@ -55,9 +79,10 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     const config = services.config();
     const current = sessions.current;
     const v = buildGaugeView({
-      ...(current ? { session: { file: current.file, pinned: current.pinned, updatedAt: current.updatedAt, ...(services.liveBridge?.gaugeInput(current) ?? { analysis: current.analysis }) } } : {}),
+      ...(current ? { session: { file: current.file, pinned: current.pinned, updatedAt: current.updatedAt, modifiedAt: current.session.mtimeMs, ...(services.liveBridge?.gaugeInput(current) ?? { analysis: current.analysis }) } } : {}),
       ...(sessions.discovery ? { discovery: sessions.discovery } : {}),
       margin: config.warning.margin,
+      locale: vscode.env.language,
     });
     view = v;
     const it = ensureItem();
@@ -92,7 +117,7 @@ export function registerStatusBar(services: Services): StatusBarGauge {
   const showWarning = (level: GaugeLevel, until: number | null): void => {
     const message =
       level === "error"
-        ? "pi's context is above the auto-compaction threshold: pi compacts before its next request."
+        ? `pi's context is above the auto-compaction threshold: ${AUTO_COMPACTS_WHEN}.`
         : `pi's context is within ${until !== null ? until.toLocaleString("en-US") : "a few"} tokens of auto-compaction.`;
     notifications.push({ level, message });
     log.info(`warning: ${message}`);
@@ -110,8 +135,10 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     const { alignment, priority } = services.config().statusBar;
     return {
       ...v,
-      alignment,
-      priority,
+      // what VS Code was given (the item's own readonly properties), so a test sees a wrong placement
+      alignment: item ? (item.alignment === vscode.StatusBarAlignment.Right ? "right" : "left") : alignment,
+      priority: item?.priority ?? priority,
+      itemId: item?.id ?? gaugeItemId(alignment, priority),
       backgroundColor: background,
       accessibilityLabel: item?.accessibilityInformation?.label,
       notifications: [...notifications],

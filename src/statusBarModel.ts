@@ -9,9 +9,17 @@
 
 import * as path from "node:path";
 import type { Analysis } from "./core/analyze";
-import { formatTokens, type InspectResult, type ResolvedWindow, type SourcedNumber } from "./core/inspect";
+import type { InspectResult, ResolvedWindow, SourcedNumber } from "./core/inspect";
 import type { ValueSource } from "./core/settings";
-import type { Diagnostic } from "./core/types";
+import type { ProblemModel } from "./protocol";
+import { AUTO_COMPACTS_WHEN, COMPACT_ICON, formatDateTime, formatGaugeTokens, formatWindowTokens, plural } from "./viewModel/format";
+import { collectProblems } from "./viewModel/problems";
+
+/** The product name as users see it. */
+export const PRODUCT_NAME = "pi Context";
+
+/** Problems listed in the tooltip before "… and N more". */
+export const TOOLTIP_PROBLEM_LIMIT = 6;
 
 /** Colour level of the gauge: `warning`/`error` map to `statusBarItem.warningBackground`/`errorBackground`. */
 export type GaugeLevel = "normal" | "warning" | "error";
@@ -28,14 +36,18 @@ export interface GaugeInput {
     file: string;
     analysis: Analysis;
     pinned: boolean;
-    /** When the file was last read (ms since epoch). */
+    /** When pi-context last read the file (ms since epoch). */
     updatedAt: number;
+    /** When the file was last written (its mtime, ms since epoch); default `analysis.session.mtimeMs`. */
+    modifiedAt?: number;
     /** A live bridge serves this session: `analysis.inspect` holds the running pi's numbers (see `bridge/liveUsage.ts`). */
     live?: { pid: number; piVersion: string; bridgeVersion: string; activity?: string };
   };
   discovery?: { phase: "starting" | "ready"; workspace: boolean; searchedDirs: string[]; sessionCount: number; agentDir?: string };
   /** `piContext.warning.margin`: tokens before the limit where the warning colour starts. */
   margin: number;
+  /** The UI language for dates (`vscode.env.language`); undefined = the runtime's. */
+  locale?: string;
 }
 
 /** The rendered gauge. */
@@ -75,7 +87,7 @@ export function gaugeLimit(inspect: InspectResult, margin: number): GaugeLimit |
 
 /**
  * The colour level: `error` when the tokens pi's threshold check uses are above the limit (pi
- * compacts before the next request), `warning` within the margin below it, else `normal`.
+ * auto-compacts at its next check), `warning` within the margin below it, else `normal`.
  */
 export function gaugeLevel(inspect: InspectResult, margin: number): GaugeLevel {
   const limit = gaugeLimit(inspect, margin);
@@ -107,16 +119,26 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_[\]<>|~&$]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
 }
 
-function windowSourceText(w: ResolvedWindow): string {
-  const base = {
-    catalog: "pi's built-in model catalog",
-    "models-store": "models-store.json (pi's cached model catalog)",
-    "models-json": "models.json",
-    "models-json-override": "models.json `modelOverrides`",
-    unknown: "unknown",
-    live: "the running pi",
-  }[w.source];
-  return w.detail ? `${base} (${escapeMarkdown(w.detail)})` : base;
+/**
+ * Where a context window came from, in words, without nesting the file path:
+ * `models.json: providers.scripted, model scripted-small`, `pi's built-in model catalog (openai/gpt-4o)`,
+ * `models-store.json: cached catalog for openai`, `the running pi (pi 1.6.0, pid 42)`.
+ * Plain text (escape it for Markdown).
+ */
+export function windowSourceText(w: Pick<ResolvedWindow, "source" | "detail" | "where">): string {
+  switch (w.source) {
+    case "catalog":
+      return `pi's built-in model catalog${w.where ? ` (${w.where})` : ""}`;
+    case "models-store":
+      return `models-store.json${w.where ? `: ${w.where}` : ""}`;
+    case "models-json":
+    case "models-json-override":
+      return `models.json${w.where ? `: ${w.where}` : ""}`;
+    case "live":
+      return `the running pi${w.detail ? ` (${w.detail})` : ""}`;
+    case "unknown":
+      return w.detail ?? "unknown";
+  }
 }
 
 function valueSourceText(source: ValueSource, file: string | undefined, key: string): string {
@@ -138,18 +160,32 @@ function sourcedRow(name: string, s: SourcedNumber): string {
   return `| ${name} | ${formatCount(s.value)} — ${valueSourceText(s.source, s.file, s.key)} |`;
 }
 
-function timeOf(ms: number): string {
-  const d = new Date(ms);
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
-}
-
-const LINKS_SESSION = "[$(fold) Compact…](command:piContext.compact) · [$(graph) Open Context Panel](command:piContext.openPanel) · [$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)";
+const LINKS_SESSION = `[$(${COMPACT_ICON}) Compact…](command:piContext.compact) · [$(graph) Open Context Panel](command:piContext.openPanel) · [$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)`;
 const LINKS_NONE = "[$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)";
 
-/** Diagnostics worth showing: everything but a torn final line (pi is mid-write). */
-export function visibleDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  return diagnostics.filter((d) => d.code !== "truncated-final-line");
+/**
+ * The one explanation of an empty state, shared by the gauge tooltip, the panel and the Pi Session
+ * tree: still looking, no folder open, or no session for the folders.
+ */
+export function emptyStateMessage(discovery: GaugeInput["discovery"] | undefined): string {
+  if (!discovery || discovery.phase === "starting") return "Looking for pi sessions…";
+  if (!discovery.workspace) return "No folder is open. pi sessions belong to the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.";
+  return "No pi session for this workspace yet. Start pi in a workspace folder, or pick any session with “Pi: Select Session…”.";
+}
+
+const SEVERITY_ICON = { error: "$(error)", warning: "$(warning)", info: "$(info)" } as const;
+
+/**
+ * Tooltip lines for problems (at most `limit`, then `… and N more`), each
+ * `- $(icon) **Title** — message` (escaped; the message names the line).
+ */
+export function problemLines(problems: readonly ProblemModel[], limit = TOOLTIP_PROBLEM_LIMIT): string[] {
+  const lines = problems.slice(0, limit).map((p) => {
+    const where = p.source === "settings" && p.file ? `${escapeMarkdown(p.file)} — ` : "";
+    return `- ${SEVERITY_ICON[p.severity]} **${escapeMarkdown(p.title)}** — ${where}${escapeMarkdown(p.message)}`;
+  });
+  if (problems.length > limit) lines.push(`- … and ${problems.length - limit} more ([open the panel](command:piContext.openPanel))`);
+  return lines;
 }
 
 /** Build the gauge for the current state (pure). */
@@ -158,15 +194,15 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (!s) {
     const d = input.discovery;
     if (!d || d.phase === "starting") {
-      return { state: "starting", text: "π …", level: "normal", tooltip: "**pi context** — looking for pi sessions…", ariaLabel: "pi context: looking for sessions", command: "piContext.selectSession" };
+      return { state: "starting", text: "π …", level: "normal", tooltip: `**${PRODUCT_NAME}** — looking for pi sessions…`, ariaLabel: `${PRODUCT_NAME}: looking for sessions`, command: "piContext.selectSession" };
     }
     if (!d.workspace) {
       return {
         state: "no-workspace",
         text: "π no folder",
         level: "normal",
-        tooltip: ["**pi context** — no folder is open", "", "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session:", "", LINKS_NONE].join("\n"),
-        ariaLabel: "pi context: no folder open",
+        tooltip: [`**${PRODUCT_NAME}** — no folder is open`, "", "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session (each listed with its project folder):", "", LINKS_NONE].join("\n"),
+        ariaLabel: `${PRODUCT_NAME}: no folder open`,
         command: "piContext.selectSession",
       };
     }
@@ -176,7 +212,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       text: "π no session",
       level: "normal",
       tooltip: [
-        "**pi context** — no pi session for this workspace yet",
+        `**${PRODUCT_NAME}** — no pi session for this workspace yet`,
         "",
         "Sessions appear here as soon as pi writes one (matched by the `cwd` in the session header). Looked in:",
         "",
@@ -186,7 +222,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
         "",
         LINKS_NONE,
       ].join("\n"),
-      ariaLabel: "pi context: no session for this workspace",
+      ariaLabel: `${PRODUCT_NAME}: no session for this workspace`,
       command: "piContext.selectSession",
     };
   }
@@ -202,9 +238,9 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
 
   // ---- text
   let text: string;
-  if (!window) text = `π ${formatTokens(tokens)}/?`;
-  else if (!inspect.usageKnown) text = `π ? · ≈${formatTokens(tokens)}/${formatTokens(window)}`;
-  else text = `π ${formatPercent(inspect.percent ?? 0)} · ${formatTokens(tokens)}/${formatTokens(window)}`;
+  if (!window) text = `π ${formatGaugeTokens(tokens)}/?`;
+  else if (!inspect.usageKnown) text = `π ? · ≈${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
+  else text = `π ${formatPercent(inspect.percent ?? 0)} · ${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
   if (!enabled) text += " · auto off";
   if (s.live) text += " · live";
   if (problems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
@@ -213,7 +249,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   // ---- tooltip
   const name = inspect.sessionName ?? "unnamed session";
   const lines: string[] = [];
-  lines.push(`**pi context** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}${s.live ? ` · **live** from pi ${escapeMarkdown(s.live.piVersion)} (pid ${s.live.pid})` : ""}`, "");
+  lines.push(`**${PRODUCT_NAME}** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}${s.live ? ` · **live** from pi ${escapeMarkdown(s.live.piVersion)} (pid ${s.live.pid})` : ""}`, "");
   const rows: string[] = ["| | |", "|---|---|"];
   if (window) {
     const pct = inspect.percent ?? 0;
@@ -229,7 +265,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   } else {
     rows.push("| Model | unknown: no model in the session and no `defaultProvider`/`defaultModel` in pi's settings |");
   }
-  rows.push(window ? `| Window | ${formatCount(window)} — ${windowSourceText(inspect.contextWindow)} |` : `| Window | unknown${model ? ` — ${escapeMarkdown(`${model.provider}/${model.modelId}`)} is not in pi's catalog or models.json` : ""} |`);
+  rows.push(window ? `| Window | ${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))} |` : `| Window | unknown${model ? ` — ${escapeMarkdown(`${model.provider}/${model.modelId}`)} is not in pi's catalog or models.json` : ""} |`);
   const est = inspect.estimate;
   if (est.method === "usage+estimate") {
     rows.push(`| Computed | usage of the last answer ${formatCount(est.usageTokens)} + estimate ${formatCount(est.trailingTokens)} for what came after (chars/4) |`);
@@ -239,7 +275,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (enabled) {
     if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
       const until = inspect.tokensUntilCompaction;
-      const when = until >= 0 ? `${formatCount(until)} tokens to go` : `over by ${formatCount(-until)}: pi compacts before its next request`;
+      const when = until >= 0 ? `${formatCount(until)} tokens to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
       rows.push(`| Auto-compaction | at ${formatCount(inspect.threshold)} tokens (window − reserveTokens); ${when} |`);
     } else {
       rows.push("| Auto-compaction | threshold unknown (needs the window and a valid reserveTokens) |");
@@ -250,23 +286,18 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   rows.push(sourcedRow("reserveTokens", inspect.reserveTokens));
   rows.push(sourcedRow("keepRecentTokens", inspect.keepRecentTokens));
   if (s.live) rows.push(`| Live | the running pi (pid ${s.live.pid}, pi ${escapeMarkdown(s.live.piVersion)}, bridge ${escapeMarkdown(s.live.bridgeVersion)}) reports these numbers${s.live.activity && s.live.activity !== "idle" ? `; pi is ${escapeMarkdown(s.live.activity)}` : ""}; Compact and Switch run in that pi |`);
-  rows.push(`| Session | ${escapeMarkdown(path.basename(s.file))} — ${formatCount(inspect.entryCount)} entries |`);
-  rows.push(`| Updated | ${timeOf(s.updatedAt)} |`);
+  rows.push(`| Session | ${escapeMarkdown(path.basename(s.file))} — ${plural(inspect.entryCount, "entry", "entries")} |`);
+  const modifiedAt = s.modifiedAt ?? analysis.session.mtimeMs;
+  if (modifiedAt > 0) rows.push(`| Updated | ${escapeMarkdown(formatDateTime(modifiedAt, input.locale))} (last written) |`);
   lines.push(...rows, "");
   if (limit && level !== "normal") {
     lines.push(level === "error" ? `$(error) Above the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.` : `$(warning) Within ${formatCount(limit.margin)} tokens of the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`, "");
   }
-  if (problems.length > 0 || analysis.modelsError) {
-    lines.push("**Invalid pi settings** (the numbers above use pi's defaults where a value is invalid):", "");
-    for (const p of problems) lines.push(`- ${escapeMarkdown(p.file)}${p.key ? ` — ${escapeMarkdown(p.key)}` : ""}: ${escapeMarkdown(p.message)}`);
-    if (analysis.modelsError) lines.push(`- ${escapeMarkdown(analysis.modelsError)}`);
-    lines.push("");
-  }
-  const diagnostics = visibleDiagnostics(inspect.diagnostics);
-  if (diagnostics.length > 0) {
-    lines.push(`**Session file problems** (${diagnostics.length}; see the log):`, "");
-    for (const d of diagnostics.slice(0, 5)) lines.push(`- ${d.line !== undefined ? `line ${d.line}: ` : ""}${escapeMarkdown(d.message)}`);
-    if (diagnostics.length > 5) lines.push(`- … ${diagnostics.length - 5} more`);
+  const all = collectProblems(inspect, s.file, analysis.modelsError);
+  if (all.length > 0) {
+    lines.push(`**Problems** (${all.length}; listed in the panel and the log):`, "");
+    lines.push(...problemLines(all));
+    if (problems.length > 0) lines.push("", "Where a pi setting is invalid, the numbers above use pi's default for it.");
     lines.push("");
   }
   lines.push(`File: ${escapeMarkdown(s.file)}`, "", LINKS_SESSION);
@@ -275,13 +306,14 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   const aria: string[] = [];
   if (s.live) aria.push("live from the running pi");
   if (window) {
-    if (inspect.usageKnown) aria.push(`pi context ${formatPercent(inspect.percent ?? 0).replace("%", " percent")}, ${formatCount(tokens)} of ${formatCount(window)} tokens`);
-    else aria.push(`pi context unknown since the last compaction, estimated ${formatCount(tokens)} of ${formatCount(window)} tokens`);
-  } else aria.push(`pi context ${formatCount(tokens)} tokens, context window unknown`);
+    if (inspect.usageKnown) aria.push(`${PRODUCT_NAME} ${formatPercent(inspect.percent ?? 0).replace("%", " percent")}, ${formatCount(tokens)} of ${formatCount(window)} tokens`);
+    else aria.push(`${PRODUCT_NAME} unknown since the last compaction, estimated ${formatCount(tokens)} of ${formatCount(window)} tokens`);
+  } else aria.push(`${PRODUCT_NAME} ${formatCount(tokens)} tokens, context window unknown`);
   if (!enabled) aria.push("auto-compaction disabled");
   else if (inspect.tokensUntilCompaction !== null) aria.push(inspect.tokensUntilCompaction >= 0 ? `${formatCount(inspect.tokensUntilCompaction)} tokens until auto-compaction` : "above the auto-compaction threshold");
   if (level === "warning") aria.push("warning");
   if (problems.length > 0) aria.push("invalid pi settings");
+  if (all.some((p) => p.source === "session" && p.severity !== "info")) aria.push(plural(all.filter((p) => p.source === "session" && p.severity !== "info").length, "problem") + " in the session file");
 
   return { state: "session", text, level, tooltip: lines.join("\n"), ariaLabel: aria.join(", "), command: "piContext.openPanel" };
 }

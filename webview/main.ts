@@ -25,11 +25,14 @@ import type {
   HistoryModel,
   HostMessage,
   PanelState,
+  ProblemModel,
   SummaryModel,
   TrackedFileModel,
   WebviewMessage,
 } from "../src/protocol";
+import { AUTO_COMPACTS_WHEN, COMPACT_ICON, formatDateTime, formatGaugeTokens, formatWindowTokens, plural } from "../src/viewModel/format";
 import { diffSummaries, type DiffLine } from "../src/viewModel/summaryDiff";
+import { placeAxisLabels, type AxisLabel } from "../src/viewModel/axis";
 import { append, h, icon, s } from "./dom";
 import { renderMarkdown } from "./markdown";
 
@@ -49,6 +52,8 @@ interface UiState {
   openSections: Record<string, boolean>;
   expandedCategory?: CategoryId;
   expandedSummaries: string[];
+  /** The problems list shows all problems (else the first few). */
+  allProblems?: boolean;
 }
 
 const vscode = acquireVsCodeApi();
@@ -77,25 +82,18 @@ const nf = new Intl.NumberFormat("en-US");
 function num(n: number): string {
   return nf.format(Math.round(n));
 }
-/** pi-style short tokens: `950`, `9.9k`, `16k`, `1.2M`. */
+/** Short tokens as the status bar shows them: `950`, `4.2k`, `12.5k`, `124k`, `1.2M` (sign kept). */
 function short(n: number): string {
-  const a = Math.abs(n);
-  const sign = n < 0 ? "−" : "";
-  if (a < 1000) return `${sign}${Math.round(a)}`;
-  if (a < 10000) return `${sign}${(a / 1000).toFixed(1)}k`;
-  if (a < 1e6) return `${sign}${Math.round(a / 1000)}k`;
-  return `${sign}${(a / 1e6).toFixed(1)}M`;
+  return `${n < 0 ? "−" : ""}${formatGaugeTokens(Math.abs(n))}`;
 }
 function pct(part: number, whole: number): string {
   if (!whole) return "";
   const p = (part / whole) * 100;
   return `${p < 10 && p > 0 ? p.toFixed(1) : Math.round(p)}%`;
 }
-function time(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const sameDay = new Date().toDateString() === d.toDateString();
-  return sameDay ? d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+/** A time as everywhere in pi Context (the UI language the host sent; `formatDateTime`). */
+function time(when: string | number): string {
+  return formatDateTime(when, state?.locale);
 }
 function sourceLabel(g: GaugeModel): string {
   switch (g.reserveSource) {
@@ -109,14 +107,6 @@ function sourceLabel(g: GaugeModel): string {
       return "modelOverrides";
   }
 }
-const WINDOW_SOURCES: Record<string, string> = {
-  catalog: "pi's model catalog",
-  "models-store": "models-store.json",
-  "models-json": "models.json",
-  "models-json-override": "models.json override",
-  unknown: "unknown",
-  live: "live",
-};
 
 // ------------------------------------------------------------------------------------ render
 
@@ -135,44 +125,53 @@ function render(): void {
     return;
   }
   append(app, [renderHeader(state), renderGaugeSection(state), renderSummariesSection(state), renderFilesSection(state)]);
+  layoutAxes();
   if (focusedKey) (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus({ preventScroll: true });
   window.scrollTo(scrollX, scrollY);
 }
 
 function actionButton(id: string, iconName: string, label: string, message: WebviewMessage, enabled: boolean, title?: string): HTMLElement {
-  const b = h("vscode-button", { secondary: true, icon: iconName, "data-action": id, "data-key": `action-${id}`, title: title ?? label, disabled: !enabled }, label);
+  const b = h("vscode-button", { secondary: true, icon: iconName, "data-action": id, "data-key": `action-${id}`, title: title ?? label, "aria-label": title ?? label, disabled: !enabled }, label);
   b.addEventListener("click", () => send(message));
   return b;
 }
 
+type Action = [id: string, icon: string, label: string, message: WebviewMessage, enabled: boolean, title: string];
+
+/**
+ * The session actions as labelled buttons (they wrap in a narrow sidebar; never icon-only).
+ * In the sidebar view the view's title bar already has Refresh, so it is left out there.
+ */
 function renderToolbar(st: PanelState): HTMLElement {
   const caps = st.capabilities;
-  const compactTitle = st.session?.compactionUnavailable ? `Compact… — ${st.session.compactionUnavailable}` : "Compact the session now (Pi: Compact Session…)";
-  const actions: [string, string, string, WebviewMessage, boolean, string][] = [
-    ["compact", "fold", "Compact…", { type: "compact" }, caps.compact, compactTitle],
-    ["focusTree", "list-tree", "Switch branch", { type: "focusTree" }, caps.focusTree, "Switch branch in the Pi Session tree"],
-    ["selectSession", "list-selection", "Select session", { type: "selectSession" }, caps.selectSession, "Pi: Select Session…"],
-    ["refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"],
+  const compactTitle = st.session?.compactionUnavailable ? `Compact… — ${st.session.compactionUnavailable}` : "Summarize the older part of the context now (Pi: Compact Session…)";
+  const actions: Action[] = [
+    ["compact", COMPACT_ICON, "Compact…", { type: "compact" }, caps.compact, compactTitle],
+    ["focusTree", "list-tree", "Switch Branch", { type: "focusTree" }, caps.focusTree, "Switch branch in the Pi Session tree"],
+    ["selectSession", "list-selection", "Select Session…", { type: "selectSession" }, caps.selectSession, "Pick the session to show (Pi: Select Session…)"],
   ];
-  // Labelled buttons when there is room; icon-only toolbar buttons in a narrow sidebar (panel.css).
-  const wide = h("div", { class: "actions", role: "toolbar", "aria-label": "Session actions" }, ...actions.map(([id, ic, label, msg, on, title]) => actionButton(id, ic, label, msg, on, title)));
-  const compact = h("div", { class: "actions-compact", role: "toolbar", "aria-label": "Session actions" });
-  for (const [id, ic, label, msg, on, title] of actions) {
-    const b = h("vscode-toolbar-button", { icon: ic, label, title, "data-action": id, "data-key": `tb-${id}`, disabled: !on });
-    if (on) b.addEventListener("click", () => send(msg));
-    compact.appendChild(b);
-  }
-  return h("div", { class: "toolbar" }, wide, compact);
+  if (document.body.dataset.host !== "view") actions.push(["refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"]);
+  return h("div", { class: "actions", role: "toolbar", "aria-label": "Session actions" }, ...actions.map(([id, ic, label, msg, on, title]) => actionButton(id, ic, label, msg, on, title)));
 }
 
+/** The empty state: the shared explanation and only the actions that make sense without a session. */
 function renderEmpty(st: PanelState | undefined): HTMLElement {
+  const actions: HTMLElement[] = [];
+  if (st?.emptyReason === "no-folder") actions.push(actionButton("openFolder", "folder-opened", "Open Folder…", { type: "openFolder" }, true, "Open the folder pi ran in"));
+  if (st && st.emptyReason !== "starting" && st.capabilities.selectSession) actions.push(actionButton("selectSession", "list-selection", "Select Session…", { type: "selectSession" }, true, "Pick any pi session to show (Pi: Select Session…)"));
+  if (st?.emptyReason === "error") actions.push(actionButton("refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"));
   return h(
     "div",
-    { class: "empty" },
-    icon("pulse", { size: "32" }),
-    h("p", null, st?.emptyMessage ?? "Loading…"),
-    st ? renderToolbar(st) : null,
+    { class: "empty", "data-reason": st?.emptyReason ?? "loading" },
+    icon(st?.emptyReason === "no-folder" ? "folder" : "pulse", { size: "32" }),
+    h("p", { "data-testid": "empty-message" }, st?.emptyMessage ?? "Loading…"),
+    actions.length ? h("div", { class: "actions", role: "toolbar", "aria-label": "Actions" }, ...actions) : null,
   );
+}
+
+/** One fact of the header's sub-line: an icon and a text (no `·` separators, so wrapping stays clean). */
+function metaItem(iconName: string, text: string, attrs: Record<string, string> = {}): HTMLElement {
+  return h("span", { class: "meta-item", ...attrs }, icon(iconName, { size: "14", "aria-hidden": "true" }), h("span", null, text));
 }
 
 function renderHeader(st: PanelState): HTMLElement {
@@ -187,23 +186,73 @@ function renderHeader(st: PanelState): HTMLElement {
   );
   const sub = h(
     "div",
-    { class: "session-sub muted" },
-    icon("hubot", { size: "14" }),
-    h("span", null, g.model ?? "no model"),
-    g.thinkingLevel && g.thinkingLevel !== "off" ? h("span", null, `· thinking ${g.thinkingLevel}`) : null,
-    h("span", null, `· ${num(session.entryCount)} entries`),
-    session.leafId ? h("span", { class: "mono", title: "The leaf: the last entry of the current path" }, `· leaf ${session.leafId}`) : null,
-    session.pinned ? null : h("span", { title: "Shows the most recently written session of the workspace" }, "· following latest"),
+    { class: "session-sub muted", "data-testid": "session-sub" },
+    metaItem("hubot", `${g.model ?? "no model"}${g.thinkingLevel && g.thinkingLevel !== "off" ? `, thinking ${g.thinkingLevel}` : ""}`),
+    metaItem("list-flat", plural(session.entryCount, "entry", "entries")),
+    session.leafId ? metaItem("debug-stackframe-dot", `leaf ${session.leafId}`, { class: "meta-item mono", title: "The leaf: the last entry of the current path" }) : null,
+    session.modifiedAt > 0
+      ? metaItem("history", `updated ${time(session.modifiedAt)}`, { title: `The session file was last written ${time(session.modifiedAt)}; pi Context read it ${time(session.readAt)}.`, "data-testid": "session-updated" })
+      : null,
+    session.pinned ? null : metaItem("arrow-up", "following latest", { title: "Shows the most recently written session of the workspace" }),
   );
-  const diags = session.diagnostics.length
-    ? h(
-        "div",
-        { class: "diagnostics" },
-        icon("warning", { size: "14" }),
-        h("span", { title: session.diagnostics.map((d) => d.message).join("\n") }, `${session.diagnostics.length} problem${session.diagnostics.length === 1 ? "" : "s"} reading the session or settings (see Pi: Show Log)`),
-      )
-    : null;
-  return h("header", { class: "header" }, h("div", { class: "header-main" }, meta, sub), renderToolbar(st), diags);
+  return h("header", { class: "header" }, h("div", { class: "header-main" }, meta, sub), renderToolbar(st), renderProblems(st));
+}
+
+const SEVERITY_ICON: Record<ProblemModel["severity"], string> = { error: "error", warning: "warning", info: "info" };
+/** Problems shown before "Show all N". */
+const PROBLEMS_SHOWN = 5;
+
+/**
+ * The problems reading the session or settings: readable text, each row a button that opens the
+ * file at the line (or reveals the entry in the tree).
+ */
+function renderProblems(st: PanelState): HTMLElement | null {
+  const problems = st.session!.problems;
+  if (problems.length === 0) return null;
+  const counts = (["error", "warning", "info"] as const)
+    .map((sev) => [sev, problems.filter((p) => p.severity === sev).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([sev, n]) => plural(n, sev === "info" ? "note" : sev))
+    .join(", ");
+  const worst = problems[0]!.severity;
+  const box = h("section", { class: `problems sev-${worst}`, "aria-label": "Problems", "data-testid": "problems" });
+  box.appendChild(
+    h("div", { class: "problems-head" }, icon(SEVERITY_ICON[worst], { size: "14" }), h("strong", null, `${plural(problems.length, "problem")} reading the session or pi's settings`), h("span", { class: "muted" }, ` (${counts})`)),
+  );
+  const list = h("ul", { class: "problem-list" });
+  const shown = ui.allProblems ? problems : problems.slice(0, PROBLEMS_SHOWN);
+  for (const p of shown) {
+    const where = p.line !== undefined ? `line ${p.line}` : p.source === "settings" && p.file ? (p.file.split(/[\\/]/).pop() ?? p.file) : p.entryId ? `entry ${p.entryId}` : "";
+    const target = p.file ? `${p.file}${p.line !== undefined ? `:${p.line}` : ""}` : p.entryId ? `entry ${p.entryId} in the Pi Session tree` : "";
+    const clickable = Boolean(p.file || (p.entryId && st.capabilities.revealEntry));
+    const row = h(
+      clickable ? "button" : "div",
+      {
+        class: `problem sev-${p.severity}`,
+        "data-problem": p.id,
+        "data-code": p.code,
+        "data-key": `problem-${p.id}`,
+        title: clickable ? `Open ${target}` : undefined,
+      },
+      icon(SEVERITY_ICON[p.severity], { size: "14", class: "problem-icon" }),
+      h("span", { class: "problem-title" }, p.title),
+      where ? h("span", { class: "problem-where mono" }, where) : null,
+      h("span", { class: "problem-message" }, p.message),
+    );
+    if (clickable) row.addEventListener("click", () => send({ type: "openProblem", id: p.id }));
+    list.appendChild(h("li", null, row));
+  }
+  box.appendChild(list);
+  if (problems.length > PROBLEMS_SHOWN) {
+    const more = h("button", { class: "link", "data-key": "problems-more" }, ui.allProblems ? "Show fewer" : `Show all ${problems.length}`);
+    more.addEventListener("click", () => {
+      ui.allProblems = !ui.allProblems;
+      saveUi();
+      render();
+    });
+    box.appendChild(more);
+  }
+  return box;
 }
 
 // --- gauge
@@ -246,7 +295,7 @@ function renderGaugeSection(st: PanelState): HTMLElement {
       until.append(icon("arrow-right", { size: "14" }), " ", h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(g.tokensUntilCompaction)} tokens`), ` until auto-compaction (at ${num(g.threshold)})`);
     } else {
       until.classList.add("over");
-      until.append(icon("warning", { size: "14" }), " ", h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(-g.tokensUntilCompaction)} tokens over`), ` the auto-compaction threshold (${num(g.threshold)}): pi compacts after the next answer.`);
+      until.append(icon("warning", { size: "14" }), " ", h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(-g.tokensUntilCompaction)} tokens over`), ` the auto-compaction threshold (${num(g.threshold)}): ${AUTO_COMPACTS_WHEN}.`);
     }
   } else until.append("Context window or reserve unknown: no threshold.");
   section.appendChild(until);
@@ -256,7 +305,7 @@ function renderGaugeSection(st: PanelState): HTMLElement {
   const facts = h("dl", { class: "facts" });
   const fact = (dt: string, dd: Node | string, title?: string) => append(facts, [h("dt", null, dt), h("dd", title ? { title } : null, dd)]);
   fact("Model", g.model ?? "—");
-  fact("Context window", g.window !== null ? `${num(g.window)} (${WINDOW_SOURCES[g.windowSource] ?? g.windowSource})` : "unknown", g.windowDetail);
+  fact("Context window", g.window !== null ? `${num(g.window)} — ${g.windowSourceText}` : `unknown — ${g.windowSourceText}`, g.windowFile ?? g.windowDetail);
   fact("reserveTokens", g.reserveTokens !== null ? `${num(g.reserveTokens)} · ${sourceLabel(g)}` : "invalid", [g.reserveKey, g.reserveFile].filter(Boolean).join(" — "));
   if (g.keepRecentTokens !== null) fact("keepRecentTokens", num(g.keepRecentTokens));
   fact(
@@ -294,16 +343,54 @@ function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLElement {
     }
   }
   bar.appendChild(track);
-  if (g.threshold !== null && g.window !== null && total > 0) {
-    const scale = h("div", { class: "bar-scale" });
-    const at = g.threshold / total;
-    const t = h("span", { class: `tick threshold-label ${at > 0.7 ? "near-end" : at < 0.2 ? "near-start" : ""}` }, `auto-compact ${short(g.threshold)}`);
-    t.style.left = `${(g.threshold / total) * 100}%`;
-    append(scale, [h("span", { class: "tick start" }, "0"), t, h("span", { class: "tick end" }, short(g.window))]);
+  if (g.window !== null && total > 0) {
+    // labels are placed after layout (measured text, see axis.ts): never overlapping
+    const scale = h("div", { class: "bar-scale", "data-testid": "bar-scale" });
+    scale.appendChild(h("span", { class: "tick start", "data-tick": "start", "data-at": "0", "data-align": "start" }, "0"));
+    if (g.threshold !== null) {
+      scale.appendChild(
+        h("span", { class: "tick threshold-label", "data-tick": "threshold", "data-at": String(g.threshold / total), "data-align": "center", title: `auto-compaction threshold: window − reserveTokens = ${num(g.threshold)}` }, `${g.autoCompaction ? "auto-compact" : "threshold (auto off)"} ${formatWindowTokens(g.threshold)}`),
+      );
+    }
+    scale.appendChild(h("span", { class: "tick end", "data-tick": "end", "data-at": String(g.window / total), "data-align": "end", title: `context window: ${num(g.window)}` }, formatWindowTokens(g.window)));
     bar.appendChild(scale);
   }
   return bar;
 }
+
+/** Gap between two axis labels (px). */
+const AXIS_GAP = 8;
+/** Height of one row of axis labels (px). */
+const AXIS_ROW = 16;
+
+/** Place the labels of every bar scale by their measured widths (after each render and resize). */
+function layoutAxes(): void {
+  for (const scale of app.querySelectorAll<HTMLElement>(".bar-scale")) {
+    const width = scale.clientWidth;
+    if (width <= 0) continue;
+    const els = [...scale.querySelectorAll<HTMLElement>(".tick")];
+    const labels: AxisLabel[] = els.map((el) => ({
+      id: el.dataset.tick ?? "",
+      at: Number(el.dataset.at ?? "0") * width,
+      width: el.getBoundingClientRect().width,
+      align: (el.dataset.align as AxisLabel["align"]) ?? "center",
+      priority: el.dataset.tick === "threshold" ? 2 : el.dataset.tick === "end" ? 1 : 0,
+    }));
+    const placed = placeAxisLabels(labels, width, AXIS_GAP);
+    let rows = 1;
+    els.forEach((el, i) => {
+      const p = placed[i]!;
+      el.hidden = p.hidden;
+      el.style.left = `${p.left}px`;
+      el.style.top = `${p.row * AXIS_ROW + 1}px`;
+      el.dataset.row = String(p.row);
+      if (!p.hidden) rows = Math.max(rows, p.row + 1);
+    });
+    scale.style.height = `${rows * AXIS_ROW}px`;
+  }
+}
+
+new ResizeObserver(() => layoutAxes()).observe(app);
 
 function renderBreakdown(st: PanelState): HTMLElement {
   const b = st.breakdown!;

@@ -98,7 +98,7 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
   } else {
     const resolved = resolveContextWindow(selection?.provider, selection?.modelId, modelsConfig, modelsStore);
     model = resolved.model;
-    window = { value: resolved.value, source: resolved.source, ...(resolved.detail ? { detail: resolved.detail } : {}) };
+    window = { value: resolved.value, source: resolved.source, ...(resolved.detail ? { detail: resolved.detail } : {}), ...(resolved.file ? { file: resolved.file } : {}), ...(resolved.where ? { where: resolved.where } : {}) };
   }
   const inspect = inspectSession(session, { settings, contextWindow: window, ...(options.leafId !== undefined ? { leafId: options.leafId } : {}) });
   const analysis: Analysis = { session, selection, window, settings, inspect };

@@ -17,6 +17,10 @@ export interface ResolvedWindow {
   source: "catalog" | "models-store" | "models-json" | "models-json-override" | "unknown" | "live";
   /** Human-readable detail (file, provider entry). */
   detail?: string;
+  /** The file the window came from (models.json, models-store.json), if any. */
+  file?: string;
+  /** Where in it, without the path: `providers.scripted, model scripted-small`, `cached catalog for openai`, `openai/gpt-4o`. */
+  where?: string;
 }
 
 /** The JSON `pi-context inspect --json` prints and the UI renders. */

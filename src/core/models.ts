@@ -241,6 +241,8 @@ export function resolveContextWindow(
   let model = catalogModel(provider, modelId);
   let source: ResolvedWindow["source"] = "catalog";
   let detail = `pi-ai 1.6.0 built-in catalog (${provider}/${modelId})`;
+  let file: string | undefined;
+  let where = `${provider}/${modelId}`;
 
   // Only pi-ai's built-in providers consult the cached catalog (`withRemoteCatalog` wraps them).
   const stored = providerHasBuiltins(provider) ? store.providers.get(provider) : undefined;
@@ -250,6 +252,8 @@ export function resolveContextWindow(
       model = toModelInfo(provider, modelId, m, model);
       source = "models-store";
       detail = `${store.file} (cached catalog for ${provider})`;
+      file = store.file;
+      where = `cached catalog for ${provider}`;
     }
   }
 
@@ -267,6 +271,8 @@ export function resolveContextWindow(
       };
       source = "models-json";
       detail = `${config.file} (providers.${provider}.models, id ${modelId}${typeof custom.contextWindow === "number" ? "" : "; default window 128000"})`;
+      file = config.file;
+      where = `providers.${provider}, model ${modelId}${typeof custom.contextWindow === "number" ? "" : " (no contextWindow: pi's default 128,000)"}`;
     }
     const override = providerConfig.modelOverrides[modelId];
     if (model && override) {
@@ -280,11 +286,13 @@ export function resolveContextWindow(
       if (typeof override.contextWindow === "number") {
         source = "models-json-override";
         detail = `${config.file} (providers.${provider}.modelOverrides.${modelId}.contextWindow)`;
+        file = config.file;
+        where = `providers.${provider}.modelOverrides.${modelId}.contextWindow`;
       }
     }
   }
   if (!model) return { value: undefined, source: "unknown", detail: `${provider}/${modelId} is not in pi's catalog, models-store.json or models.json` };
-  return { value: model.contextWindow, source, detail, model };
+  return { value: model.contextWindow, source, detail, ...(file ? { file } : {}), where, model };
 }
 
 function toModelInfo(provider: string, modelId: string, m: Obj, fallback: ModelInfo | undefined): ModelInfo {

@@ -7,7 +7,7 @@
 
 import type { InspectResult } from "../core/inspect";
 import type { GaugeModel } from "../protocol";
-import { gaugeLevel as thresholdLevel } from "../statusBarModel";
+import { gaugeLevel as thresholdLevel, windowSourceText } from "../statusBarModel";
 
 /** Default warning margin (tokens before the threshold), as the `piContext.warning.margin` setting. */
 export const DEFAULT_WARNING_MARGIN = 10000;
@@ -30,6 +30,7 @@ export function buildGauge(inspect: InspectResult, margin = DEFAULT_WARNING_MARG
     used: inspect.contextTokens,
     window: window && window > 0 ? window : null,
     windowSource: inspect.contextWindow.source,
+    windowSourceText: windowSourceText(inspect.contextWindow),
     reserveTokens: inspect.reserveTokens.value,
     reserveSource: inspect.reserveTokens.source,
     reserveKey: inspect.reserveTokens.key,
@@ -49,6 +50,7 @@ export function buildGauge(inspect: InspectResult, margin = DEFAULT_WARNING_MARG
     thinkingLevel: inspect.thinkingLevel,
   };
   if (inspect.contextWindow.detail) gauge.windowDetail = inspect.contextWindow.detail;
+  if (inspect.contextWindow.file) gauge.windowFile = inspect.contextWindow.file;
   if (inspect.reserveTokens.file) gauge.reserveFile = inspect.reserveTokens.file;
   return gauge;
 }

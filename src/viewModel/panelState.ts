@@ -11,6 +11,7 @@ import type { PanelState, SessionModel } from "../protocol";
 import { buildBreakdown } from "./breakdown";
 import { buildGauge } from "./gauge";
 import { buildHistory } from "./history";
+import { collectProblems } from "./problems";
 import { buildSummaries } from "./summaries";
 import { buildTrackedFiles } from "./trackedFiles";
 
@@ -20,15 +21,18 @@ export interface PanelInput {
   session: SessionFile;
   analysis: Analysis;
   pinned: boolean;
+  /** When pi-context last read the file (ms since epoch). */
   updatedAt: number;
+  /** When the file was last written (mtime, ms since epoch); default `session.mtimeMs`. */
+  modifiedAt?: number;
 }
 
 /** Capabilities when the host has not filled them (nothing optional available). */
 export const NO_CAPABILITIES: PanelState["capabilities"] = { compact: false, focusTree: false, revealEntry: false, selectSession: false, git: false, summaryDiffEditor: false };
 
-/** An empty panel with a message (no session, or the session could not be read). */
-export function emptyPanelState(message: string, capabilities: PanelState["capabilities"] = NO_CAPABILITIES): PanelState {
-  return { session: null, gauge: null, breakdown: null, history: null, summaries: [], files: null, emptyMessage: message, capabilities };
+/** An empty panel with a message (no session, or the session could not be read) and why it is empty. */
+export function emptyPanelState(message: string, capabilities: PanelState["capabilities"] = NO_CAPABILITIES, reason?: PanelState["emptyReason"]): PanelState {
+  return { session: null, gauge: null, breakdown: null, history: null, summaries: [], files: null, emptyMessage: message, ...(reason ? { emptyReason: reason } : {}), capabilities };
 }
 
 /**
@@ -48,11 +52,9 @@ export function buildPanelState(input: PanelInput, options: { topLimit?: number;
     leafId: inspect.leafId,
     entryCount: inspect.entryCount,
     pinned: input.pinned,
-    updatedAt: input.updatedAt,
-    diagnostics: [
-      ...inspect.diagnostics.map((d) => ({ severity: d.severity, message: d.message })),
-      ...inspect.settingsProblems.map((p) => ({ severity: "warning" as const, message: `${p.file}: ${p.message}` })),
-    ],
+    modifiedAt: input.modifiedAt ?? session.mtimeMs,
+    readAt: input.updatedAt,
+    problems: collectProblems(inspect, input.file, analysis.modelsError),
     compactionUnavailable: inspect.compactionUnavailable ?? null,
   };
   return {

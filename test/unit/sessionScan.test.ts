@@ -10,7 +10,8 @@ import * as path from "node:path";
 import { describe, it } from "node:test";
 import { encodeSessionDirName, type SessionSummary } from "../../src/core/locate";
 import { parseHeaderProbe, planFolders, resolveAgentDir, SessionScanner } from "../../src/sessionScan";
-import { formatAge, formatBytes, sessionPickRows } from "../../src/sessionPick";
+import { followRow, formatAge, formatBytes, projectFolderLabel, sessionPickRows } from "../../src/sessionPick";
+import { formatDateTime, formatGaugeTokens, formatWindowTokens, plural } from "../../src/viewModel/format";
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-scan-"));
@@ -164,11 +165,55 @@ describe("Select Session rows", () => {
     assert.equal(rows[2]!.description, "5 min ago · 2.0 KB · 1 entry");
   });
 
+  it("with no folder open every session shows its project folder; with several folders the folder's name", () => {
+    const rows = sessionPickRows([summary({ file: "/d/a.jsonl", cwd: "/home/u/code/app", firstMessage: "hi" }), summary({ file: "/d/b.jsonl", cwd: "/srv/other" })], {
+      nowMs: now,
+      folderName: (s) => projectFolderLabel(s.cwd, [], "/home/u"),
+    });
+    assert.equal(rows[0]!.detail, "$(folder) ~/code/app · a.jsonl");
+    assert.equal(rows[1]!.detail, "$(folder) /srv/other · b.jsonl");
+    const two = [{ name: "app", path: "/home/u/code/app" }, { name: "lib", path: "/home/u/code/lib" }];
+    assert.equal(projectFolderLabel("/home/u/code/lib", two, "/home/u"), "lib");
+    assert.equal(projectFolderLabel("/home/u/code/lib/sub", two, "/home/u"), "lib/sub");
+    assert.equal(projectFolderLabel("/home/u/code/app", [two[0]!], "/home/u"), undefined, "one folder: nothing to add");
+    assert.equal(projectFolderLabel("/home/u/code/app/pkg", [two[0]!], "/home/u"), "pkg");
+    assert.equal(projectFolderLabel(undefined, [], "/home/u"), "unknown project folder");
+  });
+
+  it("the follow row says what the mode does (no bare “on”)", () => {
+    assert.deepEqual(followRow(true, true), { label: "$(check) Following the Latest Session", description: "current mode", detail: "Shows the most recently written session of this workspace and switches when pi starts a new one. Pick a session below to pin it." });
+    assert.equal(followRow(false, true).label, "$(arrow-up) Follow Latest Session");
+    assert.equal(followRow(true, false).label, "$(info) No folder open: no session to follow");
+    for (const r of [followRow(true, true), followRow(false, true), followRow(true, false), followRow(false, false)]) assert.ok(!/\bon$/.test(r.description ?? ""), r.label);
+  });
+
+  it("tokens, windows, plurals", () => {
+    assert.equal(formatGaugeTokens(950), "950");
+    assert.equal(formatGaugeTokens(4227), "4.2k");
+    assert.equal(formatGaugeTokens(12500), "12.5k");
+    assert.equal(formatGaugeTokens(50000), "50.0k");
+    assert.equal(formatGaugeTokens(99949), "99.9k");
+    assert.equal(formatGaugeTokens(99960), "100k");
+    assert.equal(formatGaugeTokens(150001), "150k");
+    assert.equal(formatGaugeTokens(999600), "1M");
+    assert.equal(formatGaugeTokens(1_234_567), "1.2M");
+    assert.equal(formatWindowTokens(16000), "16k");
+    assert.equal(formatWindowTokens(16384), "16.4k");
+    assert.equal(formatWindowTokens(200000), "200k");
+    assert.equal(formatWindowTokens(196000), "196k");
+    assert.equal(formatWindowTokens(1_000_000), "1M");
+    assert.equal(formatWindowTokens(1_048_576), "1.05M");
+    assert.equal(plural(1, "entry", "entries"), "1 entry");
+    assert.equal(plural(0, "entry", "entries"), "0 entries");
+    assert.equal(plural(1234, "message"), "1,234 messages");
+  });
+
   it("ages and sizes", () => {
     assert.equal(formatAge(now - 10_000, now), "just now");
     assert.equal(formatAge(now - 2 * 3600_000, now), "2 h ago");
     assert.equal(formatAge(now - 30 * 3600_000, now), "yesterday");
-    assert.equal(formatAge(Date.UTC(2026, 0, 2), now), "2026-01-02");
+    assert.equal(formatAge(Date.UTC(2026, 0, 2, 10, 0, 0), now, "en-US"), formatDateTime(Date.UTC(2026, 0, 2, 10, 0, 0), "en-US"));
+    assert.match(formatDateTime(Date.UTC(2026, 0, 2, 10, 0, 0), "en-US"), /^Jan 2, 2026, \d\d:\d\d:00 (AM|PM)$/);
     assert.equal(formatBytes(900), "900 B");
     assert.equal(formatBytes(150 * 1024), "150 KB");
     assert.equal(formatBytes(20 * 1024 * 1024), "20 MB");

@@ -5,6 +5,8 @@
  */
 
 import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
@@ -416,10 +418,26 @@ describe("panel state", () => {
     assert.ok(state.history!.points.length > 20);
     // JSON-able (postMessage clones it)
     assert.deepEqual(JSON.parse(JSON.stringify(state)), state);
+    // updated = the file's mtime (not the read time); the window's source in words, its file apart
+    assert.equal(state.session!.modifiedAt, session.mtimeMs);
+    assert.equal(state.session!.readAt, 1);
+    assert.equal(state.gauge!.windowSourceText, "models.json: providers.scripted, model scripted-small");
+    assert.match(state.gauge!.windowFile ?? "", /models\.json$/);
+    assert.deepEqual(state.session!.problems, []);
+  });
+  it("problems: readable, ordered, with the file and line to open (case 09: torn final line)", async () => {
+    const file = path.resolve(__dirname, "../../../test/fixtures/cases/09-truncated-final-line/session.jsonl");
+    const session = await SessionFile.open(file);
+    const analysis = analyzeLoaded(session, { agentDir: fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-vm-")) });
+    const state = buildPanelState({ file, session, analysis, pinned: true, updatedAt: 5, modifiedAt: 7 });
+    assert.equal(state.session!.modifiedAt, 7);
+    assert.deepEqual(state.session!.problems.map((p) => [p.id, p.severity, p.code, p.title, p.file, p.line]), [["p0", "warning", "truncated-final-line", "Incomplete last line", file, 5]]);
+    assert.match(state.session!.problems[0]!.message, /^truncated final record at line 5 \(164 bytes\)/);
   });
   it("empty state", () => {
     const s = emptyPanelState("No pi session");
     assert.equal(s.session, null);
     assert.equal(s.emptyMessage, "No pi session");
+    assert.equal(emptyPanelState("x", undefined, "no-folder").emptyReason, "no-folder");
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * Formatting shared by the status bar, the Select Session picker and the panel (host and webview):
+ * one token format, one time format, one pluralisation and one wording for when pi compacts.
+ * No `vscode` and no `node:` imports (the webview bundle includes this file).
+ */
+
+/**
+ * When pi auto-compacts once the context is above the threshold. pi 1.6.0 checks
+ * (`AgentSession._checkCompaction`) after each answer and before each request (`_prepareRun`).
+ */
+export const AUTO_COMPACTS_WHEN = "pi auto-compacts at its next check (after the current answer or before the next request)";
+
+/**
+ * The codicon of the Compact action (status-bar tooltip, panel buttons): `archive` (a box the
+ * conversation is packed into) — not `fold`, whose converging arrows read as a close ✕.
+ */
+export const COMPACT_ICON = "archive";
+
+/**
+ * Tokens for the status bar and the panel's axis: `950`, `4.2k`, `12.5k`, `99.9k` (one decimal
+ * below 100,000 so values near a small threshold stay distinguishable), `124k`, `1.2M`.
+ * Not pi's footer format (`formatTokens` in `src/core/inspect.ts` rounds to whole k from 10k).
+ */
+export function formatGaugeTokens(count: number): string {
+  const n = Math.max(0, Math.round(count));
+  if (n < 1000) return String(n);
+  const k = n / 1000;
+  if (Number(k.toFixed(1)) < 100) return `${k.toFixed(1)}k`;
+  if (n < 1_000_000 && Math.round(k) < 1000) return `${Math.round(k)}k`;
+  const m = n / 1_000_000;
+  return m < 10 ? `${stripZero(m.toFixed(1))}M` : `${Math.round(m)}M`;
+}
+
+/**
+ * A context window for the status bar and axis labels: `16k`, `128k`, `200k`, `1M`, `1.05M` —
+ * exact where it is a round number, otherwise like {@link formatGaugeTokens}.
+ */
+export function formatWindowTokens(count: number): string {
+  const n = Math.max(0, Math.round(count));
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return n % 1000 === 0 ? `${n / 1000}k` : formatGaugeTokens(n);
+  const m = n / 1_000_000;
+  return `${stripZero(m.toFixed(m < 10 ? 2 : 1))}M`;
+}
+
+function stripZero(s: string): string {
+  return s.includes(".") ? s.replace(/\.?0+$/, "") : s;
+}
+
+/** `1 entry`, `2 entries`, `1,234 messages` (en-US digit grouping, like every count we show). */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${Math.round(count).toLocaleString("en-US")} ${Math.round(count) === 1 ? singular : pluralForm}`;
+}
+
+/** The one date-time format of the UI (in the user's locale): e.g. `Nov 30, 2026, 06:33:34` in en-US. */
+export const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" };
+
+/**
+ * A point in time as the UI shows it everywhere: `toLocaleString(locale, DATE_TIME_OPTIONS)`.
+ * @param when ms since epoch or an ISO string; an unparsable string is returned as is.
+ * @param locale a BCP 47 tag (`vscode.env.language` on the host, the same passed to the webview); undefined = the runtime's.
+ */
+export function formatDateTime(when: number | string, locale?: string): string {
+  const d = new Date(when);
+  if (Number.isNaN(d.getTime())) return String(when);
+  try {
+    return d.toLocaleString(locale, DATE_TIME_OPTIONS);
+  } catch {
+    return d.toLocaleString(undefined, DATE_TIME_OPTIONS); // an unknown locale tag
+  }
+}
