@@ -24,6 +24,7 @@ import { formatTokenCount, isTreeFilter, SessionTreeModel, TREE_FILTERS, type No
 import { SessionChangedError, UnsafeSessionWriteError } from "./core/write";
 import type { SessionFile } from "./core/session";
 import type { CurrentSession, Services } from "./services";
+import { emptyStateMessage } from "./statusBarModel";
 import { getSummarizer } from "./summarizers";
 import { setVirtualDocument, SUMMARY_SCHEME, summaryUri } from "./summaryDocuments";
 
@@ -278,8 +279,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     if (!current || !model) {
       treeView.title = "Pi Session";
       treeView.description = undefined;
-      const d = services.sessions.discovery;
-      treeView.message = d && d.phase === "starting" ? "Looking for pi sessions…" : "No pi session for this workspace yet. Start pi in a workspace folder (or run “Pi: Select Session…”).";
+      treeView.message = emptyStateMessage(services.sessions.discovery); // the gauge's and the panel's words
       return;
     }
     treeView.title = model.name ?? "Pi Session";
