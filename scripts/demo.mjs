@@ -1,25 +1,37 @@
 #!/usr/bin/env node
-// npm run demo [-- --screenshot] [--vsix] [--port N] [--no-build] [--session FILE.jsonl] [--agent DIR]
+// npm run demo [-- --screenshot] [--vsix] [--port N] [--no-build] [--session FILE.jsonl]... [--agent DIR]
 //
-// Starts a real VS Code (code-server) on 127.0.0.1 with pi-context loaded, a demo workspace and a
-// demo pi agent dir holding a real pi 1.6.0 session, and prints the URL to open.
+// Starts a real VS Code (code-server) on 127.0.0.1 with pi-context installed, a demo workspace, a
+// demo pi agent dir holding a real pi 1.6.0 session, and a local demo summarizer, and prints the
+// URL to open.
 //   - media/demo/workspace/  → copied to <tmp>/project (the folder VS Code opens)
 //   - media/demo/agent/      → copied to <tmp>/agent   (PI_CODING_AGENT_DIR)
 //   - media/demo/sessions/*.jsonl → <tmp>/agent/sessions/--<encoded project path>--/, with the
-//     session header's `cwd` rewritten to <tmp>/project in the copy (media/demo is never modified)
-// --screenshot: instead of waiting, save workbench screenshots to test-results/demo/ and exit.
-// --vsix: package the extension (vsce) and install the .vsix instead of a development extension.
+//     session header's `cwd` rewritten to <tmp>/project in the copy (media/demo is never modified);
+//     written an hour "ago" so the live-session guard lets you compact right away
+//   - scripts/demo-summarizer.mjs on 127.0.0.1: an OpenAI-compatible server that writes a summary
+//     from the request without any model; the demo's user settings point
+//     piContext.summarizer.openai.baseURL / .model at it (a loopback server needs no API key)
+// The extension is installed like a user's (a copy of the built extension in the private
+// extensions dir), not as a development extension: no smoke-test driver, so notifications show.
+// --screenshot: instead of waiting, drive the workbench (gauge tooltip, panel, session tree,
+//   compaction preview and result) and save screenshots to test-results/demo/, then exit.
+// --vsix: package the extension (vsce) and install the .vsix instead of copying the build.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { launchChromium, newWorkbenchPage } from "./browser.mjs";
+import { startDemoSummarizer } from "./demo-summarizer.mjs";
 import { copyAgentConfig, installSession } from "./test-fixtures.mjs";
 import { ensureVscodeHost } from "./vscode-host-setup.mjs";
 import { repoRoot, startVscodeServer } from "./vscode-host.mjs";
 import { runCommand } from "../test/e2e/harness.mjs";
 
 const demoDir = path.join(repoRoot, "media", "demo");
+
+/** vsce's flags for an offline package (README images ship inside it; links stay relative). */
+const VSCE_PACKAGE_FLAGS = ["--no-dependencies", "--no-rewrite-relative-links", "--allow-missing-repository"];
 
 function parseArgs(argv) {
   const o = { screenshot: false, vsix: false, port: undefined, build: true, sessions: [], agent: path.join(demoDir, "agent") };
@@ -55,28 +67,113 @@ function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-async function takeScreenshots(url, outDir) {
+/**
+ * A copy of what the .vsix would hold (package.json, dist/, media/ without the demo, README images,
+ * README/CHANGELOG/LICENSE), so a user-style install never points into the repo.
+ */
+function copyExtension(to) {
+  mkdirSync(to, { recursive: true });
+  for (const f of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"]) cpSync(path.join(repoRoot, f), path.join(to, f));
+  cpSync(path.join(repoRoot, "dist"), path.join(to, "dist"), { recursive: true, filter: (src) => !src.endsWith(".map") });
+  cpSync(path.join(repoRoot, "media"), path.join(to, "media"), { recursive: true, filter: (src) => !src.startsWith(demoDir) });
+  cpSync(path.join(repoRoot, "docs", "images"), path.join(to, "docs", "images"), { recursive: true });
+  return to;
+}
+
+/**
+ * Drive the workbench like a newcomer and save screenshots: the gauge and its tooltip, the
+ * context panel, the session tree, "Pi: Compact Session…" (instructions, preview, progress,
+ * summary diff + notification), the log.
+ * @returns {Promise<string[]>} the files
+ */
+async function takeScreenshots(url, outDir, sessionFile) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const browser = await launchChromium();
+  const shots = [];
+  let page;
+  const shot = async (name, clip) => {
+    const file = path.join(outDir, `${name}.png`);
+    await page.screenshot({ path: file, ...(clip ? { clip } : {}) });
+    shots.push(file);
+  };
   try {
-    const { page } = await newWorkbenchPage(browser, { width: 1400, height: 900 });
+    ({ page } = await newWorkbenchPage(browser, { width: 1400, height: 900 }));
     await page.goto(url);
     await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
-    await page.locator("#workbench\\.parts\\.statusbar").waitFor({ state: "visible", timeout: 60_000 });
-    await sleep(4000); // let extensions activate and views settle
-    const shots = [];
-    const shot = async (name) => {
-      const file = path.join(outDir, `${name}.png`);
-      await page.screenshot({ path: file });
-      shots.push(file);
-    };
+    const gauge = page.locator('[id="pi-context.pi-context.piContext.gauge"]');
+    await gauge.waitFor({ state: "visible", timeout: 60_000 });
+    for (let i = 0; i < 100 && !/%/.test(await gauge.innerText()); i++) await sleep(300);
+    await sleep(1500);
     await shot("01-workbench");
-    // the extension's log, opened from the command palette
+
+    await gauge.hover();
+    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "reserveTokens" }).first();
+    await hover.waitFor({ state: "visible", timeout: 15_000 });
+    await sleep(500);
+    await shot("02-gauge-tooltip");
+    await page.mouse.move(700, 400);
+    await sleep(300);
+
+    await runCommand(page, "Pi: Open Context Panel");
+    await page.locator("iframe.webview.ready").first().waitFor({ state: "attached", timeout: 20_000 });
+    await sleep(2500);
+    await shot("03-context-panel");
+
+    // the sidebar: the pi view container (Context view + session tree), tree revealed at the leaf
+    await page.locator('.activitybar [aria-label^="pi context" i]').first().click();
+    await sleep(1000);
+    await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
+    await sleep(2000);
+    await shot("04-session-tree");
+
+    // compaction end to end with the demo summarizer
+    const widget = page.locator(".quick-input-widget");
+    await runCommand(page, "Pi: Compact Session…", { commandId: "piContext.compact" });
+    await widget.locator("input").waitFor({ state: "visible", timeout: 20_000 });
+    await widget.locator("input").fill("keep the task list");
+    await page.mouse.move(20, 600); // no hover tooltip over the quick input
+    await sleep(300);
+    await shot("05-compact-instructions");
+    await page.keyboard.press("Enter");
+    const go = widget.locator(".monaco-list-row", { hasText: "Compact now" });
+    await go.waitFor({ state: "visible", timeout: 30_000 });
+    await sleep(500);
+    await shot("06-compact-preview");
+    const before = readFileSync(sessionFile, "utf8").length;
+    await go.click();
+    await page.locator(".notification-toast", { hasText: /Compacting|summarizing|receiving/i }).first().waitFor({ state: "visible", timeout: 15_000 }).catch(() => {});
+    await sleep(600);
+    await shot("07-compact-progress");
+    await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 60_000 });
+    await page.locator(".notification-toast", { hasText: "compacted" }).first().waitFor({ state: "visible", timeout: 15_000 }).catch(() => {});
+    await sleep(2500);
+    await shot("08-compact-result");
+    const after = readFileSync(sessionFile, "utf8");
+    const last = JSON.parse(after.trimEnd().split("\n").pop());
+    if (after.length <= before || last.type !== "compaction") throw new Error("the demo compaction wrote nothing");
+    console.log(`[demo] compaction ${last.id} written (tokensBefore ${last.tokensBefore.toLocaleString("en-US")})`);
+
     await runCommand(page, "Pi: Show Log");
     await sleep(1500);
-    await shot("02-show-log");
+    await shot("09-log");
+
+    // the installed extension's details page: icon, README with its images (shipped in the package)
+    await runCommand(page, "Extensions: Show Installed Extensions");
+    await page.locator(".extensions-viewlet .monaco-list-row", { hasText: "pi Context" }).first().click();
+    const readme = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame");
+    await readme.locator("img").first().waitFor({ state: "attached", timeout: 20_000 });
+    await sleep(2000);
+    const images = await readme.locator("img").evaluateAll((imgs) => imgs.map((i) => ({ src: i.getAttribute("src"), ok: i.complete && i.naturalWidth > 0 })));
+    // VS Code (1.139) renders only https: images on this page: relative (and data:) image sources
+    // of an installed extension's README are dropped by its sanitizer, so they show as alt text
+    const shown = images.filter((i) => i.ok).length;
+    console.log(`[demo] extension details page: icon shown; ${shown} of ${images.length} README images shown (VS Code shows only https: images there)`);
+    await shot("10-extension-details");
     return shots;
+  } catch (error) {
+    if (page) await shot("failure").catch(() => {});
+    throw error;
   } finally {
     await browser.close().catch(() => {});
   }
@@ -85,44 +182,64 @@ async function takeScreenshots(url, outDir) {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   ensureVscodeHost();
-  let vsixPath;
   const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-demo-"));
   process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+  let install;
   if (o.vsix) {
-    vsixPath = path.join(root, "pi-context.vsix");
-    run(process.execPath, [path.join(repoRoot, "node_modules", "@vscode", "vsce", "vsce"), "package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "-o", vsixPath]);
-  } else if (o.build) {
-    run(process.execPath, [path.join(repoRoot, "esbuild.mjs")]);
+    const vsix = path.join(root, "pi-context.vsix");
+    run(process.execPath, [path.join(repoRoot, "node_modules", "@vscode", "vsce", "vsce"), "package", ...VSCE_PACKAGE_FLAGS, "-o", vsix]);
+    install = { vsix };
+  } else {
+    if (o.build) run(process.execPath, [path.join(repoRoot, "esbuild.mjs")]);
+    install = { linkExtension: copyExtension(path.join(root, "extension")) };
   }
 
   const workspace = path.join(root, "project");
   const agentDir = path.join(root, "agent");
   cpSync(path.join(demoDir, "workspace"), workspace, { recursive: true });
   copyAgentConfig(o.agent, agentDir);
-  const installed = o.sessions.map((s) => installSession(agentDir, s, workspace));
+  const anHourAgo = new Date(Date.now() - 3600_000);
+  const installed = o.sessions.map((s) => {
+    const file = installSession(agentDir, s, workspace);
+    utimesSync(file, anHourAgo, anHourAgo); // not "live": the guard lets you compact at once
+    return file;
+  });
 
+  const summarizer = await startDemoSummarizer({ log: (line) => console.log(`[demo-summarizer] ${line}`) });
+  process.on("exit", () => void summarizer.close());
   const server = await startVscodeServer({
-    ...(vsixPath ? { vsix: vsixPath } : { devExtension: repoRoot, smokeTestDriver: true }),
+    ...install,
     folder: workspace,
     port: o.port,
     env: { PI_CODING_AGENT_DIR: agentDir },
+    settings: {
+      "piContext.summarizer.provider": "openai",
+      "piContext.summarizer.openai.baseURL": summarizer.baseURL,
+      "piContext.summarizer.openai.model": summarizer.model,
+      "piContext.summarizer.openai.contextWindow": 128000,
+    },
     logFile: path.join(root, "server.log"),
   });
   const url = server.workbenchUrl({ folder: workspace });
   console.log(`\n[demo] workspace: ${workspace}`);
   console.log(`[demo] PI_CODING_AGENT_DIR: ${agentDir}`);
   for (const s of installed) console.log(`[demo] session: ${path.relative(agentDir, s)}`);
+  console.log(`[demo] summarizer: ${summarizer.baseURL} (model ${summarizer.model}, no API key needed)`);
 
   if (o.screenshot) {
     try {
-      const shots = await takeScreenshots(url, path.join(repoRoot, "test-results", "demo"));
+      const shots = await takeScreenshots(url, path.join(repoRoot, "test-results", "demo"), installed[installed.length - 1]);
       for (const s of shots) console.log(`[demo] screenshot: ${path.relative(repoRoot, s)}`);
     } finally {
       await server.stop();
+      await summarizer.close();
     }
     return 0;
   }
-  console.log(`\n  Open VS Code: ${url}\n\n  (server log: ${server.logFile}; Ctrl-C to stop)`);
+  console.log(`\n  Open VS Code: ${url}\n`);
+  console.log("  Try: hover the π gauge in the status bar · click it (context panel) · the pi icon in the activity bar");
+  console.log('  (session tree) · F1 → "Pi: Compact Session…" (preview, then the demo summarizer writes a compaction).');
+  console.log(`\n  (server log: ${server.logFile}; Ctrl-C to stop)`);
   await new Promise(() => setInterval(() => {}, 1 << 30)); // until Ctrl-C; exit handlers clean up
   return 0;
 }

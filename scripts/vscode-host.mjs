@@ -14,7 +14,7 @@
 //        [--dev [DIR] | --vsix FILE] [--setting key=json] [--env KEY=VALUE]
 //        [--smoke-test-driver] [--port N] [--keep-temp]
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -139,6 +139,10 @@ function isolatedEnv(tmp, extraEnv) {
  * @typedef {object} StartOptions
  * @property {string} [devExtension] absolute path of an extension folder to load as a development extension (via the payload)
  * @property {string} [vsix] a packaged extension to install into the private extensions dir before starting
+ * @property {string} [linkExtension] an extension folder (e.g. this repo after `node esbuild.mjs`) to
+ *   load as a normally installed extension: a symlink `<publisher>.<name>-<version>` in the private
+ *   extensions dir, which VS Code registers on first start. Unlike `devExtension` it needs no
+ *   smoke-test driver, so the workbench behaves as for a user (notification toasts are shown).
  * @property {string} [folder] default folder for workbenchUrl()
  * @property {string} [workspace] default .code-workspace file for workbenchUrl()
  * @property {Record<string, unknown>} [settings] user settings, merged over QUIET_SETTINGS
@@ -161,6 +165,7 @@ export async function startVscodeServer(options = {}) {
   const {
     devExtension,
     vsix,
+    linkExtension,
     settings = {},
     env: extraEnv = {},
     smokeTestDriver = false,
@@ -199,6 +204,12 @@ export async function startVscodeServer(options = {}) {
       encoding: "utf8",
     });
     if (r.status !== 0) throw new Error(`--install-extension failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  }
+
+  if (linkExtension) {
+    const dir = path.resolve(linkExtension);
+    const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+    symlinkSync(dir, path.join(dirs.extensions, `${pkg.publisher}.${pkg.name}-${pkg.version}`), "dir");
   }
 
   const logPath = logFile ? path.resolve(logFile) : path.join(tmp, "server.log");

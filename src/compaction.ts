@@ -31,6 +31,7 @@ import { isCancellation, SummarizerError, type Summarizer } from "./core/summari
 import { SessionChangedError, UnsafeSessionWriteError } from "./core/write";
 import type { Services } from "./services";
 import { getSummarizer, readySummarizer, registerApiKeyCommands, summarizerWithNewKey } from "./summarizers";
+import { OpenAiSummarizer } from "./summarizers/openai";
 import { openSummaryDiff, registerSummaryDocuments, setVirtualDocument, SUMMARY_SCHEME } from "./summaryDocuments";
 
 /** Where the user stopped a compaction without an error. */
@@ -128,6 +129,11 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
   return lines.join("\n");
 }
 
+/** The summarizer's model for short texts (its full label, with the server, is in "Show details"). */
+function modelName(summarizer: Summarizer): string {
+  return summarizer instanceof OpenAiSummarizer ? summarizer.model : summarizer.label;
+}
+
 let previewCounter = 0;
 
 /** Show the preview; resolves true to compact. */
@@ -137,7 +143,7 @@ async function confirmPreview(plan: CompactionPlan, fit: PlanFit, summarizer: Su
   const summarized = `${count} ${count === 1 ? "entry" : "entries"}`;
   const kept = `${v.keptEntryCount} ${v.keptEntryCount === 1 ? "entry" : "entries"}`;
   const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
-  const needsKey = "needsApiKey" in summarizer && (summarizer as { needsApiKey?: boolean }).needsApiKey === true;
+  const needsKey = summarizer instanceof OpenAiSummarizer && summarizer.needsApiKey;
   for (;;) {
     type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" };
     const items: Item[] = [
@@ -145,7 +151,7 @@ async function confirmPreview(plan: CompactionPlan, fit: PlanFit, summarizer: Su
         action: "go",
         label: "$(check) Compact now",
         description: `${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} tokens`,
-        detail: `Summarize ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? ", updating the previous summary" : ""}) with ${summarizer.label}; keep ${kept} from ${entryWords(plan, v.firstKeptEntryId)}${v.isSplitTurn ? "; split turn" : ""}.${needsKey ? " You will be asked for the API key." : ""}`,
+        detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarize"} ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? ", updating the previous summary" : ""}) with ${modelName(summarizer)}; keep ${kept} from ${entryWords(plan, v.firstKeptEntryId)}${v.isSplitTurn ? "; split turn" : ""}.`,
       },
       {
         action: "details",
@@ -265,7 +271,7 @@ export function registerCompaction(services: Services): void {
           ),
         ...(skipPreview ? {} : { confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) => confirmPreview(p, fit, summarizer, changed) }),
         beforeSummarize: async (s) => {
-          askedForKey = "needsApiKey" in s && (s as { needsApiKey?: boolean }).needsApiKey === true;
+          askedForKey = s instanceof OpenAiSummarizer && s.needsApiKey;
           return readySummarizer(services, s);
         },
         onUnauthorized: async (error, s) => {
@@ -311,10 +317,10 @@ export function registerCompaction(services: Services): void {
     const label = planTitle(outcome.plan);
     services.log.info(`compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`);
     void services.sessions.refresh().catch(() => undefined);
-    await openSummaryDiff(file, r.previousCompactionId, r.entry.id).catch((error: unknown) => services.log.warn(`summary diff: ${String(error)}`));
+    await openSummaryDiff(file, r.previousCompactionId, r.entry.id, label).catch((error: unknown) => services.log.warn(`summary diff: ${String(error)}`));
     void vscode.window
       .showInformationMessage(`pi Context: compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`, "Show Summary Diff")
-      .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id) : undefined));
+      .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id, label) : undefined));
     return { kind: "compacted", file, entryId: r.entry.id, ...(r.previousCompactionId ? { previousCompactionId: r.previousCompactionId } : {}), tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, firstKeptEntryId: r.entry.firstKeptEntryId };
   };
 

@@ -81,11 +81,12 @@ export class SummaryDocumentProvider implements vscode.TextDocumentContentProvid
 /**
  * Open the native diff editor: the older summary (or empty) on the left, the newer on the right.
  * @param olderEntryId a compaction / branch summary id, or undefined for "no previous summary".
+ * @param sessionLabel how the title names the session (default: the file name), e.g. its quoted name.
  */
-export async function openSummaryDiff(file: string, olderEntryId: string | undefined, newerEntryId: string): Promise<void> {
+export async function openSummaryDiff(file: string, olderEntryId: string | undefined, newerEntryId: string, sessionLabel = path.basename(file)): Promise<void> {
   const left = summaryUri(file, olderEntryId ?? EMPTY_SUMMARY_ID);
   const right = summaryUri(file, newerEntryId);
-  const title = `${olderEntryId ? `Summary ${olderEntryId}` : "No previous summary"} ↔ ${newerEntryId} — ${path.basename(file)}`;
+  const title = `${olderEntryId ? "Previous Summary" : "No Previous Summary"} ↔ New Summary — ${sessionLabel}`;
   await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false });
 }
 

@@ -17,7 +17,7 @@ describe("e2e status bar gauge", () => {
   before(async () => {
     const host = await sharedHost();
     for (const f of readdirSync(path.join(demo, "agent"))) if (f.endsWith(".json")) copyFileSync(path.join(demo, "agent", f), path.join(host.agentDir, f));
-    sessionFile = installSession(host.agentDir, path.join(demo, "sessions", "long.jsonl"), host.workspace, { fileName: "2026-11-30T06-33-33-295Z_demo-long.jsonl" });
+    sessionFile = installSession(host.agentDir, path.join(repoRoot, "test", "fixtures", "pi-1.6.0", "long.jsonl"), host.workspace, { fileName: "2026-11-30T06-33-33-295Z_demo-long.jsonl" });
     const later = new Date(Date.now() + 60_000); // the most recently written session of the workspace
     utimesSync(sessionFile, later, later);
     wb = await openWorkbench();
