@@ -89,7 +89,7 @@ export async function askApiKey(services: Services, reason: "missing" | "rejecte
   const baseURL = configuredBaseURL(services);
   const origin = keyOrigin(baseURL);
   const value = await vscode.window.showInputBox({
-    title: reason === "missing" ? `API Key for ${origin}` : `${origin} Refused the Request — API Key`,
+    title: `API Key for ${origin}`,
     prompt: `${reason === "missing" ? `The summarizer at ${origin} needs an API key.` : `The summarizer at ${origin} refused the request${detail ? ` (${detail})` : ""}.`} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.`,
     password: true,
     ignoreFocusOut: true,

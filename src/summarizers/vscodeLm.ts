@@ -65,7 +65,7 @@ export class VscodeLmSummarizer implements Summarizer {
     try {
       // The API has no system role: the system prompt goes first, as its own user message.
       const messages = [vscode.LanguageModelChatMessage.User(request.systemPrompt), vscode.LanguageModelChatMessage.User(request.prompt)];
-      const response = await this.model.sendRequest(messages, { justification: "pi Context summarises a pi session to compact its context window." }, source.token);
+      const response = await this.model.sendRequest(messages, { justification: "pi Context summarizes a pi session to compact its context window." }, source.token);
       let text = "";
       let toolCall = false;
       for await (const part of response.stream) {

@@ -1,6 +1,7 @@
 // E2E: "Pi: Compact Session…" driven through the real workbench UI (Chromium + code-server):
 // the instructions box, the preview quick pick, the streaming progress
-// notification, the summary diff editor, and "Pi: Cancel Compaction". Screenshots in
+// notification, the summary diff editor, "Pi: Cancel Compaction", and the API key typed into the
+// password box when the server answers 401 (the compaction continues). Screenshots in
 // test-results/e2e/compact-*.png.
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
@@ -74,7 +75,7 @@ describe("e2e compaction", () => {
     const pickText = await widget.innerText();
     assert.match(pickText, /Compact now/);
     assert.match(pickText, /→ ≈[\d,]+ tokens/);
-    assert.match(pickText, /keep \d+ entries from [0-9a-f]{8}/);
+    assert.match(pickText, /keep \d+ entries from (your message|the answer) "/, "the first kept entry in words, not an id");
     assert.match(pickText, /Compact "long scripted session"\?/);
     await screenshot(page, "compact-preview");
     // details document, then back to the pick
@@ -133,5 +134,35 @@ describe("e2e compaction", () => {
     await page.waitForTimeout(1000);
     await screenshot(page, "compact-cancelled");
     assert.ok(readFileSync(sessionFile).equals(before), "file byte-identical");
+  });
+
+  it("a server that wants a key (HTTP 401): the password box appears mid-compaction, the typed key is stored, the same compaction continues", async () => {
+    const { page } = wb;
+    await page.keyboard.press("Escape");
+    const before = readFileSync(sessionFile);
+    server.reset();
+    server.script({ status: 401, errorMessage: "missing API key" }, { chunks: ["## Goal\n", "Summarized after the key was entered."] });
+    await runCommand(page, "Pi: Compact Session…");
+    const widget = page.locator(".quick-input-widget");
+    await widget.locator("input").waitFor({ state: "visible" });
+    await page.keyboard.press("Enter"); // no instructions
+    await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });
+    await widget.locator(".monaco-list-row", { hasText: "Compact now" }).click();
+    const password = widget.locator('input[type="password"]');
+    await password.waitFor({ state: "visible", timeout: 20_000 });
+    assert.match(await widget.innerText(), /refused the request \(HTTP 401\)/);
+    await password.fill("sk-e2e-typed-7");
+    await screenshot(page, "compact-api-key-box");
+    await page.keyboard.press("Enter");
+    await waitUntil(() => readFileSync(sessionFile).length > before.length, 30_000, "the compaction to be written");
+    const auth = server.requests.map((r) => r.authorization);
+    assert.equal(auth[0], undefined, "the first request had no key (401)");
+    assert.ok(auth.length >= 2 && auth.slice(1).every((a) => a === "Bearer sk-e2e-typed-7"), `then the same compaction with the typed key: ${JSON.stringify(auth)}`);
+    assert.equal(server.requests[1].body.messages[1].content, server.requests[0].body.messages[1].content, "the refused request was retried as it was");
+    const entry = JSON.parse(readFileSync(sessionFile).subarray(before.length).toString("utf8"));
+    assert.equal(entry.type, "compaction");
+    assert.ok(entry.summary.startsWith("## Goal\nSummarized after the key was entered."));
+    await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 30_000 });
+    await screenshot(page, "compact-after-key");
   });
 });
