@@ -21,7 +21,7 @@ import { SessionFile } from "./core/session";
 import { isCancellation, SummarizerError, type Summarizer } from "./core/summarizer";
 import { fitRequest } from "./core/fit";
 import { branchSummaryRequestOf, planSwitch, plannedWrites, runSwitchFlow, willSummarize, type SwitchChoice, type SwitchPlan, type SwitchPlanOptions } from "./core/switchFlow";
-import { isTreeFilter, SessionTreeModel, TREE_FILTERS, type NodeDisplay, type TreeElement, type TreeFilter } from "./core/treeModel";
+import { entryWords, isTreeFilter, plural, SessionTreeModel, TREE_FILTERS, type NodeDisplay, type TreeElement, type TreeFilter } from "./core/treeModel";
 import { OpenAiSummarizer } from "./summarizers/openai";
 
 export const TREE_USAGE = `pi-context tree <session.jsonl> [--filter default|no-tools|user-only|labeled-only|all] [--json]`;
@@ -64,38 +64,49 @@ const ROLE_PREFIX: Partial<Record<NodeDisplay["kind"], string>> = {
   system: "",
 };
 
-/** One entry as a line of `pi-context tree` (without indentation). */
+/**
+ * One entry as a line of `pi-context tree` (without indentation). A failed assistant message
+ * carries its error in its text (`Error: 400 …`) or detail; a failed tool result gets ` (error)`.
+ */
 export function formatTreeLine(d: NodeDisplay): string {
   const mark = d.onActivePath ? "•" : " ";
   const label = d.label ? `[${d.label}] ` : "";
-  const text = `${ROLE_PREFIX[d.kind] ?? ""}${d.text}${d.error ? " (error)" : ""}`;
+  const text = `${ROLE_PREFIX[d.kind] ?? ""}${d.text}${d.error && d.kind === "toolResult" ? " (error)" : ""}`;
   const detail = d.detail ? `  · ${d.detail}` : "";
   const branches = d.branches ? `  ⑂ ${d.branches} branches` : "";
   const leaf = d.isLeaf ? (d.isFileLeaf ? "  ← leaf" : "  ← leaf (shown here)") : "";
   return `${mark} ${d.id}  ${label}${text}${detail}${branches}${leaf}`;
 }
 
-/** The whole tree as indented text: entries, branch groups (`⑂ branch <head> · N entries`). */
+/**
+ * The whole tree as indented text. A branch starts with its first entry, marked `⑂` and followed
+ * by the branch's size (`⑂ • a41d08b8  user: do t3  · branch of 11 entries`); the rest of the
+ * branch is indented below it.
+ */
 export function formatTree(model: SessionTreeModel): string[] {
   const lines: string[] = [];
   for (const { element, depth } of model.walk()) {
     const indent = "  ".repeat(depth);
     if (element.kind === "entry") lines.push(`${indent}${formatTreeLine(model.display(element.id))}`);
-    else if (element.kind === "branch") lines.push(`${indent}⑂ branch ${element.headId} · ${model.branchSize(element.headId)} entries${model.branchIsActive(element.headId) ? " (active)" : ""}`);
+    else if (element.kind === "branch") lines.push(`${indent}⑂ ${formatTreeLine(model.display(element.headId))}  · branch of ${plural(model.branchSize(element.headId), "entry")}`);
     else lines.push(`${indent}… entries ${element.start + 1}–${element.end}`);
   }
   return lines;
 }
 
 interface JsonNode {
+  /** `branch`: the first entry of a branch (its other entries are its children). */
   kind: "entry" | "branch";
   id: string;
   entryKind?: string;
   text?: string;
   detail?: string;
   label?: string;
+  error?: string;
+  model?: string;
   leaf?: boolean;
   active?: boolean;
+  /** Branches: entries in the branch (this one included). */
   entries?: number;
   children?: JsonNode[];
 }
@@ -107,15 +118,13 @@ function jsonTree(model: SessionTreeModel, parent?: TreeElement): JsonNode[] {
       out.push(...jsonTree(model, e));
       continue;
     }
-    const node: JsonNode =
-      e.kind === "entry"
-        ? (() => {
-            const d = model.display(e.id);
-            const j: JsonNode = { kind: "entry", id: e.id, entryKind: d.kind, text: d.text, detail: d.detail, active: d.onActivePath, leaf: d.isLeaf };
-            if (d.label) j.label = d.label;
-            return j;
-          })()
-        : { kind: "branch", id: e.headId, entries: model.branchSize(e.headId), active: model.branchIsActive(e.headId) };
+    const id = e.kind === "entry" ? e.id : e.headId;
+    const d = model.display(id);
+    const node: JsonNode = { kind: e.kind, id, entryKind: d.kind, text: d.text, detail: d.detail, active: d.onActivePath, leaf: d.isLeaf };
+    if (d.label) node.label = d.label;
+    if (d.errorMessage) node.error = d.errorMessage;
+    if (d.model) node.model = d.model;
+    if (e.kind === "branch") node.entries = model.branchSize(id);
     const children = jsonTree(model, e);
     if (children.length) node.children = children;
     out.push(node);
@@ -139,7 +148,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
     return 0;
   }
   out(`session  ${model.name ? `${model.name} — ` : ""}${session.filePath}`);
-  out(`leaf     ${model.leafId ?? "(none)"}${model.displayLeafId !== model.leafId ? ` (shown at ${model.displayLeafId ?? "—"})` : ""} · ${n(model.entryCount)} entries · filter ${filter} · • = active path`);
+  out(`leaf     ${model.leafId ?? "(none)"}${model.displayLeafId !== model.leafId ? ` (shown at ${model.displayLeafId ?? "—"})` : ""} · ${plural(model.entryCount, "entry")} · filter ${filter} · • = active path · ⑂ = a branch starts`);
   out("");
   for (const line of formatTree(model)) out(line);
   return 0;
@@ -152,13 +161,14 @@ export const treeCommand: CliCommand = async (argv, out) => {
 export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: string[] = []): string {
   const writes = plannedWrites(plan, choice);
   const p = plan.preparation;
+  const words = (id: string | null) => (id === null ? "" : ` ${entryWords(plan.session.byId.get(id))}`);
   const lines = [
     `session       ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`,
-    `target        ${plan.target.id} (${plan.target.type === "message" ? plan.target.role : plan.target.type})`,
-    `leaf          ${plan.fileLeafId ?? "(none)"}${plan.oldLeafId !== plan.fileLeafId ? ` (a pi-context leaf marker on ${plan.oldLeafId ?? "root"})` : ""} → ${plan.noop ? "unchanged (already there)" : (plan.newLeafId ?? "before the first entry (root)")}`,
+    `target        ${plan.target.id} (${plan.target.type === "message" ? `${plan.target.role} message` : plan.target.type.replace(/_/g, " ")})${words(plan.target.id)}`,
+    `leaf          ${plan.fileLeafId ?? "(none)"}${plan.oldLeafId !== plan.fileLeafId ? ` (a pi Context leaf marker on ${plan.oldLeafId ?? "root"})` : ""} → ${plan.noop ? "unchanged (already there)" : plan.newLeafId === null ? "before the first entry (root)" : `${plan.newLeafId}${words(plan.newLeafId)}`}`,
   ];
   if (plan.returnsText) lines.push(`text back     ${plan.editorText !== undefined ? JSON.stringify(plan.editorText.length > 200 ? `${plan.editorText.slice(0, 199)}…` : plan.editorText) : "(none)"} (pi puts a user message target's text into the editor)`);
-  lines.push(`abandoned     ${plan.collection.entries.length} entries back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${p.messages.length} messages, ≈${n(p.totalTokens)} tokens within pi's budget ${n(plan.budget)} (window ${plan.contextWindow ? n(plan.contextWindow) : "unknown, so 128,000"} − branchSummary.reserveTokens ${n(plan.reserveTokens)})`);
+  lines.push(`abandoned     ${plural(plan.collection.entries.length, "entry")} back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${plural(p.messages.length, "message")}, ≈${n(p.totalTokens)} tokens within pi's budget ${n(plan.budget)} (window ${plan.contextWindow ? n(plan.contextWindow) : "unknown, so 128,000"} − branchSummary.reserveTokens ${n(plan.reserveTokens)})`);
   if (willSummarize(plan, choice)) {
     lines.push(`read files    ${p.readFiles.length ? p.readFiles.join(", ") : "(none)"}`);
     lines.push(`modified      ${p.modifiedFiles.length ? p.modifiedFiles.join(", ") : "(none)"}`);
@@ -166,7 +176,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
   } else if (choice.summarize && !plan.noop) lines.push("summary       none: nothing was left behind (pi writes no branch summary then)");
   lines.push(`writes        ${writes.length ? writes.join(" + ") : "nothing"}${writes[0] === "leaf-marker" ? " (a custom entry with no model context, so pi resumes at the new leaf)" : ""}`);
   lines.push(...extra);
-  if (plan.live.live && writes.length) lines.push(`live          ${describeLive(plan.live, "switch branches in")}`);
+  if (plan.live.live && writes.length) lines.push(`live          ${describeLive(plan.live, "switch branches in", plan.options.surface)}`);
   return lines.join("\n");
 }
 
@@ -195,6 +205,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     ...(analyze.cwd ? { cwd: analyze.cwd } : {}),
     ...(analyze.contextWindow !== undefined ? { contextWindow: analyze.contextWindow } : {}),
     guardSeconds: intFlag(args, "guard-seconds") ?? 30,
+    surface: "cli",
   };
   const maxOutputTokens = intFlag(args, "max-output-tokens") ?? 8192;
   const summarizerWindow = intFlag(args, "summarizer-window");
@@ -209,6 +220,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
       contextWindow: summarizerWindow || 128000,
       maxOutputTokens,
       stream: !args.flags.has("no-stream"),
+      surface: "cli",
     });
 
   try {
@@ -222,12 +234,12 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
           const summarizer = makeSummarizer();
           const fitted = await fitRequest(summarizer, request, "branch summary");
           inputTokens = fitted.inputTokens;
-          extra.push(`summariser    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens`);
+          extra.push(`summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens`);
         } catch (error) {
           if (!(error instanceof SummarizerError)) throw error;
           err(`note: ${error.message}`);
         }
-      } else if (willSummarize(plan, choice)) extra.push("summariser    no call: nothing to summarise converts to a message (pi writes \"No content to summarize\")");
+      } else if (willSummarize(plan, choice)) extra.push("summarizer    no call: nothing to summarize converts to a message (pi writes \"No content to summarize\")");
       if (json) {
         out(JSON.stringify({ dryRun: true, targetId: plan.target.id, fileLeafId: plan.fileLeafId, oldLeafId: plan.oldLeafId, newLeafId: plan.newLeafId, noop: plan.noop, returnsText: plan.returnsText, editorText: plan.editorText ?? null, commonAncestorId: plan.collection.commonAncestorId, abandoned: plan.collection.entries.map((e) => e.id), messages: plan.preparation.messages.map((m) => m.record.id), tokens: plan.preparation.totalTokens, budget: plan.budget, readFiles: plan.preparation.readFiles, modifiedFiles: plan.preparation.modifiedFiles, writes: plannedWrites(plan, choice), request: request ?? null, inputTokens, live: plan.live }, null, 2));
       } else out(`${formatSwitchPlan(plan, choice, extra)}\n\ndry run: nothing was sent or written.`);
@@ -238,7 +250,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
       decide: async (plan, changed) => {
         if (!json && changed) err("the session changed since it was read; planned again.");
         if (!json) err(formatSwitchPlan(plan, choice));
-        if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0) err(`summarising the abandoned branch with ${model}…`);
+        if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0) err(`summarizing the abandoned branch with ${model}…`);
         return choice;
       },
       onText: () => {
@@ -264,7 +276,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const message = (error as Error).message;
-    err(isCancellation(error) ? "cancelled: nothing was written." : `${message}${/[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written."}`);
+    err(isCancellation(error) ? "cancelled: nothing was written." : /[Nn]othing was (written|sent)/.test(message) ? message : `${message}${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`);
     return 1;
   }
 };

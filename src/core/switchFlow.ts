@@ -38,7 +38,7 @@ import { branchSummaryBudget, DEFAULT_BRANCH_SUMMARY_RESERVE, buildBranchSummary
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "./entries";
 import { formatFileOperations } from "./files";
 import { fitRequest, type FittedRequest } from "./fit";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck } from "./live";
+import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, serializeConversation } from "./serialize";
 import { SessionFile } from "./session";
@@ -74,6 +74,8 @@ export interface SwitchPlanOptions {
   procRoot?: string | null;
   /** Use this context window for pi's budget instead of the session model's. */
   contextWindow?: number;
+  /** Where messages are shown (the live guard names VS Code's setting or the CLI's flag). Default `vscode`. */
+  surface?: MessageSurface;
 }
 
 /** Everything the later steps need. Immutable once made. */
@@ -329,7 +331,7 @@ export function commitSwitch(plan: SwitchPlan, choice: SwitchChoice, draft?: Bra
   if (plan.editorText !== undefined) result.editorText = plan.editorText;
   if (entries.length === 0) return result;
   const live = liveCheck(plan.file, plan.session, plan.options);
-  if (live.live) throw new LiveSessionError(describeLive(live, "switch branches in"), live.reasons);
+  if (live.live) throw new LiveSessionError(describeLive(live, "switch branches in", plan.options.surface), live.reasons);
   result.bytesAfter = appendEntries(plan.expectation, entries);
   result.fileLeafId = entries[entries.length - 1]!.id;
   return result;
@@ -389,7 +391,7 @@ export async function runSwitchFlow(file: string, targetId: string, choice: Swit
     const decided = callbacks.decide ? await callbacks.decide(plan, changed) : choice;
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
-    if (writes.length > 0 && plan.live.live) throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
+    if (writes.length > 0 && plan.live.live) throw new LiveSessionError(describeLive(plan.live, "switch branches in", options.surface), plan.live.reasons);
     if (!expectationHolds(plan.expectation)) {
       if (attempt >= MAX_SWITCH_ATTEMPTS) throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
       changed = true;
@@ -440,12 +442,12 @@ export interface LabelResult {
  * @throws Error `Entry X not found` (pi's message), {@link LiveSessionError}, {@link UnsafeSessionWriteError},
  *   {@link SessionChangedError} (file changed while reading; nothing written).
  */
-export async function appendLabelChange(file: string, targetId: string, label: string | undefined, options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot">, now: () => Date = () => new Date()): Promise<LabelResult> {
+export async function appendLabelChange(file: string, targetId: string, label: string | undefined, options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">, now: () => Date = () => new Date()): Promise<LabelResult> {
   const session = await SessionFile.open(file);
   const expectation = expectationOf(session);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
   const live = checkLiveSession(file, { guardSeconds: options.guardSeconds, ...(session.cwd ? { sessionCwd: session.cwd } : {}), ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}) });
-  if (live.live) throw new LiveSessionError(describeLive(live, "label entries in"), live.reasons);
+  if (live.live) throw new LiveSessionError(describeLive(live, "label entries in", options.surface), live.reasons);
   const text = label?.trim() || undefined;
   const entry = buildLabelEntry({ id: newEntryId(session.byId), parentId: session.leafId, timestamp: now().toISOString(), targetId, label: text });
   const bytesAfter = appendEntries(expectation, [entry]);

@@ -67,7 +67,11 @@ export interface EntryElement {
   readonly id: string;
 }
 
-/** A branch group: the run that starts at `headId`, a child of a branch point (or one of several roots). */
+/**
+ * A branch group: the run that starts at `headId`, a child of a branch point (or one of several
+ * roots). The group's row is the head entry itself; its children are the head's own children
+ * (folded tool results or sub-branches) followed by the rest of the run.
+ */
 export interface BranchElement {
   readonly kind: "branch";
   readonly key: string;
@@ -143,6 +147,14 @@ export interface NodeDisplay {
   folded: number;
   /** Tool result with `isError`, or an assistant message that stopped with `error`/`aborted`. */
   error: boolean;
+  /**
+   * A failed assistant message's error (pi's `errorMessage`, first line, at most 160 characters).
+   * It is already part of {@link text} (no text: `Error: …`, as pi's `/tree` shows the error) or
+   * of {@link detail} (`error: …`).
+   */
+  errorMessage?: string;
+  /** An assistant message's model as `provider/model` (the row shows it only where it changes). */
+  model?: string;
   /** A compaction or branch summary: its summary can be opened. */
   hasSummary: boolean;
   timestamp: string;
@@ -211,6 +223,8 @@ export class SessionTreeModel {
   private foldOwner = new Map<string, string>();
   private interned = new Map<string, TreeElement>();
   private toolCalls = new Map<string, Map<string, string>>();
+  /** Per assistant entry: its model differs from the previous assistant's on its path. */
+  private modelChange = new Map<string, boolean>();
 
   constructor(source: TreeSource, options: TreeModelOptions = {}) {
     this.source = source;
@@ -325,7 +339,15 @@ export class SessionTreeModel {
     if (oldDisplayLeaf !== null && this.own.has(oldDisplayLeaf)) elements.set(`e:${oldDisplayLeaf}`, this.entryElement(oldDisplayLeaf));
     if (newDisplayLeaf !== null) elements.set(`e:${newDisplayLeaf}`, this.entryElement(newDisplayLeaf));
     change.all = all;
-    change.elements = all ? [] : [...elements.values()];
+    if (!all) {
+      // An entry that heads a branch is shown by its branch group: report the group.
+      const shown = new Map<string, TreeElement | null>();
+      for (const e of elements.values()) {
+        const element = e && e.kind === "entry" && this.own.has(e.id) ? this.displayElement(e.id) : e;
+        shown.set(element ? element.key : ROOT_KEY, element);
+      }
+      change.elements = [...shown.values()];
+    } else change.elements = [];
     return change;
   }
 
@@ -341,15 +363,8 @@ export class SessionTreeModel {
       return roots.map((id) => this.branchElement(id));
     }
     switch (element.kind) {
-      case "entry": {
-        const id = element.id;
-        if (!this.own.has(id)) return [];
-        const visible = this.visibleChildren(id);
-        if (visible.length >= 2) return visible.map((c) => this.branchElement(c));
-        this.ensureRunOf(id);
-        const folded = this.folds.get(id);
-        return folded ? folded.map((c) => this.entryElement(c)) : [];
-      }
+      case "entry":
+        return this.ownChildren(element.id);
       case "branch":
         if (!this.own.has(element.headId)) return [];
         return this.runChildren(this.run(element.headId));
@@ -365,11 +380,23 @@ export class SessionTreeModel {
 
   /** True when {@link children} would return something (cheap for entries). */
   hasChildren(element: TreeElement): boolean {
-    if (element.kind !== "entry") return true;
-    if (!this.own.has(element.id)) return false;
-    if (this.visibleChildren(element.id).length >= 2) return true;
-    this.ensureRunOf(element.id);
-    return (this.folds.get(element.id)?.length ?? 0) > 0;
+    if (element.kind === "page") return true;
+    const id = element.kind === "entry" ? element.id : element.headId;
+    if (!this.own.has(id)) return false;
+    if (element.kind === "branch" && this.run(id).items.length > 1) return true;
+    if (this.visibleChildren(id).length >= 2) return true;
+    this.ensureRunOf(id);
+    return (this.folds.get(id)?.length ?? 0) > 0;
+  }
+
+  /** An entry's own children: one branch group per child at a branch point, else its folded tool results. */
+  private ownChildren(id: string): TreeElement[] {
+    if (!this.own.has(id)) return [];
+    const visible = this.visibleChildren(id);
+    if (visible.length >= 2) return visible.map((c) => this.branchElement(c));
+    this.ensureRunOf(id);
+    const folded = this.folds.get(id);
+    return folded ? folded.map((c) => this.entryElement(c)) : [];
   }
 
   /** The parent element (`undefined` = top level), for `TreeView.reveal`. */
@@ -380,14 +407,15 @@ export class SessionTreeModel {
         const run = this.ensureRunOf(id);
         if (!run) return undefined;
         const owner = this.foldOwner.get(id);
-        if (owner !== undefined) return this.entryElement(owner);
+        if (owner !== undefined) return this.displayElement(owner);
         const position = run.index.get(id);
         if (position === undefined) return undefined;
+        if (position === 0 && this.runBase(run) === 1) return this.parent(this.branchElement(id)); // shown as its branch group
         return this.containerOf(run, position);
       }
       case "branch": {
         const vp = this.visibleParent(element.headId);
-        return vp === null ? undefined : this.entryElement(vp);
+        return vp === null ? undefined : this.displayElement(vp);
       }
       case "page": {
         const run = this.own.has(element.runId) ? this.run(element.runId) : undefined;
@@ -403,10 +431,28 @@ export class SessionTreeModel {
    * The element that shows an entry in this filter: the entry itself when visible, else its nearest
    * visible ancestor; undefined when there is none (or the entry is unreachable, e.g. on a cycle).
    */
-  elementOf(id: string): EntryElement | undefined {
+  elementOf(id: string): EntryElement | BranchElement | undefined {
     if (!this.own.has(id) || !this.reachable(id)) return undefined;
     const shown = this.visibleSelfOrAncestor(id);
-    return shown === null ? undefined : this.entryElement(shown);
+    return shown === null ? undefined : this.displayElement(shown);
+  }
+
+  /**
+   * The element that shows a visible entry: its branch group when the entry heads a branch (the
+   * group row is the entry itself: it carries the entry's text, and its children are the rest of
+   * the branch), else its entry element.
+   */
+  displayElement(id: string): EntryElement | BranchElement {
+    return this.headsBranch(id) ? this.branchElement(id) : this.entryElement(id);
+  }
+
+  /** True for a visible entry that starts a branch group: a child of a branch point, or one of several roots. */
+  headsBranch(id: string): boolean {
+    const r = this.own.get(id);
+    if (!r || !this.reachable(id) || !this.isVisible(id)) return false;
+    const parent = this.rawParentId(r);
+    const vp = parent === null ? null : this.visibleSelfOrAncestor(parent);
+    return this.visibleChildren(vp).length >= 2;
   }
 
   /** The interned element of an entry (whether or not it is visible). */
@@ -448,7 +494,10 @@ export class SessionTreeModel {
     if (!r) {
       return { id, kind: "unknown", text: "(missing entry)", detail: "", isLeaf: false, isFileLeaf: false, onActivePath: false, branches: 0, folded: 0, error: false, hasSummary: false, timestamp: "" };
     }
-    const { kind, text, detail, error } = describeRecord(r, this.toolCallText(r));
+    const described = describeRecord(r, this.toolCallText(r));
+    const { kind, text, error } = described;
+    let detail = described.detail;
+    if (described.model !== undefined && this.modelChangesAt(r)) detail = [detail, shortModelName(described.model)].filter(Boolean).join("  ");
     const visible = this.own.has(id) && this.isVisible(id) ? this.visibleChildren(id).length : 0;
     if (this.isVisible(id)) this.ensureRunOf(id);
     const out: NodeDisplay = {
@@ -465,9 +514,34 @@ export class SessionTreeModel {
       hasSummary: r.type === "compaction" || r.type === "branch_summary",
       timestamp: r.timestamp,
     };
+    if (described.errorMessage !== undefined) out.errorMessage = described.errorMessage;
+    if (described.model !== undefined) out.model = described.model;
     const label = this.labelMap.get(id);
     if (label) out.label = label.label;
     return out;
+  }
+
+  /**
+   * True when an assistant message's model differs from the previous assistant message on its
+   * path (or there is none): the row names the model only there. Cached per entry (ancestors never change).
+   */
+  private modelChangesAt(r: EntryRecord): boolean {
+    const cached = this.modelChange.get(r.id);
+    if (cached !== undefined) return cached;
+    const mine = modelKey(r);
+    let changed = true;
+    let current = this.rawParentId(r);
+    for (let steps = 0; current !== null && steps < 256; steps++) {
+      const p = this.own.get(current);
+      if (!p) break;
+      if (p.type === "message" && p.role === "assistant" && (p.model !== undefined || p.provider !== undefined)) {
+        changed = modelKey(p) !== mine;
+        break;
+      }
+      current = this.rawParentId(p);
+    }
+    this.modelChange.set(r.id, changed);
+    return changed;
   }
 
   /** Ids of all visible entries in display order (depth-first, as the widget would list them fully expanded). */
@@ -496,6 +570,7 @@ export class SessionTreeModel {
     this.sessionName = undefined;
     this.leaf = null;
     this.toolCalls = new Map();
+    this.modelChange = new Map();
     this.clearVisible();
     const records = this.source.records;
     for (const r of records) if (this.source.byId.get(r.id) === r) this.own.set(r.id, r);
@@ -828,9 +903,14 @@ export class SessionTreeModel {
     return e;
   }
 
-  /** Items of a run that go into page groups (a multiple of the page size; 0 = no pages). */
+  /** 1 when the run is shown as a branch group (its head is the group's row), else 0 (the top-level run). */
+  private runBase(run: Run): number {
+    return this.runContainer(run) ? 1 : 0;
+  }
+
+  /** Items of a run (after its head when it is a branch group) that go into page groups (a multiple of the page size; 0 = no pages). */
   private pagedLength(run: Run): number {
-    const n = run.items.length;
+    const n = run.items.length - this.runBase(run);
     if (n <= this.inlineMax) return 0;
     return Math.floor((n - this.pageSize) / this.pageSize) * this.pageSize;
   }
@@ -850,9 +930,11 @@ export class SessionTreeModel {
   }
 
   private runChildren(run: Run): TreeElement[] {
+    const base = this.runBase(run);
     const paged = this.pagedLength(run);
-    const out: TreeElement[] = paged > 0 ? this.pages(run, 0, paged, this.chunkSize(paged)) : [];
-    for (let i = paged; i < run.items.length; i++) out.push(this.entryElement(run.items[i]!));
+    const out: TreeElement[] = base === 1 ? this.ownChildren(run.head) : [];
+    if (paged > 0) out.push(...this.pages(run, base, base + paged, this.chunkSize(paged)));
+    for (let i = base + paged; i < run.items.length; i++) out.push(this.entryElement(run.items[i]!));
     return out;
   }
 
@@ -864,11 +946,12 @@ export class SessionTreeModel {
 
   /** The pages holding the item at `position`, outermost first (empty when the item is inline). */
   private pageChain(run: Run, position: number): PageElement[] {
+    const base = this.runBase(run);
     const paged = this.pagedLength(run);
-    if (position >= paged) return [];
+    if (position < base || position >= base + paged) return [];
     const chain: PageElement[] = [];
-    let start = 0;
-    let end = paged;
+    let start = base;
+    let end = base + paged;
     while (end - start > this.pageSize || chain.length === 0) {
       const size = this.chunkSize(end - start);
       const s = start + Math.floor((position - start) / size) * size;
@@ -940,6 +1023,52 @@ function oneLine(text: string, max = 160): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
+/**
+ * One line of markdown as plain text, for tree rows: heading, quote and list markers, emphasis
+ * (`**x**`, `__x__`, `*x*`, `_x_`, `~~x~~`), code spans (`` `x` ``), links and images (their text)
+ * are removed; code span contents are kept verbatim. `**`pi-format-demo`**` → `pi-format-demo`.
+ */
+export function plainText(line: string): string {
+  const code: string[] = [];
+  let s = line.replace(/(`+)(.+?)\1/g, (_m, _ticks: string, body: string) => {
+    code.push(body.trim());
+    return `\u0000${code.length - 1}\u0000`;
+  });
+  s = s.replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+(\[[ xX]\]\s+)?|\d+[.)]\s+)/, "");
+  s = s.replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/\[([^\]]+)\]\([^)\s]*\)/g, "$1");
+  s = s.replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, "$2").replace(/~~(?=\S)(.+?)(?<=\S)~~/g, "$1");
+  s = s.replace(/(^|[^\w*])\*(?=[^\s*])([^*]*?[^\s*])?\*(?![\w*])/g, (_m, pre: string, body: string | undefined) => `${pre}${body ?? ""}`);
+  s = s.replace(/(^|[^\w])_(?=[^\s_])([^_]*?[^\s_])?_(?!\w)/g, (_m, pre: string, body: string | undefined) => `${pre}${body ?? ""}`);
+  return s.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => code[Number(i)] ?? "");
+}
+
+/** `1 entry`, `2 entries`, `1,234 entries` (English plural for our nouns). */
+export function plural(count: number, singular: string, pluralForm = singular.endsWith("y") && !/[aeiou]y$/.test(singular) ? `${singular.slice(0, -1)}ies` : `${singular}s`): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? singular : pluralForm}`;
+}
+
+/** The model part of `provider/model` as a row shows it: the last path segment (`accounts/x/routers/kimi` → `kimi`). */
+export function shortModelName(model: string): string {
+  const slash = model.lastIndexOf("/");
+  return slash >= 0 && slash < model.length - 1 ? model.slice(slash + 1) : model;
+}
+
+function modelKey(r: EntryRecord): string {
+  return `${r.provider ?? ""}/${r.model ?? ""}`;
+}
+
+/**
+ * An entry in words for titles and messages: its text as the tree shows it (a user message's first
+ * line, an assistant's answer, "Compaction: …"), in quotes and shortened to `max` characters.
+ * `“Read README.md and NOTES.md”`. Falls back to the id for entries without words.
+ */
+export function entryWords(r: EntryRecord | undefined, max = 48): string {
+  if (!r) return "the start of the session";
+  const text = describeRecord(r).text.trim();
+  if (!text) return r.id;
+  return `“${text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text}”`;
+}
+
 /** pi's `formatToolCall` in the `/tree` selector (`[read: path:1-20]`, `[bash: cmd]`, …), without brackets. */
 export function formatToolCall(name: string, args: Record<string, unknown>): string {
   const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
@@ -1000,28 +1129,53 @@ export function summaryHeadline(summary: string): string {
   for (const raw of summary.split(/\r?\n/)) {
     const line = raw.trim();
     if (!line || line.startsWith("#") || SUMMARY_PREAMBLE_LINES.has(line) || line.startsWith("<")) continue;
-    const text = line.replace(/^([-*+]|\d+[.)])\s+/, "").replace(/^\[[ xX]\]\s*/, "").trim();
+    const text = plainText(line.replace(/^([-*+]|\d+[.)])\s+/, "").replace(/^\[[ xX]\]\s*/, "")).trim();
     if (text) return oneLine(text);
   }
   return "";
 }
 
-/** Kind, texts and error flag of one record (pi's `getEntryDisplayText`, on records). */
-export function describeRecord(r: EntryRecord, toolCall?: string): { kind: NodeKind; text: string; detail: string; error: boolean } {
+/** What {@link describeRecord} tells about one record. */
+export interface RecordDescription {
+  kind: NodeKind;
+  text: string;
+  detail: string;
+  error: boolean;
+  /** A failed assistant message's error text (already shown in `text` or `detail`). */
+  errorMessage?: string;
+  /** An assistant message's `provider/model` (not in `detail`: the tree shows it where it changes). */
+  model?: string;
+}
+
+/**
+ * Kind, texts and error flag of one record (pi's `getEntryDisplayText`, on records). Message texts
+ * are plain (markdown markers removed, see {@link plainText}). A failed assistant message without
+ * text shows its error as pi's `/tree` does (`Error: 400 …`); with text, the error goes to the detail.
+ */
+export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescription {
   switch (r.type) {
     case "message": {
       switch (r.role) {
         case "user": {
-          const images = r.images ? `${r.images} image${r.images > 1 ? "s" : ""}` : "";
-          return { kind: "user", text: r.preview ? oneLine(r.preview) : images ? `(${images})` : "(empty)", detail: r.preview && images ? images : "", error: false };
+          const images = r.images ? plural(r.images, "image") : "";
+          const text = r.preview ? oneLine(plainText(r.preview)) : "";
+          return { kind: "user", text: text || (images ? `(${images})` : "(empty)"), detail: text && images ? images : "", error: false };
         }
         case "assistant": {
           const tools = r.toolNames?.length ? `→ ${summarizeToolNames(r.toolNames)}` : "";
           const error = r.stopReason === "error" || r.stopReason === "aborted";
-          let text = r.preview ? oneLine(r.preview) : "";
-          if (!text) text = r.stopReason === "aborted" ? "(aborted)" : r.stopReason === "error" ? "(error)" : tools || "(no content)";
-          const detail = [text === tools ? "" : tools, r.model ?? ""].filter(Boolean).join("  ");
-          return { kind: "assistant", text, detail, error };
+          const errorMessage = error && r.errorMessage ? oneLine(r.errorMessage) : undefined;
+          let text = r.preview ? oneLine(plainText(r.preview)) : "";
+          let errorDetail = "";
+          if (!text) text = r.stopReason === "aborted" ? "(aborted)" : errorMessage ? `Error: ${errorMessage}` : r.stopReason === "error" ? "(error)" : tools || "(no content)";
+          else if (errorMessage) errorDetail = `error: ${errorMessage}`;
+          else if (error) errorDetail = r.stopReason === "aborted" ? "aborted" : "stopped with an error";
+          const detail = [text === tools ? "" : tools, errorDetail].filter(Boolean).join("  ");
+          const model = r.model !== undefined || r.provider !== undefined ? `${r.provider ? `${r.provider}/` : ""}${r.model ?? "?"}` : undefined;
+          const out: RecordDescription = { kind: "assistant", text, detail, error };
+          if (errorMessage !== undefined) out.errorMessage = errorMessage;
+          if (model !== undefined) out.model = model;
+          return out;
         }
         case "toolResult":
           return { kind: "toolResult", text: toolCall ?? r.toolName ?? "tool", detail: r.preview ? oneLine(r.preview, 120) : "", error: Boolean(r.isError) };
@@ -1030,13 +1184,13 @@ export function describeRecord(r: EntryRecord, toolCall?: string): { kind: NodeK
         case "system":
           return { kind: "system", text: "System prompt", detail: `${formatTokenCount(r.systemTokens)} tokens`, error: false };
         case "custom":
-          return { kind: "customMessage", text: `[${r.customType ?? "custom"}] ${oneLine(r.preview ?? "")}`.trim(), detail: "", error: false };
+          return { kind: "customMessage", text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(), detail: "", error: false };
         default:
           return { kind: "message", text: `[${r.role ?? "message"}]`, detail: "", error: false };
       }
     }
     case "custom_message":
-      return { kind: "customMessage", text: `[${r.customType ?? "custom"}] ${oneLine(r.preview ?? "")}`.trim(), detail: r.display ? "" : "hidden in pi", error: false };
+      return { kind: "customMessage", text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(), detail: r.display ? "" : "hidden in pi", error: false };
     case "compaction":
       return {
         kind: "compaction",
@@ -1057,7 +1211,7 @@ export function describeRecord(r: EntryRecord, toolCall?: string): { kind: NodeK
     case "custom":
       if (r.customType === PI_CONTEXT_CUSTOM_TYPE) {
         const data = (r.data ?? {}) as { targetId?: unknown; fromId?: unknown };
-        return { kind: "leafMarker", text: "Leaf moved here", detail: `pi-context${typeof data.fromId === "string" ? ` · from ${data.fromId}` : ""}`, error: false };
+        return { kind: "leafMarker", text: "Leaf moved here", detail: `by pi Context${typeof data.fromId === "string" ? ` · from ${data.fromId}` : ""}`, error: false };
       }
       return { kind: "custom", text: `Custom: ${r.customType ?? "?"}`, detail: "", error: false };
     case "context_edit":

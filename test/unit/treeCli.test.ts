@@ -45,12 +45,28 @@ describe("pi-context tree", () => {
     const lines = r.out.split("\n");
     assert.match(lines[1]!, /^leaf {5}bb6f6d3c · 34 entries · filter default/);
     assert.ok(lines.includes("• c8a901f3  user: [task:t1] do t1"));
+    assert.ok(lines.includes("• c707baf6  assistant: → read  · scripted-big"), "the model where it first appears");
+    assert.ok(lines.includes("• a03949d4  assistant: alpha read."), "not repeated while it stays the same");
     assert.ok(lines.includes("  • 524c617f  tool read: src/alpha.ts  · // alpha: generated fixture module"), "folded tool result, indented");
     assert.ok(lines.some((l) => l.startsWith("• 3bcd7a02  assistant: alpha edited.") && l.endsWith("⑂ 3 branches")));
-    assert.ok(lines.includes("  ⑂ branch 7daca6b9 · 7 entries"));
-    assert.ok(lines.some((l) => l.startsWith("      7daca6b9  [branch-A] Branch summary: ")));
-    assert.ok(lines.includes("  ⑂ branch b6b95844 · 4 entries (active)"));
-    assert.ok(lines.includes("    • bb6f6d3c  assistant: delta read on branch C.  · scripted-big  ← leaf"));
+    // a branch starts with its first entry (not a separate group line repeating it)
+    assert.ok(lines.some((l) => l.startsWith("  ⑂   7daca6b9  [branch-A] Branch summary: ") && l.endsWith("· branch of 7 entries")));
+    assert.ok(lines.includes("  ⑂ • b6b95844  user: [task:t6] do t6 on branch C  · branch of 4 entries"));
+    assert.equal(lines.filter((l) => l.includes("b6b95844")).length, 1);
+    assert.ok(lines.includes("    • bb6f6d3c  assistant: delta read on branch C.  ← leaf"));
+  });
+
+  it("a failed assistant message shows its error once (real session with an HTTP 400)", async () => {
+    const r = await run("tree", path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl"));
+    assert.equal(r.code, 0, r.err);
+    const line = r.out.split("\n").find((l) => l.includes("59c6b470"))!;
+    assert.match(line, /^• 59c6b470 {2}assistant: Error: 400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens` must be greater than/);
+    assert.doesNotMatch(r.out, /\(error\)/);
+    assert.match(line, / {2}· kimi-k2p6-fast$/, "the model changed here");
+    const j = JSON.parse((await run("tree", path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl"), "--json")).out);
+    const node = j.tree.find((t: { id: string }) => t.id === "59c6b470");
+    assert.match(node.error, /^400 \{"error"/);
+    assert.equal(node.model, "fireworks/accounts/fireworks/routers/kimi-k2p6-fast");
   });
 
   it("--filter user-only --json: the nested structure", async () => {
@@ -64,9 +80,10 @@ describe("pi-context tree", () => {
       ["c8a901f3", "1c4d30f5"],
     );
     assert.deepEqual(
-      j.tree[1].children.map((c: { kind: string; id: string }) => `${c.kind} ${c.id}`),
-      ["branch a41d08b8", "branch 60933bb1", "branch b6b95844"],
+      j.tree[1].children.map((c: { kind: string; id: string; text: string; entries: number }) => `${c.kind} ${c.id} ${c.text} (${c.entries})`),
+      ["branch a41d08b8 [task:t3] do t3 (2)", "branch 60933bb1 [task:t5] do t5 on a new branch (1)", "branch b6b95844 [task:t6] do t6 on branch C (1)"],
     );
+    assert.deepEqual(j.tree[1].children[0].children.map((c: { id: string }) => c.id), ["d687d2f6"]);
   });
 
   it("usage errors exit 2", async () => {
@@ -84,9 +101,10 @@ describe("pi-context switch", () => {
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /leaf {10}bb6f6d3c → 3bcd7a02/);
     assert.match(r.out, /text back {5}"\[task:t3\] do t3"/);
+    assert.match(r.out, /target {8}a41d08b8 \(user message\) “\[task:t3\] do t3”/);
     assert.match(r.out, /abandoned {5}4 entries back to 3bcd7a02; 3 messages/);
     assert.match(r.out, /writes {8}branch_summary \+ label/);
-    assert.match(r.out, /summariser {4}m at http:\/\/127\.0\.0\.1:\d+\/v1: 1 request/);
+    assert.match(r.out, /summarizer {4}m at http:\/\/127\.0\.0\.1:\d+\/v1: 1 request/);
     assert.match(r.out, /dry run: nothing was sent or written\./);
     assert.equal(server.requests.length, 0);
     assert.ok(fs.readFileSync(file).equals(before));
@@ -107,6 +125,8 @@ describe("pi-context switch", () => {
     const refused = await run("switch", file, "a41d08b8", "--summarize", "--agent-dir", AGENT, "--base-url", server.baseURL, "--model", "m");
     assert.equal(refused.code, 1);
     assert.match(refused.err, /Refusing to switch branches in this session/);
+    assert.match(refused.err, /--guard-seconds N sets it/, "the CLI's flag, not the VS Code setting");
+    assert.doesNotMatch(refused.err, /piContext\.|Install Live Bridge/);
     const r2 = await run("switch", file, "a41d08b8", "--summarize", "--label", "retry", "--guard-seconds", "0", "--json", "--agent-dir", AGENT, "--base-url", server.baseURL, "--model", "m");
     assert.equal(r2.code, 0, r2.err);
     const j = JSON.parse(r2.out);
@@ -124,6 +144,6 @@ describe("pi-context switch", () => {
     assert.equal((await run("switch", TREE, "x", "--api-key", "k")).code, 2);
     const r = await run("switch", copy(), "nope", "--agent-dir", AGENT);
     assert.equal(r.code, 1);
-    assert.match(r.err, /Entry nope not found/);
+    assert.equal(r.err, "Entry nope not found. Nothing was written.");
   });
 });

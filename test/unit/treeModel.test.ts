@@ -10,11 +10,12 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { buildRecord, type EntryRecord } from "../../src/core/entries";
 import { SessionFile } from "../../src/core/session";
-import { describeRecord, formatToolCall, SessionTreeModel, summaryHeadline, type TreeElement, type TreeFilter, type TreeSource } from "../../src/core/treeModel";
+import { describeRecord, entryWords, formatToolCall, plainText, plural, SessionTreeModel, shortModelName, summaryHeadline, type TreeElement, type TreeFilter, type TreeSource } from "../../src/core/treeModel";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
 const CASE15 = path.join(FIXTURES, "cases/15-branch-summary-tree/session.jsonl");
+const GETSPECSTORY = path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl");
 
 /** A growable source: records appended one JSON line at a time. */
 class GrowingSource implements TreeSource {
@@ -46,8 +47,8 @@ function snapshot(model: SessionTreeModel, withDisplay = true): string[] {
     for (const child of model.children(parent)) {
       assert.equal(model.parent(child), parent, `parent(${child.key}) should be ${parent?.key ?? "top"}`);
       let text = `${"  ".repeat(depth)}${label(model, child)}`;
-      if (child.kind === "entry" && withDisplay) {
-        const d = model.display(child.id);
+      if (child.kind !== "page" && withDisplay) {
+        const d = model.display(child.kind === "entry" ? child.id : child.headId);
         text += ` ${d.kind}${d.label ? ` [${d.label}]` : ""}${d.isLeaf ? " LEAF" : ""}${d.onActivePath ? " *" : ""}${d.branches ? ` ⑂${d.branches}` : ""}${d.folded ? ` +${d.folded}` : ""}`;
       }
       assert.equal(model.hasChildren(child), model.children(child).length > 0, `hasChildren(${child.key})`);
@@ -73,8 +74,7 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
       "88ee17e2 assistant * +1",
       "  3c46a996 toolResult *",
       "3bcd7a02 assistant * ⑂3",
-      "  branch(a41d08b8)",
-      "    a41d08b8 user",
+      "  branch(a41d08b8) user",
       "    eaa275aa assistant +1",
       "      3b7790ad toolResult",
       "    1b08321e assistant +1",
@@ -85,16 +85,14 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
       "      99b48557 toolResult",
       "    ae6c9df9 assistant",
       "    9df62dcd branchSummary",
-      "  branch(7daca6b9)",
-      "    7daca6b9 branchSummary [branch-A]",
+      "  branch(7daca6b9) branchSummary [branch-A]",
       "    60933bb1 user",
       "    437e75f7 assistant +1",
       "      1812defc toolResult",
       "    5e60ca97 assistant +1",
       "      eefae3d2 toolResult",
       "    895e5ef5 assistant",
-      "  branch(b6b95844)",
-      "    b6b95844 user *",
+      "  branch(b6b95844) user *",
       "    07b460a3 assistant * +1",
       "      9a572700 toolResult *",
       "    bb6f6d3c assistant LEAF *",
@@ -114,6 +112,8 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     const a = model.display("c707baf6");
     assert.equal(a.text, "→ read");
     assert.equal(a.detail, "scripted-big");
+    assert.equal(model.display("a03949d4").detail, "", "the model is named only where it changes");
+    assert.equal(model.display("a03949d4").model, "scripted/scripted-big");
     const tr = model.display("524c617f");
     assert.equal(tr.kind, "toolResult");
     assert.match(tr.text, /^read: src\/alpha\.ts/);
@@ -133,16 +133,13 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     assert.deepEqual(snapshot(model), [
       "c8a901f3 user *",
       "1c4d30f5 user * ⑂3",
-      "  branch(a41d08b8)",
-      "    a41d08b8 user",
+      "  branch(a41d08b8) user",
       "    d687d2f6 user",
-      "  branch(60933bb1)",
-      "    60933bb1 user",
-      "  branch(b6b95844)",
-      "    b6b95844 user LEAF *",
+      "  branch(60933bb1) user",
+      "  branch(b6b95844) user LEAF *",
     ]);
     assert.equal(model.displayLeafId, "b6b95844");
-    assert.equal(model.elementOf("bb6f6d3c")?.id, "b6b95844");
+    assert.equal(model.elementOf("bb6f6d3c")?.key, "b:b6b95844", "a branch's first entry is shown by its branch row");
   });
 
   it("no-tools, labeled-only and all filters", async () => {
@@ -150,7 +147,7 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     const model = new SessionTreeModel(session, { filter: "no-tools" });
     const ids = (f: TreeFilter) => {
       model.setFilter(f);
-      return [...model.walk()].filter((w) => w.element.kind === "entry").map((w) => (w.element as { id: string }).id);
+      return [...model.walk()].filter((w) => w.element.kind !== "page").map((w) => (w.element.kind === "entry" ? w.element.id : (w.element as { headId: string }).headId));
     };
     const noTools = ids("no-tools");
     assert.ok(!noTools.includes("524c617f"), "tool results hidden");
@@ -170,14 +167,12 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     assert.deepEqual(snapshot(model, true), [
       "u1 user *",
       "a1 assistant [design-fork] * ⑂2",
-      "  branch(bA1)",
-      "    bA1 user",
+      "  branch(bA1) user",
       "    bA2 assistant +2",
       "      bA3 toolResult",
       "      bA4 toolResult",
       "    bA5 assistant",
-      "  branch(bs1)",
-      "    bs1 branchSummary *",
+      "  branch(bs1) branchSummary *",
       "    bB1 user *",
       "    bB2 assistant * +1",
       "      bB3 toolResult LEAF *",
@@ -185,6 +180,54 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     assert.equal(model.leafId, "l1");
     assert.equal(model.displayLeafId, "bB3");
     assert.equal(model.display("bB3").isFileLeaf, false);
+  });
+});
+
+describe("tree model: row texts", () => {
+  it("a failed assistant message shows its error (real session with an HTTP 400), as pi's /tree does", async () => {
+    const session = await SessionFile.open(GETSPECSTORY);
+    const model = new SessionTreeModel(session, { reader: session });
+    const d = model.display("59c6b470");
+    assert.equal(d.error, true);
+    assert.equal(d.errorMessage, session.byId.get("59c6b470")!.errorMessage);
+    assert.match(d.text, /^Error: 400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens` must be greater than `thinking\.budget_tokens`/);
+    assert.ok(d.text.length <= 160 + "Error: ".length);
+    assert.doesNotMatch(d.text, /\(error\)/);
+    // the model is named where it changes (glm → kimi), not on every assistant row
+    assert.deepEqual([model.display("a38e1b57").text, model.display("a38e1b57").detail], ["→ read ×2", "glm-5p2-fast"]);
+    assert.equal(model.display("a38e1b57").model, "fireworks/accounts/fireworks/routers/glm-5p2-fast");
+    assert.equal(model.display("4841084c").detail, "", "same model as the previous answer");
+    assert.equal(d.detail, "kimi-k2p6-fast", "the model changed here");
+    // markdown markers are gone from the row text
+    assert.equal(model.display("4841084c").text.slice(0, 42), "This project — pi-format-demo — is a small");
+  });
+
+  it("an error next to text goes to the detail; aborted and bare errors; tool-call-only rows", () => {
+    const rec = (message: object) => {
+      const r = buildRecord({ type: "message", id: "x", parentId: null, timestamp: "t", message: { role: "assistant", provider: "p", model: "m", ...message } }, { index: 0, line: 2, offset: 0, byteLength: 1 });
+      assert.ok(!("code" in r));
+      return describeRecord(r as EntryRecord);
+    };
+    const withText = rec({ content: [{ type: "text", text: "**Partial** answer" }], stopReason: "error", errorMessage: "overloaded_error\nretry later" });
+    assert.deepEqual([withText.text, withText.detail, withText.errorMessage, withText.model], ["Partial answer", "error: overloaded_error", "overloaded_error", "p/m"]);
+    assert.deepEqual([rec({ content: [], stopReason: "aborted", errorMessage: "Request was aborted" }).text, rec({ content: [], stopReason: "error" }).text], ["(aborted)", "(error)"]);
+    const tools = rec({ content: [{ type: "toolCall", id: "c", name: "read", arguments: {} }], stopReason: "toolUse" });
+    assert.deepEqual([tools.text, tools.detail, tools.error], ["→ read", "", false]);
+  });
+
+  it("helpers: plain text from markdown, plurals, short model names, entries in words", () => {
+    assert.equal(plainText("This project — **`pi-format-demo`** — is"), "This project — pi-format-demo — is");
+    assert.equal(plainText("## Goal"), "Goal");
+    assert.equal(plainText("- [x] done *it* now"), "done it now");
+    assert.equal(plainText("snake_case_name and 2 * 3 * 4 and a*b*c"), "snake_case_name and 2 * 3 * 4 and a*b*c");
+    assert.equal(plainText("see [docs](http://x) and `a*b*` is _em_ ~~x~~"), "see docs and a*b* is em x");
+    assert.deepEqual([plural(1, "entry"), plural(2, "entry"), plural(1234, "message"), plural(0, "key")], ["1 entry", "2 entries", "1,234 messages", "0 keys"]);
+    assert.equal(shortModelName("accounts/fireworks/routers/kimi-k2p6-fast"), "kimi-k2p6-fast");
+    assert.equal(shortModelName("gpt-4o"), "gpt-4o");
+    const user = buildRecord({ type: "message", id: "u", parentId: null, timestamp: "t", message: { role: "user", content: "Read README.md and NOTES.md and tell me what this project is about\nplease" } }, { index: 0, line: 2, offset: 0, byteLength: 1 });
+    assert.ok(!("code" in user));
+    assert.equal(entryWords(user as EntryRecord), "“Read README.md and NOTES.md and tell me what th…”");
+    assert.equal(entryWords(undefined), "the start of the session");
   });
 });
 
@@ -237,6 +280,29 @@ describe("tree model: reveal, paging and edge cases", () => {
     assert.deepEqual(model.pageBounds(model.parent(model.elementOf("u57")!) as never), { first: "u50", last: "u59", count: 10 });
   });
 
+  it("a long branch: its row is its first entry, pages start after it, parents stay consistent", () => {
+    const src = new GrowingSource();
+    src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+    const msg = (id: string, parentId: string | null) => ({ type: "message", id, parentId, timestamp: "t", message: { role: "user", content: id } });
+    src.push(msg("root", null));
+    src.push(msg("short", "root"));
+    let parent = "root";
+    for (let i = 0; i < 40; i++) {
+      src.push(msg(`b${i}`, parent));
+      parent = `b${i}`;
+    }
+    const model = new SessionTreeModel(src, { pageSize: 10, inlineMax: 20 });
+    const lines = snapshot(model, false); // checks parent() against children() everywhere
+    assert.deepEqual(model.children(model.children()[0]).map((e) => e.key), ["b:short", "b:b0"]);
+    const long = model.children(model.elementOf("b0"));
+    // 39 entries after the first: 20 in pages, the newest 19 inline
+    assert.deepEqual(long.map((e) => e.key).slice(0, 3), ["p:b0:1-11", "p:b0:11-21", "e:b21"]);
+    assert.equal(long.filter((e) => e.kind === "entry").length, 19);
+    assert.ok(!lines.some((l) => l.trim() === "b0"), "the first entry is not listed again inside its branch");
+    assert.equal(model.hasChildren(model.elementOf("short")!), false);
+    assert.deepEqual(model.pageBounds(model.parent(model.elementOf("b5")!) as never), { first: "b1", last: "b10", count: 10 });
+  });
+
   it("missing parents are roots, self-parents are roots, cycles are not shown", () => {
     const src = new GrowingSource();
     src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
@@ -249,7 +315,7 @@ describe("tree model: reveal, paging and edge cases", () => {
     const model = new SessionTreeModel(src);
     assert.deepEqual(model.children().map((e) => e.key), ["b:a", "b:b", "b:c"]);
     assert.equal(model.elementOf("x"), undefined);
-    assert.equal(model.elementOf("b")?.id, "b");
+    assert.equal(model.elementOf("b")?.key, "b:b");
   });
 
   it("labels applied in file order; a cleared label disappears", () => {
@@ -332,7 +398,7 @@ function widgetState(model: SessionTreeModel): Map<string, string> {
   const state = new Map<string, string>();
   state.set("top", model.children().map((c) => c.key).join(","));
   for (const { element } of model.walk()) {
-    const item = element.kind === "entry" ? JSON.stringify(model.display(element.id)) : element.kind === "branch" ? `${model.branchSize(element.headId)} ${model.branchIsActive(element.headId)}` : JSON.stringify(model.pageBounds(element));
+    const item = element.kind === "entry" ? JSON.stringify(model.display(element.id)) : element.kind === "branch" ? `${JSON.stringify(model.display(element.headId))} ${model.branchSize(element.headId)} ${model.branchIsActive(element.headId)}` : JSON.stringify(model.pageBounds(element));
     state.set(element.key, `${item} | ${model.children(element).map((c) => c.key).join(",")}`);
   }
   return state;
