@@ -34,7 +34,7 @@ export function parseArgs(argv: readonly string[], booleans: ReadonlySet<string>
       else if (booleans.has(arg.slice(2))) flags.set(arg.slice(2), true);
       else {
         const value = argv[i + 1];
-        if (value === undefined) throw new UsageError(`${arg} needs a value`);
+        if (value === undefined) throw new UsageError(`${arg} needs a value.`);
         flags.set(arg.slice(2), value);
         i++;
       }
@@ -55,10 +55,10 @@ function flag(args: ParsedArgs, name: string): string | undefined {
 export function analyzeOptionsFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env) {
   const agentDir = flag(args, "agent-dir") ? path.resolve(flag(args, "agent-dir")!) : getAgentDir(env);
   const mode = flag(args, "project-settings") ?? "auto";
-  if (!["auto", "always", "never"].includes(mode)) throw new UsageError(`--project-settings must be auto, always or never`);
+  if (!["auto", "always", "never"].includes(mode)) throw new UsageError("--project-settings must be auto, always or never.");
   const windowFlag = flag(args, "context-window");
   const contextWindow = windowFlag !== undefined ? Number(windowFlag) : undefined;
-  if (contextWindow !== undefined && !(contextWindow > 0)) throw new UsageError("--context-window must be a positive number");
+  if (contextWindow !== undefined && !(contextWindow > 0)) throw new UsageError("--context-window must be a positive number.");
   const leaf = flag(args, "leaf");
   return {
     agentDir,
@@ -118,7 +118,7 @@ export function formatInspect(analysis: Analysis): string {
   lines.push(row("keep", `${r.keepRecentTokens.value !== null ? `${n(r.keepRecentTokens.value)} tokens` : "?"} (${sourceText(r.keepRecentTokens)})`));
   if (r.threshold !== null) {
     const until = r.tokensUntilCompaction!;
-    const state = !r.compactionEnabled.value ? "auto-compaction is off" : until >= 0 ? `${n(until)} tokens until auto-compaction` : `over by ${n(-until)} tokens: pi compacts before its next request`;
+    const state = !r.compactionEnabled.value ? "auto-compaction is off" : until >= 0 ? `${n(until)} tokens until auto-compaction` : `over by ${n(-until)} tokens: pi auto-compacts at its next check (after the current answer or before the next request)`;
     lines.push(row("threshold", `${n(r.threshold)} tokens (window − reserve); ${state}`));
   } else lines.push(row("threshold", "unknown (no context window, or reserveTokens is invalid)"));
   lines.push("");
@@ -155,7 +155,7 @@ async function inspectCommand(argv: readonly string[], out: (s: string) => void)
   const args = parseArgs(argv, new Set(["json"]));
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(INSPECT_USAGE, 2)}`);
-  for (const name of args.flags.keys()) if (!INSPECT_FLAGS.has(name)) throw new UsageError(`unknown flag --${name}\nusage:\n${formatUsage(INSPECT_USAGE, 2)}`);
+  for (const name of args.flags.keys()) if (!INSPECT_FLAGS.has(name)) throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(INSPECT_USAGE, 2)}`);
   const analysis = await analyzeSession(path.resolve(file), analyzeOptionsFrom(args));
   const session = analysis.session;
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
@@ -233,7 +233,7 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
   }
   const run = cliCommands.get(command);
   if (!run) {
-    err(`unknown command "${command}"\n\n${USAGE}`);
+    err(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;
   }
   try {
