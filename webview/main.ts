@@ -189,7 +189,7 @@ function renderHeader(st: PanelState): HTMLElement {
     { class: "session-sub muted", "data-testid": "session-sub" },
     metaItem("hubot", `${g.model ?? "no model"}${g.thinkingLevel && g.thinkingLevel !== "off" ? `, thinking ${g.thinkingLevel}` : ""}`),
     metaItem("list-flat", plural(session.entryCount, "entry", "entries")),
-    session.leafId ? metaItem("debug-stackframe-dot", `leaf ${session.leafId}`, { class: "meta-item mono", title: "The leaf: the last entry of the current path" }) : null,
+    session.leafId ? metaItem("git-commit", `leaf ${session.leafId}`, { class: "meta-item mono", title: "The leaf: the last entry of the current path" }) : null,
     session.modifiedAt > 0
       ? metaItem("history", `updated ${time(session.modifiedAt)}`, { title: `The session file was last written ${time(session.modifiedAt)}; pi Context read it ${time(session.readAt)}.`, "data-testid": "session-updated" })
       : null,
@@ -529,7 +529,7 @@ function renderSummariesSection(st: PanelState): HTMLElement {
       "button",
       { class: "summary-head", "aria-expanded": String(expanded), "data-key": `summary-${sm.entryId}` },
       icon(expanded ? "chevron-down" : "chevron-right", { size: "14" }),
-      icon(sm.type === "compaction" ? "fold" : "git-branch", { size: "14" }),
+      icon(sm.type === "compaction" ? COMPACT_ICON : "git-branch", { size: "14" }),
       h("span", { class: "summary-title" }, `${summaryTitle(sm)} ${i + 1}`),
       h("span", { class: "muted" }, time(sm.timestamp)),
       sm.tokensBefore !== null ? h("span", { class: "chip", title: "tokensBefore: context tokens when pi compacted" }, `${short(sm.tokensBefore)} before`) : null,

@@ -95,7 +95,7 @@ describe("e2e context panel", () => {
   it("opens with pi's numbers: the gauge equals `pi-context inspect --json` for the same file", async () => {
     const { page } = wb;
     await runCommand(page, "Pi: Open Context Panel");
-    frame = webviewFrame(page, { title: "Pi Context" });
+    frame = webviewFrame(page, { title: "pi Context" });
     const used = frame.locator('[data-testid="gauge-used"]');
     await used.waitFor({ state: "visible", timeout: 30_000 });
     await waitUntil(async () => (await frame.locator(".session-name").innerText()) === "long scripted session", 20_000, "the session name");
@@ -191,7 +191,7 @@ describe("e2e context panel", () => {
     await runCommand(page, "Pi: Open Context Panel");
     writeSettings(fx.workspace, fx.agentDir, "Default Light Modern");
     await waitUntil(async () => (await page.locator(".monaco-workbench").getAttribute("class"))?.includes("vs ") || (await page.locator(".monaco-workbench.vs").count()) > 0, 20_000, "the light theme");
-    frame = webviewFrame(page, { title: "Pi Context" });
+    frame = webviewFrame(page, { title: "pi Context" });
     await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(500);
     await screenshot(page, "panel-light");
@@ -202,7 +202,7 @@ describe("e2e context panel", () => {
   it("the same UI as a view in the Pi container (both themes)", async () => {
     const { page } = wb;
     await runCommand(page, "View: Close All Editors");
-    await page.locator('.activitybar [aria-label^="Pi Context"]').first().click();
+    await page.locator('.activitybar [aria-label^="pi Context"]').first().click();
     const view = webviewFrame(page, { title: "Context" });
     await view.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(300);

@@ -33,7 +33,7 @@ describe("e2e status bar gauge", () => {
     const item = statusBarItem(page, GAUGE);
     await waitUntil(async () => (await item.innerText()).includes("π 26% · 4.2k/16k"), 30_000, "the gauge text");
     const label = await item.locator("a, .statusbar-item-label").first().getAttribute("aria-label");
-    assert.match(label ?? "", /^pi context 26 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
+    assert.match(label ?? "", /^pi Context 26 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
     await screenshot(page, "statusbar-workbench");
     await page.locator("#workbench\\.parts\\.statusbar").screenshot({ path: path.join(resultsDir, "statusbar-gauge.png") });
 
@@ -82,7 +82,7 @@ describe("e2e status bar gauge", () => {
     };
     const t0 = Date.now();
     appendFileSync(sessionFile, JSON.stringify(entry) + "\n");
-    await page.waitForFunction((id) => document.getElementById(id)?.textContent?.includes("π 69% · 11k/16k"), "pi-context.pi-context.piContext.gauge", { polling: 10, timeout: 10_000 });
+    await page.waitForFunction((id) => document.getElementById(id)?.textContent?.includes("π 69% · 11.0k/16k"), "pi-context.pi-context.piContext.gauge", { polling: 10, timeout: 10_000 });
     console.log(`append → status bar text in the browser: ${Date.now() - t0} ms`);
     // 11,000 > 12,000 − 3,000: within the (capped) margin of pi's threshold → warning colour
     await waitUntil(async () => /warning/.test((await item.getAttribute("class")) ?? "") || (await item.evaluate((el) => getComputedStyle(el).backgroundColor)) !== "rgba(0, 0, 0, 0)", 5000, "warning background");
@@ -93,11 +93,11 @@ describe("e2e status bar gauge", () => {
 
   it("clicking the gauge opens the context panel", async () => {
     const { page } = wb;
-    assert.equal(await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).count(), 0);
+    assert.equal(await page.locator(".tabs-container .tab", { hasText: "pi Context" }).count(), 0);
     await statusBarItem(page, GAUGE).click();
-    // piContext.openPanel opens the "Pi Context" webview panel as an editor tab
-    await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).first().waitFor({ state: "visible", timeout: 20_000 });
-    await webviewFrameByTitle(page, "Pi Context", 20_000);
+    // piContext.openPanel opens the "pi Context" webview panel as an editor tab
+    await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().waitFor({ state: "visible", timeout: 20_000 });
+    await webviewFrameByTitle(page, "pi Context", 20_000);
     await screenshot(page, "statusbar-click-opens-panel");
   });
 

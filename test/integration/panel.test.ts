@@ -74,7 +74,7 @@ describe("panel", function () {
     await vscode.commands.executeCommand("piContext.openPanel");
     assert.ok(controller.panel, "no panel");
     const tab = (await waitFor(() => allTabs().find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes("piContext.panel")), 10000, "the panel tab"))!;
-    assert.strictEqual(tab.label, "Pi Context");
+    assert.strictEqual(tab.label, "pi Context");
     await waitFor(() => controller.received.slice(before).some((r) => r.ok && (r.message as { type: string }).type === "ready"), 20000, "the webview's ready message");
     const html = controller.panel!.webview.html;
     assert.match(html, /default-src 'none'/);
@@ -191,6 +191,45 @@ describe("panel", function () {
     const right = await vscode.workspace.openTextDocument(input.modified);
     assert.strictEqual(left.getText(), s[2]!.text);
     assert.strictEqual(right.getText(), s[3]!.text);
+  });
+
+  it("problems are listed with file and line, and openProblem opens the session file at that line (no popup)", async () => {
+    // a malformed line and an unknown entry type appended to the session
+    const leaf = controller.state!.session!.leafId;
+    fs.appendFileSync(sessionFile, "{ this line is broken\n" + JSON.stringify({ type: "future_kind", id: "fut00001", parentId: leaf, timestamp: new Date().toISOString() }) + "\n");
+    await waitFor(() => (controller.state?.session?.problems.length ?? 0) >= 2, 10000, "the problems in the panel state");
+    const problems = controller.state!.session!.problems;
+    const lines = fs.readFileSync(sessionFile, "utf8").split("\n");
+    const brokenLine = lines.indexOf("{ this line is broken") + 1;
+    const malformed = problems.find((p) => p.code === "malformed-line")!;
+    assert.deepStrictEqual([malformed.severity, malformed.title, malformed.file, malformed.line], ["warning", "Malformed line", sessionFile, brokenLine]);
+    const unknown = problems.find((p) => p.code === "unknown-type")!;
+    assert.strictEqual(unknown.severity, "info");
+    assert.strictEqual(problems[problems.length - 1]!.severity, "info", "info last");
+    // the same list is in the gauge's tooltip
+    const api2 = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as { statusBar: { snapshot(): { tooltip: string } } };
+    await waitFor(() => api2.statusBar.snapshot().tooltip.includes("**Malformed line**"), 5000, "the tooltip's problem list");
+    assert.ok(api2.statusBar.snapshot().tooltip.includes("$(info) **Unknown entry type**"), api2.statusBar.snapshot().tooltip);
+
+    await controller.receive({ type: "openProblem", id: malformed.id });
+    const editor = (await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath === sessionFile ? vscode.window.activeTextEditor : undefined), 10000, "the session file in an editor"))!;
+    assert.strictEqual(editor.selection.active.line + 1, brokenLine);
+    assert.notStrictEqual(editor.viewColumn, controller.panel!.viewColumn, "not on top of the panel");
+    assert.strictEqual(textTab(sessionFile)!.isPreview, true);
+    // an id that is not in the state: nothing opens, nothing throws
+    const n = controller.received.length;
+    await controller.receive({ type: "openProblem", id: "p999" });
+    assert.strictEqual(controller.received[n]!.ok, true);
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+  });
+
+  it("times and words: locale sent to the webview, updated = the file's mtime", async () => {
+    await controller.update();
+    const s = controller.state!;
+    assert.strictEqual(s.locale, vscode.env.language);
+    assert.strictEqual(s.session!.modifiedAt, fs.statSync(sessionFile).mtimeMs);
+    assert.ok(s.session!.readAt >= s.session!.modifiedAt - 5);
+    assert.strictEqual(s.gauge!.windowSourceText, "models.json: providers.scripted, model scripted-small");
   });
 
   it("requestCategory and actions run without errors; the view in the Pi container resolves too", async () => {

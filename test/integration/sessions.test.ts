@@ -201,6 +201,30 @@ describe("sessions", () => {
     await whenSession(api, (c) => c?.file === third && !c.pinned, 3000, "latest after Follow Latest");
   });
 
+  it("a deleted pinned session: one information message, then the latest session again (no loop)", async () => {
+    const dir = agent();
+    const own = sessionDir(dir);
+    fs.mkdirSync(own, { recursive: true });
+    const latest = path.join(own, "2026-02-10T00-00-00-000Z_latest.jsonl");
+    const pinned = path.join(own, "2026-02-09T00-00-00-000Z_pinned.jsonl");
+    fs.writeFileSync(pinned, smallSession(1500, "to be pinned").text);
+    fs.writeFileSync(latest, smallSession(2500, "latest").text);
+    touchLater(latest, 1);
+    await useAgentDir(api, dir);
+    await whenSession(api, (c) => c?.file === latest, 5000, "latest session");
+    await api.services.sessions.pin(pinned);
+    assert.strictEqual(api.services.sessions.current?.pinned, true);
+    const source = api.services.sessions as PiSessionSource;
+    const before = source.notices.length;
+    fs.rmSync(pinned);
+    await whenSession(api, (c) => c?.file === latest && !c.pinned, 5000, "the latest session after the pinned one was deleted");
+    // several poll rounds later: still exactly one message
+    await new Promise((r) => setTimeout(r, 2500));
+    const shown = source.notices.slice(before);
+    assert.deepStrictEqual(shown, [`The pinned session ${path.basename(pinned)} was deleted; following the latest session again.`]);
+    assert.strictEqual(api.services.sessions.current?.file, latest);
+  });
+
   it("handles a session folder created later, a deleted session and a rewritten one", async () => {
     const dir = agent();
     fs.rmSync(path.join(dir, "sessions"), { recursive: true });

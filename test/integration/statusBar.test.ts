@@ -9,6 +9,7 @@ import { analyzeSession } from "../../src/core/analyze";
 import type { PiContextApi } from "../../src/extension";
 import type { GaugeSnapshot } from "../../src/statusBar";
 import { escapeMarkdown } from "../../src/statusBarModel";
+import { AUTO_COMPACTS_WHEN, formatDateTime } from "../../src/viewModel/format";
 import {
   assistantMessage,
   fixture,
@@ -46,7 +47,7 @@ function whenGauge(api: PiContextApi, check: (s: GaugeSnapshot) => boolean, time
   });
 }
 
-describe("statusBar", () => {
+describe("status bar (statusBar)", () => {
   let api: PiContextApi;
   const tempDirs: string[] = [];
   const agent = (configFrom?: string): string => {
@@ -61,6 +62,7 @@ describe("statusBar", () => {
 
   after(async () => {
     await setSetting("statusBar.alignment", undefined);
+    await setSetting("statusBar.priority", undefined);
     await setSetting("warning.enabled", undefined);
     await setSetting("warning.margin", undefined);
     await api.services.sessions.followLatest();
@@ -69,10 +71,10 @@ describe("statusBar", () => {
   });
 
   const cases: { name: string; text: string; model: string; window: string; reserve: string }[] = [
-    { name: "long", text: "π 26% · 4.2k/16k", model: "scripted/scripted-small", window: "16,000 — models.json", reserve: "4,000 — global settings" },
-    { name: "tree", text: "π 2% · 4.0k/200k", model: "scripted/scripted-big", window: "200,000 — models.json", reserve: "16,384 — pi's default" },
-    { name: "split", text: "π 34% · 5.4k/16k", model: "scripted/scripted-small", window: "16,000 — models.json", reserve: "4,000 — global settings" },
-    { name: "overflow", text: "π 33% · 5.2k/16k", model: "scripted/scripted-small", window: "16,000 — models.json", reserve: "2,000 — global settings" },
+    { name: "long", text: "π 26% · 4.2k/16k", model: "scripted/scripted-small", window: "16,000 — models.json: providers.scripted, model scripted-small", reserve: "4,000 — global settings" },
+    { name: "tree", text: "π 2% · 4.0k/200k", model: "scripted/scripted-big", window: "200,000 — models.json: providers.scripted, model scripted-big", reserve: "16,384 — pi's default" },
+    { name: "split", text: "π 34% · 5.4k/16k", model: "scripted/scripted-small", window: "16,000 — models.json: providers.scripted, model scripted-small", reserve: "4,000 — global settings" },
+    { name: "overflow", text: "π 33% · 5.2k/16k", model: "scripted/scripted-small", window: "16,000 — models.json: providers.scripted, model scripted-small", reserve: "2,000 — global settings" },
   ];
   for (const c of cases) {
     it(`shows ${c.name}.jsonl like pi-context inspect and pi`, async () => {
@@ -105,7 +107,12 @@ describe("statusBar", () => {
       assert.ok(tip.includes(escapeMarkdown(file)), "file in tooltip");
       assert.ok(tip.includes("command:piContext.compact") && tip.includes("command:piContext.openPanel"), "links");
       if (expected.sessionName) assert.ok(tip.includes(escapeMarkdown(expected.sessionName)), "session name");
-      assert.match(g.ariaLabel, new RegExp(`^pi context \\d+ percent, ${expected.contextTokens.toLocaleString("en-US")} of `));
+      assert.match(g.ariaLabel, new RegExp(`^pi Context \\d+ percent, ${expected.contextTokens.toLocaleString("en-US")} of `));
+      // Updated = when the file was last written (its mtime), in the one date-time format
+      assert.ok(tip.includes(`| Updated | ${escapeMarkdown(formatDateTime(fs.statSync(file).mtimeMs, vscode.env.language))} (last written) |`), tip);
+      // the window's source without nested paths
+      assert.ok(tip.includes(`| Window | ${c.window}`), tip);
+      assert.doesNotMatch(tip, /models\.json \(/);
       assert.strictEqual(g.accessibilityLabel, g.ariaLabel);
     });
   }
@@ -142,6 +149,7 @@ describe("statusBar", () => {
     fs.writeFileSync(file, s.text);
     await useAgentDir(api, dir);
     await whenGauge(api, (g) => g.text === "π 50% · 100k/200k" && g.level === "normal", 5000, "50%");
+    assert.strictEqual(api.statusBar.snapshot().text, "π 50% · 100k/200k");
     const notified = api.statusBar.snapshot().notifications.length;
     let parent = s.leafId;
     const step = async (tokens: number): Promise<GaugeSnapshot> => {
@@ -172,22 +180,40 @@ describe("statusBar", () => {
     g = await step(150001);
     assert.strictEqual(g.level, "error");
     assert.strictEqual(g.backgroundColor, "statusBarItem.errorBackground");
-    assert.ok(g.tooltip.includes("over by 1: pi compacts before its next request"), g.tooltip);
+    assert.ok(g.tooltip.includes(`over by 1: ${AUTO_COMPACTS_WHEN}`), g.tooltip);
     g = await step(160000);
     const levels = g.notifications.slice(notified).map((n) => n.level);
     // warning at 130,000; re-armed by the drop to 120,000; warning at 140,000; error at 150,001
     assert.deepStrictEqual(levels, ["warning", "warning", "error"]);
+    // the warning toast says when pi compacts in the same words as the tooltip and the panel
+    assert.strictEqual(g.notifications[g.notifications.length - 1]!.message, `pi's context is above the auto-compaction threshold: ${AUTO_COMPACTS_WHEN}.`);
     console.log(`append → gauge latency (ms): ${latencies.join(", ")}`);
     assert.ok(Math.min(...latencies) < 150, `fastest gauge update ${Math.min(...latencies)} ms`);
   });
 
-  it("moves to the right and back when piContext.statusBar.alignment changes", async () => {
+  it("moves at once when piContext.statusBar.alignment / priority change (the item's own placement, no reload)", async () => {
+    // alignment/priority read back from the StatusBarItem VS Code created, not from the settings
+    let g = api.statusBar.snapshot();
+    assert.deepStrictEqual([g.alignment, g.priority, g.itemId], ["left", 100, "piContext.gauge"]);
     await setSetting("statusBar.alignment", "right");
-    let g = await whenGauge(api, (s) => s.alignment === "right", 3000, "right");
-    assert.strictEqual(g.alignment, "right");
+    g = await whenGauge(api, (s) => s.alignment === "right", 3000, "right");
+    assert.deepStrictEqual([g.alignment, g.priority, g.itemId], ["right", 100, "piContext.gauge.right.100"]);
+    await setSetting("statusBar.priority", 5);
+    g = await whenGauge(api, (s) => s.priority === 5, 3000, "priority 5");
+    assert.deepStrictEqual([g.alignment, g.priority, g.itemId], ["right", 5, "piContext.gauge.right.5"]);
     await setSetting("statusBar.alignment", undefined);
     g = await whenGauge(api, (s) => s.alignment === "left", 3000, "left");
-    assert.strictEqual(g.alignment, "left");
+    assert.deepStrictEqual([g.alignment, g.priority], ["left", 5]);
+    await setSetting("statusBar.priority", undefined);
+    g = await whenGauge(api, (s) => s.priority === 100, 3000, "priority 100");
+    // back at the default placement, under the default id, and right again without a reload
+    assert.deepStrictEqual([g.alignment, g.priority, g.itemId], ["left", 100, "piContext.gauge"]);
+    await setSetting("statusBar.alignment", "right");
+    g = await whenGauge(api, (s) => s.alignment === "right", 3000, "right again");
+    assert.deepStrictEqual([g.alignment, g.priority], ["right", 100]);
+    await setSetting("statusBar.alignment", undefined);
+    g = await whenGauge(api, (s) => s.alignment === "left", 3000, "left again");
+    assert.strictEqual(g.text, api.statusBar.snapshot().text);
   });
 
   it("reports invalid pi settings like pi and still shows the numbers", async () => {
@@ -198,8 +224,9 @@ describe("statusBar", () => {
     fs.mkdirSync(own, { recursive: true });
     fs.writeFileSync(path.join(own, "s.jsonl"), smallSession(50000, "invalid settings").text);
     await useAgentDir(api, dir);
-    const g = await whenGauge(api, (s) => s.text.startsWith("$(warning) π 25% · 50k/200k"), 5000, "warning gauge");
-    assert.ok(g.tooltip.includes("**Invalid pi settings**"), g.tooltip);
+    const g = await whenGauge(api, (s) => s.text.startsWith("$(warning) π 25% · 50.0k/200k"), 5000, "warning gauge");
+    assert.ok(g.tooltip.includes("**Problems** (2; listed in the panel and the log):"), g.tooltip);
+    assert.ok(g.tooltip.includes("**Invalid pi setting**"), g.tooltip);
     assert.ok(g.tooltip.includes(`${escapeMarkdown(settingsFile)} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: lots. Expected a non-negative safe integer.`), g.tooltip);
     assert.ok(g.tooltip.includes("compaction.keepRecentTokens: Invalid compaction.keepRecentTokens setting: -5."), g.tooltip);
     assert.ok(g.tooltip.includes("| reserveTokens | **invalid**"), g.tooltip);
@@ -208,7 +235,7 @@ describe("statusBar", () => {
     // a settings file that does not parse
     fs.writeFileSync(settingsFile, "{ not json");
     const g2 = await whenGauge(api, (s) => s.tooltip.includes("Failed to parse"), 4000, "parse error");
-    assert.ok(g2.text.startsWith("$(warning) π 25% · 50k/200k"), g2.text);
+    assert.ok(g2.text.startsWith("$(warning) π 25% · 50.0k/200k"), g2.text);
     assert.ok(g2.tooltip.includes(escapeMarkdown(settingsFile)), g2.tooltip);
   });
 
@@ -230,8 +257,8 @@ describe("statusBar", () => {
     let g = await whenGauge(api, (s) => s.text === "π 1.2k/?", 5000, "unknown window");
     assert.strictEqual(g.level, "normal");
     assert.ok(g.tooltip.includes("| Window | unknown — nowhere/no-such-model is not in pi's catalog or models.json"), g.tooltip);
-    assert.ok(g.tooltip.includes("**Session file problems** (1; see the log)"), g.tooltip);
-    assert.ok(g.tooltip.includes("- line 4: "), g.tooltip);
+    assert.ok(g.tooltip.includes("**Problems** (1; listed in the panel and the log):"), g.tooltip);
+    assert.ok(g.tooltip.includes("- $(warning) **Malformed line** — unparseable line 4 "), g.tooltip);
 
     fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ compaction: { enabled: false } }));
     g = await whenGauge(api, (s) => s.text === "π 1.2k/? · auto off", 4000, "auto off");
@@ -254,9 +281,9 @@ describe("statusBar", () => {
     await useAgentDir(api, dir);
     await whenSession(api, (s) => s?.file === file);
     await api.services.sessions.pin(file);
-    const g = await whenGauge(api, (s) => s.text === "$(pinned) π 10% · 20k/200k", 3000, "pinned");
+    const g = await whenGauge(api, (s) => s.text === "$(pinned) π 10% · 20.0k/200k", 3000, "pinned");
     assert.ok(g.tooltip.includes("(pinned)"));
     await vscode.commands.executeCommand("piContext.followLatest");
-    await whenGauge(api, (s) => s.text === "π 10% · 20k/200k", 3000, "unpinned");
+    await whenGauge(api, (s) => s.text === "π 10% · 20.0k/200k", 3000, "unpinned");
   });
 });
