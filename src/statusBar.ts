@@ -75,9 +75,15 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     return item;
   };
 
+  let hasSession: boolean | undefined;
   const render = (): void => {
     const config = services.config();
     const current = sessions.current;
+    if (hasSession !== !!current) {
+      // `piContext.hasSession`: hides actions that make no sense without a session (view title bar)
+      hasSession = !!current;
+      void vscode.commands.executeCommand("setContext", "piContext.hasSession", hasSession);
+    }
     const v = buildGaugeView({
       ...(current ? { session: { file: current.file, pinned: current.pinned, updatedAt: current.updatedAt, modifiedAt: current.session.mtimeMs, ...(services.liveBridge?.gaugeInput(current) ?? { analysis: current.analysis }) } } : {}),
       ...(sessions.discovery ? { discovery: sessions.discovery } : {}),

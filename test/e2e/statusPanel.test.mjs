@@ -327,6 +327,13 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       await showContainer(page);
       const treeMessage = page.locator(".pane", { has: page.locator(".pane-header", { hasText: "Pi Session" }) }).locator(".message");
       await waitUntil(async () => (await treeMessage.first().innerText().catch(() => "")).replace(/\s+/g, " ").trim() === panelMessage.replace(/\s+/g, " ").trim(), 20_000, "the tree's message = the panel's");
+      // the sidebar view says the same
+      const vf = await webviewFrameByTitle(page, "Context", 30_000);
+      await waitUntil(async () => (await vf.locator('[data-testid="empty-message"]').innerText().catch(() => "")) === panelMessage, 20_000, "the view's message = the panel's");
+      // no "Open Context Panel" in the Context view's title bar without a session (Refresh stays)
+      const contextPane = page.locator(".pane", { has: page.locator(".pane-header", { hasText: "Context" }) }).first();
+      await waitUntil(async () => (await contextPane.locator('.pane-header .actions [aria-label^="Refresh"]').count()) > 0, 10_000, "the view's Refresh action");
+      assert.equal(await contextPane.locator('.pane-header .actions [aria-label^="Open Context Panel"]').count(), 0);
       await shot(page, "no-folder-views");
       await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
       const widget = page.locator(".quick-input-widget");
