@@ -43,7 +43,7 @@ import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, serializeConversation } from "./serialize";
 import { SessionFile } from "./session";
 import type { ProjectSettingsMode } from "./settings";
-import { completeSummary, type SummarizeOptions, type Summarizer, type SummaryRequest } from "./summarizer";
+import { completeSummary, SummarizerError, type SummarizeOptions, type Summarizer, type SummaryRequest } from "./summarizer";
 import { getPath } from "./tree";
 import { entryEditorText } from "./treeModel";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "./types";
@@ -364,6 +364,19 @@ export interface SwitchFlowCallbacks extends SummarizeOptions {
   decide?: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
   /** Wraps summarising + writing (e.g. a cancellable progress notification). */
   around?: <T>(task: (options: SummarizeOptions) => Promise<T>) => Promise<T>;
+  /**
+   * The summariser answered HTTP 401/403 (key missing or wrong): return a summariser to retry the
+   * same branch summary with (e.g. after asking for a new key), or undefined to fail. At most
+   * {@link MAX_SWITCH_AUTH_RETRIES} retries per switch.
+   */
+  onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
+}
+
+/** How often one switch retries after HTTP 401/403 ({@link SwitchFlowCallbacks.onUnauthorized}). */
+export const MAX_SWITCH_AUTH_RETRIES = 2;
+
+function isUnauthorized(error: unknown): error is SummarizerError {
+  return error instanceof SummarizerError && error.kind === "http" && (error.status === 401 || error.status === 403);
 }
 
 /** Result of {@link runSwitchFlow}. */
@@ -385,6 +398,8 @@ export const MAX_SWITCH_ATTEMPTS = 3;
  */
 export async function runSwitchFlow(file: string, targetId: string, choice: SwitchChoice, summarizer: Summarizer | (() => Promise<Summarizer>) | undefined, options: SwitchPlanOptions, callbacks: SwitchFlowCallbacks = {}): Promise<SwitchOutcome> {
   let changed = false;
+  let authRetries = 0;
+  let current: Summarizer | undefined;
   for (let attempt = 1; ; attempt++) {
     const plan = await planSwitch(file, targetId, options);
     if (plan.noop) return { kind: "noop", plan, result: commitSwitch(plan, choice, undefined) };
@@ -401,9 +416,20 @@ export async function runSwitchFlow(file: string, targetId: string, choice: Swit
     const outcome = await around(async (inner) => {
       let draft: BranchSummaryDraft | undefined;
       if (writes[0] === "branch_summary") {
-        const s = typeof summarizer === "function" ? await summarizer() : summarizer;
-        if (!s && plan.preparation.messages.length > 0) throw new Error("internal error: no summariser for a branch summary");
-        draft = s ? await summarizeSwitch(plan, decided, s, inner) : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
+        current ??= typeof summarizer === "function" ? await summarizer() : summarizer;
+        if (!current && plan.preparation.messages.length > 0) throw new Error("internal error: no summariser for a branch summary");
+        for (;;) {
+          try {
+            draft = current ? await summarizeSwitch(plan, decided, current, inner) : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
+            break;
+          } catch (error) {
+            if (!current || !isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_SWITCH_AUTH_RETRIES) throw error;
+            authRetries++;
+            const next = await callbacks.onUnauthorized(error, current);
+            if (!next) throw error;
+            current = next;
+          }
+        }
       }
       try {
         return { draft, result: commitSwitch(plan, decided, draft) };

@@ -1199,7 +1199,7 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
         error: false,
       };
     case "branch_summary":
-      return { kind: "branchSummary", text: `Branch summary: ${summaryHeadline(r.summary ?? "") || "(empty)"}`, detail: `${formatTokenCount(r.tokens)} tokens${r.fromId ? ` · from ${r.fromId}` : ""}`, error: false };
+      return { kind: "branchSummary", text: `Branch summary: ${summaryHeadline(r.summary ?? "") || "(empty)"}`, detail: `${formatTokenCount(r.tokens)} tokens`, error: false };
     case "model_change":
       return { kind: "modelChange", text: `Model: ${r.provider ? `${r.provider}/` : ""}${r.modelId ?? "?"}`, detail: "", error: false };
     case "thinking_level_change":
@@ -1210,8 +1210,7 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
       return { kind: "sessionInfo", text: `Title: ${r.name?.trim() ? oneLine(r.name) : "(empty)"}`, detail: "", error: false };
     case "custom":
       if (r.customType === PI_CONTEXT_CUSTOM_TYPE) {
-        const data = (r.data ?? {}) as { targetId?: unknown; fromId?: unknown };
-        return { kind: "leafMarker", text: "Leaf moved here", detail: `by pi Context${typeof data.fromId === "string" ? ` · from ${data.fromId}` : ""}`, error: false };
+        return { kind: "leafMarker", text: "Leaf moved here", detail: "by pi Context", error: false };
       }
       return { kind: "custom", text: `Custom: ${r.customType ?? "?"}`, detail: "", error: false };
     case "context_edit":

@@ -8,13 +8,13 @@ import * as fs from "fs";
 import * as path from "path";
 import { pathToFileURL } from "url";
 import * as vscode from "vscode";
-import { after, before, beforeEach, describe, it } from "mocha";
+import { after, afterEach, before, beforeEach, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
 import type { TreeElement } from "../../src/core/treeModel";
-import type { SwitchCommandOutcome } from "../../src/treeView";
+import type { OpenPrompt, SwitchCommandOutcome } from "../../src/treeView";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { repoRoot, waitFor } from "./env";
-import { fixture, installSession, makeAgentDir, piApi, setSetting, touchLater, useAgentDir, whenSession } from "./sessionHelpers";
+import { fixture, installSession, makeAgentDir, piApi, sessionDir, setSetting, touchLater, useAgentDir, whenSession } from "./sessionHelpers";
 
 interface Loaded {
   leafId: string;
@@ -50,6 +50,32 @@ describe("session tree view", function () {
   }
 
   const model = () => api.sessionTree.provider.model!;
+  const promptCount = () => api.sessionTree.prompts.length;
+  /** Wait for the tree view's next question (after `after` questions) and return it. */
+  const nextPrompt = (after: number, what: string) => waitFor(() => (api.sessionTree.prompts.length > after ? api.sessionTree.currentPrompt() : undefined), 8000, what) as Promise<OpenPrompt>;
+  /** Accept the quick pick item whose label matches, as a user would (move to it, press Enter). */
+  const choose = async (prompt: OpenPrompt, label: RegExp) => {
+    assert.strictEqual(prompt.kind, "pick");
+    if (prompt.kind !== "pick") return;
+    const item = prompt.quickPick.items.find((i) => label.test(i.label));
+    assert.ok(item, `no item ${label} in ${prompt.quickPick.items.map((i) => i.label).join(" | ")}`);
+    // the extension host sends the new active item on its next tick: wait until the workbench has it
+    const moved = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        resolve();
+      }, 1500);
+      const sub = prompt.quickPick.onDidChangeActive((active) => {
+        if (active[0] !== item) return;
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      });
+    });
+    prompt.quickPick.activeItems = [item];
+    await moved;
+    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+  };
   const items = (parent?: TreeElement) => api.sessionTree.provider.getChildren(parent).map((e) => ({ e, item: api.sessionTree.provider.getTreeItem(e) }));
   const labelText = (item: vscode.TreeItem) => (typeof item.label === "string" ? item.label : item.label!.label);
 
@@ -80,6 +106,10 @@ describe("session tree view", function () {
     fs.rmSync(agentDir, { recursive: true, force: true });
   });
   beforeEach(() => server.reset());
+  afterEach(async () => {
+    // a failed test must not leave a question open for the next one
+    if (api.sessionTree.currentPrompt()) await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+  });
 
   it("is contributed to the Pi Context container with its commands and menus", async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
@@ -107,6 +137,8 @@ describe("session tree view", function () {
     const call = top[2]!.item;
     assert.strictEqual(call.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, "its tool result is folded under it");
     assert.match(String(call.description), /scripted-big/);
+    assert.strictEqual(top[3]!.item.description, "", "the model is not repeated on the next assistant row");
+    assert.match((top[3]!.item.tooltip as vscode.MarkdownString).value, /model scripted\/scripted-big/);
     const folded = items(top[2]!.e);
     assert.strictEqual(folded.length, 1);
     assert.strictEqual(labelText(folded[0]!.item), "read: src/alpha.ts");
@@ -116,12 +148,15 @@ describe("session tree view", function () {
     const branches = items(top[6]!.e);
     assert.deepStrictEqual(branches.map((b) => b.e.key), ["b:a41d08b8", "b:7daca6b9", "b:b6b95844"]);
     assert.deepStrictEqual(branches.map((b) => b.item.collapsibleState), [vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Expanded]);
-    assert.strictEqual(branches[2]!.item.description, "4 entries · active");
-    const summaryBranch = items(branches[1]!.e);
-    const bs = summaryBranch[0]!.item;
+    // a branch's row is its first entry: its text once, the rest of the branch below it
+    assert.strictEqual(labelText(branches[2]!.item), "[task:t6] do t6 on branch C");
+    assert.strictEqual(branches[2]!.item.description, "branch of 4 entries");
+    assert.strictEqual((branches[2]!.item.iconPath as vscode.ThemeIcon).id, "git-branch");
+    assert.ok(!items(branches[2]!.e).some((c) => labelText(c.item) === "[task:t6] do t6 on branch C"), "not repeated inside");
+    const bs = branches[1]!.item;
     assert.match(labelText(bs), /^\[branch-A\] Branch summary: /);
     assert.deepStrictEqual((bs.label as vscode.TreeItemLabel).highlights, [[0, 10]]); // "[branch-A]"
-    assert.strictEqual(bs.contextValue, "piEntry.summary.labeled");
+    assert.strictEqual(bs.contextValue, "piEntry.summary.labeled.branch");
     assert.strictEqual(bs.command?.command, "piContext.tree.openSummary");
     const leafRun = items(branches[2]!.e);
     const leaf = leafRun[leafRun.length - 1]!;
@@ -142,8 +177,9 @@ describe("session tree view", function () {
     await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:1812defc", 5000, "the folded tool result to be selected");
     // the command other features use (the panel's "reveal in tree")
     assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.reveal", "a41d08b8"), true);
-    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:a41d08b8", 5000, "the revealed entry to be selected");
+    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "b:a41d08b8", 5000, "the revealed branch row to be selected");
     assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.reveal", "no-such-entry"), false);
+    assert.strictEqual(api.sessionTree.revealStats.failed, 0, "VS Code found every revealed node");
   });
 
   it("filters like pi's /tree (user messages only, everything) and remembers the filter", async () => {
@@ -192,20 +228,24 @@ describe("session tree view", function () {
     // the view follows: the leaf is shown at 895e5ef5 and selected
     await waitFor(() => model().displayLeafId === "895e5ef5", 5000, "the view to show the new leaf");
     await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:895e5ef5", 5000, "the new leaf to be revealed");
-    assert.strictEqual(api.sessionTree.provider.getTreeItem(items(items()[6]!.e)[1]!.e).description, "7 entries · active");
+    const branchA = api.sessionTree.provider.getTreeItem(items(items()[6]!.e)[1]!.e);
+    assert.strictEqual(branchA.description, "branch of 7 entries · 139 tokens");
+    assert.strictEqual(((branchA.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, "charts.blue", "now the active branch");
   });
 
   it("Switch to Here with a summary through pi's choices (quick pick): branch summary at the user message's parent; pi resumes there", async () => {
     const file = await freshTree();
     server.script({ chunks: ["## Goal\n", "Read delta on branch C.\n\n## Next Steps\n", "1. Continue."] });
-    let settled = false;
-    const pending = switchTo(model().entryElement("a41d08b8"), { quiet: true }).finally(() => (settled = true));
+    const asked = promptCount();
+    const pending = switchTo(model().elementOf("a41d08b8"), { quiet: true });
     // pi's "Summarize branch?" list: No summary / Summarize / Summarize with custom prompt / label
-    await new Promise((r) => setTimeout(r, 800));
-    await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext");
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    const prompt = await nextPrompt(asked, "pi's question");
+    assert.strictEqual(prompt.title, "Switch to “[task:t3] do t3”: summarize the branch you leave?");
+    assert.deepStrictEqual(api.sessionTree.prompts[asked]!.items, ["No summary", "Summarize", "Summarize with custom prompt", "$(tag) Add a label…"]);
+    assert.match(prompt.kind === "pick" ? prompt.quickPick.items[1]!.detail! : "", /^tree-it-model at http:\/\/127\.0\.0\.1:\d+\/v1 summarizes the 4 entries you leave \(3 messages, ≈\d+ tokens\) into a branch summary after “alpha edited\.”\.$/);
+    await choose(prompt, /^Summarize$/);
     const outcome = await pending;
-    assert.ok(settled);
+    assert.strictEqual(promptCount(), asked + 1, "no further question");
     assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
     if (outcome.kind !== "switched") return;
     assert.strictEqual(outcome.editorText, "[task:t3] do t3");
@@ -214,9 +254,9 @@ describe("session tree view", function () {
     const req = server.requests[0]!;
     assert.strictEqual(req.authorization, "Bearer sk-tree-it-7");
     assert.strictEqual(req.body.model, "tree-it-model");
-    const prompt = req.body.messages!.find((m) => m.role === "user")!.content;
-    assert.match(prompt, /^<conversation>\n\[User\]: \[task:t6\] do t6 on branch C/);
-    assert.doesNotMatch(prompt, /Critical Context/);
+    const sent = req.body.messages!.find((m) => m.role === "user")!.content;
+    assert.match(sent, /^<conversation>\n\[User\]: \[task:t6\] do t6 on branch C/);
+    assert.doesNotMatch(sent, /Critical Context/);
     const entry = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
     assert.strictEqual(entry.type, "branch_summary");
     assert.strictEqual(entry.parentId, "3bcd7a02");
@@ -246,16 +286,26 @@ describe("session tree view", function () {
     await waitFor(() => !model().labels.has("c8a901f3"), 5000, "the label to be cleared");
     const cleared = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
     assert.strictEqual("label" in cleared, false, "pi's clear: no label key");
+    // typed into the box, titled by the entry's words
+    const asked = promptCount();
+    const typed = vscode.commands.executeCommand("piContext.tree.setLabel", model().elementOf("c8a901f3")) as Thenable<{ label: string | null } | undefined>;
+    const box = await nextPrompt(asked, "the label box");
+    assert.strictEqual(box.title, "Label for “[task:t1] do t1”");
+    assert.strictEqual(box.kind, "input");
+    if (box.kind === "input") box.inputBox.value = "typed label";
+    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    assert.strictEqual((await typed)?.label, "typed label");
   });
 
   it("opens a branch summary as a markdown preview", async () => {
     await freshTree();
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-    assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.openSummary", model().entryElement("7daca6b9")), true);
-    const tab = await waitFor(() => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label.includes("7daca6b9")), 5000, "the summary preview tab");
-    assert.ok(tab);
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: "pi-context-summary", path: `/${path.basename(api.sessionTree.provider.file!)}/7daca6b9.md`, query: encodeURIComponent(api.sessionTree.provider.file!) }));
-    assert.match(doc.getText(), /^The user explored a different conversation branch before returning here\./);
+    assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.openSummary", model().elementOf("7daca6b9")), true);
+    // the tab is titled by the summary's words, not its id
+    const tab = await waitFor(() => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label.includes("Branch summary – Scripted session goals")), 5000, "the summary preview tab");
+    assert.ok(tab && !tab.label.includes("7daca6b9"), tab?.label);
+    const doc = await waitFor(() => vscode.workspace.textDocuments.find((d) => d.uri.scheme === "pi-context-summary" && d.uri.path.startsWith("/preview/summary-7daca6b9/")), 5000, "the summary document");
+    assert.match(doc!.getText(), /^The user explored a different conversation branch before returning here\./);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
@@ -269,6 +319,143 @@ describe("session tree view", function () {
     const outcome = await pending;
     assert.strictEqual(outcome.kind, "cancelled", JSON.stringify(outcome));
     assert.ok(fs.readFileSync(file).equals(before), "byte-identical");
+  });
+
+  it("refusals come before questions: the live guard stops Switch to Here…, …with Summary… and Set Label… before they ask anything", async () => {
+    const file = await freshTree();
+    await setSetting("liveSession.guardSeconds", 3600);
+    try {
+      const before = fs.readFileSync(file);
+      const asked = promptCount();
+      for (const command of ["piContext.tree.switchToHere", "piContext.tree.switchWithSummary"]) {
+        const outcome = (await vscode.commands.executeCommand(command, "a41d08b8")) as SwitchCommandOutcome;
+        assert.strictEqual(outcome.kind, "error", `${command}: ${JSON.stringify(outcome)}`);
+        if (outcome.kind === "error") assert.strictEqual(outcome.errorKind, "live");
+      }
+      assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.setLabel", "c8a901f3"), undefined);
+      assert.strictEqual(promptCount(), asked, "no question was asked");
+      assert.strictEqual(server.requests.length, 0);
+      assert.ok(fs.readFileSync(file).equals(before), "byte-identical");
+    } finally {
+      await setSetting("liveSession.guardSeconds", 0);
+    }
+  });
+
+  it("Switch to Here with Summary… shows the messages it sends, the summarizer and the new position, and sends nothing before the confirmation", async () => {
+    const file = await freshTree();
+    const before = fs.readFileSync(file);
+    const withSummary = () => vscode.commands.executeCommand("piContext.tree.switchWithSummary", model().elementOf("a41d08b8")) as Thenable<SwitchCommandOutcome>;
+    let asked = promptCount();
+    let pending = withSummary();
+    let prompt = await nextPrompt(asked, "the confirmation");
+    assert.strictEqual(prompt.title, "Switch to “[task:t3] do t3” with a branch summary?");
+    const labels = api.sessionTree.prompts[asked]!.items!;
+    assert.deepStrictEqual(labels.slice(0, 4), ["$(check) Summarize and Switch", "$(edit) Summarize with Custom Instructions…", "$(arrow-right) Switch Without a Summary", "$(close) Cancel"]);
+    // what is sent, oldest first (pi's prepareBranchEntries: the abandoned branch C without tool results)
+    assert.deepStrictEqual(labels.slice(4), ["$(account) [task:t6] do t6 on branch C", "$(sparkle) → read", "$(sparkle) delta read on branch C."]);
+    const go = prompt.kind === "pick" ? prompt.quickPick.items[0]! : undefined;
+    assert.match(go?.description ?? "", /^tree-it-model at http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(go?.detail ?? "", /^Sends 3 messages \(≈\d+ tokens\) to tree-it-model at \S+ once, writes the branch summary after “alpha edited\.”; pi resumes there\.$/);
+    // accepting a listed message keeps the question open
+    await choose(prompt, /delta read on branch C/);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.strictEqual(api.sessionTree.currentPrompt()?.title, prompt.title);
+    assert.strictEqual(server.requests.length, 0, "nothing is sent while asking");
+    await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+    assert.strictEqual((await pending).kind, "declined");
+    assert.ok(fs.readFileSync(file).equals(before), "Escape: nothing written");
+    // confirmed: one request, the branch summary after the new leaf
+    server.script({ text: "## Goal\nConfirmed summary." });
+    asked = promptCount();
+    pending = withSummary();
+    prompt = await nextPrompt(asked, "the confirmation again");
+    await choose(prompt, /Summarize and Switch/);
+    const outcome = await pending;
+    assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
+    assert.strictEqual(promptCount(), asked + 1, "one question");
+    assert.strictEqual(server.requests.length, 1);
+    const entry = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
+    assert.strictEqual(entry.type, "branch_summary");
+    assert.strictEqual(entry.parentId, "3bcd7a02");
+    assert.match(entry.summary, /## Goal\nConfirmed summary\./);
+  });
+
+  it("a summarizer without its API key asks for it when a summary is chosen, before the custom instructions; Escape goes back and nothing is sent", async () => {
+    const file = await freshTree();
+    const before = fs.readFileSync(file);
+    await setSetting("summarizer.openai.baseURL", "https://api.openai.com/v1"); // OpenAI needs a key; none is stored for it
+    try {
+      const asked = promptCount();
+      const pending = switchTo(model().elementOf("a41d08b8"));
+      const first = await nextPrompt(asked, "pi's question");
+      assert.match(first.kind === "pick" ? first.quickPick.items[1]!.detail! : "", /It needs an API key for https:\/\/api\.openai\.com: you are asked for it first\.$/);
+      await choose(first, /^Summarize with custom prompt$/);
+      // the password box comes next (not the instructions); Escape there goes back to pi's question
+      await waitFor(async () => {
+        if (api.sessionTree.prompts.length > asked + 2) return true;
+        if (api.sessionTree.prompts.length === asked + 2) await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+        return false;
+      }, 8000, "the question again after Escape in the key box");
+      assert.deepStrictEqual(
+        api.sessionTree.prompts.slice(asked).map((p) => `${p.kind}: ${p.title}`),
+        ["pick: Switch to “[task:t3] do t3”: summarize the branch you leave?", "apiKey: API Key for https://api.openai.com", "pick: Switch to “[task:t3] do t3”: summarize the branch you leave?"],
+      );
+      await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+      assert.strictEqual((await pending).kind, "declined");
+      assert.ok(fs.readFileSync(file).equals(before));
+    } finally {
+      await setSetting("summarizer.openai.baseURL", server.baseURL);
+    }
+  });
+
+  it("the filter picker lists each filter once, by its title", async () => {
+    await freshTree();
+    const asked = promptCount();
+    const pending = vscode.commands.executeCommand("piContext.tree.setFilter");
+    const prompt = await nextPrompt(asked, "the filter picker");
+    assert.deepStrictEqual(api.sessionTree.prompts[asked]!.items, ["$(check) Default", "No tools", "User messages", "Labeled", "Everything"]);
+    assert.ok(prompt.kind === "pick" && prompt.quickPick.items.every((i) => i.description === undefined));
+    await choose(prompt, /^User messages$/);
+    assert.strictEqual(await pending, "user-only");
+    await vscode.commands.executeCommand("piContext.tree.setFilter", "default");
+  });
+
+  it("a failed assistant message shows its error in its row and tooltip (real session, HTTP 400); plain text rows; the model only where it changes", async () => {
+    const file = installSession(agentDir, path.join(repoRoot, "test/fixtures/real-sessions/getspecstory-real_world.jsonl"), `2026-11-30T07-30-0${counter}Z_getspecstory.jsonl`);
+    await api.services.sessions.pin(file);
+    await waitFor(() => api.sessionTree.provider.file === file && model().leafId === "7d7e89a8", 8000, "the real session in the view");
+    const row = items().find((t) => t.e.key === "e:59c6b470")!;
+    assert.match(labelText(row.item), /^Error: 400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens` must be greater than/);
+    assert.strictEqual(row.item.description, "kimi-k2p6-fast", "the model changed here");
+    assert.strictEqual(((row.item.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, "errorForeground");
+    const tip = (row.item.tooltip as vscode.MarkdownString).value;
+    assert.match(tip, /^\*\*failed assistant message\*\*/);
+    assert.match(tip, /The request failed:\*\* 400/);
+    assert.doesNotMatch(`${tip}\n${labelText(row.item)}`, /(?<!\$)\(error\)/);
+    assert.match(String(row.item.accessibilityInformation?.label), /^failed assistant message: Error: 400/);
+    const answer = items().find((t) => t.e.key === "e:4841084c")!;
+    assert.match(labelText(answer.item), /^This project — pi-format-demo — is a small/);
+    assert.strictEqual(answer.item.description, "", "same model as the answer before");
+  });
+
+  it("the view shows the session name as written (in its description; VS Code capitalises view titles)", async () => {
+    const name = `2026-11-30T07-40-0${counter}Z_named.jsonl`;
+    const file = path.join(sessionDir(agentDir), name);
+    const ts = new Date().toISOString();
+    fs.writeFileSync(
+      file,
+      [
+        { type: "session", version: 3, id: "named", timestamp: ts, cwd: path.dirname(file) },
+        { type: "message", id: "n1", parentId: null, timestamp: ts, message: { role: "user", content: "hello", timestamp: 0 } },
+        { type: "session_info", id: "n2", parentId: "n1", timestamp: ts, name: "long scripted session" },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    await api.services.sessions.pin(file);
+    await waitFor(() => api.sessionTree.provider.file === file && model().name === "long scripted session", 8000, "the named session");
+    assert.strictEqual(api.sessionTree.treeView.title, "Pi Session");
+    assert.strictEqual(api.sessionTree.treeView.description, "long scripted session · 2 entries · pinned");
   });
 
   it("refuses a live session (written seconds ago) and writes nothing", async () => {

@@ -266,6 +266,29 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
     }
   });
 
+  it("HTTP 401: onUnauthorized gives a summarizer with a new key and the same switch goes on; without it nothing is written", async () => {
+    const file = copy(TREE);
+    const requests = server.requests.length;
+    server.script({ status: 401, errorMessage: "bad key" }, { text: "## Goal\nafter a new key" });
+    const seen: number[] = [];
+    const outcome = await runSwitchFlow(file, "895e5ef5", { summarize: true }, summarizer(), options, {
+      onUnauthorized: async (error) => {
+        seen.push(error.status!);
+        return new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "sk-new", model: "scripted", maxOutputTokens: 2000, contextWindow: 200000, maxRetries: 0 });
+      },
+    });
+    assert.equal(outcome.kind, "switched");
+    assert.deepEqual(seen, [401]);
+    assert.equal(server.requests.length, requests + 2);
+    assert.equal(server.requests[requests + 1]!.authorization, "Bearer sk-new");
+    assert.match((lines(file).pop() as { summary: string }).summary, /after a new key/);
+    const other = copy(TREE);
+    const before = fs.readFileSync(other);
+    server.script({ status: 403, errorMessage: "forbidden" });
+    await assert.rejects(runSwitchFlow(other, "895e5ef5", { summarize: true }, summarizer(), options, { onUnauthorized: async () => undefined }), (e: unknown) => e instanceof SummarizerError && e.status === 403);
+    assert.ok(fs.readFileSync(other).equals(before));
+  });
+
   it("a live session (recently written) is refused before anything is spent or written", async () => {
     const file = copy(TREE);
     fs.utimesSync(file, new Date(), new Date());
