@@ -77,7 +77,7 @@ function planTitle(plan: CompactionPlan): string {
 function entryWords(plan: CompactionPlan, id: string): string {
   const r = plan.session.byId.get(id);
   if (!r) return id;
-  const text = r.preview ? `"${short(r.preview, 36)}"` : r.toolNames?.length ? `${r.toolNames.join(", ")} call` : r.toolName ? `${r.toolName} result` : id;
+  const text = r.preview ? `"${short(r.preview, 28)}"` : r.toolNames?.length ? `${r.toolNames.join(", ")} call` : r.toolName ? `${r.toolName} result` : id;
   const who = r.type === "message" ? (r.role === "user" ? "your message " : r.role === "assistant" ? "the answer " : "") : "";
   return `${who}${text}`;
 }
@@ -150,12 +150,13 @@ async function confirmPreview(plan: CompactionPlan, fit: PlanFit, summarizer: Su
       {
         action: "go",
         label: "$(check) Compact now",
-        description: `${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} tokens`,
-        detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarize"} ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? ", updating the previous summary" : ""}) with ${modelName(summarizer)}; keep ${kept} from ${entryWords(plan, v.firstKeptEntryId)}${v.isSplitTurn ? "; split turn" : ""}.`,
+        description: `${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} tokens · ${modelName(summarizer)}`,
+        detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}.`,
       },
       {
         action: "details",
         label: "$(preview) Show details",
+        description: `keeps ${kept} from ${entryWords(plan, v.firstKeptEntryId)}`,
         detail: `Files: ${files.length ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "") : "(none)"} — open the full preview`,
       },
       { action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },

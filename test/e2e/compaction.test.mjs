@@ -75,7 +75,7 @@ describe("e2e compaction", () => {
     const pickText = await widget.innerText();
     assert.match(pickText, /Compact now/);
     assert.match(pickText, /→ ≈[\d,]+ tokens/);
-    assert.match(pickText, /keep \d+ entries from (your message|the answer) "/, "the first kept entry in words, not an id");
+    assert.match(pickText, /keeps \d+ entries from (your message|the answer) "/, "the first kept entry in words, not an id");
     assert.match(pickText, /Compact "long scripted session"\?/);
     await screenshot(page, "compact-preview");
     // details document, then back to the pick
