@@ -21,8 +21,9 @@ import { isCancellation, SummarizerError, type Summarizer } from "./core/summari
 import { OpenAiSummarizer } from "./summarizers/openai";
 
 export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]
-  [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N] [--no-stream]
-  [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never]
+  [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
+  [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
+  [--project-settings auto|always|never]
   API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
 
 const n = (v: number) => v.toLocaleString("en-US");
