@@ -357,8 +357,8 @@ function tooltipOf(d: NodeDisplay, model: SessionTreeModel, branchSize?: number)
       m.appendText(message);
     });
   }
-  if (!d.errorMessage || !d.text.startsWith("Error: ")) blocks.push((m) => m.appendText(d.text));
-  let detail = d.errorMessage ? d.detail.replace(`error: ${d.errorMessage}`, "") : d.detail;
+  if (!d.errorInText) blocks.push((m) => m.appendText(d.text));
+  let detail = d.errorMessage ? d.detail.replace(/^error\b.*$/, "").replace(/ {2}error\b.*$/, "") : d.detail;
   const short = d.model ? shortModelName(d.model) : "";
   if (short && detail.endsWith(short)) detail = detail.slice(0, -short.length);
   detail = detail.trim();
@@ -815,8 +815,8 @@ async function askChoice(plan: SwitchPlan, changed: boolean, ctx: QuestionContex
           : `${info.label} summarizes the ${plural(leaving, "entry")} you leave (${plural(messages, "message")}, ≈${formatTokenCount(plan.preparation.totalTokens)} tokens) into a branch summary after ${where}.${info.needsKey ? ` It needs an API key for ${info.origin}: you are asked for it first.` : ""}`;
     const items: Item[] = [
       { action: "none", label: "No summary", detail: plannedWrites(plan, { summarize: false, ...(label ? { label } : {}) }).includes("leaf-marker") ? `Move the leaf to ${where}; a marker entry (no model context) makes pi resume there.` : `Move the leaf to ${where}.` },
-      { action: "summarize", label: "Summarize", detail: summaryDetail },
-      { action: "custom", label: "Summarize with custom prompt", detail: "Add your own focus for the summary." },
+      { action: "summarize", label: "Summarize", ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}), detail: summaryDetail },
+      { action: "custom", label: "Summarize with custom prompt", ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}), detail: "Add your own focus for the summary." },
       { action: "label", label: label ? `$(tag) Label: ${label}` : "$(tag) Add a label…", detail: label ? "Change or remove the label" : "Optional: label the new position (pi shows labels in /tree)." },
     ];
     const pick = await ctx.prompter.pick(items, {
@@ -867,7 +867,7 @@ async function confirmSummary(plan: SwitchPlan, changed: boolean, ctx: QuestionC
         action: "go",
         label: info.needsKey ? "$(key) Enter the API Key, Then Summarize and Switch" : "$(check) Summarize and Switch",
         description: info.label,
-        detail: info.problem ? `Not available: ${info.problem}` : `Sends ${plural(sent.length, "message")} (≈${formatTokenCount(plan.preparation.totalTokens)} tokens) to ${info.label} once, writes the branch summary after ${where}; pi resumes there.${key}`,
+        detail: info.problem ? `Not available: ${info.problem}` : `One request: ${plural(sent.length, "message")}, ≈${formatTokenCount(plan.preparation.totalTokens)} tokens. The branch summary goes after ${where}, where pi resumes.${key}`,
       });
       items.push({ action: "custom", label: "$(edit) Summarize with Custom Instructions…", detail: "Add your own focus for the summary, then send it." });
     }

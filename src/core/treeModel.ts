@@ -149,10 +149,12 @@ export interface NodeDisplay {
   error: boolean;
   /**
    * A failed assistant message's error (pi's `errorMessage`, first line, at most 160 characters).
-   * It is already part of {@link text} (no text: `Error: …`, as pi's `/tree` shows the error) or
-   * of {@link detail} (`error: …`).
+   * It is already part of {@link text} (no text: `Error 400: …`, as pi's `/tree` shows the error;
+   * see {@link errorInText}) or of {@link detail} (`error 400: …`).
    */
   errorMessage?: string;
+  /** {@link text} is the error (the message had no text of its own). */
+  errorInText?: boolean;
   /** An assistant message's model as `provider/model` (the row shows it only where it changes). */
   model?: string;
   /** A compaction or branch summary: its summary can be opened. */
@@ -515,6 +517,7 @@ export class SessionTreeModel {
       timestamp: r.timestamp,
     };
     if (described.errorMessage !== undefined) out.errorMessage = described.errorMessage;
+    if (described.errorInText) out.errorInText = true;
     if (described.model !== undefined) out.model = described.model;
     const label = this.labelMap.get(id);
     if (label) out.label = label.label;
@@ -1042,6 +1045,27 @@ export function plainText(line: string): string {
   return s.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => code[Number(i)] ?? "");
 }
 
+/**
+ * A provider error as a row shows it, after `Error`: the HTTP status and the JSON body's
+ * `message` when there is one (`400 {"error":{"message":"`max_tokens` must…"}}` →
+ * ` 400: max_tokens must…`), else `: ` and the text as it is.
+ */
+export function readableError(errorMessage: string): string {
+  const status = /^(\d{3})\b/.exec(errorMessage)?.[1];
+  const quoted = /"message"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(errorMessage)?.[1];
+  if (quoted) {
+    let message = quoted;
+    try {
+      message = JSON.parse(`"${quoted}"`) as string;
+    } catch {
+      message = quoted.replace(/\\(.)/g, "$1"); // cut inside an escape: take it as it is
+    }
+    message = oneLine(plainText(message)).replace(/\\$/, "");
+    if (message) return `${status ? ` ${status}` : ""}: ${message}`;
+  }
+  return `: ${errorMessage}`;
+}
+
 /** `1 entry`, `2 entries`, `1,234 entries` (English plural for our nouns). */
 export function plural(count: number, singular: string, pluralForm = singular.endsWith("y") && !/[aeiou]y$/.test(singular) ? `${singular.slice(0, -1)}ies` : `${singular}s`): string {
   return `${count.toLocaleString("en-US")} ${count === 1 ? singular : pluralForm}`;
@@ -1143,6 +1167,8 @@ export interface RecordDescription {
   error: boolean;
   /** A failed assistant message's error text (already shown in `text` or `detail`). */
   errorMessage?: string;
+  /** `text` is the error (the message had no text of its own). */
+  errorInText?: boolean;
   /** An assistant message's `provider/model` (not in `detail`: the tree shows it where it changes). */
   model?: string;
 }
@@ -1150,7 +1176,8 @@ export interface RecordDescription {
 /**
  * Kind, texts and error flag of one record (pi's `getEntryDisplayText`, on records). Message texts
  * are plain (markdown markers removed, see {@link plainText}). A failed assistant message without
- * text shows its error as pi's `/tree` does (`Error: 400 …`); with text, the error goes to the detail.
+ * text shows its error as pi's `/tree` does (`Error 400: …`, see {@link readableError}); with text,
+ * the error goes to the detail.
  */
 export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescription {
   switch (r.type) {
@@ -1167,13 +1194,14 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
           const errorMessage = error && r.errorMessage ? oneLine(r.errorMessage) : undefined;
           let text = r.preview ? oneLine(plainText(r.preview)) : "";
           let errorDetail = "";
-          if (!text) text = r.stopReason === "aborted" ? "(aborted)" : errorMessage ? `Error: ${errorMessage}` : r.stopReason === "error" ? "(error)" : tools || "(no content)";
-          else if (errorMessage) errorDetail = `error: ${errorMessage}`;
+          if (!text) text = r.stopReason === "aborted" ? "(aborted)" : errorMessage ? `Error${readableError(errorMessage)}` : r.stopReason === "error" ? "(error)" : tools || "(no content)";
+          else if (errorMessage) errorDetail = `error${readableError(errorMessage)}`;
           else if (error) errorDetail = r.stopReason === "aborted" ? "aborted" : "stopped with an error";
           const detail = [text === tools ? "" : tools, errorDetail].filter(Boolean).join("  ");
           const model = r.model !== undefined || r.provider !== undefined ? `${r.provider ? `${r.provider}/` : ""}${r.model ?? "?"}` : undefined;
           const out: RecordDescription = { kind: "assistant", text, detail, error };
           if (errorMessage !== undefined) out.errorMessage = errorMessage;
+          if (errorMessage !== undefined && !errorDetail) out.errorInText = true;
           if (model !== undefined) out.model = model;
           return out;
         }

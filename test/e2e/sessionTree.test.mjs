@@ -1,7 +1,9 @@
 // E2E: the "Pi Session" tree view in a real VS Code workbench (code-server + Chromium) on pi's tree
-// fixture: rows (branch point, branch groups, labels, leaf), the context menu's "Switch to Here…"
-// with pi's "Summarize branch?" choice, and the view following the move. Screenshots:
-// test-results/e2e/session-tree*.png.
+// fixture: rows (branch point, branch rows, labels, leaf), the context menu's "Switch to Here…"
+// with pi's "Summarize branch?" choice, the view following the move, "Switch to Here with
+// Summary…" asking before anything is sent (and for the API key after the confirmation); then a
+// long session that opens at its leaf and a real session with a failed (HTTP 400) answer, with no
+// reveal errors in the log. Screenshots: test-results/e2e/session-tree*.png.
 //
 // Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at a
 // private agent dir (tree.agent's settings/models + the session).
@@ -10,7 +12,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, openWorkbench, repoRoot, resultsDir, runCommand, screenshot, treeRows, viewPane, waitUntil } from "./harness.mjs";
+import { closeSharedHost, openWorkbench, outputPanelText, repoRoot, resultsDir, runCommand, screenshot, treeRows, viewPane, waitUntil } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
 
@@ -18,25 +20,49 @@ function encodeSessionDirName(cwd) {
   return `--${path.resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 }
 
-function setup() {
-  const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-tree-"));
-  const workspace = path.join(root, "project");
-  const agentDir = path.join(root, "agent");
-  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
-  mkdirSync(agentDir, { recursive: true });
-  for (const f of readdirSync(path.join(FIXTURE, "tree.agent"))) copyFileSync(path.join(FIXTURE, "tree.agent", f), path.join(agentDir, f));
-  const text = readFileSync(path.join(FIXTURE, "tree.jsonl"), "utf8");
+/** Copy a session into the workspace's session dir (header cwd rewritten), written an hour ago (not "live"). */
+function addSession(agentDir, workspace, text, fileName, ageMs = 3600_000) {
   const nl = text.indexOf("\n");
   const header = JSON.parse(text.slice(0, nl));
   header.cwd = workspace;
   const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
   mkdirSync(dir, { recursive: true });
-  const sessionFile = path.join(dir, "2026-11-30T06-33-35-854Z_01a22b28-ad6d-744a-899e-6fea6fed06f8.jsonl");
+  const sessionFile = path.join(dir, fileName);
   writeFileSync(sessionFile, JSON.stringify(header) + text.slice(nl));
-  const old = new Date(Date.now() - 3600_000); // not "live"
+  const old = new Date(Date.now() - ageMs);
   utimesSync(sessionFile, old, old);
-  writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "piContext.agentDir": agentDir, "workbench.colorTheme": "Default Dark Modern" }, null, 2));
+  return sessionFile;
+}
+
+function setup(prefix = "pi-context-e2e-tree-") {
+  const root = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const workspace = path.join(root, "project");
+  const agentDir = path.join(root, "agent");
+  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+  mkdirSync(agentDir, { recursive: true });
+  for (const f of readdirSync(path.join(FIXTURE, "tree.agent"))) copyFileSync(path.join(FIXTURE, "tree.agent", f), path.join(agentDir, f));
+  const sessionFile = addSession(agentDir, workspace, readFileSync(path.join(FIXTURE, "tree.jsonl"), "utf8"), "2026-11-30T06-33-35-854Z_01a22b28-ad6d-744a-899e-6fea6fed06f8.jsonl");
+  // guardSeconds 0: each test writes the session, and the next one must not see it as "live"
+  writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "piContext.agentDir": agentDir, "piContext.liveSession.guardSeconds": 0, "workbench.colorTheme": "Default Dark Modern" }, null, 2));
   return { root, workspace, agentDir, sessionFile };
+}
+
+/** A long linear session (user / assistant pairs) with a session name. */
+function longSession(pairs) {
+  const ts = "2026-11-30T06:00:00.000Z";
+  const lines = [{ type: "session", version: 3, id: "long-e2e", timestamp: ts, cwd: "/w" }];
+  let parent = null;
+  const add = (e) => {
+    lines.push({ ...e, parentId: parent, timestamp: ts });
+    parent = e.id;
+  };
+  add({ type: "session_info", id: "name0001", name: "long scripted session" });
+  for (let i = 1; i <= pairs; i++) {
+    add({ type: "message", id: `u${String(i).padStart(7, "0")}`, message: { role: "user", content: `please do task ${i}`, timestamp: 0 } });
+    const last = i === pairs;
+    add({ type: "message", id: `a${String(i).padStart(7, "0")}`, message: { role: "assistant", content: [{ type: "text", text: last ? "**All tasks** are `complete`." : `Task ${i} done.` }], provider: "scripted", model: "scripted-small", stopReason: "stop", usage: { input: 100 + i, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 105 + i }, timestamp: 0 } });
+  }
+  return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
 
 async function rowTexts(page) {
@@ -107,6 +133,8 @@ describe("e2e session tree view", () => {
     const pick = page.locator(".quick-input-widget");
     await pick.waitFor({ state: "visible", timeout: 10_000 });
     await waitUntil(async () => (await pick.innerText()).includes("Summarize with custom prompt"), 10_000, "pi's choices");
+    assert.match(await pick.innerText(), /Switch to “gamma edited on branch A\.”: summarize the branch you leave\?/);
+    await page.waitForTimeout(300); // the quick pick fades in
     await screenshot(page, "session-tree-choices");
     await pick.locator(".monaco-list-row", { hasText: "No summary" }).first().click();
     await waitUntil(async () => (await rowTexts(page)).some((t) => /gamma edited on branch A\..*● leaf/.test(t)), 15_000, "the leaf to move to the target");
@@ -117,5 +145,100 @@ describe("e2e session tree view", () => {
     assert.equal(marker.parentId, "895e5ef5");
     await page.waitForTimeout(400);
     await screenshot(page, "session-tree-switched");
+  });
+
+  it("Switch to Here with Summary… shows what is sent and asks first; the API key box comes after the confirmation; Escape writes nothing", async () => {
+    const { page } = wb;
+    const before = readFileSync(fx.sessionFile);
+    const target = (await treeRows(page, "Pi Session")).filter({ hasText: "alpha read." }).first();
+    await target.click({ button: "right" });
+    const item = page.locator(".context-view .action-item", { hasText: "Switch to Here with Summary…" }).first();
+    await item.waitFor({ state: "visible", timeout: 10_000 });
+    await item.hover();
+    await page.waitForTimeout(200);
+    await item.click();
+    // a click during the menu's opening can get lost: the highlighted item takes Enter
+    if (await item.isVisible().catch(() => false)) await page.keyboard.press("Enter");
+    const pick = page.locator(".quick-input-widget");
+    await waitUntil(async () => (await pick.innerText().catch(() => "")).includes("with a branch summary?"), 10_000, "the confirmation").catch(async (e) => {
+      await screenshot(page, "session-tree-confirm-failure");
+      throw e;
+    });
+    const text = await pick.innerText();
+    assert.match(text, /Switch to “alpha read\.” with a branch summary\?/);
+    assert.match(text, /Enter the API Key, Then Summarize and Switch/, "OpenAI without a stored key");
+    assert.match(text, /Sent to the summarizer: \d+ messages of the \d+ entries you leave/i);
+    assert.match(text, /gamma edited on branch A\./, "the messages sent are listed");
+    await page.waitForTimeout(300);
+    await screenshot(page, "session-tree-with-summary-confirm");
+    await page.keyboard.press("Enter"); // the first item: enter the key, then summarize
+    await waitUntil(async () => (await pick.innerText().catch(() => "")).includes("API Key for https://api.openai.com"), 10_000, "the API key box");
+    assert.equal(await pick.locator("input[type=password]").count(), 1);
+    await screenshot(page, "session-tree-with-summary-key");
+    await page.keyboard.press("Escape"); // no key: back to the confirmation
+    await waitUntil(async () => (await pick.innerText().catch(() => "")).includes("with a branch summary?"), 10_000, "the confirmation again");
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(500);
+    assert.ok(readFileSync(fx.sessionFile).equals(before), "nothing written");
+  });
+});
+
+describe("e2e session tree view: opens at the leaf, failed answers show their error", () => {
+  let fx;
+  let wb;
+
+  before(async () => {
+    fx = setup("pi-context-e2e-tree2-");
+    fx.real = addSession(fx.agentDir, fx.workspace, readFileSync(path.join(repoRoot, "test", "fixtures", "real-sessions", "getspecstory-real_world.jsonl"), "utf8"), "2026-11-30T07-00-00-000Z_getspecstory.jsonl", 1800_000);
+    fx.long = addSession(fx.agentDir, fx.workspace, longSession(90), "2026-11-30T08-00-00-000Z_long.jsonl", 600_000); // the latest: followed on open
+    wb = await openWorkbench({ folder: fx.workspace, width: 1400, height: 900 });
+  });
+
+  after(async () => {
+    await wb?.close();
+    await closeSharedHost();
+    if (fx) rmSync(fx.root, { recursive: true, force: true });
+  });
+
+  it("the view opens at the leaf of a long session (no reveal command), with the session name as written", async () => {
+    const { page } = wb;
+    await page.locator('.activitybar [aria-label*="pi Context" i]').first().click();
+    const pane = await viewPane(page, "Pi Session");
+    await waitUntil(async () => (await rowTexts(page)).some((t) => /All tasks are complete\..*● leaf/.test(t)), 30_000, "the leaf row in view").catch(async (e) => {
+      await screenshot(page, "session-tree-leaf-failure");
+      throw e;
+    });
+    const texts = await rowTexts(page);
+    assert.ok(!texts.some((t) => t.includes("please do task 1 ")), "scrolled to the end, not the top");
+    assert.ok(texts.some((t) => /All tasks are complete\./.test(t)), "markdown markers stripped");
+    assert.ok(!texts.some((t) => /Task 8\d done\. .*scripted-small/.test(t)), "the model is not repeated on every answer");
+    const header = await pane.locator(".pane-header").first().innerText();
+    assert.match(header, /long scripted session · 181 entries/);
+    await screenshot(page, "session-tree-opens-at-leaf");
+  });
+
+  it("a failed answer (HTTP 400) shows its error in the row and its tooltip; no reveal errors in the log", async () => {
+    const { page } = wb;
+    const now = new Date();
+    utimesSync(fx.real, now, now); // the real session becomes the latest: the view follows it
+    await waitUntil(async () => (await rowTexts(page)).some((t) => t.includes("Error 400: max_tokens must be greater than")), 30_000, "the error row");
+    const texts = await rowTexts(page);
+    assert.ok(!texts.some((t) => t.includes("(error)")), texts.join("\n"));
+    assert.ok(texts.some((t) => /This project — pi-format-demo — is a small/.test(t)), "plain text, no markdown markers");
+    const row = (await treeRows(page, "Pi Session")).filter({ hasText: "Error 400:" }).first();
+    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "The request failed" }).first();
+    await waitUntil(async () => {
+      await page.mouse.move(5, 5);
+      await row.hover();
+      await page.waitForTimeout(1200);
+      return hover.isVisible();
+    }, 20_000, "the row's tooltip");
+    assert.match((await hover.innerText()).replace(/\u00a0/g, " "), /max_tokens. must be greater than .thinking\.budget_tokens/);
+    await screenshot(page, "session-tree-error-row");
+    await runCommand(page, "Pi: Show Log", { commandId: "piContext.showLog" });
+    await page.waitForTimeout(800);
+    const log = await outputPanelText(page);
+    assert.match(log, /following session/);
+    assert.doesNotMatch(log, /Data tree node not found|TreeError|could not reveal/);
   });
 });

@@ -355,7 +355,7 @@ describe("session tree view", function () {
     assert.deepStrictEqual(labels.slice(4), ["$(account) [task:t6] do t6 on branch C", "$(sparkle) → read", "$(sparkle) delta read on branch C."]);
     const go = prompt.kind === "pick" ? prompt.quickPick.items[0]! : undefined;
     assert.match(go?.description ?? "", /^tree-it-model at http:\/\/127\.0\.0\.1:\d+/);
-    assert.match(go?.detail ?? "", /^Sends 3 messages \(≈\d+ tokens\) to tree-it-model at \S+ once, writes the branch summary after “alpha edited\.”; pi resumes there\.$/);
+    assert.match(go?.detail ?? "", /^One request: 3 messages, ≈\d+ tokens\. The branch summary goes after “alpha edited\.”, where pi resumes\.$/);
     // accepting a listed message keeps the question open
     await choose(prompt, /delta read on branch C/);
     await new Promise((r) => setTimeout(r, 300));
@@ -425,14 +425,14 @@ describe("session tree view", function () {
     await api.services.sessions.pin(file);
     await waitFor(() => api.sessionTree.provider.file === file && model().leafId === "7d7e89a8", 8000, "the real session in the view");
     const row = items().find((t) => t.e.key === "e:59c6b470")!;
-    assert.match(labelText(row.item), /^Error: 400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens` must be greater than/);
+    assert.match(labelText(row.item), /^Error 400: max_tokens must be greater than thinking\.budget_tokens\./);
     assert.strictEqual(row.item.description, "kimi-k2p6-fast", "the model changed here");
     assert.strictEqual(((row.item.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, "errorForeground");
     const tip = (row.item.tooltip as vscode.MarkdownString).value;
     assert.match(tip, /^\*\*failed assistant message\*\*/);
     assert.match(tip, /The request failed:\*\* 400/);
     assert.doesNotMatch(`${tip}\n${labelText(row.item)}`, /(?<!\$)\(error\)/);
-    assert.match(String(row.item.accessibilityInformation?.label), /^failed assistant message: Error: 400/);
+    assert.match(String(row.item.accessibilityInformation?.label), /^failed assistant message: Error 400: max_tokens/);
     const answer = items().find((t) => t.e.key === "e:4841084c")!;
     assert.match(labelText(answer.item), /^This project — pi-format-demo — is a small/);
     assert.strictEqual(answer.item.description, "", "same model as the answer before");

@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { buildRecord, type EntryRecord } from "../../src/core/entries";
 import { SessionFile } from "../../src/core/session";
-import { describeRecord, entryWords, formatToolCall, plainText, plural, SessionTreeModel, shortModelName, summaryHeadline, type TreeElement, type TreeFilter, type TreeSource } from "../../src/core/treeModel";
+import { describeRecord, entryWords, formatToolCall, plainText, plural, readableError, SessionTreeModel, shortModelName, summaryHeadline, type TreeElement, type TreeFilter, type TreeSource } from "../../src/core/treeModel";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
@@ -190,8 +190,10 @@ describe("tree model: row texts", () => {
     const d = model.display("59c6b470");
     assert.equal(d.error, true);
     assert.equal(d.errorMessage, session.byId.get("59c6b470")!.errorMessage);
-    assert.match(d.text, /^Error: 400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens` must be greater than `thinking\.budget_tokens`/);
-    assert.ok(d.text.length <= 160 + "Error: ".length);
+    // the status and the JSON body's message, readable in a narrow side bar
+    assert.match(d.text, /^Error 400: max_tokens must be greater than thinking\.budget_tokens\. Please consult/);
+    assert.equal(d.errorInText, true);
+    assert.match(d.errorMessage!, /^400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens`/, "the raw error for the tooltip");
     assert.doesNotMatch(d.text, /\(error\)/);
     // the model is named where it changes (glm → kimi), not on every assistant row
     assert.deepEqual([model.display("a38e1b57").text, model.display("a38e1b57").detail], ["→ read ×2", "glm-5p2-fast"]);
@@ -224,6 +226,9 @@ describe("tree model: row texts", () => {
     assert.deepEqual([plural(1, "entry"), plural(2, "entry"), plural(1234, "message"), plural(0, "key")], ["1 entry", "2 entries", "1,234 messages", "0 keys"]);
     assert.equal(shortModelName("accounts/fireworks/routers/kimi-k2p6-fast"), "kimi-k2p6-fast");
     assert.equal(shortModelName("gpt-4o"), "gpt-4o");
+    assert.equal(readableError('429 {"type":"error","error":{"type":"rate_limit_error","message":"Too many \\"requests\\""}}'), ' 429: Too many "requests"');
+    assert.equal(readableError('400 {"error":{"message":"cut in the middle of an esc\\'), " 400: cut in the middle of an esc");
+    assert.equal(readableError("fetch failed"), ": fetch failed");
     const user = buildRecord({ type: "message", id: "u", parentId: null, timestamp: "t", message: { role: "user", content: "Read README.md and NOTES.md and tell me what this project is about\nplease" } }, { index: 0, line: 2, offset: 0, byteLength: 1 });
     assert.ok(!("code" in user));
     assert.equal(entryWords(user as EntryRecord), "“Read README.md and NOTES.md and tell me what th…”");
