@@ -15,7 +15,7 @@
  */
 
 import * as path from "node:path";
-import { analyzeOptionsFrom, parseArgs, UsageError, type CliCommand, type ParsedArgs } from "./cli";
+import { analyzeOptionsFrom, formatUsage, NotASessionError, parseArgs, UsageError, type CliCommand, type ParsedArgs } from "./cli";
 import { describeLive } from "./core/live";
 import { SessionFile } from "./core/session";
 import { isCancellation, SummarizerError, type Summarizer } from "./core/summarizer";
@@ -42,14 +42,14 @@ function intFlag(args: ParsedArgs, name: string): number | undefined {
   const value = args.flags.get(name);
   if (value === undefined) return undefined;
   const v = Number(value);
-  if (typeof value !== "string" || !Number.isFinite(v) || v < 0) throw new UsageError(`--${name} must be a non-negative number`);
+  if (typeof value !== "string" || !Number.isFinite(v) || v < 0) throw new UsageError(`--${name} must be a non-negative number.`);
   return Math.floor(v);
 }
 
 function checkFlags(args: ParsedArgs, known: ReadonlySet<string>, usage: string): void {
   for (const name of args.flags.keys()) {
-    if (name === "api-key") throw new UsageError("there is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists)");
-    if (!known.has(name)) throw new UsageError(`unknown flag --${name}\nusage: ${usage}`);
+    if (name === "api-key") throw new UsageError("There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).");
+    if (!known.has(name)) throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(usage, 2)}`);
   }
 }
 
@@ -136,12 +136,12 @@ function jsonTree(model: SessionTreeModel, parent?: TreeElement): JsonNode[] {
 export const treeCommand: CliCommand = async (argv, out) => {
   const args = parseArgs(argv, new Set(["json"]));
   const file = args.positional[0];
-  if (!file || args.positional.length > 1) throw new UsageError(`usage: ${TREE_USAGE}`);
+  if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(TREE_USAGE, 2)}`);
   checkFlags(args, new Set(["filter", "json"]), TREE_USAGE);
   const filter = str(args, "filter") ?? "default";
-  if (!isTreeFilter(filter)) throw new UsageError(`--filter must be one of ${TREE_FILTERS.map((f) => f.filter).join(", ")}`);
+  if (!isTreeFilter(filter)) throw new UsageError(`--filter must be one of ${TREE_FILTERS.map((f) => f.filter).join(", ")}.`);
   const session = await SessionFile.open(path.resolve(file));
-  if (session.invalid) throw new Error(`${file} is not a pi session (its first line is not a session header)`);
+  if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
   const model = new SessionTreeModel(session, { filter: filter as TreeFilter, reader: session, pageSize: Number.MAX_SAFE_INTEGER });
   if (args.flags.has("json")) {
     out(JSON.stringify({ file: session.filePath, name: model.name ?? null, leafId: model.leafId, displayLeafId: model.displayLeafId, filter, entries: model.entryCount, labels: Object.fromEntries([...model.labels].map(([k, v]) => [k, v.label])), tree: jsonTree(model) }, null, 2));
@@ -186,9 +186,9 @@ const SWITCH_FLAGS = new Set(["summarize", "instructions", "label", "dry-run", "
 export const switchCommand: CliCommand = async (argv, out, err) => {
   const args = parseArgs(argv, new Set(["summarize", "dry-run", "json", "no-stream"]));
   const [file, entryId] = args.positional;
-  if (!file || !entryId || args.positional.length > 2) throw new UsageError(`usage: ${SWITCH_USAGE}`);
+  if (!file || !entryId || args.positional.length > 2) throw new UsageError(`usage:\n${formatUsage(SWITCH_USAGE, 2)}`);
   checkFlags(args, SWITCH_FLAGS, SWITCH_USAGE);
-  if (args.flags.has("instructions") && !args.flags.has("summarize")) throw new UsageError("--instructions needs --summarize");
+  if (args.flags.has("instructions") && !args.flags.has("summarize")) throw new UsageError("--instructions needs --summarize.");
   const env = process.env;
   const analyze = analyzeOptionsFrom(args, env);
   const json = args.flags.has("json");

@@ -417,7 +417,7 @@ export async function runSwitchFlow(file: string, targetId: string, choice: Swit
       let draft: BranchSummaryDraft | undefined;
       if (writes[0] === "branch_summary") {
         current ??= typeof summarizer === "function" ? await summarizer() : summarizer;
-        if (!current && plan.preparation.messages.length > 0) throw new Error("internal error: no summariser for a branch summary");
+        if (!current && plan.preparation.messages.length > 0) throw new Error("internal error: no summarizer for a branch summary");
         for (;;) {
           try {
             draft = current ? await summarizeSwitch(plan, decided, current, inner) : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };

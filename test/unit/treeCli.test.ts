@@ -86,6 +86,13 @@ describe("pi-context tree", () => {
     assert.deepEqual(j.tree[1].children[0].children.map((c: { id: string }) => c.id), ["d687d2f6"]);
   });
 
+  it("a file that is not a pi session exits 1 and says so", async () => {
+    const r = await run("tree", path.join(FIXTURES, "cases/README.md"));
+    assert.equal(r.code, 1);
+    assert.match(r.err, /is not a pi session: its first line is not a session header/);
+    assert.equal(r.out, "");
+  });
+
   it("usage errors exit 2", async () => {
     assert.equal((await run("tree")).code, 2);
     assert.equal((await run("tree", TREE, "--filter", "nope")).code, 2);
