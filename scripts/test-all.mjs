@@ -34,7 +34,6 @@ if (scripts["test:conformance"]) plan.push({ script: "test:conformance" });
 else notes.push("test:conformance: skipped (no such npm script)");
 plan.push({ script: "test:integration" });
 
-// eslint-disable-next-line no-control-regex
 const stripAnsi = (s) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
 
 /** Sum every node:test summary and every mocha `N passed, N failed` line in `text`. */
