@@ -390,7 +390,7 @@ function setPreview(record: EntryRecord, source: unknown, pick: (message: Obj) =
  */
 function setChars(record: EntryRecord, message: unknown, lazy: LazyChars | undefined): void {
   if (!lazy) {
-    record.chars = messageChars(message);
+    record.chars = messageChars(message, { plain: true });
     record.tokens = Math.ceil(totalChars(record.chars) / 4);
     return;
   }

@@ -48,8 +48,11 @@ function contentChars(content: unknown, into: CharBreakdown): void {
 /**
  * Characters pi's `estimateTokens` counts for a message, split by kind.
  * Unknown roles count nothing (pi returns 0 for them).
+ * @param options.plain the message came from `JSON.parse` (no `LongString`s): lengths of tool-call
+ *   arguments are taken from the native `JSON.stringify`.
  */
-export function messageChars(message: unknown): CharBreakdown {
+export function messageChars(message: unknown, options: { plain?: boolean } = {}): CharBreakdown {
+  const argsLength = options.plain ? (v: unknown): number => (v === undefined ? 0 : JSON.stringify(v).length) : (v: unknown): number => jsonLength(v as ScannedValue);
   const chars: CharBreakdown = { text: 0, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
   if (!isObject(message)) return chars;
   switch (message.role) {
@@ -63,7 +66,7 @@ export function messageChars(message: unknown): CharBreakdown {
           if (section) chars.text += strLength(section);
         }
       }
-      if (message.toolsAdded) chars.tools += jsonLength(message.toolsAdded as ScannedValue);
+      if (message.toolsAdded) chars.tools += argsLength(message.toolsAdded);
       return chars;
     }
     case "user":
@@ -78,7 +81,7 @@ export function messageChars(message: unknown): CharBreakdown {
         if (!isObject(block)) continue;
         if (block.type === "text") chars.text += strLength(block.text);
         else if (block.type === "thinking") chars.thinking += strLength(block.thinking);
-        else if (block.type === "toolCall") chars.toolCalls += strLength(block.name) + jsonLength(block.arguments as ScannedValue);
+        else if (block.type === "toolCall") chars.toolCalls += strLength(block.name) + argsLength(block.arguments);
       }
       return chars;
     }

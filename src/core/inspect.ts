@@ -170,15 +170,19 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   else footer = `${(((usage?.tokens ?? 0) / windowValue) * 100).toFixed(1)}%/${formatTokens(windowValue)}`;
   if (enabled) footer += " (auto)";
 
-  let compaction: CompactionPreview | null = null;
-  let compactionUnavailable: string | undefined;
-  try {
-    const prepared = prepareCompaction(session, compactionSettings, session, options.leafId);
-    if (isPrepared(prepared)) compaction = previewOf(prepared);
-    else compactionUnavailable = NOTHING_TO_COMPACT_MESSAGES[prepared.reason];
-  } catch (error) {
-    compactionUnavailable = `Could not prepare a compaction: ${(error as Error).message}`;
-  }
+  // The compaction preview is prepared on first read: the gauge does not need it, and preparing
+  // measures the kept tail (long lines are measured lazily, from disk).
+  let preview: { compaction: CompactionPreview | null; unavailable?: string } | undefined;
+  const preparePreview = (): { compaction: CompactionPreview | null; unavailable?: string } => {
+    if (preview) return preview;
+    try {
+      const prepared = prepareCompaction(session, compactionSettings, session, options.leafId);
+      preview = isPrepared(prepared) ? { compaction: previewOf(prepared) } : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };
+    } catch (error) {
+      preview = { compaction: null, unavailable: `Could not prepare a compaction: ${(error as Error).message}` };
+    }
+    return preview;
+  };
 
   const diagnostics = [...session.diagnostics, ...cachedStructureDiagnostics(session)];
   if (projection.pathInfo.cycleAt) {
@@ -206,10 +210,11 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     threshold,
     tokensUntilCompaction: threshold === null ? null : threshold - projected.tokens,
     shouldCompact: threshold === null ? null : shouldCompact(projected.tokens, windowValue as number, compactionSettings),
-    compaction,
+    compaction: null,
     diagnostics,
     settingsProblems: settings.problems,
   };
-  if (compactionUnavailable) result.compactionUnavailable = compactionUnavailable;
+  Object.defineProperty(result, "compaction", { get: () => preparePreview().compaction, enumerable: true, configurable: true });
+  Object.defineProperty(result, "compactionUnavailable", { get: () => preparePreview().unavailable, enumerable: true, configurable: true });
   return result;
 }

@@ -30,7 +30,7 @@ export function setScanLineBytes(bytes: number): void {
 /** Appends up to this size are read synchronously by `refresh()` (a few small syscalls). */
 const SYNC_REFRESH_BYTES = 1024 * 1024;
 /** Read size for streaming a file. */
-const CHUNK_BYTES = 4 * 1024 * 1024;
+const CHUNK_BYTES = 2 * 1024 * 1024;
 /** Lines longer than this are skipped with a diagnostic (V8 cannot hold much larger strings). */
 const MAX_LINE_BYTES = 256 * 1024 * 1024;
 const NEWLINE = 0x0a;
