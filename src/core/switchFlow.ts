@@ -145,6 +145,11 @@ export function planSwitchOn(session: SessionFile, targetId: string, options: Sw
   const fileLeaf = fileLeafId === null ? undefined : session.byId.get(fileLeafId);
   const oldLeafId = fileLeaf && isLeafMarker(fileLeaf) ? fileLeaf.parentId : fileLeafId;
   const { newLeafId, returnsText } = navigationTarget(target);
+  // pi's navigateTree moves to the parent of a user/custom message with `branch(parentId)`, which
+  // throws when that parent is not in the file; refuse the same way instead of writing an orphan.
+  if (newLeafId !== null && !session.byId.has(newLeafId)) {
+    throw new Error(`Entry ${newLeafId} not found: the parent of "${target.preview ?? target.id}" is not in the session file, so pi cannot move there. Nothing was written.`);
+  }
   const collection = collectEntriesForBranchSummary(session, oldLeafId, target.id);
   const contextWindow = analysis.window.value ?? undefined;
   const reserveTokens = analysis.settings.branchSummary.reserveTokens.value ?? DEFAULT_BRANCH_SUMMARY_RESERVE;

@@ -214,6 +214,20 @@ describe("switch flow vs pi 1.6.0", () => {
           skipped++;
           return;
         }
+        // A user/custom message whose parent is missing: pi's navigation throws "Entry <parent> not
+        // found" (SessionManager.branch); so must we, without writing.
+        const target = session.byId.get(built.target)!;
+        if ((target.role === "user" || target.type === "custom_message") && target.parentId !== null && !session.byId.has(target.parentId)) {
+          const file = copyOf(built.jsonl);
+          const before = fs.readFileSync(file);
+          await assert.rejects(
+            runSwitchFlow(file, built.target, CHOICES[choiceIndex]!.choice, new OpenAiSummarizer({ baseURL: server.baseURL, model: "scripted", maxOutputTokens: 1000, contextWindow: 1_000_000, maxRetries: 0 }), options(tmp), { decide: async () => CHOICES[choiceIndex]!.choice }),
+            new RegExp(`^Error: Entry ${target.parentId} not found`),
+          );
+          assert.ok(fs.readFileSync(file).equals(before), "nothing written");
+          skipped++;
+          return;
+        }
         const agent = fs.mkdtempSync(path.join(tmp, "agent-"));
         fs.writeFileSync(path.join(agent, "settings.json"), JSON.stringify({ compaction: { reserveTokens: recipe.reserve, keepRecentTokens: recipe.keepRecent }, branchSummary: { reserveTokens: Math.min(16384, Math.floor(recipe.window / 2)) } }));
         await switchAndCheck(built.jsonl, built.target, CHOICES[choiceIndex]!.choice, { ...options(agent), contextWindow: recipe.window }, ["--agent-dir", agent, "--no-project-settings", "--context-window", String(recipe.window)]);
