@@ -20,7 +20,6 @@
  * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
  */
 
-import * as fs from "node:fs";
 import { analyzeLoaded, type Analysis } from "./analyze";
 import { buildCompactionEntry, isPrepared, NOTHING_TO_COMPACT_MESSAGES, prepareCompaction, type CompactionPreparation, type NothingToCompact } from "./compaction";
 import { buildProjection } from "./context";
@@ -35,7 +34,7 @@ import { compactionSettingsOf, type ProjectSettingsMode } from "./settings";
 import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
 import { currentSystemMessage, estimateProjectedContextTokens } from "./tokens";
 import type { CompactionEntry, Usage } from "./types";
-import { appendEntries, expectationOf, newEntryId, SessionChangedError, type AppendExpectation } from "./write";
+import { appendEntries, expectationHolds, expectationOf, newEntryId, SessionChangedError, type AppendExpectation } from "./write";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {
@@ -293,27 +292,6 @@ export async function commitCompaction(plan: CompactionPlan, draft: CompactionDr
   const result: CompactionResult = { file: plan.file, entry, tokensBefore: prep.tokensBefore, tokensAfter, bytesBefore: plan.expectation.size, bytesAfter };
   if (prep.previousCompactionId) result.previousCompactionId = prep.previousCompactionId;
   return result;
-}
-
-/**
- * True when the file still has the size and final bytes of `expectation` (read-only check; the
- * append itself re-checks under its own file handle).
- */
-export function expectationHolds(expectation: AppendExpectation): boolean {
-  try {
-    const fd = fs.openSync(expectation.path, "r");
-    try {
-      if (fs.fstatSync(fd).size !== expectation.size) return false;
-      if (expectation.tail.length === 0) return true;
-      const tail = Buffer.alloc(expectation.tail.length);
-      fs.readSync(fd, tail, 0, tail.length, expectation.size - tail.length);
-      return tail.equals(expectation.tail);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
 }
 
 /** Callbacks of {@link runCompactionFlow}. */

@@ -32,7 +32,6 @@
  * summarise or stack markers), and a marker chosen as the target stands for its parent too.
  */
 
-import * as fs from "node:fs";
 import { analyzeLoaded, type Analysis } from "./analyze";
 import { branchSummaryBudget, DEFAULT_BRANCH_SUMMARY_RESERVE, buildBranchSummaryEntry, buildLabelEntry, buildLeafMarkerEntry, collectEntriesForBranchSummary, navigationTarget, prepareBranchEntries, type BranchCollection, type BranchPreparation } from "./branch";
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "./entries";
@@ -47,7 +46,7 @@ import { completeSummary, SummarizerError, type SummarizeOptions, type Summarize
 import { getPath } from "./tree";
 import { entryEditorText } from "./treeModel";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "./types";
-import { appendEntries, expectationOf, newEntryId, SessionChangedError, type AppendExpectation } from "./write";
+import { appendEntries, expectationHolds, expectationOf, newEntryId, SessionChangedError, type AppendExpectation } from "./write";
 
 /** pi's summary text when the abandoned stretch holds no message (`generateBranchSummary`). */
 export const NO_CONTENT_SUMMARY = "No content to summarize";
@@ -340,24 +339,6 @@ export function commitSwitch(plan: SwitchPlan, choice: SwitchChoice, draft?: Bra
   result.bytesAfter = appendEntries(plan.expectation, entries);
   result.fileLeafId = entries[entries.length - 1]!.id;
   return result;
-}
-
-/** True when the file still has the size and final bytes of `expectation`. */
-export function expectationHolds(expectation: AppendExpectation): boolean {
-  try {
-    const fd = fs.openSync(expectation.path, "r");
-    try {
-      if (fs.fstatSync(fd).size !== expectation.size) return false;
-      if (expectation.tail.length === 0) return true;
-      const tail = Buffer.alloc(expectation.tail.length);
-      fs.readSync(fd, tail, 0, tail.length, expectation.size - tail.length);
-      return tail.equals(expectation.tail);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
 }
 
 /** Callbacks of {@link runSwitchFlow}. */

@@ -32,40 +32,30 @@ export interface PathResult {
  */
 export function getPath(index: EntryIndex, leafId: string | null): PathResult {
   if (leafId === null) return { path: [] };
-  let leaf = index.byId.get(leafId);
-  leaf ??= index.records[index.records.length - 1];
+  const leaf = index.byId.get(leafId) ?? index.records[index.records.length - 1];
+  // A walk longer than the number of entries must have met a cycle: only then pay for a visited set.
+  return walkToRoot(index, leaf, false) ?? (walkToRoot(index, leaf, true) as PathResult);
+}
+
+/**
+ * Follow `parentId` from `leaf` to the root. Without `detectCycles` the walk gives up (returns
+ * undefined) once it is longer than the number of entries; with it, a revisited entry ends the walk
+ * and is reported as `cycleAt`.
+ */
+function walkToRoot(index: EntryIndex, leaf: EntryRecord | undefined, detectCycles: boolean): PathResult | undefined {
   const path: EntryRecord[] = [];
   const result: PathResult = { path };
-  // A walk longer than the number of entries must have met a cycle: only then pay for a visited set.
+  const seen = detectCycles ? new Set<string>() : undefined;
   const limit = index.byId.size;
   let current: EntryRecord | undefined = leaf;
   while (current) {
-    if (path.length > limit) return cyclePath(index, leaf!);
-    path.push(current);
-    const parentId: string | null = current.parentId;
-    if (!parentId) break;
-    const parent = index.byId.get(parentId);
-    if (!parent) {
-      result.missingParent = parentId;
-      break;
-    }
-    current = parent;
-  }
-  path.reverse();
-  return result;
-}
-
-function cyclePath(index: EntryIndex, leaf: EntryRecord): PathResult {
-  const path: EntryRecord[] = [];
-  const seen = new Set<string>();
-  const result: PathResult = { path };
-  let current: EntryRecord | undefined = leaf;
-  while (current) {
-    if (seen.has(current.id)) {
-      result.cycleAt = current.id;
-      break;
-    }
-    seen.add(current.id);
+    if (seen) {
+      if (seen.has(current.id)) {
+        result.cycleAt = current.id;
+        break;
+      }
+      seen.add(current.id);
+    } else if (path.length > limit) return undefined;
     path.push(current);
     const parentId: string | null = current.parentId;
     if (!parentId) break;

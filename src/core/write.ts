@@ -73,6 +73,27 @@ export function expectationOf(session: SessionFile): AppendExpectation {
 }
 
 /**
+ * True when the file still has the size and final bytes of `expectation` — a read-only check for
+ * flows that ask the user before writing (the append re-checks under its own file handle).
+ */
+export function expectationHolds(expectation: AppendExpectation): boolean {
+  try {
+    const fd = fs.openSync(expectation.path, "r");
+    try {
+      if (fs.fstatSync(fd).size !== expectation.size) return false;
+      if (expectation.tail.length === 0) return true;
+      const tail = Buffer.alloc(expectation.tail.length);
+      fs.readSync(fd, tail, 0, tail.length, expectation.size - tail.length);
+      return tail.equals(expectation.tail);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A fresh entry id like pi's `generateId`: the first 8 hex chars of a random UUID, re-drawn on
  * collision with existing ids (100 tries), then a full UUID.
  */
