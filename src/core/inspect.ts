@@ -7,7 +7,7 @@ import { isPrepared, NOTHING_TO_COMPACT_MESSAGES, prepareCompaction, type Compac
 import { buildProjection, type Projection } from "./context";
 import type { SessionFile } from "./session";
 import { compactionSettingsOf, type ResolvedSettings, type Sourced, type ValueSource } from "./settings";
-import { contextUsage, estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type ContextEstimate } from "./tokens";
+import { estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type ContextEstimate } from "./tokens";
 import { StructureTracker } from "./tree";
 import type { Diagnostic } from "./types";
 
@@ -156,7 +156,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   const projection: Projection = buildProjection(session, options.leafId);
   const projected = estimateProjectedContextTokens(projection, session);
   const windowValue = options.contextWindow.value;
-  const usage = contextUsage(projection, windowValue, session);
+  // pi's getContextUsage(): `?` when the usage is unknown, else the projected estimate above.
   const unknown = isUsageUnknown(projection);
   const settings = options.settings;
   const compactionSettings = compactionSettingsOf(settings);
@@ -166,8 +166,8 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   const enabled = settings.compaction.enabled.value ?? true;
   let footer: string;
   if (!windowValue || windowValue <= 0) footer = `0.0%/${windowValue ? formatTokens(windowValue) : "?"}`;
-  else if (usage && usage.percent === null) footer = `?/${formatTokens(windowValue)}`;
-  else footer = `${(((usage?.tokens ?? 0) / windowValue) * 100).toFixed(1)}%/${formatTokens(windowValue)}`;
+  else if (unknown) footer = `?/${formatTokens(windowValue)}`;
+  else footer = `${((projected.tokens / windowValue) * 100).toFixed(1)}%/${formatTokens(windowValue)}`;
   if (enabled) footer += " (auto)";
 
   // The compaction preview is prepared on first read: the gauge does not need it, and preparing
