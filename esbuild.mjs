@@ -42,7 +42,9 @@ const builds = [
     format: "esm",
     target: "node20",
     external: ["@earendil-works/pi-coding-agent"],
-    banner: { js: "// pi-context live bridge: a pi extension installed by the pi-context VS Code extension (Pi: Install Live Bridge). Source: src/bridge/ of pi-context." },
+    banner: {
+      js: "// pi-context live bridge: a pi extension installed by the pi-context VS Code extension (Pi: Install Live Bridge). Source: src/bridge/ of pi-context.",
+    },
     sourcemap: false,
     minify: false,
     logLevel: "warning",

@@ -43,7 +43,9 @@ function section(markdown, heading) {
 export function demoSummary(prompt) {
   const focus = /\n\nAdditional focus: ([^\n]*)\s*$/.exec(prompt)?.[1]?.trim();
   const turnPrefix = prompt.startsWith("# Conversation\n");
-  const conversation = turnPrefix ? prompt.slice(0, prompt.indexOf("\n# Instructions")) : (/<conversation>\n([\s\S]*?)\n<\/conversation>/.exec(prompt)?.[1] ?? "");
+  const conversation = turnPrefix
+    ? prompt.slice(0, prompt.indexOf("\n# Instructions"))
+    : (/<conversation>\n([\s\S]*?)\n<\/conversation>/.exec(prompt)?.[1] ?? "");
   const previous = /<previous-summary>\n([\s\S]*?)\n<\/previous-summary>/.exec(prompt)?.[1] ?? "";
   const requests = [...conversation.matchAll(/^\[User\]: (.*)$/gm)].map((m) => firstLine(m[1])).filter(Boolean);
   const tools = new Map();
@@ -51,7 +53,8 @@ export function demoSummary(prompt) {
     for (const call of m[1].matchAll(/(\w+)\(/g)) tools.set(call[1], (tools.get(call[1]) ?? 0) + 1);
   }
   const toolText = [...tools].map(([name, count]) => `${name} ×${count}`).join(", ") || "none";
-  const note = "- **Demo summarizer**: written by pi-context's local demo summarizer (no language model): it lists the requests and tool calls it found";
+  const note =
+    "- **Demo summarizer**: written by pi-context's local demo summarizer (no language model): it lists the requests and tool calls it found";
   if (turnPrefix) {
     return [
       "## Original Request",
@@ -65,12 +68,15 @@ export function demoSummary(prompt) {
     ].join("\n");
   }
   const previousGoal = section(previous, "Goal");
-  const previousDone = section(previous, "Progress").split("\n").filter((l) => l.startsWith("- [x]"));
+  const previousDone = section(previous, "Progress")
+    .split("\n")
+    .filter((l) => l.startsWith("- [x]"));
   const last = requests[requests.length - 1];
   const done = [...previousDone, ...requests.slice(0, -1).map((r) => `- [x] ${r}`)];
   return [
     "## Goal",
-    previousGoal || (requests[0] ? `Work through the user's requests, starting with: ${requests[0]}` : "Continue the session's work"),
+    previousGoal ||
+      (requests[0] ? `Work through the user's requests, starting with: ${requests[0]}` : "Continue the session's work"),
     "",
     "## Constraints & Preferences",
     focus ? `- Focus asked for this summary: ${focus}` : "- (none)",
@@ -101,7 +107,7 @@ export function demoSummary(prompt) {
 function pieces(text, n = 14) {
   const out = [];
   const size = Math.max(1, Math.ceil(text.length / n));
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let end = Math.min(text.length, i + size);
     const nl = text.indexOf("\n", end);
     if (nl !== -1 && nl - end < 40) end = nl + 1;
@@ -123,9 +129,12 @@ export async function startDemoSummarizer(options = {}) {
   const server = http.createServer(async (req, res) => {
     const chunks = [];
     for await (const c of req) chunks.push(c);
-    const json = (status, body) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-    if (req.method === "GET" && req.url?.endsWith("/models")) return json(200, { object: "list", data: [{ id: DEMO_MODEL, object: "model", owned_by: "pi-context-demo" }] });
-    if (!(req.method === "POST" && req.url?.endsWith("/chat/completions"))) return json(404, { error: { message: `no route ${req.method} ${req.url}` } });
+    const json = (status, body) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    if (req.method === "GET" && req.url?.endsWith("/models"))
+      return json(200, { object: "list", data: [{ id: DEMO_MODEL, object: "model", owned_by: "pi-context-demo" }] });
+    if (!(req.method === "POST" && req.url?.endsWith("/chat/completions")))
+      return json(404, { error: { message: `no route ${req.method} ${req.url}` } });
     let body;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -137,17 +146,36 @@ export async function startDemoSummarizer(options = {}) {
     const prompt = String(messages.filter((m) => m.role === "user").pop()?.content ?? "");
     const text = demoSummary(prompt);
     const promptTokens = Math.ceil(JSON.stringify(messages).length / 4);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: Math.ceil(text.length / 4), total_tokens: promptTokens + Math.ceil(text.length / 4) };
-    options.log?.(`request ${state.requests}: ${Math.round(prompt.length / 1000)}k characters → ${text.length} characters`);
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: Math.ceil(text.length / 4),
+      total_tokens: promptTokens + Math.ceil(text.length / 4),
+    };
+    options.log?.(
+      `request ${state.requests}: ${Math.round(prompt.length / 1000)}k characters → ${text.length} characters`,
+    );
     const id = `demo-${state.requests}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model ?? DEMO_MODEL;
     if (!body.stream) {
-      return json(200, { id, object: "chat.completion", created, model, choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }], usage });
+      return json(200, {
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }],
+        usage,
+      });
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const send = (obj) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
-    const chunk = (delta, finish) => ({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] });
+    const chunk = (delta, finish) => ({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
     send(chunk({ role: "assistant", content: "" }, null));
     for (const piece of pieces(text)) {
       await sleep(delay);
@@ -184,6 +212,9 @@ export async function startDemoSummarizer(options = {}) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const i = process.argv.indexOf("--port");
-  const s = await startDemoSummarizer({ ...(i > 0 ? { port: Number(process.argv[i + 1]) } : {}), log: (l) => console.log(`[demo-summarizer] ${l}`) });
+  const s = await startDemoSummarizer({
+    ...(i > 0 ? { port: Number(process.argv[i + 1]) } : {}),
+    log: (l) => console.log(`[demo-summarizer] ${l}`),
+  });
   console.log(`[demo-summarizer] ${s.baseURL} (model ${s.model}); Ctrl-C stops`);
 }

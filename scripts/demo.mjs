@@ -34,7 +34,14 @@ const demoDir = path.join(repoRoot, "media", "demo");
 const VSCE_PACKAGE_FLAGS = ["--no-dependencies", "--no-rewrite-relative-links", "--allow-missing-repository"];
 
 function parseArgs(argv) {
-  const o = { screenshot: false, vsix: false, port: undefined, build: true, sessions: [], agent: path.join(demoDir, "agent") };
+  const o = {
+    screenshot: false,
+    vsix: false,
+    port: undefined,
+    build: true,
+    sessions: [],
+    agent: path.join(demoDir, "agent"),
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--screenshot") o.screenshot = true;
@@ -44,7 +51,9 @@ function parseArgs(argv) {
     else if (a === "--session") o.sessions.push(path.resolve(argv[++i]));
     else if (a === "--agent") o.agent = path.resolve(argv[++i]);
     else if (a === "-h" || a === "--help") {
-      console.log("usage: npm run demo -- [--screenshot] [--vsix] [--port N] [--no-build] [--session FILE.jsonl]... [--agent DIR]");
+      console.log(
+        "usage: npm run demo -- [--screenshot] [--vsix] [--port N] [--no-build] [--session FILE.jsonl]... [--agent DIR]",
+      );
       process.exit(0);
     } else {
       console.error(`unknown argument: ${a}`);
@@ -53,7 +62,10 @@ function parseArgs(argv) {
   }
   if (o.sessions.length === 0) {
     const dir = path.join(demoDir, "sessions");
-    o.sessions = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort().map((f) => path.join(dir, f));
+    o.sessions = readdirSync(dir)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()
+      .map((f) => path.join(dir, f));
   }
   return o;
 }
@@ -73,9 +85,16 @@ function sleep(ms) {
  */
 function copyExtension(to) {
   mkdirSync(to, { recursive: true });
-  for (const f of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"]) cpSync(path.join(repoRoot, f), path.join(to, f));
-  cpSync(path.join(repoRoot, "dist"), path.join(to, "dist"), { recursive: true, filter: (src) => !src.endsWith(".map") });
-  cpSync(path.join(repoRoot, "media"), path.join(to, "media"), { recursive: true, filter: (src) => !src.startsWith(demoDir) });
+  for (const f of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"])
+    cpSync(path.join(repoRoot, f), path.join(to, f));
+  cpSync(path.join(repoRoot, "dist"), path.join(to, "dist"), {
+    recursive: true,
+    filter: (src) => !src.endsWith(".map"),
+  });
+  cpSync(path.join(repoRoot, "media"), path.join(to, "media"), {
+    recursive: true,
+    filter: (src) => !src.startsWith(demoDir),
+  });
   cpSync(path.join(repoRoot, "docs", "images"), path.join(to, "docs", "images"), { recursive: true });
   return to;
 }
@@ -142,11 +161,19 @@ async function takeScreenshots(url, outDir, sessionFile) {
     await shot("06-compact-preview");
     const before = readFileSync(sessionFile, "utf8").length;
     await go.click();
-    await page.locator(".notification-toast", { hasText: /Compacting|summarizing|receiving/i }).first().waitFor({ state: "visible", timeout: 15_000 }).catch(() => {});
+    await page
+      .locator(".notification-toast", { hasText: /Compacting|summarizing|receiving/i })
+      .first()
+      .waitFor({ state: "visible", timeout: 15_000 })
+      .catch(() => {});
     await sleep(600);
     await shot("07-compact-progress");
     await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 60_000 });
-    await page.locator(".notification-toast", { hasText: "compacted" }).first().waitFor({ state: "visible", timeout: 15_000 }).catch(() => {});
+    await page
+      .locator(".notification-toast", { hasText: "compacted" })
+      .first()
+      .waitFor({ state: "visible", timeout: 15_000 })
+      .catch(() => {});
     await sleep(2500);
     await shot("08-compact-result");
     const after = readFileSync(sessionFile, "utf8");
@@ -164,11 +191,15 @@ async function takeScreenshots(url, outDir, sessionFile) {
     const readme = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame");
     await readme.locator("img").first().waitFor({ state: "attached", timeout: 20_000 });
     await sleep(2000);
-    const images = await readme.locator("img").evaluateAll((imgs) => imgs.map((i) => ({ src: i.getAttribute("src"), ok: i.complete && i.naturalWidth > 0 })));
+    const images = await readme
+      .locator("img")
+      .evaluateAll((imgs) => imgs.map((i) => ({ src: i.getAttribute("src"), ok: i.complete && i.naturalWidth > 0 })));
     // VS Code (1.139) renders only https: images on this page: relative (and data:) image sources
     // of an installed extension's README are dropped by its sanitizer, so they show as alt text
     const shown = images.filter((i) => i.ok).length;
-    console.log(`[demo] extension details page: icon shown; ${shown} of ${images.length} README images shown (VS Code shows only https: images there)`);
+    console.log(
+      `[demo] extension details page: icon shown; ${shown} of ${images.length} README images shown (VS Code shows only https: images there)`,
+    );
     await shot("10-extension-details");
     return shots;
   } catch (error) {
@@ -187,7 +218,13 @@ async function main() {
   let install;
   if (o.vsix) {
     const vsix = path.join(root, "pi-context.vsix");
-    run(process.execPath, [path.join(repoRoot, "node_modules", "@vscode", "vsce", "vsce"), "package", ...VSCE_PACKAGE_FLAGS, "-o", vsix]);
+    run(process.execPath, [
+      path.join(repoRoot, "node_modules", "@vscode", "vsce", "vsce"),
+      "package",
+      ...VSCE_PACKAGE_FLAGS,
+      "-o",
+      vsix,
+    ]);
     install = { vsix };
   } else {
     if (o.build) run(process.execPath, [path.join(repoRoot, "esbuild.mjs")]);
@@ -228,7 +265,11 @@ async function main() {
 
   if (o.screenshot) {
     try {
-      const shots = await takeScreenshots(url, path.join(repoRoot, "test-results", "demo"), installed[installed.length - 1]);
+      const shots = await takeScreenshots(
+        url,
+        path.join(repoRoot, "test-results", "demo"),
+        installed[installed.length - 1],
+      );
       for (const s of shots) console.log(`[demo] screenshot: ${path.relative(repoRoot, s)}`);
     } finally {
       await server.stop();
@@ -237,8 +278,12 @@ async function main() {
     return 0;
   }
   console.log(`\n  Open VS Code: ${url}\n`);
-  console.log("  Try: hover the π gauge in the status bar · click it (context panel) · the pi icon in the activity bar");
-  console.log('  (session tree) · F1 → "Pi: Compact Session…" (preview, then the demo summarizer writes a compaction).');
+  console.log(
+    "  Try: hover the π gauge in the status bar · click it (context panel) · the pi icon in the activity bar",
+  );
+  console.log(
+    '  (session tree) · F1 → "Pi: Compact Session…" (preview, then the demo summarizer writes a compaction).',
+  );
   console.log(`\n  (server log: ${server.logFile}; Ctrl-C to stop)`);
   await new Promise(() => setInterval(() => {}, 1 << 30)); // until Ctrl-C; exit handlers clean up
   return 0;

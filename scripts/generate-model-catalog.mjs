@@ -29,18 +29,18 @@ const OUT = outIndex >= 0 ? resolve(argv[outIndex + 1]) : join(ROOT, "src", "cor
 const CHECK = argv.includes("--check");
 
 function fail(message) {
-	process.stderr.write(`generate-model-catalog: ${message}\n`);
-	process.exit(1);
+  process.stderr.write(`generate-model-catalog: ${message}\n`);
+  process.exit(1);
 }
 
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
-	fail(`needs Node >= 22.19 (pi-ai ${EXPECTED_VERSION}); run it with "$(node test/conformance/setup.mjs)"`);
+  fail(`needs Node >= 22.19 (pi-ai ${EXPECTED_VERSION}); run it with "$(node test/conformance/setup.mjs)"`);
 }
 if (!existsSync(join(PI_AI_DIR, "package.json"))) fail(`pi-ai not installed; run: node test/conformance/setup.mjs`);
 const pkg = JSON.parse(readFileSync(join(PI_AI_DIR, "package.json"), "utf-8"));
 if (pkg.name !== "@earendil-works/pi-ai" || pkg.version !== EXPECTED_VERSION) {
-	fail(`expected @earendil-works/pi-ai@${EXPECTED_VERSION}, found ${pkg.name}@${pkg.version}`);
+  fail(`expected @earendil-works/pi-ai@${EXPECTED_VERSION}, found ${pkg.name}@${pkg.version}`);
 }
 // The package exports "./providers/*" -> "./dist/providers/*.js" (import condition only).
 const allExport = pkg.exports?.["./providers/*"]?.import;
@@ -50,46 +50,59 @@ const all = await import(pathToFileURL(join(PI_AI_DIR, "dist", "providers", "all
 const models = {};
 const runtimeProviders = new Map(all.builtinProviders().map((p) => [p.id, p]));
 for (const provider of all.getBuiltinProviders()) {
-	const catalog = all.getBuiltinModels(provider);
-	const registered = runtimeProviders.get(provider)?.getModels() ?? [];
-	const a = catalog.map((m) => m.id).sort().join("\n");
-	const b = registered.map((m) => m.id).sort().join("\n");
-	if (a !== b) fail(`provider ${provider}: getBuiltinModels() and builtinProviders().getModels() differ`);
-	for (const m of catalog) {
-		if (m.type !== undefined && m.type !== "chat") continue;
-		if (m.provider !== provider) fail(`${provider}/${m.id}: model.provider is ${m.provider}`);
-		const key = `${m.provider}/${m.id}`;
-		if (key in models) fail(`duplicate model key ${key}`);
-		for (const field of ["contextWindow", "maxTokens"]) {
-			if (typeof m[field] !== "number" || !Number.isFinite(m[field])) fail(`${key}: ${field} = ${m[field]}`);
-		}
-		models[key] = {
-			contextWindow: m.contextWindow,
-			maxTokens: m.maxTokens,
-			name: typeof m.name === "string" ? m.name : m.id,
-			reasoning: m.reasoning === true,
-		};
-	}
+  const catalog = all.getBuiltinModels(provider);
+  const registered = runtimeProviders.get(provider)?.getModels() ?? [];
+  const a = catalog
+    .map((m) => m.id)
+    .sort()
+    .join("\n");
+  const b = registered
+    .map((m) => m.id)
+    .sort()
+    .join("\n");
+  if (a !== b) fail(`provider ${provider}: getBuiltinModels() and builtinProviders().getModels() differ`);
+  for (const m of catalog) {
+    if (m.type !== undefined && m.type !== "chat") continue;
+    if (m.provider !== provider) fail(`${provider}/${m.id}: model.provider is ${m.provider}`);
+    const key = `${m.provider}/${m.id}`;
+    if (key in models) fail(`duplicate model key ${key}`);
+    for (const field of ["contextWindow", "maxTokens"]) {
+      if (typeof m[field] !== "number" || !Number.isFinite(m[field])) fail(`${key}: ${field} = ${m[field]}`);
+    }
+    models[key] = {
+      contextWindow: m.contextWindow,
+      maxTokens: m.maxTokens,
+      name: typeof m.name === "string" ? m.name : m.id,
+      reasoning: m.reasoning === true,
+    };
+  }
 }
 for (const id of runtimeProviders.keys()) {
-	if (!all.getBuiltinProviders().includes(id)) fail(`runtime provider ${id} has no generated catalog`);
+  if (!all.getBuiltinProviders().includes(id)) fail(`runtime provider ${id} has no generated catalog`);
 }
 
 const keys = Object.keys(models).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
 const lines = keys.map((key, i) => {
-	const m = models[key];
-	const value = JSON.stringify({ contextWindow: m.contextWindow, maxTokens: m.maxTokens, name: m.name, reasoning: m.reasoning });
-	return `    ${JSON.stringify(key)}: ${value}${i < keys.length - 1 ? "," : ""}`;
+  const m = models[key];
+  const value = JSON.stringify({
+    contextWindow: m.contextWindow,
+    maxTokens: m.maxTokens,
+    name: m.name,
+    reasoning: m.reasoning,
+  });
+  return `    ${JSON.stringify(key)}: ${value}${i < keys.length - 1 ? "," : ""}`;
 });
 const text = `{\n  "generatedFrom": "@earendil-works/pi-ai@${EXPECTED_VERSION}",\n  "models": {\n${lines.join("\n")}\n  }\n}\n`;
 JSON.parse(text); // sanity
 
 if (CHECK) {
-	const current = existsSync(OUT) ? readFileSync(OUT, "utf-8") : "";
-	if (current !== text) fail(`${OUT} is out of date (${keys.length} models expected); regenerate it`);
-	process.stderr.write(`${OUT} is up to date (${keys.length} models)\n`);
+  const current = existsSync(OUT) ? readFileSync(OUT, "utf-8") : "";
+  if (current !== text) fail(`${OUT} is out of date (${keys.length} models expected); regenerate it`);
+  process.stderr.write(`${OUT} is up to date (${keys.length} models)\n`);
 } else {
-	mkdirSync(dirname(OUT), { recursive: true });
-	writeFileSync(OUT, text);
-	process.stderr.write(`wrote ${OUT}: ${keys.length} chat models from ${all.getBuiltinProviders().length} providers, ${text.length} bytes\n`);
+  mkdirSync(dirname(OUT), { recursive: true });
+  writeFileSync(OUT, text);
+  process.stderr.write(
+    `wrote ${OUT}: ${keys.length} chat models from ${all.getBuiltinProviders().length} providers, ${text.length} bytes\n`,
+  );
 }

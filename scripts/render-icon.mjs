@@ -35,7 +35,9 @@ const html = `<!doctype html><html><body style="margin:0;background:transparent"
 
 const browser = await launchChromium();
 try {
-  const page = await (await browser.newContext({ viewport: { width: size, height: size }, deviceScaleFactor: 1 })).newPage();
+  const page = await (
+    await browser.newContext({ viewport: { width: size, height: size }, deviceScaleFactor: 1 })
+  ).newPage();
   await page.setContent(html);
   await page.screenshot({ path: out, omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } });
   console.log(`[render-icon] ${path.relative(repoRoot, out)} (${size}×${size})`);

@@ -26,7 +26,9 @@ function parseArgs(argv) {
     else if (a === "--keep") o.keep = true;
     else if (a === "--verbose" || a === "-v") o.verbose = true;
     else if (a === "-h" || a === "--help") {
-      console.log("usage: npm run test:e2e -- [--grep NAME_RE] [--timeout SECONDS] [--no-build] [--keep] [--verbose] [test/e2e/x.test.mjs …]");
+      console.log(
+        "usage: npm run test:e2e -- [--grep NAME_RE] [--timeout SECONDS] [--no-build] [--keep] [--verbose] [test/e2e/x.test.mjs …]",
+      );
       process.exit(0);
     } else if (a.endsWith(".test.mjs")) o.files.push(path.resolve(a));
     else {
@@ -64,7 +66,8 @@ async function main() {
     const r = spawnSync(process.execPath, [path.join(repoRoot, "esbuild.mjs")], { cwd: repoRoot, stdio: "inherit" });
     if (r.status !== 0) throw new Error("esbuild failed");
   }
-  if (!existsSync(path.join(repoRoot, "dist", "extension.js"))) throw new Error("dist/extension.js missing: npm run build");
+  if (!existsSync(path.join(repoRoot, "dist", "extension.js")))
+    throw new Error("dist/extension.js missing: npm run build");
   const files = opts.files.length ? opts.files : e2eFiles();
   if (files.length === 0) throw new Error("no test/e2e/**/*.test.mjs files");
 
@@ -86,7 +89,12 @@ async function main() {
         PI_CONTEXT_TEST_AGENT_DIR: fixture.agentDir,
       },
     });
-    browserServer = await chromium.launchServer({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, host: "127.0.0.1" });
+    browserServer = await chromium.launchServer({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      host: "127.0.0.1",
+    });
     const args = [
       "--test",
       "--test-reporter=spec",
@@ -123,7 +131,9 @@ async function main() {
     await server?.stop({ saveLogsTo: path.join(resultsDir, "vscode-logs") });
     if (!opts.keep) fixture.cleanup();
   }
-  console.log(`[e2e] ${code === 0 ? "OK" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s — screenshots and logs in ${path.relative(repoRoot, resultsDir)}/`);
+  console.log(
+    `[e2e] ${code === 0 ? "OK" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s — screenshots and logs in ${path.relative(repoRoot, resultsDir)}/`,
+  );
   return code;
 }
 

@@ -28,7 +28,9 @@ function parseArgs(argv) {
     else if (a === "--keep") o.keep = true;
     else if (a === "--verbose" || a === "-v") o.verbose = true;
     else if (a === "-h" || a === "--help") {
-      console.log("usage: npm run test:integration -- [--grep RE] [--timeout SECONDS] [--no-build] [--allow-type-errors] [--keep] [--verbose]");
+      console.log(
+        "usage: npm run test:integration -- [--grep RE] [--timeout SECONDS] [--no-build] [--allow-type-errors] [--keep] [--verbose]",
+      );
       process.exit(0);
     } else {
       console.error(`unknown argument: ${a}`);
@@ -45,7 +47,10 @@ export function build({ allowTypeErrors = false } = {}) {
   rmSync(path.join(repoRoot, "out", "test", "integration"), { recursive: true, force: true });
   const steps = [
     [process.execPath, [path.join(repoRoot, "esbuild.mjs")]],
-    [process.execPath, [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(repoRoot, "tsconfig.json")]],
+    [
+      process.execPath,
+      [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(repoRoot, "tsconfig.json")],
+    ],
   ];
   for (const [cmd, args] of steps) {
     const r = spawnSync(cmd, args, { cwd: repoRoot, stdio: "inherit" });
@@ -54,7 +59,10 @@ export function build({ allowTypeErrors = false } = {}) {
       console.warn("[integration] WARNING: type errors (above); running anyway because of --allow-type-errors");
       continue;
     }
-    if (r.status !== 0) throw new Error(`build step failed: ${path.basename(args[0])} ${args.slice(1).join(" ")} (exit ${r.status ?? r.signal})`);
+    if (r.status !== 0)
+      throw new Error(
+        `build step failed: ${path.basename(args[0])} ${args.slice(1).join(" ")} (exit ${r.status ?? r.signal})`,
+      );
   }
   console.log(`[integration] built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
@@ -99,19 +107,25 @@ async function main() {
     browser = await launchChromium();
     const { page } = await newWorkbenchPage(browser, { echo: opts.verbose, lines: consoleLines });
     const done = new Promise((resolve) => {
-      page.exposeFunction("codeAutomationExit", (code) => resolve({ kind: "exit", code: Number(code) })).catch(() => {});
+      page
+        .exposeFunction("codeAutomationExit", (code) => resolve({ kind: "exit", code: Number(code) }))
+        .catch(() => {});
       page.on("crash", () => resolve({ kind: "crash" }));
       timer = setTimeout(() => resolve({ kind: "timeout" }), opts.timeoutS * 1000);
     });
     const url = server.workbenchUrl({ folder: fixture.workspace, extensionTestsPath: testsEntry });
-    console.log(`[integration] running suites${opts.grep ? ` matching /${opts.grep}/` : ""} in ${server.baseUrl} (timeout ${opts.timeoutS} s)`);
+    console.log(
+      `[integration] running suites${opts.grep ? ` matching /${opts.grep}/` : ""} in ${server.baseUrl} (timeout ${opts.timeoutS} s)`,
+    );
     await page.goto(url);
     const result = await done;
     if (result.kind === "exit") {
       exitCode = result.code === 0 ? 0 : 1;
     } else {
       exitCode = 1;
-      console.error(`[integration] ${result.kind === "timeout" ? `TIMEOUT after ${opts.timeoutS} s` : "the page crashed"}`);
+      console.error(
+        `[integration] ${result.kind === "timeout" ? `TIMEOUT after ${opts.timeoutS} s` : "the page crashed"}`,
+      );
       await page.screenshot({ path: path.join(resultsDir, "failure.png") }).catch(() => {});
     }
   } finally {
@@ -134,7 +148,9 @@ async function main() {
     // the suites never finished (load error, timeout): make the failure countable
     console.log("0 passed, 1 failed");
   }
-  console.log(`[integration] ${exitCode === 0 ? "OK" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s — logs in ${path.relative(repoRoot, resultsDir)}/`);
+  console.log(
+    `[integration] ${exitCode === 0 ? "OK" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s — logs in ${path.relative(repoRoot, resultsDir)}/`,
+  );
   return exitCode;
 }
 

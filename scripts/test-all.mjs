@@ -20,8 +20,12 @@ const pkg = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")
 const scripts = pkg.scripts ?? {};
 
 const ESLINT_CONFIGS = [
-  "eslint.config.js", "eslint.config.mjs", "eslint.config.cjs",
-  "eslint.config.ts", "eslint.config.mts", "eslint.config.cts",
+  "eslint.config.js",
+  "eslint.config.mjs",
+  "eslint.config.cjs",
+  "eslint.config.ts",
+  "eslint.config.mts",
+  "eslint.config.cts",
 ];
 
 /** @type {{script: string, why?: string}[]} */
@@ -42,8 +46,14 @@ export function parseCounts(text) {
   let passed = 0;
   let failed = 0;
   let found = false;
-  for (const m of t.matchAll(/^\s*[ℹ#] pass (\d+)\s*$/gm)) { passed += Number(m[1]); found = true; }
-  for (const m of t.matchAll(/^\s*[ℹ#] fail (\d+)\s*$/gm)) { failed += Number(m[1]); found = true; }
+  for (const m of t.matchAll(/^\s*[ℹ#] pass (\d+)\s*$/gm)) {
+    passed += Number(m[1]);
+    found = true;
+  }
+  for (const m of t.matchAll(/^\s*[ℹ#] fail (\d+)\s*$/gm)) {
+    failed += Number(m[1]);
+    found = true;
+  }
   for (const m of t.matchAll(/^(\d+) passed, (\d+) failed\s*$/gm)) {
     passed += Number(m[1]);
     failed += Number(m[2]);
@@ -56,11 +66,23 @@ function runStage(script) {
   return new Promise((resolve) => {
     const started = Date.now();
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const child = spawn(npm, ["run", "--silent", script], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: process.env });
+    const child = spawn(npm, ["run", "--silent", script], {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: process.env,
+    });
     let out = "";
-    child.stdout.on("data", (d) => { out += d; process.stdout.write(d); });
-    child.stderr.on("data", (d) => { out += d; process.stderr.write(d); });
-    child.on("exit", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out, seconds: (Date.now() - started) / 1000 }));
+    child.stdout.on("data", (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on("data", (d) => {
+      out += d;
+      process.stderr.write(d);
+    });
+    child.on("exit", (code, signal) =>
+      resolve({ code: code ?? (signal ? 1 : 0), out, seconds: (Date.now() - started) / 1000 }),
+    );
     child.on("error", (err) => resolve({ code: 1, out: String(err), seconds: (Date.now() - started) / 1000 }));
   });
 }
@@ -76,12 +98,16 @@ async function main() {
     if (r.code !== 0 && failed === 0) failed = 1; // failed without a countable test failure
     const ok = r.code === 0 && failed === 0;
     results.push({ script, ok, passed, failed, counted: c.found, code: r.code, seconds: r.seconds });
-    console.log(`[test-all] ${script}: ${ok ? "ok" : `FAILED (exit ${r.code})`}, ${passed} passed, ${failed} failed, ${r.seconds.toFixed(1)} s`);
+    console.log(
+      `[test-all] ${script}: ${ok ? "ok" : `FAILED (exit ${r.code})`}, ${passed} passed, ${failed} failed, ${r.seconds.toFixed(1)} s`,
+    );
     if (!ok && bail) break;
   }
   console.log("\n[test-all] summary");
   for (const r of results) {
-    console.log(`  ${r.ok ? "ok  " : "FAIL"}  ${r.script.padEnd(18)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds.toFixed(1).padStart(6)} s${r.counted ? "" : "  (no test counts in output)"}`);
+    console.log(
+      `  ${r.ok ? "ok  " : "FAIL"}  ${r.script.padEnd(18)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds.toFixed(1).padStart(6)} s${r.counted ? "" : "  (no test counts in output)"}`,
+    );
   }
   for (const n of notes) console.log(`  skip  ${n}`);
   const passed = results.reduce((a, r) => a + r.passed, 0);
@@ -92,9 +118,12 @@ async function main() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().then((code) => process.exit(code), (err) => {
-    console.error(err);
-    console.log("0 passed, 1 failed");
-    process.exit(1);
-  });
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      console.log("0 passed, 1 failed");
+      process.exit(1);
+    },
+  );
 }

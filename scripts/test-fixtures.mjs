@@ -1,6 +1,16 @@
 // Temp fixtures for runs against a real VS Code: a workspace folder and a pi agent dir.
 // Used by run-integration.mjs, run-e2e.mjs, demo.mjs and .vscode-test.mjs.
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 

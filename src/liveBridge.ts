@@ -19,7 +19,13 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { isProcessAlive, liveDir, readAnnouncements, removeAnnouncement, sameFile } from "./bridge/announce";
 import { BridgeError, connectBridge, type BridgeConnection } from "./bridge/client";
-import { bridgeStatus, ForeignBridgeFileError, installBridgeFile, removeBridgeFile, type BridgeFileStatus } from "./bridge/install";
+import {
+  bridgeStatus,
+  ForeignBridgeFileError,
+  installBridgeFile,
+  removeBridgeFile,
+  type BridgeFileStatus,
+} from "./bridge/install";
 import { applyLiveState } from "./bridge/liveUsage";
 import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "./bridge/protocol";
 import type { CompactCommandOutcome } from "./compaction";
@@ -50,10 +56,18 @@ export interface LiveTarget {
 }
 
 /** What {@link LiveBridgeService.resolve} found for a session file. */
-export type LiveResolution = { kind: "live"; target: LiveTarget } | { kind: "none"; stale: number } | { kind: "problem"; error: BridgeError; announcement: Announcement };
+export type LiveResolution =
+  | { kind: "live"; target: LiveTarget }
+  | { kind: "none"; stale: number }
+  | { kind: "problem"; error: BridgeError; announcement: Announcement };
 
 /** What the install/remove commands resolve with. */
-export type BridgeCommandOutcome = { kind: "installed" | "updated" | "removed" | "current" | "missing" | "declined" | "foreign" | "error"; file?: string; message?: string; status?: BridgeFileStatus };
+export type BridgeCommandOutcome = {
+  kind: "installed" | "updated" | "removed" | "current" | "missing" | "declined" | "foreign" | "error";
+  file?: string;
+  message?: string;
+  status?: BridgeFileStatus;
+};
 
 /** Options of the install/remove commands (scripts and tests). */
 export interface BridgeCommandOptions {
@@ -102,7 +116,8 @@ export class LiveBridgeService implements vscode.Disposable {
     this.disposables.push(
       this.services.sessions.onDidChange(() => void this.sync()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration("piContext.liveBridge") || e.affectsConfiguration("piContext.agentDir")) void this.sync();
+        if (e.affectsConfiguration("piContext.liveBridge") || e.affectsConfiguration("piContext.agentDir"))
+          void this.sync();
       }),
     );
     this.timer = setInterval(() => void this.sync(), LIVE_POLL_MS);
@@ -132,24 +147,35 @@ export class LiveBridgeService implements vscode.Disposable {
     let best: LiveTarget | undefined;
     for (const t of this.tracked.values()) {
       if (!t.connection || t.connection.closed || !sameFile(t.announcement.sessionFile, file)) continue;
-      if (!best || t.announcement.startedAt > best.announcement.startedAt) best = { announcement: t.announcement, connection: t.connection };
+      if (!best || t.announcement.startedAt > best.announcement.startedAt)
+        best = { announcement: t.announcement, connection: t.connection };
     }
     return best;
   }
 
   /** What the gauge renders for the current session: pi's numbers and the badge, or undefined without a live bridge. */
-  gaugeInput(current: CurrentSession): { analysis: Analysis; live: { pid: number; piVersion: string; bridgeVersion: string; activity: string } } | undefined {
+  gaugeInput(
+    current: CurrentSession,
+  ):
+    | { analysis: Analysis; live: { pid: number; piVersion: string; bridgeVersion: string; activity: string } }
+    | undefined {
     if (!this.enabled()) return undefined;
     const target = this.liveFor(current.file);
     if (!target) return undefined;
     const state = target.connection.state;
-    const source = { pid: target.announcement.pid, piVersion: target.announcement.piVersion, bridgeVersion: target.announcement.bridgeVersion };
+    const source = {
+      pid: target.announcement.pid,
+      piVersion: target.announcement.piVersion,
+      bridgeVersion: target.announcement.bridgeVersion,
+    };
     return { analysis: applyLiveState(current.analysis, state, source), live: { ...source, activity: state.activity } };
   }
 
   /** Problems of announced bridges for the current session (for the log and tests). */
   problems(): { announcement: Announcement; error: BridgeError }[] {
-    return [...this.tracked.values()].filter((t) => t.problem).map((t) => ({ announcement: t.announcement, error: t.problem! }));
+    return [...this.tracked.values()]
+      .filter((t) => t.problem)
+      .map((t) => ({ announcement: t.announcement, error: t.problem! }));
   }
 
   /** Look at the announcements again now (the poll does this every {@link LIVE_POLL_MS}). */
@@ -177,7 +203,8 @@ export class LiveBridgeService implements vscode.Disposable {
     const wanted = new Map<string, Announcement>();
     if (this.enabled() && file) {
       for (const read of readAnnouncements(this.agentDir())) {
-        if ("announcement" in read && sameFile(read.announcement.sessionFile, file)) wanted.set(read.file, read.announcement);
+        if ("announcement" in read && sameFile(read.announcement.sessionFile, file))
+          wanted.set(read.file, read.announcement);
       }
     }
     let changed = false;
@@ -217,8 +244,15 @@ export class LiveBridgeService implements vscode.Disposable {
           t.connection = connection;
           t.problem = undefined;
           this.stats.connects++;
-          this.services.log.info(`live bridge: connected to ${describe(a)} for ${a.sessionFile} (bridge ${a.bridgeVersion})`);
-          if (!isTestedPiVersion(a.piVersion)) this.notifyOnce(`pi-version:${a.piVersion}`, "warning", `pi Context: the running pi is ${a.piVersion}; the live bridge is tested with pi ${PI_VERSION_RANGE.text}. It may not work as expected.`);
+          this.services.log.info(
+            `live bridge: connected to ${describe(a)} for ${a.sessionFile} (bridge ${a.bridgeVersion})`,
+          );
+          if (!isTestedPiVersion(a.piVersion))
+            this.notifyOnce(
+              `pi-version:${a.piVersion}`,
+              "warning",
+              `pi Context: the running pi is ${a.piVersion}; the live bridge is tested with pi ${PI_VERSION_RANGE.text}. It may not work as expected.`,
+            );
           if (a.bridgeVersion !== BRIDGE_VERSION) void this.offerUpdateIfOutdated();
           connection.onState(() => {
             this.stats.statePushes++;
@@ -240,7 +274,9 @@ export class LiveBridgeService implements vscode.Disposable {
             if (!isProcessAlive(a.pid)) {
               removeAnnouncement(t.file, a.socket);
               this.tracked.delete(t.file);
-              this.services.log.info(`live bridge: removed the stale announcement of ${describe(a)} (${path.basename(t.file)})`);
+              this.services.log.info(
+                `live bridge: removed the stale announcement of ${describe(a)} (${path.basename(t.file)})`,
+              );
             } else this.services.log.info(`live bridge: ${e.message}`);
           } else {
             this.services.log.warn(`live bridge: ${e.message}`);
@@ -269,7 +305,10 @@ export class LiveBridgeService implements vscode.Disposable {
     const existing = this.liveFor(file);
     if (existing) return { kind: "live", target: existing };
     const reads = readAnnouncements(this.agentDir())
-      .filter((r): r is { file: string; announcement: Announcement } => "announcement" in r && sameFile(r.announcement.sessionFile, file))
+      .filter(
+        (r): r is { file: string; announcement: Announcement } =>
+          "announcement" in r && sameFile(r.announcement.sessionFile, file),
+      )
       .sort((x, y) => y.announcement.startedAt - x.announcement.startedAt);
     let stale = 0;
     let problem: { error: BridgeError; announcement: Announcement } | undefined;
@@ -322,12 +361,16 @@ export class LiveBridgeService implements vscode.Disposable {
       return { kind: "foreign", file: status.file, message, status };
     }
     if (status.state === "current") {
-      void vscode.window.showInformationMessage(`pi Context: the live bridge ${BRIDGE_VERSION} is installed (${status.file}).`);
+      void vscode.window.showInformationMessage(
+        `pi Context: the live bridge ${BRIDGE_VERSION} is installed (${status.file}).`,
+      );
       return { kind: "current", file: status.file, status };
     }
     const verb = status.state === "missing" ? "Install" : "Update";
     if (options.confirm !== false) {
-      const was = status.installed ? ` (installed: ${status.installed.version}${status.state === "modified" ? ", edited since" : status.state === "newer" ? ", newer than this extension's" : ""})` : "";
+      const was = status.installed
+        ? ` (installed: ${status.installed.version}${status.state === "modified" ? ", edited since" : status.state === "newer" ? ", newer than this extension's" : ""})`
+        : "";
       const detail = [
         `pi-context writes ${status.file}: a pi extension (bridge ${BRIDGE_VERSION}${was}, tested with pi ${PI_VERSION_RANGE.text}). pi loads it at its next start, or after /reload in a running pi, in every session.`,
         "",
@@ -337,7 +380,11 @@ export class LiveBridgeService implements vscode.Disposable {
         "",
         'Remove it any time with "Pi: Remove Live Bridge".',
       ].join("\n");
-      const pick = await vscode.window.showInformationMessage(`${verb} the pi-context live bridge?`, { modal: true, detail }, verb);
+      const pick = await vscode.window.showInformationMessage(
+        `${verb} the pi-context live bridge?`,
+        { modal: true, detail },
+        verb,
+      );
       if (pick !== verb) return { kind: "declined", file: status.file, status };
     }
     try {
@@ -347,8 +394,12 @@ export class LiveBridgeService implements vscode.Disposable {
       void vscode.window.showErrorMessage(`pi Context: could not install the live bridge: ${message}`);
       return { kind: "error", file: status.file, message };
     }
-    this.services.log.info(`live bridge: ${verb === "Install" ? "installed" : "updated"} ${status.file} (bridge ${BRIDGE_VERSION})`);
-    void vscode.window.showInformationMessage(`pi Context: live bridge ${BRIDGE_VERSION} ${verb === "Install" ? "installed" : "updated"} in ${status.file}. Start pi (or run /reload in a running pi) to load it.`);
+    this.services.log.info(
+      `live bridge: ${verb === "Install" ? "installed" : "updated"} ${status.file} (bridge ${BRIDGE_VERSION})`,
+    );
+    void vscode.window.showInformationMessage(
+      `pi Context: live bridge ${BRIDGE_VERSION} ${verb === "Install" ? "installed" : "updated"} in ${status.file}. Start pi (or run /reload in a running pi) to load it.`,
+    );
     return { kind: verb === "Install" ? "installed" : "updated", file: status.file, status: this.installedStatus() };
   }
 
@@ -376,7 +427,10 @@ export class LiveBridgeService implements vscode.Disposable {
     if (options.confirm !== false) {
       const pick = await vscode.window.showWarningMessage(
         "Remove the pi-context live bridge?",
-        { modal: true, detail: `Deletes ${status.file}. Running pi processes keep the bridge until they restart (or /reload).` },
+        {
+          modal: true,
+          detail: `Deletes ${status.file}. Running pi processes keep the bridge until they restart (or /reload).`,
+        },
         "Remove",
       );
       if (pick !== "Remove") return { kind: "declined", file: status.file, status };
@@ -389,7 +443,9 @@ export class LiveBridgeService implements vscode.Disposable {
       return { kind: "error", file: status.file, message };
     }
     this.services.log.info(`live bridge: removed ${status.file}`);
-    void vscode.window.showInformationMessage(`pi Context: live bridge removed. Running pi processes keep it until they restart (or /reload).`);
+    void vscode.window.showInformationMessage(
+      `pi Context: live bridge removed. Running pi processes keep it until they restart (or /reload).`,
+    );
     return { kind: "removed", file: status.file, status };
   }
 
@@ -403,12 +459,17 @@ export class LiveBridgeService implements vscode.Disposable {
       this.services.log.warn(`live bridge: ${(error as Error).message}`);
       return undefined;
     }
-    if (status.state === "modified") this.services.log.warn(`live bridge: ${status.file} was edited after it was installed`);
+    if (status.state === "modified")
+      this.services.log.warn(`live bridge: ${status.file} was edited after it was installed`);
     if (status.state !== "outdated") return status;
     const state = this.services.context.globalState;
     if (state.get<string>(UPDATE_DECLINED_KEY) === status.shipped.sha256) return status;
     this.updateOffered = true;
-    const pick = await vscode.window.showInformationMessage(`pi Context: the live bridge installed in pi (${status.installed?.version ?? "?"}) is outdated; this extension ships ${BRIDGE_VERSION}.`, "Update", "Not Now");
+    const pick = await vscode.window.showInformationMessage(
+      `pi Context: the live bridge installed in pi (${status.installed?.version ?? "?"}) is outdated; this extension ships ${BRIDGE_VERSION}.`,
+      "Update",
+      "Not Now",
+    );
     if (pick === "Update") await this.install({ confirm: false });
     else if (pick === "Not Now") await state.update(UPDATE_DECLINED_KEY, status.shipped.sha256);
     return status;
@@ -418,7 +479,11 @@ export class LiveBridgeService implements vscode.Disposable {
   // routes
 
   /** Tell the user why a bridge for this session cannot be used; the outcome for the command. */
-  private refuse(file: string, what: string, resolution: Extract<LiveResolution, { kind: "problem" }>): { kind: "error"; file: string; errorKind: string; message: string } {
+  private refuse(
+    file: string,
+    what: string,
+    resolution: Extract<LiveResolution, { kind: "problem" }>,
+  ): { kind: "error"; file: string; errorKind: string; message: string } {
     const message = `pi runs on this session with a live bridge, but it cannot be used to ${what}: ${resolution.error.message} Nothing was written.`;
     this.services.log.warn(`live bridge: ${file}: ${message}`);
     void vscode.window.showErrorMessage(`pi Context: ${message}`);
@@ -431,7 +496,14 @@ export class LiveBridgeService implements vscode.Disposable {
     for (;;) {
       await this.services.sessions.refresh().catch(() => undefined);
       const current = this.services.sessions.current;
-      if (!entryId || !current || !sameFile(current.file, file) || current.session.byId.has(entryId) || Date.now() > deadline) return;
+      if (
+        !entryId ||
+        !current ||
+        !sameFile(current.file, file) ||
+        current.session.byId.has(entryId) ||
+        Date.now() > deadline
+      )
+        return;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -440,18 +512,29 @@ export class LiveBridgeService implements vscode.Disposable {
    * "Pi: Compact Session…" in the running pi. Called by `compaction.ts` after the instructions
    * box. Resolves undefined when no live bridge serves `file` (the file-based flow runs).
    */
-  async routeCompaction(file: string, instructions: string, options: { signal?: AbortSignal; skipPreview?: boolean } = {}): Promise<CompactCommandOutcome | undefined> {
+  async routeCompaction(
+    file: string,
+    instructions: string,
+    options: { signal?: AbortSignal; skipPreview?: boolean } = {},
+  ): Promise<CompactCommandOutcome | undefined> {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;
     if (resolution.kind === "problem") return this.refuse(file, "compact", resolution);
     const { announcement, connection } = resolution.target;
-    const current = this.services.sessions.current && sameFile(this.services.sessions.current.file, file) ? this.services.sessions.current : undefined;
+    const current =
+      this.services.sessions.current && sameFile(this.services.sessions.current.file, file)
+        ? this.services.sessions.current
+        : undefined;
     const preview = current?.analysis.inspect.compaction ?? null;
     const previousCompactionId = preview?.previousCompactionId ?? undefined;
-    const label = current?.analysis.inspect.sessionName ? `"${current.analysis.inspect.sessionName}"` : path.basename(file);
+    const label = current?.analysis.inspect.sessionName
+      ? `"${current.analysis.inspect.sessionName}"`
+      : path.basename(file);
     if (!options.skipPreview) {
       const state = connection.state;
-      const usage = state.usage ? `${state.usage.tokens === null ? "?" : formatTokens(state.usage.tokens)}/${formatTokens(state.usage.contextWindow)}` : "unknown";
+      const usage = state.usage
+        ? `${state.usage.tokens === null ? "?" : formatTokens(state.usage.tokens)}/${formatTokens(state.usage.contextWindow)}`
+        : "unknown";
       type Item = vscode.QuickPickItem & { go: boolean };
       const pick = await vscode.window.showQuickPick<Item>(
         [
@@ -463,27 +546,52 @@ export class LiveBridgeService implements vscode.Disposable {
           },
           { go: false, label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
         ],
-        { title: `Compact ${label} in the running pi?`, placeHolder: "pi runs on this session: the running pi does the compaction", ignoreFocusOut: true },
+        {
+          title: `Compact ${label} in the running pi?`,
+          placeHolder: "pi runs on this session: the running pi does the compaction",
+          ignoreFocusOut: true,
+        },
       );
       if (!pick?.go) return { kind: "declined", file };
     }
     this.stats.compactions++;
-    this.services.log.info(`live bridge: compact ${file} in ${describe(announcement)}${instructions ? `, instructions ${JSON.stringify(instructions)}` : ""}`);
+    this.services.log.info(
+      `live bridge: compact ${file} in ${describe(announcement)}${instructions ? `, instructions ${JSON.stringify(instructions)}` : ""}`,
+    );
     try {
-      const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `pi is compacting ${path.basename(file)}`, cancellable: true }, (progress, token) => {
-        const controller = new AbortController();
-        token.onCancellationRequested(() => controller.abort());
-        options.signal?.addEventListener("abort", () => controller.abort(), { once: true });
-        progress.report({ message: `with pi's model${connection.state.model ? ` ${connection.state.model.provider}/${connection.state.model.id}` : ""}…` });
-        return connection.request("compact", instructions ? { customInstructions: instructions } : {}, { signal: controller.signal });
-      });
+      const result = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `pi is compacting ${path.basename(file)}`,
+          cancellable: true,
+        },
+        (progress, token) => {
+          const controller = new AbortController();
+          token.onCancellationRequested(() => controller.abort());
+          options.signal?.addEventListener("abort", () => controller.abort(), { once: true });
+          progress.report({
+            message: `with pi's model${connection.state.model ? ` ${connection.state.model.provider}/${connection.state.model.id}` : ""}…`,
+          });
+          return connection.request("compact", instructions ? { customInstructions: instructions } : {}, {
+            signal: controller.signal,
+          });
+        },
+      );
       await this.waitForEntry(file, result.entryId);
       const entryId = result.entryId ?? result.leafId ?? "";
-      this.services.log.info(`live bridge: pi wrote compaction ${entryId} (tokensBefore ${result.tokensBefore}, estimated after ${result.estimatedTokensAfter ?? "?"})`);
-      if (entryId) await openSummaryDiff(file, previousCompactionId, entryId).catch((error: unknown) => this.services.log.warn(`summary diff: ${String(error)}`));
+      this.services.log.info(
+        `live bridge: pi wrote compaction ${entryId} (tokensBefore ${result.tokensBefore}, estimated after ${result.estimatedTokensAfter ?? "?"})`,
+      );
+      if (entryId)
+        await openSummaryDiff(file, previousCompactionId, entryId).catch((error: unknown) =>
+          this.services.log.warn(`summary diff: ${String(error)}`),
+        );
       const after = result.estimatedTokensAfter;
       void vscode.window
-        .showInformationMessage(`pi Context: pi compacted ${label} — ${result.tokensBefore.toLocaleString("en-US")} → ${after !== undefined ? `≈${after.toLocaleString("en-US")}` : "?"} tokens (pi's estimate).`, ...(entryId ? ["Show Summary Diff"] : []))
+        .showInformationMessage(
+          `pi Context: pi compacted ${label} — ${result.tokensBefore.toLocaleString("en-US")} → ${after !== undefined ? `≈${after.toLocaleString("en-US")}` : "?"} tokens (pi's estimate).`,
+          ...(entryId ? ["Show Summary Diff"] : []),
+        )
         .then((choice) => (choice && entryId ? openSummaryDiff(file, previousCompactionId, entryId) : undefined));
       const outcome: CompactCommandOutcome & { live: { pid: number; piVersion: string } } = {
         kind: "compacted",
@@ -529,7 +637,12 @@ export class LiveBridgeService implements vscode.Disposable {
   async routeSwitch(
     file: string,
     targetId: string,
-    options: { given?: SwitchChoice; ask: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>; signal?: AbortSignal; quiet?: boolean },
+    options: {
+      given?: SwitchChoice;
+      ask: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
+      signal?: AbortSignal;
+      quiet?: boolean;
+    },
   ): Promise<SwitchCommandOutcome | undefined> {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;
@@ -546,7 +659,12 @@ export class LiveBridgeService implements vscode.Disposable {
     }
     let plan: SwitchPlan | undefined;
     try {
-      plan = await planSwitch(file, targetId, { agentDir: this.agentDir(), projectSettings: this.services.config().projectSettings, guardSeconds: 0, procRoot: null });
+      plan = await planSwitch(file, targetId, {
+        agentDir: this.agentDir(),
+        projectSettings: this.services.config().projectSettings,
+        guardSeconds: 0,
+        procRoot: null,
+      });
     } catch (error) {
       // pi decides (e.g. an entry pi has and the file does not show yet); the question needs a plan
       if (!options.given) {
@@ -558,11 +676,22 @@ export class LiveBridgeService implements vscode.Disposable {
     const choice = options.given ?? (plan ? await options.ask(plan, false) : undefined);
     if (!choice) return { kind: "declined", file };
     this.stats.switches++;
-    this.services.log.info(`live bridge: switch ${file} → ${targetId} in ${describe(announcement)} (summarize ${choice.summarize}${choice.label ? `, label ${JSON.stringify(choice.label)}` : ""})`);
+    this.services.log.info(
+      `live bridge: switch ${file} → ${targetId} in ${describe(announcement)} (summarize ${choice.summarize}${choice.label ? `, label ${JSON.stringify(choice.label)}` : ""})`,
+    );
     try {
-      const params = { targetId, summarize: choice.summarize, ...(choice.customInstructions ? { customInstructions: choice.customInstructions } : {}), ...(choice.label ? { label: choice.label } : {}) };
+      const params = {
+        targetId,
+        summarize: choice.summarize,
+        ...(choice.customInstructions ? { customInstructions: choice.customInstructions } : {}),
+        ...(choice.label ? { label: choice.label } : {}),
+      };
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: choice.summarize ? "pi is summarising the branch you leave" : "Switching branch in pi", cancellable: choice.summarize },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: choice.summarize ? "pi is summarising the branch you leave" : "Switching branch in pi",
+          cancellable: choice.summarize,
+        },
         (_progress, token) => {
           const controller = new AbortController();
           token.onCancellationRequested(() => controller.abort());
@@ -571,7 +700,9 @@ export class LiveBridgeService implements vscode.Disposable {
         },
       );
       if (result.cancelled) {
-        const message = result.aborted ? "Branch summarization cancelled" : "Navigation cancelled (a pi extension cancelled it)";
+        const message = result.aborted
+          ? "Branch summarization cancelled"
+          : "Navigation cancelled (a pi extension cancelled it)";
         void vscode.window.showInformationMessage(`pi Context: ${message}. Nothing was written.`);
         return { kind: "cancelled", file, message };
       }
@@ -580,9 +711,18 @@ export class LiveBridgeService implements vscode.Disposable {
       const editorText = plan?.returnsText ? plan.editorText : undefined;
       if (!options.quiet) {
         const where = result.newLeafId ?? "the start of the session";
-        void vscode.window.showInformationMessage(`pi Context: pi switched to ${where}${result.entries.length ? ` (wrote ${result.entries.map((e) => e.type.replace("_", " ")).join(" + ")})` : ""}.${editorText !== undefined ? " In pi's terminal UI the message you picked is back in the editor." : ""}`);
+        void vscode.window.showInformationMessage(
+          `pi Context: pi switched to ${where}${result.entries.length ? ` (wrote ${result.entries.map((e) => e.type.replace("_", " ")).join(" + ")})` : ""}.${editorText !== undefined ? " In pi's terminal UI the message you picked is back in the editor." : ""}`,
+        );
       }
-      return { kind: "switched", file, targetId, newLeafId: result.newLeafId, entries: result.entries, ...(editorText !== undefined ? { editorText } : {}) };
+      return {
+        kind: "switched",
+        file,
+        targetId,
+        newLeafId: result.newLeafId,
+        entries: result.entries,
+        ...(editorText !== undefined ? { editorText } : {}),
+      };
     } catch (error) {
       const e = error instanceof BridgeError ? error : new BridgeError("failed", String(error));
       this.services.log.warn(`live bridge: switch ${file}: ${e.code}: ${e.message}`);
@@ -603,7 +743,11 @@ export class LiveBridgeService implements vscode.Disposable {
    * Set or clear a label in the running pi (`pi.setLabel`). Called by `treeView.ts`.
    * @returns undefined when no live bridge serves `file`; else `{ result }` (undefined result = failed, reported).
    */
-  async routeLabel(file: string, targetId: string, label: string | undefined): Promise<{ result: { entryId: string; label: string | null } | undefined } | undefined> {
+  async routeLabel(
+    file: string,
+    targetId: string,
+    label: string | undefined,
+  ): Promise<{ result: { entryId: string; label: string | null } | undefined } | undefined> {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;
     if (resolution.kind === "problem") {
@@ -615,7 +759,9 @@ export class LiveBridgeService implements vscode.Disposable {
     this.stats.labels++;
     try {
       const r = await connection.request("setLabel", { targetId, ...(text ? { label: text } : {}) });
-      this.services.log.info(`live bridge: label ${targetId} → ${text ?? "(cleared)"} in ${describe(announcement)} (entry ${r.entryId})`);
+      this.services.log.info(
+        `live bridge: label ${targetId} → ${text ?? "(cleared)"} in ${describe(announcement)} (entry ${r.entryId})`,
+      );
       await this.waitForEntry(file, r.entryId);
       return { result: r.entryId ? { entryId: r.entryId, label: text ?? null } : undefined };
     } catch (error) {
@@ -629,9 +775,13 @@ export class LiveBridgeService implements vscode.Disposable {
 
 /** Register the live bridge feature; sets `services.liveBridge` (register before the status bar). */
 export function registerLiveBridge(services: Services): LiveBridgeService {
-  const service = new LiveBridgeService(services, services.context.asAbsolutePath(path.join("dist", "bridge", "pi-context-bridge.js")));
+  const service = new LiveBridgeService(
+    services,
+    services.context.asAbsolutePath(path.join("dist", "bridge", "pi-context-bridge.js")),
+  );
   services.liveBridge = service;
-  const options = (arg: unknown): BridgeCommandOptions => (arg && typeof arg === "object" ? (arg as BridgeCommandOptions) : {});
+  const options = (arg: unknown): BridgeCommandOptions =>
+    arg && typeof arg === "object" ? (arg as BridgeCommandOptions) : {};
   services.context.subscriptions.push(
     service,
     vscode.commands.registerCommand("piContext.installBridge", (arg?: unknown) => service.install(options(arg))),

@@ -24,7 +24,13 @@ import { buildProjection } from "./core/context";
 import { emptyStateMessage, PRODUCT_NAME } from "./statusBarModel";
 import { categoryEntries } from "./viewModel/breakdown";
 import { buildPanelState, emptyPanelState } from "./viewModel/panelState";
-import { parseWebviewMessage, type HostMessage, type PanelState, type TrackedFileModel, type WebviewMessage } from "./protocol";
+import {
+  parseWebviewMessage,
+  type HostMessage,
+  type PanelState,
+  type TrackedFileModel,
+  type WebviewMessage,
+} from "./protocol";
 import type { CurrentSession, Services } from "./services";
 import { openSummaryDiff, summaryUri } from "./summaryDocuments";
 
@@ -163,7 +169,11 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
 </html>`;
   }
 
-  private attach(target: Target, onDispose: (l: () => void) => vscode.Disposable, onVisible: (l: () => void) => vscode.Disposable): void {
+  private attach(
+    target: Target,
+    onDispose: (l: () => void) => vscode.Disposable,
+    onVisible: (l: () => void) => vscode.Disposable,
+  ): void {
     this.targets.add(target);
     const subs = [
       target.webview.onDidReceiveMessage((m) => void this.receive(m, target.kind, target)),
@@ -182,7 +192,12 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
       this.panelValue.reveal(undefined, false);
       return this.panelValue;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, PRODUCT_NAME, { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, this.webviewOptions());
+    const panel = vscode.window.createWebviewPanel(
+      PANEL_VIEW_TYPE,
+      PRODUCT_NAME,
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      this.webviewOptions(),
+    );
     this.adoptPanel(panel);
     return panel;
   }
@@ -193,13 +208,20 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
     panel.iconPath = vscode.Uri.joinPath(this.services.context.extensionUri, "media", "pi-context.svg");
     panel.webview.options = this.webviewOptions();
     panel.webview.html = this.html(panel.webview, "panel");
-    const target: Target = { kind: "panel", webview: panel.webview, visible: () => panel.visible, stale: true, ready: false };
+    const target: Target = {
+      kind: "panel",
+      webview: panel.webview,
+      visible: () => panel.visible,
+      stale: true,
+      ready: false,
+    };
     this.attach(
       target,
-      (l) => panel.onDidDispose(() => {
-        if (this.panelValue === panel) this.panelValue = undefined;
-        l();
-      }),
+      (l) =>
+        panel.onDidDispose(() => {
+          if (this.panelValue === panel) this.panelValue = undefined;
+          l();
+        }),
       (l) => panel.onDidChangeViewState(l),
     );
   }
@@ -207,8 +229,18 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
   private resolveView(view: vscode.WebviewView): void {
     view.webview.options = this.webviewOptions();
     view.webview.html = this.html(view.webview, "view");
-    const target: Target = { kind: "view", webview: view.webview, visible: () => view.visible, stale: true, ready: false };
-    this.attach(target, (l) => view.onDidDispose(l), (l) => view.onDidChangeVisibility(l));
+    const target: Target = {
+      kind: "view",
+      webview: view.webview,
+      visible: () => view.visible,
+      stale: true,
+      ready: false,
+    };
+    this.attach(
+      target,
+      (l) => view.onDidDispose(l),
+      (l) => view.onDidChangeVisibility(l),
+    );
   }
 
   private post(target: Target, message: HostMessage): void {
@@ -264,17 +296,31 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
     }
     try {
       return buildPanelState(
-        { file: current.file, session: current.session, analysis: current.analysis, pinned: current.pinned, updatedAt: current.updatedAt, modifiedAt: current.session.mtimeMs },
+        {
+          file: current.file,
+          session: current.session,
+          analysis: current.analysis,
+          pinned: current.pinned,
+          updatedAt: current.updatedAt,
+          modifiedAt: current.session.mtimeMs,
+        },
         { warningMargin: this.services.config().warning.margin },
       );
     } catch (error) {
       this.services.log.error(`panel: could not build the view of ${current.file}: ${(error as Error).stack ?? error}`);
-      return emptyPanelState(`Could not show ${path.basename(current.file)}: ${(error as Error).message}`, undefined, "error");
+      return emptyPanelState(
+        `Could not show ${path.basename(current.file)}: ${(error as Error).message}`,
+        undefined,
+        "error",
+      );
     }
   }
 
   private treeViewId(): string | undefined {
-    const views = (this.services.context.extension.packageJSON?.contributes?.views?.[VIEW_CONTAINER_ID] ?? []) as { id?: string; type?: string }[];
+    const views = (this.services.context.extension.packageJSON?.contributes?.views?.[VIEW_CONTAINER_ID] ?? []) as {
+      id?: string;
+      type?: string;
+    }[];
     return views.find((v) => v.id && v.type !== "webview")?.id;
   }
 
@@ -304,7 +350,10 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
     await Promise.all(
       files.map(async (f) => {
         const uri = vscode.Uri.file(f.absolutePath);
-        f.exists = await fs.promises.stat(f.absolutePath).then((s) => s.isFile(), () => false);
+        f.exists = await fs.promises.stat(f.absolutePath).then(
+          (s) => s.isFile(),
+          () => false,
+        );
         f.openInTab = open.has(uri.fsPath);
         f.outsideWorkspace = vscode.workspace.getWorkspaceFolder(uri) === undefined;
         try {
@@ -346,7 +395,12 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
       await this.handle(parsed.message, from, target);
     } catch (error) {
       this.services.log.error(`panel: ${parsed.message.type} failed: ${(error as Error).stack ?? error}`);
-      if (target) this.post(target, { type: "notice", level: "error", text: `${parsed.message.type} failed: ${(error as Error).message}` });
+      if (target)
+        this.post(target, {
+          type: "notice",
+          level: "error",
+          text: `${parsed.message.type} failed: ${(error as Error).message}`,
+        });
     }
   }
 
@@ -414,7 +468,10 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
           this.notice(target, "info", `Copied ${file.absolutePath}`);
           return;
         }
-        const exists = await fs.promises.stat(file.absolutePath).then((s) => s.isFile(), () => false);
+        const exists = await fs.promises.stat(file.absolutePath).then(
+          (s) => s.isFile(),
+          () => false,
+        );
         if (!exists) {
           file.exists = false;
           void this.postFileStatus();
@@ -423,7 +480,11 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
         }
         const viewColumn = this.editorColumn(from, message.type === "openFile" && message.toSide === true);
         if (message.type === "openFile") {
-          await vscode.commands.executeCommand("vscode.open", uri, { preview: message.preview, viewColumn, preserveFocus: false });
+          await vscode.commands.executeCommand("vscode.open", uri, {
+            preview: message.preview,
+            viewColumn,
+            preserveFocus: false,
+          });
           return;
         }
         const git = await gitApi();
@@ -432,7 +493,13 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
           return;
         }
         const head = git.toGitUri(uri, "HEAD");
-        await vscode.commands.executeCommand("vscode.diff", head, uri, `${path.basename(file.absolutePath)} (HEAD ↔ Working Tree)`, { viewColumn, preview: true });
+        await vscode.commands.executeCommand(
+          "vscode.diff",
+          head,
+          uri,
+          `${path.basename(file.absolutePath)} (HEAD ↔ Working Tree)`,
+          { viewColumn, preview: true },
+        );
         return;
       }
       case "openDiff":
@@ -452,7 +519,13 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
       this.notice(target, "warning", "That problem is no longer reported.");
       return;
     }
-    if (problem.file && (await fs.promises.stat(problem.file).then((s) => s.isFile(), () => false))) {
+    if (
+      problem.file &&
+      (await fs.promises.stat(problem.file).then(
+        (s) => s.isFile(),
+        () => false,
+      ))
+    ) {
       const uri = vscode.Uri.file(problem.file);
       const options: vscode.TextDocumentShowOptions = { preview: true, viewColumn: this.editorColumn(from, false) };
       if (problem.line !== undefined && problem.line >= 1) {
@@ -460,7 +533,8 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
         options.selection = new vscode.Range(line, 0, line, 0);
       }
       await vscode.commands.executeCommand("vscode.open", uri, options);
-      if (problem.line !== undefined) this.services.log.info(`panel: opened ${problem.file}:${problem.line} (${problem.code})`);
+      if (problem.line !== undefined)
+        this.services.log.info(`panel: opened ${problem.file}:${problem.line} (${problem.code})`);
       return;
     }
     if (problem.entryId && (await this.revealEntry(problem.entryId))) return;
@@ -468,10 +542,13 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
   }
 
   /** The tree view's API (`activate()` exports `sessionTree.reveal(entryId, options)`), if present. */
-  private treeApi(): { reveal(entryId: string, options?: { select?: boolean; focus?: boolean }): Promise<unknown> } | undefined {
+  private treeApi():
+    { reveal(entryId: string, options?: { select?: boolean; focus?: boolean }): Promise<unknown> } | undefined {
     const exports = this.services.context.extension.exports as { sessionTree?: { reveal?: unknown } } | undefined;
     const tree = exports?.sessionTree;
-    return tree && typeof tree.reveal === "function" ? (tree as { reveal(entryId: string, options?: { select?: boolean; focus?: boolean }): Promise<unknown> }) : undefined;
+    return tree && typeof tree.reveal === "function"
+      ? (tree as { reveal(entryId: string, options?: { select?: boolean; focus?: boolean }): Promise<unknown> })
+      : undefined;
   }
 
   /** Reveal an entry in the Pi Session tree: a reveal command if one is registered, else the tree's API. */
@@ -498,7 +575,12 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
     return other ? other.viewColumn : vscode.ViewColumn.Beside;
   }
 
-  private async openSummaryDiff(fromId: string, toId: string, from: "panel" | "view", target: Target | undefined): Promise<void> {
+  private async openSummaryDiff(
+    fromId: string,
+    toId: string,
+    from: "panel" | "view",
+    target: Target | undefined,
+  ): Promise<void> {
     const state = this.stateValue;
     const older = state?.summaries.find((s) => s.entryId === fromId);
     const newer = state?.summaries.find((s) => s.entryId === toId);
@@ -514,7 +596,13 @@ class PanelController implements vscode.Disposable, PanelControllerApi {
     }
     // from the editor panel: the same documents, but beside the panel instead of on top of it
     const title = `Summary: ${older.entryId} ↔ ${newer.entryId} — ${path.basename(file)}`;
-    await vscode.commands.executeCommand("vscode.diff", summaryUri(file, older.entryId), summaryUri(file, newer.entryId), title, { viewColumn: this.editorColumn(from, false), preview: false });
+    await vscode.commands.executeCommand(
+      "vscode.diff",
+      summaryUri(file, older.entryId),
+      summaryUri(file, newer.entryId),
+      title,
+      { viewColumn: this.editorColumn(from, false), preview: false },
+    );
   }
 }
 
@@ -528,7 +616,11 @@ function openTabPaths(): Set<string> {
   for (const group of vscode.window.tabGroups.all) {
     for (const tab of group.tabs) {
       const input = tab.input;
-      if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom || input instanceof vscode.TabInputNotebook) {
+      if (
+        input instanceof vscode.TabInputText ||
+        input instanceof vscode.TabInputCustom ||
+        input instanceof vscode.TabInputNotebook
+      ) {
         if (input.uri.scheme === "file") out.add(input.uri.fsPath);
       } else if (input instanceof vscode.TabInputTextDiff) {
         if (input.modified.scheme === "file") out.add(input.modified.fsPath);

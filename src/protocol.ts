@@ -69,7 +69,18 @@ export interface GaugeModel {
 }
 
 /** Breakdown categories, in display order. `free` and `reserve` complete the window. */
-export const CATEGORY_IDS = ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "other", "free", "reserve"] as const;
+export const CATEGORY_IDS = [
+  "system",
+  "summaries",
+  "user",
+  "assistantText",
+  "thinking",
+  "toolCalls",
+  "toolResults",
+  "other",
+  "free",
+  "reserve",
+] as const;
 export type CategoryId = (typeof CATEGORY_IDS)[number];
 
 /** One of the largest entries of a category. */
@@ -258,14 +269,24 @@ export interface PanelState {
   /** The UI language (`vscode.env.language`): times are formatted in it (`formatDateTime`). */
   locale?: string;
   /** Which optional host capabilities exist (commands registered by other features, git). */
-  capabilities: { compact: boolean; focusTree: boolean; revealEntry: boolean; selectSession: boolean; git: boolean; summaryDiffEditor: boolean };
+  capabilities: {
+    compact: boolean;
+    focusTree: boolean;
+    revealEntry: boolean;
+    selectSession: boolean;
+    git: boolean;
+    summaryDiffEditor: boolean;
+  };
 }
 
 /** Host → webview messages. */
 export type HostMessage =
   | { type: "state"; state: PanelState }
   /** Updated host-filled flags of tracked files, keyed by absolute path. */
-  | { type: "fileStatus"; files: Record<string, Pick<TrackedFileModel, "exists" | "openInTab" | "outsideWorkspace" | "inGitRepo">> }
+  | {
+      type: "fileStatus";
+      files: Record<string, Pick<TrackedFileModel, "exists" | "openInTab" | "outsideWorkspace" | "inGitRepo">>;
+    }
   /** The full list of a category's entries (answer to `requestCategory`). */
   | { type: "category"; category: CategoryId; entries: CategoryEntry[] }
   /** A short transient notice shown inside the panel (never a popup). */
@@ -334,16 +355,19 @@ export function parseWebviewMessage(value: unknown): ParseResult {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, error: "not an object" };
   const obj = value as Record<string, unknown>;
   const type = obj.type;
-  if (typeof type !== "string" || !Object.prototype.hasOwnProperty.call(SCHEMA, type)) return { ok: false, error: `unknown type ${JSON.stringify(type)}` };
+  if (typeof type !== "string" || !Object.prototype.hasOwnProperty.call(SCHEMA, type))
+    return { ok: false, error: `unknown type ${JSON.stringify(type)}` };
   const fields = SCHEMA[type as WebviewMessage["type"]];
   for (const key of Object.keys(obj)) {
-    if (key !== "type" && !Object.prototype.hasOwnProperty.call(fields, key)) return { ok: false, error: `${type}: unexpected field ${JSON.stringify(key)}` };
+    if (key !== "type" && !Object.prototype.hasOwnProperty.call(fields, key))
+      return { ok: false, error: `${type}: unexpected field ${JSON.stringify(key)}` };
   }
   for (const [key, kind] of Object.entries(fields)) {
     const v = obj[key];
     switch (kind) {
       case "string":
-        if (typeof v !== "string" || v.length === 0 || v.length > MAX_FIELD_LENGTH) return { ok: false, error: `${type}.${key} must be a non-empty string` };
+        if (typeof v !== "string" || v.length === 0 || v.length > MAX_FIELD_LENGTH)
+          return { ok: false, error: `${type}.${key} must be a non-empty string` };
         break;
       case "boolean":
         if (typeof v !== "boolean") return { ok: false, error: `${type}.${key} must be a boolean` };
@@ -352,7 +376,8 @@ export function parseWebviewMessage(value: unknown): ParseResult {
         if (v !== undefined && typeof v !== "boolean") return { ok: false, error: `${type}.${key} must be a boolean` };
         break;
       case "category":
-        if (typeof v !== "string" || !(CATEGORY_IDS as readonly string[]).includes(v)) return { ok: false, error: `${type}.${key} must be a category id` };
+        if (typeof v !== "string" || !(CATEGORY_IDS as readonly string[]).includes(v))
+          return { ok: false, error: `${type}.${key} must be a category id` };
         break;
     }
   }

@@ -40,7 +40,9 @@ async function selectSession(services: Services): Promise<void> {
   try {
     const list = await sessions.listSessions();
     const current = sessions.current;
-    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => ({ name: f.name, path: f.uri.fsPath }));
+    const folders = (vscode.workspace.workspaceFolders ?? [])
+      .filter((f) => f.uri.scheme === "file")
+      .map((f) => ({ name: f.name, path: f.uri.fsPath }));
     const home = os.homedir();
     const rows = sessionPickRows(list, {
       ...(current ? { currentFile: current.file, currentEntryCount: current.session.records.length } : {}),
@@ -50,7 +52,11 @@ async function selectSession(services: Services): Promise<void> {
     });
     const items: SessionItem[] = [];
     items.push({ ...followRow(!current?.pinned, folders.length > 0), follow: true } as SessionItem);
-    if (rows.length > 0) items.push({ label: folders.length === 0 ? "all pi sessions (no folder open)" : "sessions", kind: vscode.QuickPickItemKind.Separator });
+    if (rows.length > 0)
+      items.push({
+        label: folders.length === 0 ? "all pi sessions (no folder open)" : "sessions",
+        kind: vscode.QuickPickItemKind.Separator,
+      });
     for (const row of rows) {
       items.push({
         label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${row.label}`,
@@ -61,7 +67,11 @@ async function selectSession(services: Services): Promise<void> {
     }
     if (rows.length === 0) {
       const dirs = sessions.discovery?.searchedDirs ?? [];
-      items.push({ label: "$(info) No pi sessions found", detail: dirs.length ? `Looked in ${dirs.join(", ")}` : undefined, alwaysShow: true } as SessionItem);
+      items.push({
+        label: "$(info) No pi sessions found",
+        detail: dirs.length ? `Looked in ${dirs.join(", ")}` : undefined,
+        alwaysShow: true,
+      } as SessionItem);
     }
     quickPick.items = items;
     const active = items.find((i) => i.file !== undefined && i.file === current?.file);

@@ -52,7 +52,11 @@ export function oneLine(text: string, max = 80): string {
  * with one folder only a sub-folder the session was started in; undefined when nothing to add.
  * @param folders the open workspace folders (name, absolute path).
  */
-export function projectFolderLabel(cwd: string | undefined, folders: readonly { name: string; path: string }[], home?: string): string | undefined {
+export function projectFolderLabel(
+  cwd: string | undefined,
+  folders: readonly { name: string; path: string }[],
+  home?: string,
+): string | undefined {
   if (!cwd) return folders.length === 0 ? "unknown project folder" : undefined;
   const abs = path.resolve(cwd);
   const tilde = (p: string) => (home && (p === home || p.startsWith(home + path.sep)) ? `~${p.slice(home.length)}` : p);
@@ -72,7 +76,13 @@ export function projectFolderLabel(cwd: string | undefined, folders: readonly { 
  */
 export function sessionPickRows(
   sessions: readonly SessionSummary[],
-  options: { currentFile?: string; currentEntryCount?: number; nowMs: number; locale?: string; folderName?: (s: SessionSummary) => string | undefined },
+  options: {
+    currentFile?: string;
+    currentEntryCount?: number;
+    nowMs: number;
+    locale?: string;
+    folderName?: (s: SessionSummary) => string | undefined;
+  },
 ): SessionPickRow[] {
   return sessions.map((s) => {
     const current = s.file === options.currentFile;
@@ -80,9 +90,18 @@ export function sessionPickRows(
     // Exact counts only: small files are counted, the current session is loaded; others show their size.
     const count = current && options.currentEntryCount !== undefined ? options.currentEntryCount : s.entryCount;
     const entries = count === undefined ? undefined : plural(count, "entry", "entries");
-    const description = [formatAge(s.mtimeMs, options.nowMs, options.locale), formatBytes(s.size), entries].filter(Boolean).join(" · ");
+    const description = [formatAge(s.mtimeMs, options.nowMs, options.locale), formatBytes(s.size), entries]
+      .filter(Boolean)
+      .join(" · ");
     const folder = options.folderName?.(s);
-    const detail = [current ? "current" : undefined, folder ? `$(folder) ${folder}` : undefined, s.name && s.firstMessage ? oneLine(s.firstMessage, 60) : undefined, path.basename(s.file)].filter(Boolean).join(" · ");
+    const detail = [
+      current ? "current" : undefined,
+      folder ? `$(folder) ${folder}` : undefined,
+      s.name && s.firstMessage ? oneLine(s.firstMessage, 60) : undefined,
+      path.basename(s.file),
+    ]
+      .filter(Boolean)
+      .join(" · ");
     return { file: s.file, label: title, description, detail, current };
   });
 }
@@ -91,13 +110,30 @@ export function sessionPickRows(
  * The first row of the picker: the "follow the latest session" mode, worded for its state
  * (following now or pinned; with or without an open folder).
  */
-export function followRow(following: boolean, hasFolder: boolean): { label: string; description?: string; detail: string } {
+export function followRow(
+  following: boolean,
+  hasFolder: boolean,
+): { label: string; description?: string; detail: string } {
   if (!hasFolder) {
     return following
-      ? { label: "$(info) No folder open: no session to follow", detail: "Pick a session below to show it (each shows its project folder), or open the folder pi ran in." }
-      : { label: "$(arrow-up) Follow Latest Session", detail: "Unpin this session (with no folder open, none is followed)" };
+      ? {
+          label: "$(info) No folder open: no session to follow",
+          detail: "Pick a session below to show it (each shows its project folder), or open the folder pi ran in.",
+        }
+      : {
+          label: "$(arrow-up) Follow Latest Session",
+          detail: "Unpin this session (with no folder open, none is followed)",
+        };
   }
   return following
-    ? { label: "$(check) Following the Latest Session", description: "current mode", detail: "Shows the most recently written session of this workspace and switches when pi starts a new one. Pick a session below to pin it." }
-    : { label: "$(arrow-up) Follow Latest Session", detail: "Unpin and show the most recently written session of this workspace again" };
+    ? {
+        label: "$(check) Following the Latest Session",
+        description: "current mode",
+        detail:
+          "Shows the most recently written session of this workspace and switches when pi starts a new one. Pick a session below to pin it.",
+      }
+    : {
+        label: "$(arrow-up) Follow Latest Session",
+        detail: "Unpin and show the most recently written session of this workspace again",
+      };
 }

@@ -10,7 +10,13 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { cwdMatches, encodeSessionDirName, sessionDirCandidates, type SessionDirCandidate } from "./core/locate";
-import { expandHome, getAgentDir, resolveSettings, type ProjectSettingsMode, type SettingsProblem } from "./core/settings";
+import {
+  expandHome,
+  getAgentDir,
+  resolveSettings,
+  type ProjectSettingsMode,
+  type SettingsProblem,
+} from "./core/settings";
 
 /**
  * The agent dir pi-context uses: the `piContext.agentDir` setting (tilde-expanded, resolved) when
@@ -65,11 +71,16 @@ export function planFolders(options: PlanOptions): FolderPlan[] {
       if (path.isAbsolute(p)) dirs.push({ dir: path.resolve(p), origin: "extension-setting", shared: true });
     }
     const fromEnv = env.PI_CODING_AGENT_SESSION_DIR;
-    if (fromEnv && path.isAbsolute(expandHome(fromEnv))) dirs.push({ dir: path.resolve(expandHome(fromEnv)), origin: "env", shared: true });
+    if (fromEnv && path.isAbsolute(expandHome(fromEnv)))
+      dirs.push({ dir: path.resolve(expandHome(fromEnv)), origin: "env", shared: true });
     return [{ folder: "", index: -1, dirs, subfolders: { root: sessionsRoot, prefix: "--" }, settingsProblems: [] }];
   }
   return options.folders.map((folder, index) => {
-    const settings = resolveSettings({ agentDir: options.agentDir, cwd: folder, projectSettings: options.projectSettings });
+    const settings = resolveSettings({
+      agentDir: options.agentDir,
+      cwd: folder,
+      projectSettings: options.projectSettings,
+    });
     const dirs = sessionDirCandidates({
       agentDir: options.agentDir,
       cwd: folder,
@@ -78,7 +89,8 @@ export function planFolders(options: PlanOptions): FolderPlan[] {
       extraDirs: [...options.extraDirs],
     });
     const plan: FolderPlan = { folder: path.resolve(folder), index, dirs, settingsProblems: settings.problems };
-    if (options.includeSubfolders) plan.subfolders = { root: sessionsRoot, prefix: encodeSessionDirName(path.resolve(folder)).slice(0, -2) };
+    if (options.includeSubfolders)
+      plan.subfolders = { root: sessionsRoot, prefix: encodeSessionDirName(path.resolve(folder)).slice(0, -2) };
     return plan;
   });
 }
@@ -198,7 +210,10 @@ export class SessionScanner {
   }
 
   /** List and classify the sessions of the planned folders. Never throws. */
-  async scan(plans: readonly FolderPlan[], options: { platform?: NodeJS.Platform; orInside?: boolean } = {}): Promise<ScanResult> {
+  async scan(
+    plans: readonly FolderPlan[],
+    options: { platform?: NodeJS.Platform; orInside?: boolean } = {},
+  ): Promise<ScanResult> {
     const seen = new Set<string>();
     const sessions: FoundSession[] = [];
     const existingDirs: string[] = [];
@@ -233,10 +248,21 @@ export class SessionScanner {
           seen.add(file);
           const info = await this.look(file);
           if (!info || info.header.state !== "session") continue;
-          const matches = plan.index === -1 || cwdMatches(info.header.cwd, plan.folder, { ...options, orInside: options.orInside || plan.subfolders !== undefined });
+          const matches =
+            plan.index === -1 ||
+            cwdMatches(info.header.cwd, plan.folder, {
+              ...options,
+              orInside: options.orInside || plan.subfolders !== undefined,
+            });
           if (!matches) continue;
           if (sessions.some((s) => s.file === file)) continue;
-          sessions.push({ file, size: info.size, mtimeMs: info.mtimeMs, cwd: info.header.cwd, folderIndex: plan.index });
+          sessions.push({
+            file,
+            size: info.size,
+            mtimeMs: info.mtimeMs,
+            cwd: info.header.cwd,
+            folderIndex: plan.index,
+          });
         }
       }
     }
@@ -257,7 +283,14 @@ export class SessionScanner {
     const prev = this.known.get(file);
     // unchanged since the last look: keep the header (a changed file may have been rewritten in
     // place, e.g. by pi's migration, so its header is read again: a few KB)
-    if (prev && prev.ino === stat.ino && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs && prev.header.state !== "incomplete") return prev;
+    if (
+      prev &&
+      prev.ino === stat.ino &&
+      prev.size === stat.size &&
+      prev.mtimeMs === stat.mtimeMs &&
+      prev.header.state !== "incomplete"
+    )
+      return prev;
     this.headerReads++;
     const header = await readHeader(file);
     const info: KnownFile = { file, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, header };

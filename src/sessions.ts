@@ -67,13 +67,27 @@ export class PiSessionSource implements SessionSource {
   private pollTimer: NodeJS.Timeout | undefined;
   private pollInterval = 0;
   private disposed = false;
-  private discoveryValue: SessionDiscoveryInfo = { phase: "starting", workspace: false, searchedDirs: [], sessionCount: 0 };
+  private discoveryValue: SessionDiscoveryInfo = {
+    phase: "starting",
+    workspace: false,
+    searchedDirs: [],
+    sessionCount: 0,
+  };
   private loggedProblems = "";
   private loggedDiagnostics = new Map<string, number>();
   /** Messages shown to the user (information/warning notifications), oldest first. For tests. */
   readonly notices: string[] = [];
   /** Counts for tests and the log: watcher events, polls, polls that scheduled work, update batches run. */
-  readonly stats = { events: 0, ticks: 0, polls: 0, pollDetected: 0, updates: 0, lastTick: 0, lastPollEnd: 0, lastUpdateEnd: 0 };
+  readonly stats = {
+    events: 0,
+    ticks: 0,
+    polls: 0,
+    pollDetected: 0,
+    updates: 0,
+    lastTick: 0,
+    lastPollEnd: 0,
+    lastUpdateEnd: 0,
+  };
   /** Snapshots the poll compares with (see {@link poll}). */
   private configSig = "";
   private dirSig = "";
@@ -233,7 +247,9 @@ export class PiSessionSource implements SessionSource {
     if (work.replan) {
       this.step = "plan";
       this.agentDirValue = resolveAgentDir(config.agentDir, this.env);
-      const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+      const folders = (vscode.workspace.workspaceFolders ?? [])
+        .filter((f) => f.uri.scheme === "file")
+        .map((f) => f.uri.fsPath);
       this.plans = planFolders({
         agentDir: this.agentDirValue,
         folders,
@@ -245,7 +261,11 @@ export class PiSessionSource implements SessionSource {
       this.scanner.clear();
       this.log.info(
         `looking for pi sessions: agent dir ${this.agentDirValue}; ` +
-          (folders.length === 0 ? "no workspace folder" : this.plans.map((p) => `${p.folder} → ${p.dirs.map((d) => `${d.dir} (${d.origin})`).join(", ")}`).join("; ")),
+          (folders.length === 0
+            ? "no workspace folder"
+            : this.plans
+                .map((p) => `${p.folder} → ${p.dirs.map((d) => `${d.dir} (${d.origin})`).join(", ")}`)
+                .join("; ")),
       );
       work.scan = true;
       work.reanalyze = true;
@@ -292,7 +312,9 @@ export class PiSessionSource implements SessionSource {
       }
       const next = this.analyze(session, this.pinnedFile === target);
       this.currentValue = next;
-      this.log.info(`${next.pinned ? "showing pinned" : "following"} session ${target} (${session.records.length} entries)`);
+      this.log.info(
+        `${next.pinned ? "showing pinned" : "following"} session ${target} (${session.records.length} entries)`,
+      );
       this.report(next);
       this.emitter.fire(next);
       return;
@@ -323,7 +345,10 @@ export class PiSessionSource implements SessionSource {
     const config = this.config();
     const analysis = analyzeLoaded(session, { agentDir: this.agentDirValue, projectSettings: config.projectSettings });
     const headerCwd = session.cwd;
-    const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => headerCwd !== undefined && this.plans.some((p) => p.index === f.index && sameOrInside(headerCwd, p.folder)));
+    const folder = (vscode.workspace.workspaceFolders ?? []).find(
+      (f) =>
+        headerCwd !== undefined && this.plans.some((p) => p.index === f.index && sameOrInside(headerCwd, p.folder)),
+    );
     return {
       file: session.filePath,
       session,
@@ -376,7 +401,9 @@ export class PiSessionSource implements SessionSource {
     if (diagnostics.length < logged) this.loggedDiagnostics.set(current.file, 0);
     for (const d of diagnostics.slice(Math.min(logged, diagnostics.length))) {
       if (d.code === "truncated-final-line") continue; // pi is mid-write; not worth a log line
-      this.log.warn(`${path.basename(current.file)}${d.line !== undefined ? `:${d.line}` : ""}: ${d.message} [${d.code}]`);
+      this.log.warn(
+        `${path.basename(current.file)}${d.line !== undefined ? `:${d.line}` : ""}: ${d.message} [${d.code}]`,
+      );
     }
     this.loggedDiagnostics.set(current.file, diagnostics.length);
   }
@@ -447,7 +474,8 @@ export class PiSessionSource implements SessionSource {
       this.schedule({ replan: true, reanalyze: true });
     };
     watch(new vscode.RelativePattern(vscode.Uri.file(agentDir), AGENT_CONFIG_GLOB), onConfig);
-    for (const folder of folders) watch(new vscode.RelativePattern(vscode.Uri.file(folder), ".pi/settings.json"), onConfig);
+    for (const folder of folders)
+      watch(new vscode.RelativePattern(vscode.Uri.file(folder), ".pi/settings.json"), onConfig);
   }
 
   private restartPoll(): void {
@@ -469,8 +497,10 @@ export class PiSessionSource implements SessionSource {
   /** State of pi's settings/models/trust files and the projects' `.pi/settings.json`. */
   private async configSignature(): Promise<string> {
     const parts: string[] = [];
-    for (const name of ["settings.json", "models.json", "models-store.json", "trust.json"]) parts.push(await this.statSig(path.join(this.agentDirValue, name)));
-    for (const p of this.plans) if (p.index >= 0) parts.push(await this.statSig(path.join(p.folder, ".pi", "settings.json")));
+    for (const name of ["settings.json", "models.json", "models-store.json", "trust.json"])
+      parts.push(await this.statSig(path.join(this.agentDirValue, name)));
+    for (const p of this.plans)
+      if (p.index >= 0) parts.push(await this.statSig(path.join(p.folder, ".pi", "settings.json")));
     return parts.join("|");
   }
 
@@ -539,7 +569,6 @@ export class PiSessionSource implements SessionSource {
       void this.schedule(work, 0);
     }
   }
-
 }
 
 function hasWork(w: Work): boolean {

@@ -8,7 +8,14 @@
 import * as vscode from "vscode";
 import type { Services } from "./services";
 import { AUTO_COMPACTS_WHEN } from "./viewModel/format";
-import { buildGaugeView, PRODUCT_NAME, TOOLTIP_COMMANDS, WarningTracker, type GaugeLevel, type GaugeView } from "./statusBarModel";
+import {
+  buildGaugeView,
+  PRODUCT_NAME,
+  TOOLTIP_COMMANDS,
+  WarningTracker,
+  type GaugeLevel,
+  type GaugeView,
+} from "./statusBarModel";
 
 /**
  * The item's id at the default placement (left, priority 100); the DOM id is
@@ -69,7 +76,11 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     if (item && key === placement) return item;
     item?.dispose();
     placement = key;
-    item = vscode.window.createStatusBarItem(gaugeItemId(alignment, priority), alignment === "right" ? vscode.StatusBarAlignment.Right : vscode.StatusBarAlignment.Left, priority);
+    item = vscode.window.createStatusBarItem(
+      gaugeItemId(alignment, priority),
+      alignment === "right" ? vscode.StatusBarAlignment.Right : vscode.StatusBarAlignment.Left,
+      priority,
+    );
     item.name = PRODUCT_NAME;
     if (key !== "left:100") log.info(`status bar: gauge placed ${alignment}, priority ${priority}`);
     return item;
@@ -85,7 +96,17 @@ export function registerStatusBar(services: Services): StatusBarGauge {
       void vscode.commands.executeCommand("setContext", "piContext.hasSession", hasSession);
     }
     const v = buildGaugeView({
-      ...(current ? { session: { file: current.file, pinned: current.pinned, updatedAt: current.updatedAt, modifiedAt: current.session.mtimeMs, ...(services.liveBridge?.gaugeInput(current) ?? { analysis: current.analysis }) } } : {}),
+      ...(current
+        ? {
+            session: {
+              file: current.file,
+              pinned: current.pinned,
+              updatedAt: current.updatedAt,
+              modifiedAt: current.session.mtimeMs,
+              ...(services.liveBridge?.gaugeInput(current) ?? { analysis: current.analysis }),
+            },
+          }
+        : {}),
       ...(sessions.discovery ? { discovery: sessions.discovery } : {}),
       margin: config.warning.margin,
       locale: vscode.env.language,
@@ -96,10 +117,18 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     const tooltip = new vscode.MarkdownString(v.tooltip, true);
     tooltip.isTrusted = { enabledCommands: [...TOOLTIP_COMMANDS] };
     it.tooltip = tooltip;
-    background = v.level === "error" ? "statusBarItem.errorBackground" : v.level === "warning" ? "statusBarItem.warningBackground" : undefined;
+    background =
+      v.level === "error"
+        ? "statusBarItem.errorBackground"
+        : v.level === "warning"
+          ? "statusBarItem.warningBackground"
+          : undefined;
     it.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
     it.accessibilityInformation = { label: v.ariaLabel, role: "button" };
-    it.command = { command: v.command, title: v.command === "piContext.openPanel" ? "Open Context Panel" : "Select Session…" };
+    it.command = {
+      command: v.command,
+      title: v.command === "piContext.openPanel" ? "Open Context Panel" : "Select Session…",
+    };
     it.show();
 
     // warning notifications (off by default; never repeated per level)

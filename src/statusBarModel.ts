@@ -12,7 +12,14 @@ import type { Analysis } from "./core/analyze";
 import type { InspectResult, ResolvedWindow, SourcedNumber } from "./core/inspect";
 import type { ValueSource } from "./core/settings";
 import type { ProblemModel } from "./protocol";
-import { AUTO_COMPACTS_WHEN, COMPACT_ICON, formatDateTime, formatGaugeTokens, formatWindowTokens, plural } from "./viewModel/format";
+import {
+  AUTO_COMPACTS_WHEN,
+  COMPACT_ICON,
+  formatDateTime,
+  formatGaugeTokens,
+  formatWindowTokens,
+  plural,
+} from "./viewModel/format";
 import { collectProblems } from "./viewModel/problems";
 
 /** The product name as users see it. */
@@ -28,7 +35,13 @@ export type GaugeLevel = "normal" | "warning" | "error";
 export type GaugeState = "starting" | "no-workspace" | "no-session" | "session";
 
 /** Commands linked from the tooltip (the only ones the trusted Markdown may run). */
-export const TOOLTIP_COMMANDS = ["piContext.compact", "piContext.openPanel", "piContext.selectSession", "piContext.followLatest", "piContext.showLog"] as const;
+export const TOOLTIP_COMMANDS = [
+  "piContext.compact",
+  "piContext.openPanel",
+  "piContext.selectSession",
+  "piContext.followLatest",
+  "piContext.showLog",
+] as const;
 
 /** What the gauge is computed from. */
 export interface GaugeInput {
@@ -43,7 +56,13 @@ export interface GaugeInput {
     /** A live bridge serves this session: `analysis.inspect` holds the running pi's numbers (see `bridge/liveUsage.ts`). */
     live?: { pid: number; piVersion: string; bridgeVersion: string; activity?: string };
   };
-  discovery?: { phase: "starting" | "ready"; workspace: boolean; searchedDirs: string[]; sessionCount: number; agentDir?: string };
+  discovery?: {
+    phase: "starting" | "ready";
+    workspace: boolean;
+    searchedDirs: string[];
+    sessionCount: number;
+    agentDir?: string;
+  };
   /** `piContext.warning.margin`: tokens before the limit where the warning colour starts. */
   margin: number;
   /** The UI language for dates (`vscode.env.language`); undefined = the runtime's. */
@@ -82,7 +101,11 @@ export function gaugeLimit(inspect: InspectResult, margin: number): GaugeLimit |
   if (!window || window <= 0) return null;
   const useThreshold = inspect.compactionEnabled.value && inspect.threshold !== null;
   const limit = useThreshold ? (inspect.threshold as number) : window;
-  return { limit, kind: useThreshold ? "threshold" : "window", margin: Math.max(0, Math.min(margin, Math.floor(Math.max(limit, 0) / 4))) };
+  return {
+    limit,
+    kind: useThreshold ? "threshold" : "window",
+    margin: Math.max(0, Math.min(margin, Math.floor(Math.max(limit, 0) / 4))),
+  };
 }
 
 /**
@@ -107,7 +130,12 @@ export function formatPercent(percent: number): string {
 /** `123,456` (en-US grouping, independent of the host locale). */
 export function formatCount(n: number): string {
   const sign = n < 0 ? "-" : "";
-  return sign + Math.abs(Math.round(n)).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return (
+    sign +
+    Math.abs(Math.round(n))
+      .toString()
+      .replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+  );
 }
 
 /**
@@ -161,7 +189,8 @@ function sourcedRow(name: string, s: SourcedNumber): string {
 }
 
 const LINKS_SESSION = `[$(${COMPACT_ICON}) Compact…](command:piContext.compact) · [$(graph) Open Context Panel](command:piContext.openPanel) · [$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)`;
-const LINKS_NONE = "[$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)";
+const LINKS_NONE =
+  "[$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)";
 
 /**
  * The one explanation of an empty state, shared by the gauge tooltip, the panel and the Pi Session
@@ -169,7 +198,8 @@ const LINKS_NONE = "[$(list-selection) Select Session…](command:piContext.sele
  */
 export function emptyStateMessage(discovery: GaugeInput["discovery"] | undefined): string {
   if (!discovery || discovery.phase === "starting") return "Looking for pi sessions…";
-  if (!discovery.workspace) return "No folder is open. pi sessions belong to the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.";
+  if (!discovery.workspace)
+    return "No folder is open. pi sessions belong to the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.";
   return "No pi session for this workspace yet. Start pi in a workspace folder, or pick any session with “Pi: Select Session…”.";
 }
 
@@ -184,7 +214,8 @@ export function problemLines(problems: readonly ProblemModel[], limit = TOOLTIP_
     const where = p.source === "settings" && p.file ? `${escapeMarkdown(p.file)} — ` : "";
     return `- ${SEVERITY_ICON[p.severity]} **${escapeMarkdown(p.title)}** — ${where}${escapeMarkdown(p.message)}`;
   });
-  if (problems.length > limit) lines.push(`- … and ${problems.length - limit} more ([open the panel](command:piContext.openPanel))`);
+  if (problems.length > limit)
+    lines.push(`- … and ${problems.length - limit} more ([open the panel](command:piContext.openPanel))`);
   return lines;
 }
 
@@ -194,14 +225,27 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (!s) {
     const d = input.discovery;
     if (!d || d.phase === "starting") {
-      return { state: "starting", text: "π …", level: "normal", tooltip: `**${PRODUCT_NAME}** — looking for pi sessions…`, ariaLabel: `${PRODUCT_NAME}: looking for sessions`, command: "piContext.selectSession" };
+      return {
+        state: "starting",
+        text: "π …",
+        level: "normal",
+        tooltip: `**${PRODUCT_NAME}** — looking for pi sessions…`,
+        ariaLabel: `${PRODUCT_NAME}: looking for sessions`,
+        command: "piContext.selectSession",
+      };
     }
     if (!d.workspace) {
       return {
         state: "no-workspace",
         text: "π no folder",
         level: "normal",
-        tooltip: [`**${PRODUCT_NAME}** — no folder is open`, "", "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session (each listed with its project folder):", "", LINKS_NONE].join("\n"),
+        tooltip: [
+          `**${PRODUCT_NAME}** — no folder is open`,
+          "",
+          "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session (each listed with its project folder):",
+          "",
+          LINKS_NONE,
+        ].join("\n"),
         ariaLabel: `${PRODUCT_NAME}: no folder open`,
         command: "piContext.selectSession",
       };
@@ -218,7 +262,9 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
         "",
         ...dirs,
         "",
-        d.agentDir ? `Agent dir: ${escapeMarkdown(d.agentDir)} (setting \`piContext.agentDir\`, else \`PI_CODING_AGENT_DIR\`, else \`~/.pi/agent\`)` : "",
+        d.agentDir
+          ? `Agent dir: ${escapeMarkdown(d.agentDir)} (setting \`piContext.agentDir\`, else \`PI_CODING_AGENT_DIR\`, else \`~/.pi/agent\`)`
+          : "",
         "",
         LINKS_NONE,
       ].join("\n"),
@@ -249,55 +295,92 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   // ---- tooltip
   const name = inspect.sessionName ?? "unnamed session";
   const lines: string[] = [];
-  lines.push(`**${PRODUCT_NAME}** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}${s.live ? ` · **live** from pi ${escapeMarkdown(s.live.piVersion)} (pid ${s.live.pid})` : ""}`, "");
+  lines.push(
+    `**${PRODUCT_NAME}** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}${s.live ? ` · **live** from pi ${escapeMarkdown(s.live.piVersion)} (pid ${s.live.pid})` : ""}`,
+    "",
+  );
   const rows: string[] = ["| | |", "|---|---|"];
   if (window) {
     const pct = inspect.percent ?? 0;
-    if (inspect.usageKnown) rows.push(`| Context | **${formatCount(tokens)}** of ${formatCount(window)} tokens (${pct.toFixed(1)}%) |`);
-    else rows.push(`| Context | pi shows **?** (no answer since the last compaction); our estimate: ≈${formatCount(tokens)} of ${formatCount(window)} tokens (≈${pct.toFixed(1)}%) |`);
+    if (inspect.usageKnown)
+      rows.push(`| Context | **${formatCount(tokens)}** of ${formatCount(window)} tokens (${pct.toFixed(1)}%) |`);
+    else
+      rows.push(
+        `| Context | pi shows **?** (no answer since the last compaction); our estimate: ≈${formatCount(tokens)} of ${formatCount(window)} tokens (≈${pct.toFixed(1)}%) |`,
+      );
   } else {
     rows.push(`| Context | **${formatCount(tokens)}** tokens; context window unknown |`);
   }
-  const model = inspect.model ?? (analysis.selection ? { provider: analysis.selection.provider, modelId: analysis.selection.modelId } : null);
+  const model =
+    inspect.model ??
+    (analysis.selection ? { provider: analysis.selection.provider, modelId: analysis.selection.modelId } : null);
   if (model) {
-    const from = analysis.selection?.source === "settings-default" ? "settings `defaultProvider`/`defaultModel`" : "the session's branch";
-    rows.push(`| Model | ${escapeMarkdown(`${model.provider}/${model.modelId}`)} (from ${from})${inspect.thinkingLevel && inspect.thinkingLevel !== "off" ? `, thinking ${escapeMarkdown(inspect.thinkingLevel)}` : ""} |`);
+    const from =
+      analysis.selection?.source === "settings-default"
+        ? "settings `defaultProvider`/`defaultModel`"
+        : "the session's branch";
+    rows.push(
+      `| Model | ${escapeMarkdown(`${model.provider}/${model.modelId}`)} (from ${from})${inspect.thinkingLevel && inspect.thinkingLevel !== "off" ? `, thinking ${escapeMarkdown(inspect.thinkingLevel)}` : ""} |`,
+    );
   } else {
     rows.push("| Model | unknown: no model in the session and no `defaultProvider`/`defaultModel` in pi's settings |");
   }
-  rows.push(window ? `| Window | ${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))} |` : `| Window | unknown${model ? ` — ${escapeMarkdown(`${model.provider}/${model.modelId}`)} is not in pi's catalog or models.json` : ""} |`);
+  rows.push(
+    window
+      ? `| Window | ${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))} |`
+      : `| Window | unknown${model ? ` — ${escapeMarkdown(`${model.provider}/${model.modelId}`)} is not in pi's catalog or models.json` : ""} |`,
+  );
   const est = inspect.estimate;
   if (est.method === "usage+estimate") {
-    rows.push(`| Computed | usage of the last answer ${formatCount(est.usageTokens)} + estimate ${formatCount(est.trailingTokens)} for what came after (chars/4) |`);
+    rows.push(
+      `| Computed | usage of the last answer ${formatCount(est.usageTokens)} + estimate ${formatCount(est.trailingTokens)} for what came after (chars/4) |`,
+    );
   } else {
-    rows.push(`| Computed | estimate only (chars/4 over the context): ${inspect.usageKnown ? "no answer with usage yet" : "usage before the last compaction no longer applies"} |`);
+    rows.push(
+      `| Computed | estimate only (chars/4 over the context): ${inspect.usageKnown ? "no answer with usage yet" : "usage before the last compaction no longer applies"} |`,
+    );
   }
   if (enabled) {
     if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
       const until = inspect.tokensUntilCompaction;
-      const when = until >= 0 ? `${formatCount(until)} tokens to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
+      const when =
+        until >= 0 ? `${formatCount(until)} tokens to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
       rows.push(`| Auto-compaction | at ${formatCount(inspect.threshold)} tokens (window − reserveTokens); ${when} |`);
     } else {
       rows.push("| Auto-compaction | threshold unknown (needs the window and a valid reserveTokens) |");
     }
   } else {
-    rows.push(`| Auto-compaction | **disabled** — \`compaction.enabled: false\` in ${valueSourceText(inspect.compactionEnabled.source, inspect.compactionEnabled.file, "compaction.enabled")}; the limit is the window itself |`);
+    rows.push(
+      `| Auto-compaction | **disabled** — \`compaction.enabled: false\` in ${valueSourceText(inspect.compactionEnabled.source, inspect.compactionEnabled.file, "compaction.enabled")}; the limit is the window itself |`,
+    );
   }
   rows.push(sourcedRow("reserveTokens", inspect.reserveTokens));
   rows.push(sourcedRow("keepRecentTokens", inspect.keepRecentTokens));
-  if (s.live) rows.push(`| Live | the running pi (pid ${s.live.pid}, pi ${escapeMarkdown(s.live.piVersion)}, bridge ${escapeMarkdown(s.live.bridgeVersion)}) reports these numbers${s.live.activity && s.live.activity !== "idle" ? `; pi is ${escapeMarkdown(s.live.activity)}` : ""}; Compact and Switch run in that pi |`);
-  rows.push(`| Session | ${escapeMarkdown(path.basename(s.file))} — ${plural(inspect.entryCount, "entry", "entries")} |`);
+  if (s.live)
+    rows.push(
+      `| Live | the running pi (pid ${s.live.pid}, pi ${escapeMarkdown(s.live.piVersion)}, bridge ${escapeMarkdown(s.live.bridgeVersion)}) reports these numbers${s.live.activity && s.live.activity !== "idle" ? `; pi is ${escapeMarkdown(s.live.activity)}` : ""}; Compact and Switch run in that pi |`,
+    );
+  rows.push(
+    `| Session | ${escapeMarkdown(path.basename(s.file))} — ${plural(inspect.entryCount, "entry", "entries")} |`,
+  );
   const modifiedAt = s.modifiedAt ?? analysis.session.mtimeMs;
-  if (modifiedAt > 0) rows.push(`| Updated | ${escapeMarkdown(formatDateTime(modifiedAt, input.locale))} (last written) |`);
+  if (modifiedAt > 0)
+    rows.push(`| Updated | ${escapeMarkdown(formatDateTime(modifiedAt, input.locale))} (last written) |`);
   lines.push(...rows, "");
   if (limit && level !== "normal") {
-    lines.push(level === "error" ? `$(error) Above the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.` : `$(warning) Within ${formatCount(limit.margin)} tokens of the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`, "");
+    lines.push(
+      level === "error"
+        ? `$(error) Above the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`
+        : `$(warning) Within ${formatCount(limit.margin)} tokens of the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`,
+      "",
+    );
   }
   const all = collectProblems(inspect, s.file, analysis.modelsError);
   if (all.length > 0) {
     lines.push(`**Problems** (${all.length}; listed in the panel and the log):`, "");
     lines.push(...problemLines(all));
-    if (problems.length > 0) lines.push("", "Where a pi setting is invalid, the numbers above use pi's default for it.");
+    if (problems.length > 0)
+      lines.push("", "Where a pi setting is invalid, the numbers above use pi's default for it.");
     lines.push("");
   }
   lines.push(`File: ${escapeMarkdown(s.file)}`, "", LINKS_SESSION);
@@ -306,16 +389,38 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   const aria: string[] = [];
   if (s.live) aria.push("live from the running pi");
   if (window) {
-    if (inspect.usageKnown) aria.push(`${PRODUCT_NAME} ${formatPercent(inspect.percent ?? 0).replace("%", " percent")}, ${formatCount(tokens)} of ${formatCount(window)} tokens`);
-    else aria.push(`${PRODUCT_NAME} unknown since the last compaction, estimated ${formatCount(tokens)} of ${formatCount(window)} tokens`);
+    if (inspect.usageKnown)
+      aria.push(
+        `${PRODUCT_NAME} ${formatPercent(inspect.percent ?? 0).replace("%", " percent")}, ${formatCount(tokens)} of ${formatCount(window)} tokens`,
+      );
+    else
+      aria.push(
+        `${PRODUCT_NAME} unknown since the last compaction, estimated ${formatCount(tokens)} of ${formatCount(window)} tokens`,
+      );
   } else aria.push(`${PRODUCT_NAME} ${formatCount(tokens)} tokens, context window unknown`);
   if (!enabled) aria.push("auto-compaction disabled");
-  else if (inspect.tokensUntilCompaction !== null) aria.push(inspect.tokensUntilCompaction >= 0 ? `${formatCount(inspect.tokensUntilCompaction)} tokens until auto-compaction` : "above the auto-compaction threshold");
+  else if (inspect.tokensUntilCompaction !== null)
+    aria.push(
+      inspect.tokensUntilCompaction >= 0
+        ? `${formatCount(inspect.tokensUntilCompaction)} tokens until auto-compaction`
+        : "above the auto-compaction threshold",
+    );
   if (level === "warning") aria.push("warning");
   if (problems.length > 0) aria.push("invalid pi settings");
-  if (all.some((p) => p.source === "session" && p.severity !== "info")) aria.push(plural(all.filter((p) => p.source === "session" && p.severity !== "info").length, "problem") + " in the session file");
+  if (all.some((p) => p.source === "session" && p.severity !== "info"))
+    aria.push(
+      plural(all.filter((p) => p.source === "session" && p.severity !== "info").length, "problem") +
+        " in the session file",
+    );
 
-  return { state: "session", text, level, tooltip: lines.join("\n"), ariaLabel: aria.join(", "), command: "piContext.openPanel" };
+  return {
+    state: "session",
+    text,
+    level,
+    tooltip: lines.join("\n"),
+    ariaLabel: aria.join(", "),
+    command: "piContext.openPanel",
+  };
 }
 
 /**

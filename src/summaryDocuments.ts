@@ -19,7 +19,11 @@ export const EMPTY_SUMMARY_ID = "empty";
 
 /** The URI of an entry's summary document. */
 export function summaryUri(file: string, entryId: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/${path.basename(file)}/${entryId}.md`, query: encodeURIComponent(file) });
+  return vscode.Uri.from({
+    scheme: SUMMARY_SCHEME,
+    path: `/${path.basename(file)}/${entryId}.md`,
+    query: encodeURIComponent(file),
+  });
 }
 
 /** Session file and entry id of a summary URI. */
@@ -83,7 +87,12 @@ export class SummaryDocumentProvider implements vscode.TextDocumentContentProvid
  * @param olderEntryId a compaction / branch summary id, or undefined for "no previous summary".
  * @param sessionLabel how the title names the session (default: the file name), e.g. its quoted name.
  */
-export async function openSummaryDiff(file: string, olderEntryId: string | undefined, newerEntryId: string, sessionLabel = path.basename(file)): Promise<void> {
+export async function openSummaryDiff(
+  file: string,
+  olderEntryId: string | undefined,
+  newerEntryId: string,
+  sessionLabel = path.basename(file),
+): Promise<void> {
   const left = summaryUri(file, olderEntryId ?? EMPTY_SUMMARY_ID);
   const right = summaryUri(file, newerEntryId);
   const title = `${olderEntryId ? "Previous Summary" : "No Previous Summary"} ↔ New Summary — ${sessionLabel}`;
@@ -97,7 +106,8 @@ export function registerSummaryDocuments(services: Services): void {
     provider,
     vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, provider),
     vscode.commands.registerCommand("piContext.openSummaryDiff", (file: unknown, older: unknown, newer: unknown) => {
-      if (typeof file !== "string" || typeof newer !== "string") throw new Error("piContext.openSummaryDiff(file, olderEntryId | undefined, newerEntryId)");
+      if (typeof file !== "string" || typeof newer !== "string")
+        throw new Error("piContext.openSummaryDiff(file, olderEntryId | undefined, newerEntryId)");
       return openSummaryDiff(file, typeof older === "string" ? older : undefined, newer);
     }),
   );

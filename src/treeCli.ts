@@ -15,13 +15,39 @@
  */
 
 import * as path from "node:path";
-import { analyzeOptionsFrom, formatUsage, NotASessionError, parseArgs, UsageError, type CliCommand, type ParsedArgs } from "./cli";
+import {
+  analyzeOptionsFrom,
+  formatUsage,
+  NotASessionError,
+  parseArgs,
+  UsageError,
+  type CliCommand,
+  type ParsedArgs,
+} from "./cli";
 import { describeLive } from "./core/live";
 import { SessionFile } from "./core/session";
 import { isCancellation, SummarizerError, type Summarizer } from "./core/summarizer";
 import { fitRequest } from "./core/fit";
-import { branchSummaryRequestOf, planSwitch, plannedWrites, runSwitchFlow, willSummarize, type SwitchChoice, type SwitchPlan, type SwitchPlanOptions } from "./core/switchFlow";
-import { entryWords, isTreeFilter, plural, SessionTreeModel, TREE_FILTERS, type NodeDisplay, type TreeElement, type TreeFilter } from "./core/treeModel";
+import {
+  branchSummaryRequestOf,
+  planSwitch,
+  plannedWrites,
+  runSwitchFlow,
+  willSummarize,
+  type SwitchChoice,
+  type SwitchPlan,
+  type SwitchPlanOptions,
+} from "./core/switchFlow";
+import {
+  entryWords,
+  isTreeFilter,
+  plural,
+  SessionTreeModel,
+  TREE_FILTERS,
+  type NodeDisplay,
+  type TreeElement,
+  type TreeFilter,
+} from "./core/treeModel";
 import { OpenAiSummarizer } from "./summarizers/openai";
 
 export const TREE_USAGE = `pi-context tree <session.jsonl> [--filter default|no-tools|user-only|labeled-only|all] [--json]`;
@@ -42,13 +68,17 @@ function intFlag(args: ParsedArgs, name: string): number | undefined {
   const value = args.flags.get(name);
   if (value === undefined) return undefined;
   const v = Number(value);
-  if (typeof value !== "string" || !Number.isFinite(v) || v < 0) throw new UsageError(`--${name} must be a non-negative number.`);
+  if (typeof value !== "string" || !Number.isFinite(v) || v < 0)
+    throw new UsageError(`--${name} must be a non-negative number.`);
   return Math.floor(v);
 }
 
 function checkFlags(args: ParsedArgs, known: ReadonlySet<string>, usage: string): void {
   for (const name of args.flags.keys()) {
-    if (name === "api-key") throw new UsageError("There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).");
+    if (name === "api-key")
+      throw new UsageError(
+        "There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).",
+      );
     if (!known.has(name)) throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(usage, 2)}`);
   }
 }
@@ -88,7 +118,10 @@ export function formatTree(model: SessionTreeModel): string[] {
   for (const { element, depth } of model.walk()) {
     const indent = "  ".repeat(depth);
     if (element.kind === "entry") lines.push(`${indent}${formatTreeLine(model.display(element.id))}`);
-    else if (element.kind === "branch") lines.push(`${indent}⑂ ${formatTreeLine(model.display(element.headId))}  · branch of ${plural(model.branchSize(element.headId), "entry")}`);
+    else if (element.kind === "branch")
+      lines.push(
+        `${indent}⑂ ${formatTreeLine(model.display(element.headId))}  · branch of ${plural(model.branchSize(element.headId), "entry")}`,
+      );
     else lines.push(`${indent}… entries ${element.start + 1}–${element.end}`);
   }
   return lines;
@@ -120,7 +153,15 @@ function jsonTree(model: SessionTreeModel, parent?: TreeElement): JsonNode[] {
     }
     const id = e.kind === "entry" ? e.id : e.headId;
     const d = model.display(id);
-    const node: JsonNode = { kind: e.kind, id, entryKind: d.kind, text: d.text, detail: d.detail, active: d.onActivePath, leaf: d.isLeaf };
+    const node: JsonNode = {
+      kind: e.kind,
+      id,
+      entryKind: d.kind,
+      text: d.text,
+      detail: d.detail,
+      active: d.onActivePath,
+      leaf: d.isLeaf,
+    };
     if (d.label) node.label = d.label;
     if (d.errorMessage) node.error = d.errorMessage;
     if (d.model) node.model = d.model;
@@ -139,16 +180,38 @@ export const treeCommand: CliCommand = async (argv, out) => {
   if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(TREE_USAGE, 2)}`);
   checkFlags(args, new Set(["filter", "json"]), TREE_USAGE);
   const filter = str(args, "filter") ?? "default";
-  if (!isTreeFilter(filter)) throw new UsageError(`--filter must be one of ${TREE_FILTERS.map((f) => f.filter).join(", ")}.`);
+  if (!isTreeFilter(filter))
+    throw new UsageError(`--filter must be one of ${TREE_FILTERS.map((f) => f.filter).join(", ")}.`);
   const session = await SessionFile.open(path.resolve(file));
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
-  const model = new SessionTreeModel(session, { filter: filter as TreeFilter, reader: session, pageSize: Number.MAX_SAFE_INTEGER });
+  const model = new SessionTreeModel(session, {
+    filter: filter as TreeFilter,
+    reader: session,
+    pageSize: Number.MAX_SAFE_INTEGER,
+  });
   if (args.flags.has("json")) {
-    out(JSON.stringify({ file: session.filePath, name: model.name ?? null, leafId: model.leafId, displayLeafId: model.displayLeafId, filter, entries: model.entryCount, labels: Object.fromEntries([...model.labels].map(([k, v]) => [k, v.label])), tree: jsonTree(model) }, null, 2));
+    out(
+      JSON.stringify(
+        {
+          file: session.filePath,
+          name: model.name ?? null,
+          leafId: model.leafId,
+          displayLeafId: model.displayLeafId,
+          filter,
+          entries: model.entryCount,
+          labels: Object.fromEntries([...model.labels].map(([k, v]) => [k, v.label])),
+          tree: jsonTree(model),
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   out(`session  ${model.name ? `${model.name} — ` : ""}${session.filePath}`);
-  out(`leaf     ${model.leafId ?? "(none)"}${model.displayLeafId !== model.leafId ? ` (shown at ${model.displayLeafId ?? "—"})` : ""} · ${plural(model.entryCount, "entry")} · filter ${filter} · • = active path · ⑂ = a branch starts`);
+  out(
+    `leaf     ${model.leafId ?? "(none)"}${model.displayLeafId !== model.leafId ? ` (shown at ${model.displayLeafId ?? "—"})` : ""} · ${plural(model.entryCount, "entry")} · filter ${filter} · • = active path · ⑂ = a branch starts`,
+  );
   out("");
   for (const line of formatTree(model)) out(line);
   return 0;
@@ -167,20 +230,45 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
     `target        ${plan.target.id} (${plan.target.type === "message" ? `${plan.target.role} message` : plan.target.type.replace(/_/g, " ")})${words(plan.target.id)}`,
     `leaf          ${plan.fileLeafId ?? "(none)"}${plan.oldLeafId !== plan.fileLeafId ? ` (a pi Context leaf marker on ${plan.oldLeafId ?? "root"})` : ""} → ${plan.noop ? "unchanged (already there)" : plan.newLeafId === null ? "before the first entry (root)" : `${plan.newLeafId}${words(plan.newLeafId)}`}`,
   ];
-  if (plan.returnsText) lines.push(`text back     ${plan.editorText !== undefined ? JSON.stringify(plan.editorText.length > 200 ? `${plan.editorText.slice(0, 199)}…` : plan.editorText) : "(none)"} (pi puts a user message target's text into the editor)`);
-  lines.push(`abandoned     ${plural(plan.collection.entries.length, "entry")} back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${plural(p.messages.length, "message")}, ≈${n(p.totalTokens)} tokens within pi's budget ${n(plan.budget)} (window ${plan.contextWindow ? n(plan.contextWindow) : "unknown, so 128,000"} − branchSummary.reserveTokens ${n(plan.reserveTokens)})`);
+  if (plan.returnsText)
+    lines.push(
+      `text back     ${plan.editorText !== undefined ? JSON.stringify(plan.editorText.length > 200 ? `${plan.editorText.slice(0, 199)}…` : plan.editorText) : "(none)"} (pi puts a user message target's text into the editor)`,
+    );
+  lines.push(
+    `abandoned     ${plural(plan.collection.entries.length, "entry")} back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${plural(p.messages.length, "message")}, ≈${n(p.totalTokens)} tokens within pi's budget ${n(plan.budget)} (window ${plan.contextWindow ? n(plan.contextWindow) : "unknown, so 128,000"} − branchSummary.reserveTokens ${n(plan.reserveTokens)})`,
+  );
   if (willSummarize(plan, choice)) {
     lines.push(`read files    ${p.readFiles.length ? p.readFiles.join(", ") : "(none)"}`);
     lines.push(`modified      ${p.modifiedFiles.length ? p.modifiedFiles.join(", ") : "(none)"}`);
     if (choice.customInstructions) lines.push(`instructions  ${choice.customInstructions}`);
-  } else if (choice.summarize && !plan.noop) lines.push("summary       none: nothing was left behind (pi writes no branch summary then)");
-  lines.push(`writes        ${writes.length ? writes.join(" + ") : "nothing"}${writes[0] === "leaf-marker" ? " (a custom entry with no model context, so pi resumes at the new leaf)" : ""}`);
+  } else if (choice.summarize && !plan.noop)
+    lines.push("summary       none: nothing was left behind (pi writes no branch summary then)");
+  lines.push(
+    `writes        ${writes.length ? writes.join(" + ") : "nothing"}${writes[0] === "leaf-marker" ? " (a custom entry with no model context, so pi resumes at the new leaf)" : ""}`,
+  );
   lines.push(...extra);
-  if (plan.live.live && writes.length) lines.push(`live          ${describeLive(plan.live, "switch branches in", plan.options.surface)}`);
+  if (plan.live.live && writes.length)
+    lines.push(`live          ${describeLive(plan.live, "switch branches in", plan.options.surface)}`);
   return lines.join("\n");
 }
 
-const SWITCH_FLAGS = new Set(["summarize", "instructions", "label", "dry-run", "json", "base-url", "model", "summarizer-window", "max-output-tokens", "no-stream", "guard-seconds", "agent-dir", "cwd", "project-settings", "context-window"]);
+const SWITCH_FLAGS = new Set([
+  "summarize",
+  "instructions",
+  "label",
+  "dry-run",
+  "json",
+  "base-url",
+  "model",
+  "summarizer-window",
+  "max-output-tokens",
+  "no-stream",
+  "guard-seconds",
+  "agent-dir",
+  "cwd",
+  "project-settings",
+  "context-window",
+]);
 
 /** `pi-context switch`. */
 export const switchCommand: CliCommand = async (argv, out, err) => {
@@ -188,7 +276,8 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
   const [file, entryId] = args.positional;
   if (!file || !entryId || args.positional.length > 2) throw new UsageError(`usage:\n${formatUsage(SWITCH_USAGE, 2)}`);
   checkFlags(args, SWITCH_FLAGS, SWITCH_USAGE);
-  if (args.flags.has("instructions") && !args.flags.has("summarize")) throw new UsageError("--instructions needs --summarize.");
+  if (args.flags.has("instructions") && !args.flags.has("summarize"))
+    throw new UsageError("--instructions needs --summarize.");
   const env = process.env;
   const analyze = analyzeOptionsFrom(args, env);
   const json = args.flags.has("json");
@@ -239,9 +328,38 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
           if (!(error instanceof SummarizerError)) throw error;
           err(`note: ${error.message}`);
         }
-      } else if (willSummarize(plan, choice)) extra.push("summarizer    no call: nothing to summarize converts to a message (pi writes \"No content to summarize\")");
+      } else if (willSummarize(plan, choice))
+        extra.push(
+          'summarizer    no call: nothing to summarize converts to a message (pi writes "No content to summarize")',
+        );
       if (json) {
-        out(JSON.stringify({ dryRun: true, targetId: plan.target.id, fileLeafId: plan.fileLeafId, oldLeafId: plan.oldLeafId, newLeafId: plan.newLeafId, noop: plan.noop, returnsText: plan.returnsText, editorText: plan.editorText ?? null, commonAncestorId: plan.collection.commonAncestorId, abandoned: plan.collection.entries.map((e) => e.id), messages: plan.preparation.messages.map((m) => m.record.id), tokens: plan.preparation.totalTokens, budget: plan.budget, readFiles: plan.preparation.readFiles, modifiedFiles: plan.preparation.modifiedFiles, writes: plannedWrites(plan, choice), request: request ?? null, inputTokens, live: plan.live }, null, 2));
+        out(
+          JSON.stringify(
+            {
+              dryRun: true,
+              targetId: plan.target.id,
+              fileLeafId: plan.fileLeafId,
+              oldLeafId: plan.oldLeafId,
+              newLeafId: plan.newLeafId,
+              noop: plan.noop,
+              returnsText: plan.returnsText,
+              editorText: plan.editorText ?? null,
+              commonAncestorId: plan.collection.commonAncestorId,
+              abandoned: plan.collection.entries.map((e) => e.id),
+              messages: plan.preparation.messages.map((m) => m.record.id),
+              tokens: plan.preparation.totalTokens,
+              budget: plan.budget,
+              readFiles: plan.preparation.readFiles,
+              modifiedFiles: plan.preparation.modifiedFiles,
+              writes: plannedWrites(plan, choice),
+              request: request ?? null,
+              inputTokens,
+              live: plan.live,
+            },
+            null,
+            2,
+          ),
+        );
       } else out(`${formatSwitchPlan(plan, choice, extra)}\n\ndry run: nothing was sent or written.`);
       return 0;
     }
@@ -250,7 +368,8 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
       decide: async (plan, changed) => {
         if (!json && changed) err("the session changed since it was read; planned again.");
         if (!json) err(formatSwitchPlan(plan, choice));
-        if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0) err(`summarizing the abandoned branch with ${model}…`);
+        if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0)
+          err(`summarizing the abandoned branch with ${model}…`);
         return choice;
       },
       onText: () => {
@@ -261,22 +380,48 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     if (outcome.kind === "declined") return 0;
     const r = outcome.result;
     if (json) {
-      out(JSON.stringify({ switched: outcome.kind === "switched", noop: outcome.kind === "noop", newLeafId: r.newLeafId, fileLeafId: r.fileLeafId, entries: r.entries, editorText: r.editorText ?? null, bytesBefore: r.bytesBefore, bytesAfter: r.bytesAfter }, null, 2));
+      out(
+        JSON.stringify(
+          {
+            switched: outcome.kind === "switched",
+            noop: outcome.kind === "noop",
+            newLeafId: r.newLeafId,
+            fileLeafId: r.fileLeafId,
+            entries: r.entries,
+            editorText: r.editorText ?? null,
+            bytesBefore: r.bytesBefore,
+            bytesAfter: r.bytesAfter,
+          },
+          null,
+          2,
+        ),
+      );
       return 0;
     }
     if (outcome.kind === "noop") out(`already at ${r.newLeafId}: nothing was written.`);
-    else if (r.entries.length === 0) out(`the file already resumes at ${r.newLeafId ?? "the root"}: nothing was written.`);
+    else if (r.entries.length === 0)
+      out(`the file already resumes at ${r.newLeafId ?? "the root"}: nothing was written.`);
     else {
       out(`switched: pi resumes at ${r.newLeafId ?? "the root"} (the session's last line is now ${r.fileLeafId})`);
-      for (const e of r.entries) out(`  wrote ${e.type === "custom" ? "leaf marker" : e.type} ${e.id} (parent ${e.parentId ?? "null"})`);
+      for (const e of r.entries)
+        out(`  wrote ${e.type === "custom" ? "leaf marker" : e.type} ${e.id} (parent ${e.parentId ?? "null"})`);
       out(`file ${r.bytesBefore} → ${r.bytesAfter} bytes`);
     }
-    if (r.editorText !== undefined) out(`\nthe target's text (pi would put it into the editor; send it again to continue from here):\n${r.editorText}`);
+    if (r.editorText !== undefined)
+      out(
+        `\nthe target's text (pi would put it into the editor; send it again to continue from here):\n${r.editorText}`,
+      );
     return 0;
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const message = (error as Error).message;
-    err(isCancellation(error) ? "cancelled: nothing was written." : /[Nn]othing was (written|sent)/.test(message) ? message : `${message}${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`);
+    err(
+      isCancellation(error)
+        ? "cancelled: nothing was written."
+        : /[Nn]othing was (written|sent)/.test(message)
+          ? message
+          : `${message}${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`,
+    );
     return 1;
   }
 };

@@ -30,7 +30,21 @@ import { checkLiveSession, describeLive, LiveSessionError } from "./core/live";
 import type { EntryRecord } from "./core/entries";
 import { isCancellation, SummarizerError, type Summarizer } from "./core/summarizer";
 import { appendLabelChange, plannedWrites, runSwitchFlow, type SwitchChoice, type SwitchPlan } from "./core/switchFlow";
-import { describeRecord, entryWords, formatTokenCount, isTreeFilter, plural, SessionTreeModel, shortModelName, summaryHeadline, TREE_FILTERS, type NodeDisplay, type NodeKind, type TreeElement, type TreeFilter } from "./core/treeModel";
+import {
+  describeRecord,
+  entryWords,
+  formatTokenCount,
+  isTreeFilter,
+  plural,
+  SessionTreeModel,
+  shortModelName,
+  summaryHeadline,
+  TREE_FILTERS,
+  type NodeDisplay,
+  type NodeKind,
+  type TreeElement,
+  type TreeFilter,
+} from "./core/treeModel";
 import { SessionChangedError, UnsafeSessionWriteError } from "./core/write";
 import type { SessionFile } from "./core/session";
 import type { CurrentSession, Services } from "./services";
@@ -95,7 +109,14 @@ const KIND_NAMES: Record<NodeKind, string> = {
 
 /** What `piContext.tree.switchToHere` resolves with. */
 export type SwitchCommandOutcome =
-  | { kind: "switched"; file: string; targetId: string; newLeafId: string | null; entries: { type: string; id: string; parentId: string | null }[]; editorText?: string }
+  | {
+      kind: "switched";
+      file: string;
+      targetId: string;
+      newLeafId: string | null;
+      entries: { type: string; id: string; parentId: string | null }[];
+      editorText?: string;
+    }
   | { kind: "noop"; file: string; targetId: string; editorText?: string }
   | { kind: "declined" | "cancelled"; file?: string; message?: string }
   | { kind: "busy" }
@@ -124,7 +145,9 @@ export interface PromptRecord {
 }
 
 /** The question on screen (`SessionTreeView.currentPrompt()`): the real quick input, for tests to answer. */
-export type OpenPrompt = { kind: "pick"; title: string; quickPick: vscode.QuickPick<vscode.QuickPickItem> } | { kind: "input"; title: string; inputBox: vscode.InputBox };
+export type OpenPrompt =
+  | { kind: "pick"; title: string; quickPick: vscode.QuickPick<vscode.QuickPickItem> }
+  | { kind: "input"; title: string; inputBox: vscode.InputBox };
 
 /** Quick picks and input boxes of the tree view, recorded (see {@link PromptRecord}). */
 class Prompter {
@@ -135,20 +158,31 @@ class Prompter {
    * A quick pick; resolves with the accepted item or undefined (Escape).
    * @param keepOpen items that do not close the pick when accepted (e.g. listed entries).
    */
-  pick<T extends vscode.QuickPickItem>(items: T[], options: { title: string; placeholder?: string; keepOpen?: (item: T) => boolean }): Promise<T | undefined> {
+  pick<T extends vscode.QuickPickItem>(
+    items: T[],
+    options: { title: string; placeholder?: string; keepOpen?: (item: T) => boolean },
+  ): Promise<T | undefined> {
     const qp = vscode.window.createQuickPick<T>();
     qp.title = options.title;
     if (options.placeholder) qp.placeholder = options.placeholder;
     qp.items = items;
     qp.ignoreFocusOut = true;
     qp.matchOnDescription = true;
-    this.log.push({ kind: "pick", title: options.title, items: items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label) });
+    this.log.push({
+      kind: "pick",
+      title: options.title,
+      items: items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label),
+    });
     return new Promise((resolve) => {
       let done = false;
       const finish = (value: T | undefined) => {
         if (done) return;
         done = true;
-        if (this.current?.kind === "pick" && this.current.quickPick === (qp as unknown as vscode.QuickPick<vscode.QuickPickItem>)) this.current = undefined;
+        if (
+          this.current?.kind === "pick" &&
+          this.current.quickPick === (qp as unknown as vscode.QuickPick<vscode.QuickPickItem>)
+        )
+          this.current = undefined;
         resolve(value);
         qp.dispose();
       };
@@ -158,13 +192,23 @@ class Prompter {
         finish(item);
       });
       qp.onDidHide(() => finish(undefined));
-      this.current = { kind: "pick", title: options.title, quickPick: qp as unknown as vscode.QuickPick<vscode.QuickPickItem> };
+      this.current = {
+        kind: "pick",
+        title: options.title,
+        quickPick: qp as unknown as vscode.QuickPick<vscode.QuickPickItem>,
+      };
       qp.show();
     });
   }
 
   /** An input box; resolves with the accepted text or undefined (Escape). */
-  input(options: { title: string; prompt: string; value?: string; placeholder?: string; validate?: (value: string) => string | undefined }): Promise<string | undefined> {
+  input(options: {
+    title: string;
+    prompt: string;
+    value?: string;
+    placeholder?: string;
+    validate?: (value: string) => string | undefined;
+  }): Promise<string | undefined> {
     const box = vscode.window.createInputBox();
     box.title = options.title;
     box.prompt = options.prompt;
@@ -243,7 +287,10 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const change = this.model.sync();
     if (change.all || change.elements.includes(null)) this.refreshAll();
     else if (change.elements.length > 0) this.changed.fire(change.elements.filter((e): e is TreeElement => e !== null));
-    return { kind: change.added > 0 || change.rebuilt ? "changed" : "none", leafMoved: change.rebuilt || (change.leafChanged && change.all) };
+    return {
+      kind: change.added > 0 || change.rebuilt ? "changed" : "none",
+      leafMoved: change.rebuilt || (change.leafChanged && change.all),
+    };
   }
 
   setFilter(filter: TreeFilter): void {
@@ -284,10 +331,16 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const id = `${this.generation}/${element.key}`;
     if (element.kind === "page") {
       const bounds = model.pageBounds(element);
-      const item = new vscode.TreeItem(`Entries ${element.start + 1}–${element.end}`, vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(
+        `Entries ${element.start + 1}–${element.end}`,
+        vscode.TreeItemCollapsibleState.Collapsed,
+      );
       item.id = id;
       item.description = bounds.first ? model.display(bounds.first).text : "";
-      item.iconPath = new vscode.ThemeIcon("list-flat", model.pageIsActive(element) ? new vscode.ThemeColor("charts.blue") : undefined);
+      item.iconPath = new vscode.ThemeIcon(
+        "list-flat",
+        model.pageIsActive(element) ? new vscode.ThemeColor("charts.blue") : undefined,
+      );
       item.contextValue = "piPage";
       return item;
     }
@@ -298,8 +351,18 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const labelPrefix = d.label ? `[${d.label}] ` : "";
     const expandable = model.hasChildren(element);
     const open = branch ? d.onActivePath : d.branches > 0 && d.onActivePath;
-    const state = !expandable ? vscode.TreeItemCollapsibleState.None : open ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
-    const item = new vscode.TreeItem({ label: labelPrefix + d.text, ...(labelPrefix ? { highlights: [[0, labelPrefix.length - 1]] as [number, number][] } : {}) }, state);
+    const state = !expandable
+      ? vscode.TreeItemCollapsibleState.None
+      : open
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.Collapsed;
+    const item = new vscode.TreeItem(
+      {
+        label: labelPrefix + d.text,
+        ...(labelPrefix ? { highlights: [[0, labelPrefix.length - 1]] as [number, number][] } : {}),
+      },
+      state,
+    );
     item.id = id;
     const parts: string[] = [];
     if (d.isLeaf) parts.push("● leaf");
@@ -307,13 +370,23 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     if (d.branches) parts.push(`${d.branches} branches`);
     if (d.detail) parts.push(d.detail);
     item.description = parts.join(" · ");
-    const color = d.error ? new vscode.ThemeColor("errorForeground") : d.onActivePath ? new vscode.ThemeColor("charts.blue") : undefined;
-    item.iconPath = d.isLeaf ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green")) : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
+    const color = d.error
+      ? new vscode.ThemeColor("errorForeground")
+      : d.onActivePath
+        ? new vscode.ThemeColor("charts.blue")
+        : undefined;
+    item.iconPath = d.isLeaf
+      ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
+      : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
     item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}`;
     item.tooltip = tooltipOf(d, model, branch ? size : undefined);
     const where = d.isLeaf ? ", current leaf" : d.onActivePath ? ", on the active path" : "";
-    item.accessibilityInformation = { label: `${branch ? `start of a branch of ${plural(size, "entry")}, ` : ""}${d.error ? "failed " : ""}${KIND_NAMES[d.kind]}${d.label ? `, label ${d.label}` : ""}: ${d.text}${where}`, role: "treeitem" };
-    if (d.hasSummary) item.command = { command: "piContext.tree.openSummary", title: "Open Summary", arguments: [element] };
+    item.accessibilityInformation = {
+      label: `${branch ? `start of a branch of ${plural(size, "entry")}, ` : ""}${d.error ? "failed " : ""}${KIND_NAMES[d.kind]}${d.label ? `, label ${d.label}` : ""}: ${d.text}${where}`,
+      role: "treeitem",
+    };
+    if (d.hasSummary)
+      item.command = { command: "piContext.tree.openSummary", title: "Open Summary", arguments: [element] };
     return item;
   }
 
@@ -335,16 +408,30 @@ function tooltipOf(d: NodeDisplay, model: SessionTreeModel, branchSize?: number)
     md.appendText(d.label);
     md.appendMarkdown("\n\n");
   }
-  if (branchSize !== undefined) md.appendMarkdown(`$(git-branch) starts a branch of ${plural(branchSize, "entry")}${model.branchIsActive(d.id) ? " (the branch with the current leaf)" : ""}\n\n`);
-  if (d.isLeaf) md.appendMarkdown(d.isFileLeaf ? "$(debug-stackframe) the current leaf: pi continues from here\n\n" : "$(debug-stackframe) the current leaf is a hidden entry right after this one\n\n");
+  if (branchSize !== undefined)
+    md.appendMarkdown(
+      `$(git-branch) starts a branch of ${plural(branchSize, "entry")}${model.branchIsActive(d.id) ? " (the branch with the current leaf)" : ""}\n\n`,
+    );
+  if (d.isLeaf)
+    md.appendMarkdown(
+      d.isFileLeaf
+        ? "$(debug-stackframe) the current leaf: pi continues from here\n\n"
+        : "$(debug-stackframe) the current leaf is a hidden entry right after this one\n\n",
+    );
   else if (d.onActivePath) md.appendMarkdown("on the active path (part of what pi resumes with)\n\n");
   const r = model.record(d.id);
   if (r && (r.type === "compaction" || r.type === "branch_summary")) {
-    if (r.type === "compaction") md.appendMarkdown(`tokens before: **${formatTokenCount(r.tokensBefore ?? NaN)}** → summary of ≈${formatTokenCount(r.tokens)} tokens · firstKeptEntryId \`${r.firstKeptEntryId ?? "?"}\`\n\n`);
+    if (r.type === "compaction")
+      md.appendMarkdown(
+        `tokens before: **${formatTokenCount(r.tokensBefore ?? NaN)}** → summary of ≈${formatTokenCount(r.tokens)} tokens · firstKeptEntryId \`${r.firstKeptEntryId ?? "?"}\`\n\n`,
+      );
     else md.appendMarkdown(`summary of ≈${formatTokenCount(r.tokens)} tokens · from \`${r.fromId ?? "?"}\`\n\n`);
     const summary = r.summary ?? "";
     const head = summary.split("\n").slice(0, 30).join("\n");
-    md.appendCodeblock(head.length > 2000 ? `${head.slice(0, 2000)}…` : head + (summary.length > head.length ? "\n…" : ""), "markdown");
+    md.appendCodeblock(
+      head.length > 2000 ? `${head.slice(0, 2000)}…` : head + (summary.length > head.length ? "\n…" : ""),
+      "markdown",
+    );
     md.appendMarkdown("\n\nClick to open the full summary.");
     return md;
   }
@@ -407,7 +494,8 @@ function targetIdOf(arg: unknown): string | undefined {
   if (arg && typeof arg === "object") {
     const e = arg as Partial<TreeElement>;
     if (e.kind === "entry" && typeof (e as { id?: unknown }).id === "string") return (e as { id: string }).id;
-    if (e.kind === "branch" && typeof (e as { headId?: unknown }).headId === "string") return (e as { headId: string }).headId;
+    if (e.kind === "branch" && typeof (e as { headId?: unknown }).headId === "string")
+      return (e as { headId: string }).headId;
   }
   return undefined;
 }
@@ -416,28 +504,37 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** A title usable as a file name (tab titles of virtual documents): no slashes or control characters, at most `max` characters. */
 function fileTitle(text: string, max = 60): string {
-  const clean = text.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ").replace(/\s+/g, " ").trim();
+  const clean = text
+    .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return clean.length > max ? `${clean.slice(0, max - 1).trimEnd()}…` : clean || "untitled";
 }
 
 /** The tab title of a summary: `Branch summary – Build the LRU cache`, `Compaction summary – …`. */
 function summaryTitle(r: EntryRecord): string {
   const headline = summaryHeadline(r.summary ?? "");
-  return fileTitle(`${r.type === "compaction" ? "Compaction summary" : "Branch summary"}${headline ? ` – ${headline}` : ""}`);
+  return fileTitle(
+    `${r.type === "compaction" ? "Compaction summary" : "Branch summary"}${headline ? ` – ${headline}` : ""}`,
+  );
 }
 
 /** Register the view, its commands and its live updates. */
 export function registerSessionTree(services: Services): SessionTreeView {
   const stored = services.context.workspaceState.get<string>(FILTER_STATE_KEY);
   const provider = new SessionTreeProvider(isTreeFilter(stored) ? stored : "default");
-  const treeView = vscode.window.createTreeView(SESSION_TREE_VIEW, { treeDataProvider: provider, showCollapseAll: true });
+  const treeView = vscode.window.createTreeView(SESSION_TREE_VIEW, {
+    treeDataProvider: provider,
+    showCollapseAll: true,
+  });
   const prompter = new Prompter();
   const revealStats = { done: 0, retried: 0, failed: 0 };
   let running: AbortController | undefined;
   let revealPending = true;
   let visibleSince = treeView.visible ? Date.now() : 0;
 
-  const setFilterContext = () => void vscode.commands.executeCommand("setContext", "piContext.tree.filtered", provider.currentFilter !== "default");
+  const setFilterContext = () =>
+    void vscode.commands.executeCommand("setContext", "piContext.tree.filtered", provider.currentFilter !== "default");
   setFilterContext();
 
   const describeView = () => {
@@ -456,7 +553,11 @@ export function registerSessionTree(services: Services): SessionTreeView {
     if (provider.currentFilter !== "default" && filter) parts.push(filter.title);
     if (current.pinned) parts.push("pinned");
     treeView.description = parts.join(" · ");
-    treeView.message = current.session.invalid ? `${current.file.split(/[\\/]/).pop()} is not a pi session (its first line is not a session header).` : model.entryCount === 0 ? "The session has no entries yet." : undefined;
+    treeView.message = current.session.invalid
+      ? `${current.file.split(/[\\/]/).pop()} is not a pi session (its first line is not a session header).`
+      : model.entryCount === 0
+        ? "The session has no entries yet."
+        : undefined;
   };
 
   /** Wait until the view is visible and VS Code has fetched what it asked for since the last refresh. */
@@ -479,7 +580,11 @@ export function registerSessionTree(services: Services): SessionTreeView {
       const element = provider.model?.elementOf(entryId);
       if (!element) return undefined;
       try {
-        await treeView.reveal(element, { select: options.select ?? true, focus: options.focus ?? false, expand: false });
+        await treeView.reveal(element, {
+          select: options.select ?? true,
+          focus: options.focus ?? false,
+          expand: false,
+        });
         revealStats.done++;
         return element;
       } catch (error) {
@@ -535,7 +640,8 @@ export function registerSessionTree(services: Services): SessionTreeView {
         const s = await getSummarizer(services, { allowMissingKey: true });
         return { label: s.label, needsKey: s instanceof OpenAiSummarizer && s.needsApiKey, origin };
       } catch (error) {
-        if (error instanceof SummarizerError) return { label: "the summarizer", needsKey: false, origin, problem: error.message };
+        if (error instanceof SummarizerError)
+          return { label: "the summarizer", needsKey: false, origin, problem: error.message };
         throw error;
       }
     },
@@ -566,20 +672,31 @@ export function registerSessionTree(services: Services): SessionTreeView {
         void revealLeaf({ select: false });
       }
     }),
-    vscode.commands.registerCommand("piContext.tree.revealLeaf", () => revealLeaf({ select: true, focus: true, show: true })),
+    vscode.commands.registerCommand("piContext.tree.revealLeaf", () =>
+      revealLeaf({ select: true, focus: true, show: true }),
+    ),
     vscode.commands.registerCommand("piContext.tree.reveal", async (arg?: unknown) => {
       const id = targetIdOf(arg);
       if (!id || !provider.model?.elementOf(id)) return false;
       return (await reveal(id, { select: true, focus: true, show: true })) !== undefined;
     }),
-    vscode.commands.registerCommand("piContext.tree.setFilterActive", (arg?: unknown) => vscode.commands.executeCommand("piContext.tree.setFilter", arg)),
+    vscode.commands.registerCommand("piContext.tree.setFilterActive", (arg?: unknown) =>
+      vscode.commands.executeCommand("piContext.tree.setFilter", arg),
+    ),
     vscode.commands.registerCommand("piContext.tree.setFilter", async (arg?: unknown) => {
       let filter: TreeFilter | undefined = isTreeFilter(arg) ? arg : undefined;
       if (!filter) {
         const current = TREE_FILTERS.find((f) => f.filter === provider.currentFilter);
         const pick = await prompter.pick(
-          TREE_FILTERS.map((f) => ({ label: `${f.filter === provider.currentFilter ? "$(check) " : ""}${f.title}`, detail: f.description, filter: f.filter })),
-          { title: "Filter the Session Tree (pi's /tree filter modes)", placeholder: `Now: ${current?.title ?? provider.currentFilter}` },
+          TREE_FILTERS.map((f) => ({
+            label: `${f.filter === provider.currentFilter ? "$(check) " : ""}${f.title}`,
+            detail: f.description,
+            filter: f.filter,
+          })),
+          {
+            title: "Filter the Session Tree (pi's /tree filter modes)",
+            placeholder: `Now: ${current?.title ?? provider.currentFilter}`,
+          },
         );
         filter = pick?.filter;
       }
@@ -599,7 +716,10 @@ export function registerSessionTree(services: Services): SessionTreeView {
       const text = summaryOf(session, id);
       if (text === undefined) return false;
       // a tab titled by the summary's words (not its id); summaries never change once written
-      const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/summary-${id}/${summaryTitle(record)}.md` });
+      const uri = vscode.Uri.from({
+        scheme: SUMMARY_SCHEME,
+        path: `/preview/summary-${id}/${summaryTitle(record)}.md`,
+      });
       setVirtualDocument(uri, text);
       await vscode.commands.executeCommand("markdown.showPreview", uri).then(undefined, async () => {
         await vscode.window.showTextDocument(uri, { preview: true });
@@ -621,7 +741,10 @@ export function registerSessionTree(services: Services): SessionTreeView {
         const bridge = services.liveBridge ? await services.liveBridge.resolve(file) : { kind: "none" as const };
         if (bridge.kind === "problem") return writeLabel(services, file, id, undefined); // the bridge reports why it cannot (nothing is written)
         if (bridge.kind === "none") {
-          const live = checkLiveSession(file, { guardSeconds: services.config().liveSession.guardSeconds, ...(provider.session?.cwd ? { sessionCwd: provider.session.cwd } : {}) });
+          const live = checkLiveSession(file, {
+            guardSeconds: services.config().liveSession.guardSeconds,
+            ...(provider.session?.cwd ? { sessionCwd: provider.session.cwd } : {}),
+          });
           if (live.live) {
             const message = describeLive(live, "label entries in");
             services.log.warn(`label ${file}: ${message}`);
@@ -631,7 +754,8 @@ export function registerSessionTree(services: Services): SessionTreeView {
         }
         label = await prompter.input({
           title: `Label for ${entryWords(provider.model?.record(id))}`,
-          prompt: "pi shows labels in /tree; an empty label removes it. Written as a label entry, like pi's label editor.",
+          prompt:
+            "pi shows labels in /tree; an empty label removes it. Written as a label entry, like pi's label editor.",
           value: provider.model?.labels.get(id)?.label ?? "",
         });
         if (label === undefined) return undefined;
@@ -649,8 +773,16 @@ export function registerSessionTree(services: Services): SessionTreeView {
       running.abort();
       return true;
     }),
-    vscode.commands.registerCommand("piContext.tree.switchWithSummary", (arg?: unknown) => switchToHere(arg, {}, "summary")),
-    vscode.commands.registerCommand("piContext.tree.switchToHere", (arg?: unknown, optionsArg?: unknown) => switchToHere(arg, optionsArg && typeof optionsArg === "object" ? (optionsArg as SwitchCommandOptions) : {}, "ask")),
+    vscode.commands.registerCommand("piContext.tree.switchWithSummary", (arg?: unknown) =>
+      switchToHere(arg, {}, "summary"),
+    ),
+    vscode.commands.registerCommand("piContext.tree.switchToHere", (arg?: unknown, optionsArg?: unknown) =>
+      switchToHere(
+        arg,
+        optionsArg && typeof optionsArg === "object" ? (optionsArg as SwitchCommandOptions) : {},
+        "ask",
+      ),
+    ),
   );
 
   /**
@@ -658,7 +790,11 @@ export function registerSessionTree(services: Services): SessionTreeView {
    * (`summary`: what the summary costs and writes, confirmed before anything is sent). Options
    * with `summarize` skip the questions.
    */
-  async function switchToHere(arg: unknown, options: SwitchCommandOptions, mode: "ask" | "summary"): Promise<SwitchCommandOutcome> {
+  async function switchToHere(
+    arg: unknown,
+    options: SwitchCommandOptions,
+    mode: "ask" | "summary",
+  ): Promise<SwitchCommandOutcome> {
     if (running) {
       void vscode.window.showInformationMessage("pi Context: a branch switch is already running.");
       return { kind: "busy" };
@@ -674,16 +810,29 @@ export function registerSessionTree(services: Services): SessionTreeView {
     running = controller;
     void vscode.commands.executeCommand("setContext", "piContext.switching", true);
     const given: SwitchChoice | undefined =
-      options.summarize !== undefined ? { summarize: options.summarize, ...(options.customInstructions ? { customInstructions: options.customInstructions } : {}), ...(options.label ? { label: options.label } : {}) } : undefined;
-    const ask = (bridge: boolean) => async (plan: SwitchPlan, changed: boolean): Promise<SwitchChoice | undefined> => {
-      if (given) return given;
-      const ctx = questionContext(bridge);
-      return mode === "summary" ? confirmSummary(plan, changed, ctx) : askChoice(plan, changed, ctx);
-    };
+      options.summarize !== undefined
+        ? {
+            summarize: options.summarize,
+            ...(options.customInstructions ? { customInstructions: options.customInstructions } : {}),
+            ...(options.label ? { label: options.label } : {}),
+          }
+        : undefined;
+    const ask =
+      (bridge: boolean) =>
+      async (plan: SwitchPlan, changed: boolean): Promise<SwitchChoice | undefined> => {
+        if (given) return given;
+        const ctx = questionContext(bridge);
+        return mode === "summary" ? confirmSummary(plan, changed, ctx) : askChoice(plan, changed, ctx);
+      };
     let planned: SwitchPlan | undefined;
     try {
       // live bridge hook: a running pi with the bridge navigates itself (liveBridge.ts); else our flow + live guard
-      const live = await services.liveBridge?.routeSwitch(file, targetId, { ...(given ? { given } : {}), ask: ask(true), signal: controller.signal, ...(options.quiet ? { quiet: true } : {}) });
+      const live = await services.liveBridge?.routeSwitch(file, targetId, {
+        ...(given ? { given } : {}),
+        ask: ask(true),
+        signal: controller.signal,
+        ...(options.quiet ? { quiet: true } : {}),
+      });
       if (live) {
         if (live.kind === "switched") {
           revealPending = true;
@@ -696,13 +845,18 @@ export function registerSessionTree(services: Services): SessionTreeView {
         targetId,
         given ?? { summarize: false },
         () => getSummarizer(services),
-        { agentDir: services.sessions.agentDir(), projectSettings: config.projectSettings, guardSeconds: config.liveSession.guardSeconds },
+        {
+          agentDir: services.sessions.agentDir(),
+          projectSettings: config.projectSettings,
+          guardSeconds: config.liveSession.guardSeconds,
+        },
         {
           signal: controller.signal,
           decide: async (plan, changed) => {
             planned = plan;
             // refusals before questions: the live guard (a no-op never gets here)
-            if (plan.live.live) throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
+            if (plan.live.live)
+              throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
             return ask(false)(plan, changed);
           },
           onUnauthorized: async (error, s) => {
@@ -712,23 +866,32 @@ export function registerSessionTree(services: Services): SessionTreeView {
           },
           around: (task) =>
             Promise.resolve(
-              vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Switching to ${planned ? entryWords(planned.target) : "the entry"}`, cancellable: true }, (progress, token) => {
-                token.onCancellationRequested(() => controller.abort());
-                let received = 0;
-                let lastReport = 0;
-                progress.report({ message: "summarizing the branch you leave…" });
-                return task({
-                  signal: controller.signal,
-                  onText: (delta) => {
-                    received += delta.length;
-                    const now = Date.now();
-                    if (now - lastReport > 200) {
-                      lastReport = now;
-                      progress.report({ message: `receiving the branch summary… ≈${formatTokenCount(Math.ceil(received / 4))} tokens` });
-                    }
-                  },
-                });
-              }),
+              vscode.window.withProgress(
+                {
+                  location: vscode.ProgressLocation.Notification,
+                  title: `Switching to ${planned ? entryWords(planned.target) : "the entry"}`,
+                  cancellable: true,
+                },
+                (progress, token) => {
+                  token.onCancellationRequested(() => controller.abort());
+                  let received = 0;
+                  let lastReport = 0;
+                  progress.report({ message: "summarizing the branch you leave…" });
+                  return task({
+                    signal: controller.signal,
+                    onText: (delta) => {
+                      received += delta.length;
+                      const now = Date.now();
+                      if (now - lastReport > 200) {
+                        lastReport = now;
+                        progress.report({
+                          message: `receiving the branch summary… ≈${formatTokenCount(Math.ceil(received / 4))} tokens`,
+                        });
+                      }
+                    },
+                  });
+                },
+              ),
             ),
         },
       );
@@ -736,10 +899,14 @@ export function registerSessionTree(services: Services): SessionTreeView {
       const r = outcome.result;
       const text = r.editorText;
       if (outcome.kind === "noop") {
-        void vscode.window.showInformationMessage(`pi Context: the session is already at ${entryWords(outcome.plan.target)}.`);
+        void vscode.window.showInformationMessage(
+          `pi Context: the session is already at ${entryWords(outcome.plan.target)}.`,
+        );
         return { kind: "noop", file, targetId, ...(text !== undefined ? { editorText: text } : {}) };
       }
-      services.log.info(`switch ${file}: → ${r.newLeafId ?? "root"}; wrote ${r.entries.map((e) => `${e.type} ${e.id}`).join(", ") || "nothing"} (${r.bytesBefore} → ${r.bytesAfter} bytes)`);
+      services.log.info(
+        `switch ${file}: → ${r.newLeafId ?? "root"}; wrote ${r.entries.map((e) => `${e.type} ${e.id}`).join(", ") || "nothing"} (${r.bytesBefore} → ${r.bytesAfter} bytes)`,
+      );
       revealPending = true;
       await services.sessions.refresh().catch(() => undefined);
       if (provider.model && treeView.visible) {
@@ -747,7 +914,14 @@ export function registerSessionTree(services: Services): SessionTreeView {
         await revealLeaf({ select: true });
       }
       if (!options.quiet) offerResult(outcome.plan, r.entries.length, text);
-      return { kind: "switched", file, targetId, newLeafId: r.newLeafId, entries: r.entries.map((e) => ({ type: e.type, id: e.id, parentId: e.parentId ?? null })), ...(text !== undefined ? { editorText: text } : {}) };
+      return {
+        kind: "switched",
+        file,
+        targetId,
+        newLeafId: r.newLeafId,
+        entries: r.entries.map((e) => ({ type: e.type, id: e.id, parentId: e.parentId ?? null })),
+        ...(text !== undefined ? { editorText: text } : {}),
+      };
     } catch (error) {
       return report(services, file, error);
     } finally {
@@ -770,7 +944,8 @@ export function registerSessionTree(services: Services): SessionTreeView {
 /** An error about the summarizer's settings, with a way to them. */
 function offerSettings(message: string): void {
   void vscode.window.showErrorMessage(`pi Context: ${message}`, "Open Settings").then((choice) => {
-    if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
+    if (choice === "Open Settings")
+      void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
   });
 }
 
@@ -789,7 +964,9 @@ function newLeafWords(plan: SwitchPlan): string {
 }
 
 function ancestorWords(plan: SwitchPlan): string {
-  return plan.collection.commonAncestorId === null ? "the start of the session" : entryWords(plan.session.byId.get(plan.collection.commonAncestorId));
+  return plan.collection.commonAncestorId === null
+    ? "the start of the session"
+    : entryWords(plan.session.byId.get(plan.collection.commonAncestorId));
 }
 
 /**
@@ -814,10 +991,30 @@ async function askChoice(plan: SwitchPlan, changed: boolean, ctx: QuestionContex
           ? `Not available: ${info.problem}`
           : `${info.label} summarizes the ${plural(leaving, "entry")} you leave (${plural(messages, "message")}, ≈${formatTokenCount(plan.preparation.totalTokens)} tokens) into a branch summary after ${where}.${info.needsKey ? ` It needs an API key for ${info.origin}: you are asked for it first.` : ""}`;
     const items: Item[] = [
-      { action: "none", label: "No summary", detail: plannedWrites(plan, { summarize: false, ...(label ? { label } : {}) }).includes("leaf-marker") ? `Move the leaf to ${where}; a marker entry (no model context) makes pi resume there.` : `Move the leaf to ${where}.` },
-      { action: "summarize", label: "Summarize", ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}), detail: summaryDetail },
-      { action: "custom", label: "Summarize with custom prompt", ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}), detail: "Add your own focus for the summary." },
-      { action: "label", label: label ? `$(tag) Label: ${label}` : "$(tag) Add a label…", detail: label ? "Change or remove the label" : "Optional: label the new position (pi shows labels in /tree)." },
+      {
+        action: "none",
+        label: "No summary",
+        detail: plannedWrites(plan, { summarize: false, ...(label ? { label } : {}) }).includes("leaf-marker")
+          ? `Move the leaf to ${where}; a marker entry (no model context) makes pi resume there.`
+          : `Move the leaf to ${where}.`,
+      },
+      {
+        action: "summarize",
+        label: "Summarize",
+        ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}),
+        detail: summaryDetail,
+      },
+      {
+        action: "custom",
+        label: "Summarize with custom prompt",
+        ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}),
+        detail: "Add your own focus for the summary.",
+      },
+      {
+        action: "label",
+        label: label ? `$(tag) Label: ${label}` : "$(tag) Add a label…",
+        detail: label ? "Change or remove the label" : "Optional: label the new position (pi shows labels in /tree).",
+      },
     ];
     const pick = await ctx.prompter.pick(items, {
       title: `${changed ? "The session changed — " : ""}Switch to ${target}: summarize the branch you leave?`,
@@ -825,7 +1022,11 @@ async function askChoice(plan: SwitchPlan, changed: boolean, ctx: QuestionContex
     });
     if (!pick) return undefined;
     if (pick.action === "label") {
-      const value = await ctx.prompter.input({ title: "Label the New Position", prompt: "pi shows labels in /tree. Empty: no label.", value: label ?? "" });
+      const value = await ctx.prompter.input({
+        title: "Label the New Position",
+        prompt: "pi shows labels in /tree. Empty: no label.",
+        value: label ?? "",
+      });
       if (value !== undefined) label = value.trim() || undefined;
       continue;
     }
@@ -839,7 +1040,10 @@ async function askChoice(plan: SwitchPlan, changed: boolean, ctx: QuestionContex
       if (!(await ctx.ready())) continue; // no key given: back to the choice, nothing sent
     }
     if (pick.action === "summarize") return base;
-    const instructions = await ctx.prompter.input({ title: "Custom Summarization Instructions", prompt: "What the branch summary should focus on (appended as “Additional focus”)." });
+    const instructions = await ctx.prompter.input({
+      title: "Custom Summarization Instructions",
+      prompt: "What the branch summary should focus on (appended as “Additional focus”).",
+    });
     if (instructions === undefined) continue; // pi: back to the choice
     return { ...base, ...(instructions.trim() ? { customInstructions: instructions.trim() } : {}) };
   }
@@ -850,7 +1054,11 @@ async function askChoice(plan: SwitchPlan, changed: boolean, ctx: QuestionContex
  * the summary goes) and a confirmation before anything is sent. The API key is asked for after
  * the confirmation when the summarizer needs one; Escape there returns to this question.
  */
-async function confirmSummary(plan: SwitchPlan, changed: boolean, ctx: QuestionContext): Promise<SwitchChoice | undefined> {
+async function confirmSummary(
+  plan: SwitchPlan,
+  changed: boolean,
+  ctx: QuestionContext,
+): Promise<SwitchChoice | undefined> {
   const leaving = plan.collection.entries.length;
   const sent = plan.preparation.messages.map((m) => m.record);
   const target = entryWords(plan.target);
@@ -859,27 +1067,55 @@ async function confirmSummary(plan: SwitchPlan, changed: boolean, ctx: QuestionC
   for (;;) {
     const info = await ctx.summarizer();
     const items: Item[] = [];
-    if (leaving === 0) items.push({ action: "go", label: "$(check) Switch", detail: `Nothing is left behind, so there is nothing to summarize: the leaf moves to ${where}. Nothing is sent.` });
-    else if (sent.length === 0) items.push({ action: "go", label: "$(check) Switch and Write the Branch Summary", detail: `Nothing you leave converts to a message: pi's “No content to summarize” is written after ${where}; no model is called.` });
+    if (leaving === 0)
+      items.push({
+        action: "go",
+        label: "$(check) Switch",
+        detail: `Nothing is left behind, so there is nothing to summarize: the leaf moves to ${where}. Nothing is sent.`,
+      });
+    else if (sent.length === 0)
+      items.push({
+        action: "go",
+        label: "$(check) Switch and Write the Branch Summary",
+        detail: `Nothing you leave converts to a message: pi's “No content to summarize” is written after ${where}; no model is called.`,
+      });
     else {
-      const key = info.needsKey ? ` ${info.origin} needs an API key: you enter it next (kept in VS Code's secret storage).` : "";
+      const key = info.needsKey
+        ? ` ${info.origin} needs an API key: you enter it next (kept in VS Code's secret storage).`
+        : "";
       items.push({
         action: "go",
         label: info.needsKey ? "$(key) Enter the API Key, Then Summarize and Switch" : "$(check) Summarize and Switch",
         description: info.label,
-        detail: info.problem ? `Not available: ${info.problem}` : `One request: ${plural(sent.length, "message")}, ≈${formatTokenCount(plan.preparation.totalTokens)} tokens. The branch summary goes after ${where}, where pi resumes.${key}`,
+        detail: info.problem
+          ? `Not available: ${info.problem}`
+          : `One request: ${plural(sent.length, "message")}, ≈${formatTokenCount(plan.preparation.totalTokens)} tokens. The branch summary goes after ${where}, where pi resumes.${key}`,
       });
-      items.push({ action: "custom", label: "$(edit) Summarize with Custom Instructions…", detail: "Add your own focus for the summary, then send it." });
+      items.push({
+        action: "custom",
+        label: "$(edit) Summarize with Custom Instructions…",
+        detail: "Add your own focus for the summary, then send it.",
+      });
     }
-    if (leaving > 0) items.push({ action: "plain", label: "$(arrow-right) Switch Without a Summary", detail: `Only move the leaf to ${where}; nothing is sent.` });
+    if (leaving > 0)
+      items.push({
+        action: "plain",
+        label: "$(arrow-right) Switch Without a Summary",
+        detail: `Only move the leaf to ${where}; nothing is sent.`,
+      });
     items.push({ action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." });
     if (sent.length > 0) {
-      items.push({ action: "entry", kind: vscode.QuickPickItemKind.Separator, label: `Sent to the summarizer: ${plural(sent.length, "message")} of the ${plural(leaving, "entry")} you leave` });
+      items.push({
+        action: "entry",
+        kind: vscode.QuickPickItemKind.Separator,
+        label: `Sent to the summarizer: ${plural(sent.length, "message")} of the ${plural(leaving, "entry")} you leave`,
+      });
       for (const r of sent.slice(0, CONFIRM_LIST_MAX)) {
         const d = describeRecord(r);
         items.push({ action: "entry", label: `$(${KIND_ICONS[d.kind]}) ${d.text}`, description: r.id });
       }
-      if (sent.length > CONFIRM_LIST_MAX) items.push({ action: "entry", label: `… and ${plural(sent.length - CONFIRM_LIST_MAX, "more message")}` });
+      if (sent.length > CONFIRM_LIST_MAX)
+        items.push({ action: "entry", label: `… and ${plural(sent.length - CONFIRM_LIST_MAX, "more message")}` });
     }
     const pick = await ctx.prompter.pick(items, {
       title: `${changed ? "The session changed — " : ""}Switch to ${target} with a branch summary?`,
@@ -895,7 +1131,10 @@ async function confirmSummary(plan: SwitchPlan, changed: boolean, ctx: QuestionC
     }
     if (!(await ctx.ready())) continue; // no key given: back here, nothing sent
     if (pick.action === "go") return { summarize: true };
-    const instructions = await ctx.prompter.input({ title: "Custom Summarization Instructions", prompt: "What the branch summary should focus on (appended as “Additional focus”)." });
+    const instructions = await ctx.prompter.input({
+      title: "Custom Summarization Instructions",
+      prompt: "What the branch summary should focus on (appended as “Additional focus”).",
+    });
     if (instructions === undefined) continue;
     return { summarize: true, ...(instructions.trim() ? { customInstructions: instructions.trim() } : {}) };
   }
@@ -906,23 +1145,40 @@ let textCounter = 0;
 /** Tell the user what happened; for a user-message target offer its text (pi puts it into the editor). */
 function offerResult(plan: SwitchPlan, written: number, text: string | undefined): void {
   const where = newLeafWords(plan);
-  const base = written > 0 ? `pi Context: moved the leaf to ${where}. pi resumes there the next time it opens the session.` : `pi Context: the session already resumes at ${where}.`;
+  const base =
+    written > 0
+      ? `pi Context: moved the leaf to ${where}. pi resumes there the next time it opens the session.`
+      : `pi Context: the session already resumes at ${where}.`;
   if (text === undefined) {
     void vscode.window.showInformationMessage(base);
     return;
   }
   const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
-  void vscode.window.showInformationMessage(`${base} The message you picked: “${preview.replace(/\s+/g, " ")}”`, "Copy Text", "Show Text").then(async (choice) => {
-    if (choice === "Copy Text") await vscode.env.clipboard.writeText(text);
-    else if (choice === "Show Text") {
-      const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/message-${++textCounter}/${fileTitle(`Message ${entryWords(plan.target, 40)}`)}.md` });
-      setVirtualDocument(uri, text);
-      await vscode.window.showTextDocument(uri, { preview: true });
-    }
-  });
+  void vscode.window
+    .showInformationMessage(
+      `${base} The message you picked: “${preview.replace(/\s+/g, " ")}”`,
+      "Copy Text",
+      "Show Text",
+    )
+    .then(async (choice) => {
+      if (choice === "Copy Text") await vscode.env.clipboard.writeText(text);
+      else if (choice === "Show Text") {
+        const uri = vscode.Uri.from({
+          scheme: SUMMARY_SCHEME,
+          path: `/preview/message-${++textCounter}/${fileTitle(`Message ${entryWords(plan.target, 40)}`)}.md`,
+        });
+        setVirtualDocument(uri, text);
+        await vscode.window.showTextDocument(uri, { preview: true });
+      }
+    });
 }
 
-async function writeLabel(services: Services, file: string, id: string, label: string | undefined): Promise<{ entryId: string; label: string | null } | undefined> {
+async function writeLabel(
+  services: Services,
+  file: string,
+  id: string,
+  label: string | undefined,
+): Promise<{ entryId: string; label: string | null } | undefined> {
   const live = await services.liveBridge?.routeLabel(file, id, label); // live bridge hook (liveBridge.ts)
   if (live) return live.result;
   try {
@@ -934,7 +1190,10 @@ async function writeLabel(services: Services, file: string, id: string, label: s
     const message = (error as Error).message;
     services.log.warn(`label ${file}: ${message}`);
     if (error instanceof LiveSessionError) void vscode.window.showWarningMessage(`pi Context: ${message}`);
-    else void vscode.window.showErrorMessage(`pi Context: could not write the label: ${message}${/[Nn]othing was written/.test(message) ? "" : `${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`}`);
+    else
+      void vscode.window.showErrorMessage(
+        `pi Context: could not write the label: ${message}${/[Nn]othing was written/.test(message) ? "" : `${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`}`,
+      );
     return undefined;
   }
 }
@@ -954,12 +1213,22 @@ function report(services: Services, file: string, error: unknown): SwitchCommand
   if (error instanceof SummarizerError && error.kind === "config") {
     void vscode.window.showErrorMessage(`pi Context: ${message}`, "Set API Key…", "Open Settings").then((choice) => {
       if (choice === "Set API Key…") void vscode.commands.executeCommand("piContext.setApiKey");
-      else if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
+      else if (choice === "Open Settings")
+        void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
     });
     return { kind: "error", file, errorKind: "config", message };
   }
-  const kind = error instanceof SummarizerError ? error.kind : error instanceof SessionChangedError ? "changed" : error instanceof UnsafeSessionWriteError ? "unsafe" : "error";
-  const suffix = /[Nn]othing was (written|sent)/.test(message) ? "" : `${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`;
+  const kind =
+    error instanceof SummarizerError
+      ? error.kind
+      : error instanceof SessionChangedError
+        ? "changed"
+        : error instanceof UnsafeSessionWriteError
+          ? "unsafe"
+          : "error";
+  const suffix = /[Nn]othing was (written|sent)/.test(message)
+    ? ""
+    : `${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`;
   void vscode.window.showErrorMessage(`pi Context: branch switch failed: ${message}${suffix}`);
   return { kind: "error", file, errorKind: kind, message };
 }

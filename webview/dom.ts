@@ -7,7 +7,11 @@ type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined | null | EventListener>;
 
 /** Create an element: `h("div", {class: "x", onclick: fn}, "text", child)`. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K];
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K];
 export function h(tag: string, attrs?: Attrs | null, ...children: Child[]): HTMLElement;
 export function h(tag: string, attrs?: Attrs | null, ...children: Child[]): HTMLElement {
   const el = document.createElement(tag);
@@ -19,7 +23,11 @@ export function h(tag: string, attrs?: Attrs | null, ...children: Child[]): HTML
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** Create an SVG element. */
-export function s(tag: string, attrs?: Record<string, string | number | undefined>, ...children: (SVGElement | null | undefined)[]): SVGElement {
+export function s(
+  tag: string,
+  attrs?: Record<string, string | number | undefined>,
+  ...children: (SVGElement | null | undefined)[]
+): SVGElement {
   const el = document.createElementNS(SVG_NS, tag);
   if (attrs) for (const [k, v] of Object.entries(attrs)) if (v !== undefined) el.setAttribute(k, String(v));
   for (const c of children) if (c) el.appendChild(c);

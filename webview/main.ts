@@ -30,7 +30,14 @@ import type {
   TrackedFileModel,
   WebviewMessage,
 } from "../src/protocol";
-import { AUTO_COMPACTS_WHEN, COMPACT_ICON, formatDateTime, formatGaugeTokens, formatWindowTokens, plural } from "../src/viewModel/format";
+import {
+  AUTO_COMPACTS_WHEN,
+  COMPACT_ICON,
+  formatDateTime,
+  formatGaugeTokens,
+  formatWindowTokens,
+  plural,
+} from "../src/viewModel/format";
 import { diffSummaries, type DiffLine } from "../src/viewModel/summaryDiff";
 import { placeAxisLabels, type AxisLabel } from "../src/viewModel/axis";
 import { append, h, icon, s } from "./dom";
@@ -124,14 +131,39 @@ function render(): void {
     app.appendChild(renderEmpty(state));
     return;
   }
-  append(app, [renderHeader(state), renderGaugeSection(state), renderSummariesSection(state), renderFilesSection(state)]);
+  append(app, [
+    renderHeader(state),
+    renderGaugeSection(state),
+    renderSummariesSection(state),
+    renderFilesSection(state),
+  ]);
   layoutAxes();
-  if (focusedKey) (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus({ preventScroll: true });
+  if (focusedKey)
+    (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus({ preventScroll: true });
   window.scrollTo(scrollX, scrollY);
 }
 
-function actionButton(id: string, iconName: string, label: string, message: WebviewMessage, enabled: boolean, title?: string): HTMLElement {
-  const b = h("vscode-button", { secondary: true, icon: iconName, "data-action": id, "data-key": `action-${id}`, title: title ?? label, "aria-label": title ?? label, disabled: !enabled }, label);
+function actionButton(
+  id: string,
+  iconName: string,
+  label: string,
+  message: WebviewMessage,
+  enabled: boolean,
+  title?: string,
+): HTMLElement {
+  const b = h(
+    "vscode-button",
+    {
+      secondary: true,
+      icon: iconName,
+      "data-action": id,
+      "data-key": `action-${id}`,
+      title: title ?? label,
+      "aria-label": title ?? label,
+      disabled: !enabled,
+    },
+    label,
+  );
   b.addEventListener("click", () => send(message));
   return b;
 }
@@ -144,22 +176,64 @@ type Action = [id: string, icon: string, label: string, message: WebviewMessage,
  */
 function renderToolbar(st: PanelState): HTMLElement {
   const caps = st.capabilities;
-  const compactTitle = st.session?.compactionUnavailable ? `Compact… — ${st.session.compactionUnavailable}` : "Summarize the older part of the context now (Pi: Compact Session…)";
+  const compactTitle = st.session?.compactionUnavailable
+    ? `Compact… — ${st.session.compactionUnavailable}`
+    : "Summarize the older part of the context now (Pi: Compact Session…)";
   const actions: Action[] = [
     ["compact", COMPACT_ICON, "Compact…", { type: "compact" }, caps.compact, compactTitle],
-    ["focusTree", "list-tree", "Switch Branch", { type: "focusTree" }, caps.focusTree, "Switch branch in the Pi Session tree"],
-    ["selectSession", "list-selection", "Select Session…", { type: "selectSession" }, caps.selectSession, "Pick the session to show (Pi: Select Session…)"],
+    [
+      "focusTree",
+      "list-tree",
+      "Switch Branch",
+      { type: "focusTree" },
+      caps.focusTree,
+      "Switch branch in the Pi Session tree",
+    ],
+    [
+      "selectSession",
+      "list-selection",
+      "Select Session…",
+      { type: "selectSession" },
+      caps.selectSession,
+      "Pick the session to show (Pi: Select Session…)",
+    ],
   ];
-  if (document.body.dataset.host !== "view") actions.push(["refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"]);
-  return h("div", { class: "actions", role: "toolbar", "aria-label": "Session actions" }, ...actions.map(([id, ic, label, msg, on, title]) => actionButton(id, ic, label, msg, on, title)));
+  if (document.body.dataset.host !== "view")
+    actions.push(["refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"]);
+  return h(
+    "div",
+    { class: "actions", role: "toolbar", "aria-label": "Session actions" },
+    ...actions.map(([id, ic, label, msg, on, title]) => actionButton(id, ic, label, msg, on, title)),
+  );
 }
 
 /** The empty state: the shared explanation and only the actions that make sense without a session. */
 function renderEmpty(st: PanelState | undefined): HTMLElement {
   const actions: HTMLElement[] = [];
-  if (st?.emptyReason === "no-folder") actions.push(actionButton("openFolder", "folder-opened", "Open Folder…", { type: "openFolder" }, true, "Open the folder pi ran in"));
-  if (st && st.emptyReason !== "starting" && st.capabilities.selectSession) actions.push(actionButton("selectSession", "list-selection", "Select Session…", { type: "selectSession" }, true, "Pick any pi session to show (Pi: Select Session…)"));
-  if (st?.emptyReason === "error") actions.push(actionButton("refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"));
+  if (st?.emptyReason === "no-folder")
+    actions.push(
+      actionButton(
+        "openFolder",
+        "folder-opened",
+        "Open Folder…",
+        { type: "openFolder" },
+        true,
+        "Open the folder pi ran in",
+      ),
+    );
+  if (st && st.emptyReason !== "starting" && st.capabilities.selectSession)
+    actions.push(
+      actionButton(
+        "selectSession",
+        "list-selection",
+        "Select Session…",
+        { type: "selectSession" },
+        true,
+        "Pick any pi session to show (Pi: Select Session…)",
+      ),
+    );
+  if (st?.emptyReason === "error")
+    actions.push(actionButton("refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"));
   return h(
     "div",
     { class: "empty", "data-reason": st?.emptyReason ?? "loading" },
@@ -171,7 +245,12 @@ function renderEmpty(st: PanelState | undefined): HTMLElement {
 
 /** One fact of the header's sub-line: an icon and a text (no `·` separators, so wrapping stays clean). */
 function metaItem(iconName: string, text: string, attrs: Record<string, string> = {}): HTMLElement {
-  return h("span", { class: "meta-item", ...attrs }, icon(iconName, { size: "14", "aria-hidden": "true" }), h("span", null, text));
+  return h(
+    "span",
+    { class: "meta-item", ...attrs },
+    icon(iconName, { size: "14", "aria-hidden": "true" }),
+    h("span", null, text),
+  );
 }
 
 function renderHeader(st: PanelState): HTMLElement {
@@ -182,20 +261,41 @@ function renderHeader(st: PanelState): HTMLElement {
     "div",
     { class: "session-meta" },
     h("span", { class: "session-name", title: session.file }, name),
-    session.pinned ? h("vscode-badge", { title: "Pinned with Pi: Select Session… (not following the latest)" }, "pinned") : null,
+    session.pinned
+      ? h("vscode-badge", { title: "Pinned with Pi: Select Session… (not following the latest)" }, "pinned")
+      : null,
   );
   const sub = h(
     "div",
     { class: "session-sub muted", "data-testid": "session-sub" },
-    metaItem("hubot", `${g.model ?? "no model"}${g.thinkingLevel && g.thinkingLevel !== "off" ? `, thinking ${g.thinkingLevel}` : ""}`),
+    metaItem(
+      "hubot",
+      `${g.model ?? "no model"}${g.thinkingLevel && g.thinkingLevel !== "off" ? `, thinking ${g.thinkingLevel}` : ""}`,
+    ),
     metaItem("list-flat", plural(session.entryCount, "entry", "entries")),
-    session.leafId ? metaItem("git-commit", `leaf ${session.leafId}`, { class: "meta-item mono", title: "The leaf: the last entry of the current path" }) : null,
-    session.modifiedAt > 0
-      ? metaItem("history", `updated ${time(session.modifiedAt)}`, { title: `The session file was last written ${time(session.modifiedAt)}; pi Context read it ${time(session.readAt)}.`, "data-testid": "session-updated" })
+    session.leafId
+      ? metaItem("git-commit", `leaf ${session.leafId}`, {
+          class: "meta-item mono",
+          title: "The leaf: the last entry of the current path",
+        })
       : null,
-    session.pinned ? null : metaItem("arrow-up", "following latest", { title: "Shows the most recently written session of the workspace" }),
+    session.modifiedAt > 0
+      ? metaItem("history", `updated ${time(session.modifiedAt)}`, {
+          title: `The session file was last written ${time(session.modifiedAt)}; pi Context read it ${time(session.readAt)}.`,
+          "data-testid": "session-updated",
+        })
+      : null,
+    session.pinned
+      ? null
+      : metaItem("arrow-up", "following latest", { title: "Shows the most recently written session of the workspace" }),
   );
-  return h("header", { class: "header" }, h("div", { class: "header-main" }, meta, sub), renderToolbar(st), renderProblems(st));
+  return h(
+    "header",
+    { class: "header" },
+    h("div", { class: "header-main" }, meta, sub),
+    renderToolbar(st),
+    renderProblems(st),
+  );
 }
 
 const SEVERITY_ICON: Record<ProblemModel["severity"], string> = { error: "error", warning: "warning", info: "info" };
@@ -217,13 +317,30 @@ function renderProblems(st: PanelState): HTMLElement | null {
   const worst = problems[0]!.severity;
   const box = h("section", { class: `problems sev-${worst}`, "aria-label": "Problems", "data-testid": "problems" });
   box.appendChild(
-    h("div", { class: "problems-head" }, icon(SEVERITY_ICON[worst], { size: "14" }), h("strong", null, `${plural(problems.length, "problem")} reading the session or pi's settings`), h("span", { class: "muted" }, ` (${counts})`)),
+    h(
+      "div",
+      { class: "problems-head" },
+      icon(SEVERITY_ICON[worst], { size: "14" }),
+      h("strong", null, `${plural(problems.length, "problem")} reading the session or pi's settings`),
+      h("span", { class: "muted" }, ` (${counts})`),
+    ),
   );
   const list = h("ul", { class: "problem-list" });
   const shown = ui.allProblems ? problems : problems.slice(0, PROBLEMS_SHOWN);
   for (const p of shown) {
-    const where = p.line !== undefined ? `line ${p.line}` : p.source === "settings" && p.file ? (p.file.split(/[\\/]/).pop() ?? p.file) : p.entryId ? `entry ${p.entryId}` : "";
-    const target = p.file ? `${p.file}${p.line !== undefined ? `:${p.line}` : ""}` : p.entryId ? `entry ${p.entryId} in the Pi Session tree` : "";
+    const where =
+      p.line !== undefined
+        ? `line ${p.line}`
+        : p.source === "settings" && p.file
+          ? (p.file.split(/[\\/]/).pop() ?? p.file)
+          : p.entryId
+            ? `entry ${p.entryId}`
+            : "";
+    const target = p.file
+      ? `${p.file}${p.line !== undefined ? `:${p.line}` : ""}`
+      : p.entryId
+        ? `entry ${p.entryId} in the Pi Session tree`
+        : "";
     const clickable = Boolean(p.file || (p.entryId && st.capabilities.revealEntry));
     const row = h(
       clickable ? "button" : "div",
@@ -244,7 +361,11 @@ function renderProblems(st: PanelState): HTMLElement | null {
   }
   box.appendChild(list);
   if (problems.length > PROBLEMS_SHOWN) {
-    const more = h("button", { class: "link", "data-key": "problems-more" }, ui.allProblems ? "Show fewer" : `Show all ${problems.length}`);
+    const more = h(
+      "button",
+      { class: "link", "data-key": "problems-more" },
+      ui.allProblems ? "Show fewer" : `Show all ${problems.length}`,
+    );
     more.addEventListener("click", () => {
       ui.allProblems = !ui.allProblems;
       saveUi();
@@ -277,12 +398,33 @@ function renderGaugeSection(st: PanelState): HTMLElement {
 
   const headline = h("div", { class: "headline" });
   const used = h("span", { class: "used", "data-testid": "gauge-used", "data-value": String(g.used) }, num(g.used));
-  const windowText = g.window !== null ? h("span", { class: "window" }, " / ", h("span", { "data-testid": "gauge-window", "data-value": String(g.window) }, num(g.window)), " tokens") : h("span", { class: "window" }, " tokens (window unknown)");
+  const windowText =
+    g.window !== null
+      ? h(
+          "span",
+          { class: "window" },
+          " / ",
+          h("span", { "data-testid": "gauge-window", "data-value": String(g.window) }, num(g.window)),
+          " tokens",
+        )
+      : h("span", { class: "window" }, " tokens (window unknown)");
   append(headline, [used, windowText]);
-  if (g.percent !== null) headline.appendChild(h("span", { class: `percent level-${g.level}`, "data-testid": "gauge-percent" }, `${g.percent.toFixed(1)}%`));
+  if (g.percent !== null)
+    headline.appendChild(
+      h("span", { class: `percent level-${g.level}`, "data-testid": "gauge-percent" }, `${g.percent.toFixed(1)}%`),
+    );
   if (!g.usageKnown) {
     headline.appendChild(
-      h("vscode-badge", { class: "estimate-badge", "data-testid": "gauge-estimate", title: "Right after a compaction pi's footer shows “?” until the next answer reports usage. This number is pi's own estimate (chars/4) of the compacted context." }, "estimate · pi shows ?"),
+      h(
+        "vscode-badge",
+        {
+          class: "estimate-badge",
+          "data-testid": "gauge-estimate",
+          title:
+            "Right after a compaction pi's footer shows “?” until the next answer reports usage. This number is pi's own estimate (chars/4) of the compacted context.",
+        },
+        "estimate · pi shows ?",
+      ),
     );
   }
   section.appendChild(headline);
@@ -290,12 +432,30 @@ function renderGaugeSection(st: PanelState): HTMLElement {
   // until auto-compaction
   const until = h("div", { class: "until", "data-testid": "gauge-until" });
   if (g.tokensUntilCompaction !== null && g.threshold !== null) {
-    if (!g.autoCompaction) until.append(icon("circle-slash", { size: "14" }), ` Auto-compaction is off (threshold would be ${num(g.threshold)}).`);
+    if (!g.autoCompaction)
+      until.append(
+        icon("circle-slash", { size: "14" }),
+        ` Auto-compaction is off (threshold would be ${num(g.threshold)}).`,
+      );
     else if (g.tokensUntilCompaction >= 0) {
-      until.append(icon("arrow-right", { size: "14" }), " ", h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(g.tokensUntilCompaction)} tokens`), ` until auto-compaction (at ${num(g.threshold)})`);
+      until.append(
+        icon("arrow-right", { size: "14" }),
+        " ",
+        h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(g.tokensUntilCompaction)} tokens`),
+        ` until auto-compaction (at ${num(g.threshold)})`,
+      );
     } else {
       until.classList.add("over");
-      until.append(icon("warning", { size: "14" }), " ", h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(-g.tokensUntilCompaction)} tokens over`), ` the auto-compaction threshold (${num(g.threshold)}): ${AUTO_COMPACTS_WHEN}.`);
+      until.append(
+        icon("warning", { size: "14" }),
+        " ",
+        h(
+          "strong",
+          { "data-value": String(g.tokensUntilCompaction) },
+          `${short(-g.tokensUntilCompaction)} tokens over`,
+        ),
+        ` the auto-compaction threshold (${num(g.threshold)}): ${AUTO_COMPACTS_WHEN}.`,
+      );
     }
   } else until.append("Context window or reserve unknown: no threshold.");
   section.appendChild(until);
@@ -303,15 +463,28 @@ function renderGaugeSection(st: PanelState): HTMLElement {
   section.appendChild(renderBar(g, b.categories));
 
   const facts = h("dl", { class: "facts" });
-  const fact = (dt: string, dd: Node | string, title?: string) => append(facts, [h("dt", null, dt), h("dd", title ? { title } : null, dd)]);
+  const fact = (dt: string, dd: Node | string, title?: string) =>
+    append(facts, [h("dt", null, dt), h("dd", title ? { title } : null, dd)]);
   fact("Model", g.model ?? "—");
-  fact("Context window", g.window !== null ? `${num(g.window)} — ${g.windowSourceText}` : `unknown — ${g.windowSourceText}`, g.windowFile ?? g.windowDetail);
-  fact("reserveTokens", g.reserveTokens !== null ? `${num(g.reserveTokens)} · ${sourceLabel(g)}` : "invalid", [g.reserveKey, g.reserveFile].filter(Boolean).join(" — "));
+  fact(
+    "Context window",
+    g.window !== null ? `${num(g.window)} — ${g.windowSourceText}` : `unknown — ${g.windowSourceText}`,
+    g.windowFile ?? g.windowDetail,
+  );
+  fact(
+    "reserveTokens",
+    g.reserveTokens !== null ? `${num(g.reserveTokens)} · ${sourceLabel(g)}` : "invalid",
+    [g.reserveKey, g.reserveFile].filter(Boolean).join(" — "),
+  );
   if (g.keepRecentTokens !== null) fact("keepRecentTokens", num(g.keepRecentTokens));
   fact(
     "Counted as",
-    g.method === "usage+estimate" ? `provider usage ${num(g.usageTokens)} + estimate ${num(g.trailingTokens)}` : "pi's estimate (no usable provider usage)",
-    b.method === "scaled" ? `Breakdown: the messages covered by the last provider usage are scaled ×${b.scale.toFixed(3)} so they add up to it.` : undefined,
+    g.method === "usage+estimate"
+      ? `provider usage ${num(g.usageTokens)} + estimate ${num(g.trailingTokens)}`
+      : "pi's estimate (no usable provider usage)",
+    b.method === "scaled"
+      ? `Breakdown: the messages covered by the last provider usage are scaled ×${b.scale.toFixed(3)} so they add up to it.`
+      : undefined,
   );
   fact("pi's footer", h("span", { class: "mono" }, g.footer));
   section.appendChild(facts);
@@ -323,7 +496,11 @@ function renderGaugeSection(st: PanelState): HTMLElement {
 
 function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLElement {
   const total = Math.max(g.window ?? 0, g.used);
-  const bar = h("div", { class: "bar", role: "img", "aria-label": `${num(g.used)} of ${g.window !== null ? num(g.window) : "?"} tokens used` });
+  const bar = h("div", {
+    class: "bar",
+    role: "img",
+    "aria-label": `${num(g.used)} of ${g.window !== null ? num(g.window) : "?"} tokens used`,
+  });
   const track = h("div", { class: "bar-track" });
   if (total > 0) {
     for (const c of categories) {
@@ -333,7 +510,10 @@ function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLElement {
       track.appendChild(seg);
     }
     if (g.threshold !== null && g.window !== null) {
-      const marker = h("div", { class: `threshold ${g.tokensUntilCompaction !== null && g.tokensUntilCompaction < 0 ? "crossed" : ""}`, title: `auto-compaction threshold: window − reserveTokens = ${num(g.threshold)}` });
+      const marker = h("div", {
+        class: `threshold ${g.tokensUntilCompaction !== null && g.tokensUntilCompaction < 0 ? "crossed" : ""}`,
+        title: `auto-compaction threshold: window − reserveTokens = ${num(g.threshold)}`,
+      });
       marker.style.left = `${(g.threshold / total) * 100}%`;
       track.appendChild(marker);
       const band = h("div", { class: "reserve-band", title: `reserve: ${num(g.window - g.threshold)} tokens` });
@@ -346,13 +526,37 @@ function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLElement {
   if (g.window !== null && total > 0) {
     // labels are placed after layout (measured text, see axis.ts): never overlapping
     const scale = h("div", { class: "bar-scale", "data-testid": "bar-scale" });
-    scale.appendChild(h("span", { class: "tick start", "data-tick": "start", "data-at": "0", "data-align": "start" }, "0"));
+    scale.appendChild(
+      h("span", { class: "tick start", "data-tick": "start", "data-at": "0", "data-align": "start" }, "0"),
+    );
     if (g.threshold !== null) {
       scale.appendChild(
-        h("span", { class: "tick threshold-label", "data-tick": "threshold", "data-at": String(g.threshold / total), "data-align": "center", title: `auto-compaction threshold: window − reserveTokens = ${num(g.threshold)}` }, `${g.autoCompaction ? "auto-compact" : "threshold (auto off)"} ${formatWindowTokens(g.threshold)}`),
+        h(
+          "span",
+          {
+            class: "tick threshold-label",
+            "data-tick": "threshold",
+            "data-at": String(g.threshold / total),
+            "data-align": "center",
+            title: `auto-compaction threshold: window − reserveTokens = ${num(g.threshold)}`,
+          },
+          `${g.autoCompaction ? "auto-compact" : "threshold (auto off)"} ${formatWindowTokens(g.threshold)}`,
+        ),
       );
     }
-    scale.appendChild(h("span", { class: "tick end", "data-tick": "end", "data-at": String(g.window / total), "data-align": "end", title: `context window: ${num(g.window)}` }, formatWindowTokens(g.window)));
+    scale.appendChild(
+      h(
+        "span",
+        {
+          class: "tick end",
+          "data-tick": "end",
+          "data-at": String(g.window / total),
+          "data-align": "end",
+          title: `context window: ${num(g.window)}`,
+        },
+        formatWindowTokens(g.window),
+      ),
+    );
     bar.appendChild(scale);
   }
   return bar;
@@ -396,7 +600,12 @@ function renderBreakdown(st: PanelState): HTMLElement {
   const b = st.breakdown!;
   const g = st.gauge!;
   const window = g.window ?? b.total;
-  const list = h("div", { class: "breakdown", role: "list", "aria-label": "Breakdown by category", "data-testid": "breakdown" });
+  const list = h("div", {
+    class: "breakdown",
+    role: "list",
+    "aria-label": "Breakdown by category",
+    "data-testid": "breakdown",
+  });
   for (const c of b.categories) {
     const expandable = c.top.length > 0;
     const expanded = ui.expandedCategory === c.id && expandable;
@@ -411,7 +620,11 @@ function renderBreakdown(st: PanelState): HTMLElement {
         "aria-expanded": expandable ? String(expanded) : undefined,
         title: expandable ? `${c.label}: show the largest entries` : c.label,
       },
-      h("span", { class: "chev" }, expandable ? icon(expanded ? "chevron-down" : "chevron-right", { size: "14" }) : null),
+      h(
+        "span",
+        { class: "chev" },
+        expandable ? icon(expanded ? "chevron-down" : "chevron-right", { size: "14" }) : null,
+      ),
       h("span", { class: `swatch ${CATEGORY_CLASS[c.id]}` }),
       h("span", { class: "cat-label" }, c.label),
       h("span", { class: "cat-count muted" }, c.entryCount ? `${c.entryCount}` : ""),
@@ -445,7 +658,13 @@ function renderCategoryEntries(c: CategoryModel, st: PanelState): HTMLElement {
     const label = [e.kind, e.tool].filter(Boolean).join(" · ");
     const row = h(
       "button",
-      { class: "entry-row", role: "listitem", "data-entry": e.entryId, "data-key": `entry-${c.id}-${e.entryId}`, title: st.capabilities.revealEntry ? "Reveal in the Pi Session tree" : "Show the Pi Session tree" },
+      {
+        class: "entry-row",
+        role: "listitem",
+        "data-entry": e.entryId,
+        "data-key": `entry-${c.id}-${e.entryId}`,
+        title: st.capabilities.revealEntry ? "Reveal in the Pi Session tree" : "Show the Pi Session tree",
+      },
       h("span", { class: "mono entry-id" }, e.entryId),
       h("span", { class: "entry-kind muted" }, label),
       h("span", { class: "entry-preview" }, e.preview ?? ""),
@@ -467,11 +686,23 @@ function renderHistory(history: HistoryModel, g: GaugeModel): HTMLElement {
   const H = 64;
   const pad = 4;
   const points = history.points;
-  const max = Math.max(g.window ?? 0, ...points.map((p) => p.tokens), ...history.compactions.map((c) => c.tokensBefore ?? 0), 1);
+  const max = Math.max(
+    g.window ?? 0,
+    ...points.map((p) => p.tokens),
+    ...history.compactions.map((c) => c.tokensBefore ?? 0),
+    1,
+  );
   const x = (i: number) => (points.length <= 1 ? W / 2 : pad + (i * (W - 2 * pad)) / (points.length - 1));
   const y = (t: number) => H - pad - (t / max) * (H - 2 * pad);
-  const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", class: "spark", role: "img", "aria-label": `Context tokens per turn, ${points.length} turns, ${history.compactions.length} compactions` });
-  if (g.threshold !== null) svg.appendChild(s("line", { x1: 0, x2: W, y1: y(g.threshold), y2: y(g.threshold), class: "spark-threshold" }));
+  const svg = s("svg", {
+    viewBox: `0 0 ${W} ${H}`,
+    preserveAspectRatio: "none",
+    class: "spark",
+    role: "img",
+    "aria-label": `Context tokens per turn, ${points.length} turns, ${history.compactions.length} compactions`,
+  });
+  if (g.threshold !== null)
+    svg.appendChild(s("line", { x1: 0, x2: W, y1: y(g.threshold), y2: y(g.threshold), class: "spark-threshold" }));
   for (const c of history.compactions) {
     const cx = c.atPoint <= 0 ? pad : c.atPoint >= points.length ? W - pad : (x(c.atPoint - 1) + x(c.atPoint)) / 2;
     const line = s("line", { x1: cx, x2: cx, y1: 0, y2: H, class: "spark-compaction" });
@@ -481,7 +712,9 @@ function renderHistory(history: HistoryModel, g: GaugeModel): HTMLElement {
     svg.appendChild(line);
   }
   const d = points.map((p, i) => `${i === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(p.tokens).toFixed(1)}`).join(" ");
-  svg.appendChild(s("path", { d: `${d} L${x(points.length - 1).toFixed(1)},${H} L${x(0).toFixed(1)},${H} Z`, class: "spark-area" }));
+  svg.appendChild(
+    s("path", { d: `${d} L${x(points.length - 1).toFixed(1)},${H} L${x(0).toFixed(1)},${H} Z`, class: "spark-area" }),
+  );
   svg.appendChild(s("path", { d, class: "spark-line" }));
   const last = points[points.length - 1]!;
   svg.appendChild(s("circle", { cx: x(points.length - 1), cy: y(last.tokens), r: 2.5, class: "spark-dot" }));
@@ -489,7 +722,12 @@ function renderHistory(history: HistoryModel, g: GaugeModel): HTMLElement {
     "div",
     { class: "spark-caption muted" },
     h("span", null, `Context per turn · ${points.length} turn${points.length === 1 ? "" : "s"}`),
-    h("span", { class: "legend" }, h("span", { class: "legend-compaction" }), `${history.compactions.length} compaction${history.compactions.length === 1 ? "" : "s"}`),
+    h(
+      "span",
+      { class: "legend" },
+      h("span", { class: "legend-compaction" }),
+      `${history.compactions.length} compaction${history.compactions.length === 1 ? "" : "s"}`,
+    ),
     g.threshold !== null ? h("span", { class: "legend" }, h("span", { class: "legend-threshold" }), "threshold") : null,
   );
   return h("div", { class: "history", "data-testid": "history" }, svg, caption);
@@ -504,10 +742,11 @@ function collapsible(key: string, heading: string, description: string, body: No
     ui.openSections[key] = (ev as CustomEvent<{ open: boolean }>).detail.open;
     saveUi();
   });
-  if (actions) for (const a of actions) {
-    (a as HTMLElement).setAttribute("slot", "actions");
-    c.appendChild(a);
-  }
+  if (actions)
+    for (const a of actions) {
+      (a as HTMLElement).setAttribute("slot", "actions");
+      c.appendChild(a);
+    }
   append(c, body);
   return c;
 }
@@ -519,12 +758,18 @@ function summaryTitle(sm: SummaryModel): string {
 function renderSummariesSection(st: PanelState): HTMLElement {
   const summaries = st.summaries;
   if (summaries.length === 0) {
-    return collapsible("summaries", "Summaries", "none on this path", [h("p", { class: "muted pad" }, "No compaction or branch summary on the current path yet.")]);
+    return collapsible("summaries", "Summaries", "none on this path", [
+      h("p", { class: "muted pad" }, "No compaction or branch summary on the current path yet."),
+    ]);
   }
   const list = h("div", { class: "summaries" });
   summaries.forEach((sm, i) => {
-    const expanded = ui.expandedSummaries.includes(sm.entryId) || (ui.expandedSummaries.length === 0 && i === summaries.length - 1);
-    const card = h("article", { class: `summary ${sm.inContext ? "in-context" : "stale"}`, "data-summary": sm.entryId });
+    const expanded =
+      ui.expandedSummaries.includes(sm.entryId) || (ui.expandedSummaries.length === 0 && i === summaries.length - 1);
+    const card = h("article", {
+      class: `summary ${sm.inContext ? "in-context" : "stale"}`,
+      "data-summary": sm.entryId,
+    });
     const head = h(
       "button",
       { class: "summary-head", "aria-expanded": String(expanded), "data-key": `summary-${sm.entryId}` },
@@ -532,12 +777,22 @@ function renderSummariesSection(st: PanelState): HTMLElement {
       icon(sm.type === "compaction" ? COMPACT_ICON : "git-branch", { size: "14" }),
       h("span", { class: "summary-title" }, `${summaryTitle(sm)} ${i + 1}`),
       h("span", { class: "muted" }, time(sm.timestamp)),
-      sm.tokensBefore !== null ? h("span", { class: "chip", title: "tokensBefore: context tokens when pi compacted" }, `${short(sm.tokensBefore)} before`) : null,
+      sm.tokensBefore !== null
+        ? h(
+            "span",
+            { class: "chip", title: "tokensBefore: context tokens when pi compacted" },
+            `${short(sm.tokensBefore)} before`,
+          )
+        : null,
       h("span", { class: "chip", title: "Estimated tokens of the summary itself" }, `${short(sm.tokens)} summary`),
-      sm.inContext ? h("vscode-badge", { title: "Part of the current context" }, "in context") : h("span", { class: "muted small", title: "A later compaction summarised it again" }, "superseded"),
+      sm.inContext
+        ? h("vscode-badge", { title: "Part of the current context" }, "in context")
+        : h("span", { class: "muted small", title: "A later compaction summarised it again" }, "superseded"),
     );
     head.addEventListener("click", () => {
-      const set = new Set(ui.expandedSummaries.length === 0 ? [summaries[summaries.length - 1]!.entryId] : ui.expandedSummaries);
+      const set = new Set(
+        ui.expandedSummaries.length === 0 ? [summaries[summaries.length - 1]!.entryId] : ui.expandedSummaries,
+      );
       if (set.has(sm.entryId)) set.delete(sm.entryId);
       else set.add(sm.entryId);
       ui.expandedSummaries = [...set];
@@ -550,12 +805,17 @@ function renderSummariesSection(st: PanelState): HTMLElement {
       const meta = h("div", { class: "summary-meta muted" });
       meta.append(h("span", { class: "mono" }, `id ${sm.entryId}`));
       if (sm.firstKeptEntryId) {
-        const kept = h("button", { class: "link mono", title: "Reveal the first kept entry in the tree" }, `firstKeptEntryId ${sm.firstKeptEntryId}`);
+        const kept = h(
+          "button",
+          { class: "link mono", title: "Reveal the first kept entry in the tree" },
+          `firstKeptEntryId ${sm.firstKeptEntryId}`,
+        );
         kept.addEventListener("click", () => send({ type: "revealEntry", entryId: sm.firstKeptEntryId! }));
         meta.append(kept);
       }
       if (sm.fromId) meta.append(h("span", { class: "mono" }, `from ${sm.fromId}`));
-      if (sm.fromHook) meta.append(h("span", { title: "Written by an extension/hook: pi ignores its file details" }, "fromHook"));
+      if (sm.fromHook)
+        meta.append(h("span", { title: "Written by an extension/hook: pi ignores its file details" }, "fromHook"));
       const body = h("div", { class: "markdown" });
       body.appendChild(renderMarkdown(sm.body));
       card.append(meta, body);
@@ -564,7 +824,9 @@ function renderSummariesSection(st: PanelState): HTMLElement {
           h(
             "div",
             { class: "summary-files muted" },
-            sm.modifiedFiles.length ? h("span", null, icon("edit", { size: "12" }), ` ${sm.modifiedFiles.length} modified`) : null,
+            sm.modifiedFiles.length
+              ? h("span", null, icon("edit", { size: "12" }), ` ${sm.modifiedFiles.length} modified`)
+              : null,
             sm.readFiles.length ? h("span", null, icon("eye", { size: "12" }), ` ${sm.readFiles.length} read`) : null,
           ),
         );
@@ -586,16 +848,26 @@ function renderDiffSection(st: PanelState): HTMLElement {
     toIndex = 1;
     toId = ids[1]!;
   }
-  let fromId = ui.diffFrom && ids.indexOf(ui.diffFrom) >= 0 && ids.indexOf(ui.diffFrom) < toIndex ? ui.diffFrom : ids[toIndex - 1]!;
+  let fromId =
+    ui.diffFrom && ids.indexOf(ui.diffFrom) >= 0 && ids.indexOf(ui.diffFrom) < toIndex
+      ? ui.diffFrom
+      : ids[toIndex - 1]!;
   const older = summaries.find((x) => x.entryId === fromId)!;
   const newer = summaries[toIndex]!;
   fromId = older.entryId;
 
   const select = (id: string, value: string, choices: SummaryModel[], onChange: (v: string) => void) => {
-    const sel = h("vscode-single-select", { "data-testid": id, "aria-label": id === "diff-from" ? "Older summary" : "Newer summary" });
+    const sel = h("vscode-single-select", {
+      "data-testid": id,
+      "aria-label": id === "diff-from" ? "Older summary" : "Newer summary",
+    });
     for (const c of choices) {
       const i = summaries.indexOf(c);
-      const opt = h("vscode-option", { value: c.entryId, selected: c.entryId === value }, `${summaryTitle(c)} ${i + 1} · ${c.entryId}`);
+      const opt = h(
+        "vscode-option",
+        { value: c.entryId, selected: c.entryId === value },
+        `${summaryTitle(c)} ${i + 1} · ${c.entryId}`,
+      );
       sel.appendChild(opt);
     }
     sel.addEventListener("change", () => onChange((sel as unknown as { value: string }).value));
@@ -617,22 +889,51 @@ function renderDiffSection(st: PanelState): HTMLElement {
   const stats = h(
     "div",
     { class: "diff-stats", "data-testid": "diff-stats" },
-    h("span", { class: `stat removed ${st2.linesRemoved ? "has" : ""}`, title: "Lines of the older summary that are gone" }, icon("remove", { size: "12" }), ` ${st2.linesRemoved} line${st2.linesRemoved === 1 ? "" : "s"} disappeared`),
+    h(
+      "span",
+      { class: `stat removed ${st2.linesRemoved ? "has" : ""}`, title: "Lines of the older summary that are gone" },
+      icon("remove", { size: "12" }),
+      ` ${st2.linesRemoved} line${st2.linesRemoved === 1 ? "" : "s"} disappeared`,
+    ),
     h("span", { class: "stat changed" }, icon("diff-modified", { size: "12" }), ` ${st2.linesChanged} changed`),
     h("span", { class: "stat added" }, icon("add", { size: "12" }), ` ${st2.linesAdded} added`),
     h("span", { class: "muted" }, `(${st2.wordsRemoved} words removed, ${st2.wordsAdded} added)`),
   );
-  const openBtn = h("vscode-button", { secondary: true, icon: "diff", "data-testid": "open-diff-editor", "data-key": "open-diff-editor" }, "Open in Diff Editor");
+  const openBtn = h(
+    "vscode-button",
+    { secondary: true, icon: "diff", "data-testid": "open-diff-editor", "data-key": "open-diff-editor" },
+    "Open in Diff Editor",
+  );
   openBtn.addEventListener("click", () => send({ type: "openDiff", fromId: older.entryId, toId: newer.entryId }));
-  const unchanged = h("vscode-checkbox", { label: "Show unchanged lines", checked: ui.showUnchanged, "data-testid": "show-unchanged" });
+  const unchanged = h("vscode-checkbox", {
+    label: "Show unchanged lines",
+    checked: ui.showUnchanged,
+    "data-testid": "show-unchanged",
+  });
   unchanged.addEventListener("change", () => {
     ui.showUnchanged = (unchanged as unknown as { checked: boolean }).checked;
     saveUi();
     render();
   });
-  const controls = h("div", { class: "diff-controls" }, h("label", { class: "muted" }, "From"), fromSel, h("label", { class: "muted" }, "to"), toSel);
-  const body = [controls, h("div", { class: "diff-toolbar" }, stats, h("span", { class: "spacer" }), unchanged, openBtn), renderDiffLines(diff.lines, diff.identical)];
-  return collapsible("diff", "Summary diff", `${summaryTitle(older)} ${ids.indexOf(older.entryId) + 1} → ${summaryTitle(newer)} ${toIndex + 1}`, body);
+  const controls = h(
+    "div",
+    { class: "diff-controls" },
+    h("label", { class: "muted" }, "From"),
+    fromSel,
+    h("label", { class: "muted" }, "to"),
+    toSel,
+  );
+  const body = [
+    controls,
+    h("div", { class: "diff-toolbar" }, stats, h("span", { class: "spacer" }), unchanged, openBtn),
+    renderDiffLines(diff.lines, diff.identical),
+  ];
+  return collapsible(
+    "diff",
+    "Summary diff",
+    `${summaryTitle(older)} ${ids.indexOf(older.entryId) + 1} → ${summaryTitle(newer)} ${toIndex + 1}`,
+    body,
+  );
 }
 
 function renderDiffLines(lines: DiffLine[], identical: boolean): HTMLElement {
@@ -651,7 +952,10 @@ function renderDiffLines(lines: DiffLine[], identical: boolean): HTMLElement {
   }
   let skipped = 0;
   const flush = () => {
-    if (skipped > 0) box.appendChild(h("div", { class: "diff-skip muted", role: "row" }, `⋯ ${skipped} unchanged line${skipped === 1 ? "" : "s"}`));
+    if (skipped > 0)
+      box.appendChild(
+        h("div", { class: "diff-skip muted", role: "row" }, `⋯ ${skipped} unchanged line${skipped === 1 ? "" : "s"}`),
+      );
     skipped = 0;
   };
   lines.forEach((l, i) => {
@@ -670,7 +974,12 @@ function renderDiffLines(lines: DiffLine[], identical: boolean): HTMLElement {
     box.appendChild(
       h(
         "div",
-        { class: `diff-line ${l.kind}`, role: "row", "data-kind": l.kind, "aria-label": l.kind === "same" ? undefined : `${l.kind} line` },
+        {
+          class: `diff-line ${l.kind}`,
+          role: "row",
+          "data-kind": l.kind,
+          "aria-label": l.kind === "same" ? undefined : `${l.kind} line`,
+        },
         h("span", { class: "ln muted" }, l.oldLine !== undefined ? String(l.oldLine) : ""),
         h("span", { class: "ln muted" }, l.newLine !== undefined ? String(l.newLine) : ""),
         h("span", { class: "gutter" }, gutter),
@@ -685,24 +994,38 @@ function renderDiffLines(lines: DiffLine[], identical: boolean): HTMLElement {
 // --- tracked files
 
 function relativePath(f: TrackedFileModel, cwd: string | null): string {
-  if (cwd && (f.absolutePath === cwd || f.absolutePath.startsWith(cwd.endsWith("/") ? cwd : `${cwd}/`))) return f.absolutePath.slice(cwd.length).replace(/^[\\/]/, "");
+  if (cwd && (f.absolutePath === cwd || f.absolutePath.startsWith(cwd.endsWith("/") ? cwd : `${cwd}/`)))
+    return f.absolutePath.slice(cwd.length).replace(/^[\\/]/, "");
   return f.path;
 }
 
 function sourceText(f: TrackedFileModel): string {
   return f.sources
-    .map((src) => (src.kind === "compaction" ? `compaction ${src.ordinal} (${src.entryId}): ${src.op}` : `turn ${src.ordinal} (${src.entryId}): ${src.op}`))
+    .map((src) =>
+      src.kind === "compaction"
+        ? `compaction ${src.ordinal} (${src.entryId}): ${src.op}`
+        : `turn ${src.ordinal} (${src.entryId}): ${src.op}`,
+    )
     .join("\n");
 }
 
 function renderFilesSection(st: PanelState): HTMLElement {
   const files = st.files!;
   const total = files.readFiles.length + files.modifiedFiles.length;
-  const filter = h("vscode-textfield", { placeholder: "Filter files", value: ui.filter, "data-testid": "file-filter", "data-key": "file-filter", "aria-label": "Filter tracked files" });
+  const filter = h("vscode-textfield", {
+    placeholder: "Filter files",
+    value: ui.filter,
+    "data-testid": "file-filter",
+    "data-key": "file-filter",
+    "aria-label": "Filter tracked files",
+  });
   filter.appendChild(icon("filter", { slot: "content-before", size: "14" }));
   const listsBox = h("div", { class: "file-lists" });
   const renderLists = () => {
-    listsBox.replaceChildren(renderFileList("Modified", "modified", files.modifiedFiles, st), renderFileList("Read", "read", files.readFiles, st));
+    listsBox.replaceChildren(
+      renderFileList("Modified", "modified", files.modifiedFiles, st),
+      renderFileList("Read", "read", files.readFiles, st),
+    );
   };
   filter.addEventListener("input", () => {
     ui.filter = (filter as unknown as { value: string }).value;
@@ -711,21 +1034,56 @@ function renderFilesSection(st: PanelState): HTMLElement {
   });
   renderLists();
   const seeded = files.seededFrom
-    ? h("p", { class: "note muted" }, `As pi's next compaction would list them: compaction ${files.seededFrom}'s details plus tool calls since. Paths resolved against ${files.cwd ?? "the session cwd"}.`)
-    : h("p", { class: "note muted" }, `As pi's next compaction would list them (tool calls in the current context). Paths resolved against ${files.cwd ?? "the session cwd"}.`);
-  return collapsible("files", "Tracked files", `${files.modifiedFiles.length} modified · ${files.readFiles.length} read`, total ? [h("div", { class: "filter-row" }, filter), listsBox, seeded] : [h("p", { class: "muted pad" }, "No file was read, written or edited in the current context.")]);
+    ? h(
+        "p",
+        { class: "note muted" },
+        `As pi's next compaction would list them: compaction ${files.seededFrom}'s details plus tool calls since. Paths resolved against ${files.cwd ?? "the session cwd"}.`,
+      )
+    : h(
+        "p",
+        { class: "note muted" },
+        `As pi's next compaction would list them (tool calls in the current context). Paths resolved against ${files.cwd ?? "the session cwd"}.`,
+      );
+  return collapsible(
+    "files",
+    "Tracked files",
+    `${files.modifiedFiles.length} modified · ${files.readFiles.length} read`,
+    total
+      ? [h("div", { class: "filter-row" }, filter), listsBox, seeded]
+      : [h("p", { class: "muted pad" }, "No file was read, written or edited in the current context.")],
+  );
 }
 
-function renderFileList(title: string, kind: "modified" | "read", files: TrackedFileModel[], st: PanelState): HTMLElement {
+function renderFileList(
+  title: string,
+  kind: "modified" | "read",
+  files: TrackedFileModel[],
+  st: PanelState,
+): HTMLElement {
   const q = ui.filter.trim().toLowerCase();
-  const shown = q ? files.filter((f) => f.path.toLowerCase().includes(q) || f.absolutePath.toLowerCase().includes(q)) : files;
+  const shown = q
+    ? files.filter((f) => f.path.toLowerCase().includes(q) || f.absolutePath.toLowerCase().includes(q))
+    : files;
   const wrap = h("div", { class: "file-group" });
-  wrap.appendChild(h("h3", null, icon(kind === "modified" ? "edit" : "eye", { size: "14" }), ` ${title} `, h("span", { class: "muted" }, q ? `${shown.length} of ${files.length}` : String(files.length))));
+  wrap.appendChild(
+    h(
+      "h3",
+      null,
+      icon(kind === "modified" ? "edit" : "eye", { size: "14" }),
+      ` ${title} `,
+      h("span", { class: "muted" }, q ? `${shown.length} of ${files.length}` : String(files.length)),
+    ),
+  );
   if (shown.length === 0) {
     wrap.appendChild(h("p", { class: "muted pad" }, files.length ? "No match." : "None."));
     return wrap;
   }
-  const list = h("div", { class: "files", role: "listbox", "aria-label": `${title} files`, "data-testid": `files-${kind}` });
+  const list = h("div", {
+    class: "files",
+    role: "listbox",
+    "aria-label": `${title} files`,
+    "data-testid": `files-${kind}`,
+  });
   shown.forEach((f, i) => list.appendChild(renderFileRow(f, st, i === 0)));
   list.addEventListener("keydown", (ev) => onListKey(ev as KeyboardEvent, list));
   wrap.appendChild(list);
@@ -752,28 +1110,53 @@ function renderFileRow(f: TrackedFileModel, st: PanelState, first: boolean): HTM
   const last = f.sources[f.sources.length - 1];
   const origin = last ? (last.kind === "compaction" ? `compaction ${last.ordinal}` : `turn ${last.ordinal}`) : "";
   append(row, [
-    icon(missing ? "circle-slash" : f.list === "modified" ? "diff-modified" : "file", { size: "14", class: "file-icon" }),
+    icon(missing ? "circle-slash" : f.list === "modified" ? "diff-modified" : "file", {
+      size: "14",
+      class: "file-icon",
+    }),
     h("span", { class: "file-name" }, fileBasename(rel)),
     h("span", { class: "file-dir muted" }, dir),
     h(
       "span",
       { class: "file-flags" },
       missing ? h("span", { class: "flag flag-missing", "data-flag": "missing" }, "missing") : null,
-      f.outsideWorkspace ? h("span", { class: "flag flag-outside", "data-flag": "outside", title: "Outside the workspace folders" }, "outside") : null,
-      f.openInTab ? h("span", { class: "flag flag-open", "data-flag": "open", title: "Open in an editor tab" }, icon("circle-filled", { size: "8" })) : null,
+      f.outsideWorkspace
+        ? h(
+            "span",
+            { class: "flag flag-outside", "data-flag": "outside", title: "Outside the workspace folders" },
+            "outside",
+          )
+        : null,
+      f.openInTab
+        ? h(
+            "span",
+            { class: "flag flag-open", "data-flag": "open", title: "Open in an editor tab" },
+            icon("circle-filled", { size: "8" }),
+          )
+        : null,
       h("span", { class: "file-origin muted", title: sourceText(f) }, origin),
     ),
   ]);
   const actions = h("span", { class: "file-actions" });
   if (f.list === "modified" && f.inGitRepo && !missing && st.capabilities.git) {
-    const gd = h("vscode-toolbar-button", { icon: "git-compare", label: "Diff against HEAD", title: "Open diff against git HEAD", "data-action": "git-diff" });
+    const gd = h("vscode-toolbar-button", {
+      icon: "git-compare",
+      label: "Diff against HEAD",
+      title: "Open diff against git HEAD",
+      "data-action": "git-diff",
+    });
     gd.addEventListener("click", (ev) => {
       ev.stopPropagation();
       send({ type: "openGitDiff", path: f.absolutePath });
     });
     actions.appendChild(gd);
   }
-  const cp = h("vscode-toolbar-button", { icon: "copy", label: "Copy path", title: "Copy path", "data-action": "copy-path" });
+  const cp = h("vscode-toolbar-button", {
+    icon: "copy",
+    label: "Copy path",
+    title: "Copy path",
+    "data-action": "copy-path",
+  });
   cp.addEventListener("click", (ev) => {
     ev.stopPropagation();
     send({ type: "copyPath", path: f.absolutePath });
@@ -836,7 +1219,12 @@ function onListKey(ev: KeyboardEvent, list: HTMLElement): void {
 // ------------------------------------------------------------------------------------ notices
 
 function showNotice(level: "info" | "warning" | "error", text: string): void {
-  const n = h("div", { class: `notice ${level}` }, icon(level === "info" ? "info" : level === "warning" ? "warning" : "error", { size: "14" }), h("span", null, text));
+  const n = h(
+    "div",
+    { class: `notice ${level}` },
+    icon(level === "info" ? "info" : level === "warning" ? "warning" : "error", { size: "14" }),
+    h("span", null, text),
+  );
   notices.appendChild(n);
   setTimeout(() => n.remove(), 4000);
 }
@@ -848,13 +1236,15 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
   if (!msg || typeof msg !== "object") return;
   switch (msg.type) {
     case "state":
-      if (state?.session?.file !== msg.state.session?.file || state?.session?.leafId !== msg.state.session?.leafId) categoryFull.clear();
+      if (state?.session?.file !== msg.state.session?.file || state?.session?.leafId !== msg.state.session?.leafId)
+        categoryFull.clear();
       state = msg.state;
       render();
       break;
     case "fileStatus":
       if (state?.files) {
-        for (const f of [...state.files.readFiles, ...state.files.modifiedFiles]) Object.assign(f, msg.files[f.absolutePath] ?? {});
+        for (const f of [...state.files.readFiles, ...state.files.modifiedFiles])
+          Object.assign(f, msg.files[f.absolutePath] ?? {});
         render();
       }
       break;

@@ -40,7 +40,26 @@ export function renderMarkdown(markdown: string): DocumentFragment {
   return DOMPurify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     USE_PROFILES: { html: true },
-    FORBID_TAGS: ["img", "style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "svg", "math", "video", "audio", "source", "link", "meta", "base"],
+    FORBID_TAGS: [
+      "img",
+      "style",
+      "form",
+      "input",
+      "button",
+      "textarea",
+      "select",
+      "iframe",
+      "object",
+      "embed",
+      "svg",
+      "math",
+      "video",
+      "audio",
+      "source",
+      "link",
+      "meta",
+      "base",
+    ],
     FORBID_ATTR: ["style", "class", "id", "srcset", "src", "action", "formaction"],
   });
 }

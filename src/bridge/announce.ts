@@ -44,9 +44,15 @@ export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (process.platform === "win32") return;
   const st = fs.lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) throw new UnsafeDirectoryError(`${dir} is not a directory (or is a symlink); refusing to use it for the live bridge.`);
+  if (st.isSymbolicLink() || !st.isDirectory())
+    throw new UnsafeDirectoryError(
+      `${dir} is not a directory (or is a symlink); refusing to use it for the live bridge.`,
+    );
   const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) throw new UnsafeDirectoryError(`${dir} belongs to another user (uid ${st.uid}); refusing to use it for the live bridge.`);
+  if (uid !== undefined && st.uid !== uid)
+    throw new UnsafeDirectoryError(
+      `${dir} belongs to another user (uid ${st.uid}); refusing to use it for the live bridge.`,
+    );
   if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
 
@@ -60,7 +66,12 @@ export function randomHex(bytes: number): string {
  * a private directory (created and checked here).
  * @throws {UnsafeDirectoryError}
  */
-export function socketPathFor(agentDir: string, name: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+export function socketPathFor(
+  agentDir: string,
+  name: string,
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   if (platform === "win32") return `\\\\.\\pipe\\pi-context-bridge-${name}`;
   const preferred = path.join(liveDir(agentDir), `${name}.sock`);
   if (Buffer.byteLength(preferred) <= MAX_SOCKET_PATH_BYTES) {
@@ -68,7 +79,11 @@ export function socketPathFor(agentDir: string, name: string, platform: NodeJS.P
     return preferred;
   }
   const uid = process.getuid?.() ?? 0;
-  const candidates = [env.XDG_RUNTIME_DIR ? path.join(env.XDG_RUNTIME_DIR, "pi-context") : undefined, path.join(os.tmpdir(), `pi-context-${uid}`), path.join("/tmp", `pi-context-${uid}`)];
+  const candidates = [
+    env.XDG_RUNTIME_DIR ? path.join(env.XDG_RUNTIME_DIR, "pi-context") : undefined,
+    path.join(os.tmpdir(), `pi-context-${uid}`),
+    path.join("/tmp", `pi-context-${uid}`),
+  ];
   for (const dir of candidates) {
     if (!dir) continue;
     const candidate = path.join(dir, `${name}.sock`);
@@ -76,7 +91,9 @@ export function socketPathFor(agentDir: string, name: string, platform: NodeJS.P
     ensurePrivateDir(dir);
     return candidate;
   }
-  throw new UnsafeDirectoryError(`no directory for the live bridge socket has a path short enough (${MAX_SOCKET_PATH_BYTES} bytes)`);
+  throw new UnsafeDirectoryError(
+    `no directory for the live bridge socket has a path short enough (${MAX_SOCKET_PATH_BYTES} bytes)`,
+  );
 }
 
 /**

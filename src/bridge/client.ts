@@ -7,7 +7,18 @@
 
 import * as net from "node:net";
 import { isProcessAlive } from "./announce";
-import { BRIDGE_PROTOCOL, BRIDGE_VERSION, MAX_LINE_BYTES, type Announcement, type BridgeErrorCode, type BridgeOp, type BridgeOps, type BridgeState, type ServerLine, type Welcome } from "./protocol";
+import {
+  BRIDGE_PROTOCOL,
+  BRIDGE_VERSION,
+  MAX_LINE_BYTES,
+  type Announcement,
+  type BridgeErrorCode,
+  type BridgeOp,
+  type BridgeOps,
+  type BridgeState,
+  type ServerLine,
+  type Welcome,
+} from "./protocol";
 
 /** Why a connection or request failed. */
 export type BridgeClientErrorCode =
@@ -70,14 +81,21 @@ function describePi(a: Announcement): string {
  * @throws {BridgeError} `protocol` (other bridge generation: checked before connecting, and by the
  *   bridge), `stale` (pi gone), `unauthorized` (wrong token), `timeout`, `closed`.
  */
-export async function connectBridge(announcement: Announcement, options: ConnectOptions = {}): Promise<BridgeConnection> {
+export async function connectBridge(
+  announcement: Announcement,
+  options: ConnectOptions = {},
+): Promise<BridgeConnection> {
   if (announcement.protocol !== BRIDGE_PROTOCOL) {
     throw new BridgeError(
       "protocol",
       `The running ${describePi(announcement)} has pi-context bridge ${announcement.bridgeVersion} (protocol ${announcement.protocol}); this extension needs protocol ${BRIDGE_PROTOCOL} (bridge ${BRIDGE_VERSION}). Run "Pi: Install Live Bridge" to update it, then restart pi (or /reload in pi).`,
     );
   }
-  if (!isProcessAlive(announcement.pid)) throw new BridgeError("stale", `The live bridge of ${describePi(announcement)} is stale: that pi is no longer running.`);
+  if (!isProcessAlive(announcement.pid))
+    throw new BridgeError(
+      "stale",
+      `The live bridge of ${describePi(announcement)} is stale: that pi is no longer running.`,
+    );
   const timeoutMs = options.timeoutMs ?? 3000;
   const socket = net.createConnection(announcement.socket);
   return new Promise<BridgeConnection>((resolve, reject) => {
@@ -89,34 +107,86 @@ export async function connectBridge(announcement: Announcement, options: Connect
       socket.destroy();
       reject(error);
     };
-    const timer = setTimeout(() => fail(new BridgeError("timeout", `The live bridge of ${describePi(announcement)} did not answer within ${timeoutMs} ms.`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        fail(
+          new BridgeError(
+            "timeout",
+            `The live bridge of ${describePi(announcement)} did not answer within ${timeoutMs} ms.`,
+          ),
+        ),
+      timeoutMs,
+    );
     socket.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ECONNREFUSED" || error.code === "ENOENT") fail(new BridgeError("stale", `The live bridge of ${describePi(announcement)} is stale: nothing listens on its socket (${error.code}).`));
-      else fail(new BridgeError("closed", `Could not connect to the live bridge of ${describePi(announcement)}: ${error.message}`));
+      if (error.code === "ECONNREFUSED" || error.code === "ENOENT")
+        fail(
+          new BridgeError(
+            "stale",
+            `The live bridge of ${describePi(announcement)} is stale: nothing listens on its socket (${error.code}).`,
+          ),
+        );
+      else
+        fail(
+          new BridgeError(
+            "closed",
+            `Could not connect to the live bridge of ${describePi(announcement)}: ${error.message}`,
+          ),
+        );
     });
-    socket.once("close", () => fail(new BridgeError("closed", `The live bridge of ${describePi(announcement)} closed the connection.`)));
+    socket.once("close", () =>
+      fail(new BridgeError("closed", `The live bridge of ${describePi(announcement)} closed the connection.`)),
+    );
     socket.once("connect", () => {
-      socket.write(JSON.stringify({ type: "hello", token: announcement.token, protocol: BRIDGE_PROTOCOL, client: options.clientName ?? CLIENT_NAME }) + "\n");
+      socket.write(
+        JSON.stringify({
+          type: "hello",
+          token: announcement.token,
+          protocol: BRIDGE_PROTOCOL,
+          client: options.clientName ?? CLIENT_NAME,
+        }) + "\n",
+      );
     });
-    const reader = new LineReader(socket, (line) => {
-      if (settled) return;
-      if (line.type === "welcome") {
-        settled = true;
-        clearTimeout(timer);
-        socket.removeAllListeners("error");
-        socket.removeAllListeners("close");
-        const connection = new BridgeConnection(socket, reader, announcement, line);
-        resolve(connection);
-        return;
-      }
-      if (line.type === "error") {
-        if (line.code === "unauthorized") fail(new BridgeError("unauthorized", `The live bridge of ${describePi(announcement)} refused the connection: wrong token (the announcement file does not match the running bridge).`));
-        else if (line.code === "protocol") fail(new BridgeError("protocol", `The running ${describePi(announcement)} has pi-context bridge ${line.bridgeVersion ?? "?"} (protocol ${line.protocol ?? "?"}); this extension needs protocol ${BRIDGE_PROTOCOL}. Run "Pi: Install Live Bridge" to update it, then restart pi.`));
-        else fail(new BridgeError(line.code, line.message));
-        return;
-      }
-      fail(new BridgeError("bad-request", `The live bridge of ${describePi(announcement)} answered with an unexpected ${String((line as { type?: unknown }).type)} line.`));
-    }, (problem) => fail(new BridgeError("bad-request", `The live bridge of ${describePi(announcement)} sent ${problem}.`)));
+    const reader = new LineReader(
+      socket,
+      (line) => {
+        if (settled) return;
+        if (line.type === "welcome") {
+          settled = true;
+          clearTimeout(timer);
+          socket.removeAllListeners("error");
+          socket.removeAllListeners("close");
+          const connection = new BridgeConnection(socket, reader, announcement, line);
+          resolve(connection);
+          return;
+        }
+        if (line.type === "error") {
+          if (line.code === "unauthorized")
+            fail(
+              new BridgeError(
+                "unauthorized",
+                `The live bridge of ${describePi(announcement)} refused the connection: wrong token (the announcement file does not match the running bridge).`,
+              ),
+            );
+          else if (line.code === "protocol")
+            fail(
+              new BridgeError(
+                "protocol",
+                `The running ${describePi(announcement)} has pi-context bridge ${line.bridgeVersion ?? "?"} (protocol ${line.protocol ?? "?"}); this extension needs protocol ${BRIDGE_PROTOCOL}. Run "Pi: Install Live Bridge" to update it, then restart pi.`,
+              ),
+            );
+          else fail(new BridgeError(line.code, line.message));
+          return;
+        }
+        fail(
+          new BridgeError(
+            "bad-request",
+            `The live bridge of ${describePi(announcement)} answered with an unexpected ${String((line as { type?: unknown }).type)} line.`,
+          ),
+        );
+      },
+      (problem) =>
+        fail(new BridgeError("bad-request", `The live bridge of ${describePi(announcement)} sent ${problem}.`)),
+    );
   });
 }
 
@@ -187,7 +257,11 @@ export class BridgeConnection {
     reader.onLine = (line) => this.onLine(line);
     reader.onProblem = (problem) => this.shutdown(new BridgeError("bad-request", `The live bridge sent ${problem}.`));
     socket.on("error", () => undefined);
-    socket.on("close", () => this.shutdown(new BridgeError("closed", `The connection to ${describePi(announcement)} closed (pi quit or was killed).`)));
+    socket.on("close", () =>
+      this.shutdown(
+        new BridgeError("closed", `The connection to ${describePi(announcement)} closed (pi quit or was killed).`),
+      ),
+    );
   }
 
   /** True once the connection is gone. */
@@ -217,7 +291,11 @@ export class BridgeConnection {
    * @throws {BridgeError} with pi's message (`busy` = pi's "Wait for …", `failed`, `cancelled`),
    *   or `timeout` / `closed`.
    */
-  request<K extends BridgeOp>(op: K, params: BridgeOps[K]["params"], options: RequestOptions = {}): Promise<BridgeOps[K]["result"]> {
+  request<K extends BridgeOp>(
+    op: K,
+    params: BridgeOps[K]["params"],
+    options: RequestOptions = {},
+  ): Promise<BridgeOps[K]["result"]> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUTS_MS[op];
@@ -225,7 +303,10 @@ export class BridgeConnection {
       const onAbort = () => {
         void this.request("cancel", {}).catch(() => undefined);
         clearTimeout(entry.timer);
-        entry.timer = setTimeout(() => settle(new BridgeError("cancelled", "Cancelled; pi did not confirm within 10 s.")), CANCEL_GRACE_MS);
+        entry.timer = setTimeout(
+          () => settle(new BridgeError("cancelled", "Cancelled; pi did not confirm within 10 s.")),
+          CANCEL_GRACE_MS,
+        );
       };
       const settle = (error: BridgeError | undefined, value?: unknown) => {
         if (!this.pending.delete(id)) return;
@@ -238,7 +319,16 @@ export class BridgeConnection {
         op,
         resolve: (value) => settle(undefined, value),
         reject: (error) => settle(error),
-        timer: setTimeout(() => settle(new BridgeError("timeout", `pi (pid ${this.announcement.pid}) did not finish "${op}" within ${Math.round(timeoutMs / 1000)} s.`)), timeoutMs),
+        timer: setTimeout(
+          () =>
+            settle(
+              new BridgeError(
+                "timeout",
+                `pi (pid ${this.announcement.pid}) did not finish "${op}" within ${Math.round(timeoutMs / 1000)} s.`,
+              ),
+            ),
+          timeoutMs,
+        ),
       };
       this.pending.set(id, entry);
       if (options.signal) {
@@ -256,7 +346,11 @@ export class BridgeConnection {
 
   private onLine(line: ServerLine): void {
     if (line.type === "state") {
-      if (line.state && typeof line.state === "object" && (typeof this.state?.seq !== "number" || line.state.seq >= this.state.seq)) {
+      if (
+        line.state &&
+        typeof line.state === "object" &&
+        (typeof this.state?.seq !== "number" || line.state.seq >= this.state.seq)
+      ) {
         this.state = line.state;
         for (const listener of [...this.stateListeners]) listener(line.state);
       }

@@ -83,8 +83,12 @@ export function parseInstalled(text: string): { marker: BridgeMarker; body: stri
   if (!first.startsWith(MARKER_PREFIX)) return undefined;
   try {
     const m = JSON.parse(first.slice(MARKER_PREFIX.length)) as Partial<BridgeMarker>;
-    if (typeof m.version !== "string" || typeof m.protocol !== "number" || typeof m.sha256 !== "string") return undefined;
-    return { marker: { version: m.version, protocol: m.protocol, pi: typeof m.pi === "string" ? m.pi : "?", sha256: m.sha256 }, body: nl < 0 ? "" : text.slice(nl + 1) };
+    if (typeof m.version !== "string" || typeof m.protocol !== "number" || typeof m.sha256 !== "string")
+      return undefined;
+    return {
+      marker: { version: m.version, protocol: m.protocol, pi: typeof m.pi === "string" ? m.pi : "?", sha256: m.sha256 },
+      body: nl < 0 ? "" : text.slice(nl + 1),
+    };
   } catch {
     return undefined;
   }
@@ -127,7 +131,9 @@ export function bridgeStatus(agentDir: string, body: string): BridgeFileStatus {
 /** Thrown when the file at the install path is not ours. */
 export class ForeignBridgeFileError extends Error {
   constructor(readonly file: string) {
-    super(`${file} exists and was not installed by pi-context (no pi-context marker on its first line); leaving it alone.`);
+    super(
+      `${file} exists and was not installed by pi-context (no pi-context marker on its first line); leaving it alone.`,
+    );
     this.name = "ForeignBridgeFileError";
   }
 }

@@ -45,7 +45,8 @@ export function applyLiveState(analysis: Analysis, state: BridgeState, source: L
     const reserve = inspect.reserveTokens.value;
     inspect.threshold = reserve !== null ? window - reserve : null;
     inspect.tokensUntilCompaction = inspect.threshold !== null ? inspect.threshold - inspect.contextTokens : null;
-    inspect.shouldCompact = inspect.threshold !== null ? inspect.compactionEnabled.value && inspect.contextTokens > inspect.threshold : null;
+    inspect.shouldCompact =
+      inspect.threshold !== null ? inspect.compactionEnabled.value && inspect.contextTokens > inspect.threshold : null;
     inspect.footer = `${usage.percent === null ? "?" : usage.percent.toFixed(1) + "%"}/${formatTokens(window)}${inspect.compactionEnabled.value ? " (auto)" : ""}`;
   }
   return { ...analysis, inspect, window: inspect.contextWindow };

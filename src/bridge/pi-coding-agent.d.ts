@@ -6,7 +6,11 @@ declare module "@earendil-works/pi-coding-agent" {
   export function getAgentDir(): string;
   export class SettingsManager {
     static inMemory(settings?: Record<string, unknown>): SettingsManager;
-    getCompactionSettings(model?: { provider: string; id: string }): { enabled: boolean; reserveTokens: number; keepRecentTokens: number };
+    getCompactionSettings(model?: { provider: string; id: string }): {
+      enabled: boolean;
+      reserveTokens: number;
+      keepRecentTokens: number;
+    };
     getBranchSummarySettings(): { reserveTokens: number; skipPrompt: boolean };
   }
 }

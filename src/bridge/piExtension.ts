@@ -16,6 +16,8 @@ export default function piContextBridge(pi: PiApi): void {
       const manager = SettingsManager.inMemory(settings);
       return { compaction: manager.getCompactionSettings(model), branchSummary: manager.getBranchSummarySettings() };
     },
-    ...(process.env.PI_CONTEXT_BRIDGE_DEBUG ? { log: (message: string) => process.stderr.write(`[pi-context-bridge] ${message}\n`) } : {}),
+    ...(process.env.PI_CONTEXT_BRIDGE_DEBUG
+      ? { log: (message: string) => process.stderr.write(`[pi-context-bridge] ${message}\n`) }
+      : {}),
   });
 }

@@ -164,11 +164,23 @@ export interface BridgeOps {
   /** pi's `/compact [customInstructions]` (`ctx.compact`). Refused with pi's wait error unless pi is idle. */
   compact: {
     params: { customInstructions?: string };
-    result: { entryId: string | null; firstKeptEntryId: string; tokensBefore: number; estimatedTokensAfter?: number; leafId: string | null };
+    result: {
+      entryId: string | null;
+      firstKeptEntryId: string;
+      tokensBefore: number;
+      estimatedTokensAfter?: number;
+      leafId: string | null;
+    };
   };
   /** pi's `/tree` navigation (`ctx.navigateTree` from a command context). */
   navigate: {
-    params: { targetId: string; summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string };
+    params: {
+      targetId: string;
+      summarize?: boolean;
+      customInstructions?: string;
+      replaceInstructions?: boolean;
+      label?: string;
+    };
     result: {
       cancelled: boolean;
       aborted?: boolean;
@@ -215,7 +227,8 @@ export function parseAnnouncement(value: unknown): Announcement | { error: strin
   if (a.kind !== ANNOUNCE_KIND) return { error: `kind is not ${ANNOUNCE_KIND}` };
   const str = (k: string) => typeof a[k] === "string" && (a[k] as string).length > 0 && (a[k] as string).length < 4096;
   if (typeof a.protocol !== "number" || !Number.isInteger(a.protocol)) return { error: "protocol missing" };
-  for (const k of ["bridgeVersion", "piVersion", "sessionFile", "socket", "token"]) if (!str(k)) return { error: `${k} missing` };
+  for (const k of ["bridgeVersion", "piVersion", "sessionFile", "socket", "token"])
+    if (!str(k)) return { error: `${k} missing` };
   if (typeof a.pid !== "number" || !Number.isInteger(a.pid) || a.pid <= 0) return { error: "pid missing" };
   if (typeof a.startedAt !== "number") return { error: "startedAt missing" };
   if (!/^[0-9a-f]{32,128}$/.test(a.token as string)) return { error: "token malformed" };

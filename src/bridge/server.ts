@@ -77,12 +77,19 @@ export interface PiContext {
   isIdle(): boolean;
   abort(): void;
   getContextUsage(): { tokens: number | null; contextWindow: number; percent: number | null } | undefined;
-  compact(options?: { customInstructions?: string; onComplete?: (result: PiCompactionResult) => void; onError?: (error: Error) => void }): void;
+  compact(options?: {
+    customInstructions?: string;
+    onComplete?: (result: PiCompactionResult) => void;
+    onError?: (error: Error) => void;
+  }): void;
 }
 
 /** pi's `ExtensionCommandContext` (subset). */
 export interface PiCommandContext extends PiContext {
-  navigateTree(targetId: string, options?: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string }): Promise<{ cancelled: boolean }>;
+  navigateTree(
+    targetId: string,
+    options?: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string },
+  ): Promise<{ cancelled: boolean }>;
 }
 
 /** pi's `CompactionResult`. */
@@ -96,8 +103,14 @@ export interface PiCompactionResult {
 /** pi's `ExtensionAPI` (subset). */
 export interface PiApi {
   on(event: string, handler: (event: never, ctx: PiContext) => unknown): void;
-  registerCommand(name: string, options: { description?: string; handler: (args: string, ctx: PiCommandContext) => Promise<void> | void }): void;
-  sendUserMessage(content: string, options?: { expandPromptTemplates?: boolean; deliverAs?: "steer" | "followUp" }): void;
+  registerCommand(
+    name: string,
+    options: { description?: string; handler: (args: string, ctx: PiCommandContext) => Promise<void> | void },
+  ): void;
+  sendUserMessage(
+    content: string,
+    options?: { expandPromptTemplates?: boolean; deliverAs?: "steer" | "followUp" },
+  ): void;
   setLabel(entryId: string, label: string | undefined): void;
   getSettings(): Record<string, unknown>;
   getCommands(): { name: string; source?: string; sourceInfo?: { path?: string } }[];
@@ -110,7 +123,13 @@ export interface BridgeDeps {
   /** pi's `getAgentDir()`. */
   agentDir(): string;
   /** pi's compaction + branch-summary settings for a model (throws pi's validation errors). */
-  settingsFor(settings: Record<string, unknown>, model: PiContext["model"]): { compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number }; branchSummary: { reserveTokens: number; skipPrompt: boolean } };
+  settingsFor(
+    settings: Record<string, unknown>,
+    model: PiContext["model"],
+  ): {
+    compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number };
+    branchSummary: { reserveTokens: number; skipPrompt: boolean };
+  };
   /** Diagnostics (stderr only when asked; stdout belongs to pi's RPC protocol). */
   log?(message: string): void;
 }
@@ -134,7 +153,8 @@ function sharedJobs(): Map<string, Job> {
 /** pi's wait errors, for the operations pi would otherwise start anyway. */
 const WAIT_RESPONSE_COMPACT = "Wait for the current response to finish before compacting.";
 const WAIT_OPERATION_COMPACT = "Wait for the current compaction or tree navigation to finish before compacting.";
-const WAIT_OPERATION_NAVIGATE = "Wait for the current compaction or tree navigation to finish before navigating the session tree.";
+const WAIT_OPERATION_NAVIGATE =
+  "Wait for the current compaction or tree navigation to finish before navigating the session tree.";
 
 /** How long a dispatched command may take to start running in pi (ms). */
 const COMMAND_START_TIMEOUT_MS = 15_000;
@@ -172,7 +192,8 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
   const ownJobs = new Set<string>();
 
   pi.registerCommand(BRIDGE_COMMAND, {
-    description: "pi-context live bridge: show its status (VS Code's pi-context extension also runs its requests through this command)",
+    description:
+      "pi-context live bridge: show its status (VS Code's pi-context extension also runs its requests through this command)",
     handler: async (args, ctx) => {
       const m = /^run ([0-9a-f]{32})$/.exec(args.trim());
       if (m) {
@@ -188,7 +209,9 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
         await job.run(ctx);
         return;
       }
-      const text = server ? server.describe() : `pi-context live bridge ${BRIDGE_VERSION} (protocol ${BRIDGE_PROTOCOL}): not listening${lastProblem ? ` — ${lastProblem}` : " (no session file: pi runs without a session?)"}.`;
+      const text = server
+        ? server.describe()
+        : `pi-context live bridge ${BRIDGE_VERSION} (protocol ${BRIDGE_PROTOCOL}): not listening${lastProblem ? ` — ${lastProblem}` : " (no session file: pi runs without a session?)"}.`;
       ctx.ui?.notify(text, "info");
     },
   });
@@ -198,7 +221,12 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
     new Promise<T>((resolve, reject) => {
       const invocation = resolveInvocation(pi);
       if (!invocation) {
-        reject(new OpError("unavailable", `pi does not list the /${BRIDGE_COMMAND} command of this bridge (loaded twice?); cannot navigate from here.`));
+        reject(
+          new OpError(
+            "unavailable",
+            `pi does not list the /${BRIDGE_COMMAND} command of this bridge (loaded twice?); cannot navigate from here.`,
+          ),
+        );
         return;
       }
       const nonce = randomHex(16);
@@ -214,7 +242,10 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
         fail: (error) => reject(error),
         timer: setTimeout(() => {
           ownJobs.delete(nonce);
-          if (jobs.delete(nonce)) reject(new OpError("unavailable", `pi did not run /${invocation} within ${COMMAND_START_TIMEOUT_MS / 1000} s.`));
+          if (jobs.delete(nonce))
+            reject(
+              new OpError("unavailable", `pi did not run /${invocation} within ${COMMAND_START_TIMEOUT_MS / 1000} s.`),
+            );
         }, COMMAND_START_TIMEOUT_MS),
       };
       jobs.set(nonce, job);
@@ -276,20 +307,41 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
     mark?.(server);
     server.schedulePush();
   };
-  for (const event of ["turn_end", "agent_start", "agent_settled", "model_select", "thinking_level_select", "session_info_changed"]) pi.on(event, push());
+  for (const event of [
+    "turn_end",
+    "agent_start",
+    "agent_settled",
+    "model_select",
+    "thinking_level_select",
+    "session_info_changed",
+  ])
+    pi.on(event, push());
   pi.on("message_end", (event: { message?: { role?: string } }) => {
     if (event?.message?.role === "assistant") push()();
   });
-  pi.on("session_before_compact", push((s) => (s.compacting = true)));
+  pi.on(
+    "session_before_compact",
+    push((s) => (s.compacting = true)),
+  );
   pi.on("session_compact", (event: { compactionEntry?: PiEntry; reason?: string }) => {
     if (!server) return;
     server.compacting = false;
-    if (server.running?.kind === "compact" && event?.reason === "manual" && event.compactionEntry) server.running.compactionEntry = event.compactionEntry;
+    if (server.running?.kind === "compact" && event?.reason === "manual" && event.compactionEntry)
+      server.running.compactionEntry = event.compactionEntry;
     server.schedulePush();
   });
-  pi.on("session_compact_failed", push((s) => (s.compacting = false)));
-  pi.on("session_before_tree", push((s) => (s.navigating = true)));
-  pi.on("session_tree", push((s) => (s.navigating = false)));
+  pi.on(
+    "session_compact_failed",
+    push((s) => (s.compacting = false)),
+  );
+  pi.on(
+    "session_before_tree",
+    push((s) => (s.navigating = true)),
+  );
+  pi.on(
+    "session_tree",
+    push((s) => (s.navigating = false)),
+  );
 }
 
 /**
@@ -303,7 +355,11 @@ function resolveInvocation(pi: PiApi): string | undefined {
   } catch {
     return undefined;
   }
-  const ours = commands.filter((c) => (c.source === undefined || c.source === "extension") && (c.name === BRIDGE_COMMAND || c.name.startsWith(`${BRIDGE_COMMAND}:`)));
+  const ours = commands.filter(
+    (c) =>
+      (c.source === undefined || c.source === "extension") &&
+      (c.name === BRIDGE_COMMAND || c.name.startsWith(`${BRIDGE_COMMAND}:`)),
+  );
   return ours.find((c) => c.name === BRIDGE_COMMAND)?.name ?? ours[0]?.name;
 }
 
@@ -393,7 +449,14 @@ export class BridgeServer {
   /** Status text for `/pi-context-bridge`. */
   describe(): string {
     const n = [...this.clients].filter((c) => c.authenticated).length;
-    return `pi-context live bridge ${BRIDGE_VERSION} (protocol ${BRIDGE_PROTOCOL}, pi ${this.deps.piVersion}): listening for ${path.basename(this.sessionFile)}; ${n} client${n === 1 ? "" : "s"} connected${n ? ` (${[...this.clients].filter((c) => c.authenticated).map((c) => c.label ?? "?").join(", ")})` : ""}.`;
+    return `pi-context live bridge ${BRIDGE_VERSION} (protocol ${BRIDGE_PROTOCOL}, pi ${this.deps.piVersion}): listening for ${path.basename(this.sessionFile)}; ${n} client${n === 1 ? "" : "s"} connected${
+      n
+        ? ` (${[...this.clients]
+            .filter((c) => c.authenticated)
+            .map((c) => c.label ?? "?")
+            .join(", ")})`
+        : ""
+    }.`;
   }
 
   /** Close everything and remove the announcement and socket. Idempotent. */
@@ -425,13 +488,25 @@ export class BridgeServer {
     } catch {
       usage = null;
     }
-    const model = ctx.model ? { provider: ctx.model.provider, id: ctx.model.id, ...(typeof ctx.model.contextWindow === "number" ? { contextWindow: ctx.model.contextWindow } : {}) } : null;
+    const model = ctx.model
+      ? {
+          provider: ctx.model.provider,
+          id: ctx.model.id,
+          ...(typeof ctx.model.contextWindow === "number" ? { contextWindow: ctx.model.contextWindow } : {}),
+        }
+      : null;
     const idle = ctx.isIdle();
     if (idle) {
       this.compacting = false;
       this.navigating = false;
     }
-    const activity: BridgeActivity = idle ? "idle" : this.compacting ? "compacting" : this.navigating ? "navigating" : "streaming";
+    const activity: BridgeActivity = idle
+      ? "idle"
+      : this.compacting
+        ? "compacting"
+        : this.navigating
+          ? "navigating"
+          : "streaming";
     const state: BridgeState = {
       seq: ++this.seq,
       at: Date.now(),
@@ -528,19 +603,37 @@ export class BridgeServer {
     }
     if (!client.authenticated) {
       if (message.type !== "hello" || !tokensEqual(message.token, this.token)) {
-        send(client.socket, { type: "error", code: "unauthorized", message: "The live bridge refused the connection: wrong token." });
+        send(client.socket, {
+          type: "error",
+          code: "unauthorized",
+          message: "The live bridge refused the connection: wrong token.",
+        });
         client.socket.end();
         return;
       }
       if (message.protocol !== BRIDGE_PROTOCOL) {
-        send(client.socket, { type: "error", code: "protocol", message: `This pi runs pi-context bridge ${BRIDGE_VERSION} (protocol ${BRIDGE_PROTOCOL}); the client speaks protocol ${String(message.protocol)}.`, protocol: BRIDGE_PROTOCOL, bridgeVersion: BRIDGE_VERSION });
+        send(client.socket, {
+          type: "error",
+          code: "protocol",
+          message: `This pi runs pi-context bridge ${BRIDGE_VERSION} (protocol ${BRIDGE_PROTOCOL}); the client speaks protocol ${String(message.protocol)}.`,
+          protocol: BRIDGE_PROTOCOL,
+          bridgeVersion: BRIDGE_VERSION,
+        });
         client.socket.end();
         return;
       }
       clearTimeout(helloTimer);
       client.authenticated = true;
       if (typeof message.client === "string") client.label = message.client.slice(0, 100);
-      send(client.socket, { type: "welcome", protocol: BRIDGE_PROTOCOL, bridgeVersion: BRIDGE_VERSION, piVersion: this.deps.piVersion, pid: process.pid, sessionFile: this.sessionFile, state: this.state() });
+      send(client.socket, {
+        type: "welcome",
+        protocol: BRIDGE_PROTOCOL,
+        bridgeVersion: BRIDGE_VERSION,
+        piVersion: this.deps.piVersion,
+        pid: process.pid,
+        sessionFile: this.sessionFile,
+        state: this.state(),
+      });
       return;
     }
     const id = message.id;
@@ -550,9 +643,17 @@ export class BridgeServer {
       return;
     }
     const op = message.op as BridgeOp;
-    const params = (message.params && typeof message.params === "object" ? message.params : {}) as Record<string, unknown>;
+    const params = (message.params && typeof message.params === "object" ? message.params : {}) as Record<
+      string,
+      unknown
+    >;
     if (!BRIDGE_OPS.includes(op)) {
-      send(client.socket, { type: "response", id, ok: false, error: { code: "bad-request", message: `unknown operation ${String(op)}` } });
+      send(client.socket, {
+        type: "response",
+        id,
+        ok: false,
+        error: { code: "bad-request", message: `unknown operation ${String(op)}` },
+      });
       return;
     }
     this.execute(op, params).then(
@@ -563,7 +664,12 @@ export class BridgeServer {
       },
       (error: unknown) => {
         const code: BridgeErrorCode = error instanceof OpError ? error.code : "failed";
-        send(client.socket, { type: "response", id, ok: false, error: { code, message: error instanceof Error ? error.message : String(error) } });
+        send(client.socket, {
+          type: "response",
+          id,
+          ok: false,
+          error: { code, message: error instanceof Error ? error.message : String(error) },
+        });
       },
     );
   }
@@ -624,7 +730,8 @@ export class BridgeServer {
   }
 
   private compact(customInstructions: string | undefined): Promise<BridgeOps["compact"]["result"]> {
-    if (this.running || this.compacting || this.navigating) return Promise.reject(new OpError("busy", WAIT_OPERATION_COMPACT));
+    if (this.running || this.compacting || this.navigating)
+      return Promise.reject(new OpError("busy", WAIT_OPERATION_COMPACT));
     if (!this.ctx.isIdle()) return Promise.reject(new OpError("busy", WAIT_RESPONSE_COMPACT));
     const running: Running = { kind: "compact", cancelled: false };
     this.running = running;
@@ -643,14 +750,17 @@ export class BridgeServer {
               entryId,
               firstKeptEntryId: result.firstKeptEntryId,
               tokensBefore: result.tokensBefore,
-              ...(typeof result.estimatedTokensAfter === "number" ? { estimatedTokensAfter: result.estimatedTokensAfter } : {}),
+              ...(typeof result.estimatedTokensAfter === "number"
+                ? { estimatedTokensAfter: result.estimatedTokensAfter }
+                : {}),
               leafId: this.ctx.sessionManager.getLeafId(),
             });
           },
           onError: (error) => {
             done();
             const message = error?.message ?? String(error);
-            if (running.cancelled || message === "Compaction cancelled") reject(new OpError("cancelled", "Compaction cancelled"));
+            if (running.cancelled || message === "Compaction cancelled")
+              reject(new OpError("cancelled", "Compaction cancelled"));
             else if (/^Wait for|in progress/.test(message)) reject(new OpError("busy", message));
             else reject(new OpError("failed", message));
           },
@@ -663,7 +773,8 @@ export class BridgeServer {
   }
 
   private navigate(options: BridgeOps["navigate"]["params"]): Promise<BridgeOps["navigate"]["result"]> {
-    if (this.running || this.compacting || this.navigating) return Promise.reject(new OpError("busy", WAIT_OPERATION_NAVIGATE));
+    if (this.running || this.compacting || this.navigating)
+      return Promise.reject(new OpError("busy", WAIT_OPERATION_NAVIGATE));
     const running: Running = { kind: "navigate", cancelled: false };
     this.running = running;
     const { targetId, ...rest } = options;
@@ -678,7 +789,10 @@ export class BridgeServer {
         const message = (error as Error).message;
         throw new OpError(/^Wait for/.test(message) ? "busy" : "failed", message);
       }
-      const entries = sm.getEntries().slice(before).map((e) => ({ type: e.type, id: e.id, parentId: e.parentId }));
+      const entries = sm
+        .getEntries()
+        .slice(before)
+        .map((e) => ({ type: e.type, id: e.id, parentId: e.parentId }));
       return {
         cancelled: result.cancelled,
         ...(result.cancelled && running.cancelled ? { aborted: true } : {}),

@@ -8,9 +8,21 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { buildProjection, modelSelection } from "./context";
 import { inspectSession, type InspectResult, type ResolvedWindow } from "./inspect";
-import { readModelsConfig, readModelsStore, resolveContextWindow, type ModelInfo, type ModelsConfig, type ModelsStore } from "./models";
+import {
+  readModelsConfig,
+  readModelsStore,
+  resolveContextWindow,
+  type ModelInfo,
+  type ModelsConfig,
+  type ModelsStore,
+} from "./models";
 import { SessionFile } from "./session";
-import { resolveSettings, type ProjectSettingsMode, type ResolveSettingsOptions, type ResolvedSettings } from "./settings";
+import {
+  resolveSettings,
+  type ProjectSettingsMode,
+  type ResolveSettingsOptions,
+  type ResolvedSettings,
+} from "./settings";
 
 /**
  * Settings and models files are re-read only when one of them changed (size or mtime), so that an
@@ -44,11 +56,19 @@ function cached<T>(key: string, files: string[], compute: () => T): T {
 function cachedSettings(options: ResolveSettingsOptions): ResolvedSettings {
   const files = [path.join(options.agentDir, "settings.json"), path.join(options.agentDir, "trust.json")];
   if (options.cwd) files.push(path.join(options.cwd, ".pi", "settings.json"));
-  return cached(`settings\0${options.agentDir}\0${options.cwd ?? ""}\0${options.projectSettings ?? "auto"}\0${options.modelKey ?? ""}`, files, () => resolveSettings(options));
+  return cached(
+    `settings\0${options.agentDir}\0${options.cwd ?? ""}\0${options.projectSettings ?? "auto"}\0${options.modelKey ?? ""}`,
+    files,
+    () => resolveSettings(options),
+  );
 }
 
 function cachedModels(agentDir: string): { config: ModelsConfig; store: ModelsStore } {
-  return cached(`models\0${agentDir}`, [path.join(agentDir, "models.json"), path.join(agentDir, "models-store.json")], () => ({ config: readModelsConfig(agentDir), store: readModelsStore(agentDir) }));
+  return cached(
+    `models\0${agentDir}`,
+    [path.join(agentDir, "models.json"), path.join(agentDir, "models-store.json")],
+    () => ({ config: readModelsConfig(agentDir), store: readModelsStore(agentDir) }),
+  );
 }
 
 /** Options for {@link analyzeSession}. */
@@ -84,11 +104,21 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
   // Settings first without a model, for defaultProvider/defaultModel; then with the model key.
   let selection: Analysis["selection"] = null;
   const branchSelection = modelSelection(projection.path);
-  const base = cachedSettings({ agentDir: options.agentDir, ...(cwd ? { cwd } : {}), projectSettings: options.projectSettings ?? "auto" });
+  const base = cachedSettings({
+    agentDir: options.agentDir,
+    ...(cwd ? { cwd } : {}),
+    projectSettings: options.projectSettings ?? "auto",
+  });
   if (branchSelection) selection = { ...branchSelection, source: "session-branch" };
-  else if (base.defaultProvider && base.defaultModel) selection = { provider: base.defaultProvider, modelId: base.defaultModel, source: "settings-default" };
+  else if (base.defaultProvider && base.defaultModel)
+    selection = { provider: base.defaultProvider, modelId: base.defaultModel, source: "settings-default" };
   const settings = selection
-    ? cachedSettings({ agentDir: options.agentDir, ...(cwd ? { cwd } : {}), projectSettings: options.projectSettings ?? "auto", modelKey: `${selection.provider}/${selection.modelId}` })
+    ? cachedSettings({
+        agentDir: options.agentDir,
+        ...(cwd ? { cwd } : {}),
+        projectSettings: options.projectSettings ?? "auto",
+        modelKey: `${selection.provider}/${selection.modelId}`,
+      })
     : base;
   const { config: modelsConfig, store: modelsStore } = cachedModels(options.agentDir);
   let window: ResolvedWindow;
@@ -98,9 +128,19 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
   } else {
     const resolved = resolveContextWindow(selection?.provider, selection?.modelId, modelsConfig, modelsStore);
     model = resolved.model;
-    window = { value: resolved.value, source: resolved.source, ...(resolved.detail ? { detail: resolved.detail } : {}), ...(resolved.file ? { file: resolved.file } : {}), ...(resolved.where ? { where: resolved.where } : {}) };
+    window = {
+      value: resolved.value,
+      source: resolved.source,
+      ...(resolved.detail ? { detail: resolved.detail } : {}),
+      ...(resolved.file ? { file: resolved.file } : {}),
+      ...(resolved.where ? { where: resolved.where } : {}),
+    };
   }
-  const inspect = inspectSession(session, { settings, contextWindow: window, ...(options.leafId !== undefined ? { leafId: options.leafId } : {}) });
+  const inspect = inspectSession(session, {
+    settings,
+    contextWindow: window,
+    ...(options.leafId !== undefined ? { leafId: options.leafId } : {}),
+  });
   const analysis: Analysis = { session, selection, window, settings, inspect };
   if (model) analysis.model = model;
   if (modelsConfig.error) analysis.modelsError = modelsConfig.error;

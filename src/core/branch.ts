@@ -29,7 +29,11 @@ export interface BranchCollection {
  * The abandoned stretch when navigating from `oldLeafId` to `targetId`: walk from the old leaf via
  * `parentId` until the deepest entry shared with the target's path.
  */
-export function collectEntriesForBranchSummary(index: EntryIndex, oldLeafId: string | null, targetId: string): BranchCollection {
+export function collectEntriesForBranchSummary(
+  index: EntryIndex,
+  oldLeafId: string | null,
+  targetId: string,
+): BranchCollection {
   if (!oldLeafId) return { entries: [], commonAncestorId: null };
   const ancestor = commonAncestor(index, oldLeafId, targetId);
   const entries: EntryRecord[] = [];
@@ -73,7 +77,11 @@ export interface BranchPreparation {
  * not fit is still taken while under 90 % of the budget.
  * @param tokenBudget tokens; 0 = no limit.
  */
-export function prepareBranchEntries(entries: readonly EntryRecord[], tokenBudget: number, reader: BodyReader): BranchPreparation {
+export function prepareBranchEntries(
+  entries: readonly EntryRecord[],
+  tokenBudget: number,
+  reader: BodyReader,
+): BranchPreparation {
   const fileOps = createFileOps();
   for (const e of entries) if (e.type === "branch_summary") addDetails(fileOps, e);
   const edits = new Map<string, EntryRecord>();
@@ -101,7 +109,11 @@ export function prepareBranchEntries(entries: readonly EntryRecord[], tokenBudge
 }
 
 /** pi's `getMessageFromEntry` for branch summaries, on records. */
-function branchMessage(record: EntryRecord, edit: EntryRecord | undefined, reader: BodyReader): { message: BranchMessage; fileOps: ReturnType<typeof contribution>["fileOps"] } | undefined {
+function branchMessage(
+  record: EntryRecord,
+  edit: EntryRecord | undefined,
+  reader: BodyReader,
+): { message: BranchMessage; fileOps: ReturnType<typeof contribution>["fileOps"] } | undefined {
   switch (record.type) {
     case "message":
     case "custom_message": {
@@ -113,13 +125,19 @@ function branchMessage(record: EntryRecord, edit: EntryRecord | undefined, reade
         const message: BranchMessage = { record, role, tokens: record.systemTokens };
         return { message, fileOps: [] };
       }
-      const c = contribution(edit ? { record, edit, roles, firstMessageIndex: 0 } : { record, roles, firstMessageIndex: 0 }, reader);
+      const c = contribution(
+        edit ? { record, edit, roles, firstMessageIndex: 0 } : { record, roles, firstMessageIndex: 0 },
+        reader,
+      );
       const message: BranchMessage = { record, role, tokens: c.tokens };
       if (edit) message.edit = edit;
       return { message, fileOps: c.fileOps };
     }
     case "branch_summary":
-      return { message: { record, role: "branchSummary", tokens: Math.ceil((record.summary ?? "").length / 4) }, fileOps: [] };
+      return {
+        message: { record, role: "branchSummary", tokens: Math.ceil((record.summary ?? "").length / 4) },
+        fileOps: [],
+      };
     case "compaction":
       return { message: { record, role: "compactionSummary", tokens: record.tokens }, fileOps: [] };
     default:
@@ -165,7 +183,11 @@ export interface NavigationPlan {
  * Plan a navigation from the file's leaf (or `oldLeafId`) to `targetId`.
  * @throws Error when the target is not an entry of the session (pi: "Entry X not found").
  */
-export function planNavigation(index: EntryIndex & { leafId: string | null }, targetId: string, oldLeafId: string | null = index.leafId): NavigationPlan {
+export function planNavigation(
+  index: EntryIndex & { leafId: string | null },
+  targetId: string,
+  oldLeafId: string | null = index.leafId,
+): NavigationPlan {
   const target = index.byId.get(targetId);
   if (!target) throw new Error(`Entry ${targetId} not found`);
   const { newLeafId, returnsText } = navigationTarget(target);
@@ -199,8 +221,20 @@ export function buildBranchSummaryEntry(input: {
 }
 
 /** A `label` entry as pi's `appendLabelChange` writes it (an empty/undefined label clears). */
-export function buildLabelEntry(input: { id: string; parentId: string | null; timestamp: string; targetId: string; label: string | undefined }): LabelEntry {
-  const entry: LabelEntry = { type: "label", id: input.id, parentId: input.parentId as string, timestamp: input.timestamp, targetId: input.targetId };
+export function buildLabelEntry(input: {
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+  targetId: string;
+  label: string | undefined;
+}): LabelEntry {
+  const entry: LabelEntry = {
+    type: "label",
+    id: input.id,
+    parentId: input.parentId as string,
+    timestamp: input.timestamp,
+    targetId: input.targetId,
+  };
   if (input.label !== undefined) entry.label = input.label;
   return entry;
 }
@@ -210,7 +244,13 @@ export function buildLabelEntry(input: { id: string; parentId: string | null; ti
  * the move would be lost on restart): a `custom` entry — invisible to the model context and to
  * compaction — parented on the new leaf, so that pi's "leaf = last line" rule resumes there.
  */
-export function buildLeafMarkerEntry(input: { id: string; parentId: string | null; timestamp: string; targetId: string; fromId: string | null }): CustomEntry {
+export function buildLeafMarkerEntry(input: {
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+  targetId: string;
+  fromId: string | null;
+}): CustomEntry {
   return {
     type: "custom",
     customType: PI_CONTEXT_CUSTOM_TYPE,

@@ -21,7 +21,14 @@
  */
 
 import { analyzeLoaded, type Analysis } from "./analyze";
-import { buildCompactionEntry, isPrepared, NOTHING_TO_COMPACT_MESSAGES, prepareCompaction, type CompactionPreparation, type NothingToCompact } from "./compaction";
+import {
+  buildCompactionEntry,
+  isPrepared,
+  NOTHING_TO_COMPACT_MESSAGES,
+  prepareCompaction,
+  type CompactionPreparation,
+  type NothingToCompact,
+} from "./compaction";
 import { buildProjection } from "./context";
 import { fitRequest, type FittedRequest } from "./fit";
 import { formatFileOperations } from "./files";
@@ -34,7 +41,14 @@ import { compactionSettingsOf, type ProjectSettingsMode } from "./settings";
 import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
 import { currentSystemMessage, estimateProjectedContextTokens } from "./tokens";
 import type { CompactionEntry, Usage } from "./types";
-import { appendEntries, expectationHolds, expectationOf, newEntryId, SessionChangedError, type AppendExpectation } from "./write";
+import {
+  appendEntries,
+  expectationHolds,
+  expectationOf,
+  newEntryId,
+  SessionChangedError,
+  type AppendExpectation,
+} from "./write";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {
@@ -100,7 +114,11 @@ export interface CompactionPlan {
 export async function planCompaction(file: string, options: PlanOptions): Promise<CompactionPlan> {
   const session = await SessionFile.open(file);
   const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
-  const analysis = analyzeLoaded(session, { agentDir: options.agentDir, ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const analysis = analyzeLoaded(session, {
+    agentDir: options.agentDir,
+    ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   const prepared = prepareCompaction(session, compactionSettingsOf(analysis.settings), session);
   if (!isPrepared(prepared)) throw new NothingToCompactError(prepared.reason);
   const custom = options.customInstructions?.trim() || undefined;
@@ -114,7 +132,11 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     fileListsText: formatFileOperations(prepared.readFiles, prepared.modifiedFiles),
     estimatedSummaryTokens: 0,
     estimatedTokensAfter: 0,
-    live: checkLiveSession(file, { guardSeconds: options.guardSeconds, ...(session.cwd ? { sessionCwd: session.cwd } : {}), ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}) }),
+    live: checkLiveSession(file, {
+      guardSeconds: options.guardSeconds,
+      ...(session.cwd ? { sessionCwd: session.cwd } : {}),
+      ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
+    }),
     options,
   };
   attachRequests(plan, custom);
@@ -129,7 +151,8 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
 function attachRequests(plan: CompactionPlan, custom: string | undefined): void {
   const prepared = plan.preparation;
   const options = plan.options;
-  const text = (entries: CompactionPreparation["messagesToSummarize"]) => serializeConversation(convertToLlm(compactionMessages(plan.session, entries)));
+  const text = (entries: CompactionPreparation["messagesToSummarize"]) =>
+    serializeConversation(convertToLlm(compactionMessages(plan.session, entries)));
   delete plan.customInstructions;
   delete plan.historyRequest;
   delete plan.turnPrefixRequest;
@@ -144,11 +167,16 @@ function attachRequests(plan: CompactionPlan, custom: string | undefined): void 
     });
   }
   if (split) {
-    plan.turnPrefixRequest = buildTurnPrefixRequest({ conversation: text(prepared.turnPrefixMessages), ...(custom ? { customInstructions: custom } : {}), maxOutputTokens: options.maxOutputTokens });
+    plan.turnPrefixRequest = buildTurnPrefixRequest({
+      conversation: text(prepared.turnPrefixMessages),
+      ...(custom ? { customInstructions: custom } : {}),
+      maxOutputTokens: options.maxOutputTokens,
+    });
   }
   const previousBody = prepared.previousSummary?.split("\n\n<read-files>")[0]?.split("\n\n<modified-files>")[0];
   const guess = (previousBody ? Math.ceil((previousBody.length / 4) * 1.1) : 1000) + (split ? 400 : 0);
-  plan.estimatedSummaryTokens = Math.min(guess, options.maxOutputTokens * (split ? 2 : 1)) + Math.ceil(plan.fileListsText.length / 4);
+  plan.estimatedSummaryTokens =
+    Math.min(guess, options.maxOutputTokens * (split ? 2 : 1)) + Math.ceil(plan.fileListsText.length / 4);
   plan.estimatedTokensAfter = plan.preview.tokensAfterWithoutSummary + plan.estimatedSummaryTokens;
 }
 
@@ -160,7 +188,10 @@ function attachRequests(plan: CompactionPlan, custom: string | undefined): void 
  */
 export function withInstructions(plan: CompactionPlan, instructions: string | undefined): CompactionPlan {
   const custom = instructions?.trim() || undefined;
-  const next: CompactionPlan = { ...plan, options: { ...plan.options, ...(custom ? { customInstructions: custom } : {}) } };
+  const next: CompactionPlan = {
+    ...plan,
+    options: { ...plan.options, ...(custom ? { customInstructions: custom } : {}) },
+  };
   if (!custom) delete next.options.customInstructions;
   attachRequests(next, custom);
   return next;
@@ -181,11 +212,27 @@ export interface PlanFit {
 export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PlanFit> {
   const fit: PlanFit = { inputTokens: 0 };
   if (plan.historyRequest) {
-    fit.history = await fitRequest(summarizer, { ...plan.historyRequest, maxOutputTokens: Math.min(plan.historyRequest.maxOutputTokens, summarizer.maxOutputTokens) }, "compaction summary", signal);
+    fit.history = await fitRequest(
+      summarizer,
+      {
+        ...plan.historyRequest,
+        maxOutputTokens: Math.min(plan.historyRequest.maxOutputTokens, summarizer.maxOutputTokens),
+      },
+      "compaction summary",
+      signal,
+    );
     fit.inputTokens += fit.history.inputTokens;
   }
   if (plan.turnPrefixRequest) {
-    fit.turnPrefix = await fitRequest(summarizer, { ...plan.turnPrefixRequest, maxOutputTokens: Math.min(plan.turnPrefixRequest.maxOutputTokens, summarizer.maxOutputTokens) }, "split-turn prefix summary", signal);
+    fit.turnPrefix = await fitRequest(
+      summarizer,
+      {
+        ...plan.turnPrefixRequest,
+        maxOutputTokens: Math.min(plan.turnPrefixRequest.maxOutputTokens, summarizer.maxOutputTokens),
+      },
+      "split-turn prefix summary",
+      signal,
+    );
     fit.inputTokens += fit.turnPrefix.inputTokens;
   }
   return fit;
@@ -216,8 +263,16 @@ export interface SummarizeCallbacks {
  * file-list blocks.
  * @throws {SummarizerError} cancel, network/HTTP failure, empty answer, `length` stop, tool call.
  */
-export async function summarizePlan(plan: CompactionPlan, summarizer: Summarizer, fit: PlanFit, callbacks: SummarizeCallbacks = {}): Promise<CompactionDraft> {
-  const opts = { ...(callbacks.signal ? { signal: callbacks.signal } : {}), ...(callbacks.onText ? { onText: callbacks.onText } : {}) };
+export async function summarizePlan(
+  plan: CompactionPlan,
+  summarizer: Summarizer,
+  fit: PlanFit,
+  callbacks: SummarizeCallbacks = {},
+): Promise<CompactionDraft> {
+  const opts = {
+    ...(callbacks.signal ? { signal: callbacks.signal } : {}),
+    ...(callbacks.onText ? { onText: callbacks.onText } : {}),
+  };
   const count = (fit.history ? 1 : 0) + (fit.turnPrefix ? 1 : 0);
   const prep = plan.preparation;
   if (fit.turnPrefix) {
@@ -235,7 +290,8 @@ export async function summarizePlan(plan: CompactionPlan, summarizer: Summarizer
     const prefix = await completeSummary(summarizer, fit.turnPrefix.request, "Turn prefix summarization", opts);
     draft.turnPrefixText = prefix.text;
     draft.summary = mergeSplitTurn(historyText, prefix.text) + plan.fileListsText;
-    const usage = historyUsage && prefix.usage ? combineUsage(historyUsage, prefix.usage) : (prefix.usage ?? historyUsage);
+    const usage =
+      historyUsage && prefix.usage ? combineUsage(historyUsage, prefix.usage) : (prefix.usage ?? historyUsage);
     if (usage) draft.usage = usage;
     return draft;
   }
@@ -268,8 +324,16 @@ export interface CompactionResult {
  * @throws {LiveSessionError} when the session looks live now.
  * @throws {SessionChangedError} when the file changed since the plan (nothing written).
  */
-export async function commitCompaction(plan: CompactionPlan, draft: CompactionDraft, now: () => Date = () => new Date()): Promise<CompactionResult> {
-  const live = checkLiveSession(plan.file, { guardSeconds: plan.options.guardSeconds, ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}), ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}) });
+export async function commitCompaction(
+  plan: CompactionPlan,
+  draft: CompactionDraft,
+  now: () => Date = () => new Date(),
+): Promise<CompactionResult> {
+  const live = checkLiveSession(plan.file, {
+    guardSeconds: plan.options.guardSeconds,
+    ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}),
+    ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}),
+  });
   if (live.live) throw new LiveSessionError(describeLive(live, "compact", plan.options.surface), live.reasons);
   const prep = plan.preparation;
   const system = currentSystemMessage(prep.projection);
@@ -289,7 +353,14 @@ export async function commitCompaction(plan: CompactionPlan, draft: CompactionDr
   const bytesAfter = appendEntries(plan.expectation, [entry]);
   const after = await SessionFile.open(plan.file);
   const tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
-  const result: CompactionResult = { file: plan.file, entry, tokensBefore: prep.tokensBefore, tokensAfter, bytesBefore: plan.expectation.size, bytesAfter };
+  const result: CompactionResult = {
+    file: plan.file,
+    entry,
+    tokensBefore: prep.tokensBefore,
+    tokensAfter,
+    bytesBefore: plan.expectation.size,
+    bytesAfter,
+  };
   if (prep.previousCompactionId) result.previousCompactionId = prep.previousCompactionId;
   return result;
 }
@@ -326,7 +397,13 @@ export interface FlowCallbacks extends SummarizeCallbacks {
 
 /** Result of {@link runCompactionFlow}. */
 export type FlowOutcome =
-  | { kind: "compacted"; result: CompactionResult; plan: CompactionPlan; draft: CompactionDraft; summarizer: Summarizer }
+  | {
+      kind: "compacted";
+      result: CompactionResult;
+      plan: CompactionPlan;
+      draft: CompactionDraft;
+      summarizer: Summarizer;
+    }
   | { kind: "declined"; plan: CompactionPlan; stage: "preview" | "summarizer" };
 
 /** How often the flow re-prepares after the file changed under it. */
@@ -358,18 +435,31 @@ export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
  * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError},
  *   {@link SummarizerError} (incl. cancel and `too-large`), {@link SessionChangedError} after the last attempt.
  */
-export async function runCompactionFlow(file: string, summarizer: Summarizer, options: FlowOptions, callbacks: FlowCallbacks = {}): Promise<FlowOutcome> {
+export async function runCompactionFlow(
+  file: string,
+  summarizer: Summarizer,
+  options: FlowOptions,
+  callbacks: FlowCallbacks = {},
+): Promise<FlowOutcome> {
   const { plan: firstPlan, ...planOptions } = options;
   let changed = false;
   let current = summarizer;
   let ready = false;
   let authRetries = 0;
   for (let attempt = 1; ; attempt++) {
-    const plan = attempt === 1 && firstPlan ? firstPlan : await planCompaction(file, { ...planOptions, maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens });
-    if (plan.live.live) throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
+    const plan =
+      attempt === 1 && firstPlan
+        ? firstPlan
+        : await planCompaction(file, {
+            ...planOptions,
+            maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens,
+          });
+    if (plan.live.live)
+      throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
-    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, changed))) return { kind: "declined", plan, stage: "preview" };
+    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, changed)))
+      return { kind: "declined", plan, stage: "preview" };
     if (!ready && callbacks.beforeSummarize) {
       const next = await callbacks.beforeSummarize(current, plan);
       if (!next) return { kind: "declined", plan, stage: "summarizer" };
@@ -378,7 +468,8 @@ export async function runCompactionFlow(file: string, summarizer: Summarizer, op
     ready = true;
     if (!expectationHolds(plan.expectation)) {
       // changed while the preview was shown: nothing spent yet, prepare again and ask again
-      if (attempt >= MAX_FLOW_ATTEMPTS) throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
+      if (attempt >= MAX_FLOW_ATTEMPTS)
+        throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
       changed = true;
       continue;
     }
@@ -404,7 +495,8 @@ export async function runCompactionFlow(file: string, summarizer: Summarizer, op
         throw error;
       }
     });
-    if ("result" in outcome && outcome.result) return { kind: "compacted", result: outcome.result, plan, draft: outcome.draft, summarizer: current };
+    if ("result" in outcome && outcome.result)
+      return { kind: "compacted", result: outcome.result, plan, draft: outcome.draft, summarizer: current };
     changed = true;
   }
 }

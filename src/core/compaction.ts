@@ -10,13 +10,33 @@
 import { buildProjection, type ProjectedEntry, type Projection } from "./context";
 import { entryRoles, type EntryRecord } from "./entries";
 import { addDetails, addFileOps, computeFileLists, createFileOps, type FileOps } from "./files";
-import { contribution, currentSystemMessage, entryMessageTokens, estimateProjectedContextTokens, type BodyReader, type CompactionSettings } from "./tokens";
+import {
+  contribution,
+  currentSystemMessage,
+  entryMessageTokens,
+  estimateProjectedContextTokens,
+  type BodyReader,
+  type CompactionSettings,
+} from "./tokens";
 import { estimateTokens } from "./estimate";
 import type { EntryIndex } from "./tree";
 import type { CompactionEntry, MessageRole, SystemMessage, Usage } from "./types";
 
-const CUT_POINT_ROLES: ReadonlySet<MessageRole> = new Set(["user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
-const TURN_START_ROLES: ReadonlySet<MessageRole> = new Set(["user", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
+const CUT_POINT_ROLES: ReadonlySet<MessageRole> = new Set([
+  "user",
+  "assistant",
+  "bashExecution",
+  "custom",
+  "branchSummary",
+  "compactionSummary",
+]);
+const TURN_START_ROLES: ReadonlySet<MessageRole> = new Set([
+  "user",
+  "bashExecution",
+  "custom",
+  "branchSummary",
+  "compactionSummary",
+]);
 
 /** pi's `CutPointResult` (indices into the projected entries). */
 export interface CutPoint {
@@ -89,7 +109,13 @@ function isTurnStartEntry(entry: ProjectedEntry): boolean {
  * the nearest valid cut point at or after it (the last one if none), advance past a closed
  * overflow-recovery suffix, pull in directly preceding message-less entries, and detect a split turn.
  */
-export function findCutPoint(entries: readonly ProjectedEntry[], startIndex: number, endIndex: number, keepRecentTokens: number, reader: BodyReader): CutPoint {
+export function findCutPoint(
+  entries: readonly ProjectedEntry[],
+  startIndex: number,
+  endIndex: number,
+  keepRecentTokens: number,
+  reader: BodyReader,
+): CutPoint {
   const cutPoints: number[] = [];
   for (let i = startIndex; i < endIndex; i++) if (isCutPointEntry(entries[i]!)) cutPoints.push(i);
   if (cutPoints.length === 0) return { firstKeptEntryIndex: startIndex, turnStartIndex: -1, isSplitTurn: false };
@@ -110,11 +136,15 @@ export function findCutPoint(entries: readonly ProjectedEntry[], startIndex: num
 
   // A recovery attempt and its omission edits are context-invisible after the last visible input.
   const suffix = entries.slice(cutIndex + 1, endIndex);
-  const isIntrinsicallyVisible = (e: ProjectedEntry): boolean => e.record.type !== "context_edit" && entryRoles(e.record).length > 0;
+  const isIntrinsicallyVisible = (e: ProjectedEntry): boolean =>
+    e.record.type !== "context_edit" && entryRoles(e.record).length > 0;
   const isOmitted = (e: ProjectedEntry): boolean => isIntrinsicallyVisible(e) && e.roles.length === 0;
   const omittedSuffixIds = new Set(suffix.filter(isOmitted).map((e) => e.record.id));
   const hasExternalReplacement = suffix.some(
-    (e) => e.record.type === "context_edit" && e.record.replacementIsNull === false && !omittedSuffixIds.has(e.record.targetId as string),
+    (e) =>
+      e.record.type === "context_edit" &&
+      e.record.replacementIsNull === false &&
+      !omittedSuffixIds.has(e.record.targetId as string),
   );
   const isRecoveryOmissionSuffix =
     exceededBudget &&
@@ -176,7 +206,9 @@ export function prepareCompaction(
   if (!firstKept?.id) return { reason: firstKept ? "no-kept-entry-id" : "nothing-to-compact" };
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
   const messagesToSummarize = entries.slice(boundaryStart, historyEnd).filter((e) => summarizedRoles(e).length > 0);
-  const turnPrefixMessages = cut.isSplitTurn ? entries.slice(cut.turnStartIndex, cut.firstKeptEntryIndex).filter((e) => summarizedRoles(e).length > 0) : [];
+  const turnPrefixMessages = cut.isSplitTurn
+    ? entries.slice(cut.turnStartIndex, cut.firstKeptEntryIndex).filter((e) => summarizedRoles(e).length > 0)
+    : [];
   if (messagesToSummarize.length === 0 && turnPrefixMessages.length === 0) return { reason: "nothing-to-compact" };
 
   const fileOps = createFileOps();
@@ -212,7 +244,11 @@ export function prepareCompaction(
   // measured lazily, and the gauge does not need this number).
   let summarizedTokens: number | undefined;
   Object.defineProperty(preparation, "summarizedTokens", {
-    get: () => (summarizedTokens ??= [...messagesToSummarize, ...turnPrefixMessages].reduce((sum, e) => sum + contribution(e, reader).tokens, 0)),
+    get: () =>
+      (summarizedTokens ??= [...messagesToSummarize, ...turnPrefixMessages].reduce(
+        (sum, e) => sum + contribution(e, reader).tokens,
+        0,
+      )),
     enumerable: true,
     configurable: true,
   });
@@ -223,7 +259,9 @@ export function prepareCompaction(
 }
 
 /** True when {@link prepareCompaction} returned a preparation. */
-export function isPrepared(result: CompactionPreparation | { reason: NothingToCompact }): result is CompactionPreparation {
+export function isPrepared(
+  result: CompactionPreparation | { reason: NothingToCompact },
+): result is CompactionPreparation {
   return !("reason" in result);
 }
 
@@ -264,7 +302,9 @@ export function buildCompactionEntry(input: CompactionEntryInput): CompactionEnt
     details: { readFiles: input.readFiles, modifiedFiles: input.modifiedFiles },
     ...(input.usage ? { usage: input.usage } : {}),
     fromHook: input.fromHook,
-    ...(input.systemMessage ? { systemMessage: { ...input.systemMessage, timestamp: new Date(input.timestamp).getTime() } } : {}),
+    ...(input.systemMessage
+      ? { systemMessage: { ...input.systemMessage, timestamp: new Date(input.timestamp).getTime() } }
+      : {}),
   };
   return entry;
 }

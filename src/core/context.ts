@@ -97,7 +97,8 @@ export function pathSettings(path: readonly EntryRecord[]): Pick<Projection, "mo
   for (const e of path) {
     if (e.type === "thinking_level_change") thinkingLevel = e.thinkingLevel as string;
     else if (e.type === "model_change") model = { provider: e.provider as string, modelId: e.modelId as string };
-    else if (e.type === "message" && e.role === "assistant") model = { provider: e.provider as string, modelId: e.model as string };
+    else if (e.type === "message" && e.role === "assistant")
+      model = { provider: e.provider as string, modelId: e.model as string };
   }
   return { model, thinkingLevel };
 }
@@ -120,7 +121,14 @@ export function buildProjection(index: EntryIndex & { leafId: string | null }, l
     projection = extendProjection(index, memo, leaf);
   }
   projection ??= computeProjection(index, leaf);
-  projectionMemo.set(index, { state, leaf, projection, duplicates, records: index.records.length, editTargets: editTargetsOf(projection) });
+  projectionMemo.set(index, {
+    state,
+    leaf,
+    projection,
+    duplicates,
+    records: index.records.length,
+    editTargets: editTargetsOf(projection),
+  });
   return projection;
 }
 
@@ -137,7 +145,8 @@ const projectionMemo = new WeakMap<object, ProjectionMemo>();
 
 function editTargetsOf(projection: Projection): Set<string> {
   const targets = new Set<string>();
-  for (const e of projection.entries) if (e.record.type === "context_edit" && e.record.targetId !== undefined) targets.add(e.record.targetId);
+  for (const e of projection.entries)
+    if (e.record.type === "context_edit" && e.record.targetId !== undefined) targets.add(e.record.targetId);
   return targets;
 }
 
@@ -154,7 +163,13 @@ function extendProjection(index: EntryIndex, memo: ProjectionMemo, leaf: string)
   let current = index.byId.get(leaf);
   const maxSteps = index.records.length - memo.records;
   while (current && current !== oldLeaf) {
-    if (suffix.length >= maxSteps || current.type === "compaction" || current.type === "context_edit" || memo.editTargets.has(current.id)) return undefined;
+    if (
+      suffix.length >= maxSteps ||
+      current.type === "compaction" ||
+      current.type === "context_edit" ||
+      memo.editTargets.has(current.id)
+    )
+      return undefined;
     suffix.push(current);
     current = current.parentId ? index.byId.get(current.parentId) : undefined;
   }
@@ -162,15 +177,26 @@ function extendProjection(index: EntryIndex, memo: ProjectionMemo, leaf: string)
   suffix.reverse();
   const path = old.path.concat(suffix);
   const { projected, messageCount } = projectEntries(suffix);
-  const entries = old.entries.concat(projected.map((e) => ({ ...e, firstMessageIndex: e.firstMessageIndex + old.messageCount })));
+  const entries = old.entries.concat(
+    projected.map((e) => ({ ...e, firstMessageIndex: e.firstMessageIndex + old.messageCount })),
+  );
   let model = old.model;
   let thinkingLevel = old.thinkingLevel;
   for (const e of suffix) {
     if (e.type === "thinking_level_change") thinkingLevel = e.thinkingLevel as string;
     else if (e.type === "model_change") model = { provider: e.provider as string, modelId: e.modelId as string };
-    else if (e.type === "message" && e.role === "assistant") model = { provider: e.provider as string, modelId: e.model as string };
+    else if (e.type === "message" && e.role === "assistant")
+      model = { provider: e.provider as string, modelId: e.model as string };
   }
-  const projection: Projection = { leafId: leaf, path, pathInfo: old.pathInfo, entries, messageCount: old.messageCount + messageCount, model, thinkingLevel };
+  const projection: Projection = {
+    leafId: leaf,
+    path,
+    pathInfo: old.pathInfo,
+    entries,
+    messageCount: old.messageCount + messageCount,
+    model,
+    thinkingLevel,
+  };
   if (old.compaction) projection.compaction = old.compaction;
   return projection;
 }
@@ -200,7 +226,8 @@ export function modelSelection(path: readonly EntryRecord[]): { provider: string
   for (let i = path.length - 1; i >= 0; i--) {
     const e = path[i]!;
     if (e.type === "model_change") return { provider: e.provider as string, modelId: e.modelId as string };
-    if (e.type === "message" && e.role === "assistant" && e.api !== "pi-virtual") return { provider: e.provider as string, modelId: e.model as string };
+    if (e.type === "message" && e.role === "assistant" && e.api !== "pi-virtual")
+      return { provider: e.provider as string, modelId: e.model as string };
   }
   return null;
 }

@@ -9,7 +9,15 @@
  * (`sessionEntryToContextMessages`) and `dist/core/compaction/*.js`.
  */
 
-import { estimateTokens, messageChars, readUsage, calculateContextTokens, totalChars, type CharBreakdown, type UsageNumbers } from "./estimate";
+import {
+  estimateTokens,
+  messageChars,
+  readUsage,
+  calculateContextTokens,
+  totalChars,
+  type CharBreakdown,
+  type UsageNumbers,
+} from "./estimate";
 import { isNonEmptyString, isString, LongString, strValue, type ScannedValue } from "./jsonscan";
 import type { FileListDetails, MessageRole, SystemMessage } from "./types";
 
@@ -174,7 +182,8 @@ export function fileOpsOfMessage(message: unknown): FileOp[] {
   }
   if (message.role !== "assistant" || !Array.isArray(message.content)) return ops;
   for (const block of message.content) {
-    if (isObject(block) && block.type === "toolCall" && "arguments" in block && "name" in block) addFileOp(block.name, block.arguments, ops);
+    if (isObject(block) && block.type === "toolCall" && "arguments" in block && "name" in block)
+      addFileOp(block.name, block.arguments, ops);
   }
   return ops;
 }
@@ -187,7 +196,8 @@ export function toPlain(value: unknown): unknown {
     const out: Obj = {};
     for (const key of Object.keys(value)) {
       const v = toPlain(value[key]);
-      if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      if (key === "__proto__")
+        Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
       else out[key] = v;
     }
     return out;
@@ -224,12 +234,18 @@ export interface RecordError {
  * @param value the line as parsed by `JSON.parse` or `scanJson`.
  * @returns the record, or a {@link RecordError} for lines pi could not use as an entry.
  */
-export function buildRecord(value: ScannedValue | unknown, at: LineLocation, lazyChars?: LazyChars): EntryRecord | RecordError {
+export function buildRecord(
+  value: ScannedValue | unknown,
+  at: LineLocation,
+  lazyChars?: LazyChars,
+): EntryRecord | RecordError {
   if (!isObject(value)) return { code: "not-an-object", message: "line is valid JSON but not an object" };
   const id = str(value.id);
-  if (id === undefined) return { code: "missing-id", message: `${String(str(value.type) ?? "entry")} without a string id` };
+  if (id === undefined)
+    return { code: "missing-id", message: `${String(str(value.type) ?? "entry")} without a string id` };
   const parentRaw = value.parentId;
-  const parentId = typeof parentRaw === "string" ? parentRaw : parentRaw instanceof LongString ? parentRaw.toString() : null;
+  const parentId =
+    typeof parentRaw === "string" ? parentRaw : parentRaw instanceof LongString ? parentRaw.toString() : null;
   const type = str(value.type) ?? "";
   const record: EntryRecord = {
     index: at.index,
@@ -358,8 +374,15 @@ export type LazyChars = ((record: EntryRecord) => CharBreakdown) & {
  * Set `record.preview` from a message field: now, unless it is a long string on a long line, whose
  * decoding is left to the first reader (the tree view asks for the previews it shows).
  */
-function setPreview(record: EntryRecord, source: unknown, pick: (message: Obj) => unknown, lazy: LazyChars | undefined): void {
-  const needsDecode = source instanceof LongString || (Array.isArray(source) && source.some((b) => isObject(b) && b.type === "text" && b.text instanceof LongString));
+function setPreview(
+  record: EntryRecord,
+  source: unknown,
+  pick: (message: Obj) => unknown,
+  lazy: LazyChars | undefined,
+): void {
+  const needsDecode =
+    source instanceof LongString ||
+    (Array.isArray(source) && source.some((b) => isObject(b) && b.type === "text" && b.text instanceof LongString));
   if (!lazy?.message || !needsDecode) {
     const preview = isString(source) || source === undefined ? previewOf(source) : contentPreview(source);
     if (preview !== undefined) record.preview = preview;
@@ -376,7 +399,12 @@ function setPreview(record: EntryRecord, source: unknown, pick: (message: Obj) =
       } catch {
         preview = undefined;
       }
-      Object.defineProperty(record, "preview", { value: preview, writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(record, "preview", {
+        value: preview,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
       return preview;
     },
     enumerable: true,
@@ -397,7 +425,12 @@ function setChars(record: EntryRecord, message: unknown, lazy: LazyChars | undef
   const resolve = (): CharBreakdown => {
     const chars = lazy(record);
     Object.defineProperty(record, "chars", { value: chars, writable: true, enumerable: true, configurable: true });
-    Object.defineProperty(record, "tokens", { value: Math.ceil(totalChars(chars) / 4), writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(record, "tokens", {
+      value: Math.ceil(totalChars(chars) / 4),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     return chars;
   };
   Object.defineProperty(record, "chars", { get: resolve, enumerable: true, configurable: true });

@@ -52,7 +52,9 @@ function contentChars(content: unknown, into: CharBreakdown): void {
  *   arguments are taken from the native `JSON.stringify`.
  */
 export function messageChars(message: unknown, options: { plain?: boolean } = {}): CharBreakdown {
-  const argsLength = options.plain ? (v: unknown): number => (v === undefined ? 0 : JSON.stringify(v).length) : (v: unknown): number => jsonLength(v as ScannedValue);
+  const argsLength = options.plain
+    ? (v: unknown): number => (v === undefined ? 0 : JSON.stringify(v).length)
+    : (v: unknown): number => jsonLength(v as ScannedValue);
   const chars: CharBreakdown = { text: 0, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
   if (!isObject(message)) return chars;
   switch (message.role) {

@@ -53,11 +53,19 @@ export interface FittedRequest {
  * @throws {SummarizerError} `too-large` when input + {@link MIN_SUMMARY_OUTPUT_TOKENS} exceed the
  *   window (with the numbers and what to do), `cancelled` when `signal` fires.
  */
-export async function fitRequest(summarizer: Summarizer, request: SummaryRequest, what: string, signal?: AbortSignal): Promise<FittedRequest> {
+export async function fitRequest(
+  summarizer: Summarizer,
+  request: SummaryRequest,
+  what: string,
+  signal?: AbortSignal,
+): Promise<FittedRequest> {
   let inputTokens: number;
   let countedWith: FittedRequest["countedWith"];
   if (summarizer.countTokens) {
-    inputTokens = (await summarizer.countTokens(request.systemPrompt, signal)) + (await summarizer.countTokens(request.prompt, signal)) + 2 * MESSAGE_OVERHEAD_TOKENS;
+    inputTokens =
+      (await summarizer.countTokens(request.systemPrompt, signal)) +
+      (await summarizer.countTokens(request.prompt, signal)) +
+      2 * MESSAGE_OVERHEAD_TOKENS;
     countedWith = "model";
   } else {
     inputTokens = countTiktokens(request.systemPrompt) + countTiktokens(request.prompt) + 2 * MESSAGE_OVERHEAD_TOKENS;
@@ -70,7 +78,8 @@ export async function fitRequest(summarizer: Summarizer, request: SummaryRequest
   const wanted = request.maxOutputTokens;
   if (available >= wanted) return { request, inputTokens, countedWith, outputReduced: false };
   const minimum = Math.min(wanted, MIN_SUMMARY_OUTPUT_TOKENS);
-  if (available >= minimum) return { request: { ...request, maxOutputTokens: available }, inputTokens, countedWith, outputReduced: true };
+  if (available >= minimum)
+    return { request: { ...request, maxOutputTokens: available }, inputTokens, countedWith, outputReduced: true };
   const n = (v: number) => v.toLocaleString("en-US");
   throw new SummarizerError(
     "too-large",

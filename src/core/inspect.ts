@@ -144,7 +144,11 @@ export function previewOf(preparation: CompactionPreparation): CompactionPreview
     modifiedFiles: preparation.modifiedFiles,
   };
   // Measured on first read (it may need to re-read long lines from disk).
-  Object.defineProperty(preview, "summarizedTokens", { get: () => preparation.summarizedTokens, enumerable: true, configurable: true });
+  Object.defineProperty(preview, "summarizedTokens", {
+    get: () => preparation.summarizedTokens,
+    enumerable: true,
+    configurable: true,
+  });
   return preview;
 }
 
@@ -177,7 +181,9 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     if (preview) return preview;
     try {
       const prepared = prepareCompaction(session, compactionSettings, session, options.leafId);
-      preview = isPrepared(prepared) ? { compaction: previewOf(prepared) } : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };
+      preview = isPrepared(prepared)
+        ? { compaction: previewOf(prepared) }
+        : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };
     } catch (error) {
       preview = { compaction: null, unavailable: `Could not prepare a compaction: ${(error as Error).message}` };
     }
@@ -186,7 +192,12 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
 
   const diagnostics = [...session.diagnostics, ...cachedStructureDiagnostics(session)];
   if (projection.pathInfo.cycleAt) {
-    diagnostics.push({ severity: "error", code: "path-cycle", message: `the leaf's path loops at ${projection.pathInfo.cycleAt}; the path was cut there`, entryId: projection.pathInfo.cycleAt });
+    diagnostics.push({
+      severity: "error",
+      code: "path-cycle",
+      message: `the leaf's path loops at ${projection.pathInfo.cycleAt}; the path was cut there`,
+      entryId: projection.pathInfo.cycleAt,
+    });
   }
 
   const result: InspectResult = {
@@ -204,17 +215,30 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     contextWindow: options.contextWindow,
     percent,
     footer,
-    compactionEnabled: { value: enabled, source: settings.compaction.enabled.source, ...(settings.compaction.enabled.file ? { file: settings.compaction.enabled.file } : {}) },
+    compactionEnabled: {
+      value: enabled,
+      source: settings.compaction.enabled.source,
+      ...(settings.compaction.enabled.file ? { file: settings.compaction.enabled.file } : {}),
+    },
     reserveTokens: sourced(settings.compaction.reserveTokens),
     keepRecentTokens: sourced(settings.compaction.keepRecentTokens),
     threshold,
     tokensUntilCompaction: threshold === null ? null : threshold - projected.tokens,
-    shouldCompact: threshold === null ? null : shouldCompact(projected.tokens, windowValue as number, compactionSettings),
+    shouldCompact:
+      threshold === null ? null : shouldCompact(projected.tokens, windowValue as number, compactionSettings),
     compaction: null,
     diagnostics,
     settingsProblems: settings.problems,
   };
-  Object.defineProperty(result, "compaction", { get: () => preparePreview().compaction, enumerable: true, configurable: true });
-  Object.defineProperty(result, "compactionUnavailable", { get: () => preparePreview().unavailable, enumerable: true, configurable: true });
+  Object.defineProperty(result, "compaction", {
+    get: () => preparePreview().compaction,
+    enumerable: true,
+    configurable: true,
+  });
+  Object.defineProperty(result, "compactionUnavailable", {
+    get: () => preparePreview().unavailable,
+    enumerable: true,
+    configurable: true,
+  });
   return result;
 }

@@ -138,7 +138,12 @@ export class LongString {
  * and lone surrogates (6 chars).
  * @throws {JsonScanError} for an invalid escape (`position` relative to `s`).
  */
-export function measureJsonString(buf: Buffer, s: number, q: number, hasEscape: boolean): { units: number; jsonUnits: number } {
+export function measureJsonString(
+  buf: Buffer,
+  s: number,
+  q: number,
+  hasEscape: boolean,
+): { units: number; jsonUnits: number } {
   const rawChars = isAscii(buf.subarray(s, q)) ? q - s : buf.toString("utf8", s, q).length;
   if (!hasEscape) return { units: rawChars, jsonUnits: rawChars + 2 };
   let overhead = 0; // raw chars that escapes add beyond the one unit they decode to
@@ -151,14 +156,30 @@ export function measureJsonString(buf: Buffer, s: number, q: number, hasEscape: 
     let escLength = 2;
     let code: number;
     switch (c) {
-      case 0x22: code = 0x22; break;
-      case 0x5c: code = 0x5c; break;
-      case 0x2f: code = 0x2f; break;
-      case 0x62: code = 0x08; break;
-      case 0x66: code = 0x0c; break;
-      case 0x6e: code = 0x0a; break;
-      case 0x72: code = 0x0d; break;
-      case 0x74: code = 0x09; break;
+      case 0x22:
+        code = 0x22;
+        break;
+      case 0x5c:
+        code = 0x5c;
+        break;
+      case 0x2f:
+        code = 0x2f;
+        break;
+      case 0x62:
+        code = 0x08;
+        break;
+      case 0x66:
+        code = 0x0c;
+        break;
+      case 0x6e:
+        code = 0x0a;
+        break;
+      case 0x72:
+        code = 0x0d;
+        break;
+      case 0x74:
+        code = 0x09;
+        break;
       case 0x75: {
         escLength = 6;
         const hex = at + 6 <= q ? buf.toString("latin1", at + 2, at + 6) : "";
@@ -175,7 +196,15 @@ export function measureJsonString(buf: Buffer, s: number, q: number, hasEscape: 
       pendingHigh = false;
     } else {
       pendingHigh = false;
-      if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c || code === 0x0a || code === 0x0d || code === 0x09) {
+      if (
+        code === 0x22 ||
+        code === 0x5c ||
+        code === 0x08 ||
+        code === 0x0c ||
+        code === 0x0a ||
+        code === 0x0d ||
+        code === 0x09
+      ) {
         extra += 1;
       } else if (code < 0x20) {
         extra += 5;
@@ -194,7 +223,8 @@ export function measureJsonString(buf: Buffer, s: number, q: number, hasEscape: 
 }
 
 /** A value read by {@link scanJson}: like `JSON.parse` output, but long strings may be {@link LongString}. */
-export type ScannedValue = null | boolean | number | string | LongString | ScannedValue[] | { [key: string]: ScannedValue };
+export type ScannedValue =
+  null | boolean | number | string | LongString | ScannedValue[] | { [key: string]: ScannedValue };
 
 /** Options for {@link scanJson}. */
 export interface ScanOptions {
@@ -485,6 +515,7 @@ export function jsonLength(value: ScannedValue | undefined): number {
   }
   const keys = Object.keys(value);
   let n = 2 + Math.max(0, keys.length - 1);
-  for (const key of keys) n += JSON.stringify(key).length + 1 + jsonLength((value as Record<string, ScannedValue>)[key]);
+  for (const key of keys)
+    n += JSON.stringify(key).length + 1 + jsonLength((value as Record<string, ScannedValue>)[key]);
   return n;
 }

@@ -46,7 +46,12 @@ export function isPiCommandLine(argv: readonly string[]): boolean {
   return candidates.some((arg, i) => {
     const base = path.basename(arg);
     if (i === 0 && /^node(\d+)?(\.exe)?$/.test(base)) return false;
-    return base === "pi" || base === "pi.exe" || /[/\\]pi-coding-agent[/\\]/.test(arg) || /[/\\]@earendil-works[/\\]pi[/\\]/.test(arg);
+    return (
+      base === "pi" ||
+      base === "pi.exe" ||
+      /[/\\]pi-coding-agent[/\\]/.test(arg) ||
+      /[/\\]@earendil-works[/\\]pi[/\\]/.test(arg)
+    );
   });
 }
 
@@ -62,7 +67,10 @@ function realpathOr(p: string): string {
  * Running pi processes (Linux `/proc`): pid, argv, cwd. Processes we cannot inspect (other users)
  * are skipped. Returns `[]` when there is no proc file system.
  */
-export function listPiProcesses(procRoot: string, ignorePids: readonly number[] = [process.pid]): { pid: number; argv: string[]; cwd: string }[] {
+export function listPiProcesses(
+  procRoot: string,
+  ignorePids: readonly number[] = [process.pid],
+): { pid: number; argv: string[]; cwd: string }[] {
   let names: string[];
   try {
     names = fs.readdirSync(procRoot);
@@ -75,7 +83,10 @@ export function listPiProcesses(procRoot: string, ignorePids: readonly number[] 
     const pid = Number(name);
     if (ignorePids.includes(pid)) continue;
     try {
-      const argv = fs.readFileSync(path.join(procRoot, name, "cmdline"), "utf8").split("\0").filter((a) => a !== "");
+      const argv = fs
+        .readFileSync(path.join(procRoot, name, "cmdline"), "utf8")
+        .split("\0")
+        .filter((a) => a !== "");
       if (!isPiCommandLine(argv)) continue;
       const cwd = fs.readlinkSync(path.join(procRoot, name, "cwd"));
       out.push({ pid, argv, cwd });
@@ -96,7 +107,8 @@ export function checkLiveSession(file: string, options: LiveCheckOptions): LiveC
   if (options.guardSeconds > 0) {
     try {
       const ageSeconds = Math.max(0, (now - fs.statSync(file).mtimeMs) / 1000);
-      if (ageSeconds < options.guardSeconds) reasons.push({ kind: "recent-write", ageSeconds, guardSeconds: options.guardSeconds });
+      if (ageSeconds < options.guardSeconds)
+        reasons.push({ kind: "recent-write", ageSeconds, guardSeconds: options.guardSeconds });
     } catch {
       // a missing file is reported by the write path
     }
@@ -138,13 +150,21 @@ export type MessageSurface = "vscode" | "cli";
  */
 export function describeLive(check: LiveCheck, what = "compact", surface: MessageSurface = "vscode"): string {
   const parts: string[] = [];
-  const guard = surface === "cli" ? "--guard-seconds N sets it, 0 turns it off" : "setting piContext.liveSession.guardSeconds";
+  const guard =
+    surface === "cli" ? "--guard-seconds N sets it, 0 turns it off" : "setting piContext.liveSession.guardSeconds";
   for (const r of check.reasons) {
-    if (r.kind === "recent-write") parts.push(`the session file was written ${r.ageSeconds.toFixed(0)} s ago (less than the ${r.guardSeconds} s guard; ${guard})`);
-    else parts.push(`pi is running on it (process ${r.pid} \`${r.command.length > 80 ? `${r.command.slice(0, 77)}…` : r.command}\`, ${r.match === "cwd" ? `in the session's folder ${r.cwd}` : "opened with this session file"})`);
+    if (r.kind === "recent-write")
+      parts.push(
+        `the session file was written ${r.ageSeconds.toFixed(0)} s ago (less than the ${r.guardSeconds} s guard; ${guard})`,
+      );
+    else
+      parts.push(
+        `pi is running on it (process ${r.pid} \`${r.command.length > 80 ? `${r.command.slice(0, 77)}…` : r.command}\`, ${r.match === "cwd" ? `in the session's folder ${r.cwd}` : "opened with this session file"})`,
+      );
   }
   const inPi = what === "compact" ? "run /compact" : "use /tree";
-  const bridge = surface === "cli" ? "" : ` — or install the live bridge ("Pi: Install Live Bridge") so this runs inside pi`;
+  const bridge =
+    surface === "cli" ? "" : ` — or install the live bridge ("Pi: Install Live Bridge") so this runs inside pi`;
   return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi (or ${inPi} inside pi), wait until the session is idle, then try again${bridge}. Nothing was written.`;
 }
 

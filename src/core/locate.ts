@@ -45,7 +45,8 @@ export function sessionDirCandidates(options: {
   const add = (dir: string, origin: SessionDirCandidate["origin"], shared: boolean): void => {
     if (!out.some((c) => c.dir === dir)) out.push({ dir, origin, shared });
   };
-  for (const extra of options.extraDirs ?? []) add(path.resolve(options.cwd, expandHome(extra)), "extension-setting", true);
+  for (const extra of options.extraDirs ?? [])
+    add(path.resolve(options.cwd, expandHome(extra)), "extension-setting", true);
   const fromEnv = env.PI_CODING_AGENT_SESSION_DIR;
   if (fromEnv) add(path.resolve(options.cwd, expandHome(fromEnv)), "env", true);
   if (options.sessionDirSetting) add(path.resolve(options.cwd, expandHome(options.sessionDirSetting)), "setting", true);
@@ -54,7 +55,11 @@ export function sessionDirCandidates(options: {
 }
 
 /** True when a session's header `cwd` names the workspace folder (or, with `orInside`, a folder inside it). */
-export function cwdMatches(headerCwd: string | undefined, folder: string, options: { platform?: NodeJS.Platform; orInside?: boolean } = {}): boolean {
+export function cwdMatches(
+  headerCwd: string | undefined,
+  folder: string,
+  options: { platform?: NodeJS.Platform; orInside?: boolean } = {},
+): boolean {
   if (!headerCwd) return false;
   const platform = options.platform ?? process.platform;
   const a = comparablePath(headerCwd, platform);
@@ -243,7 +248,11 @@ function firstLineOf(text: string): string | undefined {
  * is the folder (or inside it, with `orInside`), newest first by modification time.
  * Reads at most 128 kB per file.
  */
-export function listSessions(candidates: readonly SessionDirCandidate[], folder: string, options: { platform?: NodeJS.Platform; orInside?: boolean; sessionsRoot?: string } = {}): SessionSummary[] {
+export function listSessions(
+  candidates: readonly SessionDirCandidate[],
+  folder: string,
+  options: { platform?: NodeJS.Platform; orInside?: boolean; sessionsRoot?: string } = {},
+): SessionSummary[] {
   const seen = new Set<string>();
   const out: SessionSummary[] = [];
   const dirs = candidates.map((c) => c.dir);

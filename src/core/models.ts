@@ -78,7 +78,9 @@ const MODEL_FIELDS: Record<string, [Check, string]> = {
   cost: [isObject, "Expected object"],
   compat: [isObject, "Expected object"],
 };
-const OVERRIDE_FIELDS: Record<string, [Check, string]> = Object.fromEntries(Object.entries(MODEL_FIELDS).filter(([k]) => k !== "api" && k !== "baseUrl"));
+const OVERRIDE_FIELDS: Record<string, [Check, string]> = Object.fromEntries(
+  Object.entries(MODEL_FIELDS).filter(([k]) => k !== "api" && k !== "baseUrl"),
+);
 const PROVIDER_FIELDS: Record<string, [Check, string]> = {
   name: [isString1, "Expected string (minLength 1)"],
   baseUrl: [isString1, "Expected string (minLength 1)"],
@@ -107,7 +109,8 @@ export function readModelsConfig(agentDir: string): ModelsConfig {
   try {
     content = fs.readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") config.error = `Failed to load models.json: ${(error as Error).message}\n\nFile: ${file}`;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      config.error = `Failed to load models.json: ${(error as Error).message}\n\nFile: ${file}`;
     return config;
   }
   let parsed: unknown;
@@ -182,7 +185,8 @@ export function readModelsStore(agentDir: string): ModelsStore {
   try {
     content = fs.readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") store.error = `Failed to read ${file}: ${(error as Error).message}`;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      store.error = `Failed to read ${file}: ${(error as Error).message}`;
     return store;
   }
   try {
@@ -205,7 +209,14 @@ export function readModelsStore(agentDir: string): ModelsStore {
 export function catalogModel(provider: string, modelId: string): ModelInfo | undefined {
   const m = catalog[`${provider}/${modelId}`];
   if (!m) return undefined;
-  return { provider, id: modelId, name: m.name ?? modelId, contextWindow: m.contextWindow, maxTokens: m.maxTokens, reasoning: Boolean(m.reasoning) };
+  return {
+    provider,
+    id: modelId,
+    name: m.name ?? modelId,
+    contextWindow: m.contextWindow,
+    maxTokens: m.maxTokens,
+    reasoning: Boolean(m.reasoning),
+  };
 }
 
 let builtinProviders: Set<string> | undefined;
@@ -247,7 +258,9 @@ export function resolveContextWindow(
   // Only pi-ai's built-in providers consult the cached catalog (`withRemoteCatalog` wraps them).
   const stored = providerHasBuiltins(provider) ? store.providers.get(provider) : undefined;
   if (stored && stored.lastModified !== undefined && stored.lastModified > BUILTIN_CATALOG_GENERATED_AT) {
-    const m = stored.models.find((x) => x.id === modelId && x.provider === provider && (x.type === undefined || x.type === "chat"));
+    const m = stored.models.find(
+      (x) => x.id === modelId && x.provider === provider && (x.type === undefined || x.type === "chat"),
+    );
     if (m) {
       model = toModelInfo(provider, modelId, m, model);
       source = "models-store";
@@ -291,7 +304,12 @@ export function resolveContextWindow(
       }
     }
   }
-  if (!model) return { value: undefined, source: "unknown", detail: `${provider}/${modelId} is not in pi's catalog, models-store.json or models.json` };
+  if (!model)
+    return {
+      value: undefined,
+      source: "unknown",
+      detail: `${provider}/${modelId} is not in pi's catalog, models-store.json or models.json`,
+    };
   return { value: model.contextWindow, source, detail, ...(file ? { file } : {}), where, model };
 }
 
@@ -314,7 +332,17 @@ function toModelInfo(provider: string, modelId: string, m: Obj, fallback: ModelI
 function composes(providerId: string, p: ProviderConfig): boolean {
   const raw = p.raw;
   const hasOverrides = Object.keys(p.modelOverrides).length > 0;
-  if (!p.models.length && !raw.baseUrl && !raw.headers && !raw.compat && !hasOverrides && !raw.apiKey && !raw.oauth && raw.authHeader === undefined) return false;
+  if (
+    !p.models.length &&
+    !raw.baseUrl &&
+    !raw.headers &&
+    !raw.compat &&
+    !hasOverrides &&
+    !raw.apiKey &&
+    !raw.oauth &&
+    raw.authHeader === undefined
+  )
+    return false;
   const builtin = providerHasBuiltins(providerId);
   for (const m of p.models) {
     if (!(m.api ?? raw.api) && !builtin) return false;

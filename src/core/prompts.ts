@@ -149,7 +149,8 @@ ${FORMAT_RULES}`;
  * pi's branch-summary preamble, put before the model's answer (pi's literal text: the summary is
  * session data read by pi's users and models, so it matches what pi writes).
  */
-export const BRANCH_SUMMARY_PREAMBLE = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n";
+export const BRANCH_SUMMARY_PREAMBLE =
+  "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n";
 
 /** pi's separator between the history summary and the turn-prefix summary of a split turn. */
 export const SPLIT_TURN_SEPARATOR = "\n\n---\n\n**Turn Context (split turn):**\n\n";
@@ -181,7 +182,10 @@ export interface HistoryPromptInput {
 export function buildHistoryRequest(input: HistoryPromptInput): SummaryRequest {
   let prompt = `<conversation>\n${input.conversation}\n</conversation>\n\n`;
   if (input.previousSummary) prompt += `<previous-summary>\n${input.previousSummary}\n</previous-summary>\n\n`;
-  prompt += withFocus(input.previousSummary ? COMPACTION_UPDATE_INSTRUCTIONS : COMPACTION_INSTRUCTIONS, input.customInstructions);
+  prompt += withFocus(
+    input.previousSummary ? COMPACTION_UPDATE_INSTRUCTIONS : COMPACTION_INSTRUCTIONS,
+    input.customInstructions,
+  );
   return { systemPrompt: SUMMARY_SYSTEM_PROMPT, prompt, maxOutputTokens: input.maxOutputTokens };
 }
 
@@ -189,8 +193,15 @@ export function buildHistoryRequest(input: HistoryPromptInput): SummaryRequest {
  * The split-turn prefix request, laid out like pi's `generateTurnPrefixSummary`:
  * `# Conversation\n…\n\n# Instructions\n…` [+ `\n\nAdditional focus: …`].
  */
-export function buildTurnPrefixRequest(input: { conversation: string; customInstructions?: string; maxOutputTokens: number }): SummaryRequest {
-  const prompt = withFocus(`# Conversation\n${input.conversation}\n\n# Instructions\n${TURN_PREFIX_INSTRUCTIONS}`, input.customInstructions);
+export function buildTurnPrefixRequest(input: {
+  conversation: string;
+  customInstructions?: string;
+  maxOutputTokens: number;
+}): SummaryRequest {
+  const prompt = withFocus(
+    `# Conversation\n${input.conversation}\n\n# Instructions\n${TURN_PREFIX_INSTRUCTIONS}`,
+    input.customInstructions,
+  );
   return { systemPrompt: SUMMARY_SYSTEM_PROMPT, prompt, maxOutputTokens: input.maxOutputTokens };
 }
 
@@ -199,10 +210,19 @@ export function buildTurnPrefixRequest(input: { conversation: string; customInst
  * `<conversation>\n…\n</conversation>\n\n` + instructions [+ `\n\nAdditional focus: …`]; with
  * `replaceInstructions` the custom instructions replace ours entirely (pi's option of that name).
  */
-export function buildBranchSummaryRequest(input: { conversation: string; customInstructions?: string; replaceInstructions?: boolean; maxOutputTokens: number }): SummaryRequest {
+export function buildBranchSummaryRequest(input: {
+  conversation: string;
+  customInstructions?: string;
+  replaceInstructions?: boolean;
+  maxOutputTokens: number;
+}): SummaryRequest {
   const custom = input.customInstructions?.trim();
   const instructions = input.replaceInstructions && custom ? custom : withFocus(BRANCH_SUMMARY_INSTRUCTIONS, custom);
-  return { systemPrompt: SUMMARY_SYSTEM_PROMPT, prompt: `<conversation>\n${input.conversation}\n</conversation>\n\n${instructions}`, maxOutputTokens: input.maxOutputTokens };
+  return {
+    systemPrompt: SUMMARY_SYSTEM_PROMPT,
+    prompt: `<conversation>\n${input.conversation}\n</conversation>\n\n${instructions}`,
+    maxOutputTokens: input.maxOutputTokens,
+  };
 }
 
 /** pi's merge of a split turn: history text + {@link SPLIT_TURN_SEPARATOR} + prefix summary. */

@@ -28,18 +28,45 @@ export function entryToContextMessages(entry: SessionEntry): AgentMessage[] {
   switch (entry.type) {
     case "message": {
       const message = e.message as Obj;
-      if (message.role === "system" && message.content == null) return [{ ...message, content: "" } as unknown as AgentMessage];
-      if ((message.role === "user" || message.role === "assistant" || message.role === "toolResult") && message.content == null) {
+      if (message.role === "system" && message.content == null)
+        return [{ ...message, content: "" } as unknown as AgentMessage];
+      if (
+        (message.role === "user" || message.role === "assistant" || message.role === "toolResult") &&
+        message.content == null
+      ) {
         return [{ ...message, content: [] } as unknown as AgentMessage];
       }
       return [message as unknown as AgentMessage];
     }
     case "custom_message":
-      return [{ role: "custom", customType: e.customType, content: e.content ?? [], display: e.display, details: e.details, timestamp: ms(e.timestamp) } as unknown as AgentMessage];
+      return [
+        {
+          role: "custom",
+          customType: e.customType,
+          content: e.content ?? [],
+          display: e.display,
+          details: e.details,
+          timestamp: ms(e.timestamp),
+        } as unknown as AgentMessage,
+      ];
     case "branch_summary":
-      return e.summary ? [{ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: ms(e.timestamp) } as unknown as AgentMessage] : [];
+      return e.summary
+        ? [
+            {
+              role: "branchSummary",
+              summary: e.summary,
+              fromId: e.fromId,
+              timestamp: ms(e.timestamp),
+            } as unknown as AgentMessage,
+          ]
+        : [];
     case "compaction": {
-      const summary = { role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore, timestamp: ms(e.timestamp) } as unknown as AgentMessage;
+      const summary = {
+        role: "compactionSummary",
+        summary: e.summary,
+        tokensBefore: e.tokensBefore,
+        timestamp: ms(e.timestamp),
+      } as unknown as AgentMessage;
       return e.systemMessage ? [e.systemMessage as AgentMessage, summary] : [summary];
     }
     default:
@@ -54,8 +81,17 @@ export function projectEntryMessages(entry: SessionEntry, edit: ContextEditEntry
   const replacement = edit.replacement;
   if (replacement === null) return [];
   return messages.map((message) => {
-    if (message.role !== "user" && message.role !== "assistant" && message.role !== "toolResult" && message.role !== "custom") return message;
-    const content = (message.role === "assistant" || message.role === "toolResult") && typeof replacement?.content === "string" ? [{ type: "text", text: replacement.content }] : replacement?.content;
+    if (
+      message.role !== "user" &&
+      message.role !== "assistant" &&
+      message.role !== "toolResult" &&
+      message.role !== "custom"
+    )
+      return message;
+    const content =
+      (message.role === "assistant" || message.role === "toolResult") && typeof replacement?.content === "string"
+        ? [{ type: "text", text: replacement.content }]
+        : replacement?.content;
     return { ...message, content } as AgentMessage;
   });
 }
@@ -83,37 +119,69 @@ export function branchMessages(reader: EntryReader, messages: readonly BranchMes
     const edit = m.edit ? (reader.readEntry(m.edit) as ContextEditEntry) : undefined;
     switch (m.record.type) {
       case "branch_summary":
-        out.push({ role: "branchSummary", summary: entry.summary, fromId: entry.fromId, timestamp: ms(entry.timestamp) } as unknown as AgentMessage);
+        out.push({
+          role: "branchSummary",
+          summary: entry.summary,
+          fromId: entry.fromId,
+          timestamp: ms(entry.timestamp),
+        } as unknown as AgentMessage);
         break;
       case "compaction":
-        out.push({ role: "compactionSummary", summary: entry.summary, tokensBefore: entry.tokensBefore, timestamp: ms(entry.timestamp) } as unknown as AgentMessage);
+        out.push({
+          role: "compactionSummary",
+          summary: entry.summary,
+          tokensBefore: entry.tokensBefore,
+          timestamp: ms(entry.timestamp),
+        } as unknown as AgentMessage);
         break;
       case "custom_message":
         if (edit) out.push(...projectEntryMessages(entry as unknown as SessionEntry, edit).slice(0, 1));
-        else out.push({ role: "custom", customType: entry.customType, content: entry.content, display: entry.display, details: entry.details, timestamp: ms(entry.timestamp) } as unknown as AgentMessage);
+        else
+          out.push({
+            role: "custom",
+            customType: entry.customType,
+            content: entry.content,
+            display: entry.display,
+            details: entry.details,
+            timestamp: ms(entry.timestamp),
+          } as unknown as AgentMessage);
         break;
       default:
-        out.push(...(edit ? projectEntryMessages(entry as unknown as SessionEntry, edit).slice(0, 1) : [entry.message as AgentMessage]));
+        out.push(
+          ...(edit
+            ? projectEntryMessages(entry as unknown as SessionEntry, edit).slice(0, 1)
+            : [entry.message as AgentMessage]),
+        );
     }
   }
   return out;
 }
 
 /** pi's summary wrappers (`COMPACTION_SUMMARY_PREFIX` etc. in `messages.js`). */
-export const COMPACTION_SUMMARY_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+export const COMPACTION_SUMMARY_PREFIX =
+  "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 export const COMPACTION_SUMMARY_SUFFIX = "\n</summary>";
-export const BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+export const BRANCH_SUMMARY_PREFIX =
+  "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 export const BRANCH_SUMMARY_SUFFIX = "</summary>";
 
 /** A message as the LLM receives it (roles system/user/assistant/toolResult only). */
 export type LlmMessage = Extract<AgentMessage, { role: "system" | "user" | "assistant" | "toolResult" }>;
 
 /** pi's `bashExecutionToText`. */
-export function bashExecutionToText(m: { command: string; output: string; exitCode?: number | null; cancelled?: boolean; truncated?: boolean; fullOutputPath?: string }): string {
+export function bashExecutionToText(m: {
+  command: string;
+  output: string;
+  exitCode?: number | null;
+  cancelled?: boolean;
+  truncated?: boolean;
+  fullOutputPath?: string;
+}): string {
   let text = `Ran \`${m.command}\`\n`;
   text += m.output ? `\`\`\`\n${m.output}\n\`\`\`` : "(no output)";
   if (m.cancelled) text += "\n\n(command cancelled)";
-  else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0) text += `\n\nCommand exited with code ${m.exitCode}`;
+  else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0)
+    text += `\n\nCommand exited with code ${m.exitCode}`;
   if (m.truncated && m.fullOutputPath) text += `\n\n[Output truncated. Full output: ${m.fullOutputPath}]`;
   return text;
 }
@@ -128,13 +196,25 @@ export function convertToLlm(messages: readonly AgentMessage[]): LlmMessage[] {
         out.push({ role: "user", content: [{ type: "text", text: bashExecutionToText(m) }], timestamp: m.timestamp });
         break;
       case "custom":
-        out.push({ role: "user", content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content, timestamp: m.timestamp });
+        out.push({
+          role: "user",
+          content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content,
+          timestamp: m.timestamp,
+        });
         break;
       case "branchSummary":
-        out.push({ role: "user", content: [{ type: "text", text: BRANCH_SUMMARY_PREFIX + m.summary + BRANCH_SUMMARY_SUFFIX }], timestamp: m.timestamp });
+        out.push({
+          role: "user",
+          content: [{ type: "text", text: BRANCH_SUMMARY_PREFIX + m.summary + BRANCH_SUMMARY_SUFFIX }],
+          timestamp: m.timestamp,
+        });
         break;
       case "compactionSummary":
-        out.push({ role: "user", content: [{ type: "text", text: COMPACTION_SUMMARY_PREFIX + m.summary + COMPACTION_SUMMARY_SUFFIX }], timestamp: m.timestamp });
+        out.push({
+          role: "user",
+          content: [{ type: "text", text: COMPACTION_SUMMARY_PREFIX + m.summary + COMPACTION_SUMMARY_SUFFIX }],
+          timestamp: m.timestamp,
+        });
         break;
       case "system":
       case "user":
@@ -167,7 +247,9 @@ export function sliceHead(text: string, maxUnits: number): string {
   const end = Math.max(0, maxUnits);
   const high = text.charCodeAt(end - 1);
   const low = text.charCodeAt(end);
-  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? text.slice(0, end - 1) : text.slice(0, end);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff
+    ? text.slice(0, end - 1)
+    : text.slice(0, end);
 }
 
 function truncateForSummary(text: string, maxChars: number): string {

@@ -18,7 +18,13 @@ import * as fs from "node:fs";
 import { buildRecord, type EntryRecord, type LazyChars } from "./entries";
 import { messageChars, type CharBreakdown } from "./estimate";
 import { JsonScanError, scanJson, type ScannedValue } from "./jsonscan";
-import { CURRENT_SESSION_VERSION, type Diagnostic, KNOWN_ENTRY_TYPES, type SessionEntry, type SessionHeader } from "./types";
+import {
+  CURRENT_SESSION_VERSION,
+  type Diagnostic,
+  KNOWN_ENTRY_TYPES,
+  type SessionEntry,
+  type SessionHeader,
+} from "./types";
 
 /** Lines at least this long (bytes) are read with {@link scanJson} instead of `JSON.parse`. */
 let SCAN_LINE_BYTES = 8 * 1024;
@@ -224,7 +230,8 @@ export class SessionFile {
         (this.identity !== undefined && (stat.dev !== this.identity.dev || stat.ino !== this.identity.ino)) ||
         !this.probesMatch(fd);
       if (!rewritten) {
-        if (stat.size === this.size && stat.mtimeMs === this.mtimeMs) return { changed: false, reopened: false, added: [] };
+        if (stat.size === this.size && stat.mtimeMs === this.mtimeMs)
+          return { changed: false, reopened: false, added: [] };
         hadProvisional = this.provisional?.record !== undefined;
         this.undoProvisional();
         if (stat.size - this.committedBytes <= SYNC_REFRESH_BYTES) {
@@ -244,7 +251,11 @@ export class SessionFile {
           this.mtimeMs = stat.mtimeMs;
           this.captureProbesSync(fd);
           const added = this.records.slice(start);
-          return { changed: added.length > 0 || hadProvisional || this.records.length !== before, reopened: false, added };
+          return {
+            changed: added.length > 0 || hadProvisional || this.records.length !== before,
+            reopened: false,
+            added,
+          };
         }
       } else {
         this.reset();
@@ -468,10 +479,9 @@ export class SessionFile {
    * read): re-read the line, decode lengths exactly, and count like pi's `estimateTokens`.
    * An escape that JSON.parse would reject is reported (pi skips such a line) and counted leniently.
    */
-  private readonly lazyChars: LazyChars = Object.assign(
-    (record: EntryRecord) => this.measureLine(record),
-    { message: (record: EntryRecord) => this.lineMessage(record) },
-  );
+  private readonly lazyChars: LazyChars = Object.assign((record: EntryRecord) => this.measureLine(record), {
+    message: (record: EntryRecord) => this.lineMessage(record),
+  });
 
   /** The message of an entry's line (custom messages as `{role: "custom", content}`), re-read from disk. */
   private lineMessage(record: EntryRecord): unknown {
@@ -501,7 +511,7 @@ export class SessionFile {
       const approx = Math.ceil(record.byteLength);
       return { text: approx, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
     }
-  };
+  }
 
   /** For duplicate ids: the record a later record replaced in {@link byId}. */
   private readonly shadowedById = new Map<EntryRecord, EntryRecord>();
@@ -513,7 +523,13 @@ export class SessionFile {
     if (isBlank(buf, start, end)) return;
     if (this.invalid) return;
     if (byteLength > MAX_LINE_BYTES) {
-      this.diagnostics.push({ severity: "error", code: "line-too-long", message: `line ${line} is ${byteLength} bytes; skipped`, line, offset });
+      this.diagnostics.push({
+        severity: "error",
+        code: "line-too-long",
+        message: `line ${line} is ${byteLength} bytes; skipped`,
+        line,
+        offset,
+      });
       return;
     }
     let value: unknown;
@@ -547,7 +563,13 @@ export class SessionFile {
     }
     // pi skips lines whose JSON is falsy (`null`, `0`, `false`, `""`).
     if (!value) {
-      this.diagnostics.push({ severity: "warning", code: "not-an-entry", message: `line ${line} is not an entry (${JSON.stringify(value)})`, line, offset });
+      this.diagnostics.push({
+        severity: "warning",
+        code: "not-an-entry",
+        message: `line ${line} is not an entry (${JSON.stringify(value)})`,
+        line,
+        offset,
+      });
       return;
     }
     const parsedIndex = this.parsedCount++;
@@ -579,7 +601,13 @@ export class SessionFile {
     }
     if (typeof value === "object" && (value as { type?: unknown }).type === "session") {
       if (this.fileVersion < 2) this.v1IdsByParsedIndex[parsedIndex] = undefined;
-      this.diagnostics.push({ severity: "info", code: "extra-header", message: `line ${line} is a second session header; ignored (as pi does)`, line, offset });
+      this.diagnostics.push({
+        severity: "info",
+        code: "extra-header",
+        message: `line ${line} is a second session header; ignored (as pi does)`,
+        line,
+        offset,
+      });
       return;
     }
     if (typeof value === "object" && !Array.isArray(value)) {
@@ -593,9 +621,19 @@ export class SessionFile {
       }
       if (this.fileVersion < 3) migrateMessageRole(obj);
     }
-    const record = buildRecord(value as ScannedValue, { index: this.records.length, line, offset, byteLength }, scanned ? this.lazyChars : undefined);
+    const record = buildRecord(
+      value as ScannedValue,
+      { index: this.records.length, line, offset, byteLength },
+      scanned ? this.lazyChars : undefined,
+    );
     if ("code" in record && !("id" in record)) {
-      this.diagnostics.push({ severity: "warning", code: record.code, message: `line ${line}: ${record.message}; skipped`, line, offset });
+      this.diagnostics.push({
+        severity: "warning",
+        code: record.code,
+        message: `line ${line}: ${record.message}; skipped`,
+        line,
+        offset,
+      });
       return;
     }
     const entry = record as EntryRecord;
@@ -696,7 +734,8 @@ class LineSplitter {
 /** pi's v2 → v3 migration: message role `hookMessage` became `custom`. */
 function migrateMessageRole(value: Record<string, unknown>): void {
   const message = value.message as { role?: unknown } | undefined;
-  if (value.type === "message" && message && typeof message === "object" && message.role === "hookMessage") message.role = "custom";
+  if (value.type === "message" && message && typeof message === "object" && message.role === "hookMessage")
+    message.role = "custom";
 }
 
 /** Deterministic ids for migrated v1 entries (pi draws random ones; ours stay stable across reloads). */
@@ -705,7 +744,12 @@ function syntheticId(parsedIndex: number): string {
 }
 
 function isHeader(value: unknown): boolean {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "session" && typeof (value as { id?: unknown }).id === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { type?: unknown }).type === "session" &&
+    typeof (value as { id?: unknown }).id === "string"
+  );
 }
 
 function toHeader(value: unknown): SessionHeader {

@@ -48,7 +48,8 @@ export interface ProjectTrust {
   /** Whether project settings are applied. */
   trusted: boolean;
   /** How that was decided. */
-  reason: "no-project-settings" | "no-project-resources" | "trust-file" | "default-project-trust" | "undecided" | "forced";
+  reason:
+    "no-project-settings" | "no-project-resources" | "trust-file" | "default-project-trust" | "undecided" | "forced";
   /** The trust.json entry that decided, if any. */
   trustPath?: string;
 }
@@ -136,14 +137,24 @@ export function readSettingsFile(file: string): LoadedFile {
   if (!content) return { settings: {}, exists: true };
   try {
     const parsed: unknown = JSON.parse(stripBom(content));
-    if (!isMergeable(parsed)) return { settings: {}, exists: true, error: `Invalid settings in ${file}: expected a JSON object` };
+    if (!isMergeable(parsed))
+      return { settings: {}, exists: true, error: `Invalid settings in ${file}: expected a JSON object` };
     return { settings: parsed, exists: true };
   } catch (error) {
     return { settings: {}, exists: true, error: `Failed to parse ${file}: ${(error as Error).message}` };
   }
 }
 
-const TRUST_REQUIRING = ["settings.json", "mcp.json", "extensions", "skills", "prompts", "themes", "SYSTEM.md", "APPEND_SYSTEM.md"];
+const TRUST_REQUIRING = [
+  "settings.json",
+  "mcp.json",
+  "extensions",
+  "skills",
+  "prompts",
+  "themes",
+  "SYSTEM.md",
+  "APPEND_SYSTEM.md",
+];
 
 function canonical(p: string): string {
   try {
@@ -177,7 +188,10 @@ export function hasTrustRequiringProjectResources(cwd: string, home = os.homedir
  * The nearest `trust.json` decision for `cwd` (pi's `findNearestTrustEntry`).
  * @returns the decision, null when none, or an error message for a broken trust file.
  */
-export function readTrustDecision(agentDir: string, cwd: string): { decision: boolean; path: string } | null | { error: string } {
+export function readTrustDecision(
+  agentDir: string,
+  cwd: string,
+): { decision: boolean; path: string } | null | { error: string } {
   const file = path.join(agentDir, "trust.json");
   let data: Obj;
   try {
@@ -258,7 +272,12 @@ export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettin
     const key = `compaction.${field}`;
     if (ordinary !== undefined && !isNonNegativeSafeInteger(ordinary)) {
       const error = `Invalid compaction.${field} setting: ${String(ordinary)}. Expected a non-negative safe integer.`;
-      problems.push({ scope: ordinaryScope.source === "project" ? "project" : "global", file: ordinaryScope.file ?? globalFile, key, message: error });
+      problems.push({
+        scope: ordinaryScope.source === "project" ? "project" : "global",
+        file: ordinaryScope.file ?? globalFile,
+        key,
+        message: error,
+      });
       return { value: undefined, key, error, ...ordinaryScope };
     }
     const modelKey = options.modelKey;
@@ -271,7 +290,12 @@ export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettin
     });
     if (entry !== undefined && !isMergeable(entry)) {
       const error = `Invalid compaction.modelOverrides["${modelKey}"] setting: ${String(entry)}. Expected an object.`;
-      problems.push({ scope: overrideScope.source === "project" ? "project" : "global", file: overrideScope.file ?? globalFile, key: overrideKey, message: error });
+      problems.push({
+        scope: overrideScope.source === "project" ? "project" : "global",
+        file: overrideScope.file ?? globalFile,
+        key: overrideKey,
+        message: error,
+      });
       return { value: undefined, key: overrideKey, error, ...overrideScope };
     }
     const override = isMergeable(entry) ? entry[field] : undefined;
@@ -282,7 +306,12 @@ export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettin
         const e = modelKey !== undefined && o && typeof o === "object" ? (o as Obj)[modelKey] : undefined;
         return isMergeable(e) ? e[field] : undefined;
       });
-      problems.push({ scope: fieldScope.source === "project" ? "project" : "global", file: fieldScope.file ?? globalFile, key: `${overrideKey}.${field}`, message: error });
+      problems.push({
+        scope: fieldScope.source === "project" ? "project" : "global",
+        file: fieldScope.file ?? globalFile,
+        key: `${overrideKey}.${field}`,
+        message: error,
+      });
       return { value: undefined, key: `${overrideKey}.${field}`, error, ...fieldScope };
     }
     if (override !== undefined) {
@@ -291,7 +320,12 @@ export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettin
         const e = modelKey !== undefined && o && typeof o === "object" ? (o as Obj)[modelKey] : undefined;
         return isMergeable(e) ? e[field] : undefined;
       });
-      return { value: override as number, source: "override", key: `${overrideKey}.${field}`, ...(fieldScope.file ? { file: fieldScope.file } : {}) };
+      return {
+        value: override as number,
+        source: "override",
+        key: `${overrideKey}.${field}`,
+        ...(fieldScope.file ? { file: fieldScope.file } : {}),
+      };
     }
     if (ordinary !== undefined) return { value: ordinary as number, key, ...ordinaryScope };
     return { value: fallback, source: "default", key };
@@ -334,7 +368,14 @@ function isNonNegativeSafeInteger(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
 
-function decideTrust(agentDir: string, cwd: string | undefined, mode: ProjectSettingsMode, globalSettings: Obj, problems: SettingsProblem[], home?: string): ProjectTrust {
+function decideTrust(
+  agentDir: string,
+  cwd: string | undefined,
+  mode: ProjectSettingsMode,
+  globalSettings: Obj,
+  problems: SettingsProblem[],
+  home?: string,
+): ProjectTrust {
   if (mode === "always") return { trusted: true, reason: "forced" };
   if (mode === "never" || !cwd) return { trusted: false, reason: "forced" };
   // Without a project settings file trust does not change any value we resolve.
@@ -353,7 +394,11 @@ function decideTrust(agentDir: string, cwd: string | undefined, mode: ProjectSet
 }
 
 /** The compaction settings as plain numbers for the algorithms (invalid values fall back to pi's defaults). */
-export function compactionSettingsOf(resolved: ResolvedSettings): { enabled: boolean; reserveTokens: number; keepRecentTokens: number } {
+export function compactionSettingsOf(resolved: ResolvedSettings): {
+  enabled: boolean;
+  reserveTokens: number;
+  keepRecentTokens: number;
+} {
   return {
     enabled: resolved.compaction.enabled.value ?? true,
     reserveTokens: resolved.compaction.reserveTokens.value ?? DEFAULT_RESERVE_TOKENS,

@@ -70,14 +70,7 @@ export interface Summarizer {
 
 /** Kinds of summariser failure; each leaves the session untouched. */
 export type SummarizerErrorKind =
-  | "cancelled"
-  | "empty"
-  | "length"
-  | "tool-call"
-  | "network"
-  | "http"
-  | "config"
-  | "too-large";
+  "cancelled" | "empty" | "length" | "tool-call" | "network" | "http" | "config" | "too-large";
 
 /** A summariser failure with a user-facing message (never contains the API key). */
 export class SummarizerError extends Error {
@@ -111,14 +104,27 @@ export function cancelledError(): SummarizerError {
  */
 export function checkSummaryResult(result: SummaryResult, label: string): void {
   if (result.stopReason === "length") {
-    throw new SummarizerError("length", `${label} failed: generation hit the token cap and the summary is incomplete. Raise the summarizer's output limit (maxOutputTokens) or use a model with a larger window.`);
+    throw new SummarizerError(
+      "length",
+      `${label} failed: generation hit the token cap and the summary is incomplete. Raise the summarizer's output limit (maxOutputTokens) or use a model with a larger window.`,
+    );
   }
-  if (result.stopReason === "toolUse") throw new SummarizerError("tool-call", `${label} failed: the model tried to call a tool instead of answering with a summary.`);
-  if (result.text.trim() === "") throw new SummarizerError("empty", `${label} failed: the model returned an empty answer.`);
+  if (result.stopReason === "toolUse")
+    throw new SummarizerError(
+      "tool-call",
+      `${label} failed: the model tried to call a tool instead of answering with a summary.`,
+    );
+  if (result.text.trim() === "")
+    throw new SummarizerError("empty", `${label} failed: the model returned an empty answer.`);
 }
 
 /** Run a request and apply {@link checkSummaryResult}. */
-export async function completeSummary(summarizer: Summarizer, request: SummaryRequest, label: string, options?: SummarizeOptions): Promise<SummaryResult> {
+export async function completeSummary(
+  summarizer: Summarizer,
+  request: SummaryRequest,
+  label: string,
+  options?: SummarizeOptions,
+): Promise<SummaryResult> {
   if (options?.signal?.aborted) throw cancelledError();
   const result = await summarizer.summarize(request, options);
   if (options?.signal?.aborted) throw cancelledError();
@@ -128,7 +134,14 @@ export async function completeSummary(summarizer: Summarizer, request: SummaryRe
 
 /** A zero `Usage` (pi's shape, cost included). */
 export function emptyUsage(): Usage {
-  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
 }
 
 /**
@@ -143,8 +156,12 @@ export function combineUsage(first: Usage, second: Usage): Usage {
     output: first.output + second.output,
     cacheRead: first.cacheRead + second.cacheRead,
     cacheWrite: first.cacheWrite + second.cacheWrite,
-    ...(first.cacheWrite1h !== undefined || second.cacheWrite1h !== undefined ? { cacheWrite1h: (first.cacheWrite1h ?? 0) + (second.cacheWrite1h ?? 0) } : {}),
-    ...(first.reasoning !== undefined || second.reasoning !== undefined ? { reasoning: (first.reasoning ?? 0) + (second.reasoning ?? 0) } : {}),
+    ...(first.cacheWrite1h !== undefined || second.cacheWrite1h !== undefined
+      ? { cacheWrite1h: (first.cacheWrite1h ?? 0) + (second.cacheWrite1h ?? 0) }
+      : {}),
+    ...(first.reasoning !== undefined || second.reasoning !== undefined
+      ? { reasoning: (first.reasoning ?? 0) + (second.reasoning ?? 0) }
+      : {}),
     totalTokens: first.totalTokens + second.totalTokens,
     cost: {
       input: fc.input + sc.input,

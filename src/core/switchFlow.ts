@@ -33,7 +33,18 @@
  */
 
 import { analyzeLoaded, type Analysis } from "./analyze";
-import { branchSummaryBudget, DEFAULT_BRANCH_SUMMARY_RESERVE, buildBranchSummaryEntry, buildLabelEntry, buildLeafMarkerEntry, collectEntriesForBranchSummary, navigationTarget, prepareBranchEntries, type BranchCollection, type BranchPreparation } from "./branch";
+import {
+  branchSummaryBudget,
+  DEFAULT_BRANCH_SUMMARY_RESERVE,
+  buildBranchSummaryEntry,
+  buildLabelEntry,
+  buildLeafMarkerEntry,
+  collectEntriesForBranchSummary,
+  navigationTarget,
+  prepareBranchEntries,
+  type BranchCollection,
+  type BranchPreparation,
+} from "./branch";
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "./entries";
 import { formatFileOperations } from "./files";
 import { fitRequest, type FittedRequest } from "./fit";
@@ -42,11 +53,24 @@ import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, serializeConversation } from "./serialize";
 import { SessionFile } from "./session";
 import type { ProjectSettingsMode } from "./settings";
-import { completeSummary, SummarizerError, type SummarizeOptions, type Summarizer, type SummaryRequest } from "./summarizer";
+import {
+  completeSummary,
+  SummarizerError,
+  type SummarizeOptions,
+  type Summarizer,
+  type SummaryRequest,
+} from "./summarizer";
 import { getPath } from "./tree";
 import { entryEditorText } from "./treeModel";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "./types";
-import { appendEntries, expectationHolds, expectationOf, newEntryId, SessionChangedError, type AppendExpectation } from "./write";
+import {
+  appendEntries,
+  expectationHolds,
+  expectationOf,
+  newEntryId,
+  SessionChangedError,
+  type AppendExpectation,
+} from "./write";
 
 /** pi's summary text when the abandoned stretch holds no message (`generateBranchSummary`). */
 export const NO_CONTENT_SUMMARY = "No content to summarize";
@@ -147,7 +171,9 @@ export function planSwitchOn(session: SessionFile, targetId: string, options: Sw
   // pi's navigateTree moves to the parent of a user/custom message with `branch(parentId)`, which
   // throws when that parent is not in the file; refuse the same way instead of writing an orphan.
   if (newLeafId !== null && !session.byId.has(newLeafId)) {
-    throw new Error(`Entry ${newLeafId} not found: the parent of "${target.preview ?? target.id}" is not in the session file, so pi cannot move there. Nothing was written.`);
+    throw new Error(
+      `Entry ${newLeafId} not found: the parent of "${target.preview ?? target.id}" is not in the session file, so pi cannot move there. Nothing was written.`,
+    );
   }
   const collection = collectEntriesForBranchSummary(session, oldLeafId, target.id);
   const contextWindow = analysis.window.value ?? undefined;
@@ -200,7 +226,11 @@ function resolveMarker(session: SessionFile, r: EntryRecord): EntryRecord {
 }
 
 function liveCheck(file: string, session: SessionFile, options: SwitchPlanOptions): LiveCheck {
-  return checkLiveSession(file, { guardSeconds: options.guardSeconds, ...(session.cwd ? { sessionCwd: session.cwd } : {}), ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}) });
+  return checkLiveSession(file, {
+    guardSeconds: options.guardSeconds,
+    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
+    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
+  });
 }
 
 /** True when a summary will be written for this choice (pi: only when there are entries to summarise). */
@@ -220,11 +250,19 @@ export function plannedWrites(plan: SwitchPlan, choice: SwitchChoice): PlannedWr
 }
 
 /** The summary request for a choice, or undefined when pi would not call the model (no messages). */
-export function branchSummaryRequestOf(plan: SwitchPlan, choice: SwitchChoice, maxOutputTokens: number): SummaryRequest | undefined {
+export function branchSummaryRequestOf(
+  plan: SwitchPlan,
+  choice: SwitchChoice,
+  maxOutputTokens: number,
+): SummaryRequest | undefined {
   if (!willSummarize(plan, choice) || plan.preparation.messages.length === 0) return undefined;
   const conversation = serializeConversation(convertToLlm(branchMessages(plan.session, plan.preparation.messages)));
   const custom = choice.customInstructions?.trim();
-  return buildBranchSummaryRequest({ conversation, ...(custom ? { customInstructions: custom } : {}), maxOutputTokens });
+  return buildBranchSummaryRequest({
+    conversation,
+    ...(custom ? { customInstructions: custom } : {}),
+    maxOutputTokens,
+  });
 }
 
 /** A finished branch summary, not yet written. */
@@ -246,7 +284,12 @@ export interface BranchSummaryDraft {
  * acceptance rules, and build preamble + answer + file-list blocks.
  * @throws {SummarizerError} cancel, too large, network/HTTP failure, empty answer, `length` stop, tool call.
  */
-export async function summarizeSwitch(plan: SwitchPlan, choice: SwitchChoice, summarizer: Summarizer, options: SummarizeOptions = {}): Promise<BranchSummaryDraft> {
+export async function summarizeSwitch(
+  plan: SwitchPlan,
+  choice: SwitchChoice,
+  summarizer: Summarizer,
+  options: SummarizeOptions = {},
+): Promise<BranchSummaryDraft> {
   const request = branchSummaryRequestOf(plan, choice, summarizer.maxOutputTokens);
   if (!request) return { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
   const fitted = await fitRequest(summarizer, request, "branch summary", options.signal);
@@ -267,7 +310,12 @@ export async function summarizeSwitch(plan: SwitchPlan, choice: SwitchChoice, su
  * The entries a switch appends (see the file comment), with fresh ids and one timestamp.
  * @throws Error when a summary is planned but no draft is given.
  */
-export function buildSwitchEntries(plan: SwitchPlan, choice: SwitchChoice, draft: BranchSummaryDraft | undefined, now: Date = new Date()): (BranchSummaryEntry | LabelEntry | CustomEntry)[] {
+export function buildSwitchEntries(
+  plan: SwitchPlan,
+  choice: SwitchChoice,
+  draft: BranchSummaryDraft | undefined,
+  now: Date = new Date(),
+): (BranchSummaryEntry | LabelEntry | CustomEntry)[] {
   const writes = plannedWrites(plan, choice);
   const timestamp = now.toISOString();
   const reserved = new Set<string>();
@@ -296,7 +344,15 @@ export function buildSwitchEntries(plan: SwitchPlan, choice: SwitchChoice, draft
   } else if (writes[0] === "label") {
     out.push(buildLabelEntry({ id: id(), parentId: plan.newLeafId, timestamp, targetId: plan.target.id, label }));
   } else if (writes[0] === "leaf-marker") {
-    out.push(buildLeafMarkerEntry({ id: id(), parentId: plan.newLeafId, timestamp, targetId: plan.target.id, fromId: plan.oldLeafId }));
+    out.push(
+      buildLeafMarkerEntry({
+        id: id(),
+        parentId: plan.newLeafId,
+        timestamp,
+        targetId: plan.target.id,
+        fromId: plan.oldLeafId,
+      }),
+    );
   }
   return out;
 }
@@ -322,7 +378,12 @@ export interface SwitchResult {
  * @throws {LiveSessionError} when the session looks live now.
  * @throws {SessionChangedError} when the file changed since the plan (nothing written).
  */
-export function commitSwitch(plan: SwitchPlan, choice: SwitchChoice, draft?: BranchSummaryDraft, now: () => Date = () => new Date()): SwitchResult {
+export function commitSwitch(
+  plan: SwitchPlan,
+  choice: SwitchChoice,
+  draft?: BranchSummaryDraft,
+  now: () => Date = () => new Date(),
+): SwitchResult {
   const entries = buildSwitchEntries(plan, choice, draft, now());
   const result: SwitchResult = {
     file: plan.file,
@@ -335,7 +396,8 @@ export function commitSwitch(plan: SwitchPlan, choice: SwitchChoice, draft?: Bra
   if (plan.editorText !== undefined) result.editorText = plan.editorText;
   if (entries.length === 0) return result;
   const live = liveCheck(plan.file, plan.session, plan.options);
-  if (live.live) throw new LiveSessionError(describeLive(live, "switch branches in", plan.options.surface), live.reasons);
+  if (live.live)
+    throw new LiveSessionError(describeLive(live, "switch branches in", plan.options.surface), live.reasons);
   result.bytesAfter = appendEntries(plan.expectation, entries);
   result.fileLeafId = entries[entries.length - 1]!.id;
   return result;
@@ -382,7 +444,14 @@ export const MAX_SWITCH_ATTEMPTS = 3;
  * @throws {LiveSessionError}, {@link UnsafeSessionWriteError}, {@link SummarizerError} (incl. cancel),
  *   `Entry X not found`, {@link SessionChangedError} after the last attempt.
  */
-export async function runSwitchFlow(file: string, targetId: string, choice: SwitchChoice, summarizer: Summarizer | (() => Promise<Summarizer>) | undefined, options: SwitchPlanOptions, callbacks: SwitchFlowCallbacks = {}): Promise<SwitchOutcome> {
+export async function runSwitchFlow(
+  file: string,
+  targetId: string,
+  choice: SwitchChoice,
+  summarizer: Summarizer | (() => Promise<Summarizer>) | undefined,
+  options: SwitchPlanOptions,
+  callbacks: SwitchFlowCallbacks = {},
+): Promise<SwitchOutcome> {
   let changed = false;
   let authRetries = 0;
   let current: Summarizer | undefined;
@@ -392,9 +461,11 @@ export async function runSwitchFlow(file: string, targetId: string, choice: Swit
     const decided = callbacks.decide ? await callbacks.decide(plan, changed) : choice;
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
-    if (writes.length > 0 && plan.live.live) throw new LiveSessionError(describeLive(plan.live, "switch branches in", options.surface), plan.live.reasons);
+    if (writes.length > 0 && plan.live.live)
+      throw new LiveSessionError(describeLive(plan.live, "switch branches in", options.surface), plan.live.reasons);
     if (!expectationHolds(plan.expectation)) {
-      if (attempt >= MAX_SWITCH_ATTEMPTS) throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
+      if (attempt >= MAX_SWITCH_ATTEMPTS)
+        throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
       changed = true;
       continue;
     }
@@ -403,13 +474,22 @@ export async function runSwitchFlow(file: string, targetId: string, choice: Swit
       let draft: BranchSummaryDraft | undefined;
       if (writes[0] === "branch_summary") {
         current ??= typeof summarizer === "function" ? await summarizer() : summarizer;
-        if (!current && plan.preparation.messages.length > 0) throw new Error("internal error: no summarizer for a branch summary");
+        if (!current && plan.preparation.messages.length > 0)
+          throw new Error("internal error: no summarizer for a branch summary");
         for (;;) {
           try {
-            draft = current ? await summarizeSwitch(plan, decided, current, inner) : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
+            draft = current
+              ? await summarizeSwitch(plan, decided, current, inner)
+              : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
             break;
           } catch (error) {
-            if (!current || !isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_SWITCH_AUTH_RETRIES) throw error;
+            if (
+              !current ||
+              !isUnauthorized(error) ||
+              !callbacks.onUnauthorized ||
+              authRetries >= MAX_SWITCH_AUTH_RETRIES
+            )
+              throw error;
             authRetries++;
             const next = await callbacks.onUnauthorized(error, current);
             if (!next) throw error;
@@ -420,7 +500,8 @@ export async function runSwitchFlow(file: string, targetId: string, choice: Swit
       try {
         return { draft, result: commitSwitch(plan, decided, draft) };
       } catch (error) {
-        if (error instanceof SessionChangedError && attempt < MAX_SWITCH_ATTEMPTS) return { draft, changedError: error };
+        if (error instanceof SessionChangedError && attempt < MAX_SWITCH_ATTEMPTS)
+          return { draft, changedError: error };
         throw error;
       }
     });
@@ -454,14 +535,30 @@ export interface LabelResult {
  * @throws Error `Entry X not found` (pi's message), {@link LiveSessionError}, {@link UnsafeSessionWriteError},
  *   {@link SessionChangedError} (file changed while reading; nothing written).
  */
-export async function appendLabelChange(file: string, targetId: string, label: string | undefined, options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">, now: () => Date = () => new Date()): Promise<LabelResult> {
+export async function appendLabelChange(
+  file: string,
+  targetId: string,
+  label: string | undefined,
+  options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">,
+  now: () => Date = () => new Date(),
+): Promise<LabelResult> {
   const session = await SessionFile.open(file);
   const expectation = expectationOf(session);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-  const live = checkLiveSession(file, { guardSeconds: options.guardSeconds, ...(session.cwd ? { sessionCwd: session.cwd } : {}), ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}) });
+  const live = checkLiveSession(file, {
+    guardSeconds: options.guardSeconds,
+    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
+    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
+  });
   if (live.live) throw new LiveSessionError(describeLive(live, "label entries in", options.surface), live.reasons);
   const text = label?.trim() || undefined;
-  const entry = buildLabelEntry({ id: newEntryId(session.byId), parentId: session.leafId, timestamp: now().toISOString(), targetId, label: text });
+  const entry = buildLabelEntry({
+    id: newEntryId(session.byId),
+    parentId: session.leafId,
+    timestamp: now().toISOString(),
+    targetId,
+    label: text,
+  });
   const bytesAfter = appendEntries(expectation, [entry]);
   return { file, entry, bytesBefore: expectation.size, bytesAfter };
 }

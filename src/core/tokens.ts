@@ -64,7 +64,10 @@ export function contribution(entry: ProjectedEntry, reader: BodyReader): EntryCo
   if (cached) return cached;
   const body = reader.readEntry(edit) as { replacement?: { content?: unknown } | null };
   const replacement = body.replacement?.content;
-  const content = (role === "assistant" || role === "toolResult") && typeof replacement === "string" ? [{ type: "text", text: replacement }] : replacement;
+  const content =
+    (role === "assistant" || role === "toolResult") && typeof replacement === "string"
+      ? [{ type: "text", text: replacement }]
+      : replacement;
   const message: Record<string, unknown> = { role, content };
   if (role === "toolResult" && record.fileOps) {
     // nestedCalls are not part of `content`: an edit keeps them.
@@ -93,7 +96,14 @@ export function entryMessageTokens(entry: ProjectedEntry, reader: BodyReader): n
 
 function hasValidUsage(entry: ProjectedEntry): boolean {
   const r = entry.record;
-  return entry.roles.length > 0 && r.type === "message" && r.role === "assistant" && r.stopReason !== "aborted" && r.stopReason !== "error" && r.usageTokens > 0;
+  return (
+    entry.roles.length > 0 &&
+    r.type === "message" &&
+    r.role === "assistant" &&
+    r.stopReason !== "aborted" &&
+    r.stopReason !== "error" &&
+    r.usageTokens > 0
+  );
 }
 
 /**
@@ -112,7 +122,13 @@ export function estimateContextTokens(projection: Projection, reader: BodyReader
   if (usageAt < 0) {
     let estimated = 0;
     for (const entry of entries) estimated += entryMessageTokens(entry, reader);
-    return { tokens: estimated, usageTokens: 0, trailingTokens: estimated, lastUsageIndex: null, lastUsageEntryId: null };
+    return {
+      tokens: estimated,
+      usageTokens: 0,
+      trailingTokens: estimated,
+      lastUsageIndex: null,
+      lastUsageEntryId: null,
+    };
   }
   const usageEntry = entries[usageAt]!;
   const usageTokens = usageEntry.record.usageTokens;
@@ -216,7 +232,11 @@ export interface ContextUsage {
  * pi's `AgentSession.getContextUsage()` for a projection and a context window.
  * @returns undefined when the window is unknown or ≤ 0 (pi's footer then shows `0.0%`).
  */
-export function contextUsage(projection: Projection, contextWindow: number | undefined, reader: BodyReader): ContextUsage | undefined {
+export function contextUsage(
+  projection: Projection,
+  contextWindow: number | undefined,
+  reader: BodyReader,
+): ContextUsage | undefined {
   if (!contextWindow || contextWindow <= 0) return undefined;
   if (isUsageUnknown(projection)) return { tokens: null, contextWindow, percent: null };
   const tokens = estimateProjectedContextTokens(projection, reader).tokens;
@@ -248,7 +268,11 @@ export interface CompactionSettings {
 }
 
 /** pi's `shouldCompact`: `enabled && contextTokens > contextWindow - reserveTokens` (strict). */
-export function shouldCompact(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled" | "reserveTokens">): boolean {
+export function shouldCompact(
+  contextTokens: number,
+  contextWindow: number,
+  settings: Pick<CompactionSettings, "enabled" | "reserveTokens">,
+): boolean {
   if (!settings.enabled) return false;
   return contextTokens > contextWindow - settings.reserveTokens;
 }

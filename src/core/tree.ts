@@ -97,7 +97,13 @@ export function structureDiagnostics(index: EntryIndex): Diagnostic[] {
   for (const r of owners) {
     if (r.parentId === null || r.parentId === "") roots++;
     else if (r.parentId === r.id) {
-      diagnostics.push({ severity: "error", code: "parent-cycle", message: `entry ${r.id} (line ${r.line}) is its own parent`, line: r.line, entryId: r.id });
+      diagnostics.push({
+        severity: "error",
+        code: "parent-cycle",
+        message: `entry ${r.id} (line ${r.line}) is its own parent`,
+        line: r.line,
+        entryId: r.id,
+      });
     } else if (!index.byId.has(r.parentId)) {
       diagnostics.push({
         severity: "warning",
@@ -133,7 +139,11 @@ export function structureDiagnostics(index: EntryIndex): Diagnostic[] {
   }
   diagnostics.push(...concurrentWriterDiagnostics(index, owners));
   if (roots > 1) {
-    diagnostics.push({ severity: "info", code: "several-roots", message: `${roots} entries have no parent (several roots)` });
+    diagnostics.push({
+      severity: "info",
+      code: "several-roots",
+      message: `${roots} entries have no parent (several roots)`,
+    });
   }
   return diagnostics;
 }
@@ -169,18 +179,34 @@ function concurrentWriterDiagnostics(index: EntryIndex, owners: readonly EntryRe
 }
 
 /** The older tip `r` resumes (see {@link concurrentWriterDiagnostics}), or undefined. */
-function resumeStep(r: EntryRecord, previous: EntryRecord | undefined, hasChild: ReadonlySet<string>, index: EntryIndex): EntryRecord | undefined {
+function resumeStep(
+  r: EntryRecord,
+  previous: EntryRecord | undefined,
+  hasChild: ReadonlySet<string>,
+  index: EntryIndex,
+): EntryRecord | undefined {
   const p = r.parentId;
-  const navigation = r.type === "branch_summary" || r.type === "label" || (r.type === "custom" && r.customType === "pi-context/leaf");
+  const navigation =
+    r.type === "branch_summary" || r.type === "label" || (r.type === "custom" && r.customType === "pi-context/leaf");
   if (!p || !previous || p === previous.id || hasChild.has(p) || navigation) return undefined;
   const parent = index.byId.get(p);
   const t = Date.parse(r.timestamp);
   const tp = Date.parse(previous.timestamp);
-  if (parent && Number.isFinite(t) && Number.isFinite(tp) && Math.abs(t - tp) <= CONCURRENT_WRITERS_WINDOW_SECONDS * 1000) return parent;
+  if (
+    parent &&
+    Number.isFinite(t) &&
+    Number.isFinite(tp) &&
+    Math.abs(t - tp) <= CONCURRENT_WRITERS_WINDOW_SECONDS * 1000
+  )
+    return parent;
   return undefined;
 }
 
-function concurrentWriterDiagnostic(index: EntryIndex, first: { tip: EntryRecord; previous: EntryRecord; line: number }, resumes: number): Diagnostic[] {
+function concurrentWriterDiagnostic(
+  index: EntryIndex,
+  first: { tip: EntryRecord; previous: EntryRecord; line: number },
+  resumes: number,
+): Diagnostic[] {
   const fork = commonAncestor(index, first.previous.id, first.tip.id);
   const forkRecord = fork ? index.byId.get(fork) : undefined;
   return [
@@ -242,7 +268,12 @@ export class StructureTracker {
       this.concurrent ??= concurrentWriterDiagnostic(index, this.firstResume, this.resumes);
       out.push(...this.concurrent);
     }
-    if (this.roots > 1) out.push({ severity: "info", code: "several-roots", message: `${this.roots} entries have no parent (several roots)` });
+    if (this.roots > 1)
+      out.push({
+        severity: "info",
+        code: "several-roots",
+        message: `${this.roots} entries have no parent (several roots)`,
+      });
     return out;
   }
 

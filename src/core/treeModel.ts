@@ -36,8 +36,17 @@ export type TreeFilter = "default" | "no-tools" | "user-only" | "labeled-only" |
 
 /** The filters in pi's cycling order, with their short titles. */
 export const TREE_FILTERS: readonly { filter: TreeFilter; title: string; description: string }[] = [
-  { filter: "default", title: "Default", description: "everything except settings and bookkeeping entries (labels, model/thinking changes, titles, custom entries, context edits)" },
-  { filter: "no-tools", title: "No tools", description: "the default view without tool results and tool-call-only assistant messages" },
+  {
+    filter: "default",
+    title: "Default",
+    description:
+      "everything except settings and bookkeeping entries (labels, model/thinking changes, titles, custom entries, context edits)",
+  },
+  {
+    filter: "no-tools",
+    title: "No tools",
+    description: "the default view without tool results and tool-call-only assistant messages",
+  },
   { filter: "user-only", title: "User messages", description: "only user messages" },
   { filter: "labeled-only", title: "Labeled", description: "only labeled entries" },
   { filter: "all", title: "Everything", description: "every entry (except usage records, which pi never shows)" },
@@ -190,7 +199,14 @@ interface Run {
 const ROOT_KEY = "\u0000root";
 
 /** pi's entry types hidden in its default `/tree` view (settings and bookkeeping). */
-const SETTINGS_TYPES: ReadonlySet<string> = new Set(["label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"]);
+const SETTINGS_TYPES: ReadonlySet<string> = new Set([
+  "label",
+  "context_edit",
+  "custom",
+  "model_change",
+  "thinking_level_change",
+  "session_info",
+]);
 
 /**
  * The tree of one session file, filtered and laid out for a tree widget. See the file comment for
@@ -301,7 +317,14 @@ export class SessionTreeModel {
    */
   sync(): TreeChange {
     const records = this.source.records;
-    const change: TreeChange = { all: false, elements: [], added: 0, rebuilt: false, leafChanged: false, nameChanged: false };
+    const change: TreeChange = {
+      all: false,
+      elements: [],
+      added: 0,
+      rebuilt: false,
+      leafChanged: false,
+      nameChanged: false,
+    };
     if (this.processed > records.length || (this.processed > 0 && records[this.processed - 1] !== this.lastRecord)) {
       return this.fullRebuild(change);
     }
@@ -322,7 +345,8 @@ export class SessionTreeModel {
       this.lastRecord = r;
       change.added++;
       // Active path: extend when appended on the leaf, else recompute.
-      if (previousLeaf !== null && this.rawParentId(r) === previousLeaf && this.active.has(previousLeaf)) this.active.add(r.id);
+      if (previousLeaf !== null && this.rawParentId(r) === previousLeaf && this.active.has(previousLeaf))
+        this.active.add(r.id);
       else {
         this.computeActivePath();
         all = true;
@@ -331,14 +355,16 @@ export class SessionTreeModel {
         if (this.filterMode === "labeled-only") {
           this.clearVisible();
           all = true;
-        } else if (this.own.has(r.targetId) && this.isVisible(r.targetId)) elements.set(`e:${r.targetId}`, this.entryElement(r.targetId));
+        } else if (this.own.has(r.targetId) && this.isVisible(r.targetId))
+          elements.set(`e:${r.targetId}`, this.entryElement(r.targetId));
       }
       this.placeAppended(r, elements);
     }
     change.leafChanged = this.leaf !== oldLeaf;
     change.nameChanged = this.sessionName !== oldName;
     const newDisplayLeaf = this.displayLeafId;
-    if (oldDisplayLeaf !== null && this.own.has(oldDisplayLeaf)) elements.set(`e:${oldDisplayLeaf}`, this.entryElement(oldDisplayLeaf));
+    if (oldDisplayLeaf !== null && this.own.has(oldDisplayLeaf))
+      elements.set(`e:${oldDisplayLeaf}`, this.entryElement(oldDisplayLeaf));
     if (newDisplayLeaf !== null) elements.set(`e:${newDisplayLeaf}`, this.entryElement(newDisplayLeaf));
     change.all = all;
     if (!all) {
@@ -374,7 +400,8 @@ export class SessionTreeModel {
         const run = this.own.has(element.runId) ? this.run(element.runId) : undefined;
         if (!run) return [];
         const end = Math.min(element.end, run.items.length);
-        if (element.end - element.start <= this.pageSize) return run.items.slice(element.start, end).map((id) => this.entryElement(id));
+        if (element.end - element.start <= this.pageSize)
+          return run.items.slice(element.start, end).map((id) => this.entryElement(id));
         return this.pages(run, element.start, element.end, this.chunkSize(element.end - element.start));
       }
     }
@@ -494,12 +521,26 @@ export class SessionTreeModel {
     const r = this.own.get(id);
     const displayLeaf = this.displayLeafId;
     if (!r) {
-      return { id, kind: "unknown", text: "(missing entry)", detail: "", isLeaf: false, isFileLeaf: false, onActivePath: false, branches: 0, folded: 0, error: false, hasSummary: false, timestamp: "" };
+      return {
+        id,
+        kind: "unknown",
+        text: "(missing entry)",
+        detail: "",
+        isLeaf: false,
+        isFileLeaf: false,
+        onActivePath: false,
+        branches: 0,
+        folded: 0,
+        error: false,
+        hasSummary: false,
+        timestamp: "",
+      };
     }
     const described = describeRecord(r, this.toolCallText(r));
     const { kind, text, error } = described;
     let detail = described.detail;
-    if (described.model !== undefined && this.modelChangesAt(r)) detail = [detail, shortModelName(described.model)].filter(Boolean).join("  ");
+    if (described.model !== undefined && this.modelChangesAt(r))
+      detail = [detail, shortModelName(described.model)].filter(Boolean).join("  ");
     const visible = this.own.has(id) && this.isVisible(id) ? this.visibleChildren(id).length : 0;
     if (this.isVisible(id)) this.ensureRunOf(id);
     const out: NodeDisplay = {
@@ -598,7 +639,8 @@ export class SessionTreeModel {
       const k = this.kids.get(id);
       if (k) for (const c of k) stack.push(c);
     }
-    if (reached.size !== this.own.size) for (const id of this.own.keys()) if (!reached.has(id)) this.unreachable.add(id);
+    if (reached.size !== this.own.size)
+      for (const id of this.own.keys()) if (!reached.has(id)) this.unreachable.add(id);
     this.computeActivePath();
   }
 
@@ -752,7 +794,14 @@ export class SessionTreeModel {
   private run(head: string): Run {
     const cached = this.runs.get(head);
     if (cached) return cached;
-    const run: Run = { head, items: [head], index: new Map([[head, 0]]), members: [head], tail: head, owner: this.isAssistant(head) ? head : null };
+    const run: Run = {
+      head,
+      items: [head],
+      index: new Map([[head, 0]]),
+      members: [head],
+      tail: head,
+      owner: this.isAssistant(head) ? head : null,
+    };
     this.runs.set(head, run);
     this.runOf.set(head, run);
     let current = head;
@@ -995,7 +1044,14 @@ export class SessionTreeModel {
               for (const block of content) {
                 if (block && typeof block === "object" && (block as { type?: unknown }).type === "toolCall") {
                   const b = block as { id?: unknown; name?: unknown; arguments?: unknown };
-                  if (typeof b.id === "string") calls.set(b.id, formatToolCall(String(b.name ?? "tool"), (b.arguments && typeof b.arguments === "object" ? b.arguments : {}) as Record<string, unknown>));
+                  if (typeof b.id === "string")
+                    calls.set(
+                      b.id,
+                      formatToolCall(
+                        String(b.name ?? "tool"),
+                        (b.arguments && typeof b.arguments === "object" ? b.arguments : {}) as Record<string, unknown>,
+                      ),
+                    );
                 }
               }
             }
@@ -1040,8 +1096,14 @@ export function plainText(line: string): string {
   s = s.replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+(\[[ xX]\]\s+)?|\d+[.)]\s+)/, "");
   s = s.replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/\[([^\]]+)\]\([^)\s]*\)/g, "$1");
   s = s.replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, "$2").replace(/~~(?=\S)(.+?)(?<=\S)~~/g, "$1");
-  s = s.replace(/(^|[^\w*])\*(?=[^\s*])([^*]*?[^\s*])?\*(?![\w*])/g, (_m, pre: string, body: string | undefined) => `${pre}${body ?? ""}`);
-  s = s.replace(/(^|[^\w])_(?=[^\s_])([^_]*?[^\s_])?_(?!\w)/g, (_m, pre: string, body: string | undefined) => `${pre}${body ?? ""}`);
+  s = s.replace(
+    /(^|[^\w*])\*(?=[^\s*])([^*]*?[^\s*])?\*(?![\w*])/g,
+    (_m, pre: string, body: string | undefined) => `${pre}${body ?? ""}`,
+  );
+  s = s.replace(
+    /(^|[^\w])_(?=[^\s_])([^_]*?[^\s_])?_(?!\w)/g,
+    (_m, pre: string, body: string | undefined) => `${pre}${body ?? ""}`,
+  );
   return s.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => code[Number(i)] ?? "");
 }
 
@@ -1067,7 +1129,11 @@ export function readableError(errorMessage: string): string {
 }
 
 /** `1 entry`, `2 entries`, `1,234 entries` (English plural for our nouns). */
-export function plural(count: number, singular: string, pluralForm = singular.endsWith("y") && !/[aeiou]y$/.test(singular) ? `${singular.slice(0, -1)}ies` : `${singular}s`): string {
+export function plural(
+  count: number,
+  singular: string,
+  pluralForm = singular.endsWith("y") && !/[aeiou]y$/.test(singular) ? `${singular.slice(0, -1)}ies` : `${singular}s`,
+): string {
   return `${count.toLocaleString("en-US")} ${count === 1 ? singular : pluralForm}`;
 }
 
@@ -1106,7 +1172,10 @@ export function formatToolCall(name: string, args: Record<string, unknown>): str
       return `${name}: ${str(args.path || args.file_path)}`;
     case "bash": {
       const raw = str(args.command);
-      const cmd = raw.replace(/[\n\t]/g, " ").trim().slice(0, 50);
+      const cmd = raw
+        .replace(/[\n\t]/g, " ")
+        .trim()
+        .slice(0, 50);
       return `bash: ${cmd}${raw.length > 50 ? "..." : ""}`;
     }
     case "grep":
@@ -1143,7 +1212,10 @@ export function summarizeToolNames(names: readonly string[]): string {
   return [...counts].map(([n, c]) => (c > 1 ? `${n} ×${c}` : n)).join(", ");
 }
 
-const SUMMARY_PREAMBLE_LINES = new Set(["The user explored a different conversation branch before returning here.", "Summary of that exploration:"]);
+const SUMMARY_PREAMBLE_LINES = new Set([
+  "The user explored a different conversation branch before returning here.",
+  "Summary of that exploration:",
+]);
 
 /**
  * The first informative line of a compaction/branch summary: skips pi's branch-summary preamble,
@@ -1186,7 +1258,12 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
         case "user": {
           const images = r.images ? plural(r.images, "image") : "";
           const text = r.preview ? oneLine(plainText(r.preview)) : "";
-          return { kind: "user", text: text || (images ? `(${images})` : "(empty)"), detail: text && images ? images : "", error: false };
+          return {
+            kind: "user",
+            text: text || (images ? `(${images})` : "(empty)"),
+            detail: text && images ? images : "",
+            error: false,
+          };
         }
         case "assistant": {
           const tools = r.toolNames?.length ? `→ ${summarizeToolNames(r.toolNames)}` : "";
@@ -1194,11 +1271,22 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
           const errorMessage = error && r.errorMessage ? oneLine(r.errorMessage) : undefined;
           let text = r.preview ? oneLine(plainText(r.preview)) : "";
           let errorDetail = "";
-          if (!text) text = r.stopReason === "aborted" ? "(aborted)" : errorMessage ? `Error${readableError(errorMessage)}` : r.stopReason === "error" ? "(error)" : tools || "(no content)";
+          if (!text)
+            text =
+              r.stopReason === "aborted"
+                ? "(aborted)"
+                : errorMessage
+                  ? `Error${readableError(errorMessage)}`
+                  : r.stopReason === "error"
+                    ? "(error)"
+                    : tools || "(no content)";
           else if (errorMessage) errorDetail = `error${readableError(errorMessage)}`;
           else if (error) errorDetail = r.stopReason === "aborted" ? "aborted" : "stopped with an error";
           const detail = [text === tools ? "" : tools, errorDetail].filter(Boolean).join("  ");
-          const model = r.model !== undefined || r.provider !== undefined ? `${r.provider ? `${r.provider}/` : ""}${r.model ?? "?"}` : undefined;
+          const model =
+            r.model !== undefined || r.provider !== undefined
+              ? `${r.provider ? `${r.provider}/` : ""}${r.model ?? "?"}`
+              : undefined;
           const out: RecordDescription = { kind: "assistant", text, detail, error };
           if (errorMessage !== undefined) out.errorMessage = errorMessage;
           if (errorMessage !== undefined && !errorDetail) out.errorInText = true;
@@ -1206,19 +1294,44 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
           return out;
         }
         case "toolResult":
-          return { kind: "toolResult", text: toolCall ?? r.toolName ?? "tool", detail: r.preview ? oneLine(r.preview, 120) : "", error: Boolean(r.isError) };
+          return {
+            kind: "toolResult",
+            text: toolCall ?? r.toolName ?? "tool",
+            detail: r.preview ? oneLine(r.preview, 120) : "",
+            error: Boolean(r.isError),
+          };
         case "bashExecution":
-          return { kind: "bashExecution", text: `$ ${oneLine(r.preview ?? "")}`, detail: r.excludeFromContext ? "not sent to the model" : "", error: false };
+          return {
+            kind: "bashExecution",
+            text: `$ ${oneLine(r.preview ?? "")}`,
+            detail: r.excludeFromContext ? "not sent to the model" : "",
+            error: false,
+          };
         case "system":
-          return { kind: "system", text: "System prompt", detail: `${formatTokenCount(r.systemTokens)} tokens`, error: false };
+          return {
+            kind: "system",
+            text: "System prompt",
+            detail: `${formatTokenCount(r.systemTokens)} tokens`,
+            error: false,
+          };
         case "custom":
-          return { kind: "customMessage", text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(), detail: "", error: false };
+          return {
+            kind: "customMessage",
+            text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(),
+            detail: "",
+            error: false,
+          };
         default:
           return { kind: "message", text: `[${r.role ?? "message"}]`, detail: "", error: false };
       }
     }
     case "custom_message":
-      return { kind: "customMessage", text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(), detail: r.display ? "" : "hidden in pi", error: false };
+      return {
+        kind: "customMessage",
+        text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(),
+        detail: r.display ? "" : "hidden in pi",
+        error: false,
+      };
     case "compaction":
       return {
         kind: "compaction",
@@ -1227,22 +1340,47 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
         error: false,
       };
     case "branch_summary":
-      return { kind: "branchSummary", text: `Branch summary: ${summaryHeadline(r.summary ?? "") || "(empty)"}`, detail: `${formatTokenCount(r.tokens)} tokens`, error: false };
+      return {
+        kind: "branchSummary",
+        text: `Branch summary: ${summaryHeadline(r.summary ?? "") || "(empty)"}`,
+        detail: `${formatTokenCount(r.tokens)} tokens`,
+        error: false,
+      };
     case "model_change":
-      return { kind: "modelChange", text: `Model: ${r.provider ? `${r.provider}/` : ""}${r.modelId ?? "?"}`, detail: "", error: false };
+      return {
+        kind: "modelChange",
+        text: `Model: ${r.provider ? `${r.provider}/` : ""}${r.modelId ?? "?"}`,
+        detail: "",
+        error: false,
+      };
     case "thinking_level_change":
       return { kind: "thinkingLevel", text: `Thinking: ${r.thinkingLevel ?? "?"}`, detail: "", error: false };
     case "label":
-      return { kind: "label", text: `Label: ${r.label ? oneLine(r.label) : "(cleared)"}`, detail: r.targetId ? `on ${r.targetId}` : "", error: false };
+      return {
+        kind: "label",
+        text: `Label: ${r.label ? oneLine(r.label) : "(cleared)"}`,
+        detail: r.targetId ? `on ${r.targetId}` : "",
+        error: false,
+      };
     case "session_info":
-      return { kind: "sessionInfo", text: `Title: ${r.name?.trim() ? oneLine(r.name) : "(empty)"}`, detail: "", error: false };
+      return {
+        kind: "sessionInfo",
+        text: `Title: ${r.name?.trim() ? oneLine(r.name) : "(empty)"}`,
+        detail: "",
+        error: false,
+      };
     case "custom":
       if (r.customType === PI_CONTEXT_CUSTOM_TYPE) {
         return { kind: "leafMarker", text: "Leaf moved here", detail: "by pi Context", error: false };
       }
       return { kind: "custom", text: `Custom: ${r.customType ?? "?"}`, detail: "", error: false };
     case "context_edit":
-      return { kind: "contextEdit", text: `Context ${r.replacementIsNull ? "omit" : "replace"}: ${r.targetId ?? "?"}`, detail: "", error: false };
+      return {
+        kind: "contextEdit",
+        text: `Context ${r.replacementIsNull ? "omit" : "replace"}: ${r.targetId ?? "?"}`,
+        detail: "",
+        error: false,
+      };
     case "usage":
       return { kind: "usage", text: `Usage: ${r.provider ?? "?"}/${r.model ?? "?"}`, detail: "", error: false };
     default:

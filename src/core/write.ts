@@ -47,7 +47,8 @@ const TAIL_BYTES = 256;
  */
 export function expectationOf(session: SessionFile): AppendExpectation {
   const path = session.filePath;
-  if (session.invalid || !session.header) throw new UnsafeSessionWriteError(`${path} is not a pi session; refusing to write.`);
+  if (session.invalid || !session.header)
+    throw new UnsafeSessionWriteError(`${path} is not a pi session; refusing to write.`);
   if (session.fileVersion < 3) {
     throw new UnsafeSessionWriteError(
       `${path} uses session format version ${session.fileVersion}. pi 1.6.0 rewrites such files when it opens them and gives their entries new ids; open the session in pi once (it migrates the file), then try again.`,
@@ -135,10 +136,14 @@ export function appendEntries(expectation: AppendExpectation, entries: readonly 
       const tail = Buffer.alloc(expectation.tail.length);
       fs.readSync(fd, tail, 0, tail.length, size - tail.length);
       if (!tail.equals(expectation.tail)) {
-        throw new SessionChangedError("The end of the session file changed since it was read (it was rewritten). Re-read the session and try again.");
+        throw new SessionChangedError(
+          "The end of the session file changed since it was read (it was rewritten). Re-read the session and try again.",
+        );
       }
       if (tail[tail.length - 1] !== 0x0a) {
-        throw new SessionChangedError("The session file does not end with a newline; refusing to append after an incomplete line.");
+        throw new SessionChangedError(
+          "The session file does not end with a newline; refusing to append after an incomplete line.",
+        );
       }
     }
     let written = 0;

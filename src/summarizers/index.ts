@@ -31,12 +31,19 @@ export function configuredBaseURL(services: Services): string {
 }
 
 /** The stored API key for a base URL, if any. */
-export async function getApiKey(services: Services, baseURL = configuredBaseURL(services)): Promise<string | undefined> {
+export async function getApiKey(
+  services: Services,
+  baseURL = configuredBaseURL(services),
+): Promise<string | undefined> {
   return (await services.context.secrets.get(SECRET_PREFIX + keyOrigin(baseURL))) || undefined;
 }
 
 /** Store an API key for a base URL (empty = delete). */
-export async function storeApiKey(services: Services, key: string, baseURL = configuredBaseURL(services)): Promise<void> {
+export async function storeApiKey(
+  services: Services,
+  key: string,
+  baseURL = configuredBaseURL(services),
+): Promise<void> {
   const name = SECRET_PREFIX + keyOrigin(baseURL);
   if (key) await services.context.secrets.store(name, key);
   else await services.context.secrets.delete(name);
@@ -85,7 +92,11 @@ export async function getSummarizer(services: Services, options: GetSummarizerOp
  *   HTTP 401/403 (no key, or a wrong one).
  * @returns the key, or undefined when the user pressed Escape (nothing stored).
  */
-export async function askApiKey(services: Services, reason: "missing" | "rejected", detail?: string): Promise<string | undefined> {
+export async function askApiKey(
+  services: Services,
+  reason: "missing" | "rejected",
+  detail?: string,
+): Promise<string | undefined> {
   const baseURL = configuredBaseURL(services);
   const origin = keyOrigin(baseURL);
   const value = await vscode.window.showInputBox({
@@ -118,7 +129,11 @@ export async function readySummarizer(services: Services, summarizer: Summarizer
  * After HTTP 401/403 from the OpenAI-compatible server: ask for a (new) key and rebuild the
  * summariser with it. @returns undefined when the user cancelled, or for other providers.
  */
-export async function summarizerWithNewKey(services: Services, summarizer: Summarizer, error: Error): Promise<Summarizer | undefined> {
+export async function summarizerWithNewKey(
+  services: Services,
+  summarizer: Summarizer,
+  error: Error,
+): Promise<Summarizer | undefined> {
   if (!(summarizer instanceof OpenAiSummarizer)) return undefined;
   const status = (error as { status?: number }).status;
   if (!(await askApiKey(services, "rejected", status ? `HTTP ${status}` : undefined))) return undefined;
@@ -135,7 +150,10 @@ export function registerApiKeyCommands(services: Services): void {
     const had = (await getApiKey(services, baseURL)) !== undefined;
     if (had) await storeApiKey(services, "", baseURL);
     if (had) services.log.info(`API key removed for ${origin}`);
-    if (!quiet) void vscode.window.showInformationMessage(had ? `pi Context: API key removed for ${origin}.` : `pi Context: no API key was stored for ${origin}.`);
+    if (!quiet)
+      void vscode.window.showInformationMessage(
+        had ? `pi Context: API key removed for ${origin}.` : `pi Context: no API key was stored for ${origin}.`,
+      );
   };
   services.context.subscriptions.push(
     vscode.commands.registerCommand("piContext.setApiKey", async (key?: unknown) => {
@@ -159,7 +177,8 @@ export function registerApiKeyCommands(services: Services): void {
       }
       await storeApiKey(services, value, baseURL);
       services.log.info(`API key stored for ${origin}`);
-      if (typeof key !== "string") void vscode.window.showInformationMessage(`pi Context: API key stored for ${origin}.`);
+      if (typeof key !== "string")
+        void vscode.window.showInformationMessage(`pi Context: API key stored for ${origin}.`);
       return true;
     }),
     vscode.commands.registerCommand("piContext.clearApiKey", async () => {

@@ -11,7 +11,15 @@
 
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { MessageSurface } from "../core/live";
-import { cancelledError, SummarizerError, type Summarizer, type SummarizeOptions, type SummaryRequest, type SummaryResult, type SummaryStopReason } from "../core/summarizer";
+import {
+  cancelledError,
+  SummarizerError,
+  type Summarizer,
+  type SummarizeOptions,
+  type SummaryRequest,
+  type SummaryResult,
+  type SummaryStopReason,
+} from "../core/summarizer";
 import type { Usage } from "../core/types";
 
 /** OpenAI's own endpoint (the `openai` package's default). */
@@ -156,7 +164,10 @@ export class OpenAiSummarizer implements Summarizer {
     try {
       new URL(this.baseURL);
     } catch {
-      throw new SummarizerError("config", `The summarizer base URL "${this.baseURL}" is not a valid URL (${this.hints.baseURL}).`);
+      throw new SummarizerError(
+        "config",
+        `The summarizer base URL "${this.baseURL}" is not a valid URL (${this.hints.baseURL}).`,
+      );
     }
     this.hasApiKey = !!options.apiKey;
     this.needsApiKey = !options.apiKey && isOpenAiHost(this.baseURL);
@@ -164,7 +175,8 @@ export class OpenAiSummarizer implements Summarizer {
     this.contextWindow = options.contextWindow && options.contextWindow > 0 ? options.contextWindow : undefined;
     this.maxOutputTokens = options.maxOutputTokens;
     this.stream = options.stream ?? true;
-    this.maxTokensField = options.maxTokensField ?? (isOpenAiHost(this.baseURL) ? "max_completion_tokens" : "max_tokens");
+    this.maxTokensField =
+      options.maxTokensField ?? (isOpenAiHost(this.baseURL) ? "max_completion_tokens" : "max_tokens");
     this.secret = options.apiKey || undefined;
     this.label = `${options.model} at ${this.baseURL}`;
     this.client = new OpenAI({
@@ -189,20 +201,45 @@ export class OpenAiSummarizer implements Summarizer {
 
   private mapError(error: unknown, signal: AbortSignal | undefined): SummarizerError {
     if (error instanceof SummarizerError) return error;
-    if (signal?.aborted || error instanceof APIUserAbortError || (error instanceof Error && error.name === "AbortError")) return cancelledError();
-    if (error instanceof APIConnectionTimeoutError) return new SummarizerError("network", `The summarizer at ${this.baseURL} did not answer in time (timeout).`, { cause: error });
+    if (
+      signal?.aborted ||
+      error instanceof APIUserAbortError ||
+      (error instanceof Error && error.name === "AbortError")
+    )
+      return cancelledError();
+    if (error instanceof APIConnectionTimeoutError)
+      return new SummarizerError("network", `The summarizer at ${this.baseURL} did not answer in time (timeout).`, {
+        cause: error,
+      });
     if (error instanceof APIConnectionError) {
       const cause = (error as { cause?: { message?: string; code?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? error.message;
-      return new SummarizerError("network", this.redact(`Could not reach the summarizer at ${this.baseURL}: ${detail}.`), { cause: error });
+      return new SummarizerError(
+        "network",
+        this.redact(`Could not reach the summarizer at ${this.baseURL}: ${detail}.`),
+        { cause: error },
+      );
     }
     if (error instanceof APIError) {
       const status = error.status;
-      const hint = status === 401 || status === 403 ? ` ${this.hints.checkKey}` : status === 404 ? " Check the base URL and the model id." : "";
-      return new SummarizerError("http", this.redact(`The summarizer at ${this.baseURL} answered HTTP ${status ?? "error"}: ${error.message}.${hint}`), { ...(status !== undefined ? { status } : {}), cause: error });
+      const hint =
+        status === 401 || status === 403
+          ? ` ${this.hints.checkKey}`
+          : status === 404
+            ? " Check the base URL and the model id."
+            : "";
+      return new SummarizerError(
+        "http",
+        this.redact(`The summarizer at ${this.baseURL} answered HTTP ${status ?? "error"}: ${error.message}.${hint}`),
+        { ...(status !== undefined ? { status } : {}), cause: error },
+      );
     }
     const detail = (error as Error)?.message ?? String(error);
-    return new SummarizerError("network", this.redact(`Summarizer request failed: ${detail}${/[.!?]$/.test(detail) ? "" : "."}`), { cause: error });
+    return new SummarizerError(
+      "network",
+      this.redact(`Summarizer request failed: ${detail}${/[.!?]$/.test(detail) ? "" : "."}`),
+      { cause: error },
+    );
   }
 
   async summarize(request: SummaryRequest, options: SummarizeOptions = {}): Promise<SummaryResult> {
@@ -219,7 +256,10 @@ export class OpenAiSummarizer implements Summarizer {
     };
     try {
       if (!this.stream) {
-        const completion = await this.client.chat.completions.create({ ...body, stream: false }, signal ? { signal } : {});
+        const completion = await this.client.chat.completions.create(
+          { ...body, stream: false },
+          signal ? { signal } : {},
+        );
         const choice = completion.choices?.[0];
         if (!choice) throw new SummarizerError("empty", "The summarizer returned no choices.");
         const stop = stopReasonOf(choice.finish_reason);
@@ -231,7 +271,10 @@ export class OpenAiSummarizer implements Summarizer {
         if (completion.usage) result.usage = usageFromOpenAi(completion.usage as RawUsage);
         return result;
       }
-      const stream = await this.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, signal ? { signal } : {});
+      const stream = await this.client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        signal ? { signal } : {},
+      );
       let text = "";
       let finish: string | null | undefined;
       let toolCall = false;

@@ -9,7 +9,14 @@
  */
 
 import * as vscode from "vscode";
-import { cancelledError, SummarizerError, type Summarizer, type SummarizeOptions, type SummaryRequest, type SummaryResult } from "../core/summarizer";
+import {
+  cancelledError,
+  SummarizerError,
+  type Summarizer,
+  type SummarizeOptions,
+  type SummaryRequest,
+  type SummaryResult,
+} from "../core/summarizer";
 
 /** Pick a chat model by vendor/family (empty = any); the first match wins. */
 export async function selectLanguageModel(vendor: string, family: string): Promise<vscode.LanguageModelChat> {
@@ -64,8 +71,15 @@ export class VscodeLmSummarizer implements Summarizer {
     signal?.addEventListener("abort", onAbort);
     try {
       // The API has no system role: the system prompt goes first, as its own user message.
-      const messages = [vscode.LanguageModelChatMessage.User(request.systemPrompt), vscode.LanguageModelChatMessage.User(request.prompt)];
-      const response = await this.model.sendRequest(messages, { justification: "pi Context summarizes a pi session to compact its context window." }, source.token);
+      const messages = [
+        vscode.LanguageModelChatMessage.User(request.systemPrompt),
+        vscode.LanguageModelChatMessage.User(request.prompt),
+      ];
+      const response = await this.model.sendRequest(
+        messages,
+        { justification: "pi Context summarizes a pi session to compact its context window." },
+        source.token,
+      );
       let text = "";
       let toolCall = false;
       for await (const part of response.stream) {
@@ -81,10 +95,23 @@ export class VscodeLmSummarizer implements Summarizer {
       if (error instanceof SummarizerError) throw error;
       if (signal?.aborted || error instanceof vscode.CancellationError) throw cancelledError();
       if (error instanceof vscode.LanguageModelError) {
-        const hint = error.code === "NoPermissions" ? " Allow pi Context to use the model when VS Code asks (or in the Accounts menu)." : error.code === "NotFound" ? " The model is no longer available." : "";
-        throw new SummarizerError("http", `The VS Code language model ${this.model.name} refused the request (${error.code || "error"}): ${error.message}.${hint}`, { cause: error });
+        const hint =
+          error.code === "NoPermissions"
+            ? " Allow pi Context to use the model when VS Code asks (or in the Accounts menu)."
+            : error.code === "NotFound"
+              ? " The model is no longer available."
+              : "";
+        throw new SummarizerError(
+          "http",
+          `The VS Code language model ${this.model.name} refused the request (${error.code || "error"}): ${error.message}.${hint}`,
+          { cause: error },
+        );
       }
-      throw new SummarizerError("network", `The VS Code language model ${this.model.name} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      throw new SummarizerError(
+        "network",
+        `The VS Code language model ${this.model.name} failed: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      );
     } finally {
       signal?.removeEventListener("abort", onAbort);
       source.dispose();

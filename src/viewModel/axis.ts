@@ -52,7 +52,8 @@ export const MARKER_GAP = 4;
 export function placeAxisLabels(labels: readonly AxisLabel[], width: number, gap = 8, maxRows = 2): AxisPlacement[] {
   const clamp = (left: number, w: number) => Math.max(0, Math.min(left, width - w));
   const placedByRow = new Map<number, { left: number; right: number }[]>();
-  const fits = (row: number, left: number, w: number) => (placedByRow.get(row) ?? []).every((p) => left + w + gap <= p.left || left >= p.right + gap);
+  const fits = (row: number, left: number, w: number) =>
+    (placedByRow.get(row) ?? []).every((p) => left + w + gap <= p.left || left >= p.right + gap);
   const take = (row: number, left: number, w: number) => {
     const list = placedByRow.get(row) ?? [];
     list.push({ left, right: left + w });
@@ -61,7 +62,10 @@ export function placeAxisLabels(labels: readonly AxisLabel[], width: number, gap
   const out = new Map<number, AxisPlacement>();
   const order = labels
     .map((l, i) => ({ l, i }))
-    .sort((a, b) => Number(a.l.align === "center") - Number(b.l.align === "center") || b.l.priority - a.l.priority || a.i - b.i);
+    .sort(
+      (a, b) =>
+        Number(a.l.align === "center") - Number(b.l.align === "center") || b.l.priority - a.l.priority || a.i - b.i,
+    );
   for (const { l, i } of order) {
     if (l.align !== "center") {
       const left = clamp(l.align === "start" ? l.at : l.at - l.width, l.width);
@@ -71,7 +75,9 @@ export function placeAxisLabels(labels: readonly AxisLabel[], width: number, gap
       } else out.set(i, { id: l.id, left, row: 0, hidden: true });
       continue;
     }
-    const candidates = [l.at - l.width / 2, l.at - MARKER_GAP - l.width, l.at + MARKER_GAP].map((x) => clamp(x, l.width));
+    const candidates = [l.at - l.width / 2, l.at - MARKER_GAP - l.width, l.at + MARKER_GAP].map((x) =>
+      clamp(x, l.width),
+    );
     let placed: AxisPlacement | undefined;
     for (let row = 0; row < maxRows && !placed; row++) {
       for (const left of candidates) {

@@ -43,7 +43,16 @@ export const CATEGORY_LABELS: Record<CategoryId, string> = {
 };
 
 /** The in-context categories (everything but free/reserve). */
-export const CONTEXT_CATEGORIES: readonly CategoryId[] = ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "other"];
+export const CONTEXT_CATEGORIES: readonly CategoryId[] = [
+  "system",
+  "summaries",
+  "user",
+  "assistantText",
+  "thinking",
+  "toolCalls",
+  "toolResults",
+  "other",
+];
 
 type Parts = Partial<Record<CategoryId, number>>;
 
@@ -91,7 +100,11 @@ function charWeights(role: string, chars: CharBreakdown): Parts {
     case "bashExecution":
       return { user: all };
     case "assistant":
-      return { assistantText: chars.text + chars.images + chars.tools, thinking: chars.thinking, toolCalls: chars.toolCalls };
+      return {
+        assistantText: chars.text + chars.images + chars.tools,
+        thinking: chars.thinking,
+        toolCalls: chars.toolCalls,
+      };
     case "toolResult":
       return { toolResults: all };
     case "compactionSummary":
@@ -139,8 +152,17 @@ export interface BreakdownOptions {
 }
 
 /** All entries of one category, biggest first (what `requestCategory` answers). */
-export function categoryEntries(projection: Projection, inspect: InspectResult, reader: BodyReader, category: CategoryId, limit = 500): CategoryEntry[] {
-  return computeBreakdown(projection, inspect, reader, { topLimit: limit }).categories.find((c) => c.id === category)?.top ?? [];
+export function categoryEntries(
+  projection: Projection,
+  inspect: InspectResult,
+  reader: BodyReader,
+  category: CategoryId,
+  limit = 500,
+): CategoryEntry[] {
+  return (
+    computeBreakdown(projection, inspect, reader, { topLimit: limit }).categories.find((c) => c.id === category)?.top ??
+    []
+  );
 }
 
 /**
@@ -149,11 +171,21 @@ export function categoryEntries(projection: Projection, inspect: InspectResult, 
  * @param inspect the inspect result (headline, method, last usage, window, reserve).
  * @returns categories in display order; Σ in-context categories = `inspect.contextTokens`.
  */
-export function buildBreakdown(projection: Projection, inspect: InspectResult, reader: BodyReader, options: BreakdownOptions = {}): BreakdownModel {
+export function buildBreakdown(
+  projection: Projection,
+  inspect: InspectResult,
+  reader: BodyReader,
+  options: BreakdownOptions = {},
+): BreakdownModel {
   return computeBreakdown(projection, inspect, reader, options);
 }
 
-function computeBreakdown(projection: Projection, inspect: InspectResult, reader: BodyReader, options: BreakdownOptions): BreakdownModel {
+function computeBreakdown(
+  projection: Projection,
+  inspect: InspectResult,
+  reader: BodyReader,
+  options: BreakdownOptions,
+): BreakdownModel {
   const topLimit = options.topLimit ?? 8;
   const entries = projection.entries;
   const usageId = inspect.estimate.method === "usage+estimate" ? inspect.estimate.lastUsageEntryId : null;
@@ -174,7 +206,9 @@ function computeBreakdown(projection: Projection, inspect: InspectResult, reader
   const trailingParts = trailing.map((e) => entryParts(e, reader, true));
 
   const coveredTotals: Parts = { ...systemParts };
-  for (const ep of coveredParts) for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) coveredTotals[k] = (coveredTotals[k] ?? 0) + v;
+  for (const ep of coveredParts)
+    for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][])
+      coveredTotals[k] = (coveredTotals[k] ?? 0) + v;
   const coveredEstimate = Object.values(coveredTotals).reduce((s, v) => s + (v ?? 0), 0);
 
   let scale = 1;
@@ -212,10 +246,14 @@ function computeBreakdown(projection: Projection, inspect: InspectResult, reader
     perCategory.set(k, list);
     counts.set(k, (counts.get(k) ?? 0) + 1);
   };
-  for (const ep of coveredParts) for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) push(k, ep.record, Math.round(v * scale));
-  for (const ep of trailingParts) for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) push(k, ep.record, v);
+  for (const ep of coveredParts)
+    for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) push(k, ep.record, Math.round(v * scale));
+  for (const ep of trailingParts)
+    for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) push(k, ep.record, v);
   // System prompt: the entries carrying system messages, with their own estimate.
-  for (const e of covered) if (e.roles[0] === "system" && e.record.systemTokens > 0) push("system", e.record, Math.round(e.record.systemTokens * scale));
+  for (const e of covered)
+    if (e.roles[0] === "system" && e.record.systemTokens > 0)
+      push("system", e.record, Math.round(e.record.systemTokens * scale));
 
   const used = inspect.contextTokens;
   const window = inspect.contextWindow.value;
@@ -235,11 +273,26 @@ function computeBreakdown(projection: Projection, inspect: InspectResult, reader
     const tokens = totals[id] ?? 0;
     if (id === "other" && tokens === 0) continue;
     const top = (perCategory.get(id) ?? []).sort((a, b) => b.tokens - a.tokens || a.entryId.localeCompare(b.entryId));
-    categories.push({ id, label: CATEGORY_LABELS[id], tokens, estimated: estimated[id] ?? 0, entryCount: counts.get(id) ?? 0, top: top.slice(0, topLimit) });
+    categories.push({
+      id,
+      label: CATEGORY_LABELS[id],
+      tokens,
+      estimated: estimated[id] ?? 0,
+      entryCount: counts.get(id) ?? 0,
+      top: top.slice(0, topLimit),
+    });
   }
   if (window && window > 0) {
     categories.push({ id: "free", label: CATEGORY_LABELS.free, tokens: free, estimated: free, entryCount: 0, top: [] });
-    if (reserveTokens !== null) categories.push({ id: "reserve", label: CATEGORY_LABELS.reserve, tokens: reserve, estimated: reserve, entryCount: 0, top: [] });
+    if (reserveTokens !== null)
+      categories.push({
+        id: "reserve",
+        label: CATEGORY_LABELS.reserve,
+        tokens: reserve,
+        estimated: reserve,
+        entryCount: 0,
+        top: [],
+      });
   }
   const total = categories.filter((c) => c.id !== "free" && c.id !== "reserve").reduce((s, c) => s + c.tokens, 0);
   return { categories, total, method: usageAt >= 0 ? "scaled" : "estimate", scale };

@@ -8,7 +8,8 @@
  * When pi auto-compacts once the context is above the threshold. pi 1.6.0 checks
  * (`AgentSession._checkCompaction`) after each answer and before each request (`_prepareRun`).
  */
-export const AUTO_COMPACTS_WHEN = "pi auto-compacts at its next check (after the current answer or before the next request)";
+export const AUTO_COMPACTS_WHEN =
+  "pi auto-compacts at its next check (after the current answer or before the next request)";
 
 /**
  * The codicon of the Compact action (status-bar tooltip, panel buttons): `archive` (a box the
@@ -53,7 +54,14 @@ export function plural(count: number, singular: string, pluralForm = `${singular
 }
 
 /** The one date-time format of the UI (in the user's locale): e.g. `Nov 30, 2026, 06:33:34` in en-US. */
-export const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" };
+export const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+};
 
 /**
  * A point in time as the UI shows it everywhere: `toLocaleString(locale, DATE_TIME_OPTIONS)`.

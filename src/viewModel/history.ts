@@ -12,16 +12,28 @@ import type { HistoryModel } from "../protocol";
 
 /** True when pi would use this assistant's usage (`estimateContextTokens`'s validity rule). */
 export function hasTrustedUsage(record: EntryRecord): boolean {
-  return record.type === "message" && record.role === "assistant" && record.stopReason !== "aborted" && record.stopReason !== "error" && record.usageTokens > 0;
+  return (
+    record.type === "message" &&
+    record.role === "assistant" &&
+    record.stopReason !== "aborted" &&
+    record.stopReason !== "error" &&
+    record.usageTokens > 0
+  );
 }
 
 /** The sparkline of a path (`projection.path`). */
 export function buildHistory(path: readonly EntryRecord[]): HistoryModel {
   const history: HistoryModel = { points: [], compactions: [] };
   for (const record of path) {
-    if (hasTrustedUsage(record)) history.points.push({ entryId: record.id, timestamp: record.timestamp, tokens: record.usageTokens });
+    if (hasTrustedUsage(record))
+      history.points.push({ entryId: record.id, timestamp: record.timestamp, tokens: record.usageTokens });
     else if (record.type === "compaction") {
-      history.compactions.push({ entryId: record.id, timestamp: record.timestamp, tokensBefore: record.tokensBefore ?? null, atPoint: history.points.length });
+      history.compactions.push({
+        entryId: record.id,
+        timestamp: record.timestamp,
+        tokensBefore: record.tokensBefore ?? null,
+        atPoint: history.points.length,
+      });
     }
   }
   return history;

@@ -28,11 +28,32 @@ export interface PanelInput {
 }
 
 /** Capabilities when the host has not filled them (nothing optional available). */
-export const NO_CAPABILITIES: PanelState["capabilities"] = { compact: false, focusTree: false, revealEntry: false, selectSession: false, git: false, summaryDiffEditor: false };
+export const NO_CAPABILITIES: PanelState["capabilities"] = {
+  compact: false,
+  focusTree: false,
+  revealEntry: false,
+  selectSession: false,
+  git: false,
+  summaryDiffEditor: false,
+};
 
 /** An empty panel with a message (no session, or the session could not be read) and why it is empty. */
-export function emptyPanelState(message: string, capabilities: PanelState["capabilities"] = NO_CAPABILITIES, reason?: PanelState["emptyReason"]): PanelState {
-  return { session: null, gauge: null, breakdown: null, history: null, summaries: [], files: null, emptyMessage: message, ...(reason ? { emptyReason: reason } : {}), capabilities };
+export function emptyPanelState(
+  message: string,
+  capabilities: PanelState["capabilities"] = NO_CAPABILITIES,
+  reason?: PanelState["emptyReason"],
+): PanelState {
+  return {
+    session: null,
+    gauge: null,
+    breakdown: null,
+    history: null,
+    summaries: [],
+    files: null,
+    emptyMessage: message,
+    ...(reason ? { emptyReason: reason } : {}),
+    capabilities,
+  };
 }
 
 /**
@@ -40,7 +61,10 @@ export function emptyPanelState(message: string, capabilities: PanelState["capab
  * @param options.topLimit largest entries kept per breakdown category (default 8).
  * @param options.warningMargin tokens before the threshold where the gauge turns to warning (as the status bar).
  */
-export function buildPanelState(input: PanelInput, options: { topLimit?: number; home?: string; warningMargin?: number } = {}): PanelState {
+export function buildPanelState(
+  input: PanelInput,
+  options: { topLimit?: number; home?: string; warningMargin?: number } = {},
+): PanelState {
   const { session, analysis } = input;
   const inspect = analysis.inspect;
   const projection = buildProjection(session, inspect.leafId);
@@ -60,10 +84,20 @@ export function buildPanelState(input: PanelInput, options: { topLimit?: number;
   return {
     session: sessionModel,
     gauge: buildGauge(inspect, options.warningMargin),
-    breakdown: buildBreakdown(projection, inspect, session, options.topLimit !== undefined ? { topLimit: options.topLimit } : {}),
+    breakdown: buildBreakdown(
+      projection,
+      inspect,
+      session,
+      options.topLimit !== undefined ? { topLimit: options.topLimit } : {},
+    ),
     history: buildHistory(projection.path),
     summaries: buildSummaries(projection),
-    files: buildTrackedFiles(projection, session, inspect.cwd, options.home !== undefined ? { home: options.home } : {}),
+    files: buildTrackedFiles(
+      projection,
+      session,
+      inspect.cwd,
+      options.home !== undefined ? { home: options.home } : {},
+    ),
     capabilities: NO_CAPABILITIES,
   };
 }

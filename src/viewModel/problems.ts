@@ -64,13 +64,25 @@ function fromDiagnostic(d: Diagnostic, sessionFile: string): Omit<ProblemModel, 
  * @param modelsError `Analysis.modelsError` (models.json could not be read), if any.
  * @returns problems with ids `p0`, `p1`, … in that order (the panel's "open problem" message names them).
  */
-export function collectProblems(inspect: Pick<InspectResult, "diagnostics" | "settingsProblems">, sessionFile: string, modelsError?: string): ProblemModel[] {
+export function collectProblems(
+  inspect: Pick<InspectResult, "diagnostics" | "settingsProblems">,
+  sessionFile: string,
+  modelsError?: string,
+): ProblemModel[] {
   const list: Omit<ProblemModel, "id">[] = [];
   for (const d of inspect.diagnostics) list.push(fromDiagnostic(d, sessionFile));
   for (const s of inspect.settingsProblems) {
-    list.push({ severity: "warning", source: "settings", code: "settings", title: TITLES.settings!, message: `${s.key ? `${s.key}: ` : ""}${s.message}`, file: s.file });
+    list.push({
+      severity: "warning",
+      source: "settings",
+      code: "settings",
+      title: TITLES.settings!,
+      message: `${s.key ? `${s.key}: ` : ""}${s.message}`,
+      file: s.file,
+    });
   }
-  if (modelsError) list.push({ severity: "warning", source: "models", code: "models", title: TITLES.models!, message: modelsError });
+  if (modelsError)
+    list.push({ severity: "warning", source: "models", code: "models", title: TITLES.models!, message: modelsError });
   return list
     .map((p, order) => ({ p, order }))
     .sort((a, b) => RANK[a.p.severity] - RANK[b.p.severity] || a.order - b.order)

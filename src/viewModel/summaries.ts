@@ -12,7 +12,8 @@ import { splitSummary } from "./summaryText";
 export function buildSummaries(projection: Projection): SummaryModel[] {
   const inContext = new Set<string>();
   for (const e of projection.entries) {
-    if ((e.record.type === "compaction" || e.record.type === "branch_summary") && e.roles.length > 0) inContext.add(e.record.id);
+    if ((e.record.type === "compaction" || e.record.type === "branch_summary") && e.roles.length > 0)
+      inContext.add(e.record.id);
   }
   const out: SummaryModel[] = [];
   for (const r of projection.path) {

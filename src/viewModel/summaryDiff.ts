@@ -80,7 +80,9 @@ export function diffSummaries(older: string, newer: string): SummaryDiff {
   const stats: SummaryDiffStats = { linesRemoved: 0, linesAdded: 0, linesChanged: 0, wordsRemoved: 0, wordsAdded: 0 };
   const lines: DiffLine[] = [];
   if (older === newer) {
-    splitLines(older).forEach((l, i) => lines.push({ kind: "same", segments: [{ text: l, op: "same" }], oldLine: i + 1, newLine: i + 1 }));
+    splitLines(older).forEach((l, i) =>
+      lines.push({ kind: "same", segments: [{ text: l, op: "same" }], oldLine: i + 1, newLine: i + 1 }),
+    );
     return { lines, stats, identical: true };
   }
   const chunks = diffLines(older.endsWith("\n") ? older : `${older}\n`, newer.endsWith("\n") ? newer : `${newer}\n`);

@@ -20,12 +20,19 @@ export function splitSummary(text: string): SplitSummary {
   const out: SplitSummary = { body, readFiles: [], modifiedFiles: [] };
   for (let i = 0; i < 2; i++) {
     const trimmed = body.replace(/\s+$/, "");
-    const tag = trimmed.endsWith("</modified-files>") ? "modified-files" : trimmed.endsWith("</read-files>") ? "read-files" : null;
+    const tag = trimmed.endsWith("</modified-files>")
+      ? "modified-files"
+      : trimmed.endsWith("</read-files>")
+        ? "read-files"
+        : null;
     if (!tag) break;
     const start = trimmed.lastIndexOf(`<${tag}>`);
     if (start < 0 || (start > 0 && trimmed[start - 1] !== "\n")) break;
     const inner = trimmed.slice(start + tag.length + 2, trimmed.length - tag.length - 3);
-    const files = inner.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+    const files = inner
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0);
     if (tag === "read-files") {
       if (out.readFiles.length) break;
       out.readFiles = files;

@@ -56,7 +56,12 @@ export interface TrackedFilesOptions {
  * @param reader reads context-edit bodies.
  * @param cwd the session header's `cwd`.
  */
-export function buildTrackedFiles(projection: Projection, reader: BodyReader, cwd: string | undefined, options: TrackedFilesOptions = {}): TrackedFilesModel {
+export function buildTrackedFiles(
+  projection: Projection,
+  reader: BodyReader,
+  cwd: string | undefined,
+  options: TrackedFilesOptions = {},
+): TrackedFilesModel {
   const base = options.cwd ?? cwd;
   const ops = createFileOps();
   const sources = new Map<string, FileSource[]>();
@@ -88,8 +93,22 @@ export function buildTrackedFiles(projection: Projection, reader: BodyReader, cw
     seededFrom = compaction.id;
     addDetails(ops, compaction);
     const ordinal = compactionOrdinal.get(compaction.id) ?? 0;
-    for (const f of compaction.details.readFiles ?? []) addSource(f, { kind: "compaction", entryId: compaction.id, timestamp: compaction.timestamp, ordinal, op: "read" });
-    for (const f of compaction.details.modifiedFiles ?? []) addSource(f, { kind: "compaction", entryId: compaction.id, timestamp: compaction.timestamp, ordinal, op: "modified" });
+    for (const f of compaction.details.readFiles ?? [])
+      addSource(f, {
+        kind: "compaction",
+        entryId: compaction.id,
+        timestamp: compaction.timestamp,
+        ordinal,
+        op: "read",
+      });
+    for (const f of compaction.details.modifiedFiles ?? [])
+      addSource(f, {
+        kind: "compaction",
+        entryId: compaction.id,
+        timestamp: compaction.timestamp,
+        ordinal,
+        op: "modified",
+      });
   }
 
   for (const entry of projection.entries) {
@@ -98,9 +117,17 @@ export function buildTrackedFiles(projection: Projection, reader: BodyReader, cw
     if (fileOps.length === 0) continue;
     addFileOps(ops, fileOps);
     // A tool result's nested calls belong to the turn of the assistant before it.
-    const owner = turnOrdinal.has(entry.record.id) ? { id: entry.record.id, ordinal: turnOrdinal.get(entry.record.id)! } : ownerTurn.get(entry.record.id);
+    const owner = turnOrdinal.has(entry.record.id)
+      ? { id: entry.record.id, ordinal: turnOrdinal.get(entry.record.id)! }
+      : ownerTurn.get(entry.record.id);
     for (const op of fileOps) {
-      addSource(op.path, { kind: "turn", entryId: owner?.id ?? entry.record.id, timestamp: entry.record.timestamp, ordinal: owner?.ordinal ?? 0, op: op.kind });
+      addSource(op.path, {
+        kind: "turn",
+        entryId: owner?.id ?? entry.record.id,
+        timestamp: entry.record.timestamp,
+        ordinal: owner?.ordinal ?? 0,
+        op: op.kind,
+      });
     }
   }
 

@@ -24,7 +24,10 @@ const RUNS = Number(process.env.PI_CONTEXT_BENCH_RUNS ?? 3);
 const FLAVOURS: Flavour[] = ["image", "text"];
 
 function node22(): string {
-  return execFileSync(process.execPath, [path.join(REPO, "test/conformance/setup.mjs")], { encoding: "utf8" }).trim().split("\n").pop()!;
+  return execFileSync(process.execPath, [path.join(REPO, "test/conformance/setup.mjs")], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .pop()!;
 }
 
 function json(cmd: string, args: string[]): Record<string, number> {
@@ -43,7 +46,9 @@ function main(): void {
   const measure = path.join(__dirname, "measure.js");
   const rows: string[] = [];
   const failures: string[] = [];
-  rows.push("| file | size | entries | floor ms | ours cold ms (open + gauge) | pi ms (open + tokens) | ours/floor | ours/pi | append → gauge ms | append/cold | heap retained MB (×size) | ours max RSS MB | pi max RSS MB | tokens ours = pi |");
+  rows.push(
+    "| file | size | entries | floor ms | ours cold ms (open + gauge) | pi ms (open + tokens) | ours/floor | ours/pi | append → gauge ms | append/cold | heap retained MB (×size) | ours max RSS MB | pi max RSS MB | tokens ours = pi |",
+  );
   rows.push("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const size of SIZES) {
     for (const flavour of FLAVOURS) {
@@ -76,13 +81,16 @@ function main(): void {
       );
       if (c > f) failures.push(`${name}: cold open ${c.toFixed(0)} ms > floor ${f.toFixed(0)} ms`);
       if (c > 0.5 * p) failures.push(`${name}: cold open ${c.toFixed(0)} ms > 0.5 × pi ${p.toFixed(0)} ms`);
-      if (appendRatio > 0.01) failures.push(`${name}: append → gauge ${(appendRatio * 100).toFixed(2)} % of a cold open`);
+      if (appendRatio > 0.01)
+        failures.push(`${name}: append → gauge ${(appendRatio * 100).toFixed(2)} % of a cold open`);
       if (heapRatio > 0.5) failures.push(`${name}: retained heap ${heapRatio.toFixed(2)} × file size`);
       if (oursLast.tokens !== piLast.tokens) failures.push(`${name}: tokens ${oursLast.tokens} ≠ pi ${piLast.tokens}`);
     }
   }
   console.log(rows.join("\n"));
-  console.log(`\nmachine: ${process.platform} ${process.arch}, ${require("node:os").cpus().length} cores, node ${process.version} (ours, floor), pi under ${pi}`);
+  console.log(
+    `\nmachine: ${process.platform} ${process.arch}, ${require("node:os").cpus().length} cores, node ${process.version} (ours, floor), pi under ${pi}`,
+  );
   console.log(`runs per figure: ${RUNS} (median)`);
   if (failures.length) {
     console.log(`\ntargets missed:\n${failures.map((f) => `- ${f}`).join("\n")}`);

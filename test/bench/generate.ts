@@ -14,7 +14,12 @@ import * as fs from "node:fs";
 
 export type Flavour = "image" | "text";
 
-export function generateSession(outPath: string, sizeMB: number, flavour: Flavour, seed = 20261130): { bytes: number; entries: number } {
+export function generateSession(
+  outPath: string,
+  sizeMB: number,
+  flavour: Flavour,
+  seed = 20261130,
+): { bytes: number; entries: number } {
   const target = Math.round(sizeMB * 1024 * 1024);
   let state = seed >>> 0;
   const rand = (): number => {
@@ -29,7 +34,9 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
   const used = new Set<string>();
   const newId = (): string => {
     for (;;) {
-      const id = Math.floor(rand() * 0x100000000).toString(16).padStart(8, "0");
+      const id = Math.floor(rand() * 0x100000000)
+        .toString(16)
+        .padStart(8, "0");
       if (!used.has(id)) {
         used.add(id);
         return id;
@@ -67,7 +74,15 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
     while (out.length < n) out += pick(CODE);
     return out.slice(0, n);
   };
-  const FILES = ["src/cart.ts", "src/api.ts", "src/db/schema.ts", "README.md", "test/cart.test.ts", "src/ui/Checkout.tsx", "docs/ops.md"];
+  const FILES = [
+    "src/cart.ts",
+    "src/api.ts",
+    "src/db/schema.ts",
+    "README.md",
+    "test/cart.test.ts",
+    "src/ui/Checkout.tsx",
+    "docs/ops.md",
+  ];
 
   const usageOf = (total: number, output: number): object => ({
     input: 3,
@@ -78,11 +93,23 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
     cost: { input: 0.00001, output: output * 0.000015, cacheRead: 0.001, cacheWrite: 0.0005, total: 0.002 },
   });
 
-  write({ type: "session", version: 3, id: "019a0000-0000-7000-8000-000000000001", timestamp: iso(clock), cwd: "/home/dev/webshop" });
+  write({
+    type: "session",
+    version: 3,
+    id: "019a0000-0000-7000-8000-000000000001",
+    timestamp: iso(clock),
+    cwd: "/home/dev/webshop",
+  });
   let leaf: string | null = null;
   const append = (o: Record<string, unknown>): string => {
     const id = newId();
-    write({ type: o.type, id, parentId: leaf, timestamp: iso(tick()), ...Object.fromEntries(Object.entries(o).filter(([k]) => k !== "type")) });
+    write({
+      type: o.type,
+      id,
+      parentId: leaf,
+      timestamp: iso(tick()),
+      ...Object.fromEntries(Object.entries(o).filter(([k]) => k !== "type")),
+    });
     leaf = id;
     return id;
   };
@@ -93,8 +120,17 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
     message: {
       role: "system",
       content: "",
-      sections: { preamble: textBlob(2000), tools: textBlob(1500), rules: textBlob(1200), cwd: "Current working directory: /home/dev/webshop" },
-      toolsAdded: ["read", "edit", "write", "bash"].map((name) => ({ name, description: textBlob(300), parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } })),
+      sections: {
+        preamble: textBlob(2000),
+        tools: textBlob(1500),
+        rules: textBlob(1200),
+        cwd: "Current working directory: /home/dev/webshop",
+      },
+      toolsAdded: ["read", "edit", "write", "bash"].map((name) => ({
+        name,
+        description: textBlob(300),
+        parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+      })),
       timestamp: clock,
     },
   });
@@ -108,7 +144,14 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
 
   const oneTurn = (): void => {
     turn++;
-    const userId = append({ type: "message", message: { role: "user", content: [{ type: "text", text: `Task ${turn}: ${textBlob(int(80, 600))}` }], timestamp: clock } });
+    const userId = append({
+      type: "message",
+      message: {
+        role: "user",
+        content: [{ type: "text", text: `Task ${turn}: ${textBlob(int(80, 600))}` }],
+        timestamp: clock,
+      },
+    });
     lastUser = userId;
     recentUsers.push(userId);
     context += 150;
@@ -117,7 +160,8 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
       const calls = int(1, 3);
       const toolCalls = Array.from({ length: calls }, (_, k) => {
         const name = pick(["read", "read", "edit", "write", "bash"]);
-        const args: Record<string, unknown> = name === "bash" ? { command: "npm test -- --silent" } : { path: pick(FILES) };
+        const args: Record<string, unknown> =
+          name === "bash" ? { command: "npm test -- --silent" } : { path: pick(FILES) };
         if (name === "edit") args.edits = [{ oldText: textBlob(120), newText: textBlob(140) }];
         if (name === "write") args.content = textBlob(int(500, 4000));
         return { type: "toolCall", id: `toolu_${turn}_${r}_${k}`, name, arguments: args };
@@ -128,7 +172,10 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
         type: "message",
         message: {
           role: "assistant",
-          content: [{ type: "thinking", thinking: textBlob(int(200, 1500)), thinkingSignature: base64(int(200, 800)) }, ...toolCalls],
+          content: [
+            { type: "thinking", thinking: textBlob(int(200, 1500)), thinkingSignature: base64(int(200, 800)) },
+            ...toolCalls,
+          ],
           api: "anthropic-messages",
           provider: "anthropic",
           model: "claude-opus-4-6",
@@ -145,13 +192,33 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
         context += screenshot ? 1200 : Math.ceil((content[0] as { text: string }).text.length / 4);
         append({
           type: "message",
-          message: { role: "toolResult", toolCallId: call.id, toolName: call.name, content, ...(call.name === "edit" ? { details: { diff: textBlob(800) } } : {}), isError: false, timestamp: clock },
+          message: {
+            role: "toolResult",
+            toolCallId: call.id,
+            toolName: call.name,
+            content,
+            ...(call.name === "edit" ? { details: { diff: textBlob(800) } } : {}),
+            isError: false,
+            timestamp: clock,
+          },
         });
       }
     }
     const output = int(30, 400);
     context += output;
-    append({ type: "message", message: { role: "assistant", content: [{ type: "text", text: textBlob(int(100, 1200)) }], api: "anthropic-messages", provider: "anthropic", model: "claude-opus-4-6", usage: usageOf(context, output), stopReason: "stop", timestamp: clock } });
+    append({
+      type: "message",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: textBlob(int(100, 1200)) }],
+        api: "anthropic-messages",
+        provider: "anthropic",
+        model: "claude-opus-4-6",
+        usage: usageOf(context, output),
+        stopReason: "stop",
+        timestamp: clock,
+      },
+    });
   };
 
   while (bytes < target) {
@@ -166,7 +233,12 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
         details: { readFiles: FILES.slice(0, 4).sort(), modifiedFiles: FILES.slice(4).sort() },
         usage: usageOf(20000, 1500),
         fromHook: false,
-        systemMessage: { role: "system", content: "", sections: { preamble: textBlob(2000), tools: textBlob(1500) }, timestamp: clock },
+        systemMessage: {
+          role: "system",
+          content: "",
+          sections: { preamble: textBlob(2000), tools: textBlob(1500) },
+          timestamp: clock,
+        },
       });
       context = 30000;
       continue;
@@ -178,7 +250,14 @@ export function generateSession(outPath: string, sizeMB: number, flavour: Flavou
       oneTurn();
       const abandoned: string | null = leaf;
       leaf = fork;
-      append({ type: "branch_summary", fromId: abandoned, summary: `The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\n${textBlob(800)}`, details: { readFiles: [FILES[0]], modifiedFiles: [FILES[1]] }, usage: usageOf(5000, 600), fromHook: false });
+      append({
+        type: "branch_summary",
+        fromId: abandoned,
+        summary: `The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\n${textBlob(800)}`,
+        details: { readFiles: [FILES[0]], modifiedFiles: [FILES[1]] },
+        usage: usageOf(5000, 600),
+        fromHook: false,
+      });
       continue;
     }
     if (labelAt.length && bytes >= labelAt[0]!) {

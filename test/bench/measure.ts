@@ -56,7 +56,11 @@ async function ours(file: string): Promise<object> {
     id: "bench0001",
     parentId: leaf,
     timestamp: new Date().toISOString(),
-    message: { role: "user", content: [{ type: "text", text: "one more question about the checkout flow" }], timestamp: Date.now() },
+    message: {
+      role: "user",
+      content: [{ type: "text", text: "one more question about the checkout flow" }],
+      timestamp: Date.now(),
+    },
   };
   fs.appendFileSync(copy, `${JSON.stringify(entry)}\n`);
   const samples: number[] = [];

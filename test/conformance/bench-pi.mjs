@@ -10,8 +10,8 @@ import { join } from "node:path";
 
 const file = process.argv[2];
 if (!file) {
-	console.error("usage: bench-pi.mjs <session.jsonl>");
-	process.exit(2);
+  console.error("usage: bench-pi.mjs <session.jsonl>");
+  process.exit(2);
 }
 const tmp = mkdtempSync(join(tmpdir(), "pi-bench-"));
 process.env.HOME = tmp;
@@ -32,16 +32,16 @@ const t3 = performance.now();
 const after = statSync(file);
 rmSync(tmp, { recursive: true, force: true });
 if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
-	console.error("pi modified the benchmark file");
-	process.exit(1);
+  console.error("pi modified the benchmark file");
+  process.exit(1);
 }
 console.log(
-	JSON.stringify({
-		openMs: t1 - t0,
-		projectionMs: t2 - t1,
-		estimateMs: t3 - t2,
-		totalMs: t3 - t0,
-		tokens: estimate.tokens,
-		maxRssMB: process.resourceUsage().maxRSS / 1024,
-	}),
+  JSON.stringify({
+    openMs: t1 - t0,
+    projectionMs: t2 - t1,
+    estimateMs: t3 - t2,
+    totalMs: t3 - t0,
+    tokens: estimate.tokens,
+    maxRssMB: process.resourceUsage().maxRSS / 1024,
+  }),
 );

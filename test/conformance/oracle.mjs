@@ -28,70 +28,70 @@
 import { createInterface } from "node:readline";
 
 function usage(message) {
-	if (message) process.stderr.write(`oracle.mjs: ${message}\n`);
-	process.stderr.write(
-		"usage: oracle.mjs <session.jsonl> [--agent-dir DIR] [--cwd DIR] [--no-project-settings] [--full]\n" +
-			"       [--leaf ID] [--context-window N] [--reserve-tokens N] [--keep-recent-tokens N]\n" +
-			"       [--verify-compactions] [--verify-branch-summaries] [--branch-target ID]\n" +
-			"   or: oracle.mjs --batch   (JSON lines on stdin, see the header of this file)\n",
-	);
-	process.exit(2);
+  if (message) process.stderr.write(`oracle.mjs: ${message}\n`);
+  process.stderr.write(
+    "usage: oracle.mjs <session.jsonl> [--agent-dir DIR] [--cwd DIR] [--no-project-settings] [--full]\n" +
+      "       [--leaf ID] [--context-window N] [--reserve-tokens N] [--keep-recent-tokens N]\n" +
+      "       [--verify-compactions] [--verify-branch-summaries] [--branch-target ID]\n" +
+      "   or: oracle.mjs --batch   (JSON lines on stdin, see the header of this file)\n",
+  );
+  process.exit(2);
 }
 
 let core;
 try {
-	core = await import("./oracle-core.mjs");
+  core = await import("./oracle-core.mjs");
 } catch (error) {
-	process.stderr.write(`oracle.mjs: cannot load pi: ${error?.stack ?? error}\n`);
-	process.exit(2);
+  process.stderr.write(`oracle.mjs: cannot load pi: ${error?.stack ?? error}\n`);
+  process.exit(2);
 }
 
 const argv = process.argv.slice(2);
 
 function writeLine(obj) {
-	return new Promise((resolveWrite) => {
-		if (process.stdout.write(`${JSON.stringify(obj)}\n`)) resolveWrite();
-		else process.stdout.once("drain", resolveWrite);
-	});
+  return new Promise((resolveWrite) => {
+    if (process.stdout.write(`${JSON.stringify(obj)}\n`)) resolveWrite();
+    else process.stdout.once("drain", resolveWrite);
+  });
 }
 
 async function runBatch() {
-	const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-	let lineNo = 0;
-	for await (const line of rl) {
-		const index = lineNo++;
-		if (!line.trim()) continue;
-		let id = index;
-		try {
-			const request = JSON.parse(line);
-			if (request && typeof request === "object" && request.id !== undefined) id = request.id;
-			const result = await core.handleRequest(request);
-			await writeLine({ id, ok: true, result });
-		} catch (error) {
-			await writeLine({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
-		}
-	}
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let lineNo = 0;
+  for await (const line of rl) {
+    const index = lineNo++;
+    if (!line.trim()) continue;
+    let id = index;
+    try {
+      const request = JSON.parse(line);
+      if (request && typeof request === "object" && request.id !== undefined) id = request.id;
+      const result = await core.handleRequest(request);
+      await writeLine({ id, ok: true, result });
+    } catch (error) {
+      await writeLine({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
 }
 
 if (argv.includes("--batch")) {
-	if (argv.length !== 1) usage("--batch takes no other arguments");
-	await runBatch();
-	core.cleanupTemp();
+  if (argv.length !== 1) usage("--batch takes no other arguments");
+  await runBatch();
+  core.cleanupTemp();
 } else {
-	if (argv.includes("--help") || argv.includes("-h")) usage();
-	let opts;
-	try {
-		opts = core.parseOracleArgs(argv);
-	} catch (error) {
-		usage(error.message);
-	}
-	if (opts.positional.length !== 1) usage("exactly one session file expected");
-	const [file] = opts.positional;
-	try {
-		const result = await core.analyzeSession({ file }, opts);
-		process.stdout.write(`${core.formatJson(result)}\n`);
-	} catch (error) {
-		process.stderr.write(`oracle.mjs: ${error?.stack ?? error}\n`);
-		process.exitCode = 1;
-	}
+  if (argv.includes("--help") || argv.includes("-h")) usage();
+  let opts;
+  try {
+    opts = core.parseOracleArgs(argv);
+  } catch (error) {
+    usage(error.message);
+  }
+  if (opts.positional.length !== 1) usage("exactly one session file expected");
+  const [file] = opts.positional;
+  try {
+    const result = await core.analyzeSession({ file }, opts);
+    process.stdout.write(`${core.formatJson(result)}\n`);
+  } catch (error) {
+    process.stderr.write(`oracle.mjs: ${error?.stack ?? error}\n`);
+    process.exitCode = 1;
+  }
 }

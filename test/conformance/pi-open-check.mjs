@@ -12,22 +12,22 @@ const argv = process.argv.slice(2);
 const append = argv.includes("--append");
 const files = argv.filter((a) => a !== "--append");
 if (files.length !== 1 || files[0].startsWith("--")) {
-	process.stderr.write("usage: pi-open-check.mjs <session.jsonl> [--append]\n");
-	process.exit(2);
+  process.stderr.write("usage: pi-open-check.mjs <session.jsonl> [--append]\n");
+  process.exit(2);
 }
 
 let core;
 try {
-	core = await import("./oracle-core.mjs");
+  core = await import("./oracle-core.mjs");
 } catch (error) {
-	process.stderr.write(`pi-open-check.mjs: cannot load pi: ${error?.stack ?? error}\n`);
-	process.exit(2);
+  process.stderr.write(`pi-open-check.mjs: cannot load pi: ${error?.stack ?? error}\n`);
+  process.exit(2);
 }
 
 try {
-	const result = await core.piOpenCheck({ file: files[0] }, { append });
-	process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const result = await core.piOpenCheck({ file: files[0] }, { append });
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } catch (error) {
-	process.stderr.write(`pi-open-check.mjs: ${error?.stack ?? error}\n`);
-	process.exitCode = 1;
+  process.stderr.write(`pi-open-check.mjs: ${error?.stack ?? error}\n`);
+  process.exitCode = 1;
 }

@@ -31,77 +31,78 @@ const STAMP_PATH = join(CONFORMANCE_DIR, "node_modules", ".pi-context-setup.json
 const MIN_NODE = [22, 19];
 
 function sha256File(path) {
-	return createHash("sha256").update(readFileSync(path)).digest("hex");
+  return createHash("sha256").update(readFileSync(path)).digest("hex");
 }
 
 function wantedStamp() {
-	return {
-		packageLockSha256: sha256File(join(CONFORMANCE_DIR, "package-lock.json")),
-		packageJsonSha256: sha256File(join(CONFORMANCE_DIR, "package.json")),
-	};
+  return {
+    packageLockSha256: sha256File(join(CONFORMANCE_DIR, "package-lock.json")),
+    packageJsonSha256: sha256File(join(CONFORMANCE_DIR, "package.json")),
+  };
 }
 
 function readStamp() {
-	try {
-		return JSON.parse(readFileSync(STAMP_PATH, "utf-8"));
-	} catch {
-		return null;
-	}
+  try {
+    return JSON.parse(readFileSync(STAMP_PATH, "utf-8"));
+  } catch {
+    return null;
+  }
 }
 
 /** Installed and matching the lock file? Never installs anything. */
 export function conformanceStatus() {
-	const wanted = wantedStamp();
-	const stamp = readStamp();
-	let reason = null;
-	if (!stamp) reason = "not installed (no stamp file)";
-	else if (stamp.packageLockSha256 !== wanted.packageLockSha256) reason = "package-lock.json changed since the last install";
-	else if (stamp.packageJsonSha256 !== wanted.packageJsonSha256) reason = "package.json changed since the last install";
-	else if (!existsSync(NODE22_PATH)) reason = `Node 22 binary missing: ${NODE22_PATH}`;
-	else if (!existsSync(PI_PACKAGE_JSON)) reason = "pi package missing";
-	return { upToDate: reason === null, reason, node22Path: NODE22_PATH, nodeVersion: stamp?.nodeVersion ?? null };
+  const wanted = wantedStamp();
+  const stamp = readStamp();
+  let reason = null;
+  if (!stamp) reason = "not installed (no stamp file)";
+  else if (stamp.packageLockSha256 !== wanted.packageLockSha256)
+    reason = "package-lock.json changed since the last install";
+  else if (stamp.packageJsonSha256 !== wanted.packageJsonSha256) reason = "package.json changed since the last install";
+  else if (!existsSync(NODE22_PATH)) reason = `Node 22 binary missing: ${NODE22_PATH}`;
+  else if (!existsSync(PI_PACKAGE_JSON)) reason = "pi package missing";
+  return { upToDate: reason === null, reason, node22Path: NODE22_PATH, nodeVersion: stamp?.nodeVersion ?? null };
 }
 
 function checkNodeVersion(path) {
-	const result = spawnSync(path, ["--version"], { encoding: "utf-8" });
-	if (result.status !== 0) throw new Error(`${path} --version failed: ${result.stderr || result.error}`);
-	const version = result.stdout.trim();
-	const [major, minor] = version.replace(/^v/, "").split(".").map(Number);
-	if (major !== MIN_NODE[0] || minor < MIN_NODE[1]) {
-		throw new Error(`${path} is ${version}; pi 1.6.0 needs Node 22 >= ${MIN_NODE.join(".")}`);
-	}
-	return version;
+  const result = spawnSync(path, ["--version"], { encoding: "utf-8" });
+  if (result.status !== 0) throw new Error(`${path} --version failed: ${result.stderr || result.error}`);
+  const version = result.stdout.trim();
+  const [major, minor] = version.replace(/^v/, "").split(".").map(Number);
+  if (major !== MIN_NODE[0] || minor < MIN_NODE[1]) {
+    throw new Error(`${path} is ${version}; pi 1.6.0 needs Node 22 >= ${MIN_NODE.join(".")}`);
+  }
+  return version;
 }
 
 function sleep(ms) {
-	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function withInstallLock(fn) {
-	const key = createHash("sha256").update(CONFORMANCE_DIR).digest("hex").slice(0, 16);
-	const lockDir = join(tmpdir(), `pi-context-conformance-${key}.lock`);
-	const deadline = Date.now() + 15 * 60 * 1000;
-	for (;;) {
-		try {
-			mkdirSync(lockDir);
-			break;
-		} catch (error) {
-			if (error.code !== "EEXIST") throw error;
-			try {
-				// a lock older than 10 minutes belongs to a crashed installer
-				if (Date.now() - statSync(lockDir).mtimeMs > 10 * 60 * 1000) rmSync(lockDir, { recursive: true, force: true });
-			} catch {
-				// raced with its removal
-			}
-			if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir}`);
-			sleep(250);
-		}
-	}
-	try {
-		return fn();
-	} finally {
-		rmSync(lockDir, { recursive: true, force: true });
-	}
+  const key = createHash("sha256").update(CONFORMANCE_DIR).digest("hex").slice(0, 16);
+  const lockDir = join(tmpdir(), `pi-context-conformance-${key}.lock`);
+  const deadline = Date.now() + 15 * 60 * 1000;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      try {
+        // a lock older than 10 minutes belongs to a crashed installer
+        if (Date.now() - statSync(lockDir).mtimeMs > 10 * 60 * 1000) rmSync(lockDir, { recursive: true, force: true });
+      } catch {
+        // raced with its removal
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir}`);
+      sleep(250);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -109,45 +110,47 @@ function withInstallLock(fn) {
  * Returns { node22Path, installed (true if npm ci ran now), nodeVersion }.
  */
 export function ensureConformanceInstall({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
-	const first = conformanceStatus();
-	if (first.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: first.nodeVersion };
-	return withInstallLock(() => {
-		const status = conformanceStatus(); // another process may have installed meanwhile
-		if (status.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: status.nodeVersion };
-		log(`[conformance setup] ${status.reason}; running npm ci in ${CONFORMANCE_DIR} ...`);
-		const started = Date.now();
-		const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-		const result = spawnSync(npm, ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
-			cwd: CONFORMANCE_DIR,
-			stdio: ["ignore", process.stderr, process.stderr],
-			env: { ...process.env, npm_config_engine_strict: "false" },
-		});
-		if (result.status !== 0) {
-			throw new Error(`npm ci failed in ${CONFORMANCE_DIR} (exit ${result.status ?? result.signal ?? result.error})`);
-		}
-		const nodeVersion = checkNodeVersion(NODE22_PATH);
-		writeFileSync(
-			STAMP_PATH,
-			`${JSON.stringify({ ...wantedStamp(), nodeVersion, installedAt: new Date().toISOString() }, null, 2)}\n`,
-		);
-		log(`[conformance setup] installed in ${((Date.now() - started) / 1000).toFixed(1)} s; Node ${nodeVersion} at ${NODE22_PATH}`);
-		return { node22Path: NODE22_PATH, installed: true, nodeVersion };
-	});
+  const first = conformanceStatus();
+  if (first.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: first.nodeVersion };
+  return withInstallLock(() => {
+    const status = conformanceStatus(); // another process may have installed meanwhile
+    if (status.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: status.nodeVersion };
+    log(`[conformance setup] ${status.reason}; running npm ci in ${CONFORMANCE_DIR} ...`);
+    const started = Date.now();
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    const result = spawnSync(npm, ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
+      cwd: CONFORMANCE_DIR,
+      stdio: ["ignore", process.stderr, process.stderr],
+      env: { ...process.env, npm_config_engine_strict: "false" },
+    });
+    if (result.status !== 0) {
+      throw new Error(`npm ci failed in ${CONFORMANCE_DIR} (exit ${result.status ?? result.signal ?? result.error})`);
+    }
+    const nodeVersion = checkNodeVersion(NODE22_PATH);
+    writeFileSync(
+      STAMP_PATH,
+      `${JSON.stringify({ ...wantedStamp(), nodeVersion, installedAt: new Date().toISOString() }, null, 2)}\n`,
+    );
+    log(
+      `[conformance setup] installed in ${((Date.now() - started) / 1000).toFixed(1)} s; Node ${nodeVersion} at ${NODE22_PATH}`,
+    );
+    return { node22Path: NODE22_PATH, installed: true, nodeVersion };
+  });
 }
 
 const isMain = !!process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-	try {
-		if (process.argv.includes("--check")) {
-			const status = conformanceStatus();
-			process.stdout.write(`${JSON.stringify(status)}\n`);
-			process.exitCode = status.upToDate ? 0 : 1;
-		} else {
-			const { node22Path } = ensureConformanceInstall();
-			process.stdout.write(`${node22Path}\n`);
-		}
-	} catch (error) {
-		process.stderr.write(`setup.mjs: ${error?.message ?? error}\n`);
-		process.exitCode = 1;
-	}
+  try {
+    if (process.argv.includes("--check")) {
+      const status = conformanceStatus();
+      process.stdout.write(`${JSON.stringify(status)}\n`);
+      process.exitCode = status.upToDate ? 0 : 1;
+    } else {
+      const { node22Path } = ensureConformanceInstall();
+      process.stdout.write(`${node22Path}\n`);
+    }
+  } catch (error) {
+    process.stderr.write(`setup.mjs: ${error?.message ?? error}\n`);
+    process.exitCode = 1;
+  }
 }

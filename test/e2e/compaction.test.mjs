@@ -8,7 +8,16 @@ import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node
 import { createRequire } from "node:module";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, installSession, openWorkbench, repoRoot, runCommand, screenshot, sharedHost, waitUntil } from "./harness.mjs";
+import {
+  closeSharedHost,
+  installSession,
+  openWorkbench,
+  repoRoot,
+  runCommand,
+  screenshot,
+  sharedHost,
+  waitUntil,
+} from "./harness.mjs";
 
 const require = createRequire(import.meta.url);
 const { startScriptedServer } = require(path.join(repoRoot, "out", "test", "support", "scripted-openai.js"));
@@ -43,9 +52,12 @@ describe("e2e compaction", () => {
         "piContext.liveSession.guardSeconds": 0,
       }),
     );
-    for (const f of ["settings.json", "models.json"]) writeFileSync(path.join(host.agentDir, f), readFileSync(path.join(fixtureDir, "long.agent", f)));
+    for (const f of ["settings.json", "models.json"])
+      writeFileSync(path.join(host.agentDir, f), readFileSync(path.join(fixtureDir, "long.agent", f)));
     const tmp = path.join(host.agentDir, "e2e-compact-source.jsonl");
-    sessionFile = installSession(host.agentDir, longPrefix(tmp), host.workspace, { fileName: "2026-11-30T07-00-00-000Z_e2e-compact.jsonl" });
+    sessionFile = installSession(host.agentDir, longPrefix(tmp), host.workspace, {
+      fileName: "2026-11-30T07-00-00-000Z_e2e-compact.jsonl",
+    });
     rmSync(tmp);
     const later = new Date(Date.now() + 120_000); // the newest session of the workspace: current
     utimesSync(sessionFile, later, later);
@@ -64,7 +76,16 @@ describe("e2e compaction", () => {
     const widget = page.locator(".quick-input-widget");
     // keyless local server (the key path through SecretStorage is covered by the integration suite)
     const before = readFileSync(sessionFile);
-    server.script({ chunks: ["## Goal\n", "Refactor the ", "scripted modules.\n\n", "## Constraints & Preferences\n- (none)\n\n", "## Progress\n### Done\n- [x] t1–t17\n"], chunkDelayMs: 700 });
+    server.script({
+      chunks: [
+        "## Goal\n",
+        "Refactor the ",
+        "scripted modules.\n\n",
+        "## Constraints & Preferences\n- (none)\n\n",
+        "## Progress\n### Done\n- [x] t1–t17\n",
+      ],
+      chunkDelayMs: 700,
+    });
     await runCommand(page, "Pi: Compact Session…");
     const input = widget.locator("input");
     await input.waitFor({ state: "visible" });
@@ -75,7 +96,11 @@ describe("e2e compaction", () => {
     const pickText = await widget.innerText();
     assert.match(pickText, /Compact now/);
     assert.match(pickText, /→ ≈[\d,]+ tokens/);
-    assert.match(pickText, /keeps \d+ entries from (your message|the answer) "/, "the first kept entry in words, not an id");
+    assert.match(
+      pickText,
+      /keeps \d+ entries from (your message|the answer) "/,
+      "the first kept entry in words, not an id",
+    );
     assert.match(pickText, /Compact "long scripted session"\?/);
     await screenshot(page, "compact-preview");
     // details document, then back to the pick
@@ -112,8 +137,36 @@ describe("e2e compaction", () => {
     const { page } = wb;
     // one more exchange after our compaction, so there is something to compact again
     const last = JSON.parse(readFileSync(sessionFile, "utf8").trimEnd().split("\n").pop());
-    const u = { type: "message", id: "e2ec0001", parentId: last.id, timestamp: new Date().toISOString(), message: { role: "user", content: [{ type: "text", text: "x ".repeat(6000) }], timestamp: Date.now() } };
-    const a = { type: "message", id: "e2ec0002", parentId: "e2ec0001", timestamp: new Date().toISOString(), message: { role: "assistant", content: [{ type: "text", text: "y ".repeat(6000) }], api: "openai-completions", provider: "scripted", model: "scripted-small", usage: { input: 9000, output: 3000, cacheRead: 0, cacheWrite: 0, totalTokens: 12000, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: Date.now() } };
+    const u = {
+      type: "message",
+      id: "e2ec0001",
+      parentId: last.id,
+      timestamp: new Date().toISOString(),
+      message: { role: "user", content: [{ type: "text", text: "x ".repeat(6000) }], timestamp: Date.now() },
+    };
+    const a = {
+      type: "message",
+      id: "e2ec0002",
+      parentId: "e2ec0001",
+      timestamp: new Date().toISOString(),
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "y ".repeat(6000) }],
+        api: "openai-completions",
+        provider: "scripted",
+        model: "scripted-small",
+        usage: {
+          input: 9000,
+          output: 3000,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 12000,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: "stop",
+        timestamp: Date.now(),
+      },
+    };
     writeFileSync(sessionFile, readFileSync(sessionFile, "utf8") + JSON.stringify(u) + "\n" + JSON.stringify(a) + "\n");
     const later = new Date(Date.now() + 180_000);
     utimesSync(sessionFile, later, later);
@@ -141,7 +194,10 @@ describe("e2e compaction", () => {
     await page.keyboard.press("Escape");
     const before = readFileSync(sessionFile);
     server.reset();
-    server.script({ status: 401, errorMessage: "missing API key" }, { chunks: ["## Goal\n", "Summarized after the key was entered."] });
+    server.script(
+      { status: 401, errorMessage: "missing API key" },
+      { chunks: ["## Goal\n", "Summarized after the key was entered."] },
+    );
     await runCommand(page, "Pi: Compact Session…");
     const widget = page.locator(".quick-input-widget");
     await widget.locator("input").waitFor({ state: "visible" });
@@ -157,8 +213,15 @@ describe("e2e compaction", () => {
     await waitUntil(() => readFileSync(sessionFile).length > before.length, 30_000, "the compaction to be written");
     const auth = server.requests.map((r) => r.authorization);
     assert.equal(auth[0], undefined, "the first request had no key (401)");
-    assert.ok(auth.length >= 2 && auth.slice(1).every((a) => a === "Bearer sk-e2e-typed-7"), `then the same compaction with the typed key: ${JSON.stringify(auth)}`);
-    assert.equal(server.requests[1].body.messages[1].content, server.requests[0].body.messages[1].content, "the refused request was retried as it was");
+    assert.ok(
+      auth.length >= 2 && auth.slice(1).every((a) => a === "Bearer sk-e2e-typed-7"),
+      `then the same compaction with the typed key: ${JSON.stringify(auth)}`,
+    );
+    assert.equal(
+      server.requests[1].body.messages[1].content,
+      server.requests[0].body.messages[1].content,
+      "the refused request was retried as it was",
+    );
     const entry = JSON.parse(readFileSync(sessionFile).subarray(before.length).toString("utf8"));
     assert.equal(entry.type, "compaction");
     assert.ok(entry.summary.startsWith("## Goal\nSummarized after the key was entered."));

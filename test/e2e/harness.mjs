@@ -105,7 +105,9 @@ export function workbenchUrl(baseUrl, opts = {}) {
  */
 export async function openWorkbench(opts = {}) {
   const host = await sharedHost();
-  const context = await host.browser.newContext({ viewport: { width: opts.width ?? 1400, height: opts.height ?? 900 } });
+  const context = await host.browser.newContext({
+    viewport: { width: opts.width ?? 1400, height: opts.height ?? 900 },
+  });
   const page = await context.newPage();
   const consoleLines = [];
   page.on("console", (m) => {
@@ -148,7 +150,10 @@ export async function runCommand(page, title, opts = {}) {
   const exact = new RegExp(`^\\s*${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*$`);
   const row = opts.commandId
     ? widget.locator(`.monaco-list-row:has([data-quick-input-id=${JSON.stringify(opts.commandId)}])`).first()
-    : widget.locator(".monaco-list-row").filter({ has: page.locator(".label-name", { hasText: exact }) }).first();
+    : widget
+        .locator(".monaco-list-row")
+        .filter({ has: page.locator(".label-name", { hasText: exact }) })
+        .first();
   let rows = [];
   for (;;) {
     if (!(await input.isVisible().catch(() => false))) {
@@ -160,10 +165,15 @@ export async function runCommand(page, title, opts = {}) {
       await row.waitFor({ state: "visible", timeout: 2_000 });
       break;
     } catch {
-      rows = await widget.locator(".monaco-list-row").allInnerTexts().catch(() => []);
+      rows = await widget
+        .locator(".monaco-list-row")
+        .allInnerTexts()
+        .catch(() => []);
       if (Date.now() > deadline) {
         const shot = await screenshot(page, `runCommand-failed-${title}`).catch(() => "");
-        throw new Error(`command "${title}" not found in the palette (rows: ${JSON.stringify(rows.slice(0, 10))}; screenshot: ${shot})`);
+        throw new Error(
+          `command "${title}" not found in the palette (rows: ${JSON.stringify(rows.slice(0, 10))}; screenshot: ${shot})`,
+        );
       }
       await page.keyboard.press("Escape"); // reopen so the list is rebuilt
       await page.waitForTimeout(500);
@@ -204,16 +214,20 @@ export function webviewFrame(page) {
  * @param {string} title
  */
 export async function webviewFrameByTitle(page, title, timeoutMs = 20_000) {
-  return waitUntil(async () => {
-    const outers = page.locator("iframe.webview.ready");
-    const n = await outers.count();
-    for (let i = 0; i < n; i++) {
-      const outer = outers.nth(i).contentFrame();
-      const inner = outer.locator(`#active-frame[title=${JSON.stringify(title)}]`);
-      if ((await inner.count()) > 0) return inner.contentFrame();
-    }
-    return undefined;
-  }, timeoutMs, `a webview titled ${JSON.stringify(title)}`);
+  return waitUntil(
+    async () => {
+      const outers = page.locator("iframe.webview.ready");
+      const n = await outers.count();
+      for (let i = 0; i < n; i++) {
+        const outer = outers.nth(i).contentFrame();
+        const inner = outer.locator(`#active-frame[title=${JSON.stringify(title)}]`);
+        if ((await inner.count()) > 0) return inner.contentFrame();
+      }
+      return undefined;
+    },
+    timeoutMs,
+    `a webview titled ${JSON.stringify(title)}`,
+  );
 }
 
 /**

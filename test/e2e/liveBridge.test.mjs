@@ -11,7 +11,17 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
-import { closeSharedHost, openWorkbench, repoRoot, resultsDir, runCommand, screenshot, sharedHost, statusBarItem, waitUntil } from "./harness.mjs";
+import {
+  closeSharedHost,
+  openWorkbench,
+  repoRoot,
+  resultsDir,
+  runCommand,
+  screenshot,
+  sharedHost,
+  statusBarItem,
+  waitUntil,
+} from "./harness.mjs";
 
 const GAUGE = "piContext.gauge";
 const PI_CLI = path.join(repoRoot, "test/conformance/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
@@ -27,24 +37,59 @@ async function startModel() {
     requests.push(parsed);
     n++;
     const summary = JSON.stringify(parsed.messages ?? []).includes("summar");
-    const text = summary ? "## Goal\nRefactor the parser (summary written by pi's own model).\n\n## Progress\n- steps 1–4 done" : `Answer ${n}: done.\n\n${"Details of the work. ".repeat(80)}`;
+    const text = summary
+      ? "## Goal\nRefactor the parser (summary written by pi's own model).\n\n## Progress\n- steps 1–4 done"
+      : `Answer ${n}: done.\n\n${"Details of the work. ".repeat(80)}`;
     const prompt = Math.ceil(JSON.stringify(parsed.messages ?? []).length / 4);
     res.writeHead(200, { "content-type": "text/event-stream" });
     const send = (o) => res.write(`data: ${JSON.stringify(o)}\n\n`);
-    send({ id: `c${n}`, object: "chat.completion.chunk", created: 1, model: parsed.model, choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: null }] });
-    send({ id: `c${n}`, object: "chat.completion.chunk", created: 1, model: parsed.model, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
-    send({ id: `c${n}`, object: "chat.completion.chunk", created: 1, model: parsed.model, choices: [], usage: { prompt_tokens: prompt, completion_tokens: Math.ceil(text.length / 4), total_tokens: prompt + Math.ceil(text.length / 4) } });
+    send({
+      id: `c${n}`,
+      object: "chat.completion.chunk",
+      created: 1,
+      model: parsed.model,
+      choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: null }],
+    });
+    send({
+      id: `c${n}`,
+      object: "chat.completion.chunk",
+      created: 1,
+      model: parsed.model,
+      choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+    });
+    send({
+      id: `c${n}`,
+      object: "chat.completion.chunk",
+      created: 1,
+      model: parsed.model,
+      choices: [],
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: Math.ceil(text.length / 4),
+        total_tokens: prompt + Math.ceil(text.length / 4),
+      },
+    });
     res.end("data: [DONE]\n\n");
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { baseURL: `http://127.0.0.1:${server.address().port}/v1`, requests, close: () => new Promise((r) => server.close(r)) };
+  return {
+    baseURL: `http://127.0.0.1:${server.address().port}/v1`,
+    requests,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 /** pi --mode rpc with JSON lines on stdin/stdout. */
 async function startPi({ cwd, agentDir, home }) {
-  const { ensureConformanceInstall } = await import(pathToFileURL(path.join(repoRoot, "test/conformance/setup.mjs")).href);
+  const { ensureConformanceInstall } = await import(
+    pathToFileURL(path.join(repoRoot, "test/conformance/setup.mjs")).href
+  );
   const node = ensureConformanceInstall().node22Path;
-  const child = spawn(node, [PI_CLI, "--mode", "rpc"], { cwd, env: { PATH: process.env.PATH, HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(node, [PI_CLI, "--mode", "rpc"], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const events = [];
   const waiters = [];
   let buffer = "";
@@ -113,9 +158,44 @@ describe("e2e live bridge", () => {
     }
     writeFileSync(
       path.join(agentDir, "models.json"),
-      JSON.stringify({ providers: { scripted: { baseUrl: model.baseURL, api: "openai-completions", apiKey: "scripted-dummy-key", compat: { supportsStore: false, supportsDeveloperRole: false, supportsReasoningEffort: false, maxTokensField: "max_tokens" }, models: [{ id: "scripted-small", name: "scripted-small", contextWindow: 16000, maxTokens: 2048, input: ["text"], reasoning: false, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }] } } }),
+      JSON.stringify({
+        providers: {
+          scripted: {
+            baseUrl: model.baseURL,
+            api: "openai-completions",
+            apiKey: "scripted-dummy-key",
+            compat: {
+              supportsStore: false,
+              supportsDeveloperRole: false,
+              supportsReasoningEffort: false,
+              maxTokensField: "max_tokens",
+            },
+            models: [
+              {
+                id: "scripted-small",
+                name: "scripted-small",
+                contextWindow: 16000,
+                maxTokens: 2048,
+                input: ["text"],
+                reasoning: false,
+                cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+              },
+            ],
+          },
+        },
+      }),
     );
-    writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "scripted", defaultModel: "scripted-small", cacheWarming: "off", enableInstallTelemetry: false, retry: { enabled: false }, compaction: { reserveTokens: 4000, keepRecentTokens: 1000 } }));
+    writeFileSync(
+      path.join(agentDir, "settings.json"),
+      JSON.stringify({
+        defaultProvider: "scripted",
+        defaultModel: "scripted-small",
+        cacheWarming: "off",
+        enableInstallTelemetry: false,
+        retry: { enabled: false },
+        compaction: { reserveTokens: 4000, keepRecentTokens: 1000 },
+      }),
+    );
     wb = await openWorkbench({ folder });
   });
 
@@ -139,34 +219,58 @@ describe("e2e live bridge", () => {
     const dialog = page.locator(".monaco-dialog-box");
     await dialog.waitFor({ state: "visible", timeout: 10_000 });
     const text = await dialog.innerText();
-    for (const want of ["Install the pi-context live bridge?", "extensions/pi-context-bridge.js", "tested with pi 1.6.x", "local socket", "never opens a network port", "Pi: Remove Live Bridge"]) assert.ok(text.includes(want), `dialog lacks ${JSON.stringify(want)}:\n${text}`);
+    for (const want of [
+      "Install the pi-context live bridge?",
+      "extensions/pi-context-bridge.js",
+      "tested with pi 1.6.x",
+      "local socket",
+      "never opens a network port",
+      "Pi: Remove Live Bridge",
+    ])
+      assert.ok(text.includes(want), `dialog lacks ${JSON.stringify(want)}:\n${text}`);
     await screenshot(page, "live-bridge-install-dialog");
     await dialog.getByRole("button", { name: "Install", exact: true }).click();
     const file = path.join(agentDir, "extensions", "pi-context-bridge.js");
     await waitUntil(() => existsSync(file), 10_000, "the installed bridge");
-    assert.match(readFileSync(file, "utf8").split("\n")[0], /^\/\/ pi-context-bridge-install \{"version":"1\.0\.0","protocol":1,"pi":"1\.6\.x"/);
+    assert.match(
+      readFileSync(file, "utf8").split("\n")[0],
+      /^\/\/ pi-context-bridge-install \{"version":"1\.0\.0","protocol":1,"pi":"1\.6\.x"/,
+    );
   });
 
   it("shows the running pi's numbers with a live badge", async () => {
     const { page } = wb;
     pi = await startPi({ cwd: folder, agentDir, home });
-    for (let i = 1; i <= 5; i++) await pi.prompt(`step ${i} of the parser refactoring\n${"Context line for the task. ".repeat(40)}`);
+    for (let i = 1; i <= 5; i++)
+      await pi.prompt(`step ${i} of the parser refactoring\n${"Context line for the task. ".repeat(40)}`);
     const stats = (await pi.command({ type: "get_session_stats" })).data.contextUsage;
     const item = statusBarItem(page, GAUGE);
     const expected = `π ${Math.round(stats.percent)}% · ${(stats.tokens / 1000).toFixed(1)}k/16k · live`;
     await waitUntil(async () => (await item.innerText()).includes(expected), 30_000, `the gauge text ${expected}`);
-    await page.locator("#workbench\\.parts\\.statusbar").screenshot({ path: path.join(resultsDir, "live-bridge-gauge.png") });
+    await page
+      .locator("#workbench\\.parts\\.statusbar")
+      .screenshot({ path: path.join(resultsDir, "live-bridge-gauge.png") });
     await item.hover();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "the running pi" }).first();
     await hover.waitFor({ state: "visible", timeout: 10_000 });
     const tooltip = await hover.innerText();
-    for (const want of ["live from pi 1.6.0", `pid ${pi.child.pid}`, "reports these numbers", "Compact and Switch run in that pi", "16,000 — the running pi"]) assert.ok(tooltip.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${tooltip}`);
+    for (const want of [
+      "live from pi 1.6.0",
+      `pid ${pi.child.pid}`,
+      "reports these numbers",
+      "Compact and Switch run in that pi",
+      "16,000 — the running pi",
+    ])
+      assert.ok(tooltip.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${tooltip}`);
     const hb = await hover.boundingBox();
     const ib = await item.boundingBox();
     if (hb && ib) {
       const x = Math.max(0, Math.min(hb.x, ib.x) - 8);
       const y = Math.max(0, hb.y - 8);
-      await page.screenshot({ path: path.join(resultsDir, "live-bridge-tooltip.png"), clip: { x, y, width: Math.max(hb.x + hb.width, ib.x + ib.width) + 8 - x, height: ib.y + ib.height + 4 - y } });
+      await page.screenshot({
+        path: path.join(resultsDir, "live-bridge-tooltip.png"),
+        clip: { x, y, width: Math.max(hb.x + hb.width, ib.x + ib.width) + 8 - x, height: ib.y + ib.height + 4 - y },
+      });
     }
     await page.mouse.move(700, 300);
   });
@@ -186,16 +290,27 @@ describe("e2e live bridge", () => {
     await go.waitFor({ state: "visible", timeout: 10_000 });
     await screenshot(page, "live-bridge-compact-confirm");
     await go.click();
-    await waitUntil(() => readFileSync(file, "utf8").trim().split("\n").length > before, 30_000, "pi's compaction entry");
+    await waitUntil(
+      () => readFileSync(file, "utf8").trim().split("\n").length > before,
+      30_000,
+      "pi's compaction entry",
+    );
     const last = JSON.parse(readFileSync(file, "utf8").trim().split("\n").pop());
     assert.equal(last.type, "compaction");
     assert.match(last.summary, /summary written by pi's own model/);
     // pi's summary request(s) (two for a split turn), nothing else
     const sent = model.requests.slice(requests);
-    assert.ok(sent.length >= 1 && sent.every((r) => JSON.stringify(r.messages).includes("summar")), JSON.stringify(sent.map((r) => JSON.stringify(r.messages).slice(0, 200))));
+    assert.ok(
+      sent.length >= 1 && sent.every((r) => JSON.stringify(r.messages).includes("summar")),
+      JSON.stringify(sent.map((r) => JSON.stringify(r.messages).slice(0, 200))),
+    );
     assert.match(JSON.stringify(sent.map((r) => r.messages)), /keep the parser details/);
     const item = statusBarItem(page, GAUGE);
-    await waitUntil(async () => /^π \? · ≈.* · live$/.test((await item.innerText()).trim()), 15_000, "the ? state after the compaction, still live");
+    await waitUntil(
+      async () => /^π \? · ≈.* · live$/.test((await item.innerText()).trim()),
+      15_000,
+      "the ? state after the compaction, still live",
+    );
     // the summary diff opens as after our own compaction (notification toasts are not rendered in
     // this headless code-server; the integration suite checks the command's outcome)
     await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 30_000 });
@@ -210,6 +325,10 @@ describe("e2e live bridge", () => {
     await dialog.waitFor({ state: "visible", timeout: 10_000 });
     assert.match(await dialog.innerText(), /Remove the pi-context live bridge\?/);
     await dialog.getByRole("button", { name: "Remove", exact: true }).click();
-    await waitUntil(() => !existsSync(path.join(agentDir, "extensions", "pi-context-bridge.js")), 10_000, "the bridge file to go");
+    await waitUntil(
+      () => !existsSync(path.join(agentDir, "extensions", "pi-context-bridge.js")),
+      10_000,
+      "the bridge file to go",
+    );
   });
 });

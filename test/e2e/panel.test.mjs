@@ -27,7 +27,10 @@ async function screenshot(page, name) {
 }
 
 function encodeSessionDirName(cwd) {
-  return `--${path.resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+  return `--${path
+    .resolve(cwd)
+    .replace(/^[/\\]/, "")
+    .replace(/[/\\:]/g, "-")}--`;
 }
 
 function setup() {
@@ -36,7 +39,8 @@ function setup() {
   const agentDir = path.join(root, "agent");
   mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
   mkdirSync(agentDir, { recursive: true });
-  for (const f of readdirSync(path.join(FIXTURE, "long.agent"))) copyFileSync(path.join(FIXTURE, "long.agent", f), path.join(agentDir, f));
+  for (const f of readdirSync(path.join(FIXTURE, "long.agent")))
+    copyFileSync(path.join(FIXTURE, "long.agent", f), path.join(agentDir, f));
   const text = readFileSync(path.join(FIXTURE, "long.jsonl"), "utf8");
   const nl = text.indexOf("\n");
   const header = JSON.parse(text.slice(0, nl));
@@ -62,12 +66,20 @@ function setup() {
 function writeSettings(workspace, agentDir, theme) {
   writeFileSync(
     path.join(workspace, ".vscode", "settings.json"),
-    JSON.stringify({ "piContext.agentDir": agentDir, "workbench.colorTheme": theme, "workbench.editor.enablePreview": true }, null, 2),
+    JSON.stringify(
+      { "piContext.agentDir": agentDir, "workbench.colorTheme": theme, "workbench.editor.enablePreview": true },
+      null,
+      2,
+    ),
   );
 }
 
 function inspectJson(file, agentDir) {
-  const out = execFileSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir], { encoding: "utf8" });
+  const out = execFileSync(
+    process.execPath,
+    [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir],
+    { encoding: "utf8" },
+  );
   return JSON.parse(out);
 }
 
@@ -98,7 +110,11 @@ describe("e2e context panel", () => {
     frame = webviewFrame(page, { title: "pi Context" });
     const used = frame.locator('[data-testid="gauge-used"]');
     await used.waitFor({ state: "visible", timeout: 30_000 });
-    await waitUntil(async () => (await frame.locator(".session-name").innerText()) === "long scripted session", 20_000, "the session name");
+    await waitUntil(
+      async () => (await frame.locator(".session-name").innerText()) === "long scripted session",
+      20_000,
+      "the session name",
+    );
 
     const cli = inspectJson(fx.sessionFile, fx.agentDir);
     assert.equal(await dataValue(used), cli.contextTokens);
@@ -112,13 +128,27 @@ describe("e2e context panel", () => {
 
     // breakdown: the in-context categories add up to the headline, free + reserve complete the window
     const rows = frame.locator('[data-testid="breakdown"] [data-category]');
-    const parts = await rows.evaluateAll((els) => els.map((e) => [e.getAttribute("data-category"), Number(e.getAttribute("data-tokens"))]));
+    const parts = await rows.evaluateAll((els) =>
+      els.map((e) => [e.getAttribute("data-category"), Number(e.getAttribute("data-tokens"))]),
+    );
     const inContext = parts.filter(([id]) => id !== "free" && id !== "reserve").reduce((s, [, t]) => s + t, 0);
     assert.equal(inContext, cli.contextTokens);
-    assert.equal(parts.reduce((s, [, t]) => s + t, 0), cli.contextWindow.value);
-    assert.deepEqual(parts.map(([id]) => id), ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "free", "reserve"]);
+    assert.equal(
+      parts.reduce((s, [, t]) => s + t, 0),
+      cli.contextWindow.value,
+    );
+    assert.deepEqual(
+      parts.map(([id]) => id),
+      ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "free", "reserve"],
+    );
     await frame.locator('[data-testid="history"] svg').waitFor({ state: "visible" });
-    const colours = await frame.locator("body").evaluate((b) => ["--vscode-charts-orange", "--vscode-charts-purple", "--vscode-terminal-ansiMagenta", "--vscode-charts-yellow"].map((v) => `${v}=${getComputedStyle(b).getPropertyValue(v)}`).join(" "));
+    const colours = await frame
+      .locator("body")
+      .evaluate((b) =>
+        ["--vscode-charts-orange", "--vscode-charts-purple", "--vscode-terminal-ansiMagenta", "--vscode-charts-yellow"]
+          .map((v) => `${v}=${getComputedStyle(b).getPropertyValue(v)}`)
+          .join(" "),
+      );
     console.log(`[panel] theme colours: ${colours}`);
     await screenshot(page, "panel-dark");
   });
@@ -143,14 +173,22 @@ describe("e2e context panel", () => {
     const tab = page.locator(".tabs-container .tab", { hasText: "alpha.ts" });
     await tab.waitFor({ state: "visible", timeout: 15_000 });
     // VS Code renders a preview editor's tab label in italics
-    assert.match((await tab.locator(".monaco-icon-label").first().getAttribute("class")) ?? "", /\bitalic\b/, "opened as a preview tab");
+    assert.match(
+      (await tab.locator(".monaco-icon-label").first().getAttribute("class")) ?? "",
+      /\bitalic\b/,
+      "opened as a preview tab",
+    );
     // the panel marks it as open in a tab
     await alpha.locator('[data-flag="open"]').waitFor({ state: "visible", timeout: 10_000 });
     // keyboard: ↓ then Enter opens the next file pinned
     await alpha.focus();
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("Enter");
-    await waitUntil(async () => (await page.locator(".tabs-container .tab").count()) >= 2, 10_000, "a second editor tab");
+    await waitUntil(
+      async () => (await page.locator(".tabs-container .tab").count()) >= 2,
+      10_000,
+      "a second editor tab",
+    );
     await screenshot(page, "panel-dark-file-opened");
   });
 
@@ -166,11 +204,20 @@ describe("e2e context panel", () => {
     // pick compaction 1 → 2 in the "to" select: lines disappear there
     await frame.locator('[data-testid="diff-to"]').click();
     await frame.locator('[data-testid="diff-to"] li[role="option"]', { hasText: "Compaction 2" }).click();
-    await waitUntil(async () => /Compaction 1 → Compaction 2/.test(await frame.locator('vscode-collapsible[data-section="diff"]').getAttribute("description")), 10_000, "the 1 → 2 diff");
+    await waitUntil(
+      async () =>
+        /Compaction 1 → Compaction 2/.test(
+          await frame.locator('vscode-collapsible[data-section="diff"]').getAttribute("description"),
+        ),
+      10_000,
+      "the 1 → 2 diff",
+    );
     stats = await frame.locator('[data-testid="diff-stats"]').innerText();
     const gone = Number(/(\d+) lines? disappeared/.exec(stats)?.[1]);
     assert.ok(gone > 0, stats);
-    const removedLines = frame.locator('[data-testid="summary-diff"] .diff-line[data-kind="removed"], [data-testid="summary-diff"] .diff-line[data-kind="changed"]');
+    const removedLines = frame.locator(
+      '[data-testid="summary-diff"] .diff-line[data-kind="removed"], [data-testid="summary-diff"] .diff-line[data-kind="changed"]',
+    );
     assert.ok((await removedLines.count()) > 0);
     await frame.locator('[data-testid="summary-diff"]').scrollIntoViewIfNeeded();
     await screenshot(page, "panel-dark-diff");
@@ -179,7 +226,14 @@ describe("e2e context panel", () => {
     const tab = page.locator(".tabs-container .tab", { hasText: "↔" });
     await tab.first().waitFor({ state: "visible", timeout: 10_000 });
     // the summaries rendered in the diff editor (pi-context-summary: documents)
-    await waitUntil(async () => (await page.locator(".monaco-diff-editor").first().innerText()).replace(/\u00a0/g, " ").includes("Scripted session goals"), 15_000, "the summary text in the diff editor");
+    await waitUntil(
+      async () =>
+        (await page.locator(".monaco-diff-editor").first().innerText())
+          .replace(/\u00a0/g, " ")
+          .includes("Scripted session goals"),
+      15_000,
+      "the summary text in the diff editor",
+    );
     await page.waitForTimeout(500);
     await screenshot(page, "panel-dark-diff-editor");
   });
@@ -190,7 +244,13 @@ describe("e2e context panel", () => {
     await runCommand(page, "View: Close All Editors");
     await runCommand(page, "Pi: Open Context Panel");
     writeSettings(fx.workspace, fx.agentDir, "Default Light Modern");
-    await waitUntil(async () => (await page.locator(".monaco-workbench").getAttribute("class"))?.includes("vs ") || (await page.locator(".monaco-workbench.vs").count()) > 0, 20_000, "the light theme");
+    await waitUntil(
+      async () =>
+        (await page.locator(".monaco-workbench").getAttribute("class"))?.includes("vs ") ||
+        (await page.locator(".monaco-workbench.vs").count()) > 0,
+      20_000,
+      "the light theme",
+    );
     frame = webviewFrame(page, { title: "pi Context" });
     await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(500);
@@ -208,7 +268,11 @@ describe("e2e context panel", () => {
     await page.waitForTimeout(300);
     await screenshot(page, "view-light");
     writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
-    await waitUntil(async () => (await page.locator(".monaco-workbench.vs-dark").count()) > 0, 20_000, "the dark theme");
+    await waitUntil(
+      async () => (await page.locator(".monaco-workbench.vs-dark").count()) > 0,
+      20_000,
+      "the dark theme",
+    );
     await page.waitForTimeout(500);
     await screenshot(page, "view-dark");
   });

@@ -8,16 +8,39 @@
 // Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at a
 // private agent dir (tree.agent's settings/models + the session).
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, openWorkbench, outputPanelText, repoRoot, resultsDir, runCommand, screenshot, treeRows, viewPane, waitUntil } from "./harness.mjs";
+import {
+  closeSharedHost,
+  openWorkbench,
+  outputPanelText,
+  repoRoot,
+  resultsDir,
+  runCommand,
+  screenshot,
+  treeRows,
+  viewPane,
+  waitUntil,
+} from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
 
 function encodeSessionDirName(cwd) {
-  return `--${path.resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+  return `--${path
+    .resolve(cwd)
+    .replace(/^[/\\]/, "")
+    .replace(/[/\\:]/g, "-")}--`;
 }
 
 /** Copy a session into the workspace's session dir (header cwd rewritten), written an hour ago (not "live"). */
@@ -40,10 +63,27 @@ function setup(prefix = "pi-context-e2e-tree-") {
   const agentDir = path.join(root, "agent");
   mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
   mkdirSync(agentDir, { recursive: true });
-  for (const f of readdirSync(path.join(FIXTURE, "tree.agent"))) copyFileSync(path.join(FIXTURE, "tree.agent", f), path.join(agentDir, f));
-  const sessionFile = addSession(agentDir, workspace, readFileSync(path.join(FIXTURE, "tree.jsonl"), "utf8"), "2026-11-30T06-33-35-854Z_01a22b28-ad6d-744a-899e-6fea6fed06f8.jsonl");
+  for (const f of readdirSync(path.join(FIXTURE, "tree.agent")))
+    copyFileSync(path.join(FIXTURE, "tree.agent", f), path.join(agentDir, f));
+  const sessionFile = addSession(
+    agentDir,
+    workspace,
+    readFileSync(path.join(FIXTURE, "tree.jsonl"), "utf8"),
+    "2026-11-30T06-33-35-854Z_01a22b28-ad6d-744a-899e-6fea6fed06f8.jsonl",
+  );
   // guardSeconds 0: each test writes the session, and the next one must not see it as "live"
-  writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "piContext.agentDir": agentDir, "piContext.liveSession.guardSeconds": 0, "workbench.colorTheme": "Default Dark Modern" }, null, 2));
+  writeFileSync(
+    path.join(workspace, ".vscode", "settings.json"),
+    JSON.stringify(
+      {
+        "piContext.agentDir": agentDir,
+        "piContext.liveSession.guardSeconds": 0,
+        "workbench.colorTheme": "Default Dark Modern",
+      },
+      null,
+      2,
+    ),
+  );
   return { root, workspace, agentDir, sessionFile };
 }
 
@@ -58,9 +98,25 @@ function longSession(pairs) {
   };
   add({ type: "session_info", id: "name0001", name: "long scripted session" });
   for (let i = 1; i <= pairs; i++) {
-    add({ type: "message", id: `u${String(i).padStart(7, "0")}`, message: { role: "user", content: `please do task ${i}`, timestamp: 0 } });
+    add({
+      type: "message",
+      id: `u${String(i).padStart(7, "0")}`,
+      message: { role: "user", content: `please do task ${i}`, timestamp: 0 },
+    });
     const last = i === pairs;
-    add({ type: "message", id: `a${String(i).padStart(7, "0")}`, message: { role: "assistant", content: [{ type: "text", text: last ? "**All tasks** are `complete`." : `Task ${i} done.` }], provider: "scripted", model: "scripted-small", stopReason: "stop", usage: { input: 100 + i, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 105 + i }, timestamp: 0 } });
+    add({
+      type: "message",
+      id: `a${String(i).padStart(7, "0")}`,
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: last ? "**All tasks** are `complete`." : `Task ${i} done.` }],
+        provider: "scripted",
+        model: "scripted-small",
+        stopReason: "stop",
+        usage: { input: 100 + i, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 105 + i },
+        timestamp: 0,
+      },
+    });
   }
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
@@ -89,7 +145,11 @@ describe("e2e session tree view", () => {
     const { page } = wb;
     await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await viewPane(page, "Pi Session");
-    await waitUntil(async () => (await rowTexts(page)).some((t) => t.includes("delta read on branch C.")), 30_000, "the leaf row").catch(async (e) => {
+    await waitUntil(
+      async () => (await rowTexts(page)).some((t) => t.includes("delta read on branch C.")),
+      30_000,
+      "the leaf row",
+    ).catch(async (e) => {
       await screenshot(page, "session-tree-failure");
       throw e;
     });
@@ -103,22 +163,44 @@ describe("e2e session tree view", () => {
       await page.mouse.up();
     }
     const contextHeader = page.locator(".pane-header", { hasText: "Context" }).first();
-    if ((await contextHeader.count()) && (await contextHeader.getAttribute("aria-expanded")) === "true") await contextHeader.click();
+    if ((await contextHeader.count()) && (await contextHeader.getAttribute("aria-expanded")) === "true")
+      await contextHeader.click();
     // expand branch A (collapsed: not on the active path)
     const branchA = (await treeRows(page, "Pi Session")).filter({ hasText: "[branch-A]" }).first();
     await branchA.click();
     await page.keyboard.press("ArrowRight");
     await page.waitForTimeout(500);
     const texts = await rowTexts(page);
-    assert.ok(texts.some((t) => t.includes("[task:t1] do t1")), texts.join("\n"));
-    assert.ok(texts.some((t) => /alpha edited\..*3 branches/.test(t)), "branch point row");
-    assert.ok(texts.some((t) => t.includes("[branch-A] Branch summary")), "labelled branch summary");
-    assert.ok(texts.some((t) => /delta read on branch C\..*● leaf/.test(t)), "leaf row");
+    assert.ok(
+      texts.some((t) => t.includes("[task:t1] do t1")),
+      texts.join("\n"),
+    );
+    assert.ok(
+      texts.some((t) => /alpha edited\..*3 branches/.test(t)),
+      "branch point row",
+    );
+    assert.ok(
+      texts.some((t) => t.includes("[branch-A] Branch summary")),
+      "labelled branch summary",
+    );
+    assert.ok(
+      texts.some((t) => /delta read on branch C\..*● leaf/.test(t)),
+      "leaf row",
+    );
     await screenshot(page, "session-tree");
     // the side bar down to the last row (the README image)
     const bar = await page.locator(".part.sidebar").boundingBox();
     const lastRow = await (await treeRows(page, "Pi Session")).last().boundingBox();
-    if (bar && lastRow) await page.screenshot({ path: path.join(resultsDir, "session-tree-view.png"), clip: { x: bar.x, y: bar.y, width: bar.width, height: Math.min(bar.height, lastRow.y + lastRow.height + 16 - bar.y) } });
+    if (bar && lastRow)
+      await page.screenshot({
+        path: path.join(resultsDir, "session-tree-view.png"),
+        clip: {
+          x: bar.x,
+          y: bar.y,
+          width: bar.width,
+          height: Math.min(bar.height, lastRow.y + lastRow.height + 16 - bar.y),
+        },
+      });
   });
 
   it("Switch to Here… from the context menu (No summary) moves the leaf; the view follows", async () => {
@@ -132,12 +214,20 @@ describe("e2e session tree view", () => {
     // pi's "Summarize branch?" quick pick
     const pick = page.locator(".quick-input-widget");
     await pick.waitFor({ state: "visible", timeout: 10_000 });
-    await waitUntil(async () => (await pick.innerText()).includes("Summarize with custom prompt"), 10_000, "pi's choices");
+    await waitUntil(
+      async () => (await pick.innerText()).includes("Summarize with custom prompt"),
+      10_000,
+      "pi's choices",
+    );
     assert.match(await pick.innerText(), /Switch to “gamma edited on branch A\.”: summarize the branch you leave\?/);
     await page.waitForTimeout(300); // the quick pick fades in
     await screenshot(page, "session-tree-choices");
     await pick.locator(".monaco-list-row", { hasText: "No summary" }).first().click();
-    await waitUntil(async () => (await rowTexts(page)).some((t) => /gamma edited on branch A\..*● leaf/.test(t)), 15_000, "the leaf to move to the target");
+    await waitUntil(
+      async () => (await rowTexts(page)).some((t) => /gamma edited on branch A\..*● leaf/.test(t)),
+      15_000,
+      "the leaf to move to the target",
+    );
     const lines = readFileSync(fx.sessionFile, "utf8").trimEnd().split("\n");
     const marker = JSON.parse(lines[lines.length - 1]);
     assert.equal(marker.type, "custom");
@@ -160,7 +250,11 @@ describe("e2e session tree view", () => {
     // a click during the menu's opening can get lost: the highlighted item takes Enter
     if (await item.isVisible().catch(() => false)) await page.keyboard.press("Enter");
     const pick = page.locator(".quick-input-widget");
-    await waitUntil(async () => (await pick.innerText().catch(() => "")).includes("with a branch summary?"), 10_000, "the confirmation").catch(async (e) => {
+    await waitUntil(
+      async () => (await pick.innerText().catch(() => "")).includes("with a branch summary?"),
+      10_000,
+      "the confirmation",
+    ).catch(async (e) => {
       await screenshot(page, "session-tree-confirm-failure");
       throw e;
     });
@@ -172,11 +266,19 @@ describe("e2e session tree view", () => {
     await page.waitForTimeout(300);
     await screenshot(page, "session-tree-with-summary-confirm");
     await page.keyboard.press("Enter"); // the first item: enter the key, then summarize
-    await waitUntil(async () => (await pick.innerText().catch(() => "")).includes("API Key for https://api.openai.com"), 10_000, "the API key box");
+    await waitUntil(
+      async () => (await pick.innerText().catch(() => "")).includes("API Key for https://api.openai.com"),
+      10_000,
+      "the API key box",
+    );
     assert.equal(await pick.locator("input[type=password]").count(), 1);
     await screenshot(page, "session-tree-with-summary-key");
     await page.keyboard.press("Escape"); // no key: back to the confirmation
-    await waitUntil(async () => (await pick.innerText().catch(() => "")).includes("with a branch summary?"), 10_000, "the confirmation again");
+    await waitUntil(
+      async () => (await pick.innerText().catch(() => "")).includes("with a branch summary?"),
+      10_000,
+      "the confirmation again",
+    );
     await page.keyboard.press("Escape");
     await page.waitForTimeout(500);
     assert.ok(readFileSync(fx.sessionFile).equals(before), "nothing written");
@@ -189,7 +291,13 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
 
   before(async () => {
     fx = setup("pi-context-e2e-tree2-");
-    fx.real = addSession(fx.agentDir, fx.workspace, readFileSync(path.join(repoRoot, "test", "fixtures", "real-sessions", "getspecstory-real_world.jsonl"), "utf8"), "2026-11-30T07-00-00-000Z_getspecstory.jsonl", 1800_000);
+    fx.real = addSession(
+      fx.agentDir,
+      fx.workspace,
+      readFileSync(path.join(repoRoot, "test", "fixtures", "real-sessions", "getspecstory-real_world.jsonl"), "utf8"),
+      "2026-11-30T07-00-00-000Z_getspecstory.jsonl",
+      1800_000,
+    );
     fx.long = addSession(fx.agentDir, fx.workspace, longSession(90), "2026-11-30T08-00-00-000Z_long.jsonl", 600_000); // the latest: followed on open
     wb = await openWorkbench({ folder: fx.workspace, width: 1400, height: 900 });
   });
@@ -204,14 +312,24 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
     const { page } = wb;
     await page.locator('.activitybar [aria-label*="pi Context" i]').first().click();
     const pane = await viewPane(page, "Pi Session");
-    await waitUntil(async () => (await rowTexts(page)).some((t) => /All tasks are complete\..*● leaf/.test(t)), 30_000, "the leaf row in view").catch(async (e) => {
+    await waitUntil(
+      async () => (await rowTexts(page)).some((t) => /All tasks are complete\..*● leaf/.test(t)),
+      30_000,
+      "the leaf row in view",
+    ).catch(async (e) => {
       await screenshot(page, "session-tree-leaf-failure");
       throw e;
     });
     const texts = await rowTexts(page);
     assert.ok(!texts.some((t) => t.includes("please do task 1 ")), "scrolled to the end, not the top");
-    assert.ok(texts.some((t) => /All tasks are complete\./.test(t)), "markdown markers stripped");
-    assert.ok(!texts.some((t) => /Task 8\d done\. .*scripted-small/.test(t)), "the model is not repeated on every answer");
+    assert.ok(
+      texts.some((t) => /All tasks are complete\./.test(t)),
+      "markdown markers stripped",
+    );
+    assert.ok(
+      !texts.some((t) => /Task 8\d done\. .*scripted-small/.test(t)),
+      "the model is not repeated on every answer",
+    );
     const header = await pane.locator(".pane-header").first().innerText();
     assert.match(header, /long scripted session · 181 entries/);
     await screenshot(page, "session-tree-opens-at-leaf");
@@ -221,19 +339,33 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
     const { page } = wb;
     const now = new Date();
     utimesSync(fx.real, now, now); // the real session becomes the latest: the view follows it
-    await waitUntil(async () => (await rowTexts(page)).some((t) => t.includes("Error 400: max_tokens must be greater than")), 30_000, "the error row");
+    await waitUntil(
+      async () => (await rowTexts(page)).some((t) => t.includes("Error 400: max_tokens must be greater than")),
+      30_000,
+      "the error row",
+    );
     const texts = await rowTexts(page);
     assert.ok(!texts.some((t) => t.includes("(error)")), texts.join("\n"));
-    assert.ok(texts.some((t) => /This project — pi-format-demo — is a small/.test(t)), "plain text, no markdown markers");
+    assert.ok(
+      texts.some((t) => /This project — pi-format-demo — is a small/.test(t)),
+      "plain text, no markdown markers",
+    );
     const row = (await treeRows(page, "Pi Session")).filter({ hasText: "Error 400:" }).first();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "The request failed" }).first();
-    await waitUntil(async () => {
-      await page.mouse.move(5, 5);
-      await row.hover();
-      await page.waitForTimeout(1200);
-      return hover.isVisible();
-    }, 20_000, "the row's tooltip");
-    assert.match((await hover.innerText()).replace(/\u00a0/g, " "), /max_tokens. must be greater than .thinking\.budget_tokens/);
+    await waitUntil(
+      async () => {
+        await page.mouse.move(5, 5);
+        await row.hover();
+        await page.waitForTimeout(1200);
+        return hover.isVisible();
+      },
+      20_000,
+      "the row's tooltip",
+    );
+    assert.match(
+      (await hover.innerText()).replace(/\u00a0/g, " "),
+      /max_tokens. must be greater than .thinking\.budget_tokens/,
+    );
     await screenshot(page, "session-tree-error-row");
     await runCommand(page, "Pi: Show Log", { commandId: "piContext.showLog" });
     await page.waitForTimeout(800);

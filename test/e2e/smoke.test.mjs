@@ -19,10 +19,14 @@ describe("e2e smoke", () => {
     // loaded with this repo as the development extension
     assert.match(await page.title(), /Extension Development Host/);
     await runCommand(page, "Pi: Show Log");
-    const text = await waitUntil(async () => {
-      const t = await outputPanelText(page);
-      return t.includes("pi Context activated") ? t : "";
-    }, 20_000, "'pi Context activated' in the Output panel");
+    const text = await waitUntil(
+      async () => {
+        const t = await outputPanelText(page);
+        return t.includes("pi Context activated") ? t : "";
+      },
+      20_000,
+      "'pi Context activated' in the Output panel",
+    );
     assert.match(text, /pi Context activated/);
     // the Output view shows our channel
     const panel = page.locator(".part.panel");

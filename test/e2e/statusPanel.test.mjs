@@ -16,7 +16,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, installSession, openWorkbench, repoRoot, runCommand, sharedHost, waitUntil, webviewFrameByTitle } from "./harness.mjs";
+import {
+  closeSharedHost,
+  installSession,
+  openWorkbench,
+  repoRoot,
+  runCommand,
+  sharedHost,
+  waitUntil,
+  webviewFrameByTitle,
+} from "./harness.mjs";
 
 const SHOTS = path.join(repoRoot, "test-results", "status-panel");
 const PANEL_TITLE = "pi Context";
@@ -33,15 +42,30 @@ function around(box, pad = 8, page) {
   const vp = page.viewportSize();
   const x = Math.max(0, box.x - pad);
   const y = Math.max(0, box.y - pad);
-  return { x, y, width: Math.min(vp.width - x, box.width + 2 * pad), height: Math.min(vp.height - y, box.height + 2 * pad) };
+  return {
+    x,
+    y,
+    width: Math.min(vp.width - x, box.width + 2 * pad),
+    height: Math.min(vp.height - y, box.height + 2 * pad),
+  };
 }
 
 function encodeSessionDirName(cwd) {
-  return `--${path.resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+  return `--${path
+    .resolve(cwd)
+    .replace(/^[/\\]/, "")
+    .replace(/[/\\:]/g, "-")}--`;
 }
 
 const ts = (s) => new Date(Date.UTC(2026, 10, 30, 9, 0, s)).toISOString();
-const usage = (total) => ({ input: total - 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: total, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const usage = (total) => ({
+  input: total - 10,
+  output: 10,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: total,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+});
 
 /** A small session on `model` whose last answer reports `tokens`; `extra` raw lines appended. */
 function sessionText(cwd, model, tokens, name, extra = "") {
@@ -49,13 +73,28 @@ function sessionText(cwd, model, tokens, name, extra = "") {
     { type: "session", version: 3, id: `e2e-${model}`, timestamp: ts(0), cwd },
     { type: "model_change", id: "m0000001", parentId: null, timestamp: ts(1), provider: "scripted", modelId: model },
     { type: "session_info", id: "n0000001", parentId: "m0000001", timestamp: ts(1), name },
-    { type: "message", id: "u0000001", parentId: "n0000001", timestamp: ts(2), message: { role: "user", content: [{ type: "text", text: "Please look at the project." }], timestamp: 1 } },
+    {
+      type: "message",
+      id: "u0000001",
+      parentId: "n0000001",
+      timestamp: ts(2),
+      message: { role: "user", content: [{ type: "text", text: "Please look at the project." }], timestamp: 1 },
+    },
     {
       type: "message",
       id: "a0000001",
       parentId: "u0000001",
       timestamp: ts(3),
-      message: { role: "assistant", content: [{ type: "text", text: "Done." }], api: "openai-completions", provider: "scripted", model, usage: usage(tokens), stopReason: "stop", timestamp: 2 },
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "Done." }],
+        api: "openai-completions",
+        provider: "scripted",
+        model,
+        usage: usage(tokens),
+        stopReason: "stop",
+        timestamp: 2,
+      },
     },
   ];
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n" + extra;
@@ -64,7 +103,13 @@ function sessionText(cwd, model, tokens, name, extra = "") {
 /** Problems: a malformed line, an entry whose parent is missing, an unknown type, a torn final line. */
 const PROBLEM_LINES =
   "{ this line is broken\n" +
-  JSON.stringify({ type: "message", id: "x0000001", parentId: "gone0001", timestamp: ts(4), message: { role: "user", content: [{ type: "text", text: "orphan" }], timestamp: 3 } }) +
+  JSON.stringify({
+    type: "message",
+    id: "x0000001",
+    parentId: "gone0001",
+    timestamp: ts(4),
+    message: { role: "user", content: [{ type: "text", text: "orphan" }], timestamp: 3 },
+  }) +
   "\n" +
   JSON.stringify({ type: "future_kind", id: "f0000001", parentId: "a0000001", timestamp: ts(5) }) +
   "\n" +
@@ -102,42 +147,80 @@ function setup() {
 }
 
 function writeSettings(fx, extra = {}) {
-  writeFileSync(path.join(fx.workspace, ".vscode", "settings.json"), JSON.stringify({ "piContext.agentDir": fx.agentDir, "workbench.editor.enablePreview": true, ...fx.settings, ...extra }, null, 2));
+  writeFileSync(
+    path.join(fx.workspace, ".vscode", "settings.json"),
+    JSON.stringify(
+      { "piContext.agentDir": fx.agentDir, "workbench.editor.enablePreview": true, ...fx.settings, ...extra },
+      null,
+      2,
+    ),
+  );
   fx.settings = { ...fx.settings, ...extra };
 }
 
 /** Show the pi Context view container (clicking its activity-bar icon again would hide it). */
 async function showContainer(page) {
   const item = page.locator('.activitybar .action-item:has([aria-label^="pi Context"])').first();
-  if (!/\bchecked\b/.test((await item.getAttribute("class")) ?? "")) await item.locator('[aria-label^="pi Context"]').first().click();
-  await waitUntil(async () => /\bchecked\b/.test((await item.getAttribute("class")) ?? ""), 10_000, "the pi Context container");
+  if (!/\bchecked\b/.test((await item.getAttribute("class")) ?? ""))
+    await item.locator('[aria-label^="pi Context"]').first().click();
+  await waitUntil(
+    async () => /\bchecked\b/.test((await item.getAttribute("class")) ?? ""),
+    10_000,
+    "the pi Context container",
+  );
 }
 
 const gauge = (page) => page.locator('[id^="pi-context.pi-context.piContext.gauge"]');
 
 async function gaugeText(page) {
-  return (await gauge(page).first().innerText().catch(() => "")).replace(/\s+/g, " ").trim();
+  return (
+    await gauge(page)
+      .first()
+      .innerText()
+      .catch(() => "")
+  )
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** Visible axis labels of the first bar in a frame, with their boxes; asserts none overlap. */
 async function assertAxisLabelsApart(frame, what) {
   const boxes = await frame.locator(".bar-scale .tick").evaluateAll((els) =>
-    els.filter((e) => !e.hidden && e.offsetParent !== null).map((e) => {
-      const r = e.getBoundingClientRect();
-      const bar = e.closest(".bar").getBoundingClientRect();
-      return { id: e.dataset.tick, text: e.textContent, left: r.left, right: r.right, top: r.top, barLeft: bar.left, barRight: bar.right };
-    }),
+    els
+      .filter((e) => !e.hidden && e.offsetParent !== null)
+      .map((e) => {
+        const r = e.getBoundingClientRect();
+        const bar = e.closest(".bar").getBoundingClientRect();
+        return {
+          id: e.dataset.tick,
+          text: e.textContent,
+          left: r.left,
+          right: r.right,
+          top: r.top,
+          barLeft: bar.left,
+          barRight: bar.right,
+        };
+      }),
   );
-  assert.ok(boxes.some((b) => b.id === "end"), `${what}: the window label is shown (${JSON.stringify(boxes)})`);
+  assert.ok(
+    boxes.some((b) => b.id === "end"),
+    `${what}: the window label is shown (${JSON.stringify(boxes)})`,
+  );
   for (const b of boxes) {
-    assert.ok(b.left >= b.barLeft - 0.5 && b.right <= b.barRight + 0.5, `${what}: ${b.text} inside the bar (${JSON.stringify(b)})`);
+    assert.ok(
+      b.left >= b.barLeft - 0.5 && b.right <= b.barRight + 0.5,
+      `${what}: ${b.text} inside the bar (${JSON.stringify(b)})`,
+    );
   }
   for (let i = 0; i < boxes.length; i++) {
     for (let j = i + 1; j < boxes.length; j++) {
       const a = boxes[i];
       const c = boxes[j];
       if (Math.abs(a.top - c.top) > 2) continue;
-      assert.ok(a.right + 4 <= c.left || c.right + 4 <= a.left, `${what}: "${a.text}" [${a.left.toFixed(1)}, ${a.right.toFixed(1)}] overlaps "${c.text}" [${c.left.toFixed(1)}, ${c.right.toFixed(1)}]`);
+      assert.ok(
+        a.right + 4 <= c.left || c.right + 4 <= a.left,
+        `${what}: "${a.text}" [${a.left.toFixed(1)}, ${a.right.toFixed(1)}] overlaps "${c.text}" [${c.left.toFixed(1)}, ${c.right.toFixed(1)}]`,
+      );
     }
   }
   return boxes;
@@ -169,12 +252,37 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "Problems" }).first();
     await hover.waitFor({ state: "visible", timeout: 10_000 });
     const text = await hover.innerText();
-    for (const want of ["pi Context — problems demo", "Problems (4;", "Malformed line", "Missing parent", "Unknown entry type", "Incomplete last line", "Window", "models.json: providers.scripted, model small-16k", "Updated", "(last written)", "6 entries"]) {
+    for (const want of [
+      "pi Context — problems demo",
+      "Problems (4;",
+      "Malformed line",
+      "Missing parent",
+      "Unknown entry type",
+      "Incomplete last line",
+      "Window",
+      "models.json: providers.scripted, model small-16k",
+      "Updated",
+      "(last written)",
+      "6 entries",
+    ]) {
       assert.ok(text.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${text}`);
     }
     const hb = await hover.boundingBox();
     const gb = await gauge(page).first().boundingBox();
-    await shot(page, "tooltip-problems-dark", around({ x: Math.min(hb.x, gb.x), y: hb.y, width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x), height: gb.y + gb.height - hb.y }, 6, page));
+    await shot(
+      page,
+      "tooltip-problems-dark",
+      around(
+        {
+          x: Math.min(hb.x, gb.x),
+          y: hb.y,
+          width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x),
+          height: gb.y + gb.height - hb.y,
+        },
+        6,
+        page,
+      ),
+    );
     await page.mouse.move(700, 300);
   });
 
@@ -203,7 +311,11 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     const tab = page.locator(".tabs-container .tab", { hasText: path.basename(fx.sessionFile) });
     await tab.first().waitFor({ state: "visible", timeout: 15_000 });
     // the cursor is on the malformed line (status bar "Ln 6, Col 1")
-    await waitUntil(async () => /Ln 6, Col 1/.test(await page.locator("#workbench\\.parts\\.statusbar").innerText()), 10_000, "the cursor on line 6");
+    await waitUntil(
+      async () => /Ln 6, Col 1/.test(await page.locator("#workbench\\.parts\\.statusbar").innerText()),
+      10_000,
+      "the cursor on line 6",
+    );
     await shot(page, "panel-problem-opened-dark");
     await runCommand(page, "View: Close All Editors");
   });
@@ -212,36 +324,69 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     const { page } = wb;
     const width = page.viewportSize().width;
     const statusbar = page.locator("#workbench\\.parts\\.statusbar");
-    await waitUntil(async () => (await gauge(page).first().boundingBox())?.x < width / 2, 10_000, "the gauge on the left");
+    await waitUntil(
+      async () => (await gauge(page).first().boundingBox())?.x < width / 2,
+      10_000,
+      "the gauge on the left",
+    );
     const sb = await statusbar.boundingBox();
     await shot(page, "statusbar-alignment-left-dark", { x: 0, y: sb.y - 2, width, height: sb.height + 4 });
     writeSettings(fx, { "piContext.statusBar.alignment": "right" });
     const t0 = Date.now();
-    await waitUntil(async () => {
-      const n = await gauge(page).count();
-      const box = n === 1 ? await gauge(page).first().boundingBox() : null;
-      return box && box.x > width / 2;
-    }, 10_000, "the gauge on the right");
+    await waitUntil(
+      async () => {
+        const n = await gauge(page).count();
+        const box = n === 1 ? await gauge(page).first().boundingBox() : null;
+        return box && box.x > width / 2;
+      },
+      10_000,
+      "the gauge on the right",
+    );
     console.log(`[status-panel] alignment change → gauge on the right in ${Date.now() - t0} ms`);
     assert.equal(await gauge(page).first().getAttribute("id"), "pi-context.pi-context.piContext.gauge.right.100");
     assert.ok((await gaugeText(page)).includes("10.5k/16k"));
     await shot(page, "statusbar-alignment-right-dark", { x: 0, y: sb.y - 2, width, height: sb.height + 4 });
     // priority: 1000 puts it leftmost among the right-hand items
     writeSettings(fx, { "piContext.statusBar.priority": 100000 });
-    await waitUntil(async () => (await gauge(page).first().getAttribute("id")) === "pi-context.pi-context.piContext.gauge.right.100000", 10_000, "the new priority");
+    await waitUntil(
+      async () =>
+        (await gauge(page).first().getAttribute("id")) === "pi-context.pi-context.piContext.gauge.right.100000",
+      10_000,
+      "the new priority",
+    );
     // higher priority = further left: the leftmost of the right-hand items
     const right = await page.locator("#workbench\\.parts\\.statusbar .right-items .statusbar-item").evaluateAll((els) =>
-      els.filter((e) => e.offsetParent !== null).map((e) => ({ id: e.id, x: e.getBoundingClientRect().left })).sort((a, b) => a.x - b.x).map((e) => e.id),
+      els
+        .filter((e) => e.offsetParent !== null)
+        .map((e) => ({ id: e.id, x: e.getBoundingClientRect().left }))
+        .sort((a, b) => a.x - b.x)
+        .map((e) => e.id),
     );
-    assert.equal(right[0], "pi-context.pi-context.piContext.gauge.right.100000", `right-hand items, left to right: ${right.join(", ")}`);
+    assert.equal(
+      right[0],
+      "pi-context.pi-context.piContext.gauge.right.100000",
+      `right-hand items, left to right: ${right.join(", ")}`,
+    );
     await shot(page, "statusbar-priority-right-dark", { x: 0, y: sb.y - 2, width, height: sb.height + 4 });
     writeSettings(fx, { "piContext.statusBar.alignment": "left", "piContext.statusBar.priority": 100 });
-    await waitUntil(async () => (await gauge(page).first().getAttribute("id")) === "pi-context.pi-context.piContext.gauge" && (await gauge(page).first().boundingBox()).x < width / 2, 10_000, "back on the left");
+    await waitUntil(
+      async () =>
+        (await gauge(page).first().getAttribute("id")) === "pi-context.pi-context.piContext.gauge" &&
+        (await gauge(page).first().boundingBox()).x < width / 2,
+      10_000,
+      "back on the left",
+    );
   });
 
   const windows = [
     { key: "small", model: "small-16k", tokens: 10500, text: "10.5k/16k", labels: ["0", "auto-compact 12k", "16k"] },
-    { key: "near-window", model: "big-200k", tokens: 150000, text: "150k/200k", labels: ["0", "auto-compact 196k", "200k"] },
+    {
+      key: "near-window",
+      model: "big-200k",
+      tokens: 150000,
+      text: "150k/200k",
+      labels: ["0", "auto-compact 196k", "200k"],
+    },
     { key: "1m", model: "huge-1m", tokens: 400000, text: "400k/1M", labels: ["0", "auto-compact 996k", "1M"] },
   ];
 
@@ -249,19 +394,32 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     it(`axis labels never overlap (${theme}): threshold near the window, a 1M window, a small window — panel and sidebar`, async () => {
       const { page } = wb;
       writeSettings(fx, { "workbench.colorTheme": theme === "dark" ? "Default Dark Modern" : "Default Light Modern" });
-      await waitUntil(async () => (await page.locator(theme === "dark" ? ".monaco-workbench.vs-dark" : ".monaco-workbench.vs").count()) > 0, 20_000, `the ${theme} theme`);
+      await waitUntil(
+        async () =>
+          (await page.locator(theme === "dark" ? ".monaco-workbench.vs-dark" : ".monaco-workbench.vs").count()) > 0,
+        20_000,
+        `the ${theme} theme`,
+      );
       await runCommand(page, "Pi: Open Context Panel");
       frame = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
       for (const w of windows) {
         writeFileSync(fx.sessionFile, sessionText(fx.workspace, w.model, w.tokens, `axis ${w.key}`));
         await waitUntil(async () => (await gaugeText(page)).includes(w.text), 15_000, `gauge ${w.text}`);
-        await waitUntil(async () => (await frame.locator(".session-name").innerText()) === `axis ${w.key}`, 15_000, "the panel to follow");
+        await waitUntil(
+          async () => (await frame.locator(".session-name").innerText()) === `axis ${w.key}`,
+          15_000,
+          "the panel to follow",
+        );
         await page.waitForTimeout(200);
         const boxes = await assertAxisLabelsApart(frame, `panel ${w.key}`);
         assert.deepEqual(boxes.map((b) => b.text).sort(), [...w.labels].sort());
         const bar = await frame.locator("section.gauge .bar").first().boundingBox();
         const headline = await frame.locator("section.gauge .headline").boundingBox();
-        await shot(page, `axis-${w.key}-panel-${theme}`, around({ x: bar.x, y: headline.y, width: bar.width, height: bar.y + bar.height - headline.y }, 10, page));
+        await shot(
+          page,
+          `axis-${w.key}-panel-${theme}`,
+          around({ x: bar.x, y: headline.y, width: bar.width, height: bar.y + bar.height - headline.y }, 10, page),
+        );
       }
       // the narrow sidebar view
       await runCommand(page, "View: Close All Editors");
@@ -270,19 +428,35 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       await view.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
       for (const w of windows) {
         writeFileSync(fx.sessionFile, sessionText(fx.workspace, w.model, w.tokens, `axis ${w.key}`));
-        await waitUntil(async () => (await view.locator(".session-name").innerText()) === `axis ${w.key}`, 15_000, "the view to follow");
+        await waitUntil(
+          async () => (await view.locator(".session-name").innerText()) === `axis ${w.key}`,
+          15_000,
+          "the view to follow",
+        );
         await page.waitForTimeout(200);
         await assertAxisLabelsApart(view, `sidebar ${w.key}`);
         if (w.key !== "small") {
           const bar = await view.locator("section.gauge .bar").first().boundingBox();
           const headline = await view.locator("section.gauge .headline").boundingBox();
-          await shot(page, `axis-${w.key}-sidebar-${theme}`, around({ x: bar.x, y: headline.y, width: bar.width, height: bar.y + bar.height - headline.y }, 10, page));
+          await shot(
+            page,
+            `axis-${w.key}-sidebar-${theme}`,
+            around({ x: bar.x, y: headline.y, width: bar.width, height: bar.y + bar.height - headline.y }, 10, page),
+          );
         }
       }
       // sidebar actions: labelled (no icon-only buttons), no Refresh (the view's title bar has it)
       const labels = await view.locator("header .actions vscode-button").allInnerTexts();
-      assert.deepEqual(labels.map((l) => l.trim()), ["Compact…", "Switch Branch", "Select Session…"]);
-      assert.equal(await view.locator("vscode-toolbar-button").count() - (await view.locator(".file-actions vscode-toolbar-button").count()), 0, "no icon-only toolbar buttons in the header");
+      assert.deepEqual(
+        labels.map((l) => l.trim()),
+        ["Compact…", "Switch Branch", "Select Session…"],
+      );
+      assert.equal(
+        (await view.locator("vscode-toolbar-button").count()) -
+          (await view.locator(".file-actions vscode-toolbar-button").count()),
+        0,
+        "no icon-only toolbar buttons in the header",
+      );
       await shot(page, `sidebar-view-${theme}`);
     });
   }
@@ -293,14 +467,31 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     await waitUntil(async () => (await gaugeText(page)).includes("10.5k/16k"), 15_000, "the problems session");
     await runCommand(page, "Pi: Open Context Panel");
     const pf = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
-    await waitUntil(async () => (await pf.locator('[data-testid="problems"] [data-problem]').count()) === 4, 15_000, "4 problems in the panel");
+    await waitUntil(
+      async () => (await pf.locator('[data-testid="problems"] [data-problem]').count()) === 4,
+      15_000,
+      "4 problems in the panel",
+    );
     await shot(page, "panel-problems-light", around(await pf.locator("header.header").boundingBox(), 10, page));
     await gauge(page).first().hover();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "Problems" }).first();
     await hover.waitFor({ state: "visible", timeout: 10_000 });
     const hb = await hover.boundingBox();
     const gb = await gauge(page).first().boundingBox();
-    await shot(page, "tooltip-problems-light", around({ x: Math.min(hb.x, gb.x), y: hb.y, width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x), height: gb.y + gb.height - hb.y }, 6, page));
+    await shot(
+      page,
+      "tooltip-problems-light",
+      around(
+        {
+          x: Math.min(hb.x, gb.x),
+          y: hb.y,
+          width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x),
+          height: gb.y + gb.height - hb.y,
+        },
+        6,
+        page,
+      ),
+    );
     await page.mouse.move(700, 300);
     await runCommand(page, "View: Close All Editors");
   });
@@ -319,20 +510,50 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       await runCommand(page, "Pi: Open Context Panel");
       const pf = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
       const msg = pf.locator('[data-testid="empty-message"]');
-      await waitUntil(async () => /^No folder is open\./.test(await msg.innerText()), 20_000, "the panel's no-folder message");
+      await waitUntil(
+        async () => /^No folder is open\./.test(await msg.innerText()),
+        20_000,
+        "the panel's no-folder message",
+      );
       const buttons = (await pf.locator(".empty vscode-button").allInnerTexts()).map((t) => t.trim());
       assert.deepEqual(buttons, ["Open Folder…", "Select Session…"]);
       const panelMessage = await msg.innerText();
       // the tree says the same
       await showContainer(page);
-      const treeMessage = page.locator(".pane", { has: page.locator(".pane-header", { hasText: "Pi Session" }) }).locator(".message");
-      await waitUntil(async () => (await treeMessage.first().innerText().catch(() => "")).replace(/\s+/g, " ").trim() === panelMessage.replace(/\s+/g, " ").trim(), 20_000, "the tree's message = the panel's");
+      const treeMessage = page
+        .locator(".pane", { has: page.locator(".pane-header", { hasText: "Pi Session" }) })
+        .locator(".message");
+      await waitUntil(
+        async () =>
+          (
+            await treeMessage
+              .first()
+              .innerText()
+              .catch(() => "")
+          )
+            .replace(/\s+/g, " ")
+            .trim() === panelMessage.replace(/\s+/g, " ").trim(),
+        20_000,
+        "the tree's message = the panel's",
+      );
       // the sidebar view says the same
       const vf = await webviewFrameByTitle(page, "Context", 30_000);
-      await waitUntil(async () => (await vf.locator('[data-testid="empty-message"]').innerText().catch(() => "")) === panelMessage, 20_000, "the view's message = the panel's");
+      await waitUntil(
+        async () =>
+          (await vf
+            .locator('[data-testid="empty-message"]')
+            .innerText()
+            .catch(() => "")) === panelMessage,
+        20_000,
+        "the view's message = the panel's",
+      );
       // no "Open Context Panel" in the Context view's title bar without a session (Refresh stays)
       const contextPane = page.locator(".pane", { has: page.locator(".pane-header", { hasText: "Context" }) }).first();
-      await waitUntil(async () => (await contextPane.locator('.pane-header .actions [aria-label^="Refresh"]').count()) > 0, 10_000, "the view's Refresh action");
+      await waitUntil(
+        async () => (await contextPane.locator('.pane-header .actions [aria-label^="Refresh"]').count()) > 0,
+        10_000,
+        "the view's Refresh action",
+      );
       assert.equal(await contextPane.locator('.pane-header .actions [aria-label^="Open Context Panel"]').count(), 0);
       await shot(page, "no-folder-views");
       await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
@@ -350,4 +571,3 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     }
   });
 });
-

@@ -5,7 +5,19 @@ import assert from "node:assert/strict";
 import { appendFileSync, copyFileSync, readdirSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, installSession, openWorkbench, repoRoot, resultsDir, runCommand, screenshot, sharedHost, statusBarItem, waitUntil, webviewFrameByTitle } from "./harness.mjs";
+import {
+  closeSharedHost,
+  installSession,
+  openWorkbench,
+  repoRoot,
+  resultsDir,
+  runCommand,
+  screenshot,
+  sharedHost,
+  statusBarItem,
+  waitUntil,
+  webviewFrameByTitle,
+} from "./harness.mjs";
 
 const demo = path.join(repoRoot, "media", "demo");
 const GAUGE = "piContext.gauge";
@@ -16,8 +28,14 @@ describe("e2e status bar gauge", () => {
 
   before(async () => {
     const host = await sharedHost();
-    for (const f of readdirSync(path.join(demo, "agent"))) if (f.endsWith(".json")) copyFileSync(path.join(demo, "agent", f), path.join(host.agentDir, f));
-    sessionFile = installSession(host.agentDir, path.join(repoRoot, "test", "fixtures", "pi-1.6.0", "long.jsonl"), host.workspace, { fileName: "2026-11-30T06-33-33-295Z_demo-long.jsonl" });
+    for (const f of readdirSync(path.join(demo, "agent")))
+      if (f.endsWith(".json")) copyFileSync(path.join(demo, "agent", f), path.join(host.agentDir, f));
+    sessionFile = installSession(
+      host.agentDir,
+      path.join(repoRoot, "test", "fixtures", "pi-1.6.0", "long.jsonl"),
+      host.workspace,
+      { fileName: "2026-11-30T06-33-33-295Z_demo-long.jsonl" },
+    );
     const later = new Date(Date.now() + 60_000); // the most recently written session of the workspace
     utimesSync(sessionFile, later, later);
     wb = await openWorkbench();
@@ -35,13 +53,29 @@ describe("e2e status bar gauge", () => {
     const label = await item.locator("a, .statusbar-item-label").first().getAttribute("aria-label");
     assert.match(label ?? "", /^pi Context 26 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
     await screenshot(page, "statusbar-workbench");
-    await page.locator("#workbench\\.parts\\.statusbar").screenshot({ path: path.join(resultsDir, "statusbar-gauge.png") });
+    await page
+      .locator("#workbench\\.parts\\.statusbar")
+      .screenshot({ path: path.join(resultsDir, "statusbar-gauge.png") });
 
     await item.hover();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "reserveTokens" }).first();
     await hover.waitFor({ state: "visible", timeout: 10_000 });
     const text = await hover.innerText();
-    for (const want of ["long scripted session", "4,227", "16,000", "scripted/scripted-small", "models.json", "reserveTokens", "4,000", "global settings", "keepRecentTokens", "3,000", "7,773 tokens to go", "Compact…", "Open Context Panel"]) {
+    for (const want of [
+      "long scripted session",
+      "4,227",
+      "16,000",
+      "scripted/scripted-small",
+      "models.json",
+      "reserveTokens",
+      "4,000",
+      "global settings",
+      "keepRecentTokens",
+      "3,000",
+      "7,773 tokens to go",
+      "Compact…",
+      "Open Context Panel",
+    ]) {
       assert.ok(text.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${text}`);
     }
     await screenshot(page, "statusbar-tooltip");
@@ -53,7 +87,10 @@ describe("e2e status bar gauge", () => {
       const y = Math.max(0, hb.y - 8);
       const right = Math.max(hb.x + hb.width, ib.x + ib.width) + 8;
       const bottom = ib.y + ib.height + 4;
-      await page.screenshot({ path: path.join(resultsDir, "statusbar-tooltip-crop.png"), clip: { x, y, width: right - x, height: bottom - y } });
+      await page.screenshot({
+        path: path.join(resultsDir, "statusbar-tooltip-crop.png"),
+        clip: { x, y, width: right - x, height: bottom - y },
+      });
     }
     await page.mouse.move(700, 300);
   });
@@ -75,20 +112,43 @@ describe("e2e status bar gauge", () => {
         api: "openai-completions",
         provider: "scripted",
         model: "scripted-small",
-        usage: { input: 10990, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 11000, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        usage: {
+          input: 10990,
+          output: 10,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 11000,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
         stopReason: "stop",
         timestamp: Date.now(),
       },
     };
     const t0 = Date.now();
     appendFileSync(sessionFile, JSON.stringify(entry) + "\n");
-    await page.waitForFunction((id) => document.getElementById(id)?.textContent?.includes("π 69% · 11.0k/16k"), "pi-context.pi-context.piContext.gauge", { polling: 10, timeout: 10_000 });
+    await page.waitForFunction(
+      (id) => document.getElementById(id)?.textContent?.includes("π 69% · 11.0k/16k"),
+      "pi-context.pi-context.piContext.gauge",
+      { polling: 10, timeout: 10_000 },
+    );
     console.log(`append → status bar text in the browser: ${Date.now() - t0} ms`);
     // 11,000 > 12,000 − 3,000: within the (capped) margin of pi's threshold → warning colour
-    await waitUntil(async () => /warning/.test((await item.getAttribute("class")) ?? "") || (await item.evaluate((el) => getComputedStyle(el).backgroundColor)) !== "rgba(0, 0, 0, 0)", 5000, "warning background");
-    await page.locator("#workbench\\.parts\\.statusbar").screenshot({ path: path.join(resultsDir, "statusbar-gauge-warning.png") });
+    await waitUntil(
+      async () =>
+        /warning/.test((await item.getAttribute("class")) ?? "") ||
+        (await item.evaluate((el) => getComputedStyle(el).backgroundColor)) !== "rgba(0, 0, 0, 0)",
+      5000,
+      "warning background",
+    );
+    await page
+      .locator("#workbench\\.parts\\.statusbar")
+      .screenshot({ path: path.join(resultsDir, "statusbar-gauge-warning.png") });
     const box = await item.boundingBox();
-    if (box) await page.screenshot({ path: path.join(resultsDir, "statusbar-gauge-warning-crop.png"), clip: { x: 0, y: box.y - 4, width: 360, height: box.height + 8 } });
+    if (box)
+      await page.screenshot({
+        path: path.join(resultsDir, "statusbar-gauge-warning-crop.png"),
+        clip: { x: 0, y: box.y - 4, width: 360, height: box.height + 8 },
+      });
   });
 
   it("clicking the gauge opens the context panel", async () => {
@@ -96,7 +156,10 @@ describe("e2e status bar gauge", () => {
     assert.equal(await page.locator(".tabs-container .tab", { hasText: "pi Context" }).count(), 0);
     await statusBarItem(page, GAUGE).click();
     // piContext.openPanel opens the "pi Context" webview panel as an editor tab
-    await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().waitFor({ state: "visible", timeout: 20_000 });
+    await page
+      .locator(".tabs-container .tab", { hasText: "pi Context" })
+      .first()
+      .waitFor({ state: "visible", timeout: 20_000 });
     await webviewFrameByTitle(page, "pi Context", 20_000);
     await screenshot(page, "statusbar-click-opens-panel");
   });

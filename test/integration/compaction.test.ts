@@ -33,7 +33,12 @@ function compactionLine(name: string, n: number): number {
   return lines.map((l, i) => (l.includes('"type":"compaction"') ? i + 1 : 0)).filter((x) => x > 0)[n]!;
 }
 
-const compact = (file: string, options?: object) => vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", file, options) as Promise<CompactCommandOutcome>;
+const compact = (file: string, options?: object) =>
+  vscode.commands.executeCommand<CompactCommandOutcome>(
+    "piContext.compact",
+    file,
+    options,
+  ) as Promise<CompactCommandOutcome>;
 
 /** Run `piContext.compact` and keep accepting the quick input (input box, preview) until it settles. */
 async function compactAccepting(file: string, options?: object, onTick?: () => void): Promise<CompactCommandOutcome> {
@@ -65,7 +70,16 @@ describe("compaction command", function () {
     assert.strictEqual(await vscode.commands.executeCommand("piContext.setApiKey", "sk-it-secret-42"), true);
   });
   after(async () => {
-    for (const k of ["agentDir", "summarizer.provider", "summarizer.openai.baseURL", "summarizer.openai.model", "summarizer.openai.contextWindow", "liveSession.guardSeconds", "compaction.skipPreview"]) await setSetting(k, undefined);
+    for (const k of [
+      "agentDir",
+      "summarizer.provider",
+      "summarizer.openai.baseURL",
+      "summarizer.openai.model",
+      "summarizer.openai.contextWindow",
+      "liveSession.guardSeconds",
+      "compaction.skipPreview",
+    ])
+      await setSetting(k, undefined);
     await vscode.commands.executeCommand("piContext.clearApiKey");
     await server.close();
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
@@ -79,9 +93,18 @@ describe("compaction command", function () {
     const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.compact");
     assert.strictEqual(cmd.title, "Compact Session…");
     assert.strictEqual(cmd.category, "Pi");
-    assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes("piContext.summarizer.openai.baseURL"));
+    assert.ok(
+      pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes("piContext.summarizer.openai.baseURL"),
+    );
     const all = await vscode.commands.getCommands(true);
-    for (const c of ["piContext.compact", "piContext.cancelCompaction", "piContext.setApiKey", "piContext.clearApiKey", "piContext.openSummaryDiff"]) assert.ok(all.includes(c), c);
+    for (const c of [
+      "piContext.compact",
+      "piContext.cancelCompaction",
+      "piContext.setApiKey",
+      "piContext.clearApiKey",
+      "piContext.openSummaryDiff",
+    ])
+      assert.ok(all.includes(c), c);
   });
 
   it("previews, summarises against the scripted server, appends, opens the summary diff; pi 1.6.0 loads it", async () => {
@@ -113,10 +136,14 @@ describe("compaction command", function () {
     assert.ok(outcome.previousCompactionId);
 
     // the summary diff: previous summary ↔ new, virtual markdown documents
-    const tab = await waitFor(() => {
-      const t = vscode.window.tabGroups.activeTabGroup.activeTab;
-      return t?.input instanceof vscode.TabInputTextDiff ? t : undefined;
-    }, 5000, "the summary diff editor");
+    const tab = await waitFor(
+      () => {
+        const t = vscode.window.tabGroups.activeTabGroup.activeTab;
+        return t?.input instanceof vscode.TabInputTextDiff ? t : undefined;
+      },
+      5000,
+      "the summary diff editor",
+    );
     const input = tab!.input as vscode.TabInputTextDiff;
     assert.strictEqual(input.original.scheme, "pi-context-summary");
     assert.strictEqual(input.modified.scheme, "pi-context-summary");
@@ -127,13 +154,30 @@ describe("compaction command", function () {
     assert.strictEqual(right.languageId, "markdown");
 
     // pi itself loads the file: leaf = our entry, context = checkpoint + summary + kept entries
-    const mod = (await import(pathToFileURL(path.join(repoRoot, "test/conformance/oracle-client.mjs")).href)) as { OracleClient: { start(): Promise<{ loadCheck(r: { file: string }): Promise<{ leafId: string; contextMessages: { entryId: string; role: string }[]; contextEntries: string[]; unchangedOnOpen: boolean }>; close(): Promise<void> }> } };
+    const mod = (await import(pathToFileURL(path.join(repoRoot, "test/conformance/oracle-client.mjs")).href)) as {
+      OracleClient: {
+        start(): Promise<{
+          loadCheck(r: {
+            file: string;
+          }): Promise<{
+            leafId: string;
+            contextMessages: { entryId: string; role: string }[];
+            contextEntries: string[];
+            unchangedOnOpen: boolean;
+          }>;
+          close(): Promise<void>;
+        }>;
+      };
+    };
     const oracle = await mod.OracleClient.start();
     try {
       const loaded = await oracle.loadCheck({ file });
       assert.strictEqual(loaded.unchangedOnOpen, true);
       assert.strictEqual(loaded.leafId, entry.id);
-      assert.deepStrictEqual(loaded.contextMessages.slice(0, 2).map((m) => `${m.entryId} ${m.role}`), [`${entry.id} system`, `${entry.id} compactionSummary`]);
+      assert.deepStrictEqual(
+        loaded.contextMessages.slice(0, 2).map((m) => `${m.entryId} ${m.role}`),
+        [`${entry.id} system`, `${entry.id} compactionSummary`],
+      );
       assert.strictEqual(loaded.contextEntries[1]!.split(" ")[0], entry.firstKeptEntryId);
     } finally {
       await oracle.close();
@@ -148,7 +192,11 @@ describe("compaction command", function () {
     assert.strictEqual(server.requests.length, 2);
     assert.ok(server.requests.every((r) => r.body.messages![1]!.content.endsWith("Additional focus: the parser")));
     const entry = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
-    assert.ok(entry.summary.startsWith("## Goal\nH\n\n---\n\n**Turn Context (split turn):**\n\n## Original Request\nP\n\n<read-files>"));
+    assert.ok(
+      entry.summary.startsWith(
+        "## Goal\nH\n\n---\n\n**Turn Context (split turn):**\n\n## Original Request\nP\n\n<read-files>",
+      ),
+    );
   });
 
   it("declining the preview sends nothing and writes nothing", async () => {
@@ -215,12 +263,19 @@ describe("compaction command", function () {
   });
 
   /** Resolves with the outcome, or "waiting" when the command still waits for input after `ms`. */
-  async function settlesWithin(p: Promise<CompactCommandOutcome>, ms: number): Promise<CompactCommandOutcome | "waiting"> {
+  async function settlesWithin(
+    p: Promise<CompactCommandOutcome>,
+    ms: number,
+  ): Promise<CompactCommandOutcome | "waiting"> {
     return Promise.race([p, new Promise<"waiting">((r) => setTimeout(() => r("waiting"), ms))]);
   }
 
   /** Run `piContext.compact`, accept `accepts` quick inputs (preview / instructions), then press Escape on the next one. */
-  async function compactThenEscape(file: string, options: object | undefined, accepts: number): Promise<CompactCommandOutcome> {
+  async function compactThenEscape(
+    file: string,
+    options: object | undefined,
+    accepts: number,
+  ): Promise<CompactCommandOutcome> {
     let settled = false;
     const p = compact(file, options).finally(() => (settled = true));
     for (let i = 0; i < accepts && !settled; i++) {
@@ -284,7 +339,10 @@ describe("compaction command", function () {
       if (outcome.kind === "declined") assert.strictEqual(outcome.stage, "api-key");
       assert.ok(fs.readFileSync(file).equals(before));
       const api = await piApi();
-      assert.strictEqual(await api.services.context.secrets.get("piContext.summarizer.apiKey:https://api.openai.com"), undefined);
+      assert.strictEqual(
+        await api.services.context.secrets.get("piContext.summarizer.apiKey:https://api.openai.com"),
+        undefined,
+      );
       // skipPreview: the key box comes right after the instructions
       const skipped = await compactThenEscape(file, { instructions: "", skipPreview: true }, 0);
       assert.strictEqual(skipped.kind === "declined" && skipped.stage, "api-key");
@@ -320,10 +378,14 @@ describe("compaction command", function () {
     await vscode.commands.executeCommand("piContext.clearApiKey"); // removes the suite's key
     await vscode.commands.executeCommand("piContext.clearApiKey"); // nothing stored now
     api.services.log.info(end);
-    const text = await waitFor(() => {
-      const t = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8") : "";
-      return t.includes(end) ? t : undefined;
-    }, 10000, "the log file");
+    const text = await waitFor(
+      () => {
+        const t = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8") : "";
+        return t.includes(end) ? t : undefined;
+      },
+      10000,
+      "the log file",
+    );
     const between = text!.slice(text!.indexOf(start), text!.indexOf(end));
     assert.strictEqual(between.split(`API key removed for ${origin}`).length - 1, 1, `one removal logged:\n${between}`);
     assert.strictEqual(await vscode.commands.executeCommand("piContext.setApiKey", "sk-it-secret-42"), true);
@@ -360,7 +422,10 @@ describe("compaction command", function () {
     await api.services.sessions.pin(file);
     await waitFor(() => api.services.sessions.current?.file === file, 5000, "the session to be current");
     server.script({ text: "## Goal\ncurrent" }, { text: "## Original Request\nprefix" });
-    const outcome = (await vscode.commands.executeCommand("piContext.compact", undefined, { instructions: "", skipPreview: true })) as CompactCommandOutcome;
+    const outcome = (await vscode.commands.executeCommand("piContext.compact", undefined, {
+      instructions: "",
+      skipPreview: true,
+    })) as CompactCommandOutcome;
     assert.strictEqual(outcome.kind, "compacted", JSON.stringify(outcome));
     if (outcome.kind === "compacted") assert.strictEqual(outcome.file, file);
     await api.services.sessions.followLatest();

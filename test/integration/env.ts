@@ -29,7 +29,10 @@ export function testHost(): "code-server" | "desktop" {
 
 /** pi's session dir name for a cwd (`--home-u-project--`), see docs/testing.md. */
 export function encodeSessionDirName(cwd: string): string {
-  return `--${path.resolve(cwd).replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+  return `--${path
+    .resolve(cwd)
+    .replace(/^[/\\]/, "")
+    .replace(/[/\\:]/g, "-")}--`;
 }
 
 /**
@@ -66,7 +69,8 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10000,
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -66,7 +66,11 @@ function makeReporter(reportFile: string | undefined) {
           write("");
           failures.forEach((f, i) => {
             write(`${i + 1}) ${f.title}`);
-            write(`   ${String(f.err?.stack ?? f.err).split("\n").join("\n   ")}`);
+            write(
+              `   ${String(f.err?.stack ?? f.err)
+                .split("\n")
+                .join("\n   ")}`,
+            );
           });
         }
         write("");

@@ -36,7 +36,11 @@ describe("live bridge with a real pi", function () {
   const agentDir = path.join(tmp, "agent");
   const home = path.join(tmp, "home");
 
-  const bridge = (command: "installBridge" | "removeBridge", options: object = { confirm: false }) => vscode.commands.executeCommand<BridgeCommandOutcome>(`piContext.${command}`, options) as Promise<BridgeCommandOutcome>;
+  const bridge = (command: "installBridge" | "removeBridge", options: object = { confirm: false }) =>
+    vscode.commands.executeCommand<BridgeCommandOutcome>(
+      `piContext.${command}`,
+      options,
+    ) as Promise<BridgeCommandOutcome>;
 
   async function turn(prompt: string, answer: string): Promise<void> {
     server.script({ text: `${answer}\n\n${"Details of the work. ".repeat(60)}` });
@@ -50,7 +54,11 @@ describe("live bridge with a real pi", function () {
     fs.mkdirSync(home, { recursive: true });
     fs.mkdirSync(path.join(agentDir, "sessions"), { recursive: true });
     server = await startScriptedServer({ text: "## Goal\nScripted summary by pi's own model.\n\n## Progress\n- done" });
-    writeScriptedAgentDir(agentDir, { baseURL: server.baseURL, contextWindow: 16000, compaction: { reserveTokens: 4000, keepRecentTokens: 1000 } });
+    writeScriptedAgentDir(agentDir, {
+      baseURL: server.baseURL,
+      contextWindow: 16000,
+      compaction: { reserveTokens: 4000, keepRecentTokens: 1000 },
+    });
     await useAgentDir(api, agentDir);
     await setSetting("liveSession.guardSeconds", 30);
     await api.services.sessions.followLatest();
@@ -73,7 +81,10 @@ describe("live bridge with a real pi", function () {
     assert.strictEqual(installed.kind, "installed");
     assert.strictEqual(installed.file, file);
     const text = fs.readFileSync(file, "utf8");
-    assert.ok(text.startsWith(`${MARKER_PREFIX}{"version":"${BRIDGE_VERSION}","protocol":1,"pi":"1.6.x","sha256":"`), text.slice(0, 200));
+    assert.ok(
+      text.startsWith(`${MARKER_PREFIX}{"version":"${BRIDGE_VERSION}","protocol":1,"pi":"1.6.x","sha256":"`),
+      text.slice(0, 200),
+    );
     assert.ok(text.includes("pi-context live bridge"), "the shipped bundle follows the marker");
     assert.strictEqual(live.installedStatus().state, "current");
     assert.strictEqual((await bridge("installBridge")).kind, "current");
@@ -81,7 +92,10 @@ describe("live bridge with a real pi", function () {
     fs.writeFileSync(file, text + "// my edit\n");
     assert.strictEqual(live.installedStatus().state, "modified");
     // an older build of ours
-    fs.writeFileSync(file, installedText("// old bridge\nexport default function () {}\n").replace(/"version":"[^"]+"/, '"version":"0.9.0"'));
+    fs.writeFileSync(
+      file,
+      installedText("// old bridge\nexport default function () {}\n").replace(/"version":"[^"]+"/, '"version":"0.9.0"'),
+    );
     const outdated = live.installedStatus();
     assert.strictEqual(outdated.state, "outdated");
     assert.strictEqual(outdated.installed?.version, "0.9.0");
@@ -104,13 +118,29 @@ describe("live bridge with a real pi", function () {
     pi = await PiRpc.start({ cwd: testWorkspace(), agentDir, home });
     for (let i = 1; i <= 5; i++) await turn(`t${i}: step ${i} of the refactoring`, `Answer ${i}.`);
     const sessionFile = (await pi.command({ type: "get_state" })).data.sessionFile as string;
-    await waitFor(() => api.services.sessions.current?.file === sessionFile, 10_000, "the extension to follow pi's session");
-    const snapshot = (await waitFor(() => {
-      const s = api.statusBar.snapshot();
-      return s.text.endsWith(" · live") ? s : undefined;
-    }, 10_000, "the live badge"))!;
-    const usage = (await pi.command({ type: "get_session_stats" })).data.contextUsage as { tokens: number; contextWindow: number; percent: number };
-    await waitFor(() => live.liveFor(sessionFile)?.connection.state.usage?.tokens === usage.tokens, 5000, "pi's numbers");
+    await waitFor(
+      () => api.services.sessions.current?.file === sessionFile,
+      10_000,
+      "the extension to follow pi's session",
+    );
+    const snapshot = (await waitFor(
+      () => {
+        const s = api.statusBar.snapshot();
+        return s.text.endsWith(" · live") ? s : undefined;
+      },
+      10_000,
+      "the live badge",
+    ))!;
+    const usage = (await pi.command({ type: "get_session_stats" })).data.contextUsage as {
+      tokens: number;
+      contextWindow: number;
+      percent: number;
+    };
+    await waitFor(
+      () => live.liveFor(sessionFile)?.connection.state.usage?.tokens === usage.tokens,
+      5000,
+      "pi's numbers",
+    );
     const text = api.statusBar.snapshot().text;
     assert.strictEqual(text, `π ${Math.round(usage.percent)}% · ${(usage.tokens / 1000).toFixed(1)}k/16k · live`);
     assert.match(snapshot.tooltip, new RegExp(`\\*\\*live\\*\\* from pi 1\\.6\\.0 \\(pid ${pi.pid}\\)`));
@@ -123,7 +153,10 @@ describe("live bridge with a real pi", function () {
     const file = api.services.sessions.current!.file;
     const before = entries(file).length;
     const requests = server.requests.length;
-    const outcome = (await vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, { instructions: "keep the parser details", skipPreview: true })) as CompactCommandOutcome & { live?: { pid: number } };
+    const outcome = (await vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, {
+      instructions: "keep the parser details",
+      skipPreview: true,
+    })) as CompactCommandOutcome & { live?: { pid: number } };
     assert.strictEqual(outcome.kind, "compacted", JSON.stringify(outcome));
     assert.strictEqual(outcome.live?.pid, pi!.pid);
     const written = entries(file).slice(before);
@@ -137,7 +170,11 @@ describe("live bridge with a real pi", function () {
     assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /keep the parser details/);
     assert.strictEqual(server.requests.at(-1)!.authorization, "Bearer scripted-dummy-key", "pi's own auth");
     // pi's footer state after a compaction: unknown until the next answer, still live
-    await waitFor(() => api.statusBar.snapshot().text.startsWith("π ? · ≈") && api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the ? state");
+    await waitFor(
+      () => api.statusBar.snapshot().text.startsWith("π ? · ≈") && api.statusBar.snapshot().text.endsWith(" · live"),
+      10_000,
+      "the ? state",
+    );
     assert.strictEqual((await pi!.command({ type: "get_session_stats" })).data.contextUsage.tokens, null);
     assert.strictEqual(live.stats.compactions, 1);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
@@ -146,11 +183,17 @@ describe("live bridge with a real pi", function () {
   it('"Switch to Here…" and labels make the running pi navigate and label', async () => {
     const file = api.services.sessions.current!.file;
     await turn("t6: after the compaction", "Answer 6.");
-    const target = entries(file).find((e) => e.type === "message" && e.message?.role === "assistant" && textOf(e.message).startsWith("Answer 6."))!;
+    const target = entries(file).find(
+      (e) => e.type === "message" && e.message?.role === "assistant" && textOf(e.message).startsWith("Answer 6."),
+    )!;
     await turn("t7: one more", "Answer 7.");
     const before = entries(file).length;
     const requests = server.requests.length;
-    const outcome = (await vscode.commands.executeCommand<SwitchCommandOutcome>("piContext.tree.switchToHere", target.id, { summarize: true, label: "from-vscode", quiet: true })) as SwitchCommandOutcome;
+    const outcome = (await vscode.commands.executeCommand<SwitchCommandOutcome>(
+      "piContext.tree.switchToHere",
+      target.id,
+      { summarize: true, label: "from-vscode", quiet: true },
+    )) as SwitchCommandOutcome;
     assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
     const written = entries(file).slice(before);
     assert.deepStrictEqual(
@@ -162,14 +205,23 @@ describe("live bridge with a real pi", function () {
     );
     assert.strictEqual(written[1].label, "from-vscode");
     assert.strictEqual(server.requests.length, requests + 1, "pi summarised the branch");
-    assert.deepStrictEqual(outcome.kind === "switched" ? outcome.entries.map((e) => e.id) : [], written.map((e) => e.id));
+    assert.deepStrictEqual(
+      outcome.kind === "switched" ? outcome.entries.map((e) => e.id) : [],
+      written.map((e) => e.id),
+    );
     assert.strictEqual((await pi!.command({ type: "get_state" })).data.sessionFile, file);
     // pi's leaf is the label entry: its next answer hangs off it
     await turn("t8: on the new branch", "Answer 8.");
-    const t8 = entries(file).find((e) => e.type === "message" && e.message?.role === "user" && textOf(e.message).startsWith("t8:"))!;
+    const t8 = entries(file).find(
+      (e) => e.type === "message" && e.message?.role === "user" && textOf(e.message).startsWith("t8:"),
+    )!;
     assert.strictEqual(t8.parentId, written[1].id);
     // a label through pi
-    const labelled = await vscode.commands.executeCommand<{ entryId: string; label: string | null }>("piContext.tree.setLabel", target.id, "checkpoint");
+    const labelled = await vscode.commands.executeCommand<{ entryId: string; label: string | null }>(
+      "piContext.tree.setLabel",
+      target.id,
+      "checkpoint",
+    );
     const last = entries(file).at(-1)!;
     assert.deepStrictEqual([last.type, last.targetId, last.label], ["label", target.id, "checkpoint"]);
     assert.deepStrictEqual(labelled, { entryId: last.id, label: "checkpoint" });
@@ -184,10 +236,17 @@ describe("live bridge with a real pi", function () {
       const file = api.services.sessions.current!.file;
       const before = fs.readFileSync(file, "utf8");
       const target = entries(file).find((e) => e.type === "message" && e.message?.role === "user")!;
-      const outcome = (await vscode.commands.executeCommand<SwitchCommandOutcome>("piContext.tree.switchToHere", target.id, { summarize: false, quiet: true })) as SwitchCommandOutcome;
+      const outcome = (await vscode.commands.executeCommand<SwitchCommandOutcome>(
+        "piContext.tree.switchToHere",
+        target.id,
+        { summarize: false, quiet: true },
+      )) as SwitchCommandOutcome;
       assert.strictEqual(outcome.kind, "error");
       assert.strictEqual(outcome.kind === "error" ? outcome.errorKind : "", "live", JSON.stringify(outcome));
-      assert.match(outcome.kind === "error" ? outcome.message : "", /Refusing to switch branches in this session while pi may have it open: .*pi is running on it \(process \d+/);
+      assert.match(
+        outcome.kind === "error" ? outcome.message : "",
+        /Refusing to switch branches in this session while pi may have it open: .*pi is running on it \(process \d+/,
+      );
       assert.strictEqual(fs.readFileSync(file, "utf8"), before);
     } finally {
       await setSetting("liveBridge.enabled", undefined);
@@ -196,9 +255,15 @@ describe("live bridge with a real pi", function () {
   });
 
   it("reports an announcement with a wrong token clearly and keeps the good connection", async () => {
-    const real = readAnnouncements(agentDir).find((r): r is { file: string; announcement: Announcement } => "announcement" in r && r.announcement.pid === pi!.pid)!;
+    const real = readAnnouncements(agentDir).find(
+      (r): r is { file: string; announcement: Announcement } => "announcement" in r && r.announcement.pid === pi!.pid,
+    )!;
     const fake = path.join(path.dirname(real.file), `${pi!.pid}-badtoken.json`);
-    fs.writeFileSync(fake, JSON.stringify({ ...real.announcement, token: "0".repeat(64), startedAt: real.announcement.startedAt - 1 }), { mode: 0o600 });
+    fs.writeFileSync(
+      fake,
+      JSON.stringify({ ...real.announcement, token: "0".repeat(64), startedAt: real.announcement.startedAt - 1 }),
+      { mode: 0o600 },
+    );
     try {
       await live.sync();
       const problem = live.problems().find((p) => p.error.code === "unauthorized");
@@ -215,19 +280,47 @@ describe("live bridge with a real pi", function () {
     assert.ok(readAnnouncements(agentDir).some((r) => "announcement" in r && r.announcement.pid === pid));
     await pi!.kill();
     await waitFor(() => !api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the badge to go");
-    await waitFor(() => !readAnnouncements(agentDir).some((r) => "announcement" in r && r.announcement.pid === pid), 10_000, "the stale announcement to be removed");
+    await waitFor(
+      () => !readAnnouncements(agentDir).some((r) => "announcement" in r && r.announcement.pid === pid),
+      10_000,
+      "the stale announcement to be removed",
+    );
     assert.strictEqual(live.liveFor(api.services.sessions.current!.file), undefined);
   });
 
   it("refuses to route to a bridge of another protocol, with what to do", async () => {
     const file = api.services.sessions.current!.file;
     const fake = path.join(agentDir, "pi-context", "live", `${process.pid}-other.json`);
-    fs.writeFileSync(fake, JSON.stringify({ kind: "pi-context-bridge", protocol: 99, bridgeVersion: "9.9.9", piVersion: "1.6.0", pid: process.pid, sessionFile: file, socket: path.join(tmp, "none.sock"), token: "1".repeat(64), startedAt: Date.now() }), { mode: 0o600 });
+    fs.writeFileSync(
+      fake,
+      JSON.stringify({
+        kind: "pi-context-bridge",
+        protocol: 99,
+        bridgeVersion: "9.9.9",
+        piVersion: "1.6.0",
+        pid: process.pid,
+        sessionFile: file,
+        socket: path.join(tmp, "none.sock"),
+        token: "1".repeat(64),
+        startedAt: Date.now(),
+      }),
+      { mode: 0o600 },
+    );
     try {
       const before = fs.readFileSync(file, "utf8");
-      const outcome = (await vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, { instructions: "", skipPreview: true })) as CompactCommandOutcome;
-      assert.strictEqual(outcome.kind === "error" ? outcome.errorKind : outcome.kind, "bridge-protocol", JSON.stringify(outcome));
-      assert.match(outcome.kind === "error" ? outcome.message : "", /has pi-context bridge 9\.9\.9 \(protocol 99\); this extension needs protocol 1 .*Pi: Install Live Bridge.*Nothing was written\./);
+      const outcome = (await vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, {
+        instructions: "",
+        skipPreview: true,
+      })) as CompactCommandOutcome;
+      assert.strictEqual(
+        outcome.kind === "error" ? outcome.errorKind : outcome.kind,
+        "bridge-protocol",
+        JSON.stringify(outcome),
+      );
+      assert.match(
+        outcome.kind === "error" ? outcome.message : "",
+        /has pi-context bridge 9\.9\.9 \(protocol 99\); this extension needs protocol 1 .*Pi: Install Live Bridge.*Nothing was written\./,
+      );
       assert.strictEqual(fs.readFileSync(file, "utf8"), before);
     } finally {
       fs.rmSync(fake, { force: true });

@@ -53,18 +53,26 @@ describe("panel", function () {
     header.cwd = testWorkspace();
     sessionFile = path.join(dir, "2026-11-30T06-33-33-295Z_panel-long.jsonl");
     fs.writeFileSync(sessionFile, JSON.stringify(header) + text.slice(nl));
-    await vscode.workspace.getConfiguration("piContext").update("agentDir", agentDir, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration("piContext")
+      .update("agentDir", agentDir, vscode.ConfigurationTarget.Global);
     await waitFor(() => api.services.sessions.agentDir() === agentDir, 10000, "agent dir setting");
     await api.services.sessions.followLatest();
     await api.services.sessions.refresh();
-    await waitFor(() => api.services.sessions.current?.file === sessionFile, 10000, "the panel fixture to be the current session");
+    await waitFor(
+      () => api.services.sessions.current?.file === sessionFile,
+      10000,
+      "the panel fixture to be the current session",
+    );
     controller = (await vscode.commands.executeCommand("piContext._panelController")) as PanelControllerApi;
     assert.ok(controller, "piContext._panelController returned nothing");
   });
 
   after(async () => {
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-    await vscode.workspace.getConfiguration("piContext").update("agentDir", undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration("piContext")
+      .update("agentDir", undefined, vscode.ConfigurationTarget.Global);
     for (const f of created) fs.rmSync(f, { force: true });
     fs.rmSync(agentDir, { recursive: true, force: true });
   });
@@ -73,16 +81,33 @@ describe("panel", function () {
     const before = controller.received.length;
     await vscode.commands.executeCommand("piContext.openPanel");
     assert.ok(controller.panel, "no panel");
-    const tab = (await waitFor(() => allTabs().find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes("piContext.panel")), 10000, "the panel tab"))!;
+    const tab = (await waitFor(
+      () =>
+        allTabs().find(
+          (t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes("piContext.panel"),
+        ),
+      10000,
+      "the panel tab",
+    ))!;
     assert.strictEqual(tab.label, "pi Context");
-    await waitFor(() => controller.received.slice(before).some((r) => r.ok && (r.message as { type: string }).type === "ready"), 20000, "the webview's ready message");
+    await waitFor(
+      () => controller.received.slice(before).some((r) => r.ok && (r.message as { type: string }).type === "ready"),
+      20000,
+      "the webview's ready message",
+    );
     const html = controller.panel!.webview.html;
     assert.match(html, /default-src 'none'/);
     assert.match(html, /script-src 'nonce-[A-Za-z0-9]{32}'/);
     // every resource is the extension's own dist/webview, through the webview resource scheme
-    const base = controller.panel!.webview.asWebviewUri(vscode.Uri.file(path.join(repoRoot, "dist", "webview"))).toString();
+    const base = controller
+      .panel!.webview.asWebviewUri(vscode.Uri.file(path.join(repoRoot, "dist", "webview")))
+      .toString();
     const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-    assert.deepStrictEqual(refs.map((r) => r.startsWith(`${base}/`)), refs.map(() => true), `resources outside ${base}: ${refs.join(", ")}`);
+    assert.deepStrictEqual(
+      refs.map((r) => r.startsWith(`${base}/`)),
+      refs.map(() => true),
+      `resources outside ${base}: ${refs.join(", ")}`,
+    );
     assert.strictEqual(refs.length, 3);
     assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
   });
@@ -104,9 +129,19 @@ describe("panel", function () {
   it("follows the session live: an appended entry reaches the panel state without a manual update", async () => {
     const before = controller.state!.session!.entryCount;
     const leaf = controller.state!.session!.leafId;
-    const entry = { type: "message", id: "pnl00001", parentId: leaf, timestamp: new Date().toISOString(), message: { role: "user", content: "one more question", timestamp: Date.now() } };
+    const entry = {
+      type: "message",
+      id: "pnl00001",
+      parentId: leaf,
+      timestamp: new Date().toISOString(),
+      message: { role: "user", content: "one more question", timestamp: Date.now() },
+    };
     fs.appendFileSync(sessionFile, JSON.stringify(entry) + "\n");
-    await waitFor(() => controller.state?.session?.entryCount === before + 1, 10000, "the appended entry in the panel state");
+    await waitFor(
+      () => controller.state?.session?.entryCount === before + 1,
+      10000,
+      "the appended entry in the panel state",
+    );
     assert.strictEqual(controller.state!.session!.leafId, "pnl00001");
     const user = controller.state!.breakdown!.categories.find((c) => c.id === "user")!;
     assert.ok(user.top.some((e) => e.entryId === "pnl00001"));
@@ -121,7 +156,10 @@ describe("panel", function () {
     await controller.receive("openFile");
     await controller.receive(null);
     const verdicts = controller.received.slice(n);
-    assert.deepStrictEqual(verdicts.map((v) => v.ok), [false, false, false, false, false, false]);
+    assert.deepStrictEqual(
+      verdicts.map((v) => v.ok),
+      [false, false, false, false, false, false],
+    );
     assert.match(verdicts[0]!.error!, /unknown type/);
     assert.match(verdicts[2]!.error!, /unexpected field "extra"/);
   });
@@ -147,7 +185,10 @@ describe("panel", function () {
     }
     await controller.update();
     assert.strictEqual(controller.state!.files!.modifiedFiles.find((f) => f.path === "src/alpha.ts")!.exists, true);
-    assert.strictEqual(controller.state!.files!.modifiedFiles.find((f) => f.path === "src/alpha.ts")!.outsideWorkspace, false);
+    assert.strictEqual(
+      controller.state!.files!.modifiedFiles.find((f) => f.path === "src/alpha.ts")!.outsideWorkspace,
+      false,
+    );
 
     await controller.receive({ type: "openFile", path: alpha.absolutePath, preview: true });
     const t1 = (await waitFor(() => textTab(alpha.absolutePath), 10000, "src/alpha.ts tab"))!;
@@ -182,7 +223,10 @@ describe("panel", function () {
     const s = controller.state!.summaries;
     await controller.receive({ type: "openDiff", fromId: s[2]!.entryId, toId: s[3]!.entryId });
     const tab = (await waitFor(
-      () => allTabs().find((t) => t.input instanceof vscode.TabInputTextDiff && t.input.original.path.endsWith(`${s[2]!.entryId}.md`)),
+      () =>
+        allTabs().find(
+          (t) => t.input instanceof vscode.TabInputTextDiff && t.input.original.path.endsWith(`${s[2]!.entryId}.md`),
+        ),
       10000,
       "the summary diff tab",
     ))!;
@@ -196,23 +240,51 @@ describe("panel", function () {
   it("problems are listed with file and line, and openProblem opens the session file at that line (no popup)", async () => {
     // a malformed line and an unknown entry type appended to the session
     const leaf = controller.state!.session!.leafId;
-    fs.appendFileSync(sessionFile, "{ this line is broken\n" + JSON.stringify({ type: "future_kind", id: "fut00001", parentId: leaf, timestamp: new Date().toISOString() }) + "\n");
-    await waitFor(() => (controller.state?.session?.problems.length ?? 0) >= 2, 10000, "the problems in the panel state");
+    fs.appendFileSync(
+      sessionFile,
+      "{ this line is broken\n" +
+        JSON.stringify({ type: "future_kind", id: "fut00001", parentId: leaf, timestamp: new Date().toISOString() }) +
+        "\n",
+    );
+    await waitFor(
+      () => (controller.state?.session?.problems.length ?? 0) >= 2,
+      10000,
+      "the problems in the panel state",
+    );
     const problems = controller.state!.session!.problems;
     const lines = fs.readFileSync(sessionFile, "utf8").split("\n");
     const brokenLine = lines.indexOf("{ this line is broken") + 1;
     const malformed = problems.find((p) => p.code === "malformed-line")!;
-    assert.deepStrictEqual([malformed.severity, malformed.title, malformed.file, malformed.line], ["warning", "Malformed line", sessionFile, brokenLine]);
+    assert.deepStrictEqual(
+      [malformed.severity, malformed.title, malformed.file, malformed.line],
+      ["warning", "Malformed line", sessionFile, brokenLine],
+    );
     const unknown = problems.find((p) => p.code === "unknown-type")!;
     assert.strictEqual(unknown.severity, "info");
     assert.strictEqual(problems[problems.length - 1]!.severity, "info", "info last");
     // the same list is in the gauge's tooltip
-    const api2 = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as { statusBar: { snapshot(): { tooltip: string } } };
-    await waitFor(() => api2.statusBar.snapshot().tooltip.includes("**Malformed line**"), 5000, "the tooltip's problem list");
-    assert.ok(api2.statusBar.snapshot().tooltip.includes("$(info) **Unknown entry type**"), api2.statusBar.snapshot().tooltip);
+    const api2 = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as {
+      statusBar: { snapshot(): { tooltip: string } };
+    };
+    await waitFor(
+      () => api2.statusBar.snapshot().tooltip.includes("**Malformed line**"),
+      5000,
+      "the tooltip's problem list",
+    );
+    assert.ok(
+      api2.statusBar.snapshot().tooltip.includes("$(info) **Unknown entry type**"),
+      api2.statusBar.snapshot().tooltip,
+    );
 
     await controller.receive({ type: "openProblem", id: malformed.id });
-    const editor = (await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath === sessionFile ? vscode.window.activeTextEditor : undefined), 10000, "the session file in an editor"))!;
+    const editor = (await waitFor(
+      () =>
+        vscode.window.activeTextEditor?.document.uri.fsPath === sessionFile
+          ? vscode.window.activeTextEditor
+          : undefined,
+      10000,
+      "the session file in an editor",
+    ))!;
     assert.strictEqual(editor.selection.active.line + 1, brokenLine);
     assert.notStrictEqual(editor.viewColumn, controller.panel!.viewColumn, "not on top of the panel");
     assert.strictEqual(textTab(sessionFile)!.isPreview, true);
@@ -237,7 +309,13 @@ describe("panel", function () {
     await controller.receive({ type: "requestCategory", category: "toolResults" });
     await controller.receive({ type: "refresh" });
     await vscode.commands.executeCommand("piContext.panelView.focus");
-    await waitFor(() => controller.received.slice(n).filter((r) => r.ok && (r.message as { type: string }).type === "ready").length >= 1, 20000, "the view's ready message");
+    await waitFor(
+      () =>
+        controller.received.slice(n).filter((r) => r.ok && (r.message as { type: string }).type === "ready").length >=
+        1,
+      20000,
+      "the view's ready message",
+    );
     assert.ok(controller.received.slice(n).every((r) => r.ok));
   });
 });

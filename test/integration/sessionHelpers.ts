@@ -27,7 +27,9 @@ export async function setSetting(key: string, value: unknown): Promise<void> {
 export function makeAgentDir(configFrom?: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-agent-"));
   fs.mkdirSync(path.join(dir, "sessions"));
-  if (configFrom) for (const f of fs.readdirSync(configFrom)) if (f.endsWith(".json")) fs.copyFileSync(path.join(configFrom, f), path.join(dir, f));
+  if (configFrom)
+    for (const f of fs.readdirSync(configFrom))
+      if (f.endsWith(".json")) fs.copyFileSync(path.join(configFrom, f), path.join(dir, f));
   return dir;
 }
 
@@ -43,7 +45,12 @@ export function fixture(name: string): { jsonl: string; agent: string; oracle: s
 }
 
 /** Copy a session file into `<agentDir>/sessions/--<cwd>--/`, rewriting the header `cwd` in the copy. */
-export function installSession(agentDir: string, source: string, fileName = path.basename(source), cwd = testWorkspace()): string {
+export function installSession(
+  agentDir: string,
+  source: string,
+  fileName = path.basename(source),
+  cwd = testWorkspace(),
+): string {
   const text = fs.readFileSync(source, "utf8");
   const nl = text.indexOf("\n");
   const header = JSON.parse(text.slice(0, nl));
@@ -68,17 +75,34 @@ export function header(cwd = testWorkspace(), id = `test-${newId()}`): object {
 }
 
 /** A model_change entry. */
-export function modelChange(id: string, parentId: string | null, provider = "anthropic", modelId = "claude-sonnet-4-5"): object {
+export function modelChange(
+  id: string,
+  parentId: string | null,
+  provider = "anthropic",
+  modelId = "claude-sonnet-4-5",
+): object {
   return { type: "model_change", id, parentId, timestamp: new Date().toISOString(), provider, modelId };
 }
 
 /** A user message entry. */
 export function userMessage(id: string, parentId: string | null, text: string): object {
-  return { type: "message", id, parentId, timestamp: new Date().toISOString(), message: { role: "user", content: [{ type: "text", text }], timestamp: Date.now() } };
+  return {
+    type: "message",
+    id,
+    parentId,
+    timestamp: new Date().toISOString(),
+    message: { role: "user", content: [{ type: "text", text }], timestamp: Date.now() },
+  };
 }
 
 /** An assistant message entry with `usage` (input + output + cache = totalTokens). */
-export function assistantMessage(id: string, parentId: string | null, text: string, totalTokens: number, model = { provider: "anthropic", model: "claude-sonnet-4-5" }): object {
+export function assistantMessage(
+  id: string,
+  parentId: string | null,
+  text: string,
+  totalTokens: number,
+  model = { provider: "anthropic", model: "claude-sonnet-4-5" },
+): object {
   const output = 10;
   return {
     type: "message",
@@ -91,7 +115,14 @@ export function assistantMessage(id: string, parentId: string | null, text: stri
       api: "anthropic-messages",
       provider: model.provider,
       model: model.model,
-      usage: { input: totalTokens - output, output, cacheRead: 0, cacheWrite: 0, totalTokens, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+      usage: {
+        input: totalTokens - output,
+        output,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      },
       stopReason: "stop",
       timestamp: Date.now(),
     },
@@ -104,11 +135,23 @@ export function jsonl(entries: object[]): string {
 }
 
 /** A small session: header, model_change, one user + assistant turn with `totalTokens` usage. Returns [text, leafId]. */
-export function smallSession(totalTokens: number, firstMessage = "hello", cwd = testWorkspace()): { text: string; leafId: string } {
+export function smallSession(
+  totalTokens: number,
+  firstMessage = "hello",
+  cwd = testWorkspace(),
+): { text: string; leafId: string } {
   const m = newId();
   const u = newId();
   const a = newId();
-  return { text: jsonl([header(cwd), modelChange(m, null), userMessage(u, m, firstMessage), assistantMessage(a, u, "hi", totalTokens)]), leafId: a };
+  return {
+    text: jsonl([
+      header(cwd),
+      modelChange(m, null),
+      userMessage(u, m, firstMessage),
+      assistantMessage(a, u, "hi", totalTokens),
+    ]),
+    leafId: a,
+  };
 }
 
 /** The largest event-loop stall seen in this extension host (ms), for failure messages. */
@@ -125,15 +168,28 @@ setInterval(() => {
 }, 20).unref?.();
 
 /** Resolve when `check(current)` holds (checked now and after every change), else reject after `timeoutMs`. */
-export function whenSession(api: PiContextApi, check: (c: CurrentSession | undefined) => boolean, timeoutMs = 5000, what = "session state"): Promise<CurrentSession | undefined> {
+export function whenSession(
+  api: PiContextApi,
+  check: (c: CurrentSession | undefined) => boolean,
+  timeoutMs = 5000,
+  what = "session state",
+): Promise<CurrentSession | undefined> {
   const sessions = api.services.sessions;
   if (check(sessions.current)) return Promise.resolve(sessions.current);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       sub.dispose();
       const c = sessions.current;
-      const state = { ...((sessions as { debugState?: () => Record<string, unknown> }).debugState?.() ?? {}), maxEventLoopLagMs: lag.max, lagAt: lag.at };
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; current: ${c ? `${c.file} (${c.session.records.length} entries, pinned ${c.pinned})` : "none"}; source: ${JSON.stringify(state)}`));
+      const state = {
+        ...((sessions as { debugState?: () => Record<string, unknown> }).debugState?.() ?? {}),
+        maxEventLoopLagMs: lag.max,
+        lagAt: lag.at,
+      };
+      reject(
+        new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}; current: ${c ? `${c.file} (${c.session.records.length} entries, pinned ${c.pinned})` : "none"}; source: ${JSON.stringify(state)}`,
+        ),
+      );
     }, timeoutMs);
     const sub = sessions.onDidChange((c) => {
       if (check(c)) {
@@ -149,7 +205,11 @@ export function whenSession(api: PiContextApi, check: (c: CurrentSession | undef
 export async function useAgentDir(api: PiContextApi, agentDir: string | undefined): Promise<void> {
   await setSetting("agentDir", agentDir);
   const want = agentDir ?? process.env.PI_CODING_AGENT_DIR;
-  await waitForCondition(() => api.services.sessions.agentDir() === want && api.services.sessions.discovery?.agentDir === want, 5000, `agent dir ${want}`);
+  await waitForCondition(
+    () => api.services.sessions.agentDir() === want && api.services.sessions.discovery?.agentDir === want,
+    5000,
+    `agent dir ${want}`,
+  );
   await api.services.sessions.refresh();
 }
 

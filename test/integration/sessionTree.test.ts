@@ -14,7 +14,17 @@ import type { TreeElement } from "../../src/core/treeModel";
 import type { OpenPrompt, SwitchCommandOutcome } from "../../src/treeView";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { repoRoot, waitFor } from "./env";
-import { fixture, installSession, makeAgentDir, piApi, sessionDir, setSetting, touchLater, useAgentDir, whenSession } from "./sessionHelpers";
+import {
+  fixture,
+  installSession,
+  makeAgentDir,
+  piApi,
+  sessionDir,
+  setSetting,
+  touchLater,
+  useAgentDir,
+  whenSession,
+} from "./sessionHelpers";
 
 interface Loaded {
   leafId: string;
@@ -28,7 +38,12 @@ interface Oracle {
   close(): Promise<void>;
 }
 
-const switchTo = (target: unknown, options?: object) => vscode.commands.executeCommand<SwitchCommandOutcome>("piContext.tree.switchToHere", target, options) as Promise<SwitchCommandOutcome>;
+const switchTo = (target: unknown, options?: object) =>
+  vscode.commands.executeCommand<SwitchCommandOutcome>(
+    "piContext.tree.switchToHere",
+    target,
+    options,
+  ) as Promise<SwitchCommandOutcome>;
 
 describe("session tree view", function () {
   this.timeout(60000);
@@ -40,19 +55,32 @@ describe("session tree view", function () {
 
   /** Install a fresh copy of tree.jsonl as the workspace's latest session and wait until the view shows it. */
   async function freshTree(): Promise<string> {
-    const file = installSession(agentDir, fixture("tree").jsonl, `2026-11-30T07-00-0${counter}Z_tree-${++counter}.jsonl`);
+    const file = installSession(
+      agentDir,
+      fixture("tree").jsonl,
+      `2026-11-30T07-00-0${counter}Z_tree-${++counter}.jsonl`,
+    );
     touchLater(file, counter * 2);
     // pinned: our own appends (older mtime than earlier copies) must not make another copy the "latest"
     await api.services.sessions.pin(file);
     await whenSession(api, (c) => c?.file === file, 8000, `the session ${path.basename(file)}`);
-    await waitFor(() => api.sessionTree.provider.file === file && api.sessionTree.provider.model?.leafId === "bb6f6d3c", 5000, "the tree view on the new session");
+    await waitFor(
+      () => api.sessionTree.provider.file === file && api.sessionTree.provider.model?.leafId === "bb6f6d3c",
+      5000,
+      "the tree view on the new session",
+    );
     return file;
   }
 
   const model = () => api.sessionTree.provider.model!;
   const promptCount = () => api.sessionTree.prompts.length;
   /** Wait for the tree view's next question (after `after` questions) and return it. */
-  const nextPrompt = (after: number, what: string) => waitFor(() => (api.sessionTree.prompts.length > after ? api.sessionTree.currentPrompt() : undefined), 8000, what) as Promise<OpenPrompt>;
+  const nextPrompt = (after: number, what: string) =>
+    waitFor(
+      () => (api.sessionTree.prompts.length > after ? api.sessionTree.currentPrompt() : undefined),
+      8000,
+      what,
+    ) as Promise<OpenPrompt>;
   /** Accept the quick pick item whose label matches, as a user would (move to it, press Enter). */
   const choose = async (prompt: OpenPrompt, label: RegExp) => {
     assert.strictEqual(prompt.kind, "pick");
@@ -76,7 +104,8 @@ describe("session tree view", function () {
     await moved;
     await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
   };
-  const items = (parent?: TreeElement) => api.sessionTree.provider.getChildren(parent).map((e) => ({ e, item: api.sessionTree.provider.getTreeItem(e) }));
+  const items = (parent?: TreeElement) =>
+    api.sessionTree.provider.getChildren(parent).map((e) => ({ e, item: api.sessionTree.provider.getTreeItem(e) }));
   const labelText = (item: vscode.TreeItem) => (typeof item.label === "string" ? item.label : item.label!.label);
 
   before(async () => {
@@ -90,12 +119,21 @@ describe("session tree view", function () {
     await setSetting("summarizer.openai.contextWindow", 128000);
     await setSetting("liveSession.guardSeconds", 0);
     assert.strictEqual(await vscode.commands.executeCommand("piContext.setApiKey", "sk-tree-it-7"), true);
-    const mod = (await import(pathToFileURL(path.join(repoRoot, "test/conformance/oracle-client.mjs")).href)) as { OracleClient: { start(): Promise<Oracle> } };
+    const mod = (await import(pathToFileURL(path.join(repoRoot, "test/conformance/oracle-client.mjs")).href)) as {
+      OracleClient: { start(): Promise<Oracle> };
+    };
     oracle = await mod.OracleClient.start();
     await vscode.commands.executeCommand(`${"piContext.sessionTree"}.focus`);
   });
   after(async () => {
-    for (const k of ["summarizer.provider", "summarizer.openai.baseURL", "summarizer.openai.model", "summarizer.openai.contextWindow", "liveSession.guardSeconds"]) await setSetting(k, undefined);
+    for (const k of [
+      "summarizer.provider",
+      "summarizer.openai.baseURL",
+      "summarizer.openai.model",
+      "summarizer.openai.contextWindow",
+      "liveSession.guardSeconds",
+    ])
+      await setSetting(k, undefined);
     await vscode.commands.executeCommand("piContext.tree.setFilter", "default");
     await vscode.commands.executeCommand("piContext.clearApiKey");
     await api.services.sessions.followLatest();
@@ -118,10 +156,23 @@ describe("session tree view", function () {
     assert.ok(fs.existsSync(path.join(repoRoot, view.icon)));
     const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.tree.switchToHere");
     assert.strictEqual(cmd.title, "Switch to Here…");
-    const menus = pkg.contributes.menus["view/item/context"].filter((m: { command: string }) => m.command === "piContext.tree.switchToHere");
+    const menus = pkg.contributes.menus["view/item/context"].filter(
+      (m: { command: string }) => m.command === "piContext.tree.switchToHere",
+    );
     assert.deepStrictEqual(menus.map((m: { group: string }) => m.group).sort(), ["1_switch@1", "inline@1"]);
     const all = await vscode.commands.getCommands(true);
-    for (const c of ["piContext.tree.switchToHere", "piContext.tree.switchWithSummary", "piContext.tree.setLabel", "piContext.tree.clearLabel", "piContext.tree.openSummary", "piContext.tree.revealLeaf", "piContext.tree.reveal", "piContext.tree.setFilter", "piContext.tree.cancelSwitch"]) assert.ok(all.includes(c), c);
+    for (const c of [
+      "piContext.tree.switchToHere",
+      "piContext.tree.switchWithSummary",
+      "piContext.tree.setLabel",
+      "piContext.tree.clearLabel",
+      "piContext.tree.openSummary",
+      "piContext.tree.revealLeaf",
+      "piContext.tree.reveal",
+      "piContext.tree.setFilter",
+      "piContext.tree.cancelSwitch",
+    ])
+      assert.ok(all.includes(c), c);
   });
 
   it("shows the tree: one root run, the 3-way branch point, branch groups, folded tool results, leaf and active path", async () => {
@@ -129,13 +180,24 @@ describe("session tree view", function () {
     assert.strictEqual(api.sessionTree.treeView.title, "Pi Session"); // tree.jsonl has no session name
     assert.strictEqual(api.sessionTree.treeView.description, "34 entries · pinned");
     const top = items();
-    assert.deepStrictEqual(top.map((t) => t.e.key), ["e:1eb270e4", "e:c8a901f3", "e:c707baf6", "e:a03949d4", "e:1c4d30f5", "e:88ee17e2", "e:3bcd7a02"]);
+    assert.deepStrictEqual(
+      top.map((t) => t.e.key),
+      ["e:1eb270e4", "e:c8a901f3", "e:c707baf6", "e:a03949d4", "e:1c4d30f5", "e:88ee17e2", "e:3bcd7a02"],
+    );
     const user = top[1]!.item;
     assert.strictEqual(labelText(user), "[task:t1] do t1");
     assert.strictEqual((user.iconPath as vscode.ThemeIcon).id, "account");
-    assert.strictEqual(((user.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, "charts.blue", "on the active path");
+    assert.strictEqual(
+      ((user.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id,
+      "charts.blue",
+      "on the active path",
+    );
     const call = top[2]!.item;
-    assert.strictEqual(call.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, "its tool result is folded under it");
+    assert.strictEqual(
+      call.collapsibleState,
+      vscode.TreeItemCollapsibleState.Collapsed,
+      "its tool result is folded under it",
+    );
     assert.match(String(call.description), /scripted-big/);
     assert.strictEqual(top[3]!.item.description, "", "the model is not repeated on the next assistant row");
     assert.match((top[3]!.item.tooltip as vscode.MarkdownString).value, /model scripted\/scripted-big/);
@@ -146,13 +208,26 @@ describe("session tree view", function () {
     assert.strictEqual(bp.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
     assert.match(String(bp.description), /3 branches/);
     const branches = items(top[6]!.e);
-    assert.deepStrictEqual(branches.map((b) => b.e.key), ["b:a41d08b8", "b:7daca6b9", "b:b6b95844"]);
-    assert.deepStrictEqual(branches.map((b) => b.item.collapsibleState), [vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Expanded]);
+    assert.deepStrictEqual(
+      branches.map((b) => b.e.key),
+      ["b:a41d08b8", "b:7daca6b9", "b:b6b95844"],
+    );
+    assert.deepStrictEqual(
+      branches.map((b) => b.item.collapsibleState),
+      [
+        vscode.TreeItemCollapsibleState.Collapsed,
+        vscode.TreeItemCollapsibleState.Collapsed,
+        vscode.TreeItemCollapsibleState.Expanded,
+      ],
+    );
     // a branch's row is its first entry: its text once, the rest of the branch below it
     assert.strictEqual(labelText(branches[2]!.item), "[task:t6] do t6 on branch C");
     assert.strictEqual(branches[2]!.item.description, "branch of 4 entries");
     assert.strictEqual((branches[2]!.item.iconPath as vscode.ThemeIcon).id, "git-branch");
-    assert.ok(!items(branches[2]!.e).some((c) => labelText(c.item) === "[task:t6] do t6 on branch C"), "not repeated inside");
+    assert.ok(
+      !items(branches[2]!.e).some((c) => labelText(c.item) === "[task:t6] do t6 on branch C"),
+      "not repeated inside",
+    );
     const bs = branches[1]!.item;
     assert.match(labelText(bs), /^\[branch-A\] Branch summary: /);
     assert.deepStrictEqual((bs.label as vscode.TreeItemLabel).highlights, [[0, 10]]); // "[branch-A]"
@@ -174,10 +249,18 @@ describe("session tree view", function () {
     assert.strictEqual(api.sessionTree.treeView.visible, true);
     const e = await api.sessionTree.reveal("1812defc"); // a tool result folded under an assistant in branch A
     assert.strictEqual(e?.key, "e:1812defc");
-    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:1812defc", 5000, "the folded tool result to be selected");
+    await waitFor(
+      () => api.sessionTree.treeView.selection[0]?.key === "e:1812defc",
+      5000,
+      "the folded tool result to be selected",
+    );
     // the command other features use (the panel's "reveal in tree")
     assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.reveal", "a41d08b8"), true);
-    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "b:a41d08b8", 5000, "the revealed branch row to be selected");
+    await waitFor(
+      () => api.sessionTree.treeView.selection[0]?.key === "b:a41d08b8",
+      5000,
+      "the revealed branch row to be selected",
+    );
     assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.reveal", "no-such-entry"), false);
     assert.strictEqual(api.sessionTree.revealStats.failed, 0, "VS Code found every revealed node");
   });
@@ -185,8 +268,14 @@ describe("session tree view", function () {
   it("filters like pi's /tree (user messages only, everything) and remembers the filter", async () => {
     await freshTree();
     assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.setFilter", "user-only"), "user-only");
-    assert.deepStrictEqual(items().map((t) => t.e.key), ["e:c8a901f3", "e:1c4d30f5"]);
-    assert.deepStrictEqual(items(items()[1]!.e).map((t) => t.e.key), ["b:a41d08b8", "b:60933bb1", "b:b6b95844"]);
+    assert.deepStrictEqual(
+      items().map((t) => t.e.key),
+      ["e:c8a901f3", "e:1c4d30f5"],
+    );
+    assert.deepStrictEqual(
+      items(items()[1]!.e).map((t) => t.e.key),
+      ["b:a41d08b8", "b:60933bb1", "b:b6b95844"],
+    );
     assert.match(api.sessionTree.treeView.description ?? "", /User messages/);
     assert.strictEqual(model().displayLeafId, "b6b95844");
     await vscode.commands.executeCommand("piContext.tree.setFilter", "all");
@@ -198,7 +287,13 @@ describe("session tree view", function () {
   it("updates live as pi appends (incremental, no rebuild)", async () => {
     const file = await freshTree();
     const m = model();
-    const appended = { type: "message", id: "live0001", parentId: "bb6f6d3c", timestamp: new Date().toISOString(), message: { role: "user", content: [{ type: "text", text: "appended by pi" }], timestamp: Date.now() } };
+    const appended = {
+      type: "message",
+      id: "live0001",
+      parentId: "bb6f6d3c",
+      timestamp: new Date().toISOString(),
+      message: { role: "user", content: [{ type: "text", text: "appended by pi" }], timestamp: Date.now() },
+    };
     fs.appendFileSync(file, JSON.stringify(appended) + "\n");
     await api.services.sessions.refresh();
     await waitFor(() => model().leafId === "live0001", 5000, "the appended entry");
@@ -215,22 +310,40 @@ describe("session tree view", function () {
     assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
     if (outcome.kind !== "switched") return;
     assert.strictEqual(outcome.newLeafId, "895e5ef5");
-    assert.deepStrictEqual(outcome.entries.map((e) => [e.type, e.parentId]), [["custom", "895e5ef5"]]);
+    assert.deepStrictEqual(
+      outcome.entries.map((e) => [e.type, e.parentId]),
+      [["custom", "895e5ef5"]],
+    );
     const after = fs.readFileSync(file);
     assert.ok(after.subarray(0, before.length).equals(before), "existing bytes unchanged");
     const loaded = await oracle.loadCheck({ file });
     assert.strictEqual(loaded.unchangedOnOpen, true);
     assert.strictEqual(loaded.leafId, outcome.entries[0]!.id);
     assert.deepStrictEqual(loaded.pathIds.slice(-4), ["5e60ca97", "eefae3d2", "895e5ef5", outcome.entries[0]!.id]);
-    assert.strictEqual(loaded.contextMessages[loaded.contextMessages.length - 1]!.entryId, "895e5ef5", "the marker adds nothing to the context");
+    assert.strictEqual(
+      loaded.contextMessages[loaded.contextMessages.length - 1]!.entryId,
+      "895e5ef5",
+      "the marker adds nothing to the context",
+    );
     assert.ok(loaded.contextMessages.some((m) => m.entryId === "7daca6b9" && m.role === "branchSummary"));
-    assert.ok(!loaded.contextMessages.some((m) => m.entryId === "bb6f6d3c"), "the abandoned branch is out of the context");
+    assert.ok(
+      !loaded.contextMessages.some((m) => m.entryId === "bb6f6d3c"),
+      "the abandoned branch is out of the context",
+    );
     // the view follows: the leaf is shown at 895e5ef5 and selected
     await waitFor(() => model().displayLeafId === "895e5ef5", 5000, "the view to show the new leaf");
-    await waitFor(() => api.sessionTree.treeView.selection[0]?.key === "e:895e5ef5", 5000, "the new leaf to be revealed");
+    await waitFor(
+      () => api.sessionTree.treeView.selection[0]?.key === "e:895e5ef5",
+      5000,
+      "the new leaf to be revealed",
+    );
     const branchA = api.sessionTree.provider.getTreeItem(items(items()[6]!.e)[1]!.e);
     assert.strictEqual(branchA.description, "branch of 7 entries · 139 tokens");
-    assert.strictEqual(((branchA.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, "charts.blue", "now the active branch");
+    assert.strictEqual(
+      ((branchA.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id,
+      "charts.blue",
+      "now the active branch",
+    );
   });
 
   it("Switch to Here with a summary through pi's choices (quick pick): branch summary at the user message's parent; pi resumes there", async () => {
@@ -241,8 +354,16 @@ describe("session tree view", function () {
     // pi's "Summarize branch?" list: No summary / Summarize / Summarize with custom prompt / label
     const prompt = await nextPrompt(asked, "pi's question");
     assert.strictEqual(prompt.title, "Switch to “[task:t3] do t3”: summarize the branch you leave?");
-    assert.deepStrictEqual(api.sessionTree.prompts[asked]!.items, ["No summary", "Summarize", "Summarize with custom prompt", "$(tag) Add a label…"]);
-    assert.match(prompt.kind === "pick" ? prompt.quickPick.items[1]!.detail! : "", /^tree-it-model at http:\/\/127\.0\.0\.1:\d+\/v1 summarizes the 4 entries you leave \(3 messages, ≈\d+ tokens\) into a branch summary after “alpha edited\.”\.$/);
+    assert.deepStrictEqual(api.sessionTree.prompts[asked]!.items, [
+      "No summary",
+      "Summarize",
+      "Summarize with custom prompt",
+      "$(tag) Add a label…",
+    ]);
+    assert.match(
+      prompt.kind === "pick" ? prompt.quickPick.items[1]!.detail! : "",
+      /^tree-it-model at http:\/\/127\.0\.0\.1:\d+\/v1 summarizes the 4 entries you leave \(3 messages, ≈\d+ tokens\) into a branch summary after “alpha edited\.”\.$/,
+    );
     await choose(prompt, /^Summarize$/);
     const outcome = await pending;
     assert.strictEqual(promptCount(), asked + 1, "no further question");
@@ -261,12 +382,18 @@ describe("session tree view", function () {
     assert.strictEqual(entry.type, "branch_summary");
     assert.strictEqual(entry.parentId, "3bcd7a02");
     assert.strictEqual(entry.fromId, "bb6f6d3c");
-    assert.strictEqual(entry.summary, "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\nRead delta on branch C.\n\n## Next Steps\n1. Continue.\n\n<read-files>\nsrc/delta.ts\n</read-files>");
+    assert.strictEqual(
+      entry.summary,
+      "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\nRead delta on branch C.\n\n## Next Steps\n1. Continue.\n\n<read-files>\nsrc/delta.ts\n</read-files>",
+    );
     assert.deepStrictEqual(entry.details, { readFiles: ["src/delta.ts"], modifiedFiles: [] });
     const loaded = await oracle.loadCheck({ file });
     assert.strictEqual(loaded.leafId, entry.id);
     assert.deepStrictEqual(loaded.pathIds.slice(-2), ["3bcd7a02", entry.id]);
-    assert.deepStrictEqual(loaded.contextMessages.slice(-2).map((m) => `${m.entryId} ${m.role}`), ["3bcd7a02 assistant", `${entry.id} branchSummary`]);
+    assert.deepStrictEqual(
+      loaded.contextMessages.slice(-2).map((m) => `${m.entryId} ${m.role}`),
+      ["3bcd7a02 assistant", `${entry.id} branchSummary`],
+    );
     await waitFor(() => model().displayLeafId === entry.id, 5000, "the view to show the summary as the leaf");
     // the new summary is a fourth branch under the branch point
     assert.strictEqual(items(items()[6]!.e).length, 4);
@@ -274,10 +401,17 @@ describe("session tree view", function () {
 
   it("sets and clears labels (label entries pi reads), shown as a highlighted prefix", async () => {
     const file = await freshTree();
-    const set = (await vscode.commands.executeCommand("piContext.tree.setLabel", model().entryElement("c8a901f3"), "  first task ")) as { entryId: string; label: string | null };
+    const set = (await vscode.commands.executeCommand(
+      "piContext.tree.setLabel",
+      model().entryElement("c8a901f3"),
+      "  first task ",
+    )) as { entryId: string; label: string | null };
     assert.strictEqual(set.label, "first task");
     const line = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
-    assert.deepStrictEqual({ type: line.type, parentId: line.parentId, targetId: line.targetId, label: line.label }, { type: "label", parentId: "bb6f6d3c", targetId: "c8a901f3", label: "first task" });
+    assert.deepStrictEqual(
+      { type: line.type, parentId: line.parentId, targetId: line.targetId, label: line.label },
+      { type: "label", parentId: "bb6f6d3c", targetId: "c8a901f3", label: "first task" },
+    );
     await waitFor(() => model().labels.get("c8a901f3")?.label === "first task", 5000, "the label in the view");
     const item = api.sessionTree.provider.getTreeItem(model().entryElement("c8a901f3"));
     assert.strictEqual(labelText(item), "[first task] [task:t1] do t1");
@@ -288,7 +422,9 @@ describe("session tree view", function () {
     assert.strictEqual("label" in cleared, false, "pi's clear: no label key");
     // typed into the box, titled by the entry's words
     const asked = promptCount();
-    const typed = vscode.commands.executeCommand("piContext.tree.setLabel", model().elementOf("c8a901f3")) as Thenable<{ label: string | null } | undefined>;
+    const typed = vscode.commands.executeCommand("piContext.tree.setLabel", model().elementOf("c8a901f3")) as Thenable<
+      { label: string | null } | undefined
+    >;
     const box = await nextPrompt(asked, "the label box");
     assert.strictEqual(box.title, "Label for “[task:t1] do t1”");
     assert.strictEqual(box.kind, "input");
@@ -300,11 +436,28 @@ describe("session tree view", function () {
   it("opens a branch summary as a markdown preview", async () => {
     await freshTree();
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-    assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.openSummary", model().elementOf("7daca6b9")), true);
+    assert.strictEqual(
+      await vscode.commands.executeCommand("piContext.tree.openSummary", model().elementOf("7daca6b9")),
+      true,
+    );
     // the tab is titled by the summary's words, not its id
-    const tab = await waitFor(() => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label.includes("Branch summary – Scripted session goals")), 5000, "the summary preview tab");
+    const tab = await waitFor(
+      () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .find((t) => t.label.includes("Branch summary – Scripted session goals")),
+      5000,
+      "the summary preview tab",
+    );
     assert.ok(tab && !tab.label.includes("7daca6b9"), tab?.label);
-    const doc = await waitFor(() => vscode.workspace.textDocuments.find((d) => d.uri.scheme === "pi-context-summary" && d.uri.path.startsWith("/preview/summary-7daca6b9/")), 5000, "the summary document");
+    const doc = await waitFor(
+      () =>
+        vscode.workspace.textDocuments.find(
+          (d) => d.uri.scheme === "pi-context-summary" && d.uri.path.startsWith("/preview/summary-7daca6b9/"),
+        ),
+      5000,
+      "the summary document",
+    );
     assert.match(doc!.getText(), /^The user explored a different conversation branch before returning here\./);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
@@ -344,18 +497,34 @@ describe("session tree view", function () {
   it("Switch to Here with Summary… shows the messages it sends, the summarizer and the new position, and sends nothing before the confirmation", async () => {
     const file = await freshTree();
     const before = fs.readFileSync(file);
-    const withSummary = () => vscode.commands.executeCommand("piContext.tree.switchWithSummary", model().elementOf("a41d08b8")) as Thenable<SwitchCommandOutcome>;
+    const withSummary = () =>
+      vscode.commands.executeCommand(
+        "piContext.tree.switchWithSummary",
+        model().elementOf("a41d08b8"),
+      ) as Thenable<SwitchCommandOutcome>;
     let asked = promptCount();
     let pending = withSummary();
     let prompt = await nextPrompt(asked, "the confirmation");
     assert.strictEqual(prompt.title, "Switch to “[task:t3] do t3” with a branch summary?");
     const labels = api.sessionTree.prompts[asked]!.items!;
-    assert.deepStrictEqual(labels.slice(0, 4), ["$(check) Summarize and Switch", "$(edit) Summarize with Custom Instructions…", "$(arrow-right) Switch Without a Summary", "$(close) Cancel"]);
+    assert.deepStrictEqual(labels.slice(0, 4), [
+      "$(check) Summarize and Switch",
+      "$(edit) Summarize with Custom Instructions…",
+      "$(arrow-right) Switch Without a Summary",
+      "$(close) Cancel",
+    ]);
     // what is sent, oldest first (pi's prepareBranchEntries: the abandoned branch C without tool results)
-    assert.deepStrictEqual(labels.slice(4), ["$(account) [task:t6] do t6 on branch C", "$(sparkle) → read", "$(sparkle) delta read on branch C."]);
+    assert.deepStrictEqual(labels.slice(4), [
+      "$(account) [task:t6] do t6 on branch C",
+      "$(sparkle) → read",
+      "$(sparkle) delta read on branch C.",
+    ]);
     const go = prompt.kind === "pick" ? prompt.quickPick.items[0]! : undefined;
     assert.match(go?.description ?? "", /^tree-it-model at http:\/\/127\.0\.0\.1:\d+/);
-    assert.match(go?.detail ?? "", /^One request: 3 messages, ≈\d+ tokens\. The branch summary goes after “alpha edited\.”, where pi resumes\.$/);
+    assert.match(
+      go?.detail ?? "",
+      /^One request: 3 messages, ≈\d+ tokens\. The branch summary goes after “alpha edited\.”, where pi resumes\.$/,
+    );
     // accepting a listed message keeps the question open
     await choose(prompt, /delta read on branch C/);
     await new Promise((r) => setTimeout(r, 300));
@@ -388,17 +557,29 @@ describe("session tree view", function () {
       const asked = promptCount();
       const pending = switchTo(model().elementOf("a41d08b8"));
       const first = await nextPrompt(asked, "pi's question");
-      assert.match(first.kind === "pick" ? first.quickPick.items[1]!.detail! : "", /It needs an API key for https:\/\/api\.openai\.com: you are asked for it first\.$/);
+      assert.match(
+        first.kind === "pick" ? first.quickPick.items[1]!.detail! : "",
+        /It needs an API key for https:\/\/api\.openai\.com: you are asked for it first\.$/,
+      );
       await choose(first, /^Summarize with custom prompt$/);
       // the password box comes next (not the instructions); Escape there goes back to pi's question
-      await waitFor(async () => {
-        if (api.sessionTree.prompts.length > asked + 2) return true;
-        if (api.sessionTree.prompts.length === asked + 2) await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
-        return false;
-      }, 8000, "the question again after Escape in the key box");
+      await waitFor(
+        async () => {
+          if (api.sessionTree.prompts.length > asked + 2) return true;
+          if (api.sessionTree.prompts.length === asked + 2)
+            await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+          return false;
+        },
+        8000,
+        "the question again after Escape in the key box",
+      );
       assert.deepStrictEqual(
         api.sessionTree.prompts.slice(asked).map((p) => `${p.kind}: ${p.title}`),
-        ["pick: Switch to “[task:t3] do t3”: summarize the branch you leave?", "apiKey: API Key for https://api.openai.com", "pick: Switch to “[task:t3] do t3”: summarize the branch you leave?"],
+        [
+          "pick: Switch to “[task:t3] do t3”: summarize the branch you leave?",
+          "apiKey: API Key for https://api.openai.com",
+          "pick: Switch to “[task:t3] do t3”: summarize the branch you leave?",
+        ],
       );
       await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
       assert.strictEqual((await pending).kind, "declined");
@@ -413,7 +594,13 @@ describe("session tree view", function () {
     const asked = promptCount();
     const pending = vscode.commands.executeCommand("piContext.tree.setFilter");
     const prompt = await nextPrompt(asked, "the filter picker");
-    assert.deepStrictEqual(api.sessionTree.prompts[asked]!.items, ["$(check) Default", "No tools", "User messages", "Labeled", "Everything"]);
+    assert.deepStrictEqual(api.sessionTree.prompts[asked]!.items, [
+      "$(check) Default",
+      "No tools",
+      "User messages",
+      "Labeled",
+      "Everything",
+    ]);
     assert.ok(prompt.kind === "pick" && prompt.quickPick.items.every((i) => i.description === undefined));
     await choose(prompt, /^User messages$/);
     assert.strictEqual(await pending, "user-only");
@@ -421,9 +608,17 @@ describe("session tree view", function () {
   });
 
   it("a failed assistant message shows its error in its row and tooltip (real session, HTTP 400); plain text rows; the model only where it changes", async () => {
-    const file = installSession(agentDir, path.join(repoRoot, "test/fixtures/real-sessions/getspecstory-real_world.jsonl"), `2026-11-30T07-30-0${counter}Z_getspecstory.jsonl`);
+    const file = installSession(
+      agentDir,
+      path.join(repoRoot, "test/fixtures/real-sessions/getspecstory-real_world.jsonl"),
+      `2026-11-30T07-30-0${counter}Z_getspecstory.jsonl`,
+    );
     await api.services.sessions.pin(file);
-    await waitFor(() => api.sessionTree.provider.file === file && model().leafId === "7d7e89a8", 8000, "the real session in the view");
+    await waitFor(
+      () => api.sessionTree.provider.file === file && model().leafId === "7d7e89a8",
+      8000,
+      "the real session in the view",
+    );
     const row = items().find((t) => t.e.key === "e:59c6b470")!;
     assert.match(labelText(row.item), /^Error 400: max_tokens must be greater than thinking\.budget_tokens\./);
     assert.strictEqual(row.item.description, "kimi-k2p6-fast", "the model changed here");
@@ -446,14 +641,24 @@ describe("session tree view", function () {
       file,
       [
         { type: "session", version: 3, id: "named", timestamp: ts, cwd: path.dirname(file) },
-        { type: "message", id: "n1", parentId: null, timestamp: ts, message: { role: "user", content: "hello", timestamp: 0 } },
+        {
+          type: "message",
+          id: "n1",
+          parentId: null,
+          timestamp: ts,
+          message: { role: "user", content: "hello", timestamp: 0 },
+        },
         { type: "session_info", id: "n2", parentId: "n1", timestamp: ts, name: "long scripted session" },
       ]
         .map((l) => JSON.stringify(l))
         .join("\n") + "\n",
     );
     await api.services.sessions.pin(file);
-    await waitFor(() => api.sessionTree.provider.file === file && model().name === "long scripted session", 8000, "the named session");
+    await waitFor(
+      () => api.sessionTree.provider.file === file && model().name === "long scripted session",
+      8000,
+      "the named session",
+    );
     assert.strictEqual(api.sessionTree.treeView.title, "Pi Session");
     assert.strictEqual(api.sessionTree.treeView.description, "long scripted session · 2 entries · pinned");
   });

@@ -75,7 +75,10 @@ describe("sessions", () => {
     assert.strictEqual(current.analysis.inspect.contextTokens, 1000);
     assert.strictEqual(current.analysis.inspect.contextWindow.value, 200000);
     const list = await api.services.sessions.listSessions();
-    assert.deepStrictEqual(list.map((s) => path.basename(s.file)), [path.basename(a)]);
+    assert.deepStrictEqual(
+      list.map((s) => path.basename(s.file)),
+      [path.basename(a)],
+    );
     assert.strictEqual(list[0].firstMessage, "session a");
     assert.strictEqual(api.services.sessions.discovery?.sessionCount, 1);
   });
@@ -97,8 +100,16 @@ describe("sessions", () => {
       const a = newId();
       const tokens = 6000 + i * 1000;
       const t0 = Date.now();
-      fs.appendFileSync(file, jsonl([userMessage(u, parent, `step ${i}`), assistantMessage(a, u, `done ${i}`, tokens)]));
-      await whenSession(api, (c) => c?.analysis.inspect.contextTokens === tokens, 3000, `contextTokens ${tokens} in ${file} (${fs.statSync(file).size} bytes)`);
+      fs.appendFileSync(
+        file,
+        jsonl([userMessage(u, parent, `step ${i}`), assistantMessage(a, u, `done ${i}`, tokens)]),
+      );
+      await whenSession(
+        api,
+        (c) => c?.analysis.inspect.contextTokens === tokens,
+        3000,
+        `contextTokens ${tokens} in ${file} (${fs.statSync(file).size} bytes)`,
+      );
       latencies.push(Date.now() - t0);
       parent = a;
       await new Promise((r) => setTimeout(r, 50));
@@ -114,7 +125,12 @@ describe("sessions", () => {
     await api.services.sessions.refresh();
     assert.strictEqual(api.services.sessions.current!.session.records.length, before, "a torn line is not an entry");
     fs.appendFileSync(file, line.slice(40) + "\n");
-    const c = await whenSession(api, (x) => (x?.session.records.length ?? 0) === before + 1, 3000, "completed torn line");
+    const c = await whenSession(
+      api,
+      (x) => (x?.session.records.length ?? 0) === before + 1,
+      3000,
+      "completed torn line",
+    );
     assert.strictEqual(c?.session.leafId, u);
   });
 
@@ -217,11 +233,18 @@ describe("sessions", () => {
     const source = api.services.sessions as PiSessionSource;
     const before = source.notices.length;
     fs.rmSync(pinned);
-    await whenSession(api, (c) => c?.file === latest && !c.pinned, 5000, "the latest session after the pinned one was deleted");
+    await whenSession(
+      api,
+      (c) => c?.file === latest && !c.pinned,
+      5000,
+      "the latest session after the pinned one was deleted",
+    );
     // several poll rounds later: still exactly one message
     await new Promise((r) => setTimeout(r, 2500));
     const shown = source.notices.slice(before);
-    assert.deepStrictEqual(shown, [`The pinned session ${path.basename(pinned)} was deleted; following the latest session again.`]);
+    assert.deepStrictEqual(shown, [
+      `The pinned session ${path.basename(pinned)} was deleted; following the latest session again.`,
+    ]);
     assert.strictEqual(api.services.sessions.current?.file, latest);
   });
 
@@ -247,7 +270,12 @@ describe("sessions", () => {
     const rewritten = smallSession(7777, "rewritten");
     fs.writeFileSync(newer, rewritten.text);
     touchLater(newer, 3);
-    await whenSession(api, (c) => c?.file === newer && c.analysis.inspect.contextTokens === 7777, 4000, "rewritten session re-read");
+    await whenSession(
+      api,
+      (c) => c?.file === newer && c.analysis.inspect.contextTokens === 7777,
+      4000,
+      "rewritten session re-read",
+    );
 
     fs.rmSync(newer);
     await whenSession(api, (c) => c?.file === older, 4000, "fall back to the remaining session after a delete");
@@ -286,7 +314,12 @@ describe("sessions", () => {
     await whenSession(api, (c) => c?.file === file, 4000, "session");
     assert.strictEqual(api.services.sessions.current?.analysis.inspect.reserveTokens.value, 16384);
     fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ compaction: { reserveTokens: 30000 } }));
-    const c = await whenSession(api, (x) => x?.analysis.inspect.reserveTokens.value === 30000, 4000, "new reserveTokens");
+    const c = await whenSession(
+      api,
+      (x) => x?.analysis.inspect.reserveTokens.value === 30000,
+      4000,
+      "new reserveTokens",
+    );
     assert.strictEqual(c?.analysis.inspect.reserveTokens.source, "global");
     assert.strictEqual(c?.analysis.inspect.threshold, 200000 - 30000);
   });

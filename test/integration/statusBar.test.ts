@@ -29,13 +29,22 @@ import {
 } from "./sessionHelpers";
 
 /** Resolve when the gauge shows something satisfying `check`. */
-function whenGauge(api: PiContextApi, check: (s: GaugeSnapshot) => boolean, timeoutMs = 4000, what = "gauge"): Promise<GaugeSnapshot> {
+function whenGauge(
+  api: PiContextApi,
+  check: (s: GaugeSnapshot) => boolean,
+  timeoutMs = 4000,
+  what = "gauge",
+): Promise<GaugeSnapshot> {
   const now = api.statusBar.snapshot();
   if (check(now)) return Promise.resolve(now);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       sub.dispose();
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; gauge shows "${api.statusBar.snapshot().text}"`));
+      reject(
+        new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}; gauge shows "${api.statusBar.snapshot().text}"`,
+        ),
+      );
     }, timeoutMs);
     const sub = api.statusBar.onDidRender((s) => {
       if (check(s)) {
@@ -71,10 +80,34 @@ describe("status bar (statusBar)", () => {
   });
 
   const cases: { name: string; text: string; model: string; window: string; reserve: string }[] = [
-    { name: "long", text: "π 26% · 4.2k/16k", model: "scripted/scripted-small", window: "16,000 — models.json: providers.scripted, model scripted-small", reserve: "4,000 — global settings" },
-    { name: "tree", text: "π 2% · 4.0k/200k", model: "scripted/scripted-big", window: "200,000 — models.json: providers.scripted, model scripted-big", reserve: "16,384 — pi's default" },
-    { name: "split", text: "π 34% · 5.4k/16k", model: "scripted/scripted-small", window: "16,000 — models.json: providers.scripted, model scripted-small", reserve: "4,000 — global settings" },
-    { name: "overflow", text: "π 33% · 5.2k/16k", model: "scripted/scripted-small", window: "16,000 — models.json: providers.scripted, model scripted-small", reserve: "2,000 — global settings" },
+    {
+      name: "long",
+      text: "π 26% · 4.2k/16k",
+      model: "scripted/scripted-small",
+      window: "16,000 — models.json: providers.scripted, model scripted-small",
+      reserve: "4,000 — global settings",
+    },
+    {
+      name: "tree",
+      text: "π 2% · 4.0k/200k",
+      model: "scripted/scripted-big",
+      window: "200,000 — models.json: providers.scripted, model scripted-big",
+      reserve: "16,384 — pi's default",
+    },
+    {
+      name: "split",
+      text: "π 34% · 5.4k/16k",
+      model: "scripted/scripted-small",
+      window: "16,000 — models.json: providers.scripted, model scripted-small",
+      reserve: "4,000 — global settings",
+    },
+    {
+      name: "overflow",
+      text: "π 33% · 5.2k/16k",
+      model: "scripted/scripted-small",
+      window: "16,000 — models.json: providers.scripted, model scripted-small",
+      reserve: "2,000 — global settings",
+    },
   ];
   for (const c of cases) {
     it(`shows ${c.name}.jsonl like pi-context inspect and pi`, async () => {
@@ -102,14 +135,25 @@ describe("status bar (statusBar)", () => {
       assert.ok(tip.includes(escapeMarkdown(c.model)), `model in tooltip:\n${tip}`);
       assert.ok(tip.includes(c.window), `window + source in tooltip:\n${tip}`);
       assert.ok(tip.includes(`| reserveTokens | ${c.reserve}`), `reserve + source in tooltip:\n${tip}`);
-      assert.ok(tip.includes(`${expected.tokensUntilCompaction!.toLocaleString("en-US")} tokens to go`), `tokens until compaction:\n${tip}`);
+      assert.ok(
+        tip.includes(`${expected.tokensUntilCompaction!.toLocaleString("en-US")} tokens to go`),
+        `tokens until compaction:\n${tip}`,
+      );
       assert.ok(tip.includes(`usage of the last answer ${expected.estimate.usageTokens.toLocaleString("en-US")}`), tip);
       assert.ok(tip.includes(escapeMarkdown(file)), "file in tooltip");
       assert.ok(tip.includes("command:piContext.compact") && tip.includes("command:piContext.openPanel"), "links");
       if (expected.sessionName) assert.ok(tip.includes(escapeMarkdown(expected.sessionName)), "session name");
-      assert.match(g.ariaLabel, new RegExp(`^pi Context \\d+ percent, ${expected.contextTokens.toLocaleString("en-US")} of `));
+      assert.match(
+        g.ariaLabel,
+        new RegExp(`^pi Context \\d+ percent, ${expected.contextTokens.toLocaleString("en-US")} of `),
+      );
       // Updated = when the file was last written (its mtime), in the one date-time format
-      assert.ok(tip.includes(`| Updated | ${escapeMarkdown(formatDateTime(fs.statSync(file).mtimeMs, vscode.env.language))} (last written) |`), tip);
+      assert.ok(
+        tip.includes(
+          `| Updated | ${escapeMarkdown(formatDateTime(fs.statSync(file).mtimeMs, vscode.env.language))} (last written) |`,
+        ),
+        tip,
+      );
       // the window's source without nested paths
       assert.ok(tip.includes(`| Window | ${c.window}`), tip);
       assert.doesNotMatch(tip, /models\.json \(/);
@@ -121,7 +165,10 @@ describe("status bar (statusBar)", () => {
     const fx = fixture("long");
     const dir = agent(fx.agent);
     const lines = fs.readFileSync(fx.jsonl, "utf8").split("\n");
-    const last = lines.map((l, i) => (l.includes('"type":"compaction"') ? i : -1)).filter((i) => i >= 0).pop()!;
+    const last = lines
+      .map((l, i) => (l.includes('"type":"compaction"') ? i : -1))
+      .filter((i) => i >= 0)
+      .pop()!;
     const src = path.join(dir, "cut.jsonl");
     fs.writeFileSync(src, lines.slice(0, last + 1).join("\n") + "\n");
     const file = installSession(dir, src);
@@ -158,7 +205,12 @@ describe("status bar (statusBar)", () => {
       const t0 = Date.now();
       fs.appendFileSync(file, jsonl([userMessage(u, parent, `to ${tokens}`), assistantMessage(a, u, "ok", tokens)]));
       parent = a;
-      const g = await whenGauge(api, (x) => x.tooltip.includes(`**${tokens.toLocaleString("en-US")}** of 200,000`), 3000, `${tokens} tokens`);
+      const g = await whenGauge(
+        api,
+        (x) => x.tooltip.includes(`**${tokens.toLocaleString("en-US")}** of 200,000`),
+        3000,
+        `${tokens} tokens`,
+      );
       latencies.push(Date.now() - t0);
       return g;
     };
@@ -186,7 +238,10 @@ describe("status bar (statusBar)", () => {
     // warning at 130,000; re-armed by the drop to 120,000; warning at 140,000; error at 150,001
     assert.deepStrictEqual(levels, ["warning", "warning", "error"]);
     // the warning toast says when pi compacts in the same words as the tooltip and the panel
-    assert.strictEqual(g.notifications[g.notifications.length - 1]!.message, `pi's context is above the auto-compaction threshold: ${AUTO_COMPACTS_WHEN}.`);
+    assert.strictEqual(
+      g.notifications[g.notifications.length - 1]!.message,
+      `pi's context is above the auto-compaction threshold: ${AUTO_COMPACTS_WHEN}.`,
+    );
     console.log(`append → gauge latency (ms): ${latencies.join(", ")}`);
     assert.ok(Math.min(...latencies) < 150, `fastest gauge update ${Math.min(...latencies)} ms`);
   });
@@ -227,8 +282,16 @@ describe("status bar (statusBar)", () => {
     const g = await whenGauge(api, (s) => s.text.startsWith("$(warning) π 25% · 50.0k/200k"), 5000, "warning gauge");
     assert.ok(g.tooltip.includes("**Problems** (2; listed in the panel and the log):"), g.tooltip);
     assert.ok(g.tooltip.includes("**Invalid pi setting**"), g.tooltip);
-    assert.ok(g.tooltip.includes(`${escapeMarkdown(settingsFile)} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: lots. Expected a non-negative safe integer.`), g.tooltip);
-    assert.ok(g.tooltip.includes("compaction.keepRecentTokens: Invalid compaction.keepRecentTokens setting: -5."), g.tooltip);
+    assert.ok(
+      g.tooltip.includes(
+        `${escapeMarkdown(settingsFile)} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: lots. Expected a non-negative safe integer.`,
+      ),
+      g.tooltip,
+    );
+    assert.ok(
+      g.tooltip.includes("compaction.keepRecentTokens: Invalid compaction.keepRecentTokens setting: -5."),
+      g.tooltip,
+    );
     assert.ok(g.tooltip.includes("| reserveTokens | **invalid**"), g.tooltip);
     assert.ok(g.ariaLabel.includes("invalid pi settings"));
 
@@ -256,7 +319,10 @@ describe("status bar (statusBar)", () => {
     await useAgentDir(api, dir);
     let g = await whenGauge(api, (s) => s.text === "π 1.2k/?", 5000, "unknown window");
     assert.strictEqual(g.level, "normal");
-    assert.ok(g.tooltip.includes("| Window | unknown — nowhere/no-such-model is not in pi's catalog or models.json"), g.tooltip);
+    assert.ok(
+      g.tooltip.includes("| Window | unknown — nowhere/no-such-model is not in pi's catalog or models.json"),
+      g.tooltip,
+    );
     assert.ok(g.tooltip.includes("**Problems** (1; listed in the panel and the log):"), g.tooltip);
     assert.ok(g.tooltip.includes("- $(warning) **Malformed line** — unparseable line 4 "), g.tooltip);
 

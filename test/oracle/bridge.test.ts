@@ -25,10 +25,25 @@ import { after, before, describe, it } from "node:test";
 import { liveDir, readAnnouncements, removeStaleAnnouncements } from "../../src/bridge/announce";
 import { BridgeError, connectBridge, type BridgeConnection } from "../../src/bridge/client";
 import { bridgeStatus, installBridgeFile } from "../../src/bridge/install";
-import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type Announcement, type BridgeOps, type BridgeState } from "../../src/bridge/protocol";
+import {
+  BRIDGE_PROTOCOL,
+  BRIDGE_VERSION,
+  type Announcement,
+  type BridgeOps,
+  type BridgeState,
+} from "../../src/bridge/protocol";
 import { analyzeSession } from "../../src/core/analyze";
 import { ensureBridgeBundle } from "../support/bridge-bundle";
-import { messageText, node22Path, PI_CLI, PiRpc, readSessionLines, REPO_ROOT, writeScriptedAgentDir, type SessionLine } from "../support/pi-rpc";
+import {
+  messageText,
+  node22Path,
+  PI_CLI,
+  PiRpc,
+  readSessionLines,
+  REPO_ROOT,
+  writeScriptedAgentDir,
+  type SessionLine,
+} from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 
 /** The parts of `oracle.mjs`'s answer these tests read. */
@@ -39,7 +54,10 @@ interface OracleView {
 }
 
 interface Oracle {
-  loadCheck(request: { file: string; leaf?: string }): Promise<{ leafId: string | null; pathIds: string[]; contextEntries: string[]; unchangedOnOpen: boolean }>;
+  loadCheck(request: {
+    file: string;
+    leaf?: string;
+  }): Promise<{ leafId: string | null; pathIds: string[]; contextEntries: string[]; unchangedOnOpen: boolean }>;
   oracle(request: { file: string; args: string[] }): Promise<OracleView>;
   close(): Promise<void>;
 }
@@ -47,7 +65,11 @@ interface Oracle {
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-bridge-"));
 const home = path.join(tmp, "home");
 const agentDir = path.join(tmp, "agent");
-const COMPACTION = { reserveTokens: 4000, keepRecentTokens: 1000, modelOverrides: { "scripted/scripted-small": { keepRecentTokens: 1200 } } };
+const COMPACTION = {
+  reserveTokens: 4000,
+  keepRecentTokens: 1000,
+  modelOverrides: { "scripted/scripted-small": { keepRecentTokens: 1200 } },
+};
 let server: ScriptedServer;
 let oracle: Oracle;
 let bundle: string;
@@ -60,7 +82,9 @@ before(async () => {
   server = await startScriptedServer({ text: "## Goal\nScripted summary of the conversation.\n\n## Progress\n- done" });
   writeScriptedAgentDir(agentDir, { baseURL: server.baseURL, contextWindow: 16000, compaction: COMPACTION });
   installBridgeFile(agentDir, bundle);
-  const mod = (await import(pathToFileURL(path.join(REPO_ROOT, "test/conformance/oracle-client.mjs")).href)) as { OracleClient: { start(): Promise<Oracle> } };
+  const mod = (await import(pathToFileURL(path.join(REPO_ROOT, "test/conformance/oracle-client.mjs")).href)) as {
+    OracleClient: { start(): Promise<Oracle> };
+  };
   oracle = await mod.OracleClient.start();
 });
 
@@ -78,7 +102,12 @@ function newCwd(name = "project"): string {
 }
 
 async function startPi(cwd: string, options: { agentDir?: string; extensions?: string[] } = {}): Promise<PiRpc> {
-  const pi = await PiRpc.start({ cwd, agentDir: options.agentDir ?? agentDir, home, ...(options.extensions ? { extensions: options.extensions } : {}) });
+  const pi = await PiRpc.start({
+    cwd,
+    agentDir: options.agentDir ?? agentDir,
+    home,
+    ...(options.extensions ? { extensions: options.extensions } : {}),
+  });
   running.push(pi);
   return pi;
 }
@@ -94,7 +123,9 @@ async function sessionFileOf(pi: PiRpc): Promise<string> {
 }
 
 function announcementFor(pid: number, dir = agentDir): { file: string; announcement: Announcement } {
-  const found = readAnnouncements(dir).filter((r): r is { file: string; announcement: Announcement } => "announcement" in r && r.announcement.pid === pid);
+  const found = readAnnouncements(dir).filter(
+    (r): r is { file: string; announcement: Announcement } => "announcement" in r && r.announcement.pid === pid,
+  );
   assert.equal(found.length, 1, `one announcement for pid ${pid}: ${JSON.stringify(readAnnouncements(dir))}`);
   return found[0]!;
 }
@@ -129,12 +160,18 @@ const textOf = messageText;
 
 /** The id of the entry whose message (role) text starts with `prefix`. */
 function entryIdOf(file: string, role: string, prefix: string): string {
-  const e = entries(file).find((x) => x.type === "message" && x.message?.role === role && textOf(x.message).startsWith(prefix));
+  const e = entries(file).find(
+    (x) => x.type === "message" && x.message?.role === role && textOf(x.message).startsWith(prefix),
+  );
   assert.ok(e, `an entry ${role} "${prefix}" in ${file}`);
   return e.id;
 }
 
-async function waitForState(connection: BridgeConnection, check: (s: BridgeState) => boolean, timeoutMs = 5000): Promise<BridgeState> {
+async function waitForState(
+  connection: BridgeConnection,
+  check: (s: BridgeState) => boolean,
+  timeoutMs = 5000,
+): Promise<BridgeState> {
   if (check(connection.state)) return connection.state;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -164,7 +201,11 @@ describe("live bridge in the real pi 1.6.0", () => {
     assert.equal(status.state, "current");
     const cwd = newCwd();
     const pi = await startPi(cwd);
-    const commands = (await pi.command({ type: "get_commands" })).data.commands as { name: string; source: string; sourceInfo: { path: string } }[];
+    const commands = (await pi.command({ type: "get_commands" })).data.commands as {
+      name: string;
+      source: string;
+      sourceInfo: { path: string };
+    }[];
     const ours = commands.filter((c) => c.name.startsWith("pi-context-bridge"));
     assert.deepEqual(
       ours.map((c) => [c.name, c.source, c.sourceInfo.path]),
@@ -190,9 +231,15 @@ describe("live bridge in the real pi 1.6.0", () => {
     const since = pi.events.length;
     await pi.command({ type: "prompt", message: "/pi-context-bridge" });
     const notify = await pi.waitFor((l) => l.type === "extension_ui_request" && l.method === "notify", 5000, since);
-    assert.match(String(notify.message), /pi-context live bridge 1\.0\.0 \(protocol 1, pi 1\.6\.0\): listening for .*\.jsonl; 0 clients connected/);
+    assert.match(
+      String(notify.message),
+      /pi-context live bridge 1\.0\.0 \(protocol 1, pi 1\.6\.0\): listening for .*\.jsonl; 0 clients connected/,
+    );
     await pi.close();
-    assert.deepEqual(readAnnouncements(agentDir).filter((r) => "announcement" in r && r.announcement.pid === pi.pid), []);
+    assert.deepEqual(
+      readAnnouncements(agentDir).filter((r) => "announcement" in r && r.announcement.pid === pi.pid),
+      [],
+    );
     assert.equal(fs.existsSync(file), false);
     assert.equal(fs.existsSync(announcement.socket), false);
   });
@@ -208,7 +255,11 @@ describe("live bridge in the real pi 1.6.0", () => {
       const s = await connection.request("state", {});
       assert.deepEqual(s.usage, stats.contextUsage);
       assert.deepEqual(connection.welcome.state.usage, stats.contextUsage);
-      assert.deepEqual(s.model, { provider: piState.model.provider, id: piState.model.id, contextWindow: piState.model.contextWindow });
+      assert.deepEqual(s.model, {
+        provider: piState.model.provider,
+        id: piState.model.id,
+        contextWindow: piState.model.contextWindow,
+      });
       assert.equal(s.sessionFile, file);
       assert.equal(s.idle, true);
       assert.equal(s.activity, "idle");
@@ -235,7 +286,10 @@ describe("live bridge in the real pi 1.6.0", () => {
         assert.ok(pushes.length > before, "at least one push for the turn");
       }
       const seqs = pushes.map((p) => p.seq);
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+      );
     } finally {
       connection.close();
       await pi.close();
@@ -245,7 +299,8 @@ describe("live bridge in the real pi 1.6.0", () => {
   it("compacts like pi's own /compact: same summary request, same entries, re-derived and loaded by pi", async () => {
     const cwd = newCwd("twins");
     const script = async (pi: PiRpc) => {
-      for (let i = 1; i <= 6; i++) await turn(pi, `t${i}: step ${i} of the refactoring`, `Answer ${i}: done with step ${i}.`);
+      for (let i = 1; i <= 6; i++)
+        await turn(pi, `t${i}: step ${i} of the refactoring`, `Answer ${i}: done with step ${i}.`);
     };
     // through the bridge
     const live = await startPi(cwd);
@@ -269,7 +324,10 @@ describe("live bridge in the real pi 1.6.0", () => {
     await twin.close();
 
     assert.equal(liveRequests.length, 1);
-    assert.deepEqual(liveRequests.map((r) => r.messages), twinRequests.map((r) => r.messages));
+    assert.deepEqual(
+      liveRequests.map((r) => r.messages),
+      twinRequests.map((r) => r.messages),
+    );
     assert.match(JSON.stringify(liveRequests[0]!.messages), /keep the parser details/);
     const liveEntries = entries(liveFile);
     const compaction = liveEntries.at(-1)!;
@@ -310,7 +368,10 @@ describe("live bridge in the real pi 1.6.0", () => {
         "}",
       ].join("\n"),
     );
-    type Ops = { nav(target: string, summarize: boolean, label?: string, instructions?: string): Promise<void>; label(target: string, label?: string): Promise<void> };
+    type Ops = {
+      nav(target: string, summarize: boolean, label?: string, instructions?: string): Promise<void>;
+      label(target: string, label?: string): Promise<void>;
+    };
     const scenario = async (pi: PiRpc, ops: Ops) => {
       const file = await sessionFileOf(pi);
       for (let i = 1; i <= 4; i++) await turn(pi, `t${i}: task ${i}`, `Answer ${i}.`);
@@ -332,7 +393,14 @@ describe("live bridge in the real pi 1.6.0", () => {
     const liveFile = await scenario(live, {
       nav: async (targetId, summarize, label, instructions) => {
         requestsBefore.push(server.requests.length);
-        navResults.push(await connection.request("navigate", { targetId, summarize, ...(label ? { label } : {}), ...(instructions ? { customInstructions: instructions } : {}) }));
+        navResults.push(
+          await connection.request("navigate", {
+            targetId,
+            summarize,
+            ...(label ? { label } : {}),
+            ...(instructions ? { customInstructions: instructions } : {}),
+          }),
+        );
         requestsBefore.push(server.requests.length);
       },
       label: async (targetId, label) => {
@@ -348,7 +416,9 @@ describe("live bridge in the real pi 1.6.0", () => {
     await turn(twin, "t0: warm up", "Answer 0.");
     const twinFile = await scenario(twin, {
       nav: async (target, summarize, label, instructions) => {
-        await twin.prompt(`/test-nav ${target} ${summarize ? 1 : 0} ${label ?? "-"}${instructions ? ` ${instructions}` : ""}`);
+        await twin.prompt(
+          `/test-nav ${target} ${summarize ? 1 : 0} ${label ?? "-"}${instructions ? ` ${instructions}` : ""}`,
+        );
       },
       label: async (target, label) => {
         await twin.prompt(`/test-label ${target} ${label ?? "-"}`);
@@ -378,9 +448,16 @@ describe("live bridge in the real pi 1.6.0", () => {
     );
     const summary = written.find((e) => e.type === "branch_summary")!;
     assert.deepEqual(navResults[0].entries[0], { type: "branch_summary", id: summary.id, parentId: summary.parentId });
-    assert.equal(navResults[1].newLeafId, written.find((e) => e.type === "message" && e.message?.role === "user" && textOf(e.message).startsWith("t3:"))!.parentId);
+    assert.equal(
+      navResults[1].newLeafId,
+      written.find((e) => e.type === "message" && e.message?.role === "user" && textOf(e.message).startsWith("t3:"))!
+        .parentId,
+    );
     // nothing the bridge did reached the model or the session as a prompt
-    assert.equal(written.filter((e) => e.type === "message" && textOf(e.message).includes("pi-context-bridge")).length, 0);
+    assert.equal(
+      written.filter((e) => e.type === "message" && textOf(e.message).includes("pi-context-bridge")).length,
+      0,
+    );
     assert.equal(liveLeaf, written.at(-1)!.id);
     assert.equal(twinLeaf.sessionFile, twinFile);
     const view = await oracle.oracle({ file: liveFile, args: ["--agent-dir", agentDir, "--verify-branch-summaries"] });
@@ -497,7 +574,11 @@ describe("live bridge in the real pi 1.6.0", () => {
         socket.on("close", () => resolve(text));
         socket.write(JSON.stringify({ type: "request", id: 1, op: "state", params: {} }) + "\n");
       });
-      assert.deepEqual(JSON.parse(answer.trim()), { type: "error", code: "unauthorized", message: "The live bridge refused the connection: wrong token." });
+      assert.deepEqual(JSON.parse(answer.trim()), {
+        type: "error",
+        code: "unauthorized",
+        message: "The live bridge refused the connection: wrong token.",
+      });
       const ok = await connect(pi);
       assert.equal((await ok.request("state", {})).idle, true);
       ok.close();
@@ -543,7 +624,11 @@ describe("live bridge in the real pi 1.6.0", () => {
     );
     assert.equal(reused.code, "stale");
     assert.match(reused.message, /nothing listens on its socket \(ECONNREFUSED\)/);
-    assert.deepEqual(removeStaleAnnouncements(agentDir, Date.now()).filter((f) => f !== file), [], "only the dead pi's file is stale");
+    assert.deepEqual(
+      removeStaleAnnouncements(agentDir, Date.now()).filter((f) => f !== file),
+      [],
+      "only the dead pi's file is stale",
+    );
     assert.equal(fs.existsSync(announcement.socket), false);
     // the same leftover again: the next bridge that starts removes it
     fs.writeFileSync(file, JSON.stringify(announcement), { mode: 0o600 });
@@ -560,7 +645,9 @@ describe("live bridge in the real pi 1.6.0", () => {
   it("tells a bridge of another protocol apart (client before connecting, bridge on hello)", async () => {
     const otherDir = path.join(tmp, "agent-other");
     writeScriptedAgentDir(otherDir, { baseURL: server.baseURL });
-    const other = bundle.replace(/var BRIDGE_PROTOCOL = 1;/, "var BRIDGE_PROTOCOL = 99;").replace(/var BRIDGE_VERSION = "[^"]+";/, 'var BRIDGE_VERSION = "9.9.9";');
+    const other = bundle
+      .replace(/var BRIDGE_PROTOCOL = 1;/, "var BRIDGE_PROTOCOL = 99;")
+      .replace(/var BRIDGE_VERSION = "[^"]+";/, 'var BRIDGE_VERSION = "9.9.9";');
     assert.notEqual(other, bundle);
     installBridgeFile(otherDir, other);
     assert.equal(bridgeStatus(otherDir, bundle).state, "outdated");
@@ -574,7 +661,10 @@ describe("live bridge in the real pi 1.6.0", () => {
         (e: BridgeError) => e,
       );
       assert.equal(error.code, "protocol");
-      assert.match(error.message, /has pi-context bridge 9\.9\.9 \(protocol 99\); this extension needs protocol 1 .*Pi: Install Live Bridge/);
+      assert.match(
+        error.message,
+        /has pi-context bridge 9\.9\.9 \(protocol 99\); this extension needs protocol 1 .*Pi: Install Live Bridge/,
+      );
       // the bridge itself refuses a client of another protocol
       const refused = await connectBridge({ ...announcement, protocol: BRIDGE_PROTOCOL }).then(
         () => assert.fail("bridge accepted protocol 1"),
@@ -593,7 +683,9 @@ describe("live bridge in the real pi 1.6.0", () => {
     fs.copyFileSync(path.join(agentDir, "extensions", "pi-context-bridge.js"), copy);
     const pi = await startPi(newCwd(), { extensions: [copy] });
     try {
-      const commands = ((await pi.command({ type: "get_commands" })).data.commands as { name: string }[]).filter((c) => c.name.startsWith("pi-context-bridge")).map((c) => c.name);
+      const commands = ((await pi.command({ type: "get_commands" })).data.commands as { name: string }[])
+        .filter((c) => c.name.startsWith("pi-context-bridge"))
+        .map((c) => c.name);
       assert.deepEqual(commands.sort(), ["pi-context-bridge:1", "pi-context-bridge:2"]);
       await turn(pi, "t1: one", "Answer 1.");
       await turn(pi, "t2: two", "Answer 2.");
@@ -607,61 +699,91 @@ describe("live bridge in the real pi 1.6.0", () => {
       await pi.close();
     }
   });
-  it("works the same in pi's interactive terminal UI (a pseudo-terminal): navigation and compaction, pi shows them, cleanup on SIGTERM", { skip: spawnSync("script", ["--version"]).status !== 0 ? "no `script` (util-linux) for a pseudo-terminal" : false }, async () => {
-    const cwd = newCwd("tui");
-    const node = await node22Path();
-    const child = spawn("script", ["-q", "-c", `${node} ${PI_CLI}`, "/dev/null"], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", TERM: "xterm-256color", COLUMNS: "120", LINES: "40" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let screen = "";
-    child.stdout.on("data", (d: Buffer) => (screen = (screen + d.toString("utf8")).slice(-200_000)));
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    const until = async (check: () => boolean, what: string, timeoutMs = 20_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen: ${screen.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").slice(-1000)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
-    try {
-      const mine = () => readAnnouncements(agentDir).find((r) => "announcement" in r && r.announcement.cwd === cwd);
-      await until(() => mine() !== undefined, "the bridge of the TUI pi");
-      const { announcement } = mine() as { announcement: Announcement };
-      const file = announcement.sessionFile;
-      const assistants = () => (fs.existsSync(file) ? entries(file).filter((e) => e.message?.role === "assistant").length : 0);
-      await new Promise((r) => setTimeout(r, 500)); // the editor takes keys once the UI is up
-      for (let i = 1; i <= 3; i++) {
-        server.script({ text: `Answer ${i}. ${"Details of the work. ".repeat(250)}` });
-        child.stdin.write(`t${i}: typed in the terminal ${"context ".repeat(40)}`);
-        await new Promise((r) => setTimeout(r, 200));
-        child.stdin.write("\r");
-        await until(() => assistants() === i, `answer ${i}`);
-      }
-      const connection = await connectBridge(announcement, { timeoutMs: 5000 });
+  it(
+    "works the same in pi's interactive terminal UI (a pseudo-terminal): navigation and compaction, pi shows them, cleanup on SIGTERM",
+    {
+      skip: spawnSync("script", ["--version"]).status !== 0 ? "no `script` (util-linux) for a pseudo-terminal" : false,
+    },
+    async () => {
+      const cwd = newCwd("tui");
+      const node = await node22Path();
+      const child = spawn("script", ["-q", "-c", `${node} ${PI_CLI}`, "/dev/null"], {
+        cwd,
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: home,
+          PI_CODING_AGENT_DIR: agentDir,
+          PI_OFFLINE: "1",
+          TERM: "xterm-256color",
+          COLUMNS: "120",
+          LINES: "40",
+        },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let screen = "";
+      child.stdout.on("data", (d: Buffer) => (screen = (screen + d.toString("utf8")).slice(-200_000)));
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      const until = async (check: () => boolean, what: string, timeoutMs = 20_000) => {
+        const deadline = Date.now() + timeoutMs;
+        while (!check()) {
+          if (Date.now() > deadline)
+            throw new Error(
+              `timed out waiting for ${what}; screen: ${screen.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").slice(-1000)}`,
+            );
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
       try {
-        await waitForState(connection, (x) => x.idle);
-        const compacted = await connection.request("compact", {});
-        assert.equal(entries(file).at(-1)!.id, compacted.entryId);
-        assert.equal(entries(file).at(-1)!.type, "compaction");
-        const plain = () => screen.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").replace(/\x1b\][^\x07]*\x07/g, "");
-        await until(() => plain().includes("Compacted from") && plain().includes("?/16k (auto)"), "pi's TUI to show the compaction and the ? footer");
-        const target = entryIdOf(file, "user", "t2:");
-        const nav = await connection.request("navigate", { targetId: target, summarize: true, label: "tui" });
-        assert.deepEqual(nav.entries.map((e) => e.type), ["branch_summary", "label"]);
-        const written = entries(file);
-        assert.equal(written.find((e) => e.type === "branch_summary")!.parentId, written.find((e) => e.id === target)!.parentId);
-        await until(() => plain().includes("Branch summary"), "pi's TUI to show the branch summary");
+        const mine = () => readAnnouncements(agentDir).find((r) => "announcement" in r && r.announcement.cwd === cwd);
+        await until(() => mine() !== undefined, "the bridge of the TUI pi");
+        const { announcement } = mine() as { announcement: Announcement };
+        const file = announcement.sessionFile;
+        const assistants = () =>
+          fs.existsSync(file) ? entries(file).filter((e) => e.message?.role === "assistant").length : 0;
+        await new Promise((r) => setTimeout(r, 500)); // the editor takes keys once the UI is up
+        for (let i = 1; i <= 3; i++) {
+          server.script({ text: `Answer ${i}. ${"Details of the work. ".repeat(250)}` });
+          child.stdin.write(`t${i}: typed in the terminal ${"context ".repeat(40)}`);
+          await new Promise((r) => setTimeout(r, 200));
+          child.stdin.write("\r");
+          await until(() => assistants() === i, `answer ${i}`);
+        }
+        const connection = await connectBridge(announcement, { timeoutMs: 5000 });
+        try {
+          await waitForState(connection, (x) => x.idle);
+          const compacted = await connection.request("compact", {});
+          assert.equal(entries(file).at(-1)!.id, compacted.entryId);
+          assert.equal(entries(file).at(-1)!.type, "compaction");
+          const plain = () => screen.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, "").replace(/\x1b\][^\x07]*\x07/g, "");
+          await until(
+            () => plain().includes("Compacted from") && plain().includes("?/16k (auto)"),
+            "pi's TUI to show the compaction and the ? footer",
+          );
+          const target = entryIdOf(file, "user", "t2:");
+          const nav = await connection.request("navigate", { targetId: target, summarize: true, label: "tui" });
+          assert.deepEqual(
+            nav.entries.map((e) => e.type),
+            ["branch_summary", "label"],
+          );
+          const written = entries(file);
+          assert.equal(
+            written.find((e) => e.type === "branch_summary")!.parentId,
+            written.find((e) => e.id === target)!.parentId,
+          );
+          await until(() => plain().includes("Branch summary"), "pi's TUI to show the branch summary");
+        } finally {
+          connection.close();
+        }
+        child.kill("SIGTERM");
+        await exited;
+        await until(
+          () => mine() === undefined && !fs.existsSync(announcement.socket),
+          "the bridge to clean up after SIGTERM",
+          5000,
+        );
       } finally {
-        connection.close();
+        child.kill("SIGKILL");
       }
-      child.kill("SIGTERM");
-      await exited;
-      await until(() => mine() === undefined && !fs.existsSync(announcement.socket), "the bridge to clean up after SIGTERM", 5000);
-    } finally {
-      child.kill("SIGKILL");
-    }
-  });
-
+    },
+  );
 });

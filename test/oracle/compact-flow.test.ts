@@ -30,7 +30,10 @@ interface Loaded {
 }
 interface Oracle {
   loadCheck(request: { file: string }): Promise<Loaded>;
-  oracle(request: { file: string; args: string[] }): Promise<{ verifyCompactions?: { compactionId: string; match: boolean }[] } & Record<string, unknown>>;
+  oracle(request: {
+    file: string;
+    args: string[];
+  }): Promise<{ verifyCompactions?: { compactionId: string; match: boolean }[] } & Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -42,10 +45,19 @@ let server: ScriptedServer;
 let summarizer: OpenAiSummarizer;
 
 before(async () => {
-  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as { OracleClient: { start(): Promise<Oracle> } };
+  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as {
+    OracleClient: { start(): Promise<Oracle> };
+  };
   oracle = await mod.OracleClient.start();
   server = await startScriptedServer();
-  summarizer = new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "k-oracle", model: "m", contextWindow: 200000, maxOutputTokens: 4096, maxRetries: 0 });
+  summarizer = new OpenAiSummarizer({
+    baseURL: server.baseURL,
+    apiKey: "k-oracle",
+    model: "m",
+    contextWindow: 200000,
+    maxOutputTokens: 4096,
+    maxRetries: 0,
+  });
 });
 after(async () => {
   await oracle?.close();
@@ -54,7 +66,10 @@ after(async () => {
 });
 
 function lines(name: string): string[] {
-  return fs.readFileSync(path.join(PI, `${name}.jsonl`), "utf8").split("\n").filter((l) => l !== "");
+  return fs
+    .readFileSync(path.join(PI, `${name}.jsonl`), "utf8")
+    .split("\n")
+    .filter((l) => l !== "");
 }
 
 function writePrefix(name: string, count: number, tag: string): string {
@@ -70,9 +85,16 @@ function writePrefix(name: string, count: number, tag: string): string {
  * answer only when pi asked for one (a split turn with no history messages reuses the previous
  * summary or `No prior history.`), then the turn-prefix answer.
  */
-async function scriptPiAnswers(file: string, agentDir: string, entry: { summary: string; details: { readFiles: string[]; modifiedFiles: string[] } }): Promise<void> {
+async function scriptPiAnswers(
+  file: string,
+  agentDir: string,
+  entry: { summary: string; details: { readFiles: string[]; modifiedFiles: string[] } },
+): Promise<void> {
   const plan = await planCompaction(file, { agentDir, guardSeconds: 0, procRoot: null, maxOutputTokens: 4096 });
-  const body = entry.summary.slice(0, entry.summary.length - formatFileOperations(entry.details.readFiles, entry.details.modifiedFiles).length);
+  const body = entry.summary.slice(
+    0,
+    entry.summary.length - formatFileOperations(entry.details.readFiles, entry.details.modifiedFiles).length,
+  );
   const i = body.lastIndexOf(SPLIT_TURN_SEPARATOR);
   const history = i < 0 ? body : body.slice(0, i);
   if (plan.historyRequest) server.script({ text: history });
@@ -84,7 +106,10 @@ const withoutId = (loaded: Loaded, id: string) => ({
   leafId: loaded.leafId === id ? "<compaction>" : loaded.leafId,
   pathIds: loaded.pathIds.map((x) => (x === id ? "<compaction>" : x)),
   contextEntries: loaded.contextEntries.map((x) => x.replace(id, "<compaction>")),
-  contextMessages: loaded.contextMessages.map((m) => ({ ...m, entryId: m.entryId === id ? "<compaction>" : m.entryId })),
+  contextMessages: loaded.contextMessages.map((m) => ({
+    ...m,
+    entryId: m.entryId === id ? "<compaction>" : m.entryId,
+  })),
   sessionContextRoles: loaded.sessionContextRoles,
 });
 
@@ -93,13 +118,21 @@ describe("pi 1.6.0 loads what `compact` writes", () => {
     const all = lines(name);
     all.forEach((line, index) => {
       if (!line.includes('"type":"compaction"')) return;
-      const piEntry = JSON.parse(line) as { id: string; summary: string; details: { readFiles: string[]; modifiedFiles: string[] } };
+      const piEntry = JSON.parse(line) as {
+        id: string;
+        summary: string;
+        details: { readFiles: string[]; modifiedFiles: string[] };
+      };
       it(`${name}: at the leaf pi compacted (${piEntry.id}), pi's context is the same as after its own compaction`, async () => {
         const ours = writePrefix(name, index, `ours-${piEntry.id}`);
         const theirs = writePrefix(name, index + 1, `pi-${piEntry.id}`);
         const before = fs.readFileSync(ours);
         await scriptPiAnswers(ours, path.join(PI, `${name}.agent`), piEntry);
-        const outcome = await runCompactionFlow(ours, summarizer, { agentDir: path.join(PI, `${name}.agent`), guardSeconds: 0, procRoot: null });
+        const outcome = await runCompactionFlow(ours, summarizer, {
+          agentDir: path.join(PI, `${name}.agent`),
+          guardSeconds: 0,
+          procRoot: null,
+        });
         assert.equal(outcome.kind, "compacted");
         const id = outcome.kind === "compacted" ? outcome.result.entry.id : "";
         assert.ok(fs.readFileSync(ours).subarray(0, before.length).equals(before), "bytes before the append unchanged");
@@ -114,7 +147,10 @@ describe("pi 1.6.0 loads what `compact` writes", () => {
         const reference = await oracle.loadCheck({ file: theirs });
         assert.deepEqual(withoutId(loaded, id), withoutId(reference, piEntry.id));
 
-        const verified = await oracle.oracle({ file: ours, args: ["--agent-dir", path.join(PI, `${name}.agent`), "--verify-compactions"] });
+        const verified = await oracle.oracle({
+          file: ours,
+          args: ["--agent-dir", path.join(PI, `${name}.agent`), "--verify-compactions"],
+        });
         const mine = verified.verifyCompactions?.find((v) => v.compactionId === id);
         assert.ok(mine, "pi re-derived our compaction");
         assert.equal(mine.match, true, JSON.stringify(mine));
@@ -126,11 +162,20 @@ describe("pi 1.6.0 loads what `compact` writes", () => {
     const all = lines("split");
     const file = writePrefix("split", all.length, "final");
     const before = fs.readFileSync(file);
-    const plan = await planCompaction(file, { agentDir: path.join(PI, "split.agent"), guardSeconds: 0, procRoot: null, maxOutputTokens: 4096 });
+    const plan = await planCompaction(file, {
+      agentDir: path.join(PI, "split.agent"),
+      guardSeconds: 0,
+      procRoot: null,
+      maxOutputTokens: 4096,
+    });
     assert.equal(plan.preview.isSplitTurn, false);
     assert.ok(plan.preparation.previousSummary, "updates pi's summary");
     server.script({ text: "## Goal\nfinal-leaf summary" });
-    const outcome = await runCompactionFlow(file, summarizer, { agentDir: path.join(PI, "split.agent"), guardSeconds: 0, procRoot: null });
+    const outcome = await runCompactionFlow(file, summarizer, {
+      agentDir: path.join(PI, "split.agent"),
+      guardSeconds: 0,
+      procRoot: null,
+    });
     assert.equal(outcome.kind, "compacted");
     const entry = outcome.kind === "compacted" ? outcome.result.entry : undefined;
     assert.ok(entry);
@@ -138,10 +183,16 @@ describe("pi 1.6.0 loads what `compact` writes", () => {
     const loaded = await oracle.loadCheck({ file });
     assert.equal(loaded.unchangedOnOpen, true);
     assert.equal(loaded.leafId, entry.id);
-    assert.deepEqual(loaded.contextMessages.slice(0, 2).map((m) => `${m.entryId} ${m.role}`), [`${entry.id} system`, `${entry.id} compactionSummary`]);
+    assert.deepEqual(
+      loaded.contextMessages.slice(0, 2).map((m) => `${m.entryId} ${m.role}`),
+      [`${entry.id} system`, `${entry.id} compactionSummary`],
+    );
     const keptIds = loaded.contextEntries.slice(1).map((e) => e.split(" ")[0]);
     assert.equal(keptIds[0], entry.firstKeptEntryId, "context continues at firstKeptEntryId");
-    const verified = await oracle.oracle({ file, args: ["--agent-dir", path.join(PI, "split.agent"), "--verify-compactions"] });
+    const verified = await oracle.oracle({
+      file,
+      args: ["--agent-dir", path.join(PI, "split.agent"), "--verify-compactions"],
+    });
     assert.equal(verified.verifyCompactions?.find((v) => v.compactionId === entry.id)?.match, true);
   });
 });

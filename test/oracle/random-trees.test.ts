@@ -44,7 +44,9 @@ const KEYS = [
 let oracle: Oracle;
 
 before(async () => {
-  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as { OracleClient: { start(): Promise<Oracle> } };
+  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as {
+    OracleClient: { start(): Promise<Oracle> };
+  };
   oracle = await mod.OracleClient.start();
 });
 after(async () => {
@@ -60,7 +62,18 @@ export function pick(o: Record<string, unknown>, keys: string[]): Record<string,
 /** Our view vs pi's view of one recipe; throws an AssertionError naming the first differing key. */
 async function compare(recipe: Recipe): Promise<void> {
   const { jsonl, leaf, target } = buildSession(recipe);
-  const args = ["--agent-dir", "/nonexistent", "--no-project-settings", "--full", "--context-window", String(recipe.window), "--reserve-tokens", String(recipe.reserve), "--keep-recent-tokens", String(recipe.keepRecent)];
+  const args = [
+    "--agent-dir",
+    "/nonexistent",
+    "--no-project-settings",
+    "--full",
+    "--context-window",
+    String(recipe.window),
+    "--reserve-tokens",
+    String(recipe.reserve),
+    "--keep-recent-tokens",
+    String(recipe.keepRecent),
+  ];
   if (leaf) args.push("--leaf", leaf);
   if (target) args.push("--branch-target", target);
   const pi = await oracle.oracle({ entriesJsonl: jsonl, args });
@@ -85,7 +98,8 @@ async function compare(recipe: Recipe): Promise<void> {
     } catch (error) {
       const dump = path.join(os.tmpdir(), `pi-context-random-${Date.now()}.jsonl`);
       fs.writeFileSync(dump, jsonl);
-      (error as Error).message = `${key} differs (session saved to ${dump}; args ${args.join(" ")})\n${(error as Error).message}`;
+      (error as Error).message =
+        `${key} differs (session saved to ${dump}; args ${args.join(" ")})\n${(error as Error).message}`;
       throw error;
     }
   }
@@ -94,7 +108,8 @@ async function compare(recipe: Recipe): Promise<void> {
   if (pi.prepareCompaction) stats.prepared++;
   if ((pi.prepareCompaction as { isSplitTurn?: boolean } | null)?.isSplitTurn) stats.split++;
   if ((pi.contextEntries as string[]).some((e) => e.endsWith(" compaction"))) stats.compacted++;
-  if ((pi.estimateProjectedContextTokens as { lastUsageIndex: number | null }).lastUsageIndex === null) stats.pureEstimate++;
+  if ((pi.estimateProjectedContextTokens as { lastUsageIndex: number | null }).lastUsageIndex === null)
+    stats.pureEstimate++;
   if ((pi.contextUsage as { percent?: number | null }).percent === null) stats.unknown++;
 }
 
@@ -104,14 +119,22 @@ describe(`core agrees with pi 1.6.0 on ${RUNS} random session trees`, () => {
   it("the same with every line read by the lazy long-line scanner", async () => {
     setScanLineBytes(0);
     try {
-      await fc.assert(fc.asyncProperty(recipeArb, compare), { numRuns: Math.ceil(RUNS / 4), endOnFailure: true, includeErrorInReport: true });
+      await fc.assert(fc.asyncProperty(recipeArb, compare), {
+        numRuns: Math.ceil(RUNS / 4),
+        endOnFailure: true,
+        includeErrorInReport: true,
+      });
     } finally {
       setScanLineBytes(8 * 1024);
     }
   });
 
   it("leaf, path, context, tokens, usage, shouldCompact, prepareCompaction, branch collection", async () => {
-    await fc.assert(fc.asyncProperty(recipeArb, compare), { numRuns: RUNS, endOnFailure: true, includeErrorInReport: true });
+    await fc.assert(fc.asyncProperty(recipeArb, compare), {
+      numRuns: RUNS,
+      endOnFailure: true,
+      includeErrorInReport: true,
+    });
     // Coverage of the interesting situations, so a generator regression cannot make this test vacuous.
     assert.ok(stats.prepared > RUNS * 0.2, `prepareCompaction ran in ${stats.prepared}/${stats.total}`);
     assert.ok(stats.split > RUNS * 0.02, `split turns ${stats.split}/${stats.total}`);

@@ -14,7 +14,14 @@ import fc from "fast-check";
 import { SessionFile } from "../../src/core/session";
 import { buildProjection, type Projection } from "../../src/core/context";
 import { buildCompactionEntry, isPrepared, prepareCompaction } from "../../src/core/compaction";
-import { buildBranchSummaryEntry, buildLabelEntry, buildLeafMarkerEntry, planNavigation, prepareBranchEntries, branchSummaryBudget } from "../../src/core/branch";
+import {
+  buildBranchSummaryEntry,
+  buildLabelEntry,
+  buildLeafMarkerEntry,
+  planNavigation,
+  prepareBranchEntries,
+  branchSummaryBudget,
+} from "../../src/core/branch";
 import { contribution, currentSystemMessage } from "../../src/core/tokens";
 import { formatFileOperations } from "../../src/core/files";
 import { appendEntries, expectationOf, newEntryId } from "../../src/core/write";
@@ -38,7 +45,9 @@ const RUNS = Number(process.env.PI_CONTEXT_WRITE_RUNS ?? 150);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-written-"));
 let oracle: Oracle;
 before(async () => {
-  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as { OracleClient: { start(): Promise<Oracle> } };
+  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as {
+    OracleClient: { start(): Promise<Oracle> };
+  };
   oracle = await mod.OracleClient.start();
 });
 after(async () => {
@@ -51,13 +60,20 @@ function typeName(r: { type: string; role?: string }): string {
 }
 
 /** Our projection of a file in loadCheck's shape. */
-function ourView(session: SessionFile, projection: Projection = buildProjection(session)): Omit<Loaded, "unchangedOnOpen"> {
+function ourView(
+  session: SessionFile,
+  projection: Projection = buildProjection(session),
+): Omit<Loaded, "unchangedOnOpen"> {
   return {
     leafId: projection.leafId,
     pathIds: projection.path.map((e) => e.id),
     contextEntries: projection.entries.map((e) => `${e.record.id} ${typeName(e.record)}`),
     contextMessages: projection.entries.flatMap((e) =>
-      e.roles.map((role) => ({ entryId: e.record.id, role, estimateTokens: role === "system" ? e.record.systemTokens : contribution(e, session).tokens })),
+      e.roles.map((role) => ({
+        entryId: e.record.id,
+        role,
+        estimateTokens: role === "system" ? e.record.systemTokens : contribution(e, session).tokens,
+      })),
     ),
   };
 }
@@ -66,7 +82,15 @@ async function expectPiLoads(file: string, session: SessionFile): Promise<Loaded
   const loaded = await oracle.loadCheck({ file });
   assert.equal(loaded.unchangedOnOpen, true, "pi did not need to repair the file");
   const ours = ourView(session);
-  assert.deepEqual({ leafId: loaded.leafId, pathIds: loaded.pathIds, contextEntries: loaded.contextEntries, contextMessages: loaded.contextMessages }, ours);
+  assert.deepEqual(
+    {
+      leafId: loaded.leafId,
+      pathIds: loaded.pathIds,
+      contextEntries: loaded.contextEntries,
+      contextMessages: loaded.contextMessages,
+    },
+    ours,
+  );
   return loaded;
 }
 
@@ -108,19 +132,34 @@ async function compactAndCheck(file: string, keepRecent: number): Promise<void> 
   // pi's context: checkpoint system message (if any) + our summary + the kept entries.
   assert.equal(loaded.leafId, id);
   assert.equal(loaded.contextEntries[0], `${id} compaction`);
-  assert.deepEqual(loaded.contextMessages.slice(0, system ? 2 : 1).map((m) => m.role), system ? ["system", "compactionSummary"] : ["compactionSummary"]);
+  assert.deepEqual(
+    loaded.contextMessages.slice(0, system ? 2 : 1).map((m) => m.role),
+    system ? ["system", "compactionSummary"] : ["compactionSummary"],
+  );
   // Kept: every raw path entry from firstKeptEntryId on (older compactions included), minus system messages.
   const rawPath = prep.projection.path;
   const from = rawPath.findIndex((e) => e.id === prep.firstKeptEntryId);
-  const keptIds = (from < 0 ? [] : rawPath.slice(from)).filter((e) => !(e.type === "message" && e.role === "system")).map((e) => e.id);
-  assert.deepEqual(loaded.contextEntries.slice(1).map((s) => s.split(" ")[0]), keptIds);
+  const keptIds = (from < 0 ? [] : rawPath.slice(from))
+    .filter((e) => !(e.type === "message" && e.role === "system"))
+    .map((e) => e.id);
+  assert.deepEqual(
+    loaded.contextEntries.slice(1).map((s) => s.split(" ")[0]),
+    keptIds,
+  );
   // pi refuses to compact again right away ("Already compacted").
-  const view = await oracle.oracle({ file, args: ["--agent-dir", "/nonexistent", "--no-project-settings", "--keep-recent-tokens", String(keepRecent)] });
+  const view = await oracle.oracle({
+    file,
+    args: ["--agent-dir", "/nonexistent", "--no-project-settings", "--keep-recent-tokens", String(keepRecent)],
+  });
   assert.equal(view.prepareCompaction, null);
   stats.compactions++;
 }
 
-async function switchAndCheck(file: string, targetIndex: number, mode: "summary" | "summary+label" | "marker" | "label"): Promise<void> {
+async function switchAndCheck(
+  file: string,
+  targetIndex: number,
+  mode: "summary" | "summary+label" | "marker" | "label",
+): Promise<void> {
   const session = await SessionFile.open(file);
   if (session.records.length === 0) return;
   const target = session.records[targetIndex % session.records.length]!;
@@ -138,7 +177,18 @@ async function switchAndCheck(file: string, targetIndex: number, mode: "summary"
   let expectedContextLeaf: string | null = plan.newLeafId;
   if ((mode === "summary" || mode === "summary+label") && plan.collection.entries.length > 0) {
     const prepared = prepareBranchEntries(plan.collection.entries, branchSummaryBudget(undefined, 16384), session);
-    entries.push(buildBranchSummaryEntry({ id: id1, parentId: plan.newLeafId, timestamp: ts, fromId: plan.oldLeafId ?? "root", summary: `The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\nbranch ${id1}`, readFiles: prepared.readFiles, modifiedFiles: prepared.modifiedFiles, fromHook: false }));
+    entries.push(
+      buildBranchSummaryEntry({
+        id: id1,
+        parentId: plan.newLeafId,
+        timestamp: ts,
+        fromId: plan.oldLeafId ?? "root",
+        summary: `The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\nbranch ${id1}`,
+        readFiles: prepared.readFiles,
+        modifiedFiles: prepared.modifiedFiles,
+        fromHook: false,
+      }),
+    );
     expectedLeaf = id1;
     expectedContextLeaf = id1;
     if (mode === "summary+label") {
@@ -149,12 +199,22 @@ async function switchAndCheck(file: string, targetIndex: number, mode: "summary"
     }
     stats.summaries++;
   } else if (mode === "label") {
-    entries.push(buildLabelEntry({ id: id1, parentId: plan.newLeafId, timestamp: ts, targetId: target.id, label: "here" }));
+    entries.push(
+      buildLabelEntry({ id: id1, parentId: plan.newLeafId, timestamp: ts, targetId: target.id, label: "here" }),
+    );
     expectedLeaf = id1;
     expectedContextLeaf = id1;
     stats.labels++;
   } else {
-    entries.push(buildLeafMarkerEntry({ id: id1, parentId: plan.newLeafId, timestamp: ts, targetId: target.id, fromId: plan.oldLeafId }));
+    entries.push(
+      buildLeafMarkerEntry({
+        id: id1,
+        parentId: plan.newLeafId,
+        timestamp: ts,
+        targetId: target.id,
+        fromId: plan.oldLeafId,
+      }),
+    );
     expectedLeaf = id1;
     stats.markers++;
   }
@@ -173,7 +233,10 @@ async function switchAndCheck(file: string, targetIndex: number, mode: "summary"
       before.entries.flatMap((e) => e.roles.map((r) => `${e.record.id} ${r}`)),
     );
   } else {
-    assert.ok(loaded.contextMessages.some((m) => m.entryId === id1 && m.role === "branchSummary"), "the branch summary is in the context");
+    assert.ok(
+      loaded.contextMessages.some((m) => m.entryId === id1 && m.role === "branchSummary"),
+      "the branch summary is in the context",
+    );
   }
   void expectedContextLeaf;
 }
@@ -188,7 +251,10 @@ describe("entries we append are loaded by pi 1.6.0 as intended", () => {
         if (!leaf) continue;
         // A copy holding the path to that leaf only (so the leaf is the last line, as pi would have it).
         const pathRecords = buildProjection(s, leaf).path;
-        const lines = [fs.readFileSync(source, "utf8").split("\n")[0]!, ...pathRecords.map((r) => s.readLineBytes(r).toString("utf8"))];
+        const lines = [
+          fs.readFileSync(source, "utf8").split("\n")[0]!,
+          ...pathRecords.map((r) => s.readLineBytes(r).toString("utf8")),
+        ];
         const file = path.join(tmp, `${name}-${leaf}.jsonl`);
         fs.writeFileSync(file, `${lines.join("\n")}\n`);
         await compactAndCheck(file, name === "tree" ? 200 : 3000);
@@ -210,7 +276,10 @@ describe("entries we append are loaded by pi 1.6.0 as intended", () => {
       }),
       { numRuns: RUNS, endOnFailure: true, includeErrorInReport: true },
     );
-    assert.ok(stats.compactions > RUNS * 0.15 && stats.summaries > RUNS * 0.1 && stats.markers > RUNS * 0.1, JSON.stringify(stats));
+    assert.ok(
+      stats.compactions > RUNS * 0.15 && stats.summaries > RUNS * 0.1 && stats.markers > RUNS * 0.1,
+      JSON.stringify(stats),
+    );
     console.log(`written entries: ${JSON.stringify(stats)}`);
   });
 });

@@ -3,7 +3,12 @@
  * so conformance tests compare field by field.
  */
 
-import { collectEntriesForBranchSummary, branchSummaryBudget, navigationTarget, prepareBranchEntries } from "../../src/core/branch";
+import {
+  collectEntriesForBranchSummary,
+  branchSummaryBudget,
+  navigationTarget,
+  prepareBranchEntries,
+} from "../../src/core/branch";
 import { isPrepared, prepareCompaction, type CompactionPreparation } from "../../src/core/compaction";
 import { buildProjection, type ProjectedEntry, type Projection } from "../../src/core/context";
 import type { EntryRecord } from "../../src/core/entries";
@@ -11,7 +16,15 @@ import { estimateTokens } from "../../src/core/estimate";
 import { computeFileLists, fileOpsToJson } from "../../src/core/files";
 import { formatTokens } from "../../src/core/inspect";
 import type { SessionFile } from "../../src/core/session";
-import { contextUsage, contribution, entryMessageTokens, estimateContextTokens, estimateProjectedContextTokens, shouldCompact, type CompactionSettings } from "../../src/core/tokens";
+import {
+  contextUsage,
+  contribution,
+  entryMessageTokens,
+  estimateContextTokens,
+  estimateProjectedContextTokens,
+  shouldCompact,
+  type CompactionSettings,
+} from "../../src/core/tokens";
 import { getPath } from "../../src/core/tree";
 
 export interface ViewOptions {
@@ -48,8 +61,18 @@ function rawUsageTotal(r: EntryRecord): number {
   return u.totalTokens || u.input + u.output + u.cacheRead + u.cacheWrite;
 }
 
-function estimateJson(e: { tokens: number; usageTokens: number; trailingTokens: number; lastUsageIndex: number | null }): Record<string, unknown> {
-  return { tokens: e.tokens, usageTokens: e.usageTokens, trailingTokens: e.trailingTokens, lastUsageIndex: e.lastUsageIndex };
+function estimateJson(e: {
+  tokens: number;
+  usageTokens: number;
+  trailingTokens: number;
+  lastUsageIndex: number | null;
+}): Record<string, unknown> {
+  return {
+    tokens: e.tokens,
+    usageTokens: e.usageTokens,
+    trailingTokens: e.trailingTokens,
+    lastUsageIndex: e.lastUsageIndex,
+  };
 }
 
 function part(entries: ProjectedEntry[], session: SessionFile): Record<string, unknown> {
@@ -82,7 +105,13 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
   else {
     const usage = contextUsage(projection, window, session);
     usageJson = usage
-      ? { ...usage, footer: usage.percent === null ? `?/${formatTokens(window)}` : `${usage.percent.toFixed(1)}%/${formatTokens(window)}` }
+      ? {
+          ...usage,
+          footer:
+            usage.percent === null
+              ? `?/${formatTokens(window)}`
+              : `${usage.percent.toFixed(1)}%/${formatTokens(window)}`,
+        }
       : { unavailable: "window <= 0" };
   }
   const prepared = prepareCompaction(session, options.settings, session, options.leafId);
@@ -107,9 +136,21 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
   if (options.branchTarget !== undefined) {
     const target = session.byId.get(options.branchTarget);
     const tokenBudget = branchSummaryBudget(window ?? undefined, reserve);
-    if (!target) view.branchSummary = { oldLeafId: projection.leafId, targetId: options.branchTarget, targetFound: false, tokenBudget };
+    if (!target)
+      view.branchSummary = {
+        oldLeafId: projection.leafId,
+        targetId: options.branchTarget,
+        targetFound: false,
+        tokenBudget,
+      };
     else if (options.branchTarget === projection.leafId) {
-      view.branchSummary = { oldLeafId: projection.leafId, targetId: options.branchTarget, targetFound: true, noOp: "target is the current leaf (pi: navigateTree no-op)", tokenBudget };
+      view.branchSummary = {
+        oldLeafId: projection.leafId,
+        targetId: options.branchTarget,
+        targetFound: true,
+        noOp: "target is the current leaf (pi: navigateTree no-op)",
+        tokenBudget,
+      };
     } else {
       const collection = collectEntriesForBranchSummary(session, projection.leafId, options.branchTarget);
       const { newLeafId } = navigationTarget(target);
@@ -137,11 +178,19 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
     view.verifyCompactions = session.records
       .filter((r) => r.type === "compaction")
       .map((c) => {
-        const prep = c.parentId ? prepareCompaction(session, options.settings, session, c.parentId) : { reason: "nothing-to-compact" as const };
+        const prep = c.parentId
+          ? prepareCompaction(session, options.settings, session, c.parentId)
+          : { reason: "nothing-to-compact" as const };
         return {
           compactionId: c.id,
           prepared: isPrepared(prep)
-            ? { firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, isSplitTurn: prep.isSplitTurn, readFiles: prep.readFiles, modifiedFiles: prep.modifiedFiles }
+            ? {
+                firstKeptEntryId: prep.firstKeptEntryId,
+                tokensBefore: prep.tokensBefore,
+                isSplitTurn: prep.isSplitTurn,
+                readFiles: prep.readFiles,
+                modifiedFiles: prep.modifiedFiles,
+              }
             : null,
         };
       });
@@ -151,9 +200,14 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
       .filter((r) => r.type === "branch_summary")
       .map((b) => {
         const oldLeaf = b.fromId === "root" ? null : (b.fromId ?? null);
-        const entries = b.parentId ? collectEntriesForBranchSummary(session, oldLeaf, b.parentId) : { entries: oldLeaf ? getPath(session, oldLeaf).path : [], commonAncestorId: null };
+        const entries = b.parentId
+          ? collectEntriesForBranchSummary(session, oldLeaf, b.parentId)
+          : { entries: oldLeaf ? getPath(session, oldLeaf).path : [], commonAncestorId: null };
         const prep = prepareBranchEntries(entries.entries, branchSummaryBudget(window ?? undefined, reserve), session);
-        const lists = prep.messages.length > 0 ? { readFiles: prep.readFiles, modifiedFiles: prep.modifiedFiles } : { readFiles: [], modifiedFiles: [] };
+        const lists =
+          prep.messages.length > 0
+            ? { readFiles: prep.readFiles, modifiedFiles: prep.modifiedFiles }
+            : { readFiles: [], modifiedFiles: [] };
         return {
           branchSummaryId: b.id,
           commonAncestorId: entries.commonAncestorId,

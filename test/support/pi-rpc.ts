@@ -17,7 +17,15 @@ import { pathToFileURL } from "node:url";
 export const REPO_ROOT = path.resolve(__dirname, "..", "..", "..");
 const CONFORMANCE = path.join(REPO_ROOT, "test", "conformance");
 /** pi's CLI bundle in the conformance package. */
-export const PI_CLI = path.join(CONFORMANCE, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
+export const PI_CLI = path.join(
+  CONFORMANCE,
+  "node_modules",
+  "@earendil-works",
+  "pi-coding-agent",
+  "dist",
+  "bundle",
+  "cli.js",
+);
 
 /** Node 22 for pi (installs the conformance package when needed). */
 export async function node22Path(): Promise<string> {
@@ -53,8 +61,23 @@ export function writeScriptedAgentDir(agentDir: string, options: ScriptedModelOp
             baseUrl: options.baseURL,
             api: "openai-completions",
             apiKey: "scripted-dummy-key",
-            compat: { supportsStore: false, supportsDeveloperRole: false, supportsReasoningEffort: false, maxTokensField: "max_tokens" },
-            models: [{ id: model, name: model, contextWindow: options.contextWindow ?? 16000, maxTokens: options.maxTokens ?? 2048, input: ["text"], reasoning: false, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+            compat: {
+              supportsStore: false,
+              supportsDeveloperRole: false,
+              supportsReasoningEffort: false,
+              maxTokensField: "max_tokens",
+            },
+            models: [
+              {
+                id: model,
+                name: model,
+                contextWindow: options.contextWindow ?? 16000,
+                maxTokens: options.maxTokens ?? 2048,
+                input: ["text"],
+                reasoning: false,
+                cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+              },
+            ],
           },
         },
       },
@@ -151,10 +174,23 @@ export class PiRpc {
   /** Start pi; resolves once the process runs and answers `get_state`. */
   static async start(options: PiRpcOptions): Promise<PiRpc> {
     const node = options.node ?? (await node22Path());
-    const args = [PI_CLI, "--mode", "rpc", ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.args ?? [])];
+    const args = [
+      PI_CLI,
+      "--mode",
+      "rpc",
+      ...(options.extensions ?? []).flatMap((e) => ["-e", e]),
+      ...(options.args ?? []),
+    ];
     const child = spawn(node, args, {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: options.home, PI_CODING_AGENT_DIR: options.agentDir, PI_OFFLINE: "1", LANG: "C.UTF-8", ...options.env },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: options.home,
+        PI_CODING_AGENT_DIR: options.agentDir,
+        PI_OFFLINE: "1",
+        LANG: "C.UTF-8",
+        ...options.env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     await new Promise<void>((resolve, reject) => {
@@ -182,7 +218,14 @@ export class PiRpc {
       const timer = setTimeout(() => {
         const i = this.waiters.indexOf(waiter);
         if (i >= 0) this.waiters.splice(i, 1);
-        reject(new Error(`pi: timed out after ${timeoutMs} ms; last events: ${this.events.slice(-5).map((e) => e.type).join(", ")}\nstderr: ${this.stderr.slice(-2000)}`));
+        reject(
+          new Error(
+            `pi: timed out after ${timeoutMs} ms; last events: ${this.events
+              .slice(-5)
+              .map((e) => e.type)
+              .join(", ")}\nstderr: ${this.stderr.slice(-2000)}`,
+          ),
+        );
       }, timeoutMs);
       const waiter = {
         match,
@@ -197,7 +240,11 @@ export class PiRpc {
         if (i >= 0) {
           this.waiters.splice(i, 1);
           clearTimeout(timer);
-          reject(new Error(`pi exited (${JSON.stringify(this.exitInfo)}) while waiting\nstderr: ${this.stderr.slice(-2000)}`));
+          reject(
+            new Error(
+              `pi exited (${JSON.stringify(this.exitInfo)}) while waiting\nstderr: ${this.stderr.slice(-2000)}`,
+            ),
+          );
         }
       });
     });
@@ -270,5 +317,7 @@ export function readSessionLines(file: string): SessionLine[] {
 export function messageText(message: { content: unknown } | undefined): string {
   const c = message?.content;
   if (typeof c === "string") return c;
-  return Array.isArray(c) ? c.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "")).join("") : "";
+  return Array.isArray(c)
+    ? c.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "")).join("")
+    : "";
 }

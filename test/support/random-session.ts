@@ -75,9 +75,30 @@ export const recipeArb = fc.record({
   targetRoll: fc.nat({ max: 1_000_000 }),
 });
 
-export type Recipe = { steps: Step[]; window: number; reserve: number; keepRecent: number; leafRoll: number; targetRoll: number };
+export type Recipe = {
+  steps: Step[];
+  window: number;
+  reserve: number;
+  keepRecent: number;
+  leafRoll: number;
+  targetRoll: number;
+};
 
-const WORDS = ["alpha", "beta", "gamma", "src/a.ts", "README.md", "é", "😀", "\"quoted\"", "back\\slash", "tab\t", "new\nline", "{json:1}", "日本語"];
+const WORDS = [
+  "alpha",
+  "beta",
+  "gamma",
+  "src/a.ts",
+  "README.md",
+  "é",
+  "😀",
+  '"quoted"',
+  "back\\slash",
+  "tab\t",
+  "new\nline",
+  "{json:1}",
+  "日本語",
+];
 
 function text(seed: number, length: number): string {
   let out = "";
@@ -100,8 +121,21 @@ interface Built {
 }
 
 /** Turn a recipe into JSONL text (header + entries). */
-export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; leaf: string | null; target: string | null } {
-  const lines: string[] = [JSON.stringify({ type: "session", version: 3, id: "rand-session", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp/rand" })];
+export function buildSession(recipe: Recipe): {
+  jsonl: string;
+  ids: string[];
+  leaf: string | null;
+  target: string | null;
+} {
+  const lines: string[] = [
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "rand-session",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/tmp/rand",
+    }),
+  ];
   const built: Built[] = [];
   let t = Date.parse("2026-01-01T00:00:00.000Z");
   let systemCount = 0;
@@ -149,12 +183,14 @@ export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; le
       case "assistant": {
         role = "assistant";
         const blocks: unknown[] = [];
-        if (step.a % 3 === 0) blocks.push({ type: "thinking", thinking: text(step.b, step.c % 3000), thinkingSignature: "sig" });
+        if (step.a % 3 === 0)
+          blocks.push({ type: "thinking", thinking: text(step.b, step.c % 3000), thinkingSignature: "sig" });
         if (step.a % 4 !== 1) blocks.push({ type: "text", text: text(step.c, step.d % 2500) });
         const calls = step.d % 4;
         for (let k = 0; k < calls; k++) {
           const tool = TOOLS[(step.a + k) % TOOLS.length]!;
-          const args: Record<string, unknown> = step.b % 9 === k ? { path: 42 } : { path: FILES[(step.b + k) % FILES.length] };
+          const args: Record<string, unknown> =
+            step.b % 9 === k ? { path: 42 } : { path: FILES[(step.b + k) % FILES.length] };
           if (tool === "write" || tool === "edit") args.content = text(step.a + k, step.c % 1500);
           if (tool === "bash") args.command = "ls -la";
           blocks.push({ type: "toolCall", id: `call_${index}_${k}`, name: tool, arguments: args });
@@ -174,7 +210,16 @@ export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; le
         entry = {
           type: "message",
           ...base,
-          message: { role, content: blocks, api: step.a % 50 === 7 ? "pi-virtual" : "openai-completions", provider: step.d % 13 === 0 ? "other" : "p", model: step.d % 13 === 0 ? "m2" : "m", usage, stopReason, timestamp: t },
+          message: {
+            role,
+            content: blocks,
+            api: step.a % 50 === 7 ? "pi-virtual" : "openai-completions",
+            provider: step.d % 13 === 0 ? "other" : "p",
+            model: step.d % 13 === 0 ? "m2" : "m",
+            usage,
+            stopReason,
+            timestamp: t,
+          },
         };
         break;
       }
@@ -182,17 +227,50 @@ export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; le
         role = "toolResult";
         const content: unknown[] = [{ type: "text", text: text(step.a, step.b % 9000) }];
         if (step.c % 6 === 0) content.push({ type: "image", data: "AAAA", mimeType: "image/png" });
-        const message: Record<string, unknown> = { role, toolCallId: `call_${step.a}`, toolName: TOOLS[step.a % TOOLS.length], content, isError: step.d % 9 === 0, timestamp: t };
-        if (step.d % 5 === 0) message.nestedCalls = { calls: [{ id: "n1", name: "read", arguments: { path: FILES[step.c % FILES.length] } }, { id: "n2", name: "edit", arguments: { path: FILES[(step.c + 1) % FILES.length] } }], complete: true };
+        const message: Record<string, unknown> = {
+          role,
+          toolCallId: `call_${step.a}`,
+          toolName: TOOLS[step.a % TOOLS.length],
+          content,
+          isError: step.d % 9 === 0,
+          timestamp: t,
+        };
+        if (step.d % 5 === 0)
+          message.nestedCalls = {
+            calls: [
+              { id: "n1", name: "read", arguments: { path: FILES[step.c % FILES.length] } },
+              { id: "n2", name: "edit", arguments: { path: FILES[(step.c + 1) % FILES.length] } },
+            ],
+            complete: true,
+          };
         entry = { type: "message", ...base, message };
         break;
       }
       case "bash":
         role = "bashExecution";
-        entry = { type: "message", ...base, message: { role, command: text(step.a, 20), output: text(step.b, step.c % 2000), exitCode: step.d % 3, cancelled: false, truncated: false, excludeFromContext: step.d % 4 === 0, timestamp: t } };
+        entry = {
+          type: "message",
+          ...base,
+          message: {
+            role,
+            command: text(step.a, 20),
+            output: text(step.b, step.c % 2000),
+            exitCode: step.d % 3,
+            cancelled: false,
+            truncated: false,
+            excludeFromContext: step.d % 4 === 0,
+            timestamp: t,
+          },
+        };
         break;
       case "customMessage":
-        entry = { type: "custom_message", ...base, customType: "ext", content: step.a % 2 ? text(step.b, step.c % 800) : [{ type: "text", text: text(step.b, step.c % 800) }], display: true };
+        entry = {
+          type: "custom_message",
+          ...base,
+          customType: "ext",
+          content: step.a % 2 ? text(step.b, step.c % 800) : [{ type: "text", text: text(step.b, step.c % 800) }],
+          display: true,
+        };
         break;
       case "system": {
         role = "system";
@@ -202,7 +280,11 @@ export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; le
               role,
               content: "",
               sections: { preamble: text(step.a, 300), tools: text(step.b, 200), cwd: "/tmp/rand" },
-              toolsAdded: ["read", "write", "edit", "bash"].map((name) => ({ name, description: text(step.c, 80), parameters: { type: "object", properties: { path: { type: "string" } } } })),
+              toolsAdded: ["read", "write", "edit", "bash"].map((name) => ({
+                name,
+                description: text(step.c, 80),
+                parameters: { type: "object", properties: { path: { type: "string" } } },
+              })),
               timestamp: t,
             }
           : {
@@ -218,7 +300,14 @@ export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; le
       }
       case "compaction": {
         const mode = step.a % 10;
-        const firstKeptEntryId = mode < 6 ? (pick(step.b) ?? id) : mode < 8 ? id : mode === 8 ? "missing1" : (built[step.b % Math.max(1, built.length)]?.id ?? id);
+        const firstKeptEntryId =
+          mode < 6
+            ? (pick(step.b) ?? id)
+            : mode < 8
+              ? id
+              : mode === 8
+                ? "missing1"
+                : (built[step.b % Math.max(1, built.length)]?.id ?? id);
         const summary = step.c % 9 === 0 ? "" : text(step.c, 50 + (step.d % 1500));
         entry = {
           type: "compaction",
@@ -226,9 +315,21 @@ export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; le
           summary,
           firstKeptEntryId,
           tokensBefore: step.d % 100000,
-          ...(step.a % 3 ? { details: { readFiles: [FILES[step.b % FILES.length]], modifiedFiles: [FILES[step.c % FILES.length]] } } : {}),
+          ...(step.a % 3
+            ? { details: { readFiles: [FILES[step.b % FILES.length]], modifiedFiles: [FILES[step.c % FILES.length]] } }
+            : {}),
           fromHook: step.d % 4 === 0,
-          ...(step.b % 2 ? { systemMessage: { role: "system", content: "", sections: { preamble: text(step.a, 200) }, toolsAdded: [{ name: "read", description: "r", parameters: {} }], timestamp: t } } : {}),
+          ...(step.b % 2
+            ? {
+                systemMessage: {
+                  role: "system",
+                  content: "",
+                  sections: { preamble: text(step.a, 200) },
+                  toolsAdded: [{ name: "read", description: "r", parameters: {} }],
+                  timestamp: t,
+                },
+              }
+            : {}),
         };
         break;
       }
@@ -238,25 +339,48 @@ export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; le
           ...base,
           fromId: pick(step.a) ?? "root",
           summary: step.b % 5 === 0 ? "" : text(step.c, step.d % 1200),
-          ...(step.a % 2 ? { details: { readFiles: [FILES[step.c % FILES.length]], modifiedFiles: [FILES[step.d % FILES.length]] } } : {}),
+          ...(step.a % 2
+            ? { details: { readFiles: [FILES[step.c % FILES.length]], modifiedFiles: [FILES[step.d % FILES.length]] } }
+            : {}),
           fromHook: step.b % 7 === 0,
         };
         break;
       case "contextEdit": {
-        const targetId = step.a % 10 === 0 ? (built[step.b % Math.max(1, built.length)]?.id ?? "nope") : (pick(step.b) ?? "nope");
+        const targetId =
+          step.a % 10 === 0 ? (built[step.b % Math.max(1, built.length)]?.id ?? "nope") : (pick(step.b) ?? "nope");
         const r = step.c % 4;
-        const replacement = r === 0 || r === 1 ? null : r === 2 ? { content: text(step.d, step.d % 700) } : { content: [{ type: "text", text: text(step.d, 90) }, { type: "toolCall", id: "x", name: "edit", arguments: { path: "src/edited.ts" } }] };
+        const replacement =
+          r === 0 || r === 1
+            ? null
+            : r === 2
+              ? { content: text(step.d, step.d % 700) }
+              : {
+                  content: [
+                    { type: "text", text: text(step.d, 90) },
+                    { type: "toolCall", id: "x", name: "edit", arguments: { path: "src/edited.ts" } },
+                  ],
+                };
         entry = { type: "context_edit", ...base, targetId, replacement };
         break;
       }
       case "label":
-        entry = { type: "label", ...base, targetId: pick(step.a) ?? id, ...(step.b % 4 ? { label: `L${step.b % 10}` } : {}) };
+        entry = {
+          type: "label",
+          ...base,
+          targetId: pick(step.a) ?? id,
+          ...(step.b % 4 ? { label: `L${step.b % 10}` } : {}),
+        };
         break;
       case "sessionInfo":
         entry = { type: "session_info", ...base, name: step.a % 3 ? ` name ${step.a % 7}\n x ` : "" };
         break;
       case "modelChange":
-        entry = { type: "model_change", ...base, provider: step.a % 2 ? "p" : "other", modelId: step.a % 2 ? "m" : "m2" };
+        entry = {
+          type: "model_change",
+          ...base,
+          provider: step.a % 2 ? "p" : "other",
+          modelId: step.a % 2 ? "m" : "m2",
+        };
         break;
       case "thinking":
         entry = { type: "thinking_level_change", ...base, thinkingLevel: ["off", "low", "high"][step.a % 3] };
@@ -265,7 +389,21 @@ export function buildSession(recipe: Recipe): { jsonl: string; ids: string[]; le
         entry = { type: "custom", ...base, customType: "ext-state", data: { n: step.a } };
         break;
       case "usage":
-        entry = { type: "usage", ...base, kind: "other", provider: "p", model: "m", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } } };
+        entry = {
+          type: "usage",
+          ...base,
+          kind: "other",
+          provider: "p",
+          model: "m",
+          usage: {
+            input: 1,
+            output: 1,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 2,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+          },
+        };
         break;
       default:
         entry = { type: "some_future_type", ...base, payload: text(step.a, 50) };

@@ -76,13 +76,20 @@ function splitText(text: string): string[] {
 function defaultUsage(body: RecordedRequest["body"], text: string): Record<string, unknown> {
   const prompt = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
   const completion = Math.ceil(text.length / 4);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 } };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: 0 },
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Start a server on 127.0.0.1 with a random port. */
-export async function startScriptedServer(fallback: ScriptedAnswer = { text: "## Goal\nScripted summary." }): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  fallback: ScriptedAnswer = { text: "## Goal\nScripted summary." },
+): Promise<ScriptedServer> {
   const queue: ScriptedAnswer[] = [];
   const requests: RecordedRequest[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
@@ -103,7 +110,9 @@ export async function startScriptedServer(fallback: ScriptedAnswer = { text: "##
       else waiters.push(w);
     }
     if (!(req.method === "POST" && req.url?.endsWith("/chat/completions"))) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
       return;
     }
     const answer = queue.shift() ?? api.fallback;
@@ -117,7 +126,17 @@ export async function startScriptedServer(fallback: ScriptedAnswer = { text: "##
     }
     if (answer.status && answer.status >= 400) {
       finished = true;
-      res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: answer.errorMessage ?? `scripted error ${answer.status}`, type: "scripted_error", code: null } }));
+      res
+        .writeHead(answer.status, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({
+            error: {
+              message: answer.errorMessage ?? `scripted error ${answer.status}`,
+              type: "scripted_error",
+              code: null,
+            },
+          }),
+        );
       return;
     }
     const text = answer.text ?? "";
@@ -126,7 +145,9 @@ export async function startScriptedServer(fallback: ScriptedAnswer = { text: "##
     const id = `chatcmpl-${requests.length}`;
     const model = body.model ?? "scripted";
     const created = Math.floor(Date.now() / 1000);
-    const toolCalls = [{ index: 0, id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"x"}' } }];
+    const toolCalls = [
+      { index: 0, id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"x"}' } },
+    ];
     if (!body.stream) {
       finished = true;
       res.writeHead(200, { "content-type": "application/json" }).end(
@@ -135,7 +156,17 @@ export async function startScriptedServer(fallback: ScriptedAnswer = { text: "##
           object: "chat.completion",
           created,
           model,
-          choices: [{ index: 0, message: { role: "assistant", content: answer.toolCall ? null : text, ...(answer.toolCall ? { tool_calls: toolCalls.map(({ index: _i, ...t }) => t) } : {}) }, finish_reason: finish }],
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: answer.toolCall ? null : text,
+                ...(answer.toolCall ? { tool_calls: toolCalls.map(({ index: _i, ...t }) => t) } : {}),
+              },
+              finish_reason: finish,
+            },
+          ],
           ...(usage ? { usage } : {}),
         }),
       );
@@ -143,7 +174,13 @@ export async function startScriptedServer(fallback: ScriptedAnswer = { text: "##
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const send = (obj: unknown) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
-    const chunk = (delta: unknown, finishReason: string | null) => ({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] });
+    const chunk = (delta: unknown, finishReason: string | null) => ({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    });
     send(chunk({ role: "assistant", content: "" }, null));
     const pieces = answer.toolCall ? [] : (answer.chunks ?? splitText(text));
     for (const piece of pieces) {
@@ -185,7 +222,10 @@ export async function startScriptedServer(fallback: ScriptedAnswer = { text: "##
     waitForRequests: (n, timeoutMs = 10000) =>
       new Promise<void>((resolve, reject) => {
         if (requests.length >= n) return resolve();
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${n} requests (got ${requests.length})`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${n} requests (got ${requests.length})`)),
+          timeoutMs,
+        );
         waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
       }),
     close: () =>

@@ -23,7 +23,8 @@ function assertNoOverlap(ls: readonly AxisLabel[], ps: readonly AxisPlacement[],
   const shown = ps.map((p, i) => ({ p, l: ls[i]! })).filter(({ p }) => !p.hidden);
   for (const { p, l } of shown) {
     assert.ok(p.left >= 0, `${l.id} starts inside (${p.left})`);
-    if (l.width <= width) assert.ok(p.left + l.width <= width + 1e-9, `${l.id} ends inside (${p.left + l.width} > ${width})`);
+    if (l.width <= width)
+      assert.ok(p.left + l.width <= width + 1e-9, `${l.id} ends inside (${p.left + l.width} > ${width})`);
   }
   for (let i = 0; i < shown.length; i++) {
     for (let j = i + 1; j < shown.length; j++) {
@@ -31,7 +32,10 @@ function assertNoOverlap(ls: readonly AxisLabel[], ps: readonly AxisPlacement[],
       const b = shown[j]!;
       if (a.p.row !== b.p.row) continue;
       const apart = a.p.left + a.l.width + gap <= b.p.left + 1e-9 || b.p.left + b.l.width + gap <= a.p.left + 1e-9;
-      assert.ok(apart, `${a.l.id} [${a.p.left}, ${a.p.left + a.l.width}] and ${b.l.id} [${b.p.left}, ${b.p.left + b.l.width}] overlap on row ${a.p.row}`);
+      assert.ok(
+        apart,
+        `${a.l.id} [${a.p.left}, ${a.p.left + a.l.width}] and ${b.l.id} [${b.p.left}, ${b.p.left + b.l.width}] overlap on row ${a.p.row}`,
+      );
     }
   }
 }
@@ -40,7 +44,14 @@ describe("axis labels", () => {
   it("threshold in the middle: one row, centred on the marker", () => {
     const ls = labels(900, 0.75, "auto-compact 12k", "16k");
     const ps = placeAxisLabels(ls, 900, 8);
-    assert.deepEqual(ps.map((p) => [p.id, p.row, p.hidden]), [["start", 0, false], ["threshold", 0, false], ["end", 0, false]]);
+    assert.deepEqual(
+      ps.map((p) => [p.id, p.row, p.hidden]),
+      [
+        ["start", 0, false],
+        ["threshold", 0, false],
+        ["end", 0, false],
+      ],
+    );
     assert.equal(ps[1]!.left, 675 - ls[1]!.width / 2);
     assertNoOverlap(ls, ps, 900, 8);
   });
@@ -84,17 +95,26 @@ describe("axis labels", () => {
       { id: "end", at: 40, width: 30, align: "end", priority: 1 },
     ];
     const ps = placeAxisLabels(ls, 40, 8);
-    assert.deepEqual(ps.map((p) => p.hidden), [true, false]);
+    assert.deepEqual(
+      ps.map((p) => p.hidden),
+      [true, false],
+    );
   });
 
   it("never overlapping on random bars (property)", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 120, max: 1600 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 8 }), (width, at, tLen, eLen) => {
-        const ls = labels(width, at, "x".repeat(tLen), "y".repeat(eLen));
-        const ps = placeAxisLabels(ls, width, 8);
-        assert.equal(ps[1]!.hidden, false, "the threshold label is always shown");
-        assertNoOverlap(ls, ps, width, 8);
-      }),
+      fc.property(
+        fc.integer({ min: 120, max: 1600 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 8 }),
+        (width, at, tLen, eLen) => {
+          const ls = labels(width, at, "x".repeat(tLen), "y".repeat(eLen));
+          const ps = placeAxisLabels(ls, width, 8);
+          assert.equal(ps[1]!.hidden, false, "the threshold label is always shown");
+          assertNoOverlap(ls, ps, width, 8);
+        },
+      ),
       { numRuns: 500 },
     );
   });

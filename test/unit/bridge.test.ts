@@ -12,11 +12,38 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
-import { ensurePrivateDir, liveDir, MAX_SOCKET_PATH_BYTES, readAnnouncements, removeStaleAnnouncements, sameFile, socketPathFor, UnsafeDirectoryError, writeAnnouncement } from "../../src/bridge/announce";
+import {
+  ensurePrivateDir,
+  liveDir,
+  MAX_SOCKET_PATH_BYTES,
+  readAnnouncements,
+  removeStaleAnnouncements,
+  sameFile,
+  socketPathFor,
+  UnsafeDirectoryError,
+  writeAnnouncement,
+} from "../../src/bridge/announce";
 import { BridgeError, connectBridge } from "../../src/bridge/client";
-import { bridgeInstallPath, bridgeStatus, compareVersions, ForeignBridgeFileError, installBridgeFile, installedText, MARKER_PREFIX, parseInstalled, removeBridgeFile } from "../../src/bridge/install";
+import {
+  bridgeInstallPath,
+  bridgeStatus,
+  compareVersions,
+  ForeignBridgeFileError,
+  installBridgeFile,
+  installedText,
+  MARKER_PREFIX,
+  parseInstalled,
+  removeBridgeFile,
+} from "../../src/bridge/install";
 import { applyLiveState } from "../../src/bridge/liveUsage";
-import { BRIDGE_PROTOCOL, BRIDGE_VERSION, isTestedPiVersion, parseAnnouncement, type Announcement, type BridgeState } from "../../src/bridge/protocol";
+import {
+  BRIDGE_PROTOCOL,
+  BRIDGE_VERSION,
+  isTestedPiVersion,
+  parseAnnouncement,
+  type Announcement,
+  type BridgeState,
+} from "../../src/bridge/protocol";
 import { analyzeLoaded } from "../../src/core/analyze";
 import { SessionFile } from "../../src/core/session";
 import { buildGaugeView } from "../../src/statusBarModel";
@@ -33,12 +60,26 @@ function deadPid(): number {
 }
 
 function announcement(over: Partial<Announcement> = {}): Announcement {
-  return { kind: "pi-context-bridge", protocol: BRIDGE_PROTOCOL, bridgeVersion: BRIDGE_VERSION, piVersion: "1.6.0", pid: process.pid, sessionFile: "/s.jsonl", socket: "/x.sock", token: "ab".repeat(32), startedAt: 1, ...over };
+  return {
+    kind: "pi-context-bridge",
+    protocol: BRIDGE_PROTOCOL,
+    bridgeVersion: BRIDGE_VERSION,
+    piVersion: "1.6.0",
+    pid: process.pid,
+    sessionFile: "/s.jsonl",
+    socket: "/x.sock",
+    token: "ab".repeat(32),
+    startedAt: 1,
+    ...over,
+  };
 }
 
 describe("announcements", () => {
   it("parses only well-formed announcements", () => {
-    assert.deepEqual(parseAnnouncement(announcement({ sessionId: "i", cwd: "/w" })), announcement({ sessionId: "i", cwd: "/w" }));
+    assert.deepEqual(
+      parseAnnouncement(announcement({ sessionId: "i", cwd: "/w" })),
+      announcement({ sessionId: "i", cwd: "/w" }),
+    );
     assert.deepEqual(parseAnnouncement({ ...announcement(), token: "not-hex" }), { error: "token malformed" });
     assert.deepEqual(parseAnnouncement({ ...announcement(), kind: "x" }), { error: "kind is not pi-context-bridge" });
     assert.deepEqual(parseAnnouncement({ ...announcement(), pid: -1 }), { error: "pid missing" });
@@ -86,7 +127,9 @@ describe("announcements", () => {
         fs.rmSync(sock);
         assert.deepEqual(removeStaleAnnouncements(agent), [dead]);
         assert.ok(fs.existsSync(alive));
-        assert.deepEqual(removeStaleAnnouncements(agent, Date.now() + 120_000), [path.join(liveDir(agent), "4-d.json")]);
+        assert.deepEqual(removeStaleAnnouncements(agent, Date.now() + 120_000), [
+          path.join(liveDir(agent), "4-d.json"),
+        ]);
         resolve();
       }),
     );
@@ -171,14 +214,43 @@ describe("install marker", () => {
 function sessionWith(tokens: number): SessionFile {
   const lines = [
     { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
-    { type: "model_change", id: "m", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", provider: "scripted", modelId: "small" },
-    { type: "message", id: "u", parentId: "m", timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 } },
+    {
+      type: "model_change",
+      id: "m",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      provider: "scripted",
+      modelId: "small",
+    },
+    {
+      type: "message",
+      id: "u",
+      parentId: "m",
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+    },
     {
       type: "message",
       id: "a",
       parentId: "u",
       timestamp: "2026-01-01T00:00:02.000Z",
-      message: { role: "assistant", content: [{ type: "text", text: "ok" }], provider: "scripted", model: "small", api: "openai-completions", usage: { input: tokens - 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: tokens, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 },
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "ok" }],
+        provider: "scripted",
+        model: "small",
+        api: "openai-completions",
+        usage: {
+          input: tokens - 10,
+          output: 10,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: tokens,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: "stop",
+        timestamp: 2,
+      },
     },
   ];
   return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
@@ -187,7 +259,19 @@ function sessionWith(tokens: number): SessionFile {
 function agentWith(window: number, settings: object = {}): string {
   const dir = fresh("agent");
   fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(dir, "models.json"), JSON.stringify({ providers: { scripted: { baseUrl: "http://127.0.0.1:1/v1", api: "openai-completions", apiKey: "k", models: [{ id: "small", contextWindow: window, maxTokens: 1000 }] } } }));
+  fs.writeFileSync(
+    path.join(dir, "models.json"),
+    JSON.stringify({
+      providers: {
+        scripted: {
+          baseUrl: "http://127.0.0.1:1/v1",
+          api: "openai-completions",
+          apiKey: "k",
+          models: [{ id: "small", contextWindow: window, maxTokens: 1000 }],
+        },
+      },
+    }),
+  );
   fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify(settings));
   return dir;
 }
@@ -226,28 +310,65 @@ describe("pi's live numbers over our analysis", () => {
     assert.equal(i.shouldCompact, false);
     assert.equal(i.footer, "56.3%/16k (auto)");
     assert.equal(analysis.inspect.contextTokens, 5000, "input unchanged");
-    const over = applyLiveState(analysis, state({ usage: { tokens: 12001, contextWindow: 16000, percent: 75.00625 } }), source).inspect;
+    const over = applyLiveState(
+      analysis,
+      state({ usage: { tokens: 12001, contextWindow: 16000, percent: 75.00625 } }),
+      source,
+    ).inspect;
     assert.equal(over.shouldCompact, true);
-    assert.equal(applyLiveState(analysis, state({ usage: { tokens: 12001, contextWindow: 16000, percent: 75 }, compaction: { enabled: false, reserveTokens: 4000, keepRecentTokens: 1000 } }), source).inspect.shouldCompact, false);
+    assert.equal(
+      applyLiveState(
+        analysis,
+        state({
+          usage: { tokens: 12001, contextWindow: 16000, percent: 75 },
+          compaction: { enabled: false, reserveTokens: 4000, keepRecentTokens: 1000 },
+        }),
+        source,
+      ).inspect.shouldCompact,
+      false,
+    );
   });
 
   it("after a compaction (pi's ?), keeps our estimate as the number and pi's unknown state", () => {
     const analysis = analyzeLoaded(sessionWith(5000), { agentDir: agentWith(16000) });
-    const i = applyLiveState(analysis, state({ usage: { tokens: null, contextWindow: 16000, percent: null } }), source).inspect;
+    const i = applyLiveState(
+      analysis,
+      state({ usage: { tokens: null, contextWindow: 16000, percent: null } }),
+      source,
+    ).inspect;
     assert.equal(i.usageKnown, false);
     assert.equal(i.contextTokens, analysis.inspect.contextTokens);
     assert.equal(i.footer, "?/16k (auto)");
   });
 
   it("shows the live badge in the gauge text, tooltip and screen-reader label", () => {
-    const analysis = applyLiveState(analyzeLoaded(sessionWith(5000), { agentDir: agentWith(16000) }), state({ activity: "streaming", idle: false }), source);
-    const v = buildGaugeView({ session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0, live: { ...source, activity: "streaming" } }, margin: 1000 });
+    const analysis = applyLiveState(
+      analyzeLoaded(sessionWith(5000), { agentDir: agentWith(16000) }),
+      state({ activity: "streaming", idle: false }),
+      source,
+    );
+    const v = buildGaugeView({
+      session: {
+        file: "/w/s.jsonl",
+        analysis,
+        pinned: false,
+        updatedAt: 0,
+        live: { ...source, activity: "streaming" },
+      },
+      margin: 1000,
+    });
     assert.equal(v.text, "π 56% · 9.0k/16k · live");
     assert.match(v.tooltip, /· \*\*live\*\* from pi 1\.6\.0 \(pid 4242\)/);
-    assert.match(v.tooltip, /\| Live \| the running pi \(pid 4242, pi 1\.6\.0, bridge 1\.0\.0\) reports these numbers; pi is streaming; Compact and Switch run in that pi \|/);
+    assert.match(
+      v.tooltip,
+      /\| Live \| the running pi \(pid 4242, pi 1\.6\.0, bridge 1\.0\.0\) reports these numbers; pi is streaming; Compact and Switch run in that pi \|/,
+    );
     assert.match(v.tooltip, /\| Window \| 16,000 — the running pi \(pi 1\.6\.0, pid 4242\) \|/);
     assert.match(v.ariaLabel, /^live from the running pi, pi Context 56 percent, 9,000 of 16,000 tokens/);
-    const plain = buildGaugeView({ session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0 }, margin: 1000 });
+    const plain = buildGaugeView({
+      session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0 },
+      margin: 1000,
+    });
     assert.equal(plain.text, "π 56% · 9.0k/16k");
   });
 });

@@ -12,9 +12,22 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { main } from "../../src/cli";
-import { isUnauthorized, NothingToCompactError, planCompaction, runCompactionFlow, withInstructions, type CompactionPlan } from "../../src/core/compact";
+import {
+  isUnauthorized,
+  NothingToCompactError,
+  planCompaction,
+  runCompactionFlow,
+  withInstructions,
+  type CompactionPlan,
+} from "../../src/core/compact";
 import { checkLiveSession, isPiCommandLine, LiveSessionError } from "../../src/core/live";
-import { COMPACTION_INSTRUCTIONS, COMPACTION_UPDATE_INSTRUCTIONS, SPLIT_TURN_SEPARATOR, SUMMARY_SYSTEM_PROMPT, TURN_PREFIX_INSTRUCTIONS } from "../../src/core/prompts";
+import {
+  COMPACTION_INSTRUCTIONS,
+  COMPACTION_UPDATE_INSTRUCTIONS,
+  SPLIT_TURN_SEPARATOR,
+  SUMMARY_SYSTEM_PROMPT,
+  TURN_PREFIX_INSTRUCTIONS,
+} from "../../src/core/prompts";
 import { formatFileOperations } from "../../src/core/files";
 import { SummarizerError } from "../../src/core/summarizer";
 import { SessionChangedError, UnsafeSessionWriteError } from "../../src/core/write";
@@ -27,7 +40,14 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-compact-"));
 
 interface PiCompaction {
   line: number;
-  entry: Record<string, unknown> & { id: string; parentId: string; summary: string; firstKeptEntryId: string; tokensBefore: number; details: { readFiles: string[]; modifiedFiles: string[] } };
+  entry: Record<string, unknown> & {
+    id: string;
+    parentId: string;
+    summary: string;
+    firstKeptEntryId: string;
+    tokensBefore: number;
+    details: { readFiles: string[]; modifiedFiles: string[] };
+  };
 }
 
 /** pi's compaction entries of a fixture, with their 1-based line numbers. */
@@ -68,7 +88,14 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
   let summarizer: OpenAiSummarizer;
   before(async () => {
     server = await startScriptedServer();
-    summarizer = new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "sk-unit-0000", model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+    summarizer = new OpenAiSummarizer({
+      baseURL: server.baseURL,
+      apiKey: "sk-unit-0000",
+      model: "summary-model",
+      contextWindow: 128000,
+      maxOutputTokens: 4096,
+      maxRetries: 0,
+    });
   });
   after(async () => {
     await server.close();
@@ -88,12 +115,25 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
         assert.equal(plan.preparation.leafId, pi.entry.parentId);
         assert.equal(plan.preview.firstKeptEntryId, pi.entry.firstKeptEntryId);
         assert.equal(plan.preview.tokensBefore, pi.entry.tokensBefore);
-        assert.deepEqual({ readFiles: plan.preview.readFiles, modifiedFiles: plan.preview.modifiedFiles }, pi.entry.details);
+        assert.deepEqual(
+          { readFiles: plan.preview.readFiles, modifiedFiles: plan.preview.modifiedFiles },
+          pi.entry.details,
+        );
         assert.equal(plan.preview.isSplitTurn, answers.prefix !== undefined);
         const expectedRequests = (plan.historyRequest ? 1 : 0) + (plan.turnPrefixRequest ? 1 : 0);
-        if (plan.historyRequest) server.script({ text: answers.history, usage: { prompt_tokens: 1000, completion_tokens: 100 } });
-        if (plan.turnPrefixRequest) server.script({ text: answers.prefix!, usage: { prompt_tokens: 500, completion_tokens: 50, completion_tokens_details: { reasoning_tokens: 7 } } });
-        if (!plan.historyRequest) assert.equal(answers.history, plan.preparation.previousSummary ?? "No prior history.", "pi reused the previous summary (empty history)");
+        if (plan.historyRequest)
+          server.script({ text: answers.history, usage: { prompt_tokens: 1000, completion_tokens: 100 } });
+        if (plan.turnPrefixRequest)
+          server.script({
+            text: answers.prefix!,
+            usage: { prompt_tokens: 500, completion_tokens: 50, completion_tokens_details: { reasoning_tokens: 7 } },
+          });
+        if (!plan.historyRequest)
+          assert.equal(
+            answers.history,
+            plan.preparation.previousSummary ?? "No prior history.",
+            "pi reused the previous summary (empty history)",
+          );
 
         const outcome = await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir(name) });
         assert.equal(outcome.kind, "compacted");
@@ -103,19 +143,37 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
         const written = after.subarray(before.length).toString("utf8");
         assert.equal(written.endsWith("\n"), true);
         assert.equal(written.split("\n").length, 2, "exactly one line appended");
-        const ours = JSON.parse(written) as Record<string, unknown> & { id: string; timestamp: string; systemMessage?: { timestamp: number } };
+        const ours = JSON.parse(written) as Record<string, unknown> & {
+          id: string;
+          timestamp: string;
+          systemMessage?: { timestamp: number };
+        };
         // pi's key order, pi's values; only id, timestamp, usage (a different provider) differ
         assert.deepEqual(Object.keys(ours), Object.keys(pi.entry));
-        for (const key of ["type", "parentId", "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"]) assert.deepEqual(ours[key], pi.entry[key], key);
+        for (const key of ["type", "parentId", "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"])
+          assert.deepEqual(ours[key], pi.entry[key], key);
         const { timestamp: ourTs, ...ourSystem } = ours.systemMessage as Record<string, unknown>;
         const { timestamp: _piTs, ...piSystem } = pi.entry.systemMessage as Record<string, unknown>;
         assert.deepEqual(ourSystem, piSystem, "same checkpoint system message");
         assert.equal(ourTs, Date.parse(ours.timestamp));
         assert.match(ours.id, /^[0-9a-f]{8}$/);
         const usage = ours.usage as Record<string, number>;
-        if (expectedRequests === 2) assert.deepEqual({ input: usage.input, output: usage.output, totalTokens: usage.totalTokens, reasoning: usage.reasoning }, { input: 1500, output: 150, totalTokens: 1650, reasoning: 7 });
-        else if (plan.historyRequest) assert.deepEqual({ input: usage.input, output: usage.output, totalTokens: usage.totalTokens }, { input: 1000, output: 100, totalTokens: 1100 });
-        assert.equal(outcome.kind === "compacted" && outcome.result.tokensAfter > 0 && outcome.result.tokensAfter < pi.entry.tokensBefore, true);
+        if (expectedRequests === 2)
+          assert.deepEqual(
+            { input: usage.input, output: usage.output, totalTokens: usage.totalTokens, reasoning: usage.reasoning },
+            { input: 1500, output: 150, totalTokens: 1650, reasoning: 7 },
+          );
+        else if (plan.historyRequest)
+          assert.deepEqual(
+            { input: usage.input, output: usage.output, totalTokens: usage.totalTokens },
+            { input: 1000, output: 100, totalTokens: 1100 },
+          );
+        assert.equal(
+          outcome.kind === "compacted" &&
+            outcome.result.tokensAfter > 0 &&
+            outcome.result.tokensAfter < pi.entry.tokensBefore,
+          true,
+        );
       });
     }
   }
@@ -124,10 +182,19 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     const [first, second] = piCompactions("long");
     const file = fixturePrefix("long", second!.line - 1);
     server.script({ text: "## Goal\nupdated" });
-    const plan = await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096, customInstructions: "the parser" });
+    const plan = await planCompaction(file, {
+      ...base,
+      agentDir: agentDir("long"),
+      maxOutputTokens: 4096,
+      customInstructions: "the parser",
+    });
     assert.equal(plan.preparation.previousCompactionId, first!.entry.id);
     assert.equal(plan.turnPrefixRequest, undefined);
-    await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long"), customInstructions: "the parser" });
+    await runCompactionFlow(file, summarizer, {
+      ...base,
+      agentDir: agentDir("long"),
+      customInstructions: "the parser",
+    });
     assert.equal(server.requests.length, 1);
     const body = server.requests[0]!.body;
     assert.equal(body.model, "summary-model");
@@ -139,7 +206,11 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     const prompt = body.messages![1]!.content;
     assert.equal(prompt, plan.historyRequest!.prompt);
     assert.match(prompt, /^<conversation>\n\[Assistant tool calls\]: /);
-    assert.ok(prompt.includes(`\n</conversation>\n\n<previous-summary>\n${first!.entry.summary}\n</previous-summary>\n\n${COMPACTION_UPDATE_INSTRUCTIONS}\n\nAdditional focus: the parser`));
+    assert.ok(
+      prompt.includes(
+        `\n</conversation>\n\n<previous-summary>\n${first!.entry.summary}\n</previous-summary>\n\n${COMPACTION_UPDATE_INSTRUCTIONS}\n\nAdditional focus: the parser`,
+      ),
+    );
     assert.ok(prompt.endsWith("Additional focus: the parser"));
     const entry = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
     assert.equal(entry.summary, `## Goal\nupdated${plan.fileListsText}`);
@@ -156,7 +227,8 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     assert.ok(h!.startsWith("<conversation>\n") && h!.endsWith(COMPACTION_INSTRUCTIONS));
     assert.ok(!h!.includes("<previous-summary>"));
     assert.ok(p!.startsWith("# Conversation\n") && p!.endsWith(`\n\n# Instructions\n${TURN_PREFIX_INSTRUCTIONS}`));
-    if (outcome.kind === "compacted") assert.ok(outcome.result.entry.summary.startsWith(`H-TEXT${SPLIT_TURN_SEPARATOR}P-TEXT\n\n<read-files>`));
+    if (outcome.kind === "compacted")
+      assert.ok(outcome.result.entry.summary.startsWith(`H-TEXT${SPLIT_TURN_SEPARATOR}P-TEXT\n\n<read-files>`));
   });
 
   describe("prepare first, key later (the order of Pi: Compact Session…)", () => {
@@ -165,7 +237,12 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const file = fixturePrefix("long", second!.line - 1);
       const plain = await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096 });
       const focused = withInstructions(plain, "  the parser  ");
-      const direct = await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096, customInstructions: "the parser" });
+      const direct = await planCompaction(file, {
+        ...base,
+        agentDir: agentDir("long"),
+        maxOutputTokens: 4096,
+        customInstructions: "the parser",
+      });
       assert.equal(focused.customInstructions, "the parser");
       assert.equal(focused.options.customInstructions, "the parser");
       assert.deepEqual(focused.historyRequest, direct.historyRequest);
@@ -178,28 +255,56 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       assert.equal(cleared.customInstructions, undefined);
       assert.deepEqual(cleared.historyRequest, plain.historyRequest);
       // split turn: both requests carry the focus
-      const split = await planCompaction(fixturePrefix("split", piCompactions("split")[0]!.line - 1), { ...base, agentDir: agentDir("split"), maxOutputTokens: 4096 });
+      const split = await planCompaction(fixturePrefix("split", piCompactions("split")[0]!.line - 1), {
+        ...base,
+        agentDir: agentDir("split"),
+        maxOutputTokens: 4096,
+      });
       const splitFocused = withInstructions(split, "x");
-      assert.ok(splitFocused.historyRequest!.prompt.endsWith("Additional focus: x") && splitFocused.turnPrefixRequest!.prompt.endsWith("Additional focus: x"));
+      assert.ok(
+        splitFocused.historyRequest!.prompt.endsWith("Additional focus: x") &&
+          splitFocused.turnPrefixRequest!.prompt.endsWith("Additional focus: x"),
+      );
     });
 
     it("preview without a key; the key is asked after the confirmation and the same compaction continues", async () => {
       const [, second] = piCompactions("long");
       const file = fixturePrefix("long", second!.line - 1);
-      const plan = withInstructions(await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096 }), "focus");
+      const plan = withInstructions(
+        await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096 }),
+        "focus",
+      );
       // keyless "OpenAI" summariser (needs a key): previews and fits without one
-      const keyless = new OpenAiSummarizer({ baseURL: "https://api.openai.com/v1", model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+      const keyless = new OpenAiSummarizer({
+        baseURL: "https://api.openai.com/v1",
+        model: "summary-model",
+        contextWindow: 128000,
+        maxOutputTokens: 4096,
+        maxRetries: 0,
+      });
       assert.equal(keyless.needsApiKey, true);
       const steps: string[] = [];
       server.script({ text: "## Goal\nwith the key" });
-      const outcome = await runCompactionFlow(file, keyless, { ...base, agentDir: agentDir("long"), customInstructions: "focus", plan }, {
-        onPlan: (p, fit) => steps.push(`plan ${p === plan} ${fit.inputTokens > 0}`),
-        confirm: async () => (steps.push("preview"), true),
-        beforeSummarize: async (s) => {
-          steps.push(`ready ${s === keyless}`);
-          return new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "sk-entered-1", model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+      const outcome = await runCompactionFlow(
+        file,
+        keyless,
+        { ...base, agentDir: agentDir("long"), customInstructions: "focus", plan },
+        {
+          onPlan: (p, fit) => steps.push(`plan ${p === plan} ${fit.inputTokens > 0}`),
+          confirm: async () => (steps.push("preview"), true),
+          beforeSummarize: async (s) => {
+            steps.push(`ready ${s === keyless}`);
+            return new OpenAiSummarizer({
+              baseURL: server.baseURL,
+              apiKey: "sk-entered-1",
+              model: "summary-model",
+              contextWindow: 128000,
+              maxOutputTokens: 4096,
+              maxRetries: 0,
+            });
+          },
         },
-      });
+      );
       assert.deepEqual(steps, ["plan true true", "preview", "ready true"]);
       assert.equal(outcome.kind, "compacted");
       assert.equal(server.requests.length, 1);
@@ -210,35 +315,74 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     it("no key given (beforeSummarize → undefined): declined at stage summarizer, nothing sent or written", async () => {
       const file = fixturePrefix("long", piCompactions("long")[1]!.line - 1);
       const before = fs.readFileSync(file);
-      const outcome = await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, { confirm: async () => true, beforeSummarize: async () => undefined });
+      const outcome = await runCompactionFlow(
+        file,
+        summarizer,
+        { ...base, agentDir: agentDir("long") },
+        { confirm: async () => true, beforeSummarize: async () => undefined },
+      );
       assert.equal(outcome.kind, "declined");
       if (outcome.kind === "declined") assert.equal(outcome.stage, "summarizer");
       assert.equal(server.requests.length, 0);
       assert.ok(fs.readFileSync(file).equals(before));
-      const atPreview = await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, { confirm: async () => false, beforeSummarize: async () => assert.fail("not asked after a declined preview") });
+      const atPreview = await runCompactionFlow(
+        file,
+        summarizer,
+        { ...base, agentDir: agentDir("long") },
+        { confirm: async () => false, beforeSummarize: async () => assert.fail("not asked after a declined preview") },
+      );
       assert.equal(atPreview.kind === "declined" && atPreview.stage, "preview");
     });
 
     it("HTTP 401: onUnauthorized gives a summariser with a key, the request is retried, then written", async () => {
       const file = fixturePrefix("long", piCompactions("long")[1]!.line - 1);
-      const noKey = new OpenAiSummarizer({ baseURL: server.baseURL, model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+      const noKey = new OpenAiSummarizer({
+        baseURL: server.baseURL,
+        model: "summary-model",
+        contextWindow: 128000,
+        maxOutputTokens: 4096,
+        maxRetries: 0,
+      });
       server.script({ status: 401, errorMessage: "key required" }, { text: "## Goal\nafter 401" });
       const seen: number[] = [];
-      const outcome = await runCompactionFlow(file, noKey, { ...base, agentDir: agentDir("long") }, {
-        onUnauthorized: async (error) => {
-          seen.push(error.status!);
-          return new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "sk-after-401", model: "summary-model", contextWindow: 128000, maxOutputTokens: 4096, maxRetries: 0 });
+      const outcome = await runCompactionFlow(
+        file,
+        noKey,
+        { ...base, agentDir: agentDir("long") },
+        {
+          onUnauthorized: async (error) => {
+            seen.push(error.status!);
+            return new OpenAiSummarizer({
+              baseURL: server.baseURL,
+              apiKey: "sk-after-401",
+              model: "summary-model",
+              contextWindow: 128000,
+              maxOutputTokens: 4096,
+              maxRetries: 0,
+            });
+          },
         },
-      });
+      );
       assert.deepEqual(seen, [401]);
       assert.equal(outcome.kind, "compacted");
-      assert.deepEqual(server.requests.map((r) => r.authorization), [undefined, "Bearer sk-after-401"]);
+      assert.deepEqual(
+        server.requests.map((r) => r.authorization),
+        [undefined, "Bearer sk-after-401"],
+      );
       if (outcome.kind === "compacted") assert.ok(outcome.result.entry.summary.startsWith("## Goal\nafter 401"));
       // cancelled key box → the 401 error, file untouched
       const other = fixturePrefix("long", piCompactions("long")[1]!.line - 1);
       const before = fs.readFileSync(other);
       server.script({ status: 403 });
-      await assert.rejects(runCompactionFlow(other, noKey, { ...base, agentDir: agentDir("long") }, { onUnauthorized: async () => undefined }), (e: unknown) => isUnauthorized(e) && e.status === 403);
+      await assert.rejects(
+        runCompactionFlow(
+          other,
+          noKey,
+          { ...base, agentDir: agentDir("long") },
+          { onUnauthorized: async () => undefined },
+        ),
+        (e: unknown) => isUnauthorized(e) && e.status === 403,
+      );
       assert.ok(fs.readFileSync(other).equals(before));
     });
   });
@@ -259,7 +403,10 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
         const file = fixturePrefix("split", pi!.line - 1);
         const before = fs.readFileSync(file);
         server.script(...c.answers);
-        await assert.rejects(runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("split") }), (e: unknown) => e instanceof SummarizerError && e.kind === c.kind);
+        await assert.rejects(
+          runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("split") }),
+          (e: unknown) => e instanceof SummarizerError && e.kind === c.kind,
+        );
         assert.ok(fs.readFileSync(file).equals(before));
       });
     }
@@ -269,7 +416,12 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const before = fs.readFileSync(file);
       server.script({ chunks: ["## Goal\n", "never ends"], hang: true });
       const controller = new AbortController();
-      const p = runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, { signal: controller.signal, onText: () => controller.abort() });
+      const p = runCompactionFlow(
+        file,
+        summarizer,
+        { ...base, agentDir: agentDir("long") },
+        { signal: controller.signal, onText: () => controller.abort() },
+      );
       await assert.rejects(p, (e: unknown) => e instanceof SummarizerError && e.kind === "cancelled");
       assert.ok(fs.readFileSync(file).equals(before));
     });
@@ -277,8 +429,19 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     it("request too large for the summariser's window: refused before sending", async () => {
       const file = fixturePrefix("long", piCompactions("long")[0]!.line - 1);
       const before = fs.readFileSync(file);
-      const small = new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "k", model: "tiny", contextWindow: 4000, maxOutputTokens: 1024, maxRetries: 0 });
-      await assert.rejects(runCompactionFlow(file, small, { ...base, agentDir: agentDir("long") }), (e: unknown) => e instanceof SummarizerError && e.kind === "too-large" && /context window of 4,000/.test(e.message));
+      const small = new OpenAiSummarizer({
+        baseURL: server.baseURL,
+        apiKey: "k",
+        model: "tiny",
+        contextWindow: 4000,
+        maxOutputTokens: 1024,
+        maxRetries: 0,
+      });
+      await assert.rejects(
+        runCompactionFlow(file, small, { ...base, agentDir: agentDir("long") }),
+        (e: unknown) =>
+          e instanceof SummarizerError && e.kind === "too-large" && /context window of 4,000/.test(e.message),
+      );
       assert.equal(server.requests.length, 0);
       assert.ok(fs.readFileSync(file).equals(before));
     });
@@ -286,7 +449,12 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     it("declined at the preview: nothing sent", async () => {
       const file = fixturePrefix("long", piCompactions("long")[0]!.line - 1);
       const before = fs.readFileSync(file);
-      const outcome = await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, { confirm: async () => false });
+      const outcome = await runCompactionFlow(
+        file,
+        summarizer,
+        { ...base, agentDir: agentDir("long") },
+        { confirm: async () => false },
+      );
       assert.equal(outcome.kind, "declined");
       assert.equal(server.requests.length, 0);
       assert.ok(fs.readFileSync(file).equals(before));
@@ -296,14 +464,23 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
   describe("refusals before any request", () => {
     it("the leaf is already a compaction", async () => {
       const file = fixturePrefix("long", piCompactions("long")[0]!.line);
-      await assert.rejects(planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 1 }), (e: unknown) => e instanceof NothingToCompactError && e.reason === "already-compacted");
+      await assert.rejects(
+        planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 1 }),
+        (e: unknown) => e instanceof NothingToCompactError && e.reason === "already-compacted",
+      );
     });
     it("v1 session (case 08) and torn final line (case 09)", async () => {
-      for (const f of ["cases/08-v1-migration-firstKeptEntryIndex/session.jsonl", "cases/09-truncated-final-line/session.jsonl"]) {
+      for (const f of [
+        "cases/08-v1-migration-firstKeptEntryIndex/session.jsonl",
+        "cases/09-truncated-final-line/session.jsonl",
+      ]) {
         const file = path.join(tmp, `refuse-${path.basename(path.dirname(f))}.jsonl`);
         fs.copyFileSync(path.join(FIXTURES, f), file);
         const before = fs.readFileSync(file);
-        await assert.rejects(runCompactionFlow(file, summarizer, { ...base, agentDir: "/nonexistent" }), UnsafeSessionWriteError);
+        await assert.rejects(
+          runCompactionFlow(file, summarizer, { ...base, agentDir: "/nonexistent" }),
+          UnsafeSessionWriteError,
+        );
         assert.ok(fs.readFileSync(file).equals(before));
       }
       assert.equal(server.requests.length, 0);
@@ -312,7 +489,10 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const file = fixturePrefix("long", piCompactions("long")[0]!.line - 1);
       fs.utimesSync(file, new Date(), new Date());
       const before = fs.readFileSync(file);
-      await assert.rejects(runCompactionFlow(file, summarizer, { agentDir: agentDir("long"), guardSeconds: 30, procRoot: null }), (e: unknown) => e instanceof LiveSessionError && /written 0 s ago/.test(e.message) && /Quit pi/.test(e.message));
+      await assert.rejects(
+        runCompactionFlow(file, summarizer, { agentDir: agentDir("long"), guardSeconds: 30, procRoot: null }),
+        (e: unknown) => e instanceof LiveSessionError && /written 0 s ago/.test(e.message) && /Quit pi/.test(e.message),
+      );
       assert.equal(server.requests.length, 0);
       assert.ok(fs.readFileSync(file).equals(before));
     });
@@ -321,12 +501,18 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const cwd = JSON.parse(fs.readFileSync(file, "utf8").split("\n")[0]!).cwd as string;
       const proc = path.join(tmp, "proc");
       fs.mkdirSync(path.join(proc, "4242"), { recursive: true });
-      fs.writeFileSync(path.join(proc, "4242", "cmdline"), ["node", "/usr/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js", "--continue", ""].join("\0"));
+      fs.writeFileSync(
+        path.join(proc, "4242", "cmdline"),
+        ["node", "/usr/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js", "--continue", ""].join("\0"),
+      );
       fs.symlinkSync(cwd, path.join(proc, "4242", "cwd"));
       fs.mkdirSync(path.join(proc, "4243"), { recursive: true });
       fs.writeFileSync(path.join(proc, "4243", "cmdline"), ["vim", "x", ""].join("\0"));
       fs.symlinkSync(cwd, path.join(proc, "4243", "cwd"));
-      await assert.rejects(runCompactionFlow(file, summarizer, { agentDir: agentDir("long"), guardSeconds: 0, procRoot: proc }), (e: unknown) => e instanceof LiveSessionError && e.reasons.length === 1 && /process 4242/.test(e.message));
+      await assert.rejects(
+        runCompactionFlow(file, summarizer, { agentDir: agentDir("long"), guardSeconds: 0, procRoot: proc }),
+        (e: unknown) => e instanceof LiveSessionError && e.reasons.length === 1 && /process 4242/.test(e.message),
+      );
       assert.equal(server.requests.length, 0);
     });
   });
@@ -337,13 +523,29 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const file = fixturePrefix("long", pi!.line - 1);
       const seen: { changed: boolean; leaf: string }[] = [];
       server.script({ text: "## Goal\nafter change" }, { text: "## Original Request\nprefix" });
-      const outcome = await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, {
-        confirm: async (plan: CompactionPlan, _fit, changed) => {
-          seen.push({ changed, leaf: plan.preparation.leafId });
-          if (seen.length === 1) fs.appendFileSync(file, JSON.stringify({ type: "label", id: "abcd0001", parentId: plan.preparation.leafId, timestamp: new Date().toISOString(), targetId: plan.preparation.leafId, label: "x" }) + "\n");
-          return true;
+      const outcome = await runCompactionFlow(
+        file,
+        summarizer,
+        { ...base, agentDir: agentDir("long") },
+        {
+          confirm: async (plan: CompactionPlan, _fit, changed) => {
+            seen.push({ changed, leaf: plan.preparation.leafId });
+            if (seen.length === 1)
+              fs.appendFileSync(
+                file,
+                JSON.stringify({
+                  type: "label",
+                  id: "abcd0001",
+                  parentId: plan.preparation.leafId,
+                  timestamp: new Date().toISOString(),
+                  targetId: plan.preparation.leafId,
+                  label: "x",
+                }) + "\n",
+              );
+            return true;
+          },
         },
-      });
+      );
       assert.deepEqual(seen, [
         { changed: false, leaf: pi!.entry.parentId },
         { changed: true, leaf: "abcd0001" },
@@ -356,15 +558,35 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const [pi] = piCompactions("long");
       const file = fixturePrefix("long", pi!.line - 1);
       let appended = false;
-      server.script({ text: "## Goal\nfirst" }, { text: "prefix 1" }, { text: "## Goal\nsecond" }, { text: "prefix 2" });
+      server.script(
+        { text: "## Goal\nfirst" },
+        { text: "prefix 1" },
+        { text: "## Goal\nsecond" },
+        { text: "prefix 2" },
+      );
       // no confirm (like --yes / skipPreview): summarised twice, written once
-      const outcome = await runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, {
-        onText: () => {
-          if (appended) return;
-          appended = true;
-          fs.appendFileSync(file, JSON.stringify({ type: "label", id: "abcd0002", parentId: pi!.entry.parentId, timestamp: new Date().toISOString(), targetId: pi!.entry.parentId, label: "y" }) + "\n");
+      const outcome = await runCompactionFlow(
+        file,
+        summarizer,
+        { ...base, agentDir: agentDir("long") },
+        {
+          onText: () => {
+            if (appended) return;
+            appended = true;
+            fs.appendFileSync(
+              file,
+              JSON.stringify({
+                type: "label",
+                id: "abcd0002",
+                parentId: pi!.entry.parentId,
+                timestamp: new Date().toISOString(),
+                targetId: pi!.entry.parentId,
+                label: "y",
+              }) + "\n",
+            );
+          },
         },
-      });
+      );
       assert.equal(server.requests.length, 4, "summarised twice (history + prefix each time)");
       assert.equal(outcome.kind === "compacted" && outcome.result.entry.parentId, "abcd0002");
       const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
@@ -377,12 +599,27 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const file = fixturePrefix("long", pi!.line - 1);
       let n = 0;
       await assert.rejects(
-        runCompactionFlow(file, summarizer, { ...base, agentDir: agentDir("long") }, {
-          confirm: async (plan) => {
-            fs.appendFileSync(file, JSON.stringify({ type: "label", id: `abcd01${String(++n).padStart(2, "0")}`, parentId: plan.preparation.leafId, timestamp: new Date().toISOString(), targetId: plan.preparation.leafId, label: "z" }) + "\n");
-            return true;
+        runCompactionFlow(
+          file,
+          summarizer,
+          { ...base, agentDir: agentDir("long") },
+          {
+            confirm: async (plan) => {
+              fs.appendFileSync(
+                file,
+                JSON.stringify({
+                  type: "label",
+                  id: `abcd01${String(++n).padStart(2, "0")}`,
+                  parentId: plan.preparation.leafId,
+                  timestamp: new Date().toISOString(),
+                  targetId: plan.preparation.leafId,
+                  label: "z",
+                }) + "\n",
+              );
+              return true;
+            },
           },
-        }),
+        ),
         SessionChangedError,
       );
       assert.equal(n, 3);
@@ -404,7 +641,11 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     const run = async (args: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
-      const code = await main(["compact", ...args], (s) => out.push(s), (s) => err.push(s));
+      const code = await main(
+        ["compact", ...args],
+        (s) => out.push(s),
+        (s) => err.push(s),
+      );
       return { code, out: out.join("\n"), err: err.join("\n") };
     };
 
@@ -412,7 +653,18 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const [pi] = piCompactions("long");
       const file = fixturePrefix("long", pi!.line - 1);
       const before = fs.readFileSync(file);
-      const r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "m", "--dry-run", "--guard-seconds", "0"]);
+      const r = await run([
+        file,
+        "--agent-dir",
+        agentDir("long"),
+        "--base-url",
+        server.baseURL,
+        "--model",
+        "m",
+        "--dry-run",
+        "--guard-seconds",
+        "0",
+      ]);
       assert.equal(r.code, 0, r.err);
       assert.match(r.out, /tokens before +13,821/);
       assert.match(r.out, new RegExp(`kept +\\d+ entries from ${pi!.entry.firstKeptEntryId} \\(firstKeptEntryId\\)`));
@@ -427,9 +679,25 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const [pi] = piCompactions("long");
       const file = fixturePrefix("long", pi!.line - 1);
       server.script({ text: "## Goal\nH" }, { text: "## Original Request\nP" });
-      const r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "cli-model", "--yes", "--guard-seconds", "0", "--instructions", "tests only"]);
+      const r = await run([
+        file,
+        "--agent-dir",
+        agentDir("long"),
+        "--base-url",
+        server.baseURL,
+        "--model",
+        "cli-model",
+        "--yes",
+        "--guard-seconds",
+        "0",
+        "--instructions",
+        "tests only",
+      ]);
       assert.equal(r.code, 0, r.err);
-      assert.match(r.out, /^Compacted: wrote compaction [0-9a-f]{8} after entry 925c02fe; pi keeps the messages from e96f0264 on\.$/m);
+      assert.match(
+        r.out,
+        /^Compacted: wrote compaction [0-9a-f]{8} after entry 925c02fe; pi keeps the messages from e96f0264 on\.$/m,
+      );
       assert.match(r.out, /^Tokens: 13,821 → [\d,]+ \(pi's estimate\); the summarizer used [\d,]+ tokens\.$/m);
       assert.match(r.out, /^File: [\d,]+ → [\d,]+ bytes\.$/m);
       assert.equal(server.requests.length, 2);
@@ -445,19 +713,36 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const before = fs.readFileSync(file);
       let r = await run([file, "--agent-dir", agentDir("long"), "--dry-run", "--guard-seconds", "0"]);
       assert.equal(r.code, 0, r.err);
-      assert.match(r.out, /^summarizer +gpt-4o-mini at https:\/\/api\.openai\.com\/v1: 1 request, ≈[\d,]+ input tokens \(window 128,000\)$/m);
+      assert.match(
+        r.out,
+        /^summarizer +gpt-4o-mini at https:\/\/api\.openai\.com\/v1: 1 request, ≈[\d,]+ input tokens \(window 128,000\)$/m,
+      );
       assert.match(r.out, /^API key +none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact$/m);
       r = await run([file, "--agent-dir", agentDir("long"), "--yes", "--guard-seconds", "0"]);
       assert.equal(r.code, 1);
       assert.match(r.out, /^tokens before +12,610$/m, "the preview came first");
-      assert.match(r.err, /^No API key for https:\/\/api\.openai\.com\/v1: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment\. Nothing was written\.$/m);
+      assert.match(
+        r.err,
+        /^No API key for https:\/\/api\.openai\.com\/v1: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment\. Nothing was written\.$/m,
+      );
       assert.doesNotMatch(r.err, /Pi: Set API Key/);
       assert.ok(fs.readFileSync(file).equals(before));
     });
 
     it("nothing to compact: pi's message as a sentence, exit 1", async () => {
       const file = fixturePrefix("long", piCompactions("long")[0]!.line);
-      const r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "m", "--yes", "--guard-seconds", "0"]);
+      const r = await run([
+        file,
+        "--agent-dir",
+        agentDir("long"),
+        "--base-url",
+        server.baseURL,
+        "--model",
+        "m",
+        "--yes",
+        "--guard-seconds",
+        "0",
+      ]);
       assert.equal(r.code, 1);
       assert.equal(r.err, "Already compacted: the leaf is a compaction entry.");
     });
@@ -465,7 +750,17 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
     it("without --yes and without a terminal: refuses (exit 2), nothing sent", async () => {
       const file = fixturePrefix("long", piCompactions("long")[0]!.line - 1);
       const before = fs.readFileSync(file);
-      const r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "m", "--guard-seconds", "0"]);
+      const r = await run([
+        file,
+        "--agent-dir",
+        agentDir("long"),
+        "--base-url",
+        server.baseURL,
+        "--model",
+        "m",
+        "--guard-seconds",
+        "0",
+      ]);
       assert.equal(r.code, 2);
       assert.match(r.err, /--yes/);
       assert.equal(server.requests.length, 0);
@@ -476,7 +771,18 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       const file = fixturePrefix("long", piCompactions("long")[0]!.line - 1);
       const before = fs.readFileSync(file);
       server.script({ text: "x", finishReason: "length" });
-      let r = await run([file, "--agent-dir", agentDir("long"), "--base-url", server.baseURL, "--model", "m", "--yes", "--guard-seconds", "0"]);
+      let r = await run([
+        file,
+        "--agent-dir",
+        agentDir("long"),
+        "--base-url",
+        server.baseURL,
+        "--model",
+        "m",
+        "--yes",
+        "--guard-seconds",
+        "0",
+      ]);
       assert.equal(r.code, 1);
       assert.match(r.err, /token cap/);
       fs.utimesSync(file, new Date(), new Date());
@@ -496,31 +802,38 @@ describe("live-session detection", () => {
   it("isPiCommandLine", () => {
     assert.equal(isPiCommandLine(["pi"]), true);
     assert.equal(isPiCommandLine(["/usr/local/bin/pi", "--continue"]), true);
-    assert.equal(isPiCommandLine(["node", "/home/u/.npm/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"]), true);
+    assert.equal(
+      isPiCommandLine(["node", "/home/u/.npm/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"]),
+      true,
+    );
     assert.equal(isPiCommandLine(["node", "/x/bin/pi"]), true);
     assert.equal(isPiCommandLine(["node", "server.js"]), false);
     assert.equal(isPiCommandLine(["pip", "install"]), false);
   });
 
-  it("finds a real running `pi` process by its cwd in /proc (Linux)", { skip: process.platform !== "linux" }, async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-live-"));
-    const bin = path.join(dir, "pi");
-    fs.writeFileSync(bin, "#!/bin/sh\nsleep 30\n", { mode: 0o755 });
-    const session = path.join(dir, "s.jsonl");
-    fs.writeFileSync(session, "{}\n");
-    const old = new Date(Date.now() - 3600_000);
-    fs.utimesSync(session, old, old);
-    const child = spawn(bin, [], { cwd: dir, stdio: "ignore" });
-    try {
-      await new Promise((r) => setTimeout(r, 150));
-      const found = checkLiveSession(session, { guardSeconds: 30, sessionCwd: dir });
-      assert.equal(found.live, true);
-      const reason = found.reasons.find((r) => r.kind === "pi-process");
-      assert.ok(reason && reason.kind === "pi-process" && reason.pid === child.pid && reason.match === "cwd");
-      assert.equal(checkLiveSession(session, { guardSeconds: 30, sessionCwd: os.tmpdir() }).live, false);
-    } finally {
-      child.kill();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    "finds a real running `pi` process by its cwd in /proc (Linux)",
+    { skip: process.platform !== "linux" },
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-live-"));
+      const bin = path.join(dir, "pi");
+      fs.writeFileSync(bin, "#!/bin/sh\nsleep 30\n", { mode: 0o755 });
+      const session = path.join(dir, "s.jsonl");
+      fs.writeFileSync(session, "{}\n");
+      const old = new Date(Date.now() - 3600_000);
+      fs.utimesSync(session, old, old);
+      const child = spawn(bin, [], { cwd: dir, stdio: "ignore" });
+      try {
+        await new Promise((r) => setTimeout(r, 150));
+        const found = checkLiveSession(session, { guardSeconds: 30, sessionCwd: dir });
+        assert.equal(found.live, true);
+        const reason = found.reasons.find((r) => r.kind === "pi-process");
+        assert.ok(reason && reason.kind === "pi-process" && reason.pid === child.pid && reason.match === "cwd");
+        assert.equal(checkLiveSession(session, { guardSeconds: 30, sessionCwd: os.tmpdir() }).live, false);
+      } finally {
+        child.kill();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -24,10 +24,17 @@ function check(input: string, longStringBytes: number): void {
     scanError = error;
   }
   if (parseError) {
-    assert.ok(scanError instanceof JsonScanError, `scanner accepted what JSON.parse rejects: ${JSON.stringify(text).slice(0, 200)}`);
+    assert.ok(
+      scanError instanceof JsonScanError,
+      `scanner accepted what JSON.parse rejects: ${JSON.stringify(text).slice(0, 200)}`,
+    );
     return;
   }
-  assert.equal(scanError, undefined, `scanner rejected valid JSON: ${JSON.stringify(text).slice(0, 200)} (${String(scanError)})`);
+  assert.equal(
+    scanError,
+    undefined,
+    `scanner rejected valid JSON: ${JSON.stringify(text).slice(0, 200)} (${String(scanError)})`,
+  );
   assert.deepEqual(toPlain(scanned), expected);
   assert.equal(jsonLength(scanned), JSON.stringify(expected).length, "jsonLength");
   walk(scanned, expected);
@@ -45,11 +52,33 @@ function walk(scanned: unknown, expected: unknown): void {
     return;
   }
   if (Array.isArray(scanned)) scanned.forEach((v, i) => walk(v, (expected as unknown[])[i]));
-  else if (scanned && typeof scanned === "object") for (const k of Object.keys(scanned)) walk((scanned as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k]);
+  else if (scanned && typeof scanned === "object")
+    for (const k of Object.keys(scanned))
+      walk((scanned as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k]);
 }
 
-const nastyChar = fc.constantFrom("\"", "\\", "/", "\n", "\t", "\u0000", "\u001f", "\u007f", "é", "€", "😀", "\ud800", "\udc00", "\u2028", "\ufeff", "a", " ");
-const nastyString = fc.array(fc.oneof(nastyChar, fc.string({ unit: "binary", maxLength: 6 })), { maxLength: 40 }).map((parts) => parts.join(""));
+const nastyChar = fc.constantFrom(
+  '"',
+  "\\",
+  "/",
+  "\n",
+  "\t",
+  "\u0000",
+  "\u001f",
+  "\u007f",
+  "é",
+  "€",
+  "😀",
+  "\ud800",
+  "\udc00",
+  "\u2028",
+  "\ufeff",
+  "a",
+  " ",
+);
+const nastyString = fc
+  .array(fc.oneof(nastyChar, fc.string({ unit: "binary", maxLength: 6 })), { maxLength: 40 })
+  .map((parts) => parts.join(""));
 const jsonValue = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: "small" },
@@ -75,7 +104,29 @@ describe("scanJson", () => {
   });
 
   it("rejects exactly what JSON.parse rejects, for mutated JSON (fast-check)", () => {
-    const mutation = fc.tuple(jsonValue, fc.nat(), fc.constantFrom("\\", '"', "\t", "\u0001", ",", "}", "]", "x", "\\u12", "\\uZZZZ", "-", "0", ".", "e", " ", "\\q", "\n"));
+    const mutation = fc.tuple(
+      jsonValue,
+      fc.nat(),
+      fc.constantFrom(
+        "\\",
+        '"',
+        "\t",
+        "\u0001",
+        ",",
+        "}",
+        "]",
+        "x",
+        "\\u12",
+        "\\uZZZZ",
+        "-",
+        "0",
+        ".",
+        "e",
+        " ",
+        "\\q",
+        "\n",
+      ),
+    );
     fc.assert(
       fc.property(mutation, fc.constantFrom(0, 4, 256), ([value, at, insert], threshold) => {
         const text = JSON.stringify(value);
@@ -104,7 +155,7 @@ describe("scanJson", () => {
   });
 
   it("measures a 1 MB string with escapes without decoding it for the length", () => {
-    const big = "line \"quoted\" \\ tab\t é 😀\n".repeat(40000);
+    const big = 'line "quoted" \\ tab\t é 😀\n'.repeat(40000);
     const text = JSON.stringify({ content: [{ type: "text", text: big }] });
     const buf = Buffer.from(text);
     const v = scanJson(buf, 0, buf.length) as { content: { text: LongString }[] };

@@ -18,7 +18,17 @@ import { checkSummaryResult, combineUsage, SummarizerError } from "../../src/cor
 import { countTiktokens, fitRequest, MIN_SUMMARY_OUTPUT_TOKENS } from "../../src/core/fit";
 import type { Summarizer } from "../../src/core/summarizer";
 
-const HEADINGS = ["## Goal", "## Constraints & Preferences", "## Progress", "### Done", "### In Progress", "### Blocked", "## Key Decisions", "## Next Steps", "## Critical Context"];
+const HEADINGS = [
+  "## Goal",
+  "## Constraints & Preferences",
+  "## Progress",
+  "### Done",
+  "### In Progress",
+  "### Blocked",
+  "## Key Decisions",
+  "## Next Steps",
+  "## Critical Context",
+];
 
 function headingsIn(text: string): string[] {
   return text.split("\n").filter((l) => /^#{2,3} /.test(l));
@@ -40,24 +50,57 @@ describe("prompts", () => {
   });
 
   it("history request with previous summary and custom instructions: pi's order", () => {
-    const r = buildHistoryRequest({ conversation: "[User]: more", previousSummary: "## Goal\nold", customInstructions: "  the parser  ", maxOutputTokens: 1 });
-    assert.equal(r.prompt, `<conversation>\n[User]: more\n</conversation>\n\n<previous-summary>\n## Goal\nold\n</previous-summary>\n\n${COMPACTION_UPDATE_INSTRUCTIONS}\n\nAdditional focus: the parser`);
+    const r = buildHistoryRequest({
+      conversation: "[User]: more",
+      previousSummary: "## Goal\nold",
+      customInstructions: "  the parser  ",
+      maxOutputTokens: 1,
+    });
+    assert.equal(
+      r.prompt,
+      `<conversation>\n[User]: more\n</conversation>\n\n<previous-summary>\n## Goal\nold\n</previous-summary>\n\n${COMPACTION_UPDATE_INSTRUCTIONS}\n\nAdditional focus: the parser`,
+    );
   });
 
   it("turn-prefix request: # Conversation / # Instructions layout and its own headings", () => {
-    const r = buildTurnPrefixRequest({ conversation: "[User]: do it", customInstructions: "tests", maxOutputTokens: 2 });
-    assert.equal(r.prompt, `# Conversation\n[User]: do it\n\n# Instructions\n${TURN_PREFIX_INSTRUCTIONS}\n\nAdditional focus: tests`);
-    assert.deepEqual(headingsIn(TURN_PREFIX_INSTRUCTIONS), ["## Original Request", "## Progress So Far", "## Context Needed to Continue"]);
+    const r = buildTurnPrefixRequest({
+      conversation: "[User]: do it",
+      customInstructions: "tests",
+      maxOutputTokens: 2,
+    });
+    assert.equal(
+      r.prompt,
+      `# Conversation\n[User]: do it\n\n# Instructions\n${TURN_PREFIX_INSTRUCTIONS}\n\nAdditional focus: tests`,
+    );
+    assert.deepEqual(headingsIn(TURN_PREFIX_INSTRUCTIONS), [
+      "## Original Request",
+      "## Progress So Far",
+      "## Context Needed to Continue",
+    ]);
   });
 
   it("branch summary: headings without Critical Context, preamble, replaceInstructions", () => {
     const r = buildBranchSummaryRequest({ conversation: "c", maxOutputTokens: 3 });
     assert.deepEqual(headingsIn(r.prompt), HEADINGS.slice(0, -1));
     assert.match(r.prompt, /^<conversation>\nc\n<\/conversation>\n\n/);
-    assert.match(buildBranchSummaryRequest({ conversation: "c", customInstructions: "x", maxOutputTokens: 3 }).prompt, /\n\nAdditional focus: x$/);
-    assert.equal(buildBranchSummaryRequest({ conversation: "c", customInstructions: "only this", replaceInstructions: true, maxOutputTokens: 3 }).prompt, "<conversation>\nc\n</conversation>\n\nonly this");
+    assert.match(
+      buildBranchSummaryRequest({ conversation: "c", customInstructions: "x", maxOutputTokens: 3 }).prompt,
+      /\n\nAdditional focus: x$/,
+    );
+    assert.equal(
+      buildBranchSummaryRequest({
+        conversation: "c",
+        customInstructions: "only this",
+        replaceInstructions: true,
+        maxOutputTokens: 3,
+      }).prompt,
+      "<conversation>\nc\n</conversation>\n\nonly this",
+    );
     assert.equal(branchSummaryText("## Goal"), `${BRANCH_SUMMARY_PREAMBLE}## Goal`);
-    assert.equal(BRANCH_SUMMARY_PREAMBLE, "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n");
+    assert.equal(
+      BRANCH_SUMMARY_PREAMBLE,
+      "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n",
+    );
   });
 
   it("split-turn merge is pi's literal separator", () => {
@@ -67,17 +110,49 @@ describe("prompts", () => {
 
 describe("summary checks and usage", () => {
   it("checkSummaryResult refuses length, tool calls and empty answers", () => {
-    assert.throws(() => checkSummaryResult({ text: "x", stopReason: "length" }, "S"), (e: SummarizerError) => e.kind === "length");
-    assert.throws(() => checkSummaryResult({ text: "x", stopReason: "toolUse" }, "S"), (e: SummarizerError) => e.kind === "tool-call");
-    assert.throws(() => checkSummaryResult({ text: " \n", stopReason: "stop" }, "S"), (e: SummarizerError) => e.kind === "empty");
+    assert.throws(
+      () => checkSummaryResult({ text: "x", stopReason: "length" }, "S"),
+      (e: SummarizerError) => e.kind === "length",
+    );
+    assert.throws(
+      () => checkSummaryResult({ text: "x", stopReason: "toolUse" }, "S"),
+      (e: SummarizerError) => e.kind === "tool-call",
+    );
+    assert.throws(
+      () => checkSummaryResult({ text: " \n", stopReason: "stop" }, "S"),
+      (e: SummarizerError) => e.kind === "empty",
+    );
     checkSummaryResult({ text: "ok", stopReason: "stop" }, "S");
   });
 
   it("combineUsage sums field-wise like pi", () => {
-    const a = { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, totalTokens: 10, cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0, total: 0.3, totalFromProvider: true } };
-    const b = { input: 10, output: 20, cacheRead: 30, cacheWrite: 40, reasoning: 5, totalTokens: 100, cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, total: 3 } };
+    const a = {
+      input: 1,
+      output: 2,
+      cacheRead: 3,
+      cacheWrite: 4,
+      totalTokens: 10,
+      cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0, total: 0.3, totalFromProvider: true },
+    };
+    const b = {
+      input: 10,
+      output: 20,
+      cacheRead: 30,
+      cacheWrite: 40,
+      reasoning: 5,
+      totalTokens: 100,
+      cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, total: 3 },
+    };
     const c = combineUsage(a, b);
-    assert.deepEqual(c, { input: 11, output: 22, cacheRead: 33, cacheWrite: 44, reasoning: 5, totalTokens: 110, cost: { input: 1.1, output: 2.2, cacheRead: 0, cacheWrite: 0, total: 3.3, totalFromProvider: false } });
+    assert.deepEqual(c, {
+      input: 11,
+      output: 22,
+      cacheRead: 33,
+      cacheWrite: 44,
+      reasoning: 5,
+      totalTokens: 110,
+      cost: { input: 1.1, output: 2.2, cacheRead: 0, cacheWrite: 0, total: 3.3, totalFromProvider: false },
+    });
     assert.equal("cacheWrite1h" in c, false);
   });
 });
@@ -109,7 +184,11 @@ describe("fitRequest", () => {
     const tight = await fitRequest(fake(input + margin + 2000), request, "x");
     assert.equal(tight.outputReduced, true);
     assert.equal(tight.request.maxOutputTokens, 2000);
-    await assert.rejects(fitRequest(fake(input + margin + MIN_SUMMARY_OUTPUT_TOKENS - 1), request, "compaction summary"), (e: SummarizerError) => e.kind === "too-large" && /does not fit/.test(e.message) && /context window of/.test(e.message));
+    await assert.rejects(
+      fitRequest(fake(input + margin + MIN_SUMMARY_OUTPUT_TOKENS - 1), request, "compaction summary"),
+      (e: SummarizerError) =>
+        e.kind === "too-large" && /does not fit/.test(e.message) && /context window of/.test(e.message),
+    );
     const unknown = await fitRequest(fake(undefined), request, "x");
     assert.equal(unknown.outputReduced, false);
   });

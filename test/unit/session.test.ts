@@ -15,7 +15,13 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const header = { type: "session", version: 3, id: "s1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" };
 function user(id: string, parentId: string | null, text: string): object {
-  return { type: "message", id, parentId, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text }], timestamp: 1 } };
+  return {
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-01-01T00:00:01.000Z",
+    message: { role: "user", content: [{ type: "text", text }], timestamp: 1 },
+  };
 }
 function assistant(id: string, parentId: string, text: string, total: number): object {
   return {
@@ -23,7 +29,16 @@ function assistant(id: string, parentId: string, text: string, total: number): o
     id,
     parentId,
     timestamp: "2026-01-01T00:00:02.000Z",
-    message: { role: "assistant", content: [{ type: "text", text }], api: "x", provider: "p", model: "m", usage: { input: total, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: total }, stopReason: "stop", timestamp: 2 },
+    message: {
+      role: "assistant",
+      content: [{ type: "text", text }],
+      api: "x",
+      provider: "p",
+      model: "m",
+      usage: { input: total, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: total },
+      stopReason: "stop",
+      timestamp: 2,
+    },
   };
 }
 const line = (o: object): string => `${JSON.stringify(o)}\n`;
@@ -37,21 +52,30 @@ function file(content: string | Buffer): string {
 describe("SessionFile reading", () => {
   it("reports the torn final record of case 09 and the fused line, with line numbers and sizes", async () => {
     const torn = await SessionFile.open(path.join(FIXTURES, "cases/09-truncated-final-line/session.jsonl"));
-    assert.deepEqual(torn.records.map((r) => r.id), ["u1", "a1", "u2"]);
+    assert.deepEqual(
+      torn.records.map((r) => r.id),
+      ["u1", "a1", "u2"],
+    );
     assert.equal(torn.leafId, "u2");
     const d = torn.diagnostics.find((x) => x.code === "truncated-final-line");
     assert.ok(d);
     assert.match(d.message, /^truncated final record at line 5 \(164 bytes\)/);
     assert.equal(d.offset, 973);
     const fused = await SessionFile.open(path.join(FIXTURES, "cases/09-truncated-final-line/session-fused.jsonl"));
-    assert.deepEqual(fused.records.map((r) => r.id), ["u1", "a1", "u2"]);
+    assert.deepEqual(
+      fused.records.map((r) => r.id),
+      ["u1", "a1", "u2"],
+    );
     const f = fused.diagnostics.find((x) => x.code === "malformed-line");
     assert.ok(f);
     assert.match(f.message, /^unparseable line 5 \(350 bytes\)/);
   });
 
   it("never modifies the file it reads (torn tail, v1 file)", async () => {
-    for (const rel of ["cases/09-truncated-final-line/session.jsonl", "cases/08-v1-migration-firstKeptEntryIndex/session.jsonl"]) {
+    for (const rel of [
+      "cases/09-truncated-final-line/session.jsonl",
+      "cases/08-v1-migration-firstKeptEntryIndex/session.jsonl",
+    ]) {
       const p = path.join(FIXTURES, rel);
       const before = fs.readFileSync(p);
       const stat = fs.statSync(p);
@@ -65,9 +89,15 @@ describe("SessionFile reading", () => {
     const text = `\ufeff${JSON.stringify(header)}\r\n\r\n${JSON.stringify(user("u1", null, "hi"))}\r\n   \n${JSON.stringify(assistant("a1", "u1", "ok", 50))}\r\n`;
     const s = await SessionFile.open(file(text));
     assert.equal(s.header?.id, "s1");
-    assert.deepEqual(s.records.map((r) => r.id), ["u1", "a1"]);
+    assert.deepEqual(
+      s.records.map((r) => r.id),
+      ["u1", "a1"],
+    );
     assert.equal(s.records[1]!.line, 5);
-    assert.deepEqual(s.diagnostics.map((d) => d.code), ["bom"]);
+    assert.deepEqual(
+      s.diagnostics.map((d) => d.code),
+      ["bom"],
+    );
   });
 
   it("treats a file whose first parsed line is not a header as not a pi session", async () => {
@@ -88,23 +118,46 @@ describe("SessionFile reading", () => {
       line(user("u1", "f1", "dup")) +
       line({ type: "label", parentId: "u1", timestamp: "t", targetId: "u1", label: "x" });
     const s = await SessionFile.open(file(text));
-    assert.deepEqual(s.records.map((r) => r.id), ["u1", "f1", "u1"]);
+    assert.deepEqual(
+      s.records.map((r) => r.id),
+      ["u1", "f1", "u1"],
+    );
     assert.equal(s.byId.get("u1")!.line, 7);
     const codes = s.diagnostics.map((d) => d.code);
-    assert.deepEqual(codes, ["extra-header", "unknown-type", "not-an-entry", "not-an-object", "duplicate-id", "missing-id"]);
+    assert.deepEqual(codes, [
+      "extra-header",
+      "unknown-type",
+      "not-an-entry",
+      "not-an-object",
+      "duplicate-id",
+      "missing-id",
+    ]);
     assert.equal(s.leafId, "u1");
   });
 
   it("reports missing parents and parent cycles, and paths never hang on a cycle", async () => {
-    const text = line(header) + line(user("a", "c", "1")) + line(user("b", "a", "2")) + line(user("c", "b", "3")) + line(user("d", "zzz", "4")) + line(user("e", "e", "5")) + line(user("f", "a", "6"));
+    const text =
+      line(header) +
+      line(user("a", "c", "1")) +
+      line(user("b", "a", "2")) +
+      line(user("c", "b", "3")) +
+      line(user("d", "zzz", "4")) +
+      line(user("e", "e", "5")) +
+      line(user("f", "a", "6"));
     const s = await SessionFile.open(file(text));
     const diags = structureDiagnostics(s);
     assert.deepEqual(diags.map((d) => d.code).sort(), ["missing-parent", "parent-cycle", "parent-cycle"]);
     const cyclePath = getPath(s, "f");
-    assert.deepEqual(cyclePath.path.map((e) => e.id), ["b", "c", "a", "f"]);
+    assert.deepEqual(
+      cyclePath.path.map((e) => e.id),
+      ["b", "c", "a", "f"],
+    );
     assert.equal(cyclePath.cycleAt, "a");
     const self = getPath(s, "e");
-    assert.deepEqual(self.path.map((e) => e.id), ["e"]);
+    assert.deepEqual(
+      self.path.map((e) => e.id),
+      ["e"],
+    );
     assert.equal(getPath(s, "d").missingParent, "zzz");
     // The projection and token accounting work on the cut path too.
     const projection = buildProjection(s, "f");
@@ -127,7 +180,15 @@ describe("SessionFile reading", () => {
   });
 
   it("migrates v2 hookMessage to custom in memory", async () => {
-    const text = line({ ...header, version: 2 }) + line({ type: "message", id: "h", parentId: null, timestamp: "t", message: { role: "hookMessage", customType: "x", content: "hello!!", display: true, timestamp: 1 } });
+    const text =
+      line({ ...header, version: 2 }) +
+      line({
+        type: "message",
+        id: "h",
+        parentId: null,
+        timestamp: "t",
+        message: { role: "hookMessage", customType: "x", content: "hello!!", display: true, timestamp: 1 },
+      });
     const s = await SessionFile.open(file(text));
     assert.equal(s.records[0]!.role, "custom");
     assert.equal(s.records[0]!.tokens, 2);
@@ -135,17 +196,43 @@ describe("SessionFile reading", () => {
   });
 
   it("counts tokens of long lines (scanner path) exactly like pi's estimateTokens on the parsed message", async () => {
-    const big = "x\"y\\z é 😀\n".repeat(5000);
-    const message = { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "text", text: big }, { type: "image", data: "A".repeat(200000), mimeType: "image/png" }], isError: false, timestamp: 3 };
-    const call = { role: "assistant", content: [{ type: "thinking", thinking: big }, { type: "toolCall", id: "c", name: "write", arguments: { path: "a.txt", content: big } }], api: "x", provider: "p", model: "m", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 }, stopReason: "toolUse", timestamp: 2 };
-    const text = line(header) + line(user("u1", null, big)) + line({ type: "message", id: "a1", parentId: "u1", timestamp: "t", message: call }) + line({ type: "message", id: "t1", parentId: "a1", timestamp: "t", message });
+    const big = 'x"y\\z é 😀\n'.repeat(5000);
+    const message = {
+      role: "toolResult",
+      toolCallId: "c",
+      toolName: "read",
+      content: [
+        { type: "text", text: big },
+        { type: "image", data: "A".repeat(200000), mimeType: "image/png" },
+      ],
+      isError: false,
+      timestamp: 3,
+    };
+    const call = {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: big },
+        { type: "toolCall", id: "c", name: "write", arguments: { path: "a.txt", content: big } },
+      ],
+      api: "x",
+      provider: "p",
+      model: "m",
+      usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 },
+      stopReason: "toolUse",
+      timestamp: 2,
+    };
+    const text =
+      line(header) +
+      line(user("u1", null, big)) +
+      line({ type: "message", id: "a1", parentId: "u1", timestamp: "t", message: call }) +
+      line({ type: "message", id: "t1", parentId: "a1", timestamp: "t", message });
     const s = await SessionFile.open(file(text));
     assert.equal(s.records[0]!.tokens, estimateTokens({ role: "user", content: [{ type: "text", text: big }] }));
     assert.equal(s.records[1]!.tokens, estimateTokens(call));
     assert.equal(s.records[2]!.tokens, estimateTokens(message));
     assert.deepEqual(s.records[1]!.fileOps, [{ kind: "write", path: "a.txt" }]);
     assert.equal(s.records[2]!.images, 1);
-    assert.equal(s.records[0]!.preview, "x\"y\\z é 😀");
+    assert.equal(s.records[0]!.preview, 'x"y\\z é 😀');
   });
 });
 
@@ -153,7 +240,10 @@ describe("SessionFile tailing", () => {
   it("reads appended lines only, keeps a torn line pending until completed, and includes a complete unterminated line like pi", async () => {
     const p = file(line(header) + line(user("u1", null, "hello")));
     const s = await SessionFile.open(p);
-    assert.deepEqual(s.records.map((r) => r.id), ["u1"]);
+    assert.deepEqual(
+      s.records.map((r) => r.id),
+      ["u1"],
+    );
     const a1 = JSON.stringify(assistant("a1", "u1", "answer", 100));
     fs.appendFileSync(p, a1.slice(0, 40));
     let r = await s.refresh();
@@ -162,12 +252,18 @@ describe("SessionFile tailing", () => {
     fs.appendFileSync(p, a1.slice(40));
     r = await s.refresh();
     // Complete JSON without a newline: pi parses it, so do we (provisionally).
-    assert.deepEqual(r.added.map((e) => e.id), ["a1"]);
+    assert.deepEqual(
+      r.added.map((e) => e.id),
+      ["a1"],
+    );
     assert.equal(s.leafId, "a1");
     assert.equal(s.diagnostics.filter((d) => d.code === "truncated-final-line").length, 0);
     fs.appendFileSync(p, `\n${line(user("u2", "a1", "next"))}`);
     r = await s.refresh();
-    assert.deepEqual(s.records.map((e) => e.id), ["u1", "a1", "u2"]);
+    assert.deepEqual(
+      s.records.map((e) => e.id),
+      ["u1", "a1", "u2"],
+    );
     assert.equal(r.reopened, false);
     assert.equal(s.records[2]!.line, 4);
     assert.equal(s.committedBytes, fs.statSync(p).size);
@@ -181,7 +277,10 @@ describe("SessionFile tailing", () => {
     fs.writeFileSync(p, line(header) + line(user("x1", null, "other")));
     let r = await s.refresh();
     assert.equal(r.reopened, true);
-    assert.deepEqual(s.records.map((e) => e.id), ["x1"]);
+    assert.deepEqual(
+      s.records.map((e) => e.id),
+      ["x1"],
+    );
     // Same size, different bytes (pi's migration rewrite keeps the inode).
     const content = line({ ...header, id: "s2" }) + line(user("y1", null, "other"));
     fs.writeFileSync(p, content);
@@ -214,6 +313,9 @@ describe("SessionFile tailing", () => {
     assert.equal(s.diagnostics.length, 0);
     assert.equal(getPath(s, s.leafId).path.length, 1500);
     const inMemory = SessionFile.fromBytes(fs.readFileSync(p));
-    assert.deepEqual(inMemory.records.map((r) => [r.id, r.offset, r.tokens]), s.records.map((r) => [r.id, r.offset, r.tokens]));
+    assert.deepEqual(
+      inMemory.records.map((r) => [r.id, r.offset, r.tokens]),
+      s.records.map((r) => [r.id, r.offset, r.tokens]),
+    );
   });
 });

@@ -34,7 +34,14 @@ describe("planFolders", () => {
   it("env override, pi's sessionDir setting (relative to the folder), default, extras", () => {
     const agent = tmp();
     fs.writeFileSync(path.join(agent, "settings.json"), JSON.stringify({ sessionDir: "rel/sessions" }));
-    const [plan] = planFolders({ agentDir: agent, folders: ["/w/p"], extraDirs: ["extra", "/abs"], includeSubfolders: false, projectSettings: "never", env: { PI_CODING_AGENT_SESSION_DIR: "/envdir" } });
+    const [plan] = planFolders({
+      agentDir: agent,
+      folders: ["/w/p"],
+      extraDirs: ["extra", "/abs"],
+      includeSubfolders: false,
+      projectSettings: "never",
+      env: { PI_CODING_AGENT_SESSION_DIR: "/envdir" },
+    });
     assert.deepEqual(
       plan!.dirs.map((d) => [d.dir, d.origin]),
       [
@@ -51,17 +58,34 @@ describe("planFolders", () => {
   it("reports broken pi settings without throwing", () => {
     const agent = tmp();
     fs.writeFileSync(path.join(agent, "settings.json"), "{");
-    const [plan] = planFolders({ agentDir: agent, folders: ["/w"], extraDirs: [], includeSubfolders: true, projectSettings: "never", env: {} });
+    const [plan] = planFolders({
+      agentDir: agent,
+      folders: ["/w"],
+      extraDirs: [],
+      includeSubfolders: true,
+      projectSettings: "never",
+      env: {},
+    });
     assert.equal(plan!.settingsProblems.length, 1);
     assert.match(plan!.settingsProblems[0]!.message, /Failed to parse/);
     assert.deepEqual(plan!.subfolders, { root: path.join(agent, "sessions"), prefix: "--w" });
   });
 
   it("no workspace: every folder under sessions/ plus absolute extras", () => {
-    const plans = planFolders({ agentDir: "/a", folders: [], extraDirs: ["/x", "rel"], includeSubfolders: false, projectSettings: "auto", env: {} });
+    const plans = planFolders({
+      agentDir: "/a",
+      folders: [],
+      extraDirs: ["/x", "rel"],
+      includeSubfolders: false,
+      projectSettings: "auto",
+      env: {},
+    });
     assert.equal(plans.length, 1);
     assert.equal(plans[0]!.index, -1);
-    assert.deepEqual(plans[0]!.dirs.map((d) => d.dir), ["/x"]);
+    assert.deepEqual(
+      plans[0]!.dirs.map((d) => d.dir),
+      ["/x"],
+    );
     assert.deepEqual(plans[0]!.subfolders, { root: "/a/sessions", prefix: "--" });
   });
 });
@@ -69,8 +93,16 @@ describe("planFolders", () => {
 describe("parseHeaderProbe", () => {
   it("like pi: first parsed line must be the header; blank and broken complete lines are skipped", () => {
     assert.deepEqual(parseHeaderProbe(Buffer.from(header("/w", "a")), true), { state: "session", id: "a", cwd: "/w" });
-    assert.deepEqual(parseHeaderProbe(Buffer.from("\n{ broken\n" + header("/w", "b")), true), { state: "session", id: "b", cwd: "/w" });
-    assert.deepEqual(parseHeaderProbe(Buffer.from("\ufeff" + header("/w", "c")), true), { state: "session", id: "c", cwd: "/w" });
+    assert.deepEqual(parseHeaderProbe(Buffer.from("\n{ broken\n" + header("/w", "b")), true), {
+      state: "session",
+      id: "b",
+      cwd: "/w",
+    });
+    assert.deepEqual(parseHeaderProbe(Buffer.from("\ufeff" + header("/w", "c")), true), {
+      state: "session",
+      id: "c",
+      cwd: "/w",
+    });
     assert.deepEqual(parseHeaderProbe(Buffer.from('{"type":"message"}\n'), true), { state: "not-session" });
     assert.deepEqual(parseHeaderProbe(Buffer.from(""), true), { state: "incomplete" });
     assert.deepEqual(parseHeaderProbe(Buffer.from(header("/w").slice(0, 30)), true), { state: "incomplete" });
@@ -83,7 +115,14 @@ describe("SessionScanner", () => {
     const folder = "/work/proj";
     const dir = path.join(agent, "sessions", encodeSessionDirName(folder));
     fs.mkdirSync(dir, { recursive: true });
-    const plans = planFolders({ agentDir: agent, folders: [folder], extraDirs: [], includeSubfolders: false, projectSettings: "never", env: {} });
+    const plans = planFolders({
+      agentDir: agent,
+      folders: [folder],
+      extraDirs: [],
+      includeSubfolders: false,
+      projectSettings: "never",
+      env: {},
+    });
     const scanner = new SessionScanner();
     assert.deepEqual((await scanner.scan(plans)).sessions, []);
     const a = path.join(dir, "a.jsonl");
@@ -96,7 +135,10 @@ describe("SessionScanner", () => {
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(a, old, old);
     let r = await scanner.scan(plans);
-    assert.deepEqual(r.sessions.map((s) => path.basename(s.file)), ["b.jsonl", "a.jsonl"]);
+    assert.deepEqual(
+      r.sessions.map((s) => path.basename(s.file)),
+      ["b.jsonl", "a.jsonl"],
+    );
     assert.deepEqual(r.existingDirs, [dir]);
     assert.equal(scanner.headerReads, 3);
     fs.appendFileSync(a, '{"type":"message"}\n');
@@ -107,7 +149,10 @@ describe("SessionScanner", () => {
     assert.equal(scanner.headerReads, 4, "unchanged files: no reads");
     fs.writeFileSync(b, header("/elsewhere", "b2")); // rewritten in place with another cwd
     r = await scanner.scan(plans);
-    assert.deepEqual(r.sessions.map((s) => path.basename(s.file)), ["a.jsonl"]);
+    assert.deepEqual(
+      r.sessions.map((s) => path.basename(s.file)),
+      ["a.jsonl"],
+    );
     assert.equal(scanner.headerReads, 5);
     fs.rmSync(a);
     r = await scanner.scan(plans);
@@ -120,9 +165,23 @@ describe("SessionScanner", () => {
     const sub = path.join(agent, "sessions", encodeSessionDirName("/work/proj/pkg"));
     fs.mkdirSync(sub, { recursive: true });
     fs.writeFileSync(path.join(sub, "s.jsonl"), header("/work/proj/pkg"));
-    const without = planFolders({ agentDir: agent, folders: [folder], extraDirs: [], includeSubfolders: false, projectSettings: "never", env: {} });
+    const without = planFolders({
+      agentDir: agent,
+      folders: [folder],
+      extraDirs: [],
+      includeSubfolders: false,
+      projectSettings: "never",
+      env: {},
+    });
     assert.equal((await new SessionScanner().scan(without)).sessions.length, 0);
-    const withSub = planFolders({ agentDir: agent, folders: [folder], extraDirs: [], includeSubfolders: true, projectSettings: "never", env: {} });
+    const withSub = planFolders({
+      agentDir: agent,
+      folders: [folder],
+      extraDirs: [],
+      includeSubfolders: true,
+      projectSettings: "never",
+      env: {},
+    });
     assert.equal((await new SessionScanner().scan(withSub)).sessions.length, 1);
   });
 });
@@ -137,7 +196,14 @@ describe("SessionScanner without a workspace", () => {
     }
     fs.mkdirSync(path.join(agent, "sessions", "not-a-session-dir"));
     fs.writeFileSync(path.join(agent, "sessions", "not-a-session-dir", "x.jsonl"), header("/x"));
-    const plans = planFolders({ agentDir: agent, folders: [], extraDirs: [], includeSubfolders: false, projectSettings: "auto", env: {} });
+    const plans = planFolders({
+      agentDir: agent,
+      folders: [],
+      extraDirs: [],
+      includeSubfolders: false,
+      projectSettings: "auto",
+      env: {},
+    });
     const r = await new SessionScanner().scan(plans);
     assert.deepEqual(r.sessions.map((s) => s.cwd).sort(), ["/a", "/b/c"]);
     assert.ok(r.sessions.every((s) => s.folderIndex === -1));
@@ -146,33 +212,74 @@ describe("SessionScanner without a workspace", () => {
 
 describe("Select Session rows", () => {
   const now = Date.UTC(2026, 5, 1, 12, 0, 0);
-  const summary = (o: Partial<SessionSummary>): SessionSummary => ({ file: "/d/x.jsonl", size: 2048, mtimeMs: now - 5 * 60_000, id: "i", cwd: "/w", created: undefined, name: undefined, firstMessage: undefined, lastEntryTimestamp: undefined, entryCount: 12, entryCountExact: true, ...o });
+  const summary = (o: Partial<SessionSummary>): SessionSummary => ({
+    file: "/d/x.jsonl",
+    size: 2048,
+    mtimeMs: now - 5 * 60_000,
+    id: "i",
+    cwd: "/w",
+    created: undefined,
+    name: undefined,
+    firstMessage: undefined,
+    lastEntryTimestamp: undefined,
+    entryCount: 12,
+    entryCountExact: true,
+    ...o,
+  });
 
   it("name or first message, age, size, exact entry count (the current session's from its index; none for big files), current marked", () => {
     const rows = sessionPickRows(
       [
         summary({ file: "/d/a.jsonl", name: "Refactor", firstMessage: "please refactor the parser" }),
-        summary({ file: "/d/b.jsonl", firstMessage: "fix  the\nbug", size: 9 * 1024 * 1024, entryCount: undefined, entryCountExact: false, mtimeMs: now - 3 * 86400_000 }),
+        summary({
+          file: "/d/b.jsonl",
+          firstMessage: "fix  the\nbug",
+          size: 9 * 1024 * 1024,
+          entryCount: undefined,
+          entryCountExact: false,
+          mtimeMs: now - 3 * 86400_000,
+        }),
         summary({ file: "/d/c.jsonl", entryCount: 1 }),
         summary({ file: "/d/d.jsonl", size: 20 * 1024 * 1024, entryCount: undefined, entryCountExact: false }),
       ],
       { currentFile: "/d/b.jsonl", currentEntryCount: 4211, nowMs: now },
     );
-    assert.deepEqual(rows[0], { file: "/d/a.jsonl", label: "Refactor", description: "5 min ago · 2.0 KB · 12 entries", detail: "please refactor the parser · a.jsonl", current: false });
-    assert.deepEqual(rows[1], { file: "/d/b.jsonl", label: "fix the bug", description: "3 days ago · 9.0 MB · 4,211 entries", detail: "current · b.jsonl", current: true });
+    assert.deepEqual(rows[0], {
+      file: "/d/a.jsonl",
+      label: "Refactor",
+      description: "5 min ago · 2.0 KB · 12 entries",
+      detail: "please refactor the parser · a.jsonl",
+      current: false,
+    });
+    assert.deepEqual(rows[1], {
+      file: "/d/b.jsonl",
+      label: "fix the bug",
+      description: "3 days ago · 9.0 MB · 4,211 entries",
+      detail: "current · b.jsonl",
+      current: true,
+    });
     assert.equal(rows[3]!.description, "5 min ago · 20 MB");
     assert.equal(rows[2]!.label, "(no user message yet)");
     assert.equal(rows[2]!.description, "5 min ago · 2.0 KB · 1 entry");
   });
 
   it("with no folder open every session shows its project folder; with several folders the folder's name", () => {
-    const rows = sessionPickRows([summary({ file: "/d/a.jsonl", cwd: "/home/u/code/app", firstMessage: "hi" }), summary({ file: "/d/b.jsonl", cwd: "/srv/other" })], {
-      nowMs: now,
-      folderName: (s) => projectFolderLabel(s.cwd, [], "/home/u"),
-    });
+    const rows = sessionPickRows(
+      [
+        summary({ file: "/d/a.jsonl", cwd: "/home/u/code/app", firstMessage: "hi" }),
+        summary({ file: "/d/b.jsonl", cwd: "/srv/other" }),
+      ],
+      {
+        nowMs: now,
+        folderName: (s) => projectFolderLabel(s.cwd, [], "/home/u"),
+      },
+    );
     assert.equal(rows[0]!.detail, "$(folder) ~/code/app · a.jsonl");
     assert.equal(rows[1]!.detail, "$(folder) /srv/other · b.jsonl");
-    const two = [{ name: "app", path: "/home/u/code/app" }, { name: "lib", path: "/home/u/code/lib" }];
+    const two = [
+      { name: "app", path: "/home/u/code/app" },
+      { name: "lib", path: "/home/u/code/lib" },
+    ];
     assert.equal(projectFolderLabel("/home/u/code/lib", two, "/home/u"), "lib");
     assert.equal(projectFolderLabel("/home/u/code/lib/sub", two, "/home/u"), "lib/sub");
     assert.equal(projectFolderLabel("/home/u/code/app", [two[0]!], "/home/u"), undefined, "one folder: nothing to add");
@@ -181,10 +288,16 @@ describe("Select Session rows", () => {
   });
 
   it("the follow row says what the mode does (no bare “on”)", () => {
-    assert.deepEqual(followRow(true, true), { label: "$(check) Following the Latest Session", description: "current mode", detail: "Shows the most recently written session of this workspace and switches when pi starts a new one. Pick a session below to pin it." });
+    assert.deepEqual(followRow(true, true), {
+      label: "$(check) Following the Latest Session",
+      description: "current mode",
+      detail:
+        "Shows the most recently written session of this workspace and switches when pi starts a new one. Pick a session below to pin it.",
+    });
     assert.equal(followRow(false, true).label, "$(arrow-up) Follow Latest Session");
     assert.equal(followRow(true, false).label, "$(info) No folder open: no session to follow");
-    for (const r of [followRow(true, true), followRow(false, true), followRow(true, false), followRow(false, false)]) assert.ok(!/\bon$/.test(r.description ?? ""), r.label);
+    for (const r of [followRow(true, true), followRow(false, true), followRow(true, false), followRow(false, false)])
+      assert.ok(!/\bon$/.test(r.description ?? ""), r.label);
   });
 
   it("tokens, windows, plurals", () => {
@@ -212,7 +325,10 @@ describe("Select Session rows", () => {
     assert.equal(formatAge(now - 10_000, now), "just now");
     assert.equal(formatAge(now - 2 * 3600_000, now), "2 h ago");
     assert.equal(formatAge(now - 30 * 3600_000, now), "yesterday");
-    assert.equal(formatAge(Date.UTC(2026, 0, 2, 10, 0, 0), now, "en-US"), formatDateTime(Date.UTC(2026, 0, 2, 10, 0, 0), "en-US"));
+    assert.equal(
+      formatAge(Date.UTC(2026, 0, 2, 10, 0, 0), now, "en-US"),
+      formatDateTime(Date.UTC(2026, 0, 2, 10, 0, 0), "en-US"),
+    );
     assert.match(formatDateTime(Date.UTC(2026, 0, 2, 10, 0, 0), "en-US"), /^Jan 2, 2026, \d\d:\d\d:00 (AM|PM)$/);
     assert.equal(formatBytes(900), "900 B");
     assert.equal(formatBytes(150 * 1024), "150 KB");

@@ -43,7 +43,10 @@ describe("incremental updates equal a fresh read", () => {
           assert.deepEqual(summary(buildProjection(session)), summary(buildProjection(fresh)));
           const a = analyzeLoaded(session, { agentDir: tmp, projectSettings: "never", contextWindow: recipe.window });
           const b = analyzeLoaded(fresh, { agentDir: tmp, projectSettings: "never", contextWindow: recipe.window });
-          assert.deepEqual(JSON.parse(JSON.stringify({ ...a.inspect, file: "" })), JSON.parse(JSON.stringify({ ...b.inspect, file: "" })));
+          assert.deepEqual(
+            JSON.parse(JSON.stringify({ ...a.inspect, file: "" })),
+            JSON.parse(JSON.stringify({ ...b.inspect, file: "" })),
+          );
         }
       }),
       { numRuns: 120 },

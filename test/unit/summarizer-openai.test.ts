@@ -37,17 +37,40 @@ describe("OpenAiSummarizer against the scripted server", () => {
   });
 
   const make = (extra: Partial<ConstructorParameters<typeof OpenAiSummarizer>[0]> = {}) =>
-    new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "sk-test-secret-123", model: "m-1", maxOutputTokens: 4000, maxRetries: 0, ...extra });
+    new OpenAiSummarizer({
+      baseURL: server.baseURL,
+      apiKey: "sk-test-secret-123",
+      model: "m-1",
+      maxOutputTokens: 4000,
+      maxRetries: 0,
+      ...extra,
+    });
 
   it("streams: sends model, system + user messages, stream options, output limit; returns text, usage, stop", async () => {
-    server.script({ chunks: ["## Goal\n", "Fix the", " parser."], usage: { prompt_tokens: 100, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 30 }, completion_tokens_details: { reasoning_tokens: 5 } } });
+    server.script({
+      chunks: ["## Goal\n", "Fix the", " parser."],
+      usage: {
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        prompt_tokens_details: { cached_tokens: 30 },
+        completion_tokens_details: { reasoning_tokens: 5 },
+      },
+    });
     const deltas: string[] = [];
     const result = await make().summarize(REQUEST, { onText: (d) => deltas.push(d) });
     assert.deepEqual(deltas, ["## Goal\n", "Fix the", " parser."]);
     assert.equal(result.text, "## Goal\nFix the parser.");
     assert.equal(result.stopReason, "stop");
     assert.equal(result.model, "m-1");
-    assert.deepEqual(result.usage, { input: 70, output: 20, cacheRead: 30, cacheWrite: 0, reasoning: 5, totalTokens: 120, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+    assert.deepEqual(result.usage, {
+      input: 70,
+      output: 20,
+      cacheRead: 30,
+      cacheWrite: 0,
+      reasoning: 5,
+      totalTokens: 120,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    });
     assert.equal(server.requests.length, 1);
     const req = server.requests[0]!;
     assert.equal(req.url, "/v1/chat/completions");
@@ -80,7 +103,11 @@ describe("OpenAiSummarizer against the scripted server", () => {
     const e = await rejectsWith(make().summarize(REQUEST), "http", /HTTP 401/);
     assert.equal(e.status, 401);
     assert.doesNotMatch(e.message, /sk-test-secret-123/);
-    assert.match(e.message, /Check the API key \(PI_CONTEXT_API_KEY or OPENAI_API_KEY\)\.$/, "the CLI's wording by default");
+    assert.match(
+      e.message,
+      /Check the API key \(PI_CONTEXT_API_KEY or OPENAI_API_KEY\)\.$/,
+      "the CLI's wording by default",
+    );
     assert.doesNotMatch(e.message, /Pi: Set API Key/);
     server.script({ status: 403, errorMessage: "forbidden" });
     const v = await rejectsWith(make({ surface: "vscode" }).summarize(REQUEST), "http", /HTTP 403/);
@@ -142,18 +169,38 @@ describe("OpenAiSummarizer against the scripted server", () => {
   });
 
   it("configuration errors: no model, bad URL (per surface)", () => {
-    assert.throws(() => new OpenAiSummarizer({ model: "", maxOutputTokens: 1 }), (e: SummarizerError) => e.kind === "config" && e.message === "No summarizer model is set: pass --model or set PI_CONTEXT_MODEL.");
-    assert.throws(() => new OpenAiSummarizer({ model: "", maxOutputTokens: 1, surface: "vscode" }), (e: SummarizerError) => e.kind === "config" && e.message === "No summarizer model is set: set piContext.summarizer.openai.model.");
-    assert.throws(() => new OpenAiSummarizer({ model: "m", baseURL: "not a url", maxOutputTokens: 1 }), (e: SummarizerError) => e.kind === "config" && /not a valid URL \(--base-url or PI_CONTEXT_BASE_URL\)/.test(e.message));
+    assert.throws(
+      () => new OpenAiSummarizer({ model: "", maxOutputTokens: 1 }),
+      (e: SummarizerError) =>
+        e.kind === "config" && e.message === "No summarizer model is set: pass --model or set PI_CONTEXT_MODEL.",
+    );
+    assert.throws(
+      () => new OpenAiSummarizer({ model: "", maxOutputTokens: 1, surface: "vscode" }),
+      (e: SummarizerError) =>
+        e.kind === "config" && e.message === "No summarizer model is set: set piContext.summarizer.openai.model.",
+    );
+    assert.throws(
+      () => new OpenAiSummarizer({ model: "m", baseURL: "not a url", maxOutputTokens: 1 }),
+      (e: SummarizerError) =>
+        e.kind === "config" && /not a valid URL \(--base-url or PI_CONTEXT_BASE_URL\)/.test(e.message),
+    );
   });
 
   it("OpenAI without a key: made (counting, previews), needsApiKey, sending refused with how to set one", async () => {
     const cli = new OpenAiSummarizer({ model: "m", maxOutputTokens: 1 });
     assert.equal(cli.needsApiKey, true);
     assert.equal(cli.hasApiKey, false);
-    await rejectsWith(cli.summarize(REQUEST), "config", /^No API key for https:\/\/api\.openai\.com\/v1: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment\.$/);
+    await rejectsWith(
+      cli.summarize(REQUEST),
+      "config",
+      /^No API key for https:\/\/api\.openai\.com\/v1: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment\.$/,
+    );
     const vs = new OpenAiSummarizer({ model: "m", maxOutputTokens: 1, surface: "vscode" });
-    await rejectsWith(vs.summarize(REQUEST), "config", /^No API key for https:\/\/api\.openai\.com\/v1: run "Pi: Set API Key…"/);
+    await rejectsWith(
+      vs.summarize(REQUEST),
+      "config",
+      /^No API key for https:\/\/api\.openai\.com\/v1: run "Pi: Set API Key…"/,
+    );
     assert.doesNotMatch(vs.missingKeyError().message, /PI_CONTEXT_API_KEY|OPENAI_API_KEY|environment/);
     // other servers: no key needed up front (local servers), a key when given
     assert.equal(make({ apiKey: undefined }).needsApiKey, false);
@@ -163,9 +210,20 @@ describe("OpenAiSummarizer against the scripted server", () => {
 
 describe("openai helpers", () => {
   it("usageFromOpenAi mirrors pi-ai's parseChunkUsage", () => {
-    assert.deepEqual(usageFromOpenAi({ prompt_tokens: 10, completion_tokens: 4 }), { input: 10, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0, totalTokens: 14, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+    assert.deepEqual(usageFromOpenAi({ prompt_tokens: 10, completion_tokens: 4 }), {
+      input: 10,
+      output: 4,
+      cacheRead: 0,
+      cacheWrite: 0,
+      reasoning: 0,
+      totalTokens: 14,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    });
     assert.equal(usageFromOpenAi({ prompt_tokens: 10, prompt_cache_hit_tokens: 3, completion_tokens: 1 }).input, 7);
-    assert.equal(usageFromOpenAi({ prompt_tokens: 10, prompt_tokens_details: { cached_tokens: 2, cache_write_tokens: 3 } }).input, 5);
+    assert.equal(
+      usageFromOpenAi({ prompt_tokens: 10, prompt_tokens_details: { cached_tokens: 2, cache_write_tokens: 3 } }).input,
+      5,
+    );
   });
   it("stripThinking drops only a leading think block", () => {
     assert.equal(stripThinking("<think>a\nb</think>\n\n## Goal"), "## Goal");

@@ -15,7 +15,16 @@ import { SummarizerError } from "../../src/core/summarizer";
 import { BRANCH_SUMMARY_PREAMBLE } from "../../src/core/prompts";
 import { LiveSessionError } from "../../src/core/live";
 import { SessionChangedError } from "../../src/core/write";
-import { commitSwitch, NO_CONTENT_SUMMARY, pathOf, planSwitch, plannedWrites, runSwitchFlow, summarizeSwitch, type SwitchPlanOptions } from "../../src/core/switchFlow";
+import {
+  commitSwitch,
+  NO_CONTENT_SUMMARY,
+  pathOf,
+  planSwitch,
+  plannedWrites,
+  runSwitchFlow,
+  summarizeSwitch,
+  type SwitchPlanOptions,
+} from "../../src/core/switchFlow";
 import { OpenAiSummarizer } from "../../src/summarizers/openai";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 
@@ -45,10 +54,21 @@ function copy(src: string): string {
 }
 
 const options: SwitchPlanOptions = { agentDir: TREE_AGENT, guardSeconds: 0, procRoot: null };
-const summarizer = () => new OpenAiSummarizer({ baseURL: server.baseURL, model: "scripted", maxOutputTokens: 2000, contextWindow: 200000, maxRetries: 0 });
+const summarizer = () =>
+  new OpenAiSummarizer({
+    baseURL: server.baseURL,
+    model: "scripted",
+    maxOutputTokens: 2000,
+    contextWindow: 200000,
+    maxRetries: 0,
+  });
 
 function lines(file: string): Record<string, unknown>[] {
-  return fs.readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  return fs
+    .readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 describe("switch flow: plans (pi's navigateTree rules)", () => {
@@ -58,9 +78,15 @@ describe("switch flow: plans (pi's navigateTree rules)", () => {
     assert.equal(plan.newLeafId, "895e5ef5");
     assert.equal(plan.returnsText, false);
     assert.equal(plan.collection.commonAncestorId, "3bcd7a02");
-    assert.deepEqual(plan.collection.entries.map((e) => e.id), ["b6b95844", "07b460a3", "9a572700", "bb6f6d3c"]);
+    assert.deepEqual(
+      plan.collection.entries.map((e) => e.id),
+      ["b6b95844", "07b460a3", "9a572700", "bb6f6d3c"],
+    );
     // pi's prepareBranchEntries: tool results skipped; read file from t6's read call
-    assert.deepEqual(plan.preparation.messages.map((m) => m.record.id), ["b6b95844", "07b460a3", "bb6f6d3c"]);
+    assert.deepEqual(
+      plan.preparation.messages.map((m) => m.record.id),
+      ["b6b95844", "07b460a3", "bb6f6d3c"],
+    );
     assert.deepEqual(plan.preparation.readFiles, ["src/delta.ts"]);
     assert.equal(plan.contextWindow, 200000);
     assert.equal(plan.budget, 200000 - 16384);
@@ -87,8 +113,14 @@ describe("switch flow: plans (pi's navigateTree rules)", () => {
   it("case 15: navigating l1 → bA5 collects [bs1, bB1, bB2, bB3, l1] with pi's file lists (oracle.json)", async () => {
     const plan = await planSwitch(copy(CASE15), "bA5", { ...options, agentDir: "/nonexistent" });
     assert.equal(plan.collection.commonAncestorId, "a1");
-    assert.deepEqual(plan.collection.entries.map((e) => e.id), ["bs1", "bB1", "bB2", "bB3", "l1"]);
-    assert.deepEqual(plan.preparation.messages.map((m) => m.role), ["branchSummary", "user", "assistant"]);
+    assert.deepEqual(
+      plan.collection.entries.map((e) => e.id),
+      ["bs1", "bB1", "bB2", "bB3", "l1"],
+    );
+    assert.deepEqual(
+      plan.preparation.messages.map((m) => m.role),
+      ["branchSummary", "user", "assistant"],
+    );
     assert.equal(plan.preparation.totalTokens, 31);
     assert.deepEqual(plan.preparation.readFiles, []);
     assert.deepEqual(plan.preparation.modifiedFiles, ["src/cache.ts", "src/lru.ts"]);
@@ -125,15 +157,28 @@ describe("switch flow: writes", () => {
     const plan = await planSwitch(file, "a41d08b8", options);
     const result = commitSwitch(plan, { summarize: false, label: "  retry t3  " });
     assert.equal(result.entries.length, 1);
-    assert.deepEqual(result.entries[0], { type: "label", id: result.entries[0]!.id, parentId: "3bcd7a02", timestamp: result.entries[0]!.timestamp, targetId: "a41d08b8", label: "retry t3" });
+    assert.deepEqual(result.entries[0], {
+      type: "label",
+      id: result.entries[0]!.id,
+      parentId: "3bcd7a02",
+      timestamp: result.entries[0]!.timestamp,
+      targetId: "a41d08b8",
+      label: "retry t3",
+    });
     assert.equal(result.editorText, "[task:t3] do t3");
   });
 
   it("a user-message child of the leaf: nothing to write, only the text comes back", async () => {
     const file = copy(CASE15);
     // make bB1's sibling situation: target bB1 (user) whose parent bs1 is not the leaf → marker; target = a user child of the leaf needs one
-    fs.appendFileSync(file, `${JSON.stringify({ type: "message", id: "u9", parentId: "l1", timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "next" } })}\n`);
-    fs.appendFileSync(file, `${JSON.stringify({ type: "message", id: "a9", parentId: "u9", timestamp: "2026-01-01T00:00:00.000Z", message: { role: "assistant", content: [{ type: "text", text: "ok" }], stopReason: "stop" } })}\n`);
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: "message", id: "u9", parentId: "l1", timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "next" } })}\n`,
+    );
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: "message", id: "a9", parentId: "u9", timestamp: "2026-01-01T00:00:00.000Z", message: { role: "assistant", content: [{ type: "text", text: "ok" }], stopReason: "stop" } })}\n`,
+    );
     const size = fs.statSync(file).size;
     const plan = await planSwitch(file, "u9", { ...options, agentDir: "/nonexistent" });
     assert.equal(plan.newLeafId, "l1");
@@ -165,15 +210,35 @@ describe("switch flow: writes", () => {
     assert.match(prompt, /## Goal/);
     assert.doesNotMatch(prompt, /Critical Context/);
     assert.match(prompt, /\n\nAdditional focus: focus on delta$/);
-    assert.equal(draft.summary, `${BRANCH_SUMMARY_PREAMBLE}## Goal\nRead delta on branch C.\n\n## Next Steps\n1. Continue.\n\n<read-files>\nsrc/delta.ts\n</read-files>`);
+    assert.equal(
+      draft.summary,
+      `${BRANCH_SUMMARY_PREAMBLE}## Goal\nRead delta on branch C.\n\n## Next Steps\n1. Continue.\n\n<read-files>\nsrc/delta.ts\n</read-files>`,
+    );
     const result = commitSwitch(plan, { summarize: true, label: "C" }, draft);
     const [summary, label] = result.entries as unknown as Record<string, unknown>[];
-    assert.deepEqual(Object.keys(summary!), ["type", "id", "parentId", "timestamp", "fromId", "summary", "details", "usage", "fromHook"]);
+    assert.deepEqual(Object.keys(summary!), [
+      "type",
+      "id",
+      "parentId",
+      "timestamp",
+      "fromId",
+      "summary",
+      "details",
+      "usage",
+      "fromHook",
+    ]);
     assert.equal(summary!.parentId, "3bcd7a02");
     assert.equal(summary!.fromId, "bb6f6d3c");
     assert.deepEqual(summary!.details, { readFiles: ["src/delta.ts"], modifiedFiles: [] });
     assert.equal(summary!.fromHook, false);
-    assert.deepEqual(label, { type: "label", id: label!.id, parentId: summary!.id, timestamp: label!.timestamp, targetId: summary!.id, label: "C" });
+    assert.deepEqual(label, {
+      type: "label",
+      id: label!.id,
+      parentId: summary!.id,
+      timestamp: label!.timestamp,
+      targetId: summary!.id,
+      label: "C",
+    });
     const written = lines(file).slice(-2);
     assert.deepEqual(written, [summary, label]);
   });
@@ -182,7 +247,10 @@ describe("switch flow: writes", () => {
     const file = copy(CASE15);
     // leaf is l1 (a label on a1, parent bB3); target bB3: collection [l1] has no message
     const plan = await planSwitch(file, "bB3", { ...options, agentDir: "/nonexistent" });
-    assert.deepEqual(plan.collection.entries.map((e) => e.id), ["l1"]);
+    assert.deepEqual(
+      plan.collection.entries.map((e) => e.id),
+      ["l1"],
+    );
     assert.equal(plan.preparation.messages.length, 0);
     const requests = server.requests.length;
     const draft = await summarizeSwitch(plan, { summarize: true }, summarizer());
@@ -198,7 +266,10 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
   it("the file changed after the plan: SessionChangedError, and the flow re-plans and asks again", async () => {
     const file = copy(TREE);
     const plan = await planSwitch(file, "895e5ef5", options);
-    fs.appendFileSync(file, `${JSON.stringify({ type: "label", id: "zz000001", parentId: "bb6f6d3c", timestamp: "2026-01-01T00:00:00.000Z", targetId: "bb6f6d3c", label: "pi wrote" })}\n`);
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: "label", id: "zz000001", parentId: "bb6f6d3c", timestamp: "2026-01-01T00:00:00.000Z", targetId: "bb6f6d3c", label: "pi wrote" })}\n`,
+    );
     const size = fs.statSync(file).size;
     assert.throws(() => commitSwitch(plan, { summarize: false }), SessionChangedError);
     assert.equal(fs.statSync(file).size, size);
@@ -208,7 +279,11 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
     const outcome = await runSwitchFlow(file2, "895e5ef5", { summarize: false }, undefined, options, {
       decide: async (p, changed) => {
         seen.push({ oldLeaf: p.oldLeafId, changed });
-        if (seen.length === 1) fs.appendFileSync(file2, `${JSON.stringify({ type: "label", id: "zz000002", parentId: "bb6f6d3c", timestamp: "2026-01-01T00:00:00.000Z", targetId: "bb6f6d3c", label: "pi wrote" })}\n`);
+        if (seen.length === 1)
+          fs.appendFileSync(
+            file2,
+            `${JSON.stringify({ type: "label", id: "zz000002", parentId: "bb6f6d3c", timestamp: "2026-01-01T00:00:00.000Z", targetId: "bb6f6d3c", label: "pi wrote" })}\n`,
+          );
         return { summarize: false };
       },
     });
@@ -231,7 +306,10 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
       },
       onText: () => {
         if (decisions === 1 && !fs.readFileSync(file, "utf8").includes("zz000003")) {
-          fs.appendFileSync(file, `${JSON.stringify({ type: "label", id: "zz000003", parentId: "bb6f6d3c", timestamp: "2026-01-01T00:00:00.000Z", targetId: "bb6f6d3c" })}\n`);
+          fs.appendFileSync(
+            file,
+            `${JSON.stringify({ type: "label", id: "zz000003", parentId: "bb6f6d3c", timestamp: "2026-01-01T00:00:00.000Z", targetId: "bb6f6d3c" })}\n`,
+          );
         }
       },
     });
@@ -251,17 +329,26 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
     server.script({ text: "## Goal\nnever", hang: true });
     const controller = new AbortController();
     const plan = await planSwitch(file, "895e5ef5", options);
-    const pending = summarizeSwitch(plan, { summarize: true }, summarizer(), { signal: controller.signal, onText: () => controller.abort() });
+    const pending = summarizeSwitch(plan, { summarize: true }, summarizer(), {
+      signal: controller.signal,
+      onText: () => controller.abort(),
+    });
     await assert.rejects(pending, (e: unknown) => e instanceof SummarizerError && e.kind === "cancelled");
     assert.ok(fs.readFileSync(file).equals(before));
   });
 
   it("an HTTP error or a truncated answer writes nothing", async () => {
-    for (const answer of [{ status: 500, errorMessage: "boom" }, { text: "## Goal\npartial", finishReason: "length" }]) {
+    for (const answer of [
+      { status: 500, errorMessage: "boom" },
+      { text: "## Goal\npartial", finishReason: "length" },
+    ]) {
       const file = copy(TREE);
       const before = fs.readFileSync(file);
       server.script(answer);
-      await assert.rejects(runSwitchFlow(file, "895e5ef5", { summarize: true }, summarizer(), options), SummarizerError);
+      await assert.rejects(
+        runSwitchFlow(file, "895e5ef5", { summarize: true }, summarizer(), options),
+        SummarizerError,
+      );
       assert.ok(fs.readFileSync(file).equals(before));
     }
   });
@@ -274,7 +361,14 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
     const outcome = await runSwitchFlow(file, "895e5ef5", { summarize: true }, summarizer(), options, {
       onUnauthorized: async (error) => {
         seen.push(error.status!);
-        return new OpenAiSummarizer({ baseURL: server.baseURL, apiKey: "sk-new", model: "scripted", maxOutputTokens: 2000, contextWindow: 200000, maxRetries: 0 });
+        return new OpenAiSummarizer({
+          baseURL: server.baseURL,
+          apiKey: "sk-new",
+          model: "scripted",
+          maxOutputTokens: 2000,
+          contextWindow: 200000,
+          maxRetries: 0,
+        });
       },
     });
     assert.equal(outcome.kind, "switched");
@@ -285,7 +379,12 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
     const other = copy(TREE);
     const before = fs.readFileSync(other);
     server.script({ status: 403, errorMessage: "forbidden" });
-    await assert.rejects(runSwitchFlow(other, "895e5ef5", { summarize: true }, summarizer(), options, { onUnauthorized: async () => undefined }), (e: unknown) => e instanceof SummarizerError && e.status === 403);
+    await assert.rejects(
+      runSwitchFlow(other, "895e5ef5", { summarize: true }, summarizer(), options, {
+        onUnauthorized: async () => undefined,
+      }),
+      (e: unknown) => e instanceof SummarizerError && e.status === 403,
+    );
     assert.ok(fs.readFileSync(other).equals(before));
   });
 
@@ -294,11 +393,17 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
     fs.utimesSync(file, new Date(), new Date());
     const before = fs.readFileSync(file);
     const requests = server.requests.length;
-    await assert.rejects(runSwitchFlow(file, "895e5ef5", { summarize: true }, summarizer(), { ...options, guardSeconds: 60 }), LiveSessionError);
+    await assert.rejects(
+      runSwitchFlow(file, "895e5ef5", { summarize: true }, summarizer(), { ...options, guardSeconds: 60 }),
+      LiveSessionError,
+    );
     assert.equal(server.requests.length, requests);
     assert.ok(fs.readFileSync(file).equals(before));
     // a no-op is fine even when live (nothing is written)
-    const noop = await runSwitchFlow(file, "bb6f6d3c", { summarize: false }, undefined, { ...options, guardSeconds: 60 });
+    const noop = await runSwitchFlow(file, "bb6f6d3c", { summarize: false }, undefined, {
+      ...options,
+      guardSeconds: 60,
+    });
     assert.equal(noop.kind, "noop");
   });
 });

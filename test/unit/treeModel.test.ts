@@ -10,7 +10,20 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { buildRecord, type EntryRecord } from "../../src/core/entries";
 import { SessionFile } from "../../src/core/session";
-import { describeRecord, entryWords, formatToolCall, plainText, plural, readableError, SessionTreeModel, shortModelName, summaryHeadline, type TreeElement, type TreeFilter, type TreeSource } from "../../src/core/treeModel";
+import {
+  describeRecord,
+  entryWords,
+  formatToolCall,
+  plainText,
+  plural,
+  readableError,
+  SessionTreeModel,
+  shortModelName,
+  summaryHeadline,
+  type TreeElement,
+  type TreeFilter,
+  type TreeSource,
+} from "../../src/core/treeModel";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
@@ -25,7 +38,12 @@ class GrowingSource implements TreeSource {
   push(entry: object): EntryRecord | undefined {
     if ((entry as { type?: string }).type === "session") return undefined; // the header is not an entry
     const line = JSON.stringify(entry);
-    const r = buildRecord(JSON.parse(line), { index: this.records.length, line: this.records.length + 2, offset: this.offset, byteLength: line.length });
+    const r = buildRecord(JSON.parse(line), {
+      index: this.records.length,
+      line: this.records.length + 2,
+      offset: this.offset,
+      byteLength: line.length,
+    });
     this.offset += line.length + 1;
     if ("code" in r) throw new Error(r.message);
     this.records.push(r);
@@ -147,7 +165,9 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     const model = new SessionTreeModel(session, { filter: "no-tools" });
     const ids = (f: TreeFilter) => {
       model.setFilter(f);
-      return [...model.walk()].filter((w) => w.element.kind !== "page").map((w) => (w.element.kind === "entry" ? w.element.id : (w.element as { headId: string }).headId));
+      return [...model.walk()]
+        .filter((w) => w.element.kind !== "page")
+        .map((w) => (w.element.kind === "entry" ? w.element.id : (w.element as { headId: string }).headId));
     };
     const noTools = ids("no-tools");
     assert.ok(!noTools.includes("524c617f"), "tool results hidden");
@@ -193,7 +213,11 @@ describe("tree model: row texts", () => {
     // the status and the JSON body's message, readable in a narrow side bar
     assert.match(d.text, /^Error 400: max_tokens must be greater than thinking\.budget_tokens\. Please consult/);
     assert.equal(d.errorInText, true);
-    assert.match(d.errorMessage!, /^400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens`/, "the raw error for the tooltip");
+    assert.match(
+      d.errorMessage!,
+      /^400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens`/,
+      "the raw error for the tooltip",
+    );
     assert.doesNotMatch(d.text, /\(error\)/);
     // the model is named where it changes (glm → kimi), not on every assistant row
     assert.deepEqual([model.display("a38e1b57").text, model.display("a38e1b57").detail], ["→ read ×2", "glm-5p2-fast"]);
@@ -206,13 +230,35 @@ describe("tree model: row texts", () => {
 
   it("an error next to text goes to the detail; aborted and bare errors; tool-call-only rows", () => {
     const rec = (message: object) => {
-      const r = buildRecord({ type: "message", id: "x", parentId: null, timestamp: "t", message: { role: "assistant", provider: "p", model: "m", ...message } }, { index: 0, line: 2, offset: 0, byteLength: 1 });
+      const r = buildRecord(
+        {
+          type: "message",
+          id: "x",
+          parentId: null,
+          timestamp: "t",
+          message: { role: "assistant", provider: "p", model: "m", ...message },
+        },
+        { index: 0, line: 2, offset: 0, byteLength: 1 },
+      );
       assert.ok(!("code" in r));
       return describeRecord(r as EntryRecord);
     };
-    const withText = rec({ content: [{ type: "text", text: "**Partial** answer" }], stopReason: "error", errorMessage: "overloaded_error\nretry later" });
-    assert.deepEqual([withText.text, withText.detail, withText.errorMessage, withText.model], ["Partial answer", "error: overloaded_error", "overloaded_error", "p/m"]);
-    assert.deepEqual([rec({ content: [], stopReason: "aborted", errorMessage: "Request was aborted" }).text, rec({ content: [], stopReason: "error" }).text], ["(aborted)", "(error)"]);
+    const withText = rec({
+      content: [{ type: "text", text: "**Partial** answer" }],
+      stopReason: "error",
+      errorMessage: "overloaded_error\nretry later",
+    });
+    assert.deepEqual(
+      [withText.text, withText.detail, withText.errorMessage, withText.model],
+      ["Partial answer", "error: overloaded_error", "overloaded_error", "p/m"],
+    );
+    assert.deepEqual(
+      [
+        rec({ content: [], stopReason: "aborted", errorMessage: "Request was aborted" }).text,
+        rec({ content: [], stopReason: "error" }).text,
+      ],
+      ["(aborted)", "(error)"],
+    );
     const tools = rec({ content: [{ type: "toolCall", id: "c", name: "read", arguments: {} }], stopReason: "toolUse" });
     assert.deepEqual([tools.text, tools.detail, tools.error], ["→ read", "", false]);
   });
@@ -223,13 +269,34 @@ describe("tree model: row texts", () => {
     assert.equal(plainText("- [x] done *it* now"), "done it now");
     assert.equal(plainText("snake_case_name and 2 * 3 * 4 and a*b*c"), "snake_case_name and 2 * 3 * 4 and a*b*c");
     assert.equal(plainText("see [docs](http://x) and `a*b*` is _em_ ~~x~~"), "see docs and a*b* is em x");
-    assert.deepEqual([plural(1, "entry"), plural(2, "entry"), plural(1234, "message"), plural(0, "key")], ["1 entry", "2 entries", "1,234 messages", "0 keys"]);
+    assert.deepEqual(
+      [plural(1, "entry"), plural(2, "entry"), plural(1234, "message"), plural(0, "key")],
+      ["1 entry", "2 entries", "1,234 messages", "0 keys"],
+    );
     assert.equal(shortModelName("accounts/fireworks/routers/kimi-k2p6-fast"), "kimi-k2p6-fast");
     assert.equal(shortModelName("gpt-4o"), "gpt-4o");
-    assert.equal(readableError('429 {"type":"error","error":{"type":"rate_limit_error","message":"Too many \\"requests\\""}}'), ' 429: Too many "requests"');
-    assert.equal(readableError('400 {"error":{"message":"cut in the middle of an esc\\'), " 400: cut in the middle of an esc");
+    assert.equal(
+      readableError('429 {"type":"error","error":{"type":"rate_limit_error","message":"Too many \\"requests\\""}}'),
+      ' 429: Too many "requests"',
+    );
+    assert.equal(
+      readableError('400 {"error":{"message":"cut in the middle of an esc\\'),
+      " 400: cut in the middle of an esc",
+    );
     assert.equal(readableError("fetch failed"), ": fetch failed");
-    const user = buildRecord({ type: "message", id: "u", parentId: null, timestamp: "t", message: { role: "user", content: "Read README.md and NOTES.md and tell me what this project is about\nplease" } }, { index: 0, line: 2, offset: 0, byteLength: 1 });
+    const user = buildRecord(
+      {
+        type: "message",
+        id: "u",
+        parentId: null,
+        timestamp: "t",
+        message: {
+          role: "user",
+          content: "Read README.md and NOTES.md and tell me what this project is about\nplease",
+        },
+      },
+      { index: 0, line: 2, offset: 0, byteLength: 1 },
+    );
     assert.ok(!("code" in user));
     assert.equal(entryWords(user as EntryRecord), "“Read README.md and NOTES.md and tell me what th…”");
     assert.equal(entryWords(undefined), "the start of the session");
@@ -263,15 +330,27 @@ describe("tree model: reveal, paging and edge cases", () => {
     let parent: string | null = null;
     for (let i = 0; i < 1234; i++) {
       const id = `u${i}`;
-      src.push({ type: "message", id, parentId: parent, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: `m${i}`, timestamp: 0 } });
+      src.push({
+        type: "message",
+        id,
+        parentId: parent,
+        timestamp: "2026-01-01T00:00:00.000Z",
+        message: { role: "user", content: `m${i}`, timestamp: 0 },
+      });
       parent = id;
     }
     const model = new SessionTreeModel(src, { pageSize: 10, inlineMax: 20 });
     const top = model.children();
     // 1234 items: 1220 paged (at most 10 groups per level: 1000 + 220), 14 inline
-    assert.deepEqual(top.filter((t) => t.kind === "page").map((p) => p.key), ["p:u0:0-1000", "p:u0:1000-1220"]);
+    assert.deepEqual(
+      top.filter((t) => t.kind === "page").map((p) => p.key),
+      ["p:u0:0-1000", "p:u0:1000-1220"],
+    );
     assert.equal(top.filter((t) => t.kind === "entry").length, 14);
-    assert.deepEqual(model.children(top[1]).map((p) => p.key), ["p:u0:1000-1100", "p:u0:1100-1200", "p:u0:1200-1220"]);
+    assert.deepEqual(
+      model.children(top[1]).map((p) => p.key),
+      ["p:u0:1000-1100", "p:u0:1100-1200", "p:u0:1200-1220"],
+    );
     const lines = snapshot(model, false);
     assert.equal(lines.filter((l) => !l.trim().startsWith("page")).length, 1234);
     // reveal of an early item goes through two page levels
@@ -282,13 +361,23 @@ describe("tree model: reveal, paging and edge cases", () => {
       e = model.parent(e);
     }
     assert.deepEqual(chain, ["e:u57", "p:u0:50-60", "p:u0:0-100", "p:u0:0-1000"]);
-    assert.deepEqual(model.pageBounds(model.parent(model.elementOf("u57")!) as never), { first: "u50", last: "u59", count: 10 });
+    assert.deepEqual(model.pageBounds(model.parent(model.elementOf("u57")!) as never), {
+      first: "u50",
+      last: "u59",
+      count: 10,
+    });
   });
 
   it("a long branch: its row is its first entry, pages start after it, parents stay consistent", () => {
     const src = new GrowingSource();
     src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
-    const msg = (id: string, parentId: string | null) => ({ type: "message", id, parentId, timestamp: "t", message: { role: "user", content: id } });
+    const msg = (id: string, parentId: string | null) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "t",
+      message: { role: "user", content: id },
+    });
     src.push(msg("root", null));
     src.push(msg("short", "root"));
     let parent = "root";
@@ -298,27 +387,43 @@ describe("tree model: reveal, paging and edge cases", () => {
     }
     const model = new SessionTreeModel(src, { pageSize: 10, inlineMax: 20 });
     const lines = snapshot(model, false); // checks parent() against children() everywhere
-    assert.deepEqual(model.children(model.children()[0]).map((e) => e.key), ["b:short", "b:b0"]);
+    assert.deepEqual(
+      model.children(model.children()[0]).map((e) => e.key),
+      ["b:short", "b:b0"],
+    );
     const long = model.children(model.elementOf("b0"));
     // 39 entries after the first: 20 in pages, the newest 19 inline
     assert.deepEqual(long.map((e) => e.key).slice(0, 3), ["p:b0:1-11", "p:b0:11-21", "e:b21"]);
     assert.equal(long.filter((e) => e.kind === "entry").length, 19);
     assert.ok(!lines.some((l) => l.trim() === "b0"), "the first entry is not listed again inside its branch");
     assert.equal(model.hasChildren(model.elementOf("short")!), false);
-    assert.deepEqual(model.pageBounds(model.parent(model.elementOf("b5")!) as never), { first: "b1", last: "b10", count: 10 });
+    assert.deepEqual(model.pageBounds(model.parent(model.elementOf("b5")!) as never), {
+      first: "b1",
+      last: "b10",
+      count: 10,
+    });
   });
 
   it("missing parents are roots, self-parents are roots, cycles are not shown", () => {
     const src = new GrowingSource();
     src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
-    const msg = (id: string, parentId: string | null) => ({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: id } });
+    const msg = (id: string, parentId: string | null) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "user", content: id },
+    });
     src.push(msg("a", null));
     src.push(msg("b", "zz")); // orphan → root
     src.push(msg("c", "c")); // self parent → root
     src.push(msg("x", "y")); // x ↔ y cycle
     src.push(msg("y", "x"));
     const model = new SessionTreeModel(src);
-    assert.deepEqual(model.children().map((e) => e.key), ["b:a", "b:b", "b:c"]);
+    assert.deepEqual(
+      model.children().map((e) => e.key),
+      ["b:a", "b:b", "b:c"],
+    );
     assert.equal(model.elementOf("x"), undefined);
     assert.equal(model.elementOf("b")?.key, "b:b");
   });
@@ -342,9 +447,25 @@ describe("tree model: reveal, paging and edge cases", () => {
     assert.equal(formatToolCall("bash", { command: "npm test\n" }), "bash: npm test");
     assert.equal(formatToolCall("grep", { pattern: "x" }), "grep: /x/ in .");
     assert.equal(formatToolCall("mcp", { a: 1 }), 'mcp: {"a":1}');
-    assert.equal(summaryHeadline("The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\n- Build the LRU cache\n"), "Build the LRU cache");
+    assert.equal(
+      summaryHeadline(
+        "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\n- Build the LRU cache\n",
+      ),
+      "Build the LRU cache",
+    );
     assert.equal(summaryHeadline("## Goal\n1. [x] done it"), "done it");
-    const r = buildRecord({ type: "compaction", id: "c", parentId: "p", timestamp: "t", summary: "## Goal\nx", firstKeptEntryId: "p", tokensBefore: 45123 }, { index: 0, line: 2, offset: 0, byteLength: 1 });
+    const r = buildRecord(
+      {
+        type: "compaction",
+        id: "c",
+        parentId: "p",
+        timestamp: "t",
+        summary: "## Goal\nx",
+        firstKeptEntryId: "p",
+        tokensBefore: 45123,
+      },
+      { index: 0, line: 2, offset: 0, byteLength: 1 },
+    );
     assert.ok(!("code" in r));
     assert.equal(describeRecord(r as EntryRecord).text, "Compaction: 45k tokens → summary");
   });
@@ -356,14 +477,40 @@ describe("tree model: reveal, paging and edge cases", () => {
 interface Op {
   /** Which existing entry to hang the new one on: an index into the entries so far (mod), or -1 = the leaf. */
   parent: number;
-  kind: "user" | "assistantText" | "assistantTools" | "toolResult" | "label" | "model" | "custom" | "marker" | "usage" | "root" | "orphan" | "branchSummary";
+  kind:
+    | "user"
+    | "assistantText"
+    | "assistantTools"
+    | "toolResult"
+    | "label"
+    | "model"
+    | "custom"
+    | "marker"
+    | "usage"
+    | "root"
+    | "orphan"
+    | "branchSummary";
   /** Probe (expand everything) on the incremental model after this op. */
   probe: boolean;
 }
 
 const opArb: fc.Arbitrary<Op> = fc.record({
   parent: fc.oneof({ weight: 5, arbitrary: fc.constant(-1) }, { weight: 2, arbitrary: fc.nat(60) }),
-  kind: fc.constantFrom("user", "assistantText", "assistantTools", "toolResult", "toolResult", "label", "model", "custom", "marker", "usage", "root", "orphan", "branchSummary"),
+  kind: fc.constantFrom(
+    "user",
+    "assistantText",
+    "assistantTools",
+    "toolResult",
+    "toolResult",
+    "label",
+    "model",
+    "custom",
+    "marker",
+    "usage",
+    "root",
+    "orphan",
+    "branchSummary",
+  ),
   probe: fc.boolean(),
 });
 
@@ -374,25 +521,73 @@ function entryFor(op: Op, n: number, parentId: string | null, ids: string[]): ob
     case "user":
       return { type: "message", id, parentId, timestamp: ts, message: { role: "user", content: `u${n}` } };
     case "assistantText":
-      return { type: "message", id, parentId, timestamp: ts, message: { role: "assistant", content: [{ type: "text", text: `a${n}` }], model: "m", stopReason: "stop" } };
+      return {
+        type: "message",
+        id,
+        parentId,
+        timestamp: ts,
+        message: { role: "assistant", content: [{ type: "text", text: `a${n}` }], model: "m", stopReason: "stop" },
+      };
     case "assistantTools":
-      return { type: "message", id, parentId, timestamp: ts, message: { role: "assistant", content: [{ type: "toolCall", id: `c${n}`, name: "read", arguments: { path: "x" } }], model: "m", stopReason: "toolUse" } };
+      return {
+        type: "message",
+        id,
+        parentId,
+        timestamp: ts,
+        message: {
+          role: "assistant",
+          content: [{ type: "toolCall", id: `c${n}`, name: "read", arguments: { path: "x" } }],
+          model: "m",
+          stopReason: "toolUse",
+        },
+      };
     case "toolResult":
-      return { type: "message", id, parentId, timestamp: ts, message: { role: "toolResult", toolCallId: `c${n - 1}`, toolName: "read", content: [{ type: "text", text: "ok" }] } };
+      return {
+        type: "message",
+        id,
+        parentId,
+        timestamp: ts,
+        message: {
+          role: "toolResult",
+          toolCallId: `c${n - 1}`,
+          toolName: "read",
+          content: [{ type: "text", text: "ok" }],
+        },
+      };
     case "label":
-      return { type: "label", id, parentId, timestamp: ts, targetId: ids[(n * 7) % Math.max(1, ids.length)] ?? "none", ...(n % 3 === 0 ? {} : { label: `L${n}` }) };
+      return {
+        type: "label",
+        id,
+        parentId,
+        timestamp: ts,
+        targetId: ids[(n * 7) % Math.max(1, ids.length)] ?? "none",
+        ...(n % 3 === 0 ? {} : { label: `L${n}` }),
+      };
     case "model":
       return { type: "model_change", id, parentId, timestamp: ts, provider: "p", modelId: "m" };
     case "custom":
       return { type: "custom", id, parentId, timestamp: ts, customType: "ext", data: {} };
     case "marker":
-      return { type: "custom", id, parentId, timestamp: ts, customType: "pi-context/leaf", data: { targetId: parentId, fromId: "root" } };
+      return {
+        type: "custom",
+        id,
+        parentId,
+        timestamp: ts,
+        customType: "pi-context/leaf",
+        data: { targetId: parentId, fromId: "root" },
+      };
     case "usage":
       return { type: "usage", id, parentId, timestamp: ts, provider: "p", model: "m", usage: {} };
     case "root":
       return { type: "message", id, parentId: null, timestamp: ts, message: { role: "user", content: `root${n}` } };
     case "orphan":
-      return { type: "message", id, parentId: `missing${n % 3}`, timestamp: ts, message: { role: "user", content: `o${n}` } };
+      return {
+        type: "message",
+        id,
+        parentId: `missing${n % 3}`,
+        timestamp: ts,
+        message: { role: "user", content: `o${n}` },
+      };
     case "branchSummary":
       return { type: "branch_summary", id, parentId, timestamp: ts, fromId: "root", summary: `## Goal\nb${n}` };
   }
@@ -401,16 +596,37 @@ function entryFor(op: Op, n: number, parentId: string | null, ids: string[]): ob
 /** What a tree widget holds for every element of the fully expanded tree: children keys and item texts. */
 function widgetState(model: SessionTreeModel): Map<string, string> {
   const state = new Map<string, string>();
-  state.set("top", model.children().map((c) => c.key).join(","));
+  state.set(
+    "top",
+    model
+      .children()
+      .map((c) => c.key)
+      .join(","),
+  );
   for (const { element } of model.walk()) {
-    const item = element.kind === "entry" ? JSON.stringify(model.display(element.id)) : element.kind === "branch" ? `${JSON.stringify(model.display(element.headId))} ${model.branchSize(element.headId)} ${model.branchIsActive(element.headId)}` : JSON.stringify(model.pageBounds(element));
-    state.set(element.key, `${item} | ${model.children(element).map((c) => c.key).join(",")}`);
+    const item =
+      element.kind === "entry"
+        ? JSON.stringify(model.display(element.id))
+        : element.kind === "branch"
+          ? `${JSON.stringify(model.display(element.headId))} ${model.branchSize(element.headId)} ${model.branchIsActive(element.headId)}`
+          : JSON.stringify(model.pageBounds(element));
+    state.set(
+      element.key,
+      `${item} | ${model
+        .children(element)
+        .map((c) => c.key)
+        .join(",")}`,
+    );
   }
   return state;
 }
 
 /** Every element whose item or children changed is reported (itself or an ancestor), or the whole tree is. */
-function assertChangesCovered(model: SessionTreeModel, before: Map<string, string>, change: ReturnType<SessionTreeModel["sync"]>): void {
+function assertChangesCovered(
+  model: SessionTreeModel,
+  before: Map<string, string>,
+  change: ReturnType<SessionTreeModel["sync"]>,
+): void {
   if (change.all || change.elements.includes(null)) return;
   const after = widgetState(model);
   const reported = new Set(change.elements.map((e) => e?.key));
@@ -425,7 +641,10 @@ function assertChangesCovered(model: SessionTreeModel, before: Map<string, strin
       covered = reported.has(e.key);
       e = model.parent(e);
     }
-    assert.ok(covered, `${key} changed without a report:\n  before ${before.get(key)}\n  after  ${value}\n  reported ${[...reported].join(" ")}`);
+    assert.ok(
+      covered,
+      `${key} changed without a report:\n  before ${before.get(key)}\n  after  ${value}\n  reported ${[...reported].join(" ")}`,
+    );
   }
 }
 
@@ -480,7 +699,10 @@ describe("tree model: incremental sync equals a rebuild", () => {
     src.push({ type: "message", id: "b", parentId: null, timestamp: "t", message: { role: "user", content: "b" } });
     const change = model.sync();
     assert.equal(change.rebuilt, true);
-    assert.deepEqual(model.children().map((e) => e.key), ["e:b"]);
+    assert.deepEqual(
+      model.children().map((e) => e.key),
+      ["e:b"],
+    );
   });
 });
 
@@ -488,7 +710,9 @@ describe("tree model: incremental sync equals a rebuild", () => {
 // 50k entries: measured, not asserted
 
 function generatedSession(entries: number): string {
-  const lines: string[] = [JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" })];
+  const lines: string[] = [
+    JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }),
+  ];
   let parent: string | null = null;
   let n = 0;
   const branchPoints: string[] = [];
@@ -499,11 +723,46 @@ function generatedSession(entries: number): string {
   };
   while (n < entries) {
     if (n > 0 && n % 5000 === 0 && branchPoints.length > 0) parent = branchPoints[branchPoints.length - 1]!; // a branch every 5000 entries
-    add({ type: "message", id: `u${n}`, parentId: parent, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: `task ${n}\nmore` } });
+    add({
+      type: "message",
+      id: `u${n}`,
+      parentId: parent,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "user", content: `task ${n}\nmore` },
+    });
     if (n % 1000 === 1) branchPoints.push(parent!);
-    add({ type: "message", id: `a${n}`, parentId: parent, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "assistant", content: [{ type: "toolCall", id: `c${n}`, name: "read", arguments: { path: `f${n}.ts` } }], model: "m", stopReason: "toolUse", usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15 } } });
-    add({ type: "message", id: `t${n}`, parentId: parent, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "toolResult", toolCallId: `c${n - 1}`, toolName: "read", content: [{ type: "text", text: "x".repeat(200) }] } });
-    add({ type: "message", id: `r${n}`, parentId: parent, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "assistant", content: [{ type: "text", text: "done" }], model: "m", stopReason: "stop" } });
+    add({
+      type: "message",
+      id: `a${n}`,
+      parentId: parent,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "toolCall", id: `c${n}`, name: "read", arguments: { path: `f${n}.ts` } }],
+        model: "m",
+        stopReason: "toolUse",
+        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15 },
+      },
+    });
+    add({
+      type: "message",
+      id: `t${n}`,
+      parentId: parent,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: {
+        role: "toolResult",
+        toolCallId: `c${n - 1}`,
+        toolName: "read",
+        content: [{ type: "text", text: "x".repeat(200) }],
+      },
+    });
+    add({
+      type: "message",
+      id: `r${n}`,
+      parentId: parent,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "assistant", content: [{ type: "text", text: "done" }], model: "m", stopReason: "stop" },
+    });
   }
   return `${lines.join("\n")}\n`;
 }
@@ -531,7 +790,12 @@ describe("tree model: 50k entries", () => {
     let syncMs = 0;
     let offset = Buffer.byteLength(head);
     for (const line of lines.slice(lines.length - 1000)) {
-      const r = buildRecord(JSON.parse(line), { index: session.records.length, line: session.records.length + 2, offset, byteLength: Buffer.byteLength(line) });
+      const r = buildRecord(JSON.parse(line), {
+        index: session.records.length,
+        line: session.records.length + 2,
+        offset,
+        byteLength: Buffer.byteLength(line),
+      });
       offset += Buffer.byteLength(line) + 1;
       if ("code" in r) throw new Error(r.message);
       session.records.push(r);
@@ -544,7 +808,9 @@ describe("tree model: 50k entries", () => {
     }
     const fresh = new SessionTreeModel(src);
     assert.deepEqual(snapshot(model, false).slice(-50), snapshot(fresh, false).slice(-50));
-    t.diagnostic(`50k entries (${session.records.length}): build ${(t1 - t0).toFixed(1)} ms, top level ${(t2 - t1).toFixed(1)} ms (${top.length} items), reveal leaf ${(t3 - t2).toFixed(1)} ms (depth ${depth}), 1000 appends: ${(syncMs / 1000).toFixed(3)} ms per sync`);
+    t.diagnostic(
+      `50k entries (${session.records.length}): build ${(t1 - t0).toFixed(1)} ms, top level ${(t2 - t1).toFixed(1)} ms (${top.length} items), reveal leaf ${(t3 - t2).toFixed(1)} ms (depth ${depth}), 1000 appends: ${(syncMs / 1000).toFixed(3)} ms per sync`,
+    );
     assert.ok(top.length < 400, `top level stays small (${top.length})`);
   });
 });

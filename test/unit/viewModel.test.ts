@@ -37,15 +37,31 @@ interface Fixture {
   agentDir: string;
 }
 
-const PI_FIXTURES: Fixture[] = ["long", "tree", "split", "overflow"].map((n) => ({ name: n, session: `pi-1.6.0/${n}.jsonl`, agentDir: `pi-1.6.0/${n}.agent` }));
+const PI_FIXTURES: Fixture[] = ["long", "tree", "split", "overflow"].map((n) => ({
+  name: n,
+  session: `pi-1.6.0/${n}.jsonl`,
+  agentDir: `pi-1.6.0/${n}.agent`,
+}));
 const CASES: Fixture[] = [
-  { name: "01", session: "cases/01-repeated-compaction-kept-window/session.jsonl", agentDir: "cases/01-repeated-compaction-kept-window/agent" },
+  {
+    name: "01",
+    session: "cases/01-repeated-compaction-kept-window/session.jsonl",
+    agentDir: "cases/01-repeated-compaction-kept-window/agent",
+  },
   { name: "02", session: "cases/02-trailing-toolresults-exceed-keep/session.jsonl", agentDir: "pi-1.6.0/long.agent" },
   { name: "05", session: "cases/05-zero-usage-fallback/session.jsonl", agentDir: "pi-1.6.0/long.agent" },
   { name: "06", session: "cases/06-usage-totaltokens-vs-components/session.jsonl", agentDir: "pi-1.6.0/long.agent" },
   { name: "11", session: "cases/11-concurrent-writers-interleaved/session.jsonl", agentDir: "pi-1.6.0/long.agent" },
-  { name: "13", session: "cases/13-file-lists-cumulative/session.jsonl", agentDir: "cases/13-file-lists-cumulative/agent" },
-  { name: "13 fromHook", session: "cases/13-file-lists-cumulative/session-fromhook.jsonl", agentDir: "cases/13-file-lists-cumulative/agent" },
+  {
+    name: "13",
+    session: "cases/13-file-lists-cumulative/session.jsonl",
+    agentDir: "cases/13-file-lists-cumulative/agent",
+  },
+  {
+    name: "13 fromHook",
+    session: "cases/13-file-lists-cumulative/session-fromhook.jsonl",
+    agentDir: "cases/13-file-lists-cumulative/agent",
+  },
   { name: "15", session: "cases/15-branch-summary-tree/session.jsonl", agentDir: "pi-1.6.0/tree.agent" },
   { name: "17", session: "cases/17-token-estimate-rules/session.jsonl", agentDir: "pi-1.6.0/long.agent" },
   { name: "real", session: "real-sessions/getspecstory-real_world.jsonl", agentDir: "pi-1.6.0/tree.agent" },
@@ -65,7 +81,9 @@ async function load(f: Fixture): Promise<{ session: SessionFile; analysis: Analy
 }
 
 function sumContext(categories: { id: string; tokens: number }[]): number {
-  return categories.filter((c) => (CONTEXT_CATEGORIES as readonly string[]).includes(c.id)).reduce((s, c) => s + c.tokens, 0);
+  return categories
+    .filter((c) => (CONTEXT_CATEGORIES as readonly string[]).includes(c.id))
+    .reduce((s, c) => s + c.tokens, 0);
 }
 
 describe("allocate (largest remainder)", () => {
@@ -97,7 +115,11 @@ describe("breakdown", () => {
       let scaled = 0;
       let estimated = 0;
       for (const record of session.records) {
-        const inspect = inspectSession(session, { settings: analysis.settings, contextWindow: analysis.window, leafId: record.id });
+        const inspect = inspectSession(session, {
+          settings: analysis.settings,
+          contextWindow: analysis.window,
+          leafId: record.id,
+        });
         const projection = buildProjection(session, record.id);
         const b = buildBreakdown(projection, inspect, session);
         assert.equal(b.total, inspect.contextTokens, `leaf ${record.id}`);
@@ -122,7 +144,11 @@ describe("breakdown", () => {
   it("long: pure estimate at a compaction leaf (pi shows ?) equals the unscaled sum, system = replayed system message", async () => {
     const { session, analysis } = await load(PI_FIXTURES[0]!);
     const compaction = session.records.find((r) => r.type === "compaction")!;
-    const inspect = inspectSession(session, { settings: analysis.settings, contextWindow: analysis.window, leafId: compaction.id });
+    const inspect = inspectSession(session, {
+      settings: analysis.settings,
+      contextWindow: analysis.window,
+      leafId: compaction.id,
+    });
     assert.equal(inspect.usageKnown, false);
     const projection = buildProjection(session, compaction.id);
     const b = buildBreakdown(projection, inspect, session);
@@ -134,7 +160,10 @@ describe("breakdown", () => {
     // The compaction summary is the only summary in context.
     const summaries = b.categories.find((c) => c.id === "summaries")!;
     assert.equal(summaries.tokens, compaction.tokens);
-    assert.deepEqual(summaries.top.map((e) => e.entryId), [compaction.id]);
+    assert.deepEqual(
+      summaries.top.map((e) => e.entryId),
+      [compaction.id],
+    );
   });
 
   it("long: at the file leaf the messages up to the last usage are scaled to pi's provider usage", async () => {
@@ -180,7 +209,11 @@ describe("gauge", () => {
   it("long at a compaction leaf: pi's ? state, our estimate labelled as such", async () => {
     const { session, analysis } = await load(PI_FIXTURES[0]!);
     const compaction = session.records.filter((r) => r.type === "compaction")[1]!;
-    const inspect = inspectSession(session, { settings: analysis.settings, contextWindow: analysis.window, leafId: compaction.id });
+    const inspect = inspectSession(session, {
+      settings: analysis.settings,
+      contextWindow: analysis.window,
+      leafId: compaction.id,
+    });
     const g = buildGauge(inspect);
     assert.equal(g.usageKnown, false);
     assert.equal(g.method, "estimate");
@@ -210,9 +243,19 @@ describe("history", () => {
     const { session } = await load(PI_FIXTURES[0]!);
     const projection = buildProjection(session);
     const h = buildHistory(projection.path);
-    const assistants = projection.path.filter((r) => r.type === "message" && r.role === "assistant" && r.usageTokens > 0 && r.stopReason !== "error" && r.stopReason !== "aborted");
+    const assistants = projection.path.filter(
+      (r) =>
+        r.type === "message" &&
+        r.role === "assistant" &&
+        r.usageTokens > 0 &&
+        r.stopReason !== "error" &&
+        r.stopReason !== "aborted",
+    );
     assert.equal(h.points.length, assistants.length);
-    assert.deepEqual(h.compactions.map((c) => c.tokensBefore), [13821, 12610, 12458, 6387]);
+    assert.deepEqual(
+      h.compactions.map((c) => c.tokensBefore),
+      [13821, 12610, 12458, 6387],
+    );
     for (const c of h.compactions) {
       assert.ok(c.atPoint > 0 && c.atPoint <= h.points.length);
       // the point before an auto-compaction is above the threshold or close to it
@@ -233,7 +276,10 @@ describe("summaries", () => {
     const { session } = await load(PI_FIXTURES[0]!);
     const s = buildSummaries(buildProjection(session));
     assert.equal(s.length, 4);
-    assert.deepEqual(s.map((x) => x.inContext), [false, false, false, true]);
+    assert.deepEqual(
+      s.map((x) => x.inContext),
+      [false, false, false, true],
+    );
     for (const x of s) {
       const record = session.byId.get(x.entryId)!;
       assert.equal(x.type, "compaction");
@@ -259,8 +305,15 @@ describe("summaries", () => {
   });
   it("splitSummary leaves text without blocks alone", () => {
     assert.deepEqual(splitSummary("## Goal\nx"), { body: "## Goal\nx", readFiles: [], modifiedFiles: [] });
-    assert.deepEqual(splitSummary("b\n\n<read-files>\na\nb c\n</read-files>\n\n<modified-files>\nm\n</modified-files>"), { body: "b", readFiles: ["a", "b c"], modifiedFiles: ["m"] });
-    assert.deepEqual(splitSummary("b\n\n<modified-files>\nm\n</modified-files>"), { body: "b", readFiles: [], modifiedFiles: ["m"] });
+    assert.deepEqual(
+      splitSummary("b\n\n<read-files>\na\nb c\n</read-files>\n\n<modified-files>\nm\n</modified-files>"),
+      { body: "b", readFiles: ["a", "b c"], modifiedFiles: ["m"] },
+    );
+    assert.deepEqual(splitSummary("b\n\n<modified-files>\nm\n</modified-files>"), {
+      body: "b",
+      readFiles: [],
+      modifiedFiles: ["m"],
+    });
   });
 });
 
@@ -290,9 +343,17 @@ describe("tracked files", () => {
         const summarised = new Set([...prep.messagesToSummarize, ...prep.turnPrefixMessages].map((e) => e.record.id));
         // sources name the assistant turn; a tool result's nested calls name their assistant too
         const lists = listsOf(tracked, (s) => s.kind === "compaction" || summarised.has(s.entryId));
-        assert.deepEqual(lists, { readFiles: c.details?.readFiles, modifiedFiles: c.details?.modifiedFiles }, `compaction ${c.id}`);
+        assert.deepEqual(
+          lists,
+          { readFiles: c.details?.readFiles, modifiedFiles: c.details?.modifiedFiles },
+          `compaction ${c.id}`,
+        );
         // and the full lists are a superset (kept turns add their files)
-        for (const p of c.details?.modifiedFiles ?? []) assert.ok(tracked.modifiedFiles.some((x) => x.path === p), p);
+        for (const p of c.details?.modifiedFiles ?? [])
+          assert.ok(
+            tracked.modifiedFiles.some((x) => x.path === p),
+            p,
+          );
       }
     });
   }
@@ -304,7 +365,12 @@ describe("tracked files", () => {
     assert.equal(t.seededFrom, projection.compaction!.id);
     const alpha = t.modifiedFiles.find((x) => x.path === "src/alpha.ts")!;
     assert.equal(alpha.absolutePath, "/ws/src/alpha.ts");
-    assert.ok(alpha.sources.some((s) => s.kind === "compaction" && s.entryId === projection.compaction!.id && s.op === "modified" && s.ordinal === 4));
+    assert.ok(
+      alpha.sources.some(
+        (s) =>
+          s.kind === "compaction" && s.entryId === projection.compaction!.id && s.op === "modified" && s.ordinal === 4,
+      ),
+    );
     for (const f of [...t.readFiles, ...t.modifiedFiles]) {
       assert.ok(f.sources.length > 0);
       for (const s of f.sources) if (s.kind === "turn") assert.equal(session.byId.get(s.entryId)!.role, "assistant");
@@ -324,7 +390,10 @@ describe("tracked files", () => {
       const summarised = new Set(prep.messagesToSummarize.map((e) => e.record.id));
       const t = buildTrackedFiles(buildProjection(session), session, "/p");
       assert.equal(t.seededFrom, name === "13" ? "k1" : null);
-      assert.deepEqual(listsOf(t, (s) => s.kind === "compaction" || summarised.has(s.entryId)), { readFiles: [...read], modifiedFiles: [...modified] });
+      assert.deepEqual(
+        listsOf(t, (s) => s.kind === "compaction" || summarised.has(s.entryId)),
+        { readFiles: [...read], modifiedFiles: [...modified] },
+      );
     }
   });
 
@@ -345,8 +414,20 @@ function reconstruct(d: SummaryDiff): { older: string; newer: string } {
   const older: string[] = [];
   const newer: string[] = [];
   for (const l of d.lines) {
-    if (l.kind !== "added") older.push(l.segments.filter((s) => s.op !== "added").map((s) => s.text).join(""));
-    if (l.kind !== "removed") newer.push(l.segments.filter((s) => s.op !== "removed").map((s) => s.text).join(""));
+    if (l.kind !== "added")
+      older.push(
+        l.segments
+          .filter((s) => s.op !== "added")
+          .map((s) => s.text)
+          .join(""),
+      );
+    if (l.kind !== "removed")
+      newer.push(
+        l.segments
+          .filter((s) => s.op !== "removed")
+          .map((s) => s.text)
+          .join(""),
+      );
   }
   return { older: older.join("\n"), newer: newer.join("\n") };
 }
@@ -358,7 +439,10 @@ describe("summary diff", () => {
     assert.deepEqual(d.stats, { linesRemoved: 0, linesAdded: 0, linesChanged: 0, wordsRemoved: 0, wordsAdded: 0 });
   });
   it("a line that disappeared is a whole removed line; an edited line is a word-level change", () => {
-    const d = diffSummaries("## Goal\nFix the parser\n- keep tests green\n- use pnpm", "## Goal\nFix the lexer\n- use pnpm");
+    const d = diffSummaries(
+      "## Goal\nFix the parser\n- keep tests green\n- use pnpm",
+      "## Goal\nFix the lexer\n- use pnpm",
+    );
     assert.deepEqual(
       d.lines.map((l) => l.kind),
       ["same", "changed", "removed", "same"],
@@ -392,7 +476,9 @@ describe("summary diff", () => {
     assert.ok(d12.lines.some((l) => l.kind === "added" && l.segments[0]!.text === "docs/eta-14.md"));
   });
   it("reconstructs both texts for arbitrary inputs", () => {
-    const line = fc.array(fc.constantFrom("goal", "fix", "the", "parser", "lexer", " ", "-", "##", "x"), { maxLength: 8 }).map((a) => a.join(" "));
+    const line = fc
+      .array(fc.constantFrom("goal", "fix", "the", "parser", "lexer", " ", "-", "##", "x"), { maxLength: 8 })
+      .map((a) => a.join(" "));
     const text = fc.array(line, { maxLength: 10 }).map((a) => a.join("\n"));
     fc.assert(
       fc.property(text, text, (a, b) => {
@@ -431,7 +517,10 @@ describe("panel state", () => {
     const analysis = analyzeLoaded(session, { agentDir: fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-vm-")) });
     const state = buildPanelState({ file, session, analysis, pinned: true, updatedAt: 5, modifiedAt: 7 });
     assert.equal(state.session!.modifiedAt, 7);
-    assert.deepEqual(state.session!.problems.map((p) => [p.id, p.severity, p.code, p.title, p.file, p.line]), [["p0", "warning", "truncated-final-line", "Incomplete last line", file, 5]]);
+    assert.deepEqual(
+      state.session!.problems.map((p) => [p.id, p.severity, p.code, p.title, p.file, p.line]),
+      [["p0", "warning", "truncated-final-line", "Incomplete last line", file, 5]],
+    );
     assert.match(state.session!.problems[0]!.message, /^truncated final record at line 5 \(164 bytes\)/);
   });
   it("empty state", () => {

@@ -4,7 +4,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { SessionFile } from "../../src/core/session";
-import { appendEntries, expectationOf, newEntryId, SessionChangedError, UnsafeSessionWriteError } from "../../src/core/write";
+import {
+  appendEntries,
+  expectationOf,
+  newEntryId,
+  SessionChangedError,
+  UnsafeSessionWriteError,
+} from "../../src/core/write";
 import { buildLabelEntry } from "../../src/core/branch";
 
 const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
@@ -24,7 +30,13 @@ describe("the single write path", () => {
     const s = await SessionFile.open(p);
     const expectation = expectationOf(s);
     const id = newEntryId(s.byId);
-    const label = buildLabelEntry({ id, parentId: s.leafId, timestamp: "2026-11-30T10:00:00.000Z", targetId: s.records[0]!.id, label: "start" });
+    const label = buildLabelEntry({
+      id,
+      parentId: s.leafId,
+      timestamp: "2026-11-30T10:00:00.000Z",
+      targetId: s.records[0]!.id,
+      label: "start",
+    });
     const size = appendEntries(expectation, [label]);
     const after = fs.readFileSync(p);
     assert.ok(after.subarray(0, before.length).equals(before), "existing bytes untouched");
@@ -57,7 +69,10 @@ describe("the single write path", () => {
   });
 
   it("refuses to write after a torn final line, to v1 files, and to files that are not sessions", async () => {
-    for (const rel of ["cases/09-truncated-final-line/session.jsonl", "cases/08-v1-migration-firstKeptEntryIndex/session.jsonl"]) {
+    for (const rel of [
+      "cases/09-truncated-final-line/session.jsonl",
+      "cases/08-v1-migration-firstKeptEntryIndex/session.jsonl",
+    ]) {
       const p = copy(rel);
       const bytes = fs.readFileSync(p);
       const s = await SessionFile.open(p);
