@@ -16,15 +16,15 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { generateSession, type Flavour } from "./generate";
+import { REPO_ROOT } from "../support/paths";
 
-const REPO = path.resolve(__dirname, "../../..");
-const DATA = path.join(REPO, "bench-data");
+const DATA = path.join(REPO_ROOT, "bench-data");
 const SIZES = (process.env.PI_CONTEXT_BENCH_SIZES ?? "32,128").split(",").map(Number);
 const RUNS = Number(process.env.PI_CONTEXT_BENCH_RUNS ?? 3);
 const FLAVOURS: Flavour[] = ["image", "text"];
 
 function node22(): string {
-  return execFileSync(process.execPath, [path.join(REPO, "test/conformance/setup.mjs")], { encoding: "utf8" })
+  return execFileSync(process.execPath, [path.join(REPO_ROOT, "test/conformance/setup.mjs")], { encoding: "utf8" })
     .trim()
     .split("\n")
     .pop()!;
@@ -67,7 +67,7 @@ function main(): void {
         floors.push(json(process.execPath, ["--expose-gc", measure, "floor", file]).ms!);
         oursLast = json(process.execPath, ["--expose-gc", measure, "ours", file]);
         cold.push(oursLast.coldMs!);
-        piLast = json(pi, [path.join(REPO, "test/conformance/bench-pi.mjs"), file]);
+        piLast = json(pi, [path.join(REPO_ROOT, "test/conformance/bench-pi.mjs"), file]);
         piMs.push(piLast.totalMs!);
       }
       const f = median(floors);

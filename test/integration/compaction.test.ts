@@ -157,9 +157,7 @@ describe("compaction command", function () {
     const mod = (await import(pathToFileURL(path.join(repoRoot, "test/conformance/oracle-client.mjs")).href)) as {
       OracleClient: {
         start(): Promise<{
-          loadCheck(r: {
-            file: string;
-          }): Promise<{
+          loadCheck(r: { file: string }): Promise<{
             leafId: string;
             contextMessages: { entryId: string; role: string }[];
             contextEntries: string[];

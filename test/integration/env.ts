@@ -3,6 +3,7 @@
 // a temp pi agent dir for each run and passes them in these environment variables.
 import * as fs from "fs";
 import * as path from "path";
+import { REPO_ROOT } from "../support/paths";
 
 export const EXTENSION_ID = "pi-context.pi-context";
 
@@ -56,7 +57,7 @@ export function clearSessions(): void {
 }
 
 /** Repository root (where package.json and media/ live). */
-export const repoRoot = path.resolve(__dirname, "..", "..", "..");
+export const repoRoot = REPO_ROOT;
 
 /** Poll `check` until it returns a truthy value or `timeoutMs` passes. */
 export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10000, what = "condition"): Promise<T> {

@@ -19,6 +19,7 @@ import { formatFileOperations } from "../../src/core/files";
 import { SPLIT_TURN_SEPARATOR } from "../../src/core/prompts";
 import { OpenAiSummarizer } from "../../src/summarizers/openai";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { REPO_ROOT } from "../support/paths";
 
 interface Loaded {
   leafId: string | null;
@@ -37,15 +38,14 @@ interface Oracle {
   close(): Promise<void>;
 }
 
-const REPO = path.resolve(__dirname, "../../..");
-const PI = path.join(REPO, "test/fixtures/pi-1.6.0");
+const PI = path.join(REPO_ROOT, "test/fixtures/pi-1.6.0");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-compact-oracle-"));
 let oracle: Oracle;
 let server: ScriptedServer;
 let summarizer: OpenAiSummarizer;
 
 before(async () => {
-  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as {
+  const mod = (await import(pathToFileURL(path.join(REPO_ROOT, "test/conformance/oracle-client.mjs")).href)) as {
     OracleClient: { start(): Promise<Oracle> };
   };
   oracle = await mod.OracleClient.start();

@@ -18,13 +18,13 @@ import fc from "fast-check";
 import { SessionFile, setScanLineBytes } from "../../src/core/session";
 import { oracleView } from "../support/oracle-view";
 import { buildSession, recipeArb, type Recipe } from "../support/random-session";
+import { REPO_ROOT } from "../support/paths";
 
 interface Oracle {
   oracle(request: { entriesJsonl: string; args: string[] }): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
-const REPO = path.resolve(__dirname, "../../..");
 const RUNS = Number(process.env.PI_CONTEXT_RANDOM_TREES ?? 1000);
 const KEYS = [
   "entryCount",
@@ -44,7 +44,7 @@ const KEYS = [
 let oracle: Oracle;
 
 before(async () => {
-  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as {
+  const mod = (await import(pathToFileURL(path.join(REPO_ROOT, "test/conformance/oracle-client.mjs")).href)) as {
     OracleClient: { start(): Promise<Oracle> };
   };
   oracle = await mod.OracleClient.start();

@@ -16,6 +16,7 @@ import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { resolveSettings } from "../../src/core/settings";
 import { readModelsConfig, readModelsStore, resolveContextWindow } from "../../src/core/models";
+import { REPO_ROOT } from "../support/paths";
 
 interface Oracle {
   oracle(request: {
@@ -25,12 +26,12 @@ interface Oracle {
   }): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
-const REPO = path.resolve(__dirname, "../../..");
+
 const RUNS = Number(process.env.PI_CONTEXT_SETTINGS_RUNS ?? 250);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-settings-"));
 let oracle: Oracle;
 before(async () => {
-  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as {
+  const mod = (await import(pathToFileURL(path.join(REPO_ROOT, "test/conformance/oracle-client.mjs")).href)) as {
     OracleClient: { start(): Promise<Oracle> };
   };
   oracle = await mod.OracleClient.start();

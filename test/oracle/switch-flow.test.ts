@@ -25,6 +25,7 @@ import { runSwitchFlow, type SwitchChoice, type SwitchPlan, type SwitchPlanOptio
 import { OpenAiSummarizer } from "../../src/summarizers/openai";
 import { buildSession, recipeArb } from "../support/random-session";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { REPO_ROOT } from "../support/paths";
 
 interface Loaded {
   leafId: string | null;
@@ -57,14 +58,13 @@ interface Oracle {
   close(): Promise<void>;
 }
 
-const REPO = path.resolve(__dirname, "../../..");
 const RUNS = Number(process.env.PI_CONTEXT_SWITCH_RUNS ?? 60);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-switch-oracle-"));
 let oracle: Oracle;
 let server: ScriptedServer;
 
 before(async () => {
-  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as {
+  const mod = (await import(pathToFileURL(path.join(REPO_ROOT, "test/conformance/oracle-client.mjs")).href)) as {
     OracleClient: { start(): Promise<Oracle> };
   };
   oracle = await mod.OracleClient.start();
@@ -211,8 +211,8 @@ const options = (agentDir: string): SwitchPlanOptions => ({
 
 describe("switch flow vs pi 1.6.0", () => {
   it("tree.jsonl: every entry as the target, each choice", async () => {
-    const source = path.join(REPO, "test/fixtures/pi-1.6.0/tree.jsonl");
-    const agent = path.join(REPO, "test/fixtures/pi-1.6.0/tree.agent");
+    const source = path.join(REPO_ROOT, "test/fixtures/pi-1.6.0/tree.jsonl");
+    const agent = path.join(REPO_ROOT, "test/fixtures/pi-1.6.0/tree.agent");
     const text = fs.readFileSync(source, "utf8");
     const session = await SessionFile.open(source);
     for (const r of session.records) {
@@ -223,7 +223,7 @@ describe("switch flow vs pi 1.6.0", () => {
   });
 
   it("case 15: every entry as the target, each choice", async () => {
-    const source = path.join(REPO, "test/fixtures/cases/15-branch-summary-tree/session.jsonl");
+    const source = path.join(REPO_ROOT, "test/fixtures/cases/15-branch-summary-tree/session.jsonl");
     const text = fs.readFileSync(source, "utf8");
     const session = await SessionFile.open(source);
     for (const r of session.records) {
@@ -237,8 +237,8 @@ describe("switch flow vs pi 1.6.0", () => {
   });
 
   it("switching twice: a second switch from a leaf marker (the marker stands for its parent)", async () => {
-    const source = path.join(REPO, "test/fixtures/pi-1.6.0/tree.jsonl");
-    const agent = path.join(REPO, "test/fixtures/pi-1.6.0/tree.agent");
+    const source = path.join(REPO_ROOT, "test/fixtures/pi-1.6.0/tree.jsonl");
+    const agent = path.join(REPO_ROOT, "test/fixtures/pi-1.6.0/tree.agent");
     const file = copyOf(fs.readFileSync(source, "utf8"));
     const first = await runSwitchFlow(file, "895e5ef5", { summarize: false }, undefined, options(agent));
     assert.equal(first.kind, "switched");

@@ -26,6 +26,7 @@ import { contribution, currentSystemMessage } from "../../src/core/tokens";
 import { formatFileOperations } from "../../src/core/files";
 import { appendEntries, expectationOf, newEntryId } from "../../src/core/write";
 import { buildSession, recipeArb, type Recipe } from "../support/random-session";
+import { REPO_ROOT } from "../support/paths";
 
 interface Loaded {
   leafId: string | null;
@@ -40,12 +41,11 @@ interface Oracle {
   close(): Promise<void>;
 }
 
-const REPO = path.resolve(__dirname, "../../..");
 const RUNS = Number(process.env.PI_CONTEXT_WRITE_RUNS ?? 150);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-written-"));
 let oracle: Oracle;
 before(async () => {
-  const mod = (await import(pathToFileURL(path.join(REPO, "test/conformance/oracle-client.mjs")).href)) as {
+  const mod = (await import(pathToFileURL(path.join(REPO_ROOT, "test/conformance/oracle-client.mjs")).href)) as {
     OracleClient: { start(): Promise<Oracle> };
   };
   oracle = await mod.OracleClient.start();
@@ -244,7 +244,7 @@ async function switchAndCheck(
 describe("entries we append are loaded by pi 1.6.0 as intended", () => {
   it("compactions on the shared fixtures (at the leaves pi compacted from, and at the end)", async () => {
     for (const name of ["long", "split", "overflow", "tree"]) {
-      const source = path.join(REPO, "test/fixtures/pi-1.6.0", `${name}.jsonl`);
+      const source = path.join(REPO_ROOT, "test/fixtures/pi-1.6.0", `${name}.jsonl`);
       const s = await SessionFile.open(source);
       const leaves = [...s.records.filter((r) => r.type === "compaction").map((r) => r.parentId), s.leafId];
       for (const leaf of leaves) {

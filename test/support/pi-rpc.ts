@@ -12,9 +12,11 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
+import {} from "./paths";
 
 /** Repository root (this file compiles to `out/test/support/`). */
-export const REPO_ROOT = path.resolve(__dirname, "..", "..", "..");
+export { REPO_ROOT } from "./paths";
+import { REPO_ROOT } from "./paths";
 const CONFORMANCE = path.join(REPO_ROOT, "test", "conformance");
 /** pi's CLI bundle in the conformance package. */
 export const PI_CLI = path.join(

@@ -126,17 +126,15 @@ export async function startScriptedServer(
     }
     if (answer.status && answer.status >= 400) {
       finished = true;
-      res
-        .writeHead(answer.status, { "content-type": "application/json" })
-        .end(
-          JSON.stringify({
-            error: {
-              message: answer.errorMessage ?? `scripted error ${answer.status}`,
-              type: "scripted_error",
-              code: null,
-            },
-          }),
-        );
+      res.writeHead(answer.status, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: {
+            message: answer.errorMessage ?? `scripted error ${answer.status}`,
+            type: "scripted_error",
+            code: null,
+          },
+        }),
+      );
       return;
     }
     const text = answer.text ?? "";

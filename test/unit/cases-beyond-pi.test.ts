@@ -14,8 +14,9 @@ import { analyzeSession } from "../../src/core/analyze";
 import { SessionFile } from "../../src/core/session";
 import { structureDiagnostics } from "../../src/core/tree";
 import { expectationOf, UnsafeSessionWriteError } from "../../src/core/write";
+import { FIXTURES } from "../support/paths";
 
-const CASES = path.resolve(__dirname, "../../../test/fixtures/cases");
+const CASES = path.join(FIXTURES, "cases");
 const NO_AGENT = path.join(os.tmpdir(), "pi-context-no-agent-dir");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cases-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -9,8 +9,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { formatUsage, main } from "../../src/cli";
+import { FIXTURES } from "../support/paths";
 
-const PI = path.resolve(__dirname, "../../../test/fixtures/pi-1.6.0");
+const PI = path.join(FIXTURES, "pi-1.6.0");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-"));
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {

@@ -33,8 +33,8 @@ import { SummarizerError } from "../../src/core/summarizer";
 import { SessionChangedError, UnsafeSessionWriteError } from "../../src/core/write";
 import { OpenAiSummarizer } from "../../src/summarizers/openai";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { FIXTURES } from "../support/paths";
 
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const PI = path.join(FIXTURES, "pi-1.6.0");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-compact-"));
 

@@ -11,8 +11,8 @@ import {
   sessionDirCandidates,
 } from "../../src/core/locate";
 import { getAgentDir, resolveSettings } from "../../src/core/settings";
+import { FIXTURES } from "../support/paths";
 
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-locate-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

@@ -8,8 +8,8 @@ import { getPath, structureDiagnostics } from "../../src/core/tree";
 import { buildProjection } from "../../src/core/context";
 import { estimateTokens } from "../../src/core/estimate";
 import { estimateProjectedContextTokens } from "../../src/core/tokens";
+import { FIXTURES } from "../support/paths";
 
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-session-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

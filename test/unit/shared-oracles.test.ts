@@ -12,8 +12,7 @@ import { resolveSettings, compactionSettingsOf } from "../../src/core/settings";
 import { readModelsConfig, resolveContextWindow } from "../../src/core/models";
 import { buildProjection, modelSelection } from "../../src/core/context";
 import { oracleView } from "../support/oracle-view";
-
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
+import { FIXTURES } from "../support/paths";
 
 interface OracleCase {
   name: string;

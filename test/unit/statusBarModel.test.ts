@@ -25,8 +25,9 @@ import {
 } from "../../src/statusBarModel";
 import { AUTO_COMPACTS_WHEN, formatDateTime } from "../../src/viewModel/format";
 import { collectProblems } from "../../src/viewModel/problems";
+import { FIXTURES as FIXTURES_ROOT } from "../support/paths";
 
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures/pi-1.6.0");
+const FIXTURES = path.join(FIXTURES_ROOT, "pi-1.6.0");
 
 function view(analysis: Analysis, margin = 10000, pinned = false) {
   return buildGaugeView({
@@ -301,7 +302,7 @@ describe("WarningTracker", () => {
   });
 });
 
-const CASES = path.resolve(__dirname, "../../../test/fixtures/cases");
+const CASES = path.join(FIXTURES_ROOT, "cases");
 const line = (o: object) => JSON.stringify(o);
 const msg = (
   id: string,

@@ -27,8 +27,8 @@ import {
 } from "../../src/core/switchFlow";
 import { OpenAiSummarizer } from "../../src/summarizers/openai";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { FIXTURES } from "../support/paths";
 
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
 const TREE_AGENT = path.join(FIXTURES, "pi-1.6.0/tree.agent");
 const CASE15 = path.join(FIXTURES, "cases/15-branch-summary-tree/session.jsonl");

@@ -10,8 +10,8 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { main } from "../../src/cli";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { FIXTURES } from "../support/paths";
 
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
 const AGENT = path.join(FIXTURES, "pi-1.6.0/tree.agent");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-treecli-"));

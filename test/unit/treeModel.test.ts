@@ -24,8 +24,8 @@ import {
   type TreeFilter,
   type TreeSource,
 } from "../../src/core/treeModel";
+import { FIXTURES } from "../support/paths";
 
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
 const CASE15 = path.join(FIXTURES, "cases/15-branch-summary-tree/session.jsonl");
 const GETSPECSTORY = path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl");

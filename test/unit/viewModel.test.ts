@@ -28,8 +28,7 @@ import { diffSummaries, type SummaryDiff } from "../../src/viewModel/summaryDiff
 import { splitSummary } from "../../src/viewModel/summaryText";
 import { buildTrackedFiles, resolveToolPath } from "../../src/viewModel/trackedFiles";
 import type { TrackedFilesModel } from "../../src/protocol";
-
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
+import { FIXTURES } from "../support/paths";
 
 interface Fixture {
   name: string;
@@ -512,7 +511,7 @@ describe("panel state", () => {
     assert.deepEqual(state.session!.problems, []);
   });
   it("problems: readable, ordered, with the file and line to open (case 09: torn final line)", async () => {
-    const file = path.resolve(__dirname, "../../../test/fixtures/cases/09-truncated-final-line/session.jsonl");
+    const file = path.join(FIXTURES, "cases/09-truncated-final-line/session.jsonl");
     const session = await SessionFile.open(file);
     const analysis = analyzeLoaded(session, { agentDir: fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-vm-")) });
     const state = buildPanelState({ file, session, analysis, pinned: true, updatedAt: 5, modifiedAt: 7 });

@@ -12,8 +12,8 @@ import {
   UnsafeSessionWriteError,
 } from "../../src/core/write";
 import { buildLabelEntry } from "../../src/core/branch";
+import { FIXTURES } from "../support/paths";
 
-const FIXTURES = path.resolve(__dirname, "../../../test/fixtures");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-write-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 let n = 0;
