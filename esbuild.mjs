@@ -20,7 +20,7 @@ const builds = [
     logLevel: "warning",
   },
   {
-    entryPoints: ["src/cli.ts"],
+    entryPoints: ["src/cli/main.ts"],
     outfile: "dist/cli.js",
     bundle: true,
     platform: "node",

@@ -10,7 +10,7 @@ export default tseslint.config(
       "dist/",
       "test-results/",
       "test/vscode-host/",
-      "test/conformance/node_modules/",
+      "test/conformance/oracle/node_modules/",
       "test/fixtures/",
       "media/demo/",
       "bench-data/",

@@ -3,7 +3,7 @@
 // pi 1.6.0 starts from when it resolves a model's context window (see
 // docs/notes/pi-model-resolution.md). Run under the Node 22 of the conformance package:
 //
-//   "$(node test/conformance/setup.mjs)" scripts/generate-model-catalog.mjs [--check] [--out FILE]
+//   "$(node test/conformance/oracle/setup.mjs)" scripts/generate-model-catalog.mjs [--check] [--out FILE]
 //
 // --check: do not write; exit 1 if the file on disk differs from what would be written.
 //
@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const EXPECTED_VERSION = "1.6.0";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const PI_AI_DIR = join(ROOT, "test", "conformance", "node_modules", "@earendil-works", "pi-ai");
+const PI_AI_DIR = join(ROOT, "test", "conformance", "oracle", "node_modules", "@earendil-works", "pi-ai");
 
 const argv = process.argv.slice(2);
 const outIndex = argv.indexOf("--out");
@@ -35,9 +35,10 @@ function fail(message) {
 
 const [major, minor] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 19)) {
-  fail(`needs Node >= 22.19 (pi-ai ${EXPECTED_VERSION}); run it with "$(node test/conformance/setup.mjs)"`);
+  fail(`needs Node >= 22.19 (pi-ai ${EXPECTED_VERSION}); run it with "$(node test/conformance/oracle/setup.mjs)"`);
 }
-if (!existsSync(join(PI_AI_DIR, "package.json"))) fail(`pi-ai not installed; run: node test/conformance/setup.mjs`);
+if (!existsSync(join(PI_AI_DIR, "package.json")))
+  fail(`pi-ai not installed; run: node test/conformance/oracle/setup.mjs`);
 const pkg = JSON.parse(readFileSync(join(PI_AI_DIR, "package.json"), "utf-8"));
 if (pkg.name !== "@earendil-works/pi-ai" || pkg.version !== EXPECTED_VERSION) {
   fail(`expected @earendil-works/pi-ai@${EXPECTED_VERSION}, found ${pkg.name}@${pkg.version}`);

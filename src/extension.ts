@@ -1,13 +1,13 @@
 import * as vscode from "vscode";
-import { registerCompaction } from "./compaction";
-import { registerLiveBridge } from "./liveBridge";
+import { registerCompaction } from "./compaction/command";
+import { registerLiveBridge } from "./liveBridge/service";
 import { readConfig } from "./config";
 import type { Services } from "./services";
-import { registerPanel } from "./panel";
-import { registerSessionCommands } from "./sessionCommands";
-import { PiSessionSource } from "./sessions";
-import { registerStatusBar, type StatusBarGauge } from "./statusBar";
-import { registerSessionTree, type SessionTreeView } from "./treeView";
+import { registerPanel } from "./panel/controller";
+import { registerSessionCommands } from "./sessions/commands";
+import { PiSessionSource } from "./sessions/source";
+import { registerStatusBar, type StatusBarGauge } from "./statusBar/gauge";
+import { registerSessionTree, type SessionTreeView } from "./tree/register";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
 export interface PiContextApi {

@@ -5,11 +5,11 @@
  */
 
 import type * as vscode from "vscode";
-import type { Analysis } from "./core/analyze";
-import type { SessionSummary } from "./core/locate";
-import type { SessionFile } from "./core/session";
+import type { Analysis } from "./core/rules/analyze";
+import type { SessionSummary } from "./core/read/locate";
+import type { SessionFile } from "./core/read/session";
 import type { PiContextConfig } from "./config";
-import type { LiveBridgeService } from "./liveBridge";
+import type { LiveBridgeService } from "./liveBridge/service";
 
 /** The session pi-context currently shows, refreshed in place as pi appends. */
 export interface CurrentSession {

@@ -29,7 +29,7 @@ import type {
   SummaryModel,
   TrackedFileModel,
   WebviewMessage,
-} from "../src/protocol";
+} from "../src/shared/protocol";
 import {
   AUTO_COMPACTS_WHEN,
   COMPACT_ICON,
@@ -37,9 +37,9 @@ import {
   formatGaugeTokens,
   formatWindowTokens,
   plural,
-} from "../src/viewModel/format";
-import { diffSummaries, type DiffLine } from "../src/viewModel/summaryDiff";
-import { placeAxisLabels, type AxisLabel } from "../src/viewModel/axis";
+} from "../src/shared/format";
+import { diffSummaries, type DiffLine } from "../src/shared/summaryDiff";
+import { placeAxisLabels, type AxisLabel } from "../src/shared/axis";
 import { append, h, icon, s } from "./dom";
 import { renderMarkdown } from "./markdown";
 

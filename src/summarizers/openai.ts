@@ -10,7 +10,7 @@
  */
 
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type { MessageSurface } from "../core/live";
+import type { MessageSurface } from "../core/flows/live";
 import {
   cancelledError,
   SummarizerError,
@@ -19,7 +19,7 @@ import {
   type SummaryRequest,
   type SummaryResult,
   type SummaryStopReason,
-} from "../core/summarizer";
+} from "../core/flows/summarizer";
 import type { Usage } from "../core/types";
 
 /** OpenAI's own endpoint (the `openai` package's default). */

@@ -16,7 +16,7 @@ import {
   type SummarizeOptions,
   type SummaryRequest,
   type SummaryResult,
-} from "../core/summarizer";
+} from "../core/flows/summarizer";
 
 /** Pick a chat model by vendor/family (empty = any); the first match wins. */
 export async function selectLanguageModel(vendor: string, family: string): Promise<vscode.LanguageModelChat> {

@@ -21,12 +21,12 @@
  * `reserve = clamp(window − max(used, threshold), 0, reserveTokens)`.
  */
 
-import type { ProjectedEntry, Projection } from "../core/context";
-import type { EntryRecord } from "../core/entries";
-import { messageChars, type CharBreakdown } from "../core/estimate";
-import type { InspectResult } from "../core/inspect";
-import { contribution, currentSystemMessage, type BodyReader } from "../core/tokens";
-import type { BreakdownModel, CategoryEntry, CategoryId, CategoryModel } from "../protocol";
+import type { ProjectedEntry, Projection } from "../core/rules/context";
+import type { EntryRecord } from "../core/read/entries";
+import { messageChars, type CharBreakdown } from "../core/read/estimate";
+import type { InspectResult } from "../core/rules/inspect";
+import { contribution, currentSystemMessage, type BodyReader } from "../core/rules/tokens";
+import type { BreakdownModel, CategoryEntry, CategoryId, CategoryModel } from "../shared/protocol";
 
 /** Display labels of the categories. */
 export const CATEGORY_LABELS: Record<CategoryId, string> = {

@@ -5,9 +5,9 @@
  * auto-compaction threshold (`window − reserveTokens`), see `statusBarModel.ts`.
  */
 
-import type { InspectResult } from "../core/inspect";
-import type { GaugeModel } from "../protocol";
-import { gaugeLevel as thresholdLevel, windowSourceText } from "../statusBarModel";
+import type { InspectResult } from "../core/rules/inspect";
+import type { GaugeModel } from "../shared/protocol";
+import { gaugeLevel as thresholdLevel, windowSourceText } from "./statusBar";
 
 /** Default warning margin (tokens before the threshold), as the `piContext.warning.margin` setting. */
 export const DEFAULT_WARNING_MARGIN = 10000;

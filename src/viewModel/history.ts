@@ -7,8 +7,8 @@
  * between the points before and after them, carrying pi's `tokensBefore`.
  */
 
-import type { EntryRecord } from "../core/entries";
-import type { HistoryModel } from "../protocol";
+import type { EntryRecord } from "../core/read/entries";
+import type { HistoryModel } from "../shared/protocol";
 
 /** True when pi would use this assistant's usage (`estimateContextTokens`'s validity rule). */
 export function hasTrustedUsage(record: EntryRecord): boolean {

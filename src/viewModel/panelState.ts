@@ -4,10 +4,10 @@
  * capabilities and the per-file flags it can only know inside VS Code.
  */
 
-import type { Analysis } from "../core/analyze";
-import { buildProjection } from "../core/context";
-import type { SessionFile } from "../core/session";
-import type { PanelState, SessionModel } from "../protocol";
+import type { Analysis } from "../core/rules/analyze";
+import { buildProjection } from "../core/rules/context";
+import type { SessionFile } from "../core/read/session";
+import type { PanelState, SessionModel } from "../shared/protocol";
 import { buildBreakdown } from "./breakdown";
 import { buildGauge } from "./gauge";
 import { buildHistory } from "./history";

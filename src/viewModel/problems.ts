@@ -6,9 +6,9 @@
  * `inspect`, invalid pi settings and an unreadable models.json. Pure, no `vscode`.
  */
 
-import type { InspectResult } from "../core/inspect";
+import type { InspectResult } from "../core/rules/inspect";
 import type { Diagnostic } from "../core/types";
-import type { ProblemModel } from "../protocol";
+import type { ProblemModel } from "../shared/protocol";
 
 /** Short titles per diagnostic code (what kind of problem; the message says where and why). */
 const TITLES: Record<string, string> = {

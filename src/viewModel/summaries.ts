@@ -4,8 +4,8 @@
  * and whether it is still part of the context at the leaf.
  */
 
-import type { Projection } from "../core/context";
-import type { SummaryModel } from "../protocol";
+import type { Projection } from "../core/rules/context";
+import type { SummaryModel } from "../shared/protocol";
 import { splitSummary } from "./summaryText";
 
 /** The summaries on `projection.path`. */

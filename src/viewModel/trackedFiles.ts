@@ -14,10 +14,10 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Projection } from "../core/context";
-import { addDetails, addFileOps, computeFileLists, createFileOps } from "../core/files";
-import { contribution, type BodyReader } from "../core/tokens";
-import type { FileSource, TrackedFileModel, TrackedFilesModel } from "../protocol";
+import type { Projection } from "../core/rules/context";
+import { addDetails, addFileOps, computeFileLists, createFileOps } from "../core/rules/files";
+import { contribution, type BodyReader } from "../core/rules/tokens";
+import type { FileSource, TrackedFileModel, TrackedFilesModel } from "../shared/protocol";
 
 // pi's UNICODE_SPACES (utils/paths.js).
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;

@@ -24,7 +24,9 @@ const RUNS = Number(process.env.PI_CONTEXT_BENCH_RUNS ?? 3);
 const FLAVOURS: Flavour[] = ["image", "text"];
 
 function node22(): string {
-  return execFileSync(process.execPath, [path.join(REPO_ROOT, "test/conformance/setup.mjs")], { encoding: "utf8" })
+  return execFileSync(process.execPath, [path.join(REPO_ROOT, "test/conformance/oracle/setup.mjs")], {
+    encoding: "utf8",
+  })
     .trim()
     .split("\n")
     .pop()!;
@@ -67,7 +69,7 @@ function main(): void {
         floors.push(json(process.execPath, ["--expose-gc", measure, "floor", file]).ms!);
         oursLast = json(process.execPath, ["--expose-gc", measure, "ours", file]);
         cold.push(oursLast.coldMs!);
-        piLast = json(pi, [path.join(REPO_ROOT, "test/conformance/bench-pi.mjs"), file]);
+        piLast = json(pi, [path.join(REPO_ROOT, "test/conformance/oracle/bench-pi.mjs"), file]);
         piMs.push(piLast.totalMs!);
       }
       const f = median(floors);

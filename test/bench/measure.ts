@@ -10,8 +10,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { analyzeLoaded } from "../../src/core/analyze";
-import { SessionFile } from "../../src/core/session";
+import { analyzeLoaded } from "../../src/core/rules/analyze";
+import { SessionFile } from "../../src/core/read/session";
 
 declare const gc: (() => void) | undefined;
 

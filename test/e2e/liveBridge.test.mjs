@@ -24,7 +24,10 @@ import {
 } from "./harness.mjs";
 
 const GAUGE = "piContext.gauge";
-const PI_CLI = path.join(repoRoot, "test/conformance/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js");
+const PI_CLI = path.join(
+  repoRoot,
+  "test/conformance/oracle/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js",
+);
 
 /** A tiny OpenAI-compatible server: every chat completion streams `answer()` with a usage. */
 async function startModel() {
@@ -82,7 +85,7 @@ async function startModel() {
 /** pi --mode rpc with JSON lines on stdin/stdout. */
 async function startPi({ cwd, agentDir, home }) {
   const { ensureConformanceInstall } = await import(
-    pathToFileURL(path.join(repoRoot, "test/conformance/setup.mjs")).href
+    pathToFileURL(path.join(repoRoot, "test/conformance/oracle/setup.mjs")).href
   );
   const node = ensureConformanceInstall().node22Path;
   const child = spawn(node, [PI_CLI, "--mode", "rpc"], {

@@ -9,7 +9,7 @@ import * as path from "path";
 import { pathToFileURL } from "url";
 import * as vscode from "vscode";
 import { after, before, beforeEach, describe, it } from "mocha";
-import type { CompactCommandOutcome } from "../../src/compaction";
+import type { CompactCommandOutcome } from "../../src/compaction/command";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { repoRoot, waitFor } from "./env";
 import { fixture, installSession, makeAgentDir, piApi, setSetting } from "./sessionHelpers";
@@ -154,7 +154,9 @@ describe("compaction command", function () {
     assert.strictEqual(right.languageId, "markdown");
 
     // pi itself loads the file: leaf = our entry, context = checkpoint + summary + kept entries
-    const mod = (await import(pathToFileURL(path.join(repoRoot, "test/conformance/oracle-client.mjs")).href)) as {
+    const mod = (await import(
+      pathToFileURL(path.join(repoRoot, "test/conformance/oracle/oracle-client.mjs")).href
+    )) as {
       OracleClient: {
         start(): Promise<{
           loadCheck(r: { file: string }): Promise<{

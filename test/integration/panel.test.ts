@@ -7,8 +7,8 @@ import * as os from "os";
 import * as path from "path";
 import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
-import { analyzeSession } from "../../src/core/analyze";
-import type { PanelControllerApi } from "../../src/panel";
+import { analyzeSession } from "../../src/core/rules/analyze";
+import type { PanelControllerApi } from "../../src/panel/controller";
 import { EXTENSION_ID, encodeSessionDirName, repoRoot, testWorkspace, waitFor } from "./env";
 
 interface Api {

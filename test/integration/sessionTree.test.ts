@@ -10,8 +10,8 @@ import { pathToFileURL } from "url";
 import * as vscode from "vscode";
 import { after, afterEach, before, beforeEach, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
-import type { TreeElement } from "../../src/core/treeModel";
-import type { OpenPrompt, SwitchCommandOutcome } from "../../src/treeView";
+import type { TreeElement } from "../../src/core/treeModel/model";
+import type { OpenPrompt, SwitchCommandOutcome } from "../../src/tree/register";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { repoRoot, waitFor } from "./env";
 import {
@@ -119,7 +119,9 @@ describe("session tree view", function () {
     await setSetting("summarizer.openai.contextWindow", 128000);
     await setSetting("liveSession.guardSeconds", 0);
     assert.strictEqual(await vscode.commands.executeCommand("piContext.setApiKey", "sk-tree-it-7"), true);
-    const mod = (await import(pathToFileURL(path.join(repoRoot, "test/conformance/oracle-client.mjs")).href)) as {
+    const mod = (await import(
+      pathToFileURL(path.join(repoRoot, "test/conformance/oracle/oracle-client.mjs")).href
+    )) as {
       OracleClient: { start(): Promise<Oracle> };
     };
     oracle = await mod.OracleClient.start();

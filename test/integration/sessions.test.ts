@@ -5,7 +5,7 @@ import * as path from "path";
 import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
-import type { PiSessionSource } from "../../src/sessions";
+import type { PiSessionSource } from "../../src/sessions/source";
 import { testAgentDir, testWorkspace } from "./env";
 import {
   assistantMessage,

@@ -5,11 +5,11 @@ import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
-import { analyzeSession } from "../../src/core/analyze";
+import { analyzeSession } from "../../src/core/rules/analyze";
 import type { PiContextApi } from "../../src/extension";
-import type { GaugeSnapshot } from "../../src/statusBar";
-import { escapeMarkdown } from "../../src/statusBarModel";
-import { AUTO_COMPACTS_WHEN, formatDateTime } from "../../src/viewModel/format";
+import type { GaugeSnapshot } from "../../src/statusBar/gauge";
+import { escapeMarkdown } from "../../src/viewModel/statusBar";
+import { AUTO_COMPACTS_WHEN, formatDateTime } from "../../src/shared/format";
 import {
   assistantMessage,
   fixture,

@@ -1,5 +1,5 @@
 /**
- * Our core's view of a session in the exact shape of the pi 1.6.0 oracle (`test/conformance/oracle.mjs`),
+ * Our core's view of a session in the exact shape of the pi 1.6.0 oracle (`test/conformance/oracle/oracle.mjs`),
  * so conformance tests compare field by field.
  */
 
@@ -8,14 +8,14 @@ import {
   branchSummaryBudget,
   navigationTarget,
   prepareBranchEntries,
-} from "../../src/core/branch";
-import { isPrepared, prepareCompaction, type CompactionPreparation } from "../../src/core/compaction";
-import { buildProjection, type ProjectedEntry, type Projection } from "../../src/core/context";
-import type { EntryRecord } from "../../src/core/entries";
-import { estimateTokens } from "../../src/core/estimate";
-import { computeFileLists, fileOpsToJson } from "../../src/core/files";
-import { formatTokens } from "../../src/core/inspect";
-import type { SessionFile } from "../../src/core/session";
+} from "../../src/core/rules/branch";
+import { isPrepared, prepareCompaction, type CompactionPreparation } from "../../src/core/rules/compaction";
+import { buildProjection, type ProjectedEntry, type Projection } from "../../src/core/rules/context";
+import type { EntryRecord } from "../../src/core/read/entries";
+import { estimateTokens } from "../../src/core/read/estimate";
+import { computeFileLists, fileOpsToJson } from "../../src/core/rules/files";
+import { formatTokens } from "../../src/core/rules/inspect";
+import type { SessionFile } from "../../src/core/read/session";
 import {
   contextUsage,
   contribution,
@@ -24,8 +24,8 @@ import {
   estimateProjectedContextTokens,
   shouldCompact,
   type CompactionSettings,
-} from "../../src/core/tokens";
-import { getPath } from "../../src/core/tree";
+} from "../../src/core/rules/tokens";
+import { getPath } from "../../src/core/rules/tree";
 
 export interface ViewOptions {
   settings: CompactionSettings;

@@ -17,7 +17,7 @@ import {} from "./paths";
 /** Repository root (this file compiles to `out/test/support/`). */
 export { REPO_ROOT } from "./paths";
 import { REPO_ROOT } from "./paths";
-const CONFORMANCE = path.join(REPO_ROOT, "test", "conformance");
+const CONFORMANCE = path.join(REPO_ROOT, "test", "conformance", "oracle");
 /** pi's CLI bundle in the conformance package. */
 export const PI_CLI = path.join(
   CONFORMANCE,

@@ -1,0 +1,277 @@
+/**
+ * `pi-context compact`: the compaction flow of `Pi: Compact Session…` without VS Code (same
+ * `core/compact.ts`), for scripts and end-to-end tests.
+ *
+ *   pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]
+ *       [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N] [--no-stream]
+ *       [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never]
+ *
+ * The API key comes from `PI_CONTEXT_API_KEY` or `OPENAI_API_KEY` (never a flag). Base URL and model
+ * default to `PI_CONTEXT_BASE_URL` / `PI_CONTEXT_MODEL`, then OpenAI / `gpt-4o-mini`.
+ * The preview (and `--dry-run`) needs no key; without one, compacting stops after the preview.
+ * Exit codes: 0 compacted (or dry run / declined), 1 refused or failed (nothing written), 2 usage.
+ */
+
+import * as path from "node:path";
+import * as readline from "node:readline";
+import { analyzeOptionsFrom, formatUsage, parseArgs, UsageError, withPeriod, type CliCommand } from "./main";
+import {
+  fitPlan,
+  NothingToCompactError,
+  planCompaction,
+  runCompactionFlow,
+  type CompactionPlan,
+  type PlanFit,
+} from "../core/flows/compact";
+import { describeLive } from "../core/flows/live";
+import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
+import { OpenAiSummarizer } from "../summarizers/openai";
+
+export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]
+  [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
+  [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
+  [--project-settings auto|always|never]
+  API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+const KNOWN_FLAGS = new Set([
+  "instructions",
+  "base-url",
+  "model",
+  "summarizer-window",
+  "max-output-tokens",
+  "no-stream",
+  "dry-run",
+  "yes",
+  "guard-seconds",
+  "agent-dir",
+  "cwd",
+  "project-settings",
+  "json",
+  "leaf",
+  "context-window",
+]);
+
+/** The preview as plain text. */
+export function formatCompactPreview(
+  plan: CompactionPlan,
+  fit: PlanFit | undefined,
+  summarizer: Summarizer | undefined,
+): string {
+  const v = plan.preview;
+  const p = plan.preparation;
+  const row = (label: string, text: string) => `${label.padEnd(18)}${text}`;
+  const lines = [
+    ...(plan.session.name ? [row("session", plan.session.name)] : []),
+    row("file", plan.file),
+    row("leaf", p.leafId),
+    row("tokens before", n(v.tokensBefore)),
+    row(
+      "tokens after",
+      `≈${n(plan.estimatedTokensAfter)} (kept ≈${n(v.keptTokens)} + checkpoint ≈${n(p.checkpointTokens)} + summary ≈${n(plan.estimatedSummaryTokens)}, a guess)`,
+    ),
+    row(
+      "summarized",
+      `${n(v.summarizedEntryIds.length)} entries${v.turnPrefixEntryIds.length ? ` + ${n(v.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(v.summarizedTokens)} tokens${p.previousSummary ? ` (updates the summary of compaction ${p.previousCompactionId})` : ""}`,
+    ),
+    row(
+      "kept",
+      `${n(v.keptEntryCount)} entries from ${v.firstKeptEntryId} (firstKeptEntryId), ≈${n(v.keptTokens)} tokens`,
+    ),
+    row("split turn", v.isSplitTurn ? `yes (the turn starts at ${v.turnStartEntryId})` : "no"),
+    row("read files", v.readFiles.length ? v.readFiles.join(", ") : "(none)"),
+    row("modified files", v.modifiedFiles.length ? v.modifiedFiles.join(", ") : "(none)"),
+    row("instructions", plan.customInstructions ?? "(none)"),
+  ];
+  if (summarizer && fit) {
+    lines.push(
+      row(
+        "summarizer",
+        `${summarizer.label}: ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens${summarizer.contextWindow ? ` (window ${n(summarizer.contextWindow)})` : ""}`,
+      ),
+    );
+  }
+  if (summarizer instanceof OpenAiSummarizer && summarizer.needsApiKey)
+    lines.push(row("API key", "none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact"));
+  if (plan.live.live) lines.push(row("live", describeLive(plan.live, "compact", "cli")));
+  return lines.join("\n");
+}
+
+async function askYesNo(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY)
+    throw new UsageError("Not a terminal: pass --yes to compact without asking (or --dry-run to only preview).");
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await new Promise<string>((resolve) => rl.question(question, resolve));
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+function intFlag(value: string | true | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const v = Number(value);
+  if (typeof value !== "string" || !Number.isFinite(v) || v < 0)
+    throw new UsageError(`--${name} must be a non-negative number.`);
+  return Math.floor(v);
+}
+
+/** `pi-context compact`. */
+export const compactCommand: CliCommand = async (argv, out, err) => {
+  const args = parseArgs(argv, new Set(["dry-run", "yes", "json", "no-stream"]));
+  const file = args.positional[0];
+  const usage = `usage:\n${formatUsage(COMPACT_USAGE, 2)}\n  API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
+  if (!file || args.positional.length > 1) throw new UsageError(usage);
+  for (const name of args.flags.keys()) {
+    if (name === "api-key")
+      throw new UsageError(
+        "There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).",
+      );
+    if (!KNOWN_FLAGS.has(name)) throw new UsageError(`Unknown flag --${name}.\n${usage}`);
+  }
+  const env = process.env;
+  const analyze = analyzeOptionsFrom(args, env);
+  const str = (name: string) => {
+    const v = args.flags.get(name);
+    return typeof v === "string" ? v : undefined;
+  };
+  const guardSeconds = intFlag(args.flags.get("guard-seconds"), "guard-seconds") ?? 30;
+  const maxOutputTokens = intFlag(args.flags.get("max-output-tokens"), "max-output-tokens") ?? 8192;
+  const contextWindow = intFlag(args.flags.get("summarizer-window"), "summarizer-window");
+  if (args.flags.has("leaf") || args.flags.has("context-window"))
+    throw new UsageError(
+      "compact works at the file's leaf with pi's settings: --leaf and --context-window are not supported (the summarizer's window is --summarizer-window).",
+    );
+  const json = args.flags.has("json");
+  const dryRun = args.flags.has("dry-run");
+  const absolute = path.resolve(file);
+  const customInstructions = str("instructions");
+  const planOptions = {
+    agentDir: analyze.agentDir,
+    projectSettings: analyze.projectSettings,
+    ...(analyze.cwd ? { cwd: analyze.cwd } : {}),
+    guardSeconds,
+    surface: "cli" as const,
+    ...(customInstructions ? { customInstructions } : {}),
+  };
+  const apiKey = env.PI_CONTEXT_API_KEY || env.OPENAI_API_KEY || undefined;
+  const model = str("model") ?? env.PI_CONTEXT_MODEL ?? "gpt-4o-mini";
+  const baseURL = str("base-url") ?? env.PI_CONTEXT_BASE_URL;
+  const makeSummarizer = () =>
+    new OpenAiSummarizer({
+      ...(baseURL ? { baseURL } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      model,
+      ...(contextWindow ? { contextWindow } : { contextWindow: 128000 }),
+      maxOutputTokens,
+      stream: !args.flags.has("no-stream"),
+      surface: "cli",
+    });
+
+  try {
+    if (dryRun) {
+      const plan = await planCompaction(absolute, { ...planOptions, maxOutputTokens });
+      let summarizer: Summarizer | undefined;
+      let fit: PlanFit | undefined;
+      try {
+        summarizer = makeSummarizer();
+        fit = await fitPlan(plan, summarizer);
+      } catch (error) {
+        if (!(error instanceof SummarizerError)) throw error;
+        err(`Note: ${withPeriod(error.message)}`);
+      }
+      if (json)
+        out(
+          JSON.stringify(
+            {
+              dryRun: true,
+              preview: plan.preview,
+              estimatedTokensAfter: plan.estimatedTokensAfter,
+              live: plan.live,
+              requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
+              inputTokens: fit?.inputTokens ?? null,
+            },
+            null,
+            2,
+          ),
+        );
+      else out(`${formatCompactPreview(plan, fit, summarizer)}\n\nDry run: nothing was sent or written.`);
+      return 0;
+    }
+    const summarizer = makeSummarizer();
+    let streamed = false;
+    const outcome = await runCompactionFlow(
+      absolute,
+      summarizer,
+      { ...planOptions, maxOutputTokens },
+      {
+        confirm: async (plan, fit, changed) => {
+          if (!json)
+            out(
+              `${changed ? "The session changed since the preview; new preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`,
+            );
+          // the preview needs no key; sending does: stop here rather than after "Compact now?"
+          if (summarizer.needsApiKey) throw summarizer.missingKeyError();
+          if (args.flags.has("yes")) return true;
+          return askYesNo("Compact now? [y/N] ");
+        },
+        onPhase: (phase, i, count) => {
+          if (!json)
+            err(
+              `Summarizing${count > 1 ? ` ${phase === "history" ? "history" : "split-turn prefix"} (${i}/${count})` : ""} with ${summarizer.label}…`,
+            );
+        },
+        onText: () => {
+          if (!streamed && !json) err("Receiving the summary…");
+          streamed = true;
+        },
+      },
+    );
+    if (outcome.kind === "declined") {
+      out("Declined: nothing was sent or written.");
+      return 0;
+    }
+    const r = outcome.result;
+    if (json)
+      out(
+        JSON.stringify(
+          {
+            compacted: true,
+            entry: r.entry,
+            tokensBefore: r.tokensBefore,
+            tokensAfter: r.tokensAfter,
+            bytesBefore: r.bytesBefore,
+            bytesAfter: r.bytesAfter,
+            previousCompactionId: r.previousCompactionId ?? null,
+          },
+          null,
+          2,
+        ),
+      );
+    else {
+      out(
+        `Compacted: wrote compaction ${r.entry.id} after entry ${r.entry.parentId}; pi keeps the messages from ${r.entry.firstKeptEntryId} on.`,
+      );
+      out(
+        `Tokens: ${n(r.tokensBefore)} → ${n(r.tokensAfter)} (pi's estimate)${r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : ""}.`,
+      );
+      out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const message = (error as Error).message;
+    if (error instanceof NothingToCompactError) {
+      err(withPeriod(message));
+      return 1;
+    }
+    err(
+      isCancellation(error)
+        ? "Cancelled: nothing was written."
+        : `${withPeriod(message)}${/[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written."}`,
+    );
+    return 1;
+  }
+};

@@ -1,0 +1,467 @@
+/**
+ * "Pi: Compact Session…" (`piContext.compact`): pi's `/compact [instructions]` from VS Code, with a
+ * preview before any token is spent, a cancellable streaming progress notification, and the summary
+ * diff afterwards. The flow itself is `core/compact.ts` (shared with `pi-context compact`).
+ *
+ * Order (nothing is asked that a later check would make pointless):
+ *   1. the session (argument, else the current one, else a pick);
+ *   2. a running pi with the live bridge compacts itself (instructions, then `liveBridge.ts`);
+ *   3. the live-session guard (recent write / running pi) — refuses before anything is typed;
+ *   4. prepare (pi's `prepareCompaction`): "Nothing to compact" is said right away;
+ *   5. the optional custom instructions;
+ *   6. the preview (needs no API key: counting is local);
+ *   7. on "Compact now": an OpenAI-compatible server that needs a key and has none asks for it in a
+ *      password box (stored in SecretStorage) and the same compaction continues; a server that
+ *      answers HTTP 401/403 gets the same box and the request is retried;
+ *   8. summarise (progress notification, Cancel), append, summary diff.
+ *
+ * `piContext.compact(file?, options?)`: `file` = a session path or URI (default: the current
+ * session); `options.instructions` skips the instructions box; `options.skipPreview` skips the
+ * preview. Resolves with a {@link CompactCommandOutcome} (the panel and the tests read it).
+ * `piContext.cancelCompaction` cancels a running summary (same as the notification's Cancel).
+ */
+
+import * as path from "node:path";
+import * as vscode from "vscode";
+import {
+  isUnauthorized,
+  NothingToCompactError,
+  planCompaction,
+  runCompactionFlow,
+  withInstructions,
+  type CompactionPlan,
+  type PlanFit,
+} from "../core/flows/compact";
+import { formatTokens } from "../core/rules/inspect";
+import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
+import { readSessionSummary } from "../core/read/locate";
+import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
+import { SessionChangedError, UnsafeSessionWriteError } from "../core/flows/write";
+import type { Services } from "../services";
+import { getSummarizer, readySummarizer, registerApiKeyCommands, summarizerWithNewKey } from "../summarizers/select";
+import { OpenAiSummarizer } from "../summarizers/openai";
+import { openSummaryDiff, registerSummaryDocuments, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
+
+/** Where the user stopped a compaction without an error. */
+export type DeclinedStage = "session" | "instructions" | "preview" | "api-key";
+
+/** What `piContext.compact` resolves with. */
+export type CompactCommandOutcome =
+  | {
+      kind: "compacted";
+      file: string;
+      entryId: string;
+      previousCompactionId?: string;
+      tokensBefore: number;
+      tokensAfter: number;
+      firstKeptEntryId: string;
+    }
+  | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string; stage?: DeclinedStage }
+  | { kind: "busy" }
+  | { kind: "error"; file?: string; errorKind: string; message: string };
+
+/** Options of the command. */
+export interface CompactCommandOptions {
+  instructions?: string;
+  skipPreview?: boolean;
+}
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+/** One line, at most `max` characters (an ellipsis marks a cut). */
+function short(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+/**
+ * How a session is named in titles and messages: its `session_info` name, else the first words of
+ * its first user message, else the file name — quoted, never a bare id.
+ */
+export function sessionTitle(
+  info: { name?: string | undefined; firstMessage?: string | undefined },
+  file: string,
+): string {
+  if (info.name) return `"${short(info.name, 60)}"`;
+  if (info.firstMessage) return `"${short(info.firstMessage, 40)}"`;
+  return path.basename(file, ".jsonl");
+}
+
+function planTitle(plan: CompactionPlan): string {
+  const first = plan.session.records.find((r) => r.type === "message" && r.role === "user" && r.preview);
+  return sessionTitle({ name: plan.session.name, firstMessage: first?.preview }, plan.file);
+}
+
+/** The first words of an entry, for "keep from …" (its id only when it has no text). */
+function entryWords(plan: CompactionPlan, id: string): string {
+  const r = plan.session.byId.get(id);
+  if (!r) return id;
+  const text = r.preview
+    ? `"${short(r.preview, 28)}"`
+    : r.toolNames?.length
+      ? `${r.toolNames.join(", ")} call`
+      : r.toolName
+        ? `${r.toolName} result`
+        : id;
+  const who =
+    r.type === "message" ? (r.role === "user" ? "your message " : r.role === "assistant" ? "the answer " : "") : "";
+  return `${who}${text}`;
+}
+
+/** The preview as markdown (the "Show details" document). */
+export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: Summarizer): string {
+  const p = plan.preparation;
+  const v = plan.preview;
+  const ids = (list: string[]) => (list.length ? list.map((id) => `\`${id}\``).join(", ") : "(none)");
+  const files = (list: string[]) => (list.length ? list.map((f) => `- \`${f}\``).join("\n") : "- (none)");
+  const lines = [
+    `# Compaction preview — ${planTitle(plan)}`,
+    "",
+    `Session file: \`${plan.file}\`  `,
+    `Leaf: \`${p.leafId}\` · keepRecentTokens ${n(p.settings.keepRecentTokens)} · reserveTokens ${n(p.settings.reserveTokens)}`,
+    "",
+    "| | tokens |",
+    "|---|---:|",
+    `| before (pi's estimate) | ${n(v.tokensBefore)} |`,
+    `| summarized messages | ≈${n(v.summarizedTokens)} |`,
+    `| kept messages | ≈${n(v.keptTokens)} |`,
+    `| system checkpoint | ≈${n(p.checkpointTokens)} |`,
+    `| new summary (guess) | ≈${n(plan.estimatedSummaryTokens)} |`,
+    `| **after (estimate)** | **≈${n(plan.estimatedTokensAfter)}** |`,
+    "",
+    `**Summarized:** ${v.summarizedEntryIds.length} entries${v.turnPrefixEntryIds.length ? ` + ${v.turnPrefixEntryIds.length} entries of the split turn's prefix` : ""}${p.previousSummary ? `, updating the summary of compaction \`${p.previousCompactionId}\`` : ""}.`,
+    "",
+    `**Kept:** ${v.keptEntryCount} entries from \`firstKeptEntryId\` = \`${v.firstKeptEntryId}\`${v.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}.`,
+    "",
+    `**Split turn:** ${v.isSplitTurn ? `yes — the turn starting at \`${v.turnStartEntryId}\` is cut; its prefix is summarized separately and merged like pi does.` : "no"}`,
+    "",
+    `**Custom instructions:** ${plan.customInstructions ? plan.customInstructions : "(none)"}`,
+    "",
+    `**Summarizer:** ${summarizer.label} — ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens (counted with ${fit.history?.countedWith ?? fit.turnPrefix?.countedWith})${summarizer.contextWindow ? `, window ${n(summarizer.contextWindow)}` : ""}${fit.history?.outputReduced || fit.turnPrefix?.outputReduced ? ", output limit lowered to fit" : ""}.`,
+    "",
+    "## Read files",
+    files(v.readFiles),
+    "",
+    "## Modified files",
+    files(v.modifiedFiles),
+    "",
+    "## Entries",
+    `Summarized: ${ids(v.summarizedEntryIds)}`,
+    "",
+    ...(v.turnPrefixEntryIds.length ? [`Split-turn prefix: ${ids(v.turnPrefixEntryIds)}`, ""] : []),
+    `Kept: ${ids(p.keptEntries.map((e) => e.record.id))}`,
+    "",
+  ];
+  return lines.join("\n");
+}
+
+/** The summarizer's model for short texts (its full label, with the server, is in "Show details"). */
+function modelName(summarizer: Summarizer): string {
+  return summarizer instanceof OpenAiSummarizer ? summarizer.model : summarizer.label;
+}
+
+let previewCounter = 0;
+
+/** Show the preview; resolves true to compact. */
+async function confirmPreview(
+  plan: CompactionPlan,
+  fit: PlanFit,
+  summarizer: Summarizer,
+  changed: boolean,
+): Promise<boolean> {
+  const v = plan.preview;
+  const count = v.summarizedEntryIds.length + v.turnPrefixEntryIds.length;
+  const summarized = `${count} ${count === 1 ? "entry" : "entries"}`;
+  const kept = `${v.keptEntryCount} ${v.keptEntryCount === 1 ? "entry" : "entries"}`;
+  const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
+  const needsKey = summarizer instanceof OpenAiSummarizer && summarizer.needsApiKey;
+  for (;;) {
+    type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" };
+    const items: Item[] = [
+      {
+        action: "go",
+        label: "$(check) Compact now",
+        description: `${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} tokens · ${modelName(summarizer)}`,
+        detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}.`,
+      },
+      {
+        action: "details",
+        label: "$(preview) Show details",
+        description: `keeps ${kept} from ${entryWords(plan, v.firstKeptEntryId)}`,
+        detail: `Files: ${files.length ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "") : "(none)"} — open the full preview`,
+      },
+      { action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
+    ];
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `${changed ? "The session changed — new preview. " : ""}Compact ${planTitle(plan)}?`,
+      placeHolder: `tokens ${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} · summarize ${summarized} · keep ${kept} · split turn: ${v.isSplitTurn ? "yes" : "no"}`,
+      ignoreFocusOut: true,
+    });
+    if (!pick || pick.action === "cancel") return false;
+    if (pick.action === "go") return true;
+    const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/Compaction preview ${++previewCounter}.md` });
+    setVirtualDocument(uri, previewMarkdown(plan, fit, summarizer));
+    await vscode.commands
+      .executeCommand("markdown.showPreview", uri)
+      .then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
+  }
+}
+
+async function pickSession(services: Services): Promise<string | undefined> {
+  const current = services.sessions.current;
+  if (current) return current.file;
+  const sessions = await services.sessions.listSessions();
+  if (sessions.length === 0) {
+    void vscode.window.showInformationMessage("pi Context: no pi session found for this workspace.");
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    sessions.map((s) => ({
+      label: sessionTitle(s, s.file),
+      description: new Date(s.mtimeMs).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" }),
+      detail: s.file,
+      file: s.file,
+    })),
+    { title: "Pi: Compact Session — Which Session?" },
+  );
+  return pick?.file;
+}
+
+/** The instructions box (`/compact <instructions>`); undefined = Escape. */
+function askInstructions(title: string): Thenable<string | undefined> {
+  return vscode.window.showInputBox({
+    title: `Compact ${title} — Custom Instructions`,
+    prompt:
+      "Optional: what the summary should focus on (like /compact <instructions>). Press Enter without text for none.",
+    placeHolder: "e.g. keep the details of the parser refactoring",
+    ignoreFocusOut: true,
+  });
+}
+
+/** Register `piContext.compact`, `piContext.cancelCompaction`, the API key commands and the summary documents. */
+export function registerCompaction(services: Services): void {
+  registerApiKeyCommands(services);
+  registerSummaryDocuments(services);
+  let running: AbortController | undefined;
+  const setRunning = (controller: AbortController | undefined) => {
+    running = controller;
+    void vscode.commands.executeCommand("setContext", "piContext.compacting", controller !== undefined);
+  };
+
+  const compact = async (fileArg?: unknown, optionsArg?: unknown): Promise<CompactCommandOutcome> => {
+    if (running) {
+      void vscode.window.showInformationMessage("pi Context: a compaction is already running.");
+      return { kind: "busy" };
+    }
+    const options: CompactCommandOptions =
+      optionsArg && typeof optionsArg === "object" ? (optionsArg as CompactCommandOptions) : {};
+    let file: string | undefined =
+      fileArg instanceof vscode.Uri ? fileArg.fsPath : typeof fileArg === "string" ? fileArg : undefined;
+    file ??= await pickSession(services);
+    if (!file) return { kind: "declined", stage: "session" };
+    const controller = new AbortController();
+    setRunning(controller);
+    try {
+      return await compactFile(file, options, controller);
+    } catch (error) {
+      return report(services, file, error);
+    } finally {
+      setRunning(undefined);
+    }
+  };
+
+  const compactFile = async (
+    file: string,
+    options: CompactCommandOptions,
+    controller: AbortController,
+  ): Promise<CompactCommandOutcome> => {
+    const config = services.config();
+    const skipPreview = options.skipPreview ?? config.compaction.skipPreview;
+    let given = typeof options.instructions === "string" ? options.instructions : undefined;
+    const info = readSessionSummary(file);
+    const title = sessionTitle(info ?? {}, file);
+
+    // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
+    if (services.liveBridge && (await services.liveBridge.resolve(file)).kind !== "none") {
+      given ??= await askInstructions(title);
+      if (given === undefined) return { kind: "declined", file, stage: "instructions" };
+      const live = await services.liveBridge.routeCompaction(file, given, { signal: controller.signal, skipPreview });
+      if (live) return live; // else pi went away meanwhile: the file-based flow below, same instructions
+    }
+
+    // the live-session guard, before anything is typed (the flow checks again before writing)
+    const guard = { guardSeconds: config.liveSession.guardSeconds, ...(info?.cwd ? { sessionCwd: info.cwd } : {}) };
+    const live = checkLiveSession(file, guard);
+    if (live.live) throw new LiveSessionError(describeLive(live), live.reasons);
+
+    // prepare: "Nothing to compact" now, not after the instructions and the key
+    const planOptions = {
+      agentDir: services.sessions.agentDir(),
+      projectSettings: config.projectSettings,
+      guardSeconds: config.liveSession.guardSeconds,
+      surface: "vscode" as const,
+    };
+    const prepared = await planCompaction(file, {
+      ...planOptions,
+      maxOutputTokens: config.summarizer.openai.maxOutputTokens,
+    });
+
+    const instructions = given ?? (await askInstructions(planTitle(prepared)));
+    if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
+    const plan = withInstructions(prepared, instructions);
+    // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
+    const summarizer = await getSummarizer(services, { allowMissingKey: true });
+    services.log.info(
+      `compact ${file}: summarizer ${summarizer.label}${instructions.trim() ? `, instructions ${JSON.stringify(instructions.trim())}` : ""}`,
+    );
+    let askedForKey = false;
+    const outcome = await runCompactionFlow(
+      file,
+      summarizer,
+      {
+        ...planOptions,
+        maxOutputTokens: plan.options.maxOutputTokens,
+        ...(plan.customInstructions ? { customInstructions: plan.customInstructions } : {}),
+        plan,
+      },
+      {
+        signal: controller.signal,
+        onPlan: (p, fit) =>
+          services.log.info(
+            `compact ${file}: tokensBefore ${p.preview.tokensBefore}, firstKeptEntryId ${p.preview.firstKeptEntryId}, split ${p.preview.isSplitTurn}, summarized ${p.preview.summarizedEntryIds.length}+${p.preview.turnPrefixEntryIds.length} entries, request ≈${fit.inputTokens} tokens`,
+          ),
+        ...(skipPreview
+          ? {}
+          : {
+              confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) =>
+                confirmPreview(p, fit, summarizer, changed),
+            }),
+        beforeSummarize: async (s) => {
+          askedForKey = s instanceof OpenAiSummarizer && s.needsApiKey;
+          return readySummarizer(services, s);
+        },
+        onUnauthorized: async (error, s) => {
+          services.log.warn(`compact ${file}: ${error.message}`);
+          askedForKey = true;
+          return summarizerWithNewKey(services, s, error);
+        },
+        around: (task) =>
+          Promise.resolve(
+            vscode.window.withProgress(
+              {
+                location: vscode.ProgressLocation.Notification,
+                title: `Compacting ${planTitle(plan)}`,
+                cancellable: true,
+              },
+              (progress, token) => {
+                token.onCancellationRequested(() => controller.abort());
+                let received = 0;
+                let lastReport = 0;
+                let phase = "";
+                progress.report({ message: `summarizing with ${summarizer.label}…` });
+                return task({
+                  signal: controller.signal,
+                  onPhase: (p, i, count) => {
+                    phase = count > 1 ? `${p === "history" ? "history" : "split-turn prefix"} (${i}/${count}) ` : "";
+                    received = 0;
+                    progress.report({ message: `${phase}summarizing with ${summarizer.label}…` });
+                  },
+                  onText: (delta) => {
+                    received += delta.length;
+                    const now = Date.now();
+                    if (now - lastReport > 200) {
+                      lastReport = now;
+                      progress.report({
+                        message: `${phase}receiving the summary… ≈${formatTokens(Math.ceil(received / 4))} tokens`,
+                      });
+                    }
+                  },
+                });
+              },
+            ),
+          ),
+      },
+    );
+    if (outcome.kind === "declined") {
+      const stage: DeclinedStage = outcome.stage === "summarizer" ? "api-key" : "preview";
+      services.log.info(`compact ${file}: declined at the ${stage === "api-key" ? "API key box" : "preview"}`);
+      if (stage === "api-key")
+        void vscode.window.showInformationMessage("pi Context: no API key entered — nothing was sent or written.");
+      return { kind: "declined", file, stage };
+    }
+    const r = outcome.result;
+    const label = planTitle(outcome.plan);
+    services.log.info(
+      `compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`,
+    );
+    void services.sessions.refresh().catch(() => undefined);
+    await openSummaryDiff(file, r.previousCompactionId, r.entry.id, label).catch((error: unknown) =>
+      services.log.warn(`summary diff: ${String(error)}`),
+    );
+    void vscode.window
+      .showInformationMessage(
+        `pi Context: compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
+        "Show Summary Diff",
+      )
+      .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id, label) : undefined));
+    return {
+      kind: "compacted",
+      file,
+      entryId: r.entry.id,
+      ...(r.previousCompactionId ? { previousCompactionId: r.previousCompactionId } : {}),
+      tokensBefore: r.tokensBefore,
+      tokensAfter: r.tokensAfter,
+      firstKeptEntryId: r.entry.firstKeptEntryId,
+    };
+  };
+
+  services.context.subscriptions.push(
+    vscode.commands.registerCommand("piContext.compact", compact),
+    vscode.commands.registerCommand("piContext.cancelCompaction", () => {
+      if (!running) return false;
+      running.abort();
+      return true;
+    }),
+  );
+}
+
+/** Tell the user what happened (one message, never a loop) and return the outcome. */
+function report(services: Services, file: string, error: unknown): CompactCommandOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  services.log.warn(`compact ${file}: ${error instanceof Error ? error.name : "error"}: ${message}`);
+  if (isCancellation(error)) {
+    void vscode.window.showInformationMessage("pi Context: compaction cancelled. Nothing was written.");
+    return { kind: "cancelled", file, message };
+  }
+  if (error instanceof NothingToCompactError) {
+    void vscode.window.showInformationMessage(`pi Context: ${message}${/[.!?]$/.test(message) ? "" : "."}`);
+    return { kind: "nothing", file, message };
+  }
+  if (error instanceof LiveSessionError) {
+    void vscode.window.showWarningMessage(`pi Context: ${message}`);
+    return { kind: "error", file, errorKind: "live", message };
+  }
+  if (error instanceof SummarizerError && error.kind === "config") {
+    void vscode.window.showErrorMessage(`pi Context: ${message}`, "Open Settings").then((choice) => {
+      if (choice === "Open Settings")
+        void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
+    });
+    return { kind: "error", file, errorKind: "config", message };
+  }
+  const kind =
+    error instanceof SummarizerError
+      ? error.kind
+      : error instanceof SessionChangedError
+        ? "changed"
+        : error instanceof UnsafeSessionWriteError
+          ? "unsafe"
+          : "error";
+  const suffix = /[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written.";
+  const actions = isUnauthorized(error) ? ["Set API Key…"] : [];
+  void vscode.window
+    .showErrorMessage(`pi Context: compaction failed: ${message}${suffix}`, ...actions)
+    .then((choice) => {
+      if (choice === "Set API Key…") void vscode.commands.executeCommand("piContext.setApiKey");
+    });
+  return { kind: "error", file, errorKind: kind, message };
+}

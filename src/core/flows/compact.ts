@@ -1,0 +1,502 @@
+/**
+ * The compaction flow pi's `/compact [instructions]` runs, split into steps so a UI can show a
+ * preview before any token is spent. Shared by `Pi: Compact Session…` and `pi-context compact`.
+ * No `vscode` import.
+ *
+ *   planCompaction(file)      read the file, pi's `prepareCompaction`, render the summary requests,
+ *                             take the append expectation, check the live-session guard
+ *   fitPlan(plan, summarizer) count the requests' tokens and fit them into the summariser's window
+ *   summarizePlan(plan, …)    one request, or two for a split turn (merged like pi's `compact()`),
+ *                             then pi's `<read-files>` / `<modified-files>` blocks
+ *   commitCompaction(plan, …) live guard again, `buildCompactionEntry`, `appendEntries` with the
+ *                             expectation taken at plan time (throws `SessionChangedError` if the
+ *                             file changed: re-plan and ask again)
+ *   withInstructions(plan, …) the same plan with other custom instructions (a UI prepares first,
+ *                             says "Nothing to compact" at once, then asks for instructions)
+ *   runCompactionFlow(…)      all of the above with a confirm callback, a hook that makes the
+ *                             summariser ready (API key) after the preview, and the re-plan loop
+ *
+ * Source: pi 1.6.0 `dist/core/compaction/compaction.js` (`compact`, `generateSummaryWithUsage`,
+ * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
+ */
+
+import { analyzeLoaded, type Analysis } from "../rules/analyze";
+import {
+  buildCompactionEntry,
+  isPrepared,
+  NOTHING_TO_COMPACT_MESSAGES,
+  prepareCompaction,
+  type CompactionPreparation,
+  type NothingToCompact,
+} from "../rules/compaction";
+import { buildProjection } from "../rules/context";
+import { fitRequest, type FittedRequest } from "./fit";
+import { formatFileOperations } from "../rules/files";
+import { previewOf, type CompactionPreview } from "../rules/inspect";
+import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { buildHistoryRequest, buildTurnPrefixRequest, mergeSplitTurn, NO_PRIOR_HISTORY } from "./prompts";
+import { compactionMessages, convertToLlm, serializeConversation } from "../rules/serialize";
+import { SessionFile } from "../read/session";
+import { compactionSettingsOf, type ProjectSettingsMode } from "../rules/settings";
+import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
+import { currentSystemMessage, estimateProjectedContextTokens } from "../rules/tokens";
+import type { CompactionEntry, Usage } from "../types";
+import {
+  appendEntries,
+  expectationHolds,
+  expectationOf,
+  newEntryId,
+  SessionChangedError,
+  type AppendExpectation,
+} from "./write";
+
+/** pi would not compact (its message is in `message`). */
+export class NothingToCompactError extends Error {
+  readonly reason: NothingToCompact;
+  constructor(reason: NothingToCompact) {
+    super(NOTHING_TO_COMPACT_MESSAGES[reason]);
+    this.name = "NothingToCompactError";
+    this.reason = reason;
+  }
+}
+
+/** Options of {@link planCompaction}. */
+export interface PlanOptions {
+  /** pi's agent dir (settings: `reserveTokens`, `keepRecentTokens`; models). */
+  agentDir: string;
+  projectSettings?: ProjectSettingsMode;
+  /** Working directory for project settings (default: the header's `cwd`). */
+  cwd?: string;
+  /** `/compact <instructions>`: appended as `Additional focus: …`. */
+  customInstructions?: string;
+  /** Output limit of each summary request (tokens). */
+  maxOutputTokens: number;
+  /** Live-session guard: seconds since the last write (0 = off). */
+  guardSeconds: number;
+  /** `/proc` root for the process check (tests); null = no process check. */
+  procRoot?: string | null;
+  /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
+  surface?: MessageSurface;
+}
+
+/** Everything a preview shows and the later steps need. Immutable once made. */
+export interface CompactionPlan {
+  file: string;
+  /** The file as read for this plan (a private index, not the UI's live one). */
+  session: SessionFile;
+  analysis: Analysis;
+  preparation: CompactionPreparation;
+  preview: CompactionPreview;
+  /** Taken when the plan was made; the append is refused if the file changed since. */
+  expectation: AppendExpectation;
+  customInstructions?: string;
+  /** The history request; absent for a split turn whose history part is empty (pi then reuses the previous summary). */
+  historyRequest?: SummaryRequest;
+  /** The split turn's prefix request. */
+  turnPrefixRequest?: SummaryRequest;
+  /** pi's file-list blocks appended to the summary (`formatFileOperations`). */
+  fileListsText: string;
+  /** A guess of the new summary's size in tokens (previous summary's size, else 1,000, + the file lists). */
+  estimatedSummaryTokens: number;
+  /** `preview.tokensAfterWithoutSummary + estimatedSummaryTokens`. */
+  estimatedTokensAfter: number;
+  /** The live-session check at plan time (the flow refuses to summarise when live). */
+  live: LiveCheck;
+  options: PlanOptions;
+}
+
+/**
+ * Read the session and prepare a compaction at its leaf, like pi's `/compact`.
+ * @throws {NothingToCompactError} when pi would not compact ("Already compacted", "Nothing to compact").
+ * @throws {UnsafeSessionWriteError} for files we never write (v1/v2 sessions, torn final line, not a session).
+ * @throws the `fs` error when the file cannot be read.
+ */
+export async function planCompaction(file: string, options: PlanOptions): Promise<CompactionPlan> {
+  const session = await SessionFile.open(file);
+  const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
+  const analysis = analyzeLoaded(session, {
+    agentDir: options.agentDir,
+    ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+  const prepared = prepareCompaction(session, compactionSettingsOf(analysis.settings), session);
+  if (!isPrepared(prepared)) throw new NothingToCompactError(prepared.reason);
+  const custom = options.customInstructions?.trim() || undefined;
+  const plan: CompactionPlan = {
+    file,
+    session,
+    analysis,
+    preparation: prepared,
+    preview: previewOf(prepared),
+    expectation,
+    fileListsText: formatFileOperations(prepared.readFiles, prepared.modifiedFiles),
+    estimatedSummaryTokens: 0,
+    estimatedTokensAfter: 0,
+    live: checkLiveSession(file, {
+      guardSeconds: options.guardSeconds,
+      ...(session.cwd ? { sessionCwd: session.cwd } : {}),
+      ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
+    }),
+    options,
+  };
+  attachRequests(plan, custom);
+  return plan;
+}
+
+/**
+ * (Re)build a plan's summary requests and size guesses for `custom` instructions (pi's
+ * `/compact <instructions>` → `Additional focus: …`). Mutates `plan`; only used while a plan is
+ * being made.
+ */
+function attachRequests(plan: CompactionPlan, custom: string | undefined): void {
+  const prepared = plan.preparation;
+  const options = plan.options;
+  const text = (entries: CompactionPreparation["messagesToSummarize"]) =>
+    serializeConversation(convertToLlm(compactionMessages(plan.session, entries)));
+  delete plan.customInstructions;
+  delete plan.historyRequest;
+  delete plan.turnPrefixRequest;
+  if (custom) plan.customInstructions = custom;
+  const split = prepared.isSplitTurn && prepared.turnPrefixMessages.length > 0;
+  if (!split || prepared.messagesToSummarize.length > 0) {
+    plan.historyRequest = buildHistoryRequest({
+      conversation: text(prepared.messagesToSummarize),
+      ...(prepared.previousSummary ? { previousSummary: prepared.previousSummary } : {}),
+      ...(custom ? { customInstructions: custom } : {}),
+      maxOutputTokens: options.maxOutputTokens,
+    });
+  }
+  if (split) {
+    plan.turnPrefixRequest = buildTurnPrefixRequest({
+      conversation: text(prepared.turnPrefixMessages),
+      ...(custom ? { customInstructions: custom } : {}),
+      maxOutputTokens: options.maxOutputTokens,
+    });
+  }
+  const previousBody = prepared.previousSummary?.split("\n\n<read-files>")[0]?.split("\n\n<modified-files>")[0];
+  const guess = (previousBody ? Math.ceil((previousBody.length / 4) * 1.1) : 1000) + (split ? 400 : 0);
+  plan.estimatedSummaryTokens =
+    Math.min(guess, options.maxOutputTokens * (split ? 2 : 1)) + Math.ceil(plan.fileListsText.length / 4);
+  plan.estimatedTokensAfter = plan.preview.tokensAfterWithoutSummary + plan.estimatedSummaryTokens;
+}
+
+/**
+ * The same plan (same file read, preparation, append expectation and live check) with other
+ * custom instructions: lets a UI prepare first — and say "Nothing to compact" before asking
+ * anything — and ask for the instructions afterwards. The input plan is not changed.
+ * @param instructions `/compact <instructions>`; empty or blank = none.
+ */
+export function withInstructions(plan: CompactionPlan, instructions: string | undefined): CompactionPlan {
+  const custom = instructions?.trim() || undefined;
+  const next: CompactionPlan = {
+    ...plan,
+    options: { ...plan.options, ...(custom ? { customInstructions: custom } : {}) },
+  };
+  if (!custom) delete next.options.customInstructions;
+  attachRequests(next, custom);
+  return next;
+}
+
+/** The fitted requests of a plan. */
+export interface PlanFit {
+  history?: FittedRequest;
+  turnPrefix?: FittedRequest;
+  /** Σ input tokens of all requests. */
+  inputTokens: number;
+}
+
+/**
+ * Count the plan's requests and fit them into the summariser's window (see `fit.ts`).
+ * @throws {SummarizerError} `too-large` with a clear message when a request cannot fit.
+ */
+export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PlanFit> {
+  const fit: PlanFit = { inputTokens: 0 };
+  if (plan.historyRequest) {
+    fit.history = await fitRequest(
+      summarizer,
+      {
+        ...plan.historyRequest,
+        maxOutputTokens: Math.min(plan.historyRequest.maxOutputTokens, summarizer.maxOutputTokens),
+      },
+      "compaction summary",
+      signal,
+    );
+    fit.inputTokens += fit.history.inputTokens;
+  }
+  if (plan.turnPrefixRequest) {
+    fit.turnPrefix = await fitRequest(
+      summarizer,
+      {
+        ...plan.turnPrefixRequest,
+        maxOutputTokens: Math.min(plan.turnPrefixRequest.maxOutputTokens, summarizer.maxOutputTokens),
+      },
+      "split-turn prefix summary",
+      signal,
+    );
+    fit.inputTokens += fit.turnPrefix.inputTokens;
+  }
+  return fit;
+}
+
+/** A finished summary, not yet written. */
+export interface CompactionDraft {
+  /** Final summary text: merged history/prefix + file-list blocks. */
+  summary: string;
+  usage?: Usage;
+  /** The summariser's answers (for logs and tests). */
+  historyText?: string;
+  turnPrefixText?: string;
+}
+
+/** Progress of {@link summarizePlan}. */
+export interface SummarizeCallbacks {
+  signal?: AbortSignal;
+  onText?: (delta: string) => void;
+  /** Called before each request. */
+  onPhase?: (phase: "history" | "turn-prefix", index: number, count: number) => void;
+}
+
+/**
+ * Summarise like pi's `compact()`: one history request; for a split turn, the history request
+ * (only if there are history messages; otherwise the previous summary or `No prior history.`) and
+ * the turn-prefix request, merged with pi's separator, usage summed field-wise. Then pi's
+ * file-list blocks.
+ * @throws {SummarizerError} cancel, network/HTTP failure, empty answer, `length` stop, tool call.
+ */
+export async function summarizePlan(
+  plan: CompactionPlan,
+  summarizer: Summarizer,
+  fit: PlanFit,
+  callbacks: SummarizeCallbacks = {},
+): Promise<CompactionDraft> {
+  const opts = {
+    ...(callbacks.signal ? { signal: callbacks.signal } : {}),
+    ...(callbacks.onText ? { onText: callbacks.onText } : {}),
+  };
+  const count = (fit.history ? 1 : 0) + (fit.turnPrefix ? 1 : 0);
+  const prep = plan.preparation;
+  if (fit.turnPrefix) {
+    let historyText = prep.previousSummary ?? NO_PRIOR_HISTORY;
+    let historyUsage: Usage | undefined;
+    const draft: CompactionDraft = { summary: "" };
+    if (fit.history) {
+      callbacks.onPhase?.("history", 1, count);
+      const history = await completeSummary(summarizer, fit.history.request, "Summarization", opts);
+      historyText = history.text;
+      historyUsage = history.usage;
+      draft.historyText = history.text;
+    }
+    callbacks.onPhase?.("turn-prefix", count, count);
+    const prefix = await completeSummary(summarizer, fit.turnPrefix.request, "Turn prefix summarization", opts);
+    draft.turnPrefixText = prefix.text;
+    draft.summary = mergeSplitTurn(historyText, prefix.text) + plan.fileListsText;
+    const usage =
+      historyUsage && prefix.usage ? combineUsage(historyUsage, prefix.usage) : (prefix.usage ?? historyUsage);
+    if (usage) draft.usage = usage;
+    return draft;
+  }
+  if (!fit.history) throw new Error("internal error: a compaction plan without requests");
+  callbacks.onPhase?.("history", 1, 1);
+  const result = await completeSummary(summarizer, fit.history.request, "Summarization", opts);
+  const draft: CompactionDraft = { summary: result.text + plan.fileListsText, historyText: result.text };
+  if (result.usage) draft.usage = result.usage;
+  return draft;
+}
+
+/** What was written. */
+export interface CompactionResult {
+  file: string;
+  entry: CompactionEntry;
+  /** pi's estimate before (the entry's `tokensBefore`). */
+  tokensBefore: number;
+  /** pi's projected estimate at the new leaf, read back from the file. */
+  tokensAfter: number;
+  /** The compaction whose summary was updated, if any (for the summary diff). */
+  previousCompactionId?: string;
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
+/**
+ * Write the compaction entry: live guard again, then pi's entry shape (parent = the leaf read,
+ * `tokensBefore`, `details`, `usage` when reported, `fromHook: false`, the checkpoint
+ * `systemMessage`), appended only if the file is byte-for-byte as planned.
+ * @throws {LiveSessionError} when the session looks live now.
+ * @throws {SessionChangedError} when the file changed since the plan (nothing written).
+ */
+export async function commitCompaction(
+  plan: CompactionPlan,
+  draft: CompactionDraft,
+  now: () => Date = () => new Date(),
+): Promise<CompactionResult> {
+  const live = checkLiveSession(plan.file, {
+    guardSeconds: plan.options.guardSeconds,
+    ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}),
+    ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}),
+  });
+  if (live.live) throw new LiveSessionError(describeLive(live, "compact", plan.options.surface), live.reasons);
+  const prep = plan.preparation;
+  const system = currentSystemMessage(prep.projection);
+  const entry = buildCompactionEntry({
+    id: newEntryId(plan.session.byId),
+    parentId: prep.leafId,
+    timestamp: now().toISOString(),
+    summary: draft.summary,
+    firstKeptEntryId: prep.firstKeptEntryId,
+    tokensBefore: prep.tokensBefore,
+    readFiles: prep.readFiles,
+    modifiedFiles: prep.modifiedFiles,
+    ...(draft.usage ? { usage: draft.usage } : {}),
+    fromHook: false,
+    ...(system ? { systemMessage: system } : {}),
+  });
+  const bytesAfter = appendEntries(plan.expectation, [entry]);
+  const after = await SessionFile.open(plan.file);
+  const tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
+  const result: CompactionResult = {
+    file: plan.file,
+    entry,
+    tokensBefore: prep.tokensBefore,
+    tokensAfter,
+    bytesBefore: plan.expectation.size,
+    bytesAfter,
+  };
+  if (prep.previousCompactionId) result.previousCompactionId = prep.previousCompactionId;
+  return result;
+}
+
+/** Callbacks of {@link runCompactionFlow}. */
+export interface FlowCallbacks extends SummarizeCallbacks {
+  /**
+   * Show the preview and ask; false = the user declined (nothing spent, nothing written).
+   * `changed` is true when the file changed after an earlier preview and this is the re-prepared one.
+   * Undefined = proceed without asking.
+   */
+  confirm?: (plan: CompactionPlan, fit: PlanFit, changed: boolean) => Promise<boolean>;
+  /** Called after fitting, before summarising. */
+  onPlan?: (plan: CompactionPlan, fit: PlanFit) => void;
+  /**
+   * Called once after the first confirmation, before the first request: returns the summariser to
+   * send with — the same one, or one made ready (e.g. with the API key the user just entered) —
+   * or undefined when the user gave up (outcome `declined`, stage `summarizer`; nothing sent).
+   * The preview and the fit never need it, so a preview works without an API key.
+   */
+  beforeSummarize?: (summarizer: Summarizer, plan: CompactionPlan) => Promise<Summarizer | undefined>;
+  /**
+   * The summariser answered HTTP 401/403 (key missing or wrong): return a summariser to retry the
+   * same request with (e.g. after asking for a key), or undefined to fail with that error. At most
+   * {@link MAX_AUTH_RETRIES} retries per compaction.
+   */
+  onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
+  /**
+   * Wraps summarising + writing (e.g. in a progress notification). The task receives the callbacks
+   * to use (they may add a signal of their own, e.g. a notification's Cancel button).
+   */
+  around?: <T>(task: (callbacks: SummarizeCallbacks) => Promise<T>) => Promise<T>;
+}
+
+/** Result of {@link runCompactionFlow}. */
+export type FlowOutcome =
+  | {
+      kind: "compacted";
+      result: CompactionResult;
+      plan: CompactionPlan;
+      draft: CompactionDraft;
+      summarizer: Summarizer;
+    }
+  | { kind: "declined"; plan: CompactionPlan; stage: "preview" | "summarizer" };
+
+/** How often the flow re-prepares after the file changed under it. */
+export const MAX_FLOW_ATTEMPTS = 3;
+
+/** How often one compaction retries after HTTP 401/403 ({@link FlowCallbacks.onUnauthorized}). */
+export const MAX_AUTH_RETRIES = 2;
+
+/** True for an HTTP 401/403 answer of the summariser. */
+export function isUnauthorized(error: unknown): error is SummarizerError {
+  return error instanceof SummarizerError && error.kind === "http" && (error.status === 401 || error.status === 403);
+}
+
+/** Options of {@link runCompactionFlow}: {@link PlanOptions} (output limit defaults to the summariser's). */
+export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
+  maxOutputTokens?: number;
+  /**
+   * A plan already made for `file` with these options (e.g. by {@link planCompaction} +
+   * {@link withInstructions}): used as the first plan instead of reading the file again. Its
+   * expectation still guards the append; re-plans use `options`.
+   */
+  plan?: CompactionPlan;
+};
+
+/**
+ * Plan → (live check) → fit → confirm → (summariser ready) → summarise → commit; when the file
+ * changed between the preview and the write, re-plan and ask again (at most
+ * {@link MAX_FLOW_ATTEMPTS} times).
+ * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError},
+ *   {@link SummarizerError} (incl. cancel and `too-large`), {@link SessionChangedError} after the last attempt.
+ */
+export async function runCompactionFlow(
+  file: string,
+  summarizer: Summarizer,
+  options: FlowOptions,
+  callbacks: FlowCallbacks = {},
+): Promise<FlowOutcome> {
+  const { plan: firstPlan, ...planOptions } = options;
+  let changed = false;
+  let current = summarizer;
+  let ready = false;
+  let authRetries = 0;
+  for (let attempt = 1; ; attempt++) {
+    const plan =
+      attempt === 1 && firstPlan
+        ? firstPlan
+        : await planCompaction(file, {
+            ...planOptions,
+            maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens,
+          });
+    if (plan.live.live)
+      throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
+    const fit = await fitPlan(plan, current, callbacks.signal);
+    callbacks.onPlan?.(plan, fit);
+    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, changed)))
+      return { kind: "declined", plan, stage: "preview" };
+    if (!ready && callbacks.beforeSummarize) {
+      const next = await callbacks.beforeSummarize(current, plan);
+      if (!next) return { kind: "declined", plan, stage: "summarizer" };
+      current = next;
+    }
+    ready = true;
+    if (!expectationHolds(plan.expectation)) {
+      // changed while the preview was shown: nothing spent yet, prepare again and ask again
+      if (attempt >= MAX_FLOW_ATTEMPTS)
+        throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
+      changed = true;
+      continue;
+    }
+    const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
+    const outcome = await around(async (inner) => {
+      let draft: CompactionDraft;
+      for (;;) {
+        try {
+          draft = await summarizePlan(plan, current, fit, inner);
+          break;
+        } catch (error) {
+          if (!isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_AUTH_RETRIES) throw error;
+          authRetries++;
+          const next = await callbacks.onUnauthorized(error, current);
+          if (!next) throw error;
+          current = next;
+        }
+      }
+      try {
+        return { draft, result: await commitCompaction(plan, draft) };
+      } catch (error) {
+        if (error instanceof SessionChangedError && attempt < MAX_FLOW_ATTEMPTS) return { draft, changedError: error };
+        throw error;
+      }
+    });
+    if ("result" in outcome && outcome.result)
+      return { kind: "compacted", result: outcome.result, plan, draft: outcome.draft, summarizer: current };
+    changed = true;
+  }
+}

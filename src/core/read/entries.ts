@@ -1,0 +1,526 @@
+/**
+ * One compact record per session entry: what the tree, the context projection, the token
+ * accounting and the UI need, without the entry's bodies.
+ *
+ * A session file can be hundreds of MB, mostly tool output and base64 screenshots. We keep an
+ * {@link EntryRecord} (ids, type, role, usage, token estimate, file operations, a short text
+ * preview, byte range) per entry and re-read a body from disk only when something needs it
+ * (`SessionFile.readEntry`). Rules mirror pi 1.6.0 `dist/core/session-manager.js`
+ * (`sessionEntryToContextMessages`) and `dist/core/compaction/*.js`.
+ */
+
+import {
+  estimateTokens,
+  messageChars,
+  readUsage,
+  calculateContextTokens,
+  totalChars,
+  type CharBreakdown,
+  type UsageNumbers,
+} from "./estimate";
+import { isNonEmptyString, isString, LongString, strValue, type ScannedValue } from "./jsonscan";
+import type { FileListDetails, MessageRole, SystemMessage } from "../types";
+
+/** A file operation pi's compaction tracks (`read`/`write`/`edit` tool calls with a string `path`). */
+export type FileOpKind = "read" | "write" | "edit";
+
+export interface FileOp {
+  kind: FileOpKind;
+  /** The path exactly as the tool call wrote it (relative or absolute, not normalised). */
+  path: string;
+}
+
+/** Everything we keep in memory about one entry. Field names follow pi's. */
+export interface EntryRecord {
+  /** Position among entries in file order (0-based; the header is not an entry). */
+  index: number;
+  /** 1-based physical line number. */
+  line: number;
+  /** Byte offset of the line in the file, and its length in bytes (without the newline). */
+  offset: number;
+  byteLength: number;
+  id: string;
+  parentId: string | null;
+  type: string;
+  timestamp: string;
+
+  /** `message` entries: the message role (`user`, `assistant`, `toolResult`, `system`, …). */
+  role?: string;
+  /**
+   * Σ pi `estimateTokens` over the non-system messages this entry contributes when not edited
+   * (for a compaction: its `compactionSummary`).
+   */
+  tokens: number;
+  /** The same, as characters by kind (for the breakdown). */
+  chars: CharBreakdown;
+  /** A system message this entry carries (`message` with role `system`, or `compaction.systemMessage`). */
+  system?: SystemMessage;
+  /** `estimateTokens(system)`. */
+  systemTokens: number;
+
+  /** Assistant messages. */
+  stopReason?: string;
+  usage?: UsageNumbers;
+  /** `calculateContextTokens(usage)` when finite and > 0, else 0 (pi ignores such usage). */
+  usageTokens: number;
+  provider?: string;
+  model?: string;
+  /** Assistant messages: the API (`pi-virtual` marks a virtual model's failed routing). */
+  api?: string;
+  /** Assistant messages that failed: the provider's error (first line, at most {@link PREVIEW_LENGTH} chars). */
+  errorMessage?: string;
+  /** Tool call names of an assistant message, in order. */
+  toolNames?: string[];
+  /** `read`/`write`/`edit` operations from tool calls (assistant) or `nestedCalls` (toolResult). */
+  fileOps?: FileOp[];
+  /** Tool results. */
+  toolName?: string;
+  toolCallId?: string;
+  isError?: boolean;
+  /** `bashExecution` with `!!`: not sent to the model (but still counted by pi's estimator). */
+  excludeFromContext?: boolean;
+  /** Number of image blocks. */
+  images?: number;
+  /** First line of the entry's text, at most {@link PREVIEW_LENGTH} characters. */
+  preview?: string;
+
+  /** `compaction` / `branch_summary`. */
+  summary?: string;
+  firstKeptEntryId?: string;
+  tokensBefore?: number;
+  fromHook?: boolean;
+  /** `details.readFiles` / `details.modifiedFiles` when they are arrays (strings only). */
+  details?: Partial<FileListDetails>;
+  fromId?: string;
+
+  /** `context_edit`. */
+  targetId?: string;
+  replacementIsNull?: boolean;
+
+  /** `label`: the label text (`undefined` or empty = clear). */
+  label?: string;
+  /** `session_info`. */
+  name?: string;
+  /** `thinking_level_change`. */
+  thinkingLevel?: string;
+  /** `model_change`. */
+  modelId?: string;
+  /** `custom` / `custom_message`. */
+  customType?: string;
+  display?: boolean;
+  /** `custom` entries written by pi-context itself keep their small `data`. */
+  data?: unknown;
+}
+
+/** Maximum length of {@link EntryRecord.preview}. */
+export const PREVIEW_LENGTH = 160;
+
+/** `customType` of the entry pi-context appends to persist a branch switch without a summary. */
+export const PI_CONTEXT_CUSTOM_TYPE = "pi-context/leaf";
+
+type Obj = Record<string, unknown>;
+
+function isObject(value: unknown): value is Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof LongString);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : value instanceof LongString ? value.toString() : undefined;
+}
+
+function firstLine(text: string): string {
+  const trimmed = text.replace(/^\s+/, "");
+  const nl = trimmed.search(/\r?\n/);
+  const line = nl >= 0 ? trimmed.slice(0, nl) : trimmed;
+  return line.length > PREVIEW_LENGTH ? `${line.slice(0, PREVIEW_LENGTH - 1)}…` : line;
+}
+
+function previewOf(value: unknown): string | undefined {
+  if (typeof value === "string") return value ? firstLine(value) : undefined;
+  if (value instanceof LongString) return firstLine(value.head(PREVIEW_LENGTH * 2));
+  return undefined;
+}
+
+function contentPreview(content: unknown): string | undefined {
+  if (isString(content)) return previewOf(content);
+  if (!Array.isArray(content)) return undefined;
+  for (const block of content) {
+    if (isObject(block) && block.type === "text" && isNonEmptyString(block.text)) return previewOf(block.text);
+  }
+  return undefined;
+}
+
+function countImages(content: unknown): number {
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const block of content) if (isObject(block) && block.type === "image") n++;
+  return n;
+}
+
+/** pi `addFileOp`: tool name exactly `read`/`write`/`edit` and a non-empty string `arguments.path`. */
+function addFileOp(name: unknown, args: unknown, into: FileOp[]): void {
+  if (!isObject(args)) return;
+  const path = str(args.path);
+  if (!path) return;
+  if (name === "read") into.push({ kind: "read", path });
+  else if (name === "write") into.push({ kind: "write", path });
+  else if (name === "edit") into.push({ kind: "edit", path });
+}
+
+/**
+ * pi `extractFileOpsFromMessage`: assistant `toolCall` blocks, or a tool result's `nestedCalls.calls`.
+ * @returns the operations in message order (possibly empty).
+ */
+export function fileOpsOfMessage(message: unknown): FileOp[] {
+  const ops: FileOp[] = [];
+  if (!isObject(message)) return ops;
+  if (message.role === "toolResult") {
+    const nested = message.nestedCalls;
+    const calls = isObject(nested) ? nested.calls : undefined;
+    if (Array.isArray(calls)) for (const call of calls) if (isObject(call)) addFileOp(call.name, call.arguments, ops);
+    return ops;
+  }
+  if (message.role !== "assistant" || !Array.isArray(message.content)) return ops;
+  for (const block of message.content) {
+    if (isObject(block) && block.type === "toolCall" && "arguments" in block && "name" in block)
+      addFileOp(block.name, block.arguments, ops);
+  }
+  return ops;
+}
+
+/** Decode a scanned value completely into plain JSON values (LongStrings become strings). */
+export function toPlain(value: unknown): unknown {
+  if (value instanceof LongString) return value.toString();
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (isObject(value)) {
+    const out: Obj = {};
+    for (const key of Object.keys(value)) {
+      const v = toPlain(value[key]);
+      if (key === "__proto__")
+        Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
+    }
+    return out;
+  }
+  return value;
+}
+
+function stringArray(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: string[] = [];
+  for (const item of value) {
+    const s = str(item);
+    if (s !== undefined) out.push(s);
+  }
+  return out;
+}
+
+/** Where a line sits in its file. */
+export interface LineLocation {
+  index: number;
+  line: number;
+  offset: number;
+  byteLength: number;
+}
+
+/** Why a parsed line did not become an entry. */
+export interface RecordError {
+  code: "not-an-object" | "missing-id" | "missing-message";
+  message: string;
+}
+
+/**
+ * Build the {@link EntryRecord} of one parsed entry line (already migrated to version 3).
+ * @param value the line as parsed by `JSON.parse` or `scanJson`.
+ * @returns the record, or a {@link RecordError} for lines pi could not use as an entry.
+ */
+export function buildRecord(
+  value: ScannedValue | unknown,
+  at: LineLocation,
+  lazyChars?: LazyChars,
+): EntryRecord | RecordError {
+  if (!isObject(value)) return { code: "not-an-object", message: "line is valid JSON but not an object" };
+  const id = str(value.id);
+  if (id === undefined)
+    return { code: "missing-id", message: `${String(str(value.type) ?? "entry")} without a string id` };
+  const parentRaw = value.parentId;
+  const parentId =
+    typeof parentRaw === "string" ? parentRaw : parentRaw instanceof LongString ? parentRaw.toString() : null;
+  const type = str(value.type) ?? "";
+  const record: EntryRecord = {
+    index: at.index,
+    line: at.line,
+    offset: at.offset,
+    byteLength: at.byteLength,
+    id,
+    parentId,
+    type,
+    timestamp: str(value.timestamp) ?? "",
+    tokens: 0,
+    chars: { text: 0, thinking: 0, toolCalls: 0, images: 0, tools: 0 },
+    systemTokens: 0,
+    usageTokens: 0,
+  };
+  switch (type) {
+    case "message": {
+      const message = value.message;
+      if (!isObject(message)) return { code: "missing-message", message: "message entry without a message object" };
+      fillMessage(record, message, lazyChars);
+      break;
+    }
+    case "compaction": {
+      record.summary = str(value.summary) ?? "";
+      record.firstKeptEntryId = str(value.firstKeptEntryId);
+      record.tokensBefore = typeof value.tokensBefore === "number" ? value.tokensBefore : undefined;
+      record.fromHook = Boolean(value.fromHook);
+      record.details = readDetails(value.details);
+      const summaryMessage = { role: "compactionSummary", summary: value.summary };
+      record.chars = messageChars(summaryMessage);
+      record.tokens = estimateTokens(summaryMessage);
+      if (value.systemMessage) {
+        const system = normaliseSystem(value.systemMessage);
+        record.system = system;
+        record.systemTokens = estimateTokens(system);
+      }
+      const usage = readUsage(value.usage);
+      if (usage) record.usage = usage;
+      break;
+    }
+    case "branch_summary": {
+      record.summary = str(value.summary) ?? "";
+      record.fromId = str(value.fromId);
+      record.fromHook = Boolean(value.fromHook);
+      record.details = readDetails(value.details);
+      if (isNonEmptyString(value.summary)) {
+        const summaryMessage = { role: "branchSummary", summary: value.summary };
+        record.chars = messageChars(summaryMessage);
+        record.tokens = estimateTokens(summaryMessage);
+      }
+      const usage = readUsage(value.usage);
+      if (usage) record.usage = usage;
+      break;
+    }
+    case "custom_message": {
+      record.customType = str(value.customType);
+      record.display = Boolean(value.display);
+      const message = { role: "custom", content: value.content ?? [] };
+      setChars(record, message, lazyChars);
+      setPreview(record, value.content, (m) => m.content, lazyChars);
+      record.images = countImages(value.content);
+      break;
+    }
+    case "context_edit":
+      record.targetId = str(value.targetId);
+      record.replacementIsNull = value.replacement === null;
+      break;
+    case "label":
+      record.targetId = str(value.targetId);
+      record.label = str(value.label);
+      break;
+    case "session_info":
+      record.name = str(value.name);
+      break;
+    case "model_change":
+      record.provider = str(value.provider);
+      record.modelId = str(value.modelId);
+      break;
+    case "thinking_level_change":
+      record.thinkingLevel = str(value.thinkingLevel);
+      break;
+    case "custom":
+      record.customType = str(value.customType);
+      if (record.customType?.startsWith("pi-context/")) record.data = toPlain(value.data);
+      break;
+    case "usage": {
+      record.provider = str(value.provider);
+      record.model = str(value.model);
+      const usage = readUsage(value.usage);
+      if (usage) record.usage = usage;
+      break;
+    }
+    default:
+      break;
+  }
+  return record;
+}
+
+function readDetails(details: unknown): Partial<FileListDetails> | undefined {
+  if (!isObject(details)) return undefined;
+  const out: Partial<FileListDetails> = {};
+  const readFiles = stringArray(details.readFiles);
+  const modifiedFiles = stringArray(details.modifiedFiles);
+  if (readFiles) out.readFiles = readFiles;
+  if (modifiedFiles) out.modifiedFiles = modifiedFiles;
+  return out;
+}
+
+/** A system message as pi projects it: `content == null` becomes `""` (`sessionEntryToContextMessages`). */
+function normaliseSystem(message: unknown): SystemMessage {
+  const plain = toPlain(message) as SystemMessage;
+  if (isObject(plain) && plain.content == null) return { ...plain, content: "" };
+  return plain;
+}
+
+/**
+ * Re-reads an entry's line and returns the characters pi counts for its (non-system) message.
+ * Used for long lines, whose strings are not measured when the file is opened.
+ */
+export type LazyChars = ((record: EntryRecord) => CharBreakdown) & {
+  /** Re-read the entry's message (custom messages as `{role: "custom", content}`), for previews. */
+  message?: (record: EntryRecord) => unknown;
+};
+
+/**
+ * Set `record.preview` from a message field: now, unless it is a long string on a long line, whose
+ * decoding is left to the first reader (the tree view asks for the previews it shows).
+ */
+function setPreview(
+  record: EntryRecord,
+  source: unknown,
+  pick: (message: Obj) => unknown,
+  lazy: LazyChars | undefined,
+): void {
+  const needsDecode =
+    source instanceof LongString ||
+    (Array.isArray(source) && source.some((b) => isObject(b) && b.type === "text" && b.text instanceof LongString));
+  if (!lazy?.message || !needsDecode) {
+    const preview = isString(source) || source === undefined ? previewOf(source) : contentPreview(source);
+    if (preview !== undefined) record.preview = preview;
+    return;
+  }
+  const load = lazy.message;
+  Object.defineProperty(record, "preview", {
+    get: () => {
+      let preview: string | undefined;
+      try {
+        const message = load(record);
+        const field = isObject(message) ? pick(message) : undefined;
+        preview = isString(field) ? previewOf(field) : contentPreview(field);
+      } catch {
+        preview = undefined;
+      }
+      Object.defineProperty(record, "preview", {
+        value: preview,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+      return preview;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * Set `chars`/`tokens` of a record: now, or — for long lines — on first access through `lazy`
+ * (the getters replace themselves with plain values once measured).
+ */
+function setChars(record: EntryRecord, message: unknown, lazy: LazyChars | undefined): void {
+  if (!lazy) {
+    record.chars = messageChars(message, { plain: true });
+    record.tokens = Math.ceil(totalChars(record.chars) / 4);
+    return;
+  }
+  const resolve = (): CharBreakdown => {
+    const chars = lazy(record);
+    Object.defineProperty(record, "chars", { value: chars, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(record, "tokens", {
+      value: Math.ceil(totalChars(chars) / 4),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    return chars;
+  };
+  Object.defineProperty(record, "chars", { get: resolve, enumerable: true, configurable: true });
+  Object.defineProperty(record, "tokens", {
+    get: () => Math.ceil(totalChars(resolve()) / 4),
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): void {
+  const role = str(message.role) ?? "";
+  record.role = role;
+  if (role === "system") {
+    const system = normaliseSystem(message);
+    record.system = system;
+    record.systemTokens = estimateTokens(system);
+    return;
+  }
+  setChars(record, message, lazyChars);
+  switch (role) {
+    case "assistant": {
+      record.stopReason = str(message.stopReason);
+      record.provider = str(message.provider);
+      record.model = str(message.model);
+      record.api = str(message.api);
+      if (message.errorMessage !== undefined) {
+        const error = previewOf(message.errorMessage);
+        if (error) record.errorMessage = error;
+      }
+      const usage = readUsage(message.usage);
+      if (usage) {
+        record.usage = usage;
+        const tokens = calculateContextTokens(usage);
+        record.usageTokens = Number.isFinite(tokens) && tokens > 0 ? tokens : 0;
+      }
+      const names: string[] = [];
+      if (Array.isArray(message.content)) {
+        for (const block of message.content) {
+          if (isObject(block) && block.type === "toolCall") names.push(str(block.name) ?? "?");
+        }
+      }
+      if (names.length > 0) record.toolNames = names;
+      const ops = fileOpsOfMessage(message);
+      if (ops.length > 0) record.fileOps = ops;
+      setPreview(record, message.content, (m) => m.content, lazyChars);
+      break;
+    }
+    case "toolResult": {
+      record.toolName = str(message.toolName);
+      record.toolCallId = str(message.toolCallId);
+      record.isError = Boolean(message.isError);
+      const ops = fileOpsOfMessage(message);
+      if (ops.length > 0) record.fileOps = ops;
+      setPreview(record, message.content, (m) => m.content, lazyChars);
+      record.images = countImages(message.content);
+      break;
+    }
+    case "user":
+    case "custom":
+      setPreview(record, message.content, (m) => m.content, lazyChars);
+      record.images = countImages(message.content);
+      if (role === "custom") record.customType = str(message.customType);
+      break;
+    case "bashExecution":
+      record.excludeFromContext = Boolean(message.excludeFromContext);
+      setPreview(record, message.command, (m) => m.command, lazyChars);
+      break;
+    default:
+      break;
+  }
+}
+
+/**
+ * The roles of the messages pi's `sessionEntryToContextMessages` produces for an entry,
+ * before context edits (a compaction only contributes when it is the latest one on the path).
+ */
+export function entryRoles(record: EntryRecord): MessageRole[] {
+  switch (record.type) {
+    case "message":
+      return [record.role as MessageRole];
+    case "custom_message":
+      return ["custom"];
+    case "branch_summary":
+      return record.summary ? ["branchSummary"] : [];
+    case "compaction":
+      return record.system ? ["system", "compactionSummary"] : ["compactionSummary"];
+    default:
+      return [];
+  }
+}
+
+export { strValue };

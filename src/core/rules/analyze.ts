@@ -1,0 +1,154 @@
+/**
+ * One call from a session file to everything pi-context shows: the session index, the model pi
+ * would resume with, its context window, the settings that apply, and the inspect result.
+ * Shared by the CLI and the extension.
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { buildProjection, modelSelection } from "./context";
+import { inspectSession, type InspectResult, type ResolvedWindow } from "./inspect";
+import {
+  readModelsConfig,
+  readModelsStore,
+  resolveContextWindow,
+  type ModelInfo,
+  type ModelsConfig,
+  type ModelsStore,
+} from "./models";
+import { SessionFile } from "../read/session";
+import {
+  resolveSettings,
+  type ProjectSettingsMode,
+  type ResolveSettingsOptions,
+  type ResolvedSettings,
+} from "./settings";
+
+/**
+ * Settings and models files are re-read only when one of them changed (size or mtime), so that an
+ * appended entry costs a few `stat` calls rather than re-parsing every configuration file.
+ */
+const configCache = new Map<string, { stamp: string; value: unknown }>();
+
+function fileStamp(files: string[]): string {
+  return files
+    .map((f) => {
+      try {
+        const st = fs.statSync(f);
+        return `${st.mtimeMs}:${st.size}:${st.ino}`;
+      } catch {
+        return "-";
+      }
+    })
+    .join("|");
+}
+
+function cached<T>(key: string, files: string[], compute: () => T): T {
+  const stamp = fileStamp(files);
+  const hit = configCache.get(key);
+  if (hit && hit.stamp === stamp) return hit.value as T;
+  const value = compute();
+  configCache.set(key, { stamp, value });
+  if (configCache.size > 64) configCache.delete(configCache.keys().next().value as string);
+  return value;
+}
+
+function cachedSettings(options: ResolveSettingsOptions): ResolvedSettings {
+  const files = [path.join(options.agentDir, "settings.json"), path.join(options.agentDir, "trust.json")];
+  if (options.cwd) files.push(path.join(options.cwd, ".pi", "settings.json"));
+  return cached(
+    `settings\0${options.agentDir}\0${options.cwd ?? ""}\0${options.projectSettings ?? "auto"}\0${options.modelKey ?? ""}`,
+    files,
+    () => resolveSettings(options),
+  );
+}
+
+function cachedModels(agentDir: string): { config: ModelsConfig; store: ModelsStore } {
+  return cached(
+    `models\0${agentDir}`,
+    [path.join(agentDir, "models.json"), path.join(agentDir, "models-store.json")],
+    () => ({ config: readModelsConfig(agentDir), store: readModelsStore(agentDir) }),
+  );
+}
+
+/** Options for {@link analyzeSession}. */
+export interface AnalyzeOptions {
+  agentDir: string;
+  /** Working directory for project settings (default: the session header's `cwd`). */
+  cwd?: string;
+  projectSettings?: ProjectSettingsMode;
+  /** Leaf to analyse (default: the file's leaf). */
+  leafId?: string | null;
+  /** Use this context window instead of resolving the model's (e.g. pi's live value). */
+  contextWindow?: number;
+}
+
+/** The result of {@link analyzeSession}. */
+export interface Analysis {
+  session: SessionFile;
+  selection: { provider: string; modelId: string; source: "session-branch" | "settings-default" } | null;
+  model?: ModelInfo;
+  window: ResolvedWindow;
+  settings: ResolvedSettings;
+  inspect: InspectResult;
+  modelsError?: string;
+}
+
+/**
+ * Analyse an already-read session with pi's rules (no I/O besides settings and models files).
+ * Never throws for bad session or settings content.
+ */
+export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): Analysis {
+  const projection = buildProjection(session, options.leafId);
+  const cwd = options.cwd ?? session.cwd;
+  // Settings first without a model, for defaultProvider/defaultModel; then with the model key.
+  let selection: Analysis["selection"] = null;
+  const branchSelection = modelSelection(projection.path);
+  const base = cachedSettings({
+    agentDir: options.agentDir,
+    ...(cwd ? { cwd } : {}),
+    projectSettings: options.projectSettings ?? "auto",
+  });
+  if (branchSelection) selection = { ...branchSelection, source: "session-branch" };
+  else if (base.defaultProvider && base.defaultModel)
+    selection = { provider: base.defaultProvider, modelId: base.defaultModel, source: "settings-default" };
+  const settings = selection
+    ? cachedSettings({
+        agentDir: options.agentDir,
+        ...(cwd ? { cwd } : {}),
+        projectSettings: options.projectSettings ?? "auto",
+        modelKey: `${selection.provider}/${selection.modelId}`,
+      })
+    : base;
+  const { config: modelsConfig, store: modelsStore } = cachedModels(options.agentDir);
+  let window: ResolvedWindow;
+  let model: ModelInfo | undefined;
+  if (options.contextWindow !== undefined) {
+    window = { value: options.contextWindow, source: "live", detail: "given by the caller" };
+  } else {
+    const resolved = resolveContextWindow(selection?.provider, selection?.modelId, modelsConfig, modelsStore);
+    model = resolved.model;
+    window = {
+      value: resolved.value,
+      source: resolved.source,
+      ...(resolved.detail ? { detail: resolved.detail } : {}),
+      ...(resolved.file ? { file: resolved.file } : {}),
+      ...(resolved.where ? { where: resolved.where } : {}),
+    };
+  }
+  const inspect = inspectSession(session, {
+    settings,
+    contextWindow: window,
+    ...(options.leafId !== undefined ? { leafId: options.leafId } : {}),
+  });
+  const analysis: Analysis = { session, selection, window, settings, inspect };
+  if (model) analysis.model = model;
+  if (modelsConfig.error) analysis.modelsError = modelsConfig.error;
+  return analysis;
+}
+
+/** Read a session file and analyse it. @throws the `fs` error when the file cannot be read. */
+export async function analyzeSession(file: string, options: AnalyzeOptions): Promise<Analysis> {
+  const session = await SessionFile.open(file);
+  return analyzeLoaded(session, options);
+}

@@ -1,0 +1,315 @@
+/**
+ * Compaction preparation exactly like pi's `prepareCompaction`, and the `CompactionEntry` pi writes.
+ *
+ * Source: pi 1.6.0 `dist/core/compaction/compaction.js` — `prepareCompaction`,
+ * `findProjectedCutPoint` (the projected variant; the exported raw `findCutPoint` differs when
+ * `context_edit`s exist), `isCutPointMessage`, `isTurnStartMessage`, `extractFileOperations`;
+ * `SessionManager.appendCompaction` for the entry shape. Nothing is summarised here.
+ */
+
+import { buildProjection, type ProjectedEntry, type Projection } from "./context";
+import { entryRoles, type EntryRecord } from "../read/entries";
+import { addDetails, addFileOps, computeFileLists, createFileOps, type FileOps } from "./files";
+import {
+  contribution,
+  currentSystemMessage,
+  entryMessageTokens,
+  estimateProjectedContextTokens,
+  type BodyReader,
+  type CompactionSettings,
+} from "./tokens";
+import { estimateTokens } from "../read/estimate";
+import type { EntryIndex } from "./tree";
+import type { CompactionEntry, MessageRole, SystemMessage, Usage } from "../types";
+
+const CUT_POINT_ROLES: ReadonlySet<MessageRole> = new Set([
+  "user",
+  "assistant",
+  "bashExecution",
+  "custom",
+  "branchSummary",
+  "compactionSummary",
+]);
+const TURN_START_ROLES: ReadonlySet<MessageRole> = new Set([
+  "user",
+  "bashExecution",
+  "custom",
+  "branchSummary",
+  "compactionSummary",
+]);
+
+/** pi's `CutPointResult` (indices into the projected entries). */
+export interface CutPoint {
+  firstKeptEntryIndex: number;
+  turnStartIndex: number;
+  isSplitTurn: boolean;
+}
+
+/** Why pi would not compact. */
+export type NothingToCompact = "already-compacted" | "nothing-to-compact" | "no-kept-entry-id";
+
+/** Human-readable reasons, in pi's words where pi has them. */
+export const NOTHING_TO_COMPACT_MESSAGES: Record<NothingToCompact, string> = {
+  "already-compacted": "Already compacted: the leaf is a compaction entry.",
+  "nothing-to-compact": "Nothing to compact (session too small).",
+  "no-kept-entry-id": "The first kept entry has no id (the session may need migration).",
+};
+
+/** The result of {@link prepareCompaction}: everything pi's `compact()` receives, plus what a preview shows. */
+export interface CompactionPreparation {
+  /** Id of the first entry kept after compaction (may be a label/model change; see pi's backward scan). */
+  firstKeptEntryId: string;
+  /** Projected entries whose messages are summarised (history part). */
+  messagesToSummarize: ProjectedEntry[];
+  /** Projected entries of the split turn's prefix (summarised separately), empty when not split. */
+  turnPrefixMessages: ProjectedEntry[];
+  isSplitTurn: boolean;
+  /** Id of the turn's first entry when the turn is split. */
+  turnStartEntryId?: string;
+  /** pi's `estimateProjectedContextTokens(...).tokens` at the leaf. */
+  tokensBefore: number;
+  /** Summary of the previous compaction whose kept range is re-summarised. */
+  previousSummary?: string;
+  previousCompactionId?: string;
+  fileOps: FileOps;
+  readFiles: string[];
+  modifiedFiles: string[];
+  settings: CompactionSettings;
+  /** Projected entries kept verbatim after the compaction (from the cut to the leaf). */
+  keptEntries: ProjectedEntry[];
+  /** Σ estimated tokens of the kept entries' non-system messages. */
+  keptTokens: number;
+  /** Σ estimated tokens of the summarised messages (history + turn prefix). */
+  summarizedTokens: number;
+  /** `estimateTokens` of the system checkpoint the compaction entry will carry (0 without one). */
+  checkpointTokens: number;
+  /** The leaf the compaction would be appended to. */
+  leafId: string;
+  /** The projection at that leaf. */
+  projection: Projection;
+}
+
+/** Roles of the messages an entry contributes to compaction input (no system messages; compactions none). */
+function summarizedRoles(entry: ProjectedEntry): MessageRole[] {
+  if (entry.record.type === "compaction") return [];
+  return entry.roles.filter((r) => r !== "system");
+}
+
+function isCutPointEntry(entry: ProjectedEntry): boolean {
+  return entry.record.type !== "compaction" && entry.roles.some((r) => CUT_POINT_ROLES.has(r));
+}
+
+function isTurnStartEntry(entry: ProjectedEntry): boolean {
+  return entry.record.type !== "compaction" && entry.roles.some((r) => TURN_START_ROLES.has(r));
+}
+
+/**
+ * pi's private `findProjectedCutPoint(entries, startIndex, endIndex, keepRecentTokens)` over projected
+ * entries: walk back from the newest summing estimates until `keepRecentTokens` is reached, cut at
+ * the nearest valid cut point at or after it (the last one if none), advance past a closed
+ * overflow-recovery suffix, pull in directly preceding message-less entries, and detect a split turn.
+ */
+export function findCutPoint(
+  entries: readonly ProjectedEntry[],
+  startIndex: number,
+  endIndex: number,
+  keepRecentTokens: number,
+  reader: BodyReader,
+): CutPoint {
+  const cutPoints: number[] = [];
+  for (let i = startIndex; i < endIndex; i++) if (isCutPointEntry(entries[i]!)) cutPoints.push(i);
+  if (cutPoints.length === 0) return { firstKeptEntryIndex: startIndex, turnStartIndex: -1, isSplitTurn: false };
+
+  let accumulated = 0;
+  let exceededBudget = false;
+  let cutIndex = cutPoints[0]!;
+  for (let i = endIndex - 1; i >= startIndex; i--) {
+    const tokens = entryMessageTokens(entries[i]!, reader);
+    if (tokens === 0) continue;
+    accumulated += tokens;
+    if (accumulated >= keepRecentTokens) {
+      exceededBudget = true;
+      cutIndex = cutPoints.find((c) => c >= i) ?? cutPoints[cutPoints.length - 1]!;
+      break;
+    }
+  }
+
+  // A recovery attempt and its omission edits are context-invisible after the last visible input.
+  const suffix = entries.slice(cutIndex + 1, endIndex);
+  const isIntrinsicallyVisible = (e: ProjectedEntry): boolean =>
+    e.record.type !== "context_edit" && entryRoles(e.record).length > 0;
+  const isOmitted = (e: ProjectedEntry): boolean => isIntrinsicallyVisible(e) && e.roles.length === 0;
+  const omittedSuffixIds = new Set(suffix.filter(isOmitted).map((e) => e.record.id));
+  const hasExternalReplacement = suffix.some(
+    (e) =>
+      e.record.type === "context_edit" &&
+      e.record.replacementIsNull === false &&
+      !omittedSuffixIds.has(e.record.targetId as string),
+  );
+  const isRecoveryOmissionSuffix =
+    exceededBudget &&
+    !hasExternalReplacement &&
+    suffix.some((e) => e.record.type === "message" && e.record.role === "assistant" && isOmitted(e)) &&
+    suffix.every((e) => e.record.type !== "compaction" && (!isIntrinsicallyVisible(e) || isOmitted(e)));
+  if (isRecoveryOmissionSuffix) cutIndex++;
+
+  while (cutIndex > startIndex) {
+    const previous = entries[cutIndex - 1]!;
+    if (previous.record.type === "compaction" || previous.roles.length > 0) break;
+    cutIndex--;
+  }
+
+  const cutEntry = entries[cutIndex];
+  const startsTurn = cutEntry !== undefined && isTurnStartEntry(cutEntry);
+  let turnStartIndex = -1;
+  if (!startsTurn) {
+    for (let i = cutIndex; i >= startIndex; i--) {
+      const e = entries[i];
+      if (e && isTurnStartEntry(e)) {
+        turnStartIndex = i;
+        break;
+      }
+    }
+  }
+  return { firstKeptEntryIndex: cutIndex, turnStartIndex, isSplitTurn: !startsTurn && turnStartIndex !== -1 };
+}
+
+/**
+ * pi's `prepareCompaction(pathEntries, settings)` for the path ending at `leafId`.
+ * @param index the session (records + id map + its leaf).
+ * @param leafId the leaf to compact from; default the file's leaf.
+ * @returns the preparation, or the reason pi would not compact.
+ */
+export function prepareCompaction(
+  index: EntryIndex & { leafId: string | null },
+  settings: CompactionSettings,
+  reader: BodyReader,
+  leafId?: string | null,
+): CompactionPreparation | { reason: NothingToCompact } {
+  const projection = buildProjection(index, leafId);
+  const path = projection.path;
+  if (path.length === 0 || path[path.length - 1]!.type === "compaction") {
+    return { reason: path.length === 0 ? "nothing-to-compact" : "already-compacted" };
+  }
+  const entries = projection.entries;
+  const previousIndex = entries.findIndex((e) => e.record.type === "compaction" && e.roles.length > 0);
+  let previousSummary: string | undefined;
+  let boundaryStart = 0;
+  if (previousIndex >= 0) {
+    previousSummary = entries[previousIndex]!.record.summary;
+    boundaryStart = previousIndex + 1;
+  }
+  const boundaryEnd = entries.length;
+  const tokensBefore = estimateProjectedContextTokens(projection, reader).tokens;
+  const cut = findCutPoint(entries, boundaryStart, boundaryEnd, settings.keepRecentTokens, reader);
+  const firstKept = entries[cut.firstKeptEntryIndex]?.record;
+  if (!firstKept?.id) return { reason: firstKept ? "no-kept-entry-id" : "nothing-to-compact" };
+  const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
+  const messagesToSummarize = entries.slice(boundaryStart, historyEnd).filter((e) => summarizedRoles(e).length > 0);
+  const turnPrefixMessages = cut.isSplitTurn
+    ? entries.slice(cut.turnStartIndex, cut.firstKeptEntryIndex).filter((e) => summarizedRoles(e).length > 0)
+    : [];
+  if (messagesToSummarize.length === 0 && turnPrefixMessages.length === 0) return { reason: "nothing-to-compact" };
+
+  const fileOps = createFileOps();
+  if (previousIndex >= 0) addDetails(fileOps, entries[previousIndex]!.record);
+  for (const e of [...messagesToSummarize, ...turnPrefixMessages]) {
+    // File ops come from the records (or the edit's replacement) — no need to measure long lines.
+    if (e.edit && !e.edit.replacementIsNull) addFileOps(fileOps, contribution(e, reader).fileOps);
+    else addFileOps(fileOps, e.record.fileOps);
+  }
+  const { readFiles, modifiedFiles } = computeFileLists(fileOps);
+  const keptEntries = entries.slice(cut.firstKeptEntryIndex);
+  let keptTokens = 0;
+  for (const e of keptEntries) if (summarizedRoles(e).length > 0) keptTokens += contribution(e, reader).tokens;
+  const checkpoint = currentSystemMessage(projection);
+  const preparation: CompactionPreparation = {
+    firstKeptEntryId: firstKept.id,
+    messagesToSummarize,
+    turnPrefixMessages,
+    isSplitTurn: cut.isSplitTurn,
+    tokensBefore,
+    fileOps,
+    readFiles,
+    modifiedFiles,
+    settings,
+    keptEntries,
+    keptTokens,
+    summarizedTokens: 0,
+    checkpointTokens: checkpoint ? estimateTokens(checkpoint) : 0,
+    leafId: path[path.length - 1]!.id,
+    projection,
+  };
+  // Σ tokens of the summarised messages, measured only when someone asks (long lines are
+  // measured lazily, and the gauge does not need this number).
+  let summarizedTokens: number | undefined;
+  Object.defineProperty(preparation, "summarizedTokens", {
+    get: () =>
+      (summarizedTokens ??= [...messagesToSummarize, ...turnPrefixMessages].reduce(
+        (sum, e) => sum + contribution(e, reader).tokens,
+        0,
+      )),
+    enumerable: true,
+    configurable: true,
+  });
+  if (cut.isSplitTurn) preparation.turnStartEntryId = entries[cut.turnStartIndex]!.record.id;
+  if (previousSummary !== undefined) preparation.previousSummary = previousSummary;
+  if (previousIndex >= 0) preparation.previousCompactionId = entries[previousIndex]!.record.id;
+  return preparation;
+}
+
+/** True when {@link prepareCompaction} returned a preparation. */
+export function isPrepared(
+  result: CompactionPreparation | { reason: NothingToCompact },
+): result is CompactionPreparation {
+  return !("reason" in result);
+}
+
+/** Input for {@link buildCompactionEntry}. */
+export interface CompactionEntryInput {
+  id: string;
+  parentId: string;
+  /** ISO timestamp of the entry. */
+  timestamp: string;
+  /** The final summary text, file-list blocks included. */
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  readFiles: string[];
+  modifiedFiles: string[];
+  /** Usage the summariser reported (omitted from the line when undefined, as JSON.stringify does). */
+  usage?: Usage;
+  /** `false` for summaries in pi's format whose `details` pi may trust. */
+  fromHook: boolean;
+  /** The replayed system message of the context at the leaf (pi's `getCurrentSystemMessage`), if any. */
+  systemMessage?: SystemMessage;
+}
+
+/**
+ * The `CompactionEntry` exactly as pi 1.6.0's `appendCompaction` writes it (same key order:
+ * type, id, parentId, timestamp, summary, firstKeptEntryId, tokensBefore, details, usage, fromHook,
+ * systemMessage), with the checkpoint's timestamp set to the entry's time in ms.
+ */
+export function buildCompactionEntry(input: CompactionEntryInput): CompactionEntry {
+  const entry: CompactionEntry = {
+    type: "compaction",
+    id: input.id,
+    parentId: input.parentId,
+    timestamp: input.timestamp,
+    summary: input.summary,
+    firstKeptEntryId: input.firstKeptEntryId,
+    tokensBefore: input.tokensBefore,
+    details: { readFiles: input.readFiles, modifiedFiles: input.modifiedFiles },
+    ...(input.usage ? { usage: input.usage } : {}),
+    fromHook: input.fromHook,
+    ...(input.systemMessage
+      ? { systemMessage: { ...input.systemMessage, timestamp: new Date(input.timestamp).getTime() } }
+      : {}),
+  };
+  return entry;
+}
+
+/** The entry records of a preparation's summarised messages, in order (history, then turn prefix). */
+export function summarizedRecords(preparation: CompactionPreparation): EntryRecord[] {
+  return [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages].map((e) => e.record);
+}

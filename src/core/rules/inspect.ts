@@ -1,0 +1,244 @@
+/**
+ * What the gauge, the tooltip and `pi-context inspect` show for a session: pi's numbers at the
+ * leaf plus the compaction preview, as one plain JSON-able object (pi's names at the top level).
+ */
+
+import { isPrepared, NOTHING_TO_COMPACT_MESSAGES, prepareCompaction, type CompactionPreparation } from "./compaction";
+import { buildProjection, type Projection } from "./context";
+import type { SessionFile } from "../read/session";
+import { compactionSettingsOf, type ResolvedSettings, type Sourced, type ValueSource } from "./settings";
+import { estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type ContextEstimate } from "./tokens";
+import { StructureTracker } from "./tree";
+import type { Diagnostic } from "../types";
+
+/** A context window and where it came from. */
+export interface ResolvedWindow {
+  value: number | undefined;
+  source: "catalog" | "models-store" | "models-json" | "models-json-override" | "unknown" | "live";
+  /** Human-readable detail (file, provider entry). */
+  detail?: string;
+  /** The file the window came from (models.json, models-store.json), if any. */
+  file?: string;
+  /** Where in it, without the path: `providers.scripted, model scripted-small`, `cached catalog for openai`, `openai/gpt-4o`. */
+  where?: string;
+}
+
+/** The JSON `pi-context inspect --json` prints and the UI renders. */
+export interface InspectResult {
+  file: string;
+  sessionId: string | undefined;
+  sessionName: string | undefined;
+  cwd: string | undefined;
+  entryCount: number;
+  leafId: string | null;
+  model: { provider: string; modelId: string } | null;
+  thinkingLevel: string;
+  /** The projected estimate pi's threshold uses (also computed when pi's footer shows `?`). */
+  contextTokens: number;
+  /** False where pi's footer shows `?` (right after a compaction, before the next answer). */
+  usageKnown: boolean;
+  /** How `contextTokens` was computed. */
+  estimate: ContextEstimate & { method: "usage+estimate" | "estimate" };
+  contextWindow: ResolvedWindow;
+  /** `contextTokens / contextWindow * 100`, null without a window. */
+  percent: number | null;
+  /** pi's footer text, e.g. `26.4%/16k (auto)` or `?/16k (auto)`. */
+  footer: string;
+  compactionEnabled: { value: boolean; source: ValueSource; file?: string };
+  reserveTokens: SourcedNumber;
+  keepRecentTokens: SourcedNumber;
+  /** `contextWindow − reserveTokens` (null when either is unknown). */
+  threshold: number | null;
+  /** `threshold − contextTokens`, can be negative (null when unknown). */
+  tokensUntilCompaction: number | null;
+  /** pi's `shouldCompact` (null without window or reserve). */
+  shouldCompact: boolean | null;
+  compaction: CompactionPreview | null;
+  /** Why `compaction` is null. */
+  compactionUnavailable?: string;
+  diagnostics: Diagnostic[];
+  settingsProblems: ResolvedSettings["problems"];
+}
+
+export interface SourcedNumber {
+  value: number | null;
+  source: ValueSource;
+  file?: string;
+  key: string;
+  error?: string;
+}
+
+/** The compaction preview: what pi's `prepareCompaction` would do at the leaf. */
+export interface CompactionPreview {
+  firstKeptEntryId: string;
+  isSplitTurn: boolean;
+  turnStartEntryId: string | null;
+  tokensBefore: number;
+  /** Estimated tokens after compaction, without the summary itself: checkpoint + kept messages. */
+  tokensAfterWithoutSummary: number;
+  hasPreviousSummary: boolean;
+  previousCompactionId: string | null;
+  /** Entry ids whose messages are summarised (history part), and the split turn's prefix. */
+  summarizedEntryIds: string[];
+  turnPrefixEntryIds: string[];
+  summarizedTokens: number;
+  keptEntryCount: number;
+  keptTokens: number;
+  /** True when the kept tail alone exceeds `keepRecentTokens` (a call and its results cannot be split). */
+  keptExceedsKeepRecent: boolean;
+  readFiles: string[];
+  modifiedFiles: string[];
+}
+
+/** Options for {@link inspectSession}. */
+export interface InspectOptions {
+  settings: ResolvedSettings;
+  /** The context window of the session's model (resolved by the caller). */
+  contextWindow: ResolvedWindow;
+  /** Leaf to inspect (default: the file's leaf). */
+  leafId?: string | null;
+}
+
+/** pi's footer `formatTokens`: `<1000` as is, `<10000` one decimal `k`, `<1e6` rounded `k`, `<1e7` one decimal `M`, else rounded `M`. */
+export function formatTokens(count: number): string {
+  if (count < 1000) return count.toString();
+  if (count < 10000) return `${(count / 1000).toFixed(1)}k`;
+  if (count < 1000000) return `${Math.round(count / 1000)}k`;
+  if (count < 10000000) return `${(count / 1000000).toFixed(1)}M`;
+  return `${Math.round(count / 1000000)}M`;
+}
+
+function sourced(s: Sourced<number>): SourcedNumber {
+  const out: SourcedNumber = { value: s.value ?? null, source: s.source, key: s.key };
+  if (s.file) out.file = s.file;
+  if (s.error) out.error = s.error;
+  return out;
+}
+
+const structureTrackers = new WeakMap<SessionFile, StructureTracker>();
+
+/** {@link structureDiagnostics}, kept up to date incrementally per session. */
+function cachedStructureDiagnostics(session: SessionFile): Diagnostic[] {
+  let tracker = structureTrackers.get(session);
+  if (!tracker) structureTrackers.set(session, (tracker = new StructureTracker()));
+  return tracker.diagnostics(session);
+}
+
+/** Compaction preview from a preparation. */
+export function previewOf(preparation: CompactionPreparation): CompactionPreview {
+  const preview: CompactionPreview = {
+    firstKeptEntryId: preparation.firstKeptEntryId,
+    isSplitTurn: preparation.isSplitTurn,
+    turnStartEntryId: preparation.turnStartEntryId ?? null,
+    tokensBefore: preparation.tokensBefore,
+    tokensAfterWithoutSummary: preparation.checkpointTokens + preparation.keptTokens,
+    hasPreviousSummary: preparation.previousSummary !== undefined,
+    previousCompactionId: preparation.previousCompactionId ?? null,
+    summarizedEntryIds: preparation.messagesToSummarize.map((e) => e.record.id),
+    turnPrefixEntryIds: preparation.turnPrefixMessages.map((e) => e.record.id),
+    summarizedTokens: 0,
+    keptEntryCount: preparation.keptEntries.length,
+    keptTokens: preparation.keptTokens,
+    keptExceedsKeepRecent: preparation.keptTokens > preparation.settings.keepRecentTokens,
+    readFiles: preparation.readFiles,
+    modifiedFiles: preparation.modifiedFiles,
+  };
+  // Measured on first read (it may need to re-read long lines from disk).
+  Object.defineProperty(preview, "summarizedTokens", {
+    get: () => preparation.summarizedTokens,
+    enumerable: true,
+    configurable: true,
+  });
+  return preview;
+}
+
+/**
+ * Everything the gauge and `inspect` show, computed like pi at the leaf.
+ * Never throws for bad session content (problems are in `diagnostics`).
+ */
+export function inspectSession(session: SessionFile, options: InspectOptions): InspectResult {
+  const projection: Projection = buildProjection(session, options.leafId);
+  const projected = estimateProjectedContextTokens(projection, session);
+  const windowValue = options.contextWindow.value;
+  // pi's getContextUsage(): `?` when the usage is unknown, else the projected estimate above.
+  const unknown = isUsageUnknown(projection);
+  const settings = options.settings;
+  const compactionSettings = compactionSettingsOf(settings);
+  const reserve = settings.compaction.reserveTokens.value;
+  const threshold = windowValue && windowValue > 0 && reserve !== undefined ? windowValue - reserve : null;
+  const percent = windowValue && windowValue > 0 ? (projected.tokens / windowValue) * 100 : null;
+  const enabled = settings.compaction.enabled.value ?? true;
+  let footer: string;
+  if (!windowValue || windowValue <= 0) footer = `0.0%/${windowValue ? formatTokens(windowValue) : "?"}`;
+  else if (unknown) footer = `?/${formatTokens(windowValue)}`;
+  else footer = `${((projected.tokens / windowValue) * 100).toFixed(1)}%/${formatTokens(windowValue)}`;
+  if (enabled) footer += " (auto)";
+
+  // The compaction preview is prepared on first read: the gauge does not need it, and preparing
+  // measures the kept tail (long lines are measured lazily, from disk).
+  let preview: { compaction: CompactionPreview | null; unavailable?: string } | undefined;
+  const preparePreview = (): { compaction: CompactionPreview | null; unavailable?: string } => {
+    if (preview) return preview;
+    try {
+      const prepared = prepareCompaction(session, compactionSettings, session, options.leafId);
+      preview = isPrepared(prepared)
+        ? { compaction: previewOf(prepared) }
+        : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };
+    } catch (error) {
+      preview = { compaction: null, unavailable: `Could not prepare a compaction: ${(error as Error).message}` };
+    }
+    return preview;
+  };
+
+  const diagnostics = [...session.diagnostics, ...cachedStructureDiagnostics(session)];
+  if (projection.pathInfo.cycleAt) {
+    diagnostics.push({
+      severity: "error",
+      code: "path-cycle",
+      message: `the leaf's path loops at ${projection.pathInfo.cycleAt}; the path was cut there`,
+      entryId: projection.pathInfo.cycleAt,
+    });
+  }
+
+  const result: InspectResult = {
+    file: session.filePath,
+    sessionId: session.sessionId,
+    sessionName: session.name,
+    cwd: session.cwd,
+    entryCount: session.records.length,
+    leafId: projection.leafId,
+    model: projection.model,
+    thinkingLevel: projection.thinkingLevel,
+    contextTokens: projected.tokens,
+    usageKnown: !unknown,
+    estimate: { ...projected, method: projected.lastUsageIndex === null ? "estimate" : "usage+estimate" },
+    contextWindow: options.contextWindow,
+    percent,
+    footer,
+    compactionEnabled: {
+      value: enabled,
+      source: settings.compaction.enabled.source,
+      ...(settings.compaction.enabled.file ? { file: settings.compaction.enabled.file } : {}),
+    },
+    reserveTokens: sourced(settings.compaction.reserveTokens),
+    keepRecentTokens: sourced(settings.compaction.keepRecentTokens),
+    threshold,
+    tokensUntilCompaction: threshold === null ? null : threshold - projected.tokens,
+    shouldCompact:
+      threshold === null ? null : shouldCompact(projected.tokens, windowValue as number, compactionSettings),
+    compaction: null,
+    diagnostics,
+    settingsProblems: settings.problems,
+  };
+  Object.defineProperty(result, "compaction", {
+    get: () => preparePreview().compaction,
+    enumerable: true,
+    configurable: true,
+  });
+  Object.defineProperty(result, "compactionUnavailable", {
+    get: () => preparePreview().unavailable,
+    enumerable: true,
+    configurable: true,
+  });
+  return result;
+}

@@ -1,0 +1,278 @@
+/**
+ * Context token accounting exactly as pi 1.6.0 does it.
+ *
+ * Source: `dist/core/compaction/compaction.js` — `estimateContextTokens` (last valid assistant
+ * usage + `estimateTokens` of every message after it), `estimateProjectedContextTokens` (what
+ * the footer and the between-turn threshold use: usage is trusted only when it comes after the
+ * latest `context_edit`/`compaction` on the path, otherwise a pure estimate with all system
+ * messages replayed into one), `shouldCompact` (strict `>`); `dist/core/agent-session.js`
+ * `getContextUsage` (`null` tokens right after a compaction until an assistant answers); pi-ai
+ * `getCurrentSystemMessage` (system message replay).
+ */
+
+import type { ProjectedEntry, Projection } from "./context";
+import { estimateTokens, messageChars, totalChars, type CharBreakdown } from "../read/estimate";
+import { fileOpsOfMessage, type EntryRecord, type FileOp } from "../read/entries";
+import type { SessionEntry, SystemMessage } from "../types";
+
+/** Reads an entry's full body (for context edits with a replacement). */
+export interface BodyReader {
+  readEntry(record: EntryRecord): SessionEntry;
+}
+
+/** pi's `{tokens, usageTokens, trailingTokens, lastUsageIndex}`. */
+export interface ContextEstimate {
+  /** Estimated context tokens. */
+  tokens: number;
+  /** `calculateContextTokens(usage)` of the last valid assistant message, 0 without one. */
+  usageTokens: number;
+  /** `estimateTokens` of the messages after that assistant (all messages without one). */
+  trailingTokens: number;
+  /** Message index of that assistant, or null. */
+  lastUsageIndex: number | null;
+  /** Entry id of that assistant (our addition), or null. */
+  lastUsageEntryId: string | null;
+}
+
+/** What an entry contributes after its context edit: tokens, characters and file operations. */
+export interface EntryContribution {
+  tokens: number;
+  chars: CharBreakdown;
+  fileOps: FileOp[];
+}
+
+const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
+const editedCache = new WeakMap<EntryRecord, WeakMap<EntryRecord, EntryContribution>>();
+
+/**
+ * Non-system tokens (and characters, file ops) an entry contributes, honouring its context edit
+ * like pi's `projectContextEntry`: a replacement swaps the `content` of user/assistant/toolResult/
+ * custom messages (a string becomes one text block for assistant/toolResult); other roles are
+ * unchanged. Reads the edit's body once per (edit, target) pair.
+ */
+export function contribution(entry: ProjectedEntry, reader: BodyReader): EntryContribution {
+  const record = entry.record;
+  if (entry.roles.length === 0) return { tokens: 0, chars: emptyChars(), fileOps: [] };
+  const role = record.type === "message" ? record.role : record.type === "custom_message" ? "custom" : undefined;
+  const edit = entry.edit;
+  if (!edit || role === undefined || !EDITABLE_ROLES.has(role)) {
+    return { tokens: record.tokens, chars: record.chars, fileOps: record.fileOps ?? [] };
+  }
+  let byTarget = editedCache.get(edit);
+  if (!byTarget) editedCache.set(edit, (byTarget = new WeakMap()));
+  const cached = byTarget.get(record);
+  if (cached) return cached;
+  const body = reader.readEntry(edit) as { replacement?: { content?: unknown } | null };
+  const replacement = body.replacement?.content;
+  const content =
+    (role === "assistant" || role === "toolResult") && typeof replacement === "string"
+      ? [{ type: "text", text: replacement }]
+      : replacement;
+  const message: Record<string, unknown> = { role, content };
+  if (role === "toolResult" && record.fileOps) {
+    // nestedCalls are not part of `content`: an edit keeps them.
+    const result = { tokens: estimateTokens(message), chars: messageChars(message), fileOps: record.fileOps };
+    byTarget.set(record, result);
+    return result;
+  }
+  const chars = messageChars(message);
+  const result = { tokens: Math.ceil(totalChars(chars) / 4), chars, fileOps: fileOpsOfMessage(message) };
+  byTarget.set(record, result);
+  return result;
+}
+
+function emptyChars(): CharBreakdown {
+  return { text: 0, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
+}
+
+/** Tokens of all messages an entry contributes (system message included), as pi's `estimateTokens` per message. */
+export function entryMessageTokens(entry: ProjectedEntry, reader: BodyReader): number {
+  if (entry.roles.length === 0) return 0;
+  let tokens = 0;
+  if (entry.roles[0] === "system") tokens += entry.record.systemTokens;
+  if (entry.roles.length > 1 || entry.roles[0] !== "system") tokens += contribution(entry, reader).tokens;
+  return tokens;
+}
+
+function hasValidUsage(entry: ProjectedEntry): boolean {
+  const r = entry.record;
+  return (
+    entry.roles.length > 0 &&
+    r.type === "message" &&
+    r.role === "assistant" &&
+    r.stopReason !== "aborted" &&
+    r.stopReason !== "error" &&
+    r.usageTokens > 0
+  );
+}
+
+/**
+ * pi's `estimateContextTokens(projection.messages)`.
+ * @returns tokens = last valid usage + estimates of everything after it (or the sum of all estimates).
+ */
+export function estimateContextTokens(projection: Projection, reader: BodyReader): ContextEstimate {
+  const entries = projection.entries;
+  let usageAt = -1;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    if (hasValidUsage(entries[i]!)) {
+      usageAt = i;
+      break;
+    }
+  }
+  if (usageAt < 0) {
+    let estimated = 0;
+    for (const entry of entries) estimated += entryMessageTokens(entry, reader);
+    return {
+      tokens: estimated,
+      usageTokens: 0,
+      trailingTokens: estimated,
+      lastUsageIndex: null,
+      lastUsageEntryId: null,
+    };
+  }
+  const usageEntry = entries[usageAt]!;
+  const usageTokens = usageEntry.record.usageTokens;
+  let trailingTokens = 0;
+  for (let i = usageAt + 1; i < entries.length; i++) trailingTokens += entryMessageTokens(entries[i]!, reader);
+  return {
+    tokens: usageTokens + trailingTokens,
+    usageTokens,
+    trailingTokens,
+    lastUsageIndex: usageEntry.firstMessageIndex,
+    lastUsageEntryId: usageEntry.record.id,
+  };
+}
+
+/**
+ * pi-ai's `getCurrentSystemMessage`: replay every system message of the context into one.
+ * @returns the replayed message, or undefined when there is no system message and no tool.
+ */
+export function currentSystemMessage(projection: Projection): SystemMessage | undefined {
+  const content: string[] = [];
+  const sections = new Map<string, string>();
+  const tools = new Map<unknown, unknown>();
+  let timestamp: number | undefined;
+  for (const entry of projection.entries) {
+    if (entry.roles[0] !== "system") continue;
+    const message = entry.record.system;
+    if (!message) continue;
+    timestamp ??= message.timestamp;
+    const text = contentText(message.content);
+    if (text.length > 0) content.push(text);
+    const patch = message.sections;
+    if (patch && typeof patch === "object") {
+      for (const [name, value] of Object.entries(patch)) {
+        if (value === null) sections.delete(name);
+        else sections.set(name, value);
+      }
+    }
+    for (const tool of asArray(message.toolsRemoved)) tools.delete((tool as { name?: unknown } | null)?.name);
+    for (const tool of asArray(message.toolsAdded)) tools.set((tool as { name?: unknown } | null)?.name, tool);
+  }
+  if (timestamp === undefined && tools.size === 0) return undefined;
+  const replayed: SystemMessage = { role: "system", content: content.join("\n\n"), timestamp: timestamp ?? 0 };
+  if (sections.size > 0) replayed.sections = Object.fromEntries(sections);
+  if (tools.size > 0) replayed.toolsAdded = [...tools.values()];
+  return replayed;
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** pi-ai `contentText(content)`: a string, or the text blocks joined with `\n`. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((b) => b && typeof b === "object" && (b as { type?: unknown }).type === "text")
+    .map((b) => String((b as { text?: unknown }).text))
+    .join("\n");
+}
+
+/**
+ * pi's `estimateProjectedContextTokens(projection, branchEntries)`: the estimate pi's footer and
+ * threshold use. Usage is kept only if its entry comes after the latest `context_edit` or
+ * `compaction` on the path; otherwise `estimateTokens(replayed system message)` + Σ estimates of
+ * all non-system messages.
+ */
+export function estimateProjectedContextTokens(projection: Projection, reader: BodyReader): ContextEstimate {
+  const estimate = estimateContextTokens(projection, reader);
+  if (estimate.lastUsageEntryId !== null) {
+    const path = projection.path;
+    const usageEntryIndex = path.findIndex((e) => e.id === estimate.lastUsageEntryId);
+    let latestInvalidating = -1;
+    for (let i = path.length - 1; i >= 0; i--) {
+      const type = path[i]!.type;
+      if (type === "context_edit" || type === "compaction") {
+        latestInvalidating = i;
+        break;
+      }
+    }
+    if (usageEntryIndex > latestInvalidating) return estimate;
+  }
+  const system = currentSystemMessage(projection);
+  let tokens = system ? estimateTokens(system) : 0;
+  for (const entry of projection.entries) {
+    if (entry.roles.length === 0) continue;
+    if (entry.roles.length === 1 && entry.roles[0] === "system") continue;
+    tokens += contribution(entry, reader).tokens;
+  }
+  return { tokens, usageTokens: 0, trailingTokens: tokens, lastUsageIndex: null, lastUsageEntryId: null };
+}
+
+/** pi's `getContextUsage()` result. `tokens`/`percent` are null right after a compaction (footer `?`). */
+export interface ContextUsage {
+  tokens: number | null;
+  contextWindow: number;
+  percent: number | null;
+}
+
+/**
+ * pi's `AgentSession.getContextUsage()` for a projection and a context window.
+ * @returns undefined when the window is unknown or ≤ 0 (pi's footer then shows `0.0%`).
+ */
+export function contextUsage(
+  projection: Projection,
+  contextWindow: number | undefined,
+  reader: BodyReader,
+): ContextUsage | undefined {
+  if (!contextWindow || contextWindow <= 0) return undefined;
+  if (isUsageUnknown(projection)) return { tokens: null, contextWindow, percent: null };
+  const tokens = estimateProjectedContextTokens(projection, reader).tokens;
+  return { tokens, contextWindow, percent: (tokens / contextWindow) * 100 };
+}
+
+/**
+ * True when pi would show `?`: the path has a compaction and no assistant after it is in the
+ * projection with a valid usage (not aborted/error, usage > 0).
+ */
+export function isUsageUnknown(projection: Projection): boolean {
+  const compaction = projection.compaction;
+  if (!compaction) return false;
+  // pi: some path entry after the latest compaction is a projected assistant with valid usage.
+  // Every path entry after the compaction is a context entry, in order, at the end of the list.
+  const path = projection.path;
+  const compactionIndex = path.lastIndexOf(compaction);
+  const after = path.length - 1 - compactionIndex;
+  const entries = projection.entries;
+  for (let i = entries.length - after; i < entries.length; i++) if (i >= 0 && hasValidUsage(entries[i]!)) return false;
+  return true;
+}
+
+/** pi's compaction settings (`CompactionSettings`). */
+export interface CompactionSettings {
+  enabled: boolean;
+  reserveTokens: number;
+  keepRecentTokens: number;
+}
+
+/** pi's `shouldCompact`: `enabled && contextTokens > contextWindow - reserveTokens` (strict). */
+export function shouldCompact(
+  contextTokens: number,
+  contextWindow: number,
+  settings: Pick<CompactionSettings, "enabled" | "reserveTokens">,
+): boolean {
+  if (!settings.enabled) return false;
+  return contextTokens > contextWindow - settings.reserveTokens;
+}

@@ -1,0 +1,173 @@
+/**
+ * Installing the live bridge into pi's extensions folder, and telling our file from anything
+ * else there. No `vscode` import (the commands live in `src/liveBridge.ts`).
+ *
+ * The installed file is `<agentDir>/extensions/pi-context-bridge.js` = one marker line + the
+ * shipped bundle (`dist/bridge/pi-context-bridge.js`):
+ *
+ *   // pi-context-bridge-install {"version":"1.0.0","protocol":1,"pi":"1.6.x","sha256":"<body>"}
+ *
+ * `sha256` is the hash of everything after the marker line, so an edited file is recognised. A
+ * file without the marker is not ours: never overwritten, never removed.
+ */
+
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { BRIDGE_FILE_NAME, BRIDGE_PROTOCOL, BRIDGE_VERSION, PI_VERSION_RANGE } from "../bridge/protocol";
+
+/** Start of the marker line. */
+export const MARKER_PREFIX = "// pi-context-bridge-install ";
+
+/** What the marker line records. */
+export interface BridgeMarker {
+  version: string;
+  protocol: number;
+  /** The pi versions the bridge was tested with. */
+  pi: string;
+  /** sha256 (hex) of the text after the marker line. */
+  sha256: string;
+}
+
+/** State of the installed file compared with the one this extension ships. */
+export type BridgeFileState =
+  /** No file. */
+  | "missing"
+  /** Our file, same bundle as shipped. */
+  | "current"
+  /** Our file from another build of the bridge (older version, or same version, other content). */
+  | "outdated"
+  /** Our file from a newer bridge version than shipped (a newer pi-context installed it). */
+  | "newer"
+  /** Our marker, but the text was edited since. */
+  | "modified"
+  /** A file of that name without our marker: not ours. */
+  | "foreign";
+
+/** {@link bridgeStatus} result. */
+export interface BridgeFileStatus {
+  state: BridgeFileState;
+  /** The install path. */
+  file: string;
+  /** The installed marker, when there is one. */
+  installed?: BridgeMarker;
+  shipped: BridgeMarker;
+}
+
+/** `<agentDir>/extensions/pi-context-bridge.js` (pi auto-discovers `*.js` there). */
+export function bridgeInstallPath(agentDir: string): string {
+  return path.join(agentDir, "extensions", BRIDGE_FILE_NAME);
+}
+
+function sha256(text: string): string {
+  return crypto.createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** The marker of a bundle text as shipped. */
+export function shippedMarker(body: string): BridgeMarker {
+  return { version: BRIDGE_VERSION, protocol: BRIDGE_PROTOCOL, pi: PI_VERSION_RANGE.text, sha256: sha256(body) };
+}
+
+/** The installed file's text: marker line + bundle. */
+export function installedText(body: string): string {
+  return `${MARKER_PREFIX}${JSON.stringify(shippedMarker(body))}\n${body}`;
+}
+
+/**
+ * Split an installed text into its marker and body.
+ * @returns undefined when the first line is not our marker.
+ */
+export function parseInstalled(text: string): { marker: BridgeMarker; body: string } | undefined {
+  const nl = text.indexOf("\n");
+  const first = nl < 0 ? text : text.slice(0, nl);
+  if (!first.startsWith(MARKER_PREFIX)) return undefined;
+  try {
+    const m = JSON.parse(first.slice(MARKER_PREFIX.length)) as Partial<BridgeMarker>;
+    if (typeof m.version !== "string" || typeof m.protocol !== "number" || typeof m.sha256 !== "string")
+      return undefined;
+    return {
+      marker: { version: m.version, protocol: m.protocol, pi: typeof m.pi === "string" ? m.pi : "?", sha256: m.sha256 },
+      body: nl < 0 ? "" : text.slice(nl + 1),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Compare dotted versions numerically (`1.10.0` > `1.9.2`); non-numeric parts compare as 0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map((x) => Number.parseInt(x, 10) || 0);
+  const pb = b.split(".").map((x) => Number.parseInt(x, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+/**
+ * The installed bridge compared with the shipped bundle `body`.
+ * @throws the `fs` error when the file exists but cannot be read.
+ */
+export function bridgeStatus(agentDir: string, body: string): BridgeFileStatus {
+  const file = bridgeInstallPath(agentDir);
+  const shipped = shippedMarker(body);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { state: "missing", file, shipped };
+    throw error;
+  }
+  const parsed = parseInstalled(text);
+  if (!parsed) return { state: "foreign", file, shipped };
+  const installed = parsed.marker;
+  if (sha256(parsed.body) !== installed.sha256) return { state: "modified", file, installed, shipped };
+  if (installed.sha256 === shipped.sha256) return { state: "current", file, installed, shipped };
+  if (compareVersions(installed.version, shipped.version) > 0) return { state: "newer", file, installed, shipped };
+  return { state: "outdated", file, installed, shipped };
+}
+
+/** Thrown when the file at the install path is not ours. */
+export class ForeignBridgeFileError extends Error {
+  constructor(readonly file: string) {
+    super(
+      `${file} exists and was not installed by pi-context (no pi-context marker on its first line); leaving it alone.`,
+    );
+    this.name = "ForeignBridgeFileError";
+  }
+}
+
+/**
+ * Write the bridge (marker + `body`) to `<agentDir>/extensions/`, atomically (temp + rename).
+ * Overwrites only our own file (any state but `foreign`).
+ * @returns the status before and the file written.
+ * @throws {ForeignBridgeFileError} when a file of that name is not ours.
+ */
+export function installBridgeFile(agentDir: string, body: string): { file: string; before: BridgeFileStatus } {
+  const before = bridgeStatus(agentDir, body);
+  if (before.state === "foreign") throw new ForeignBridgeFileError(before.file);
+  fs.mkdirSync(path.dirname(before.file), { recursive: true });
+  const tmp = `${before.file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
+  fs.writeFileSync(tmp, installedText(body), { mode: 0o644, flag: "wx" });
+  try {
+    fs.renameSync(tmp, before.file);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+  return { file: before.file, before };
+}
+
+/**
+ * Remove our bridge file (never anything else).
+ * @returns whether a file was removed, and the status before.
+ * @throws {ForeignBridgeFileError} when the file is not ours.
+ */
+export function removeBridgeFile(agentDir: string, body: string): { removed: boolean; before: BridgeFileStatus } {
+  const before = bridgeStatus(agentDir, body);
+  if (before.state === "missing") return { removed: false, before };
+  if (before.state === "foreign") throw new ForeignBridgeFileError(before.file);
+  fs.rmSync(before.file);
+  return { removed: true, before };
+}

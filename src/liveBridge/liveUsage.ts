@@ -1,0 +1,53 @@
+/**
+ * pi's live numbers over our file-based analysis: when a live bridge serves the session, the
+ * gauge shows what the running pi reports (`ctx.getContextUsage()`, its model's window, its
+ * compaction settings) instead of what we compute from the file. Pure; no `vscode`.
+ *
+ * The rules are pi's: threshold = `contextWindow − reserveTokens`, `shouldCompact` =
+ * `enabled && tokens > threshold` (pi 1.6.0 `shouldCompact`), footer `12.3%/16k (auto)` or
+ * `?/16k (auto)` while pi's usage is unknown after a compaction (then the token count shown is
+ * our estimate, as in the file-based gauge).
+ */
+
+import type { Analysis } from "../core/rules/analyze";
+import { formatTokens, type InspectResult } from "../core/rules/inspect";
+import type { BridgeState } from "../bridge/protocol";
+
+/** Who the numbers come from. */
+export interface LiveSource {
+  pid: number;
+  piVersion: string;
+  bridgeVersion: string;
+}
+
+/**
+ * The analysis with pi's live numbers in `inspect` (a new object; the input is not changed).
+ * Without live usage (pi has no model / window) only the compaction settings are taken over.
+ * Numbers of another session (the bridge serves `state.sessionFile`) are the caller's concern.
+ */
+export function applyLiveState(analysis: Analysis, state: BridgeState, source: LiveSource): Analysis {
+  const base = analysis.inspect;
+  const inspect: InspectResult = { ...base };
+  if (state.compaction) {
+    inspect.compactionEnabled = { ...base.compactionEnabled, value: state.compaction.enabled };
+    inspect.reserveTokens = { ...base.reserveTokens, value: state.compaction.reserveTokens };
+    inspect.keepRecentTokens = { ...base.keepRecentTokens, value: state.compaction.keepRecentTokens };
+  }
+  if (state.model) inspect.model = { provider: state.model.provider, modelId: state.model.id };
+  if (state.thinkingLevel) inspect.thinkingLevel = state.thinkingLevel;
+  const usage = state.usage;
+  if (usage && usage.contextWindow > 0) {
+    const window = usage.contextWindow;
+    inspect.contextWindow = { value: window, source: "live", detail: `pi ${source.piVersion}, pid ${source.pid}` };
+    inspect.usageKnown = usage.tokens !== null;
+    if (usage.tokens !== null) inspect.contextTokens = usage.tokens;
+    inspect.percent = usage.percent ?? (inspect.contextTokens / window) * 100;
+    const reserve = inspect.reserveTokens.value;
+    inspect.threshold = reserve !== null ? window - reserve : null;
+    inspect.tokensUntilCompaction = inspect.threshold !== null ? inspect.threshold - inspect.contextTokens : null;
+    inspect.shouldCompact =
+      inspect.threshold !== null ? inspect.compactionEnabled.value && inspect.contextTokens > inspect.threshold : null;
+    inspect.footer = `${usage.percent === null ? "?" : usage.percent.toFixed(1) + "%"}/${formatTokens(window)}${inspect.compactionEnabled.value ? " (auto)" : ""}`;
+  }
+  return { ...analysis, inspect, window: inspect.contextWindow };
+}

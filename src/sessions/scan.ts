@@ -1,0 +1,308 @@
+/**
+ * Session discovery without `vscode`: which folders to look in for each workspace folder, a cheap
+ * incremental scan of those folders (stat every `*.jsonl`, read only the header of files not seen
+ * before), and the choice of the session to follow (the most recently written one).
+ *
+ * Used by `sessions.ts`; unit-tested in plain Node. Attribution is always by the session header's
+ * `cwd` (pi 1.6.0 `SessionManager.list`), because pi's folder names (`--<cwd>--`) are lossy.
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { cwdMatches, encodeSessionDirName, sessionDirCandidates, type SessionDirCandidate } from "../core/read/locate";
+import {
+  expandHome,
+  getAgentDir,
+  resolveSettings,
+  type ProjectSettingsMode,
+  type SettingsProblem,
+} from "../core/rules/settings";
+
+/**
+ * The agent dir pi-context uses: the `piContext.agentDir` setting (tilde-expanded, resolved) when
+ * set, else pi's own rule (`PI_CODING_AGENT_DIR`, else `~/.pi/agent`).
+ */
+export function resolveAgentDir(setting: string, env: NodeJS.ProcessEnv = process.env): string {
+  const trimmed = setting.trim();
+  if (trimmed) return path.resolve(expandHome(trimmed));
+  return getAgentDir(env);
+}
+
+/** Where the sessions of one workspace folder may be. */
+export interface FolderPlan {
+  /** Absolute path of the workspace folder (compared with header `cwd`). */
+  folder: string;
+  /** Index of the folder in `workspace.workspaceFolders`, or -1 (no workspace: any cwd). */
+  index: number;
+  /** Folders to list, most specific first (pi's env/setting overrides, the default `--<cwd>--`, extras). */
+  dirs: SessionDirCandidate[];
+  /** With sub-folder sessions: the `sessions/` root and the `--<cwd>` name prefix to match in it. */
+  subfolders?: { root: string; prefix: string };
+  /** Problems reading pi's settings for this folder (only used for `sessionDir` here). */
+  settingsProblems: SettingsProblem[];
+}
+
+/** Options for {@link planFolders}. */
+export interface PlanOptions {
+  agentDir: string;
+  folders: readonly string[];
+  /** `piContext.sessionDirs`: absolute, `~`, or relative to each workspace folder. */
+  extraDirs: readonly string[];
+  includeSubfolders: boolean;
+  projectSettings: ProjectSettingsMode;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The folders to watch and list for each workspace folder: `PI_CODING_AGENT_SESSION_DIR`, pi's
+ * `sessionDir` setting (global or trusted project settings, relative to the folder), the default
+ * `<agentDir>/sessions/--<cwd>--/`, and the extension's extra dirs. Reads pi's settings files.
+ *
+ * With no workspace folder, one plan with `index: -1` lists every folder under
+ * `<agentDir>/sessions/` plus the extra dirs (absolute ones), without `cwd` filtering.
+ */
+export function planFolders(options: PlanOptions): FolderPlan[] {
+  const env = options.env ?? process.env;
+  const sessionsRoot = path.join(options.agentDir, "sessions");
+  if (options.folders.length === 0) {
+    const dirs: SessionDirCandidate[] = [];
+    for (const extra of options.extraDirs) {
+      const p = expandHome(extra);
+      if (path.isAbsolute(p)) dirs.push({ dir: path.resolve(p), origin: "extension-setting", shared: true });
+    }
+    const fromEnv = env.PI_CODING_AGENT_SESSION_DIR;
+    if (fromEnv && path.isAbsolute(expandHome(fromEnv)))
+      dirs.push({ dir: path.resolve(expandHome(fromEnv)), origin: "env", shared: true });
+    return [{ folder: "", index: -1, dirs, subfolders: { root: sessionsRoot, prefix: "--" }, settingsProblems: [] }];
+  }
+  return options.folders.map((folder, index) => {
+    const settings = resolveSettings({
+      agentDir: options.agentDir,
+      cwd: folder,
+      projectSettings: options.projectSettings,
+    });
+    const dirs = sessionDirCandidates({
+      agentDir: options.agentDir,
+      cwd: folder,
+      env,
+      ...(settings.sessionDir ? { sessionDirSetting: settings.sessionDir } : {}),
+      extraDirs: [...options.extraDirs],
+    });
+    const plan: FolderPlan = { folder: path.resolve(folder), index, dirs, settingsProblems: settings.problems };
+    if (options.includeSubfolders)
+      plan.subfolders = { root: sessionsRoot, prefix: encodeSessionDirName(path.resolve(folder)).slice(0, -2) };
+    return plan;
+  });
+}
+
+/** The header fields discovery needs. `state` says whether the file is (already) a pi session. */
+export interface HeaderInfo {
+  state: "session" | "not-session" | "incomplete";
+  id?: string;
+  cwd?: string;
+}
+
+const HEADER_FIRST_READ_BYTES = 4 * 1024;
+const HEADER_PROBE_BYTES = 64 * 1024;
+
+/**
+ * Read a session header like pi: the first line that parses as JSON must be `{type:"session", id:string}`.
+ * Blank and unparsable complete lines before it are skipped (pi skips them too); a UTF-8 BOM is accepted.
+ * `incomplete` = no complete parsed line yet (empty file, or pi is still writing the first line):
+ * look again when the file changes.
+ */
+export async function readHeader(file: string): Promise<HeaderInfo> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, "r");
+  } catch {
+    return { state: "incomplete" };
+  }
+  try {
+    // a header line is ~150 bytes: try a small read first
+    for (const size of [HEADER_FIRST_READ_BYTES, HEADER_PROBE_BYTES]) {
+      const buf = Buffer.alloc(size);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      const info = parseHeaderProbe(buf.subarray(0, bytesRead), bytesRead < buf.length);
+      if (info.state !== "incomplete" || bytesRead < buf.length) return info;
+    }
+    return { state: "incomplete" };
+  } catch {
+    return { state: "incomplete" };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** {@link readHeader} on bytes already read; `atEof` = the bytes are the whole file. */
+export function parseHeaderProbe(bytes: Buffer, atEof: boolean): HeaderInfo {
+  let text = bytes.toString("utf8");
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const complete = i < lines.length - 1;
+    const line = lines[i]!;
+    if (!line.trim()) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      if (complete) continue; // pi skips lines that do not parse
+      return { state: "incomplete" };
+    }
+    // A final line without `\n` that parses is what pi reads too, but pi may still be writing it
+    // only if it does not parse; a parsed one is final.
+    if (!complete && !atEof) return { state: "incomplete" };
+    if (!value || typeof value !== "object") return { state: "not-session" };
+    const v = value as Record<string, unknown>;
+    if (v.type !== "session" || typeof v.id !== "string") return { state: "not-session" };
+    return { state: "session", id: v.id, ...(typeof v.cwd === "string" ? { cwd: v.cwd } : {}) };
+  }
+  return { state: "incomplete" };
+}
+
+/** What the scanner knows about one file. */
+export interface KnownFile {
+  file: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  header: HeaderInfo;
+}
+
+/** A session file attributed to a workspace folder. */
+export interface FoundSession {
+  file: string;
+  size: number;
+  mtimeMs: number;
+  cwd: string | undefined;
+  /** Index of the {@link FolderPlan} it belongs to (-1 without a workspace). */
+  folderIndex: number;
+}
+
+/** The result of one {@link SessionScanner.scan}. */
+export interface ScanResult {
+  /** Sessions of the workspace folders, newest first (by mtime, then by file name descending). */
+  sessions: FoundSession[];
+  /** Folders that exist now (to (re)create file-system watchers on them). */
+  existingDirs: string[];
+  /** Folders that were looked in. */
+  searchedDirs: string[];
+}
+
+/**
+ * Incremental scanner: each {@link scan} lists the planned folders and `stat`s every `*.jsonl`;
+ * headers (the first 4 KB) are read only for new or changed files.
+ */
+export class SessionScanner {
+  private readonly known = new Map<string, KnownFile>();
+  /** Headers read by the last scans (for tests and logs). */
+  headerReads = 0;
+
+  /** Forget everything (after the plan changed). */
+  clear(): void {
+    this.known.clear();
+  }
+
+  /** Drop one file (deleted, unreadable). */
+  forget(file: string): void {
+    this.known.delete(file);
+  }
+
+  /** List and classify the sessions of the planned folders. Never throws. */
+  async scan(
+    plans: readonly FolderPlan[],
+    options: { platform?: NodeJS.Platform; orInside?: boolean } = {},
+  ): Promise<ScanResult> {
+    const seen = new Set<string>();
+    const sessions: FoundSession[] = [];
+    const existingDirs: string[] = [];
+    const searchedDirs: string[] = [];
+    for (const plan of plans) {
+      const dirs = plan.dirs.map((d) => d.dir);
+      if (plan.subfolders) {
+        try {
+          for (const name of await fs.promises.readdir(plan.subfolders.root)) {
+            if (name.startsWith(plan.subfolders.prefix)) {
+              const dir = path.join(plan.subfolders.root, name);
+              if (!dirs.includes(dir)) dirs.push(dir);
+            }
+          }
+        } catch {
+          // no sessions root yet
+        }
+      }
+      for (const dir of dirs) {
+        if (!searchedDirs.includes(dir)) searchedDirs.push(dir);
+        let names: string[];
+        try {
+          names = await fs.promises.readdir(dir);
+        } catch {
+          continue;
+        }
+        if (!existingDirs.includes(dir)) existingDirs.push(dir);
+        for (const name of names) {
+          if (!name.endsWith(".jsonl")) continue;
+          const file = path.join(dir, name);
+          if (seen.has(file)) continue;
+          seen.add(file);
+          const info = await this.look(file);
+          if (!info || info.header.state !== "session") continue;
+          const matches =
+            plan.index === -1 ||
+            cwdMatches(info.header.cwd, plan.folder, {
+              ...options,
+              orInside: options.orInside || plan.subfolders !== undefined,
+            });
+          if (!matches) continue;
+          if (sessions.some((s) => s.file === file)) continue;
+          sessions.push({
+            file,
+            size: info.size,
+            mtimeMs: info.mtimeMs,
+            cwd: info.header.cwd,
+            folderIndex: plan.index,
+          });
+        }
+      }
+    }
+    for (const file of [...this.known.keys()]) if (!seen.has(file)) this.known.delete(file);
+    sessions.sort(newestFirst);
+    return { sessions, existingDirs, searchedDirs };
+  }
+
+  private async look(file: string): Promise<KnownFile | undefined> {
+    let stat: fs.Stats;
+    try {
+      stat = await fs.promises.stat(file);
+    } catch {
+      this.known.delete(file);
+      return undefined;
+    }
+    if (!stat.isFile()) return undefined;
+    const prev = this.known.get(file);
+    // unchanged since the last look: keep the header (a changed file may have been rewritten in
+    // place, e.g. by pi's migration, so its header is read again: a few KB)
+    if (
+      prev &&
+      prev.ino === stat.ino &&
+      prev.size === stat.size &&
+      prev.mtimeMs === stat.mtimeMs &&
+      prev.header.state !== "incomplete"
+    )
+      return prev;
+    this.headerReads++;
+    const header = await readHeader(file);
+    const info: KnownFile = { file, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, header };
+    this.known.set(file, info);
+    return info;
+  }
+}
+
+/** Sort order for sessions: most recently written first; ties by file name descending (pi's names start with a timestamp). */
+export function newestFirst(a: { mtimeMs: number; file: string }, b: { mtimeMs: number; file: string }): number {
+  if (b.mtimeMs !== a.mtimeMs) return b.mtimeMs - a.mtimeMs;
+  const an = path.basename(a.file);
+  const bn = path.basename(b.file);
+  return an < bn ? 1 : an > bn ? -1 : 0;
+}

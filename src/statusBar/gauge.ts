@@ -1,0 +1,195 @@
+/**
+ * The status-bar context gauge: renders {@link buildGaugeView} for the current session, re-creates
+ * the item when `piContext.statusBar.alignment`/`priority` change (it moves at once, no reload),
+ * and (optionally) notifies when the context crosses the warning margin or the auto-compaction
+ * threshold.
+ */
+
+import * as vscode from "vscode";
+import type { Services } from "../services";
+import { AUTO_COMPACTS_WHEN } from "../shared/format";
+import {
+  buildGaugeView,
+  PRODUCT_NAME,
+  TOOLTIP_COMMANDS,
+  WarningTracker,
+  type GaugeLevel,
+  type GaugeView,
+} from "../viewModel/statusBar";
+
+/**
+ * The item's id at the default placement (left, priority 100); the DOM id is
+ * `pi-context.pi-context.piContext.gauge`. Other placements get {@link gaugeItemId}.
+ */
+export const GAUGE_ID = "piContext.gauge";
+
+/**
+ * The status-bar item id for a placement: {@link GAUGE_ID} for the default (left, 100), else
+ * `piContext.gauge.<alignment>.<priority>`.
+ *
+ * Why not one id: VS Code remembers every entry it has shown by id ("static entries" sent back to
+ * the extension host, `ExtHostStatusBarEntry`), and a new item with a known id takes the remembered
+ * alignment and priority instead of the ones passed to `createStatusBarItem` — so re-creating the
+ * item under the same id never moves it until the window reloads. One id per placement keeps each
+ * id's remembered placement right.
+ */
+export function gaugeItemId(alignment: "left" | "right", priority: number): string {
+  if (alignment === "left" && priority === 100) return GAUGE_ID;
+  return `${GAUGE_ID}.${alignment}.${String(priority).replace(/[^0-9A-Za-z-]/g, "_")}`;
+}
+
+/** What the gauge currently shows (for tests and the panel). */
+export interface GaugeSnapshot extends GaugeView {
+  /** The placement of the item as created (read back from the `StatusBarItem`, not from the settings). */
+  alignment: "left" | "right";
+  priority: number;
+  /** The item's id (see {@link gaugeItemId}); the DOM id is `pi-context.pi-context.<itemId>`. */
+  itemId: string;
+  /** The theme colour id of the background, if any. */
+  backgroundColor: string | undefined;
+  accessibilityLabel: string | undefined;
+  /** Notifications shown so far (level + message), newest last. */
+  notifications: { level: GaugeLevel; message: string }[];
+}
+
+/** The gauge handle returned by {@link registerStatusBar}. */
+export interface StatusBarGauge {
+  snapshot(): GaugeSnapshot;
+  /** Fires after every render. */
+  readonly onDidRender: vscode.Event<GaugeSnapshot>;
+}
+
+/** Create the gauge and keep it up to date. */
+export function registerStatusBar(services: Services): StatusBarGauge {
+  const { context, sessions, log } = services;
+  const rendered = new vscode.EventEmitter<GaugeSnapshot>();
+  const tracker = new WarningTracker();
+  const notifications: GaugeSnapshot["notifications"] = [];
+  let item: vscode.StatusBarItem | undefined;
+  let placement = "";
+  let view: GaugeView | undefined;
+  let background: string | undefined;
+
+  const ensureItem = (): vscode.StatusBarItem => {
+    const { alignment, priority } = services.config().statusBar;
+    const key = `${alignment}:${priority}`;
+    if (item && key === placement) return item;
+    item?.dispose();
+    placement = key;
+    item = vscode.window.createStatusBarItem(
+      gaugeItemId(alignment, priority),
+      alignment === "right" ? vscode.StatusBarAlignment.Right : vscode.StatusBarAlignment.Left,
+      priority,
+    );
+    item.name = PRODUCT_NAME;
+    if (key !== "left:100") log.info(`status bar: gauge placed ${alignment}, priority ${priority}`);
+    return item;
+  };
+
+  let hasSession: boolean | undefined;
+  const render = (): void => {
+    const config = services.config();
+    const current = sessions.current;
+    if (hasSession !== !!current) {
+      // `piContext.hasSession`: hides actions that make no sense without a session (view title bar)
+      hasSession = !!current;
+      void vscode.commands.executeCommand("setContext", "piContext.hasSession", hasSession);
+    }
+    const v = buildGaugeView({
+      ...(current
+        ? {
+            session: {
+              file: current.file,
+              pinned: current.pinned,
+              updatedAt: current.updatedAt,
+              modifiedAt: current.session.mtimeMs,
+              ...(services.liveBridge?.gaugeInput(current) ?? { analysis: current.analysis }),
+            },
+          }
+        : {}),
+      ...(sessions.discovery ? { discovery: sessions.discovery } : {}),
+      margin: config.warning.margin,
+      locale: vscode.env.language,
+    });
+    view = v;
+    const it = ensureItem();
+    it.text = v.text;
+    const tooltip = new vscode.MarkdownString(v.tooltip, true);
+    tooltip.isTrusted = { enabledCommands: [...TOOLTIP_COMMANDS] };
+    it.tooltip = tooltip;
+    background =
+      v.level === "error"
+        ? "statusBarItem.errorBackground"
+        : v.level === "warning"
+          ? "statusBarItem.warningBackground"
+          : undefined;
+    it.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
+    it.accessibilityInformation = { label: v.ariaLabel, role: "button" };
+    it.command = {
+      command: v.command,
+      title: v.command === "piContext.openPanel" ? "Open Context Panel" : "Select Session…",
+    };
+    it.show();
+
+    // warning notifications (off by default; never repeated per level)
+    if (current) {
+      let compactionId: string | null = null;
+      const records = current.session.records;
+      for (let i = records.length - 1; i >= 0; i--) {
+        if (records[i]!.type === "compaction") {
+          compactionId = records[i]!.id;
+          break;
+        }
+      }
+      const notify = tracker.update(current.file, v.level, compactionId);
+      if (notify && config.warning.enabled) showWarning(notify, current.analysis.inspect.tokensUntilCompaction);
+    } else {
+      tracker.update(undefined, "normal", null);
+    }
+    rendered.fire(snapshot());
+  };
+
+  const showWarning = (level: GaugeLevel, until: number | null): void => {
+    const message =
+      level === "error"
+        ? `pi's context is above the auto-compaction threshold: ${AUTO_COMPACTS_WHEN}.`
+        : `pi's context is within ${until !== null ? until.toLocaleString("en-US") : "a few"} tokens of auto-compaction.`;
+    notifications.push({ level, message });
+    log.info(`warning: ${message}`);
+    void vscode.window.showWarningMessage(message, "Compact…", "Open Context Panel").then(
+      (choice) => {
+        if (choice === "Compact…") void vscode.commands.executeCommand("piContext.compact");
+        else if (choice === "Open Context Panel") void vscode.commands.executeCommand("piContext.openPanel");
+      },
+      () => undefined,
+    );
+  };
+
+  const snapshot = (): GaugeSnapshot => {
+    const v = view ?? buildGaugeView({ margin: services.config().warning.margin });
+    const { alignment, priority } = services.config().statusBar;
+    return {
+      ...v,
+      // what VS Code was given (the item's own readonly properties), so a test sees a wrong placement
+      alignment: item ? (item.alignment === vscode.StatusBarAlignment.Right ? "right" : "left") : alignment,
+      priority: item?.priority ?? priority,
+      itemId: item?.id ?? gaugeItemId(alignment, priority),
+      backgroundColor: background,
+      accessibilityLabel: item?.accessibilityInformation?.label,
+      notifications: [...notifications],
+    };
+  };
+
+  // Re-render the relative parts of the tooltip ("Updated") is not needed; render on changes only.
+  context.subscriptions.push(
+    rendered,
+    sessions.onDidChange(() => render()),
+    ...(services.liveBridge ? [services.liveBridge.onDidChange(() => render())] : []),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("piContext.statusBar") || e.affectsConfiguration("piContext.warning")) render();
+    }),
+    { dispose: () => item?.dispose() },
+  );
+  render();
+  return { snapshot, onDidRender: rendered.event };
+}

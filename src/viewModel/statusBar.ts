@@ -1,0 +1,463 @@
+/**
+ * The status-bar gauge as plain data, without `vscode`: text (`π 62% · 124k/200k`), colour level
+ * by distance to pi's real auto-compaction threshold (`contextWindow − reserveTokens`), the
+ * Markdown tooltip and the screen-reader label. `statusBar.ts` only renders this.
+ *
+ * All numbers come from `InspectResult` (`src/core/inspect.ts`), i.e. exactly what
+ * `pi-context inspect --json` prints for the same file.
+ */
+
+import * as path from "node:path";
+import type { Analysis } from "../core/rules/analyze";
+import type { InspectResult, ResolvedWindow, SourcedNumber } from "../core/rules/inspect";
+import type { ValueSource } from "../core/rules/settings";
+import type { ProblemModel } from "../shared/protocol";
+import {
+  AUTO_COMPACTS_WHEN,
+  COMPACT_ICON,
+  formatDateTime,
+  formatGaugeTokens,
+  formatWindowTokens,
+  plural,
+} from "../shared/format";
+import { collectProblems } from "./problems";
+
+/** The product name as users see it. */
+export const PRODUCT_NAME = "pi Context";
+
+/** Problems listed in the tooltip before "… and N more". */
+export const TOOLTIP_PROBLEM_LIMIT = 6;
+
+/** Colour level of the gauge: `warning`/`error` map to `statusBarItem.warningBackground`/`errorBackground`. */
+export type GaugeLevel = "normal" | "warning" | "error";
+
+/** Which state the gauge is in. */
+export type GaugeState = "starting" | "no-workspace" | "no-session" | "session";
+
+/** Commands linked from the tooltip (the only ones the trusted Markdown may run). */
+export const TOOLTIP_COMMANDS = [
+  "piContext.compact",
+  "piContext.openPanel",
+  "piContext.selectSession",
+  "piContext.followLatest",
+  "piContext.showLog",
+] as const;
+
+/** What the gauge is computed from. */
+export interface GaugeInput {
+  session?: {
+    file: string;
+    analysis: Analysis;
+    pinned: boolean;
+    /** When pi-context last read the file (ms since epoch). */
+    updatedAt: number;
+    /** When the file was last written (its mtime, ms since epoch); default `analysis.session.mtimeMs`. */
+    modifiedAt?: number;
+    /** A live bridge serves this session: `analysis.inspect` holds the running pi's numbers (see `bridge/liveUsage.ts`). */
+    live?: { pid: number; piVersion: string; bridgeVersion: string; activity?: string };
+  };
+  discovery?: {
+    phase: "starting" | "ready";
+    workspace: boolean;
+    searchedDirs: string[];
+    sessionCount: number;
+    agentDir?: string;
+  };
+  /** `piContext.warning.margin`: tokens before the limit where the warning colour starts. */
+  margin: number;
+  /** The UI language for dates (`vscode.env.language`); undefined = the runtime's. */
+  locale?: string;
+}
+
+/** The rendered gauge. */
+export interface GaugeView {
+  state: GaugeState;
+  text: string;
+  level: GaugeLevel;
+  /** Markdown for a trusted `MarkdownString` (links only to {@link TOOLTIP_COMMANDS}). */
+  tooltip: string;
+  /** Screen-reader label (numbers written out). */
+  ariaLabel: string;
+  /** Command run by clicking the item. */
+  command: "piContext.openPanel" | "piContext.selectSession";
+}
+
+/** Where the colour limit is and why. */
+export interface GaugeLimit {
+  /** Tokens at which the colour turns to error when exceeded (pi: strict `>`). */
+  limit: number;
+  kind: "threshold" | "window";
+  /** Warning starts at `limit − margin` (margin capped at a quarter of the limit). */
+  margin: number;
+}
+
+/**
+ * The limit the colour is measured against: pi's auto-compaction threshold when auto-compaction is
+ * on and `reserveTokens` is valid, else the context window itself (pi will not compact before the
+ * provider overflows). `null` without a known window.
+ */
+export function gaugeLimit(inspect: InspectResult, margin: number): GaugeLimit | null {
+  const window = inspect.contextWindow.value;
+  if (!window || window <= 0) return null;
+  const useThreshold = inspect.compactionEnabled.value && inspect.threshold !== null;
+  const limit = useThreshold ? (inspect.threshold as number) : window;
+  return {
+    limit,
+    kind: useThreshold ? "threshold" : "window",
+    margin: Math.max(0, Math.min(margin, Math.floor(Math.max(limit, 0) / 4))),
+  };
+}
+
+/**
+ * The colour level: `error` when the tokens pi's threshold check uses are above the limit (pi
+ * auto-compacts at its next check), `warning` within the margin below it, else `normal`.
+ */
+export function gaugeLevel(inspect: InspectResult, margin: number): GaugeLevel {
+  const limit = gaugeLimit(inspect, margin);
+  if (!limit) return "normal";
+  const tokens = inspect.contextTokens;
+  if (tokens > limit.limit) return "error";
+  if (limit.limit - tokens <= limit.margin) return "warning";
+  return "normal";
+}
+
+/** Percent as shown in the text: whole numbers, `<1%` for a non-empty context below 1 %. */
+export function formatPercent(percent: number): string {
+  if (percent > 0 && percent < 1) return "<1%";
+  return `${Math.round(percent)}%`;
+}
+
+/** `123,456` (en-US grouping, independent of the host locale). */
+export function formatCount(n: number): string {
+  const sign = n < 0 ? "-" : "";
+  return (
+    sign +
+    Math.abs(Math.round(n))
+      .toString()
+      .replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+  );
+}
+
+/**
+ * Escape untrusted text (session names, paths, messages) for inline Markdown, also inside table
+ * cells: emphasis, code, links, HTML, entities, theme icons (`$(…)`) and pipes. Never used at the
+ * start of a line, so block syntax (`#`, `-`, `1.`) needs no escaping.
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>|~&$]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
+}
+
+/**
+ * Where a context window came from, in words, without nesting the file path:
+ * `models.json: providers.scripted, model scripted-small`, `pi's built-in model catalog (openai/gpt-4o)`,
+ * `models-store.json: cached catalog for openai`, `the running pi (pi 1.6.0, pid 42)`.
+ * Plain text (escape it for Markdown).
+ */
+export function windowSourceText(w: Pick<ResolvedWindow, "source" | "detail" | "where">): string {
+  switch (w.source) {
+    case "catalog":
+      return `pi's built-in model catalog${w.where ? ` (${w.where})` : ""}`;
+    case "models-store":
+      return `models-store.json${w.where ? `: ${w.where}` : ""}`;
+    case "models-json":
+    case "models-json-override":
+      return `models.json${w.where ? `: ${w.where}` : ""}`;
+    case "live":
+      return `the running pi${w.detail ? ` (${w.detail})` : ""}`;
+    case "unknown":
+      return w.detail ?? "unknown";
+  }
+}
+
+function valueSourceText(source: ValueSource, file: string | undefined, key: string): string {
+  const where = file ? ` (${escapeMarkdown(file)})` : "";
+  switch (source) {
+    case "default":
+      return "pi's default";
+    case "global":
+      return `global settings${where}`;
+    case "project":
+      return `project settings${where}`;
+    case "override":
+      return `${escapeMarkdown(key)}${where}`;
+  }
+}
+
+function sourcedRow(name: string, s: SourcedNumber): string {
+  if (s.value === null) return `| ${name} | **invalid** — ${valueSourceText(s.source, s.file, s.key)} |`;
+  return `| ${name} | ${formatCount(s.value)} — ${valueSourceText(s.source, s.file, s.key)} |`;
+}
+
+const LINKS_SESSION = `[$(${COMPACT_ICON}) Compact…](command:piContext.compact) · [$(graph) Open Context Panel](command:piContext.openPanel) · [$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)`;
+const LINKS_NONE =
+  "[$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)";
+
+/**
+ * The one explanation of an empty state, shared by the gauge tooltip, the panel and the Pi Session
+ * tree: still looking, no folder open, or no session for the folders.
+ */
+export function emptyStateMessage(discovery: GaugeInput["discovery"] | undefined): string {
+  if (!discovery || discovery.phase === "starting") return "Looking for pi sessions…";
+  if (!discovery.workspace)
+    return "No folder is open. pi sessions belong to the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.";
+  return "No pi session for this workspace yet. Start pi in a workspace folder, or pick any session with “Pi: Select Session…”.";
+}
+
+const SEVERITY_ICON = { error: "$(error)", warning: "$(warning)", info: "$(info)" } as const;
+
+/**
+ * Tooltip lines for problems (at most `limit`, then `… and N more`), each
+ * `- $(icon) **Title** — message` (escaped; the message names the line).
+ */
+export function problemLines(problems: readonly ProblemModel[], limit = TOOLTIP_PROBLEM_LIMIT): string[] {
+  const lines = problems.slice(0, limit).map((p) => {
+    const where = p.source === "settings" && p.file ? `${escapeMarkdown(p.file)} — ` : "";
+    return `- ${SEVERITY_ICON[p.severity]} **${escapeMarkdown(p.title)}** — ${where}${escapeMarkdown(p.message)}`;
+  });
+  if (problems.length > limit)
+    lines.push(`- … and ${problems.length - limit} more ([open the panel](command:piContext.openPanel))`);
+  return lines;
+}
+
+/** Build the gauge for the current state (pure). */
+export function buildGaugeView(input: GaugeInput): GaugeView {
+  const s = input.session;
+  if (!s) {
+    const d = input.discovery;
+    if (!d || d.phase === "starting") {
+      return {
+        state: "starting",
+        text: "π …",
+        level: "normal",
+        tooltip: `**${PRODUCT_NAME}** — looking for pi sessions…`,
+        ariaLabel: `${PRODUCT_NAME}: looking for sessions`,
+        command: "piContext.selectSession",
+      };
+    }
+    if (!d.workspace) {
+      return {
+        state: "no-workspace",
+        text: "π no folder",
+        level: "normal",
+        tooltip: [
+          `**${PRODUCT_NAME}** — no folder is open`,
+          "",
+          "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session (each listed with its project folder):",
+          "",
+          LINKS_NONE,
+        ].join("\n"),
+        ariaLabel: `${PRODUCT_NAME}: no folder open`,
+        command: "piContext.selectSession",
+      };
+    }
+    const dirs = d.searchedDirs.map((x) => `- ${escapeMarkdown(x)}`);
+    return {
+      state: "no-session",
+      text: "π no session",
+      level: "normal",
+      tooltip: [
+        `**${PRODUCT_NAME}** — no pi session for this workspace yet`,
+        "",
+        "Sessions appear here as soon as pi writes one (matched by the `cwd` in the session header). Looked in:",
+        "",
+        ...dirs,
+        "",
+        d.agentDir
+          ? `Agent dir: ${escapeMarkdown(d.agentDir)} (setting \`piContext.agentDir\`, else \`PI_CODING_AGENT_DIR\`, else \`~/.pi/agent\`)`
+          : "",
+        "",
+        LINKS_NONE,
+      ].join("\n"),
+      ariaLabel: `${PRODUCT_NAME}: no session for this workspace`,
+      command: "piContext.selectSession",
+    };
+  }
+
+  const analysis = s.analysis;
+  const inspect = analysis.inspect;
+  const window = inspect.contextWindow.value && inspect.contextWindow.value > 0 ? inspect.contextWindow.value : null;
+  const tokens = inspect.contextTokens;
+  const level = gaugeLevel(inspect, input.margin);
+  const limit = gaugeLimit(inspect, input.margin);
+  const problems = inspect.settingsProblems;
+  const enabled = inspect.compactionEnabled.value;
+
+  // ---- text
+  let text: string;
+  if (!window) text = `π ${formatGaugeTokens(tokens)}/?`;
+  else if (!inspect.usageKnown) text = `π ? · ≈${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
+  else text = `π ${formatPercent(inspect.percent ?? 0)} · ${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
+  if (!enabled) text += " · auto off";
+  if (s.live) text += " · live";
+  if (problems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
+  if (s.pinned) text = `$(pinned) ${text}`;
+
+  // ---- tooltip
+  const name = inspect.sessionName ?? "unnamed session";
+  const lines: string[] = [];
+  lines.push(
+    `**${PRODUCT_NAME}** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}${s.live ? ` · **live** from pi ${escapeMarkdown(s.live.piVersion)} (pid ${s.live.pid})` : ""}`,
+    "",
+  );
+  const rows: string[] = ["| | |", "|---|---|"];
+  if (window) {
+    const pct = inspect.percent ?? 0;
+    if (inspect.usageKnown)
+      rows.push(`| Context | **${formatCount(tokens)}** of ${formatCount(window)} tokens (${pct.toFixed(1)}%) |`);
+    else
+      rows.push(
+        `| Context | pi shows **?** (no answer since the last compaction); our estimate: ≈${formatCount(tokens)} of ${formatCount(window)} tokens (≈${pct.toFixed(1)}%) |`,
+      );
+  } else {
+    rows.push(`| Context | **${formatCount(tokens)}** tokens; context window unknown |`);
+  }
+  const model =
+    inspect.model ??
+    (analysis.selection ? { provider: analysis.selection.provider, modelId: analysis.selection.modelId } : null);
+  if (model) {
+    const from =
+      analysis.selection?.source === "settings-default"
+        ? "settings `defaultProvider`/`defaultModel`"
+        : "the session's branch";
+    rows.push(
+      `| Model | ${escapeMarkdown(`${model.provider}/${model.modelId}`)} (from ${from})${inspect.thinkingLevel && inspect.thinkingLevel !== "off" ? `, thinking ${escapeMarkdown(inspect.thinkingLevel)}` : ""} |`,
+    );
+  } else {
+    rows.push("| Model | unknown: no model in the session and no `defaultProvider`/`defaultModel` in pi's settings |");
+  }
+  rows.push(
+    window
+      ? `| Window | ${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))} |`
+      : `| Window | unknown${model ? ` — ${escapeMarkdown(`${model.provider}/${model.modelId}`)} is not in pi's catalog or models.json` : ""} |`,
+  );
+  const est = inspect.estimate;
+  if (est.method === "usage+estimate") {
+    rows.push(
+      `| Computed | usage of the last answer ${formatCount(est.usageTokens)} + estimate ${formatCount(est.trailingTokens)} for what came after (chars/4) |`,
+    );
+  } else {
+    rows.push(
+      `| Computed | estimate only (chars/4 over the context): ${inspect.usageKnown ? "no answer with usage yet" : "usage before the last compaction no longer applies"} |`,
+    );
+  }
+  if (enabled) {
+    if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
+      const until = inspect.tokensUntilCompaction;
+      const when =
+        until >= 0 ? `${formatCount(until)} tokens to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
+      rows.push(`| Auto-compaction | at ${formatCount(inspect.threshold)} tokens (window − reserveTokens); ${when} |`);
+    } else {
+      rows.push("| Auto-compaction | threshold unknown (needs the window and a valid reserveTokens) |");
+    }
+  } else {
+    rows.push(
+      `| Auto-compaction | **disabled** — \`compaction.enabled: false\` in ${valueSourceText(inspect.compactionEnabled.source, inspect.compactionEnabled.file, "compaction.enabled")}; the limit is the window itself |`,
+    );
+  }
+  rows.push(sourcedRow("reserveTokens", inspect.reserveTokens));
+  rows.push(sourcedRow("keepRecentTokens", inspect.keepRecentTokens));
+  if (s.live)
+    rows.push(
+      `| Live | the running pi (pid ${s.live.pid}, pi ${escapeMarkdown(s.live.piVersion)}, bridge ${escapeMarkdown(s.live.bridgeVersion)}) reports these numbers${s.live.activity && s.live.activity !== "idle" ? `; pi is ${escapeMarkdown(s.live.activity)}` : ""}; Compact and Switch run in that pi |`,
+    );
+  rows.push(
+    `| Session | ${escapeMarkdown(path.basename(s.file))} — ${plural(inspect.entryCount, "entry", "entries")} |`,
+  );
+  const modifiedAt = s.modifiedAt ?? analysis.session.mtimeMs;
+  if (modifiedAt > 0)
+    rows.push(`| Updated | ${escapeMarkdown(formatDateTime(modifiedAt, input.locale))} (last written) |`);
+  lines.push(...rows, "");
+  if (limit && level !== "normal") {
+    lines.push(
+      level === "error"
+        ? `$(error) Above the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`
+        : `$(warning) Within ${formatCount(limit.margin)} tokens of the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`,
+      "",
+    );
+  }
+  const all = collectProblems(inspect, s.file, analysis.modelsError);
+  if (all.length > 0) {
+    lines.push(`**Problems** (${all.length}; listed in the panel and the log):`, "");
+    lines.push(...problemLines(all));
+    if (problems.length > 0)
+      lines.push("", "Where a pi setting is invalid, the numbers above use pi's default for it.");
+    lines.push("");
+  }
+  lines.push(`File: ${escapeMarkdown(s.file)}`, "", LINKS_SESSION);
+
+  // ---- screen reader
+  const aria: string[] = [];
+  if (s.live) aria.push("live from the running pi");
+  if (window) {
+    if (inspect.usageKnown)
+      aria.push(
+        `${PRODUCT_NAME} ${formatPercent(inspect.percent ?? 0).replace("%", " percent")}, ${formatCount(tokens)} of ${formatCount(window)} tokens`,
+      );
+    else
+      aria.push(
+        `${PRODUCT_NAME} unknown since the last compaction, estimated ${formatCount(tokens)} of ${formatCount(window)} tokens`,
+      );
+  } else aria.push(`${PRODUCT_NAME} ${formatCount(tokens)} tokens, context window unknown`);
+  if (!enabled) aria.push("auto-compaction disabled");
+  else if (inspect.tokensUntilCompaction !== null)
+    aria.push(
+      inspect.tokensUntilCompaction >= 0
+        ? `${formatCount(inspect.tokensUntilCompaction)} tokens until auto-compaction`
+        : "above the auto-compaction threshold",
+    );
+  if (level === "warning") aria.push("warning");
+  if (problems.length > 0) aria.push("invalid pi settings");
+  if (all.some((p) => p.source === "session" && p.severity !== "info"))
+    aria.push(
+      plural(all.filter((p) => p.source === "session" && p.severity !== "info").length, "problem") +
+        " in the session file",
+    );
+
+  return {
+    state: "session",
+    text,
+    level,
+    tooltip: lines.join("\n"),
+    ariaLabel: aria.join(", "),
+    command: "piContext.openPanel",
+  };
+}
+
+/**
+ * Decides when to notify about the warning margin / threshold: once per level per session,
+ * only on a live rise (never when a session is first shown), re-armed when the level drops
+ * or a compaction appears.
+ */
+export class WarningTracker {
+  private file: string | undefined;
+  private notified: GaugeLevel = "normal";
+  private lastCompactionId: string | null = null;
+
+  /** @returns the level to notify about now, or undefined. */
+  update(file: string | undefined, level: GaugeLevel, compactionId: string | null): GaugeLevel | undefined {
+    if (file !== this.file) {
+      this.file = file;
+      this.notified = level;
+      this.lastCompactionId = compactionId;
+      return undefined;
+    }
+    if (compactionId !== this.lastCompactionId) {
+      this.lastCompactionId = compactionId;
+      this.notified = level;
+      return undefined;
+    }
+    if (rank(level) < rank(this.notified)) {
+      this.notified = level;
+      return undefined;
+    }
+    if (rank(level) > rank(this.notified)) {
+      this.notified = level;
+      return level;
+    }
+    return undefined;
+  }
+}
+
+function rank(level: GaugeLevel): number {
+  return level === "error" ? 2 : level === "warning" ? 1 : 0;
+}

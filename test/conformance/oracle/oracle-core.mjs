@@ -1,0 +1,1018 @@
+// pi 1.6.0 as a library oracle: shared implementation of oracle.mjs, pi-open-check.mjs and the
+// batch protocol. Runs under Node >= 22.19 only (the Node 22 installed by setup.mjs).
+//
+// Rules kept here (see README.md):
+// - every answer comes from pi's own functions (loaded from @earendil-works/pi-coding-agent 1.6.0,
+//   deep modules by URL because the package `exports` map hides them);
+// - pi never sees the caller's files: session files are copied to a private temp dir first
+//   (SessionManager.open migrates v1/v2 files in place and appends a missing final "\n"), and the
+//   model registry gets a private agent dir holding copies of models.json / models-store.json
+//   (ModelRuntime.create writes auth.json / models-store.json and takes lock files there);
+// - HOME and PI_CODING_AGENT_DIR point into the temp dir, PI_OFFLINE=1 (no catalog downloads).
+// Nothing in this module writes to stdout.
+
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, relative, resolve, sep } from "node:path";
+
+export const EXPECTED_PI_VERSION = "1.6.0";
+const PI_PKG = "@earendil-works/pi-coding-agent";
+
+// --------------------------------------------------------------------------------------------
+// Node version and private environment (before pi is imported)
+// --------------------------------------------------------------------------------------------
+
+function assertNodeVersion() {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major < 22 || (major === 22 && minor < 19)) {
+    throw new Error(
+      `pi ${EXPECTED_PI_VERSION} needs Node >= 22.19, this is ${process.version}. ` +
+        "Run the oracle with the Node printed by `node test/conformance/oracle/setup.mjs`.",
+    );
+  }
+}
+assertNodeVersion();
+
+const TMP_ROOT = mkdtempSync(join(tmpdir(), "pi-oracle-"));
+const TMP_HOME = join(TMP_ROOT, "home");
+const TMP_EMPTY_AGENT = join(TMP_ROOT, "empty-agent");
+mkdirSync(TMP_HOME, { recursive: true });
+mkdirSync(TMP_EMPTY_AGENT, { recursive: true });
+process.env.HOME = TMP_HOME;
+process.env.USERPROFILE = TMP_HOME;
+process.env.PI_OFFLINE = "1";
+process.env.PI_CODING_AGENT_DIR = TMP_EMPTY_AGENT;
+delete process.env.PI_CODING_AGENT_SESSION_DIR;
+
+let cleaned = false;
+export function cleanupTemp() {
+  if (cleaned) return;
+  cleaned = true;
+  try {
+    rmSync(TMP_ROOT, { recursive: true, force: true });
+  } catch {
+    // best effort
+  }
+}
+process.on("exit", cleanupTemp);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    cleanupTemp();
+    process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1));
+  });
+}
+
+let tmpCounter = 0;
+function newTmpDir(prefix) {
+  const dir = join(TMP_ROOT, `${prefix}-${++tmpCounter}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+// --------------------------------------------------------------------------------------------
+// pi modules
+// --------------------------------------------------------------------------------------------
+
+const PI_BASE = import.meta.resolve(PI_PKG);
+const piUrl = (rel) => new URL(rel, PI_BASE).href;
+
+const pi = await import(PI_PKG);
+const compactionMod = await import(piUrl("core/compaction/compaction.js"));
+const utilsMod = await import(piUrl("core/compaction/utils.js"));
+const sessionMod = await import(piUrl("core/session-manager.js"));
+const virtualModelsMod = await import(piUrl("core/virtual-models.js"));
+const footerMod = await import(piUrl("modes/interactive/components/footer.js"));
+
+if (pi.VERSION !== EXPECTED_PI_VERSION) {
+  throw new Error(`expected pi ${EXPECTED_PI_VERSION}, loaded ${pi.VERSION} from ${PI_BASE}`);
+}
+// Deep imports by URL must be the same module instances as the index re-exports.
+if (compactionMod.estimateTokens !== pi.estimateTokens || sessionMod.SessionManager !== pi.SessionManager) {
+  throw new Error("deep pi modules are not the index's module instances");
+}
+
+const { SessionManager, SettingsManager, ModelRuntime, collectEntriesForBranchSummary, prepareBranchEntries } = pi;
+const {
+  estimateTokens,
+  calculateContextTokens,
+  shouldCompact,
+  estimateContextTokens,
+  estimateProjectedContextTokens,
+  prepareCompaction,
+} = compactionMod;
+const { computeFileLists } = utilsMod;
+const { getLatestCompactionEntry, buildSessionContext } = sessionMod;
+const { getBranchSelection } = virtualModelsMod;
+const { formatTokens } = footerMod;
+
+export const PI_VERSION = pi.VERSION;
+export const PI_PACKAGE_URL = PI_BASE;
+
+// --------------------------------------------------------------------------------------------
+// Arguments (same grammar for the CLI and for batch requests)
+// --------------------------------------------------------------------------------------------
+
+const FLAG_BOOL = {
+  "--no-project-settings": "noProjectSettings",
+  "--full": "full",
+  "--verify-compactions": "verifyCompactions",
+  "--verify-branch-summaries": "verifyBranchSummaries",
+};
+const FLAG_VALUE = {
+  "--agent-dir": "agentDir",
+  "--cwd": "cwd",
+  "--leaf": "leaf",
+  "--branch-target": "branchTarget",
+};
+const FLAG_INT = {
+  "--context-window": "contextWindow",
+  "--reserve-tokens": "reserveTokens",
+  "--keep-recent-tokens": "keepRecentTokens",
+};
+
+/** Parse oracle arguments. Positional arguments are returned in `positional`. */
+export function parseOracleArgs(argv) {
+  const opts = { positional: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = String(argv[i]);
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const inlineValue = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const takeValue = () => {
+      if (inlineValue !== undefined) return inlineValue;
+      if (i + 1 >= argv.length) throw new Error(`${name} needs a value`);
+      return String(argv[++i]);
+    };
+    if (name in FLAG_BOOL) {
+      if (inlineValue !== undefined) throw new Error(`${name} takes no value`);
+      opts[FLAG_BOOL[name]] = true;
+    } else if (name in FLAG_VALUE) {
+      opts[FLAG_VALUE[name]] = takeValue();
+    } else if (name in FLAG_INT) {
+      const raw = takeValue();
+      if (!/^-?\d+$/.test(raw)) throw new Error(`${name} needs an integer, got ${JSON.stringify(raw)}`);
+      opts[FLAG_INT[name]] = Number(raw);
+    } else if (name.startsWith("--")) {
+      throw new Error(`unknown option ${name}`);
+    } else {
+      opts.positional.push(arg);
+    }
+  }
+  return opts;
+}
+
+// --------------------------------------------------------------------------------------------
+// Agent dir: read-only settings, private copy for the model registry
+// --------------------------------------------------------------------------------------------
+
+/** Files of an agent dir that influence what the oracle reports. auth.json is never read. */
+const MODEL_FILES = ["models.json", "models-store.json"];
+
+function readIfExists(path) {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if (error && (error.code === "ENOENT" || error.code === "ENOTDIR")) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Describe the agent dir of a request: `source` = the caller's dir (read-only) or undefined,
+ * `files` = in-memory file contents ({ "settings.json": object|string, ... }).
+ */
+function agentView(agentDir, agentFiles) {
+  if (agentDir && agentFiles) throw new Error("give either --agent-dir or agentFiles, not both");
+  if (agentFiles) {
+    const contents = {};
+    for (const [name, value] of Object.entries(agentFiles)) {
+      if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`agentFiles: bad file name ${JSON.stringify(name)}`);
+      contents[name] = Buffer.from(typeof value === "string" ? value : JSON.stringify(value, null, 2));
+    }
+    return { display: "<agentFiles>", read: (name) => contents[name], settingsPath: undefined };
+  }
+  if (agentDir) {
+    const dir = resolve(agentDir);
+    return { display: dir, read: (name) => readIfExists(join(dir, name)), settingsPath: join(dir, "settings.json") };
+  }
+  return { display: null, read: () => undefined, settingsPath: undefined };
+}
+
+const runtimeCache = new Map(); // content hash of the model files -> { dir, runtime }
+const RUNTIME_CACHE_MAX = 16;
+
+/** pi's ModelRuntime for the agent dir's models.json / models-store.json (private copies). */
+async function getModelRuntime(view) {
+  const hash = createHash("sha256");
+  const present = {};
+  for (const name of MODEL_FILES) {
+    const content = view.read(name);
+    present[name] = content;
+    hash.update(`${name}\0${content === undefined ? "-" : content.length}\0`);
+    if (content !== undefined) hash.update(content);
+  }
+  const key = hash.digest("hex");
+  const cached = runtimeCache.get(key);
+  if (cached) {
+    runtimeCache.delete(key);
+    runtimeCache.set(key, cached);
+    return cached;
+  }
+  const dir = newTmpDir("agent");
+  for (const name of MODEL_FILES) {
+    if (present[name] !== undefined) writeFileSync(join(dir, name), present[name]);
+  }
+  process.env.PI_CODING_AGENT_DIR = dir;
+  const runtime = await ModelRuntime.create({
+    authPath: join(dir, "auth.json"),
+    modelsPath: join(dir, "models.json"),
+    modelsStorePath: join(dir, "models-store.json"),
+  });
+  const entry = { dir, runtime };
+  runtimeCache.set(key, entry);
+  while (runtimeCache.size > RUNTIME_CACHE_MAX) {
+    const [oldKey, old] = runtimeCache.entries().next().value;
+    runtimeCache.delete(oldKey);
+    rmSync(old.dir, { recursive: true, force: true });
+  }
+  return entry;
+}
+
+/**
+ * pi's SettingsManager over a read-only storage: global settings from the agent dir, project
+ * settings from <cwd>/.pi/settings.json only when trusted. pi's own FileSettingsStorage takes a
+ * lock file next to each settings file; this storage only reads, merging and validation are pi's.
+ */
+function createSettingsManager(view, cwd, projectTrusted) {
+  const projectPath = join(resolve(cwd), ".pi", "settings.json");
+  const storage = {
+    withLock(scope, fn) {
+      let current;
+      if (scope === "global") current = view.read("settings.json");
+      else current = readIfExists(projectPath);
+      fn(current === undefined ? undefined : current.toString("utf-8"));
+      // writes are ignored: the oracle never changes settings
+    },
+  };
+  return SettingsManager.fromStorage(storage, { projectTrusted });
+}
+
+// --------------------------------------------------------------------------------------------
+// Session file handling
+// --------------------------------------------------------------------------------------------
+
+/** First parsed line of a session file (pi's header rule: blank/malformed lines skipped). */
+function readRawHeader(path) {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    let pending = Buffer.alloc(0);
+    let scanned = 0;
+    const tryLine = (buf) => {
+      const line = buf.toString("utf-8");
+      if (!line.trim()) return undefined;
+      try {
+        return JSON.parse(line);
+      } catch {
+        return undefined;
+      }
+    };
+    while (scanned < 8 * 1024 * 1024) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) {
+        const parsed = tryLine(pending);
+        return parsed ?? null;
+      }
+      scanned += n;
+      pending = Buffer.concat([pending, buffer.subarray(0, n)]);
+      let start = 0;
+      let nl = pending.indexOf(10, start);
+      while (nl !== -1) {
+        const parsed = tryLine(pending.subarray(start, nl));
+        if (parsed !== undefined) return parsed;
+        start = nl + 1;
+        nl = pending.indexOf(10, start);
+      }
+      pending = pending.subarray(start);
+    }
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Copy a session file (or in-memory content) into a private temp dir; returns the copy's path. */
+function privateCopy(source) {
+  const dir = newTmpDir("session");
+  if (source.entriesJsonl !== undefined) {
+    const path = join(dir, "session.jsonl");
+    writeFileSync(path, source.entriesJsonl);
+    return { dir, path };
+  }
+  const abs = resolve(source.file);
+  if (!existsSync(abs)) throw new Error(`session file not found: ${source.file}`);
+  if (!statSync(abs).isFile()) throw new Error(`not a file: ${source.file}`);
+  const path = join(dir, basename(abs) || "session.jsonl");
+  copyFileSync(abs, path);
+  return { dir, path };
+}
+
+function describeSource(source) {
+  return source.entriesJsonl !== undefined ? "<entriesJsonl>" : resolve(source.file);
+}
+
+// --------------------------------------------------------------------------------------------
+// Formatting helpers (pure)
+// --------------------------------------------------------------------------------------------
+
+function entryTypeName(entry) {
+  return entry.type === "message" ? `message:${entry.message?.role}` : entry.type;
+}
+
+function usageTotal(message) {
+  return message.usage ? calculateContextTokens(message.usage) : 0;
+}
+
+function messageInfo(entryId, message) {
+  const info = { entryId, role: message.role, estimateTokens: estimateTokens(message) };
+  if (message.role === "assistant") {
+    info.stopReason = message.stopReason;
+    info.usageTotal = usageTotal(message);
+  }
+  return info;
+}
+
+function setToArray(set) {
+  return set ? [...set] : [];
+}
+
+function fileOpsToJson(fileOps) {
+  return { read: setToArray(fileOps.read), written: setToArray(fileOps.written), edited: setToArray(fileOps.edited) };
+}
+
+function arraysEqual(a, b) {
+  return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/**
+ * Attribute messages produced by pi's prepareCompaction (which builds its own projection) to
+ * their source entries: walk the candidates (entryId, message) of our projection in order and
+ * take the next one that is the same object or structurally equal.
+ */
+function attributeMessages(messages, candidates) {
+  const ids = [];
+  let pos = 0;
+  const json = new Map();
+  const jsonOf = (m) => {
+    let s = json.get(m);
+    if (s === undefined) {
+      s = JSON.stringify(m);
+      json.set(m, s);
+    }
+    return s;
+  };
+  for (const message of messages) {
+    let found = -1;
+    for (let i = pos; i < candidates.length; i++) {
+      if (candidates[i].message === message) {
+        found = i;
+        break;
+      }
+    }
+    if (found < 0) {
+      const target = jsonOf(message);
+      for (let i = pos; i < candidates.length; i++) {
+        if (jsonOf(candidates[i].message) === target) {
+          found = i;
+          break;
+        }
+      }
+    }
+    if (found < 0) {
+      ids.push(null);
+      continue;
+    }
+    ids.push(candidates[found].entryId);
+    pos = found + 1;
+  }
+  return ids;
+}
+
+function footerText(usage) {
+  const window = formatTokens(usage.contextWindow);
+  return usage.percent === null ? `?/${window}` : `${usage.percent.toFixed(1)}%/${window}`;
+}
+
+// --------------------------------------------------------------------------------------------
+// Context usage exactly as AgentSession.getContextUsage (dist/core/agent-session.js)
+// --------------------------------------------------------------------------------------------
+
+function contextUsageLikePi(contextWindow, projection, branch) {
+  if (!(contextWindow > 0)) return undefined;
+  const latestCompaction = getLatestCompactionEntry(branch);
+  if (latestCompaction) {
+    const projectedAssistants = new Set(
+      projection.entries.flatMap((entry) =>
+        entry.messages.some(
+          (message) =>
+            message.role === "assistant" &&
+            message.stopReason !== "aborted" &&
+            message.stopReason !== "error" &&
+            calculateContextTokens(message.usage) > 0,
+        )
+          ? [entry.sourceEntry.id]
+          : [],
+      ),
+    );
+    const compactionIndex = branch.findIndex((entry) => entry.id === latestCompaction.id);
+    const hasPostCompactionUsage = branch.slice(compactionIndex + 1).some((entry) => projectedAssistants.has(entry.id));
+    if (!hasPostCompactionUsage) return { tokens: null, contextWindow, percent: null };
+  }
+  const estimate = estimateProjectedContextTokens(projection, branch);
+  return { tokens: estimate.tokens, contextWindow, percent: (estimate.tokens / contextWindow) * 100 };
+}
+
+// --------------------------------------------------------------------------------------------
+// Opening a session the way pi does (on a private copy)
+// --------------------------------------------------------------------------------------------
+
+function openCopy(source) {
+  const copy = privateCopy(source);
+  try {
+    const rawHeader = readRawHeader(copy.path);
+    const sm = SessionManager.open(copy.path);
+    return { copy, rawHeader, sm };
+  } catch (error) {
+    rmSync(copy.dir, { recursive: true, force: true });
+    // report the caller's path, not the private copy's
+    if (error instanceof Error) error.message = error.message.split(copy.path).join(describeSource(source));
+    throw error;
+  }
+}
+
+function applyLeaf(sm, leaf) {
+  if (leaf === undefined) return;
+  if (leaf === "null" || leaf === "root") sm.resetLeaf();
+  else sm.branch(leaf);
+}
+
+// --------------------------------------------------------------------------------------------
+// The oracle
+// --------------------------------------------------------------------------------------------
+
+/**
+ * pi's view of one session file. `source` = { file } or { entriesJsonl }; `opts` = parsed flags
+ * (parseOracleArgs) plus optional `agentFiles`.
+ */
+export async function analyzeSession(source, opts = {}) {
+  const view = agentView(opts.agentDir, opts.agentFiles);
+  const { copy, rawHeader, sm } = openCopy(source);
+  try {
+    applyLeaf(sm, opts.leaf);
+    const full = !!opts.full;
+    const entries = sm.getEntries();
+    const branch = sm.getBranch();
+    const projection = sm.buildSessionProjection();
+    const leafId = sm.getLeafId();
+
+    // ---- model: session selection (pi's getBranchSelection) resolved in pi's registry
+    const { runtime } = await getModelRuntime(view);
+    // the header's cwd as written (pi resolves it against process.cwd() for its own use)
+    const headerCwd = rawHeader && typeof rawHeader.cwd === "string" ? rawHeader.cwd : undefined;
+    const cwd = opts.cwd ?? headerCwd ?? sm.getCwd();
+    const settingsManager = createSettingsManager(view, cwd, !opts.noProjectSettings);
+    let selection = null;
+    const branchSelection = getBranchSelection(branch, (provider, modelId) => runtime.getModel(provider, modelId));
+    if (branchSelection) {
+      selection = { provider: branchSelection.provider, modelId: branchSelection.modelId, source: "session-branch" };
+    } else {
+      const provider = settingsManager.getDefaultProvider();
+      const modelId = settingsManager.getDefaultModel();
+      if (provider && modelId) selection = { provider, modelId, source: "settings-default" };
+    }
+    const resolvedModel = selection ? runtime.getModel(selection.provider, selection.modelId) : undefined;
+    const resolved = resolvedModel
+      ? {
+          provider: resolvedModel.provider,
+          id: resolvedModel.id,
+          contextWindow: resolvedModel.contextWindow,
+          maxTokens: resolvedModel.maxTokens,
+        }
+      : null;
+    const contextWindow = opts.contextWindow ?? (resolvedModel ? (resolvedModel.contextWindow ?? 0) : null);
+    const model = { selection, resolved, contextWindow };
+    const registryError = runtime.getError?.();
+    if (registryError) model.registryError = registryError;
+
+    // ---- settings (pi's SettingsManager; overrides keyed by the resolved model)
+    const settingsModel =
+      resolvedModel ?? (selection ? { provider: selection.provider, id: selection.modelId } : undefined);
+    const compaction = { ...settingsManager.getCompactionSettings(settingsModel) };
+    if (opts.reserveTokens !== undefined) compaction.reserveTokens = opts.reserveTokens;
+    if (opts.keepRecentTokens !== undefined) compaction.keepRecentTokens = opts.keepRecentTokens;
+    const branchSummarySettings = settingsManager.getBranchSummarySettings();
+    const settings = {
+      compaction,
+      branchSummary: branchSummarySettings,
+      agentDir: view.display,
+      cwd,
+      projectSettings: !opts.noProjectSettings,
+    };
+    const settingsErrors = settingsManager.drainErrors?.() ?? [];
+    if (settingsErrors.length > 0) {
+      settings.errors = settingsErrors.map((e) => `${e.scope}: ${e.error?.message ?? String(e.error)}`);
+    }
+
+    // ---- context
+    const candidates = [];
+    const contextMessages = [];
+    for (const pe of projection.entries) {
+      for (const message of pe.messages) {
+        candidates.push({ entryId: pe.sourceEntry.id, message });
+        contextMessages.push(full ? messageInfo(pe.sourceEntry.id, message) : `${pe.sourceEntry.id} ${message.role}`);
+      }
+    }
+    const compactionCandidates = [];
+    for (const pe of projection.entries) {
+      if (pe.sourceEntry.type === "compaction") continue;
+      for (const message of pe.messages) {
+        if (message.role !== "system") compactionCandidates.push({ entryId: pe.sourceEntry.id, message });
+      }
+    }
+
+    const estimate = estimateContextTokens(projection.messages);
+    const projected = estimateProjectedContextTokens(projection, branch);
+
+    let contextUsage;
+    if (contextWindow === null) {
+      contextUsage = { unavailable: "no context window (model not resolved; pass --context-window)" };
+    } else {
+      const usage = contextUsageLikePi(contextWindow, projection, branch);
+      contextUsage = usage
+        ? { ...usage, footer: footerText(usage) }
+        : { unavailable: `context window ${contextWindow} <= 0 (pi: getContextUsage() returns undefined)` };
+    }
+    const shouldCompactValue = contextWindow > 0 ? shouldCompact(projected.tokens, contextWindow, compaction) : null;
+
+    // ---- compaction preparation at the leaf
+    const prep = prepareCompaction(branch, compaction);
+    let prepareCompactionJson = null;
+    let nullReason;
+    if (prep) {
+      const summarizeIds = attributeMessages(prep.messagesToSummarize, compactionCandidates);
+      const prefixIds = attributeMessages(prep.turnPrefixMessages, compactionCandidates);
+      const part = (messages, ids) => {
+        const out = { count: messages.length, entryIds: ids };
+        if (full) out.messages = messages.map((m, i) => messageInfo(ids[i], m));
+        return out;
+      };
+      prepareCompactionJson = {
+        firstKeptEntryId: prep.firstKeptEntryId,
+        isSplitTurn: prep.isSplitTurn,
+        tokensBefore: prep.tokensBefore,
+        hasPreviousSummary: prep.previousSummary !== undefined,
+        messagesToSummarize: part(prep.messagesToSummarize, summarizeIds),
+        turnPrefix: part(prep.turnPrefixMessages, prefixIds),
+        fileOps: fileOpsToJson(prep.fileOps),
+        fileLists: computeFileLists(prep.fileOps),
+        settings: prep.settings,
+      };
+    } else {
+      nullReason =
+        branch.length > 0 && branch[branch.length - 1].type === "compaction"
+          ? "last path entry is a compaction (pi: 'Already compacted')"
+          : "nothing to summarize (pi: 'Nothing to compact (session too small)')";
+    }
+
+    const result = {
+      piVersion: pi.VERSION,
+      file: describeSource(source),
+      header:
+        rawHeader && typeof rawHeader === "object"
+          ? { id: rawHeader.id, version: rawHeader.version ?? 1, cwd: rawHeader.cwd }
+          : null,
+      entryCount: entries.length,
+      leafId,
+      pathIds: branch.map((e) => e.id),
+      pathTypes: branch.map(entryTypeName),
+      contextEntries: projection.entries.map((pe) => `${pe.sourceEntry.id} ${entryTypeName(pe.sourceEntry)}`),
+      context: {
+        model: projection.model ?? null,
+        thinkingLevel: projection.thinkingLevel,
+        messages: contextMessages,
+      },
+      model,
+      settings,
+      estimateContextTokens: estimate,
+      estimateProjectedContextTokens: projected,
+      contextUsage,
+      shouldCompact: shouldCompactValue,
+      prepareCompaction: prepareCompactionJson,
+    };
+    if (nullReason) result.prepareCompactionNullReason = nullReason;
+
+    // ---- navigation / branch summary preview
+    if (opts.branchTarget !== undefined) {
+      result.branchSummary = branchSummaryPreview(sm, leafId, opts.branchTarget, contextWindow, branchSummarySettings);
+    }
+    if (opts.verifyCompactions) {
+      result.verifyCompactions = entries
+        .filter((e) => e.type === "compaction")
+        .map((c) => verifyCompaction(sm, c, compaction));
+    }
+    if (opts.verifyBranchSummaries) {
+      result.verifyBranchSummaries = entries
+        .filter((e) => e.type === "branch_summary")
+        .map((b) => verifyBranchSummary(sm, b, contextWindow, branchSummarySettings));
+    }
+    return result;
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
+}
+
+function branchSummaryBudget(contextWindow, branchSummarySettings) {
+  // generateBranchSummary: (model.contextWindow || 128000) - branchSummary.reserveTokens
+  return (contextWindow || 128000) - branchSummarySettings.reserveTokens;
+}
+
+/** What pi's navigateTree(targetId, {summarize:true}) would collect and where it would write. */
+function branchSummaryPreview(sm, oldLeafId, targetId, contextWindow, branchSummarySettings) {
+  const targetEntry = sm.getEntry(targetId);
+  const tokenBudget = branchSummaryBudget(contextWindow, branchSummarySettings);
+  if (!targetEntry) {
+    return { oldLeafId, targetId, targetFound: false, tokenBudget };
+  }
+  if (targetId === oldLeafId) {
+    return {
+      oldLeafId,
+      targetId,
+      targetFound: true,
+      noOp: "target is the current leaf (pi: navigateTree no-op)",
+      tokenBudget,
+    };
+  }
+  const { entries, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, targetId);
+  let newLeafId;
+  if (targetEntry.type === "message" && targetEntry.message.role === "user") newLeafId = targetEntry.parentId;
+  else if (targetEntry.type === "custom_message") newLeafId = targetEntry.parentId;
+  else newLeafId = targetId;
+  const prepared = prepareBranchEntries(entries, tokenBudget);
+  return {
+    oldLeafId,
+    targetId,
+    targetFound: true,
+    commonAncestorId,
+    entriesToSummarize: entries.map((e) => e.id),
+    newLeafIdAfterNavigation: newLeafId ?? null,
+    // pi writes a branch_summary only when there are entries to summarize (summary text set)
+    summaryEntryParentId: entries.length > 0 ? (newLeafId ?? null) : null,
+    tokenBudget,
+    prepared: {
+      messageCount: prepared.messages.length,
+      roles: prepared.messages.map((m) => m.role),
+      totalTokens: prepared.totalTokens,
+      fileOps: fileOpsToJson(prepared.fileOps),
+      fileLists: computeFileLists(prepared.fileOps),
+    },
+  };
+}
+
+/** Re-run prepareCompaction at the compaction's parent and compare with what was written. */
+function verifyCompaction(sm, c, compactionSettings) {
+  const before = c.parentId ? sm.getBranch(c.parentId) : [];
+  const prep = prepareCompaction(before, compactionSettings);
+  const details = c.details && typeof c.details === "object" ? c.details : {};
+  const written = {
+    firstKeptEntryId: c.firstKeptEntryId,
+    tokensBefore: c.tokensBefore,
+    readFiles: Array.isArray(details.readFiles) ? details.readFiles : [],
+    modifiedFiles: Array.isArray(details.modifiedFiles) ? details.modifiedFiles : [],
+    hasSystemMessage: !!c.systemMessage,
+    splitTurn: typeof c.summary === "string" && c.summary.includes("**Turn Context (split turn):**"),
+  };
+  let prepared = null;
+  if (prep) {
+    const lists = computeFileLists(prep.fileOps);
+    prepared = {
+      firstKeptEntryId: prep.firstKeptEntryId,
+      tokensBefore: prep.tokensBefore,
+      isSplitTurn: prep.isSplitTurn,
+      readFiles: lists.readFiles,
+      modifiedFiles: lists.modifiedFiles,
+    };
+  }
+  const match =
+    !!prepared &&
+    prepared.firstKeptEntryId === written.firstKeptEntryId &&
+    prepared.tokensBefore === written.tokensBefore &&
+    prepared.isSplitTurn === written.splitTurn &&
+    arraysEqual(prepared.readFiles, written.readFiles) &&
+    arraysEqual(prepared.modifiedFiles, written.modifiedFiles);
+  return { compactionId: c.id, parentId: c.parentId, fromHook: !!c.fromHook, written, prepared, match };
+}
+
+/**
+ * Re-collect a branch summary: old leaf = fromId, target = the summary's parent (the leaf pi
+ * moved to; for a user-message target pi moved to its parent, which collects the same entries
+ * unless that user message was on the old path).
+ */
+function verifyBranchSummary(sm, b, contextWindow, branchSummarySettings) {
+  const oldLeafId = b.fromId === "root" ? null : b.fromId;
+  let entries;
+  let commonAncestorId;
+  if (b.parentId) {
+    ({ entries, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, b.parentId));
+  } else {
+    entries = oldLeafId ? sm.getBranch(oldLeafId) : [];
+    commonAncestorId = null;
+  }
+  const prepared = prepareBranchEntries(entries, branchSummaryBudget(contextWindow, branchSummarySettings));
+  // generateBranchSummary returns no file lists when nothing converts to a message
+  // ("No content to summarize"); pi then writes empty lists.
+  const lists =
+    prepared.messages.length > 0 ? computeFileLists(prepared.fileOps) : { readFiles: [], modifiedFiles: [] };
+  const details = b.details && typeof b.details === "object" ? b.details : {};
+  const written = {
+    readFiles: Array.isArray(details.readFiles) ? details.readFiles : [],
+    modifiedFiles: Array.isArray(details.modifiedFiles) ? details.modifiedFiles : [],
+  };
+  return {
+    branchSummaryId: b.id,
+    parentId: b.parentId,
+    fromId: b.fromId,
+    fromHook: !!b.fromHook,
+    commonAncestorId,
+    entriesToSummarize: entries.map((e) => e.id),
+    written,
+    prepared: {
+      messageCount: prepared.messages.length,
+      totalTokens: prepared.totalTokens,
+      readFiles: lists.readFiles,
+      modifiedFiles: lists.modifiedFiles,
+    },
+    match: arraysEqual(lists.readFiles, written.readFiles) && arraysEqual(lists.modifiedFiles, written.modifiedFiles),
+  };
+}
+
+// --------------------------------------------------------------------------------------------
+// loadCheck: does pi load what we wrote, with the intended leaf and context?
+// --------------------------------------------------------------------------------------------
+
+export async function loadCheck(source, opts = {}) {
+  const bytesBefore =
+    source.entriesJsonl !== undefined ? Buffer.byteLength(source.entriesJsonl) : statSync(resolve(source.file)).size;
+  const { copy, rawHeader, sm } = openCopy(source);
+  try {
+    const after = readFileSync(copy.path);
+    applyLeaf(sm, opts.leaf);
+    const entries = sm.getEntries();
+    const branch = sm.getBranch();
+    const projection = sm.buildSessionProjection();
+    const sessionContext = buildSessionContext(entries, sm.getLeafId());
+    const messages = [];
+    for (const pe of projection.entries) {
+      for (const message of pe.messages) {
+        messages.push({ entryId: pe.sourceEntry.id, role: message.role, estimateTokens: estimateTokens(message) });
+      }
+    }
+    return {
+      piVersion: pi.VERSION,
+      file: describeSource(source),
+      header: sm.getHeader(),
+      rawHeaderVersion: rawHeader && typeof rawHeader === "object" ? (rawHeader.version ?? 1) : null,
+      entryCount: entries.length,
+      leafId: sm.getLeafId(),
+      pathIds: branch.map((e) => e.id),
+      pathTypes: branch.map(entryTypeName),
+      contextEntries: projection.entries.map((pe) => `${pe.sourceEntry.id} ${entryTypeName(pe.sourceEntry)}`),
+      contextMessages: messages,
+      sessionContextRoles: sessionContext.messages.map((m) => m.role),
+      model: projection.model ?? null,
+      thinkingLevel: projection.thinkingLevel,
+      bytesBefore,
+      bytesAfterOpen: after.length,
+      // false = pi rewrote the copy on open (v1/v2 migration) or appended a missing "\n"
+      unchangedOnOpen: after.length === bytesBefore && sameContent(source, after),
+    };
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
+}
+
+function sameContent(source, after) {
+  const before =
+    source.entriesJsonl !== undefined ? Buffer.from(source.entriesJsonl) : readFileSync(resolve(source.file));
+  return before.equals(after);
+}
+
+// --------------------------------------------------------------------------------------------
+// pi-open-check: what SessionManager.open (and one append) does to the bytes of a copy
+// --------------------------------------------------------------------------------------------
+
+const APPENDED_TEXT = "pi-open-check: entry appended through SessionManager.appendMessage";
+
+export async function piOpenCheck(source, opts = {}) {
+  const before =
+    source.entriesJsonl !== undefined ? Buffer.from(source.entriesJsonl) : readFileSync(resolve(source.file));
+  const { copy, sm } = openCopy(source);
+  try {
+    const afterOpen = readFileSync(copy.path);
+    const isPrefixPreserved = afterOpen.length >= before.length && afterOpen.subarray(0, before.length).equals(before);
+    const result = {
+      piVersion: pi.VERSION,
+      file: describeSource(source),
+      bytesBefore: before.length,
+      leafId: sm.getLeafId(),
+      entryCount: sm.getEntries().length,
+      header: sm.getHeader(),
+      bytesAfterOpen: afterOpen.length,
+      unchangedOnOpen: afterOpen.equals(before),
+      isPrefixPreserved,
+      appendedOnOpen: isPrefixPreserved ? JSON.stringify(afterOpen.subarray(before.length).toString("utf-8")) : null,
+      entries: sm.getEntries().map((e) => {
+        const out = { id: e.id, parentId: e.parentId, type: e.type };
+        if (e.type === "compaction") out.firstKeptEntryId = e.firstKeptEntryId;
+        return out;
+      }),
+    };
+    if (opts.append) {
+      const appendedId = sm.appendMessage({
+        role: "user",
+        content: [{ type: "text", text: APPENDED_TEXT }],
+        timestamp: Date.now(),
+      });
+      const text = readFileSync(copy.path, "utf-8");
+      const lines = text.split("\n");
+      if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+      result.appendedId = appendedId;
+      result.lastTwoPhysicalLines = lines.slice(-2).map((line) => line.slice(0, 90));
+      const reloaded = SessionManager.open(copy.path);
+      result.reloaded = reloaded.getEntries().map((e) => `${e.id}<-${e.parentId}`);
+    }
+    return result;
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// Session listing: pi's getDefaultSessionDir / SessionManager.list / continueRecent on a copy
+// --------------------------------------------------------------------------------------------
+
+function copyTree(from, to) {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const src = join(from, entry.name);
+    const dst = join(to, entry.name);
+    if (entry.isDirectory()) copyTree(src, dst);
+    else if (entry.isFile()) copyFileSync(src, dst);
+  }
+}
+
+/**
+ * `request` = { agentDir (holds sessions/), cwds: [...], continueRecent?: [...],
+ * explicitSessionDir?: "<dir relative to agentDir whose *.jsonl files are listed again from a
+ * separate, non-default directory>", mtimes?: {"<path relative to agentDir>": epochMs} }.
+ * Only the agent dir's sessions/ tree is copied; pi works on the copy.
+ */
+export async function sessionListing(request) {
+  if (typeof request.agentDir !== "string") throw new Error("listing needs agentDir");
+  const source = resolve(request.agentDir);
+  const agent = newTmpDir("listing-agent");
+  try {
+    if (existsSync(join(source, "sessions"))) copyTree(join(source, "sessions"), join(agent, "sessions"));
+    for (const [rel, ms] of Object.entries(request.mtimes ?? {})) {
+      const when = new Date(ms);
+      utimesSync(join(agent, rel), when, when);
+    }
+    process.env.PI_CODING_AGENT_DIR = agent;
+    const cwds = request.cwds ?? [];
+    const describe = (infos) => infos.map((s) => `${s.id} cwd=${s.cwd}`).sort();
+    const result = { piVersion: pi.VERSION, platform: process.platform, encode: {}, list: {} };
+    for (const cwd of cwds) {
+      result.encode[cwd] = relative(agent, sessionMod.getDefaultSessionDir(cwd, agent)).split(sep).join("/");
+    }
+    for (const cwd of cwds) result.list[cwd] = describe(await SessionManager.list(cwd));
+    if (request.explicitSessionDir) {
+      const explicitDir = newTmpDir("explicit-sessions");
+      const from = join(agent, request.explicitSessionDir);
+      for (const name of readdirSync(from)) {
+        if (!name.endsWith(".jsonl")) continue;
+        copyFileSync(join(from, name), join(explicitDir, name));
+        const st = statSync(join(from, name));
+        utimesSync(join(explicitDir, name), st.atime, st.mtime);
+      }
+      result.listWithExplicitDir = {};
+      for (const cwd of cwds) result.listWithExplicitDir[cwd] = describe(await SessionManager.list(cwd, explicitDir));
+    }
+    if (request.continueRecent) {
+      result.continueRecent = {};
+      for (const cwd of request.continueRecent) {
+        const sm = SessionManager.continueRecent(cwd);
+        result.continueRecent[cwd] = {
+          sessionId: sm.getSessionId(),
+          headerCwd: sm.getHeader()?.cwd ?? null,
+          sessionManagerCwd: sm.getCwd(),
+        };
+      }
+    }
+    return result;
+  } finally {
+    rmSync(agent, { recursive: true, force: true });
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// Model catalog as pi's ModelRuntime resolves it (for src/core/data/model-catalog.json)
+// --------------------------------------------------------------------------------------------
+
+/** Every chat model pi's registry knows for this agent dir: {"<provider>/<id>": {...}}. */
+export async function modelCatalog(request = {}) {
+  const view = agentView(request.agentDir, request.agentFiles);
+  const { runtime } = await getModelRuntime(view);
+  const models = {};
+  for (const m of runtime.getModels()) {
+    models[`${m.provider}/${m.id}`] = {
+      contextWindow: m.contextWindow,
+      maxTokens: m.maxTokens,
+      name: m.name,
+      reasoning: m.reasoning === true,
+    };
+  }
+  const result = { piVersion: pi.VERSION, count: Object.keys(models).length, models };
+  const registryError = runtime.getError?.();
+  if (registryError) result.registryError = registryError;
+  return result;
+}
+
+// --------------------------------------------------------------------------------------------
+// Requests (CLI and batch share this)
+// --------------------------------------------------------------------------------------------
+
+/**
+ * One request: `{type?: "oracle"|"loadCheck"|"piOpen", file | entriesJsonl, args?: string[],
+ * agentDir?, agentFiles?, leaf?, append?}`, `{type: "listing", ...}` (see sessionListing) or
+ * `{type: "catalog", agentDir?, agentFiles?}` (see modelCatalog).
+ * Returns the result object (throws on error).
+ */
+export async function handleRequest(request) {
+  if (!request || typeof request !== "object") throw new Error("request must be a JSON object");
+  const type = request.type ?? "oracle";
+  if (type === "listing") return sessionListing(request);
+  if (type === "catalog") return modelCatalog(request);
+  const hasFile = typeof request.file === "string";
+  const hasContent = typeof request.entriesJsonl === "string";
+  if (hasFile === hasContent) throw new Error("request needs exactly one of `file` or `entriesJsonl`");
+  const source = hasFile ? { file: request.file } : { entriesJsonl: request.entriesJsonl };
+  const opts = parseOracleArgs(Array.isArray(request.args) ? request.args : []);
+  if (opts.positional.length > 0)
+    throw new Error(`unexpected positional arguments in args: ${opts.positional.join(" ")}`);
+  if (request.agentDir !== undefined) opts.agentDir = request.agentDir;
+  if (request.agentFiles !== undefined) opts.agentFiles = request.agentFiles;
+  if (request.leaf !== undefined) opts.leaf = request.leaf;
+  switch (type) {
+    case "oracle":
+      return analyzeSession(source, opts);
+    case "loadCheck":
+      return loadCheck(source, opts);
+    case "piOpen":
+      return piOpenCheck(source, { append: !!request.append });
+    default:
+      throw new Error(`unknown request type ${JSON.stringify(type)}`);
+  }
+}
+
+// --------------------------------------------------------------------------------------------
+// JSON output in the layout of the shared oracle files (arrays of scalars on one line)
+// --------------------------------------------------------------------------------------------
+
+export function formatJson(value, indent = "") {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    if (value.every((v) => v === null || typeof v !== "object")) {
+      return `[${value.map((v) => JSON.stringify(v) ?? "null").join(", ")}]`;
+    }
+    return `[\n${value.map((v) => inner + formatJson(v, inner)).join(",\n")}\n${indent}]`;
+  }
+  const keys = Object.keys(value).filter((k) => value[k] !== undefined);
+  if (keys.length === 0) return "{}";
+  return `{\n${keys.map((k) => `${inner}${JSON.stringify(k)}: ${formatJson(value[k], inner)}`).join(",\n")}\n${indent}}`;
+}

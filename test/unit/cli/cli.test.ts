@@ -1,0 +1,113 @@
+/**
+ * `pi-context` itself: the help text, `inspect` on the shared pi 1.6.0 fixtures and on files that
+ * are no sessions, and the wording rules (full sentences, thousands separators, no internal labels).
+ */
+
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, describe, it } from "node:test";
+import { formatUsage, main } from "../../../src/cli/main";
+import { FIXTURES } from "../../support/paths";
+
+const PI = path.join(FIXTURES, "pi-1.6.0");
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-"));
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+describe("pi-context CLI", () => {
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it("help: every command once, continuation lines aligned under the first argument, the environment once", async () => {
+    const { code, out } = await run(["--help"]);
+    assert.equal(code, 0);
+    for (const c of ["inspect", "compact", "tree", "switch"])
+      assert.equal(out.split(`\n  pi-context ${c} <session.jsonl>`).length - 1, 1, c);
+    assert.equal(out.split("PI_CONTEXT_API_KEY").length - 1, 1, "the key variables are listed once");
+    assert.doesNotMatch(out, /API key: /, "no per-command API key lines");
+    const lines = out.split("\n");
+    const usage = lines.slice(lines.indexOf("usage:") + 1, lines.indexOf("", lines.indexOf("usage:")));
+    let column = 0;
+    for (const line of usage) {
+      const m = /^ {2}(pi-context \S+ )/.exec(line);
+      if (m) column = 2 + m[1]!.length;
+      else assert.equal(line.length - line.trimStart().length, column, `aligned: ${JSON.stringify(line)}`);
+    }
+    assert.match(out, /exit codes: 0 done, 1 refused or failed \(nothing written\), 2 usage error\.$/);
+    assert.equal((await run([])).code, 2);
+  });
+
+  it("formatUsage re-indents any command's usage", () => {
+    assert.equal(
+      formatUsage("pi-context x <a> [--b]\n  [--c]\n  API key: X", 4),
+      "    pi-context x <a> [--b]\n                 [--c]",
+    );
+  });
+
+  it("inspect: words and separators, not internal labels", async () => {
+    const { code, out } = await run([
+      "inspect",
+      path.join(PI, "long.jsonl"),
+      "--agent-dir",
+      path.join(PI, "long.agent"),
+      "--leaf",
+      "55df30c5",
+    ]);
+    assert.equal(code, 0);
+    assert.match(out, /^session +long scripted session$/m);
+    assert.match(out, /^entries +162; leaf 55df30c5$/m);
+    assert.match(
+      out,
+      /^window +16,000 tokens, from models\.json: .*long\.agent\/models\.json \(providers\.scripted\.models, id scripted-small\)$/m,
+    );
+    assert.match(
+      out,
+      /^context +12,458 tokens = 77\.9% of the window \(last reported usage 11,302 \+ estimate of later messages 1,156\)$/m,
+    );
+    assert.match(out, /^reserve +4,000 tokens \(global settings: .*settings\.json\)$/m);
+    assert.match(
+      out,
+      /^threshold +12,000 tokens \(window − reserve\); over by 458 tokens: pi auto-compacts at its next check/m,
+    );
+    assert.match(out, /^ {2}summarized +35 entries, ≈6,546 tokens \(\+ the summary of compaction 9bfb1fa5\)$/m);
+    assert.doesNotMatch(out, /models-json:|shouldCompact|DISABLED/, "no internal labels");
+    assert.doesNotMatch(
+      out,
+      /\b(?:12458|11302|16000|12000|4000|3000|6546|3377|4686)\b/,
+      "every number with separators",
+    );
+  });
+
+  it("inspect of a file that is not a pi session: a clear error, exit 1", async () => {
+    const readme = path.join(tmp, "README.md");
+    fs.writeFileSync(readme, "# not a session\n");
+    let r = await run(["inspect", readme]);
+    assert.equal(r.code, 1);
+    assert.equal(r.out, "");
+    assert.equal(
+      r.err,
+      `pi-context inspect: ${readme} is not a pi session: its first line is not a session header ({"type":"session",…}).`,
+    );
+    const empty = path.join(tmp, "empty.jsonl");
+    fs.writeFileSync(empty, "");
+    r = await run(["inspect", empty, "--json"]);
+    assert.equal(r.code, 1);
+    assert.equal(r.err, `pi-context inspect: ${empty} is empty: not a pi session.`);
+    r = await run(["inspect", path.join(tmp, "missing.jsonl")]);
+    assert.equal(r.code, 1);
+    assert.equal(r.err, `pi-context inspect: ${path.join(tmp, "missing.jsonl")}: no such file.`);
+    r = await run(["inspect", readme, "--nope=1"]);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /^Unknown flag --nope\.\nusage:\n {2}pi-context inspect/);
+  });
+});

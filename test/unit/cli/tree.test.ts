@@ -1,0 +1,226 @@
+/**
+ * `pi-context tree` and `pi-context switch` (src/treeCli.ts) through the CLI's `main()`, on temp
+ * copies of pi's tree fixture; summaries from the scripted OpenAI-compatible server on 127.0.0.1.
+ */
+
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { main } from "../../../src/cli/main";
+import { startScriptedServer, type ScriptedServer } from "../../support/scripted-openai";
+import { FIXTURES } from "../../support/paths";
+
+const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
+const AGENT = path.join(FIXTURES, "pi-1.6.0/tree.agent");
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-treecli-"));
+let server: ScriptedServer;
+before(async () => {
+  server = await startScriptedServer({ text: "## Goal\nCLI summary." });
+});
+after(async () => {
+  await server.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    argv,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+let n = 0;
+function copy(): string {
+  const file = path.join(tmp, `t${n++}.jsonl`);
+  fs.copyFileSync(TREE, file);
+  return file;
+}
+
+describe("pi-context tree", () => {
+  it("prints the indented tree with ids, labels, the active path and the leaf", async () => {
+    const r = await run("tree", TREE);
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.split("\n");
+    assert.match(lines[1]!, /^leaf {5}bb6f6d3c · 34 entries · filter default/);
+    assert.ok(lines.includes("• c8a901f3  user: [task:t1] do t1"));
+    assert.ok(lines.includes("• c707baf6  assistant: → read  · scripted-big"), "the model where it first appears");
+    assert.ok(lines.includes("• a03949d4  assistant: alpha read."), "not repeated while it stays the same");
+    assert.ok(
+      lines.includes("  • 524c617f  tool read: src/alpha.ts  · // alpha: generated fixture module"),
+      "folded tool result, indented",
+    );
+    assert.ok(lines.some((l) => l.startsWith("• 3bcd7a02  assistant: alpha edited.") && l.endsWith("⑂ 3 branches")));
+    // a branch starts with its first entry (not a separate group line repeating it)
+    assert.ok(
+      lines.some(
+        (l) => l.startsWith("  ⑂   7daca6b9  [branch-A] Branch summary: ") && l.endsWith("· branch of 7 entries"),
+      ),
+    );
+    assert.ok(lines.includes("  ⑂ • b6b95844  user: [task:t6] do t6 on branch C  · branch of 4 entries"));
+    assert.equal(lines.filter((l) => l.includes("b6b95844")).length, 1);
+    assert.ok(lines.includes("    • bb6f6d3c  assistant: delta read on branch C.  ← leaf"));
+  });
+
+  it("a failed assistant message shows its error once (real session with an HTTP 400)", async () => {
+    const r = await run("tree", path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl"));
+    assert.equal(r.code, 0, r.err);
+    const line = r.out.split("\n").find((l) => l.includes("59c6b470"))!;
+    assert.match(
+      line,
+      /^• 59c6b470 {2}assistant: Error 400: max_tokens must be greater than thinking\.budget_tokens\./,
+    );
+    assert.doesNotMatch(r.out, /\(error\)/);
+    assert.match(line, / {2}· kimi-k2p6-fast$/, "the model changed here");
+    const j = JSON.parse(
+      (await run("tree", path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl"), "--json")).out,
+    );
+    const node = j.tree.find((t: { id: string }) => t.id === "59c6b470");
+    assert.match(node.error, /^400 \{"error"/);
+    assert.equal(node.model, "fireworks/accounts/fireworks/routers/kimi-k2p6-fast");
+  });
+
+  it("--filter user-only --json: the nested structure", async () => {
+    const r = await run("tree", TREE, "--filter", "user-only", "--json");
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.displayLeafId, "b6b95844");
+    assert.deepEqual(j.labels, { "7daca6b9": "branch-A" });
+    assert.deepEqual(
+      j.tree.map((t: { id: string }) => t.id),
+      ["c8a901f3", "1c4d30f5"],
+    );
+    assert.deepEqual(
+      j.tree[1].children.map(
+        (c: { kind: string; id: string; text: string; entries: number }) =>
+          `${c.kind} ${c.id} ${c.text} (${c.entries})`,
+      ),
+      [
+        "branch a41d08b8 [task:t3] do t3 (2)",
+        "branch 60933bb1 [task:t5] do t5 on a new branch (1)",
+        "branch b6b95844 [task:t6] do t6 on branch C (1)",
+      ],
+    );
+    assert.deepEqual(
+      j.tree[1].children[0].children.map((c: { id: string }) => c.id),
+      ["d687d2f6"],
+    );
+  });
+
+  it("a file that is not a pi session exits 1 and says so", async () => {
+    const r = await run("tree", path.join(FIXTURES, "cases/README.md"));
+    assert.equal(r.code, 1);
+    assert.match(r.err, /is not a pi session: its first line is not a session header/);
+    assert.equal(r.out, "");
+  });
+
+  it("usage errors exit 2", async () => {
+    assert.equal((await run("tree")).code, 2);
+    assert.equal((await run("tree", TREE, "--filter", "nope")).code, 2);
+    assert.equal((await run("tree", TREE, "--bogus", "1")).code, 2);
+  });
+});
+
+describe("pi-context switch", () => {
+  it("--dry-run shows the plan and writes nothing", async () => {
+    const file = copy();
+    const before = fs.readFileSync(file);
+    const r = await run(
+      "switch",
+      file,
+      "a41d08b8",
+      "--summarize",
+      "--label",
+      "retry",
+      "--dry-run",
+      "--agent-dir",
+      AGENT,
+      "--base-url",
+      server.baseURL,
+      "--model",
+      "m",
+    );
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /leaf {10}bb6f6d3c → 3bcd7a02/);
+    assert.match(r.out, /text back {5}"\[task:t3\] do t3"/);
+    assert.match(r.out, /target {8}a41d08b8 \(user message\) “\[task:t3\] do t3”/);
+    assert.match(r.out, /abandoned {5}4 entries back to 3bcd7a02; 3 messages/);
+    assert.match(r.out, /writes {8}branch_summary \+ label/);
+    assert.match(r.out, /summarizer {4}m at http:\/\/127\.0\.0\.1:\d+\/v1: 1 request/);
+    assert.match(r.out, /dry run: nothing was sent or written\./);
+    assert.equal(server.requests.length, 0);
+    assert.ok(fs.readFileSync(file).equals(before));
+    const j = JSON.parse((await run("switch", file, "895e5ef5", "--dry-run", "--json", "--agent-dir", AGENT)).out);
+    assert.deepEqual(j.writes, ["leaf-marker"]);
+    assert.equal(j.newLeafId, "895e5ef5");
+  });
+
+  it("switches without a summary (leaf marker) and with a summary + label", async () => {
+    const file = copy();
+    const old = new Date(Date.now() - 3600_000);
+    fs.utimesSync(file, old, old);
+    const r1 = await run("switch", file, "895e5ef5", "--agent-dir", AGENT);
+    assert.equal(r1.code, 0, r1.err);
+    assert.match(r1.out, /^switched: pi resumes at 895e5ef5/);
+    assert.match(r1.out, /wrote leaf marker \w+ \(parent 895e5ef5\)/);
+    // the file was just written: the live guard refuses; --guard-seconds 0 turns the time check off
+    const refused = await run(
+      "switch",
+      file,
+      "a41d08b8",
+      "--summarize",
+      "--agent-dir",
+      AGENT,
+      "--base-url",
+      server.baseURL,
+      "--model",
+      "m",
+    );
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /Refusing to switch branches in this session/);
+    assert.match(refused.err, /--guard-seconds N sets it/, "the CLI's flag, not the VS Code setting");
+    assert.doesNotMatch(refused.err, /piContext\.|Install Live Bridge/);
+    const r2 = await run(
+      "switch",
+      file,
+      "a41d08b8",
+      "--summarize",
+      "--label",
+      "retry",
+      "--guard-seconds",
+      "0",
+      "--json",
+      "--agent-dir",
+      AGENT,
+      "--base-url",
+      server.baseURL,
+      "--model",
+      "m",
+    );
+    assert.equal(r2.code, 0, r2.err);
+    const j = JSON.parse(r2.out);
+    assert.equal(j.newLeafId, "3bcd7a02");
+    assert.equal(j.editorText, "[task:t3] do t3");
+    assert.deepEqual(
+      j.entries.map((e: { type: string }) => e.type),
+      ["branch_summary", "label"],
+    );
+    assert.equal(j.entries[0].fromId, "895e5ef5", "the marker at the leaf stands for its parent");
+    assert.match(j.entries[0].summary, /## Goal\nCLI summary\./);
+    assert.equal(server.requests.length, 1);
+  });
+
+  it("usage errors exit 2; unknown ids exit 1 with pi's message", async () => {
+    assert.equal((await run("switch", TREE)).code, 2);
+    assert.equal((await run("switch", TREE, "x", "--instructions", "focus")).code, 2);
+    assert.equal((await run("switch", TREE, "x", "--api-key", "k")).code, 2);
+    const r = await run("switch", copy(), "nope", "--agent-dir", AGENT);
+    assert.equal(r.code, 1);
+    assert.equal(r.err, "Entry nope not found. Nothing was written.");
+  });
+});

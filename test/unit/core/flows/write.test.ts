@@ -1,0 +1,107 @@
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, describe, it } from "node:test";
+import { SessionFile } from "../../../../src/core/read/session";
+import {
+  appendEntries,
+  expectationOf,
+  newEntryId,
+  SessionChangedError,
+  UnsafeSessionWriteError,
+} from "../../../../src/core/flows/write";
+import { buildLabelEntry } from "../../../../src/core/rules/branch";
+import { FIXTURES } from "../../../support/paths";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-write-"));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+function copy(rel: string): string {
+  const p = path.join(tmp, `${n++}-${path.basename(rel)}`);
+  fs.copyFileSync(path.join(FIXTURES, rel), p);
+  return p;
+}
+
+describe("the single write path", () => {
+  it("appends whole lines after the last byte read, in pi's format, and nothing else changes", async () => {
+    const p = copy("pi-1.6.0/tree.jsonl");
+    const before = fs.readFileSync(p);
+    const s = await SessionFile.open(p);
+    const expectation = expectationOf(s);
+    const id = newEntryId(s.byId);
+    const label = buildLabelEntry({
+      id,
+      parentId: s.leafId,
+      timestamp: "2026-11-30T10:00:00.000Z",
+      targetId: s.records[0]!.id,
+      label: "start",
+    });
+    const size = appendEntries(expectation, [label]);
+    const after = fs.readFileSync(p);
+    assert.ok(after.subarray(0, before.length).equals(before), "existing bytes untouched");
+    assert.equal(after.subarray(before.length).toString(), `${JSON.stringify(label)}\n`);
+    assert.equal(size, after.length);
+    await s.refresh();
+    assert.equal(s.leafId, id);
+    assert.equal(s.labels.get(s.records[0]!.id)?.label, "start");
+  });
+
+  it("refuses when someone appended since we read (size changed) and writes nothing", async () => {
+    const p = copy("pi-1.6.0/tree.jsonl");
+    const s = await SessionFile.open(p);
+    const expectation = expectationOf(s);
+    fs.appendFileSync(p, '{"type":"label","id":"zz","parentId":null,"timestamp":"t","targetId":"x"}\n');
+    const mid = fs.readFileSync(p);
+    assert.throws(() => appendEntries(expectation, [{ type: "custom", id: "q" }]), SessionChangedError);
+    assert.ok(fs.readFileSync(p).equals(mid));
+  });
+
+  it("refuses when the file was rewritten with the same size", async () => {
+    const p = copy("pi-1.6.0/tree.jsonl");
+    const s = await SessionFile.open(p);
+    const expectation = expectationOf(s);
+    const bytes = fs.readFileSync(p);
+    bytes[bytes.length - 5] = bytes[bytes.length - 5] === 0x31 ? 0x32 : 0x31;
+    fs.writeFileSync(p, bytes);
+    assert.throws(() => appendEntries(expectation, [{ type: "custom", id: "q" }]), SessionChangedError);
+    assert.ok(fs.readFileSync(p).equals(bytes));
+  });
+
+  it("refuses to write after a torn final line, to v1 files, and to files that are not sessions", async () => {
+    for (const rel of [
+      "cases/09-truncated-final-line/session.jsonl",
+      "cases/08-v1-migration-firstKeptEntryIndex/session.jsonl",
+    ]) {
+      const p = copy(rel);
+      const bytes = fs.readFileSync(p);
+      const s = await SessionFile.open(p);
+      assert.throws(() => expectationOf(s), UnsafeSessionWriteError);
+      assert.ok(fs.readFileSync(p).equals(bytes));
+    }
+    const notSession = path.join(tmp, "not.jsonl");
+    fs.writeFileSync(notSession, '{"hello":1}\n');
+    assert.throws(() => expectationOf(SessionFile.fromBytes(fs.readFileSync(notSession))), UnsafeSessionWriteError);
+  });
+
+  it("never re-creates a deleted file", async () => {
+    const p = copy("pi-1.6.0/tree.jsonl");
+    const s = await SessionFile.open(p);
+    const expectation = expectationOf(s);
+    fs.unlinkSync(p);
+    assert.throws(() => appendEntries(expectation, [{ type: "custom", id: "q" }]), /ENOENT/);
+    assert.equal(fs.existsSync(p), false);
+  });
+
+  it("draws fresh 8-hex ids that avoid existing and reserved ids", () => {
+    const existing = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const id = newEntryId(existing);
+      assert.match(id, /^[0-9a-f]{8}$/);
+      assert.equal(existing.has(id), false);
+      existing.add(id);
+    }
+    const full = newEntryId({ has: () => true });
+    assert.match(full, /^[0-9a-f-]{36}$/);
+  });
+});

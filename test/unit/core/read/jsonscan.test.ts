@@ -1,0 +1,173 @@
+import { strict as assert } from "node:assert";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import {
+  jsonLength,
+  JsonScanError,
+  LongString,
+  scanJson,
+  strLength,
+  type ScannedValue,
+} from "../../../../src/core/read/jsonscan";
+import { toPlain } from "../../../../src/core/read/entries";
+
+/** Accept/reject and values exactly like JSON.parse; long strings measured exactly. */
+function check(input: string, longStringBytes: number): void {
+  const buf = Buffer.from(input, "utf8");
+  // pi reads bytes and decodes them as UTF-8 before JSON.parse (lone surrogates become U+FFFD).
+  const text = buf.toString("utf8");
+  let expected: unknown;
+  let parseError: unknown;
+  try {
+    expected = JSON.parse(text);
+  } catch (error) {
+    parseError = error;
+  }
+  let scanned: ScannedValue | undefined;
+  let scanError: unknown;
+  try {
+    scanned = scanJson(buf, 0, buf.length, { longStringBytes });
+  } catch (error) {
+    scanError = error;
+  }
+  if (parseError) {
+    assert.ok(
+      scanError instanceof JsonScanError,
+      `scanner accepted what JSON.parse rejects: ${JSON.stringify(text).slice(0, 200)}`,
+    );
+    return;
+  }
+  assert.equal(
+    scanError,
+    undefined,
+    `scanner rejected valid JSON: ${JSON.stringify(text).slice(0, 200)} (${String(scanError)})`,
+  );
+  assert.deepEqual(toPlain(scanned), expected);
+  assert.equal(jsonLength(scanned), JSON.stringify(expected).length, "jsonLength");
+  walk(scanned, expected);
+}
+
+function walk(scanned: unknown, expected: unknown): void {
+  if (scanned instanceof LongString) {
+    assert.equal(typeof expected, "string");
+    assert.equal(scanned.length, (expected as string).length, "UTF-16 length");
+    assert.equal(scanned.jsonLength, JSON.stringify(expected).length, "stringify length");
+    assert.equal(strLength(scanned), (expected as string).length);
+    const head = scanned.head(7);
+    assert.equal(head, (expected as string).slice(0, head.length));
+    assert.ok(head.length >= Math.min(7, (expected as string).length) - 1);
+    return;
+  }
+  if (Array.isArray(scanned)) scanned.forEach((v, i) => walk(v, (expected as unknown[])[i]));
+  else if (scanned && typeof scanned === "object")
+    for (const k of Object.keys(scanned))
+      walk((scanned as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k]);
+}
+
+const nastyChar = fc.constantFrom(
+  '"',
+  "\\",
+  "/",
+  "\n",
+  "\t",
+  "\u0000",
+  "\u001f",
+  "\u007f",
+  "é",
+  "€",
+  "😀",
+  "\ud800",
+  "\udc00",
+  "\u2028",
+  "\ufeff",
+  "a",
+  " ",
+);
+const nastyString = fc
+  .array(fc.oneof(nastyChar, fc.string({ unit: "binary", maxLength: 6 })), { maxLength: 40 })
+  .map((parts) => parts.join(""));
+const jsonValue = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    nastyString,
+    fc.string({ unit: "grapheme", maxLength: 300 }),
+    fc.double({ noNaN: true }),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie("value"), { maxLength: 5 }),
+    fc.dictionary(nastyString, tie("value"), { maxKeys: 5 }),
+  ),
+})).value;
+
+describe("scanJson", () => {
+  it("reads every JSON.stringify output exactly like JSON.parse (fast-check)", () => {
+    fc.assert(
+      fc.property(jsonValue, fc.constantFrom(0, 1, 8, 256), (value, threshold) => {
+        check(JSON.stringify(value), threshold);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("rejects exactly what JSON.parse rejects, for mutated JSON (fast-check)", () => {
+    const mutation = fc.tuple(
+      jsonValue,
+      fc.nat(),
+      fc.constantFrom(
+        "\\",
+        '"',
+        "\t",
+        "\u0001",
+        ",",
+        "}",
+        "]",
+        "x",
+        "\\u12",
+        "\\uZZZZ",
+        "-",
+        "0",
+        ".",
+        "e",
+        " ",
+        "\\q",
+        "\n",
+      ),
+    );
+    fc.assert(
+      fc.property(mutation, fc.constantFrom(0, 4, 256), ([value, at, insert], threshold) => {
+        const text = JSON.stringify(value);
+        const i = text.length === 0 ? 0 : at % text.length;
+        check(text.slice(0, i) + insert + text.slice(i), threshold);
+        check(text.slice(0, i) + text.slice(i + 1), threshold);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("handles escapes that JSON.stringify does not produce (\\/, \\u escapes of ASCII, surrogate pairs as escapes)", () => {
+    const samples = [
+      '"a\\/b"',
+      '"\\u0041\\u00e9\\u20ac"',
+      '"x\\ud83d\\ude00y"',
+      '"lone \\ud83d then raw"',
+      '"\\udc00\\ud800"',
+      '"\\ud800\\u0041"',
+      '{"__proto__":{"a":1},"b":[1e400,-0,0.5e-3]}',
+      '  {"k" :  [ true , false , null ] }  \r',
+      '"' + "\\n".repeat(300) + '"',
+      '"' + "é".repeat(300) + "\\\\" + "😀".repeat(100) + '"',
+    ];
+    for (const s of samples) for (const t of [0, 4, 256]) check(s, t);
+  });
+
+  it("measures a 1 MB string with escapes without decoding it for the length", () => {
+    const big = 'line "quoted" \\ tab\t é 😀\n'.repeat(40000);
+    const text = JSON.stringify({ content: [{ type: "text", text: big }] });
+    const buf = Buffer.from(text);
+    const v = scanJson(buf, 0, buf.length) as { content: { text: LongString }[] };
+    assert.ok(v.content[0]!.text instanceof LongString);
+    assert.equal(v.content[0]!.text.length, big.length);
+    assert.equal(v.content[0]!.text.jsonLength, JSON.stringify(big).length);
+  });
+});

@@ -1,0 +1,816 @@
+/**
+ * The session tree view model (src/core/treeModel.ts): structure on pi's tree fixture, filters like
+ * pi's `/tree`, folding, paging, reveal (parent chains), and incremental sync == rebuild on random
+ * sessions (fast-check). Also measures a generated 50k-entry session (timings are reported, not asserted).
+ */
+
+import { strict as assert } from "node:assert";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { buildRecord, type EntryRecord } from "../../../../src/core/read/entries";
+import { SessionFile } from "../../../../src/core/read/session";
+import {
+  describeRecord,
+  entryWords,
+  formatToolCall,
+  plainText,
+  plural,
+  readableError,
+  SessionTreeModel,
+  shortModelName,
+  summaryHeadline,
+  type TreeElement,
+  type TreeFilter,
+  type TreeSource,
+} from "../../../../src/core/treeModel/model";
+import { FIXTURES } from "../../../support/paths";
+
+const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
+const CASE15 = path.join(FIXTURES, "cases/15-branch-summary-tree/session.jsonl");
+const GETSPECSTORY = path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl");
+
+/** A growable source: records appended one JSON line at a time. */
+class GrowingSource implements TreeSource {
+  records: EntryRecord[] = [];
+  byId = new Map<string, EntryRecord>();
+  private offset = 0;
+  push(entry: object): EntryRecord | undefined {
+    if ((entry as { type?: string }).type === "session") return undefined; // the header is not an entry
+    const line = JSON.stringify(entry);
+    const r = buildRecord(JSON.parse(line), {
+      index: this.records.length,
+      line: this.records.length + 2,
+      offset: this.offset,
+      byteLength: line.length,
+    });
+    this.offset += line.length + 1;
+    if ("code" in r) throw new Error(r.message);
+    this.records.push(r);
+    this.byId.set(r.id, r);
+    return r;
+  }
+}
+
+function label(model: SessionTreeModel, e: TreeElement): string {
+  if (e.kind === "entry") return e.id;
+  if (e.kind === "branch") return `branch(${e.headId})`;
+  return `page(${e.start}-${e.end})`;
+}
+
+/** The fully expanded tree as indented lines; also checks parent() against children(). */
+function snapshot(model: SessionTreeModel, withDisplay = true): string[] {
+  const lines: string[] = [];
+  const visit = (parent: TreeElement | undefined, depth: number) => {
+    for (const child of model.children(parent)) {
+      assert.equal(model.parent(child), parent, `parent(${child.key}) should be ${parent?.key ?? "top"}`);
+      let text = `${"  ".repeat(depth)}${label(model, child)}`;
+      if (child.kind !== "page" && withDisplay) {
+        const d = model.display(child.kind === "entry" ? child.id : child.headId);
+        text += ` ${d.kind}${d.label ? ` [${d.label}]` : ""}${d.isLeaf ? " LEAF" : ""}${d.onActivePath ? " *" : ""}${d.branches ? ` ⑂${d.branches}` : ""}${d.folded ? ` +${d.folded}` : ""}`;
+      }
+      assert.equal(model.hasChildren(child), model.children(child).length > 0, `hasChildren(${child.key})`);
+      lines.push(text);
+      visit(child, depth + 1);
+    }
+  };
+  visit(undefined, 0);
+  return lines;
+}
+
+describe("tree model on pi's tree fixture (tree.jsonl)", () => {
+  it("default filter: one root run, a 3-way branch point, folded tool results, the leaf and the active path", async () => {
+    const session = await SessionFile.open(TREE);
+    const model = new SessionTreeModel(session, { reader: session });
+    assert.deepEqual(snapshot(model), [
+      "1eb270e4 system *",
+      "c8a901f3 user *",
+      "c707baf6 assistant * +1",
+      "  524c617f toolResult *",
+      "a03949d4 assistant *",
+      "1c4d30f5 user *",
+      "88ee17e2 assistant * +1",
+      "  3c46a996 toolResult *",
+      "3bcd7a02 assistant * ⑂3",
+      "  branch(a41d08b8) user",
+      "    eaa275aa assistant +1",
+      "      3b7790ad toolResult",
+      "    1b08321e assistant +1",
+      "      fdc68d05 toolResult",
+      "    2ff1cd7a assistant",
+      "    d687d2f6 user",
+      "    eae710e0 assistant +1",
+      "      99b48557 toolResult",
+      "    ae6c9df9 assistant",
+      "    9df62dcd branchSummary",
+      "  branch(7daca6b9) branchSummary [branch-A]",
+      "    60933bb1 user",
+      "    437e75f7 assistant +1",
+      "      1812defc toolResult",
+      "    5e60ca97 assistant +1",
+      "      eefae3d2 toolResult",
+      "    895e5ef5 assistant",
+      "  branch(b6b95844) user *",
+      "    07b460a3 assistant * +1",
+      "      9a572700 toolResult *",
+      "    bb6f6d3c assistant LEAF *",
+    ]);
+    assert.equal(model.leafId, "bb6f6d3c");
+    assert.equal(model.displayLeafId, "bb6f6d3c");
+    assert.equal(model.labels.get("7daca6b9")?.label, "branch-A");
+    assert.equal(model.branchSize("a41d08b8"), 11);
+    assert.equal(model.branchIsActive("b6b95844"), true);
+    assert.equal(model.branchIsActive("7daca6b9"), false);
+  });
+
+  it("texts: user first line, assistant tool calls + model, tool result with its call (read from the body), summaries", async () => {
+    const session = await SessionFile.open(TREE);
+    const model = new SessionTreeModel(session, { reader: session });
+    assert.equal(model.display("c8a901f3").text, "[task:t1] do t1");
+    const a = model.display("c707baf6");
+    assert.equal(a.text, "→ read");
+    assert.equal(a.detail, "scripted-big");
+    assert.equal(model.display("a03949d4").detail, "", "the model is named only where it changes");
+    assert.equal(model.display("a03949d4").model, "scripted/scripted-big");
+    const tr = model.display("524c617f");
+    assert.equal(tr.kind, "toolResult");
+    assert.match(tr.text, /^read: src\/alpha\.ts/);
+    assert.match(tr.detail, /alpha/);
+    const bs = model.display("7daca6b9");
+    assert.equal(bs.hasSummary, true);
+    assert.match(bs.text, /^Branch summary: /);
+    assert.doesNotMatch(bs.text, /explored a different conversation branch/);
+    assert.equal(model.display("2ff39b9e").text, "Model: scripted/scripted-big");
+    assert.equal(model.display("8055bd91").kind, "thinkingLevel");
+    assert.equal(model.display("a6f9c23c").text, "Label: branch-A");
+  });
+
+  it("user-only filter: user messages attach to their nearest visible ancestor (pi's recalculateVisualStructure)", async () => {
+    const session = await SessionFile.open(TREE);
+    const model = new SessionTreeModel(session, { filter: "user-only" });
+    assert.deepEqual(snapshot(model), [
+      "c8a901f3 user *",
+      "1c4d30f5 user * ⑂3",
+      "  branch(a41d08b8) user",
+      "    d687d2f6 user",
+      "  branch(60933bb1) user",
+      "  branch(b6b95844) user LEAF *",
+    ]);
+    assert.equal(model.displayLeafId, "b6b95844");
+    assert.equal(model.elementOf("bb6f6d3c")?.key, "b:b6b95844", "a branch's first entry is shown by its branch row");
+  });
+
+  it("no-tools, labeled-only and all filters", async () => {
+    const session = await SessionFile.open(TREE);
+    const model = new SessionTreeModel(session, { filter: "no-tools" });
+    const ids = (f: TreeFilter) => {
+      model.setFilter(f);
+      return [...model.walk()]
+        .filter((w) => w.element.kind !== "page")
+        .map((w) => (w.element.kind === "entry" ? w.element.id : (w.element as { headId: string }).headId));
+    };
+    const noTools = ids("no-tools");
+    assert.ok(!noTools.includes("524c617f"), "tool results hidden");
+    assert.ok(!noTools.includes("c707baf6"), "tool-call-only assistant hidden");
+    assert.ok(noTools.includes("a03949d4"), "assistant with text shown");
+    assert.deepEqual(ids("labeled-only"), ["7daca6b9"]);
+    const all = ids("all");
+    assert.equal(all.length, session.records.length);
+    assert.ok(all.includes("a6f9c23c") && all.includes("2ff39b9e"));
+    // in "all", the model_change is the root and everything hangs below it
+    assert.equal(model.children()[0]?.key, "e:2ff39b9e");
+  });
+
+  it("case 15: branch summary placed by parentId, label on a1, leaf is the label entry (shown at bB3)", async () => {
+    const session = await SessionFile.open(CASE15);
+    const model = new SessionTreeModel(session, { reader: session });
+    assert.deepEqual(snapshot(model, true), [
+      "u1 user *",
+      "a1 assistant [design-fork] * ⑂2",
+      "  branch(bA1) user",
+      "    bA2 assistant +2",
+      "      bA3 toolResult",
+      "      bA4 toolResult",
+      "    bA5 assistant",
+      "  branch(bs1) branchSummary *",
+      "    bB1 user *",
+      "    bB2 assistant * +1",
+      "      bB3 toolResult LEAF *",
+    ]);
+    assert.equal(model.leafId, "l1");
+    assert.equal(model.displayLeafId, "bB3");
+    assert.equal(model.display("bB3").isFileLeaf, false);
+  });
+});
+
+describe("tree model: row texts", () => {
+  it("a failed assistant message shows its error (real session with an HTTP 400), as pi's /tree does", async () => {
+    const session = await SessionFile.open(GETSPECSTORY);
+    const model = new SessionTreeModel(session, { reader: session });
+    const d = model.display("59c6b470");
+    assert.equal(d.error, true);
+    assert.equal(d.errorMessage, session.byId.get("59c6b470")!.errorMessage);
+    // the status and the JSON body's message, readable in a narrow side bar
+    assert.match(d.text, /^Error 400: max_tokens must be greater than thinking\.budget_tokens\. Please consult/);
+    assert.equal(d.errorInText, true);
+    assert.match(
+      d.errorMessage!,
+      /^400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens`/,
+      "the raw error for the tooltip",
+    );
+    assert.doesNotMatch(d.text, /\(error\)/);
+    // the model is named where it changes (glm → kimi), not on every assistant row
+    assert.deepEqual([model.display("a38e1b57").text, model.display("a38e1b57").detail], ["→ read ×2", "glm-5p2-fast"]);
+    assert.equal(model.display("a38e1b57").model, "fireworks/accounts/fireworks/routers/glm-5p2-fast");
+    assert.equal(model.display("4841084c").detail, "", "same model as the previous answer");
+    assert.equal(d.detail, "kimi-k2p6-fast", "the model changed here");
+    // markdown markers are gone from the row text
+    assert.equal(model.display("4841084c").text.slice(0, 42), "This project — pi-format-demo — is a small");
+  });
+
+  it("an error next to text goes to the detail; aborted and bare errors; tool-call-only rows", () => {
+    const rec = (message: object) => {
+      const r = buildRecord(
+        {
+          type: "message",
+          id: "x",
+          parentId: null,
+          timestamp: "t",
+          message: { role: "assistant", provider: "p", model: "m", ...message },
+        },
+        { index: 0, line: 2, offset: 0, byteLength: 1 },
+      );
+      assert.ok(!("code" in r));
+      return describeRecord(r as EntryRecord);
+    };
+    const withText = rec({
+      content: [{ type: "text", text: "**Partial** answer" }],
+      stopReason: "error",
+      errorMessage: "overloaded_error\nretry later",
+    });
+    assert.deepEqual(
+      [withText.text, withText.detail, withText.errorMessage, withText.model],
+      ["Partial answer", "error: overloaded_error", "overloaded_error", "p/m"],
+    );
+    assert.deepEqual(
+      [
+        rec({ content: [], stopReason: "aborted", errorMessage: "Request was aborted" }).text,
+        rec({ content: [], stopReason: "error" }).text,
+      ],
+      ["(aborted)", "(error)"],
+    );
+    const tools = rec({ content: [{ type: "toolCall", id: "c", name: "read", arguments: {} }], stopReason: "toolUse" });
+    assert.deepEqual([tools.text, tools.detail, tools.error], ["→ read", "", false]);
+  });
+
+  it("helpers: plain text from markdown, plurals, short model names, entries in words", () => {
+    assert.equal(plainText("This project — **`pi-format-demo`** — is"), "This project — pi-format-demo — is");
+    assert.equal(plainText("## Goal"), "Goal");
+    assert.equal(plainText("- [x] done *it* now"), "done it now");
+    assert.equal(plainText("snake_case_name and 2 * 3 * 4 and a*b*c"), "snake_case_name and 2 * 3 * 4 and a*b*c");
+    assert.equal(plainText("see [docs](http://x) and `a*b*` is _em_ ~~x~~"), "see docs and a*b* is em x");
+    assert.deepEqual(
+      [plural(1, "entry"), plural(2, "entry"), plural(1234, "message"), plural(0, "key")],
+      ["1 entry", "2 entries", "1,234 messages", "0 keys"],
+    );
+    assert.equal(shortModelName("accounts/fireworks/routers/kimi-k2p6-fast"), "kimi-k2p6-fast");
+    assert.equal(shortModelName("gpt-4o"), "gpt-4o");
+    assert.equal(
+      readableError('429 {"type":"error","error":{"type":"rate_limit_error","message":"Too many \\"requests\\""}}'),
+      ' 429: Too many "requests"',
+    );
+    assert.equal(
+      readableError('400 {"error":{"message":"cut in the middle of an esc\\'),
+      " 400: cut in the middle of an esc",
+    );
+    assert.equal(readableError("fetch failed"), ": fetch failed");
+    const user = buildRecord(
+      {
+        type: "message",
+        id: "u",
+        parentId: null,
+        timestamp: "t",
+        message: {
+          role: "user",
+          content: "Read README.md and NOTES.md and tell me what this project is about\nplease",
+        },
+      },
+      { index: 0, line: 2, offset: 0, byteLength: 1 },
+    );
+    assert.ok(!("code" in user));
+    assert.equal(entryWords(user as EntryRecord), "“Read README.md and NOTES.md and tell me what th…”");
+    assert.equal(entryWords(undefined), "the start of the session");
+  });
+});
+
+describe("tree model: reveal, paging and edge cases", () => {
+  it("reveal: the parent chain of the leaf ends at the top level and passes through its branch group", async () => {
+    const session = await SessionFile.open(TREE);
+    const model = new SessionTreeModel(session);
+    const chain: string[] = [];
+    let e: TreeElement | undefined = model.elementOf(model.leafId!);
+    while (e) {
+      chain.push(e.key);
+      e = model.parent(e);
+    }
+    assert.deepEqual(chain, ["e:bb6f6d3c", "b:b6b95844", "e:3bcd7a02"]);
+    // a folded tool result reveals through its assistant
+    const folded: string[] = [];
+    e = model.elementOf("9a572700");
+    while (e) {
+      folded.push(e.key);
+      e = model.parent(e);
+    }
+    assert.deepEqual(folded, ["e:9a572700", "e:07b460a3", "b:b6b95844", "e:3bcd7a02"]);
+  });
+
+  it("long runs are paged (older items in page groups, newest inline) and nested pages stay consistent", () => {
+    const src = new GrowingSource();
+    src.push({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" });
+    let parent: string | null = null;
+    for (let i = 0; i < 1234; i++) {
+      const id = `u${i}`;
+      src.push({
+        type: "message",
+        id,
+        parentId: parent,
+        timestamp: "2026-01-01T00:00:00.000Z",
+        message: { role: "user", content: `m${i}`, timestamp: 0 },
+      });
+      parent = id;
+    }
+    const model = new SessionTreeModel(src, { pageSize: 10, inlineMax: 20 });
+    const top = model.children();
+    // 1234 items: 1220 paged (at most 10 groups per level: 1000 + 220), 14 inline
+    assert.deepEqual(
+      top.filter((t) => t.kind === "page").map((p) => p.key),
+      ["p:u0:0-1000", "p:u0:1000-1220"],
+    );
+    assert.equal(top.filter((t) => t.kind === "entry").length, 14);
+    assert.deepEqual(
+      model.children(top[1]).map((p) => p.key),
+      ["p:u0:1000-1100", "p:u0:1100-1200", "p:u0:1200-1220"],
+    );
+    const lines = snapshot(model, false);
+    assert.equal(lines.filter((l) => !l.trim().startsWith("page")).length, 1234);
+    // reveal of an early item goes through two page levels
+    const chain: string[] = [];
+    let e: TreeElement | undefined = model.elementOf("u57");
+    while (e) {
+      chain.push(e.key);
+      e = model.parent(e);
+    }
+    assert.deepEqual(chain, ["e:u57", "p:u0:50-60", "p:u0:0-100", "p:u0:0-1000"]);
+    assert.deepEqual(model.pageBounds(model.parent(model.elementOf("u57")!) as never), {
+      first: "u50",
+      last: "u59",
+      count: 10,
+    });
+  });
+
+  it("a long branch: its row is its first entry, pages start after it, parents stay consistent", () => {
+    const src = new GrowingSource();
+    src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+    const msg = (id: string, parentId: string | null) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "t",
+      message: { role: "user", content: id },
+    });
+    src.push(msg("root", null));
+    src.push(msg("short", "root"));
+    let parent = "root";
+    for (let i = 0; i < 40; i++) {
+      src.push(msg(`b${i}`, parent));
+      parent = `b${i}`;
+    }
+    const model = new SessionTreeModel(src, { pageSize: 10, inlineMax: 20 });
+    const lines = snapshot(model, false); // checks parent() against children() everywhere
+    assert.deepEqual(
+      model.children(model.children()[0]).map((e) => e.key),
+      ["b:short", "b:b0"],
+    );
+    const long = model.children(model.elementOf("b0"));
+    // 39 entries after the first: 20 in pages, the newest 19 inline
+    assert.deepEqual(long.map((e) => e.key).slice(0, 3), ["p:b0:1-11", "p:b0:11-21", "e:b21"]);
+    assert.equal(long.filter((e) => e.kind === "entry").length, 19);
+    assert.ok(!lines.some((l) => l.trim() === "b0"), "the first entry is not listed again inside its branch");
+    assert.equal(model.hasChildren(model.elementOf("short")!), false);
+    assert.deepEqual(model.pageBounds(model.parent(model.elementOf("b5")!) as never), {
+      first: "b1",
+      last: "b10",
+      count: 10,
+    });
+  });
+
+  it("missing parents are roots, self-parents are roots, cycles are not shown", () => {
+    const src = new GrowingSource();
+    src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+    const msg = (id: string, parentId: string | null) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "user", content: id },
+    });
+    src.push(msg("a", null));
+    src.push(msg("b", "zz")); // orphan → root
+    src.push(msg("c", "c")); // self parent → root
+    src.push(msg("x", "y")); // x ↔ y cycle
+    src.push(msg("y", "x"));
+    const model = new SessionTreeModel(src);
+    assert.deepEqual(
+      model.children().map((e) => e.key),
+      ["b:a", "b:b", "b:c"],
+    );
+    assert.equal(model.elementOf("x"), undefined);
+    assert.equal(model.elementOf("b")?.key, "b:b");
+  });
+
+  it("labels applied in file order; a cleared label disappears", () => {
+    const src = new GrowingSource();
+    src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+    src.push({ type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: "hi" } });
+    src.push({ type: "label", id: "l1", parentId: "a", timestamp: "t", targetId: "a", label: "first" });
+    const model = new SessionTreeModel(src);
+    assert.equal(model.display("a").label, "first");
+    src.push({ type: "label", id: "l2", parentId: "l1", timestamp: "t", targetId: "a" });
+    const change = model.sync();
+    assert.equal(change.added, 1);
+    assert.equal(model.display("a").label, undefined);
+    assert.ok(change.elements.some((e) => e?.key === "e:a"));
+  });
+
+  it("helpers: pi's tool call texts and summary headlines", () => {
+    assert.equal(formatToolCall("read", { path: "src/a.ts", offset: 10, limit: 5 }), "read: src/a.ts:10-14");
+    assert.equal(formatToolCall("bash", { command: "npm test\n" }), "bash: npm test");
+    assert.equal(formatToolCall("grep", { pattern: "x" }), "grep: /x/ in .");
+    assert.equal(formatToolCall("mcp", { a: 1 }), 'mcp: {"a":1}');
+    assert.equal(
+      summaryHeadline(
+        "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\n- Build the LRU cache\n",
+      ),
+      "Build the LRU cache",
+    );
+    assert.equal(summaryHeadline("## Goal\n1. [x] done it"), "done it");
+    const r = buildRecord(
+      {
+        type: "compaction",
+        id: "c",
+        parentId: "p",
+        timestamp: "t",
+        summary: "## Goal\nx",
+        firstKeptEntryId: "p",
+        tokensBefore: 45123,
+      },
+      { index: 0, line: 2, offset: 0, byteLength: 1 },
+    );
+    assert.ok(!("code" in r));
+    assert.equal(describeRecord(r as EntryRecord).text, "Compaction: 45k tokens → summary");
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// Incremental sync == rebuild
+
+interface Op {
+  /** Which existing entry to hang the new one on: an index into the entries so far (mod), or -1 = the leaf. */
+  parent: number;
+  kind:
+    | "user"
+    | "assistantText"
+    | "assistantTools"
+    | "toolResult"
+    | "label"
+    | "model"
+    | "custom"
+    | "marker"
+    | "usage"
+    | "root"
+    | "orphan"
+    | "branchSummary";
+  /** Probe (expand everything) on the incremental model after this op. */
+  probe: boolean;
+}
+
+const opArb: fc.Arbitrary<Op> = fc.record({
+  parent: fc.oneof({ weight: 5, arbitrary: fc.constant(-1) }, { weight: 2, arbitrary: fc.nat(60) }),
+  kind: fc.constantFrom(
+    "user",
+    "assistantText",
+    "assistantTools",
+    "toolResult",
+    "toolResult",
+    "label",
+    "model",
+    "custom",
+    "marker",
+    "usage",
+    "root",
+    "orphan",
+    "branchSummary",
+  ),
+  probe: fc.boolean(),
+});
+
+function entryFor(op: Op, n: number, parentId: string | null, ids: string[]): object {
+  const id = `n${n}`;
+  const ts = `2026-01-01T00:00:${String(n % 60).padStart(2, "0")}.000Z`;
+  switch (op.kind) {
+    case "user":
+      return { type: "message", id, parentId, timestamp: ts, message: { role: "user", content: `u${n}` } };
+    case "assistantText":
+      return {
+        type: "message",
+        id,
+        parentId,
+        timestamp: ts,
+        message: { role: "assistant", content: [{ type: "text", text: `a${n}` }], model: "m", stopReason: "stop" },
+      };
+    case "assistantTools":
+      return {
+        type: "message",
+        id,
+        parentId,
+        timestamp: ts,
+        message: {
+          role: "assistant",
+          content: [{ type: "toolCall", id: `c${n}`, name: "read", arguments: { path: "x" } }],
+          model: "m",
+          stopReason: "toolUse",
+        },
+      };
+    case "toolResult":
+      return {
+        type: "message",
+        id,
+        parentId,
+        timestamp: ts,
+        message: {
+          role: "toolResult",
+          toolCallId: `c${n - 1}`,
+          toolName: "read",
+          content: [{ type: "text", text: "ok" }],
+        },
+      };
+    case "label":
+      return {
+        type: "label",
+        id,
+        parentId,
+        timestamp: ts,
+        targetId: ids[(n * 7) % Math.max(1, ids.length)] ?? "none",
+        ...(n % 3 === 0 ? {} : { label: `L${n}` }),
+      };
+    case "model":
+      return { type: "model_change", id, parentId, timestamp: ts, provider: "p", modelId: "m" };
+    case "custom":
+      return { type: "custom", id, parentId, timestamp: ts, customType: "ext", data: {} };
+    case "marker":
+      return {
+        type: "custom",
+        id,
+        parentId,
+        timestamp: ts,
+        customType: "pi-context/leaf",
+        data: { targetId: parentId, fromId: "root" },
+      };
+    case "usage":
+      return { type: "usage", id, parentId, timestamp: ts, provider: "p", model: "m", usage: {} };
+    case "root":
+      return { type: "message", id, parentId: null, timestamp: ts, message: { role: "user", content: `root${n}` } };
+    case "orphan":
+      return {
+        type: "message",
+        id,
+        parentId: `missing${n % 3}`,
+        timestamp: ts,
+        message: { role: "user", content: `o${n}` },
+      };
+    case "branchSummary":
+      return { type: "branch_summary", id, parentId, timestamp: ts, fromId: "root", summary: `## Goal\nb${n}` };
+  }
+}
+
+/** What a tree widget holds for every element of the fully expanded tree: children keys and item texts. */
+function widgetState(model: SessionTreeModel): Map<string, string> {
+  const state = new Map<string, string>();
+  state.set(
+    "top",
+    model
+      .children()
+      .map((c) => c.key)
+      .join(","),
+  );
+  for (const { element } of model.walk()) {
+    const item =
+      element.kind === "entry"
+        ? JSON.stringify(model.display(element.id))
+        : element.kind === "branch"
+          ? `${JSON.stringify(model.display(element.headId))} ${model.branchSize(element.headId)} ${model.branchIsActive(element.headId)}`
+          : JSON.stringify(model.pageBounds(element));
+    state.set(
+      element.key,
+      `${item} | ${model
+        .children(element)
+        .map((c) => c.key)
+        .join(",")}`,
+    );
+  }
+  return state;
+}
+
+/** Every element whose item or children changed is reported (itself or an ancestor), or the whole tree is. */
+function assertChangesCovered(
+  model: SessionTreeModel,
+  before: Map<string, string>,
+  change: ReturnType<SessionTreeModel["sync"]>,
+): void {
+  if (change.all || change.elements.includes(null)) return;
+  const after = widgetState(model);
+  const reported = new Set(change.elements.map((e) => e?.key));
+  assert.equal(after.get("top"), before.get("top"), "top level changed without a report");
+  const byKey = new Map<string, TreeElement>();
+  for (const { element } of model.walk()) byKey.set(element.key, element);
+  for (const [key, value] of after) {
+    if (key === "top" || !before.has(key) || before.get(key) === value) continue;
+    let e: TreeElement | undefined = byKey.get(key);
+    let covered = false;
+    while (e && !covered) {
+      covered = reported.has(e.key);
+      e = model.parent(e);
+    }
+    assert.ok(
+      covered,
+      `${key} changed without a report:\n  before ${before.get(key)}\n  after  ${value}\n  reported ${[...reported].join(" ")}`,
+    );
+  }
+}
+
+describe("tree model: incremental sync equals a rebuild", () => {
+  it("random sessions appended one entry at a time, probed at random points, every filter and page size", () => {
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { minLength: 1, maxLength: 70 }),
+        fc.constantFrom<TreeFilter>("default", "no-tools", "user-only", "labeled-only", "all"),
+        fc.integer({ min: 2, max: 4 }),
+        (ops, filter, pageSize) => {
+          const src = new GrowingSource();
+          src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+          const live = new SessionTreeModel(src, { filter, pageSize, inlineMax: pageSize + 1 });
+          const ids: string[] = [];
+          let leaf: string | null = null;
+          let before: Map<string, string> | undefined;
+          ops.forEach((op, n) => {
+            const parentId = op.parent === -1 ? leaf : (ids[op.parent % Math.max(1, ids.length)] ?? null);
+            const entry = entryFor(op, n, parentId, ids) as { id: string };
+            src.push(entry);
+            ids.push(entry.id);
+            leaf = entry.id;
+            const change = live.sync();
+            assert.equal(change.added, 1);
+            if (before) assertChangesCovered(live, before, change);
+            before = undefined;
+            if (op.probe) {
+              snapshot(live);
+              before = widgetState(live);
+            }
+          });
+          const fresh = new SessionTreeModel(src, { filter, pageSize, inlineMax: pageSize + 1 });
+          assert.deepEqual(snapshot(live), snapshot(fresh));
+          assert.equal(live.leafId, fresh.leafId);
+          assert.equal(live.displayLeafId, fresh.displayLeafId);
+          assert.deepEqual([...live.activePath].sort(), [...fresh.activePath].sort());
+          assert.deepEqual([...live.labels], [...fresh.labels]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a re-read file (records replaced) is rebuilt", () => {
+    const src = new GrowingSource();
+    src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+    src.push({ type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: "a" } });
+    const model = new SessionTreeModel(src);
+    src.records.length = 0;
+    src.byId.clear();
+    src.push({ type: "message", id: "b", parentId: null, timestamp: "t", message: { role: "user", content: "b" } });
+    const change = model.sync();
+    assert.equal(change.rebuilt, true);
+    assert.deepEqual(
+      model.children().map((e) => e.key),
+      ["e:b"],
+    );
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// 50k entries: measured, not asserted
+
+function generatedSession(entries: number): string {
+  const lines: string[] = [
+    JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }),
+  ];
+  let parent: string | null = null;
+  let n = 0;
+  const branchPoints: string[] = [];
+  const add = (entry: Record<string, unknown>) => {
+    lines.push(JSON.stringify(entry));
+    parent = entry.id as string;
+    n++;
+  };
+  while (n < entries) {
+    if (n > 0 && n % 5000 === 0 && branchPoints.length > 0) parent = branchPoints[branchPoints.length - 1]!; // a branch every 5000 entries
+    add({
+      type: "message",
+      id: `u${n}`,
+      parentId: parent,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "user", content: `task ${n}\nmore` },
+    });
+    if (n % 1000 === 1) branchPoints.push(parent!);
+    add({
+      type: "message",
+      id: `a${n}`,
+      parentId: parent,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "toolCall", id: `c${n}`, name: "read", arguments: { path: `f${n}.ts` } }],
+        model: "m",
+        stopReason: "toolUse",
+        usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15 },
+      },
+    });
+    add({
+      type: "message",
+      id: `t${n}`,
+      parentId: parent,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: {
+        role: "toolResult",
+        toolCallId: `c${n - 1}`,
+        toolName: "read",
+        content: [{ type: "text", text: "x".repeat(200) }],
+      },
+    });
+    add({
+      type: "message",
+      id: `r${n}`,
+      parentId: parent,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "assistant", content: [{ type: "text", text: "done" }], model: "m", stopReason: "stop" },
+    });
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+describe("tree model: 50k entries", () => {
+  it("builds, lists the top level, reveals the leaf and absorbs appends incrementally (timings reported)", (t) => {
+    const text = generatedSession(50000);
+    const lines = text.trimEnd().split("\n");
+    const head = lines.slice(0, lines.length - 1000).join("\n") + "\n";
+    const session = SessionFile.fromBytes(head);
+    const src = { records: session.records, byId: session.byId };
+    const t0 = performance.now();
+    const model = new SessionTreeModel(src);
+    const t1 = performance.now();
+    const top = model.children();
+    const t2 = performance.now();
+    let e: TreeElement | undefined = model.elementOf(model.leafId!);
+    let depth = 0;
+    while (e) {
+      e = model.parent(e);
+      depth++;
+    }
+    const t3 = performance.now();
+    // append 1000 entries one at a time, syncing after each (the live-tail case)
+    let syncMs = 0;
+    let offset = Buffer.byteLength(head);
+    for (const line of lines.slice(lines.length - 1000)) {
+      const r = buildRecord(JSON.parse(line), {
+        index: session.records.length,
+        line: session.records.length + 2,
+        offset,
+        byteLength: Buffer.byteLength(line),
+      });
+      offset += Buffer.byteLength(line) + 1;
+      if ("code" in r) throw new Error(r.message);
+      session.records.push(r);
+      session.byId.set(r.id, r);
+      const s0 = performance.now();
+      const change = model.sync();
+      syncMs += performance.now() - s0;
+      assert.equal(change.rebuilt, false);
+      model.children(); // the view re-reads the changed level
+    }
+    const fresh = new SessionTreeModel(src);
+    assert.deepEqual(snapshot(model, false).slice(-50), snapshot(fresh, false).slice(-50));
+    t.diagnostic(
+      `50k entries (${session.records.length}): build ${(t1 - t0).toFixed(1)} ms, top level ${(t2 - t1).toFixed(1)} ms (${top.length} items), reveal leaf ${(t3 - t2).toFixed(1)} ms (depth ${depth}), 1000 appends: ${(syncMs / 1000).toFixed(3)} ms per sync`,
+    );
+    assert.ok(top.length < 400, `top level stays small (${top.length})`);
+  });
+});

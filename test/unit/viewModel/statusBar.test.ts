@@ -1,0 +1,555 @@
+/**
+ * The gauge view model (text, colour by distance to pi's threshold, tooltip, screen-reader label)
+ * on the shared pi 1.6.0 fixtures and on small generated sessions, plus the warning tracker.
+ */
+
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { analyzeLoaded, analyzeSession, type Analysis } from "../../../src/core/rules/analyze";
+import { SessionFile } from "../../../src/core/read/session";
+import {
+  buildGaugeView,
+  emptyStateMessage,
+  escapeMarkdown,
+  formatCount,
+  formatPercent,
+  gaugeLevel,
+  gaugeLimit,
+  problemLines,
+  TOOLTIP_PROBLEM_LIMIT,
+  WarningTracker,
+  windowSourceText,
+} from "../../../src/viewModel/statusBar";
+import { AUTO_COMPACTS_WHEN, formatDateTime } from "../../../src/shared/format";
+import { collectProblems } from "../../../src/viewModel/problems";
+import { FIXTURES as FIXTURES_ROOT } from "../../support/paths";
+
+const FIXTURES = path.join(FIXTURES_ROOT, "pi-1.6.0");
+
+function view(analysis: Analysis, margin = 10000, pinned = false) {
+  return buildGaugeView({
+    session: {
+      file: analysis.session.filePath,
+      analysis,
+      pinned,
+      updatedAt: Date.UTC(2026, 0, 1, 12, 0, 5),
+      modifiedAt: Date.UTC(2026, 0, 1, 12, 0, 0),
+    },
+    margin,
+    locale: "en-US",
+  });
+}
+
+/** A session with one answer of `tokens` usage on anthropic/claude-sonnet-4-5 (window 200000). */
+function sessionWith(tokens: number, extra: object[] = []): SessionFile {
+  const lines = [
+    { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+    {
+      type: "model_change",
+      id: "m",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      provider: "anthropic",
+      modelId: "claude-sonnet-4-5",
+    },
+    {
+      type: "message",
+      id: "u",
+      parentId: "m",
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+    },
+    {
+      type: "message",
+      id: "a",
+      parentId: "u",
+      timestamp: "2026-01-01T00:00:02.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "ok" }],
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        api: "anthropic-messages",
+        usage: {
+          input: tokens - 10,
+          output: 10,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: tokens,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: "stop",
+        timestamp: 2,
+      },
+    },
+    ...extra,
+  ];
+  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
+function tempAgent(settings?: object): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-unit-agent-"));
+  if (settings) fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify(settings));
+  return dir;
+}
+
+describe("gauge text on the shared fixtures", () => {
+  const cases: [string, string][] = [
+    ["long", "π 26% · 4.2k/16k"],
+    ["tree", "π 2% · 4.0k/200k"],
+    ["split", "π 34% · 5.4k/16k"],
+    ["overflow", "π 33% · 5.2k/16k"],
+  ];
+  for (const [name, text] of cases) {
+    it(`${name}.jsonl → ${text}`, async () => {
+      const analysis = await analyzeSession(path.join(FIXTURES, `${name}.jsonl`), {
+        agentDir: path.join(FIXTURES, `${name}.agent`),
+      });
+      const oracle = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.oracle.json`), "utf8"));
+      const v = view(analysis);
+      assert.equal(v.text, text);
+      assert.equal(v.state, "session");
+      assert.equal(v.level, "normal");
+      assert.equal(v.command, "piContext.openPanel");
+      // the numbers are pi's
+      assert.equal(analysis.inspect.contextTokens, oracle.contextUsage.tokens);
+      assert.ok(
+        v.tooltip.includes(
+          `**${formatCount(oracle.contextUsage.tokens)}** of ${formatCount(oracle.contextUsage.contextWindow)} tokens`,
+        ),
+      );
+      assert.ok(v.tooltip.includes(`| reserveTokens | ${formatCount(oracle.settings.compaction.reserveTokens)} — `));
+      assert.ok(
+        v.tooltip.includes(`| keepRecentTokens | ${formatCount(oracle.settings.compaction.keepRecentTokens)} — `),
+      );
+    });
+  }
+
+  it("long.jsonl cut at its last compaction → pi's ? with our estimate", async () => {
+    const lines = fs.readFileSync(path.join(FIXTURES, "long.jsonl"), "utf8").split("\n");
+    const last = lines
+      .map((l, i) => (l.includes('"type":"compaction"') ? i : -1))
+      .filter((i) => i >= 0)
+      .pop()!;
+    const session = SessionFile.fromBytes(lines.slice(0, last + 1).join("\n") + "\n");
+    const analysis = analyzeLoaded(session, { agentDir: path.join(FIXTURES, "long.agent") });
+    assert.equal(analysis.inspect.footer, "?/16k (auto)");
+    const v = view(analysis);
+    assert.equal(v.text, "π ? · ≈3.9k/16k");
+    assert.match(v.ariaLabel, /^pi Context unknown since the last compaction, estimated 3,9\d\d of 16,000 tokens/);
+  });
+});
+
+describe("gauge colour by distance to the real threshold", () => {
+  const agent = tempAgent({ compaction: { reserveTokens: 50000 } }); // threshold 150000
+
+  const at = (tokens: number, margin = 20000) => view(analyzeLoaded(sessionWith(tokens), { agentDir: agent }), margin);
+
+  it("normal far below, warning within the margin, error only above the threshold (strict >)", () => {
+    assert.equal(at(100000).level, "normal");
+    assert.equal(at(129999).level, "normal");
+    assert.equal(at(130000).level, "warning");
+    assert.equal(at(150000).level, "warning");
+    assert.equal(at(150001).level, "error");
+    assert.equal(at(150001).text, "π 75% · 150k/200k");
+    assert.ok(at(150001).tooltip.includes(`over by 1: ${AUTO_COMPACTS_WHEN}`));
+    assert.equal(
+      AUTO_COMPACTS_WHEN,
+      "pi auto-compacts at its next check (after the current answer or before the next request)",
+    );
+  });
+
+  it("pi's fixed 70 %/90 % footer colours do not apply: 80 % is normal when the threshold is far", () => {
+    const big = tempAgent({ compaction: { reserveTokens: 1000 } }); // threshold 199000
+    const v = view(analyzeLoaded(sessionWith(160000), { agentDir: big }), 10000);
+    assert.equal(v.text, "π 80% · 160k/200k");
+    assert.equal(v.level, "normal");
+  });
+
+  it("caps the margin at a quarter of the limit (small windows are not always yellow)", () => {
+    const analysis = analyzeLoaded(sessionWith(1000), { agentDir: agent });
+    const limit = gaugeLimit(analysis.inspect, 1e9);
+    assert.deepEqual(limit, { limit: 150000, kind: "threshold", margin: 37500 });
+    assert.equal(gaugeLevel(analysis.inspect, 1e9), "normal");
+  });
+
+  it("auto-compaction disabled: measured against the window, marked in the text", () => {
+    const off = tempAgent({ compaction: { enabled: false, reserveTokens: 50000 } });
+    const v = view(analyzeLoaded(sessionWith(160000), { agentDir: off }), 20000);
+    assert.equal(v.text, "π 80% · 160k/200k · auto off");
+    assert.equal(v.level, "normal");
+    assert.equal(view(analyzeLoaded(sessionWith(185000), { agentDir: off }), 20000).level, "warning");
+    assert.equal(view(analyzeLoaded(sessionWith(200001), { agentDir: off }), 20000).level, "error");
+    assert.ok(v.tooltip.includes("**disabled**"));
+    assert.ok(v.ariaLabel.includes("auto-compaction disabled"));
+  });
+});
+
+describe("gauge states", () => {
+  it("starting, no folder, no session", () => {
+    assert.equal(buildGaugeView({ margin: 1 }).state, "starting");
+    const noFolder = buildGaugeView({
+      margin: 1,
+      discovery: { phase: "ready", workspace: false, searchedDirs: [], sessionCount: 0 },
+    });
+    assert.equal(noFolder.text, "π no folder");
+    assert.equal(noFolder.command, "piContext.selectSession");
+    const none = buildGaugeView({
+      margin: 1,
+      discovery: { phase: "ready", workspace: true, searchedDirs: ["/a/--w--"], sessionCount: 0, agentDir: "/a" },
+    });
+    assert.equal(none.text, "π no session");
+    assert.ok(none.tooltip.includes("- /a/--w--"));
+  });
+
+  it("unknown model and window", () => {
+    const agent = tempAgent();
+    const session = SessionFile.fromBytes(
+      [
+        { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+        {
+          type: "message",
+          id: "u",
+          parentId: null,
+          timestamp: "2026-01-01T00:00:01.000Z",
+          message: { role: "user", content: [{ type: "text", text: "x".repeat(400) }], timestamp: 1 },
+        },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    const v = view(analyzeLoaded(session, { agentDir: agent }));
+    assert.equal(v.text, "π 100/?");
+    assert.ok(v.tooltip.includes("| Model | unknown: no model in the session"));
+    assert.ok(v.tooltip.includes("| Window | unknown |"));
+    assert.equal(v.level, "normal");
+  });
+
+  it("invalid settings: pi's message with file and key, numbers still shown", () => {
+    const agent = tempAgent({ compaction: { reserveTokens: 1.5 } });
+    const v = view(analyzeLoaded(sessionWith(50000), { agentDir: agent }));
+    assert.equal(v.text, "$(warning) π 25% · 50.0k/200k");
+    const file = escapeMarkdown(path.join(agent, "settings.json"));
+    assert.ok(
+      v.tooltip.includes(
+        `- $(warning) **Invalid pi setting** — ${file} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: 1.5. Expected a non-negative safe integer.`,
+      ),
+      v.tooltip,
+    );
+    assert.ok(v.tooltip.includes("**Problems** (1; listed in the panel and the log):"), v.tooltip);
+    assert.ok(v.tooltip.includes("the numbers above use pi's default"), v.tooltip);
+    assert.ok(v.tooltip.includes("| Auto-compaction | threshold unknown"));
+  });
+
+  it("pinned, session name and malformed lines (escaped, never as markup)", () => {
+    const agent = tempAgent();
+    const base = sessionWith(2000, [
+      {
+        type: "session_info",
+        id: "n",
+        parentId: "a",
+        timestamp: "2026-01-01T00:00:03.000Z",
+        name: "[x](command:evil) *bold* $(zap)",
+      },
+    ]);
+    const bytes = Buffer.concat([
+      Buffer.from('{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w"}\n{ broken\n'),
+      Buffer.from(base.records.map((r) => base.readLineBytes(r).toString("utf8")).join("\n") + "\n"),
+    ]);
+    const session = SessionFile.fromBytes(bytes);
+    const v = view(analyzeLoaded(session, { agentDir: agent }), 10000, true);
+    assert.equal(v.text, "$(pinned) π 1% · 2.0k/200k");
+    assert.ok(
+      v.tooltip.startsWith("**pi Context** — \\[x\\](command:evil) \\*bold\\* \\$(zap) (pinned)"),
+      v.tooltip.split("\n")[0],
+    );
+    assert.ok(!v.tooltip.includes("[x](command:evil)"));
+    assert.ok(v.tooltip.includes("**Problems** (1; listed in the panel and the log):"), v.tooltip);
+    assert.ok(v.tooltip.includes("- $(warning) **Malformed line** — unparseable line 2 "), v.tooltip);
+    assert.ok(v.ariaLabel.endsWith("1 problem in the session file"), v.ariaLabel);
+  });
+});
+
+describe("formatting", () => {
+  it("percent, counts, markdown escaping", () => {
+    assert.equal(formatPercent(0), "0%");
+    assert.equal(formatPercent(0.4), "<1%");
+    assert.equal(formatPercent(61.6), "62%");
+    assert.equal(formatCount(1234567), "1,234,567");
+    assert.equal(formatCount(-1000), "-1,000");
+    assert.equal(formatCount(999), "999");
+    assert.equal(escapeMarkdown("a|b_c`d<e>&$(x)\nz"), "a\\|b\\_c\\`d\\<e\\>\\&\\$(x) z");
+  });
+});
+
+describe("WarningTracker", () => {
+  it("notifies once per level on a live rise, re-arms on a drop or a compaction, never on first sight", () => {
+    const t = new WarningTracker();
+    assert.equal(t.update("f", "warning", null), undefined, "first sight");
+    assert.equal(t.update("f", "warning", null), undefined);
+    assert.equal(t.update("f", "error", null), "error");
+    assert.equal(t.update("f", "error", null), undefined);
+    assert.equal(t.update("f", "warning", null), undefined, "drop re-arms");
+    assert.equal(t.update("f", "error", null), "error");
+    assert.equal(t.update("f", "normal", "c1"), undefined, "compaction");
+    assert.equal(t.update("f", "warning", "c1"), "warning");
+    assert.equal(t.update("g", "error", null), undefined, "other session: first sight");
+    assert.equal(t.update("g", "normal", null), undefined);
+    assert.equal(t.update("g", "warning", null), "warning");
+  });
+});
+
+const CASES = path.join(FIXTURES_ROOT, "cases");
+const line = (o: object) => JSON.stringify(o);
+const msg = (
+  id: string,
+  parentId: string | null,
+  role: "user" | "assistant",
+  text: string,
+  ts = "2026-01-01T00:00:01.000Z",
+) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: ts,
+  message:
+    role === "user"
+      ? { role, content: [{ type: "text", text }], timestamp: 1 }
+      : {
+          role,
+          content: [{ type: "text", text }],
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          api: "anthropic-messages",
+          usage: {
+            input: 990,
+            output: 10,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 1000,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+          },
+          stopReason: "stop",
+          timestamp: 2,
+        },
+});
+
+describe("gauge numbers near the threshold (one decimal below 100k)", () => {
+  const agentFor = (reserve: number) => tempAgent({ compaction: { reserveTokens: reserve } });
+  it("12,500 of a 16k window is 12.5k, not 13k; round windows stay short; 1M windows", () => {
+    // a custom 16k model via models.json
+    const agent = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-unit-agent-"));
+    fs.writeFileSync(path.join(agent, "settings.json"), JSON.stringify({ compaction: { reserveTokens: 4000 } }));
+    fs.writeFileSync(
+      path.join(agent, "models.json"),
+      JSON.stringify({
+        providers: {
+          scripted: {
+            baseUrl: "http://127.0.0.1:1/v1",
+            api: "openai-completions",
+            apiKey: "x",
+            models: [
+              { id: "small", contextWindow: 16000 },
+              { id: "huge", contextWindow: 1000000 },
+            ],
+          },
+        },
+      }),
+    );
+    const session = (model: string, tokens: number) =>
+      SessionFile.fromBytes(
+        [
+          line({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }),
+          line({
+            type: "model_change",
+            id: "m",
+            parentId: null,
+            timestamp: "2026-01-01T00:00:00.000Z",
+            provider: "scripted",
+            modelId: model,
+          }),
+          line({ ...msg("u", "m", "user", "hi") }),
+          line({
+            ...msg("a", "u", "assistant", "ok"),
+            message: {
+              ...msg("a", "u", "assistant", "ok").message,
+              provider: "scripted",
+              model,
+              usage: {
+                input: tokens - 10,
+                output: 10,
+                cacheRead: 0,
+                cacheWrite: 0,
+                totalTokens: tokens,
+                cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+              },
+            },
+          }),
+        ].join("\n") + "\n",
+      );
+    const v = view(analyzeLoaded(session("small", 12500), { agentDir: agent }));
+    assert.equal(v.text, "π 78% · 12.5k/16k");
+    assert.equal(v.level, "error", "12,500 > 16,000 − 4,000");
+    assert.equal(view(analyzeLoaded(session("small", 11960), { agentDir: agent })).text, "π 75% · 12.0k/16k");
+    assert.equal(view(analyzeLoaded(session("huge", 996000), { agentDir: agent })).text, "π 100% · 996k/1M");
+    assert.ok(
+      view(analyzeLoaded(session("small", 12500), { agentDir: agent })).tooltip.includes(
+        "| Window | 16,000 — models.json: providers.scripted, model small |",
+      ),
+    );
+    void agentFor;
+  });
+});
+
+describe("tooltip problems", () => {
+  it("a torn final line (case 09) is listed, with what pi does about it", async () => {
+    const analysis = await analyzeSession(path.join(CASES, "09-truncated-final-line", "session.jsonl"), {
+      agentDir: tempAgent(),
+    });
+    const v = view(analysis);
+    assert.ok(v.tooltip.includes("**Problems** (1; listed in the panel and the log):"), v.tooltip);
+    assert.ok(
+      v.tooltip.includes("- $(warning) **Incomplete last line** — truncated final record at line 5 (164 bytes)"),
+      v.tooltip,
+    );
+    assert.ok(v.tooltip.includes("pi skips it; while pi is still writing the line this clears itself"), v.tooltip);
+  });
+
+  it("concurrent writers (case 11) are listed", async () => {
+    const analysis = await analyzeSession(path.join(CASES, "11-concurrent-writers-interleaved", "session.jsonl"), {
+      agentDir: tempAgent(),
+    });
+    assert.ok(
+      view(analysis).tooltip.includes("**Concurrent writers** — entries of sibling branches"),
+      view(analysis).tooltip,
+    );
+  });
+
+  it("every kind, errors first, capped with … and N more; unknown types as info; settings problems too", () => {
+    const agent = tempAgent({ compaction: { reserveTokens: "lots" } });
+    const bytes =
+      [
+        line({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }),
+        line(msg("u1", null, "user", "hello")),
+        "{ this is not json",
+        line(msg("a1", "u1", "assistant", "hi")),
+        line(msg("x1", "nowhere", "user", "orphan")),
+        line(msg("c1", "c2", "user", "loop 1")),
+        line(msg("c2", "c1", "user", "loop 2")),
+        line(msg("a1", "u1", "assistant", "again")),
+        line({ type: "future_entry", id: "f1", parentId: "a1", timestamp: "2026-01-01T00:00:05.000Z" }),
+        line(msg("u2", "a1", "user", "last")),
+      ].join("\n") +
+      "\n" +
+      '{"type":"message","id":"torn"';
+    const session = SessionFile.fromBytes(bytes);
+    const analysis = analyzeLoaded(session, { agentDir: agent });
+    const problems = collectProblems(analysis.inspect, session.filePath, analysis.modelsError);
+    const codes = problems.map((p) => p.code);
+    for (const c of [
+      "malformed-line",
+      "missing-parent",
+      "parent-cycle",
+      "duplicate-id",
+      "unknown-type",
+      "truncated-final-line",
+      "settings",
+    ])
+      assert.ok(codes.includes(c), `${c} in ${codes.join(", ")}`);
+    // errors first, info last
+    const sev = problems.map((p) => p.severity);
+    assert.deepEqual(
+      sev,
+      [...sev].sort((a, b) => ["error", "warning", "info"].indexOf(a) - ["error", "warning", "info"].indexOf(b)),
+    );
+    assert.equal(problems.find((p) => p.code === "unknown-type")!.severity, "info");
+    assert.deepEqual(
+      problems.map((p) => p.id),
+      problems.map((_, i) => `p${i}`),
+    );
+    assert.equal(problems.find((p) => p.code === "malformed-line")!.line, 3);
+    const v = view(analysis);
+    assert.ok(problems.length > TOOLTIP_PROBLEM_LIMIT, `${problems.length} problems`);
+    assert.ok(v.tooltip.includes(`**Problems** (${problems.length}; listed in the panel and the log):`), v.tooltip);
+    assert.ok(
+      v.tooltip.includes(
+        `- … and ${problems.length - TOOLTIP_PROBLEM_LIMIT} more ([open the panel](command:piContext.openPanel))`,
+      ),
+      v.tooltip,
+    );
+    assert.equal(
+      v.tooltip.split("\n").filter((l) => /^- \$\((error|warning|info)\)/.test(l)).length,
+      TOOLTIP_PROBLEM_LIMIT,
+    );
+    assert.ok(v.tooltip.includes("- $(error) **Parent cycle**"), v.tooltip);
+    // the cap
+    assert.equal(problemLines(problems, 100).length, problems.length);
+  });
+});
+
+describe("tooltip wording", () => {
+  it("Updated is when the file was last written, in the one date-time format; entries pluralised; Window without nested paths", async () => {
+    const analysis = await analyzeSession(path.join(FIXTURES, "long.jsonl"), {
+      agentDir: path.join(FIXTURES, "long.agent"),
+    });
+    const v = view(analysis);
+    assert.ok(
+      v.tooltip.includes(
+        `| Updated | ${escapeMarkdown(formatDateTime(Date.UTC(2026, 0, 1, 12, 0, 0), "en-US"))} (last written) |`,
+      ),
+      v.tooltip,
+    );
+    assert.ok(!v.tooltip.includes(formatDateTime(Date.UTC(2026, 0, 1, 12, 0, 5), "en-US")), "not the read time");
+    assert.ok(/\| Session \| .* — 162 entries \|/.test(v.tooltip), v.tooltip);
+    assert.ok(
+      v.tooltip.includes("| Window | 16,000 — models.json: providers.scripted, model scripted-small |"),
+      v.tooltip,
+    );
+    assert.ok(!/models\.json \(/.test(v.tooltip), v.tooltip);
+    assert.ok(
+      v.tooltip.includes("command:piContext.compact") && v.tooltip.includes("$(archive) Compact…"),
+      "the Compact icon is not the ✕-like fold",
+    );
+    const one = view(
+      analyzeLoaded(
+        SessionFile.fromBytes(
+          line({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }) +
+            "\n" +
+            line(msg("u", null, "user", "x")) +
+            "\n",
+        ),
+        { agentDir: tempAgent() },
+      ),
+    );
+    assert.ok(one.tooltip.includes(" — 1 entry |"), one.tooltip);
+  });
+
+  it("window sources in words", () => {
+    assert.equal(
+      windowSourceText({ source: "models-json", where: "providers.scripted, model scripted-small" }),
+      "models.json: providers.scripted, model scripted-small",
+    );
+    assert.equal(
+      windowSourceText({ source: "models-json-override", where: "providers.p.modelOverrides.m.contextWindow" }),
+      "models.json: providers.p.modelOverrides.m.contextWindow",
+    );
+    assert.equal(
+      windowSourceText({ source: "catalog", where: "anthropic/claude-sonnet-4-5" }),
+      "pi's built-in model catalog (anthropic/claude-sonnet-4-5)",
+    );
+    assert.equal(windowSourceText({ source: "live", detail: "pi 1.6.0, pid 42" }), "the running pi (pi 1.6.0, pid 42)");
+  });
+
+  it("one empty-state explanation for gauge, panel and tree; product name pi Context", () => {
+    assert.equal(emptyStateMessage(undefined), "Looking for pi sessions…");
+    const noFolder = { phase: "ready" as const, workspace: false, searchedDirs: [], sessionCount: 0 };
+    assert.match(emptyStateMessage(noFolder), /^No folder is open\. pi sessions belong to the folder pi ran in/);
+    assert.match(emptyStateMessage({ ...noFolder, workspace: true }), /^No pi session for this workspace yet\./);
+    const g = buildGaugeView({ margin: 1, discovery: noFolder });
+    assert.ok(g.tooltip.startsWith("**pi Context** — no folder is open"), g.tooltip);
+    assert.equal(g.ariaLabel, "pi Context: no folder open");
+  });
+});
