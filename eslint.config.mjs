@@ -1,6 +1,152 @@
-// Lint: typescript-eslint's recommended rules for the extension, core, CLI, webview and tests.
+// Lint: typescript-eslint's recommended rules, the layer rules of docs/architecture.md (what may
+// import what) and a size limit per source file. `npm run lint` also runs Prettier (--check) and
+// dependency-cruiser (no import cycles, .dependency-cruiser.cjs).
+import { builtinModules } from "node:module";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+
+// ── Layers (docs/architecture.md) ───────────────────────────────────────────────────────────────
+// The VS Code surfaces: one folder each; they meet only through src/services.ts.
+const ADAPTERS = ["sessions", "statusBar", "panel", "tree", "compaction", "summarizers", "liveBridge"];
+// Files inside adapter folders that must stay free of `vscode` (used by the CLI or by plain-Node tests).
+const PURE_ADAPTER_FILES = [
+  "src/summarizers/openai.ts",
+  "src/sessions/scan.ts",
+  "src/sessions/picker.ts",
+  "src/liveBridge/client.ts",
+  "src/liveBridge/installFile.ts",
+  "src/liveBridge/liveUsage.ts",
+];
+const up = (depth) => (depth === 0 ? "^\\./" : `^(\\.\\./){${depth}}`);
+const noVscode = (where) => ({
+  name: "vscode",
+  message: `layer rule (docs/architecture.md): ${where} must not import vscode.`,
+});
+const noNode = (where) => [
+  { regex: "^node:", message: `layer rule (docs/architecture.md): ${where} is browser-safe: no node: modules.` },
+  {
+    regex: `^(${builtinModules.filter((m) => !m.startsWith("_")).join("|")})(/.*)?$`,
+    message: `layer rule (docs/architecture.md): ${where} is browser-safe: no Node built-in modules.`,
+  },
+];
+/** A layer: its files may import only what `allowed` (folders of src/, relative to src/) names. */
+function layer({ files, ignores, where, vscode = true, node = true, allowed, depth, extra = [] }) {
+  const patterns = [...extra];
+  if (allowed) {
+    patterns.push({
+      regex: `${up(depth)}(?!(${allowed.join("|")})(/|$))`,
+      message: `layer rule (docs/architecture.md): ${where} may import only ${allowed.join(", ")} from src/.`,
+    });
+  }
+  if (!node) patterns.push(...noNode(where));
+  return {
+    files,
+    ...(ignores ? { ignores } : {}),
+    rules: {
+      "no-restricted-imports": ["error", { paths: vscode ? [] : [noVscode(where)], patterns }],
+    },
+  };
+}
+const layers = [];
+// src/core: pure pi rules (nothing from outside src/core but the browser-safe src/shared, no vscode). One entry per folder depth.
+for (const depth of [1, 2, 3]) {
+  layers.push(
+    layer({
+      files: [`src/core/${"*/".repeat(depth - 1)}*.ts`],
+      where: "src/core",
+      vscode: false,
+      allowed: ["core", "shared"],
+      depth,
+    }),
+  );
+}
+layers.push(
+  layer({ files: ["src/shared/*.ts"], where: "src/shared", vscode: false, node: false, allowed: ["shared"], depth: 1 }),
+  layer({
+    files: ["src/viewModel/*.ts"],
+    where: "src/viewModel",
+    vscode: false,
+    allowed: ["core", "shared", "viewModel"],
+    depth: 1,
+  }),
+  layer({
+    files: ["src/bridge/*.ts"],
+    where: "src/bridge (runs inside pi)",
+    vscode: false,
+    allowed: ["bridge"],
+    depth: 1,
+  }),
+  layer({
+    files: ["src/cli/*.ts"],
+    where: "src/cli",
+    vscode: false,
+    allowed: ["core", "shared", "viewModel", "cli", "summarizers/openai"],
+    depth: 1,
+  }),
+  layer({
+    files: ["src/ui/*.ts"],
+    where: "src/ui",
+    allowed: ["core", "shared", "viewModel", "ui", "services", "config"],
+    depth: 1,
+  }),
+  layer({
+    files: ["src/services.ts", "src/config.ts"],
+    where: "src/services.ts and src/config.ts (contracts)",
+    allowed: ["core", "shared", "viewModel", "services", "config"],
+    depth: 0,
+  }),
+  {
+    files: ["webview/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [noVscode("webview/")],
+          patterns: [
+            ...noNode("webview/"),
+            {
+              regex: "(^|/)src/(?!shared/)",
+              message: "layer rule (docs/architecture.md): webview/ may import only src/shared/ from src/.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+);
+for (const folder of ADAPTERS) {
+  const allowed = [
+    "core",
+    "shared",
+    "viewModel",
+    "ui",
+    "services",
+    "config",
+    folder,
+    ...(folder === "liveBridge" ? ["bridge"] : []),
+  ];
+  const pure = PURE_ADAPTER_FILES.filter((f) => f.startsWith(`src/${folder}/`));
+  layers.push(
+    layer({
+      files: [`src/${folder}/*.ts`],
+      ignores: pure,
+      where: `src/${folder}/ (a VS Code surface)`,
+      allowed,
+      depth: 1,
+    }),
+  );
+  if (pure.length) {
+    layers.push(
+      layer({
+        files: pure,
+        where: pure.join(", "),
+        vscode: false,
+        allowed: allowed.filter((a) => a !== "ui" && a !== "services" && a !== "config"),
+        depth: 1,
+      }),
+    );
+  }
+}
 
 export default tseslint.config(
   {
@@ -71,6 +217,10 @@ export default tseslint.config(
       "no-empty": ["error", { allowEmptyCatch: true }],
     },
   },
+  ...layers,
+  // Files small enough to read: over 600 lines only with a reason at the top
+  // (`/* eslint max-lines: ["error", N] -- why */`).
+  { files: ["src/**/*.ts", "webview/**/*.ts"], rules: { "max-lines": ["error", { max: 600 }] } },
   {
     files: ["**/*.mjs", "**/*.js"],
     rules: { "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrors: "none" }] },

@@ -1,13 +1,22 @@
+/**
+ * The composition root: builds every service of {@link Services} first, then registers each VS Code
+ * surface with them (one line each). No logic lives here, and no file I/O happens on this path
+ * (session discovery and the live bridge's first look start asynchronously).
+ */
+
 import * as vscode from "vscode";
 import { registerCompaction } from "./compaction/command";
-import { registerLiveBridge } from "./liveBridge/service";
 import { readConfig } from "./config";
-import type { Services } from "./services";
+import { createLiveBridge, registerLiveBridge, type LiveBridgeService } from "./liveBridge/service";
 import { registerPanel } from "./panel/controller";
+import type { BaseServices, Services } from "./services";
 import { registerSessionCommands } from "./sessions/commands";
 import { PiSessionSource } from "./sessions/source";
+import { PRODUCT_NAME } from "./shared/format";
 import { registerStatusBar, type StatusBarGauge } from "./statusBar/gauge";
+import { registerSummarizers } from "./summarizers/select";
 import { registerSessionTree, type SessionTreeView } from "./tree/register";
+import { registerSummaryDocuments } from "./ui/summaryDocuments";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
 export interface PiContextApi {
@@ -16,32 +25,35 @@ export interface PiContextApi {
   statusBar: StatusBarGauge;
   /** The "Pi Session" tree view (provider, TreeView, reveal). */
   sessionTree: SessionTreeView;
+  /** The live bridge service behind `services.liveBridge` (its counters and problems, for tests). */
+  liveBridge: LiveBridgeService;
 }
 
-/**
- * Extension entry point: builds the {@link Services} and registers each feature. No logic lives
- * here, and no file I/O happens on this path (session discovery starts asynchronously).
- */
+/** Extension entry point: services first, then the surfaces. */
 export function activate(context: vscode.ExtensionContext): PiContextApi {
-  const log = vscode.window.createOutputChannel("pi Context", { log: true });
+  const log = vscode.window.createOutputChannel(PRODUCT_NAME, { log: true });
   context.subscriptions.push(log);
   context.subscriptions.push(vscode.commands.registerCommand("piContext.showLog", () => log.show()));
 
-  const sessions = new PiSessionSource({ log, config: () => readConfig() });
+  const config = () => readConfig();
+  const sessions = new PiSessionSource({ log, config });
   context.subscriptions.push(sessions);
-  const services: Services = { context, log, sessions, config: () => readConfig() };
+  const base: BaseServices = { context, log, sessions, config };
+  const liveBridge = createLiveBridge(base);
+  const services: Services = { ...base, summarizers: registerSummarizers(base), liveBridge };
 
-  // Feature modules: one registration line each (they push their disposables to context.subscriptions).
+  // The surfaces: one registration line each (they push their disposables to context.subscriptions).
+  registerSummaryDocuments(services);
   registerSessionCommands(services);
-  registerLiveBridge(services); // before the status bar: it renders the live numbers
+  registerLiveBridge(services, liveBridge);
   const statusBar = registerStatusBar(services);
   registerPanel(services);
   registerCompaction(services);
   const sessionTree = registerSessionTree(services);
 
   sessions.start();
-  log.info("pi Context activated");
-  return { services, statusBar, sessionTree };
+  log.info(`${PRODUCT_NAME} activated`);
+  return { services, statusBar, sessionTree, liveBridge };
 }
 
 export function deactivate(): void {}

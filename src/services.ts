@@ -1,15 +1,18 @@
 /**
- * The contracts between the extension's parts: what `activate()` builds once and hands to every
- * feature module (status bar, commands, tree view, panel, live bridge). Types only, plus a tiny
- * registry; the implementations live in their own files.
+ * The contracts between the extension's parts: what the composition root (`extension.ts`) builds
+ * once and hands to every VS Code surface (status bar, panel, session tree, compaction, live
+ * bridge, summarizers). Types only: the implementations live in their folders, and a surface that
+ * needs another surface's service or outcome type finds it here (lint forbids adapter → adapter
+ * imports).
  */
 
 import type * as vscode from "vscode";
-import type { Analysis } from "./core/rules/analyze";
+import type { Summarizer } from "./core/flows/summarizer";
+import type { SwitchChoice, SwitchPlan } from "./core/flows/switch";
 import type { SessionSummary } from "./core/read/locate";
 import type { SessionFile } from "./core/read/session";
+import type { Analysis } from "./core/rules/analyze";
 import type { PiContextConfig } from "./config";
-import type { LiveBridgeService } from "./liveBridge/service";
 
 /** The session pi-context currently shows, refreshed in place as pi appends. */
 export interface CurrentSession {
@@ -29,7 +32,7 @@ export interface CurrentSession {
   updatedAt: number;
 }
 
-/** Finds, follows and re-reads pi sessions (implemented by `sessions.ts`). */
+/** Finds, follows and re-reads pi sessions (implemented by `sessions/source.ts`). */
 export interface SessionSource extends vscode.Disposable {
   /** The session shown now, or undefined when the workspace has none. */
   readonly current: CurrentSession | undefined;
@@ -62,16 +65,133 @@ export interface SessionDiscoveryInfo {
   agentDir?: string;
 }
 
-/** What every feature module receives. */
+// ── Command outcomes (what commands resolve with; the panel and the integration tests read them) ──
+
+/** Where the user stopped a compaction without an error. */
+export type DeclinedStage = "session" | "instructions" | "preview" | "api-key";
+
+/** What `piContext.compact` resolves with. */
+export type CompactCommandOutcome =
+  | {
+      kind: "compacted";
+      file: string;
+      entryId: string;
+      previousCompactionId?: string;
+      tokensBefore: number;
+      tokensAfter: number;
+      firstKeptEntryId: string;
+    }
+  | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string; stage?: DeclinedStage }
+  | { kind: "busy" }
+  | { kind: "error"; file?: string; errorKind: string; message: string };
+
+/** What `piContext.tree.switchToHere` resolves with. */
+export type SwitchCommandOutcome =
+  | {
+      kind: "switched";
+      file: string;
+      targetId: string;
+      newLeafId: string | null;
+      entries: { type: string; id: string; parentId: string | null }[];
+      editorText?: string;
+    }
+  | { kind: "noop"; file: string; targetId: string; editorText?: string }
+  | { kind: "declined" | "cancelled"; file?: string; message?: string }
+  | { kind: "busy" }
+  | { kind: "error"; file?: string; errorKind: string; message: string };
+
+/** A label written (or cleared): the `label` entry's id and the label (null = cleared). */
+export interface LabelResult {
+  entryId: string;
+  label: string | null;
+}
+
+// ── Summarizers (implemented by `summarizers/`) ──
+
+/** The summarizer the `piContext.summarizer.*` settings describe, and its API key. */
+export interface SummarizerProvider {
+  /**
+   * The configured summarizer. With `allowMissingKey`, an OpenAI-compatible summarizer whose server
+   * needs a key that is not stored is returned anyway (`needsApiKey`: it counts and previews;
+   * {@link ready} asks for the key before sending).
+   * @throws {SummarizerError} `config` when the settings are unusable or no model is available.
+   */
+  get(options?: { allowMissingKey?: boolean }): Promise<Summarizer>;
+  /** Ask for a missing key (password box) and rebuild; undefined when the user pressed Escape. */
+  ready(summarizer: Summarizer): Promise<Summarizer | undefined>;
+  /** After HTTP 401/403: ask for a (new) key and rebuild; undefined when cancelled or not key-based. */
+  withNewKey(summarizer: Summarizer, error: Error): Promise<Summarizer | undefined>;
+  /** The origin (`scheme://host:port`) the configured summarizer's key is stored under. */
+  keyOrigin(): string;
+}
+
+// ── Live bridge (implemented by `liveBridge/`) ──
+
+/** A running pi with the live bridge, as the gauge names it. */
+export interface LiveSource {
+  pid: number;
+  piVersion: string;
+  bridgeVersion: string;
+  /** What pi is doing (`idle`, `streaming`, `compacting`, …). */
+  activity: string;
+}
+
+/**
+ * Running pi processes with the live bridge: pi's own numbers for the current session, and routes
+ * that make Compact, Switch to Here and labels run inside that pi. Every route resolves
+ * `undefined` when no live bridge serves the file: the caller's file-based flow (with its
+ * live-session guard) runs.
+ */
+export interface LiveBridge {
+  /** Fires when a live connection appears, goes, or pushes new numbers. */
+  readonly onDidChange: vscode.Event<void>;
+  /**
+   * `live`: a running pi with the bridge serves `file` (connects if needed); `problem`: one is
+   * announced but cannot be used (the routes say why); `none`: the file-based flows apply.
+   */
+  availability(file: string): Promise<"live" | "problem" | "none">;
+  /**
+   * The one place live numbers are applied: pi's own usage, window and compaction settings over
+   * the file's analysis, and who reported them; undefined without a live bridge for the session.
+   */
+  liveAnalysis(current: CurrentSession): { analysis: Analysis; live: LiveSource } | undefined;
+  /** "Pi: Compact Session…" in the running pi (after the instructions box). */
+  routeCompaction(
+    file: string,
+    instructions: string,
+    options?: { signal?: AbortSignal; skipPreview?: boolean },
+  ): Promise<CompactCommandOutcome | undefined>;
+  /** "Switch to Here…" in the running pi: `given` skips the question, else `ask` shows pi's. */
+  routeSwitch(
+    file: string,
+    targetId: string,
+    options: {
+      given?: SwitchChoice;
+      ask: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
+      signal?: AbortSignal;
+      quiet?: boolean;
+    },
+  ): Promise<SwitchCommandOutcome | undefined>;
+  /** Set or clear a label in the running pi; `{ result: undefined }` = failed (reported to the user). */
+  routeLabel(
+    file: string,
+    targetId: string,
+    label: string | undefined,
+  ): Promise<{ result: LabelResult | undefined } | undefined>;
+}
+
+/** What every surface receives (built once by `activate()`; every member is set before any surface registers). */
 export interface Services {
   context: vscode.ExtensionContext;
   log: vscode.LogOutputChannel;
   sessions: SessionSource;
   /** The current typed settings (read on each call; cheap). */
   config(): PiContextConfig;
-  /** Running pi processes with the live bridge (`liveBridge.ts`); set by `registerLiveBridge`. */
-  liveBridge?: LiveBridgeService;
+  /** The configured summarizer and its API key. */
+  summarizers: SummarizerProvider;
+  /** Running pi processes with the live bridge. */
+  liveBridge: LiveBridge;
 }
 
-/** A feature module's entry point: register commands/views, push disposables to `context.subscriptions`. */
-export type FeatureRegistration = (services: Services) => void;
+/** What the services that others are built from need: the base every service is constructed with. */
+export type BaseServices = Pick<Services, "context" | "log" | "sessions" | "config">;

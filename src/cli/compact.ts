@@ -14,7 +14,7 @@
 
 import * as path from "node:path";
 import * as readline from "node:readline";
-import { analyzeOptionsFrom, formatUsage, parseArgs, UsageError, withPeriod, type CliCommand } from "./main";
+
 import {
   fitPlan,
   NothingToCompactError,
@@ -25,7 +25,18 @@ import {
 } from "../core/flows/compact";
 import { describeLive } from "../core/flows/live";
 import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
-import { OpenAiSummarizer } from "../summarizers/openai";
+import { formatCount as n, nothingWritten, withPeriod } from "../shared/format";
+import {
+  analyzeOptionsFrom,
+  checkFlags,
+  formatUsage,
+  intFlag,
+  parseArgs,
+  stringFlag,
+  UsageError,
+  type CliCommand,
+} from "./args";
+import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
 
 export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]
   [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
@@ -33,15 +44,9 @@ export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions
   [--project-settings auto|always|never]
   API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
 
-const n = (v: number) => v.toLocaleString("en-US");
-
 const KNOWN_FLAGS = new Set([
   "instructions",
-  "base-url",
-  "model",
-  "summarizer-window",
-  "max-output-tokens",
-  "no-stream",
+  ...SUMMARIZER_FLAGS,
   "dry-run",
   "yes",
   "guard-seconds",
@@ -92,7 +97,7 @@ export function formatCompactPreview(
       ),
     );
   }
-  if (summarizer instanceof OpenAiSummarizer && summarizer.needsApiKey)
+  if (summarizer?.needsApiKey)
     lines.push(row("API key", "none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact"));
   if (plan.live.live) lines.push(row("live", describeLive(plan.live, "compact", "cli")));
   return lines.join("\n");
@@ -110,36 +115,18 @@ async function askYesNo(question: string): Promise<boolean> {
   }
 }
 
-function intFlag(value: string | true | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const v = Number(value);
-  if (typeof value !== "string" || !Number.isFinite(v) || v < 0)
-    throw new UsageError(`--${name} must be a non-negative number.`);
-  return Math.floor(v);
-}
-
 /** `pi-context compact`. */
 export const compactCommand: CliCommand = async (argv, out, err) => {
   const args = parseArgs(argv, new Set(["dry-run", "yes", "json", "no-stream"]));
   const file = args.positional[0];
   const usage = `usage:\n${formatUsage(COMPACT_USAGE, 2)}\n  API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
   if (!file || args.positional.length > 1) throw new UsageError(usage);
-  for (const name of args.flags.keys()) {
-    if (name === "api-key")
-      throw new UsageError(
-        "There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).",
-      );
-    if (!KNOWN_FLAGS.has(name)) throw new UsageError(`Unknown flag --${name}.\n${usage}`);
-  }
+  checkFlags(args, KNOWN_FLAGS, COMPACT_USAGE);
   const env = process.env;
   const analyze = analyzeOptionsFrom(args, env);
-  const str = (name: string) => {
-    const v = args.flags.get(name);
-    return typeof v === "string" ? v : undefined;
-  };
-  const guardSeconds = intFlag(args.flags.get("guard-seconds"), "guard-seconds") ?? 30;
-  const maxOutputTokens = intFlag(args.flags.get("max-output-tokens"), "max-output-tokens") ?? 8192;
-  const contextWindow = intFlag(args.flags.get("summarizer-window"), "summarizer-window");
+  const guardSeconds = intFlag(args, "guard-seconds") ?? 30;
+  const flagSummarizer = summarizerFromFlags(args, env);
+  const { maxOutputTokens } = flagSummarizer;
   if (args.flags.has("leaf") || args.flags.has("context-window"))
     throw new UsageError(
       "compact works at the file's leaf with pi's settings: --leaf and --context-window are not supported (the summarizer's window is --summarizer-window).",
@@ -147,7 +134,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   const json = args.flags.has("json");
   const dryRun = args.flags.has("dry-run");
   const absolute = path.resolve(file);
-  const customInstructions = str("instructions");
+  const customInstructions = stringFlag(args, "instructions");
   const planOptions = {
     agentDir: analyze.agentDir,
     projectSettings: analyze.projectSettings,
@@ -156,19 +143,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     surface: "cli" as const,
     ...(customInstructions ? { customInstructions } : {}),
   };
-  const apiKey = env.PI_CONTEXT_API_KEY || env.OPENAI_API_KEY || undefined;
-  const model = str("model") ?? env.PI_CONTEXT_MODEL ?? "gpt-4o-mini";
-  const baseURL = str("base-url") ?? env.PI_CONTEXT_BASE_URL;
-  const makeSummarizer = () =>
-    new OpenAiSummarizer({
-      ...(baseURL ? { baseURL } : {}),
-      ...(apiKey ? { apiKey } : {}),
-      model,
-      ...(contextWindow ? { contextWindow } : { contextWindow: 128000 }),
-      maxOutputTokens,
-      stream: !args.flags.has("no-stream"),
-      surface: "cli",
-    });
+  const makeSummarizer = flagSummarizer.make;
 
   try {
     if (dryRun) {
@@ -267,11 +242,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       err(withPeriod(message));
       return 1;
     }
-    err(
-      isCancellation(error)
-        ? "Cancelled: nothing was written."
-        : `${withPeriod(message)}${/[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written."}`,
-    );
+    err(isCancellation(error) ? "Cancelled: nothing was written." : nothingWritten(message));
     return 1;
   }
 };

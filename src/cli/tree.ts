@@ -1,90 +1,23 @@
 /**
- * `pi-context tree` and `pi-context switch`: the tree view and "Switch to Here…" without VS Code
- * (same `core/treeModel.ts` and `core/switchFlow.ts`), for scripts and end-to-end tests.
- *
- *   pi-context tree <session.jsonl> [--filter default|no-tools|user-only|labeled-only|all] [--json]
- *   pi-context switch <session.jsonl> <entryId> [--summarize [--instructions TEXT]] [--label TEXT]
- *       [--dry-run] [--json] [--base-url URL] [--model ID] [--summarizer-window N]
- *       [--max-output-tokens N] [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
- *       [--project-settings auto|always|never] [--context-window N]
- *
- * The summariser's API key comes from `PI_CONTEXT_API_KEY` or `OPENAI_API_KEY` (never a flag); base
- * URL and model default to `PI_CONTEXT_BASE_URL` / `PI_CONTEXT_MODEL`, then OpenAI / `gpt-4o-mini`
- * (as `pi-context compact`). Exit codes: 0 done (or dry run / nothing to do), 1 refused or failed
- * (nothing written), 2 usage.
+ * `pi-context tree <session.jsonl> [--filter default|no-tools|user-only|labeled-only|all] [--json]`:
+ * the entry tree as the Pi Session view shows it (same tree model), for scripts and tests.
+ * Exit codes: 0 done, 1 not a pi session, 2 usage.
  */
 
 import * as path from "node:path";
-import {
-  analyzeOptionsFrom,
-  formatUsage,
-  NotASessionError,
-  parseArgs,
-  UsageError,
-  type CliCommand,
-  type ParsedArgs,
-} from "./main";
-import { describeLive } from "../core/flows/live";
 import { SessionFile } from "../core/read/session";
-import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
-import { fitRequest } from "../core/flows/fit";
 import {
-  branchSummaryRequestOf,
-  planSwitch,
-  plannedWrites,
-  runSwitchFlow,
-  willSummarize,
-  type SwitchChoice,
-  type SwitchPlan,
-  type SwitchPlanOptions,
-} from "../core/flows/switch";
-import {
-  entryWords,
   isTreeFilter,
-  plural,
   SessionTreeModel,
   TREE_FILTERS,
   type NodeDisplay,
   type TreeElement,
   type TreeFilter,
 } from "../core/treeModel/model";
-import { OpenAiSummarizer } from "../summarizers/openai";
+import { plural } from "../shared/format";
+import { checkFlags, formatUsage, NotASessionError, parseArgs, stringFlag, UsageError, type CliCommand } from "./args";
 
 export const TREE_USAGE = `pi-context tree <session.jsonl> [--filter default|no-tools|user-only|labeled-only|all] [--json]`;
-export const SWITCH_USAGE = `pi-context switch <session.jsonl> <entryId> [--summarize [--instructions TEXT]] [--label TEXT] [--dry-run]
-                  [--json] [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
-                  [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
-                  [--project-settings auto|always|never] [--context-window N]
-  API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
-
-const n = (v: number) => v.toLocaleString("en-US");
-
-function str(args: ParsedArgs, name: string): string | undefined {
-  const v = args.flags.get(name);
-  return typeof v === "string" ? v : undefined;
-}
-
-function intFlag(args: ParsedArgs, name: string): number | undefined {
-  const value = args.flags.get(name);
-  if (value === undefined) return undefined;
-  const v = Number(value);
-  if (typeof value !== "string" || !Number.isFinite(v) || v < 0)
-    throw new UsageError(`--${name} must be a non-negative number.`);
-  return Math.floor(v);
-}
-
-function checkFlags(args: ParsedArgs, known: ReadonlySet<string>, usage: string): void {
-  for (const name of args.flags.keys()) {
-    if (name === "api-key")
-      throw new UsageError(
-        "There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).",
-      );
-    if (!known.has(name)) throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(usage, 2)}`);
-  }
-}
-
-// ------------------------------------------------------------------------------------------------
-// tree
 
 const ROLE_PREFIX: Partial<Record<NodeDisplay["kind"], string>> = {
   user: "user: ",
@@ -179,7 +112,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(TREE_USAGE, 2)}`);
   checkFlags(args, new Set(["filter", "json"]), TREE_USAGE);
-  const filter = str(args, "filter") ?? "default";
+  const filter = stringFlag(args, "filter") ?? "default";
   if (!isTreeFilter(filter))
     throw new UsageError(`--filter must be one of ${TREE_FILTERS.map((f) => f.filter).join(", ")}.`);
   const session = await SessionFile.open(path.resolve(file));
@@ -215,213 +148,4 @@ export const treeCommand: CliCommand = async (argv, out) => {
   out("");
   for (const line of formatTree(model)) out(line);
   return 0;
-};
-
-// ------------------------------------------------------------------------------------------------
-// switch
-
-/** The plan as text (the dry run and the preview of `pi-context switch`). */
-export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: string[] = []): string {
-  const writes = plannedWrites(plan, choice);
-  const p = plan.preparation;
-  const words = (id: string | null) => (id === null ? "" : ` ${entryWords(plan.session.byId.get(id))}`);
-  const lines = [
-    `session       ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`,
-    `target        ${plan.target.id} (${plan.target.type === "message" ? `${plan.target.role} message` : plan.target.type.replace(/_/g, " ")})${words(plan.target.id)}`,
-    `leaf          ${plan.fileLeafId ?? "(none)"}${plan.oldLeafId !== plan.fileLeafId ? ` (a pi Context leaf marker on ${plan.oldLeafId ?? "root"})` : ""} → ${plan.noop ? "unchanged (already there)" : plan.newLeafId === null ? "before the first entry (root)" : `${plan.newLeafId}${words(plan.newLeafId)}`}`,
-  ];
-  if (plan.returnsText)
-    lines.push(
-      `text back     ${plan.editorText !== undefined ? JSON.stringify(plan.editorText.length > 200 ? `${plan.editorText.slice(0, 199)}…` : plan.editorText) : "(none)"} (pi puts a user message target's text into the editor)`,
-    );
-  lines.push(
-    `abandoned     ${plural(plan.collection.entries.length, "entry")} back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${plural(p.messages.length, "message")}, ≈${n(p.totalTokens)} tokens within pi's budget ${n(plan.budget)} (window ${plan.contextWindow ? n(plan.contextWindow) : "unknown, so 128,000"} − branchSummary.reserveTokens ${n(plan.reserveTokens)})`,
-  );
-  if (willSummarize(plan, choice)) {
-    lines.push(`read files    ${p.readFiles.length ? p.readFiles.join(", ") : "(none)"}`);
-    lines.push(`modified      ${p.modifiedFiles.length ? p.modifiedFiles.join(", ") : "(none)"}`);
-    if (choice.customInstructions) lines.push(`instructions  ${choice.customInstructions}`);
-  } else if (choice.summarize && !plan.noop)
-    lines.push("summary       none: nothing was left behind (pi writes no branch summary then)");
-  lines.push(
-    `writes        ${writes.length ? writes.join(" + ") : "nothing"}${writes[0] === "leaf-marker" ? " (a custom entry with no model context, so pi resumes at the new leaf)" : ""}`,
-  );
-  lines.push(...extra);
-  if (plan.live.live && writes.length)
-    lines.push(`live          ${describeLive(plan.live, "switch branches in", plan.options.surface)}`);
-  return lines.join("\n");
-}
-
-const SWITCH_FLAGS = new Set([
-  "summarize",
-  "instructions",
-  "label",
-  "dry-run",
-  "json",
-  "base-url",
-  "model",
-  "summarizer-window",
-  "max-output-tokens",
-  "no-stream",
-  "guard-seconds",
-  "agent-dir",
-  "cwd",
-  "project-settings",
-  "context-window",
-]);
-
-/** `pi-context switch`. */
-export const switchCommand: CliCommand = async (argv, out, err) => {
-  const args = parseArgs(argv, new Set(["summarize", "dry-run", "json", "no-stream"]));
-  const [file, entryId] = args.positional;
-  if (!file || !entryId || args.positional.length > 2) throw new UsageError(`usage:\n${formatUsage(SWITCH_USAGE, 2)}`);
-  checkFlags(args, SWITCH_FLAGS, SWITCH_USAGE);
-  if (args.flags.has("instructions") && !args.flags.has("summarize"))
-    throw new UsageError("--instructions needs --summarize.");
-  const env = process.env;
-  const analyze = analyzeOptionsFrom(args, env);
-  const json = args.flags.has("json");
-  const dryRun = args.flags.has("dry-run");
-  const absolute = path.resolve(file);
-  const choice: SwitchChoice = { summarize: args.flags.has("summarize") };
-  const instructions = str(args, "instructions")?.trim();
-  if (instructions) choice.customInstructions = instructions;
-  const label = str(args, "label")?.trim();
-  if (label) choice.label = label;
-  const options: SwitchPlanOptions = {
-    agentDir: analyze.agentDir,
-    projectSettings: analyze.projectSettings,
-    ...(analyze.cwd ? { cwd: analyze.cwd } : {}),
-    ...(analyze.contextWindow !== undefined ? { contextWindow: analyze.contextWindow } : {}),
-    guardSeconds: intFlag(args, "guard-seconds") ?? 30,
-    surface: "cli",
-  };
-  const maxOutputTokens = intFlag(args, "max-output-tokens") ?? 8192;
-  const summarizerWindow = intFlag(args, "summarizer-window");
-  const apiKey = env.PI_CONTEXT_API_KEY || env.OPENAI_API_KEY || undefined;
-  const model = str(args, "model") ?? env.PI_CONTEXT_MODEL ?? "gpt-4o-mini";
-  const baseURL = str(args, "base-url") ?? env.PI_CONTEXT_BASE_URL;
-  const makeSummarizer = (): Summarizer =>
-    new OpenAiSummarizer({
-      ...(baseURL ? { baseURL } : {}),
-      ...(apiKey ? { apiKey } : {}),
-      model,
-      contextWindow: summarizerWindow || 128000,
-      maxOutputTokens,
-      stream: !args.flags.has("no-stream"),
-      surface: "cli",
-    });
-
-  try {
-    if (dryRun) {
-      const plan = await planSwitch(absolute, entryId, options);
-      const extra: string[] = [];
-      const request = willSummarize(plan, choice) ? branchSummaryRequestOf(plan, choice, maxOutputTokens) : undefined;
-      let inputTokens: number | null = null;
-      if (request) {
-        try {
-          const summarizer = makeSummarizer();
-          const fitted = await fitRequest(summarizer, request, "branch summary");
-          inputTokens = fitted.inputTokens;
-          extra.push(`summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens`);
-        } catch (error) {
-          if (!(error instanceof SummarizerError)) throw error;
-          err(`note: ${error.message}`);
-        }
-      } else if (willSummarize(plan, choice))
-        extra.push(
-          'summarizer    no call: nothing to summarize converts to a message (pi writes "No content to summarize")',
-        );
-      if (json) {
-        out(
-          JSON.stringify(
-            {
-              dryRun: true,
-              targetId: plan.target.id,
-              fileLeafId: plan.fileLeafId,
-              oldLeafId: plan.oldLeafId,
-              newLeafId: plan.newLeafId,
-              noop: plan.noop,
-              returnsText: plan.returnsText,
-              editorText: plan.editorText ?? null,
-              commonAncestorId: plan.collection.commonAncestorId,
-              abandoned: plan.collection.entries.map((e) => e.id),
-              messages: plan.preparation.messages.map((m) => m.record.id),
-              tokens: plan.preparation.totalTokens,
-              budget: plan.budget,
-              readFiles: plan.preparation.readFiles,
-              modifiedFiles: plan.preparation.modifiedFiles,
-              writes: plannedWrites(plan, choice),
-              request: request ?? null,
-              inputTokens,
-              live: plan.live,
-            },
-            null,
-            2,
-          ),
-        );
-      } else out(`${formatSwitchPlan(plan, choice, extra)}\n\ndry run: nothing was sent or written.`);
-      return 0;
-    }
-    let streamed = false;
-    const outcome = await runSwitchFlow(absolute, entryId, choice, async () => makeSummarizer(), options, {
-      decide: async (plan, changed) => {
-        if (!json && changed) err("the session changed since it was read; planned again.");
-        if (!json) err(formatSwitchPlan(plan, choice));
-        if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0)
-          err(`summarizing the abandoned branch with ${model}…`);
-        return choice;
-      },
-      onText: () => {
-        if (!streamed && !json) err("receiving summary…");
-        streamed = true;
-      },
-    });
-    if (outcome.kind === "declined") return 0;
-    const r = outcome.result;
-    if (json) {
-      out(
-        JSON.stringify(
-          {
-            switched: outcome.kind === "switched",
-            noop: outcome.kind === "noop",
-            newLeafId: r.newLeafId,
-            fileLeafId: r.fileLeafId,
-            entries: r.entries,
-            editorText: r.editorText ?? null,
-            bytesBefore: r.bytesBefore,
-            bytesAfter: r.bytesAfter,
-          },
-          null,
-          2,
-        ),
-      );
-      return 0;
-    }
-    if (outcome.kind === "noop") out(`already at ${r.newLeafId}: nothing was written.`);
-    else if (r.entries.length === 0)
-      out(`the file already resumes at ${r.newLeafId ?? "the root"}: nothing was written.`);
-    else {
-      out(`switched: pi resumes at ${r.newLeafId ?? "the root"} (the session's last line is now ${r.fileLeafId})`);
-      for (const e of r.entries)
-        out(`  wrote ${e.type === "custom" ? "leaf marker" : e.type} ${e.id} (parent ${e.parentId ?? "null"})`);
-      out(`file ${r.bytesBefore} → ${r.bytesAfter} bytes`);
-    }
-    if (r.editorText !== undefined)
-      out(
-        `\nthe target's text (pi would put it into the editor; send it again to continue from here):\n${r.editorText}`,
-      );
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const message = (error as Error).message;
-    err(
-      isCancellation(error)
-        ? "cancelled: nothing was written."
-        : /[Nn]othing was (written|sent)/.test(message)
-          ? message
-          : `${message}${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`,
-    );
-    return 1;
-  }
 };

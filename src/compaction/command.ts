@@ -24,7 +24,6 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import {
-  isUnauthorized,
   NothingToCompactError,
   planCompaction,
   runCompactionFlow,
@@ -32,41 +31,19 @@ import {
   type CompactionPlan,
   type PlanFit,
 } from "../core/flows/compact";
-import { formatTokens } from "../core/rules/inspect";
 import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
 import { readSessionSummary } from "../core/read/locate";
-import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
-import { SessionChangedError, UnsafeSessionWriteError } from "../core/flows/write";
-import type { Services } from "../services";
-import { getSummarizer, readySummarizer, registerApiKeyCommands, summarizerWithNewKey } from "../summarizers/select";
-import { OpenAiSummarizer } from "../summarizers/openai";
-import { openSummaryDiff, registerSummaryDocuments, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
+import type { Summarizer } from "../core/flows/summarizer";
+import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
+import { formatCount as n, formatTokens, withPeriod } from "../shared/format";
+import * as notify from "../ui/notify";
+import { openSummaryDiff, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
 
-/** Where the user stopped a compaction without an error. */
-export type DeclinedStage = "session" | "instructions" | "preview" | "api-key";
-
-/** What `piContext.compact` resolves with. */
-export type CompactCommandOutcome =
-  | {
-      kind: "compacted";
-      file: string;
-      entryId: string;
-      previousCompactionId?: string;
-      tokensBefore: number;
-      tokensAfter: number;
-      firstKeptEntryId: string;
-    }
-  | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string; stage?: DeclinedStage }
-  | { kind: "busy" }
-  | { kind: "error"; file?: string; errorKind: string; message: string };
-
-/** Options of the command. */
+/** Options of `piContext.compact` (each one given skips its question). */
 export interface CompactCommandOptions {
   instructions?: string;
   skipPreview?: boolean;
 }
-
-const n = (v: number) => v.toLocaleString("en-US");
 
 /** One line, at most `max` characters (an ellipsis marks a cut). */
 function short(text: string, max: number): string {
@@ -157,7 +134,7 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
 
 /** The summarizer's model for short texts (its full label, with the server, is in "Show details"). */
 function modelName(summarizer: Summarizer): string {
-  return summarizer instanceof OpenAiSummarizer ? summarizer.model : summarizer.label;
+  return summarizer.modelName ?? summarizer.label;
 }
 
 let previewCounter = 0;
@@ -174,7 +151,7 @@ async function confirmPreview(
   const summarized = `${count} ${count === 1 ? "entry" : "entries"}`;
   const kept = `${v.keptEntryCount} ${v.keptEntryCount === 1 ? "entry" : "entries"}`;
   const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
-  const needsKey = summarizer instanceof OpenAiSummarizer && summarizer.needsApiKey;
+  const needsKey = summarizer.needsApiKey === true;
   for (;;) {
     type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" };
     const items: Item[] = [
@@ -212,7 +189,7 @@ async function pickSession(services: Services): Promise<string | undefined> {
   if (current) return current.file;
   const sessions = await services.sessions.listSessions();
   if (sessions.length === 0) {
-    void vscode.window.showInformationMessage("pi Context: no pi session found for this workspace.");
+    void notify.info("no pi session found for this workspace.");
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
@@ -238,10 +215,8 @@ function askInstructions(title: string): Thenable<string | undefined> {
   });
 }
 
-/** Register `piContext.compact`, `piContext.cancelCompaction`, the API key commands and the summary documents. */
+/** Register `piContext.compact` and `piContext.cancelCompaction`. */
 export function registerCompaction(services: Services): void {
-  registerApiKeyCommands(services);
-  registerSummaryDocuments(services);
   let running: AbortController | undefined;
   const setRunning = (controller: AbortController | undefined) => {
     running = controller;
@@ -250,7 +225,7 @@ export function registerCompaction(services: Services): void {
 
   const compact = async (fileArg?: unknown, optionsArg?: unknown): Promise<CompactCommandOutcome> => {
     if (running) {
-      void vscode.window.showInformationMessage("pi Context: a compaction is already running.");
+      void notify.info("a compaction is already running.");
       return { kind: "busy" };
     }
     const options: CompactCommandOptions =
@@ -282,7 +257,7 @@ export function registerCompaction(services: Services): void {
     const title = sessionTitle(info ?? {}, file);
 
     // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
-    if (services.liveBridge && (await services.liveBridge.resolve(file)).kind !== "none") {
+    if ((await services.liveBridge.availability(file)) !== "none") {
       given ??= await askInstructions(title);
       if (given === undefined) return { kind: "declined", file, stage: "instructions" };
       const live = await services.liveBridge.routeCompaction(file, given, { signal: controller.signal, skipPreview });
@@ -310,7 +285,7 @@ export function registerCompaction(services: Services): void {
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
     const plan = withInstructions(prepared, instructions);
     // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
-    const summarizer = await getSummarizer(services, { allowMissingKey: true });
+    const summarizer = await services.summarizers.get({ allowMissingKey: true });
     services.log.info(
       `compact ${file}: summarizer ${summarizer.label}${instructions.trim() ? `, instructions ${JSON.stringify(instructions.trim())}` : ""}`,
     );
@@ -337,13 +312,13 @@ export function registerCompaction(services: Services): void {
                 confirmPreview(p, fit, summarizer, changed),
             }),
         beforeSummarize: async (s) => {
-          askedForKey = s instanceof OpenAiSummarizer && s.needsApiKey;
-          return readySummarizer(services, s);
+          askedForKey = s.needsApiKey === true;
+          return services.summarizers.ready(s);
         },
         onUnauthorized: async (error, s) => {
           services.log.warn(`compact ${file}: ${error.message}`);
           askedForKey = true;
-          return summarizerWithNewKey(services, s, error);
+          return services.summarizers.withNewKey(s, error);
         },
         around: (task) =>
           Promise.resolve(
@@ -385,8 +360,7 @@ export function registerCompaction(services: Services): void {
     if (outcome.kind === "declined") {
       const stage: DeclinedStage = outcome.stage === "summarizer" ? "api-key" : "preview";
       services.log.info(`compact ${file}: declined at the ${stage === "api-key" ? "API key box" : "preview"}`);
-      if (stage === "api-key")
-        void vscode.window.showInformationMessage("pi Context: no API key entered — nothing was sent or written.");
+      if (stage === "api-key") void notify.info("no API key entered — nothing was sent or written.");
       return { kind: "declined", file, stage };
     }
     const r = outcome.result;
@@ -398,9 +372,9 @@ export function registerCompaction(services: Services): void {
     await openSummaryDiff(file, r.previousCompactionId, r.entry.id, label).catch((error: unknown) =>
       services.log.warn(`summary diff: ${String(error)}`),
     );
-    void vscode.window
-      .showInformationMessage(
-        `pi Context: compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
+    void notify
+      .info(
+        `compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
         "Show Summary Diff",
       )
       .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id, label) : undefined));
@@ -427,41 +401,16 @@ export function registerCompaction(services: Services): void {
 
 /** Tell the user what happened (one message, never a loop) and return the outcome. */
 function report(services: Services, file: string, error: unknown): CompactCommandOutcome {
-  const message = error instanceof Error ? error.message : String(error);
-  services.log.warn(`compact ${file}: ${error instanceof Error ? error.name : "error"}: ${message}`);
-  if (isCancellation(error)) {
-    void vscode.window.showInformationMessage("pi Context: compaction cancelled. Nothing was written.");
-    return { kind: "cancelled", file, message };
-  }
   if (error instanceof NothingToCompactError) {
-    void vscode.window.showInformationMessage(`pi Context: ${message}${/[.!?]$/.test(message) ? "" : "."}`);
-    return { kind: "nothing", file, message };
+    services.log.warn(`compact ${file}: ${error.name}: ${error.message}`);
+    void notify.info(withPeriod(error.message));
+    return { kind: "nothing", file, message: error.message };
   }
-  if (error instanceof LiveSessionError) {
-    void vscode.window.showWarningMessage(`pi Context: ${message}`);
-    return { kind: "error", file, errorKind: "live", message };
-  }
-  if (error instanceof SummarizerError && error.kind === "config") {
-    void vscode.window.showErrorMessage(`pi Context: ${message}`, "Open Settings").then((choice) => {
-      if (choice === "Open Settings")
-        void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
-    });
-    return { kind: "error", file, errorKind: "config", message };
-  }
-  const kind =
-    error instanceof SummarizerError
-      ? error.kind
-      : error instanceof SessionChangedError
-        ? "changed"
-        : error instanceof UnsafeSessionWriteError
-          ? "unsafe"
-          : "error";
-  const suffix = /[Nn]othing was (written|sent)/.test(message) ? "" : " Nothing was written.";
-  const actions = isUnauthorized(error) ? ["Set API Key…"] : [];
-  void vscode.window
-    .showErrorMessage(`pi Context: compaction failed: ${message}${suffix}`, ...actions)
-    .then((choice) => {
-      if (choice === "Set API Key…") void vscode.commands.executeCommand("piContext.setApiKey");
-    });
-  return { kind: "error", file, errorKind: kind, message };
+  return notify.reportFlowFailure(services.log, {
+    operation: "compaction",
+    logPrefix: "compact",
+    file,
+    error,
+    configActions: ["Open Settings"],
+  });
 }

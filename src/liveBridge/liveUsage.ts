@@ -10,7 +10,8 @@
  */
 
 import type { Analysis } from "../core/rules/analyze";
-import { formatTokens, type InspectResult } from "../core/rules/inspect";
+import type { InspectResult } from "../core/rules/inspect";
+import { formatTokens } from "../shared/format";
 import type { BridgeState } from "../bridge/protocol";
 
 /** Who the numbers come from. */

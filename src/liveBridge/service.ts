@@ -28,13 +28,20 @@ import {
 } from "./installFile";
 import { applyLiveState } from "./liveUsage";
 import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "../bridge/protocol";
-import type { CompactCommandOutcome } from "../compaction/command";
 import type { Analysis } from "../core/rules/analyze";
-import { formatTokens } from "../core/rules/inspect";
+import { formatTokens } from "../shared/format";
 import { planSwitch, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
-import type { CurrentSession, Services } from "../services";
+import type {
+  BaseServices,
+  CompactCommandOutcome,
+  CurrentSession,
+  LabelResult,
+  LiveBridge,
+  LiveSource,
+  SwitchCommandOutcome,
+} from "../services";
+import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
-import type { SwitchCommandOutcome } from "../tree/register";
 
 /** How often the announcement folder is looked at (ms). */
 export const LIVE_POLL_MS = 1500;
@@ -91,7 +98,7 @@ function describe(a: Announcement): string {
 }
 
 /** The service behind `services.liveBridge`. */
-export class LiveBridgeService implements vscode.Disposable {
+export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   readonly stats: LiveBridgeStats = { connects: 0, compactions: 0, switches: 0, labels: 0, statePushes: 0 };
   private readonly tracked = new Map<string, Tracked>();
   private readonly changed = new vscode.EventEmitter<void>();
@@ -106,7 +113,7 @@ export class LiveBridgeService implements vscode.Disposable {
   private updateOffered = false;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: BaseServices,
     /** The shipped bundle (`dist/bridge/pi-context-bridge.js`). */
     readonly bundlePath: string,
   ) {}
@@ -153,12 +160,8 @@ export class LiveBridgeService implements vscode.Disposable {
     return best;
   }
 
-  /** What the gauge renders for the current session: pi's numbers and the badge, or undefined without a live bridge. */
-  gaugeInput(
-    current: CurrentSession,
-  ):
-    | { analysis: Analysis; live: { pid: number; piVersion: string; bridgeVersion: string; activity: string } }
-    | undefined {
+  /** pi's numbers for the current session and who reported them, or undefined without a live bridge (see {@link LiveBridge.liveAnalysis}). */
+  liveAnalysis(current: CurrentSession): { analysis: Analysis; live: LiveSource } | undefined {
     if (!this.enabled()) return undefined;
     const target = this.liveFor(current.file);
     if (!target) return undefined;
@@ -169,6 +172,11 @@ export class LiveBridgeService implements vscode.Disposable {
       bridgeVersion: target.announcement.bridgeVersion,
     };
     return { analysis: applyLiveState(current.analysis, state, source), live: { ...source, activity: state.activity } };
+  }
+
+  /** Whether a live bridge serves `file` now (see {@link LiveBridge.availability}). */
+  async availability(file: string): Promise<"live" | "problem" | "none"> {
+    return (await this.resolve(file)).kind;
   }
 
   /** Problems of announced bridges for the current session (for the log and tests). */
@@ -251,7 +259,7 @@ export class LiveBridgeService implements vscode.Disposable {
             this.notifyOnce(
               `pi-version:${a.piVersion}`,
               "warning",
-              `pi Context: the running pi is ${a.piVersion}; the live bridge is tested with pi ${PI_VERSION_RANGE.text}. It may not work as expected.`,
+              `the running pi is ${a.piVersion}; the live bridge is tested with pi ${PI_VERSION_RANGE.text}. It may not work as expected.`,
             );
           if (a.bridgeVersion !== BRIDGE_VERSION) void this.offerUpdateIfOutdated();
           connection.onState(() => {
@@ -280,7 +288,7 @@ export class LiveBridgeService implements vscode.Disposable {
             } else this.services.log.info(`live bridge: ${e.message}`);
           } else {
             this.services.log.warn(`live bridge: ${e.message}`);
-            this.notifyOnce(`${t.file}:${a.token}:${e.code}`, "warning", `pi Context: ${e.message}`);
+            this.notifyOnce(`${t.file}:${a.token}:${e.code}`, "warning", `${e.message}`);
           }
           throw e;
         },
@@ -292,8 +300,8 @@ export class LiveBridgeService implements vscode.Disposable {
   private notifyOnce(key: string, level: "warning" | "info", message: string): void {
     if (this.notified.has(key)) return;
     this.notified.add(key);
-    if (level === "warning") void vscode.window.showWarningMessage(message);
-    else void vscode.window.showInformationMessage(message);
+    if (level === "warning") void notify.warn(message);
+    else void notify.info(message);
   }
 
   /**
@@ -352,18 +360,16 @@ export class LiveBridgeService implements vscode.Disposable {
       status = bridgeStatus(this.agentDir(), body);
     } catch (error) {
       const message = `cannot read the bridge: ${(error as Error).message}`;
-      void vscode.window.showErrorMessage(`pi Context: ${message}`);
+      void notify.error(`${message}`);
       return { kind: "error", message };
     }
     if (status.state === "foreign") {
       const message = new ForeignBridgeFileError(status.file).message;
-      void vscode.window.showErrorMessage(`pi Context: ${message}`);
+      void notify.error(`${message}`);
       return { kind: "foreign", file: status.file, message, status };
     }
     if (status.state === "current") {
-      void vscode.window.showInformationMessage(
-        `pi Context: the live bridge ${BRIDGE_VERSION} is installed (${status.file}).`,
-      );
+      void notify.info(`the live bridge ${BRIDGE_VERSION} is installed (${status.file}).`);
       return { kind: "current", file: status.file, status };
     }
     const verb = status.state === "missing" ? "Install" : "Update";
@@ -391,14 +397,14 @@ export class LiveBridgeService implements vscode.Disposable {
       installBridgeFile(this.agentDir(), body);
     } catch (error) {
       const message = (error as Error).message;
-      void vscode.window.showErrorMessage(`pi Context: could not install the live bridge: ${message}`);
+      void notify.error(`could not install the live bridge: ${message}`);
       return { kind: "error", file: status.file, message };
     }
     this.services.log.info(
       `live bridge: ${verb === "Install" ? "installed" : "updated"} ${status.file} (bridge ${BRIDGE_VERSION})`,
     );
-    void vscode.window.showInformationMessage(
-      `pi Context: live bridge ${BRIDGE_VERSION} ${verb === "Install" ? "installed" : "updated"} in ${status.file}. Start pi (or run /reload in a running pi) to load it.`,
+    void notify.info(
+      `live bridge ${BRIDGE_VERSION} ${verb === "Install" ? "installed" : "updated"} in ${status.file}. Start pi (or run /reload in a running pi) to load it.`,
     );
     return { kind: verb === "Install" ? "installed" : "updated", file: status.file, status: this.installedStatus() };
   }
@@ -412,16 +418,16 @@ export class LiveBridgeService implements vscode.Disposable {
       status = bridgeStatus(this.agentDir(), body);
     } catch (error) {
       const message = (error as Error).message;
-      void vscode.window.showErrorMessage(`pi Context: ${message}`);
+      void notify.error(`${message}`);
       return { kind: "error", message };
     }
     if (status.state === "missing") {
-      void vscode.window.showInformationMessage(`pi Context: no live bridge is installed (${status.file}).`);
+      void notify.info(`no live bridge is installed (${status.file}).`);
       return { kind: "missing", file: status.file, status };
     }
     if (status.state === "foreign") {
       const message = new ForeignBridgeFileError(status.file).message;
-      void vscode.window.showErrorMessage(`pi Context: ${message}`);
+      void notify.error(`${message}`);
       return { kind: "foreign", file: status.file, message, status };
     }
     if (options.confirm !== false) {
@@ -439,13 +445,11 @@ export class LiveBridgeService implements vscode.Disposable {
       removeBridgeFile(this.agentDir(), body);
     } catch (error) {
       const message = (error as Error).message;
-      void vscode.window.showErrorMessage(`pi Context: could not remove the live bridge: ${message}`);
+      void notify.error(`could not remove the live bridge: ${message}`);
       return { kind: "error", file: status.file, message };
     }
     this.services.log.info(`live bridge: removed ${status.file}`);
-    void vscode.window.showInformationMessage(
-      `pi Context: live bridge removed. Running pi processes keep it until they restart (or /reload).`,
-    );
+    void notify.info(`live bridge removed. Running pi processes keep it until they restart (or /reload).`);
     return { kind: "removed", file: status.file, status };
   }
 
@@ -465,8 +469,8 @@ export class LiveBridgeService implements vscode.Disposable {
     const state = this.services.context.globalState;
     if (state.get<string>(UPDATE_DECLINED_KEY) === status.shipped.sha256) return status;
     this.updateOffered = true;
-    const pick = await vscode.window.showInformationMessage(
-      `pi Context: the live bridge installed in pi (${status.installed?.version ?? "?"}) is outdated; this extension ships ${BRIDGE_VERSION}.`,
+    const pick = await notify.info(
+      `the live bridge installed in pi (${status.installed?.version ?? "?"}) is outdated; this extension ships ${BRIDGE_VERSION}.`,
       "Update",
       "Not Now",
     );
@@ -486,7 +490,7 @@ export class LiveBridgeService implements vscode.Disposable {
   ): { kind: "error"; file: string; errorKind: string; message: string } {
     const message = `pi runs on this session with a live bridge, but it cannot be used to ${what}: ${resolution.error.message} Nothing was written.`;
     this.services.log.warn(`live bridge: ${file}: ${message}`);
-    void vscode.window.showErrorMessage(`pi Context: ${message}`);
+    void notify.error(`${message}`);
     return { kind: "error", file, errorKind: `bridge-${resolution.error.code}`, message };
   }
 
@@ -587,9 +591,9 @@ export class LiveBridgeService implements vscode.Disposable {
           this.services.log.warn(`summary diff: ${String(error)}`),
         );
       const after = result.estimatedTokensAfter;
-      void vscode.window
-        .showInformationMessage(
-          `pi Context: pi compacted ${label} — ${result.tokensBefore.toLocaleString("en-US")} → ${after !== undefined ? `≈${after.toLocaleString("en-US")}` : "?"} tokens (pi's estimate).`,
+      void notify
+        .info(
+          `pi compacted ${label} — ${result.tokensBefore.toLocaleString("en-US")} → ${after !== undefined ? `≈${after.toLocaleString("en-US")}` : "?"} tokens (pi's estimate).`,
           ...(entryId ? ["Show Summary Diff"] : []),
         )
         .then((choice) => (choice && entryId ? openSummaryDiff(file, previousCompactionId, entryId) : undefined));
@@ -608,23 +612,23 @@ export class LiveBridgeService implements vscode.Disposable {
       const e = error instanceof BridgeError ? error : new BridgeError("failed", String(error));
       this.services.log.warn(`live bridge: compact ${file}: ${e.code}: ${e.message}`);
       if (e.code === "cancelled") {
-        void vscode.window.showInformationMessage("pi Context: compaction cancelled in pi. Nothing was written.");
+        void notify.info("compaction cancelled in pi. Nothing was written.");
         return { kind: "cancelled", file, message: e.message };
       }
       if (e.code === "busy") {
-        void vscode.window.showWarningMessage(`pi Context: pi is busy: ${e.message} Nothing was sent.`);
+        void notify.warn(`pi is busy: ${e.message} Nothing was sent.`);
         return { kind: "error", file, errorKind: "busy", message: e.message };
       }
       if (e.code === "failed" && /^(Nothing to compact|Already compacted)/.test(e.message)) {
-        void vscode.window.showInformationMessage(`pi Context: ${e.message}`);
+        void notify.info(`${e.message}`);
         return { kind: "nothing", file, message: e.message };
       }
       if (e.code === "closed" || e.code === "timeout") {
         const message = `lost the live bridge of ${describe(announcement)} during the compaction: ${e.message} pi may still write the compaction; the session view shows it when it does.`;
-        void vscode.window.showErrorMessage(`pi Context: ${message}`);
+        void notify.error(`${message}`);
         return { kind: "error", file, errorKind: `bridge-${e.code}`, message };
       }
-      void vscode.window.showErrorMessage(`pi Context: pi could not compact: ${e.message}`);
+      void notify.error(`pi could not compact: ${e.message}`);
       return { kind: "error", file, errorKind: e.code, message: e.message };
     }
   }
@@ -654,7 +658,7 @@ export class LiveBridgeService implements vscode.Disposable {
       () => connection.state.leafId,
     );
     if (leafId === targetId) {
-      if (!options.quiet) void vscode.window.showInformationMessage("pi Context: pi is already at this point.");
+      if (!options.quiet) void notify.info("pi is already at this point.");
       return { kind: "noop", file, targetId };
     }
     let plan: SwitchPlan | undefined;
@@ -669,7 +673,7 @@ export class LiveBridgeService implements vscode.Disposable {
       // pi decides (e.g. an entry pi has and the file does not show yet); the question needs a plan
       if (!options.given) {
         const message = (error as Error).message;
-        void vscode.window.showErrorMessage(`pi Context: branch switch failed: ${message}`);
+        void notify.error(`branch switch failed: ${message}`);
         return { kind: "error", file, errorKind: "error", message };
       }
     }
@@ -703,7 +707,7 @@ export class LiveBridgeService implements vscode.Disposable {
         const message = result.aborted
           ? "Branch summarization cancelled"
           : "Navigation cancelled (a pi extension cancelled it)";
-        void vscode.window.showInformationMessage(`pi Context: ${message}. Nothing was written.`);
+        void notify.info(`${message}. Nothing was written.`);
         return { kind: "cancelled", file, message };
       }
       const last = result.entries[result.entries.length - 1];
@@ -711,8 +715,8 @@ export class LiveBridgeService implements vscode.Disposable {
       const editorText = plan?.returnsText ? plan.editorText : undefined;
       if (!options.quiet) {
         const where = result.newLeafId ?? "the start of the session";
-        void vscode.window.showInformationMessage(
-          `pi Context: pi switched to ${where}${result.entries.length ? ` (wrote ${result.entries.map((e) => e.type.replace("_", " ")).join(" + ")})` : ""}.${editorText !== undefined ? " In pi's terminal UI the message you picked is back in the editor." : ""}`,
+        void notify.info(
+          `pi switched to ${where}${result.entries.length ? ` (wrote ${result.entries.map((e) => e.type.replace("_", " ")).join(" + ")})` : ""}.${editorText !== undefined ? " In pi's terminal UI the message you picked is back in the editor." : ""}`,
         );
       }
       return {
@@ -727,14 +731,14 @@ export class LiveBridgeService implements vscode.Disposable {
       const e = error instanceof BridgeError ? error : new BridgeError("failed", String(error));
       this.services.log.warn(`live bridge: switch ${file}: ${e.code}: ${e.message}`);
       if (e.code === "cancelled") {
-        void vscode.window.showInformationMessage("pi Context: branch switch cancelled in pi. Nothing was written.");
+        void notify.info("branch switch cancelled in pi. Nothing was written.");
         return { kind: "cancelled", file, message: e.message };
       }
       if (e.code === "busy") {
-        void vscode.window.showWarningMessage(`pi Context: pi is busy: ${e.message} Nothing was sent.`);
+        void notify.warn(`pi is busy: ${e.message} Nothing was sent.`);
         return { kind: "error", file, errorKind: "busy", message: e.message };
       }
-      void vscode.window.showErrorMessage(`pi Context: pi could not switch branches: ${e.message}`);
+      void notify.error(`pi could not switch branches: ${e.message}`);
       return { kind: "error", file, errorKind: e.code, message: e.message };
     }
   }
@@ -747,7 +751,7 @@ export class LiveBridgeService implements vscode.Disposable {
     file: string,
     targetId: string,
     label: string | undefined,
-  ): Promise<{ result: { entryId: string; label: string | null } | undefined } | undefined> {
+  ): Promise<{ result: LabelResult | undefined } | undefined> {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;
     if (resolution.kind === "problem") {
@@ -767,19 +771,22 @@ export class LiveBridgeService implements vscode.Disposable {
     } catch (error) {
       const message = (error as Error).message;
       this.services.log.warn(`live bridge: label ${file}: ${message}`);
-      void vscode.window.showErrorMessage(`pi Context: pi could not write the label: ${message}`);
+      void notify.error(`pi could not write the label: ${message}`);
       return { result: undefined };
     }
   }
 }
 
-/** Register the live bridge feature; sets `services.liveBridge` (register before the status bar). */
-export function registerLiveBridge(services: Services): LiveBridgeService {
-  const service = new LiveBridgeService(
+/** The live bridge service (not started): the composition root builds it before any surface registers. */
+export function createLiveBridge(services: BaseServices): LiveBridgeService {
+  return new LiveBridgeService(
     services,
     services.context.asAbsolutePath(path.join("dist", "bridge", "pi-context-bridge.js")),
   );
-  services.liveBridge = service;
+}
+
+/** Register "Pi: Install Live Bridge" / "Pi: Remove Live Bridge" and start following live bridges. */
+export function registerLiveBridge(services: BaseServices, service: LiveBridgeService): void {
   const options = (arg: unknown): BridgeCommandOptions =>
     arg && typeof arg === "object" ? (arg as BridgeCommandOptions) : {};
   services.context.subscriptions.push(
@@ -788,5 +795,4 @@ export function registerLiveBridge(services: Services): LiveBridgeService {
     vscode.commands.registerCommand("piContext.removeBridge", (arg?: unknown) => service.remove(options(arg))),
   );
   service.start();
-  return service;
 }

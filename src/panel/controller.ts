@@ -21,7 +21,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { buildProjection } from "../core/rules/context";
-import { emptyStateMessage, PRODUCT_NAME } from "../viewModel/statusBar";
+import { PRODUCT_NAME } from "../shared/format";
+import { emptyStateMessage } from "../viewModel/statusBar";
 import { categoryEntries } from "../viewModel/breakdown";
 import { buildPanelState, emptyPanelState } from "../viewModel/panelState";
 import {

@@ -13,6 +13,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import * as notify from "../ui/notify";
 import { analyzeLoaded } from "../core/rules/analyze";
 import { readSessionSummary, type SessionSummary } from "../core/read/locate";
 import { SessionFile } from "../core/read/session";
@@ -376,8 +377,8 @@ export class PiSessionSource implements SessionSource {
           : `The pinned session ${label} cannot be read (${(error as Error).message}); following the latest session again.`;
       this.log.warn(message);
       this.notices.push(message);
-      if (code === "ENOENT") void vscode.window.showInformationMessage(message).then(undefined, () => undefined);
-      else void vscode.window.showWarningMessage(message).then(undefined, () => undefined);
+      if (code === "ENOENT") void notify.info(message).then(undefined, () => undefined);
+      else void notify.warn(message).then(undefined, () => undefined);
     }
     if (this.latestFile === file) this.latestFile = undefined;
     if (this.currentValue) {

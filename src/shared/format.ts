@@ -1,8 +1,37 @@
 /**
- * Formatting shared by the status bar, the Select Session picker and the panel (host and webview):
- * one token format, one time format, one pluralisation and one wording for when pi compacts.
- * No `vscode` and no `node:` imports (the webview bundle includes this file).
+ * The one set of formatters of every surface (status bar, panel host and webview, tree, pickers,
+ * messages, CLI): pi's footer token format, the gauge's, counts, plurals, times, sentences, and one
+ * wording for when pi compacts. No `vscode` and no `node:` imports (the webview bundle includes
+ * this file; `src/core` uses it for pi's footer).
  */
+
+/** The product name, as the status bar item, the log and every notification ("pi Context: …") name it. */
+export const PRODUCT_NAME = "pi Context";
+
+/**
+ * pi's footer `formatTokens` (pi 1.6.0 `footer.js`): `<1000` as is, `<10000` one decimal `k`,
+ * `<1e6` rounded `k`, `<1e7` one decimal `M`, else rounded `M`. A non-finite count is `?`;
+ * fractions are rounded (pi only ever formats whole token counts).
+ */
+export function formatTokens(count: number): string {
+  if (!Number.isFinite(count)) return "?";
+  if (count < 1000) return String(Math.round(count));
+  if (count < 10000) return `${(count / 1000).toFixed(1)}k`;
+  if (count < 1000000) return `${Math.round(count / 1000)}k`;
+  if (count < 10000000) return `${(count / 1000000).toFixed(1)}M`;
+  return `${Math.round(count / 1000000)}M`;
+}
+
+/** `123,456`: a whole number with en-US grouping, independent of the host locale (tokens, bytes, entries). */
+export function formatCount(n: number): string {
+  const sign = n < 0 ? "-" : "";
+  return (
+    sign +
+    Math.abs(Math.round(n))
+      .toString()
+      .replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+  );
+}
 
 /**
  * When pi auto-compacts once the context is above the threshold. pi 1.6.0 checks
@@ -20,7 +49,7 @@ export const COMPACT_ICON = "archive";
 /**
  * Tokens for the status bar and the panel's axis: `950`, `4.2k`, `12.5k`, `99.9k` (one decimal
  * below 100,000 so values near a small threshold stay distinguishable), `124k`, `1.2M`.
- * Not pi's footer format (`formatTokens` in `src/core/inspect.ts` rounds to whole k from 10k).
+ * Not pi's footer format ({@link formatTokens} rounds to whole k from 10k).
  */
 export function formatGaugeTokens(count: number): string {
   const n = Math.max(0, Math.round(count));
@@ -48,9 +77,30 @@ function stripZero(s: string): string {
   return s.includes(".") ? s.replace(/\.?0+$/, "") : s;
 }
 
-/** `1 entry`, `2 entries`, `1,234 messages` (en-US digit grouping, like every count we show). */
-export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${Math.round(count).toLocaleString("en-US")} ${Math.round(count) === 1 ? singular : pluralForm}`;
+/**
+ * `1 entry`, `2 entries`, `1,234 messages` (en-US digit grouping, like every count we show). The
+ * default plural of our nouns: `-y` after a consonant → `-ies`, else `-s`.
+ */
+export function plural(
+  count: number,
+  singular: string,
+  pluralForm = singular.endsWith("y") && !/[aeiou]y$/.test(singular) ? `${singular.slice(0, -1)}ies` : `${singular}s`,
+): string {
+  return `${formatCount(count)} ${Math.round(count) === 1 ? singular : pluralForm}`;
+}
+
+/** A message as a sentence: a period added unless it already ends with `.`, `!`, `?`, `…` or `:`. */
+export function withPeriod(text: string): string {
+  const t = text.trimEnd();
+  return /[.!?…:]$/.test(t) ? t : `${t}.`;
+}
+
+/**
+ * A failure message that says nothing was written: `withPeriod(message)` plus " Nothing was
+ * written." unless the message already says that nothing was written or sent.
+ */
+export function nothingWritten(message: string): string {
+  return /[Nn]othing was (written|sent)/.test(message) ? message : `${withPeriod(message)} Nothing was written.`;
 }
 
 /** The one date-time format of the UI (in the user's locale): e.g. `Nov 30, 2026, 06:33:34` in en-US. */

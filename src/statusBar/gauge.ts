@@ -6,16 +6,12 @@
  */
 
 import * as vscode from "vscode";
+import { PRODUCT_NAME } from "../shared/format";
+import * as notify from "../ui/notify";
 import type { Services } from "../services";
 import { AUTO_COMPACTS_WHEN } from "../shared/format";
-import {
-  buildGaugeView,
-  PRODUCT_NAME,
-  TOOLTIP_COMMANDS,
-  WarningTracker,
-  type GaugeLevel,
-  type GaugeView,
-} from "../viewModel/statusBar";
+import type { GaugeLevel } from "../viewModel/gauge";
+import { buildGaugeView, TOOLTIP_COMMANDS, WarningTracker, type GaugeView } from "../viewModel/statusBar";
 
 /**
  * The item's id at the default placement (left, priority 100); the DOM id is
@@ -103,7 +99,7 @@ export function registerStatusBar(services: Services): StatusBarGauge {
               pinned: current.pinned,
               updatedAt: current.updatedAt,
               modifiedAt: current.session.mtimeMs,
-              ...(services.liveBridge?.gaugeInput(current) ?? { analysis: current.analysis }),
+              ...(services.liveBridge.liveAnalysis(current) ?? { analysis: current.analysis }),
             },
           }
         : {}),
@@ -156,7 +152,7 @@ export function registerStatusBar(services: Services): StatusBarGauge {
         : `pi's context is within ${until !== null ? until.toLocaleString("en-US") : "a few"} tokens of auto-compaction.`;
     notifications.push({ level, message });
     log.info(`warning: ${message}`);
-    void vscode.window.showWarningMessage(message, "Compact…", "Open Context Panel").then(
+    void notify.warn(message, "Compact…", "Open Context Panel").then(
       (choice) => {
         if (choice === "Compact…") void vscode.commands.executeCommand("piContext.compact");
         else if (choice === "Open Context Panel") void vscode.commands.executeCommand("piContext.openPanel");
@@ -184,7 +180,7 @@ export function registerStatusBar(services: Services): StatusBarGauge {
   context.subscriptions.push(
     rendered,
     sessions.onDidChange(() => render()),
-    ...(services.liveBridge ? [services.liveBridge.onDidChange(() => render())] : []),
+    services.liveBridge.onDidChange(() => render()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("piContext.statusBar") || e.affectsConfiguration("piContext.warning")) render();
     }),

@@ -141,6 +141,10 @@ export class OpenAiSummarizer implements Summarizer {
   readonly contextWindow: number | undefined;
   readonly maxOutputTokens: number;
   readonly model: string;
+  /** {@link model}: the id as the server names it. */
+  get modelName(): string {
+    return this.model;
+  }
   readonly baseURL: string;
   private readonly client: OpenAI;
   private readonly stream: boolean;

@@ -28,7 +28,7 @@
 import * as vscode from "vscode";
 import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
 import type { EntryRecord } from "../core/read/entries";
-import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
+import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import {
   appendLabelChange,
   plannedWrites,
@@ -51,20 +51,12 @@ import {
   type TreeElement,
   type TreeFilter,
 } from "../core/treeModel/model";
-import { SessionChangedError, UnsafeSessionWriteError } from "../core/flows/write";
 import type { SessionFile } from "../core/read/session";
-import type { CurrentSession, Services } from "../services";
+import type { CurrentSession, Services, SwitchCommandOutcome } from "../services";
 import { emptyStateMessage } from "../viewModel/statusBar";
-import {
-  getSummarizer,
-  keyOrigin,
-  configuredBaseURL,
-  readySummarizer,
-  summarizerWithNewKey,
-} from "../summarizers/select";
-import { OpenAiSummarizer } from "../summarizers/openai";
 import { setVirtualDocument, SUMMARY_SCHEME, summaryOf } from "../ui/summaryDocuments";
-import { formatDateTime } from "../shared/format";
+import { formatDateTime, nothingWritten } from "../shared/format";
+import * as notify from "../ui/notify";
 
 /** The view id (package.json `contributes.views`). */
 export const SESSION_TREE_VIEW = "piContext.sessionTree";
@@ -118,21 +110,6 @@ const KIND_NAMES: Record<NodeKind, string> = {
   usage: "usage record",
   unknown: "unknown entry",
 };
-
-/** What `piContext.tree.switchToHere` resolves with. */
-export type SwitchCommandOutcome =
-  | {
-      kind: "switched";
-      file: string;
-      targetId: string;
-      newLeafId: string | null;
-      entries: { type: string; id: string; parentId: string | null }[];
-      editorText?: string;
-    }
-  | { kind: "noop"; file: string; targetId: string; editorText?: string }
-  | { kind: "declined" | "cancelled"; file?: string; message?: string }
-  | { kind: "busy" }
-  | { kind: "error"; file?: string; errorKind: string; message: string };
 
 /** Options of `piContext.tree.switchToHere` (each one given skips its question). */
 export interface SwitchCommandOptions {
@@ -647,10 +624,10 @@ export function registerSessionTree(services: Services): SessionTreeView {
     prompter,
     summarizer: async () => {
       if (bridge) return { label: "pi (with its own model)", needsKey: false, origin: "" };
-      const origin = keyOrigin(configuredBaseURL(services));
+      const origin = services.summarizers.keyOrigin();
       try {
-        const s = await getSummarizer(services, { allowMissingKey: true });
-        return { label: s.label, needsKey: s instanceof OpenAiSummarizer && s.needsApiKey, origin };
+        const s = await services.summarizers.get({ allowMissingKey: true });
+        return { label: s.label, needsKey: s.needsApiKey === true, origin };
       } catch (error) {
         if (error instanceof SummarizerError)
           return { label: "the summarizer", needsKey: false, origin, problem: error.message };
@@ -661,15 +638,15 @@ export function registerSessionTree(services: Services): SessionTreeView {
       if (bridge) return true;
       let s: Summarizer;
       try {
-        s = await getSummarizer(services, { allowMissingKey: true });
+        s = await services.summarizers.get({ allowMissingKey: true });
       } catch (error) {
         if (!(error instanceof SummarizerError)) throw error;
         offerSettings(error.message);
         return false;
       }
-      if (!(s instanceof OpenAiSummarizer) || !s.needsApiKey) return true;
-      prompter.log.push({ kind: "apiKey", title: `API Key for ${keyOrigin(configuredBaseURL(services))}` });
-      return (await readySummarizer(services, s)) !== undefined;
+      if (!s.needsApiKey) return true;
+      prompter.log.push({ kind: "apiKey", title: `API Key for ${services.summarizers.keyOrigin()}` });
+      return (await services.summarizers.ready(s)) !== undefined;
     },
   });
 
@@ -750,9 +727,9 @@ export function registerSessionTree(services: Services): SessionTreeView {
       let label = typeof labelArg === "string" ? labelArg : undefined;
       if (label === undefined) {
         // refusals first: nothing is asked when the label could not be written
-        const bridge = services.liveBridge ? await services.liveBridge.resolve(file) : { kind: "none" as const };
-        if (bridge.kind === "problem") return writeLabel(services, file, id, undefined); // the bridge reports why it cannot (nothing is written)
-        if (bridge.kind === "none") {
+        const bridge = await services.liveBridge.availability(file);
+        if (bridge === "problem") return writeLabel(services, file, id, undefined); // the bridge reports why it cannot (nothing is written)
+        if (bridge === "none") {
           const live = checkLiveSession(file, {
             guardSeconds: services.config().liveSession.guardSeconds,
             ...(provider.session?.cwd ? { sessionCwd: provider.session.cwd } : {}),
@@ -760,7 +737,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
           if (live.live) {
             const message = describeLive(live, "label entries in");
             services.log.warn(`label ${file}: ${message}`);
-            void vscode.window.showWarningMessage(`pi Context: ${message}`);
+            void notify.warn(message);
             return undefined;
           }
         }
@@ -808,13 +785,13 @@ export function registerSessionTree(services: Services): SessionTreeView {
     mode: "ask" | "summary",
   ): Promise<SwitchCommandOutcome> {
     if (running) {
-      void vscode.window.showInformationMessage("pi Context: a branch switch is already running.");
+      void notify.info("a branch switch is already running.");
       return { kind: "busy" };
     }
     const targetId = targetIdOf(arg);
     const file = options.file ?? provider.file ?? services.sessions.current?.file;
     if (!targetId || !file) {
-      void vscode.window.showInformationMessage("pi Context: pick an entry in the Pi Session view to switch to.");
+      void notify.info("pick an entry in the Pi Session view to switch to.");
       return { kind: "declined" };
     }
     const config = services.config();
@@ -839,7 +816,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     let planned: SwitchPlan | undefined;
     try {
       // live bridge hook: a running pi with the bridge navigates itself (liveBridge.ts); else our flow + live guard
-      const live = await services.liveBridge?.routeSwitch(file, targetId, {
+      const live = await services.liveBridge.routeSwitch(file, targetId, {
         ...(given ? { given } : {}),
         ask: ask(true),
         signal: controller.signal,
@@ -856,7 +833,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
         file,
         targetId,
         given ?? { summarize: false },
-        () => getSummarizer(services),
+        () => services.summarizers.get(),
         {
           agentDir: services.sessions.agentDir(),
           projectSettings: config.projectSettings,
@@ -873,8 +850,8 @@ export function registerSessionTree(services: Services): SessionTreeView {
           },
           onUnauthorized: async (error, s) => {
             services.log.warn(`switch ${file}: ${error.message}`);
-            prompter.log.push({ kind: "apiKey", title: `API Key for ${keyOrigin(configuredBaseURL(services))}` });
-            return summarizerWithNewKey(services, s, error);
+            prompter.log.push({ kind: "apiKey", title: `API Key for ${services.summarizers.keyOrigin()}` });
+            return services.summarizers.withNewKey(s, error);
           },
           around: (task) =>
             Promise.resolve(
@@ -911,9 +888,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
       const r = outcome.result;
       const text = r.editorText;
       if (outcome.kind === "noop") {
-        void vscode.window.showInformationMessage(
-          `pi Context: the session is already at ${entryWords(outcome.plan.target)}.`,
-        );
+        void notify.info(`the session is already at ${entryWords(outcome.plan.target)}.`);
         return { kind: "noop", file, targetId, ...(text !== undefined ? { editorText: text } : {}) };
       }
       services.log.info(
@@ -955,7 +930,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
 
 /** An error about the summarizer's settings, with a way to them. */
 function offerSettings(message: string): void {
-  void vscode.window.showErrorMessage(`pi Context: ${message}`, "Open Settings").then((choice) => {
+  void notify.error(message, "Open Settings").then((choice) => {
     if (choice === "Open Settings")
       void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
   });
@@ -1159,19 +1134,15 @@ function offerResult(plan: SwitchPlan, written: number, text: string | undefined
   const where = newLeafWords(plan);
   const base =
     written > 0
-      ? `pi Context: moved the leaf to ${where}. pi resumes there the next time it opens the session.`
-      : `pi Context: the session already resumes at ${where}.`;
+      ? `moved the leaf to ${where}. pi resumes there the next time it opens the session.`
+      : `the session already resumes at ${where}.`;
   if (text === undefined) {
-    void vscode.window.showInformationMessage(base);
+    void notify.info(base);
     return;
   }
   const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
-  void vscode.window
-    .showInformationMessage(
-      `${base} The message you picked: “${preview.replace(/\s+/g, " ")}”`,
-      "Copy Text",
-      "Show Text",
-    )
+  void notify
+    .info(`${base} The message you picked: “${preview.replace(/\s+/g, " ")}”`, "Copy Text", "Show Text")
     .then(async (choice) => {
       if (choice === "Copy Text") await vscode.env.clipboard.writeText(text);
       else if (choice === "Show Text") {
@@ -1191,7 +1162,7 @@ async function writeLabel(
   id: string,
   label: string | undefined,
 ): Promise<{ entryId: string; label: string | null } | undefined> {
-  const live = await services.liveBridge?.routeLabel(file, id, label); // live bridge hook (liveBridge.ts)
+  const live = await services.liveBridge.routeLabel(file, id, label); // a running pi with the bridge writes it
   if (live) return live.result;
   try {
     const r = await appendLabelChange(file, id, label, { guardSeconds: services.config().liveSession.guardSeconds });
@@ -1201,46 +1172,19 @@ async function writeLabel(
   } catch (error) {
     const message = (error as Error).message;
     services.log.warn(`label ${file}: ${message}`);
-    if (error instanceof LiveSessionError) void vscode.window.showWarningMessage(`pi Context: ${message}`);
-    else
-      void vscode.window.showErrorMessage(
-        `pi Context: could not write the label: ${message}${/[Nn]othing was written/.test(message) ? "" : `${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`}`,
-      );
+    if (error instanceof LiveSessionError) void notify.warn(message);
+    else void notify.error(`could not write the label: ${nothingWritten(message)}`);
     return undefined;
   }
 }
 
 /** One message for an error (never a loop), and the outcome. */
 function report(services: Services, file: string, error: unknown): SwitchCommandOutcome {
-  const message = error instanceof Error ? error.message : String(error);
-  services.log.warn(`switch ${file}: ${error instanceof Error ? error.name : "error"}: ${message}`);
-  if (isCancellation(error)) {
-    void vscode.window.showInformationMessage("pi Context: branch switch cancelled. Nothing was written.");
-    return { kind: "cancelled", file, message };
-  }
-  if (error instanceof LiveSessionError) {
-    void vscode.window.showWarningMessage(`pi Context: ${message}`);
-    return { kind: "error", file, errorKind: "live", message };
-  }
-  if (error instanceof SummarizerError && error.kind === "config") {
-    void vscode.window.showErrorMessage(`pi Context: ${message}`, "Set API Key…", "Open Settings").then((choice) => {
-      if (choice === "Set API Key…") void vscode.commands.executeCommand("piContext.setApiKey");
-      else if (choice === "Open Settings")
-        void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
-    });
-    return { kind: "error", file, errorKind: "config", message };
-  }
-  const kind =
-    error instanceof SummarizerError
-      ? error.kind
-      : error instanceof SessionChangedError
-        ? "changed"
-        : error instanceof UnsafeSessionWriteError
-          ? "unsafe"
-          : "error";
-  const suffix = /[Nn]othing was (written|sent)/.test(message)
-    ? ""
-    : `${/[.!?]$/.test(message) ? "" : "."} Nothing was written.`;
-  void vscode.window.showErrorMessage(`pi Context: branch switch failed: ${message}${suffix}`);
-  return { kind: "error", file, errorKind: kind, message };
+  return notify.reportFlowFailure(services.log, {
+    operation: "branch switch",
+    logPrefix: "switch",
+    file,
+    error,
+    configActions: ["Set API Key…", "Open Settings"],
+  });
 }

@@ -7,13 +7,55 @@
 
 import type { InspectResult } from "../core/rules/inspect";
 import type { GaugeModel } from "../shared/protocol";
-import { gaugeLevel as thresholdLevel, windowSourceText } from "./statusBar";
+import { windowSourceText } from "./sourceText";
 
 /** Default warning margin (tokens before the threshold), as the `piContext.warning.margin` setting. */
 export const DEFAULT_WARNING_MARGIN = 10000;
 
+/** The colour of a gauge: by the distance to the limit pi compacts (or overflows) at. */
+export type GaugeLevel = "normal" | "warning" | "error";
+
+/** Where the colour limit is and why. */
+export interface GaugeLimit {
+  /** Tokens at which the colour turns to error when exceeded (pi: strict `>`). */
+  limit: number;
+  kind: "threshold" | "window";
+  /** Warning starts at `limit − margin` (margin capped at a quarter of the limit). */
+  margin: number;
+}
+
+/**
+ * The limit the colour is measured against: pi's auto-compaction threshold when auto-compaction is
+ * on and `reserveTokens` is valid, else the context window itself (pi will not compact before the
+ * provider overflows). `null` without a known window.
+ */
+export function gaugeLimit(inspect: InspectResult, margin: number): GaugeLimit | null {
+  const window = inspect.contextWindow.value;
+  if (!window || window <= 0) return null;
+  const useThreshold = inspect.compactionEnabled.value && inspect.threshold !== null;
+  const limit = useThreshold ? (inspect.threshold as number) : window;
+  return {
+    limit,
+    kind: useThreshold ? "threshold" : "window",
+    margin: Math.max(0, Math.min(margin, Math.floor(Math.max(limit, 0) / 4))),
+  };
+}
+
+/**
+ * The colour level: `error` when the tokens pi's threshold check uses are above the limit (pi
+ * auto-compacts at its next check), `warning` within the margin below it, else `normal`.
+ */
+export function gaugeLevel(inspect: InspectResult, margin: number): GaugeLevel {
+  const limit = gaugeLimit(inspect, margin);
+  if (!limit) return "normal";
+  const tokens = inspect.contextTokens;
+  if (tokens > limit.limit) return "error";
+  if (limit.limit - tokens <= limit.margin) return "warning";
+  return "normal";
+}
+
 /** pi's own footer colour for a percentage (`footer.js`: > 90 % error, > 70 % warning; null → normal). */
-export function gaugeLevel(percent: number | null): GaugeModel["level"] {
+export function footerLevel(percent: number | null): GaugeModel["level"] {
   if (percent === null) return "normal";
   if (percent > 90) return "error";
   if (percent > 70) return "warning";
@@ -45,7 +87,7 @@ export function buildGauge(inspect: InspectResult, margin = DEFAULT_WARNING_MARG
     usageTokens: inspect.estimate.usageTokens,
     trailingTokens: inspect.estimate.trailingTokens,
     footer: inspect.footer,
-    level: thresholdLevel(inspect, margin),
+    level: gaugeLevel(inspect, margin),
     model: inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null,
     thinkingLevel: inspect.thinkingLevel,
   };

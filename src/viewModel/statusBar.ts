@@ -7,9 +7,12 @@
  * `pi-context inspect --json` prints for the same file.
  */
 
+import { formatCount, PRODUCT_NAME } from "../shared/format";
 import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
-import type { InspectResult, ResolvedWindow, SourcedNumber } from "../core/rules/inspect";
+import type { SourcedNumber } from "../core/rules/inspect";
+import { windowSourceText } from "./sourceText";
+import { gaugeLevel, gaugeLimit, type GaugeLevel } from "./gauge";
 import type { ValueSource } from "../core/rules/settings";
 import type { ProblemModel } from "../shared/protocol";
 import {
@@ -22,14 +25,8 @@ import {
 } from "../shared/format";
 import { collectProblems } from "./problems";
 
-/** The product name as users see it. */
-export const PRODUCT_NAME = "pi Context";
-
 /** Problems listed in the tooltip before "… and N more". */
 export const TOOLTIP_PROBLEM_LIMIT = 6;
-
-/** Colour level of the gauge: `warning`/`error` map to `statusBarItem.warningBackground`/`errorBackground`. */
-export type GaugeLevel = "normal" | "warning" | "error";
 
 /** Which state the gauge is in. */
 export type GaugeState = "starting" | "no-workspace" | "no-session" | "session";
@@ -82,60 +79,10 @@ export interface GaugeView {
   command: "piContext.openPanel" | "piContext.selectSession";
 }
 
-/** Where the colour limit is and why. */
-export interface GaugeLimit {
-  /** Tokens at which the colour turns to error when exceeded (pi: strict `>`). */
-  limit: number;
-  kind: "threshold" | "window";
-  /** Warning starts at `limit − margin` (margin capped at a quarter of the limit). */
-  margin: number;
-}
-
-/**
- * The limit the colour is measured against: pi's auto-compaction threshold when auto-compaction is
- * on and `reserveTokens` is valid, else the context window itself (pi will not compact before the
- * provider overflows). `null` without a known window.
- */
-export function gaugeLimit(inspect: InspectResult, margin: number): GaugeLimit | null {
-  const window = inspect.contextWindow.value;
-  if (!window || window <= 0) return null;
-  const useThreshold = inspect.compactionEnabled.value && inspect.threshold !== null;
-  const limit = useThreshold ? (inspect.threshold as number) : window;
-  return {
-    limit,
-    kind: useThreshold ? "threshold" : "window",
-    margin: Math.max(0, Math.min(margin, Math.floor(Math.max(limit, 0) / 4))),
-  };
-}
-
-/**
- * The colour level: `error` when the tokens pi's threshold check uses are above the limit (pi
- * auto-compacts at its next check), `warning` within the margin below it, else `normal`.
- */
-export function gaugeLevel(inspect: InspectResult, margin: number): GaugeLevel {
-  const limit = gaugeLimit(inspect, margin);
-  if (!limit) return "normal";
-  const tokens = inspect.contextTokens;
-  if (tokens > limit.limit) return "error";
-  if (limit.limit - tokens <= limit.margin) return "warning";
-  return "normal";
-}
-
 /** Percent as shown in the text: whole numbers, `<1%` for a non-empty context below 1 %. */
 export function formatPercent(percent: number): string {
   if (percent > 0 && percent < 1) return "<1%";
   return `${Math.round(percent)}%`;
-}
-
-/** `123,456` (en-US grouping, independent of the host locale). */
-export function formatCount(n: number): string {
-  const sign = n < 0 ? "-" : "";
-  return (
-    sign +
-    Math.abs(Math.round(n))
-      .toString()
-      .replace(/\B(?=(\d{3})+(?!\d))/g, ",")
-  );
 }
 
 /**
@@ -145,28 +92,6 @@ export function formatCount(n: number): string {
  */
 export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_[\]<>|~&$]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
-}
-
-/**
- * Where a context window came from, in words, without nesting the file path:
- * `models.json: providers.scripted, model scripted-small`, `pi's built-in model catalog (openai/gpt-4o)`,
- * `models-store.json: cached catalog for openai`, `the running pi (pi 1.6.0, pid 42)`.
- * Plain text (escape it for Markdown).
- */
-export function windowSourceText(w: Pick<ResolvedWindow, "source" | "detail" | "where">): string {
-  switch (w.source) {
-    case "catalog":
-      return `pi's built-in model catalog${w.where ? ` (${w.where})` : ""}`;
-    case "models-store":
-      return `models-store.json${w.where ? `: ${w.where}` : ""}`;
-    case "models-json":
-    case "models-json-override":
-      return `models.json${w.where ? `: ${w.where}` : ""}`;
-    case "live":
-      return `the running pi${w.detail ? ` (${w.detail})` : ""}`;
-    case "unknown":
-      return w.detail ?? "unknown";
-  }
 }
 
 function valueSourceText(source: ValueSource, file: string | undefined, key: string): string {

@@ -9,7 +9,7 @@ import * as path from "path";
 import { pathToFileURL } from "url";
 import * as vscode from "vscode";
 import { after, before, beforeEach, describe, it } from "mocha";
-import type { CompactCommandOutcome } from "../../src/compaction/command";
+import type { CompactCommandOutcome } from "../../src/services";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { repoRoot, waitFor } from "./env";
 import { fixture, installSession, makeAgentDir, piApi, setSetting } from "./sessionHelpers";

@@ -13,10 +13,9 @@ import { after, before, describe, it } from "mocha";
 import { readAnnouncements } from "../../src/bridge/announce";
 import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/liveBridge/installFile";
 import { BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
-import type { CompactCommandOutcome } from "../../src/compaction/command";
 import type { PiContextApi } from "../../src/extension";
 import type { BridgeCommandOutcome, LiveBridgeService } from "../../src/liveBridge/service";
-import type { SwitchCommandOutcome } from "../../src/tree/register";
+import type { CompactCommandOutcome, SwitchCommandOutcome } from "../../src/services";
 import { messageText, PiRpc, readSessionLines, writeScriptedAgentDir } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { testWorkspace, waitFor } from "./env";
@@ -49,7 +48,7 @@ describe("live bridge with a real pi", function () {
 
   before(async () => {
     api = await piApi();
-    live = api.services.liveBridge!;
+    live = api.liveBridge;
     assert.ok(live, "services.liveBridge is registered");
     fs.mkdirSync(home, { recursive: true });
     fs.mkdirSync(path.join(agentDir, "sessions"), { recursive: true });

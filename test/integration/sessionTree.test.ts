@@ -11,7 +11,8 @@ import * as vscode from "vscode";
 import { after, afterEach, before, beforeEach, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
 import type { TreeElement } from "../../src/core/treeModel/model";
-import type { OpenPrompt, SwitchCommandOutcome } from "../../src/tree/register";
+import type { SwitchCommandOutcome } from "../../src/services";
+import type { OpenPrompt } from "../../src/tree/register";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { repoRoot, waitFor } from "./env";
 import {

@@ -14,7 +14,7 @@ import { buildProjection, type ProjectedEntry, type Projection } from "../../src
 import type { EntryRecord } from "../../src/core/read/entries";
 import { estimateTokens } from "../../src/core/read/estimate";
 import { computeFileLists, fileOpsToJson } from "../../src/core/rules/files";
-import { formatTokens } from "../../src/core/rules/inspect";
+import { formatTokens } from "../../src/shared/format";
 import type { SessionFile } from "../../src/core/read/session";
 import {
   contextUsage,

@@ -50,6 +50,13 @@ export interface Summarizer {
   readonly provider: string;
   /** Human-readable model name for messages, e.g. `gpt-4o-mini @ http://127.0.0.1:8080/v1`. */
   readonly label: string;
+  /** The model id as the server names it, for short texts (`gpt-4o-mini`); the label has the server too. */
+  readonly modelName?: string;
+  /**
+   * True when the provider cannot send until an API key is stored (an OpenAI-compatible server that
+   * needs one); previews and counting still work.
+   */
+  readonly needsApiKey?: boolean;
   /** The model's context window in tokens (input + output), undefined when unknown. */
   readonly contextWindow: number | undefined;
   /** The output limit asked for by default (tokens). */

@@ -124,7 +124,7 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
   let window: ResolvedWindow;
   let model: ModelInfo | undefined;
   if (options.contextWindow !== undefined) {
-    window = { value: options.contextWindow, source: "live", detail: "given by the caller" };
+    window = { value: options.contextWindow, source: "given", detail: "given by the caller" };
   } else {
     const resolved = resolveContextWindow(selection?.provider, selection?.modelId, modelsConfig, modelsStore);
     model = resolved.model;

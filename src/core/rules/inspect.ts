@@ -10,11 +10,12 @@ import { compactionSettingsOf, type ResolvedSettings, type Sourced, type ValueSo
 import { estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type ContextEstimate } from "./tokens";
 import { StructureTracker } from "./tree";
 import type { Diagnostic } from "../types";
+import { formatTokens } from "../../shared/format";
 
 /** A context window and where it came from. */
 export interface ResolvedWindow {
   value: number | undefined;
-  source: "catalog" | "models-store" | "models-json" | "models-json-override" | "unknown" | "live";
+  source: "catalog" | "models-store" | "models-json" | "models-json-override" | "unknown" | "live" | "given";
   /** Human-readable detail (file, provider entry). */
   detail?: string;
   /** The file the window came from (models.json, models-store.json), if any. */
@@ -97,15 +98,6 @@ export interface InspectOptions {
   contextWindow: ResolvedWindow;
   /** Leaf to inspect (default: the file's leaf). */
   leafId?: string | null;
-}
-
-/** pi's footer `formatTokens`: `<1000` as is, `<10000` one decimal `k`, `<1e6` rounded `k`, `<1e7` one decimal `M`, else rounded `M`. */
-export function formatTokens(count: number): string {
-  if (count < 1000) return count.toString();
-  if (count < 10000) return `${(count / 1000).toFixed(1)}k`;
-  if (count < 1000000) return `${Math.round(count / 1000)}k`;
-  if (count < 10000000) return `${(count / 1000000).toFixed(1)}M`;
-  return `${Math.round(count / 1000000)}M`;
 }
 
 function sourced(s: Sourced<number>): SourcedNumber {

@@ -8,7 +8,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
-import { formatUsage, main } from "../../../src/cli/main";
+import { formatUsage } from "../../../src/cli/args";
+import { main } from "../../../src/cli/main";
 import { FIXTURES } from "../../support/paths";
 
 const PI = path.join(FIXTURES, "pi-1.6.0");

@@ -20,7 +20,7 @@ import { compactionSettingsOf } from "../../../src/core/rules/settings";
 import { currentSystemMessage } from "../../../src/core/rules/tokens";
 import { estimateTokens } from "../../../src/core/read/estimate";
 import { allocate, buildBreakdown, categoryEntries, CONTEXT_CATEGORIES } from "../../../src/viewModel/breakdown";
-import { buildGauge, gaugeLevel } from "../../../src/viewModel/gauge";
+import { buildGauge, footerLevel } from "../../../src/viewModel/gauge";
 import { buildHistory } from "../../../src/viewModel/history";
 import { buildPanelState, emptyPanelState } from "../../../src/viewModel/panelState";
 import { buildSummaries } from "../../../src/viewModel/summaries";
@@ -229,11 +229,11 @@ describe("gauge", () => {
     assert.equal(g.threshold, 200000 - 16384);
   });
   it("pi's footer colours", () => {
-    assert.equal(gaugeLevel(70), "normal");
-    assert.equal(gaugeLevel(70.1), "warning");
-    assert.equal(gaugeLevel(90), "warning");
-    assert.equal(gaugeLevel(90.1), "error");
-    assert.equal(gaugeLevel(null), "normal");
+    assert.equal(footerLevel(70), "normal");
+    assert.equal(footerLevel(70.1), "warning");
+    assert.equal(footerLevel(90), "warning");
+    assert.equal(footerLevel(90.1), "error");
+    assert.equal(footerLevel(null), "normal");
   });
 });
 

@@ -14,16 +14,14 @@ import {
   buildGaugeView,
   emptyStateMessage,
   escapeMarkdown,
-  formatCount,
   formatPercent,
-  gaugeLevel,
-  gaugeLimit,
   problemLines,
   TOOLTIP_PROBLEM_LIMIT,
   WarningTracker,
-  windowSourceText,
 } from "../../../src/viewModel/statusBar";
-import { AUTO_COMPACTS_WHEN, formatDateTime } from "../../../src/shared/format";
+import { gaugeLevel, gaugeLimit } from "../../../src/viewModel/gauge";
+import { windowSourceText } from "../../../src/viewModel/sourceText";
+import { AUTO_COMPACTS_WHEN, formatCount, formatDateTime } from "../../../src/shared/format";
 import { collectProblems } from "../../../src/viewModel/problems";
 import { FIXTURES as FIXTURES_ROOT } from "../../support/paths";
 

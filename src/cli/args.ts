@@ -1,0 +1,133 @@
+/**
+ * What every `pi-context` command shares: argument parsing, the flags that choose pi's settings
+ * (`--agent-dir`, `--cwd`, `--project-settings`, `--context-window`, `--leaf`), usage text layout,
+ * and the errors that map to exit codes (2 usage, 1 refused or failed).
+ */
+
+import * as path from "node:path";
+import { getAgentDir, type ProjectSettingsMode } from "../core/rules/settings";
+import { withPeriod } from "../shared/format";
+
+/** Parsed command-line flags: `--name value`, `--flag`, and positional arguments. */
+export interface ParsedArgs {
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+/** Parse `argv` (without node and script). Flags listed in `booleans` take no value. */
+export function parseArgs(argv: readonly string[], booleans: ReadonlySet<string>): ParsedArgs {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      if (eq > 0) flags.set(arg.slice(2, eq), arg.slice(eq + 1));
+      else if (booleans.has(arg.slice(2))) flags.set(arg.slice(2), true);
+      else {
+        const value = argv[i + 1];
+        if (value === undefined) throw new UsageError(`${arg} needs a value.`);
+        flags.set(arg.slice(2), value);
+        i++;
+      }
+    } else positional.push(arg);
+  }
+  return { positional, flags };
+}
+
+/** A user error on the command line (exit code 2). */
+export class UsageError extends Error {}
+
+/** The analysis options the shared flags describe. */
+export function analyzeOptionsFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env) {
+  const agentDir = stringFlag(args, "agent-dir") ? path.resolve(stringFlag(args, "agent-dir")!) : getAgentDir(env);
+  const mode = stringFlag(args, "project-settings") ?? "auto";
+  if (!["auto", "always", "never"].includes(mode))
+    throw new UsageError("--project-settings must be auto, always or never.");
+  const windowFlag = stringFlag(args, "context-window");
+  const contextWindow = windowFlag !== undefined ? Number(windowFlag) : undefined;
+  if (contextWindow !== undefined && !(contextWindow > 0))
+    throw new UsageError("--context-window must be a positive number.");
+  const leaf = stringFlag(args, "leaf");
+  return {
+    agentDir,
+    projectSettings: mode as ProjectSettingsMode,
+    ...(stringFlag(args, "cwd") ? { cwd: path.resolve(stringFlag(args, "cwd")!) } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(leaf !== undefined ? { leafId: leaf === "null" ? null : leaf } : {}),
+  };
+}
+
+/** The file is not a pi session (first line is no session header) or is empty. */
+export class NotASessionError extends Error {
+  constructor(file: string, empty: boolean) {
+    super(
+      empty
+        ? `${file} is empty: not a pi session.`
+        : `${file} is not a pi session: its first line is not a session header ({"type":"session",…}).`,
+    );
+    this.name = "NotASessionError";
+  }
+}
+
+/** A CLI sub-command: returns the exit code. */
+export type CliCommand = (
+  argv: readonly string[],
+  out: (s: string) => void,
+  err: (s: string) => void,
+) => Promise<number>;
+
+/**
+ * One command's usage, indented by `indent` spaces, continuation lines aligned under its first
+ * argument; "API key:" lines are dropped (the help lists the environment once).
+ */
+export function formatUsage(usage: string, indent: number): string {
+  const lines = usage.split("\n").filter((l) => !/^\s*API key:/.test(l));
+  const first = lines[0]!.trim();
+  const m = /^pi-context \S+ /.exec(first);
+  const column = indent + (m ? m[0].length : 2);
+  return [" ".repeat(indent) + first, ...lines.slice(1).map((l) => " ".repeat(column) + l.trim())].join("\n");
+}
+
+/** A failure's message for the terminal: file-system errors in words, always a full sentence. */
+export function errorText(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  const file = typeof e?.path === "string" ? e.path : undefined;
+  if (e?.code === "ENOENT" && file) return `${file}: no such file.`;
+  if (e?.code === "EISDIR") return `${file ?? "the path"} is a directory, not a session file.`;
+  if ((e?.code === "EACCES" || e?.code === "EPERM") && file) return `${file}: permission denied.`;
+  return withPeriod(e instanceof Error ? e.message : String(error));
+}
+
+/** A flag's string value (undefined when absent or given without a value). */
+export function stringFlag(args: ParsedArgs, name: string): string | undefined {
+  const v = args.flags.get(name);
+  return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * A whole, non-negative number flag (floored).
+ * @throws {UsageError} when the value is not a non-negative number.
+ */
+export function intFlag(args: ParsedArgs, name: string): number | undefined {
+  const value = args.flags.get(name);
+  if (value === undefined) return undefined;
+  const v = Number(value);
+  if (typeof value !== "string" || !Number.isFinite(v) || v < 0)
+    throw new UsageError(`--${name} must be a non-negative number.`);
+  return Math.floor(v);
+}
+
+/**
+ * Refuse unknown flags (with the command's usage) and `--api-key` (keys come from the environment only).
+ * @throws {UsageError}
+ */
+export function checkFlags(args: ParsedArgs, known: ReadonlySet<string>, usage: string): void {
+  for (const name of args.flags.keys()) {
+    if (name === "api-key")
+      throw new UsageError(
+        "There is no --api-key flag: put the key in PI_CONTEXT_API_KEY or OPENAI_API_KEY (flags end up in shell history and process lists).",
+      );
+    if (!known.has(name)) throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(usage, 2)}`);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * `pi-context inspect <session.jsonl> [--json] …`: what the gauge shows (pi's numbers and where
+ * each comes from) and what pi's `/compact` would do now.
+ */
+
+import * as path from "node:path";
+import { analyzeSession, type Analysis } from "../core/rules/analyze";
+import type { InspectResult } from "../core/rules/inspect";
+import { formatCount as n, withPeriod } from "../shared/format";
+import { windowSourceText } from "../viewModel/sourceText";
+import { analyzeOptionsFrom, formatUsage, NotASessionError, parseArgs, UsageError, type CliCommand } from "./args";
+
+export const INSPECT_USAGE = `pi-context inspect <session.jsonl> [--json] [--agent-dir DIR] [--cwd DIR] [--leaf ID]
+  [--project-settings auto|always|never] [--context-window N]`;
+
+const INSPECT_FLAGS = new Set(["json", "agent-dir", "cwd", "leaf", "project-settings", "context-window"]);
+
+/** Where a pi setting came from, in words: `global settings: /…/settings.json`. */
+function sourceText(s: { source: string; file?: string; key?: string; error?: string }): string {
+  if (s.error) return `invalid: ${s.error}`;
+  if (s.source === "default") return "pi's default";
+  const where =
+    s.source === "override"
+      ? "compaction.modelOverrides in"
+      : s.source === "project"
+        ? "project settings"
+        : "global settings";
+  return `${where}${s.file ? `: ${s.file}` : ""}`;
+}
+
+/** `label` padded to the report's first column. */
+const row = (label: string, text: string) => `${label.padEnd(12)}${text}`;
+
+/** The human-readable `inspect` report. */
+export function formatInspect(analysis: Analysis): string {
+  const r: InspectResult = analysis.inspect;
+  const lines: string[] = [];
+  const model = r.model ? `${r.model.provider}/${r.model.modelId}` : "(none on the session's path)";
+  if (r.sessionName) lines.push(row("session", r.sessionName));
+  lines.push(row("file", r.file));
+  lines.push(row("entries", `${n(r.entryCount)}; leaf ${r.leafId ?? "(none)"}`));
+  lines.push(
+    row(
+      "model",
+      `${analysis.selection ? `${analysis.selection.provider}/${analysis.selection.modelId}` : model}${analysis.selection?.source === "settings-default" ? " (pi's default model from settings.json)" : ""}`,
+    ),
+  );
+  const win = r.contextWindow.value;
+  lines.push(
+    row(
+      "window",
+      `${win ? `${n(win)} tokens, from ${windowSourceText(r.contextWindow, "file")}` : `unknown (${windowSourceText(r.contextWindow, "file")})`}`,
+    ),
+  );
+  const how =
+    r.estimate.method === "usage+estimate"
+      ? `last reported usage ${n(r.estimate.usageTokens)} + estimate of later messages ${n(r.estimate.trailingTokens)}`
+      : `estimate of all messages`;
+  lines.push(
+    row(
+      "context",
+      `${n(r.contextTokens)} tokens${r.percent !== null ? ` = ${r.percent.toFixed(1)}% of the window` : ""} (${how})${r.usageKnown ? "" : "; pi shows ? until its next answer"}`,
+    ),
+  );
+  lines.push(row("pi footer", r.footer));
+  lines.push(
+    row(
+      "auto",
+      `compaction ${r.compactionEnabled.value ? "enabled" : "disabled"} (${sourceText(r.compactionEnabled)})`,
+    ),
+  );
+  lines.push(
+    row(
+      "reserve",
+      `${r.reserveTokens.value !== null ? `${n(r.reserveTokens.value)} tokens` : "?"} (${sourceText(r.reserveTokens)})`,
+    ),
+  );
+  lines.push(
+    row(
+      "keep",
+      `${r.keepRecentTokens.value !== null ? `${n(r.keepRecentTokens.value)} tokens` : "?"} (${sourceText(r.keepRecentTokens)})`,
+    ),
+  );
+  if (r.threshold !== null) {
+    const until = r.tokensUntilCompaction!;
+    const state = !r.compactionEnabled.value
+      ? "auto-compaction is off"
+      : until >= 0
+        ? `${n(until)} tokens until auto-compaction`
+        : `over by ${n(-until)} tokens: pi auto-compacts at its next check (after the current answer or before the next request)`;
+    lines.push(row("threshold", `${n(r.threshold)} tokens (window − reserve); ${state}`));
+  } else lines.push(row("threshold", "unknown (no context window, or reserveTokens is invalid)"));
+  lines.push("");
+  if (r.compaction) {
+    const c = r.compaction;
+    const k = (label: string, text: string) => `  ${label.padEnd(18)}${text}`;
+    lines.push("compaction preview (what pi's /compact would do now)");
+    lines.push(k("first kept entry", c.firstKeptEntryId));
+    lines.push(k("split turn", c.isSplitTurn ? `yes (the turn starts at ${c.turnStartEntryId})` : "no"));
+    lines.push(k("tokens before", n(c.tokensBefore)));
+    lines.push(
+      k(
+        "summarized",
+        `${n(c.summarizedEntryIds.length)} entries${c.turnPrefixEntryIds.length ? ` + ${n(c.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(c.summarizedTokens)} tokens${c.hasPreviousSummary ? ` (+ the summary of compaction ${c.previousCompactionId})` : ""}`,
+      ),
+    );
+    lines.push(
+      k(
+        "kept",
+        `${n(c.keptEntryCount)} entries, ≈${n(c.keptTokens)} tokens${c.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}`,
+      ),
+    );
+    lines.push(k("after", `≈${n(c.tokensAfterWithoutSummary)} tokens + the summary`));
+    lines.push(k("read files", c.readFiles.length ? c.readFiles.join(", ") : "(none)"));
+    lines.push(k("modified files", c.modifiedFiles.length ? c.modifiedFiles.join(", ") : "(none)"));
+  } else lines.push(`compaction preview: none — ${withPeriod(r.compactionUnavailable ?? "nothing to compact")}`);
+  const problems = [
+    ...r.settingsProblems.map((p) => `settings: ${p.message}`),
+    ...(analysis.modelsError ? [`models: ${analysis.modelsError.split("\n")[0]}`] : []),
+    ...r.diagnostics.map((d) => `${d.severity}: ${d.message}`),
+  ];
+  if (problems.length) {
+    lines.push("");
+    lines.push("diagnostics");
+    for (const p of problems.slice(0, 50)) lines.push(`  ${p}`);
+    if (problems.length > 50) lines.push(`  … ${n(problems.length - 50)} more`);
+  }
+  return lines.join("\n");
+}
+
+/** `pi-context inspect`. */
+export const inspectCommand: CliCommand = async (argv, out) => {
+  const args = parseArgs(argv, new Set(["json"]));
+  const file = args.positional[0];
+  if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(INSPECT_USAGE, 2)}`);
+  for (const name of args.flags.keys())
+    if (!INSPECT_FLAGS.has(name))
+      throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(INSPECT_USAGE, 2)}`);
+  const analysis = await analyzeSession(path.resolve(file), analyzeOptionsFrom(args));
+  const session = analysis.session;
+  if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
+  if (args.flags.has("json")) out(JSON.stringify(analysis.inspect, null, 2));
+  else out(formatInspect(analysis));
+  return 0;
+};

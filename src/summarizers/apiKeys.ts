@@ -1,0 +1,119 @@
+/**
+ * API keys of the OpenAI-compatible summarizer: kept only in `SecretStorage`, one per API origin
+ * (`https://openrouter.ai`, `http://127.0.0.1:11434`, …) so a key stored for one server is never
+ * sent to another; never written to settings, logs or messages. "Pi: Set API Key…" / "Pi: Clear
+ * API Key", and the password box a compaction or branch summary opens when a key is needed.
+ */
+
+import * as vscode from "vscode";
+import type { BaseServices } from "../services";
+import * as notify from "../ui/notify";
+import { OPENAI_DEFAULT_BASE_URL } from "./openai";
+
+const SECRET_PREFIX = "piContext.summarizer.apiKey:";
+
+/** The origin a key is stored under (`scheme://host:port`), or the raw string when it is no URL. */
+export function keyOrigin(baseURL: string): string {
+  try {
+    return new URL(baseURL || OPENAI_DEFAULT_BASE_URL).origin;
+  } catch {
+    return baseURL;
+  }
+}
+
+/** The configured OpenAI-compatible base URL (empty setting = OpenAI). */
+export function configuredBaseURL(services: BaseServices): string {
+  return services.config().summarizer.openai.baseURL || OPENAI_DEFAULT_BASE_URL;
+}
+
+/** The stored API key for a base URL, if any. */
+export async function getApiKey(
+  services: BaseServices,
+  baseURL = configuredBaseURL(services),
+): Promise<string | undefined> {
+  return (await services.context.secrets.get(SECRET_PREFIX + keyOrigin(baseURL))) || undefined;
+}
+
+/** Store an API key for a base URL (empty = delete). */
+export async function storeApiKey(
+  services: BaseServices,
+  key: string,
+  baseURL = configuredBaseURL(services),
+): Promise<void> {
+  const name = SECRET_PREFIX + keyOrigin(baseURL);
+  if (key) await services.context.secrets.store(name, key);
+  else await services.context.secrets.delete(name);
+}
+
+/**
+ * Ask for the API key of the configured OpenAI-compatible server in a password box and store it
+ * in SecretStorage (under the server's origin).
+ * @param reason `missing`: the server needs a key and none is stored; `rejected`: it answered
+ *   HTTP 401/403 (no key, or a wrong one).
+ * @returns the key, or undefined when the user pressed Escape (nothing stored).
+ */
+export async function askApiKey(
+  services: BaseServices,
+  reason: "missing" | "rejected",
+  detail?: string,
+): Promise<string | undefined> {
+  const baseURL = configuredBaseURL(services);
+  const origin = keyOrigin(baseURL);
+  const value = await vscode.window.showInputBox({
+    title: `API Key for ${origin}`,
+    prompt: `${reason === "missing" ? `The summarizer at ${origin} needs an API key.` : `The summarizer at ${origin} refused the request${detail ? ` (${detail})` : ""}.`} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.`,
+    password: true,
+    ignoreFocusOut: true,
+    placeHolder: "sk-…",
+    validateInput: (v) => (v.trim() ? undefined : "Enter the API key, or press Escape to cancel."),
+  });
+  const key = value?.trim();
+  if (!key) return undefined;
+  await storeApiKey(services, key, baseURL);
+  services.log.info(`API key stored for ${origin}`);
+  return key;
+}
+
+/**
+ * "Pi: Set API Key…" / "Pi: Clear API Key". `piContext.setApiKey` takes an optional key argument
+ * (for scripts and tests); without it the user types it into a password box.
+ */
+export function registerApiKeyCommands(services: BaseServices): void {
+  const remove = async (baseURL: string, quiet: boolean): Promise<void> => {
+    const origin = keyOrigin(baseURL);
+    const had = (await getApiKey(services, baseURL)) !== undefined;
+    if (had) await storeApiKey(services, "", baseURL);
+    if (had) services.log.info(`API key removed for ${origin}`);
+    if (!quiet) void notify.info(had ? `API key removed for ${origin}.` : `no API key was stored for ${origin}.`);
+  };
+  services.context.subscriptions.push(
+    vscode.commands.registerCommand("piContext.setApiKey", async (key?: unknown) => {
+      const baseURL = configuredBaseURL(services);
+      const origin = keyOrigin(baseURL);
+      let value = typeof key === "string" ? key : undefined;
+      if (value === undefined) {
+        value = await vscode.window.showInputBox({
+          title: `Pi: Set API Key for ${origin}`,
+          prompt: `API key for the summarizer at ${origin} (kept in VS Code's secret storage, never in settings). Empty removes the stored key.`,
+          password: true,
+          ignoreFocusOut: true,
+          placeHolder: "sk-…",
+        });
+        if (value === undefined) return false;
+      }
+      value = value.trim();
+      if (!value) {
+        await remove(baseURL, typeof key === "string");
+        return true;
+      }
+      await storeApiKey(services, value, baseURL);
+      services.log.info(`API key stored for ${origin}`);
+      if (typeof key !== "string") void notify.info(`API key stored for ${origin}.`);
+      return true;
+    }),
+    vscode.commands.registerCommand("piContext.clearApiKey", async () => {
+      await remove(configuredBaseURL(services), false);
+      return true;
+    }),
+  );
+}

@@ -1,0 +1,85 @@
+/**
+ * The one notification helper of the VS Code surfaces: every toast starts with the product name
+ * ("pi Context: …", written once here), and a failed flow that writes to a session (compaction,
+ * branch switch, label) maps its error to one message and one outcome in one place. Messages never
+ * loop: one toast per failure, details in the log.
+ */
+
+import * as vscode from "vscode";
+import { isCancellation, SummarizerError } from "../core/flows/summarizer";
+import { isUnauthorized } from "../core/flows/compact";
+import { LiveSessionError } from "../core/flows/live";
+import { SessionChangedError, UnsafeSessionWriteError } from "../core/flows/write";
+import { nothingWritten, PRODUCT_NAME } from "../shared/format";
+
+const prefix = (text: string) => `${PRODUCT_NAME}: ${text}`;
+
+/** An information toast, "pi Context: " + `text`; resolves with the chosen action. */
+export function info(text: string, ...actions: string[]): Thenable<string | undefined> {
+  return vscode.window.showInformationMessage(prefix(text), ...actions);
+}
+
+/** A warning toast, "pi Context: " + `text`; resolves with the chosen action. */
+export function warn(text: string, ...actions: string[]): Thenable<string | undefined> {
+  return vscode.window.showWarningMessage(prefix(text), ...actions);
+}
+
+/** An error toast, "pi Context: " + `text`; resolves with the chosen action. */
+export function error(text: string, ...actions: string[]): Thenable<string | undefined> {
+  return vscode.window.showErrorMessage(prefix(text), ...actions);
+}
+
+/** Actions a failure toast may offer, and what each one runs. */
+const ACTIONS: Record<string, () => void> = {
+  "Set API Key…": () => void vscode.commands.executeCommand("piContext.setApiKey"),
+  "Open Settings": () => void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer"),
+};
+
+/** Run the action a failure toast's button names (see {@link ACTIONS}). */
+function runAction(choice: string | undefined): void {
+  if (choice) ACTIONS[choice]?.();
+}
+
+/** The outcome of a failed flow: `cancelled`, or `error` with a kind (`live`, `config`, `changed`, `unsafe`, a summarizer error kind, `error`). */
+export type FlowFailure =
+  | { kind: "cancelled"; file: string; message: string }
+  | { kind: "error"; file: string; errorKind: string; message: string };
+
+/** The kind a flow error is reported as (`errorKind` of the outcome). */
+export function errorKindOf(error: unknown): string {
+  if (error instanceof LiveSessionError) return "live";
+  if (error instanceof SummarizerError) return error.kind;
+  if (error instanceof SessionChangedError) return "changed";
+  if (error instanceof UnsafeSessionWriteError) return "unsafe";
+  return "error";
+}
+
+/**
+ * Tell the user once why a flow that writes to a session stopped, log it, and return the outcome.
+ * A cancel is information ("<operation> cancelled. Nothing was written."); the live-session guard
+ * is a warning with its own words; a summarizer configuration problem offers `configActions`;
+ * anything else is "<operation> failed: <message> Nothing was written." (with "Set API Key…" after
+ * HTTP 401/403).
+ * @param operation how the message names the flow: `compaction`, `branch switch`.
+ * @param logPrefix the log line's prefix (`compact`, `switch`).
+ */
+export function reportFlowFailure(
+  log: vscode.LogOutputChannel,
+  options: { operation: string; logPrefix: string; file: string; error: unknown; configActions: string[] },
+): FlowFailure {
+  const { operation, logPrefix, file, error: e, configActions } = options;
+  const message = e instanceof Error ? e.message : String(e);
+  log.warn(`${logPrefix} ${file}: ${e instanceof Error ? e.name : "error"}: ${message}`);
+  if (isCancellation(e)) {
+    void info(`${operation} cancelled. Nothing was written.`);
+    return { kind: "cancelled", file, message };
+  }
+  const errorKind = errorKindOf(e);
+  if (errorKind === "live") void warn(message);
+  else if (errorKind === "config") void error(message, ...configActions).then(runAction);
+  else
+    void error(`${operation} failed: ${nothingWritten(message)}`, ...(isUnauthorized(e) ? ["Set API Key…"] : [])).then(
+      runAction,
+    );
+  return { kind: "error", file, errorKind, message };
+}
