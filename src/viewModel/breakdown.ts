@@ -26,7 +26,13 @@ import type { EntryRecord } from "../core/read/entries";
 import { messageChars, type CharBreakdown } from "../core/read/estimate";
 import type { InspectResult } from "../core/rules/inspect";
 import { contribution, currentSystemMessage, type BodyReader } from "../core/rules/tokens";
-import type { BreakdownModel, CategoryEntry, CategoryId, CategoryModel } from "../shared/protocol";
+import {
+  CATEGORY_IDS,
+  type BreakdownModel,
+  type CategoryEntry,
+  type CategoryId,
+  type CategoryModel,
+} from "../shared/protocol";
 
 /** Display labels of the categories. */
 export const CATEGORY_LABELS: Record<CategoryId, string> = {
@@ -43,16 +49,7 @@ export const CATEGORY_LABELS: Record<CategoryId, string> = {
 };
 
 /** The in-context categories (everything but free/reserve). */
-export const CONTEXT_CATEGORIES: readonly CategoryId[] = [
-  "system",
-  "summaries",
-  "user",
-  "assistantText",
-  "thinking",
-  "toolCalls",
-  "toolResults",
-  "other",
-];
+export const CONTEXT_CATEGORIES: readonly CategoryId[] = CATEGORY_IDS.filter((c) => c !== "free" && c !== "reserve");
 
 type Parts = Partial<Record<CategoryId, number>>;
 
