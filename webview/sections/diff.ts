@@ -1,0 +1,169 @@
+/**
+ * The summary diff section: pick two summaries of the path (older → newer), see what the newer one
+ * lost and gained line by line with word-level changes (`src/shared/summaryDiff.ts`, the same pure
+ * function the tests check), unchanged lines folded to one line of context; "Open in Diff Editor"
+ * asks the host for VS Code's diff editor.
+ */
+
+import type { SummaryModel } from "../../src/shared/protocol";
+import { plural } from "../../src/shared/format";
+import { diffSummaries, type DiffLine } from "../../src/shared/summaryDiff";
+import { h, icon } from "../dom";
+import { summaryTitle } from "../format";
+import type { View } from "../view";
+import { collapsible } from "../widgets";
+
+/** Unchanged lines kept around each change when unchanged lines are folded. */
+const CONTEXT = 1;
+
+/**
+ * The diff section (two or more summaries on the path). The pair is the saved one when it is
+ * still valid (`ui.diffTo` not the first, `ui.diffFrom` before it), else the last two.
+ */
+export function renderDiffSection(view: View): HTMLElement {
+  const ui = view.ui;
+  const summaries = view.state.summaries;
+  const ids = summaries.map((x) => x.entryId);
+  let toId = ui.diffTo && ids.includes(ui.diffTo) ? ui.diffTo : ids[ids.length - 1]!;
+  let toIndex = ids.indexOf(toId);
+  if (toIndex === 0) {
+    toIndex = 1;
+    toId = ids[1]!;
+  }
+  const fromId =
+    ui.diffFrom && ids.indexOf(ui.diffFrom) >= 0 && ids.indexOf(ui.diffFrom) < toIndex
+      ? ui.diffFrom
+      : ids[toIndex - 1]!;
+  const older = summaries.find((x) => x.entryId === fromId)!;
+  const newer = summaries[toIndex]!;
+
+  const select = (id: string, value: string, choices: SummaryModel[], onChange: (v: string) => void) => {
+    const sel = h("vscode-single-select", {
+      "data-testid": id,
+      "aria-label": id === "diff-from" ? "Older summary" : "Newer summary",
+    });
+    for (const c of choices) {
+      const i = summaries.indexOf(c);
+      const opt = h(
+        "vscode-option",
+        { value: c.entryId, selected: c.entryId === value },
+        `${summaryTitle(c)} ${i + 1} · ${c.entryId}`,
+      );
+      sel.appendChild(opt);
+    }
+    sel.addEventListener("change", () => onChange((sel as unknown as { value: string }).value));
+    return sel;
+  };
+  const fromSel = select("diff-from", fromId, summaries.slice(0, toIndex), (v) => {
+    ui.diffFrom = v;
+    view.saveAndRender();
+  });
+  const toSel = select("diff-to", newer.entryId, summaries.slice(1), (v) => {
+    ui.diffTo = v;
+    if (ui.diffFrom && ids.indexOf(ui.diffFrom) >= ids.indexOf(v)) ui.diffFrom = undefined;
+    view.saveAndRender();
+  });
+  const diff = diffSummaries(older.text, newer.text);
+  const counts = diff.stats;
+  const stats = h(
+    "div",
+    { class: "diff-stats", "data-testid": "diff-stats" },
+    h(
+      "span",
+      { class: `stat removed ${counts.linesRemoved ? "has" : ""}`, title: "Lines of the older summary that are gone" },
+      icon("remove", { size: "12" }),
+      ` ${plural(counts.linesRemoved, "line")} disappeared`,
+    ),
+    h("span", { class: "stat changed" }, icon("diff-modified", { size: "12" }), ` ${counts.linesChanged} changed`),
+    h("span", { class: "stat added" }, icon("add", { size: "12" }), ` ${counts.linesAdded} added`),
+    h("span", { class: "muted" }, `(${counts.wordsRemoved} words removed, ${counts.wordsAdded} added)`),
+  );
+  const openBtn = h(
+    "vscode-button",
+    { secondary: true, icon: "diff", "data-testid": "open-diff-editor", "data-key": "open-diff-editor" },
+    "Open in Diff Editor",
+  );
+  openBtn.addEventListener("click", () => view.send({ type: "openDiff", fromId: older.entryId, toId: newer.entryId }));
+  const unchanged = h("vscode-checkbox", {
+    label: "Show unchanged lines",
+    checked: ui.showUnchanged,
+    "data-testid": "show-unchanged",
+  });
+  unchanged.addEventListener("change", () => {
+    ui.showUnchanged = (unchanged as unknown as { checked: boolean }).checked;
+    view.saveAndRender();
+  });
+  const controls = h(
+    "div",
+    { class: "diff-controls" },
+    h("label", { class: "muted" }, "From"),
+    fromSel,
+    h("label", { class: "muted" }, "to"),
+    toSel,
+  );
+  const body = [
+    controls,
+    h("div", { class: "diff-toolbar" }, stats, h("span", { class: "spacer" }), unchanged, openBtn),
+    renderDiffLines(diff.lines, diff.identical, ui.showUnchanged),
+  ];
+  return collapsible(
+    view,
+    "diff",
+    "Summary diff",
+    `${summaryTitle(older)} ${ids.indexOf(older.entryId) + 1} → ${summaryTitle(newer)} ${toIndex + 1}`,
+    body,
+  );
+}
+
+/** The diff table: `−`/`+`/`~` lines with old and new line numbers, folded runs of unchanged lines. */
+function renderDiffLines(lines: DiffLine[], identical: boolean, showUnchanged: boolean): HTMLElement {
+  const box = h("div", { class: "diff", role: "table", "aria-label": "Summary diff", "data-testid": "summary-diff" });
+  if (identical) {
+    box.appendChild(h("p", { class: "muted pad" }, "The two summaries are identical."));
+    return box;
+  }
+  const keep = lines.map((l) => l.kind !== "same");
+  if (!showUnchanged) {
+    lines.forEach((l, i) => {
+      if (l.kind === "same") return;
+      for (let j = Math.max(0, i - CONTEXT); j <= Math.min(lines.length - 1, i + CONTEXT); j++) keep[j] = true;
+    });
+  }
+  let skipped = 0;
+  const flush = () => {
+    if (skipped > 0)
+      box.appendChild(h("div", { class: "diff-skip muted", role: "row" }, `⋯ ${plural(skipped, "unchanged line")}`));
+    skipped = 0;
+  };
+  lines.forEach((l, i) => {
+    if (!showUnchanged && !keep[i]) {
+      skipped++;
+      return;
+    }
+    flush();
+    const gutter = l.kind === "removed" ? "−" : l.kind === "added" ? "+" : l.kind === "changed" ? "~" : " ";
+    const text = h("span", { class: "diff-text" });
+    for (const seg of l.segments) {
+      if (seg.op === "same") text.appendChild(document.createTextNode(seg.text));
+      else text.appendChild(h(seg.op === "removed" ? "del" : "ins", { class: `w-${seg.op}` }, seg.text));
+    }
+    if (l.segments.every((x) => x.text.length === 0)) text.appendChild(document.createTextNode("\u00a0"));
+    box.appendChild(
+      h(
+        "div",
+        {
+          class: `diff-line ${l.kind}`,
+          role: "row",
+          "data-kind": l.kind,
+          "aria-label": l.kind === "same" ? undefined : `${l.kind} line`,
+        },
+        h("span", { class: "ln muted" }, l.oldLine !== undefined ? String(l.oldLine) : ""),
+        h("span", { class: "ln muted" }, l.newLine !== undefined ? String(l.newLine) : ""),
+        h("span", { class: "gutter" }, gutter),
+        text,
+      ),
+    );
+  });
+  flush();
+  return box;
+}

@@ -1,0 +1,144 @@
+/**
+ * The gauge section: the headline (`used / window tokens`, percent in pi's footer colour, a badge
+ * for pi's estimate), tokens until auto-compaction, the bar, the facts behind
+ * the numbers (window and its source, reserve and where it is set, how it was counted, pi's
+ * footer), then the breakdown and the history.
+ */
+
+import type { GaugeModel } from "../../src/shared/protocol";
+import { AUTO_COMPACTS_WHEN, formatCount } from "../../src/shared/format";
+import { append, h, icon } from "../dom";
+import { short } from "../format";
+import type { View } from "../view";
+import { renderBar } from "./bar";
+import { renderBreakdown } from "./breakdown";
+import { renderHistory } from "./history";
+
+/** Where `reserveTokens` was set, in words. */
+function reserveSourceLabel(g: GaugeModel): string {
+  switch (g.reserveSource) {
+    case "default":
+      return "pi default";
+    case "global":
+      return "global settings";
+    case "project":
+      return "project settings";
+    case "override":
+      return "modelOverrides";
+  }
+}
+
+function renderHeadline(g: GaugeModel): HTMLElement {
+  const headline = h("div", { class: "headline" });
+  const used = h(
+    "span",
+    { class: "used", "data-testid": "gauge-used", "data-value": String(g.used) },
+    formatCount(g.used),
+  );
+  const windowText =
+    g.window !== null
+      ? h(
+          "span",
+          { class: "window" },
+          " / ",
+          h("span", { "data-testid": "gauge-window", "data-value": String(g.window) }, formatCount(g.window)),
+          " tokens",
+        )
+      : h("span", { class: "window" }, " tokens (window unknown)");
+  append(headline, [used, windowText]);
+  if (g.percent !== null)
+    headline.appendChild(
+      h("span", { class: `percent level-${g.level}`, "data-testid": "gauge-percent" }, `${g.percent.toFixed(1)}%`),
+    );
+  if (!g.usageKnown) {
+    headline.appendChild(
+      h(
+        "vscode-badge",
+        {
+          class: "estimate-badge",
+          "data-testid": "gauge-estimate",
+          title:
+            "Right after a compaction pi's footer shows “?” until the next answer reports usage. This number is pi's own estimate (chars/4) of the compacted context.",
+        },
+        "estimate · pi shows ?",
+      ),
+    );
+  }
+  return headline;
+}
+
+/** How far the context is from pi's auto-compaction threshold (or that it is past it, or off). */
+function renderUntil(g: GaugeModel): HTMLElement {
+  const until = h("div", { class: "until", "data-testid": "gauge-until" });
+  if (g.tokensUntilCompaction !== null && g.threshold !== null) {
+    if (!g.autoCompaction)
+      until.append(
+        icon("circle-slash", { size: "14" }),
+        ` Auto-compaction is off (threshold would be ${formatCount(g.threshold)}).`,
+      );
+    else if (g.tokensUntilCompaction >= 0) {
+      until.append(
+        icon("arrow-right", { size: "14" }),
+        " ",
+        h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(g.tokensUntilCompaction)} tokens`),
+        ` until auto-compaction (at ${formatCount(g.threshold)})`,
+      );
+    } else {
+      until.classList.add("over");
+      until.append(
+        icon("warning", { size: "14" }),
+        " ",
+        h(
+          "strong",
+          { "data-value": String(g.tokensUntilCompaction) },
+          `${short(-g.tokensUntilCompaction)} tokens over`,
+        ),
+        ` the auto-compaction threshold (${formatCount(g.threshold)}): ${AUTO_COMPACTS_WHEN}.`,
+      );
+    }
+  } else until.append("Context window or reserve unknown: no threshold.");
+  return until;
+}
+
+/** The facts behind the numbers; the `title`s name the files and settings keys. */
+function renderFacts(view: View): HTMLElement {
+  const g = view.state.gauge!;
+  const b = view.state.breakdown!;
+  const facts = h("dl", { class: "facts" });
+  const fact = (dt: string, dd: Node | string, title?: string) =>
+    append(facts, [h("dt", null, dt), h("dd", title ? { title } : null, dd)]);
+  fact("Model", g.model ?? "—");
+  fact(
+    "Context window",
+    g.window !== null ? `${formatCount(g.window)} — ${g.windowSourceText}` : `unknown — ${g.windowSourceText}`,
+    g.windowFile ?? g.windowDetail,
+  );
+  fact(
+    "reserveTokens",
+    g.reserveTokens !== null ? `${formatCount(g.reserveTokens)} · ${reserveSourceLabel(g)}` : "invalid",
+    [g.reserveKey, g.reserveFile].filter(Boolean).join(" — "),
+  );
+  if (g.keepRecentTokens !== null) fact("keepRecentTokens", formatCount(g.keepRecentTokens));
+  fact(
+    "Counted as",
+    g.method === "usage+estimate"
+      ? `provider usage ${formatCount(g.usageTokens)} + estimate ${formatCount(g.trailingTokens)}`
+      : "pi's estimate (no usable provider usage)",
+    b.method === "scaled"
+      ? `Breakdown: the messages covered by the last provider usage are scaled ×${b.scale.toFixed(3)} so they add up to it.`
+      : undefined,
+  );
+  fact("pi's footer", h("span", { class: "mono" }, g.footer));
+  return facts;
+}
+
+/** The gauge section of a shown session (`view.state.gauge` and `breakdown` set). */
+export function renderGaugeSection(view: View): HTMLElement {
+  const st = view.state;
+  const g = st.gauge!;
+  const section = h("section", { class: "gauge", "aria-label": "Context window" });
+  section.append(renderHeadline(g), renderUntil(g), renderBar(g, st.breakdown!.categories), renderFacts(view));
+  section.appendChild(renderBreakdown(view));
+  if (st.history && st.history.points.length > 0) section.appendChild(renderHistory(st.history, g));
+  return section;
+}

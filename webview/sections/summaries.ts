@@ -1,0 +1,107 @@
+/**
+ * The summaries section: every compaction and branch summary on the current path as a card (time,
+ * tokensBefore, its own tokens, in context or superseded); an expanded card shows its ids and its
+ * body as sanitised markdown (`../markdown.ts`: summaries are LLM output, untrusted). With two or
+ * more summaries the summary diff section follows.
+ */
+
+import type { SummaryModel } from "../../src/shared/protocol";
+import { COMPACT_ICON, formatDateTime } from "../../src/shared/format";
+import { h, icon } from "../dom";
+import { short, summaryTitle } from "../format";
+import { renderMarkdown } from "../markdown";
+import type { View } from "../view";
+import { collapsible } from "../widgets";
+import { renderDiffSection } from "./diff";
+
+/** One summary card (`index`: its 0-based position on the path). */
+function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement {
+  const ui = view.ui;
+  const summaries = view.state.summaries;
+  const expanded =
+    ui.expandedSummaries.includes(sm.entryId) || (ui.expandedSummaries.length === 0 && index === summaries.length - 1);
+  const card = h("article", {
+    class: `summary ${sm.inContext ? "in-context" : "stale"}`,
+    "data-summary": sm.entryId,
+  });
+  const head = h(
+    "button",
+    { class: "summary-head", "aria-expanded": String(expanded), "data-key": `summary-${sm.entryId}` },
+    icon(expanded ? "chevron-down" : "chevron-right", { size: "14" }),
+    icon(sm.type === "compaction" ? COMPACT_ICON : "git-branch", { size: "14" }),
+    h("span", { class: "summary-title" }, `${summaryTitle(sm)} ${index + 1}`),
+    h("span", { class: "muted" }, formatDateTime(sm.timestamp, view.state.locale)),
+    sm.tokensBefore !== null
+      ? h(
+          "span",
+          { class: "chip", title: "tokensBefore: context tokens when pi compacted" },
+          `${short(sm.tokensBefore)} before`,
+        )
+      : null,
+    h("span", { class: "chip", title: "Estimated tokens of the summary itself" }, `${short(sm.tokens)} summary`),
+    sm.inContext
+      ? h("vscode-badge", { title: "Part of the current context" }, "in context")
+      : h("span", { class: "muted small", title: "A later compaction summarised it again" }, "superseded"),
+  );
+  head.addEventListener("click", () => {
+    // nothing saved yet = the latest is expanded; `["-"]` = the user collapsed every card
+    const set = new Set(
+      ui.expandedSummaries.length === 0 ? [summaries[summaries.length - 1]!.entryId] : ui.expandedSummaries,
+    );
+    if (set.has(sm.entryId)) set.delete(sm.entryId);
+    else set.add(sm.entryId);
+    ui.expandedSummaries = [...set];
+    if (ui.expandedSummaries.length === 0) ui.expandedSummaries = ["-"];
+    view.saveAndRender();
+  });
+  card.appendChild(head);
+  if (expanded) {
+    const meta = h("div", { class: "summary-meta muted" });
+    meta.append(h("span", { class: "mono" }, `id ${sm.entryId}`));
+    if (sm.firstKeptEntryId) {
+      const kept = h(
+        "button",
+        { class: "link mono", title: "Reveal the first kept entry in the tree" },
+        `firstKeptEntryId ${sm.firstKeptEntryId}`,
+      );
+      kept.addEventListener("click", () => view.send({ type: "revealEntry", entryId: sm.firstKeptEntryId! }));
+      meta.append(kept);
+    }
+    if (sm.fromId) meta.append(h("span", { class: "mono" }, `from ${sm.fromId}`));
+    if (sm.fromHook)
+      meta.append(h("span", { title: "Written by an extension/hook: pi ignores its file details" }, "fromHook"));
+    const body = h("div", { class: "markdown" });
+    body.appendChild(renderMarkdown(sm.body));
+    card.append(meta, body);
+    if (sm.readFiles.length || sm.modifiedFiles.length) {
+      card.appendChild(
+        h(
+          "div",
+          { class: "summary-files muted" },
+          sm.modifiedFiles.length
+            ? h("span", null, icon("edit", { size: "12" }), ` ${sm.modifiedFiles.length} modified`)
+            : null,
+          sm.readFiles.length ? h("span", null, icon("eye", { size: "12" }), ` ${sm.readFiles.length} read`) : null,
+        ),
+      );
+    }
+  }
+  return card;
+}
+
+/** The summaries section (and the summary diff section with two or more summaries). */
+export function renderSummariesSection(view: View): HTMLElement {
+  const summaries = view.state.summaries;
+  if (summaries.length === 0) {
+    return collapsible(view, "summaries", "Summaries", "none on this path", [
+      h("p", { class: "muted pad" }, "No compaction or branch summary on the current path yet."),
+    ]);
+  }
+  const list = h("div", { class: "summaries" });
+  summaries.forEach((sm, i) => list.appendChild(renderSummary(view, sm, i)));
+  const sections: HTMLElement[] = [
+    collapsible(view, "summaries", "Summaries", `${summaries.length} on this path`, [list]),
+  ];
+  if (summaries.length >= 2) sections.push(renderDiffSection(view));
+  return h("div", null, ...sections);
+}
