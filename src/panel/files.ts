@@ -1,0 +1,148 @@
+/**
+ * Tracked files in VS Code: the flags only the host can know (on disk, open in a tab, outside the
+ * workspace, in a git repository) and the file commands of the webview — open (preview, pinned,
+ * to the side), diff against git HEAD, copy the path. A command is only carried out for an
+ * absolute path the host itself sent as a tracked file.
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { HostMessage, PanelState, TrackedFileModel, WebviewMessage } from "../shared/protocol";
+import { editorColumn, notice, type PanelHost, type Sender } from "./host";
+
+/** The file commands of the protocol. */
+export type FileCommand = Extract<WebviewMessage, { type: "openFile" | "openGitDiff" | "copyPath" }>;
+
+/** Every tracked file of a state (read and modified). */
+export function trackedFiles(state: PanelState | undefined): TrackedFileModel[] {
+  return state?.files ? [...state.files.readFiles, ...state.files.modifiedFiles] : [];
+}
+
+/** Whether `file` is a regular file now. Never throws. */
+export function isFile(file: string): Promise<boolean> {
+  return fs.promises.stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+/** Fill exists / openInTab / outsideWorkspace / inGitRepo of every tracked file of `state` (in place). */
+export async function fillFileFlags(state: PanelState): Promise<void> {
+  const files = trackedFiles(state);
+  if (files.length === 0) return;
+  const open = openTabPaths();
+  const git = await gitApi();
+  await Promise.all(
+    files.map(async (f) => {
+      const uri = vscode.Uri.file(f.absolutePath);
+      f.exists = await isFile(f.absolutePath);
+      f.openInTab = open.has(uri.fsPath);
+      f.outsideWorkspace = vscode.workspace.getWorkspaceFolder(uri) === undefined;
+      try {
+        f.inGitRepo = Boolean(f.exists && git?.getRepository(uri));
+      } catch {
+        f.inGitRepo = false;
+      }
+    }),
+  );
+}
+
+/** The `fileStatus` message of a state whose flags were filled: the flags by absolute path. */
+export function fileStatusMessage(state: PanelState): Extract<HostMessage, { type: "fileStatus" }> {
+  const files: Extract<HostMessage, { type: "fileStatus" }>["files"] = {};
+  for (const f of trackedFiles(state)) {
+    const flags: (typeof files)[string] = {};
+    if (f.exists !== undefined) flags.exists = f.exists;
+    if (f.openInTab !== undefined) flags.openInTab = f.openInTab;
+    if (f.outsideWorkspace !== undefined) flags.outsideWorkspace = f.outsideWorkspace;
+    if (f.inGitRepo !== undefined) flags.inGitRepo = f.inGitRepo;
+    files[f.absolutePath] = flags;
+  }
+  return { type: "fileStatus", files };
+}
+
+/**
+ * Open a tracked file (`openFile`), its diff against git HEAD (`openGitDiff`) or copy its path
+ * (`copyPath`). A path that is not a tracked file of the current state is logged and ignored; a
+ * file gone from disk is marked missing and the sender told.
+ */
+export async function runFileCommand(host: PanelHost, message: FileCommand, sender: Sender): Promise<void> {
+  const file = trackedFiles(host.state).find((f) => f.absolutePath === message.path);
+  if (!file) {
+    host.services.log.warn(`panel: ${message.type} for a path that is not a tracked file: ${message.path}`);
+    return;
+  }
+  const uri = vscode.Uri.file(file.absolutePath);
+  if (message.type === "copyPath") {
+    await vscode.env.clipboard.writeText(file.absolutePath);
+    notice(sender, "info", `Copied ${file.absolutePath}`);
+    return;
+  }
+  if (!(await isFile(file.absolutePath))) {
+    file.exists = false;
+    void host.postFileStatus();
+    notice(sender, "warning", `${file.path} no longer exists.`);
+    return;
+  }
+  const viewColumn = editorColumn(host, sender.kind, message.type === "openFile" && message.toSide === true);
+  if (message.type === "openFile") {
+    await vscode.commands.executeCommand("vscode.open", uri, {
+      preview: message.preview,
+      viewColumn,
+      preserveFocus: false,
+    });
+    return;
+  }
+  const git = await gitApi();
+  if (!git?.getRepository(uri)) {
+    notice(sender, "warning", `${file.path} is not in a git repository.`);
+    return;
+  }
+  const head = git.toGitUri(uri, "HEAD");
+  await vscode.commands.executeCommand(
+    "vscode.diff",
+    head,
+    uri,
+    `${path.basename(file.absolutePath)} (HEAD ↔ Working Tree)`,
+    { viewColumn, preview: true },
+  );
+}
+
+/** Absolute paths of files shown in editor tabs (text, diff, custom and notebook editors). */
+function openTabPaths(): Set<string> {
+  const out = new Set<string>();
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      const input = tab.input;
+      if (
+        input instanceof vscode.TabInputText ||
+        input instanceof vscode.TabInputCustom ||
+        input instanceof vscode.TabInputNotebook
+      ) {
+        if (input.uri.scheme === "file") out.add(input.uri.fsPath);
+      } else if (input instanceof vscode.TabInputTextDiff) {
+        if (input.modified.scheme === "file") out.add(input.modified.fsPath);
+      }
+    }
+  }
+  return out;
+}
+
+/** The subset of the git extension's API (v1) we use. */
+interface GitApi {
+  getRepository(uri: vscode.Uri): unknown;
+  toGitUri(uri: vscode.Uri, ref: string): vscode.Uri;
+}
+
+/** The git extension's API, when the extension exists and is enabled. Never throws. */
+async function gitApi(): Promise<GitApi | undefined> {
+  try {
+    const ext = vscode.extensions.getExtension<{ enabled: boolean; getAPI(version: 1): GitApi }>("vscode.git");
+    if (!ext) return undefined;
+    const exports = ext.isActive ? ext.exports : await ext.activate();
+    return exports?.enabled ? exports.getAPI(1) : undefined;
+  } catch {
+    return undefined;
+  }
+}

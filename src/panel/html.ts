@@ -1,0 +1,62 @@
+/**
+ * The panel webview's document: the bundle of `webview/` (`dist/webview/main.js`, `panel.css`, the
+ * codicon font) under a strict Content Security Policy — nothing but our own files, the script
+ * only with this document's nonce, no command URIs.
+ */
+
+import * as vscode from "vscode";
+import { PRODUCT_NAME } from "../shared/format";
+
+/** The folder of the webview bundle (esbuild.mjs), the only local resource root. */
+function bundleRoot(extensionUri: vscode.Uri): vscode.Uri {
+  return vscode.Uri.joinPath(extensionUri, "dist", "webview");
+}
+
+/** Scripts on, command URIs off, local resources only from the bundle folder. */
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return {
+    enableScripts: true,
+    enableCommandUris: false,
+    localResourceRoots: [bundleRoot(extensionUri)],
+  };
+}
+
+/** 32 random letters and digits for the CSP's `script-src 'nonce-…'` (new for every document). */
+function nonce(): string {
+  const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  let s = "";
+  for (let i = 0; i < 32; i++) s += chars[Math.floor(Math.random() * chars.length)];
+  return s;
+}
+
+/**
+ * The HTML of a panel webview. `kind` goes to `<body data-host>` (the sidebar view leaves out
+ * Refresh, which its title bar has, and lays out narrower).
+ */
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, kind: "panel" | "view"): string {
+  const root = bundleRoot(extensionUri);
+  const uri = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(root, f)).toString();
+  const n = nonce();
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+    `script-src 'nonce-${n}'`,
+  ].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${uri("codicon.css")}" id="vscode-codicon-stylesheet">
+<link rel="stylesheet" href="${uri("panel.css")}">
+<title>${PRODUCT_NAME}</title>
+</head>
+<body data-host="${kind}">
+<div id="app" role="main"><p class="loading">Loading…</p></div>
+<script type="module" nonce="${n}" src="${uri("main.js")}"></script>
+</body>
+</html>`;
+}

@@ -1,0 +1,126 @@
+/**
+ * The webview's commands (`WebviewMessage`, already validated by `parseWebviewMessage`), carried
+ * out in VS Code: the palette's commands, the Pi Session tree, problems, breakdown categories,
+ * tracked files (`files.ts`) and the summary diff. `ready` is the controller's own.
+ */
+
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { buildProjection } from "../core/rules/context";
+import { categoryEntries } from "../viewModel/breakdown";
+import type { WebviewMessage } from "../shared/protocol";
+import { openSummaryDiff, summaryUri } from "../ui/summaryDocuments";
+import { isFile, runFileCommand } from "./files";
+import { editorColumn, notice, type PanelHost, type Sender } from "./host";
+import { focusTree, revealEntry } from "./sessionTree";
+
+/** A command of the webview (every message but `ready`). */
+export type PanelCommand = Exclude<WebviewMessage, { type: "ready" }>;
+
+/** Carry out one command from `sender`. Errors propagate (the controller logs them and tells the sender). */
+export async function handleCommand(host: PanelHost, message: PanelCommand, sender: Sender): Promise<void> {
+  const { services } = host;
+  switch (message.type) {
+    case "refresh":
+      if (await hasCommand("piContext.refresh")) await vscode.commands.executeCommand("piContext.refresh");
+      else await services.sessions.refresh();
+      await host.update();
+      return;
+    case "compact":
+      await vscode.commands.executeCommand("piContext.compact");
+      return;
+    case "selectSession":
+      await vscode.commands.executeCommand("piContext.selectSession");
+      return;
+    case "focusTree":
+      if (!(await focusTree(services))) notice(sender, "warning", "The Pi Session tree is not available.");
+      return;
+    case "revealEntry":
+      if (!(await revealEntry(services, message.entryId))) await focusTree(services);
+      return;
+    case "openProblem":
+      await openProblem(host, message.id, sender);
+      return;
+    case "openFolder":
+      await vscode.commands.executeCommand("workbench.action.files.openFolder");
+      return;
+    case "requestCategory": {
+      const current = services.sessions.current;
+      if (!current || !sender.post) return;
+      const projection = buildProjection(current.session, current.analysis.inspect.leafId);
+      const entries = categoryEntries(projection, current.analysis.inspect, current.session, message.category);
+      sender.post({ type: "category", category: message.category, entries });
+      return;
+    }
+    case "openFile":
+    case "openGitDiff":
+    case "copyPath":
+      await runFileCommand(host, message, sender);
+      return;
+    case "openDiff":
+      await openDiff(host, message.fromId, message.toId, sender);
+      return;
+  }
+}
+
+async function hasCommand(id: string): Promise<boolean> {
+  return (await vscode.commands.getCommands(true)).includes(id);
+}
+
+/**
+ * Show where a problem is: its file (the session file, a pi settings file, models.json — only
+ * files the host itself put in the state) at its line, selected; an entry without a line is
+ * revealed in the Pi Session tree.
+ */
+async function openProblem(host: PanelHost, id: string, sender: Sender): Promise<void> {
+  const problem = host.state?.session?.problems.find((p) => p.id === id);
+  if (!problem) {
+    notice(sender, "warning", "That problem is no longer reported.");
+    return;
+  }
+  if (problem.file && (await isFile(problem.file))) {
+    const uri = vscode.Uri.file(problem.file);
+    const options: vscode.TextDocumentShowOptions = {
+      preview: true,
+      viewColumn: editorColumn(host, sender.kind, false),
+    };
+    if (problem.line !== undefined && problem.line >= 1) {
+      const line = problem.line - 1;
+      options.selection = new vscode.Range(line, 0, line, 0);
+    }
+    await vscode.commands.executeCommand("vscode.open", uri, options);
+    if (problem.line !== undefined)
+      host.services.log.info(`panel: opened ${problem.file}:${problem.line} (${problem.code})`);
+    return;
+  }
+  if (problem.entryId && (await revealEntry(host.services, problem.entryId))) return;
+  notice(sender, "info", problem.file ? `${problem.file} does not exist.` : problem.message);
+}
+
+/**
+ * "Open in Diff Editor" for two summaries of the current path: the `pi-context-summary:`
+ * documents of `src/ui/summaryDocuments.ts` — from the sidebar view through the compaction
+ * feature's diff, from the editor panel beside the panel instead of on top of it.
+ */
+async function openDiff(host: PanelHost, fromId: string, toId: string, sender: Sender): Promise<void> {
+  const state = host.state;
+  const older = state?.summaries.find((s) => s.entryId === fromId);
+  const newer = state?.summaries.find((s) => s.entryId === toId);
+  if (!older || !newer) {
+    notice(sender, "warning", "That summary is no longer on the current path.");
+    return;
+  }
+  const file = state!.session!.file;
+  if (sender.kind === "view") {
+    await openSummaryDiff(file, older.entryId, newer.entryId);
+    return;
+  }
+  const title = `Summary: ${older.entryId} ↔ ${newer.entryId} — ${path.basename(file)}`;
+  await vscode.commands.executeCommand(
+    "vscode.diff",
+    summaryUri(file, older.entryId),
+    summaryUri(file, newer.entryId),
+    title,
+    { viewColumn: editorColumn(host, sender.kind, false), preview: false },
+  );
+}

@@ -1,0 +1,60 @@
+/**
+ * The panel state the host sends: the view model of `src/viewModel/panelState.ts` for the current
+ * session (or the empty state in the gauge's words), plus what only VS Code knows — which
+ * optional commands exist.
+ */
+
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { emptyStateMessage } from "../viewModel/statusBar";
+import { buildPanelState, emptyPanelState } from "../viewModel/panelState";
+import type { PanelState } from "../shared/protocol";
+import type { CurrentSession, Services } from "../services";
+import { REVEAL_COMMANDS, treeApi, treeViewId } from "./sessionTree";
+
+/**
+ * The state for `current` at its leaf; without a session the empty state (why: still looking, no
+ * folder, no session). A failure to build is logged and shown as an `error` empty state. Never throws.
+ */
+export function buildState(services: Services, current: CurrentSession | undefined): PanelState {
+  if (!current) {
+    // the same words as the gauge's tooltip and the Pi Session tree
+    const d = services.sessions.discovery;
+    const reason = !d || d.phase === "starting" ? "starting" : !d.workspace ? "no-folder" : "no-session";
+    return emptyPanelState(emptyStateMessage(d), undefined, reason);
+  }
+  try {
+    return buildPanelState(
+      {
+        file: current.file,
+        session: current.session,
+        analysis: current.analysis,
+        pinned: current.pinned,
+        updatedAt: current.updatedAt,
+        modifiedAt: current.session.mtimeMs,
+      },
+      { warningMargin: services.config().warning.margin },
+    );
+  } catch (error) {
+    services.log.error(`panel: could not build the view of ${current.file}: ${(error as Error).stack ?? error}`);
+    return emptyPanelState(
+      `Could not show ${path.basename(current.file)}: ${(error as Error).message}`,
+      undefined,
+      "error",
+    );
+  }
+}
+
+/** Which optional host capabilities exist now (commands registered by other features, the tree, git). */
+export async function capabilities(services: Services): Promise<PanelState["capabilities"]> {
+  const commands = new Set(await vscode.commands.getCommands(true));
+  const tree = treeViewId(services);
+  return {
+    compact: commands.has("piContext.compact"),
+    selectSession: commands.has("piContext.selectSession"),
+    focusTree: tree !== undefined && commands.has(`${tree}.focus`),
+    revealEntry: REVEAL_COMMANDS.some((id) => commands.has(id)) || treeApi(services) !== undefined,
+    git: vscode.extensions.getExtension("vscode.git") !== undefined,
+    summaryDiffEditor: true,
+  };
+}
