@@ -5,8 +5,9 @@
  * talk through `src/shared/protocol.ts`, and show the state of `state.ts` for
  * `services.sessions.current`.
  *
- * - Live: `sessions.onDidChange` → one throttled rebuild ({@link UPDATE_THROTTLE_MS}) shared by every
- *   visible webview; hidden webviews are refreshed when they become visible again.
+ * - Live: `sessions.onDidChange` and `liveBridge.onDidChange` (pi's live numbers, see `state.ts`) →
+ *   one throttled rebuild ({@link UPDATE_THROTTLE_MS}) shared by every visible webview; hidden
+ *   webviews are refreshed when they become visible again.
  * - `retainContextWhenHidden` is not used: the whole state is re-sent on `ready`/visibility, and the
  *   webview keeps its UI state (open sections, filter, selected diff pair) in `vscode.setState`.
  * - Every message from a webview goes through `parseWebviewMessage`; invalid ones are logged and
@@ -86,6 +87,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
         deserializeWebviewPanel: async (panel) => this.adoptPanel(panel),
       }),
       services.sessions.onDidChange(() => this.schedule()),
+      services.liveBridge.onDidChange(() => this.schedule()),
       vscode.window.tabGroups.onDidChangeTabs(() => this.postFileStatus()),
       vscode.workspace.onDidCreateFiles(() => this.postFileStatus()),
       vscode.workspace.onDidDeleteFiles(() => this.postFileStatus()),

@@ -13,6 +13,7 @@ import { openSummaryDiff, summaryUri } from "../ui/summaryDocuments";
 import { isFile, runFileCommand } from "./files";
 import { editorColumn, notice, type PanelHost, type Sender } from "./host";
 import { focusTree, revealEntry } from "./sessionTree";
+import { shownAnalysis } from "./state";
 
 /** A command of the webview (every message but `ready`). */
 export type PanelCommand = Exclude<WebviewMessage, { type: "ready" }>;
@@ -47,8 +48,9 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
     case "requestCategory": {
       const current = services.sessions.current;
       if (!current || !sender.post) return;
-      const projection = buildProjection(current.session, current.analysis.inspect.leafId);
-      const entries = categoryEntries(projection, current.analysis.inspect, current.session, message.category);
+      const { inspect } = shownAnalysis(services, current).analysis;
+      const projection = buildProjection(current.session, inspect.leafId);
+      const entries = categoryEntries(projection, inspect, current.session, message.category);
       sender.post({ type: "category", category: message.category, entries });
       return;
     }

@@ -2,18 +2,34 @@
  * The panel state the host sends: the view model of `src/viewModel/panelState.ts` for the current
  * session (or the empty state in the gauge's words), plus what only VS Code knows — which
  * optional commands exist.
+ *
+ * Live numbers: when a running pi with the live bridge serves the session, the panel shows pi's
+ * own numbers, exactly as the status bar does — both take them from `services.liveBridge.liveAnalysis`
+ * (the one place they are applied), so gauge and panel never disagree; the gauge is marked `live`.
  */
 
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { emptyStateMessage } from "../viewModel/statusBar";
 import { buildPanelState, emptyPanelState } from "../viewModel/panelState";
-import type { PanelState } from "../shared/protocol";
+import type { Analysis } from "../core/rules/analyze";
+import type { LiveModel, PanelState } from "../shared/protocol";
 import type { CurrentSession, Services } from "../services";
 import { REVEAL_COMMANDS, treeApi, treeViewId } from "./sessionTree";
 
 /**
- * The state for `current` at its leaf; without a session the empty state (why: still looking, no
+ * The analysis the panel shows for `current`: pi's live numbers and who reported them when a live
+ * bridge serves the session (as the status bar), else the file's analysis.
+ */
+export function shownAnalysis(services: Services, current: CurrentSession): { analysis: Analysis; live?: LiveModel } {
+  const live = services.liveBridge.liveAnalysis(current);
+  if (!live) return { analysis: current.analysis };
+  const { pid, piVersion, bridgeVersion, activity } = live.live;
+  return { analysis: live.analysis, live: { pid, piVersion, bridgeVersion, activity } };
+}
+
+/**
+ * The state for `current` at its leaf (live numbers per {@link shownAnalysis}); without a session the empty state (why: still looking, no
  * folder, no session). A failure to build is logged and shown as an `error` empty state. Never throws.
  */
 export function buildState(services: Services, current: CurrentSession | undefined): PanelState {
@@ -28,7 +44,7 @@ export function buildState(services: Services, current: CurrentSession | undefin
       {
         file: current.file,
         session: current.session,
-        analysis: current.analysis,
+        ...shownAnalysis(services, current),
         pinned: current.pinned,
         updatedAt: current.updatedAt,
         modifiedAt: current.session.mtimeMs,

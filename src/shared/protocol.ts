@@ -1,5 +1,5 @@
 /**
- * The one message protocol between the Pi Context panel's host (`src/panel.ts`) and its webview
+ * The one message protocol between the Pi Context panel's host (`src/panel/`) and its webview
  * (`webview/main.ts`). Both sides import this file; it has no runtime dependencies (no `vscode`,
  * no `node:` modules) so the browser bundle can include it.
  *
@@ -66,6 +66,20 @@ export interface GaugeModel {
   /** `provider/modelId` or null. */
   model: string | null;
   thinkingLevel: string;
+  /**
+   * Set when a running pi with the live bridge serves the session: the numbers above are pi's own
+   * (`LiveBridge.liveAnalysis`, the same the status bar shows), not computed from the file.
+   */
+  live?: LiveModel;
+}
+
+/** The running pi whose live bridge reported a gauge's numbers. */
+export interface LiveModel {
+  pid: number;
+  piVersion: string;
+  bridgeVersion: string;
+  /** What pi is doing (`idle`, `streaming`, `compacting`, …). */
+  activity: string;
 }
 
 /** Breakdown categories, in display order. `free` and `reserve` complete the window. */

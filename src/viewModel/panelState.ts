@@ -7,7 +7,7 @@
 import type { Analysis } from "../core/rules/analyze";
 import { buildProjection } from "../core/rules/context";
 import type { SessionFile } from "../core/read/session";
-import type { PanelState, SessionModel } from "../shared/protocol";
+import type { LiveModel, PanelState, SessionModel } from "../shared/protocol";
 import { buildBreakdown } from "./breakdown";
 import { buildGauge } from "./gauge";
 import { buildHistory } from "./history";
@@ -25,6 +25,8 @@ export interface PanelInput {
   updatedAt: number;
   /** When the file was last written (mtime, ms since epoch); default `session.mtimeMs`. */
   modifiedAt?: number;
+  /** The running pi whose live numbers `analysis` holds (`LiveBridge.liveAnalysis`), if any: marks the gauge live. */
+  live?: LiveModel;
 }
 
 /** Capabilities when the host has not filled them (nothing optional available). */
@@ -83,7 +85,7 @@ export function buildPanelState(
   };
   return {
     session: sessionModel,
-    gauge: buildGauge(inspect, options.warningMargin),
+    gauge: { ...buildGauge(inspect, options.warningMargin), ...(input.live ? { live: input.live } : {}) },
     breakdown: buildBreakdown(
       projection,
       inspect,

@@ -1,9 +1,10 @@
 // The live bridge in the real extension host with a REAL pi 1.6.0 started by the test (`pi --mode
 // rpc`, Node 22 from the conformance package) on the workspace folder, against the scripted
 // OpenAI-compatible server: "Pi: Install Live Bridge" puts the bridge where pi loads it, the gauge
-// shows the running pi's numbers with the live badge, "Pi: Compact Session…", "Switch to Here…" and
-// labels run inside that pi (pi writes the entries; no summariser or API key of ours is involved),
-// the live-session guard applies again when the bridge is off, and a killed pi is dropped.
+// and the context panel show the running pi's numbers with the live badge, "Pi: Compact Session…",
+// "Switch to Here…" and labels run inside that pi (pi writes the entries; no summariser or API key
+// of ours is involved), the live-session guard applies again when the bridge is off, and a killed
+// pi is dropped.
 import * as assert from "assert";
 import * as fs from "fs";
 import * as os from "os";
@@ -14,6 +15,7 @@ import { readAnnouncements } from "../../src/bridge/announce";
 import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/liveBridge/installFile";
 import { BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
 import type { PiContextApi } from "../../src/extension";
+import type { PanelControllerApi } from "../../src/panel/controller";
 import type { BridgeCommandOutcome, LiveBridgeService } from "../../src/liveBridge/service";
 import type { CompactCommandOutcome, SwitchCommandOutcome } from "../../src/services";
 import { messageText, PiRpc, readSessionLines, writeScriptedAgentDir } from "../support/pi-rpc";
@@ -146,6 +148,15 @@ describe("live bridge with a real pi", function () {
     assert.match(snapshot.tooltip, /\| Window \| 16,000 — the running pi/);
     assert.match(snapshot.accessibilityLabel ?? "", /^live from the running pi/);
     assert.ok(live.stats.connects >= 1);
+    // the panel shows the same live numbers as the status bar, marked live
+    const panel = (await vscode.commands.executeCommand("piContext._panelController")) as PanelControllerApi;
+    await panel.update();
+    const gauge = panel.state?.gauge;
+    assert.strictEqual(gauge?.used, usage.tokens);
+    assert.strictEqual(gauge?.window, 16000);
+    assert.strictEqual(gauge?.windowSourceText, `the running pi (pi 1.6.0, pid ${pi.pid})`);
+    assert.strictEqual(gauge?.live?.pid, pi.pid);
+    assert.strictEqual(gauge?.live?.piVersion, "1.6.0");
   });
 
   it('"Pi: Compact Session…" makes the running pi compact (its model writes the summary)', async () => {

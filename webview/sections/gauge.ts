@@ -1,8 +1,8 @@
 /**
- * The gauge section: the headline (`used / window tokens`, percent in pi's footer colour, a badge
- * for pi's estimate), tokens until auto-compaction, the bar, the facts behind
- * the numbers (window and its source, reserve and where it is set, how it was counted, pi's
- * footer), then the breakdown and the history.
+ * The gauge section: the headline (`used / window tokens`, percent in pi's footer colour, badges
+ * for live numbers from the running pi and for pi's estimate), tokens until auto-compaction, the
+ * bar, the facts behind the numbers (window and its source, reserve and where it is set, how it
+ * was counted, pi's footer), then the breakdown and the history.
  */
 
 import type { GaugeModel } from "../../src/shared/protocol";
@@ -50,6 +50,20 @@ function renderHeadline(g: GaugeModel): HTMLElement {
     headline.appendChild(
       h("span", { class: `percent level-${g.level}`, "data-testid": "gauge-percent" }, `${g.percent.toFixed(1)}%`),
     );
+  if (g.live) {
+    const activity = g.live.activity && g.live.activity !== "idle" ? `; pi is ${g.live.activity}` : "";
+    headline.appendChild(
+      h(
+        "vscode-badge",
+        {
+          class: "live-badge",
+          "data-testid": "gauge-live",
+          title: `The running pi (pid ${g.live.pid}, pi ${g.live.piVersion}, bridge ${g.live.bridgeVersion}) reports these numbers${activity}; Compact and Switch run in that pi.`,
+        },
+        "live",
+      ),
+    );
+  }
   if (!g.usageKnown) {
     headline.appendChild(
       h(

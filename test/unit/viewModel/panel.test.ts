@@ -27,6 +27,7 @@ import { buildSummaries } from "../../../src/viewModel/summaries";
 import { diffSummaries, type SummaryDiff } from "../../../src/shared/summaryDiff";
 import { splitSummary } from "../../../src/viewModel/summaryText";
 import { buildTrackedFiles, resolveToolPath } from "../../../src/viewModel/trackedFiles";
+import { applyLiveState } from "../../../src/liveBridge/liveUsage";
 import type { TrackedFilesModel } from "../../../src/shared/protocol";
 import { FIXTURES } from "../../support/paths";
 
@@ -509,6 +510,43 @@ describe("panel state", () => {
     assert.equal(state.gauge!.windowSourceText, "models.json: providers.scripted, model scripted-small");
     assert.match(state.gauge!.windowFile ?? "", /models\.json$/);
     assert.deepEqual(state.session!.problems, []);
+  });
+  it("live: pi's numbers from the live bridge in the gauge (as the status bar), marked live; the breakdown adds up to them", async () => {
+    const { session, analysis } = await load(PI_FIXTURES[0]!);
+    const input = { file: session.filePath, session, pinned: false, updatedAt: 1 };
+    const fromFile = buildPanelState({ ...input, analysis });
+    assert.equal(fromFile.gauge!.live, undefined);
+    assert.equal("live" in fromFile.gauge!, false);
+    const source = { pid: 4242, piVersion: "1.6.0", bridgeVersion: "1.0.0" };
+    const tokens = analysis.inspect.contextTokens + 500;
+    const live = applyLiveState(
+      analysis,
+      {
+        seq: 1,
+        at: 0,
+        sessionFile: session.filePath,
+        leafId: analysis.inspect.leafId,
+        idle: false,
+        activity: "streaming",
+        usage: { tokens, contextWindow: 32000, percent: (tokens / 32000) * 100 },
+        model: { provider: "scripted", id: "scripted-small", contextWindow: 32000 },
+        compaction: { enabled: true, reserveTokens: 4000, keepRecentTokens: 1000 },
+      },
+      source,
+    );
+    const state = buildPanelState({ ...input, analysis: live, live: { ...source, activity: "streaming" } });
+    const g = state.gauge!;
+    assert.equal(g.used, tokens);
+    assert.equal(g.window, 32000);
+    assert.equal(g.windowSource, "live");
+    assert.equal(g.windowSourceText, "the running pi (pi 1.6.0, pid 4242)");
+    assert.equal(g.threshold, 28000);
+    assert.equal(g.tokensUntilCompaction, 28000 - tokens);
+    assert.equal(g.footer, live.inspect.footer);
+    assert.deepEqual(g.live, { pid: 4242, piVersion: "1.6.0", bridgeVersion: "1.0.0", activity: "streaming" });
+    assert.equal(state.breakdown!.total, tokens);
+    assert.equal(sumContext(state.breakdown!.categories), tokens);
+    assert.deepEqual(JSON.parse(JSON.stringify(state)), state);
   });
   it("problems: readable, ordered, with the file and line to open (case 09: torn final line)", async () => {
     const file = path.join(FIXTURES, "cases/09-truncated-final-line/session.jsonl");
