@@ -27,7 +27,7 @@ import {
   type SwitchPlan,
   type SwitchPlanOptions,
 } from "../core/flows/switch";
-import { entryWords } from "../core/treeModel/model";
+import { entryWords } from "../viewModel/treeText";
 import { formatCount as n, nothingWritten, plural } from "../shared/format";
 import {
   analyzeOptionsFrom,

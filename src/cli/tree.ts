@@ -6,15 +6,12 @@
 
 import * as path from "node:path";
 import { SessionFile } from "../core/read/session";
-import {
-  isTreeFilter,
-  SessionTreeModel,
-  TREE_FILTERS,
-  type NodeDisplay,
-  type TreeElement,
-  type TreeFilter,
-} from "../core/treeModel/model";
+import type { EntryReader } from "../core/rules/serialize";
+import type { TreeElement } from "../core/treeModel/elements";
+import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
+import { SessionTreeModel } from "../core/treeModel/model";
 import { plural } from "../shared/format";
+import { nodeDisplay, type NodeDisplay } from "../viewModel/treeText";
 import { checkFlags, formatUsage, NotASessionError, parseArgs, stringFlag, UsageError, type CliCommand } from "./args";
 
 export const TREE_USAGE = `pi-context tree <session.jsonl> [--filter default|no-tools|user-only|labeled-only|all] [--json]`;
@@ -46,14 +43,14 @@ export function formatTreeLine(d: NodeDisplay): string {
  * by the branch's size (`⑂ • a41d08b8  user: do t3  · branch of 11 entries`); the rest of the
  * branch is indented below it.
  */
-export function formatTree(model: SessionTreeModel): string[] {
+export function formatTree(model: SessionTreeModel, reader?: EntryReader): string[] {
   const lines: string[] = [];
   for (const { element, depth } of model.walk()) {
     const indent = "  ".repeat(depth);
-    if (element.kind === "entry") lines.push(`${indent}${formatTreeLine(model.display(element.id))}`);
+    if (element.kind === "entry") lines.push(`${indent}${formatTreeLine(nodeDisplay(model, element.id, reader))}`);
     else if (element.kind === "branch")
       lines.push(
-        `${indent}⑂ ${formatTreeLine(model.display(element.headId))}  · branch of ${plural(model.branchSize(element.headId), "entry")}`,
+        `${indent}⑂ ${formatTreeLine(nodeDisplay(model, element.headId, reader))}  · branch of ${plural(model.branchSize(element.headId), "entry")}`,
       );
     else lines.push(`${indent}… entries ${element.start + 1}–${element.end}`);
   }
@@ -77,15 +74,15 @@ interface JsonNode {
   children?: JsonNode[];
 }
 
-function jsonTree(model: SessionTreeModel, parent?: TreeElement): JsonNode[] {
+function jsonTree(model: SessionTreeModel, reader: EntryReader, parent?: TreeElement): JsonNode[] {
   const out: JsonNode[] = [];
   for (const e of model.children(parent)) {
     if (e.kind === "page") {
-      out.push(...jsonTree(model, e));
+      out.push(...jsonTree(model, reader, e));
       continue;
     }
     const id = e.kind === "entry" ? e.id : e.headId;
-    const d = model.display(id);
+    const d = nodeDisplay(model, id, reader);
     const node: JsonNode = {
       kind: e.kind,
       id,
@@ -99,7 +96,7 @@ function jsonTree(model: SessionTreeModel, parent?: TreeElement): JsonNode[] {
     if (d.errorMessage) node.error = d.errorMessage;
     if (d.model) node.model = d.model;
     if (e.kind === "branch") node.entries = model.branchSize(id);
-    const children = jsonTree(model, e);
+    const children = jsonTree(model, reader, e);
     if (children.length) node.children = children;
     out.push(node);
   }
@@ -117,11 +114,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
     throw new UsageError(`--filter must be one of ${TREE_FILTERS.map((f) => f.filter).join(", ")}.`);
   const session = await SessionFile.open(path.resolve(file));
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
-  const model = new SessionTreeModel(session, {
-    filter: filter as TreeFilter,
-    reader: session,
-    pageSize: Number.MAX_SAFE_INTEGER,
-  });
+  const model = new SessionTreeModel(session, { filter: filter as TreeFilter, pageSize: Number.MAX_SAFE_INTEGER });
   if (args.flags.has("json")) {
     out(
       JSON.stringify(
@@ -133,7 +126,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
           filter,
           entries: model.entryCount,
           labels: Object.fromEntries([...model.labels].map(([k, v]) => [k, v.label])),
-          tree: jsonTree(model),
+          tree: jsonTree(model, session),
         },
         null,
         2,
@@ -146,6 +139,6 @@ export const treeCommand: CliCommand = async (argv, out) => {
     `leaf     ${model.leafId ?? "(none)"}${model.displayLeafId !== model.leafId ? ` (shown at ${model.displayLeafId ?? "—"})` : ""} · ${plural(model.entryCount, "entry")} · filter ${filter} · • = active path · ⑂ = a branch starts`,
   );
   out("");
-  for (const line of formatTree(model)) out(line);
+  for (const line of formatTree(model, session)) out(line);
   return 0;
 };

@@ -27,7 +27,6 @@
 
 import * as vscode from "vscode";
 import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
-import type { EntryRecord } from "../core/read/entries";
 import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import {
   appendLabelChange,
@@ -36,26 +35,24 @@ import {
   type SwitchChoice,
   type SwitchPlan,
 } from "../core/flows/switch";
-import {
-  describeRecord,
-  entryWords,
-  formatTokenCount,
-  isTreeFilter,
-  plural,
-  SessionTreeModel,
-  shortModelName,
-  summaryHeadline,
-  TREE_FILTERS,
-  type NodeDisplay,
-  type NodeKind,
-  type TreeElement,
-  type TreeFilter,
-} from "../core/treeModel/model";
+import type { TreeElement } from "../core/treeModel/elements";
+import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
+import { SessionTreeModel } from "../core/treeModel/model";
 import type { SessionFile } from "../core/read/session";
 import type { CurrentSession, Services, SwitchCommandOutcome } from "../services";
 import { emptyStateMessage } from "../viewModel/statusBar";
 import { setVirtualDocument, SUMMARY_SCHEME, summaryOf } from "../ui/summaryDocuments";
-import { formatDateTime, nothingWritten } from "../shared/format";
+import { formatDateTime, formatTokens, nothingWritten, plural } from "../shared/format";
+import {
+  describeRecord,
+  entryWords,
+  KIND_NAMES,
+  nodeDisplay,
+  summaryTitle,
+  type NodeDisplay,
+  type NodeKind,
+} from "../viewModel/treeText";
+import { fileTitle, shortModelName } from "../viewModel/treeTextLines";
 import * as notify from "../ui/notify";
 
 /** The view id (package.json `contributes.views`). */
@@ -88,27 +85,6 @@ const KIND_ICONS: Record<NodeKind, string> = {
   contextEdit: "diff-modified",
   usage: "graph",
   unknown: "question",
-};
-
-const KIND_NAMES: Record<NodeKind, string> = {
-  user: "user message",
-  assistant: "assistant message",
-  toolResult: "tool result",
-  bashExecution: "bash execution",
-  system: "system prompt",
-  customMessage: "custom message",
-  message: "message",
-  compaction: "compaction",
-  branchSummary: "branch summary",
-  modelChange: "model change",
-  thinkingLevel: "thinking level change",
-  label: "label",
-  sessionInfo: "session name",
-  custom: "custom entry",
-  leafMarker: "leaf marker (pi Context)",
-  contextEdit: "context edit",
-  usage: "usage record",
-  unknown: "unknown entry",
 };
 
 /** Options of `piContext.tree.switchToHere` (each one given skips its question). */
@@ -269,7 +245,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       this.session = current.session;
       this.file = current.file;
       this.generation++;
-      this.model = new SessionTreeModel(current.session, { filter: this.filter, reader: current.session });
+      this.model = new SessionTreeModel(current.session, { filter: this.filter });
       this.refreshAll();
       return { kind: "new", leafMoved: true };
     }
@@ -325,7 +301,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
         vscode.TreeItemCollapsibleState.Collapsed,
       );
       item.id = id;
-      item.description = bounds.first ? model.display(bounds.first).text : "";
+      item.description = bounds.first ? nodeDisplay(model, bounds.first, this.session).text : "";
       item.iconPath = new vscode.ThemeIcon(
         "list-flat",
         model.pageIsActive(element) ? new vscode.ThemeColor("charts.blue") : undefined,
@@ -335,7 +311,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     }
     // an entry, or a branch: the branch's row is its first entry (its children are the rest)
     const branch = element.kind === "branch";
-    const d = model.display(branch ? element.headId : element.id);
+    const d = nodeDisplay(model, branch ? element.headId : element.id, this.session);
     const size = branch ? model.branchSize(element.headId) : 0;
     const labelPrefix = d.label ? `[${d.label}] ` : "";
     const expandable = model.hasChildren(element);
@@ -412,9 +388,9 @@ function tooltipOf(d: NodeDisplay, model: SessionTreeModel, branchSize?: number)
   if (r && (r.type === "compaction" || r.type === "branch_summary")) {
     if (r.type === "compaction")
       md.appendMarkdown(
-        `tokens before: **${formatTokenCount(r.tokensBefore ?? NaN)}** → summary of ≈${formatTokenCount(r.tokens)} tokens · firstKeptEntryId \`${r.firstKeptEntryId ?? "?"}\`\n\n`,
+        `tokens before: **${formatTokens(r.tokensBefore ?? NaN)}** → summary of ≈${formatTokens(r.tokens)} tokens · firstKeptEntryId \`${r.firstKeptEntryId ?? "?"}\`\n\n`,
       );
-    else md.appendMarkdown(`summary of ≈${formatTokenCount(r.tokens)} tokens · from \`${r.fromId ?? "?"}\`\n\n`);
+    else md.appendMarkdown(`summary of ≈${formatTokens(r.tokens)} tokens · from \`${r.fromId ?? "?"}\`\n\n`);
     const summary = r.summary ?? "";
     const head = summary.split("\n").slice(0, 30).join("\n");
     md.appendCodeblock(
@@ -490,23 +466,6 @@ function targetIdOf(arg: unknown): string | undefined {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A title usable as a file name (tab titles of virtual documents): no slashes or control characters, at most `max` characters. */
-function fileTitle(text: string, max = 60): string {
-  const clean = text
-    .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  return clean.length > max ? `${clean.slice(0, max - 1).trimEnd()}…` : clean || "untitled";
-}
-
-/** The tab title of a summary: `Branch summary – Build the LRU cache`, `Compaction summary – …`. */
-function summaryTitle(r: EntryRecord): string {
-  const headline = summaryHeadline(r.summary ?? "");
-  return fileTitle(
-    `${r.type === "compaction" ? "Compaction summary" : "Branch summary"}${headline ? ` – ${headline}` : ""}`,
-  );
-}
 
 /** Register the view, its commands and its live updates. */
 export function registerSessionTree(services: Services): SessionTreeView {
@@ -874,7 +833,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
                       if (now - lastReport > 200) {
                         lastReport = now;
                         progress.report({
-                          message: `receiving the branch summary… ≈${formatTokenCount(Math.ceil(received / 4))} tokens`,
+                          message: `receiving the branch summary… ≈${formatTokens(Math.ceil(received / 4))} tokens`,
                         });
                       }
                     },
@@ -976,7 +935,7 @@ async function askChoice(plan: SwitchPlan, changed: boolean, ctx: QuestionContex
         ? `Nothing you leave converts to a message: pi's “No content to summarize” is written after ${where}; no model is called.`
         : info.problem
           ? `Not available: ${info.problem}`
-          : `${info.label} summarizes the ${plural(leaving, "entry")} you leave (${plural(messages, "message")}, ≈${formatTokenCount(plan.preparation.totalTokens)} tokens) into a branch summary after ${where}.${info.needsKey ? ` It needs an API key for ${info.origin}: you are asked for it first.` : ""}`;
+          : `${info.label} summarizes the ${plural(leaving, "entry")} you leave (${plural(messages, "message")}, ≈${formatTokens(plan.preparation.totalTokens)} tokens) into a branch summary after ${where}.${info.needsKey ? ` It needs an API key for ${info.origin}: you are asked for it first.` : ""}`;
     const items: Item[] = [
       {
         action: "none",
@@ -1076,7 +1035,7 @@ async function confirmSummary(
         description: info.label,
         detail: info.problem
           ? `Not available: ${info.problem}`
-          : `One request: ${plural(sent.length, "message")}, ≈${formatTokenCount(plan.preparation.totalTokens)} tokens. The branch summary goes after ${where}, where pi resumes.${key}`,
+          : `One request: ${plural(sent.length, "message")}, ≈${formatTokens(plan.preparation.totalTokens)} tokens. The branch summary goes after ${where}, where pi resumes.${key}`,
       });
       items.push({
         action: "custom",

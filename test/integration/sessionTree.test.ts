@@ -10,7 +10,7 @@ import { pathToFileURL } from "url";
 import * as vscode from "vscode";
 import { after, afterEach, before, beforeEach, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
-import type { TreeElement } from "../../src/core/treeModel/model";
+import type { TreeElement } from "../../src/core/treeModel/elements";
 import type { SwitchCommandOutcome } from "../../src/services";
 import type { OpenPrompt } from "../../src/tree/register";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";

@@ -50,7 +50,7 @@ import { formatFileOperations } from "../rules/files";
 import { fitRequest, type FittedRequest } from "./fit";
 import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
-import { branchMessages, convertToLlm, serializeConversation } from "../rules/serialize";
+import { branchMessages, convertToLlm, entryEditorText, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
 import type { ProjectSettingsMode } from "../rules/settings";
 import {
@@ -61,7 +61,6 @@ import {
   type SummaryRequest,
 } from "./summarizer";
 import { getPath } from "../rules/tree";
-import { entryEditorText } from "../treeModel/model";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "../types";
 import {
   appendEntries,

@@ -239,6 +239,18 @@ export function contentText(content: unknown, separator = "\n"): string {
     .join(separator);
 }
 
+/**
+ * The text a user-message or custom-message target gives back when pi navigates to it (pi 1.6.0
+ * `agent-session.js` `navigateTree` `editorText`: `contentText(content, "")`), or undefined for
+ * other entries.
+ */
+export function entryEditorText(entry: SessionEntry): string | undefined {
+  const e = entry as unknown as { type: string; message?: { role?: string; content?: unknown }; content?: unknown };
+  if (e.type === "message" && e.message?.role === "user") return contentText(e.message.content, "");
+  if (e.type === "custom_message") return contentText(e.content, "");
+  return undefined;
+}
+
 /** Maximum characters of a tool result in a serialised conversation (`TOOL_RESULT_MAX_CHARS`). */
 export const TOOL_RESULT_MAX_CHARS = 2000;
 

@@ -1,7 +1,9 @@
 /**
- * The session tree view model (src/core/treeModel.ts): structure on pi's tree fixture, filters like
- * pi's `/tree`, folding, paging, reveal (parent chains), and incremental sync == rebuild on random
- * sessions (fast-check). Also measures a generated 50k-entry session (timings are reported, not asserted).
+ * The session tree model (src/core/treeModel/): structure on pi's tree fixture, filters like pi's
+ * `/tree`, folding, paging, reveal (parent chains), and incremental sync == rebuild on random
+ * sessions (fast-check). Also measures a generated 50k-entry session (timings are reported, not
+ * asserted). Rows are rendered with the view model's `nodeDisplay` (kinds in snapshots; every text
+ * a widget holds in the sync checks). Row texts themselves: test/unit/viewModel/treeText.test.ts.
  */
 
 import { strict as assert } from "node:assert";
@@ -10,25 +12,15 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { buildRecord, type EntryRecord } from "../../../../src/core/read/entries";
 import { SessionFile } from "../../../../src/core/read/session";
-import {
-  describeRecord,
-  entryWords,
-  formatToolCall,
-  plainText,
-  plural,
-  readableError,
-  SessionTreeModel,
-  shortModelName,
-  summaryHeadline,
-  type TreeElement,
-  type TreeFilter,
-  type TreeSource,
-} from "../../../../src/core/treeModel/model";
+import type { TreeElement } from "../../../../src/core/treeModel/elements";
+import type { TreeFilter } from "../../../../src/core/treeModel/filters";
+import { SessionTreeModel } from "../../../../src/core/treeModel/model";
+import type { TreeSource } from "../../../../src/core/treeModel/structure";
+import { nodeDisplay } from "../../../../src/viewModel/treeText";
 import { FIXTURES } from "../../../support/paths";
 
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
 const CASE15 = path.join(FIXTURES, "cases/15-branch-summary-tree/session.jsonl");
-const GETSPECSTORY = path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl");
 
 /** A growable source: records appended one JSON line at a time. */
 class GrowingSource implements TreeSource {
@@ -66,7 +58,7 @@ function snapshot(model: SessionTreeModel, withDisplay = true): string[] {
       assert.equal(model.parent(child), parent, `parent(${child.key}) should be ${parent?.key ?? "top"}`);
       let text = `${"  ".repeat(depth)}${label(model, child)}`;
       if (child.kind !== "page" && withDisplay) {
-        const d = model.display(child.kind === "entry" ? child.id : child.headId);
+        const d = nodeDisplay(model, child.kind === "entry" ? child.id : child.headId);
         text += ` ${d.kind}${d.label ? ` [${d.label}]` : ""}${d.isLeaf ? " LEAF" : ""}${d.onActivePath ? " *" : ""}${d.branches ? ` ⑂${d.branches}` : ""}${d.folded ? ` +${d.folded}` : ""}`;
       }
       assert.equal(model.hasChildren(child), model.children(child).length > 0, `hasChildren(${child.key})`);
@@ -81,7 +73,7 @@ function snapshot(model: SessionTreeModel, withDisplay = true): string[] {
 describe("tree model on pi's tree fixture (tree.jsonl)", () => {
   it("default filter: one root run, a 3-way branch point, folded tool results, the leaf and the active path", async () => {
     const session = await SessionFile.open(TREE);
-    const model = new SessionTreeModel(session, { reader: session });
+    const model = new SessionTreeModel(session);
     assert.deepEqual(snapshot(model), [
       "1eb270e4 system *",
       "c8a901f3 user *",
@@ -123,28 +115,6 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     assert.equal(model.branchIsActive("7daca6b9"), false);
   });
 
-  it("texts: user first line, assistant tool calls + model, tool result with its call (read from the body), summaries", async () => {
-    const session = await SessionFile.open(TREE);
-    const model = new SessionTreeModel(session, { reader: session });
-    assert.equal(model.display("c8a901f3").text, "[task:t1] do t1");
-    const a = model.display("c707baf6");
-    assert.equal(a.text, "→ read");
-    assert.equal(a.detail, "scripted-big");
-    assert.equal(model.display("a03949d4").detail, "", "the model is named only where it changes");
-    assert.equal(model.display("a03949d4").model, "scripted/scripted-big");
-    const tr = model.display("524c617f");
-    assert.equal(tr.kind, "toolResult");
-    assert.match(tr.text, /^read: src\/alpha\.ts/);
-    assert.match(tr.detail, /alpha/);
-    const bs = model.display("7daca6b9");
-    assert.equal(bs.hasSummary, true);
-    assert.match(bs.text, /^Branch summary: /);
-    assert.doesNotMatch(bs.text, /explored a different conversation branch/);
-    assert.equal(model.display("2ff39b9e").text, "Model: scripted/scripted-big");
-    assert.equal(model.display("8055bd91").kind, "thinkingLevel");
-    assert.equal(model.display("a6f9c23c").text, "Label: branch-A");
-  });
-
   it("user-only filter: user messages attach to their nearest visible ancestor (pi's recalculateVisualStructure)", async () => {
     const session = await SessionFile.open(TREE);
     const model = new SessionTreeModel(session, { filter: "user-only" });
@@ -183,7 +153,7 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
 
   it("case 15: branch summary placed by parentId, label on a1, leaf is the label entry (shown at bB3)", async () => {
     const session = await SessionFile.open(CASE15);
-    const model = new SessionTreeModel(session, { reader: session });
+    const model = new SessionTreeModel(session);
     assert.deepEqual(snapshot(model, true), [
       "u1 user *",
       "a1 assistant [design-fork] * ⑂2",
@@ -199,107 +169,7 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     ]);
     assert.equal(model.leafId, "l1");
     assert.equal(model.displayLeafId, "bB3");
-    assert.equal(model.display("bB3").isFileLeaf, false);
-  });
-});
-
-describe("tree model: row texts", () => {
-  it("a failed assistant message shows its error (real session with an HTTP 400), as pi's /tree does", async () => {
-    const session = await SessionFile.open(GETSPECSTORY);
-    const model = new SessionTreeModel(session, { reader: session });
-    const d = model.display("59c6b470");
-    assert.equal(d.error, true);
-    assert.equal(d.errorMessage, session.byId.get("59c6b470")!.errorMessage);
-    // the status and the JSON body's message, readable in a narrow side bar
-    assert.match(d.text, /^Error 400: max_tokens must be greater than thinking\.budget_tokens\. Please consult/);
-    assert.equal(d.errorInText, true);
-    assert.match(
-      d.errorMessage!,
-      /^400 \{"error":\{"type":"invalid_request_error","message":"`max_tokens`/,
-      "the raw error for the tooltip",
-    );
-    assert.doesNotMatch(d.text, /\(error\)/);
-    // the model is named where it changes (glm → kimi), not on every assistant row
-    assert.deepEqual([model.display("a38e1b57").text, model.display("a38e1b57").detail], ["→ read ×2", "glm-5p2-fast"]);
-    assert.equal(model.display("a38e1b57").model, "fireworks/accounts/fireworks/routers/glm-5p2-fast");
-    assert.equal(model.display("4841084c").detail, "", "same model as the previous answer");
-    assert.equal(d.detail, "kimi-k2p6-fast", "the model changed here");
-    // markdown markers are gone from the row text
-    assert.equal(model.display("4841084c").text.slice(0, 42), "This project — pi-format-demo — is a small");
-  });
-
-  it("an error next to text goes to the detail; aborted and bare errors; tool-call-only rows", () => {
-    const rec = (message: object) => {
-      const r = buildRecord(
-        {
-          type: "message",
-          id: "x",
-          parentId: null,
-          timestamp: "t",
-          message: { role: "assistant", provider: "p", model: "m", ...message },
-        },
-        { index: 0, line: 2, offset: 0, byteLength: 1 },
-      );
-      assert.ok(!("code" in r));
-      return describeRecord(r as EntryRecord);
-    };
-    const withText = rec({
-      content: [{ type: "text", text: "**Partial** answer" }],
-      stopReason: "error",
-      errorMessage: "overloaded_error\nretry later",
-    });
-    assert.deepEqual(
-      [withText.text, withText.detail, withText.errorMessage, withText.model],
-      ["Partial answer", "error: overloaded_error", "overloaded_error", "p/m"],
-    );
-    assert.deepEqual(
-      [
-        rec({ content: [], stopReason: "aborted", errorMessage: "Request was aborted" }).text,
-        rec({ content: [], stopReason: "error" }).text,
-      ],
-      ["(aborted)", "(error)"],
-    );
-    const tools = rec({ content: [{ type: "toolCall", id: "c", name: "read", arguments: {} }], stopReason: "toolUse" });
-    assert.deepEqual([tools.text, tools.detail, tools.error], ["→ read", "", false]);
-  });
-
-  it("helpers: plain text from markdown, plurals, short model names, entries in words", () => {
-    assert.equal(plainText("This project — **`pi-format-demo`** — is"), "This project — pi-format-demo — is");
-    assert.equal(plainText("## Goal"), "Goal");
-    assert.equal(plainText("- [x] done *it* now"), "done it now");
-    assert.equal(plainText("snake_case_name and 2 * 3 * 4 and a*b*c"), "snake_case_name and 2 * 3 * 4 and a*b*c");
-    assert.equal(plainText("see [docs](http://x) and `a*b*` is _em_ ~~x~~"), "see docs and a*b* is em x");
-    assert.deepEqual(
-      [plural(1, "entry"), plural(2, "entry"), plural(1234, "message"), plural(0, "key")],
-      ["1 entry", "2 entries", "1,234 messages", "0 keys"],
-    );
-    assert.equal(shortModelName("accounts/fireworks/routers/kimi-k2p6-fast"), "kimi-k2p6-fast");
-    assert.equal(shortModelName("gpt-4o"), "gpt-4o");
-    assert.equal(
-      readableError('429 {"type":"error","error":{"type":"rate_limit_error","message":"Too many \\"requests\\""}}'),
-      ' 429: Too many "requests"',
-    );
-    assert.equal(
-      readableError('400 {"error":{"message":"cut in the middle of an esc\\'),
-      " 400: cut in the middle of an esc",
-    );
-    assert.equal(readableError("fetch failed"), ": fetch failed");
-    const user = buildRecord(
-      {
-        type: "message",
-        id: "u",
-        parentId: null,
-        timestamp: "t",
-        message: {
-          role: "user",
-          content: "Read README.md and NOTES.md and tell me what this project is about\nplease",
-        },
-      },
-      { index: 0, line: 2, offset: 0, byteLength: 1 },
-    );
-    assert.ok(!("code" in user));
-    assert.equal(entryWords(user as EntryRecord), "“Read README.md and NOTES.md and tell me what th…”");
-    assert.equal(entryWords(undefined), "the start of the session");
+    assert.equal(model.node("bB3").isFileLeaf, false);
   });
 });
 
@@ -434,40 +304,12 @@ describe("tree model: reveal, paging and edge cases", () => {
     src.push({ type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: "hi" } });
     src.push({ type: "label", id: "l1", parentId: "a", timestamp: "t", targetId: "a", label: "first" });
     const model = new SessionTreeModel(src);
-    assert.equal(model.display("a").label, "first");
+    assert.equal(model.node("a").label, "first");
     src.push({ type: "label", id: "l2", parentId: "l1", timestamp: "t", targetId: "a" });
     const change = model.sync();
     assert.equal(change.added, 1);
-    assert.equal(model.display("a").label, undefined);
+    assert.equal(model.node("a").label, undefined);
     assert.ok(change.elements.some((e) => e?.key === "e:a"));
-  });
-
-  it("helpers: pi's tool call texts and summary headlines", () => {
-    assert.equal(formatToolCall("read", { path: "src/a.ts", offset: 10, limit: 5 }), "read: src/a.ts:10-14");
-    assert.equal(formatToolCall("bash", { command: "npm test\n" }), "bash: npm test");
-    assert.equal(formatToolCall("grep", { pattern: "x" }), "grep: /x/ in .");
-    assert.equal(formatToolCall("mcp", { a: 1 }), 'mcp: {"a":1}');
-    assert.equal(
-      summaryHeadline(
-        "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\n- Build the LRU cache\n",
-      ),
-      "Build the LRU cache",
-    );
-    assert.equal(summaryHeadline("## Goal\n1. [x] done it"), "done it");
-    const r = buildRecord(
-      {
-        type: "compaction",
-        id: "c",
-        parentId: "p",
-        timestamp: "t",
-        summary: "## Goal\nx",
-        firstKeptEntryId: "p",
-        tokensBefore: 45123,
-      },
-      { index: 0, line: 2, offset: 0, byteLength: 1 },
-    );
-    assert.ok(!("code" in r));
-    assert.equal(describeRecord(r as EntryRecord).text, "Compaction: 45k tokens → summary");
   });
 });
 
@@ -606,9 +448,9 @@ function widgetState(model: SessionTreeModel): Map<string, string> {
   for (const { element } of model.walk()) {
     const item =
       element.kind === "entry"
-        ? JSON.stringify(model.display(element.id))
+        ? JSON.stringify(nodeDisplay(model, element.id))
         : element.kind === "branch"
-          ? `${JSON.stringify(model.display(element.headId))} ${model.branchSize(element.headId)} ${model.branchIsActive(element.headId)}`
+          ? `${JSON.stringify(nodeDisplay(model, element.headId))} ${model.branchSize(element.headId)} ${model.branchIsActive(element.headId)}`
           : JSON.stringify(model.pageBounds(element));
     state.set(
       element.key,

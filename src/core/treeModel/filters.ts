@@ -1,0 +1,76 @@
+/**
+ * pi's `/tree` filter modes: which entries a filter shows.
+ *
+ * Source: pi 1.6.0 `dist/modes/interactive/components/tree-selector.js` (`applyFilter`) and the
+ * `treeFilterMode` setting. `usage` entries are never shown.
+ */
+
+import type { EntryRecord } from "../read/entries";
+
+/** pi's `/tree` filter modes (`TreeFilterMode` in pi's settings: `treeFilterMode`). */
+export type TreeFilter = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
+
+/** The filters in pi's cycling order, with their short titles. */
+export const TREE_FILTERS: readonly { filter: TreeFilter; title: string; description: string }[] = [
+  {
+    filter: "default",
+    title: "Default",
+    description:
+      "everything except settings and bookkeeping entries (labels, model/thinking changes, titles, custom entries, context edits)",
+  },
+  {
+    filter: "no-tools",
+    title: "No tools",
+    description: "the default view without tool results and tool-call-only assistant messages",
+  },
+  { filter: "user-only", title: "User messages", description: "only user messages" },
+  { filter: "labeled-only", title: "Labeled", description: "only labeled entries" },
+  { filter: "all", title: "Everything", description: "every entry (except usage records, which pi never shows)" },
+];
+
+/** True for a string naming one of {@link TREE_FILTERS}. */
+export function isTreeFilter(value: unknown): value is TreeFilter {
+  return typeof value === "string" && TREE_FILTERS.some((f) => f.filter === value);
+}
+
+/** pi's entry types hidden in its default `/tree` view (settings and bookkeeping). */
+const SETTINGS_TYPES: ReadonlySet<string> = new Set([
+  "label",
+  "context_edit",
+  "custom",
+  "model_change",
+  "thinking_level_change",
+  "session_info",
+]);
+
+/**
+ * pi's `/tree` filter for one entry (`applyFilter`), except that tool-call-only assistant messages
+ * stay visible outside `no-tools` (tool results fold under them).
+ * @param labeled the entry currently has a label (for `labeled-only`).
+ */
+export function filterShows(r: EntryRecord, filter: TreeFilter, labeled: boolean): boolean {
+  if (r.type === "usage") return false;
+  switch (filter) {
+    case "all":
+      return true;
+    case "user-only":
+      return r.type === "message" && r.role === "user";
+    case "labeled-only":
+      return labeled;
+    case "no-tools":
+      if (SETTINGS_TYPES.has(r.type)) return false;
+      if (r.type === "message" && r.role === "toolResult") return false;
+      if (r.type === "message" && r.role === "assistant" && !r.preview) {
+        const errorOrAborted = r.stopReason !== undefined && r.stopReason !== "stop" && r.stopReason !== "toolUse";
+        return errorOrAborted;
+      }
+      return true;
+    default:
+      return !SETTINGS_TYPES.has(r.type);
+  }
+}
+
+/** True when the filter folds tool results under the assistant message before them (`default`, `all`). */
+export function filterFoldsToolResults(filter: TreeFilter): boolean {
+  return filter === "default" || filter === "all";
+}

@@ -1,0 +1,330 @@
+/**
+ * The texts of the session tree's rows (the "Pi Session" view, `pi-context tree`, the switch
+ * questions): an entry's kind, its line as pi's `/tree` shows it (pi 1.6.0 `tree-selector.js`
+ * `getEntryDisplayText`, without the role prefix), a secondary detail, entries in words for titles
+ * and messages. The structure comes from `core/treeModel`. No `vscode` import.
+ */
+
+import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../core/read/entries";
+import type { EntryReader } from "../core/rules/serialize";
+import type { SessionTreeModel } from "../core/treeModel/model";
+import { formatTokens, plural } from "../shared/format";
+import { fileTitle, oneLine, plainText, readableError, shortModelName, summaryHeadline } from "./treeTextLines";
+import { summarizeToolNames, toolCallText } from "./treeTextTools";
+
+/** Entry kinds, for icons and texts. */
+export type NodeKind =
+  | "user"
+  | "assistant"
+  | "toolResult"
+  | "bashExecution"
+  | "system"
+  | "customMessage"
+  | "message"
+  | "compaction"
+  | "branchSummary"
+  | "modelChange"
+  | "thinkingLevel"
+  | "label"
+  | "sessionInfo"
+  | "custom"
+  | "leafMarker"
+  | "contextEdit"
+  | "usage"
+  | "unknown";
+
+/** Each kind in words (tooltips, screen readers): `user message`, `branch summary`, … */
+export const KIND_NAMES: Record<NodeKind, string> = {
+  user: "user message",
+  assistant: "assistant message",
+  toolResult: "tool result",
+  bashExecution: "bash execution",
+  system: "system prompt",
+  customMessage: "custom message",
+  message: "message",
+  compaction: "compaction",
+  branchSummary: "branch summary",
+  modelChange: "model change",
+  thinkingLevel: "thinking level change",
+  label: "label",
+  sessionInfo: "session name",
+  custom: "custom entry",
+  leafMarker: "leaf marker (pi Context)",
+  contextEdit: "context edit",
+  usage: "usage record",
+  unknown: "unknown entry",
+};
+
+/** How one entry is shown. All texts are single-line and untrusted (they come from the session). */
+export interface NodeDisplay {
+  id: string;
+  kind: NodeKind;
+  /** Main text (pi's `/tree` line without the role prefix), e.g. the user message's first line. */
+  text: string;
+  /** Secondary text: model, tool calls, token counts, tool output preview. */
+  detail: string;
+  /** The entry's label (pi's `/tree` label), if any. */
+  label?: string;
+  /** The entry is the current leaf as shown (the leaf, or its nearest visible ancestor). */
+  isLeaf: boolean;
+  /** The entry is the real leaf of the file (last entry), not only its visible stand-in. */
+  isFileLeaf: boolean;
+  /** The entry is on the path from the root to the leaf. */
+  onActivePath: boolean;
+  /** Number of visible children when this is a branch point (≥ 2), else 0. */
+  branches: number;
+  /** Tool results folded under this assistant message. */
+  folded: number;
+  /** Tool result with `isError`, or an assistant message that stopped with `error`/`aborted`. */
+  error: boolean;
+  /**
+   * A failed assistant message's error (pi's `errorMessage`, first line, at most 160 characters).
+   * It is already part of {@link text} (no text: `Error 400: …`, as pi's `/tree` shows the error;
+   * see {@link errorInText}) or of {@link detail} (`error 400: …`).
+   */
+  errorMessage?: string;
+  /** {@link text} is the error (the message had no text of its own). */
+  errorInText?: boolean;
+  /** An assistant message's model as `provider/model` (the row shows it only where it changes). */
+  model?: string;
+  /** A compaction or branch summary: its summary can be opened. */
+  hasSummary: boolean;
+  timestamp: string;
+}
+
+/**
+ * How an entry of the model is shown: its {@link SessionTreeModel.node} plus the texts of
+ * {@link describeRecord}; the short model name is added to the detail where the model changes.
+ * @param reader reads the assistant message a tool result answers (its row then shows pi's call
+ *   text, `read: src/a.ts`); without it the row shows the tool name.
+ */
+export function nodeDisplay(model: SessionTreeModel, id: string, reader?: EntryReader): NodeDisplay {
+  const node = model.node(id);
+  const r = node.record;
+  if (!r) {
+    return {
+      id,
+      kind: "unknown",
+      text: "(missing entry)",
+      detail: "",
+      isLeaf: false,
+      isFileLeaf: false,
+      onActivePath: false,
+      branches: 0,
+      folded: 0,
+      error: false,
+      hasSummary: false,
+      timestamp: "",
+    };
+  }
+  const described = describeRecord(r, toolCallText(model, r, reader));
+  const { kind, text, error } = described;
+  let detail = described.detail;
+  if (described.model !== undefined && node.modelChanged)
+    detail = [detail, shortModelName(described.model)].filter(Boolean).join("  ");
+  const out: NodeDisplay = {
+    id,
+    kind,
+    text,
+    detail,
+    isLeaf: node.isLeaf,
+    isFileLeaf: node.isFileLeaf,
+    onActivePath: node.onActivePath,
+    branches: node.branches,
+    folded: node.folded,
+    error,
+    hasSummary: node.hasSummary,
+    timestamp: node.timestamp,
+  };
+  if (described.errorMessage !== undefined) out.errorMessage = described.errorMessage;
+  if (described.errorInText) out.errorInText = true;
+  if (described.model !== undefined) out.model = described.model;
+  if (node.label !== undefined) out.label = node.label;
+  return out;
+}
+
+/**
+ * An entry in words for titles and messages: its text as the tree shows it (a user message's first
+ * line, an assistant's answer, "Compaction: …"), in quotes and shortened to `max` characters.
+ * `“Read README.md and NOTES.md”`. Falls back to the id for entries without words.
+ */
+export function entryWords(r: EntryRecord | undefined, max = 48): string {
+  if (!r) return "the start of the session";
+  const text = describeRecord(r).text.trim();
+  if (!text) return r.id;
+  return `“${text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text}”`;
+}
+
+/** The tab title of a summary: `Branch summary – Build the LRU cache`, `Compaction summary – …`. */
+export function summaryTitle(r: EntryRecord): string {
+  const headline = summaryHeadline(r.summary ?? "");
+  return fileTitle(
+    `${r.type === "compaction" ? "Compaction summary" : "Branch summary"}${headline ? ` – ${headline}` : ""}`,
+  );
+}
+
+/** What {@link describeRecord} tells about one record. */
+export interface RecordDescription {
+  kind: NodeKind;
+  text: string;
+  detail: string;
+  error: boolean;
+  /** A failed assistant message's error text (already shown in `text` or `detail`). */
+  errorMessage?: string;
+  /** `text` is the error (the message had no text of its own). */
+  errorInText?: boolean;
+  /** An assistant message's `provider/model` (not in `detail`: the tree shows it where it changes). */
+  model?: string;
+}
+
+/**
+ * Kind, texts and error flag of one record (pi's `getEntryDisplayText`, on records). Message texts
+ * are plain (markdown markers removed, see {@link plainText}). A failed assistant message without
+ * text shows its error as pi's `/tree` does (`Error 400: …`, see {@link readableError}); with text,
+ * the error goes to the detail. Token counts are in pi's footer format ({@link formatTokens}).
+ * @param toolCall a tool result's call text (see `toolCallText`); default: the tool name.
+ */
+export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescription {
+  switch (r.type) {
+    case "message":
+      return describeMessage(r, toolCall);
+    case "custom_message":
+      return {
+        kind: "customMessage",
+        text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(),
+        detail: r.display ? "" : "hidden in pi",
+        error: false,
+      };
+    case "compaction":
+      return {
+        kind: "compaction",
+        text: `Compaction: ${r.tokensBefore !== undefined ? formatTokens(r.tokensBefore) : "?"} tokens → summary`,
+        detail: `${formatTokens(r.tokens)}-token summary${r.fromHook ? " (extension)" : ""}`,
+        error: false,
+      };
+    case "branch_summary":
+      return {
+        kind: "branchSummary",
+        text: `Branch summary: ${summaryHeadline(r.summary ?? "") || "(empty)"}`,
+        detail: `${formatTokens(r.tokens)} tokens`,
+        error: false,
+      };
+    case "model_change":
+      return {
+        kind: "modelChange",
+        text: `Model: ${r.provider ? `${r.provider}/` : ""}${r.modelId ?? "?"}`,
+        detail: "",
+        error: false,
+      };
+    case "thinking_level_change":
+      return { kind: "thinkingLevel", text: `Thinking: ${r.thinkingLevel ?? "?"}`, detail: "", error: false };
+    case "label":
+      return {
+        kind: "label",
+        text: `Label: ${r.label ? oneLine(r.label) : "(cleared)"}`,
+        detail: r.targetId ? `on ${r.targetId}` : "",
+        error: false,
+      };
+    case "session_info":
+      return {
+        kind: "sessionInfo",
+        text: `Title: ${r.name?.trim() ? oneLine(r.name) : "(empty)"}`,
+        detail: "",
+        error: false,
+      };
+    case "custom":
+      if (r.customType === PI_CONTEXT_CUSTOM_TYPE) {
+        return { kind: "leafMarker", text: "Leaf moved here", detail: "by pi Context", error: false };
+      }
+      return { kind: "custom", text: `Custom: ${r.customType ?? "?"}`, detail: "", error: false };
+    case "context_edit":
+      return {
+        kind: "contextEdit",
+        text: `Context ${r.replacementIsNull ? "omit" : "replace"}: ${r.targetId ?? "?"}`,
+        detail: "",
+        error: false,
+      };
+    case "usage":
+      return { kind: "usage", text: `Usage: ${r.provider ?? "?"}/${r.model ?? "?"}`, detail: "", error: false };
+    default:
+      return { kind: "unknown", text: `[${r.type || "unknown"}]`, detail: "", error: false };
+  }
+}
+
+/** {@link describeRecord} for `message` entries, by role. */
+function describeMessage(r: EntryRecord, toolCall: string | undefined): RecordDescription {
+  switch (r.role) {
+    case "user": {
+      const images = r.images ? plural(r.images, "image") : "";
+      const text = r.preview ? oneLine(plainText(r.preview)) : "";
+      return {
+        kind: "user",
+        text: text || (images ? `(${images})` : "(empty)"),
+        detail: text && images ? images : "",
+        error: false,
+      };
+    }
+    case "assistant":
+      return describeAssistant(r);
+    case "toolResult":
+      return {
+        kind: "toolResult",
+        text: toolCall ?? r.toolName ?? "tool",
+        detail: r.preview ? oneLine(r.preview, 120) : "",
+        error: Boolean(r.isError),
+      };
+    case "bashExecution":
+      return {
+        kind: "bashExecution",
+        text: `$ ${oneLine(r.preview ?? "")}`,
+        detail: r.excludeFromContext ? "not sent to the model" : "",
+        error: false,
+      };
+    case "system":
+      return {
+        kind: "system",
+        text: "System prompt",
+        detail: `${formatTokens(r.systemTokens)} tokens`,
+        error: false,
+      };
+    case "custom":
+      return {
+        kind: "customMessage",
+        text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(),
+        detail: "",
+        error: false,
+      };
+    default:
+      return { kind: "message", text: `[${r.role ?? "message"}]`, detail: "", error: false };
+  }
+}
+
+/** An assistant message: its text (or tool calls, or its error), tool calls and error in the detail, its model. */
+function describeAssistant(r: EntryRecord): RecordDescription {
+  const tools = r.toolNames?.length ? `→ ${summarizeToolNames(r.toolNames)}` : "";
+  const error = r.stopReason === "error" || r.stopReason === "aborted";
+  const errorMessage = error && r.errorMessage ? oneLine(r.errorMessage) : undefined;
+  let text = r.preview ? oneLine(plainText(r.preview)) : "";
+  let errorDetail = "";
+  if (!text)
+    text =
+      r.stopReason === "aborted"
+        ? "(aborted)"
+        : errorMessage
+          ? `Error${readableError(errorMessage)}`
+          : r.stopReason === "error"
+            ? "(error)"
+            : tools || "(no content)";
+  else if (errorMessage) errorDetail = `error${readableError(errorMessage)}`;
+  else if (error) errorDetail = r.stopReason === "aborted" ? "aborted" : "stopped with an error";
+  const detail = [text === tools ? "" : tools, errorDetail].filter(Boolean).join("  ");
+  const model =
+    r.model !== undefined || r.provider !== undefined
+      ? `${r.provider ? `${r.provider}/` : ""}${r.model ?? "?"}`
+      : undefined;
+  const out: RecordDescription = { kind: "assistant", text, detail, error };
+  if (errorMessage !== undefined) out.errorMessage = errorMessage;
+  if (errorMessage !== undefined && !errorDetail) out.errorInText = true;
+  if (model !== undefined) out.model = model;
+  return out;
+}
