@@ -1,0 +1,44 @@
+/**
+ * Read-only documents the tree view opens: a compaction / branch summary as a markdown preview,
+ * and the text of a message the user switched to (pi would put it into its editor).
+ */
+
+import * as vscode from "vscode";
+import type { EntryRecord } from "../core/read/entries";
+import type { SessionFile } from "../core/read/session";
+import { setVirtualDocument, SUMMARY_SCHEME, summaryOf } from "../ui/summaryDocuments";
+import { entryWords, summaryTitle } from "../viewModel/treeText";
+import { fileTitle } from "../viewModel/treeTextLines";
+
+/**
+ * Open the summary of a compaction or branch summary entry as a markdown preview, in a tab titled
+ * by the summary's words (summaries never change once written).
+ * @returns false when there is no such entry or it has no summary.
+ */
+export async function openSummary(session: SessionFile | undefined, id: string | undefined): Promise<boolean> {
+  const record = id ? session?.byId.get(id) : undefined;
+  if (!id || !session || !record) return false;
+  const text = summaryOf(session, id);
+  if (text === undefined) return false;
+  const uri = vscode.Uri.from({
+    scheme: SUMMARY_SCHEME,
+    path: `/preview/summary-${id}/${summaryTitle(record)}.md`,
+  });
+  setVirtualDocument(uri, text);
+  await vscode.commands.executeCommand("markdown.showPreview", uri).then(undefined, async () => {
+    await vscode.window.showTextDocument(uri, { preview: true });
+  });
+  return true;
+}
+
+let textCounter = 0;
+
+/** Show the text of a message the user switched to, in a new read-only document titled by the message's words. */
+export async function showMessageText(text: string, target: EntryRecord): Promise<void> {
+  const uri = vscode.Uri.from({
+    scheme: SUMMARY_SCHEME,
+    path: `/preview/message-${++textCounter}/${fileTitle(`Message ${entryWords(target, 40)}`)}.md`,
+  });
+  setVirtualDocument(uri, text);
+  await vscode.window.showTextDocument(uri, { preview: true });
+}

@@ -1,0 +1,92 @@
+/**
+ * Labels from the "Pi Session" view (`piContext.tree.setLabel` / `clearLabel`): written as a
+ * label entry like pi's label editor, by a running pi with the live bridge when there is one,
+ * else appended behind the live-session guard. Refusals come first: nothing is asked when the
+ * label could not be written.
+ */
+
+import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
+import { appendLabelChange } from "../core/flows/switch";
+import type { Services } from "../services";
+import { nothingWritten } from "../shared/format";
+import * as notify from "../ui/notify";
+import { entryWords } from "../viewModel/treeText";
+import type { Prompter } from "./prompter";
+import type { SessionTreeProvider } from "./provider";
+
+/** What a label command resolves with: the label entry written and its label (null: cleared), or undefined. */
+export type LabelOutcome = { entryId: string; label: string | null } | undefined;
+
+/**
+ * Set (or, with an empty label, remove) an entry's label; asks for it when `labelArg` is not a string.
+ * @param id the entry of the current session to label (undefined: none picked, nothing happens).
+ */
+export async function setLabel(
+  services: Services,
+  provider: SessionTreeProvider,
+  prompter: Prompter,
+  id: string | undefined,
+  labelArg: unknown,
+): Promise<LabelOutcome> {
+  const file = provider.file;
+  if (!id || !file) return undefined;
+  let label = typeof labelArg === "string" ? labelArg : undefined;
+  if (label === undefined) {
+    // refusals first: nothing is asked when the label could not be written
+    const bridge = await services.liveBridge.availability(file);
+    if (bridge === "problem") return writeLabel(services, file, id, undefined); // the bridge reports why it cannot (nothing is written)
+    if (bridge === "none") {
+      const live = checkLiveSession(file, {
+        guardSeconds: services.config().liveSession.guardSeconds,
+        ...(provider.session?.cwd ? { sessionCwd: provider.session.cwd } : {}),
+      });
+      if (live.live) {
+        const message = describeLive(live, "label entries in");
+        services.log.warn(`label ${file}: ${message}`);
+        void notify.warn(message);
+        return undefined;
+      }
+    }
+    label = await prompter.input({
+      title: `Label for ${entryWords(provider.model?.record(id))}`,
+      prompt: "pi shows labels in /tree; an empty label removes it. Written as a label entry, like pi's label editor.",
+      value: provider.model?.labels.get(id)?.label ?? "",
+    });
+    if (label === undefined) return undefined;
+  }
+  return writeLabel(services, file, id, label);
+}
+
+/** Remove an entry's label (writes a label entry without a label, as pi does). */
+export async function clearLabel(
+  services: Services,
+  provider: SessionTreeProvider,
+  id: string | undefined,
+): Promise<LabelOutcome> {
+  const file = provider.file;
+  if (!id || !file) return undefined;
+  return writeLabel(services, file, id, undefined);
+}
+
+/** Write the label change (the live bridge first); failures are logged and shown, never thrown. */
+async function writeLabel(
+  services: Services,
+  file: string,
+  id: string,
+  label: string | undefined,
+): Promise<LabelOutcome> {
+  const live = await services.liveBridge.routeLabel(file, id, label); // a running pi with the bridge writes it
+  if (live) return live.result;
+  try {
+    const r = await appendLabelChange(file, id, label, { guardSeconds: services.config().liveSession.guardSeconds });
+    services.log.info(`label ${file}: ${id} → ${r.entry.label ?? "(cleared)"} (entry ${r.entry.id})`);
+    await services.sessions.refresh().catch(() => undefined);
+    return { entryId: r.entry.id, label: r.entry.label ?? null };
+  } catch (error) {
+    const message = (error as Error).message;
+    services.log.warn(`label ${file}: ${message}`);
+    if (error instanceof LiveSessionError) void notify.warn(message);
+    else void notify.error(`could not write the label: ${nothingWritten(message)}`);
+    return undefined;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The quick picks and input boxes of the session tree view, recorded in order so the integration
+ * tests can check which questions were asked and answer the one on screen
+ * (`SessionTreeView.prompts` / `currentPrompt()`).
+ */
+
+import * as vscode from "vscode";
+
+/**
+ * A question the tree view asked, in order (`SessionTreeView.prompts`): what tests check for the
+ * order of prompts. `apiKey` is the summarizer's password box (`askApiKey`); it never records the key.
+ */
+export interface PromptRecord {
+  kind: "pick" | "input" | "apiKey";
+  title: string;
+  /** Quick pick: the items' labels. */
+  items?: string[];
+}
+
+/** The question on screen (`SessionTreeView.currentPrompt()`): the real quick input, for tests to answer. */
+export type OpenPrompt =
+  | { kind: "pick"; title: string; quickPick: vscode.QuickPick<vscode.QuickPickItem> }
+  | { kind: "input"; title: string; inputBox: vscode.InputBox };
+
+/** Quick picks and input boxes of the tree view, recorded (see {@link PromptRecord}). */
+export class Prompter {
+  readonly log: PromptRecord[] = [];
+  current: OpenPrompt | undefined;
+
+  /** Record that the summarizer asks for its API key for `origin` (its own password box; the key is never recorded). */
+  apiKey(origin: string): void {
+    this.log.push({ kind: "apiKey", title: `API Key for ${origin}` });
+  }
+
+  /**
+   * A quick pick; resolves with the accepted item or undefined (Escape).
+   * @param keepOpen items that do not close the pick when accepted (e.g. listed entries).
+   */
+  pick<T extends vscode.QuickPickItem>(
+    items: T[],
+    options: { title: string; placeholder?: string; keepOpen?: (item: T) => boolean },
+  ): Promise<T | undefined> {
+    const qp = vscode.window.createQuickPick<T>();
+    qp.title = options.title;
+    if (options.placeholder) qp.placeholder = options.placeholder;
+    qp.items = items;
+    qp.ignoreFocusOut = true;
+    qp.matchOnDescription = true;
+    this.log.push({
+      kind: "pick",
+      title: options.title,
+      items: items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label),
+    });
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (value: T | undefined) => {
+        if (done) return;
+        done = true;
+        if (
+          this.current?.kind === "pick" &&
+          this.current.quickPick === (qp as unknown as vscode.QuickPick<vscode.QuickPickItem>)
+        )
+          this.current = undefined;
+        resolve(value);
+        qp.dispose();
+      };
+      qp.onDidAccept(() => {
+        const item = qp.activeItems[0] ?? qp.selectedItems[0];
+        if (!item || options.keepOpen?.(item)) return;
+        finish(item);
+      });
+      qp.onDidHide(() => finish(undefined));
+      this.current = {
+        kind: "pick",
+        title: options.title,
+        quickPick: qp as unknown as vscode.QuickPick<vscode.QuickPickItem>,
+      };
+      qp.show();
+    });
+  }
+
+  /** An input box; resolves with the accepted text or undefined (Escape). */
+  input(options: {
+    title: string;
+    prompt: string;
+    value?: string;
+    placeholder?: string;
+    validate?: (value: string) => string | undefined;
+  }): Promise<string | undefined> {
+    const box = vscode.window.createInputBox();
+    box.title = options.title;
+    box.prompt = options.prompt;
+    if (options.value !== undefined) box.value = options.value;
+    if (options.placeholder) box.placeholder = options.placeholder;
+    box.ignoreFocusOut = true;
+    this.log.push({ kind: "input", title: options.title });
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (value: string | undefined) => {
+        if (done) return;
+        done = true;
+        if (this.current?.kind === "input" && this.current.inputBox === box) this.current = undefined;
+        resolve(value);
+        box.dispose();
+      };
+      box.onDidChangeValue((v) => {
+        box.validationMessage = options.validate?.(v);
+      });
+      box.onDidAccept(() => {
+        const problem = options.validate?.(box.value);
+        if (problem) {
+          box.validationMessage = problem;
+          return;
+        }
+        finish(box.value);
+      });
+      box.onDidHide(() => finish(undefined));
+      this.current = { kind: "input", title: options.title, inputBox: box };
+      box.show();
+    });
+  }
+}

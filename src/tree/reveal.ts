@@ -1,0 +1,132 @@
+/**
+ * Revealing entries in the "Pi Session" view. The view reveals only elements the model resolves
+ * (`getParent` is `children`'s inverse, pages and branch rows included), and only once the view is
+ * visible and VS Code has fetched what it asked for since the last refresh (otherwise VS Code
+ * reports "Data tree node not found"). Reveals run one at a time; a failed reveal is retried twice.
+ * A leaf that moved while the view was hidden is revealed when the view is shown.
+ */
+
+import * as vscode from "vscode";
+import type { TreeElement } from "../core/treeModel/elements";
+import type { Services } from "../services";
+import { QUIET_MS, SESSION_TREE_VIEW, type SessionTreeProvider } from "./provider";
+
+/** At most this long is waited for the view to settle before a reveal is tried anyway (ms). */
+const SETTLE_TIMEOUT_MS = 4000;
+
+/** Options of {@link TreeRevealer.reveal}. */
+export interface RevealOptions {
+  select?: boolean;
+  focus?: boolean;
+  /** Open the view first when it is hidden (default: reveal only into a visible view). */
+  show?: boolean;
+}
+
+/** Reveals done, retried after VS Code had not caught up (logged at debug level), and failed (logged as warnings). */
+export interface RevealStats {
+  done: number;
+  retried: number;
+  failed: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Reveals entries of one tree view, queued, once the view has settled. */
+export class TreeRevealer {
+  readonly stats: RevealStats = { done: 0, retried: 0, failed: 0 };
+  /** The leaf moved (or a new session came) and has not been revealed since. */
+  private pending = true;
+  private visibleSince: number;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly treeView: vscode.TreeView<TreeElement>,
+    private readonly provider: SessionTreeProvider,
+    private readonly log: Services["log"],
+  ) {
+    this.visibleSince = treeView.visible ? Date.now() : 0;
+  }
+
+  /** Reveal an entry (or its nearest visible ancestor); reveals run one at a time, each against the model as it is when its turn comes. */
+  reveal(entryId: string, options: RevealOptions = {}): Promise<TreeElement | undefined> {
+    const next = this.queue.then(() => this.revealNow(entryId, options));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Reveal the leaf as shown (its nearest visible ancestor when hidden by the filter). */
+  async revealLeaf(options: RevealOptions = {}): Promise<TreeElement | undefined> {
+    const leaf = this.provider.model?.displayLeafId;
+    return leaf ? this.reveal(leaf, options) : undefined;
+  }
+
+  /** The leaf moved: reveal it now or when the view is next shown ({@link revealPendingLeaf}). */
+  leafMoved(): void {
+    this.pending = true;
+  }
+
+  /** Reveal the leaf without selecting it when it moved since the last reveal and the view shows a session. */
+  revealPendingLeaf(): void {
+    if (this.pending && this.treeView.visible && this.provider.model) {
+      this.pending = false;
+      void this.revealLeaf({ select: false });
+    }
+  }
+
+  /** Reveal the leaf now when the view is visible and shows a session (no reveal is pending then); else it stays pending. */
+  async revealLeafIfVisible(options: RevealOptions): Promise<void> {
+    if (this.provider.model && this.treeView.visible) {
+      this.pending = false;
+      await this.revealLeaf(options);
+    }
+  }
+
+  /** The view was shown or hidden (`onDidChangeVisibility`). */
+  visibilityChanged(visible: boolean): void {
+    if (visible) this.visibleSince = Date.now();
+    if (visible) this.revealPendingLeaf();
+  }
+
+  /** Wait until the view is visible and VS Code has fetched what it asked for since the last refresh. */
+  private async settle(): Promise<boolean> {
+    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+    for (;;) {
+      if (this.treeView.visible && this.provider.settled && Date.now() - this.visibleSince >= QUIET_MS) return true;
+      if (Date.now() > deadline) return this.treeView.visible;
+      await sleep(40);
+    }
+  }
+
+  private async revealNow(entryId: string, options: RevealOptions): Promise<TreeElement | undefined> {
+    if (!this.treeView.visible) {
+      if (!options.show) return undefined;
+      await vscode.commands.executeCommand(`${SESSION_TREE_VIEW}.focus`);
+    }
+    for (let attempt = 1; ; attempt++) {
+      if (!(await this.settle())) return undefined;
+      const element = this.provider.model?.elementOf(entryId);
+      if (!element) return undefined;
+      try {
+        await this.treeView.reveal(element, {
+          select: options.select ?? true,
+          focus: options.focus ?? false,
+          expand: false,
+        });
+        this.stats.done++;
+        return element;
+      } catch (error) {
+        const message = (error as Error).message;
+        if (attempt < 3) {
+          // VS Code was still applying a refresh: wait until it is done and try again
+          this.stats.retried++;
+          this.log.debug(`tree view: reveal ${entryId} (attempt ${attempt}): ${message}`);
+          await sleep(200 * attempt);
+          continue;
+        }
+        this.stats.failed++;
+        this.log.warn(`tree view: could not reveal ${entryId}: ${message}`);
+        return undefined;
+      }
+    }
+  }
+}

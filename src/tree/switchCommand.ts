@@ -1,0 +1,225 @@
+/**
+ * "Switch to Here…" and "Switch to Here with Summary…" of the "Pi Session" view: pi's tree
+ * navigation through a running pi with the live bridge when there is one, else our switch flow
+ * (`core/flows/switch.ts`, shared with `pi-context switch`) behind the live-session guard. One
+ * switch runs at a time; a branch summary shows its progress in a cancellable notification.
+ *
+ * Order of questions: everything that can refuse without the user's input (the live-session
+ * guard, a live bridge that cannot be used, a missing entry) is checked before a question is
+ * asked (switchQuestions.ts).
+ */
+
+import * as vscode from "vscode";
+import { describeLive, LiveSessionError } from "../core/flows/live";
+import { runSwitchFlow, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
+import type { Services, SwitchCommandOutcome } from "../services";
+import { formatTokens } from "../shared/format";
+import * as notify from "../ui/notify";
+import { entryWords } from "../viewModel/treeText";
+import { showMessageText } from "./documents";
+import type { Prompter } from "./prompter";
+import type { SessionTreeProvider } from "./provider";
+import type { TreeRevealer } from "./reveal";
+import { askChoice, confirmSummary, newLeafWords, questionContext } from "./switchQuestions";
+
+/** Options of `piContext.tree.switchToHere` (each one given skips its question). */
+export interface SwitchCommandOptions {
+  summarize?: boolean;
+  customInstructions?: string;
+  label?: string;
+  /** The session file (default: the current session). */
+  file?: string;
+  /** Do not offer the target's text in a notification (tests). */
+  quiet?: boolean;
+}
+
+/** The branch switch of one tree view (at most one runs at a time). */
+export class SwitchCommand {
+  private running: AbortController | undefined;
+
+  constructor(
+    private readonly services: Services,
+    private readonly provider: SessionTreeProvider,
+    private readonly prompter: Prompter,
+    private readonly revealer: TreeRevealer,
+  ) {}
+
+  /** Cancel a running branch summary (same as the notification's Cancel); false when none runs. */
+  cancel(): boolean {
+    if (!this.running) return false;
+    this.running.abort();
+    return true;
+  }
+
+  /**
+   * "Switch to Here…" (`ask`: pi's "Summarize branch?") and "Switch to Here with Summary…"
+   * (`summary`: what the summary costs and writes, confirmed before anything is sent). Options
+   * with `summarize` skip the questions.
+   * @param targetId the entry to switch to (undefined: none was picked).
+   */
+  async run(
+    targetId: string | undefined,
+    options: SwitchCommandOptions,
+    mode: "ask" | "summary",
+  ): Promise<SwitchCommandOutcome> {
+    const { services, provider } = this;
+    if (this.running) {
+      void notify.info("a branch switch is already running.");
+      return { kind: "busy" };
+    }
+    const file = options.file ?? provider.file ?? services.sessions.current?.file;
+    if (!targetId || !file) {
+      void notify.info("pick an entry in the Pi Session view to switch to.");
+      return { kind: "declined" };
+    }
+    const config = services.config();
+    const controller = new AbortController();
+    this.running = controller;
+    void vscode.commands.executeCommand("setContext", "piContext.switching", true);
+    const given: SwitchChoice | undefined =
+      options.summarize !== undefined
+        ? {
+            summarize: options.summarize,
+            ...(options.customInstructions ? { customInstructions: options.customInstructions } : {}),
+            ...(options.label ? { label: options.label } : {}),
+          }
+        : undefined;
+    const ask =
+      (bridge: boolean) =>
+      async (plan: SwitchPlan, changed: boolean): Promise<SwitchChoice | undefined> => {
+        if (given) return given;
+        const ctx = questionContext(services, this.prompter, bridge);
+        return mode === "summary" ? confirmSummary(plan, changed, ctx) : askChoice(plan, changed, ctx);
+      };
+    let planned: SwitchPlan | undefined;
+    try {
+      // live bridge hook: a running pi with the bridge navigates itself (liveBridge.ts); else our flow + live guard
+      const live = await services.liveBridge.routeSwitch(file, targetId, {
+        ...(given ? { given } : {}),
+        ask: ask(true),
+        signal: controller.signal,
+        ...(options.quiet ? { quiet: true } : {}),
+      });
+      if (live) {
+        if (live.kind === "switched") {
+          this.revealer.leafMoved();
+          await services.sessions.refresh().catch(() => undefined);
+        }
+        return live;
+      }
+      const outcome = await runSwitchFlow(
+        file,
+        targetId,
+        given ?? { summarize: false },
+        () => services.summarizers.get(),
+        {
+          agentDir: services.sessions.agentDir(),
+          projectSettings: config.projectSettings,
+          guardSeconds: config.liveSession.guardSeconds,
+        },
+        {
+          signal: controller.signal,
+          decide: async (plan, changed) => {
+            planned = plan;
+            // refusals before questions: the live guard (a no-op never gets here)
+            if (plan.live.live)
+              throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
+            return ask(false)(plan, changed);
+          },
+          onUnauthorized: async (error, s) => {
+            services.log.warn(`switch ${file}: ${error.message}`);
+            this.prompter.apiKey(services.summarizers.keyOrigin());
+            return services.summarizers.withNewKey(s, error);
+          },
+          around: (task) =>
+            Promise.resolve(
+              vscode.window.withProgress(
+                {
+                  location: vscode.ProgressLocation.Notification,
+                  title: `Switching to ${planned ? entryWords(planned.target) : "the entry"}`,
+                  cancellable: true,
+                },
+                (progress, token) => {
+                  token.onCancellationRequested(() => controller.abort());
+                  let received = 0;
+                  let lastReport = 0;
+                  progress.report({ message: "summarizing the branch you leave…" });
+                  return task({
+                    signal: controller.signal,
+                    onText: (delta) => {
+                      received += delta.length;
+                      const now = Date.now();
+                      if (now - lastReport > 200) {
+                        lastReport = now;
+                        progress.report({
+                          message: `receiving the branch summary… ≈${formatTokens(Math.ceil(received / 4))} tokens`,
+                        });
+                      }
+                    },
+                  });
+                },
+              ),
+            ),
+        },
+      );
+      if (outcome.kind === "declined") return { kind: "declined", file };
+      const r = outcome.result;
+      const text = r.editorText;
+      if (outcome.kind === "noop") {
+        void notify.info(`the session is already at ${entryWords(outcome.plan.target)}.`);
+        return { kind: "noop", file, targetId, ...(text !== undefined ? { editorText: text } : {}) };
+      }
+      services.log.info(
+        `switch ${file}: → ${r.newLeafId ?? "root"}; wrote ${r.entries.map((e) => `${e.type} ${e.id}`).join(", ") || "nothing"} (${r.bytesBefore} → ${r.bytesAfter} bytes)`,
+      );
+      this.revealer.leafMoved();
+      await services.sessions.refresh().catch(() => undefined);
+      await this.revealer.revealLeafIfVisible({ select: true });
+      if (!options.quiet) offerResult(outcome.plan, r.entries.length, text);
+      return {
+        kind: "switched",
+        file,
+        targetId,
+        newLeafId: r.newLeafId,
+        entries: r.entries.map((e) => ({ type: e.type, id: e.id, parentId: e.parentId ?? null })),
+        ...(text !== undefined ? { editorText: text } : {}),
+      };
+    } catch (error) {
+      return report(services, file, error);
+    } finally {
+      this.running = undefined;
+      void vscode.commands.executeCommand("setContext", "piContext.switching", false);
+    }
+  }
+}
+
+/** Tell the user what happened; for a user-message target offer its text (pi puts it into the editor). */
+function offerResult(plan: SwitchPlan, written: number, text: string | undefined): void {
+  const where = newLeafWords(plan);
+  const base =
+    written > 0
+      ? `moved the leaf to ${where}. pi resumes there the next time it opens the session.`
+      : `the session already resumes at ${where}.`;
+  if (text === undefined) {
+    void notify.info(base);
+    return;
+  }
+  const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  void notify
+    .info(`${base} The message you picked: “${preview.replace(/\s+/g, " ")}”`, "Copy Text", "Show Text")
+    .then(async (choice) => {
+      if (choice === "Copy Text") await vscode.env.clipboard.writeText(text);
+      else if (choice === "Show Text") await showMessageText(text, plan.target);
+    });
+}
+
+/** One message for an error (never a loop), and the outcome. */
+function report(services: Services, file: string, error: unknown): SwitchCommandOutcome {
+  return notify.reportFlowFailure(services.log, {
+    operation: "branch switch",
+    logPrefix: "switch",
+    file,
+    error,
+    configActions: ["Set API Key…", "Open Settings"],
+  });
+}

@@ -1,0 +1,260 @@
+/**
+ * The questions of "Switch to Here…" and "Switch to Here with Summary…": pi's "Summarize branch?"
+ * (No summary / Summarize / Summarize with custom prompt, plus an optional label) and the
+ * confirmation of what a summary costs and writes. A summarizer without its API key asks for the
+ * key when the user confirms a summary, before the custom instructions; Escape there returns to
+ * the question, and nothing is sent.
+ */
+
+import * as vscode from "vscode";
+import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
+import { plannedWrites, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
+import type { Services } from "../services";
+import { formatTokens, plural } from "../shared/format";
+import * as notify from "../ui/notify";
+import { describeRecord, entryWords } from "../viewModel/treeText";
+import { KIND_ICONS } from "./icons";
+import type { Prompter } from "./prompter";
+
+/** Entries listed in the "with summary" confirmation (the rest are counted). */
+const CONFIRM_LIST_MAX = 30;
+
+/** An error about the summarizer's settings, with a way to them. */
+export function offerSettings(message: string): void {
+  void notify.error(message, "Open Settings").then((choice) => {
+    if (choice === "Open Settings")
+      void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
+  });
+}
+
+/** What the questions need to know about the summarizer. */
+export interface QuestionContext {
+  prompter: Prompter;
+  /** Its name, whether it still needs an API key (and for which origin), or why it cannot run. */
+  summarizer(): Promise<{ label: string; needsKey: boolean; origin: string; problem?: string }>;
+  /** Make it ready to send: asks for the API key when one is needed. False: cancelled (nothing stored). */
+  ready(): Promise<boolean>;
+}
+
+/**
+ * The summarizer as the questions see it: pi's own model through the live bridge (`bridge`), else
+ * ours from the settings (its API key is asked for when it needs one; the password box is
+ * recorded in the prompter's log, never the key).
+ */
+export function questionContext(services: Services, prompter: Prompter, bridge: boolean): QuestionContext {
+  return {
+    prompter,
+    summarizer: async () => {
+      if (bridge) return { label: "pi (with its own model)", needsKey: false, origin: "" };
+      const origin = services.summarizers.keyOrigin();
+      try {
+        const s = await services.summarizers.get({ allowMissingKey: true });
+        return { label: s.label, needsKey: s.needsApiKey === true, origin };
+      } catch (error) {
+        if (error instanceof SummarizerError)
+          return { label: "the summarizer", needsKey: false, origin, problem: error.message };
+        throw error;
+      }
+    },
+    ready: async () => {
+      if (bridge) return true;
+      let s: Summarizer;
+      try {
+        s = await services.summarizers.get({ allowMissingKey: true });
+      } catch (error) {
+        if (!(error instanceof SummarizerError)) throw error;
+        offerSettings(error.message);
+        return false;
+      }
+      if (!s.needsApiKey) return true;
+      prompter.apiKey(services.summarizers.keyOrigin());
+      return (await services.summarizers.ready(s)) !== undefined;
+    },
+  };
+}
+
+/** The new position in words: the new leaf's text, or the start of the session. */
+export function newLeafWords(plan: SwitchPlan): string {
+  return plan.newLeafId === null ? "the start of the session" : entryWords(plan.session.byId.get(plan.newLeafId));
+}
+
+function ancestorWords(plan: SwitchPlan): string {
+  return plan.collection.commonAncestorId === null
+    ? "the start of the session"
+    : entryWords(plan.session.byId.get(plan.collection.commonAncestorId));
+}
+
+/**
+ * pi's "Summarize branch?" (No summary / Summarize / Summarize with custom prompt), plus an optional
+ * label. Choosing a summary makes the summarizer ready first (the API key is asked for here when
+ * missing), then asks for custom instructions.
+ */
+export async function askChoice(
+  plan: SwitchPlan,
+  changed: boolean,
+  ctx: QuestionContext,
+): Promise<SwitchChoice | undefined> {
+  const leaving = plan.collection.entries.length;
+  if (plan.skipPrompt || leaving === 0) return { summarize: false };
+  const info = await ctx.summarizer();
+  const target = entryWords(plan.target);
+  const where = newLeafWords(plan);
+  const messages = plan.preparation.messages.length;
+  let label: string | undefined;
+  for (;;) {
+    type Item = vscode.QuickPickItem & { action: "none" | "summarize" | "custom" | "label" };
+    const summaryDetail =
+      messages === 0
+        ? `Nothing you leave converts to a message: pi's “No content to summarize” is written after ${where}; no model is called.`
+        : info.problem
+          ? `Not available: ${info.problem}`
+          : `${info.label} summarizes the ${plural(leaving, "entry")} you leave (${plural(messages, "message")}, ≈${formatTokens(plan.preparation.totalTokens)} tokens) into a branch summary after ${where}.${info.needsKey ? ` It needs an API key for ${info.origin}: you are asked for it first.` : ""}`;
+    const items: Item[] = [
+      {
+        action: "none",
+        label: "No summary",
+        detail: plannedWrites(plan, { summarize: false, ...(label ? { label } : {}) }).includes("leaf-marker")
+          ? `Move the leaf to ${where}; a marker entry (no model context) makes pi resume there.`
+          : `Move the leaf to ${where}.`,
+      },
+      {
+        action: "summarize",
+        label: "Summarize",
+        ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}),
+        detail: summaryDetail,
+      },
+      {
+        action: "custom",
+        label: "Summarize with custom prompt",
+        ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}),
+        detail: "Add your own focus for the summary.",
+      },
+      {
+        action: "label",
+        label: label ? `$(tag) Label: ${label}` : "$(tag) Add a label…",
+        detail: label ? "Change or remove the label" : "Optional: label the new position (pi shows labels in /tree).",
+      },
+    ];
+    const pick = await ctx.prompter.pick(items, {
+      title: `${changed ? "The session changed — " : ""}Switch to ${target}: summarize the branch you leave?`,
+      placeholder: `Leaving ${plural(leaving, "entry")}, back to ${ancestorWords(plan)}${plan.returnsText ? `; the leaf moves to the entry before ${target}` : ""}`,
+    });
+    if (!pick) return undefined;
+    if (pick.action === "label") {
+      const value = await ctx.prompter.input({
+        title: "Label the New Position",
+        prompt: "pi shows labels in /tree. Empty: no label.",
+        value: label ?? "",
+      });
+      if (value !== undefined) label = value.trim() || undefined;
+      continue;
+    }
+    const base: SwitchChoice = { summarize: pick.action !== "none", ...(label ? { label } : {}) };
+    if (pick.action === "none") return base;
+    if (messages > 0) {
+      if (info.problem) {
+        offerSettings(info.problem);
+        continue;
+      }
+      if (!(await ctx.ready())) continue; // no key given: back to the choice, nothing sent
+    }
+    if (pick.action === "summarize") return base;
+    const instructions = await ctx.prompter.input({
+      title: "Custom Summarization Instructions",
+      prompt: "What the branch summary should focus on (appended as “Additional focus”).",
+    });
+    if (instructions === undefined) continue; // pi: back to the choice
+    return { ...base, ...(instructions.trim() ? { customInstructions: instructions.trim() } : {}) };
+  }
+}
+
+/**
+ * "Switch to Here with Summary…": what will happen (the messages sent, to which summarizer, where
+ * the summary goes) and a confirmation before anything is sent. The API key is asked for after
+ * the confirmation when the summarizer needs one; Escape there returns to this question.
+ */
+export async function confirmSummary(
+  plan: SwitchPlan,
+  changed: boolean,
+  ctx: QuestionContext,
+): Promise<SwitchChoice | undefined> {
+  const leaving = plan.collection.entries.length;
+  const sent = plan.preparation.messages.map((m) => m.record);
+  const target = entryWords(plan.target);
+  const where = newLeafWords(plan);
+  type Item = vscode.QuickPickItem & { action: "go" | "custom" | "plain" | "cancel" | "entry" };
+  for (;;) {
+    const info = await ctx.summarizer();
+    const items: Item[] = [];
+    if (leaving === 0)
+      items.push({
+        action: "go",
+        label: "$(check) Switch",
+        detail: `Nothing is left behind, so there is nothing to summarize: the leaf moves to ${where}. Nothing is sent.`,
+      });
+    else if (sent.length === 0)
+      items.push({
+        action: "go",
+        label: "$(check) Switch and Write the Branch Summary",
+        detail: `Nothing you leave converts to a message: pi's “No content to summarize” is written after ${where}; no model is called.`,
+      });
+    else {
+      const key = info.needsKey
+        ? ` ${info.origin} needs an API key: you enter it next (kept in VS Code's secret storage).`
+        : "";
+      items.push({
+        action: "go",
+        label: info.needsKey ? "$(key) Enter the API Key, Then Summarize and Switch" : "$(check) Summarize and Switch",
+        description: info.label,
+        detail: info.problem
+          ? `Not available: ${info.problem}`
+          : `One request: ${plural(sent.length, "message")}, ≈${formatTokens(plan.preparation.totalTokens)} tokens. The branch summary goes after ${where}, where pi resumes.${key}`,
+      });
+      items.push({
+        action: "custom",
+        label: "$(edit) Summarize with Custom Instructions…",
+        detail: "Add your own focus for the summary, then send it.",
+      });
+    }
+    if (leaving > 0)
+      items.push({
+        action: "plain",
+        label: "$(arrow-right) Switch Without a Summary",
+        detail: `Only move the leaf to ${where}; nothing is sent.`,
+      });
+    items.push({ action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." });
+    if (sent.length > 0) {
+      items.push({
+        action: "entry",
+        kind: vscode.QuickPickItemKind.Separator,
+        label: `Sent to the summarizer: ${plural(sent.length, "message")} of the ${plural(leaving, "entry")} you leave`,
+      });
+      for (const r of sent.slice(0, CONFIRM_LIST_MAX)) {
+        const d = describeRecord(r);
+        items.push({ action: "entry", label: `$(${KIND_ICONS[d.kind]}) ${d.text}`, description: r.id });
+      }
+      if (sent.length > CONFIRM_LIST_MAX)
+        items.push({ action: "entry", label: `… and ${plural(sent.length - CONFIRM_LIST_MAX, "more message")}` });
+    }
+    const pick = await ctx.prompter.pick(items, {
+      title: `${changed ? "The session changed — " : ""}Switch to ${target} with a branch summary?`,
+      placeholder: `Leaving ${plural(leaving, "entry")}, back to ${ancestorWords(plan)}${plan.returnsText ? `; the leaf moves to the entry before ${target}` : ""}`,
+      keepOpen: (item) => item.action === "entry",
+    });
+    if (!pick || pick.action === "cancel") return undefined;
+    if (pick.action === "plain") return { summarize: false };
+    if (sent.length === 0) return { summarize: true };
+    if (info.problem) {
+      offerSettings(info.problem);
+      continue;
+    }
+    if (!(await ctx.ready())) continue; // no key given: back here, nothing sent
+    if (pick.action === "go") return { summarize: true };
+    const instructions = await ctx.prompter.input({
+      title: "Custom Summarization Instructions",
+      prompt: "What the branch summary should focus on (appended as “Additional focus”).",
+    });
+    if (instructions === undefined) continue;
+    return { summarize: true, ...(instructions.trim() ? { customInstructions: instructions.trim() } : {}) };
+  }
+}
