@@ -37,6 +37,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
 
   constructor(private filter: TreeFilter) {}
 
+  /** The filter in use (also for the next session's model). */
   get currentFilter(): TreeFilter {
     return this.filter;
   }
@@ -71,6 +72,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     };
   }
 
+  /** Switch the filter and refresh the whole tree. */
   setFilter(filter: TreeFilter): void {
     this.filter = filter;
     if (this.model) {
@@ -93,16 +95,23 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     return !this.rootPending && Date.now() - this.lastFetch >= QUIET_MS;
   }
 
+  /** The model's children (`undefined` = top level); notes when VS Code asked (see {@link settled}). */
   getChildren(element?: TreeElement): TreeElement[] {
     this.lastFetch = Date.now();
     if (!element) this.rootPending = false;
     return this.model ? this.model.children(element) : [];
   }
 
+  /** The model's parent (the inverse of {@link getChildren}, for `TreeView.reveal`). */
   getParent(element: TreeElement): TreeElement | undefined {
     return this.model?.parent(element);
   }
 
+  /**
+   * A page row (`Entries 101–200`, described by its first entry), or an entry / branch row: label
+   * prefix, text, description (leaf, branch size, branches, detail), icon and colour, context value
+   * `piEntry[.summary][.labeled][.leaf][.branch]`, tooltip, screen-reader label; summaries open on click.
+   */
   getTreeItem(element: TreeElement): vscode.TreeItem {
     const model = this.model;
     if (!model) return new vscode.TreeItem("(no session)");

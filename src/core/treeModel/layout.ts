@@ -22,7 +22,7 @@ export class TreeLayout {
     private readonly v: VisibleTree,
     private readonly elements: ElementCache,
     /** Items per page (≥ 2). */
-    readonly pageSize: number,
+    private readonly pageSize: number,
     /** A run with at most this many items is shown without pages (≥ pageSize). */
     private readonly inlineMax: number,
   ) {}
