@@ -35,8 +35,9 @@ import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/
 import { readSessionSummary } from "../core/read/locate";
 import type { Summarizer } from "../core/flows/summarizer";
 import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
-import { formatCount as n, formatTokens, withPeriod } from "../shared/format";
+import { formatCount as n, withPeriod } from "../shared/format";
 import * as notify from "../ui/notify";
+import { streamingProgress } from "../ui/progress";
 import { openSummaryDiff, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
 
 /** Options of `piContext.compact` (each one given skips its question). */
@@ -330,27 +331,19 @@ export function registerCompaction(services: Services): void {
               },
               (progress, token) => {
                 token.onCancellationRequested(() => controller.abort());
-                let received = 0;
-                let lastReport = 0;
-                let phase = "";
-                progress.report({ message: `summarizing with ${summarizer.label}…` });
+                const stream = streamingProgress(
+                  progress,
+                  "receiving the summary",
+                  `summarizing with ${summarizer.label}…`,
+                );
                 return task({
                   signal: controller.signal,
                   onPhase: (p, i, count) => {
-                    phase = count > 1 ? `${p === "history" ? "history" : "split-turn prefix"} (${i}/${count}) ` : "";
-                    received = 0;
-                    progress.report({ message: `${phase}summarizing with ${summarizer.label}…` });
+                    const phase =
+                      count > 1 ? `${p === "history" ? "history" : "split-turn prefix"} (${i}/${count}) ` : "";
+                    stream.restart(`${phase}summarizing with ${summarizer.label}…`, phase);
                   },
-                  onText: (delta) => {
-                    received += delta.length;
-                    const now = Date.now();
-                    if (now - lastReport > 200) {
-                      lastReport = now;
-                      progress.report({
-                        message: `${phase}receiving the summary… ≈${formatTokens(Math.ceil(received / 4))} tokens`,
-                      });
-                    }
-                  },
+                  onText: stream.onText,
                 });
               },
             ),

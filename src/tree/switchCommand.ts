@@ -13,7 +13,7 @@ import * as vscode from "vscode";
 import { describeLive, LiveSessionError } from "../core/flows/live";
 import { runSwitchFlow, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
 import type { Services, SwitchCommandOutcome } from "../services";
-import { formatTokens } from "../shared/format";
+import { streamingProgress } from "../ui/progress";
 import * as notify from "../ui/notify";
 import { entryWords } from "../viewModel/treeText";
 import { showMessageText } from "./documents";
@@ -141,22 +141,12 @@ export class SwitchCommand {
                 },
                 (progress, token) => {
                   token.onCancellationRequested(() => controller.abort());
-                  let received = 0;
-                  let lastReport = 0;
-                  progress.report({ message: "summarizing the branch you leave…" });
-                  return task({
-                    signal: controller.signal,
-                    onText: (delta) => {
-                      received += delta.length;
-                      const now = Date.now();
-                      if (now - lastReport > 200) {
-                        lastReport = now;
-                        progress.report({
-                          message: `receiving the branch summary… ≈${formatTokens(Math.ceil(received / 4))} tokens`,
-                        });
-                      }
-                    },
-                  });
+                  const stream = streamingProgress(
+                    progress,
+                    "receiving the branch summary",
+                    "summarizing the branch you leave…",
+                  );
+                  return task({ signal: controller.signal, onText: stream.onText });
                 },
               ),
             ),

@@ -7,7 +7,7 @@
 
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../core/read/entries";
 import type { EntryReader } from "../core/rules/serialize";
-import type { SessionTreeModel } from "../core/treeModel/model";
+import type { SessionTreeModel, TreeNode } from "../core/treeModel/model";
 import { formatTokens, plural } from "../shared/format";
 import { fileTitle, oneLine, plainText, readableError, shortModelName, summaryHeadline } from "./treeTextLines";
 import { summarizeToolNames, toolCallText } from "./treeTextTools";
@@ -55,26 +55,16 @@ export const KIND_NAMES: Record<NodeKind, string> = {
   unknown: "unknown entry",
 };
 
-/** How one entry is shown. All texts are single-line and untrusted (they come from the session). */
-export interface NodeDisplay {
-  id: string;
+/** How one entry is shown: its place in the tree plus its texts (single-line and untrusted: they come from the session). */
+export interface NodeDisplay extends Pick<
+  TreeNode,
+  "id" | "label" | "isLeaf" | "isFileLeaf" | "onActivePath" | "branches" | "folded"
+> {
   kind: NodeKind;
   /** Main text (pi's `/tree` line without the role prefix), e.g. the user message's first line. */
   text: string;
   /** Secondary text: model, tool calls, token counts, tool output preview. */
   detail: string;
-  /** The entry's label (pi's `/tree` label), if any. */
-  label?: string;
-  /** The entry is the current leaf as shown (the leaf, or its nearest visible ancestor). */
-  isLeaf: boolean;
-  /** The entry is the real leaf of the file (last entry), not only its visible stand-in. */
-  isFileLeaf: boolean;
-  /** The entry is on the path from the root to the leaf. */
-  onActivePath: boolean;
-  /** Number of visible children when this is a branch point (≥ 2), else 0. */
-  branches: number;
-  /** Tool results folded under this assistant message. */
-  folded: number;
   /** Tool result with `isError`, or an assistant message that stopped with `error`/`aborted`. */
   error: boolean;
   /**
