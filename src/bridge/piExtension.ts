@@ -1,11 +1,12 @@
 /**
  * Entry point of the pi extension that esbuild bundles to `dist/bridge/pi-context-bridge.js`
  * (ESM; `@earendil-works/pi-coding-agent` stays external: pi maps it to its own copy). pi loads
- * the file from `<agentDir>/extensions/` (or `pi -e <file>`); see `server.ts` for what it does.
+ * the file from `<agentDir>/extensions/` (or `pi -e <file>`); see `activate.ts` for what it does.
  */
 
 import { getAgentDir, SettingsManager, VERSION } from "@earendil-works/pi-coding-agent";
-import { activateBridge, type PiApi } from "./server";
+import { activateBridge } from "./activate";
+import type { PiApi } from "./piApi";
 
 /** pi's extension factory. */
 export default function piContextBridge(pi: PiApi): void {

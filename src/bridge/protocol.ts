@@ -1,5 +1,5 @@
 /**
- * The live bridge protocol: what the pi extension (`server.ts`, loaded by the running pi) and the
+ * The live bridge protocol: what the pi extension (`activate.ts`, loaded by the running pi) and the
  * VS Code side (`client.ts`) say to each other, and the constants both build in. No imports, so
  * the bridge bundle and the extension share exactly these definitions.
  *

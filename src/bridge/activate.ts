@@ -1,0 +1,126 @@
+/**
+ * The live bridge as it runs inside pi (bundled with `piExtension.ts` into
+ * `dist/bridge/pi-context-bridge.js`, which "Pi: Install Live Bridge" copies into
+ * `<agentDir>/extensions/`). No `vscode` import; only Node built-ins and the pi extension API.
+ *
+ * Lifecycle (pi's extension rules: no resources from the factory): on `session_start` with a
+ * session file, listen on a private Unix socket / named pipe and announce it (`server.ts`); on
+ * `session_shutdown` (quit, reload, /new, /resume, /fork) close and remove both; a `process` exit
+ * hook removes them if pi exits without a shutdown event. A killed pi leaves stale files, which
+ * every bridge start and every client tolerate and clean up. One bridge per pi process (a second
+ * copy loaded by mistake stays passive).
+ *
+ * Operations run through pi's own APIs, so pi's model, auth, prompts and rules apply
+ * (`operations.ts`; navigation needs a command context, `commandJobs.ts`). pi's events mark what
+ * pi is doing (compacting, navigating) and push the new state to the clients.
+ */
+
+import { CommandJobs } from "./commandJobs";
+import type { BridgeDeps, PiApi, PiEntry } from "./piApi";
+import { BRIDGE_COMMAND, BRIDGE_PROTOCOL, BRIDGE_VERSION } from "./protocol";
+import { BridgeServer } from "./server";
+
+const ACTIVE_KEY = Symbol.for("pi-context.bridge.active");
+type GlobalWithBridge = typeof globalThis & { [ACTIVE_KEY]?: object };
+
+/**
+ * Register the bridge with pi: the `/pi-context-bridge` command and the session events. Resources
+ * are created on `session_start` only.
+ */
+export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
+  let server: BridgeServer | undefined;
+  let lastProblem: string | undefined;
+  const commandJobs = new CommandJobs(pi);
+
+  pi.registerCommand(BRIDGE_COMMAND, {
+    description:
+      "pi-context live bridge: show its status (VS Code's pi-context extension also runs its requests through this command)",
+    handler: async (args, ctx) => {
+      const m = /^run ([0-9a-f]{32})$/.exec(args.trim());
+      if (m) {
+        await commandJobs.runJob(m[1]!, ctx);
+        return;
+      }
+      const text = server
+        ? server.describe()
+        : `pi-context live bridge ${BRIDGE_VERSION} (protocol ${BRIDGE_PROTOCOL}): not listening${lastProblem ? ` — ${lastProblem}` : " (no session file: pi runs without a session?)"}.`;
+      ctx.ui?.notify(text, "info");
+    },
+  });
+
+  pi.on("session_start", async (_event, ctx) => {
+    const g = globalThis as GlobalWithBridge;
+    if (g[ACTIVE_KEY]) {
+      lastProblem = "another copy of the bridge is active in this pi";
+      return;
+    }
+    const file = ctx.sessionManager.getSessionFile();
+    if (!file) {
+      lastProblem = "this pi runs without a session file";
+      return;
+    }
+    const instance = new BridgeServer(pi, ctx, deps, commandJobs.withCommandContext);
+    g[ACTIVE_KEY] = instance;
+    try {
+      await instance.start(file);
+      server = instance;
+      lastProblem = undefined;
+    } catch (error) {
+      lastProblem = `could not start: ${(error as Error).message}`;
+      deps.log?.(lastProblem);
+      instance.dispose();
+      if (g[ACTIVE_KEY] === instance) delete g[ACTIVE_KEY];
+    }
+  });
+
+  pi.on("session_shutdown", async () => {
+    commandJobs.cancelOwnJobs();
+    const g = globalThis as GlobalWithBridge;
+    if (server) {
+      server.dispose();
+      if (g[ACTIVE_KEY] === server) delete g[ACTIVE_KEY];
+      server = undefined;
+    }
+  });
+
+  const push = (mark?: (s: BridgeServer) => void) => () => {
+    if (!server) return;
+    mark?.(server);
+    server.schedulePush();
+  };
+  for (const event of [
+    "turn_end",
+    "agent_start",
+    "agent_settled",
+    "model_select",
+    "thinking_level_select",
+    "session_info_changed",
+  ])
+    pi.on(event, push());
+  pi.on("message_end", (event: { message?: { role?: string } }) => {
+    if (event?.message?.role === "assistant") push()();
+  });
+  pi.on(
+    "session_before_compact",
+    push((s) => (s.compacting = true)),
+  );
+  pi.on("session_compact", (event: { compactionEntry?: PiEntry; reason?: string }) => {
+    if (!server) return;
+    server.compacting = false;
+    if (server.running?.kind === "compact" && event?.reason === "manual" && event.compactionEntry)
+      server.running.compactionEntry = event.compactionEntry;
+    server.schedulePush();
+  });
+  pi.on(
+    "session_compact_failed",
+    push((s) => (s.compacting = false)),
+  );
+  pi.on(
+    "session_before_tree",
+    push((s) => (s.navigating = true)),
+  );
+  pi.on(
+    "session_tree",
+    push((s) => (s.navigating = false)),
+  );
+}

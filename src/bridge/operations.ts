@@ -1,0 +1,204 @@
+/**
+ * The operations a client may request (`BRIDGE_OPS` of `protocol.ts`), run through pi's own APIs:
+ * - state: the bridge's state now (pi's numbers);
+ * - compact: `ctx.compact({customInstructions})` = pi's `/compact`. pi's `/compact` would abort a
+ *   running response first; the bridge refuses instead, with pi's wording ("Wait for …");
+ * - navigate: `ctx.navigateTree()` from a command context (`commandJobs.ts` gets one); pi's own
+ *   "Wait for the current response to finish…" error comes back while it streams;
+ * - setLabel: `pi.setLabel()` (pi's label editor; allowed while streaming, as in pi);
+ * - cancel: `ctx.abort()`, only while a compaction / branch summary this bridge started runs.
+ */
+
+import type { BridgeErrorCode, BridgeOp, BridgeOps, BridgeState } from "./protocol";
+import type { PiApi, PiCommandContext, PiContext, PiEntry } from "./piApi";
+
+/** pi's wait errors, for the operations pi would otherwise start anyway. */
+const WAIT_RESPONSE_COMPACT = "Wait for the current response to finish before compacting.";
+const WAIT_OPERATION_COMPACT = "Wait for the current compaction or tree navigation to finish before compacting.";
+const WAIT_OPERATION_NAVIGATE =
+  "Wait for the current compaction or tree navigation to finish before navigating the session tree.";
+
+/** An operation's failure: `code` and `message` go to the client in the response. */
+export class OpError extends Error {
+  constructor(
+    readonly code: BridgeErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The compaction or navigation this bridge started, while it runs. */
+export interface Running {
+  kind: "compact" | "navigate";
+  cancelled: boolean;
+  /** The entry pi's `session_compact` event reported for our manual compaction. */
+  compactionEntry?: PiEntry;
+}
+
+/** Run `run` with a command context (pi's `ExtensionCommandContext`); see `commandJobs.ts`. */
+export type WithCommandContext = <T>(run: (ctx: PiCommandContext) => Promise<T>) => Promise<T>;
+
+/** What the operations read and change on the bridge of the session (`BridgeServer`). */
+export interface OperationHost {
+  /** The operation of this bridge that runs now (set and cleared by the operations). */
+  running: Running | undefined;
+  /** pi compacts (between `session_before_compact` and its end). */
+  readonly compacting: boolean;
+  /** pi navigates the tree (between `session_before_tree` and `session_tree`). */
+  readonly navigating: boolean;
+  /** The state now (pi's numbers). */
+  state(): BridgeState;
+  /** Push the state to every client soon. */
+  schedulePush(): void;
+}
+
+/** The operations of one session's bridge. */
+export class BridgeOperations {
+  constructor(
+    private readonly pi: PiApi,
+    private readonly ctx: PiContext,
+    private readonly host: OperationHost,
+    private readonly withCommandContext: WithCommandContext,
+  ) {}
+
+  /**
+   * Run one requested operation with its (untrusted) params.
+   * @returns the operation's result (`BridgeOps[op]["result"]`).
+   * @throws {OpError} `bad-request` for wrong params, `busy` with pi's wait error, `cancelled`,
+   *   `unavailable` or `failed` (pi's message); any other error is reported as `failed`.
+   */
+  async execute(op: BridgeOp, params: Record<string, unknown>): Promise<unknown> {
+    const optionalString = (key: string, max = 100_000): string | undefined => {
+      const v = params[key];
+      if (v === undefined || v === null) return undefined;
+      if (typeof v !== "string" || v.length > max) throw new OpError("bad-request", `${key} must be a string`);
+      return v;
+    };
+    const optionalBool = (key: string): boolean | undefined => {
+      const v = params[key];
+      if (v === undefined || v === null) return undefined;
+      if (typeof v !== "boolean") throw new OpError("bad-request", `${key} must be a boolean`);
+      return v;
+    };
+    switch (op) {
+      case "state":
+        return this.host.state();
+      case "compact":
+        return this.compact(optionalString("customInstructions"));
+      case "navigate": {
+        const targetId = optionalString("targetId", 200);
+        if (!targetId) throw new OpError("bad-request", "targetId is required");
+        const options: BridgeOps["navigate"]["params"] = { targetId };
+        const summarize = optionalBool("summarize");
+        const replaceInstructions = optionalBool("replaceInstructions");
+        const customInstructions = optionalString("customInstructions");
+        const label = optionalString("label", 1000);
+        if (summarize !== undefined) options.summarize = summarize;
+        if (replaceInstructions !== undefined) options.replaceInstructions = replaceInstructions;
+        if (customInstructions) options.customInstructions = customInstructions;
+        if (label) options.label = label;
+        return this.navigate(options);
+      }
+      case "setLabel": {
+        const targetId = optionalString("targetId", 200);
+        if (!targetId) throw new OpError("bad-request", "targetId is required");
+        const label = optionalString("label", 1000)?.trim() || undefined;
+        try {
+          this.pi.setLabel(targetId, label);
+        } catch (error) {
+          throw new OpError("failed", (error as Error).message);
+        }
+        this.host.schedulePush();
+        const leaf = this.ctx.sessionManager.getLeafId();
+        return { entryId: leaf } satisfies BridgeOps["setLabel"]["result"];
+      }
+      case "cancel": {
+        const running = this.host.running;
+        if (!running) return { cancelled: false };
+        running.cancelled = true;
+        this.ctx.abort();
+        return { cancelled: true };
+      }
+    }
+  }
+
+  private compact(customInstructions: string | undefined): Promise<BridgeOps["compact"]["result"]> {
+    const host = this.host;
+    if (host.running || host.compacting || host.navigating)
+      return Promise.reject(new OpError("busy", WAIT_OPERATION_COMPACT));
+    if (!this.ctx.isIdle()) return Promise.reject(new OpError("busy", WAIT_RESPONSE_COMPACT));
+    const running: Running = { kind: "compact", cancelled: false };
+    host.running = running;
+    return new Promise<BridgeOps["compact"]["result"]>((resolve, reject) => {
+      const done = () => {
+        if (host.running === running) host.running = undefined;
+        host.schedulePush();
+      };
+      try {
+        this.ctx.compact({
+          ...(customInstructions?.trim() ? { customInstructions: customInstructions.trim() } : {}),
+          onComplete: (result) => {
+            done();
+            const entryId = running.compactionEntry?.id ?? null;
+            resolve({
+              entryId,
+              firstKeptEntryId: result.firstKeptEntryId,
+              tokensBefore: result.tokensBefore,
+              ...(typeof result.estimatedTokensAfter === "number"
+                ? { estimatedTokensAfter: result.estimatedTokensAfter }
+                : {}),
+              leafId: this.ctx.sessionManager.getLeafId(),
+            });
+          },
+          onError: (error) => {
+            done();
+            const message = error?.message ?? String(error);
+            if (running.cancelled || message === "Compaction cancelled")
+              reject(new OpError("cancelled", "Compaction cancelled"));
+            else if (/^Wait for|in progress/.test(message)) reject(new OpError("busy", message));
+            else reject(new OpError("failed", message));
+          },
+        });
+      } catch (error) {
+        done();
+        reject(new OpError("failed", (error as Error).message));
+      }
+    });
+  }
+
+  private navigate(options: BridgeOps["navigate"]["params"]): Promise<BridgeOps["navigate"]["result"]> {
+    const host = this.host;
+    if (host.running || host.compacting || host.navigating)
+      return Promise.reject(new OpError("busy", WAIT_OPERATION_NAVIGATE));
+    const running: Running = { kind: "navigate", cancelled: false };
+    host.running = running;
+    const { targetId, ...rest } = options;
+    return this.withCommandContext(async (ctx) => {
+      const sm = ctx.sessionManager;
+      const before = sm.getEntries().length;
+      const oldLeafId = sm.getLeafId();
+      let result: { cancelled: boolean };
+      try {
+        result = await ctx.navigateTree(targetId, rest);
+      } catch (error) {
+        const message = (error as Error).message;
+        throw new OpError(/^Wait for/.test(message) ? "busy" : "failed", message);
+      }
+      const entries = sm
+        .getEntries()
+        .slice(before)
+        .map((e) => ({ type: e.type, id: e.id, parentId: e.parentId }));
+      return {
+        cancelled: result.cancelled,
+        ...(result.cancelled && running.cancelled ? { aborted: true } : {}),
+        oldLeafId,
+        newLeafId: sm.getLeafId(),
+        entries,
+      };
+    }).finally(() => {
+      if (host.running === running) host.running = undefined;
+      host.schedulePush();
+    });
+  }
+}

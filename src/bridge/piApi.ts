@@ -1,0 +1,85 @@
+/**
+ * The part of pi's extension API the bridge uses (pi 1.6.0 `dist/core/extensions/types.d.ts`),
+ * and what the bridge needs from its host (`piExtension.ts` gives it from pi's package).
+ * Types only: the bridge never imports pi's package outside `piExtension.ts`.
+ */
+
+/** A pi session entry, as far as the bridge reads it. */
+export interface PiEntry {
+  type: string;
+  id: string;
+  parentId: string | null;
+}
+
+/** pi's `ExtensionContext` (subset). */
+export interface PiContext {
+  readonly sessionManager: {
+    getSessionFile(): string | undefined;
+    getSessionId(): string;
+    getLeafId(): string | null;
+    getEntries(): PiEntry[];
+    getCwd(): string;
+  };
+  readonly model: { provider: string; id: string; contextWindow?: number } | undefined;
+  readonly thinkingLevel?: string;
+  readonly hasUI?: boolean;
+  readonly ui?: { notify(message: string, type?: "info" | "warning" | "error"): void };
+  isIdle(): boolean;
+  abort(): void;
+  getContextUsage(): { tokens: number | null; contextWindow: number; percent: number | null } | undefined;
+  compact(options?: {
+    customInstructions?: string;
+    onComplete?: (result: PiCompactionResult) => void;
+    onError?: (error: Error) => void;
+  }): void;
+}
+
+/** pi's `ExtensionCommandContext` (subset). */
+export interface PiCommandContext extends PiContext {
+  navigateTree(
+    targetId: string,
+    options?: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string },
+  ): Promise<{ cancelled: boolean }>;
+}
+
+/** pi's `CompactionResult`. */
+export interface PiCompactionResult {
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  estimatedTokensAfter?: number;
+}
+
+/** pi's `ExtensionAPI` (subset). */
+export interface PiApi {
+  on(event: string, handler: (event: never, ctx: PiContext) => unknown): void;
+  registerCommand(
+    name: string,
+    options: { description?: string; handler: (args: string, ctx: PiCommandContext) => Promise<void> | void },
+  ): void;
+  sendUserMessage(
+    content: string,
+    options?: { expandPromptTemplates?: boolean; deliverAs?: "steer" | "followUp" },
+  ): void;
+  setLabel(entryId: string, label: string | undefined): void;
+  getSettings(): Record<string, unknown>;
+  getCommands(): { name: string; source?: string; sourceInfo?: { path?: string } }[];
+}
+
+/** What the bridge needs from its host (pi's package, given by `piExtension.ts`). */
+export interface BridgeDeps {
+  /** pi's `VERSION`. */
+  piVersion: string;
+  /** pi's `getAgentDir()`. */
+  agentDir(): string;
+  /** pi's compaction + branch-summary settings for a model (throws pi's validation errors). */
+  settingsFor(
+    settings: Record<string, unknown>,
+    model: PiContext["model"],
+  ): {
+    compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number };
+    branchSummary: { reserveTokens: number; skipPrompt: boolean };
+  };
+  /** Diagnostics (stderr only when asked; stdout belongs to pi's RPC protocol). */
+  log?(message: string): void;
+}
