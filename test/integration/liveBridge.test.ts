@@ -16,7 +16,8 @@ import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/liveB
 import { BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
 import type { PiContextApi } from "../../src/extension";
 import type { PanelControllerApi } from "../../src/panel/controller";
-import type { BridgeCommandOutcome, LiveBridgeService } from "../../src/liveBridge/service";
+import type { BridgeCommandOutcome } from "../../src/liveBridge/install";
+import type { LiveBridgeService } from "../../src/liveBridge/service";
 import type { CompactCommandOutcome, SwitchCommandOutcome } from "../../src/services";
 import { messageText, PiRpc, readSessionLines, writeScriptedAgentDir } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";

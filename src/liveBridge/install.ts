@@ -1,0 +1,187 @@
+/**
+ * "Pi: Install Live Bridge" / "Pi: Remove Live Bridge" and the update offer: the modal questions,
+ * the messages and the log around the file side in `installFile.ts` (the marker, the status of
+ * `<agentDir>/extensions/pi-context-bridge.js` against the shipped bundle).
+ */
+
+import * as fs from "node:fs";
+import * as vscode from "vscode";
+import { liveDir } from "../bridge/announce";
+import { BRIDGE_VERSION, PI_VERSION_RANGE } from "../bridge/protocol";
+import type { BaseServices } from "../services";
+import * as notify from "../ui/notify";
+import {
+  bridgeStatus,
+  ForeignBridgeFileError,
+  installBridgeFile,
+  removeBridgeFile,
+  type BridgeFileStatus,
+} from "./installFile";
+
+/** What the install/remove commands resolve with. */
+export type BridgeCommandOutcome = {
+  kind: "installed" | "updated" | "removed" | "current" | "missing" | "declined" | "foreign" | "error";
+  file?: string;
+  message?: string;
+  status?: BridgeFileStatus;
+};
+
+/** Options of the install/remove commands (scripts and tests). */
+export interface BridgeCommandOptions {
+  /** false: skip the modal question (the caller already has the user's consent). */
+  confirm?: boolean;
+}
+
+const UPDATE_DECLINED_KEY = "piContext.liveBridge.updateDeclined";
+
+/** Installs, removes and offers to update the bridge in pi's agent dir. */
+export class BridgeInstaller {
+  private updateOffered = false;
+
+  constructor(
+    private readonly services: BaseServices,
+    /** The shipped bundle (`dist/bridge/pi-context-bridge.js`). */
+    readonly bundlePath: string,
+  ) {}
+
+  private agentDir(): string {
+    return this.services.sessions.agentDir();
+  }
+
+  private bundle(): string {
+    return fs.readFileSync(this.bundlePath, "utf8");
+  }
+
+  /** The installed bridge compared with the shipped one. */
+  installedStatus(): BridgeFileStatus {
+    return bridgeStatus(this.agentDir(), this.bundle());
+  }
+
+  /** "Pi: Install Live Bridge": asks first (modal), then writes `<agentDir>/extensions/pi-context-bridge.js`. */
+  async install(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
+    let status: BridgeFileStatus;
+    let body: string;
+    try {
+      body = this.bundle();
+      status = bridgeStatus(this.agentDir(), body);
+    } catch (error) {
+      const message = `cannot read the bridge: ${(error as Error).message}`;
+      void notify.error(`${message}`);
+      return { kind: "error", message };
+    }
+    if (status.state === "foreign") {
+      const message = new ForeignBridgeFileError(status.file).message;
+      void notify.error(`${message}`);
+      return { kind: "foreign", file: status.file, message, status };
+    }
+    if (status.state === "current") {
+      void notify.info(`the live bridge ${BRIDGE_VERSION} is installed (${status.file}).`);
+      return { kind: "current", file: status.file, status };
+    }
+    const verb = status.state === "missing" ? "Install" : "Update";
+    if (options.confirm !== false) {
+      const was = status.installed
+        ? ` (installed: ${status.installed.version}${status.state === "modified" ? ", edited since" : status.state === "newer" ? ", newer than this extension's" : ""})`
+        : "";
+      const detail = [
+        `pi-context writes ${status.file}: a pi extension (bridge ${BRIDGE_VERSION}${was}, tested with pi ${PI_VERSION_RANGE.text}). pi loads it at its next start, or after /reload in a running pi, in every session.`,
+        "",
+        "While pi runs, the bridge lets VS Code read pi's context usage and ask pi to compact or switch branches; pi's own model and API key write the summaries.",
+        "",
+        `It listens only on a local socket in ${liveDir(this.agentDir())} (readable by you alone) and checks a random token; it never opens a network port.`,
+        "",
+        'Remove it any time with "Pi: Remove Live Bridge".',
+      ].join("\n");
+      const pick = await vscode.window.showInformationMessage(
+        `${verb} the pi-context live bridge?`,
+        { modal: true, detail },
+        verb,
+      );
+      if (pick !== verb) return { kind: "declined", file: status.file, status };
+    }
+    try {
+      installBridgeFile(this.agentDir(), body);
+    } catch (error) {
+      const message = (error as Error).message;
+      void notify.error(`could not install the live bridge: ${message}`);
+      return { kind: "error", file: status.file, message };
+    }
+    this.services.log.info(
+      `live bridge: ${verb === "Install" ? "installed" : "updated"} ${status.file} (bridge ${BRIDGE_VERSION})`,
+    );
+    void notify.info(
+      `live bridge ${BRIDGE_VERSION} ${verb === "Install" ? "installed" : "updated"} in ${status.file}. Start pi (or run /reload in a running pi) to load it.`,
+    );
+    return { kind: verb === "Install" ? "installed" : "updated", file: status.file, status: this.installedStatus() };
+  }
+
+  /** "Pi: Remove Live Bridge": removes only our file (after asking). */
+  async remove(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
+    let status: BridgeFileStatus;
+    let body: string;
+    try {
+      body = this.bundle();
+      status = bridgeStatus(this.agentDir(), body);
+    } catch (error) {
+      const message = (error as Error).message;
+      void notify.error(`${message}`);
+      return { kind: "error", message };
+    }
+    if (status.state === "missing") {
+      void notify.info(`no live bridge is installed (${status.file}).`);
+      return { kind: "missing", file: status.file, status };
+    }
+    if (status.state === "foreign") {
+      const message = new ForeignBridgeFileError(status.file).message;
+      void notify.error(`${message}`);
+      return { kind: "foreign", file: status.file, message, status };
+    }
+    if (options.confirm !== false) {
+      const pick = await vscode.window.showWarningMessage(
+        "Remove the pi-context live bridge?",
+        {
+          modal: true,
+          detail: `Deletes ${status.file}. Running pi processes keep the bridge until they restart (or /reload).`,
+        },
+        "Remove",
+      );
+      if (pick !== "Remove") return { kind: "declined", file: status.file, status };
+    }
+    try {
+      removeBridgeFile(this.agentDir(), body);
+    } catch (error) {
+      const message = (error as Error).message;
+      void notify.error(`could not remove the live bridge: ${message}`);
+      return { kind: "error", file: status.file, message };
+    }
+    this.services.log.info(`live bridge: removed ${status.file}`);
+    void notify.info(`live bridge removed. Running pi processes keep it until they restart (or /reload).`);
+    return { kind: "removed", file: status.file, status };
+  }
+
+  /** Offer an update when our installed bridge is outdated (once per window; "Not Now" remembered per shipped build). */
+  async offerUpdateIfOutdated(): Promise<BridgeFileStatus | undefined> {
+    if (this.updateOffered) return undefined;
+    let status: BridgeFileStatus;
+    try {
+      status = this.installedStatus();
+    } catch (error) {
+      this.services.log.warn(`live bridge: ${(error as Error).message}`);
+      return undefined;
+    }
+    if (status.state === "modified")
+      this.services.log.warn(`live bridge: ${status.file} was edited after it was installed`);
+    if (status.state !== "outdated") return status;
+    const state = this.services.context.globalState;
+    if (state.get<string>(UPDATE_DECLINED_KEY) === status.shipped.sha256) return status;
+    this.updateOffered = true;
+    const pick = await notify.info(
+      `the live bridge installed in pi (${status.installed?.version ?? "?"}) is outdated; this extension ships ${BRIDGE_VERSION}.`,
+      "Update",
+      "Not Now",
+    );
+    if (pick === "Update") await this.install({ confirm: false });
+    else if (pick === "Not Now") await state.update(UPDATE_DECLINED_KEY, status.shipped.sha256);
+    return status;
+  }
+}

@@ -1,0 +1,348 @@
+/**
+ * The routes that make "Pi: Compact Session…", "Switch to Here…" and labels run inside the
+ * running pi, through its live bridge (`LiveBridgeService.resolve` finds and connects it). Each
+ * route resolves `undefined` when no live bridge serves the file (or its pi is gone): the
+ * caller's file-based flow with its live-session guard runs as before.
+ *
+ * Results arrive through the session file as usual: pi writes the entries, the session watcher
+ * picks them up; the routes only wait for that before opening the summary diff.
+ */
+
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { sameFile } from "../bridge/announce";
+import { planSwitch, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
+import type { BaseServices, CompactCommandOutcome, LabelResult, SwitchCommandOutcome } from "../services";
+import { formatTokens } from "../shared/format";
+import * as notify from "../ui/notify";
+import { openSummaryDiff } from "../ui/summaryDocuments";
+import { BridgeError } from "./client";
+import { describePi, type LiveBridgeStats, type LiveResolution } from "./target";
+
+/** How a live operation is named in the log and in messages. */
+interface LiveOperation {
+  /** In the log: `live bridge: <log> <file>: …`. */
+  log: string;
+  /** `<noun> cancelled in pi.` */
+  noun: string;
+  /** `pi could not <verb>: …`, `… cannot be used to <verb>: …`. */
+  verb: string;
+}
+/** The outcomes every failed request can have (both commands' outcome types include them). */
+type RequestFailure =
+  | { kind: "cancelled"; file: string; message: string }
+  | { kind: "error"; file: string; errorKind: string; message: string };
+
+const COMPACT: LiveOperation = { log: "compact", noun: "compaction", verb: "compact" };
+const SWITCH: LiveOperation = { log: "switch", noun: "branch switch", verb: "switch branches" };
+
+/** The routes of the live bridge service. */
+export class LiveRoutes {
+  constructor(
+    private readonly services: BaseServices,
+    private readonly stats: LiveBridgeStats,
+    /** Find a live bridge for a session file now (`LiveBridgeService.resolve`). */
+    private readonly resolve: (file: string) => Promise<LiveResolution>,
+  ) {}
+
+  /** Tell the user why a bridge for this session cannot be used; the outcome for the command. */
+  private refuse(
+    file: string,
+    what: string,
+    resolution: Extract<LiveResolution, { kind: "problem" }>,
+  ): { kind: "error"; file: string; errorKind: string; message: string } {
+    const message = `pi runs on this session with a live bridge, but it cannot be used to ${what}: ${resolution.error.message} Nothing was written.`;
+    this.services.log.warn(`live bridge: ${file}: ${message}`);
+    void notify.error(`${message}`);
+    return { kind: "error", file, errorKind: `bridge-${resolution.error.code}`, message };
+  }
+
+  /**
+   * A compact or navigate request failed: log it, tell the user, and the command's outcome.
+   * `cancelled` → info, outcome `cancelled`; `busy` (pi's "Wait for …") → warning, `error`/`busy`;
+   * then the operation's own cases (`special`, undefined = none applies); else an error message
+   * `pi could not <verb>: <message>` and `error` with the bridge's code.
+   */
+  private failed<T extends CompactCommandOutcome | SwitchCommandOutcome = never>(
+    file: string,
+    op: LiveOperation,
+    error: unknown,
+    special?: (e: BridgeError) => T | undefined,
+  ): RequestFailure | T {
+    const e = error instanceof BridgeError ? error : new BridgeError("failed", String(error));
+    this.services.log.warn(`live bridge: ${op.log} ${file}: ${e.code}: ${e.message}`);
+    if (e.code === "cancelled") {
+      void notify.info(`${op.noun} cancelled in pi. Nothing was written.`);
+      return { kind: "cancelled", file, message: e.message };
+    }
+    if (e.code === "busy") {
+      void notify.warn(`pi is busy: ${e.message} Nothing was sent.`);
+      return { kind: "error", file, errorKind: "busy", message: e.message };
+    }
+    const handled = special?.(e);
+    if (handled !== undefined) return handled;
+    void notify.error(`pi could not ${op.verb}: ${e.message}`);
+    return { kind: "error", file, errorKind: e.code, message: e.message };
+  }
+
+  /** Wait until the session index has `entryId` (pi wrote it; our watcher reads it). */
+  private async waitForEntry(file: string, entryId: string | null, timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.services.sessions.refresh().catch(() => undefined);
+      const current = this.services.sessions.current;
+      if (
+        !entryId ||
+        !current ||
+        !sameFile(current.file, file) ||
+        current.session.byId.has(entryId) ||
+        Date.now() > deadline
+      )
+        return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /**
+   * "Pi: Compact Session…" in the running pi. Called by `compaction/command.ts` after the instructions
+   * box. Resolves undefined when no live bridge serves `file` (the file-based flow runs).
+   */
+  async routeCompaction(
+    file: string,
+    instructions: string,
+    options: { signal?: AbortSignal; skipPreview?: boolean } = {},
+  ): Promise<CompactCommandOutcome | undefined> {
+    const resolution = await this.resolve(file);
+    if (resolution.kind === "none") return undefined;
+    if (resolution.kind === "problem") return this.refuse(file, COMPACT.verb, resolution);
+    const { announcement, connection } = resolution.target;
+    const current =
+      this.services.sessions.current && sameFile(this.services.sessions.current.file, file)
+        ? this.services.sessions.current
+        : undefined;
+    const preview = current?.analysis.inspect.compaction ?? null;
+    const previousCompactionId = preview?.previousCompactionId ?? undefined;
+    const label = current?.analysis.inspect.sessionName
+      ? `"${current.analysis.inspect.sessionName}"`
+      : path.basename(file);
+    if (!options.skipPreview) {
+      const state = connection.state;
+      const usage = state.usage
+        ? `${state.usage.tokens === null ? "?" : formatTokens(state.usage.tokens)}/${formatTokens(state.usage.contextWindow)}`
+        : "unknown";
+      type Item = vscode.QuickPickItem & { go: boolean };
+      const pick = await vscode.window.showQuickPick<Item>(
+        [
+          {
+            go: true,
+            label: "$(fold) Compact now in pi",
+            description: `${describePi(announcement)} · context ${usage}`,
+            detail: `pi summarises with its own model${state.model ? ` (${state.model.provider}/${state.model.id})` : ""} and writes the compaction${instructions ? `; focus: ${instructions}` : ""}.${preview ? ` Expected: summarise ${preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length} entries, keep from ${preview.firstKeptEntryId}.` : ""}`,
+          },
+          { go: false, label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
+        ],
+        {
+          title: `Compact ${label} in the running pi?`,
+          placeHolder: "pi runs on this session: the running pi does the compaction",
+          ignoreFocusOut: true,
+        },
+      );
+      if (!pick?.go) return { kind: "declined", file };
+    }
+    this.stats.compactions++;
+    this.services.log.info(
+      `live bridge: compact ${file} in ${describePi(announcement)}${instructions ? `, instructions ${JSON.stringify(instructions)}` : ""}`,
+    );
+    try {
+      const result = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `pi is compacting ${path.basename(file)}`,
+          cancellable: true,
+        },
+        (progress, token) => {
+          const signal = linkedSignal(token, options.signal);
+          progress.report({
+            message: `with pi's model${connection.state.model ? ` ${connection.state.model.provider}/${connection.state.model.id}` : ""}…`,
+          });
+          return connection.request("compact", instructions ? { customInstructions: instructions } : {}, { signal });
+        },
+      );
+      await this.waitForEntry(file, result.entryId);
+      const entryId = result.entryId ?? result.leafId ?? "";
+      this.services.log.info(
+        `live bridge: pi wrote compaction ${entryId} (tokensBefore ${result.tokensBefore}, estimated after ${result.estimatedTokensAfter ?? "?"})`,
+      );
+      if (entryId)
+        await openSummaryDiff(file, previousCompactionId, entryId).catch((error: unknown) =>
+          this.services.log.warn(`summary diff: ${String(error)}`),
+        );
+      const after = result.estimatedTokensAfter;
+      void notify
+        .info(
+          `pi compacted ${label} — ${result.tokensBefore.toLocaleString("en-US")} → ${after !== undefined ? `≈${after.toLocaleString("en-US")}` : "?"} tokens (pi's estimate).`,
+          ...(entryId ? ["Show Summary Diff"] : []),
+        )
+        .then((choice) => (choice && entryId ? openSummaryDiff(file, previousCompactionId, entryId) : undefined));
+      const outcome: CompactCommandOutcome & { live: { pid: number; piVersion: string } } = {
+        kind: "compacted",
+        file,
+        entryId,
+        ...(previousCompactionId ? { previousCompactionId } : {}),
+        tokensBefore: result.tokensBefore,
+        tokensAfter: after ?? this.services.sessions.current?.analysis.inspect.contextTokens ?? 0,
+        firstKeptEntryId: result.firstKeptEntryId,
+        live: { pid: announcement.pid, piVersion: announcement.piVersion },
+      };
+      return outcome;
+    } catch (error) {
+      return this.failed<CompactCommandOutcome>(file, COMPACT, error, (e) => {
+        if (e.code === "failed" && /^(Nothing to compact|Already compacted)/.test(e.message)) {
+          void notify.info(`${e.message}`);
+          return { kind: "nothing", file, message: e.message };
+        }
+        if (e.code === "closed" || e.code === "timeout") {
+          const message = `lost the live bridge of ${describePi(announcement)} during the compaction: ${e.message} pi may still write the compaction; the session view shows it when it does.`;
+          void notify.error(`${message}`);
+          return { kind: "error", file, errorKind: `bridge-${e.code}`, message };
+        }
+        return undefined;
+      });
+    }
+  }
+
+  /**
+   * "Switch to Here…" in the running pi (pi's `/tree` navigation). Called by `tree/register.ts`.
+   * `given`: the choice when the caller already has one; otherwise `ask` shows pi's question.
+   * Resolves undefined when no live bridge serves `file`.
+   */
+  async routeSwitch(
+    file: string,
+    targetId: string,
+    options: {
+      given?: SwitchChoice;
+      ask: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
+      signal?: AbortSignal;
+      quiet?: boolean;
+    },
+  ): Promise<SwitchCommandOutcome | undefined> {
+    const resolution = await this.resolve(file);
+    if (resolution.kind === "none") return undefined;
+    if (resolution.kind === "problem") return this.refuse(file, SWITCH.verb, resolution);
+    const { announcement, connection } = resolution.target;
+    // pi's leaf now (a push may still be on its way): pi's navigateTree is a no-op at its own leaf
+    const leafId = await connection.request("state", {}).then(
+      (s) => s.leafId,
+      () => connection.state.leafId,
+    );
+    if (leafId === targetId) {
+      if (!options.quiet) void notify.info("pi is already at this point.");
+      return { kind: "noop", file, targetId };
+    }
+    let plan: SwitchPlan | undefined;
+    try {
+      plan = await planSwitch(file, targetId, {
+        agentDir: this.services.sessions.agentDir(),
+        projectSettings: this.services.config().projectSettings,
+        guardSeconds: 0,
+        procRoot: null,
+      });
+    } catch (error) {
+      // pi decides (e.g. an entry pi has and the file does not show yet); the question needs a plan
+      if (!options.given) {
+        const message = (error as Error).message;
+        void notify.error(`branch switch failed: ${message}`);
+        return { kind: "error", file, errorKind: "error", message };
+      }
+    }
+    const choice = options.given ?? (plan ? await options.ask(plan, false) : undefined);
+    if (!choice) return { kind: "declined", file };
+    this.stats.switches++;
+    this.services.log.info(
+      `live bridge: switch ${file} → ${targetId} in ${describePi(announcement)} (summarize ${choice.summarize}${choice.label ? `, label ${JSON.stringify(choice.label)}` : ""})`,
+    );
+    try {
+      const params = {
+        targetId,
+        summarize: choice.summarize,
+        ...(choice.customInstructions ? { customInstructions: choice.customInstructions } : {}),
+        ...(choice.label ? { label: choice.label } : {}),
+      };
+      const result = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: choice.summarize ? "pi is summarising the branch you leave" : "Switching branch in pi",
+          cancellable: choice.summarize,
+        },
+        (_progress, token) => connection.request("navigate", params, { signal: linkedSignal(token, options.signal) }),
+      );
+      if (result.cancelled) {
+        const message = result.aborted
+          ? "Branch summarization cancelled"
+          : "Navigation cancelled (a pi extension cancelled it)";
+        void notify.info(`${message}. Nothing was written.`);
+        return { kind: "cancelled", file, message };
+      }
+      const last = result.entries[result.entries.length - 1];
+      await this.waitForEntry(file, last?.id ?? null);
+      const editorText = plan?.returnsText ? plan.editorText : undefined;
+      if (!options.quiet) {
+        const where = result.newLeafId ?? "the start of the session";
+        void notify.info(
+          `pi switched to ${where}${result.entries.length ? ` (wrote ${result.entries.map((e) => e.type.replace("_", " ")).join(" + ")})` : ""}.${editorText !== undefined ? " In pi's terminal UI the message you picked is back in the editor." : ""}`,
+        );
+      }
+      return {
+        kind: "switched",
+        file,
+        targetId,
+        newLeafId: result.newLeafId,
+        entries: result.entries,
+        ...(editorText !== undefined ? { editorText } : {}),
+      };
+    } catch (error) {
+      return this.failed(file, SWITCH, error);
+    }
+  }
+
+  /**
+   * Set or clear a label in the running pi (`pi.setLabel`). Called by `tree/register.ts`.
+   * @returns undefined when no live bridge serves `file`; else `{ result }` (undefined result = failed, reported).
+   */
+  async routeLabel(
+    file: string,
+    targetId: string,
+    label: string | undefined,
+  ): Promise<{ result: LabelResult | undefined } | undefined> {
+    const resolution = await this.resolve(file);
+    if (resolution.kind === "none") return undefined;
+    if (resolution.kind === "problem") {
+      this.refuse(file, "label entries", resolution);
+      return { result: undefined };
+    }
+    const { announcement, connection } = resolution.target;
+    const text = label?.trim() || undefined;
+    this.stats.labels++;
+    try {
+      const r = await connection.request("setLabel", { targetId, ...(text ? { label: text } : {}) });
+      this.services.log.info(
+        `live bridge: label ${targetId} → ${text ?? "(cleared)"} in ${describePi(announcement)} (entry ${r.entryId})`,
+      );
+      await this.waitForEntry(file, r.entryId);
+      return { result: r.entryId ? { entryId: r.entryId, label: text ?? null } : undefined };
+    } catch (error) {
+      const message = (error as Error).message;
+      this.services.log.warn(`live bridge: label ${file}: ${message}`);
+      void notify.error(`pi could not write the label: ${message}`);
+      return { result: undefined };
+    }
+  }
+}
+
+/** An abort signal for a request: aborted when the progress notification is cancelled or `outer` aborts. */
+function linkedSignal(token: vscode.CancellationToken, outer: AbortSignal | undefined): AbortSignal {
+  const controller = new AbortController();
+  token.onCancellationRequested(() => controller.abort());
+  outer?.addEventListener("abort", () => controller.abort(), { once: true });
+  return controller.signal;
+}
