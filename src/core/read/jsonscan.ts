@@ -11,7 +11,7 @@
  * The reader accepts exactly what `JSON.parse` accepts (RFC 8259: no control characters in
  * strings, valid escapes, strict numbers, no trailing data), so a line we accept is a line pi
  * accepts and vice versa. Callers that get a {@link JsonScanError} may confirm with
- * `JSON.parse` (the ground truth) — see `parseLine` in `entries.ts`.
+ * `JSON.parse` (the ground truth) — see `parseLine` in `lines.ts`.
  */
 
 import { isAscii } from "node:buffer";

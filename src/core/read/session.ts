@@ -12,12 +12,20 @@
  * UTF-8 BOM is accepted (pi rejects such a header); the file is read incrementally (only the
  * bytes appended since the last read), and a file that shrank or was rewritten is re-read from
  * scratch. Bodies are not kept: {@link SessionFile.readEntry} re-reads a line when needed.
+ *
+ * Pieces: splitting and parsing lines in `lines.ts`, the header and the v1/v2 migrations in
+ * `migrate.ts`, the diagnostics' texts in `diagnostics.ts`, streaming and rewrite probes in
+ * `disk.ts`; this file keeps the index and its incremental state (torn final line, duplicate ids).
  */
 
 import * as fs from "node:fs";
+import * as diagnostic from "./diagnostics";
+import { FileProbes, readFullySync, streamChunks } from "./disk";
 import { buildRecord, type EntryRecord, type LazyChars } from "./entries";
 import { messageChars, type CharBreakdown } from "./estimate";
 import { JsonScanError, scanJson, type ScannedValue } from "./jsonscan";
+import { isBlank, isLongLine, LineSplitter, parseLine } from "./lines";
+import { isHeader, migrateMessageRole, migrateV1Entry, syntheticId, toHeader } from "./migrate";
 import {
   CURRENT_SESSION_VERSION,
   type Diagnostic,
@@ -26,20 +34,10 @@ import {
   type SessionHeader,
 } from "../types";
 
-/** Lines at least this long (bytes) are read with {@link scanJson} instead of `JSON.parse`. */
-let SCAN_LINE_BYTES = 8 * 1024;
-
-/** Tests only: read lines of at least `bytes` bytes with the scanner (default 8 kB). */
-export function setScanLineBytes(bytes: number): void {
-  SCAN_LINE_BYTES = bytes;
-}
 /** Appends up to this size are read synchronously by `refresh()` (a few small syscalls). */
 const SYNC_REFRESH_BYTES = 1024 * 1024;
-/** Read size for streaming a file. */
-const CHUNK_BYTES = 2 * 1024 * 1024;
 /** Lines longer than this are skipped with a diagnostic (V8 cannot hold much larger strings). */
 const MAX_LINE_BYTES = 256 * 1024 * 1024;
-const NEWLINE = 0x0a;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** Thrown by {@link SessionFile.readEntry} when the bytes on disk no longer match what was indexed. */
@@ -106,10 +104,8 @@ export class SessionFile {
   private readonly path: string | undefined;
   private bytes: Buffer | undefined;
   private identity: FileIdentity | undefined;
-  /** Copy of the first bytes of the file (header line), to notice rewrites. */
-  private headProbe = Buffer.alloc(0);
-  /** Copy of the last bytes before {@link committedBytes}, to notice rewrites. */
-  private tailProbe = Buffer.alloc(0);
+  /** Copies of the first bytes of the file and of the last bytes before {@link committedBytes}, to notice rewrites. */
+  private readonly probes = new FileProbes();
   /** Parsed JSON object lines so far, header included (pi's `entries` array index, for v1 migration). */
   private parsedCount = 0;
   /** v1 migration: id of the entry at each parsed index (the header and `session` lines: undefined). */
@@ -228,28 +224,22 @@ export class SessionFile {
       rewritten =
         stat.size < this.committedBytes ||
         (this.identity !== undefined && (stat.dev !== this.identity.dev || stat.ino !== this.identity.ino)) ||
-        !this.probesMatch(fd);
+        !this.probes.matches(fd, this.committedBytes);
       if (!rewritten) {
         if (stat.size === this.size && stat.mtimeMs === this.mtimeMs)
           return { changed: false, reopened: false, added: [] };
         hadProvisional = this.provisional?.record !== undefined;
         this.undoProvisional();
         if (stat.size - this.committedBytes <= SYNC_REFRESH_BYTES) {
-          const length = stat.size - this.committedBytes;
-          const chunk = Buffer.allocUnsafe(length);
-          let done = 0;
-          while (done < length) {
-            const n = fs.readSync(fd, chunk, done, length - done, this.committedBytes + done);
-            if (n === 0) break;
-            done += n;
-          }
+          const chunk = Buffer.allocUnsafe(stat.size - this.committedBytes);
+          const done = readFullySync(fd, chunk, this.committedBytes);
           const start = this.records.length;
           const splitter = new LineSplitter(this.committedBytes);
           this.consume(splitter, chunk.subarray(0, done), false);
           this.consume(splitter, undefined, true);
           this.size = splitter.offset;
           this.mtimeMs = stat.mtimeMs;
-          this.captureProbesSync(fd);
+          this.probes.captureSync(fd, this.committedBytes);
           const added = this.records.slice(start);
           return {
             changed: added.length > 0 || hadProvisional || this.records.length !== before,
@@ -285,14 +275,8 @@ export class SessionFile {
     } catch {
       throw new StaleSessionError(`line ${record.line} of ${this.filePath} changed since it was read`);
     }
-    if (this.fileVersion < 2) {
-      value.id = record.id;
-      value.parentId = record.parentId;
-      if (record.type === "compaction") {
-        delete value.firstKeptEntryIndex;
-        if (record.firstKeptEntryId !== undefined) value.firstKeptEntryId = record.firstKeptEntryId;
-      }
-    } else if (value.id !== record.id) {
+    if (this.fileVersion < 2) migrateV1Entry(value, record);
+    else if (value.id !== record.id) {
       throw new StaleSessionError(`line ${record.line} of ${this.filePath} no longer holds entry ${record.id}`);
     }
     if (this.fileVersion < 3) migrateMessageRole(value);
@@ -305,12 +289,8 @@ export class SessionFile {
     const buf = Buffer.allocUnsafe(record.byteLength);
     const fd = fs.openSync(this.path!, "r");
     try {
-      let done = 0;
-      while (done < record.byteLength) {
-        const n = fs.readSync(fd, buf, done, record.byteLength - done, record.offset + done);
-        if (n === 0) throw new StaleSessionError(`${this.filePath} is shorter than when it was read`);
-        done += n;
-      }
+      if (readFullySync(fd, buf, record.offset) < record.byteLength)
+        throw new StaleSessionError(`${this.filePath} is shorter than when it was read`);
     } finally {
       fs.closeSync(fd);
     }
@@ -330,8 +310,7 @@ export class SessionFile {
     this.invalid = false;
     this.duplicateIds = 0;
     this.identity = undefined;
-    this.headProbe = Buffer.alloc(0);
-    this.tailProbe = Buffer.alloc(0);
+    this.probes.clear();
     this.parsedCount = 0;
     this.v1IdsByParsedIndex = [];
     this.v1PreviousId = null;
@@ -342,30 +321,6 @@ export class SessionFile {
     this.bomSkipped = false;
   }
 
-  private probesMatch(fd: number): boolean {
-    if (this.headProbe.length > 0) {
-      const head = Buffer.alloc(this.headProbe.length);
-      fs.readSync(fd, head, 0, head.length, 0);
-      if (!head.equals(this.headProbe)) return false;
-    }
-    if (this.tailProbe.length > 0) {
-      const tail = Buffer.alloc(this.tailProbe.length);
-      fs.readSync(fd, tail, 0, tail.length, this.committedBytes - tail.length);
-      if (!tail.equals(this.tailProbe)) return false;
-    }
-    return true;
-  }
-
-  private captureProbesSync(fd: number): void {
-    if (this.headProbe.length < Math.min(this.committedBytes, 4096)) {
-      this.headProbe = Buffer.alloc(Math.min(this.committedBytes, 4096));
-      fs.readSync(fd, this.headProbe, 0, this.headProbe.length, 0);
-    }
-    const tailLength = Math.min(this.committedBytes, 64);
-    this.tailProbe = Buffer.alloc(tailLength);
-    if (tailLength > 0) fs.readSync(fd, this.tailProbe, 0, tailLength, this.committedBytes - tailLength);
-  }
-
   private async readFromDisk(from: number): Promise<void> {
     const handle = await fs.promises.open(this.path!, "r");
     try {
@@ -373,40 +328,13 @@ export class SessionFile {
       this.identity = { dev: stat.dev, ino: stat.ino };
       this.mtimeMs = stat.mtimeMs;
       const splitter = new LineSplitter(from);
-      let position = from;
-      // Double buffering: the next chunk is read while this one is parsed. Two buffers take turns
-      // (the splitter copies the unterminated tail it carries over, so a buffer is free once parsed).
-      const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
-      let turn = 0;
-      const readAt = (at: number): Promise<{ chunk: Buffer; bytesRead: number }> => {
-        const chunk = buffers[turn++ % 2]!;
-        return handle.read(chunk, 0, CHUNK_BYTES, at).then(({ bytesRead }) => ({ chunk, bytesRead }));
-      };
-      let next = readAt(position);
-      for (;;) {
-        const { chunk, bytesRead } = await next;
-        if (bytesRead === 0) break;
-        position += bytesRead;
-        next = readAt(position);
-        this.consume(splitter, bytesRead === CHUNK_BYTES ? chunk : chunk.subarray(0, bytesRead), false);
-        // Let other work run between chunks (the extension host must stay responsive).
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+      const size = await streamChunks(handle, from, (chunk) => this.consume(splitter, chunk, false));
       this.consume(splitter, undefined, true);
-      this.size = position;
-      await this.captureProbes(handle);
+      this.size = size;
+      await this.probes.capture(handle, this.committedBytes);
     } finally {
       await handle.close();
     }
-  }
-
-  private async captureProbes(handle: fs.promises.FileHandle): Promise<void> {
-    const headLength = Math.min(this.committedBytes, 4096);
-    this.headProbe = Buffer.alloc(headLength);
-    if (headLength > 0) await handle.read(this.headProbe, 0, headLength, 0);
-    const tailLength = Math.min(this.committedBytes, 64);
-    this.tailProbe = Buffer.alloc(tailLength);
-    if (tailLength > 0) await handle.read(this.tailProbe, 0, tailLength, this.committedBytes - tailLength);
   }
 
   /**
@@ -418,13 +346,7 @@ export class SessionFile {
       this.bomSkipped = true;
       splitter.skip(chunk, 3);
       chunk = chunk.subarray(3);
-      this.diagnostics.push({
-        severity: "warning",
-        code: "bom",
-        message: "The file starts with a UTF-8 byte order mark; pi 1.6.0 cannot parse its header and will not open it.",
-        line: 1,
-        offset: 0,
-      });
+      this.diagnostics.push(diagnostic.bomDiagnostic());
     }
     if (chunk) {
       splitter.push(chunk, (buf, start, end, offset) => {
@@ -500,14 +422,7 @@ export class SessionFile {
       return messageChars(message);
     } catch (error) {
       if (!(error instanceof JsonScanError)) throw error;
-      this.diagnostics.push({
-        severity: "warning",
-        code: "invalid-escape",
-        message: `line ${record.line}: ${error.message} inside a long string; pi 1.6.0 skips this line, pi-context estimates it from its size`,
-        line: record.line,
-        offset: record.offset,
-        entryId: record.id,
-      });
+      this.diagnostics.push(diagnostic.invalidEscape(record.line, record.offset, record.id, error.message));
       const approx = Math.ceil(record.byteLength);
       return { text: approx, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
     }
@@ -523,53 +438,25 @@ export class SessionFile {
     if (isBlank(buf, start, end)) return;
     if (this.invalid) return;
     if (byteLength > MAX_LINE_BYTES) {
-      this.diagnostics.push({
-        severity: "error",
-        code: "line-too-long",
-        message: `line ${line} is ${byteLength} bytes; skipped`,
-        line,
-        offset,
-      });
+      this.diagnostics.push(diagnostic.lineTooLong(line, byteLength, offset));
       return;
     }
     let value: unknown;
     let scanned = false;
     try {
-      if (end - start < SCAN_LINE_BYTES) value = JSON.parse(buf.toString("utf8", start, end));
+      if (!isLongLine(end - start)) value = JSON.parse(buf.toString("utf8", start, end));
       else {
         value = parseLine(buf, start, end, false);
         scanned = true;
       }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      if (!terminated) {
-        this.diagnostics.push({
-          severity: "warning",
-          code: "truncated-final-line",
-          message: `truncated final record at line ${line} (${byteLength} bytes): ${reason}`,
-          line,
-          offset,
-        });
-      } else {
-        this.diagnostics.push({
-          severity: "warning",
-          code: "malformed-line",
-          message: `unparseable line ${line} (${byteLength} bytes): ${reason}`,
-          line,
-          offset,
-        });
-      }
+      this.diagnostics.push(diagnostic.unparseableLine(line, byteLength, offset, reason, terminated));
       return;
     }
     // pi skips lines whose JSON is falsy (`null`, `0`, `false`, `""`).
     if (!value) {
-      this.diagnostics.push({
-        severity: "warning",
-        code: "not-an-entry",
-        message: `line ${line} is not an entry (${JSON.stringify(value)})`,
-        line,
-        offset,
-      });
+      this.diagnostics.push(diagnostic.notAnEntry(line, value, offset));
       return;
     }
     const parsedIndex = this.parsedCount++;
@@ -578,36 +465,18 @@ export class SessionFile {
         this.header = toHeader(value);
         const version = (value as { version?: unknown }).version;
         this.fileVersion = typeof version === "number" ? version : 1;
-        if (this.fileVersion < CURRENT_SESSION_VERSION) {
-          this.diagnostics.push({
-            severity: "info",
-            code: "old-version",
-            message: `session format version ${this.fileVersion}: migrated to version ${CURRENT_SESSION_VERSION} in memory only. pi 1.6.0 rewrites this file when it opens it; pi-context will not write to it.`,
-            line,
-          });
-        }
+        if (this.fileVersion < CURRENT_SESSION_VERSION)
+          this.diagnostics.push(diagnostic.oldVersion(line, this.fileVersion));
         if (this.fileVersion < 2) this.v1IdsByParsedIndex[parsedIndex] = undefined;
         return;
       }
       this.invalid = true;
-      this.diagnostics.push({
-        severity: "error",
-        code: "not-a-session",
-        message: `not a pi session: the first entry (line ${line}) is not a session header`,
-        line,
-        offset,
-      });
+      this.diagnostics.push(diagnostic.notASession(line, offset));
       return;
     }
     if (typeof value === "object" && (value as { type?: unknown }).type === "session") {
       if (this.fileVersion < 2) this.v1IdsByParsedIndex[parsedIndex] = undefined;
-      this.diagnostics.push({
-        severity: "info",
-        code: "extra-header",
-        message: `line ${line} is a second session header; ignored (as pi does)`,
-        line,
-        offset,
-      });
+      this.diagnostics.push(diagnostic.extraHeader(line, offset));
       return;
     }
     if (typeof value === "object" && !Array.isArray(value)) {
@@ -627,13 +496,7 @@ export class SessionFile {
       scanned ? this.lazyChars : undefined,
     );
     if ("code" in record && !("id" in record)) {
-      this.diagnostics.push({
-        severity: "warning",
-        code: record.code,
-        message: `line ${line}: ${record.message}; skipped`,
-        line,
-        offset,
-      });
+      this.diagnostics.push(diagnostic.skippedEntry(line, offset, record.code, record.message));
       return;
     }
     const entry = record as EntryRecord;
@@ -647,146 +510,17 @@ export class SessionFile {
       }
     }
     if (!KNOWN_ENTRY_TYPES.has(entry.type)) {
-      this.diagnostics.push({
-        severity: "info",
-        code: "unknown-type",
-        message: `line ${line}: unknown entry type ${JSON.stringify(entry.type)} (kept in the tree, contributes nothing to the context)`,
-        line,
-        offset,
-        entryId: entry.id,
-      });
+      this.diagnostics.push(diagnostic.unknownType(line, offset, entry.type, entry.id));
     }
     const previous = this.byId.get(entry.id);
     if (previous) {
       this.duplicateIds++;
       this.shadowedById.set(entry, previous);
-      this.diagnostics.push({
-        severity: "warning",
-        code: "duplicate-id",
-        message: `line ${line}: entry id ${entry.id} already used at line ${previous.line}; the later entry wins (as in pi)`,
-        line,
-        offset,
-        entryId: entry.id,
-      });
+      this.diagnostics.push(diagnostic.duplicateId(line, offset, entry.id, previous.line));
     }
     this.byId.set(entry.id, entry);
     this.records.push(entry);
     if (entry.type === "label") this.labelCache = undefined;
     this.childrenCache = undefined;
-  }
-}
-
-/**
- * Splits a stream of chunks into lines without copying chunks: complete lines inside a chunk are
- * handed out as ranges of that chunk; only a line that spans chunks is concatenated (once).
- */
-class LineSplitter {
-  private carry: Buffer[] = [];
-  private carryOffset = 0;
-  /** File offset of the next byte to be pushed. */
-  offset: number;
-
-  constructor(offset: number) {
-    this.offset = offset;
-  }
-
-  /** Account for `n` bytes at the start of `chunk` that are not part of any line (a BOM). */
-  skip(_chunk: Buffer, n: number): void {
-    this.offset += n;
-  }
-
-  push(chunk: Buffer, onLine: (buf: Buffer, start: number, end: number, offset: number) => void): void {
-    const base = this.offset;
-    this.offset += chunk.length;
-    let pos = 0;
-    if (this.carry.length > 0) {
-      const nl = chunk.indexOf(NEWLINE);
-      if (nl < 0) {
-        this.carry.push(Buffer.from(chunk));
-        return;
-      }
-      const line = Buffer.concat([...this.carry, chunk.subarray(0, nl)]);
-      this.carry = [];
-      onLine(line, 0, line.length, this.carryOffset);
-      pos = nl + 1;
-    }
-    for (;;) {
-      const nl = chunk.indexOf(NEWLINE, pos);
-      if (nl < 0) break;
-      onLine(chunk, pos, nl, base + pos);
-      pos = nl + 1;
-    }
-    if (pos < chunk.length) {
-      // A copy: the caller may reuse `chunk` for the next read.
-      this.carry = [Buffer.from(chunk.subarray(pos))];
-      this.carryOffset = base + pos;
-    }
-  }
-
-  /** The unterminated last line, if any. */
-  remainder(): { buf: Buffer; offset: number } | undefined {
-    if (this.carry.length === 0) return undefined;
-    const buf = this.carry.length === 1 ? this.carry[0]! : Buffer.concat(this.carry);
-    return { buf, offset: this.carryOffset };
-  }
-}
-
-/** pi's v2 → v3 migration: message role `hookMessage` became `custom`. */
-function migrateMessageRole(value: Record<string, unknown>): void {
-  const message = value.message as { role?: unknown } | undefined;
-  if (value.type === "message" && message && typeof message === "object" && message.role === "hookMessage")
-    message.role = "custom";
-}
-
-/** Deterministic ids for migrated v1 entries (pi draws random ones; ours stay stable across reloads). */
-function syntheticId(parsedIndex: number): string {
-  return parsedIndex.toString(16).padStart(8, "0");
-}
-
-function isHeader(value: unknown): boolean {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { type?: unknown }).type === "session" &&
-    typeof (value as { id?: unknown }).id === "string"
-  );
-}
-
-function toHeader(value: unknown): SessionHeader {
-  const v = value as Record<string, unknown>;
-  const header: SessionHeader = { type: "session", id: v.id as string };
-  if (typeof v.version === "number") header.version = v.version;
-  if (typeof v.timestamp === "string") header.timestamp = v.timestamp;
-  if (typeof v.cwd === "string") header.cwd = v.cwd;
-  if (typeof v.parentSession === "string") header.parentSession = v.parentSession;
-  return header;
-}
-
-const JS_WHITESPACE = /^[\s\uFEFF\u00A0]*$/;
-
-function isBlank(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const b = buf[i]!;
-    if (b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0b || b === 0x0c) continue;
-    if (b < 0x80) return false;
-    // Non-ASCII: let JavaScript decide (trim() also strips Unicode spaces and the BOM).
-    return JS_WHITESPACE.test(buf.toString("utf8", i, end));
-  }
-  return true;
-}
-
-/**
- * Parse one line as pi would (`JSON.parse`), using {@link scanJson} for long lines so long strings
- * are not materialised. `JSON.parse` remains the judge: when the scanner refuses a line, the line
- * is accepted if `JSON.parse` accepts it.
- * @throws SyntaxError (from `JSON.parse`) for a line pi would skip.
- */
-export function parseLine(buf: Buffer, start: number, end: number, measure = true): unknown {
-  if (end - start < SCAN_LINE_BYTES) return JSON.parse(buf.toString("utf8", start, end));
-  try {
-    return scanJson(buf.subarray(start, end), 0, end - start, { measure });
-  } catch (error) {
-    if (!(error instanceof JsonScanError)) throw error;
-    return JSON.parse(buf.toString("utf8", start, end));
   }
 }

@@ -1,0 +1,108 @@
+/**
+ * Lines of a session file as pi splits and parses them (pi 1.6.0 `loadEntriesFromFile`): split
+ * on `\n` only, blank lines (JavaScript `trim()` whitespace) skipped, each line judged by
+ * `JSON.parse`. Long lines are read with {@link scanJson} so their long strings are never
+ * materialised; `JSON.parse` stays the judge.
+ */
+
+import { JsonScanError, scanJson } from "./jsonscan";
+
+/** Lines at least this long (bytes) are read with {@link scanJson} instead of `JSON.parse`. */
+let SCAN_LINE_BYTES = 8 * 1024;
+
+/** Tests only: read lines of at least `bytes` bytes with the scanner (default 8 kB). */
+export function setScanLineBytes(bytes: number): void {
+  SCAN_LINE_BYTES = bytes;
+}
+
+/** Whether a line of `byteLength` bytes is read with the scanner (see {@link parseLine}). */
+export function isLongLine(byteLength: number): boolean {
+  return byteLength >= SCAN_LINE_BYTES;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Splits a stream of chunks into lines without copying chunks: complete lines inside a chunk are
+ * handed out as ranges of that chunk; only a line that spans chunks is concatenated (once).
+ */
+export class LineSplitter {
+  private carry: Buffer[] = [];
+  private carryOffset = 0;
+  /** File offset of the next byte to be pushed. */
+  offset: number;
+
+  constructor(offset: number) {
+    this.offset = offset;
+  }
+
+  /** Account for `n` bytes at the start of `chunk` that are not part of any line (a BOM). */
+  skip(_chunk: Buffer, n: number): void {
+    this.offset += n;
+  }
+
+  push(chunk: Buffer, onLine: (buf: Buffer, start: number, end: number, offset: number) => void): void {
+    const base = this.offset;
+    this.offset += chunk.length;
+    let pos = 0;
+    if (this.carry.length > 0) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl < 0) {
+        this.carry.push(Buffer.from(chunk));
+        return;
+      }
+      const line = Buffer.concat([...this.carry, chunk.subarray(0, nl)]);
+      this.carry = [];
+      onLine(line, 0, line.length, this.carryOffset);
+      pos = nl + 1;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, pos);
+      if (nl < 0) break;
+      onLine(chunk, pos, nl, base + pos);
+      pos = nl + 1;
+    }
+    if (pos < chunk.length) {
+      // A copy: the caller may reuse `chunk` for the next read.
+      this.carry = [Buffer.from(chunk.subarray(pos))];
+      this.carryOffset = base + pos;
+    }
+  }
+
+  /** The unterminated last line, if any. */
+  remainder(): { buf: Buffer; offset: number } | undefined {
+    if (this.carry.length === 0) return undefined;
+    const buf = this.carry.length === 1 ? this.carry[0]! : Buffer.concat(this.carry);
+    return { buf, offset: this.carryOffset };
+  }
+}
+
+const JS_WHITESPACE = /^[\s\uFEFF\u00A0]*$/;
+
+/** Whether bytes `start..end` of `buf` are blank as JavaScript's `trim()` sees them (ASCII fast path). */
+export function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = buf[i]!;
+    if (b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0b || b === 0x0c) continue;
+    if (b < 0x80) return false;
+    // Non-ASCII: let JavaScript decide (trim() also strips Unicode spaces and the BOM).
+    return JS_WHITESPACE.test(buf.toString("utf8", i, end));
+  }
+  return true;
+}
+
+/**
+ * Parse one line as pi would (`JSON.parse`), using {@link scanJson} for long lines so long strings
+ * are not materialised. `JSON.parse` remains the judge: when the scanner refuses a line, the line
+ * is accepted if `JSON.parse` accepts it.
+ * @throws SyntaxError (from `JSON.parse`) for a line pi would skip.
+ */
+export function parseLine(buf: Buffer, start: number, end: number, measure = true): unknown {
+  if (end - start < SCAN_LINE_BYTES) return JSON.parse(buf.toString("utf8", start, end));
+  try {
+    return scanJson(buf.subarray(start, end), 0, end - start, { measure });
+  } catch (error) {
+    if (!(error instanceof JsonScanError)) throw error;
+    return JSON.parse(buf.toString("utf8", start, end));
+  }
+}

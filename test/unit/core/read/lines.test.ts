@@ -1,0 +1,54 @@
+/** Splitting and parsing session lines as pi does (`src/core/read/lines.ts`). */
+
+import { strict as assert } from "node:assert";
+import { describe, it } from "node:test";
+import { isBlank, isLongLine, LineSplitter, parseLine, setScanLineBytes } from "../../../../src/core/read/lines";
+
+/** Push `chunks` through a splitter; the lines it hands out with their file offsets, then the remainder. */
+function split(chunks: string[], from = 0): { lines: [string, number][]; rest?: [string, number] } {
+  const splitter = new LineSplitter(from);
+  const lines: [string, number][] = [];
+  for (const c of chunks)
+    splitter.push(Buffer.from(c), (buf, start, end, offset) => lines.push([buf.toString("utf8", start, end), offset]));
+  const r = splitter.remainder();
+  return r ? { lines, rest: [r.buf.toString("utf8"), r.offset] } : { lines };
+}
+
+describe("lines", () => {
+  it("splits on \\n only, with file offsets, across chunk borders, keeping the unterminated remainder", () => {
+    assert.deepEqual(split(["a\r\nbb\n", "c"]), {
+      lines: [
+        ["a\r", 0],
+        ["bb", 3],
+      ],
+      rest: ["c", 6],
+    });
+    assert.deepEqual(split(["ab", "c", "d\ne"], 10), { lines: [["abcd", 10]], rest: ["e", 15] });
+    assert.deepEqual(split(["x\n"]), { lines: [["x", 0]] });
+  });
+
+  it("treats JavaScript trim() whitespace (BOM, NBSP included) as blank", () => {
+    const blank = (s: string) => {
+      const b = Buffer.from(s);
+      return isBlank(b, 0, b.length);
+    };
+    assert.equal(blank(" \t\r"), true);
+    assert.equal(blank("\uFEFF\u00A0 "), true);
+    assert.equal(blank(" x"), false);
+    assert.equal(blank("\u00A0é"), false);
+  });
+
+  it("parses long lines with the scanner and lets JSON.parse judge", () => {
+    const b = Buffer.from('{"a":"x"}');
+    assert.equal(isLongLine(b.length), false);
+    assert.deepEqual(parseLine(b, 0, b.length), { a: "x" });
+    setScanLineBytes(0);
+    try {
+      assert.equal(isLongLine(b.length), true);
+      assert.equal((parseLine(b, 0, b.length) as { a: unknown }).a !== undefined, true);
+      assert.throws(() => parseLine(Buffer.from("{"), 0, 1), SyntaxError);
+    } finally {
+      setScanLineBytes(8 * 1024);
+    }
+  });
+});
