@@ -1,0 +1,180 @@
+/** pi's live numbers over our analysis (`src/liveBridge/liveUsage.ts`) and the gauge's live badge. */
+
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, describe, it } from "node:test";
+import { BRIDGE_VERSION, type BridgeState } from "../../../src/bridge/protocol";
+import { SessionFile } from "../../../src/core/read/session";
+import { analyzeLoaded } from "../../../src/core/rules/analyze";
+import { applyLiveState } from "../../../src/liveBridge/liveUsage";
+import { buildGaugeView } from "../../../src/viewModel/statusBar";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-live-usage-unit-"));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const fresh = (name: string) => path.join(tmp, `${name}-${++n}`);
+
+/** A session with one answer of `tokens` usage on the scripted model (window from models.json). */
+function sessionWith(tokens: number): SessionFile {
+  const lines = [
+    { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+    {
+      type: "model_change",
+      id: "m",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      provider: "scripted",
+      modelId: "small",
+    },
+    {
+      type: "message",
+      id: "u",
+      parentId: "m",
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+    },
+    {
+      type: "message",
+      id: "a",
+      parentId: "u",
+      timestamp: "2026-01-01T00:00:02.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "ok" }],
+        provider: "scripted",
+        model: "small",
+        api: "openai-completions",
+        usage: {
+          input: tokens - 10,
+          output: 10,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: tokens,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: "stop",
+        timestamp: 2,
+      },
+    },
+  ];
+  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
+function agentWith(window: number, settings: object = {}): string {
+  const dir = fresh("agent");
+  fs.mkdirSync(dir);
+  fs.writeFileSync(
+    path.join(dir, "models.json"),
+    JSON.stringify({
+      providers: {
+        scripted: {
+          baseUrl: "http://127.0.0.1:1/v1",
+          api: "openai-completions",
+          apiKey: "k",
+          models: [{ id: "small", contextWindow: window, maxTokens: 1000 }],
+        },
+      },
+    }),
+  );
+  fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify(settings));
+  return dir;
+}
+
+function state(over: Partial<BridgeState>): BridgeState {
+  return {
+    seq: 3,
+    at: 0,
+    sessionFile: "/s.jsonl",
+    leafId: "a",
+    idle: true,
+    activity: "idle",
+    usage: { tokens: 9000, contextWindow: 16000, percent: 56.25 },
+    model: { provider: "scripted", id: "small", contextWindow: 16000 },
+    compaction: { enabled: true, reserveTokens: 4000, keepRecentTokens: 1000 },
+    ...over,
+  };
+}
+
+describe("pi's live numbers over our analysis", () => {
+  const source = { pid: 4242, piVersion: "1.6.0", bridgeVersion: BRIDGE_VERSION };
+  it("takes pi's tokens, window and compaction settings, and pi's threshold rule", () => {
+    // our view: window 32000 from models.json, default reserve 16384
+    const analysis = analyzeLoaded(sessionWith(5000), { agentDir: agentWith(32000) });
+    assert.equal(analysis.inspect.contextWindow.value, 32000);
+    const live = applyLiveState(analysis, state({}), source);
+    const i = live.inspect;
+    assert.equal(i.contextTokens, 9000);
+    assert.equal(i.usageKnown, true);
+    assert.deepEqual(i.contextWindow, { value: 16000, source: "live", detail: "pi 1.6.0, pid 4242" });
+    assert.equal(i.percent, 56.25);
+    assert.equal(i.reserveTokens.value, 4000);
+    assert.equal(i.keepRecentTokens.value, 1000);
+    assert.equal(i.threshold, 12000);
+    assert.equal(i.tokensUntilCompaction, 3000);
+    assert.equal(i.shouldCompact, false);
+    assert.equal(i.footer, "56.3%/16k (auto)");
+    assert.equal(analysis.inspect.contextTokens, 5000, "input unchanged");
+    const over = applyLiveState(
+      analysis,
+      state({ usage: { tokens: 12001, contextWindow: 16000, percent: 75.00625 } }),
+      source,
+    ).inspect;
+    assert.equal(over.shouldCompact, true);
+    assert.equal(
+      applyLiveState(
+        analysis,
+        state({
+          usage: { tokens: 12001, contextWindow: 16000, percent: 75 },
+          compaction: { enabled: false, reserveTokens: 4000, keepRecentTokens: 1000 },
+        }),
+        source,
+      ).inspect.shouldCompact,
+      false,
+    );
+  });
+
+  it("after a compaction (pi's ?), keeps our estimate as the number and pi's unknown state", () => {
+    const analysis = analyzeLoaded(sessionWith(5000), { agentDir: agentWith(16000) });
+    const i = applyLiveState(
+      analysis,
+      state({ usage: { tokens: null, contextWindow: 16000, percent: null } }),
+      source,
+    ).inspect;
+    assert.equal(i.usageKnown, false);
+    assert.equal(i.contextTokens, analysis.inspect.contextTokens);
+    assert.equal(i.footer, "?/16k (auto)");
+  });
+
+  it("shows the live badge in the gauge text, tooltip and screen-reader label", () => {
+    const analysis = applyLiveState(
+      analyzeLoaded(sessionWith(5000), { agentDir: agentWith(16000) }),
+      state({ activity: "streaming", idle: false }),
+      source,
+    );
+    const v = buildGaugeView({
+      session: {
+        file: "/w/s.jsonl",
+        analysis,
+        pinned: false,
+        updatedAt: 0,
+        live: { ...source, activity: "streaming" },
+      },
+      margin: 1000,
+    });
+    assert.equal(v.text, "π 56% · 9.0k/16k · live");
+    assert.match(v.tooltip, /· \*\*live\*\* from pi 1\.6\.0 \(pid 4242\)/);
+    assert.match(
+      v.tooltip,
+      /\| Live \| the running pi \(pid 4242, pi 1\.6\.0, bridge 1\.0\.0\) reports these numbers; pi is streaming; Compact and Switch run in that pi \|/,
+    );
+    assert.match(v.tooltip, /\| Window \| 16,000 — the running pi \(pi 1\.6\.0, pid 4242\) \|/);
+    assert.match(v.ariaLabel, /^live from the running pi, pi Context 56 percent, 9,000 of 16,000 tokens/);
+    const plain = buildGaugeView({
+      session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0 },
+      margin: 1000,
+    });
+    assert.equal(plain.text, "π 56% · 9.0k/16k");
+  });
+});
