@@ -65,10 +65,10 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private readonly installer: BridgeInstaller;
   private readonly routes: LiveRoutes;
 
+  /** @param bundlePath the shipped bundle (`dist/bridge/pi-context-bridge.js`). */
   constructor(
     private readonly services: BaseServices,
-    /** The shipped bundle (`dist/bridge/pi-context-bridge.js`). */
-    readonly bundlePath: string,
+    bundlePath: string,
   ) {
     this.installer = new BridgeInstaller(services, bundlePath);
     this.routes = new LiveRoutes(services, this.stats, (file) => this.resolve(file));
