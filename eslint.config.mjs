@@ -16,6 +16,7 @@ const PURE_ADAPTER_FILES = [
   "src/liveBridge/client.ts",
   "src/liveBridge/installFile.ts",
   "src/liveBridge/liveUsage.ts",
+  "src/liveBridge/target.ts",
 ];
 const up = (depth) => (depth === 0 ? "^\\./" : `^(\\.\\./){${depth}}`);
 const noVscode = (where) => ({

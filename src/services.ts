@@ -136,6 +136,17 @@ export interface LiveSource {
   activity: string;
 }
 
+/** Options of {@link LiveBridge.routeSwitch}. */
+export interface RouteSwitchOptions {
+  /** The choice when the caller already has one (skips pi's question). */
+  given?: SwitchChoice;
+  /** Shows pi's "Summarize branch?" question for the plan; undefined = declined. */
+  ask: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
+  signal?: AbortSignal;
+  /** Do not show the result notification (tests). */
+  quiet?: boolean;
+}
+
 /**
  * Running pi processes with the live bridge: pi's own numbers for the current session, and routes
  * that make Compact, Switch to Here and labels run inside that pi. Every route resolves
@@ -162,16 +173,7 @@ export interface LiveBridge {
     options?: { signal?: AbortSignal; skipPreview?: boolean },
   ): Promise<CompactCommandOutcome | undefined>;
   /** "Switch to Here…" in the running pi: `given` skips the question, else `ask` shows pi's. */
-  routeSwitch(
-    file: string,
-    targetId: string,
-    options: {
-      given?: SwitchChoice;
-      ask: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
-      signal?: AbortSignal;
-      quiet?: boolean;
-    },
-  ): Promise<SwitchCommandOutcome | undefined>;
+  routeSwitch(file: string, targetId: string, options: RouteSwitchOptions): Promise<SwitchCommandOutcome | undefined>;
   /** Set or clear a label in the running pi; `{ result: undefined }` = failed (reported to the user). */
   routeLabel(
     file: string,

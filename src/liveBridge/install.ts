@@ -52,6 +52,18 @@ export class BridgeInstaller {
     return fs.readFileSync(this.bundlePath, "utf8");
   }
 
+  /** The shipped bundle and the installed file's state; an error outcome (reported) when the bundle cannot be read. */
+  private read(prefix: string): { body: string; status: BridgeFileStatus } | BridgeCommandOutcome {
+    try {
+      const body = this.bundle();
+      return { body, status: bridgeStatus(this.agentDir(), body) };
+    } catch (error) {
+      const message = `${prefix}${(error as Error).message}`;
+      void notify.error(message);
+      return { kind: "error", message };
+    }
+  }
+
   /** The installed bridge compared with the shipped one. */
   installedStatus(): BridgeFileStatus {
     return bridgeStatus(this.agentDir(), this.bundle());
@@ -59,16 +71,9 @@ export class BridgeInstaller {
 
   /** "Pi: Install Live Bridge": asks first (modal), then writes `<agentDir>/extensions/pi-context-bridge.js`. */
   async install(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
-    let status: BridgeFileStatus;
-    let body: string;
-    try {
-      body = this.bundle();
-      status = bridgeStatus(this.agentDir(), body);
-    } catch (error) {
-      const message = `cannot read the bridge: ${(error as Error).message}`;
-      void notify.error(`${message}`);
-      return { kind: "error", message };
-    }
+    const read = this.read("cannot read the bridge: ");
+    if ("kind" in read) return read;
+    const { body, status } = read;
     if (status.state === "foreign") {
       const message = new ForeignBridgeFileError(status.file).message;
       void notify.error(`${message}`);
@@ -117,16 +122,9 @@ export class BridgeInstaller {
 
   /** "Pi: Remove Live Bridge": removes only our file (after asking). */
   async remove(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
-    let status: BridgeFileStatus;
-    let body: string;
-    try {
-      body = this.bundle();
-      status = bridgeStatus(this.agentDir(), body);
-    } catch (error) {
-      const message = (error as Error).message;
-      void notify.error(`${message}`);
-      return { kind: "error", message };
-    }
+    const read = this.read("");
+    if ("kind" in read) return read;
+    const { body, status } = read;
     if (status.state === "missing") {
       void notify.info(`no live bridge is installed (${status.file}).`);
       return { kind: "missing", file: status.file, status };

@@ -11,8 +11,14 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { sameFile } from "../bridge/announce";
-import { planSwitch, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
-import type { BaseServices, CompactCommandOutcome, LabelResult, SwitchCommandOutcome } from "../services";
+import { planSwitch, type SwitchPlan } from "../core/flows/switch";
+import type {
+  BaseServices,
+  CompactCommandOutcome,
+  LabelResult,
+  RouteSwitchOptions,
+  SwitchCommandOutcome,
+} from "../services";
 import { formatTokens } from "../shared/format";
 import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
@@ -219,12 +225,7 @@ export class LiveRoutes {
   async routeSwitch(
     file: string,
     targetId: string,
-    options: {
-      given?: SwitchChoice;
-      ask: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
-      signal?: AbortSignal;
-      quiet?: boolean;
-    },
+    options: RouteSwitchOptions,
   ): Promise<SwitchCommandOutcome | undefined> {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;

@@ -17,7 +17,6 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { isProcessAlive, readAnnouncements, removeAnnouncement, sameFile } from "../bridge/announce";
 import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "../bridge/protocol";
-import type { SwitchChoice, SwitchPlan } from "../core/flows/switch";
 import type { Analysis } from "../core/rules/analyze";
 import type {
   BaseServices,
@@ -26,6 +25,7 @@ import type {
   LabelResult,
   LiveBridge,
   LiveSource,
+  RouteSwitchOptions,
   SwitchCommandOutcome,
 } from "../services";
 import * as notify from "../ui/notify";
@@ -332,16 +332,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   }
 
   /** "Switch to Here…" in the running pi (see {@link LiveRoutes.routeSwitch}). */
-  routeSwitch(
-    file: string,
-    targetId: string,
-    options: {
-      given?: SwitchChoice;
-      ask: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
-      signal?: AbortSignal;
-      quiet?: boolean;
-    },
-  ): Promise<SwitchCommandOutcome | undefined> {
+  routeSwitch(file: string, targetId: string, options: RouteSwitchOptions): Promise<SwitchCommandOutcome | undefined> {
     return this.routes.routeSwitch(file, targetId, options);
   }
 

@@ -41,6 +41,11 @@ interface Target {
   ready: boolean;
 }
 
+/** A webview target that has not rendered yet (stale, not ready). */
+function newTarget(kind: Target["kind"], webview: vscode.Webview, visible: () => boolean): Target {
+  return { kind, webview, visible, stale: true, ready: false };
+}
+
 /** What the extension exposes for tests (`panelController()` in the integration suites). */
 export interface PanelControllerApi {
   readonly state: PanelState | undefined;
@@ -156,13 +161,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     panel.iconPath = vscode.Uri.joinPath(extensionUri, "media", "pi-context.svg");
     panel.webview.options = webviewOptions(extensionUri);
     panel.webview.html = webviewHtml(panel.webview, extensionUri, "panel");
-    const target: Target = {
-      kind: "panel",
-      webview: panel.webview,
-      visible: () => panel.visible,
-      stale: true,
-      ready: false,
-    };
+    const target = newTarget("panel", panel.webview, () => panel.visible);
     this.attach(
       target,
       (l) =>
@@ -178,13 +177,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     const extensionUri = this.services.context.extensionUri;
     view.webview.options = webviewOptions(extensionUri);
     view.webview.html = webviewHtml(view.webview, extensionUri, "view");
-    const target: Target = {
-      kind: "view",
-      webview: view.webview,
-      visible: () => view.visible,
-      stale: true,
-      ready: false,
-    };
+    const target = newTarget("view", view.webview, () => view.visible);
     this.attach(
       target,
       (l) => view.onDidDispose(l),

@@ -56,27 +56,10 @@ export const KIND_NAMES: Record<NodeKind, string> = {
 };
 
 /** How one entry is shown: its place in the tree plus its texts (single-line and untrusted: they come from the session). */
-export interface NodeDisplay extends Pick<
-  TreeNode,
-  "id" | "label" | "isLeaf" | "isFileLeaf" | "onActivePath" | "branches" | "folded"
-> {
-  kind: NodeKind;
-  /** Main text (pi's `/tree` line without the role prefix), e.g. the user message's first line. */
-  text: string;
-  /** Secondary text: model, tool calls, token counts, tool output preview. */
-  detail: string;
-  /** Tool result with `isError`, or an assistant message that stopped with `error`/`aborted`. */
-  error: boolean;
-  /**
-   * A failed assistant message's error (pi's `errorMessage`, first line, at most 160 characters).
-   * It is already part of {@link text} (no text: `Error 400: …`, as pi's `/tree` shows the error;
-   * see {@link errorInText}) or of {@link detail} (`error 400: …`).
-   */
-  errorMessage?: string;
-  /** {@link text} is the error (the message had no text of its own). */
-  errorInText?: boolean;
-  /** An assistant message's model as `provider/model` (the row shows it only where it changes). */
-  model?: string;
+export interface NodeDisplay
+  extends
+    RecordDescription,
+    Pick<TreeNode, "id" | "label" | "isLeaf" | "isFileLeaf" | "onActivePath" | "branches" | "folded"> {
   /** A compaction or branch summary: its summary can be opened. */
   hasSummary: boolean;
   timestamp: string;

@@ -211,28 +211,17 @@ export interface PlanFit {
  */
 export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PlanFit> {
   const fit: PlanFit = { inputTokens: 0 };
+  // the summarizer's own output limit caps the plan's
+  const capped = (request: SummaryRequest) => ({
+    ...request,
+    maxOutputTokens: Math.min(request.maxOutputTokens, summarizer.maxOutputTokens),
+  });
   if (plan.historyRequest) {
-    fit.history = await fitRequest(
-      summarizer,
-      {
-        ...plan.historyRequest,
-        maxOutputTokens: Math.min(plan.historyRequest.maxOutputTokens, summarizer.maxOutputTokens),
-      },
-      "compaction summary",
-      signal,
-    );
+    fit.history = await fitRequest(summarizer, capped(plan.historyRequest), "compaction summary", signal);
     fit.inputTokens += fit.history.inputTokens;
   }
   if (plan.turnPrefixRequest) {
-    fit.turnPrefix = await fitRequest(
-      summarizer,
-      {
-        ...plan.turnPrefixRequest,
-        maxOutputTokens: Math.min(plan.turnPrefixRequest.maxOutputTokens, summarizer.maxOutputTokens),
-      },
-      "split-turn prefix summary",
-      signal,
-    );
+    fit.turnPrefix = await fitRequest(summarizer, capped(plan.turnPrefixRequest), "split-turn prefix summary", signal);
     fit.inputTokens += fit.turnPrefix.inputTokens;
   }
   return fit;
