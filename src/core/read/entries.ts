@@ -71,6 +71,11 @@ export interface EntryRecord {
   errorMessage?: string;
   /** Tool call names of an assistant message, in order. */
   toolNames?: string[];
+  /**
+   * Tool call ids of an assistant message, in order, parallel to {@link toolNames} (`""` for a
+   * call without a string id). What pi-ai's `transformMessages` pairs tool results with.
+   */
+  toolCallIds?: string[];
   /** `read`/`write`/`edit` operations from tool calls (assistant) or `nestedCalls` (toolResult). */
   fileOps?: FileOp[];
   /** Tool results. */
@@ -468,12 +473,19 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
         record.usageTokens = Number.isFinite(tokens) && tokens > 0 ? tokens : 0;
       }
       const names: string[] = [];
+      const ids: string[] = [];
       if (Array.isArray(message.content)) {
         for (const block of message.content) {
-          if (isObject(block) && block.type === "toolCall") names.push(str(block.name) ?? "?");
+          if (isObject(block) && block.type === "toolCall") {
+            names.push(str(block.name) ?? "?");
+            ids.push(str(block.id) ?? "");
+          }
         }
       }
-      if (names.length > 0) record.toolNames = names;
+      if (names.length > 0) {
+        record.toolNames = names;
+        record.toolCallIds = ids;
+      }
       const ops = fileOpsOfMessage(message);
       if (ops.length > 0) record.fileOps = ops;
       setPreview(record, message.content, (m) => m.content, lazyChars);

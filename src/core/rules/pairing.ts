@@ -1,0 +1,340 @@
+/**
+ * Tool-call pairing of what pi sends: which tool results providers would reject, and where pi-ai
+ * fills in a missing result. Works from entry records; reads a body only for an assistant whose
+ * context edit replaces its content (the replacement decides which tool calls are sent).
+ *
+ * Source: pi 1.6.0 `dist/core/messages.js` `convertToLlm` (custom, bashExecution unless
+ * `excludeFromContext`, branch and compaction summaries become `user` messages; unknown roles are
+ * dropped) and pi-ai 1.6.0 `dist/api/transform-messages.js` `transformMessages`, second pass,
+ * mirrored step by step:
+ * - an assistant (any stop reason) first closes the pending calls of the previous assistant with
+ *   calls: every pending call without a result seen since that assistant gets a synthetic
+ *   `{role:"toolResult", content:[{type:"text",text:"No result provided"}], isError:true}`;
+ *   then an `error`/`aborted` assistant is dropped, any other one is sent and its calls become pending;
+ * - a `user` message closes the pending calls the same way;
+ * - a tool result is always sent (and counts as "seen" for the pending calls);
+ * - a system message is transparent (held back and sent after the results).
+ * A provider accepts a tool result only inside the run of results directly after the assistant
+ * that made the call, once per call; every other result is an orphan (OpenAI, Anthropic: HTTP 400).
+ * pi-ai's cross-model tool-call id normalisation maps calls and their later results alike and is
+ * not modelled (ids are compared as written).
+ */
+
+import type { ProjectedEntry, Projection } from "./context";
+import type { EntryRecord } from "../read/entries";
+import type { SessionEntry } from "../types";
+
+/** Reads an entry's full body (the session file). */
+export interface PairingReader {
+  readEntry(record: EntryRecord): SessionEntry;
+}
+
+/**
+ * What is wrong with one tool call or result in what pi sends.
+ * - `orphan-result`: no earlier sent assistant made this call (error).
+ * - `dropped-call-result`: the call is in an `error`/`aborted` assistant, which pi-ai drops while
+ *   the result stays (error).
+ * - `separated-result`: a user-like message (user, custom, bashExecution, branch/compaction
+ *   summary) or another assistant came between the call and its result: pi-ai sends a filler for
+ *   the call there and the real result later, orphaned (error).
+ * - `duplicate-result`: the call already has a result (error).
+ * - `missing-result`: the call has no result; pi-ai sends the filler "No result provided" (info).
+ */
+export type PairingKind =
+  "orphan-result" | "dropped-call-result" | "separated-result" | "duplicate-result" | "missing-result";
+
+/** `error`: providers reject the request; `info`: pi-ai repairs it silently. */
+export type PairingSeverity = "error" | "info";
+
+/** One finding of {@link analyzePairing}. */
+export interface PairingFinding {
+  kind: PairingKind;
+  severity: PairingSeverity;
+  toolCallId: string;
+  /** The call's tool name (else the result's). */
+  toolName?: string;
+  /** The `toolResult` entry (absent for `missing-result`). */
+  resultEntryId?: string;
+  /** The assistant entry that made the call (absent for `orphan-result`). */
+  callEntryId?: string;
+  /** `separated-result` / `missing-result`: the entry whose message closed the call (absent: the end of the context). */
+  separatorEntryId?: string;
+  /** pi-ai inserts a synthetic "No result provided" result for this call. */
+  filler: boolean;
+}
+
+/** Result of {@link analyzePairing}. */
+export interface PairingReport {
+  /** In the order pi-ai meets them (a result's position, or the closing point for `missing-result`). */
+  findings: PairingFinding[];
+  /** Number of `error` findings (requests with these are rejected by providers). */
+  errors: number;
+  /** Number of `info` findings (calls pi-ai fills with "No result provided"). */
+  fillers: number;
+}
+
+/** The text of pi-ai's synthetic tool result. */
+export const NO_RESULT_PROVIDED = "No result provided";
+
+const USER_LIKE = new Set(["user", "custom", "branchSummary", "compactionSummary"]);
+
+/** One tool call as sent. */
+export interface ToolCallRef {
+  id: string;
+  name: string;
+}
+
+/** The message kinds transformMessages distinguishes, per projected entry. */
+type LlmStep =
+  | { kind: "user" }
+  | { kind: "system" }
+  | { kind: "assistant"; dropped: boolean; calls: ToolCallRef[] }
+  | { kind: "toolResult"; toolCallId: string; toolName?: string };
+
+/**
+ * The tool calls a projected assistant entry sends: its replacement's `toolCall` blocks when a
+ * context edit replaces its content (one body read), else the record's calls; none when omitted.
+ */
+export function sentToolCalls(entry: ProjectedEntry, reader: PairingReader): ToolCallRef[] {
+  if (entry.roles.length === 0) return [];
+  const edit = entry.edit;
+  if (edit && !edit.replacementIsNull) return toolCallsOfContent(replacementContent(edit, reader));
+  return originalToolCalls(entry.record);
+}
+
+/** An assistant record's own tool calls (before edits). */
+export function originalToolCalls(record: EntryRecord): ToolCallRef[] {
+  const ids = record.toolCallIds ?? [];
+  const names = record.toolNames ?? [];
+  return ids.map((id, i) => ({ id, name: names[i] ?? "?" }));
+}
+
+/** The `toolCall` blocks of a content value (a string has none). */
+export function toolCallsOfContent(content: unknown): ToolCallRef[] {
+  if (!Array.isArray(content)) return [];
+  const out: ToolCallRef[] = [];
+  for (const block of content) {
+    if (block && typeof block === "object" && (block as { type?: unknown }).type === "toolCall") {
+      const b = block as { id?: unknown; name?: unknown };
+      out.push({ id: typeof b.id === "string" ? b.id : "", name: typeof b.name === "string" ? b.name : "?" });
+    }
+  }
+  return out;
+}
+
+/** The `replacement.content` of a context edit (undefined for `null` or an unreadable body). */
+export function replacementContent(edit: EntryRecord, reader: PairingReader): unknown {
+  const body = reader.readEntry(edit) as { replacement?: { content?: unknown } | null };
+  return body.replacement?.content;
+}
+
+function stepsOf(entry: ProjectedEntry, reader: PairingReader): LlmStep[] {
+  const steps: LlmStep[] = [];
+  const r = entry.record;
+  for (const role of entry.roles) {
+    if (role === "system") steps.push({ kind: "system" });
+    else if (USER_LIKE.has(role)) steps.push({ kind: "user" });
+    else if (role === "bashExecution") {
+      if (!r.excludeFromContext) steps.push({ kind: "user" });
+    } else if (role === "assistant") {
+      const dropped = r.stopReason === "error" || r.stopReason === "aborted";
+      steps.push({ kind: "assistant", dropped, calls: sentToolCalls(entry, reader) });
+    } else if (role === "toolResult") {
+      const step: LlmStep = { kind: "toolResult", toolCallId: r.toolCallId ?? "" };
+      if (r.toolName !== undefined) step.toolName = r.toolName;
+      steps.push(step);
+    }
+    // other roles: convertToLlm drops them
+  }
+  return steps;
+}
+
+interface PendingCall extends ToolCallRef {
+  entryId: string;
+}
+
+/**
+ * Pairing findings for the context pi sends at a projection's leaf (see the file comment).
+ * @param projection our `buildProjection` (edits applied, compaction-aware).
+ * @param reader reads the body of context edits that replace an assistant's content.
+ * @returns the findings in pi-ai's order, with error / filler counts.
+ * @throws {StaleSessionError} (from the reader) when a needed edit's line changed on disk.
+ */
+export function analyzePairing(projection: Projection, reader: PairingReader): PairingReport {
+  const findings: PairingFinding[] = [];
+  // pi-ai's state
+  let pending: PendingCall[] = [];
+  let existing = new Set<string>();
+  // the run of results the provider accepts: the calls of the last sent assistant, answered ones
+  let runCalls: Map<string, PendingCall> | null = null;
+  let runAnswered = new Map<string, "result" | PairingFinding>();
+  // for classifying orphans
+  const fillersById = new Map<string, PairingFinding[]>();
+  const droppedCalls = new Map<string, PendingCall>();
+  const sentCalls = new Map<string, PendingCall>();
+  // fillers reported as part of a `separated-result` finding instead of on their own
+  const merged = new Set<PairingFinding>();
+
+  const close = (closer: string | undefined) => {
+    if (pending.length > 0) {
+      for (const call of pending) {
+        if (existing.has(call.id)) continue;
+        const filler: PairingFinding = {
+          kind: "missing-result",
+          severity: "info",
+          toolCallId: call.id,
+          toolName: call.name,
+          callEntryId: call.entryId,
+          filler: true,
+        };
+        if (closer !== undefined) filler.separatorEntryId = closer;
+        findings.push(filler);
+        let list = fillersById.get(call.id);
+        if (!list) fillersById.set(call.id, (list = []));
+        list.push(filler);
+        runAnswered.set(call.id, filler);
+      }
+      pending = [];
+      existing = new Set();
+    }
+  };
+
+  for (const entry of projection.entries) {
+    const entryId = entry.record.id;
+    for (const step of stepsOf(entry, reader)) {
+      if (step.kind === "user") {
+        close(entryId);
+        runCalls = null;
+        runAnswered = new Map();
+      } else if (step.kind === "assistant") {
+        close(entryId);
+        const calls = step.calls.map((c) => ({ ...c, entryId }));
+        if (step.dropped) {
+          for (const c of calls) droppedCalls.set(c.id, c);
+          continue; // dropped: the run of the previous assistant goes on
+        }
+        runCalls = new Map(calls.map((c) => [c.id, c]));
+        runAnswered = new Map();
+        for (const c of calls) sentCalls.set(c.id, c);
+        if (calls.length > 0) {
+          pending = calls;
+          existing = new Set();
+        }
+      } else if (step.kind === "toolResult") {
+        const id = step.toolCallId;
+        existing.add(id);
+        const call = runCalls?.get(id);
+        const answered = runAnswered.get(id);
+        if (call && answered === undefined) {
+          runAnswered.set(id, "result");
+          continue;
+        }
+        findings.push(orphanFinding(entryId, step, call, answered));
+      }
+    }
+  }
+  close(undefined);
+
+  function orphanFinding(
+    resultEntryId: string,
+    step: Extract<LlmStep, { kind: "toolResult" }>,
+    runCall: PendingCall | undefined,
+    answered: "result" | PairingFinding | undefined,
+  ): PairingFinding {
+    const id = step.toolCallId;
+    const finding = (kind: PairingKind, call: { name: string; entryId: string } | undefined): PairingFinding => {
+      const f: PairingFinding = { kind, severity: "error", toolCallId: id, resultEntryId, filler: false };
+      const name = call?.name ?? step.toolName;
+      if (name !== undefined) f.toolName = name;
+      if (call) f.callEntryId = call.entryId;
+      return f;
+    };
+    // The call got a filler: in this run (closed by a dropped assistant), or in an earlier run.
+    let filler: PairingFinding | undefined;
+    if (runCall) filler = answered !== "result" ? answered : undefined;
+    else
+      filler = fillersById
+        .get(id)
+        ?.filter((f) => !merged.has(f))
+        .pop();
+    if (filler) {
+      merged.add(filler);
+      const f = finding("separated-result", { name: filler.toolName ?? "?", entryId: filler.callEntryId! });
+      f.filler = true;
+      if (filler.separatorEntryId !== undefined) f.separatorEntryId = filler.separatorEntryId;
+      return f;
+    }
+    if (runCall) return finding("duplicate-result", runCall);
+    const dropped = droppedCalls.get(id);
+    if (dropped) return finding("dropped-call-result", dropped);
+    const sent = sentCalls.get(id);
+    return sent ? finding("duplicate-result", sent) : finding("orphan-result", undefined);
+  }
+
+  const reported = findings.filter((f) => !merged.has(f));
+  let errors = 0;
+  let fillers = 0;
+  for (const f of reported) {
+    if (f.severity === "error") errors++;
+    if (f.filler) fillers++;
+  }
+  return { findings: reported, errors, fillers };
+}
+
+/** The tool-call groups of a context: which assistant entry each tool result belongs to. */
+export interface ToolCallLinks {
+  /** Tool result entry id → the assistant entry that made its call. */
+  ownerOf: Map<string, string>;
+  /** Assistant entry id → its tool result entry ids, in context order. */
+  resultsOf: Map<string, string[]>;
+}
+
+/**
+ * Link tool results to the assistant that made their call, over all context entries (omitted
+ * ones included, so omissions can be undone): a result belongs to the nearest earlier assistant
+ * entry whose original or currently sent calls include its `toolCallId`.
+ * @param entries the projected context entries (our `Projection.entries`).
+ */
+export function toolCallLinks(entries: readonly ProjectedEntry[], reader: PairingReader): ToolCallLinks {
+  const ownerOf = new Map<string, string>();
+  const resultsOf = new Map<string, string[]>();
+  const lastCaller = new Map<string, string>();
+  for (const entry of entries) {
+    const r = entry.record;
+    if (r.type !== "message") continue;
+    if (r.role === "assistant") {
+      const ids = new Set(originalToolCalls(r).map((c) => c.id));
+      if (entry.edit && !entry.edit.replacementIsNull)
+        for (const c of toolCallsOfContent(replacementContent(entry.edit, reader))) ids.add(c.id);
+      for (const id of ids) lastCaller.set(id, r.id);
+    } else if (r.role === "toolResult") {
+      const owner = lastCaller.get(r.toolCallId ?? "");
+      if (owner === undefined) continue;
+      ownerOf.set(r.id, owner);
+      let list = resultsOf.get(owner);
+      if (!list) resultsOf.set(owner, (list = []));
+      list.push(r.id);
+    }
+  }
+  return { ownerOf, resultsOf };
+}
+
+/**
+ * One line describing a finding, for logs and problem lists, e.g.
+ * `tool result e12 (read, call_1) has no matching call: providers reject the request`.
+ */
+export function describeFinding(f: PairingFinding): string {
+  const what = `${f.toolName ?? "tool"} ${f.toolCallId || "(no id)"}`;
+  switch (f.kind) {
+    case "orphan-result":
+      return `tool result ${f.resultEntryId} (${what}) answers no call in the context: providers reject the request`;
+    case "dropped-call-result":
+      return `tool result ${f.resultEntryId} (${what}) answers a call of failed assistant ${f.callEntryId}, which pi does not send: providers reject the request`;
+    case "separated-result":
+      return `tool result ${f.resultEntryId} (${what}) is separated from its call in ${f.callEntryId} by ${f.separatorEntryId ?? "the end of the context"}: pi sends "${NO_RESULT_PROVIDED}" there and the real result orphaned, which providers reject`;
+    case "duplicate-result":
+      return `tool result ${f.resultEntryId} (${what}) answers a call of ${f.callEntryId} that already has a result: providers reject the request`;
+    case "missing-result":
+      return `tool call ${what} in ${f.callEntryId} has no result: pi sends "${NO_RESULT_PROVIDED}"`;
+  }
+}
