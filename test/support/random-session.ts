@@ -4,7 +4,11 @@
  * awkward structures real sessions and bug reports contain — branches, compactions anywhere
  * (retain-none, dangling firstKeptEntryId, older compactions inside a kept range), context edits,
  * split turns, system-message patches, empty branch summaries, labels, images, nested calls,
- * zero/error/aborted usage, missing parents, duplicate ids.
+ * zero/error/aborted usage, missing parents, duplicate ids. Most tool results answer a call of a
+ * recent assistant on their path (also of failed ones, also after interleaved messages); the rest
+ * are orphans; a "tool turn" is an assistant with calls directly followed by their results, as pi
+ * writes them (sometimes a result missing, or a message between a call and its result); some
+ * context edits shrink an assistant but keep its tool calls.
  */
 
 import fc from "fast-check";
@@ -13,6 +17,7 @@ export type StepKind =
   | "user"
   | "assistant"
   | "toolResult"
+  | "toolTurn"
   | "bash"
   | "customMessage"
   | "system"
@@ -42,8 +47,9 @@ const kinds: [StepKind, number][] = [
   ["user", 16],
   ["assistant", 22],
   ["toolResult", 14],
+  ["toolTurn", 8],
   ["bash", 3],
-  ["customMessage", 3],
+  ["customMessage", 4],
   ["system", 3],
   ["compaction", 7],
   ["branchSummary", 4],
@@ -118,6 +124,8 @@ interface Built {
   parentId: string | null;
   type: string;
   role?: string;
+  /** Assistants: the tool calls (`toolCall` blocks). */
+  calls?: { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown> }[];
 }
 
 /** Turn a recipe into JSONL text (header + entries). */
@@ -166,6 +174,8 @@ export function buildSession(recipe: Recipe): {
     const pick = (n: number): string | undefined => (pathIds.length ? pathIds[n % pathIds.length] : undefined);
     let entry: Record<string, unknown>;
     let role: string | undefined;
+    let assistantCalls: Built["calls"];
+    const extra: Record<string, unknown>[] = [];
     switch (step.kind) {
       case "user": {
         role = "user";
@@ -193,7 +203,9 @@ export function buildSession(recipe: Recipe): {
             step.b % 9 === k ? { path: 42 } : { path: FILES[(step.b + k) % FILES.length] };
           if (tool === "write" || tool === "edit") args.content = text(step.a + k, step.c % 1500);
           if (tool === "bash") args.command = "ls -la";
-          blocks.push({ type: "toolCall", id: `call_${index}_${k}`, name: tool, arguments: args });
+          const call = { type: "toolCall" as const, id: `call_${index}_${k}`, name: tool, arguments: args };
+          blocks.push(call);
+          (assistantCalls ??= []).push(call);
         }
         const stops = ["stop", "toolUse", "length", "error", "aborted", "stop", "toolUse"];
         const stopReason = stops[step.b % stops.length];
@@ -227,10 +239,17 @@ export function buildSession(recipe: Recipe): {
         role = "toolResult";
         const content: unknown[] = [{ type: "text", text: text(step.a, step.b % 9000) }];
         if (step.c % 6 === 0) content.push({ type: "image", data: "AAAA", mimeType: "image/png" });
+        // Mostly the answer to a call of the nearest (sometimes the second nearest) assistant with calls on the path.
+        let call: { id: string; name: string } | undefined;
+        if (step.a % 4 !== 0) {
+          const callers = pathIds.map((p) => byId.get(p)!).filter((e) => e.calls?.length);
+          const caller = callers[callers.length - 1 - (step.c % 7 === 0 ? 1 : 0)] ?? callers[callers.length - 1];
+          if (caller?.calls) call = caller.calls[step.c % caller.calls.length];
+        }
         const message: Record<string, unknown> = {
           role,
-          toolCallId: `call_${step.a}`,
-          toolName: TOOLS[step.a % TOOLS.length],
+          toolCallId: call?.id ?? `call_${step.a}`,
+          toolName: call?.name ?? TOOLS[step.a % TOOLS.length],
           content,
           isError: step.d % 9 === 0,
           timestamp: t,
@@ -244,6 +263,75 @@ export function buildSession(recipe: Recipe): {
             complete: true,
           };
         entry = { type: "message", ...base, message };
+        break;
+      }
+      case "toolTurn": {
+        // assistant with 1-3 calls, then (most of) their results, as pi writes a tool turn
+        role = "assistant";
+        const n = 1 + (step.d % 3);
+        const calls = Array.from({ length: n }, (_, k) => ({
+          type: "toolCall" as const,
+          id: `call_${index}_${k}`,
+          name: TOOLS[(step.a + k) % TOOLS.length]!,
+          arguments: { path: FILES[(step.b + k) % FILES.length], command: "ls" },
+        }));
+        assistantCalls = calls;
+        const stopReason = step.c % 9 === 0 ? "error" : step.c % 11 === 0 ? "aborted" : "toolUse";
+        const total = 300 + (step.d % 20000);
+        entry = {
+          type: "message",
+          ...base,
+          message: {
+            role,
+            content: [{ type: "text", text: text(step.c, step.a % 600) }, ...calls],
+            api: "openai-completions",
+            provider: "p",
+            model: "m",
+            usage: {
+              input: total,
+              output: 50,
+              cacheRead: 0,
+              cacheWrite: 0,
+              totalTokens: total + 50,
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+            },
+            stopReason,
+            timestamp: t,
+          },
+        };
+        let parent = id;
+        calls.forEach((call, k) => {
+          if (step.b % 13 === k) return; // a result missing
+          if (step.b % 17 === k) {
+            const noteId = `${id}n${k}`;
+            extra.push({
+              type: "custom_message",
+              id: noteId,
+              parentId: parent,
+              timestamp,
+              customType: "ext",
+              content: "interjected note",
+              display: true,
+            });
+            parent = noteId;
+          }
+          const resultId = `${id}r${k}`;
+          extra.push({
+            type: "message",
+            id: resultId,
+            parentId: parent,
+            timestamp,
+            message: {
+              role: "toolResult",
+              toolCallId: call.id,
+              toolName: call.name,
+              content: [{ type: "text", text: text(step.a + k, (step.b * (k + 1)) % 7000) }],
+              isError: false,
+              timestamp: t,
+            },
+          });
+          parent = resultId;
+        });
         break;
       }
       case "bash":
@@ -348,18 +436,21 @@ export function buildSession(recipe: Recipe): {
       case "contextEdit": {
         const targetId =
           step.a % 10 === 0 ? (built[step.b % Math.max(1, built.length)]?.id ?? "nope") : (pick(step.b) ?? "nope");
-        const r = step.c % 4;
+        const r = step.c % 5;
+        const targetCalls = byId.get(targetId)?.calls ?? [];
         const replacement =
           r === 0 || r === 1
             ? null
             : r === 2
               ? { content: text(step.d, step.d % 700) }
-              : {
-                  content: [
-                    { type: "text", text: text(step.d, 90) },
-                    { type: "toolCall", id: "x", name: "edit", arguments: { path: "src/edited.ts" } },
-                  ],
-                };
+              : r === 3
+                ? {
+                    content: [
+                      { type: "text", text: text(step.d, 90) },
+                      { type: "toolCall", id: "x", name: "edit", arguments: { path: "src/edited.ts" } },
+                    ],
+                  }
+                : { content: [{ type: "text", text: text(step.d, 40) }, ...targetCalls] };
         entry = { type: "context_edit", ...base, targetId, replacement };
         break;
       }
@@ -411,7 +502,15 @@ export function buildSession(recipe: Recipe): {
     lines.push(JSON.stringify(entry));
     const b: Built = { id, parentId, type: entry.type as string };
     if (role) b.role = role;
+    if (assistantCalls) b.calls = assistantCalls;
     built.push(b);
+    for (const e of extra) {
+      lines.push(JSON.stringify(e));
+      const more: Built = { id: e.id as string, parentId: e.parentId as string, type: e.type as string };
+      const message = e.message as { role?: string } | undefined;
+      if (message?.role) more.role = message.role;
+      built.push(more);
+    }
   });
   const ids = built.map((b) => b.id);
   const leaf = recipe.leafRoll < 70 || ids.length === 0 ? null : ids[recipe.leafRoll % ids.length]!;

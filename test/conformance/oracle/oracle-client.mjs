@@ -89,6 +89,19 @@ export class OracleClient {
     return this.request({ ...request, type: "loadCheck" });
   }
 
+  /**
+   * What pi sends at a leaf: full projected messages, projected estimate, pi-ai's
+   * transformMessages shapes, orphaned results and fillers. `{file | entriesJsonl, leaf?}`.
+   */
+  llm(request) {
+    return this.request({ ...request, type: "llm" });
+  }
+
+  /** pi's appendContextEdit for each `{targetId, replacement}` of `edits`, in order, on a copy. */
+  contextEdit(request) {
+    return this.request({ ...request, type: "contextEdit" });
+  }
+
   /** What SessionManager.open (+ one append with `append: true`) does to a copy's bytes. */
   piOpen(request) {
     return this.request({ ...request, type: "piOpen" });

@@ -97,6 +97,9 @@ const utilsMod = await import(piUrl("core/compaction/utils.js"));
 const sessionMod = await import(piUrl("core/session-manager.js"));
 const virtualModelsMod = await import(piUrl("core/virtual-models.js"));
 const footerMod = await import(piUrl("modes/interactive/components/footer.js"));
+const transformMod = await import(
+  new URL("api/transform-messages.js", import.meta.resolve("@earendil-works/pi-ai")).href
+);
 
 if (pi.VERSION !== EXPECTED_PI_VERSION) {
   throw new Error(`expected pi ${EXPECTED_PI_VERSION}, loaded ${pi.VERSION} from ${PI_BASE}`);
@@ -118,6 +121,8 @@ const {
 const { computeFileLists } = utilsMod;
 const { getLatestCompactionEntry, buildSessionContext } = sessionMod;
 const { getBranchSelection } = virtualModelsMod;
+const { transformMessages } = transformMod;
+const { convertToLlm } = pi;
 const { formatTokens } = footerMod;
 
 export const PI_VERSION = pi.VERSION;
@@ -822,6 +827,112 @@ function sameContent(source, after) {
 }
 
 // --------------------------------------------------------------------------------------------
+// llm: what pi sends — projected messages, convertToLlm, pi-ai's transformMessages, pairing
+// --------------------------------------------------------------------------------------------
+
+function digestOf(value) {
+  return createHash("sha256").update(JSON.stringify(value)).digest("hex");
+}
+
+/** The model transformMessages is given: same provider/api/model as the random sessions, images allowed. */
+const TRANSFORM_MODEL = { id: "m", provider: "p", api: "openai-completions", input: ["text", "image"] };
+const TAG = "__piContextSource";
+
+/**
+ * `{file | entriesJsonl, leaf?}` → the projection at the leaf with full messages, pi's projected
+ * estimate, and what pi-ai's `transformMessages(convertToLlm(messages))` makes of it: one shape per
+ * sent message (`entryId` null for pi-ai's synthetic results) and the pairing derived from that
+ * output only — `orphanResults`: real tool results the provider would reject (not in the run of
+ * results directly after an assistant making that call, or a second result for a call);
+ * `fillers`: synthetic "No result provided" results (with the assistant whose call they answer).
+ * With `digest: true` each projected entry carries `digest` (sha256 of its messages' JSON) and its
+ * `messages` only when its id is in `fullFor` (big sessions compare faster).
+ */
+export async function llmView(source, opts = {}) {
+  const { copy, sm } = openCopy(source);
+  try {
+    applyLeaf(sm, opts.leaf);
+    const branch = sm.getBranch();
+    const projection = sm.buildSessionProjection();
+    const tagged = [];
+    for (const pe of projection.entries) {
+      for (const m of convertToLlm(pe.messages)) tagged.push({ ...m, [TAG]: pe.sourceEntry.id });
+    }
+    const out = transformMessages(tagged, TRANSFORM_MODEL);
+    const transformed = out.map((m) => {
+      const shape = { role: m.role, entryId: m[TAG] ?? null };
+      if (m.role === "toolResult") shape.toolCallId = m.toolCallId;
+      if (m.role === "assistant") shape.calls = m.content.filter((b) => b.type === "toolCall").map((b) => b.id);
+      return shape;
+    });
+    const orphanResults = [];
+    const fillers = [];
+    let last = null;
+    let answered = new Set();
+    for (const m of transformed) {
+      if (m.role !== "toolResult") {
+        last = m;
+        answered = new Set();
+        continue;
+      }
+      const calls = last?.role === "assistant" ? last.calls : [];
+      const paired = calls.includes(m.toolCallId) && !answered.has(m.toolCallId);
+      answered.add(m.toolCallId);
+      if (m.entryId === null) fillers.push({ callEntryId: last?.entryId ?? null, toolCallId: m.toolCallId, paired });
+      else if (!paired) orphanResults.push({ entryId: m.entryId, toolCallId: m.toolCallId });
+    }
+    const estimate = estimateProjectedContextTokens(projection, branch);
+    return {
+      piVersion: pi.VERSION,
+      leafId: sm.getLeafId(),
+      projected: projection.entries.map((pe) =>
+        opts.digest && !opts.fullFor?.includes(pe.sourceEntry.id)
+          ? { entryId: pe.sourceEntry.id, digest: digestOf(pe.messages) }
+          : {
+              entryId: pe.sourceEntry.id,
+              messages: pe.messages,
+              ...(opts.digest ? { digest: digestOf(pe.messages) } : {}),
+            },
+      ),
+      estimate: {
+        tokens: estimate.tokens,
+        usageTokens: estimate.usageTokens,
+        trailingTokens: estimate.trailingTokens,
+        lastUsageIndex: estimate.lastUsageIndex,
+      },
+      transformed,
+      orphanResults,
+      fillers,
+    };
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `{file | entriesJsonl, leaf?, edits: [{targetId, replacement}]}` → pi's
+ * `SessionManager.appendContextEdit` for each edit in order on a private copy (later edits see the
+ * earlier ones): `{ok: true, id, line}` (the entry as pi serialises it) or `{ok: false, error}`.
+ */
+export async function contextEditView(source, opts = {}, edits = []) {
+  const { copy, sm } = openCopy(source);
+  try {
+    applyLeaf(sm, opts.leaf);
+    const results = edits.map((edit) => {
+      try {
+        const id = sm.appendContextEdit(edit.targetId, edit.replacement);
+        return { ok: true, id, line: JSON.stringify(sm.getEntry(id)) };
+      } catch (error) {
+        return { ok: false, error: error instanceof Error ? error.message : String(error) };
+      }
+    });
+    return { piVersion: pi.VERSION, results, leafId: sm.getLeafId() };
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
+}
+
+// --------------------------------------------------------------------------------------------
 // pi-open-check: what SessionManager.open (and one append) does to the bytes of a copy
 // --------------------------------------------------------------------------------------------
 
@@ -966,8 +1077,8 @@ export async function modelCatalog(request = {}) {
 // --------------------------------------------------------------------------------------------
 
 /**
- * One request: `{type?: "oracle"|"loadCheck"|"piOpen", file | entriesJsonl, args?: string[],
- * agentDir?, agentFiles?, leaf?, append?}`, `{type: "listing", ...}` (see sessionListing) or
+ * One request: `{type?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit", file | entriesJsonl,
+ * args?: string[], agentDir?, agentFiles?, leaf?, append?, edits?}`, `{type: "listing", ...}` (see sessionListing) or
  * `{type: "catalog", agentDir?, agentFiles?}` (see modelCatalog).
  * Returns the result object (throws on error).
  */
@@ -993,6 +1104,14 @@ export async function handleRequest(request) {
       return loadCheck(source, opts);
     case "piOpen":
       return piOpenCheck(source, { append: !!request.append });
+    case "llm":
+      return llmView(source, {
+        ...opts,
+        digest: request.digest === true,
+        fullFor: Array.isArray(request.fullFor) ? request.fullFor : [],
+      });
+    case "contextEdit":
+      return contextEditView(source, opts, Array.isArray(request.edits) ? request.edits : []);
     default:
       throw new Error(`unknown request type ${JSON.stringify(type)}`);
   }

@@ -10,14 +10,16 @@
 //   $NODE22 test/conformance/oracle/oracle.mjs --batch   < requests.jsonl > results.jsonl
 //
 // Batch protocol (one JSON object per line each way, answers in request order):
-//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"listing"|"catalog",
+//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit"|"listing"|"catalog",
 //             "file": "<path>" | "entriesJsonl": "<file content>",
 //             "args"?: ["--agent-dir", "DIR", ...], "agentDir"?: "DIR",
 //             "agentFiles"?: {"settings.json": {...}, "models.json": {...}},
-//             "leaf"?: "ID", "append"?: true}
+//             "leaf"?: "ID", "append"?: true, "edits"?: [{"targetId", "replacement"}]}
 //            type "oracle" (default) = the single-file output; "loadCheck" = leafId, pathIds, context
 //            messages, buildSessionContext roles, whether pi rewrote the copy on open; "piOpen" =
-//            pi-open-check.mjs output; "listing" = {agentDir, cwds, continueRecent?,
+//            pi-open-check.mjs output; "llm" = full projected messages, projected estimate and
+//            pi-ai's transformMessages(convertToLlm(...)) shapes with orphaned results / fillers;
+//            "contextEdit" = pi's appendContextEdit per edit (entry line or pi's error); "listing" = {agentDir, cwds, continueRecent?,
 //            explicitSessionDir?, mtimes?} -> pi's session-dir encoding, list and continueRecent;
 //            "catalog" = {agentDir?|agentFiles?} -> every chat model pi's registry resolves.
 //   response {"id": <request id or 0-based line number>, "ok": true, "result": {...}}
