@@ -147,8 +147,15 @@ export type MessageSurface = "vscode" | "cli";
  * @param what the refused action as a verb phrase ("compact", "switch branches in", …).
  * @param surface names the guard as VS Code's setting `piContext.liveSession.guardSeconds` and
  *   offers the live bridge (`vscode`, default), or as the CLI's `--guard-seconds` (`cli`).
+ * @param inPi what to do inside pi instead (`run /compact` for compactions, `use /tree` for
+ *   everything else by default); `null` when pi has no command for it.
  */
-export function describeLive(check: LiveCheck, what = "compact", surface: MessageSurface = "vscode"): string {
+export function describeLive(
+  check: LiveCheck,
+  what = "compact",
+  surface: MessageSurface = "vscode",
+  inPi: string | null = what === "compact" ? "run /compact" : "use /tree",
+): string {
   const parts: string[] = [];
   const guard =
     surface === "cli" ? "--guard-seconds N sets it, 0 turns it off" : "setting piContext.liveSession.guardSeconds";
@@ -162,10 +169,9 @@ export function describeLive(check: LiveCheck, what = "compact", surface: Messag
         `pi is running on it (process ${r.pid} \`${r.command.length > 80 ? `${r.command.slice(0, 77)}…` : r.command}\`, ${r.match === "cwd" ? `in the session's folder ${r.cwd}` : "opened with this session file"})`,
       );
   }
-  const inPi = what === "compact" ? "run /compact" : "use /tree";
   const bridge =
     surface === "cli" ? "" : ` — or install the live bridge ("Pi: Install Live Bridge") so this runs inside pi`;
-  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi (or ${inPi} inside pi), wait until the session is idle, then try again${bridge}. Nothing was written.`;
+  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi${inPi ? ` (or ${inPi} inside pi)` : ""}, wait until the session is idle, then try again${bridge}. Nothing was written.`;
 }
 
 /**

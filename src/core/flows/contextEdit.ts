@@ -1,0 +1,216 @@
+/**
+ * Writing context edits to a session file: the flow behind "context surgery" (remove, shorten,
+ * restore single items of pi's context). No `vscode` import.
+ *
+ *   planContextEdits(file, actions, options)   fresh read; pi's rules and pi-context's pairing-safe
+ *                                               planner (`rules/editPlan.ts`); the append
+ *                                               expectation; the live-session check
+ *   commitContextEdits(plan)                   live guard again; every edit of the batch in ONE
+ *                                               append, chained like pi's `appendContextEdit` called
+ *                                               once per edit (the first hangs off the leaf, each
+ *                                               next off the previous edit; fresh 8-hex ids); then
+ *                                               the file is read back: tokens and pairing after
+ *   runContextEditFlow(file, actions, …)       plan → confirm → commit, re-planning when the file
+ *                                               changed under us (shared loop, `replan.ts`)
+ *
+ * Refusals and guards are those of the compaction and switch flows: {@link UnsafeSessionWriteError}
+ * (not a session, v1/v2 file, torn tail), {@link LiveSessionError}, {@link SessionChangedError}.
+ * Source: pi 1.6.0 `SessionManager.appendContextEdit` (see `rules/contextEdit.ts`).
+ */
+
+import { buildProjection } from "../rules/context";
+import { chainContextEdits } from "../rules/contextEdit";
+import { prepareContextEdits, type ContextEditAction, type ContextEditPreparation } from "../rules/editPlan";
+import { analyzePairing, describeFinding, type PairingReport } from "../rules/pairing";
+import { estimateProjectedContextTokens } from "../rules/tokens";
+import { SessionFile } from "../read/session";
+import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
+import { appendEntries, expectationOf, newEntryId, type AppendExpectation } from "./write";
+import type { ContextEditEntry } from "../types";
+
+/** The refused action in the live-session message ("Refusing to edit the context of this session …"). */
+const LIVE_WHAT = "edit the context of";
+
+/** Options of {@link planContextEdits}. */
+export interface ContextEditOptions {
+  /** Live-session guard: seconds since the last write (0 = off). */
+  guardSeconds: number;
+  /** `/proc` root for the process check (tests); null = no process check. */
+  procRoot?: string | null;
+  /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
+  surface?: MessageSurface;
+}
+
+/** A plan: the file as read, the planner's result, and what guards the write. Immutable once made. */
+export interface ContextEditPlan {
+  file: string;
+  /** The file as read for this plan (a private index, not the UI's live one). */
+  session: SessionFile;
+  actions: readonly ContextEditAction[];
+  /** The edits to append, refusals, tokens before → after, pairing, earliest edited position. */
+  preparation: ContextEditPreparation;
+  /** Taken when the plan was made; the append is refused if the file changed since. */
+  expectation: AppendExpectation;
+  /** The live-session check at plan time. */
+  live: LiveCheck;
+  options: ContextEditOptions;
+}
+
+/**
+ * Read the session and plan `actions` at its leaf.
+ * @throws {UnsafeSessionWriteError} for files we never write (v1/v2 sessions, torn final line, not a session).
+ * @throws the `fs` error when the file cannot be read; {@link StaleSessionError} when it changes while read.
+ */
+export async function planContextEdits(
+  file: string,
+  actions: readonly ContextEditAction[],
+  options: ContextEditOptions,
+): Promise<ContextEditPlan> {
+  return planContextEditsOn(await SessionFile.open(file), actions, options);
+}
+
+/** {@link planContextEdits} on a session already read (it must be a private index: do not refresh it). */
+export function planContextEditsOn(
+  session: SessionFile,
+  actions: readonly ContextEditAction[],
+  options: ContextEditOptions,
+): ContextEditPlan {
+  const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
+  return {
+    file: session.filePath,
+    session,
+    actions,
+    preparation: prepareContextEdits(session, actions),
+    expectation,
+    live: liveCheck(session, options),
+    options,
+  };
+}
+
+function liveCheck(session: SessionFile, options: ContextEditOptions): LiveCheck {
+  return checkLiveSession(session.filePath, {
+    guardSeconds: options.guardSeconds,
+    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
+    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
+  });
+}
+
+function liveError(live: LiveCheck, options: ContextEditOptions): LiveSessionError {
+  return new LiveSessionError(describeLive(live, LIVE_WHAT, options.surface, null), live.reasons);
+}
+
+/** What {@link commitContextEdits} wrote. */
+export interface ContextEditResult {
+  file: string;
+  /** The appended entries in file order (empty: nothing was written). */
+  entries: ContextEditEntry[];
+  /** The file's leaf afterwards (the last edit, or the unchanged leaf). */
+  leafId: string | null;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** pi's projected estimate before (from the plan) and after (read back from the file), in tokens. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Pairing of what pi sends, read back from the file. */
+  pairingAfter: PairingReport;
+}
+
+/**
+ * Append the plan's edits: live guard again, then one append of all edits (chained parentIds,
+ * one timestamp), only if the file is byte-for-byte as planned; then read the file back.
+ * A plan without edits writes nothing.
+ * @throws {LiveSessionError} when the session looks live now.
+ * @throws {SessionChangedError} when the file changed since the plan (nothing written).
+ * @throws Error when the plan would leave a tool result orphaned (the planner's safety net failed; nothing written).
+ */
+export async function commitContextEdits(
+  plan: ContextEditPlan,
+  now: () => Date = () => new Date(),
+): Promise<ContextEditResult> {
+  const prep = plan.preparation;
+  const tokensBefore = prep.tokensBefore.tokens;
+  if (prep.newPairingErrors.length > 0) {
+    throw new Error(
+      `internal error: these edits would leave tool results orphaned (${prep.newPairingErrors.map(describeFinding).join("; ")}). Nothing was written.`,
+    );
+  }
+  if (prep.drafts.length === 0) {
+    return {
+      file: plan.file,
+      entries: [],
+      leafId: prep.leafId,
+      bytesBefore: plan.expectation.size,
+      bytesAfter: plan.expectation.size,
+      tokensBefore,
+      tokensAfter: tokensBefore,
+      pairingAfter: prep.pairingBefore,
+    };
+  }
+  const live = liveCheck(plan.session, plan.options);
+  if (live.live) throw liveError(live, plan.options);
+  const entries = chainContextEdits(prep.drafts, {
+    leafId: prep.leafId,
+    newId: (reserved) => newEntryId(plan.session.byId, reserved),
+    timestamp: now().toISOString(),
+  });
+  const bytesAfter = appendEntries(plan.expectation, entries);
+  const after = await SessionFile.open(plan.file);
+  const projection = buildProjection(after);
+  return {
+    file: plan.file,
+    entries,
+    leafId: after.leafId,
+    bytesBefore: plan.expectation.size,
+    bytesAfter,
+    tokensBefore,
+    tokensAfter: estimateProjectedContextTokens(projection, after).tokens,
+    pairingAfter: analyzePairing(projection, after),
+  };
+}
+
+/** Callbacks of {@link runContextEditFlow}. */
+export interface ContextEditCallbacks {
+  /**
+   * Show the plan (edits, cascades, refusals, tokens before → after) and ask; false = declined,
+   * nothing written. `changed` is true when the file changed after an earlier preview and this is
+   * the re-made plan. Undefined = write without asking. Not called for a plan without edits.
+   */
+  confirm?: (plan: ContextEditPlan, changed: boolean) => Promise<boolean>;
+}
+
+/** Result of {@link runContextEditFlow}. */
+export type ContextEditOutcome =
+  | { kind: "edited"; plan: ContextEditPlan; result: ContextEditResult }
+  /** Nothing to write: every action was refused or changes nothing (see `plan.preparation`). */
+  | { kind: "nothing"; plan: ContextEditPlan }
+  | { kind: "declined"; plan: ContextEditPlan };
+
+/** How often the flow re-plans after the file changed under it. */
+export const MAX_EDIT_ATTEMPTS = 3;
+
+/**
+ * plan → (live check) → confirm → commit; when the file changed before the write, plan again from
+ * a fresh read and ask again, at most {@link MAX_EDIT_ATTEMPTS} times.
+ * @throws {LiveSessionError}, {@link UnsafeSessionWriteError}, {@link SessionChangedError} after the last attempt.
+ */
+export async function runContextEditFlow(
+  file: string,
+  actions: readonly ContextEditAction[],
+  options: ContextEditOptions,
+  callbacks: ContextEditCallbacks = {},
+): Promise<ContextEditOutcome> {
+  return withReplanning(MAX_EDIT_ATTEMPTS, async (attempt) => {
+    const plan = await planContextEdits(file, actions, options);
+    if (plan.preparation.drafts.length === 0) return { kind: "nothing", plan };
+    if (plan.live.live) throw liveError(plan.live, options);
+    if (callbacks.confirm && !(await callbacks.confirm(plan, attempt.changed))) return { kind: "declined", plan };
+    const replan = replanIfChanged(plan.expectation, attempt);
+    if (replan) return replan;
+    return writeOrReplan(attempt, async () => ({
+      kind: "edited" as const,
+      plan,
+      result: await commitContextEdits(plan),
+    }));
+  });
+}

@@ -1,0 +1,483 @@
+/**
+ * The pairing-safe context-edit planner: turn requested actions on context items (omit, replace,
+ * restore) into the `context_edit` entries to append at the file's leaf, such that what pi sends
+ * afterwards has no tool result the provider would reject. Pure: nothing is read but entry bodies,
+ * nothing is written (see `flows/contextEdit.ts` for the write).
+ *
+ * Policy (pi-context's, following pi's own `_omitRecoveryAttempt` and the pairing rules of
+ * `pairing.ts`):
+ * - Omitting an assistant message that made tool calls omits its tool results too (cause
+ *   `results-of-omitted-call`); a result omitted on its own is replaced by a short note
+ *   ({@link resultNote}) so its call keeps a result (effect `note`) — unless its call is not sent
+ *   (assistant omitted or failed, or no call at all), then it is omitted.
+ * - Replacing an assistant's content keeps its original `toolCall` blocks (appended after the new
+ *   text; `toolCall` blocks in the given content are dropped).
+ * - Restore = an edit whose replacement is the target's original content (pi has no "unedit";
+ *   latest edit wins). Making a result visible again (restore or replace) while its assistant is
+ *   omitted restores that assistant (`call-of-restored-result`); making an omitted assistant visible
+ *   restores its omitted results (`results-of-restored-call`). A result of a failed assistant, or
+ *   one without a call, cannot be made visible (`would-orphan`).
+ * - Refused, with a reason: pi's own refusals (same messages), targets a compaction summarised
+ *   (pi accepts those but they have no effect), a target named twice, a result whose assistant the
+ *   same batch omits (`conflict`). Requests that change nothing are reported as `unchanged`.
+ * - Safety net: the plan is simulated; a tool result that would become an orphan although no rule
+ *   above foresaw it is omitted (`orphan-of-plan`) or, if the plan made it visible, that edit is
+ *   dropped (`would-orphan`).
+ */
+
+import { isDeepStrictEqual } from "node:util";
+import { buildProjection, type ProjectedEntry, type Projection } from "./context";
+import {
+  buildContextEditEntry,
+  checkContextEditTarget,
+  editableRole,
+  normalizeReplacement,
+  projectedContent,
+  resultNote,
+  toolCallSubject,
+  type ContextEditContent,
+  type ContextEditDraft,
+  type ContextEditReplacement,
+  type EditableRole,
+  type PiEditRefusal,
+} from "./contextEdit";
+import { analyzePairing, toolCallLinks, type PairingFinding, type PairingReport } from "./pairing";
+import { entryToContextMessages } from "./serialize";
+import { contribution, currentSystemMessage, estimateProjectedContextTokens, type ContextEstimate } from "./tokens";
+import { estimateTokens } from "../read/estimate";
+import { withAppended, type SessionView } from "../read/overlay";
+import type { SessionEntry } from "../types";
+
+/** One requested change of a context item. */
+export type ContextEditAction =
+  | { action: "omit"; targetId: string }
+  | { action: "replace"; targetId: string; content: ContextEditContent }
+  | { action: "restore"; targetId: string };
+
+/** Why an edit is in the plan. */
+export type EditCause =
+  | { kind: "requested" }
+  /** A tool result omitted with the assistant that made its call. */
+  | { kind: "results-of-omitted-call"; assistantId: string }
+  /** A tool result restored because the assistant that made its call becomes visible again. */
+  | { kind: "results-of-restored-call"; assistantId: string }
+  /** An assistant restored because one of its tool results becomes visible again. */
+  | { kind: "call-of-restored-result"; resultId: string }
+  /** A tool result the plan would otherwise leave orphaned (safety net). */
+  | { kind: "orphan-of-plan" };
+
+/** One `context_edit` to append. */
+export interface PlannedContextEdit {
+  targetId: string;
+  role: EditableRole;
+  /** `omit`: replacement null; `note`: a tool result shown as a short note; `replace`; `restore`: the original content. */
+  effect: "omit" | "note" | "replace" | "restore";
+  /** As pi stores it (normalised like `appendContextEdit`). */
+  replacement: ContextEditReplacement;
+  cause: EditCause;
+  /** Position of the target among the context entries, and of its first message (before the edit). */
+  contextIndex: number;
+  messageIndex: number;
+  /** pi's estimate of the target's content now and after the edit, in tokens. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Size of the appended line in bytes (UTF-8, with the newline; ids of 8 characters). */
+  bytes: number;
+}
+
+/** Why a requested action is refused (nothing is planned for it). */
+export type RefusalCode =
+  | PiEditRefusal
+  /** On the path but before the latest compaction's kept range: pi accepts the edit, it has no effect. */
+  | "summarized"
+  /** The batch names the target twice. */
+  | "duplicate"
+  /** A tool result whose assistant this batch omits cannot be restored or replaced. */
+  | "conflict"
+  /** The tool result would be rejected by providers (its call is not sent). */
+  | "would-orphan"
+  /** The original content is not a string or an array (a damaged entry): it cannot be written back. */
+  | "not-restorable";
+
+/** A refused action. */
+export interface RefusedAction {
+  action: ContextEditAction;
+  code: RefusalCode;
+  /** A sentence saying why (pi's message for pi's refusals). */
+  message: string;
+}
+
+/** The plan of {@link prepareContextEdits}. */
+export interface ContextEditPreparation {
+  /** The leaf the edits hang off (the file's leaf). */
+  leafId: string | null;
+  /** The edits to append, in context order. */
+  edits: PlannedContextEdit[];
+  /** The same as pi's boundary drafts (`{type: "context_edit", targetId, replacement}`). */
+  drafts: ContextEditDraft[];
+  refused: RefusedAction[];
+  /** Requested actions that change nothing (the target already shows that). */
+  unchanged: ContextEditAction[];
+  /** pi's projected estimate now. */
+  tokensBefore: ContextEstimate;
+  /** pi's projected estimate after the edits: pure chars/4 (usage is discarded after an edit until the next answer). */
+  tokensAfter: ContextEstimate;
+  /** The earliest edited context position: the prompt cache is invalid from there on. Absent without edits. */
+  earliest?: {
+    entryId: string;
+    contextIndex: number;
+    messageIndex: number;
+    /** pi's estimate of what comes before it (replayed system prompt + earlier messages), in tokens. */
+    unchangedPrefixTokens: number;
+  };
+  /** Σ {@link PlannedContextEdit.bytes}. */
+  bytes: number;
+  pairingBefore: PairingReport;
+  pairingAfter: PairingReport;
+  /** Error findings after the edits that were not there before (empty unless the safety net failed). */
+  newPairingErrors: PairingFinding[];
+  projection: Projection;
+  /** The projection after the edits (from an in-memory overlay). */
+  projectionAfter: Projection;
+}
+
+type Desired =
+  | { kind: "omit"; cause: EditCause }
+  | { kind: "note"; cause: EditCause }
+  | { kind: "content"; content: ContextEditContent; cause: EditCause }
+  | { kind: "original"; cause: EditCause };
+
+const REQUESTED: EditCause = { kind: "requested" };
+const PLACEHOLDER_ID = "00000000";
+const PLACEHOLDER_TIME = "2026-01-01T00:00:00.000Z";
+const MAX_REPAIR_ROUNDS = 4;
+
+/**
+ * Plan context edits at the session's leaf (see the file comment for the policy).
+ * @param session the file as read (`SessionFile`), or an overlay.
+ * @param actions requested actions, in any order; each target at most once.
+ * @returns the plan; an empty `edits` list means nothing would be written.
+ * @throws {StaleSessionError} (from the reader) when a needed body changed on disk.
+ */
+export function prepareContextEdits(
+  session: SessionView,
+  actions: readonly ContextEditAction[],
+): ContextEditPreparation {
+  const projection = buildProjection(session);
+  const entries = projection.entries;
+  const position = new Map<string, number>();
+  entries.forEach((e, i) => position.set(e.record.id, i));
+  const pathIds = new Set(projection.path.map((r) => r.id));
+  const links = toolCallLinks(entries, session);
+  const at = (id: string): ProjectedEntry => entries[position.get(id)!]!;
+  const bodies = new Map<string, SessionEntry>();
+  const body = (id: string): SessionEntry => {
+    let b = bodies.get(id);
+    if (!b) bodies.set(id, (b = session.readEntry(at(id).record)));
+    return b;
+  };
+
+  const refused: RefusedAction[] = [];
+  const unchanged: ContextEditAction[] = [];
+  const refuse = (action: ContextEditAction, code: RefusalCode, message: string) => {
+    if (!refused.some((r) => r.action === action)) refused.push({ action, code, message });
+  };
+
+  // 1. pi's checks, then ours
+  const requested = new Map<string, ContextEditAction>();
+  for (const action of actions) {
+    const replacement =
+      action.action === "omit" ? null : { content: action.action === "replace" ? action.content : [] };
+    const check = checkContextEditTarget(session, pathIds, action.targetId, replacement);
+    if (!check.ok) refuse(action, check.code, check.message);
+    else if (!position.has(action.targetId))
+      refuse(
+        action,
+        "summarized",
+        `Entry ${action.targetId} was summarised by compaction ${projection.compaction?.id ?? "?"}: it is no longer in the context, so an edit would have no effect.`,
+      );
+    else if (requested.has(action.targetId))
+      refuse(action, "duplicate", `Entry ${action.targetId} is named twice in one edit; give one action per entry.`);
+    else requested.set(action.targetId, action);
+  }
+
+  const roleOf = (id: string): EditableRole => editableRole(at(id).record)!;
+  const hiddenNow = (id: string): boolean => at(id).roles.length === 0;
+  const desired = new Map<string, Desired>();
+  const hiddenAfter = (id: string): boolean => {
+    const d = desired.get(id);
+    return d ? d.kind === "omit" : hiddenNow(id);
+  };
+  const failed = (id: string): boolean => {
+    const stop = at(id).record.stopReason;
+    return stop === "error" || stop === "aborted";
+  };
+  /** The tool calls of `assistantId` will be sent after the plan. */
+  const callsSent = (assistantId: string | undefined): boolean =>
+    assistantId !== undefined && !hiddenAfter(assistantId) && !failed(assistantId);
+  const ofRole = (role: EditableRole) =>
+    [...requested.values()]
+      .filter((a) => roleOf(a.targetId) === role)
+      .sort((x, y) => position.get(x.targetId)! - position.get(y.targetId)!);
+  const desiredOf = (action: ContextEditAction, cause: EditCause = REQUESTED): Desired =>
+    action.action === "omit"
+      ? { kind: "omit", cause }
+      : action.action === "restore"
+        ? { kind: "original", cause }
+        : { kind: "content", content: action.content, cause };
+
+  // 2. assistants
+  for (const a of ofRole("assistant")) desired.set(a.targetId, desiredOf(a));
+  // 3. tool results made visible need their call sent: restore its assistant
+  const results = ofRole("toolResult");
+  for (const r of results) {
+    if (r.action === "omit") continue;
+    const owner = links.ownerOf.get(r.targetId);
+    if (owner !== undefined && requested.get(owner)?.action === "omit") {
+      refuse(
+        r,
+        "conflict",
+        `Tool result ${r.targetId} answers a call of assistant ${owner}, which this edit omits; omit both or neither.`,
+      );
+      continue;
+    }
+    if (hiddenNow(r.targetId) && (owner === undefined || failed(owner))) {
+      refuse(
+        r,
+        "would-orphan",
+        owner === undefined
+          ? `Tool result ${r.targetId} answers no tool call in the context; shown again, providers would reject the request.`
+          : `Tool result ${r.targetId} answers a call of failed assistant ${owner}, which pi does not send; shown again, providers would reject the request.`,
+      );
+      continue;
+    }
+    if (owner !== undefined && hiddenAfter(owner) && !failed(owner))
+      desired.set(owner, { kind: "original", cause: { kind: "call-of-restored-result", resultId: r.targetId } });
+    desired.set(r.targetId, desiredOf(r));
+  }
+  // 4. tool results omitted on their own: a note while their call is sent
+  for (const r of results) {
+    if (r.action !== "omit") continue;
+    desired.set(
+      r.targetId,
+      callsSent(links.ownerOf.get(r.targetId)) ? { kind: "note", cause: REQUESTED } : desiredOf(r),
+    );
+  }
+  // 5. results follow their assistant
+  for (const [id, d] of [...desired]) {
+    if (roleOf(id) !== "assistant") continue;
+    for (const resultId of links.resultsOf.get(id) ?? []) {
+      if (desired.has(resultId)) continue;
+      if (d.kind === "omit") {
+        if (!hiddenNow(resultId))
+          desired.set(resultId, { kind: "omit", cause: { kind: "results-of-omitted-call", assistantId: id } });
+      } else if (hiddenNow(id) && hiddenNow(resultId) && !failed(id))
+        desired.set(resultId, { kind: "original", cause: { kind: "results-of-restored-call", assistantId: id } });
+    }
+  }
+  // 6. user and custom messages
+  for (const role of ["user", "custom"] as const) for (const a of ofRole(role)) desired.set(a.targetId, desiredOf(a));
+
+  // 7. replacements, skipping what changes nothing
+  const tokensBefore = estimateProjectedContextTokens(projection, session);
+  const pairingBefore = analyzePairing(projection, session);
+  let planned = buildEdits(desired);
+  let simulated = simulate(planned);
+  for (let round = 0; round < MAX_REPAIR_ROUNDS && simulated.newErrors.length > 0; round++) {
+    const plannedIds = new Set(planned.map((p) => p.targetId));
+    for (const f of simulated.newErrors) {
+      const resultId = f.resultEntryId;
+      if (resultId === undefined || !position.has(resultId)) continue;
+      if (plannedIds.has(resultId)) {
+        const d = desired.get(resultId)!;
+        desired.delete(resultId);
+        const action = requested.get(resultId);
+        if (action && d.cause.kind === "requested")
+          refuse(
+            action,
+            "would-orphan",
+            `Tool result ${resultId} would not follow its tool call any more; providers would reject the request.`,
+          );
+      } else desired.set(resultId, { kind: "omit", cause: { kind: "orphan-of-plan" } });
+    }
+    planned = buildEdits(desired);
+    simulated = simulate(planned);
+  }
+
+  const edits = planned.map((p, i) => {
+    const after = simulated.projection.entries[position.get(p.targetId)!]!;
+    return { ...p, tokensAfter: contribution(after, simulated.view).tokens, bytes: lineBytes(p, i) };
+  });
+  const preparation: ContextEditPreparation = {
+    leafId: projection.leafId,
+    edits,
+    drafts: edits.map((e) => ({ type: "context_edit", targetId: e.targetId, replacement: e.replacement })),
+    refused,
+    unchanged,
+    tokensBefore,
+    tokensAfter: estimateProjectedContextTokens(simulated.projection, simulated.view),
+    bytes: edits.reduce((sum, e) => sum + e.bytes, 0),
+    pairingBefore,
+    pairingAfter: simulated.pairing,
+    newPairingErrors: simulated.newErrors,
+    projection,
+    projectionAfter: simulated.projection,
+  };
+  const first = edits[0];
+  if (first) preparation.earliest = earliestOf(first);
+  return preparation;
+
+  function buildEdits(wanted: Map<string, Desired>): Omit<PlannedContextEdit, "tokensAfter" | "bytes">[] {
+    unchanged.length = 0;
+    const out: Omit<PlannedContextEdit, "tokensAfter" | "bytes">[] = [];
+    const ids = [...wanted.keys()].sort((x, y) => position.get(x)! - position.get(y)!);
+    for (const id of ids) {
+      const d = wanted.get(id)!;
+      const role = roleOf(id);
+      const entry = at(id);
+      let replacement: ContextEditReplacement;
+      let effect: PlannedContextEdit["effect"];
+      if (d.kind === "omit") {
+        effect = "omit";
+        replacement = null;
+      } else if (d.kind === "note") {
+        effect = "note";
+        replacement = { content: [{ type: "text", text: noteFor(id) }] };
+      } else if (d.kind === "content") {
+        effect = "replace";
+        const content = role === "assistant" ? withOriginalToolCalls(d.content, originalContent(id)) : d.content;
+        replacement = normalizeReplacement(role, { content });
+      } else {
+        effect = "restore";
+        const original = originalContent(id);
+        if (typeof original !== "string" && !Array.isArray(original)) {
+          const action = requested.get(id);
+          if (action && d.cause.kind === "requested")
+            refuse(action, "not-restorable", `Entry ${id} has no string or array content to restore.`);
+          continue;
+        }
+        replacement = { content: original as ContextEditContent };
+      }
+      if (sameAsNow(entry, role, replacement)) {
+        const action = requested.get(id);
+        if (action && d.cause.kind === "requested" && !unchanged.includes(action)) unchanged.push(action);
+        continue;
+      }
+      out.push({
+        targetId: id,
+        role,
+        effect,
+        replacement,
+        cause: d.cause,
+        contextIndex: position.get(id)!,
+        messageIndex: entry.firstMessageIndex,
+        tokensBefore: contribution(entry, session).tokens,
+      });
+    }
+    return out;
+  }
+
+  function simulate(plannedEdits: readonly Omit<PlannedContextEdit, "tokensAfter" | "bytes">[]) {
+    const placeholder = (i: number) => {
+      let id = `~planned-edit-${i}`;
+      while (session.byId.has(id)) id += "~";
+      return id;
+    };
+    const planEntries = plannedEdits.map((p, i) =>
+      buildContextEditEntry({
+        id: placeholder(i),
+        parentId: i === 0 ? projection.leafId : placeholder(i - 1),
+        timestamp: PLACEHOLDER_TIME,
+        targetId: p.targetId,
+        replacement: p.replacement,
+      }),
+    );
+    const view = withAppended(session, planEntries);
+    const after = buildProjection(view);
+    const pairing = analyzePairing(after, view);
+    const before = new Set(pairingBefore.findings.filter((f) => f.severity === "error").map(errorKey));
+    const newErrors = pairing.findings.filter((f) => f.severity === "error" && !before.has(errorKey(f)));
+    return { view, projection: after, pairing, newErrors };
+  }
+
+  function originalContent(id: string): unknown {
+    const messages = entryToContextMessages(body(id));
+    return (messages[0] as { content?: unknown } | undefined)?.content;
+  }
+
+  function noteFor(resultId: string): string {
+    const r = at(resultId).record;
+    const owner = links.ownerOf.get(resultId);
+    let subject: string | undefined;
+    let toolName = r.toolName;
+    if (owner !== undefined) {
+      const content = originalContent(owner);
+      const call = Array.isArray(content)
+        ? (content as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown }[]).find(
+            (b) => b && b.type === "toolCall" && b.id === r.toolCallId,
+          )
+        : undefined;
+      subject = toolCallSubject(call?.arguments);
+      if (!toolName && typeof call?.name === "string") toolName = call.name;
+    }
+    return resultNote({ ...(toolName ? { toolName } : {}), ...(subject ? { subject } : {}), tokens: r.tokens });
+  }
+
+  function sameAsNow(entry: ProjectedEntry, role: EditableRole, replacement: ContextEditReplacement): boolean {
+    if (replacement === null) return entry.roles.length === 0;
+    if (entry.roles.length === 0) return false;
+    const now = entry.edit
+      ? (() => {
+          const content = (session.readEntry(entry.edit) as { replacement?: { content?: unknown } }).replacement
+            ?.content;
+          return content === undefined ? undefined : projectedContent(role, content as ContextEditContent);
+        })()
+      : originalContent(entry.record.id);
+    return isDeepStrictEqual(projectedContent(role, replacement.content), now);
+  }
+
+  function lineBytes(edit: Omit<PlannedContextEdit, "tokensAfter" | "bytes">, index: number): number {
+    const entry = buildContextEditEntry({
+      id: PLACEHOLDER_ID,
+      parentId: index === 0 ? projection.leafId : PLACEHOLDER_ID,
+      timestamp: PLACEHOLDER_TIME,
+      targetId: edit.targetId,
+      replacement: edit.replacement,
+    });
+    return Buffer.byteLength(JSON.stringify(entry)) + 1;
+  }
+
+  function earliestOf(edit: PlannedContextEdit): NonNullable<ContextEditPreparation["earliest"]> {
+    const system = currentSystemMessage(projection);
+    let prefix = system ? estimateTokens(system) : 0;
+    for (let i = 0; i < edit.contextIndex; i++) {
+      const e = entries[i]!;
+      if (e.roles.some((r) => r !== "system")) prefix += contribution(e, session).tokens;
+    }
+    return {
+      entryId: edit.targetId,
+      contextIndex: edit.contextIndex,
+      messageIndex: edit.messageIndex,
+      unchangedPrefixTokens: prefix,
+    };
+  }
+}
+
+function errorKey(f: PairingFinding): string {
+  return `${f.resultEntryId ?? ""}\u0000${f.toolCallId}`;
+}
+
+/**
+ * An assistant's new content with its original tool calls kept: the given content without
+ * `toolCall` blocks (a string becomes one text block), then the original `toolCall` blocks in order.
+ * Without original calls the content is returned as given.
+ */
+export function withOriginalToolCalls(content: ContextEditContent, original: unknown): ContextEditContent {
+  const calls = Array.isArray(original)
+    ? (original as { type?: unknown }[]).filter((b) => b && b.type === "toolCall")
+    : [];
+  if (calls.length === 0) return content;
+  const blocks =
+    typeof content === "string" ? [{ type: "text", text: content }] : content.filter((b) => b.type !== "toolCall");
+  return [...blocks, ...calls] as ContextEditContent;
+}
