@@ -41,14 +41,8 @@ import { compactionSettingsOf, type ProjectSettingsMode } from "../rules/setting
 import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
 import { currentSystemMessage, estimateProjectedContextTokens } from "../rules/tokens";
 import type { CompactionEntry, Usage } from "../types";
-import {
-  appendEntries,
-  expectationHolds,
-  expectationOf,
-  newEntryId,
-  SessionChangedError,
-  type AppendExpectation,
-} from "./write";
+import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
+import { appendEntries, expectationOf, newEntryId, type AppendExpectation } from "./write";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {
@@ -431,13 +425,12 @@ export async function runCompactionFlow(
   callbacks: FlowCallbacks = {},
 ): Promise<FlowOutcome> {
   const { plan: firstPlan, ...planOptions } = options;
-  let changed = false;
   let current = summarizer;
   let ready = false;
   let authRetries = 0;
-  for (let attempt = 1; ; attempt++) {
+  return withReplanning(MAX_FLOW_ATTEMPTS, async (attempt) => {
     const plan =
-      attempt === 1 && firstPlan
+      attempt.number === 1 && firstPlan
         ? firstPlan
         : await planCompaction(file, {
             ...planOptions,
@@ -447,7 +440,7 @@ export async function runCompactionFlow(
       throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
-    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, changed)))
+    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, attempt.changed)))
       return { kind: "declined", plan, stage: "preview" };
     if (!ready && callbacks.beforeSummarize) {
       const next = await callbacks.beforeSummarize(current, plan);
@@ -455,15 +448,11 @@ export async function runCompactionFlow(
       current = next;
     }
     ready = true;
-    if (!expectationHolds(plan.expectation)) {
-      // changed while the preview was shown: nothing spent yet, prepare again and ask again
-      if (attempt >= MAX_FLOW_ATTEMPTS)
-        throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
-      changed = true;
-      continue;
-    }
+    // changed while the preview was shown: nothing spent yet, prepare again and ask again
+    const replan = replanIfChanged(plan.expectation, attempt);
+    if (replan) return replan;
     const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
-    const outcome = await around(async (inner) => {
+    return around(async (inner) => {
       let draft: CompactionDraft;
       for (;;) {
         try {
@@ -477,15 +466,10 @@ export async function runCompactionFlow(
           current = next;
         }
       }
-      try {
-        return { draft, result: await commitCompaction(plan, draft) };
-      } catch (error) {
-        if (error instanceof SessionChangedError && attempt < MAX_FLOW_ATTEMPTS) return { draft, changedError: error };
-        throw error;
-      }
+      return writeOrReplan(attempt, async (): Promise<FlowOutcome> => {
+        const result = await commitCompaction(plan, draft);
+        return { kind: "compacted", result, plan, draft, summarizer: current };
+      });
     });
-    if ("result" in outcome && outcome.result)
-      return { kind: "compacted", result: outcome.result, plan, draft: outcome.draft, summarizer: current };
-    changed = true;
-  }
+  });
 }

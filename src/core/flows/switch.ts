@@ -62,14 +62,8 @@ import {
 } from "./summarizer";
 import { getPath } from "../rules/tree";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "../types";
-import {
-  appendEntries,
-  expectationHolds,
-  expectationOf,
-  newEntryId,
-  SessionChangedError,
-  type AppendExpectation,
-} from "./write";
+import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
+import { appendEntries, expectationOf, newEntryId, type AppendExpectation } from "./write";
 
 /** pi's summary text when the abandoned stretch holds no message (`generateBranchSummary`). */
 export const NO_CONTENT_SUMMARY = "No content to summarize";
@@ -451,25 +445,20 @@ export async function runSwitchFlow(
   options: SwitchPlanOptions,
   callbacks: SwitchFlowCallbacks = {},
 ): Promise<SwitchOutcome> {
-  let changed = false;
   let authRetries = 0;
   let current: Summarizer | undefined;
-  for (let attempt = 1; ; attempt++) {
+  return withReplanning(MAX_SWITCH_ATTEMPTS, async (attempt) => {
     const plan = await planSwitch(file, targetId, options);
     if (plan.noop) return { kind: "noop", plan, result: commitSwitch(plan, choice, undefined) };
-    const decided = callbacks.decide ? await callbacks.decide(plan, changed) : choice;
+    const decided = callbacks.decide ? await callbacks.decide(plan, attempt.changed) : choice;
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
     if (writes.length > 0 && plan.live.live)
       throw new LiveSessionError(describeLive(plan.live, "switch branches in", options.surface), plan.live.reasons);
-    if (!expectationHolds(plan.expectation)) {
-      if (attempt >= MAX_SWITCH_ATTEMPTS)
-        throw new SessionChangedError("The session file keeps changing (is pi running on it?). Nothing was written.");
-      changed = true;
-      continue;
-    }
+    const replan = replanIfChanged(plan.expectation, attempt);
+    if (replan) return replan;
     const around = callbacks.around ?? (<T>(task: (o: SummarizeOptions) => Promise<T>) => task(callbacks));
-    const outcome = await around(async (inner) => {
+    return around(async (inner) => {
       let draft: BranchSummaryDraft | undefined;
       if (writes[0] === "branch_summary") {
         current ??= typeof summarizer === "function" ? await summarizer() : summarizer;
@@ -496,21 +485,18 @@ export async function runSwitchFlow(
           }
         }
       }
-      try {
-        return { draft, result: commitSwitch(plan, decided, draft) };
-      } catch (error) {
-        if (error instanceof SessionChangedError && attempt < MAX_SWITCH_ATTEMPTS)
-          return { draft, changedError: error };
-        throw error;
-      }
+      return writeOrReplan(attempt, (): SwitchOutcome => {
+        const done: SwitchOutcome = {
+          kind: "switched",
+          plan,
+          choice: decided,
+          result: commitSwitch(plan, decided, draft),
+        };
+        if (draft) done.draft = draft;
+        return done;
+      });
     });
-    if ("result" in outcome && outcome.result) {
-      const done: SwitchOutcome = { kind: "switched", plan, choice: decided, result: outcome.result };
-      if (outcome.draft) done.draft = outcome.draft;
-      return done;
-    }
-    changed = true;
-  }
+  });
 }
 
 /** The path ids root → `leafId` in a session (for checks and messages). */
