@@ -115,8 +115,9 @@ export interface ContextEditPreparation {
   edits: PlannedContextEdit[];
   /** The same as pi's boundary drafts (`{type: "context_edit", targetId, replacement}`). */
   drafts: ContextEditDraft[];
+  /** In the order of the requested actions. */
   refused: RefusedAction[];
-  /** Requested actions that change nothing (the target already shows that). */
+  /** Requested actions that change nothing (the target already shows that), in request order. */
   unchanged: ContextEditAction[];
   /** pi's projected estimate now. */
   tokensBefore: ContextEstimate;
@@ -308,6 +309,9 @@ export function prepareContextEdits(
     const after = simulated.projection.entries[position.get(p.targetId)!]!;
     return { ...p, tokensAfter: contribution(after, simulated.view).tokens, bytes: lineBytes(p, i) };
   });
+  const order = new Map(actions.map((a, i) => [a, i]));
+  refused.sort((x, y) => order.get(x.action)! - order.get(y.action)!);
+  unchanged.sort((x, y) => order.get(x)! - order.get(y)!);
   const preparation: ContextEditPreparation = {
     leafId: projection.leafId,
     edits,
