@@ -354,6 +354,11 @@ async function editRound(jsonl: string, recipe: Recipe, rolls: readonly ActionRo
   assert.deepEqual(prep.tokensAfter, tokensAfter);
   assert.deepEqual(prep.pairingAfter, analyzePairing(afterProjection, afterSession));
 
+  // the pure estimate before, minus what the targets lose, is pi's (pure) estimate after
+  const saved = prep.edits.reduce((sum, e) => sum + e.tokensBefore - e.tokensAfter, 0);
+  if (prep.edits.length > 0) assert.equal(prep.pureTokensBefore - saved, tokensAfter.tokens);
+  if (piBefore.estimate.lastUsageIndex === null) assert.equal(prep.pureTokensBefore, piBefore.estimate.tokens);
+
   // pi's view of the edited file equals ours: projection, estimates, usage, prepareCompaction
   const piView = await oracle.oracle({ entriesJsonl: next, args: args(recipe) });
   const ourView = oracleView(afterSession, {

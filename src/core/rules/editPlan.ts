@@ -43,7 +43,13 @@ import {
 } from "./contextEdit";
 import { analyzePairing, toolCallLinks, type PairingFinding, type PairingReport } from "./pairing";
 import { entryToContextMessages } from "./serialize";
-import { contribution, currentSystemMessage, estimateProjectedContextTokens, type ContextEstimate } from "./tokens";
+import {
+  contribution,
+  currentSystemMessage,
+  estimateProjectedContextTokens,
+  estimatePureContextTokens,
+  type ContextEstimate,
+} from "./tokens";
 import { estimateTokens } from "../read/estimate";
 import { withAppended, type SessionView } from "../read/overlay";
 import type { SessionEntry } from "../types";
@@ -119,10 +125,16 @@ export interface ContextEditPreparation {
   refused: RefusedAction[];
   /** Requested actions that change nothing (the target already shows that), in request order. */
   unchanged: ContextEditAction[];
-  /** pi's projected estimate now. */
+  /** pi's projected estimate now (what pi's footer shows: provider usage + trailing estimates when usage is trusted). */
   tokensBefore: ContextEstimate;
-  /** pi's projected estimate after the edits: pure chars/4 (usage is discarded after an edit until the next answer). */
+  /**
+   * pi's projected estimate after the edits. Always pure chars/4: pi discards provider usage after a
+   * context edit until the next answer, so compare it with {@link pureTokensBefore}, not with
+   * `tokensBefore` (which may be usage-based and smaller or larger for other reasons).
+   */
   tokensAfter: ContextEstimate;
+  /** The pure chars/4 estimate of the context now (the same basis as `tokensAfter`), in tokens. */
+  pureTokensBefore: number;
   /** The earliest edited context position: the prompt cache is invalid from there on. Absent without edits. */
   earliest?: {
     entryId: string;
@@ -320,6 +332,7 @@ export function prepareContextEdits(
     unchanged,
     tokensBefore,
     tokensAfter: estimateProjectedContextTokens(simulated.projection, simulated.view),
+    pureTokensBefore: estimatePureContextTokens(projection, session),
     bytes: edits.reduce((sum, e) => sum + e.bytes, 0),
     pairingBefore,
     pairingAfter: simulated.pairing,

@@ -93,12 +93,13 @@ type LlmStep =
 
 /**
  * The tool calls a projected assistant entry sends: its replacement's `toolCall` blocks when a
- * context edit replaces its content (one body read), else the record's calls; none when omitted.
+ * context edit replaces its content (the edit's body is read once and cached), else the record's
+ * calls; none when omitted.
  */
 export function sentToolCalls(entry: ProjectedEntry, reader: PairingReader): ToolCallRef[] {
   if (entry.roles.length === 0) return [];
   const edit = entry.edit;
-  if (edit && !edit.replacementIsNull) return toolCallsOfContent(replacementContent(edit, reader));
+  if (edit && !edit.replacementIsNull) return replacementToolCalls(edit, reader);
   return originalToolCalls(entry.record);
 }
 
@@ -122,10 +123,20 @@ export function toolCallsOfContent(content: unknown): ToolCallRef[] {
   return out;
 }
 
-/** The `replacement.content` of a context edit (undefined for `null` or an unreadable body). */
+/** The `replacement.content` of a context edit (undefined for `null`); reads the edit's body. */
 export function replacementContent(edit: EntryRecord, reader: PairingReader): unknown {
   const body = reader.readEntry(edit) as { replacement?: { content?: unknown } | null };
   return body.replacement?.content;
+}
+
+/** Tool calls of replacement contents, per edit record (records of a read file never change). */
+const replacementCalls = new WeakMap<EntryRecord, ToolCallRef[]>();
+
+/** The `toolCall` blocks of a context edit's replacement (one body read per edit record). */
+export function replacementToolCalls(edit: EntryRecord, reader: PairingReader): ToolCallRef[] {
+  let calls = replacementCalls.get(edit);
+  if (!calls) replacementCalls.set(edit, (calls = toolCallsOfContent(replacementContent(edit, reader))));
+  return calls;
 }
 
 function stepsOf(entry: ProjectedEntry, reader: PairingReader): LlmStep[] {
@@ -305,7 +316,7 @@ export function toolCallLinks(entries: readonly ProjectedEntry[], reader: Pairin
     if (r.role === "assistant") {
       const ids = new Set(originalToolCalls(r).map((c) => c.id));
       if (entry.edit && !entry.edit.replacementIsNull)
-        for (const c of toolCallsOfContent(replacementContent(entry.edit, reader))) ids.add(c.id);
+        for (const c of replacementToolCalls(entry.edit, reader)) ids.add(c.id);
       for (const id of ids) lastCaller.set(id, r.id);
     } else if (r.role === "toolResult") {
       const owner = lastCaller.get(r.toolCallId ?? "");

@@ -211,6 +211,16 @@ export function estimateProjectedContextTokens(projection: Projection, reader: B
     }
     if (usageEntryIndex > latestInvalidating) return estimate;
   }
+  const tokens = estimatePureContextTokens(projection, reader);
+  return { tokens, usageTokens: 0, trailingTokens: tokens, lastUsageIndex: null, lastUsageEntryId: null };
+}
+
+/**
+ * The pure estimate of {@link estimateProjectedContextTokens} (no provider usage): `estimateTokens`
+ * of the replayed system message + Σ estimates of all non-system messages, in tokens. What pi shows
+ * right after a context edit or a compaction, until the next answer.
+ */
+export function estimatePureContextTokens(projection: Projection, reader: BodyReader): number {
   const system = currentSystemMessage(projection);
   let tokens = system ? estimateTokens(system) : 0;
   for (const entry of projection.entries) {
@@ -218,7 +228,7 @@ export function estimateProjectedContextTokens(projection: Projection, reader: B
     if (entry.roles.length === 1 && entry.roles[0] === "system") continue;
     tokens += contribution(entry, reader).tokens;
   }
-  return { tokens, usageTokens: 0, trailingTokens: tokens, lastUsageIndex: null, lastUsageEntryId: null };
+  return tokens;
 }
 
 /** pi's `getContextUsage()` result. `tokens`/`percent` are null right after a compaction (footer `?`). */

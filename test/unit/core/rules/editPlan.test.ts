@@ -86,6 +86,9 @@ describe("context edit planner: tool results", () => {
       lastUsageIndex: null,
       lastUsageEntryId: null,
     });
+    // on the same (pure) basis: 18 system + 2 + 15 + 1000 + 100 + 1 + 1 before, the note instead of r1 after
+    assert.equal(p.pureTokensBefore, 1137);
+    assert.equal(p.pureTokensBefore - 1000 + 15, p.tokensAfter.tokens);
     // the prompt cache holds up to r1: system prompt 18 + u1 2 + a1 15 tokens
     assert.deepEqual(p.earliest, { entryId: "r1", contextIndex: 3, messageIndex: 3, unchangedPrefixTokens: 35 });
     assert.equal(p.bytes, 227);
