@@ -9,7 +9,9 @@
  * - Omitting an assistant message that made tool calls omits its tool results too (cause
  *   `results-of-omitted-call`); a result omitted on its own is replaced by a short note
  *   ({@link resultNote}) so its call keeps a result (effect `note`) — unless its call is not sent
- *   (assistant omitted or failed, or no call at all), then it is omitted.
+ *   (assistant omitted or failed, or no call at all) or the result is orphaned already (a
+ *   pairing error: separated from its call, a duplicate), then it is omitted, which repairs it
+ *   (pi-ai fills a separated call with "No result provided").
  * - Replacing an assistant's content keeps its original `toolCall` blocks (appended after the new
  *   text; `toolCall` blocks in the given content are dropped).
  * - Restore = an edit whose replacement is the target's original content (pi has no "unedit";
@@ -268,13 +270,14 @@ export function prepareContextEdits(
       desired.set(owner, { kind: "original", cause: { kind: "call-of-restored-result", resultId: r.targetId } });
     desired.set(r.targetId, desiredOf(r));
   }
-  // 4. tool results omitted on their own: a note while their call is sent
+  // 4. tool results omitted on their own: a note while their call is sent and they answer it
+  //    (an orphaned result is simply omitted: that is its repair)
+  const pairingBefore = analyzePairing(projection, session);
+  const orphaned = new Set(pairingBefore.findings.filter((f) => f.severity === "error").map((f) => f.resultEntryId));
   for (const r of results) {
     if (r.action !== "omit") continue;
-    desired.set(
-      r.targetId,
-      callsSent(links.ownerOf.get(r.targetId)) ? { kind: "note", cause: REQUESTED } : desiredOf(r),
-    );
+    const noted = callsSent(links.ownerOf.get(r.targetId)) && !orphaned.has(r.targetId);
+    desired.set(r.targetId, noted ? { kind: "note", cause: REQUESTED } : desiredOf(r));
   }
   // 5. results follow their assistant
   for (const [id, d] of [...desired]) {
@@ -293,7 +296,6 @@ export function prepareContextEdits(
 
   // 7. replacements, skipping what changes nothing
   const tokensBefore = estimateProjectedContextTokens(projection, session);
-  const pairingBefore = analyzePairing(projection, session);
   let planned = buildEdits(desired);
   let simulated = simulate(planned);
   for (let round = 0; round < MAX_REPAIR_ROUNDS && simulated.newErrors.length > 0; round++) {

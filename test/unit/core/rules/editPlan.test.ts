@@ -139,6 +139,30 @@ describe("context edit planner: tool results", () => {
     assert.equal(p.pairingAfter.errors, 0);
   });
 
+  it("an orphaned result is omitted, not noted: that repairs it (session health)", () => {
+    const separated = new SessionBuilder()
+      .user("u1", "q")
+      .assistant("a1", { calls: [{ id: "c1" }] })
+      .user("u2", "interject")
+      .result("r1", "c1", "R")
+      .result("r2", "c1", "again");
+    const p = plan(separated, [
+      { action: "omit", targetId: "r1" },
+      { action: "omit", targetId: "r2" },
+    ]);
+    assert.deepEqual(summary(p), ["r1 omit requested", "r2 omit requested"]);
+    assert.deepEqual(
+      p.pairingBefore.findings.map((f) => f.kind),
+      ["separated-result", "duplicate-result"],
+    );
+    // after: no error, pi-ai fills the call where u2 interrupts it
+    assert.deepEqual(
+      p.pairingAfter.findings.map((f) => `${f.kind} ${f.callEntryId} ${f.separatorEntryId}`),
+      ["missing-result a1 u2"],
+    );
+    assert.equal(p.pairingAfter.errors, 0);
+  });
+
   it("replacing a result: a string becomes one text block", () => {
     const p = plan(turn(), [{ action: "replace", targetId: "r2", content: "a b c" }]);
     assert.deepEqual(p.edits[0]!.replacement, { content: [{ type: "text", text: "a b c" }] });
