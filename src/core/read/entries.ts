@@ -193,21 +193,41 @@ export function fileOpsOfMessage(message: unknown): FileOp[] {
   return ops;
 }
 
-/** Decode a scanned value completely into plain JSON values (LongStrings become strings). */
-export function toPlain(value: unknown): unknown {
+/** A container's empty copy, a {@link LongString}'s decoded value, or the value itself. */
+function plainShell(value: unknown): unknown {
   if (value instanceof LongString) return value.toString();
-  if (Array.isArray(value)) return value.map(toPlain);
-  if (isObject(value)) {
-    const out: Obj = {};
-    for (const key of Object.keys(value)) {
-      const v = toPlain(value[key]);
-      if (key === "__proto__")
-        Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
-      else out[key] = v;
-    }
-    return out;
-  }
+  if (Array.isArray(value)) return [];
+  if (isObject(value)) return {};
   return value;
+}
+
+/**
+ * Decode a scanned value completely into plain JSON values (LongStrings become strings).
+ * Iterative: a value nested thousands of levels deep (which `JSON.parse` reads) is converted too.
+ */
+export function toPlain(value: unknown): unknown {
+  const root = plainShell(value);
+  const pending: [unknown, unknown][] = [[value, root]];
+  while (pending.length > 0) {
+    const [source, out] = pending.pop()!;
+    if (Array.isArray(source)) {
+      for (const item of source) {
+        const copy = plainShell(item);
+        (out as unknown[]).push(copy);
+        if (copy !== item) pending.push([item, copy]);
+      }
+    } else if (isObject(source)) {
+      for (const key of Object.keys(source)) {
+        const item = source[key];
+        const copy = plainShell(item);
+        if (key === "__proto__")
+          Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+        else (out as Obj)[key] = copy;
+        if (copy !== item && !(item instanceof LongString)) pending.push([item, copy]);
+      }
+    }
+  }
+  return root;
 }
 
 function stringArray(value: unknown): string[] | undefined {

@@ -15,8 +15,9 @@
  */
 
 import { isAscii } from "node:buffer";
+import { StringFinder, STRING_INVALID } from "./strscan";
 
-/** Thrown for input that `JSON.parse` would reject (or that is too deeply nested to scan). */
+/** Thrown for input that `JSON.parse` would reject. */
 export class JsonScanError extends Error {
   constructor(
     message: string,
@@ -29,29 +30,6 @@ export class JsonScanError extends Error {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-/**
- * True when `buf[start, end)` holds a byte below 0x20 (a raw control character, which JSON forbids
- * inside strings). Tests four bytes at a time with the "has a byte less than n" word trick:
- * `(x − 0x20202020) & ~x & 0x80808080` is non-zero iff some byte of x is < 0x20.
- */
-export function hasControlByte(buf: Buffer, start: number, end: number): boolean {
-  let i = start;
-  const absolute = buf.byteOffset + i;
-  const misalign = (4 - (absolute & 3)) & 3;
-  const headEnd = Math.min(end, i + misalign);
-  for (; i < headEnd; i++) if (buf[i]! < 0x20) return true;
-  const words = (end - i) >>> 2;
-  if (words > 0) {
-    const view = new Uint32Array(buf.buffer, buf.byteOffset + i, words);
-    for (let w = 0; w < words; w++) {
-      const x = view[w]!;
-      if (((x - 0x20202020) & ~x & 0x80808080) !== 0) return true;
-    }
-    i += words << 2;
-  }
-  for (; i < end; i++) if (buf[i]! < 0x20) return true;
-  return false;
-}
 const NUMBER_SYNTAX = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const HEX = /^[0-9a-fA-F]{4}$/;
 
@@ -231,9 +209,9 @@ export interface ScanOptions {
   /** Strings whose encoded body is at least this many bytes become {@link LongString}s. Default 256. */
   longStringBytes?: number;
   /**
-   * Validate escapes and measure long strings while scanning (default true). With `false`, long
-   * strings are only checked for raw control characters; escapes are validated and lengths
-   * measured on first use of `length`/`jsonLength` (which may then throw {@link JsonScanError}).
+   * Measure long strings while scanning (default true). With `false`, lengths are measured on
+   * first use of `length`/`jsonLength`. Either way every string is fully validated while
+   * scanning (control bytes, escapes), so a line is accepted exactly when `JSON.parse` accepts it.
    */
   measure?: boolean;
 }
@@ -243,13 +221,13 @@ export interface ScanOptions {
  *
  * @returns the value; strings of `longStringBytes` bytes or more are {@link LongString}s that keep a
  *   reference to `buf`.
- * @throws {JsonScanError} when `JSON.parse` would reject the text, or nesting is deeper than 512.
+ * @throws {JsonScanError} when `JSON.parse` would reject the text. Nesting depth is not limited
+ *   (iterative, like V8's `JSON.parse`).
  */
 export function scanJson(buf: Buffer, start: number, end: number, options: ScanOptions = {}): ScannedValue {
   const longStringBytes = options.longStringBytes ?? 256;
   const measure = options.measure ?? true;
   let pos = start;
-  let depth = 0;
 
   const fail = (what: string): never => {
     throw new JsonScanError(`${what} at byte ${pos - start}`, pos - start);
@@ -263,16 +241,11 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
     }
   };
 
-  // Position of the next backslash at or after the last query (-1: none left in the buffer).
-  // Scanning only moves forward, so all backslash searches of a line cost one pass in total.
-  let nextBackslash = -2;
-  const findBackslash = (from: number): number => {
-    if (nextBackslash !== -1 && nextBackslash < from) nextBackslash = buf.indexOf(BACKSLASH, from);
-    return nextBackslash;
-  };
+  // Strings longer than the short loop below are found and validated natively (strscan.ts).
+  const finder = new StringFinder(buf, start, end);
 
   const readString = (): string | LongString => {
-    // pos is at the opening quote
+    // pos is at the opening quote; keys and short values are read by this loop.
     const s = pos + 1;
     let i = s;
     let hasEscape = false;
@@ -295,34 +268,20 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
     if (i < shortLimit && buf[i] === QUOTE) {
       q = i;
     } else {
-      // Long string: find the closing quote natively, skipping escaped quotes.
-      let from = i;
-      for (;;) {
-        q = buf.indexOf(QUOTE, from);
-        if (q < 0 || q >= end) {
-          pos = end;
-          fail("unterminated string");
-        }
-        let k = q - 1;
-        while (k >= s && buf[k] === BACKSLASH) k--;
-        if ((q - 1 - k) % 2 === 0) break;
-        from = q + 1;
+      // A longer string: closing quote, control bytes and every escape in one native pass.
+      const found = finder.find(s);
+      if (found === STRING_INVALID) {
+        pos = s;
+        fail("invalid or unterminated string");
       }
-      if (!hasEscape) {
-        const b = findBackslash(s);
-        hasEscape = b >= 0 && b < q;
-      }
+      q = found >>> 1;
+      hasEscape = (found & 1) === 1;
+      pos = q + 1;
+      if (q - s >= longStringBytes) return longString(s, q, hasEscape);
+      return hasEscape ? (JSON.parse(buf.toString("utf8", s - 1, q + 1)) as string) : buf.toString("utf8", s, q);
     }
     pos = q + 1;
-    const byteLength = q - s;
-    if (byteLength >= longStringBytes) return measureLongString(s, q, hasEscape);
-    if (!hasEscape) {
-      if (byteLength > 64 && hasControlByte(buf, s, q)) {
-        pos = s;
-        fail("control character in string");
-      }
-      return buf.toString("utf8", s, q);
-    }
+    if (!hasEscape) return buf.toString("utf8", s, q);
     // Short string with escapes: JSON.parse is the reference decoder (and validator).
     try {
       return JSON.parse(buf.toString("utf8", s - 1, q + 1)) as string;
@@ -332,19 +291,11 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
     }
   };
 
-  const measureLongString = (s: number, q: number, hasEscape: boolean): LongString => {
-    if (hasControlByte(buf, s, q)) {
-      pos = s;
-      fail("control character in string");
-    }
-    if (!measure) return new LongString(buf, s, q, hasEscape);
-    try {
-      return new LongString(buf, s, q, hasEscape, measureJsonString(buf, s, q, hasEscape));
-    } catch (error) {
-      if (error instanceof JsonScanError) pos = s + error.position;
-      throw error;
-    }
-  };
+  /** A validated long string: measured now, or on first use of its lengths. */
+  const longString = (s: number, q: number, hasEscape: boolean): LongString =>
+    measure
+      ? new LongString(buf, s, q, hasEscape, measureJsonString(buf, s, q, hasEscape))
+      : new LongString(buf, s, q, hasEscape);
 
   const readLiteral = (text: string, value: ScannedValue): ScannedValue => {
     for (let k = 0; k < text.length; k++) {
@@ -369,79 +320,20 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
     return Number(text);
   };
 
-  const readValue = (): ScannedValue => {
+  /** Read `"key":` of an object member (pos at the key's opening quote, after whitespace). */
+  const readKey = (): string => {
     skipWhitespace();
-    if (pos >= end) fail("unexpected end of input");
-    const b = buf[pos];
+    if (buf[pos] !== QUOTE) fail("expected property name");
+    const keyValue = readString();
+    skipWhitespace();
+    if (buf[pos] !== 0x3a) fail("expected ':'");
+    pos++;
+    return typeof keyValue === "string" ? keyValue : keyValue.toString();
+  };
+
+  /** A scalar value (pos at its first byte). */
+  const readScalar = (b: number | undefined): ScannedValue => {
     switch (b) {
-      case 0x7b: {
-        // {
-        if (++depth > 512) fail("nesting too deep");
-        pos++;
-        const obj: { [key: string]: ScannedValue } = {};
-        skipWhitespace();
-        if (buf[pos] === 0x7d) {
-          pos++;
-          depth--;
-          return obj;
-        }
-        for (;;) {
-          skipWhitespace();
-          if (buf[pos] !== QUOTE) fail("expected property name");
-          const keyValue = readString();
-          const key = typeof keyValue === "string" ? keyValue : keyValue.toString();
-          skipWhitespace();
-          if (buf[pos] !== 0x3a) fail("expected ':'");
-          pos++;
-          const value = readValue();
-          if (key === "__proto__") {
-            Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-          } else {
-            obj[key] = value;
-          }
-          skipWhitespace();
-          const sep = buf[pos];
-          if (sep === 0x2c) {
-            pos++;
-            continue;
-          }
-          if (sep === 0x7d) {
-            pos++;
-            depth--;
-            return obj;
-          }
-          fail("expected ',' or '}'");
-        }
-      }
-      // falls through (unreachable)
-      case 0x5b: {
-        // [
-        if (++depth > 512) fail("nesting too deep");
-        pos++;
-        const arr: ScannedValue[] = [];
-        skipWhitespace();
-        if (buf[pos] === 0x5d) {
-          pos++;
-          depth--;
-          return arr;
-        }
-        for (;;) {
-          arr.push(readValue());
-          skipWhitespace();
-          const sep = buf[pos];
-          if (sep === 0x2c) {
-            pos++;
-            continue;
-          }
-          if (sep === 0x5d) {
-            pos++;
-            depth--;
-            return arr;
-          }
-          fail("expected ',' or ']'");
-        }
-      }
-      // falls through (unreachable)
       case QUOTE:
         return readString();
       case 0x74:
@@ -456,7 +348,63 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
     }
   };
 
-  const value = readValue();
+  // Iterative, like V8's JSON.parse: no nesting limit but memory. Open containers are kept in
+  // `stack` (objects with the key their next value goes to, in `keys`).
+  const stack: (ScannedValue[] | { [key: string]: ScannedValue })[] = [];
+  const keys: (string | undefined)[] = [];
+  let value: ScannedValue;
+  parse: for (;;) {
+    skipWhitespace();
+    if (pos >= end) fail("unexpected end of input");
+    const b = buf[pos];
+    if (b === 0x7b || b === 0x5b) {
+      pos++;
+      skipWhitespace();
+      if (buf[pos] === (b === 0x7b ? 0x7d : 0x5d)) {
+        pos++;
+        value = b === 0x7b ? {} : [];
+      } else if (b === 0x7b) {
+        const key = readKey();
+        stack.push({});
+        keys.push(key);
+        continue;
+      } else {
+        stack.push([]);
+        keys.push(undefined);
+        continue;
+      }
+    } else {
+      value = readScalar(b);
+    }
+    // A value is complete: add it to its container; close the containers that end here.
+    for (;;) {
+      const top = stack.length - 1;
+      if (top < 0) break parse;
+      const container = stack[top]!;
+      const isArray = Array.isArray(container);
+      if (isArray) container.push(value);
+      else {
+        const key = keys[top]!;
+        if (key === "__proto__") {
+          Object.defineProperty(container, key, { value, enumerable: true, writable: true, configurable: true });
+        } else {
+          container[key] = value;
+        }
+      }
+      skipWhitespace();
+      const sep = buf[pos];
+      if (sep === 0x2c) {
+        pos++;
+        if (!isArray) keys[top] = readKey();
+        continue parse;
+      }
+      if (sep !== (isArray ? 0x5d : 0x7d)) fail(isArray ? "expected ',' or ']'" : "expected ',' or '}'");
+      pos++;
+      stack.pop();
+      keys.pop();
+      value = container;
+    }
+  }
   skipWhitespace();
   if (pos !== end) fail("unexpected data after JSON value");
   return value;
@@ -496,26 +444,41 @@ export function strValue(value: unknown): string | undefined {
 export function jsonLength(value: ScannedValue | undefined): number {
   // JSON.stringify(undefined) is undefined and pi's `.length` on it would throw; count nothing.
   if (value === undefined) return 0;
-  if (value === null) return 4;
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value).length;
-    case "number":
-      return Number.isFinite(value) ? String(value).length : 4;
-    case "boolean":
-      return value ? 4 : 5;
-    default:
-      break;
+  // Iterative (a line may nest thousands of levels deep): sum over every value in `pending`.
+  let n = 0;
+  const pending: ScannedValue[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop()!;
+    if (v === null) {
+      n += 4;
+      continue;
+    }
+    switch (typeof v) {
+      case "string":
+        n += JSON.stringify(v).length;
+        continue;
+      case "number":
+        n += Number.isFinite(v) ? String(v).length : 4;
+        continue;
+      case "boolean":
+        n += v ? 4 : 5;
+        continue;
+      default:
+        break;
+    }
+    if (v instanceof LongString) {
+      n += v.jsonLength;
+    } else if (Array.isArray(v)) {
+      n += 2 + Math.max(0, v.length - 1);
+      for (const item of v) pending.push(item);
+    } else {
+      const keys = Object.keys(v);
+      n += 2 + Math.max(0, keys.length - 1);
+      for (const key of keys) {
+        n += JSON.stringify(key).length + 1;
+        pending.push((v as Record<string, ScannedValue>)[key]!);
+      }
+    }
   }
-  if (value instanceof LongString) return value.jsonLength;
-  if (Array.isArray(value)) {
-    let n = 2 + Math.max(0, value.length - 1);
-    for (const item of value) n += jsonLength(item);
-    return n;
-  }
-  const keys = Object.keys(value);
-  let n = 2 + Math.max(0, keys.length - 1);
-  for (const key of keys)
-    n += JSON.stringify(key).length + 1 + jsonLength((value as Record<string, ScannedValue>)[key]);
   return n;
 }
