@@ -100,6 +100,31 @@ export function extraHeader(line: number, offset: number): Diagnostic {
   };
 }
 
+/** A header whose `version` is not a number: pi compares it with numbers as JavaScript does. */
+export function versionNotANumber(line: number, version: unknown, asRead: number): Diagnostic {
+  const reading = Number.isNaN(asRead)
+    ? "no migration applies (pi 1.6.0 still rewrites the file when it opens it)"
+    : `read as version ${asRead}, as pi 1.6.0 reads it`;
+  return {
+    severity: "warning",
+    code: "version-not-a-number",
+    message: `the header's version is ${JSON.stringify(version)}, not a number: ${reading}`,
+    line,
+  };
+}
+
+/** A `message` entry whose `message` is not an object: pi keeps it, without role and tokens. */
+export function messageNotAnObject(line: number, offset: number, entryId: string, message: unknown): Diagnostic {
+  return {
+    severity: "warning",
+    code: "message-not-an-object",
+    message: `line ${line}: entry ${entryId} has message ${JSON.stringify(message)?.slice(0, 40) ?? "?"}, not an object; kept in the tree without a role, as pi 1.6.0 keeps it (0 tokens)`,
+    line,
+    offset,
+    entryId,
+  };
+}
+
 /** An entry `buildRecord` refused (`code`, `message` from it): skipped. */
 export function skippedEntry(line: number, offset: number, code: string, message: string): Diagnostic {
   return { severity: "warning", code, message: `line ${line}: ${message}; skipped`, line, offset };

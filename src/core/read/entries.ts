@@ -264,10 +264,20 @@ export function buildRecord(
   at: LineLocation,
   lazyChars?: LazyChars,
 ): EntryRecord | RecordError {
-  if (!isObject(value)) return { code: "not-an-object", message: "line is valid JSON but not an object" };
+  if (!isObject(value))
+    return {
+      code: "not-an-object",
+      message:
+        "line is valid JSON but not an object (pi 1.6.0 still counts it as an entry: as the last line it becomes pi's leaf, with an empty context)",
+    };
   const id = str(value.id);
-  if (id === undefined)
-    return { code: "missing-id", message: `${String(str(value.type) ?? "entry")} without a string id` };
+  if (id === undefined) {
+    const what = value.id === undefined ? "no id" : `a ${typeof value.id} id ${JSON.stringify(value.id)}`;
+    return {
+      code: "missing-id",
+      message: `${String(str(value.type) ?? "entry")} with ${what}, not a string (pi 1.6.0 keeps it in its tree under that id, so its leaf, path and tokens can differ from these)`,
+    };
+  }
   const parentRaw = value.parentId;
   const parentId =
     typeof parentRaw === "string" ? parentRaw : parentRaw instanceof LongString ? parentRaw.toString() : null;
@@ -289,8 +299,13 @@ export function buildRecord(
   switch (type) {
     case "message": {
       const message = value.message;
-      if (!isObject(message)) return { code: "missing-message", message: "message entry without a message object" };
-      fillMessage(record, message, lazyChars);
+      if (message === undefined || message === null)
+        return {
+          code: "missing-message",
+          message: `message entry with message ${String(message)} (pi 1.6.0 fails to open such a session: it reads message.role)`,
+        };
+      // pi keeps an entry whose message is `false`, a string, a number or an array: no role, no tokens.
+      if (isObject(message)) fillMessage(record, message, lazyChars);
       break;
     }
     case "compaction": {

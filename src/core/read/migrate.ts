@@ -31,6 +31,15 @@ export function toHeader(value: unknown): SessionHeader {
   return header;
 }
 
+/**
+ * The format version pi 1.6.0 migrates from: `header.version ?? 1`, compared with numbers as
+ * JavaScript compares (`"3" >= 3`, `[3] >= 3`, `true < 2`); `NaN` (e.g. `"abc"`) matches no
+ * migration. Mirrors `migrateToCurrentVersion` in `session-manager.js`.
+ */
+export function piVersion(version: unknown): number {
+  return Number(version ?? 1);
+}
+
 /** pi's v2 → v3 migration: message role `hookMessage` became `custom`. */
 export function migrateMessageRole(value: Record<string, unknown>): void {
   const message = value.message as { role?: unknown } | undefined;

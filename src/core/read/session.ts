@@ -25,7 +25,7 @@ import { buildRecord, type EntryRecord, type LazyChars } from "./entries";
 import { messageChars, type CharBreakdown } from "./estimate";
 import { JsonScanError, scanJson, type ScannedValue } from "./jsonscan";
 import { isBlank, isLongLine, LineSplitter, parseLine } from "./lines";
-import { isHeader, migrateMessageRole, migrateV1Entry, syntheticId, toHeader } from "./migrate";
+import { isHeader, migrateMessageRole, migrateV1Entry, piVersion, syntheticId, toHeader } from "./migrate";
 import {
   CURRENT_SESSION_VERSION,
   type Diagnostic,
@@ -464,7 +464,9 @@ export class SessionFile {
       if (isHeader(value)) {
         this.header = toHeader(value);
         const version = (value as { version?: unknown }).version;
-        this.fileVersion = typeof version === "number" ? version : 1;
+        this.fileVersion = piVersion(version);
+        if (typeof version !== "number" && version !== undefined && version !== null)
+          this.diagnostics.push(diagnostic.versionNotANumber(line, version, this.fileVersion));
         if (this.fileVersion < CURRENT_SESSION_VERSION)
           this.diagnostics.push(diagnostic.oldVersion(line, this.fileVersion));
         if (this.fileVersion < 2) this.v1IdsByParsedIndex[parsedIndex] = undefined;
@@ -500,6 +502,10 @@ export class SessionFile {
       return;
     }
     const entry = record as EntryRecord;
+    if (entry.type === "message" && entry.role === undefined)
+      this.diagnostics.push(
+        diagnostic.messageNotAnObject(line, offset, entry.id, (value as { message?: unknown }).message),
+      );
     if (this.fileVersion < 2 && entry.type === "compaction") {
       // pi: firstKeptEntryIndex indexes the parsed entries (header included); only entries already
       // migrated (earlier in the file) have ids at that point.
