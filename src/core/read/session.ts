@@ -345,6 +345,8 @@ export class SessionFile {
     if (chunk && splitter.offset === 0 && !this.bomSkipped && chunk.length >= 3 && chunk.subarray(0, 3).equals(BOM)) {
       this.bomSkipped = true;
       splitter.skip(chunk, 3);
+      // The BOM is consumed: a refresh continues after it (also when the header is not complete yet).
+      this.committedBytes = 3;
       chunk = chunk.subarray(3);
       this.diagnostics.push(diagnostic.bomDiagnostic());
     }

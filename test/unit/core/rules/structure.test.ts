@@ -54,6 +54,51 @@ describe("incremental updates equal a fresh read", () => {
   });
 });
 
+describe("incremental updates equal a fresh read, whatever the cut points (issue 16.3)", () => {
+  it("files written in arbitrary byte pieces (inside the BOM, the header, a line), with and without a BOM", async () => {
+    let n = 0;
+    let bomRuns = 0;
+    const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+    await fc.assert(
+      fc.asyncProperty(
+        recipeArb,
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 12 }),
+        async (recipe, withBom, pieces) => {
+          const { jsonl } = buildSession(recipe);
+          const bytes = withBom ? Buffer.concat([BOM, Buffer.from(jsonl)]) : Buffer.from(jsonl);
+          if (withBom) bomRuns++;
+          const file = path.join(tmp, `c${n++}.jsonl`);
+          // The first read always ends inside the header (or inside the BOM).
+          let at = Math.min(pieces[0]! % 40, bytes.length);
+          fs.writeFileSync(file, bytes.subarray(0, at));
+          const session = await SessionFile.open(file);
+          for (let k = 1; at < bytes.length; k++) {
+            const next = Math.min(bytes.length, at + pieces[k % pieces.length]!);
+            fs.appendFileSync(file, bytes.subarray(at, next));
+            at = next;
+            await session.refresh();
+            const fresh = SessionFile.fromBytes(fs.readFileSync(file));
+            assert.deepEqual(
+              { invalid: session.invalid, header: session.header, ids: session.records.map((r) => r.id) },
+              { invalid: fresh.invalid, header: fresh.header, ids: fresh.records.map((r) => r.id) },
+              `after ${at} of ${bytes.length} bytes (BOM: ${withBom})`,
+            );
+            assert.deepEqual(
+              session.diagnostics.map((d) => d.code),
+              fresh.diagnostics.map((d) => d.code),
+            );
+            assert.deepEqual(summary(buildProjection(session)), summary(buildProjection(fresh)));
+          }
+          assert.equal(session.invalid, false);
+        },
+      ),
+      { numRuns: 80 },
+    );
+    assert.ok(bomRuns > 10, `runs with a BOM: ${bomRuns}`);
+  });
+});
+
 describe("StructureTracker", () => {
   it("equals the full structureDiagnostics after every append (random trees, duplicates, missing parents)", async () => {
     let n = 0;
