@@ -9,6 +9,7 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { openRegular } from "../core/read/disk";
 import { cwdMatches, encodeSessionDirName, sessionDirCandidates, type SessionDirCandidate } from "../core/read/locate";
 import {
   expandHome,
@@ -114,7 +115,8 @@ const HEADER_PROBE_BYTES = 64 * 1024;
 export async function readHeader(file: string): Promise<HeaderInfo> {
   let handle: fs.promises.FileHandle;
   try {
-    handle = await fs.promises.open(file, "r");
+    // Only regular files: a FIFO would block the scan (issue 16.5).
+    handle = (await openRegular(file)).handle;
   } catch {
     return { state: "incomplete" };
   }

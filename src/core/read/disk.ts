@@ -13,6 +13,63 @@ const HEAD_PROBE_BYTES = 4096;
 /** Bytes before the end of what was read kept as a probe. */
 const TAIL_PROBE_BYTES = 64;
 
+/** Thrown when a path names something other than a regular file (a FIFO, a device, a directory, a socket). */
+export class NotARegularFileError extends Error {
+  readonly code = "ENOTREGULAR";
+  constructor(readonly path: string, kind: string) {
+    super(`${path} is ${kind}, not a regular file: pi-context reads only session files`);
+    this.name = "NotARegularFileError";
+  }
+}
+
+/** What a non-regular file is, in words. */
+function kindOf(stat: fs.Stats): string {
+  if (stat.isFIFO()) return "a FIFO (named pipe)";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+// O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after the open).
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * Open `path` for reading, only if it is a regular file (a FIFO would block a read forever, a
+ * device like `/dev/zero` never ends). Without `O_NONBLOCK` (Windows) the path is stat-ed first.
+ * @returns the fd and its stat.
+ * @throws {NotARegularFileError}; the `fs` error when it cannot be opened (`ENOENT`, `EACCES`).
+ */
+export function openRegularSync(path: string): { fd: number; stat: fs.Stats } {
+  if (fs.constants.O_NONBLOCK === undefined) {
+    const before = fs.statSync(path);
+    if (!before.isFile()) throw new NotARegularFileError(path, kindOf(before));
+  }
+  const fd = fs.openSync(path, OPEN_FLAGS);
+  const stat = fs.fstatSync(fd);
+  if (!stat.isFile()) {
+    fs.closeSync(fd);
+    throw new NotARegularFileError(path, kindOf(stat));
+  }
+  return { fd, stat };
+}
+
+/** {@link openRegularSync}, asynchronously (a `FileHandle`). @throws the same errors. */
+export async function openRegular(path: string): Promise<{ handle: fs.promises.FileHandle; stat: fs.Stats }> {
+  if (fs.constants.O_NONBLOCK === undefined) {
+    const before = await fs.promises.stat(path);
+    if (!before.isFile()) throw new NotARegularFileError(path, kindOf(before));
+  }
+  const handle = await fs.promises.open(path, OPEN_FLAGS);
+  const stat = await handle.stat();
+  if (!stat.isFile()) {
+    await handle.close();
+    throw new NotARegularFileError(path, kindOf(stat));
+  }
+  return { handle, stat };
+}
+
 /**
  * Fill `buf` with the bytes of `fd` from `position` (synchronously), until `buf` is full or the
  * file ends.
@@ -31,9 +88,11 @@ export function readFullySync(fd: number, buf: Buffer, position: number): number
 }
 
 /**
- * Stream `handle` from byte `from` to its end in chunks of 2 MB: the next chunk is read while
- * `onChunk` parses this one (two buffers take turns, so `onChunk` must copy what it keeps of a
- * chunk), and other work runs between chunks (the extension host must stay responsive).
+ * Stream `handle` from byte `from` up to `until` (the size it had when opened: a file that keeps
+ * growing is read up to there, the rest on the next refresh) or its end, in chunks of 2 MB: the
+ * next chunk is read while `onChunk` parses this one (two buffers take turns, so `onChunk` must
+ * copy what it keeps of a chunk), and other work runs between chunks (the extension host must stay
+ * responsive).
  * @returns the position after the last byte read.
  * @throws the `fs` error of a read.
  */
@@ -41,13 +100,16 @@ export async function streamChunks(
   handle: fs.promises.FileHandle,
   from: number,
   onChunk: (chunk: Buffer) => void,
+  until = Number.POSITIVE_INFINITY,
 ): Promise<number> {
   let position = from;
   const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
   let turn = 0;
   const readAt = (at: number): Promise<{ chunk: Buffer; bytesRead: number }> => {
     const chunk = buffers[turn++ % 2]!;
-    return handle.read(chunk, 0, CHUNK_BYTES, at).then(({ bytesRead }) => ({ chunk, bytesRead }));
+    const length = Math.min(CHUNK_BYTES, Math.max(0, until - at));
+    if (length === 0) return Promise.resolve({ chunk, bytesRead: 0 });
+    return handle.read(chunk, 0, length, at).then(({ bytesRead }) => ({ chunk, bytesRead }));
   };
   // Double buffering: the next chunk is read while this one is parsed.
   let next = readAt(position);

@@ -12,6 +12,7 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { openRegularSync } from "./disk";
 import { expandHome } from "../rules/settings";
 
 /** pi's session folder name for a cwd: `--` + cwd without one leading separator, `/ \ :` → `-`, + `--`. */
@@ -140,13 +141,14 @@ function countEntries(fd: number, size: number): number {
  */
 export function readSessionSummary(file: string): SessionSummary | undefined {
   let fd: number;
+  let stat: fs.Stats;
   try {
-    fd = fs.openSync(file, "r");
+    // Only regular files: a FIFO named *.jsonl would block the listing (issue 16.5).
+    ({ fd, stat } = openRegularSync(file));
   } catch {
     return undefined;
   }
   try {
-    const stat = fs.fstatSync(fd);
     const size = stat.size;
     const headLength = Math.min(size, HEAD_BYTES);
     const head = Buffer.alloc(headLength);

@@ -20,7 +20,7 @@
 
 import * as fs from "node:fs";
 import * as diagnostic from "./diagnostics";
-import { FileProbes, readFullySync, streamChunks } from "./disk";
+import { FileProbes, openRegular, openRegularSync, readFullySync, streamChunks } from "./disk";
 import { buildRecord, type EntryRecord, type LazyChars } from "./entries";
 import { messageChars, type CharBreakdown } from "./estimate";
 import { JsonScanError, scanJson, type ScannedValue } from "./jsonscan";
@@ -132,7 +132,8 @@ export class SessionFile {
   /**
    * Read a session file from disk, streaming it in chunks and yielding to the event loop between
    * chunks. Never modifies the file.
-   * @throws the `fs` error when the file cannot be opened or read (e.g. `ENOENT`).
+   * @throws {NotARegularFileError} for a FIFO, a device, a directory; the `fs` error when the file
+   *   cannot be opened or read (e.g. `ENOENT`).
    */
   static async open(path: string): Promise<SessionFile> {
     const session = new SessionFile(path, undefined);
@@ -215,12 +216,11 @@ export class SessionFile {
     if (!this.path) return { changed: false, reopened: false, added: [] };
     // The common case — a few appended lines — is handled with a handful of small synchronous
     // reads (tens of microseconds); re-reads and large appends stream asynchronously.
-    const fd = fs.openSync(this.path, "r");
+    const { fd, stat } = openRegularSync(this.path);
     const before = this.records.length;
     let hadProvisional = false;
     let rewritten: boolean;
     try {
-      const stat = fs.fstatSync(fd);
       rewritten =
         stat.size < this.committedBytes ||
         (this.identity !== undefined && (stat.dev !== this.identity.dev || stat.ino !== this.identity.ino)) ||
@@ -287,7 +287,7 @@ export class SessionFile {
   readLineBytes(record: EntryRecord): Buffer {
     if (this.bytes) return this.bytes.subarray(record.offset, record.offset + record.byteLength);
     const buf = Buffer.allocUnsafe(record.byteLength);
-    const fd = fs.openSync(this.path!, "r");
+    const { fd } = openRegularSync(this.path!);
     try {
       if (readFullySync(fd, buf, record.offset) < record.byteLength)
         throw new StaleSessionError(`${this.filePath} is shorter than when it was read`);
@@ -322,13 +322,12 @@ export class SessionFile {
   }
 
   private async readFromDisk(from: number): Promise<void> {
-    const handle = await fs.promises.open(this.path!, "r");
+    const { handle, stat } = await openRegular(this.path!);
     try {
-      const stat = await handle.stat();
       this.identity = { dev: stat.dev, ino: stat.ino };
       this.mtimeMs = stat.mtimeMs;
       const splitter = new LineSplitter(from);
-      const size = await streamChunks(handle, from, (chunk) => this.consume(splitter, chunk, false));
+      const size = await streamChunks(handle, from, (chunk) => this.consume(splitter, chunk, false), stat.size);
       this.consume(splitter, undefined, true);
       this.size = size;
       await this.probes.capture(handle, this.committedBytes);
