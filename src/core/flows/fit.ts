@@ -8,6 +8,8 @@
  * request is refused with a message that says what to change.
  */
 
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
 
 interface Encoder {
@@ -17,16 +19,29 @@ let encoder: Encoder | undefined;
 
 /**
  * Tokens of `text` in OpenAI's `o200k_base` encoding (special-token text counted as plain text).
- * The encoder (≈ 2 MB of ranks, ≈ 0.7 s to build) is loaded on first use. js-tiktoken's typings are
+ * The encoder (≈ 2 MB of ranks, ≈ 0.7 s to build) is loaded on first use ({@link loadRanks}). js-tiktoken's typings are
  * ESM-only under node16 resolution, so its CommonJS build is required directly.
  */
 export function countTiktokens(text: string): number {
   if (!encoder) {
     const { Tiktoken } = require("js-tiktoken/lite") as { Tiktoken: new (ranks: unknown) => Encoder };
-    const ranks = require("js-tiktoken/ranks/o200k_base") as unknown;
-    encoder = new Tiktoken(ranks);
+    encoder = new Tiktoken(loadRanks());
   }
   return encoder.encode(text, [], []).length;
+}
+
+/** File name of the ranks shipped beside the bundles (`esbuild.mjs` writes it; 2.3 MB). */
+export const RANKS_FILE = "tiktoken-o200k_base.js";
+
+/**
+ * The `o200k_base` ranks: in the bundles (`dist/`) a separate file beside them, so that loading the
+ * extension or the CLI does not parse 2.3 MB it rarely needs (the bundles leave the package
+ * import below external); from the sources (tests) the package itself.
+ */
+function loadRanks(): unknown {
+  const beside = path.join(__dirname, RANKS_FILE);
+  if (fs.existsSync(beside)) return require(beside) as unknown;
+  return require("js-tiktoken/ranks/o200k_base") as unknown;
 }
 
 /** Per-message framing of chat formats (role markers etc.), a conservative constant. */
