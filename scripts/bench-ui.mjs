@@ -51,15 +51,19 @@ function extensionHosts() {
 }
 
 /** Type a command into the palette, then time from accepting it until `ready()` holds. */
-async function timeCommand(page, title, ready, timeoutMs = 60_000) {
+async function timeCommand(page, title, ready, commandId, timeoutMs = 60_000) {
   const widget = page.locator(".quick-input-widget");
   const input = widget.locator("input");
   await page.keyboard.press("F1");
   await input.waitFor({ state: "visible", timeout: 10_000 });
   await input.fill(`>${title}`);
-  await widget.locator(".monaco-list-row", { hasText: title }).first().waitFor({ state: "visible", timeout: 30_000 });
+  const row = commandId
+    ? widget.locator(`.monaco-list-row:has([data-quick-input-id=${JSON.stringify(commandId)}])`).first()
+    : widget.locator(".monaco-list-row", { hasText: title }).first();
+  await row.waitFor({ state: "visible", timeout: 30_000 });
+  await row.hover();
   const t0 = performance.now();
-  await page.keyboard.press("Enter");
+  await row.click();
   await waitUntil(ready, timeoutMs, title);
   return performance.now() - t0;
 }
@@ -78,21 +82,34 @@ async function measure(label, file) {
   const gaugeMs = performance.now() - t0;
   const pid = [...extensionHosts().keys()].find((p) => !before.has(p));
 
-  const treeStart = performance.now();
+  const rows = page
+    .locator(".pane", { has: page.locator(".pane-header", { hasText: "Pi Session" }) })
+    .locator(".pane-body .monaco-list-row");
+  const treeMs = await timeCommand(
+    page,
+    "Focus on Pi Session View",
+    async () => (await rows.count()) > 0 && rows.first().isVisible(),
+    "piContext.sessionTree.focus",
+  );
   const pane = await viewPane(page, "Pi Session");
-  await pane.locator(".pane-body .monaco-list-row").first().waitFor({ state: "visible", timeout: 60_000 });
-  const treeMs = performance.now() - treeStart;
 
-  const revealMs = await timeCommand(page, "Pi: Reveal Leaf in Session Tree", async () => {
-    const selected = pane.locator(".monaco-list-row.selected, .monaco-list-row.focused");
-    return (await selected.count()) > 0;
-  });
+  const revealMs = await timeCommand(
+    page,
+    "Pi: Reveal Leaf in Session Tree",
+    async () => (await pane.locator(".monaco-list-row.selected, .monaco-list-row.focused").count()) > 0,
+    "piContext.tree.revealLeaf",
+  );
 
   let frame;
-  const panelMs = await timeCommand(page, "Pi: Open Context Panel", async () => {
-    frame ??= await webviewFrameByTitle(page, "pi Context", 1_000).catch(() => undefined);
-    return frame ? frame.locator('[data-testid="gauge-used"]').isVisible() : false;
-  });
+  const panelMs = await timeCommand(
+    page,
+    "Pi: Open Context Panel",
+    async () => {
+      frame ??= await webviewFrameByTitle(page, "pi Context", 1_000).catch(() => undefined);
+      return frame ? frame.locator('[data-testid="gauge-used"]').isVisible() : false;
+    },
+    "piContext.openPanel",
+  );
 
   await runCommand(page, "Pi: Show Log");
   const log = await waitUntil(

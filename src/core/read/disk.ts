@@ -16,7 +16,10 @@ const TAIL_PROBE_BYTES = 64;
 /** Thrown when a path names something other than a regular file (a FIFO, a device, a directory, a socket). */
 export class NotARegularFileError extends Error {
   readonly code = "ENOTREGULAR";
-  constructor(readonly path: string, kind: string) {
+  constructor(
+    readonly path: string,
+    kind: string,
+  ) {
     super(`${path} is ${kind}, not a regular file: pi-context reads only session files`);
     this.name = "NotARegularFileError";
   }
