@@ -46,5 +46,8 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const child = spawn(process.execPath, ["--test", "--test-reporter=spec", ...extra, ...files], { stdio: "inherit" });
+const seed = path.join(path.dirname(new URL(import.meta.url).pathname), "fc-seed.cjs");
+const child = spawn(process.execPath, ["--require", seed, "--test", "--test-reporter=spec", ...extra, ...files], {
+  stdio: "inherit",
+});
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

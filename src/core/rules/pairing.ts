@@ -262,7 +262,8 @@ export function analyzePairing(projection: Projection, reader: PairingReader): P
     };
     // The call got a filler: in this run (closed by a dropped assistant), or in an earlier run.
     let filler: PairingFinding | undefined;
-    if (runCall) filler = answered !== "result" ? answered : undefined;
+    // A filler stands for one call once: a second result of the same call is a duplicate.
+    if (runCall) filler = answered !== "result" && answered && !merged.has(answered) ? answered : undefined;
     else
       filler = fillersById
         .get(id)

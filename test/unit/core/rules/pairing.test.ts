@@ -142,6 +142,20 @@ describe("pairing: pi-ai's transformMessages second pass", () => {
     assert.deepEqual(shapes(report.findings), ["separated-result r1<-a1 (e1) filler"]);
   });
 
+  it("two results after a failed assistant closed the call: one filler, the second result a duplicate (seed -1136789131)", () => {
+    const report = pairing(
+      new SessionBuilder()
+        .user("u1", "q")
+        .assistant("a1", { calls: [{ id: "c1" }] })
+        .assistant("e1", { stopReason: "aborted" })
+        .result("r1", "c1", "R")
+        .result("r2", "c1", "R again"),
+    );
+    assert.deepEqual(shapes(report.findings), ["separated-result r1<-a1 (e1) filler", "duplicate-result r2<-a1"]);
+    assert.equal(report.fillers, 1);
+    assert.equal(report.errors, 2);
+  });
+
   it("a second result for the same call: duplicate-result", () => {
     const report = pairing(
       new SessionBuilder()
