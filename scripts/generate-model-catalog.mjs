@@ -10,8 +10,10 @@
 // Source (public pi-ai API only): `@earendil-works/pi-ai/providers/all` ->
 // getBuiltinProviders() / getBuiltinModels(provider) (the generated catalog `MODELS`), cross-checked
 // against builtinProviders()[i].getModels(), which is what pi's ModelRuntime registers.
-// Output: {"generatedFrom": "@earendil-works/pi-ai@1.6.0", "models": {"<provider>/<modelId>":
-// {"contextWindow", "maxTokens", "name", "reasoning"}}}; keys sorted (plain code-unit order), one
+// Output: {"generatedFrom": "@earendil-works/pi-ai@1.6.0", "generatedAt": "<the catalog's
+// generation time, getBuiltinModelDataGeneratedAt()>", "models": {"<provider>/<modelId>":
+// {"contextWindow", "maxTokens", "name", "reasoning", "cost"}}} (cost = pi-ai's `Model.cost`, US
+// dollars per million tokens: input, output, cacheRead, cacheWrite[, tiers]); keys sorted (plain code-unit order), one
 // model per line, so the file is deterministic and diffs stay readable. The key is exactly pi's
 // `${model.provider}/${model.id}` (model ids may contain "/").
 
@@ -75,6 +77,7 @@ for (const provider of all.getBuiltinProviders()) {
       maxTokens: m.maxTokens,
       name: typeof m.name === "string" ? m.name : m.id,
       reasoning: m.reasoning === true,
+      cost: m.cost,
     };
   }
 }
@@ -90,10 +93,12 @@ const lines = keys.map((key, i) => {
     maxTokens: m.maxTokens,
     name: m.name,
     reasoning: m.reasoning,
+    cost: m.cost,
   });
   return `    ${JSON.stringify(key)}: ${value}${i < keys.length - 1 ? "," : ""}`;
 });
-const text = `{\n  "generatedFrom": "@earendil-works/pi-ai@${EXPECTED_VERSION}",\n  "models": {\n${lines.join("\n")}\n  }\n}\n`;
+const generatedAt = new Date(all.getBuiltinModelDataGeneratedAt()).toISOString();
+const text = `{\n  "generatedFrom": "@earendil-works/pi-ai@${EXPECTED_VERSION}",\n  "generatedAt": "${generatedAt}",\n  "models": {\n${lines.join("\n")}\n  }\n}\n`;
 JSON.parse(text); // sanity
 
 if (CHECK) {

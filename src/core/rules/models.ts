@@ -12,6 +12,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import catalogData from "../data/model-catalog.json";
+import { pricesOf, type ModelPrices } from "./cost";
 import type { ResolvedWindow } from "./inspect";
 
 interface CatalogModel {
@@ -19,6 +20,7 @@ interface CatalogModel {
   maxTokens: number;
   name?: string;
   reasoning?: boolean;
+  cost?: unknown;
 }
 
 const catalog = (catalogData as { models: Record<string, CatalogModel> }).models;
@@ -31,6 +33,8 @@ export interface ModelInfo {
   contextWindow: number;
   maxTokens: number;
   reasoning: boolean;
+  /** US dollars per million tokens (pi-ai `Model.cost`), when the catalog or models.json gives usable prices. */
+  cost?: ModelPrices;
 }
 
 /** The parsed `models.json` (only the parts that matter for windows), or the error pi would report. */
@@ -209,7 +213,7 @@ export function readModelsStore(agentDir: string): ModelsStore {
 export function catalogModel(provider: string, modelId: string): ModelInfo | undefined {
   const m = catalog[`${provider}/${modelId}`];
   if (!m) return undefined;
-  return {
+  const info: ModelInfo = {
     provider,
     id: modelId,
     name: m.name ?? modelId,
@@ -217,6 +221,9 @@ export function catalogModel(provider: string, modelId: string): ModelInfo | und
     maxTokens: m.maxTokens,
     reasoning: Boolean(m.reasoning),
   };
+  const cost = pricesOf(m);
+  if (cost) info.cost = cost;
+  return info;
 }
 
 let builtinProviders: Set<string> | undefined;
@@ -281,6 +288,8 @@ export function resolveContextWindow(
         contextWindow: typeof custom.contextWindow === "number" ? custom.contextWindow : 128000,
         maxTokens: typeof custom.maxTokens === "number" ? custom.maxTokens : 16384,
         reasoning: custom.reasoning === true,
+        // pi's modelFromJson: `cost ?? {input: 0, output: 0, cacheRead: 0, cacheWrite: 0}`
+        cost: pricesOf(custom) ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       };
       source = "models-json";
       detail = `${config.file} (providers.${provider}.models, id ${modelId}${typeof custom.contextWindow === "number" ? "" : "; default window 128000"})`;
@@ -295,6 +304,7 @@ export function resolveContextWindow(
         ...(typeof override.maxTokens === "number" ? { maxTokens: override.maxTokens } : {}),
         ...(typeof override.name === "string" ? { name: override.name } : {}),
         ...(typeof override.reasoning === "boolean" ? { reasoning: override.reasoning } : {}),
+        ...overrideCost(model.cost, override.cost),
       };
       if (typeof override.contextWindow === "number") {
         source = "models-json-override";
@@ -313,6 +323,21 @@ export function resolveContextWindow(
   return { value: model.contextWindow, source, detail, ...(file ? { file } : {}), where, model };
 }
 
+/** pi's `applyModelOverride` for `cost`: field-wise `override.cost.x ?? model.cost.x`. */
+function overrideCost(base: ModelPrices | undefined, cost: unknown): { cost?: ModelPrices } {
+  if (!isObject(cost)) return base ? { cost: base } : {};
+  const merged = pricesOf({
+    cost: {
+      input: cost.input ?? base?.input,
+      output: cost.output ?? base?.output,
+      cacheRead: cost.cacheRead ?? base?.cacheRead,
+      cacheWrite: cost.cacheWrite ?? base?.cacheWrite,
+      tiers: cost.tiers ?? base?.tiers,
+    },
+  });
+  return merged ? { cost: merged } : {};
+}
+
 function toModelInfo(provider: string, modelId: string, m: Obj, fallback: ModelInfo | undefined): ModelInfo {
   return {
     provider,
@@ -321,6 +346,7 @@ function toModelInfo(provider: string, modelId: string, m: Obj, fallback: ModelI
     contextWindow: typeof m.contextWindow === "number" ? m.contextWindow : 0,
     maxTokens: typeof m.maxTokens === "number" ? m.maxTokens : 0,
     reasoning: m.reasoning === true,
+    ...(pricesOf(m) ? { cost: pricesOf(m) as ModelPrices } : {}),
   };
 }
 

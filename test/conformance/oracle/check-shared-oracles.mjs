@@ -389,7 +389,10 @@ async function main() {
       const t0 = Date.now();
       const snapshot = JSON.parse(readFileSync(catalogPath, "utf-8"));
       const pi = await client.catalog({});
-      const differences = diff({ generatedFrom: "@earendil-works/pi-ai@1.6.0", models: pi.models }, snapshot);
+      const differences = diff(
+        { generatedFrom: "@earendil-works/pi-ai@1.6.0", generatedAt: "2026-11-20T10:48:49.496Z", models: pi.models },
+        snapshot,
+      );
       if (pi.registryError) differences.unshift(`registry error: ${pi.registryError}`);
       results.push({
         job: catalogJob,
