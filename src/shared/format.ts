@@ -127,3 +127,14 @@ export function formatDateTime(when: number | string, locale?: string): string {
     return d.toLocaleString(undefined, DATE_TIME_OPTIONS); // an unknown locale tag
   }
 }
+
+/**
+ * US dollars: pi's `$<amount.toFixed(3)>` (footer, `/session`); a non-zero amount below $0.001 with
+ * two significant digits (`$0.00031`) instead of pi's `$0.000`, so a small cost never reads as zero.
+ */
+export function formatDollars(amount: number): string {
+  if (!Number.isFinite(amount)) return "$?";
+  const rounded = Number(amount.toPrecision(2));
+  if (amount === 0 || Math.abs(rounded) >= 0.001) return `$${amount.toFixed(3)}`;
+  return `$${rounded.toFixed(1 - Math.floor(Math.log10(Math.abs(rounded))))}`;
+}

@@ -60,11 +60,16 @@ export interface EntryRecord {
 
   /** Assistant messages. */
   stopReason?: string;
+  /** The usage as stored: assistant messages, tool results that report one, compactions, branch summaries, `usage` entries. */
   usage?: UsageNumbers;
   /** `calculateContextTokens(usage)` when finite and > 0, else 0 (pi ignores such usage). */
   usageTokens: number;
   provider?: string;
   model?: string;
+  /** Assistant messages: the model that actually answered (OpenRouter `auto` …), pi's `responseModel`. */
+  responseModel?: string;
+  /** Assistant messages: the message's own `timestamp` (ms since epoch; pi-ai sets it when the request starts). */
+  messageTime?: number;
   /** Assistant messages: the API (`pi-virtual` marks a virtual model's failed routing). */
   api?: string;
   /** Assistant messages that failed: the provider's error (first line, at most {@link PREVIEW_LENGTH} chars). */
@@ -110,6 +115,8 @@ export interface EntryRecord {
   thinkingLevel?: string;
   /** `model_change`. */
   modelId?: string;
+  /** `usage` entries: their `kind` (`cache_warm` for pi's cache warming). */
+  usageKind?: string;
   /** `custom` / `custom_message`. */
   customType?: string;
   display?: boolean;
@@ -372,6 +379,7 @@ export function buildRecord(
       if (record.customType?.startsWith("pi-context/")) record.data = toPlain(value.data);
       break;
     case "usage": {
+      record.usageKind = str(value.kind);
       record.provider = str(value.provider);
       record.model = str(value.model);
       const usage = readUsage(value.usage);
@@ -497,6 +505,9 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
       record.provider = str(message.provider);
       record.model = str(message.model);
       record.api = str(message.api);
+      const responseModel = str(message.responseModel);
+      if (responseModel !== undefined) record.responseModel = responseModel;
+      if (typeof message.timestamp === "number") record.messageTime = message.timestamp;
       if (message.errorMessage !== undefined) {
         const error = previewOf(message.errorMessage);
         if (error) record.errorMessage = error;
@@ -530,6 +541,9 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
       record.toolName = str(message.toolName);
       record.toolCallId = str(message.toolCallId);
       record.isError = Boolean(message.isError);
+      // pi counts a tool result's own usage (a tool that called a model) in the session totals
+      const toolUsage = readUsage(message.usage);
+      if (toolUsage) record.usage = toolUsage;
       const ops = fileOpsOfMessage(message);
       if (ops.length > 0) record.fileOps = ops;
       setPreview(record, message.content, (m) => m.content, lazyChars);

@@ -119,7 +119,12 @@ export interface UsageNumbers {
   cacheRead: number;
   cacheWrite: number;
   totalTokens: number;
+  /** `cost.total` (US dollars, as stored: pi never recomputes it). */
   cost: number;
+  /** `cost.input`, `cost.cacheRead`, `cost.cacheWrite` (pi's cache-miss pricing reads them). */
+  costInput: number;
+  costCacheRead: number;
+  costCacheWrite: number;
 }
 
 function num(value: unknown): number {
@@ -129,14 +134,17 @@ function num(value: unknown): number {
 /** Read a usage object from a parsed value (`undefined` when it is not an object). */
 export function readUsage(value: unknown): UsageNumbers | undefined {
   if (!isObject(value)) return undefined;
-  const cost = isObject(value.cost) ? num(value.cost.total) : Number.NaN;
+  const cost = isObject(value.cost) ? value.cost : {};
   return {
     input: num(value.input),
     output: num(value.output),
     cacheRead: num(value.cacheRead),
     cacheWrite: num(value.cacheWrite),
     totalTokens: num(value.totalTokens),
-    cost,
+    cost: num(cost.total),
+    costInput: num(cost.input),
+    costCacheRead: num(cost.cacheRead),
+    costCacheWrite: num(cost.cacheWrite),
   };
 }
 

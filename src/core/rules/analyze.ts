@@ -17,6 +17,7 @@ import {
   type ModelsStore,
 } from "./models";
 import { SessionFile } from "../read/session";
+import { priceLookup, type PriceLookup } from "./cost";
 import {
   resolveSettings,
   type ProjectSettingsMode,
@@ -92,6 +93,8 @@ export interface Analysis {
   settings: ResolvedSettings;
   inspect: InspectResult;
   modelsError?: string;
+  /** Prices of any `provider/model`, resolved like its window (catalog → models-store.json → models.json). */
+  prices: PriceLookup;
 }
 
 /**
@@ -136,12 +139,16 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
       ...(resolved.where ? { where: resolved.where } : {}),
     };
   }
+  const prices = priceLookup(
+    (provider, modelId) => resolveContextWindow(provider, modelId, modelsConfig, modelsStore).model,
+  );
   const inspect = inspectSession(session, {
     settings,
     contextWindow: window,
+    prices,
     ...(options.leafId !== undefined ? { leafId: options.leafId } : {}),
   });
-  const analysis: Analysis = { session, selection, window, settings, inspect };
+  const analysis: Analysis = { session, selection, window, settings, inspect, prices };
   if (model) analysis.model = model;
   if (modelsConfig.error) analysis.modelsError = modelsConfig.error;
   return analysis;

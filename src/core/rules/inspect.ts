@@ -11,6 +11,8 @@ import { estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type Con
 import { StructureTracker } from "./tree";
 import type { Diagnostic } from "../types";
 import { formatTokens } from "../../shared/format";
+import type { PriceLookup } from "./cost";
+import { attachEconomics, type EconomicsFields } from "./economics";
 
 /** A context window and where it came from. */
 export interface ResolvedWindow {
@@ -24,8 +26,11 @@ export interface ResolvedWindow {
   where?: string;
 }
 
-/** The JSON `pi-context inspect --json` prints and the UI renders. */
-export interface InspectResult {
+/**
+ * The JSON `pi-context inspect --json` prints and the UI renders. `usage`, `cost`, `cache` and
+ * `forecast` ({@link EconomicsFields}, `economics.ts`) are computed on first read.
+ */
+export interface InspectResult extends EconomicsFields {
   file: string;
   sessionId: string | undefined;
   sessionName: string | undefined;
@@ -98,6 +103,8 @@ export interface InspectOptions {
   contextWindow: ResolvedWindow;
   /** Leaf to inspect (default: the file's leaf). */
   leafId?: string | null;
+  /** Model prices by `provider/model` (cost of cache misses, the current model's prices); default none known. */
+  prices?: PriceLookup;
 }
 
 function sourced(s: Sourced<number>): SourcedNumber {
@@ -221,7 +228,16 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     compaction: null,
     diagnostics,
     settingsProblems: settings.problems,
-  };
+  } as Omit<InspectResult, keyof EconomicsFields> as InspectResult;
+  attachEconomics(result, {
+    records: session.records,
+    projection,
+    prices: options.prices,
+    tokens: projected.tokens,
+    threshold,
+    autoCompaction: enabled,
+    usageKnown: !unknown,
+  });
   Object.defineProperty(result, "compaction", {
     get: () => preparePreview().compaction,
     enumerable: true,

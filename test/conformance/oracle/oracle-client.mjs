@@ -117,6 +117,11 @@ export class OracleClient {
     return this.request({ ...request, type: "catalog" });
   }
 
+  /** pi's footer / `/session` usage totals, cost breakdown and cache misses of `{file | entriesJsonl, agentDir? | agentFiles?}`. */
+  usage(request) {
+    return this.request({ ...request, type: "usage" });
+  }
+
   /** Close stdin and wait for the process to finish. */
   async close() {
     if (this.#exited) return;

@@ -1053,7 +1053,7 @@ export async function sessionListing(request) {
 // Model catalog as pi's ModelRuntime resolves it (for src/core/data/model-catalog.json)
 // --------------------------------------------------------------------------------------------
 
-/** Every chat model pi's registry knows for this agent dir: {"<provider>/<id>": {...}}. */
+/** Every chat model pi's registry knows for this agent dir: {"<provider>/<id>": {contextWindow, maxTokens, name, reasoning, cost}}. */
 export async function modelCatalog(request = {}) {
   const view = agentView(request.agentDir, request.agentFiles);
   const { runtime } = await getModelRuntime(view);
@@ -1064,12 +1064,99 @@ export async function modelCatalog(request = {}) {
       maxTokens: m.maxTokens,
       name: m.name,
       reasoning: m.reasoning === true,
+      cost: m.cost,
     };
   }
   const result = { piVersion: pi.VERSION, count: Object.keys(models).length, models };
   const registryError = runtime.getError?.();
   if (registryError) result.registryError = registryError;
   return result;
+}
+
+// --------------------------------------------------------------------------------------------
+// Usage, cost and cache misses as pi's footer and /session count them (for rules/usage.ts, rules/cache.ts)
+// --------------------------------------------------------------------------------------------
+
+const usageTotalsMod = await import(piUrl("core/usage-totals.js"));
+const cacheStatsMod = await import(piUrl("core/cache-stats.js"));
+let themeReady = false;
+
+/**
+ * `request` = { file | entriesJsonl, agentDir? | agentFiles? }. Everything by pi's own code on the
+ * file's entries (`getEntries()`, all branches): `AgentSession.prototype.getSessionStats` on a
+ * stand-in session (it only reads `sessionManager`), the real `FooterComponent`'s stats line
+ * (rendered with the dark theme, ANSI stripped; the context part is left out), the footer's
+ * `getSessionStats().latestCacheHitRate`, `getUsageCostBreakdown(entries)`, and the cache
+ * scan (`computeCacheWaste`, `collectCacheMisses` with pi's ModelRuntime for prices) with each
+ * miss attributed to its entry id.
+ */
+export async function usageStats(source, opts = {}) {
+  const view = agentView(opts.agentDir, opts.agentFiles);
+  const { copy, sm } = openCopy(source);
+  try {
+    const { runtime } = await getModelRuntime(view);
+    const entries = sm.getEntries();
+    const stand = {
+      sessionManager: sm,
+      sessionFile: copy.path,
+      sessionId: sm.getSessionId(),
+      getContextUsage: () => undefined,
+    };
+    const stats = pi.AgentSession.prototype.getSessionStats.call(stand);
+    if (!themeReady) {
+      pi.initTheme("dark");
+      themeReady = true;
+    }
+    const model = { id: "m", provider: "p", contextWindow: 0, reasoning: false };
+    const fakeSession = {
+      sessionManager: sm,
+      routedModel: undefined,
+      model,
+      state: { model, thinkingLevel: "off" },
+      modelRuntime: { isUsingSubscription: () => false },
+      getContextUsage: () => undefined,
+    };
+    const footer = new pi.FooterComponent(fakeSession, {
+      getGitBranch: () => null,
+      getAvailableProviderCount: () => 1,
+      getExtensionStatuses: () => new Map(),
+    });
+    const line = footer
+      .render(400)[1]
+      .replace(/\x1b\[[0-9;]*m/g, "")
+      .trimEnd();
+    // the stats part ends before the context percentage ("0.0%/0 (auto)")
+    const statsPart = line.replace(/\s*\S+%\/\S+( \(auto\))?\s+m$/, "").trimEnd();
+    const footerStats = footer.getSessionStats();
+    const misses = cacheStatsMod.collectCacheMisses(entries, runtime);
+    const missList = [];
+    for (const entry of entries) {
+      if (entry.type !== "message") continue;
+      const miss = misses.get(entry.message);
+      if (miss) missList.push({ entryId: entry.id, ...miss });
+    }
+    return {
+      piVersion: pi.VERSION,
+      tokens: stats.tokens,
+      cost: stats.cost,
+      messages: {
+        total: stats.totalMessages,
+        user: stats.userMessages,
+        assistant: stats.assistantMessages,
+        toolCalls: stats.toolCalls,
+        toolResults: stats.toolResults,
+      },
+      footerTotals: footerStats.usageTotals,
+      latestCacheHitRate: footerStats.latestCacheHitRate ?? null,
+      footerStats: statsPart,
+      breakdown: usageTotalsMod.getUsageCostBreakdown(entries),
+      cacheWaste: cacheStatsMod.computeCacheWaste(entries, runtime),
+      cacheMisses: missList,
+      cacheTtlMs: cacheStatsMod.CACHE_TTL_MS,
+    };
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
 }
 
 // --------------------------------------------------------------------------------------------
@@ -1112,6 +1199,8 @@ export async function handleRequest(request) {
       });
     case "contextEdit":
       return contextEditView(source, opts, Array.isArray(request.edits) ? request.edits : []);
+    case "usage":
+      return usageStats(source, opts);
     default:
       throw new Error(`unknown request type ${JSON.stringify(type)}`);
   }

@@ -1,0 +1,322 @@
+/**
+ * What a compaction lost: the file paths, commands, identifiers and numbers that appear in the
+ * summarised range but neither in the summary nor in the kept part — each with the entry it first
+ * came from, so a user can re-run the compaction with instructions to keep them.
+ *
+ * The summarised range is what pi's summariser received: the messages of the context entries from
+ * the previous compaction's kept part (or the start) up to `firstKeptEntryId` (history and a split
+ * turn's prefix), edits applied, plus the previous summary. Items are taken from what people and
+ * the model *said and did*, not from file contents:
+ * - **paths**: `path` arguments of tool calls, and path-like words in user/assistant text and
+ *   summaries (`src/a.ts`, `/abs/x`, `./y`, `~/z`, `notes.txt` with a known extension);
+ * - **commands**: `command` arguments of tool calls (pi's `bash`), and `!` commands (bashExecution);
+ * - **identifiers**: `` `code` `` spans and camelCase / PascalCase-with-inner-capital / snake_case /
+ *   SCREAMING_CASE words (3+ characters) in user/assistant text and summaries;
+ * - **numbers**: standalone numbers of 2+ digits (with decimals, a `%` or a 1–2 letter unit) in
+ *   user/assistant text and summaries.
+ * Tool results (file contents, command output) are left out: they would list every token of every
+ * file read. An item is kept when the summary or the kept part contains it (paths: also without a
+ * leading `./` or the session `cwd`; commands: whitespace collapsed; numbers: the same value;
+ * identifiers: as a whole word). The kept part counts all of its text, tool results included.
+ */
+
+import { buildProjection, type ProjectedEntry } from "./context";
+import type { EntryRecord } from "../read/entries";
+import { projectEntryMessages, type EntryReader } from "./serialize";
+import type { AgentMessage, ContextEditEntry } from "../types";
+
+/** Kinds of lost items, in display order. */
+export const LOST_KINDS = ["path", "command", "identifier", "number"] as const;
+export type LostKind = (typeof LOST_KINDS)[number];
+
+/** One item of the summarised range the summary and the kept part do not contain. */
+export interface LostItem {
+  kind: LostKind;
+  text: string;
+  /** The entry it first appears in (a message entry, or the previous compaction for its summary). */
+  entryId: string;
+  /** How often it appears in the summarised range. */
+  count: number;
+}
+
+/** The lost items of one compaction (or of a summary not yet written). */
+export interface LostReport {
+  items: LostItem[];
+  /** Per kind: distinct items found in the summarised range, and how many of them were lost. */
+  totals: Record<LostKind, { found: number; lost: number }>;
+  /** Entries of the summarised range that were read. */
+  summarizedEntries: number;
+  /** True when the range was longer than {@link LOST_SCAN_LIMIT} characters and the rest was not scanned. */
+  truncated: boolean;
+}
+
+/** Characters of the summarised range scanned at most (a 100 MB session stays responsive). */
+export const LOST_SCAN_LIMIT = 4_000_000;
+
+const EXTENSIONS =
+  "ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|txt|py|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|zsh|yml|yaml|toml|ini|cfg|conf|css|scss|html|vue|svelte|sql|lock|xml|csv|log|env|swift|dart|lua|gradle|proto";
+const PATH_RE = new RegExp(
+  String.raw`(?<![\w@/.:-])(?:(?:~|\.{1,2})?/[\w@.+-]+(?:/[\w@.+-]+)*/?|[\w@.+-]+(?:/[\w@.+-]+)+/?|[\w-]+(?:\.[\w-]+)*\.(?:${EXTENSIONS}))(?![\w/])`,
+  "g",
+);
+const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
+const CODE_RE = /`([^`\n]{2,80})`/g;
+const IDENT_RE =
+  /(?<![\w$.-])(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w$])/g;
+const NUMBER_RE = /(?<![\w.])(\d+(?:\.\d+)*)(?:%|[a-zA-Z]{1,2})?(?![\w.]*\w)/g;
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Texts of a message by what they are: spoken text, tool-call paths and commands, everything (for the kept part). */
+interface MessageParts {
+  texts: string[];
+  paths: string[];
+  commands: string[];
+  /** All text the model sees of it (kept-part membership). */
+  all: string[];
+}
+
+function contentTexts(content: unknown): string[] {
+  if (typeof content === "string") return [content];
+  if (!Array.isArray(content)) return [];
+  return content
+    .filter((b) => isObject(b) && b.type === "text" && typeof b.text === "string")
+    .map((b) => (b as Obj).text as string);
+}
+
+function partsOf(message: AgentMessage): MessageParts {
+  const parts: MessageParts = { texts: [], paths: [], commands: [], all: [] };
+  const m = message as unknown as Obj;
+  switch (message.role) {
+    case "user":
+    case "custom":
+      parts.texts.push(...contentTexts(m.content));
+      break;
+    case "assistant":
+      if (Array.isArray(m.content))
+        for (const block of m.content) {
+          if (!isObject(block)) continue;
+          if (block.type === "text" && typeof block.text === "string") parts.texts.push(block.text);
+          else if (block.type === "toolCall" && isObject(block.arguments)) {
+            const args = block.arguments;
+            if (typeof args.path === "string" && args.path) parts.paths.push(args.path);
+            if (typeof args.command === "string" && args.command.trim()) parts.commands.push(args.command);
+            parts.all.push(JSON.stringify(args));
+          }
+        }
+      break;
+    case "bashExecution":
+      if (typeof m.command === "string" && m.command.trim()) parts.commands.push(m.command);
+      if (typeof m.output === "string") parts.all.push(m.output);
+      break;
+    case "branchSummary":
+    case "compactionSummary":
+      if (typeof m.summary === "string") parts.texts.push(m.summary);
+      break;
+    case "toolResult":
+      parts.all.push(...contentTexts(m.content));
+      break;
+    default:
+      break;
+  }
+  parts.all.push(...parts.texts, ...parts.paths, ...parts.commands);
+  return parts;
+}
+
+/** Collapse whitespace (commands are compared this way). */
+export function normalizeCommand(command: string): string {
+  return command.replace(/\s+/g, " ").trim();
+}
+
+/** The item candidates of a text, by kind (paths, then identifiers and numbers in what remains). */
+export function textItems(text: string): { paths: string[]; identifiers: string[]; numbers: string[] } {
+  const paths: string[] = [];
+  const identifiers: string[] = [];
+  const numbers: string[] = [];
+  let rest = text.replace(URL_RE, " ");
+  rest = rest.replace(CODE_RE, (_m, code: string) => {
+    const c = code.trim();
+    if (c.includes("/") || new RegExp(String.raw`\.(?:${EXTENSIONS})$`).test(c)) paths.push(c);
+    else if (/^[A-Za-z_$][\w$.]*(?:\(\))?$/.test(c) && c.length >= 3) identifiers.push(c.replace(/\(\)$/, ""));
+    return " ";
+  });
+  rest = rest.replace(PATH_RE, (p) => {
+    if (/[A-Za-z]/.test(p) && !/^\d/.test(p)) paths.push(p.replace(/[.:,;]+$/, ""));
+    return " ";
+  });
+  for (const id of rest.matchAll(IDENT_RE)) if (id[0].length >= 3) identifiers.push(id[0]);
+  for (const num of rest.matchAll(NUMBER_RE)) if (num[1]!.replace(/\./g, "").length >= 2) numbers.push(num[0]);
+  return { paths, identifiers, numbers };
+}
+
+/** The value a number item is compared by (its digits without a unit). */
+function numberKey(text: string): string {
+  return text.match(/^\d+(?:\.\d+)*/)?.[0] ?? text;
+}
+
+/** Where lost items are looked for. */
+export interface LostInput {
+  /** The summarised range (history + turn prefix), in order. */
+  summarized: readonly ProjectedEntry[];
+  /** The kept part (from `firstKeptEntryId`). */
+  kept: readonly ProjectedEntry[];
+  /** The previous summary the summariser updated, and its compaction. */
+  previous?: { entryId: string; summary: string };
+  /** The (new) summary text, file-list blocks included. */
+  summary: string;
+  /** The session `cwd` (paths are also compared relative to it). */
+  cwd?: string;
+  reader: EntryReader;
+}
+
+function messagesOf(reader: EntryReader, e: ProjectedEntry): AgentMessage[] {
+  if (e.record.type === "compaction" || e.roles.length === 0) return [];
+  const entry = reader.readEntry(e.record);
+  const edit = e.edit ? (reader.readEntry(e.edit) as ContextEditEntry) : undefined;
+  return projectEntryMessages(entry, edit).filter((m) => m.role !== "system");
+}
+
+/**
+ * The lost items of a summary over its range (see the module comment). Reads the range's and the
+ * kept part's bodies through `reader`; never throws for odd content (an unreadable entry is skipped).
+ */
+export function findLostItems(input: LostInput): LostReport {
+  const found = new Map<string, LostItem>();
+  const add = (kind: LostKind, text: string, entryId: string) => {
+    const t = text.trim();
+    if (!t) return;
+    const key = `${kind}\0${kind === "command" ? normalizeCommand(t) : t}`;
+    const item = found.get(key);
+    if (item) item.count++;
+    else found.set(key, { kind, text: kind === "command" ? normalizeCommand(t) : t, entryId, count: 1 });
+  };
+  const addText = (text: string, entryId: string) => {
+    const items = textItems(text);
+    for (const p of items.paths) add("path", p, entryId);
+    for (const i of items.identifiers) add("identifier", i, entryId);
+    for (const n of items.numbers) add("number", n, entryId);
+  };
+  let scanned = 0;
+  let truncated = false;
+  let entries = 0;
+  if (input.previous) addText(input.previous.summary, input.previous.entryId);
+  for (const e of input.summarized) {
+    if (e.record.type === "message" && e.record.role === "toolResult") continue; // contents, not items
+    if (scanned > LOST_SCAN_LIMIT) {
+      truncated = true;
+      break;
+    }
+    let messages: AgentMessage[];
+    try {
+      messages = messagesOf(input.reader, e);
+    } catch {
+      continue;
+    }
+    entries++;
+    for (const m of messages) {
+      const parts = partsOf(m);
+      for (const p of parts.paths) add("path", p, e.record.id);
+      for (const c of parts.commands) add("command", c, e.record.id);
+      for (const t of parts.texts) {
+        scanned += t.length;
+        addText(t, e.record.id);
+      }
+    }
+  }
+
+  // what survives: the summary and everything the kept part shows the model
+  const keptTexts: string[] = [input.summary];
+  for (const e of input.kept) {
+    try {
+      for (const m of messagesOf(input.reader, e)) keptTexts.push(...partsOf(m).all);
+    } catch {
+      // unreadable: nothing kept from it
+    }
+  }
+  const haystack = keptTexts.join("\n");
+  const collapsed = normalizeCommand(haystack);
+  const keptNumbers = new Set<string>();
+  for (const t of keptTexts) for (const num of textItems(t).numbers) keptNumbers.add(numberKey(num));
+  const cwd = input.cwd?.replace(/\/+$/, "");
+  const wordIn = (word: string) =>
+    new RegExp(String.raw`(?<![\w$])${word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\w$])`).test(haystack);
+  const pathKept = (p: string) => {
+    const variants = new Set([p, p.replace(/^\.\//, "")]);
+    if (cwd && p.startsWith(`${cwd}/`)) variants.add(p.slice(cwd.length + 1));
+    if (cwd && !p.startsWith("/")) variants.add(`${cwd}/${p.replace(/^\.\//, "")}`);
+    for (const v of variants) if (v && haystack.includes(v)) return true;
+    return false;
+  };
+  const totals = Object.fromEntries(LOST_KINDS.map((k) => [k, { found: 0, lost: 0 }])) as LostReport["totals"];
+  const items: LostItem[] = [];
+  for (const item of found.values()) {
+    totals[item.kind].found++;
+    const kept =
+      item.kind === "path"
+        ? pathKept(item.text)
+        : item.kind === "command"
+          ? collapsed.includes(item.text)
+          : item.kind === "number"
+            ? keptNumbers.has(numberKey(item.text))
+            : wordIn(item.text);
+    if (kept) continue;
+    totals[item.kind].lost++;
+    items.push(item);
+  }
+  items.sort((a, b) => LOST_KINDS.indexOf(a.kind) - LOST_KINDS.indexOf(b.kind));
+  return { items, totals, summarizedEntries: entries, truncated };
+}
+
+/**
+ * The summarised range and kept part of a compaction already in the file, as pi prepared them at
+ * its parent: the context entries from the previous compaction's kept part (or the start) to
+ * `firstKeptEntryId`, and from there to the parent. Undefined when the parent or the first kept
+ * entry is not on that path (a hand-made or damaged entry).
+ */
+export function compactionRange(
+  index: Parameters<typeof buildProjection>[0],
+  compaction: EntryRecord,
+): Omit<LostInput, "summary" | "reader" | "cwd"> | undefined {
+  if (!compaction.parentId || !compaction.firstKeptEntryId) return undefined;
+  const entries = buildProjection(index, compaction.parentId).entries;
+  const previousIndex = entries.findIndex((e) => e.record.type === "compaction" && e.roles.length > 0);
+  const start = previousIndex + 1;
+  const firstKept = entries.findIndex((e, i) => i >= start && e.record.id === compaction.firstKeptEntryId);
+  if (firstKept < 0) return undefined;
+  const previous = previousIndex >= 0 ? entries[previousIndex]!.record : undefined;
+  return {
+    summarized: entries.slice(start, firstKept),
+    kept: entries.slice(firstKept),
+    ...(previous?.summary ? { previous: { entryId: previous.id, summary: previous.summary } } : {}),
+  };
+}
+
+const lostMemo = new WeakMap<EntryRecord, LostReport | null>();
+
+/**
+ * The lost items of a compaction entry of `session` (memoised per record: a compaction never
+ * changes). Null when its range cannot be rebuilt ({@link compactionRange}) or a body cannot be read.
+ */
+export function compactionLostItems(
+  session: Parameters<typeof buildProjection>[0] & EntryReader & { cwd?: string | undefined },
+  compaction: EntryRecord,
+): LostReport | null {
+  const hit = lostMemo.get(compaction);
+  if (hit !== undefined) return hit;
+  let report: LostReport | null = null;
+  try {
+    const range = compactionRange(session, compaction);
+    if (range)
+      report = findLostItems({
+        ...range,
+        summary: compaction.summary ?? "",
+        reader: session,
+        ...(session.cwd ? { cwd: session.cwd } : {}),
+      });
+  } catch {
+    report = null;
+  }
+  lostMemo.set(compaction, report);
+  return report;
+}
