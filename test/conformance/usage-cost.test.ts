@@ -19,8 +19,9 @@ import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { SessionFile } from "../../src/core/read/session";
 import { scanCache, cacheTtl } from "../../src/core/rules/cache";
-import { priceLookup } from "../../src/core/rules/cost";
-import { readModelsConfig, resolveContextWindow } from "../../src/core/rules/models";
+import { calculateCost, pricesOf, priceLookup } from "../../src/core/rules/cost";
+import { catalogModel, readModelsConfig, resolveContextWindow } from "../../src/core/rules/models";
+import catalogData from "../../src/core/data/model-catalog.json";
 import { sessionUsage } from "../../src/core/rules/usage";
 import { FIXTURES, REPO_ROOT } from "../support/paths";
 
@@ -36,6 +37,11 @@ interface UsageOracle {
   cacheTtlMs: number;
 }
 interface Oracle {
+  cost(request: {
+    provider: string;
+    modelId: string;
+    usages: { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number }[];
+  }): Promise<{ model: { cost: unknown } | null; costs: Record<string, number>[] | null }>;
   usage(request: {
     file?: string;
     entriesJsonl?: string;
@@ -139,6 +145,40 @@ describe("usage and cost equal pi's footer and /session", () => {
       u.byModel.map((r) => r.key),
       ["scripted/scripted-small", "Tools/summaries"],
     );
+  });
+
+  it("prices: pi-ai's calculateCost on catalog models, tiered ones included", async () => {
+    const keys = Object.keys((catalogData as { models: Record<string, { cost?: { tiers?: unknown[] } }> }).models);
+    const tiered = keys.filter(
+      (k) => (catalogData as { models: Record<string, { cost?: { tiers?: unknown[] } }> }).models[k]!.cost?.tiers,
+    );
+    assert.ok(tiered.length > 10, `${tiered.length} tiered models`);
+    const picks = [...tiered.slice(0, 40), ...keys.filter((_, i) => i % 37 === 0)];
+    let compared = 0;
+    for (const key of picks) {
+      const slash = key.indexOf("/");
+      const provider = key.slice(0, slash);
+      const modelId = key.slice(slash + 1);
+      const usages = [
+        { input: 1e6, output: 1e6, cacheRead: 1e6, cacheWrite: 1e6 },
+        { input: 120000, output: 3000, cacheRead: 0, cacheWrite: 5000, cacheWrite1h: 2000 },
+        { input: 50000, output: 10, cacheRead: 40000, cacheWrite: 0 },
+        { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        { input: 100001, output: 1, cacheRead: 0, cacheWrite: 0 },
+        { input: 99999, output: 1, cacheRead: 1, cacheWrite: 0 },
+      ];
+      const pi = await oracle.cost({ provider, modelId, usages });
+      assert.ok(pi.model, key);
+      const prices = pricesOf(catalogModel(provider, modelId));
+      assert.ok(prices, `${key} has prices`);
+      usages.forEach((u, i) => {
+        const { totalFromProvider: _from, ...expected } = pi.costs![i]!;
+        void _from;
+        assert.deepEqual(calculateCost(prices, u), expected, `${key} usage ${i}`);
+        compared++;
+      });
+    }
+    assert.ok(compared > 200);
   });
 
   it(`random usage-heavy sessions (${RUNS} runs)`, async () => {

@@ -122,6 +122,11 @@ export class OracleClient {
     return this.request({ ...request, type: "usage" });
   }
 
+  /** pi-ai's `calculateCost` on pi's registry model: `{provider, modelId, usages, agentDir? | agentFiles?}`. */
+  cost(request) {
+    return this.request({ ...request, type: "cost" });
+  }
+
   /** Close stdin and wait for the process to finish. */
   async close() {
     if (this.#exited) return;

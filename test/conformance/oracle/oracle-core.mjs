@@ -1159,6 +1159,27 @@ export async function usageStats(source, opts = {}) {
   }
 }
 
+/**
+ * `request` = { provider, modelId, usages: [{input, output, cacheRead, cacheWrite, cacheWrite1h?}],
+ * agentDir? | agentFiles? }: pi-ai's `calculateCost(model, usage)` for each usage, on the model
+ * pi's registry resolves (null when it knows none).
+ */
+export async function costOf(request) {
+  const view = agentView(request.agentDir, request.agentFiles);
+  const { runtime } = await getModelRuntime(view);
+  const ai = await import("@earendil-works/pi-ai");
+  const model = runtime.getModel(request.provider, request.modelId);
+  if (!model) return { model: null, costs: null };
+  const costs = (request.usages ?? []).map((u) =>
+    ai.calculateCost(model, {
+      ...u,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    }),
+  );
+  return { model: { provider: model.provider, id: model.id, cost: model.cost }, costs };
+}
+
 // --------------------------------------------------------------------------------------------
 // Requests (CLI and batch share this)
 // --------------------------------------------------------------------------------------------
@@ -1174,6 +1195,7 @@ export async function handleRequest(request) {
   const type = request.type ?? "oracle";
   if (type === "listing") return sessionListing(request);
   if (type === "catalog") return modelCatalog(request);
+  if (type === "cost") return costOf(request);
   const hasFile = typeof request.file === "string";
   const hasContent = typeof request.entriesJsonl === "string";
   if (hasFile === hasContent) throw new Error("request needs exactly one of `file` or `entriesJsonl`");
