@@ -125,7 +125,7 @@ export function priceReduction(input: ReductionInput): ReductionEconomics {
   }
   if (saved > 0) {
     result.breakEvenBasis = "tokens";
-    result.breakEvenRequests = breakEven(0, saved, reqIn + reqOut) ?? null;
+    result.breakEvenRequests = breakEven(saved, saved, reqIn + reqOut);
   }
   return result;
 }
