@@ -24,6 +24,10 @@ export interface PiContextConfig {
     enabled: boolean;
     margin: number;
   };
+  gauge: {
+    /** Colours by pi's threshold (default) or like pi's footer (> 70 % / > 90 %). */
+    colors: "threshold" | "piFooter";
+  };
   /** Polling interval (ms) used when file-system events are unavailable. */
   pollIntervalMs: number;
   /** The LLM that writes compaction and branch summaries (`src/summarizers/`). */
@@ -91,6 +95,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): PiContextConfig {
       enabled: bool("warning.enabled", false),
       margin: num("warning.margin", 10000),
     },
+    gauge: { colors: str("gauge.colors", "threshold") === "piFooter" ? "piFooter" : "threshold" },
     pollIntervalMs: Math.max(100, num("pollIntervalMs", 1000)),
     summarizer: {
       provider: str("summarizer.provider", "openai") === "vscode-lm" ? "vscode-lm" : "openai",

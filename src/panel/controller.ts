@@ -93,6 +93,9 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
       }),
       services.sessions.onDidChange(() => this.schedule()),
       services.liveBridge.onDidChange(() => this.schedule()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("piContext.gauge") || e.affectsConfiguration("piContext.warning")) this.schedule();
+      }),
       vscode.window.tabGroups.onDidChangeTabs(() => this.postFileStatus()),
       vscode.workspace.onDidCreateFiles(() => this.postFileStatus()),
       vscode.workspace.onDidDeleteFiles(() => this.postFileStatus()),

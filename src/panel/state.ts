@@ -49,7 +49,7 @@ export function buildState(services: Services, current: CurrentSession | undefin
         updatedAt: current.updatedAt,
         modifiedAt: current.session.mtimeMs,
       },
-      { warningMargin: services.config().warning.margin },
+      { warningMargin: services.config().warning.margin, colors: services.config().gauge.colors },
     );
   } catch (error) {
     services.log.error(`panel: could not build the view of ${current.file}: ${(error as Error).stack ?? error}`);

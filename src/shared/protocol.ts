@@ -61,8 +61,13 @@ export interface GaugeModel {
   trailingTokens: number;
   /** pi's footer text, e.g. `26.4%/16k (auto)` or `?/16k (auto)`. */
   footer: string;
-  /** pi's footer colour: > 90 % error, > 70 % warning. */
+  /**
+   * The colour: by the distance to pi's auto-compaction threshold (`levelBasis: "threshold"`,
+   * the default) or pi's own footer rule (`"piFooter"`: > 90 % error, > 70 % warning; setting
+   * `piContext.gauge.colors`).
+   */
   level: "normal" | "warning" | "error";
+  levelBasis?: "threshold" | "piFooter";
   /** `provider/modelId` or null. */
   model: string | null;
   thinkingLevel: string;
@@ -145,6 +150,15 @@ export interface HistoryPoint {
   timestamp: string;
   /** `calculateContextTokens(usage)` of that response. */
   tokens: number;
+  /** The prompt cache of that request (absent without a prompt in the usage). */
+  cache?: {
+    /** cacheRead / (input + cacheRead + cacheWrite), 0…1. */
+    hitRate: number | null;
+    promptTokens: number;
+    cacheRead: number;
+    /** The cache went cold: tokens re-sent, what they cost above the cache-read rate (US dollars), why. */
+    cold?: { missedTokens: number; missedCost: number; counted: boolean; causes: string[] };
+  };
 }
 
 /** A compaction marker on the sparkline. */
@@ -184,6 +198,66 @@ export interface SummaryModel {
   tokens: number;
   /** True when the summary is part of the current context (not summarised away by a later compaction). */
   inContext: boolean;
+  /** Compactions: what the summary lost (see `core/rules/lostItems.ts`); absent when it could not be computed. */
+  lost?: LostModel;
+}
+
+/** Items of a compaction's summarised range that neither its summary nor its kept part contain. */
+export interface LostModel {
+  /** At most {@link LOST_ITEMS_SHOWN}, in kind order (path, command, identifier, number), first occurrence first. */
+  items: { kind: "path" | "command" | "identifier" | "number"; text: string; entryId: string; count: number }[];
+  /** Lost items not listed (beyond the cap). */
+  more: number;
+  totals: Record<"path" | "command" | "identifier" | "number", { found: number; lost: number }>;
+  truncated: boolean;
+}
+
+/** Lost items sent to the webview per compaction. */
+export const LOST_ITEMS_SHOWN = 200;
+
+/** Usage and cost like pi's footer and `/session` (every entry of the file), the cache and the forecast. */
+export interface UsageModel {
+  /** pi's footer statistics, e.g. `↑274k ↓2.5k R274k CH50.0% $0.306` (empty: nothing used yet). */
+  footer: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** `/session` Input: input + cacheRead + cacheWrite. */
+  promptTokens: number;
+  totalTokens: number;
+  /** US dollars, as stored in the entries. */
+  cost: number;
+  /** Percent: pi's footer `CH` (latest assistant), `/session` "Cached (x%)". */
+  latestCacheHitRate: number | null;
+  sessionCacheHitRate: number | null;
+  byModel: { key: string; cost: number; tokens: number }[];
+  messages: { total: number; user: number; assistant: number; toolCalls: number; toolResults: number };
+  /** Entries whose usage could not be read (counted as 0). */
+  incomplete: number;
+  /** pi's "Cache Re-billed" over the file. */
+  reBilled: { missedTokens: number; missedCost: number; missCount: number };
+  /** Cold turns on the current path. */
+  cold: { count: number; missedTokens: number; missedCost: number };
+  reportedCache: boolean;
+  cacheTtl: { ms: number; source: string };
+  /** The current model as pi's footer shows it (`provider/id • high`), null without one. */
+  model: string | null;
+  thinkingLevel: string;
+  /** The current model's prices in words, null when unknown. */
+  prices: string | null;
+  forecast: {
+    turns: number;
+    growthPerTurn: number;
+    basisTurns: number;
+    remainingTokens: number;
+    /** `≈ 6 turns until auto-compaction`. */
+    text: string;
+    /** The basis in words. */
+    basis: string;
+  } | null;
+  /** Why there is no forecast. */
+  forecastUnavailable: string | null;
 }
 
 /** Where a tracked file came from. */
@@ -274,6 +348,8 @@ export interface PanelState {
   gauge: GaugeModel | null;
   breakdown: BreakdownModel | null;
   history: HistoryModel | null;
+  /** Usage and cost of the file (absent in the empty state). */
+  usage?: UsageModel | null;
   summaries: SummaryModel[];
   files: TrackedFilesModel | null;
   /** Message for the empty state ("No pi session in this workspace", an error reading it…). */

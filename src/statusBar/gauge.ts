@@ -105,6 +105,7 @@ export function registerStatusBar(services: Services): StatusBarGauge {
         : {}),
       ...(sessions.discovery ? { discovery: sessions.discovery } : {}),
       margin: config.warning.margin,
+      colors: config.gauge.colors,
       locale: vscode.env.language,
     });
     view = v;
@@ -182,7 +183,12 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     sessions.onDidChange(() => render()),
     services.liveBridge.onDidChange(() => render()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration("piContext.statusBar") || e.affectsConfiguration("piContext.warning")) render();
+      if (
+        e.affectsConfiguration("piContext.statusBar") ||
+        e.affectsConfiguration("piContext.warning") ||
+        e.affectsConfiguration("piContext.gauge")
+      )
+        render();
     }),
     { dispose: () => item?.dispose() },
   );

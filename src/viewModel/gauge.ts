@@ -54,6 +54,18 @@ export function gaugeLevel(inspect: InspectResult, margin: number): GaugeLevel {
   return "normal";
 }
 
+/**
+ * How the gauge is coloured (`piContext.gauge.colors`): by the distance to pi's auto-compaction
+ * threshold (`threshold`, {@link gaugeLevel}) or like pi's own footer (`piFooter`, {@link footerLevel}).
+ */
+export type GaugeColors = "threshold" | "piFooter";
+
+/** The colour level under a colour mode; pi's footer uses 0 % while it shows `?` (usage unknown). */
+export function levelFor(inspect: InspectResult, margin: number, colors: GaugeColors = "threshold"): GaugeLevel {
+  if (colors === "piFooter") return footerLevel(inspect.usageKnown ? inspect.percent : null);
+  return gaugeLevel(inspect, margin);
+}
+
 /** pi's own footer colour for a percentage (`footer.js`: > 90 % error, > 70 % warning; null → normal). */
 export function footerLevel(percent: number | null): GaugeModel["level"] {
   if (percent === null) return "normal";
@@ -65,8 +77,13 @@ export function footerLevel(percent: number | null): GaugeModel["level"] {
 /**
  * The gauge of one inspect result.
  * @param margin tokens before the threshold where the gauge turns to warning (`piContext.warning.margin`).
+ * @param colors the colour mode (`piContext.gauge.colors`).
  */
-export function buildGauge(inspect: InspectResult, margin = DEFAULT_WARNING_MARGIN): GaugeModel {
+export function buildGauge(
+  inspect: InspectResult,
+  margin = DEFAULT_WARNING_MARGIN,
+  colors: GaugeColors = "threshold",
+): GaugeModel {
   const window = inspect.contextWindow.value ?? null;
   const gauge: GaugeModel = {
     used: inspect.contextTokens,
@@ -87,7 +104,8 @@ export function buildGauge(inspect: InspectResult, margin = DEFAULT_WARNING_MARG
     usageTokens: inspect.estimate.usageTokens,
     trailingTokens: inspect.estimate.trailingTokens,
     footer: inspect.footer,
-    level: gaugeLevel(inspect, margin),
+    level: levelFor(inspect, margin, colors),
+    levelBasis: colors,
     model: inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null,
     thinkingLevel: inspect.thinkingLevel,
   };

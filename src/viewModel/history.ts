@@ -8,7 +8,9 @@
  */
 
 import type { EntryRecord } from "../core/read/entries";
+import type { CacheReport } from "../core/rules/cache";
 import type { HistoryModel } from "../shared/protocol";
+import { pointCache } from "./usage";
 
 /** True when pi would use this assistant's usage (`estimateContextTokens`'s validity rule). */
 export function hasTrustedUsage(record: EntryRecord): boolean {
@@ -21,13 +23,23 @@ export function hasTrustedUsage(record: EntryRecord): boolean {
   );
 }
 
-/** The sparkline of a path (`projection.path`). */
-export function buildHistory(path: readonly EntryRecord[]): HistoryModel {
+/**
+ * The sparkline of a path (`projection.path`).
+ * @param cache the cache report of the same leaf: each point gets its request's hit rate and cold mark.
+ */
+export function buildHistory(path: readonly EntryRecord[], cache?: CacheReport): HistoryModel {
   const history: HistoryModel = { points: [], compactions: [] };
+  const turns = new Map(cache?.turns.map((t) => [t.entryId, t]));
   for (const record of path) {
-    if (hasTrustedUsage(record))
-      history.points.push({ entryId: record.id, timestamp: record.timestamp, tokens: record.usageTokens });
-    else if (record.type === "compaction") {
+    if (hasTrustedUsage(record)) {
+      const turn = turns.get(record.id);
+      history.points.push({
+        entryId: record.id,
+        timestamp: record.timestamp,
+        tokens: record.usageTokens,
+        ...(turn ? { cache: pointCache(turn) } : {}),
+      });
+    } else if (record.type === "compaction") {
       history.compactions.push({
         entryId: record.id,
         timestamp: record.timestamp,

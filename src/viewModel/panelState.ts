@@ -9,11 +9,12 @@ import { buildProjection } from "../core/rules/context";
 import type { SessionFile } from "../core/read/session";
 import type { LiveModel, PanelState, SessionModel } from "../shared/protocol";
 import { buildBreakdown } from "./breakdown";
-import { buildGauge } from "./gauge";
+import { buildGauge, type GaugeColors } from "./gauge";
 import { buildHistory } from "./history";
 import { collectProblems } from "./problems";
 import { buildSummaries } from "./summaries";
 import { buildTrackedFiles } from "./trackedFiles";
+import { buildUsageModel } from "./usage";
 
 /** What {@link buildPanelState} needs to know about the shown session. */
 export interface PanelInput {
@@ -50,6 +51,7 @@ export function emptyPanelState(
     gauge: null,
     breakdown: null,
     history: null,
+    usage: null,
     summaries: [],
     files: null,
     emptyMessage: message,
@@ -62,10 +64,11 @@ export function emptyPanelState(
  * Build the panel state at the analysis' leaf.
  * @param options.topLimit largest entries kept per breakdown category (default 8).
  * @param options.warningMargin tokens before the threshold where the gauge turns to warning (as the status bar).
+ * @param options.colors the gauge's colour mode (`piContext.gauge.colors`, as the status bar).
  */
 export function buildPanelState(
   input: PanelInput,
-  options: { topLimit?: number; home?: string; warningMargin?: number } = {},
+  options: { topLimit?: number; home?: string; warningMargin?: number; colors?: GaugeColors } = {},
 ): PanelState {
   const { session, analysis } = input;
   const inspect = analysis.inspect;
@@ -85,15 +88,19 @@ export function buildPanelState(
   };
   return {
     session: sessionModel,
-    gauge: { ...buildGauge(inspect, options.warningMargin), ...(input.live ? { live: input.live } : {}) },
+    gauge: {
+      ...buildGauge(inspect, options.warningMargin, options.colors),
+      ...(input.live ? { live: input.live } : {}),
+    },
     breakdown: buildBreakdown(
       projection,
       inspect,
       session,
       options.topLimit !== undefined ? { topLimit: options.topLimit } : {},
     ),
-    history: buildHistory(projection.path),
-    summaries: buildSummaries(projection),
+    history: buildHistory(projection.path, inspect.cache),
+    usage: buildUsageModel(inspect, analysis.model?.reasoning),
+    summaries: buildSummaries(projection, session),
     files: buildTrackedFiles(
       projection,
       session,

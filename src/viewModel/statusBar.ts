@@ -12,7 +12,8 @@ import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
 import type { SourcedNumber } from "../core/rules/inspect";
 import { windowSourceText } from "./sourceText";
-import { gaugeLevel, gaugeLimit, type GaugeLevel } from "./gauge";
+import { gaugeLimit, levelFor, type GaugeColors, type GaugeLevel } from "./gauge";
+import { buildUsageModel, usageRows } from "./usage";
 import type { ValueSource } from "../core/rules/settings";
 import type { ProblemModel } from "../shared/protocol";
 import {
@@ -62,6 +63,8 @@ export interface GaugeInput {
   };
   /** `piContext.warning.margin`: tokens before the limit where the warning colour starts. */
   margin: number;
+  /** `piContext.gauge.colors`: by pi's threshold (default) or pi's footer rule (> 70 % / > 90 %). */
+  colors?: GaugeColors;
   /** The UI language for dates (`vscode.env.language`); undefined = the runtime's. */
   locale?: string;
 }
@@ -202,7 +205,8 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   const inspect = analysis.inspect;
   const window = inspect.contextWindow.value && inspect.contextWindow.value > 0 ? inspect.contextWindow.value : null;
   const tokens = inspect.contextTokens;
-  const level = gaugeLevel(inspect, input.margin);
+  const colors = input.colors ?? "threshold";
+  const level = levelFor(inspect, input.margin, colors);
   const limit = gaugeLimit(inspect, input.margin);
   const problems = inspect.settingsProblems;
   const enabled = inspect.compactionEnabled.value;
@@ -245,7 +249,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
         ? "settings `defaultProvider`/`defaultModel`"
         : "the session's branch";
     rows.push(
-      `| Model | ${escapeMarkdown(`${model.provider}/${model.modelId}`)} (from ${from})${inspect.thinkingLevel && inspect.thinkingLevel !== "off" ? `, thinking ${escapeMarkdown(inspect.thinkingLevel)}` : ""} |`,
+      `| Model | ${escapeMarkdown(`${model.provider}/${model.modelId}`)} (from ${from})${analysis.model?.reasoning === false ? "" : `, thinking ${escapeMarkdown(inspect.thinkingLevel || "off")}`} |`,
     );
   } else {
     rows.push("| Model | unknown: no model in the session and no `defaultProvider`/`defaultModel` in pi's settings |");
@@ -281,6 +285,8 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   }
   rows.push(sourcedRow("reserveTokens", inspect.reserveTokens));
   rows.push(sourcedRow("keepRecentTokens", inspect.keepRecentTokens));
+  for (const [label, text] of usageRows(buildUsageModel(inspect, analysis.model?.reasoning)))
+    rows.push(`| ${label} | ${escapeMarkdown(text)} |`);
   if (s.live)
     rows.push(
       `| Live | the running pi (pid ${s.live.pid}, pi ${escapeMarkdown(s.live.piVersion)}, bridge ${escapeMarkdown(s.live.bridgeVersion)}) reports these numbers${s.live.activity && s.live.activity !== "idle" ? `; pi is ${escapeMarkdown(s.live.activity)}` : ""}; Compact and Switch run in that pi |`,
@@ -292,7 +298,12 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (modifiedAt > 0)
     rows.push(`| Updated | ${escapeMarkdown(formatDateTime(modifiedAt, input.locale))} (last written) |`);
   lines.push(...rows, "");
-  if (limit && level !== "normal") {
+  if (colors === "piFooter" && level !== "normal") {
+    lines.push(
+      `${level === "error" ? "$(error)" : "$(warning)"} Above ${level === "error" ? "90" : "70"} % of the context window (pi's footer colours, setting \`piContext.gauge.colors\`).`,
+      "",
+    );
+  } else if (limit && level !== "normal") {
     lines.push(
       level === "error"
         ? `$(error) Above the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`

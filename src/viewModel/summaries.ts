@@ -5,11 +5,19 @@
  */
 
 import type { Projection } from "../core/rules/context";
+import { compactionLostItems } from "../core/rules/lostItems";
 import type { SummaryModel } from "../shared/protocol";
+import { lostModel } from "./lostItems";
 import { splitSummary } from "./summaryText";
 
-/** The summaries on `projection.path`. */
-export function buildSummaries(projection: Projection): SummaryModel[] {
+/**
+ * The summaries on `projection.path`.
+ * @param session the file, to compute what each compaction lost (its bodies are read once per compaction); without it no `lost`.
+ */
+export function buildSummaries(
+  projection: Projection,
+  session?: Parameters<typeof compactionLostItems>[0],
+): SummaryModel[] {
   const inContext = new Set<string>();
   for (const e of projection.entries) {
     if ((e.record.type === "compaction" || e.record.type === "branch_summary") && e.roles.length > 0)
@@ -20,6 +28,7 @@ export function buildSummaries(projection: Projection): SummaryModel[] {
     if (r.type !== "compaction" && r.type !== "branch_summary") continue;
     const text = r.summary ?? "";
     const split = splitSummary(text);
+    const lost = session && r.type === "compaction" ? compactionLostItems(session, r) : null;
     out.push({
       entryId: r.id,
       type: r.type,
@@ -34,6 +43,7 @@ export function buildSummaries(projection: Projection): SummaryModel[] {
       modifiedFiles: split.modifiedFiles,
       tokens: r.tokens,
       inContext: inContext.has(r.id),
+      ...(lost ? { lost: lostModel(lost) } : {}),
     });
   }
   return out;
