@@ -68,7 +68,7 @@ export interface SessionDiscoveryInfo {
 // ── Command outcomes (what commands resolve with; the panel and the integration tests read them) ──
 
 /** Where the user stopped a compaction without an error. */
-export type DeclinedStage = "session" | "instructions" | "preview" | "api-key";
+export type DeclinedStage = "session" | "instructions" | "preview" | "api-key" | "review";
 
 /** What `piContext.compact` resolves with. */
 export type CompactCommandOutcome =

@@ -27,6 +27,7 @@ import { renderEmpty } from "./sections/empty";
 import { renderGaugeSection } from "./sections/gauge";
 import { renderHeader } from "./sections/header";
 import { renderSummariesSection } from "./sections/summaries";
+import { renderUsageSection } from "./sections/usage";
 import { renderFilesSection } from "./sections/trackedFiles";
 import { defaultUi, type UiState, type View } from "./view";
 
@@ -77,7 +78,13 @@ function render(): void {
     },
     notice: showNotice,
   };
-  append(app, [renderHeader(view), renderGaugeSection(view), renderSummariesSection(view), renderFilesSection(view)]);
+  append(app, [
+    renderHeader(view),
+    renderGaugeSection(view),
+    renderUsageSection(view),
+    renderSummariesSection(view),
+    renderFilesSection(view),
+  ]);
   layoutAxes(app);
   if (focusedKey)
     (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus({ preventScroll: true });

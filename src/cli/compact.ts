@@ -24,6 +24,11 @@ import {
   type PlanFit,
 } from "../core/flows/compact";
 import { describeLive } from "../core/flows/live";
+import { priceCompactionPlan } from "../core/flows/planPrice";
+import { preparationLostItems, type LostReport } from "../core/rules/lostItems";
+import { readModelsConfig } from "../core/rules/models";
+import { priceLines } from "../viewModel/compactionPrice";
+import { keepInstructions, lostSummary } from "../viewModel/lostItems";
 import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import { formatCount as n, nothingWritten, withPeriod } from "../shared/format";
 import {
@@ -97,6 +102,10 @@ export function formatCompactPreview(
       ),
     );
   }
+  for (const [i, line] of priceLines(
+    priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
+  ).entries())
+    lines.push(row(i === 0 ? "cost" : "", line));
   if (summarizer?.needsApiKey)
     lines.push(row("API key", "none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact"));
   if (plan.live.live) lines.push(row("live", describeLive(plan.live, "compact", "cli")));
@@ -110,6 +119,18 @@ async function askYesNo(question: string): Promise<boolean> {
   try {
     const answer = await new Promise<string>((resolve) => rl.question(question, resolve));
     return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** One letter answer (`y`, `r`, `n`; empty = `n`). @throws {UsageError} when stdin is not a terminal. */
+async function askChoice(question: string): Promise<string> {
+  if (!process.stdin.isTTY) throw new UsageError("Not a terminal: pass --yes to write the summary without asking.");
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await new Promise<string>((resolve) => rl.question(question, resolve));
+    return answer.trim().toLowerCase().slice(0, 1) || "n";
   } finally {
     rl.close();
   }
@@ -167,6 +188,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
               live: plan.live,
               requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
               inputTokens: fit?.inputTokens ?? null,
+              estimate: priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
             },
             null,
             2,
@@ -177,6 +199,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     }
     const summarizer = makeSummarizer();
     let streamed = false;
+    let lost: LostReport | undefined;
     const outcome = await runCompactionFlow(
       absolute,
       summarizer,
@@ -192,6 +215,21 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
           if (args.flags.has("yes")) return true;
           return askYesNo("Compact now? [y/N] ");
         },
+        reviewDraft: async (plan, draft) => {
+          lost = preparationLostItems(plan.preparation, draft.summary, plan.session, plan.session.cwd);
+          if (json || args.flags.has("yes") || lost.items.length === 0) return { action: "write" };
+          err(`The summary ${lostSummary(lost.totals)}:`);
+          for (const item of lost.items.slice(0, 20))
+            err(`  ${item.kind.padEnd(10)} ${item.text}  (entry ${item.entryId})`);
+          if (lost.items.length > 20) err(`  … ${lost.items.length - 20} more`);
+          const answer = await askChoice("Write it? [y]es / [r]e-run asking to keep them / [n]o: ");
+          if (answer === "r")
+            return {
+              action: "retry",
+              instructions: [plan.customInstructions, keepInstructions(lost)].filter(Boolean).join("\n\n"),
+            };
+          return answer === "y" ? { action: "write" } : { action: "discard" };
+        },
         onPhase: (phase, i, count) => {
           if (!json)
             err(
@@ -205,7 +243,11 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       },
     );
     if (outcome.kind === "declined") {
-      out("Declined: nothing was sent or written.");
+      out(
+        outcome.stage === "review"
+          ? "Discarded the summary: nothing was written."
+          : "Declined: nothing was sent or written.",
+      );
       return 0;
     }
     const r = outcome.result;
@@ -220,6 +262,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
             bytesBefore: r.bytesBefore,
             bytesAfter: r.bytesAfter,
             previousCompactionId: r.previousCompactionId ?? null,
+            lost: lost ? { totals: lost.totals, items: lost.items } : null,
           },
           null,
           2,
@@ -233,6 +276,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
         `Tokens: ${n(r.tokensBefore)} → ${n(r.tokensAfter)} (pi's estimate)${r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : ""}.`,
       );
       out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);
+      if (lost) out(`The summary ${lostSummary(lost.totals)}.`);
     }
     return 0;
   } catch (error) {

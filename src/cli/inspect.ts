@@ -8,6 +8,7 @@ import { analyzeSession, type Analysis } from "../core/rules/analyze";
 import type { InspectResult } from "../core/rules/inspect";
 import { formatCount as n, withPeriod } from "../shared/format";
 import { windowSourceText } from "../viewModel/sourceText";
+import { buildUsageModel, usageRows } from "../viewModel/usage";
 import { analyzeOptionsFrom, formatUsage, NotASessionError, parseArgs, UsageError, type CliCommand } from "./args";
 
 export const INSPECT_USAGE = `pi-context inspect <session.jsonl> [--json] [--agent-dir DIR] [--cwd DIR] [--leaf ID]
@@ -90,6 +91,9 @@ export function formatInspect(analysis: Analysis): string {
         : `over by ${n(-until)} tokens: pi auto-compacts at its next check (after the current answer or before the next request)`;
     lines.push(row("threshold", `${n(r.threshold)} tokens (window − reserve); ${state}`));
   } else lines.push(row("threshold", "unknown (no context window, or reserveTokens is invalid)"));
+  for (const [label, text] of usageRows(buildUsageModel(r, analysis.model?.reasoning)))
+    lines.push(row(label.toLowerCase().slice(0, 11), text));
+  if (!r.usage.footer) lines.push(row("usage", "none reported yet"));
   lines.push("");
   if (r.compaction) {
     const c = r.compaction;

@@ -28,12 +28,17 @@ import {
   planCompaction,
   runCompactionFlow,
   withInstructions,
+  type CompactionDraft,
   type CompactionPlan,
   type PlanFit,
 } from "../core/flows/compact";
 import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
 import { readSessionSummary } from "../core/read/locate";
 import type { Summarizer } from "../core/flows/summarizer";
+import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
+import { readModelsConfig } from "../core/rules/models";
+import { priceLines, priceSummary } from "../viewModel/compactionPrice";
+import { reviewSummary } from "./review";
 import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
 import { formatCount as n, withPeriod } from "../shared/format";
 import * as notify from "../ui/notify";
@@ -117,6 +122,9 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
     "",
     `**Summarizer:** ${summarizer.label} — ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens (counted with ${fit.history?.countedWith ?? fit.turnPrefix?.countedWith})${summarizer.contextWindow ? `, window ${n(summarizer.contextWindow)}` : ""}${fit.history?.outputReduced || fit.turnPrefix?.outputReduced ? ", output limit lowered to fit" : ""}.`,
     "",
+    "## Cost",
+    ...priceLines(planPrice(plan, fit, summarizer)).map((line) => `- ${line}`),
+    "",
     "## Read files",
     files(v.readFiles),
     "",
@@ -131,6 +139,11 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
     "",
   ];
   return lines.join("\n");
+}
+
+/** The plan priced now (summary request, savings per later request, break-even; `core/flows/planPrice.ts`). */
+export function planPrice(plan: CompactionPlan, fit: PlanFit, summarizer: Summarizer): CompactionPrice {
+  return priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir));
 }
 
 /** The summarizer's model for short texts (its full label, with the server, is in "Show details"). */
@@ -161,6 +174,11 @@ async function confirmPreview(
         label: "$(check) Compact now",
         description: `${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} tokens · ${modelName(summarizer)}`,
         detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}.`,
+      },
+      {
+        action: "details",
+        label: `$(credit-card) ${priceSummary(planPrice(plan, fit, summarizer))}`,
+        detail: "Cost of the summary request, tokens saved on every later request, break-even — open the full preview",
       },
       {
         action: "details",
@@ -312,6 +330,7 @@ export function registerCompaction(services: Services): void {
               confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) =>
                 confirmPreview(p, fit, summarizer, changed),
             }),
+        ...(skipPreview ? {} : { reviewDraft: (p: CompactionPlan, d: CompactionDraft) => reviewSummary(p, d) }),
         beforeSummarize: async (s) => {
           askedForKey = s.needsApiKey === true;
           return services.summarizers.ready(s);
@@ -350,6 +369,11 @@ export function registerCompaction(services: Services): void {
           ),
       },
     );
+    if (outcome.kind === "declined" && outcome.stage === "review") {
+      services.log.info(`compact ${file}: the summary was discarded after the review`);
+      void notify.info("the summary was discarded — nothing was written.");
+      return { kind: "declined", file, stage: "review" };
+    }
     if (outcome.kind === "declined") {
       const stage: DeclinedStage = outcome.stage === "summarizer" ? "api-key" : "preview";
       services.log.info(`compact ${file}: declined at the ${stage === "api-key" ? "API key box" : "preview"}`);

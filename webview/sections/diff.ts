@@ -12,6 +12,7 @@ import { h, icon } from "../dom";
 import { summaryTitle } from "../format";
 import type { View } from "../view";
 import { collapsible } from "../widgets";
+import { renderLost } from "./lost";
 
 /** Unchanged lines kept around each change when unchanged lines are folded. */
 const CONTEXT = 1;
@@ -104,8 +105,10 @@ export function renderDiffSection(view: View): HTMLElement {
   const body = [
     controls,
     h("div", { class: "diff-toolbar" }, stats, h("span", { class: "spacer" }), unchanged, openBtn),
+    // beside the diff: what the newer summary lost of everything it summarised (not only of the older summary)
+    newer.lost ? renderLost(view, newer.entryId, newer.lost) : null,
     renderDiffLines(diff.lines, diff.identical, ui.showUnchanged),
-  ];
+  ].filter((x): x is HTMLElement => x !== null);
   return collapsible(
     view,
     "diff",

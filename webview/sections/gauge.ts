@@ -5,7 +5,7 @@
  * was counted, pi's footer), then the breakdown and the history.
  */
 
-import type { GaugeModel } from "../../src/shared/protocol";
+import type { GaugeModel, UsageModel } from "../../src/shared/protocol";
 import { AUTO_COMPACTS_WHEN, formatCount } from "../../src/shared/format";
 import { append, h, icon } from "../dom";
 import { short } from "../format";
@@ -81,8 +81,11 @@ function renderHeadline(g: GaugeModel): HTMLElement {
   return headline;
 }
 
-/** How far the context is from pi's auto-compaction threshold (or that it is past it, or off). */
-function renderUntil(g: GaugeModel): HTMLElement {
+/**
+ * How far the context is from pi's auto-compaction threshold (or that it is past it, or off), and
+ * the forecast in turns when it is meaningful (its basis in the title).
+ */
+function renderUntil(g: GaugeModel, forecast: UsageModel["forecast"] | undefined): HTMLElement {
   const until = h("div", { class: "until", "data-testid": "gauge-until" });
   if (g.tokensUntilCompaction !== null && g.threshold !== null) {
     if (!g.autoCompaction)
@@ -97,6 +100,20 @@ function renderUntil(g: GaugeModel): HTMLElement {
         h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(g.tokensUntilCompaction)} tokens`),
         ` until auto-compaction (at ${formatCount(g.threshold)})`,
       );
+      if (forecast)
+        until.append(
+          " · ",
+          h(
+            "span",
+            {
+              class: "forecast",
+              "data-testid": "gauge-forecast",
+              "data-value": String(forecast.turns),
+              title: forecast.basis,
+            },
+            forecast.text,
+          ),
+        );
     } else {
       until.classList.add("over");
       until.append(
@@ -151,8 +168,13 @@ export function renderGaugeSection(view: View): HTMLElement {
   const st = view.state;
   const g = st.gauge!;
   const section = h("section", { class: "gauge", "aria-label": "Context window" });
-  section.append(renderHeadline(g), renderUntil(g), renderBar(g, st.breakdown!.categories), renderFacts(view));
+  section.append(
+    renderHeadline(g),
+    renderUntil(g, st.usage?.forecast),
+    renderBar(g, st.breakdown!.categories),
+    renderFacts(view),
+  );
   section.appendChild(renderBreakdown(view));
-  if (st.history && st.history.points.length > 0) section.appendChild(renderHistory(st.history, g));
+  if (st.history && st.history.points.length > 0) section.appendChild(renderHistory(st.history, g, st.usage ?? null));
   return section;
 }

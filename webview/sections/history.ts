@@ -1,11 +1,13 @@
 /**
  * The history sparkline: the context size every assistant response reported, compactions as
- * vertical marks (title: `tokensBefore`), the auto-compaction threshold dashed. SVG built with
- * `s()`; text only through `textContent`.
+ * vertical marks (title: `tokensBefore`), the auto-compaction threshold dashed; under it the
+ * prompt-cache strip: each request's cache hit rate as a bar, cold turns in the error colour with
+ * their cost and likely cause in the title (and a ring on the sparkline). SVG built with `s()`;
+ * text only through `textContent`.
  */
 
-import type { GaugeModel, HistoryModel } from "../../src/shared/protocol";
-import { formatCount, plural } from "../../src/shared/format";
+import type { GaugeModel, HistoryModel, HistoryPoint, UsageModel } from "../../src/shared/protocol";
+import { formatCount, formatDollars, plural } from "../../src/shared/format";
 import { h, s } from "../dom";
 
 /** The viewBox (the SVG is stretched to the panel's width). */
@@ -13,8 +15,54 @@ const W = 600;
 const H = 64;
 const PAD = 4;
 
+const CACHE_H = 18;
+
+/** A cold turn's title: what was re-sent, what it cost, why. */
+function coldTitle(p: HistoryPoint, index: number): string {
+  const c = p.cache!;
+  const cold = c.cold!;
+  return [
+    `Turn ${index + 1} (${p.entryId}): cache cold — ${formatCount(cold.missedTokens)} tokens re-sent, ${formatDollars(cold.missedCost)} above the cache-read price${cold.counted ? "" : " (after a compaction: not in pi's Cache Re-billed)"}`,
+    `hit rate ${((c.hitRate ?? 0) * 100).toFixed(1)}% (${formatCount(c.cacheRead)} of ${formatCount(c.promptTokens)} prompt tokens from the cache)`,
+    ...cold.causes.map((cause) => `likely: ${cause}`),
+  ].join("\n");
+}
+
+/** The cache strip: one bar per point, height = hit rate. */
+function renderCacheStrip(points: HistoryPoint[], x: (i: number) => number): SVGElement {
+  const strip = s("svg", {
+    viewBox: `0 0 ${W} ${CACHE_H}`,
+    preserveAspectRatio: "none",
+    class: "spark-cache",
+    role: "img",
+    "aria-label": `Prompt cache hit rate per turn, ${points.filter((p) => p.cache?.cold).length} cold turns`,
+    "data-testid": "history-cache",
+  });
+  const width = Math.max(1, Math.min(8, (W - 2 * PAD) / Math.max(1, points.length) - 1));
+  points.forEach((p, i) => {
+    const rate = p.cache?.hitRate;
+    if (rate === null || rate === undefined) return;
+    const height = Math.max(1, rate * (CACHE_H - 2));
+    const cold = Boolean(p.cache!.cold);
+    const bar = s("rect", {
+      x: (x(i) - width / 2).toFixed(1),
+      y: (CACHE_H - (cold ? CACHE_H - 2 : height)).toFixed(1),
+      width: width.toFixed(1),
+      height: (cold ? CACHE_H - 2 : height).toFixed(1),
+      class: cold ? "cache-bar cold" : "cache-bar",
+    });
+    const title = s("title");
+    title.textContent = cold
+      ? coldTitle(p, i)
+      : `Turn ${i + 1}: cache hit rate ${(rate * 100).toFixed(1)}% (${formatCount(p.cache!.cacheRead)} of ${formatCount(p.cache!.promptTokens)} prompt tokens)`;
+    bar.appendChild(title);
+    strip.appendChild(bar);
+  });
+  return strip;
+}
+
 /** The sparkline and its caption; y scale = max(window, the points, the compactions' tokensBefore). */
-export function renderHistory(history: HistoryModel, g: GaugeModel): HTMLElement {
+export function renderHistory(history: HistoryModel, g: GaugeModel, usage: UsageModel | null = null): HTMLElement {
   const points = history.points;
   const max = Math.max(
     g.window ?? 0,
@@ -48,6 +96,18 @@ export function renderHistory(history: HistoryModel, g: GaugeModel): HTMLElement
   svg.appendChild(s("path", { d, class: "spark-line" }));
   const last = points[points.length - 1]!;
   svg.appendChild(s("circle", { cx: x(points.length - 1), cy: y(last.tokens), r: 2.5, class: "spark-dot" }));
+  const caching = Boolean(usage?.reportedCache) && points.some((p) => p.cache);
+  if (caching)
+    points.forEach((p, i) => {
+      if (!p.cache?.cold) return;
+      const ring = s("circle", { cx: x(i), cy: y(p.tokens), r: 2.5, class: "spark-cold" });
+      const title = s("title");
+      title.textContent = coldTitle(p, i);
+      ring.appendChild(title);
+      svg.appendChild(ring);
+    });
+  const coldCount = points.filter((p) => p.cache?.cold).length;
+  const coldCost = points.reduce((sum, p) => sum + (p.cache?.cold?.missedCost ?? 0), 0);
   const caption = h(
     "div",
     { class: "spark-caption muted" },
@@ -59,6 +119,25 @@ export function renderHistory(history: HistoryModel, g: GaugeModel): HTMLElement
       plural(history.compactions.length, "compaction"),
     ),
     g.threshold !== null ? h("span", { class: "legend" }, h("span", { class: "legend-threshold" }), "threshold") : null,
+    caching ? h("span", { class: "legend" }, h("span", { class: "legend-cache" }), "cache hit rate") : null,
+    caching
+      ? h(
+          "span",
+          {
+            class: "legend",
+            "data-testid": "history-cold",
+            title: usage ? `Cache lifetime assumed: ${usage.cacheTtl.source}` : undefined,
+          },
+          h("span", { class: "legend-cold" }),
+          coldCount ? `${plural(coldCount, "cold turn")} · ${formatDollars(coldCost)}` : "no cold turn",
+        )
+      : null,
   );
-  return h("div", { class: "history", "data-testid": "history" }, svg, caption);
+  return h(
+    "div",
+    { class: "history", "data-testid": "history" },
+    svg,
+    caching ? renderCacheStrip(points, x) : null,
+    caption,
+  );
 }

@@ -13,6 +13,7 @@ import { renderMarkdown } from "../markdown";
 import type { View } from "../view";
 import { collapsible } from "../widgets";
 import { renderDiffSection } from "./diff";
+import { renderLost } from "./lost";
 
 /** One summary card (`index`: its 0-based position on the path). */
 function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement {
@@ -39,6 +40,17 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
         )
       : null,
     h("span", { class: "chip", title: "Estimated tokens of the summary itself" }, `${short(sm.tokens)} summary`),
+    sm.lost && sm.lost.items.length + sm.lost.more > 0
+      ? h(
+          "span",
+          {
+            class: "chip lost-count",
+            title:
+              "Paths, commands, identifiers and numbers of the summarised range that neither the summary nor the kept part contain",
+          },
+          `${sm.lost.items.length + sm.lost.more} lost`,
+        )
+      : null,
     sm.inContext
       ? h("vscode-badge", { title: "Part of the current context" }, "in context")
       : h("span", { class: "muted small", title: "A later compaction summarised it again" }, "superseded"),
@@ -73,6 +85,7 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
     const body = h("div", { class: "markdown" });
     body.appendChild(renderMarkdown(sm.body));
     card.append(meta, body);
+    if (sm.lost) card.appendChild(renderLost(view, sm.entryId, sm.lost));
     if (sm.readFiles.length || sm.modifiedFiles.length) {
       card.appendChild(
         h(

@@ -372,11 +372,24 @@ export interface FlowCallbacks extends SummarizeCallbacks {
    */
   onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
   /**
+   * Called with each finished summary before it is written (e.g. to show what it lost): `write` it,
+   * `discard` it (outcome `declined`, stage `review`; the request was spent, nothing written), or
+   * `retry` with other custom instructions (the summary is requested again; a retry beyond
+   * {@link MAX_REVIEW_RETRIES} is taken as `discard`). Undefined = write.
+   */
+  reviewDraft?: (plan: CompactionPlan, draft: CompactionDraft) => Promise<DraftReview>;
+  /**
    * Wraps summarising + writing (e.g. in a progress notification). The task receives the callbacks
    * to use (they may add a signal of their own, e.g. a notification's Cancel button).
    */
   around?: <T>(task: (callbacks: SummarizeCallbacks) => Promise<T>) => Promise<T>;
 }
+
+/** What {@link FlowCallbacks.reviewDraft} decides. */
+export type DraftReview = { action: "write" } | { action: "discard" } | { action: "retry"; instructions: string };
+
+/** How often one compaction asks the summariser again after a review ({@link FlowCallbacks.reviewDraft}). */
+export const MAX_REVIEW_RETRIES = 3;
 
 /** Result of {@link runCompactionFlow}. */
 export type FlowOutcome =
@@ -387,7 +400,7 @@ export type FlowOutcome =
       draft: CompactionDraft;
       summarizer: Summarizer;
     }
-  | { kind: "declined"; plan: CompactionPlan; stage: "preview" | "summarizer" };
+  | { kind: "declined"; plan: CompactionPlan; stage: "preview" | "summarizer" | "review" };
 
 /** How often the flow re-prepares after the file changed under it. */
 export const MAX_FLOW_ATTEMPTS = 3;
@@ -429,7 +442,7 @@ export async function runCompactionFlow(
   let ready = false;
   let authRetries = 0;
   return withReplanning(MAX_FLOW_ATTEMPTS, async (attempt) => {
-    const plan =
+    let plan =
       attempt.number === 1 && firstPlan
         ? firstPlan
         : await planCompaction(file, {
@@ -453,22 +466,33 @@ export async function runCompactionFlow(
     if (replan) return replan;
     const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
     return around(async (inner) => {
-      let draft: CompactionDraft;
-      for (;;) {
-        try {
-          draft = await summarizePlan(plan, current, fit, inner);
-          break;
-        } catch (error) {
-          if (!isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_AUTH_RETRIES) throw error;
-          authRetries++;
-          const next = await callbacks.onUnauthorized(error, current);
-          if (!next) throw error;
-          current = next;
+      const summarize = async (p: CompactionPlan, f: PlanFit): Promise<CompactionDraft> => {
+        for (;;) {
+          try {
+            return await summarizePlan(p, current, f, inner);
+          } catch (error) {
+            if (!isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_AUTH_RETRIES) throw error;
+            authRetries++;
+            const next = await callbacks.onUnauthorized(error, current);
+            if (!next) throw error;
+            current = next;
+          }
         }
+      };
+      let draft = await summarize(plan, fit);
+      // the review of a finished summary: write it, drop it, or ask again with other instructions
+      for (let retries = 0; callbacks.reviewDraft; retries++) {
+        const review = await callbacks.reviewDraft(plan, draft);
+        if (review.action === "write") break;
+        if (review.action === "discard" || retries >= MAX_REVIEW_RETRIES)
+          return { kind: "declined" as const, plan, stage: "review" as const };
+        plan = withInstructions(plan, review.instructions);
+        draft = await summarize(plan, await fitPlan(plan, current, inner.signal));
       }
+      const reviewed = plan;
       return writeOrReplan(attempt, async (): Promise<FlowOutcome> => {
-        const result = await commitCompaction(plan, draft);
-        return { kind: "compacted", result, plan, draft, summarizer: current };
+        const result = await commitCompaction(reviewed, draft);
+        return { kind: "compacted", result, plan: reviewed, draft, summarizer: current };
       });
     });
   });

@@ -59,6 +59,8 @@ export interface Summarizer {
   readonly needsApiKey?: boolean;
   /** The model's context window in tokens (input + output), undefined when unknown. */
   readonly contextWindow: number | undefined;
+  /** The server of an OpenAI-compatible summariser (to find the model's prices: `flows/planPrice.ts`). */
+  readonly baseURL?: string;
   /** The output limit asked for by default (tokens). */
   readonly maxOutputTokens: number;
   /**

@@ -21,6 +21,7 @@
  */
 
 import { buildProjection, type ProjectedEntry } from "./context";
+import type { CompactionPreparation } from "./compaction";
 import type { EntryRecord } from "../read/entries";
 import { projectEntryMessages, type EntryReader } from "./serialize";
 import type { AgentMessage, ContextEditEntry } from "../types";
@@ -213,7 +214,7 @@ export function findLostItems(input: LostInput): LostReport {
     } catch {
       continue;
     }
-    entries++;
+    if (messages.length > 0) entries++;
     for (const m of messages) {
       const parts = partsOf(m);
       for (const p of parts.paths) add("path", p, e.record.id);
@@ -319,4 +320,29 @@ export function compactionLostItems(
   }
   lostMemo.set(compaction, report);
   return report;
+}
+
+/**
+ * The lost items of a summary not yet written, over a compaction preparation's range (what our
+ * summariser received: history, split-turn prefix, previous summary) and its kept part.
+ */
+export function preparationLostItems(
+  preparation: Pick<
+    CompactionPreparation,
+    "messagesToSummarize" | "turnPrefixMessages" | "keptEntries" | "previousSummary" | "previousCompactionId"
+  >,
+  summary: string,
+  reader: EntryReader,
+  cwd?: string,
+): LostReport {
+  return findLostItems({
+    summarized: [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages],
+    kept: preparation.keptEntries,
+    ...(preparation.previousSummary !== undefined && preparation.previousCompactionId
+      ? { previous: { entryId: preparation.previousCompactionId, summary: preparation.previousSummary } }
+      : {}),
+    summary,
+    reader,
+    ...(cwd ? { cwd } : {}),
+  });
 }

@@ -1,0 +1,95 @@
+/**
+ * The review of a summary our summarizer just wrote, before it is written: when the summary lost
+ * file paths, commands, identifiers or numbers of what it summarised (and the kept part does not
+ * have them either), say so and let the user write it anyway, summarize again asking to keep them
+ * (or with their own instructions), look at the list, or discard it. Nothing lost: written without
+ * asking. Escape discards (nothing is written; the request was already spent).
+ */
+
+import * as vscode from "vscode";
+import type { CompactionDraft, CompactionPlan, DraftReview } from "../core/flows/compact";
+import { preparationLostItems, type LostReport } from "../core/rules/lostItems";
+import { formatCount } from "../shared/format";
+import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
+import { keepInstructions, LOST_KIND_NAMES, lostSummary } from "../viewModel/lostItems";
+import { escapeMarkdown } from "../viewModel/statusBar";
+
+let counter = 0;
+
+/** The lost items as a markdown document (each with the entry it came from). */
+export function lostMarkdown(report: LostReport, title: string): string {
+  const lines = [`# ${title}`, "", lostSummary(report.totals), ""];
+  for (const kind of ["path", "command", "identifier", "number"] as const) {
+    const items = report.items.filter((i) => i.kind === kind);
+    if (!items.length) continue;
+    lines.push(
+      `## ${LOST_KIND_NAMES[kind][1][0]!.toUpperCase()}${LOST_KIND_NAMES[kind][1].slice(1)} (${items.length})`,
+      "",
+    );
+    for (const i of items)
+      lines.push(
+        `- \`${i.text.replace(/`/g, "'")}\` — entry ${escapeMarkdown(i.entryId)}${i.count > 1 ? `, ${formatCount(i.count)}×` : ""}`,
+      );
+    lines.push("");
+  }
+  if (report.truncated) lines.push("_The summarised range was too long to scan completely._", "");
+  return lines.join("\n");
+}
+
+/** Instructions for the next attempt: the user's own (if any), then the ask to keep the lost items. */
+function withKeep(plan: CompactionPlan, report: LostReport): string {
+  return [plan.customInstructions, keepInstructions(report)].filter(Boolean).join("\n\n");
+}
+
+/** The review ({@link FlowCallbacks.reviewDraft}). */
+export async function reviewSummary(plan: CompactionPlan, draft: CompactionDraft): Promise<DraftReview> {
+  let report: LostReport;
+  try {
+    report = preparationLostItems(plan.preparation, draft.summary, plan.session, plan.session.cwd);
+  } catch {
+    return { action: "write" };
+  }
+  if (report.items.length === 0) return { action: "write" };
+  const said = lostSummary(report.totals);
+  for (;;) {
+    type Item = vscode.QuickPickItem & { action: "write" | "keep" | "own" | "show" | "discard" };
+    const items: Item[] = [
+      { action: "write", label: "$(check) Write this summary", description: said },
+      {
+        action: "keep",
+        label: "$(refresh) Summarize again, asking to keep them",
+        detail: keepInstructions(report, 12),
+      },
+      { action: "own", label: "$(edit) Summarize again with my instructions…" },
+      { action: "show", label: "$(list-unordered) Show what it lost", detail: "Each item with the entry it came from" },
+      {
+        action: "discard",
+        label: "$(close) Discard",
+        detail: "Nothing is written (the summary request was already sent).",
+      },
+    ];
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `The new summary lost ${formatCount(report.items.length)} ${report.items.length === 1 ? "item" : "items"} of what it summarised`,
+      placeHolder: said,
+      ignoreFocusOut: true,
+    });
+    if (!pick || pick.action === "discard") return { action: "discard" };
+    if (pick.action === "write") return { action: "write" };
+    if (pick.action === "keep") return { action: "retry", instructions: withKeep(plan, report) };
+    if (pick.action === "own") {
+      const text = await vscode.window.showInputBox({
+        title: "Summarize Again — Custom Instructions",
+        prompt: "What the summary should focus on and keep (like /compact <instructions>).",
+        value: withKeep(plan, report),
+        ignoreFocusOut: true,
+      });
+      if (text !== undefined) return { action: "retry", instructions: text };
+      continue;
+    }
+    const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/Lost items ${++counter}.md` });
+    setVirtualDocument(uri, lostMarkdown(report, "What the new summary lost"));
+    await vscode.commands
+      .executeCommand("markdown.showPreview", uri)
+      .then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
+  }
+}

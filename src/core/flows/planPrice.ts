@@ -1,0 +1,121 @@
+/**
+ * A compaction plan priced: the summary request (input from the fitted requests, output = the
+ * plan's guess of the summary's size) at the summariser's prices where known, the tokens saved on
+ * every later request at the session model's prices, the cache re-write, the break-even — all by
+ * `priceReduction` (`rules/reduction.ts`, the same function a trim preview calls).
+ *
+ * The summariser's prices: its server is mapped to a pi provider (OpenAI, OpenRouter, Anthropic,
+ * Google, Groq, Mistral, DeepSeek, xAI, Together, Fireworks, Cerebras by host; else a `models.json`
+ * provider with that `baseUrl`) and its model looked up there like any model (catalog →
+ * models-store.json → models.json). VS Code language models have no per-token price we can know.
+ */
+
+import type { ModelsConfig } from "../rules/models";
+import { cacheStateAt, priceReduction, type ReductionEconomics } from "../rules/reduction";
+import type { ModelPrices, PriceLookup } from "../rules/cost";
+import type { CompactionPlan, PlanFit } from "./compact";
+import type { Summarizer } from "./summarizer";
+
+/** Hosts of providers pi's catalog prices, by the summariser's `baseURL` host. */
+const HOST_PROVIDERS: Record<string, string> = {
+  "api.openai.com": "openai",
+  "openrouter.ai": "openrouter",
+  "api.anthropic.com": "anthropic",
+  "generativelanguage.googleapis.com": "google",
+  "api.groq.com": "groq",
+  "api.mistral.ai": "mistral",
+  "api.deepseek.com": "deepseek",
+  "api.x.ai": "xai",
+  "api.together.xyz": "together",
+  "api.fireworks.ai": "fireworks",
+  "api.cerebras.ai": "cerebras",
+};
+
+const trimSlash = (url: string) => url.replace(/\/+$/, "");
+
+/**
+ * The pi provider a summariser's server belongs to: by host, else the `models.json` provider with
+ * the same `baseUrl`; undefined when unknown (a local server, VS Code LM).
+ */
+export function summarizerProvider(baseURL: string | undefined, config?: ModelsConfig): string | undefined {
+  if (!baseURL) return undefined;
+  let host: string;
+  try {
+    host = new URL(baseURL).hostname;
+  } catch {
+    return undefined;
+  }
+  if (HOST_PROVIDERS[host]) return HOST_PROVIDERS[host];
+  for (const [id, p] of config?.providers ?? [])
+    if (typeof p.raw.baseUrl === "string" && trimSlash(p.raw.baseUrl) === trimSlash(baseURL)) return id;
+  return undefined;
+}
+
+/** The summariser's prices and where they came from (`provider/model`), or why they are unknown. */
+export function summarizerPrices(
+  summarizer: Summarizer,
+  prices: PriceLookup,
+  config?: ModelsConfig,
+): { prices?: ModelPrices; source: string } {
+  if (summarizer.provider !== "openai") return { source: "VS Code language models report no per-token price" };
+  const provider = summarizerProvider(summarizer.baseURL ?? "https://api.openai.com/v1", config);
+  const model = summarizer.modelName;
+  if (!provider || !model) return { source: `no price known for ${summarizer.label}` };
+  const found = prices(provider, model);
+  return found
+    ? { prices: found, source: `${provider}/${model}` }
+    : { source: `${provider}/${model} has no price in pi's catalog` };
+}
+
+/** A plan's economics with the sources of its prices. */
+export interface CompactionPrice extends ReductionEconomics {
+  tokensBefore: number;
+  tokensAfter: number;
+  /** `provider/model` of the summariser's prices, or why they are unknown. */
+  summarizerPrices: string;
+  /** `provider/model` of the session model, whose prices the savings use; null without a model. */
+  sessionModel: string | null;
+  sessionPricesKnown: boolean;
+}
+
+/**
+ * Price a plan (see the module comment).
+ * @param fit the fitted requests (their input tokens); without it the request's input is unknown (0).
+ * @param now ms since epoch (whether the prompt cache is still warm).
+ */
+export function priceCompactionPlan(
+  plan: CompactionPlan,
+  fit: PlanFit | undefined,
+  summarizer: Summarizer | undefined,
+  now: number,
+  config?: ModelsConfig,
+): CompactionPrice {
+  const analysis = plan.analysis;
+  const inspect = analysis.inspect;
+  const sumPrices = summarizer ? summarizerPrices(summarizer, analysis.prices, config) : { source: "no summarizer" };
+  let lastRequest: number | undefined;
+  for (const r of plan.preparation.projection.path)
+    if (r.type === "message" && r.role === "assistant" && r.usage)
+      lastRequest = r.messageTime ?? Date.parse(r.timestamp);
+  const cache = cacheStateAt(inspect.cache.reportedCache, lastRequest, inspect.cache.ttl.ms, now);
+  const model = inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null;
+  const economics = priceReduction({
+    tokensBefore: plan.preview.tokensBefore,
+    tokensAfter: plan.estimatedTokensAfter,
+    request: {
+      inputTokens: fit?.inputTokens ?? 0,
+      outputTokens: plan.estimatedSummaryTokens,
+      ...(sumPrices.prices ? { prices: sumPrices.prices } : {}),
+    },
+    ...(inspect.cost.prices ? { sessionPrices: inspect.cost.prices } : {}),
+    cache,
+  });
+  return {
+    ...economics,
+    tokensBefore: plan.preview.tokensBefore,
+    tokensAfter: plan.estimatedTokensAfter,
+    summarizerPrices: sumPrices.source,
+    sessionModel: model,
+    sessionPricesKnown: inspect.cost.prices !== null,
+  };
+}
