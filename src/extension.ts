@@ -6,6 +6,7 @@
 
 import * as vscode from "vscode";
 import { registerCompaction } from "./compaction/command";
+import { registerCompactAt } from "./compaction/compactAt";
 import { readConfig } from "./config";
 import { createLiveBridge, registerLiveBridge, type LiveBridgeService } from "./liveBridge/service";
 import { registerPanel } from "./panel/controller";
@@ -50,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   const statusBar = registerStatusBar(services);
   registerPanel(services);
   registerCompaction(services);
+  registerCompactAt(services);
   const sessionTree = registerSessionTree(services);
 
   sessions.start();

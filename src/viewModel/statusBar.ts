@@ -35,6 +35,7 @@ export type GaugeState = "starting" | "no-workspace" | "no-session" | "session";
 /** Commands linked from the tooltip (the only ones the trusted Markdown may run). */
 export const TOOLTIP_COMMANDS = [
   "piContext.compact",
+  "piContext.compactAt",
   "piContext.openPanel",
   "piContext.selectSession",
   "piContext.followLatest",
@@ -116,7 +117,7 @@ function sourcedRow(name: string, s: SourcedNumber): string {
   return `| ${name} | ${formatCount(s.value)} — ${valueSourceText(s.source, s.file, s.key)} |`;
 }
 
-const LINKS_SESSION = `[$(${COMPACT_ICON}) Compact…](command:piContext.compact) · [$(graph) Open Context Panel](command:piContext.openPanel) · [$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)`;
+const LINKS_SESSION = `[$(${COMPACT_ICON}) Compact…](command:piContext.compact) · [$(dashboard) Compact At…](command:piContext.compactAt) · [$(graph) Open Context Panel](command:piContext.openPanel) · [$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)`;
 const LINKS_NONE =
   "[$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)";
 
