@@ -5,6 +5,9 @@ import * as esbuild from "esbuild";
 const watch = process.argv.includes("--watch");
 const production = process.argv.includes("--production");
 
+// jsonc-parser's `main` is a UMD build whose dynamic `require`s esbuild cannot follow: bundle its ESM build.
+const alias = { "jsonc-parser": "jsonc-parser/lib/esm/main.js" };
+
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   {
@@ -16,6 +19,7 @@ const builds = [
     target: "node20",
     // js-tiktoken's o200k_base ranks (2.3 MB) are a separate file, loaded on first use (fit.ts).
     external: ["vscode", "js-tiktoken/ranks/o200k_base"],
+    alias,
     sourcemap: production ? false : "linked",
     minify: production,
     logLevel: "warning",
@@ -29,6 +33,7 @@ const builds = [
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
     external: ["js-tiktoken/ranks/o200k_base"],
+    alias,
     sourcemap: production ? false : "linked",
     minify: production,
     logLevel: "warning",
