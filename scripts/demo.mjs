@@ -168,7 +168,19 @@ async function takeScreenshots(url, outDir, sessionFile) {
       .catch(() => {});
     await sleep(600);
     await shot("07-compact-progress");
-    await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 60_000 });
+    // when the new summary lost paths, commands, identifiers or numbers, it is reviewed before it is written
+    const write = widget.locator(".monaco-list-row", { hasText: "Write this summary" });
+    const diff = page.locator(".monaco-diff-editor").first();
+    const next = await Promise.race([
+      write.waitFor({ state: "visible", timeout: 60_000 }).then(() => "review"),
+      diff.waitFor({ state: "visible", timeout: 60_000 }).then(() => "diff"),
+    ]);
+    if (next === "review") {
+      await sleep(500);
+      await shot("07b-compact-review");
+      await write.click();
+    }
+    await diff.waitFor({ state: "visible", timeout: 60_000 });
     await page
       .locator(".notification-toast", { hasText: "compacted" })
       .first()

@@ -37,7 +37,7 @@ import { readSessionSummary } from "../core/read/locate";
 import type { Summarizer } from "../core/flows/summarizer";
 import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
 import { readModelsConfig } from "../core/rules/models";
-import { priceLines, priceSummary } from "../viewModel/compactionPrice";
+import { priceDetail, priceHeadline, priceLines } from "../viewModel/compactionPrice";
 import { reviewSummary } from "./review";
 import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
 import { formatCount as n, withPeriod } from "../shared/format";
@@ -166,6 +166,7 @@ async function confirmPreview(
   const kept = `${v.keptEntryCount} ${v.keptEntryCount === 1 ? "entry" : "entries"}`;
   const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
   const needsKey = summarizer.needsApiKey === true;
+  const price = planPrice(plan, fit, summarizer);
   for (;;) {
     type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" };
     const items: Item[] = [
@@ -177,8 +178,8 @@ async function confirmPreview(
       },
       {
         action: "details",
-        label: `$(credit-card) ${priceSummary(planPrice(plan, fit, summarizer))}`,
-        detail: "Cost of the summary request, tokens saved on every later request, break-even — open the full preview",
+        label: `$(credit-card) ${priceHeadline(price)}`,
+        detail: `${priceDetail(price)} — open the full preview`,
       },
       {
         action: "details",

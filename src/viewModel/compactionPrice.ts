@@ -21,18 +21,24 @@ export function breakEvenText(e: ReductionEconomics): string {
   return e.breakEvenBasis === "tokens" ? `${n} (counted in tokens: prices unknown)` : n;
 }
 
-/** One line for the quick pick: `≈$0.0021 now · saves ≈9.6k tokens ($0.00096) per later request · break-even after 3 requests`. */
-export function priceSummary(e: ReductionEconomics): string {
-  const parts: string[] = [];
-  if (e.requestInputTokens || e.requestOutputTokens)
-    parts.push(e.requestCost !== null ? `≈${formatDollars(e.requestCost)} now` : "request price unknown");
-  parts.push(
+/** The quick pick's label: `≈$0.00062 now · break-even after 3 requests`. */
+export function priceHeadline(e: ReductionEconomics): string {
+  const now =
+    e.requestInputTokens || e.requestOutputTokens
+      ? e.requestCost !== null
+        ? `≈${formatDollars(e.requestCost)} now`
+        : "request price unknown"
+      : "no request";
+  return `${now} · break-even ${breakEvenText(e)}`;
+}
+
+/** The quick pick's detail: `saves ≈4,016 tokens ($0.00040) on every later request; the prompt cache has expired`. */
+export function priceDetail(e: ReductionEconomics): string {
+  const saves =
     e.savedTokensPerRequest > 0
-      ? `saves ≈${formatCount(e.savedTokensPerRequest)} tokens${e.savedCostPerRequest !== null ? ` (${formatDollars(e.savedCostPerRequest)})` : ""} per later request`
-      : "saves no tokens",
-  );
-  parts.push(`break-even ${breakEvenText(e)}`);
-  return parts.join(" · ");
+      ? `saves ≈${formatCount(e.savedTokensPerRequest)} tokens${e.savedCostPerRequest !== null ? ` (${formatDollars(e.savedCostPerRequest)})` : ""} on every later request`
+      : "saves no tokens";
+  return `${saves}; ${cacheWords(e)}`;
 }
 
 function cacheWords(e: ReductionEconomics): string {

@@ -102,6 +102,9 @@ describe("e2e compaction", () => {
       "the first kept entry in words, not an id",
     );
     assert.match(pickText, /Compact "long scripted session"\?/);
+    // the price: the summary request, the tokens saved on every later request, the break-even
+    assert.match(pickText, /(now|request price unknown) · break-even /);
+    assert.match(pickText, /saves ≈[\d,]+ tokens .*on every later request/);
     await screenshot(page, "compact-preview");
     // details document, then back to the pick
     await widget.locator(".monaco-list-row", { hasText: "Show details" }).click();
@@ -112,6 +115,15 @@ describe("e2e compaction", () => {
 
     await page.waitForTimeout(1500);
     await screenshot(page, "compact-progress");
+    // the new summary lost commands of what it summarised: the review before anything is written
+    const write = widget.locator(".monaco-list-row", { hasText: "Write this summary" });
+    await write.waitFor({ state: "visible", timeout: 30_000 });
+    const reviewText = await widget.innerText();
+    assert.match(reviewText, /The new summary lost \d+ items? of what it summarised/);
+    assert.match(reviewText, /Summarize again, asking to keep them/);
+    await page.waitForTimeout(500);
+    await screenshot(page, "compact-review");
+    await write.click();
     // (notification toasts are not rendered in this headless code-server, so progress and result
     // messages are checked through the log and the integration suite's command outcomes)
 
@@ -210,6 +222,9 @@ describe("e2e compaction", () => {
     await password.fill("sk-e2e-typed-7");
     await screenshot(page, "compact-api-key-box");
     await page.keyboard.press("Enter");
+    const write = widget.locator(".monaco-list-row", { hasText: "Write this summary" });
+    await write.waitFor({ state: "visible", timeout: 30_000 });
+    await write.click();
     await waitUntil(() => readFileSync(sessionFile).length > before.length, 30_000, "the compaction to be written");
     const auth = server.requests.map((r) => r.authorization);
     assert.equal(auth[0], undefined, "the first request had no key (401)");

@@ -42,13 +42,14 @@ function renderCacheStrip(points: HistoryPoint[], x: (i: number) => number): SVG
   points.forEach((p, i) => {
     const rate = p.cache?.hitRate;
     if (rate === null || rate === undefined) return;
-    const height = Math.max(1, rate * (CACHE_H - 2));
     const cold = Boolean(p.cache!.cold);
+    // the bar is the hit rate; a cold turn keeps at least a third of the height so it stays visible
+    const height = Math.max(cold ? (CACHE_H - 2) / 3 : 1, rate * (CACHE_H - 2));
     const bar = s("rect", {
       x: (x(i) - width / 2).toFixed(1),
-      y: (CACHE_H - (cold ? CACHE_H - 2 : height)).toFixed(1),
+      y: (CACHE_H - height).toFixed(1),
       width: width.toFixed(1),
-      height: (cold ? CACHE_H - 2 : height).toFixed(1),
+      height: height.toFixed(1),
       class: cold ? "cache-bar cold" : "cache-bar",
     });
     const title = s("title");

@@ -1,0 +1,191 @@
+// E2E: context economics in the real workbench (code-server + Chromium), dark and light: the panel's
+// "Usage & cost" section (pi's footer totals, equal to `pi-context inspect --json`), the forecast
+// beside the tokens until auto-compaction, the history chart's prompt-cache strip with cold turns,
+// what each compaction lost (in its card and beside the summary diff), the gauge tooltip's usage
+// rows, and the compaction preview with its price. Screenshots in test-results/e2e/econ-*.png.
+//
+// Isolation: its own workspace whose .vscode/settings.json points `piContext.agentDir` at a private
+// agent dir (long.agent's settings/models + long.jsonl up to line 147: two compactions, ≈8 turns
+// until auto-compaction, compactable).
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import {
+  closeSharedHost,
+  encodeSessionDirName,
+  openWorkbench,
+  repoRoot,
+  runCommand,
+  screenshot,
+  statusBarItem,
+  waitUntil,
+  webviewFrame,
+} from "./harness.mjs";
+
+const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
+const CUT = 147;
+
+function setup() {
+  const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-econ-"));
+  const workspace = path.join(root, "project");
+  const agentDir = path.join(root, "agent");
+  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+  mkdirSync(agentDir, { recursive: true });
+  for (const f of readdirSync(path.join(FIXTURE, "long.agent")))
+    copyFileSync(path.join(FIXTURE, "long.agent", f), path.join(agentDir, f));
+  const lines = readFileSync(path.join(FIXTURE, "long.jsonl"), "utf8").split("\n").slice(0, CUT);
+  const header = JSON.parse(lines[0]);
+  header.cwd = workspace;
+  lines[0] = JSON.stringify(header);
+  const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
+  mkdirSync(dir, { recursive: true });
+  const sessionFile = path.join(dir, "2026-11-30T06-33-33-295Z_e2e-econ.jsonl");
+  writeFileSync(sessionFile, lines.join("\n") + "\n");
+  const old = new Date(Date.now() - 3600_000); // not live: the compaction preview is allowed
+  utimesSync(sessionFile, old, old);
+  return { root, workspace, agentDir, sessionFile };
+}
+
+function writeSettings(workspace, agentDir, theme) {
+  writeFileSync(
+    path.join(workspace, ".vscode", "settings.json"),
+    JSON.stringify(
+      {
+        "piContext.agentDir": agentDir,
+        "workbench.colorTheme": theme,
+        // OpenAI's server (gpt-4o-mini's catalog prices); no key is stored and nothing is ever sent
+        "piContext.summarizer.openai.baseURL": "https://api.openai.com/v1",
+        "piContext.summarizer.openai.model": "gpt-4o-mini",
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+function inspectJson(file, agentDir) {
+  const out = execFileSync(
+    process.execPath,
+    [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir],
+    { encoding: "utf8" },
+  );
+  return JSON.parse(out);
+}
+
+describe("e2e context economics", () => {
+  let fx;
+  let wb;
+
+  before(async () => {
+    fx = setup();
+    writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
+    wb = await openWorkbench({ folder: fx.workspace, width: 1500, height: 1000 });
+  });
+  after(async () => {
+    await wb?.close();
+    await closeSharedHost();
+    if (fx) rmSync(fx.root, { recursive: true, force: true });
+  });
+
+  async function panelShots(theme) {
+    const { page } = wb;
+    await runCommand(page, "Pi: Open Context Panel");
+    const frame = webviewFrame(page);
+    const usage = frame.locator('[data-testid="usage"]');
+    await usage.waitFor({ state: "visible", timeout: 30_000 });
+    const cli = inspectJson(fx.sessionFile, fx.agentDir);
+    assert.equal(await frame.locator('[data-testid="usage-footer"]').innerText(), cli.usage.footer);
+    assert.match(await frame.locator('[data-testid="usage-cost"]').innerText(), /^\$0\.\d{3}/);
+    const forecast = frame.locator('[data-testid="gauge-forecast"]');
+    assert.equal(Number(await forecast.getAttribute("data-value")), cli.forecast.turns);
+    assert.match(await forecast.innerText(), /^≈ \d+ turns until auto-compaction$/);
+    assert.match(await forecast.getAttribute("title"), /tokens left at \+[\d,]+ per turn/);
+    const strip = frame.locator('[data-testid="history-cache"]');
+    await strip.waitFor({ state: "visible" });
+    assert.ok((await strip.locator("rect.cold").count()) > 0, "cold turns marked");
+    assert.match(await frame.locator('[data-testid="history-cold"]').innerText(), /\d+ cold turns · \$0\.\d+/);
+    await page.waitForTimeout(600);
+    await screenshot(page, `econ-${theme}-usage`);
+    await strip.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(300);
+    await screenshot(page, `econ-${theme}-history`);
+    // the latest compaction's card is expanded: what it lost, chips that reveal their entries
+    const lost = frame.locator('.summary [data-testid^="lost-"]').first();
+    await lost.scrollIntoViewIfNeeded();
+    assert.match(await lost.innerText(), /Not in the summary or the kept part/);
+    assert.ok((await lost.locator(".lost-chip").count()) > 0);
+    await page.waitForTimeout(300);
+    await screenshot(page, `econ-${theme}-lost`);
+    const diffLost = frame.locator('[data-section="diff"] [data-testid^="lost-"]');
+    await diffLost.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(300);
+    await screenshot(page, `econ-${theme}-diff-lost`);
+  }
+
+  async function tooltipShot(theme) {
+    const { page } = wb;
+    const item = statusBarItem(page, "piContext.gauge");
+    await item.hover();
+    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "pi's footer" }).first();
+    await hover.waitFor({ state: "visible", timeout: 10_000 });
+    const text = await hover.innerText();
+    for (const want of ["Usage", "Tokens", "Cost", "Prices", "Cache", "Forecast", "Compact At…"])
+      assert.ok(text.includes(want), `tooltip lacks ${want}:\n${text}`);
+    await page.waitForTimeout(300);
+    await screenshot(page, `econ-${theme}-tooltip`);
+    await page.mouse.move(700, 500);
+  }
+
+  async function previewShot(theme) {
+    const { page } = wb;
+    const widget = page.locator(".quick-input-widget");
+    await runCommand(page, "Pi: Compact Session…");
+    await widget.locator("input").waitFor({ state: "visible" });
+    await page.keyboard.press("Enter"); // no instructions
+    const price = widget.locator(".monaco-list-row", { hasText: "break-even" });
+    await price.waitFor({ state: "visible", timeout: 20_000 });
+    assert.match(await price.innerText(), /≈\$[\d.]+ now · break-even /);
+    assert.match(await price.innerText(), /saves ≈[\d,]+ tokens \(\$[\d.]+\) on every later request/);
+    await page.mouse.move(20, 900);
+    await page.waitForTimeout(500);
+    await screenshot(page, `econ-${theme}-compact-preview`);
+    await widget.locator(".monaco-list-row", { hasText: "Show details" }).click();
+    await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });
+    await page.keyboard.press("Escape");
+    await page
+      .locator(".tab", { hasText: "Compaction preview" })
+      .first()
+      .waitFor({ state: "visible", timeout: 20_000 });
+    await page.waitForTimeout(2500);
+    await screenshot(page, `econ-${theme}-compact-details`);
+    // the document is a markdown preview (a webview): its "## Cost" section is in the screenshot
+    await runCommand(page, "View: Close All Editors");
+  }
+
+  it("dark: usage & cost, forecast, cache strip, lost items, tooltip, priced preview", async () => {
+    await panelShots("dark");
+    await tooltipShot("dark");
+    await previewShot("dark");
+  });
+
+  it("light: the same", async () => {
+    const { page } = wb;
+    writeSettings(fx.workspace, fx.agentDir, "Default Light Modern");
+    await waitUntil(async () => (await page.locator(".monaco-workbench.vs").count()) > 0, 20_000, "the light theme");
+    await panelShots("light");
+    await tooltipShot("light");
+    await previewShot("light");
+  });
+});
