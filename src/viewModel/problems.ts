@@ -14,7 +14,6 @@ import type { ProblemModel } from "../shared/protocol";
 const TITLES: Record<string, string> = {
   "truncated-final-line": "Incomplete last line",
   "malformed-line": "Malformed line",
-  "invalid-escape": "Malformed line",
   "line-too-long": "Line too long",
   "not-an-object": "Not an entry",
   "not-an-entry": "Not an entry",

@@ -153,18 +153,3 @@ export function duplicateId(line: number, offset: number, entryId: string, previ
     entryId,
   };
 }
-
-/**
- * A long line's string holds an escape `JSON.parse` would reject (found when its message is
- * measured on first use): pi skips such a line; pi-context estimates it from its size.
- */
-export function invalidEscape(line: number, offset: number, entryId: string, reason: string): Diagnostic {
-  return {
-    severity: "warning",
-    code: "invalid-escape",
-    message: `line ${line}: ${reason} inside a long string; pi 1.6.0 skips this line, pi-context estimates it from its size`,
-    line,
-    offset,
-    entryId,
-  };
-}

@@ -147,17 +147,29 @@ function firstLine(text: string): string {
   return line.length > PREVIEW_LENGTH ? `${line.slice(0, PREVIEW_LENGTH - 1)}…` : line;
 }
 
+/** Units of a long string decoded first for its preview (most first lines are shorter). */
+const PREVIEW_PROBE = 96;
+
 function previewOf(value: unknown): string | undefined {
   if (typeof value === "string") return value ? firstLine(value) : undefined;
-  if (value instanceof LongString) return firstLine(value.head(PREVIEW_LENGTH * 2));
+  if (value instanceof LongString) {
+    // firstLine of the first 2 × PREVIEW_LENGTH units; a shorter prefix gives the same line when it
+    // holds the line's end (a newline after the leading whitespace) or more than PREVIEW_LENGTH of it.
+    const probe = value.head(PREVIEW_PROBE);
+    const trimmed = probe.replace(/^\s+/, "");
+    if (trimmed.length > PREVIEW_LENGTH || (trimmed.length > 0 && trimmed.includes("\n"))) return firstLine(probe);
+    return firstLine(probe.length < PREVIEW_PROBE ? probe : value.head(PREVIEW_LENGTH * 2));
+  }
   return undefined;
 }
 
-function contentPreview(content: unknown): string | undefined {
-  if (isString(content)) return previewOf(content);
-  if (!Array.isArray(content)) return undefined;
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && isNonEmptyString(block.text)) return previewOf(block.text);
+/** The string a field's preview comes from: the field itself, or its first non-empty text block. */
+function previewSource(source: unknown): string | LongString | undefined {
+  if (isString(source)) return source;
+  if (!Array.isArray(source)) return undefined;
+  for (const block of source) {
+    if (isObject(block) && block.type === "text" && isNonEmptyString(block.text))
+      return block.text as string | LongString;
   }
   return undefined;
 }
@@ -264,12 +276,15 @@ export interface RecordError {
 /**
  * Build the {@link EntryRecord} of one parsed entry line (already migrated to version 3).
  * @param value the line as parsed by `JSON.parse` or `scanJson`.
+ * @param reader given when `value` came from `scanJson` (long strings are measured `LongString`s):
+ *   tool-call arguments are then measured with `jsonLength` instead of the native `JSON.stringify`,
+ *   and previews of long strings are read back through it on first use (see {@link ByteReader}).
  * @returns the record, or a {@link RecordError} for lines pi could not use as an entry.
  */
 export function buildRecord(
   value: ScannedValue | unknown,
   at: LineLocation,
-  lazyChars?: LazyChars,
+  reader?: ByteReader,
 ): EntryRecord | RecordError {
   if (!isObject(value))
     return {
@@ -312,7 +327,7 @@ export function buildRecord(
           message: `message entry with message ${String(message)} (pi 1.6.0 fails to open such a session: it reads message.role)`,
         };
       // pi keeps an entry whose message is `false`, a string, a number or an array: no role, no tokens.
-      if (isObject(message)) fillMessage(record, message, lazyChars);
+      if (isObject(message)) fillMessage(record, message, at, reader);
       break;
     }
     case "compaction": {
@@ -351,8 +366,8 @@ export function buildRecord(
       record.customType = str(value.customType);
       record.display = Boolean(value.display);
       const message = { role: "custom", content: value.content ?? [] };
-      setChars(record, message, lazyChars);
-      setPreview(record, value.content, (m) => m.content, lazyChars);
+      setChars(record, message, reader !== undefined);
+      setPreview(record, value.content, at, reader);
       record.images = countImages(value.content);
       break;
     }
@@ -410,42 +425,37 @@ function normaliseSystem(message: unknown): SystemMessage {
 }
 
 /**
- * Re-reads an entry's line and returns the characters pi counts for its (non-system) message.
- * Used for long lines, whose strings are not measured when the file is opened.
+ * Reads bytes of the session file back (absolute offset, at most `length` bytes; fewer at its end):
+ * how a record built at open gets a long string's preview on first use.
  */
-export type LazyChars = ((record: EntryRecord) => CharBreakdown) & {
-  /** Re-read the entry's message (custom messages as `{role: "custom", content}`), for previews. */
-  message?: (record: EntryRecord) => unknown;
-};
+export type ByteReader = (offset: number, length: number) => Buffer;
+
+/** Raw bytes of a long string that its preview can need: `head(2 × PREVIEW_LENGTH)` at 6 bytes per unit. */
+const PREVIEW_BYTES = PREVIEW_LENGTH * 2 * 6 + 8;
 
 /**
- * Set `record.preview` from a message field: now, unless it is a long string on a long line, whose
- * decoding is left to the first reader (the tree view asks for the previews it shows).
+ * Set `record.preview` from a message field. A long string of a scanned line is decoded on first
+ * use of `preview`, from its bytes only (at most {@link PREVIEW_BYTES} of them, re-read through
+ * `reader`): the open never decodes text nobody shows, and showing it never re-reads the line.
  */
-function setPreview(
-  record: EntryRecord,
-  source: unknown,
-  pick: (message: Obj) => unknown,
-  lazy: LazyChars | undefined,
-): void {
-  const needsDecode =
-    source instanceof LongString ||
-    (Array.isArray(source) && source.some((b) => isObject(b) && b.type === "text" && b.text instanceof LongString));
-  if (!lazy?.message || !needsDecode) {
-    const preview = isString(source) || source === undefined ? previewOf(source) : contentPreview(source);
+function setPreview(record: EntryRecord, field: unknown, at: LineLocation, reader: ByteReader | undefined): void {
+  const source = previewSource(field);
+  if (!(source instanceof LongString) || !reader) {
+    const preview = previewOf(source);
     if (preview !== undefined) record.preview = preview;
     return;
   }
-  const load = lazy.message;
+  const offset = at.offset + source.start;
+  const bytes = Math.min(source.byteLength, PREVIEW_BYTES + 16); // more than any cut: never "the whole string" unless it is
+  const hasEscape = source.hasEscape;
   Object.defineProperty(record, "preview", {
     get: () => {
       let preview: string | undefined;
       try {
-        const message = load(record);
-        const field = isObject(message) ? pick(message) : undefined;
-        preview = isString(field) ? previewOf(field) : contentPreview(field);
+        const buf = reader(offset, bytes);
+        preview = previewOf(new LongString(buf, 0, buf.length, hasEscape));
       } catch {
-        preview = undefined;
+        preview = undefined; // the file changed or went away: no preview (the next refresh re-reads it)
       }
       Object.defineProperty(record, "preview", {
         value: preview,
@@ -461,35 +471,17 @@ function setPreview(
 }
 
 /**
- * Set `chars`/`tokens` of a record: now, or — for long lines — on first access through `lazy`
- * (the getters replace themselves with plain values once measured).
+ * Set `chars`/`tokens` of a record. Long strings of a scanned line are measured already (the
+ * string finder measures while it validates), so this never reads the line again.
+ * @param scanned the message was read by `scanJson` (may hold `LongString`s), not `JSON.parse`.
  */
-function setChars(record: EntryRecord, message: unknown, lazy: LazyChars | undefined): void {
-  if (!lazy) {
-    record.chars = messageChars(message, { plain: true });
-    record.tokens = Math.ceil(totalChars(record.chars) / 4);
-    return;
-  }
-  const resolve = (): CharBreakdown => {
-    const chars = lazy(record);
-    Object.defineProperty(record, "chars", { value: chars, writable: true, enumerable: true, configurable: true });
-    Object.defineProperty(record, "tokens", {
-      value: Math.ceil(totalChars(chars) / 4),
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-    return chars;
-  };
-  Object.defineProperty(record, "chars", { get: resolve, enumerable: true, configurable: true });
-  Object.defineProperty(record, "tokens", {
-    get: () => Math.ceil(totalChars(resolve()) / 4),
-    enumerable: true,
-    configurable: true,
-  });
+function setChars(record: EntryRecord, message: unknown, scanned: boolean): void {
+  record.chars = messageChars(message, { plain: !scanned });
+  record.tokens = Math.ceil(totalChars(record.chars) / 4);
 }
 
-function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): void {
+function fillMessage(record: EntryRecord, message: Obj, at: LineLocation, reader: ByteReader | undefined): void {
+  const scanned = reader !== undefined;
   const role = str(message.role) ?? "";
   record.role = role;
   if (role === "system") {
@@ -498,7 +490,7 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
     record.systemTokens = estimateTokens(system);
     return;
   }
-  setChars(record, message, lazyChars);
+  setChars(record, message, scanned);
   switch (role) {
     case "assistant": {
       record.stopReason = str(message.stopReason);
@@ -534,7 +526,7 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
       }
       const ops = fileOpsOfMessage(message);
       if (ops.length > 0) record.fileOps = ops;
-      setPreview(record, message.content, (m) => m.content, lazyChars);
+      setPreview(record, message.content, at, reader);
       break;
     }
     case "toolResult": {
@@ -546,19 +538,19 @@ function fillMessage(record: EntryRecord, message: Obj, lazyChars?: LazyChars): 
       if (toolUsage) record.usage = toolUsage;
       const ops = fileOpsOfMessage(message);
       if (ops.length > 0) record.fileOps = ops;
-      setPreview(record, message.content, (m) => m.content, lazyChars);
+      setPreview(record, message.content, at, reader);
       record.images = countImages(message.content);
       break;
     }
     case "user":
     case "custom":
-      setPreview(record, message.content, (m) => m.content, lazyChars);
+      setPreview(record, message.content, at, reader);
       record.images = countImages(message.content);
       if (role === "custom") record.customType = str(message.customType);
       break;
     case "bashExecution":
       record.excludeFromContext = Boolean(message.excludeFromContext);
-      setPreview(record, message.command, (m) => m.command, lazyChars);
+      setPreview(record, message.command, at, reader);
       break;
     default:
       break;

@@ -15,7 +15,7 @@
  */
 
 import { isAscii } from "node:buffer";
-import { StringFinder, STRING_INVALID } from "./strscan";
+import { StringFinder, STRING_INVALID, type StringMeasure } from "./strscan";
 
 /** Thrown for input that `JSON.parse` would reject. */
 export class JsonScanError extends Error {
@@ -85,27 +85,45 @@ export class LongString {
     return JSON.parse(this.buf.toString("utf8", this.start - 1, this.end + 1)) as string;
   }
 
-  /** The first `maxUnits` UTF-16 code units of the value, decoding only a prefix of the bytes. */
+  /**
+   * The first `maxUnits` UTF-16 code units of the value, decoding only a prefix of the bytes: first
+   * as many bytes as ASCII text needs, more only when they decode to fewer units (escapes, non-ASCII).
+   */
   head(maxUnits: number): string {
-    let cut = Math.min(this.end, this.start + maxUnits * 4 + 8);
-    if (cut < this.end) {
-      // Never cut inside an escape sequence or a UTF-8 sequence.
-      if (this.hasEscape) {
-        let at = this.buf.indexOf(BACKSLASH, this.start);
-        while (at >= 0 && at < cut) {
-          const escLength = this.buf[at + 1] === 0x75 ? 6 : 2;
-          if (at + escLength > cut) {
-            cut = at;
-            break;
-          }
-          at = this.buf.indexOf(BACKSLASH, at + escLength);
-        }
-      }
+    const small = this.prefix(maxUnits, maxUnits + 8);
+    if (small.text.length >= maxUnits || small.whole) return small.text.slice(0, maxUnits);
+    return this.prefix(maxUnits, maxUnits * 6 + 8).text.slice(0, maxUnits);
+  }
+
+  /** The value decoded from at most `maxBytes` raw bytes (never cut inside an escape or a UTF-8 sequence). */
+  private prefix(maxUnits: number, maxBytes: number): { text: string; whole: boolean } {
+    let cut = Math.min(this.end, this.start + maxBytes);
+    const whole = cut === this.end;
+    if (!whole) {
       while (cut > this.start && (this.buf[cut]! & 0xc0) === 0x80) cut--;
+      if (this.hasEscape) cut = this.escapeSafeCut(cut);
     }
     const raw = this.buf.toString("utf8", this.start, cut);
     const text = this.hasEscape ? (JSON.parse(`"${raw}"`) as string) : raw;
-    return text.length > maxUnits ? text.slice(0, maxUnits) : text;
+    return { text: text.length > maxUnits ? text.slice(0, maxUnits) : text, whole };
+  }
+
+  /**
+   * `cut`, or the start of the escape it would cut through. Only the last backslash within the 6
+   * bytes before `cut` can start such an escape (escapes do not overlap and hold no backslash after
+   * their first byte); it starts one when its run of backslashes is odd (validated string).
+   */
+  private escapeSafeCut(cut: number): number {
+    const buf = this.buf;
+    let j = cut - 1;
+    const stop = Math.max(this.start, cut - 6);
+    while (j >= stop && buf[j] !== BACKSLASH) j--;
+    if (j < stop) return cut;
+    let run = 1;
+    while (j - run >= this.start && buf[j - run] === BACKSLASH) run++;
+    if (run % 2 === 0) return cut; // an escaped backslash: its escape ends at j + 1 ≤ cut
+    const length = j + 1 < cut && buf[j + 1] === 0x75 ? 6 : 2;
+    return j + length > cut ? j : cut;
   }
 }
 
@@ -209,9 +227,11 @@ export interface ScanOptions {
   /** Strings whose encoded body is at least this many bytes become {@link LongString}s. Default 256. */
   longStringBytes?: number;
   /**
-   * Measure long strings while scanning (default true). With `false`, lengths are measured on
-   * first use of `length`/`jsonLength`. Either way every string is fully validated while
-   * scanning (control bytes, escapes), so a line is accepted exactly when `JSON.parse` accepts it.
+   * Measure long strings while scanning (default true). The WebAssembly string finder measures
+   * them anyway while validating (free); with `false`, strings it could not measure (JavaScript
+   * fallback, a line that is not valid UTF-8) are measured on first use of `length`/`jsonLength`.
+   * Either way every string is fully validated while scanning (control bytes, escapes), so a line
+   * is accepted exactly when `JSON.parse` accepts it.
    */
   measure?: boolean;
 }
@@ -277,7 +297,7 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
       q = found >>> 1;
       hasEscape = (found & 1) === 1;
       pos = q + 1;
-      if (q - s >= longStringBytes) return longString(s, q, hasEscape);
+      if (q - s >= longStringBytes) return longString(s, q, hasEscape, finder.measure(s, q));
       return hasEscape ? (JSON.parse(buf.toString("utf8", s - 1, q + 1)) as string) : buf.toString("utf8", s, q);
     }
     pos = q + 1;
@@ -291,11 +311,13 @@ export function scanJson(buf: Buffer, start: number, end: number, options: ScanO
     }
   };
 
-  /** A validated long string: measured now, or on first use of its lengths. */
-  const longString = (s: number, q: number, hasEscape: boolean): LongString =>
-    measure
-      ? new LongString(buf, s, q, hasEscape, measureJsonString(buf, s, q, hasEscape))
-      : new LongString(buf, s, q, hasEscape);
+  /** A validated long string: measured by the string finder, else now or on first use of its lengths. */
+  const longString = (s: number, q: number, hasEscape: boolean, measured: StringMeasure | undefined): LongString =>
+    measured
+      ? new LongString(buf, s, q, hasEscape, measured)
+      : measure
+        ? new LongString(buf, s, q, hasEscape, measureJsonString(buf, s, q, hasEscape))
+        : new LongString(buf, s, q, hasEscape);
 
   const readLiteral = (text: string, value: ScannedValue): ScannedValue => {
     for (let k = 0; k < text.length; k++) {

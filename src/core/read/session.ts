@@ -21,9 +21,8 @@
 import * as fs from "node:fs";
 import * as diagnostic from "./diagnostics";
 import { FileProbes, openRegular, openRegularSync, readFullySync, streamChunks } from "./disk";
-import { buildRecord, type EntryRecord, type LazyChars } from "./entries";
-import { messageChars, type CharBreakdown } from "./estimate";
-import { JsonScanError, scanJson, type ScannedValue } from "./jsonscan";
+import { buildRecord, type EntryRecord } from "./entries";
+import type { ScannedValue } from "./jsonscan";
 import { isBlank, isLongLine, LineSplitter, parseLine } from "./lines";
 import { isHeader, migrateMessageRole, migrateV1Entry, piVersion, syntheticId, toHeader } from "./migrate";
 import {
@@ -285,17 +284,26 @@ export class SessionFile {
 
   /** The raw bytes of an entry's line (without the newline). */
   readLineBytes(record: EntryRecord): Buffer {
-    if (this.bytes) return this.bytes.subarray(record.offset, record.offset + record.byteLength);
-    const buf = Buffer.allocUnsafe(record.byteLength);
+    const buf = this.readBytes(record.offset, record.byteLength);
+    if (buf.length < record.byteLength)
+      throw new StaleSessionError(`${this.filePath} is shorter than when it was read`);
+    return buf;
+  }
+
+  /** Up to `length` bytes of the file from `offset` (fewer at its end), read now (synchronously). */
+  private readBytes(offset: number, length: number): Buffer {
+    if (this.bytes) return this.bytes.subarray(offset, Math.min(this.bytes.length, offset + length));
+    const buf = Buffer.allocUnsafe(length);
     const { fd } = openRegularSync(this.path!);
     try {
-      if (readFullySync(fd, buf, record.offset) < record.byteLength)
-        throw new StaleSessionError(`${this.filePath} is shorter than when it was read`);
+      return buf.subarray(0, readFullySync(fd, buf, offset));
     } finally {
       fs.closeSync(fd);
     }
-    return buf;
   }
+
+  /** What records of scanned lines read their long strings' previews with (see `buildRecord`). */
+  private readonly byteReader = (offset: number, length: number): Buffer => this.readBytes(offset, length);
 
   // ---------------------------------------------------------------------------------------------
 
@@ -397,38 +405,6 @@ export class SessionFile {
     this.childrenCache = undefined;
   }
 
-  /**
-   * Measure a long line's message on first use (its strings were not measured when the file was
-   * read): re-read the line, decode lengths exactly, and count like pi's `estimateTokens`.
-   * An escape that JSON.parse would reject is reported (pi skips such a line) and counted leniently.
-   */
-  private readonly lazyChars: LazyChars = Object.assign((record: EntryRecord) => this.measureLine(record), {
-    message: (record: EntryRecord) => this.lineMessage(record),
-  });
-
-  /** The message of an entry's line (custom messages as `{role: "custom", content}`), re-read from disk. */
-  private lineMessage(record: EntryRecord): unknown {
-    const bytes = this.readLineBytes(record);
-    const value = scanJson(bytes, 0, bytes.length, { measure: false }) as Record<string, unknown>;
-    if (value.id !== undefined && this.fileVersion >= 2 && value.id !== record.id) {
-      throw new StaleSessionError(`line ${record.line} of ${this.filePath} no longer holds entry ${record.id}`);
-    }
-    if (this.fileVersion < 3) migrateMessageRole(value);
-    return record.type === "custom_message" ? { role: "custom", content: value.content ?? [] } : value.message;
-  }
-
-  private measureLine(record: EntryRecord): CharBreakdown {
-    const message = this.lineMessage(record);
-    try {
-      return messageChars(message);
-    } catch (error) {
-      if (!(error instanceof JsonScanError)) throw error;
-      this.diagnostics.push(diagnostic.invalidEscape(record.line, record.offset, record.id, error.message));
-      const approx = Math.ceil(record.byteLength);
-      return { text: approx, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
-    }
-  }
-
   /** For duplicate ids: the record a later record replaced in {@link byId}. */
   private readonly shadowedById = new Map<EntryRecord, EntryRecord>();
 
@@ -447,7 +423,7 @@ export class SessionFile {
     try {
       if (!isLongLine(end - start)) value = JSON.parse(buf.toString("utf8", start, end));
       else {
-        value = parseLine(buf, start, end, false);
+        value = parseLine(buf, start, end);
         scanned = true;
       }
     } catch (error) {
@@ -496,7 +472,7 @@ export class SessionFile {
     const record = buildRecord(
       value as ScannedValue,
       { index: this.records.length, line, offset, byteLength },
-      scanned ? this.lazyChars : undefined,
+      scanned ? this.byteReader : undefined,
     );
     if ("code" in record && !("id" in record)) {
       this.diagnostics.push(diagnostic.skippedEntry(line, offset, record.code, record.message));

@@ -10,10 +10,11 @@ import {
   type ScannedValue,
 } from "../../../../src/core/read/jsonscan";
 import { toPlain } from "../../../../src/core/read/entries";
+import { useWasmStringFinder } from "../../../../src/core/read/strscan";
 
 /** Accept/reject and values exactly like JSON.parse; long strings measured exactly. */
-function check(input: string, longStringBytes: number): void {
-  const buf = Buffer.from(input, "utf8");
+function check(input: string | Buffer, longStringBytes: number): void {
+  const buf = typeof input === "string" ? Buffer.from(input, "utf8") : input;
   // pi reads bytes and decodes them as UTF-8 before JSON.parse (lone surrogates become U+FFFD).
   const text = buf.toString("utf8");
   let expected: unknown;
@@ -169,5 +170,47 @@ describe("scanJson", () => {
     assert.ok(v.content[0]!.text instanceof LongString);
     assert.equal(v.content[0]!.text.length, big.length);
     assert.equal(v.content[0]!.text.jsonLength, JSON.stringify(big).length);
+  });
+
+  /**
+   * The WebAssembly string finder measures long strings while it validates them (UTF-8 byte
+   * counts, escape overheads, what JSON.stringify re-escapes): byte-level bodies — escapes of every
+   * kind, surrogate escapes paired and lone, raw multi-byte UTF-8, invalid UTF-8 bytes, escapes
+   * across 16-byte block edges — must measure exactly like JSON.parse + JSON.stringify, with both
+   * string finders.
+   */
+  it("measures byte-level string bodies exactly like JSON.parse, both string finders (fast-check)", () => {
+    const ESCAPES = ["\\n", "\\/", '\\"', "\\\\", "\\t", "\\b", "\\f", "\\r"];
+    const hex = (n: number): string => n.toString(16).padStart(4, "0");
+    const utf8 = (s: string): Buffer => Buffer.from(s, "utf8");
+    const piece: fc.Arbitrary<Buffer> = fc.oneof(
+      fc.constantFrom(...ESCAPES).map(utf8),
+      fc.integer({ min: 0, max: 0x1f }).map((n) => utf8(`\\u${hex(n)}`)),
+      fc.constantFrom("\\u0022", "\\u005C", "\\u002f", "\\u0041", "\\u2028", "\\u00e9", "\\uFFFF").map(utf8),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((n) => utf8(`\\u${hex(n)}`)),
+      fc.constantFrom("\\ud83d\\ude00", "\\uDBFF\\uDFFF", "\\ud800\\u0041", "\\udc00\\ud800").map(utf8),
+      fc.constantFrom("é", "€", "😀", "\u2028", "\u007f", "日本語").map(utf8),
+      fc.stringMatching(/^[ -!#-[\]-~]{1,20}$/).map(utf8),
+      // invalid UTF-8: a lone lead or continuation byte, an encoded surrogate, a cut 4-byte sequence, a 5-byte lead
+      fc.constantFrom("ff", "80", "c3", "eda080", "f09f98", "f888808080").map((h) => Buffer.from(h, "hex")),
+    );
+    const body = fc.array(piece, { minLength: 1, maxLength: 80 });
+    try {
+      for (const wasm of [true, false]) {
+        useWasmStringFinder(wasm);
+        fc.assert(
+          fc.property(body, fc.nat(31), fc.boolean(), (parts, pad, bare) => {
+            // a bare string ends the line at its closing quote: its last bytes take the byte-by-byte tail
+            const line = bare
+              ? Buffer.concat([utf8(`${" ".repeat(pad)}"`), ...parts, utf8('"')])
+              : Buffer.concat([utf8(`{"${"p".repeat(pad)}":"`), ...parts, utf8('","n":1}')]);
+            for (const t of [0, 16, 256]) check(line, t);
+          }),
+          { numRuns: 3000 },
+        );
+      }
+    } finally {
+      useWasmStringFinder(true);
+    }
   });
 });
