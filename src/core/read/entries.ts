@@ -276,15 +276,14 @@ export interface RecordError {
 /**
  * Build the {@link EntryRecord} of one parsed entry line (already migrated to version 3).
  * @param value the line as parsed by `JSON.parse` or `scanJson`.
- * @param reader given when `value` came from `scanJson` (long strings are measured `LongString`s):
- *   tool-call arguments are then measured with `jsonLength` instead of the native `JSON.stringify`,
- *   and previews of long strings are read back through it on first use (see {@link ByteReader}).
+ * @param scanned `value` came from `scanJson` (long strings are measured `LongString`s): tool-call
+ *   arguments are then measured with `jsonLength` instead of the native `JSON.stringify`.
  * @returns the record, or a {@link RecordError} for lines pi could not use as an entry.
  */
 export function buildRecord(
   value: ScannedValue | unknown,
   at: LineLocation,
-  reader?: ByteReader,
+  scanned = false,
 ): EntryRecord | RecordError {
   if (!isObject(value))
     return {
@@ -327,7 +326,7 @@ export function buildRecord(
           message: `message entry with message ${String(message)} (pi 1.6.0 fails to open such a session: it reads message.role)`,
         };
       // pi keeps an entry whose message is `false`, a string, a number or an array: no role, no tokens.
-      if (isObject(message)) fillMessage(record, message, at, reader);
+      if (isObject(message)) fillMessage(record, message, scanned);
       break;
     }
     case "compaction": {
@@ -366,8 +365,8 @@ export function buildRecord(
       record.customType = str(value.customType);
       record.display = Boolean(value.display);
       const message = { role: "custom", content: value.content ?? [] };
-      setChars(record, message, reader !== undefined);
-      setPreview(record, value.content, at, reader);
+      setChars(record, message, scanned);
+      setPreview(record, value.content);
       record.images = countImages(value.content);
       break;
     }
@@ -425,49 +424,14 @@ function normaliseSystem(message: unknown): SystemMessage {
 }
 
 /**
- * Reads bytes of the session file back (absolute offset, at most `length` bytes; fewer at its end):
- * how a record built at open gets a long string's preview on first use.
+ * Set `record.preview` from a message field. A long string of a scanned line is decoded from its
+ * first bytes only (see {@link previewOf}: about a hundred bytes, rarely a few hundred), while the
+ * line is in memory: cheaper than any later re-read, and what a record shows never depends on the
+ * file staying as it was.
  */
-export type ByteReader = (offset: number, length: number) => Buffer;
-
-/** Raw bytes of a long string that its preview can need: `head(2 × PREVIEW_LENGTH)` at 6 bytes per unit. */
-const PREVIEW_BYTES = PREVIEW_LENGTH * 2 * 6 + 8;
-
-/**
- * Set `record.preview` from a message field. A long string of a scanned line is decoded on first
- * use of `preview`, from its bytes only (at most {@link PREVIEW_BYTES} of them, re-read through
- * `reader`): the open never decodes text nobody shows, and showing it never re-reads the line.
- */
-function setPreview(record: EntryRecord, field: unknown, at: LineLocation, reader: ByteReader | undefined): void {
-  const source = previewSource(field);
-  if (!(source instanceof LongString) || !reader) {
-    const preview = previewOf(source);
-    if (preview !== undefined) record.preview = preview;
-    return;
-  }
-  const offset = at.offset + source.start;
-  const bytes = Math.min(source.byteLength, PREVIEW_BYTES + 16); // more than any cut: never "the whole string" unless it is
-  const hasEscape = source.hasEscape;
-  Object.defineProperty(record, "preview", {
-    get: () => {
-      let preview: string | undefined;
-      try {
-        const buf = reader(offset, bytes);
-        preview = previewOf(new LongString(buf, 0, buf.length, hasEscape));
-      } catch {
-        preview = undefined; // the file changed or went away: no preview (the next refresh re-reads it)
-      }
-      Object.defineProperty(record, "preview", {
-        value: preview,
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
-      return preview;
-    },
-    enumerable: true,
-    configurable: true,
-  });
+function setPreview(record: EntryRecord, field: unknown): void {
+  const preview = previewOf(previewSource(field));
+  if (preview !== undefined) record.preview = preview;
 }
 
 /**
@@ -480,8 +444,7 @@ function setChars(record: EntryRecord, message: unknown, scanned: boolean): void
   record.tokens = Math.ceil(totalChars(record.chars) / 4);
 }
 
-function fillMessage(record: EntryRecord, message: Obj, at: LineLocation, reader: ByteReader | undefined): void {
-  const scanned = reader !== undefined;
+function fillMessage(record: EntryRecord, message: Obj, scanned: boolean): void {
   const role = str(message.role) ?? "";
   record.role = role;
   if (role === "system") {
@@ -526,7 +489,7 @@ function fillMessage(record: EntryRecord, message: Obj, at: LineLocation, reader
       }
       const ops = fileOpsOfMessage(message);
       if (ops.length > 0) record.fileOps = ops;
-      setPreview(record, message.content, at, reader);
+      setPreview(record, message.content);
       break;
     }
     case "toolResult": {
@@ -538,19 +501,19 @@ function fillMessage(record: EntryRecord, message: Obj, at: LineLocation, reader
       if (toolUsage) record.usage = toolUsage;
       const ops = fileOpsOfMessage(message);
       if (ops.length > 0) record.fileOps = ops;
-      setPreview(record, message.content, at, reader);
+      setPreview(record, message.content);
       record.images = countImages(message.content);
       break;
     }
     case "user":
     case "custom":
-      setPreview(record, message.content, at, reader);
+      setPreview(record, message.content);
       record.images = countImages(message.content);
       if (role === "custom") record.customType = str(message.customType);
       break;
     case "bashExecution":
       record.excludeFromContext = Boolean(message.excludeFromContext);
-      setPreview(record, message.command, at, reader);
+      setPreview(record, message.command);
       break;
     default:
       break;

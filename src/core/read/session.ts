@@ -302,9 +302,6 @@ export class SessionFile {
     }
   }
 
-  /** What records of scanned lines read their long strings' previews with (see `buildRecord`). */
-  private readonly byteReader = (offset: number, length: number): Buffer => this.readBytes(offset, length);
-
   // ---------------------------------------------------------------------------------------------
 
   private reset(): void {
@@ -472,7 +469,7 @@ export class SessionFile {
     const record = buildRecord(
       value as ScannedValue,
       { index: this.records.length, line, offset, byteLength },
-      scanned ? this.byteReader : undefined,
+      scanned,
     );
     if ("code" in record && !("id" in record)) {
       this.diagnostics.push(diagnostic.skippedEntry(line, offset, record.code, record.message));
