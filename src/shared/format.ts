@@ -121,11 +121,26 @@ export const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = {
 export function formatDateTime(when: number | string, locale?: string): string {
   const d = new Date(when);
   if (Number.isNaN(d.getTime())) return String(when);
-  try {
-    return d.toLocaleString(locale, DATE_TIME_OPTIONS);
-  } catch {
-    return d.toLocaleString(undefined, DATE_TIME_OPTIONS); // an unknown locale tag
+  return dateTimeFormat(locale).format(d);
+}
+
+/**
+ * One `Intl.DateTimeFormat` per locale: `toLocaleString` with options builds a new one on every
+ * call (≈ 0.3 ms each here — the tree view formats a time for every row's tooltip).
+ */
+const DATE_TIME_FORMATS = new Map<string | undefined, Intl.DateTimeFormat>();
+
+function dateTimeFormat(locale: string | undefined): Intl.DateTimeFormat {
+  let format = DATE_TIME_FORMATS.get(locale);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat(locale, DATE_TIME_OPTIONS);
+    } catch {
+      format = new Intl.DateTimeFormat(undefined, DATE_TIME_OPTIONS); // an unknown locale tag
+    }
+    DATE_TIME_FORMATS.set(locale, format);
   }
+  return format;
 }
 
 /**
