@@ -12,6 +12,7 @@
 import * as vscode from "vscode";
 import { describeLive, LiveSessionError } from "../core/flows/live";
 import { runSwitchFlow, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
+import { UnsafeSessionWriteError } from "../core/flows/write";
 import type { Services, SwitchCommandOutcome } from "../services";
 import { streamingProgress } from "../ui/progress";
 import * as notify from "../ui/notify";
@@ -124,6 +125,7 @@ export class SwitchCommand {
             // refusals before questions: the live guard (a no-op never gets here)
             if (plan.live.live)
               throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
+            if (plan.writeBlocker) throw new UnsafeSessionWriteError(plan.writeBlocker);
             return ask(false)(plan, changed);
           },
           onUnauthorized: async (error, s) => {
@@ -162,9 +164,12 @@ export class SwitchCommand {
       services.log.info(
         `switch ${file}: → ${r.newLeafId ?? "root"}; wrote ${r.entries.map((e) => `${e.type} ${e.id}`).join(", ") || "nothing"} (${r.bytesBefore} → ${r.bytesAfter} bytes)`,
       );
+      // written: nothing after this point may report the switch as failed
       this.revealer.leafMoved();
       await services.sessions.refresh().catch(() => undefined);
-      await this.revealer.revealLeafIfVisible({ select: true });
+      await this.revealer
+        .revealLeafIfVisible({ select: true })
+        .catch((error: unknown) => services.log.warn(`switch ${file}: revealing the new leaf: ${String(error)}`));
       if (!options.quiet) offerResult(outcome.plan, r.entries.length, text);
       return {
         kind: "switched",

@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
 import { isUnauthorized } from "../core/flows/compact";
 import { LiveSessionError } from "../core/flows/live";
-import { SessionChangedError, UnsafeSessionWriteError } from "../core/flows/write";
+import { SessionChangedError, SessionWriteError, UnsafeSessionWriteError } from "../core/flows/write";
 import { nothingWritten, PRODUCT_NAME } from "../shared/format";
 
 const prefix = (text: string) => `${PRODUCT_NAME}: ${text}`;
@@ -40,7 +40,7 @@ function runAction(choice: string | undefined): void {
   if (choice) ACTIONS[choice]?.();
 }
 
-/** The outcome of a failed flow: `cancelled`, or `error` with a kind (`live`, `config`, `changed`, `unsafe`, a summarizer error kind, `error`). */
+/** The outcome of a failed flow: `cancelled`, or `error` with a kind (`live`, `config`, `changed`, `unsafe`, `write-failed`, a summarizer error kind, `error`). */
 export type FlowFailure =
   | { kind: "cancelled"; file: string; message: string }
   | { kind: "error"; file: string; errorKind: string; message: string };
@@ -51,6 +51,7 @@ export function errorKindOf(error: unknown): string {
   if (error instanceof SummarizerError) return error.kind;
   if (error instanceof SessionChangedError) return "changed";
   if (error instanceof UnsafeSessionWriteError) return "unsafe";
+  if (error instanceof SessionWriteError) return "write-failed";
   return "error";
 }
 

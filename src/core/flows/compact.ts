@@ -42,7 +42,14 @@ import { combineUsage, completeSummary, SummarizerError, type Summarizer, type S
 import { currentSystemMessage, estimateProjectedContextTokens } from "../rules/tokens";
 import type { CompactionEntry, Usage } from "../types";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
-import { appendEntries, expectationOf, newEntryId, type AppendExpectation } from "./write";
+import {
+  appendEntries,
+  assertWritable,
+  expectationOf,
+  newEntryId,
+  writeBlocker,
+  type AppendExpectation,
+} from "./write";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {
@@ -96,6 +103,8 @@ export interface CompactionPlan {
   estimatedTokensAfter: number;
   /** The live-session check at plan time (the flow refuses to summarise when live). */
   live: LiveCheck;
+  /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
+  writeBlocker?: string;
   options: PlanOptions;
 }
 
@@ -106,7 +115,7 @@ export interface CompactionPlan {
  * @throws the `fs` error when the file cannot be read.
  */
 export async function planCompaction(file: string, options: PlanOptions): Promise<CompactionPlan> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
   const analysis = analyzeLoaded(session, {
     agentDir: options.agentDir,
@@ -133,6 +142,8 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     }),
     options,
   };
+  const blocker = writeBlocker(file);
+  if (blocker) plan.writeBlocker = blocker;
   attachRequests(plan, custom);
   return plan;
 }
@@ -292,8 +303,13 @@ export interface CompactionResult {
   entry: CompactionEntry;
   /** pi's estimate before (the entry's `tokensBefore`). */
   tokensBefore: number;
-  /** pi's projected estimate at the new leaf, read back from the file. */
-  tokensAfter: number;
+  /**
+   * pi's projected estimate at the new leaf, read back from the file; null when reading it back
+   * failed after the entry was written (see {@link readBackError}) — the compaction is written.
+   */
+  tokensAfter: number | null;
+  /** Why the file could not be read back after the write (e.g. it was moved right after it). */
+  readBackError?: string;
   /** The compaction whose summary was updated, if any (for the summary diff). */
   previousCompactionId?: string;
   bytesBefore: number;
@@ -306,6 +322,8 @@ export interface CompactionResult {
  * `systemMessage`), appended only if the file is byte-for-byte as planned.
  * @throws {LiveSessionError} when the session looks live now.
  * @throws {SessionChangedError} when the file changed since the plan (nothing written).
+ * @throws {SessionWriteError} when the append failed (it says what is in the file).
+ * Never throws once the entry is written: a failed read-back leaves `tokensAfter` null.
  */
 export async function commitCompaction(
   plan: CompactionPlan,
@@ -334,17 +352,22 @@ export async function commitCompaction(
     ...(system ? { systemMessage: system } : {}),
   });
   const bytesAfter = appendEntries(plan.expectation, [entry]);
-  const after = await SessionFile.open(plan.file);
-  const tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
+  // Written: from here on nothing may turn the outcome into a failure (that would invite a second compaction).
   const result: CompactionResult = {
     file: plan.file,
     entry,
     tokensBefore: prep.tokensBefore,
-    tokensAfter,
+    tokensAfter: null,
     bytesBefore: plan.expectation.size,
     bytesAfter,
   };
   if (prep.previousCompactionId) result.previousCompactionId = prep.previousCompactionId;
+  try {
+    const after = await SessionFile.open(plan.file);
+    result.tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
+  } catch (error) {
+    result.readBackError = (error as Error).message;
+  }
   return result;
 }
 
@@ -428,8 +451,11 @@ export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
  * Plan → (live check) → fit → confirm → (summariser ready) → summarise → commit; when the file
  * changed between the preview and the write, re-plan and ask again (at most
  * {@link MAX_FLOW_ATTEMPTS} times).
- * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError},
- *   {@link SummarizerError} (incl. cancel and `too-large`), {@link SessionChangedError} after the last attempt.
+ * Refuses a file it cannot write (read-only, immutable) before the preview and again right before
+ * the first summariser request.
+ * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError} (also
+ *   for a file that cannot be written), {@link SummarizerError} (incl. cancel and `too-large`),
+ *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
  */
 export async function runCompactionFlow(
   file: string,
@@ -451,6 +477,7 @@ export async function runCompactionFlow(
           });
     if (plan.live.live)
       throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
+    assertWritable(plan.file); // no question and no summariser token for a file we cannot write
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
     if (callbacks.confirm && !(await callbacks.confirm(plan, fit, attempt.changed)))
@@ -464,6 +491,7 @@ export async function runCompactionFlow(
     // changed while the preview was shown: nothing spent yet, prepare again and ask again
     const replan = replanIfChanged(plan.expectation, attempt);
     if (replan) return replan;
+    assertWritable(plan.file); // again: the preview may have been open for a while
     const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
     return around(async (inner) => {
       const summarize = async (p: CompactionPlan, f: PlanFit): Promise<CompactionDraft> => {

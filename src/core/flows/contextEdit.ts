@@ -67,10 +67,10 @@ export async function planContextEdits(
   actions: readonly ContextEditAction[],
   options: ContextEditOptions,
 ): Promise<ContextEditPlan> {
-  return planContextEditsOn(await SessionFile.open(file), actions, options);
+  return planContextEditsOn(await SessionFile.open(file, { digest: true }), actions, options);
 }
 
-/** {@link planContextEdits} on a session already read (it must be a private index: do not refresh it). */
+/** {@link planContextEdits} on a session already read (a private index opened with `{ digest: true }`: do not refresh it). */
 export function planContextEditsOn(
   session: SessionFile,
   actions: readonly ContextEditAction[],

@@ -63,7 +63,14 @@ import {
 import { getPath } from "../rules/tree";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "../types";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
-import { appendEntries, expectationOf, newEntryId, type AppendExpectation } from "./write";
+import {
+  appendEntries,
+  assertWritable,
+  expectationOf,
+  newEntryId,
+  writeBlocker,
+  type AppendExpectation,
+} from "./write";
 
 /** pi's summary text when the abandoned stretch holds no message (`generateBranchSummary`). */
 export const NO_CONTENT_SUMMARY = "No content to summarize";
@@ -127,6 +134,8 @@ export interface SwitchPlan {
   /** Taken when the plan was made; the append is refused if the file changed since. */
   expectation: AppendExpectation;
   live: LiveCheck;
+  /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
+  writeBlocker?: string;
   options: SwitchPlanOptions;
 }
 
@@ -140,11 +149,14 @@ export type PlannedWrite = "branch_summary" | "label" | "leaf-marker";
  * @throws the `fs` error when the file cannot be read.
  */
 export async function planSwitch(file: string, targetId: string, options: SwitchPlanOptions): Promise<SwitchPlan> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   return planSwitchOn(session, targetId, options);
 }
 
-/** {@link planSwitch} on a session already read (it must be a private index: do not refresh it). */
+/**
+ * {@link planSwitch} on a session already read (it must be a private index opened with
+ * `{ digest: true }`: do not refresh it).
+ */
 export function planSwitchOn(session: SessionFile, targetId: string, options: SwitchPlanOptions): SwitchPlan {
   const file = session.filePath;
   const expectation = expectationOf(session);
@@ -193,6 +205,8 @@ export function planSwitchOn(session: SessionFile, targetId: string, options: Sw
     live: liveCheck(file, session, options),
     options,
   };
+  const blocker = writeBlocker(file);
+  if (blocker) plan.writeBlocker = blocker;
   if (returnsText) {
     try {
       const text = entryEditorText(session.readEntry(target));
@@ -434,8 +448,10 @@ export const MAX_SWITCH_ATTEMPTS = 3;
  * re-plan (the old leaf moved, so the abandoned stretch and its summary change) and decide again,
  * at most {@link MAX_SWITCH_ATTEMPTS} times.
  * @param summarizer needed only when the choice summarises something.
- * @throws {LiveSessionError}, {@link UnsafeSessionWriteError}, {@link SummarizerError} (incl. cancel),
- *   `Entry X not found`, {@link SessionChangedError} after the last attempt.
+ * A file it cannot write (read-only, immutable) is refused before any summariser request.
+ * @throws {LiveSessionError}, {@link UnsafeSessionWriteError} (also for a file that cannot be
+ *   written), {@link SummarizerError} (incl. cancel), `Entry X not found`,
+ *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
  */
 export async function runSwitchFlow(
   file: string,
@@ -455,6 +471,7 @@ export async function runSwitchFlow(
     const writes = plannedWrites(plan, decided);
     if (writes.length > 0 && plan.live.live)
       throw new LiveSessionError(describeLive(plan.live, "switch branches in", options.surface), plan.live.reasons);
+    if (writes.length > 0) assertWritable(plan.file); // before any summariser request
     const replan = replanIfChanged(plan.expectation, attempt);
     if (replan) return replan;
     const around = callbacks.around ?? (<T>(task: (o: SummarizeOptions) => Promise<T>) => task(callbacks));
@@ -527,7 +544,7 @@ export async function appendLabelChange(
   options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">,
   now: () => Date = () => new Date(),
 ): Promise<LabelResult> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
   const live = checkLiveSession(file, {

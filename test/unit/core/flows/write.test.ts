@@ -27,7 +27,7 @@ describe("the single write path", () => {
   it("appends whole lines after the last byte read, in pi's format, and nothing else changes", async () => {
     const p = copy("pi-1.6.0/tree.jsonl");
     const before = fs.readFileSync(p);
-    const s = await SessionFile.open(p);
+    const s = await SessionFile.open(p, { digest: true });
     const expectation = expectationOf(s);
     const id = newEntryId(s.byId);
     const label = buildLabelEntry({
@@ -49,7 +49,7 @@ describe("the single write path", () => {
 
   it("refuses when someone appended since we read (size changed) and writes nothing", async () => {
     const p = copy("pi-1.6.0/tree.jsonl");
-    const s = await SessionFile.open(p);
+    const s = await SessionFile.open(p, { digest: true });
     const expectation = expectationOf(s);
     fs.appendFileSync(p, '{"type":"label","id":"zz","parentId":null,"timestamp":"t","targetId":"x"}\n');
     const mid = fs.readFileSync(p);
@@ -59,7 +59,7 @@ describe("the single write path", () => {
 
   it("refuses when the file was rewritten with the same size", async () => {
     const p = copy("pi-1.6.0/tree.jsonl");
-    const s = await SessionFile.open(p);
+    const s = await SessionFile.open(p, { digest: true });
     const expectation = expectationOf(s);
     const bytes = fs.readFileSync(p);
     bytes[bytes.length - 5] = bytes[bytes.length - 5] === 0x31 ? 0x32 : 0x31;
@@ -75,7 +75,7 @@ describe("the single write path", () => {
     ]) {
       const p = copy(rel);
       const bytes = fs.readFileSync(p);
-      const s = await SessionFile.open(p);
+      const s = await SessionFile.open(p, { digest: true });
       assert.throws(() => expectationOf(s), UnsafeSessionWriteError);
       assert.ok(fs.readFileSync(p).equals(bytes));
     }
@@ -86,7 +86,7 @@ describe("the single write path", () => {
 
   it("never re-creates a deleted file", async () => {
     const p = copy("pi-1.6.0/tree.jsonl");
-    const s = await SessionFile.open(p);
+    const s = await SessionFile.open(p, { digest: true });
     const expectation = expectationOf(s);
     fs.unlinkSync(p);
     assert.throws(() => appendEntries(expectation, [{ type: "custom", id: "q" }]), /ENOENT/);
