@@ -6,6 +6,7 @@
  * Messages are full sentences; numbers use thousands separators (en-US).
  */
 
+import { terminalText } from "../shared/untrusted";
 import { type CliCommand, errorText, formatUsage, UsageError } from "./args";
 import { compactCommand, COMPACT_USAGE } from "./compact";
 import { inspectCommand, INSPECT_USAGE } from "./inspect";
@@ -34,12 +35,19 @@ environment:
 
 exit codes: 0 done, 1 refused or failed (nothing written), 2 usage error.`;
 
-/** Run the CLI. @returns the process exit code (0 ok, 1 failure, 2 usage). */
+/**
+ * Run the CLI. Everything a command prints goes through {@link terminalText} here, at the one
+ * output boundary: session text (assistant answers, names, labels, model ids, paths) can carry
+ * terminal escapes, and no command has to remember that.
+ * @returns the process exit code (0 ok, 1 failure, 2 usage).
+ */
 export async function main(
   argv: readonly string[],
-  out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
-  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+  rawOut: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
+  rawErr: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
+  const out = (s: string) => rawOut(terminalText(s));
+  const err = (s: string) => rawErr(terminalText(s));
   const [command, ...rest] = argv;
   if (!command || command === "--help" || command === "-h" || command === "help") {
     out(USAGE);
@@ -68,7 +76,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`${String(error)}\n`);
+      process.stderr.write(`${terminalText(String(error))}\n`);
       process.exitCode = 1;
     },
   );

@@ -1,0 +1,52 @@
+/**
+ * Untrusted text (anything that comes from a session file or a server: assistant text, session
+ * names, labels, model ids, paths, error bodies) made safe for where it is shown: a terminal or
+ * Markdown. One helper per output kind, applied where the text leaves us, so new code gets it
+ * without remembering to. Browser-safe (no `node:`).
+ */
+
+/**
+ * Characters a terminal or a text renderer acts on instead of showing: C0 controls except tab and
+ * newline (ESC starts CSI/OSC sequences — title changes, `ESC[2J`, OSC 8 hyperlinks —, a bare CR
+ * overwrites the line, BEL, backspace …), DEL, the C1 controls U+0080–U+009F (8-bit CSI/OSC/ST),
+ * and the Unicode bidirectional controls that reorder what is shown (U+061C, U+200E/F,
+ * U+202A–U+202E, U+2066–U+2069).
+ */
+const UNSAFE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_TEST = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** `\uXXXX` for one character: visible, and the same character when the text is JSON. */
+function escapeCode(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * Text for a terminal: every control character and bidi override (see above) becomes its visible
+ * `\uXXXX` escape; tab and newline stay, a CRLF pair becomes a newline. JSON stays valid JSON with
+ * the same value (the escape means the same character), so it also applies to `--json` output.
+ */
+export function terminalText(text: string): string {
+  if (!UNSAFE_TEST.test(text)) return text;
+  return text.replace(/\r\n/g, "\n").replace(UNSAFE_CONTROL, escapeCode);
+}
+
+/** Line breaks as Markdown (and `marked`, which also splits on a lone CR) sees them. */
+const LINE_BREAK = /\r\n|[\r\n\u000b\u000c\u0085\u2028\u2029]/g;
+/** Every ASCII punctuation character: CommonMark lets each be escaped with a backslash. */
+const MARKDOWN_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+
+/**
+ * Untrusted text as inline Markdown that renders as exactly that text, also inside a table cell:
+ * every ASCII punctuation character is backslash-escaped — so no emphasis, code, link, image, HTML,
+ * entity, heading, list, table pipe or theme icon (`$(…)`), and no autolink either (`https\://`,
+ * `www\.`, `a\@b` are not links) — line breaks (also a lone CR, which `marked` treats as one)
+ * become spaces, runs of spaces and tabs become one space (no indented code block), and control
+ * characters and bidi overrides their visible `\uXXXX` escape.
+ */
+export function markdownText(text: string): string {
+  return text
+    .replace(LINE_BREAK, " ")
+    .replace(UNSAFE_CONTROL, escapeCode)
+    .replace(/[ \t]+/g, " ")
+    .replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`);
+}
