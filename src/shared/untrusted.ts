@@ -50,3 +50,42 @@ export function markdownText(text: string): string {
     .replace(/[ \t]+/g, " ")
     .replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`);
 }
+
+/** The longest run of backticks in `text`. */
+function longestBacktickRun(text: string): number {
+  return Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+}
+
+/**
+ * Untrusted text as an inline code span (shown verbatim, nothing inside is Markdown): delimited by
+ * one backtick more than its longest backtick run, padded when it starts or ends with one; line
+ * breaks become spaces, control characters their `\uXXXX` escape.
+ */
+export function markdownCode(text: string): string {
+  const flat = text.replace(LINE_BREAK, " ").replace(UNSAFE_CONTROL, escapeCode);
+  const fence = "`".repeat(longestBacktickRun(flat) + 1);
+  const pad = flat.startsWith("`") || flat.endsWith("`") || flat === "" ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+/**
+ * Untrusted text as a fenced code block that no line of it can end early: the fence is one
+ * backtick longer than the longest backtick run anywhere in it (a closing fence may be indented,
+ * so line starts are not enough), at least three. Line breaks are normalised to `\n` (a lone CR
+ * is a line break to `marked`), control characters become their `\uXXXX` escape.
+ */
+export function markdownCodeBlock(text: string, language = ""): string {
+  const body = text.replace(/\r\n?|[\u000b\u000c\u0085\u2028\u2029]/g, "\n").replace(UNSAFE_CONTROL, escapeCode);
+  const fence = "`".repeat(Math.max(3, longestBacktickRun(body) + 1));
+  return `${fence}${language}\n${body}\n${fence}`;
+}
+
+/**
+ * Untrusted text in a VS Code notification: VS Code turns `[label](https:…|command:…|file:…)` in
+ * a notification message into a link and opens it with command URIs allowed, so a session name
+ * could carry a clickable command. A zero-width space between `]` and `(` keeps every such
+ * pattern text; control characters and bidi overrides become their `\uXXXX` escape.
+ */
+export function notificationText(text: string): string {
+  return text.replace(UNSAFE_CONTROL, escapeCode).replace(/\]\s*\(/g, (m) => `${m.slice(0, -1)}\u200b(`);
+}

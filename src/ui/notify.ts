@@ -11,8 +11,10 @@ import { isUnauthorized } from "../core/flows/compact";
 import { LiveSessionError } from "../core/flows/live";
 import { SessionChangedError, SessionWriteError, UnsafeSessionWriteError } from "../core/flows/write";
 import { nothingWritten, PRODUCT_NAME } from "../shared/format";
+import { notificationText } from "../shared/untrusted";
 
-const prefix = (text: string) => `${PRODUCT_NAME}: ${text}`;
+/** "pi Context: " + the text; session text in it stays text (no link VS Code would make clickable). */
+const prefix = (text: string) => `${PRODUCT_NAME}: ${notificationText(text)}`;
 
 /** An information toast, "pi Context: " + `text`; resolves with the chosen action. */
 export function info(text: string, ...actions: string[]): Thenable<string | undefined> {
