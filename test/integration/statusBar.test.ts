@@ -132,9 +132,9 @@ describe("status bar (statusBar)", () => {
       assert.strictEqual(g.backgroundColor, undefined);
       assert.strictEqual(g.command, "piContext.openPanel");
       const tip = g.tooltip;
-      const shown = tip.replace(/\\([!-/:-@[-`{-~])/g, "$1"); // escapeMarkdown undone: the text a reader sees
+      const visible = tip.replace(/\\([!-/:-@[-`{-~])/g, "$1"); // escapeMarkdown undone: the text a reader sees
       assert.ok(tip.includes(escapeMarkdown(c.model)), `model in tooltip:\n${tip}`);
-      assert.ok(shown.includes(c.window), `window + source in tooltip:\n${tip}`);
+      assert.ok(visible.includes(c.window), `window + source in tooltip:\n${tip}`);
       assert.ok(tip.includes(`| reserveTokens | ${c.reserve}`), `reserve + source in tooltip:\n${tip}`);
       assert.ok(
         tip.includes(`${expected.tokensUntilCompaction!.toLocaleString("en-US")} tokens to go`),
