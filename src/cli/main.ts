@@ -28,8 +28,10 @@ ${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE].map((u) => formatUsag
 
 environment:
   PI_CODING_AGENT_DIR   pi's agent dir (default ~/.pi/agent; --agent-dir overrides it)
-  PI_CONTEXT_API_KEY    API key of the summarizer (compact, switch --summarize); OPENAI_API_KEY
-                        is used when it is not set; there is no flag for it
+  PI_CONTEXT_API_KEY    API key of the summarizer (compact, switch --summarize), sent to the
+                        --base-url you give; there is no flag for it
+  OPENAI_API_KEY        used when that is not set, and only for OpenAI's own API
+                        (https://api.openai.com), never for another --base-url
   PI_CONTEXT_BASE_URL   default of --base-url (else OpenAI)
   PI_CONTEXT_MODEL      default of --model (else gpt-4o-mini)
 
