@@ -89,3 +89,28 @@ export function markdownCodeBlock(text: string, language = ""): string {
 export function notificationText(text: string): string {
   return text.replace(UNSAFE_CONTROL, escapeCode).replace(/\]\s*\(/g, (m) => `${m.slice(0, -1)}\u200b(`);
 }
+
+/**
+ * True when looking at `p` could make the machine connect to another one — on Windows, a UNC path
+ * (`\\server\share\…`, `//server/share/…`, `\\?\UNC\…`), a device path (`\\.\…`, `\\?\…` other
+ * than a drive), or a `file://host/…` URL with a host other than `localhost`: Windows answers a
+ * `stat` of such a path by connecting to that server over SMB and offering the user's credentials
+ * (an NTLM hash), so a session could make us leak them just by naming a file. Such
+ * paths (tracked files, a session's `cwd`) are shown, never stat'ed, read, opened or diffed.
+ * Elsewhere (POSIX) paths are local: always false.
+ * @param platform the host's `process.platform` (a parameter: browser-safe, and testable anywhere).
+ */
+export function isNetworkPath(p: string, platform: string): boolean {
+  if (platform !== "win32") return false;
+  const raw = p.trim();
+  if (/^file:/i.test(raw)) {
+    const rest = raw.slice(5).replace(/\\/g, "/");
+    if (!rest.startsWith("//")) return false; // file:/C:/x
+    const authority = rest.slice(2).split("/")[0]!;
+    if (authority !== "") return authority.toLowerCase() !== "localhost"; // file://server/share
+    return rest.slice(2).startsWith("//"); // file:////server/share; file:///C:/x and file:///x are local
+  }
+  const s = raw.replace(/\//g, "\\");
+  if (!s.startsWith("\\\\")) return false; // C:\x, \x (the current drive), x
+  return !/^\\\\[?.]\\[a-zA-Z]:(\\|$)/.test(s); // only \\?\C:\… and \\.\C:\… are local
+}
