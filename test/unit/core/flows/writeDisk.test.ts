@@ -44,10 +44,29 @@ after(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const isRoot = process.platform === "linux" && process.getuid?.() === 0;
-const ROOT_ONLY = isRoot
-  ? false
-  : "needs root on Linux (tmpfs mounts, chattr +i); run the unit tests as root to cover it";
+/** False when small tmpfs mounts and `chattr +i` work here (root on Linux with mount rights), else why not. */
+function diskTestsUnavailable(): string | false {
+  if (process.platform !== "linux" || process.getuid?.() !== 0)
+    return "needs root on Linux (tmpfs mounts, chattr +i); run the unit tests as root to cover it";
+  const dir = fs.mkdtempSync(path.join(tmp, "probe-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "ignore" });
+  } catch {
+    return "cannot mount a tmpfs here (no CAP_SYS_ADMIN in this container?); run as root where mounting works";
+  }
+  try {
+    const f = path.join(dir, "f");
+    fs.writeFileSync(f, "x");
+    execFileSync("chattr", ["+i", f], { stdio: "ignore" });
+    execFileSync("chattr", ["-i", f], { stdio: "ignore" });
+    return false;
+  } catch {
+    return "chattr +i does not work on tmpfs here (Linux < 6.0, or no e2fsprogs)";
+  } finally {
+    execFileSync("umount", [dir], { stdio: "ignore" });
+  }
+}
+const ROOT_ONLY = diskTestsUnavailable();
 
 let n = 0;
 /** A copy of a pi fixture in `dir` with an mtime an hour back (the live guard's write age passes). */
