@@ -16,6 +16,7 @@ import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { main } from "../../../../src/cli/main";
 import { planCompaction, runCompactionFlow, commitCompaction } from "../../../../src/core/flows/compact";
+import { commitContextEdits, planContextEdits, runContextEditFlow } from "../../../../src/core/flows/contextEdit";
 import { runSwitchFlow } from "../../../../src/core/flows/switch";
 import type { Summarizer, SummaryRequest } from "../../../../src/core/flows/summarizer";
 import {
@@ -29,6 +30,7 @@ import {
 import { SessionFile } from "../../../../src/core/read/session";
 import { startScriptedServer } from "../../../support/scripted-openai";
 import { FIXTURES } from "../../../support/paths";
+import { SessionBuilder } from "../../../support/session-builder";
 
 const PI = path.join(FIXTURES, "pi-1.6.0");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-write-disk-"));
@@ -101,6 +103,17 @@ function tmpfs(size: string): string {
   execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir]);
   mounts.push(dir);
   return dir;
+}
+
+/** A session with a tool turn a context edit can omit. */
+function editable(): string {
+  return new SessionBuilder()
+    .system("s")
+    .user("u1", "question")
+    .assistant("a1", { text: "reading", calls: [{ id: "c1", arguments: { path: "src/a.ts" } }], usage: 500 })
+    .result("r1", "c1", "x".repeat(4000))
+    .assistant("a2", { text: "done", usage: 1800 })
+    .jsonl();
 }
 
 /** A summariser that records the requests it gets and answers with a fixed summary. */
@@ -297,52 +310,66 @@ describe("no summariser request for a file we cannot write", () => {
   for (const [what, prepare] of [
     [
       "immutable (chattr +i)",
-      (p: string) => {
-        execFileSync("chattr", ["+i", p]);
-        return () => execFileSync("chattr", ["-i", p]);
+      (files: string[]) => {
+        for (const f of files) execFileSync("chattr", ["+i", f]);
+        return () => files.forEach((f) => execFileSync("chattr", ["-i", f]));
       },
     ],
     [
       "on a read-only mount",
-      (p: string) => {
-        execFileSync("mount", ["-o", "remount,ro", path.dirname(p)]);
-        return () => execFileSync("mount", ["-o", "remount,rw", path.dirname(p)]);
+      (files: string[]) => {
+        execFileSync("mount", ["-o", "remount,ro", path.dirname(files[0]!)]);
+        return () => execFileSync("mount", ["-o", "remount,rw", path.dirname(files[0]!)]);
       },
     ],
   ] as const) {
-    it(`${what}: compaction and switch refuse before the preview, nothing is sent`, { skip: ROOT_ONLY }, async () => {
-      const dir = tmpfs("4m");
-      const p = compactable(dir);
-      const undo = prepare(p);
-      try {
-        const before = fs.readFileSync(p);
-        const summarizer = countingSummarizer();
-        let asked = 0;
-        await assert.rejects(
-          runCompactionFlow(p, summarizer, flowOptions(path.join(PI, "long.agent")), {
-            confirm: async () => {
-              asked++;
-              return true;
-            },
-          }),
-          (e: unknown) => e instanceof UnsafeSessionWriteError && /cannot be changed/.test((e as Error).message),
-        );
-        assert.equal(summarizer.requests.length, 0, "no summariser request");
-        assert.equal(asked, 0, "no preview question");
-        const plan = await planCompaction(p, { ...flowOptions(path.join(PI, "long.agent")), maxOutputTokens: 4096 });
-        assert.match(plan.writeBlocker ?? "", /cannot be changed/);
-        const session = await SessionFile.open(p);
-        const target = session.records[5]!.id;
-        await assert.rejects(
-          runSwitchFlow(p, target, { summarize: true }, summarizer, flowOptions(path.join(PI, "long.agent"))),
-          UnsafeSessionWriteError,
-        );
-        assert.equal(summarizer.requests.length, 0);
-        assert.ok(fs.readFileSync(p).equals(before));
-      } finally {
-        undo();
-      }
-    });
+    it(
+      `${what}: compaction, switch and context edits refuse before the preview, nothing is sent`,
+      { skip: ROOT_ONLY },
+      async () => {
+        const dir = tmpfs("4m");
+        const p = compactable(dir);
+        const edit = path.join(dir, "edit.jsonl");
+        fs.writeFileSync(edit, editable());
+        const undo = prepare([p, edit]);
+        try {
+          const before = fs.readFileSync(p);
+          const summarizer = countingSummarizer();
+          let asked = 0;
+          await assert.rejects(
+            runCompactionFlow(p, summarizer, flowOptions(path.join(PI, "long.agent")), {
+              confirm: async () => {
+                asked++;
+                return true;
+              },
+            }),
+            (e: unknown) => e instanceof UnsafeSessionWriteError && /cannot be changed/.test((e as Error).message),
+          );
+          assert.equal(summarizer.requests.length, 0, "no summariser request");
+          assert.equal(asked, 0, "no preview question");
+          const plan = await planCompaction(p, { ...flowOptions(path.join(PI, "long.agent")), maxOutputTokens: 4096 });
+          assert.match(plan.writeBlocker ?? "", /cannot be changed/);
+          const session = await SessionFile.open(p);
+          const target = session.records[5]!.id;
+          await assert.rejects(
+            runSwitchFlow(p, target, { summarize: true }, summarizer, flowOptions(path.join(PI, "long.agent"))),
+            UnsafeSessionWriteError,
+          );
+          assert.equal(summarizer.requests.length, 0);
+          let editAsked = 0;
+          await assert.rejects(
+            runContextEditFlow(edit, [{ action: "omit", targetId: "a1" }], flowOptions(""), {
+              confirm: async () => ++editAsked > 0,
+            }),
+            UnsafeSessionWriteError,
+          );
+          assert.equal(editAsked, 0, "a context edit is not offered either");
+          assert.ok(fs.readFileSync(p).equals(before));
+        } finally {
+          undo();
+        }
+      },
+    );
   }
 });
 
@@ -370,6 +397,23 @@ describe("an error after the append succeeded is reported as written", () => {
       assert.match(result.readBackError ?? "", /ENOENT/);
       const moved = fs.readFileSync(`${p}.moved`, "utf8");
       assert.ok(moved.endsWith(`${JSON.stringify(result.entry)}\n`), "the entry is in the (moved) file");
+    } finally {
+      restore();
+    }
+  });
+
+  it("commitContextEdits: the file moved right after the write → the result, tokensAfter null, the reason", async () => {
+    const p = path.join(tmp, `${n++}-edit.jsonl`);
+    fs.writeFileSync(p, editable());
+    const plan = await planContextEdits(p, [{ action: "omit", targetId: "a1" }], { guardSeconds: 0, procRoot: null });
+    const restore = moveAwayOnNextOpen(p);
+    try {
+      const result = await commitContextEdits(plan);
+      assert.equal(result.tokensAfter, null);
+      assert.equal(result.pairingAfter, null);
+      assert.match(result.readBackError ?? "", /ENOENT/);
+      assert.equal(result.leafId, result.entries[result.entries.length - 1]!.id);
+      assert.ok(fs.readFileSync(`${p}.moved`, "utf8").endsWith(`${JSON.stringify(result.entries.at(-1))}\n`));
     } finally {
       restore();
     }
