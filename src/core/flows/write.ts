@@ -79,14 +79,22 @@ export interface AppendExpectation {
  * from that read (no new disk access, so nothing can change in between).
  * @param session opened with `SessionFile.open(path, { digest: true })`.
  * @throws {UnsafeSessionWriteError} for files we refuse to write: not a pi session, session format
- *   older than 3 (pi rewrites those on open, and their migrated ids are not stable), a final line
+ *   older than 3 or a header version that is not a number (pi rewrites those on open, and their
+ *   migrated ids are not stable), a final line
  *   without `\n` (we never glue a record onto a fragment), or a session read without a digest.
  */
 export function expectationOf(session: SessionFile): AppendExpectation {
   const path = session.filePath;
   if (session.invalid || !session.header)
     throw new UnsafeSessionWriteError(`${path} is not a pi session; refusing to write.`);
-  if (session.fileVersion < 3) {
+  // pi 1.6.0 leaves a file alone only when `header.version >= 3` (ToNumber, so "3" counts); a
+  // version that reads as NaN fails that test too, and pi rewrites the file when it opens it.
+  if (Number.isNaN(session.fileVersion)) {
+    throw new UnsafeSessionWriteError(
+      `${path}: the header's session format version is not a number. pi 1.6.0 rewrites such a file when it opens it (it treats it as needing migration), so an entry appended now could be lost or re-parented; refusing to write. Open the session in pi once, then try again.`,
+    );
+  }
+  if (!(session.fileVersion >= 3)) {
     throw new UnsafeSessionWriteError(
       `${path} uses session format version ${session.fileVersion}. pi 1.6.0 rewrites such files when it opens them and gives their entries new ids; open the session in pi once (it migrates the file), then try again.`,
     );
