@@ -21,6 +21,7 @@ const HARMLESS: Record<string, string> = {
   "piContext.summarizer.openai.maxOutputTokens":
     "the output limit of a request to the user's own server (fitted to its window)",
   "piContext.summarizer.openai.stream": "streamed or not, same server, same request",
+  "piContext.gauge.colors": "which colour scheme the gauge uses (threshold or pi's footer colours)",
 };
 
 /** The ones the issue names, and the rest of the kind. */
