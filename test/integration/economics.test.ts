@@ -130,10 +130,12 @@ describe("context economics (usage, cost, colours, Compact At…)", function () 
       8000,
       "the new threshold in the gauge",
     );
+    const tip = api.statusBar.snapshot().tooltip;
     assert.ok(
-      api.statusBar
-        .snapshot()
-        .tooltip.includes('compaction.modelOverrides\\["scripted/scripted-small"\\].reserveTokens'),
+      tip
+        .replace(/\\([!-/:-@[-`{-~])/g, "$1") // escaped Markdown, as a reader sees it
+        .includes('compaction.modelOverrides["scripted/scripted-small"].reserveTokens'),
+      tip,
     );
     // a percentage that leaves no room is refused, nothing written
     const text = fs.readFileSync(settings, "utf8");
