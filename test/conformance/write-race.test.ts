@@ -14,7 +14,8 @@
  * - every line is whole JSON, the file ends with `\n`;
  * - when our entry is the last line, pi 1.6.0 loads the file unchanged with our entry as its leaf.
  *
- * Runs: `PI_CONTEXT_RACE_RUNS` (default 60; `npm run test:long`: 1 000). `PI_CONTEXT_RACE_SEED`
+ * Runs: `PI_CONTEXT_RACE_RUNS` (default 60; `npm run test:long`: 1 000). Seed: fixed, or
+ * `PI_CONTEXT_SEED` (`random` for a new one); `PI_CONTEXT_RACE_SEED`
  * replays a sequence (printed on failure).
  */
 
@@ -41,7 +42,9 @@ import { applyRaceOp, type RaceCommand, type RaceOp } from "../support/race-writ
 import { FIXTURES, REPO_ROOT } from "../support/paths";
 
 const RUNS = Number(process.env.PI_CONTEXT_RACE_RUNS ?? 60);
-const SEED = Number(process.env.PI_CONTEXT_RACE_SEED ?? Date.now() % 2 ** 31);
+// The project's seed rule (scripts/fc-seed.cjs): fixed by default, PI_CONTEXT_SEED=random for a new one.
+const RAW_SEED = process.env.PI_CONTEXT_RACE_SEED || process.env.PI_CONTEXT_SEED || "20261201";
+const SEED = RAW_SEED === "random" ? Date.now() % 2 ** 31 : Number(RAW_SEED);
 const PI = path.join(FIXTURES, "pi-1.6.0");
 const AGENT = path.join(PI, "long.agent");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-race-"));
@@ -326,9 +329,10 @@ describe("the write path under a second writer", () => {
       fs.rmSync(`${file}.replacement`, { force: true });
     }
     console.log(`write race (seed ${SEED}, ${RUNS} runs): ${JSON.stringify(tally)}`);
-    assert.ok(
-      (tally["not written"] ?? 0) > 0 && (tally["written"] ?? 0) + (tally["written before their change"] ?? 0) > 0,
-      JSON.stringify(tally),
-    );
+    // The runs must have exercised both sides: the change check fired (refused, or re-planned and
+    // asked again) and we wrote. Which of the two a detected change ends in depends on timing.
+    const detected = (tally["not written"] ?? 0) + (tally["written after their change (re-planned)"] ?? 0);
+    const wrote = (tally["written"] ?? 0) + (tally["written before their change"] ?? 0);
+    assert.ok(detected > 0 && wrote > 0, JSON.stringify(tally));
   });
 });
