@@ -287,7 +287,7 @@ export function registerCompaction(services: Services): void {
 
     // the live-session guard, before anything is typed (the flow checks again before writing)
     const guard = { guardSeconds: config.liveSession.guardSeconds, ...(info?.cwd ? { sessionCwd: info.cwd } : {}) };
-    const live = checkLiveSession(file, guard);
+    const live = await checkLiveSession(file, guard);
     if (live.live) throw new LiveSessionError(describeLive(live), live.reasons);
 
     // prepare: "Nothing to compact" now, not after the instructions and the key

@@ -36,7 +36,7 @@ export async function setLabel(
     const bridge = await services.liveBridge.availability(file);
     if (bridge === "problem") return writeLabel(services, file, id, undefined); // the bridge reports why it cannot (nothing is written)
     if (bridge === "none") {
-      const live = checkLiveSession(file, {
+      const live = await checkLiveSession(file, {
         guardSeconds: services.config().liveSession.guardSeconds,
         ...(provider.session?.cwd ? { sessionCwd: provider.session.cwd } : {}),
       });

@@ -135,7 +135,7 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     fileListsText: formatFileOperations(prepared.readFiles, prepared.modifiedFiles),
     estimatedSummaryTokens: 0,
     estimatedTokensAfter: 0,
-    live: checkLiveSession(file, {
+    live: await checkLiveSession(file, {
       guardSeconds: options.guardSeconds,
       ...(session.cwd ? { sessionCwd: session.cwd } : {}),
       ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
@@ -330,7 +330,7 @@ export async function commitCompaction(
   draft: CompactionDraft,
   now: () => Date = () => new Date(),
 ): Promise<CompactionResult> {
-  const live = checkLiveSession(plan.file, {
+  const live = await checkLiveSession(plan.file, {
     guardSeconds: plan.options.guardSeconds,
     ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}),
     ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}),

@@ -71,11 +71,11 @@ export async function planContextEdits(
 }
 
 /** {@link planContextEdits} on a session already read (a private index opened with `{ digest: true }`: do not refresh it). */
-export function planContextEditsOn(
+export async function planContextEditsOn(
   session: SessionFile,
   actions: readonly ContextEditAction[],
   options: ContextEditOptions,
-): ContextEditPlan {
+): Promise<ContextEditPlan> {
   const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
   return {
     file: session.filePath,
@@ -83,12 +83,12 @@ export function planContextEditsOn(
     actions,
     preparation: prepareContextEdits(session, actions),
     expectation,
-    live: liveCheck(session, options),
+    live: await liveCheck(session, options),
     options,
   };
 }
 
-function liveCheck(session: SessionFile, options: ContextEditOptions): LiveCheck {
+function liveCheck(session: SessionFile, options: ContextEditOptions): Promise<LiveCheck> {
   return checkLiveSession(session.filePath, {
     guardSeconds: options.guardSeconds,
     ...(session.cwd ? { sessionCwd: session.cwd } : {}),
@@ -154,7 +154,7 @@ export async function commitContextEdits(
       pairingAfter: prep.pairingBefore,
     };
   }
-  const live = liveCheck(plan.session, plan.options);
+  const live = await liveCheck(plan.session, plan.options);
   if (live.live) throw liveError(live, plan.options);
   const entries = chainContextEdits(prep.drafts, {
     leafId: prep.leafId,

@@ -6,19 +6,34 @@
  * hangs off pi's own leaf, so our entry ends up on a dead branch. Before writing we therefore refuse
  * when the session looks live:
  * - the file was modified less than `guardSeconds` ago (pi writes after every message);
- * - on Linux (cheap: `/proc`), a running `pi` process whose working directory is the session's `cwd`
- *   or whose command line names the session file.
- * Neither check is proof (pi can sit idle with the session open, in another cwd via `--session`
- * under a different path spelling); they catch the common case.
+ * - a running `pi` process (the process table, `core/proc/`: Linux `/proc`, macOS `ps` + `lsof`,
+ *   Windows PowerShell CIM) whose `--session` names this file or id, or whose working directory is
+ *   the session's `cwd`; on Windows, where another process's folder cannot be read, any pi that
+ *   does not name another session with `--session` counts (its folder is unknown).
+ * Neither check is proof (pi can run in another cwd via `--session` under a different path
+ * spelling); they catch the common case, and the refusal names the process found.
  */
 
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { describeProcess, isPiCommandLine, isSessionPathArg, processSnapshot, sessionArgPath } from "../proc/table";
+import type { PiProcess, ProcessSnapshot } from "../proc/table";
+
+export { isPiCommandLine };
 
 /** One reason the session looks live. */
 export type LiveReason =
   | { kind: "recent-write"; ageSeconds: number; guardSeconds: number }
-  | { kind: "pi-process"; pid: number; command: string; cwd: string; match: "cwd" | "session-file" };
+  | {
+      kind: "pi-process";
+      pid: number;
+      command: string;
+      /** The arguments, as far as the platform tells them. */
+      argv?: string[];
+      cwd: string;
+      /** `session-file`: its `--session` names this session; `cwd`: it runs in the session's folder; `unknown-cwd`: Windows, folder unknown. */
+      match: "cwd" | "session-file" | "unknown-cwd";
+    };
 
 /** Result of {@link checkLiveSession}. */
 export interface LiveCheck {
@@ -32,27 +47,19 @@ export interface LiveCheckOptions {
   guardSeconds: number;
   /** The session header's `cwd` (pi runs there). */
   sessionCwd?: string;
+  /** The session header's `id` (pi's `--session <id prefix>`). */
+  sessionId?: string;
   /** Current time in ms (tests). */
   now?: number;
-  /** Root of the proc file system (tests); default `/proc` on Linux, none elsewhere. */
+  /**
+   * `null`: do not look at processes. A string: Linux proc root to read (tests). Default: this
+   * platform's process table.
+   */
   procRoot?: string | null;
+  /** The process table to use (tests: recorded macOS / Windows output); default {@link processSnapshot}. */
+  processes?: () => Promise<ProcessSnapshot>;
   /** Process ids to ignore (default: this process). */
   ignorePids?: readonly number[];
-}
-
-/** True when a command line (argv) looks like the pi coding agent. */
-export function isPiCommandLine(argv: readonly string[]): boolean {
-  const candidates = argv.slice(0, 3);
-  return candidates.some((arg, i) => {
-    const base = path.basename(arg);
-    if (i === 0 && /^node(\d+)?(\.exe)?$/.test(base)) return false;
-    return (
-      base === "pi" ||
-      base === "pi.exe" ||
-      /[/\\]pi-coding-agent[/\\]/.test(arg) ||
-      /[/\\]@earendil-works[/\\]pi[/\\]/.test(arg)
-    );
-  });
 }
 
 function realpathOr(p: string): string {
@@ -64,66 +71,63 @@ function realpathOr(p: string): string {
 }
 
 /**
- * Running pi processes (Linux `/proc`): pid, argv, cwd. Processes we cannot inspect (other users)
- * are skipped. Returns `[]` when there is no proc file system.
+ * How a pi process relates to a session: it names it (`--session` path or id prefix), runs in its
+ * folder, or (Windows) its folder is unknown and it names no other session; undefined = unrelated.
+ * @param session `file` (absolute), header `cwd` and `id`.
  */
-export function listPiProcesses(
-  procRoot: string,
-  ignorePids: readonly number[] = [process.pid],
-): { pid: number; argv: string[]; cwd: string }[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(procRoot);
-  } catch {
-    return [];
-  }
-  const out: { pid: number; argv: string[]; cwd: string }[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
-    if (ignorePids.includes(pid)) continue;
-    try {
-      const argv = fs
-        .readFileSync(path.join(procRoot, name, "cmdline"), "utf8")
-        .split("\0")
-        .filter((a) => a !== "");
-      if (!isPiCommandLine(argv)) continue;
-      const cwd = fs.readlinkSync(path.join(procRoot, name, "cwd"));
-      out.push({ pid, argv, cwd });
-    } catch {
-      // gone, or not ours to read
+export function piMatchesSession(
+  p: PiProcess,
+  session: { file: string; cwd?: string | undefined; id?: string | undefined },
+): "session-file" | "cwd" | "unknown-cwd" | undefined {
+  const arg = p.sessionArg;
+  if (arg !== undefined) {
+    if (isSessionPathArg(arg)) {
+      const abs = sessionArgPath(arg, p.cwd);
+      if (abs !== undefined)
+        return abs === session.file || realpathOr(abs) === realpathOr(session.file) ? "session-file" : undefined;
+      // a relative path and no known folder (Windows): the file name decides
+      return arg.split(/[/\\]/).pop() === path.basename(session.file) ? "session-file" : undefined;
     }
+    if (session.id) return session.id.startsWith(arg) ? "session-file" : undefined;
+    // an id prefix and no id to compare it with: the folder decides
   }
-  return out;
+  if (p.cwd === undefined) return "unknown-cwd";
+  if (session.cwd && realpathOr(p.cwd) === realpathOr(session.cwd)) return "cwd";
+  return undefined;
 }
 
 /**
- * Does the session look live? See the file comment for the rules.
- * @param file the session file (its mtime is read; a missing file is not live).
+ * Does the session look live? See the file comment for the rules. Reads the file's mtime and the
+ * process table (asynchronously; a table that cannot be read adds no reason).
+ * @param file the session file (a missing file is not live).
  */
-export function checkLiveSession(file: string, options: LiveCheckOptions): LiveCheck {
+export async function checkLiveSession(file: string, options: LiveCheckOptions): Promise<LiveCheck> {
   const reasons: LiveReason[] = [];
   const now = options.now ?? Date.now();
   if (options.guardSeconds > 0) {
     try {
-      const ageSeconds = Math.max(0, (now - fs.statSync(file).mtimeMs) / 1000);
+      const ageSeconds = Math.max(0, (now - (await fs.promises.stat(file)).mtimeMs) / 1000);
       if (ageSeconds < options.guardSeconds)
         reasons.push({ kind: "recent-write", ageSeconds, guardSeconds: options.guardSeconds });
     } catch {
       // a missing file is reported by the write path
     }
   }
-  const procRoot = options.procRoot === undefined ? (process.platform === "linux" ? "/proc" : null) : options.procRoot;
-  if (procRoot) {
-    const cwd = options.sessionCwd ? realpathOr(options.sessionCwd) : undefined;
-    const sessionFile = realpathOr(file);
-    for (const p of listPiProcesses(procRoot, options.ignorePids ?? [process.pid])) {
-      const command = p.argv.join(" ");
-      if (p.argv.some((a) => a === file || a === sessionFile || realpathOr(path.resolve(p.cwd, a)) === sessionFile)) {
-        reasons.push({ kind: "pi-process", pid: p.pid, command, cwd: p.cwd, match: "session-file" });
-      } else if (cwd && realpathOr(p.cwd) === cwd) {
-        reasons.push({ kind: "pi-process", pid: p.pid, command, cwd: p.cwd, match: "cwd" });
-      }
+  if (options.procRoot !== null) {
+    const ignorePids = options.ignorePids ?? [process.pid];
+    const snapshot = options.processes
+      ? await options.processes()
+      : await processSnapshot({
+          maxAgeMs: 0,
+          ignorePids,
+          ...(options.procRoot !== undefined ? { procRoot: options.procRoot, platform: "linux" as const } : {}),
+        });
+    const session = { file: path.resolve(file), cwd: options.sessionCwd, id: options.sessionId };
+    for (const p of snapshot.pi) {
+      if (ignorePids.includes(p.pid)) continue;
+      const match = piMatchesSession(p, session);
+      if (match)
+        reasons.push({ kind: "pi-process", pid: p.pid, command: p.command, argv: p.argv, cwd: p.cwd ?? "", match });
     }
   }
   return { live: reasons.length > 0, reasons };
@@ -166,7 +170,13 @@ export function describeLive(
       );
     else
       parts.push(
-        `pi is running on it (process ${r.pid} \`${r.command.length > 80 ? `${r.command.slice(0, 77)}…` : r.command}\`, ${r.match === "cwd" ? `in the session's folder ${r.cwd}` : "opened with this session file"})`,
+        `pi is running on it (${describeProcess(r)}, ${
+          r.match === "cwd"
+            ? `in the session's folder ${r.cwd}`
+            : r.match === "session-file"
+              ? "started with this session"
+              : "its folder cannot be read on this system"
+        })`,
       );
   }
   const bridge =
@@ -178,7 +188,7 @@ export function describeLive(
  * Throw {@link LiveSessionError} when {@link checkLiveSession} finds the session live.
  * @throws {LiveSessionError}
  */
-export function assertNotLive(file: string, options: LiveCheckOptions, what?: string): void {
-  const check = checkLiveSession(file, options);
+export async function assertNotLive(file: string, options: LiveCheckOptions, what?: string): Promise<void> {
+  const check = await checkLiveSession(file, options);
   if (check.live) throw new LiveSessionError(describeLive(check, what), check.reasons);
 }

@@ -157,7 +157,11 @@ export async function planSwitch(file: string, targetId: string, options: Switch
  * {@link planSwitch} on a session already read (it must be a private index opened with
  * `{ digest: true }`: do not refresh it).
  */
-export function planSwitchOn(session: SessionFile, targetId: string, options: SwitchPlanOptions): SwitchPlan {
+export async function planSwitchOn(
+  session: SessionFile,
+  targetId: string,
+  options: SwitchPlanOptions,
+): Promise<SwitchPlan> {
   const file = session.filePath;
   const expectation = expectationOf(session);
   let target = session.byId.get(targetId);
@@ -202,7 +206,7 @@ export function planSwitchOn(session: SessionFile, targetId: string, options: Sw
     reserveTokens,
     skipPrompt: analysis.settings.branchSummary.skipPrompt.value === true,
     expectation,
-    live: liveCheck(file, session, options),
+    live: await liveCheck(file, session, options),
     options,
   };
   const blocker = writeBlocker(file);
@@ -232,7 +236,7 @@ function resolveMarker(session: SessionFile, r: EntryRecord): EntryRecord {
   return current;
 }
 
-function liveCheck(file: string, session: SessionFile, options: SwitchPlanOptions): LiveCheck {
+function liveCheck(file: string, session: SessionFile, options: SwitchPlanOptions): Promise<LiveCheck> {
   return checkLiveSession(file, {
     guardSeconds: options.guardSeconds,
     ...(session.cwd ? { sessionCwd: session.cwd } : {}),
@@ -385,12 +389,12 @@ export interface SwitchResult {
  * @throws {LiveSessionError} when the session looks live now.
  * @throws {SessionChangedError} when the file changed since the plan (nothing written).
  */
-export function commitSwitch(
+export async function commitSwitch(
   plan: SwitchPlan,
   choice: SwitchChoice,
   draft?: BranchSummaryDraft,
   now: () => Date = () => new Date(),
-): SwitchResult {
+): Promise<SwitchResult> {
   const entries = buildSwitchEntries(plan, choice, draft, now());
   const result: SwitchResult = {
     file: plan.file,
@@ -402,7 +406,7 @@ export function commitSwitch(
   };
   if (plan.editorText !== undefined) result.editorText = plan.editorText;
   if (entries.length === 0) return result;
-  const live = liveCheck(plan.file, plan.session, plan.options);
+  const live = await liveCheck(plan.file, plan.session, plan.options);
   if (live.live)
     throw new LiveSessionError(describeLive(live, "switch branches in", plan.options.surface), live.reasons);
   result.bytesAfter = appendEntries(plan.expectation, entries);
@@ -465,7 +469,7 @@ export async function runSwitchFlow(
   let current: Summarizer | undefined;
   return withReplanning(MAX_SWITCH_ATTEMPTS, async (attempt) => {
     const plan = await planSwitch(file, targetId, options);
-    if (plan.noop) return { kind: "noop", plan, result: commitSwitch(plan, choice, undefined) };
+    if (plan.noop) return { kind: "noop", plan, result: await commitSwitch(plan, choice, undefined) };
     const decided = callbacks.decide ? await callbacks.decide(plan, attempt.changed) : choice;
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
@@ -502,12 +506,12 @@ export async function runSwitchFlow(
           }
         }
       }
-      return writeOrReplan(attempt, (): SwitchOutcome => {
+      return writeOrReplan(attempt, async (): Promise<SwitchOutcome> => {
         const done: SwitchOutcome = {
           kind: "switched",
           plan,
           choice: decided,
-          result: commitSwitch(plan, decided, draft),
+          result: await commitSwitch(plan, decided, draft),
         };
         if (draft) done.draft = draft;
         return done;
@@ -547,7 +551,7 @@ export async function appendLabelChange(
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-  const live = checkLiveSession(file, {
+  const live = await checkLiveSession(file, {
     guardSeconds: options.guardSeconds,
     ...(session.cwd ? { sessionCwd: session.cwd } : {}),
     ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),

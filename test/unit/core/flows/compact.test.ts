@@ -826,11 +826,11 @@ describe("live-session detection", () => {
       const child = spawn(bin, [], { cwd: dir, stdio: "ignore" });
       try {
         await new Promise((r) => setTimeout(r, 150));
-        const found = checkLiveSession(session, { guardSeconds: 30, sessionCwd: dir });
+        const found = await checkLiveSession(session, { guardSeconds: 30, sessionCwd: dir });
         assert.equal(found.live, true);
         const reason = found.reasons.find((r) => r.kind === "pi-process");
         assert.ok(reason && reason.kind === "pi-process" && reason.pid === child.pid && reason.match === "cwd");
-        assert.equal(checkLiveSession(session, { guardSeconds: 30, sessionCwd: os.tmpdir() }).live, false);
+        assert.equal((await checkLiveSession(session, { guardSeconds: 30, sessionCwd: os.tmpdir() })).live, false);
       } finally {
         child.kill();
         fs.rmSync(dir, { recursive: true, force: true });

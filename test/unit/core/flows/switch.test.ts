@@ -133,7 +133,12 @@ describe("switch flow: writes", () => {
     const file = copy(TREE);
     const before = fs.readFileSync(file);
     const plan = await planSwitch(file, "895e5ef5", options);
-    const result = commitSwitch(plan, { summarize: false }, undefined, () => new Date("2026-02-01T00:00:00.000Z"));
+    const result = await commitSwitch(
+      plan,
+      { summarize: false },
+      undefined,
+      () => new Date("2026-02-01T00:00:00.000Z"),
+    );
     assert.equal(result.entries.length, 1);
     const marker = result.entries[0]!;
     assert.deepEqual(Object.keys(marker), ["type", "customType", "data", "id", "parentId", "timestamp"]);
@@ -155,7 +160,7 @@ describe("switch flow: writes", () => {
   it("without a summary, with a label: pi's label entry on the target, parented on the new leaf", async () => {
     const file = copy(TREE);
     const plan = await planSwitch(file, "a41d08b8", options);
-    const result = commitSwitch(plan, { summarize: false, label: "  retry t3  " });
+    const result = await commitSwitch(plan, { summarize: false, label: "  retry t3  " });
     assert.equal(result.entries.length, 1);
     assert.deepEqual(result.entries[0], {
       type: "label",
@@ -183,14 +188,14 @@ describe("switch flow: writes", () => {
     const plan = await planSwitch(file, "u9", { ...options, agentDir: "/nonexistent" });
     assert.equal(plan.newLeafId, "l1");
     assert.deepEqual(plannedWrites(plan, { summarize: false }), ["leaf-marker"]);
-    const r = commitSwitch(plan, { summarize: false });
+    const r = await commitSwitch(plan, { summarize: false });
     assert.equal(r.editorText, "next");
     assert.equal(fs.statSync(file).size > size, true);
     // now the leaf is a marker on l1; u9 again: the marker already points at l1 → nothing to write
     const size2 = fs.statSync(file).size;
     const plan2 = await planSwitch(file, "u9", { ...options, agentDir: "/nonexistent" });
     assert.deepEqual(plannedWrites(plan2, { summarize: true }), []);
-    commitSwitch(plan2, { summarize: true });
+    await commitSwitch(plan2, { summarize: true });
     assert.equal(fs.statSync(file).size, size2);
   });
 
@@ -214,7 +219,7 @@ describe("switch flow: writes", () => {
       draft.summary,
       `${BRANCH_SUMMARY_PREAMBLE}## Goal\nRead delta on branch C.\n\n## Next Steps\n1. Continue.\n\n<read-files>\nsrc/delta.ts\n</read-files>`,
     );
-    const result = commitSwitch(plan, { summarize: true, label: "C" }, draft);
+    const result = await commitSwitch(plan, { summarize: true, label: "C" }, draft);
     const [summary, label] = result.entries as unknown as Record<string, unknown>[];
     assert.deepEqual(Object.keys(summary!), [
       "type",
@@ -256,7 +261,7 @@ describe("switch flow: writes", () => {
     const draft = await summarizeSwitch(plan, { summarize: true }, summarizer());
     assert.equal(server.requests.length, requests);
     assert.deepEqual(draft, { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] });
-    const r = commitSwitch(plan, { summarize: true }, draft);
+    const r = await commitSwitch(plan, { summarize: true }, draft);
     assert.equal((r.entries[0] as { summary: string }).summary, NO_CONTENT_SUMMARY);
     assert.equal((r.entries[0] as { usage?: unknown }).usage, undefined);
   });
@@ -271,7 +276,7 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
       `${JSON.stringify({ type: "label", id: "zz000001", parentId: "bb6f6d3c", timestamp: "2026-01-01T00:00:00.000Z", targetId: "bb6f6d3c", label: "pi wrote" })}\n`,
     );
     const size = fs.statSync(file).size;
-    assert.throws(() => commitSwitch(plan, { summarize: false }), SessionChangedError);
+    await assert.rejects(commitSwitch(plan, { summarize: false }), SessionChangedError);
     assert.equal(fs.statSync(file).size, size);
     // runSwitchFlow: the file changes once between deciding and writing → re-plan, decide again
     const file2 = copy(TREE);

@@ -1,0 +1,73 @@
+/**
+ * macOS: the process table from `ps -axww -o pid=,ppid=,lstart=,command=` (every process, full
+ * command lines, start times in the C locale), and the working directories of the interesting ones
+ * from one `lsof -a -d cwd -Fn -p <pids>`. Both are in every macOS; the parsers are pure and tested
+ * on recorded output (`test/unit/core/proc/`).
+ */
+
+import type { CommandRunner } from "./run";
+import type { ProcessInfo } from "./table";
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const PS_LINE = /^\s*(\d+)\s+(\d+)\s+\w{3} (\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4}) (.*)$/;
+
+/**
+ * Parse `ps -axww -o pid=,ppid=,lstart=,command=` output (BSD and procps print the same columns).
+ * `lstart` is local time (`Tue Dec  1 09:32:44 2026`). The command is split at spaces into `argv`
+ * (ps does not say where an argument with a space ends; the whole line stays in `command`).
+ * Lines that do not parse are skipped.
+ */
+export function parsePsOutput(text: string): ProcessInfo[] {
+  const out: ProcessInfo[] = [];
+  for (const line of text.split("\n")) {
+    const m = PS_LINE.exec(line.replace(/\r$/, ""));
+    if (!m) continue;
+    const month = MONTHS.indexOf(m[3]!);
+    const command = m[9]!.trim();
+    if (!command) continue;
+    const info: ProcessInfo = { pid: Number(m[1]), ppid: Number(m[2]), argv: command.split(/\s+/), command };
+    if (month >= 0)
+      info.startedAt = new Date(Number(m[8]), month, Number(m[4]), Number(m[5]), Number(m[6]), Number(m[7])).getTime();
+    out.push(info);
+  }
+  return out;
+}
+
+/**
+ * Parse `lsof -a -d cwd -Fn -p …` output: records `p<pid>`, optionally `fcwd`, then `n<path>`.
+ * @returns pid → working directory.
+ */
+export function parseLsofCwd(text: string): Map<number, string> {
+  const out = new Map<number, string>();
+  let pid: number | undefined;
+  for (const line of text.split("\n")) {
+    const tag = line[0];
+    const value = line.slice(1).replace(/\r$/, "");
+    if (tag === "p") pid = Number(value);
+    // an unreadable one reads `/proc/1/cwd (readlink: Permission denied)` (Linux lsof): not a folder
+    else if (tag === "n" && pid !== undefined && !out.has(pid) && !/ \((readlink|stat): [^)]*\)$/.test(value))
+      out.set(pid, value);
+  }
+  return out;
+}
+
+/** Every process (`ps`), with `cwd` (`lsof`) for those whose argv `wantCwd` accepts. */
+export async function listDarwinProcesses(
+  run: CommandRunner,
+  wantCwd: (argv: readonly string[]) => boolean,
+): Promise<ProcessInfo[]> {
+  const processes = parsePsOutput(await run("/bin/ps", ["-axww", "-o", "pid=,ppid=,lstart=,command="]));
+  const wanted = processes.filter((p) => wantCwd(p.argv));
+  if (wanted.length > 0) {
+    // lsof exits 1 when one of the processes ended meanwhile: the others are still printed
+    const text = await run("/usr/sbin/lsof", ["-a", "-d", "cwd", "-Fn", "-p", wanted.map((p) => p.pid).join(",")], {
+      acceptExitCodes: [1],
+    }).catch(() => "");
+    const cwds = parseLsofCwd(text);
+    for (const p of wanted) {
+      const cwd = cwds.get(p.pid);
+      if (cwd !== undefined) p.cwd = cwd;
+    }
+  }
+  return processes;
+}
