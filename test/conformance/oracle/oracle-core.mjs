@@ -1002,6 +1002,26 @@ function copyTree(from, to) {
  * separate, non-default directory>", mtimes?: {"<path relative to agentDir>": epochMs} }.
  * Only the agent dir's sessions/ tree is copied; pi works on the copy.
  */
+/**
+ * pi's own listing of one folder: `SessionManager.listAll(dir)` (pi's `buildSessionInfo` per file,
+ * sorted by pi's `modified`), as `{path, id, cwd, name, parentSessionPath, messageCount, firstMessage,
+ * modified}` rows. `{type: "sessionInfos", dir}`; the files are only read.
+ */
+export async function sessionInfos(request) {
+  if (typeof request.dir !== "string") throw new Error("sessionInfos needs dir");
+  const infos = await SessionManager.listAll(resolve(request.dir));
+  return infos.map((s) => ({
+    path: s.path,
+    id: s.id,
+    cwd: s.cwd,
+    name: s.name ?? null,
+    parentSessionPath: s.parentSessionPath ?? null,
+    messageCount: s.messageCount,
+    firstMessage: s.firstMessage,
+    modified: s.modified.getTime(),
+  }));
+}
+
 export async function sessionListing(request) {
   if (typeof request.agentDir !== "string") throw new Error("listing needs agentDir");
   const source = resolve(request.agentDir);
@@ -1186,14 +1206,15 @@ export async function costOf(request) {
 
 /**
  * One request: `{type?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit", file | entriesJsonl,
- * args?: string[], agentDir?, agentFiles?, leaf?, append?, edits?}`, `{type: "listing", ...}` (see sessionListing) or
- * `{type: "catalog", agentDir?, agentFiles?}` (see modelCatalog).
+ * args?: string[], agentDir?, agentFiles?, leaf?, append?, edits?}`, `{type: "listing", ...}` (see sessionListing),
+ * `{type: "catalog", agentDir?, agentFiles?}` (see modelCatalog) or `{type: "sessionInfos", dir}` (see sessionInfos).
  * Returns the result object (throws on error).
  */
 export async function handleRequest(request) {
   if (!request || typeof request !== "object") throw new Error("request must be a JSON object");
   const type = request.type ?? "oracle";
   if (type === "listing") return sessionListing(request);
+  if (type === "sessionInfos") return sessionInfos(request);
   if (type === "catalog") return modelCatalog(request);
   if (type === "cost") return costOf(request);
   const hasFile = typeof request.file === "string";
