@@ -85,7 +85,7 @@ export function readConfig(scope?: vscode.ConfigurationScope): PiContextConfig {
   return {
     agentDir: str("agentDir", ""),
     sessionDirs: Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === "string") : [],
-    includeSubfolderSessions: bool("includeSubfolderSessions", false),
+    includeSubfolderSessions: bool("includeSubfolderSessions", true),
     projectSettings: projectSettings === "always" || projectSettings === "never" ? projectSettings : "auto",
     statusBar: {
       alignment: alignment === "right" ? "right" : "left",

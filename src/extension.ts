@@ -38,7 +38,11 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   context.subscriptions.push(vscode.commands.registerCommand("piContext.showLog", () => log.show()));
 
   const config = () => readConfig();
-  const sessions = new PiSessionSource({ log, config });
+  const sessions = new PiSessionSource({
+    log,
+    config,
+    cacheFile: vscode.Uri.joinPath(context.globalStorageUri, "session-catalog.jsonl").fsPath,
+  });
   context.subscriptions.push(sessions);
   const base: BaseServices = { context, log, sessions, config };
   const liveBridge = createLiveBridge(base);
@@ -54,7 +58,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   registerCompactAt(services);
   const sessionTree = registerSessionTree(services);
 
-  sessions.start();
+  sessions.start(() => liveBridge.announcedSessions());
   // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
   log.info(`${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms`);
   return { services, statusBar, sessionTree, liveBridge };

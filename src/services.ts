@@ -9,7 +9,7 @@
 import type * as vscode from "vscode";
 import type { Summarizer } from "./core/flows/summarizer";
 import type { SwitchChoice, SwitchPlan } from "./core/flows/switch";
-import type { SessionSummary } from "./core/read/locate";
+import type { SessionInfo } from "./core/read/sessionInfo";
 import type { SessionFile } from "./core/read/session";
 import type { Analysis } from "./core/rules/analyze";
 import type { PiContextConfig } from "./config";
@@ -24,12 +24,28 @@ export interface CurrentSession {
   analysis: Analysis;
   /** True when the user pinned this session ("Pi: Select Session…"); false when following the latest. */
   pinned: boolean;
+  /** Why this session is shown: pinned, the pi in the focused terminal, or followed in its folder. */
+  followedBy: FollowReason;
+  /** The display label, pi's rule (`core/rules/sessionLabel.ts`): every surface shows this one. */
+  label: string;
+  /** The other live sessions of its folder (written within a minute, or open in a running pi), newest first. */
+  liveSessions: { file: string; label: string }[];
   /** The workspace folder whose sessions this one belongs to (by header `cwd`), if any. */
   workspaceFolder: vscode.WorkspaceFolder | undefined;
   /** The pi agent dir used for settings, models and (by default) sessions. */
   agentDir: string;
   /** When the file was last read (ms since epoch). */
   updatedAt: number;
+}
+
+/** Why a session is the current one. */
+export type FollowReason = "pinned" | "terminal" | "latest";
+
+/** Options of {@link SessionSource.listSessions}. */
+export interface SessionListOptions {
+  /** The sessions known so far (newest first; `complete: false` = still being read) and whether the listing is done. */
+  onProgress?: (sessions: SessionInfo[], done: boolean) => void;
+  signal?: AbortSignal;
 }
 
 /** Finds, follows and re-reads pi sessions (implemented by `sessions/source.ts`). */
@@ -44,8 +60,15 @@ export interface SessionSource extends vscode.Disposable {
   pin(file: string): Promise<void>;
   /** Follow the most recently written session of the workspace again. */
   followLatest(): Promise<void>;
-  /** Sessions of the workspace folders, newest first (header + tail reads only). */
-  listSessions(): Promise<SessionSummary[]>;
+  /** Follow this session in its folder without pinning it (the gauge's "switch to the other live session"). */
+  show(file: string): Promise<void>;
+  /**
+   * Sessions of the workspace folders, newest first: asynchronous and incremental (the listing
+   * cache); `onProgress` gets the first rows at once and more as they are read.
+   */
+  listSessions(options?: SessionListOptions): Promise<SessionInfo[]>;
+  /** One session's listing facts (name, first message, counts), up to date; undefined when it is not a session. */
+  sessionInfo(file: string): Promise<SessionInfo | undefined>;
   /** The agent dir in use (setting `piContext.agentDir`, else `PI_CODING_AGENT_DIR`, else `~/.pi/agent`). */
   agentDir(): string;
   /** What discovery found so far (to explain "no session" states). */
@@ -158,6 +181,11 @@ export interface LiveBridge {
   /** Fires when a live connection appears, goes, or pushes new numbers. */
   readonly onDidChange: vscode.Event<void>;
   /**
+   * The session file every running pi with the bridge announced (its pid and `sessionFile`), as of
+   * the last look (every 1.5 s): exact, where the process table can only guess.
+   */
+  announcedSessions(): readonly { pid: number; sessionFile: string }[];
+  /**
    * `live`: a running pi with the bridge serves `file` (connects if needed); `problem`: one is
    * announced but cannot be used (the routes say why); `none`: the file-based flows apply.
    */
@@ -175,6 +203,11 @@ export interface LiveBridge {
   ): Promise<CompactCommandOutcome | undefined>;
   /** "Switch to Here…" in the running pi: `given` skips the question, else `ask` shows pi's. */
   routeSwitch(file: string, targetId: string, options: RouteSwitchOptions): Promise<SwitchCommandOutcome | undefined>;
+  /** Name the session in the running pi (pi's `/name`); `{ result: undefined }` = failed (reported to the user). */
+  routeName(
+    file: string,
+    name: string,
+  ): Promise<{ result: { entryId: string | null; name: string | null } | undefined } | undefined>;
   /** Set or clear a label in the running pi; `{ result: undefined }` = failed (reported to the user). */
   routeLabel(
     file: string,

@@ -6,6 +6,7 @@
  * - navigate: `ctx.navigateTree()` from a command context (`commandJobs.ts` gets one); pi's own
  *   "Wait for the current response to finish…" error comes back while it streams;
  * - setLabel: `pi.setLabel()` (pi's label editor; allowed while streaming, as in pi);
+ * - setSessionName: `pi.setSessionName()` (pi's `/name`; allowed while streaming);
  * - cancel: `ctx.abort()`, only while a compaction / branch summary this bridge started runs.
  */
 
@@ -112,6 +113,22 @@ export class BridgeOperations {
         this.host.schedulePush();
         const leaf = this.ctx.sessionManager.getLeafId();
         return { entryId: leaf } satisfies BridgeOps["setLabel"]["result"];
+      }
+      case "setSessionName": {
+        const name = optionalString("name", 1000)
+          ?.replace(/[\r\n]+/g, " ")
+          .trim();
+        if (!name) throw new OpError("bad-request", "Session name cannot be empty");
+        try {
+          this.pi.setSessionName(name);
+        } catch (error) {
+          throw new OpError("failed", (error as Error).message);
+        }
+        this.host.schedulePush();
+        return {
+          entryId: this.ctx.sessionManager.getLeafId(),
+          name: this.pi.getSessionName() ?? null,
+        } satisfies BridgeOps["setSessionName"]["result"];
       }
       case "cancel": {
         const running = this.host.running;

@@ -62,6 +62,9 @@ export interface PiApi {
     options?: { expandPromptTemplates?: boolean; deliverAs?: "steer" | "followUp" },
   ): void;
   setLabel(entryId: string, label: string | undefined): void;
+  /** pi's `/name`: appends a `session_info` entry. */
+  setSessionName(name: string): void;
+  getSessionName(): string | undefined;
   getSettings(): Record<string, unknown>;
   getCommands(): { name: string; source?: string; sourceInfo?: { path?: string } }[];
 }

@@ -19,7 +19,7 @@
 export const BRIDGE_PROTOCOL = 1;
 
 /** Version of the bridge code; bump with every change of the bridge (install offers the update). */
-export const BRIDGE_VERSION = "1.0.0";
+export const BRIDGE_VERSION = "1.1.0";
 
 /** The pi versions the bridge is tested against (pi 1.6.x). */
 export const PI_VERSION_RANGE = { text: "1.6.x", major: 1, minor: 6 } as const;
@@ -192,6 +192,11 @@ export interface BridgeOps {
   };
   /** pi's label editor (`pi.setLabel`): a `label` entry; empty/absent label clears. */
   setLabel: { params: { targetId: string; label?: string }; result: { entryId: string | null } };
+  /**
+   * pi's `/name` (`pi.setSessionName` → `SessionManager.appendSessionInfo`): a `session_info` entry;
+   * the name's line breaks become a space, trimmed; empty is refused. Since bridge 1.1.0.
+   */
+  setSessionName: { params: { name: string }; result: { entryId: string | null; name: string | null } };
   /** Abort the compaction / branch summary this bridge started (never a response of the user's). */
   cancel: { params: Record<string, never>; result: { cancelled: boolean } };
 }
@@ -215,7 +220,7 @@ export type ResponseLine =
 export type ServerLine = Welcome | ConnectionError | StatePush | ResponseLine;
 
 /** Operation names (for validation). */
-export const BRIDGE_OPS: readonly BridgeOp[] = ["state", "compact", "navigate", "setLabel", "cancel"];
+export const BRIDGE_OPS: readonly BridgeOp[] = ["state", "compact", "navigate", "setLabel", "setSessionName", "cancel"];
 
 /**
  * Check an announcement's shape (it is read from disk: never trust it).

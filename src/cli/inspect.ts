@@ -3,6 +3,8 @@
  * each comes from) and what pi's `/compact` would do now.
  */
 
+import { readSessionInfo } from "../core/read/sessionInfo";
+import { sessionLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import { analyzeSession, type Analysis } from "../core/rules/analyze";
 import type { InspectResult } from "../core/rules/inspect";
@@ -33,11 +35,12 @@ function sourceText(s: { source: string; file?: string; key?: string; error?: st
 const row = (label: string, text: string) => `${label.padEnd(12)}${text}`;
 
 /** The human-readable `inspect` report. */
-export function formatInspect(analysis: Analysis): string {
+export function formatInspect(analysis: Analysis, label?: string): string {
   const r: InspectResult = analysis.inspect;
   const lines: string[] = [];
   const model = r.model ? `${r.model.provider}/${r.model.modelId}` : "(none on the session's path)";
-  if (r.sessionName) lines.push(row("session", r.sessionName));
+  const shown = label ?? r.sessionName;
+  if (shown) lines.push(row("session", shown));
   lines.push(row("file", r.file));
   lines.push(row("entries", `${n(r.entryCount)}; leaf ${r.leafId ?? "(none)"}`));
   lines.push(
@@ -144,6 +147,12 @@ export const inspectCommand: CliCommand = async (argv, out) => {
   const session = analysis.session;
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
   if (args.flags.has("json")) out(JSON.stringify(analysis.inspect, null, 2));
-  else out(formatInspect(analysis));
+  else {
+    // the label every surface shows (pi's rule: name, else the first user message)
+    const info = await readSessionInfo(path.resolve(file)).catch(() => undefined);
+    out(
+      formatInspect(analysis, sessionLabel({ name: analysis.inspect.sessionName, firstMessage: info?.firstMessage })),
+    );
+  }
   return 0;
 };

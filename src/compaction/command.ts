@@ -21,7 +21,6 @@
  * `piContext.cancelCompaction` cancels a running summary (same as the notification's Cancel).
  */
 
-import * as path from "node:path";
 import * as vscode from "vscode";
 import {
   NothingToCompactError,
@@ -33,8 +32,8 @@ import {
   type PlanFit,
 } from "../core/flows/compact";
 import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
-import { readSessionSummary } from "../core/read/locate";
 import { UnsafeSessionWriteError } from "../core/flows/write";
+import { sessionLabel } from "../core/rules/sessionLabel";
 import type { Summarizer } from "../core/flows/summarizer";
 import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
 import { readModelsConfig } from "../core/rules/models";
@@ -59,21 +58,18 @@ function short(text: string, max: number): string {
 }
 
 /**
- * How a session is named in titles and messages: its `session_info` name, else the first words of
- * its first user message, else the file name — quoted, never a bare id.
+ * How a session is named in titles and messages: its label (pi's rule, `sessionLabel`: name, else
+ * the first user message), quoted — the same label every surface shows.
  */
-export function sessionTitle(
-  info: { name?: string | undefined; firstMessage?: string | undefined },
-  file: string,
-): string {
-  if (info.name) return `"${short(info.name, 60)}"`;
-  if (info.firstMessage) return `"${short(info.firstMessage, 40)}"`;
-  return path.basename(file, ".jsonl");
+export function sessionTitle(label: string): string {
+  return `"${label}"`;
 }
 
+/** The label of each file being compacted (set when the command starts; titles of its steps read it). */
+const labels = new Map<string, string>();
+
 function planTitle(plan: CompactionPlan): string {
-  const first = plan.session.records.find((r) => r.type === "message" && r.role === "user" && r.preview);
-  return sessionTitle({ name: plan.session.name, firstMessage: first?.preview }, plan.file);
+  return sessionTitle(labels.get(plan.file) ?? sessionLabel({ name: plan.session.name }));
 }
 
 /** The first words of an entry, for "keep from …" (its id only when it has no text). */
@@ -215,7 +211,7 @@ async function pickSession(services: Services): Promise<string | undefined> {
   }
   const pick = await vscode.window.showQuickPick(
     sessions.map((s) => ({
-      label: sessionTitle(s, s.file),
+      label: sessionLabel(s),
       description: new Date(s.mtimeMs).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" }),
       detail: s.file,
       file: s.file,
@@ -274,8 +270,10 @@ export function registerCompaction(services: Services): void {
     const config = services.config();
     const skipPreview = options.skipPreview ?? config.compaction.skipPreview;
     let given = typeof options.instructions === "string" ? options.instructions : undefined;
-    const info = readSessionSummary(file);
-    const title = sessionTitle(info ?? {}, file);
+    const current = services.sessions.current;
+    const info = await services.sessions.sessionInfo(file);
+    labels.set(file, current?.file === file ? current.label : sessionLabel(info ?? {}));
+    const title = sessionTitle(labels.get(file)!);
 
     // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
     if ((await services.liveBridge.availability(file)) !== "none") {

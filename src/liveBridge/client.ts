@@ -61,6 +61,7 @@ export interface RequestOptions {
 export const DEFAULT_TIMEOUTS_MS: Record<BridgeOp, number> = {
   state: 5_000,
   setLabel: 10_000,
+  setSessionName: 10_000,
   cancel: 5_000,
   compact: 15 * 60_000,
   navigate: 15 * 60_000,

@@ -8,7 +8,7 @@
  * picks them up; the routes only wait for that before opening the summary diff.
  */
 
-import * as path from "node:path";
+import { sessionLabel } from "../core/rules/sessionLabel";
 import * as vscode from "vscode";
 import { sameFile } from "../bridge/announce";
 import { planSwitch, type SwitchPlan } from "../core/flows/switch";
@@ -128,9 +128,7 @@ export class LiveRoutes {
         : undefined;
     const preview = current?.analysis.inspect.compaction ?? null;
     const previousCompactionId = preview?.previousCompactionId ?? undefined;
-    const label = current?.analysis.inspect.sessionName
-      ? `"${current.analysis.inspect.sessionName}"`
-      : path.basename(file);
+    const label = `"${current?.label ?? sessionLabel((await this.services.sessions.sessionInfo(file)) ?? {})}"`;
     if (!options.skipPreview) {
       const state = connection.state;
       const usage = state.usage
@@ -163,7 +161,7 @@ export class LiveRoutes {
       const result = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
-          title: `pi is compacting ${path.basename(file)}`,
+          title: `pi is compacting ${label}`,
           cancellable: true,
         },
         (progress, token) => {
@@ -338,7 +336,35 @@ export class LiveRoutes {
       return { result: undefined };
     }
   }
+
+  /**
+   * Name the session in the running pi (`pi.setSessionName`, pi's `/name`).
+   * @returns undefined when no live bridge serves `file`; else `{ result }` (undefined result = failed, reported).
+   */
+  async routeName(file: string, name: string): Promise<NameRouteResult | undefined> {
+    const resolution = await this.resolve(file);
+    if (resolution.kind === "none") return undefined;
+    if (resolution.kind === "problem") {
+      this.refuse(file, "name the session", resolution);
+      return { result: undefined };
+    }
+    const { announcement, connection } = resolution.target;
+    try {
+      const r = await connection.request("setSessionName", { name });
+      this.services.log.info(`live bridge: named ${file} "${r.name ?? ""}" in ${describePi(announcement)}`);
+      await this.waitForEntry(file, r.entryId);
+      return { result: r };
+    } catch (error) {
+      const message = (error as Error).message;
+      this.services.log.warn(`live bridge: name ${file}: ${message}`);
+      void notify.error(`pi could not name the session: ${message}`);
+      return { result: undefined };
+    }
+  }
 }
+
+/** Name the session in the running pi (see {@link LiveRoutes.routeName}). */
+export type NameRouteResult = { result: { entryId: string | null; name: string | null } | undefined };
 
 /** An abort signal for a request: aborted when the progress notification is cancelled or `outer` aborts. */
 function linkedSignal(token: vscode.CancellationToken, outer: AbortSignal | undefined): AbortSignal {

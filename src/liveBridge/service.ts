@@ -64,6 +64,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private readonly notified = new Set<string>();
   private readonly installer: BridgeInstaller;
   private readonly routes: LiveRoutes;
+  private announced: { pid: number; sessionFile: string }[] = [];
 
   /** @param bundlePath the shipped bundle (`dist/bridge/pi-context-bridge.js`). */
   constructor(
@@ -103,6 +104,11 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
 
   private agentDir(): string {
     return this.services.sessions.agentDir();
+  }
+
+  /** Which session each announcing pi has open (as of the last look; see {@link LiveBridge.announcedSessions}). */
+  announcedSessions(): readonly { pid: number; sessionFile: string }[] {
+    return this.announced;
   }
 
   /** The connected bridge serving `file`, if any (newest pi first). */
@@ -165,12 +171,15 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     if (this.disposed) return;
     const file = this.services.sessions.current?.file;
     const wanted = new Map<string, Announcement>();
-    if (this.enabled() && file) {
+    if (this.enabled()) {
+      const announced: { pid: number; sessionFile: string }[] = [];
       for (const read of readAnnouncements(this.agentDir())) {
-        if ("announcement" in read && sameFile(read.announcement.sessionFile, file))
-          wanted.set(read.file, read.announcement);
+        if (!("announcement" in read)) continue;
+        announced.push({ pid: read.announcement.pid, sessionFile: read.announcement.sessionFile });
+        if (file && sameFile(read.announcement.sessionFile, file)) wanted.set(read.file, read.announcement);
       }
-    }
+      this.announced = announced;
+    } else this.announced = [];
     let changed = false;
     for (const [key, t] of this.tracked) {
       const a = wanted.get(key);
@@ -332,6 +341,13 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   }
 
   /** "Switch to Here…" in the running pi (see {@link LiveRoutes.routeSwitch}). */
+  routeName(
+    file: string,
+    name: string,
+  ): Promise<{ result: { entryId: string | null; name: string | null } | undefined } | undefined> {
+    return this.routes.routeName(file, name);
+  }
+
   routeSwitch(file: string, targetId: string, options: RouteSwitchOptions): Promise<SwitchCommandOutcome | undefined> {
     return this.routes.routeSwitch(file, targetId, options);
   }

@@ -4,7 +4,6 @@
  * tracked files (`files.ts`) and the summary diff. `ready` is the controller's own.
  */
 
-import * as path from "node:path";
 import * as vscode from "vscode";
 import { buildProjection } from "../core/rules/context";
 import { categoryEntries } from "../viewModel/breakdown";
@@ -113,11 +112,12 @@ async function openDiff(host: PanelHost, fromId: string, toId: string, sender: S
     return;
   }
   const file = state!.session!.file;
+  const label = `"${state!.session!.label}"`;
   if (sender.kind === "view") {
-    await openSummaryDiff(file, older.entryId, newer.entryId);
+    await openSummaryDiff(file, older.entryId, newer.entryId, label);
     return;
   }
-  const title = `Summary: ${older.entryId} ↔ ${newer.entryId} — ${path.basename(file)}`;
+  const title = `Summary: ${older.entryId} ↔ ${newer.entryId} — ${label}`;
   await vscode.commands.executeCommand(
     "vscode.diff",
     summaryUri(file, older.entryId),

@@ -46,6 +46,7 @@ export function buildState(services: Services, current: CurrentSession | undefin
         session: current.session,
         ...shownAnalysis(services, current),
         pinned: current.pinned,
+        label: current.label,
         updatedAt: current.updatedAt,
         modifiedAt: current.session.mtimeMs,
       },

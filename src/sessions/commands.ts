@@ -1,17 +1,34 @@
 /**
- * Commands about which session is shown: "Pi: Select Session…" (QuickPick, pins the choice),
- * "Pi: Follow Latest Session" (unpins) and "Pi: Refresh Session".
+ * Commands about which session is shown: "Pi: Select Session…" (QuickPick: the first rows at once,
+ * the rest as they are read; forks under their parent; filter by name, first message, model,
+ * date; pins the choice), "Pi: Follow Latest Session" (unpins), "Pi: Switch Live Session" (the
+ * gauge's one-click switch between sessions written at the same time), "Pi: Name Session…" (pi's
+ * `/name`) and "Pi: Refresh Session".
  */
 
 import * as os from "node:os";
 import * as vscode from "vscode";
+import { appendSessionName, EmptySessionNameError } from "../core/flows/name";
+import { LiveSessionError } from "../core/flows/live";
+import type { SessionInfo } from "../core/read/sessionInfo";
+import { normalizeSessionName } from "../core/rules/sessionLabel";
 import type { Services } from "../services";
+import * as notify from "../ui/notify";
 import { followRow, projectFolderLabel, sessionPickRows } from "./picker";
 
 interface SessionItem extends vscode.QuickPickItem {
   file?: string;
   follow?: boolean;
 }
+
+/** What `piContext.nameSession` resolves with. */
+export type NameCommandOutcome =
+  | { kind: "named"; file: string; name: string; entryId: string | null; via: "bridge" | "file" }
+  | { kind: "declined" | "no-session"; file?: string }
+  | { kind: "error"; file: string; message: string };
+
+/** The picker as tests see it: its rows after each update, and whether it is still filling in. */
+export const pickerUpdates: { rows: number; done: boolean; at: number }[] = [];
 
 /** Register the session commands. */
 export function registerSessionCommands(services: Services): void {
@@ -24,7 +41,82 @@ export function registerSessionCommands(services: Services): void {
       log.info(c ? `following the latest session: ${c.file}` : "following the latest session (none yet)");
     }),
     vscode.commands.registerCommand("piContext.refresh", () => sessions.refresh()),
+    vscode.commands.registerCommand("piContext.switchLiveSession", (file?: unknown) => switchLive(services, file)),
+    vscode.commands.registerCommand("piContext.nameSession", (file?: unknown, name?: unknown) =>
+      nameSession(services, typeof file === "string" ? file : undefined, typeof name === "string" ? name : undefined),
+    ),
   );
+}
+
+/** Follow another live session of the current folder: the given one, the only other one, or a pick. */
+async function switchLive(services: Services, file: unknown): Promise<string | undefined> {
+  const current = services.sessions.current;
+  if (!current) return undefined;
+  let target = typeof file === "string" ? file : undefined;
+  if (!target) {
+    const others = current.liveSessions;
+    if (others.length === 0) {
+      void notify.info("no other live session in this folder.");
+      return undefined;
+    }
+    if (others.length === 1) target = others[0]!.file;
+    else
+      target = (
+        await vscode.window.showQuickPick(
+          others.map((o) => ({ label: o.label, description: o.file, file: o.file })),
+          { title: "Pi: Switch to Another Live Session" },
+        )
+      )?.file;
+  }
+  if (!target) return undefined;
+  await services.sessions.show(target);
+  return services.sessions.current?.file;
+}
+
+/**
+ * Name a session (default: the current one) like pi's `/name`: through the running pi's live
+ * bridge when there is one, else a `session_info` entry through the write path behind the
+ * live-session guard.
+ */
+async function nameSession(services: Services, fileArg?: string, nameArg?: string): Promise<NameCommandOutcome> {
+  const current = services.sessions.current;
+  const file = fileArg ?? current?.file;
+  if (!file) {
+    void notify.info("no pi session to name: open the folder pi runs in, or pick a session first.");
+    return { kind: "no-session" };
+  }
+  const name =
+    nameArg ??
+    (await vscode.window.showInputBox({
+      title: "Pi: Name Session",
+      prompt: "pi shows the name in /resume and its footer (what pi's /name writes).",
+      value: current?.file === file ? (current.session.name ?? "") : "",
+      validateInput: (v) => (normalizeSessionName(v) ? undefined : "Session name cannot be empty"),
+    }));
+  if (name === undefined) return { kind: "declined", file };
+  try {
+    const live = await services.liveBridge.routeName(file, name);
+    if (live) {
+      await services.sessions.refresh();
+      return live.result
+        ? { kind: "named", file, name: live.result.name ?? "", entryId: live.result.entryId, via: "bridge" }
+        : { kind: "error", file, message: "the running pi could not name the session" };
+    }
+    const r = await appendSessionName(file, name, {
+      guardSeconds: services.config().liveSession.guardSeconds,
+      surface: "vscode",
+    });
+    services.log.info(`named ${file} "${r.entry.name}" (entry ${r.entry.id})`);
+    await services.sessions.refresh();
+    void notify.info(`named the session “${r.entry.name}” — pi shows it in /resume.`);
+    return { kind: "named", file, name: r.entry.name ?? "", entryId: r.entry.id, via: "file" };
+  } catch (error) {
+    const message = (error as Error).message;
+    services.log.warn(`name ${file}: ${message}`);
+    if (error instanceof LiveSessionError || error instanceof EmptySessionNameError) void notify.warn(message);
+    else void notify.error(`could not name the session: ${message}`);
+    return { kind: "error", file, message };
+  }
 }
 
 /** Show the QuickPick of the workspace's sessions; pin the one picked (or follow the latest). */
@@ -32,40 +124,39 @@ async function selectSession(services: Services): Promise<void> {
   const { sessions } = services;
   const quickPick = vscode.window.createQuickPick<SessionItem>();
   quickPick.title = "Pi: Select Session";
-  quickPick.placeholder = "Session name or first message";
+  quickPick.placeholder = "Filter by name, first message, model or date";
   quickPick.matchOnDescription = true;
   quickPick.matchOnDetail = true;
   quickPick.busy = true;
   quickPick.show();
-  try {
-    const list = await sessions.listSessions();
-    const current = sessions.current;
-    const folders = (vscode.workspace.workspaceFolders ?? [])
-      .filter((f) => f.uri.scheme === "file")
-      .map((f) => ({ name: f.name, path: f.uri.fsPath }));
-    const home = os.homedir();
+  pickerUpdates.length = 0;
+  const current = sessions.current;
+  const folders = (vscode.workspace.workspaceFolders ?? [])
+    .filter((f) => f.uri.scheme === "file")
+    .map((f) => ({ name: f.name, path: f.uri.fsPath }));
+  const home = os.homedir();
+  let shownActive = false;
+  const render = (list: SessionInfo[], done: boolean): void => {
     const rows = sessionPickRows(list, {
-      ...(current ? { currentFile: current.file, currentEntryCount: current.session.records.length } : {}),
+      ...(current ? { currentFile: current.file } : {}),
       nowMs: Date.now(),
       locale: vscode.env.language,
       folderName: (s) => projectFolderLabel(s.cwd, folders, home),
     });
-    const items: SessionItem[] = [];
-    items.push({ ...followRow(!current?.pinned, folders.length > 0), follow: true } as SessionItem);
+    const items: SessionItem[] = [{ ...followRow(!current?.pinned, folders.length > 0), follow: true } as SessionItem];
     if (rows.length > 0)
       items.push({
         label: folders.length === 0 ? "all pi sessions (no folder open)" : "sessions",
         kind: vscode.QuickPickItemKind.Separator,
       });
-    for (const row of rows) {
+    for (const row of rows)
       items.push({
         label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${row.label}`,
         description: row.description,
         detail: row.detail,
         file: row.file,
       });
-    }
-    if (rows.length === 0) {
+    if (rows.length === 0 && done) {
       const dirs = sessions.discovery?.searchedDirs ?? [];
       items.push({
         label: "$(info) No pi sessions found",
@@ -73,15 +164,26 @@ async function selectSession(services: Services): Promise<void> {
         alwaysShow: true,
       } as SessionItem);
     }
+    const active = quickPick.activeItems[0]?.file;
     quickPick.items = items;
-    const active = items.find((i) => i.file !== undefined && i.file === current?.file);
-    if (active) quickPick.activeItems = [active];
-  } catch (error) {
-    services.log.error(`listing sessions failed: ${(error as Error).message}`);
-    quickPick.items = [{ label: "$(error) Could not list sessions", detail: (error as Error).message }];
-  } finally {
-    quickPick.busy = false;
-  }
+    // keep the row the user moved to; at first, the current session
+    const keep = items.find((i) => i.file !== undefined && i.file === (shownActive ? active : current?.file));
+    if (keep) {
+      quickPick.activeItems = [keep];
+      shownActive = true;
+    }
+    pickerUpdates.push({ rows: rows.length, done, at: Date.now() });
+  };
+  const controller = new AbortController();
+  quickPick.onDidHide(() => controller.abort());
+  void sessions
+    .listSessions({ onProgress: render, signal: controller.signal })
+    .catch((error: unknown) => {
+      if ((error as Error).name === "AbortError") return;
+      services.log.error(`listing sessions failed: ${(error as Error).message}`);
+      quickPick.items = [{ label: "$(error) Could not list sessions", detail: (error as Error).message }];
+    })
+    .finally(() => (quickPick.busy = false));
   const picked = await new Promise<SessionItem | undefined>((resolve) => {
     quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]));
     quickPick.onDidHide(() => resolve(undefined));

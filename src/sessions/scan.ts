@@ -10,6 +10,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { openRegular } from "../core/read/disk";
+import { newestFirst, statFiles } from "../core/read/catalog";
 import { cwdMatches, encodeSessionDirName, sessionDirCandidates, type SessionDirCandidate } from "../core/read/locate";
 import {
   expandHome,
@@ -101,6 +102,8 @@ export interface HeaderInfo {
   state: "session" | "not-session" | "incomplete";
   id?: string;
   cwd?: string;
+  /** Header `timestamp` in ms (when pi created the session). */
+  created?: number;
 }
 
 const HEADER_FIRST_READ_BYTES = 4 * 1024;
@@ -158,7 +161,13 @@ export function parseHeaderProbe(bytes: Buffer, atEof: boolean): HeaderInfo {
     if (!value || typeof value !== "object") return { state: "not-session" };
     const v = value as Record<string, unknown>;
     if (v.type !== "session" || typeof v.id !== "string") return { state: "not-session" };
-    return { state: "session", id: v.id, ...(typeof v.cwd === "string" ? { cwd: v.cwd } : {}) };
+    const created = typeof v.timestamp === "string" ? Date.parse(v.timestamp) : NaN;
+    return {
+      state: "session",
+      id: v.id,
+      ...(typeof v.cwd === "string" ? { cwd: v.cwd } : {}),
+      ...(Number.isFinite(created) ? { created } : {}),
+    };
   }
   return { state: "incomplete" };
 }
@@ -178,6 +187,10 @@ export interface FoundSession {
   size: number;
   mtimeMs: number;
   cwd: string | undefined;
+  /** Header `id`. */
+  id?: string;
+  /** Header `timestamp` in ms. */
+  created?: number;
   /** Index of the {@link FolderPlan} it belongs to (-1 without a workspace). */
   folderIndex: number;
 }
@@ -211,16 +224,22 @@ export class SessionScanner {
     this.known.delete(file);
   }
 
-  /** List and classify the sessions of the planned folders. Never throws. */
+  /**
+   * List and classify the sessions of the planned folders. Never throws. `stat`s run in short
+   * synchronous slices (`statFiles`); headers of new or changed files are read 16 at a time. A
+   * session whose `cwd` matches several folders (nested workspace folders, sub-folder sessions)
+   * belongs to the most specific one.
+   */
   async scan(
     plans: readonly FolderPlan[],
     options: { platform?: NodeJS.Platform; orInside?: boolean } = {},
   ): Promise<ScanResult> {
-    const seen = new Set<string>();
-    const sessions: FoundSession[] = [];
     const existingDirs: string[] = [];
     const searchedDirs: string[] = [];
-    for (const plan of plans) {
+    const filesOf = new Map<string, number[]>(); // file → indexes of the plans that look at it
+    const order: string[] = [];
+    for (let p = 0; p < plans.length; p++) {
+      const plan = plans[p]!;
       const dirs = plan.dirs.map((d) => d.dir);
       if (plan.subfolders) {
         try {
@@ -246,42 +265,65 @@ export class SessionScanner {
         for (const name of names) {
           if (!name.endsWith(".jsonl")) continue;
           const file = path.join(dir, name);
-          if (seen.has(file)) continue;
-          seen.add(file);
-          const info = await this.look(file);
-          if (!info || info.header.state !== "session") continue;
-          const matches =
-            plan.index === -1 ||
-            cwdMatches(info.header.cwd, plan.folder, {
-              ...options,
-              orInside: options.orInside || plan.subfolders !== undefined,
-            });
-          if (!matches) continue;
-          if (sessions.some((s) => s.file === file)) continue;
-          sessions.push({
-            file,
-            size: info.size,
-            mtimeMs: info.mtimeMs,
-            cwd: info.header.cwd,
-            folderIndex: plan.index,
-          });
+          const list = filesOf.get(file);
+          if (list) {
+            if (!list.includes(p)) list.push(p);
+          } else {
+            filesOf.set(file, [p]);
+            order.push(file);
+          }
         }
       }
+    }
+    const stats = await statFiles(order);
+    const infos: (KnownFile | undefined)[] = new Array(stats.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < stats.length) {
+        const i = next++;
+        infos[i] = await this.look(stats[i]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(16, stats.length) }, worker));
+    const sessions: FoundSession[] = [];
+    const seen = new Set(order);
+    for (const info of infos) {
+      if (!info || info.header.state !== "session") continue;
+      let best: FolderPlan | undefined;
+      for (const p of filesOf.get(info.file) ?? []) {
+        const plan = plans[p]!;
+        const matches =
+          plan.index === -1 ||
+          cwdMatches(info.header.cwd, plan.folder, {
+            ...options,
+            orInside: options.orInside || plan.subfolders !== undefined,
+          });
+        if (matches && (!best || plan.folder.length > best.folder.length)) best = plan;
+      }
+      if (!best) continue;
+      const found: FoundSession = {
+        file: info.file,
+        size: info.size,
+        mtimeMs: info.mtimeMs,
+        cwd: info.header.cwd,
+        folderIndex: best.index,
+      };
+      if (info.header.id !== undefined) found.id = info.header.id;
+      if (info.header.created !== undefined) found.created = info.header.created;
+      sessions.push(found);
     }
     for (const file of [...this.known.keys()]) if (!seen.has(file)) this.known.delete(file);
     sessions.sort(newestFirst);
     return { sessions, existingDirs, searchedDirs };
   }
 
-  private async look(file: string): Promise<KnownFile | undefined> {
-    let stat: fs.Stats;
-    try {
-      stat = await fs.promises.stat(file);
-    } catch {
-      this.known.delete(file);
-      return undefined;
-    }
-    if (!stat.isFile()) return undefined;
+  private async look(stat: {
+    file: string;
+    size: number;
+    mtimeMs: number;
+    ino: number;
+  }): Promise<KnownFile | undefined> {
+    const file = stat.file;
     const prev = this.known.get(file);
     // unchanged since the last look: keep the header (a changed file may have been rewritten in
     // place, e.g. by pi's migration, so its header is read again: a few KB)
@@ -301,10 +343,4 @@ export class SessionScanner {
   }
 }
 
-/** Sort order for sessions: most recently written first; ties by file name descending (pi's names start with a timestamp). */
-export function newestFirst(a: { mtimeMs: number; file: string }, b: { mtimeMs: number; file: string }): number {
-  if (b.mtimeMs !== a.mtimeMs) return b.mtimeMs - a.mtimeMs;
-  const an = path.basename(a.file);
-  const bn = path.basename(b.file);
-  return an < bn ? 1 : an > bn ? -1 : 0;
-}
+export { newestFirst };

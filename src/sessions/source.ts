@@ -15,11 +15,21 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import * as notify from "../ui/notify";
 import { analyzeLoaded } from "../core/rules/analyze";
-import { readSessionSummary, type SessionSummary } from "../core/read/locate";
 import { SessionFile } from "../core/read/session";
+import type { SessionInfo } from "../core/read/sessionInfo";
 import type { PiContextConfig } from "../config";
-import type { CurrentSession, SessionDiscoveryInfo, SessionSource } from "../services";
-import { newestFirst, planFolders, resolveAgentDir, SessionScanner, type FolderPlan } from "./scan";
+import type {
+  CurrentSession,
+  FollowReason,
+  SessionDiscoveryInfo,
+  SessionListOptions,
+  SessionSource,
+} from "../services";
+import { describeReason, Following, sameOrInside } from "./following";
+import { SessionListing } from "./listing";
+import { configSignature, dirSignature } from "./signatures";
+import { planFolders, resolveAgentDir, SessionScanner, type FolderPlan } from "./scan";
+import { TerminalFollower, type TerminalTarget } from "./terminals";
 
 /** Bursts of file events closer than this are handled as one update (ms). */
 export const COALESCE_MS = 15;
@@ -41,6 +51,8 @@ export interface PiSessionSourceOptions {
   log: vscode.LogOutputChannel;
   config: () => PiContextConfig;
   env?: NodeJS.ProcessEnv;
+  /** Where the listing cache lives (the extension's global storage); none = in memory only. */
+  cacheFile?: string;
 }
 
 /** The extension's {@link SessionSource}. */
@@ -61,6 +73,9 @@ export class PiSessionSource implements SessionSource {
   private agentDirValue: string;
   private pinnedFile: string | undefined;
   private latestFile: string | undefined;
+  /** Which session to show in each folder, the focus, the terminal's pi (`following.ts`). */
+  private readonly following = new Following();
+  private readonly listing: SessionListing;
   private pending: Work = { ...NO_WORK };
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -100,9 +115,17 @@ export class PiSessionSource implements SessionSource {
     this.config = options.config;
     this.env = options.env ?? process.env;
     this.agentDirValue = resolveAgentDir(this.config().agentDir, this.env);
+    this.listing = new SessionListing(options.cacheFile);
     this.disposables.push(
       this.emitter,
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.schedule({ replan: true })),
+      vscode.window.onDidChangeActiveTextEditor((editor) => {
+        const folder = editor ? vscode.workspace.getWorkspaceFolder(editor.document.uri) : undefined;
+        if (!folder) return;
+        const before = this.following.focus;
+        this.following.focus = { kind: "editor", folderIndex: folder.index };
+        if (before?.kind !== "editor" || before.folderIndex !== folder.index) void this.schedule({ refresh: true });
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration("piContext")) return;
         if (
@@ -118,10 +141,37 @@ export class PiSessionSource implements SessionSource {
     );
   }
 
-  /** Start discovery (asynchronous; returns immediately). */
-  start(): void {
+  /**
+   * Start discovery (asynchronous; returns immediately).
+   * @param announced pid → session file of the pis whose live bridge announced one (exact terminal following).
+   */
+  start(announced?: () => readonly { pid: number; sessionFile: string }[]): void {
+    const following = this.following;
+    if (announced) following.announced = announced;
+    const terminals = new TerminalFollower({
+      log: this.log,
+      sessions: () => following.found,
+      announced: () => following.announced(),
+      onDidChange: (target) => {
+        following.terminal = target;
+        if (target?.file) {
+          following.focus = { kind: "terminal" };
+          this.log.info(
+            `terminal "${target.terminal}": pi (pid ${target.pi.pid}) has ${target.file} open (${target.how ?? "?"})`,
+          );
+        } else if (following.focus?.kind === "terminal") following.focus = undefined;
+        void this.schedule({ refresh: true });
+      },
+    });
+    this.disposables.push(terminals);
+    void this.listing.catalog.load();
     this.schedule({ replan: true });
     this.restartPoll();
+  }
+
+  /** The pi of the active terminal and its session, as last resolved (tests, tooltip). */
+  get terminal(): TerminalTarget | undefined {
+    return this.following.terminal;
   }
 
   get current(): CurrentSession | undefined {
@@ -151,23 +201,32 @@ export class PiSessionSource implements SessionSource {
   async followLatest(): Promise<void> {
     if (this.pinnedFile) this.log.info("following the latest session again");
     this.pinnedFile = undefined;
+    this.following.followLatest();
     await this.schedule({ scan: true, refresh: true }, 0);
   }
 
-  async listSessions(): Promise<SessionSummary[]> {
-    await this.idle();
-    // a scanner of its own (the live one's state belongs to the update loop); summaries read
-    // ≤ 128 KB per file, yielding to the event loop between files
-    const found = await new SessionScanner().scan(this.plans);
-    const out: SessionSummary[] = [];
-    let n = 0;
-    for (const s of found.sessions) {
-      const summary = readSessionSummary(s.file);
-      if (summary) out.push(summary);
-      if (++n % 16 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    out.sort(newestFirst);
-    return out;
+  async show(file: string): Promise<void> {
+    const resolved = path.resolve(file);
+    if (!this.following.show(resolved)) return this.pin(resolved);
+    this.pinnedFile = undefined;
+    this.log.info(`following ${resolved}`);
+    await this.schedule({ refresh: true }, 0);
+  }
+
+  async listSessions(options: SessionListOptions = {}): Promise<SessionInfo[]> {
+    // the scanner's last result when there is one (the picker opens at once), else a scan of our own
+    const found =
+      this.discoveryValue.phase === "ready"
+        ? this.following.found
+        : (await new SessionScanner().scan(this.plans)).sessions;
+    return this.listing.list(
+      found.map((f) => f.file),
+      options,
+    );
+  }
+
+  sessionInfo(file: string): Promise<SessionInfo | undefined> {
+    return this.listing.info(file);
   }
 
   dispose(): void {
@@ -203,12 +262,6 @@ export class PiSessionSource implements SessionSource {
       if (!this.timer) this.timer = setTimeout(() => this.drain(), delay);
     }
     return done;
-  }
-
-  /** Resolves when no work is queued or running. */
-  private idle(): Promise<void> {
-    if (!this.running && !this.timer) return Promise.resolve();
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
   private drain(): void {
@@ -273,11 +326,12 @@ export class PiSessionSource implements SessionSource {
     }
 
     // snapshots for the fallback poll, taken before reading (a change after this point is seen again)
-    if (work.replan || work.reanalyze) this.configSig = await this.configSignature();
+    if (work.replan || work.reanalyze) this.configSig = await configSignature(this.agentDirValue, this.plans);
     if (work.scan) {
       this.step = "scan";
-      this.dirSig = await this.dirSignature();
+      this.dirSig = await dirSignature(this.plans, this.currentValue?.file);
       const result = await this.scanner.scan(this.plans);
+      this.following.onScan(result.sessions);
       this.latestFile = result.sessions[0]?.file;
       this.discoveryValue = {
         phase: "ready",
@@ -289,7 +343,11 @@ export class PiSessionSource implements SessionSource {
       this.ensureWatchers(result.existingDirs);
     }
 
-    const target = this.pinnedFile ?? (this.plans.some((p) => p.index >= 0) ? this.latestFile : undefined);
+    const { target, reason } = this.following.choose(
+      this.pinnedFile,
+      this.plans.some((p) => p.index >= 0),
+      this.currentValue?.file,
+    );
     const current = this.currentValue;
     if (!target) {
       if (current) {
@@ -311,11 +369,9 @@ export class PiSessionSource implements SessionSource {
         this.handleUnreadable(target, error);
         return;
       }
-      const next = this.analyze(session, this.pinnedFile === target);
+      const next = await this.analyze(session, reason);
       this.currentValue = next;
-      this.log.info(
-        `${next.pinned ? "showing pinned" : "following"} session ${target} (${session.records.length} entries)`,
-      );
+      this.log.info(`${describeReason(reason)} session ${target} (${session.records.length} entries)`);
       this.report(next);
       this.emitter.fire(next);
       return;
@@ -333,31 +389,49 @@ export class PiSessionSource implements SessionSource {
         return;
       }
     }
-    const pinned = this.pinnedFile === target;
-    if (changed || work.reanalyze || pinned !== current.pinned) {
-      const next = this.analyze(current.session, pinned);
+    const next = await this.analyze(current.session, reason, changed || work.reanalyze ? undefined : current);
+    if (
+      changed ||
+      work.reanalyze ||
+      next.pinned !== current.pinned ||
+      next.followedBy !== current.followedBy ||
+      next.label !== current.label ||
+      next.liveSessions.map((l) => l.file).join("|") !== current.liveSessions.map((l) => l.file).join("|")
+    ) {
       this.currentValue = next;
       this.report(next);
       this.emitter.fire(next);
     }
   }
 
-  private analyze(session: SessionFile, pinned: boolean): CurrentSession {
+  private async analyze(
+    session: SessionFile,
+    reason: FollowReason,
+    previous?: CurrentSession,
+  ): Promise<CurrentSession> {
     const config = this.config();
-    const analysis = analyzeLoaded(session, { agentDir: this.agentDirValue, projectSettings: config.projectSettings });
+    const analysis =
+      previous?.analysis ??
+      analyzeLoaded(session, { agentDir: this.agentDirValue, projectSettings: config.projectSettings });
     const headerCwd = session.cwd;
     const folder = (vscode.workspace.workspaceFolders ?? []).find(
       (f) =>
         headerCwd !== undefined && this.plans.some((p) => p.index === f.index && sameOrInside(headerCwd, p.folder)),
     );
+    const liveSessions: { file: string; label: string }[] = [];
+    for (const other of this.following.liveOthers(session.filePath))
+      liveSessions.push({ file: other.file, label: await this.listing.labelOf(other.file) });
     return {
       file: session.filePath,
       session,
       analysis,
-      pinned,
+      pinned: reason === "pinned",
+      followedBy: reason,
+      label: await this.listing.labelOf(session.filePath, session.name ?? ""),
+      liveSessions,
       workspaceFolder: folder,
       agentDir: this.agentDirValue,
-      updatedAt: Date.now(),
+      updatedAt: previous?.updatedAt ?? Date.now(),
     };
   }
 
@@ -368,8 +442,7 @@ export class PiSessionSource implements SessionSource {
     else this.log.warn(`cannot read session ${file}: ${(error as Error).message}`);
     if (this.pinnedFile === file) {
       this.pinnedFile = undefined;
-      const name = this.currentValue?.file === file ? this.currentValue.analysis.inspect.sessionName : undefined;
-      const label = name ? `“${name}” (${path.basename(file)})` : path.basename(file);
+      const label = this.currentValue?.file === file ? `“${this.currentValue.label}”` : path.basename(file);
       // once: the pin is gone, so the next update follows the latest session and never gets here again for it
       const message =
         code === "ENOENT"
@@ -485,58 +558,6 @@ export class PiSessionSource implements SessionSource {
     this.pollTimer = setInterval(() => void this.poll(), this.pollInterval);
   }
 
-  /** `size:mtime:ino` of a file, or `-`. */
-  private async statSig(file: string): Promise<string> {
-    try {
-      const s = await fs.promises.stat(file);
-      return `${s.size}:${s.mtimeMs}:${s.ino}`;
-    } catch {
-      return "-";
-    }
-  }
-
-  /** State of pi's settings/models/trust files and the projects' `.pi/settings.json`. */
-  private async configSignature(): Promise<string> {
-    const parts: string[] = [];
-    for (const name of ["settings.json", "models.json", "models-store.json", "trust.json"])
-      parts.push(await this.statSig(path.join(this.agentDirValue, name)));
-    for (const p of this.plans)
-      if (p.index >= 0) parts.push(await this.statSig(path.join(p.folder, ".pi", "settings.json")));
-    return parts.join("|");
-  }
-
-  /**
-   * State of the session folders: names and `stat`s of their `*.jsonl` (the current file by name
-   * only: its changes are a refresh, not a scan) and the `--<cwd>--` folders of sub-folder roots.
-   */
-  private async dirSignature(): Promise<string> {
-    const current = this.currentValue?.file;
-    const out: string[] = [];
-    const dirs = new Set(this.plans.flatMap((p) => p.dirs.map((d) => d.dir)));
-    const roots = new Set(this.plans.flatMap((p) => (p.subfolders ? [p.subfolders.root] : [])));
-    for (const root of roots) {
-      try {
-        out.push(`${root}:${(await fs.promises.readdir(root)).sort().join(",")}`);
-      } catch {
-        out.push(`${root}:-`);
-      }
-    }
-    for (const dir of dirs) {
-      try {
-        const names = (await fs.promises.readdir(dir)).filter((n) => n.endsWith(".jsonl")).sort();
-        const sigs: string[] = [];
-        for (const n of names) {
-          const file = path.join(dir, n);
-          sigs.push(file === current ? n : `${n}=${await this.statSig(file)}`);
-        }
-        out.push(`${dir}:${sigs.join(",")}`);
-      } catch {
-        out.push(`${dir}:-`);
-      }
-    }
-    return out.join("\n");
-  }
-
   /**
    * The fallback poll (every `piContext.pollIntervalMs`): compares the disk with what the last
    * update processed — the current file's size/mtime with its index, the session folders and
@@ -558,11 +579,13 @@ export class PiSessionSource implements SessionSource {
         work.refresh = true; // deleted: the update notices and moves on
       }
     }
-    if ((await this.configSignature()) !== this.configSig) {
+    if ((await configSignature(this.agentDirValue, this.plans)) !== this.configSig) {
       work.replan = true;
       work.reanalyze = true;
     }
-    if ((await this.dirSignature()) !== this.dirSig) work.scan = true;
+    if ((await dirSignature(this.plans, this.currentValue?.file)) !== this.dirSig) work.scan = true;
+    // other live sessions age out of the live window: look again now and then
+    if (current && current.liveSessions.length > 0 && Date.now() - this.following.lastScanAt > 10_000) work.scan = true;
     this.stats.lastPollEnd = Date.now();
     if (this.disposed || current !== this.currentValue) return; // changed meanwhile: look again next time
     if (work.refresh || work.replan || work.scan) {
@@ -574,10 +597,4 @@ export class PiSessionSource implements SessionSource {
 
 function hasWork(w: Work): boolean {
   return w.replan || w.scan || w.refresh || w.reanalyze;
-}
-
-function sameOrInside(cwd: string, folder: string): boolean {
-  const a = path.resolve(cwd);
-  const b = path.resolve(folder);
-  return a === b || a.startsWith(b.endsWith(path.sep) ? b : b + path.sep);
 }

@@ -307,6 +307,8 @@ export interface SessionModel {
   file: string;
   id: string | null;
   name: string | null;
+  /** The display label (pi's rule: name, else first user message), as every surface shows it. */
+  label: string;
   cwd: string | null;
   leafId: string | null;
   entryCount: number;

@@ -97,6 +97,8 @@ export function registerStatusBar(services: Services): StatusBarGauge {
             session: {
               file: current.file,
               pinned: current.pinned,
+              label: current.label,
+              liveSessions: current.liveSessions,
               updatedAt: current.updatedAt,
               modifiedAt: current.session.mtimeMs,
               ...(services.liveBridge.liveAnalysis(current) ?? { analysis: current.analysis }),

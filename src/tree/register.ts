@@ -106,7 +106,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     }
     const filter = TREE_FILTERS.find((f) => f.filter === provider.currentFilter);
     const parts = [plural(model.entryCount, "entry")];
-    if (model.name) parts.unshift(model.name);
+    parts.unshift(current.label); // pi's label, as on every surface
     if (provider.currentFilter !== "default" && filter) parts.push(filter.title);
     if (current.pinned) parts.push("pinned");
     treeView.description = parts.join(" · ");

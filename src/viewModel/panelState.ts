@@ -26,6 +26,8 @@ export interface PanelInput {
   updatedAt: number;
   /** When the file was last written (mtime, ms since epoch); default `session.mtimeMs`. */
   modifiedAt?: number;
+  /** The display label (`CurrentSession.label`, pi's rule). */
+  label?: string;
   /** The running pi whose live numbers `analysis` holds (`LiveBridge.liveAnalysis`), if any: marks the gauge live. */
   live?: LiveModel;
 }
@@ -77,6 +79,7 @@ export function buildPanelState(
     file: input.file,
     id: inspect.sessionId ?? null,
     name: inspect.sessionName ?? null,
+    label: input.label ?? inspect.sessionName ?? "",
     cwd: inspect.cwd ?? null,
     leafId: inspect.leafId,
     entryCount: inspect.entryCount,

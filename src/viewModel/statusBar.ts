@@ -41,6 +41,7 @@ export const TOOLTIP_COMMANDS = [
   "piContext.selectSession",
   "piContext.followLatest",
   "piContext.showLog",
+  "piContext.switchLiveSession",
 ] as const;
 
 /** What the gauge is computed from. */
@@ -49,6 +50,10 @@ export interface GaugeInput {
     file: string;
     analysis: Analysis;
     pinned: boolean;
+    /** The display label (pi's rule); default the session name, else "unnamed session". */
+    label?: string;
+    /** The other live sessions of its folder (the gauge says "2 live" and offers a one-click switch). */
+    liveSessions?: { file: string; label: string }[];
     /** When pi-context last read the file (ms since epoch). */
     updatedAt: number;
     /** When the file was last written (its mtime, ms since epoch); default `analysis.session.mtimeMs`. */
@@ -218,16 +223,31 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   else text = `π ${formatPercent(inspect.percent ?? 0)} · ${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
   if (!enabled) text += " · auto off";
   if (s.live) text += " · live";
+  const others = s.liveSessions ?? [];
+  if (others.length > 0) text += ` · ${others.length + 1} live`;
   if (problems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
   if (s.pinned) text = `$(pinned) ${text}`;
 
   // ---- tooltip
-  const name = inspect.sessionName ?? "unnamed session";
+  const name = s.label ?? inspect.sessionName ?? "unnamed session";
   const lines: string[] = [];
   lines.push(
     `**${PRODUCT_NAME}** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}${s.live ? ` · **live** from pi ${escapeMarkdown(s.live.piVersion)} (pid ${s.live.pid})` : ""}`,
     "",
   );
+  if (others.length > 0) {
+    lines.push(
+      `${others.length + 1} live sessions in this folder (written in the last minute or open in a running pi); this one stays shown while it is live:`,
+      "",
+      ...others
+        .slice(0, 5)
+        .map(
+          (o) =>
+            `- [$(arrow-swap) Switch to ${escapeMarkdown(o.label)}](command:piContext.switchLiveSession?${encodeURIComponent(JSON.stringify([o.file]))})`,
+        ),
+      "",
+    );
+  }
   const rows: string[] = ["| | |", "|---|---|"];
   if (window) {
     const pct = inspect.percent ?? 0;

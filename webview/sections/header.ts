@@ -64,7 +64,7 @@ export function renderHeader(view: View): HTMLElement {
   const session = st.session!;
   const g = st.gauge!;
   const time = (when: number) => formatDateTime(when, st.locale);
-  const name = session.name ?? basename(session.file);
+  const name = session.label || basename(session.file);
   const meta = h(
     "div",
     { class: "session-meta" },

@@ -12,8 +12,9 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { openRegularSync } from "./disk";
 import { expandHome } from "../rules/settings";
+import { listSessionFiles, SessionCatalog } from "./catalog";
+import type { SessionInfo } from "./sessionInfo";
 
 /** pi's session folder name for a cwd: `--` + cwd without one leading separator, `/ \ :` → `-`, + `--`. */
 export function encodeSessionDirName(resolvedCwd: string): string {
@@ -79,214 +80,57 @@ function comparablePath(p: string, platform: NodeJS.Platform): string {
   return path.posix.resolve(p);
 }
 
-/** What a session listing shows, read from the first and last bytes of the file. */
-export interface SessionSummary {
-  file: string;
-  /** Bytes on disk. */
-  size: number;
-  /** Last modification time (ms since epoch). */
-  mtimeMs: number;
-  id: string;
-  cwd: string | undefined;
-  /** Header timestamp (ISO). */
-  created: string | undefined;
-  /** Latest `session_info` name seen in the head or tail window. */
-  name: string | undefined;
-  /** Text of the first user message (first line, ≤ 200 chars) when it is inside the head window. */
-  firstMessage: string | undefined;
-  /** Timestamp of the last complete entry in the tail window. */
-  lastEntryTimestamp: string | undefined;
-  /**
-   * Number of entries: exact for files up to {@link EXACT_COUNT_BYTES} (their lines are counted),
-   * `undefined` for larger files (a count from a sample would be misleading).
-   */
-  entryCount: number | undefined;
-  entryCountExact: boolean;
-  parentSession?: string;
+/** Options of {@link listSessions}. */
+export interface ListSessionsOptions {
+  platform?: NodeJS.Platform;
+  /** Also sessions whose `cwd` is inside the folder (their own `--<cwd>--` folders under `sessionsRoot`). */
+  orInside?: boolean;
+  sessionsRoot?: string;
+  /** The catalog to read through (its cache); default a fresh one. */
+  catalog?: SessionCatalog;
+  /** Progress of the listing: the matching sessions known so far, newest first. */
+  onProgress?: (sessions: SessionInfo[], done: boolean) => void;
+  signal?: AbortSignal;
 }
 
-const HEAD_BYTES = 64 * 1024;
-const TAIL_BYTES = 64 * 1024;
-/** Files up to this size get an exact entry count (their newlines are counted natively, ~1 ms/MB). */
-export const EXACT_COUNT_BYTES = 8 * 1024 * 1024;
-
-/** Count the entries of a file by its non-blank lines (minus the header), reading it in chunks. */
-function countEntries(fd: number, size: number): number {
-  const buf = Buffer.allocUnsafe(Math.min(size, 1024 * 1024));
-  let lines = 0;
-  let position = 0;
-  let lineHasContent = false;
-  while (position < size) {
-    const n = fs.readSync(fd, buf, 0, buf.length, position);
-    if (n === 0) break;
-    let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(0x0a, start);
-      const end = nl < 0 || nl >= n ? n : nl;
-      if (end > start && buf[start] !== 0x0d) lineHasContent = true;
-      if (nl < 0 || nl >= n) break;
-      if (lineHasContent) lines++;
-      lineHasContent = false;
-      start = nl + 1;
-    }
-    position += n;
-  }
-  if (lineHasContent) lines++;
-  return Math.max(0, lines - 1);
-}
-
-/**
- * Read a session's header and summary from at most `HEAD_BYTES + TAIL_BYTES` bytes.
- * @returns undefined when the file is not a pi session (first parsed line is not a header) or unreadable.
- */
-export function readSessionSummary(file: string): SessionSummary | undefined {
-  let fd: number;
-  let stat: fs.Stats;
-  try {
-    // Only regular files: a FIFO named *.jsonl would block the listing (issue 16.5).
-    ({ fd, stat } = openRegularSync(file));
-  } catch {
-    return undefined;
-  }
-  try {
-    const size = stat.size;
-    const headLength = Math.min(size, HEAD_BYTES);
-    const head = Buffer.alloc(headLength);
-    fs.readSync(fd, head, 0, headLength, 0);
-    const whole = size <= HEAD_BYTES + TAIL_BYTES;
-    let tail = Buffer.alloc(0);
-    let tailStart = size;
-    if (!whole) {
-      tailStart = size - TAIL_BYTES;
-      tail = Buffer.alloc(TAIL_BYTES);
-      fs.readSync(fd, tail, 0, TAIL_BYTES, tailStart);
-    } else if (size > headLength) {
-      tail = Buffer.alloc(size - headLength);
-      fs.readSync(fd, tail, 0, tail.length, headLength);
-      tailStart = headLength;
-    }
-    const text = whole ? Buffer.concat([head, tail]).toString("utf8") : head.toString("utf8");
-    let lines = text.split("\n");
-    if (!whole && lines.length > 1) lines = lines.slice(0, -1); // last head line may be cut
-    let header: Record<string, unknown> | undefined;
-    let name: string | undefined;
-    let firstMessage: string | undefined;
-    let lastTimestamp: string | undefined;
-    let entries = 0;
-    const visit = (line: string, countIt: boolean): void => {
-      if (!line.trim()) return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line.charCodeAt(0) === 0xfeff && !header ? line.slice(1) : line);
-      } catch {
-        return;
-      }
-      if (!value || typeof value !== "object") return;
-      const v = value as Record<string, unknown>;
-      if (!header) {
-        header = v.type === "session" && typeof v.id === "string" ? v : { invalid: true };
-        return;
-      }
-      if (v.type === "session") return;
-      if (countIt) entries++;
-      if (typeof v.timestamp === "string") lastTimestamp = v.timestamp;
-      if (v.type === "session_info") name = typeof v.name === "string" ? v.name.trim() || undefined : undefined;
-      if (firstMessage === undefined && v.type === "message") {
-        const m = v.message as { role?: unknown; content?: unknown } | undefined;
-        if (m?.role === "user") firstMessage = firstLineOf(textOf(m.content));
-      }
-    };
-    for (const line of lines) {
-      visit(line, true);
-      if (header && "invalid" in header) return undefined;
-    }
-    if (!header) return undefined;
-    if (!whole) {
-      const tailText = tail.toString("utf8");
-      const tailLines = tailText.split("\n").slice(1); // the first tail line may be cut
-      for (const line of tailLines) visit(line, false);
-    }
-    const h = header as Record<string, unknown>;
-    const exact = whole || size <= EXACT_COUNT_BYTES;
-    const summary: SessionSummary = {
-      file,
-      size,
-      mtimeMs: stat.mtimeMs,
-      id: h.id as string,
-      cwd: typeof h.cwd === "string" ? h.cwd : undefined,
-      created: typeof h.timestamp === "string" ? h.timestamp : undefined,
-      name,
-      firstMessage,
-      lastEntryTimestamp: lastTimestamp,
-      entryCount: whole ? entries : exact ? countEntries(fd, size) : undefined,
-      entryCountExact: exact,
-    };
-    if (typeof h.parentSession === "string") summary.parentSession = h.parentSession;
-    return summary;
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .filter((b) => b && typeof b === "object" && (b as { type?: unknown }).type === "text")
-    .map((b) => String((b as { text?: unknown }).text ?? ""))
-    .join(" ");
-}
-
-function firstLineOf(text: string): string | undefined {
-  const line = text.trim().split(/\r?\n/)[0] ?? "";
-  if (!line) return undefined;
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}
-
-/**
- * The sessions of a workspace folder: every `*.jsonl` in the candidate folders whose header `cwd`
- * is the folder (or inside it, with `orInside`), newest first by modification time.
- * Reads at most 128 kB per file.
- */
-export function listSessions(
+/** The folders {@link listSessions} looks in: the candidates, plus the `--<cwd>…` folders of sub-folders with `orInside`. */
+export async function listingDirs(
   candidates: readonly SessionDirCandidate[],
   folder: string,
-  options: { platform?: NodeJS.Platform; orInside?: boolean; sessionsRoot?: string } = {},
-): SessionSummary[] {
-  const seen = new Set<string>();
-  const out: SessionSummary[] = [];
+  options: Pick<ListSessionsOptions, "orInside" | "sessionsRoot">,
+): Promise<string[]> {
   const dirs = candidates.map((c) => c.dir);
   if (options.orInside && options.sessionsRoot) {
     // Sessions of sub-folders live in other `--…--` folders whose names start with this folder's prefix.
     const prefix = encodeSessionDirName(path.resolve(folder)).slice(0, -2);
     try {
-      for (const name of fs.readdirSync(options.sessionsRoot)) {
-        if (name.startsWith(prefix)) dirs.push(path.join(options.sessionsRoot, name));
+      for (const name of await fs.promises.readdir(options.sessionsRoot)) {
+        const dir = path.join(options.sessionsRoot, name);
+        if (name.startsWith(prefix) && !dirs.includes(dir)) dirs.push(dir);
       }
     } catch {
       // no sessions root yet
     }
   }
-  for (const dir of dirs) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (!name.endsWith(".jsonl")) continue;
-      const file = path.join(dir, name);
-      if (seen.has(file)) continue;
-      seen.add(file);
-      const summary = readSessionSummary(file);
-      if (!summary) continue;
-      if (!cwdMatches(summary.cwd, folder, options)) continue;
-      out.push(summary);
-    }
-  }
-  out.sort((a, b) => b.mtimeMs - a.mtimeMs);
-  return out;
+  return dirs;
+}
+
+/**
+ * The sessions of a workspace folder: every `*.jsonl` in the candidate folders whose header `cwd`
+ * is the folder (or inside it, with `orInside`), newest first by modification time
+ * ({@link newestFirst}). Asynchronous and incremental (see `catalog.ts`).
+ */
+export async function listSessions(
+  candidates: readonly SessionDirCandidate[],
+  folder: string,
+  options: ListSessionsOptions = {},
+): Promise<SessionInfo[]> {
+  const catalog = options.catalog ?? new SessionCatalog();
+  const files = await listSessionFiles(await listingDirs(candidates, folder, options));
+  const matches = (i: SessionInfo): boolean => i.state === "session" && cwdMatches(i.cwd, folder, options);
+  const all = await catalog.list(files, {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onProgress ? { onProgress: (infos, done) => options.onProgress!(infos.filter(matches), done) } : {}),
+  });
+  return all.filter(matches);
 }

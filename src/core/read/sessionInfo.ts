@@ -15,6 +15,7 @@
  */
 
 import * as fs from "node:fs";
+import { openRegular } from "./disk";
 import { isString, LongString } from "./jsonscan";
 import { parseLine } from "./lines";
 import { FIRST_MESSAGE_KEEP_CHARS } from "../rules/sessionLabel";
@@ -106,17 +107,17 @@ export function isCurrent(
  * Read (or bring up to date) a file's {@link SessionInfo}. With a `previous` info of the same file
  * identity whose first bytes are unchanged and whose size is not larger than now, only the bytes
  * after `previous.scanned` are read. Never throws for file contents; throws the `fs` error when the
- * file cannot be opened, and `AbortError` when `signal` aborts.
+ * file cannot be opened, `NotARegularFileError` for a FIFO, device or folder, and `AbortError` when
+ * `signal` aborts.
  */
 export async function readSessionInfo(
   file: string,
   previous?: SessionInfo,
   options: ReadInfoOptions = {},
 ): Promise<SessionInfo> {
-  const handle = await fs.promises.open(file, "r");
+  // only regular files: a FIFO would block, a device never end (`openRegular`)
+  const { handle, stat } = await openRegular(file);
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw Object.assign(new Error(`${file} is not a regular file`), { code: "EISDIR" });
     const headBuf = Buffer.alloc(Math.min(HEAD_BYTES, stat.size));
     if (headBuf.length > 0) await handle.read(headBuf, 0, headBuf.length, 0);
     const head = headBuf.toString("hex");

@@ -8,7 +8,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { encodeSessionDirName, type SessionSummary } from "../../../src/core/read/locate";
+import { encodeSessionDirName } from "../../../src/core/read/locate";
+import type { SessionInfo } from "../../../src/core/read/sessionInfo";
 import { parseHeaderProbe, planFolders, resolveAgentDir, SessionScanner } from "../../../src/sessions/scan";
 import { followRow, formatAge, formatBytes, projectFolderLabel, sessionPickRows } from "../../../src/sessions/picker";
 import { formatDateTime, formatGaugeTokens, formatWindowTokens, plural } from "../../../src/shared/format";
@@ -92,16 +93,23 @@ describe("planFolders", () => {
 
 describe("parseHeaderProbe", () => {
   it("like pi: first parsed line must be the header; blank and broken complete lines are skipped", () => {
-    assert.deepEqual(parseHeaderProbe(Buffer.from(header("/w", "a")), true), { state: "session", id: "a", cwd: "/w" });
+    assert.deepEqual(parseHeaderProbe(Buffer.from(header("/w", "a")), true), {
+      state: "session",
+      id: "a",
+      cwd: "/w",
+      created: 1767225600000,
+    });
     assert.deepEqual(parseHeaderProbe(Buffer.from("\n{ broken\n" + header("/w", "b")), true), {
       state: "session",
       id: "b",
       cwd: "/w",
+      created: 1767225600000,
     });
     assert.deepEqual(parseHeaderProbe(Buffer.from("\ufeff" + header("/w", "c")), true), {
       state: "session",
       id: "c",
       cwd: "/w",
+      created: 1767225600000,
     });
     assert.deepEqual(parseHeaderProbe(Buffer.from('{"type":"message"}\n'), true), { state: "not-session" });
     assert.deepEqual(parseHeaderProbe(Buffer.from(""), true), { state: "incomplete" });
@@ -212,62 +220,115 @@ describe("SessionScanner without a workspace", () => {
 
 describe("Select Session rows", () => {
   const now = Date.UTC(2026, 5, 1, 12, 0, 0);
-  const summary = (o: Partial<SessionSummary>): SessionSummary => ({
+  const summary = (o: Partial<SessionInfo>): SessionInfo => ({
     file: "/d/x.jsonl",
+    dev: 1,
+    ino: 1,
     size: 2048,
     mtimeMs: now - 5 * 60_000,
+    state: "session",
     id: "i",
     cwd: "/w",
-    created: undefined,
-    name: undefined,
-    firstMessage: undefined,
-    lastEntryTimestamp: undefined,
-    entryCount: 12,
-    entryCountExact: true,
+    messageCount: 12,
+    entryCount: 20,
+    models: [],
+    scanned: 2048,
+    head: "",
+    complete: true,
     ...o,
   });
 
-  it("name or first message, age, size, exact entry count (the current session's from its index; none for big files), current marked", () => {
+  it("pi's label (name, else first message, controls → space), age, size, pi's message count, current marked", () => {
     const rows = sessionPickRows(
       [
-        summary({ file: "/d/a.jsonl", name: "Refactor", firstMessage: "please refactor the parser" }),
+        summary({
+          file: "/d/a.jsonl",
+          name: "Refactor",
+          firstMessage: "please refactor the parser",
+          models: ["openai/gpt-5"],
+        }),
         summary({
           file: "/d/b.jsonl",
           firstMessage: "fix  the\nbug",
           size: 9 * 1024 * 1024,
-          entryCount: undefined,
-          entryCountExact: false,
           mtimeMs: now - 3 * 86400_000,
+          created: "2026-05-29T12:00:00.000Z",
         }),
-        summary({ file: "/d/c.jsonl", entryCount: 1 }),
-        summary({ file: "/d/d.jsonl", size: 20 * 1024 * 1024, entryCount: undefined, entryCountExact: false }),
+        summary({ file: "/d/c.jsonl", messageCount: 1, mtimeMs: now - 6 * 60_000 }),
+        summary({ file: "/d/d.jsonl", size: 20 * 1024 * 1024, complete: false, mtimeMs: now - 7 * 60_000 }),
       ],
-      { currentFile: "/d/b.jsonl", currentEntryCount: 4211, nowMs: now },
+      { currentFile: "/d/b.jsonl", nowMs: now, locale: "en-US" },
     );
     assert.deepEqual(rows[0], {
       file: "/d/a.jsonl",
       label: "Refactor",
-      description: "5 min ago · 2.0 KB · 12 entries",
-      detail: "please refactor the parser · a.jsonl",
+      description: "5 min ago · 2.0 KB · 12 messages",
+      detail: "please refactor the parser · openai/gpt-5 · a.jsonl",
       current: false,
+      depth: 0,
     });
-    assert.deepEqual(rows[1], {
-      file: "/d/b.jsonl",
-      label: "fix the bug",
-      description: "3 days ago · 9.0 MB · 4,211 entries",
-      detail: "current · b.jsonl",
-      current: true,
-    });
-    assert.equal(rows[3]!.description, "5 min ago · 20 MB");
-    assert.equal(rows[2]!.label, "(no user message yet)");
-    assert.equal(rows[2]!.description, "5 min ago · 2.0 KB · 1 entry");
+    assert.equal(rows[1]!.file, "/d/c.jsonl"); // newest first
+    assert.equal(rows[1]!.label, "(no messages)");
+    assert.equal(rows[1]!.description, "6 min ago · 2.0 KB · 1 message");
+    assert.equal(rows[2]!.description, "7 min ago · 20 MB · counting…");
+    const b = rows[3]!;
+    assert.equal(b.label, "fix  the bug"); // pi: each control character becomes a space, no collapsing
+    assert.equal(b.current, true);
+    assert.match(b.detail, /^current · started May 29, 2026, .* · b\.jsonl$/);
+  });
+
+  it("forks and clones under their parent (pi's /resume threads), families ordered by their newest write", () => {
+    const rows = sessionPickRows(
+      [
+        summary({ file: "/d/child.jsonl", parentSession: "/d/root.jsonl", firstMessage: "child", mtimeMs: now - 1000 }),
+        summary({ file: "/d/other.jsonl", firstMessage: "other", mtimeMs: now - 2000 }),
+        summary({
+          file: "/d/grandchild.jsonl",
+          parentSession: "/d/child.jsonl",
+          firstMessage: "grandchild",
+          mtimeMs: now - 9000,
+        }),
+        summary({ file: "/d/root.jsonl", firstMessage: "root", mtimeMs: now - 99000 }),
+        summary({
+          file: "/d/orphan.jsonl",
+          parentSession: "/elsewhere/gone.jsonl",
+          firstMessage: "orphan",
+          mtimeMs: now - 500_000,
+        }),
+        summary({
+          file: "/d/loop1.jsonl",
+          parentSession: "/d/loop2.jsonl",
+          firstMessage: "loop1",
+          mtimeMs: now - 600_000,
+        }),
+        summary({
+          file: "/d/loop2.jsonl",
+          parentSession: "/d/loop1.jsonl",
+          firstMessage: "loop2",
+          mtimeMs: now - 700_000,
+        }),
+      ],
+      { nowMs: now },
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.label, r.depth]),
+      [
+        ["root", 0],
+        ["↳ child", 1],
+        ["\u2003↳ grandchild", 2],
+        ["other", 0],
+        ["orphan", 0],
+        ["loop1", 0],
+        ["↳ loop2", 1],
+      ],
+    );
   });
 
   it("with no folder open every session shows its project folder; with several folders the folder's name", () => {
     const rows = sessionPickRows(
       [
         summary({ file: "/d/a.jsonl", cwd: "/home/u/code/app", firstMessage: "hi" }),
-        summary({ file: "/d/b.jsonl", cwd: "/srv/other" }),
+        summary({ file: "/d/b.jsonl", cwd: "/srv/other", mtimeMs: now - 6 * 60_000 }),
       ],
       {
         nowMs: now,

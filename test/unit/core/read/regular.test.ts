@@ -2,7 +2,7 @@
  * Issue 16.5: only regular files are read. A FIFO would block an open or a read forever (no
  * writer), a device like `/dev/zero` never ends, a directory is no session: each is refused at
  * once with a message naming what it is — by `SessionFile` (open, refresh, re-reading a line), the
- * session summary (`readSessionSummary`), the session scanner's header probe and the CLI.
+ * session listing (`readSessionInfo`, the catalog), the session scanner's header probe and the CLI.
  */
 
 import { strict as assert } from "node:assert";
@@ -12,7 +12,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { NotARegularFileError, openRegularSync } from "../../../../src/core/read/disk";
-import { readSessionSummary } from "../../../../src/core/read/locate";
+import { SessionCatalog } from "../../../../src/core/read/catalog";
+import { readSessionInfo } from "../../../../src/core/read/sessionInfo";
 import { SessionFile } from "../../../../src/core/read/session";
 import { readHeader } from "../../../../src/sessions/scan";
 import { REPO_ROOT } from "../../../support/paths";
@@ -62,7 +63,8 @@ describe("only regular files are read (issue 16.5)", { timeout: 20_000 }, () => 
 
   it("the session summary and the scanner's header probe skip them instead of hanging", async () => {
     for (const [file] of specials()) {
-      assert.equal(readSessionSummary(file), undefined);
+      await assert.rejects(readSessionInfo(file), NotARegularFileError);
+      assert.equal(await new SessionCatalog().info(file), undefined);
       assert.deepEqual(await readHeader(file), { state: "incomplete" });
     }
   });

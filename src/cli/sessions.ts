@@ -1,0 +1,105 @@
+/**
+ * `pi-context sessions [--cwd DIR] [--all] [--json] [--agent-dir DIR]`: the sessions of a folder
+ * (default: the current directory, with its sub-folders' sessions, as the extension's default),
+ * or of every folder (`--all`), in the order, with the labels and facts of "Pi: Select Session…"
+ * (`viewModel/sessionPicker.ts`): newest first, forks under their parent, pi's label and message
+ * count. Text is made safe for a terminal (no control characters from a session).
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { listSessionFiles, SessionCatalog } from "../core/read/catalog";
+import { cwdMatches, listingDirs, sessionDirCandidates } from "../core/read/locate";
+import type { SessionInfo } from "../core/read/sessionInfo";
+import { getAgentDir, resolveSettings } from "../core/rules/settings";
+import { sessionLabel } from "../core/rules/sessionLabel";
+import { familyRows, sessionPickRows } from "../viewModel/sessionPicker";
+import { checkFlags, parseArgs, stringFlag, type CliCommand } from "./args";
+
+export const SESSIONS_USAGE = `pi-context sessions [--cwd DIR] [--all] [--json] [--agent-dir DIR]`;
+
+const KNOWN = new Set(["cwd", "all", "json", "agent-dir"]);
+
+/** Control characters (C0, C1, bidi) of session text → space, for terminal output. */
+function safe(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, " ");
+}
+
+/** The sessions `pi-context sessions` lists (see the file comment), newest first. */
+export async function listCliSessions(options: {
+  agentDir: string;
+  cwd: string;
+  all: boolean;
+  env?: NodeJS.ProcessEnv;
+}): Promise<SessionInfo[]> {
+  const sessionsRoot = path.join(options.agentDir, "sessions");
+  const catalog = new SessionCatalog();
+  if (options.all) {
+    let dirs: string[] = [];
+    try {
+      dirs = (await fs.promises.readdir(sessionsRoot)).map((n) => path.join(sessionsRoot, n));
+    } catch {
+      // no sessions yet
+    }
+    const infos = await catalog.list(await listSessionFiles(dirs));
+    return infos.filter((i) => i.state === "session");
+  }
+  const cwd = path.resolve(options.cwd);
+  const settings = resolveSettings({ agentDir: options.agentDir, cwd, projectSettings: "auto" });
+  const candidates = sessionDirCandidates({
+    agentDir: options.agentDir,
+    cwd,
+    env: options.env ?? process.env,
+    ...(settings.sessionDir ? { sessionDirSetting: settings.sessionDir } : {}),
+  });
+  const dirs = await listingDirs(candidates, cwd, { orInside: true, sessionsRoot });
+  const infos = await catalog.list(await listSessionFiles(dirs));
+  return infos.filter((i) => i.state === "session" && cwdMatches(i.cwd, cwd, { orInside: true }));
+}
+
+export const sessionsCommand: CliCommand = async (argv, out) => {
+  const args = parseArgs(argv, new Set(["all", "json"]));
+  checkFlags(args, KNOWN, SESSIONS_USAGE);
+  const env = process.env;
+  const agentDirFlag = stringFlag(args, "agent-dir");
+  const agentDir = agentDirFlag ? path.resolve(agentDirFlag) : getAgentDir(env);
+  const cwd = stringFlag(args, "cwd") ?? process.cwd();
+  const infos = await listCliSessions({ agentDir, cwd, all: args.flags.has("all"), env });
+  const json = args.flags.has("json");
+  if (json) {
+    out(
+      JSON.stringify(
+        familyRows(infos).map(({ info, depth }) => ({
+          file: info.file,
+          label: sessionLabel(info),
+          name: info.name ?? null,
+          firstMessage: info.firstMessage ?? null,
+          id: info.id ?? null,
+          cwd: info.cwd ?? null,
+          parentSession: info.parentSession ?? null,
+          depth,
+          created: info.created ?? null,
+          modified: new Date(info.mtimeMs).toISOString(),
+          size: info.size,
+          messageCount: info.messageCount,
+          entryCount: info.entryCount,
+          models: info.models,
+        })),
+        null,
+        2,
+      ),
+    );
+    return 0;
+  }
+  if (infos.length === 0) {
+    out(`No pi sessions for ${args.flags.has("all") ? agentDir : path.resolve(cwd)}.`);
+    return 0;
+  }
+  const rows = sessionPickRows(infos, { nowMs: Date.now(), locale: "en-US" });
+  for (const row of rows) {
+    out(safe(`${row.label}  (${row.description})`));
+    out(safe(`    ${row.detail.replace(/\$\([a-z-]+\) /g, "")}`));
+    out(safe(`    ${row.file}`));
+  }
+  return 0;
+};

@@ -1,0 +1,276 @@
+/**
+ * The session catalog: every session file's {@link SessionInfo}, kept up to date incrementally and
+ * cached on disk (the extension's global storage), so that a listing of thousands of sessions shows
+ * its first rows at once and never blocks the event loop:
+ * - the folders are listed asynchronously; files are `stat`ed synchronously in slices of
+ *   {@link SLICE_MS} (one async `stat` costs ~17 µs of thread-pool time each, ~6× a sync one), with a
+ *   yield between slices;
+ * - an info is reused while the file's identity (device + inode), size and mtime are the same; a file
+ *   that grew is read from where the last read stopped (`readSessionInfo`);
+ * - {@link SessionCatalog.list} reads the newest files' beginnings first (the first rows), then
+ *   everything else with a few reads in flight, reporting progress as it goes.
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { isCurrent, readSessionInfo, type SessionInfo } from "./sessionInfo";
+
+/** A session file and its `stat`. */
+export interface CatalogFile {
+  file: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Longest synchronous stretch of `stat`s or cache parsing before a yield (ms). */
+export const SLICE_MS = 4;
+/** How many files' beginnings are read before the first rows are reported. */
+export const FIRST_ROWS = 24;
+/** Bytes read of each first-row file before the first report (header and first user message). */
+const FIRST_ROW_BYTES = 256 * 1024;
+/** Reads in flight while the rest is brought up to date. */
+const CONCURRENCY = 8;
+/** Progress is reported at most this often (ms). */
+const REPORT_MS = 100;
+/** Format of the cache file (first line). */
+const CACHE_VERSION = "pi-context-session-catalog 1";
+
+const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * `stat` files in slices of {@link SLICE_MS} (synchronous `statSync`, then a yield). Files that are
+ * gone or are not regular files are left out.
+ */
+export async function statFiles(files: readonly string[]): Promise<CatalogFile[]> {
+  const out: CatalogFile[] = [];
+  let sliceStart = performance.now();
+  for (const file of files) {
+    try {
+      const st = fs.statSync(file, { throwIfNoEntry: false });
+      if (st && st.isFile()) out.push({ file, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
+    } catch {
+      // unreadable: not listed
+    }
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldNow();
+      sliceStart = performance.now();
+    }
+  }
+  return out;
+}
+
+/** Every `*.jsonl` of the folders (missing folders are skipped), `stat`ed ({@link statFiles}); each file once. */
+export async function listSessionFiles(dirs: readonly string[]): Promise<CatalogFile[]> {
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (const dir of dirs) {
+    let entries: string[];
+    try {
+      entries = await fs.promises.readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const name of entries) {
+      if (!name.endsWith(".jsonl")) continue;
+      const file = path.join(dir, name);
+      if (seen.has(file)) continue;
+      seen.add(file);
+      names.push(file);
+    }
+  }
+  return statFiles(names);
+}
+
+/** Sort order of every listing: most recently written first; ties by file name descending (pi's names start with the time). */
+export function newestFirst(a: { mtimeMs: number; file: string }, b: { mtimeMs: number; file: string }): number {
+  if (b.mtimeMs !== a.mtimeMs) return b.mtimeMs - a.mtimeMs;
+  const an = path.basename(a.file);
+  const bn = path.basename(b.file);
+  return an < bn ? 1 : an > bn ? -1 : 0;
+}
+
+/** Options of {@link SessionCatalog.list}. */
+export interface ListOptions {
+  /** Called with every file's best-known info so far (newest first; `complete: false` = still being read), and `done`. */
+  onProgress?: (infos: SessionInfo[], done: boolean) => void;
+  signal?: AbortSignal;
+}
+
+/** Counters (tests, bench, log). */
+export interface CatalogStats {
+  /** Infos answered from the cache unchanged. */
+  hits: number;
+  /** Files read from the start. */
+  fullReads: number;
+  /** Files read from where the last read stopped. */
+  incrementalReads: number;
+  /** Bytes read by those reads. */
+  bytesRead: number;
+}
+
+/** Session infos by file path, cached in `cacheFile` (optional). */
+export class SessionCatalog {
+  private readonly infos = new Map<string, SessionInfo>();
+  private readonly cacheFile: string | undefined;
+  private dirty = false;
+  private loaded: Promise<void> | undefined;
+  readonly stats: CatalogStats = { hits: 0, fullReads: 0, incrementalReads: 0, bytesRead: 0 };
+
+  /** @param options.cacheFile where {@link save} writes and {@link load} reads (JSON lines). */
+  constructor(options: { cacheFile?: string } = {}) {
+    this.cacheFile = options.cacheFile;
+  }
+
+  /** Read the cache file once (a missing or foreign file is an empty cache); parsing yields every {@link SLICE_MS}. */
+  load(): Promise<void> {
+    this.loaded ??= (async () => {
+      if (!this.cacheFile) return;
+      let text: string;
+      try {
+        text = await fs.promises.readFile(this.cacheFile, "utf8");
+      } catch {
+        return;
+      }
+      const lines = text.split("\n");
+      if (lines[0] !== CACHE_VERSION) return;
+      let sliceStart = performance.now();
+      for (let i = 1; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (!line) continue;
+        try {
+          const info = JSON.parse(line) as SessionInfo;
+          if (typeof info.file === "string" && !this.infos.has(info.file)) this.infos.set(info.file, info);
+        } catch {
+          // a torn cache line: that file is read again
+        }
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await yieldNow();
+          sliceStart = performance.now();
+        }
+      }
+    })();
+    return this.loaded;
+  }
+
+  /** Write the cache (atomically: a temporary file renamed over it) when something changed. Never throws. */
+  async save(): Promise<void> {
+    if (!this.cacheFile || !this.dirty) return;
+    this.dirty = false;
+    const parts: string[] = [CACHE_VERSION];
+    for (const info of this.infos.values()) if (info.complete) parts.push(JSON.stringify(info));
+    const tmp = `${this.cacheFile}.${process.pid}.tmp`;
+    try {
+      await fs.promises.mkdir(path.dirname(this.cacheFile), { recursive: true });
+      await fs.promises.writeFile(tmp, parts.join("\n") + "\n", { mode: 0o600 });
+      await fs.promises.rename(tmp, this.cacheFile);
+    } catch {
+      this.dirty = true;
+      await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+    }
+  }
+
+  /** The cached info of a file, up to date or not (undefined: never read). */
+  cached(file: string): SessionInfo | undefined {
+    return this.infos.get(file);
+  }
+
+  /** Forget files no longer present (after a full listing). */
+  retain(files: Iterable<string>): void {
+    const keep = new Set(files);
+    for (const file of [...this.infos.keys()])
+      if (!keep.has(file)) {
+        this.infos.delete(file);
+        this.dirty = true;
+      }
+  }
+
+  /**
+   * The up-to-date info of one file (`stat` given, or taken now): the cache when identity, size and
+   * mtime match, else an incremental or full read. Undefined when the file cannot be read.
+   * @param options.maxBytes read at most this much now (a first row); the info stays incomplete.
+   */
+  async info(
+    file: string | CatalogFile,
+    options: { maxBytes?: number; signal?: AbortSignal } = {},
+  ): Promise<SessionInfo | undefined> {
+    const path_ = typeof file === "string" ? file : file.file;
+    const stat = typeof file === "string" ? (await statFiles([file]))[0] : file;
+    if (!stat) {
+      if (this.infos.delete(path_)) this.dirty = true;
+      return undefined;
+    }
+    const previous = this.infos.get(path_);
+    if (isCurrent(previous, stat)) {
+      this.stats.hits++;
+      return previous;
+    }
+    const from = previous && previous.ino === stat.ino && previous.dev === stat.dev ? previous.scanned : 0;
+    try {
+      const info = await readSessionInfo(path_, previous, options);
+      if (info.scanned > 0 && from > 0 && info.scanned >= from && info.ino === previous?.ino) {
+        this.stats.incrementalReads++;
+        this.stats.bytesRead += info.scanned - from;
+      } else {
+        this.stats.fullReads++;
+        this.stats.bytesRead += info.scanned;
+      }
+      // a partial first read never replaces a complete (older) info: the full pass follows
+      if (info.complete || !previous?.complete) {
+        this.infos.set(path_, info);
+        this.dirty = true;
+      }
+      return info;
+    } catch (error) {
+      if ((error as Error).name === "AbortError") throw error;
+      if (this.infos.delete(path_)) this.dirty = true;
+      return undefined;
+    }
+  }
+
+  /**
+   * Bring the infos of `files` up to date, newest first: the {@link FIRST_ROWS} newest not in the
+   * cache are read first (their beginnings), then the first progress report, then every file
+   * completely ({@link CONCURRENCY} at a time, progress at most every {@link REPORT_MS}).
+   * @returns the up-to-date infos of the files that could be read, newest first.
+   * @throws AbortError when `signal` aborts.
+   */
+  async list(files: readonly CatalogFile[], options: ListOptions = {}): Promise<SessionInfo[]> {
+    const order = [...files].sort(newestFirst);
+    const snapshot = (): SessionInfo[] => {
+      const out: SessionInfo[] = [];
+      for (const f of order) {
+        const info = this.infos.get(f.file);
+        if (info && info.ino === f.ino) out.push(info);
+      }
+      return out;
+    };
+    const first = order.slice(0, FIRST_ROWS).filter((f) => !isCurrent(this.infos.get(f.file), f));
+    await Promise.all(
+      first.map((f) =>
+        this.infos.get(f.file)?.ino === f.ino
+          ? this.info(f, { ...(options.signal ? { signal: options.signal } : {}) })
+          : this.info(f, { maxBytes: FIRST_ROW_BYTES, ...(options.signal ? { signal: options.signal } : {}) }),
+      ),
+    );
+    options.onProgress?.(snapshot(), false);
+    let lastReport = performance.now();
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < order.length) {
+        options.signal?.throwIfAborted();
+        const f = order[next++]!;
+        await this.info(f, options.signal ? { signal: options.signal } : {});
+        if (options.onProgress && performance.now() - lastReport > REPORT_MS) {
+          lastReport = performance.now();
+          options.onProgress(snapshot(), false);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, order.length) }, worker));
+    const result = snapshot().filter((i) => i.complete);
+    options.onProgress?.(result, true);
+    return result;
+  }
+}

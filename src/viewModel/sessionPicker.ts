@@ -1,0 +1,201 @@
+/**
+ * The rows of "Pi: Select Session…" and of `pi-context sessions`, without `vscode`: pi's label (name,
+ * else first user message), age, size, pi's message count, forks and clones under their parent,
+ * the current marker; the same rows, labels and order on both surfaces.
+ */
+
+import * as path from "node:path";
+import { newestFirst } from "../core/read/catalog";
+import type { SessionInfo } from "../core/read/sessionInfo";
+import { isNamed, sessionLabel } from "../core/rules/sessionLabel";
+import { formatDateTime, plural } from "../shared/format";
+
+/** One QuickPick row. */
+export interface SessionPickRow {
+  file: string;
+  /** pi's label, after `↳ ` (indented by depth) for a fork or clone. */
+  label: string;
+  description: string;
+  detail: string;
+  current: boolean;
+  /** Family depth (0 = a root). */
+  depth: number;
+}
+
+/** "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", else the date and time as everywhere ({@link formatDateTime}). */
+export function formatAge(thenMs: number, nowMs: number, locale?: string): string {
+  const s = Math.max(0, Math.round((nowMs - thenMs) / 1000));
+  if (s < 45) return "just now";
+  const min = Math.round(s / 60);
+  if (min < 60) return `${min} min ago`;
+  const h = Math.round(min / 60);
+  if (h < 24) return `${h} h ago`;
+  const d = Math.round(h / 24);
+  if (d === 1) return "yesterday";
+  if (d < 14) return `${d} days ago`;
+  return formatDateTime(thenMs, locale);
+}
+
+/** Bytes as `812 B`, `4.2 KB`, `13 MB` (1024-based). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const kb = bytes / 1024;
+  if (kb < 10) return `${kb.toFixed(1)} KB`;
+  if (kb < 1024) return `${Math.round(kb)} KB`;
+  const mb = kb / 1024;
+  return mb < 10 ? `${mb.toFixed(1)} MB` : `${Math.round(mb)} MB`;
+}
+
+/** Collapse whitespace and cut to `max` characters (with `…`). */
+export function oneLine(text: string, max = 80): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/**
+ * What to show as a session's project folder in the picker: with no folder open the session's
+ * `cwd` (home as `~`), with several folders the workspace folder's name (plus the sub-folder),
+ * with one folder only a sub-folder the session was started in; undefined when nothing to add.
+ * @param folders the open workspace folders (name, absolute path).
+ */
+export function projectFolderLabel(
+  cwd: string | undefined,
+  folders: readonly { name: string; path: string }[],
+  home?: string,
+): string | undefined {
+  if (!cwd) return folders.length === 0 ? "unknown project folder" : undefined;
+  const abs = path.resolve(cwd);
+  const tilde = (p: string) => (home && (p === home || p.startsWith(home + path.sep)) ? `~${p.slice(home.length)}` : p);
+  if (folders.length === 0) return tilde(abs);
+  const owner = folders
+    .filter((f) => abs === path.resolve(f.path) || abs.startsWith(path.resolve(f.path) + path.sep))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  if (!owner) return tilde(abs);
+  const sub = path.relative(path.resolve(owner.path), abs);
+  if (folders.length === 1) return sub ? sub : undefined;
+  return sub ? `${owner.name}/${sub}` : owner.name;
+}
+
+/** A session and its place in the family tree (pi's `/resume` threads: forks and clones under their parent). */
+export interface FamilyRow {
+  info: SessionInfo;
+  /** 0 = a root; 1 = a fork/clone of a listed session; … */
+  depth: number;
+}
+
+/**
+ * pi's `buildSessionTree` + `flattenSessionTree` (`session-selector.js`): a session whose header
+ * `parentSession` is a listed file goes under it; roots and children are ordered by the newest
+ * write in their subtree (we order by file mtime, as everywhere; pi by message time). Cycle-safe.
+ */
+export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
+  const key = (p: string): string => path.resolve(p);
+  const byPath = new Map<string, SessionInfo>(infos.map((i) => [key(i.file), i]));
+  const children = new Map<string, SessionInfo[]>();
+  const roots: SessionInfo[] = [];
+  for (const info of infos) {
+    const parent = info.parentSession ? key(info.parentSession) : undefined;
+    if (parent && parent !== key(info.file) && byPath.has(parent)) {
+      const list = children.get(parent);
+      if (list) list.push(info);
+      else children.set(parent, [info]);
+    } else roots.push(info);
+  }
+  const latest = new Map<string, number>();
+  const latestOf = (info: SessionInfo, seen: Set<string>): number => {
+    const k = key(info.file);
+    const known = latest.get(k);
+    if (known !== undefined) return known;
+    seen.add(k);
+    let t = info.mtimeMs;
+    for (const c of children.get(k) ?? []) if (!seen.has(key(c.file))) t = Math.max(t, latestOf(c, seen));
+    latest.set(k, t);
+    return t;
+  };
+  const order = (list: SessionInfo[]): SessionInfo[] =>
+    [...list].sort((a, b) => latestOf(b, new Set()) - latestOf(a, new Set()) || newestFirst(a, b));
+  const out: FamilyRow[] = [];
+  const placed = new Set<string>();
+  const walk = (info: SessionInfo, depth: number): void => {
+    const k = key(info.file);
+    if (placed.has(k)) return;
+    placed.add(k);
+    out.push({ info, depth });
+    for (const c of order(children.get(k) ?? [])) walk(c, depth + 1);
+  };
+  for (const r of order(roots)) walk(r, 0);
+  // members of a parent cycle have no root: list them as roots, newest first
+  for (const info of [...infos].sort(newestFirst)) walk(info, 0);
+  return out;
+}
+
+/**
+ * Rows for the sessions, in family order ({@link familyRows}). The label is pi's ({@link sessionLabel});
+ * the description is age, size and pi's message count ("counting…" while the file is still read);
+ * the detail carries what the filter should match: the first message of a named session, the
+ * models, the start date and time, the file name. `folderName` names the project folder of a
+ * session when it helps ({@link projectFolderLabel}).
+ */
+export function sessionPickRows(
+  sessions: readonly SessionInfo[],
+  options: {
+    currentFile?: string;
+    nowMs: number;
+    locale?: string;
+    folderName?: (s: SessionInfo) => string | undefined;
+  },
+): SessionPickRow[] {
+  return familyRows(sessions).map(({ info: s, depth }) => {
+    const current = s.file === options.currentFile;
+    const messages = s.complete ? plural(s.messageCount, "message") : "counting…";
+    const description = [formatAge(s.mtimeMs, options.nowMs, options.locale), formatBytes(s.size), messages].join(
+      " · ",
+    );
+    const folder = options.folderName?.(s);
+    const created = s.created ? Date.parse(s.created) : NaN;
+    const detail = [
+      current ? "current" : undefined,
+      folder ? `$(folder) ${folder}` : undefined,
+      isNamed(s) && s.firstMessage ? oneLine(s.firstMessage, 60) : undefined,
+      s.models.length > 0 ? s.models.join(", ") : undefined,
+      Number.isFinite(created) ? `started ${formatDateTime(created, options.locale)}` : undefined,
+      path.basename(s.file),
+    ]
+      .filter(Boolean)
+      .join(" · ");
+    const indent = depth > 0 ? `${"\u2003".repeat(depth - 1)}↳ ` : "";
+    return { file: s.file, label: `${indent}${sessionLabel(s)}`, description, detail, current, depth };
+  });
+}
+
+/**
+ * The first row of the picker: the "follow the latest session" mode, worded for its state
+ * (following now or pinned; with or without an open folder).
+ */
+export function followRow(
+  following: boolean,
+  hasFolder: boolean,
+): { label: string; description?: string; detail: string } {
+  if (!hasFolder) {
+    return following
+      ? {
+          label: "$(info) No folder open: no session to follow",
+          detail: "Pick a session below to show it (each shows its project folder), or open the folder pi ran in.",
+        }
+      : {
+          label: "$(arrow-up) Follow Latest Session",
+          detail: "Unpin this session (with no folder open, none is followed)",
+        };
+  }
+  return following
+    ? {
+        label: "$(check) Following the Latest Session",
+        description: "current mode",
+        detail:
+          "Shows the most recently written session of this workspace and switches when pi starts a new one. Pick a session below to pin it.",
+      }
+    : {
+        label: "$(arrow-up) Follow Latest Session",
+        detail: "Unpin and show the most recently written session of this workspace again",
+      };
+}
