@@ -5,7 +5,7 @@
  */
 
 import * as path from "node:path";
-import { SessionCatalog, statFiles } from "../core/read/catalog";
+import { SessionCatalog, statFiles, type CatalogFile } from "../core/read/catalog";
 import type { SessionInfo } from "../core/read/sessionInfo";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import type { SessionListOptions } from "../services";
@@ -21,10 +21,14 @@ export class SessionListing {
     this.catalog = new SessionCatalog(cacheFile ? { cacheFile } : {});
   }
 
-  /** The sessions among `files`, newest first, with progress (see `SessionSource.listSessions`). */
-  async list(files: readonly string[], options: SessionListOptions = {}): Promise<SessionInfo[]> {
+  /**
+   * The sessions among `files`, newest first, with progress (see `SessionSource.listSessions`).
+   * `files` with their `stat` (the scanner's last look, so the first rows need no `stat`), or paths.
+   */
+  async list(files: readonly (string | CatalogFile)[], options: SessionListOptions = {}): Promise<SessionInfo[]> {
     await this.catalog.load();
-    const stats = await statFiles(files);
+    const paths = files.filter((f): f is string => typeof f === "string");
+    const stats = [...files.filter((f): f is CatalogFile => typeof f !== "string"), ...(await statFiles(paths))];
     const onProgress = options.onProgress;
     const result = await this.catalog.list(stats, {
       ...(options.signal ? { signal: options.signal } : {}),

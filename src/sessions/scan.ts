@@ -177,6 +177,7 @@ export interface KnownFile {
   file: string;
   size: number;
   mtimeMs: number;
+  dev: number;
   ino: number;
   header: HeaderInfo;
 }
@@ -187,6 +188,9 @@ export interface FoundSession {
   size: number;
   mtimeMs: number;
   cwd: string | undefined;
+  /** File identity (the listing cache's key with size and mtime). */
+  dev: number;
+  ino: number;
   /** Header `id`. */
   id?: string;
   /** Header `timestamp` in ms. */
@@ -306,6 +310,8 @@ export class SessionScanner {
         size: info.size,
         mtimeMs: info.mtimeMs,
         cwd: info.header.cwd,
+        dev: info.dev,
+        ino: info.ino,
         folderIndex: best.index,
       };
       if (info.header.id !== undefined) found.id = info.header.id;
@@ -321,6 +327,7 @@ export class SessionScanner {
     file: string;
     size: number;
     mtimeMs: number;
+    dev: number;
     ino: number;
   }): Promise<KnownFile | undefined> {
     const file = stat.file;
@@ -337,7 +344,7 @@ export class SessionScanner {
       return prev;
     this.headerReads++;
     const header = await readHeader(file);
-    const info: KnownFile = { file, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, header };
+    const info: KnownFile = { file, size: stat.size, mtimeMs: stat.mtimeMs, dev: stat.dev, ino: stat.ino, header };
     this.known.set(file, info);
     return info;
   }

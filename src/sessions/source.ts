@@ -220,7 +220,7 @@ export class PiSessionSource implements SessionSource {
         ? this.following.found
         : (await new SessionScanner().scan(this.plans)).sessions;
     return this.listing.list(
-      found.map((f) => f.file),
+      found.map((f) => ({ file: f.file, dev: f.dev, ino: f.ino, size: f.size, mtimeMs: f.mtimeMs })),
       options,
     );
   }

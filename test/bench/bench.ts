@@ -12,13 +12,18 @@
  * build). Also checks that our tokens equal pi's. The UI figures (tree, Reveal Leaf, panel,
  * extension host memory, activate()) are measured in real VS Code by `npm run bench:ui`.
  *
- * Env: PI_CONTEXT_BENCH_SIZES (default "32,128"), PI_CONTEXT_BENCH_RUNS (default 3).
+ * Then the session listing at scale (`listing.ts`: 10 000 sessions / ≥ 20 GB, ours cold and warm
+ * against pi's `SessionManager.listAll`, first rows and event-loop blocks).
+ *
+ * Env: PI_CONTEXT_BENCH_SIZES (default "32,128"), PI_CONTEXT_BENCH_RUNS (default 3),
+ * PI_CONTEXT_BENCH_LISTING=0 skips the listing bench.
  */
 
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { generateSession, type Flavour } from "./generate";
+import { listingBench } from "./listing";
 import { REPO_ROOT } from "../support/paths";
 
 const DATA = path.join(REPO_ROOT, "bench-data");
@@ -112,6 +117,11 @@ function main(): void {
   // target ≤ 0.5 s beyond the open. Add their measurements here (a `measure.js trim|doctor` mode on
   // the opened session) and a failure line when they exceed 500 ms.
   execFileSync(process.execPath, [path.join(REPO_ROOT, "esbuild.mjs")], { cwd: REPO_ROOT });
+  if (process.env.PI_CONTEXT_BENCH_LISTING !== "0") {
+    const listing = listingBench(pi);
+    console.log(`\n${listing.rows.join("\n")}`);
+    failures.push(...listing.failures);
+  }
   console.log(
     `\nmachine: ${process.platform} ${process.arch}, ${require("node:os").cpus().length} cores, node ${process.version} (ours, floor), pi under ${pi}`,
   );

@@ -233,7 +233,7 @@ describe("live bridge in the real pi 1.6.0", () => {
     const notify = await pi.waitFor((l) => l.type === "extension_ui_request" && l.method === "notify", 5000, since);
     assert.match(
       String(notify.message),
-      /pi-context live bridge 1\.0\.0 \(protocol 1, pi 1\.6\.0\): listening for .*\.jsonl; 0 clients connected/,
+      /pi-context live bridge 1\.1\.0 \(protocol 1, pi 1\.6\.0\): listening for .*\.jsonl; 0 clients connected/,
     );
     await pi.close();
     assert.deepEqual(
@@ -546,6 +546,19 @@ describe("live bridge in the real pi 1.6.0", () => {
         (e: BridgeError) => e,
       );
       assert.equal(label.message, "Entry deadbeef not found");
+      // pi's /name through the bridge (pi.setSessionName): pi writes the session_info entry itself
+      const named = await connection.request("setSessionName", { name: "  Live\r\nname  " });
+      assert.equal(named.name, "Live name");
+      const last = fs.readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!;
+      assert.deepEqual((({ type, name }) => ({ type, name }))(JSON.parse(last) as { type: string; name: string }), {
+        type: "session_info",
+        name: "Live name",
+      });
+      const empty = await connection.request("setSessionName", { name: " \n " }).then(
+        () => assert.fail("named the session with an empty name"),
+        (e: BridgeError) => e,
+      );
+      assert.equal(empty.message, "Session name cannot be empty");
       assert.equal((await connection.request("cancel", {})).cancelled, false, "nothing of ours to cancel");
     } finally {
       connection.close();

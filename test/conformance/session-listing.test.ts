@@ -17,6 +17,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
+import { appendSessionName } from "../../src/core/flows/name";
 import { readSessionInfo, type SessionInfo } from "../../src/core/read/sessionInfo";
 import { FIRST_MESSAGE_KEEP_CHARS, NO_MESSAGES, sessionLabel } from "../../src/core/rules/sessionLabel";
 import { buildSession, recipeArb } from "../support/random-session";
@@ -222,5 +223,26 @@ describe("session listing = pi's SessionManager.listAll", () => {
     const samples = fc.sample(recipeArb, { numRuns: RUNS, seed: 15 });
     samples.forEach((recipe, i) => fs.writeFileSync(path.join(dir, `r${i}.jsonl`), buildSession(recipe).jsonl));
     assert.equal(await compareDir(dir), RUNS);
+  });
+
+  it("Pi: Name Session's session_info entry is the name pi lists (pi's /name normalisation), renamed again", async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, "named-"));
+    const file = path.join(dir, "tree.jsonl");
+    fs.copyFileSync(path.join(REPO_ROOT, "test", "fixtures", "pi-1.6.0", "tree.jsonl"), file);
+    const before = fs.readFileSync(file);
+    const r = await appendSessionName(file, "  My\r\nSession  ", { guardSeconds: 0, procRoot: null });
+    assert.equal(r.entry.name, "My Session");
+    assert.ok(fs.readFileSync(file).subarray(0, before.length).equals(before), "the file only grew");
+    let [pi] = (await oracle.request({ type: "sessionInfos", dir })) as PiInfo[];
+    assert.equal(pi!.name, "My Session");
+    assert.equal(sessionLabel(await readSessionInfo(file)), "My Session");
+    await appendSessionName(file, "Renamed", { guardSeconds: 0, procRoot: null });
+    [pi] = (await oracle.request({ type: "sessionInfos", dir })) as PiInfo[];
+    assert.equal(pi!.name, "Renamed");
+    await assert.rejects(
+      appendSessionName(file, " \n ", { guardSeconds: 0, procRoot: null }),
+      /Session name cannot be empty/,
+    );
+    await compareDir(dir);
   });
 });

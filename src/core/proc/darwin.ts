@@ -6,7 +6,7 @@
  */
 
 import type { CommandRunner } from "./run";
-import type { ProcessInfo } from "./table";
+import type { ProcessInfo } from "./types";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const PS_LINE = /^\s*(\d+)\s+(\d+)\s+\w{3} (\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4}) (.*)$/;

@@ -6,7 +6,7 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { ProcessInfo } from "./table";
+import type { ProcessInfo } from "./types";
 
 /** Clock ticks per second of `/proc/<pid>/stat` start times (`sysconf(_SC_CLK_TCK)`, 100 on every Linux we know). */
 const CLOCK_TICKS = 100;

@@ -7,7 +7,7 @@
  */
 
 import type { CommandRunner } from "./run";
-import type { ProcessInfo } from "./table";
+import type { ProcessInfo } from "./types";
 
 /** The PowerShell script: UTF-8 output, one compact JSON array of `{p, pp, n, c, t}`. */
 export const WIN32_PROCESS_SCRIPT =

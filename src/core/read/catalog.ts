@@ -159,7 +159,14 @@ export class SessionCatalog {
     if (!this.cacheFile || !this.dirty) return;
     this.dirty = false;
     const parts: string[] = [CACHE_VERSION];
-    for (const info of this.infos.values()) if (info.complete) parts.push(JSON.stringify(info));
+    let sliceStart = performance.now();
+    for (const info of [...this.infos.values()]) {
+      if (info.complete) parts.push(JSON.stringify(info));
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await yieldNow();
+        sliceStart = performance.now();
+      }
+    }
     const tmp = `${this.cacheFile}.${process.pid}.tmp`;
     try {
       await fs.promises.mkdir(path.dirname(this.cacheFile), { recursive: true });

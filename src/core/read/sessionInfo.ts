@@ -165,7 +165,30 @@ async function readFrom(
   options: ReadInfoOptions,
 ): Promise<void> {
   const limit = options.maxBytes !== undefined ? Math.min(size, info.scanned + options.maxBytes) : size;
-  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  const buf = takeBuffer();
+  try {
+    await readChunks(handle, info, size, limit, buf, options);
+  } finally {
+    freeBuffers.push(buf);
+  }
+  info.complete = info.state === "not-session" || options.maxBytes === undefined || info.scanned >= size;
+}
+
+/** Read buffers kept for reuse (a listing reads thousands of files: no megabyte of garbage per file). */
+const freeBuffers: Buffer[] = [];
+
+function takeBuffer(): Buffer {
+  return freeBuffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+}
+
+async function readChunks(
+  handle: fs.promises.FileHandle,
+  info: SessionInfo,
+  size: number,
+  limit: number,
+  buf: Buffer,
+  options: ReadInfoOptions,
+): Promise<void> {
   let position = info.scanned;
   // a line that started in an earlier chunk: its kept bytes, and (once known) what to do with it
   let carry: Buffer[] = [];
@@ -211,7 +234,6 @@ async function readFrom(
     }
     position += bytesRead;
   }
-  info.complete = info.state === "not-session" || options.maxBytes === undefined || info.scanned >= size;
 }
 
 /** Whether the last non-blank byte of `buf[start, end)` is `}` (undefined: all blank). */

@@ -9,6 +9,8 @@ const now = 1_000_000_000;
 const s = (file: string, ageMs: number, folderIndex = 0): FoundSession => ({
   file,
   size: 1,
+  dev: 1,
+  ino: 1,
   mtimeMs: now - ageMs,
   cwd: "/w",
   folderIndex,
