@@ -72,7 +72,6 @@ export class PiSessionSource implements SessionSource {
   private plans: FolderPlan[] = [];
   private agentDirValue: string;
   private pinnedFile: string | undefined;
-  private latestFile: string | undefined;
   /** Which session to show in each folder, the focus, the terminal's pi (`following.ts`). */
   private readonly following = new Following();
   private readonly listing: SessionListing;
@@ -332,7 +331,6 @@ export class PiSessionSource implements SessionSource {
       this.dirSig = await dirSignature(this.plans, this.currentValue?.file);
       const result = await this.scanner.scan(this.plans);
       this.following.onScan(result.sessions);
-      this.latestFile = result.sessions[0]?.file;
       this.discoveryValue = {
         phase: "ready",
         workspace: this.plans.some((p) => p.index >= 0),
@@ -442,7 +440,8 @@ export class PiSessionSource implements SessionSource {
     else this.log.warn(`cannot read session ${file}: ${(error as Error).message}`);
     if (this.pinnedFile === file) {
       this.pinnedFile = undefined;
-      const label = this.currentValue?.file === file ? `“${this.currentValue.label}”` : path.basename(file);
+      const base = path.basename(file);
+      const label = this.currentValue?.file === file ? `“${this.currentValue.label}” (${base})` : base;
       // once: the pin is gone, so the next update follows the latest session and never gets here again for it
       const message =
         code === "ENOENT"
@@ -453,7 +452,6 @@ export class PiSessionSource implements SessionSource {
       if (code === "ENOENT") void notify.info(message).then(undefined, () => undefined);
       else void notify.warn(message).then(undefined, () => undefined);
     }
-    if (this.latestFile === file) this.latestFile = undefined;
     if (this.currentValue) {
       this.currentValue = undefined;
       this.emitter.fire(undefined);
@@ -495,7 +493,7 @@ export class PiSessionSource implements SessionSource {
       watchers: this.watchers.length,
       watchersEnabled: this.watchersEnabled,
       pinned: this.pinnedFile,
-      latest: this.latestFile,
+      latest: this.following.found[0]?.file,
       current: this.currentValue?.file,
       stats: { ...this.stats },
       step: this.step,

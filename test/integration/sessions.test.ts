@@ -243,7 +243,7 @@ describe("sessions", () => {
     await new Promise((r) => setTimeout(r, 2500));
     const shown = source.notices.slice(before);
     assert.deepStrictEqual(shown, [
-      `The pinned session ${path.basename(pinned)} was deleted; following the latest session again.`,
+      `The pinned session “to be pinned” (${path.basename(pinned)}) was deleted; following the latest session again.`,
     ]);
     assert.strictEqual(api.services.sessions.current?.file, latest);
   });
