@@ -181,7 +181,7 @@ describe("session tree view", function () {
   it("shows the tree: one root run, the 3-way branch point, branch groups, folded tool results, leaf and active path", async () => {
     await freshTree();
     assert.strictEqual(api.sessionTree.treeView.title, "Pi Session"); // tree.jsonl has no session name
-    assert.strictEqual(api.sessionTree.treeView.description, "34 entries · pinned");
+    assert.strictEqual(api.sessionTree.treeView.description, "[task:t1] do t1 · 34 entries · pinned");
     const top = items();
     assert.deepStrictEqual(
       top.map((t) => t.e.key),
