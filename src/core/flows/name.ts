@@ -66,7 +66,7 @@ export async function appendSessionName(
     ...(session.cwd ? { sessionCwd: session.cwd } : {}),
     ...(session.sessionId ? { sessionId: session.sessionId } : {}),
   });
-  if (live.live) throw new LiveSessionError(describeLive(live, "name", options.surface), live.reasons);
+  if (live.live) throw new LiveSessionError(describeLive(live, "name", options.surface, "run /name"), live.reasons);
   const entry = buildSessionInfoEntry({
     id: newEntryId(session.byId),
     parentId: session.leafId,
