@@ -21,6 +21,7 @@ export default defineConfig({
     PI_CODING_AGENT_DIR: fixture.agentDir,
     PI_CONTEXT_TEST_WORKSPACE: fixture.workspace,
     PI_CONTEXT_TEST_AGENT_DIR: fixture.agentDir,
+    PI_CONTEXT_GUARD_PROCESSES: fixture.guardProcesses,
     PI_CONTEXT_TEST_HOST: "desktop",
   },
   mocha: { ui: "bdd", timeout: 20000, color: true },

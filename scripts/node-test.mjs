@@ -47,7 +47,10 @@ if (files.length === 0) {
 }
 
 const seed = path.join(path.dirname(new URL(import.meta.url).pathname), "fc-seed.cjs");
+// The live-session guard sees no pi process unless a test gives it one (src/core/proc/guardTable.ts):
+// tests that append never depend on the pi processes other people run on this machine.
 const child = spawn(process.execPath, ["--require", seed, "--test", "--test-reporter=spec", ...extra, ...files], {
   stdio: "inherit",
+  env: { ...process.env, PI_CONTEXT_GUARD_PROCESSES: process.env.PI_CONTEXT_GUARD_PROCESSES ?? "[]" },
 });
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

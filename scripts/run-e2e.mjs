@@ -87,6 +87,7 @@ async function main() {
         PI_CODING_AGENT_DIR: fixture.agentDir,
         PI_CONTEXT_TEST_WORKSPACE: fixture.workspace,
         PI_CONTEXT_TEST_AGENT_DIR: fixture.agentDir,
+        PI_CONTEXT_GUARD_PROCESSES: fixture.guardProcesses,
       },
     });
     browserServer = await chromium.launchServer({

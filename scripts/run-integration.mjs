@@ -98,6 +98,7 @@ async function main() {
         PI_CODING_AGENT_DIR: fixture.agentDir,
         PI_CONTEXT_TEST_WORKSPACE: fixture.workspace,
         PI_CONTEXT_TEST_AGENT_DIR: fixture.agentDir,
+        PI_CONTEXT_GUARD_PROCESSES: fixture.guardProcesses,
         PI_CONTEXT_TEST_REPORT: reportFile,
         PI_CONTEXT_TEST_GREP: opts.grep || undefined,
         PI_CONTEXT_TEST_TIMEOUT: process.env.PI_CONTEXT_TEST_TIMEOUT,

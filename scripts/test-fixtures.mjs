@@ -79,10 +79,16 @@ export function createTestFixture(opts = {}) {
   if (opts.workspaceFrom && existsSync(opts.workspaceFrom)) cpSync(opts.workspaceFrom, workspace, { recursive: true });
   else writeFileSync(path.join(workspace, "README.md"), "# pi-context test workspace\n");
   if (opts.agentConfigFrom) copyAgentConfig(opts.agentConfigFrom, agentDir);
+  // The live-session guard's process table for test runs (PI_CONTEXT_GUARD_PROCESSES, see
+  // src/core/proc/guardTable.ts): no pi runs, whatever other people run on this machine; a test
+  // that wants the guard to see a pi writes it here.
+  const guardProcesses = path.join(root, "guard-processes.json");
+  writeFileSync(guardProcesses, "[]\n");
   return {
     root,
     workspace,
     agentDir,
+    guardProcesses,
     cleanup() {
       rmSync(root, { recursive: true, force: true });
     },

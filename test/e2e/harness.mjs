@@ -56,6 +56,7 @@ export async function sharedHost() {
       PI_CODING_AGENT_DIR: fixture.agentDir,
       PI_CONTEXT_TEST_WORKSPACE: fixture.workspace,
       PI_CONTEXT_TEST_AGENT_DIR: fixture.agentDir,
+      PI_CONTEXT_GUARD_PROCESSES: fixture.guardProcesses,
     },
   });
   const browser = await launchChromium();

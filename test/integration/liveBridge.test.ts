@@ -14,6 +14,7 @@ import { after, before, describe, it } from "mocha";
 import { readAnnouncements, socketPathFor } from "../../src/bridge/announce";
 import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/liveBridge/installFile";
 import { BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
+import { readProcessSnapshot } from "../../src/core/proc/table";
 import type { PiContextApi } from "../../src/extension";
 import type { PanelControllerApi } from "../../src/panel/controller";
 import type { BridgeCommandOutcome } from "../../src/liveBridge/install";
@@ -241,6 +242,16 @@ describe("live bridge with a real pi", function () {
   });
 
   it("without the bridge the live-session guard applies again", async () => {
+    // The guard sees the processes listed in PI_CONTEXT_GUARD_PROCESSES (the runner: none); show it
+    // this test's own pi, as the machine's process table reads it (others' pi processes stay out).
+    const guardFile = process.env.PI_CONTEXT_GUARD_PROCESSES;
+    assert.ok(guardFile && fs.existsSync(guardFile), "the runner sets PI_CONTEXT_GUARD_PROCESSES to a file");
+    const ours = await waitFor(
+      async () => (await readProcessSnapshot()).pi.find((p) => p.pid === pi!.pid),
+      10_000,
+      "pi in the process table",
+    );
+    fs.writeFileSync(guardFile, JSON.stringify([ours]));
     await setSetting("liveBridge.enabled", false);
     try {
       await waitFor(() => !api.statusBar.snapshot().text.endsWith(" · live"), 5000, "the badge to go");
@@ -260,6 +271,7 @@ describe("live bridge with a real pi", function () {
       );
       assert.strictEqual(fs.readFileSync(file, "utf8"), before);
     } finally {
+      fs.writeFileSync(guardFile, "[]\n");
       await setSetting("liveBridge.enabled", undefined);
     }
     await waitFor(() => api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the badge to come back");

@@ -16,6 +16,7 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { guardProcessesFromEnv } from "../proc/guardTable";
 import { describeProcess, isPiCommandLine, isSessionPathArg, processSnapshot, sessionArgPath } from "../proc/table";
 import type { PiProcess, ProcessSnapshot } from "../proc/table";
 
@@ -52,8 +53,9 @@ export interface LiveCheckOptions {
   /** Current time in ms (tests). */
   now?: number;
   /**
-   * `null`: do not look at processes. A string: Linux proc root to read (tests). Default: this
-   * platform's process table.
+   * `null`: do not look at processes. A string: Linux proc root to read (tests). Default: the pi
+   * processes listed in `PI_CONTEXT_GUARD_PROCESSES` when set (test runners, `proc/guardTable.ts`),
+   * else this platform's process table.
    */
   procRoot?: string | null;
   /** The process table to use (tests: recorded macOS / Windows output); default {@link processSnapshot}. */
@@ -98,7 +100,9 @@ export function piMatchesSession(
 
 /**
  * Does the session look live? See the file comment for the rules. Reads the file's mtime and the
- * process table (asynchronously; a table that cannot be read adds no reason).
+ * process table (asynchronously; a table that cannot be read adds no reason). Which table:
+ * `options.processes`, else `options.procRoot`, else `PI_CONTEXT_GUARD_PROCESSES`, else the machine's.
+ * @throws Error when `PI_CONTEXT_GUARD_PROCESSES` is set to something unreadable (tests only).
  * @param file the session file (a missing file is not live).
  */
 export async function checkLiveSession(file: string, options: LiveCheckOptions): Promise<LiveCheck> {
@@ -117,11 +121,9 @@ export async function checkLiveSession(file: string, options: LiveCheckOptions):
     const ignorePids = options.ignorePids ?? [process.pid];
     const snapshot = options.processes
       ? await options.processes()
-      : await processSnapshot({
-          maxAgeMs: 0,
-          ignorePids,
-          ...(options.procRoot !== undefined ? { procRoot: options.procRoot, platform: "linux" as const } : {}),
-        });
+      : options.procRoot !== undefined
+        ? await processSnapshot({ maxAgeMs: 0, ignorePids, procRoot: options.procRoot, platform: "linux" })
+        : ((await guardProcessesFromEnv()) ?? (await processSnapshot({ maxAgeMs: 0, ignorePids })));
     const session = { file: path.resolve(file), cwd: options.sessionCwd, id: options.sessionId };
     for (const p of snapshot.pi) {
       if (ignorePids.includes(p.pid)) continue;

@@ -823,17 +823,27 @@ describe("live-session detection", () => {
       fs.writeFileSync(session, "{}\n");
       const old = new Date(Date.now() - 3600_000);
       fs.utimesSync(session, old, old);
+      const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "pi-live-other-"));
       const child = spawn(bin, [], { cwd: dir, stdio: "ignore" });
       try {
-        await new Promise((r) => setTimeout(r, 150));
-        const found = await checkLiveSession(session, { guardSeconds: 30, sessionCwd: dir });
+        // the real table (procRoot given: not the runner's PI_CONTEXT_GUARD_PROCESSES); wait until
+        // the child has exec'd rather than for a fixed time
+        const check = (cwd: string) =>
+          checkLiveSession(session, { guardSeconds: 30, sessionCwd: cwd, procRoot: "/proc" });
+        let found = await check(dir);
+        for (let i = 0; i < 200 && !found.live; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          found = await check(dir);
+        }
         assert.equal(found.live, true);
         const reason = found.reasons.find((r) => r.kind === "pi-process");
         assert.ok(reason && reason.kind === "pi-process" && reason.pid === child.pid && reason.match === "cwd");
-        assert.equal((await checkLiveSession(session, { guardSeconds: 30, sessionCwd: os.tmpdir() })).live, false);
+        // a folder no other pi on this machine runs in (a fresh one, not the shared tmp dir)
+        assert.equal((await check(elsewhere)).live, false);
       } finally {
         child.kill();
         fs.rmSync(dir, { recursive: true, force: true });
+        fs.rmSync(elsewhere, { recursive: true, force: true });
       }
     },
   );
