@@ -177,7 +177,7 @@ describe("e2e status bar gauge", () => {
       throw error;
     }
     const rowText = await row.innerText();
-    assert.match(rowText, /entries/);
+    assert.match(rowText, /messages/);
     assert.match(rowText, /KB/);
     await screenshot(page, "select-session-quickpick");
     await row.click();

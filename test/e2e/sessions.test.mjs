@@ -1,0 +1,144 @@
+// E2E: many sessions in one folder, in the real workbench. Two sessions written at the same time:
+// the gauge stays on one and says "2 live", its tooltip offers the switch; "Pi: Select Session…"
+// lists pi's labels with a fork under its parent. Screenshots in test-results/e2e/sessions-*.png.
+import assert from "node:assert/strict";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import {
+  closeSharedHost,
+  openWorkbench,
+  runCommand,
+  screenshot,
+  sessionDirFor,
+  sharedHost,
+  statusBarItem,
+  waitUntil,
+} from "./harness.mjs";
+
+const line = (o) => `${JSON.stringify(o)}\n`;
+let n = 0;
+const id = () => `e2e${String(++n).padStart(5, "0")}`;
+
+function writeSession(dir, name, cwd, first, extra = {}, startTokens = 2000) {
+  const file = path.join(dir, name);
+  const u = id();
+  writeFileSync(
+    file,
+    line({ type: "session", version: 3, id: `${name}-id`, timestamp: new Date().toISOString(), cwd, ...extra }) +
+      line({
+        type: "message",
+        id: u,
+        parentId: null,
+        timestamp: new Date().toISOString(),
+        message: { role: "user", content: first, timestamp: Date.now() },
+      }),
+  );
+  let parent = u;
+  let tokens = startTokens;
+  return {
+    file,
+    append() {
+      const a = id();
+      appendFileSync(
+        file,
+        line({
+          type: "message",
+          id: a,
+          parentId: parent,
+          timestamp: new Date().toISOString(),
+          message: {
+            role: "assistant",
+            content: [{ type: "text", text: "ok" }],
+            api: "openai-completions",
+            provider: "openai",
+            model: "gpt-4o-mini",
+            usage: {
+              input: tokens,
+              output: 10,
+              cacheRead: 0,
+              cacheWrite: 0,
+              totalTokens: (tokens += 50),
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+            },
+            stopReason: "stop",
+            timestamp: Date.now(),
+          },
+        }),
+      );
+      parent = a;
+    },
+  };
+}
+
+describe("e2e many sessions", () => {
+  let wb;
+  let timer;
+  let a;
+  let b;
+
+  before(async () => {
+    const host = await sharedHost();
+    const dir = sessionDirFor(host.agentDir, host.workspace);
+    mkdirSync(dir, { recursive: true });
+    a = writeSession(dir, "2026-12-01T09-00-00-000Z_aaaa.jsonl", host.workspace, "Refactor the parser\nand its tests");
+    // far apart in tokens (1.6 % vs 39 % of gpt-4o-mini's 128k): a flap would show in the gauge
+    b = writeSession(dir, "2026-12-01T09-05-00-000Z_bbbb.jsonl", host.workspace, "Write the release notes", {}, 50_000);
+    writeSession(dir, "2026-12-01T09-06-00-000Z_fork.jsonl", host.workspace, "Refactor the parser (forked)", {
+      parentSession: a.file,
+    });
+    a.append();
+    b.append();
+    let turn = 0;
+    timer = setInterval(() => (turn++ % 2 ? a : b).append(), 400);
+    wb = await openWorkbench();
+  });
+
+  after(async () => {
+    clearInterval(timer);
+    await wb?.close();
+    await closeSharedHost();
+  });
+
+  it("two sessions written at the same time: the gauge says 2 live and stays; the tooltip offers the switch", async () => {
+    const { page } = wb;
+    const item = statusBarItem(page, "piContext.gauge");
+    await waitUntil(async () => (await item.innerText()).includes("live"), 30_000, "the gauge to say live");
+    // both files are written every 400 ms: sample the gauge's percentage for 3 s; it stays on one
+    const percents = [];
+    for (let i = 0; i < 10; i++) {
+      const aria = (await item.getAttribute("aria-label")) ?? "";
+      const m = /([\d.]+) percent/.exec(aria);
+      assert.ok(m, aria);
+      percents.push(Number(m[1]));
+      await page.waitForTimeout(300);
+    }
+    assert.ok(percents.every((p) => p < 10) || percents.every((p) => p > 30), `flapped: ${percents.join(", ")}`);
+    assert.match(await item.innerText(), /3 live/); // the fork was written just now too
+    await item.hover();
+    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "live sessions" }).first();
+    await hover.waitFor({ state: "visible", timeout: 10_000 });
+    const text = await hover.innerText();
+    assert.match(text, /Switch to /, text);
+    await screenshot(page, "sessions-gauge-live-tooltip");
+    await page.mouse.move(700, 300);
+  });
+
+  it("Select Session: pi's labels, the fork under its parent", async () => {
+    const { page } = wb;
+    await page.keyboard.press("Escape");
+    await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
+    const widget = page.locator(".quick-input-widget");
+    const fork = widget.locator(".monaco-list-row", { hasText: "↳ Refactor the parser (forked)" }).first();
+    await fork.waitFor({ state: "visible", timeout: 20_000 });
+    const labels = await widget.locator(".monaco-list-row").allInnerTexts();
+    const parent = labels.findIndex((l) => l.includes("Refactor the parser and its tests"));
+    const child = labels.findIndex((l) => l.includes("↳ Refactor the parser (forked)"));
+    assert.ok(parent >= 0 && child === parent + 1, labels.join(" | "));
+    await screenshot(page, "sessions-select-session");
+    await page.keyboard.type("release");
+    await page.waitForTimeout(500);
+    await screenshot(page, "sessions-select-session-filtered");
+    await page.keyboard.press("Escape");
+  });
+});
