@@ -161,8 +161,10 @@ export async function runCommand(page, title, opts = {}) {
       await page.keyboard.press("F1");
       await input.waitFor({ state: "visible", timeout: 10_000 });
     }
-    await input.fill(`>${title}`);
     try {
+      // inside the retry: the palette can close between the visibility check and the fill (a
+      // focus change as a session switches); then it is opened again
+      await input.fill(`>${title}`, { timeout: 5_000 });
       await row.waitFor({ state: "visible", timeout: 2_000 });
       break;
     } catch {

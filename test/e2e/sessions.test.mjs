@@ -137,7 +137,12 @@ describe("e2e many sessions", () => {
     assert.ok(parent >= 0 && child === parent + 1, labels.join(" | "));
     await screenshot(page, "sessions-select-session");
     await page.keyboard.type("release");
-    await page.waitForTimeout(500);
+    await waitUntil(
+      async () => (await widget.locator(".monaco-list-row").allInnerTexts()).length === 1,
+      10_000,
+      "the filter to leave one row",
+    );
+    assert.match((await widget.locator(".monaco-list-row").allInnerTexts())[0], /Write the release notes/);
     await screenshot(page, "sessions-select-session-filtered");
     await page.keyboard.press("Escape");
   });
