@@ -27,6 +27,9 @@ export type NameCommandOutcome =
   | { kind: "declined" | "no-session"; file?: string }
   | { kind: "error"; file: string; message: string };
 
+/** While the listing fills in, the picker's rows are rebuilt at most this often (ms). */
+const PICKER_UPDATE_MS = 750;
+
 /** The picker as tests see it: its rows after each update, and whether it is still filling in. */
 export const pickerUpdates: { rows: number; done: boolean; at: number }[] = [];
 
@@ -174,10 +177,33 @@ async function selectSession(services: Services): Promise<void> {
     }
     pickerUpdates.push({ rows: rows.length, done, at: Date.now() });
   };
+  // the first rows at once, the final list at once; in between at most every PICKER_UPDATE_MS
+  // (building thousands of rows and handing them to the workbench is not free)
+  let lastRender = 0;
+  let trailing: NodeJS.Timeout | undefined;
+  let latest: SessionInfo[] = [];
+  const update = (list: SessionInfo[], done: boolean): void => {
+    latest = list;
+    if (trailing) clearTimeout(trailing);
+    trailing = undefined;
+    const wait = lastRender === 0 || done ? 0 : PICKER_UPDATE_MS - (Date.now() - lastRender);
+    if (wait <= 0) {
+      lastRender = Date.now();
+      render(list, done);
+    } else
+      trailing = setTimeout(() => {
+        trailing = undefined;
+        lastRender = Date.now();
+        render(latest, false);
+      }, wait);
+  };
   const controller = new AbortController();
-  quickPick.onDidHide(() => controller.abort());
+  quickPick.onDidHide(() => {
+    controller.abort();
+    if (trailing) clearTimeout(trailing);
+  });
   void sessions
-    .listSessions({ onProgress: render, signal: controller.signal })
+    .listSessions({ onProgress: update, signal: controller.signal })
     .catch((error: unknown) => {
       if ((error as Error).name === "AbortError") return;
       services.log.error(`listing sessions failed: ${(error as Error).message}`);

@@ -89,43 +89,76 @@ export interface FamilyRow {
  * write in their subtree (we order by file mtime, as everywhere; pi by message time). Cycle-safe.
  */
 export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
-  const key = (p: string): string => path.resolve(p);
-  const byPath = new Map<string, SessionInfo>(infos.map((i) => [key(i.file), i]));
+  // every path resolved once, every subtree time computed once: O(n log n) for 10 000 sessions
+  const keys = new Map<SessionInfo, string>();
+  for (const i of infos) keys.set(i, path.resolve(i.file));
+  const key = (i: SessionInfo): string => keys.get(i)!;
+  const byPath = new Map<string, SessionInfo>();
+  for (const i of infos) byPath.set(key(i), i);
   const children = new Map<string, SessionInfo[]>();
   const roots: SessionInfo[] = [];
   for (const info of infos) {
-    const parent = info.parentSession ? key(info.parentSession) : undefined;
-    if (parent && parent !== key(info.file) && byPath.has(parent)) {
+    const parent = info.parentSession ? path.resolve(info.parentSession) : undefined;
+    if (parent && parent !== key(info) && byPath.has(parent)) {
       const list = children.get(parent);
       if (list) list.push(info);
       else children.set(parent, [info]);
     } else roots.push(info);
   }
+  // the newest write in each subtree, without recursion (deep fork chains), cycle-safe
   const latest = new Map<string, number>();
-  const latestOf = (info: SessionInfo, seen: Set<string>): number => {
-    const k = key(info.file);
-    const known = latest.get(k);
+  const latestOf = (start: SessionInfo): number => {
+    const known = latest.get(key(start));
     if (known !== undefined) return known;
-    seen.add(k);
-    let t = info.mtimeMs;
-    for (const c of children.get(k) ?? []) if (!seen.has(key(c.file))) t = Math.max(t, latestOf(c, seen));
-    latest.set(k, t);
-    return t;
+    const onPath = new Set<string>();
+    const stack: { info: SessionInfo; next: number; t: number }[] = [{ info: start, next: 0, t: start.mtimeMs }];
+    onPath.add(key(start));
+    let result = start.mtimeMs;
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const kids = children.get(key(top.info)) ?? [];
+      if (top.next < kids.length) {
+        const c = kids[top.next++]!;
+        const k = key(c);
+        const done = latest.get(k);
+        if (done !== undefined) top.t = Math.max(top.t, done);
+        else if (!onPath.has(k)) {
+          onPath.add(k);
+          stack.push({ info: c, next: 0, t: c.mtimeMs });
+        }
+        continue;
+      }
+      stack.pop();
+      onPath.delete(key(top.info));
+      latest.set(key(top.info), top.t);
+      result = top.t;
+      const parent = stack[stack.length - 1];
+      if (parent) parent.t = Math.max(parent.t, top.t);
+    }
+    return result;
   };
-  const order = (list: SessionInfo[]): SessionInfo[] =>
-    [...list].sort((a, b) => latestOf(b, new Set()) - latestOf(a, new Set()) || newestFirst(a, b));
+  const order = (list: readonly SessionInfo[]): SessionInfo[] => {
+    const t = new Map<SessionInfo, number>(list.map((i) => [i, latestOf(i)]));
+    return [...list].sort((a, b) => t.get(b)! - t.get(a)! || newestFirst(a, b));
+  };
   const out: FamilyRow[] = [];
   const placed = new Set<string>();
-  const walk = (info: SessionInfo, depth: number): void => {
-    const k = key(info.file);
-    if (placed.has(k)) return;
-    placed.add(k);
-    out.push({ info, depth });
-    for (const c of order(children.get(k) ?? [])) walk(c, depth + 1);
+  // depth-first, without recursion: a child right under its parent, siblings newest first
+  const walk = (root: SessionInfo): void => {
+    const stack: FamilyRow[] = [{ info: root, depth: 0 }];
+    while (stack.length > 0) {
+      const row = stack.pop()!;
+      const k = key(row.info);
+      if (placed.has(k)) continue;
+      placed.add(k);
+      out.push(row);
+      const kids = order(children.get(k) ?? []);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ info: kids[i]!, depth: row.depth + 1 });
+    }
   };
-  for (const r of order(roots)) walk(r, 0);
+  for (const r of order(roots)) walk(r);
   // members of a parent cycle have no root: list them as roots, newest first
-  for (const info of [...infos].sort(newestFirst)) walk(info, 0);
+  for (const info of [...infos].sort(newestFirst)) walk(info);
   return out;
 }
 

@@ -1,0 +1,151 @@
+// Select Session at scale: the family order is the same as the straightforward recursive rule (kept
+// here as the reference) on random forests with cycles, deep fork chains need no recursion, and the
+// date format equals `toLocaleString(locale, DATE_TIME_OPTIONS)` from a cached formatter.
+import { strict as assert } from "node:assert";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { newestFirst } from "../../../src/core/read/catalog";
+import type { SessionInfo } from "../../../src/core/read/sessionInfo";
+import { DATE_TIME_OPTIONS, formatDateTime } from "../../../src/shared/format";
+import { familyRows, sessionPickRows, type FamilyRow } from "../../../src/viewModel/sessionPicker";
+
+const info = (file: string, mtimeMs: number, parentSession?: string): SessionInfo => ({
+  file,
+  dev: 1,
+  ino: 1,
+  size: 100,
+  mtimeMs,
+  state: "session",
+  messageCount: 1,
+  entryCount: 1,
+  models: [],
+  scanned: 100,
+  head: "",
+  complete: true,
+  ...(parentSession !== undefined ? { parentSession } : {}),
+});
+
+/** The rule as first written (recursive, paths resolved on every comparison): the reference. */
+function referenceFamilyRows(infos: readonly SessionInfo[]): FamilyRow[] {
+  const key = (p: string): string => path.resolve(p);
+  const byPath = new Map<string, SessionInfo>(infos.map((i) => [key(i.file), i]));
+  const children = new Map<string, SessionInfo[]>();
+  const roots: SessionInfo[] = [];
+  for (const i of infos) {
+    const parent = i.parentSession ? key(i.parentSession) : undefined;
+    if (parent && parent !== key(i.file) && byPath.has(parent)) {
+      const list = children.get(parent);
+      if (list) list.push(i);
+      else children.set(parent, [i]);
+    } else roots.push(i);
+  }
+  const latest = new Map<string, number>();
+  const latestOf = (i: SessionInfo, seen: Set<string>): number => {
+    const k = key(i.file);
+    const known = latest.get(k);
+    if (known !== undefined) return known;
+    seen.add(k);
+    let t = i.mtimeMs;
+    for (const c of children.get(k) ?? []) if (!seen.has(key(c.file))) t = Math.max(t, latestOf(c, seen));
+    latest.set(k, t);
+    return t;
+  };
+  const order = (list: SessionInfo[]): SessionInfo[] =>
+    [...list].sort((a, b) => latestOf(b, new Set()) - latestOf(a, new Set()) || newestFirst(a, b));
+  const out: FamilyRow[] = [];
+  const placed = new Set<string>();
+  const walk = (i: SessionInfo, depth: number): void => {
+    const k = key(i.file);
+    if (placed.has(k)) return;
+    placed.add(k);
+    out.push({ info: i, depth });
+    for (const c of order(children.get(k) ?? [])) walk(c, depth + 1);
+  };
+  for (const r of order(roots)) walk(r, 0);
+  for (const i of [...infos].sort(newestFirst)) walk(i, 0);
+  return out;
+}
+
+const shape = (rows: FamilyRow[]) => rows.map((r) => `${r.depth}:${path.basename(r.info.file)}`);
+
+describe("Select Session rows at scale", () => {
+  it("familyRows = the recursive rule on random forests (forks, clones, missing parents, cycles, ties)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ parent: fc.option(fc.nat(40)), mtime: fc.nat(20) }), { minLength: 1, maxLength: 40 }),
+        (spec) => {
+          const infos = spec.map((s, i) =>
+            info(`/d/s${i}.jsonl`, s.mtime, s.parent === null ? undefined : `/d/s${s.parent}.jsonl`),
+          );
+          // without cycles: exactly the reference; with them (the reference's subtree times then
+          // depend on its visiting order): every session once, each child right under its parent
+          const ours = familyRows(infos);
+          assert.equal(ours.length, infos.length, "every session once");
+          assert.equal(new Set(ours.map((r) => r.info.file)).size, infos.length);
+          const acyclic = infos.every((s) => {
+            const seen = new Set<string>();
+            let at: SessionInfo | undefined = s;
+            while (at?.parentSession) {
+              if (seen.has(at.file)) return false;
+              seen.add(at.file);
+              at = infos.find((x) => x.file === at!.parentSession);
+            }
+            return true;
+          });
+          if (acyclic) assert.deepEqual(shape(ours), shape(referenceFamilyRows(infos)));
+          // a child always comes right after its parent's subtree starts, one level deeper
+          for (let i = 0; i < ours.length; i++)
+            if (ours[i]!.depth > 0) {
+              const parent = [...ours.slice(0, i)].reverse().find((r) => r.depth === ours[i]!.depth - 1);
+              assert.equal(parent?.info.file, ours[i]!.info.parentSession);
+            }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("a fork chain 20 000 deep: no recursion, every level one deeper", () => {
+    const infos = Array.from({ length: 20_000 }, (_, i) =>
+      info(`/d/c${i}.jsonl`, i, i > 0 ? `/d/c${i - 1}.jsonl` : undefined),
+    );
+    const rows = familyRows(infos);
+    assert.equal(rows.length, 20_000);
+    assert.deepEqual(
+      rows.slice(0, 3).map((r) => [path.basename(r.info.file), r.depth]),
+      [
+        ["c0.jsonl", 0],
+        ["c1.jsonl", 1],
+        ["c2.jsonl", 2],
+      ],
+    );
+    assert.equal(rows.at(-1)!.depth, 19_999);
+  });
+
+  it("10 000 sessions give 10 000 rows, forks under their parent", () => {
+    const now = Date.parse("2026-12-01T12:00:00Z");
+    const infos = Array.from({ length: 10_000 }, (_, i) =>
+      info(
+        `/d/${String(i).padStart(5, "0")}.jsonl`,
+        now - i * 60_000,
+        i % 10 === 3 ? `/d/${String(i - 1).padStart(5, "0")}.jsonl` : undefined,
+      ),
+    );
+    const rows = sessionPickRows(infos, { nowMs: now, locale: "en-US" });
+    assert.equal(rows.length, 10_000);
+    const i2 = rows.findIndex((r) => r.file === "/d/00002.jsonl");
+    assert.equal(rows[i2 + 1]!.file, "/d/00003.jsonl");
+    assert.equal(rows[i2 + 1]!.depth, 1);
+    assert.equal(rows.at(-1)!.description, "7 days ago · 100 B · 1 message");
+  });
+
+  it("formatDateTime = toLocaleString(locale, DATE_TIME_OPTIONS), also for an unknown locale tag", () => {
+    const when = Date.parse("2026-11-30T06:33:34Z");
+    for (const locale of ["en-US", "de", "ja", "fr-CA", undefined])
+      assert.equal(formatDateTime(when, locale), new Date(when).toLocaleString(locale, DATE_TIME_OPTIONS), locale);
+    assert.equal(formatDateTime(when, "not a tag!"), new Date(when).toLocaleString(undefined, DATE_TIME_OPTIONS));
+    assert.equal(formatDateTime("garbage"), "garbage");
+    assert.equal(formatDateTime("2026-11-30T06:33:34Z", "en-US"), formatDateTime(when, "en-US"));
+  });
+});
