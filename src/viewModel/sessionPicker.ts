@@ -22,8 +22,11 @@ export interface SessionPickRow {
   depth: number;
 }
 
-/** "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", else the date and time as everywhere ({@link formatDateTime}). */
-export function formatAge(thenMs: number, nowMs: number, locale?: string): string {
+/**
+ * "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", else the date and time as everywhere
+ * ({@link formatDateTime}; `dateText` gives it when the caller has it already).
+ */
+export function formatAge(thenMs: number, nowMs: number, locale?: string, dateText?: () => string): string {
   const s = Math.max(0, Math.round((nowMs - thenMs) / 1000));
   if (s < 45) return "just now";
   const min = Math.round(s / 60);
@@ -33,7 +36,7 @@ export function formatAge(thenMs: number, nowMs: number, locale?: string): strin
   const d = Math.round(h / 24);
   if (d === 1) return "yesterday";
   if (d < 14) return `${d} days ago`;
-  return formatDateTime(thenMs, locale);
+  return dateText ? dateText() : formatDateTime(thenMs, locale);
 }
 
 /** Bytes as `812 B`, `4.2 KB`, `13 MB` (1024-based). */
@@ -83,6 +86,14 @@ export interface FamilyRow {
   depth: number;
 }
 
+const NO_CHILDREN: readonly SessionInfo[] = [];
+
+/** A path as a map key: `path.resolve`, skipped for a path that is already absolute and normal (POSIX; the listing's files are). */
+function pathKey(p: string): string {
+  if (process.platform !== "win32" && p.startsWith("/") && !/\/\.{0,2}(\/|$)/.test(p)) return p;
+  return path.resolve(p);
+}
+
 /**
  * pi's `buildSessionTree` + `flattenSessionTree` (`session-selector.js`): a session whose header
  * `parentSession` is a listed file goes under it; roots and children are ordered by the newest
@@ -91,14 +102,14 @@ export interface FamilyRow {
 export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   // every path resolved once, every subtree time computed once: O(n log n) for 10 000 sessions
   const keys = new Map<SessionInfo, string>();
-  for (const i of infos) keys.set(i, path.resolve(i.file));
+  for (const i of infos) keys.set(i, pathKey(i.file));
   const key = (i: SessionInfo): string => keys.get(i)!;
   const byPath = new Map<string, SessionInfo>();
   for (const i of infos) byPath.set(key(i), i);
   const children = new Map<string, SessionInfo[]>();
   const roots: SessionInfo[] = [];
   for (const info of infos) {
-    const parent = info.parentSession ? path.resolve(info.parentSession) : undefined;
+    const parent = info.parentSession ? pathKey(info.parentSession) : undefined;
     if (parent && parent !== key(info) && byPath.has(parent)) {
       const list = children.get(parent);
       if (list) list.push(info);
@@ -137,7 +148,8 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
     }
     return result;
   };
-  const order = (list: readonly SessionInfo[]): SessionInfo[] => {
+  const order = (list: readonly SessionInfo[]): readonly SessionInfo[] => {
+    if (list.length < 2) return list;
     const t = new Map<SessionInfo, number>(list.map((i) => [i, latestOf(i)]));
     return [...list].sort((a, b) => t.get(b)! - t.get(a)! || newestFirst(a, b));
   };
@@ -152,7 +164,7 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
       if (placed.has(k)) continue;
       placed.add(k);
       out.push(row);
-      const kids = order(children.get(k) ?? []);
+      const kids = order(children.get(k) ?? NO_CHILDREN);
       for (let i = kids.length - 1; i >= 0; i--) stack.push({ info: kids[i]!, depth: row.depth + 1 });
     }
   };
@@ -180,25 +192,61 @@ export function sessionPickRows(
 ): SessionPickRow[] {
   return familyRows(sessions).map(({ info: s, depth }) => {
     const current = s.file === options.currentFile;
-    const messages = s.complete ? plural(s.messageCount, "message") : "counting…";
-    const description = [formatAge(s.mtimeMs, options.nowMs, options.locale), formatBytes(s.size), messages].join(
-      " · ",
-    );
     const folder = options.folderName?.(s);
-    const created = s.created ? Date.parse(s.created) : NaN;
-    const detail = [
-      current ? "current" : undefined,
-      folder ? `$(folder) ${folder}` : undefined,
-      isNamed(s) && s.firstMessage ? oneLine(s.firstMessage, 60) : undefined,
-      s.models.length > 0 ? s.models.join(", ") : undefined,
-      Number.isFinite(created) ? `started ${formatDateTime(created, options.locale)}` : undefined,
-      path.basename(s.file),
-    ]
-      .filter(Boolean)
-      .join(" · ");
+    // the texts of an info object that did not change are reused (the picker re-renders as the
+    // listing fills in; the catalog hands out the same object while a file is unchanged)
+    let texts = rowTexts.get(s);
+    if (!texts || texts.current !== current || texts.folder !== folder || texts.locale !== options.locale) {
+      texts = { current, folder, locale: options.locale, ...buildRowTexts(s, current, folder, options.locale) };
+      rowTexts.set(s, texts);
+    }
+    const t = texts;
+    const age = formatAge(
+      s.mtimeMs,
+      options.nowMs,
+      options.locale,
+      () => (t.mtime ??= formatDateTime(s.mtimeMs, t.locale)),
+    );
+    const description = `${age} · ${texts.sizeAndCount}`;
     const indent = depth > 0 ? `${"\u2003".repeat(depth - 1)}↳ ` : "";
-    return { file: s.file, label: `${indent}${sessionLabel(s)}`, description, detail, current, depth };
+    return { file: s.file, label: `${indent}${texts.label}`, description, detail: texts.detail, current, depth };
   });
+}
+
+/** Row texts per info object, with what they were built for. */
+const rowTexts = new WeakMap<
+  SessionInfo,
+  {
+    current: boolean;
+    folder: string | undefined;
+    locale: string | undefined;
+    label: string;
+    sizeAndCount: string;
+    detail: string;
+    /** The write time as a date, once needed (a session older than two weeks shows it as its age). */
+    mtime?: string;
+  }
+>();
+
+function buildRowTexts(
+  s: SessionInfo,
+  current: boolean,
+  folder: string | undefined,
+  locale: string | undefined,
+): { label: string; sizeAndCount: string; detail: string } {
+  const messages = s.complete ? plural(s.messageCount, "message") : "counting…";
+  const created = s.created ? Date.parse(s.created) : NaN;
+  const detail = [
+    current ? "current" : undefined,
+    folder ? `$(folder) ${folder}` : undefined,
+    isNamed(s) && s.firstMessage ? oneLine(s.firstMessage, 60) : undefined,
+    s.models.length > 0 ? s.models.join(", ") : undefined,
+    Number.isFinite(created) ? `started ${formatDateTime(created, locale)}` : undefined,
+    path.basename(s.file),
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  return { label: sessionLabel(s), sizeAndCount: `${formatBytes(s.size)} · ${messages}`, detail };
 }
 
 /**

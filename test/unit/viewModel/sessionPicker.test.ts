@@ -140,6 +140,29 @@ describe("Select Session rows at scale", () => {
     assert.equal(rows.at(-1)!.description, "7 days ago · 100 B · 1 message");
   });
 
+  it("a re-render reuses an unchanged session's texts and rebuilds them when the current one, the folder or the locale changes", () => {
+    const now = Date.parse("2026-12-01T12:00:00Z");
+    const s = { ...info("/d/a.jsonl", now - 30 * 86400_000), created: "2026-10-01T10:00:00.000Z" };
+    const first = sessionPickRows([s], { nowMs: now, locale: "en-US" })[0]!;
+    assert.equal(first.description, `${formatDateTime(s.mtimeMs, "en-US")} · 100 B · 1 message`);
+    assert.doesNotMatch(first.detail, /current/);
+    const again = sessionPickRows([s], { nowMs: now + 1000, locale: "en-US" })[0]!;
+    assert.deepEqual(again, first);
+    const current = sessionPickRows([s], { nowMs: now, locale: "en-US", currentFile: "/d/a.jsonl" })[0]!;
+    assert.match(current.detail, /^current · /);
+    const de = sessionPickRows([s], { nowMs: now, locale: "de" })[0]!;
+    assert.equal(de.description, `${formatDateTime(s.mtimeMs, "de")} · 100 B · 1 message`);
+    assert.match(
+      de.detail,
+      new RegExp(`started ${formatDateTime(Date.parse(s.created), "de").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
+    const folder = sessionPickRows([s], { nowMs: now, locale: "de", folderName: () => "app" })[0]!;
+    assert.match(folder.detail, /^\$\(folder\) app · /);
+    // a newer object for the same file (the catalog read it again) gets its own texts
+    const grown = sessionPickRows([{ ...s, size: 5000, messageCount: 3 }], { nowMs: now, locale: "de" })[0]!;
+    assert.match(grown.description, / · 4\.9 KB · 3 messages$/);
+  });
+
   it("formatDateTime = toLocaleString(locale, DATE_TIME_OPTIONS), also for an unknown locale tag", () => {
     const when = Date.parse("2026-11-30T06:33:34Z");
     for (const locale of ["en-US", "de", "ja", "fr-CA", undefined])
