@@ -59,7 +59,7 @@ export async function appendSessionName(
   now: () => Date = () => new Date(),
 ): Promise<NameResult> {
   if (!normalizeSessionName(name)) throw new EmptySessionNameError();
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
   const live = await checkLiveSession(file, {
     ...options,
