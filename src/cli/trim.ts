@@ -24,9 +24,7 @@ import type { ContextEditAction } from "../core/rules/editPlan";
 import { formatCount as n, nothingWritten, plural, withPeriod } from "../shared/format";
 import type { TrimChoice, TrimPreviewModel } from "../shared/trim";
 import { trimActions } from "../viewModel/trimActions";
-import { sessionPrices } from "../viewModel/trimCost";
-import { describeEntries } from "../viewModel/trimList";
-import { buildTrimPreview, effectText, trimPreviewLines } from "../viewModel/trimPreview";
+import { effectText, sessionTrimPreview, trimPreviewLines } from "../viewModel/trimPreview";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -54,12 +52,7 @@ export function trimPreviewOf(plan: ContextEditPlan, args: ParsedArgs): TrimPrev
     projectSettings: analyze.projectSettings,
     ...(analyze.cwd ? { cwd: analyze.cwd } : {}),
   });
-  const prices = sessionPrices(analysis.inspect.model);
-  const texts = describeEntries(
-    plan.session,
-    plan.preparation.edits.map((e) => e.targetId),
-  );
-  return buildTrimPreview(plan.preparation, analysis.inspect, { texts, ...(prices ? { prices } : {}) });
+  return sessionTrimPreview(plan.session, plan.preparation, analysis.inspect);
 }
 
 /** The preview as text: each edit, then the facts. */

@@ -347,3 +347,51 @@ function wording(kind: TrimSuggestionKind, n: number, large: number): { title: s
       };
   }
 }
+
+/** How an entry of the context shows in the tree and the panel: editable, and its edit if any. */
+export interface EditMark {
+  /** pi's `appendContextEdit` accepts it and it is in the context (not summarised by a compaction). */
+  editable: boolean;
+  edit?: TrimEditState;
+}
+
+const marksCache = new WeakMap<Projection, Map<string, EditMark>>();
+
+/**
+ * The edit marks of the context entries at the session's leaf (entries a compaction summarised,
+ * and entries off the path, have none). Memoised per projection (`buildProjection` reuses it
+ * while the session is unchanged).
+ */
+export function editMarks(session: SessionView): ReadonlyMap<string, EditMark> {
+  const projection = buildProjection(session);
+  let marks = marksCache.get(projection);
+  if (marks) return marks;
+  marks = new Map();
+  const ctx: Context = { session, projection, links: { ownerOf: new Map(), resultsOf: new Map() }, lastUser: -1 };
+  for (const entry of projection.entries) {
+    if (editableRole(entry.record) === undefined) continue;
+    const mark: EditMark = { editable: true };
+    const edit = editState(ctx, entry);
+    if (edit) mark.edit = edit;
+    marks.set(entry.record.id, mark);
+  }
+  marksCache.set(projection, marks);
+  return marks;
+}
+
+/**
+ * The entries of the run pi works on now: from the last user message of the context on (pi
+ * appends to it while it answers; its tool calls may still wait for their results).
+ */
+export function runningTurnIds(projection: Projection): Set<string> {
+  const entries = projection.entries;
+  let start = entries.length;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const r = entries[i]!.record;
+    if (r.type === "message" && r.role === "user" && entries[i]!.roles.length > 0) {
+      start = i;
+      break;
+    }
+  }
+  return new Set(entries.slice(start).map((e) => e.record.id));
+}

@@ -14,7 +14,9 @@ import { contentText } from "../core/rules/serialize";
 import { formatCount, formatTokens, plural } from "../shared/format";
 import type { TrimPreviewEdit, TrimPreviewModel } from "../shared/trim";
 import { DEFAULT_WARNING_MARGIN, gaugeLevel } from "./gauge";
-import { formatUsd, PRICE_UNKNOWN_NOTE, trimEconomics, type TrimPrices } from "./trimCost";
+import type { SessionView } from "../core/read/overlay";
+import { formatUsd, PRICE_UNKNOWN_NOTE, sessionPrices, trimEconomics, type TrimPrices } from "./trimCost";
+import { describeEntries } from "./trimList";
 import { trimKindOf, TRIM_KIND_WORDS } from "./trimActions";
 import { describeRecord } from "./treeText";
 import { oneLine } from "./treeTextLines";
@@ -127,6 +129,27 @@ export function buildTrimPreview(
     else model.priceNote = PRICE_UNKNOWN_NOTE;
   }
   return model;
+}
+
+/**
+ * The preview every surface shows for a plan on `session`: {@link buildTrimPreview} with the texts
+ * of the edited items (`describeEntries`) and the session model's prices when known.
+ */
+export function sessionTrimPreview(
+  session: SessionView,
+  prep: ContextEditPreparation,
+  inspect: InspectResult,
+  warningMargin?: number,
+): TrimPreviewModel {
+  const prices = sessionPrices(inspect.model);
+  return buildTrimPreview(prep, inspect, {
+    texts: describeEntries(
+      session,
+      prep.edits.map((e) => e.targetId),
+    ),
+    ...(warningMargin !== undefined ? { warningMargin } : {}),
+    ...(prices ? { prices } : {}),
+  });
 }
 
 /** An edit's effect in words: `removed`, `replaced by a note`, `replaced`, `restored`. */
