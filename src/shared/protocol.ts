@@ -502,7 +502,7 @@ export function parseWebviewMessage(value: unknown): ParseResult {
         break;
       case "trim-items": {
         const problem = trimItemsProblem(v);
-        if (problem) return { ok: false, error: `${type}.${key} ${problem}` };
+        if (problem) return { ok: false, error: `${type}.${key}${problem}` };
         break;
       }
     }
@@ -513,7 +513,7 @@ export function parseWebviewMessage(value: unknown): ParseResult {
 /** Why `v` is not a list of trim request items (1 to {@link MAX_TRIM_ITEMS}, exact fields), or undefined. */
 function trimItemsProblem(v: unknown): string | undefined {
   if (!Array.isArray(v) || v.length === 0 || v.length > MAX_TRIM_ITEMS)
-    return `must be a list of 1 to ${MAX_TRIM_ITEMS} items`;
+    return ` must be a list of 1 to ${MAX_TRIM_ITEMS} items`;
   for (const [i, x] of v.entries()) {
     if (typeof x !== "object" || x === null || Array.isArray(x)) return `[${i}] is not an object`;
     const item = x as Record<string, unknown>;
