@@ -15,13 +15,14 @@
  * items pi's `appendContextEdit` refuses, are never suggested. Nothing here writes; no `vscode`.
  */
 
+import { isDeepStrictEqual } from "node:util";
 import type { EntryRecord } from "../core/read/entries";
 import type { SessionView } from "../core/read/overlay";
 import { buildProjection, type ProjectedEntry, type Projection } from "../core/rules/context";
-import { editableRole } from "../core/rules/contextEdit";
+import { editableRole, projectedContent, type ContextEditContent } from "../core/rules/contextEdit";
 import { prepareContextEdits } from "../core/rules/editPlan";
 import { toolCallLinks, type ToolCallLinks } from "../core/rules/pairing";
-import { contentText } from "../core/rules/serialize";
+import { contentText, entryToContextMessages } from "../core/rules/serialize";
 import { contribution, estimatePureContextTokens } from "../core/rules/tokens";
 import { formatTokens, plural } from "../shared/format";
 import type {
@@ -115,6 +116,17 @@ function notEditableReason(record: EntryRecord): string {
   }
 }
 
+/**
+ * Whether a replacement shows exactly the entry's original content (a restore: pi has no "unedit",
+ * the latest edit brings the original back), compared as pi projects it (`projectedContent`).
+ */
+function isRestored(ctx: Context, entry: ProjectedEntry, content: unknown): boolean {
+  const role = editableRole(entry.record);
+  if (role === undefined || (typeof content !== "string" && !Array.isArray(content))) return false;
+  const original = (entryToContextMessages(ctx.session.readEntry(entry.record)) as { content?: unknown }[])[0]?.content;
+  return isDeepStrictEqual(projectedContent(role, content as ContextEditContent), original);
+}
+
 function editState(ctx: Context, entry: ProjectedEntry): TrimEditState | undefined {
   const edit = entry.edit;
   if (!edit) return undefined;
@@ -127,6 +139,7 @@ function editState(ctx: Context, entry: ProjectedEntry): TrimEditState | undefin
     try {
       const content = (ctx.session.readEntry(edit) as { replacement?: { content?: unknown } | null }).replacement
         ?.content;
+      if (isRestored(ctx, entry, content)) return undefined;
       state.note = oneLine(contentText(content, " "), 120);
     } catch {
       state.note = "(the edit could not be read)";

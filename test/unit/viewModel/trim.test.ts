@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import { describe, it } from "node:test";
-import { withAppended } from "../../../src/core/read/overlay";
+import { withAppended, type SessionView } from "../../../src/core/read/overlay";
 import { SessionFile } from "../../../src/core/read/session";
 import { estimateTokens } from "../../../src/core/read/estimate";
 import { buildProjection } from "../../../src/core/rules/context";
@@ -121,6 +121,44 @@ describe("trim list", () => {
     assert.equal(marks.get("u1")!.edit, undefined);
     assert.equal(marks.has("s"), false, "system messages are not editable");
     assert.equal(editMarks(edited), marks, "memoised per projection");
+  });
+
+  it("a restored item is no longer marked (its latest edit shows the original content), a re-edit is", () => {
+    let s: SessionView = session();
+    let n = 0;
+    const apply = (items: Parameters<typeof trimActions>[1]) => {
+      const prep = prepareContextEdits(s, trimActions(s, items));
+      const entries = chainContextEdits(prep.drafts, {
+        leafId: prep.leafId,
+        newId: () => `e${n++}`,
+        timestamp: "2026-01-02T00:00:00.000Z",
+      });
+      s = withAppended(s, entries);
+      return entries.length;
+    };
+    assert.equal(
+      apply([
+        { entryId: "r2", choice: "note", note: "npm test failed" },
+        { entryId: "u2", choice: "remove" },
+      ]),
+      2,
+    );
+    assert.equal(editMarks(s).get("r2")!.edit!.note, "npm test failed");
+    assert.equal(
+      apply([
+        { entryId: "r2", choice: "restore" },
+        { entryId: "u2", choice: "restore" },
+      ]),
+      2,
+    );
+    const restored = editMarks(s);
+    assert.equal(restored.get("r2")!.edit, undefined, "restored: shown as the original");
+    assert.equal(restored.get("u2")!.edit, undefined);
+    assert.equal(restored.get("r2")!.editable, true);
+    const list = buildTrimList(s, { cwd: "/tmp/trim-project" });
+    assert.equal(list.editedCount, 0);
+    assert.equal(apply([{ entryId: "r2", choice: "note", note: "again" }]), 1);
+    assert.equal(editMarks(s).get("r2")!.edit!.note, "again");
   });
 
   it("the running turn starts at the last user message; entries are described by their call", () => {
