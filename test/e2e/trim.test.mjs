@@ -130,7 +130,8 @@ describe("e2e context surgery", () => {
       "2 selected",
     ).catch(() => {});
     await screenshot(page, "trim-quickpick");
-    await page.keyboard.press("Enter");
+    // OK (Enter would toggle the focused checkbox)
+    await widget.locator(".quick-input-action .monaco-button", { hasText: "OK" }).first().click();
 
     await waitUntil(
       async () => /what should happen/.test(await widget.locator(".quick-input-title").innerText()),
@@ -156,6 +157,7 @@ describe("e2e context surgery", () => {
     );
     await screenshot(page, "trim-preview");
     await page.keyboard.press("Enter"); // Trim now
+    await widget.waitFor({ state: "hidden", timeout: 10_000 });
     await waitUntil(async () => edits(fx.sessionFile).length === 2, 20_000, "two context edits in the file");
     assert.deepEqual(
       edits(fx.sessionFile).map((e) => e.targetId),
@@ -170,6 +172,13 @@ describe("e2e context surgery", () => {
     const contextHeader = page.locator(".pane-header", { hasText: "Context" }).first();
     if ((await contextHeader.count()) && (await contextHeader.getAttribute("aria-expanded")) === "true")
       await contextHeader.click();
+    // tool results fold under the assistant that called them: open every folded row
+    for (let i = 0; i < 20; i++) {
+      const twisties = (await treeRows(page, "Pi Session")).locator(".monaco-tl-twistie.collapsible.collapsed");
+      if ((await twisties.count()) === 0) break;
+      await twisties.first().click();
+      await page.waitForTimeout(150);
+    }
     const marked = await waitUntil(
       async () => {
         const texts = (await (await treeRows(page, "Pi Session")).allInnerTexts()).map((t) => t.replace(/\s+/g, " "));
