@@ -175,7 +175,8 @@ async function run(
             tokensAfter: r.tokensAfter,
             bytesBefore: r.bytesBefore,
             bytesAfter: r.bytesAfter,
-            pairingErrorsAfter: r.pairingAfter.errors,
+            pairingErrorsAfter: r.pairingAfter?.errors ?? null,
+            ...(r.readBackError ? { readBackError: r.readBackError } : {}),
           },
           null,
           2,
@@ -186,7 +187,11 @@ async function run(
     out(
       `${name === "trim" ? "Trimmed" : "Restored"}: wrote ${plural(r.entries.length, "context edit")} after entry ${outcome.plan.preparation.leafId ?? "(none)"} (${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}).`,
     );
-    out(`Tokens: ${n(preview.pureTokensNow)} → ${n(r.tokensAfter)} (pi's estimate).`);
+    out(
+      r.tokensAfter !== null
+        ? `Tokens: ${n(preview.pureTokensNow)} → ${n(r.tokensAfter)} (pi's estimate).`
+        : `Tokens: ${n(preview.pureTokensNow)} → ≈${n(preview.tokensAfter)} planned; the file could not be read back (${r.readBackError ?? "unknown error"}).`,
+    );
     if (preview.cache) out(`The next request sends ≈${n(preview.cache.resentTokens)} tokens without the prompt cache.`);
     out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);
     return 0;

@@ -139,19 +139,22 @@ export class TrimCommand {
     }
     const r = outcome.result;
     const before = outcome.plan.preparation.pureTokensBefore;
+    // written; a failed read back only costs the exact number: the planned estimate stands in
+    const tokensAfter = r.tokensAfter ?? outcome.plan.preparation.tokensAfter.tokens;
+    if (r.readBackError) log.warn(`trim ${file}: written, but the file could not be read back: ${r.readBackError}`);
     log.info(
-      `trim ${file}: wrote ${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}; ${before} → ${r.tokensAfter} tokens`,
+      `trim ${file}: wrote ${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}; ${before} → ${tokensAfter} tokens`,
     );
     if (!options.quiet)
       void notify.info(
-        `Trimmed ${this.title(file)}: ${n(before)} → ${n(r.tokensAfter)} tokens (pi's estimate), ${plural(r.entries.length, "context edit")} written.`,
+        `Trimmed ${this.title(file)}: ${n(before)} → ${n(tokensAfter)} tokens (pi's estimate), ${plural(r.entries.length, "context edit")} written.`,
       );
     return {
       kind: "edited",
       file,
       entries: r.entries.map((e) => ({ id: e.id, targetId: e.targetId })),
       tokensBefore: before,
-      tokensAfter: r.tokensAfter,
+      tokensAfter,
     };
   }
 
