@@ -17,6 +17,7 @@ import { PRODUCT_NAME } from "./shared/format";
 import { registerStatusBar, type StatusBarGauge } from "./statusBar/gauge";
 import { registerSummarizers } from "./summarizers/select";
 import { registerSessionTree, type SessionTreeView } from "./tree/register";
+import { registerTrim, type TrimApi } from "./trim/register";
 import { registerSummaryDocuments } from "./ui/summaryDocuments";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
@@ -28,6 +29,8 @@ export interface PiContextApi {
   sessionTree: SessionTreeView;
   /** The live bridge service behind `services.liveBridge` (its counters and problems, for tests). */
   liveBridge: LiveBridgeService;
+  /** Context surgery ("Pi: Trim Context…"): the questions it asked, for tests. */
+  trim: TrimApi;
 }
 
 /** Extension entry point: services first, then the surfaces. */
@@ -57,11 +60,12 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   registerCompaction(services);
   registerCompactAt(services);
   const sessionTree = registerSessionTree(services);
+  const trim = registerTrim(services);
 
   sessions.start(() => liveBridge.announcedSessions());
   // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
   log.info(`${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { services, statusBar, sessionTree, liveBridge };
+  return { services, statusBar, sessionTree, liveBridge, trim };
 }
 
 export function deactivate(): void {}

@@ -12,6 +12,7 @@ import type { SwitchChoice, SwitchPlan } from "./core/flows/switch";
 import type { SessionInfo } from "./core/read/sessionInfo";
 import type { SessionFile } from "./core/read/session";
 import type { Analysis } from "./core/rules/analyze";
+import type { ContextEditDraft } from "./core/rules/contextEdit";
 import type { PiContextConfig } from "./config";
 
 /** The session pi-context currently shows, refreshed in place as pi appends. */
@@ -124,6 +125,43 @@ export type SwitchCommandOutcome =
   | { kind: "busy" }
   | { kind: "error"; file?: string; errorKind: string; message: string };
 
+/** Where the user stopped a trim without an error. */
+export type TrimDeclinedStage = "pick" | "action" | "note" | "preview";
+
+/** What the `piContext.trim*` commands resolve with. */
+export type TrimCommandOutcome =
+  | {
+      kind: "edited";
+      file: string;
+      /** The appended `context_edit` entries, in order. */
+      entries: { id: string; targetId: string }[];
+      /** pi's pure estimate before and its estimate after (tokens). */
+      tokensBefore: number;
+      tokensAfter: number;
+      /** Set when the running pi appended them (live bridge). */
+      live?: { pid: number; piVersion: string };
+    }
+  /** Queued in a running pi that is answering: pi applies them at its next turn boundary. */
+  | { kind: "pending"; file: string; batchId: string; targetIds: string[]; live: { pid: number; piVersion: string } }
+  /** Nothing to write: every item was refused or already shows that (`message` says which). */
+  | { kind: "nothing"; file: string; message: string }
+  | { kind: "declined"; file?: string; stage: TrimDeclinedStage }
+  | { kind: "error"; file?: string; errorKind: string; message: string };
+
+/** What a running pi did with context edits sent through its live bridge (already reported to the user when an error). */
+export type LiveEditOutcome =
+  | { kind: "applied"; entries: { id: string; targetId: string }[]; leafId: string | null; live: LiveSource }
+  | { kind: "queued"; batchId: string; targetIds: string[]; live: LiveSource }
+  | { kind: "error"; errorKind: string; message: string };
+
+/** A batch of context edits a running pi has not applied yet. */
+export interface PendingContextEdits {
+  batchId: string;
+  targetIds: string[];
+  /** `queued` (waits for pi's turn boundary) or `handed` (pi is appending it). */
+  status: "queued" | "handed";
+}
+
 /** A label written (or cleared): the `label` entry's id and the label (null = cleared). */
 export interface LabelResult {
   entryId: string;
@@ -214,6 +252,18 @@ export interface LiveBridge {
     targetId: string,
     label: string | undefined,
   ): Promise<{ result: LabelResult | undefined } | undefined>;
+  /**
+   * Context edits in the running pi (it appends them itself: at once while idle, at its next turn
+   * boundary while it streams). `leafId`: the leaf they were planned at (pi refuses when its leaf
+   * moved). Undefined = no live bridge serves `file`.
+   */
+  routeContextEdit(
+    file: string,
+    drafts: readonly ContextEditDraft[],
+    leafId: string | null,
+  ): Promise<LiveEditOutcome | undefined>;
+  /** Batches a running pi of `file` has not applied yet (shown as pending). */
+  pendingContextEdits(file: string): PendingContextEdits[];
 }
 
 /** What every surface receives (built once by `activate()`; every member is set before any surface registers). */

@@ -29,7 +29,8 @@ import { renderHeader } from "./sections/header";
 import { renderSummariesSection } from "./sections/summaries";
 import { renderUsageSection } from "./sections/usage";
 import { renderFilesSection } from "./sections/trackedFiles";
-import { defaultUi, type UiState, type View } from "./view";
+import { renderTrimSection } from "./sections/trim";
+import { defaultUi, type TrimPreviewState, type UiState, type View } from "./view";
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -43,6 +44,25 @@ const ui: UiState = { ...defaultUi(), ...(vscode.getState() ?? {}) };
 let state: PanelState | undefined;
 /** Full entry lists the host sent for breakdown categories (cleared when the session or leaf changes). */
 const categoryFull = new Map<CategoryId, CategoryEntry[]>();
+/** The trim preview of the selection (asked again after every state: the numbers move with the session). */
+let trimPreview: TrimPreviewState | undefined;
+let trimRequestId = 0;
+let trimTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Ask the host for the preview of the selection (debounced), or forget it when nothing is selected. */
+function requestTrimPreview(): void {
+  saveUi();
+  clearTimeout(trimTimer);
+  if (ui.trimSelection.length === 0) {
+    trimPreview = undefined;
+    render();
+    return;
+  }
+  const requestId = ++trimRequestId;
+  trimPreview = { requestId };
+  render();
+  trimTimer = setTimeout(() => send({ type: "previewTrim", requestId, items: ui.trimSelection }), 120);
+}
 
 function saveUi(): void {
   vscode.setState(ui);
@@ -77,11 +97,14 @@ function render(): void {
       render();
     },
     notice: showNotice,
+    trimPreview,
+    requestTrimPreview,
   };
   append(app, [
     renderHeader(view),
     renderGaugeSection(view),
     renderUsageSection(view),
+    renderTrimSection(view),
     renderSummariesSection(view),
     renderFilesSection(view),
   ]);
@@ -97,10 +120,25 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
   const msg = event.data;
   if (!msg || typeof msg !== "object") return;
   switch (msg.type) {
-    case "state":
-      if (state?.session?.file !== msg.state.session?.file || state?.session?.leafId !== msg.state.session?.leafId)
-        categoryFull.clear();
+    case "state": {
+      const sessionChanged = state?.session?.file !== msg.state.session?.file;
+      const leafChanged = state?.session?.leafId !== msg.state.session?.leafId;
+      if (sessionChanged || leafChanged) categoryFull.clear();
       state = msg.state;
+      if (sessionChanged) ui.trimSelection = [];
+      // the session moved on (a trim was written, pi answered): keep what is still listed, preview again
+      const listed = new Set([
+        ...(state.trim?.items ?? []).map((i) => i.entryId),
+        ...(state.trim?.suggestions ?? []).flatMap((s) => s.actions.map((a) => a.entryId)),
+      ]);
+      if (leafChanged) ui.trimSelection = ui.trimSelection.filter((i) => listed.has(i.entryId) && !isApplied(i));
+      if (leafChanged || sessionChanged) requestTrimPreview();
+      else render();
+      break;
+    }
+    case "trimPreview":
+      if (msg.requestId !== trimRequestId) break; // an older answer
+      trimPreview = { requestId: msg.requestId, preview: msg.preview, ...(msg.error ? { error: msg.error } : {}) };
       render();
       break;
     case "fileStatus":
@@ -120,6 +158,13 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
       break;
   }
 });
+
+/** A picked item the shown state already has as asked (written since it was picked). */
+function isApplied(item: { entryId: string; choice: string }): boolean {
+  const listed = state?.trim?.items.find((i) => i.entryId === item.entryId);
+  if (!listed) return false;
+  return item.choice === "restore" ? !listed.edit : listed.edit !== undefined;
+}
 
 render();
 send({ type: "ready" });

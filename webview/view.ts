@@ -6,6 +6,7 @@
  */
 
 import type { CategoryEntry, CategoryId, PanelState, WebviewMessage } from "../src/shared/protocol";
+import type { TrimChoice, TrimPreviewModel, TrimRequestItem } from "../src/shared/trim";
 
 /** UI state kept across reloads (`vscode.setState`; the webview is not retained when hidden). */
 export interface UiState {
@@ -24,6 +25,19 @@ export interface UiState {
   expandedSummaries: string[];
   /** The problems list shows all problems (else the first few). */
   allProblems?: boolean;
+  /** Context surgery: the picked items (with their choices), the choice set for them, the note for one item. */
+  trimSelection: TrimRequestItem[];
+  /** The choice the selector shows; `mixed` = the picks' own (suggestions). */
+  trimChoice: TrimChoice | "mixed";
+  trimNote?: string;
+}
+
+/** The trim preview the host answered last (for the current selection), or that one is on its way. */
+export interface TrimPreviewState {
+  requestId: number;
+  /** The preview for `requestId` (undefined while it is on its way; null with `error` when none could be made). */
+  preview?: TrimPreviewModel | null;
+  error?: string;
 }
 
 /** The UI state of a first load (before anything was saved): a new object on every call. */
@@ -31,8 +45,10 @@ export function defaultUi(): UiState {
   return {
     filter: "",
     showUnchanged: false,
-    openSections: { summaries: true, diff: true, files: true },
+    openSections: { summaries: true, diff: true, files: true, trim: true },
     expandedSummaries: [],
+    trimSelection: [],
+    trimChoice: "default",
   };
 }
 
@@ -57,4 +73,8 @@ export interface View {
   saveAndRender(): void;
   /** A short transient notice inside the panel (never a popup). */
   notice(level: NoticeLevel, text: string): void;
+  /** The trim preview of the current selection (see {@link TrimPreviewState}). */
+  readonly trimPreview: TrimPreviewState | undefined;
+  /** Ask the host for the preview of `ui.trimSelection` (or forget it when the selection is empty), then render. */
+  requestTrimPreview(): void;
 }

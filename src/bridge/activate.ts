@@ -12,7 +12,9 @@
  *
  * Operations run through pi's own APIs, so pi's model, auth, prompts and rules apply
  * (`operations.ts`; navigation needs a command context, `commandJobs.ts`). pi's events mark what
- * pi is doing (compacting, navigating) and push the new state to the clients.
+ * pi is doing (compacting, navigating) and push the new state to the clients. Context edits queued
+ * while pi streams are returned from the `turn_end` / `agent_before_settle` boundary handlers
+ * (`contextEdits.ts`); pi's next events check that pi appended them.
  */
 
 import { CommandJobs } from "./commandJobs";
@@ -97,6 +99,14 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
     "session_info_changed",
   ])
     pi.on(event, push());
+  // context edits queued while pi streams: handed to pi at its turn boundaries, checked afterwards
+  const boundary = (event: { entries?: unknown[] }) => server?.edits.boundary(event);
+  pi.on("turn_end", boundary);
+  pi.on("agent_before_settle", boundary);
+  for (const event of ["turn_start", "message_start", "agent_settled"])
+    pi.on(event, () => {
+      if (server?.edits.pending) server.edits.check(true);
+    });
   pi.on("message_end", (event: { message?: { role?: string } }) => {
     if (event?.message?.role === "assistant") push()();
   });

@@ -7,10 +7,20 @@
  *   "Wait for the current response to finish…" error comes back while it streams;
  * - setLabel: `pi.setLabel()` (pi's label editor; allowed while streaming, as in pi);
  * - setSessionName: `pi.setSessionName()` (pi's `/name`; allowed while streaming);
- * - cancel: `ctx.abort()`, only while a compaction / branch summary this bridge started runs.
+ * - cancel: `ctx.abort()`, only while a compaction / branch summary this bridge started runs;
+ * - contextEdit / cancelContextEdit: context edits appended by pi itself, at once while idle or at
+ *   its next turn boundary while it streams (`contextEdits.ts`).
  */
 
-import type { BridgeErrorCode, BridgeOp, BridgeOps, BridgeState } from "./protocol";
+import { UnavailableError, type ContextEditQueue } from "./contextEdits";
+import {
+  MAX_EDIT_DRAFTS,
+  type BridgeErrorCode,
+  type BridgeOp,
+  type BridgeOps,
+  type BridgeState,
+  type ContextEditDraft,
+} from "./protocol";
 import type { PiApi, PiCommandContext, PiContext, PiEntry } from "./piApi";
 
 /** pi's wait errors, for the operations pi would otherwise start anyway. */
@@ -18,6 +28,7 @@ const WAIT_RESPONSE_COMPACT = "Wait for the current response to finish before co
 const WAIT_OPERATION_COMPACT = "Wait for the current compaction or tree navigation to finish before compacting.";
 const WAIT_OPERATION_NAVIGATE =
   "Wait for the current compaction or tree navigation to finish before navigating the session tree.";
+const WAIT_OPERATION_EDIT = "Wait for the current compaction or tree navigation to finish before editing the context.";
 
 /** An operation's failure: `code` and `message` go to the client in the response. */
 export class OpError extends Error {
@@ -52,6 +63,8 @@ export interface OperationHost {
   state(): BridgeState;
   /** Push the state to every client soon. */
   schedulePush(): void;
+  /** The context-edit batches of this session. */
+  readonly edits: ContextEditQueue;
 }
 
 /** The operations of one session's bridge. */
@@ -137,6 +150,46 @@ export class BridgeOperations {
         this.ctx.abort();
         return { cancelled: true };
       }
+      case "contextEdit": {
+        const leafId = params.leafId;
+        if (leafId !== undefined && leafId !== null && (typeof leafId !== "string" || leafId.length > 200))
+          throw new OpError("bad-request", "leafId must be a string or null");
+        return this.contextEdit(parseDrafts(params.drafts), leafId as string | null | undefined);
+      }
+      case "cancelContextEdit": {
+        const batchId = optionalString("batchId", 64);
+        if (!batchId) throw new OpError("bad-request", "batchId is required");
+        return { cancelled: this.host.edits.cancel(batchId) } satisfies BridgeOps["cancelContextEdit"]["result"];
+      }
+    }
+  }
+
+  private contextEdit(
+    drafts: ContextEditDraft[],
+    expectedLeafId: string | null | undefined,
+  ): BridgeOps["contextEdit"]["result"] {
+    const host = this.host;
+    if (host.running || host.compacting || host.navigating) throw new OpError("busy", WAIT_OPERATION_EDIT);
+    const sm = this.ctx.sessionManager;
+    try {
+      if (this.ctx.isIdle()) {
+        const leaf = sm.getLeafId();
+        if (expectedLeafId !== undefined && expectedLeafId !== leaf)
+          throw new OpError(
+            "failed",
+            `pi's session moved on since the edits were planned (pi's leaf is ${leaf ?? "the root"}, they were planned at ${expectedLeafId ?? "the root"}). Plan them again.`,
+          );
+        const { batch, entries } = host.edits.applyNow(drafts);
+        host.schedulePush();
+        return { batchId: batch.batchId, status: "applied", entries, leafId: sm.getLeafId() };
+      }
+      const batch = host.edits.enqueue(drafts);
+      host.schedulePush();
+      return { batchId: batch.batchId, status: "queued", entries: [], leafId: sm.getLeafId() };
+    } catch (error) {
+      if (error instanceof OpError) throw error;
+      if (error instanceof UnavailableError) throw new OpError("unavailable", error.message);
+      throw new OpError("failed", (error as Error).message);
     }
   }
 
@@ -218,4 +271,26 @@ export class BridgeOperations {
       host.schedulePush();
     });
   }
+}
+
+/** The drafts of a `contextEdit` request (untrusted): pi's `ContextEditEntryDraft` shape, exactly. */
+function parseDrafts(value: unknown): ContextEditDraft[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_EDIT_DRAFTS)
+    throw new OpError("bad-request", `drafts must be a list of 1 to ${MAX_EDIT_DRAFTS} context edits`);
+  return value.map((d, i) => {
+    const draft = d as Record<string, unknown> | null;
+    if (!draft || typeof draft !== "object" || draft.type !== "context_edit")
+      throw new OpError("bad-request", `drafts[${i}] is not a context_edit draft`);
+    if (typeof draft.targetId !== "string" || !draft.targetId || draft.targetId.length > 200)
+      throw new OpError("bad-request", `drafts[${i}].targetId must be an entry id`);
+    const r = draft.replacement;
+    const content = r && typeof r === "object" ? (r as { content?: unknown }).content : undefined;
+    if (r !== null && !(typeof content === "string" || Array.isArray(content)))
+      throw new OpError("bad-request", "Context edit replacement must be null or contain string/array content");
+    return {
+      type: "context_edit",
+      targetId: draft.targetId,
+      replacement: r === null ? null : { content: content as string | unknown[] },
+    };
+  });
 }

@@ -9,7 +9,18 @@ export interface PiEntry {
   type: string;
   id: string;
   parentId: string | null;
+  /** `message` entries. */
+  message?: { role?: string };
+  /** `context_edit` entries. */
+  targetId?: string;
+  replacement?: unknown;
 }
+
+/**
+ * pi's `SessionManager.appendContextEdit(targetId, replacement)`: typed away from extensions
+ * (`ReadonlySessionManager`), present at runtime (`ctx.sessionManager` is pi's live manager).
+ */
+export type PiAppendContextEdit = (targetId: string, replacement: { content: string | unknown[] } | null) => string;
 
 /** pi's `ExtensionContext` (subset). */
 export interface PiContext {
@@ -19,6 +30,8 @@ export interface PiContext {
     getLeafId(): string | null;
     getEntries(): PiEntry[];
     getCwd(): string;
+    getEntry(id: string): PiEntry | undefined;
+    getBranch(): PiEntry[];
   };
   readonly model: { provider: string; id: string; contextWindow?: number } | undefined;
   readonly thinkingLevel?: string;

@@ -12,11 +12,12 @@
  *   bridge → client   {"type":"welcome",…,"state":{…}}     or {"type":"error","code":"unauthorized",…} + close
  *   bridge → client   {"type":"state","state":{…}}         after every turn, compaction, navigation, model change
  *   client → bridge   {"type":"request","id":1,"op":"compact","params":{"customInstructions":"…"}}
+ *   client → bridge   {"type":"request","id":2,"op":"contextEdit","params":{"drafts":[{"type":"context_edit",…}],"leafId":"…"}}
  *   bridge → client   {"type":"response","id":1,"ok":true,"result":{…}}  or  {"ok":false,"error":{"code","message"}}
  */
 
-/** Protocol generation. A client and a bridge talk only when these are equal. */
-export const BRIDGE_PROTOCOL = 1;
+/** Protocol generation. A client and a bridge talk only when these are equal (2: context edits). */
+export const BRIDGE_PROTOCOL = 2;
 
 /** Version of the bridge code; bump with every change of the bridge (install offers the update). */
 export const BRIDGE_VERSION = "1.1.0";
@@ -103,7 +104,39 @@ export interface BridgeState {
   compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number } | null;
   compactionError?: string;
   branchSummary?: { reserveTokens: number; skipPrompt: boolean };
+  /** The latest context-edit batches of this bridge (at most {@link MAX_EDIT_BATCHES}), oldest first. */
+  contextEdits?: BridgeEditBatch[];
 }
+
+/** pi's `ContextEditEntryDraft`: what a `context_edit` appends, without id, parent and time. */
+export interface ContextEditDraft {
+  type: "context_edit";
+  targetId: string;
+  /** `null` omits the target; otherwise its new content (a string or content blocks). */
+  replacement: { content: string | unknown[] } | null;
+}
+
+/**
+ * A batch of context edits sent to the bridge: `queued` until pi's next turn boundary while pi
+ * streams, `handed` to pi at the boundary (pi validates and appends), `applied` once pi's session
+ * has the entries, `dropped` when pi did not take them (`message` says why), `cancelled` by the client.
+ */
+export interface BridgeEditBatch {
+  batchId: string;
+  status: "queued" | "handed" | "applied" | "dropped" | "cancelled";
+  targetIds: string[];
+  /** The `context_edit` entries pi appended (applied batches), in order. */
+  entryIds?: string[];
+  message?: string;
+  /** ms since epoch of the last status change. */
+  at: number;
+}
+
+/** Batches kept in {@link BridgeState.contextEdits}. */
+export const MAX_EDIT_BATCHES = 16;
+
+/** Drafts accepted in one `contextEdit` request. */
+export const MAX_EDIT_DRAFTS = 1000;
 
 /** First line a client sends. */
 export interface ClientHello {
@@ -199,6 +232,26 @@ export interface BridgeOps {
   setSessionName: { params: { name: string }; result: { entryId: string | null; name: string | null } };
   /** Abort the compaction / branch summary this bridge started (never a response of the user's). */
   cancel: { params: Record<string, never>; result: { cancelled: boolean } };
+  /**
+   * Context edits applied by pi itself: while pi is idle appended at once through its session
+   * manager (its next request is built from the session, so it carries them; `leafId` = the leaf
+   * the edits were planned at, refused when pi's leaf moved); while pi streams queued and returned
+   * from its next `turn_end` / `agent_before_settle` boundary handler (pi's route for extension
+   * edits), so the next request of the run carries them. Refused while pi compacts or navigates.
+   */
+  contextEdit: {
+    params: { drafts: ContextEditDraft[]; leafId?: string | null };
+    result: {
+      batchId: string;
+      status: "applied" | "queued";
+      /** Applied: the appended `context_edit` entries, in order. */
+      entries: { id: string; targetId: string }[];
+      /** pi's leaf afterwards. */
+      leafId: string | null;
+    };
+  };
+  /** Withdraw a queued batch (before pi's boundary took it). */
+  cancelContextEdit: { params: { batchId: string }; result: { cancelled: boolean } };
 }
 
 export type BridgeOp = keyof BridgeOps;
@@ -220,7 +273,16 @@ export type ResponseLine =
 export type ServerLine = Welcome | ConnectionError | StatePush | ResponseLine;
 
 /** Operation names (for validation). */
-export const BRIDGE_OPS: readonly BridgeOp[] = ["state", "compact", "navigate", "setLabel", "setSessionName", "cancel"];
+export const BRIDGE_OPS: readonly BridgeOp[] = [
+  "state",
+  "compact",
+  "navigate",
+  "setLabel",
+  "setSessionName",
+  "cancel",
+  "contextEdit",
+  "cancelContextEdit",
+];
 
 /**
  * Check an announcement's shape (it is read from disk: never trust it).

@@ -11,6 +11,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { randomHex, removeAnnouncement, removeStaleAnnouncements, socketPathFor, writeAnnouncement } from "./announce";
 import { BridgeClients } from "./clients";
+import { ContextEditQueue } from "./contextEdits";
 import { BridgeOperations, type Running, type WithCommandContext } from "./operations";
 import type { BridgeDeps, PiApi, PiContext } from "./piApi";
 import {
@@ -27,6 +28,8 @@ export class BridgeServer {
   compacting = false;
   navigating = false;
   running: Running | undefined;
+  /** The context edits pi applies for our clients (`contextEdits.ts`). */
+  readonly edits: ContextEditQueue;
   private server: net.Server | undefined;
   private readonly clients: BridgeClients;
   private readonly operations: BridgeOperations;
@@ -47,6 +50,7 @@ export class BridgeServer {
     private readonly deps: BridgeDeps,
     withCommandContext: WithCommandContext,
   ) {
+    this.edits = new ContextEditQueue(ctx, () => this.schedulePush());
     this.operations = new BridgeOperations(pi, ctx, this, withCommandContext);
     this.clients = new BridgeClients({
       token: () => this.token,
@@ -122,6 +126,7 @@ export class BridgeServer {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.pushTimer);
+    this.edits.dispose();
     this.clients.destroyAll();
     this.server?.close();
     this.cleanupFiles();
@@ -175,6 +180,7 @@ export class BridgeServer {
       usage,
       model,
       compaction: null,
+      contextEdits: this.edits.snapshot(),
     };
     if (typeof ctx.thinkingLevel === "string") state.thinkingLevel = ctx.thinkingLevel;
     try {

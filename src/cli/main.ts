@@ -1,6 +1,6 @@
 /**
  * `pi-context`: the same core as the extension, without VS Code. One file per command
- * (`inspect.ts`, `compact.ts`, `tree.ts`, `switch.ts`, `sessions.ts`); shared parsing in `args.ts`.
+ * (`inspect.ts`, `compact.ts`, `tree.ts`, `switch.ts`, `sessions.ts`, `trim.ts`); shared parsing in `args.ts`.
  *
  * Exit codes: 0 done, 1 refused or failed (nothing written; also: not a pi session), 2 usage.
  * Messages are full sentences; numbers use thousands separators (en-US).
@@ -13,6 +13,7 @@ import { inspectCommand, INSPECT_USAGE } from "./inspect";
 import { sessionsCommand, SESSIONS_USAGE } from "./sessions";
 import { switchCommand, SWITCH_USAGE } from "./switch";
 import { treeCommand, TREE_USAGE } from "./tree";
+import { restoreCommand, RESTORE_USAGE, trimCommand, TRIM_USAGE } from "./trim";
 
 /** All sub-commands by name. */
 export const cliCommands = new Map<string, CliCommand>([
@@ -21,12 +22,14 @@ export const cliCommands = new Map<string, CliCommand>([
   ["tree", treeCommand],
   ["switch", switchCommand],
   ["sessions", sessionsCommand],
+  ["trim", trimCommand],
+  ["restore", restoreCommand],
 ]);
 
 const USAGE = `pi-context — see and steer pi's context window
 
 usage:
-${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
+${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE, TRIM_USAGE, RESTORE_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
 
 environment:
   PI_CODING_AGENT_DIR   pi's agent dir (default ~/.pi/agent; --agent-dir overrides it)

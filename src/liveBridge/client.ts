@@ -65,6 +65,8 @@ export const DEFAULT_TIMEOUTS_MS: Record<BridgeOp, number> = {
   cancel: 5_000,
   compact: 15 * 60_000,
   navigate: 15 * 60_000,
+  contextEdit: 10_000,
+  cancelContextEdit: 5_000,
 };
 
 /** How long to wait for pi's answer after a cancel before giving up (ms). */

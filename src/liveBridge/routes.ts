@@ -91,22 +91,9 @@ export class LiveRoutes {
     return { kind: "error", file, errorKind: e.code, message: e.message };
   }
 
-  /** Wait until the session index has `entryId` (pi wrote it; our watcher reads it). */
-  private async waitForEntry(file: string, entryId: string | null, timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      await this.services.sessions.refresh().catch(() => undefined);
-      const current = this.services.sessions.current;
-      if (
-        !entryId ||
-        !current ||
-        !sameFile(current.file, file) ||
-        current.session.byId.has(entryId) ||
-        Date.now() > deadline
-      )
-        return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  /** Wait until the session index has `entryId` (see {@link waitForEntry}). */
+  private waitForEntry(file: string, entryId: string | null, timeoutMs = 5000): Promise<void> {
+    return waitForEntry(this.services, file, entryId, timeoutMs);
   }
 
   /**
@@ -372,4 +359,30 @@ function linkedSignal(token: vscode.CancellationToken, outer: AbortSignal | unde
   token.onCancellationRequested(() => controller.abort());
   outer?.addEventListener("abort", () => controller.abort(), { once: true });
   return controller.signal;
+}
+
+/**
+ * Wait until the session index has `entryId` (pi wrote it; our watcher reads it), at most
+ * `timeoutMs`; returns at once without an id or when another session is shown.
+ */
+export async function waitForEntry(
+  services: BaseServices,
+  file: string,
+  entryId: string | null,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await services.sessions.refresh().catch(() => undefined);
+    const current = services.sessions.current;
+    if (
+      !entryId ||
+      !current ||
+      !sameFile(current.file, file) ||
+      current.session.byId.has(entryId) ||
+      Date.now() > deadline
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

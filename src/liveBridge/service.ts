@@ -7,7 +7,8 @@
  *
  * Hooks (small, in their owners' files): `compaction/command.ts` asks
  * {@link LiveBridgeService.routeCompaction} before its own flow, `tree/register.ts` asks
- * {@link LiveBridgeService.routeSwitch} / {@link LiveBridgeService.routeLabel}, the status bar
+ * {@link LiveBridgeService.routeSwitch} / {@link LiveBridgeService.routeLabel}, `trim/command.ts`
+ * {@link LiveBridgeService.routeContextEdit} (`editRoute.ts`), the status bar
  * renders {@link LiveBridgeService.liveAnalysis}. Each route returns `undefined` when no live
  * bridge serves the file (or its pi is gone), and the owner's file-based flow with its
  * live-session guard runs as before.
@@ -18,18 +19,22 @@ import * as vscode from "vscode";
 import { isProcessAlive, readAnnouncements, removeAnnouncement, sameFile } from "../bridge/announce";
 import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "../bridge/protocol";
 import type { Analysis } from "../core/rules/analyze";
+import type { ContextEditDraft } from "../core/rules/contextEdit";
 import type {
   BaseServices,
   CompactCommandOutcome,
   CurrentSession,
   LabelResult,
   LiveBridge,
+  LiveEditOutcome,
   LiveSource,
+  PendingContextEdits,
   RouteSwitchOptions,
   SwitchCommandOutcome,
 } from "../services";
 import * as notify from "../ui/notify";
 import { BridgeError, connectBridge, type BridgeConnection } from "./client";
+import { LiveEditRoute } from "./editRoute";
 import { BridgeInstaller, type BridgeCommandOptions, type BridgeCommandOutcome } from "./install";
 import type { BridgeFileStatus } from "./installFile";
 import { applyLiveState } from "./liveUsage";
@@ -51,7 +56,14 @@ interface Tracked {
 
 /** The service behind `services.liveBridge`. */
 export class LiveBridgeService implements LiveBridge, vscode.Disposable {
-  readonly stats: LiveBridgeStats = { connects: 0, compactions: 0, switches: 0, labels: 0, statePushes: 0 };
+  readonly stats: LiveBridgeStats = {
+    connects: 0,
+    compactions: 0,
+    switches: 0,
+    labels: 0,
+    contextEdits: 0,
+    statePushes: 0,
+  };
   private readonly tracked = new Map<string, Tracked>();
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a live connection appears, goes, or pushes new numbers. */
@@ -65,6 +77,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private readonly installer: BridgeInstaller;
   private readonly routes: LiveRoutes;
   private announced: { pid: number; sessionFile: string }[] = [];
+  private readonly editRoute: LiveEditRoute;
 
   /** @param bundlePath the shipped bundle (`dist/bridge/pi-context-bridge.js`). */
   constructor(
@@ -73,6 +86,12 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   ) {
     this.installer = new BridgeInstaller(services, bundlePath);
     this.routes = new LiveRoutes(services, this.stats, (file) => this.resolve(file));
+    this.editRoute = new LiveEditRoute(
+      services,
+      this.stats,
+      (file) => this.resolve(file),
+      (file) => this.liveFor(file),
+    );
   }
 
   /** Start following the current session's live bridges. */
@@ -359,6 +378,21 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     label: string | undefined,
   ): Promise<{ result: LabelResult | undefined } | undefined> {
     return this.routes.routeLabel(file, targetId, label);
+  }
+
+  /** Context edits in the running pi (see {@link LiveEditRoute.routeContextEdit}). */
+  routeContextEdit(
+    file: string,
+    drafts: readonly ContextEditDraft[],
+    leafId: string | null,
+  ): Promise<LiveEditOutcome | undefined> {
+    return this.editRoute.routeContextEdit(file, drafts, leafId);
+  }
+
+  /** Batches a running pi of `file` has not applied yet (see {@link LiveEditRoute.pending}). */
+  pendingContextEdits(file: string): PendingContextEdits[] {
+    if (!this.enabled()) return [];
+    return this.editRoute.pending(file);
   }
 }
 

@@ -25,6 +25,7 @@ export interface LiveBridgeStats {
   compactions: number;
   switches: number;
   labels: number;
+  contextEdits: number;
   statePushes: number;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The webview's commands (`WebviewMessage`, already validated by `parseWebviewMessage`), carried
  * out in VS Code: the palette's commands, the Pi Session tree, problems, breakdown categories,
- * tracked files (`files.ts`) and the summary diff. `ready` is the controller's own.
+ * tracked files (`files.ts`), the summary diff and context surgery (`trim.ts`). `ready` is the
+ * controller's own.
  */
 
 import * as vscode from "vscode";
@@ -13,6 +14,7 @@ import { isFile, runFileCommand } from "./files";
 import { editorColumn, notice, type PanelHost, type Sender } from "./host";
 import { focusTree, revealEntry } from "./sessionTree";
 import { shownAnalysis } from "./state";
+import { applyTrim, previewTrim } from "./trim";
 
 /** A command of the webview (every message but `ready`). */
 export type PanelCommand = Exclude<WebviewMessage, { type: "ready" }>;
@@ -60,6 +62,15 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
       return;
     case "openDiff":
       await openDiff(host, message.fromId, message.toId, sender);
+      return;
+    case "previewTrim":
+      previewTrim(host, message.requestId, message.items, sender);
+      return;
+    case "applyTrim":
+      await applyTrim(host, message.requestId, message.items);
+      return;
+    case "openTrim":
+      await vscode.commands.executeCommand("piContext.trim");
       return;
   }
 }

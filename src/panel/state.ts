@@ -49,6 +49,7 @@ export function buildState(services: Services, current: CurrentSession | undefin
         label: current.label,
         updatedAt: current.updatedAt,
         modifiedAt: current.session.mtimeMs,
+        pendingEdits: services.liveBridge.pendingContextEdits(current.file).flatMap((b) => b.targetIds),
       },
       { warningMargin: services.config().warning.margin, colors: services.config().gauge.colors },
     );
@@ -73,5 +74,6 @@ export async function capabilities(services: Services): Promise<PanelState["capa
     revealEntry: REVEAL_COMMANDS.some((id) => commands.has(id)) || treeApi(services) !== undefined,
     git: vscode.extensions.getExtension("vscode.git") !== undefined,
     summaryDiffEditor: true,
+    trim: commands.has("piContext.trim.apply"),
   };
 }

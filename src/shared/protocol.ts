@@ -10,6 +10,8 @@
  * All token numbers are integers (pi's estimator units); times are ISO strings from the session.
  */
 
+import { TRIM_CHOICES, type TrimListModel, type TrimPreviewModel, type TrimRequestItem } from "./trim";
+
 // ---------------------------------------------------------------------------------------------
 // View models (host → webview)
 // ---------------------------------------------------------------------------------------------
@@ -344,6 +346,12 @@ export interface ProblemModel {
   entryId?: string;
 }
 
+/** The context surgery section: the trim list plus what a running pi has not applied yet. */
+export interface TrimSectionModel extends TrimListModel {
+  /** Entry ids whose context edits wait for the running pi's next turn boundary. */
+  pending: string[];
+}
+
 /** Everything the panel renders. `session` null = no session (the other fields are empty). */
 export interface PanelState {
   session: SessionModel | null;
@@ -354,6 +362,8 @@ export interface PanelState {
   usage?: UsageModel | null;
   summaries: SummaryModel[];
   files: TrackedFilesModel | null;
+  /** Context surgery: the largest items and suggestions (null without a session). */
+  trim: TrimSectionModel | null;
   /** Message for the empty state ("No pi session in this workspace", an error reading it…). */
   emptyMessage?: string;
   /** Why the panel is empty: no folder open, no session for the folders, still looking, or an error. */
@@ -368,6 +378,8 @@ export interface PanelState {
     selectSession: boolean;
     git: boolean;
     summaryDiffEditor: boolean;
+    /** The trim commands exist (`piContext.trim.apply`). */
+    trim: boolean;
   };
 }
 
@@ -382,7 +394,9 @@ export type HostMessage =
   /** The full list of a category's entries (answer to `requestCategory`). */
   | { type: "category"; category: CategoryId; entries: CategoryEntry[] }
   /** A short transient notice shown inside the panel (never a popup). */
-  | { type: "notice"; level: "info" | "warning" | "error"; text: string };
+  | { type: "notice"; level: "info" | "warning" | "error"; text: string }
+  /** The preview of a trim request (answer to `previewTrim`; `preview` null with `error` when it could not be made). */
+  | { type: "trimPreview"; requestId: number; preview: TrimPreviewModel | null; error?: string };
 
 // ---------------------------------------------------------------------------------------------
 // Commands (webview → host)
@@ -408,6 +422,12 @@ export type WebviewMessage =
   | { type: "openFolder" }
   /** All entries of a breakdown category. */
   | { type: "requestCategory"; category: CategoryId }
+  /** Preview a trim request (answered by `trimPreview` with the same `requestId`). */
+  | { type: "previewTrim"; requestId: number; items: TrimRequestItem[] }
+  /** Write a previewed trim request (asks again when the plan changed since preview `requestId`). */
+  | { type: "applyTrim"; requestId: number; items: TrimRequestItem[] }
+  /** "Pi: Trim Context…" (the quick pick). */
+  | { type: "openTrim" }
   /** The same commands as the palette. */
   | { type: "compact" }
   | { type: "focusTree" }
@@ -417,7 +437,11 @@ export type WebviewMessage =
 /** Maximum length of a path or id accepted from the webview. */
 export const MAX_FIELD_LENGTH = 4096;
 
-type Field = "string" | "boolean" | "optional-boolean" | "category";
+/** Most items of one trim request, and the longest note, accepted from the webview. */
+export const MAX_TRIM_ITEMS = 1000;
+export const MAX_NOTE_FIELD_LENGTH = 100_000;
+
+type Field = "string" | "boolean" | "optional-boolean" | "category" | "request-id" | "trim-items";
 const SCHEMA: { [K in WebviewMessage["type"]]: Record<string, Field> } = {
   ready: {},
   openFile: { path: "string", preview: "boolean", toSide: "optional-boolean" },
@@ -428,6 +452,9 @@ const SCHEMA: { [K in WebviewMessage["type"]]: Record<string, Field> } = {
   openProblem: { id: "string" },
   openFolder: {},
   requestCategory: { category: "category" },
+  previewTrim: { requestId: "request-id", items: "trim-items" },
+  applyTrim: { requestId: "request-id", items: "trim-items" },
+  openTrim: {},
   compact: {},
   focusTree: {},
   selectSession: {},
@@ -471,7 +498,35 @@ export function parseWebviewMessage(value: unknown): ParseResult {
         if (typeof v !== "string" || !(CATEGORY_IDS as readonly string[]).includes(v))
           return { ok: false, error: `${type}.${key} must be a category id` };
         break;
+      case "request-id":
+        if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > 2 ** 31)
+          return { ok: false, error: `${type}.${key} must be a whole number` };
+        break;
+      case "trim-items": {
+        const problem = trimItemsProblem(v);
+        if (problem) return { ok: false, error: `${type}.${key}${problem}` };
+        break;
+      }
     }
   }
   return { ok: true, message: obj as unknown as WebviewMessage };
+}
+
+/** Why `v` is not a list of trim request items (1 to {@link MAX_TRIM_ITEMS}, exact fields), or undefined. */
+function trimItemsProblem(v: unknown): string | undefined {
+  if (!Array.isArray(v) || v.length === 0 || v.length > MAX_TRIM_ITEMS)
+    return ` must be a list of 1 to ${MAX_TRIM_ITEMS} items`;
+  for (const [i, x] of v.entries()) {
+    if (typeof x !== "object" || x === null || Array.isArray(x)) return `[${i}] is not an object`;
+    const item = x as Record<string, unknown>;
+    for (const k of Object.keys(item))
+      if (k !== "entryId" && k !== "choice" && k !== "note") return `[${i}]: unexpected field ${JSON.stringify(k)}`;
+    if (typeof item.entryId !== "string" || item.entryId.length === 0 || item.entryId.length > MAX_FIELD_LENGTH)
+      return `[${i}].entryId must be a non-empty string`;
+    if (typeof item.choice !== "string" || !(TRIM_CHOICES as readonly string[]).includes(item.choice))
+      return `[${i}].choice must be one of ${TRIM_CHOICES.join(", ")}`;
+    if (item.note !== undefined && (typeof item.note !== "string" || item.note.length > MAX_NOTE_FIELD_LENGTH))
+      return `[${i}].note must be a string of at most ${MAX_NOTE_FIELD_LENGTH} characters`;
+  }
+  return undefined;
 }

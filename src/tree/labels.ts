@@ -11,7 +11,7 @@ import type { Services } from "../services";
 import { nothingWritten } from "../shared/format";
 import * as notify from "../ui/notify";
 import { entryWords } from "../viewModel/treeText";
-import type { Prompter } from "./prompter";
+import type { Prompter } from "../ui/prompter";
 import type { SessionTreeProvider } from "./provider";
 
 /** What a label command resolves with: the label entry written and its label (null: cleared), or undefined. */

@@ -11,8 +11,9 @@ import type { TreeFilter } from "../core/treeModel/filters";
 import { SessionTreeModel } from "../core/treeModel/model";
 import type { SessionFile } from "../core/read/session";
 import type { CurrentSession } from "../services";
-import { plural } from "../shared/format";
+import { formatTokens, plural } from "../shared/format";
 import { KIND_NAMES, nodeDisplay } from "../viewModel/treeText";
+import { editMarks, type EditMark } from "../viewModel/trimList";
 import { KIND_ICONS } from "./icons";
 import { tooltipOf } from "./tooltip";
 
@@ -34,6 +35,10 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   private rootPending = true;
   /** When VS Code last asked for children (ms since epoch). */
   private lastFetch = 0;
+  /** Entries with context edits a running pi has not applied yet (shown as pending). */
+  private pending = new Set<string>();
+  /** What the edit marks looked like at the last refresh (a change refreshes the rows). */
+  private marksKey = "";
 
   constructor(private filter: TreeFilter) {}
 
@@ -60,16 +65,45 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       this.file = current.file;
       this.generation++;
       this.model = new SessionTreeModel(current.session, { filter: this.filter });
+      this.marksKey = this.currentMarksKey();
       this.refreshAll();
       return { kind: "new", leafMoved: true };
     }
     const change = this.model.sync();
-    if (change.all || change.elements.includes(null)) this.refreshAll();
+    const marksKey = this.currentMarksKey();
+    const marksChanged = marksKey !== this.marksKey;
+    this.marksKey = marksKey;
+    // a context edit changes how its target (an older row) is shown: refresh the rows
+    if (change.all || change.elements.includes(null) || marksChanged) this.refreshAll();
     else if (change.elements.length > 0) this.changed.fire(change.elements.filter((e): e is TreeElement => e !== null));
     return {
       kind: change.added > 0 || change.rebuilt ? "changed" : "none",
       leafMoved: change.rebuilt || (change.leafChanged && change.all),
     };
+  }
+
+  /** The context edits of the session at its leaf (which rows are editable, removed, replaced). */
+  private marks(): ReadonlyMap<string, EditMark> {
+    if (!this.session) return new Map();
+    try {
+      return editMarks(this.session);
+    } catch {
+      return new Map(); // a body changed on disk: the next refresh reads it again
+    }
+  }
+
+  private currentMarksKey(): string {
+    let key = "";
+    for (const [id, m] of this.marks()) if (m.edit) key += `${id}:${m.edit.editId};`;
+    return key;
+  }
+
+  /** Mark the entries whose edits a running pi has not applied yet; refreshes when that changed. */
+  setPending(ids: Iterable<string>): void {
+    const next = new Set(ids);
+    if (next.size === this.pending.size && [...next].every((id) => this.pending.has(id))) return;
+    this.pending = next;
+    if (this.model) this.refreshAll();
   }
 
   /** Switch the filter and refresh the whole tree. */
@@ -110,7 +144,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   /**
    * A page row (`Entries 101–200`, described by its first entry), or an entry / branch row: label
    * prefix, text, description (leaf, branch size, branches, detail), icon and colour, context value
-   * `piEntry[.summary][.labeled][.leaf][.branch]`, tooltip, screen-reader label; summaries open on click.
+   * `piEntry[.summary][.labeled][.leaf][.branch][.editable][.edited[.removed]]`, tooltip, screen-reader
+   * label; summaries open on click. Context edits on the active path mark their target: removed,
+   * replaced (with the note), pending in a running pi.
    */
   getTreeItem(element: TreeElement): vscode.TreeItem {
     const model = this.model;
@@ -156,18 +192,47 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     if (branch) parts.push(`branch of ${plural(size, "entry")}`);
     if (d.branches) parts.push(`${d.branches} branches`);
     if (d.detail) parts.push(d.detail);
+    const mark = d.onActivePath ? this.marks().get(d.id) : undefined;
+    const pending = this.pending.has(d.id);
+    const edit = mark?.edit;
+    if (pending) parts.unshift("pending in pi");
+    if (edit) parts.unshift(edit.kind === "removed" ? "removed from context" : `note: ${edit.note ?? ""}`);
     item.description = parts.join(" · ");
     const color = d.error
       ? new vscode.ThemeColor("errorForeground")
-      : d.onActivePath
-        ? new vscode.ThemeColor("charts.blue")
-        : undefined;
+      : pending
+        ? new vscode.ThemeColor("charts.purple")
+        : edit?.kind === "removed"
+          ? new vscode.ThemeColor("disabledForeground")
+          : edit
+            ? new vscode.ThemeColor("charts.yellow")
+            : d.onActivePath
+              ? new vscode.ThemeColor("charts.blue")
+              : undefined;
     item.iconPath = d.isLeaf
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
       : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
-    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}`;
-    item.tooltip = tooltipOf(d, model, branch ? size : undefined);
-    const where = d.isLeaf ? ", current leaf" : d.onActivePath ? ", on the active path" : "";
+    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}`;
+    const tooltip = tooltipOf(d, model, branch ? size : undefined);
+    if (edit || pending) {
+      tooltip.appendMarkdown("\n\n---\n\n");
+      if (edit?.kind === "removed")
+        tooltip.appendMarkdown(
+          `$(trash) **Removed from the context** by context edit \`${edit.editId}\` (${formatTokens(edit.originalTokens)} tokens): pi no longer sends it. *Restore in Context* brings it back.`,
+        );
+      else if (edit) {
+        tooltip.appendMarkdown(
+          `$(note) **Replaced in the context** by context edit \`${edit.editId}\`; pi sends instead: `,
+        );
+        tooltip.appendText(edit.note ?? "");
+      }
+      if (pending)
+        tooltip.appendMarkdown(
+          `${edit ? "\n\n" : ""}$(watch) **Pending**: a context edit waits for the running pi's next turn boundary.`,
+        );
+    }
+    item.tooltip = tooltip;
+    const where = `${d.isLeaf ? ", current leaf" : d.onActivePath ? ", on the active path" : ""}${edit ? (edit.kind === "removed" ? ", removed from the context" : ", replaced in the context") : ""}${pending ? ", context edit pending" : ""}`;
     item.accessibilityInformation = {
       label: `${branch ? `start of a branch of ${plural(size, "entry")}, ` : ""}${d.error ? "failed " : ""}${KIND_NAMES[d.kind]}${d.label ? `, label ${d.label}` : ""}: ${d.text}${where}`,
       role: "treeitem",

@@ -19,14 +19,14 @@
  */
 
 import * as vscode from "vscode";
-import type { TreeElement } from "../core/treeModel/elements";
+import { entryIdOf, type TreeElement } from "../core/treeModel/elements";
 import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
 import type { CurrentSession, Services, SwitchCommandOutcome } from "../services";
 import { plural } from "../shared/format";
 import { emptyStateMessage } from "../viewModel/statusBar";
 import { openSummary } from "./documents";
 import { clearLabel, setLabel } from "./labels";
-import { Prompter, type OpenPrompt, type PromptRecord } from "./prompter";
+import { Prompter, type OpenPrompt, type PromptRecord } from "../ui/prompter";
 import { SESSION_TREE_VIEW, SessionTreeProvider } from "./provider";
 import { TreeRevealer, type RevealOptions, type RevealStats } from "./reveal";
 import { SwitchCommand, type SwitchCommandOptions } from "./switchCommand";
@@ -50,16 +50,7 @@ export interface SessionTreeView {
 }
 
 /** The entry id a command was called with: an id, or a tree element (an entry or a branch row). */
-function targetIdOf(arg: unknown): string | undefined {
-  if (typeof arg === "string") return arg;
-  if (arg && typeof arg === "object") {
-    const e = arg as Partial<TreeElement>;
-    if (e.kind === "entry" && typeof (e as { id?: unknown }).id === "string") return (e as { id: string }).id;
-    if (e.kind === "branch" && typeof (e as { headId?: unknown }).headId === "string")
-      return (e as { headId: string }).headId;
-  }
-  return undefined;
-}
+const targetIdOf = entryIdOf;
 
 /** Ask for one of pi's `/tree` filters (the current one checked); undefined on Escape. */
 async function pickFilter(prompter: Prompter, now: TreeFilter): Promise<TreeFilter | undefined> {
@@ -171,10 +162,16 @@ export function registerSessionTree(services: Services): SessionTreeView {
       ),
   };
 
+  const onLive = () => {
+    const file = provider.file;
+    provider.setPending(file ? services.liveBridge.pendingContextEdits(file).flatMap((b) => b.targetIds) : []);
+  };
+
   services.context.subscriptions.push(
     provider,
     treeView,
     services.sessions.onDidChange(onSession),
+    services.liveBridge.onDidChange(onLive),
     treeView.onDidChangeVisibility((e) => revealer.visibilityChanged(e.visible)),
     ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
   );

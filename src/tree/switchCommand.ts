@@ -18,7 +18,7 @@ import { streamingProgress } from "../ui/progress";
 import * as notify from "../ui/notify";
 import { entryWords } from "../viewModel/treeText";
 import { showMessageText } from "./documents";
-import type { Prompter } from "./prompter";
+import type { Prompter } from "../ui/prompter";
 import type { SessionTreeProvider } from "./provider";
 import type { TreeRevealer } from "./reveal";
 import { askChoice, confirmSummary, newLeafWords, questionContext } from "./switchQuestions";

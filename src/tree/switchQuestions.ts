@@ -14,7 +14,7 @@ import { formatTokens, plural } from "../shared/format";
 import * as notify from "../ui/notify";
 import { describeRecord, entryWords } from "../viewModel/treeText";
 import { KIND_ICONS } from "./icons";
-import type { Prompter } from "./prompter";
+import type { Prompter } from "../ui/prompter";
 
 /** Entries listed in the "with summary" confirmation (the rest are counted). */
 const CONFIRM_LIST_MAX = 30;

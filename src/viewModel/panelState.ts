@@ -1,6 +1,6 @@
 /**
- * The whole panel view model for one session at its leaf: gauge, breakdown, history, summaries
- * and tracked files, computed from the core's analysis. Pure (no `vscode`); the host adds the
+ * The whole panel view model for one session at its leaf: gauge, breakdown, history, summaries,
+ * tracked files and the context surgery list, computed from the core's analysis. Pure (no `vscode`); the host adds the
  * capabilities and the per-file flags it can only know inside VS Code.
  */
 
@@ -15,6 +15,7 @@ import { collectProblems } from "./problems";
 import { buildSummaries } from "./summaries";
 import { buildTrackedFiles } from "./trackedFiles";
 import { buildUsageModel } from "./usage";
+import { buildTrimList } from "./trimList";
 
 /** What {@link buildPanelState} needs to know about the shown session. */
 export interface PanelInput {
@@ -30,6 +31,8 @@ export interface PanelInput {
   label?: string;
   /** The running pi whose live numbers `analysis` holds (`LiveBridge.liveAnalysis`), if any: marks the gauge live. */
   live?: LiveModel;
+  /** Entry ids whose context edits a running pi has not applied yet (`LiveBridge.pendingContextEdits`). */
+  pendingEdits?: readonly string[];
 }
 
 /** Capabilities when the host has not filled them (nothing optional available). */
@@ -40,6 +43,7 @@ export const NO_CAPABILITIES: PanelState["capabilities"] = {
   selectSession: false,
   git: false,
   summaryDiffEditor: false,
+  trim: false,
 };
 
 /** An empty panel with a message (no session, or the session could not be read) and why it is empty. */
@@ -56,11 +60,15 @@ export function emptyPanelState(
     usage: null,
     summaries: [],
     files: null,
+    trim: null,
     emptyMessage: message,
     ...(reason ? { emptyReason: reason } : {}),
     capabilities,
   };
 }
+
+/** Items listed in the panel's context surgery section (largest first). */
+export const TRIM_PANEL_LIMIT = 40;
 
 /**
  * Build the panel state at the analysis' leaf.
@@ -110,6 +118,13 @@ export function buildPanelState(
       inspect.cwd,
       options.home !== undefined ? { home: options.home } : {},
     ),
+    trim: {
+      ...buildTrimList(session, {
+        limit: TRIM_PANEL_LIMIT,
+        ...(options.home !== undefined ? { home: options.home } : {}),
+      }),
+      pending: [...(input.pendingEdits ?? [])],
+    },
     capabilities: NO_CAPABILITIES,
   };
 }

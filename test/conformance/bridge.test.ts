@@ -233,7 +233,9 @@ describe("live bridge in the real pi 1.6.0", () => {
     const notify = await pi.waitFor((l) => l.type === "extension_ui_request" && l.method === "notify", 5000, since);
     assert.match(
       String(notify.message),
-      /pi-context live bridge 1\.1\.0 \(protocol 1, pi 1\.6\.0\): listening for .*\.jsonl; 0 clients connected/,
+      new RegExp(
+        `pi-context live bridge ${BRIDGE_VERSION.replace(/\./g, "\\.")} \\(protocol ${BRIDGE_PROTOCOL}, pi 1\\.6\\.0\\): listening for .*\\.jsonl; 0 clients connected`,
+      ),
     );
     await pi.close();
     assert.deepEqual(
@@ -659,7 +661,7 @@ describe("live bridge in the real pi 1.6.0", () => {
     const otherDir = path.join(tmp, "agent-other");
     writeScriptedAgentDir(otherDir, { baseURL: server.baseURL });
     const other = bundle
-      .replace(/var BRIDGE_PROTOCOL = 1;/, "var BRIDGE_PROTOCOL = 99;")
+      .replace(/var BRIDGE_PROTOCOL = \d+;/, "var BRIDGE_PROTOCOL = 99;")
       .replace(/var BRIDGE_VERSION = "[^"]+";/, 'var BRIDGE_VERSION = "9.9.9";');
     assert.notEqual(other, bundle);
     installBridgeFile(otherDir, other);
@@ -676,11 +678,13 @@ describe("live bridge in the real pi 1.6.0", () => {
       assert.equal(error.code, "protocol");
       assert.match(
         error.message,
-        /has pi-context bridge 9\.9\.9 \(protocol 99\); this extension needs protocol 1 .*Pi: Install Live Bridge/,
+        new RegExp(
+          `has pi-context bridge 9\\.9\\.9 \\(protocol 99\\); this extension needs protocol ${BRIDGE_PROTOCOL} .*Pi: Install Live Bridge`,
+        ),
       );
       // the bridge itself refuses a client of another protocol
       const refused = await connectBridge({ ...announcement, protocol: BRIDGE_PROTOCOL }).then(
-        () => assert.fail("bridge accepted protocol 1"),
+        () => assert.fail(`bridge accepted protocol ${BRIDGE_PROTOCOL}`),
         (e: BridgeError) => e,
       );
       assert.equal(refused.code, "protocol");

@@ -237,7 +237,7 @@ describe("e2e live bridge", () => {
     await waitUntil(() => existsSync(file), 10_000, "the installed bridge");
     assert.match(
       readFileSync(file, "utf8").split("\n")[0],
-      /^\/\/ pi-context-bridge-install \{"version":"1\.0\.0","protocol":1,"pi":"1\.6\.x"/,
+      /^\/\/ pi-context-bridge-install \{"version":"1\.1\.0","protocol":2,"pi":"1\.6\.x"/,
     );
   });
 

@@ -13,7 +13,7 @@ import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
 import { readAnnouncements, socketPathFor } from "../../src/bridge/announce";
 import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/liveBridge/installFile";
-import { BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
+import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
 import { readProcessSnapshot } from "../../src/core/proc/table";
 import type { PiContextApi } from "../../src/extension";
 import type { PanelControllerApi } from "../../src/panel/controller";
@@ -85,7 +85,9 @@ describe("live bridge with a real pi", function () {
     assert.strictEqual(installed.file, file);
     const text = fs.readFileSync(file, "utf8");
     assert.ok(
-      text.startsWith(`${MARKER_PREFIX}{"version":"${BRIDGE_VERSION}","protocol":1,"pi":"1.6.x","sha256":"`),
+      text.startsWith(
+        `${MARKER_PREFIX}{"version":"${BRIDGE_VERSION}","protocol":${BRIDGE_PROTOCOL},"pi":"1.6.x","sha256":"`,
+      ),
       text.slice(0, 200),
     );
     assert.ok(text.includes("pi-context live bridge"), "the shipped bundle follows the marker");
@@ -343,7 +345,9 @@ describe("live bridge with a real pi", function () {
       );
       assert.match(
         outcome.kind === "error" ? outcome.message : "",
-        /has pi-context bridge 9\.9\.9 \(protocol 99\); this extension needs protocol 1 .*Pi: Install Live Bridge.*Nothing was written\./,
+        new RegExp(
+          `has pi-context bridge 9\\.9\\.9 \\(protocol 99\\); this extension needs protocol ${BRIDGE_PROTOCOL} .*Pi: Install Live Bridge.*Nothing was written\\.`,
+        ),
       );
       assert.strictEqual(fs.readFileSync(file, "utf8"), before);
     } finally {

@@ -12,7 +12,7 @@ import { after, afterEach, before, beforeEach, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
 import type { TreeElement } from "../../src/core/treeModel/elements";
 import type { SwitchCommandOutcome } from "../../src/services";
-import type { OpenPrompt } from "../../src/tree/prompter";
+import type { OpenPrompt } from "../../src/ui/prompter";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { repoRoot, waitFor } from "./env";
 import {

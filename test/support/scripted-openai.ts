@@ -24,7 +24,9 @@ export interface ScriptedAnswer {
   errorMessage?: string;
   /** Reply with a tool call instead of text. */
   toolCall?: boolean;
-  /** Delay before each chunk (ms). */
+  /** The tool call's name and JSON arguments (default `read` `{"path":"x"}`), and its id (default `call_1`). */
+  tool?: { name?: string; arguments?: string; id?: string };
+  /** Delay before each chunk, and before a streamed tool call (ms). */
   chunkDelayMs?: number;
   /** Send the first chunk, then never finish (until the client disconnects). */
   hang?: boolean;
@@ -144,7 +146,12 @@ export async function startScriptedServer(
     const model = body.model ?? "scripted";
     const created = Math.floor(Date.now() / 1000);
     const toolCalls = [
-      { index: 0, id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"x"}' } },
+      {
+        index: 0,
+        id: answer.tool?.id ?? "call_1",
+        type: "function",
+        function: { name: answer.tool?.name ?? "read", arguments: answer.tool?.arguments ?? '{"path":"x"}' },
+      },
     ];
     if (!body.stream) {
       finished = true;
@@ -188,6 +195,8 @@ export async function startScriptedServer(
       if (answer.hang) return; // never finishes; the client must cancel
     }
     if (answer.hang) return;
+    if (answer.toolCall && answer.chunkDelayMs) await sleep(answer.chunkDelayMs);
+    if (res.destroyed) return;
     if (answer.toolCall) send(chunk({ tool_calls: toolCalls }, null));
     send(chunk({}, finish));
     if (usage) send({ id, object: "chat.completion.chunk", created, model, choices: [], usage });

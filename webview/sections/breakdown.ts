@@ -1,7 +1,8 @@
 /**
  * The breakdown of the headline by category (a list under the bar): tokens, share of the window,
  * entry count; a category with entries expands to its largest entries (each reveals itself in the
- * Pi Session tree), "Show all N" asks the host for the full list (`requestCategory`).
+ * Pi Session tree), "Show all N" asks the host for the full list (`requestCategory`); an editable
+ * entry's scissors button picks it for context surgery (the trim section previews it).
  */
 
 import type { CategoryModel } from "../../src/shared/protocol";
@@ -10,6 +11,10 @@ import { h, icon } from "../dom";
 import { pct } from "../format";
 import type { View } from "../view";
 import { CATEGORY_CLASS } from "./bar";
+import { selectForTrim } from "./trim";
+
+/** Entry kinds pi's `appendContextEdit` accepts (message roles and `custom_message`). */
+const EDITABLE_KINDS = new Set(["user", "assistant", "toolResult", "custom_message"]);
 
 /** The category rows and the counting note (`view.state.breakdown` and `gauge` set). */
 export function renderBreakdown(view: View): HTMLElement {
@@ -89,7 +94,27 @@ function renderCategoryEntries(view: View, c: CategoryModel): HTMLElement {
       h("span", { class: "entry-tokens" }, formatCount(e.tokens)),
     );
     row.addEventListener("click", () => view.send({ type: "revealEntry", entryId: e.entryId }));
-    box.appendChild(row);
+    const editable = view.state.capabilities.trim && view.state.trim && EDITABLE_KINDS.has(e.kind);
+    if (!editable) {
+      box.appendChild(row);
+      continue;
+    }
+    const trim = h(
+      "button",
+      {
+        class: "entry-trim",
+        "data-trim": e.entryId,
+        "data-key": `entry-trim-${c.id}-${e.entryId}`,
+        title: "Trim: preview removing it (a note for a tool result) in Context surgery",
+        "aria-label": `Trim ${label} ${e.entryId}`,
+      },
+      icon("screen-cut", { size: "14" }),
+    );
+    trim.addEventListener("click", () => {
+      selectForTrim(view, [{ entryId: e.entryId, choice: "default" }]);
+      setTimeout(() => document.getElementById("trim-section")?.scrollIntoView({ block: "start" }), 0);
+    });
+    box.appendChild(h("div", { class: "entry-line" }, row, trim));
   }
   if (!view.categoryFull.has(c.id) && c.entryCount > c.top.length) {
     const more = h("vscode-button", { secondary: true, class: "more" }, `Show all ${c.entryCount}`);

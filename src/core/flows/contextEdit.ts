@@ -14,10 +14,13 @@
  *                                               changed under us (shared loop, `replan.ts`)
  *
  * Refusals and guards are those of the compaction and switch flows: {@link UnsafeSessionWriteError}
- * (not a session, v1/v2 file, torn tail), {@link LiveSessionError}, {@link SessionChangedError}.
+ * (not a session, v1/v2 file, torn tail), {@link LiveSessionError}, {@link SessionChangedError} —
+ * except that this process's own last context edit is no "recent write" while the file is unchanged
+ * since (a trim can be restored or refined at once).
  * Source: pi 1.6.0 `SessionManager.appendContextEdit` (see `rules/contextEdit.ts`).
  */
 
+import * as fs from "node:fs";
 import { buildProjection } from "../rules/context";
 import { chainContextEdits } from "../rules/contextEdit";
 import { prepareContextEdits, type ContextEditAction, type ContextEditPreparation } from "../rules/editPlan";
@@ -88,12 +91,30 @@ export async function planContextEditsOn(
   };
 }
 
-function liveCheck(session: SessionFile, options: ContextEditOptions): Promise<LiveCheck> {
-  return checkLiveSession(session.filePath, {
+/**
+ * The file as this process's last context edit left it (size, mtime), per file: a "recent write"
+ * that is our own (the file is unchanged since) does not make the session look live, so an edit can
+ * be restored or refined right away. pi's own writes, and every other reason, still count.
+ */
+const ownWrites = new Map<string, { size: number; mtimeMs: number }>();
+
+async function liveCheck(session: SessionFile, options: ContextEditOptions): Promise<LiveCheck> {
+  const check = await checkLiveSession(session.filePath, {
     guardSeconds: options.guardSeconds,
     ...(session.cwd ? { sessionCwd: session.cwd } : {}),
     ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
   });
+  const own = ownWrites.get(session.filePath);
+  if (!own || !check.reasons.some((r) => r.kind === "recent-write")) return check;
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(session.filePath);
+  } catch {
+    return check;
+  }
+  if (stat.size !== own.size || stat.mtimeMs !== own.mtimeMs) return check;
+  const reasons = check.reasons.filter((r) => r.kind !== "recent-write");
+  return { live: reasons.length > 0, reasons };
 }
 
 function liveError(live: LiveCheck, options: ContextEditOptions): LiveSessionError {
@@ -162,6 +183,12 @@ export async function commitContextEdits(
     timestamp: now().toISOString(),
   });
   const bytesAfter = appendEntries(plan.expectation, entries);
+  try {
+    const stat = fs.statSync(plan.file);
+    if (stat.size === bytesAfter) ownWrites.set(plan.file, { size: stat.size, mtimeMs: stat.mtimeMs });
+  } catch {
+    // the read back reports it
+  }
   // Written: from here on nothing may turn the outcome into a failure.
   const result: ContextEditResult = {
     file: plan.file,

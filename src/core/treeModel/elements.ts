@@ -36,6 +36,20 @@ export interface PageElement {
 /** An element of the tree widget. Elements are interned: the same key gives the same object. */
 export type TreeElement = EntryElement | BranchElement | PageElement;
 
+/**
+ * The entry id a command was called with: an id, or a tree element (an entry, or a branch row,
+ * whose row is its first entry); undefined for anything else (a page row, nothing).
+ */
+export function entryIdOf(arg: unknown): string | undefined {
+  if (typeof arg === "string") return arg;
+  if (arg && typeof arg === "object") {
+    const e = arg as { kind?: unknown; id?: unknown; headId?: unknown };
+    if (e.kind === "entry" && typeof e.id === "string") return e.id;
+    if (e.kind === "branch" && typeof e.headId === "string") return e.headId;
+  }
+  return undefined;
+}
+
 /** The key that stands for the top level in change sets (no element has it). */
 export const ROOT_KEY = "\u0000root";
 

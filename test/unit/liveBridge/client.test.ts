@@ -6,6 +6,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
+import { BRIDGE_PROTOCOL } from "../../../src/bridge/protocol";
 import { BridgeError, connectBridge } from "../../../src/liveBridge/client";
 import { announcement } from "../../support/announcement";
 
@@ -30,7 +31,7 @@ describe("client deadlines", () => {
       assert.equal(error.code, "timeout");
       assert.match(error.message, /did not answer within 300 ms/);
       assert.ok(Date.now() - t0 < 2000);
-      const other = await connectBridge(announcement({ socket: socketPath, protocol: 2 })).then(
+      const other = await connectBridge(announcement({ socket: socketPath, protocol: BRIDGE_PROTOCOL + 1 })).then(
         () => assert.fail("connected"),
         (e: BridgeError) => e,
       );

@@ -170,7 +170,9 @@ describe("pi's live numbers over our analysis", () => {
     assert.match(rendered, /· \*\*live\*\* from pi 1\.6\.0 \(pid 4242\)/);
     assert.match(
       rendered,
-      /\| Live \| the running pi \(pid 4242, pi 1\.6\.0, bridge 1\.1\.0\) reports these numbers; pi is streaming; Compact and Switch run in that pi \|/,
+      new RegExp(
+        `\\| Live \\| the running pi \\(pid 4242, pi 1\\.6\\.0, bridge ${BRIDGE_VERSION.replace(/\./g, "\\.")}\\) reports these numbers; pi is streaming; Compact and Switch run in that pi \\|`,
+      ),
     );
     assert.match(rendered, /\| Window \| 16,000 — the running pi \(pi 1\.6\.0, pid 4242\) \|/);
     assert.match(v.ariaLabel, /^live from the running pi, pi Context 56 percent, 9,000 of 16,000 tokens/);

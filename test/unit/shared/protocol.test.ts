@@ -19,6 +19,18 @@ describe("parseWebviewMessage", () => {
       { type: "focusTree" },
       { type: "selectSession" },
       { type: "refresh" },
+      { type: "previewTrim", requestId: 0, items: [{ entryId: "r1", choice: "default" }] },
+      {
+        type: "applyTrim",
+        requestId: 7,
+        items: [
+          { entryId: "r1", choice: "note", note: "a note" },
+          { entryId: "u2", choice: "strip-images" },
+          { entryId: "a1", choice: "restore" },
+          { entryId: "a2", choice: "remove" },
+        ],
+      },
+      { type: "openTrim" },
     ];
     for (const m of valid) {
       const r = parseWebviewMessage(m);
@@ -45,6 +57,46 @@ describe("parseWebviewMessage", () => {
       [{ type: "openDiff", fromId: "a" }, /toId must be a non-empty string/],
       [{ type: "requestCategory", category: "constructor" }, /category id/],
       [{ type: "requestCategory", category: "free " }, /category id/],
+      [{ type: "previewTrim", requestId: 1, items: [] }, /items must be a list of 1 to 1000 items/],
+      [{ type: "previewTrim", requestId: 1, items: "r1" }, /items must be a list/],
+      [
+        { type: "previewTrim", requestId: -1, items: [{ entryId: "r1", choice: "default" }] },
+        /requestId must be a whole number/,
+      ],
+      [
+        { type: "previewTrim", requestId: 1.5, items: [{ entryId: "r1", choice: "default" }] },
+        /requestId must be a whole number/,
+      ],
+      [
+        { type: "previewTrim", requestId: 1, items: [{ entryId: "r1", choice: "delete" }] },
+        /items\[0\]\.choice must be one of/,
+      ],
+      [
+        { type: "previewTrim", requestId: 1, items: [{ entryId: "", choice: "default" }] },
+        /items\[0\]\.entryId must be a non-empty string/,
+      ],
+      [
+        { type: "previewTrim", requestId: 1, items: [{ entryId: "r1", choice: "note", note: 5 }] },
+        /items\[0\]\.note must be a string/,
+      ],
+      [
+        { type: "previewTrim", requestId: 1, items: [{ entryId: "r1", choice: "note", note: "x".repeat(100_001) }] },
+        /note must be a string of at most 100000/,
+      ],
+      [
+        { type: "previewTrim", requestId: 1, items: [{ entryId: "r1", choice: "default", content: [] }] },
+        /items\[0\]: unexpected field "content"/,
+      ],
+      [{ type: "previewTrim", requestId: 1, items: [null] }, /items\[0\] is not an object/],
+      [
+        {
+          type: "applyTrim",
+          requestId: 1,
+          items: Array.from({ length: 1001 }, () => ({ entryId: "r1", choice: "default" })),
+        },
+        /1 to 1000 items/,
+      ],
+      [{ type: "openTrim", items: [] }, /unexpected field "items"/],
     ];
     for (const [m, re] of cases) {
       const r = parseWebviewMessage(m);

@@ -144,6 +144,24 @@ describe("context edit flow: writing", () => {
     assert.ok(fs.readFileSync(file).equals(before));
   });
 
+  it("our own last edit is no recent write while the file is unchanged since: restore at once; any other write counts again", async () => {
+    const file = write(turn());
+    const guarded = { ...options, guardSeconds: 60 };
+    const first = await runContextEditFlow(file, [{ action: "omit", targetId: "r1" }], guarded);
+    assert.equal(first.kind, "edited");
+    const restore = await planContextEdits(file, [{ action: "restore", targetId: "r1" }], guarded);
+    assert.deepEqual(restore.live, { live: false, reasons: [] }, "written by us a moment ago, nothing since");
+    assert.equal((await commitContextEdits(restore)).entries.length, 1);
+    // somebody else (pi) appends: the recent write counts again
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: "custom", id: "zz", parentId: null, timestamp: new Date().toISOString(), customType: "x" })}\n`,
+    );
+    const after = await planContextEdits(file, [{ action: "omit", targetId: "r1" }], guarded);
+    assert.equal(after.live.live, true);
+    assert.equal(after.live.reasons[0]!.kind, "recent-write");
+  });
+
   it("refuses files we never write: v1 sessions and torn final lines", async () => {
     for (const rel of [
       "cases/09-truncated-final-line/session.jsonl",

@@ -1,7 +1,7 @@
 /**
- * The quick picks and input boxes of the session tree view, recorded in order so the integration
- * tests can check which questions were asked and answer the one on screen
- * (`SessionTreeView.prompts` / `currentPrompt()`).
+ * Quick picks and input boxes of a surface (the session tree's questions, "Pi: Trim Context…"),
+ * recorded in order so the integration tests can check which questions were asked and answer the
+ * one on screen (`SessionTreeView.prompts` / `currentPrompt()`, `TrimApi.prompts`).
  */
 
 import * as vscode from "vscode";
@@ -17,12 +17,12 @@ export interface PromptRecord {
   items?: string[];
 }
 
-/** The question on screen (`SessionTreeView.currentPrompt()`): the real quick input, for tests to answer. */
+/** The question on screen (`currentPrompt()`): the real quick input, for tests to answer. */
 export type OpenPrompt =
   | { kind: "pick"; title: string; quickPick: vscode.QuickPick<vscode.QuickPickItem> }
   | { kind: "input"; title: string; inputBox: vscode.InputBox };
 
-/** Quick picks and input boxes of the tree view, recorded (see {@link PromptRecord}). */
+/** Quick picks and input boxes of one surface, recorded (see {@link PromptRecord}). */
 export class Prompter {
   readonly log: PromptRecord[] = [];
   current: OpenPrompt | undefined;
@@ -69,6 +69,52 @@ export class Prompter {
         if (!item || options.keepOpen?.(item)) return;
         finish(item);
       });
+      qp.onDidHide(() => finish(undefined));
+      this.current = {
+        kind: "pick",
+        title: options.title,
+        quickPick: qp as unknown as vscode.QuickPick<vscode.QuickPickItem>,
+      };
+      qp.show();
+    });
+  }
+
+  /**
+   * A multi-select quick pick; resolves with the accepted selection (possibly empty) or undefined (Escape).
+   * @param selected the items checked at the start.
+   */
+  pickMany<T extends vscode.QuickPickItem>(
+    items: T[],
+    options: { title: string; placeholder?: string; selected?: readonly T[] },
+  ): Promise<T[] | undefined> {
+    const qp = vscode.window.createQuickPick<T>();
+    qp.title = options.title;
+    if (options.placeholder) qp.placeholder = options.placeholder;
+    qp.canSelectMany = true;
+    qp.items = items;
+    if (options.selected) qp.selectedItems = options.selected;
+    qp.ignoreFocusOut = true;
+    qp.matchOnDescription = true;
+    qp.matchOnDetail = true;
+    this.log.push({
+      kind: "pick",
+      title: options.title,
+      items: items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label),
+    });
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (value: T[] | undefined) => {
+        if (done) return;
+        done = true;
+        if (
+          this.current?.kind === "pick" &&
+          this.current.quickPick === (qp as unknown as vscode.QuickPick<vscode.QuickPickItem>)
+        )
+          this.current = undefined;
+        resolve(value);
+        qp.dispose();
+      };
+      qp.onDidAccept(() => finish([...qp.selectedItems]));
       qp.onDidHide(() => finish(undefined));
       this.current = {
         kind: "pick",

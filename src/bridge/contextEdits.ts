@@ -1,0 +1,242 @@
+/**
+ * Context edits applied by the running pi itself (the `contextEdit` operation): pi keeps its
+ * session in memory and never re-reads the file, so an edit must go into pi's own session manager.
+ *
+ * - pi idle: the drafts are appended at once with pi's `SessionManager.appendContextEdit` (reached
+ *   through `ctx.sessionManager`, which is pi's live manager at runtime although typed read-only).
+ *   pi builds every request from the session (`AgentSession` `prepareRequest` →
+ *   `buildSessionProjection()`), and `getContextUsage()` too, so the next request and pi's footer
+ *   use them. (pi's in-memory transcript `agent.state.messages`, what `get_messages` shows, is only
+ *   refreshed at pi's next boundary; the requests do not read it.)
+ * - pi streams: the batch is queued and handed to pi from the next `turn_end` or
+ *   `agent_before_settle` handler (`BoundaryResult.entries`, pi's route for extension edits): pi
+ *   validates the drafts on a preview of its session and appends them before the next request of
+ *   the run. Whether pi took them is checked in its session afterwards (another extension's invalid
+ *   boundary entries make pi drop every draft of that boundary): found → `applied`, else queued
+ *   again for the next boundary, at most {@link MAX_HAND_OVERS} times, then `dropped`.
+ *
+ * Every batch is validated against pi's session first with pi's `appendContextEdit` rules (target
+ * exists, on the active branch, editable), so one bad draft never makes pi drop the others.
+ */
+
+import { MAX_EDIT_BATCHES, type BridgeEditBatch, type ContextEditDraft } from "./protocol";
+import type { PiAppendContextEdit, PiContext, PiEntry } from "./piApi";
+import { randomHex } from "./announce";
+
+/** How often a batch is handed to pi's boundary before it counts as dropped. */
+export const MAX_HAND_OVERS = 3;
+
+interface Batch extends BridgeEditBatch {
+  drafts: ContextEditDraft[];
+  /** `getEntries().length` when the batch was handed to pi (where its entries must appear after). */
+  handedAt?: number;
+  handOvers: number;
+}
+
+/** Why pi's `appendContextEdit` would refuse a draft now (pi's messages), or undefined. */
+export function draftProblem(sessionManager: PiContext["sessionManager"], draft: ContextEditDraft): string | undefined {
+  const target = sessionManager.getEntry(draft.targetId);
+  if (!target) return `Entry ${draft.targetId} not found`;
+  if (!sessionManager.getBranch().some((e) => e.id === draft.targetId))
+    return `Entry ${draft.targetId} is not on the active branch`;
+  const role = target.message?.role;
+  const editable =
+    target.type === "custom_message" ||
+    (target.type === "message" && (role === "user" || role === "assistant" || role === "toolResult"));
+  if (!editable) return `Entry ${draft.targetId} does not contribute editable model content`;
+  return undefined;
+}
+
+/** The context-edit batches of one session's bridge. */
+export class ContextEditQueue {
+  private readonly batches: Batch[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ctx: PiContext,
+    /** The state changed: push it soon. */
+    private readonly changed: () => void,
+  ) {}
+
+  /** The batches for the state (oldest first, at most {@link MAX_EDIT_BATCHES}). */
+  snapshot(): BridgeEditBatch[] {
+    return this.batches.map(({ batchId, status, targetIds, entryIds, message, at }) => ({
+      batchId,
+      status,
+      targetIds: [...targetIds],
+      ...(entryIds ? { entryIds: [...entryIds] } : {}),
+      ...(message !== undefined ? { message } : {}),
+      at,
+    }));
+  }
+
+  /** True while a batch waits for pi's boundary. */
+  get pending(): boolean {
+    return this.batches.some((b) => b.status === "queued" || b.status === "handed");
+  }
+
+  private add(drafts: ContextEditDraft[]): Batch {
+    const batch: Batch = {
+      batchId: randomHex(8),
+      status: "queued",
+      targetIds: drafts.map((d) => d.targetId),
+      at: Date.now(),
+      drafts,
+      handOvers: 0,
+    };
+    this.batches.push(batch);
+    while (this.batches.length > MAX_EDIT_BATCHES) {
+      const i = this.batches.findIndex((b) => b.status !== "queued" && b.status !== "handed");
+      this.batches.splice(i >= 0 ? i : 0, 1);
+    }
+    return batch;
+  }
+
+  private set(batch: Batch, status: Batch["status"], message?: string): void {
+    batch.status = status;
+    batch.at = Date.now();
+    if (message !== undefined) batch.message = message;
+    this.changed();
+  }
+
+  /**
+   * Append `drafts` now (pi idle). All are checked first; nothing is appended when one is refused.
+   * @returns the batch (applied) and the appended entries.
+   * @throws Error with pi's message when a draft is refused or pi's manager cannot append.
+   */
+  applyNow(drafts: ContextEditDraft[]): { batch: BridgeEditBatch; entries: { id: string; targetId: string }[] } {
+    const sm = this.ctx.sessionManager;
+    const append = (sm as unknown as { appendContextEdit?: PiAppendContextEdit }).appendContextEdit;
+    if (typeof append !== "function")
+      throw new UnavailableError("this pi's session manager has no appendContextEdit (pi 1.6 has)");
+    for (const d of drafts) {
+      const problem = draftProblem(sm, d);
+      if (problem) throw new Error(problem);
+    }
+    const entries = drafts.map((d) => ({ id: append.call(sm, d.targetId, d.replacement), targetId: d.targetId }));
+    const batch = this.add(drafts);
+    batch.entryIds = entries.map((e) => e.id);
+    this.set(batch, "applied");
+    return { batch, entries };
+  }
+
+  /** Queue `drafts` for pi's next turn boundary (pi streams). @throws Error when a draft is refused now. */
+  enqueue(drafts: ContextEditDraft[]): BridgeEditBatch {
+    const sm = this.ctx.sessionManager;
+    for (const d of drafts) {
+      const problem = draftProblem(sm, d);
+      if (problem) throw new Error(problem);
+    }
+    const batch = this.add(drafts);
+    this.changed();
+    return batch;
+  }
+
+  /** Withdraw a queued batch. @returns false when it is not queued (unknown, already handed, applied…). */
+  cancel(batchId: string): boolean {
+    const batch = this.batches.find((b) => b.batchId === batchId);
+    if (!batch || batch.status !== "queued") return false;
+    this.set(batch, "cancelled", "Cancelled before pi's turn boundary.");
+    return true;
+  }
+
+  /**
+   * pi's `turn_end` / `agent_before_settle` handler: the queued batches that pi would accept now,
+   * appended to the drafts proposed so far (`event.entries`); undefined = nothing to add.
+   */
+  boundary(event: { entries?: unknown[] }): { entries: unknown[] } | undefined {
+    this.check();
+    const queued = this.batches.filter((b) => b.status === "queued");
+    if (queued.length === 0) return undefined;
+    const sm = this.ctx.sessionManager;
+    const drafts: ContextEditDraft[] = [];
+    const handedAt = sm.getEntries().length;
+    for (const batch of queued) {
+      const problem = batch.drafts.map((d) => draftProblem(sm, d)).find((p) => p !== undefined);
+      if (problem) {
+        this.set(batch, "dropped", `pi's session no longer accepts these edits: ${problem}.`);
+        continue;
+      }
+      batch.handedAt = handedAt;
+      batch.handOvers++;
+      this.set(batch, "handed");
+      drafts.push(...batch.drafts);
+    }
+    if (drafts.length === 0) return undefined;
+    this.watch();
+    return { entries: [...(Array.isArray(event?.entries) ? event.entries : []), ...drafts] };
+  }
+
+  /**
+   * Look for the entries of handed batches in pi's session: found → applied; not found once pi moved
+   * on (`final`: a later event of pi's run) → queued again, or dropped after {@link MAX_HAND_OVERS}.
+   */
+  check(final = false): void {
+    const handed = this.batches.filter((b) => b.status === "handed");
+    if (handed.length === 0) return;
+    const entries = this.ctx.sessionManager.getEntries();
+    for (const batch of handed) {
+      const ids = findAppended(entries.slice(batch.handedAt ?? 0), batch.drafts);
+      if (ids) {
+        batch.entryIds = ids;
+        this.set(batch, "applied");
+      } else if (final) {
+        if (batch.handOvers >= MAX_HAND_OVERS)
+          this.set(
+            batch,
+            "dropped",
+            `pi did not append the edits at ${batch.handOvers} turn boundaries (pi drops every boundary entry when one of them is invalid; see pi's extension errors).`,
+          );
+        else this.set(batch, "queued");
+      }
+    }
+  }
+
+  /** Poll a few times after a hand-over (pi appends right after the boundary's handlers). */
+  private watch(): void {
+    clearTimeout(this.timer);
+    let rounds = 0;
+    const tick = () => {
+      this.check();
+      if (this.batches.some((b) => b.status === "handed") && ++rounds < 100) this.timer = setTimeout(tick, 50);
+    };
+    this.timer = setTimeout(tick, 0);
+    this.timer.unref?.();
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const b of this.batches)
+      if (b.status === "queued" || b.status === "handed") {
+        b.status = "dropped";
+        b.message = "pi's session ended before its next turn boundary.";
+      }
+  }
+}
+
+/** The bridge cannot run the operation in this pi. */
+export class UnavailableError extends Error {}
+
+/** The ids of `context_edit` entries among `entries` that match `drafts` in order, or undefined. */
+function findAppended(entries: readonly PiEntry[], drafts: readonly ContextEditDraft[]): string[] | undefined {
+  const ids: string[] = [];
+  let i = 0;
+  for (const e of entries) {
+    const d = drafts[i];
+    if (!d) break;
+    if (e.type === "context_edit" && e.targetId === d.targetId && sameReplacement(e.replacement, d.replacement)) {
+      ids.push(e.id);
+      i++;
+    }
+  }
+  return i === drafts.length ? ids : undefined;
+}
+
+/** pi stores string replacements of assistants and tool results as one text block. */
+function sameReplacement(stored: unknown, draft: ContextEditDraft["replacement"]): boolean {
+  if (draft === null || stored === null) return draft === stored;
+  const content = (stored as { content?: unknown } | undefined)?.content;
+  if (typeof draft.content === "string" && Array.isArray(content))
+    return JSON.stringify(content) === JSON.stringify([{ type: "text", text: draft.content }]) || false;
+  return JSON.stringify(content) === JSON.stringify(draft.content);
+}

@@ -1,0 +1,239 @@
+/**
+ * Applying a trim request (`TrimRequestItem[]`) to the current session, from every trim surface
+ * (the QuickPick, the tree's context menu, the panel): plan with the pairing-safe planner, preview
+ * (`preview.ts`), then write —
+ *
+ * - a running pi with the live bridge appends the edits itself (`services.liveBridge.routeContextEdit`):
+ *   at once while idle, at its next turn boundary while it answers (then the items show as pending).
+ *   While pi answers, items of the run it works on (from the last user message on) are refused:
+ *   its tool calls may still wait for their results;
+ * - otherwise the write flow (`core/flows/contextEdit.ts`): live-session guard, change check, one
+ *   append; re-planned (and asked again) when the file changed under the preview.
+ *
+ * Nothing is written on Escape, a refusal of every item, or an error (said once, in the log too).
+ */
+
+import * as path from "node:path";
+import { planContextEdits, runContextEditFlow, type ContextEditPlan } from "../core/flows/contextEdit";
+import type { ContextEditDraft } from "../core/rules/contextEdit";
+import type { ContextEditAction } from "../core/rules/editPlan";
+import { SessionFile } from "../core/read/session";
+import { analyzeLoaded, type Analysis } from "../core/rules/analyze";
+import type { Services, TrimCommandOutcome } from "../services";
+import { formatCount as n, plural } from "../shared/format";
+import type { TrimPreviewModel, TrimRequestItem } from "../shared/trim";
+import * as notify from "../ui/notify";
+import type { Prompter } from "../ui/prompter";
+import { trimActions } from "../viewModel/trimActions";
+import { runningTurnIds } from "../viewModel/trimList";
+import { sessionTrimPreview } from "../viewModel/trimPreview";
+import { confirmTrim } from "./preview";
+
+/** Options of {@link TrimCommand.apply}. */
+export interface TrimApplyOptions {
+  /** The session file (default: the current session). */
+  file?: string;
+  /** Write without the preview (scripts, tests). */
+  skipPreview?: boolean;
+  /**
+   * The drafts a preview elsewhere (the panel) showed and the user accepted: the quick-pick preview
+   * is skipped when the plan made now has exactly these drafts, and shown otherwise.
+   */
+  confirmedDrafts?: readonly ContextEditDraft[];
+  /** No result notification (tests). */
+  quiet?: boolean;
+}
+
+function sameDrafts(a: readonly ContextEditDraft[], b: readonly ContextEditDraft[] | undefined): boolean {
+  return b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Why nothing is written for a plan without edits, in one sentence. */
+function nothingText(preview: TrimPreviewModel): string {
+  if (preview.refused.length > 0)
+    return `Nothing was written: ${preview.refused.map((r) => `${r.targetId}: ${r.message}`).join(" ")}`;
+  return `Nothing to change: ${plural(preview.unchanged.length, "item")} already ${preview.unchanged.length === 1 ? "shows" : "show"} what was asked. Nothing was written.`;
+}
+
+/** The trim command of one window (see the file comment). */
+export class TrimCommand {
+  constructor(
+    private readonly services: Services,
+    private readonly prompter: Prompter,
+  ) {}
+
+  private analysisOf(session: SessionFile): Analysis {
+    const current = this.services.sessions.current;
+    if (current && current.session === session) return current.analysis;
+    return analyzeLoaded(session, {
+      agentDir: this.services.sessions.agentDir(),
+      projectSettings: this.services.config().projectSettings,
+    });
+  }
+
+  private title(file: string): string {
+    const current = this.services.sessions.current;
+    const name = current?.file === file ? current.analysis.inspect.sessionName : undefined;
+    return name ? `"${name}"` : path.basename(file);
+  }
+
+  /** Plan, preview and write `items` (see the file comment). */
+  async apply(items: readonly TrimRequestItem[], options: TrimApplyOptions = {}): Promise<TrimCommandOutcome> {
+    const file = options.file ?? this.services.sessions.current?.file;
+    if (!file) {
+      void notify.info("no pi session to trim.");
+      return { kind: "error", errorKind: "no-session", message: "No pi session." };
+    }
+    if (items.length === 0) return { kind: "nothing", file, message: "Nothing was selected." };
+    try {
+      const current = this.services.sessions.current;
+      const session = current?.file === file ? current.session : await SessionFile.open(file);
+      const actions = trimActions(session, items);
+      if ((await this.services.liveBridge.availability(file)) !== "none") {
+        const live = await this.applyLive(file, actions, options);
+        if (live) return live;
+      }
+      return await this.applyFile(file, actions, options);
+    } catch (error) {
+      return this.failed(file, error);
+    }
+  }
+
+  private failed(file: string, error: unknown): TrimCommandOutcome {
+    const failure = notify.reportFlowFailure(this.services.log, {
+      operation: "trim",
+      logPrefix: "trim",
+      file,
+      error,
+      configActions: [],
+    });
+    return failure.kind === "cancelled"
+      ? { kind: "declined", file, stage: "preview" }
+      : { kind: "error", file, errorKind: failure.errorKind, message: failure.message };
+  }
+
+  /** The write flow on the file (no live bridge serves it). */
+  private async applyFile(
+    file: string,
+    actions: ContextEditAction[],
+    options: TrimApplyOptions,
+  ): Promise<TrimCommandOutcome> {
+    const log = this.services.log;
+    const guardSeconds = this.services.config().liveSession.guardSeconds;
+    const outcome = await runContextEditFlow(
+      file,
+      actions,
+      { guardSeconds },
+      {
+        confirm: async (plan, changed) =>
+          options.skipPreview ||
+          (!changed && sameDrafts(plan.preparation.drafts, options.confirmedDrafts)) ||
+          confirmTrim(this.prompter, this.preview(plan), { title: this.title(file), changed }),
+      },
+    );
+    if (outcome.kind === "declined") return { kind: "declined", file, stage: "preview" };
+    if (outcome.kind === "nothing") {
+      const message = nothingText(this.preview(outcome.plan));
+      if (!options.quiet) void notify.info(message);
+      return { kind: "nothing", file, message };
+    }
+    const r = outcome.result;
+    const before = outcome.plan.preparation.pureTokensBefore;
+    // written; a failed read back only costs the exact number: the planned estimate stands in
+    const tokensAfter = r.tokensAfter ?? outcome.plan.preparation.tokensAfter.tokens;
+    if (r.readBackError) log.warn(`trim ${file}: written, but the file could not be read back: ${r.readBackError}`);
+    log.info(
+      `trim ${file}: wrote ${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}; ${before} → ${tokensAfter} tokens`,
+    );
+    if (!options.quiet)
+      void notify.info(
+        `Trimmed ${this.title(file)}: ${n(before)} → ${n(tokensAfter)} tokens (pi's estimate), ${plural(r.entries.length, "context edit")} written.`,
+      );
+    return {
+      kind: "edited",
+      file,
+      entries: r.entries.map((e) => ({ id: e.id, targetId: e.targetId })),
+      tokensBefore: before,
+      tokensAfter,
+    };
+  }
+
+  private preview(plan: ContextEditPlan): TrimPreviewModel {
+    return sessionTrimPreview(
+      plan.session,
+      plan.preparation,
+      this.analysisOf(plan.session).inspect,
+      this.services.config().warning.margin,
+    );
+  }
+
+  /**
+   * A running pi with the live bridge applies the edits (see the file comment).
+   * @returns undefined when the bridge went away before anything was sent (the file flow runs).
+   */
+  private async applyLive(
+    file: string,
+    actions: ContextEditAction[],
+    options: TrimApplyOptions,
+  ): Promise<TrimCommandOutcome | undefined> {
+    const plan = await planContextEdits(file, actions, { guardSeconds: 0, procRoot: null });
+    const preview = this.preview(plan);
+    const current = this.services.sessions.current;
+    const live = current?.file === file ? this.services.liveBridge.liveAnalysis(current)?.live : undefined;
+    const streaming = live !== undefined && live.activity !== "idle";
+    if (plan.preparation.edits.length === 0) {
+      const message = nothingText(preview);
+      if (!options.quiet) void notify.info(message);
+      return { kind: "nothing", file, message };
+    }
+    if (streaming) {
+      const running = runningTurnIds(plan.preparation.projection);
+      const inRun = plan.preparation.edits.filter((e) => running.has(e.targetId)).map((e) => e.targetId);
+      if (inRun.length > 0) {
+        const message = `pi is answering the latest message now; ${plural(inRun.length, "item")} of that run (${inRun.join(", ")}) can be edited once pi has finished. Nothing was written.`;
+        void notify.warn(message);
+        return { kind: "error", file, errorKind: "busy", message };
+      }
+    }
+    const pi = live ? `pi ${live.piVersion} (pid ${live.pid})` : "the running pi";
+    if (
+      !options.skipPreview &&
+      !sameDrafts(plan.preparation.drafts, options.confirmedDrafts) &&
+      !(await confirmTrim(this.prompter, preview, { title: this.title(file), live: { pi, streaming } }))
+    )
+      return { kind: "declined", file, stage: "preview" };
+    const routed = await this.services.liveBridge.routeContextEdit(
+      file,
+      plan.preparation.drafts,
+      plan.preparation.leafId,
+    );
+    if (!routed) return undefined; // the bridge went away: nothing was sent
+    const source = routed.kind === "error" ? undefined : { pid: routed.live.pid, piVersion: routed.live.piVersion };
+    if (routed.kind === "error") return { kind: "error", file, errorKind: routed.errorKind, message: routed.message };
+    if (routed.kind === "queued") {
+      if (!options.quiet)
+        void notify.info(
+          `pi is answering: ${plural(routed.targetIds.length, "context edit")} wait for its next turn boundary (shown as pending until pi applied them).`,
+        );
+      return { kind: "pending", file, batchId: routed.batchId, targetIds: routed.targetIds, live: source! };
+    }
+    const after = this.services.sessions.current;
+    const tokensAfter =
+      after?.file === file
+        ? (this.services.liveBridge.liveAnalysis(after)?.analysis.inspect.contextTokens ??
+          after.analysis.inspect.contextTokens)
+        : plan.preparation.tokensAfter.tokens;
+    if (!options.quiet)
+      void notify.info(
+        `pi trimmed ${this.title(file)}: ${n(plan.preparation.pureTokensBefore)} → ${n(tokensAfter)} tokens, ${plural(routed.entries.length, "context edit")} appended by pi.`,
+      );
+    return {
+      kind: "edited",
+      file,
+      entries: routed.entries,
+      tokensBefore: plan.preparation.pureTokensBefore,
+      tokensAfter,
+      live: source!,
+    };
+  }
+}

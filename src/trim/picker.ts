@@ -1,0 +1,190 @@
+/**
+ * "Pi: Trim Context…": the trim list as a multi-select quick pick — suggestions first (each with
+ * the tokens it saves), then the largest items in the context (kind, tokens by pi's estimate, age,
+ * a short text; edited items marked with their note) — then what to do with the picked items and,
+ * for one item replaced by a note, the note itself (editable). Returns the request; the preview and
+ * the write are `command.ts`'s.
+ */
+
+import * as vscode from "vscode";
+import type { SessionFile } from "../core/read/session";
+import { prepareContextEdits } from "../core/rules/editPlan";
+import { contentText } from "../core/rules/serialize";
+import { formatCount as n, formatTokens, plural } from "../shared/format";
+import type { TrimChoice, TrimItem, TrimListModel, TrimRequestItem, TrimSuggestion } from "../shared/trim";
+import type { Prompter } from "../ui/prompter";
+import { defaultNote, MAX_NOTE_LENGTH, TRIM_KIND_WORDS } from "../viewModel/trimActions";
+
+/** Items listed in the quick pick (largest first). */
+export const PICK_LIMIT = 300;
+
+/** The codicon of an item kind. */
+export function itemIcon(item: Pick<TrimItem, "kind" | "images">): string {
+  if (item.images > 0) return "file-media";
+  switch (item.kind) {
+    case "user":
+      return "account";
+    case "assistant":
+      return "sparkle";
+    case "toolResult":
+      return "tools";
+    case "custom":
+      return "extensions";
+    case "bashExecution":
+      return "terminal";
+    case "compactionSummary":
+      return "fold";
+    case "branchSummary":
+      return "git-merge";
+    default:
+      return "comment";
+  }
+}
+
+/** `3 turns ago`, `this turn`. */
+export function ageText(item: Pick<TrimItem, "turnsAgo">): string {
+  return item.turnsAgo === 0 ? "this turn" : `${plural(item.turnsAgo, "turn")} ago`;
+}
+
+/** An item's state in words: `removed from the context`, `note: …`, or "". */
+export function editText(item: Pick<TrimItem, "edit">): string {
+  if (!item.edit) return "";
+  return item.edit.kind === "removed" ? "removed from the context" : `replaced: ${item.edit.note ?? ""}`;
+}
+
+type Row = vscode.QuickPickItem & { suggestion?: TrimSuggestion; item?: TrimItem };
+
+/**
+ * Ask which items to trim. Not editable items are listed (they take tokens too) but picking them
+ * asks nothing for them (the planner would refuse them with pi's reason, shown in the preview).
+ * @returns the picked suggestions and items, or undefined (Escape / nothing picked).
+ */
+export async function pickItems(
+  prompter: Prompter,
+  list: TrimListModel,
+  title: string,
+): Promise<{ suggestions: TrimSuggestion[]; items: TrimItem[] } | undefined> {
+  const rows: Row[] = [];
+  if (list.suggestions.length) {
+    rows.push({ label: "Suggestions", kind: vscode.QuickPickItemKind.Separator });
+    for (const s of list.suggestions)
+      rows.push({
+        label: `$(lightbulb) ${s.title}`,
+        description: `saves ${n(s.tokensSaved)} tokens`,
+        detail: s.detail,
+        suggestion: s,
+      });
+  }
+  rows.push({
+    label: `Largest items in context (${plural(list.itemCount, "item")}, ${formatTokens(list.pureTokens)} tokens)`,
+    kind: vscode.QuickPickItemKind.Separator,
+  });
+  for (const item of list.items.slice(0, PICK_LIMIT)) {
+    const state = editText(item);
+    rows.push({
+      label: `$(${item.edit ? (item.edit.kind === "removed" ? "trash" : "note") : itemIcon(item)}) ${item.tool ?? item.text ?? item.entryId}`,
+      description: `${n(item.tokens)} tokens · ${ageText(item)}${item.failed ? " · failed" : ""}`,
+      detail: [
+        `${TRIM_KIND_WORDS[item.kind]} ${item.entryId}`,
+        state,
+        item.tool && item.text ? item.text : "",
+        item.editable ? "" : `not editable: ${item.notEditable ?? ""}`,
+      ]
+        .filter(Boolean)
+        .join(" — "),
+      item,
+    });
+  }
+  const picked = await prompter.pickMany(rows, {
+    title: `Trim the context of ${title}`,
+    placeholder: "Pick suggestions or items (Space), then Enter",
+  });
+  if (!picked || picked.length === 0) return undefined;
+  return {
+    suggestions: picked.flatMap((r) => (r.suggestion ? [r.suggestion] : [])),
+    items: picked.flatMap((r) => (r.item ? [r.item] : [])),
+  };
+}
+
+/** Ask what to do with picked items; undefined = Escape. */
+export async function pickChoice(prompter: Prompter, items: readonly TrimItem[]): Promise<TrimChoice | undefined> {
+  type ChoiceRow = vscode.QuickPickItem & { choice: TrimChoice };
+  const edited = items.some((i) => i.edit);
+  const rows: ChoiceRow[] = [
+    {
+      choice: "default",
+      label: "$(check) Trim",
+      detail: "Tool results become a short note (tool, what it worked on, size); everything else is removed.",
+    },
+    {
+      choice: "remove",
+      label: "$(trash) Remove from context",
+      detail:
+        "Removed from what pi sends. An assistant message takes its tool results with it; a tool result keeps a note while its call is sent.",
+    },
+    {
+      choice: "note",
+      label: "$(note) Replace with a note…",
+      detail:
+        items.length === 1
+          ? "Replace the content with a note you can edit."
+          : "Replace each item's content with a short note saying what was there.",
+    },
+  ];
+  if (edited)
+    rows.push({
+      choice: "restore",
+      label: "$(history) Restore original",
+      detail: "Bring the original content back (writes it into the session file again).",
+    });
+  const pick = await prompter.pick(rows, {
+    title: `${plural(items.length, "item")}: what should happen?`,
+    placeholder: "Nothing is written before the preview",
+  });
+  return pick?.choice;
+}
+
+/** The note a single item gets by default: the planner's note for a tool result, else {@link defaultNote}. */
+export function suggestedNote(session: SessionFile, entryId: string): string {
+  const record = session.byId.get(entryId);
+  if (!record) return "";
+  if (record.role === "toolResult") {
+    try {
+      const plan = prepareContextEdits(session, [{ action: "omit", targetId: entryId }]);
+      const edit = plan.edits.find((e) => e.targetId === entryId && e.effect === "note");
+      if (edit && edit.replacement) return contentText(edit.replacement.content, "\n");
+    } catch {
+      // fall back to the generic note
+    }
+  }
+  return defaultNote(record);
+}
+
+/** The note box for one item (prefilled); undefined = Escape. */
+export function askNote(prompter: Prompter, value: string, what: string): Promise<string | undefined> {
+  return prompter.input({
+    title: `Replace ${what} with a note`,
+    prompt: "The model sees this text instead of the content (Enter to accept, Escape to cancel).",
+    value,
+    validate: (v) =>
+      v.trim() === ""
+        ? "A note cannot be empty (use Remove from context instead)."
+        : v.length > MAX_NOTE_LENGTH
+          ? `At most ${n(MAX_NOTE_LENGTH)} characters.`
+          : undefined,
+  });
+}
+
+/** The request for picked suggestions (their own choices) and items (`choice`, `note` for one item). */
+export function requestOf(
+  suggestions: readonly TrimSuggestion[],
+  items: readonly TrimItem[],
+  choice: TrimChoice | undefined,
+  note?: string,
+): TrimRequestItem[] {
+  const out = new Map<string, TrimRequestItem>();
+  for (const s of suggestions) for (const a of s.actions) out.set(a.entryId, a);
+  for (const i of items)
+    out.set(i.entryId, { entryId: i.entryId, choice: choice ?? "default", ...(note !== undefined ? { note } : {}) });
+  return [...out.values()];
+}

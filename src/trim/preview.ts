@@ -1,0 +1,67 @@
+/**
+ * The trim preview as a quick pick, before anything is written: "Trim now" with tokens now → after,
+ * then each planned edit (cascades marked, with their reason), the facts of the preview (gauge and
+ * auto-compaction after, the prompt-cache effect and its cost, refusals, unchanged items, bytes),
+ * and "Cancel". The rows other than the two actions only inform (accepting them keeps the pick open).
+ */
+
+import * as vscode from "vscode";
+import { formatCount as n } from "../shared/format";
+import type { TrimPreviewEdit, TrimPreviewModel } from "../shared/trim";
+import type { Prompter } from "../ui/prompter";
+import { TRIM_KIND_WORDS } from "../viewModel/trimActions";
+import { effectText, trimHeadline, trimPreviewLines } from "../viewModel/trimPreview";
+
+type Row = vscode.QuickPickItem & { action?: "go" | "cancel" };
+
+/** The codicon of an edit's effect. */
+export function effectIcon(effect: TrimPreviewEdit["effect"]): string {
+  return effect === "omit" ? "trash" : effect === "note" ? "note" : effect === "restore" ? "history" : "edit";
+}
+
+/** Options of {@link confirmTrim}. */
+export interface ConfirmTrimOptions {
+  /** The session in words, for the title. */
+  title: string;
+  /** The file changed since an earlier preview and this is the new plan. */
+  changed?: boolean;
+  /** The running pi that applies the edits (`live`), and whether it is answering now. */
+  live?: { pi: string; streaming: boolean };
+}
+
+/** Ask before writing; resolves true for "Trim now". */
+export async function confirmTrim(
+  prompter: Prompter,
+  preview: TrimPreviewModel,
+  options: ConfirmTrimOptions,
+): Promise<boolean> {
+  const lines = trimPreviewLines(preview);
+  const where = options.live
+    ? options.live.streaming
+      ? `${options.live.pi} applies them at its next turn boundary (it is answering now)`
+      : `${options.live.pi} appends them itself`
+    : "one append to the session file";
+  const rows: Row[] = [
+    {
+      action: "go",
+      label: `$(check) Trim now${options.live ? " in pi" : ""}`,
+      description: trimHeadline(preview),
+      detail: `${lines[0]} ${where[0]!.toUpperCase()}${where.slice(1)}.`,
+    },
+    { label: "What changes", kind: vscode.QuickPickItemKind.Separator },
+    ...preview.edits.map((e): Row => ({
+      label: `$(${effectIcon(e.effect)}) ${e.text || e.targetId}`,
+      description: `${effectText(e.effect)} · ${n(e.tokensBefore)} → ${n(e.tokensAfter)} tokens`,
+      detail: `${TRIM_KIND_WORDS[e.kind]} ${e.targetId}${e.cascade ? ` — ${e.cause}` : ""}${e.note ? ` — note: ${e.note}` : ""}`,
+    })),
+    { label: "Effect", kind: vscode.QuickPickItemKind.Separator },
+    ...lines.slice(1).map((line): Row => ({ label: `$(info) ${line.split(/[.:;] /)[0]}`, detail: line })),
+    { action: "cancel", label: "$(close) Cancel", detail: "Nothing is written." },
+  ];
+  const pick = await prompter.pick(rows, {
+    title: `${options.changed ? "The session changed — new preview. " : ""}Trim the context of ${options.title}?`,
+    placeholder: `${n(preview.pureTokensNow)} → ${n(preview.tokensAfter)} tokens${preview.cache ? ` · next request re-sends ≈${n(preview.cache.resentTokens)} uncached` : ""}`,
+    keepOpen: (row) => row.action === undefined,
+  });
+  return pick?.action === "go";
+}

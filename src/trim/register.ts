@@ -1,0 +1,111 @@
+/**
+ * Context surgery in VS Code: remove, shorten and restore single items of pi's context. Commands
+ * (all resolve with a {@link TrimCommandOutcome}):
+ *
+ * - `piContext.trim` ("Pi: Trim Context…"): the trim list as a multi-select quick pick
+ *   (`picker.ts`), what to do, the note for one item, the preview, the write (`command.ts`);
+ * - `piContext.trim.remove(target)`, `piContext.trim.replaceWithNote(target, note?)`,
+ *   `piContext.trim.restore(target)`: the Pi Session tree's context menu (target = a tree element
+ *   or an entry id);
+ * - `piContext.trim.apply(items, options?)`: a request (`TrimRequestItem[]`) from the panel, scripts
+ *   and tests; `options` as {@link TrimApplyOptions}.
+ */
+
+import * as vscode from "vscode";
+import { entryIdOf } from "../core/treeModel/elements";
+import type { Services, TrimCommandOutcome } from "../services";
+import { TRIM_CHOICES, type TrimRequestItem } from "../shared/trim";
+import * as notify from "../ui/notify";
+import { Prompter, type OpenPrompt, type PromptRecord } from "../ui/prompter";
+import { buildTrimList } from "../viewModel/trimList";
+import { TrimCommand, type TrimApplyOptions } from "./command";
+import { askNote, PICK_LIMIT, pickChoice, pickItems, requestOf, suggestedNote } from "./picker";
+
+/** What {@link registerTrim} returns (exposed to the integration tests through `activate()`). */
+export interface TrimApi {
+  /** Questions asked so far, in order. */
+  readonly prompts: readonly PromptRecord[];
+  /** The question on screen, if any. */
+  currentPrompt(): OpenPrompt | undefined;
+}
+
+/** A request from an untrusted caller (a command argument): well-formed items only. */
+function requestItems(arg: unknown): TrimRequestItem[] {
+  if (!Array.isArray(arg)) return [];
+  return arg.flatMap((x): TrimRequestItem[] => {
+    const item = x as Partial<TrimRequestItem> | null;
+    if (!item || typeof item.entryId !== "string" || !TRIM_CHOICES.includes(item.choice as never)) return [];
+    return [
+      {
+        entryId: item.entryId,
+        choice: item.choice!,
+        ...(typeof item.note === "string" ? { note: item.note } : {}),
+      },
+    ];
+  });
+}
+
+/** Register the trim commands. */
+export function registerTrim(services: Services): TrimApi {
+  const prompter = new Prompter();
+  const command = new TrimCommand(services, prompter);
+  const declined = (stage: "pick" | "action" | "note"): TrimCommandOutcome => ({
+    kind: "declined",
+    ...(services.sessions.current ? { file: services.sessions.current.file } : {}),
+    stage,
+  });
+  const noSession = (): TrimCommandOutcome => {
+    void notify.info("no pi session to trim.");
+    return { kind: "error", errorKind: "no-session", message: "No pi session." };
+  };
+
+  const trim = async (): Promise<TrimCommandOutcome> => {
+    const current = services.sessions.current;
+    if (!current) return noSession();
+    const list = buildTrimList(current.session, { limit: PICK_LIMIT });
+    const name = current.analysis.inspect.sessionName;
+    const picked = await pickItems(prompter, list, name ? `"${name}"` : (current.file.split(/[\\/]/).pop() ?? ""));
+    if (!picked) return declined("pick");
+    let choice = undefined;
+    let note: string | undefined;
+    if (picked.items.length > 0) {
+      choice = await pickChoice(prompter, picked.items);
+      if (!choice) return declined("action");
+      if (choice === "note" && picked.items.length === 1) {
+        const item = picked.items[0]!;
+        note = await askNote(prompter, suggestedNote(current.session, item.entryId), item.tool ?? item.entryId);
+        if (note === undefined) return declined("note");
+      }
+    }
+    return command.apply(requestOf(picked.suggestions, picked.items, choice, note), { file: current.file });
+  };
+
+  const one = (choice: TrimRequestItem["choice"]) => async (arg?: unknown, noteArg?: unknown) => {
+    const current = services.sessions.current;
+    const id = entryIdOf(arg);
+    if (!current) return noSession();
+    if (!id) return { kind: "nothing", file: current.file, message: "No entry was given." } as TrimCommandOutcome;
+    let note = typeof noteArg === "string" ? noteArg : undefined;
+    if (choice === "note" && note === undefined) {
+      note = await askNote(prompter, suggestedNote(current.session, id), id);
+      if (note === undefined) return declined("note");
+    }
+    return command.apply([{ entryId: id, choice, ...(note !== undefined ? { note } : {}) }], { file: current.file });
+  };
+
+  const commands: Record<string, (...args: unknown[]) => unknown> = {
+    "piContext.trim": trim,
+    "piContext.trim.remove": one("remove"),
+    "piContext.trim.replaceWithNote": one("note"),
+    "piContext.trim.restore": one("restore"),
+    "piContext.trim.apply": (arg?: unknown, optionsArg?: unknown) =>
+      command.apply(
+        requestItems(arg),
+        optionsArg && typeof optionsArg === "object" ? (optionsArg as TrimApplyOptions) : {},
+      ),
+  };
+  services.context.subscriptions.push(
+    ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
+  );
+  return { prompts: prompter.log, currentPrompt: () => prompter.current };
+}

@@ -1,0 +1,122 @@
+/**
+ * What the user asks for (`TrimRequestItem`: remove, replace with a note, restore, strip images, or
+ * the default) → the planner's actions (`core/rules/editPlan.ts` `ContextEditAction`). One rule set
+ * for every surface (QuickPick, tree, panel, CLI):
+ *
+ * - `default`: a tool result gets a note (the planner's `omit` of a result whose call is sent is a
+ *   note: `[pi-context: output of read src/a.ts removed — 12,345 tokens]`), everything else is
+ *   removed; `remove` is the same request (the planner never orphans a result, so a tool result
+ *   that is "removed" keeps a note while its call is sent);
+ * - `note`: replace the content with the given text, or with pi-context's note of the item
+ *   ({@link defaultNote}); an assistant keeps its tool calls (the planner appends them);
+ * - `restore`: the original content again (pi has no "unedit": a new edit wins);
+ * - `strip-images`: the content without its image blocks, plus a note saying how many were removed.
+ *
+ * No `vscode` import.
+ */
+
+import type { EntryRecord } from "../core/read/entries";
+import type { ContextEditContent } from "../core/rules/contextEdit";
+import type { ContextEditAction } from "../core/rules/editPlan";
+import { entryToContextMessages } from "../core/rules/serialize";
+import type { SessionView } from "../core/read/overlay";
+import { formatCount, plural } from "../shared/format";
+import type { TrimItemKind, TrimRequestItem } from "../shared/trim";
+
+/** Each kind in words: `user message`, `tool result`, … */
+export const TRIM_KIND_WORDS: Record<TrimItemKind, string> = {
+  user: "user message",
+  assistant: "assistant message",
+  toolResult: "tool result",
+  custom: "custom message",
+  bashExecution: "bash execution",
+  system: "system prompt",
+  compactionSummary: "compaction summary",
+  branchSummary: "branch summary",
+  other: "entry",
+};
+
+/** The kind of a record as a context item. */
+export function trimKindOf(record: EntryRecord): TrimItemKind {
+  if (record.type === "custom_message") return "custom";
+  if (record.type === "compaction") return "compactionSummary";
+  if (record.type === "branch_summary") return "branchSummary";
+  if (record.type !== "message") return "other";
+  switch (record.role) {
+    case "user":
+    case "assistant":
+    case "toolResult":
+    case "custom":
+    case "bashExecution":
+    case "system":
+      return record.role;
+    default:
+      return "other";
+  }
+}
+
+/**
+ * pi-context's note for an item replaced without a text of the user's:
+ * `[pi-context: user message removed — 1,234 tokens]` (tool results get the planner's note, which
+ * names the tool and what it worked on).
+ */
+export function defaultNote(record: EntryRecord): string {
+  return `[pi-context: ${TRIM_KIND_WORDS[trimKindOf(record)]} removed — ${formatCount(record.tokens)} tokens]`;
+}
+
+/** The note that stands in for removed images: `[pi-context: 2 images removed]`. */
+export function imagesNote(count: number): string {
+  return `[pi-context: ${plural(count, "image")} removed]`;
+}
+
+/** Longest note accepted from a user (characters). */
+export const MAX_NOTE_LENGTH = 100_000;
+
+/**
+ * The planner's actions for a request, in request order. Entries that do not exist are passed on
+ * as they are (the planner refuses them with pi's message).
+ * @param session the file as read (bodies are read for `strip-images`, records for default notes);
+ *   undefined when no choice needs it (`default`, `remove`, `restore`, `note` with a text).
+ */
+export function trimActions(session: SessionView | undefined, items: readonly TrimRequestItem[]): ContextEditAction[] {
+  return items.map((item): ContextEditAction => {
+    const targetId = item.entryId;
+    const record = session?.byId.get(targetId);
+    switch (item.choice) {
+      case "default":
+      case "remove":
+        return { action: "omit", targetId };
+      case "restore":
+        return { action: "restore", targetId };
+      case "note": {
+        if (item.note !== undefined && item.note.trim() !== "")
+          return { action: "replace", targetId, content: item.note.slice(0, MAX_NOTE_LENGTH) };
+        if (!record || trimKindOf(record) === "toolResult") return { action: "omit", targetId };
+        return { action: "replace", targetId, content: defaultNote(record) };
+      }
+      case "strip-images": {
+        const content = session && record ? withoutImages(session, record) : undefined;
+        return content ? { action: "replace", targetId, content } : { action: "omit", targetId };
+      }
+    }
+  });
+}
+
+/**
+ * The original content of `record` without its image blocks, with {@link imagesNote} appended;
+ * undefined when the content has no images (or cannot be read).
+ */
+export function withoutImages(session: SessionView, record: EntryRecord): ContextEditContent | undefined {
+  let content: unknown;
+  try {
+    content = (entryToContextMessages(session.readEntry(record))[0] as { content?: unknown } | undefined)?.content;
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(content)) return undefined;
+  const blocks = content as { type?: unknown }[];
+  const images = blocks.filter((b) => b && b.type === "image").length;
+  if (images === 0) return undefined;
+  const kept = blocks.filter((b) => !(b && b.type === "image"));
+  return [...kept, { type: "text", text: imagesNote(images) }] as ContextEditContent;
+}

@@ -1,0 +1,91 @@
+/**
+ * The money side of a trim's prompt-cache effect — isolated here so it can switch to the shared
+ * price rules (`core/rules/cost.ts` `pricesOf` / `priceLookup` and the reduction pricing of
+ * `core/rules/reduction.ts`, issue 14) in one place when they land. Until then the model's prices
+ * are unknown in this build (our catalog snapshot has no `cost`), {@link sessionPrices} returns
+ * undefined and the preview says "price unknown"; the token numbers of the cache effect are
+ * always shown.
+ *
+ * Accounting for a trim (no request of its own), with B = tokens now, A = tokens after,
+ * R = tokens from the earliest edited item on (re-written to the cache), r = the rate of a warm
+ * prompt token (cache read when the provider caches, else input), p = the rate of an uncached
+ * prompt token (cache write when the model has one, else input):
+ *
+ *   next request   without the trim: warm ? B·r : B·p      with it: R·p + (A − R)·r
+ *   each later one without: B·r                              with: A·r
+ *
+ * so the one-off extra of the next request is `with − without − (B − A)·r` and every later
+ * request saves `(B − A)·r`. No `vscode`.
+ */
+
+import type { TrimCostModel } from "../shared/trim";
+
+/** A model's prices in US dollars per million tokens (pi-ai `Model.cost`, without tiers). */
+export interface TrimPrices {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** Input of {@link trimEconomics}. */
+export interface TrimEconomicsInput {
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Tokens from the earliest edited item on, after the edits. */
+  rewrittenTokens: number;
+  prices: TrimPrices;
+  cache: TrimCostModel["cache"];
+}
+
+/** Requests beyond which a break-even is not reported. */
+export const MAX_BREAK_EVEN = 10000;
+
+/** Price a trim (see the module comment). Never throws; negative token counts count as 0. */
+export function trimEconomics(input: TrimEconomicsInput): TrimCostModel {
+  const clean = (v: number) => (Number.isFinite(v) && v > 0 ? v : 0);
+  const B = clean(input.tokensBefore);
+  const A = clean(input.tokensAfter);
+  const R = Math.min(A, clean(input.rewrittenTokens));
+  const caches = input.cache !== "none";
+  const r = (caches ? input.prices.cacheRead : input.prices.input) / 1e6;
+  const p = (caches && input.prices.cacheWrite > 0 ? input.prices.cacheWrite : input.prices.input) / 1e6;
+  const without1 = input.cache === "warm" ? B * r : B * p;
+  const with1 = R * p + (A - R) * r;
+  const perRequestSaving = (B - A) * r;
+  const oneOffExtra = with1 - without1 + perRequestSaving;
+  const first = without1 - with1;
+  let breakEvenRequests: number | null = null;
+  if (first >= 0) breakEvenRequests = 1;
+  else if (perRequestSaving > 0) {
+    const n = 1 + Math.ceil(-first / perRequestSaving);
+    breakEvenRequests = n <= MAX_BREAK_EVEN ? n : null;
+  }
+  return {
+    oneOffExtra,
+    perRequestSaving,
+    breakEvenRequests,
+    warmRate: { perMillion: r * 1e6, kind: caches ? "cacheRead" : "input" },
+    cache: input.cache,
+  };
+}
+
+/**
+ * The prices of the session's model, when known. This build has no price source (the catalog
+ * snapshot carries no `cost`): always undefined. Switch to `priceLookup` (issue 14) here.
+ */
+export function sessionPrices(_model: { provider: string; modelId: string } | null): TrimPrices | undefined {
+  return undefined;
+}
+
+/** Why a preview shows no money (when {@link sessionPrices} knows none). */
+export const PRICE_UNKNOWN_NOTE =
+  "The model's prices are not known to this build, so only the tokens of the cache effect are shown.";
+
+/** US dollars for the preview: `$0.0123`, `$1.23`, `−$0.004`. */
+export function formatUsd(amount: number): string {
+  const sign = amount < 0 ? "−" : "";
+  const a = Math.abs(amount);
+  const text = a >= 1 ? a.toFixed(2) : a >= 0.01 ? a.toFixed(3) : a.toFixed(4);
+  return `${sign}$${text}`;
+}

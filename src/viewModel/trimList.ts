@@ -1,0 +1,410 @@
+/**
+ * "Find what to cut": the model-visible items of a session's context at its leaf, largest first,
+ * and suggestions — each with the tokens it saves by the planner's own numbers
+ * (`core/rules/editPlan.ts`, pure estimate now − after):
+ *
+ * - `superseded-read`: a `read` result of a file that a later `read` of the whole file (or of the
+ *   same range) shows again;
+ * - `image`: items carrying images (screenshots): kept without their image blocks;
+ * - `large-result`: tool results of at least {@link LARGE_RESULT_TOKENS} tokens;
+ * - `failed-output`: tool results with `isError` (failed commands, missing files…);
+ * - `abandoned-retry`: the answers of a run that ended in an error or was aborted and was followed by
+ *   a new user message (the retry): its assistant messages are removed, their tool results with them.
+ *
+ * Each item is in at most one of the first four (in that order); items an edit already changes, and
+ * items pi's `appendContextEdit` refuses, are never suggested. Nothing here writes; no `vscode`.
+ */
+
+import { isDeepStrictEqual } from "node:util";
+import type { EntryRecord } from "../core/read/entries";
+import type { SessionView } from "../core/read/overlay";
+import { buildProjection, type ProjectedEntry, type Projection } from "../core/rules/context";
+import { editableRole, projectedContent, type ContextEditContent } from "../core/rules/contextEdit";
+import { prepareContextEdits } from "../core/rules/editPlan";
+import { toolCallLinks, type ToolCallLinks } from "../core/rules/pairing";
+import { contentText, entryToContextMessages } from "../core/rules/serialize";
+import { contribution, estimatePureContextTokens } from "../core/rules/tokens";
+import { formatTokens, plural } from "../shared/format";
+import type {
+  TrimEditState,
+  TrimItem,
+  TrimListModel,
+  TrimRequestItem,
+  TrimSuggestion,
+  TrimSuggestionKind,
+} from "../shared/trim";
+import { resolveToolPath } from "./trackedFiles";
+import { trimActions, trimKindOf } from "./trimActions";
+import { describeRecord } from "./treeText";
+import { oneLine } from "./treeTextLines";
+import { formatToolCall, summarizeToolNames } from "./treeTextTools";
+
+/** Tool results at least this large (tokens) are suggested. */
+export const LARGE_RESULT_TOKENS = 4000;
+
+/** Options of {@link buildTrimList}. */
+export interface TrimListOptions {
+  /** Items kept in `items` (default: all). */
+  limit?: number;
+  /** The `large-result` size (default {@link LARGE_RESULT_TOKENS}). */
+  largeResultTokens?: number;
+  /** Compute each suggestion's `tokensSaved` with the planner (default true; false = 0). */
+  savings?: boolean;
+  /** Resolve read paths against this folder (default: the session header's `cwd`, else `/`). */
+  cwd?: string;
+  /** Home folder for `~` in paths. */
+  home?: string;
+}
+
+/** A tool call as its result's item needs it. */
+interface CallInfo {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** The calls of an assistant message by id, read once per record (records are immutable). */
+const callsCache = new WeakMap<EntryRecord, Map<string, CallInfo>>();
+
+function callsOf(session: SessionView, assistant: EntryRecord): Map<string, CallInfo> {
+  let calls = callsCache.get(assistant);
+  if (calls) return calls;
+  calls = new Map();
+  try {
+    const content = (session.readEntry(assistant) as unknown as { message?: { content?: unknown } }).message?.content;
+    if (Array.isArray(content))
+      for (const b of content as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown }[]) {
+        if (!b || b.type !== "toolCall" || typeof b.id !== "string") continue;
+        const args = b.arguments && typeof b.arguments === "object" ? (b.arguments as Record<string, unknown>) : {};
+        calls.set(b.id, { name: String(b.name ?? "tool"), args });
+      }
+  } catch {
+    // an unreadable body: the item shows the tool name only
+  }
+  callsCache.set(assistant, calls);
+  return calls;
+}
+
+/** Everything {@link buildTrimList} derives once per projection. */
+interface Context {
+  session: SessionView;
+  projection: Projection;
+  links: ToolCallLinks;
+  /** The index of the last user message among the context entries (-1: none). */
+  lastUser: number;
+}
+
+function callOf(ctx: Context, record: EntryRecord): CallInfo | undefined {
+  if (record.role !== "toolResult" || !record.toolCallId) return undefined;
+  const owner = ctx.links.ownerOf.get(record.id);
+  const assistant = owner !== undefined ? ctx.session.byId.get(owner) : undefined;
+  return assistant ? callsOf(ctx.session, assistant).get(record.toolCallId) : undefined;
+}
+
+/** Why pi refuses to edit an entry of this kind. */
+function notEditableReason(record: EntryRecord): string {
+  switch (trimKindOf(record)) {
+    case "bashExecution":
+      return "pi does not edit bash executions (commands typed with !)";
+    case "system":
+      return "pi does not edit system messages";
+    case "compactionSummary":
+      return "a compaction summary is changed by compacting again, not by a context edit";
+    case "branchSummary":
+      return "pi does not edit branch summaries";
+    default:
+      return "pi does not edit this kind of entry";
+  }
+}
+
+/**
+ * Whether a replacement shows exactly the entry's original content (a restore: pi has no "unedit",
+ * the latest edit brings the original back), compared as pi projects it (`projectedContent`).
+ */
+function isRestored(ctx: Context, entry: ProjectedEntry, content: unknown): boolean {
+  const role = editableRole(entry.record);
+  if (role === undefined || (typeof content !== "string" && !Array.isArray(content))) return false;
+  const original = (entryToContextMessages(ctx.session.readEntry(entry.record)) as { content?: unknown }[])[0]?.content;
+  return isDeepStrictEqual(projectedContent(role, content as ContextEditContent), original);
+}
+
+function editState(ctx: Context, entry: ProjectedEntry): TrimEditState | undefined {
+  const edit = entry.edit;
+  if (!edit) return undefined;
+  const state: TrimEditState = {
+    kind: entry.roles.length === 0 ? "removed" : "replaced",
+    editId: edit.id,
+    originalTokens: entry.record.tokens,
+  };
+  if (state.kind === "replaced") {
+    try {
+      const content = (ctx.session.readEntry(edit) as { replacement?: { content?: unknown } | null }).replacement
+        ?.content;
+      if (isRestored(ctx, entry, content)) return undefined;
+      state.note = oneLine(contentText(content, " "), 120);
+    } catch {
+      state.note = "(the edit could not be read)";
+    }
+  }
+  return state;
+}
+
+function itemOf(ctx: Context, entry: ProjectedEntry, index: number, turnsAgo: number): TrimItem | undefined {
+  const record = entry.record;
+  const kind = trimKindOf(record);
+  if (kind === "system" || kind === "other") return undefined;
+  if (entry.roles.length === 0 && !entry.edit) return undefined; // an older compaction
+  const editable = editableRole(record) !== undefined;
+  const tokens = kind === "compactionSummary" ? record.tokens : contribution(entry, ctx.session).tokens;
+  const item: TrimItem = {
+    entryId: record.id,
+    kind,
+    text: "",
+    tokens,
+    timestamp: record.timestamp,
+    turnsAgo,
+    contextIndex: index,
+    editable,
+    images: record.images ?? 0,
+    failed: Boolean(record.isError) || record.stopReason === "error" || record.stopReason === "aborted",
+  };
+  if (!editable) item.notEditable = notEditableReason(record);
+  const edit = editable ? editState(ctx, entry) : undefined;
+  if (edit) item.edit = edit;
+  return item;
+}
+
+/** The item's `tool` and `text` (reads the calling assistant's body for a tool result). */
+function describeItem(ctx: Context, item: TrimItem): void {
+  const record = ctx.session.byId.get(item.entryId)!;
+  if (item.kind === "toolResult") {
+    const call = callOf(ctx, record);
+    item.tool = call ? formatToolCall(call.name, call.args) : (record.toolName ?? "tool");
+    item.text = record.preview ? oneLine(record.preview, 120) : "";
+    return;
+  }
+  if (item.kind === "assistant" && record.toolNames?.length) item.tool = `→ ${summarizeToolNames(record.toolNames)}`;
+  item.text = oneLine(describeRecord(record).text, 120);
+}
+
+/**
+ * What entries are, in a few words, for previews and messages: a tool result's call
+ * (`read: src/a.ts`), else the tree's text of the entry. Reads the calling assistants' bodies.
+ */
+export function describeEntries(session: SessionView, ids: Iterable<string>): Map<string, string> {
+  const projection = buildProjection(session);
+  const ctx: Context = { session, projection, links: toolCallLinks(projection.entries, session), lastUser: -1 };
+  const out = new Map<string, string>();
+  for (const id of ids) {
+    const record = session.byId.get(id);
+    if (!record) continue;
+    const call = callOf(ctx, record);
+    out.set(id, call ? formatToolCall(call.name, call.args) : oneLine(describeRecord(record).text, 120));
+  }
+  return out;
+}
+
+/**
+ * The trim list of `session` at its leaf.
+ * @param session the file as read (`SessionFile`) or an overlay.
+ * @throws {StaleSessionError} when a needed body changed on disk.
+ */
+export function buildTrimList(session: SessionView, options: TrimListOptions = {}): TrimListModel {
+  const projection = buildProjection(session);
+  const entries = projection.entries;
+  const ctx: Context = { session, projection, links: toolCallLinks(entries, session), lastUser: -1 };
+  const items: TrimItem[] = [];
+  let users = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    const item = itemOf(ctx, entry, i, users);
+    if (item) items.push(item);
+    if (entry.roles.length > 0 && entry.record.type === "message" && entry.record.role === "user") {
+      if (ctx.lastUser < 0) ctx.lastUser = i;
+      users++;
+    }
+  }
+  items.reverse(); // context order
+  const suggestions = suggest(ctx, items, options);
+  const sorted = [...items].sort((a, b) => b.tokens - a.tokens || b.contextIndex - a.contextIndex);
+  const shown = options.limit !== undefined ? sorted.slice(0, options.limit) : sorted;
+  for (const item of shown) describeItem(ctx, item);
+  return {
+    leafId: projection.leafId,
+    items: shown,
+    itemCount: items.length,
+    editedCount: items.filter((i) => i.edit).length,
+    suggestions,
+    pureTokens: estimatePureContextTokens(projection, session),
+  };
+}
+
+/** The read call of a tool result: resolved path + range key, and whether it reads the whole file. */
+function readOf(ctx: Context, record: EntryRecord, cwd: string | undefined, home: string | undefined) {
+  const call = callOf(ctx, record);
+  if (!call || call.name !== "read") return undefined;
+  const p = call.args.path ?? call.args.file_path;
+  if (typeof p !== "string" || !p.trim()) return undefined;
+  const file = home !== undefined ? resolveToolPath(p, cwd, home) : resolveToolPath(p, cwd);
+  const whole = call.args.offset == null && call.args.limit == null;
+  return { file, range: `${String(call.args.offset ?? "")}:${String(call.args.limit ?? "")}`, whole };
+}
+
+function suggest(ctx: Context, items: readonly TrimItem[], options: TrimListOptions): TrimSuggestion[] {
+  const session = ctx.session;
+  const cwd = options.cwd ?? (session as { cwd?: string }).cwd;
+  const large = options.largeResultTokens ?? LARGE_RESULT_TOKENS;
+  const candidates = items.filter((i) => i.editable && !i.edit && i.tokens > 0);
+  const taken = new Set<string>();
+  const groups = new Map<TrimSuggestionKind, TrimRequestItem[]>();
+  const add = (kind: TrimSuggestionKind, item: TrimRequestItem) => {
+    let list = groups.get(kind);
+    if (!list) groups.set(kind, (list = []));
+    list.push(item);
+    taken.add(item.entryId);
+  };
+
+  // older reads of a file read again later (a whole-file read covers every range; a range covers itself)
+  const laterReads = new Map<string, { whole: boolean; ranges: Set<string> }>();
+  for (let i = candidates.length - 1; i >= 0; i--) {
+    const item = candidates[i]!;
+    if (item.kind !== "toolResult" || item.failed) continue;
+    const read = readOf(ctx, session.byId.get(item.entryId)!, cwd, options.home);
+    if (!read) continue;
+    const later = laterReads.get(read.file);
+    if (later && (later.whole || later.ranges.has(read.range)))
+      add("superseded-read", { entryId: item.entryId, choice: "default" });
+    const seen = later ?? { whole: false, ranges: new Set<string>() };
+    if (read.whole) seen.whole = true;
+    seen.ranges.add(read.range);
+    laterReads.set(read.file, seen);
+  }
+  groups.get("superseded-read")?.reverse();
+  for (const item of candidates) {
+    if (taken.has(item.entryId)) continue;
+    if (item.images > 0 && (item.kind === "toolResult" || item.kind === "user" || item.kind === "custom"))
+      add("image", { entryId: item.entryId, choice: "strip-images" });
+  }
+  for (const item of candidates)
+    if (!taken.has(item.entryId) && item.kind === "toolResult" && item.tokens >= large)
+      add("large-result", { entryId: item.entryId, choice: "default" });
+  for (const item of candidates)
+    if (!taken.has(item.entryId) && item.kind === "toolResult" && item.failed)
+      add("failed-output", { entryId: item.entryId, choice: "default" });
+  for (const id of abandonedAnswers(ctx)) add("abandoned-retry", { entryId: id, choice: "remove" });
+
+  const out: TrimSuggestion[] = [];
+  for (const kind of ["superseded-read", "image", "large-result", "failed-output", "abandoned-retry"] as const) {
+    const actions = groups.get(kind);
+    if (!actions?.length) continue;
+    let tokensSaved = 0;
+    if (options.savings !== false) {
+      const plan = prepareContextEdits(session, trimActions(session, actions));
+      tokensSaved = Math.max(0, plan.pureTokensBefore - plan.tokensAfter.tokens);
+    }
+    out.push({ kind, ...wording(kind, actions.length, large), actions, tokensSaved });
+  }
+  return out;
+}
+
+/**
+ * The visible, unedited assistant messages of every run (a user message and the answers up to the
+ * next one) whose last answer failed or was aborted and that a later user message followed. The
+ * current run (after the last user message) is never one.
+ */
+function abandonedAnswers(ctx: Context): string[] {
+  const entries = ctx.projection.entries;
+  const out: string[] = [];
+  let run: ProjectedEntry[] = [];
+  const close = () => {
+    const answers = run.filter((e) => e.record.type === "message" && e.record.role === "assistant");
+    const last = answers[answers.length - 1];
+    if (last && (last.record.stopReason === "error" || last.record.stopReason === "aborted"))
+      for (const a of answers) if (a.roles.length > 0 && !a.edit) out.push(a.record.id);
+    run = [];
+  };
+  for (let i = 0; i < entries.length && i <= ctx.lastUser; i++) {
+    const e = entries[i]!;
+    if (e.roles.length > 0 && e.record.type === "message" && e.record.role === "user") close();
+    else run.push(e);
+  }
+  return out;
+}
+
+function wording(kind: TrimSuggestionKind, n: number, large: number): { title: string; detail: string } {
+  switch (kind) {
+    case "superseded-read":
+      return {
+        title: `${plural(n, "older read")} of files read again later`,
+        detail: "The model read these files again afterwards; the older outputs are replaced by a short note.",
+      };
+    case "image":
+      return {
+        title: `${plural(n, "item")} with images`,
+        detail: "Screenshots and other images (about 1,200 tokens each): kept without the images, with a note.",
+      };
+    case "large-result":
+      return {
+        title: `${plural(n, "tool result")} of ${formatTokens(large)}+ tokens`,
+        detail: "Large tool outputs, replaced by a short note that names the tool, what it worked on and its size.",
+      };
+    case "failed-output":
+      return {
+        title: `${plural(n, "output")} of failed tool calls`,
+        detail: "Tool calls that failed (errors, missing files, failed commands): their outputs become a short note.",
+      };
+    case "abandoned-retry":
+      return {
+        title: `${plural(n, "answer")} of abandoned attempts`,
+        detail:
+          "Runs that ended in an error or were aborted and were then asked again: their answers are removed, with their tool results.",
+      };
+  }
+}
+
+/** How an entry of the context shows in the tree and the panel: editable, and its edit if any. */
+export interface EditMark {
+  /** pi's `appendContextEdit` accepts it and it is in the context (not summarised by a compaction). */
+  editable: boolean;
+  edit?: TrimEditState;
+}
+
+const marksCache = new WeakMap<Projection, Map<string, EditMark>>();
+
+/**
+ * The edit marks of the context entries at the session's leaf (entries a compaction summarised,
+ * and entries off the path, have none). Memoised per projection (`buildProjection` reuses it
+ * while the session is unchanged).
+ */
+export function editMarks(session: SessionView): ReadonlyMap<string, EditMark> {
+  const projection = buildProjection(session);
+  let marks = marksCache.get(projection);
+  if (marks) return marks;
+  marks = new Map();
+  const ctx: Context = { session, projection, links: { ownerOf: new Map(), resultsOf: new Map() }, lastUser: -1 };
+  for (const entry of projection.entries) {
+    if (editableRole(entry.record) === undefined) continue;
+    const mark: EditMark = { editable: true };
+    const edit = editState(ctx, entry);
+    if (edit) mark.edit = edit;
+    marks.set(entry.record.id, mark);
+  }
+  marksCache.set(projection, marks);
+  return marks;
+}
+
+/**
+ * The entries of the run pi works on now: from the last user message of the context on (pi
+ * appends to it while it answers; its tool calls may still wait for their results).
+ */
+export function runningTurnIds(projection: Projection): Set<string> {
+  const entries = projection.entries;
+  let start = entries.length;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const r = entries[i]!.record;
+    if (r.type === "message" && r.role === "user" && entries[i]!.roles.length > 0) {
+      start = i;
+      break;
+    }
+  }
+  return new Set(entries.slice(start).map((e) => e.record.id));
+}

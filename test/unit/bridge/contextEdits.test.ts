@@ -1,0 +1,130 @@
+/**
+ * The bridge's context-edit queue (`src/bridge/contextEdits.ts`) on a stand-in of pi's session
+ * manager: pi's target checks (same messages), appending at once, queueing for the boundary and
+ * finding what pi appended, hand-overs pi dropped, cancel, the state's batches. The real pi is the
+ * judge in test/conformance/bridge-edits.test.ts.
+ */
+
+import { strict as assert } from "node:assert";
+import { describe, it } from "node:test";
+import { ContextEditQueue, draftProblem, MAX_HAND_OVERS, UnavailableError } from "../../../src/bridge/contextEdits";
+import type { PiContext, PiEntry } from "../../../src/bridge/piApi";
+import { MAX_EDIT_BATCHES, type ContextEditDraft } from "../../../src/bridge/protocol";
+
+/** pi's session manager, as far as the queue uses it: entries on one branch, `appendContextEdit` like pi's. */
+function fakePi(options: { append?: boolean } = {}) {
+  const entries: PiEntry[] = [
+    { type: "message", id: "u1", parentId: null, message: { role: "user" } },
+    { type: "message", id: "a1", parentId: "u1", message: { role: "assistant" } },
+    { type: "message", id: "r1", parentId: "a1", message: { role: "toolResult" } },
+    { type: "model_change", id: "m1", parentId: "r1" },
+  ];
+  const off: PiEntry = { type: "message", id: "x1", parentId: "u1", message: { role: "user" } };
+  let n = 0;
+  const sm = {
+    getSessionFile: () => "/s.jsonl",
+    getSessionId: () => "s",
+    getCwd: () => "/",
+    getLeafId: () => entries[entries.length - 1]!.id,
+    getEntries: () => [off, ...entries],
+    getEntry: (id: string) => [...entries, off].find((e) => e.id === id),
+    getBranch: () => [...entries],
+    ...(options.append === false
+      ? {}
+      : {
+          appendContextEdit(targetId: string, replacement: ContextEditDraft["replacement"]) {
+            const id = `e${n++}`;
+            entries.push({ type: "context_edit", id, parentId: sm.getLeafId(), targetId, replacement });
+            return id;
+          },
+        }),
+  };
+  const ctx = { sessionManager: sm } as unknown as PiContext;
+  return { ctx, entries, sm };
+}
+
+const omit = (targetId: string): ContextEditDraft => ({ type: "context_edit", targetId, replacement: null });
+
+describe("bridge context edits", () => {
+  it("checks targets like pi's appendContextEdit (same messages)", () => {
+    const { ctx } = fakePi();
+    assert.equal(draftProblem(ctx.sessionManager, omit("r1")), undefined);
+    assert.equal(draftProblem(ctx.sessionManager, omit("zz")), "Entry zz not found");
+    assert.equal(draftProblem(ctx.sessionManager, omit("x1")), "Entry x1 is not on the active branch");
+    assert.equal(draftProblem(ctx.sessionManager, omit("m1")), "Entry m1 does not contribute editable model content");
+  });
+
+  it("idle: appends every draft at once, or none when one is refused", () => {
+    const { ctx, entries } = fakePi();
+    let pushes = 0;
+    const q = new ContextEditQueue(ctx, () => pushes++);
+    assert.throws(() => q.applyNow([omit("a1"), omit("zz")]), /Entry zz not found/);
+    assert.equal(entries.length, 4, "nothing appended");
+    const { batch, entries: appended } = q.applyNow([omit("a1"), omit("r1")]);
+    assert.deepEqual(appended, [
+      { id: "e0", targetId: "a1" },
+      { id: "e1", targetId: "r1" },
+    ]);
+    assert.deepEqual(
+      entries.slice(4).map((e) => [e.id, e.parentId, e.targetId]),
+      [
+        ["e0", "m1", "a1"],
+        ["e1", "e0", "r1"],
+      ],
+    );
+    assert.equal(batch.status, "applied");
+    assert.deepEqual(q.snapshot()[0]!.entryIds, ["e0", "e1"]);
+    assert.ok(pushes > 0);
+    assert.throws(
+      () => new ContextEditQueue(fakePi({ append: false }).ctx, () => undefined).applyNow([omit("r1")]),
+      UnavailableError,
+    );
+  });
+
+  it("streaming: queued, handed at the boundary after the drafts proposed so far, applied once pi appended them", () => {
+    const { ctx, sm } = fakePi();
+    const q = new ContextEditQueue(ctx, () => undefined);
+    assert.throws(() => q.enqueue([omit("x1")]), /not on the active branch/);
+    const batch = q.enqueue([omit("r1")]);
+    assert.equal(batch.status, "queued");
+    assert.equal(q.pending, true);
+    const other = { type: "custom", customType: "x", data: 1 };
+    const result = q.boundary({ entries: [other] });
+    assert.deepEqual(result, { entries: [other, omit("r1")] });
+    assert.equal(q.snapshot()[0]!.status, "handed");
+    assert.equal(q.boundary({ entries: [] }), undefined, "handed once");
+    (sm as unknown as { appendContextEdit: (t: string, r: null) => string }).appendContextEdit("r1", null); // pi commits
+    q.check(true);
+    assert.deepEqual(
+      q.snapshot().map((b) => [b.status, b.entryIds]),
+      [["applied", ["e0"]]],
+    );
+    assert.equal(q.pending, false);
+  });
+
+  it("a hand-over pi dropped is queued again, then dropped after the last one; a target gone is dropped at once; cancel", () => {
+    const { ctx, entries } = fakePi();
+    const q = new ContextEditQueue(ctx, () => undefined);
+    const b = q.enqueue([omit("r1")]);
+    for (let i = 1; i <= MAX_HAND_OVERS; i++) {
+      assert.ok(q.boundary({ entries: [] }), `hand-over ${i}`);
+      q.check(true); // pi moved on without appending
+    }
+    const dropped = q.snapshot().find((x) => x.batchId === b.batchId)!;
+    assert.equal(dropped.status, "dropped");
+    assert.match(dropped.message!, /did not append the edits at 3 turn boundaries/);
+    const gone = q.enqueue([omit("a1")]);
+    entries.splice(1, 1); // a1 is no longer on pi's branch
+    assert.equal(q.boundary({ entries: [] }), undefined);
+    assert.match(
+      q.snapshot().find((x) => x.batchId === gone.batchId)!.message!,
+      /no longer accepts these edits: Entry a1 not found/,
+    );
+    const c = q.enqueue([omit("r1")]);
+    assert.equal(q.cancel(c.batchId), true);
+    assert.equal(q.cancel(c.batchId), false);
+    assert.equal(q.boundary({ entries: [] }), undefined, "nothing queued");
+    for (let i = 0; i < MAX_EDIT_BATCHES + 4; i++) q.applyNow([omit("r1")]);
+    assert.equal(q.snapshot().length, MAX_EDIT_BATCHES);
+  });
+});

@@ -1,0 +1,373 @@
+/**
+ * Context surgery: the suggestions (each with the tokens it saves; "Select" picks its items), the
+ * largest items in the context (kind, tokens by pi's estimate, age, a short text; edited items show
+ * their state and note, items a running pi has not applied yet are "pending"), and for the picked
+ * items what to do (Trim / Remove / Replace with a note / Restore) with the host's preview: tokens
+ * now → after on a bar with the auto-compaction threshold, the distance to auto-compaction after,
+ * the prompt-cache effect (and its cost where prices are known), every planned edit with cascades
+ * and refusals. "Apply" runs the trim command, which writes (or lets the running pi write).
+ *
+ * Session text goes in through `textContent` only (`h`).
+ */
+
+import { formatCount, plural } from "../../src/shared/format";
+import type { TrimSectionModel } from "../../src/shared/protocol";
+import type { TrimChoice, TrimItem, TrimPreviewModel, TrimRequestItem, TrimSuggestion } from "../../src/shared/trim";
+import { append, h, icon } from "../dom";
+import { short } from "../format";
+import type { View } from "../view";
+import { collapsible } from "../widgets";
+
+const KIND_WORDS: Record<TrimItem["kind"], string> = {
+  user: "user",
+  assistant: "assistant",
+  toolResult: "tool result",
+  custom: "custom",
+  bashExecution: "bash",
+  system: "system",
+  compactionSummary: "compaction",
+  branchSummary: "branch summary",
+  other: "entry",
+};
+
+const KIND_ICONS: Record<TrimItem["kind"], string> = {
+  user: "account",
+  assistant: "sparkle",
+  toolResult: "tools",
+  custom: "extensions",
+  bashExecution: "terminal",
+  system: "gear",
+  compactionSummary: "fold",
+  branchSummary: "git-merge",
+  other: "comment",
+};
+
+const CHOICES: [TrimChoice, string][] = [
+  ["default", "Trim (a note for tool results, remove the rest)"],
+  ["remove", "Remove from context"],
+  ["note", "Replace with a note"],
+  ["restore", "Restore original"],
+];
+
+const EFFECT_ICONS: Record<TrimPreviewModel["edits"][number]["effect"], string> = {
+  omit: "trash",
+  note: "note",
+  replace: "edit",
+  restore: "history",
+};
+const EFFECT_WORDS: Record<TrimPreviewModel["edits"][number]["effect"], string> = {
+  omit: "removed",
+  note: "note",
+  replace: "replaced",
+  restore: "restored",
+};
+
+/** Select `items` (added to the selection; an entry picked twice keeps the later choice), preview, render. */
+export function selectForTrim(view: View, items: readonly TrimRequestItem[]): void {
+  const byId = new Map(view.ui.trimSelection.map((i) => [i.entryId, i]));
+  for (const item of items) byId.set(item.entryId, item);
+  view.ui.trimSelection = [...byId.values()];
+  view.ui.trimChoice =
+    new Set(view.ui.trimSelection.map((i) => i.choice)).size > 1 ? "mixed" : (items[0]?.choice ?? "default");
+  view.ui.openSections.trim = true;
+  view.requestTrimPreview();
+}
+
+function age(item: TrimItem): string {
+  return item.turnsAgo === 0 ? "this turn" : `${item.turnsAgo} turn${item.turnsAgo === 1 ? "" : "s"} ago`;
+}
+
+function renderSuggestion(view: View, s: TrimSuggestion): HTMLElement {
+  const picked = s.actions.every((a) => view.ui.trimSelection.some((i) => i.entryId === a.entryId));
+  const select = h(
+    "vscode-button",
+    { secondary: true, class: "trim-select", "data-key": `trim-suggestion-${s.kind}`, disabled: picked },
+    picked ? "Selected" : "Select",
+  );
+  select.addEventListener("click", () => selectForTrim(view, s.actions));
+  return h(
+    "div",
+    { class: "trim-suggestion", role: "listitem", "data-suggestion": s.kind },
+    icon("lightbulb", { size: "14" }),
+    h("div", { class: "trim-suggestion-text" }, h("strong", null, s.title), h("span", { class: "muted" }, s.detail)),
+    h("span", { class: "trim-saves", "data-value": String(s.tokensSaved) }, `saves ${formatCount(s.tokensSaved)}`),
+    select,
+  );
+}
+
+function renderItem(view: View, item: TrimItem, pending: ReadonlySet<string>): HTMLElement {
+  const selected = view.ui.trimSelection.some((i) => i.entryId === item.entryId);
+  const box = h("vscode-checkbox", {
+    "data-key": `trim-item-${item.entryId}`,
+    checked: selected,
+    disabled: !item.editable,
+    "aria-label": `Select ${KIND_WORDS[item.kind]} ${item.entryId}`,
+    title: item.editable ? "Select for trimming" : (item.notEditable ?? "not editable"),
+  });
+  box.addEventListener("change", () => {
+    const on = (box as unknown as { checked: boolean }).checked;
+    if (on) {
+      const choice = view.ui.trimChoice === "mixed" ? "default" : view.ui.trimChoice;
+      selectForTrim(view, [{ entryId: item.entryId, choice: item.edit && choice === "default" ? "restore" : choice }]);
+    } else {
+      view.ui.trimSelection = view.ui.trimSelection.filter((i) => i.entryId !== item.entryId);
+      view.requestTrimPreview();
+    }
+  });
+  const state = item.edit
+    ? h(
+        "span",
+        { class: `trim-state ${item.edit.kind}`, title: item.edit.note ?? "" },
+        icon(item.edit.kind === "removed" ? "trash" : "note", { size: "12" }),
+        item.edit.kind === "removed" ? " removed" : ` note: ${item.edit.note ?? ""}`,
+      )
+    : null;
+  const row = h(
+    "div",
+    {
+      class: `trim-item ${item.edit ? `edited ${item.edit.kind}` : ""} ${item.editable ? "" : "locked"}`,
+      role: "listitem",
+      "data-entry": item.entryId,
+      "data-tokens": String(item.tokens),
+    },
+    box,
+    icon(KIND_ICONS[item.kind], { size: "14", class: "trim-kind", title: KIND_WORDS[item.kind] }),
+    h(
+      "span",
+      { class: "trim-text" },
+      h("span", { class: "trim-what" }, item.tool ?? item.text ?? item.entryId),
+      item.tool && item.text ? h("span", { class: "muted" }, ` ${item.text}`) : null,
+    ),
+    h(
+      "span",
+      { class: "trim-meta" },
+      state,
+      pending.has(item.entryId) ? h("vscode-badge", { class: "pending" }, "pending") : null,
+    ),
+    h("span", { class: "trim-tokens" }, formatCount(item.tokens)),
+    h("span", { class: "trim-age muted" }, age(item)),
+  );
+  return row;
+}
+
+/** Tokens now → after against the window, with the auto-compaction threshold. */
+function renderPreviewBar(p: TrimPreviewModel): HTMLElement {
+  const total = Math.max(p.window ?? 0, p.pureTokensNow, p.tokensAfter, 1);
+  const bar = h("div", {
+    class: "trim-bar",
+    role: "img",
+    "aria-label": `${formatCount(p.pureTokensNow)} tokens now, ${formatCount(p.tokensAfter)} after`,
+  });
+  for (const [cls, tokens, label] of [
+    ["now", p.pureTokensNow, "now"],
+    ["after", p.tokensAfter, "after"],
+  ] as const) {
+    const track = h("div", { class: "trim-track" });
+    const fill = h("div", { class: `trim-fill ${cls} ${cls === "after" ? `level-${p.levelAfter}` : ""}` });
+    fill.style.width = `${(tokens / total) * 100}%`;
+    track.appendChild(fill);
+    if (p.threshold !== null && p.window !== null) {
+      const marker = h("div", { class: "trim-threshold", title: `auto-compaction at ${formatCount(p.threshold)}` });
+      marker.style.left = `${(p.threshold / total) * 100}%`;
+      track.appendChild(marker);
+    }
+    bar.appendChild(
+      h(
+        "div",
+        { class: "trim-bar-row" },
+        h("span", { class: "muted" }, label),
+        track,
+        h("span", { class: "trim-tokens", "data-testid": `trim-${cls}`, "data-value": String(tokens) }, short(tokens)),
+      ),
+    );
+  }
+  return bar;
+}
+
+function renderPreview(view: View, p: TrimPreviewModel): HTMLElement {
+  const facts = h("ul", { class: "trim-facts" });
+  const fact = (ic: string, text: string, cls = "") =>
+    append(facts, [h("li", { class: cls }, icon(ic, { size: "14" }), ` ${text}`)]);
+  const saved = p.tokensSaved >= 0 ? `saves ${formatCount(p.tokensSaved)}` : `adds ${formatCount(-p.tokensSaved)}`;
+  fact(
+    "arrow-right",
+    `${formatCount(p.pureTokensNow)} → ${formatCount(p.tokensAfter)} tokens (${saved}) by pi's estimate; pi shows ${formatCount(p.tokensNow)} now.`,
+  );
+  if (p.threshold !== null && p.autoCompaction)
+    fact(
+      p.compactsAfter ? "warning" : "dashboard",
+      p.compactsAfter
+        ? `Still above the auto-compaction threshold (${formatCount(p.threshold)}) after: pi compacts at its next check.`
+        : `${formatCount(p.untilCompactionAfter ?? 0)} tokens until auto-compaction after (${formatCount(p.untilCompactionNow ?? 0)} now).`,
+      p.compactsAfter ? "warn" : "",
+    );
+  if (p.cache) {
+    fact(
+      "database",
+      `Prompt cache: the next request sends ≈${formatCount(p.cache.resentTokens)} tokens uncached (from ${p.cache.earliestEntryId} on); ${formatCount(p.cache.cachedTokens)} stay cached.`,
+    );
+    if (p.cost)
+      fact(
+        "credit-card",
+        `$${p.cost.oneOffExtra.toFixed(4)} once on the next request, then $${p.cost.perRequestSaving.toFixed(4)} less per request${p.cost.breakEvenRequests !== null ? `; pays off after ${plural(p.cost.breakEvenRequests, "request")}` : ""}.`,
+      );
+    else if (p.priceNote) fact("info", p.priceNote, "muted");
+  }
+  fact("save", `Appends ${plural(p.edits.length, "context edit")} in one write (${formatCount(p.bytes)} bytes).`);
+  const edits = h("div", { class: "trim-edits", role: "list", "aria-label": "Planned context edits" });
+  for (const e of p.edits)
+    edits.appendChild(
+      h(
+        "div",
+        {
+          class: `trim-edit ${e.cascade ? "cascade" : ""}`,
+          role: "listitem",
+          "data-entry": e.targetId,
+          "data-effect": e.effect,
+        },
+        icon(EFFECT_ICONS[e.effect], { size: "14" }),
+        h("span", { class: "trim-what" }, e.text || e.targetId),
+        h("span", { class: "muted" }, e.cascade ? `${EFFECT_WORDS[e.effect]} — ${e.cause}` : EFFECT_WORDS[e.effect]),
+        h("span", { class: "trim-tokens" }, `${short(e.tokensBefore)} → ${short(e.tokensAfter)}`),
+      ),
+    );
+  for (const r of p.refused)
+    edits.appendChild(
+      h(
+        "div",
+        { class: "trim-edit refused", role: "listitem", "data-entry": r.targetId },
+        icon("circle-slash", { size: "14" }),
+        h("span", null, `${r.targetId}: ${r.message}`),
+      ),
+    );
+  if (p.unchanged.length)
+    edits.appendChild(
+      h(
+        "div",
+        { class: "trim-edit muted", role: "listitem" },
+        icon("check", { size: "14" }),
+        h("span", null, `Unchanged (already shown that way): ${p.unchanged.join(", ")}`),
+      ),
+    );
+  const apply = h(
+    "vscode-button",
+    {
+      icon: "check",
+      "data-key": "trim-apply",
+      "data-action": "trim-apply",
+      disabled: p.edits.length === 0 || !view.state.capabilities.trim,
+    },
+    view.state.gauge?.live ? "Apply in pi" : "Apply",
+  );
+  apply.addEventListener("click", () => {
+    const id = view.trimPreview?.requestId;
+    if (id !== undefined) view.send({ type: "applyTrim", requestId: id, items: view.ui.trimSelection });
+  });
+  const clear = h("vscode-button", { secondary: true, "data-key": "trim-clear" }, "Clear selection");
+  clear.addEventListener("click", () => {
+    view.ui.trimSelection = [];
+    view.ui.trimNote = undefined;
+    view.requestTrimPreview();
+  });
+  return h(
+    "div",
+    { class: "trim-preview", "data-testid": "trim-preview" },
+    renderPreviewBar(p),
+    facts,
+    edits,
+    h("div", { class: "trim-actions" }, apply, clear),
+  );
+}
+
+function renderSelection(view: View): HTMLElement | null {
+  const sel = view.ui.trimSelection;
+  if (sel.length === 0) return null;
+  const select = h("vscode-single-select", {
+    class: "trim-choice",
+    "data-key": "trim-choice",
+    "aria-label": "What should happen",
+  });
+  if (view.ui.trimChoice === "mixed")
+    select.appendChild(h("vscode-option", { value: "mixed", selected: true }, "As suggested"));
+  for (const [value, label] of CHOICES)
+    select.appendChild(h("vscode-option", { value, selected: view.ui.trimChoice === value }, label));
+  select.addEventListener("change", () => {
+    const value = (select as unknown as { value: string }).value as TrimChoice | "mixed";
+    if (value === "mixed") return;
+    view.ui.trimChoice = value;
+    view.ui.trimSelection = view.ui.trimSelection.map((i) => ({ entryId: i.entryId, choice: value }));
+    view.requestTrimPreview();
+  });
+  const head = h(
+    "div",
+    { class: "trim-selection" },
+    h("strong", null, `${plural(sel.length, "item")} selected`),
+    select,
+  );
+  if (view.ui.trimChoice === "note" && sel.length === 1) {
+    const note = h("vscode-textfield", {
+      class: "trim-note",
+      "data-key": "trim-note",
+      placeholder: "The note the model sees instead (empty: pi Context's note)",
+      value: view.ui.trimNote ?? "",
+    });
+    note.addEventListener("change", () => {
+      view.ui.trimNote = (note as unknown as { value: string }).value;
+      view.ui.trimSelection = sel.map((i) => ({
+        entryId: i.entryId,
+        choice: "note",
+        ...(view.ui.trimNote ? { note: view.ui.trimNote } : {}),
+      }));
+      view.requestTrimPreview();
+    });
+    head.appendChild(note);
+  }
+  const box = h("div", { class: "trim-selected", "data-testid": "trim-selection" }, head);
+  const tp = view.trimPreview;
+  if (!tp || tp.preview === undefined) box.appendChild(h("p", { class: "muted" }, "Preparing the preview…"));
+  else if (tp.preview === null) box.appendChild(h("p", { class: "warn" }, tp.error ?? "No preview."));
+  else box.appendChild(renderPreview(view, tp.preview));
+  return box;
+}
+
+/** The context surgery section (`view.state.trim` set). */
+export function renderTrimSection(view: View): HTMLElement | null {
+  const t: TrimSectionModel | null = view.state.trim;
+  if (!t) return null;
+  const pending = new Set(t.pending);
+  const body: Node[] = [];
+  if (t.suggestions.length) {
+    const list = h("div", { class: "trim-suggestions", role: "list", "aria-label": "Suggestions" });
+    for (const s of t.suggestions) list.appendChild(renderSuggestion(view, s));
+    body.push(h("h4", null, "Suggestions"), list);
+  }
+  const items = h("div", {
+    class: "trim-items",
+    role: "list",
+    "aria-label": "Largest items in context",
+    "data-testid": "trim-items",
+  });
+  for (const item of t.items) items.appendChild(renderItem(view, item, pending));
+  body.push(h("h4", null, `Largest items in context (${formatCount(t.itemCount)})`), items);
+  const selection = renderSelection(view);
+  if (selection) body.push(selection);
+  const quick = h(
+    "vscode-button",
+    { secondary: true, icon: "list-selection", "data-key": "trim-open" },
+    "Trim Context…",
+  );
+  quick.addEventListener("click", () => view.send({ type: "openTrim" }));
+  body.push(h("div", { class: "trim-actions" }, quick));
+  const description = [
+    plural(t.itemCount, "item"),
+    t.editedCount ? `${t.editedCount} edited` : "",
+    t.pending.length ? `${t.pending.length} pending` : "",
+    t.suggestions.length ? plural(t.suggestions.length, "suggestion") : "",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  const section = collapsible(view, "trim", "Context surgery", description, body);
+  section.setAttribute("data-testid", "trim-section");
+  section.id = "trim-section";
+  return section;
+}
