@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import { registerCompaction } from "./compaction/command";
 import { registerCompactAt } from "./compaction/compactAt";
 import { readConfig } from "./config";
+import { registerHealth, type HealthSurface } from "./health/register";
 import { createLiveBridge, registerLiveBridge, type LiveBridgeService } from "./liveBridge/service";
 import { registerPanel } from "./panel/controller";
 import type { BaseServices, Services } from "./services";
@@ -28,6 +29,8 @@ export interface PiContextApi {
   sessionTree: SessionTreeView;
   /** The live bridge service behind `services.liveBridge` (its counters and problems, for tests). */
   liveBridge: LiveBridgeService;
+  /** "Pi: Check Session Health" and the log of findings. */
+  health: HealthSurface;
 }
 
 /** Extension entry point: services first, then the surfaces. */
@@ -53,11 +56,12 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   registerCompaction(services);
   registerCompactAt(services);
   const sessionTree = registerSessionTree(services);
+  const health = registerHealth(services);
 
   sessions.start();
   // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
   log.info(`${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { services, statusBar, sessionTree, liveBridge };
+  return { services, statusBar, sessionTree, liveBridge, health };
 }
 
 export function deactivate(): void {}

@@ -72,5 +72,6 @@ export async function capabilities(services: Services): Promise<PanelState["capa
     revealEntry: REVEAL_COMMANDS.some((id) => commands.has(id)) || treeApi(services) !== undefined,
     git: vscode.extensions.getExtension("vscode.git") !== undefined,
     summaryDiffEditor: true,
+    checkHealth: commands.has("piContext.checkHealth"),
   };
 }

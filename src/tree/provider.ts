@@ -2,7 +2,9 @@
  * The data provider of the "Pi Session" view: follows the current session with a
  * {@link SessionTreeModel} (a new file gets a new model, appends sync incrementally) and turns its
  * elements into tree items (texts from `viewModel/treeText.ts`, icons, colours, context values,
- * tooltips, screen-reader labels).
+ * tooltips, screen-reader labels). Rows of entries the session doctor has findings about show
+ * them (`viewModel/health.ts`: `⚠ Orphaned tool result` first in the description, the icon in the
+ * list's error/warning colour, the findings in the tooltip, context value `.problem`).
  */
 
 import * as vscode from "vscode";
@@ -12,6 +14,9 @@ import { SessionTreeModel } from "../core/treeModel/model";
 import type { SessionFile } from "../core/read/session";
 import type { CurrentSession } from "../services";
 import { plural } from "../shared/format";
+import { checkHealth } from "../core/health/doctor";
+import type { HealthFinding } from "../core/health/types";
+import { findingsByEntry, rowHealth } from "../viewModel/health";
 import { KIND_NAMES, nodeDisplay } from "../viewModel/treeText";
 import { KIND_ICONS } from "./icons";
 import { tooltipOf } from "./tooltip";
@@ -34,6 +39,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   private rootPending = true;
   /** When VS Code last asked for children (ms since epoch). */
   private lastFetch = 0;
+  /** The session doctor's findings per entry (rows of affected entries show them). */
+  private health = new Map<string, HealthFinding[]>();
+  private healthKey = "";
 
   constructor(private filter: TreeFilter) {}
 
@@ -55,6 +63,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       this.refreshAll();
       return { kind: "cleared", leafMoved: false };
     }
+    const healthChanged = this.updateHealth(current);
     if (!this.model || this.session !== current.session) {
       this.session = current.session;
       this.file = current.file;
@@ -64,12 +73,35 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       return { kind: "new", leafMoved: true };
     }
     const change = this.model.sync();
-    if (change.all || change.elements.includes(null)) this.refreshAll();
+    if (change.all || change.elements.includes(null) || healthChanged) this.refreshAll();
     else if (change.elements.length > 0) this.changed.fire(change.elements.filter((e): e is TreeElement => e !== null));
     return {
       kind: change.added > 0 || change.rebuilt ? "changed" : "none",
       leafMoved: change.rebuilt || (change.leafChanged && change.all),
     };
+  }
+
+  /**
+   * Take the session doctor's findings of `current` (cached per analysis).
+   * @returns true when the decorated rows changed.
+   */
+  private updateHealth(current: CurrentSession): boolean {
+    let map: Map<string, HealthFinding[]>;
+    try {
+      map = findingsByEntry(checkHealth(current.analysis));
+    } catch {
+      map = new Map(); // the doctor never throws for session content; never let a row fail on it
+    }
+    const key = [...map].map(([id, fs]) => `${id}:${fs.map((f) => `${f.code}/${f.severity}`).join(",")}`).join(";");
+    this.health = map;
+    if (key === this.healthKey) return false;
+    this.healthKey = key;
+    return true;
+  }
+
+  /** The findings shown on an entry's row (tests). */
+  healthOf(entryId: string): readonly HealthFinding[] {
+    return this.health.get(entryId) ?? [];
   }
 
   /** Switch the filter and refresh the whole tree. */
@@ -151,25 +183,32 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       state,
     );
     item.id = id;
+    const health = rowHealth(d.id, this.health.get(d.id) ?? []);
     const parts: string[] = [];
+    if (health) parts.push(health.badge);
     if (d.isLeaf) parts.push("● leaf");
     if (branch) parts.push(`branch of ${plural(size, "entry")}`);
     if (d.branches) parts.push(`${d.branches} branches`);
     if (d.detail) parts.push(d.detail);
     item.description = parts.join(" · ");
-    const color = d.error
-      ? new vscode.ThemeColor("errorForeground")
-      : d.onActivePath
-        ? new vscode.ThemeColor("charts.blue")
-        : undefined;
+    const color =
+      health?.severity === "error"
+        ? new vscode.ThemeColor("list.errorForeground")
+        : health?.severity === "warning"
+          ? new vscode.ThemeColor("list.warningForeground")
+          : d.error
+            ? new vscode.ThemeColor("errorForeground")
+            : d.onActivePath
+              ? new vscode.ThemeColor("charts.blue")
+              : undefined;
     item.iconPath = d.isLeaf
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
       : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
-    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}`;
-    item.tooltip = tooltipOf(d, model, branch ? size : undefined);
+    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${health ? ".problem" : ""}`;
+    item.tooltip = tooltipOf(d, model, branch ? size : undefined, health);
     const where = d.isLeaf ? ", current leaf" : d.onActivePath ? ", on the active path" : "";
     item.accessibilityInformation = {
-      label: `${branch ? `start of a branch of ${plural(size, "entry")}, ` : ""}${d.error ? "failed " : ""}${KIND_NAMES[d.kind]}${d.label ? `, label ${d.label}` : ""}: ${d.text}${where}`,
+      label: `${branch ? `start of a branch of ${plural(size, "entry")}, ` : ""}${d.error ? "failed " : ""}${KIND_NAMES[d.kind]}${d.label ? `, label ${d.label}` : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
       role: "treeitem",
     };
     if (d.hasSummary)

@@ -38,6 +38,7 @@ export const NO_CAPABILITIES: PanelState["capabilities"] = {
   selectSession: false,
   git: false,
   summaryDiffEditor: false,
+  checkHealth: false,
 };
 
 /** An empty panel with a message (no session, or the session could not be read) and why it is empty. */
@@ -83,7 +84,7 @@ export function buildPanelState(
     pinned: input.pinned,
     modifiedAt: input.modifiedAt ?? session.mtimeMs,
     readAt: input.updatedAt,
-    problems: collectProblems(inspect, input.file, analysis.modelsError),
+    problems: collectProblems(analysis, input.file),
     compactionUnavailable: inspect.compactionUnavailable ?? null,
   };
   return {

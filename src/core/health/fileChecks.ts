@@ -14,7 +14,7 @@ import type { Projection } from "../rules/context";
 import type { EntryRecord } from "../read/entries";
 import type { Diagnostic } from "../types";
 import { SKIPPED_CODES } from "./references";
-import { entryRef, type HealthFinding } from "./types";
+import { entryRef, type HealthCode, type HealthFinding } from "./types";
 
 /** An entry line at least this long (bytes) is reported as large. */
 export const LARGE_ENTRY_BYTES = 1024 * 1024;
@@ -82,7 +82,7 @@ function diagnosticFinding(d: Diagnostic): HealthFinding {
   if (SKIPPED_CODES.has(d.code))
     return {
       ...base,
-      code: "skipped-line",
+      code: d.code as HealthCode,
       severity: "warning",
       message: `${msg}. pi skips this line too: whatever it held is not part of the session for pi (entries whose parent was on it start a separate tree). Only a person can restore it from a backup; pi-context never rewrites the file.`,
     };

@@ -40,7 +40,14 @@ export type HealthCode =
   // the file
   | "bom"
   | "not-a-session"
-  | "skipped-line"
+  // lines pi skips (the reading diagnostic's own code)
+  | "malformed-line"
+  | "invalid-escape"
+  | "line-too-long"
+  | "not-an-entry"
+  | "not-an-object"
+  | "missing-id"
+  | "missing-message"
   | "truncated-final-line"
   | "old-version"
   | "extra-header"

@@ -326,13 +326,17 @@ describe("doctor: the file", () => {
     assert.deepEqual(codes(doctorOf('{"type":"message","id":"x"}\n').report).slice(0, 1), ["error:not-a-session"]);
   });
 
-  it("skipped-line: lines pi skips, with their line numbers", () => {
+  it("lines pi skips, with their line numbers (the reading diagnostic's code)", () => {
     const lines = base().jsonl().split("\n");
     lines.splice(2, 0, '{"type":"message","id":"br', "null", '{"type":"message"}');
-    const found = withCode(doctorOf(lines.join("\n")).report, "skipped-line");
+    const found = doctorOf(lines.join("\n")).report.findings.filter((f) => f.line !== undefined && f.line < 6);
     assert.deepEqual(
-      found.map((f) => f.line),
-      [3, 4, 5],
+      found.map((f) => [f.code, f.line]),
+      [
+        ["malformed-line", 3],
+        ["not-an-entry", 4],
+        ["missing-id", 5],
+      ],
     );
     assert.match(found[0]!.message, /^unparseable line 3 .*pi skips this line too/);
   });
