@@ -137,6 +137,26 @@ describe("doctor --repair, checked by pi 1.6.0", () => {
     assert.ok(sent.has("t3"));
   });
 
+  it("two results after a failed answer closed the call (seed -1136789131): pi-ai agrees before, sends none after", async () => {
+    const jsonl = base()
+      .assistant("a2", { calls: [{ id: "c1" }] })
+      .assistant("e1", { stopReason: "aborted" })
+      .result("r1", "c1", "R")
+      .result("r2", "c1", "R again")
+      .assistant("a3", { text: "end" })
+      .jsonl();
+    const piBefore = await oracle.llm({ entriesJsonl: jsonl });
+    const ours = doctorOf(jsonl).report.findings.filter((f) => f.severity === "error");
+    assert.deepEqual(piBefore.orphanResults.map((o) => o.entryId).sort(), ["r1", "r2"]);
+    assert.deepEqual(
+      ours.map((f) => `${f.code}@${f.entryId}`),
+      ["separated-result@r1", "duplicate-result@r2"],
+    );
+    const { load } = await repairAndCheck(jsonl);
+    const sent = new Set(load.contextMessages.map((m) => m.entryId));
+    for (const id of ["r1", "r2"]) assert.ok(!sent.has(id), id);
+  });
+
   it("a compaction that keeps from a tool result: the kept result is omitted", async () => {
     const b = base()
       .assistant("a2", { calls: [{ id: "c1" }] })

@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
 import { SessionBuilder } from "../../../support/session-builder";
-import { assistantMessage, codes, doctorOf, withCode } from "../../../support/doctor";
+import { appended, assistantMessage, codes, doctorOf, repairOf, withCode } from "../../../support/doctor";
 
 const base = () => new SessionBuilder().user("u1", "question").assistant("a1", { text: "answer", usage: 50 });
 
@@ -63,6 +63,25 @@ describe("doctor: tool pairing in what pi sends", () => {
     assert.deepEqual(
       codes(report).filter((c) => c.includes("result")),
       ["error:duplicate-result@t2"],
+    );
+  });
+
+  it("two results after a failed answer closed the call: the first separated, the second a duplicate (rules/pairing, seed -1136789131)", () => {
+    const b = base()
+      .assistant("a2", { calls: [{ id: "c1" }] })
+      .assistant("e1", { stopReason: "aborted" })
+      .result("r1", "c1", "R")
+      .result("r2", "c1", "R again")
+      .assistant("a3", { text: "end" });
+    const d = doctorOf(b.jsonl());
+    assert.deepEqual(
+      codes(d.report).filter((c) => c.includes("result")),
+      ["error:separated-result@r1", "error:duplicate-result@r2"],
+    );
+    const after = doctorOf(appended(b.jsonl(), repairOf(d))).report;
+    assert.deepEqual(
+      codes(after).filter((c) => c.startsWith("error:")),
+      [],
     );
   });
 
