@@ -106,11 +106,8 @@ export interface EntryRecord {
   /** `context_edit`. */
   targetId?: string;
   replacementIsNull?: boolean;
-  /**
-   * `context_edit` whose `replacement` is neither `null` nor an object with a string or array
-   * `content` (pi's `appendContextEdit` never writes one; pi's projection throws or sends a
-   * message without content for it). Absent when valid.
-   */
+  /** `context_edit` whose `replacement` is neither `null` nor an object with a string or array `content`
+   * (pi's `appendContextEdit` never writes one; pi's projection throws or sends no content). Absent when valid. */
   replacementInvalid?: boolean;
 
   /** `label`: the label text (`undefined` or empty = clear). */
