@@ -58,7 +58,7 @@ export interface SessionRepairPlan {
  * @throws the `fs` error when the file cannot be read; {@link StaleSessionError} when it changes while read.
  */
 export async function planSessionRepair(file: string, options: RepairFlowOptions): Promise<SessionRepairPlan> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   return planSessionRepairOn(session, options);
 }
 
