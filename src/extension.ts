@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import { registerCompaction } from "./compaction/command";
 import { registerCompactAt } from "./compaction/compactAt";
 import { readConfig } from "./config";
+import { registerHealth, type HealthSurface } from "./health/register";
 import { createLiveBridge, registerLiveBridge, type LiveBridgeService } from "./liveBridge/service";
 import { registerPanel } from "./panel/controller";
 import type { BaseServices, Services } from "./services";
@@ -31,6 +32,8 @@ export interface PiContextApi {
   liveBridge: LiveBridgeService;
   /** Context surgery ("Pi: Trim Context…"): the questions it asked, for tests. */
   trim: TrimApi;
+  /** "Pi: Check Session Health" and the log of findings. */
+  health: HealthSurface;
 }
 
 /** Extension entry point: services first, then the surfaces. */
@@ -61,11 +64,12 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   registerCompactAt(services);
   const sessionTree = registerSessionTree(services);
   const trim = registerTrim(services);
+  const health = registerHealth(services);
 
   sessions.start(() => liveBridge.announcedSessions());
   // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
   log.info(`${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { services, statusBar, sessionTree, liveBridge, trim };
+  return { services, statusBar, sessionTree, liveBridge, trim, health };
 }
 
 export function deactivate(): void {}

@@ -1,6 +1,6 @@
 /**
  * `pi-context`: the same core as the extension, without VS Code. One file per command
- * (`inspect.ts`, `compact.ts`, `tree.ts`, `switch.ts`, `sessions.ts`, `trim.ts`); shared parsing in `args.ts`.
+ * (`inspect.ts`, `compact.ts`, `tree.ts`, `switch.ts`, `sessions.ts`, `trim.ts`, `doctor.ts`); shared parsing in `args.ts`.
  *
  * Exit codes: 0 done, 1 refused or failed (nothing written; also: not a pi session), 2 usage.
  * Messages are full sentences; numbers use thousands separators (en-US).
@@ -9,6 +9,7 @@
 import { terminalText } from "../shared/untrusted";
 import { type CliCommand, errorText, formatUsage, UsageError } from "./args";
 import { compactCommand, COMPACT_USAGE } from "./compact";
+import { doctorCommand, DOCTOR_USAGE } from "./doctor";
 import { inspectCommand, INSPECT_USAGE } from "./inspect";
 import { sessionsCommand, SESSIONS_USAGE } from "./sessions";
 import { switchCommand, SWITCH_USAGE } from "./switch";
@@ -24,12 +25,13 @@ export const cliCommands = new Map<string, CliCommand>([
   ["sessions", sessionsCommand],
   ["trim", trimCommand],
   ["restore", restoreCommand],
+  ["doctor", doctorCommand],
 ]);
 
 const USAGE = `pi-context — see and steer pi's context window
 
 usage:
-${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE, TRIM_USAGE, RESTORE_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
+${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE, TRIM_USAGE, RESTORE_USAGE, DOCTOR_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
 
 environment:
   PI_CODING_AGENT_DIR   pi's agent dir (default ~/.pi/agent; --agent-dir overrides it)
@@ -40,7 +42,8 @@ environment:
   PI_CONTEXT_BASE_URL   default of --base-url (else OpenAI)
   PI_CONTEXT_MODEL      default of --model (else gpt-4o-mini)
 
-exit codes: 0 done, 1 refused or failed (nothing written), 2 usage error.`;
+exit codes: 0 done, 1 refused or failed (nothing written), 2 usage error.
+  doctor: 0 no errors, 1 errors found (after --repair: errors left), 2 usage error.`;
 
 /**
  * Run the CLI. Everything a command prints goes through {@link terminalText} here, at the one

@@ -282,4 +282,6 @@ export interface Diagnostic {
   /** Byte offset of that line. */
   offset?: number;
   entryId?: string;
+  /** Other entries involved (e.g. the members of a parent cycle). */
+  relatedIds?: string[];
 }

@@ -31,6 +31,9 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
     case "compact":
       await vscode.commands.executeCommand("piContext.compact");
       return;
+    case "checkHealth":
+      await vscode.commands.executeCommand("piContext.checkHealth", services.sessions.current?.file);
+      return;
     case "selectSession":
       await vscode.commands.executeCommand("piContext.selectSession");
       return;
@@ -80,9 +83,9 @@ async function hasCommand(id: string): Promise<boolean> {
 }
 
 /**
- * Show where a problem is: its file (the session file, a pi settings file, models.json — only
- * files the host itself put in the state) at its line, selected; an entry without a line is
- * revealed in the Pi Session tree.
+ * Show where a problem is: an entry's problem reveals the entry in the Pi Session tree; otherwise
+ * (a line pi skips, a settings file, models.json — only files the host itself put in the state)
+ * the file opens at its line, selected.
  */
 async function openProblem(host: PanelHost, id: string, sender: Sender): Promise<void> {
   const problem = host.state?.session?.problems.find((p) => p.id === id);
@@ -90,6 +93,8 @@ async function openProblem(host: PanelHost, id: string, sender: Sender): Promise
     notice(sender, "warning", "That problem is no longer reported.");
     return;
   }
+  // an entry's problem: the entry in the Pi Session tree (where its row shows the problem)
+  if (problem.entryId && problem.source === "session" && (await revealEntry(host.services, problem.entryId))) return;
   if (problem.file && (await isFile(problem.file))) {
     const uri = vscode.Uri.file(problem.file);
     const options: vscode.TextDocumentShowOptions = {
@@ -105,7 +110,6 @@ async function openProblem(host: PanelHost, id: string, sender: Sender): Promise
       host.services.log.info(`panel: opened ${problem.file}:${problem.line} (${problem.code})`);
     return;
   }
-  if (problem.entryId && (await revealEntry(host.services, problem.entryId))) return;
   notice(sender, "info", problem.file ? `${problem.file} does not exist.` : problem.message);
 }
 

@@ -75,5 +75,6 @@ export async function capabilities(services: Services): Promise<PanelState["capa
     git: vscode.extensions.getExtension("vscode.git") !== undefined,
     summaryDiffEditor: true,
     trim: commands.has("piContext.trim.apply"),
+    checkHealth: commands.has("piContext.checkHealth"),
   };
 }

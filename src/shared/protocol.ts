@@ -319,20 +319,20 @@ export interface SessionModel {
   modifiedAt: number;
   /** When pi-context last read it (ms since epoch). */
   readAt: number;
-  /** Problems found reading the file or settings, errors first (see `src/viewModel/problems.ts`). */
+  /** The session doctor's findings, errors first (see `src/viewModel/problems.ts`). */
   problems: ProblemModel[];
   /** Why "Compact…" would do nothing now (pi's words), if so. */
   compactionUnavailable: string | null;
 }
 
-/** One problem found reading the session file or pi's settings. */
+/** One problem of the session or pi's settings: a finding of the session doctor (`src/core/health/`). */
 export interface ProblemModel {
   /** `p0`, `p1`, … — unique within one state; named by the `openProblem` message. */
   id: string;
   severity: "error" | "warning" | "info";
   /** Where it was found: the session file, pi's settings files, models.json. */
   source: "session" | "settings" | "models";
-  /** The diagnostic code (`malformed-line`, `missing-parent`, …), `settings` or `models`. */
+  /** The doctor's finding code (`orphan-result`, `malformed-line`, `missing-parent`, `invalid-setting`, …). */
   code: string;
   /** Short kind, e.g. `Malformed line`. */
   title: string;
@@ -344,6 +344,10 @@ export interface ProblemModel {
   line?: number;
   /** The entry it concerns (revealable in the Pi Session tree). */
   entryId?: string;
+  /** The other entries involved (a tool result's call, the message in between, a cycle's members…). */
+  relatedIds?: string[];
+  /** What "Pi: Check Session Health" can do about it: append an entry, or offer a compaction. */
+  repair?: "context-edit" | "leaf-marker" | "compaction";
 }
 
 /** The context surgery section: the trim list plus what a running pi has not applied yet. */
@@ -380,6 +384,8 @@ export interface PanelState {
     summaryDiffEditor: boolean;
     /** The trim commands exist (`piContext.trim.apply`). */
     trim: boolean;
+    /** "Pi: Check Session Health" (findings and repairs). */
+    checkHealth: boolean;
   };
 }
 
@@ -430,6 +436,8 @@ export type WebviewMessage =
   | { type: "openTrim" }
   /** The same commands as the palette. */
   | { type: "compact" }
+  /** "Pi: Check Session Health" on the shown session. */
+  | { type: "checkHealth" }
   | { type: "focusTree" }
   | { type: "selectSession" }
   | { type: "refresh" };
@@ -456,6 +464,7 @@ const SCHEMA: { [K in WebviewMessage["type"]]: Record<string, Field> } = {
   applyTrim: { requestId: "request-id", items: "trim-items" },
   openTrim: {},
   compact: {},
+  checkHealth: {},
   focusTree: {},
   selectSession: {},
   refresh: {},

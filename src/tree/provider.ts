@@ -2,7 +2,9 @@
  * The data provider of the "Pi Session" view: follows the current session with a
  * {@link SessionTreeModel} (a new file gets a new model, appends sync incrementally) and turns its
  * elements into tree items (texts from `viewModel/treeText.ts`, icons, colours, context values,
- * tooltips, screen-reader labels).
+ * tooltips, screen-reader labels). Rows of entries the session doctor has findings about show
+ * them (`viewModel/health.ts`: `⚠ Orphaned tool result` first in the description, the icon in the
+ * list's error/warning colour, the findings in the tooltip, context value `.problem`).
  */
 
 import * as vscode from "vscode";
@@ -12,6 +14,9 @@ import { SessionTreeModel } from "../core/treeModel/model";
 import type { SessionFile } from "../core/read/session";
 import type { CurrentSession } from "../services";
 import { formatTokens, plural } from "../shared/format";
+import { checkHealth } from "../core/health/doctor";
+import type { HealthFinding } from "../core/health/types";
+import { findingsByEntry, rowHealth } from "../viewModel/health";
 import { KIND_NAMES, nodeDisplay } from "../viewModel/treeText";
 import { editMarks, type EditMark } from "../viewModel/trimList";
 import { KIND_ICONS } from "./icons";
@@ -39,6 +44,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   private pending = new Set<string>();
   /** What the edit marks looked like at the last refresh (a change refreshes the rows). */
   private marksKey = "";
+  /** The session doctor's findings per entry (rows of affected entries show them). */
+  private health = new Map<string, HealthFinding[]>();
+  private healthKey = "";
 
   constructor(private filter: TreeFilter) {}
 
@@ -60,6 +68,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       this.refreshAll();
       return { kind: "cleared", leafMoved: false };
     }
+    const healthChanged = this.updateHealth(current);
     if (!this.model || this.session !== current.session) {
       this.session = current.session;
       this.file = current.file;
@@ -74,7 +83,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const marksChanged = marksKey !== this.marksKey;
     this.marksKey = marksKey;
     // a context edit changes how its target (an older row) is shown: refresh the rows
-    if (change.all || change.elements.includes(null) || marksChanged) this.refreshAll();
+    if (change.all || change.elements.includes(null) || marksChanged || healthChanged) this.refreshAll();
     else if (change.elements.length > 0) this.changed.fire(change.elements.filter((e): e is TreeElement => e !== null));
     return {
       kind: change.added > 0 || change.rebuilt ? "changed" : "none",
@@ -104,6 +113,29 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     if (next.size === this.pending.size && [...next].every((id) => this.pending.has(id))) return;
     this.pending = next;
     if (this.model) this.refreshAll();
+  }
+
+  /**
+   * Take the session doctor's findings of `current` (cached per analysis).
+   * @returns true when the decorated rows changed.
+   */
+  private updateHealth(current: CurrentSession): boolean {
+    let map: Map<string, HealthFinding[]>;
+    try {
+      map = findingsByEntry(checkHealth(current.analysis));
+    } catch {
+      map = new Map(); // the doctor never throws for session content; never let a row fail on it
+    }
+    const key = [...map].map(([id, fs]) => `${id}:${fs.map((f) => `${f.code}/${f.severity}`).join(",")}`).join(";");
+    this.health = map;
+    if (key === this.healthKey) return false;
+    this.healthKey = key;
+    return true;
+  }
+
+  /** The findings shown on an entry's row (tests). */
+  healthOf(entryId: string): readonly HealthFinding[] {
+    return this.health.get(entryId) ?? [];
   }
 
   /** Switch the filter and refresh the whole tree. */
@@ -187,7 +219,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       state,
     );
     item.id = id;
+    const health = rowHealth(d.id, this.health.get(d.id) ?? []);
     const parts: string[] = [];
+    if (health) parts.push(health.badge);
     if (d.isLeaf) parts.push("● leaf");
     if (branch) parts.push(`branch of ${plural(size, "entry")}`);
     if (d.branches) parts.push(`${d.branches} branches`);
@@ -198,22 +232,27 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     if (pending) parts.unshift("pending in pi");
     if (edit) parts.unshift(edit.kind === "removed" ? "removed from context" : `note: ${edit.note ?? ""}`);
     item.description = parts.join(" · ");
-    const color = d.error
-      ? new vscode.ThemeColor("errorForeground")
-      : pending
-        ? new vscode.ThemeColor("charts.purple")
-        : edit?.kind === "removed"
-          ? new vscode.ThemeColor("disabledForeground")
-          : edit
-            ? new vscode.ThemeColor("charts.yellow")
+    const color =
+      health?.severity === "error"
+        ? new vscode.ThemeColor("list.errorForeground")
+        : health?.severity === "warning"
+          ? new vscode.ThemeColor("list.warningForeground")
+          : d.error
+            ? new vscode.ThemeColor("errorForeground")
+            : pending
+              ? new vscode.ThemeColor("charts.purple")
+              : edit?.kind === "removed"
+                ? new vscode.ThemeColor("disabledForeground")
+                : edit
+                  ? new vscode.ThemeColor("charts.yellow")
             : d.onActivePath
               ? new vscode.ThemeColor("charts.blue")
               : undefined;
     item.iconPath = d.isLeaf
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
       : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
-    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}`;
-    const tooltip = tooltipOf(d, model, branch ? size : undefined);
+    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}${health ? ".problem" : ""}`;
+    const tooltip = tooltipOf(d, model, branch ? size : undefined, health);
     if (edit || pending) {
       tooltip.appendMarkdown("\n\n---\n\n");
       if (edit?.kind === "removed")
@@ -234,7 +273,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     item.tooltip = tooltip;
     const where = `${d.isLeaf ? ", current leaf" : d.onActivePath ? ", on the active path" : ""}${edit ? (edit.kind === "removed" ? ", removed from the context" : ", replaced in the context") : ""}${pending ? ", context edit pending" : ""}`;
     item.accessibilityInformation = {
-      label: `${branch ? `start of a branch of ${plural(size, "entry")}, ` : ""}${d.error ? "failed " : ""}${KIND_NAMES[d.kind]}${d.label ? `, label ${d.label}` : ""}: ${d.text}${where}`,
+      label: `${branch ? `start of a branch of ${plural(size, "entry")}, ` : ""}${d.error ? "failed " : ""}${KIND_NAMES[d.kind]}${d.label ? `, label ${d.label}` : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
       role: "treeitem",
     };
     if (d.hasSummary)

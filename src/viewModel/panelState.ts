@@ -44,6 +44,7 @@ export const NO_CAPABILITIES: PanelState["capabilities"] = {
   git: false,
   summaryDiffEditor: false,
   trim: false,
+  checkHealth: false,
 };
 
 /** An empty panel with a message (no session, or the session could not be read) and why it is empty. */
@@ -94,7 +95,7 @@ export function buildPanelState(
     pinned: input.pinned,
     modifiedAt: input.modifiedAt ?? session.mtimeMs,
     readAt: input.updatedAt,
-    problems: collectProblems(inspect, input.file, analysis.modelsError),
+    problems: collectProblems(analysis, input.file),
     compactionUnavailable: inspect.compactionUnavailable ?? null,
   };
   return {

@@ -1,91 +1,45 @@
 /**
- * Every problem pi-context found reading the shown session and pi's settings, as one list for the
- * status-bar tooltip and the panel: session-file diagnostics (`SessionFile.diagnostics`: torn final
- * line, malformed lines, unknown entry types, duplicate ids…), tree diagnostics
- * (`structureDiagnostics`: missing parents, parent cycles, concurrent writers), the path cycle of
- * `inspect`, invalid pi settings and an unreadable models.json. Pure, no `vscode`.
+ * Every problem of the shown session, as one list for the status-bar tooltip and the panel: the
+ * session doctor's findings (`core/health/`: tool pairing, references, failures at the end of the
+ * branch, the file's reading diagnostics, settings and models.json). Pure, no `vscode`.
  */
 
-import type { InspectResult } from "../core/rules/inspect";
-import type { Diagnostic } from "../core/types";
+import { checkHealth } from "../core/health/doctor";
+import type { HealthReport } from "../core/health/types";
+import type { Analysis } from "../core/rules/analyze";
 import type { ProblemModel } from "../shared/protocol";
-
-/** Short titles per diagnostic code (what kind of problem; the message says where and why). */
-const TITLES: Record<string, string> = {
-  "truncated-final-line": "Incomplete last line",
-  "malformed-line": "Malformed line",
-  "line-too-long": "Line too long",
-  "not-an-object": "Not an entry",
-  "not-an-entry": "Not an entry",
-  "missing-id": "Entry without id",
-  "missing-message": "Message entry without message",
-  "unknown-type": "Unknown entry type",
-  "duplicate-id": "Duplicate entry id",
-  "missing-parent": "Missing parent",
-  "parent-cycle": "Parent cycle",
-  "path-cycle": "Parent cycle",
-  "several-roots": "Several roots",
-  "concurrent-writers": "Concurrent writers",
-  "extra-header": "Second session header",
-  "old-version": "Old session format",
-  "not-a-session": "Not a pi session",
-  bom: "Byte order mark",
-  settings: "Invalid pi setting",
-  models: "models.json problem",
-};
-
-/** Extra explanation appended to some codes' messages. */
-const NOTES: Record<string, string> = {
-  "truncated-final-line": "pi skips it; while pi is still writing the line this clears itself",
-};
-
-const RANK = { error: 0, warning: 1, info: 2 } as const;
-
-function fromDiagnostic(d: Diagnostic, sessionFile: string): Omit<ProblemModel, "id"> {
-  const p: Omit<ProblemModel, "id"> = {
-    severity: d.severity,
-    source: "session",
-    code: d.code,
-    title: TITLES[d.code] ?? d.code,
-    message: NOTES[d.code] ? `${d.message} — ${NOTES[d.code]}` : d.message,
-    file: sessionFile,
-  };
-  if (d.line !== undefined) p.line = d.line;
-  if (d.entryId !== undefined) p.entryId = d.entryId;
-  return p;
-}
+import { healthTitle } from "./health";
 
 /**
- * All problems of a session view, errors first, then warnings, then info (stable within a
- * severity: file order for the session, pi's order for settings).
- * @param inspect the session's inspect result (diagnostics and settings problems).
- * @param sessionFile the session file (problems with a `line` are in it).
- * @param modelsError `Analysis.modelsError` (models.json could not be read), if any.
+ * The doctor's findings as problems, in the doctor's order (errors first, then warnings, then
+ * info; stable within a severity).
+ * @param report the doctor's report of the session (`checkHealth(analysis)`).
+ * @param sessionFile the session file (findings with a `line` are in it).
  * @returns problems with ids `p0`, `p1`, … in that order (the panel's "open problem" message names them).
  */
-export function collectProblems(
-  inspect: Pick<InspectResult, "diagnostics" | "settingsProblems">,
-  sessionFile: string,
-  modelsError?: string,
-): ProblemModel[] {
-  const list: Omit<ProblemModel, "id">[] = [];
-  for (const d of inspect.diagnostics) list.push(fromDiagnostic(d, sessionFile));
-  for (const s of inspect.settingsProblems) {
-    list.push({
-      severity: "warning",
-      source: "settings",
-      code: "settings",
-      title: TITLES.settings!,
-      message: `${s.key ? `${s.key}: ` : ""}${s.message}`,
-      file: s.file,
-    });
-  }
-  if (modelsError)
-    list.push({ severity: "warning", source: "models", code: "models", title: TITLES.models!, message: modelsError });
-  return list
-    .map((p, order) => ({ p, order }))
-    .sort((a, b) => RANK[a.p.severity] - RANK[b.p.severity] || a.order - b.order)
-    .map(({ p }, i) => ({ id: `p${i}`, ...p }));
+export function problemsOf(report: HealthReport, sessionFile: string): ProblemModel[] {
+  return report.findings.map((f, i) => {
+    const p: ProblemModel = {
+      id: `p${i}`,
+      severity: f.severity,
+      source: f.source,
+      code: f.code,
+      title: healthTitle(f.code),
+      message: f.message,
+    };
+    const file = f.file ?? (f.source === "session" ? sessionFile : undefined);
+    if (file) p.file = file;
+    if (f.line !== undefined) p.line = f.line;
+    if (f.entryId) p.entryId = f.entryId;
+    if (f.relatedIds.length) p.relatedIds = f.relatedIds;
+    if (f.repair) p.repair = f.repair.kind;
+    return p;
+  });
+}
+
+/** {@link problemsOf} for an analysed session (the doctor's report is cached per analysis). */
+export function collectProblems(analysis: Analysis, sessionFile: string): ProblemModel[] {
+  return problemsOf(checkHealth(analysis), sessionFile);
 }
 
 /** Counts by severity, e.g. `2 errors, 1 warning` (empty string for none). */

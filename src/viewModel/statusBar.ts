@@ -25,10 +25,14 @@ import {
   formatWindowTokens,
   plural,
 } from "../shared/format";
-import { collectProblems } from "./problems";
+import { checkHealth } from "../core/health/doctor";
+import { healthBadge } from "./health";
+import { problemsOf } from "./problems";
 
 /** Problems listed in the tooltip before "… and N more". */
 export const TOOLTIP_PROBLEM_LIMIT = 6;
+/** A problem's message in the tooltip is cut here (the panel and the log show it whole). */
+export const TOOLTIP_MESSAGE_MAX = 240;
 
 /** Which state the gauge is in. */
 export type GaugeState = "starting" | "no-workspace" | "no-session" | "session";
@@ -37,6 +41,7 @@ export type GaugeState = "starting" | "no-workspace" | "no-session" | "session";
 export const TOOLTIP_COMMANDS = [
   "piContext.compact",
   "piContext.compactAt",
+  "piContext.checkHealth",
   "piContext.openPanel",
   "piContext.selectSession",
   "piContext.followLatest",
@@ -145,7 +150,9 @@ const SEVERITY_ICON = { error: "$(error)", warning: "$(warning)", info: "$(info)
 export function problemLines(problems: readonly ProblemModel[], limit = TOOLTIP_PROBLEM_LIMIT): string[] {
   const lines = problems.slice(0, limit).map((p) => {
     const where = p.source === "settings" && p.file ? `${escapeMarkdown(p.file)} — ` : "";
-    return `- ${SEVERITY_ICON[p.severity]} **${escapeMarkdown(p.title)}** — ${where}${escapeMarkdown(p.message)}`;
+    const message =
+      p.message.length > TOOLTIP_MESSAGE_MAX ? `${p.message.slice(0, TOOLTIP_MESSAGE_MAX - 1).trimEnd()}…` : p.message;
+    return `- ${SEVERITY_ICON[p.severity]} **${escapeMarkdown(p.title)}** — ${where}${escapeMarkdown(message)}`;
   });
   if (problems.length > limit)
     lines.push(`- … and ${problems.length - limit} more ([open the panel](command:piContext.openPanel))`);
@@ -215,6 +222,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   const limit = gaugeLimit(inspect, input.margin);
   const problems = inspect.settingsProblems;
   const enabled = inspect.compactionEnabled.value;
+  const health = checkHealth(analysis);
 
   // ---- text
   let text: string;
@@ -225,7 +233,8 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (s.live) text += " · live";
   const others = s.liveSessions ?? [];
   if (others.length > 0) text += ` · ${others.length + 1} live`;
-  if (problems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
+  if (health.errors > 0) text = `$(error) ${text}`;
+  else if (problems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
   if (s.pinned) text = `$(pinned) ${text}`;
 
   // ---- tooltip
@@ -331,7 +340,8 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       "",
     );
   }
-  const all = collectProblems(inspect, s.file, analysis.modelsError);
+  const all = problemsOf(health, s.file);
+  lines.push(healthBadge(health), "");
   if (all.length > 0) {
     lines.push(`**Problems** (${all.length}; listed in the panel and the log):`, "");
     lines.push(...problemLines(all));
@@ -363,6 +373,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
     );
   if (level === "warning") aria.push("warning");
   if (problems.length > 0) aria.push("invalid pi settings");
+  if (health.errors > 0) aria.push(`session health: ${plural(health.errors, "error")}`);
   if (all.some((p) => p.source === "session" && p.severity !== "info"))
     aria.push(
       plural(all.filter((p) => p.source === "session" && p.severity !== "info").length, "problem") +

@@ -122,7 +122,11 @@ function setup() {
   mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
   mkdirSync(agentDir, { recursive: true });
   writeFileSync(path.join(workspace, "README.md"), "# project\n");
-  writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify({ compaction: { reserveTokens: 4000 } }));
+  // keepRecentTokens below the 16k model's threshold (12k): pi's default 20k would be a finding of its own
+  writeFileSync(
+    path.join(agentDir, "settings.json"),
+    JSON.stringify({ compaction: { reserveTokens: 4000, keepRecentTokens: 8000 } }),
+  );
   writeFileSync(
     path.join(agentDir, "models.json"),
     JSON.stringify({

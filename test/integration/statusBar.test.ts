@@ -290,12 +290,14 @@ describe("status bar (statusBar)", () => {
     assert.ok(g.tooltip.includes("**Invalid pi setting**"), g.tooltip);
     assert.ok(
       asRendered(g.tooltip).includes(
-        `${settingsFile} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: lots. Expected a non-negative safe integer.`,
+        `${settingsFile} — Invalid compaction.reserveTokens setting: lots. Expected a non-negative safe integer. pi 1.6.0 throws this error when it reads the setting`,
       ),
       g.tooltip,
     );
     assert.ok(
-      asRendered(g.tooltip).includes("compaction.keepRecentTokens: Invalid compaction.keepRecentTokens setting: -5."),
+      asRendered(g.tooltip).includes(
+        "— Invalid compaction.keepRecentTokens setting: -5. Expected a non-negative safe integer.",
+      ),
       g.tooltip,
     );
     assert.ok(g.tooltip.includes("| reserveTokens | **invalid**"), g.tooltip);
@@ -331,8 +333,16 @@ describe("status bar (statusBar)", () => {
       ),
       g.tooltip,
     );
-    assert.ok(g.tooltip.includes("**Problems** (1; listed in the panel and the log):"), g.tooltip);
+    // the session doctor's findings: the line pi skips, and the window nobody knows
+    assert.ok(g.tooltip.includes("**Session health:** $(warning) 2 warnings"), g.tooltip);
+    assert.ok(g.tooltip.includes("**Problems** (2; listed in the panel and the log):"), g.tooltip);
     assert.ok(g.tooltip.includes("- $(warning) **Malformed line** — unparseable line 4 "), g.tooltip);
+    assert.ok(
+      asRendered(g.tooltip).includes(
+        "- $(warning) **Unknown context window** — pi-context does not know the context window of nowhere/no-such-model",
+      ),
+      g.tooltip,
+    );
 
     fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ compaction: { enabled: false } }));
     g = await whenGauge(api, (s) => s.text === "π 1.2k/? · auto off", 4000, "auto off");

@@ -1,6 +1,8 @@
 /**
- * The problems reading the session or pi's settings (under the header): readable text, each row a
- * button that opens the file at the line (or reveals the entry in the Pi Session tree).
+ * Session health (under the header): the session doctor's findings, counted by severity, readable
+ * text, each row a button that reveals the entry in the Pi Session tree (or opens the file at the
+ * line: lines pi skips, settings files); "Check Session Health…" runs the command (findings and
+ * repairs).
  */
 
 import type { ProblemModel } from "../../src/shared/protocol";
@@ -8,19 +10,22 @@ import { plural } from "../../src/shared/format";
 import { h, icon } from "../dom";
 import { basename } from "../format";
 import type { View } from "../view";
+import { actionButton } from "../widgets";
 
 const SEVERITY_ICON: Record<ProblemModel["severity"], string> = { error: "error", warning: "warning", info: "info" };
 /** Problems shown before "Show all N". */
 const PROBLEMS_SHOWN = 5;
 
-/** Where a problem is, shortly: `line 5`, a settings file's name, `entry <id>`, or nothing. */
+/** Where a problem is, shortly: `entry <id>` (and its line), `line 5`, a settings file's name, or nothing. */
 function problemWhere(p: ProblemModel): string {
+  if (p.entryId && p.source === "session")
+    return `entry ${p.entryId}${p.line !== undefined ? ` · line ${p.line}` : ""}`;
   if (p.line !== undefined) return `line ${p.line}`;
   if (p.source === "settings" && p.file) return basename(p.file);
   return p.entryId ? `entry ${p.entryId}` : "";
 }
 
-/** The problems box of the shown session, null without problems (they come errors first). */
+/** The session health box of the shown session, null without findings (they come errors first). */
 export function renderProblems(view: View): HTMLElement | null {
   const st = view.state;
   const ui = view.ui;
@@ -32,26 +37,49 @@ export function renderProblems(view: View): HTMLElement | null {
     .map(([sev, n]) => plural(n, sev === "info" ? "note" : sev))
     .join(", ");
   const worst = problems[0]!.severity;
-  const box = h("section", { class: `problems sev-${worst}`, "aria-label": "Problems", "data-testid": "problems" });
+  const repairable = problems.filter((p) => p.repair === "context-edit" || p.repair === "leaf-marker").length;
+  const box = h("section", {
+    class: `problems sev-${worst}`,
+    "aria-label": "Session health",
+    "data-testid": "problems",
+  });
   box.appendChild(
     h(
       "div",
       { class: "problems-head" },
       icon(SEVERITY_ICON[worst], { size: "14" }),
-      h("strong", null, `${plural(problems.length, "problem")} reading the session or pi's settings`),
-      h("span", { class: "muted" }, ` (${counts})`),
+      h("strong", null, `Session health: ${plural(problems.length, "problem")}`),
+      h(
+        "span",
+        { class: "muted", "data-testid": "problem-counts" },
+        ` (${counts}${repairable ? `; ${repairable} repairable` : ""})`,
+      ),
+      st.capabilities.checkHealth
+        ? actionButton(
+            view.send,
+            "checkHealth",
+            repairable ? "wrench" : "pulse",
+            repairable ? "Repair…" : "Check Session Health…",
+            { type: "checkHealth" },
+            true,
+            repairable
+              ? "Pi: Check Session Health — review the findings and append the entries that repair them"
+              : "Pi: Check Session Health — review the findings",
+          )
+        : null,
     ),
   );
   const list = h("ul", { class: "problem-list" });
   const shown = ui.allProblems ? problems : problems.slice(0, PROBLEMS_SHOWN);
   for (const p of shown) {
     const where = problemWhere(p);
-    const target = p.file
-      ? `${p.file}${p.line !== undefined ? `:${p.line}` : ""}`
-      : p.entryId
-        ? `entry ${p.entryId} in the Pi Session tree`
+    const inTree = Boolean(p.entryId && p.source === "session" && st.capabilities.revealEntry);
+    const target = inTree
+      ? `entry ${p.entryId} in the Pi Session tree`
+      : p.file
+        ? `${p.file}${p.line !== undefined ? `:${p.line}` : ""}`
         : "";
-    const clickable = Boolean(p.file || (p.entryId && st.capabilities.revealEntry));
+    const clickable = Boolean(p.file || inTree);
     const row = h(
       clickable ? "button" : "div",
       {
@@ -64,7 +92,28 @@ export function renderProblems(view: View): HTMLElement | null {
       icon(SEVERITY_ICON[p.severity], { size: "14", class: "problem-icon" }),
       h("span", { class: "problem-title" }, p.title),
       where ? h("span", { class: "problem-where mono" }, where) : null,
-      h("span", { class: "problem-message" }, p.message),
+      h(
+        "span",
+        { class: "problem-message" },
+        p.message,
+        p.repair === "context-edit" || p.repair === "leaf-marker"
+          ? h(
+              "span",
+              { class: "problem-repair", title: "An appended entry repairs this (Repair…)" },
+              " ",
+              icon("wrench", { size: "12" }),
+              " repairable",
+            )
+          : p.repair === "compaction"
+            ? h(
+                "span",
+                { class: "problem-repair", title: "A compaction helps (Compact…)" },
+                " ",
+                icon("archive", { size: "12" }),
+                " compaction helps",
+              )
+            : null,
+      ),
     );
     if (clickable) row.addEventListener("click", () => view.send({ type: "openProblem", id: p.id }));
     list.appendChild(h("li", null, row));

@@ -106,6 +106,9 @@ export interface EntryRecord {
   /** `context_edit`. */
   targetId?: string;
   replacementIsNull?: boolean;
+  /** `context_edit` whose `replacement` is neither `null` nor an object with a string or array `content`
+   * (pi's `appendContextEdit` never writes one; pi's projection throws or sends no content). Absent when valid. */
+  replacementInvalid?: boolean;
 
   /** `label`: the label text (`undefined` or empty = clear). */
   label?: string;
@@ -134,6 +137,13 @@ type Obj = Record<string, unknown>;
 
 function isObject(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof LongString);
+}
+
+/** pi's replacement check (`appendContextEdit`): `null`, or an object with a string or array `content`. */
+function validReplacement(value: unknown): boolean {
+  if (value === null) return true;
+  if (!isObject(value) || !("content" in value)) return false;
+  return isString(value.content) || Array.isArray(value.content);
 }
 
 function str(value: unknown): string | undefined {
@@ -373,6 +383,7 @@ export function buildRecord(
     case "context_edit":
       record.targetId = str(value.targetId);
       record.replacementIsNull = value.replacement === null;
+      if (!validReplacement(value.replacement)) record.replacementInvalid = true;
       break;
     case "label":
       record.targetId = str(value.targetId);

@@ -133,6 +133,7 @@ export function structureDiagnostics(index: EntryIndex): Diagnostic[] {
         message: `parent cycle: ${cycle.join(" → ")} → ${cycle[0]} (pi would hang on it; paths stop there)`,
         line: current.line,
         entryId: current.id,
+        relatedIds: cycle.filter((id) => id !== current!.id),
       });
     }
     for (const e of walk) state.set(e.id, 2);

@@ -127,6 +127,11 @@ export class OracleClient {
     return this.request({ ...request, type: "cost" });
   }
 
+  /** pi-ai's isContextOverflow / isRetryableAssistantError per assistant message, and its overflow patterns. */
+  classify(request) {
+    return this.request({ ...request, type: "classify" });
+  }
+
   /** Close stdin and wait for the process to finish. */
   async close() {
     if (this.#exited) return;

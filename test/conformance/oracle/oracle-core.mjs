@@ -100,6 +100,7 @@ const footerMod = await import(piUrl("modes/interactive/components/footer.js"));
 const transformMod = await import(
   new URL("api/transform-messages.js", import.meta.resolve("@earendil-works/pi-ai")).href
 );
+const piAi = await import("@earendil-works/pi-ai");
 
 if (pi.VERSION !== EXPECTED_PI_VERSION) {
   throw new Error(`expected pi ${EXPECTED_PI_VERSION}, loaded ${pi.VERSION} from ${PI_BASE}`);
@@ -1207,9 +1208,28 @@ export async function costOf(request) {
 /**
  * One request: `{type?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit", file | entriesJsonl,
  * args?: string[], agentDir?, agentFiles?, leaf?, append?, edits?}`, `{type: "listing", ...}` (see sessionListing),
- * `{type: "catalog", agentDir?, agentFiles?}` (see modelCatalog) or `{type: "sessionInfos", dir}` (see sessionInfos).
+ * `{type: "catalog", agentDir?, agentFiles?}` (see modelCatalog), `{type: "sessionInfos", dir}` (see sessionInfos) or
+ * `{type: "classify", messages, contextWindow?}` (see classifyAnswers).
  * Returns the result object (throws on error).
  */
+/**
+ * pi-ai's verdicts on failed answers: `{type: "classify", messages: [assistant message…],
+ * contextWindow?}` → `{overflowPatterns: ["source/flags"…], verdicts: [{overflow, retryable}…]}`
+ * (`isContextOverflow(message, contextWindow)`, `isRetryableAssistantError(message)`,
+ * `getOverflowPatterns()`).
+ */
+function classifyAnswers(request) {
+  const messages = Array.isArray(request.messages) ? request.messages : [];
+  const window = typeof request.contextWindow === "number" ? request.contextWindow : undefined;
+  return {
+    overflowPatterns: piAi.getOverflowPatterns().map((p) => `${p.source}/${p.flags}`),
+    verdicts: messages.map((m) => ({
+      overflow: piAi.isContextOverflow(m, window),
+      retryable: piAi.isRetryableAssistantError(m),
+    })),
+  };
+}
+
 export async function handleRequest(request) {
   if (!request || typeof request !== "object") throw new Error("request must be a JSON object");
   const type = request.type ?? "oracle";
@@ -1217,6 +1237,7 @@ export async function handleRequest(request) {
   if (type === "sessionInfos") return sessionInfos(request);
   if (type === "catalog") return modelCatalog(request);
   if (type === "cost") return costOf(request);
+  if (type === "classify") return classifyAnswers(request);
   const hasFile = typeof request.file === "string";
   const hasContent = typeof request.entriesJsonl === "string";
   if (hasFile === hasContent) throw new Error("request needs exactly one of `file` or `entriesJsonl`");

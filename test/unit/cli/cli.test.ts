@@ -32,7 +32,7 @@ describe("pi-context CLI", () => {
   it("help: every command once, continuation lines aligned under the first argument, the environment once", async () => {
     const { code, out } = await run(["--help"]);
     assert.equal(code, 0);
-    for (const c of ["inspect", "compact", "tree", "switch"])
+    for (const c of ["inspect", "compact", "tree", "switch", "doctor"])
       assert.equal(out.split(`\n  pi-context ${c} <session.jsonl>`).length - 1, 1, c);
     assert.equal(out.split("PI_CONTEXT_API_KEY").length - 1, 1, "the key variables are listed once");
     assert.doesNotMatch(out, /API key: /, "no per-command API key lines");
@@ -44,7 +44,8 @@ describe("pi-context CLI", () => {
       if (m) column = 2 + m[1]!.length;
       else assert.equal(line.length - line.trimStart().length, column, `aligned: ${JSON.stringify(line)}`);
     }
-    assert.match(out, /exit codes: 0 done, 1 refused or failed \(nothing written\), 2 usage error\.$/);
+    assert.match(out, /exit codes: 0 done, 1 refused or failed \(nothing written\), 2 usage error\.\n/);
+    assert.match(out, /doctor: 0 no errors, 1 errors found \(after --repair: errors left\), 2 usage error\.$/);
     assert.equal((await run([])).code, 2);
   });
 

@@ -556,7 +556,10 @@ describe("panel state", () => {
     assert.equal(state.session!.modifiedAt, 7);
     assert.deepEqual(
       state.session!.problems.map((p) => [p.id, p.severity, p.code, p.title, p.file, p.line]),
-      [["p0", "warning", "truncated-final-line", "Incomplete last line", file, 5]],
+      [
+        ["p0", "warning", "truncated-final-line", "Incomplete last line", file, 5],
+        ["p1", "warning", "unknown-window", "Unknown context window", undefined, undefined],
+      ],
     );
     assert.match(state.session!.problems[0]!.message, /^truncated final record at line 5 \(164 bytes\)/);
   });

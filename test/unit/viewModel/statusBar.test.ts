@@ -245,7 +245,7 @@ describe("gauge states", () => {
       v.tooltip
         .replace(MD_ESCAPE, "$1")
         .includes(
-          `- $(warning) **Invalid pi setting** — ${file} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: 1.5. Expected a non-negative safe integer.`,
+          `- $(warning) **Invalid pi setting** — ${file} — Invalid compaction.reserveTokens setting: 1.5. Expected a non-negative safe integer. pi 1.6.0 throws this error when it reads the setting`,
         ),
       v.tooltip,
     );
@@ -430,8 +430,9 @@ describe("tooltip problems", () => {
       agentDir: tempAgent(),
     });
     const v = view(analysis);
+    // the torn line and the demo model's unknown window
     assert.ok(
-      v.tooltip.replace(MD_ESCAPE, "$1").includes("**Problems** (1; listed in the panel and the log):"),
+      v.tooltip.replace(MD_ESCAPE, "$1").includes("**Problems** (2; listed in the panel and the log):"),
       v.tooltip,
     );
     assert.ok(
@@ -441,7 +442,15 @@ describe("tooltip problems", () => {
       v.tooltip,
     );
     assert.ok(
-      v.tooltip.replace(MD_ESCAPE, "$1").includes("pi skips it; while pi is still writing the line this clears itself"),
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("pi skips the fragment; when it next opens the session it first appends a newline"),
+      v.tooltip,
+    );
+    assert.ok(
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("**Session health:** $(warning) 2 warnings · [Check Session Health…](command:piContext.checkHealth)"),
       v.tooltip,
     );
   });
@@ -475,7 +484,7 @@ describe("tooltip problems", () => {
       '{"type":"message","id":"torn"';
     const session = SessionFile.fromBytes(bytes);
     const analysis = analyzeLoaded(session, { agentDir: agent });
-    const problems = collectProblems(analysis.inspect, session.filePath, analysis.modelsError);
+    const problems = collectProblems(analysis, session.filePath);
     const codes = problems.map((p) => p.code);
     for (const c of [
       "malformed-line",
@@ -484,7 +493,7 @@ describe("tooltip problems", () => {
       "duplicate-id",
       "unknown-type",
       "truncated-final-line",
-      "settings",
+      "invalid-setting",
     ])
       assert.ok(codes.includes(c), `${c} in ${codes.join(", ")}`);
     // errors first, info last
@@ -519,7 +528,8 @@ describe("tooltip problems", () => {
       v.tooltip.split("\n").filter((l) => /^- \$\((error|warning|info)\)/.test(l)).length,
       TOOLTIP_PROBLEM_LIMIT,
     );
-    assert.ok(v.tooltip.replace(MD_ESCAPE, "$1").includes("- $(error) **Parent cycle**"), v.tooltip);
+    assert.ok(v.tooltip.replace(MD_ESCAPE, "$1").includes("- $(info) **Missing parent**"), v.tooltip);
+    assert.equal(problems.find((p) => p.code === "parent-cycle")!.severity, "warning", "off the current branch");
     // the cap
     assert.equal(problemLines(problems, 100).length, problems.length);
   });

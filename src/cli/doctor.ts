@@ -1,0 +1,239 @@
+/**
+ * `pi-context doctor <session.jsonl> [--json] [--repair [--dry-run]] …`: the session doctor
+ * (`core/health/`) on one file — what breaks the session for pi or its provider, what pi does about
+ * it, and the fix; with `--repair` the entries that fix the model context are appended (one
+ * append, proven first on the session as if appended; `--dry-run` only shows them).
+ *
+ * Exit codes: 0 no error (after a repair: none left), 1 errors found (or the repair was refused
+ * or failed; nothing written), 2 usage. `--json` prints
+ * `{"findings": [{code, severity, entryId, relatedIds, message, repair}], …}` where `repair` is
+ * null or `{kind, description, appends}` (`appends`: the entries it appends; a compaction's are
+ * written by `pi-context compact`).
+ */
+
+import * as path from "node:path";
+import { planSessionRepair, commitSessionRepair, type SessionRepairPlan } from "../core/flows/repair";
+import { LiveSessionError } from "../core/flows/live";
+import { healthCounts } from "../core/health/doctor";
+import type { HealthFinding, HealthReport } from "../core/health/types";
+import type { SessionEntry } from "../core/types";
+import {
+  analyzeOptionsFrom,
+  checkFlags,
+  errorText,
+  formatUsage,
+  intFlag,
+  NotASessionError,
+  parseArgs,
+  UsageError,
+  type CliCommand,
+} from "./args";
+
+export const DOCTOR_USAGE = `pi-context doctor <session.jsonl> [--json] [--repair [--dry-run]] [--guard-seconds N]
+  [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--context-window N]`;
+
+const DOCTOR_FLAGS = new Set([
+  "json",
+  "repair",
+  "dry-run",
+  "guard-seconds",
+  "agent-dir",
+  "cwd",
+  "project-settings",
+  "context-window",
+]);
+
+/** Session text on a terminal: control characters (escape sequences, bidi overrides) shown as `�`. */
+export function terminalText(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "\ufffd");
+}
+
+/** One finding as JSON (`--json`): the issue's keys, plus `line` when the finding is tied to one. */
+export function findingJson(f: HealthFinding, appends: SessionEntry[] | undefined): object {
+  return {
+    code: f.code,
+    severity: f.severity,
+    entryId: f.entryId,
+    relatedIds: f.relatedIds,
+    message: f.message,
+    ...(f.line !== undefined ? { line: f.line } : {}),
+    ...(f.file !== undefined ? { file: f.file } : {}),
+    repair: f.repair
+      ? {
+          kind: f.repair.kind,
+          description: f.repair.description,
+          appends: f.repair.kind === "compaction" ? [] : (appends ?? []),
+          ...(f.repair.kind === "compaction" ? { command: "pi-context compact" } : {}),
+        }
+      : null,
+  };
+}
+
+const WIDTH = 100;
+
+/** Words wrapped at {@link WIDTH}, continuation lines indented. */
+function wrap(text: string, indent: string): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + word.length + 1 > WIDTH - indent.length) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines;
+}
+
+/** The findings as text, one block each. */
+export function formatReport(
+  report: HealthReport,
+  appendsOf: (f: HealthFinding) => SessionEntry[] | undefined,
+): string[] {
+  const lines: string[] = [];
+  for (const f of report.findings) {
+    const where = [f.entryId ? `entry ${f.entryId}` : "", f.line !== undefined ? `line ${f.line}` : "", f.file ?? ""]
+      .filter(Boolean)
+      .join(", ");
+    lines.push(terminalText(`${f.severity.padEnd(7)} ${f.code}${where ? `  (${where})` : ""}`));
+    lines.push(...wrap(terminalText(f.message), "        "));
+    if (f.repair) {
+      const n = appendsOf(f)?.length ?? 0;
+      lines.push(
+        ...wrap(
+          terminalText(
+            `repair: ${f.repair.description}${f.repair.kind === "compaction" ? " — run pi-context compact" : n > 1 ? ` (${n} entries)` : ""}`,
+          ),
+          "        ",
+        ),
+      );
+    }
+    lines.push("");
+  }
+  return lines;
+}
+
+/** `pi-context doctor`. */
+export const doctorCommand: CliCommand = async (argv, out, err) => {
+  const args = parseArgs(argv, new Set(["json", "repair", "dry-run"]));
+  const [file] = args.positional;
+  if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(DOCTOR_USAGE, 2)}`);
+  checkFlags(args, DOCTOR_FLAGS, DOCTOR_USAGE);
+  const repair = args.flags.has("repair");
+  const dryRun = args.flags.has("dry-run");
+  if (dryRun && !repair) throw new UsageError("--dry-run needs --repair.");
+  const json = args.flags.has("json");
+  const analyze = analyzeOptionsFrom(args);
+  if (analyze.leafId !== undefined)
+    throw new UsageError("doctor checks the file's leaf (the one pi resumes at); --leaf is not supported.");
+  const absolute = path.resolve(file);
+  const plan = await planSessionRepair(absolute, {
+    ...analyze,
+    guardSeconds: intFlag(args, "guard-seconds") ?? 30,
+    surface: "cli",
+  });
+  if (plan.session.size === 0) throw new NotASessionError(absolute, true);
+  const appendsOf = appendsIndex(plan);
+
+  if (!repair) {
+    if (json)
+      out(
+        JSON.stringify(
+          { file: absolute, findings: plan.report.findings.map((f) => findingJson(f, appendsOf(f))) },
+          null,
+          2,
+        ),
+      );
+    else printText(plan, appendsOf, out);
+    return plan.report.errors > 0 ? 1 : 0;
+  }
+
+  const entries = plan.repair.entries;
+  const refusal =
+    entries.length === 0
+      ? undefined
+      : (plan.unsafe ??
+        (plan.repair.remaining.length > 0
+          ? `the planned repair would leave ${plan.repair.remaining.length} error(s); nothing was written`
+          : undefined));
+  let written = false;
+  let after: HealthReport = plan.repair.after;
+  let failure: string | undefined = refusal;
+  if (entries.length > 0 && !refusal && !dryRun) {
+    try {
+      const result = await commitSessionRepair(plan);
+      written = true;
+      after = result.after;
+    } catch (error) {
+      // refused (live session, file changed, cannot take an append): nothing was written
+      failure = error instanceof LiveSessionError ? error.message : errorText(error);
+    }
+  }
+  if (json) {
+    out(
+      JSON.stringify(
+        {
+          file: absolute,
+          findings: plan.report.findings.map((f) => findingJson(f, appendsOf(f))),
+          repair: {
+            dryRun,
+            written,
+            appends: entries,
+            ...(failure ? { refused: failure } : {}),
+            findingsAfter: (written || dryRun ? after : plan.report).findings.map((f) => findingJson(f, undefined)),
+          },
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    printText(plan, appendsOf, out, false);
+    if (entries.length === 0) out("repair: nothing an appended entry can fix.");
+    else {
+      out(
+        `repair: ${dryRun ? "would append" : written ? "appended" : "did not append"} ${entries.length} ${entries.length === 1 ? "entry" : "entries"}:`,
+      );
+      for (const e of entries) out(terminalText(`  ${JSON.stringify(e)}`));
+      if (failure) err(terminalText(`pi-context doctor: ${failure}`));
+      else {
+        out("");
+        out(
+          `after the repair${dryRun ? " (checked on the session as if appended)" : " (the file read back)"}: ${after.errors === 0 ? "no error" : healthCounts(after)}${after.errors === 0 && (after.warnings || after.infos) ? ` (${healthCounts(after)})` : ""}.`,
+        );
+      }
+    }
+    if (plan.repair.compaction.length > 0)
+      out(`A compaction would help too: pi-context compact ${JSON.stringify(absolute)} (needs a summarizer).`);
+  }
+  if (failure) return 1;
+  // the exit code describes the file as it is now: repaired when written, else as read
+  return (written ? after : plan.report).errors > 0 ? 1 : 0;
+};
+
+function printText(
+  plan: SessionRepairPlan,
+  appendsOf: (f: HealthFinding) => SessionEntry[] | undefined,
+  out: (s: string) => void,
+  hint = true,
+): void {
+  const report = plan.report;
+  out(terminalText(`session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`));
+  out(
+    `health   ${report.findings.length === 0 ? "no problems found" : healthCounts(report)}; leaf ${terminalText(report.leafId ?? "(none)")}`,
+  );
+  out("");
+  for (const line of formatReport(report, appendsOf)) out(line);
+  const fixable = report.findings.filter((f) => f.repair && f.repair.kind !== "compaction").length;
+  if (hint && fixable > 0 && plan.repair.entries.length > 0)
+    out(
+      `${fixable} ${fixable === 1 ? "finding" : "findings"} can be repaired by appending ${plan.repair.entries.length} ${plan.repair.entries.length === 1 ? "entry" : "entries"}: pi-context doctor --repair [--dry-run]`,
+    );
+}
+
+/** The appended entries per finding (from the plan's fixes). */
+function appendsIndex(plan: SessionRepairPlan): (f: HealthFinding) => SessionEntry[] | undefined {
+  const byFinding = new Map<HealthFinding, SessionEntry[]>();
+  for (const fix of plan.repair.fixes) byFinding.set(fix.finding, fix.entries);
+  return (f) => byFinding.get(f);
+}

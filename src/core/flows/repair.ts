@@ -1,0 +1,192 @@
+/**
+ * Writing the doctor's repairs to a session file (`health/repair.ts` plans and proves them). No
+ * `vscode` import; shared by "Pi: Check Session Health" and `pi-context doctor --repair`.
+ *
+ *   planSessionRepair(file, options)   fresh read → pi's view (`analyzeLoaded`) → the doctor →
+ *                                      the repair plan, proven on an overlay; the append
+ *                                      expectation (or why the file cannot take an append); the
+ *                                      live-session check
+ *   commitSessionRepair(plan)          live guard again; every planned entry in ONE append, only
+ *                                      if the file is byte-for-byte as planned; then the file is
+ *                                      read back and the doctor runs on it
+ *   runRepairFlow(file, options, …)    plan → confirm → commit, re-planning when the file changed
+ *
+ * Never rewrites: only complete lines are appended, through `write.ts`.
+ */
+
+import { analyzeLoaded, type Analysis, type AnalyzeOptions } from "../rules/analyze";
+import { checkHealth, contextOf } from "../health/doctor";
+import { planRepair, type RepairPlan } from "../health/repair";
+import type { HealthReport } from "../health/types";
+import { SessionFile } from "../read/session";
+import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
+import { appendEntries, expectationOf, newEntryId, UnsafeSessionWriteError, type AppendExpectation } from "./write";
+
+const LIVE_WHAT = "repair";
+
+/** Options of {@link planSessionRepair}. */
+export interface RepairFlowOptions extends AnalyzeOptions {
+  /** Live-session guard: seconds since the last write (0 = off). */
+  guardSeconds: number;
+  /** `/proc` root for the process check (tests); null = no process check. */
+  procRoot?: string | null;
+  /** Wording of the live-session refusal. */
+  surface?: MessageSurface;
+  /** Current time (tests). */
+  now?: () => Date;
+}
+
+/** A plan: the file as read, the doctor's report, the repair and what guards the write. */
+export interface SessionRepairPlan {
+  file: string;
+  session: SessionFile;
+  analysis: Analysis;
+  /** The doctor's report of the file as read. */
+  report: HealthReport;
+  repair: RepairPlan;
+  /** Taken when the plan was made (undefined: the file cannot take an append, see `unsafe`). */
+  expectation?: AppendExpectation;
+  /** Why nothing can be appended to this file (v1/v2 format, torn final line, not a session). */
+  unsafe?: string;
+  live: LiveCheck;
+  options: RepairFlowOptions;
+}
+
+/**
+ * Read the session and plan its repairs.
+ * @throws the `fs` error when the file cannot be read; {@link StaleSessionError} when it changes while read.
+ */
+export async function planSessionRepair(file: string, options: RepairFlowOptions): Promise<SessionRepairPlan> {
+  const session = await SessionFile.open(file, { digest: true });
+  return planSessionRepairOn(session, options);
+}
+
+/** {@link planSessionRepair} on a session already read (a private index: do not refresh it). */
+export async function planSessionRepairOn(
+  session: SessionFile,
+  options: RepairFlowOptions,
+): Promise<SessionRepairPlan> {
+  let expectation: AppendExpectation | undefined;
+  let unsafe: string | undefined;
+  try {
+    expectation = expectationOf(session);
+  } catch (error) {
+    if (!(error instanceof UnsafeSessionWriteError)) throw error;
+    unsafe = error.message;
+  }
+  const analysis = analyzeLoaded(session, options);
+  const report = checkHealth(analysis);
+  const now = (options.now ?? (() => new Date()))();
+  const repair = planRepair(session, report, contextOf(analysis), {
+    newId: (reserved) => newEntryId(session.byId, reserved),
+    timestamp: now.toISOString(),
+  });
+  const plan: SessionRepairPlan = {
+    file: session.filePath,
+    session,
+    analysis,
+    report,
+    repair,
+    live: await liveCheck(session, options),
+    options,
+  };
+  if (expectation) plan.expectation = expectation;
+  if (unsafe !== undefined) plan.unsafe = unsafe;
+  return plan;
+}
+
+function liveCheck(session: SessionFile, options: RepairFlowOptions): Promise<LiveCheck> {
+  return checkLiveSession(session.filePath, {
+    guardSeconds: options.guardSeconds,
+    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
+    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
+  });
+}
+
+function liveError(live: LiveCheck, options: RepairFlowOptions): LiveSessionError {
+  return new LiveSessionError(describeLive(live, LIVE_WHAT, options.surface, null), live.reasons);
+}
+
+/** What {@link commitSessionRepair} wrote. */
+export interface SessionRepairResult {
+  file: string;
+  /** The appended entries in file order (empty: nothing was written). */
+  entries: RepairPlan["entries"];
+  bytesBefore: number;
+  bytesAfter: number;
+  /** The doctor on the file read back. */
+  after: HealthReport;
+}
+
+/**
+ * Append the plan's entries (live guard again, one append, only if the file is unchanged), then
+ * read the file back and run the doctor on it. A plan without entries writes nothing.
+ * @throws {UnsafeSessionWriteError} when the file cannot take an append (nothing written).
+ * @throws {LiveSessionError} when the session looks live now.
+ * @throws {SessionChangedError} when the file changed since the plan (nothing written).
+ * @throws Error when the plan's own proof failed (a repairable error would remain; nothing written).
+ */
+export async function commitSessionRepair(plan: SessionRepairPlan): Promise<SessionRepairResult> {
+  const entries = plan.repair.entries;
+  const size = plan.session.committedBytes;
+  if (entries.length === 0)
+    return { file: plan.file, entries: [], bytesBefore: size, bytesAfter: size, after: plan.report };
+  if (!plan.expectation) throw new UnsafeSessionWriteError(plan.unsafe ?? `${plan.file} cannot take an append.`);
+  if (plan.repair.remaining.length > 0)
+    throw new Error(
+      `internal error: the planned repair leaves ${plan.repair.remaining.length} repairable error(s) (${plan.repair.remaining.map((f) => f.code).join(", ")}). Nothing was written.`,
+    );
+  const live = await liveCheck(plan.session, plan.options);
+  if (live.live) throw liveError(live, plan.options);
+  const bytesAfter = appendEntries(plan.expectation, entries);
+  const back = await SessionFile.open(plan.file);
+  const after = checkHealth(analyzeLoaded(back, plan.options));
+  return { file: plan.file, entries, bytesBefore: plan.expectation.size, bytesAfter, after };
+}
+
+/** Callbacks of {@link runRepairFlow}. */
+export interface RepairFlowCallbacks {
+  /**
+   * Show the plan (findings, entries to append, the doctor after) and ask; false = declined. `changed`
+   * is true when the file changed after an earlier preview and this is the re-made plan. Not called
+   * for a plan without entries. Undefined = write without asking.
+   */
+  confirm?: (plan: SessionRepairPlan, changed: boolean) => Promise<boolean>;
+}
+
+/** Result of {@link runRepairFlow}. */
+export type RepairOutcome =
+  | { kind: "repaired"; plan: SessionRepairPlan; result: SessionRepairResult }
+  /** Nothing an appended entry can fix (see `plan.report`, `plan.repair.compaction`). */
+  | { kind: "nothing"; plan: SessionRepairPlan }
+  | { kind: "declined"; plan: SessionRepairPlan };
+
+/** How often the flow re-plans after the file changed under it. */
+export const MAX_REPAIR_ATTEMPTS = 3;
+
+/**
+ * plan → (unsafe / live check) → confirm → commit, re-planning from a fresh read when the file
+ * changed before the write, at most {@link MAX_REPAIR_ATTEMPTS} times.
+ * @throws {UnsafeSessionWriteError}, {@link LiveSessionError}, {@link SessionChangedError} after the last attempt.
+ */
+export async function runRepairFlow(
+  file: string,
+  options: RepairFlowOptions,
+  callbacks: RepairFlowCallbacks = {},
+): Promise<RepairOutcome> {
+  return withReplanning(MAX_REPAIR_ATTEMPTS, async (attempt) => {
+    const plan = await planSessionRepair(file, options);
+    if (plan.repair.entries.length === 0) return { kind: "nothing", plan };
+    if (!plan.expectation) throw new UnsafeSessionWriteError(plan.unsafe ?? `${file} cannot take an append.`);
+    if (plan.live.live) throw liveError(plan.live, options);
+    if (callbacks.confirm && !(await callbacks.confirm(plan, attempt.changed))) return { kind: "declined", plan };
+    const replan = replanIfChanged(plan.expectation, attempt);
+    if (replan) return replan;
+    return writeOrReplan(attempt, async () => ({
+      kind: "repaired" as const,
+      plan,
+      result: await commitSessionRepair(plan),
+    }));
+  });
+}

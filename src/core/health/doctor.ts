@@ -1,0 +1,154 @@
+/**
+ * The session doctor: every check of `src/core/health/` over one session at its leaf, as one
+ * {@link HealthReport}. Pure (reads entry bodies only: context edits that replace an assistant's
+ * content, the last failed answer); never throws for bad session content. Shared by the gauge's
+ * tooltip, the panel, the tree, "Pi: Check Session Health" and `pi-context doctor`.
+ *
+ *   checkHealth(analysis)            the session as analysed (`rules/analyze.ts`), cached per analysis
+ *   diagnose(view, context)          any view of a session (a file, or an overlay with planned
+ *                                    entries: the repair proves itself on it before writing)
+ */
+
+import type { Analysis } from "../rules/analyze";
+import { buildProjection } from "../rules/context";
+import { structureDiagnostics } from "../rules/tree";
+import type { SessionView } from "../read/overlay";
+import type { Diagnostic } from "../types";
+import { fileFindings } from "./fileChecks";
+import { pairingFindings } from "./pairing";
+import { referenceFindings } from "./references";
+import { settingsFindings, type SettingsInput } from "./settingsChecks";
+import { tailFindings } from "./tail";
+import { reportOf, type HealthFinding, type HealthReport } from "./types";
+
+/** A session as the doctor reads it. */
+export interface HealthView extends SessionView {
+  /** Reading diagnostics (`SessionFile.diagnostics`); structural ones are computed here unless given. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** File size in bytes. */
+  readonly size: number;
+}
+
+/** What the doctor needs besides the session: pi's settings and window for its model. */
+export interface DoctorContext {
+  settings: SettingsInput;
+  /** A compaction is possible at the leaf (pi's `prepareCompaction` has something to summarise). */
+  canCompact: () => boolean;
+  /** Leaf to check (default: the view's leaf, i.e. the file's). */
+  leafId?: string | null;
+  /**
+   * The structural diagnostics (`structureDiagnostics` of the view, e.g. from the gauge's
+   * incremental tracker); computed when absent.
+   */
+  structure?: readonly Diagnostic[];
+  /** Thresholds for tests (see `fileChecks.ts`). */
+  largeEntryBytes?: number;
+  slowLoadBytes?: number;
+}
+
+/**
+ * Check one view of a session (see the file comment).
+ * @returns the findings, errors first.
+ */
+export function diagnose(view: HealthView, context: DoctorContext): HealthReport {
+  const projection = buildProjection(view, context.leafId);
+  const structure = context.structure ?? structureDiagnostics(view);
+  const diagnostics = [...view.diagnostics, ...structure];
+  const window =
+    context.settings.contextWindow.value && context.settings.contextWindow.value > 0
+      ? context.settings.contextWindow.value
+      : undefined;
+  const findings: HealthFinding[] = [];
+  const guard = (what: string, run: () => HealthFinding[]) => {
+    try {
+      findings.push(...run());
+    } catch (error) {
+      // a check must never take the others down (e.g. a body changed on disk while reading)
+      findings.push({
+        code: "check-failed",
+        severity: "info",
+        entryId: null,
+        relatedIds: [],
+        message: `The ${what} check could not finish: ${(error as Error).message}`,
+        source: "session",
+        repair: null,
+      });
+    }
+  };
+  guard("tool pairing", () => pairingFindings(projection, view, view.byId));
+  guard("reference", () => referenceFindings({ records: view.records, byId: view.byId, projection, diagnostics }));
+  guard("last answer", () =>
+    tailFindings({
+      projection,
+      readEntry: (r) => view.readEntry(r),
+      contextWindow: window,
+      compactionEnabled: context.settings.compactionEnabled.value,
+      ...(context.settings.compactionEnabled.file
+        ? { compactionEnabledWhere: context.settings.compactionEnabled.file }
+        : {}),
+      model: context.settings.model ?? context.settings.selection ?? null,
+      canCompact: context.canCompact,
+    }),
+  );
+  guard("file", () =>
+    fileFindings({
+      records: view.records,
+      diagnostics,
+      fileBytes: view.size,
+      projection,
+      contextWindow: window,
+      ...(context.largeEntryBytes !== undefined ? { largeEntryBytes: context.largeEntryBytes } : {}),
+      ...(context.slowLoadBytes !== undefined ? { slowLoadBytes: context.slowLoadBytes } : {}),
+    }),
+  );
+  guard("settings", () => settingsFindings(context.settings));
+  return reportOf(findings, projection.leafId);
+}
+
+/** The doctor's context for an analysed session (its settings, window and compaction preview). */
+export function contextOf(analysis: Analysis): DoctorContext {
+  const inspect = analysis.inspect;
+  return {
+    settings: {
+      contextWindow: inspect.contextWindow,
+      reserveTokens: inspect.reserveTokens,
+      keepRecentTokens: inspect.keepRecentTokens,
+      compactionEnabled: inspect.compactionEnabled,
+      settingsProblems: inspect.settingsProblems,
+      model: inspect.model,
+      modelsError: analysis.modelsError,
+      selection: analysis.selection
+        ? { provider: analysis.selection.provider, modelId: analysis.selection.modelId }
+        : null,
+    },
+    canCompact: () => inspect.compaction !== null,
+    leafId: inspect.leafId,
+  };
+}
+
+const reports = new WeakMap<Analysis, HealthReport>();
+
+/**
+ * The doctor's report for an analysed session at the analysed leaf. Cached per analysis (the
+ * gauge, the panel and the tree ask for the same one after every change). The structural
+ * diagnostics are the analysis' own (`inspect.diagnostics`, kept up to date incrementally).
+ */
+export function checkHealth(analysis: Analysis): HealthReport {
+  const cached = reports.get(analysis);
+  if (cached) return cached;
+  const session = analysis.session;
+  const reading = new Set(session.diagnostics);
+  const structure = analysis.inspect.diagnostics.filter((d) => !reading.has(d) && d.code !== "path-cycle");
+  const report = diagnose(session, { ...contextOf(analysis), structure });
+  reports.set(analysis, report);
+  return report;
+}
+
+/** Counts by severity, e.g. `2 errors, 1 warning, 3 notes` (empty for none). */
+export function healthCounts(report: Pick<HealthReport, "errors" | "warnings" | "infos">): string {
+  const parts: string[] = [];
+  if (report.errors) parts.push(`${report.errors} error${report.errors === 1 ? "" : "s"}`);
+  if (report.warnings) parts.push(`${report.warnings} warning${report.warnings === 1 ? "" : "s"}`);
+  if (report.infos) parts.push(`${report.infos} note${report.infos === 1 ? "" : "s"}`);
+  return parts.join(", ");
+}

@@ -1,0 +1,99 @@
+/**
+ * Settings that make pi misbehave for this session's model, from what the gauge already knows
+ * (`rules/inspect.ts`: window, `reserveTokens`, `keepRecentTokens`, `compaction.enabled`, settings
+ * problems; `rules/analyze.ts`: models.json errors).
+ *
+ * pi 1.6.0: `shouldCompact` is `contextTokens > contextWindow − reserveTokens` (strict), checked
+ * after every answer; `prepareCompaction` keeps the newest messages worth `keepRecentTokens`.
+ */
+
+import type { InspectResult } from "../rules/inspect";
+import type { HealthFinding } from "./types";
+
+/** What the settings checks read. */
+export type SettingsInput = Pick<
+  InspectResult,
+  "contextWindow" | "reserveTokens" | "keepRecentTokens" | "compactionEnabled" | "settingsProblems" | "model"
+> & {
+  /** `Analysis.modelsError`. */
+  modelsError?: string | undefined;
+  /** The model pi resumes with (branch or settings default), when the path names none. */
+  selection?: { provider: string; modelId: string } | null;
+};
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+function settingsFinding(
+  f: Pick<HealthFinding, "code" | "severity" | "message"> & { file?: string | undefined },
+): HealthFinding {
+  return {
+    code: f.code,
+    severity: f.severity,
+    entryId: null,
+    relatedIds: [],
+    message: f.message,
+    source: f.code === "models-json" ? "models" : "settings",
+    ...(f.file ? { file: f.file } : {}),
+    repair: null,
+  };
+}
+
+/** All settings findings. */
+export function settingsFindings(input: SettingsInput): HealthFinding[] {
+  const out: HealthFinding[] = [];
+  const model = input.model ?? input.selection ?? null;
+  const name = model ? `${model.provider}/${model.modelId}` : undefined;
+  const window = input.contextWindow.value && input.contextWindow.value > 0 ? input.contextWindow.value : undefined;
+  const reserve = input.reserveTokens.value;
+  const keep = input.keepRecentTokens.value;
+  const enabled = input.compactionEnabled.value;
+  const where = (s: { file?: string; source: string }) => (s.file ? ` in ${s.file}` : ` (${s.source})`);
+  if (!window)
+    out.push(
+      settingsFinding({
+        code: "unknown-window",
+        severity: name ? "warning" : "info",
+        message: name
+          ? `pi-context does not know the context window of ${name} (not in pi's model catalog snapshot, models-store.json or models.json): the gauge shows tokens without a percentage and the compaction threshold is unknown. pi uses the window of its own model registry; if pi knows this model (for example from an extension), add it with its contextWindow to models.json in pi's agent dir, which both read.`
+          : "The session names no model and pi's settings have no defaultProvider/defaultModel, so there is no context window to measure against.",
+      }),
+    );
+  if (enabled && window && reserve !== null && reserve >= window)
+    out.push(
+      settingsFinding({
+        code: "reserve-exceeds-window",
+        severity: "error",
+        file: input.reserveTokens.file,
+        message: `compaction.reserveTokens is ${n(reserve)}${where(input.reserveTokens)}, not below the context window of ${name ?? "the model"} (${n(window)}): pi's threshold (window − reserveTokens) is ${n(window - reserve)}, so pi compacts after every answer. Fix: set compaction.reserveTokens below ${n(window)} (pi's default is 16,384), or a per-model value under compaction.modelOverrides.`,
+      }),
+    );
+  else if (enabled && window && reserve !== null && keep !== null && keep >= window - reserve)
+    out.push(
+      settingsFinding({
+        code: "keep-exceeds-threshold",
+        severity: "warning",
+        file: input.keepRecentTokens.file,
+        message: `compaction.keepRecentTokens is ${n(keep)}${where(input.keepRecentTokens)}, at least pi's threshold of ${n(window - reserve)} (window ${n(window)} − reserveTokens ${n(reserve)}): what a compaction keeps is already over the threshold, so pi compacts again after the next answer. Fix: set keepRecentTokens well below ${n(window - reserve)} (pi's default is 20,000).`,
+      }),
+    );
+  for (const s of input.settingsProblems)
+    out.push(
+      settingsFinding({
+        code: "invalid-setting",
+        severity: "warning",
+        file: s.file,
+        message: s.key
+          ? `${s.message.replace(/[.\s]+$/, "")}. pi 1.6.0 throws this error when it reads the setting (its compaction check after each answer fails); pi-context's numbers use pi's default for it. Fix the value in ${s.file}.`
+          : `${s.message.replace(/[.\s]+$/, "")}. pi reports this problem too; pi-context uses pi's defaults for what the file would set.`,
+      }),
+    );
+  if (input.modelsError)
+    out.push(
+      settingsFinding({
+        code: "models-json",
+        severity: "warning",
+        message: `${input.modelsError.replace(/[.\s]+$/, "")}. pi reports the same problem and ignores the file's models, so their context windows are unknown.`,
+      }),
+    );
+  return out;
+}

@@ -1,0 +1,259 @@
+/**
+ * "Pi: Check Session Health" (`piContext.checkHealth`): the session doctor (`core/health/`) on a
+ * session file, its findings in a quick pick (errors first; picking one shows its entry in the
+ * Pi Session tree, or the file at its line), and the repairs: a preview of exactly what is appended
+ * (one item per entry, its JSON line) before the one append of `core/flows/repair.ts`; a
+ * compaction offered through "Pi: Compact Session…" where that is the fix. Never rewrites a file.
+ *
+ * `piContext.checkHealth(file?, options?)`: `file` = a session path or URI (default: the current
+ * session); `options.repair` goes straight to the repair preview; `options.skipPreview` appends
+ * without the preview (tests, scripts). Resolves with a {@link HealthCommandOutcome}.
+ */
+
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { healthCounts } from "../core/health/doctor";
+import type { HealthFinding } from "../core/health/types";
+import { planSessionRepair, runRepairFlow, type RepairFlowOptions, type SessionRepairPlan } from "../core/flows/repair";
+import { expandHome, getAgentDir } from "../core/rules/settings";
+import type { SessionEntry } from "../core/types";
+import type { Services } from "../services";
+import { plural } from "../shared/format";
+import * as notify from "../ui/notify";
+import { healthTitle } from "../viewModel/health";
+
+/** Options of `piContext.checkHealth`. */
+export interface HealthCommandOptions {
+  /** Go straight to the repair preview (when there is something to append). */
+  repair?: boolean;
+  /** Append without the preview. */
+  skipPreview?: boolean;
+}
+
+/** What `piContext.checkHealth` did. */
+export type HealthCommandOutcome =
+  | { kind: "no-session" }
+  | { kind: "healthy"; file: string }
+  /** The findings were shown; `picked` is the finding the user opened (its code), if any. */
+  | { kind: "shown"; file: string; errors: number; warnings: number; infos: number; picked?: string }
+  | { kind: "repaired"; file: string; appended: number; errorsBefore: number; errorsAfter: number }
+  | { kind: "declined"; file: string }
+  | { kind: "compact"; file: string }
+  | { kind: "failed"; file: string; message: string };
+
+const SEVERITY_ICON = { error: "$(error)", warning: "$(warning)", info: "$(info)" } as const;
+const DETAIL_MAX = 300;
+
+/** One line, at most `max` characters. */
+function short(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+/** What an appended entry does, in words: `context_edit: omit t1`, `leaf marker on u2`. */
+export function entryWords(entry: SessionEntry): string {
+  const e = entry as unknown as Record<string, unknown>;
+  if (e.type === "context_edit")
+    return `context_edit: ${e.replacement === null ? "omit" : "restore the content of"} ${String(e.targetId)}`;
+  if (e.type === "custom" && e.customType === "pi-context/leaf")
+    return `leaf marker: pi resumes at ${String((e.data as { targetId?: unknown } | undefined)?.targetId)}`;
+  return String(e.type);
+}
+
+/** The "after the repair" sentence of a plan. */
+function afterText(plan: SessionRepairPlan): string {
+  const after = plan.repair.after;
+  return after.errors === 0
+    ? `Checked on the session as if appended: no error remains${after.warnings || after.infos ? ` (${healthCounts(after)})` : ""}.`
+    : `Checked on the session as if appended: ${healthCounts(after)} remain (only pi or a person can fix those).`;
+}
+
+/** Registers the command (and nothing else: the log and the tree read the doctor themselves). */
+export class HealthCommand {
+  constructor(private readonly services: Services) {}
+
+  private options(): RepairFlowOptions {
+    const config = this.services.config();
+    const current = this.services.sessions.current;
+    return {
+      agentDir: current?.agentDir ?? (config.agentDir ? expandHome(config.agentDir) : getAgentDir()),
+      projectSettings: config.projectSettings,
+      guardSeconds: config.liveSession.guardSeconds,
+    };
+  }
+
+  /** `piContext.checkHealth(file?, options?)`. */
+  async run(arg?: unknown, options: HealthCommandOptions = {}): Promise<HealthCommandOutcome> {
+    const file = this.fileOf(arg);
+    if (!file) {
+      void notify.info(
+        "No pi session to check. Open a workspace with pi sessions, or pick one with Pi: Select Session….",
+      );
+      return { kind: "no-session" };
+    }
+    const log = this.services.log;
+    let plan: SessionRepairPlan;
+    try {
+      plan = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: "Checking session health…" },
+        () => planSessionRepair(file, this.options()),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log.warn(`health ${file}: ${message}`);
+      void notify.error(`Could not check ${path.basename(file)}: ${message}`);
+      return { kind: "failed", file, message };
+    }
+    const report = plan.report;
+    log.info(
+      `health ${file}: ${report.findings.length === 0 ? "no problems" : healthCounts(report)}; ${plan.repair.entries.length} entr${plan.repair.entries.length === 1 ? "y" : "ies"} would repair ${plan.repair.fixes.length} finding(s)`,
+    );
+    if (report.findings.length === 0) {
+      void notify.info(`Session health: no problems found in ${path.basename(file)}.`);
+      return { kind: "healthy", file };
+    }
+    if (options.repair && plan.repair.entries.length > 0) return this.repair(file, options);
+
+    type Item = vscode.QuickPickItem & { action?: "repair" | "compact"; finding?: HealthFinding };
+    const items: Item[] = [];
+    if (plan.repair.entries.length > 0)
+      items.push({
+        label: `$(wrench) Repair: append ${plural(plan.repair.entries.length, "entry", "entries")}`,
+        description: `fixes ${plural(plan.repair.fixes.length, "finding")}; nothing is rewritten`,
+        detail: plan.unsafe ? `Not possible now: ${plan.unsafe}` : afterText(plan),
+        action: "repair",
+      });
+    if (plan.repair.compaction.length > 0)
+      items.push({
+        label: "$(archive) Compact Session…",
+        description: "a compaction makes the context fit again",
+        detail: "Pi: Compact Session… (previewed; needs the configured summarizer)",
+        action: "compact",
+      });
+    if (items.length > 0) items.push({ label: "Findings", kind: vscode.QuickPickItemKind.Separator });
+    for (const f of report.findings)
+      items.push({
+        label: `${SEVERITY_ICON[f.severity]} ${healthTitle(f.code)}`,
+        description: [
+          f.entryId ? `entry ${f.entryId}` : "",
+          f.line !== undefined ? `line ${f.line}` : "",
+          f.repair ? "repairable" : "",
+        ]
+          .filter(Boolean)
+          .join(" · "),
+        detail: short(f.message, DETAIL_MAX),
+        finding: f,
+      });
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `Session health of ${path.basename(file)}: ${healthCounts(report)}`,
+      placeHolder: "Pick a finding to see its entry, or a repair",
+      matchOnDescription: true,
+      matchOnDetail: true,
+      ignoreFocusOut: true,
+    });
+    const counts = { errors: report.errors, warnings: report.warnings, infos: report.infos };
+    if (!pick) return { kind: "shown", file, ...counts };
+    if (pick.action === "repair") return this.repair(file, options);
+    if (pick.action === "compact") {
+      await vscode.commands.executeCommand("piContext.compact", file);
+      return { kind: "compact", file };
+    }
+    if (pick.finding) await this.show(file, pick.finding);
+    return { kind: "shown", file, ...counts, ...(pick.finding ? { picked: pick.finding.code } : {}) };
+  }
+
+  /** The repair: preview (unless skipped), then the flow's one append; the outcome in a toast and the log. */
+  private async repair(file: string, options: HealthCommandOptions): Promise<HealthCommandOutcome> {
+    let errorsBefore = 0;
+    try {
+      const outcome = await runRepairFlow(file, this.options(), {
+        confirm: async (plan, changed) => {
+          errorsBefore = plan.report.errors;
+          return options.skipPreview ? true : this.preview(plan, changed);
+        },
+      });
+      if (outcome.kind === "declined") return { kind: "declined", file };
+      if (outcome.kind === "nothing") {
+        void notify.info("Nothing to repair: no finding of this session is fixed by an appended entry.");
+        return { kind: "declined", file };
+      }
+      const { result } = outcome;
+      this.services.log.info(
+        `health ${file}: appended ${result.entries.length} entr${result.entries.length === 1 ? "y" : "ies"} (${result.bytesBefore} → ${result.bytesAfter} bytes): ${result.entries.map(entryWords).join("; ")}`,
+      );
+      const after = result.after;
+      void notify.info(
+        `Repaired ${path.basename(file)}: appended ${plural(result.entries.length, "entry", "entries")}. ${after.errors === 0 ? "No error remains" : `${healthCounts(after)} remain`}${after.errors === 0 && (after.warnings || after.infos) ? ` (${healthCounts(after)})` : ""}.`,
+      );
+      await this.services.sessions.refresh();
+      return {
+        kind: "repaired",
+        file,
+        appended: result.entries.length,
+        errorsBefore: errorsBefore || outcome.plan.report.errors,
+        errorsAfter: after.errors,
+      };
+    } catch (error) {
+      const failure = notify.reportFlowFailure(this.services.log, {
+        operation: "Repair",
+        logPrefix: "health",
+        file,
+        error,
+        configActions: [],
+      });
+      return { kind: "failed", file, message: failure.message };
+    }
+  }
+
+  /** The preview: what is appended, entry by entry, and what the doctor says afterwards. */
+  private async preview(plan: SessionRepairPlan, changed: boolean): Promise<boolean> {
+    type Item = vscode.QuickPickItem & { append?: boolean };
+    const entries = plan.repair.entries;
+    const items: Item[] = [
+      {
+        label: `$(check) Append ${plural(entries.length, "entry", "entries")}`,
+        description: `after line ${plan.session.records[plan.session.records.length - 1]?.line ?? 0}; the earlier bytes stay as they are`,
+        detail: afterText(plan),
+        append: true,
+      },
+      { label: "$(close) Cancel", description: "nothing is written", append: false },
+      { label: "What is appended", kind: vscode.QuickPickItemKind.Separator },
+    ];
+    for (const e of entries) {
+      const fix = plan.repair.fixes.find((x) => x.entries.includes(e));
+      items.push({
+        label: `$(add) ${entryWords(e)}`,
+        description: fix ? healthTitle(fix.finding.code) : "",
+        detail: short(JSON.stringify(e), DETAIL_MAX),
+      });
+    }
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `${changed ? "The session changed — " : ""}Repair ${path.basename(plan.file)}: append ${plural(entries.length, "entry", "entries")}?`,
+      placeHolder: "One append after the last line; nothing is rewritten",
+      ignoreFocusOut: true,
+    });
+    return pick?.append === true;
+  }
+
+  /** Show a finding: its entry in the Pi Session tree, else its file at the line. */
+  private async show(file: string, f: HealthFinding): Promise<void> {
+    if (f.entryId && f.source === "session") {
+      const commands = await vscode.commands.getCommands(true);
+      if (commands.includes("piContext.tree.reveal")) {
+        const shown = await vscode.commands.executeCommand<boolean>("piContext.tree.reveal", f.entryId);
+        if (shown) return;
+      }
+    }
+    const target = f.file ?? file;
+    const options: vscode.TextDocumentShowOptions = { preview: true };
+    if (f.line !== undefined && f.line >= 1 && target === file)
+      options.selection = new vscode.Range(f.line - 1, 0, f.line - 1, 0);
+    await vscode.commands.executeCommand("vscode.open", vscode.Uri.file(target), options);
+  }
+
+  private fileOf(arg: unknown): string | undefined {
+    if (typeof arg === "string" && arg) return path.resolve(arg);
+    if (arg instanceof vscode.Uri && arg.scheme === "file") return arg.fsPath;
+    return this.services.sessions.current?.file;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * `pi-context doctor`: exit codes (0 no errors, 1 errors found, 2 usage), the `--json` shape, the
+ * repair (`--repair`, `--dry-run`), and session text shown as text (no terminal control).
+ */
+
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, describe, it } from "node:test";
+import { main } from "../../../src/cli/main";
+import { terminalText } from "../../../src/cli/doctor";
+import { SessionBuilder } from "../../support/session-builder";
+import { agentDirFor } from "../../support/doctor";
+import { FIXTURES } from "../../support/paths";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-doctor-"));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+let n = 0;
+function sessionFile(jsonl: string): string {
+  const file = path.join(tmp, `d${++n}.jsonl`);
+  fs.writeFileSync(file, jsonl);
+  const old = new Date(Date.now() - 3600_000);
+  fs.utimesSync(file, old, old);
+  return file;
+}
+
+const broken = () =>
+  new SessionBuilder()
+    .user("u1", "q")
+    .assistant("a1", { text: "a", usage: 10 })
+    .result("t1", "zz", "orphan")
+    .assistant("a2", { text: "after" });
+
+describe("pi-context doctor", () => {
+  it("a healthy pi 1.6.0 session: exit 0, 'no problems found'", async () => {
+    const pi = path.join(FIXTURES, "pi-1.6.0");
+    const { code, out } = await run([
+      "doctor",
+      path.join(pi, "long.jsonl"),
+      "--agent-dir",
+      path.join(pi, "long.agent"),
+    ]);
+    assert.equal(code, 0, out);
+    assert.match(out, /^health {3}no problems found/m);
+  });
+
+  it("errors found: exit 1; --json has the issue's keys, repair null or {kind, description, appends}", async () => {
+    const agent = agentDirFor();
+    const file = sessionFile(broken().jsonl());
+    const text = await run(["doctor", file, "--agent-dir", agent]);
+    assert.equal(text.code, 1);
+    assert.match(text.out, /^error {3}orphan-result {2}\(entry t1, line 4\)$/m);
+    assert.match(text.out, /pi-context doctor --repair/);
+    const { code, out } = await run(["doctor", file, "--agent-dir", agent, "--json"]);
+    assert.equal(code, 1);
+    const json = JSON.parse(out) as { findings: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(json.findings[0]!), [
+      "code",
+      "severity",
+      "entryId",
+      "relatedIds",
+      "message",
+      "line",
+      "repair",
+    ]);
+    const f = json.findings[0]! as { code: string; repair: { kind: string; appends: Record<string, unknown>[] } };
+    assert.equal(f.code, "orphan-result");
+    assert.equal(f.repair.kind, "context-edit");
+    assert.deepEqual(
+      f.repair.appends.map((e) => [e.type, e.targetId, e.replacement, e.parentId]),
+      [["context_edit", "t1", null, "a2"]],
+    );
+  });
+
+  it("--repair --dry-run writes nothing (exit 1: the file still has the error); --repair appends, then exit 0", async () => {
+    const agent = agentDirFor();
+    const file = sessionFile(broken().jsonl());
+    const before = fs.readFileSync(file);
+    const dry = await run(["doctor", file, "--agent-dir", agent, "--repair", "--dry-run"]);
+    assert.equal(dry.code, 1);
+    assert.match(dry.out, /repair: would append 1 entry:/);
+    assert.match(dry.out, /after the repair \(checked on the session as if appended\): no error/);
+    assert.ok(fs.readFileSync(file).equals(before));
+    const real = await run(["doctor", file, "--agent-dir", agent, "--repair", "--json"]);
+    assert.equal(real.code, 0, real.err);
+    const json = JSON.parse(real.out) as {
+      repair: { written: boolean; appends: unknown[]; findingsAfter: { severity: string }[] };
+    };
+    assert.equal(json.repair.written, true);
+    assert.equal(json.repair.appends.length, 1);
+    assert.equal(json.repair.findingsAfter.filter((f) => f.severity === "error").length, 0);
+    const bytes = fs.readFileSync(file);
+    assert.ok(bytes.subarray(0, before.length).equals(before), "earlier bytes untouched");
+    assert.equal(bytes.toString().slice(before.length).split("\n").length, 2, "one line appended");
+    assert.equal((await run(["doctor", file, "--agent-dir", agent])).code, 0);
+  });
+
+  it("--repair refuses a live session (recent write) with exit 1 and writes nothing", async () => {
+    const file = path.join(tmp, "live.jsonl");
+    fs.writeFileSync(file, broken().jsonl());
+    const before = fs.readFileSync(file);
+    const { code, err } = await run(["doctor", file, "--agent-dir", agentDirFor(), "--repair"]);
+    assert.equal(code, 1);
+    assert.match(err, /Refusing to repair this session while pi may have it open/);
+    assert.match(err, /--guard-seconds/);
+    assert.ok(fs.readFileSync(file).equals(before));
+  });
+
+  it("usage errors: exit 2", async () => {
+    assert.equal((await run(["doctor"])).code, 2);
+    assert.equal((await run(["doctor", "a.jsonl", "b.jsonl"])).code, 2);
+    assert.equal((await run(["doctor", "a.jsonl", "--dry-run"])).code, 2);
+    assert.equal((await run(["doctor", "a.jsonl", "--fix"])).code, 2);
+    assert.equal((await run(["doctor", "a.jsonl", "--leaf", "x"])).code, 2);
+  });
+
+  it("a missing file or an empty one: exit 1 with a sentence", async () => {
+    const missing = await run(["doctor", path.join(tmp, "nope.jsonl")]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /no such file/);
+    const empty = sessionFile("");
+    assert.match((await run(["doctor", empty])).err, /is empty: not a pi session/);
+  });
+
+  it("session text cannot drive the terminal: control characters are shown as �", async () => {
+    assert.equal(terminalText("a\u001b[31mred\u0007\u202eb"), "a\ufffd[31mred\ufffd\ufffdb");
+    const b = new SessionBuilder().user("u1", "q").message("f0", {
+      role: "assistant",
+      content: [],
+      api: "x",
+      provider: "p",
+      model: "m",
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
+      stopReason: "error",
+      errorMessage: "boom \u001b]0;pwned\u0007 \u001b[2J",
+    });
+    const { out } = await run(["doctor", sessionFile(b.jsonl()), "--agent-dir", agentDirFor()]);
+    assert.match(out, /last-answer-error/);
+    assert.doesNotMatch(out, /\u001b/);
+    assert.doesNotMatch(out, /\u0007/);
+  });
+});
