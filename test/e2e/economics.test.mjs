@@ -92,6 +92,8 @@ describe("e2e context economics", () => {
     fx = setup();
     writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
     wb = await openWorkbench({ folder: fx.workspace, width: 1500, height: 1000 });
+    // the extension is active and has read the session before the first command
+    await statusBarItem(wb.page, "piContext.gauge").waitFor({ state: "visible", timeout: 60_000 });
   });
   after(async () => {
     await wb?.close();
