@@ -49,6 +49,9 @@ export class TreeRevealer {
 
   /** Reveal an entry (or its nearest visible ancestor); reveals run one at a time, each against the model as it is when its turn comes. */
   reveal(entryId: string, options: RevealOptions = {}): Promise<TreeElement | undefined> {
+    // an entry asked for by the user (opening the view for it) wins over a pending leaf reveal,
+    // which the view's first showing would otherwise queue right after it and scroll back
+    if (options.show) this.pending = false;
     const next = this.queue.then(() => this.revealNow(entryId, options));
     this.queue = next.catch(() => undefined);
     return next;

@@ -30,6 +30,7 @@ import {
   runCommand,
   screenshot,
   statusBarItem,
+  viewPane,
   waitUntil,
   webviewFrame,
 } from "./harness.mjs";
@@ -92,6 +93,8 @@ describe("e2e context economics", () => {
     fx = setup();
     writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
     wb = await openWorkbench({ folder: fx.workspace, width: 1500, height: 1000 });
+    // the extension is active and has read the session before the first command
+    await statusBarItem(wb.page, "piContext.gauge").waitFor({ state: "visible", timeout: 60_000 });
   });
   after(async () => {
     await wb?.close();
@@ -128,10 +131,61 @@ describe("e2e context economics", () => {
     assert.ok((await lost.locator(".lost-chip").count()) > 0);
     await page.waitForTimeout(300);
     await screenshot(page, `econ-${theme}-lost`);
+    if (theme === "dark") await revealFromChip(lost);
     const diffLost = frame.locator('[data-section="diff"] [data-testid^="lost-"]');
     await diffLost.scrollIntoViewIfNeeded();
     await page.waitForTimeout(300);
     await screenshot(page, `econ-${theme}-diff-lost`);
+  }
+
+  /** A lost item's chip reveals the entry it came from in the Pi Session tree (selected). */
+  async function revealFromChip(lost) {
+    const { page } = wb;
+    const chip = lost.locator(".lost-chip").first();
+    const title = await chip.getAttribute("title");
+    const entryId = /first in entry (\S+)/.exec(title ?? "")?.[1];
+    assert.ok(entryId, `the chip names its entry: ${title}`);
+    await chip.click();
+    const pane = await viewPane(page, "Pi Session");
+    // the reveal selects the row (read at once: the tree may re-render and drop the selection)
+    let selectedText = "";
+    await waitUntil(
+      async () => {
+        const texts = await pane
+          .locator(".pane-body .monaco-list-row.selected")
+          .allInnerTexts()
+          .catch(() => []);
+        if (texts.length === 1) selectedText = texts[0];
+        return texts.length === 1;
+      },
+      20_000,
+      "a selected row in the Pi Session tree",
+    );
+    // the entry the item came from has the command in a tool call; the selected row is that call
+    const entry = readFileSync(fx.sessionFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((e) => e.id === entryId);
+    const itemText = title.split("\n")[0];
+    const call = (entry?.message?.content ?? []).find(
+      (c) =>
+        c.type === "toolCall" &&
+        Object.values(c.arguments ?? {}).some(
+          (v) => typeof v === "string" && v.replace(/\s+/g, " ").includes(itemText),
+        ),
+    );
+    assert.ok(call, `${entryId} calls a tool with ${itemText}`);
+    assert.ok(selectedText.includes(call.name), `selected row "${selectedText}" is the ${call.name} call`);
+    await page.waitForTimeout(300);
+    await screenshot(page, "econ-dark-lost-revealed");
+    // still in view: the tree did not scroll back to the leaf when it was first shown
+    assert.equal(
+      await pane.locator(".pane-body .monaco-list-row.selected").count(),
+      1,
+      "the revealed row stays in view",
+    );
+    await runCommand(page, "View: Focus Active Editor Group");
   }
 
   async function tooltipShot(theme) {

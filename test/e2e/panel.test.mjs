@@ -121,7 +121,7 @@ describe("e2e context panel", () => {
     assert.equal(await dataValue(frame.locator('[data-testid="gauge-window"]')), cli.contextWindow.value);
     assert.equal(await dataValue(frame.locator('[data-testid="gauge-until"] strong')), cli.tokensUntilCompaction);
     assert.equal(await frame.locator('[data-testid="gauge-percent"]').innerText(), `${cli.percent.toFixed(1)}%`);
-    const facts = await frame.locator(".facts").innerText();
+    const facts = await frame.locator('[data-testid="gauge-facts"]').innerText();
     assert.ok(facts.includes(cli.footer), `footer ${cli.footer} in:\n${facts}`);
     assert.ok(facts.includes("4,000 · global settings"), facts);
     assert.ok(facts.includes("scripted/scripted-small"), facts);
@@ -141,7 +141,7 @@ describe("e2e context panel", () => {
       parts.map(([id]) => id),
       ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "free", "reserve"],
     );
-    await frame.locator('[data-testid="history"] svg').waitFor({ state: "visible" });
+    await frame.locator('[data-testid="history"] svg.spark').waitFor({ state: "visible" });
     const colours = await frame
       .locator("body")
       .evaluate((b) =>

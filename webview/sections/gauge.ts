@@ -135,7 +135,7 @@ function renderUntil(g: GaugeModel, forecast: UsageModel["forecast"] | undefined
 function renderFacts(view: View): HTMLElement {
   const g = view.state.gauge!;
   const b = view.state.breakdown!;
-  const facts = h("dl", { class: "facts" });
+  const facts = h("dl", { class: "facts", "data-testid": "gauge-facts" });
   const fact = (dt: string, dd: Node | string, title?: string) =>
     append(facts, [h("dt", null, dt), h("dd", title ? { title } : null, dd)]);
   fact("Model", g.model ?? "—");
