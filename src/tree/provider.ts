@@ -245,9 +245,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
                 ? new vscode.ThemeColor("disabledForeground")
                 : edit
                   ? new vscode.ThemeColor("charts.yellow")
-            : d.onActivePath
-              ? new vscode.ThemeColor("charts.blue")
-              : undefined;
+                  : d.onActivePath
+                    ? new vscode.ThemeColor("charts.blue")
+                    : undefined;
     item.iconPath = d.isLeaf
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
       : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
