@@ -29,6 +29,7 @@ import { preparationLostItems, type LostReport } from "../core/rules/lostItems";
 import { readModelsConfig } from "../core/rules/models";
 import { priceLines } from "../viewModel/compactionPrice";
 import { keepInstructions, lostSummary } from "../viewModel/lostItems";
+import { describeChange } from "../core/flows/watch";
 import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import { formatCount as n, nothingWritten, withPeriod } from "../shared/format";
 import {
@@ -206,10 +207,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       { ...planOptions, maxOutputTokens },
       {
         confirm: async (plan, fit, changed) => {
-          if (!json)
-            out(
-              `${changed ? "The session changed since the preview; new preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`,
-            );
+          if (!json) out(`${changed ? "New preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`);
           // the preview needs no key; sending does: stop here rather than after "Compact now?"
           if (summarizer.needsApiKey) throw summarizer.missingKeyError();
           if (args.flags.has("yes")) return true;
@@ -229,6 +227,9 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
               instructions: [plan.customInstructions, keepInstructions(lost)].filter(Boolean).join("\n\n"),
             };
           return answer === "y" ? { action: "write" } : { action: "discard" };
+        },
+        onSessionChanged: (stage) => {
+          if (!json) err(`${describeChange(stage)}; preparing again.`);
         },
         onPhase: (phase, i, count) => {
           if (!json)

@@ -15,6 +15,7 @@
 
 import * as path from "node:path";
 import { fitRequest } from "../core/flows/fit";
+import { describeChange } from "../core/flows/watch";
 import { describeLive } from "../core/flows/live";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
 import {
@@ -175,11 +176,14 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     let streamed = false;
     const outcome = await runSwitchFlow(absolute, entryId, choice, async () => makeSummarizer(), options, {
       decide: async (plan, changed) => {
-        if (!json && changed) err("the session changed since it was read; planned again.");
+        if (!json && changed) err("planned again:");
         if (!json) err(formatSwitchPlan(plan, choice));
         if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0)
           err(`summarizing the abandoned branch with ${model}…`);
         return choice;
+      },
+      onSessionChanged: (stage) => {
+        if (!json) err(`${describeChange(stage)}; planning again.`);
       },
       onText: () => {
         if (!streamed && !json) err("receiving summary…");

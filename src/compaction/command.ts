@@ -33,6 +33,7 @@ import {
   type PlanFit,
 } from "../core/flows/compact";
 import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
+import { describeChange } from "../core/flows/watch";
 import { readSessionSummary } from "../core/read/locate";
 import type { Summarizer } from "../core/flows/summarizer";
 import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
@@ -205,9 +206,12 @@ async function confirmPreview(
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
-  const current = services.sessions.current;
-  if (current) return current.file;
+  const current = (): string | undefined => services.sessions.current?.file;
+  if (current()) return current();
+  // right after start-up the first scan may still run: listSessions waits for it, then the
+  // session it found is the current one (no "Which session?" for a workspace that has one)
   const sessions = await services.sessions.listSessions();
+  if (current()) return current();
   if (sessions.length === 0) {
     void notify.info("no pi session found for this workspace.");
     return undefined;
@@ -332,6 +336,12 @@ export function registerCompaction(services: Services): void {
                 confirmPreview(p, fit, summarizer, changed),
             }),
         ...(skipPreview ? {} : { reviewDraft: (p: CompactionPlan, d: CompactionDraft) => reviewSummary(p, d) }),
+        onSessionChanged: (stage) => {
+          const text = describeChange(stage);
+          services.log.info(`compact ${file}: ${text}; preparing again`);
+          // the new preview's title says it too; a stopped or discarded summary gets a toast
+          if (stage !== "preview") void notify.info(`${text}. Preparing the compaction again.`);
+        },
         beforeSummarize: async (s) => {
           askedForKey = s.needsApiKey === true;
           return services.summarizers.ready(s);

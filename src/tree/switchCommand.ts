@@ -12,6 +12,7 @@
 import * as vscode from "vscode";
 import { describeLive, LiveSessionError } from "../core/flows/live";
 import { runSwitchFlow, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
+import { describeChange } from "../core/flows/watch";
 import type { Services, SwitchCommandOutcome } from "../services";
 import { streamingProgress } from "../ui/progress";
 import * as notify from "../ui/notify";
@@ -125,6 +126,11 @@ export class SwitchCommand {
             if (plan.live.live)
               throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
             return ask(false)(plan, changed);
+          },
+          onSessionChanged: (stage) => {
+            const text = describeChange(stage);
+            services.log.info(`switch ${file}: ${text}; planning again`);
+            if (stage !== "preview") void notify.info(`${text}. Planning the switch again.`);
           },
           onUnauthorized: async (error, s) => {
             services.log.warn(`switch ${file}: ${error.message}`);

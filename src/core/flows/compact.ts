@@ -37,12 +37,20 @@ import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type 
 import { buildHistoryRequest, buildTurnPrefixRequest, mergeSplitTurn, NO_PRIOR_HISTORY } from "./prompts";
 import { compactionMessages, convertToLlm, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
+import { watchSession, type ChangeStage } from "./watch";
 import { compactionSettingsOf, type ProjectSettingsMode } from "../rules/settings";
 import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
 import { currentSystemMessage, estimateProjectedContextTokens } from "../rules/tokens";
 import type { CompactionEntry, Usage } from "../types";
-import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
-import { appendEntries, expectationOf, newEntryId, type AppendExpectation } from "./write";
+import { replanAfterChange, withReplanning, type Replan } from "./replan";
+import {
+  appendEntries,
+  expectationHolds,
+  expectationOf,
+  newEntryId,
+  SessionChangedError,
+  type AppendExpectation,
+} from "./write";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {
@@ -383,6 +391,14 @@ export interface FlowCallbacks extends SummarizeCallbacks {
    * to use (they may add a signal of their own, e.g. a notification's Cancel button).
    */
   around?: <T>(task: (callbacks: SummarizeCallbacks) => Promise<T>) => Promise<T>;
+  /**
+   * The session file changed under the flow (someone appended): at `stage` `preview` nothing had
+   * been sent; at `summary` the running request was aborted (the server sees the connection close)
+   * before this is called; at `write` a finished summary was discarded. Nothing was written in each
+   * case; the flow prepares again (the next `confirm` gets `changed` true) unless this was the last
+   * attempt ({@link SessionChangedError} follows).
+   */
+  onSessionChanged?: (stage: ChangeStage, attempt: number) => void;
 }
 
 /** What {@link FlowCallbacks.reviewDraft} decides. */
@@ -422,12 +438,16 @@ export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
    * expectation still guards the append; re-plans use `options`.
    */
   plan?: CompactionPlan;
+  /** How often a running summary checks the file for changes (ms; default `CHANGE_POLL_MS`). */
+  changePollMs?: number;
 };
 
 /**
  * Plan → (live check) → fit → confirm → (summariser ready) → summarise → commit; when the file
  * changed between the preview and the write, re-plan and ask again (at most
- * {@link MAX_FLOW_ATTEMPTS} times).
+ * {@link MAX_FLOW_ATTEMPTS} times). While the summary is received the file is watched
+ * (`watch.ts`): a change aborts the request at once, then the flow re-plans — no tokens are spent on
+ * a stale file and only one request runs at a time.
  * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError},
  *   {@link SummarizerError} (incl. cancel and `too-large`), {@link SessionChangedError} after the last attempt.
  */
@@ -437,7 +457,7 @@ export async function runCompactionFlow(
   options: FlowOptions,
   callbacks: FlowCallbacks = {},
 ): Promise<FlowOutcome> {
-  const { plan: firstPlan, ...planOptions } = options;
+  const { plan: firstPlan, changePollMs, ...planOptions } = options;
   let current = summarizer;
   let ready = false;
   let authRetries = 0;
@@ -462,24 +482,39 @@ export async function runCompactionFlow(
     }
     ready = true;
     // changed while the preview was shown: nothing spent yet, prepare again and ask again
-    const replan = replanIfChanged(plan.expectation, attempt);
-    if (replan) return replan;
+    if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
-    return around(async (inner) => {
-      const summarize = async (p: CompactionPlan, f: PlanFit): Promise<CompactionDraft> => {
-        for (;;) {
-          try {
-            return await summarizePlan(p, current, f, inner);
-          } catch (error) {
-            if (!isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_AUTH_RETRIES) throw error;
-            authRetries++;
-            const next = await callbacks.onUnauthorized(error, current);
-            if (!next) throw error;
-            current = next;
+    return around(async (inner): Promise<FlowOutcome | Replan> => {
+      /** One summary of `p`, the file watched meanwhile: undefined when it changed (the request was aborted). */
+      const summarize = async (p: CompactionPlan, f: PlanFit): Promise<CompactionDraft | undefined> => {
+        const watch = watchSession(p.expectation, inner.signal, changePollMs);
+        try {
+          for (;;) {
+            try {
+              return await summarizePlan(p, current, f, {
+                ...inner,
+                signal: watch.signal,
+                // look once more before each request: a split turn's second request is not sent after a change
+                onPhase: (phase, index, count) => {
+                  watch.check();
+                  inner.onPhase?.(phase, index, count);
+                },
+              });
+            } catch (error) {
+              if (watch.changed) return undefined;
+              if (!isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_AUTH_RETRIES) throw error;
+              authRetries++;
+              const next = await callbacks.onUnauthorized(error, current);
+              if (!next) throw error;
+              current = next;
+            }
           }
+        } finally {
+          watch.dispose();
         }
       };
       let draft = await summarize(plan, fit);
+      if (!draft) return replanAfterChange("summary", attempt, callbacks.onSessionChanged);
       // the review of a finished summary: write it, drop it, or ask again with other instructions
       for (let retries = 0; callbacks.reviewDraft; retries++) {
         const review = await callbacks.reviewDraft(plan, draft);
@@ -487,13 +522,20 @@ export async function runCompactionFlow(
         if (review.action === "discard" || retries >= MAX_REVIEW_RETRIES)
           return { kind: "declined" as const, plan, stage: "review" as const };
         plan = withInstructions(plan, review.instructions);
-        draft = await summarize(plan, await fitPlan(plan, current, inner.signal));
+        const again = await summarize(plan, await fitPlan(plan, current, inner.signal));
+        if (!again) return replanAfterChange("summary", attempt, callbacks.onSessionChanged);
+        draft = again;
       }
       const reviewed = plan;
-      return writeOrReplan(attempt, async (): Promise<FlowOutcome> => {
-        const result = await commitCompaction(reviewed, draft);
-        return { kind: "compacted", result, plan: reviewed, draft, summarizer: current };
-      });
+      const written = draft;
+      try {
+        const result = await commitCompaction(reviewed, written);
+        return { kind: "compacted", result, plan: reviewed, draft: written, summarizer: current };
+      } catch (error) {
+        if (error instanceof SessionChangedError)
+          return replanAfterChange("write", attempt, callbacks.onSessionChanged);
+        throw error;
+      }
     });
   });
 }

@@ -52,6 +52,7 @@ import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type 
 import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, entryEditorText, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
+import { watchSession, type ChangeStage } from "./watch";
 import type { ProjectSettingsMode } from "../rules/settings";
 import {
   completeSummary,
@@ -62,8 +63,15 @@ import {
 } from "./summarizer";
 import { getPath } from "../rules/tree";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "../types";
-import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
-import { appendEntries, expectationOf, newEntryId, type AppendExpectation } from "./write";
+import { replanAfterChange, withReplanning, type Replan } from "./replan";
+import {
+  appendEntries,
+  expectationHolds,
+  expectationOf,
+  newEntryId,
+  SessionChangedError,
+  type AppendExpectation,
+} from "./write";
 
 /** pi's summary text when the abandoned stretch holds no message (`generateBranchSummary`). */
 export const NO_CONTENT_SUMMARY = "No content to summarize";
@@ -411,6 +419,15 @@ export interface SwitchFlowCallbacks extends SummarizeOptions {
    * {@link MAX_SWITCH_AUTH_RETRIES} retries per switch.
    */
   onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
+  /**
+   * The session file changed under the flow: at `preview` while the question was shown (nothing
+   * sent), at `summary` while the branch summary was received (the request was aborted before this
+   * is called), at `write` right before the append (a finished summary was discarded). Nothing was
+   * written; the flow plans again (`decide` gets `changed` true) unless this was the last attempt.
+   */
+  onSessionChanged?: (stage: ChangeStage, attempt: number) => void;
+  /** How often a running branch summary checks the file for changes (ms; default `CHANGE_POLL_MS`). */
+  changePollMs?: number;
 }
 
 /** How often one switch retries after HTTP 401/403 ({@link SwitchFlowCallbacks.onUnauthorized}). */
@@ -432,7 +449,8 @@ export const MAX_SWITCH_ATTEMPTS = 3;
 /**
  * plan → decide → (live check) → summarise → commit; when the file changed before the write,
  * re-plan (the old leaf moved, so the abandoned stretch and its summary change) and decide again,
- * at most {@link MAX_SWITCH_ATTEMPTS} times.
+ * at most {@link MAX_SWITCH_ATTEMPTS} times. A change while the branch summary is received aborts
+ * the request at once (`watch.ts`), then the flow re-plans.
  * @param summarizer needed only when the choice summarises something.
  * @throws {LiveSessionError}, {@link UnsafeSessionWriteError}, {@link SummarizerError} (incl. cancel),
  *   `Entry X not found`, {@link SessionChangedError} after the last attempt.
@@ -455,37 +473,42 @@ export async function runSwitchFlow(
     const writes = plannedWrites(plan, decided);
     if (writes.length > 0 && plan.live.live)
       throw new LiveSessionError(describeLive(plan.live, "switch branches in", options.surface), plan.live.reasons);
-    const replan = replanIfChanged(plan.expectation, attempt);
-    if (replan) return replan;
+    if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     const around = callbacks.around ?? (<T>(task: (o: SummarizeOptions) => Promise<T>) => task(callbacks));
-    return around(async (inner) => {
+    return around(async (inner): Promise<SwitchOutcome | Replan> => {
       let draft: BranchSummaryDraft | undefined;
       if (writes[0] === "branch_summary") {
         current ??= typeof summarizer === "function" ? await summarizer() : summarizer;
         if (!current && plan.preparation.messages.length > 0)
           throw new Error("internal error: no summarizer for a branch summary");
-        for (;;) {
-          try {
-            draft = current
-              ? await summarizeSwitch(plan, decided, current, inner)
-              : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
-            break;
-          } catch (error) {
-            if (
-              !current ||
-              !isUnauthorized(error) ||
-              !callbacks.onUnauthorized ||
-              authRetries >= MAX_SWITCH_AUTH_RETRIES
-            )
-              throw error;
-            authRetries++;
-            const next = await callbacks.onUnauthorized(error, current);
-            if (!next) throw error;
-            current = next;
+        const watch = watchSession(plan.expectation, inner.signal, callbacks.changePollMs);
+        try {
+          for (;;) {
+            try {
+              draft = current
+                ? await summarizeSwitch(plan, decided, current, { ...inner, signal: watch.signal })
+                : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
+              break;
+            } catch (error) {
+              if (watch.changed) return replanAfterChange("summary", attempt, callbacks.onSessionChanged);
+              if (
+                !current ||
+                !isUnauthorized(error) ||
+                !callbacks.onUnauthorized ||
+                authRetries >= MAX_SWITCH_AUTH_RETRIES
+              )
+                throw error;
+              authRetries++;
+              const next = await callbacks.onUnauthorized(error, current);
+              if (!next) throw error;
+              current = next;
+            }
           }
+        } finally {
+          watch.dispose();
         }
       }
-      return writeOrReplan(attempt, (): SwitchOutcome => {
+      try {
         const done: SwitchOutcome = {
           kind: "switched",
           plan,
@@ -494,7 +517,11 @@ export async function runSwitchFlow(
         };
         if (draft) done.draft = draft;
         return done;
-      });
+      } catch (error) {
+        if (error instanceof SessionChangedError)
+          return replanAfterChange("write", attempt, callbacks.onSessionChanged);
+        throw error;
+      }
     });
   });
 }
