@@ -31,7 +31,7 @@ import { priceLines } from "../viewModel/compactionPrice";
 import { keepInstructions, lostSummary } from "../viewModel/lostItems";
 import { describeChange } from "../core/flows/watch";
 import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
-import { formatCount as n, nothingWritten, withPeriod } from "../shared/format";
+import { formatCount as n, formatTokenRange, nothingWritten, withPeriod } from "../shared/format";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -80,7 +80,7 @@ export function formatCompactPreview(
     row("tokens before", n(v.tokensBefore)),
     row(
       "tokens after",
-      `≈${n(plan.estimatedTokensAfter)} (kept ≈${n(v.keptTokens)} + checkpoint ≈${n(p.checkpointTokens)} + summary ≈${n(plan.estimatedSummaryTokens)}, a guess)`,
+      `${formatTokenRange(plan.estimatedTokensAfterRange)} (kept ≈${n(v.keptTokens)} + checkpoint ≈${n(p.checkpointTokens)} + summary ${formatTokenRange(plan.estimatedSummaryRange)}, a guess)`,
     ),
     row(
       "summarized",
@@ -99,9 +99,10 @@ export function formatCompactPreview(
     lines.push(
       row(
         "summarizer",
-        `${summarizer.label}: ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens${summarizer.contextWindow ? ` (window ${n(summarizer.contextWindow)})` : ""}`,
+        `${summarizer.label}: ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens${summarizer.contextWindow ? ` (window ${n(summarizer.contextWindow)})` : ""}${fit.problem ? " — does not fit" : ""}`,
       ),
     );
+    if (fit.problem) lines.push(row("does not fit", fit.problem.message));
   }
   for (const [i, line] of priceLines(
     priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
@@ -166,6 +167,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     ...(customInstructions ? { customInstructions } : {}),
   };
   const makeSummarizer = flagSummarizer.make;
+  let shownProblem = false;
 
   try {
     if (dryRun) {
@@ -174,7 +176,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       let fit: PlanFit | undefined;
       try {
         summarizer = makeSummarizer();
-        fit = await fitPlan(plan, summarizer);
+        fit = await fitPlan(plan, summarizer); // a request that does not fit comes back as fit.problem
       } catch (error) {
         if (!(error instanceof SummarizerError)) throw error;
         err(`Note: ${withPeriod(error.message)}`);
@@ -186,10 +188,12 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
               dryRun: true,
               preview: plan.preview,
               estimatedTokensAfter: plan.estimatedTokensAfter,
+              estimatedTokensAfterRange: plan.estimatedTokensAfterRange,
               live: plan.live,
               requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
               inputTokens: fit?.inputTokens ?? null,
               estimate: priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
+              fitProblem: fit?.problem?.message ?? null,
             },
             null,
             2,
@@ -208,6 +212,8 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       {
         confirm: async (plan, fit, changed) => {
           if (!json) out(`${changed ? "New preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`);
+          shownProblem = fit.problem !== undefined;
+          if (fit.problem) return false; // the flow refuses it (the preview said why)
           // the preview needs no key; sending does: stop here rather than after "Compact now?"
           if (summarizer.needsApiKey) throw summarizer.missingKeyError();
           if (args.flags.has("yes")) return true;
@@ -287,7 +293,9 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       err(withPeriod(message));
       return 1;
     }
-    err(isCancellation(error) ? "Cancelled: nothing was written." : nothingWritten(message));
+    if (shownProblem && error instanceof SummarizerError && error.kind === "too-large")
+      err("Not compacted: the summary request does not fit the summarizer (see above). Nothing was sent or written.");
+    else err(isCancellation(error) ? "Cancelled: nothing was written." : nothingWritten(message));
     return 1;
   }
 };

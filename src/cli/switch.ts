@@ -14,12 +14,12 @@
  */
 
 import * as path from "node:path";
-import { fitRequest } from "../core/flows/fit";
 import { describeChange } from "../core/flows/watch";
 import { describeLive } from "../core/flows/live";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
 import {
   branchSummaryRequestOf,
+  fitSwitch,
   planSwitch,
   plannedWrites,
   runSwitchFlow,
@@ -128,12 +128,20 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
       const extra: string[] = [];
       const request = willSummarize(plan, choice) ? branchSummaryRequestOf(plan, choice, maxOutputTokens) : undefined;
       let inputTokens: number | null = null;
+      let fitProblem: string | null = null;
       if (request) {
         try {
           const summarizer = makeSummarizer();
-          const fitted = await fitRequest(summarizer, request, "branch summary");
-          inputTokens = fitted.inputTokens;
-          extra.push(`summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens`);
+          const fitted = await fitSwitch(plan, choice, summarizer);
+          inputTokens = fitted?.inputTokens ?? null;
+          if (fitted)
+            extra.push(
+              `summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens${fitted.problem ? " — does not fit" : ""}`,
+            );
+          if (fitted?.problem) {
+            fitProblem = fitted.problem.message;
+            extra.push(`does not fit  ${fitted.problem.message}`);
+          }
         } catch (error) {
           if (!(error instanceof SummarizerError)) throw error;
           err(`note: ${error.message}`);
@@ -164,6 +172,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
               writes: plannedWrites(plan, choice),
               request: request ?? null,
               inputTokens,
+              fitProblem,
               live: plan.live,
             },
             null,

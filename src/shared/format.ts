@@ -153,3 +153,10 @@ export function formatDollars(amount: number): string {
   if (amount === 0 || Math.abs(rounded) >= 0.001) return `$${amount.toFixed(3)}`;
   return `$${rounded.toFixed(1 - Math.floor(Math.log10(Math.abs(rounded))))}`;
 }
+
+/** An estimated token range, "≈4,373–4,625" (one number when both ends are equal). */
+export function formatTokenRange(range: { low: number; high: number }): string {
+  return range.low === range.high
+    ? `≈${formatCount(range.low)}`
+    : `≈${formatCount(range.low)}–${formatCount(range.high)}`;
+}

@@ -6,7 +6,7 @@
  */
 
 import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
-import { appendLabelChange } from "../core/flows/switch";
+import { appendLabelChange } from "../core/flows/label";
 import type { Services } from "../services";
 import { nothingWritten } from "../shared/format";
 import * as notify from "../ui/notify";

@@ -30,13 +30,15 @@ import {
   type NothingToCompact,
 } from "../rules/compaction";
 import { buildProjection } from "../rules/context";
-import { fitRequest, type FittedRequest } from "./fit";
+import { measureRequest, tooLargeError, type FitShortfall, type FittedRequest } from "./fit";
+import { planFitAdvice } from "./fitAdvice";
 import { formatFileOperations } from "../rules/files";
 import { previewOf, type CompactionPreview } from "../rules/inspect";
 import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { buildHistoryRequest, buildTurnPrefixRequest, mergeSplitTurn, NO_PRIOR_HISTORY } from "./prompts";
 import { compactionMessages, convertToLlm, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
+import { summaryTokenRange, type TokenRange } from "./summarySize";
 import { watchSession, type ChangeStage } from "./watch";
 import { compactionSettingsOf, type ProjectSettingsMode } from "../rules/settings";
 import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
@@ -98,9 +100,13 @@ export interface CompactionPlan {
   turnPrefixRequest?: SummaryRequest;
   /** pi's file-list blocks appended to the summary (`formatFileOperations`). */
   fileListsText: string;
-  /** A guess of the new summary's size in tokens (previous summary's size, else 1,000, + the file lists). */
+  /** The new summary's size in tokens as a range (see {@link summaryTokenRange}), file lists included. */
+  estimatedSummaryRange: TokenRange;
+  /** The upper end of {@link estimatedSummaryRange} (tokens). */
   estimatedSummaryTokens: number;
-  /** `preview.tokensAfterWithoutSummary + estimatedSummaryTokens`. */
+  /** `preview.tokensAfterWithoutSummary` + {@link estimatedSummaryRange}. */
+  estimatedTokensAfterRange: TokenRange;
+  /** The upper end of {@link estimatedTokensAfterRange}. */
   estimatedTokensAfter: number;
   /** The live-session check at plan time (the flow refuses to summarise when live). */
   live: LiveCheck;
@@ -132,7 +138,9 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     preview: previewOf(prepared),
     expectation,
     fileListsText: formatFileOperations(prepared.readFiles, prepared.modifiedFiles),
+    estimatedSummaryRange: { low: 0, high: 0 },
     estimatedSummaryTokens: 0,
+    estimatedTokensAfterRange: { low: 0, high: 0 },
     estimatedTokensAfter: 0,
     live: checkLiveSession(file, {
       guardSeconds: options.guardSeconds,
@@ -160,26 +168,40 @@ function attachRequests(plan: CompactionPlan, custom: string | undefined): void 
   delete plan.turnPrefixRequest;
   if (custom) plan.customInstructions = custom;
   const split = prepared.isSplitTurn && prepared.turnPrefixMessages.length > 0;
+  let conversationChars = 0;
   if (!split || prepared.messagesToSummarize.length > 0) {
+    const conversation = text(prepared.messagesToSummarize);
+    conversationChars += conversation.length;
     plan.historyRequest = buildHistoryRequest({
-      conversation: text(prepared.messagesToSummarize),
+      conversation,
       ...(prepared.previousSummary ? { previousSummary: prepared.previousSummary } : {}),
       ...(custom ? { customInstructions: custom } : {}),
       maxOutputTokens: options.maxOutputTokens,
     });
   }
   if (split) {
+    const conversation = text(prepared.turnPrefixMessages);
+    conversationChars += conversation.length;
     plan.turnPrefixRequest = buildTurnPrefixRequest({
-      conversation: text(prepared.turnPrefixMessages),
+      conversation,
       ...(custom ? { customInstructions: custom } : {}),
       maxOutputTokens: options.maxOutputTokens,
     });
   }
-  const previousBody = prepared.previousSummary?.split("\n\n<read-files>")[0]?.split("\n\n<modified-files>")[0];
-  const guess = (previousBody ? Math.ceil((previousBody.length / 4) * 1.1) : 1000) + (split ? 400 : 0);
-  plan.estimatedSummaryTokens =
-    Math.min(guess, options.maxOutputTokens * (split ? 2 : 1)) + Math.ceil(plan.fileListsText.length / 4);
-  plan.estimatedTokensAfter = plan.preview.tokensAfterWithoutSummary + plan.estimatedSummaryTokens;
+  // what the summariser reads (tool results cut, images gone), not pi's estimate of the messages
+  const range = summaryTokenRange({
+    summarizedTokens: Math.ceil(conversationChars / 4),
+    previousSummary: prepared.previousSummary,
+    parts: split ? (prepared.messagesToSummarize.length > 0 ? 2 : 1) : 1,
+    reusesPreviousSummary: split && prepared.messagesToSummarize.length === 0,
+    maxOutputTokens: options.maxOutputTokens,
+    fileListsText: plan.fileListsText,
+  });
+  plan.estimatedSummaryRange = range;
+  plan.estimatedSummaryTokens = range.high;
+  const base = plan.preview.tokensAfterWithoutSummary;
+  plan.estimatedTokensAfterRange = { low: base + range.low, high: base + range.high };
+  plan.estimatedTokensAfter = base + range.high;
 }
 
 /**
@@ -205,11 +227,18 @@ export interface PlanFit {
   turnPrefix?: FittedRequest;
   /** Σ input tokens of all requests. */
   inputTokens: number;
+  /**
+   * Set when a request does not fit the summariser's window: the `too-large` error with the numbers
+   * and what to change (`fitAdvice.ts`). The preview is still shown; nothing can be sent.
+   */
+  problem?: SummarizerError;
 }
 
 /**
- * Count the plan's requests and fit them into the summariser's window (see `fit.ts`).
- * @throws {SummarizerError} `too-large` with a clear message when a request cannot fit.
+ * Count the plan's requests and fit them into the summariser's window (see `fit.ts`). A request
+ * that cannot fit does not throw here: the fit carries the `problem` (so a preview can show what
+ * would be summarised, with the advice), and {@link runCompactionFlow} refuses to send it.
+ * @throws {SummarizerError} `cancelled` when `signal` fires.
  */
 export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PlanFit> {
   const fit: PlanFit = { inputTokens: 0 };
@@ -219,13 +248,20 @@ export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, sign
     maxOutputTokens: Math.min(request.maxOutputTokens, summarizer.maxOutputTokens),
   });
   if (plan.historyRequest) {
-    fit.history = await fitRequest(summarizer, capped(plan.historyRequest), "compaction summary", signal);
+    fit.history = await measureRequest(summarizer, capped(plan.historyRequest), "compaction summary", signal);
     fit.inputTokens += fit.history.inputTokens;
   }
   if (plan.turnPrefixRequest) {
-    fit.turnPrefix = await fitRequest(summarizer, capped(plan.turnPrefixRequest), "split-turn prefix summary", signal);
+    fit.turnPrefix = await measureRequest(
+      summarizer,
+      capped(plan.turnPrefixRequest),
+      "split-turn prefix summary",
+      signal,
+    );
     fit.inputTokens += fit.turnPrefix.inputTokens;
   }
+  const shortfalls = [fit.history?.shortfall, fit.turnPrefix?.shortfall].filter((s): s is FitShortfall => !!s);
+  if (shortfalls.length > 0) fit.problem = tooLargeError(shortfalls, planFitAdvice(plan, summarizer, shortfalls, fit));
   return fit;
 }
 
@@ -473,8 +509,10 @@ export async function runCompactionFlow(
       throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
-    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, attempt.changed)))
-      return { kind: "declined", plan, stage: "preview" };
+    const confirmed = !callbacks.confirm || (await callbacks.confirm(plan, fit, attempt.changed));
+    // a request that does not fit: the preview showed what would be summarised and why not; never sent
+    if (fit.problem) throw fit.problem;
+    if (!confirmed) return { kind: "declined", plan, stage: "preview" };
     if (!ready && callbacks.beforeSummarize) {
       const next = await callbacks.beforeSummarize(current, plan);
       if (!next) return { kind: "declined", plan, stage: "summarizer" };
@@ -522,7 +560,9 @@ export async function runCompactionFlow(
         if (review.action === "discard" || retries >= MAX_REVIEW_RETRIES)
           return { kind: "declined" as const, plan, stage: "review" as const };
         plan = withInstructions(plan, review.instructions);
-        const again = await summarize(plan, await fitPlan(plan, current, inner.signal));
+        const refit = await fitPlan(plan, current, inner.signal);
+        if (refit.problem) throw refit.problem; // the new instructions made the request too large: never sent
+        const again = await summarize(plan, refit);
         if (!again) return replanAfterChange("summary", attempt, callbacks.onSessionChanged);
         draft = again;
       }

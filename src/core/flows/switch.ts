@@ -47,7 +47,8 @@ import {
 } from "../rules/branch";
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../read/entries";
 import { formatFileOperations } from "../rules/files";
-import { fitRequest, type FittedRequest } from "./fit";
+import { measureRequest, tooLargeError, type FittedRequest } from "./fit";
+import { branchFitAdvice } from "./fitAdvice";
 import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, entryEditorText, serializeConversation } from "../rules/serialize";
@@ -266,6 +267,43 @@ export function branchSummaryRequestOf(
   });
 }
 
+/**
+ * Count a choice's branch-summary request and fit it into the summariser's window; when it does not
+ * fit, `problem` is the `too-large` error with the numbers and what to change (`fitAdvice.ts`), so a
+ * question or a dry run can show it before anything is sent. Undefined when no request is made.
+ * @throws {SummarizerError} `cancelled` when `signal` fires.
+ */
+export async function fitSwitch(
+  plan: SwitchPlan,
+  choice: SwitchChoice,
+  summarizer: Summarizer,
+  signal?: AbortSignal,
+): Promise<(FittedRequest & { problem?: SummarizerError }) | undefined> {
+  const request = branchSummaryRequestOf(plan, choice, summarizer.maxOutputTokens);
+  if (!request) return undefined;
+  const fitted = await measureRequest(summarizer, request, "branch summary", signal);
+  if (!fitted.shortfall) return fitted;
+  const model = plan.analysis.inspect.model;
+  const advice = branchFitAdvice(
+    fitted.shortfall,
+    {
+      surface: plan.options.surface ?? "vscode",
+      provider: summarizer.provider,
+      model: summarizer.modelName ?? summarizer.label,
+      window: fitted.shortfall.window,
+      maxOutputTokens: summarizer.maxOutputTokens,
+    },
+    {
+      budget: plan.budget,
+      reserveTokens: plan.reserveTokens,
+      ...(model ? { sessionModel: `${model.provider}/${model.modelId}` } : {}),
+      ...(plan.contextWindow ? { sessionWindow: plan.contextWindow } : {}),
+      summarizedTokens: plan.preparation.totalTokens,
+    },
+  );
+  return { ...fitted, problem: tooLargeError([fitted.shortfall], advice) };
+}
+
 /** A finished branch summary, not yet written. */
 export interface BranchSummaryDraft {
   /** The summary text as pi stores it (preamble + answer + file lists, or "No content to summarize"). */
@@ -291,9 +329,9 @@ export async function summarizeSwitch(
   summarizer: Summarizer,
   options: SummarizeOptions = {},
 ): Promise<BranchSummaryDraft> {
-  const request = branchSummaryRequestOf(plan, choice, summarizer.maxOutputTokens);
-  if (!request) return { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
-  const fitted = await fitRequest(summarizer, request, "branch summary", options.signal);
+  const fitted = await fitSwitch(plan, choice, summarizer, options.signal);
+  if (!fitted) return { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
+  if (fitted.problem) throw fitted.problem;
   const result = await completeSummary(summarizer, fitted.request, "Branch summarization", options);
   const { readFiles, modifiedFiles } = plan.preparation;
   const draft: BranchSummaryDraft = {
@@ -529,48 +567,4 @@ export async function runSwitchFlow(
 /** The path ids root → `leafId` in a session (for checks and messages). */
 export function pathOf(session: SessionFile, leafId: string | null): string[] {
   return getPath(session, leafId).path.map((e) => e.id);
-}
-
-/** What {@link appendLabelChange} wrote. */
-export interface LabelResult {
-  file: string;
-  entry: LabelEntry;
-  bytesBefore: number;
-  bytesAfter: number;
-}
-
-/**
- * pi's `SessionManager.appendLabelChange(targetId, label)` on a file: a `label` entry parented on
- * the file's leaf (it becomes the leaf, as in pi), `label` omitted to clear. Live guard and change
- * detection as for a switch.
- * @param label the new label (trimmed; empty or undefined clears).
- * @throws Error `Entry X not found` (pi's message), {@link LiveSessionError}, {@link UnsafeSessionWriteError},
- *   {@link SessionChangedError} (file changed while reading; nothing written).
- */
-export async function appendLabelChange(
-  file: string,
-  targetId: string,
-  label: string | undefined,
-  options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">,
-  now: () => Date = () => new Date(),
-): Promise<LabelResult> {
-  const session = await SessionFile.open(file);
-  const expectation = expectationOf(session);
-  if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-  const live = checkLiveSession(file, {
-    guardSeconds: options.guardSeconds,
-    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
-    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
-  });
-  if (live.live) throw new LiveSessionError(describeLive(live, "label entries in", options.surface), live.reasons);
-  const text = label?.trim() || undefined;
-  const entry = buildLabelEntry({
-    id: newEntryId(session.byId),
-    parentId: session.leafId,
-    timestamp: now().toISOString(),
-    targetId,
-    label: text,
-  });
-  const bytesAfter = appendEntries(expectation, [entry]);
-  return { file, entry, bytesBefore: expectation.size, bytesAfter };
 }

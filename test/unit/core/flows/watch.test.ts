@@ -25,7 +25,10 @@ let counter = 0;
 
 /** The first `count` lines of a fixture (all when undefined), written an hour ago. */
 function copy(name: string, count?: number): string {
-  const all = fs.readFileSync(path.join(PI, `${name}.jsonl`), "utf8").trimEnd().split("\n");
+  const all = fs
+    .readFileSync(path.join(PI, `${name}.jsonl`), "utf8")
+    .trimEnd()
+    .split("\n");
   const file = path.join(tmp, `${name}-${++counter}.jsonl`);
   fs.writeFileSync(file, all.slice(0, count ?? all.length).join("\n") + "\n");
   const old = new Date(Date.now() - 3600_000);
@@ -171,7 +174,11 @@ describe("a session that changes during summarising", () => {
     assert.equal(decisions, 2);
     assert.equal(server.requests.length, 2);
     assert.equal(outcome.kind, "switched");
-    const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(file, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const last = lines.at(-1)!;
     assert.equal(last.type, "branch_summary");
     assert.equal(last.fromId, "ww000003");
