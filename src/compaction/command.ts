@@ -32,7 +32,7 @@ import {
   type CompactionPlan,
   type PlanFit,
 } from "../core/flows/compact";
-import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
+import { checkLiveSession, liveSessionError } from "../core/flows/live";
 import { describeChange } from "../core/flows/watch";
 import { readSessionSummary } from "../core/read/locate";
 import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
@@ -50,6 +50,11 @@ import { openSummaryDiff, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summa
 export interface CompactCommandOptions {
   instructions?: string;
   skipPreview?: boolean;
+  /**
+   * "Compact Anyway" after an overridable live-session refusal: skip the write-age check once (the
+   * process check still runs, also right before the write). See `isOverridable` in `core/flows/live.ts`.
+   */
+  overrideRecentWrite?: boolean;
 }
 
 /** One line, at most `max` characters (an ellipsis marks a cut). */
@@ -302,7 +307,7 @@ export function registerCompaction(services: Services): void {
     try {
       return await compactFile(file, options, controller);
     } catch (error) {
-      return report(services, file, error);
+      return report(services, file, error, options);
     } finally {
       setRunning(undefined);
     }
@@ -328,15 +333,17 @@ export function registerCompaction(services: Services): void {
     }
 
     // the live-session guard, before anything is typed (the flow checks again before writing)
-    const guard = { guardSeconds: config.liveSession.guardSeconds, ...(info?.cwd ? { sessionCwd: info.cwd } : {}) };
+    const guardSeconds = options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds;
+    if (options.overrideRecentWrite) services.log.info(`compact ${file}: anyway — the write-age check is skipped once`);
+    const guard = { guardSeconds, ...(info?.cwd ? { sessionCwd: info.cwd } : {}) };
     const live = checkLiveSession(file, guard);
-    if (live.live) throw new LiveSessionError(describeLive(live), live.reasons);
+    if (live.live) throw liveSessionError(live);
 
     // prepare: "Nothing to compact" now, not after the instructions and the key
     const planOptions = {
       agentDir: services.sessions.agentDir(),
       projectSettings: config.projectSettings,
-      guardSeconds: config.liveSession.guardSeconds,
+      guardSeconds,
       surface: "vscode" as const,
     };
     const prepared = await planCompaction(file, {
@@ -478,7 +485,12 @@ export function registerCompaction(services: Services): void {
 }
 
 /** Tell the user what happened (one message, never a loop) and return the outcome. */
-function report(services: Services, file: string, error: unknown): CompactCommandOutcome {
+function report(
+  services: Services,
+  file: string,
+  error: unknown,
+  options: CompactCommandOptions,
+): CompactCommandOutcome {
   if (error instanceof NothingToCompactError) {
     services.log.warn(`compact ${file}: ${error.name}: ${error.message}`);
     void notify.info(withPeriod(error.message));
@@ -490,5 +502,13 @@ function report(services: Services, file: string, error: unknown): CompactComman
     file,
     error,
     configActions: ["Open Settings"],
+    live: {
+      bridgeInstalled: services.liveBridge.bridgeInstalled(),
+      anyway: {
+        label: "Compact Anyway",
+        run: () =>
+          void vscode.commands.executeCommand("piContext.compact", file, { ...options, overrideRecentWrite: true }),
+      },
+    },
   });
 }

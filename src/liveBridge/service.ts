@@ -303,6 +303,15 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     return this.installer.installedStatus();
   }
 
+  bridgeInstalled(): boolean | undefined {
+    try {
+      const state = this.installedStatus().state;
+      return state === "foreign" ? undefined : state !== "missing";
+    } catch {
+      return undefined;
+    }
+  }
+
   /** "Pi: Install Live Bridge" (see {@link BridgeInstaller.install}). */
   install(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
     return this.installer.install(options);

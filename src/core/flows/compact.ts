@@ -34,7 +34,7 @@ import { measureRequest, tooLargeError, type FitShortfall, type FittedRequest } 
 import { planFitAdvice } from "./fitAdvice";
 import { formatFileOperations } from "../rules/files";
 import { previewOf, type CompactionPreview } from "../rules/inspect";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { checkLiveSession, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { buildHistoryRequest, buildTurnPrefixRequest, mergeSplitTurn, NO_PRIOR_HISTORY } from "./prompts";
 import { compactionMessages, convertToLlm, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
@@ -361,7 +361,7 @@ export async function commitCompaction(
     ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}),
     ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}),
   });
-  if (live.live) throw new LiveSessionError(describeLive(live, "compact", plan.options.surface), live.reasons);
+  if (live.live) throw liveSessionError(live, "compact", plan.options.surface);
   const prep = plan.preparation;
   const system = currentSystemMessage(prep.projection);
   const entry = buildCompactionEntry({
@@ -505,8 +505,7 @@ export async function runCompactionFlow(
             ...planOptions,
             maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens,
           });
-    if (plan.live.live)
-      throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
+    if (plan.live.live) throw liveSessionError(plan.live, "compact", plan.options.surface);
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
     const confirmed = !callbacks.confirm || (await callbacks.confirm(plan, fit, attempt.changed));

@@ -3,7 +3,7 @@
  * Clear Label in the Pi Session view). No `vscode` import.
  */
 
-import { checkLiveSession, describeLive, LiveSessionError } from "./live";
+import { checkLiveSession, liveSessionError } from "./live";
 import { buildLabelEntry } from "../rules/branch";
 import { SessionFile } from "../read/session";
 import type { LabelEntry } from "../types";
@@ -41,7 +41,7 @@ export async function appendLabelChange(
     ...(session.cwd ? { sessionCwd: session.cwd } : {}),
     ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
   });
-  if (live.live) throw new LiveSessionError(describeLive(live, "label entries in", options.surface), live.reasons);
+  if (live.live) throw liveSessionError(live, "label entries in", options.surface);
   const text = label?.trim() || undefined;
   const entry = buildLabelEntry({
     id: newEntryId(session.byId),

@@ -49,7 +49,7 @@ import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../read/entries";
 import { formatFileOperations } from "../rules/files";
 import { measureRequest, tooLargeError, type FittedRequest } from "./fit";
 import { branchFitAdvice } from "./fitAdvice";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { checkLiveSession, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, entryEditorText, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
@@ -435,8 +435,7 @@ export function commitSwitch(
   if (plan.editorText !== undefined) result.editorText = plan.editorText;
   if (entries.length === 0) return result;
   const live = liveCheck(plan.file, plan.session, plan.options);
-  if (live.live)
-    throw new LiveSessionError(describeLive(live, "switch branches in", plan.options.surface), live.reasons);
+  if (live.live) throw liveSessionError(live, "switch branches in", plan.options.surface);
   result.bytesAfter = appendEntries(plan.expectation, entries);
   result.fileLeafId = entries[entries.length - 1]!.id;
   return result;
@@ -509,8 +508,7 @@ export async function runSwitchFlow(
     const decided = callbacks.decide ? await callbacks.decide(plan, attempt.changed) : choice;
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
-    if (writes.length > 0 && plan.live.live)
-      throw new LiveSessionError(describeLive(plan.live, "switch branches in", options.surface), plan.live.reasons);
+    if (writes.length > 0 && plan.live.live) throw liveSessionError(plan.live, "switch branches in", options.surface);
     if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     const around = callbacks.around ?? (<T>(task: (o: SummarizeOptions) => Promise<T>) => task(callbacks));
     return around(async (inner): Promise<SwitchOutcome | Replan> => {
