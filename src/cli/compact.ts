@@ -31,7 +31,7 @@ import { priceLines } from "../viewModel/compactionPrice";
 import { keepInstructions, lostSummary } from "../viewModel/lostItems";
 import { describeChange } from "../core/flows/watch";
 import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
-import { formatCount as n, formatTokenRange, nothingWritten, withPeriod } from "../shared/format";
+import { formatCount as n, formatTokenRange, nothingWritten, tokensText, withPeriod } from "../shared/format";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -84,11 +84,11 @@ export function formatCompactPreview(
     ),
     row(
       "summarized",
-      `${n(v.summarizedEntryIds.length)} entries${v.turnPrefixEntryIds.length ? ` + ${n(v.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(v.summarizedTokens)} tokens${p.previousSummary ? ` (updates the summary of compaction ${p.previousCompactionId})` : ""}`,
+      `${n(v.summarizedEntryIds.length)} entries${v.turnPrefixEntryIds.length ? ` + ${n(v.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${tokensText(v.summarizedTokens)}${p.previousSummary ? ` (updates the summary of compaction ${p.previousCompactionId})` : ""}`,
     ),
     row(
       "kept",
-      `${n(v.keptEntryCount)} entries from ${v.firstKeptEntryId} (firstKeptEntryId), ≈${n(v.keptTokens)} tokens`,
+      `${n(v.keptEntryCount)} entries from ${v.firstKeptEntryId} (firstKeptEntryId), ≈${tokensText(v.keptTokens)}`,
     ),
     row("split turn", v.isSplitTurn ? `yes (the turn starts at ${v.turnStartEntryId})` : "no"),
     row("read files", v.readFiles.length ? v.readFiles.join(", ") : "(none)"),

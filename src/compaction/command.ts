@@ -41,7 +41,7 @@ import { readModelsConfig } from "../core/rules/models";
 import { priceDetail, priceHeadline, priceLines } from "../viewModel/compactionPrice";
 import { reviewSummary } from "./review";
 import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
-import { formatCount as n, formatTokenRange, withPeriod } from "../shared/format";
+import { formatCount as n, formatTokenRange, tokensText, withPeriod } from "../shared/format";
 import * as notify from "../ui/notify";
 import { streamingProgress } from "../ui/progress";
 import { openSummaryDiff, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
@@ -205,7 +205,7 @@ async function confirmPreview(
             action: "details",
             label: `$(warning) Does not fit ${modelName(summarizer)}'s window`,
             description: fitNumbers(fit),
-            detail: `Would summarize ${summarized} (≈${n(v.summarizedTokens)} tokens)${focusText(plan)}. Show details for what to change — nothing is sent.`,
+            detail: `Would summarize ${summarized} (≈${tokensText(v.summarizedTokens)})${focusText(plan)}. Show details for what to change — nothing is sent.`,
           },
           details,
           {
@@ -220,7 +220,7 @@ async function confirmPreview(
             action: "go",
             label: "$(check) Compact now",
             description: `${n(v.tokensBefore)} → ${afterText(plan)} tokens · ${modelName(summarizer)}`,
-            detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}${focusText(plan)}.`,
+            detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${tokensText(v.summarizedTokens)}${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}${focusText(plan)}.`,
           },
           {
             action: "details",

@@ -160,3 +160,12 @@ export function formatTokenRange(range: { low: number; high: number }): string {
     ? `≈${formatCount(range.low)}`
     : `≈${formatCount(range.low)}–${formatCount(range.high)}`;
 }
+
+/**
+ * A token count with its noun in the right number: `1 token`, `2 tokens`, `1.2k tokens` (the noun
+ * follows the value, not the rendering). `format` renders the number (default {@link formatCount};
+ * {@link formatTokens} for pi's footer style).
+ */
+export function tokensText(count: number, format: (n: number) => string = formatCount): string {
+  return `${format(count)} ${Math.abs(count) === 1 ? "token" : "tokens"}`;
+}

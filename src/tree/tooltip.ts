@@ -7,7 +7,7 @@
 
 import * as vscode from "vscode";
 import type { SessionTreeModel } from "../core/treeModel/model";
-import { formatDateTime, formatTokens, plural } from "../shared/format";
+import { formatDateTime, formatTokens, plural, tokensText } from "../shared/format";
 import { KIND_NAMES, type NodeDisplay } from "../viewModel/treeText";
 import { shortModelName } from "../viewModel/treeTextLines";
 
@@ -43,9 +43,9 @@ export function tooltipOf(d: NodeDisplay, model: SessionTreeModel, branchSize?: 
   if (r && (r.type === "compaction" || r.type === "branch_summary")) {
     if (r.type === "compaction")
       md.appendMarkdown(
-        `tokens before: **${formatTokens(r.tokensBefore ?? NaN)}** → summary of ≈${formatTokens(r.tokens)} tokens · firstKeptEntryId \`${r.firstKeptEntryId ?? "?"}\`\n\n`,
+        `tokens before: **${formatTokens(r.tokensBefore ?? NaN)}** → summary of ≈${tokensText(r.tokens, formatTokens)} · firstKeptEntryId \`${r.firstKeptEntryId ?? "?"}\`\n\n`,
       );
-    else md.appendMarkdown(`summary of ≈${formatTokens(r.tokens)} tokens · from \`${r.fromId ?? "?"}\`\n\n`);
+    else md.appendMarkdown(`summary of ≈${tokensText(r.tokens, formatTokens)} · from \`${r.fromId ?? "?"}\`\n\n`);
     const summary = r.summary ?? "";
     const head = summary.split("\n").slice(0, 30).join("\n");
     md.appendCodeblock(

@@ -7,7 +7,7 @@
  * `pi-context inspect --json` prints for the same file.
  */
 
-import { formatCount, PRODUCT_NAME } from "../shared/format";
+import { formatCount, PRODUCT_NAME, tokensText } from "../shared/format";
 import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
 import type { SourcedNumber } from "../core/rules/inspect";
@@ -83,10 +83,9 @@ export interface GaugeView {
   command: "piContext.openPanel" | "piContext.selectSession";
 }
 
-/** Percent as shown in the text: whole numbers, `<1%` for a non-empty context below 1 %. */
+/** Percent as pi's footer shows it (`contextPercentValue.toFixed(1)`): one decimal, `26.4%`. */
 export function formatPercent(percent: number): string {
-  if (percent > 0 && percent < 1) return "<1%";
-  return `${Math.round(percent)}%`;
+  return `${percent.toFixed(1)}%`;
 }
 
 /**
@@ -273,8 +272,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (enabled) {
     if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
       const until = inspect.tokensUntilCompaction;
-      const when =
-        until >= 0 ? `${formatCount(until)} tokens to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
+      const when = until >= 0 ? `${tokensText(until)} to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
       rows.push(`| Auto-compaction | at ${formatCount(inspect.threshold)} tokens (window − reserveTokens); ${when} |`);
     } else {
       rows.push("| Auto-compaction | threshold unknown (needs the window and a valid reserveTokens) |");
@@ -339,7 +337,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   else if (inspect.tokensUntilCompaction !== null)
     aria.push(
       inspect.tokensUntilCompaction >= 0
-        ? `${formatCount(inspect.tokensUntilCompaction)} tokens until auto-compaction`
+        ? `${tokensText(inspect.tokensUntilCompaction)} until auto-compaction`
         : "above the auto-compaction threshold",
     );
   if (level === "warning") aria.push("warning");

@@ -247,7 +247,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
 
   it("the tooltip lists every problem of the session (torn final line included), precise numbers", async () => {
     const { page } = wb;
-    await waitUntil(async () => (await gaugeText(page)).includes("π 66% · 10.5k/16k"), 30_000, "the gauge text");
+    await waitUntil(async () => (await gaugeText(page)).includes("π 65.6% · 10.5k/16k"), 30_000, "the gauge text");
     await gauge(page).first().hover();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "Problems" }).first();
     await hover.waitFor({ state: "visible", timeout: 10_000 });
