@@ -163,6 +163,13 @@ export function parseHeaderProbe(bytes: Buffer, atEof: boolean): HeaderInfo {
   return { state: "incomplete" };
 }
 
+/** Why a `.jsonl` is not shown, in words ("skipped <file>: it …"). */
+export const SKIP_REASONS: Record<ScanResult["skipped"][number]["reason"], string> = {
+  empty: "is empty",
+  "not-a-session": "is not a pi session (its first line is not pi's session header)",
+  "no-header-yet": "has no complete first line yet",
+};
+
 /** What the scanner knows about one file. */
 export interface KnownFile {
   file: string;
@@ -190,6 +197,12 @@ export interface ScanResult {
   existingDirs: string[];
   /** Folders that were looked in. */
   searchedDirs: string[];
+  /**
+   * `.jsonl` files in those folders that are not (yet) pi sessions, and why — so "why is my session
+   * not shown" has an answer in the log: `empty` (0 bytes), `not-a-session` (the first line that
+   * parses is not pi's `{type:"session", id}` header), `no-header-yet` (no complete first line).
+   */
+  skipped: { file: string; reason: "empty" | "not-a-session" | "no-header-yet" }[];
 }
 
 /**
@@ -220,6 +233,7 @@ export class SessionScanner {
     const sessions: FoundSession[] = [];
     const existingDirs: string[] = [];
     const searchedDirs: string[] = [];
+    const skipped: ScanResult["skipped"] = [];
     for (const plan of plans) {
       const dirs = plan.dirs.map((d) => d.dir);
       if (plan.subfolders) {
@@ -249,7 +263,13 @@ export class SessionScanner {
           if (seen.has(file)) continue;
           seen.add(file);
           const info = await this.look(file);
-          if (!info || info.header.state !== "session") continue;
+          if (!info) continue;
+          if (info.header.state !== "session") {
+            const reason =
+              info.header.state === "not-session" ? "not-a-session" : info.size === 0 ? "empty" : "no-header-yet";
+            skipped.push({ file, reason });
+            continue;
+          }
           const matches =
             plan.index === -1 ||
             cwdMatches(info.header.cwd, plan.folder, {
@@ -270,7 +290,7 @@ export class SessionScanner {
     }
     for (const file of [...this.known.keys()]) if (!seen.has(file)) this.known.delete(file);
     sessions.sort(newestFirst);
-    return { sessions, existingDirs, searchedDirs };
+    return { sessions, existingDirs, searchedDirs, skipped };
   }
 
   private async look(file: string): Promise<KnownFile | undefined> {

@@ -19,6 +19,7 @@ import { readSessionSummary, type SessionSummary } from "../core/read/locate";
 import { SessionFile } from "../core/read/session";
 import type { PiContextConfig } from "../config";
 import type { CurrentSession, SessionDiscoveryInfo, SessionSource } from "../services";
+import { DiscoveryLog } from "./discoveryLog";
 import { newestFirst, planFolders, resolveAgentDir, SessionScanner, type FolderPlan } from "./scan";
 
 /** Bursts of file events closer than this are handled as one update (ms). */
@@ -74,8 +75,8 @@ export class PiSessionSource implements SessionSource {
     searchedDirs: [],
     sessionCount: 0,
   };
-  private loggedProblems = "";
-  private loggedDiagnostics = new Map<string, number>();
+  /** What was logged already (problems, diagnostics, skipped files: each once). */
+  private readonly once: DiscoveryLog;
   /** Messages shown to the user (information/warning notifications), oldest first. For tests. */
   readonly notices: string[] = [];
   /** Counts for tests and the log: watcher events, polls, polls that scheduled work, update batches run. */
@@ -97,6 +98,7 @@ export class PiSessionSource implements SessionSource {
 
   constructor(options: PiSessionSourceOptions) {
     this.log = options.log;
+    this.once = new DiscoveryLog(options.log);
     this.config = options.config;
     this.env = options.env ?? process.env;
     this.agentDirValue = resolveAgentDir(this.config().agentDir, this.env);
@@ -287,6 +289,7 @@ export class PiSessionSource implements SessionSource {
         agentDir: this.agentDirValue,
       };
       this.ensureWatchers(result.existingDirs);
+      this.once.skipped(result.skipped);
     }
 
     const target = this.pinnedFile ?? (this.plans.some((p) => p.index >= 0) ? this.latestFile : undefined);
@@ -316,7 +319,7 @@ export class PiSessionSource implements SessionSource {
       this.log.info(
         `${next.pinned ? "showing pinned" : "following"} session ${target} (${session.records.length} entries)`,
       );
-      this.report(next);
+      this.once.problems(next);
       this.emitter.fire(next);
       return;
     }
@@ -337,7 +340,7 @@ export class PiSessionSource implements SessionSource {
     if (changed || work.reanalyze || pinned !== current.pinned) {
       const next = this.analyze(current.session, pinned);
       this.currentValue = next;
-      this.report(next);
+      this.once.problems(next);
       this.emitter.fire(next);
     }
   }
@@ -386,27 +389,6 @@ export class PiSessionSource implements SessionSource {
       this.emitter.fire(undefined);
     }
     void this.schedule({ scan: true });
-  }
-
-  /** Log settings problems and new diagnostics once (never as notifications). */
-  private report(current: CurrentSession): void {
-    const problems = current.analysis.inspect.settingsProblems;
-    const key = JSON.stringify(problems) + (current.analysis.modelsError ?? "");
-    if (key !== this.loggedProblems) {
-      this.loggedProblems = key;
-      for (const p of problems) this.log.warn(`pi settings: ${p.file}${p.key ? ` (${p.key})` : ""}: ${p.message}`);
-      if (current.analysis.modelsError) this.log.warn(`pi models: ${current.analysis.modelsError}`);
-    }
-    const diagnostics = current.session.diagnostics;
-    const logged = this.loggedDiagnostics.get(current.file) ?? 0;
-    if (diagnostics.length < logged) this.loggedDiagnostics.set(current.file, 0);
-    for (const d of diagnostics.slice(Math.min(logged, diagnostics.length))) {
-      if (d.code === "truncated-final-line") continue; // pi is mid-write; not worth a log line
-      this.log.warn(
-        `${path.basename(current.file)}${d.line !== undefined ? `:${d.line}` : ""}: ${d.message} [${d.code}]`,
-      );
-    }
-    this.loggedDiagnostics.set(current.file, diagnostics.length);
   }
 
   // ---------------------------------------------------------------------------------------------

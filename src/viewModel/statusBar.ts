@@ -275,7 +275,9 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       const when = until >= 0 ? `${tokensText(until)} to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
       rows.push(`| Auto-compaction | at ${formatCount(inspect.threshold)} tokens (window − reserveTokens); ${when} |`);
     } else {
-      rows.push("| Auto-compaction | threshold unknown (needs the window and a valid reserveTokens) |");
+      rows.push(
+        `| Auto-compaction | threshold unknown — ${window ? "reserveTokens is invalid (see below)" : "the context window is unknown"} |`,
+      );
     }
   } else {
     rows.push(
@@ -314,8 +316,15 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (all.length > 0) {
     lines.push(`**Problems** (${all.length}; listed in the panel and the log):`, "");
     lines.push(...problemLines(all));
-    if (problems.length > 0)
-      lines.push("", "Where a pi setting is invalid, the numbers above use pi's default for it.");
+    // what pi does with each kind (settings-manager.js): an unreadable file is read as {} (defaults);
+    // an invalid compaction value throws whenever pi reads it
+    if (problems.some((p) => p.key === undefined && p.scope !== "trust"))
+      lines.push("", "pi ignores a settings file it cannot read: the numbers above use pi's defaults for its values.");
+    if (problems.some((p) => p.key?.startsWith("compaction.")))
+      lines.push(
+        "",
+        "pi stops with this error whenever it reads an invalid compaction setting (auto-compaction and /compact fail until it is fixed), so there is no threshold.",
+      );
     lines.push("");
   }
   lines.push(`File: ${escapeMarkdown(s.file)}`, "", LINKS_SESSION);

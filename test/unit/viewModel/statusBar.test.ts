@@ -240,8 +240,25 @@ describe("gauge states", () => {
       v.tooltip,
     );
     assert.ok(v.tooltip.includes("**Problems** (1; listed in the panel and the log):"), v.tooltip);
-    assert.ok(v.tooltip.includes("the numbers above use pi's default"), v.tooltip);
-    assert.ok(v.tooltip.includes("| Auto-compaction | threshold unknown"));
+    // no contradiction: pi throws on an invalid compaction value (no default is used), so there is no threshold
+    assert.ok(!v.tooltip.includes("use pi's default"), v.tooltip);
+    assert.ok(
+      v.tooltip.includes("pi stops with this error whenever it reads an invalid compaction setting"),
+      v.tooltip,
+    );
+    assert.ok(v.tooltip.includes("| Auto-compaction | threshold unknown — reserveTokens is invalid (see below) |"));
+  });
+
+  it("an unreadable settings file: pi reads it as empty, so its values are pi's defaults", () => {
+    const agent = tempAgent();
+    fs.writeFileSync(path.join(agent, "settings.json"), "{ not json");
+    const v = view(analyzeLoaded(sessionWith(50000), { agentDir: agent }));
+    assert.ok(
+      v.tooltip.includes("pi ignores a settings file it cannot read: the numbers above use pi's defaults"),
+      v.tooltip,
+    );
+    assert.ok(!v.tooltip.includes("threshold unknown"), v.tooltip);
+    assert.ok(!v.tooltip.includes("pi stops with this error"), v.tooltip);
   });
 
   it("pinned, session name and malformed lines (escaped, never as markup)", () => {
