@@ -127,6 +127,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     }
     describeView();
     if (result.kind === "new" || result.leafMoved) revealer.leafMoved();
+    else if (result.leafChanged) revealer.leafChanged();
     revealer.revealPendingLeaf();
   };
 
@@ -176,6 +177,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     treeView,
     services.sessions.onDidChange(onSession),
     treeView.onDidChangeVisibility((e) => revealer.visibilityChanged(e.visible)),
+    treeView.onDidChangeSelection((e) => revealer.selectionChanged(e.selection)),
     ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
   );
 

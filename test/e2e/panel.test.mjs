@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, openWorkbench, repoRoot, runCommand, waitUntil, webviewFrame } from "./harness.mjs";
+import { closeSharedHost, openWorkbench, repoRoot, runCommand, showView, waitUntil, webviewFrame } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
 // Our own folder (the e2e runner empties test-results/e2e/ whenever any e2e run starts).
@@ -262,7 +262,7 @@ describe("e2e context panel", () => {
   it("the same UI as a view in the Pi container (both themes)", async () => {
     const { page } = wb;
     await runCommand(page, "View: Close All Editors");
-    await page.locator('.activitybar [aria-label^="pi Context"]').first().click();
+    await showView(page, "Context");
     const view = webviewFrame(page, { title: "Context" });
     await view.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(300);
