@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { HostMessage, PanelState, TrackedFileModel, WebviewMessage } from "../shared/protocol";
+import * as notify from "../ui/notify";
 import { editorColumn, notice, type PanelHost, type Sender } from "./host";
 
 /** The file commands of the protocol. */
@@ -82,7 +83,8 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
   if (!(await isFile(file.absolutePath))) {
     file.exists = false;
     void host.postFileStatus();
-    notice(sender, "warning", `${file.path} no longer exists.`);
+    notice(sender, "warning", `${file.path} does not exist on disk.`);
+    void offerMissing(file);
     return;
   }
   const viewColumn = editorColumn(host, sender.kind, message.type === "openFile" && message.toSide === true);
@@ -106,6 +108,34 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
     uri,
     `${path.basename(file.absolutePath)} (HEAD ↔ Working Tree)`,
     { viewColumn, preview: true },
+  );
+}
+
+/**
+ * A tracked file that is not on disk: say so in a notification that stays (with where pi saw it),
+ * and offer what still helps — reveal the nearest folder that exists (when it is in the
+ * workspace) and copy the path.
+ */
+async function offerMissing(file: TrackedFileModel): Promise<void> {
+  const last = file.sources[file.sources.length - 1];
+  const seen = last ? ` (pi ${last.op === "read" ? "read" : "changed"} it in ${last.kind} ${last.ordinal})` : "";
+  let folder = path.dirname(file.absolutePath);
+  while (!(await isDirectory(folder)) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+  const folderUri = vscode.Uri.file(folder);
+  const inWorkspace = vscode.workspace.getWorkspaceFolder(folderUri) !== undefined;
+  const actions = [...(inWorkspace ? [REVEAL_FOLDER] : []), COPY_PATH];
+  const choice = await notify.warn(`${file.absolutePath} does not exist on disk${seen}.`, ...actions);
+  if (choice === REVEAL_FOLDER) await vscode.commands.executeCommand("revealInExplorer", folderUri);
+  else if (choice === COPY_PATH) await vscode.env.clipboard.writeText(file.absolutePath);
+}
+
+const REVEAL_FOLDER = "Reveal Folder";
+const COPY_PATH = "Copy Path";
+
+function isDirectory(dir: string): Promise<boolean> {
+  return fs.promises.stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
   );
 }
 
