@@ -145,7 +145,10 @@ describe("status bar (statusBar)", () => {
       if (expected.sessionName) assert.ok(tip.includes(escapeMarkdown(expected.sessionName)), "session name");
       assert.match(
         g.ariaLabel,
-        new RegExp(`^pi Context \\d+ percent, ${expected.contextTokens.toLocaleString("en-US")} of `),
+        // one decimal, like pi's footer
+        new RegExp(
+          `^pi Context ${expected.percent!.toFixed(1)} percent, ${expected.contextTokens.toLocaleString("en-US")} of `,
+        ),
       );
       // Updated = when the file was last written (its mtime), in the one date-time format
       assert.ok(
