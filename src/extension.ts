@@ -18,6 +18,7 @@ import { registerStatusBar, type StatusBarGauge } from "./statusBar/gauge";
 import { registerSummarizers } from "./summarizers/select";
 import { registerSessionTree, type SessionTreeView } from "./tree/register";
 import { registerSummaryDocuments } from "./ui/summaryDocuments";
+import { registerWelcomeContext, type WelcomeState } from "./ui/welcome";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
 export interface PiContextApi {
@@ -28,6 +29,8 @@ export interface PiContextApi {
   sessionTree: SessionTreeView;
   /** The live bridge service behind `services.liveBridge` (its counters and problems, for tests). */
   liveBridge: LiveBridgeService;
+  /** The context keys of the views' welcome content (ui/welcome.ts). */
+  welcome: () => WelcomeState;
 }
 
 /** Extension entry point: services first, then the surfaces. */
@@ -53,11 +56,12 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   registerCompaction(services);
   registerCompactAt(services);
   const sessionTree = registerSessionTree(services);
+  const welcome = registerWelcomeContext(services);
 
   sessions.start();
   // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
   log.info(`${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { services, statusBar, sessionTree, liveBridge };
+  return { services, statusBar, sessionTree, liveBridge, welcome };
 }
 
 export function deactivate(): void {}

@@ -77,13 +77,13 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
   const uri = vscode.Uri.file(file.absolutePath);
   if (message.type === "copyPath") {
     await vscode.env.clipboard.writeText(file.absolutePath);
-    notice(sender, "info", `Copied ${file.absolutePath}`);
+    notice(sender, "info", vscode.l10n.t("Copied {0}", file.absolutePath));
     return;
   }
   if (!(await isFile(file.absolutePath))) {
     file.exists = false;
     void host.postFileStatus();
-    notice(sender, "warning", `${file.path} does not exist on disk.`);
+    notice(sender, "warning", vscode.l10n.t("{0} does not exist on disk.", file.path));
     void offerMissing(file);
     return;
   }
@@ -98,7 +98,7 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
   }
   const git = await gitApi();
   if (!git?.getRepository(uri)) {
-    notice(sender, "warning", `${file.path} is not in a git repository.`);
+    notice(sender, "warning", vscode.l10n.t("{0} is not in a git repository.", file.path));
     return;
   }
   const head = git.toGitUri(uri, "HEAD");
@@ -106,7 +106,7 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
     "vscode.diff",
     head,
     uri,
-    `${path.basename(file.absolutePath)} (HEAD ↔ Working Tree)`,
+    vscode.l10n.t("{0} (HEAD ↔ Working Tree)", path.basename(file.absolutePath)),
     { viewColumn, preview: true },
   );
 }
@@ -118,19 +118,25 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
  */
 async function offerMissing(file: TrackedFileModel): Promise<void> {
   const last = file.sources[file.sources.length - 1];
-  const seen = last ? ` (pi ${last.op === "read" ? "read" : "changed"} it in ${last.kind} ${last.ordinal})` : "";
+  const seen = !last
+    ? ""
+    : last.op === "read"
+      ? vscode.l10n.t(" (pi read it in {0} {1})", last.kind, last.ordinal)
+      : vscode.l10n.t(" (pi changed it in {0} {1})", last.kind, last.ordinal);
   let folder = path.dirname(file.absolutePath);
   while (!(await isDirectory(folder)) && path.dirname(folder) !== folder) folder = path.dirname(folder);
   const folderUri = vscode.Uri.file(folder);
   const inWorkspace = vscode.workspace.getWorkspaceFolder(folderUri) !== undefined;
-  const actions = [...(inWorkspace ? [REVEAL_FOLDER] : []), COPY_PATH];
-  const choice = await notify.warn(`${file.absolutePath} does not exist on disk${seen}.`, ...actions);
-  if (choice === REVEAL_FOLDER) await vscode.commands.executeCommand("revealInExplorer", folderUri);
-  else if (choice === COPY_PATH) await vscode.env.clipboard.writeText(file.absolutePath);
+  const revealFolder = vscode.l10n.t("Reveal Folder");
+  const copyPath = vscode.l10n.t("Copy Path");
+  const actions = [...(inWorkspace ? [revealFolder] : []), copyPath];
+  const choice = await notify.warn(
+    vscode.l10n.t("{0} does not exist on disk{1}.", file.absolutePath, seen),
+    ...actions,
+  );
+  if (choice === revealFolder) await vscode.commands.executeCommand("revealInExplorer", folderUri);
+  else if (choice === copyPath) await vscode.env.clipboard.writeText(file.absolutePath);
 }
-
-const REVEAL_FOLDER = "Reveal Folder";
-const COPY_PATH = "Copy Path";
 
 function isDirectory(dir: string): Promise<boolean> {
   return fs.promises.stat(dir).then(
