@@ -78,7 +78,8 @@ export type CompactCommandOutcome =
       entryId: string;
       previousCompactionId?: string;
       tokensBefore: number;
-      tokensAfter: number;
+      /** null: written, but the file could not be read back afterwards. */
+      tokensAfter: number | null;
       firstKeptEntryId: string;
     }
   | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string; stage?: DeclinedStage }

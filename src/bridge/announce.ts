@@ -10,6 +10,14 @@
  *   definition) or else `<tmpdir>/pi-context-<uid>/`, both checked like the live dir.
  * - Windows: a named pipe `\\.\pipe\pi-context-bridge-<pid>-<id>` (pipes have no directory; the
  *   token is what keeps other local users out).
+ *
+ * What we trust when reading (a cloned repository, another user or a stray file must not steer
+ * us): the live dir only when it is a real directory of this user with no group/other access;
+ * an announcement only when it is a regular file of this user with mode 0600 (no group/other
+ * bits — a 0644 file, as a git checkout makes, is ignored); its socket only when it lies directly
+ * in one of the directories a bridge listens in ({@link socketDirs}) and has our name pattern
+ * (Windows: our pipe prefix). We unlink only such sockets, such announcements and our own temp
+ * files — never a malformed file, never anything elsewhere.
  */
 
 import * as crypto from "node:crypto";
@@ -96,6 +104,69 @@ export function socketPathFor(
   );
 }
 
+/** `<pid>-<hex>`: how a bridge names its announcement and socket. */
+const BRIDGE_NAME = /^[0-9]+-[0-9a-f]+$/;
+/** Our temp files while writing an announcement: `.<name>.<8 hex>.tmp`. */
+const TEMP_NAME = /^\.[0-9]+-[0-9a-f]+\.[0-9a-f]{8}\.tmp$/;
+const PIPE_PREFIX = "\\\\.\\pipe\\pi-context-bridge-";
+
+/**
+ * The directories a bridge's Unix socket may be in, as {@link socketPathFor} chooses them: the
+ * live dir, `$XDG_RUNTIME_DIR/pi-context`, `<tmpdir>/pi-context-<uid>`, `/tmp/pi-context-<uid>`.
+ */
+export function socketDirs(agentDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const uid = process.getuid?.() ?? 0;
+  return [
+    liveDir(agentDir),
+    ...(env.XDG_RUNTIME_DIR ? [path.join(env.XDG_RUNTIME_DIR, "pi-context")] : []),
+    path.join(os.tmpdir(), `pi-context-${uid}`),
+    path.join("/tmp", `pi-context-${uid}`),
+  ].map((d) => path.resolve(d));
+}
+
+/**
+ * Whether `socket` (from an announcement) is a place a bridge of ours listens: directly in one of
+ * {@link socketDirs} with our name pattern (`<pid>-<hex>.sock`), or on Windows our pipe name.
+ * Anything else — an SSH agent's or docker's socket, a path in the workspace — is refused.
+ */
+export function isBridgeSocketPath(
+  agentDir: string,
+  socket: string,
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  if (platform === "win32") return socket.startsWith(PIPE_PREFIX) && BRIDGE_NAME.test(socket.slice(PIPE_PREFIX.length));
+  if (!path.isAbsolute(socket)) return false;
+  const resolved = path.resolve(socket);
+  const base = path.basename(resolved);
+  if (!base.endsWith(".sock") || !BRIDGE_NAME.test(base.slice(0, -".sock".length))) return false;
+  return socketDirs(agentDir, env).includes(path.dirname(resolved));
+}
+
+/** Why `dir` is not private to this user (POSIX: a symlink, not a directory, another owner, group/other access), or undefined. */
+export function privateDirProblem(dir: string): string | undefined {
+  if (process.platform === "win32") return undefined;
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : (error as Error).message;
+  }
+  if (st.isSymbolicLink() || !st.isDirectory()) return "not a directory (or a symlink)";
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) return `owned by another user (uid ${st.uid})`;
+  if ((st.mode & 0o077) !== 0) return `readable or writable by others (mode ${(st.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/** Whether a file's stat is a regular file of this user with no group/other access (POSIX; always on Windows). */
+function isPrivateFile(st: fs.Stats): boolean {
+  if (!st.isFile()) return false;
+  if (process.platform === "win32") return true;
+  const uid = process.getuid?.();
+  return (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0;
+}
+
 /**
  * Write an announcement atomically (temp file 0600, then rename) into the private live dir.
  * @returns the file written.
@@ -119,10 +190,13 @@ export function writeAnnouncement(agentDir: string, name: string, announcement: 
 export type AnnouncementRead = { file: string; announcement: Announcement } | { file: string; error: string };
 
 /**
- * Every `*.json` in the live dir, parsed and shape-checked. A missing dir is an empty list.
- * Files that are not ours to trust (group/other-writable on POSIX) are reported as errors.
+ * Every `*.json` in the live dir, parsed and shape-checked. A missing dir is an empty list; a live
+ * dir that is not private to this user is one error (nothing in it is read). Files that are not
+ * ours to trust (another owner, any group/other permission — a 0644 checkout too) and
+ * announcements whose socket is not where a bridge of ours listens ({@link isBridgeSocketPath})
+ * are reported as errors and never used.
  */
-export function readAnnouncements(agentDir: string): AnnouncementRead[] {
+export function readAnnouncements(agentDir: string, env: NodeJS.ProcessEnv = process.env): AnnouncementRead[] {
   const dir = liveDir(agentDir);
   let names: string[];
   try {
@@ -130,18 +204,17 @@ export function readAnnouncements(agentDir: string): AnnouncementRead[] {
   } catch {
     return [];
   }
+  const dirProblem = privateDirProblem(dir);
+  if (dirProblem) return [{ file: dir, error: `not private to this user: the live dir is ${dirProblem}; ignored` }];
   const out: AnnouncementRead[] = [];
   for (const name of names.sort()) {
     const file = path.join(dir, name);
     try {
       const st = fs.lstatSync(file);
       if (!st.isFile()) continue;
-      if (process.platform !== "win32") {
-        const uid = process.getuid?.();
-        if ((uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) {
-          out.push({ file, error: "not private to this user (owner or permissions); ignored" });
-          continue;
-        }
+      if (!isPrivateFile(st)) {
+        out.push({ file, error: "not private to this user (owner, or permissions other than 0600); ignored" });
+        continue;
       }
       if (st.size > 64 * 1024) {
         out.push({ file, error: "too large" });
@@ -149,6 +222,11 @@ export function readAnnouncements(agentDir: string): AnnouncementRead[] {
       }
       const parsed = parseAnnouncement(JSON.parse(fs.readFileSync(file, "utf8")));
       if ("error" in parsed) out.push({ file, error: parsed.error });
+      else if (!isBridgeSocketPath(agentDir, parsed.socket, process.platform, env))
+        out.push({
+          file,
+          error: `not a live bridge socket (${parsed.socket}): outside the bridge's directories; ignored`,
+        });
       else out.push({ file, announcement: parsed });
     } catch (error) {
       out.push({ file, error: (error as Error).message });
@@ -167,17 +245,26 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Remove an announcement file and, when it is a socket file in a private dir of ours, its socket. Never throws. */
-export function removeAnnouncement(file: string, socket?: string): void {
-  try {
-    fs.unlinkSync(file);
-  } catch {
-    // already gone
+/**
+ * Remove an announcement of ours and its socket. Only what a bridge of ours creates is unlinked:
+ * the file only when it is a `*.json` directly in the live dir and private to this user, the
+ * socket only when it is a bridge socket path ({@link isBridgeSocketPath}) and really a socket of
+ * this user. Never throws.
+ * @param file the announcement (`""`: only the socket, e.g. a bridge that never announced).
+ */
+export function removeAnnouncement(agentDir: string, file: string, socket?: string): void {
+  if (file && path.dirname(path.resolve(file)) === path.resolve(liveDir(agentDir)) && file.endsWith(".json")) {
+    try {
+      if (isPrivateFile(fs.lstatSync(file))) fs.unlinkSync(file);
+    } catch {
+      // already gone
+    }
   }
-  if (socket && process.platform !== "win32" && socket.endsWith(".sock")) {
+  if (socket && process.platform !== "win32" && isBridgeSocketPath(agentDir, socket)) {
     try {
       const st = fs.lstatSync(socket);
-      if (st.isSocket()) fs.unlinkSync(socket);
+      const uid = process.getuid?.();
+      if (st.isSocket() && (uid === undefined || st.uid === uid)) fs.unlinkSync(socket);
     } catch {
       // already gone
     }
@@ -185,36 +272,28 @@ export function removeAnnouncement(file: string, socket?: string): void {
 }
 
 /**
- * Remove announcements (and their sockets) whose process is gone: what a killed pi leaves behind.
- * Unreadable/malformed files older than a minute go too (a crash mid-write leaves only temp files,
- * which are removed after a minute as well).
+ * Remove announcements (and their sockets) whose process is gone: what a killed pi leaves behind
+ * (only trusted ones: see {@link readAnnouncements}). Our own temp files older than a minute go
+ * too (a crash mid-write). Malformed or foreign files are left alone: we never wrote them (an
+ * announcement is written to a temp file and renamed).
  * @returns the files removed.
  */
 export function removeStaleAnnouncements(agentDir: string, now = Date.now()): string[] {
   const removed: string[] = [];
   for (const read of readAnnouncements(agentDir)) {
-    if ("announcement" in read) {
-      if (!isProcessAlive(read.announcement.pid)) {
-        removeAnnouncement(read.file, read.announcement.socket);
-        removed.push(read.file);
-      }
-    } else if (!read.error.startsWith("not private")) {
-      try {
-        if (now - fs.statSync(read.file).mtimeMs > 60_000) {
-          fs.unlinkSync(read.file);
-          removed.push(read.file);
-        }
-      } catch {
-        // gone
-      }
+    if ("announcement" in read && !isProcessAlive(read.announcement.pid)) {
+      removeAnnouncement(agentDir, read.file, read.announcement.socket);
+      if (!fs.existsSync(read.file)) removed.push(read.file);
     }
   }
   const dir = liveDir(agentDir);
+  if (privateDirProblem(dir)) return removed;
   try {
     for (const name of fs.readdirSync(dir)) {
-      if (!name.startsWith(".") || !name.endsWith(".tmp")) continue;
+      if (!TEMP_NAME.test(name)) continue;
       const file = path.join(dir, name);
-      if (now - fs.statSync(file).mtimeMs > 60_000) {
+      const st = fs.lstatSync(file);
+      if (isPrivateFile(st) && now - st.mtimeMs > 60_000) {
         fs.unlinkSync(file);
         removed.push(file);
       }

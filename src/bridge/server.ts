@@ -34,6 +34,8 @@ export class BridgeServer {
   private pushTimer: NodeJS.Timeout | undefined;
   private announceFile: string | undefined;
   private socketPath: string | undefined;
+  /** The agent dir announced in (cleanup unlinks only what lies where a bridge of ours puts it). */
+  private agentDir = "";
   private token = "";
   private sessionFile = "";
   private disposed = false;
@@ -63,6 +65,7 @@ export class BridgeServer {
   async start(sessionFile: string): Promise<void> {
     this.sessionFile = sessionFile;
     const agentDir = this.deps.agentDir();
+    this.agentDir = agentDir;
     removeStaleAnnouncements(agentDir);
     const name = `${process.pid}-${randomHex(6)}`;
     const socketPath = socketPathFor(agentDir, name);
@@ -126,8 +129,8 @@ export class BridgeServer {
   }
 
   private cleanupFiles(): void {
-    if (this.announceFile) removeAnnouncement(this.announceFile, this.socketPath);
-    else if (this.socketPath) removeAnnouncement("", this.socketPath);
+    if (this.announceFile) removeAnnouncement(this.agentDir, this.announceFile, this.socketPath);
+    else if (this.socketPath) removeAnnouncement(this.agentDir, "", this.socketPath);
     this.announceFile = undefined;
   }
 

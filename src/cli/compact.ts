@@ -266,6 +266,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
             entry: r.entry,
             tokensBefore: r.tokensBefore,
             tokensAfter: r.tokensAfter,
+            ...(r.readBackError ? { readBackError: r.readBackError } : {}),
             bytesBefore: r.bytesBefore,
             bytesAfter: r.bytesAfter,
             previousCompactionId: r.previousCompactionId ?? null,
@@ -280,8 +281,10 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
         `Compacted: wrote compaction ${r.entry.id} after entry ${r.entry.parentId}; pi keeps the messages from ${r.entry.firstKeptEntryId} on.`,
       );
       out(
-        `Tokens: ${n(r.tokensBefore)} → ${n(r.tokensAfter)} (pi's estimate)${r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : ""}.`,
+        `Tokens: ${n(r.tokensBefore)} → ${r.tokensAfter === null ? "unknown" : n(r.tokensAfter)} (pi's estimate)${r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : ""}.`,
       );
+      if (r.readBackError)
+        out(`Note: the compaction is written, but the file could not be read back: ${withPeriod(r.readBackError)}`);
       out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);
       if (lost) out(`The summary ${lostSummary(lost.totals)}.`);
     }

@@ -6,6 +6,7 @@
  * Messages are full sentences; numbers use thousands separators (en-US).
  */
 
+import { terminalText } from "../shared/untrusted";
 import { type CliCommand, errorText, formatUsage, UsageError } from "./args";
 import { compactCommand, COMPACT_USAGE } from "./compact";
 import { inspectCommand, INSPECT_USAGE } from "./inspect";
@@ -27,19 +28,28 @@ ${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE].map((u) => formatUsag
 
 environment:
   PI_CODING_AGENT_DIR   pi's agent dir (default ~/.pi/agent; --agent-dir overrides it)
-  PI_CONTEXT_API_KEY    API key of the summarizer (compact, switch --summarize); OPENAI_API_KEY
-                        is used when it is not set; there is no flag for it
+  PI_CONTEXT_API_KEY    API key of the summarizer (compact, switch --summarize), sent to the
+                        --base-url you give; there is no flag for it
+  OPENAI_API_KEY        used when that is not set, and only for OpenAI's own API
+                        (https://api.openai.com), never for another --base-url
   PI_CONTEXT_BASE_URL   default of --base-url (else OpenAI)
   PI_CONTEXT_MODEL      default of --model (else gpt-4o-mini)
 
 exit codes: 0 done, 1 refused or failed (nothing written), 2 usage error.`;
 
-/** Run the CLI. @returns the process exit code (0 ok, 1 failure, 2 usage). */
+/**
+ * Run the CLI. Everything a command prints goes through {@link terminalText} here, at the one
+ * output boundary: session text (assistant answers, names, labels, model ids, paths) can carry
+ * terminal escapes, and no command has to remember that.
+ * @returns the process exit code (0 ok, 1 failure, 2 usage).
+ */
 export async function main(
   argv: readonly string[],
-  out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
-  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+  rawOut: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
+  rawErr: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
+  const out = (s: string) => rawOut(terminalText(s));
+  const err = (s: string) => rawErr(terminalText(s));
   const [command, ...rest] = argv;
   if (!command || command === "--help" || command === "-h" || command === "help") {
     out(USAGE);
@@ -68,7 +78,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`${String(error)}\n`);
+      process.stderr.write(`${terminalText(String(error))}\n`);
       process.exitCode = 1;
     },
   );

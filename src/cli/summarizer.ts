@@ -5,10 +5,12 @@
  * - `--base-url` (default `PI_CONTEXT_BASE_URL`, else OpenAI), `--model` (default `PI_CONTEXT_MODEL`,
  *   else `gpt-4o-mini`), `--summarizer-window` (tokens, default 128 000), `--max-output-tokens`
  *   (default 8 192), `--no-stream`;
- * - the key: `PI_CONTEXT_API_KEY`, else `OPENAI_API_KEY`.
+ * - the key: `PI_CONTEXT_API_KEY` (the user's explicit choice for this server), else
+ *   `OPENAI_API_KEY` — but only to OpenAI's own origin (`https://api.openai.com`), the same
+ *   per-origin rule as the extension's stored keys: a `--base-url` elsewhere never gets it.
  */
 
-import { OpenAiSummarizer } from "../summarizers/openai";
+import { isOpenAiOrigin, OpenAiSummarizer } from "../summarizers/openai";
 import { intFlag, stringFlag, type ParsedArgs } from "./args";
 
 /** The summarizer flags (for the commands' lists of known flags). */
@@ -34,9 +36,9 @@ export interface FlagSummarizer {
 export function summarizerFromFlags(args: ParsedArgs, env: NodeJS.ProcessEnv): FlagSummarizer {
   const maxOutputTokens = intFlag(args, "max-output-tokens") ?? 8192;
   const contextWindow = intFlag(args, "summarizer-window") || 128000;
-  const apiKey = env.PI_CONTEXT_API_KEY || env.OPENAI_API_KEY || undefined;
   const model = stringFlag(args, "model") ?? env.PI_CONTEXT_MODEL ?? "gpt-4o-mini";
   const baseURL = stringFlag(args, "base-url") ?? env.PI_CONTEXT_BASE_URL;
+  const apiKey = env.PI_CONTEXT_API_KEY || (isOpenAiOrigin(baseURL) ? env.OPENAI_API_KEY : undefined) || undefined;
   return {
     model,
     maxOutputTokens,

@@ -1,13 +1,13 @@
 /**
  * `pi-context tree <session.jsonl> [--filter default|no-tools|user-only|labeled-only|all] [--json]`:
- * the entry tree as the Pi Session view shows it (same tree model), for scripts and tests.
+ * the entry tree as the Pi Session view shows it (same tree model), for scripts and tests. Output
+ * is linear in the number of entries and nothing recurses, however deep branches nest.
  * Exit codes: 0 done, 1 not a pi session, 2 usage.
  */
 
 import * as path from "node:path";
 import { SessionFile } from "../core/read/session";
 import type { EntryReader } from "../core/rules/serialize";
-import type { TreeElement } from "../core/treeModel/elements";
 import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
 import { SessionTreeModel } from "../core/treeModel/model";
 import { plural } from "../shared/format";
@@ -38,15 +38,25 @@ export function formatTreeLine(d: NodeDisplay): string {
   return `${mark} ${d.id}  ${label}${text}${detail}${branches}${leaf}`;
 }
 
+/** Levels of indentation shown; deeper lines are indented this far and say their depth (`[40] `). */
+export const MAX_TREE_INDENT = 32;
+
+/** A line's indentation at `depth`: two spaces per level up to {@link MAX_TREE_INDENT}, then the depth as a number. */
+function indentOf(depth: number): string {
+  return depth <= MAX_TREE_INDENT ? "  ".repeat(depth) : `${"  ".repeat(MAX_TREE_INDENT)}[${depth}] `;
+}
+
 /**
- * The whole tree as indented text. A branch starts with its first entry, marked `⑂` and followed
- * by the branch's size (`⑂ • a41d08b8  user: do t3  · branch of 11 entries`); the rest of the
- * branch is indented below it.
+ * The whole tree as indented text, one line per element in display order (`model.walk()`, no
+ * recursion). A branch starts with its first entry, marked `⑂` and followed by the branch's size
+ * (`⑂ • a41d08b8  user: do t3  · branch of 11 entries`); the rest of the branch is indented below
+ * it. Indentation stops growing at {@link MAX_TREE_INDENT} levels (deeper lines name their depth),
+ * so the output grows linearly with the number of entries, however deep the branches nest.
  */
 export function formatTree(model: SessionTreeModel, reader?: EntryReader): string[] {
   const lines: string[] = [];
   for (const { element, depth } of model.walk()) {
-    const indent = "  ".repeat(depth);
+    const indent = indentOf(depth);
     if (element.kind === "entry") lines.push(`${indent}${formatTreeLine(nodeDisplay(model, element.id, reader))}`);
     else if (element.kind === "branch")
       lines.push(
@@ -57,10 +67,15 @@ export function formatTree(model: SessionTreeModel, reader?: EntryReader): strin
   return lines;
 }
 
-interface JsonNode {
-  /** `branch`: the first entry of a branch (its other entries are its children). */
+/** One element of `tree --json`'s flat list (display order; the nesting is in `depth` and `parent`). */
+export interface JsonTreeNode {
+  /** `branch`: the first entry of a branch (its other entries follow with `parent` = this id). */
   kind: "entry" | "branch";
   id: string;
+  /** Nesting level: 0 at the top. */
+  depth: number;
+  /** The id of the node this one is shown under (null at the top). */
+  parent: string | null;
   entryKind?: string;
   text?: string;
   detail?: string;
@@ -71,21 +86,32 @@ interface JsonNode {
   active?: boolean;
   /** Branches: entries in the branch (this one included). */
   entries?: number;
-  children?: JsonNode[];
 }
 
-function jsonTree(model: SessionTreeModel, reader: EntryReader, parent?: TreeElement): JsonNode[] {
-  const out: JsonNode[] = [];
-  for (const e of model.children(parent)) {
-    if (e.kind === "page") {
-      out.push(...jsonTree(model, reader, e));
+/**
+ * The tree as a flat list in display order, built from `model.walk()` (no recursion, so any depth
+ * of nesting works); pages are not nodes (their entries hang under the page's parent).
+ */
+export function jsonTree(model: SessionTreeModel, reader: EntryReader): JsonTreeNode[] {
+  const out: JsonTreeNode[] = [];
+  /** The node id shown at each depth so far (the parent of the next deeper node). */
+  const shownAt: (string | null)[] = [];
+  /** Depth shift: pages are skipped, so their contents move one level up. */
+  const pageDepths: number[] = [];
+  for (const { element, depth } of model.walk()) {
+    while (pageDepths.length > 0 && pageDepths[pageDepths.length - 1]! >= depth) pageDepths.pop();
+    if (element.kind === "page") {
+      pageDepths.push(depth);
       continue;
     }
-    const id = e.kind === "entry" ? e.id : e.headId;
+    const level = depth - pageDepths.length;
+    const id = element.kind === "entry" ? element.id : element.headId;
     const d = nodeDisplay(model, id, reader);
-    const node: JsonNode = {
-      kind: e.kind,
+    const node: JsonTreeNode = {
+      kind: element.kind,
       id,
+      depth: level,
+      parent: level > 0 ? (shownAt[level - 1] ?? null) : null,
       entryKind: d.kind,
       text: d.text,
       detail: d.detail,
@@ -95,12 +121,22 @@ function jsonTree(model: SessionTreeModel, reader: EntryReader, parent?: TreeEle
     if (d.label) node.label = d.label;
     if (d.errorMessage) node.error = d.errorMessage;
     if (d.model) node.model = d.model;
-    if (e.kind === "branch") node.entries = model.branchSize(id);
-    const children = jsonTree(model, reader, e);
-    if (children.length) node.children = children;
+    if (element.kind === "branch") node.entries = model.branchSize(id);
+    shownAt[level] = id;
+    shownAt.length = level + 1;
     out.push(node);
   }
   return out;
+}
+
+/**
+ * `tree --json`: the header fields indented, the nodes one per line (so the output is linear in
+ * the number of nodes and easy to read line by line).
+ */
+function formatJson(header: Record<string, unknown>, nodes: readonly JsonTreeNode[]): string {
+  const head = JSON.stringify(header, null, 2).slice(0, -2); // without the closing "\n}"
+  const body = nodes.map((n) => `    ${JSON.stringify(n)}`).join(",\n");
+  return `${head},\n  "tree": [${nodes.length ? `\n${body}\n  ` : ""}]\n}`;
 }
 
 /** `pi-context tree`. */
@@ -116,22 +152,16 @@ export const treeCommand: CliCommand = async (argv, out) => {
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
   const model = new SessionTreeModel(session, { filter: filter as TreeFilter, pageSize: Number.MAX_SAFE_INTEGER });
   if (args.flags.has("json")) {
-    out(
-      JSON.stringify(
-        {
-          file: session.filePath,
-          name: model.name ?? null,
-          leafId: model.leafId,
-          displayLeafId: model.displayLeafId,
-          filter,
-          entries: model.entryCount,
-          labels: Object.fromEntries([...model.labels].map(([k, v]) => [k, v.label])),
-          tree: jsonTree(model, session),
-        },
-        null,
-        2,
-      ),
-    );
+    const header = {
+      file: session.filePath,
+      name: model.name ?? null,
+      leafId: model.leafId,
+      displayLeafId: model.displayLeafId,
+      filter,
+      entries: model.entryCount,
+      labels: Object.fromEntries([...model.labels].map(([k, v]) => [k, v.label])),
+    };
+    out(formatJson(header, jsonTree(model, session)));
     return 0;
   }
   out(`session  ${model.name ? `${model.name} — ` : ""}${session.filePath}`);

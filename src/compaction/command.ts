@@ -36,6 +36,7 @@ import { checkLiveSession, liveSessionError } from "../core/flows/live";
 import { describeChange } from "../core/flows/watch";
 import { readSessionSummary } from "../core/read/locate";
 import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
+import { UnsafeSessionWriteError } from "../core/flows/write";
 import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
 import { readModelsConfig } from "../core/rules/models";
 import { priceDetail, priceHeadline, priceLines } from "../viewModel/compactionPrice";
@@ -350,6 +351,7 @@ export function registerCompaction(services: Services): void {
       ...planOptions,
       maxOutputTokens: config.summarizer.openai.maxOutputTokens,
     });
+    if (prepared.writeBlocker) throw new UnsafeSessionWriteError(prepared.writeBlocker); // before any question
 
     const instructions = given ?? (await askInstructions(planTitle(prepared)));
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
@@ -451,15 +453,19 @@ export function registerCompaction(services: Services): void {
     const r = outcome.result;
     const label = planTitle(outcome.plan);
     services.log.info(
-      `compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`,
+      `compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${r.tokensAfter === null ? "?" : n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`,
     );
+    if (r.readBackError)
+      services.log.warn(`compact ${file}: written, but the file could not be read back: ${r.readBackError}`);
     void services.sessions.refresh().catch(() => undefined);
     await openSummaryDiff(file, r.previousCompactionId, r.entry.id, label).catch((error: unknown) =>
       services.log.warn(`summary diff: ${String(error)}`),
     );
     void notify
       .info(
-        `compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
+        r.tokensAfter === null
+          ? `compacted ${label} (wrote compaction ${r.entry.id}), but the file could not be read back afterwards: ${withPeriod(r.readBackError ?? "unknown error")}`
+          : `compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
         "Show Summary Diff",
       )
       .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id, label) : undefined));

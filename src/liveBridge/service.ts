@@ -236,7 +236,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
           t.problem = e;
           if (e.code === "stale") {
             if (!isProcessAlive(a.pid)) {
-              removeAnnouncement(t.file, a.socket);
+              removeAnnouncement(this.agentDir(), t.file, a.socket); // only a trusted announcement and its bridge socket
               this.tracked.delete(t.file);
               this.services.log.info(
                 `live bridge: removed the stale announcement of ${describePi(a)} (${path.basename(t.file)})`,

@@ -10,6 +10,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { HostMessage, PanelState, TrackedFileModel, WebviewMessage } from "../shared/protocol";
 import * as notify from "../ui/notify";
+import { isNetworkPath } from "../shared/untrusted";
 import { editorColumn, notice, type PanelHost, type Sender } from "./host";
 
 /** The file commands of the protocol. */
@@ -18,6 +19,11 @@ export type FileCommand = Extract<WebviewMessage, { type: "openFile" | "openGitD
 /** Every tracked file of a state (read and modified). */
 export function trackedFiles(state: PanelState | undefined): TrackedFileModel[] {
   return state?.files ? [...state.files.readFiles, ...state.files.modifiedFiles] : [];
+}
+
+/** Whether a tracked file names another machine (Windows: UNC, device, `file://host/`): never stat'ed, opened or diffed. */
+export function isNetworkFile(f: Pick<TrackedFileModel, "path" | "absolutePath">): boolean {
+  return isNetworkPath(f.absolutePath, process.platform) || isNetworkPath(f.path, process.platform);
 }
 
 /** Whether `file` is a regular file now. Never throws. */
@@ -37,6 +43,13 @@ export async function fillFileFlags(state: PanelState): Promise<void> {
   await Promise.all(
     files.map(async (f) => {
       const uri = vscode.Uri.file(f.absolutePath);
+      if (isNetworkFile(f)) {
+        // never touched: a stat would connect to that server (Windows offers it the user's credentials)
+        f.openInTab = open.has(uri.fsPath);
+        f.outsideWorkspace = true;
+        f.inGitRepo = false;
+        return;
+      }
       f.exists = await isFile(f.absolutePath);
       f.openInTab = open.has(uri.fsPath);
       f.outsideWorkspace = vscode.workspace.getWorkspaceFolder(uri) === undefined;
@@ -78,6 +91,15 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
   if (message.type === "copyPath") {
     await vscode.env.clipboard.writeText(file.absolutePath);
     notice(sender, "info", vscode.l10n.t("Copied {0}", file.absolutePath));
+    return;
+  }
+  if (isNetworkFile(file)) {
+    host.services.log.warn(`panel: ${message.type} refused for a network path: ${file.absolutePath}`);
+    notice(
+      sender,
+      "warning",
+      `${file.path} is on another machine (a network path): pi Context does not open it, because Windows would connect to that server with your credentials. Copy the path to open it yourself.`,
+    );
     return;
   }
   if (!(await isFile(file.absolutePath))) {

@@ -97,10 +97,13 @@ export function withPeriod(text: string): string {
 
 /**
  * A failure message that says nothing was written: `withPeriod(message)` plus " Nothing was
- * written." unless the message already says that nothing was written or sent.
+ * written." unless the message already says what was written (nothing written or sent, or bytes
+ * "left in the file" by a failed append).
  */
 export function nothingWritten(message: string): string {
-  return /[Nn]othing was (written|sent)/.test(message) ? message : `${withPeriod(message)} Nothing was written.`;
+  return /[Nn]othing was (written|sent)|left in the file/.test(message)
+    ? message
+    : `${withPeriod(message)} Nothing was written.`;
 }
 
 /** The one date-time format of the UI (in the user's locale): e.g. `Nov 30, 2026, 06:33:34` in en-US. */

@@ -8,18 +8,12 @@
 import * as vscode from "vscode";
 import type { BaseServices } from "../services";
 import * as notify from "../ui/notify";
-import { OPENAI_DEFAULT_BASE_URL } from "./openai";
+import { keyOrigin, OPENAI_DEFAULT_BASE_URL } from "./openai";
 
 const SECRET_PREFIX = "piContext.summarizer.apiKey:";
 
 /** The origin a key is stored under (`scheme://host:port`), or the raw string when it is no URL. */
-export function keyOrigin(baseURL: string): string {
-  try {
-    return new URL(baseURL || OPENAI_DEFAULT_BASE_URL).origin;
-  } catch {
-    return baseURL;
-  }
-}
+export { keyOrigin };
 
 /** The configured OpenAI-compatible base URL (empty setting = OpenAI). */
 export function configuredBaseURL(services: BaseServices): string {

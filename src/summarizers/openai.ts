@@ -57,18 +57,24 @@ export interface OpenAiSummarizerOptions {
 }
 
 /** How to fix each configuration problem, per surface. */
-const HINTS: Record<MessageSurface, { model: string; baseURL: string; setKey: string; checkKey: string }> = {
+const HINTS: Record<
+  MessageSurface,
+  { model: string; baseURL: string; setKey: string; checkKey: (origin: string) => string }
+> = {
   vscode: {
     model: "set piContext.summarizer.openai.model",
     baseURL: "setting piContext.summarizer.openai.baseURL",
     setKey: 'run "Pi: Set API Key…" (kept in VS Code\'s secret storage)',
-    checkKey: 'Check the API key ("Pi: Set API Key…").',
+    checkKey: () => 'Check the API key ("Pi: Set API Key…").',
   },
   cli: {
     model: "pass --model or set PI_CONTEXT_MODEL",
     baseURL: "--base-url or PI_CONTEXT_BASE_URL",
     setKey: "set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment",
-    checkKey: "Check the API key (PI_CONTEXT_API_KEY or OPENAI_API_KEY).",
+    checkKey: (origin) =>
+      origin === OPENAI_ORIGIN
+        ? "Check the API key (PI_CONTEXT_API_KEY or OPENAI_API_KEY)."
+        : `Check the API key in PI_CONTEXT_API_KEY (OPENAI_API_KEY is only sent to ${OPENAI_ORIGIN}, not to ${origin}).`,
   },
 };
 
@@ -136,6 +142,75 @@ export function stripThinking(text: string): string {
   return m ? text.slice(m[0].length) : text;
 }
 
+/** The origin an API key belongs to (`scheme://host:port`; empty = OpenAI's), or the raw string when it is no URL. */
+export function keyOrigin(baseURL: string | undefined): string {
+  try {
+    return new URL(baseURL || OPENAI_DEFAULT_BASE_URL).origin;
+  } catch {
+    return baseURL ?? "";
+  }
+}
+
+/** OpenAI's own origin: the only one `OPENAI_API_KEY` is sent to. */
+export const OPENAI_ORIGIN = "https://api.openai.com";
+
+/** True when `baseURL` (empty = OpenAI's) has OpenAI's origin exactly (https, api.openai.com, port 443). */
+export function isOpenAiOrigin(baseURL: string | undefined): boolean {
+  return keyOrigin(baseURL) === OPENAI_ORIGIN;
+}
+
+/**
+ * A base URL as we show it: scheme, host, port and path — never a user name or password, and a
+ * query string only as `?…` (some proxies take keys there).
+ */
+export function displayBaseURL(baseURL: string): string {
+  try {
+    const u = new URL(baseURL);
+    return `${u.protocol}//${u.host}${u.pathname}${u.search ? "?…" : ""}`;
+  } catch {
+    return baseURL.replace(/\/\/[^/@\s]*@/, "//***@");
+  }
+}
+
+/** The base64 alphabet's view of bytes (browser-safe `btoa` over a byte string). */
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/**
+ * Every form in which a server might echo `secret`: the key itself in any letter case, and the
+ * parts of a base64 / base64url encoding that only its bytes determine, at each of the three byte
+ * alignments it can have inside a longer encoded string (e.g. `Basic …` of `user:key`, or an
+ * encoded `Authorization` header). Undefined for keys too short to redact safely (< 8 characters).
+ */
+export function secretPattern(secret: string | undefined): RegExp | undefined {
+  if (!secret || secret.length < 8) return undefined;
+  const bytes = new TextEncoder().encode(secret);
+  const forms = new Set<string>([secret]);
+  for (let align = 0; align < 3; align++) {
+    const padded = new Uint8Array(align + bytes.length);
+    padded.set(bytes, align);
+    let encoded = base64(padded).replace(/=+$/, "");
+    // drop the groups that mix in bytes before or after the key
+    if ((align + bytes.length) % 3 !== 0) encoded = encoded.slice(0, encoded.length - (encoded.length % 4 || 4));
+    if (align > 0) encoded = encoded.slice(4);
+    if (encoded.length >= 8) {
+      forms.add(encoded);
+      forms.add(encoded.replace(/\+/g, "-").replace(/\//g, "_"));
+    }
+  }
+  const escaped = [...forms].sort((a, b) => b.length - a.length).map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(escaped.join("|"), "gi");
+}
+
+/** `text` with every echo of `secret` (see {@link secretPattern}) replaced by `***`. */
+export function redactSecret(text: string, secret: string | undefined): string {
+  const pattern = secretPattern(secret);
+  return pattern ? text.replace(pattern, "***") : text;
+}
+
 /** True when `baseURL` is OpenAI's own API. */
 export function isOpenAiHost(baseURL: string | undefined): boolean {
   if (!baseURL) return true;
@@ -161,8 +236,13 @@ export class OpenAiSummarizer implements Summarizer {
   private readonly client: OpenAI;
   private readonly stream: boolean;
   private readonly maxTokensField: "max_completion_tokens" | "max_tokens";
-  private readonly secret: string | undefined;
+  /** Every form of the API key a server might echo (see {@link secretPattern}). */
+  private readonly secret: RegExp | undefined;
   private readonly hints: (typeof HINTS)[MessageSurface];
+  /** The base URL as shown in labels and messages ({@link displayBaseURL}). */
+  private readonly shownURL: string;
+  /** The base URL's origin (which key belongs to it). */
+  private readonly origin: string;
   /** True when a key was given (it is sent as `Authorization: Bearer …`). */
   readonly hasApiKey: boolean;
   /**
@@ -172,19 +252,31 @@ export class OpenAiSummarizer implements Summarizer {
    */
   readonly needsApiKey: boolean;
 
-  /** @throws {SummarizerError} `config` when the model id is empty or the base URL is not a URL. */
+  /**
+   * @throws {SummarizerError} `config` when the model id is empty, the base URL is not a URL, or it
+   *   carries a user name or password (keys go in the key setting / environment, never in a URL
+   *   that is shown and logged).
+   */
   constructor(options: OpenAiSummarizerOptions) {
     this.hints = HINTS[options.surface ?? "cli"];
     if (!options.model) throw new SummarizerError("config", `No summarizer model is set: ${this.hints.model}.`);
     this.baseURL = options.baseURL?.trim() || OPENAI_DEFAULT_BASE_URL;
+    let url: URL;
     try {
-      new URL(this.baseURL);
+      url = new URL(this.baseURL);
     } catch {
       throw new SummarizerError(
         "config",
-        `The summarizer base URL "${this.baseURL}" is not a valid URL (${this.hints.baseURL}).`,
+        `The summarizer base URL "${displayBaseURL(this.baseURL)}" is not a valid URL (${this.hints.baseURL}).`,
       );
     }
+    if (url.username || url.password)
+      throw new SummarizerError(
+        "config",
+        `The summarizer base URL ${displayBaseURL(this.baseURL)} must not contain a user name or password (${this.hints.baseURL}); to send a key, ${this.hints.setKey}.`,
+      );
+    this.shownURL = displayBaseURL(this.baseURL);
+    this.origin = url.origin;
     this.hasApiKey = !!options.apiKey;
     this.needsApiKey = !options.apiKey && isOpenAiHost(this.baseURL);
     this.model = options.model;
@@ -193,8 +285,8 @@ export class OpenAiSummarizer implements Summarizer {
     this.stream = options.stream ?? true;
     this.maxTokensField =
       options.maxTokensField ?? (isOpenAiHost(this.baseURL) ? "max_completion_tokens" : "max_tokens");
-    this.secret = options.apiKey || undefined;
-    this.label = `${options.model} at ${this.baseURL}`;
+    this.secret = secretPattern(options.apiKey || undefined);
+    this.label = `${options.model} at ${this.shownURL}`;
     this.client = new OpenAI({
       // Keyless local servers: the package insists on a key, so give it a dummy and drop the header.
       apiKey: options.apiKey || "no-key",
@@ -207,12 +299,23 @@ export class OpenAiSummarizer implements Summarizer {
 
   /** The `config` error for a missing key, with how to set it on this surface. */
   missingKeyError(): SummarizerError {
-    return new SummarizerError("config", `No API key for ${this.baseURL}: ${this.hints.setKey}.`);
+    return new SummarizerError("config", `No API key for ${this.shownURL}: ${this.hints.setKey}.`);
   }
 
-  /** Never let the key reach a message. */
+  /** Never let the key reach a message: every echo of it (any case, base64) becomes `***`. */
   private redact(text: string): string {
-    return this.secret && this.secret.length >= 4 ? text.split(this.secret).join("***") : text;
+    return this.secret ? text.replace(this.secret, "***") : text;
+  }
+
+  /**
+   * The error a caller sees: mapped to a {@link SummarizerError}, its message redacted, and no
+   * `cause` (the raw error may carry the request's headers or an echoing body).
+   */
+  private publicError(error: unknown, signal: AbortSignal | undefined): SummarizerError {
+    const mapped = this.mapError(error, signal);
+    return new SummarizerError(mapped.kind, this.redact(mapped.message), {
+      ...(mapped.status !== undefined ? { status: mapped.status } : {}),
+    });
   }
 
   private mapError(error: unknown, signal: AbortSignal | undefined): SummarizerError {
@@ -224,40 +327,28 @@ export class OpenAiSummarizer implements Summarizer {
     )
       return cancelledError();
     if (error instanceof APIConnectionTimeoutError)
-      return new SummarizerError("network", `The summarizer at ${this.baseURL} did not answer in time (timeout).`, {
-        cause: error,
-      });
+      return new SummarizerError("network", `The summarizer at ${this.shownURL} did not answer in time (timeout).`);
     if (error instanceof APIConnectionError) {
       const cause = (error as { cause?: { message?: string; code?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? error.message;
-      return new SummarizerError(
-        "network",
-        this.redact(`Could not reach the summarizer at ${this.baseURL}: ${detail}.`),
-        { cause: error },
-      );
+      return new SummarizerError("network", `Could not reach the summarizer at ${this.shownURL}: ${detail}.`);
     }
     if (error instanceof APIError) {
       const status = error.status;
       const hint =
         status === 401 || status === 403
-          ? ` ${this.hints.checkKey}`
+          ? ` ${this.hints.checkKey(this.origin)}`
           : status === 404
             ? " Check the base URL and the model id."
             : "";
       return new SummarizerError(
         "http",
-        this.redact(
-          `The summarizer at ${this.baseURL} answered HTTP ${status ?? "error"}: ${withoutStatus(error.message, status)}${hint}`,
-        ),
-        { ...(status !== undefined ? { status } : {}), cause: error },
+        `The summarizer at ${this.shownURL} answered HTTP ${status ?? "error"}: ${withoutStatus(error.message, status)}${hint}`,
+        status !== undefined ? { status } : undefined,
       );
     }
     const detail = (error as Error)?.message ?? String(error);
-    return new SummarizerError(
-      "network",
-      this.redact(`Summarizer request failed: ${detail}${/[.!?]$/.test(detail) ? "" : "."}`),
-      { cause: error },
-    );
+    return new SummarizerError("network", `Summarizer request failed: ${detail}${/[.!?]$/.test(detail) ? "" : "."}`);
   }
 
   async summarize(request: SummaryRequest, options: SummarizeOptions = {}): Promise<SummaryResult> {
@@ -283,9 +374,13 @@ export class OpenAiSummarizer implements Summarizer {
         const stop = stopReasonOf(choice.finish_reason);
         if (typeof stop === "object") throw new SummarizerError("http", `${stop.error}.`);
         const toolCall = (choice.message?.tool_calls?.length ?? 0) > 0;
-        const text = stripThinking(choice.message?.content ?? "");
+        const text = this.redact(stripThinking(choice.message?.content ?? ""));
         if (text) onText?.(text);
-        const result: SummaryResult = { text, stopReason: toolCall ? "toolUse" : stop, model: completion.model };
+        const result: SummaryResult = {
+          text,
+          stopReason: toolCall ? "toolUse" : stop,
+          model: this.redact(completion.model),
+        };
         if (completion.usage) result.usage = usageFromOpenAi(completion.usage as RawUsage);
         return result;
       }
@@ -315,12 +410,13 @@ export class OpenAiSummarizer implements Summarizer {
       if (signal?.aborted) throw cancelledError();
       const stop = stopReasonOf(finish);
       if (typeof stop === "object") throw new SummarizerError("http", `${stop.error}.`);
-      const result: SummaryResult = { text: stripThinking(text), stopReason: toolCall ? "toolUse" : stop };
-      if (model) result.model = model;
+      // the summary is written into the session: no echo of the key goes with it
+      const result: SummaryResult = { text: this.redact(stripThinking(text)), stopReason: toolCall ? "toolUse" : stop };
+      if (model) result.model = this.redact(model);
       if (usage) result.usage = usage;
       return result;
     } catch (error) {
-      throw this.mapError(error, signal);
+      throw this.publicError(error, signal);
     }
   }
 }

@@ -13,6 +13,7 @@ import * as vscode from "vscode";
 import { liveSessionError } from "../core/flows/live";
 import { runSwitchFlow, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
 import { describeChange } from "../core/flows/watch";
+import { UnsafeSessionWriteError } from "../core/flows/write";
 import type { Services, SwitchCommandOutcome } from "../services";
 import { streamingProgress } from "../ui/progress";
 import * as notify from "../ui/notify";
@@ -126,6 +127,7 @@ export class SwitchCommand {
             planned = plan;
             // refusals before questions: the live guard (a no-op never gets here)
             if (plan.live.live) throw liveSessionError(plan.live, "switch branches in");
+            if (plan.writeBlocker) throw new UnsafeSessionWriteError(plan.writeBlocker);
             return ask(false)(plan, changed);
           },
           onSessionChanged: (stage) => {
@@ -169,9 +171,12 @@ export class SwitchCommand {
       services.log.info(
         `switch ${file}: → ${r.newLeafId ?? "root"}; wrote ${r.entries.map((e) => `${e.type} ${e.id}`).join(", ") || "nothing"} (${r.bytesBefore} → ${r.bytesAfter} bytes)`,
       );
+      // written: nothing after this point may report the switch as failed
       this.revealer.leafMoved();
       await services.sessions.refresh().catch(() => undefined);
-      await this.revealer.revealLeafIfVisible({ select: true });
+      await this.revealer
+        .revealLeafIfVisible({ select: true })
+        .catch((error: unknown) => services.log.warn(`switch ${file}: revealing the new leaf: ${String(error)}`));
       if (!options.quiet) offerResult(outcome.plan, r.entries.length, text);
       return {
         kind: "switched",

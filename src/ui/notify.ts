@@ -9,11 +9,13 @@ import * as vscode from "vscode";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
 import { isUnauthorized } from "../core/flows/compact";
 import { LiveSessionError, liveRefusalMarkdown } from "../core/flows/live";
-import { SessionChangedError, UnsafeSessionWriteError } from "../core/flows/write";
+import { SessionChangedError, SessionWriteError, UnsafeSessionWriteError } from "../core/flows/write";
 import { nothingWritten, PRODUCT_NAME } from "../shared/format";
+import { notificationText } from "../shared/untrusted";
 import { setVirtualDocument, SUMMARY_SCHEME } from "./summaryDocuments";
 
-const prefix = (text: string) => `${PRODUCT_NAME}: ${text}`;
+/** "pi Context: " + the text; session text in it stays text (no link VS Code would make clickable). */
+const prefix = (text: string) => `${PRODUCT_NAME}: ${notificationText(text)}`;
 
 /** An information toast, "pi Context: " + `text`; resolves with the chosen action. */
 export function info(text: string, ...actions: string[]): Thenable<string | undefined> {
@@ -43,7 +45,7 @@ function runAction(choice: string | undefined): void {
 
 /**
  * The outcome of a failed flow: `cancelled`, or `error` with a kind (`live`, `config`, `changed`,
- * `unsafe`, a summarizer error kind, `error`) and the actions its message offered.
+ * `unsafe`, `write-failed`, a summarizer error kind, `error`) and the actions its message offered.
  */
 export type FlowFailure =
   | { kind: "cancelled"; file: string; message: string }
@@ -97,6 +99,7 @@ export function errorKindOf(error: unknown): string {
   if (error instanceof SummarizerError) return error.kind;
   if (error instanceof SessionChangedError) return "changed";
   if (error instanceof UnsafeSessionWriteError) return "unsafe";
+  if (error instanceof SessionWriteError) return "write-failed";
   return "error";
 }
 

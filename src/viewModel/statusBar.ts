@@ -8,6 +8,7 @@
  */
 
 import { formatCount, PRODUCT_NAME, tokensText } from "../shared/format";
+import { markdownText } from "../shared/untrusted";
 import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
 import type { SourcedNumber } from "../core/rules/inspect";
@@ -90,12 +91,10 @@ export function formatPercent(percent: number): string {
 
 /**
  * Escape untrusted text (session names, paths, messages) for inline Markdown, also inside table
- * cells: emphasis, code, links, HTML, entities, theme icons (`$(…)`) and pipes. Never used at the
- * start of a line, so block syntax (`#`, `-`, `1.`) needs no escaping.
+ * cells: `markdownText` — every ASCII punctuation escaped, so no emphasis, code, link, autolink
+ * (`https://`, `www.`), HTML, entity, theme icon or pipe; every line break (a lone CR too) a space.
  */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_[\]<>|~&$]/g, (c) => `\\${c}`).replace(/\r?\n/g, " ");
-}
+export const escapeMarkdown = markdownText;
 
 function valueSourceText(source: ValueSource, file: string | undefined, key: string): string {
   const where = file ? ` (${escapeMarkdown(file)})` : "";

@@ -105,7 +105,7 @@ async function writeRecipe(recipe: Recipe): Promise<string | undefined> {
 const stats = { compactions: 0, summaries: 0, markers: 0, labels: 0 };
 
 async function compactAndCheck(file: string, keepRecent: number): Promise<void> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   const settings = { enabled: true, reserveTokens: 16384, keepRecentTokens: keepRecent };
   const prep = prepareCompaction(session, settings, session);
   if (!isPrepared(prep)) return;
@@ -160,7 +160,7 @@ async function switchAndCheck(
   targetIndex: number,
   mode: "summary" | "summary+label" | "marker" | "label",
 ): Promise<void> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   if (session.records.length === 0) return;
   const target = session.records[targetIndex % session.records.length]!;
   if (session.byId.get(target.id) !== target) return;

@@ -53,12 +53,16 @@ describe("context economics (usage, cost, colours, Compact At…)", function () 
     await whenSession(api, (s) => s?.file === file, 5000, "long");
     await waitForCondition(() => api.statusBar.snapshot().tooltip.includes("| Usage |"), 5000, "usage in the tooltip");
     const tip = api.statusBar.snapshot().tooltip;
+    const rendered = tip.replace(/\\([!-/:-@[-`{-~])/g, "$1"); // escaped Markdown, as a reader sees it
     assert.ok(
-      tip.includes("| Usage | ↑274k ↓2.5k R274k CH50.0% \\$0.306 — pi's footer, every entry of the file |"),
+      rendered.includes("| Usage | ↑274k ↓2.5k R274k CH50.0% $0.306 — pi's footer, every entry of the file |"),
       tip,
     );
-    assert.ok(tip.includes("| Tokens | input 547,261 (cached 273,610 = 50.0%) · output 2,491 · total 549,752 |"), tip);
-    assert.ok(tip.includes("| Prices | \\$1/M in · \\$2/M out · \\$0.1/M cache read |"), tip);
+    assert.ok(
+      rendered.includes("| Tokens | input 547,261 (cached 273,610 = 50.0%) · output 2,491 · total 549,752 |"),
+      tip,
+    );
+    assert.ok(rendered.includes("| Prices | $1/M in · $2/M out · $0.1/M cache read |"), tip);
     assert.ok(tip.includes("[$(dashboard) Compact At…](command:piContext.compactAt)"), tip);
     const controller = (await vscode.commands.executeCommand("piContext._panelController")) as PanelControllerApi;
     await controller.update(true);
@@ -126,10 +130,12 @@ describe("context economics (usage, cost, colours, Compact At…)", function () 
       8000,
       "the new threshold in the gauge",
     );
+    const tip = api.statusBar.snapshot().tooltip;
     assert.ok(
-      api.statusBar
-        .snapshot()
-        .tooltip.includes('compaction.modelOverrides\\["scripted/scripted-small"\\].reserveTokens'),
+      tip
+        .replace(/\\([!-/:-@[-`{-~])/g, "$1") // escaped Markdown, as a reader sees it
+        .includes('compaction.modelOverrides["scripted/scripted-small"].reserveTokens'),
+      tip,
     );
     // a percentage that leaves no room is refused, nothing written
     const text = fs.readFileSync(settings, "utf8");

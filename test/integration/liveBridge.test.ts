@@ -11,7 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
-import { readAnnouncements } from "../../src/bridge/announce";
+import { readAnnouncements, socketPathFor } from "../../src/bridge/announce";
 import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/liveBridge/installFile";
 import { BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
 import type { PiContextApi } from "../../src/extension";
@@ -145,7 +145,7 @@ describe("live bridge with a real pi", function () {
     );
     const text = api.statusBar.snapshot().text;
     assert.strictEqual(text, `π ${usage.percent.toFixed(1)}% · ${(usage.tokens / 1000).toFixed(1)}k/16k · live`);
-    assert.match(snapshot.tooltip, new RegExp(`\\*\\*live\\*\\* from pi 1\\.6\\.0 \\(pid ${pi.pid}\\)`));
+    assert.match(snapshot.tooltip, new RegExp(`\\*\\*live\\*\\* from pi 1\\\\\\.6\\\\\\.0 \\(pid ${pi.pid}\\)`));
     assert.match(snapshot.tooltip, /\| Window \| 16,000 — the running pi/);
     assert.match(snapshot.accessibilityLabel ?? "", /^live from the running pi/);
     assert.ok(live.stats.connects >= 1);
@@ -311,7 +311,8 @@ describe("live bridge with a real pi", function () {
         piVersion: "1.6.0",
         pid: process.pid,
         sessionFile: file,
-        socket: path.join(tmp, "none.sock"),
+        // where a bridge of ours listens (nothing does): announcements naming other sockets are ignored
+        socket: socketPathFor(agentDir, `${process.pid}-dead`),
         token: "1".repeat(64),
         startedAt: Date.now(),
       }),

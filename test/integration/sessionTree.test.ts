@@ -204,7 +204,11 @@ describe("session tree view", function () {
     );
     assert.match(String(call.description), /scripted-big/);
     assert.strictEqual(top[3]!.item.description, "", "the model is not repeated on the next assistant row");
-    assert.match((top[3]!.item.tooltip as vscode.MarkdownString).value, /model scripted\/scripted-big/);
+    assert.match(
+      (top[3]!.item.tooltip as vscode.MarkdownString).value,
+      /model scripted\\\/scripted\\-big/,
+      "the model id, escaped (session text is never markup)",
+    );
     const folded = items(top[2]!.e);
     assert.strictEqual(folded.length, 1);
     assert.strictEqual(labelText(folded[0]!.item), "read: src/alpha.ts");

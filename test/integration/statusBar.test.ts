@@ -56,6 +56,11 @@ function whenGauge(
   });
 }
 
+/** A tooltip as a reader sees it: the backslash escapes of `escapeMarkdown` undone. */
+function asRendered(tooltip: string): string {
+  return tooltip.replace(/\\([!-/:-@[-`{-~])/g, "$1");
+}
+
 describe("status bar (statusBar)", () => {
   let api: PiContextApi;
   const tempDirs: string[] = [];
@@ -132,8 +137,9 @@ describe("status bar (statusBar)", () => {
       assert.strictEqual(g.backgroundColor, undefined);
       assert.strictEqual(g.command, "piContext.openPanel");
       const tip = g.tooltip;
+      const visible = asRendered(tip);
       assert.ok(tip.includes(escapeMarkdown(c.model)), `model in tooltip:\n${tip}`);
-      assert.ok(tip.includes(c.window), `window + source in tooltip:\n${tip}`);
+      assert.ok(visible.includes(c.window), `window + source in tooltip:\n${tip}`);
       assert.ok(tip.includes(`| reserveTokens | ${c.reserve}`), `reserve + source in tooltip:\n${tip}`);
       assert.ok(
         tip.includes(`${expected.tokensUntilCompaction!.toLocaleString("en-US")} tokens to go`),
@@ -158,7 +164,7 @@ describe("status bar (statusBar)", () => {
         tip,
       );
       // the window's source without nested paths
-      assert.ok(tip.includes(`| Window | ${c.window}`), tip);
+      assert.ok(visible.includes(`| Window | ${c.window}`), tip);
       assert.doesNotMatch(tip, /models\.json \(/);
       assert.strictEqual(g.accessibilityLabel, g.ariaLabel);
     });
@@ -286,13 +292,13 @@ describe("status bar (statusBar)", () => {
     assert.ok(g.tooltip.includes("**Problems** (2; listed in the panel and the log):"), g.tooltip);
     assert.ok(g.tooltip.includes("**Invalid pi setting**"), g.tooltip);
     assert.ok(
-      g.tooltip.includes(
-        `${escapeMarkdown(settingsFile)} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: lots. Expected a non-negative safe integer.`,
+      asRendered(g.tooltip).includes(
+        `${settingsFile} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: lots. Expected a non-negative safe integer.`,
       ),
       g.tooltip,
     );
     assert.ok(
-      g.tooltip.includes("compaction.keepRecentTokens: Invalid compaction.keepRecentTokens setting: -5."),
+      asRendered(g.tooltip).includes("compaction.keepRecentTokens: Invalid compaction.keepRecentTokens setting: -5."),
       g.tooltip,
     );
     assert.ok(g.tooltip.includes("| reserveTokens | **invalid**"), g.tooltip);
@@ -323,7 +329,9 @@ describe("status bar (statusBar)", () => {
     let g = await whenGauge(api, (s) => s.text === "π 1.2k/?", 5000, "unknown window");
     assert.strictEqual(g.level, "normal");
     assert.ok(
-      g.tooltip.includes("| Window | unknown — nowhere/no-such-model is not in pi's catalog or models.json"),
+      asRendered(g.tooltip).includes(
+        "| Window | unknown — nowhere/no-such-model is not in pi's catalog or models.json",
+      ),
       g.tooltip,
     );
     assert.ok(g.tooltip.includes("**Problems** (1; listed in the panel and the log):"), g.tooltip);

@@ -47,10 +47,12 @@ import type { CompactionEntry, Usage } from "../types";
 import { replanAfterChange, withReplanning, type Replan } from "./replan";
 import {
   appendEntries,
+  assertWritable,
   expectationHolds,
   expectationOf,
   newEntryId,
   SessionChangedError,
+  writeBlocker,
   type AppendExpectation,
 } from "./write";
 
@@ -110,6 +112,8 @@ export interface CompactionPlan {
   estimatedTokensAfter: number;
   /** The live-session check at plan time (the flow refuses to summarise when live). */
   live: LiveCheck;
+  /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
+  writeBlocker?: string;
   options: PlanOptions;
 }
 
@@ -120,7 +124,7 @@ export interface CompactionPlan {
  * @throws the `fs` error when the file cannot be read.
  */
 export async function planCompaction(file: string, options: PlanOptions): Promise<CompactionPlan> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
   const analysis = analyzeLoaded(session, {
     agentDir: options.agentDir,
@@ -149,6 +153,8 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     }),
     options,
   };
+  const blocker = writeBlocker(file);
+  if (blocker) plan.writeBlocker = blocker;
   attachRequests(plan, custom);
   return plan;
 }
@@ -336,8 +342,13 @@ export interface CompactionResult {
   entry: CompactionEntry;
   /** pi's estimate before (the entry's `tokensBefore`). */
   tokensBefore: number;
-  /** pi's projected estimate at the new leaf, read back from the file. */
-  tokensAfter: number;
+  /**
+   * pi's projected estimate at the new leaf, read back from the file; null when reading it back
+   * failed after the entry was written (see {@link readBackError}) — the compaction is written.
+   */
+  tokensAfter: number | null;
+  /** Why the file could not be read back after the write (e.g. it was moved right after it). */
+  readBackError?: string;
   /** The compaction whose summary was updated, if any (for the summary diff). */
   previousCompactionId?: string;
   bytesBefore: number;
@@ -350,6 +361,8 @@ export interface CompactionResult {
  * `systemMessage`), appended only if the file is byte-for-byte as planned.
  * @throws {LiveSessionError} when the session looks live now.
  * @throws {SessionChangedError} when the file changed since the plan (nothing written).
+ * @throws {SessionWriteError} when the append failed (it says what is in the file).
+ * Never throws once the entry is written: a failed read-back leaves `tokensAfter` null.
  */
 export async function commitCompaction(
   plan: CompactionPlan,
@@ -378,17 +391,22 @@ export async function commitCompaction(
     ...(system ? { systemMessage: system } : {}),
   });
   const bytesAfter = appendEntries(plan.expectation, [entry]);
-  const after = await SessionFile.open(plan.file);
-  const tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
+  // Written: from here on nothing may turn the outcome into a failure (that would invite a second compaction).
   const result: CompactionResult = {
     file: plan.file,
     entry,
     tokensBefore: prep.tokensBefore,
-    tokensAfter,
+    tokensAfter: null,
     bytesBefore: plan.expectation.size,
     bytesAfter,
   };
   if (prep.previousCompactionId) result.previousCompactionId = prep.previousCompactionId;
+  try {
+    const after = await SessionFile.open(plan.file);
+    result.tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
+  } catch (error) {
+    result.readBackError = (error as Error).message;
+  }
   return result;
 }
 
@@ -484,8 +502,11 @@ export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
  * {@link MAX_FLOW_ATTEMPTS} times). While the summary is received the file is watched
  * (`watch.ts`): a change aborts the request at once, then the flow re-plans — no tokens are spent on
  * a stale file and only one request runs at a time.
- * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError},
- *   {@link SummarizerError} (incl. cancel and `too-large`), {@link SessionChangedError} after the last attempt.
+ * Refuses a file it cannot write (read-only, immutable) before the preview and again right before
+ * the first summariser request.
+ * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError} (also
+ *   for a file that cannot be written), {@link SummarizerError} (incl. cancel and `too-large`),
+ *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
  */
 export async function runCompactionFlow(
   file: string,
@@ -506,6 +527,7 @@ export async function runCompactionFlow(
             maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens,
           });
     if (plan.live.live) throw liveSessionError(plan.live, "compact", plan.options.surface);
+    assertWritable(plan.file); // no question and no summariser token for a file we cannot write
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
     const confirmed = !callbacks.confirm || (await callbacks.confirm(plan, fit, attempt.changed));
@@ -520,6 +542,7 @@ export async function runCompactionFlow(
     ready = true;
     // changed while the preview was shown: nothing spent yet, prepare again and ask again
     if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
+    assertWritable(plan.file); // again: the preview may have been open for a while
     const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
     return around(async (inner): Promise<FlowOutcome | Replan> => {
       /** One summary of `p`, the file watched meanwhile: undefined when it changed (the request was aborted). */

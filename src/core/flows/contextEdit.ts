@@ -26,7 +26,7 @@ import { estimateProjectedContextTokens } from "../rules/tokens";
 import { SessionFile } from "../read/session";
 import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
-import { appendEntries, expectationOf, newEntryId, type AppendExpectation } from "./write";
+import { appendEntries, assertWritable, expectationOf, newEntryId, type AppendExpectation } from "./write";
 import type { ContextEditEntry } from "../types";
 
 /** The refused action in the live-session message ("Refusing to edit the context of this session …"). */
@@ -67,10 +67,10 @@ export async function planContextEdits(
   actions: readonly ContextEditAction[],
   options: ContextEditOptions,
 ): Promise<ContextEditPlan> {
-  return planContextEditsOn(await SessionFile.open(file), actions, options);
+  return planContextEditsOn(await SessionFile.open(file, { digest: true }), actions, options);
 }
 
-/** {@link planContextEdits} on a session already read (it must be a private index: do not refresh it). */
+/** {@link planContextEdits} on a session already read (a private index opened with `{ digest: true }`: do not refresh it). */
 export function planContextEditsOn(
   session: SessionFile,
   actions: readonly ContextEditAction[],
@@ -109,11 +109,16 @@ export interface ContextEditResult {
   leafId: string | null;
   bytesBefore: number;
   bytesAfter: number;
-  /** pi's projected estimate before (from the plan) and after (read back from the file), in tokens. */
+  /**
+   * pi's projected estimate before (from the plan) and after (read back from the file), in tokens;
+   * `tokensAfter` is null when reading back failed after the edits were written (see {@link readBackError}).
+   */
   tokensBefore: number;
-  tokensAfter: number;
-  /** Pairing of what pi sends, read back from the file. */
-  pairingAfter: PairingReport;
+  tokensAfter: number | null;
+  /** Pairing of what pi sends, read back from the file (null when reading back failed). */
+  pairingAfter: PairingReport | null;
+  /** Why the file could not be read back after the write; the edits are written. */
+  readBackError?: string;
 }
 
 /**
@@ -123,6 +128,8 @@ export interface ContextEditResult {
  * @throws {LiveSessionError} when the session looks live now.
  * @throws {SessionChangedError} when the file changed since the plan (nothing written).
  * @throws Error when the plan would leave a tool result orphaned (the planner's safety net failed; nothing written).
+ * @throws {SessionWriteError} when the append failed (it says what is in the file).
+ * Never throws once the edits are written: a failed read-back leaves `tokensAfter` null.
  */
 export async function commitContextEdits(
   plan: ContextEditPlan,
@@ -155,18 +162,27 @@ export async function commitContextEdits(
     timestamp: now().toISOString(),
   });
   const bytesAfter = appendEntries(plan.expectation, entries);
-  const after = await SessionFile.open(plan.file);
-  const projection = buildProjection(after);
-  return {
+  // Written: from here on nothing may turn the outcome into a failure.
+  const result: ContextEditResult = {
     file: plan.file,
     entries,
-    leafId: after.leafId,
+    leafId: entries[entries.length - 1]!.id,
     bytesBefore: plan.expectation.size,
     bytesAfter,
     tokensBefore,
-    tokensAfter: estimateProjectedContextTokens(projection, after).tokens,
-    pairingAfter: analyzePairing(projection, after),
+    tokensAfter: null,
+    pairingAfter: null,
   };
+  try {
+    const after = await SessionFile.open(plan.file);
+    const projection = buildProjection(after);
+    result.leafId = after.leafId;
+    result.tokensAfter = estimateProjectedContextTokens(projection, after).tokens;
+    result.pairingAfter = analyzePairing(projection, after);
+  } catch (error) {
+    result.readBackError = (error as Error).message;
+  }
+  return result;
 }
 
 /** Callbacks of {@link runContextEditFlow}. */
@@ -204,6 +220,7 @@ export async function runContextEditFlow(
     const plan = await planContextEdits(file, actions, options);
     if (plan.preparation.drafts.length === 0) return { kind: "nothing", plan };
     if (plan.live.live) throw liveError(plan.live, options);
+    assertWritable(plan.file); // no question for a file we cannot write
     if (callbacks.confirm && !(await callbacks.confirm(plan, attempt.changed))) return { kind: "declined", plan };
     const replan = replanIfChanged(plan.expectation, attempt);
     if (replan) return replan;

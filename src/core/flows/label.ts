@@ -33,7 +33,7 @@ export async function appendLabelChange(
   options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">,
   now: () => Date = () => new Date(),
 ): Promise<LabelResult> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
   const live = checkLiveSession(file, {

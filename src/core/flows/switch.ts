@@ -67,10 +67,12 @@ import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "../type
 import { replanAfterChange, withReplanning, type Replan } from "./replan";
 import {
   appendEntries,
+  assertWritable,
   expectationHolds,
   expectationOf,
   newEntryId,
   SessionChangedError,
+  writeBlocker,
   type AppendExpectation,
 } from "./write";
 
@@ -136,6 +138,8 @@ export interface SwitchPlan {
   /** Taken when the plan was made; the append is refused if the file changed since. */
   expectation: AppendExpectation;
   live: LiveCheck;
+  /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
+  writeBlocker?: string;
   options: SwitchPlanOptions;
 }
 
@@ -149,11 +153,14 @@ export type PlannedWrite = "branch_summary" | "label" | "leaf-marker";
  * @throws the `fs` error when the file cannot be read.
  */
 export async function planSwitch(file: string, targetId: string, options: SwitchPlanOptions): Promise<SwitchPlan> {
-  const session = await SessionFile.open(file);
+  const session = await SessionFile.open(file, { digest: true });
   return planSwitchOn(session, targetId, options);
 }
 
-/** {@link planSwitch} on a session already read (it must be a private index: do not refresh it). */
+/**
+ * {@link planSwitch} on a session already read (it must be a private index opened with
+ * `{ digest: true }`: do not refresh it).
+ */
 export function planSwitchOn(session: SessionFile, targetId: string, options: SwitchPlanOptions): SwitchPlan {
   const file = session.filePath;
   const expectation = expectationOf(session);
@@ -202,6 +209,8 @@ export function planSwitchOn(session: SessionFile, targetId: string, options: Sw
     live: liveCheck(file, session, options),
     options,
   };
+  const blocker = writeBlocker(file);
+  if (blocker) plan.writeBlocker = blocker;
   if (returnsText) {
     try {
       const text = entryEditorText(session.readEntry(target));
@@ -489,8 +498,10 @@ export const MAX_SWITCH_ATTEMPTS = 3;
  * at most {@link MAX_SWITCH_ATTEMPTS} times. A change while the branch summary is received aborts
  * the request at once (`watch.ts`), then the flow re-plans.
  * @param summarizer needed only when the choice summarises something.
- * @throws {LiveSessionError}, {@link UnsafeSessionWriteError}, {@link SummarizerError} (incl. cancel),
- *   `Entry X not found`, {@link SessionChangedError} after the last attempt.
+ * A file it cannot write (read-only, immutable) is refused before any summariser request.
+ * @throws {LiveSessionError}, {@link UnsafeSessionWriteError} (also for a file that cannot be
+ *   written), {@link SummarizerError} (incl. cancel), `Entry X not found`,
+ *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
  */
 export async function runSwitchFlow(
   file: string,
@@ -509,6 +520,7 @@ export async function runSwitchFlow(
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
     if (writes.length > 0 && plan.live.live) throw liveSessionError(plan.live, "switch branches in", options.surface);
+    if (writes.length > 0) assertWritable(plan.file); // before any summariser request
     if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     const around = callbacks.around ?? (<T>(task: (o: SummarizeOptions) => Promise<T>) => task(callbacks));
     return around(async (inner): Promise<SwitchOutcome | Replan> => {

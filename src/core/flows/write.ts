@@ -1,6 +1,11 @@
 /**
- * The single write path: append complete JSON lines to a session file, only if nobody wrote
- * since we read it. Never truncates, rewrites or reformats anything.
+ * The single write path: append complete JSON lines to a session file, only if it is still the
+ * file we read, byte for byte. Never rewrites or reformats anything; the only truncation is
+ * taking back our own bytes of an append that failed part-way (checked to be ours and last).
+ *
+ * What the change check can and cannot see is in `docs/security.md`: there is no lock between pi
+ * and us, so an append by pi in the microseconds between our last check and our write is possible;
+ * the live-session guard (`live.ts`) is what keeps a running pi away.
  *
  * pi 1.6.0 appends one `JSON.stringify(entry) + "\n"` per entry (`SessionManager._persist`), keeps
  * the session in memory and never re-reads the file, and loads the last line as the leaf. So an
@@ -10,9 +15,12 @@
 
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
+import { digestOfPrefix } from "../read/digest";
+import { readFullySync } from "../read/disk";
 import type { SessionFile } from "../read/session";
+import { formatCount } from "../../shared/format";
 
-/** Thrown when the file is not as we read it (or cannot safely take an append); nothing was written. */
+/** Thrown when the file is not as we read it; nothing was written. */
 export class SessionChangedError extends Error {
   constructor(message: string) {
     super(message);
@@ -20,7 +28,7 @@ export class SessionChangedError extends Error {
   }
 }
 
-/** Thrown when the session must not be written to at all (old format, not a session, torn tail). */
+/** Thrown when the session must not be written to at all (old format, not a session, torn tail, read-only). */
 export class UnsafeSessionWriteError extends Error {
   constructor(message: string) {
     super(message);
@@ -28,28 +36,65 @@ export class UnsafeSessionWriteError extends Error {
   }
 }
 
-/** What the file must still look like when we append. */
-export interface AppendExpectation {
-  path: string;
-  /** File size in bytes at read time. */
-  size: number;
-  /** The last bytes of the file at read time (up to 256), ending with `\n`. */
-  tail: Buffer;
+/** Thrown when the append itself failed (disk full, I/O error); says exactly what is in the file now. */
+export class SessionWriteError extends Error {
+  /** The `fs` error code (`ENOSPC`, `EIO`, …). */
+  readonly code: string | undefined;
+  /** True when the file is byte-identical to before (nothing of ours remains). */
+  readonly restored: boolean;
+  /** Bytes of ours left in the file (0 when restored). */
+  readonly bytesLeft: number;
+  /** Where our bytes start: the file's size before the append. */
+  readonly offset: number;
+  constructor(
+    message: string,
+    fields: { code: string | undefined; restored: boolean; bytesLeft: number; offset: number },
+  ) {
+    super(message);
+    this.name = "SessionWriteError";
+    this.code = fields.code;
+    this.restored = fields.restored;
+    this.bytesLeft = fields.bytesLeft;
+    this.offset = fields.offset;
+  }
 }
 
-const TAIL_BYTES = 256;
+/**
+ * What the file must still be when we append: the same file (device + inode), the same size, and
+ * the same bytes (a SHA-256 of everything read, taken while reading).
+ */
+export interface AppendExpectation {
+  path: string;
+  /** Device and inode of the file that was read. */
+  dev: number;
+  ino: number;
+  /** File size in bytes at read time; the file ended with `\n` there. */
+  size: number;
+  /** SHA-256 (hex) of those `size` bytes, computed while they were read. */
+  sha256: string;
+}
 
 /**
- * Capture what the file looks like now, from the session as it was read.
+ * Capture what the file looked like when `session` read it: identity, size and content digest
+ * from that read (no new disk access, so nothing can change in between).
+ * @param session opened with `SessionFile.open(path, { digest: true })`.
  * @throws {UnsafeSessionWriteError} for files we refuse to write: not a pi session, session format
- *   older than 3 (pi rewrites those on open, and their migrated ids are not stable), or a final line
- *   without `\n` (we never glue a record onto a fragment).
+ *   older than 3 or a header version that is not a number (pi rewrites those on open, and their
+ *   migrated ids are not stable), a final line
+ *   without `\n` (we never glue a record onto a fragment), or a session read without a digest.
  */
 export function expectationOf(session: SessionFile): AppendExpectation {
   const path = session.filePath;
   if (session.invalid || !session.header)
     throw new UnsafeSessionWriteError(`${path} is not a pi session; refusing to write.`);
-  if (session.fileVersion < 3) {
+  // pi 1.6.0 leaves a file alone only when `header.version >= 3` (ToNumber, so "3" counts); a
+  // version that reads as NaN fails that test too, and pi rewrites the file when it opens it.
+  if (Number.isNaN(session.fileVersion)) {
+    throw new UnsafeSessionWriteError(
+      `${path}: the header's session format version is not a number. pi 1.6.0 rewrites such a file when it opens it (it treats it as needing migration), so an entry appended now could be lost or re-parented; refusing to write. Open the session in pi once, then try again.`,
+    );
+  }
+  if (!(session.fileVersion >= 3)) {
     throw new UnsafeSessionWriteError(
       `${path} uses session format version ${session.fileVersion}. pi 1.6.0 rewrites such files when it opens them and gives their entries new ids; open the session in pi once (it migrates the file), then try again.`,
     );
@@ -59,39 +104,83 @@ export function expectationOf(session: SessionFile): AppendExpectation {
       `${path} ends with an incomplete line (${session.size - session.committedBytes} bytes without a newline). A writer may be in the middle of an append, or the file was cut off. Refusing to append after it.`,
     );
   }
-  const size = session.committedBytes;
-  const tailLength = Math.min(size, TAIL_BYTES);
-  const tail = Buffer.alloc(tailLength);
-  if (tailLength > 0) {
-    const fd = fs.openSync(path, "r");
-    try {
-      fs.readSync(fd, tail, 0, tailLength, size - tailLength);
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-  return { path, size, tail };
+  const identity = session.fileIdentity;
+  const digest = session.contentDigest;
+  if (!identity || !digest || digest.bytes !== session.committedBytes)
+    throw new Error(`internal error: ${path} was not read with a content digest; the write path cannot check it`);
+  return { path, dev: identity.dev, ino: identity.ino, size: digest.bytes, sha256: digest.sha256 };
 }
 
 /**
- * True when the file still has the size and final bytes of `expectation` — a read-only check for
- * flows that ask the user before writing (the append re-checks under its own file handle).
+ * What differs between the open file `fd` and `expectation`, in words, or undefined when it is the
+ * same file with the same bytes. Reads the whole expected prefix (one pass) and checks size and
+ * identity again after it, so an append made while hashing is seen too.
+ */
+function changeOf(fd: number, expectation: AppendExpectation): string | undefined {
+  const before = fs.fstatSync(fd);
+  if (before.dev !== expectation.dev || before.ino !== expectation.ino)
+    return "The session file was replaced since it was read (another file now has its name)";
+  if (before.size !== expectation.size)
+    return `The session file changed since it was read (${formatCount(expectation.size)} → ${formatCount(before.size)} bytes): someone else wrote to it`;
+  if (digestOfPrefix(fd, expectation.size) !== expectation.sha256)
+    return "The session file was rewritten since it was read (same size, different bytes)";
+  const after = fs.fstatSync(fd);
+  if (after.size !== expectation.size)
+    return `The session file changed while it was checked (${formatCount(expectation.size)} → ${formatCount(after.size)} bytes): someone else is writing to it`;
+  return undefined;
+}
+
+/**
+ * True when the file at the expectation's path is still the same file with the same bytes — a
+ * read-only check for flows that ask the user or a summariser before writing (the append checks
+ * again under its own file handle). Reads the whole file once.
  */
 export function expectationHolds(expectation: AppendExpectation): boolean {
   try {
     const fd = fs.openSync(expectation.path, "r");
     try {
-      if (fs.fstatSync(fd).size !== expectation.size) return false;
-      if (expectation.tail.length === 0) return true;
-      const tail = Buffer.alloc(expectation.tail.length);
-      fs.readSync(fd, tail, 0, tail.length, expectation.size - tail.length);
-      return tail.equals(expectation.tail);
+      return changeOf(fd, expectation) === undefined;
     } finally {
       fs.closeSync(fd);
     }
   } catch {
     return false;
   }
+}
+
+/**
+ * Why the file cannot take an append (read-only, immutable, a read-only file system, no
+ * permission, gone), in words; undefined when it can. Changes nothing (`access(W_OK)`: on Linux it
+ * also answers `EPERM` for an immutable file and `EROFS` on a read-only mount; root may write a
+ * 0444 file, and does).
+ */
+export function writeBlocker(file: string): string | undefined {
+  try {
+    fs.accessSync(file, fs.constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "EROFS"
+        ? "it is on a read-only file system"
+        : code === "EPERM"
+          ? "the system does not allow writing it (immutable or otherwise protected)"
+          : code === "EACCES"
+            ? "you have no write permission for it (read-only)"
+            : code === "ENOENT"
+              ? "it no longer exists"
+              : `it cannot be written (${code ?? (error as Error).message})`;
+    return `${file} cannot be changed: ${why}. Nothing was sent or written.`;
+  }
+}
+
+/**
+ * Refuse before any summariser request when the file cannot take an append (see {@link writeBlocker}).
+ * @throws {UnsafeSessionWriteError}
+ */
+export function assertWritable(file: string): void {
+  const blocker = writeBlocker(file);
+  if (blocker) throw new UnsafeSessionWriteError(blocker);
 }
 
 /**
@@ -115,10 +204,16 @@ export function serializeEntryLine(entry: object): string {
 
 /**
  * Append entries (one line each, in one write) if the file is unchanged since `expectation` was
- * taken: same size, same final bytes, ending with `\n`.
+ * taken: the same file (device + inode), the same size, the same bytes (SHA-256), checked under
+ * the handle we write with; then `fsync`.
+ *
+ * A write that fails part-way (disk full, I/O error) is undone: when the file ends exactly with
+ * the bytes we wrote, it is cut back to its previous size and synced; otherwise (another writer
+ * appended after them) nothing is cut. Either way {@link SessionWriteError} says what is in the file.
  * @returns the new file size in bytes.
  * @throws {SessionChangedError} when the file changed (nothing written): re-read and prepare again.
- * @throws the `fs` error when the file cannot be opened (e.g. deleted: `ENOENT`) or written.
+ * @throws {SessionWriteError} when writing or syncing failed (see above).
+ * @throws the `fs` error when the file cannot be opened (e.g. deleted: `ENOENT`; nothing written).
  */
 export function appendEntries(expectation: AppendExpectation, entries: readonly object[]): number {
   if (entries.length === 0) return expectation.size;
@@ -126,31 +221,90 @@ export function appendEntries(expectation: AppendExpectation, entries: readonly 
   // O_APPEND without O_CREAT: a deleted file is an error, never re-created; every write lands at the end.
   const fd = fs.openSync(expectation.path, fs.constants.O_RDWR | fs.constants.O_APPEND);
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size !== expectation.size) {
-      throw new SessionChangedError(
-        `The session file changed since it was read (${expectation.size} → ${size} bytes): someone else wrote to it. Re-read the session and try again.`,
-      );
-    }
-    if (expectation.tail.length > 0) {
-      const tail = Buffer.alloc(expectation.tail.length);
-      fs.readSync(fd, tail, 0, tail.length, size - tail.length);
-      if (!tail.equals(expectation.tail)) {
-        throw new SessionChangedError(
-          "The end of the session file changed since it was read (it was rewritten). Re-read the session and try again.",
-        );
-      }
-      if (tail[tail.length - 1] !== 0x0a) {
-        throw new SessionChangedError(
-          "The session file does not end with a newline; refusing to append after an incomplete line.",
-        );
-      }
-    }
+    const change = changeOf(fd, expectation);
+    if (change) throw new SessionChangedError(`${change}. Re-read the session and try again. Nothing was written.`);
     let written = 0;
-    while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written);
-    fs.fsyncSync(fd);
-    return size + data.length;
+    try {
+      while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written);
+      fs.fsyncSync(fd);
+    } catch (error) {
+      throw undoFailedWrite(fd, expectation, data, written, error as NodeJS.ErrnoException);
+    }
+    return expectation.size + data.length;
   } finally {
-    fs.closeSync(fd);
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // after a successful fsync the bytes are on disk; a failed write already says what happened
+    }
+  }
+}
+
+/**
+ * After a failed write of `data` at `expectation.size` (`written` bytes of it went out): cut our
+ * bytes off again — only when the file ends with exactly them (read back and compared) — and sync.
+ */
+function undoFailedWrite(
+  fd: number,
+  expectation: AppendExpectation,
+  data: Buffer,
+  written: number,
+  error: NodeJS.ErrnoException,
+): SessionWriteError {
+  const offset = expectation.size;
+  const code = error.code;
+  const cause = `${code ?? "error"}: ${error.message}`;
+  const what =
+    written < data.length
+      ? `Writing the session file failed after ${formatCount(written)} of ${formatCount(data.length)} bytes (${cause})`
+      : `Syncing the session file to disk failed after all ${formatCount(data.length)} bytes were written (${cause})`;
+  let size: number;
+  try {
+    size = fs.fstatSync(fd).size;
+  } catch (statError) {
+    return new SessionWriteError(
+      `${what}, and the file could not be checked afterwards (${(statError as Error).message}). Up to ${formatCount(written)} bytes of an incomplete entry may have been left in the file at offset ${formatCount(offset)}: check the end of ${expectation.path} before pi writes to it again.`,
+      { code, restored: false, bytesLeft: written, offset },
+    );
+  }
+  if (size === offset)
+    return new SessionWriteError(
+      `${what}. The file is unchanged (${formatCount(offset)} bytes). Nothing was written.`,
+      {
+        code,
+        restored: true,
+        bytesLeft: 0,
+        offset,
+      },
+    );
+  const ours = size === offset + written && endsWith(fd, offset, data.subarray(0, written));
+  if (!ours)
+    return new SessionWriteError(
+      `${what}. The file has ${formatCount(size)} bytes now, not the ${formatCount(offset + written)} our write would leave: another program wrote to it at the same time, so nothing was cut off (that could destroy its bytes). ${formatCount(written)} bytes of an incomplete entry were left in the file at offset ${formatCount(offset)}; check the end of ${expectation.path} before pi writes to it again.`,
+      { code, restored: false, bytesLeft: written, offset },
+    );
+  try {
+    fs.ftruncateSync(fd, offset);
+    fs.fsyncSync(fd);
+    if (fs.fstatSync(fd).size !== offset) throw new Error("the size did not change");
+  } catch (cutError) {
+    return new SessionWriteError(
+      `${what}, and cutting the file back to its previous ${formatCount(offset)} bytes failed too (${(cutError as Error).message}). ${formatCount(written)} bytes of an incomplete entry were left in the file at offset ${formatCount(offset)}; remove them (e.g. \`truncate -s ${offset} <file>\`) before pi writes to it again.`,
+      { code, restored: false, bytesLeft: written, offset },
+    );
+  }
+  return new SessionWriteError(
+    `${what}. The file was cut back to its previous ${formatCount(offset)} bytes and synced: it is as before. Nothing was written.`,
+    { code, restored: true, bytesLeft: 0, offset },
+  );
+}
+
+/** Whether the bytes of `fd` from `offset` equal `expected`. Never throws. */
+function endsWith(fd: number, offset: number, expected: Buffer): boolean {
+  try {
+    const actual = Buffer.alloc(expected.length);
+    return readFullySync(fd, actual, offset) === expected.length && actual.equals(expected);
+  } catch {
+    return false;
   }
 }

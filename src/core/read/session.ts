@@ -20,6 +20,7 @@
 
 import * as fs from "node:fs";
 import * as diagnostic from "./diagnostics";
+import { ContentDigest, type PrefixDigest } from "./digest";
 import { FileProbes, openRegular, openRegularSync, readFullySync, streamChunks } from "./disk";
 import { buildRecord, type EntryRecord } from "./entries";
 import type { ScannedValue } from "./jsonscan";
@@ -68,9 +69,19 @@ interface ProvisionalState {
   v1PreviousId: string | null;
 }
 
-interface FileIdentity {
+/** Which file was read: device and inode of the handle the bytes came from. */
+export interface FileIdentity {
   dev: number;
   ino: number;
+}
+
+/** Options of {@link SessionFile.open}. */
+export interface OpenOptions {
+  /**
+   * Also compute a SHA-256 of the committed bytes while reading ({@link SessionFile.contentDigest}):
+   * what the write path's change check compares before it appends. Off for the UI's reads.
+   */
+  digest?: boolean;
 }
 
 /**
@@ -103,6 +114,8 @@ export class SessionFile {
   private readonly path: string | undefined;
   private bytes: Buffer | undefined;
   private identity: FileIdentity | undefined;
+  /** The write flows' change check (see `digest.ts`); only with `open(path, { digest: true })`. */
+  private digest: ContentDigest | undefined;
   /** Copies of the first bytes of the file and of the last bytes before {@link committedBytes}, to notice rewrites. */
   private readonly probes = new FileProbes();
   /** Parsed JSON object lines so far, header included (pi's `entries` array index, for v1 migration). */
@@ -134,10 +147,24 @@ export class SessionFile {
    * @throws {NotARegularFileError} for a FIFO, a device, a directory; the `fs` error when the file
    *   cannot be opened or read (e.g. `ENOENT`).
    */
-  static async open(path: string): Promise<SessionFile> {
+  static async open(path: string, options: OpenOptions = {}): Promise<SessionFile> {
     const session = new SessionFile(path, undefined);
+    if (options.digest) session.digest = new ContentDigest();
     await session.readFromDisk(0);
     return session;
+  }
+
+  /** Device and inode of the file as last read (undefined for in-memory sessions). */
+  get fileIdentity(): FileIdentity | undefined {
+    return this.identity;
+  }
+
+  /**
+   * SHA-256 of the bytes up to {@link committedBytes} as they were read (the digest's `bytes` equals
+   * `committedBytes`); undefined unless opened with `{ digest: true }`.
+   */
+  get contentDigest(): PrefixDigest | undefined {
+    return this.digest?.result();
   }
 
   /** Index a session held in memory (tests, generated trees). */
@@ -232,6 +259,8 @@ export class SessionFile {
         if (stat.size - this.committedBytes <= SYNC_REFRESH_BYTES) {
           const chunk = Buffer.allocUnsafe(stat.size - this.committedBytes);
           const done = readFullySync(fd, chunk, this.committedBytes);
+          this.digest?.continueAt(this.committedBytes);
+          this.digest?.feed(chunk.subarray(0, done));
           const start = this.records.length;
           const splitter = new LineSplitter(this.committedBytes);
           this.consume(splitter, chunk.subarray(0, done), false);
@@ -332,7 +361,16 @@ export class SessionFile {
       this.identity = { dev: stat.dev, ino: stat.ino };
       this.mtimeMs = stat.mtimeMs;
       const splitter = new LineSplitter(from);
-      const size = await streamChunks(handle, from, (chunk) => this.consume(splitter, chunk, false), stat.size);
+      this.digest?.continueAt(from);
+      const size = await streamChunks(
+        handle,
+        from,
+        (chunk) => {
+          this.digest?.feed(chunk);
+          this.consume(splitter, chunk, false);
+        },
+        stat.size,
+      );
       this.consume(splitter, undefined, true);
       this.size = size;
       await this.probes.capture(handle, this.committedBytes);

@@ -11,6 +11,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { isNetworkPath } from "../../shared/untrusted";
 
 /** Where a resolved value came from. `override` = `compaction.modelOverrides["provider/model"]`. */
 export type ValueSource = "default" | "global" | "project" | "override";
@@ -238,7 +239,16 @@ export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettin
   const global = readSettingsFile(globalFile);
   if (global.error) problems.push({ scope: "global", file: globalFile, message: global.error });
 
-  const cwd = options.cwd;
+  let cwd = options.cwd;
+  if (cwd && isNetworkPath(cwd, process.platform)) {
+    // Windows would connect to that server (and offer the user's credentials) to look for the file
+    problems.push({
+      scope: "project",
+      file: path.join(cwd, ".pi", "settings.json"),
+      message: `not read: the session's folder ${cwd} is on another machine (a network path); pi Context does not read project settings from there, the numbers use the global settings`,
+    });
+    cwd = undefined;
+  }
   const projectFile = cwd ? path.join(cwd, ".pi", "settings.json") : undefined;
   const trust = decideTrust(agentDir, cwd, options.projectSettings ?? "auto", global.settings, problems, options.home);
   let project: LoadedFile = { settings: {}, exists: false };

@@ -85,31 +85,72 @@ describe("pi-context tree", () => {
     assert.equal(node.model, "fireworks/accounts/fireworks/routers/kimi-k2p6-fast");
   });
 
-  it("--filter user-only --json: the nested structure", async () => {
+  it("--filter user-only --json: the nesting as depth and parent in a flat list", async () => {
     const r = await run("tree", TREE, "--filter", "user-only", "--json");
     assert.equal(r.code, 0, r.err);
     const j = JSON.parse(r.out);
     assert.equal(j.displayLeafId, "b6b95844");
     assert.deepEqual(j.labels, { "7daca6b9": "branch-A" });
+    type Node = { kind: string; id: string; text: string; entries: number; depth: number; parent: string | null };
+    const nodes = j.tree as Node[];
     assert.deepEqual(
-      j.tree.map((t: { id: string }) => t.id),
+      nodes.filter((t) => t.depth === 0).map((t) => t.id),
       ["c8a901f3", "1c4d30f5"],
     );
     assert.deepEqual(
-      j.tree[1].children.map(
-        (c: { kind: string; id: string; text: string; entries: number }) =>
-          `${c.kind} ${c.id} ${c.text} (${c.entries})`,
-      ),
+      nodes.filter((t) => t.parent === "1c4d30f5").map((c) => `${c.kind} ${c.id} ${c.text} (${c.entries}) @${c.depth}`),
       [
-        "branch a41d08b8 [task:t3] do t3 (2)",
-        "branch 60933bb1 [task:t5] do t5 on a new branch (1)",
-        "branch b6b95844 [task:t6] do t6 on branch C (1)",
+        "branch a41d08b8 [task:t3] do t3 (2) @1",
+        "branch 60933bb1 [task:t5] do t5 on a new branch (1) @1",
+        "branch b6b95844 [task:t6] do t6 on branch C (1) @1",
       ],
     );
     assert.deepEqual(
-      j.tree[1].children[0].children.map((c: { id: string }) => c.id),
-      ["d687d2f6"],
+      nodes.filter((t) => t.parent === "a41d08b8").map((c) => `${c.id} @${c.depth}`),
+      ["d687d2f6 @2"],
     );
+    assert.equal(
+      r.out.split("\n").filter((l) => l.startsWith('    {"kind":')).length,
+      nodes.length,
+      "one node per line",
+    );
+  });
+
+  it("branches nested 10,000 deep: linear text (indentation stops at 32 levels), --json without recursion", async () => {
+    const depth = 10_000;
+    const t = "2026-01-01T00:00:00.000Z";
+    const lines = [JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t, cwd: "/w" })];
+    let parent: string | null = null;
+    for (let i = 0; i < depth; i++) {
+      const message = (id: string, text: string) =>
+        JSON.stringify({
+          type: "message",
+          id,
+          parentId: id === `u${i}` ? parent : `u${i}`,
+          timestamp: t,
+          message: { role: "user", content: text, timestamp: 1 },
+        });
+      lines.push(message(`u${i}`, `q${i}`), message(`s${i}`, `side ${i}`)); // every entry a branch point
+      parent = `u${i}`;
+    }
+    const file = path.join(tmp, "deep.jsonl");
+    fs.writeFileSync(file, lines.join("\n") + "\n");
+    const text = await run("tree", file);
+    assert.equal(text.code, 0, text.err);
+    const out = text.out.split("\n");
+    const longest = Math.max(...out.map((l) => l.length));
+    assert.ok(longest < 200, `longest line ${longest} characters`);
+    assert.ok(text.out.length < 2 * depth * 200, `${text.out.length} bytes for ${2 * depth} entries`);
+    const deepest = out.find((l) => l.includes("user: side 9999"))!;
+    assert.match(deepest, /^ {64}\[\d+\] /, deepest);
+    const json = await run("tree", file, "--json");
+    assert.equal(json.code, 0, json.err);
+    const nodes = JSON.parse(json.out).tree as { id: string; depth: number; parent: string | null }[];
+    assert.equal(nodes.length, new Set(nodes.map((n) => n.id)).size);
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const last = byId.get("s9999")!;
+    assert.ok(last.depth > 5000, `depth ${last.depth}`);
+    for (const n of nodes) if (n.parent !== null) assert.equal(byId.get(n.parent)!.depth, n.depth - 1, n.id);
   });
 
   it("a file that is not a pi session exits 1 and says so", async () => {

@@ -164,12 +164,15 @@ describe("pi's live numbers over our analysis", () => {
       margin: 1000,
     });
     assert.equal(v.text, "π 56.3% · 9.0k/16k · live");
-    assert.match(v.tooltip, /· \*\*live\*\* from pi 1\.6\.0 \(pid 4242\)/);
+    // Text from the bridge (pi's version) is escaped Markdown; compare what it renders as.
+    assert.match(v.tooltip, /from pi 1\\\.6\\\.0 \(pid 4242\)/);
+    const rendered = v.tooltip.replace(/\\([!-/:-@[-`{-~])/g, "$1");
+    assert.match(rendered, /· \*\*live\*\* from pi 1\.6\.0 \(pid 4242\)/);
     assert.match(
-      v.tooltip,
+      rendered,
       /\| Live \| the running pi \(pid 4242, pi 1\.6\.0, bridge 1\.0\.0\) reports these numbers; pi is streaming; Compact and Switch run in that pi \|/,
     );
-    assert.match(v.tooltip, /\| Window \| 16,000 — the running pi \(pi 1\.6\.0, pid 4242\) \|/);
+    assert.match(rendered, /\| Window \| 16,000 — the running pi \(pi 1\.6\.0, pid 4242\) \|/);
     assert.match(v.ariaLabel, /^live from the running pi, pi Context 56.3 percent, 9,000 of 16,000 tokens/);
     const plain = buildGaugeView({
       session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0 },

@@ -7,7 +7,17 @@
 import { strict as assert } from "node:assert";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { completeSummary, SummarizerError } from "../../../src/core/flows/summarizer";
-import { OpenAiSummarizer, withoutStatus, stripThinking, usageFromOpenAi } from "../../../src/summarizers/openai";
+import { parseArgs } from "../../../src/cli/args";
+import { summarizerFromFlags } from "../../../src/cli/summarizer";
+import {
+  displayBaseURL,
+  isOpenAiOrigin,
+  OpenAiSummarizer,
+  redactSecret,
+  stripThinking,
+  withoutStatus,
+  usageFromOpenAi,
+} from "../../../src/summarizers/openai";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-openai";
 
 const REQUEST = { systemPrompt: "SYSTEM", prompt: "PROMPT <conversation>x</conversation>", maxOutputTokens: 1234 };
@@ -105,8 +115,8 @@ describe("OpenAiSummarizer against the scripted server", () => {
     assert.doesNotMatch(e.message, /sk-test-secret-123/);
     assert.match(
       e.message,
-      /Check the API key \(PI_CONTEXT_API_KEY or OPENAI_API_KEY\)\.$/,
-      "the CLI's wording by default",
+      /Check the API key in PI_CONTEXT_API_KEY \(OPENAI_API_KEY is only sent to https:\/\/api\.openai\.com, not to http:\/\/127\.0\.0\.1:\d+\)\.$/,
+      "the CLI's wording by default (a server other than OpenAI's)",
     );
     assert.doesNotMatch(e.message, /Pi: Set API Key/);
     server.script({ status: 403, errorMessage: "forbidden" });
@@ -215,6 +225,118 @@ describe("OpenAiSummarizer against the scripted server", () => {
     // other servers: no key needed up front (local servers), a key when given
     assert.equal(make({ apiKey: undefined }).needsApiKey, false);
     assert.equal(new OpenAiSummarizer({ model: "m", maxOutputTokens: 1, apiKey: "k" }).needsApiKey, false);
+  });
+});
+
+describe("the API key: sent only where it belongs, never printed", () => {
+  const KEY = "sk-proj-Abc123_secretKEY-987xyz";
+  const b64 = (text: string) => Buffer.from(text).toString("base64");
+  let server: ScriptedServer;
+  before(async () => {
+    server = await startScriptedServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  const make = (stream: boolean) =>
+    new OpenAiSummarizer({
+      baseURL: server.baseURL,
+      apiKey: KEY,
+      model: "m",
+      maxOutputTokens: 100,
+      maxRetries: 0,
+      stream,
+    });
+  const echoes = [
+    KEY,
+    KEY.toUpperCase(),
+    KEY.toLowerCase(),
+    `Authorization: Bearer ${KEY}`,
+    b64(KEY),
+    b64(`Bearer ${KEY}`),
+    b64(`Authorization: Bearer ${KEY}`),
+    b64(`user:${KEY}`).replace(/\+/g, "-").replace(/\//g, "_"),
+  ];
+  const leaks = (text: string) =>
+    [KEY, KEY.toUpperCase(), KEY.toLowerCase(), b64(KEY).slice(4, -4)].filter((form) =>
+      text.toLowerCase().includes(form.toLowerCase()),
+    );
+
+  it("a finish_reason, an error body or the answer echoing the key (any case, base64): redacted everywhere", async () => {
+    for (const echo of echoes) {
+      for (const stream of [true, false]) {
+        server.script({ text: "## Goal\nx", finishReason: `auth ${echo}` });
+        const finish = await rejectsWith(make(stream).summarize(REQUEST), "http", /finish_reason/);
+        assert.deepEqual(leaks(finish.message), [], `finish_reason (stream ${stream}): ${finish.message}`);
+        assert.equal(finish.cause, undefined, "no raw cause carried along");
+        server.script({ status: 400, errorMessage: `bad request from ${echo}` });
+        const http = await rejectsWith(make(stream).summarize(REQUEST), "http", /HTTP 400/);
+        assert.deepEqual(leaks(http.message), [], http.message);
+        server.script({ text: `## Goal\nThe header was ${echo}.` });
+        const ok = await make(stream).summarize(REQUEST);
+        assert.deepEqual(leaks(ok.text), [], `the summary written to the session: ${ok.text}`);
+        assert.match(ok.text, /\*\*\*/);
+      }
+    }
+    assert.equal(server.requests[0]!.authorization, `Bearer ${KEY}`, "the key itself was sent, to the server chosen");
+  });
+
+  it("redactSecret covers every alignment of a base64 echo and leaves other text alone", () => {
+    for (let pad = 0; pad < 6; pad++) {
+      const encoded = b64(`${"x".repeat(pad)}${KEY}${"y".repeat(pad)}`);
+      assert.deepEqual(leaks(redactSecret(encoded, KEY)), [], `prefix ${pad}`);
+      assert.doesNotMatch(redactSecret(encoded, KEY), new RegExp(b64(KEY).slice(4, -4).replace(/[+/]/g, "\\$&")));
+    }
+    assert.equal(redactSecret("nothing secret here", KEY), "nothing secret here");
+    assert.equal(redactSecret(`a ${KEY} b`, undefined), `a ${KEY} b`);
+  });
+
+  it("a base URL with a user name or password is refused, and never printed", () => {
+    assert.throws(
+      () => new OpenAiSummarizer({ baseURL: "https://me:hunter2@proxy.example/v1", model: "m", maxOutputTokens: 1 }),
+      (e: unknown) =>
+        e instanceof SummarizerError &&
+        e.kind === "config" &&
+        /must not contain a user name or password/.test(e.message) &&
+        !/hunter2|me:/.test(e.message),
+    );
+    assert.equal(displayBaseURL("https://me:hunter2@proxy.example/v1?key=abc"), "https://proxy.example/v1?…");
+    assert.doesNotMatch(displayBaseURL("not a url //me:pw@host"), /pw/);
+  });
+
+  it("the CLI sends OPENAI_API_KEY only to OpenAI's origin; PI_CONTEXT_API_KEY to the server given", async () => {
+    const flags = (...argv: string[]) => parseArgs(argv, new Set(["no-stream"]));
+    const openAiOnly = { OPENAI_API_KEY: KEY };
+    const local = summarizerFromFlags(flags("--base-url", server.baseURL), openAiOnly).make();
+    assert.equal(local.hasApiKey, false, "OPENAI_API_KEY is not for another server");
+    server.script({ text: "## Goal\nlocal" });
+    await local.summarize(REQUEST);
+    assert.equal(server.requests.at(-1)!.authorization, undefined, "no Authorization header sent");
+    const viaEnvURL = summarizerFromFlags(flags(), {
+      ...openAiOnly,
+      PI_CONTEXT_BASE_URL: "http://10.0.0.1:8080/v1",
+    }).make();
+    assert.equal(viaEnvURL.hasApiKey, false);
+    assert.equal(summarizerFromFlags(flags(), openAiOnly).make().hasApiKey, true, "OpenAI itself gets it");
+    const chosen = summarizerFromFlags(flags("--base-url", server.baseURL), {
+      ...openAiOnly,
+      PI_CONTEXT_API_KEY: "sk-chosen-0001",
+    }).make();
+    server.script({ text: "## Goal\nchosen" });
+    await chosen.summarize(REQUEST);
+    assert.equal(server.requests.at(-1)!.authorization, "Bearer sk-chosen-0001");
+    assert.equal(isOpenAiOrigin(undefined), true);
+    assert.equal(isOpenAiOrigin("https://api.openai.com/v1"), true);
+    for (const other of [
+      "http://api.openai.com/v1",
+      "https://api.openai.com.evil.example/v1",
+      "https://api.openai.com:8443/v1",
+      server.baseURL,
+    ])
+      assert.equal(isOpenAiOrigin(other), false, other);
   });
 });
 

@@ -26,6 +26,8 @@ import { collectProblems } from "../../../src/viewModel/problems";
 import { FIXTURES as FIXTURES_ROOT } from "../../support/paths";
 
 const FIXTURES = path.join(FIXTURES_ROOT, "pi-1.6.0");
+/** A backslash escape of ASCII punctuation (`escapeMarkdown`): removed to compare the shown text. */
+const MD_ESCAPE = /\\([!-/:-@[-`{-~])/g;
 
 function view(analysis: Analysis, margin = 10000, pinned = false) {
   return buildGaugeView({
@@ -117,13 +119,21 @@ describe("gauge text on the shared fixtures", () => {
       // the numbers are pi's
       assert.equal(analysis.inspect.contextTokens, oracle.contextUsage.tokens);
       assert.ok(
-        v.tooltip.includes(
-          `**${formatCount(oracle.contextUsage.tokens)}** of ${formatCount(oracle.contextUsage.contextWindow)} tokens`,
-        ),
+        v.tooltip
+          .replace(MD_ESCAPE, "$1")
+          .includes(
+            `**${formatCount(oracle.contextUsage.tokens)}** of ${formatCount(oracle.contextUsage.contextWindow)} tokens`,
+          ),
       );
-      assert.ok(v.tooltip.includes(`| reserveTokens | ${formatCount(oracle.settings.compaction.reserveTokens)} — `));
       assert.ok(
-        v.tooltip.includes(`| keepRecentTokens | ${formatCount(oracle.settings.compaction.keepRecentTokens)} — `),
+        v.tooltip
+          .replace(MD_ESCAPE, "$1")
+          .includes(`| reserveTokens | ${formatCount(oracle.settings.compaction.reserveTokens)} — `),
+      );
+      assert.ok(
+        v.tooltip
+          .replace(MD_ESCAPE, "$1")
+          .includes(`| keepRecentTokens | ${formatCount(oracle.settings.compaction.keepRecentTokens)} — `),
       );
     });
   }
@@ -155,7 +165,7 @@ describe("gauge colour by distance to the real threshold", () => {
     assert.equal(at(150000).level, "warning");
     assert.equal(at(150001).level, "error");
     assert.equal(at(150001).text, "π 75.0% · 150k/200k");
-    assert.ok(at(150001).tooltip.includes(`over by 1: ${AUTO_COMPACTS_WHEN}`));
+    assert.ok(at(150001).tooltip.replace(MD_ESCAPE, "$1").includes(`over by 1: ${AUTO_COMPACTS_WHEN}`));
     assert.equal(
       AUTO_COMPACTS_WHEN,
       "pi auto-compacts at its next check (after the current answer or before the next request)",
@@ -183,7 +193,7 @@ describe("gauge colour by distance to the real threshold", () => {
     assert.equal(v.level, "normal");
     assert.equal(view(analyzeLoaded(sessionWith(185000), { agentDir: off }), 20000).level, "warning");
     assert.equal(view(analyzeLoaded(sessionWith(200001), { agentDir: off }), 20000).level, "error");
-    assert.ok(v.tooltip.includes("**disabled**"));
+    assert.ok(v.tooltip.replace(MD_ESCAPE, "$1").includes("**disabled**"));
     assert.ok(v.ariaLabel.includes("auto-compaction disabled"));
   });
 });
@@ -202,7 +212,7 @@ describe("gauge states", () => {
       discovery: { phase: "ready", workspace: true, searchedDirs: ["/a/--w--"], sessionCount: 0, agentDir: "/a" },
     });
     assert.equal(none.text, "π no session");
-    assert.ok(none.tooltip.includes("- /a/--w--"));
+    assert.ok(none.tooltip.replace(MD_ESCAPE, "$1").includes("- /a/--w--"));
   });
 
   it("unknown model and window", () => {
@@ -223,8 +233,8 @@ describe("gauge states", () => {
     );
     const v = view(analyzeLoaded(session, { agentDir: agent }));
     assert.equal(v.text, "π 100/?");
-    assert.ok(v.tooltip.includes("| Model | unknown: no model in the session"));
-    assert.ok(v.tooltip.includes("| Window | unknown |"));
+    assert.ok(v.tooltip.replace(MD_ESCAPE, "$1").includes("| Model | unknown: no model in the session"));
+    assert.ok(v.tooltip.replace(MD_ESCAPE, "$1").includes("| Window | unknown |"));
     assert.equal(v.level, "normal");
   });
 
@@ -232,21 +242,32 @@ describe("gauge states", () => {
     const agent = tempAgent({ compaction: { reserveTokens: 1.5 } });
     const v = view(analyzeLoaded(sessionWith(50000), { agentDir: agent }));
     assert.equal(v.text, "$(warning) π 25.0% · 50.0k/200k");
-    const file = escapeMarkdown(path.join(agent, "settings.json"));
+    const file = path.join(agent, "settings.json");
     assert.ok(
-      v.tooltip.includes(
-        `- $(warning) **Invalid pi setting** — ${file} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: 1.5. Expected a non-negative safe integer.`,
-      ),
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes(
+          `- $(warning) **Invalid pi setting** — ${file} — compaction.reserveTokens: Invalid compaction.reserveTokens setting: 1.5. Expected a non-negative safe integer.`,
+        ),
       v.tooltip,
     );
-    assert.ok(v.tooltip.includes("**Problems** (1; listed in the panel and the log):"), v.tooltip);
+    assert.ok(
+      v.tooltip.replace(MD_ESCAPE, "$1").includes("**Problems** (1; listed in the panel and the log):"),
+      v.tooltip,
+    );
     // no contradiction: pi throws on an invalid compaction value (no default is used), so there is no threshold
-    assert.ok(!v.tooltip.includes("use pi's default"), v.tooltip);
+    assert.ok(!v.tooltip.replace(MD_ESCAPE, "$1").includes("use pi's default"), v.tooltip);
     assert.ok(
-      v.tooltip.includes("pi stops with this error whenever it reads an invalid compaction setting"),
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("pi stops with this error whenever it reads an invalid compaction setting"),
       v.tooltip,
     );
-    assert.ok(v.tooltip.includes("| Auto-compaction | threshold unknown — reserveTokens is invalid (see below) |"));
+    assert.ok(
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("| Auto-compaction | threshold unknown — reserveTokens is invalid (see below) |"),
+    );
   });
 
   it("an unreadable settings file: pi reads it as empty, so its values are pi's defaults", () => {
@@ -254,11 +275,13 @@ describe("gauge states", () => {
     fs.writeFileSync(path.join(agent, "settings.json"), "{ not json");
     const v = view(analyzeLoaded(sessionWith(50000), { agentDir: agent }));
     assert.ok(
-      v.tooltip.includes("pi ignores a settings file it cannot read: the numbers above use pi's defaults"),
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("pi ignores a settings file it cannot read: the numbers above use pi's defaults"),
       v.tooltip,
     );
-    assert.ok(!v.tooltip.includes("threshold unknown"), v.tooltip);
-    assert.ok(!v.tooltip.includes("pi stops with this error"), v.tooltip);
+    assert.ok(!v.tooltip.replace(MD_ESCAPE, "$1").includes("threshold unknown"), v.tooltip);
+    assert.ok(!v.tooltip.replace(MD_ESCAPE, "$1").includes("pi stops with this error"), v.tooltip);
   });
 
   it("pinned, session name and malformed lines (escaped, never as markup)", () => {
@@ -280,12 +303,18 @@ describe("gauge states", () => {
     const v = view(analyzeLoaded(session, { agentDir: agent }), 10000, true);
     assert.equal(v.text, "$(pinned) π 1.0% · 2.0k/200k");
     assert.ok(
-      v.tooltip.startsWith("**pi Context** — \\[x\\](command:evil) \\*bold\\* \\$(zap) (pinned)"),
+      v.tooltip.startsWith("**pi Context** — \\[x\\]\\(command\\:evil\\) \\*bold\\* \\$\\(zap\\) (pinned)"),
       v.tooltip.split("\n")[0],
     );
     assert.ok(!v.tooltip.includes("[x](command:evil)"));
-    assert.ok(v.tooltip.includes("**Problems** (1; listed in the panel and the log):"), v.tooltip);
-    assert.ok(v.tooltip.includes("- $(warning) **Malformed line** — unparseable line 2 "), v.tooltip);
+    assert.ok(
+      v.tooltip.replace(MD_ESCAPE, "$1").includes("**Problems** (1; listed in the panel and the log):"),
+      v.tooltip,
+    );
+    assert.ok(
+      v.tooltip.replace(MD_ESCAPE, "$1").includes("- $(warning) **Malformed line** — unparseable line 2 "),
+      v.tooltip,
+    );
     assert.ok(v.ariaLabel.endsWith("1 problem in the session file"), v.ariaLabel);
   });
 });
@@ -303,7 +332,8 @@ describe("formatting", () => {
     assert.equal(formatCount(1234567), "1,234,567");
     assert.equal(formatCount(-1000), "-1,000");
     assert.equal(formatCount(999), "999");
-    assert.equal(escapeMarkdown("a|b_c`d<e>&$(x)\nz"), "a\\|b\\_c\\`d\\<e\\>\\&\\$(x) z");
+    assert.equal(escapeMarkdown("a|b_c`d<e>&$(x)\nz\ry"), "a\\|b\\_c\\`d\\<e\\>\\&\\$\\(x\\) z y");
+    assert.equal(escapeMarkdown("https://x.y www.z"), "https\\:\\/\\/x\\.y www\\.z");
   });
 });
 
@@ -418,9 +448,9 @@ describe("gauge numbers near the threshold (one decimal below 100k)", () => {
     assert.equal(view(analyzeLoaded(session("small", 11960), { agentDir: agent })).text, "π 74.8% · 12.0k/16k");
     assert.equal(view(analyzeLoaded(session("huge", 996000), { agentDir: agent })).text, "π 99.6% · 996k/1M");
     assert.ok(
-      view(analyzeLoaded(session("small", 12500), { agentDir: agent })).tooltip.includes(
-        "| Window | 16,000 — models.json: providers.scripted, model small |",
-      ),
+      view(analyzeLoaded(session("small", 12500), { agentDir: agent }))
+        .tooltip.replace(MD_ESCAPE, "$1")
+        .includes("| Window | 16,000 — models.json: providers.scripted, model small |"),
     );
     void agentFor;
   });
@@ -432,12 +462,20 @@ describe("tooltip problems", () => {
       agentDir: tempAgent(),
     });
     const v = view(analysis);
-    assert.ok(v.tooltip.includes("**Problems** (1; listed in the panel and the log):"), v.tooltip);
     assert.ok(
-      v.tooltip.includes("- $(warning) **Incomplete last line** — truncated final record at line 5 (164 bytes)"),
+      v.tooltip.replace(MD_ESCAPE, "$1").includes("**Problems** (1; listed in the panel and the log):"),
       v.tooltip,
     );
-    assert.ok(v.tooltip.includes("pi skips it; while pi is still writing the line this clears itself"), v.tooltip);
+    assert.ok(
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("- $(warning) **Incomplete last line** — truncated final record at line 5 (164 bytes)"),
+      v.tooltip,
+    );
+    assert.ok(
+      v.tooltip.replace(MD_ESCAPE, "$1").includes("pi skips it; while pi is still writing the line this clears itself"),
+      v.tooltip,
+    );
   });
 
   it("concurrent writers (case 11) are listed", async () => {
@@ -445,7 +483,7 @@ describe("tooltip problems", () => {
       agentDir: tempAgent(),
     });
     assert.ok(
-      view(analysis).tooltip.includes("**Concurrent writers** — entries of sibling branches"),
+      view(analysis).tooltip.replace(MD_ESCAPE, "$1").includes("**Concurrent writers** — entries of sibling branches"),
       view(analysis).tooltip,
     );
   });
@@ -495,18 +533,25 @@ describe("tooltip problems", () => {
     assert.equal(problems.find((p) => p.code === "malformed-line")!.line, 3);
     const v = view(analysis);
     assert.ok(problems.length > TOOLTIP_PROBLEM_LIMIT, `${problems.length} problems`);
-    assert.ok(v.tooltip.includes(`**Problems** (${problems.length}; listed in the panel and the log):`), v.tooltip);
     assert.ok(
-      v.tooltip.includes(
-        `- … and ${problems.length - TOOLTIP_PROBLEM_LIMIT} more ([open the panel](command:piContext.openPanel))`,
-      ),
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes(`**Problems** (${problems.length}; listed in the panel and the log):`),
+      v.tooltip,
+    );
+    assert.ok(
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes(
+          `- … and ${problems.length - TOOLTIP_PROBLEM_LIMIT} more ([open the panel](command:piContext.openPanel))`,
+        ),
       v.tooltip,
     );
     assert.equal(
       v.tooltip.split("\n").filter((l) => /^- \$\((error|warning|info)\)/.test(l)).length,
       TOOLTIP_PROBLEM_LIMIT,
     );
-    assert.ok(v.tooltip.includes("- $(error) **Parent cycle**"), v.tooltip);
+    assert.ok(v.tooltip.replace(MD_ESCAPE, "$1").includes("- $(error) **Parent cycle**"), v.tooltip);
     // the cap
     assert.equal(problemLines(problems, 100).length, problems.length);
   });
@@ -519,20 +564,26 @@ describe("tooltip wording", () => {
     });
     const v = view(analysis);
     assert.ok(
-      v.tooltip.includes(
-        `| Updated | ${escapeMarkdown(formatDateTime(Date.UTC(2026, 0, 1, 12, 0, 0), "en-US"))} (last written) |`,
-      ),
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes(`| Updated | ${formatDateTime(Date.UTC(2026, 0, 1, 12, 0, 0), "en-US")} (last written) |`),
       v.tooltip,
     );
-    assert.ok(!v.tooltip.includes(formatDateTime(Date.UTC(2026, 0, 1, 12, 0, 5), "en-US")), "not the read time");
+    assert.ok(
+      !v.tooltip.replace(MD_ESCAPE, "$1").includes(formatDateTime(Date.UTC(2026, 0, 1, 12, 0, 5), "en-US")),
+      "not the read time",
+    );
     assert.ok(/\| Session \| .* — 162 entries \|/.test(v.tooltip), v.tooltip);
     assert.ok(
-      v.tooltip.includes("| Window | 16,000 — models.json: providers.scripted, model scripted-small |"),
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("| Window | 16,000 — models.json: providers.scripted, model scripted-small |"),
       v.tooltip,
     );
     assert.ok(!/models\.json \(/.test(v.tooltip), v.tooltip);
     assert.ok(
-      v.tooltip.includes("command:piContext.compact") && v.tooltip.includes("$(archive) Compact…"),
+      v.tooltip.replace(MD_ESCAPE, "$1").includes("command:piContext.compact") &&
+        v.tooltip.replace(MD_ESCAPE, "$1").includes("$(archive) Compact…"),
       "the Compact icon is not the ✕-like fold",
     );
     const one = view(
@@ -546,7 +597,7 @@ describe("tooltip wording", () => {
         { agentDir: tempAgent() },
       ),
     );
-    assert.ok(one.tooltip.includes(" — 1 entry |"), one.tooltip);
+    assert.ok(one.tooltip.replace(MD_ESCAPE, "$1").includes(" — 1 entry |"), one.tooltip);
   });
 
   it("window sources in words", () => {

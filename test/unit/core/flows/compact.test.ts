@@ -170,6 +170,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
           );
         assert.equal(
           outcome.kind === "compacted" &&
+            outcome.result.tokensAfter !== null &&
             outcome.result.tokensAfter > 0 &&
             outcome.result.tokensAfter < pi.entry.tokensBefore,
           true,

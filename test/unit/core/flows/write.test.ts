@@ -27,7 +27,7 @@ describe("the single write path", () => {
   it("appends whole lines after the last byte read, in pi's format, and nothing else changes", async () => {
     const p = copy("pi-1.6.0/tree.jsonl");
     const before = fs.readFileSync(p);
-    const s = await SessionFile.open(p);
+    const s = await SessionFile.open(p, { digest: true });
     const expectation = expectationOf(s);
     const id = newEntryId(s.byId);
     const label = buildLabelEntry({
@@ -49,7 +49,7 @@ describe("the single write path", () => {
 
   it("refuses when someone appended since we read (size changed) and writes nothing", async () => {
     const p = copy("pi-1.6.0/tree.jsonl");
-    const s = await SessionFile.open(p);
+    const s = await SessionFile.open(p, { digest: true });
     const expectation = expectationOf(s);
     fs.appendFileSync(p, '{"type":"label","id":"zz","parentId":null,"timestamp":"t","targetId":"x"}\n');
     const mid = fs.readFileSync(p);
@@ -59,7 +59,7 @@ describe("the single write path", () => {
 
   it("refuses when the file was rewritten with the same size", async () => {
     const p = copy("pi-1.6.0/tree.jsonl");
-    const s = await SessionFile.open(p);
+    const s = await SessionFile.open(p, { digest: true });
     const expectation = expectationOf(s);
     const bytes = fs.readFileSync(p);
     bytes[bytes.length - 5] = bytes[bytes.length - 5] === 0x31 ? 0x32 : 0x31;
@@ -75,7 +75,7 @@ describe("the single write path", () => {
     ]) {
       const p = copy(rel);
       const bytes = fs.readFileSync(p);
-      const s = await SessionFile.open(p);
+      const s = await SessionFile.open(p, { digest: true });
       assert.throws(() => expectationOf(s), UnsafeSessionWriteError);
       assert.ok(fs.readFileSync(p).equals(bytes));
     }
@@ -84,9 +84,41 @@ describe("the single write path", () => {
     assert.throws(() => expectationOf(SessionFile.fromBytes(fs.readFileSync(notSession))), UnsafeSessionWriteError);
   });
 
+  it("refuses a header version that is not a number pi reads as ≥ 3 (pi rewrites those files on open), and accepts what pi reads as 3", async () => {
+    const line = (version: string): string =>
+      `{"type":"session","version":${version},"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n` +
+      '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n';
+    for (const [version, why] of [
+      ['"three"', /not a number/],
+      ['{"v":3}', /not a number/],
+      ['"3x"', /not a number/],
+      ['"2"', /version 2/],
+      ["true", /version 1/],
+      ["null", /version 1/],
+    ] as const) {
+      const p = path.join(tmp, `${n++}-version.jsonl`);
+      fs.writeFileSync(p, line(version));
+      const bytes = fs.readFileSync(p);
+      const s = await SessionFile.open(p, { digest: true });
+      assert.throws(
+        () => expectationOf(s),
+        (e: unknown) => e instanceof UnsafeSessionWriteError && why.test(e.message) && /rewrites/.test(e.message),
+        `version ${version}`,
+      );
+      assert.ok(fs.readFileSync(p).equals(bytes), `version ${version}: file untouched`);
+    }
+    // pi compares `version >= 3` (ToNumber): "3" and 4 are current, no rewrite, so writing is safe.
+    for (const version of ['"3"', "4", "3"]) {
+      const p = path.join(tmp, `${n++}-version.jsonl`);
+      fs.writeFileSync(p, line(version));
+      const s = await SessionFile.open(p, { digest: true });
+      assert.equal(expectationOf(s).size, fs.statSync(p).size, `version ${version}`);
+    }
+  });
+
   it("never re-creates a deleted file", async () => {
     const p = copy("pi-1.6.0/tree.jsonl");
-    const s = await SessionFile.open(p);
+    const s = await SessionFile.open(p, { digest: true });
     const expectation = expectationOf(s);
     fs.unlinkSync(p);
     assert.throws(() => appendEntries(expectation, [{ type: "custom", id: "q" }]), /ENOENT/);

@@ -1,0 +1,116 @@
+/**
+ * Untrusted text (anything that comes from a session file or a server: assistant text, session
+ * names, labels, model ids, paths, error bodies) made safe for where it is shown: a terminal or
+ * Markdown. One helper per output kind, applied where the text leaves us, so new code gets it
+ * without remembering to. Browser-safe (no `node:`).
+ */
+
+/**
+ * Characters a terminal or a text renderer acts on instead of showing: C0 controls except tab and
+ * newline (ESC starts CSI/OSC sequences — title changes, `ESC[2J`, OSC 8 hyperlinks —, a bare CR
+ * overwrites the line, BEL, backspace …), DEL, the C1 controls U+0080–U+009F (8-bit CSI/OSC/ST),
+ * and the Unicode bidirectional controls that reorder what is shown (U+061C, U+200E/F,
+ * U+202A–U+202E, U+2066–U+2069).
+ */
+const UNSAFE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_TEST = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** `\uXXXX` for one character: visible, and the same character when the text is JSON. */
+function escapeCode(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * Text for a terminal: every control character and bidi override (see above) becomes its visible
+ * `\uXXXX` escape; tab and newline stay, a CRLF pair becomes a newline. JSON stays valid JSON with
+ * the same value (the escape means the same character), so it also applies to `--json` output.
+ */
+export function terminalText(text: string): string {
+  if (!UNSAFE_TEST.test(text)) return text;
+  return text.replace(/\r\n/g, "\n").replace(UNSAFE_CONTROL, escapeCode);
+}
+
+/** Line breaks as Markdown (and `marked`, which also splits on a lone CR) sees them. */
+const LINE_BREAK = /\r\n|[\r\n\u000b\u000c\u0085\u2028\u2029]/g;
+/** Every ASCII punctuation character: CommonMark lets each be escaped with a backslash. */
+const MARKDOWN_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
+
+/**
+ * Untrusted text as inline Markdown that renders as exactly that text, also inside a table cell:
+ * every ASCII punctuation character is backslash-escaped — so no emphasis, code, link, image, HTML,
+ * entity, heading, list, table pipe or theme icon (`$(…)`), and no autolink either (`https\://`,
+ * `www\.`, `a\@b` are not links) — line breaks (also a lone CR, which `marked` treats as one)
+ * become spaces, runs of spaces and tabs become one space (no indented code block), and control
+ * characters and bidi overrides their visible `\uXXXX` escape.
+ */
+export function markdownText(text: string): string {
+  return text
+    .replace(LINE_BREAK, " ")
+    .replace(UNSAFE_CONTROL, escapeCode)
+    .replace(/[ \t]+/g, " ")
+    .replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`);
+}
+
+/** The longest run of backticks in `text`. */
+function longestBacktickRun(text: string): number {
+  return Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+}
+
+/**
+ * Untrusted text as an inline code span (shown verbatim, nothing inside is Markdown): delimited by
+ * one backtick more than its longest backtick run, padded when it starts or ends with one; line
+ * breaks become spaces, control characters their `\uXXXX` escape.
+ */
+export function markdownCode(text: string): string {
+  const flat = text.replace(LINE_BREAK, " ").replace(UNSAFE_CONTROL, escapeCode);
+  const fence = "`".repeat(longestBacktickRun(flat) + 1);
+  const pad = flat.startsWith("`") || flat.endsWith("`") || flat === "" ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+/**
+ * Untrusted text as a fenced code block that no line of it can end early: the fence is one
+ * backtick longer than the longest backtick run anywhere in it (a closing fence may be indented,
+ * so line starts are not enough), at least three. Line breaks are normalised to `\n` (a lone CR
+ * is a line break to `marked`), control characters become their `\uXXXX` escape.
+ */
+export function markdownCodeBlock(text: string, language = ""): string {
+  const body = text.replace(/\r\n?|[\u000b\u000c\u0085\u2028\u2029]/g, "\n").replace(UNSAFE_CONTROL, escapeCode);
+  const fence = "`".repeat(Math.max(3, longestBacktickRun(body) + 1));
+  return `${fence}${language}\n${body}\n${fence}`;
+}
+
+/**
+ * Untrusted text in a VS Code notification: VS Code turns `[label](https:…|command:…|file:…)` in
+ * a notification message into a link and opens it with command URIs allowed, so a session name
+ * could carry a clickable command. A zero-width space between `]` and `(` keeps every such
+ * pattern text; control characters and bidi overrides become their `\uXXXX` escape.
+ */
+export function notificationText(text: string): string {
+  return text.replace(UNSAFE_CONTROL, escapeCode).replace(/\]\s*\(/g, (m) => `${m.slice(0, -1)}\u200b(`);
+}
+
+/**
+ * True when looking at `p` could make the machine connect to another one — on Windows, a UNC path
+ * (`\\server\share\…`, `//server/share/…`, `\\?\UNC\…`), a device path (`\\.\…`, `\\?\…` other
+ * than a drive), or a `file://host/…` URL with a host other than `localhost`: Windows answers a
+ * `stat` of such a path by connecting to that server over SMB and offering the user's credentials
+ * (an NTLM hash), so a session could make us leak them just by naming a file. Such
+ * paths (tracked files, a session's `cwd`) are shown, never stat'ed, read, opened or diffed.
+ * Elsewhere (POSIX) paths are local: always false.
+ * @param platform the host's `process.platform` (a parameter: browser-safe, and testable anywhere).
+ */
+export function isNetworkPath(p: string, platform: string): boolean {
+  if (platform !== "win32") return false;
+  const raw = p.trim();
+  if (/^file:/i.test(raw)) {
+    const rest = raw.slice(5).replace(/\\/g, "/");
+    if (!rest.startsWith("//")) return false; // file:/C:/x
+    const authority = rest.slice(2).split("/")[0]!;
+    if (authority !== "") return authority.toLowerCase() !== "localhost"; // file://server/share
+    return rest.slice(2).startsWith("//"); // file:////server/share; file:///C:/x and file:///x are local
+  }
+  const s = raw.replace(/\//g, "\\");
+  if (!s.startsWith("\\\\")) return false; // C:\x, \x (the current drive), x
+  return !/^\\\\[?.]\\[a-zA-Z]:(\\|$)/.test(s); // only \\?\C:\… and \\.\C:\… are local
+}

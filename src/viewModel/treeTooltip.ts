@@ -1,0 +1,73 @@
+/**
+ * The tooltip of an entry's row in the "Pi Session" view, as Markdown (the tree wraps it in an
+ * untrusted `MarkdownString` with theme icons): kind, id and time, label, branch and leaf state,
+ * then the entry's words (a summary's head in a code block, a failed request's error, the text,
+ * the detail the row abbreviates, the model). Session text is untrusted: it goes through
+ * `markdownText` (renders as exactly that text: no markup, no autolink, no line-break tricks),
+ * `markdownCode` (ids) or `markdownCodeBlock` (summaries: a fence no line of it can close).
+ */
+
+import type { SessionTreeModel } from "../core/treeModel/model";
+import { formatDateTime, formatTokens, plural } from "../shared/format";
+import { markdownCode, markdownCodeBlock, markdownText } from "../shared/untrusted";
+import { KIND_NAMES, type NodeDisplay } from "./treeText";
+import { shortModelName } from "./treeTextLines";
+
+/**
+ * The tooltip's Markdown for a row.
+ * @param branchSize the row heads a branch group of this many entries (undefined: an entry row).
+ * @param locale the UI language for the time (`vscode.env.language`).
+ */
+export function treeTooltipMarkdown(
+  d: NodeDisplay,
+  model: SessionTreeModel,
+  branchSize: number | undefined,
+  locale: string | undefined,
+): string {
+  const parts: string[] = [];
+  const head = `**${d.error && d.kind === "assistant" ? "failed " : ""}${KIND_NAMES[d.kind]}** · ${markdownCode(d.id)}`;
+  parts.push(d.timestamp ? `${head} · ${markdownText(formatDateTime(d.timestamp, locale))}` : head);
+  if (d.label) parts.push(`$(tag) ${markdownText(d.label)}`);
+  if (branchSize !== undefined)
+    parts.push(
+      `$(git-branch) starts a branch of ${plural(branchSize, "entry")}${model.branchIsActive(d.id) ? " (the branch with the current leaf)" : ""}`,
+    );
+  if (d.isLeaf)
+    parts.push(
+      d.isFileLeaf
+        ? "$(debug-stackframe) the current leaf: pi continues from here"
+        : "$(debug-stackframe) the current leaf is a hidden entry right after this one",
+    );
+  else if (d.onActivePath) parts.push("on the active path (part of what pi resumes with)");
+  const r = model.record(d.id);
+  if (r && (r.type === "compaction" || r.type === "branch_summary")) {
+    const id = (x: string | undefined) => markdownCode(x ?? "?");
+    parts.push(
+      r.type === "compaction"
+        ? `tokens before: **${formatTokens(r.tokensBefore ?? NaN)}** → summary of ≈${formatTokens(r.tokens)} tokens · firstKeptEntryId ${id(r.firstKeptEntryId)}`
+        : `summary of ≈${formatTokens(r.tokens)} tokens · from ${id(r.fromId)}`,
+    );
+    const summary = r.summary ?? "";
+    const lines = summary.split("\n");
+    const headLines = lines.slice(0, 30).join("\n");
+    parts.push(
+      markdownCodeBlock(
+        headLines.length > 2000 ? `${headLines.slice(0, 2000)}…` : headLines + (lines.length > 30 ? "\n…" : ""),
+        "markdown",
+      ),
+    );
+    parts.push("Click to open the full summary.");
+    return parts.join("\n\n");
+  }
+  // the entry's words, then what the row's description abbreviates
+  if (d.errorMessage) parts.push(`$(error) **The request failed:** ${markdownText(d.errorMessage)}`);
+  if (!d.errorInText) parts.push(markdownText(d.text));
+  let detail = d.errorMessage ? d.detail.replace(/^error\b.*$/, "").replace(/ {2}error\b.*$/, "") : d.detail;
+  const short = d.model ? shortModelName(d.model) : "";
+  if (short && detail.endsWith(short)) detail = detail.slice(0, -short.length);
+  detail = detail.trim();
+  if (detail) parts.push(markdownText(detail));
+  if (d.model) parts.push(`$(sparkle) model ${markdownText(d.model)}`);
+  if (d.branches) parts.push(`$(git-branch) branch point: ${d.branches} branches`);
+  return parts.join("\n\n");
+}
