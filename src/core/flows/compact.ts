@@ -499,11 +499,8 @@ export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
 /**
  * Plan → (live check) → fit → confirm → (summariser ready) → summarise → commit; when the file
  * changed between the preview and the write, re-plan and ask again (at most
- * {@link MAX_FLOW_ATTEMPTS} times). While the summary is received the file is watched
- * (`watch.ts`): a change aborts the request at once, then the flow re-plans — no tokens are spent on
- * a stale file and only one request runs at a time.
- * Refuses a file it cannot write (read-only, immutable) before the preview and again right before
- * the first summariser request.
+ * {@link MAX_FLOW_ATTEMPTS} times). A change while the summary streams aborts it at once (`watch.ts`).
+ * Refuses a file it cannot write (read-only, immutable) before the preview and before the first request.
  * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError} (also
  *   for a file that cannot be written), {@link SummarizerError} (incl. cancel and `too-large`),
  *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
