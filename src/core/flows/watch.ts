@@ -4,12 +4,25 @@
  * a summary of a stale file to the end and only then finding out that the append must be refused.
  * No `vscode` import.
  *
- * The check is the write path's own ({@link expectationHolds}: same size, same last bytes), polled:
+ * The poll is cheap — the file's identity and size (an append, a replacement, a truncation) — not
+ * the write path's SHA-256 of every byte, which would re-read a 100 MB session 4 times a second; a
+ * same-size rewrite is still caught by the write path's own check before the append. Polled:
  * one `open` + `fstat` + a read of ≤ 256 bytes every {@link CHANGE_POLL_MS} ms. Polling needs no file
  * watcher (works on every file system, remote ones too) and costs microseconds per poll.
  */
 
-import { expectationHolds, type AppendExpectation } from "./write";
+import * as fs from "node:fs";
+import type { AppendExpectation } from "./write";
+
+/** Same file (device + inode) and same size as at plan time; false when it is gone. Never throws. */
+function stillSame(e: AppendExpectation): boolean {
+  try {
+    const st = fs.statSync(e.path);
+    return st.dev === e.dev && st.ino === e.ino && st.size === e.size;
+  } catch {
+    return false;
+  }
+}
 
 /** How often a running summary checks the session file (ms). */
 export const CHANGE_POLL_MS = 250;
@@ -54,7 +67,7 @@ export function watchSession(
   else outer?.addEventListener("abort", onOuter, { once: true });
   const check = () => {
     if (changed) return true;
-    if (controller.signal.aborted || expectationHolds(expectation)) return false;
+    if (controller.signal.aborted || stillSame(expectation)) return false;
     changed = true;
     controller.abort(new Error("the session file changed"));
     return true;

@@ -73,7 +73,7 @@ beforeEach(() => server.reset());
 describe("watchSession", () => {
   it("aborts its signal when the file is appended to, and follows the outer signal without `changed`", async () => {
     const file = copy("tree");
-    const expectation = expectationOf(await SessionFile.open(file));
+    const expectation = expectationOf(await SessionFile.open(file, { digest: true }));
     const watch = watchSession(expectation, undefined, 20);
     assert.equal(watch.check(), false);
     appendLabel(file, "ww000001", "bb6f6d3c");
@@ -84,7 +84,7 @@ describe("watchSession", () => {
     watch.dispose();
 
     const outer = new AbortController();
-    const second = watchSession(expectationOf(await SessionFile.open(file)), outer.signal, 20);
+    const second = watchSession(expectationOf(await SessionFile.open(file, { digest: true })), outer.signal, 20);
     outer.abort();
     assert.equal(second.signal.aborted, true);
     assert.equal(second.changed, false, "a cancel is not a change");
