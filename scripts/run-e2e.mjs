@@ -112,6 +112,7 @@ async function main() {
         PI_CONTEXT_E2E_BASE_URL: server.baseUrl,
         PI_CONTEXT_E2E_BROWSER_WS: browserServer.wsEndpoint(),
         PI_CONTEXT_E2E_RESULTS: resultsDir,
+        PI_CONTEXT_E2E_LOGS_DIR: path.join(server.userDataDir, "logs"),
         PI_CONTEXT_E2E_VERBOSE: opts.verbose ? "1" : "",
         PI_CONTEXT_TEST_WORKSPACE: fixture.workspace,
         PI_CONTEXT_TEST_AGENT_DIR: fixture.agentDir,

@@ -20,6 +20,7 @@ import { registerSummarizers } from "./summarizers/select";
 import { registerSessionTree, type SessionTreeView } from "./tree/register";
 import { registerTrim, type TrimApi } from "./trim/register";
 import { registerSummaryDocuments } from "./ui/summaryDocuments";
+import { registerWelcomeContext, type WelcomeState } from "./ui/welcome";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
 export interface PiContextApi {
@@ -34,6 +35,8 @@ export interface PiContextApi {
   trim: TrimApi;
   /** "Pi: Check Session Health" and the log of findings. */
   health: HealthSurface;
+  /** The context keys of the views' welcome content (ui/welcome.ts). */
+  welcome: () => WelcomeState;
 }
 
 /** Extension entry point: services first, then the surfaces. */
@@ -65,11 +68,12 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   const sessionTree = registerSessionTree(services);
   const trim = registerTrim(services);
   const health = registerHealth(services);
+  const welcome = registerWelcomeContext(services);
 
   sessions.start(() => liveBridge.announcedSessions());
   // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
   log.info(`${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms`);
-  return { services, statusBar, sessionTree, liveBridge, trim, health };
+  return { services, statusBar, sessionTree, liveBridge, trim, health, welcome };
 }
 
 export function deactivate(): void {}

@@ -108,7 +108,7 @@ export type CompactCommandOutcome =
     }
   | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string; stage?: DeclinedStage }
   | { kind: "busy" }
-  | { kind: "error"; file?: string; errorKind: string; message: string };
+  | { kind: "error"; file?: string; errorKind: string; message: string; actions?: string[] };
 
 /** What `piContext.tree.switchToHere` resolves with. */
 export type SwitchCommandOutcome =
@@ -123,7 +123,7 @@ export type SwitchCommandOutcome =
   | { kind: "noop"; file: string; targetId: string; editorText?: string }
   | { kind: "declined" | "cancelled"; file?: string; message?: string }
   | { kind: "busy" }
-  | { kind: "error"; file?: string; errorKind: string; message: string };
+  | { kind: "error"; file?: string; errorKind: string; message: string; actions?: string[] };
 
 /** Where the user stopped a trim without an error. */
 export type TrimDeclinedStage = "pick" | "action" | "note" | "preview";
@@ -228,6 +228,8 @@ export interface LiveBridge {
    * announced but cannot be used (the routes say why); `none`: the file-based flows apply.
    */
   availability(file: string): Promise<"live" | "problem" | "none">;
+  /** True when our bridge file is installed in pi's extensions folder (any version), false when not, undefined when unknown. */
+  bridgeInstalled(): boolean | undefined;
   /**
    * The one place live numbers are applied: pi's own usage, window and compaction settings over
    * the file's analysis, and who reported them; undefined without a live bridge for the session.

@@ -7,7 +7,7 @@
  *
  * UI components: @vscode-elements/elements; colours: VS Code theme variables (panel.css and the
  * sections' stylesheets). Keyboard: file rows are a listbox (see `sections/trackedFiles.ts`);
- * breakdown rows are buttons.
+ * breakdown rows are buttons; Tab cycles within the panel (`focus.ts`).
  */
 
 import "@vscode-elements/elements/dist/vscode-badge/index.js";
@@ -21,6 +21,7 @@ import "@vscode-elements/elements/dist/vscode-textfield/index.js";
 import "@vscode-elements/elements/dist/vscode-toolbar-button/index.js";
 import type { CategoryEntry, CategoryId, HostMessage, PanelState, WebviewMessage } from "../src/shared/protocol";
 import { append } from "./dom";
+import { wrapTabFocus } from "./focus";
 import { noticeArea, showNotice } from "./notices";
 import { layoutAxes } from "./sections/bar";
 import { renderEmpty } from "./sections/empty";
@@ -73,6 +74,7 @@ function send(message: WebviewMessage): void {
 }
 
 const app = document.getElementById("app")!;
+wrapTabFocus(app);
 
 /** Render the whole panel from `state` and `ui`, keeping the focused element (by `data-key`) and the scroll position. */
 function render(): void {

@@ -29,8 +29,9 @@ import { preparationLostItems, type LostReport } from "../core/rules/lostItems";
 import { readModelsConfig } from "../core/rules/models";
 import { priceLines } from "../viewModel/compactionPrice";
 import { keepInstructions, lostSummary } from "../viewModel/lostItems";
+import { describeChange } from "../core/flows/watch";
 import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
-import { formatCount as n, nothingWritten, withPeriod } from "../shared/format";
+import { formatCount as n, formatTokenRange, nothingWritten, tokensText, withPeriod } from "../shared/format";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -79,15 +80,15 @@ export function formatCompactPreview(
     row("tokens before", n(v.tokensBefore)),
     row(
       "tokens after",
-      `≈${n(plan.estimatedTokensAfter)} (kept ≈${n(v.keptTokens)} + checkpoint ≈${n(p.checkpointTokens)} + summary ≈${n(plan.estimatedSummaryTokens)}, a guess)`,
+      `${formatTokenRange(plan.estimatedTokensAfterRange)} (kept ≈${n(v.keptTokens)} + checkpoint ≈${n(p.checkpointTokens)} + summary ${formatTokenRange(plan.estimatedSummaryRange)}, a guess)`,
     ),
     row(
       "summarized",
-      `${n(v.summarizedEntryIds.length)} entries${v.turnPrefixEntryIds.length ? ` + ${n(v.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(v.summarizedTokens)} tokens${p.previousSummary ? ` (updates the summary of compaction ${p.previousCompactionId})` : ""}`,
+      `${n(v.summarizedEntryIds.length)} entries${v.turnPrefixEntryIds.length ? ` + ${n(v.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${tokensText(v.summarizedTokens)}${p.previousSummary ? ` (updates the summary of compaction ${p.previousCompactionId})` : ""}`,
     ),
     row(
       "kept",
-      `${n(v.keptEntryCount)} entries from ${v.firstKeptEntryId} (firstKeptEntryId), ≈${n(v.keptTokens)} tokens`,
+      `${n(v.keptEntryCount)} entries from ${v.firstKeptEntryId} (firstKeptEntryId), ≈${tokensText(v.keptTokens)}`,
     ),
     row("split turn", v.isSplitTurn ? `yes (the turn starts at ${v.turnStartEntryId})` : "no"),
     row("read files", v.readFiles.length ? v.readFiles.join(", ") : "(none)"),
@@ -98,9 +99,10 @@ export function formatCompactPreview(
     lines.push(
       row(
         "summarizer",
-        `${summarizer.label}: ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens${summarizer.contextWindow ? ` (window ${n(summarizer.contextWindow)})` : ""}`,
+        `${summarizer.label}: ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens${summarizer.contextWindow ? ` (window ${n(summarizer.contextWindow)})` : ""}${fit.problem ? " — does not fit" : ""}`,
       ),
     );
+    if (fit.problem) lines.push(row("does not fit", fit.problem.message));
   }
   for (const [i, line] of priceLines(
     priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
@@ -165,6 +167,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     ...(customInstructions ? { customInstructions } : {}),
   };
   const makeSummarizer = flagSummarizer.make;
+  let shownProblem = false;
 
   try {
     if (dryRun) {
@@ -173,7 +176,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       let fit: PlanFit | undefined;
       try {
         summarizer = makeSummarizer();
-        fit = await fitPlan(plan, summarizer);
+        fit = await fitPlan(plan, summarizer); // a request that does not fit comes back as fit.problem
       } catch (error) {
         if (!(error instanceof SummarizerError)) throw error;
         err(`Note: ${withPeriod(error.message)}`);
@@ -185,10 +188,12 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
               dryRun: true,
               preview: plan.preview,
               estimatedTokensAfter: plan.estimatedTokensAfter,
+              estimatedTokensAfterRange: plan.estimatedTokensAfterRange,
               live: plan.live,
               requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
               inputTokens: fit?.inputTokens ?? null,
               estimate: priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
+              fitProblem: fit?.problem?.message ?? null,
             },
             null,
             2,
@@ -206,10 +211,9 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       { ...planOptions, maxOutputTokens },
       {
         confirm: async (plan, fit, changed) => {
-          if (!json)
-            out(
-              `${changed ? "The session changed since the preview; new preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`,
-            );
+          if (!json) out(`${changed ? "New preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`);
+          shownProblem = fit.problem !== undefined;
+          if (fit.problem) return false; // the flow refuses it (the preview said why)
           // the preview needs no key; sending does: stop here rather than after "Compact now?"
           if (summarizer.needsApiKey) throw summarizer.missingKeyError();
           if (args.flags.has("yes")) return true;
@@ -229,6 +233,9 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
               instructions: [plan.customInstructions, keepInstructions(lost)].filter(Boolean).join("\n\n"),
             };
           return answer === "y" ? { action: "write" } : { action: "discard" };
+        },
+        onSessionChanged: (stage) => {
+          if (!json) err(`${describeChange(stage)}; preparing again.`);
         },
         onPhase: (phase, i, count) => {
           if (!json)
@@ -289,7 +296,9 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       err(withPeriod(message));
       return 1;
     }
-    err(isCancellation(error) ? "Cancelled: nothing was written." : nothingWritten(message));
+    if (shownProblem && error instanceof SummarizerError && error.kind === "too-large")
+      err("Not compacted: the summary request does not fit the summarizer (see above). Nothing was sent or written.");
+    else err(isCancellation(error) ? "Cancelled: nothing was written." : nothingWritten(message));
     return 1;
   }
 };

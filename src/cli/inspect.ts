@@ -8,7 +8,7 @@ import { sessionLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import { analyzeSession, type Analysis } from "../core/rules/analyze";
 import type { InspectResult } from "../core/rules/inspect";
-import { formatCount as n, withPeriod } from "../shared/format";
+import { formatCount as n, tokensText, withPeriod } from "../shared/format";
 import { windowSourceText } from "../viewModel/sourceText";
 import { buildUsageModel, usageRows } from "../viewModel/usage";
 import { analyzeOptionsFrom, formatUsage, NotASessionError, parseArgs, UsageError, type CliCommand } from "./args";
@@ -90,8 +90,8 @@ export function formatInspect(analysis: Analysis, label?: string): string {
     const state = !r.compactionEnabled.value
       ? "auto-compaction is off"
       : until >= 0
-        ? `${n(until)} tokens until auto-compaction`
-        : `over by ${n(-until)} tokens: pi auto-compacts at its next check (after the current answer or before the next request)`;
+        ? `${tokensText(until)} until auto-compaction`
+        : `over by ${tokensText(-until)}: pi auto-compacts at its next check (after the current answer or before the next request)`;
     lines.push(row("threshold", `${n(r.threshold)} tokens (window − reserve); ${state}`));
   } else lines.push(row("threshold", "unknown (no context window, or reserveTokens is invalid)"));
   for (const [label, text] of usageRows(buildUsageModel(r, analysis.model?.reasoning)))
@@ -108,13 +108,13 @@ export function formatInspect(analysis: Analysis, label?: string): string {
     lines.push(
       k(
         "summarized",
-        `${n(c.summarizedEntryIds.length)} entries${c.turnPrefixEntryIds.length ? ` + ${n(c.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${n(c.summarizedTokens)} tokens${c.hasPreviousSummary ? ` (+ the summary of compaction ${c.previousCompactionId})` : ""}`,
+        `${n(c.summarizedEntryIds.length)} entries${c.turnPrefixEntryIds.length ? ` + ${n(c.turnPrefixEntryIds.length)} turn-prefix entries` : ""}, ≈${tokensText(c.summarizedTokens)}${c.hasPreviousSummary ? ` (+ the summary of compaction ${c.previousCompactionId})` : ""}`,
       ),
     );
     lines.push(
       k(
         "kept",
-        `${n(c.keptEntryCount)} entries, ≈${n(c.keptTokens)} tokens${c.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}`,
+        `${n(c.keptEntryCount)} entries, ≈${tokensText(c.keptTokens)}${c.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}`,
       ),
     );
     lines.push(k("after", `≈${n(c.tokensAfterWithoutSummary)} tokens + the summary`));

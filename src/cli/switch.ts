@@ -14,11 +14,12 @@
  */
 
 import * as path from "node:path";
-import { fitRequest } from "../core/flows/fit";
+import { describeChange } from "../core/flows/watch";
 import { describeLive } from "../core/flows/live";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
 import {
   branchSummaryRequestOf,
+  fitSwitch,
   planSwitch,
   plannedWrites,
   runSwitchFlow,
@@ -127,12 +128,20 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
       const extra: string[] = [];
       const request = willSummarize(plan, choice) ? branchSummaryRequestOf(plan, choice, maxOutputTokens) : undefined;
       let inputTokens: number | null = null;
+      let fitProblem: string | null = null;
       if (request) {
         try {
           const summarizer = makeSummarizer();
-          const fitted = await fitRequest(summarizer, request, "branch summary");
-          inputTokens = fitted.inputTokens;
-          extra.push(`summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens`);
+          const fitted = await fitSwitch(plan, choice, summarizer);
+          inputTokens = fitted?.inputTokens ?? null;
+          if (fitted)
+            extra.push(
+              `summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens${fitted.problem ? " — does not fit" : ""}`,
+            );
+          if (fitted?.problem) {
+            fitProblem = fitted.problem.message;
+            extra.push(`does not fit  ${fitted.problem.message}`);
+          }
         } catch (error) {
           if (!(error instanceof SummarizerError)) throw error;
           err(`note: ${error.message}`);
@@ -163,6 +172,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
               writes: plannedWrites(plan, choice),
               request: request ?? null,
               inputTokens,
+              fitProblem,
               live: plan.live,
             },
             null,
@@ -175,11 +185,14 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     let streamed = false;
     const outcome = await runSwitchFlow(absolute, entryId, choice, async () => makeSummarizer(), options, {
       decide: async (plan, changed) => {
-        if (!json && changed) err("the session changed since it was read; planned again.");
+        if (!json && changed) err("planned again:");
         if (!json) err(formatSwitchPlan(plan, choice));
         if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0)
           err(`summarizing the abandoned branch with ${model}…`);
         return choice;
+      },
+      onSessionChanged: (stage) => {
+        if (!json) err(`${describeChange(stage)}; planning again.`);
       },
       onText: () => {
         if (!streamed && !json) err("receiving summary…");

@@ -31,16 +31,17 @@ import {
   type CompactionPlan,
   type PlanFit,
 } from "../core/flows/compact";
-import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
+import { checkLiveSession, liveSessionError } from "../core/flows/live";
+import { describeChange } from "../core/flows/watch";
+import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
 import { sessionLabel } from "../core/rules/sessionLabel";
-import type { Summarizer } from "../core/flows/summarizer";
 import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
 import { readModelsConfig } from "../core/rules/models";
 import { priceDetail, priceHeadline, priceLines } from "../viewModel/compactionPrice";
 import { reviewSummary } from "./review";
 import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
-import { formatCount as n, withPeriod } from "../shared/format";
+import { formatCount as n, formatTokenRange, tokensText, withPeriod } from "../shared/format";
 import * as notify from "../ui/notify";
 import { streamingProgress } from "../ui/progress";
 import { openSummaryDiff, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
@@ -49,6 +50,11 @@ import { openSummaryDiff, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summa
 export interface CompactCommandOptions {
   instructions?: string;
   skipPreview?: boolean;
+  /**
+   * "Compact Anyway" after an overridable live-session refusal: skip the write-age check once (the
+   * process check still runs, also right before the write). See `isOverridable` in `core/flows/live.ts`.
+   */
+  overrideRecentWrite?: boolean;
 }
 
 /** One line, at most `max` characters (an ellipsis marks a cut). */
@@ -97,6 +103,7 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
   const lines = [
     `# Compaction preview — ${planTitle(plan)}`,
     "",
+    ...(fit.problem ? ["## ⚠ The summary request does not fit the summarizer", "", fit.problem.message, ""] : []),
     `Session file: \`${plan.file}\`  `,
     `Leaf: \`${p.leafId}\` · keepRecentTokens ${n(p.settings.keepRecentTokens)} · reserveTokens ${n(p.settings.reserveTokens)}`,
     "",
@@ -106,8 +113,8 @@ export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: 
     `| summarized messages | ≈${n(v.summarizedTokens)} |`,
     `| kept messages | ≈${n(v.keptTokens)} |`,
     `| system checkpoint | ≈${n(p.checkpointTokens)} |`,
-    `| new summary (guess) | ≈${n(plan.estimatedSummaryTokens)} |`,
-    `| **after (estimate)** | **≈${n(plan.estimatedTokensAfter)}** |`,
+    `| new summary (guess, from what is summarized; file lists exact) | ${formatTokenRange(plan.estimatedSummaryRange)} |`,
+    `| **after (estimate)** | **${afterText(plan)}** |`,
     "",
     `**Summarized:** ${v.summarizedEntryIds.length} entries${v.turnPrefixEntryIds.length ? ` + ${v.turnPrefixEntryIds.length} entries of the split turn's prefix` : ""}${p.previousSummary ? `, updating the summary of compaction \`${p.previousCompactionId}\`` : ""}.`,
     "",
@@ -143,6 +150,22 @@ export function planPrice(plan: CompactionPlan, fit: PlanFit, summarizer: Summar
   return priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir));
 }
 
+/** "≈4,373–4,625": the after-estimate's range (see `CompactionPlan.estimatedTokensAfterRange`). */
+function afterText(plan: CompactionPlan): string {
+  return formatTokenRange(plan.estimatedTokensAfterRange);
+}
+
+/** "; focus: …" for custom instructions (as the live bridge's preview says it), else "". */
+function focusText(plan: CompactionPlan): string {
+  return plan.customInstructions ? `; focus: ${short(plan.customInstructions, 80)}` : "";
+}
+
+/** The numbers of a request that does not fit, short: "≈712,004 of 128,000 tokens". */
+function fitNumbers(fit: PlanFit): string {
+  const s = [fit.history?.shortfall, fit.turnPrefix?.shortfall].find((x) => x !== undefined);
+  return s ? `request ≈${n(s.inputTokens)} tokens, window ${n(s.window)}` : "";
+}
+
 /** The summarizer's model for short texts (its full label, with the server, is in "Show details"). */
 function modelName(summarizer: Summarizer): string {
   return summarizer.modelName ?? summarizer.label;
@@ -164,35 +187,57 @@ async function confirmPreview(
   const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
   const needsKey = summarizer.needsApiKey === true;
   const price = planPrice(plan, fit, summarizer);
+  const tooLarge = fit.problem !== undefined;
   for (;;) {
-    type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" };
-    const items: Item[] = [
-      {
-        action: "go",
-        label: "$(check) Compact now",
-        description: `${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} tokens · ${modelName(summarizer)}`,
-        detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${n(v.summarizedTokens)} tokens${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}.`,
-      },
-      {
-        action: "details",
-        label: `$(credit-card) ${priceHeadline(price)}`,
-        detail: `${priceDetail(price)} — open the full preview`,
-      },
-      {
-        action: "details",
-        label: "$(preview) Show details",
-        description: `keeps ${kept} from ${entryWords(plan, v.firstKeptEntryId)}`,
-        detail: `Files: ${files.length ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "") : "(none)"} — open the full preview`,
-      },
-      { action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
-    ];
+    type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" | "settings" };
+    const details: Item = {
+      action: "details",
+      label: "$(preview) Show details",
+      description: `keeps ${kept} from ${entryWords(plan, v.firstKeptEntryId)}`,
+      detail: `Files: ${files.length ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "") : "(none)"} — open the full preview`,
+    };
+    const items: Item[] = tooLarge
+      ? [
+          {
+            action: "details",
+            label: `$(warning) Does not fit ${modelName(summarizer)}'s window`,
+            description: fitNumbers(fit),
+            detail: `Would summarize ${summarized} (≈${tokensText(v.summarizedTokens)})${focusText(plan)}. Show details for what to change — nothing is sent.`,
+          },
+          details,
+          {
+            action: "settings",
+            label: "$(settings-gear) Open Summarizer Settings",
+            detail: "The model and its context window (piContext.summarizer.*).",
+          },
+          { action: "cancel", label: "$(close) Close", detail: "Nothing is sent, nothing is written." },
+        ]
+      : [
+          {
+            action: "go",
+            label: "$(check) Compact now",
+            description: `${n(v.tokensBefore)} → ${afterText(plan)} tokens · ${modelName(summarizer)}`,
+            detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${tokensText(v.summarizedTokens)}${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}${focusText(plan)}.`,
+          },
+          {
+            action: "details",
+            label: `$(credit-card) ${priceHeadline(price)}`,
+            detail: `${priceDetail(price)} — open the full preview`,
+          },
+          details,
+          { action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
+        ];
     const pick = await vscode.window.showQuickPick(items, {
-      title: `${changed ? "The session changed — new preview. " : ""}Compact ${planTitle(plan)}?`,
-      placeHolder: `tokens ${n(v.tokensBefore)} → ≈${n(plan.estimatedTokensAfter)} · summarize ${summarized} · keep ${kept} · split turn: ${v.isSplitTurn ? "yes" : "no"}`,
+      title: `${changed ? "The session changed — new preview. " : ""}Compact ${planTitle(plan)}?${tooLarge ? " The request does not fit the summarizer" : ""}`,
+      placeHolder: `tokens ${n(v.tokensBefore)} → ${afterText(plan)} · summarize ${summarized} · keep ${kept} · split turn: ${v.isSplitTurn ? "yes" : "no"}`,
       ignoreFocusOut: true,
     });
     if (!pick || pick.action === "cancel") return false;
     if (pick.action === "go") return true;
+    if (pick.action === "settings") {
+      void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
+      return false;
+    }
     const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/Compaction preview ${++previewCounter}.md` });
     setVirtualDocument(uri, previewMarkdown(plan, fit, summarizer));
     await vscode.commands
@@ -202,9 +247,12 @@ async function confirmPreview(
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
-  const current = services.sessions.current;
-  if (current) return current.file;
+  const current = (): string | undefined => services.sessions.current?.file;
+  if (current()) return current();
+  // right after start-up the first scan may still run: listSessions waits for it, then the
+  // session it found is the current one (no "Which session?" for a workspace that has one)
   const sessions = await services.sessions.listSessions();
+  if (current()) return current();
   if (sessions.length === 0) {
     void notify.info("no pi session found for this workspace.");
     return undefined;
@@ -256,7 +304,7 @@ export function registerCompaction(services: Services): void {
     try {
       return await compactFile(file, options, controller);
     } catch (error) {
-      return report(services, file, error);
+      return report(services, file, error, options);
     } finally {
       setRunning(undefined);
     }
@@ -284,15 +332,17 @@ export function registerCompaction(services: Services): void {
     }
 
     // the live-session guard, before anything is typed (the flow checks again before writing)
-    const guard = { guardSeconds: config.liveSession.guardSeconds, ...(info?.cwd ? { sessionCwd: info.cwd } : {}) };
+    const guardSeconds = options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds;
+    if (options.overrideRecentWrite) services.log.info(`compact ${file}: anyway — the write-age check is skipped once`);
+    const guard = { guardSeconds, ...(info?.cwd ? { sessionCwd: info.cwd } : {}) };
     const live = await checkLiveSession(file, guard);
-    if (live.live) throw new LiveSessionError(describeLive(live), live.reasons);
+    if (live.live) throw liveSessionError(live);
 
     // prepare: "Nothing to compact" now, not after the instructions and the key
     const planOptions = {
       agentDir: services.sessions.agentDir(),
       projectSettings: config.projectSettings,
-      guardSeconds: config.liveSession.guardSeconds,
+      guardSeconds,
       surface: "vscode" as const,
     };
     const prepared = await planCompaction(file, {
@@ -310,6 +360,7 @@ export function registerCompaction(services: Services): void {
       `compact ${file}: summarizer ${summarizer.label}${instructions.trim() ? `, instructions ${JSON.stringify(instructions.trim())}` : ""}`,
     );
     let askedForKey = false;
+    let previewedProblem = false;
     const outcome = await runCompactionFlow(
       file,
       summarizer,
@@ -328,10 +379,18 @@ export function registerCompaction(services: Services): void {
         ...(skipPreview
           ? {}
           : {
-              confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) =>
-                confirmPreview(p, fit, summarizer, changed),
+              confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) => {
+                previewedProblem = fit.problem !== undefined;
+                return confirmPreview(p, fit, summarizer, changed);
+              },
             }),
         ...(skipPreview ? {} : { reviewDraft: (p: CompactionPlan, d: CompactionDraft) => reviewSummary(p, d) }),
+        onSessionChanged: (stage) => {
+          const text = describeChange(stage);
+          services.log.info(`compact ${file}: ${text}; preparing again`);
+          // the new preview's title says it too; a stopped or discarded summary gets a toast
+          if (stage !== "preview") void notify.info(`${text}. Preparing the compaction again.`);
+        },
         beforeSummarize: async (s) => {
           askedForKey = s.needsApiKey === true;
           return services.summarizers.ready(s);
@@ -369,7 +428,15 @@ export function registerCompaction(services: Services): void {
             ),
           ),
       },
-    );
+    ).catch((error: unknown) => {
+      // a request that does not fit: the preview said why and what to change — no second message
+      if (previewedProblem && error instanceof SummarizerError && error.kind === "too-large") return error;
+      throw error;
+    });
+    if (outcome instanceof SummarizerError) {
+      services.log.warn(`compact ${file}: ${outcome.message}`);
+      return { kind: "error", file, errorKind: "too-large", message: outcome.message };
+    }
     if (outcome.kind === "declined" && outcome.stage === "review") {
       services.log.info(`compact ${file}: the summary was discarded after the review`);
       void notify.info("the summary was discarded — nothing was written.");
@@ -422,7 +489,12 @@ export function registerCompaction(services: Services): void {
 }
 
 /** Tell the user what happened (one message, never a loop) and return the outcome. */
-function report(services: Services, file: string, error: unknown): CompactCommandOutcome {
+function report(
+  services: Services,
+  file: string,
+  error: unknown,
+  options: CompactCommandOptions,
+): CompactCommandOutcome {
   if (error instanceof NothingToCompactError) {
     services.log.warn(`compact ${file}: ${error.name}: ${error.message}`);
     void notify.info(withPeriod(error.message));
@@ -434,5 +506,13 @@ function report(services: Services, file: string, error: unknown): CompactComman
     file,
     error,
     configActions: ["Open Settings"],
+    live: {
+      bridgeInstalled: services.liveBridge.bridgeInstalled(),
+      anyway: {
+        label: "Compact Anyway",
+        run: () =>
+          void vscode.commands.executeCommand("piContext.compact", file, { ...options, overrideRecentWrite: true }),
+      },
+    },
   });
 }

@@ -80,42 +80,70 @@ export class BridgeInstaller {
       return { kind: "foreign", file: status.file, message, status };
     }
     if (status.state === "current") {
-      void notify.info(`the live bridge ${BRIDGE_VERSION} is installed (${status.file}).`);
+      void notify.info(vscode.l10n.t("the live bridge {0} is installed ({1}).", BRIDGE_VERSION, status.file));
       return { kind: "current", file: status.file, status };
     }
     const verb = status.state === "missing" ? "Install" : "Update";
+    const verbLabel = verb === "Install" ? vscode.l10n.t("Install") : vscode.l10n.t("Update");
     if (options.confirm !== false) {
       const was = status.installed
-        ? ` (installed: ${status.installed.version}${status.state === "modified" ? ", edited since" : status.state === "newer" ? ", newer than this extension's" : ""})`
+        ? status.state === "modified"
+          ? vscode.l10n.t(" (installed: {0}, edited since)", status.installed.version)
+          : status.state === "newer"
+            ? vscode.l10n.t(" (installed: {0}, newer than this extension's)", status.installed.version)
+            : vscode.l10n.t(" (installed: {0})", status.installed.version)
         : "";
       const detail = [
-        `pi-context writes ${status.file}: a pi extension (bridge ${BRIDGE_VERSION}${was}, tested with pi ${PI_VERSION_RANGE.text}). pi loads it at its next start, or after /reload in a running pi, in every session.`,
+        vscode.l10n.t(
+          "pi-context writes {0}: a pi extension (bridge {1}{2}, tested with pi {3}). pi loads it at its next start, or after /reload in a running pi, in every session.",
+          status.file,
+          BRIDGE_VERSION,
+          was,
+          PI_VERSION_RANGE.text,
+        ),
         "",
-        "While pi runs, the bridge lets VS Code read pi's context usage and ask pi to compact or switch branches; pi's own model and API key write the summaries.",
+        vscode.l10n.t(
+          "While pi runs, the bridge lets VS Code read pi's context usage and ask pi to compact or switch branches; pi's own model and API key write the summaries.",
+        ),
         "",
-        `It listens only on a local socket in ${liveDir(this.agentDir())} (readable by you alone) and checks a random token; it never opens a network port.`,
+        vscode.l10n.t(
+          "It listens only on a local socket in {0} (readable by you alone) and checks a random token; it never opens a network port.",
+          liveDir(this.agentDir()),
+        ),
         "",
-        'Remove it any time with "Pi: Remove Live Bridge".',
+        vscode.l10n.t('Remove it any time with "Pi: Remove Live Bridge".'),
       ].join("\n");
       const pick = await vscode.window.showInformationMessage(
-        `${verb} the pi-context live bridge?`,
+        verb === "Install"
+          ? vscode.l10n.t("Install the pi-context live bridge?")
+          : vscode.l10n.t("Update the pi-context live bridge?"),
         { modal: true, detail },
-        verb,
+        verbLabel,
       );
-      if (pick !== verb) return { kind: "declined", file: status.file, status };
+      if (pick !== verbLabel) return { kind: "declined", file: status.file, status };
     }
     try {
       installBridgeFile(this.agentDir(), body);
     } catch (error) {
       const message = (error as Error).message;
-      void notify.error(`could not install the live bridge: ${message}`);
+      void notify.error(vscode.l10n.t("could not install the live bridge: {0}", message));
       return { kind: "error", file: status.file, message };
     }
     this.services.log.info(
       `live bridge: ${verb === "Install" ? "installed" : "updated"} ${status.file} (bridge ${BRIDGE_VERSION})`,
     );
     void notify.info(
-      `live bridge ${BRIDGE_VERSION} ${verb === "Install" ? "installed" : "updated"} in ${status.file}. Start pi (or run /reload in a running pi) to load it.`,
+      verb === "Install"
+        ? vscode.l10n.t(
+            "live bridge {0} installed in {1}. Start pi (or run /reload in a running pi) to load it.",
+            BRIDGE_VERSION,
+            status.file,
+          )
+        : vscode.l10n.t(
+            "live bridge {0} updated in {1}. Start pi (or run /reload in a running pi) to load it.",
+            BRIDGE_VERSION,
+            status.file,
+          ),
     );
     return { kind: verb === "Install" ? "installed" : "updated", file: status.file, status: this.installedStatus() };
   }
@@ -126,7 +154,7 @@ export class BridgeInstaller {
     if ("kind" in read) return read;
     const { body, status } = read;
     if (status.state === "missing") {
-      void notify.info(`no live bridge is installed (${status.file}).`);
+      void notify.info(vscode.l10n.t("no live bridge is installed ({0}).", status.file));
       return { kind: "missing", file: status.file, status };
     }
     if (status.state === "foreign") {
@@ -135,25 +163,31 @@ export class BridgeInstaller {
       return { kind: "foreign", file: status.file, message, status };
     }
     if (options.confirm !== false) {
+      const removeLabel = vscode.l10n.t("Remove");
       const pick = await vscode.window.showWarningMessage(
-        "Remove the pi-context live bridge?",
+        vscode.l10n.t("Remove the pi-context live bridge?"),
         {
           modal: true,
-          detail: `Deletes ${status.file}. Running pi processes keep the bridge until they restart (or /reload).`,
+          detail: vscode.l10n.t(
+            "Deletes {0}. Running pi processes keep the bridge until they restart (or /reload).",
+            status.file,
+          ),
         },
-        "Remove",
+        removeLabel,
       );
-      if (pick !== "Remove") return { kind: "declined", file: status.file, status };
+      if (pick !== removeLabel) return { kind: "declined", file: status.file, status };
     }
     try {
       removeBridgeFile(this.agentDir(), body);
     } catch (error) {
       const message = (error as Error).message;
-      void notify.error(`could not remove the live bridge: ${message}`);
+      void notify.error(vscode.l10n.t("could not remove the live bridge: {0}", message));
       return { kind: "error", file: status.file, message };
     }
     this.services.log.info(`live bridge: removed ${status.file}`);
-    void notify.info(`live bridge removed. Running pi processes keep it until they restart (or /reload).`);
+    void notify.info(
+      vscode.l10n.t("live bridge removed. Running pi processes keep it until they restart (or /reload)."),
+    );
     return { kind: "removed", file: status.file, status };
   }
 

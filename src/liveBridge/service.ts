@@ -331,14 +331,28 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     return this.installer.installedStatus();
   }
 
+  bridgeInstalled(): boolean | undefined {
+    try {
+      const state = this.installedStatus().state;
+      return state === "foreign" ? undefined : state !== "missing";
+    } catch {
+      return undefined;
+    }
+  }
+
   /** "Pi: Install Live Bridge" (see {@link BridgeInstaller.install}). */
   install(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
-    return this.installer.install(options);
+    return this.installer.install(options).finally(() => this.installedChanged());
   }
 
   /** "Pi: Remove Live Bridge" (see {@link BridgeInstaller.remove}). */
   remove(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
-    return this.installer.remove(options);
+    return this.installer.remove(options).finally(() => this.installedChanged());
+  }
+
+  /** After an install or remove: {@link bridgeInstalled} may differ (the welcome views follow). */
+  private installedChanged(): void {
+    if (!this.disposed) this.changed.fire();
   }
 
   /** Offer an update when our installed bridge is outdated (see {@link BridgeInstaller.offerUpdateIfOutdated}); nothing once disposed. */

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { HostMessage, PanelState, TrackedFileModel, WebviewMessage } from "../shared/protocol";
+import * as notify from "../ui/notify";
 import { isNetworkPath } from "../shared/untrusted";
 import { editorColumn, notice, type PanelHost, type Sender } from "./host";
 
@@ -89,7 +90,7 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
   const uri = vscode.Uri.file(file.absolutePath);
   if (message.type === "copyPath") {
     await vscode.env.clipboard.writeText(file.absolutePath);
-    notice(sender, "info", `Copied ${file.absolutePath}`);
+    notice(sender, "info", vscode.l10n.t("Copied {0}", file.absolutePath));
     return;
   }
   if (isNetworkFile(file)) {
@@ -104,7 +105,8 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
   if (!(await isFile(file.absolutePath))) {
     file.exists = false;
     void host.postFileStatus();
-    notice(sender, "warning", `${file.path} no longer exists.`);
+    notice(sender, "warning", vscode.l10n.t("{0} does not exist on disk.", file.path));
+    void offerMissing(file);
     return;
   }
   const viewColumn = editorColumn(host, sender.kind, message.type === "openFile" && message.toSide === true);
@@ -118,7 +120,7 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
   }
   const git = await gitApi();
   if (!git?.getRepository(uri)) {
-    notice(sender, "warning", `${file.path} is not in a git repository.`);
+    notice(sender, "warning", vscode.l10n.t("{0} is not in a git repository.", file.path));
     return;
   }
   const head = git.toGitUri(uri, "HEAD");
@@ -126,8 +128,42 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
     "vscode.diff",
     head,
     uri,
-    `${path.basename(file.absolutePath)} (HEAD ↔ Working Tree)`,
+    vscode.l10n.t("{0} (HEAD ↔ Working Tree)", path.basename(file.absolutePath)),
     { viewColumn, preview: true },
+  );
+}
+
+/**
+ * A tracked file that is not on disk: say so in a notification that stays (with where pi saw it),
+ * and offer what still helps — reveal the nearest folder that exists (when it is in the
+ * workspace) and copy the path.
+ */
+async function offerMissing(file: TrackedFileModel): Promise<void> {
+  const last = file.sources[file.sources.length - 1];
+  const seen = !last
+    ? ""
+    : last.op === "read"
+      ? vscode.l10n.t(" (pi read it in {0} {1})", last.kind, last.ordinal)
+      : vscode.l10n.t(" (pi changed it in {0} {1})", last.kind, last.ordinal);
+  let folder = path.dirname(file.absolutePath);
+  while (!(await isDirectory(folder)) && path.dirname(folder) !== folder) folder = path.dirname(folder);
+  const folderUri = vscode.Uri.file(folder);
+  const inWorkspace = vscode.workspace.getWorkspaceFolder(folderUri) !== undefined;
+  const revealFolder = vscode.l10n.t("Reveal Folder");
+  const copyPath = vscode.l10n.t("Copy Path");
+  const actions = [...(inWorkspace ? [revealFolder] : []), copyPath];
+  const choice = await notify.warn(
+    vscode.l10n.t("{0} does not exist on disk{1}.", file.absolutePath, seen),
+    ...actions,
+  );
+  if (choice === revealFolder) await vscode.commands.executeCommand("revealInExplorer", folderUri);
+  else if (choice === copyPath) await vscode.env.clipboard.writeText(file.absolutePath);
+}
+
+function isDirectory(dir: string): Promise<boolean> {
+  return fs.promises.stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
   );
 }
 

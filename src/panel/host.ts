@@ -37,14 +37,16 @@ export function notice(sender: Sender, level: "info" | "warning" | "error", text
 }
 
 /**
- * Where to open an editor for a click in the panel: not on top of the panel itself. From the
- * sidebar view: the active group (beside it with `toSide`); from the editor panel: another group
- * when there is one, else beside.
+ * Where to open an editor for a click in the panel, like a click in the Explorer: a plain click
+ * never makes a new editor group. From the sidebar view: the active group; from the editor panel:
+ * another group when there is one (the panel stays in sight), else the panel's own group (a
+ * preview tab in front of it, as the README describes). `toSide` (Ctrl/Cmd): beside.
  */
 export function editorColumn(host: PanelHost, from: HostKind, toSide: boolean): vscode.ViewColumn {
-  if (from === "view") return toSide ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
+  if (toSide) return vscode.ViewColumn.Beside;
+  if (from === "view") return vscode.ViewColumn.Active;
   const panelColumn = host.panelColumn;
-  if (toSide || panelColumn === undefined) return vscode.ViewColumn.Beside;
+  if (panelColumn === undefined) return vscode.ViewColumn.Active;
   const other = vscode.window.tabGroups.all.find((g) => g.viewColumn !== panelColumn);
-  return other ? other.viewColumn : vscode.ViewColumn.Beside;
+  return other ? other.viewColumn : panelColumn;
 }

@@ -172,6 +172,13 @@ export function parseHeaderProbe(bytes: Buffer, atEof: boolean): HeaderInfo {
   return { state: "incomplete" };
 }
 
+/** Why a `.jsonl` is not shown, in words ("skipped <file>: it …"). */
+export const SKIP_REASONS: Record<ScanResult["skipped"][number]["reason"], string> = {
+  empty: "is empty",
+  "not-a-session": "is not a pi session (its first line is not pi's session header)",
+  "no-header-yet": "has no complete first line yet",
+};
+
 /** What the scanner knows about one file. */
 export interface KnownFile {
   file: string;
@@ -207,6 +214,12 @@ export interface ScanResult {
   existingDirs: string[];
   /** Folders that were looked in. */
   searchedDirs: string[];
+  /**
+   * `.jsonl` files in those folders that are not (yet) pi sessions, and why — so "why is my session
+   * not shown" has an answer in the log: `empty` (0 bytes), `not-a-session` (the first line that
+   * parses is not pi's `{type:"session", id}` header), `no-header-yet` (no complete first line).
+   */
+  skipped: { file: string; reason: "empty" | "not-a-session" | "no-header-yet" }[];
 }
 
 /**
@@ -291,8 +304,15 @@ export class SessionScanner {
     await Promise.all(Array.from({ length: Math.min(16, stats.length) }, worker));
     const sessions: FoundSession[] = [];
     const seen = new Set(order);
+    const skipped: ScanResult["skipped"] = [];
     for (const info of infos) {
-      if (!info || info.header.state !== "session") continue;
+      if (!info) continue;
+      if (info.header.state !== "session") {
+        const reason =
+          info.header.state === "not-session" ? "not-a-session" : info.size === 0 ? "empty" : "no-header-yet";
+        skipped.push({ file: info.file, reason });
+        continue;
+      }
       let best: FolderPlan | undefined;
       for (const p of filesOf.get(info.file) ?? []) {
         const plan = plans[p]!;
@@ -320,7 +340,7 @@ export class SessionScanner {
     }
     for (const file of [...this.known.keys()]) if (!seen.has(file)) this.known.delete(file);
     sessions.sort(newestFirst);
-    return { sessions, existingDirs, searchedDirs };
+    return { sessions, existingDirs, searchedDirs, skipped };
   }
 
   private async look(stat: {

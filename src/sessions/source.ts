@@ -30,6 +30,7 @@ import { SessionListing } from "./listing";
 import { configSignature, dirSignature } from "./signatures";
 import { planFolders, resolveAgentDir, SessionScanner, type FolderPlan } from "./scan";
 import { TerminalFollower, type TerminalTarget } from "./terminals";
+import { DiscoveryLog } from "./discoveryLog";
 
 /** Bursts of file events closer than this are handled as one update (ms). */
 export const COALESCE_MS = 15;
@@ -88,8 +89,8 @@ export class PiSessionSource implements SessionSource {
     searchedDirs: [],
     sessionCount: 0,
   };
-  private loggedProblems = "";
-  private loggedDiagnostics = new Map<string, number>();
+  /** What was logged already (problems, diagnostics, skipped files: each once). */
+  private readonly once: DiscoveryLog;
   /** Messages shown to the user (information/warning notifications), oldest first. For tests. */
   readonly notices: string[] = [];
   /** Counts for tests and the log: watcher events, polls, polls that scheduled work, update batches run. */
@@ -111,6 +112,7 @@ export class PiSessionSource implements SessionSource {
 
   constructor(options: PiSessionSourceOptions) {
     this.log = options.log;
+    this.once = new DiscoveryLog(options.log);
     this.config = options.config;
     this.env = options.env ?? process.env;
     this.agentDirValue = resolveAgentDir(this.config().agentDir, this.env);
@@ -339,6 +341,7 @@ export class PiSessionSource implements SessionSource {
         agentDir: this.agentDirValue,
       };
       this.ensureWatchers(result.existingDirs);
+      this.once.skipped(result.skipped);
     }
 
     const { target, reason } = this.following.choose(
@@ -370,7 +373,7 @@ export class PiSessionSource implements SessionSource {
       const next = await this.analyze(session, reason);
       this.currentValue = next;
       this.log.info(`${describeReason(reason)} session ${target} (${session.records.length} entries)`);
-      this.report(next);
+      this.once.problems(next);
       this.emitter.fire(next);
       return;
     }
@@ -397,7 +400,7 @@ export class PiSessionSource implements SessionSource {
       next.liveSessions.map((l) => l.file).join("|") !== current.liveSessions.map((l) => l.file).join("|")
     ) {
       this.currentValue = next;
-      this.report(next);
+      this.once.problems(next);
       this.emitter.fire(next);
     }
   }
@@ -457,27 +460,6 @@ export class PiSessionSource implements SessionSource {
       this.emitter.fire(undefined);
     }
     void this.schedule({ scan: true });
-  }
-
-  /** Log settings problems and new diagnostics once (never as notifications). */
-  private report(current: CurrentSession): void {
-    const problems = current.analysis.inspect.settingsProblems;
-    const key = JSON.stringify(problems) + (current.analysis.modelsError ?? "");
-    if (key !== this.loggedProblems) {
-      this.loggedProblems = key;
-      for (const p of problems) this.log.warn(`pi settings: ${p.file}${p.key ? ` (${p.key})` : ""}: ${p.message}`);
-      if (current.analysis.modelsError) this.log.warn(`pi models: ${current.analysis.modelsError}`);
-    }
-    const diagnostics = current.session.diagnostics;
-    const logged = this.loggedDiagnostics.get(current.file) ?? 0;
-    if (diagnostics.length < logged) this.loggedDiagnostics.set(current.file, 0);
-    for (const d of diagnostics.slice(Math.min(logged, diagnostics.length))) {
-      if (d.code === "truncated-final-line") continue; // pi is mid-write; not worth a log line
-      this.log.warn(
-        `${path.basename(current.file)}${d.line !== undefined ? `:${d.line}` : ""}: ${d.message} [${d.code}]`,
-      );
-    }
-    this.loggedDiagnostics.set(current.file, diagnostics.length);
   }
 
   // ---------------------------------------------------------------------------------------------

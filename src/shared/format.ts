@@ -156,3 +156,19 @@ export function formatDollars(amount: number): string {
   if (amount === 0 || Math.abs(rounded) >= 0.001) return `$${amount.toFixed(3)}`;
   return `$${rounded.toFixed(1 - Math.floor(Math.log10(Math.abs(rounded))))}`;
 }
+
+/** An estimated token range, "≈4,373–4,625" (one number when both ends are equal). */
+export function formatTokenRange(range: { low: number; high: number }): string {
+  return range.low === range.high
+    ? `≈${formatCount(range.low)}`
+    : `≈${formatCount(range.low)}–${formatCount(range.high)}`;
+}
+
+/**
+ * A token count with its noun in the right number: `1 token`, `2 tokens`, `1.2k tokens` (the noun
+ * follows the value, not the rendering). `format` renders the number (default {@link formatCount};
+ * {@link formatTokens} for pi's footer style).
+ */
+export function tokensText(count: number, format: (n: number) => string = formatCount): string {
+  return `${format(count)} ${Math.abs(count) === 1 ? "token" : "tokens"}`;
+}

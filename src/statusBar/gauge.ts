@@ -126,7 +126,8 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     it.accessibilityInformation = { label: v.ariaLabel, role: "button" };
     it.command = {
       command: v.command,
-      title: v.command === "piContext.openPanel" ? "Open Context Panel" : "Select Session…",
+      title:
+        v.command === "piContext.openPanel" ? vscode.l10n.t("Open Context Panel") : vscode.l10n.t("Select Session…"),
     };
     it.show();
 
@@ -151,14 +152,18 @@ export function registerStatusBar(services: Services): StatusBarGauge {
   const showWarning = (level: GaugeLevel, until: number | null): void => {
     const message =
       level === "error"
-        ? `pi's context is above the auto-compaction threshold: ${AUTO_COMPACTS_WHEN}.`
-        : `pi's context is within ${until !== null ? until.toLocaleString("en-US") : "a few"} tokens of auto-compaction.`;
+        ? vscode.l10n.t("pi's context is above the auto-compaction threshold: {0}.", AUTO_COMPACTS_WHEN)
+        : until !== null
+          ? vscode.l10n.t("pi's context is within {0} tokens of auto-compaction.", until.toLocaleString("en-US"))
+          : vscode.l10n.t("pi's context is within a few tokens of auto-compaction.");
     notifications.push({ level, message });
     log.info(`warning: ${message}`);
-    void notify.warn(message, "Compact…", "Open Context Panel").then(
+    const compact = vscode.l10n.t("Compact…");
+    const openPanel = vscode.l10n.t("Open Context Panel");
+    void notify.warn(message, compact, openPanel).then(
       (choice) => {
-        if (choice === "Compact…") void vscode.commands.executeCommand("piContext.compact");
-        else if (choice === "Open Context Panel") void vscode.commands.executeCommand("piContext.openPanel");
+        if (choice === compact) void vscode.commands.executeCommand("piContext.compact");
+        else if (choice === openPanel) void vscode.commands.executeCommand("piContext.openPanel");
       },
       () => undefined,
     );

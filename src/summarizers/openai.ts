@@ -88,6 +88,18 @@ type RawUsage = {
   reasoning_tokens?: number;
 };
 
+/**
+ * The `openai` package's error text without the status it starts with (`"500 upstream exploded"` →
+ * `"upstream exploded."`; `"500 status code (no body)"` → `"no body."`), as a sentence.
+ */
+export function withoutStatus(message: string, status: number | undefined): string {
+  let text = message.trim();
+  if (status !== undefined && text.startsWith(`${status} `)) text = text.slice(String(status).length + 1).trim();
+  if (text === "status code (no body)") text = "no body";
+  if (text === "") text = "no message";
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** pi-ai's `parseChunkUsage` without prices. */
 export function usageFromOpenAi(raw: RawUsage): Usage {
   const prompt = raw.prompt_tokens || 0;
@@ -331,7 +343,7 @@ export class OpenAiSummarizer implements Summarizer {
             : "";
       return new SummarizerError(
         "http",
-        `The summarizer at ${this.shownURL} answered HTTP ${status ?? "error"}: ${error.message}.${hint}`,
+        `The summarizer at ${this.shownURL} answered HTTP ${status ?? "error"}: ${withoutStatus(error.message, status)}${hint}`,
         status !== undefined ? { status } : undefined,
       );
     }

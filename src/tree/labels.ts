@@ -5,8 +5,8 @@
  * label could not be written.
  */
 
-import { checkLiveSession, describeLive, LiveSessionError } from "../core/flows/live";
-import { appendLabelChange } from "../core/flows/switch";
+import { checkLiveSession, LiveSessionError, liveSessionError } from "../core/flows/live";
+import { appendLabelChange } from "../core/flows/label";
 import type { Services } from "../services";
 import { nothingWritten } from "../shared/format";
 import * as notify from "../ui/notify";
@@ -41,9 +41,9 @@ export async function setLabel(
         ...(provider.session?.cwd ? { sessionCwd: provider.session.cwd } : {}),
       });
       if (live.live) {
-        const message = describeLive(live, "label entries in");
-        services.log.warn(`label ${file}: ${message}`);
-        void notify.warn(message);
+        const refusal = liveSessionError(live, "label entries in");
+        services.log.warn(`label ${file}: ${refusal.message}`);
+        notify.showLiveRefusal(refusal, file, { bridgeInstalled: services.liveBridge.bridgeInstalled() });
         return undefined;
       }
     }
@@ -85,7 +85,8 @@ async function writeLabel(
   } catch (error) {
     const message = (error as Error).message;
     services.log.warn(`label ${file}: ${message}`);
-    if (error instanceof LiveSessionError) void notify.warn(message);
+    if (error instanceof LiveSessionError)
+      notify.showLiveRefusal(error, file, { bridgeInstalled: services.liveBridge.bridgeInstalled() });
     else void notify.error(`could not write the label: ${nothingWritten(message)}`);
     return undefined;
   }

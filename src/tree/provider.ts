@@ -59,7 +59,13 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
    * Follow the current session: a new file gets a new model; the same file syncs incrementally.
    * @returns what the view should do next.
    */
-  update(current: CurrentSession | undefined): { kind: "none" | "cleared" | "new" | "changed"; leafMoved: boolean } {
+  update(current: CurrentSession | undefined): {
+    kind: "none" | "cleared" | "new" | "changed";
+    /** The active path moved (a rebuild, a switch): the view should show the new leaf. */
+    leafMoved: boolean;
+    /** The file's leaf is another entry now (e.g. entries appended below it). */
+    leafChanged?: boolean;
+  } {
     if (!current) {
       if (!this.model) return { kind: "none", leafMoved: false };
       this.model = undefined;
@@ -88,6 +94,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     return {
       kind: change.added > 0 || change.rebuilt ? "changed" : "none",
       leafMoved: change.rebuilt || (change.leafChanged && change.all),
+      leafChanged: change.leafChanged,
     };
   }
 

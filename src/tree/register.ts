@@ -89,22 +89,28 @@ export function registerSessionTree(services: Services): SessionTreeView {
     const current = services.sessions.current;
     const model = provider.model;
     // The title stays "Pi Session": VS Code capitalises view titles, and a session name is shown as written.
-    treeView.title = "Pi Session";
+    treeView.title = vscode.l10n.t("Pi Session");
     if (!current || !model) {
       treeView.description = undefined;
-      treeView.message = emptyStateMessage(services.sessions.discovery); // the gauge's and the panel's words
+      // still looking: the gauge's and the panel's words; no folder / no session: the view's welcome
+      // content (package.json viewsWelcome, keys from ui/welcome.ts) explains it, with command links
+      const d = services.sessions.discovery;
+      treeView.message = !d || d.phase === "starting" ? emptyStateMessage(d) : undefined;
       return;
     }
     const filter = TREE_FILTERS.find((f) => f.filter === provider.currentFilter);
     const parts = [plural(model.entryCount, "entry")];
     parts.unshift(current.label); // pi's label, as on every surface
     if (provider.currentFilter !== "default" && filter) parts.push(filter.title);
-    if (current.pinned) parts.push("pinned");
+    if (current.pinned) parts.push(vscode.l10n.t("pinned"));
     treeView.description = parts.join(" · ");
     treeView.message = current.session.invalid
-      ? `${current.file.split(/[\\/]/).pop()} is not a pi session (its first line is not a session header).`
+      ? vscode.l10n.t(
+          "{0} is not a pi session (its first line is not a session header).",
+          current.file.split(/[\\/]/).pop() ?? current.file,
+        )
       : model.entryCount === 0
-        ? "The session has no entries yet."
+        ? vscode.l10n.t("The session has no entries yet.")
         : undefined;
   };
 
@@ -118,6 +124,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     }
     describeView();
     if (result.kind === "new" || result.leafMoved) revealer.leafMoved();
+    else if (result.leafChanged) revealer.leafChanged();
     revealer.revealPendingLeaf();
   };
 
@@ -173,6 +180,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     services.sessions.onDidChange(onSession),
     services.liveBridge.onDidChange(onLive),
     treeView.onDidChangeVisibility((e) => revealer.visibilityChanged(e.visible)),
+    treeView.onDidChangeSelection((e) => revealer.selectionChanged(e.selection)),
     ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
   );
 

@@ -3,7 +3,10 @@
  * (`getParent` is `children`'s inverse, pages and branch rows included), and only once the view is
  * visible and VS Code has fetched what it asked for since the last refresh (otherwise VS Code
  * reports "Data tree node not found"). Reveals run one at a time; a failed reveal is retried twice.
- * A leaf that moved while the view was hidden is revealed when the view is shown.
+ * A leaf that moved while the view was hidden is revealed when the view is shown. The view follows
+ * the leaf — also as entries are appended below it (pi writing, or a large file still being
+ * written when it was first read) — until the user selects another entry; revealing the leaf
+ * (Reveal Leaf, a switch, a new session) follows it again. A reveal that failed stays pending.
  */
 
 import * as vscode from "vscode";
@@ -36,6 +39,8 @@ export class TreeRevealer {
   readonly stats: RevealStats = { done: 0, retried: 0, failed: 0 };
   /** The leaf moved (or a new session came) and has not been revealed since. */
   private pending = true;
+  /** The view shows the leaf and follows it (false once the user selected another entry). */
+  private followingLeaf = true;
   private visibleSince: number;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -57,10 +62,20 @@ export class TreeRevealer {
     return next;
   }
 
-  /** Reveal the leaf as shown (its nearest visible ancestor when hidden by the filter). */
+  /**
+   * Reveal the leaf as shown (its nearest visible ancestor when hidden by the filter): the leaf
+   * when the reveal's turn comes, not when it was asked for (entries may arrive in between).
+   * The view follows the leaf again.
+   */
   async revealLeaf(options: RevealOptions = {}): Promise<TreeElement | undefined> {
-    const leaf = this.provider.model?.displayLeafId;
-    return leaf ? this.reveal(leaf, options) : undefined;
+    if (!this.provider.model?.displayLeafId) return undefined;
+    this.followingLeaf = true;
+    const next = this.queue.then(async () => {
+      const leaf = this.provider.model?.displayLeafId;
+      return leaf ? this.revealNow(leaf, options) : undefined;
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
   }
 
   /** The leaf moved: reveal it now or when the view is next shown ({@link revealPendingLeaf}). */
@@ -68,11 +83,26 @@ export class TreeRevealer {
     this.pending = true;
   }
 
-  /** Reveal the leaf without selecting it when it moved since the last reveal and the view shows a session. */
+  /** The file's leaf changed (entries appended): follow it when the view is following the leaf. */
+  leafChanged(): void {
+    if (this.followingLeaf) this.pending = true;
+  }
+
+  /** The user selected entries: the view stops following the leaf unless the leaf is among them. */
+  selectionChanged(selected: readonly TreeElement[]): void {
+    if (selected.length === 0) return;
+    const leaf = this.provider.model?.displayLeafId;
+    const leafElement = leaf ? this.provider.model?.elementOf(leaf) : undefined;
+    this.followingLeaf = leafElement !== undefined && selected.includes(leafElement);
+  }
+
+  /** Reveal the leaf without selecting it when it moved since the last reveal and the view shows a session; a failed reveal stays pending. */
   revealPendingLeaf(): void {
     if (this.pending && this.treeView.visible && this.provider.model) {
       this.pending = false;
-      void this.revealLeaf({ select: false });
+      void this.revealLeaf({ select: false }).then((shown) => {
+        if (!shown && !this.treeView.visible) this.pending = true; // hidden meanwhile: when shown again
+      });
     }
   }
 

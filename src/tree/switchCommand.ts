@@ -10,8 +10,9 @@
  */
 
 import * as vscode from "vscode";
-import { describeLive, LiveSessionError } from "../core/flows/live";
+import { liveSessionError } from "../core/flows/live";
 import { runSwitchFlow, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
+import { describeChange } from "../core/flows/watch";
 import { UnsafeSessionWriteError } from "../core/flows/write";
 import type { Services, SwitchCommandOutcome } from "../services";
 import { streamingProgress } from "../ui/progress";
@@ -32,6 +33,8 @@ export interface SwitchCommandOptions {
   file?: string;
   /** Do not offer the target's text in a notification (tests). */
   quiet?: boolean;
+  /** "Switch Anyway" after an overridable live-session refusal: skip the write-age check once. */
+  overrideRecentWrite?: boolean;
 }
 
 /** The branch switch of one tree view (at most one runs at a time). */
@@ -116,17 +119,21 @@ export class SwitchCommand {
         {
           agentDir: services.sessions.agentDir(),
           projectSettings: config.projectSettings,
-          guardSeconds: config.liveSession.guardSeconds,
+          guardSeconds: options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds,
         },
         {
           signal: controller.signal,
           decide: async (plan, changed) => {
             planned = plan;
             // refusals before questions: the live guard (a no-op never gets here)
-            if (plan.live.live)
-              throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
+            if (plan.live.live) throw liveSessionError(plan.live, "switch branches in");
             if (plan.writeBlocker) throw new UnsafeSessionWriteError(plan.writeBlocker);
             return ask(false)(plan, changed);
+          },
+          onSessionChanged: (stage) => {
+            const text = describeChange(stage);
+            services.log.info(`switch ${file}: ${text}; planning again`);
+            if (stage !== "preview") void notify.info(`${text}. Planning the switch again.`);
           },
           onUnauthorized: async (error, s) => {
             services.log.warn(`switch ${file}: ${error.message}`);
@@ -180,7 +187,12 @@ export class SwitchCommand {
         ...(text !== undefined ? { editorText: text } : {}),
       };
     } catch (error) {
-      return report(services, file, error);
+      return report(
+        services,
+        file,
+        error,
+        () => void this.run(targetId, { ...options, overrideRecentWrite: true }, mode),
+      );
     } finally {
       this.running = undefined;
       void vscode.commands.executeCommand("setContext", "piContext.switching", false);
@@ -209,12 +221,13 @@ function offerResult(plan: SwitchPlan, written: number, text: string | undefined
 }
 
 /** One message for an error (never a loop), and the outcome. */
-function report(services: Services, file: string, error: unknown): SwitchCommandOutcome {
+function report(services: Services, file: string, error: unknown, anyway: () => void): SwitchCommandOutcome {
   return notify.reportFlowFailure(services.log, {
     operation: "branch switch",
     logPrefix: "switch",
     file,
     error,
     configActions: ["Set API Key…", "Open Settings"],
+    live: { bridgeInstalled: services.liveBridge.bridgeInstalled(), anyway: { label: "Switch Anyway", run: anyway } },
   });
 }

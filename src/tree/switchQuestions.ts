@@ -8,7 +8,7 @@
 
 import * as vscode from "vscode";
 import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
-import { plannedWrites, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
+import { fitSwitch, plannedWrites, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
 import type { Services } from "../services";
 import { formatTokens, plural } from "../shared/format";
 import * as notify from "../ui/notify";
@@ -34,6 +34,8 @@ export interface QuestionContext {
   summarizer(): Promise<{ label: string; needsKey: boolean; origin: string; problem?: string }>;
   /** Make it ready to send: asks for the API key when one is needed. False: cancelled (nothing stored). */
   ready(): Promise<boolean>;
+  /** Why the branch summary of `plan` cannot be sent (does not fit the summarizer), with what to change; else undefined. */
+  fitProblem(plan: SwitchPlan): Promise<string | undefined>;
 }
 
 /**
@@ -69,6 +71,16 @@ export function questionContext(services: Services, prompter: Prompter, bridge: 
       if (!s.needsApiKey) return true;
       prompter.apiKey(services.summarizers.keyOrigin());
       return (await services.summarizers.ready(s)) !== undefined;
+    },
+    fitProblem: async (plan) => {
+      if (bridge) return undefined; // pi summarises with its own model
+      try {
+        const s = await services.summarizers.get({ allowMissingKey: true });
+        return (await fitSwitch(plan, { summarize: true }, s))?.problem?.message;
+      } catch (error) {
+        if (error instanceof SummarizerError) return error.message;
+        throw error;
+      }
     },
   };
 }
@@ -152,8 +164,9 @@ export async function askChoice(
     const base: SwitchChoice = { summarize: pick.action !== "none", ...(label ? { label } : {}) };
     if (pick.action === "none") return base;
     if (messages > 0) {
-      if (info.problem) {
-        offerSettings(info.problem);
+      const problem = info.problem ?? (await ctx.fitProblem(plan));
+      if (problem) {
+        offerSettings(problem);
         continue;
       }
       if (!(await ctx.ready())) continue; // no key given: back to the choice, nothing sent
@@ -184,7 +197,10 @@ export async function confirmSummary(
   const where = newLeafWords(plan);
   type Item = vscode.QuickPickItem & { action: "go" | "custom" | "plain" | "cancel" | "entry" };
   for (;;) {
-    const info = await ctx.summarizer();
+    const known = await ctx.summarizer();
+    // the request is counted before asking: one that does not fit says so here, with what to change
+    const tooLarge = !known.problem && sent.length > 0 ? await ctx.fitProblem(plan) : undefined;
+    const info = tooLarge ? { ...known, problem: tooLarge } : known;
     const items: Item[] = [];
     if (leaving === 0)
       items.push({

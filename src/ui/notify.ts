@@ -8,10 +8,11 @@
 import * as vscode from "vscode";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
 import { isUnauthorized } from "../core/flows/compact";
-import { LiveSessionError } from "../core/flows/live";
+import { LiveSessionError, liveRefusalMarkdown } from "../core/flows/live";
 import { SessionChangedError, SessionWriteError, UnsafeSessionWriteError } from "../core/flows/write";
 import { nothingWritten, PRODUCT_NAME } from "../shared/format";
 import { notificationText } from "../shared/untrusted";
+import { setVirtualDocument, SUMMARY_SCHEME } from "./summaryDocuments";
 
 /** "pi Context: " + the text; session text in it stays text (no link VS Code would make clickable). */
 const prefix = (text: string) => `${PRODUCT_NAME}: ${notificationText(text)}`;
@@ -42,10 +43,55 @@ function runAction(choice: string | undefined): void {
   if (choice) ACTIONS[choice]?.();
 }
 
-/** The outcome of a failed flow: `cancelled`, or `error` with a kind (`live`, `config`, `changed`, `unsafe`, `write-failed`, a summarizer error kind, `error`). */
+/**
+ * The outcome of a failed flow: `cancelled`, or `error` with a kind (`live`, `config`, `changed`,
+ * `unsafe`, `write-failed`, a summarizer error kind, `error`) and the actions its message offered.
+ */
 export type FlowFailure =
   | { kind: "cancelled"; file: string; message: string }
-  | { kind: "error"; file: string; errorKind: string; message: string };
+  | { kind: "error"; file: string; errorKind: string; message: string; actions?: string[] };
+
+/** What a live-session refusal can offer (see {@link showLiveRefusal}). */
+export interface LiveRefusalOptions {
+  /** Whether our live bridge is installed (false: "Install Live Bridge" is offered). */
+  bridgeInstalled: boolean | undefined;
+  /** "Compact Anyway" etc.: offered only when the refusal is overridable (`isOverridable`). */
+  anyway?: { label: string; run: () => void };
+}
+
+let detailsCounter = 0;
+
+/**
+ * A live-session refusal as a warning that leads somewhere: "<Verb> Anyway" (only when overridable:
+ * the write-age guard alone, no pi process found), "Install Live Bridge" (when it is not installed),
+ * and "Show Details" (the whole text as a document, which stays after the toast is gone).
+ * @returns the actions offered.
+ */
+export function showLiveRefusal(error: LiveSessionError, file: string, options: LiveRefusalOptions): string[] {
+  const actions = [
+    ...(error.overridable && options.anyway ? [options.anyway.label] : []),
+    ...(options.bridgeInstalled === false ? [INSTALL_BRIDGE] : []),
+    SHOW_DETAILS,
+  ];
+  void warn(error.message, ...actions).then(async (choice) => {
+    if (choice === options.anyway?.label) options.anyway?.run();
+    else if (choice === INSTALL_BRIDGE) void vscode.commands.executeCommand("piContext.installBridge");
+    else if (choice === SHOW_DETAILS) {
+      const uri = vscode.Uri.from({
+        scheme: SUMMARY_SCHEME,
+        path: `/preview/Refused ${++detailsCounter} — pi may have the session open.md`,
+      });
+      setVirtualDocument(uri, liveRefusalMarkdown(error, file, options.bridgeInstalled));
+      await vscode.commands
+        .executeCommand("markdown.showPreview", uri)
+        .then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
+    }
+  });
+  return actions;
+}
+
+const INSTALL_BRIDGE = "Install Live Bridge";
+const SHOW_DETAILS = "Show Details";
 
 /** The kind a flow error is reported as (`errorKind` of the outcome). */
 export function errorKindOf(error: unknown): string {
@@ -68,7 +114,15 @@ export function errorKindOf(error: unknown): string {
  */
 export function reportFlowFailure(
   log: vscode.LogOutputChannel,
-  options: { operation: string; logPrefix: string; file: string; error: unknown; configActions: string[] },
+  options: {
+    operation: string;
+    logPrefix: string;
+    file: string;
+    error: unknown;
+    configActions: string[];
+    /** The live-session refusal's actions (without: "Show Details" only). */
+    live?: LiveRefusalOptions;
+  },
 ): FlowFailure {
   const { operation, logPrefix, file, error: e, configActions } = options;
   const message = e instanceof Error ? e.message : String(e);
@@ -78,8 +132,11 @@ export function reportFlowFailure(
     return { kind: "cancelled", file, message };
   }
   const errorKind = errorKindOf(e);
-  if (errorKind === "live") void warn(message);
-  else if (errorKind === "config") void error(message, ...configActions).then(runAction);
+  if (e instanceof LiveSessionError) {
+    const actions = showLiveRefusal(e, file, options.live ?? { bridgeInstalled: undefined });
+    return { kind: "error", file, errorKind, message, actions };
+  }
+  if (errorKind === "config") void error(message, ...configActions).then(runAction);
   else
     void error(`${operation} failed: ${nothingWritten(message)}`, ...(isUnauthorized(e) ? ["Set API Key…"] : [])).then(
       runAction,

@@ -5,7 +5,7 @@
  */
 
 import type * as vscode from "vscode";
-import { formatTokens } from "../shared/format";
+import { formatTokens, tokensText } from "../shared/format";
 
 /** Minimum time between two progress messages while text streams in (ms). */
 export const REPORT_INTERVAL_MS = 200;
@@ -37,7 +37,7 @@ export function streamingProgress(
       const now = Date.now();
       if (now - lastReport > REPORT_INTERVAL_MS) {
         lastReport = now;
-        progress.report({ message: `${prefix}${receiving}… ≈${formatTokens(Math.ceil(received / 4))} tokens` });
+        progress.report({ message: `${prefix}${receiving}… ≈${tokensText(Math.ceil(received / 4), formatTokens)}` });
       }
     },
     restart(message, nextPrefix = "") {

@@ -7,7 +7,7 @@
  * `pi-context inspect --json` prints for the same file.
  */
 
-import { formatCount, PRODUCT_NAME } from "../shared/format";
+import { formatCount, PRODUCT_NAME, tokensText } from "../shared/format";
 import { markdownText } from "../shared/untrusted";
 import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
@@ -94,10 +94,9 @@ export interface GaugeView {
   command: "piContext.openPanel" | "piContext.selectSession";
 }
 
-/** Percent as shown in the text: whole numbers, `<1%` for a non-empty context below 1 %. */
+/** Percent as pi's footer shows it (`contextPercentValue.toFixed(1)`): one decimal, `26.4%`. */
 export function formatPercent(percent: number): string {
-  if (percent > 0 && percent < 1) return "<1%";
-  return `${Math.round(percent)}%`;
+  return `${percent.toFixed(1)}%`;
 }
 
 /**
@@ -301,11 +300,12 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (enabled) {
     if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
       const until = inspect.tokensUntilCompaction;
-      const when =
-        until >= 0 ? `${formatCount(until)} tokens to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
+      const when = until >= 0 ? `${tokensText(until)} to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
       rows.push(`| Auto-compaction | at ${formatCount(inspect.threshold)} tokens (window − reserveTokens); ${when} |`);
     } else {
-      rows.push("| Auto-compaction | threshold unknown (needs the window and a valid reserveTokens) |");
+      rows.push(
+        `| Auto-compaction | threshold unknown — ${window ? "reserveTokens is invalid (see below)" : "the context window is unknown"} |`,
+      );
     }
   } else {
     rows.push(
@@ -345,8 +345,15 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (all.length > 0) {
     lines.push(`**Problems** (${all.length}; listed in the panel and the log):`, "");
     lines.push(...problemLines(all));
-    if (problems.length > 0)
-      lines.push("", "Where a pi setting is invalid, the numbers above use pi's default for it.");
+    // what pi does with each kind (settings-manager.js): an unreadable file is read as {} (defaults);
+    // an invalid compaction value throws whenever pi reads it
+    if (problems.some((p) => p.key === undefined && p.scope !== "trust"))
+      lines.push("", "pi ignores a settings file it cannot read: the numbers above use pi's defaults for its values.");
+    if (problems.some((p) => p.key?.startsWith("compaction.")))
+      lines.push(
+        "",
+        "pi stops with this error whenever it reads an invalid compaction setting (auto-compaction and /compact fail until it is fixed), so there is no threshold.",
+      );
     lines.push("");
   }
   lines.push(`File: ${escapeMarkdown(s.file)}`, "", LINKS_SESSION);
@@ -368,7 +375,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   else if (inspect.tokensUntilCompaction !== null)
     aria.push(
       inspect.tokensUntilCompaction >= 0
-        ? `${formatCount(inspect.tokensUntilCompaction)} tokens until auto-compaction`
+        ? `${tokensText(inspect.tokensUntilCompaction)} until auto-compaction`
         : "above the auto-compaction threshold",
     );
   if (level === "warning") aria.push("warning");

@@ -8,7 +8,7 @@
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../core/read/entries";
 import type { EntryReader } from "../core/rules/serialize";
 import type { SessionTreeModel, TreeNode } from "../core/treeModel/model";
-import { formatTokens, plural } from "../shared/format";
+import { formatTokens, plural, tokensText } from "../shared/format";
 import { fileTitle, oneLine, plainText, readableError, shortModelName, summaryHeadline } from "./treeTextLines";
 import { summarizeToolNames, toolCallText } from "./treeTextTools";
 
@@ -179,7 +179,7 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
       return {
         kind: "branchSummary",
         text: `Branch summary: ${summaryHeadline(r.summary ?? "") || "(empty)"}`,
-        detail: `${formatTokens(r.tokens)} tokens`,
+        detail: tokensText(r.tokens, formatTokens),
         error: false,
       };
     case "model_change":
@@ -257,7 +257,7 @@ function describeMessage(r: EntryRecord, toolCall: string | undefined): RecordDe
       return {
         kind: "system",
         text: "System prompt",
-        detail: `${formatTokens(r.systemTokens)} tokens`,
+        detail: tokensText(r.systemTokens, formatTokens),
         error: false,
       };
     case "custom":

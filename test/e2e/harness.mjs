@@ -10,8 +10,9 @@
 //   await runCommand(wb.page, "Pi: Show Log");
 //   await screenshot(wb.page, "after-show-log");
 //   await wb.close();
-import { mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { afterEach } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
@@ -23,7 +24,58 @@ export const repoRoot = path.resolve(here, "..", "..");
 export const resultsDir = process.env.PI_CONTEXT_E2E_RESULTS || path.join(repoRoot, "test-results", "e2e");
 export const PUBLISHER_NAME = "pi-context.pi-context";
 
-let shared; // { baseUrl, browser, workspace, agentDir, stop() }
+let shared; // { baseUrl, browser, workspace, agentDir, logsDir?, stop() }
+
+/** Workbench windows open now (for the failure capture below). */
+const openWindows = new Set();
+
+/**
+ * Every failed test of a file that imports this harness leaves evidence: a screenshot of each open
+ * workbench window, its browser console (the workbench's log in the web build) and the extension
+ * host's log with our output channel, as `test-results/e2e/FAILED-<test>-<n>.{png,console.log,exthost.log,pi.log}`.
+ * (A root-level hook of the importing file: `node --test` runs one process per file.)
+ */
+const underTest = !!process.env.NODE_TEST_CONTEXT || /\.test\.mjs$/.test(process.argv[1] ?? "");
+if (underTest) afterEach(captureFailure);
+
+/** See above: the evidence of one failed test. */
+async function captureFailure(t) {
+  if (t.passed !== false) return;
+  let n = 0;
+  for (const w of openWindows) {
+    const base = path.join(resultsDir, `FAILED-${t.name.replace(/[^\w.-]+/g, "-").slice(0, 80)}-${++n}`);
+    try {
+      mkdirSync(resultsDir, { recursive: true });
+      await w.page.screenshot({ path: `${base}.png` }).catch(() => {});
+      writeFileSync(`${base}.console.log`, w.consoleLines.join("\n") + "\n");
+      for (const [from, to] of newestHostLogs()) copyFileSync(from, `${base}.${to}`);
+      console.log(`[e2e] failure evidence: ${base}.*`);
+    } catch (error) {
+      console.log(`[e2e] could not capture the failure: ${error}`);
+    }
+  }
+}
+
+/** The newest extension-host logs of the server (its user data's `logs/<time>/exthost*`). */
+function newestHostLogs() {
+  const root = process.env.PI_CONTEXT_E2E_LOGS_DIR || shared?.logsDir;
+  if (!root) return [];
+  if (!existsSync(root)) return [];
+  const runs = readdirSync(root)
+    .map((d) => path.join(root, d))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  const out = [];
+  for (const run of runs.slice(0, 1)) {
+    const hosts = existsSync(run) ? readdirSync(run).filter((d) => d.startsWith("exthost")) : [];
+    for (const h of hosts) {
+      const dir = path.join(run, h);
+      if (existsSync(path.join(dir, "remoteexthost.log"))) out.push([path.join(dir, "remoteexthost.log"), `${h}.log`]);
+      const ours = path.join(dir, PUBLISHER_NAME, "pi Context.log");
+      if (existsSync(ours)) out.push([ours, `${h}.pi.log`]);
+    }
+  }
+  return out;
+}
 
 /** The shared server + browser (from run-e2e.mjs's env, or started here on first use). */
 export async function sharedHost() {
@@ -62,6 +114,7 @@ export async function sharedHost() {
   const browser = await launchChromium();
   shared = {
     baseUrl: server.baseUrl,
+    logsDir: path.join(server.userDataDir, "logs"),
     browser,
     workspace: fixture.workspace,
     agentDir: fixture.agentDir,
@@ -102,7 +155,8 @@ export function workbenchUrl(baseUrl, opts = {}) {
 /**
  * Open a new workbench window (fresh browser context) on the shared server and wait until it
  * has rendered and the extension host is up.
- * @param {{folder?: string, width?: number, height?: number, echoConsole?: boolean}} [opts]
+ * @param {{folder?: string, width?: number, height?: number, echoConsole?: boolean, waitForExtension?: boolean}} [opts]
+ *   waitForExtension (default true): also wait for our status bar item (the extension is active)
  */
 export async function openWorkbench(opts = {}) {
   const host = await sharedHost();
@@ -117,20 +171,41 @@ export async function openWorkbench(opts = {}) {
   });
   page.on("pageerror", (e) => consoleLines.push(`[pageerror] ${e.message}`));
   const folder = opts.folder ?? host.workspace;
-  await page.goto(workbenchUrl(host.baseUrl, { folder }));
-  await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
-  // the status bar is rendered once the workbench is restored
-  await page.locator("#workbench\\.parts\\.statusbar").waitFor({ state: "visible", timeout: 60_000 });
-  return {
+  const window = {
     page,
     context,
     consoleLines,
     workspace: folder,
     agentDir: host.agentDir,
     async close() {
+      openWindows.delete(window);
       await context.close().catch(() => {});
     },
   };
+  openWindows.add(window);
+  await page.goto(workbenchUrl(host.baseUrl, { folder }));
+  await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
+  // the status bar is rendered once the workbench is restored
+  await page.locator("#workbench\\.parts\\.statusbar").waitFor({ state: "visible", timeout: 60_000 });
+  // start-up is over once our extension (activated on `onStartupFinished`, i.e. after the layout
+  // was restored) shows its gauge: a click before that can be undone by the restore
+  if (opts.waitForExtension !== false)
+    await statusBarItem(page, "piContext.gauge").waitFor({ state: "attached", timeout: 60_000 });
+  return window;
+}
+
+/** Our views, by pane title: the id whose `.focus` command opens the container and the view (never toggles). */
+const VIEW_IDS = { "Pi Session": "piContext.sessionTree", Context: "piContext.panelView" };
+
+/**
+ * Show one of our views (and the pi Context container) the way a keyboard user does: its
+ * "Focus on … View" command, which opens and never toggles (a click on the activity bar icon
+ * closes the side bar when the container is already shown).
+ * @param {import('playwright-core').Page} page
+ * @param {"Pi Session" | "Context"} title
+ */
+export async function showView(page, title) {
+  await runCommand(page, `Focus on ${title} View`, { commandId: `${VIEW_IDS[title]}.focus` });
 }
 
 /**
@@ -244,9 +319,48 @@ export async function webviewFrameByTitle(page, title, timeoutMs = 20_000) {
  */
 export async function viewPane(page, title) {
   const header = page.locator(".pane-header", { hasText: title }).first();
-  await header.waitFor({ state: "visible", timeout: 20_000 });
+  // one of our views whose container is not shown (or was closed meanwhile): open it, once
+  const visible = await header
+    .waitFor({ state: "visible", timeout: VIEW_IDS[title] ? 5_000 : 20_000 })
+    .then(() => true)
+    .catch(() => false);
+  if (!visible) {
+    if (!VIEW_IDS[title]) throw new Error(`no visible view pane "${title}"`);
+    await showView(page, title);
+    await header.waitFor({ state: "visible", timeout: 20_000 });
+  }
   if ((await header.getAttribute("aria-expanded")) === "false") await header.click();
   return page.locator(".pane", { has: header }).first();
+}
+
+/**
+ * Open a row's context menu and choose `itemText`, retried: a context menu closes when the tree
+ * re-renders under it (a refresh, a hover), which a test cannot schedule around.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} row
+ * @param {string} itemText
+ * @param {{beforeClick?: () => Promise<void>}} [opts] e.g. a screenshot of the open menu
+ */
+export async function chooseFromContextMenu(page, row, itemText, opts = {}) {
+  const item = page.locator(".context-view .action-item", { hasText: itemText }).first();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await row.click({ button: "right" });
+      await item.waitFor({ state: "visible", timeout: 5_000 });
+      await item.hover();
+      await page.waitForTimeout(200);
+      await opts.beforeClick?.();
+      await item.click({ timeout: 3_000 });
+      // a click during the menu's opening can get lost: the highlighted item takes Enter
+      if (await item.isVisible().catch(() => false)) await page.keyboard.press("Enter");
+      return;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await page.keyboard.press("Escape");
+      await page.mouse.move(5, 5);
+      await page.waitForTimeout(500);
+    }
+  }
 }
 
 /** The visible rows of the tree in a view pane, by pane title. */

@@ -248,7 +248,7 @@ describe("e2e live bridge", () => {
       await pi.prompt(`step ${i} of the parser refactoring\n${"Context line for the task. ".repeat(40)}`);
     const stats = (await pi.command({ type: "get_session_stats" })).data.contextUsage;
     const item = statusBarItem(page, GAUGE);
-    const expected = `π ${Math.round(stats.percent)}% · ${(stats.tokens / 1000).toFixed(1)}k/16k · live`;
+    const expected = `π ${stats.percent.toFixed(1)}% · ${(stats.tokens / 1000).toFixed(1)}k/16k · live`;
     await waitUntil(async () => (await item.innerText()).includes(expected), 30_000, `the gauge text ${expected}`);
     await page
       .locator("#workbench\\.parts\\.statusbar")

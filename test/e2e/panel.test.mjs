@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closeSharedHost, openWorkbench, repoRoot, runCommand, waitUntil, webviewFrame } from "./harness.mjs";
+import { closeSharedHost, openWorkbench, repoRoot, runCommand, showView, waitUntil, webviewFrame } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
 // Our own folder (the e2e runner empties test-results/e2e/ whenever any e2e run starts).
@@ -178,6 +178,10 @@ describe("e2e context panel", () => {
       /\bitalic\b/,
       "opened as a preview tab",
     );
+    // like a click in the Explorer: a preview tab in the panel's group, no second editor group
+    assert.equal(await page.locator(".editor-group-container").count(), 1, "no editor group beside the panel");
+    await screenshot(page, "panel-dark-file-opened");
+    await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().click();
     // the panel marks it as open in a tab
     await alpha.locator('[data-flag="open"]').waitFor({ state: "visible", timeout: 10_000 });
     // keyboard: ↓ then Enter opens the next file pinned
@@ -185,11 +189,42 @@ describe("e2e context panel", () => {
     await page.keyboard.press("ArrowDown");
     await page.keyboard.press("Enter");
     await waitUntil(
-      async () => (await page.locator(".tabs-container .tab").count()) >= 2,
+      async () => (await page.locator(".tabs-container .tab").count()) >= 3,
       10_000,
-      "a second editor tab",
+      "a second file tab (pinned) next to the preview",
     );
-    await screenshot(page, "panel-dark-file-opened");
+    await page.waitForTimeout(300);
+    await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().click();
+    await alpha.waitFor({ state: "visible", timeout: 10_000 });
+  });
+
+  it("clicking a missing tracked file says so, with Reveal Folder and Copy Path; the badges line up", async () => {
+    const { page } = wb;
+    const missing = frame.locator(`.file[data-path="${path.join(fx.workspace, "docs", "eta-6.md")}"]`);
+    await missing.locator('[data-flag="missing"]').waitFor({ state: "visible", timeout: 10_000 });
+    // every missing badge at the same x (the origin column has one width)
+    const xs = await frame
+      .locator('[data-flag="missing"]')
+      .evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().right)));
+    assert.ok(xs.length >= 2, `several missing files (${xs.length})`);
+    assert.equal(new Set(xs).size, 1, `missing badges aligned: ${xs.join(", ")}`);
+    await missing.scrollIntoViewIfNeeded();
+    await screenshot(page, "panel-dark-files-missing");
+    await missing.click();
+    await frame
+      .locator(".notice", { hasText: "does not exist on disk" })
+      .waitFor({ state: "visible", timeout: 10_000 });
+    // the notification stays (the notification center: toasts are off under the smoke-test driver)
+    await runCommand(page, "Notifications: Show Notifications", { commandId: "notifications.showList" });
+    const center = page.locator(".notifications-center");
+    const row = center.locator(".notification-list-item", { hasText: "eta-6.md does not exist on disk" }).first();
+    await row.waitFor({ state: "visible", timeout: 10_000 });
+    const text = await row.innerText();
+    assert.match(text, /Reveal Folder/);
+    assert.match(text, /Copy Path/);
+    await screenshot(page, "panel-dark-missing-file-notification");
+    await row.locator(".monaco-button", { hasText: "Copy Path" }).click();
+    await page.keyboard.press("Escape");
   });
 
   it("shows the summary diff with disappeared lines and opens it in the diff editor", async () => {
@@ -262,7 +297,7 @@ describe("e2e context panel", () => {
   it("the same UI as a view in the Pi container (both themes)", async () => {
     const { page } = wb;
     await runCommand(page, "View: Close All Editors");
-    await page.locator('.activitybar [aria-label^="pi Context"]').first().click();
+    await showView(page, "Context");
     const view = webviewFrame(page, { title: "Context" });
     await view.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(300);

@@ -9,6 +9,7 @@
 // private agent dir (tree.agent's settings/models + the session).
 import assert from "node:assert/strict";
 import {
+  appendFileSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
@@ -28,7 +29,9 @@ import {
   repoRoot,
   resultsDir,
   runCommand,
+  chooseFromContextMenu,
   screenshot,
+  showView,
   treeRows,
   viewPane,
   waitUntil,
@@ -121,6 +124,54 @@ function longSession(pairs) {
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
 
+/**
+ * A large branched session: a main chain of `pairs` user/assistant pairs, a side branch of 40 pairs
+ * off pair 20 (written right after it), and the leaf at the end of the (deepest) main chain.
+ */
+function largeBranchedSession(pairs) {
+  const ts = "2026-11-30T09:00:00.000Z";
+  const lines = [{ type: "session", version: 3, id: "large-e2e", timestamp: ts, cwd: "/w" }];
+  const pair = (i, parent, tag) => {
+    const u = `${tag}u${String(i).padStart(6, "0")}`;
+    const a = `${tag}a${String(i).padStart(6, "0")}`;
+    const last = tag === "m" && i === pairs;
+    lines.push({
+      type: "message",
+      id: u,
+      parentId: parent,
+      timestamp: ts,
+      message: { role: "user", content: `${tag} step ${i}`, timestamp: 0 },
+    });
+    lines.push({
+      type: "message",
+      id: a,
+      parentId: u,
+      timestamp: ts,
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: last ? "The large session ends here." : `${tag} step ${i} done.` }],
+        provider: "scripted",
+        model: "scripted-small",
+        stopReason: "stop",
+        usage: { input: 100 + i, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 105 + i },
+        timestamp: 0,
+      },
+    });
+    return a;
+  };
+  let parent = null;
+  for (let i = 1; i <= pairs; i++) {
+    parent = pair(i, parent, "m");
+    if (i === 20) {
+      // the side branch comes right after its fork, so everything later extends the main chain
+      let side = parent;
+      for (let j = 1; j <= 40; j++) side = pair(j, side, "s");
+    }
+  }
+  // the side branch's last line is not the file's last line: pi resumes at the main chain's end
+  return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+}
+
 async function rowTexts(page) {
   const rows = await treeRows(page, "Pi Session");
   return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
@@ -206,11 +257,9 @@ describe("e2e session tree view", () => {
   it("Switch to Here… from the context menu (No summary) moves the leaf; the view follows", async () => {
     const { page } = wb;
     const target = (await treeRows(page, "Pi Session")).filter({ hasText: "gamma edited on branch A." }).first();
-    await target.click({ button: "right" });
-    const item = page.locator(".context-view .action-item", { hasText: "Switch to Here…" }).first();
-    await item.waitFor({ state: "visible", timeout: 10_000 });
-    await screenshot(page, "session-tree-context-menu");
-    await item.click();
+    await chooseFromContextMenu(page, target, "Switch to Here…", {
+      beforeClick: async () => void (await screenshot(page, "session-tree-context-menu")),
+    });
     // pi's "Summarize branch?" quick pick
     const pick = page.locator(".quick-input-widget");
     await pick.waitFor({ state: "visible", timeout: 10_000 });
@@ -241,14 +290,7 @@ describe("e2e session tree view", () => {
     const { page } = wb;
     const before = readFileSync(fx.sessionFile);
     const target = (await treeRows(page, "Pi Session")).filter({ hasText: "alpha read." }).first();
-    await target.click({ button: "right" });
-    const item = page.locator(".context-view .action-item", { hasText: "Switch to Here with Summary…" }).first();
-    await item.waitFor({ state: "visible", timeout: 10_000 });
-    await item.hover();
-    await page.waitForTimeout(200);
-    await item.click();
-    // a click during the menu's opening can get lost: the highlighted item takes Enter
-    if (await item.isVisible().catch(() => false)) await page.keyboard.press("Enter");
+    await chooseFromContextMenu(page, target, "Switch to Here with Summary…");
     const pick = page.locator(".quick-input-widget");
     await waitUntil(
       async () => (await pick.innerText().catch(() => "")).includes("with a branch summary?"),
@@ -310,7 +352,7 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
 
   it("the view opens at the leaf of a long session (no reveal command), with the session name as written", async () => {
     const { page } = wb;
-    await page.locator('.activitybar [aria-label*="pi Context" i]').first().click();
+    await showView(page, "Pi Session");
     const pane = await viewPane(page, "Pi Session");
     await waitUntil(
       async () => (await rowTexts(page)).some((t) => /All tasks are complete\..*● leaf/.test(t)),
@@ -372,5 +414,53 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
     const log = await outputPanelText(page);
     assert.match(log, /following session/);
     assert.doesNotMatch(log, /Data tree node not found|TreeError|could not reveal/);
+  });
+
+  it("a large branched session becomes the latest: the view follows it and shows its leaf (no Reveal Leaf)", async () => {
+    const { page } = wb;
+    await page.keyboard.press("Escape");
+    await showView(page, "Pi Session");
+    addSession(fx.agentDir, fx.workspace, largeBranchedSession(6000), "2026-11-30T09-00-00-000Z_large.jsonl", 0);
+    await waitUntil(
+      async () => (await rowTexts(page)).some((t) => /The large session ends here\..*● leaf/.test(t)),
+      30_000,
+      "the large session's leaf row in view",
+    ).catch(async (e) => {
+      await screenshot(page, "session-tree-large-switch-failure");
+      throw e;
+    });
+    await screenshot(page, "session-tree-large-switch");
+    // a large file that is still being written when the view first reads it (a copy, a fork being
+    // written): the view follows its leaf as the rest arrives, not the middle it first saw
+    const text = largeBranchedSession(5000);
+    const lines = text.trimEnd().split("\n");
+    const half = lines.slice(0, 4000).join("\n") + "\n";
+    const file = addSession(fx.agentDir, fx.workspace, half, "2026-11-30T09-30-00-000Z_growing.jsonl", 0);
+    await waitUntil(
+      async () => (await rowTexts(page)).some((t) => /m step (19|20)\d\d\b.*● leaf/.test(t)),
+      30_000,
+      "the growing session's first leaf",
+    );
+    appendFileSync(file, lines.slice(4000).join("\n") + "\n");
+    await waitUntil(
+      async () => (await rowTexts(page)).some((t) => /The large session ends here\..*● leaf/.test(t)),
+      30_000,
+      "the grown session's leaf row in view",
+    );
+    await screenshot(page, "session-tree-large-grown");
+    // the same while the view is hidden (the Explorer in the side bar): shown at the leaf when opened
+    await runCommand(page, "View: Show Explorer", { commandId: "workbench.view.explorer" });
+    await page.waitForTimeout(500);
+    addSession(fx.agentDir, fx.workspace, largeBranchedSession(3000), "2026-11-30T10-00-00-000Z_large2.jsonl", 0);
+    await page.waitForTimeout(3000);
+    await showView(page, "Pi Session");
+    await waitUntil(
+      async () =>
+        (await rowTexts(page)).some((t) => /The large session ends here\..*● leaf/.test(t)) &&
+        (await rowTexts(page)).some((t) => /m step 2999 done/.test(t)),
+      30_000,
+      "the second large session's leaf row in view",
+    );
+    await screenshot(page, "session-tree-large-switch-hidden");
   });
 });

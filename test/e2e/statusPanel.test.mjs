@@ -251,7 +251,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
 
   it("the tooltip lists every problem of the session (torn final line included), precise numbers", async () => {
     const { page } = wb;
-    await waitUntil(async () => (await gaugeText(page)).includes("π 66% · 10.5k/16k"), 30_000, "the gauge text");
+    await waitUntil(async () => (await gaugeText(page)).includes("π 65.6% · 10.5k/16k"), 30_000, "the gauge text");
     await gauge(page).first().hover();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "Problems" }).first();
     await hover.waitFor({ state: "visible", timeout: 10_000 });
@@ -522,24 +522,28 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       const buttons = (await pf.locator(".empty vscode-button").allInnerTexts()).map((t) => t.trim());
       assert.deepEqual(buttons, ["Open Folder…", "Select Session…"]);
       const panelMessage = await msg.innerText();
-      // the tree says the same
+      // the tree says the same, as its welcome content (package.json viewsWelcome) with command links
       await showContainer(page);
-      const treeMessage = page
+      const welcome = page
         .locator(".pane", { has: page.locator(".pane-header", { hasText: "Pi Session" }) })
-        .locator(".message");
+        .locator(".welcome-view-content");
+      const norm = (t) => t.replace(/\s+/g, " ").trim();
       await waitUntil(
         async () =>
-          (
-            await treeMessage
+          norm(
+            await welcome
+              .locator("p")
               .first()
               .innerText()
-              .catch(() => "")
-          )
-            .replace(/\s+/g, " ")
-            .trim() === panelMessage.replace(/\s+/g, " ").trim(),
+              .catch(() => ""),
+          ) === norm(panelMessage),
         20_000,
-        "the tree's message = the panel's",
+        "the tree's welcome text = the panel's message",
       );
+      const welcomeButtons = (await welcome.locator(".monaco-button").allInnerTexts()).map((t) => t.trim());
+      for (const b of ["Open Folder…", "Select Session…", "Get Started"])
+        assert.ok(welcomeButtons.includes(b), `${b} in ${JSON.stringify(welcomeButtons)}`);
+      assert.equal(await welcome.locator(".monaco-button").first().innerText(), "Open Folder…");
       // the sidebar view says the same
       const vf = await webviewFrameByTitle(page, "Context", 30_000);
       await waitUntil(

@@ -49,7 +49,7 @@ describe("e2e status bar gauge", () => {
   it("shows the gauge with pi's numbers and a Markdown tooltip", async () => {
     const { page } = wb;
     const item = statusBarItem(page, GAUGE);
-    await waitUntil(async () => (await item.innerText()).includes("π 26% · 4.2k/16k"), 30_000, "the gauge text");
+    await waitUntil(async () => (await item.innerText()).includes("π 26.4% · 4.2k/16k"), 30_000, "the gauge text");
     const label = await item.locator("a, .statusbar-item-label").first().getAttribute("aria-label");
     assert.match(label ?? "", /^pi Context 26 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
     await screenshot(page, "statusbar-workbench");
@@ -127,7 +127,7 @@ describe("e2e status bar gauge", () => {
     const t0 = Date.now();
     appendFileSync(sessionFile, JSON.stringify(entry) + "\n");
     await page.waitForFunction(
-      (id) => document.getElementById(id)?.textContent?.includes("π 69% · 11.0k/16k"),
+      (id) => document.getElementById(id)?.textContent?.includes("π 68.8% · 11.0k/16k"),
       "pi-context.pi-context.piContext.gauge",
       { polling: 10, timeout: 10_000 },
     );

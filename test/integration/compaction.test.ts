@@ -11,7 +11,7 @@ import * as vscode from "vscode";
 import { after, before, beforeEach, describe, it } from "mocha";
 import type { CompactCommandOutcome } from "../../src/services";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
-import { repoRoot, waitFor } from "./env";
+import { EXTENSION_ID, repoRoot, waitFor } from "./env";
 import { fixture, installSession, makeAgentDir, piApi, setSetting } from "./sessionHelpers";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-it-compact-"));
@@ -89,7 +89,8 @@ describe("compaction command", function () {
   });
 
   it("is in the command palette with its title, and registers the key commands", async () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+    // the manifest as VS Code loaded it: the %key% strings resolved from package.nls.json
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.compact");
     assert.strictEqual(cmd.title, "Compact Session…");
     assert.strictEqual(cmd.category, "Pi");

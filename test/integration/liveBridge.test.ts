@@ -147,7 +147,7 @@ describe("live bridge with a real pi", function () {
       "pi's numbers",
     );
     const text = api.statusBar.snapshot().text;
-    assert.strictEqual(text, `π ${Math.round(usage.percent)}% · ${(usage.tokens / 1000).toFixed(1)}k/16k · live`);
+    assert.strictEqual(text, `π ${usage.percent.toFixed(1)}% · ${(usage.tokens / 1000).toFixed(1)}k/16k · live`);
     assert.match(snapshot.tooltip, new RegExp(`\\*\\*live\\*\\* from pi 1\\\\\\.6\\\\\\.0 \\(pid ${pi.pid}\\)`));
     assert.match(snapshot.tooltip, /\| Window \| 16,000 — the running pi/);
     assert.match(snapshot.accessibilityLabel ?? "", /^live from the running pi/);

@@ -190,14 +190,32 @@ describe("panel", function () {
       false,
     );
 
+    // only the panel's group: a plain click opens a preview tab there, like the Explorer (never a new group)
+    const panelColumn = controller.panel!.viewColumn;
+    assert.strictEqual(vscode.window.tabGroups.all.length, 1, "one editor group to start with");
     await controller.receive({ type: "openFile", path: alpha.absolutePath, preview: true });
     const t1 = (await waitFor(() => textTab(alpha.absolutePath), 10000, "src/alpha.ts tab"))!;
     assert.strictEqual(t1.isPreview, true);
-    await controller.receive({ type: "openFile", path: notes.absolutePath, preview: false });
+    assert.strictEqual(t1.group.viewColumn, panelColumn, "in the panel's own group");
+    assert.strictEqual(vscode.window.tabGroups.all.length, 1, "no new group");
+    controller.panel!.reveal(panelColumn, true);
+    await waitFor(() => controller.panel!.visible || undefined, 10000, "the panel visible again");
+    // Ctrl/Cmd+click = to the side: a group beside the panel, pinned
+    await controller.receive({ type: "openFile", path: notes.absolutePath, preview: false, toSide: true });
     const t2 = (await waitFor(() => textTab(notes.absolutePath), 10000, "notes.txt tab"))!;
     assert.strictEqual(t2.isPreview, false);
-    // the panel is not covered: the file opened in another group
-    assert.notStrictEqual(t2.group.viewColumn, controller.panel!.viewColumn);
+    assert.notStrictEqual(t2.group.viewColumn, panelColumn, "beside the panel");
+    // now that there is another group, a plain click goes there and leaves the panel uncovered
+    await controller.receive({ type: "openFile", path: alpha.absolutePath, preview: true });
+    await waitFor(
+      () =>
+        t2.group.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === alpha.absolutePath)
+          ? true
+          : undefined,
+      10000,
+      "src/alpha.ts in the other group",
+    );
+    assert.ok(controller.panel!.visible, "the panel is not covered");
     await controller.update();
     assert.strictEqual(controller.state!.files!.readFiles.find((f) => f.path === "notes.txt")!.openInTab, true);
   });

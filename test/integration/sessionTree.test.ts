@@ -14,7 +14,7 @@ import type { TreeElement } from "../../src/core/treeModel/elements";
 import type { SwitchCommandOutcome } from "../../src/services";
 import type { OpenPrompt } from "../../src/ui/prompter";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
-import { repoRoot, waitFor } from "./env";
+import { EXTENSION_ID, repoRoot, waitFor } from "./env";
 import {
   fixture,
   installSession,
@@ -153,7 +153,8 @@ describe("session tree view", function () {
   });
 
   it("is contributed to the Pi Context container with its commands and menus", async () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+    // the manifest as VS Code loaded it: the %key% strings resolved from package.nls.json
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const view = pkg.contributes.views["pi-context"].find((v: { id: string }) => v.id === "piContext.sessionTree");
     assert.strictEqual(view.name, "Pi Session");
     assert.ok(fs.existsSync(path.join(repoRoot, view.icon)));

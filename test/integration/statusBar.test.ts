@@ -87,28 +87,28 @@ describe("status bar (statusBar)", () => {
   const cases: { name: string; text: string; model: string; window: string; reserve: string }[] = [
     {
       name: "long",
-      text: "π 26% · 4.2k/16k",
+      text: "π 26.4% · 4.2k/16k",
       model: "scripted/scripted-small",
       window: "16,000 — models.json: providers.scripted, model scripted-small",
       reserve: "4,000 — global settings",
     },
     {
       name: "tree",
-      text: "π 2% · 4.0k/200k",
+      text: "π 2.0% · 4.0k/200k",
       model: "scripted/scripted-big",
       window: "200,000 — models.json: providers.scripted, model scripted-big",
       reserve: "16,384 — pi's default",
     },
     {
       name: "split",
-      text: "π 34% · 5.4k/16k",
+      text: "π 33.6% · 5.4k/16k",
       model: "scripted/scripted-small",
       window: "16,000 — models.json: providers.scripted, model scripted-small",
       reserve: "4,000 — global settings",
     },
     {
       name: "overflow",
-      text: "π 33% · 5.2k/16k",
+      text: "π 32.7% · 5.2k/16k",
       model: "scripted/scripted-small",
       window: "16,000 — models.json: providers.scripted, model scripted-small",
       reserve: "2,000 — global settings",
@@ -151,7 +151,10 @@ describe("status bar (statusBar)", () => {
       if (expected.sessionName) assert.ok(tip.includes(escapeMarkdown(expected.sessionName)), "session name");
       assert.match(
         g.ariaLabel,
-        new RegExp(`^pi Context \\d+ percent, ${expected.contextTokens.toLocaleString("en-US")} of `),
+        // one decimal, like pi's footer
+        new RegExp(
+          `^pi Context ${expected.percent!.toFixed(1)} percent, ${expected.contextTokens.toLocaleString("en-US")} of `,
+        ),
       );
       // Updated = when the file was last written (its mtime), in the one date-time format
       assert.ok(
@@ -201,8 +204,8 @@ describe("status bar (statusBar)", () => {
     const s = smallSession(100000, "live gauge");
     fs.writeFileSync(file, s.text);
     await useAgentDir(api, dir);
-    await whenGauge(api, (g) => g.text === "π 50% · 100k/200k" && g.level === "normal", 5000, "50%");
-    assert.strictEqual(api.statusBar.snapshot().text, "π 50% · 100k/200k");
+    await whenGauge(api, (g) => g.text === "π 50.0% · 100k/200k" && g.level === "normal", 5000, "50.0%");
+    assert.strictEqual(api.statusBar.snapshot().text, "π 50.0% · 100k/200k");
     const notified = api.statusBar.snapshot().notifications.length;
     let parent = s.leafId;
     const step = async (tokens: number): Promise<GaugeSnapshot> => {
@@ -285,7 +288,7 @@ describe("status bar (statusBar)", () => {
     fs.mkdirSync(own, { recursive: true });
     fs.writeFileSync(path.join(own, "s.jsonl"), smallSession(50000, "invalid settings").text);
     await useAgentDir(api, dir);
-    const g = await whenGauge(api, (s) => s.text.startsWith("$(warning) π 25% · 50.0k/200k"), 5000, "warning gauge");
+    const g = await whenGauge(api, (s) => s.text.startsWith("$(warning) π 25.0% · 50.0k/200k"), 5000, "warning gauge");
     assert.ok(g.tooltip.includes("**Problems** (2; listed in the panel and the log):"), g.tooltip);
     assert.ok(g.tooltip.includes("**Invalid pi setting**"), g.tooltip);
     assert.ok(
@@ -306,7 +309,7 @@ describe("status bar (statusBar)", () => {
     // a settings file that does not parse
     fs.writeFileSync(settingsFile, "{ not json");
     const g2 = await whenGauge(api, (s) => s.tooltip.includes("Failed to parse"), 4000, "parse error");
-    assert.ok(g2.text.startsWith("$(warning) π 25% · 50.0k/200k"), g2.text);
+    assert.ok(g2.text.startsWith("$(warning) π 25.0% · 50.0k/200k"), g2.text);
     assert.ok(g2.tooltip.includes(escapeMarkdown(settingsFile)), g2.tooltip);
   });
 
@@ -365,9 +368,9 @@ describe("status bar (statusBar)", () => {
     await useAgentDir(api, dir);
     await whenSession(api, (s) => s?.file === file);
     await api.services.sessions.pin(file);
-    const g = await whenGauge(api, (s) => s.text === "$(pinned) π 10% · 20.0k/200k", 3000, "pinned");
+    const g = await whenGauge(api, (s) => s.text === "$(pinned) π 10.0% · 20.0k/200k", 3000, "pinned");
     assert.ok(g.tooltip.includes("(pinned)"));
     await vscode.commands.executeCommand("piContext.followLatest");
-    await whenGauge(api, (s) => s.text === "π 10% · 20.0k/200k", 3000, "unpinned");
+    await whenGauge(api, (s) => s.text === "π 10.0% · 20.0k/200k", 3000, "unpinned");
   });
 });

@@ -58,6 +58,8 @@ export interface ScriptedServer {
   requests: RecordedRequest[];
   /** Requests whose client went away before the answer was complete (cancellations). */
   disconnects: number;
+  /** The most chat-completion requests open at the same time (since start or `reset`). */
+  maxInFlight: number;
   /** Queue answers (consumed in order; when empty, `fallback` answers). */
   script(...answers: ScriptedAnswer[]): void;
   /** Forget queued answers and recorded requests. */
@@ -96,7 +98,7 @@ export async function startScriptedServer(
   const requests: RecordedRequest[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
   const sockets = new Set<import("node:net").Socket>();
-  const state = { disconnects: 0 };
+  const state = { disconnects: 0, inFlight: 0, maxInFlight: 0 };
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -119,7 +121,10 @@ export async function startScriptedServer(
     }
     const answer = queue.shift() ?? api.fallback;
     let finished = false;
+    state.inFlight++;
+    state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
     res.on("close", () => {
+      state.inFlight--;
       if (!finished) state.disconnects++;
     });
     if (answer.destroy) {
@@ -220,10 +225,14 @@ export async function startScriptedServer(
     get disconnects() {
       return state.disconnects;
     },
+    get maxInFlight() {
+      return state.maxInFlight;
+    },
     script: (...answers) => queue.push(...answers),
     reset: () => {
       queue.length = 0;
       requests.length = 0;
+      state.maxInFlight = state.inFlight;
     },
     fallback,
     waitForRequests: (n, timeoutMs = 10000) =>

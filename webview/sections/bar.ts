@@ -5,7 +5,7 @@
  */
 
 import type { CategoryId, CategoryModel, GaugeModel } from "../../src/shared/protocol";
-import { formatCount, formatWindowTokens } from "../../src/shared/format";
+import { formatCount, formatWindowTokens, tokensText } from "../../src/shared/format";
 import { placeAxisLabels, type AxisLabel } from "../../src/shared/axis";
 import { h } from "../dom";
 
@@ -37,7 +37,7 @@ export function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLEleme
       if (c.tokens <= 0 || c.id === "free") continue;
       const seg = h("div", {
         class: `seg ${CATEGORY_CLASS[c.id]}`,
-        title: `${c.label}: ${formatCount(c.tokens)} tokens`,
+        title: `${c.label}: ${tokensText(c.tokens)}`,
       });
       seg.style.width = `${(c.tokens / total) * 100}%`;
       track.appendChild(seg);

@@ -6,7 +6,7 @@
  */
 
 import type { GaugeModel, UsageModel } from "../../src/shared/protocol";
-import { AUTO_COMPACTS_WHEN, formatCount } from "../../src/shared/format";
+import { AUTO_COMPACTS_WHEN, formatCount, tokensText } from "../../src/shared/format";
 import { append, h, icon } from "../dom";
 import { short } from "../format";
 import type { View } from "../view";
@@ -97,7 +97,7 @@ function renderUntil(g: GaugeModel, forecast: UsageModel["forecast"] | undefined
       until.append(
         icon("arrow-right", { size: "14" }),
         " ",
-        h("strong", { "data-value": String(g.tokensUntilCompaction) }, `${short(g.tokensUntilCompaction)} tokens`),
+        h("strong", { "data-value": String(g.tokensUntilCompaction) }, tokensText(g.tokensUntilCompaction, short)),
         ` until auto-compaction (at ${formatCount(g.threshold)})`,
       );
       if (forecast)
@@ -122,7 +122,7 @@ function renderUntil(g: GaugeModel, forecast: UsageModel["forecast"] | undefined
         h(
           "strong",
           { "data-value": String(g.tokensUntilCompaction) },
-          `${short(-g.tokensUntilCompaction)} tokens over`,
+          `${tokensText(-g.tokensUntilCompaction, short)} over`,
         ),
         ` the auto-compaction threshold (${formatCount(g.threshold)}): ${AUTO_COMPACTS_WHEN}.`,
       );

@@ -175,13 +175,9 @@ function renderFileRow(view: View, f: TrackedFileModel, first: boolean): HTMLEle
     rowButton("copy", "Copy path", "Copy path", "copy-path", () => send({ type: "copyPath", path: f.absolutePath })),
   );
   row.appendChild(actions);
-  const open = (preview: boolean, toSide = false) => {
-    if (missing) {
-      view.notice("warning", `${f.path} does not exist on disk.`);
-      return;
-    }
+  // a missing file too: the host says so where it stays visible and offers the folder and the path
+  const open = (preview: boolean, toSide = false) =>
     send({ type: "openFile", path: f.absolutePath, preview, ...(toSide ? { toSide } : {}) });
-  };
   row.addEventListener("click", (ev) => {
     select(row);
     if ((ev as MouseEvent).detail <= 1) open(true, (ev as MouseEvent).ctrlKey || (ev as MouseEvent).metaKey);

@@ -30,23 +30,28 @@ import {
   type NothingToCompact,
 } from "../rules/compaction";
 import { buildProjection } from "../rules/context";
-import { fitRequest, type FittedRequest } from "./fit";
+import { measureRequest, tooLargeError, type FitShortfall, type FittedRequest } from "./fit";
+import { planFitAdvice } from "./fitAdvice";
 import { formatFileOperations } from "../rules/files";
 import { previewOf, type CompactionPreview } from "../rules/inspect";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { checkLiveSession, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { buildHistoryRequest, buildTurnPrefixRequest, mergeSplitTurn, NO_PRIOR_HISTORY } from "./prompts";
 import { compactionMessages, convertToLlm, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
+import { summaryTokenRange, type TokenRange } from "./summarySize";
+import { watchSession, type ChangeStage } from "./watch";
 import { compactionSettingsOf, type ProjectSettingsMode } from "../rules/settings";
 import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
 import { currentSystemMessage, estimateProjectedContextTokens } from "../rules/tokens";
 import type { CompactionEntry, Usage } from "../types";
-import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
+import { replanAfterChange, withReplanning, type Replan } from "./replan";
 import {
   appendEntries,
   assertWritable,
+  expectationHolds,
   expectationOf,
   newEntryId,
+  SessionChangedError,
   writeBlocker,
   type AppendExpectation,
 } from "./write";
@@ -97,9 +102,13 @@ export interface CompactionPlan {
   turnPrefixRequest?: SummaryRequest;
   /** pi's file-list blocks appended to the summary (`formatFileOperations`). */
   fileListsText: string;
-  /** A guess of the new summary's size in tokens (previous summary's size, else 1,000, + the file lists). */
+  /** The new summary's size in tokens as a range (see {@link summaryTokenRange}), file lists included. */
+  estimatedSummaryRange: TokenRange;
+  /** The upper end of {@link estimatedSummaryRange} (tokens). */
   estimatedSummaryTokens: number;
-  /** `preview.tokensAfterWithoutSummary + estimatedSummaryTokens`. */
+  /** `preview.tokensAfterWithoutSummary` + {@link estimatedSummaryRange}. */
+  estimatedTokensAfterRange: TokenRange;
+  /** The upper end of {@link estimatedTokensAfterRange}. */
   estimatedTokensAfter: number;
   /** The live-session check at plan time (the flow refuses to summarise when live). */
   live: LiveCheck;
@@ -133,7 +142,9 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     preview: previewOf(prepared),
     expectation,
     fileListsText: formatFileOperations(prepared.readFiles, prepared.modifiedFiles),
+    estimatedSummaryRange: { low: 0, high: 0 },
     estimatedSummaryTokens: 0,
+    estimatedTokensAfterRange: { low: 0, high: 0 },
     estimatedTokensAfter: 0,
     live: await checkLiveSession(file, {
       guardSeconds: options.guardSeconds,
@@ -163,26 +174,40 @@ function attachRequests(plan: CompactionPlan, custom: string | undefined): void 
   delete plan.turnPrefixRequest;
   if (custom) plan.customInstructions = custom;
   const split = prepared.isSplitTurn && prepared.turnPrefixMessages.length > 0;
+  let conversationChars = 0;
   if (!split || prepared.messagesToSummarize.length > 0) {
+    const conversation = text(prepared.messagesToSummarize);
+    conversationChars += conversation.length;
     plan.historyRequest = buildHistoryRequest({
-      conversation: text(prepared.messagesToSummarize),
+      conversation,
       ...(prepared.previousSummary ? { previousSummary: prepared.previousSummary } : {}),
       ...(custom ? { customInstructions: custom } : {}),
       maxOutputTokens: options.maxOutputTokens,
     });
   }
   if (split) {
+    const conversation = text(prepared.turnPrefixMessages);
+    conversationChars += conversation.length;
     plan.turnPrefixRequest = buildTurnPrefixRequest({
-      conversation: text(prepared.turnPrefixMessages),
+      conversation,
       ...(custom ? { customInstructions: custom } : {}),
       maxOutputTokens: options.maxOutputTokens,
     });
   }
-  const previousBody = prepared.previousSummary?.split("\n\n<read-files>")[0]?.split("\n\n<modified-files>")[0];
-  const guess = (previousBody ? Math.ceil((previousBody.length / 4) * 1.1) : 1000) + (split ? 400 : 0);
-  plan.estimatedSummaryTokens =
-    Math.min(guess, options.maxOutputTokens * (split ? 2 : 1)) + Math.ceil(plan.fileListsText.length / 4);
-  plan.estimatedTokensAfter = plan.preview.tokensAfterWithoutSummary + plan.estimatedSummaryTokens;
+  // what the summariser reads (tool results cut, images gone), not pi's estimate of the messages
+  const range = summaryTokenRange({
+    summarizedTokens: Math.ceil(conversationChars / 4),
+    previousSummary: prepared.previousSummary,
+    parts: split ? (prepared.messagesToSummarize.length > 0 ? 2 : 1) : 1,
+    reusesPreviousSummary: split && prepared.messagesToSummarize.length === 0,
+    maxOutputTokens: options.maxOutputTokens,
+    fileListsText: plan.fileListsText,
+  });
+  plan.estimatedSummaryRange = range;
+  plan.estimatedSummaryTokens = range.high;
+  const base = plan.preview.tokensAfterWithoutSummary;
+  plan.estimatedTokensAfterRange = { low: base + range.low, high: base + range.high };
+  plan.estimatedTokensAfter = base + range.high;
 }
 
 /**
@@ -208,11 +233,18 @@ export interface PlanFit {
   turnPrefix?: FittedRequest;
   /** Σ input tokens of all requests. */
   inputTokens: number;
+  /**
+   * Set when a request does not fit the summariser's window: the `too-large` error with the numbers
+   * and what to change (`fitAdvice.ts`). The preview is still shown; nothing can be sent.
+   */
+  problem?: SummarizerError;
 }
 
 /**
- * Count the plan's requests and fit them into the summariser's window (see `fit.ts`).
- * @throws {SummarizerError} `too-large` with a clear message when a request cannot fit.
+ * Count the plan's requests and fit them into the summariser's window (see `fit.ts`). A request
+ * that cannot fit does not throw here: the fit carries the `problem` (so a preview can show what
+ * would be summarised, with the advice), and {@link runCompactionFlow} refuses to send it.
+ * @throws {SummarizerError} `cancelled` when `signal` fires.
  */
 export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PlanFit> {
   const fit: PlanFit = { inputTokens: 0 };
@@ -222,13 +254,20 @@ export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, sign
     maxOutputTokens: Math.min(request.maxOutputTokens, summarizer.maxOutputTokens),
   });
   if (plan.historyRequest) {
-    fit.history = await fitRequest(summarizer, capped(plan.historyRequest), "compaction summary", signal);
+    fit.history = await measureRequest(summarizer, capped(plan.historyRequest), "compaction summary", signal);
     fit.inputTokens += fit.history.inputTokens;
   }
   if (plan.turnPrefixRequest) {
-    fit.turnPrefix = await fitRequest(summarizer, capped(plan.turnPrefixRequest), "split-turn prefix summary", signal);
+    fit.turnPrefix = await measureRequest(
+      summarizer,
+      capped(plan.turnPrefixRequest),
+      "split-turn prefix summary",
+      signal,
+    );
     fit.inputTokens += fit.turnPrefix.inputTokens;
   }
+  const shortfalls = [fit.history?.shortfall, fit.turnPrefix?.shortfall].filter((s): s is FitShortfall => !!s);
+  if (shortfalls.length > 0) fit.problem = tooLargeError(shortfalls, planFitAdvice(plan, summarizer, shortfalls, fit));
   return fit;
 }
 
@@ -335,7 +374,7 @@ export async function commitCompaction(
     ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}),
     ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}),
   });
-  if (live.live) throw new LiveSessionError(describeLive(live, "compact", plan.options.surface), live.reasons);
+  if (live.live) throw liveSessionError(live, "compact", plan.options.surface);
   const prep = plan.preparation;
   const system = currentSystemMessage(prep.projection);
   const entry = buildCompactionEntry({
@@ -406,6 +445,14 @@ export interface FlowCallbacks extends SummarizeCallbacks {
    * to use (they may add a signal of their own, e.g. a notification's Cancel button).
    */
   around?: <T>(task: (callbacks: SummarizeCallbacks) => Promise<T>) => Promise<T>;
+  /**
+   * The session file changed under the flow (someone appended): at `stage` `preview` nothing had
+   * been sent; at `summary` the running request was aborted (the server sees the connection close)
+   * before this is called; at `write` a finished summary was discarded. Nothing was written in each
+   * case; the flow prepares again (the next `confirm` gets `changed` true) unless this was the last
+   * attempt ({@link SessionChangedError} follows).
+   */
+  onSessionChanged?: (stage: ChangeStage, attempt: number) => void;
 }
 
 /** What {@link FlowCallbacks.reviewDraft} decides. */
@@ -445,14 +492,15 @@ export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
    * expectation still guards the append; re-plans use `options`.
    */
   plan?: CompactionPlan;
+  /** How often a running summary checks the file for changes (ms; default `CHANGE_POLL_MS`). */
+  changePollMs?: number;
 };
 
 /**
  * Plan → (live check) → fit → confirm → (summariser ready) → summarise → commit; when the file
  * changed between the preview and the write, re-plan and ask again (at most
- * {@link MAX_FLOW_ATTEMPTS} times).
- * Refuses a file it cannot write (read-only, immutable) before the preview and again right before
- * the first summariser request.
+ * {@link MAX_FLOW_ATTEMPTS} times). A change while the summary streams aborts it at once (`watch.ts`).
+ * Refuses a file it cannot write (read-only, immutable) before the preview and before the first request.
  * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError} (also
  *   for a file that cannot be written), {@link SummarizerError} (incl. cancel and `too-large`),
  *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
@@ -463,7 +511,7 @@ export async function runCompactionFlow(
   options: FlowOptions,
   callbacks: FlowCallbacks = {},
 ): Promise<FlowOutcome> {
-  const { plan: firstPlan, ...planOptions } = options;
+  const { plan: firstPlan, changePollMs, ...planOptions } = options;
   let current = summarizer;
   let ready = false;
   let authRetries = 0;
@@ -475,13 +523,14 @@ export async function runCompactionFlow(
             ...planOptions,
             maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens,
           });
-    if (plan.live.live)
-      throw new LiveSessionError(describeLive(plan.live, "compact", plan.options.surface), plan.live.reasons);
+    if (plan.live.live) throw liveSessionError(plan.live, "compact", plan.options.surface);
     assertWritable(plan.file); // no question and no summariser token for a file we cannot write
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
-    if (callbacks.confirm && !(await callbacks.confirm(plan, fit, attempt.changed)))
-      return { kind: "declined", plan, stage: "preview" };
+    const confirmed = !callbacks.confirm || (await callbacks.confirm(plan, fit, attempt.changed));
+    // a request that does not fit: the preview showed what would be summarised and why not; never sent
+    if (fit.problem) throw fit.problem;
+    if (!confirmed) return { kind: "declined", plan, stage: "preview" };
     if (!ready && callbacks.beforeSummarize) {
       const next = await callbacks.beforeSummarize(current, plan);
       if (!next) return { kind: "declined", plan, stage: "summarizer" };
@@ -489,25 +538,40 @@ export async function runCompactionFlow(
     }
     ready = true;
     // changed while the preview was shown: nothing spent yet, prepare again and ask again
-    const replan = replanIfChanged(plan.expectation, attempt);
-    if (replan) return replan;
+    if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     assertWritable(plan.file); // again: the preview may have been open for a while
     const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
-    return around(async (inner) => {
-      const summarize = async (p: CompactionPlan, f: PlanFit): Promise<CompactionDraft> => {
-        for (;;) {
-          try {
-            return await summarizePlan(p, current, f, inner);
-          } catch (error) {
-            if (!isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_AUTH_RETRIES) throw error;
-            authRetries++;
-            const next = await callbacks.onUnauthorized(error, current);
-            if (!next) throw error;
-            current = next;
+    return around(async (inner): Promise<FlowOutcome | Replan> => {
+      /** One summary of `p`, the file watched meanwhile: undefined when it changed (the request was aborted). */
+      const summarize = async (p: CompactionPlan, f: PlanFit): Promise<CompactionDraft | undefined> => {
+        const watch = watchSession(p.expectation, inner.signal, changePollMs);
+        try {
+          for (;;) {
+            try {
+              return await summarizePlan(p, current, f, {
+                ...inner,
+                signal: watch.signal,
+                // look once more before each request: a split turn's second request is not sent after a change
+                onPhase: (phase, index, count) => {
+                  watch.check();
+                  inner.onPhase?.(phase, index, count);
+                },
+              });
+            } catch (error) {
+              if (watch.changed) return undefined;
+              if (!isUnauthorized(error) || !callbacks.onUnauthorized || authRetries >= MAX_AUTH_RETRIES) throw error;
+              authRetries++;
+              const next = await callbacks.onUnauthorized(error, current);
+              if (!next) throw error;
+              current = next;
+            }
           }
+        } finally {
+          watch.dispose();
         }
       };
       let draft = await summarize(plan, fit);
+      if (!draft) return replanAfterChange("summary", attempt, callbacks.onSessionChanged);
       // the review of a finished summary: write it, drop it, or ask again with other instructions
       for (let retries = 0; callbacks.reviewDraft; retries++) {
         const review = await callbacks.reviewDraft(plan, draft);
@@ -515,13 +579,22 @@ export async function runCompactionFlow(
         if (review.action === "discard" || retries >= MAX_REVIEW_RETRIES)
           return { kind: "declined" as const, plan, stage: "review" as const };
         plan = withInstructions(plan, review.instructions);
-        draft = await summarize(plan, await fitPlan(plan, current, inner.signal));
+        const refit = await fitPlan(plan, current, inner.signal);
+        if (refit.problem) throw refit.problem; // the new instructions made the request too large: never sent
+        const again = await summarize(plan, refit);
+        if (!again) return replanAfterChange("summary", attempt, callbacks.onSessionChanged);
+        draft = again;
       }
       const reviewed = plan;
-      return writeOrReplan(attempt, async (): Promise<FlowOutcome> => {
-        const result = await commitCompaction(reviewed, draft);
-        return { kind: "compacted", result, plan: reviewed, draft, summarizer: current };
-      });
+      const written = draft;
+      try {
+        const result = await commitCompaction(reviewed, written);
+        return { kind: "compacted", result, plan: reviewed, draft: written, summarizer: current };
+      } catch (error) {
+        if (error instanceof SessionChangedError)
+          return replanAfterChange("write", attempt, callbacks.onSessionChanged);
+        throw error;
+      }
     });
   });
 }

@@ -51,7 +51,31 @@ export const FOREIGN_TOKENIZER_MARGIN = 0.05;
 /** Smallest output limit we still send; a summary needs room to be written. */
 export const MIN_SUMMARY_OUTPUT_TOKENS = 1024;
 
-/** The result of {@link fitRequest}. */
+/**
+ * Why a request does not fit the summariser's window (all numbers in tokens). A preview still shows
+ * the plan with it; nothing may be sent.
+ */
+export interface FitShortfall {
+  /** What the request is, for messages ("compaction summary", "split-turn prefix summary", "branch summary"). */
+  what: string;
+  /** The summariser's label (model and server). */
+  summarizer: string;
+  /** Input tokens as counted (system prompt + prompt + framing). */
+  inputTokens: number;
+  /** Safety margin for a foreign tokenizer (0 when the model's own counter counted). */
+  margin: number;
+  countedWith: "model" | "tiktoken";
+  /** The summariser's context window. */
+  window: number;
+  /** The smallest output limit we still send ({@link MIN_SUMMARY_OUTPUT_TOKENS}, or less when less was asked for). */
+  minimumOutput: number;
+  /** The window this request needs at the least: input + margin + minimum output. */
+  neededWindow: number;
+  /** How much too large the request is: `neededWindow − window` (> 0). */
+  excess: number;
+}
+
+/** The result of {@link fitRequest} / {@link measureRequest}. */
 export interface FittedRequest {
   request: SummaryRequest;
   /** Input tokens as counted (system prompt + prompt + framing). */
@@ -60,15 +84,20 @@ export interface FittedRequest {
   countedWith: "model" | "tiktoken";
   /** True when the output limit was lowered to fit the window. */
   outputReduced: boolean;
+  /** Set when the request does not fit at all: it must not be sent (see {@link tooLargeError}). */
+  shortfall?: FitShortfall;
 }
+
+const n = (v: number) => v.toLocaleString("en-US");
 
 /**
  * Count a request's input tokens (the summariser's own `countTokens` when it has one, else
- * js-tiktoken) and fit `maxOutputTokens` into `summarizer.contextWindow`.
- * @throws {SummarizerError} `too-large` when input + {@link MIN_SUMMARY_OUTPUT_TOKENS} exceed the
- *   window (with the numbers and what to do), `cancelled` when `signal` fires.
+ * js-tiktoken) and fit `maxOutputTokens` into `summarizer.contextWindow`: unchanged when it fits,
+ * lowered to what is left (down to {@link MIN_SUMMARY_OUTPUT_TOKENS}), else the request comes back
+ * with a {@link FitShortfall} (for a preview that shows what would be summarised anyway).
+ * @throws {SummarizerError} `cancelled` when `signal` fires.
  */
-export async function fitRequest(
+export async function measureRequest(
   summarizer: Summarizer,
   request: SummaryRequest,
   what: string,
@@ -92,12 +121,57 @@ export async function fitRequest(
   const available = window - inputTokens - margin;
   const wanted = request.maxOutputTokens;
   if (available >= wanted) return { request, inputTokens, countedWith, outputReduced: false };
-  const minimum = Math.min(wanted, MIN_SUMMARY_OUTPUT_TOKENS);
-  if (available >= minimum)
+  const minimumOutput = Math.min(wanted, MIN_SUMMARY_OUTPUT_TOKENS);
+  if (available >= minimumOutput)
     return { request: { ...request, maxOutputTokens: available }, inputTokens, countedWith, outputReduced: true };
-  const n = (v: number) => v.toLocaleString("en-US");
-  throw new SummarizerError(
-    "too-large",
-    `The ${what} request does not fit the summarizer model: it is about ${n(inputTokens)} tokens${margin ? ` (+${n(margin)} safety margin, counted with tiktoken)` : ""}, and ${summarizer.label} has a context window of ${n(window)} tokens, which leaves no room for a summary of at least ${n(minimum)} tokens. Choose a summarizer model with a larger context window (and give its real window: piContext.summarizer.openai.contextWindow in VS Code, --summarizer-window in the CLI), or compact earlier (lower keepRecentTokens or reserveTokens in pi's settings) so less is summarized at once. Nothing was sent or written.`,
-  );
+  const neededWindow = inputTokens + margin + minimumOutput;
+  const shortfall: FitShortfall = {
+    what,
+    summarizer: summarizer.label,
+    inputTokens,
+    margin,
+    countedWith,
+    window,
+    minimumOutput,
+    neededWindow,
+    excess: neededWindow - window,
+  };
+  return { request, inputTokens, countedWith, outputReduced: false, shortfall };
+}
+
+/**
+ * The numbers of a shortfall in one sentence (no advice, no final period): "The compaction summary
+ * request does not fit the summarizer: it is about 712,004 tokens (+35,601 safety margin, counted
+ * with tiktoken), and gpt-4o-mini at … has a context window of 128,000 tokens — with at least 1,024
+ * for the summary it is 620,629 tokens too large".
+ */
+export function shortfallText(s: FitShortfall): string {
+  return `The ${s.what} request does not fit the summarizer: it is about ${n(s.inputTokens)} tokens${s.margin ? ` (+${n(s.margin)} safety margin, counted with tiktoken)` : ""}, and ${s.summarizer} has a context window of ${n(s.window)} tokens — with at least ${n(s.minimumOutput)} for the summary it is ${n(s.excess)} tokens too large`;
+}
+
+/**
+ * The `too-large` error of a request that does not fit: the numbers, then `advice` (sentences), then
+ * "Nothing was sent or written."
+ */
+export function tooLargeError(shortfalls: readonly FitShortfall[], advice: readonly string[]): SummarizerError {
+  const head = shortfalls.map(shortfallText).join(". ");
+  return new SummarizerError("too-large", [`${head}.`, ...advice, "Nothing was sent or written."].join(" "));
+}
+
+/**
+ * {@link measureRequest}, refusing a request that does not fit.
+ * @param advice what to change when it does not fit (sentences; see `fitAdvice.ts`).
+ * @throws {SummarizerError} `too-large` when input + {@link MIN_SUMMARY_OUTPUT_TOKENS} exceed the
+ *   window (with the numbers and `advice`), `cancelled` when `signal` fires.
+ */
+export async function fitRequest(
+  summarizer: Summarizer,
+  request: SummaryRequest,
+  what: string,
+  signal?: AbortSignal,
+  advice: (shortfall: FitShortfall) => readonly string[] = () => [],
+): Promise<FittedRequest> {
+  const fitted = await measureRequest(summarizer, request, what, signal);
+  if (fitted.shortfall) throw tooLargeError([fitted.shortfall], advice(fitted.shortfall));
+  return fitted;
 }

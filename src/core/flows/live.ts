@@ -40,6 +40,8 @@ export type LiveReason =
 export interface LiveCheck {
   live: boolean;
   reasons: LiveReason[];
+  /** True when running processes were looked at (Linux `/proc`); false where we cannot see them. */
+  processChecked?: boolean;
 }
 
 /** Options of {@link checkLiveSession}. */
@@ -117,13 +119,20 @@ export async function checkLiveSession(file: string, options: LiveCheckOptions):
       // a missing file is reported by the write path
     }
   }
+  let processChecked = false;
   if (options.procRoot !== null) {
     const ignorePids = options.ignorePids ?? [process.pid];
-    const snapshot = options.processes
-      ? await options.processes()
-      : options.procRoot !== undefined
+    const injected = options.processes ? await options.processes() : undefined;
+    const fromEnv = injected || options.procRoot !== undefined ? undefined : await guardProcessesFromEnv();
+    const snapshot =
+      injected ??
+      fromEnv ??
+      (options.procRoot !== undefined
         ? await processSnapshot({ maxAgeMs: 0, ignorePids, procRoot: options.procRoot, platform: "linux" })
-        : ((await guardProcessesFromEnv()) ?? (await processSnapshot({ maxAgeMs: 0, ignorePids })));
+        : await processSnapshot({ maxAgeMs: 0, ignorePids }));
+    // a table given to us counts as looked at; a read one only when it lists processes (an empty
+    // one means we could not see them: no /proc, a failing ps)
+    processChecked = injected !== undefined || fromEnv !== undefined || snapshot.processes.length > 0;
     const session = { file: path.resolve(file), cwd: options.sessionCwd, id: options.sessionId };
     for (const p of snapshot.pi) {
       if (ignorePids.includes(p.pid)) continue;
@@ -132,17 +141,43 @@ export async function checkLiveSession(file: string, options: LiveCheckOptions):
         reasons.push({ kind: "pi-process", pid: p.pid, command: p.command, argv: p.argv, cwd: p.cwd ?? "", match });
     }
   }
-  return { live: reasons.length > 0, reasons };
+  return { live: reasons.length > 0, reasons, processChecked };
+}
+
+/**
+ * May the user override this refusal ("Compact Anyway")? Only when the one reason is the write-age
+ * guard — the file was written recently — and the process check ran and found no `pi` on the
+ * session (its folder or its file). Never when a pi process was found, and never where processes
+ * cannot be seen (no `/proc`: a pi could be running unseen). Overriding skips only the time check
+ * of one run; the process check still runs, again right before the write.
+ */
+export function isOverridable(check: Pick<LiveCheck, "reasons" | "processChecked">): boolean {
+  return (
+    check.processChecked === true && check.reasons.length > 0 && check.reasons.every((r) => r.kind === "recent-write")
+  );
 }
 
 /** Thrown when we refuse to write because the session looks live. */
 export class LiveSessionError extends Error {
   readonly reasons: LiveReason[];
-  constructor(message: string, reasons: LiveReason[]) {
+  /** See {@link isOverridable}. */
+  readonly overridable: boolean;
+  constructor(message: string, reasons: LiveReason[], processChecked = false) {
     super(message);
     this.name = "LiveSessionError";
     this.reasons = reasons;
+    this.overridable = isOverridable({ reasons, processChecked });
   }
+}
+
+/** {@link LiveSessionError} for a live check, in {@link describeLive}'s words. */
+export function liveSessionError(
+  check: LiveCheck,
+  what = "compact",
+  surface: MessageSurface = "vscode",
+  inPi?: string | null,
+): LiveSessionError {
+  return new LiveSessionError(describeLive(check, what, surface, inPi), check.reasons, check.processChecked === true);
 }
 
 /** Where a message is shown: VS Code (settings, commands) or the `pi-context` CLI (flags). */
@@ -183,7 +218,57 @@ export function describeLive(
   }
   const bridge =
     surface === "cli" ? "" : ` — or install the live bridge ("Pi: Install Live Bridge") so this runs inside pi`;
-  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi${inPi ? ` (or ${inPi} inside pi)` : ""}, wait until the session is idle, then try again${bridge}. Nothing was written.`;
+  const anyway = isOverridable(check)
+    ? surface === "cli"
+      ? " No pi process was found on it: if nothing else writes to it, --guard-seconds 0 goes ahead."
+      : ' No pi process was found on it: if nothing else writes to it, "Anyway" goes ahead.'
+    : "";
+  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi${inPi ? ` (or ${inPi} inside pi)` : ""}, wait until the session is idle, then try again${bridge}.${anyway} Nothing was written.`;
+}
+
+/**
+ * The whole refusal as a markdown document ("Show Details"): why, each reason on its own line, and
+ * every way forward. Text from the system (commands, paths) is in code spans.
+ * @param bridgeInstalled whether our live bridge file is installed (false: say how to install it).
+ */
+export function liveRefusalMarkdown(
+  error: Pick<LiveSessionError, "reasons" | "overridable" | "message">,
+  file: string,
+  bridgeInstalled: boolean | undefined,
+): string {
+  const code = (t: string) => `\`${t.replace(/`/g, "'")}\``;
+  const reasons = error.reasons.map((r) =>
+    r.kind === "recent-write"
+      ? `- The session file was written ${r.ageSeconds.toFixed(0)} s ago — less than the ${r.guardSeconds} s guard (setting ${code("piContext.liveSession.guardSeconds")}).`
+      : `- pi process ${r.pid} is running ${r.match === "cwd" ? `in the session's folder ${code(r.cwd)}` : "with this session file"}: ${code(r.command)}`,
+  );
+  const ways = [
+    "- Quit pi, or run the command inside pi (`/compact`, `/tree`), then try again.",
+    bridgeInstalled === false
+      ? '- Install the live bridge ("Pi: Install Live Bridge"): a running pi then does it itself, with its own model (pi loads it at its next start or after `/reload`).'
+      : "- With the live bridge, a running pi does it itself: start pi again (or `/reload` in it) so it loads the bridge.",
+    ...(error.overridable
+      ? [
+          '- No pi process was found on this session, so only the recent write stopped it. If nothing else is writing to the file, "Anyway" goes ahead (the time check is skipped once; a pi process is still looked for right before writing).',
+        ]
+      : []),
+  ];
+  return [
+    "# Refused: pi may have this session open",
+    "",
+    `Session file: ${code(file)}`,
+    "",
+    "## Why",
+    "",
+    ...reasons,
+    "",
+    "A running pi keeps its session in memory and never re-reads the file: an entry written now would be ignored by it, and its next message would branch off it. Nothing was written.",
+    "",
+    "## What you can do",
+    "",
+    ...ways,
+    "",
+  ].join("\n");
 }
 
 /**
@@ -192,5 +277,5 @@ export function describeLive(
  */
 export async function assertNotLive(file: string, options: LiveCheckOptions, what?: string): Promise<void> {
   const check = await checkLiveSession(file, options);
-  if (check.live) throw new LiveSessionError(describeLive(check, what), check.reasons);
+  if (check.live) throw liveSessionError(check, what);
 }

@@ -62,3 +62,13 @@ export async function writeOrReplan<R>(attempt: Attempt, write: () => R | Promis
     throw error;
   }
 }
+
+/**
+ * The file changed at `stage` (see `watch.ts` ChangeStage): tell the caller (`notify`, e.g. a UI's
+ * "the session changed — new preview") and ask {@link withReplanning} to re-plan; on the last
+ * attempt the loop then throws {@link KEEPS_CHANGING}. Nothing was written.
+ */
+export function replanAfterChange<S>(stage: S, attempt: Attempt, notify?: (stage: S, attempt: number) => void): Replan {
+  notify?.(stage, attempt.number);
+  return REPLAN;
+}

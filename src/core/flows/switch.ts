@@ -47,11 +47,13 @@ import {
 } from "../rules/branch";
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../read/entries";
 import { formatFileOperations } from "../rules/files";
-import { fitRequest, type FittedRequest } from "./fit";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { measureRequest, tooLargeError, type FittedRequest } from "./fit";
+import { branchFitAdvice } from "./fitAdvice";
+import { checkLiveSession, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, entryEditorText, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
+import { watchSession, type ChangeStage } from "./watch";
 import type { ProjectSettingsMode } from "../rules/settings";
 import {
   completeSummary,
@@ -62,12 +64,14 @@ import {
 } from "./summarizer";
 import { getPath } from "../rules/tree";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, Usage } from "../types";
-import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
+import { replanAfterChange, withReplanning, type Replan } from "./replan";
 import {
   appendEntries,
   assertWritable,
+  expectationHolds,
   expectationOf,
   newEntryId,
+  SessionChangedError,
   writeBlocker,
   type AppendExpectation,
 } from "./write";
@@ -276,6 +280,43 @@ export function branchSummaryRequestOf(
   });
 }
 
+/**
+ * Count a choice's branch-summary request and fit it into the summariser's window; when it does not
+ * fit, `problem` is the `too-large` error with the numbers and what to change (`fitAdvice.ts`), so a
+ * question or a dry run can show it before anything is sent. Undefined when no request is made.
+ * @throws {SummarizerError} `cancelled` when `signal` fires.
+ */
+export async function fitSwitch(
+  plan: SwitchPlan,
+  choice: SwitchChoice,
+  summarizer: Summarizer,
+  signal?: AbortSignal,
+): Promise<(FittedRequest & { problem?: SummarizerError }) | undefined> {
+  const request = branchSummaryRequestOf(plan, choice, summarizer.maxOutputTokens);
+  if (!request) return undefined;
+  const fitted = await measureRequest(summarizer, request, "branch summary", signal);
+  if (!fitted.shortfall) return fitted;
+  const model = plan.analysis.inspect.model;
+  const advice = branchFitAdvice(
+    fitted.shortfall,
+    {
+      surface: plan.options.surface ?? "vscode",
+      provider: summarizer.provider,
+      model: summarizer.modelName ?? summarizer.label,
+      window: fitted.shortfall.window,
+      maxOutputTokens: summarizer.maxOutputTokens,
+    },
+    {
+      budget: plan.budget,
+      reserveTokens: plan.reserveTokens,
+      ...(model ? { sessionModel: `${model.provider}/${model.modelId}` } : {}),
+      ...(plan.contextWindow ? { sessionWindow: plan.contextWindow } : {}),
+      summarizedTokens: plan.preparation.totalTokens,
+    },
+  );
+  return { ...fitted, problem: tooLargeError([fitted.shortfall], advice) };
+}
+
 /** A finished branch summary, not yet written. */
 export interface BranchSummaryDraft {
   /** The summary text as pi stores it (preamble + answer + file lists, or "No content to summarize"). */
@@ -301,9 +342,9 @@ export async function summarizeSwitch(
   summarizer: Summarizer,
   options: SummarizeOptions = {},
 ): Promise<BranchSummaryDraft> {
-  const request = branchSummaryRequestOf(plan, choice, summarizer.maxOutputTokens);
-  if (!request) return { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
-  const fitted = await fitRequest(summarizer, request, "branch summary", options.signal);
+  const fitted = await fitSwitch(plan, choice, summarizer, options.signal);
+  if (!fitted) return { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
+  if (fitted.problem) throw fitted.problem;
   const result = await completeSummary(summarizer, fitted.request, "Branch summarization", options);
   const { readFiles, modifiedFiles } = plan.preparation;
   const draft: BranchSummaryDraft = {
@@ -407,8 +448,7 @@ export async function commitSwitch(
   if (plan.editorText !== undefined) result.editorText = plan.editorText;
   if (entries.length === 0) return result;
   const live = await liveCheck(plan.file, plan.session, plan.options);
-  if (live.live)
-    throw new LiveSessionError(describeLive(live, "switch branches in", plan.options.surface), live.reasons);
+  if (live.live) throw liveSessionError(live, "switch branches in", plan.options.surface);
   result.bytesAfter = appendEntries(plan.expectation, entries);
   result.fileLeafId = entries[entries.length - 1]!.id;
   return result;
@@ -429,6 +469,15 @@ export interface SwitchFlowCallbacks extends SummarizeOptions {
    * {@link MAX_SWITCH_AUTH_RETRIES} retries per switch.
    */
   onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
+  /**
+   * The session file changed under the flow: at `preview` while the question was shown (nothing
+   * sent), at `summary` while the branch summary was received (the request was aborted before this
+   * is called), at `write` right before the append (a finished summary was discarded). Nothing was
+   * written; the flow plans again (`decide` gets `changed` true) unless this was the last attempt.
+   */
+  onSessionChanged?: (stage: ChangeStage, attempt: number) => void;
+  /** How often a running branch summary checks the file for changes (ms; default `CHANGE_POLL_MS`). */
+  changePollMs?: number;
 }
 
 /** How often one switch retries after HTTP 401/403 ({@link SwitchFlowCallbacks.onUnauthorized}). */
@@ -450,7 +499,8 @@ export const MAX_SWITCH_ATTEMPTS = 3;
 /**
  * plan → decide → (live check) → summarise → commit; when the file changed before the write,
  * re-plan (the old leaf moved, so the abandoned stretch and its summary change) and decide again,
- * at most {@link MAX_SWITCH_ATTEMPTS} times.
+ * at most {@link MAX_SWITCH_ATTEMPTS} times. A change while the branch summary is received aborts
+ * the request at once (`watch.ts`), then the flow re-plans.
  * @param summarizer needed only when the choice summarises something.
  * A file it cannot write (read-only, immutable) is refused before any summariser request.
  * @throws {LiveSessionError}, {@link UnsafeSessionWriteError} (also for a file that cannot be
@@ -473,40 +523,44 @@ export async function runSwitchFlow(
     const decided = callbacks.decide ? await callbacks.decide(plan, attempt.changed) : choice;
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
-    if (writes.length > 0 && plan.live.live)
-      throw new LiveSessionError(describeLive(plan.live, "switch branches in", options.surface), plan.live.reasons);
+    if (writes.length > 0 && plan.live.live) throw liveSessionError(plan.live, "switch branches in", options.surface);
     if (writes.length > 0) assertWritable(plan.file); // before any summariser request
-    const replan = replanIfChanged(plan.expectation, attempt);
-    if (replan) return replan;
+    if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     const around = callbacks.around ?? (<T>(task: (o: SummarizeOptions) => Promise<T>) => task(callbacks));
-    return around(async (inner) => {
+    return around(async (inner): Promise<SwitchOutcome | Replan> => {
       let draft: BranchSummaryDraft | undefined;
       if (writes[0] === "branch_summary") {
         current ??= typeof summarizer === "function" ? await summarizer() : summarizer;
         if (!current && plan.preparation.messages.length > 0)
           throw new Error("internal error: no summarizer for a branch summary");
-        for (;;) {
-          try {
-            draft = current
-              ? await summarizeSwitch(plan, decided, current, inner)
-              : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
-            break;
-          } catch (error) {
-            if (
-              !current ||
-              !isUnauthorized(error) ||
-              !callbacks.onUnauthorized ||
-              authRetries >= MAX_SWITCH_AUTH_RETRIES
-            )
-              throw error;
-            authRetries++;
-            const next = await callbacks.onUnauthorized(error, current);
-            if (!next) throw error;
-            current = next;
+        const watch = watchSession(plan.expectation, inner.signal, callbacks.changePollMs);
+        try {
+          for (;;) {
+            try {
+              draft = current
+                ? await summarizeSwitch(plan, decided, current, { ...inner, signal: watch.signal })
+                : { summary: NO_CONTENT_SUMMARY, readFiles: [], modifiedFiles: [] };
+              break;
+            } catch (error) {
+              if (watch.changed) return replanAfterChange("summary", attempt, callbacks.onSessionChanged);
+              if (
+                !current ||
+                !isUnauthorized(error) ||
+                !callbacks.onUnauthorized ||
+                authRetries >= MAX_SWITCH_AUTH_RETRIES
+              )
+                throw error;
+              authRetries++;
+              const next = await callbacks.onUnauthorized(error, current);
+              if (!next) throw error;
+              current = next;
+            }
           }
+        } finally {
+          watch.dispose();
         }
       }
-      return writeOrReplan(attempt, async (): Promise<SwitchOutcome> => {
+      try {
         const done: SwitchOutcome = {
           kind: "switched",
           plan,
@@ -515,7 +569,11 @@ export async function runSwitchFlow(
         };
         if (draft) done.draft = draft;
         return done;
-      });
+      } catch (error) {
+        if (error instanceof SessionChangedError)
+          return replanAfterChange("write", attempt, callbacks.onSessionChanged);
+        throw error;
+      }
     });
   });
 }
@@ -523,48 +581,4 @@ export async function runSwitchFlow(
 /** The path ids root → `leafId` in a session (for checks and messages). */
 export function pathOf(session: SessionFile, leafId: string | null): string[] {
   return getPath(session, leafId).path.map((e) => e.id);
-}
-
-/** What {@link appendLabelChange} wrote. */
-export interface LabelResult {
-  file: string;
-  entry: LabelEntry;
-  bytesBefore: number;
-  bytesAfter: number;
-}
-
-/**
- * pi's `SessionManager.appendLabelChange(targetId, label)` on a file: a `label` entry parented on
- * the file's leaf (it becomes the leaf, as in pi), `label` omitted to clear. Live guard and change
- * detection as for a switch.
- * @param label the new label (trimmed; empty or undefined clears).
- * @throws Error `Entry X not found` (pi's message), {@link LiveSessionError}, {@link UnsafeSessionWriteError},
- *   {@link SessionChangedError} (file changed while reading; nothing written).
- */
-export async function appendLabelChange(
-  file: string,
-  targetId: string,
-  label: string | undefined,
-  options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">,
-  now: () => Date = () => new Date(),
-): Promise<LabelResult> {
-  const session = await SessionFile.open(file, { digest: true });
-  const expectation = expectationOf(session);
-  if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-  const live = await checkLiveSession(file, {
-    guardSeconds: options.guardSeconds,
-    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
-    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
-  });
-  if (live.live) throw new LiveSessionError(describeLive(live, "label entries in", options.surface), live.reasons);
-  const text = label?.trim() || undefined;
-  const entry = buildLabelEntry({
-    id: newEntryId(session.byId),
-    parentId: session.leafId,
-    timestamp: now().toISOString(),
-    targetId,
-    label: text,
-  });
-  const bytesAfter = appendEntries(expectation, [entry]);
-  return { file, entry, bytesBefore: expectation.size, bytesAfter };
 }

@@ -163,7 +163,7 @@ describe("pi's live numbers over our analysis", () => {
       },
       margin: 1000,
     });
-    assert.equal(v.text, "π 56% · 9.0k/16k · live");
+    assert.equal(v.text, "π 56.3% · 9.0k/16k · live");
     // Text from the bridge (pi's version) is escaped Markdown; compare what it renders as.
     assert.match(v.tooltip, /from pi 1\\\.6\\\.0 \(pid 4242\)/);
     const rendered = v.tooltip.replace(/\\([!-/:-@[-`{-~])/g, "$1");
@@ -175,11 +175,11 @@ describe("pi's live numbers over our analysis", () => {
       ),
     );
     assert.match(rendered, /\| Window \| 16,000 — the running pi \(pi 1\.6\.0, pid 4242\) \|/);
-    assert.match(v.ariaLabel, /^live from the running pi, pi Context 56 percent, 9,000 of 16,000 tokens/);
+    assert.match(v.ariaLabel, /^live from the running pi, pi Context 56.3 percent, 9,000 of 16,000 tokens/);
     const plain = buildGaugeView({
       session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0 },
       margin: 1000,
     });
-    assert.equal(plain.text, "π 56% · 9.0k/16k");
+    assert.equal(plain.text, "π 56.3% · 9.0k/16k");
   });
 });

@@ -15,6 +15,7 @@ import {
   OpenAiSummarizer,
   redactSecret,
   stripThinking,
+  withoutStatus,
   usageFromOpenAi,
 } from "../../../src/summarizers/openai";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-openai";
@@ -122,8 +123,18 @@ describe("OpenAiSummarizer against the scripted server", () => {
     const v = await rejectsWith(make({ surface: "vscode" }).summarize(REQUEST), "http", /HTTP 403/);
     assert.match(v.message, /Check the API key \("Pi: Set API Key…"\)\.$/, "VS Code's wording");
     assert.doesNotMatch(v.message, /PI_CONTEXT_API_KEY|OPENAI_API_KEY/);
-    server.script({ status: 500, errorMessage: "boom" });
-    await rejectsWith(make().summarize(REQUEST), "http", /HTTP 500.*boom/);
+    server.script({ status: 500, errorMessage: "upstream exploded" });
+    const boom = await rejectsWith(make().summarize(REQUEST), "http", /HTTP 500/);
+    // the status once, not "answered HTTP 500: 500 upstream exploded"
+    assert.match(boom.message, /answered HTTP 500: upstream exploded\.$/);
+    assert.equal(boom.message.split("500").length - 1, 1, boom.message);
+  });
+
+  it("withoutStatus: the package's leading status and its no-body text", () => {
+    assert.equal(withoutStatus("500 upstream exploded", 500), "upstream exploded.");
+    assert.equal(withoutStatus("502 status code (no body)", 502), "no body.");
+    assert.equal(withoutStatus("Connection error.", undefined), "Connection error.");
+    assert.equal(withoutStatus("404 5000 things", 404), "5000 things.");
   });
 
   it("retries a 500 once when retries are allowed", async () => {

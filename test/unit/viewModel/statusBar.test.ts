@@ -21,7 +21,7 @@ import {
 } from "../../../src/viewModel/statusBar";
 import { gaugeLevel, gaugeLimit } from "../../../src/viewModel/gauge";
 import { windowSourceText } from "../../../src/viewModel/sourceText";
-import { AUTO_COMPACTS_WHEN, formatCount, formatDateTime } from "../../../src/shared/format";
+import { AUTO_COMPACTS_WHEN, formatCount, formatDateTime, formatTokens, tokensText } from "../../../src/shared/format";
 import { collectProblems } from "../../../src/viewModel/problems";
 import { FIXTURES as FIXTURES_ROOT } from "../../support/paths";
 
@@ -98,10 +98,10 @@ function tempAgent(settings?: object): string {
 
 describe("gauge text on the shared fixtures", () => {
   const cases: [string, string][] = [
-    ["long", "π 26% · 4.2k/16k"],
-    ["tree", "π 2% · 4.0k/200k"],
-    ["split", "π 34% · 5.4k/16k"],
-    ["overflow", "π 33% · 5.2k/16k"],
+    ["long", "π 26.4% · 4.2k/16k"],
+    ["tree", "π 2.0% · 4.0k/200k"],
+    ["split", "π 33.6% · 5.4k/16k"],
+    ["overflow", "π 32.7% · 5.2k/16k"],
   ];
   for (const [name, text] of cases) {
     it(`${name}.jsonl → ${text}`, async () => {
@@ -111,6 +111,8 @@ describe("gauge text on the shared fixtures", () => {
       const oracle = JSON.parse(fs.readFileSync(path.join(FIXTURES, `${name}.oracle.json`), "utf8"));
       const v = view(analysis);
       assert.equal(v.text, text);
+      // the percent as pi's footer shows it (one decimal)
+      assert.ok(v.text.startsWith(`π ${oracle.contextUsage.footer.split("/")[0]} · `), oracle.contextUsage.footer);
       assert.equal(v.state, "session");
       assert.equal(v.level, "normal");
       assert.equal(v.command, "piContext.openPanel");
@@ -162,7 +164,7 @@ describe("gauge colour by distance to the real threshold", () => {
     assert.equal(at(130000).level, "warning");
     assert.equal(at(150000).level, "warning");
     assert.equal(at(150001).level, "error");
-    assert.equal(at(150001).text, "π 75% · 150k/200k");
+    assert.equal(at(150001).text, "π 75.0% · 150k/200k");
     assert.ok(at(150001).tooltip.replace(MD_ESCAPE, "$1").includes(`over by 1: ${AUTO_COMPACTS_WHEN}`));
     assert.equal(
       AUTO_COMPACTS_WHEN,
@@ -173,7 +175,7 @@ describe("gauge colour by distance to the real threshold", () => {
   it("pi's fixed 70 %/90 % footer colours do not apply: 80 % is normal when the threshold is far", () => {
     const big = tempAgent({ compaction: { reserveTokens: 1000 } }); // threshold 199000
     const v = view(analyzeLoaded(sessionWith(160000), { agentDir: big }), 10000);
-    assert.equal(v.text, "π 80% · 160k/200k");
+    assert.equal(v.text, "π 80.0% · 160k/200k");
     assert.equal(v.level, "normal");
   });
 
@@ -187,7 +189,7 @@ describe("gauge colour by distance to the real threshold", () => {
   it("auto-compaction disabled: measured against the window, marked in the text", () => {
     const off = tempAgent({ compaction: { enabled: false, reserveTokens: 50000 } });
     const v = view(analyzeLoaded(sessionWith(160000), { agentDir: off }), 20000);
-    assert.equal(v.text, "π 80% · 160k/200k · auto off");
+    assert.equal(v.text, "π 80.0% · 160k/200k · auto off");
     assert.equal(v.level, "normal");
     assert.equal(view(analyzeLoaded(sessionWith(185000), { agentDir: off }), 20000).level, "warning");
     assert.equal(view(analyzeLoaded(sessionWith(200001), { agentDir: off }), 20000).level, "error");
@@ -239,7 +241,7 @@ describe("gauge states", () => {
   it("invalid settings: pi's message with file and key, numbers still shown", () => {
     const agent = tempAgent({ compaction: { reserveTokens: 1.5 } });
     const v = view(analyzeLoaded(sessionWith(50000), { agentDir: agent }));
-    assert.equal(v.text, "$(warning) π 25% · 50.0k/200k");
+    assert.equal(v.text, "$(warning) π 25.0% · 50.0k/200k");
     const file = path.join(agent, "settings.json");
     assert.ok(
       v.tooltip
@@ -253,8 +255,33 @@ describe("gauge states", () => {
       v.tooltip.replace(MD_ESCAPE, "$1").includes("**Problems** (1; listed in the panel and the log):"),
       v.tooltip,
     );
-    assert.ok(v.tooltip.replace(MD_ESCAPE, "$1").includes("the numbers above use pi's default"), v.tooltip);
-    assert.ok(v.tooltip.replace(MD_ESCAPE, "$1").includes("| Auto-compaction | threshold unknown"));
+    // no contradiction: pi throws on an invalid compaction value (no default is used), so there is no threshold
+    assert.ok(!v.tooltip.replace(MD_ESCAPE, "$1").includes("use pi's default"), v.tooltip);
+    assert.ok(
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("pi stops with this error whenever it reads an invalid compaction setting"),
+      v.tooltip,
+    );
+    assert.ok(
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("| Auto-compaction | threshold unknown — reserveTokens is invalid (see below) |"),
+    );
+  });
+
+  it("an unreadable settings file: pi reads it as empty, so its values are pi's defaults", () => {
+    const agent = tempAgent();
+    fs.writeFileSync(path.join(agent, "settings.json"), "{ not json");
+    const v = view(analyzeLoaded(sessionWith(50000), { agentDir: agent }));
+    assert.ok(
+      v.tooltip
+        .replace(MD_ESCAPE, "$1")
+        .includes("pi ignores a settings file it cannot read: the numbers above use pi's defaults"),
+      v.tooltip,
+    );
+    assert.ok(!v.tooltip.replace(MD_ESCAPE, "$1").includes("threshold unknown"), v.tooltip);
+    assert.ok(!v.tooltip.replace(MD_ESCAPE, "$1").includes("pi stops with this error"), v.tooltip);
   });
 
   it("pinned, session name and malformed lines (escaped, never as markup)", () => {
@@ -274,7 +301,7 @@ describe("gauge states", () => {
     ]);
     const session = SessionFile.fromBytes(bytes);
     const v = view(analyzeLoaded(session, { agentDir: agent }), 10000, true);
-    assert.equal(v.text, "$(pinned) π 1% · 2.0k/200k");
+    assert.equal(v.text, "$(pinned) π 1.0% · 2.0k/200k");
     assert.ok(
       v.tooltip.startsWith("**pi Context** — \\[x\\]\\(command\\:evil\\) \\*bold\\* \\$\\(zap\\) (pinned)"),
       v.tooltip.split("\n")[0],
@@ -294,9 +321,14 @@ describe("gauge states", () => {
 
 describe("formatting", () => {
   it("percent, counts, markdown escaping", () => {
-    assert.equal(formatPercent(0), "0%");
-    assert.equal(formatPercent(0.4), "<1%");
-    assert.equal(formatPercent(61.6), "62%");
+    assert.equal(formatPercent(0), "0.0%");
+    assert.equal(formatPercent(0.04), "0.0%"); // pi's footer: toFixed(1)
+    assert.equal(formatPercent(26.45), "26.4%");
+    assert.equal(formatPercent(61.6), "61.6%");
+    assert.equal(tokensText(1), "1 token");
+    assert.equal(tokensText(0), "0 tokens");
+    assert.equal(tokensText(1200, formatTokens), "1.2k tokens");
+    assert.equal(tokensText(-1), "-1 token");
     assert.equal(formatCount(1234567), "1,234,567");
     assert.equal(formatCount(-1000), "-1,000");
     assert.equal(formatCount(999), "999");
@@ -411,10 +443,10 @@ describe("gauge numbers near the threshold (one decimal below 100k)", () => {
         ].join("\n") + "\n",
       );
     const v = view(analyzeLoaded(session("small", 12500), { agentDir: agent }));
-    assert.equal(v.text, "π 78% · 12.5k/16k");
+    assert.equal(v.text, "π 78.1% · 12.5k/16k");
     assert.equal(v.level, "error", "12,500 > 16,000 − 4,000");
-    assert.equal(view(analyzeLoaded(session("small", 11960), { agentDir: agent })).text, "π 75% · 12.0k/16k");
-    assert.equal(view(analyzeLoaded(session("huge", 996000), { agentDir: agent })).text, "π 100% · 996k/1M");
+    assert.equal(view(analyzeLoaded(session("small", 11960), { agentDir: agent })).text, "π 74.8% · 12.0k/16k");
+    assert.equal(view(analyzeLoaded(session("huge", 996000), { agentDir: agent })).text, "π 99.6% · 996k/1M");
     assert.ok(
       view(analyzeLoaded(session("small", 12500), { agentDir: agent }))
         .tooltip.replace(MD_ESCAPE, "$1")

@@ -565,14 +565,20 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
         { text: "## Goal\nsecond" },
         { text: "prefix 2" },
       );
-      // no confirm (like --yes / skipPreview): summarised twice, written once
+      // no confirm (like --yes / skipPreview): summarised twice, written once. The change comes during
+      // the last request and the file watch polls too rarely to see it (watch.test.ts covers a slow
+      // answer): the write's own check finds it and the finished summary is discarded.
+      const stages: string[] = [];
+      let phase = "";
       const outcome = await runCompactionFlow(
         file,
         summarizer,
-        { ...base, agentDir: agentDir("long") },
+        { ...base, agentDir: agentDir("long"), changePollMs: 60_000 },
         {
+          onSessionChanged: (stage) => stages.push(stage),
+          onPhase: (p) => (phase = p),
           onText: () => {
-            if (appended) return;
+            if (appended || phase !== "turn-prefix") return;
             appended = true;
             fs.appendFileSync(
               file,
@@ -589,10 +595,45 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
         },
       );
       assert.equal(server.requests.length, 4, "summarised twice (history + prefix each time)");
+      assert.deepEqual(stages, ["write"], "the finished summary was discarded");
       assert.equal(outcome.kind === "compacted" && outcome.result.entry.parentId, "abcd0002");
       const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");
       assert.equal(JSON.parse(lines[lines.length - 2]!).id, "abcd0002");
       assert.equal(lines.filter((l) => l.includes('"type":"compaction"')).length, 0 + 1);
+    });
+
+    it("between a split turn's two requests: the second one is not sent after a change", async () => {
+      const [pi] = piCompactions("long");
+      const file = fixturePrefix("long", pi!.line - 1);
+      server.script({ text: "## Goal\nfirst" }, { text: "## Goal\nsecond" }, { text: "prefix 2" });
+      const stages: string[] = [];
+      let appended = false;
+      const outcome = await runCompactionFlow(
+        file,
+        summarizer,
+        { ...base, agentDir: agentDir("long"), changePollMs: 60_000 },
+        {
+          onSessionChanged: (stage) => stages.push(stage),
+          onText: () => {
+            if (appended) return;
+            appended = true;
+            fs.appendFileSync(
+              file,
+              JSON.stringify({
+                type: "label",
+                id: "abcd0003",
+                parentId: pi!.entry.parentId,
+                timestamp: new Date().toISOString(),
+                targetId: pi!.entry.parentId,
+                label: "y",
+              }) + "\n",
+            );
+          },
+        },
+      );
+      assert.deepEqual(stages, ["summary"]);
+      assert.equal(server.requests.length, 3, "history, (no prefix), then history + prefix of the new plan");
+      assert.equal(outcome.kind === "compacted" && outcome.result.entry.parentId, "abcd0003");
     });
 
     it("keeps changing: gives up after 3 attempts without writing", async () => {

@@ -1,0 +1,55 @@
+/**
+ * pi's `SessionManager.appendLabelChange` on a file: the one flow that writes a label entry (Set /
+ * Clear Label in the Pi Session view). No `vscode` import.
+ */
+
+import { checkLiveSession, liveSessionError } from "./live";
+import { buildLabelEntry } from "../rules/branch";
+import { SessionFile } from "../read/session";
+import type { LabelEntry } from "../types";
+import { appendEntries, expectationOf, newEntryId } from "./write";
+import type { SwitchPlanOptions } from "./switch";
+
+/** What {@link appendLabelChange} wrote. */
+export interface LabelResult {
+  file: string;
+  entry: LabelEntry;
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
+/**
+ * pi's `SessionManager.appendLabelChange(targetId, label)` on a file: a `label` entry parented on
+ * the file's leaf (it becomes the leaf, as in pi), `label` omitted to clear. Live guard and change
+ * detection as for a switch.
+ * @param label the new label (trimmed; empty or undefined clears).
+ * @throws Error `Entry X not found` (pi's message), {@link LiveSessionError}, {@link UnsafeSessionWriteError},
+ *   {@link SessionChangedError} (file changed while reading; nothing written).
+ */
+export async function appendLabelChange(
+  file: string,
+  targetId: string,
+  label: string | undefined,
+  options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">,
+  now: () => Date = () => new Date(),
+): Promise<LabelResult> {
+  const session = await SessionFile.open(file, { digest: true });
+  const expectation = expectationOf(session);
+  if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
+  const live = await checkLiveSession(file, {
+    guardSeconds: options.guardSeconds,
+    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
+    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
+  });
+  if (live.live) throw liveSessionError(live, "label entries in", options.surface);
+  const text = label?.trim() || undefined;
+  const entry = buildLabelEntry({
+    id: newEntryId(session.byId),
+    parentId: session.leafId,
+    timestamp: now().toISOString(),
+    targetId,
+    label: text,
+  });
+  const bytesAfter = appendEntries(expectation, [entry]);
+  return { file, entry, bytesBefore: expectation.size, bytesAfter };
+}
