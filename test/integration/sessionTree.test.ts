@@ -246,7 +246,7 @@ describe("session tree view", function () {
     assert.strictEqual(leaf.e.key, "e:bb6f6d3c");
     assert.match(String(leaf.item.description), /^● leaf/);
     assert.strictEqual((leaf.item.iconPath as vscode.ThemeIcon).id, "debug-stackframe");
-    assert.strictEqual(leaf.item.contextValue, "piEntry.leaf");
+    assert.strictEqual(leaf.item.contextValue, "piEntry.leaf.editable");
     assert.ok(leaf.item.tooltip instanceof vscode.MarkdownString && leaf.item.tooltip.isTrusted === false);
   });
 
@@ -423,7 +423,7 @@ describe("session tree view", function () {
     await waitFor(() => model().labels.get("c8a901f3")?.label === "first task", 5000, "the label in the view");
     const item = api.sessionTree.provider.getTreeItem(model().entryElement("c8a901f3"));
     assert.strictEqual(labelText(item), "[first task] [task:t1] do t1");
-    assert.strictEqual(item.contextValue, "piEntry.labeled");
+    assert.strictEqual(item.contextValue, "piEntry.labeled.editable");
     await vscode.commands.executeCommand("piContext.tree.clearLabel", "c8a901f3");
     await waitFor(() => !model().labels.has("c8a901f3"), 5000, "the label to be cleared");
     const cleared = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!);
