@@ -83,7 +83,7 @@ export function settingsFindings(input: SettingsInput): HealthFinding[] {
         severity: "warning",
         file: s.file,
         message: s.key
-          ? `${s.message.replace(/[.\s]+$/, "")}. pi 1.6.0 throws this error when it reads the setting (its compaction check after each answer fails); pi-context's numbers use pi's default for it. Fix the value in ${s.file}.`
+          ? `${s.message.replace(/[.\s]+$/, "")}. pi 1.6.0 throws this error when it reads the setting (its compaction check after each answer fails, so there is no auto-compaction threshold until it is fixed). Fix the value in ${s.file}.`
           : `${s.message.replace(/[.\s]+$/, "")}. pi reports this problem too; pi-context uses pi's defaults for what the file would set.`,
       }),
     );
