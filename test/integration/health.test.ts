@@ -12,7 +12,7 @@ import { after, before, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
 import type { HealthCommandOutcome } from "../../src/health/command";
 import { SessionBuilder } from "../support/session-builder";
-import { repoRoot, testWorkspace, waitFor } from "./env";
+import { EXTENSION_ID, repoRoot, testWorkspace, waitFor } from "./env";
 import { makeAgentDir, piApi, sessionDir, setSetting, touchLater, useAgentDir, whenSession } from "./sessionHelpers";
 
 interface Oracle {
@@ -108,7 +108,8 @@ describe("session health", function () {
   });
 
   it("is in the command palette as Pi: Check Session Health", async () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+    // the manifest as VS Code loaded it: the %key% strings resolved from package.nls.json
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.checkHealth");
     assert.strictEqual(cmd.title, "Check Session Health");
     assert.strictEqual(cmd.category, "Pi");

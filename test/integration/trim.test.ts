@@ -15,7 +15,7 @@ import { after, afterEach, before, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
 import type { TrimCommandOutcome } from "../../src/services";
 import type { OpenPrompt } from "../../src/ui/prompter";
-import { repoRoot, waitFor } from "./env";
+import { EXTENSION_ID, repoRoot, waitFor } from "./env";
 import { installSession, makeAgentDir, piApi, setSetting, useAgentDir, whenSession } from "./sessionHelpers";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "trim", "surgery.jsonl");
@@ -158,7 +158,8 @@ describe("context surgery (trim)", function () {
   });
 
   it("is in the command palette and the tree's context menu", async () => {
-    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+    // the manifest as VS Code loaded it: the %key% strings resolved from package.nls.json
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const title = (id: string) => pkg.contributes.commands.find((c: { command: string }) => c.command === id)?.title;
     assert.strictEqual(title("piContext.trim"), "Trim Context…");
     const menu = pkg.contributes.menus["view/item/context"].map((m: { command: string }) => m.command);
