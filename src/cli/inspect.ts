@@ -143,9 +143,13 @@ export const inspectCommand: CliCommand = async (argv, out) => {
   for (const name of args.flags.keys())
     if (!INSPECT_FLAGS.has(name))
       throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(INSPECT_USAGE, 2)}`);
-  const analysis = await analyzeSession(path.resolve(file), analyzeOptionsFrom(args));
+  const options = analyzeOptionsFrom(args);
+  const analysis = await analyzeSession(path.resolve(file), options);
   const session = analysis.session;
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
+  // --leaf names an entry of the file (pi's message, as `switch`): never the numbers of another leaf
+  if (typeof options.leafId === "string" && !session.byId.has(options.leafId))
+    throw new Error(`Entry ${options.leafId} not found`);
   if (args.flags.has("json")) out(JSON.stringify(analysis.inspect, null, 2));
   else {
     // the label every surface shows (pi's rule: name, else the first user message)

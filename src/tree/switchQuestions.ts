@@ -36,6 +36,8 @@ export interface QuestionContext {
   ready(): Promise<boolean>;
   /** Why the branch summary of `plan` cannot be sent (does not fit the summarizer), with what to change; else undefined. */
   fitProblem(plan: SwitchPlan): Promise<string | undefined>;
+  /** The switch runs in a running pi through the live bridge (pi's own /tree navigation). */
+  bridge?: boolean;
 }
 
 /**
@@ -46,6 +48,7 @@ export interface QuestionContext {
 export function questionContext(services: Services, prompter: Prompter, bridge: boolean): QuestionContext {
   return {
     prompter,
+    bridge,
     summarizer: async () => {
       if (bridge) return { label: "pi (with its own model)", needsKey: false, origin: "" };
       const origin = services.summarizers.keyOrigin();
@@ -125,9 +128,13 @@ export async function askChoice(
       {
         action: "none",
         label: "No summary",
-        detail: plannedWrites(plan, { summarize: false, ...(label ? { label } : {}) }).includes("leaf-marker")
-          ? `Move the leaf to ${where}; a marker entry (no model context) makes pi resume there.`
-          : `Move the leaf to ${where}.`,
+        // pi's /tree without a summary only moves its leaf in memory (SessionManager.branch): nothing
+        // is written until its next entry, so a pi that quits before that resumes at the old leaf
+        detail: ctx.bridge
+          ? `The running pi moves its leaf to ${where}, like its /tree: it writes nothing until its next entry, so if pi quits before you send a message it resumes at the old leaf.`
+          : plannedWrites(plan, { summarize: false, ...(label ? { label } : {}) }).includes("leaf-marker")
+            ? `Move the leaf to ${where}; a marker entry (no model context) makes pi resume there.`
+            : `Move the leaf to ${where}.`,
       },
       {
         action: "summarize",

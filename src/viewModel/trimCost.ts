@@ -1,10 +1,7 @@
 /**
- * The money side of a trim's prompt-cache effect — isolated here so it can switch to the shared
- * price rules (`core/rules/cost.ts` `pricesOf` / `priceLookup` and the reduction pricing of
- * `core/rules/reduction.ts`, issue 14) in one place when they land. Until then the model's prices
- * are unknown in this build (our catalog snapshot has no `cost`), {@link sessionPrices} returns
- * undefined and the preview says "price unknown"; the token numbers of the cache effect are
- * always shown.
+ * The money side of a trim's prompt-cache effect, at the session model's prices
+ * ({@link sessionPrices}: the catalog's `cost`, `inspect.cost.prices`); without prices the preview
+ * says "price unknown" and shows the token numbers of the cache effect only.
  *
  * Accounting for a trim (no request of its own), with B = tokens now, A = tokens after,
  * R = tokens from the earliest edited item on (re-written to the cache), r = the rate of a warm
@@ -71,16 +68,20 @@ export function trimEconomics(input: TrimEconomicsInput): TrimCostModel {
 }
 
 /**
- * The prices of the session's model, when known. This build has no price source (the catalog
- * snapshot carries no `cost`): always undefined. Switch to `priceLookup` (issue 14) here.
+ * The prices of the session's model, when known: the catalog's (or models.json's) `cost` of
+ * `inspect.cost.prices` (issue 14; tiers ignored — a trim has no request of its own); undefined
+ * when the model or its prices are unknown.
  */
-export function sessionPrices(_model: { provider: string; modelId: string } | null): TrimPrices | undefined {
-  return undefined;
+export function sessionPrices(inspect: { cost?: { prices: TrimPrices | null } }): TrimPrices | undefined {
+  const prices = inspect.cost?.prices;
+  return prices
+    ? { input: prices.input, output: prices.output, cacheRead: prices.cacheRead, cacheWrite: prices.cacheWrite }
+    : undefined;
 }
 
 /** Why a preview shows no money (when {@link sessionPrices} knows none). */
 export const PRICE_UNKNOWN_NOTE =
-  "The model's prices are not known to this build, so only the tokens of the cache effect are shown.";
+  "The model's prices are not known (not in pi's catalog or models.json), so only the tokens of the cache effect are shown.";
 
 /** US dollars for the preview: `$0.0123`, `$1.23`, `−$0.004`. */
 export function formatUsd(amount: number): string {

@@ -141,7 +141,7 @@ export function sessionTrimPreview(
   inspect: InspectResult,
   warningMargin?: number,
 ): TrimPreviewModel {
-  const prices = sessionPrices(inspect.model);
+  const prices = sessionPrices(inspect);
   return buildTrimPreview(prep, inspect, {
     texts: describeEntries(
       session,

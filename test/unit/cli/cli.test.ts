@@ -90,6 +90,22 @@ describe("pi-context CLI", () => {
     );
   });
 
+  it("inspect --leaf with an id the file does not have: pi's 'not found', exit 1, no numbers of another leaf", async () => {
+    const r = await run([
+      "inspect",
+      path.join(PI, "long.jsonl"),
+      "--agent-dir",
+      path.join(PI, "long.agent"),
+      "--leaf",
+      "nope",
+    ]);
+    assert.equal(r.code, 1);
+    assert.equal(r.out, "");
+    assert.equal(r.err, "pi-context inspect: Entry nope not found.");
+    const json = await run(["inspect", path.join(PI, "long.jsonl"), "--leaf", "null", "--json"]);
+    assert.equal(json.code, 0, "--leaf null (an empty context) stays allowed");
+  });
+
   it("inspect of a file that is not a pi session: a clear error, exit 1", async () => {
     const readme = path.join(tmp, "README.md");
     fs.writeFileSync(readme, "# not a session\n");
