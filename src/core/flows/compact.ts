@@ -50,6 +50,7 @@ import {
   writeBlocker,
   type AppendExpectation,
 } from "./write";
+import type { UserPi } from "../pi/userPi";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {
@@ -78,6 +79,8 @@ export interface PlanOptions {
   procRoot?: string | null;
   /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
   surface?: MessageSurface;
+  /** The user's pi (its rules and catalog) for the analysis. */
+  pi?: UserPi;
 }
 
 /** Everything a preview shows and the later steps need. Immutable once made. */
@@ -121,6 +124,7 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     agentDir: options.agentDir,
     ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.pi ? { pi: options.pi } : {}),
   });
   const prepared = prepareCompaction(session, compactionSettingsOf(analysis.settings), session);
   if (!isPrepared(prepared)) throw new NothingToCompactError(prepared.reason);

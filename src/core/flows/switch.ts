@@ -33,6 +33,7 @@
  */
 
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
+import type { UserPi } from "../pi/userPi";
 import {
   branchSummaryBudget,
   DEFAULT_BRANCH_SUMMARY_RESERVE,
@@ -99,6 +100,8 @@ export interface SwitchPlanOptions {
   contextWindow?: number;
   /** Where messages are shown (the live guard names VS Code's setting or the CLI's flag). Default `vscode`. */
   surface?: MessageSurface;
+  /** The user's pi (its rules: branch summaries vs `context_edit` before 1.5.0; its catalog for the budget). */
+  pi?: UserPi;
 }
 
 /** Everything the later steps need. Immutable once made. */
@@ -168,6 +171,7 @@ export function planSwitchOn(session: SessionFile, targetId: string, options: Sw
     ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(options.pi ? { pi: options.pi } : {}),
   });
   const fileLeafId = session.leafId;
   const fileLeaf = fileLeafId === null ? undefined : session.byId.get(fileLeafId);
@@ -184,7 +188,9 @@ export function planSwitchOn(session: SessionFile, targetId: string, options: Sw
   const contextWindow = analysis.window.value ?? undefined;
   const reserveTokens = analysis.settings.branchSummary.reserveTokens.value ?? DEFAULT_BRANCH_SUMMARY_RESERVE;
   const budget = branchSummaryBudget(contextWindow, reserveTokens);
-  const preparation = prepareBranchEntries(collection.entries, budget, session);
+  const preparation = prepareBranchEntries(collection.entries, budget, session, {
+    contextEdits: analysis.pi.rules.branchSummaryContextEdits,
+  });
   const plan: SwitchPlan = {
     file,
     session,

@@ -76,16 +76,20 @@ export interface BranchPreparation {
  * latest context edit applied) until the budget is hit; a compaction or branch summary that does
  * not fit is still taken while under 90 % of the budget.
  * @param tokenBudget tokens; 0 = no limit.
+ * @param options.contextEdits apply `context_edit`s (pi ≥ 1.5.0, the default); pi before 1.5.0
+ *   summarises the original messages (`PiRules.branchSummaryContextEdits`).
  */
 export function prepareBranchEntries(
   entries: readonly EntryRecord[],
   tokenBudget: number,
   reader: BodyReader,
+  options: { contextEdits?: boolean } = {},
 ): BranchPreparation {
   const fileOps = createFileOps();
   for (const e of entries) if (e.type === "branch_summary") addDetails(fileOps, e);
   const edits = new Map<string, EntryRecord>();
-  for (const e of entries) if (e.type === "context_edit" && e.targetId !== undefined) edits.set(e.targetId, e);
+  if (options.contextEdits !== false)
+    for (const e of entries) if (e.type === "context_edit" && e.targetId !== undefined) edits.set(e.targetId, e);
   const messages: BranchMessage[] = [];
   let totalTokens = 0;
   for (let i = entries.length - 1; i >= 0; i--) {
