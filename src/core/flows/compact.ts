@@ -126,7 +126,13 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.pi ? { pi: options.pi } : {}),
   });
-  const prepared = prepareCompaction(session, compactionSettingsOf(analysis.settings), session);
+  const prepared = prepareCompaction(
+    session,
+    compactionSettingsOf(analysis.settings),
+    session,
+    undefined,
+    analysis.pi.rules,
+  );
   if (!isPrepared(prepared)) throw new NothingToCompactError(prepared.reason);
   const custom = options.customInstructions?.trim() || undefined;
   const plan: CompactionPlan = {

@@ -188,9 +188,7 @@ export function planSwitchOn(session: SessionFile, targetId: string, options: Sw
   const contextWindow = analysis.window.value ?? undefined;
   const reserveTokens = analysis.settings.branchSummary.reserveTokens.value ?? DEFAULT_BRANCH_SUMMARY_RESERVE;
   const budget = branchSummaryBudget(contextWindow, reserveTokens);
-  const preparation = prepareBranchEntries(collection.entries, budget, session, {
-    contextEdits: analysis.pi.rules.branchSummaryContextEdits,
-  });
+  const preparation = prepareBranchEntries(collection.entries, budget, session, analysis.pi.rules);
   const plan: SwitchPlan = {
     file,
     session,

@@ -58,6 +58,8 @@ export interface PiRules {
    * otherwise the whole file is ignored). Before, any number passes and the model keeps it.
    */
   modelsJsonPositiveLimits: boolean;
+  /** pi ≥ 0.99: file operations of codemode calls recorded on a tool result (`nestedCalls`) count for compaction and branch-summary file lists; before, only assistant tool calls. */
+  nestedCallFileOps: boolean;
   /** pi ≥ 0.99: the cached catalog (`models-store.json`) merges by model type + id and only chat models count; before, by id. */
   storeMergesByType: boolean;
   /** pi ≥ 1.3.0: OpenRouter's saved personalised list (`models-store.json`) replaces its catalog whenever non-empty. */
@@ -77,6 +79,7 @@ export function rulesFor(version: string | undefined): PiRules {
   const rules: PiRules = {
     version: v,
     branchSummaryContextEdits: atLeast(v, "1.5.0"),
+    nestedCallFileOps: atLeast(v, "0.99.0"),
     modelsJsonPositiveLimits: atLeast(v, "1.3.0"),
     storeMergesByType: atLeast(v, "0.99.0"),
     openRouterPersonalized: atLeast(v, "1.3.0"),

@@ -163,6 +163,7 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
     contextWindow: window,
     prices,
     pi: piReport(pi),
+    rules: pi.rules,
     ...(options.leafId !== undefined ? { leafId: options.leafId } : {}),
   });
   const analysis: Analysis = { session, selection, window, settings, inspect, prices, pi };

@@ -11,6 +11,7 @@ import { estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type Con
 import { StructureTracker } from "./tree";
 import type { Diagnostic } from "../types";
 import type { PiReport } from "../pi/userPi";
+import type { PiRules } from "../pi/versions";
 import { formatTokens } from "../../shared/format";
 import type { PriceLookup } from "./cost";
 import { attachEconomics, type EconomicsFields } from "./economics";
@@ -115,6 +116,8 @@ export interface InspectOptions {
   prices?: PriceLookup;
   /** The pi the numbers follow (copied to the result). */
   pi?: PiReport;
+  /** That pi's rule switches for the compaction preview (default: the reference version's). */
+  rules?: Pick<PiRules, "nestedCallFileOps">;
 }
 
 function sourced(s: Sourced<number>): SourcedNumber {
@@ -189,7 +192,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   const preparePreview = (): { compaction: CompactionPreview | null; unavailable?: string } => {
     if (preview) return preview;
     try {
-      const prepared = prepareCompaction(session, compactionSettings, session, options.leafId);
+      const prepared = prepareCompaction(session, compactionSettings, session, options.leafId, options.rules);
       preview = isPrepared(prepared)
         ? { compaction: previewOf(prepared) }
         : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };

@@ -384,7 +384,7 @@ function toModelInfo(provider: string, modelId: string, m: Obj, fallback: ModelI
 /**
  * Whether pi can compose this models.json provider (`applyModelsJson`): it must set something, and
  * each custom model needs an `api` and a `baseUrl` (its own, the provider's, or the built-in
- * provider's). Otherwise pi reports the provider and keeps only its built-in models.
+ * provider's) and limits > 0. Otherwise pi reports the provider and keeps only its built-in models.
  */
 function composes(providerId: string, p: ProviderConfig, catalog: ModelCatalog): boolean {
   const raw = p.raw;
@@ -404,6 +404,10 @@ function composes(providerId: string, p: ProviderConfig, catalog: ModelCatalog):
   for (const m of p.models) {
     if (!(m.api ?? raw.api) && !builtin) return false;
     if (!(m.baseUrl ?? raw.baseUrl) && !builtin) return false;
+    // `modelFromJson`: "invalid contextWindow" / "invalid maxTokens" (reached before pi 1.3.0; from
+    // 1.3.0 the schema already rejects the whole file)
+    if (typeof m.contextWindow === "number" && m.contextWindow <= 0) return false;
+    if (typeof m.maxTokens === "number" && m.maxTokens <= 0) return false;
   }
   return true;
 }
