@@ -108,6 +108,20 @@ function withInstallLock(fn) {
 }
 
 /**
+ * Record the current install as matching package.json + package-lock.json (the stamp file), after
+ * checking the Node 22 binary. Used after `npm ci` and by add-version.mjs after its `npm install`.
+ * @returns the Node version.
+ */
+export function markInstalled() {
+  const nodeVersion = checkNodeVersion(NODE22_PATH);
+  writeFileSync(
+    STAMP_PATH,
+    `${JSON.stringify({ ...wantedStamp(), nodeVersion, installedAt: new Date().toISOString() }, null, 2)}\n`,
+  );
+  return nodeVersion;
+}
+
+/**
  * Make sure the conformance package is installed; run `npm ci` only when needed.
  * Returns { node22Path, installed (true if npm ci ran now), nodeVersion }.
  */
@@ -128,16 +142,12 @@ export function ensureConformanceInstall({ log = (line) => process.stderr.write(
     if (result.status !== 0) {
       throw new Error(`npm ci failed in ${CONFORMANCE_DIR} (exit ${result.status ?? result.signal ?? result.error})`);
     }
-    const nodeVersion = checkNodeVersion(NODE22_PATH);
     // every pi version of the matrix reaches its own sibling packages (see verify-versions.mjs)
     const verify = spawnSync(NODE22_PATH, [join(CONFORMANCE_DIR, "verify-versions.mjs")], {
       stdio: ["ignore", process.stderr, process.stderr],
     });
     if (verify.status !== 0) throw new Error(`verify-versions.mjs failed after npm ci (exit ${verify.status})`);
-    writeFileSync(
-      STAMP_PATH,
-      `${JSON.stringify({ ...wantedStamp(), nodeVersion, installedAt: new Date().toISOString() }, null, 2)}\n`,
-    );
+    const nodeVersion = markInstalled();
     log(
       `[conformance setup] installed in ${((Date.now() - started) / 1000).toFixed(1)} s; Node ${nodeVersion} at ${NODE22_PATH}`,
     );
