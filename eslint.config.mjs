@@ -7,7 +7,7 @@ import tseslint from "typescript-eslint";
 
 // ── Layers (docs/architecture.md) ───────────────────────────────────────────────────────────────
 // The VS Code surfaces: one folder each; they meet only through src/services.ts.
-const ADAPTERS = ["sessions", "statusBar", "panel", "tree", "compaction", "summarizers", "liveBridge"];
+const ADAPTERS = ["sessions", "statusBar", "panel", "tree", "compaction", "summarizers", "liveBridge", "userPi"];
 // Files inside adapter folders that must stay free of `vscode` (used by the CLI or by plain-Node tests).
 const PURE_ADAPTER_FILES = [
   "src/summarizers/openai.ts",

@@ -18,6 +18,7 @@ import { registerStatusBar, type StatusBarGauge } from "./statusBar/gauge";
 import { registerSummarizers } from "./summarizers/select";
 import { registerSessionTree, type SessionTreeView } from "./tree/register";
 import { registerSummaryDocuments } from "./ui/summaryDocuments";
+import { createUserPi } from "./userPi/service";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
 export interface PiContextApi {
@@ -38,9 +39,10 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   context.subscriptions.push(vscode.commands.registerCommand("piContext.showLog", () => log.show()));
 
   const config = () => readConfig();
-  const sessions = new PiSessionSource({ log, config });
-  context.subscriptions.push(sessions);
-  const base: BaseServices = { context, log, sessions, config };
+  const pi = createUserPi({ log, config });
+  const sessions = new PiSessionSource({ log, config, pi });
+  context.subscriptions.push(pi, sessions);
+  const base: BaseServices = { context, log, sessions, config, pi };
   const liveBridge = createLiveBridge(base);
   const services: Services = { ...base, summarizers: registerSummarizers(base), liveBridge };
 
@@ -54,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   registerCompactAt(services);
   const sessionTree = registerSessionTree(services);
 
+  pi.start();
   sessions.start();
   // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
   log.info(`${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms`);

@@ -18,7 +18,7 @@ import { analyzeLoaded } from "../core/rules/analyze";
 import { readSessionSummary, type SessionSummary } from "../core/read/locate";
 import { SessionFile } from "../core/read/session";
 import type { PiContextConfig } from "../config";
-import type { CurrentSession, SessionDiscoveryInfo, SessionSource } from "../services";
+import type { CurrentSession, SessionDiscoveryInfo, SessionSource, UserPiService } from "../services";
 import { newestFirst, planFolders, resolveAgentDir, SessionScanner, type FolderPlan } from "./scan";
 
 /** Bursts of file events closer than this are handled as one update (ms). */
@@ -40,6 +40,8 @@ const NO_WORK: Work = { replan: false, scan: false, refresh: false, reanalyze: f
 export interface PiSessionSourceOptions {
   log: vscode.LogOutputChannel;
   config: () => PiContextConfig;
+  /** The user's pi: its rules and catalog are what the analysis follows (re-analysed when it changes). */
+  pi?: Pick<UserPiService, "current" | "onDidChange">;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -51,6 +53,7 @@ export class PiSessionSource implements SessionSource {
 
   private readonly log: vscode.LogOutputChannel;
   private readonly config: () => PiContextConfig;
+  private readonly pi: PiSessionSourceOptions["pi"];
   private readonly env: NodeJS.ProcessEnv;
   private readonly scanner = new SessionScanner();
   private readonly disposables: vscode.Disposable[] = [];
@@ -98,6 +101,7 @@ export class PiSessionSource implements SessionSource {
   constructor(options: PiSessionSourceOptions) {
     this.log = options.log;
     this.config = options.config;
+    this.pi = options.pi;
     this.env = options.env ?? process.env;
     this.agentDirValue = resolveAgentDir(this.config().agentDir, this.env);
     this.disposables.push(
@@ -116,6 +120,8 @@ export class PiSessionSource implements SessionSource {
         if (e.affectsConfiguration("piContext.pollIntervalMs")) this.restartPoll();
       }),
     );
+    // another pi (or version) found: its rules and catalog change the numbers
+    if (this.pi) this.disposables.push(this.pi.onDidChange(() => this.schedule({ reanalyze: true })));
   }
 
   /** Start discovery (asynchronous; returns immediately). */
@@ -344,7 +350,11 @@ export class PiSessionSource implements SessionSource {
 
   private analyze(session: SessionFile, pinned: boolean): CurrentSession {
     const config = this.config();
-    const analysis = analyzeLoaded(session, { agentDir: this.agentDirValue, projectSettings: config.projectSettings });
+    const analysis = analyzeLoaded(session, {
+      agentDir: this.agentDirValue,
+      projectSettings: config.projectSettings,
+      ...(this.pi ? { pi: this.pi.current } : {}),
+    });
     const headerCwd = session.cwd;
     const folder = (vscode.workspace.workspaceFolders ?? []).find(
       (f) =>

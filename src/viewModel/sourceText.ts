@@ -4,6 +4,8 @@
  */
 
 import type { ResolvedWindow } from "../core/rules/inspect";
+import type { PiReport } from "../core/pi/userPi";
+import { withPeriod } from "../shared/format";
 
 /**
  * Where a context window came from, in words: `models.json: providers.scripted, model
@@ -35,4 +37,33 @@ export function windowSourceText(
     case "unknown":
       return w.detail ?? "unknown";
   }
+}
+
+/**
+ * Which pi the numbers follow, in words (tooltip, panel): `1.5.2 — the pi on the PATH
+ * (/usr/local/bin/pi)`, `1.6.0 — the running pi (pid 42, live bridge)`, or `none found …`. Plain text.
+ * @param live the running pi with the live bridge, when it serves the session.
+ */
+export function piText(report: PiReport | undefined, live?: { pid: number; piVersion: string }): string {
+  if (live) {
+    const installed =
+      report?.version && report.version !== live.piVersion
+        ? `; installed: ${report.version}, ${report.sourceText}`
+        : "";
+    return `${live.piVersion} — the running pi (pid ${live.pid}, live bridge)${installed}`;
+  }
+  if (!report) return "unknown";
+  if (!report.version)
+    return `none found — numbers follow pi ${report.catalog.piVersion} (set piContext.pi.path to point at yours)`;
+  return `${report.version} — ${report.sourceText}`;
+}
+
+/** What the user should know about the pi the numbers follow: an older pi's note, an unreadable catalog. */
+export function piWarnings(report: PiReport | undefined): string[] {
+  if (!report) return [];
+  const out: string[] = [];
+  if (report.note) out.push(report.note);
+  if (report.catalog.problem)
+    out.push(`${withPeriod(report.catalog.problem)} Windows come from ${report.catalog.name}.`);
+  return out;
 }

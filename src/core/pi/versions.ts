@@ -22,11 +22,26 @@ export function parseVersion(version: string): [number, number, number] | undefi
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
 }
 
-/** Negative when `a` is older than `b`, 0 when equal, positive when newer (unparsable = oldest). */
+/**
+ * Compare dotted versions numerically: -1 when `a` is older than `b`, 0 when equal, 1 when newer
+ * (`1.10.0` > `1.9.2`, `1.0` = `1.0.0`; a leading `v` and a `-pre`/`+build` suffix are ignored,
+ * non-numeric parts compare as 0).
+ */
 export function compareVersions(a: string, b: string): number {
-  const x = parseVersion(a) ?? [-1, 0, 0];
-  const y = parseVersion(b) ?? [-1, 0, 0];
-  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+  const parts = (v: string) =>
+    v
+      .trim()
+      .replace(/^v/, "")
+      .replace(/[-+].*$/, "")
+      .split(".")
+      .map((x) => Number.parseInt(x, 10) || 0);
+  const pa = parts(a);
+  const pb = parts(b);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
 }
 
 /** True when `version` is `min` or newer. */
