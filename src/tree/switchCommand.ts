@@ -116,8 +116,8 @@ export class SwitchCommand {
         pi: services.pi.current,
       };
       // the user's own pi summarises: a summary is written by pi itself, run headless (switchWithPi.ts)
-      if (!given && (await services.summarizers.usesPi())) {
-        const choice = await askWithUserPi(services, file, targetId, planOptions, ask);
+      if (await services.summarizers.usesPi()) {
+        const choice = await askWithUserPi(services, file, targetId, planOptions, ask, given);
         if (choice.kind !== "choice") return choice.outcome;
         if (choice.summarize) {
           const byPi = await switchWithUserPi(services, file, targetId, choice.choice, controller.signal);

@@ -28,7 +28,8 @@ export type PiChoice =
   { kind: "choice"; choice: SwitchChoice; summarize: boolean } | { kind: "done"; outcome: SwitchCommandOutcome };
 
 /**
- * Plan the switch and ask pi's question with the user's pi as the summarizer; nothing starts yet.
+ * Plan the switch and ask pi's question with the user's pi as the summarizer (unless the caller
+ * gave the choice); nothing starts yet.
  * @throws {LiveSessionError} when the session looks live (a headless pi must not meet a running one).
  */
 export async function askWithUserPi(
@@ -37,12 +38,13 @@ export async function askWithUserPi(
   targetId: string,
   options: SwitchPlanOptions,
   ask: (piLabel: string | undefined) => (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>,
+  given?: SwitchChoice,
 ): Promise<PiChoice> {
   const plan = await planSwitch(file, targetId, options);
-  if (plan.noop) return { kind: "choice", choice: { summarize: false }, summarize: false };
+  if (plan.noop) return { kind: "choice", choice: given ?? { summarize: false }, summarize: false };
   if (plan.live.live) throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
   const version = services.pi.current.install?.version;
-  const choice = await ask(`your pi${version ? ` ${version}` : ""} (with its own model)`)(plan, false);
+  const choice = given ?? (await ask(`your pi${version ? ` ${version}` : ""} (with its own model)`)(plan, false));
   if (!choice) return { kind: "done", outcome: { kind: "declined", file } };
   return { kind: "choice", choice, summarize: willSummarize(plan, choice) };
 }

@@ -104,29 +104,33 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
   }
 
   refresh(): Promise<UserPi> {
-    this.lookups ??= (async () => {
-      try {
-        this.update(this.locate());
-        if (!this.value.install && this.askShell && this.shellPath === undefined) {
-          const started = Date.now();
-          this.shellPath = (await loginShellPath({ env: this.env })) ?? "";
-          this.log.info(
-            `pi: the login shell's PATH (${Date.now() - started} ms): ${this.shellPath || "not available"}`,
-          );
-          this.update(this.locate());
-        }
-        if (!this.value.install && this.npmRoot === undefined) {
-          this.npmRoot = (await npmGlobalRoot(this.shellPath || this.env.PATH, this.env)) ?? "";
-          if (this.npmRoot) this.update(this.locate());
-        }
-        if (!this.value.install)
-          this.log.info(`pi: none found (${this.value.tried.map((t) => `${t.where}: ${t.result}`).join("; ")})`);
-        return this.value;
-      } finally {
-        this.lookups = undefined;
-      }
-    })();
-    return this.lookups;
+    if (this.lookups) return this.lookups;
+    const run = this.lookUp();
+    this.lookups = run;
+    // cleared after the run settles (a run without an await must not leave a settled promise behind)
+    void run.finally(() => {
+      if (this.lookups === run) this.lookups = undefined;
+    });
+    return run;
+  }
+
+  /** One lookup: by files now, then the login shell's PATH and npm root -g while nothing is found. */
+  private async lookUp(): Promise<UserPi> {
+    await Promise.resolve();
+    this.update(this.locate());
+    if (!this.value.install && this.askShell && this.shellPath === undefined) {
+      const started = Date.now();
+      this.shellPath = (await loginShellPath({ env: this.env })) ?? "";
+      this.log.info(`pi: the login shell's PATH (${Date.now() - started} ms): ${this.shellPath || "not available"}`);
+      this.update(this.locate());
+    }
+    if (!this.value.install && this.npmRoot === undefined) {
+      this.npmRoot = (await npmGlobalRoot(this.shellPath || this.env.PATH, this.env)) ?? "";
+      if (this.npmRoot) this.update(this.locate());
+    }
+    if (!this.value.install)
+      this.log.info(`pi: none found (${this.value.tried.map((t) => `${t.where}: ${t.result}`).join("; ")})`);
+    return this.value;
   }
 
   async runtime(): Promise<PiRuntime> {
