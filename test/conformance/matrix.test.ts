@@ -7,7 +7,7 @@
  *   - every shared fixture and case (live oracle, the flags of the saved views);
  *   - random session trees (PI_CONTEXT_MATRIX_TREES, default 200 per version; pi 1.6.0's 1000 run
  *     in random-trees.test.ts) and random settings/models configurations
- *     (PI_CONTEXT_MATRIX_SETTINGS, default 100 per version);
+ *     (PI_CONTEXT_MATRIX_SETTINGS, default 60 per version);
  *   - the documented differences (docs/notes/pi-versions.md) are asserted, not skipped: before pi
  *     1.5.0 branch summaries ignore `context_edit` (our 1.6.0 rules then differ from that pi on some
  *     trees, its own rules never do); models.json limits ≤ 0 invalidate the whole file from 1.3.0
@@ -43,7 +43,7 @@ import { SessionFile } from "../../src/core/read/session";
 import { FIXTURES, REPO_ROOT } from "../support/paths";
 
 const TREES = Number(process.env.PI_CONTEXT_MATRIX_TREES ?? 200);
-const SETTINGS_RUNS = Number(process.env.PI_CONTEXT_MATRIX_SETTINGS ?? 100);
+const SETTINGS_RUNS = Number(process.env.PI_CONTEXT_MATRIX_SETTINGS ?? 60);
 const ORACLE_DIR = path.join(REPO_ROOT, "test/conformance/oracle");
 
 interface Versions {

@@ -2,8 +2,8 @@
  * Summarising with the user's own pi (`src/core/pi/rpc.ts`), against every pi of the matrix: pi
  * runs headless on a copy of a session (`--mode rpc --session <file>`, Node 22, a temp HOME and
  * agent dir whose models.json points at a scripted OpenAI-compatible server) and compacts it with
- * its own prompts; pi-context writes nothing. The entry pi appends is verified by that pi's oracle
- * (`--verify-compactions`) and read by our core; `abort` cancels without a write; a missing header
+ * its own prompts; pi-context writes nothing. The entry pi appends is the one our preview (made with
+ * that pi's rules) predicted, and our core reads it; `abort` cancels without a write; a missing header
  * `cwd` is refused before pi starts; `--no-mcp` is passed only to pi versions that know it.
  */
 
@@ -17,17 +17,14 @@ import { piAt, type PiInstall } from "../../src/core/pi/locate";
 import { nodeForPi, type PiRuntime } from "../../src/core/pi/node";
 import { compactWithPi, PiRpc, PiRpcError, type RpcRecord } from "../../src/core/pi/rpc";
 import { SessionFile } from "../../src/core/read/session";
+import { planCompaction } from "../../src/core/flows/compact";
+import { userPiOf } from "../../src/core/pi/userPi";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { FIXTURES, REPO_ROOT } from "../support/paths";
 
 const ORACLE_DIR = path.join(REPO_ROOT, "test/conformance/oracle");
 const importMjs = <T>(file: string): Promise<T> =>
   import(pathToFileURL(path.join(ORACLE_DIR, file)).href) as Promise<T>;
-
-interface Oracle {
-  oracle(request: { file: string; args: string[] }): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
-}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-user-pi-"));
 let server: ScriptedServer;
@@ -70,9 +67,6 @@ describe("compaction by the user's own pi, headless", async () => {
   const { ensureConformanceInstall } = await importMjs<{ ensureConformanceInstall(): { node22Path: string } }>(
     "setup.mjs",
   );
-  const { OracleClient } = await importMjs<{
-    OracleClient: { start(o: { env: Record<string, string> }): Promise<Oracle> };
-  }>("oracle-client.mjs");
 
   for (const version of versions.PI_VERSIONS) {
     describe(`pi ${version}`, () => {
@@ -92,6 +86,13 @@ describe("compaction by the user's own pi, headless", async () => {
       it("compacts an idle session: pi appends its own compaction entry, which pi's rules confirm", async () => {
         const w = workspace(`compact-${version}`, "split");
         const before = fs.readFileSync(w.session, "utf8");
+        const plan = await planCompaction(w.session, {
+          agentDir: w.agentDir,
+          maxOutputTokens: 2048,
+          guardSeconds: 0,
+          procRoot: null,
+          pi: userPiOf({ pi: runtime.install, tried: [] }),
+        });
         const events: RpcRecord[] = [];
         const requestsBefore = server.requests.length;
         const result = await compactWithPi({
@@ -122,49 +123,49 @@ describe("compaction by the user's own pi, headless", async () => {
         );
         assert.equal(compaction.firstKeptEntryId, result.firstKeptEntryId);
         assert.equal(compaction.tokensBefore, result.tokensBefore);
-        // pi's own rules agree with what pi wrote, and our core sees the new compaction at the leaf
-        const oracle = await OracleClient.start({ env: { PI_ORACLE_VERSION: version } });
-        try {
-          const view = (await oracle.oracle({
-            file: w.session,
-            args: ["--agent-dir", w.agentDir, "--verify-compactions"],
-          })) as { verifyCompactions: { compactionId: string; match: boolean }[] };
-          const mine = view.verifyCompactions.find((v) => v.compactionId === compaction.id)!;
-          assert.equal(mine.match, true, JSON.stringify(mine));
-        } finally {
-          await oracle.close();
-        }
+        // our preview predicted what pi did (the preview is computed with that pi's rules; the
+        // matrix proves those rules equal pi's own on fixtures, cases and random trees)
+        assert.equal(compaction.firstKeptEntryId, plan.preview.firstKeptEntryId);
+        assert.equal(compaction.tokensBefore, plan.preview.tokensBefore);
+        const details = compaction.details as { readFiles: string[]; modifiedFiles: string[] };
+        assert.deepEqual(details.readFiles, plan.preview.readFiles);
+        assert.deepEqual(details.modifiedFiles, plan.preview.modifiedFiles);
         const session = await SessionFile.open(w.session);
         assert.equal(session.records.at(-1)?.id, compaction.id);
       });
 
-      it("cancel = RPC abort: pi answers “Compaction cancelled” and writes nothing", async () => {
-        const w = workspace(`abort-${version}`, "split");
-        const before = fs.readFileSync(w.session, "utf8");
-        const controller = new AbortController();
-        server.script({ text: "## Goal\nslow ".repeat(20), chunkDelayMs: 150 });
-        await assert.rejects(
-          compactWithPi({
-            runtime,
-            sessionFile: w.session,
-            cwd: w.cwd,
-            agentDir: w.agentDir,
-            env: { ...process.env, HOME: w.home },
-            signal: controller.signal,
-            onEvent: (e) => {
-              if (e.type === "compaction_start") setTimeout(() => controller.abort(), 200);
-            },
-          }),
-          (error: unknown) => error instanceof PiRpcError && error.kind === "cancelled",
-        );
-        server.reset();
-        const after = fs.readFileSync(w.session, "utf8");
-        const appended = after.slice(before.length).split("\n").filter(Boolean);
-        assert.ok(
-          appended.every((l) => (JSON.parse(l) as { type: string }).type === "thinking_level_change"),
-          `no compaction written: ${appended.join("\n")}`,
-        );
-      });
+      // abort is the same RPC command in every version (the research checked all five): the newest and the oldest here
+      const abortToo = version === versions.PI_VERSIONS[0] || version === versions.PI_VERSIONS.at(-1);
+      (abortToo ? it : it.skip)(
+        "cancel = RPC abort: pi answers “Compaction cancelled” and writes nothing",
+        async () => {
+          const w = workspace(`abort-${version}`, "split");
+          const before = fs.readFileSync(w.session, "utf8");
+          const controller = new AbortController();
+          server.script({ text: "## Goal\nslow ".repeat(20), chunkDelayMs: 150 });
+          await assert.rejects(
+            compactWithPi({
+              runtime,
+              sessionFile: w.session,
+              cwd: w.cwd,
+              agentDir: w.agentDir,
+              env: { ...process.env, HOME: w.home },
+              signal: controller.signal,
+              onEvent: (e) => {
+                if (e.type === "compaction_start") setTimeout(() => controller.abort(), 200);
+              },
+            }),
+            (error: unknown) => error instanceof PiRpcError && error.kind === "cancelled",
+          );
+          server.reset();
+          const after = fs.readFileSync(w.session, "utf8");
+          const appended = after.slice(before.length).split("\n").filter(Boolean);
+          assert.ok(
+            appended.every((l) => (JSON.parse(l) as { type: string }).type === "thinking_level_change"),
+            `no compaction written: ${appended.join("\n")}`,
+          );
+        },
+      );
     });
   }
 

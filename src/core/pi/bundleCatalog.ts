@@ -46,17 +46,25 @@ export function parseLiteral(src: string, pos: number): { value: unknown; end: n
   const fail = (what: string): never => {
     throw new LiteralParseError(`literal parse: ${what} at ${i}: ${src.slice(i, i + 40)}`);
   };
+  const KEY = /[A-Za-z_$][\w$]*|\d+(?:\.\d+)?/y;
+  const NUMBER = /-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?/iy;
   const ws = () => {
-    while (i < src.length && /\s/.test(src[i]!)) i++;
+    for (;;) {
+      const c = src.charCodeAt(i);
+      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
+      else return;
+    }
   };
   const str = (): string => {
     const quote = src[i];
     let out = "";
-    i++;
-    while (src[i] !== quote) {
-      if (i >= src.length) fail("unterminated string");
-      const c = src[i]!;
+    let from = ++i;
+    for (;;) {
+      const c = src[i];
+      if (c === undefined) return fail("unterminated string");
+      if (c === quote) break;
       if (c === "\\") {
+        out += src.slice(from, i);
         const e = src[++i]!;
         if (e === "u") {
           if (src[i + 1] === "{") {
@@ -67,24 +75,30 @@ export function parseLiteral(src: string, pos: number): { value: unknown; end: n
             out += String.fromCharCode(parseInt(src.slice(i + 1, i + 5), 16));
             i += 5;
           }
-          continue;
-        }
-        if (e === "x") {
+        } else if (e === "x") {
           out += String.fromCharCode(parseInt(src.slice(i + 1, i + 3), 16));
           i += 3;
-          continue;
+        } else {
+          if (!(e in ESCAPES)) fail("escape");
+          out += ESCAPES[e];
+          i++;
         }
-        if (!(e in ESCAPES)) fail("escape");
-        out += ESCAPES[e];
-        i++;
+        from = i;
         continue;
       }
       if (quote === "`" && c === "$" && src[i + 1] === "{") fail("template expression");
-      out += c;
       i++;
     }
+    out += src.slice(from, i);
     i++;
     return out;
+  };
+  const sticky = (re: RegExp): string | undefined => {
+    re.lastIndex = i;
+    const m = re.exec(src);
+    if (!m) return undefined;
+    i += m[0].length;
+    return m[0];
   };
   const value = (): unknown => {
     ws();
@@ -94,22 +108,14 @@ export function parseLiteral(src: string, pos: number): { value: unknown; end: n
       const o: Record<string, unknown> = {};
       ws();
       while (src[i] !== "}") {
-        ws();
-        let key: string;
-        if (src[i] === '"' || src[i] === "'") key = str();
-        else {
-          const m = /^[A-Za-z_$][\w$]*|^\d+(\.\d+)?/.exec(src.slice(i, i + 200));
-          if (!m) return fail("key");
-          key = m[0];
-          i += key.length;
-        }
+        if (i >= src.length) fail("unterminated object");
+        const key = src[i] === '"' || src[i] === "'" ? str() : (sticky(KEY) ?? fail("key"));
         ws();
         if (src[i++] !== ":") fail("colon");
         o[key] = value();
         ws();
         if (src[i] === ",") i++;
         ws();
-        if (i >= src.length) fail("unterminated object");
       }
       i++;
       return o;
@@ -119,37 +125,38 @@ export function parseLiteral(src: string, pos: number): { value: unknown; end: n
       const a: unknown[] = [];
       ws();
       while (src[i] !== "]") {
+        if (i >= src.length) fail("unterminated array");
         a.push(value());
         ws();
         if (src[i] === ",") i++;
         ws();
-        if (i >= src.length) fail("unterminated array");
       }
       i++;
       return a;
     }
     if (c === '"' || c === "'" || c === "`") return str();
-    for (const [text, v] of [
-      ["!0", true],
-      ["!1", false],
-      ["true", true],
-      ["false", false],
-      ["null", null],
-      ["void 0", undefined],
-    ] as const) {
+    for (const [text, v] of LITERALS) {
       if (src.startsWith(text, i)) {
         i += text.length;
         return v;
       }
     }
-    const m = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?/i.exec(src.slice(i, i + 40));
-    if (!m) return fail("value");
-    i += m[0].length;
-    return Number(m[0]);
+    const number = sticky(NUMBER);
+    if (number === undefined) return fail("value");
+    return Number(number);
   };
   const v = value();
   return { value: v, end: i };
 }
+
+const LITERALS: readonly (readonly [string, unknown])[] = [
+  ["!0", true],
+  ["!1", false],
+  ["true", true],
+  ["false", false],
+  ["null", null],
+  ["void 0", undefined],
+];
 
 /** The catalog groups found in a bundle, before flattening (`catalog.ts` flattens like pi-ai). */
 export interface BundleCatalogData {
@@ -179,7 +186,7 @@ export function readBundleCatalogData(packageDir: string): BundleCatalogData {
   for (const name of fs.readdirSync(chunks).sort()) {
     if (!name.endsWith(".js")) continue;
     const text = fs.readFileSync(path.join(chunks, name), "utf8");
-    const count = text.match(FLATTEN_CALL)?.length ?? 0;
+    const count = text.includes('ModelCatalog("') ? (text.match(FLATTEN_CALL)?.length ?? 0) : 0;
     if (count > most) {
       most = count;
       file = path.join(chunks, name);
