@@ -34,7 +34,7 @@ import {
 import { tmpdir } from "node:os";
 import { basename, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
-import { piPackageDir, REFERENCE_PI_VERSION } from "./versions.mjs";
+import { piAiDir, piPackageDir, REFERENCE_PI_VERSION } from "./versions.mjs";
 
 export const EXPECTED_PI_VERSION = process.env.PI_ORACLE_VERSION || REFERENCE_PI_VERSION;
 
@@ -111,8 +111,9 @@ const virtualModelsMod = existsSync(new URL(piUrl("core/virtual-models.js")))
       },
     };
 const footerMod = await import(piUrl("modes/interactive/components/footer.js"));
+// pi-ai as this pi version's library code reaches it (its own node_modules in the shallow layout)
 const transformMod = await import(
-  new URL("api/transform-messages.js", import.meta.resolve("@earendil-works/pi-ai")).href
+  pathToFileURL(join(piAiDir(EXPECTED_PI_VERSION), "dist", "api", "transform-messages.js")).href
 );
 
 if (pi.VERSION !== EXPECTED_PI_VERSION) {
