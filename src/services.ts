@@ -130,7 +130,7 @@ export interface SummarizerProvider {
   keyOrigin(): string;
   /**
    * Whether the user's own pi summarises (headless, writing its own entries): setting `pi`, or
-   * `auto` when a pi is found and no OpenAI-compatible summarizer is configured (base URL or model
+   * `auto` when a pi is found and no OpenAI-compatible summarizer is configured (base URL
    * set, or an API key stored). See `summarizers/select.ts`.
    */
   usesPi(): Promise<boolean>;

@@ -6,14 +6,13 @@
  * Who summarises an idle session ({@link usesPi}), in this order:
  *   1. `piContext.summarizer.provider` set to `pi`, `openai` or `vscode-lm`: that one;
  *   2. `auto` (the default) with an OpenAI-compatible summarizer configured — `summarizer.openai.baseURL`
- *      or `.model` set in any settings scope, or an API key stored for its server: that one (what
+ *      set, or an API key stored for its server: that one (what
  *      pi-context did before it could use the user's pi);
  *   3. `auto` and a pi found (`services.pi`): the user's own pi, headless;
  *   4. otherwise the OpenAI-compatible API (which asks for its key).
  * A running pi with the live bridge always summarises itself (before any of this).
  */
 
-import * as vscode from "vscode";
 import type { Summarizer } from "../core/flows/summarizer";
 import type { BaseServices, SummarizerProvider } from "../services";
 import { askApiKey, configuredBaseURL, getApiKey, keyOrigin, registerApiKeyCommands } from "./apiKeys";
@@ -50,18 +49,12 @@ export async function getSummarizer(
   return summarizer;
 }
 
-/** True when a setting was given explicitly in some scope (not just its default). */
-function isSet(key: string): boolean {
-  const i = vscode.workspace.getConfiguration("piContext").inspect<unknown>(key);
-  const set = (v: unknown) => v !== undefined && v !== "";
-  return !!i && (set(i.globalValue) || set(i.workspaceValue) || set(i.workspaceFolderValue));
-}
-
 /** See the module comment: whether the user's own pi summarises. */
 export async function usesPi(services: BaseServices): Promise<boolean> {
   const provider = services.config().summarizer.provider;
   if (provider !== "auto") return provider === "pi";
-  if (isSet("summarizer.openai.baseURL") || isSet("summarizer.openai.model")) return false;
+  // get() only: VS Code drops restricted workspace values there (not in inspect())
+  if (services.config().summarizer.openai.baseURL !== "") return false;
   if (await getApiKey(services)) return false;
   return services.pi.current.install !== undefined;
 }
