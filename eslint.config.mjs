@@ -17,6 +17,7 @@ const ADAPTERS = [
   "liveBridge",
   "trim",
   "health",
+  "userPi",
 ];
 // Files inside adapter folders that must stay free of `vscode` (used by the CLI or by plain-Node tests).
 const PURE_ADAPTER_FILES = [

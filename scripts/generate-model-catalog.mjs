@@ -23,7 +23,17 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const EXPECTED_VERSION = "1.6.0";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const PI_AI_DIR = join(ROOT, "test", "conformance", "oracle", "node_modules", "@earendil-works", "pi-ai");
+const PI_AI_DIR = join(
+  ROOT,
+  "test",
+  "conformance",
+  "oracle",
+  "node_modules",
+  `pi-${EXPECTED_VERSION}`,
+  "node_modules",
+  "@earendil-works",
+  "pi-ai",
+);
 
 const argv = process.argv.slice(2);
 const outIndex = argv.indexOf("--out");

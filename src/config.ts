@@ -30,9 +30,15 @@ export interface PiContextConfig {
   };
   /** Polling interval (ms) used when file-system events are unavailable. */
   pollIntervalMs: number;
+  /** Setting `piContext.pi.path`: the user's pi (an executable, a launcher or pi's package dir); empty = find it. Restricted in untrusted workspaces. */
+  piPath: string;
   /** The LLM that writes compaction and branch summaries (`src/summarizers/`). */
   summarizer: {
-    provider: "openai" | "vscode-lm";
+    /**
+     * `auto` (default): the user's own pi when one is found and no OpenAI-compatible summarizer is
+     * configured (see `summarizers/select.ts`), else `openai`; `pi`: always the user's pi.
+     */
+    provider: "auto" | "pi" | "openai" | "vscode-lm";
     openai: {
       /** API base URL; empty = OpenAI. Restricted in untrusted workspaces. */
       baseURL: string;
@@ -63,6 +69,11 @@ export interface PiContextConfig {
 }
 
 const SECTION = "piContext";
+
+const PROVIDERS = ["auto", "pi", "openai", "vscode-lm"] as const;
+function summarizerProvider(value: string): PiContextConfig["summarizer"]["provider"] {
+  return (PROVIDERS as readonly string[]).includes(value) ? (value as (typeof PROVIDERS)[number]) : "auto";
+}
 
 /** Read the current settings (falls back to defaults for missing or mistyped values). */
 export function readConfig(scope?: vscode.ConfigurationScope): PiContextConfig {
@@ -97,8 +108,9 @@ export function readConfig(scope?: vscode.ConfigurationScope): PiContextConfig {
     },
     gauge: { colors: str("gauge.colors", "threshold") === "piFooter" ? "piFooter" : "threshold" },
     pollIntervalMs: Math.max(100, num("pollIntervalMs", 1000)),
+    piPath: str("pi.path", "").trim(),
     summarizer: {
-      provider: str("summarizer.provider", "openai") === "vscode-lm" ? "vscode-lm" : "openai",
+      provider: summarizerProvider(str("summarizer.provider", "auto")),
       openai: {
         baseURL: str("summarizer.openai.baseURL", "").trim(),
         model: str("summarizer.openai.model", "gpt-4o-mini").trim(),

@@ -21,6 +21,7 @@ import { registerSessionTree, type SessionTreeView } from "./tree/register";
 import { registerTrim, type TrimApi } from "./trim/register";
 import { registerSummaryDocuments } from "./ui/summaryDocuments";
 import { registerWelcomeContext, type WelcomeState } from "./ui/welcome";
+import { createUserPi } from "./userPi/service";
 
 /** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
 export interface PiContextApi {
@@ -47,13 +48,15 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   context.subscriptions.push(vscode.commands.registerCommand("piContext.showLog", () => log.show()));
 
   const config = () => readConfig();
+  const pi = createUserPi({ log, config });
   const sessions = new PiSessionSource({
     log,
     config,
+    pi,
     cacheFile: vscode.Uri.joinPath(context.globalStorageUri, "session-catalog.jsonl").fsPath,
   });
-  context.subscriptions.push(sessions);
-  const base: BaseServices = { context, log, sessions, config };
+  context.subscriptions.push(pi, sessions);
+  const base: BaseServices = { context, log, sessions, config, pi };
   const liveBridge = createLiveBridge(base);
   const services: Services = { ...base, summarizers: registerSummarizers(base), liveBridge };
 
@@ -70,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   const health = registerHealth(services);
   const welcome = registerWelcomeContext(services);
 
+  pi.start();
   sessions.start(() => liveBridge.announcedSessions());
   // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
   log.info(`${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms`);

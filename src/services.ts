@@ -13,6 +13,8 @@ import type { SessionInfo } from "./core/read/sessionInfo";
 import type { SessionFile } from "./core/read/session";
 import type { Analysis } from "./core/rules/analyze";
 import type { ContextEditDraft } from "./core/rules/contextEdit";
+import type { PiRuntime } from "./core/pi/node";
+import type { UserPi } from "./core/pi/userPi";
 import type { PiContextConfig } from "./config";
 
 /** The session pi-context currently shows, refreshed in place as pi appends. */
@@ -105,6 +107,8 @@ export type CompactCommandOutcome =
       /** null: written, but the file could not be read back afterwards. */
       tokensAfter: number | null;
       firstKeptEntryId: string;
+      /** `pi`: the user's own pi compacted the idle session and wrote the entry (else pi-context or the live pi). */
+      by?: "pi";
     }
   | { kind: "declined" | "cancelled" | "nothing"; file?: string; message?: string; stage?: DeclinedStage }
   | { kind: "busy" }
@@ -185,6 +189,29 @@ export interface SummarizerProvider {
   withNewKey(summarizer: Summarizer, error: Error): Promise<Summarizer | undefined>;
   /** The origin (`scheme://host:port`) the configured summarizer's key is stored under. */
   keyOrigin(): string;
+  /**
+   * Whether the user's own pi summarises (headless, writing its own entries): setting `pi`, or
+   * `auto` when a pi is found and no OpenAI-compatible summarizer is configured (base URL
+   * set, or an API key stored). See `summarizers/select.ts`.
+   */
+  usesPi(): Promise<boolean>;
+}
+
+// ── The user's pi (implemented by `userPi/`) ──
+
+/** The pi the user runs: found once at start and again when the setting or the install changes. */
+export interface UserPiService {
+  /** The pi the numbers follow now (its rules and catalog; the snapshot and pi 1.6.0's rules when none is found). */
+  readonly current: UserPi;
+  /** Fires when another pi (or another version of it) is found. */
+  readonly onDidChange: vscode.Event<UserPi>;
+  /** Look again (the PATH, the login shell's PATH, pi's managed install, npm's global packages). */
+  refresh(): Promise<UserPi>;
+  /**
+   * The pi to summarise with and the Node to run it.
+   * @throws {NoNodeForPiError} when no Node satisfies pi's `engines.node`; an Error when no pi is found.
+   */
+  runtime(): Promise<PiRuntime>;
 }
 
 // ── Live bridge (implemented by `liveBridge/`) ──
@@ -248,6 +275,11 @@ export interface LiveBridge {
     file: string,
     name: string,
   ): Promise<{ result: { entryId: string | null; name: string | null } | undefined } | undefined>;
+  /**
+   * The `-e` extension files a headless pi run by pi-context needs to serve the live bridge: none
+   * when the bridge is installed in the agent dir (pi discovers it), else the shipped bundle.
+   */
+  headlessExtensions(): string[];
   /** Set or clear a label in the running pi; `{ result: undefined }` = failed (reported to the user). */
   routeLabel(
     file: string,
@@ -279,7 +311,9 @@ export interface Services {
   summarizers: SummarizerProvider;
   /** Running pi processes with the live bridge. */
   liveBridge: LiveBridge;
+  /** The user's pi (version, rules, catalog; the runtime to summarise with). */
+  pi: UserPiService;
 }
 
 /** What the services that others are built from need: the base every service is constructed with. */
-export type BaseServices = Pick<Services, "context" | "log" | "sessions" | "config">;
+export type BaseServices = Pick<Services, "context" | "log" | "sessions" | "config" | "pi">;

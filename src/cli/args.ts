@@ -5,6 +5,9 @@
  */
 
 import * as path from "node:path";
+import { locatePi, piAt } from "../core/pi/locate";
+import { npmGlobalRoot } from "../core/pi/shellPath";
+import { userPiOf, type UserPi } from "../core/pi/userPi";
 import { getAgentDir, type ProjectSettingsMode } from "../core/rules/settings";
 import { withPeriod } from "../shared/format";
 
@@ -56,6 +59,29 @@ export function analyzeOptionsFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = pr
     ...(contextWindow !== undefined ? { contextWindow } : {}),
     ...(leaf !== undefined ? { leafId: leaf === "null" ? null : leaf } : {}),
   };
+}
+
+/**
+ * The user's pi for the numbers (its rules and catalog): `--pi <path to pi or its package dir>`,
+ * else found like the extension does — `pi` on the PATH, pi's managed install, npm's global
+ * packages (`npm root -g` is asked only when the files alone find none). The CLI runs in the
+ * user's shell, so there is no login-shell lookup.
+ * @throws {UsageError} when `--pi` does not point at a pi.
+ */
+export async function userPiFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): Promise<UserPi> {
+  const flag = stringFlag(args, "pi");
+  if (args.flags.get("pi") === true) throw new UsageError("--pi needs a value.");
+  if (flag !== undefined) {
+    const found = piAt(flag, "flag", env, env.PATH);
+    if ("problem" in found) throw new UsageError(`--pi ${flag}: ${withPeriod(found.problem)}`);
+    return userPiOf({ pi: found, tried: [{ where: "--pi", result: `pi ${found.version} at ${found.packageDir}` }] });
+  }
+  let location = locatePi({ env });
+  if (!location.pi) {
+    const npmRoot = await npmGlobalRoot(env.PATH, env);
+    if (npmRoot) location = locatePi({ env, npmRoot });
+  }
+  return userPiOf(location);
 }
 
 /** The file is not a pi session (first line is no session header) or is empty. */

@@ -41,13 +41,14 @@ import {
   stringFlag,
   UsageError,
   type CliCommand,
+  userPiFrom,
 } from "./args";
 import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
 
 export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]
   [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
   [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
-  [--project-settings auto|always|never]
+  [--project-settings auto|always|never] [--pi PATH]
   API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
 
 const KNOWN_FLAGS = new Set([
@@ -62,6 +63,7 @@ const KNOWN_FLAGS = new Set([
   "json",
   "leaf",
   "context-window",
+  "pi",
 ]);
 
 /** The preview as plain text. */
@@ -147,6 +149,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   checkFlags(args, KNOWN_FLAGS, COMPACT_USAGE);
   const env = process.env;
   const analyze = analyzeOptionsFrom(args, env);
+  const pi = await userPiFrom(args, env);
   const guardSeconds = intFlag(args, "guard-seconds") ?? 30;
   const flagSummarizer = summarizerFromFlags(args, env);
   const { maxOutputTokens } = flagSummarizer;
@@ -164,6 +167,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     ...(analyze.cwd ? { cwd: analyze.cwd } : {}),
     guardSeconds,
     surface: "cli" as const,
+    pi,
     ...(customInstructions ? { customInstructions } : {}),
   };
   const makeSummarizer = flagSummarizer.make;

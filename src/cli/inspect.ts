@@ -11,12 +11,20 @@ import type { InspectResult } from "../core/rules/inspect";
 import { formatCount as n, tokensText, withPeriod } from "../shared/format";
 import { windowSourceText } from "../viewModel/sourceText";
 import { buildUsageModel, usageRows } from "../viewModel/usage";
-import { analyzeOptionsFrom, formatUsage, NotASessionError, parseArgs, UsageError, type CliCommand } from "./args";
+import {
+  analyzeOptionsFrom,
+  formatUsage,
+  NotASessionError,
+  parseArgs,
+  UsageError,
+  userPiFrom,
+  type CliCommand,
+} from "./args";
 
 export const INSPECT_USAGE = `pi-context inspect <session.jsonl> [--json] [--agent-dir DIR] [--cwd DIR] [--leaf ID]
-  [--project-settings auto|always|never] [--context-window N]`;
+  [--project-settings auto|always|never] [--context-window N] [--pi PATH]`;
 
-const INSPECT_FLAGS = new Set(["json", "agent-dir", "cwd", "leaf", "project-settings", "context-window"]);
+const INSPECT_FLAGS = new Set(["json", "agent-dir", "cwd", "leaf", "project-settings", "context-window", "pi"]);
 
 /** Where a pi setting came from, in words: `global settings: /…/settings.json`. */
 function sourceText(s: { source: string; file?: string; key?: string; error?: string }): string {
@@ -49,6 +57,13 @@ export function formatInspect(analysis: Analysis, label?: string): string {
       `${analysis.selection ? `${analysis.selection.provider}/${analysis.selection.modelId}` : model}${analysis.selection?.source === "settings-default" ? " (pi's default model from settings.json)" : ""}`,
     ),
   );
+  const pi = r.pi;
+  if (pi) {
+    lines.push(row("pi", pi.version ? `${pi.version}, ${pi.sourceText}` : pi.sourceText));
+    if (pi.catalog.problem)
+      lines.push(row("", `${withPeriod(pi.catalog.problem)} Windows come from ${pi.catalog.name}.`));
+    if (pi.note) lines.push(row("", pi.note));
+  }
   const win = r.contextWindow.value;
   lines.push(
     row(
@@ -143,7 +158,8 @@ export const inspectCommand: CliCommand = async (argv, out) => {
   for (const name of args.flags.keys())
     if (!INSPECT_FLAGS.has(name))
       throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(INSPECT_USAGE, 2)}`);
-  const options = analyzeOptionsFrom(args);
+  const pi = await userPiFrom(args);
+  const options = { ...analyzeOptionsFrom(args), pi };
   const analysis = await analyzeSession(path.resolve(file), options);
   const session = analysis.session;
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);

@@ -33,6 +33,11 @@ const USAGE = `pi-context — see and steer pi's context window
 usage:
 ${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE, TRIM_USAGE, RESTORE_USAGE, DOCTOR_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
 
+which pi: the numbers follow the rules and the model catalog of your pi — --pi PATH (pi, a
+  launcher, or pi's package dir), else the pi on the PATH, pi's managed install
+  ($PI_MANAGED_INSTALL_ROOT, ~/.pi/agent/install), npm's global packages; without one, pi-context's
+  snapshot of pi 1.6.0's catalog (inspect names the source).
+
 environment:
   PI_CODING_AGENT_DIR   pi's agent dir (default ~/.pi/agent; --agent-dir overrides it)
   PI_CONTEXT_API_KEY    API key of the summarizer (compact, switch --summarize), sent to the

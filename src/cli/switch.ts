@@ -39,13 +39,14 @@ import {
   stringFlag,
   UsageError,
   type CliCommand,
+  userPiFrom,
 } from "./args";
 import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
 
 export const SWITCH_USAGE = `pi-context switch <session.jsonl> <entryId> [--summarize [--instructions TEXT]] [--label TEXT] [--dry-run]
                   [--json] [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
                   [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
-                  [--project-settings auto|always|never] [--context-window N]
+                  [--project-settings auto|always|never] [--context-window N] [--pi PATH]
   API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
 
 /** The plan as text (the dry run and the preview of `pi-context switch`). */
@@ -92,6 +93,7 @@ const SWITCH_FLAGS = new Set([
   "cwd",
   "project-settings",
   "context-window",
+  "pi",
 ]);
 
 /** `pi-context switch`. */
@@ -104,6 +106,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     throw new UsageError("--instructions needs --summarize.");
   const env = process.env;
   const analyze = analyzeOptionsFrom(args, env);
+  const pi = await userPiFrom(args, env);
   const json = args.flags.has("json");
   const dryRun = args.flags.has("dry-run");
   const absolute = path.resolve(file);
@@ -119,6 +122,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     ...(analyze.contextWindow !== undefined ? { contextWindow: analyze.contextWindow } : {}),
     guardSeconds: intFlag(args, "guard-seconds") ?? 30,
     surface: "cli",
+    pi,
   };
   const { maxOutputTokens, model, make: makeSummarizer } = summarizerFromFlags(args, env);
 

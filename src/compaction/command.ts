@@ -15,6 +15,9 @@
  *      answers HTTP 401/403 gets the same box and the request is retried;
  *   8. summarise (progress notification, Cancel), append, summary diff.
  *
+ * With the user's own pi as the summarizer (`summarizers/select.ts` `usesPi`), steps 6–8 are
+ * `withPi.ts`: the same preview, then pi compacts the idle session itself and writes its own entry.
+ *
  * `piContext.compact(file?, options?)`: `file` = a session path or URI (default: the current
  * session); `options.instructions` skips the instructions box; `options.skipPreview` skips the
  * preview. Resolves with a {@link CompactCommandOutcome} (the panel and the tests read it).
@@ -33,18 +36,17 @@ import {
 } from "../core/flows/compact";
 import { checkLiveSession, liveSessionError } from "../core/flows/live";
 import { describeChange } from "../core/flows/watch";
-import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
+import { SummarizerError } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
 import { sessionLabel } from "../core/rules/sessionLabel";
-import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
-import { readModelsConfig } from "../core/rules/models";
-import { priceDetail, priceHeadline, priceLines } from "../viewModel/compactionPrice";
 import { reviewSummary } from "./review";
 import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
-import { formatCount as n, formatTokenRange, tokensText, withPeriod } from "../shared/format";
+import { formatCount as n, withPeriod } from "../shared/format";
 import * as notify from "../ui/notify";
 import { streamingProgress } from "../ui/progress";
-import { openSummaryDiff, setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
+import { openSummaryDiff } from "../ui/summaryDocuments";
+import { confirmPreview, planTitle, previewOfSummarizer, sessionTitle, setPlanLabel } from "./preview";
+import { compactWithUserPi } from "./withPi";
 
 /** Options of `piContext.compact` (each one given skips its question). */
 export interface CompactCommandOptions {
@@ -55,195 +57,6 @@ export interface CompactCommandOptions {
    * process check still runs, also right before the write). See `isOverridable` in `core/flows/live.ts`.
    */
   overrideRecentWrite?: boolean;
-}
-
-/** One line, at most `max` characters (an ellipsis marks a cut). */
-function short(text: string, max: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
-}
-
-/**
- * How a session is named in titles and messages: its label (pi's rule, `sessionLabel`: name, else
- * the first user message), quoted — the same label every surface shows.
- */
-export function sessionTitle(label: string): string {
-  return `"${label}"`;
-}
-
-/** The label of each file being compacted (set when the command starts; titles of its steps read it). */
-const labels = new Map<string, string>();
-
-function planTitle(plan: CompactionPlan): string {
-  return sessionTitle(labels.get(plan.file) ?? sessionLabel({ name: plan.session.name }));
-}
-
-/** The first words of an entry, for "keep from …" (its id only when it has no text). */
-function entryWords(plan: CompactionPlan, id: string): string {
-  const r = plan.session.byId.get(id);
-  if (!r) return id;
-  const text = r.preview
-    ? `"${short(r.preview, 28)}"`
-    : r.toolNames?.length
-      ? `${r.toolNames.join(", ")} call`
-      : r.toolName
-        ? `${r.toolName} result`
-        : id;
-  const who =
-    r.type === "message" ? (r.role === "user" ? "your message " : r.role === "assistant" ? "the answer " : "") : "";
-  return `${who}${text}`;
-}
-
-/** The preview as markdown (the "Show details" document). */
-export function previewMarkdown(plan: CompactionPlan, fit: PlanFit, summarizer: Summarizer): string {
-  const p = plan.preparation;
-  const v = plan.preview;
-  const ids = (list: string[]) => (list.length ? list.map((id) => `\`${id}\``).join(", ") : "(none)");
-  const files = (list: string[]) => (list.length ? list.map((f) => `- \`${f}\``).join("\n") : "- (none)");
-  const lines = [
-    `# Compaction preview — ${planTitle(plan)}`,
-    "",
-    ...(fit.problem ? ["## ⚠ The summary request does not fit the summarizer", "", fit.problem.message, ""] : []),
-    `Session file: \`${plan.file}\`  `,
-    `Leaf: \`${p.leafId}\` · keepRecentTokens ${n(p.settings.keepRecentTokens)} · reserveTokens ${n(p.settings.reserveTokens)}`,
-    "",
-    "| | tokens |",
-    "|---|---:|",
-    `| before (pi's estimate) | ${n(v.tokensBefore)} |`,
-    `| summarized messages | ≈${n(v.summarizedTokens)} |`,
-    `| kept messages | ≈${n(v.keptTokens)} |`,
-    `| system checkpoint | ≈${n(p.checkpointTokens)} |`,
-    `| new summary (guess, from what is summarized; file lists exact) | ${formatTokenRange(plan.estimatedSummaryRange)} |`,
-    `| **after (estimate)** | **${afterText(plan)}** |`,
-    "",
-    `**Summarized:** ${v.summarizedEntryIds.length} entries${v.turnPrefixEntryIds.length ? ` + ${v.turnPrefixEntryIds.length} entries of the split turn's prefix` : ""}${p.previousSummary ? `, updating the summary of compaction \`${p.previousCompactionId}\`` : ""}.`,
-    "",
-    `**Kept:** ${v.keptEntryCount} entries from \`firstKeptEntryId\` = \`${v.firstKeptEntryId}\`${v.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}.`,
-    "",
-    `**Split turn:** ${v.isSplitTurn ? `yes — the turn starting at \`${v.turnStartEntryId}\` is cut; its prefix is summarized separately and merged like pi does.` : "no"}`,
-    "",
-    `**Custom instructions:** ${plan.customInstructions ? plan.customInstructions : "(none)"}`,
-    "",
-    `**Summarizer:** ${summarizer.label} — ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens (counted with ${fit.history?.countedWith ?? fit.turnPrefix?.countedWith})${summarizer.contextWindow ? `, window ${n(summarizer.contextWindow)}` : ""}${fit.history?.outputReduced || fit.turnPrefix?.outputReduced ? ", output limit lowered to fit" : ""}.`,
-    "",
-    "## Cost",
-    ...priceLines(planPrice(plan, fit, summarizer)).map((line) => `- ${line}`),
-    "",
-    "## Read files",
-    files(v.readFiles),
-    "",
-    "## Modified files",
-    files(v.modifiedFiles),
-    "",
-    "## Entries",
-    `Summarized: ${ids(v.summarizedEntryIds)}`,
-    "",
-    ...(v.turnPrefixEntryIds.length ? [`Split-turn prefix: ${ids(v.turnPrefixEntryIds)}`, ""] : []),
-    `Kept: ${ids(p.keptEntries.map((e) => e.record.id))}`,
-    "",
-  ];
-  return lines.join("\n");
-}
-
-/** The plan priced now (summary request, savings per later request, break-even; `core/flows/planPrice.ts`). */
-export function planPrice(plan: CompactionPlan, fit: PlanFit, summarizer: Summarizer): CompactionPrice {
-  return priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir));
-}
-
-/** "≈4,373–4,625": the after-estimate's range (see `CompactionPlan.estimatedTokensAfterRange`). */
-function afterText(plan: CompactionPlan): string {
-  return formatTokenRange(plan.estimatedTokensAfterRange);
-}
-
-/** "; focus: …" for custom instructions (as the live bridge's preview says it), else "". */
-function focusText(plan: CompactionPlan): string {
-  return plan.customInstructions ? `; focus: ${short(plan.customInstructions, 80)}` : "";
-}
-
-/** The numbers of a request that does not fit, short: "≈712,004 of 128,000 tokens". */
-function fitNumbers(fit: PlanFit): string {
-  const s = [fit.history?.shortfall, fit.turnPrefix?.shortfall].find((x) => x !== undefined);
-  return s ? `request ≈${n(s.inputTokens)} tokens, window ${n(s.window)}` : "";
-}
-
-/** The summarizer's model for short texts (its full label, with the server, is in "Show details"). */
-function modelName(summarizer: Summarizer): string {
-  return summarizer.modelName ?? summarizer.label;
-}
-
-let previewCounter = 0;
-
-/** Show the preview; resolves true to compact. */
-async function confirmPreview(
-  plan: CompactionPlan,
-  fit: PlanFit,
-  summarizer: Summarizer,
-  changed: boolean,
-): Promise<boolean> {
-  const v = plan.preview;
-  const count = v.summarizedEntryIds.length + v.turnPrefixEntryIds.length;
-  const summarized = `${count} ${count === 1 ? "entry" : "entries"}`;
-  const kept = `${v.keptEntryCount} ${v.keptEntryCount === 1 ? "entry" : "entries"}`;
-  const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
-  const needsKey = summarizer.needsApiKey === true;
-  const price = planPrice(plan, fit, summarizer);
-  const tooLarge = fit.problem !== undefined;
-  for (;;) {
-    type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" | "settings" };
-    const details: Item = {
-      action: "details",
-      label: "$(preview) Show details",
-      description: `keeps ${kept} from ${entryWords(plan, v.firstKeptEntryId)}`,
-      detail: `Files: ${files.length ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "") : "(none)"} — open the full preview`,
-    };
-    const items: Item[] = tooLarge
-      ? [
-          {
-            action: "details",
-            label: `$(warning) Does not fit ${modelName(summarizer)}'s window`,
-            description: fitNumbers(fit),
-            detail: `Would summarize ${summarized} (≈${tokensText(v.summarizedTokens)})${focusText(plan)}. Show details for what to change — nothing is sent.`,
-          },
-          details,
-          {
-            action: "settings",
-            label: "$(settings-gear) Open Summarizer Settings",
-            detail: "The model and its context window (piContext.summarizer.*).",
-          },
-          { action: "cancel", label: "$(close) Close", detail: "Nothing is sent, nothing is written." },
-        ]
-      : [
-          {
-            action: "go",
-            label: "$(check) Compact now",
-            description: `${n(v.tokensBefore)} → ${afterText(plan)} tokens · ${modelName(summarizer)}`,
-            detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${tokensText(v.summarizedTokens)}${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}${focusText(plan)}.`,
-          },
-          {
-            action: "details",
-            label: `$(credit-card) ${priceHeadline(price)}`,
-            detail: `${priceDetail(price)} — open the full preview`,
-          },
-          details,
-          { action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
-        ];
-    const pick = await vscode.window.showQuickPick(items, {
-      title: `${changed ? "The session changed — new preview. " : ""}Compact ${planTitle(plan)}?${tooLarge ? " The request does not fit the summarizer" : ""}`,
-      placeHolder: `tokens ${n(v.tokensBefore)} → ${afterText(plan)} · summarize ${summarized} · keep ${kept} · split turn: ${v.isSplitTurn ? "yes" : "no"}`,
-      ignoreFocusOut: true,
-    });
-    if (!pick || pick.action === "cancel") return false;
-    if (pick.action === "go") return true;
-    if (pick.action === "settings") {
-      void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
-      return false;
-    }
-    const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/Compaction preview ${++previewCounter}.md` });
-    setVirtualDocument(uri, previewMarkdown(plan, fit, summarizer));
-    await vscode.commands
-      .executeCommand("markdown.showPreview", uri)
-      .then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
-  }
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
@@ -320,8 +133,7 @@ export function registerCompaction(services: Services): void {
     let given = typeof options.instructions === "string" ? options.instructions : undefined;
     const current = services.sessions.current;
     const info = await services.sessions.sessionInfo(file);
-    labels.set(file, current?.file === file ? current.label : sessionLabel(info ?? {}));
-    const title = sessionTitle(labels.get(file)!);
+    const title = sessionTitle(setPlanLabel(file, current?.file === file ? current.label : sessionLabel(info ?? {})));
 
     // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
     if ((await services.liveBridge.availability(file)) !== "none") {
@@ -344,6 +156,7 @@ export function registerCompaction(services: Services): void {
       projectSettings: config.projectSettings,
       guardSeconds,
       surface: "vscode" as const,
+      pi: services.pi.current,
     };
     const prepared = await planCompaction(file, {
       ...planOptions,
@@ -354,6 +167,9 @@ export function registerCompaction(services: Services): void {
     const instructions = given ?? (await askInstructions(planTitle(prepared)));
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
     const plan = withInstructions(prepared, instructions);
+    // the user's own pi summarises (setting `pi`, or `auto` with a pi and no summarizer configured here)
+    if (await services.summarizers.usesPi())
+      return compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
     // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
     const summarizer = await services.summarizers.get({ allowMissingKey: true });
     services.log.info(
@@ -381,7 +197,7 @@ export function registerCompaction(services: Services): void {
           : {
               confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) => {
                 previewedProblem = fit.problem !== undefined;
-                return confirmPreview(p, fit, summarizer, changed);
+                return confirmPreview(p, previewOfSummarizer(summarizer, fit, p), changed);
               },
             }),
         ...(skipPreview ? {} : { reviewDraft: (p: CompactionPlan, d: CompactionDraft) => reviewSummary(p, d) }),

@@ -14,6 +14,7 @@
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { compareVersions } from "../core/pi/versions";
 import { BRIDGE_FILE_NAME, BRIDGE_PROTOCOL, BRIDGE_VERSION, PI_VERSION_RANGE } from "../bridge/protocol";
 
 /** Start of the marker line. */
@@ -92,17 +93,6 @@ export function parseInstalled(text: string): { marker: BridgeMarker; body: stri
   } catch {
     return undefined;
   }
-}
-
-/** Compare dotted versions numerically (`1.10.0` > `1.9.2`); non-numeric parts compare as 0. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(".").map((x) => Number.parseInt(x, 10) || 0);
-  const pb = b.split(".").map((x) => Number.parseInt(x, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  return 0;
 }
 
 /**

@@ -14,6 +14,7 @@
  * live-session guard runs as before.
  */
 
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { isProcessAlive, readAnnouncements, removeAnnouncement, sameFile } from "../bridge/announce";
@@ -36,7 +37,7 @@ import * as notify from "../ui/notify";
 import { BridgeError, connectBridge, type BridgeConnection } from "./client";
 import { LiveEditRoute } from "./editRoute";
 import { BridgeInstaller, type BridgeCommandOptions, type BridgeCommandOutcome } from "./install";
-import type { BridgeFileStatus } from "./installFile";
+import { bridgeInstallPath, type BridgeFileStatus } from "./installFile";
 import { applyLiveState } from "./liveUsage";
 import { LiveRoutes } from "./routes";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
@@ -82,7 +83,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   /** @param bundlePath the shipped bundle (`dist/bridge/pi-context-bridge.js`). */
   constructor(
     private readonly services: BaseServices,
-    bundlePath: string,
+    private readonly bundlePath: string,
   ) {
     this.installer = new BridgeInstaller(services, bundlePath);
     this.routes = new LiveRoutes(services, this.stats, (file) => this.resolve(file));
@@ -386,6 +387,11 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   }
 
   /** Set or clear a label in the running pi (see {@link LiveRoutes.routeLabel}). */
+  /** See {@link LiveBridge.headlessExtensions}. */
+  headlessExtensions(): string[] {
+    return fs.existsSync(bridgeInstallPath(this.agentDir())) ? [] : [this.bundlePath];
+  }
+
   routeLabel(
     file: string,
     targetId: string,

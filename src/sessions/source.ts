@@ -24,6 +24,7 @@ import type {
   SessionDiscoveryInfo,
   SessionListOptions,
   SessionSource,
+  UserPiService,
 } from "../services";
 import { describeReason, Following, sameOrInside } from "./following";
 import { SessionListing } from "./listing";
@@ -51,6 +52,8 @@ const NO_WORK: Work = { replan: false, scan: false, refresh: false, reanalyze: f
 export interface PiSessionSourceOptions {
   log: vscode.LogOutputChannel;
   config: () => PiContextConfig;
+  /** The user's pi: its rules and catalog are what the analysis follows (re-analysed when it changes). */
+  pi?: Pick<UserPiService, "current" | "onDidChange">;
   env?: NodeJS.ProcessEnv;
   /** Where the listing cache lives (the extension's global storage); none = in memory only. */
   cacheFile?: string;
@@ -64,6 +67,7 @@ export class PiSessionSource implements SessionSource {
 
   private readonly log: vscode.LogOutputChannel;
   private readonly config: () => PiContextConfig;
+  private readonly pi: PiSessionSourceOptions["pi"];
   private readonly env: NodeJS.ProcessEnv;
   private readonly scanner = new SessionScanner();
   private readonly disposables: vscode.Disposable[] = [];
@@ -114,6 +118,7 @@ export class PiSessionSource implements SessionSource {
     this.log = options.log;
     this.once = new DiscoveryLog(options.log);
     this.config = options.config;
+    this.pi = options.pi;
     this.env = options.env ?? process.env;
     this.agentDirValue = resolveAgentDir(this.config().agentDir, this.env);
     this.listing = new SessionListing(options.cacheFile);
@@ -140,6 +145,8 @@ export class PiSessionSource implements SessionSource {
         if (e.affectsConfiguration("piContext.pollIntervalMs")) this.restartPoll();
       }),
     );
+    // another pi (or version) found: its rules and catalog change the numbers
+    if (this.pi) this.disposables.push(this.pi.onDidChange(() => this.schedule({ reanalyze: true })));
   }
 
   /**
@@ -413,7 +420,11 @@ export class PiSessionSource implements SessionSource {
     const config = this.config();
     const analysis =
       previous?.analysis ??
-      analyzeLoaded(session, { agentDir: this.agentDirValue, projectSettings: config.projectSettings });
+      analyzeLoaded(session, {
+        agentDir: this.agentDirValue,
+        projectSettings: config.projectSettings,
+        ...(this.pi ? { pi: this.pi.current } : {}),
+      });
     const headerCwd = session.cwd;
     const folder = (vscode.workspace.workspaceFolders ?? []).find(
       (f) =>

@@ -73,6 +73,12 @@ export interface GaugeModel {
   /** `provider/modelId` or null. */
   model: string | null;
   thinkingLevel: string;
+  /** Which pi the numbers follow, in words: `1.5.2 — the pi on the PATH (/usr/local/bin/pi)` (see `piText`). */
+  pi: string;
+  /** That pi's package dir (for the title), when one was found. */
+  piPath?: string;
+  /** What the user should know about it: an older pi's note, an unreadable catalog (see `piWarnings`). */
+  piWarnings: string[];
   /**
    * Set when a running pi with the live bridge serves the session: the numbers above are pi's own
    * (`LiveBridge.liveAnalysis`, the same the status bar shows), not computed from the file.

@@ -2,6 +2,15 @@
  * The summarizer the settings choose (`piContext.summarizer.*`) as the {@link SummarizerProvider}
  * every surface gets from `services.summarizers` (compaction, branch summaries in the tree), and
  * asking for a key in the middle of a flow (after its preview) instead of failing.
+ *
+ * Who summarises an idle session ({@link usesPi}), in this order:
+ *   1. `piContext.summarizer.provider` set to `pi`, `openai` or `vscode-lm`: that one;
+ *   2. `auto` (the default) with an OpenAI-compatible summarizer configured — `summarizer.openai.baseURL`
+ *      set, or an API key stored for its server: that one (what
+ *      pi-context did before it could use the user's pi);
+ *   3. `auto` and a pi found (`services.pi`): the user's own pi, headless;
+ *   4. otherwise the OpenAI-compatible API (which asks for its key).
+ * A running pi with the live bridge always summarises itself (before any of this).
  */
 
 import type { Summarizer } from "../core/flows/summarizer";
@@ -40,9 +49,20 @@ export async function getSummarizer(
   return summarizer;
 }
 
+/** See the module comment: whether the user's own pi summarises. */
+export async function usesPi(services: BaseServices): Promise<boolean> {
+  const provider = services.config().summarizer.provider;
+  if (provider !== "auto") return provider === "pi";
+  // get() only: VS Code drops restricted workspace values there (not in inspect())
+  if (services.config().summarizer.openai.baseURL !== "") return false;
+  if (await getApiKey(services)) return false;
+  return services.pi.current.install !== undefined;
+}
+
 /** `services.summarizers`: the configured summarizer, with the key asked for when it is needed. */
 export function summarizerProvider(services: BaseServices): SummarizerProvider {
   return {
+    usesPi: () => usesPi(services),
     get: (options) => getSummarizer(services, options),
     async ready(summarizer) {
       if (!(summarizer instanceof OpenAiSummarizer) || !summarizer.needsApiKey) return summarizer;

@@ -23,6 +23,7 @@ import type { Prompter } from "../ui/prompter";
 import type { SessionTreeProvider } from "./provider";
 import type { TreeRevealer } from "./reveal";
 import { askChoice, confirmSummary, newLeafWords, questionContext } from "./switchQuestions";
+import { askWithUserPi, switchWithUserPi } from "./switchWithPi";
 
 /** Options of `piContext.tree.switchToHere` (each one given skips its question). */
 export interface SwitchCommandOptions {
@@ -80,7 +81,7 @@ export class SwitchCommand {
     const controller = new AbortController();
     this.running = controller;
     void vscode.commands.executeCommand("setContext", "piContext.switching", true);
-    const given: SwitchChoice | undefined =
+    let given: SwitchChoice | undefined =
       options.summarize !== undefined
         ? {
             summarize: options.summarize,
@@ -89,10 +90,10 @@ export class SwitchCommand {
           }
         : undefined;
     const ask =
-      (bridge: boolean) =>
+      (piLabel: string | undefined) =>
       async (plan: SwitchPlan, changed: boolean): Promise<SwitchChoice | undefined> => {
         if (given) return given;
-        const ctx = questionContext(services, this.prompter, bridge);
+        const ctx = questionContext(services, this.prompter, piLabel);
         return mode === "summary" ? confirmSummary(plan, changed, ctx) : askChoice(plan, changed, ctx);
       };
     let planned: SwitchPlan | undefined;
@@ -100,7 +101,7 @@ export class SwitchCommand {
       // live bridge hook: a running pi with the bridge navigates itself (liveBridge.ts); else our flow + live guard
       const live = await services.liveBridge.routeSwitch(file, targetId, {
         ...(given ? { given } : {}),
-        ask: ask(true),
+        ask: ask("pi (with its own model)"),
         signal: controller.signal,
         ...(options.quiet ? { quiet: true } : {}),
       });
@@ -111,16 +112,32 @@ export class SwitchCommand {
         }
         return live;
       }
+      const planOptions = {
+        agentDir: services.sessions.agentDir(),
+        projectSettings: config.projectSettings,
+        guardSeconds: options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds,
+        pi: services.pi.current,
+      };
+      // the user's own pi summarises: a summary is written by pi itself, run headless (switchWithPi.ts)
+      if (await services.summarizers.usesPi()) {
+        const choice = await askWithUserPi(services, file, targetId, planOptions, ask, given);
+        if (choice.kind !== "choice") return choice.outcome;
+        if (choice.summarize) {
+          const byPi = await switchWithUserPi(services, file, targetId, choice.choice, controller.signal);
+          if (byPi.kind === "switched") {
+            this.revealer.leafMoved();
+            await services.sessions.refresh().catch(() => undefined);
+          }
+          return byPi;
+        }
+        given = choice.choice;
+      }
       const outcome = await runSwitchFlow(
         file,
         targetId,
         given ?? { summarize: false },
         () => services.summarizers.get(),
-        {
-          agentDir: services.sessions.agentDir(),
-          projectSettings: config.projectSettings,
-          guardSeconds: options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds,
-        },
+        planOptions,
         {
           signal: controller.signal,
           decide: async (plan, changed) => {
@@ -128,7 +145,7 @@ export class SwitchCommand {
             // refusals before questions: the live guard (a no-op never gets here)
             if (plan.live.live) throw liveSessionError(plan.live, "switch branches in");
             if (plan.writeBlocker) throw new UnsafeSessionWriteError(plan.writeBlocker);
-            return ask(false)(plan, changed);
+            return ask(undefined)(plan, changed);
           },
           onSessionChanged: (stage) => {
             const text = describeChange(stage);

@@ -41,16 +41,18 @@ export interface QuestionContext {
 }
 
 /**
- * The summarizer as the questions see it: pi's own model through the live bridge (`bridge`), else
- * ours from the settings (its API key is asked for when it needs one; the password box is
- * recorded in the prompter's log, never the key).
+ * The summarizer as the questions see it: a pi that summarises with its own model (`piLabel`: the
+ * running pi through the live bridge, or the user's pi run headless), else ours from the settings
+ * (its API key is asked for when it needs one; the password box is recorded in the prompter's log,
+ * never the key).
  */
-export function questionContext(services: Services, prompter: Prompter, bridge: boolean): QuestionContext {
+export function questionContext(services: Services, prompter: Prompter, piLabel: string | undefined): QuestionContext {
+  const bridge = piLabel !== undefined;
   return {
     prompter,
     bridge,
     summarizer: async () => {
-      if (bridge) return { label: "pi (with its own model)", needsKey: false, origin: "" };
+      if (piLabel !== undefined) return { label: piLabel, needsKey: false, origin: "" };
       const origin = services.summarizers.keyOrigin();
       try {
         const s = await services.summarizers.get({ allowMissingKey: true });

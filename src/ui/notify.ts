@@ -7,9 +7,11 @@
 
 import * as vscode from "vscode";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
-import { isUnauthorized } from "../core/flows/compact";
+import { isUnauthorized } from "../core/flows/summarizer";
 import { LiveSessionError, liveRefusalMarkdown } from "../core/flows/live";
 import { SessionChangedError, SessionWriteError, UnsafeSessionWriteError } from "../core/flows/write";
+import { NoNodeForPiError } from "../core/pi/node";
+import { PiRpcError } from "../core/pi/rpc";
 import { nothingWritten, PRODUCT_NAME } from "../shared/format";
 import { notificationText } from "../shared/untrusted";
 import { setVirtualDocument, SUMMARY_SCHEME } from "./summaryDocuments";
@@ -100,6 +102,8 @@ export function errorKindOf(error: unknown): string {
   if (error instanceof SessionChangedError) return "changed";
   if (error instanceof UnsafeSessionWriteError) return "unsafe";
   if (error instanceof SessionWriteError) return "write-failed";
+  if (error instanceof PiRpcError) return `pi-${error.kind}`;
+  if (error instanceof NoNodeForPiError) return "pi-node";
   return "error";
 }
 

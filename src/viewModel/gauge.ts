@@ -7,7 +7,7 @@
 
 import type { InspectResult } from "../core/rules/inspect";
 import type { GaugeModel } from "../shared/protocol";
-import { windowSourceText } from "./sourceText";
+import { piText, piWarnings, windowSourceText } from "./sourceText";
 
 /** Default warning margin (tokens before the threshold), as the `piContext.warning.margin` setting. */
 export const DEFAULT_WARNING_MARGIN = 10000;
@@ -83,6 +83,7 @@ export function buildGauge(
   inspect: InspectResult,
   margin = DEFAULT_WARNING_MARGIN,
   colors: GaugeColors = "threshold",
+  live?: { pid: number; piVersion: string },
 ): GaugeModel {
   const window = inspect.contextWindow.value ?? null;
   const gauge: GaugeModel = {
@@ -108,7 +109,10 @@ export function buildGauge(
     levelBasis: colors,
     model: inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null,
     thinkingLevel: inspect.thinkingLevel,
+    pi: piText(inspect.pi, live),
+    piWarnings: piWarnings(inspect.pi),
   };
+  if (inspect.pi?.path) gauge.piPath = inspect.pi.path;
   if (inspect.contextWindow.detail) gauge.windowDetail = inspect.contextWindow.detail;
   if (inspect.contextWindow.file) gauge.windowFile = inspect.contextWindow.file;
   if (inspect.reserveTokens.file) gauge.reserveFile = inspect.reserveTokens.file;

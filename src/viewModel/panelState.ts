@@ -101,7 +101,7 @@ export function buildPanelState(
   return {
     session: sessionModel,
     gauge: {
-      ...buildGauge(inspect, options.warningMargin, options.colors),
+      ...buildGauge(inspect, options.warningMargin, options.colors, input.live),
       ...(input.live ? { live: input.live } : {}),
     },
     breakdown: buildBreakdown(

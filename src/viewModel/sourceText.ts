@@ -4,23 +4,27 @@
  */
 
 import type { ResolvedWindow } from "../core/rules/inspect";
+import type { PiReport } from "../core/pi/userPi";
+import { withPeriod } from "../shared/format";
 
 /**
  * Where a context window came from, in words: `models.json: providers.scripted, model
- * scripted-small`, `pi's built-in model catalog (openai/gpt-4o)`, `models-store.json: cached catalog
- * for openai`, `the running pi (pi 1.6.0, pid 42)`. Plain text (escape it for Markdown).
+ * scripted-small`, `pi 1.5.2's model catalog (openai/gpt-4o)`, `pi-context's snapshot of pi
+ * 1.6.0's catalog (openai/gpt-4o)`, `models-store.json: cached catalog for openai`, `the running pi
+ * (pi 1.6.0, pid 42)`. Plain text (escape it for Markdown).
  * @param place `where` (default): the place inside the file, without its path (the tooltip and the
  *   panel name the file separately); `file`: the file's path and the place (`models.json:
  *   /…/models.json (providers.scripted.models, id scripted-small)`, for the CLI).
  */
 export function windowSourceText(
-  w: Pick<ResolvedWindow, "source" | "detail" | "where">,
+  w: Pick<ResolvedWindow, "source" | "detail" | "where" | "catalog">,
   place: "where" | "file" = "where",
 ): string {
   const at = place === "file" ? (w.detail ?? w.where) : w.where;
   switch (w.source) {
     case "catalog":
-      return `pi's built-in model catalog${w.where ? ` (${w.where})` : ""}`;
+      if (place === "file" && w.catalog && w.detail) return w.detail;
+      return `${w.catalog ?? "pi's built-in model catalog"}${w.where ? ` (${w.where})` : ""}`;
     case "models-store":
       return `models-store.json${at ? `: ${at}` : ""}`;
     case "models-json":
@@ -33,4 +37,33 @@ export function windowSourceText(
     case "unknown":
       return w.detail ?? "unknown";
   }
+}
+
+/**
+ * Which pi the numbers follow, in words (tooltip, panel): `1.5.2 — the pi on the PATH
+ * (/usr/local/bin/pi)`, `1.6.0 — the running pi (pid 42, live bridge)`, or `none found …`. Plain text.
+ * @param live the running pi with the live bridge, when it serves the session.
+ */
+export function piText(report: PiReport | undefined, live?: { pid: number; piVersion: string }): string {
+  if (live) {
+    const installed =
+      report?.version && report.version !== live.piVersion
+        ? `; installed: ${report.version}, ${report.sourceText}`
+        : "";
+    return `${live.piVersion} — the running pi (pid ${live.pid}, live bridge)${installed}`;
+  }
+  if (!report) return "unknown";
+  if (!report.version)
+    return `none found — numbers follow pi ${report.catalog.piVersion} (set piContext.pi.path to point at yours)`;
+  return `${report.version} — ${report.sourceText}`;
+}
+
+/** What the user should know about the pi the numbers follow: an older pi's note, an unreadable catalog. */
+export function piWarnings(report: PiReport | undefined): string[] {
+  if (!report) return [];
+  const out: string[] = [];
+  if (report.note) out.push(report.note);
+  if (report.catalog.problem)
+    out.push(`${withPeriod(report.catalog.problem)} Windows come from ${report.catalog.name}.`);
+  return out;
 }

@@ -12,7 +12,7 @@ import { markdownText } from "../shared/untrusted";
 import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
 import type { SourcedNumber } from "../core/rules/inspect";
-import { windowSourceText } from "./sourceText";
+import { piText, piWarnings, windowSourceText } from "./sourceText";
 import { gaugeLimit, levelFor, type GaugeColors, type GaugeLevel } from "./gauge";
 import { buildUsageModel, usageRows } from "./usage";
 import type { ValueSource } from "../core/rules/settings";
@@ -285,8 +285,9 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   rows.push(
     window
       ? `| Window | ${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))} |`
-      : `| Window | unknown${model ? ` — ${escapeMarkdown(`${model.provider}/${model.modelId}`)} is not in pi's catalog or models.json` : ""} |`,
+      : `| Window | unknown${model ? ` — ${escapeMarkdown(`${model.provider}/${model.modelId}`)} is not in ${escapeMarkdown(inspect.contextWindow.catalog ?? "pi's catalog")} or models.json` : ""} |`,
   );
+  rows.push(`| pi | ${escapeMarkdown(piText(inspect.pi, s.live))} |`);
   const est = inspect.estimate;
   if (est.method === "usage+estimate") {
     rows.push(
@@ -327,6 +328,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (modifiedAt > 0)
     rows.push(`| Updated | ${escapeMarkdown(formatDateTime(modifiedAt, input.locale))} (last written) |`);
   lines.push(...rows, "");
+  for (const warning of piWarnings(inspect.pi)) lines.push(`$(warning) ${escapeMarkdown(warning)}`, "");
   if (colors === "piFooter" && level !== "normal") {
     lines.push(
       `${level === "error" ? "$(error)" : "$(warning)"} Above ${level === "error" ? "90" : "70"} % of the context window (pi's footer colours, setting \`piContext.gauge.colors\`).`,

@@ -24,10 +24,7 @@ import {
 } from "./harness.mjs";
 
 const GAUGE = "piContext.gauge";
-const PI_CLI = path.join(
-  repoRoot,
-  "test/conformance/oracle/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js",
-);
+const PI_CLI = path.join(repoRoot, "test/conformance/oracle/node_modules/pi-1.6.0/dist/bundle/cli.js");
 
 /** A tiny OpenAI-compatible server: every chat completion streams `answer()` with a usage. */
 async function startModel() {

@@ -1,6 +1,6 @@
 /**
- * Our core's view of a session in the exact shape of the pi 1.6.0 oracle (`test/conformance/oracle/oracle.mjs`),
- * so conformance tests compare field by field.
+ * Our core's view of a session in the exact shape of the pi oracle (`test/conformance/oracle/oracle.mjs`,
+ * pi 1.6.0 or another version of the matrix), so conformance tests compare field by field.
  */
 
 import {
@@ -26,6 +26,7 @@ import {
   type CompactionSettings,
 } from "../../src/core/rules/tokens";
 import { getPath } from "../../src/core/rules/tree";
+import { rulesFor, type PiRules } from "../../src/core/pi/versions";
 
 export interface ViewOptions {
   settings: CompactionSettings;
@@ -35,6 +36,8 @@ export interface ViewOptions {
   branchSummaryReserve?: number;
   verifyCompactions?: boolean;
   verifyBranchSummaries?: boolean;
+  /** The pi version's rule switches (default: pi 1.6.0's). */
+  rules?: PiRules;
 }
 
 function typeName(r: EntryRecord): string {
@@ -114,7 +117,8 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
         }
       : { unavailable: "window <= 0" };
   }
-  const prepared = prepareCompaction(session, options.settings, session, options.leafId);
+  const rules = options.rules ?? rulesFor(undefined);
+  const prepared = prepareCompaction(session, options.settings, session, options.leafId, rules);
   const view: Record<string, unknown> = {
     entryCount: session.records.length,
     leafId: projection.leafId,
@@ -154,7 +158,7 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
     } else {
       const collection = collectEntriesForBranchSummary(session, projection.leafId, options.branchTarget);
       const { newLeafId } = navigationTarget(target);
-      const prep = prepareBranchEntries(collection.entries, tokenBudget, session);
+      const prep = prepareBranchEntries(collection.entries, tokenBudget, session, rules);
       view.branchSummary = {
         oldLeafId: projection.leafId,
         targetId: options.branchTarget,
@@ -179,7 +183,7 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
       .filter((r) => r.type === "compaction")
       .map((c) => {
         const prep = c.parentId
-          ? prepareCompaction(session, options.settings, session, c.parentId)
+          ? prepareCompaction(session, options.settings, session, c.parentId, rules)
           : { reason: "nothing-to-compact" as const };
         return {
           compactionId: c.id,
@@ -203,7 +207,12 @@ export function oracleView(session: SessionFile, options: ViewOptions): Record<s
         const entries = b.parentId
           ? collectEntriesForBranchSummary(session, oldLeaf, b.parentId)
           : { entries: oldLeaf ? getPath(session, oldLeaf).path : [], commonAncestorId: null };
-        const prep = prepareBranchEntries(entries.entries, branchSummaryBudget(window ?? undefined, reserve), session);
+        const prep = prepareBranchEntries(
+          entries.entries,
+          branchSummaryBudget(window ?? undefined, reserve),
+          session,
+          rules,
+        );
         const lists =
           prep.messages.length > 0
             ? { readFiles: prep.readFiles, modifiedFiles: prep.modifiedFiles }

@@ -18,16 +18,12 @@ import {} from "./paths";
 export { REPO_ROOT } from "./paths";
 import { REPO_ROOT } from "./paths";
 const CONFORMANCE = path.join(REPO_ROOT, "test", "conformance", "oracle");
-/** pi's CLI bundle in the conformance package. */
-export const PI_CLI = path.join(
-  CONFORMANCE,
-  "node_modules",
-  "@earendil-works",
-  "pi-coding-agent",
-  "dist",
-  "bundle",
-  "cli.js",
-);
+/** pi's CLI bundle of one pi version of the conformance matrix (`node_modules/pi-<version>`). */
+export function piCliOf(version: string): string {
+  return path.join(CONFORMANCE, "node_modules", `pi-${version}`, "dist", "bundle", "cli.js");
+}
+/** pi 1.6.0's CLI bundle in the conformance package (the reference version). */
+export const PI_CLI = piCliOf("1.6.0");
 
 /** Node 22 for pi (installs the conformance package when needed). */
 export async function node22Path(): Promise<string> {

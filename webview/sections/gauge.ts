@@ -139,6 +139,7 @@ function renderFacts(view: View): HTMLElement {
   const fact = (dt: string, dd: Node | string, title?: string) =>
     append(facts, [h("dt", null, dt), h("dd", title ? { title } : null, dd)]);
   fact("Model", g.model ?? "—");
+  fact("pi", g.pi, g.piPath);
   fact(
     "Context window",
     g.window !== null ? `${formatCount(g.window)} — ${g.windowSourceText}` : `unknown — ${g.windowSourceText}`,
@@ -174,6 +175,10 @@ export function renderGaugeSection(view: View): HTMLElement {
     renderBar(g, st.breakdown!.categories),
     renderFacts(view),
   );
+  for (const warning of g.piWarnings)
+    section.appendChild(
+      h("p", { class: "pi-warning", "data-testid": "gauge-pi-warning" }, icon("warning", { size: "14" }), " ", warning),
+    );
   section.appendChild(renderBreakdown(view));
   if (st.history && st.history.points.length > 0) section.appendChild(renderHistory(st.history, g, st.usage ?? null));
   return section;

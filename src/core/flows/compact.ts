@@ -42,6 +42,7 @@ import { summaryTokenRange, type TokenRange } from "./summarySize";
 import { watchSession, type ChangeStage } from "./watch";
 import { compactionSettingsOf, type ProjectSettingsMode } from "../rules/settings";
 import { combineUsage, completeSummary, SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
+import { isUnauthorized } from "./summarizer";
 import { currentSystemMessage, estimateProjectedContextTokens } from "../rules/tokens";
 import type { CompactionEntry, Usage } from "../types";
 import { replanAfterChange, withReplanning, type Replan } from "./replan";
@@ -55,14 +56,13 @@ import {
   writeBlocker,
   type AppendExpectation,
 } from "./write";
+import type { UserPi } from "../pi/userPi";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {
-  readonly reason: NothingToCompact;
-  constructor(reason: NothingToCompact) {
+  constructor(readonly reason: NothingToCompact) {
     super(NOTHING_TO_COMPACT_MESSAGES[reason]);
     this.name = "NothingToCompactError";
-    this.reason = reason;
   }
 }
 
@@ -83,6 +83,8 @@ export interface PlanOptions {
   procRoot?: string | null;
   /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
   surface?: MessageSurface;
+  /** The user's pi (its rules and catalog) for the analysis. */
+  pi?: UserPi;
 }
 
 /** Everything a preview shows and the later steps need. Immutable once made. */
@@ -130,8 +132,10 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     agentDir: options.agentDir,
     ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.pi ? { pi: options.pi } : {}),
   });
-  const prepared = prepareCompaction(session, compactionSettingsOf(analysis.settings), session);
+  const settings = compactionSettingsOf(analysis.settings);
+  const prepared = prepareCompaction(session, settings, session, undefined, analysis.pi.rules);
   if (!isPrepared(prepared)) throw new NothingToCompactError(prepared.reason);
   const custom = options.customInstructions?.trim() || undefined;
   const plan: CompactionPlan = {
@@ -477,11 +481,6 @@ export const MAX_FLOW_ATTEMPTS = 3;
 
 /** How often one compaction retries after HTTP 401/403 ({@link FlowCallbacks.onUnauthorized}). */
 export const MAX_AUTH_RETRIES = 2;
-
-/** True for an HTTP 401/403 answer of the summariser. */
-export function isUnauthorized(error: unknown): error is SummarizerError {
-  return error instanceof SummarizerError && error.kind === "http" && (error.status === 401 || error.status === 403);
-}
 
 /** Options of {@link runCompactionFlow}: {@link PlanOptions} (output limit defaults to the summariser's). */
 export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {

@@ -10,6 +10,7 @@
  * empty answer (pi would persist an empty summary; we refuse it).
  */
 
+import { PiRpcError } from "../pi/rpc";
 import type { Usage } from "../types";
 
 /** One summary request, already rendered to text (see `prompts.ts`). */
@@ -94,9 +95,10 @@ export class SummarizerError extends Error {
   }
 }
 
-/** True for a {@link SummarizerError} of kind `cancelled` (or a DOM `AbortError`). */
+/** True for a {@link SummarizerError} of kind `cancelled` (or a DOM `AbortError`, or the user's pi answering "Compaction cancelled"). */
 export function isCancellation(error: unknown): boolean {
   if (error instanceof SummarizerError) return error.kind === "cancelled";
+  if (error instanceof PiRpcError) return error.kind === "cancelled";
   return error instanceof Error && (error.name === "AbortError" || error.name === "APIUserAbortError");
 }
 
@@ -181,4 +183,9 @@ export function combineUsage(first: Usage, second: Usage): Usage {
       totalFromProvider: fc.totalFromProvider === true && sc.totalFromProvider === true,
     },
   };
+}
+
+/** True for an HTTP 401/403 answer of the summariser. */
+export function isUnauthorized(error: unknown): error is SummarizerError {
+  return error instanceof SummarizerError && error.kind === "http" && (error.status === 401 || error.status === 403);
 }

@@ -33,6 +33,7 @@
  */
 
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
+import type { UserPi } from "../pi/userPi";
 import {
   branchSummaryBudget,
   DEFAULT_BRANCH_SUMMARY_RESERVE,
@@ -57,6 +58,7 @@ import { watchSession, type ChangeStage } from "./watch";
 import type { ProjectSettingsMode } from "../rules/settings";
 import {
   completeSummary,
+  isUnauthorized,
   SummarizerError,
   type SummarizeOptions,
   type Summarizer,
@@ -103,6 +105,8 @@ export interface SwitchPlanOptions {
   contextWindow?: number;
   /** Where messages are shown (the live guard names VS Code's setting or the CLI's flag). Default `vscode`. */
   surface?: MessageSurface;
+  /** The user's pi (its rules: branch summaries vs `context_edit` before 1.5.0; its catalog for the budget). */
+  pi?: UserPi;
 }
 
 /** Everything the later steps need. Immutable once made. */
@@ -176,6 +180,7 @@ export async function planSwitchOn(
     ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(options.pi ? { pi: options.pi } : {}),
   });
   const fileLeafId = session.leafId;
   const fileLeaf = fileLeafId === null ? undefined : session.byId.get(fileLeafId);
@@ -192,7 +197,7 @@ export async function planSwitchOn(
   const contextWindow = analysis.window.value ?? undefined;
   const reserveTokens = analysis.settings.branchSummary.reserveTokens.value ?? DEFAULT_BRANCH_SUMMARY_RESERVE;
   const budget = branchSummaryBudget(contextWindow, reserveTokens);
-  const preparation = prepareBranchEntries(collection.entries, budget, session);
+  const preparation = prepareBranchEntries(collection.entries, budget, session, analysis.pi.rules);
   const plan: SwitchPlan = {
     file,
     session,
@@ -482,10 +487,6 @@ export interface SwitchFlowCallbacks extends SummarizeOptions {
 
 /** How often one switch retries after HTTP 401/403 ({@link SwitchFlowCallbacks.onUnauthorized}). */
 export const MAX_SWITCH_AUTH_RETRIES = 2;
-
-function isUnauthorized(error: unknown): error is SummarizerError {
-  return error instanceof SummarizerError && error.kind === "http" && (error.status === 401 || error.status === 403);
-}
 
 /** Result of {@link runSwitchFlow}. */
 export type SwitchOutcome =

@@ -1,7 +1,7 @@
 /**
  * One call from a session file to everything pi-context shows: the session index, the model pi
- * would resume with, its context window, the settings that apply, and the inspect result.
- * Shared by the CLI and the extension.
+ * would resume with, its context window (from the user's pi's catalog), the settings that apply,
+ * and the inspect result. Shared by the CLI and the extension.
  */
 
 import * as fs from "node:fs";
@@ -18,6 +18,7 @@ import {
 } from "./models";
 import { SessionFile } from "../read/session";
 import { priceLookup, type PriceLookup } from "./cost";
+import { NO_USER_PI, piReport, type UserPi } from "../pi/userPi";
 import {
   resolveSettings,
   type ProjectSettingsMode,
@@ -64,11 +65,12 @@ function cachedSettings(options: ResolveSettingsOptions): ResolvedSettings {
   );
 }
 
-function cachedModels(agentDir: string): { config: ModelsConfig; store: ModelsStore } {
+function cachedModels(agentDir: string, pi: UserPi): { config: ModelsConfig; store: ModelsStore } {
+  const positive = pi.rules.modelsJsonPositiveLimits;
   return cached(
-    `models\0${agentDir}`,
+    `models\0${agentDir}\0${positive}`,
     [path.join(agentDir, "models.json"), path.join(agentDir, "models-store.json")],
-    () => ({ config: readModelsConfig(agentDir), store: readModelsStore(agentDir) }),
+    () => ({ config: readModelsConfig(agentDir, pi.rules), store: readModelsStore(agentDir) }),
   );
 }
 
@@ -82,6 +84,8 @@ export interface AnalyzeOptions {
   leafId?: string | null;
   /** Use this context window instead of resolving the model's (e.g. pi's live value). */
   contextWindow?: number;
+  /** The user's pi (its rules and catalog; `pi/userPi.ts`). Default: none found — the snapshot of pi 1.6.0's catalog. */
+  pi?: UserPi;
 }
 
 /** The result of {@link analyzeSession}. */
@@ -95,6 +99,8 @@ export interface Analysis {
   modelsError?: string;
   /** Prices of any `provider/model`, resolved like its window (catalog → models-store.json → models.json). */
   prices: PriceLookup;
+  /** The pi the numbers follow (its rules and catalog). */
+  pi: UserPi;
 }
 
 /**
@@ -123,13 +129,21 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
         modelKey: `${selection.provider}/${selection.modelId}`,
       })
     : base;
-  const { config: modelsConfig, store: modelsStore } = cachedModels(options.agentDir);
+  const pi = options.pi ?? NO_USER_PI;
+  const { config: modelsConfig, store: modelsStore } = cachedModels(options.agentDir, pi);
   let window: ResolvedWindow;
   let model: ModelInfo | undefined;
   if (options.contextWindow !== undefined) {
     window = { value: options.contextWindow, source: "given", detail: "given by the caller" };
   } else {
-    const resolved = resolveContextWindow(selection?.provider, selection?.modelId, modelsConfig, modelsStore);
+    const resolved = resolveContextWindow(
+      selection?.provider,
+      selection?.modelId,
+      modelsConfig,
+      modelsStore,
+      pi.catalog,
+      pi.rules,
+    );
     model = resolved.model;
     window = {
       value: resolved.value,
@@ -137,18 +151,22 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
       ...(resolved.detail ? { detail: resolved.detail } : {}),
       ...(resolved.file ? { file: resolved.file } : {}),
       ...(resolved.where ? { where: resolved.where } : {}),
+      ...(resolved.catalog ? { catalog: resolved.catalog } : {}),
     };
   }
   const prices = priceLookup(
-    (provider, modelId) => resolveContextWindow(provider, modelId, modelsConfig, modelsStore).model,
+    (provider, modelId) =>
+      resolveContextWindow(provider, modelId, modelsConfig, modelsStore, pi.catalog, pi.rules).model,
   );
   const inspect = inspectSession(session, {
     settings,
     contextWindow: window,
     prices,
+    pi: piReport(pi),
+    rules: pi.rules,
     ...(options.leafId !== undefined ? { leafId: options.leafId } : {}),
   });
-  const analysis: Analysis = { session, selection, window, settings, inspect, prices };
+  const analysis: Analysis = { session, selection, window, settings, inspect, prices, pi };
   if (model) analysis.model = model;
   if (modelsConfig.error) analysis.modelsError = modelsConfig.error;
   return analysis;

@@ -8,7 +8,16 @@
  */
 
 import { entryRoles, type EntryRecord } from "../read/entries";
-import { addDetails, addFileOps, computeFileLists, createFileOps, type FileOps } from "./files";
+import {
+  addDetails,
+  addFileOps,
+  computeFileLists,
+  countsFileOps,
+  createFileOps,
+  REFERENCE_RULES,
+  type FileOps,
+} from "./files";
+import type { PiRules } from "../pi/versions";
 import { contribution, type BodyReader } from "./tokens";
 import { commonAncestor, getPath, type EntryIndex } from "./tree";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, MessageRole, Usage } from "../types";
@@ -76,23 +85,28 @@ export interface BranchPreparation {
  * latest context edit applied) until the budget is hit; a compaction or branch summary that does
  * not fit is still taken while under 90 % of the budget.
  * @param tokenBudget tokens; 0 = no limit.
+ * @param rules the pi version's switches (default the reference version's): `context_edit`s apply
+ *   from pi 1.5.0 (before, the original messages are summarised); tool results' `nestedCalls`
+ *   count for the file lists from pi 0.99.
  */
 export function prepareBranchEntries(
   entries: readonly EntryRecord[],
   tokenBudget: number,
   reader: BodyReader,
+  rules: Pick<PiRules, "branchSummaryContextEdits" | "nestedCallFileOps"> = REFERENCE_RULES,
 ): BranchPreparation {
   const fileOps = createFileOps();
   for (const e of entries) if (e.type === "branch_summary") addDetails(fileOps, e);
   const edits = new Map<string, EntryRecord>();
-  for (const e of entries) if (e.type === "context_edit" && e.targetId !== undefined) edits.set(e.targetId, e);
+  if (rules.branchSummaryContextEdits)
+    for (const e of entries) if (e.type === "context_edit" && e.targetId !== undefined) edits.set(e.targetId, e);
   const messages: BranchMessage[] = [];
   let totalTokens = 0;
   for (let i = entries.length - 1; i >= 0; i--) {
     const record = entries[i]!;
     const converted = branchMessage(record, edits.get(record.id), reader);
     if (!converted) continue;
-    addFileOps(fileOps, converted.fileOps);
+    if (countsFileOps(record, rules)) addFileOps(fileOps, converted.fileOps);
     const tokens = converted.message.tokens;
     if (tokenBudget > 0 && totalTokens + tokens > tokenBudget) {
       if ((record.type === "compaction" || record.type === "branch_summary") && totalTokens < tokenBudget * 0.9) {

@@ -9,7 +9,16 @@
 
 import { buildProjection, type ProjectedEntry, type Projection } from "./context";
 import { entryRoles, type EntryRecord } from "../read/entries";
-import { addDetails, addFileOps, computeFileLists, createFileOps, type FileOps } from "./files";
+import {
+  addDetails,
+  addFileOps,
+  computeFileLists,
+  countsFileOps,
+  createFileOps,
+  REFERENCE_RULES,
+  type FileOps,
+} from "./files";
+import type { PiRules } from "../pi/versions";
 import {
   contribution,
   currentSystemMessage,
@@ -178,6 +187,8 @@ export function findCutPoint(
  * pi's `prepareCompaction(pathEntries, settings)` for the path ending at `leafId`.
  * @param index the session (records + id map + its leaf).
  * @param leafId the leaf to compact from; default the file's leaf.
+ * @param rules the pi version's switches (default the reference version's): tool results'
+ *   `nestedCalls` count for the file lists from pi 0.99.
  * @returns the preparation, or the reason pi would not compact.
  */
 export function prepareCompaction(
@@ -185,6 +196,7 @@ export function prepareCompaction(
   settings: CompactionSettings,
   reader: BodyReader,
   leafId?: string | null,
+  rules: Pick<PiRules, "nestedCallFileOps"> = REFERENCE_RULES,
 ): CompactionPreparation | { reason: NothingToCompact } {
   const projection = buildProjection(index, leafId);
   const path = projection.path;
@@ -215,6 +227,7 @@ export function prepareCompaction(
   if (previousIndex >= 0) addDetails(fileOps, entries[previousIndex]!.record);
   for (const e of [...messagesToSummarize, ...turnPrefixMessages]) {
     // File ops come from the records (or the edit's replacement) — no need to measure long lines.
+    if (!countsFileOps(e.record, rules)) continue;
     if (e.edit && !e.edit.replacementIsNull) addFileOps(fileOps, contribution(e, reader).fileOps);
     else addFileOps(fileOps, e.record.fileOps);
   }

@@ -7,6 +7,18 @@
  */
 
 import type { EntryRecord, FileOp } from "../read/entries";
+import { rulesFor, type PiRules } from "../pi/versions";
+
+/** The reference pi version's rule switches (the default of the rule functions that have switches). */
+export const REFERENCE_RULES: PiRules = rulesFor(undefined);
+
+/**
+ * Whether a message's file operations count for file lists: always for assistant tool calls; for
+ * a tool result's `nestedCalls` (codemode) only from pi 0.99 (`PiRules.nestedCallFileOps`).
+ */
+export function countsFileOps(record: EntryRecord, rules: Pick<PiRules, "nestedCallFileOps">): boolean {
+  return rules.nestedCallFileOps || !(record.type === "message" && record.role === "toolResult");
+}
 
 /** pi's `FileOperations`: three sets of paths, insertion-ordered. */
 export interface FileOps {

@@ -10,6 +10,8 @@ import { compactionSettingsOf, type ResolvedSettings, type Sourced, type ValueSo
 import { estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type ContextEstimate } from "./tokens";
 import { StructureTracker } from "./tree";
 import type { Diagnostic } from "../types";
+import type { PiReport } from "../pi/userPi";
+import type { PiRules } from "../pi/versions";
 import { formatTokens } from "../../shared/format";
 import type { PriceLookup } from "./cost";
 import { attachEconomics, type EconomicsFields } from "./economics";
@@ -24,6 +26,11 @@ export interface ResolvedWindow {
   file?: string;
   /** Where in it, without the path: `providers.scripted, model scripted-small`, `cached catalog for openai`, `openai/gpt-4o`. */
   where?: string;
+  /**
+   * The built-in catalog the resolution started from, in words: `pi 1.5.2's model catalog`, or
+   * `pi-context's snapshot of pi 1.6.0's catalog` when the user's pi's catalog was not available.
+   */
+  catalog?: string;
 }
 
 /**
@@ -64,6 +71,8 @@ export interface InspectResult extends EconomicsFields {
   compactionUnavailable?: string;
   diagnostics: Diagnostic[];
   settingsProblems: ResolvedSettings["problems"];
+  /** The pi the numbers follow: version, where it was found, its catalog (see `pi/userPi.ts`); absent when the caller gave none. */
+  pi?: PiReport;
 }
 
 export interface SourcedNumber {
@@ -105,6 +114,10 @@ export interface InspectOptions {
   leafId?: string | null;
   /** Model prices by `provider/model` (cost of cache misses, the current model's prices); default none known. */
   prices?: PriceLookup;
+  /** The pi the numbers follow (copied to the result). */
+  pi?: PiReport;
+  /** That pi's rule switches for the compaction preview (default: the reference version's). */
+  rules?: Pick<PiRules, "nestedCallFileOps">;
 }
 
 function sourced(s: Sourced<number>): SourcedNumber {
@@ -179,7 +192,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   const preparePreview = (): { compaction: CompactionPreview | null; unavailable?: string } => {
     if (preview) return preview;
     try {
-      const prepared = prepareCompaction(session, compactionSettings, session, options.leafId);
+      const prepared = prepareCompaction(session, compactionSettings, session, options.leafId, options.rules);
       preview = isPrepared(prepared)
         ? { compaction: previewOf(prepared) }
         : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };
@@ -238,6 +251,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     autoCompaction: enabled,
     usageKnown: !unknown,
   });
+  if (options.pi) result.pi = options.pi;
   Object.defineProperty(result, "compaction", {
     get: () => preparePreview().compaction,
     enumerable: true,

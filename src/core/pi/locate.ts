@@ -1,0 +1,367 @@
+/**
+ * Find the user's pi and its version without running it: an executable (the `pi` on a PATH, a
+ * path the user gave) is resolved through its symlinks and the directories above it are searched
+ * for pi's `package.json`; pi's managed install (`managed-install.json` + `current-version` +
+ * `releases/<v>/`) and npm's global `node_modules` are looked in by layout. Only `package.json` and
+ * marker files are read; nothing is executed here (the Node that runs pi is found in `node.ts`,
+ * the login shell's PATH in `shellPath.ts`).
+ *
+ * Order of {@link locatePi} (the first hit wins; everything looked at is reported in `tried`):
+ *   1. an explicit path (CLI `--pi`, setting `piContext.pi.path`): a pi executable, a launcher, or
+ *      pi's package dir;
+ *   2. `pi` on the PATH of this process (the extension host's);
+ *   3. `pi` on the PATH the user's login shell reports (the integrated terminal's, which may differ);
+ *   4. pi's managed install: `$PI_MANAGED_INSTALL_ROOT`, else `~/.pi/agent/install`;
+ *   5. npm's global packages: `$NPM_CONFIG_PREFIX`, `prefix=` of `~/.npmrc`, the prefix of each
+ *      `node` on the PATH, and the `npm root -g` answer when the caller has one.
+ */
+
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+/** pi's npm package. */
+export const PI_PACKAGE = "@earendil-works/pi-coding-agent";
+const PI_AI_PACKAGE = "@earendil-works/pi-ai";
+
+/** Where a pi was found. */
+export type PiSource = "flag" | "setting" | "running" | "path" | "login-shell" | "managed" | "npm-global";
+
+/** An installed pi, as far as pi-context needs it. */
+export interface PiInstall {
+  /** pi's version (`package.json`). */
+  version: string;
+  source: PiSource;
+  /** The path the search started from (the PATH entry, the given path, the launcher), if any. */
+  executable?: string;
+  /** pi's package dir (its `package.json` names `@earendil-works/pi-coding-agent`). */
+  packageDir: string;
+  /** pi's CLI script (`bin.pi` of package.json, `dist/bundle/cli.js`). */
+  cliPath: string;
+  /** `engines.node` of pi's package.json (e.g. `>=22.19.0`). */
+  engines?: string;
+  /** pi-ai found by Node's lookup from pi's package dir (library code and extensions use it). */
+  piAi?: { dir: string; version: string };
+  /** pi's managed install root, when pi is a managed release. */
+  managedRoot?: string;
+  /** The PATH (entries joined with the platform delimiter) pi was found on, for finding its Node. */
+  searchPath?: string;
+}
+
+/** One place looked at and what was there. */
+export interface LocateAttempt {
+  where: string;
+  result: string;
+}
+
+/** What {@link locatePi} found. */
+export interface PiLocation {
+  pi?: PiInstall;
+  tried: LocateAttempt[];
+}
+
+/** Options of {@link locatePi}. */
+export interface LocateOptions {
+  /** An explicit path (CLI `--pi`): a pi executable, a launcher, or pi's package dir. */
+  flag?: string;
+  /** Setting `piContext.pi.path` (same forms; `~` expanded). */
+  setting?: string;
+  /** Environment (PATH, PATHEXT, HOME, PI_MANAGED_INSTALL_ROOT, NPM_CONFIG_PREFIX). */
+  env?: NodeJS.ProcessEnv;
+  /** The PATH the user's login shell reports (see `shellPath.ts`), if known. */
+  loginShellPath?: string;
+  /** `npm root -g` (the global `node_modules` dir), if the caller asked npm. */
+  npmRoot?: string;
+  platform?: NodeJS.Platform;
+}
+
+type Json = Record<string, unknown>;
+
+function readJson(file: string): Json | undefined {
+  try {
+    const text = fs.readFileSync(file, "utf8");
+    const parsed: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    return typeof parsed === "object" && parsed !== null ? (parsed as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function expandHome(p: string, env: NodeJS.ProcessEnv): string {
+  if (p === "~" || p.startsWith("~/") || p.startsWith("~\\")) return path.join(env.HOME || os.homedir(), p.slice(1));
+  return p;
+}
+
+/** The first executable `name` on `pathValue` (Windows: with PATHEXT), or undefined. */
+export function findOnPath(
+  name: string,
+  pathValue: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  const exts = platform === "win32" ? ["", ...(env.PATHEXT ?? ".COM;.EXE;.BAT;.CMD").split(";")] : [""];
+  for (const dir of (pathValue ?? "").split(platform === "win32" ? ";" : ":")) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const file = path.join(dir, name + ext.toLowerCase());
+      try {
+        if (platform !== "win32") fs.accessSync(file, fs.constants.X_OK);
+        if (isFile(file)) return file;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The nearest directory at or above `start` whose package.json is pi's. */
+function piPackageAbove(start: string): string | undefined {
+  for (let d = start; ; d = path.dirname(d)) {
+    if (readJson(path.join(d, "package.json"))?.name === PI_PACKAGE) return d;
+    if (d === path.dirname(d)) return undefined;
+  }
+}
+
+/** Node's lookup of a package from `fromDir`: `<dir>/node_modules/<name>`, then each ancestor's. */
+function lookupPackage(fromDir: string, name: string): string | undefined {
+  for (let d = fromDir; ; d = path.dirname(d)) {
+    const p = path.join(d, "node_modules", name);
+    if (isFile(path.join(p, "package.json"))) return fs.realpathSync(p);
+    if (d === path.dirname(d)) return undefined;
+  }
+}
+
+/** A pi managed install root's current release package dir, if `root` is a valid managed install. */
+function managedRelease(root: string): string | undefined {
+  const marker = readJson(path.join(root, "managed-install.json"));
+  if (marker?.kind !== "pi-managed-install" || marker.schemaVersion !== 1 || marker.layout !== "releases-v1")
+    return undefined;
+  let version: string;
+  try {
+    version = fs.readFileSync(path.join(root, "current-version"), "utf8").trim();
+  } catch {
+    return undefined;
+  }
+  if (!/^[\w.+-]+$/.test(version)) return undefined;
+  const dir = path.join(root, "releases", version, "node_modules", PI_PACKAGE);
+  return readJson(path.join(dir, "package.json"))?.name === PI_PACKAGE ? fs.realpathSync(dir) : undefined;
+}
+
+/** pi's install described from its package dir. */
+function describe(packageDir: string, source: PiSource, extra: Partial<PiInstall>): PiInstall | undefined {
+  const pkg = readJson(path.join(packageDir, "package.json"));
+  if (!pkg || pkg.name !== PI_PACKAGE || typeof pkg.version !== "string") return undefined;
+  const bin = typeof pkg.bin === "string" ? pkg.bin : ((pkg.bin as Json | undefined)?.pi as string | undefined);
+  const install: PiInstall = {
+    version: pkg.version,
+    source,
+    packageDir,
+    cliPath: path.join(packageDir, bin ?? "dist/bundle/cli.js"),
+    ...extra,
+  };
+  const engines = (pkg.engines as Json | undefined)?.node;
+  if (typeof engines === "string") install.engines = engines;
+  const piAiDir = lookupPackage(packageDir, PI_AI_PACKAGE);
+  const piAiVersion = piAiDir ? readJson(path.join(piAiDir, "package.json"))?.version : undefined;
+  if (piAiDir && typeof piAiVersion === "string") install.piAi = { dir: piAiDir, version: piAiVersion };
+  return install;
+}
+
+/** The managed install roots to look in for a launcher at `exe` (pi.dev's installer layout). */
+function managedRoots(exe: string | undefined, env: NodeJS.ProcessEnv): string[] {
+  const roots = [env.PI_MANAGED_INSTALL_ROOT];
+  if (exe) roots.push(path.join(path.dirname(path.dirname(exe)), "install"));
+  roots.push(path.join(env.HOME || os.homedir(), ".pi", "agent", "install"));
+  return [...new Set(roots.filter((r): r is string => !!r))];
+}
+
+/**
+ * pi at a path: a pi executable or launcher (symlinks resolved, package.json searched above it; a
+ * launcher script of pi's managed install; npm's Windows shims next to `node_modules`), or pi's
+ * package dir. Reads files only.
+ * @returns the install, or why the path is not a pi.
+ */
+export function piAt(
+  given: string,
+  source: PiSource,
+  env: NodeJS.ProcessEnv = process.env,
+  searchPath?: string,
+): PiInstall | { problem: string } {
+  const file = path.resolve(expandHome(given, env));
+  let real: string;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    return { problem: `${file} does not exist` };
+  }
+  const extra: Partial<PiInstall> = { executable: file, ...(searchPath !== undefined ? { searchPath } : {}) };
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(real);
+  } catch (error) {
+    return { problem: `${file}: ${(error as Error).message}` };
+  }
+  const start = stat.isDirectory() ? real : path.dirname(real);
+  const dir = piPackageAbove(start);
+  if (dir) return describe(dir, source, extra) ?? { problem: `${dir}/package.json is not readable` };
+  if (stat.isDirectory()) {
+    const inside = path.join(real, "node_modules", PI_PACKAGE);
+    const d = describe(inside, source, extra);
+    if (d) return d;
+  }
+  // npm's Windows shims (pi.cmd) and copies of the bin: <prefix>/node_modules or <prefix>/../lib/node_modules
+  for (const candidate of [
+    path.join(path.dirname(real), "node_modules", PI_PACKAGE),
+    path.join(path.dirname(path.dirname(real)), "lib", "node_modules", PI_PACKAGE),
+  ]) {
+    const d = describe(candidate, source, extra);
+    if (d) return d;
+  }
+  for (const root of managedRoots(real, env)) {
+    const release = managedRelease(root);
+    if (release)
+      return describe(release, source, { ...extra, managedRoot: root }) ?? { problem: `${release}: unreadable` };
+  }
+  return { problem: `${file} is not pi (no ${PI_PACKAGE} package.json above ${real})` };
+}
+
+/** npm's global `node_modules` dirs to look in, most specific first. */
+function npmGlobalDirs(env: NodeJS.ProcessEnv, pathValue: string | undefined, options: LocateOptions): string[] {
+  const platform = options.platform ?? process.platform;
+  const lib = (prefix: string) =>
+    platform === "win32" ? path.join(prefix, "node_modules") : path.join(prefix, "lib", "node_modules");
+  const dirs: string[] = [];
+  if (env.NPM_CONFIG_PREFIX) dirs.push(lib(env.NPM_CONFIG_PREFIX));
+  if (env.npm_config_prefix) dirs.push(lib(env.npm_config_prefix));
+  try {
+    const rc = fs.readFileSync(path.join(env.HOME || os.homedir(), ".npmrc"), "utf8");
+    const m = /^\s*prefix\s*=\s*(.+?)\s*$/m.exec(rc);
+    if (m) dirs.push(lib(expandHome(m[1]!.replace(/^["']|["']$/g, ""), env)));
+  } catch {
+    // no ~/.npmrc
+  }
+  const node = findOnPath("node", pathValue, env, platform);
+  if (node) {
+    try {
+      const real = fs.realpathSync(node);
+      dirs.push(lib(platform === "win32" ? path.dirname(real) : path.dirname(path.dirname(real))));
+    } catch {
+      // a broken link
+    }
+  }
+  if (options.npmRoot) dirs.push(options.npmRoot);
+  return [...new Set(dirs)];
+}
+
+/**
+ * Find the user's pi (see the module comment for the order). Never throws; reads files only.
+ */
+export function locatePi(options: LocateOptions = {}): PiLocation {
+  const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const tried: LocateAttempt[] = [];
+  const explicit = (value: string | undefined, source: "flag" | "setting", label: string): PiInstall | undefined => {
+    if (!value?.trim()) return undefined;
+    const found = piAt(value.trim(), source, env, env.PATH);
+    if ("problem" in found) {
+      tried.push({ where: label, result: found.problem });
+      return undefined;
+    }
+    tried.push({ where: label, result: `pi ${found.version} at ${found.packageDir}` });
+    return found;
+  };
+  const onPath = (pathValue: string | undefined, source: "path" | "login-shell", label: string) => {
+    const exe = findOnPath("pi", pathValue, env, platform);
+    if (!exe) {
+      tried.push({ where: label, result: "no pi" });
+      return undefined;
+    }
+    const found = piAt(exe, source, env, pathValue);
+    if ("problem" in found) {
+      tried.push({ where: label, result: found.problem });
+      return undefined;
+    }
+    tried.push({ where: label, result: `pi ${found.version} at ${found.packageDir}` });
+    return found;
+  };
+  const done = (pi: PiInstall | undefined): PiLocation | undefined => (pi ? { pi, tried } : undefined);
+
+  const hit =
+    done(explicit(options.flag, "flag", "--pi")) ??
+    done(explicit(options.setting, "setting", "setting piContext.pi.path")) ??
+    done(onPath(env.PATH, "path", "the PATH")) ??
+    (options.loginShellPath !== undefined && options.loginShellPath !== env.PATH
+      ? done(onPath(options.loginShellPath, "login-shell", "the login shell's PATH"))
+      : undefined);
+  if (hit) return hit;
+
+  for (const root of managedRoots(undefined, env)) {
+    const release = managedRelease(root);
+    if (!release) {
+      tried.push({ where: `pi's managed install ${root}`, result: "none" });
+      continue;
+    }
+    const found = describe(release, "managed", { managedRoot: root });
+    if (found) {
+      tried.push({ where: `pi's managed install ${root}`, result: `pi ${found.version}` });
+      return { pi: found, tried };
+    }
+  }
+  for (const dir of npmGlobalDirs(env, env.PATH, options)) {
+    const found = describe(path.join(dir, PI_PACKAGE), "npm-global", {});
+    tried.push({ where: `npm's global packages ${dir}`, result: found ? `pi ${found.version}` : "no pi" });
+    if (found) return { pi: found, tried };
+  }
+  return { tried };
+}
+
+/** Where a pi was found, in words: `the pi on the PATH (/usr/local/bin/pi)`. */
+export function piSourceText(pi: Pick<PiInstall, "source" | "executable" | "packageDir" | "managedRoot">): string {
+  const at = pi.executable ?? pi.packageDir;
+  switch (pi.source) {
+    case "flag":
+      return `--pi ${at}`;
+    case "setting":
+      return `setting piContext.pi.path (${at})`;
+    case "running":
+      return `the running pi (${at})`;
+    case "path":
+      return `the pi on the PATH (${at})`;
+    case "login-shell":
+      return `the pi on your login shell's PATH (${at})`;
+    case "managed":
+      return `pi's managed install (${pi.managedRoot ?? at})`;
+    case "npm-global":
+      return `npm's global packages (${pi.packageDir})`;
+  }
+}
+
+/**
+ * The pi a running process executes (Linux: `/proc/<pid>/cmdline` → `node …/dist/bundle/cli.js`
+ * → pi's package.json above it); undefined when the process is gone, not readable, or not pi.
+ */
+export function piOfProcess(pid: number, procRoot = "/proc"): PiInstall | undefined {
+  let args: string[];
+  try {
+    args = fs.readFileSync(path.join(procRoot, String(pid), "cmdline"), "utf8").split("\0");
+  } catch {
+    return undefined;
+  }
+  // args[0] is the Node binary; the script follows (only a package.json above it counts)
+  for (const arg of args.slice(1)) {
+    if (!path.isAbsolute(arg) || !isFile(arg)) continue;
+    const dir = piPackageAbove(path.dirname(fs.realpathSync(arg)));
+    const found = dir ? describe(dir, "running", { executable: arg }) : undefined;
+    if (found) return found;
+  }
+  return undefined;
+}

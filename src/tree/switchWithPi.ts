@@ -1,0 +1,102 @@
+/**
+ * "Switch to Here…" with a branch summary written by the user's own pi (`piContext.summarizer.provider`
+ * `pi`, or `auto` with a pi found and no OpenAI-compatible summarizer configured): pi's question is
+ * asked first (before pi starts), then the user's pi runs headless on the idle session with the
+ * live bridge loaded (`-e` the shipped bundle unless it is installed in the agent dir), and the
+ * switch runs inside it through the bridge — pi summarises the branch with its own prompts, model
+ * and key and writes its own `branch_summary` (and `label`). pi-context writes nothing in that case.
+ * A switch without a summary writes pi-context's leaf marker as always (pi persists nothing then).
+ */
+
+import { describeLive, LiveSessionError } from "../core/flows/live";
+import {
+  planSwitch,
+  willSummarize,
+  type SwitchChoice,
+  type SwitchPlan,
+  type SwitchPlanOptions,
+} from "../core/flows/switch";
+import { PiRpc } from "../core/pi/rpc";
+import { readSessionInfo } from "../core/read/sessionInfo";
+import type { Services, SwitchCommandOutcome } from "../services";
+
+/** How long to wait for the headless pi's bridge to announce itself (ms). */
+const BRIDGE_WAIT_MS = 20_000;
+
+/** The question's answer, or the outcome when the user declined. */
+export type PiChoice =
+  { kind: "choice"; choice: SwitchChoice; summarize: boolean } | { kind: "done"; outcome: SwitchCommandOutcome };
+
+/**
+ * Plan the switch and ask pi's question with the user's pi as the summarizer (unless the caller
+ * gave the choice); nothing starts yet.
+ * @throws {LiveSessionError} when the session looks live (a headless pi must not meet a running one).
+ */
+export async function askWithUserPi(
+  services: Services,
+  file: string,
+  targetId: string,
+  options: SwitchPlanOptions,
+  ask: (piLabel: string | undefined) => (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>,
+  given?: SwitchChoice,
+): Promise<PiChoice> {
+  const plan = await planSwitch(file, targetId, options);
+  if (plan.noop) return { kind: "choice", choice: given ?? { summarize: false }, summarize: false };
+  if (plan.live.live) throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
+  const version = services.pi.current.install?.version;
+  const choice = given ?? (await ask(`your pi${version ? ` ${version}` : ""} (with its own model)`)(plan, false));
+  if (!choice) return { kind: "done", outcome: { kind: "declined", file } };
+  return { kind: "choice", choice, summarize: willSummarize(plan, choice) };
+}
+
+/**
+ * Switch with the summary written by the user's pi, headless, through the live bridge.
+ * @throws `NoNodeForPiError`, `PiRpcError` (pi did not start), an Error when no pi is found, the
+ *   bridge is off or did not come up.
+ */
+export async function switchWithUserPi(
+  services: Services,
+  file: string,
+  targetId: string,
+  choice: SwitchChoice,
+  signal: AbortSignal,
+): Promise<SwitchCommandOutcome> {
+  if (!services.config().liveBridge.enabled)
+    throw new Error(
+      "a branch summary by your own pi runs through the live bridge, which is turned off (piContext.liveBridge.enabled). Nothing was written.",
+    );
+  const runtime = await services.pi.runtime();
+  const cwd = (await readSessionInfo(file).catch(() => undefined))?.cwd ?? "";
+  const extensions = services.liveBridge.headlessExtensions();
+  services.log.info(
+    `switch ${file}: by the user's pi ${runtime.install.version} (headless${extensions.length ? `, -e ${extensions.join(" ")}` : ", its installed bridge"})`,
+  );
+  const rpc = await PiRpc.start({
+    runtime,
+    sessionFile: file,
+    cwd,
+    agentDir: services.sessions.agentDir(),
+    extensions,
+  });
+  try {
+    const deadline = Date.now() + BRIDGE_WAIT_MS;
+    while ((await services.liveBridge.availability(file)) !== "live") {
+      if (signal.aborted) return { kind: "cancelled", file, message: "Branch switch cancelled. Nothing was written." };
+      if (Date.now() > deadline)
+        throw new Error(
+          `your pi ${runtime.install.version} started, but its live bridge did not come up within ${BRIDGE_WAIT_MS / 1000} s. Nothing was written.`,
+        );
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const outcome = await services.liveBridge.routeSwitch(file, targetId, {
+      given: choice,
+      ask: async () => choice,
+      signal,
+    });
+    if (!outcome)
+      throw new Error(`your pi ${runtime.install.version} went away before it could switch. Nothing was written.`);
+    return outcome;
+  } finally {
+    await rpc.close();
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * `services.pi` — the user's pi in VS Code: found by files right away (setting `piContext.pi.path`,
+ * then `pi` on the extension host's PATH), then asynchronously on the PATH the user's login shell
+ * reports (the integrated terminal's; `$SHELL -i -l -c`, 4 s timeout, asked once per session of VS
+ * Code), pi's managed install, npm's global packages (`npm root -g` only when nothing else found
+ * one). The found pi is re-described when its package.json changes (an update in place), and
+ * looked for again when the setting changes or `refresh()` is called. Everything is logged.
+ *
+ * Nothing of the user's pi is executed here: its version comes from package.json, its catalog is
+ * read as data (`core/pi/catalog.ts`); only `node --version` runs, when pi is to summarise.
+ */
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { locatePi, type PiLocation } from "../core/pi/locate";
+import { nodeForPi, type PiRuntime } from "../core/pi/node";
+import { loginShellPath, npmGlobalRoot } from "../core/pi/shellPath";
+import { piReport, userPiOf, type UserPi } from "../core/pi/userPi";
+import type { PiContextConfig } from "../config";
+import type { UserPiService } from "../services";
+
+/** Options of {@link UserPiSource}. */
+export interface UserPiSourceOptions {
+  log: vscode.LogOutputChannel;
+  config: () => PiContextConfig;
+  env?: NodeJS.ProcessEnv;
+  /** Ask the login shell for its PATH (default true; tests turn it off). */
+  loginShell?: boolean;
+}
+
+function stamp(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `${st.mtimeMs}:${st.size}:${st.ino}`;
+  } catch {
+    return "-";
+  }
+}
+
+/** The extension's {@link UserPiService}. */
+export class UserPiSource implements UserPiService, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<UserPi>();
+  readonly onDidChange = this.emitter.event;
+  private readonly log: vscode.LogOutputChannel;
+  private readonly config: () => PiContextConfig;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly askShell: boolean;
+  private readonly disposables: vscode.Disposable[] = [];
+  private value: UserPi;
+  private packageStamp = "";
+  private shellPath: string | undefined;
+  private npmRoot: string | undefined;
+  private lookups: Promise<UserPi> | undefined;
+
+  constructor(options: UserPiSourceOptions) {
+    this.log = options.log;
+    this.config = options.config;
+    this.env = options.env ?? process.env;
+    this.askShell = options.loginShell ?? process.env.PI_CONTEXT_NO_LOGIN_SHELL === undefined;
+    this.value = this.locate();
+    this.disposables.push(
+      this.emitter,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("piContext.pi.path")) void this.refresh();
+      }),
+    );
+  }
+
+  /** Start the asynchronous lookups (login shell PATH, npm root -g). Returns immediately. */
+  start(): void {
+    void this.refresh();
+  }
+
+  get current(): UserPi {
+    const install = this.value.install;
+    // an update in place (npm i -g, pi update) changes package.json: describe it again
+    if (install && stamp(path.join(install.packageDir, "package.json")) !== this.packageStamp)
+      this.update(this.locate());
+    return this.value;
+  }
+
+  private locate(): UserPi {
+    const location: PiLocation = locatePi({
+      setting: this.config().piPath,
+      env: this.env,
+      ...(this.shellPath !== undefined ? { loginShellPath: this.shellPath } : {}),
+      ...(this.npmRoot !== undefined ? { npmRoot: this.npmRoot } : {}),
+    });
+    const pi = userPiOf(location);
+    this.packageStamp = pi.install ? stamp(path.join(pi.install.packageDir, "package.json")) : "";
+    return pi;
+  }
+
+  private update(next: UserPi): void {
+    const before = JSON.stringify(piReport(this.value));
+    this.value = next;
+    const report = piReport(next);
+    if (JSON.stringify(report) === before) return;
+    this.log.info(
+      `pi: ${report.version ? `pi ${report.version} — ${report.sourceText}` : report.sourceText}; windows from ${report.catalog.name}${report.catalog.problem ? ` (${report.catalog.problem})` : ""}${report.note ? `; ${report.note}` : ""}`,
+    );
+    this.emitter.fire(next);
+  }
+
+  refresh(): Promise<UserPi> {
+    if (this.lookups) return this.lookups;
+    const run = this.lookUp();
+    this.lookups = run;
+    // cleared after the run settles (a run without an await must not leave a settled promise behind)
+    void run.finally(() => {
+      if (this.lookups === run) this.lookups = undefined;
+    });
+    return run;
+  }
+
+  /** One lookup: by files now, then the login shell's PATH and npm root -g while nothing is found. */
+  private async lookUp(): Promise<UserPi> {
+    await Promise.resolve();
+    this.update(this.locate());
+    if (!this.value.install && this.askShell && this.shellPath === undefined) {
+      const started = Date.now();
+      this.shellPath = (await loginShellPath({ env: this.env })) ?? "";
+      this.log.info(`pi: the login shell's PATH (${Date.now() - started} ms): ${this.shellPath || "not available"}`);
+      this.update(this.locate());
+    }
+    if (!this.value.install && this.npmRoot === undefined) {
+      this.npmRoot = (await npmGlobalRoot(this.shellPath || this.env.PATH, this.env)) ?? "";
+      if (this.npmRoot) this.update(this.locate());
+    }
+    if (!this.value.install)
+      this.log.info(`pi: none found (${this.value.tried.map((t) => `${t.where}: ${t.result}`).join("; ")})`);
+    return this.value;
+  }
+
+  async runtime(): Promise<PiRuntime> {
+    await this.lookups;
+    const install = this.current.install;
+    if (!install)
+      throw new Error(
+        `no pi found (looked at ${this.value.tried.map((t) => t.where).join(", ") || "the PATH"}). Install pi, or point piContext.pi.path at it.`,
+      );
+    if (this.askShell && this.shellPath === undefined) this.shellPath = (await loginShellPath({ env: this.env })) ?? "";
+    return nodeForPi(install, {
+      env: this.env,
+      ...(this.shellPath ? { loginShellPath: this.shellPath } : {}),
+    });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Build `services.pi` (its lookups start with {@link UserPiSource.start}). */
+export function createUserPi(options: UserPiSourceOptions): UserPiSource {
+  return new UserPiSource(options);
+}

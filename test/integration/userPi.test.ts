@@ -1,0 +1,252 @@
+// The user's own pi in the real extension host (issue 13): with pi 1.5.2 installed as the user's
+// pi (a global-install layout — `<prefix>/bin/pi`, `<prefix>/bin/node`, `<prefix>/lib/node_modules/
+// @earendil-works/pi-coding-agent` — built from the conformance package's committed lockfile, no
+// network) and that bin/ first on the extension host's PATH, a session on mistral/mistral-large-latest
+// shows pi 1.5.2's window (262 144) in the gauge and in `pi-context inspect --json`; with 1.6.0 on
+// the PATH, 1.6.0's (1 048 576). Without any pi-context summarizer settings, "Pi: Compact Session…"
+// lets the user's own pi compact the idle session against a scripted model configured in pi's
+// models.json, and the entry at the end of the file is pi's own compaction.
+import * as assert from "assert";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { pathToFileURL } from "url";
+import * as vscode from "vscode";
+import { after, before, describe, it } from "mocha";
+import type { PiContextApi } from "../../src/extension";
+import type { CompactCommandOutcome } from "../../src/services";
+import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { repoRoot, testWorkspace, waitFor } from "./env";
+import { fixture, installSession, makeAgentDir, piApi, setSetting, useAgentDir } from "./sessionHelpers";
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-it-user-pi-"));
+const ORACLE = path.join(repoRoot, "test", "conformance", "oracle");
+
+/**
+ * `npm install -g --prefix <dir> @earendil-works/pi-coding-agent@<version>` as a layout, from the
+ * conformance package's install: `lib/node_modules/@earendil-works/pi-coding-agent` → that pi,
+ * `bin/pi` → its `dist/bundle/cli.js`, `bin/node` → the package's Node 22 (pi needs ≥ 22.19).
+ */
+function globalInstall(version: string, node22: string): string {
+  const prefix = path.join(tmp, `prefix-${version}`);
+  const lib = path.join(prefix, "lib", "node_modules", "@earendil-works");
+  fs.mkdirSync(lib, { recursive: true });
+  fs.mkdirSync(path.join(prefix, "bin"), { recursive: true });
+  const pkg = path.join(lib, "pi-coding-agent");
+  fs.symlinkSync(path.join(ORACLE, "node_modules", `pi-${version}`), pkg);
+  fs.symlinkSync(path.join(pkg, "dist", "bundle", "cli.js"), path.join(prefix, "bin", "pi"));
+  fs.symlinkSync(node22, path.join(prefix, "bin", "node"));
+  return path.join(prefix, "bin");
+}
+
+/** A session on mistral/mistral-large-latest (its window differs between pi 1.5.2 and 1.6.0). */
+function mistralSession(agentDir: string): string {
+  const src = path.join(tmp, "mistral.jsonl");
+  const now = new Date().toISOString();
+  fs.writeFileSync(
+    src,
+    [
+      { type: "session", version: 3, id: "mistral-it", timestamp: now, cwd: testWorkspace() },
+      {
+        type: "model_change",
+        id: "m1",
+        parentId: null,
+        timestamp: now,
+        provider: "mistral",
+        modelId: "mistral-large-latest",
+      },
+      {
+        type: "message",
+        id: "u1",
+        parentId: "m1",
+        timestamp: now,
+        message: { role: "user", content: [{ type: "text", text: "hello" }], timestamp: Date.now() },
+      },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join("\n") + "\n",
+  );
+  return installSession(agentDir, src, "2026-12-01T10-00-00-000Z_mistral-it.jsonl");
+}
+
+/** `pi-context inspect --json` with a PATH, as a user runs it in the terminal. */
+function inspectJson(file: string, agentDir: string, pathValue: string): Record<string, unknown> {
+  const out = execFileSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json"], {
+    env: { ...process.env, PATH: pathValue, PI_CODING_AGENT_DIR: agentDir, ELECTRON_RUN_AS_NODE: "1" },
+    encoding: "utf8",
+  });
+  return JSON.parse(out) as Record<string, unknown>;
+}
+
+describe("the user's own pi (issue 13)", function () {
+  this.timeout(90000);
+  let api: PiContextApi;
+  let node22: string;
+  let bin152: string;
+  let bin160: string;
+  let agentDir: string;
+  let server: ScriptedServer;
+  const originalPath = process.env.PATH;
+
+  /** The gauge once its tooltip contains `text`. */
+  async function gaugeWith(text: string): Promise<{ tooltip: string; text: string }> {
+    await waitFor(() => api.statusBar.snapshot().tooltip.includes(text), 10000, `the gauge's tooltip to show ${text}`);
+    return api.statusBar.snapshot();
+  }
+
+  /** Put `bin` first on the extension host's PATH and let pi-context look again. */
+  async function usePath(bin: string | undefined): Promise<void> {
+    process.env.PATH = bin ? `${bin}${path.delimiter}${originalPath}` : originalPath;
+    await api.services.pi.refresh();
+  }
+
+  before(async () => {
+    api = await piApi();
+    const setup = (await import(pathToFileURL(path.join(ORACLE, "setup.mjs")).href)) as {
+      ensureConformanceInstall(): { node22Path: string };
+    };
+    node22 = setup.ensureConformanceInstall().node22Path;
+    bin152 = globalInstall("1.5.2", node22);
+    bin160 = globalInstall("1.6.0", node22);
+    server = await startScriptedServer({ text: "## Goal\nSummary written by the user's own pi." });
+    agentDir = makeAgentDir();
+    await useAgentDir(api, agentDir);
+    await setSetting("liveSession.guardSeconds", 30);
+  });
+  after(async () => {
+    process.env.PATH = originalPath;
+    await api.services.pi.refresh();
+    await setSetting("liveSession.guardSeconds", undefined);
+    await useAgentDir(api, undefined);
+    await server?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("pi 1.5.2 on the PATH: 262 144 in the gauge and in inspect --json, from pi 1.5.2's catalog; 1.6.0: 1 048 576", async () => {
+    const file = mistralSession(agentDir);
+    await usePath(bin152);
+    assert.strictEqual(api.services.pi.current.install?.version, "1.5.2");
+    assert.strictEqual(api.services.pi.current.install?.source, "path");
+    await api.services.sessions.pin(file);
+    await waitFor(
+      () => api.services.sessions.current?.analysis.window.value === 262_144,
+      10000,
+      "the window of pi 1.5.2's catalog",
+    );
+    const gauge152 = await gaugeWith("262,144");
+    assert.ok(gauge152.tooltip.includes("pi 1.5.2's model catalog"), gauge152.tooltip);
+    assert.ok(gauge152.tooltip.includes("1.5.2 — the pi on the PATH"), gauge152.tooltip);
+    const cli152 = inspectJson(file, agentDir, `${bin152}${path.delimiter}${originalPath}`);
+    const window152 = cli152.contextWindow as { value: number; source: string; catalog: string; detail: string };
+    assert.strictEqual(window152.value, 262_144);
+    assert.strictEqual(window152.source, "catalog");
+    assert.strictEqual(window152.catalog, "pi 1.5.2's model catalog");
+    assert.match(window152.detail, /^pi 1\.5\.2's model catalog \(/);
+    assert.deepStrictEqual((cli152.pi as { version: string; source: string }).version, "1.5.2");
+
+    await usePath(bin160);
+    assert.strictEqual(api.services.pi.current.install?.version, "1.6.0");
+    await waitFor(
+      () => api.services.sessions.current?.analysis.window.value === 1_048_576,
+      10000,
+      "the window of pi 1.6.0's catalog",
+    );
+    const gauge160 = await gaugeWith("pi 1.6.0's model catalog");
+    assert.ok(gauge160.tooltip.includes("1,048,576"), gauge160.tooltip);
+    const cli160 = inspectJson(file, agentDir, `${bin160}${path.delimiter}${originalPath}`);
+    assert.strictEqual((cli160.contextWindow as { value: number }).value, 1_048_576);
+    assert.strictEqual((cli160.contextWindow as { catalog: string }).catalog, "pi 1.6.0's model catalog");
+    await api.services.sessions.followLatest();
+  });
+
+  it("no pi-context summarizer settings: the user's own pi compacts the idle session and writes its own entry", async () => {
+    await usePath(bin152);
+    // pi's own configuration: a scripted model in pi's models.json, pi's settings (reserve, keep recent)
+    const models = JSON.parse(fs.readFileSync(path.join(fixture("split").agent, "models.json"), "utf8")) as {
+      providers: Record<string, { baseUrl: string }>;
+    };
+    for (const p of Object.values(models.providers)) p.baseUrl = server.baseURL;
+    fs.writeFileSync(path.join(agentDir, "models.json"), JSON.stringify(models));
+    fs.copyFileSync(path.join(fixture("split").agent, "settings.json"), path.join(agentDir, "settings.json"));
+    const file = installSession(agentDir, fixture("split").jsonl, "2026-12-01T11-00-00-000Z_split-it.jsonl");
+    const old = new Date(Date.now() - 3600_000);
+    fs.utimesSync(file, old, old);
+    const before = fs.readFileSync(file, "utf8");
+    assert.strictEqual(await api.services.summarizers.usesPi(), true, "auto → the user's pi");
+    const requests = server.requests.length;
+    const outcome = (await vscode.commands.executeCommand("piContext.compact", file, {
+      instructions: "",
+      skipPreview: true,
+    })) as CompactCommandOutcome;
+    assert.strictEqual(outcome.kind, "compacted", JSON.stringify(outcome));
+    if (outcome.kind !== "compacted") return;
+    assert.strictEqual(outcome.by, "pi");
+    // pi asked its own model (models.json's scripted-small), not a pi-context summarizer
+    const asked = server.requests.slice(requests);
+    assert.ok(
+      asked.length > 0 && asked.every((r) => r.body.model === "scripted-small"),
+      JSON.stringify(asked.map((r) => r.body.model)),
+    );
+    const after = fs.readFileSync(file, "utf8");
+    assert.ok(after.startsWith(before), "only appended");
+    const appended = after
+      .slice(before.length)
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const last = appended[appended.length - 1]!;
+    assert.strictEqual(last.type, "compaction");
+    assert.strictEqual(last.id, outcome.entryId);
+    assert.ok(String(last.summary).includes("Summary written by the user's own pi."), String(last.summary));
+    assert.strictEqual(last.fromHook, false);
+    assert.ok(
+      appended.every((e) => e.type === "compaction" || e.type === "thinking_level_change"),
+      JSON.stringify(appended.map((e) => e.type)),
+    );
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  it("Switch to Here with a summary: the user's own pi writes the branch summary (headless, through the live bridge)", async () => {
+    await usePath(bin152);
+    const models = JSON.parse(fs.readFileSync(path.join(fixture("tree").agent, "models.json"), "utf8")) as {
+      providers: Record<string, { baseUrl: string }>;
+    };
+    for (const p of Object.values(models.providers)) p.baseUrl = server.baseURL;
+    fs.writeFileSync(path.join(agentDir, "models.json"), JSON.stringify(models));
+    fs.copyFileSync(path.join(fixture("tree").agent, "settings.json"), path.join(agentDir, "settings.json"));
+    const file = installSession(agentDir, fixture("tree").jsonl, "2026-12-01T12-00-00-000Z_tree-it.jsonl");
+    const old = new Date(Date.now() - 3600_000);
+    fs.utimesSync(file, old, old);
+    const before = fs.readFileSync(file, "utf8");
+    const requests = server.requests.length;
+    const outcome = (await vscode.commands.executeCommand("piContext.tree.switchToHere", "a03949d4", {
+      summarize: true,
+      label: "by-your-pi",
+      file,
+      quiet: true,
+    })) as { kind: string; newLeafId?: string | null };
+    assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
+    const asked = server.requests.slice(requests);
+    assert.ok(
+      asked.length > 0 && asked.every((r) => r.body.model === "scripted-big"),
+      JSON.stringify(asked.map((r) => r.body.model)),
+    );
+    const appended = fs
+      .readFileSync(file, "utf8")
+      .slice(before.length)
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const summary = appended.find((e) => e.type === "branch_summary");
+    assert.ok(summary, JSON.stringify(appended.map((e) => e.type)));
+    assert.strictEqual(summary.parentId, "a03949d4");
+    assert.ok(String(summary.summary).includes("Summary written by the user's own pi."), String(summary.summary));
+    const label = appended.find((e) => e.type === "label");
+    assert.strictEqual(label?.label, "by-your-pi");
+    assert.ok(
+      appended.every((e) => ["thinking_level_change", "branch_summary", "label"].includes(String(e.type))),
+      `only pi's own entries: ${JSON.stringify(appended.map((e) => e.type))}`,
+    );
+  });
+});
