@@ -4,6 +4,7 @@
  * an older pi gets its note, an unreadable catalog says the snapshot is used.
  */
 
+import { markdownText } from "../../../src/shared/untrusted";
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -104,8 +105,14 @@ describe("the pi the numbers follow, in words", () => {
       margin: 10000,
       session: { file: "/s.jsonl", analysis: a, pinned: false, updatedAt: 1 },
     });
-    assert.ok(g.tooltip.includes("| pi | 1.5.2 — the pi on the PATH (/usr/local/bin/pi) |"), g.tooltip);
-    assert.ok(g.tooltip.includes("pi-context's snapshot of pi 1.6.0's catalog (mistral/mistral-large-latest)"));
+    // tooltip text from a session or a pi install is escaped Markdown (shared/untrusted.ts)
+    assert.ok(
+      g.tooltip.includes(`| pi | ${markdownText("1.5.2 — the pi on the PATH (/usr/local/bin/pi)")} |`),
+      g.tooltip,
+    );
+    assert.ok(
+      g.tooltip.includes(markdownText("pi-context's snapshot of pi 1.6.0's catalog (mistral/mistral-large-latest)")),
+    );
     const gauge = buildGauge(a.inspect);
     assert.equal(gauge.pi, "1.5.2 — the pi on the PATH (/usr/local/bin/pi)");
     assert.equal(gauge.piPath, "/usr/local/lib/node_modules/@earendil-works/pi-coding-agent");
@@ -131,7 +138,7 @@ describe("the pi the numbers follow, in words", () => {
       margin: 10000,
       session: { file: "/s.jsonl", analysis: a, pinned: false, updatedAt: 1 },
     });
-    assert.ok(g.tooltip.includes("$(warning) Numbers may differ from your pi 0.86.1"), g.tooltip);
+    assert.ok(g.tooltip.includes(`$(warning) ${markdownText("Numbers may differ from your pi 0.86.1")}`), g.tooltip);
     assert.deepEqual(buildGauge(a.inspect).piWarnings, warnings);
     assert.match(formatInspect(a), /Numbers may differ from your pi 0\.86\.1/);
   });
