@@ -91,8 +91,13 @@ describe("the user's own pi (issue 13)", function () {
 
   /** The gauge once its tooltip contains `text`. */
   async function gaugeWith(text: string): Promise<{ tooltip: string; text: string }> {
-    await waitFor(() => api.statusBar.snapshot().tooltip.includes(text), 10000, `the gauge's tooltip to show ${text}`);
-    return api.statusBar.snapshot();
+    // the tooltip is escaped Markdown (pi's paths and versions are untrusted text): compare as rendered
+    const rendered = () => {
+      const s = api.statusBar.snapshot();
+      return { ...s, tooltip: s.tooltip.replace(/\\([!-/:-@[-`{-~])/g, "$1") };
+    };
+    await waitFor(() => rendered().tooltip.includes(text), 10000, `the gauge's tooltip to show ${text}`);
+    return rendered();
   }
 
   /** Put `bin` first on the extension host's PATH and let pi-context look again. */
