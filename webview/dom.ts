@@ -1,7 +1,11 @@
 /**
  * Tiny DOM helpers for the panel webview. Untrusted text (session content, paths, summaries)
- * only ever goes in through `textContent`/attributes here; markdown goes through `markdown.ts`.
+ * only ever goes in through `textContent`/attributes here, as `visibleText` (control characters
+ * and bidi overrides as their visible `\uXXXX`, like the CLI and the VS Code labels); markdown
+ * goes through `markdown.ts`.
  */
+
+import { visibleText } from "../src/shared/untrusted";
 
 type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined | null | EventListener>;
@@ -40,7 +44,7 @@ function setAttrs(el: HTMLElement, attrs: Attrs): void {
     if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v as EventListener);
     else if (k === "class") el.className = String(v);
     else if (v === true) el.setAttribute(k, "");
-    else el.setAttribute(k, String(v));
+    else el.setAttribute(k, visibleText(String(v)));
   }
 }
 
@@ -48,7 +52,7 @@ function setAttrs(el: HTMLElement, attrs: Attrs): void {
 export function append(el: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    el.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    el.appendChild(typeof c === "string" ? document.createTextNode(visibleText(c)) : c);
   }
 }
 

@@ -42,6 +42,8 @@ import { sessionLabel } from "../core/rules/sessionLabel";
 import { reviewSummary } from "./review";
 import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
 import { formatCount as n, withPeriod } from "../shared/format";
+import { iconLabelText } from "../shared/untrusted";
+import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
 import { streamingProgress } from "../ui/progress";
 import { openSummaryDiff } from "../ui/summaryDocuments";
@@ -71,12 +73,14 @@ async function pickSession(services: Services): Promise<string | undefined> {
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
-    sessions.map((s) => ({
-      label: sessionLabel(s),
-      description: new Date(s.mtimeMs).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" }),
-      detail: s.file,
-      file: s.file,
-    })),
+    safePickItems(
+      sessions.map((s) => ({
+        label: iconLabelText(sessionLabel(s)),
+        description: new Date(s.mtimeMs).toLocaleString("en-US", { dateStyle: "medium", timeStyle: "short" }),
+        detail: s.file,
+        file: s.file,
+      })),
+    ),
     { title: "Pi: Compact Session — Which Session?" },
   );
   return pick?.file;

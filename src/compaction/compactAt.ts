@@ -24,6 +24,8 @@ import {
 import { resolveSettings } from "../core/rules/settings";
 import type { Services } from "../services";
 import { formatCount as n } from "../shared/format";
+import { inputMessageText, visibleText } from "../shared/untrusted";
+import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
 
 /** What `piContext.compactAt` resolves with. */
@@ -78,7 +80,7 @@ export function registerCompactAt(services: Services): void {
     let field = options.field;
     if (!field) {
       const pick = await vscode.window.showQuickPick(
-        [
+        safePickItems([
           {
             field: "reserveTokens" as const,
             label: "$(dashboard) Auto-compact at…",
@@ -91,8 +93,8 @@ export function registerCompactAt(services: Services): void {
             description: `now ${n(keep.value ?? 0)} tokens`,
             detail: `Sets compaction.modelOverrides["${key}"].keepRecentTokens (what a compaction keeps verbatim)`,
           },
-        ],
-        { title: `Pi: Compact At… — ${key}`, placeHolder: now, ignoreFocusOut: true },
+        ]),
+        { title: visibleText(`Pi: Compact At… — ${key}`), placeHolder: visibleText(now), ignoreFocusOut: true },
       );
       if (!pick) return { kind: "declined" };
       field = pick.field;
@@ -109,14 +111,18 @@ export function registerCompactAt(services: Services): void {
     const text =
       options.value ??
       (await vscode.window.showInputBox({
-        title: `Pi: Compact At… — ${field === "reserveTokens" ? "when pi auto-compacts" : "what a compaction keeps"} (${key})`,
-        prompt: now,
+        title: visibleText(
+          `Pi: Compact At… — ${field === "reserveTokens" ? "when pi auto-compacts" : "what a compaction keeps"} (${key})`,
+        ),
+        prompt: inputMessageText(now),
         placeHolder: field === "reserveTokens" ? "e.g. 80% or 150000" : "e.g. 10% or 20k",
         ignoreFocusOut: true,
         validateInput: (t) => {
           if (!t.trim()) return undefined;
           const v = evaluate(t);
-          return "error" in v ? v.error : { message: describe(v), severity: vscode.InputBoxValidationSeverity.Info };
+          return "error" in v
+            ? v.error
+            : { message: inputMessageText(describe(v)), severity: vscode.InputBoxValidationSeverity.Info };
         },
       }));
     if (text === undefined || !text.trim()) return { kind: "declined" };
@@ -127,7 +133,7 @@ export function registerCompactAt(services: Services): void {
     const before = readText(target.file);
     if (!options.yes) {
       const ok = await vscode.window.showQuickPick(
-        [
+        safePickItems([
           {
             go: true,
             label: `$(check) Set ${field} = ${n(value.value)}`,
@@ -135,8 +141,8 @@ export function registerCompactAt(services: Services): void {
             detail: `In ${target.file}: compaction.modelOverrides["${key}"].${field} — only this key changes. A running pi uses it after /reload or a restart.`,
           },
           { go: false, label: "$(close) Cancel", detail: "Nothing is written." },
-        ],
-        { title: `Pi: Compact At… — ${key}`, placeHolder: now, ignoreFocusOut: true },
+        ]),
+        { title: visibleText(`Pi: Compact At… — ${key}`), placeHolder: visibleText(now), ignoreFocusOut: true },
       );
       if (!ok?.go) return { kind: "declined" };
     }

@@ -13,6 +13,8 @@ import { sessionLabel } from "../core/rules/sessionLabel";
 import { priceDetail, priceHeadline, priceLines } from "../viewModel/compactionPrice";
 import { formatCount as n, formatTokenRange, tokensText } from "../shared/format";
 import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
+import { iconLabelText, visibleText } from "../shared/untrusted";
+import { safePickItems } from "../ui/prompter";
 
 /** One line, at most `max` characters (an ellipsis marks a cut). */
 function short(text: string, max: number): string {
@@ -182,7 +184,7 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
       ? [
           {
             action: "details",
-            label: `$(warning) Does not fit ${by.name}'s window`,
+            label: `$(warning) Does not fit ${iconLabelText(by.name)}'s window`,
             description: by.problem.numbers,
             detail: `Would summarize ${summarized} (≈${tokensText(v.summarizedTokens)})${focusText(plan)}. Show details for what to change — nothing is sent.`,
           },
@@ -213,8 +215,8 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
           details,
           { action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
         ];
-    const pick = await vscode.window.showQuickPick(items, {
-      title: `${changed ? "The session changed — new preview. " : ""}Compact ${planTitle(plan)}?${tooLarge ? " The request does not fit the summarizer" : ""}`,
+    const pick = await vscode.window.showQuickPick(safePickItems(items), {
+      title: `${changed ? "The session changed — new preview. " : ""}Compact ${visibleText(planTitle(plan))}?${tooLarge ? " The request does not fit the summarizer" : ""}`,
       placeHolder: `tokens ${n(v.tokensBefore)} → ${afterText(plan)} · summarize ${summarized} · keep ${kept} · split turn: ${v.isSplitTurn ? "yes" : "no"}`,
       ignoreFocusOut: true,
     });

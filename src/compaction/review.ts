@@ -10,6 +10,8 @@ import * as vscode from "vscode";
 import type { CompactionDraft, CompactionPlan, DraftReview } from "../core/flows/compact";
 import { preparationLostItems, type LostReport } from "../core/rules/lostItems";
 import { formatCount } from "../shared/format";
+import { visibleText } from "../shared/untrusted";
+import { safePickItems } from "../ui/prompter";
 import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
 import { keepInstructions, LOST_KIND_NAMES, lostSummary } from "../viewModel/lostItems";
 import { escapeMarkdown } from "../viewModel/statusBar";
@@ -68,9 +70,9 @@ export async function reviewSummary(plan: CompactionPlan, draft: CompactionDraft
         detail: "Nothing is written (the summary request was already sent).",
       },
     ];
-    const pick = await vscode.window.showQuickPick(items, {
+    const pick = await vscode.window.showQuickPick(safePickItems(items), {
       title: `The new summary lost ${formatCount(report.items.length)} ${report.items.length === 1 ? "item" : "items"} of what it summarised`,
-      placeHolder: said,
+      placeHolder: visibleText(said),
       ignoreFocusOut: true,
     });
     if (!pick || pick.action === "discard") return { action: "discard" };

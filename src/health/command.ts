@@ -19,6 +19,8 @@ import { expandHome, getAgentDir } from "../core/rules/settings";
 import type { SessionEntry } from "../core/types";
 import type { Services } from "../services";
 import { plural } from "../shared/format";
+import { iconLabelText, visibleText } from "../shared/untrusted";
+import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
 import { healthTitle } from "../viewModel/health";
 
@@ -144,8 +146,8 @@ export class HealthCommand {
         detail: short(f.message, DETAIL_MAX),
         finding: f,
       });
-    const pick = await vscode.window.showQuickPick(items, {
-      title: `Session health of ${path.basename(file)}: ${healthCounts(report)}`,
+    const pick = await vscode.window.showQuickPick(safePickItems(items), {
+      title: visibleText(`Session health of ${path.basename(file)}: ${healthCounts(report)}`),
       placeHolder: "Pick a finding to see its entry, or a repair",
       matchOnDescription: true,
       matchOnDetail: true,
@@ -222,13 +224,13 @@ export class HealthCommand {
     for (const e of entries) {
       const fix = plan.repair.fixes.find((x) => x.entries.includes(e));
       items.push({
-        label: `$(add) ${entryWords(e)}`,
+        label: `$(add) ${iconLabelText(entryWords(e))}`,
         description: fix ? healthTitle(fix.finding.code) : "",
         detail: short(JSON.stringify(e), DETAIL_MAX),
       });
     }
-    const pick = await vscode.window.showQuickPick(items, {
-      title: `${changed ? "The session changed — " : ""}Repair ${path.basename(plan.file)}: append ${plural(entries.length, "entry", "entries")}?`,
+    const pick = await vscode.window.showQuickPick(safePickItems(items), {
+      title: `${changed ? "The session changed — " : ""}Repair ${visibleText(path.basename(plan.file))}: append ${plural(entries.length, "entry", "entries")}?`,
       placeHolder: "One append after the last line; nothing is rewritten",
       ignoreFocusOut: true,
     });

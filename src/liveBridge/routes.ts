@@ -20,6 +20,8 @@ import type {
   SwitchCommandOutcome,
 } from "../services";
 import { formatTokens } from "../shared/format";
+import { visibleText } from "../shared/untrusted";
+import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
 import { BridgeError } from "./client";
@@ -123,7 +125,7 @@ export class LiveRoutes {
         : "unknown";
       type Item = vscode.QuickPickItem & { go: boolean };
       const pick = await vscode.window.showQuickPick<Item>(
-        [
+        safePickItems<Item>([
           {
             go: true,
             label: "$(fold) Compact now in pi",
@@ -131,9 +133,9 @@ export class LiveRoutes {
             detail: `pi summarises with its own model${state.model ? ` (${state.model.provider}/${state.model.id})` : ""} and writes the compaction${instructions ? `; focus: ${instructions}` : ""}.${preview ? ` Expected: summarise ${preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length} entries, keep from ${preview.firstKeptEntryId}.` : ""}`,
           },
           { go: false, label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
-        ],
+        ]),
         {
-          title: `Compact ${label} in the running pi?`,
+          title: visibleText(`Compact ${label} in the running pi?`),
           placeHolder: "pi runs on this session: the running pi does the compaction",
           ignoreFocusOut: true,
         },

@@ -14,6 +14,7 @@ import type { SessionInfo } from "../core/read/sessionInfo";
 import { normalizeSessionName } from "../core/rules/sessionLabel";
 import type { Services } from "../services";
 import * as notify from "../ui/notify";
+import { iconLabelText } from "../shared/untrusted";
 import { followRow, projectFolderLabel, sessionPickRows } from "./picker";
 
 interface SessionItem extends vscode.QuickPickItem {
@@ -66,7 +67,7 @@ async function switchLive(services: Services, file: unknown): Promise<string | u
     else
       target = (
         await vscode.window.showQuickPick(
-          others.map((o) => ({ label: o.label, description: o.file, file: o.file })),
+          others.map((o) => ({ label: iconLabelText(o.label), description: iconLabelText(o.file), file: o.file })),
           { title: "Pi: Switch to Another Live Session" },
         )
       )?.file;
@@ -154,16 +155,16 @@ async function selectSession(services: Services): Promise<void> {
       });
     for (const row of rows)
       items.push({
-        label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${row.label}`,
-        description: row.description,
-        detail: row.detail,
+        label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${iconLabelText(row.label)}`,
+        description: iconLabelText(row.description),
+        detail: iconLabelText(row.detail),
         file: row.file,
       });
     if (rows.length === 0 && done) {
       const dirs = sessions.discovery?.searchedDirs ?? [];
       items.push({
         label: "$(info) No pi sessions found",
-        detail: dirs.length ? `Looked in ${dirs.join(", ")}` : undefined,
+        detail: dirs.length ? iconLabelText(`Looked in ${dirs.join(", ")}`) : undefined,
         alwaysShow: true,
       } as SessionItem);
     }
@@ -207,7 +208,7 @@ async function selectSession(services: Services): Promise<void> {
     .catch((error: unknown) => {
       if ((error as Error).name === "AbortError") return;
       services.log.error(`listing sessions failed: ${(error as Error).message}`);
-      quickPick.items = [{ label: "$(error) Could not list sessions", detail: (error as Error).message }];
+      quickPick.items = [{ label: "$(error) Could not list sessions", detail: iconLabelText((error as Error).message) }];
     })
     .finally(() => (quickPick.busy = false));
   const picked = await new Promise<SessionItem | undefined>((resolve) => {

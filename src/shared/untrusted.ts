@@ -21,13 +21,52 @@ function escapeCode(c: string): string {
 }
 
 /**
- * Text for a terminal: every control character and bidi override (see above) becomes its visible
- * `\uXXXX` escape; tab and newline stay, a CRLF pair becomes a newline. JSON stays valid JSON with
- * the same value (the escape means the same character), so it also applies to `--json` output.
+ * Untrusted text made visible, the one rule of every surface: every control character and bidi
+ * override (see above) becomes its visible `\uXXXX` escape (ESC shows as `\u001b` in the CLI, the
+ * VS Code labels and the panel alike); tab and newline stay, a CRLF pair becomes a newline. JSON
+ * stays valid JSON with the same value (the escape means the same character), so it also applies
+ * to `--json` output.
  */
-export function terminalText(text: string): string {
+export function visibleText(text: string): string {
   if (!UNSAFE_TEST.test(text)) return text;
   return text.replace(/\r\n/g, "\n").replace(UNSAFE_CONTROL, escapeCode);
+}
+
+/** Text for a terminal: {@link visibleText} (applied to all CLI output in `cli/main.ts`). */
+export const terminalText = visibleText;
+
+/**
+ * VS Code's theme-icon syntax as its label renderer (`renderLabelWithIcons`) matches it: `$(name)`
+ * or `$(name~modifier)` (`ThemeIcon.iconNameExpression` / `iconModifierExpression`), with the
+ * backslash that makes VS Code show the text instead — VS Code's own `escapeIcons` rule.
+ */
+const THEME_ICON = /(\\)?\$\([A-Za-z0-9-]+(?:~[A-Za-z]+)?\)/g;
+
+/**
+ * Untrusted text in a VS Code string that renders `$(icon)`: quick-pick item labels, descriptions
+ * and details (also `showQuickPick`'s), status-bar text. {@link visibleText}, then every `$(name)`
+ * VS Code would turn into a codicon gets a backslash (`\$(name)`), which VS Code shows as the
+ * plain `$(name)` (VS Code's `escapeIcons`); a `$(` that is no icon is left alone (a backslash
+ * there would show). Idempotent, so a surface may apply it to a whole string that already holds
+ * escaped parts; the one loss: a `\$(name)` in the text shows as `$(name)`. Compose our own icons
+ * around the escaped text: `` `$(check) ${iconLabelText(name)}` ``.
+ */
+export function iconLabelText(text: string): string {
+  return visibleText(text).replace(THEME_ICON, (m, escaped: string | undefined) => (escaped ? m : `\\${m}`));
+}
+
+/** A zero-width space between `]` and `(`: VS Code's `[label](target)` link syntax no longer matches. */
+function breakLinks(text: string): string {
+  return text.replace(/\]\s*\(/g, (m) => `${m.slice(0, -1)}\u200b(`);
+}
+
+/**
+ * Untrusted text in an input box's prompt or validation message: VS Code renders those with
+ * `$(icon)`s *and* `[label](command:…)` links that run with command URIs allowed, so both are
+ * neutralised ({@link iconLabelText}, and the links broken like {@link notificationText}).
+ */
+export function inputMessageText(text: string): string {
+  return breakLinks(iconLabelText(text));
 }
 
 /** Line breaks as Markdown (and `marked`, which also splits on a lone CR) sees them. */
@@ -87,7 +126,7 @@ export function markdownCodeBlock(text: string, language = ""): string {
  * pattern text; control characters and bidi overrides become their `\uXXXX` escape.
  */
 export function notificationText(text: string): string {
-  return text.replace(UNSAFE_CONTROL, escapeCode).replace(/\]\s*\(/g, (m) => `${m.slice(0, -1)}\u200b(`);
+  return breakLinks(text.replace(UNSAFE_CONTROL, escapeCode));
 }
 
 /**

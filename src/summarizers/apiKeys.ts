@@ -7,6 +7,7 @@
 
 import * as vscode from "vscode";
 import type { BaseServices } from "../services";
+import { inputMessageText } from "../shared/untrusted";
 import * as notify from "../ui/notify";
 import { keyOrigin, OPENAI_DEFAULT_BASE_URL } from "./openai";
 
@@ -55,7 +56,7 @@ export async function askApiKey(
   const origin = keyOrigin(baseURL);
   const value = await vscode.window.showInputBox({
     title: `API Key for ${origin}`,
-    prompt: `${reason === "missing" ? `The summarizer at ${origin} needs an API key.` : `The summarizer at ${origin} refused the request${detail ? ` (${detail})` : ""}.`} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.`,
+    prompt: `${reason === "missing" ? `The summarizer at ${origin} needs an API key.` : `The summarizer at ${origin} refused the request${detail ? ` (${inputMessageText(detail)})` : ""}.`} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.`,
     password: true,
     ignoreFocusOut: true,
     placeHolder: "sk-…",

@@ -14,6 +14,7 @@ import { SessionTreeModel } from "../core/treeModel/model";
 import type { SessionFile } from "../core/read/session";
 import type { CurrentSession } from "../services";
 import { formatTokens, plural } from "../shared/format";
+import { visibleText } from "../shared/untrusted";
 import { checkHealth } from "../core/health/doctor";
 import type { HealthFinding } from "../core/health/types";
 import { findingsByEntry, rowHealth } from "../viewModel/health";
@@ -198,7 +199,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
         vscode.TreeItemCollapsibleState.Collapsed,
       );
       item.id = id;
-      item.description = bounds.first ? nodeDisplay(model, bounds.first, this.session).text : "";
+      item.description = bounds.first ? visibleText(nodeDisplay(model, bounds.first, this.session).text) : "";
       item.iconPath = new vscode.ThemeIcon(
         "list-flat",
         model.pageIsActive(element) ? new vscode.ThemeColor("charts.blue") : undefined,
@@ -210,7 +211,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const branch = element.kind === "branch";
     const d = nodeDisplay(model, branch ? element.headId : element.id, this.session);
     const size = branch ? model.branchSize(element.headId) : 0;
-    const labelPrefix = d.label ? `[${d.label}] ` : "";
+    // session text as VS Code shows a plain label: control characters as their visible escape
+    const labelPrefix = d.label ? `[${visibleText(d.label)}] ` : "";
     const expandable = model.hasChildren(element);
     const open = branch ? d.onActivePath : d.branches > 0 && d.onActivePath;
     const state = !expandable
@@ -220,7 +222,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
         : vscode.TreeItemCollapsibleState.Collapsed;
     const item = new vscode.TreeItem(
       {
-        label: labelPrefix + d.text,
+        label: labelPrefix + visibleText(d.text),
         ...(labelPrefix ? { highlights: [[0, labelPrefix.length - 1]] as [number, number][] } : {}),
       },
       state,
@@ -238,7 +240,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const edit = mark?.edit;
     if (pending) parts.unshift("pending in pi");
     if (edit) parts.unshift(edit.kind === "removed" ? "removed from context" : `note: ${edit.note ?? ""}`);
-    item.description = parts.join(" · ");
+    item.description = visibleText(parts.join(" · "));
     const color =
       health?.severity === "error"
         ? new vscode.ThemeColor("list.errorForeground")

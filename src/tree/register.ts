@@ -23,6 +23,7 @@ import { entryIdOf, type TreeElement } from "../core/treeModel/elements";
 import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
 import type { CurrentSession, Services, SwitchCommandOutcome } from "../services";
 import { plural } from "../shared/format";
+import { visibleText } from "../shared/untrusted";
 import { emptyStateMessage } from "../viewModel/statusBar";
 import { openSummary } from "./documents";
 import { clearLabel, setLabel } from "./labels";
@@ -103,7 +104,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
     parts.unshift(current.label); // pi's label, as on every surface
     if (provider.currentFilter !== "default" && filter) parts.push(filter.title);
     if (current.pinned) parts.push(vscode.l10n.t("pinned"));
-    treeView.description = parts.join(" · ");
+    treeView.description = visibleText(parts.join(" · "));
     treeView.message = current.session.invalid
       ? vscode.l10n.t(
           "{0} is not a pi session (its first line is not a session header).",

@@ -11,6 +11,7 @@ import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import { fitSwitch, plannedWrites, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
 import type { Services } from "../services";
 import { formatTokens, plural } from "../shared/format";
+import { iconLabelText } from "../shared/untrusted";
 import * as notify from "../ui/notify";
 import { describeRecord, entryWords } from "../viewModel/treeText";
 import { KIND_ICONS } from "./icons";
@@ -152,7 +153,7 @@ export async function askChoice(
       },
       {
         action: "label",
-        label: label ? `$(tag) Label: ${label}` : "$(tag) Add a label…",
+        label: label ? `$(tag) Label: ${iconLabelText(label)}` : "$(tag) Add a label…",
         detail: label ? "Change or remove the label" : "Optional: label the new position (pi shows labels in /tree).",
       },
     ];
@@ -256,7 +257,7 @@ export async function confirmSummary(
       });
       for (const r of sent.slice(0, CONFIRM_LIST_MAX)) {
         const d = describeRecord(r);
-        items.push({ action: "entry", label: `$(${KIND_ICONS[d.kind]}) ${d.text}`, description: r.id });
+        items.push({ action: "entry", label: `$(${KIND_ICONS[d.kind]}) ${iconLabelText(d.text)}`, description: r.id });
       }
       if (sent.length > CONFIRM_LIST_MAX)
         items.push({ action: "entry", label: `… and ${plural(sent.length - CONFIRM_LIST_MAX, "more message")}` });

@@ -12,6 +12,7 @@ import { prepareContextEdits } from "../core/rules/editPlan";
 import { contentText } from "../core/rules/serialize";
 import { formatCount as n, formatTokens, plural } from "../shared/format";
 import type { TrimChoice, TrimItem, TrimListModel, TrimRequestItem, TrimSuggestion } from "../shared/trim";
+import { iconLabelText } from "../shared/untrusted";
 import type { Prompter } from "../ui/prompter";
 import { defaultNote, MAX_NOTE_LENGTH, TRIM_KIND_WORDS } from "../viewModel/trimActions";
 
@@ -69,9 +70,9 @@ export async function pickItems(
     rows.push({ label: "Suggestions", kind: vscode.QuickPickItemKind.Separator });
     for (const s of list.suggestions)
       rows.push({
-        label: `$(lightbulb) ${s.title}`,
+        label: `$(lightbulb) ${iconLabelText(s.title)}`,
         description: `saves ${n(s.tokensSaved)} tokens`,
-        detail: s.detail,
+        detail: iconLabelText(s.detail),
         suggestion: s,
       });
   }
@@ -82,16 +83,18 @@ export async function pickItems(
   for (const item of list.items.slice(0, PICK_LIMIT)) {
     const state = editText(item);
     rows.push({
-      label: `$(${item.edit ? (item.edit.kind === "removed" ? "trash" : "note") : itemIcon(item)}) ${item.tool ?? item.text ?? item.entryId}`,
+      label: `$(${item.edit ? (item.edit.kind === "removed" ? "trash" : "note") : itemIcon(item)}) ${iconLabelText(item.tool ?? item.text ?? item.entryId)}`,
       description: `${n(item.tokens)} tokens · ${ageText(item)}${item.failed ? " · failed" : ""}`,
-      detail: [
-        `${TRIM_KIND_WORDS[item.kind]} ${item.entryId}`,
-        state,
-        item.tool && item.text ? item.text : "",
-        item.editable ? "" : `not editable: ${item.notEditable ?? ""}`,
-      ]
-        .filter(Boolean)
-        .join(" — "),
+      detail: iconLabelText(
+        [
+          `${TRIM_KIND_WORDS[item.kind]} ${item.entryId}`,
+          state,
+          item.tool && item.text ? item.text : "",
+          item.editable ? "" : `not editable: ${item.notEditable ?? ""}`,
+        ]
+          .filter(Boolean)
+          .join(" — "),
+      ),
       item,
     });
   }

@@ -8,6 +8,7 @@
 import * as vscode from "vscode";
 import { formatCount as n } from "../shared/format";
 import type { TrimPreviewEdit, TrimPreviewModel } from "../shared/trim";
+import { iconLabelText } from "../shared/untrusted";
 import type { Prompter } from "../ui/prompter";
 import { TRIM_KIND_WORDS } from "../viewModel/trimActions";
 import { effectText, trimHeadline, trimPreviewLines } from "../viewModel/trimPreview";
@@ -46,16 +47,21 @@ export async function confirmTrim(
       action: "go",
       label: `$(check) Trim now${options.live ? " in pi" : ""}`,
       description: trimHeadline(preview),
-      detail: `${lines[0]} ${where[0]!.toUpperCase()}${where.slice(1)}.`,
+      detail: iconLabelText(`${lines[0]} ${where[0]!.toUpperCase()}${where.slice(1)}.`),
     },
     { label: "What changes", kind: vscode.QuickPickItemKind.Separator },
     ...preview.edits.map((e): Row => ({
-      label: `$(${effectIcon(e.effect)}) ${e.text || e.targetId}`,
+      label: `$(${effectIcon(e.effect)}) ${iconLabelText(e.text || e.targetId)}`,
       description: `${effectText(e.effect)} · ${n(e.tokensBefore)} → ${n(e.tokensAfter)} tokens`,
-      detail: `${TRIM_KIND_WORDS[e.kind]} ${e.targetId}${e.cascade ? ` — ${e.cause}` : ""}${e.note ? ` — note: ${e.note}` : ""}`,
+      detail: iconLabelText(
+        `${TRIM_KIND_WORDS[e.kind]} ${e.targetId}${e.cascade ? ` — ${e.cause}` : ""}${e.note ? ` — note: ${e.note}` : ""}`,
+      ),
     })),
     { label: "Effect", kind: vscode.QuickPickItemKind.Separator },
-    ...lines.slice(1).map((line): Row => ({ label: `$(info) ${line.split(/[.:;] /)[0]}`, detail: line })),
+    ...lines.slice(1).map((line): Row => ({
+      label: `$(info) ${iconLabelText(line.split(/[.:;] /)[0]!)}`,
+      detail: iconLabelText(line),
+    })),
     { action: "cancel", label: "$(close) Cancel", detail: "Nothing is written." },
   ];
   const pick = await prompter.pick(rows, {

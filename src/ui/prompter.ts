@@ -5,6 +5,26 @@
  */
 
 import * as vscode from "vscode";
+import { iconLabelText, inputMessageText, visibleText } from "../shared/untrusted";
+
+/**
+ * Quick-pick items as VS Code may show them: descriptions and details through `iconLabelText`
+ * (session text in them — names, paths, entry texts, error bodies — renders no `$(icon)` and no
+ * control character; none of ours carries an icon there). Labels keep our leading `$(icon)`, so
+ * each surface escapes the session text it puts into a label itself (`iconLabelText`, idempotent).
+ * Every quick pick of the extension goes through this (the `Prompter`, and `showQuickPick` callers).
+ */
+export function safePickItems<T extends vscode.QuickPickItem>(items: readonly T[]): T[] {
+  return items.map((i) =>
+    i.description === undefined && i.detail === undefined
+      ? i
+      : {
+          ...i,
+          ...(i.description !== undefined ? { description: iconLabelText(i.description) } : {}),
+          ...(i.detail !== undefined ? { detail: iconLabelText(i.detail) } : {}),
+        },
+  );
+}
 
 /**
  * A question the tree view asked, in order (`SessionTreeView.prompts`): what tests check for the
@@ -41,9 +61,11 @@ export class Prompter {
     options: { title: string; placeholder?: string; keepOpen?: (item: T) => boolean },
   ): Promise<T | undefined> {
     const qp = vscode.window.createQuickPick<T>();
-    qp.title = options.title;
-    if (options.placeholder) qp.placeholder = options.placeholder;
-    qp.items = items;
+    qp.title = visibleText(options.title);
+    if (options.placeholder) qp.placeholder = visibleText(options.placeholder);
+    const shown = safePickItems(items);
+    const original = new Map(shown.map((s, i) => [s, items[i]!]));
+    qp.items = shown;
     qp.ignoreFocusOut = true;
     qp.matchOnDescription = true;
     this.log.push({
@@ -65,7 +87,8 @@ export class Prompter {
         qp.dispose();
       };
       qp.onDidAccept(() => {
-        const item = qp.activeItems[0] ?? qp.selectedItems[0];
+        const active = qp.activeItems[0] ?? qp.selectedItems[0];
+        const item = active && (original.get(active) ?? active);
         if (!item || options.keepOpen?.(item)) return;
         finish(item);
       });
@@ -88,11 +111,13 @@ export class Prompter {
     options: { title: string; placeholder?: string; selected?: readonly T[] },
   ): Promise<T[] | undefined> {
     const qp = vscode.window.createQuickPick<T>();
-    qp.title = options.title;
-    if (options.placeholder) qp.placeholder = options.placeholder;
+    qp.title = visibleText(options.title);
+    if (options.placeholder) qp.placeholder = visibleText(options.placeholder);
     qp.canSelectMany = true;
-    qp.items = items;
-    if (options.selected) qp.selectedItems = options.selected;
+    const shown = safePickItems(items);
+    const original = new Map(shown.map((s, i) => [s, items[i]!]));
+    qp.items = shown;
+    if (options.selected) qp.selectedItems = shown.filter((_, i) => options.selected!.includes(items[i]!));
     qp.ignoreFocusOut = true;
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
@@ -114,7 +139,7 @@ export class Prompter {
         resolve(value);
         qp.dispose();
       };
-      qp.onDidAccept(() => finish([...qp.selectedItems]));
+      qp.onDidAccept(() => finish(qp.selectedItems.map((i) => original.get(i) ?? i)));
       qp.onDidHide(() => finish(undefined));
       this.current = {
         kind: "pick",
@@ -134,8 +159,8 @@ export class Prompter {
     validate?: (value: string) => string | undefined;
   }): Promise<string | undefined> {
     const box = vscode.window.createInputBox();
-    box.title = options.title;
-    box.prompt = options.prompt;
+    box.title = visibleText(options.title);
+    box.prompt = inputMessageText(options.prompt);
     if (options.value !== undefined) box.value = options.value;
     if (options.placeholder) box.placeholder = options.placeholder;
     box.ignoreFocusOut = true;
@@ -149,11 +174,15 @@ export class Prompter {
         resolve(value);
         box.dispose();
       };
+      const validate = (v: string): string | undefined => {
+        const problem = options.validate?.(v);
+        return problem === undefined ? undefined : inputMessageText(problem);
+      };
       box.onDidChangeValue((v) => {
-        box.validationMessage = options.validate?.(v);
+        box.validationMessage = validate(v);
       });
       box.onDidAccept(() => {
-        const problem = options.validate?.(box.value);
+        const problem = validate(box.value);
         if (problem) {
           box.validationMessage = problem;
           return;

@@ -2,7 +2,7 @@
 // the gauge stays on one and says "2 live", its tooltip offers the switch; "Pi: Select Session…"
 // lists pi's labels with a fork under its parent. Screenshots in test-results/e2e/sessions-*.png.
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
@@ -87,6 +87,15 @@ describe("e2e many sessions", () => {
     writeSession(dir, "2026-12-01T09-06-00-000Z_fork.jsonl", host.workspace, "Refactor the parser (forked)", {
       parentSession: a.file,
     });
+    // session text that VS Code would draw as codicons in a quick pick (written an hour ago: not live)
+    const hostile = writeSession(
+      dir,
+      "2026-12-01T08-00-00-000Z_icon.jsonl",
+      host.workspace,
+      "Hostile $(bug) name $(sync~spin) here",
+    );
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(hostile.file, hourAgo, hourAgo);
     a.append();
     b.append();
     let turn = 0;
@@ -144,6 +153,14 @@ describe("e2e many sessions", () => {
     );
     assert.match((await widget.locator(".monaco-list-row").allInnerTexts())[0], /Write the release notes/);
     await screenshot(page, "sessions-select-session-filtered");
+    // session text is text: `$(bug)` in a first message shows as written, not as a codicon
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("Hostile");
+    const row = widget.locator(".monaco-list-row", { hasText: "Hostile" }).first();
+    await row.waitFor({ state: "visible", timeout: 10_000 });
+    assert.match(await row.innerText(), /Hostile \$\(bug\) name \$\(sync~spin\) here/);
+    assert.equal(await row.locator(".codicon-bug, .codicon-sync").count(), 0, "no codicon drawn from session text");
+    await screenshot(page, "sessions-select-session-icon-text");
     await page.keyboard.press("Escape");
   });
 });

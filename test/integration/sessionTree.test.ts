@@ -671,6 +671,37 @@ describe("session tree view", function () {
     assert.strictEqual(api.sessionTree.treeView.description, "long scripted session · 2 entries · pinned");
   });
 
+  it("session text in rows is text: control characters show as their \\u escape (label, text, description), like the CLI", async () => {
+    const name = `2026-11-30T07-41-0${counter}Z_controls.jsonl`;
+    const file = path.join(sessionDir(agentDir), name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const ts = new Date().toISOString();
+    fs.writeFileSync(
+      file,
+      [
+        { type: "session", version: 3, id: "controls", timestamp: ts, cwd: path.dirname(file) },
+        {
+          type: "message",
+          id: "k1",
+          parentId: null,
+          timestamp: ts,
+          message: { role: "user", content: "red \u001b[31malert\u0007 $(bug) done", timestamp: 0 },
+        },
+        { type: "label", id: "k2", parentId: "k1", timestamp: ts, targetId: "k1", label: "tag\u001b]0;title\u0007" },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    await api.services.sessions.pin(file);
+    await waitFor(() => api.sessionTree.provider.file === file && model().node("k1") !== undefined, 8000, "the session");
+    const item = api.sessionTree.provider.getTreeItem(model().entryElement("k1"));
+    const label = item.label as vscode.TreeItemLabel;
+    assert.strictEqual(label.label, "[tag\\u001b]0;title\\u0007] red \\u001b[31malert\\u0007 $(bug) done");
+    // the label prefix highlight covers the escaped label exactly
+    assert.deepStrictEqual(label.highlights, [[0, "[tag\\u001b]0;title\\u0007]".length]]);
+    assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(`${label.label}${String(item.description)}`));
+  });
+
   it("refuses a live session (written seconds ago) and writes nothing", async () => {
     const file = await freshTree();
     await setSetting("liveSession.guardSeconds", 3600);
