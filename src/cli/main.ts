@@ -16,17 +16,38 @@ import { switchCommand, SWITCH_USAGE } from "./switch";
 import { treeCommand, TREE_USAGE } from "./tree";
 import { restoreCommand, RESTORE_USAGE, trimCommand, TRIM_USAGE } from "./trim";
 
+/** All sub-commands by name, with their usage (`pi-context <command> --help`). */
+const COMMANDS: [string, CliCommand, string][] = [
+  ["inspect", inspectCommand, INSPECT_USAGE],
+  ["compact", compactCommand, COMPACT_USAGE],
+  ["tree", treeCommand, TREE_USAGE],
+  ["switch", switchCommand, SWITCH_USAGE],
+  ["sessions", sessionsCommand, SESSIONS_USAGE],
+  ["trim", trimCommand, TRIM_USAGE],
+  ["restore", restoreCommand, RESTORE_USAGE],
+  ["doctor", doctorCommand, DOCTOR_USAGE],
+];
+
 /** All sub-commands by name. */
-export const cliCommands = new Map<string, CliCommand>([
-  ["inspect", inspectCommand],
-  ["compact", compactCommand],
-  ["tree", treeCommand],
-  ["switch", switchCommand],
-  ["sessions", sessionsCommand],
-  ["trim", trimCommand],
-  ["restore", restoreCommand],
-  ["doctor", doctorCommand],
-]);
+export const cliCommands = new Map<string, CliCommand>(COMMANDS.map(([name, run]) => [name, run]));
+
+/** Each sub-command's usage text by name. */
+export const cliUsages = new Map<string, string>(COMMANDS.map(([name, , usage]) => [name, usage]));
+
+/** One command's help: its usage, with its "API key:" line (the full help lists the environment instead). */
+function commandHelp(usage: string): string {
+  const keyLines = usage
+    .split("\n")
+    .filter((l) => /^\s*API key:/.test(l))
+    .map((l) => `  ${l.trim()}`);
+  return [`usage:\n${formatUsage(usage, 2)}`, ...keyLines].join("\n");
+}
+
+/** `--help` / `-h` anywhere before a `--` asks for the command's usage (never a flag value). */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
 
 const USAGE = `pi-context — see and steer pi's context window
 
@@ -65,13 +86,19 @@ export async function main(
   const err = (s: string) => rawErr(terminalText(s));
   const [command, ...rest] = argv;
   if (!command || command === "--help" || command === "-h" || command === "help") {
-    out(USAGE);
+    // `pi-context help <command>`: that command's usage
+    const usage = command === "help" && rest[0] !== undefined ? cliUsages.get(rest[0]) : undefined;
+    out(usage ? commandHelp(usage) : USAGE);
     return command ? 0 : 2;
   }
   const run = cliCommands.get(command);
   if (!run) {
     err(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;
+  }
+  if (asksForHelp(rest)) {
+    out(commandHelp(cliUsages.get(command)!));
+    return 0;
   }
   try {
     return await run(rest, out, err);

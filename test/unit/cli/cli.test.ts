@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { formatUsage } from "../../../src/cli/args";
-import { main } from "../../../src/cli/main";
+import { cliCommands, main } from "../../../src/cli/main";
 import { FIXTURES } from "../../support/paths";
 
 const PI = path.join(FIXTURES, "pi-1.6.0");
@@ -47,6 +47,36 @@ describe("pi-context CLI", () => {
     assert.match(out, /exit codes: 0 done, 1 refused or failed \(nothing written\), 2 usage error\.\n/);
     assert.match(out, /doctor: 0 no errors, 1 errors found \(after --repair: errors left\), 2 usage error\.$/);
     assert.equal((await run([])).code, 2);
+  });
+
+  it('every command takes --help and -h: its usage on stdout, exit 0, nothing run (not "--help needs a value")', async () => {
+    assert.deepEqual([...cliCommands.keys()].sort(), [
+      "compact",
+      "doctor",
+      "inspect",
+      "restore",
+      "sessions",
+      "switch",
+      "tree",
+      "trim",
+    ]);
+    for (const name of cliCommands.keys())
+      for (const args of [
+        [name, "--help"],
+        [name, "-h"],
+        [name, "session.jsonl", "--help"],
+        ["help", name],
+      ]) {
+        const r = await run(args);
+        assert.equal(r.code, 0, `${args.join(" ")}: ${r.err}`);
+        assert.equal(r.err, "", args.join(" "));
+        assert.ok(r.out.startsWith(`usage:\n  pi-context ${name} `), `${args.join(" ")}: ${r.out}`);
+        assert.equal(r.out.split("\n  pi-context ").length - 1, 1, `only ${name}'s usage`);
+      }
+    // the key lines stay in a command's own help
+    assert.match((await run(["compact", "--help"])).out, /API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY/);
+    // after `--` it is an argument like any other
+    assert.notEqual((await run(["inspect", "--", "--help"])).code, 0);
   });
 
   it("formatUsage re-indents any command's usage", () => {
