@@ -693,7 +693,11 @@ describe("session tree view", function () {
         .join("\n") + "\n",
     );
     await api.services.sessions.pin(file);
-    await waitFor(() => api.sessionTree.provider.file === file && model().node("k1") !== undefined, 8000, "the session");
+    await waitFor(
+      () => api.sessionTree.provider.file === file && model().node("k1") !== undefined,
+      8000,
+      "the session",
+    );
     const item = api.sessionTree.provider.getTreeItem(model().entryElement("k1"));
     const label = item.label as vscode.TreeItemLabel;
     assert.strictEqual(label.label, "[tag\\u001b]0;title\\u0007] red \\u001b[31malert\\u0007 $(bug) done");

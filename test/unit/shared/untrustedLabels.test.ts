@@ -30,7 +30,8 @@ function renderLabel(text: string): { text: string; icons: string[] } {
 /** VS Code's `parseLinkedText` link syntax (quick-input messages, notifications). */
 const LINK = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/gi;
 
-const HOSTILE = "$(bug) $(sync~spin) fix $(x) [run](command:workbench.action.terminal.new) \u001b[31mred\u001b[0m \u202eevil";
+const HOSTILE =
+  "$(bug) $(sync~spin) fix $(x) [run](command:workbench.action.terminal.new) \u001b[31mred\u001b[0m \u202eevil";
 
 describe("session text in VS Code labels", () => {
   it("a hostile session name renders no icon, keeps its text, shows ESC and bidi overrides as \\uXXXX", () => {
