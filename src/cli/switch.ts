@@ -28,6 +28,7 @@ import {
   type SwitchPlan,
   type SwitchPlanOptions,
 } from "../core/flows/switch";
+import { branchBudgetText, isBranchBudgetLimited } from "../core/rules/branch";
 import { entryWords } from "../viewModel/treeText";
 import { formatCount as n, nothingWritten, plural } from "../shared/format";
 import {
@@ -64,7 +65,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
       `text back     ${plan.editorText !== undefined ? JSON.stringify(plan.editorText.length > 200 ? `${plan.editorText.slice(0, 199)}…` : plan.editorText) : "(none)"} (pi puts a user message target's text into the editor)`,
     );
   lines.push(
-    `abandoned     ${plural(plan.collection.entries.length, "entry")} back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${plural(p.messages.length, "message")}, ≈${n(p.totalTokens)} tokens within pi's budget ${n(plan.budget)} (window ${plan.contextWindow ? n(plan.contextWindow) : "unknown, so 128,000"} − branchSummary.reserveTokens ${n(plan.reserveTokens)})`,
+    `abandoned     ${plural(plan.collection.entries.length, "entry")} back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${plural(p.messages.length, "message")}, ≈${n(p.totalTokens)} tokens; pi's ${branchBudgetText(plan.contextWindow, plan.reserveTokens)}`,
   );
   if (willSummarize(plan, choice)) {
     lines.push(`read files    ${p.readFiles.length ? p.readFiles.join(", ") : "(none)"}`);
@@ -171,6 +172,8 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
               messages: plan.preparation.messages.map((m) => m.record.id),
               tokens: plan.preparation.totalTokens,
               budget: plan.budget,
+              // pi stops at the budget only when it is > 0: null = no limit (the whole branch is sent)
+              budgetLimit: isBranchBudgetLimited(plan.budget) ? plan.budget : null,
               readFiles: plan.preparation.readFiles,
               modifiedFiles: plan.preparation.modifiedFiles,
               writes: plannedWrites(plan, choice),

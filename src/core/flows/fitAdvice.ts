@@ -25,6 +25,7 @@ import type { Analysis } from "../rules/analyze";
 import type { CompactionPreparation } from "../rules/compaction";
 import type { ProjectedEntry } from "../rules/context";
 import { compactionMessages, convertToLlm, serializeConversation, type EntryReader } from "../rules/serialize";
+import { isBranchBudgetLimited } from "../rules/branch";
 import { contribution, type BodyReader } from "../rules/tokens";
 import type { FitShortfall, FittedRequest } from "./fit";
 import { FOREIGN_TOKENIZER_MARGIN } from "./fit";
@@ -206,7 +207,12 @@ export function branchFitAdvice(shortfall: FitShortfall, summarizer: SummarizerF
   // by the excess (in pi's estimate), which raises branchSummary.reserveTokens by as much
   const budget = Math.floor((facts.summarizedTokens - shortfall.excess * ratio) / 1000) * 1000;
   const reserve = facts.reserveTokens + (facts.budget - budget);
-  if (budget > 0 && reserve > facts.reserveTokens)
+  if (budget > 0 && !isBranchBudgetLimited(facts.budget))
+    // reserveTokens ≥ the window: pi sets no limit at all, so a smaller reserve introduces one
+    out.push(
+      `Or summarize less of the branch: branchSummary.reserveTokens (${n(facts.reserveTokens)}) is not below the window, so pi sends the whole branch (no budget limit); lower it in pi's settings to about ${n(reserve)} for a budget of ≈${n(budget)} tokens (the window − branchSummary.reserveTokens).`,
+    );
+  else if (budget > 0 && reserve > facts.reserveTokens)
     out.push(
       `Or summarize less of the branch: pi keeps its newest messages up to a budget of ${n(facts.budget)} tokens (the window − branchSummary.reserveTokens); raise branchSummary.reserveTokens in pi's settings from ${n(facts.reserveTokens)} to about ${n(reserve)} to lower it to ≈${n(budget)}.`,
     );

@@ -166,6 +166,31 @@ export function branchSummaryBudget(contextWindow: number | undefined, reserveTo
   return (contextWindow || DEFAULT_SUMMARY_CONTEXT_WINDOW) - reserveTokens;
 }
 
+/**
+ * Whether a budget limits anything: pi's `prepareBranchEntries` stops at the budget only when
+ * `budget > 0`; a budget of 0 or less (`branchSummary.reserveTokens` ≥ the window) means no limit —
+ * the whole branch is sent. Every surface says "no limit" then, never the negative number.
+ */
+export function isBranchBudgetLimited(budget: number): boolean {
+  return budget > 0;
+}
+
+/**
+ * pi's budget in words for every surface (CLI `switch --dry-run`, the fit advice):
+ * `budget 111,616 tokens (window 128,000 − branchSummary.reserveTokens 16,384)`, or
+ * `no budget limit (window 8,000 − branchSummary.reserveTokens 16,384 ≤ 0: pi sends the whole branch)`.
+ * @param contextWindow the window pi uses (undefined: unknown, pi takes 128,000).
+ */
+export function branchBudgetText(contextWindow: number | undefined, reserveTokens: number): string {
+  const budget = branchSummaryBudget(contextWindow, reserveTokens);
+  const n = (v: number) => v.toLocaleString("en-US");
+  const window = contextWindow ? n(contextWindow) : `unknown, so ${n(DEFAULT_SUMMARY_CONTEXT_WINDOW)}`;
+  const formula = `window ${window} − branchSummary.reserveTokens ${n(reserveTokens)}`;
+  return isBranchBudgetLimited(budget)
+    ? `budget ${n(budget)} tokens (${formula})`
+    : `no budget limit (${formula} ≤ 0: pi sends the whole branch)`;
+}
+
 /** Where pi's `navigateTree` puts the leaf for a target, and what goes back to the editor. */
 export interface NavigationTarget {
   /** The new leaf: the target, or its parent for user/custom messages (null = before the root). */

@@ -209,3 +209,68 @@ describe("a summary request that does not fit the summarizer", () => {
     assert.doesNotMatch(fitted.problem.message, /raise branchSummary\.reserveTokens/);
   });
 });
+
+describe("branch summary budget: no limit when branchSummary.reserveTokens ≥ the window (pi: budget > 0 only)", () => {
+  /** tree.agent with branchSummary.reserveTokens above any window. */
+  function treeAgentNoBudget(): string {
+    const dir = fs.mkdtempSync(path.join(tmp, "tree-agent-"));
+    for (const f of fs.readdirSync(path.join(PI, "tree.agent")))
+      fs.copyFileSync(path.join(PI, "tree.agent", f), path.join(dir, f));
+    const settings = JSON.parse(fs.readFileSync(path.join(dir, "settings.json"), "utf8"));
+    settings.branchSummary = { reserveTokens: 10_000_000 };
+    fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify(settings));
+    return dir;
+  }
+
+  it("switch --dry-run says 'no budget limit' (text and JSON), never a negative budget", async () => {
+    const file = path.join(tmp, "tree-nobudget.jsonl");
+    fs.copyFileSync(path.join(PI, "tree.jsonl"), file);
+    const agent = treeAgentNoBudget();
+    const out: string[] = [];
+    const args = ["switch", file, "895e5ef5", "--summarize", "--dry-run", "--agent-dir", agent];
+    const code = await main(
+      [...args, "--base-url", server.baseURL, "--model", "m"],
+      (l) => out.push(l),
+      () => {},
+    );
+    const text = out.join("\n");
+    assert.equal(code, 0, text);
+    assert.match(
+      text,
+      /no budget limit \(window [\d,]+ − branchSummary\.reserveTokens 10,000,000 ≤ 0: pi sends the whole branch\)/,
+    );
+    assert.doesNotMatch(text, /budget -|−\d/);
+    const jsonOut: string[] = [];
+    await main(
+      [...args, "--json", "--base-url", server.baseURL, "--model", "m"],
+      (l) => jsonOut.push(l),
+      () => {},
+    );
+    const j = JSON.parse(jsonOut.join("\n"));
+    assert.ok(j.budget <= 0, "pi's own number stays");
+    assert.equal(j.budgetLimit, null);
+  });
+
+  it("the fit advice says there is no limit and lowers branchSummary.reserveTokens to make one", async () => {
+    // long.jsonl back to its session_info near the root: the whole session is the branch left
+    const file = longSession();
+    const agentDir = fs.mkdtempSync(path.join(tmp, "long-agent-"));
+    for (const f of fs.readdirSync(path.join(PI, "long.agent")))
+      fs.copyFileSync(path.join(PI, "long.agent", f), path.join(agentDir, f));
+    const settings = JSON.parse(fs.readFileSync(path.join(agentDir, "settings.json"), "utf8"));
+    settings.branchSummary = { reserveTokens: 10_000_000 };
+    fs.writeFileSync(path.join(agentDir, "settings.json"), JSON.stringify(settings));
+    const plan = await planSwitch(file, "b89655d1", { agentDir, guardSeconds: 0, procRoot: null, surface: "vscode" });
+    assert.ok(plan.budget <= 0);
+    const probe = await fitSwitch(plan, { summarize: true }, summarizer(1_000_000, "vscode"));
+    assert.ok(probe && !probe.problem && probe.inputTokens > 5000, String(probe?.inputTokens));
+    const fitted = await fitSwitch(plan, { summarize: true }, summarizer(probe.inputTokens + 1024 - 2000, "vscode"));
+    assert.ok(fitted?.problem);
+    const m = fitted.problem.message;
+    assert.match(
+      m,
+      /branchSummary\.reserveTokens \(10,000,000\) is not below the window, so pi sends the whole branch \(no budget limit\); lower it in pi's settings to about [\d,]+ for a budget of ≈[\d,]+ tokens/,
+    );
+    assert.doesNotMatch(m, /budget of -|raise branchSummary\.reserveTokens/);
+  });
+});
