@@ -145,3 +145,41 @@ export function diffSummaries(older: string, newer: string): SummaryDiff {
   }
   return { lines, stats, identical: false };
 }
+
+/** The summary diff's pair when the user has picked none: indexes into the path's summaries (oldest first). */
+export interface SummaryPair {
+  fromIndex: number;
+  toIndex: number;
+  /** Both of one kind (compaction → compaction, or branch summary → branch summary). */
+  like: boolean;
+  /** When no two summaries of one kind exist: what the section says instead of a diff of unlike ones. */
+  note?: string;
+}
+
+/**
+ * The default pair of the summary diff: like with like — the latest compaction with the previous
+ * compaction (what the newer one kept of the older), else the latest two branch summaries. With
+ * no two of one kind there is nothing like to compare: the pair is the last two summaries, with a
+ * note saying so (the section shows no diff until the user picks a pair).
+ * @param summaries the path's summaries, oldest first (at least two).
+ */
+export function defaultSummaryPair(summaries: readonly { type: "compaction" | "branch_summary" }[]): SummaryPair {
+  for (const type of ["compaction", "branch_summary"] as const) {
+    const of = summaries.flatMap((s, i) => (s.type === type ? [i] : []));
+    if (of.length >= 2) return { fromIndex: of[of.length - 2]!, toIndex: of[of.length - 1]!, like: true };
+  }
+  const compactions = summaries.filter((s) => s.type === "compaction").length;
+  const branches = summaries.length - compactions;
+  const what = [
+    compactions ? `${compactions === 1 ? "one" : compactions} compaction summary` : "",
+    branches ? `${branches === 1 ? "one" : branches} branch summary` : "",
+  ]
+    .filter(Boolean)
+    .join(" and ");
+  return {
+    fromIndex: summaries.length - 2,
+    toIndex: summaries.length - 1,
+    like: false,
+    note: `This path has ${what}: no two summaries of one kind to compare. Pick two above to compare them anyway.`,
+  };
+}

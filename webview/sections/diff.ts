@@ -7,7 +7,7 @@
 
 import type { SummaryModel } from "../../src/shared/protocol";
 import { plural } from "../../src/shared/format";
-import { diffSummaries, type DiffLine } from "../../src/shared/summaryDiff";
+import { defaultSummaryPair, diffSummaries, type DiffLine } from "../../src/shared/summaryDiff";
 import { h, icon } from "../dom";
 import { summaryTitle } from "../format";
 import type { View } from "../view";
@@ -19,13 +19,17 @@ const CONTEXT = 1;
 
 /**
  * The diff section (two or more summaries on the path). The pair is the saved one when it is
- * still valid (`ui.diffTo` not the first, `ui.diffFrom` before it), else the last two.
+ * still valid (`ui.diffTo` not the first, `ui.diffFrom` before it), else like with like
+ * (`defaultSummaryPair`: the latest two compactions, else the latest two branch summaries); with
+ * no two of one kind it says so and shows no diff until the user picks a pair.
  */
 export function renderDiffSection(view: View): HTMLElement {
   const ui = view.ui;
   const summaries = view.state.summaries;
   const ids = summaries.map((x) => x.entryId);
-  let toId = ui.diffTo && ids.includes(ui.diffTo) ? ui.diffTo : ids[ids.length - 1]!;
+  const pair = defaultSummaryPair(summaries);
+  const picked = (ui.diffTo && ids.includes(ui.diffTo)) || (ui.diffFrom && ids.includes(ui.diffFrom));
+  let toId = ui.diffTo && ids.includes(ui.diffTo) ? ui.diffTo : ids[pair.toIndex]!;
   let toIndex = ids.indexOf(toId);
   if (toIndex === 0) {
     toIndex = 1;
@@ -34,7 +38,10 @@ export function renderDiffSection(view: View): HTMLElement {
   const fromId =
     ui.diffFrom && ids.indexOf(ui.diffFrom) >= 0 && ids.indexOf(ui.diffFrom) < toIndex
       ? ui.diffFrom
-      : ids[toIndex - 1]!;
+      : toIndex === pair.toIndex
+        ? ids[pair.fromIndex]!
+        : ids[toIndex - 1]!;
+  const note = !picked && pair.note ? pair.note : undefined;
   const older = summaries.find((x) => x.entryId === fromId)!;
   const newer = summaries[toIndex]!;
 
@@ -102,19 +109,22 @@ export function renderDiffSection(view: View): HTMLElement {
     h("label", { class: "muted" }, "to"),
     toSel,
   );
-  const body = [
-    controls,
-    h("div", { class: "diff-toolbar" }, stats, h("span", { class: "spacer" }), unchanged, openBtn),
-    // beside the diff: what the newer summary lost of everything it summarised (not only of the older summary)
-    newer.lost ? renderLost(view, newer.entryId, newer.lost) : null,
-    renderDiffLines(diff.lines, diff.identical, ui.showUnchanged),
-  ].filter((x): x is HTMLElement => x !== null);
+  const body = note
+    ? [controls, h("p", { class: "muted diff-note", "data-testid": "diff-note" }, note)]
+    : [
+        controls,
+        h("div", { class: "diff-toolbar" }, stats, h("span", { class: "spacer" }), unchanged, openBtn),
+        // beside the diff: what the newer summary lost of everything it summarised (not only of the older summary)
+        newer.lost ? renderLost(view, newer.entryId, newer.lost) : null,
+        renderDiffLines(diff.lines, diff.identical, ui.showUnchanged),
+      ];
+  const shown = body.filter((x): x is HTMLElement => x !== null);
   return collapsible(
     view,
     "diff",
     "Summary diff",
     `${summaryTitle(older)} ${ids.indexOf(older.entryId) + 1} → ${summaryTitle(newer)} ${toIndex + 1}`,
-    body,
+    shown,
   );
 }
 
