@@ -78,7 +78,9 @@ wrapTabFocus(app);
 
 /** Render the whole panel from `state` and `ui`, keeping the focused element (by `data-key`) and the scroll position. */
 function render(): void {
-  const focusedKey = (document.activeElement as HTMLElement | null)?.dataset?.key;
+  // only while the webview has the keyboard: the document keeps its activeElement after a quick
+  // pick or an editor took the focus, and focusing it again would pull the keyboard back in here
+  const focusedKey = document.hasFocus() ? (document.activeElement as HTMLElement | null)?.dataset?.key : undefined;
   // a live update must not move the user's place in the panel
   const scrollX = window.scrollX;
   const scrollY = window.scrollY;

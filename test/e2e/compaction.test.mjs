@@ -4,7 +4,7 @@
 // password box when the server answers 401 (the compaction continues). Screenshots in
 // test-results/e2e/compact-*.png.
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -16,7 +16,9 @@ import {
   runCommand,
   screenshot,
   sharedHost,
+  showView,
   waitUntil,
+  webviewFrameByTitle,
 } from "./harness.mjs";
 
 const require = createRequire(import.meta.url);
@@ -143,6 +145,48 @@ describe("e2e compaction", () => {
     assert.equal(server.requests.length, 1);
     assert.equal(server.requests[0].authorization, undefined, "no key configured for this server");
     assert.ok(server.requests[0].body.messages[1].content.endsWith("Additional focus: focus on the parser"));
+  });
+
+  it("Compact… from the sidebar view: the instructions box and the preview take the keyboard (type, Enter, Escape)", async () => {
+    const { page } = wb;
+    const widget = page.locator(".quick-input-widget");
+    await showView(page, "Context");
+    const view = await webviewFrameByTitle(page, "Context", 30_000);
+    const button = view.locator('[data-action="compact"]');
+    await button.waitFor({ state: "visible", timeout: 30_000 });
+    // a keyboard user: the button focused, then Enter
+    await button.focus();
+    await page.keyboard.press("Enter");
+    const input = widget.locator("input");
+    await input.waitFor({ state: "visible" });
+    // the session grows while the box is open (pi writes): the panel re-renders behind it, and
+    // its focus restore must not pull the keyboard back into the webview
+    const lines = readFileSync(sessionFile, "utf8").trimEnd().split("\n");
+    const leaf = JSON.parse(lines[lines.length - 1]).id;
+    appendFileSync(
+      sessionFile,
+      `${JSON.stringify({ type: "custom", customType: "e2e/probe", data: {}, id: "e2eprobe1", parentId: leaf, timestamp: new Date().toISOString() })}\n`,
+    );
+    await page.waitForTimeout(2500); // the panel's throttled rebuild (no signal to wait for from outside the webview)
+    // typed keys go to the box, not to the webview that was clicked
+    await page.keyboard.type("keep the parser");
+    await waitUntil(async () => (await input.inputValue()) === "keep the parser", 5000, "the typed text in the box");
+    await page.keyboard.press("Enter");
+    const row = widget.locator(".monaco-list-row", { hasText: "Compact now" });
+    await row.waitFor({ state: "visible", timeout: 20_000 });
+    await waitUntil(
+      async () => page.evaluate(() => !!document.activeElement?.closest(".quick-input-widget")),
+      5000,
+      "the preview to have the keyboard focus",
+    );
+    await screenshot(page, "compact-from-sidebar-preview");
+    await page.keyboard.press("Escape");
+    await widget.waitFor({ state: "hidden", timeout: 5000 });
+    assert.doesNotMatch(
+      readFileSync(sessionFile, "utf8").split("e2eprobe1")[1],
+      /"type":"compaction"/,
+      "nothing written",
+    );
   });
 
   it("Pi: Cancel Compaction (palette) cancels a streaming summary and writes nothing", async () => {
