@@ -34,7 +34,7 @@ import {
   type CompactionPlan,
   type PlanFit,
 } from "../core/flows/compact";
-import { checkLiveSession, liveSessionError } from "../core/flows/live";
+import { checkSessionLive, liveSessionError } from "../core/flows/live";
 import { describeChange } from "../core/flows/watch";
 import { SummarizerError } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
@@ -150,8 +150,7 @@ export function registerCompaction(services: Services): void {
     // the live-session guard, before anything is typed (the flow checks again before writing)
     const guardSeconds = options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds;
     if (options.overrideRecentWrite) services.log.info(`compact ${file}: anyway — the write-age check is skipped once`);
-    const guard = { guardSeconds, ...(info?.cwd ? { sessionCwd: info.cwd } : {}) };
-    const live = await checkLiveSession(file, guard);
+    const live = await checkSessionLive({ filePath: file, cwd: info?.cwd, sessionId: info?.id }, { guardSeconds });
     if (live.live) throw liveSessionError(live);
 
     // prepare: "Nothing to compact" now, not after the instructions and the key

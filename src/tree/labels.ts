@@ -5,7 +5,7 @@
  * label could not be written.
  */
 
-import { checkLiveSession, LiveSessionError, liveSessionError } from "../core/flows/live";
+import { checkSessionLive, LiveSessionError, liveSessionError } from "../core/flows/live";
 import { appendLabelChange } from "../core/flows/label";
 import type { Services } from "../services";
 import { nothingWritten } from "../shared/format";
@@ -36,10 +36,10 @@ export async function setLabel(
     const bridge = await services.liveBridge.availability(file);
     if (bridge === "problem") return writeLabel(services, file, id, undefined); // the bridge reports why it cannot (nothing is written)
     if (bridge === "none") {
-      const live = await checkLiveSession(file, {
-        guardSeconds: services.config().liveSession.guardSeconds,
-        ...(provider.session?.cwd ? { sessionCwd: provider.session.cwd } : {}),
-      });
+      const live = await checkSessionLive(
+        { filePath: file, cwd: provider.session?.cwd, sessionId: provider.session?.sessionId },
+        { guardSeconds: services.config().liveSession.guardSeconds },
+      );
       if (live.live) {
         const refusal = liveSessionError(live, "label entries in");
         services.log.warn(`label ${file}: ${refusal.message}`);

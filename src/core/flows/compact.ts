@@ -34,7 +34,7 @@ import { measureRequest, tooLargeError, type FitShortfall, type FittedRequest } 
 import { planFitAdvice } from "./fitAdvice";
 import { formatFileOperations } from "../rules/files";
 import { previewOf, type CompactionPreview } from "../rules/inspect";
-import { checkLiveSession, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { buildHistoryRequest, buildTurnPrefixRequest, mergeSplitTurn, NO_PRIOR_HISTORY } from "./prompts";
 import { compactionMessages, convertToLlm, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
@@ -150,11 +150,7 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     estimatedSummaryTokens: 0,
     estimatedTokensAfterRange: { low: 0, high: 0 },
     estimatedTokensAfter: 0,
-    live: await checkLiveSession(file, {
-      guardSeconds: options.guardSeconds,
-      ...(session.cwd ? { sessionCwd: session.cwd } : {}),
-      ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
-    }),
+    live: await checkSessionLive(session, options),
     options,
   };
   const blocker = writeBlocker(file);
@@ -373,11 +369,7 @@ export async function commitCompaction(
   draft: CompactionDraft,
   now: () => Date = () => new Date(),
 ): Promise<CompactionResult> {
-  const live = await checkLiveSession(plan.file, {
-    guardSeconds: plan.options.guardSeconds,
-    ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}),
-    ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}),
-  });
+  const live = await checkSessionLive(plan.session, plan.options);
   if (live.live) throw liveSessionError(live, "compact", plan.options.surface);
   const prep = plan.preparation;
   const system = currentSystemMessage(prep.projection);

@@ -27,7 +27,7 @@ import { prepareContextEdits, type ContextEditAction, type ContextEditPreparatio
 import { analyzePairing, describeFinding, type PairingReport } from "../rules/pairing";
 import { estimateProjectedContextTokens } from "../rules/tokens";
 import { SessionFile } from "../read/session";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
 import { appendEntries, assertWritable, expectationOf, newEntryId, type AppendExpectation } from "./write";
 import type { ContextEditEntry } from "../types";
@@ -99,11 +99,7 @@ export async function planContextEditsOn(
 const ownWrites = new Map<string, { size: number; mtimeMs: number }>();
 
 async function liveCheck(session: SessionFile, options: ContextEditOptions): Promise<LiveCheck> {
-  const check = await checkLiveSession(session.filePath, {
-    guardSeconds: options.guardSeconds,
-    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
-    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
-  });
+  const check = await checkSessionLive(session, options);
   const own = ownWrites.get(session.filePath);
   if (!own || !check.reasons.some((r) => r.kind === "recent-write")) return check;
   let stat: fs.Stats;
@@ -115,10 +111,6 @@ async function liveCheck(session: SessionFile, options: ContextEditOptions): Pro
   if (stat.size !== own.size || stat.mtimeMs !== own.mtimeMs) return check;
   const reasons = check.reasons.filter((r) => r.kind !== "recent-write");
   return { live: reasons.length > 0, reasons };
-}
-
-function liveError(live: LiveCheck, options: ContextEditOptions): LiveSessionError {
-  return new LiveSessionError(describeLive(live, LIVE_WHAT, options.surface, null), live.reasons);
 }
 
 /** What {@link commitContextEdits} wrote. */
@@ -176,7 +168,7 @@ export async function commitContextEdits(
     };
   }
   const live = await liveCheck(plan.session, plan.options);
-  if (live.live) throw liveError(live, plan.options);
+  if (live.live) throw liveSessionError(live, LIVE_WHAT, plan.options.surface, null);
   const entries = chainContextEdits(prep.drafts, {
     leafId: prep.leafId,
     newId: (reserved) => newEntryId(plan.session.byId, reserved),
@@ -246,7 +238,7 @@ export async function runContextEditFlow(
   return withReplanning(MAX_EDIT_ATTEMPTS, async (attempt) => {
     const plan = await planContextEdits(file, actions, options);
     if (plan.preparation.drafts.length === 0) return { kind: "nothing", plan };
-    if (plan.live.live) throw liveError(plan.live, options);
+    if (plan.live.live) throw liveSessionError(plan.live, LIVE_WHAT, options.surface, null);
     assertWritable(plan.file); // no question for a file we cannot write
     if (callbacks.confirm && !(await callbacks.confirm(plan, attempt.changed))) return { kind: "declined", plan };
     const replan = replanIfChanged(plan.expectation, attempt);

@@ -3,7 +3,7 @@
  * Clear Label in the Pi Session view). No `vscode` import.
  */
 
-import { checkLiveSession, liveSessionError } from "./live";
+import { checkSessionLive, liveSessionError } from "./live";
 import { buildLabelEntry } from "../rules/branch";
 import { SessionFile } from "../read/session";
 import type { LabelEntry } from "../types";
@@ -36,11 +36,7 @@ export async function appendLabelChange(
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-  const live = await checkLiveSession(file, {
-    guardSeconds: options.guardSeconds,
-    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
-    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
-  });
+  const live = await checkSessionLive(session, options);
   if (live.live) throw liveSessionError(live, "label entries in", options.surface);
   const text = label?.trim() || undefined;
   const entry = buildLabelEntry({

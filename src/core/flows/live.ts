@@ -144,6 +144,28 @@ export async function checkLiveSession(file: string, options: LiveCheckOptions):
   return { live: reasons.length > 0, reasons, processChecked };
 }
 
+/** What a writing flow's options give the live-session guard. */
+export type SessionLiveOptions = Pick<LiveCheckOptions, "guardSeconds" | "procRoot" | "processes">;
+
+/**
+ * The live-session guard of every writing flow (compaction, switch, label, name, context edit,
+ * repair), on a session it has read: {@link checkLiveSession} for its file with the header's `cwd`
+ * and `id` (so a pi started with `--session <id prefix>` counts wherever it runs).
+ * @param session what the flow read (`SessionFile`): `filePath`, header `cwd` and `sessionId`.
+ */
+export function checkSessionLive(
+  session: { filePath: string; cwd?: string | undefined; sessionId?: string | undefined },
+  options: SessionLiveOptions,
+): Promise<LiveCheck> {
+  return checkLiveSession(session.filePath, {
+    guardSeconds: options.guardSeconds,
+    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
+    ...(session.sessionId ? { sessionId: session.sessionId } : {}),
+    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
+    ...(options.processes ? { processes: options.processes } : {}),
+  });
+}
+
 /**
  * May the user override this refusal ("Compact Anyway")? Only when the one reason is the write-age
  * guard — the file was written recently — and the process check ran and found no `pi` on the

@@ -10,7 +10,7 @@
 import { SessionFile } from "../read/session";
 import { normalizeSessionName } from "../rules/sessionLabel";
 import type { SessionInfoEntry } from "../types";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheckOptions, type MessageSurface } from "./live";
+import { checkSessionLive, liveSessionError, type SessionLiveOptions, type MessageSurface } from "./live";
 import { appendEntries, expectationOf, newEntryId } from "./write";
 
 /** What {@link appendSessionName} wrote. */
@@ -55,18 +55,14 @@ export function buildSessionInfoEntry(input: {
 export async function appendSessionName(
   file: string,
   name: string,
-  options: Pick<LiveCheckOptions, "guardSeconds" | "procRoot" | "processes"> & { surface?: MessageSurface },
+  options: SessionLiveOptions & { surface?: MessageSurface },
   now: () => Date = () => new Date(),
 ): Promise<NameResult> {
   if (!normalizeSessionName(name)) throw new EmptySessionNameError();
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
-  const live = await checkLiveSession(file, {
-    ...options,
-    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
-    ...(session.sessionId ? { sessionId: session.sessionId } : {}),
-  });
-  if (live.live) throw new LiveSessionError(describeLive(live, "name", options.surface, "run /name"), live.reasons);
+  const live = await checkSessionLive(session, options);
+  if (live.live) throw liveSessionError(live, "name", options.surface, "run /name");
   const entry = buildSessionInfoEntry({
     id: newEntryId(session.byId),
     parentId: session.leafId,

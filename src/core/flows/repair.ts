@@ -19,7 +19,7 @@ import { checkHealth, contextOf } from "../health/doctor";
 import { planRepair, type RepairPlan } from "../health/repair";
 import type { HealthReport } from "../health/types";
 import { SessionFile } from "../read/session";
-import { checkLiveSession, describeLive, LiveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
 import { appendEntries, expectationOf, newEntryId, UnsafeSessionWriteError, type AppendExpectation } from "./write";
 
@@ -88,24 +88,12 @@ export async function planSessionRepairOn(
     analysis,
     report,
     repair,
-    live: await liveCheck(session, options),
+    live: await checkSessionLive(session, options),
     options,
   };
   if (expectation) plan.expectation = expectation;
   if (unsafe !== undefined) plan.unsafe = unsafe;
   return plan;
-}
-
-function liveCheck(session: SessionFile, options: RepairFlowOptions): Promise<LiveCheck> {
-  return checkLiveSession(session.filePath, {
-    guardSeconds: options.guardSeconds,
-    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
-    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
-  });
-}
-
-function liveError(live: LiveCheck, options: RepairFlowOptions): LiveSessionError {
-  return new LiveSessionError(describeLive(live, LIVE_WHAT, options.surface, null), live.reasons);
 }
 
 /** What {@link commitSessionRepair} wrote. */
@@ -137,8 +125,8 @@ export async function commitSessionRepair(plan: SessionRepairPlan): Promise<Sess
     throw new Error(
       `internal error: the planned repair leaves ${plan.repair.remaining.length} repairable error(s) (${plan.repair.remaining.map((f) => f.code).join(", ")}). Nothing was written.`,
     );
-  const live = await liveCheck(plan.session, plan.options);
-  if (live.live) throw liveError(live, plan.options);
+  const live = await checkSessionLive(plan.session, plan.options);
+  if (live.live) throw liveSessionError(live, LIVE_WHAT, plan.options.surface, null);
   const bytesAfter = appendEntries(plan.expectation, entries);
   const back = await SessionFile.open(plan.file);
   const after = checkHealth(analyzeLoaded(back, plan.options));
@@ -179,7 +167,7 @@ export async function runRepairFlow(
     const plan = await planSessionRepair(file, options);
     if (plan.repair.entries.length === 0) return { kind: "nothing", plan };
     if (!plan.expectation) throw new UnsafeSessionWriteError(plan.unsafe ?? `${file} cannot take an append.`);
-    if (plan.live.live) throw liveError(plan.live, options);
+    if (plan.live.live) throw liveSessionError(plan.live, LIVE_WHAT, options.surface, null);
     if (callbacks.confirm && !(await callbacks.confirm(plan, attempt.changed))) return { kind: "declined", plan };
     const replan = replanIfChanged(plan.expectation, attempt);
     if (replan) return replan;

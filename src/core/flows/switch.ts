@@ -50,7 +50,7 @@ import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../read/entries";
 import { formatFileOperations } from "../rules/files";
 import { measureRequest, tooLargeError, type FittedRequest } from "./fit";
 import { branchFitAdvice } from "./fitAdvice";
-import { checkLiveSession, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, entryEditorText, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
@@ -215,7 +215,7 @@ export async function planSwitchOn(
     reserveTokens,
     skipPrompt: analysis.settings.branchSummary.skipPrompt.value === true,
     expectation,
-    live: await liveCheck(file, session, options),
+    live: await checkSessionLive(session, options),
     options,
   };
   const blocker = writeBlocker(file);
@@ -243,14 +243,6 @@ function resolveMarker(session: SessionFile, r: EntryRecord): EntryRecord {
     current = parent;
   }
   return current;
-}
-
-function liveCheck(file: string, session: SessionFile, options: SwitchPlanOptions): Promise<LiveCheck> {
-  return checkLiveSession(file, {
-    guardSeconds: options.guardSeconds,
-    ...(session.cwd ? { sessionCwd: session.cwd } : {}),
-    ...(options.procRoot !== undefined ? { procRoot: options.procRoot } : {}),
-  });
 }
 
 /** True when a summary will be written for this choice (pi: only when there are entries to summarise). */
@@ -452,7 +444,7 @@ export async function commitSwitch(
   };
   if (plan.editorText !== undefined) result.editorText = plan.editorText;
   if (entries.length === 0) return result;
-  const live = await liveCheck(plan.file, plan.session, plan.options);
+  const live = await checkSessionLive(plan.session, plan.options);
   if (live.live) throw liveSessionError(live, "switch branches in", plan.options.surface);
   result.bytesAfter = appendEntries(plan.expectation, entries);
   result.fileLeafId = entries[entries.length - 1]!.id;
