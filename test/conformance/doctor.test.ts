@@ -19,12 +19,12 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { main } from "../../src/cli/main";
 import { contextOverflowKind, isRetryableError, OVERFLOW_PATTERNS } from "../../src/core/health/failures";
 import { appended, assistantMessage, codes, doctorOf, repairOf } from "../support/doctor";
 import { buildSession, recipeArb, type Recipe } from "../support/random-session";
 import { SessionBuilder } from "../support/session-builder";
 import { REPO_ROOT } from "../support/paths";
+import { runCli, writeOldSession } from "../support/cli";
 
 interface LlmView {
   leafId: string | null;
@@ -61,24 +61,11 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const cli = runCli;
 
 let n = 0;
 function fileOf(jsonl: string): string {
-  const file = path.join(tmp, `s${++n}.jsonl`);
-  fs.writeFileSync(file, jsonl);
-  const old = new Date(Date.now() - 3600_000);
-  fs.utimesSync(file, old, old);
-  return file;
+  return writeOldSession(path.join(tmp, `s${++n}.jsonl`), jsonl);
 }
 
 const base = () => new SessionBuilder().user("u1", "question").assistant("a1", { text: "answer", usage: 50 });

@@ -7,6 +7,7 @@ import * as path from "path";
 import * as vscode from "vscode";
 import type { PiContextApi } from "../../src/extension";
 import type { CurrentSession } from "../../src/services";
+import type { OpenPrompt } from "../../src/ui/prompter";
 import { EXTENSION_ID, encodeSessionDirName, repoRoot, testWorkspace } from "./env";
 
 /** The running extension's API (activates it). */
@@ -226,4 +227,31 @@ export async function waitForCondition(check: () => boolean, timeoutMs = 5000, w
 export function touchLater(file: string, secondsAhead = 2): void {
   const t = new Date(Date.now() + secondsAhead * 1000);
   fs.utimesSync(file, t, t);
+}
+
+/**
+ * Accept the quick pick item whose label matches, as a user would (move to it, press Enter): the
+ * questions of the tree, trim and the other `Prompter` surfaces.
+ */
+export async function choosePick(prompt: OpenPrompt, label: RegExp): Promise<void> {
+  assert.strictEqual(prompt.kind, "pick");
+  if (prompt.kind !== "pick") return;
+  const item = prompt.quickPick.items.find((i) => label.test(i.label));
+  assert.ok(item, `no item ${label} in ${prompt.quickPick.items.map((i) => i.label).join(" | ")}`);
+  // the extension host sends the new active item on its next tick: wait until the workbench has it
+  const moved = new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      resolve();
+    }, 1500);
+    const sub = prompt.quickPick.onDidChangeActive((active) => {
+      if (active[0] !== item) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve();
+    });
+  });
+  prompt.quickPick.activeItems = [item];
+  await moved;
+  await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
 }

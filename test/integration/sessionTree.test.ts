@@ -16,6 +16,7 @@ import type { OpenPrompt } from "../../src/ui/prompter";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { EXTENSION_ID, repoRoot, waitFor } from "./env";
 import {
+  choosePick,
   fixture,
   installSession,
   makeAgentDir,
@@ -82,29 +83,8 @@ describe("session tree view", function () {
       8000,
       what,
     ) as Promise<OpenPrompt>;
-  /** Accept the quick pick item whose label matches, as a user would (move to it, press Enter). */
-  const choose = async (prompt: OpenPrompt, label: RegExp) => {
-    assert.strictEqual(prompt.kind, "pick");
-    if (prompt.kind !== "pick") return;
-    const item = prompt.quickPick.items.find((i) => label.test(i.label));
-    assert.ok(item, `no item ${label} in ${prompt.quickPick.items.map((i) => i.label).join(" | ")}`);
-    // the extension host sends the new active item on its next tick: wait until the workbench has it
-    const moved = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        sub.dispose();
-        resolve();
-      }, 1500);
-      const sub = prompt.quickPick.onDidChangeActive((active) => {
-        if (active[0] !== item) return;
-        clearTimeout(timer);
-        sub.dispose();
-        resolve();
-      });
-    });
-    prompt.quickPick.activeItems = [item];
-    await moved;
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
-  };
+  const choose = choosePick;
+
   const items = (parent?: TreeElement) =>
     api.sessionTree.provider.getChildren(parent).map((e) => ({ e, item: api.sessionTree.provider.getTreeItem(e) }));
   const labelText = (item: vscode.TreeItem) => (typeof item.label === "string" ? item.label : item.label!.label);

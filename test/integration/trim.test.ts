@@ -16,7 +16,15 @@ import type { PiContextApi } from "../../src/extension";
 import type { TrimCommandOutcome } from "../../src/services";
 import type { OpenPrompt } from "../../src/ui/prompter";
 import { EXTENSION_ID, repoRoot, waitFor } from "./env";
-import { installSession, makeAgentDir, piApi, setSetting, useAgentDir, whenSession } from "./sessionHelpers";
+import {
+  choosePick,
+  installSession,
+  makeAgentDir,
+  piApi,
+  setSetting,
+  useAgentDir,
+  whenSession,
+} from "./sessionHelpers";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "trim", "surgery.jsonl");
 const FIXTURE_AGENT = path.join(repoRoot, "test", "fixtures", "trim", "surgery.agent");
@@ -74,28 +82,7 @@ describe("context surgery (trim)", function () {
     ) as Promise<OpenPrompt>;
   const promptCount = () => api.trim.prompts.length;
 
-  /** Accept the quick pick item whose label matches, as a user would (move to it, press Enter). */
-  async function choose(prompt: OpenPrompt, label: RegExp): Promise<void> {
-    assert.strictEqual(prompt.kind, "pick");
-    if (prompt.kind !== "pick") return;
-    const item = prompt.quickPick.items.find((i) => label.test(i.label));
-    assert.ok(item, `no item ${label} in ${prompt.quickPick.items.map((i) => i.label).join(" | ")}`);
-    const moved = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        sub.dispose();
-        resolve();
-      }, 1500);
-      const sub = prompt.quickPick.onDidChangeActive((active) => {
-        if (active[0] !== item) return;
-        clearTimeout(timer);
-        sub.dispose();
-        resolve();
-      });
-    });
-    prompt.quickPick.activeItems = [item];
-    await moved;
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
-  }
+  const choose = choosePick;
 
   /** Check the multi-select rows whose labels (or details) match, one by one as a user would (move, Space), then Enter. */
   async function pickMany(prompt: OpenPrompt, labels: RegExp[]): Promise<void> {

@@ -9,22 +9,14 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { formatUsage } from "../../../src/cli/args";
-import { cliCommands, main } from "../../../src/cli/main";
+import { cliCommands } from "../../../src/cli/main";
 import { FIXTURES } from "../../support/paths";
+import { runCli } from "../../support/cli";
 
 const PI = path.join(FIXTURES, "pi-1.6.0");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-"));
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const run = runCli;
 
 describe("pi-context CLI", () => {
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));

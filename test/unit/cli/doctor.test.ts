@@ -8,33 +8,20 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
-import { main } from "../../../src/cli/main";
 import { terminalText } from "../../../src/cli/doctor";
 import { SessionBuilder } from "../../support/session-builder";
 import { agentDirFor } from "../../support/doctor";
 import { FIXTURES } from "../../support/paths";
+import { runCli, writeOldSession } from "../../support/cli";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-doctor-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const run = runCli;
 
 let n = 0;
 function sessionFile(jsonl: string): string {
-  const file = path.join(tmp, `d${++n}.jsonl`);
-  fs.writeFileSync(file, jsonl);
-  const old = new Date(Date.now() - 3600_000);
-  fs.utimesSync(file, old, old);
-  return file;
+  return writeOldSession(path.join(tmp, `d${++n}.jsonl`), jsonl);
 }
 
 const broken = () =>

@@ -8,9 +8,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { main } from "../../../src/cli/main";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-openai";
 import { FIXTURES } from "../../support/paths";
+import { runCli } from "../../support/cli";
 
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
 const AGENT = path.join(FIXTURES, "pi-1.6.0/tree.agent");
@@ -24,16 +24,7 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const run = (...argv: string[]) => runCli(argv);
 
 let n = 0;
 function copy(): string {

@@ -10,10 +10,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
-import { main } from "../../../src/cli/main";
 import { SessionFile } from "../../../src/core/read/session";
 import { analyzeLoaded } from "../../../src/core/rules/analyze";
 import { TRIM_AGENT_DIR, trimSession } from "../../support/trim-session";
+import { runCli } from "../../support/cli";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-trim-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -28,16 +28,7 @@ function fresh(): string {
   return file;
 }
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const run = runCli;
 
 const AGENT = ["--agent-dir", TRIM_AGENT_DIR];
 

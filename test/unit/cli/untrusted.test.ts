@@ -12,9 +12,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
-import { main } from "../../../src/cli/main";
 import { terminalText } from "../../../src/shared/untrusted";
 import { FIXTURES } from "../../support/paths";
+import { runCli } from "../../support/cli";
 
 const PI = path.join(FIXTURES, "pi-1.6.0");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-untrusted-"));
@@ -92,16 +92,7 @@ function hostileSession(): string {
   return file;
 }
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const run = runCli;
 
 describe("no terminal control from a session reaches the terminal", () => {
   const file = hostileSession();
