@@ -8,7 +8,7 @@
  * A switch without a summary writes pi-context's leaf marker as always (pi persists nothing then).
  */
 
-import { describeLive, LiveSessionError } from "../core/flows/live";
+import { liveSessionError } from "../core/flows/live";
 import {
   planSwitch,
   willSummarize,
@@ -42,7 +42,7 @@ export async function askWithUserPi(
 ): Promise<PiChoice> {
   const plan = await planSwitch(file, targetId, options);
   if (plan.noop) return { kind: "choice", choice: given ?? { summarize: false }, summarize: false };
-  if (plan.live.live) throw new LiveSessionError(describeLive(plan.live, "switch branches in"), plan.live.reasons);
+  if (plan.live.live) throw liveSessionError(plan.live, "switch branches in");
   const version = services.pi.current.install?.version;
   const choice = given ?? (await ask(`your pi${version ? ` ${version}` : ""} (with its own model)`)(plan, false));
   if (!choice) return { kind: "done", outcome: { kind: "declined", file } };

@@ -11,7 +11,7 @@
  */
 
 import { planCompaction, type CompactionPlan, type PlanOptions } from "./compact";
-import { checkLiveSession, liveSessionError } from "./live";
+import { checkSessionLive, liveSessionError } from "./live";
 import { expectationHolds, SessionChangedError } from "./write";
 import { compactWithPi, type PiCompactResult, type RpcRecord } from "../pi/rpc";
 import type { PiRuntime } from "../pi/node";
@@ -87,11 +87,7 @@ export async function runPiCompactionFlow(
       continue;
     }
     // pi must not meet a live pi on the same file: the guard again, right before it starts
-    const live = await checkLiveSession(file, {
-      guardSeconds: plan.options.guardSeconds,
-      ...(plan.session.cwd ? { sessionCwd: plan.session.cwd } : {}),
-      ...(plan.options.procRoot !== undefined ? { procRoot: plan.options.procRoot } : {}),
-    });
+    const live = await checkSessionLive(plan.session, plan.options);
     if (live.live) throw liveSessionError(live, "compact", plan.options.surface);
     const around =
       callbacks.around ?? (<T>(task: (s: AbortSignal | undefined) => Promise<T>) => task(callbacks.signal));
