@@ -208,7 +208,9 @@ async function selectSession(services: Services): Promise<void> {
     .catch((error: unknown) => {
       if ((error as Error).name === "AbortError") return;
       services.log.error(`listing sessions failed: ${(error as Error).message}`);
-      quickPick.items = [{ label: "$(error) Could not list sessions", detail: iconLabelText((error as Error).message) }];
+      quickPick.items = [
+        { label: "$(error) Could not list sessions", detail: iconLabelText((error as Error).message) },
+      ];
     })
     .finally(() => (quickPick.busy = false));
   const picked = await new Promise<SessionItem | undefined>((resolve) => {
