@@ -97,7 +97,7 @@ describe("e2e compaction", () => {
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });
     const pickText = await widget.innerText();
     assert.match(pickText, /Compact now/);
-    assert.match(pickText, /→ ≈[\d,]+ tokens/);
+    assert.match(pickText, /→ ≈[\d,]+(–[\d,]+)? tokens/); // a range since the estimate of the summary is one
     assert.match(
       pickText,
       /keeps \d+ entries from (your message|the answer) "/,

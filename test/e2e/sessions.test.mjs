@@ -88,14 +88,21 @@ describe("e2e many sessions", () => {
       parentSession: a.file,
     });
     // session text that VS Code would draw as codicons in a quick pick (written an hour ago: not live)
-    const hostile = writeSession(
-      dir,
-      "2026-12-01T08-00-00-000Z_icon.jsonl",
-      host.workspace,
-      "Hostile $(bug) name $(sync~spin) here",
-    );
+    // every timestamp an hour old: not live by any rule
     const hourAgo = new Date(Date.now() - 3600_000);
-    utimesSync(hostile.file, hourAgo, hourAgo);
+    const hostileFile = path.join(dir, "2026-12-01T08-00-00-000Z_icon.jsonl");
+    writeFileSync(
+      hostileFile,
+      line({ type: "session", version: 3, id: "icon-id", timestamp: hourAgo.toISOString(), cwd: host.workspace }) +
+        line({
+          type: "message",
+          id: id(),
+          parentId: null,
+          timestamp: hourAgo.toISOString(),
+          message: { role: "user", content: "Hostile $(bug) name $(sync~spin) here", timestamp: hourAgo.getTime() },
+        }),
+    );
+    utimesSync(hostileFile, hourAgo, hourAgo);
     a.append();
     b.append();
     let turn = 0;
