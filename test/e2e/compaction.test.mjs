@@ -37,6 +37,7 @@ describe("e2e compaction", () => {
   let wb;
   let server;
   let sessionFile;
+  let initial;
   let settingsDir;
 
   before(async () => {
@@ -61,6 +62,7 @@ describe("e2e compaction", () => {
       fileName: "2026-11-30T07-00-00-000Z_e2e-compact.jsonl",
     });
     rmSync(tmp);
+    initial = readFileSync(sessionFile);
     const later = new Date(Date.now() + 120_000); // the newest session of the workspace: current
     utimesSync(sessionFile, later, later);
     wb = await openWorkbench();
@@ -150,13 +152,13 @@ describe("e2e compaction", () => {
   it("Compact… from the sidebar view: the instructions box and the preview take the keyboard (type, Enter, Escape)", async () => {
     const { page } = wb;
     const widget = page.locator(".quick-input-widget");
+    // the session as installed (the tests before compacted it: "Already compacted" asks nothing)
+    writeFileSync(sessionFile, initial);
     await showView(page, "Context");
     const view = await webviewFrameByTitle(page, "Context", 30_000);
     const button = view.locator('[data-action="compact"]');
     await button.waitFor({ state: "visible", timeout: 30_000 });
-    // a keyboard user: the button focused, then Enter
-    await button.focus();
-    await page.keyboard.press("Enter");
+    await button.click();
     const input = widget.locator("input");
     await input.waitFor({ state: "visible" });
     // the session grows while the box is open (pi writes): the panel re-renders behind it, and
