@@ -7,7 +7,7 @@
 import type { Analysis } from "../core/rules/analyze";
 import { buildProjection } from "../core/rules/context";
 import type { SessionFile } from "../core/read/session";
-import { compactionLostItems } from "../core/rules/lostItems";
+import { compactionLostItemSteps } from "../core/rules/lostItems";
 import type { LiveModel, PanelDetails, PanelState, SessionModel } from "../shared/protocol";
 import { buildBreakdown } from "./breakdown";
 import { buildGauge, type GaugeColors } from "./gauge";
@@ -139,9 +139,9 @@ export function buildPanelState(
 }
 
 /**
- * The details a `detailsPending` state of {@link buildPanelState} left out, one step per
- * compaction on the path and per trim suggestion (the caller yields to the event loop between
- * steps; `next()` until done). The same numbers as a full build.
+ * The details a `detailsPending` state of {@link buildPanelState} left out, in steps: every
+ * hundred entries read for what a compaction lost, and each trim suggestion's plan (the caller
+ * yields to the event loop between steps; `next()` until done). The same numbers as a full build.
  * @throws {StaleSessionError} when a needed body changed on disk.
  */
 export function* panelDetailSteps(session: SessionFile, state: PanelState): Generator<void, PanelDetails> {
@@ -155,7 +155,7 @@ export function* panelDetailSteps(session: SessionFile, state: PanelState): Gene
   // the records the summaries were built from (the path of the state's leaf, as buildSummaries)
   for (const record of buildProjection(session, state.session.leafId).path) {
     if (record.type !== "compaction") continue;
-    const report = compactionLostItems(session, record);
+    const report = yield* compactionLostItemSteps(session, record);
     if (report) details.lost[record.id] = lostModel(report);
     yield;
   }

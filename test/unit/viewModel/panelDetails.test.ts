@@ -30,9 +30,9 @@ function splitEqualsFull(file: string, analysis: Analysis) {
     count++;
     step = steps.next();
   }
-  // one step per compaction on the path and per trim suggestion
+  // at least one step per compaction on the path and per trim suggestion
   const compactions = full.summaries.filter((s) => s.type === "compaction").length;
-  assert.equal(count, compactions + (full.trim?.suggestions.length ?? 0));
+  assert.ok(count >= compactions + (full.trim?.suggestions.length ?? 0), `${count} steps`);
   assert.equal(applyPanelDetails(first, step.value), true);
   assert.deepEqual(first, full);
   return full;
