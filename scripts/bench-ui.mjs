@@ -27,6 +27,7 @@ import {
   outputPanelText,
   repoRoot,
   runCommand,
+  screenshot,
   sharedHost,
   statusBarItem,
   viewPane,
@@ -140,6 +141,10 @@ async function measure(label, file) {
     },
     "piContext.openPanel",
   );
+
+  // what the panel shows once its details arrived (the history chart thinned for a long session)
+  await waitUntil(async () => (await frame.locator(".trim-saves.muted").count()) === 0, 60_000, "the panel's details");
+  await screenshot(page, `bench-ui-${label}-panel`);
 
   // the log file on disk (the Output panel shows only its last lines once the log is long)
   const log = await waitUntil(
