@@ -55,6 +55,8 @@ interface Target {
   /** Set when a state was skipped while hidden. */
   stale: boolean;
   ready: boolean;
+  /** The state last posted to it (its `details` follow when they are ready). */
+  shown?: PanelState;
 }
 
 /** A webview target that has not rendered yet (stale, not ready). */
@@ -98,6 +100,8 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
   private updating: Promise<void> | undefined;
   /** Something changed since the last build started (a rebuild is scheduled). */
   private dirty = true;
+  /** A state is being built and not yet posted. */
+  private building = false;
   readonly received: { message: unknown; ok: boolean; error?: string }[] = [];
 
   constructor(readonly services: Services) {
@@ -206,6 +210,13 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     );
   }
 
+  /** Post a state to a webview and note it (its details go to every webview showing it). */
+  private show(target: Target, state: PanelState): void {
+    target.stale = false;
+    target.shown = state;
+    this.post(target, { type: "state", state });
+  }
+
   private post(target: Target, message: HostMessage): void {
     void target.webview.postMessage(message).then(undefined, () => undefined);
   }
@@ -239,21 +250,25 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
       return;
     }
     this.dirty = false;
+    this.building = true;
     const current = this.services.sessions.current;
     // the panel opens with the state; what each compaction lost and what each trim suggestion
     // saves (≈ 1 s on a 128 MB session) follow in a `details` message
-    let state = buildState(this.services, current, { details: false });
-    state.capabilities = await capabilities(this.services);
-    state.locale = vscode.env.language;
-    await fillFileFlags(state);
-    this.stateValue = state;
-    const sent: Target[] = [];
-    for (const t of ready) {
-      if (t.visible()) {
-        t.stale = false;
-        this.post(t, { type: "state", state });
-        sent.push(t);
-      } else t.stale = true;
+    let state: PanelState;
+    try {
+      state = buildState(this.services, current, { details: false });
+      state.capabilities = await capabilities(this.services);
+      state.locale = vscode.env.language;
+      await fillFileFlags(state);
+      this.stateValue = state;
+      // every ready webview now, also one that became ready while this state was built
+      for (const t of this.targets) {
+        if (!t.ready) continue;
+        if (t.visible()) this.show(t, state);
+        else t.stale = true;
+      }
+    } finally {
+      this.building = false;
     }
     if (!state.detailsPending || !current) return;
     let details: PanelDetails;
@@ -266,12 +281,13 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
       full.capabilities = state.capabilities;
       full.locale = state.locale;
       await fillFileFlags(full);
-      this.stateValue = state = full;
-      for (const t of sent) this.post(t, { type: "state", state });
+      for (const t of this.targets) if (t.shown === state) this.show(t, full);
+      this.stateValue = full;
       return;
     }
     if (this.stateValue !== state || !applyPanelDetails(state, details)) return;
-    for (const t of sent) this.post(t, { type: "details", details });
+    // every webview showing this state, also one that became ready meanwhile
+    for (const t of this.targets) if (t.shown === state) this.post(t, { type: "details", details });
   }
 
   async postFileStatus(): Promise<void> {
@@ -300,12 +316,12 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
           target.ready = true;
           target.stale = true;
         }
-        // another webview's state is current (nothing changed since it was built): send it, not a rebuild
+        // the current state (nothing changed since it was built; its details follow when still
+        // being computed) instead of a rebuild, which would wait for those details first
         const state = this.stateValue;
-        if (target && state && !this.dirty && !this.updating && !state.detailsPending && target.visible()) {
-          target.stale = false;
-          this.post(target, { type: "state", state });
-        } else await this.update();
+        if (target && this.building) return; // the state being built is posted to it as well
+        if (target && state && !this.dirty && target.visible()) this.show(target, state);
+        else await this.update();
       } else await handleCommand(this, message, sender);
     } catch (error) {
       this.services.log.error(`panel: ${message.type} failed: ${(error as Error).stack ?? error}`);
