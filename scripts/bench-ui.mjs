@@ -4,10 +4,12 @@
 //   - activate():            the extension's own figure ("activated in N ms" in its log);
 //   - gauge after load:      page loaded → status-bar gauge shows tokens (cold open in the host);
 //   - session tree render:   "Pi Session" view expanded → first rows visible;
+//   - tree at the leaf:      the same start → the leaf's row visible (the view reveals it by itself);
 //   - Reveal Leaf:           command accepted → the leaf row selected;
 //   - panel open:            command accepted → the panel's gauge rendered;
 //   - extension host memory: RSS of the window's extension host (128 MB minus tiny, × file size).
-// Command timings start when the palette row is accepted (palette typing is not counted).
+// Command timings start when the palette row is accepted (palette typing is not counted). The
+// activation line is read from the extension's log file (the Output panel shows only its end).
 // Targets: tree ≤ 500 ms, Reveal Leaf ≤ 500 ms, panel ≤ 500 ms, memory ≤ 0.5 × file,
 // activate ≤ 20 ms. Prints one table and the targets missed (exit 1 when any).
 //
@@ -16,6 +18,7 @@
 // rows below, next to "panel open".
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import {
   closeSharedHost,
@@ -24,6 +27,7 @@ import {
   outputPanelText,
   repoRoot,
   runCommand,
+  screenshot,
   sharedHost,
   statusBarItem,
   viewPane,
@@ -50,6 +54,27 @@ function extensionHosts() {
   return out;
 }
 
+/** Every "activated in N ms" line of the extension's log files under `logsDir` (path-qualified, so each is unique). */
+function activationLines(logsDir) {
+  const out = [];
+  if (!logsDir || !existsSync(logsDir)) return out;
+  for (const name of readdirSync(logsDir, { recursive: true })) {
+    if (!String(name).endsWith(".log")) continue;
+    const file = path.join(logsDir, String(name));
+    let text;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n")) if (line.includes("activated in")) out.push(`${file}: ${line}`);
+  }
+  return out;
+}
+
+/** When the last {@link timeCommand} accepted its command (performance.now()). */
+let lastAccepted = 0;
+
 /** Type a command into the palette, then time from accepting it until `ready()` holds. */
 async function timeCommand(page, title, ready, commandId, timeoutMs = 60_000) {
   const widget = page.locator(".quick-input-widget");
@@ -63,6 +88,7 @@ async function timeCommand(page, title, ready, commandId, timeoutMs = 60_000) {
   await row.waitFor({ state: "visible", timeout: 30_000 });
   await row.hover();
   const t0 = performance.now();
+  lastAccepted = t0;
   await row.click();
   await waitUntil(ready, timeoutMs, title);
   return performance.now() - t0;
@@ -74,6 +100,7 @@ async function measure(label, file) {
   execFileSync("mkdir", ["-p", folder]);
   installSession(host.agentDir, file, folder);
   const before = extensionHosts();
+  const seen = new Set(activationLines(host.logsDir));
   const t0 = performance.now();
   const wb = await openWorkbench({ folder });
   const page = wb.page;
@@ -91,6 +118,10 @@ async function measure(label, file) {
     async () => (await rows.count()) > 0 && rows.first().isVisible(),
     "piContext.sessionTree.focus",
   );
+  // the view opens at the leaf by itself (the leaf reveal on first showing): its row visible
+  const leafRow = rows.and(page.locator('[aria-label*="current leaf"]'));
+  await waitUntil(async () => (await leafRow.count()) > 0 && leafRow.first().isVisible(), 60_000, "the leaf row");
+  const treeLeafMs = performance.now() - lastAccepted;
   const pane = await viewPane(page, "Pi Session");
 
   const revealMs = await timeCommand(
@@ -111,18 +142,35 @@ async function measure(label, file) {
     "piContext.openPanel",
   );
 
-  await runCommand(page, "Pi: Show Log");
+  // what the panel shows once its details arrived (the history chart thinned for a long session)
+  await waitUntil(async () => (await frame.locator(".trim-saves.muted").count()) === 0, 60_000, "the panel's details");
+  await screenshot(page, `bench-ui-${label}-panel`);
+
+  // the log file on disk (the Output panel shows only its last lines once the log is long)
   const log = await waitUntil(
     async () => {
-      const text = await outputPanelText(page);
-      return /activated in ([\d.]+) ms/.exec(text);
+      const fresh = activationLines(host.logsDir).filter((l) => !seen.has(l));
+      const m = fresh.length ? /activated in ([\d.]+) ms/.exec(fresh[fresh.length - 1]) : null;
+      if (m || host.logsDir) return m;
+      await runCommand(page, "Pi: Show Log");
+      return /activated in ([\d.]+) ms/.exec(await outputPanelText(page));
     },
     30_000,
     "the activation line in the log",
   );
   const rssKB = pid ? extensionHosts().get(pid) : undefined;
   await wb.close();
-  return { label, bytes: statSync(file).size, gaugeMs, treeMs, revealMs, panelMs, activateMs: Number(log[1]), rssKB };
+  return {
+    label,
+    bytes: statSync(file).size,
+    gaugeMs,
+    treeMs,
+    treeLeafMs,
+    revealMs,
+    panelMs,
+    activateMs: Number(log[1]),
+    rssKB,
+  };
 }
 
 async function main() {
@@ -147,13 +195,25 @@ async function main() {
   }
   const ms = (v) => (v === undefined ? "?" : v.toFixed(0));
   console.log(
-    "| session | size | gauge after load ms | tree first render ms | Reveal Leaf ms | panel open ms | activate() ms | ext host RSS MB |",
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} (2-core machine: compare runs taken in the same minutes)\n`,
   );
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log(
+    "| session | size | gauge after load ms | tree first render ms | tree at the leaf ms | Reveal Leaf ms | panel open ms | activate() ms | ext host RSS MB |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|");
   for (const r of rows)
     console.log(
-      `| ${r.label} | ${(r.bytes / 1024 / 1024).toFixed(1)} MB | ${ms(r.gaugeMs)} | ${ms(r.treeMs)} | ${ms(r.revealMs)} | ${ms(r.panelMs)} | ${r.activateMs.toFixed(1)} | ${r.rssKB ? (r.rssKB / 1024).toFixed(0) : "?"} |`,
+      `| ${r.label} | ${(r.bytes / 1024 / 1024).toFixed(1)} MB | ${ms(r.gaugeMs)} | ${ms(r.treeMs)} | ${ms(r.treeLeafMs)} | ${ms(r.revealMs)} | ${ms(r.panelMs)} | ${r.activateMs.toFixed(1)} | ${r.rssKB ? (r.rssKB / 1024).toFixed(0) : "?"} |`,
     );
+  if (rows.length === 2) {
+    const d = (k) => ms(rows[1][k] - rows[0][k]);
+    console.log(
+      `| 128 MB − tiny (the session's own share) | | ${d("gaugeMs")} | ${d("treeMs")} | ${d("treeLeafMs")} | ${d("revealMs")} | ${d("panelMs")} | | |`,
+    );
+  }
+  console.log("| target (128 MB) | | | ≤ 500 | | ≤ 500 | ≤ 500 | ≤ 20 | − tiny ≤ 0.5 × file |");
   const [tiny, big] = rows;
   const failures = [];
   const extra = tiny.rssKB && big.rssKB ? ((big.rssKB - tiny.rssKB) * 1024) / big.bytes : undefined;

@@ -19,7 +19,14 @@ import "@vscode-elements/elements/dist/vscode-option/index.js";
 import "@vscode-elements/elements/dist/vscode-single-select/index.js";
 import "@vscode-elements/elements/dist/vscode-textfield/index.js";
 import "@vscode-elements/elements/dist/vscode-toolbar-button/index.js";
-import type { CategoryEntry, CategoryId, HostMessage, PanelState, WebviewMessage } from "../src/shared/protocol";
+import {
+  applyPanelDetails,
+  type CategoryEntry,
+  type CategoryId,
+  type HostMessage,
+  type PanelState,
+  type WebviewMessage,
+} from "../src/shared/protocol";
 import { append } from "./dom";
 import { wrapTabFocus } from "./focus";
 import { noticeArea, showNotice } from "./notices";
@@ -140,6 +147,10 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
       else render();
       break;
     }
+    case "details":
+      // what the compactions lost and what the suggestions save, after the state
+      if (state && applyPanelDetails(state, msg.details)) render();
+      break;
     case "trimPreview":
       if (msg.requestId !== trimRequestId) break; // an older answer
       trimPreview = { requestId: msg.requestId, preview: msg.preview, ...(msg.error ? { error: msg.error } : {}) };

@@ -17,7 +17,14 @@
 
 import * as vscode from "vscode";
 import { PRODUCT_NAME } from "../shared/format";
-import { parseWebviewMessage, type HostMessage, type PanelState } from "../shared/protocol";
+import {
+  applyPanelDetails,
+  parseWebviewMessage,
+  type HostMessage,
+  type PanelDetails,
+  type PanelState,
+} from "../shared/protocol";
+import { panelDetailSteps } from "../viewModel/panelState";
 import type { Services } from "../services";
 import { fileStatusMessage, fillFileFlags } from "./files";
 import type { HostKind, PanelHost, Sender } from "./host";
@@ -31,6 +38,15 @@ export const UPDATE_THROTTLE_MS = 250;
 export const PANEL_VIEW_TYPE = "piContext.panel";
 export const VIEW_ID = "piContext.panelView";
 
+/** Run a step generator to its end, giving the event loop a turn between steps (the extension host stays responsive). */
+async function stepwise<T>(steps: Generator<void, T>): Promise<T> {
+  for (;;) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
 /** A webview we render into (the editor panel or the sidebar view). */
 interface Target {
   readonly kind: HostKind;
@@ -39,6 +55,8 @@ interface Target {
   /** Set when a state was skipped while hidden. */
   stale: boolean;
   ready: boolean;
+  /** The state last posted to it (its `details` follow when they are ready). */
+  shown?: PanelState;
 }
 
 /** A webview target that has not rendered yet (stale, not ready). */
@@ -80,6 +98,10 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
   private lastUpdate = 0;
   private timer: NodeJS.Timeout | undefined;
   private updating: Promise<void> | undefined;
+  /** Something changed since the last build started (a rebuild is scheduled). */
+  private dirty = true;
+  /** A state is being built and not yet posted. */
+  private building = false;
   readonly received: { message: unknown; ok: boolean; error?: string }[] = [];
 
   constructor(readonly services: Services) {
@@ -188,6 +210,13 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     );
   }
 
+  /** Post a state to a webview and note it (its details go to every webview showing it). */
+  private show(target: Target, state: PanelState): void {
+    target.stale = false;
+    target.shown = state;
+    this.post(target, { type: "state", state });
+  }
+
   private post(target: Target, message: HostMessage): void {
     void target.webview.postMessage(message).then(undefined, () => undefined);
   }
@@ -196,6 +225,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
 
   /** Throttled rebuild: at most one per {@link UPDATE_THROTTLE_MS}, always a trailing one. */
   private schedule(): void {
+    this.dirty = true;
     if (this.timer) return;
     const wait = Math.max(0, this.lastUpdate + UPDATE_THROTTLE_MS - Date.now());
     this.timer = setTimeout(() => {
@@ -219,17 +249,45 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
       for (const t of ready) t.stale = true;
       return;
     }
-    const state = buildState(this.services, this.services.sessions.current);
-    state.capabilities = await capabilities(this.services);
-    state.locale = vscode.env.language;
-    await fillFileFlags(state);
-    this.stateValue = state;
-    for (const t of ready) {
-      if (t.visible()) {
-        t.stale = false;
-        this.post(t, { type: "state", state });
-      } else t.stale = true;
+    this.dirty = false;
+    this.building = true;
+    const current = this.services.sessions.current;
+    // the panel opens with the state; what each compaction lost and what each trim suggestion
+    // saves (≈ 1 s on a 128 MB session) follow in a `details` message
+    let state: PanelState;
+    try {
+      state = buildState(this.services, current, { details: false });
+      state.capabilities = await capabilities(this.services);
+      state.locale = vscode.env.language;
+      await fillFileFlags(state);
+      this.stateValue = state;
+      // every ready webview now, also one that became ready while this state was built
+      for (const t of this.targets) {
+        if (!t.ready) continue;
+        if (t.visible()) this.show(t, state);
+        else t.stale = true;
+      }
+    } finally {
+      this.building = false;
     }
+    if (!state.detailsPending || !current) return;
+    let details: PanelDetails;
+    try {
+      details = await stepwise(panelDetailSteps(current.session, state));
+    } catch (error) {
+      // a body changed on disk meanwhile: the whole state again, as before the split (never a wrong number)
+      this.services.log.warn(`panel: details of ${current.file}: ${(error as Error).message}`);
+      const full = buildState(this.services, this.services.sessions.current);
+      full.capabilities = state.capabilities;
+      full.locale = state.locale;
+      await fillFileFlags(full);
+      for (const t of this.targets) if (t.shown === state) this.show(t, full);
+      this.stateValue = full;
+      return;
+    }
+    if (this.stateValue !== state || !applyPanelDetails(state, details)) return;
+    // every webview showing this state, also one that became ready meanwhile
+    for (const t of this.targets) if (t.shown === state) this.post(t, { type: "details", details });
   }
 
   async postFileStatus(): Promise<void> {
@@ -258,7 +316,12 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
           target.ready = true;
           target.stale = true;
         }
-        await this.update();
+        // the current state (nothing changed since it was built; its details follow when still
+        // being computed) instead of a rebuild, which would wait for those details first
+        const state = this.stateValue;
+        if (target && this.building) return; // the state being built is posted to it as well
+        if (target && state && !this.dirty && target.visible()) this.show(target, state);
+        else await this.update();
       } else await handleCommand(this, message, sender);
     } catch (error) {
       this.services.log.error(`panel: ${message.type} failed: ${(error as Error).stack ?? error}`);

@@ -31,8 +31,13 @@ export function shownAnalysis(services: Services, current: CurrentSession): { an
 /**
  * The state for `current` at its leaf (live numbers per {@link shownAnalysis}); without a session the empty state (why: still looking, no
  * folder, no session). A failure to build is logged and shown as an `error` empty state. Never throws.
+ * `options.details` false: the slow parts follow (`detailsPending`, see `viewModel/panelState.ts`).
  */
-export function buildState(services: Services, current: CurrentSession | undefined): PanelState {
+export function buildState(
+  services: Services,
+  current: CurrentSession | undefined,
+  options: { details?: boolean } = {},
+): PanelState {
   if (!current) {
     // the same words as the gauge's tooltip and the Pi Session tree
     const d = services.sessions.discovery;
@@ -51,7 +56,11 @@ export function buildState(services: Services, current: CurrentSession | undefin
         modifiedAt: current.session.mtimeMs,
         pendingEdits: services.liveBridge.pendingContextEdits(current.file).flatMap((b) => b.targetIds),
       },
-      { warningMargin: services.config().warning.margin, colors: services.config().gauge.colors },
+      {
+        warningMargin: services.config().warning.margin,
+        colors: services.config().gauge.colors,
+        ...(options.details === false ? { details: false } : {}),
+      },
     );
   } catch (error) {
     services.log.error(`panel: could not build the view of ${current.file}: ${(error as Error).stack ?? error}`);

@@ -10,7 +10,13 @@
  * All token numbers are integers (pi's estimator units); times are ISO strings from the session.
  */
 
-import { TRIM_CHOICES, type TrimListModel, type TrimPreviewModel, type TrimRequestItem } from "./trim";
+import {
+  TRIM_CHOICES,
+  type TrimListModel,
+  type TrimPreviewModel,
+  type TrimRequestItem,
+  type TrimSuggestionKind,
+} from "./trim";
 
 // ---------------------------------------------------------------------------------------------
 // View models (host → webview)
@@ -154,6 +160,8 @@ export interface BreakdownModel {
 
 /** One point of the history sparkline: the context size an assistant response reported. */
 export interface HistoryPoint {
+  /** The response's place among all of the path's points (0-based; the x position; a chart may skip some). */
+  turn: number;
   entryId: string;
   timestamp: string;
   /** `calculateContextTokens(usage)` of that response. */
@@ -174,11 +182,14 @@ export interface HistoryCompaction {
   entryId: string;
   timestamp: string;
   tokensBefore: number | null;
-  /** Index into `points` of the first point after the compaction (= points.length when none). */
+  /** The `turn` of the first point after the compaction (= `turns` when none). */
   atPoint: number;
 }
 
 export interface HistoryModel {
+  /** Responses with a trusted usage on the path (the caption's count; `points` may be fewer). */
+  turns: number;
+  /** In `turn` order: every point, or for a long path a subset that draws the same chart (every cold turn kept). */
   points: HistoryPoint[];
   compactions: HistoryCompaction[];
 }
@@ -374,6 +385,11 @@ export interface PanelState {
   files: TrackedFilesModel | null;
   /** Context surgery: the largest items and suggestions (null without a session). */
   trim: TrimSectionModel | null;
+  /**
+   * True when what each compaction lost (`summaries[].lost`) and what each trim suggestion saves
+   * (`tokensSaved`, 0 until then — not shown) follow in a `details` message ({@link PanelDetails}).
+   */
+  detailsPending?: boolean;
   /** Message for the empty state ("No pi session in this workspace", an error reading it…). */
   emptyMessage?: string;
   /** Why the panel is empty: no folder open, no session for the folders, still looking, or an error. */
@@ -395,9 +411,39 @@ export interface PanelState {
   };
 }
 
+/**
+ * The slow parts of a state, sent after it (the state opens the panel first): what each compaction
+ * on the path lost, by entry id, and what each trim suggestion saves, by kind (tokens).
+ */
+export interface PanelDetails {
+  /** The state they belong to (`session.file`, `session.leafId`). */
+  file: string;
+  leafId: string | null;
+  lost: Record<string, LostModel>;
+  savings: Partial<Record<TrimSuggestionKind, number>>;
+}
+
+/**
+ * Fill a state's pending details in (`summaries[].lost`, trim `tokensSaved`) and clear
+ * `detailsPending`. @returns false (nothing changed) when they belong to another session or leaf.
+ */
+export function applyPanelDetails(state: PanelState, details: PanelDetails): boolean {
+  if (!state.detailsPending || state.session?.file !== details.file || state.session.leafId !== details.leafId)
+    return false;
+  for (const sm of state.summaries) {
+    const lost = details.lost[sm.entryId];
+    if (lost) sm.lost = lost;
+  }
+  for (const sg of state.trim?.suggestions ?? []) sg.tokensSaved = details.savings[sg.kind] ?? sg.tokensSaved;
+  delete state.detailsPending;
+  return true;
+}
+
 /** Host → webview messages. */
 export type HostMessage =
   | { type: "state"; state: PanelState }
+  /** The pending details of the last state (see {@link PanelDetails}). */
+  | { type: "details"; details: PanelDetails }
   /** Updated host-filled flags of tracked files, keyed by absolute path. */
   | {
       type: "fileStatus";

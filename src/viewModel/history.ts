@@ -28,12 +28,13 @@ export function hasTrustedUsage(record: EntryRecord): boolean {
  * @param cache the cache report of the same leaf: each point gets its request's hit rate and cold mark.
  */
 export function buildHistory(path: readonly EntryRecord[], cache?: CacheReport): HistoryModel {
-  const history: HistoryModel = { points: [], compactions: [] };
+  const history: HistoryModel = { turns: 0, points: [], compactions: [] };
   const turns = new Map(cache?.turns.map((t) => [t.entryId, t]));
   for (const record of path) {
     if (hasTrustedUsage(record)) {
       const turn = turns.get(record.id);
       history.points.push({
+        turn: history.points.length,
         entryId: record.id,
         timestamp: record.timestamp,
         tokens: record.usageTokens,
@@ -48,5 +49,46 @@ export function buildHistory(path: readonly EntryRecord[], cache?: CacheReport):
       });
     }
   }
+  history.turns = history.points.length;
   return history;
+}
+
+/** Points a panel chart gets at most before {@link downsampleHistory} thins them (the chart is 600 units wide). */
+export const HISTORY_CHART_POINTS = 600;
+
+/**
+ * The points a chart of `history` needs when there are more than `max`: per bucket of turns its
+ * lowest and highest point (the line's shape), every cold turn (their marks, titles and costs stay
+ * exact), the points on both sides of each compaction, the first and the last. `turns` and the
+ * compactions are unchanged; the points keep their `turn`. A history with ≤ `max` points is returned as is.
+ */
+export function downsampleHistory(history: HistoryModel, max = HISTORY_CHART_POINTS): HistoryModel {
+  const points = history.points;
+  if (points.length <= max) return history;
+  const keep = new Set<number>([0, points.length - 1]);
+  for (const c of history.compactions) {
+    if (c.atPoint > 0) keep.add(c.atPoint - 1);
+    if (c.atPoint < points.length) keep.add(c.atPoint);
+  }
+  points.forEach((p, i) => {
+    if (p.cache?.cold) keep.add(i);
+  });
+  const buckets = Math.max(1, Math.floor(max / 2));
+  const size = points.length / buckets;
+  for (let b = 0; b < buckets; b++) {
+    const start = Math.floor(b * size);
+    const end = Math.min(points.length, Math.floor((b + 1) * size));
+    let low = start;
+    let high = start;
+    for (let i = start; i < end; i++) {
+      if (points[i]!.tokens < points[low]!.tokens) low = i;
+      if (points[i]!.tokens > points[high]!.tokens) high = i;
+    }
+    keep.add(low).add(high);
+  }
+  return {
+    turns: history.turns,
+    points: [...keep].sort((a, b) => a - b).map((i) => points[i]!),
+    compactions: history.compactions,
+  };
 }

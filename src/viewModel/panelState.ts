@@ -7,15 +7,17 @@
 import type { Analysis } from "../core/rules/analyze";
 import { buildProjection } from "../core/rules/context";
 import type { SessionFile } from "../core/read/session";
-import type { LiveModel, PanelState, SessionModel } from "../shared/protocol";
+import { compactionLostItemSteps } from "../core/rules/lostItems";
+import type { LiveModel, PanelDetails, PanelState, SessionModel } from "../shared/protocol";
 import { buildBreakdown } from "./breakdown";
 import { buildGauge, type GaugeColors } from "./gauge";
-import { buildHistory } from "./history";
+import { buildHistory, downsampleHistory } from "./history";
 import { collectProblems } from "./problems";
 import { buildSummaries } from "./summaries";
 import { buildTrackedFiles } from "./trackedFiles";
 import { buildUsageModel } from "./usage";
-import { buildTrimList } from "./trimList";
+import { buildTrimList, suggestionSavings } from "./trimList";
+import { lostModel } from "./lostItems";
 
 /** What {@link buildPanelState} needs to know about the shown session. */
 export interface PanelInput {
@@ -76,11 +78,15 @@ export const TRIM_PANEL_LIMIT = 40;
  * @param options.topLimit largest entries kept per breakdown category (default 8).
  * @param options.warningMargin tokens before the threshold where the gauge turns to warning (as the status bar).
  * @param options.colors the gauge's colour mode (`piContext.gauge.colors`, as the status bar).
+ * @param options.details false: leave out what each compaction lost and what each trim suggestion
+ *   saves (the slow parts: they read every summarised body, ≈ 1 s on a 128 MB session) and mark the
+ *   state `detailsPending`; {@link panelDetailSteps} computes them. Default true (everything).
  */
 export function buildPanelState(
   input: PanelInput,
-  options: { topLimit?: number; home?: string; warningMargin?: number; colors?: GaugeColors } = {},
+  options: { topLimit?: number; home?: string; warningMargin?: number; colors?: GaugeColors; details?: boolean } = {},
 ): PanelState {
+  const details = options.details !== false;
   const { session, analysis } = input;
   const inspect = analysis.inspect;
   const projection = buildProjection(session, inspect.leafId);
@@ -110,9 +116,9 @@ export function buildPanelState(
       session,
       options.topLimit !== undefined ? { topLimit: options.topLimit } : {},
     ),
-    history: buildHistory(projection.path, inspect.cache),
+    history: downsampleHistory(buildHistory(projection.path, inspect.cache)),
     usage: buildUsageModel(inspect, analysis.model?.reasoning),
-    summaries: buildSummaries(projection, session),
+    summaries: buildSummaries(projection, details ? session : undefined),
     files: buildTrackedFiles(
       projection,
       session,
@@ -122,10 +128,40 @@ export function buildPanelState(
     trim: {
       ...buildTrimList(session, {
         limit: TRIM_PANEL_LIMIT,
+        savings: details,
         ...(options.home !== undefined ? { home: options.home } : {}),
       }),
       pending: [...(input.pendingEdits ?? [])],
     },
     capabilities: NO_CAPABILITIES,
+    ...(details ? {} : { detailsPending: true }),
   };
+}
+
+/**
+ * The details a `detailsPending` state of {@link buildPanelState} left out, in steps: every
+ * hundred entries read for what a compaction lost, and each trim suggestion's plan (the caller
+ * yields to the event loop between steps; `next()` until done). The same numbers as a full build.
+ * @throws {StaleSessionError} when a needed body changed on disk.
+ */
+export function* panelDetailSteps(session: SessionFile, state: PanelState): Generator<void, PanelDetails> {
+  const details: PanelDetails = {
+    file: state.session?.file ?? "",
+    leafId: state.session?.leafId ?? null,
+    lost: {},
+    savings: {},
+  };
+  if (!state.session) return details;
+  // the records the summaries were built from (the path of the state's leaf, as buildSummaries)
+  for (const record of buildProjection(session, state.session.leafId).path) {
+    if (record.type !== "compaction") continue;
+    const report = yield* compactionLostItemSteps(session, record);
+    if (report) details.lost[record.id] = lostModel(report);
+    yield;
+  }
+  for (const sg of state.trim?.suggestions ?? []) {
+    details.savings[sg.kind] = suggestionSavings(session, sg.actions);
+    yield;
+  }
+  return details;
 }

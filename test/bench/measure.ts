@@ -5,6 +5,8 @@
  *   node --expose-gc out/test/bench/measure.js raw <file>     read every byte + find every newline
  *   node --expose-gc out/test/bench/measure.js ours <file>    cold open → computed gauge; then one
  *                                                             appended entry → updated gauge (on a copy)
+ *   node out/test/bench/measure.js views <file>               after the open: the trim list, the
+ *                                                             session doctor, the panel's state and its details
  * Prints one JSON object.
  */
 
@@ -13,6 +15,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { analyzeLoaded } from "../../src/core/rules/analyze";
 import { SessionFile } from "../../src/core/read/session";
+import { checkHealth } from "../../src/core/health/doctor";
+import { buildTrimList } from "../../src/viewModel/trimList";
+import { buildPanelState, panelDetailSteps, TRIM_PANEL_LIMIT } from "../../src/viewModel/panelState";
 
 declare const gc: (() => void) | undefined;
 
@@ -112,10 +117,49 @@ async function ours(file: string): Promise<object> {
   };
 }
 
+/**
+ * What the views cost beyond the open (cold, in this process, after `SessionFile.open` + the gauge):
+ * "Pi: Trim Context…"'s list (with the planner's savings), the session doctor, the panel's state
+ * (what it opens with) and its details (lost items, savings) — all in ms.
+ */
+async function views(file: string): Promise<object> {
+  const agentDir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-bench-agent-"));
+  const session = await SessionFile.open(file);
+  const analysis = analyzeLoaded(session, { agentDir, projectSettings: "never" });
+  const time = <T>(f: () => T): [T, number] => {
+    const t0 = performance.now();
+    const r = f();
+    return [r, performance.now() - t0];
+  };
+  const [, trimMs] = time(() => buildTrimList(session, { limit: TRIM_PANEL_LIMIT }));
+  const [, doctorMs] = time(() => checkHealth(analysis));
+  const input = { file, session, analysis, pinned: false, updatedAt: Date.now() };
+  const [state, panelStateMs] = time(() => buildPanelState(input, { details: false }));
+  let longestStepMs = 0;
+  const [, panelDetailsMs] = time(() => {
+    const steps = panelDetailSteps(session, state);
+    for (;;) {
+      const t0 = performance.now();
+      const step = steps.next();
+      longestStepMs = Math.max(longestStepMs, performance.now() - t0);
+      if (step.done) return step.value;
+    }
+  });
+  fs.rmSync(agentDir, { recursive: true, force: true });
+  return {
+    trimMs,
+    doctorMs,
+    panelStateMs,
+    panelStateKB: JSON.stringify(state).length / 1024,
+    panelDetailsMs,
+    longestStepMs,
+  };
+}
+
 const [mode, file] = process.argv.slice(2);
-const modes: Record<string, (file: string) => Promise<object>> = { floor, raw, ours };
+const modes: Record<string, (file: string) => Promise<object>> = { floor, raw, ours, views };
 if (!file || !mode || !modes[mode]) {
-  console.error("usage: measure.js floor|raw|ours <file>");
+  console.error("usage: measure.js floor|raw|ours|views <file>");
   process.exit(2);
 }
 modes[mode]!(file).then(

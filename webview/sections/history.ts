@@ -18,18 +18,18 @@ const PAD = 4;
 const CACHE_H = 18;
 
 /** A cold turn's title: what was re-sent, what it cost, why. */
-function coldTitle(p: HistoryPoint, index: number): string {
+function coldTitle(p: HistoryPoint): string {
   const c = p.cache!;
   const cold = c.cold!;
   return [
-    `Turn ${index + 1} (${p.entryId}): cache cold — ${formatCount(cold.missedTokens)} tokens re-sent, ${formatDollars(cold.missedCost)} above the cache-read price${cold.counted ? "" : " (after a compaction: not in pi's Cache Re-billed)"}`,
+    `Turn ${p.turn + 1} (${p.entryId}): cache cold — ${formatCount(cold.missedTokens)} tokens re-sent, ${formatDollars(cold.missedCost)} above the cache-read price${cold.counted ? "" : " (after a compaction: not in pi's Cache Re-billed)"}`,
     `hit rate ${((c.hitRate ?? 0) * 100).toFixed(1)}% (${formatCount(c.cacheRead)} of ${formatCount(c.promptTokens)} prompt tokens from the cache)`,
     ...cold.causes.map((cause) => `likely: ${cause}`),
   ].join("\n");
 }
 
-/** The cache strip: one bar per point, height = hit rate. */
-function renderCacheStrip(points: HistoryPoint[], x: (i: number) => number): SVGElement {
+/** The cache strip: one bar per point, height = hit rate (`turns`: all points, shown or not). */
+function renderCacheStrip(points: HistoryPoint[], turns: number, x: (turn: number) => number): SVGElement {
   const strip = s("svg", {
     viewBox: `0 0 ${W} ${CACHE_H}`,
     preserveAspectRatio: "none",
@@ -38,15 +38,15 @@ function renderCacheStrip(points: HistoryPoint[], x: (i: number) => number): SVG
     "aria-label": `Prompt cache hit rate per turn, ${points.filter((p) => p.cache?.cold).length} cold turns`,
     "data-testid": "history-cache",
   });
-  const width = Math.max(1, Math.min(8, (W - 2 * PAD) / Math.max(1, points.length) - 1));
-  points.forEach((p, i) => {
+  const width = Math.max(1, Math.min(8, (W - 2 * PAD) / Math.max(1, turns) - 1));
+  points.forEach((p) => {
     const rate = p.cache?.hitRate;
     if (rate === null || rate === undefined) return;
     const cold = Boolean(p.cache!.cold);
     // the bar is the hit rate; a cold turn keeps at least a third of the height so it stays visible
     const height = Math.max(cold ? (CACHE_H - 2) / 3 : 1, rate * (CACHE_H - 2));
     const bar = s("rect", {
-      x: (x(i) - width / 2).toFixed(1),
+      x: (x(p.turn) - width / 2).toFixed(1),
       y: (CACHE_H - height).toFixed(1),
       width: width.toFixed(1),
       height: height.toFixed(1),
@@ -54,56 +54,63 @@ function renderCacheStrip(points: HistoryPoint[], x: (i: number) => number): SVG
     });
     const title = s("title");
     title.textContent = cold
-      ? coldTitle(p, i)
-      : `Turn ${i + 1}: cache hit rate ${(rate * 100).toFixed(1)}% (${formatCount(p.cache!.cacheRead)} of ${formatCount(p.cache!.promptTokens)} prompt tokens)`;
+      ? coldTitle(p)
+      : `Turn ${p.turn + 1}: cache hit rate ${(rate * 100).toFixed(1)}% (${formatCount(p.cache!.cacheRead)} of ${formatCount(p.cache!.promptTokens)} prompt tokens)`;
     bar.appendChild(title);
     strip.appendChild(bar);
   });
   return strip;
 }
 
-/** The sparkline and its caption; y scale = max(window, the points, the compactions' tokensBefore). */
+/**
+ * The sparkline and its caption; y scale = max(window, the points, the compactions' tokensBefore);
+ * x = each point's `turn` among all `turns` (a long history comes thinned, every cold turn kept).
+ */
 export function renderHistory(history: HistoryModel, g: GaugeModel, usage: UsageModel | null = null): HTMLElement {
   const points = history.points;
+  const turns = Math.max(history.turns, points.length);
   const max = Math.max(
     g.window ?? 0,
     ...points.map((p) => p.tokens),
     ...history.compactions.map((c) => c.tokensBefore ?? 0),
     1,
   );
-  const x = (i: number) => (points.length <= 1 ? W / 2 : PAD + (i * (W - 2 * PAD)) / (points.length - 1));
+  const x = (turn: number) => (turns <= 1 ? W / 2 : PAD + (turn * (W - 2 * PAD)) / (turns - 1));
   const y = (t: number) => H - PAD - (t / max) * (H - 2 * PAD);
   const svg = s("svg", {
     viewBox: `0 0 ${W} ${H}`,
     preserveAspectRatio: "none",
     class: "spark",
     role: "img",
-    "aria-label": `Context tokens per turn, ${points.length} turns, ${history.compactions.length} compactions`,
+    "aria-label": `Context tokens per turn, ${turns} turns, ${history.compactions.length} compactions`,
   });
   if (g.threshold !== null)
     svg.appendChild(s("line", { x1: 0, x2: W, y1: y(g.threshold), y2: y(g.threshold), class: "spark-threshold" }));
   for (const c of history.compactions) {
-    const cx = c.atPoint <= 0 ? PAD : c.atPoint >= points.length ? W - PAD : (x(c.atPoint - 1) + x(c.atPoint)) / 2;
+    const cx = c.atPoint <= 0 ? PAD : c.atPoint >= turns ? W - PAD : (x(c.atPoint - 1) + x(c.atPoint)) / 2;
     const line = s("line", { x1: cx, x2: cx, y1: 0, y2: H, class: "spark-compaction" });
     const title = s("title");
     title.textContent = `compaction ${c.entryId}${c.tokensBefore !== null ? ` — tokensBefore ${formatCount(c.tokensBefore)}` : ""}`;
     line.appendChild(title);
     svg.appendChild(line);
   }
-  const d = points.map((p, i) => `${i === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(p.tokens).toFixed(1)}`).join(" ");
+  const d = points.map((p, i) => `${i === 0 ? "M" : "L"}${x(p.turn).toFixed(1)},${y(p.tokens).toFixed(1)}`).join(" ");
+  const last = points[points.length - 1]!;
   svg.appendChild(
-    s("path", { d: `${d} L${x(points.length - 1).toFixed(1)},${H} L${x(0).toFixed(1)},${H} Z`, class: "spark-area" }),
+    s("path", {
+      d: `${d} L${x(last.turn).toFixed(1)},${H} L${x(points[0]!.turn).toFixed(1)},${H} Z`,
+      class: "spark-area",
+    }),
   );
   svg.appendChild(s("path", { d, class: "spark-line" }));
-  const last = points[points.length - 1]!;
-  svg.appendChild(s("circle", { cx: x(points.length - 1), cy: y(last.tokens), r: 2.5, class: "spark-dot" }));
+  svg.appendChild(s("circle", { cx: x(last.turn), cy: y(last.tokens), r: 2.5, class: "spark-dot" }));
   const caching = Boolean(usage?.reportedCache) && points.some((p) => p.cache);
   if (caching)
-    points.forEach((p, i) => {
+    points.forEach((p) => {
       if (!p.cache?.cold) return;
-      const ring = s("circle", { cx: x(i), cy: y(p.tokens), r: 2.5, class: "spark-cold" });
+      const ring = s("circle", { cx: x(p.turn), cy: y(p.tokens), r: 2.5, class: "spark-cold" });
       const title = s("title");
-      title.textContent = coldTitle(p, i);
+      title.textContent = coldTitle(p);
       ring.appendChild(title);
       svg.appendChild(ring);
     });
@@ -112,7 +119,7 @@ export function renderHistory(history: HistoryModel, g: GaugeModel, usage: Usage
   const caption = h(
     "div",
     { class: "spark-caption muted" },
-    h("span", null, `Context per turn · ${plural(points.length, "turn")}`),
+    h("span", null, `Context per turn · ${plural(turns, "turn")}`),
     h(
       "span",
       { class: "legend" },
@@ -138,7 +145,7 @@ export function renderHistory(history: HistoryModel, g: GaugeModel, usage: Usage
     "div",
     { class: "history", "data-testid": "history" },
     svg,
-    caching ? renderCacheStrip(points, x) : null,
+    caching ? renderCacheStrip(points, turns, x) : null,
     caption,
   );
 }

@@ -90,7 +90,9 @@ function renderSuggestion(view: View, s: TrimSuggestion): HTMLElement {
     { class: "trim-suggestion", role: "listitem", "data-suggestion": s.kind },
     icon("lightbulb", { size: "14" }),
     h("div", { class: "trim-suggestion-text" }, h("strong", null, s.title), h("span", { class: "muted" }, s.detail)),
-    h("span", { class: "trim-saves", "data-value": String(s.tokensSaved) }, `saves ${formatCount(s.tokensSaved)}`),
+    view.state.detailsPending
+      ? h("span", { class: "trim-saves muted", title: "Estimating what it saves…" }, "saves …")
+      : h("span", { class: "trim-saves", "data-value": String(s.tokensSaved) }, `saves ${formatCount(s.tokensSaved)}`),
     select,
   );
 }

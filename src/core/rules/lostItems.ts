@@ -178,11 +178,30 @@ function messagesOf(reader: EntryReader, e: ProjectedEntry): AgentMessage[] {
   return projectEntryMessages(entry, edit).filter((m) => m.role !== "system");
 }
 
+/** Entries read between two yields of {@link lostItemSteps} (≈ 10–40 ms of work on this machine). */
+const ENTRIES_PER_STEP = 100;
+
+/** Run a step generator to its end at once. */
+function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
 /**
  * The lost items of a summary over its range (see the module comment). Reads the range's and the
  * kept part's bodies through `reader`; never throws for odd content (an unreadable entry is skipped).
  */
 export function findLostItems(input: LostInput): LostReport {
+  return drain(lostItemSteps(input));
+}
+
+/**
+ * {@link findLostItems} in steps: yields after every {@link ENTRIES_PER_STEP} entries read, so a
+ * caller can give the event loop a turn in between (the panel's details); returns the report.
+ */
+export function* lostItemSteps(input: LostInput): Generator<void, LostReport> {
   const found = new Map<string, LostItem>();
   const add = (kind: LostKind, text: string, entryId: string) => {
     const t = text.trim();
@@ -202,8 +221,10 @@ export function findLostItems(input: LostInput): LostReport {
   let truncated = false;
   let entries = 0;
   if (input.previous) addText(input.previous.summary, input.previous.entryId);
+  let read = 0;
   for (const e of input.summarized) {
     if (e.record.type === "message" && e.record.role === "toolResult") continue; // contents, not items
+    if (++read % ENTRIES_PER_STEP === 0) yield;
     if (scanned > LOST_SCAN_LIMIT) {
       truncated = true;
       break;
@@ -229,6 +250,7 @@ export function findLostItems(input: LostInput): LostReport {
   // what survives: the summary and everything the kept part shows the model
   const keptTexts: string[] = [input.summary];
   for (const e of input.kept) {
+    if (++read % ENTRIES_PER_STEP === 0) yield;
     try {
       for (const m of messagesOf(input.reader, e)) keptTexts.push(...partsOf(m).all);
     } catch {
@@ -303,13 +325,21 @@ export function compactionLostItems(
   session: Parameters<typeof buildProjection>[0] & EntryReader & { cwd?: string | undefined },
   compaction: EntryRecord,
 ): LostReport | null {
+  return drain(compactionLostItemSteps(session, compaction));
+}
+
+/** {@link compactionLostItems} in steps (see {@link lostItemSteps}); memoised the same way. */
+export function* compactionLostItemSteps(
+  session: Parameters<typeof buildProjection>[0] & EntryReader & { cwd?: string | undefined },
+  compaction: EntryRecord,
+): Generator<void, LostReport | null> {
   const hit = lostMemo.get(compaction);
   if (hit !== undefined) return hit;
   let report: LostReport | null = null;
   try {
     const range = compactionRange(session, compaction);
     if (range)
-      report = findLostItems({
+      report = yield* lostItemSteps({
         ...range,
         summary: compaction.summary ?? "",
         reader: session,
