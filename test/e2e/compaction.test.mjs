@@ -164,7 +164,7 @@ describe("e2e compaction", () => {
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).click();
     await waitUntil(() => server.requests.length >= 1, 20_000, "the summary request");
-    await page.waitForTimeout(500);
+    // (runCommand retries until the palette lists it: it is there only while piContext.compacting)
     await runCommand(page, "Pi: Cancel Compaction");
     await waitUntil(() => server.disconnects >= 1, 5_000, "the HTTP request to be aborted");
     await page.waitForTimeout(1000);

@@ -153,7 +153,6 @@ describe("e2e context panel", () => {
       10_000,
       "a second file tab (pinned) next to the preview",
     );
-    await page.waitForTimeout(300);
     await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().click();
     await alpha.waitFor({ state: "visible", timeout: 10_000 });
   });

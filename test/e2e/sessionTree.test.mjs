@@ -155,8 +155,15 @@ describe("e2e session tree view", () => {
     const branchA = (await treeRows(page, "Pi Session")).filter({ hasText: "[branch-A]" }).first();
     await branchA.click();
     await page.keyboard.press("ArrowRight");
-    await page.waitForTimeout(500);
-    const texts = await rowTexts(page);
+    // branch A's rows are rendered (its first task) — then every expected row is checked
+    const texts = await waitUntil(
+      async () => {
+        const t = await rowTexts(page);
+        return t.some((r) => r.includes("[task:t1] do t1")) ? t : undefined;
+      },
+      20_000,
+      "branch A expanded",
+    );
     assert.ok(
       texts.some((t) => t.includes("[task:t1] do t1")),
       texts.join("\n"),
