@@ -8,11 +8,11 @@
 // agent dir (long.agent's settings/models + long.jsonl up to line 147: two compactions, ≈8 turns
 // until auto-compaction, compactable).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
+  inspectJson,
   privateProject,
   quickInput,
   repoRoot,
@@ -44,15 +44,6 @@ function setup() {
   // an hour old: not live, the compaction preview is allowed
   fx.sessionFile = fx.addSession(lines.join("\n") + "\n", "2026-11-30T06-33-33-295Z_e2e-econ.jsonl");
   return fx;
-}
-
-function inspectJson(file, agentDir) {
-  const out = execFileSync(
-    process.execPath,
-    [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir],
-    { encoding: "utf8" },
-  );
-  return JSON.parse(out);
 }
 
 describe("e2e context economics", () => {

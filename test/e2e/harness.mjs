@@ -10,6 +10,7 @@
 //   await runCommand(wb.page, "Pi: Show Log");
 //   await screenshot(wb.page, "after-show-log");
 //   await wb.close();
+import { execFileSync } from "node:child_process";
 import {
   copyFileSync,
   existsSync,
@@ -496,6 +497,31 @@ export function clipAround(page, box, pad = 8) {
     y,
     width: Math.min(vp.width - x, box.width + 2 * pad),
     height: Math.min(vp.height - y, box.height + 2 * pad),
+  };
+}
+
+/**
+ * `pi-context inspect <file> --json --agent-dir <agentDir>` (the built CLI, dist/cli.js): the numbers
+ * the UI must show for the same file.
+ */
+export function inspectJson(file, agentDir) {
+  const out = execFileSync(
+    process.execPath,
+    [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir],
+    { encoding: "utf8" },
+  );
+  return JSON.parse(out);
+}
+
+/** A message's `usage` as pi writes it: `total` tokens (10 of them output), no cache, no cost. */
+export function usageOf(total) {
+  return {
+    input: total - 10,
+    output: 10,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: total,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
   };
 }
 

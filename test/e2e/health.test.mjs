@@ -19,6 +19,7 @@ import {
   screenshot,
   statusBarItem,
   treeRows,
+  usageOf,
   useWorkbench,
   viewPane,
   waitUntil,
@@ -30,21 +31,13 @@ const ts = (s) => new Date(Date.UTC(2026, 11, 1, 9, 0, s)).toISOString();
 
 /** user → assistant with call c1 → custom message → result of c1 → answer → result of a lost call → answer. */
 function brokenSession(cwd) {
-  const usage = (total) => ({
-    input: total - 10,
-    output: 10,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: total,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  });
   const assistant = (content, total, stopReason = "stop") => ({
     role: "assistant",
     content,
     api: "openai-completions",
     provider: "scripted",
     model: "health-100k",
-    usage: usage(total),
+    usage: usageOf(total),
     stopReason,
     timestamp: 1,
   });

@@ -8,11 +8,11 @@
 // a private agent dir (long.agent's settings/models + the session), so the shared agent dir of
 // the other e2e files is not touched.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
+  inspectJson,
   notificationInCenter,
   privateProject,
   repoRoot,
@@ -45,15 +45,6 @@ function setup() {
     "2026-11-30T06-33-33-295Z_01a22b28-a36d-71bd-af8b-8fab3842755e.jsonl",
   );
   return fx;
-}
-
-function inspectJson(file, agentDir) {
-  const out = execFileSync(
-    process.execPath,
-    [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir],
-    { encoding: "utf8" },
-  );
-  return JSON.parse(out);
 }
 
 async function dataValue(locator) {

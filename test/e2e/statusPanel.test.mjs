@@ -25,6 +25,7 @@ import {
   runCommand,
   screenshot,
   sharedHost,
+  usageOf,
   waitUntil,
   webviewFrameByTitle,
 } from "./harness.mjs";
@@ -37,14 +38,7 @@ const shot = (page, name, clip) => screenshot(page, `status-panel-${name}`, clip
 const around = (box, pad = 8, page) => clipAround(page, box, pad);
 
 const ts = (s) => new Date(Date.UTC(2026, 10, 30, 9, 0, s)).toISOString();
-const usage = (total) => ({
-  input: total - 10,
-  output: 10,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: total,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-});
+const usage = usageOf;
 
 /** A small session on `model` whose last answer reports `tokens`; `extra` raw lines appended. */
 function sessionText(cwd, model, tokens, name, extra = "") {
