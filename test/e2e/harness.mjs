@@ -500,6 +500,15 @@ export function clipAround(page, box, pad = 8) {
   };
 }
 
+/** The smallest box holding all `boxes` (e.g. a hover and the status bar item it belongs to). */
+export function unionBox(...boxes) {
+  const x = Math.min(...boxes.map((b) => b.x));
+  const y = Math.min(...boxes.map((b) => b.y));
+  const right = Math.max(...boxes.map((b) => b.x + b.width));
+  const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+  return { x, y, width: right - x, height: bottom - y };
+}
+
 /**
  * `pi-context inspect <file> --json --agent-dir <agentDir>` (the built CLI, dist/cli.js): the numbers
  * the UI must show for the same file.

@@ -19,6 +19,7 @@ import {
   screenshot,
   statusBarItem,
   treeRows,
+  unionBox,
   usageOf,
   useWorkbench,
   viewPane,
@@ -136,16 +137,7 @@ describe("e2e session health", () => {
       assert.ok(text.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${text}`);
     const hb = await hover.boundingBox();
     const gb = await item.boundingBox();
-    await clipShot(
-      page,
-      "health-tooltip",
-      around(page, {
-        x: Math.min(hb.x, gb.x),
-        y: hb.y,
-        width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x),
-        height: gb.y + gb.height - hb.y,
-      }),
-    );
+    await clipShot(page, "health-tooltip", around(page, unionBox(hb, gb)));
     await page.mouse.move(700, 300);
   });
 

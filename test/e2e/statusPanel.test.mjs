@@ -25,6 +25,7 @@ import {
   runCommand,
   screenshot,
   sharedHost,
+  unionBox,
   usageOf,
   waitUntil,
   webviewFrameByTitle,
@@ -246,20 +247,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     }
     const hb = await hover.boundingBox();
     const gb = await gauge(page).first().boundingBox();
-    await shot(
-      page,
-      "tooltip-problems-dark",
-      around(
-        {
-          x: Math.min(hb.x, gb.x),
-          y: hb.y,
-          width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x),
-          height: gb.y + gb.height - hb.y,
-        },
-        6,
-        page,
-      ),
-    );
+    await shot(page, "tooltip-problems-dark", around(unionBox(hb, gb), 6, page));
     await page.mouse.move(700, 300);
   });
 
@@ -455,20 +443,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     await hover.waitFor({ state: "visible", timeout: 10_000 });
     const hb = await hover.boundingBox();
     const gb = await gauge(page).first().boundingBox();
-    await shot(
-      page,
-      "tooltip-problems-light",
-      around(
-        {
-          x: Math.min(hb.x, gb.x),
-          y: hb.y,
-          width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x),
-          height: gb.y + gb.height - hb.y,
-        },
-        6,
-        page,
-      ),
-    );
+    await shot(page, "tooltip-problems-light", around(unionBox(hb, gb), 6, page));
     await page.mouse.move(700, 300);
     await runCommand(page, "View: Close All Editors");
   });
