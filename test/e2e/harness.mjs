@@ -611,8 +611,8 @@ export function privateProject(name, opts = {}) {
  */
 export function useWorkbench(make, openOpts = {}) {
   const suite = /** @type {any} */ ({ fx: undefined, wb: undefined });
-  before(() =>
-    withEvidence("before", async () => {
+  before((t) =>
+    withEvidence(`before ${t?.name ?? ""}`, async () => {
       suite.fx = await make();
       suite.wb = await openWorkbench({ folder: suite.fx.workspace, ...openOpts });
     }),
