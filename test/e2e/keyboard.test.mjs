@@ -111,7 +111,7 @@ async function focusSheets(context, crops, tag) {
         )
         .join("");
       await page.setContent(
-        `<!doctype html><style>body{margin:12px;font:13px sans-serif;background:${dark ? "#1f1f1f" : "#f8f8f8"};color:${dark ? "#ccc" : "#333"};display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}figure{margin:0;padding:6px;border:1px dashed ${dark ? "#555" : "#bbb"};max-width:440px}figcaption{margin-bottom:4px;overflow-wrap:anywhere}img{display:block;max-width:430px}</style><h3 style="width:100%;margin:0">Panel focus, ${tag} theme: Tab stops ${from + 1}–${from + part.length} of ${crops.length}, in order</h3>${cells}`,
+        `<!doctype html><style>body{margin:12px;font:13px sans-serif;background:${dark ? "#1f1f1f" : "#f8f8f8"};color:${dark ? "#ccc" : "#333"};display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}figure{margin:0;padding:6px;border:1px dashed ${dark ? "#555" : "#bbb"};max-width:1360px}figcaption{margin-bottom:4px;max-width:420px;overflow-wrap:anywhere}img{display:block;max-width:1340px}</style><h3 style="width:100%;margin:0">Panel focus, ${tag} theme: Tab stops ${from + 1}–${from + part.length} of ${crops.length}, in order</h3>${cells}`,
       );
       await page.waitForFunction(() => [...document.images].every((i) => i.complete));
       mkdirSync(resultsDir, { recursive: true });
@@ -171,9 +171,17 @@ describe("e2e panel keyboard", () => {
         }
         seen.push(f);
         // what the user sees at this Tab stop: the element with its focus ring (and its surroundings)
+        // (of a whole section that has the focus, e.g. a collapsible: its header, where the ring is;
+        // of a small one, e.g. a checkbox: its label too)
         const box = await frame.locator("[data-e2e-focus]").first().boundingBox();
-        if (box)
-          crops.push({ n: i + 1, what: f.what, png: await page.screenshot({ clip: clipAround(page, box, 10) }) });
+        if (box) {
+          const clip = clipAround(
+            page,
+            { ...box, width: Math.max(box.width, 240), height: Math.min(box.height, 40) },
+            10,
+          );
+          crops.push({ n: i + 1, what: f.what, png: await page.screenshot({ clip }) });
+        }
         if (!fileShot && /file/.test(f.what)) {
           fileShot = true;
           await screenshot(page, `keyboard-${tag}-file-focused`);
