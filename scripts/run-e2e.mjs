@@ -4,19 +4,23 @@
 // Runs test/e2e/*.test.mjs with `node --test` (explicit file list: a directory argument finds no
 // files on Node 20 and exits 0). One code-server and one Chromium (a Playwright browser server)
 // are started here and shared by every test file through env vars (see test/e2e/harness.mjs).
-// Output: test-results/e2e/{*.png,server.log}
+// Every run starts from nothing: a new code-server user-data dir and extensions dir (temp), a new
+// browser context per window, a fresh workspace + agent dir. The build is esbuild + tsc (tests load
+// out/test/support/*). Output: test-results/e2e/ (emptied first): *.png, server.log, vscode-logs/,
+// FAILED-<test>-<n>.{png,console.log,exthostN.log,exthostN.pi.log} for every failed test or hook.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./browser.mjs";
+import { buildForTests } from "./build-tests.mjs";
+import { ensureConformanceInstall } from "../test/conformance/oracle/setup.mjs";
 import { createTestFixture } from "./test-fixtures.mjs";
 import { ensureVscodeHost } from "./vscode-host-setup.mjs";
 import { repoRoot, startVscodeServer } from "./vscode-host.mjs";
-import { spawnSync } from "node:child_process";
 
 function parseArgs(argv) {
-  const o = { grep: "", timeoutS: 600, build: true, keep: false, verbose: false, files: [] };
+  const o = { grep: "", timeoutS: 1800, build: true, keep: false, verbose: false, files: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--grep" || a === "-g") o.grep = argv[++i] ?? "";
@@ -36,7 +40,7 @@ function parseArgs(argv) {
       process.exit(2);
     }
   }
-  if (!(o.timeoutS > 0)) o.timeoutS = 600;
+  if (!(o.timeoutS > 0)) o.timeoutS = 1800;
   return o;
 }
 
@@ -62,12 +66,12 @@ async function main() {
   mkdirSync(resultsDir, { recursive: true });
 
   ensureVscodeHost();
-  if (opts.build) {
-    const r = spawnSync(process.execPath, [path.join(repoRoot, "esbuild.mjs")], { cwd: repoRoot, stdio: "inherit" });
-    if (r.status !== 0) throw new Error("esbuild failed");
-  }
-  if (!existsSync(path.join(repoRoot, "dist", "extension.js")))
-    throw new Error("dist/extension.js missing: npm run build");
+  // the live-bridge file runs the real pi 1.6.0 (the conformance package; idempotent, ≈0.1 s when installed)
+  ensureConformanceInstall();
+  // esbuild + tsc: tests load out/test/support/* (a fresh clone has no out/)
+  if (opts.build) buildForTests({ label: "e2e" });
+  for (const f of [path.join("dist", "extension.js"), path.join("out", "test", "support", "scripted-openai.js")])
+    if (!existsSync(path.join(repoRoot, f))) throw new Error(`${f} missing: run without --no-build`);
   const files = opts.files.length ? opts.files : e2eFiles();
   if (files.length === 0) throw new Error("no test/e2e/**/*.test.mjs files");
 
@@ -116,6 +120,8 @@ async function main() {
         PI_CONTEXT_E2E_VERBOSE: opts.verbose ? "1" : "",
         PI_CONTEXT_TEST_WORKSPACE: fixture.workspace,
         PI_CONTEXT_TEST_AGENT_DIR: fixture.agentDir,
+        // the guard's process table the server reads (a test that wants a refusal lists its pi here)
+        PI_CONTEXT_GUARD_PROCESSES: fixture.guardProcesses,
       },
     });
     code = await new Promise((resolve) => {

@@ -8,10 +8,10 @@
 //   `payload` (extensionDevelopmentPath, extensionTestsPath) → VS Code calls
 //   window.codeAutomationExit(code) when the suites finish → we print the report and exit with it.
 // Logs: test-results/integration/{report.txt,server.log,browser-console.log,failure.png}
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { launchChromium, newWorkbenchPage } from "./browser.mjs";
+import { buildForTests } from "./build-tests.mjs";
 import { createTestFixture } from "./test-fixtures.mjs";
 import { ensureVscodeHost } from "./vscode-host-setup.mjs";
 import { repoRoot, startVscodeServer } from "./vscode-host.mjs";
@@ -42,29 +42,7 @@ function parseArgs(argv) {
 }
 
 export function build({ allowTypeErrors = false } = {}) {
-  const t0 = Date.now();
-  // compiled suites of deleted/renamed sources would otherwise still be discovered and run
-  rmSync(path.join(repoRoot, "out", "test", "integration"), { recursive: true, force: true });
-  const steps = [
-    [process.execPath, [path.join(repoRoot, "esbuild.mjs")]],
-    [
-      process.execPath,
-      [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(repoRoot, "tsconfig.json")],
-    ],
-  ];
-  for (const [cmd, args] of steps) {
-    const r = spawnSync(cmd, args, { cwd: repoRoot, stdio: "inherit" });
-    const isTsc = args[0].endsWith(`${path.sep}tsc`);
-    if (r.status !== 0 && isTsc && allowTypeErrors && r.status === 2) {
-      console.warn("[integration] WARNING: type errors (above); running anyway because of --allow-type-errors");
-      continue;
-    }
-    if (r.status !== 0)
-      throw new Error(
-        `build step failed: ${path.basename(args[0])} ${args.slice(1).join(" ")} (exit ${r.status ?? r.signal})`,
-      );
-  }
-  console.log(`[integration] built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  buildForTests({ allowTypeErrors, wipe: [path.join("out", "test", "integration")], label: "integration" });
 }
 
 async function main() {

@@ -4,6 +4,7 @@
 //   2. npm run test:unit
 //   3. npm run test:conformance  (only if the script exists)
 //   4. npm run test:integration
+//   5. npm run test:e2e -- --no-build  (Playwright UI tests; the integration stage built dist/ and out/)
 // Each stage's pass/fail counts are parsed from its output: node:test summaries (`ℹ pass N` /
 // `ℹ fail N`, or TAP `# pass N` / `# fail N`) and our mocha runner's `N passed, N failed`.
 // A stage that exits non-zero without reporting a failure counts as one failure (lint, build
@@ -28,7 +29,7 @@ const ESLINT_CONFIGS = [
   "eslint.config.cts",
 ];
 
-/** @type {{script: string, why?: string}[]} */
+/** @type {{script: string, args?: string[]}[]} */
 const plan = [];
 const notes = [];
 if (scripts.lint && ESLINT_CONFIGS.some((f) => existsSync(path.join(repoRoot, f)))) plan.push({ script: "lint" });
@@ -37,6 +38,9 @@ plan.push({ script: "test:unit" });
 if (scripts["test:conformance"]) plan.push({ script: "test:conformance" });
 else notes.push("test:conformance: skipped (no such npm script)");
 plan.push({ script: "test:integration" });
+// the integration stage's build (esbuild + tsc) is what the e2e files load: no second build
+if (scripts["test:e2e"]) plan.push({ script: "test:e2e", args: ["--no-build"] });
+else notes.push("test:e2e: skipped (no such npm script)");
 
 const stripAnsi = (s) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
 
@@ -62,11 +66,11 @@ export function parseCounts(text) {
   return { passed, failed, found };
 }
 
-function runStage(script) {
+function runStage(script, args = []) {
   return new Promise((resolve) => {
     const started = Date.now();
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const child = spawn(npm, ["run", "--silent", script], {
+    const child = spawn(npm, ["run", "--silent", script, ...(args.length ? ["--", ...args] : [])], {
       cwd: repoRoot,
       stdio: ["ignore", "pipe", "pipe"],
       env: process.env,
@@ -90,9 +94,9 @@ function runStage(script) {
 async function main() {
   for (const n of notes) console.log(`[test-all] ${n}`);
   const results = [];
-  for (const { script } of plan) {
-    console.log(`\n[test-all] ── npm run ${script} ──`);
-    const r = await runStage(script);
+  for (const { script, args } of plan) {
+    console.log(`\n[test-all] ── npm run ${script}${args?.length ? ` -- ${args.join(" ")}` : ""} ──`);
+    const r = await runStage(script, args);
     const c = parseCounts(r.out);
     let { passed, failed } = c;
     if (r.code !== 0 && failed === 0) failed = 1; // failed without a countable test failure

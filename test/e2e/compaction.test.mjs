@@ -4,19 +4,18 @@
 // password box when the server answers 401 (the compaction continues). Screenshots in
 // test-results/e2e/compact-*.png.
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import {
-  closeSharedHost,
-  installSession,
-  openWorkbench,
+  privateProject,
+  quickInput,
   repoRoot,
   runCommand,
   screenshot,
-  sharedHost,
   showView,
+  useWorkbench,
   waitUntil,
   webviewFrameByTitle,
 } from "./harness.mjs";
@@ -26,57 +25,39 @@ const { startScriptedServer } = require(path.join(repoRoot, "out", "test", "supp
 const fixtureDir = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
 
 /** The long fixture up to the leaf where pi compacted the 2nd time (our compaction updates summary #1). */
-function longPrefix(tmpFile) {
+function longPrefix() {
   const lines = readFileSync(path.join(fixtureDir, "long.jsonl"), "utf8").split("\n");
   const second = lines.map((l, i) => (l.includes('"type":"compaction"') ? i : -1)).filter((i) => i >= 0)[1];
-  writeFileSync(tmpFile, lines.slice(0, second).join("\n") + "\n");
-  return tmpFile;
+  return lines.slice(0, second).join("\n") + "\n";
 }
 
 describe("e2e compaction", () => {
-  let wb;
   let server;
   let sessionFile;
   let initial;
-  let settingsDir;
-
-  before(async () => {
-    const host = await sharedHost();
+  const suite = useWorkbench(async () => {
     server = await startScriptedServer();
-    settingsDir = path.join(host.workspace, ".vscode");
-    mkdirSync(settingsDir, { recursive: true });
-    writeFileSync(
-      path.join(settingsDir, "settings.json"),
-      JSON.stringify({
+    const fx = privateProject("compact", {
+      agentFrom: path.join(fixtureDir, "long.agent"),
+      settings: {
         "piContext.summarizer.provider": "openai",
         "piContext.summarizer.openai.baseURL": server.baseURL,
         "piContext.summarizer.openai.model": "scripted-summarizer",
         "piContext.summarizer.openai.contextWindow": 128000,
         "piContext.liveSession.guardSeconds": 0,
-      }),
-    );
-    for (const f of ["settings.json", "models.json"])
-      writeFileSync(path.join(host.agentDir, f), readFileSync(path.join(fixtureDir, "long.agent", f)));
-    const tmp = path.join(host.agentDir, "e2e-compact-source.jsonl");
-    sessionFile = installSession(host.agentDir, longPrefix(tmp), host.workspace, {
-      fileName: "2026-11-30T07-00-00-000Z_e2e-compact.jsonl",
+      },
     });
-    rmSync(tmp);
+    sessionFile = fx.addSession(longPrefix(), "2026-11-30T07-00-00-000Z_e2e-compact.jsonl");
     initial = readFileSync(sessionFile);
-    const later = new Date(Date.now() + 120_000); // the newest session of the workspace: current
-    utimesSync(sessionFile, later, later);
-    wb = await openWorkbench();
+    return fx;
   });
 
   after(async () => {
-    await wb?.close();
     await server?.close();
-    rmSync(settingsDir, { recursive: true, force: true });
-    await closeSharedHost();
   });
 
   it("instructions, preview, streaming progress, append, summary diff", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const widget = page.locator(".quick-input-widget");
     // keyless local server (the key path through SecretStorage is covered by the integration suite)
     const before = readFileSync(sessionFile);
@@ -91,15 +72,14 @@ describe("e2e compaction", () => {
       chunkDelayMs: 700,
     });
     await runCommand(page, "Pi: Compact Session…");
-    const input = widget.locator("input");
-    await input.waitFor({ state: "visible" });
+    const { input } = await quickInput(page, "Custom Instructions");
     await input.fill("focus on the parser");
     await screenshot(page, "compact-instructions");
-    await page.keyboard.press("Enter");
+    await input.press("Enter");
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });
     const pickText = await widget.innerText();
     assert.match(pickText, /Compact now/);
-    assert.match(pickText, /→ ≈[\d,]+(–[\d,]+)? tokens/); // a range since the estimate of the summary is one
+    assert.match(pickText, /→ ≈[\d,]+–[\d,]+ tokens/, "the after-estimate as a range");
     assert.match(
       pickText,
       /keeps \d+ entries from (your message|the answer) "/,
@@ -150,7 +130,7 @@ describe("e2e compaction", () => {
   });
 
   it("Compact… from the sidebar view: the instructions box and the preview take the keyboard (type, Enter, Escape)", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const widget = page.locator(".quick-input-widget");
     // the session as installed (the tests before compacted it: "Already compacted" asks nothing)
     writeFileSync(sessionFile, initial);
@@ -192,7 +172,7 @@ describe("e2e compaction", () => {
   });
 
   it("Pi: Cancel Compaction (palette) cancels a streaming summary and writes nothing", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     // one more exchange after our compaction, so there is something to compact again
     const last = JSON.parse(readFileSync(sessionFile, "utf8").trimEnd().split("\n").pop());
     const u = {
@@ -233,13 +213,12 @@ describe("e2e compaction", () => {
     server.reset();
     server.script({ chunks: ["## Goal\n", "never finishes"], hang: true });
     await runCommand(page, "Pi: Compact Session…");
-    const widget = page.locator(".quick-input-widget");
-    await widget.locator("input").waitFor({ state: "visible" });
-    await page.keyboard.press("Enter"); // no instructions
+    const { widget, input } = await quickInput(page, "Custom Instructions");
+    await input.press("Enter"); // no instructions
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).click();
     await waitUntil(() => server.requests.length >= 1, 20_000, "the summary request");
-    await page.waitForTimeout(500);
+    // (runCommand retries until the palette lists it: it is there only while piContext.compacting)
     await runCommand(page, "Pi: Cancel Compaction");
     await waitUntil(() => server.disconnects >= 1, 5_000, "the HTTP request to be aborted");
     await page.waitForTimeout(1000);
@@ -248,7 +227,7 @@ describe("e2e compaction", () => {
   });
 
   it("a server that wants a key (HTTP 401): the password box appears mid-compaction, the typed key is stored, the same compaction continues", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await page.keyboard.press("Escape");
     const before = readFileSync(sessionFile);
     server.reset();
@@ -257,9 +236,8 @@ describe("e2e compaction", () => {
       { chunks: ["## Goal\n", "Summarized after the key was entered."] },
     );
     await runCommand(page, "Pi: Compact Session…");
-    const widget = page.locator(".quick-input-widget");
-    await widget.locator("input").waitFor({ state: "visible" });
-    await page.keyboard.press("Enter"); // no instructions
+    const { widget, input } = await quickInput(page, "Custom Instructions");
+    await input.press("Enter"); // no instructions
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).click();
     const password = widget.locator('input[type="password"]');

@@ -8,28 +8,18 @@
 // agent dir (long.agent's settings/models + long.jsonl up to line 147: two compactions, ≈8 turns
 // until auto-compaction, compactable).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
-  closeSharedHost,
-  encodeSessionDirName,
-  openWorkbench,
+  inspectJson,
+  privateProject,
+  quickInput,
   repoRoot,
   runCommand,
   screenshot,
   statusBarItem,
+  useWorkbench,
   viewPane,
   waitUntil,
   webviewFrame,
@@ -38,77 +28,35 @@ import {
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
 const CUT = 147;
 
+/** Workspace settings: the theme, and OpenAI's server (gpt-4o-mini's catalog prices); no key is stored and nothing is ever sent. */
+const settings = (theme) => ({
+  "workbench.colorTheme": theme,
+  "piContext.summarizer.openai.baseURL": "https://api.openai.com/v1",
+  "piContext.summarizer.openai.model": "gpt-4o-mini",
+});
+
 function setup() {
-  const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-econ-"));
-  const workspace = path.join(root, "project");
-  const agentDir = path.join(root, "agent");
-  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
-  mkdirSync(agentDir, { recursive: true });
-  for (const f of readdirSync(path.join(FIXTURE, "long.agent")))
-    copyFileSync(path.join(FIXTURE, "long.agent", f), path.join(agentDir, f));
+  const fx = privateProject("econ", {
+    agentFrom: path.join(FIXTURE, "long.agent"),
+    settings: settings("Default Dark Modern"),
+  });
   const lines = readFileSync(path.join(FIXTURE, "long.jsonl"), "utf8").split("\n").slice(0, CUT);
-  const header = JSON.parse(lines[0]);
-  header.cwd = workspace;
-  lines[0] = JSON.stringify(header);
-  const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
-  mkdirSync(dir, { recursive: true });
-  const sessionFile = path.join(dir, "2026-11-30T06-33-33-295Z_e2e-econ.jsonl");
-  writeFileSync(sessionFile, lines.join("\n") + "\n");
-  const old = new Date(Date.now() - 3600_000); // not live: the compaction preview is allowed
-  utimesSync(sessionFile, old, old);
-  return { root, workspace, agentDir, sessionFile };
-}
-
-function writeSettings(workspace, agentDir, theme) {
-  writeFileSync(
-    path.join(workspace, ".vscode", "settings.json"),
-    JSON.stringify(
-      {
-        "piContext.agentDir": agentDir,
-        "workbench.colorTheme": theme,
-        // OpenAI's server (gpt-4o-mini's catalog prices); no key is stored and nothing is ever sent
-        "piContext.summarizer.openai.baseURL": "https://api.openai.com/v1",
-        "piContext.summarizer.openai.model": "gpt-4o-mini",
-      },
-      null,
-      2,
-    ),
-  );
-}
-
-function inspectJson(file, agentDir) {
-  const out = execFileSync(
-    process.execPath,
-    [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir],
-    { encoding: "utf8" },
-  );
-  return JSON.parse(out);
+  // an hour old: not live, the compaction preview is allowed
+  fx.sessionFile = fx.addSession(lines.join("\n") + "\n", "2026-11-30T06-33-33-295Z_e2e-econ.jsonl");
+  return fx;
 }
 
 describe("e2e context economics", () => {
-  let fx;
-  let wb;
-
-  before(async () => {
-    fx = setup();
-    writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
-    wb = await openWorkbench({ folder: fx.workspace, width: 1500, height: 1000 });
-    // the extension is active and has read the session before the first command
-    await statusBarItem(wb.page, "piContext.gauge").waitFor({ state: "visible", timeout: 60_000 });
-  });
-  after(async () => {
-    await wb?.close();
-    await closeSharedHost();
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
-  });
+  const suite = useWorkbench(setup, { width: 1500, height: 1000 });
+  // (openWorkbench waits for the gauge: the extension is active before the first command)
 
   async function panelShots(theme) {
-    const { page } = wb;
+    const { page } = suite.wb;
     await runCommand(page, "Pi: Open Context Panel");
     const frame = webviewFrame(page);
     const usage = frame.locator('[data-testid="usage"]');
     await usage.waitFor({ state: "visible", timeout: 30_000 });
-    const cli = inspectJson(fx.sessionFile, fx.agentDir);
+    const cli = inspectJson(suite.fx.sessionFile, suite.fx.agentDir);
     assert.equal(await frame.locator('[data-testid="usage-footer"]').innerText(), cli.usage.footer);
     assert.match(await frame.locator('[data-testid="usage-cost"]').innerText(), /^\$0\.\d{3}/);
     const forecast = frame.locator('[data-testid="gauge-forecast"]');
@@ -140,7 +88,7 @@ describe("e2e context economics", () => {
 
   /** A lost item's chip reveals the entry it came from in the Pi Session tree (selected). */
   async function revealFromChip(lost) {
-    const { page } = wb;
+    const { page } = suite.wb;
     const chip = lost.locator(".lost-chip").first();
     const title = await chip.getAttribute("title");
     const entryId = /first in entry (\S+)/.exec(title ?? "")?.[1];
@@ -162,7 +110,7 @@ describe("e2e context economics", () => {
       "a selected row in the Pi Session tree",
     );
     // the entry the item came from has the command in a tool call; the selected row is that call
-    const entry = readFileSync(fx.sessionFile, "utf8")
+    const entry = readFileSync(suite.fx.sessionFile, "utf8")
       .split("\n")
       .filter(Boolean)
       .map((l) => JSON.parse(l))
@@ -189,7 +137,7 @@ describe("e2e context economics", () => {
   }
 
   async function tooltipShot(theme) {
-    const { page } = wb;
+    const { page } = suite.wb;
     const item = statusBarItem(page, "piContext.gauge");
     await item.hover();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "pi's footer" }).first();
@@ -203,11 +151,10 @@ describe("e2e context economics", () => {
   }
 
   async function previewShot(theme) {
-    const { page } = wb;
-    const widget = page.locator(".quick-input-widget");
+    const { page } = suite.wb;
     await runCommand(page, "Pi: Compact Session…");
-    await widget.locator("input").waitFor({ state: "visible" });
-    await page.keyboard.press("Enter"); // no instructions
+    const { widget, input } = await quickInput(page, "Custom Instructions");
+    await input.press("Enter"); // no instructions
     const price = widget.locator(".monaco-list-row", { hasText: "break-even" });
     await price.waitFor({ state: "visible", timeout: 20_000 });
     assert.match(await price.innerText(), /≈\$[\d.]+ now · break-even /);
@@ -235,8 +182,8 @@ describe("e2e context economics", () => {
   });
 
   it("light: the same", async () => {
-    const { page } = wb;
-    writeSettings(fx.workspace, fx.agentDir, "Default Light Modern");
+    const { page } = suite.wb;
+    suite.fx.writeSettings(settings("Default Light Modern"));
     await waitUntil(async () => (await page.locator(".monaco-workbench.vs").count()) > 0, 20_000, "the light theme");
     await panelShots("light");
     await tooltipShot("light");

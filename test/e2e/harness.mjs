@@ -10,13 +10,26 @@
 //   await runCommand(wb.page, "Pi: Show Log");
 //   await screenshot(wb.page, "after-show-log");
 //   await wb.close();
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { afterEach } from "node:test";
+import { after, afterEach, before } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 // session fixtures: installSession(agentDir, "media/demo/sessions/long.jsonl", workspace) etc.
+import { sessionDirFor } from "../../scripts/test-fixtures.mjs";
 export { encodeSessionDirName, installSession, sessionDirFor } from "../../scripts/test-fixtures.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -31,24 +44,29 @@ const openWindows = new Set();
 
 /**
  * Every failed test of a file that imports this harness leaves evidence: a screenshot of each open
- * workbench window, its browser console (the workbench's log in the web build) and the extension
- * host's log with our output channel, as `test-results/e2e/FAILED-<test>-<n>.{png,console.log,exthost.log,pi.log}`.
- * (A root-level hook of the importing file: `node --test` runs one process per file.)
+ * workbench window, its browser console (the workbench's log in the web build) and the logs of the
+ * extension host(s) that window started, with our output channel, as
+ * `test-results/e2e/FAILED-<test>-<n>.{png,console.log,exthostN.log,exthostN.pi.log}`.
+ * (A root-level hook of the importing file: `node --test` runs one process per file.) A failed
+ * `before` hook runs no afterEach: openWorkbench() captures its own failure, and `useWorkbench()`
+ * (or `withEvidence()`) the rest of a before hook.
  */
 const underTest = !!process.env.NODE_TEST_CONTEXT || /\.test\.mjs$/.test(process.argv[1] ?? "");
-if (underTest) afterEach(captureFailure);
+if (underTest) afterEach((t) => (t.passed === false ? captureEvidence(t.name) : undefined));
 
-/** See above: the evidence of one failed test. */
-async function captureFailure(t) {
-  if (t.passed !== false) return;
+/**
+ * Save the evidence (see above) of every open window as `FAILED-<name>-<n>.*`.
+ * @param {string} name the failed test or hook
+ */
+export async function captureEvidence(name) {
   let n = 0;
   for (const w of openWindows) {
-    const base = path.join(resultsDir, `FAILED-${t.name.replace(/[^\w.-]+/g, "-").slice(0, 80)}-${++n}`);
+    const base = path.join(resultsDir, `FAILED-${name.replace(/[^\w.-]+/g, "-").slice(0, 80)}-${++n}`);
     try {
       mkdirSync(resultsDir, { recursive: true });
       await w.page.screenshot({ path: `${base}.png` }).catch(() => {});
       writeFileSync(`${base}.console.log`, w.consoleLines.join("\n") + "\n");
-      for (const [from, to] of newestHostLogs()) copyFileSync(from, `${base}.${to}`);
+      for (const [from, to] of hostLogsOf(w)) copyFileSync(from, `${base}.${to}`);
       console.log(`[e2e] failure evidence: ${base}.*`);
     } catch (error) {
       console.log(`[e2e] could not capture the failure: ${error}`);
@@ -56,28 +74,60 @@ async function captureFailure(t) {
   }
 }
 
-/** The newest extension-host logs of the server (its user data's `logs/<time>/exthost*`). */
-function newestHostLogs() {
-  const root = process.env.PI_CONTEXT_E2E_LOGS_DIR || shared?.logsDir;
-  if (!root) return [];
-  if (!existsSync(root)) return [];
-  const runs = readdirSync(root)
-    .map((d) => path.join(root, d))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+/**
+ * Run `fn` (the work of a `before` hook); if it throws, capture the evidence first, then rethrow.
+ * @template T
+ * @param {string} name
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+export async function withEvidence(name, fn) {
+  try {
+    return await fn();
+  } catch (error) {
+    await captureEvidence(name);
+    throw error;
+  }
+}
+
+/** The server's logs root (its user data's `logs/`: one `<time>/` per server start). */
+function logsRoot() {
+  return process.env.PI_CONTEXT_E2E_LOGS_DIR || shared?.logsDir;
+}
+
+/** Every extension-host log folder of the server, `logs/<time>/exthostN` (one per window). */
+function hostLogDirs() {
+  const root = logsRoot();
+  if (!root || !existsSync(root)) return [];
   const out = [];
-  for (const run of runs.slice(0, 1)) {
-    const hosts = existsSync(run) ? readdirSync(run).filter((d) => d.startsWith("exthost")) : [];
-    for (const h of hosts) {
-      const dir = path.join(run, h);
-      if (existsSync(path.join(dir, "remoteexthost.log"))) out.push([path.join(dir, "remoteexthost.log"), `${h}.log`]);
-      const ours = path.join(dir, PUBLISHER_NAME, "pi Context.log");
-      if (existsSync(ours)) out.push([ours, `${h}.pi.log`]);
-    }
+  for (const run of readdirSync(root)) {
+    const dir = path.join(root, run);
+    if (!statSync(dir).isDirectory()) continue;
+    for (const h of readdirSync(dir)) if (h.startsWith("exthost")) out.push(path.join(dir, h));
   }
   return out;
 }
 
-/** The shared server + browser (from run-e2e.mjs's env, or started here on first use). */
+/**
+ * The logs of the extension host(s) window `w` started (the folders that appeared after it
+ * opened; all windows of a run share the server's logs dir): `[from, savedName]` pairs.
+ */
+function hostLogsOf(w) {
+  const out = [];
+  for (const dir of hostLogDirs().filter((d) => !w.hostLogsBefore.has(d))) {
+    const h = path.basename(dir);
+    if (existsSync(path.join(dir, "remoteexthost.log"))) out.push([path.join(dir, "remoteexthost.log"), `${h}.log`]);
+    const ours = path.join(dir, PUBLISHER_NAME, "pi Context.log");
+    if (existsSync(ours)) out.push([ours, `${h}.pi.log`]);
+  }
+  return out;
+}
+
+/**
+ * The shared server + browser (from run-e2e.mjs's env, or started here on first use):
+ * `{ baseUrl, browser, workspace, agentDir, guardProcesses }` — guardProcesses: the file the
+ * server's live-session guard reads its pi processes from (PI_CONTEXT_GUARD_PROCESSES; `[]`).
+ */
 export async function sharedHost() {
   if (shared) return shared;
   const baseUrl = process.env.PI_CONTEXT_E2E_BASE_URL;
@@ -89,6 +139,7 @@ export async function sharedHost() {
       browser,
       workspace: process.env.PI_CONTEXT_TEST_WORKSPACE,
       agentDir: process.env.PI_CONTEXT_TEST_AGENT_DIR,
+      guardProcesses: process.env.PI_CONTEXT_GUARD_PROCESSES,
       async stop() {
         await browser.close().catch(() => {}); // disconnects; the runner owns the browser
       },
@@ -118,6 +169,7 @@ export async function sharedHost() {
     browser,
     workspace: fixture.workspace,
     agentDir: fixture.agentDir,
+    guardProcesses: fixture.guardProcesses,
     async stop() {
       await browser.close().catch(() => {});
       await server.stop();
@@ -177,20 +229,23 @@ export async function openWorkbench(opts = {}) {
     consoleLines,
     workspace: folder,
     agentDir: host.agentDir,
+    hostLogsBefore: new Set(hostLogDirs()),
     async close() {
       openWindows.delete(window);
       await context.close().catch(() => {});
     },
   };
   openWindows.add(window);
-  await page.goto(workbenchUrl(host.baseUrl, { folder }));
-  await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
-  // the status bar is rendered once the workbench is restored
-  await page.locator("#workbench\\.parts\\.statusbar").waitFor({ state: "visible", timeout: 60_000 });
-  // start-up is over once our extension (activated on `onStartupFinished`, i.e. after the layout
-  // was restored) shows its gauge: a click before that can be undone by the restore
-  if (opts.waitForExtension !== false)
-    await statusBarItem(page, "piContext.gauge").waitFor({ state: "attached", timeout: 60_000 });
+  await withEvidence("openWorkbench", async () => {
+    await page.goto(workbenchUrl(host.baseUrl, { folder }));
+    await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
+    // the status bar is rendered once the workbench is restored
+    await page.locator("#workbench\\.parts\\.statusbar").waitFor({ state: "visible", timeout: 60_000 });
+    // start-up is over once our extension (activated on `onStartupFinished`, i.e. after the layout
+    // was restored) shows its gauge: a click before that can be undone by the restore
+    if (opts.waitForExtension !== false)
+      await statusBarItem(page, "piContext.gauge").waitFor({ state: "attached", timeout: 60_000 });
+  });
   return window;
 }
 
@@ -259,6 +314,20 @@ export async function runCommand(page, title, opts = {}) {
   }
   await row.click();
   await widget.waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
+}
+
+/**
+ * Wait for the quick input (an input box or a pick) whose title contains `title`, and return it.
+ * Not just "an input is visible": right after a palette command the palette's own input is still
+ * shown for a moment, and keys pressed then go to the palette, not to the box that opens next.
+ * Type with `input.fill()`, confirm with `input.press("Enter")` (it focuses the input first).
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ */
+export async function quickInput(page, title, timeoutMs = 30_000) {
+  const widget = page.locator(".quick-input-widget");
+  await widget.locator(".quick-input-title", { hasText: title }).waitFor({ state: "visible", timeout: timeoutMs });
+  return { widget, input: widget.locator(".quick-input-box input").first() };
 }
 
 /**
@@ -369,6 +438,29 @@ export async function treeRows(page, title) {
   return pane.locator(".pane-body .monaco-list-row");
 }
 
+/**
+ * A notification in the notification center, by part of its text, expanded so that its whole
+ * message shows (toasts are not rendered under the smoke-test driver; the center keeps them all).
+ * @param {import('playwright-core').Page} page
+ * @param {string} text
+ * @returns {Promise<import('playwright-core').Locator>} the list row (its buttons: `.monaco-button`)
+ */
+export async function notificationInCenter(page, text) {
+  const row = page.locator(".notifications-center .notification-list-item", { hasText: text }).first();
+  await waitUntil(
+    async () => {
+      if (!(await page.locator(".notifications-center.visible").count()))
+        await runCommand(page, "Notifications: Show Notifications", { commandId: "notifications.showList" });
+      return row.isVisible();
+    },
+    20_000,
+    `a notification with ${JSON.stringify(text)}`,
+  );
+  const expand = row.locator(".codicon-notifications-expand");
+  if (await expand.count()) await expand.first().click();
+  return row;
+}
+
 /** Visible notification toasts. */
 export function notifications(page) {
   return page.locator(".notification-toast");
@@ -385,12 +477,152 @@ export async function outputPanelText(page) {
  * Save a PNG screenshot to test-results/e2e/<name>.png and return its path.
  * @param {import('playwright-core').Page} page
  * @param {string} name
+ * @param {{clip?: {x: number, y: number, width: number, height: number}}} [opts] a part of the page
+ *   (page coordinates; see clipAround())
  */
-export async function screenshot(page, name) {
+export async function screenshot(page, name, opts = {}) {
   mkdirSync(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `${name.replace(/[^\w.-]+/g, "-")}.png`);
-  await page.screenshot({ path: file });
+  await page.screenshot({ path: file, ...(opts.clip ? { clip: opts.clip } : {}) });
   return file;
+}
+
+/** A clip around a box (page coordinates, e.g. a locator's boundingBox()), clamped to the viewport. */
+export function clipAround(page, box, pad = 8) {
+  const vp = page.viewportSize();
+  const x = Math.max(0, box.x - pad);
+  const y = Math.max(0, box.y - pad);
+  return {
+    x,
+    y,
+    width: Math.min(vp.width - x, box.width + 2 * pad),
+    height: Math.min(vp.height - y, box.height + 2 * pad),
+  };
+}
+
+/** The smallest box holding all `boxes` (e.g. a hover and the status bar item it belongs to). */
+export function unionBox(...boxes) {
+  const x = Math.min(...boxes.map((b) => b.x));
+  const y = Math.min(...boxes.map((b) => b.y));
+  const right = Math.max(...boxes.map((b) => b.x + b.width));
+  const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+  return { x, y, width: right - x, height: bottom - y };
+}
+
+/**
+ * `pi-context inspect <file> --json --agent-dir <agentDir>` (the built CLI, dist/cli.js): the numbers
+ * the UI must show for the same file.
+ */
+export function inspectJson(file, agentDir) {
+  const out = execFileSync(
+    process.execPath,
+    [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir],
+    { encoding: "utf8" },
+  );
+  return JSON.parse(out);
+}
+
+/** A message's `usage` as pi writes it: `total` tokens (10 of them output), no cache, no cost. */
+export function usageOf(total) {
+  return {
+    input: total - 10,
+    output: 10,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: total,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+}
+
+/** The visible rows' texts of a tree view, whitespace collapsed (default: the Pi Session tree). */
+export async function rowTexts(page, title = "Pi Session") {
+  const rows = await treeRows(page, title);
+  return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+}
+
+/**
+ * A private project for one test file, so that it depends on no other file's sessions or settings:
+ * `<tmp>/project` (with `.vscode/`) opened as the folder, and `<tmp>/agent`, a pi agent dir the
+ * workspace settings point `piContext.agentDir` at.
+ * @param {string} name temp dir prefix `pi-context-e2e-<name>-`
+ * @param {{agentFrom?: string, files?: Record<string, string>, settings?: Record<string, unknown>}} [opts]
+ *   agentFrom: a fixture agent dir whose files (settings.json, models.json) are copied;
+ *   files: workspace files (relative path → text); settings: the first workspace settings
+ */
+export function privateProject(name, opts = {}) {
+  const root = mkdtempSync(path.join(os.tmpdir(), `pi-context-e2e-${name}-`));
+  const workspace = path.join(root, "project");
+  const agentDir = path.join(root, "agent");
+  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
+  mkdirSync(agentDir, { recursive: true });
+  if (opts.agentFrom)
+    for (const f of readdirSync(opts.agentFrom)) copyFileSync(path.join(opts.agentFrom, f), path.join(agentDir, f));
+  for (const [rel, text] of Object.entries(opts.files ?? {})) {
+    mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
+    writeFileSync(path.join(workspace, rel), text);
+  }
+  const project = {
+    root,
+    workspace,
+    agentDir,
+    /** The session dir of the workspace (`<agent>/sessions/--<cwd>--/`). */
+    sessionDir: sessionDirFor(agentDir, workspace),
+    /**
+     * Write a session (JSONL text; its header's `cwd` becomes the workspace) into the workspace's
+     * session dir, its mtime `ageMs` back (default an hour: not "live"; 0 leaves it now).
+     * @returns {string} the file's path
+     */
+    addSession(text, fileName, ageMs = 3600_000) {
+      const nl = text.indexOf("\n");
+      const header = JSON.parse(text.slice(0, nl));
+      header.cwd = workspace;
+      mkdirSync(project.sessionDir, { recursive: true });
+      const file = path.join(project.sessionDir, fileName);
+      writeFileSync(file, JSON.stringify(header) + text.slice(nl));
+      if (ageMs) {
+        const old = new Date(Date.now() - ageMs);
+        utimesSync(file, old, old);
+      }
+      return file;
+    },
+    /** Replace the workspace settings (`piContext.agentDir` = the private agent dir, always). */
+    writeSettings(settings = {}) {
+      writeFileSync(
+        path.join(workspace, ".vscode", "settings.json"),
+        JSON.stringify({ "piContext.agentDir": agentDir, ...settings }, null, 2),
+      );
+    },
+    cleanup() {
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  project.writeSettings(opts.settings);
+  return project;
+}
+
+/**
+ * The usual life of a test file's window, in the current `describe`: before → `make()` (e.g. a
+ * privateProject) and openWorkbench on its `workspace`; after → close, disconnect, `cleanup()`.
+ * A failing before hook leaves its evidence. Read `suite.fx` / `suite.wb` inside the tests.
+ * @template F
+ * @param {() => F | Promise<F>} make
+ * @param {Parameters<typeof openWorkbench>[0]} [openOpts]
+ * @returns {{fx: F, wb: Awaited<ReturnType<typeof openWorkbench>>}}
+ */
+export function useWorkbench(make, openOpts = {}) {
+  const suite = /** @type {any} */ ({ fx: undefined, wb: undefined });
+  before((t) =>
+    withEvidence(`before ${t?.name ?? ""}`, async () => {
+      suite.fx = await make();
+      suite.wb = await openWorkbench({ folder: suite.fx.workspace, ...openOpts });
+    }),
+  );
+  after(async () => {
+    await suite.wb?.close();
+    await closeSharedHost();
+    suite.fx?.cleanup?.();
+  });
+  return suite;
 }
 
 /** Poll until `fn()` is truthy (or throw after `timeoutMs`). */

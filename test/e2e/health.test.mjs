@@ -8,19 +8,20 @@
 // Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at a
 // private agent dir (a models.json with the session's model, so "unknown window" is no finding).
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
-  closeSharedHost,
-  encodeSessionDirName,
-  openWorkbench,
-  resultsDir,
+  clipAround,
+  privateProject,
+  rowTexts,
   runCommand,
   screenshot,
   statusBarItem,
   treeRows,
+  unionBox,
+  usageOf,
+  useWorkbench,
   viewPane,
   waitUntil,
   webviewFrameByTitle,
@@ -31,21 +32,13 @@ const ts = (s) => new Date(Date.UTC(2026, 11, 1, 9, 0, s)).toISOString();
 
 /** user → assistant with call c1 → custom message → result of c1 → answer → result of a lost call → answer. */
 function brokenSession(cwd) {
-  const usage = (total) => ({
-    input: total - 10,
-    output: 10,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: total,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  });
   const assistant = (content, total, stopReason = "stop") => ({
     role: "assistant",
     content,
     api: "openai-completions",
     provider: "scripted",
     model: "health-100k",
-    usage: usage(total),
+    usage: usageOf(total),
     stopReason,
     timestamp: 1,
   });
@@ -97,88 +90,36 @@ function brokenSession(cwd) {
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
 
+const MODELS = {
+  providers: {
+    scripted: {
+      baseUrl: "http://127.0.0.1:1/v1",
+      api: "openai-completions",
+      apiKey: "none",
+      models: [{ id: "health-100k", contextWindow: 100000 }],
+    },
+  },
+};
+
 function setup() {
-  const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-health-"));
-  const workspace = path.join(root, "project");
-  const agentDir = path.join(root, "agent");
-  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
-  mkdirSync(agentDir, { recursive: true });
-  writeFileSync(
-    path.join(agentDir, "models.json"),
-    JSON.stringify({
-      providers: {
-        scripted: {
-          baseUrl: "http://127.0.0.1:1/v1",
-          api: "openai-completions",
-          apiKey: "none",
-          models: [{ id: "health-100k", contextWindow: 100000 }],
-        },
-      },
-    }),
-  );
-  const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
-  mkdirSync(dir, { recursive: true });
-  const sessionFile = path.join(dir, "2026-12-01T09-00-00-000Z_e2e-health.jsonl");
-  writeFileSync(sessionFile, brokenSession(workspace));
-  const old = new Date(Date.now() - 3600_000);
-  utimesSync(sessionFile, old, old);
-  writeFileSync(
-    path.join(workspace, ".vscode", "settings.json"),
-    JSON.stringify(
-      {
-        "piContext.agentDir": agentDir,
-        "piContext.liveSession.guardSeconds": 0,
-        "workbench.colorTheme": "Default Dark Modern",
-      },
-      null,
-      2,
-    ),
-  );
-  return { root, workspace, agentDir, sessionFile };
+  const fx = privateProject("health", {
+    settings: { "piContext.liveSession.guardSeconds": 0, "workbench.colorTheme": "Default Dark Modern" },
+  });
+  writeFileSync(path.join(fx.agentDir, "models.json"), JSON.stringify(MODELS));
+  fx.sessionFile = fx.addSession(brokenSession(fx.workspace), "2026-12-01T09-00-00-000Z_e2e-health.jsonl");
+  return fx;
 }
 
-/** A clip around a box (page coordinates), clamped to the viewport. */
-function around(page, box, pad = 8) {
-  const vp = page.viewportSize();
-  const x = Math.max(0, box.x - pad);
-  const y = Math.max(0, box.y - pad);
-  return {
-    x,
-    y,
-    width: Math.min(vp.width - x, box.width + 2 * pad),
-    height: Math.min(vp.height - y, box.height + 2 * pad),
-  };
-}
-
-async function clipShot(page, name, clip) {
-  mkdirSync(resultsDir, { recursive: true });
-  await page.screenshot({ path: path.join(resultsDir, `${name}.png`), clip });
-}
+const clipShot = (page, name, clip) => screenshot(page, name, { clip });
+const around = clipAround;
 
 const gauge = (page) => statusBarItem(page, "piContext.gauge").first();
 
-async function rowTexts(page) {
-  const rows = await treeRows(page, "Pi Session");
-  return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
-}
-
 describe("e2e session health", () => {
-  let fx;
-  let wb;
-
-  before(async () => {
-    fx = setup();
-    wb = await openWorkbench({ folder: fx.workspace, width: 1400, height: 950 });
-  });
-
-  after(async () => {
-    await wb?.close();
-    await closeSharedHost();
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
-  });
+  const suite = useWorkbench(setup, { width: 1400, height: 950 });
 
   it("the gauge shows the error mark; its tooltip the health badge with the findings", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const item = gauge(page);
     await waitUntil(
       async () => (await item.locator(".codicon-error").count()) > 0 && /1\.6k\/100k/.test(await item.innerText()),
@@ -196,21 +137,12 @@ describe("e2e session health", () => {
       assert.ok(text.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${text}`);
     const hb = await hover.boundingBox();
     const gb = await item.boundingBox();
-    await clipShot(
-      page,
-      "health-tooltip",
-      around(page, {
-        x: Math.min(hb.x, gb.x),
-        y: hb.y,
-        width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x),
-        height: gb.y + gb.height - hb.y,
-      }),
-    );
+    await clipShot(page, "health-tooltip", around(page, unionBox(hb, gb)));
     await page.mouse.move(700, 300);
   });
 
   it("the panel's Session health section counts the findings and marks the repairable ones", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await runCommand(page, "Pi: Open Context Panel");
     const frame = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
     const problems = frame.locator('[data-testid="problems"]');
@@ -234,7 +166,7 @@ describe("e2e session health", () => {
   });
 
   it("tree rows of the affected entries carry the findings", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await runCommand(page, "View: Close All Editors");
     await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await viewPane(page, "Pi Session");
@@ -266,8 +198,8 @@ describe("e2e session health", () => {
   });
 
   it("Pi: Check Session Health → Repair → preview → Append: two context edits appended, no error left", async () => {
-    const { page } = wb;
-    const before = readFileSync(fx.sessionFile);
+    const { page } = suite.wb;
+    const before = readFileSync(suite.fx.sessionFile);
     await runCommand(page, "Pi: Check Session Health", { commandId: "piContext.checkHealth" });
     const pick = page.locator(".quick-input-widget");
     await waitUntil(
@@ -293,8 +225,8 @@ describe("e2e session health", () => {
     await page.waitForTimeout(300);
     await screenshot(page, "health-preview");
     await pick.locator(".monaco-list-row", { hasText: "Append 2 entries" }).first().click();
-    await waitUntil(() => readFileSync(fx.sessionFile).length > before.length, 20_000, "the append");
-    const bytes = readFileSync(fx.sessionFile);
+    await waitUntil(() => readFileSync(suite.fx.sessionFile).length > before.length, 20_000, "the append");
+    const bytes = readFileSync(suite.fx.sessionFile);
     assert.ok(bytes.subarray(0, before.length).equals(before), "earlier bytes untouched");
     const added = bytes
       .subarray(before.length)

@@ -1,50 +1,36 @@
 // E2E: the context panel from the keyboard. Tab walks every interactive element in document order,
 // each one shows that it has the focus (an outline or a ring, also inside vscode-elements' shadow
 // DOM), and no Tab stop is something that cannot be seen (the page body, a scroll box without a
-// ring). Dark and light themes; screenshots of focused elements in test-results/keyboard/.
+// ring). Dark and light themes; a sheet of every Tab stop with its focus ring, in order:
+// test-results/e2e/keyboard-focus-{dark,light}-<page>.png.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
-  closeSharedHost,
-  encodeSessionDirName,
-  openWorkbench,
+  clipAround,
+  privateProject,
   repoRoot,
+  resultsDir,
   runCommand,
+  screenshot,
+  useWorkbench,
   waitUntil,
   webviewFrame,
 } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
-const SHOTS = path.join(repoRoot, "test-results", "keyboard");
+
+const theme = (name) => ({ "workbench.colorTheme": name });
 
 function setup() {
-  const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-keys-"));
-  const workspace = path.join(root, "project");
-  const agentDir = path.join(root, "agent");
-  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
-  mkdirSync(path.join(workspace, "src"), { recursive: true });
-  writeFileSync(path.join(workspace, "src", "alpha.ts"), "export const alpha = 1;\n");
-  mkdirSync(agentDir, { recursive: true });
-  for (const f of readdirSync(path.join(FIXTURE, "long.agent")))
-    copyFileSync(path.join(FIXTURE, "long.agent", f), path.join(agentDir, f));
-  const text = readFileSync(path.join(FIXTURE, "long.jsonl"), "utf8");
-  const nl = text.indexOf("\n");
-  const header = JSON.parse(text.slice(0, nl));
-  header.cwd = workspace;
-  const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, "2026-11-30T06-33-33-295Z_keys.jsonl"), JSON.stringify(header) + text.slice(nl));
-  return { root, workspace, agentDir };
-}
-
-function writeSettings(workspace, agentDir, theme) {
-  writeFileSync(
-    path.join(workspace, ".vscode", "settings.json"),
-    JSON.stringify({ "piContext.agentDir": agentDir, "workbench.colorTheme": theme }, null, 2),
-  );
+  const fx = privateProject("keys", {
+    agentFrom: path.join(FIXTURE, "long.agent"),
+    files: { "src/alpha.ts": "export const alpha = 1;\n" },
+    settings: theme("Default Dark Modern"),
+  });
+  fx.addSession(readFileSync(path.join(FIXTURE, "long.jsonl"), "utf8"), "2026-11-30T06-33-33-295Z_keys.jsonl");
+  return fx;
 }
 
 /**
@@ -82,6 +68,9 @@ function focusProbe() {
   const describe = (e) =>
     `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}${e.className && typeof e.className === "string" ? `.${e.className.trim().split(/\s+/).join(".")}` : ""}${e.getAttribute?.("aria-label") ? `[${e.getAttribute("aria-label")}]` : ""}${e.textContent ? ` "${e.textContent.trim().slice(0, 30)}"` : ""}`;
   const r = (chain[0] ?? document.body).getBoundingClientRect();
+  // mark the focused light-DOM element, so the test can find its box for the focus sheet
+  for (const e of document.querySelectorAll("[data-e2e-focus]")) e.removeAttribute("data-e2e-focus");
+  chain[0]?.setAttribute?.("data-e2e-focus", "");
   // the focused element and its ancestors up to the light-DOM element that holds the focus
   // (through shadow roots: a vscode-element draws its ring on an inner wrapper)
   const ancestors = [];
@@ -98,27 +87,52 @@ function focusProbe() {
   };
 }
 
+/** Tab stops per sheet page (a page stays readable at the size an image viewer shows it). */
+const PER_SHEET = 24;
+
+/**
+ * Pictures of every Tab stop in order, PER_SHEET a page: each crop (the focused element with its
+ * ring) under its number and description, on the theme's background →
+ * test-results/e2e/keyboard-focus-<tag>-<page>.png. Returns the files.
+ */
+async function focusSheets(context, crops, tag) {
+  const esc = (t) => t.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const dark = tag === "dark";
+  const files = [];
+  const page = await context.newPage();
+  try {
+    await page.setViewportSize({ width: 1400, height: 800 });
+    for (let from = 0; from < crops.length; from += PER_SHEET) {
+      const part = crops.slice(from, from + PER_SHEET);
+      const cells = part
+        .map(
+          (c) =>
+            `<figure><figcaption>Tab ${c.n}: ${esc(c.what.slice(0, 80))}</figcaption><img src="data:image/png;base64,${c.png.toString("base64")}"></figure>`,
+        )
+        .join("");
+      await page.setContent(
+        `<!doctype html><style>body{margin:12px;font:13px sans-serif;background:${dark ? "#1f1f1f" : "#f8f8f8"};color:${dark ? "#ccc" : "#333"};display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}figure{margin:0;padding:6px;border:1px dashed ${dark ? "#555" : "#bbb"};max-width:1360px}figcaption{margin-bottom:4px;max-width:420px;overflow-wrap:anywhere}img{display:block;max-width:1340px}</style><h3 style="width:100%;margin:0">Panel focus, ${tag} theme: Tab stops ${from + 1}–${from + part.length} of ${crops.length}, in order</h3>${cells}`,
+      );
+      await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+      mkdirSync(resultsDir, { recursive: true });
+      const file = path.join(resultsDir, `keyboard-focus-${tag}-${files.length + 1}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      files.push(file);
+    }
+    return files;
+  } finally {
+    await page.close();
+  }
+}
+
 describe("e2e panel keyboard", () => {
-  let fx;
-  let wb;
+  const suite = useWorkbench(setup, { width: 1400, height: 1000 });
 
-  before(async () => {
-    fx = setup();
-    writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
-    wb = await openWorkbench({ folder: fx.workspace, width: 1400, height: 1000 });
-  });
-
-  after(async () => {
-    await wb?.close();
-    await closeSharedHost();
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
-  });
-
-  for (const theme of ["Default Dark Modern", "Default Light Modern"]) {
-    const tag = theme.includes("Light") ? "light" : "dark";
+  for (const themeName of ["Default Dark Modern", "Default Light Modern"]) {
+    const tag = themeName.includes("Light") ? "light" : "dark";
     it(`Tab reaches every interactive element in order, each shows its focus, never the bare body (${tag})`, async () => {
-      const { page } = wb;
-      writeSettings(fx.workspace, fx.agentDir, theme);
+      const { page } = suite.wb;
+      suite.fx.writeSettings(theme(themeName));
       await waitUntil(
         async () =>
           (await page.locator(tag === "light" ? ".monaco-workbench.vs" : ".monaco-workbench.vs-dark").count()) > 0,
@@ -143,8 +157,8 @@ describe("e2e panel keyboard", () => {
       await frame.locator(".session-name").first().click();
       const seen = [];
       let wrapped = false;
-      let shots = 0;
-      mkdirSync(SHOTS, { recursive: true });
+      const crops = [];
+      let fileShot = false;
       for (let i = 0; i < 400; i++) {
         await page.keyboard.press("Tab");
         const f = await probe.evaluate(focusProbe);
@@ -156,11 +170,25 @@ describe("e2e panel keyboard", () => {
           break;
         }
         seen.push(f);
-        if (shots < 6 && (i % 7 === 0 || /file|summary|diff/.test(f.what))) {
-          shots++;
-          await page.screenshot({ path: path.join(SHOTS, `focus-${tag}-${String(i + 1).padStart(2, "0")}.png`) });
+        // what the user sees at this Tab stop: the element with its focus ring (and its surroundings)
+        // (of a whole section that has the focus, e.g. a collapsible: its header, where the ring is;
+        // of a small one, e.g. a checkbox: its label too)
+        const box = await frame.locator("[data-e2e-focus]").first().boundingBox();
+        if (box) {
+          const clip = clipAround(
+            page,
+            { ...box, width: Math.max(box.width, 240), height: Math.min(box.height, 40) },
+            10,
+          );
+          crops.push({ n: i + 1, what: f.what, png: await page.screenshot({ clip }) });
+        }
+        if (!fileShot && /file/.test(f.what)) {
+          fileShot = true;
+          await screenshot(page, `keyboard-${tag}-file-focused`);
         }
       }
+      const sheets = await focusSheets(suite.wb.context, crops, tag);
+      console.log(`[keyboard ${tag}] focus sheets: ${sheets.map((f) => path.basename(f)).join(", ")}`);
       // in document order: top to bottom (a listbox or a toolbar counts once)
       for (let i = 1; i < seen.length; i++)
         assert.ok(seen[i].top >= seen[i - 1].top - 1, `out of order: ${seen[i - 1].what} → ${seen[i].what}`);

@@ -14,6 +14,7 @@ import { pathToFileURL } from "node:url";
 import {
   closeSharedHost,
   openWorkbench,
+  quickInput,
   repoRoot,
   resultsDir,
   runCommand,
@@ -281,11 +282,9 @@ describe("e2e live bridge", () => {
     const before = readFileSync(file, "utf8").trim().split("\n").length;
     const requests = model.requests.length;
     await runCommand(page, "Pi: Compact Session…", { commandId: "piContext.compact" });
-    const widget = page.locator(".quick-input-widget");
-    const input = widget.locator("input");
-    await input.waitFor({ state: "visible", timeout: 10_000 });
+    const { widget, input } = await quickInput(page, "Custom Instructions");
     await input.fill("keep the parser details");
-    await page.keyboard.press("Enter");
+    await input.press("Enter");
     const go = widget.locator(".monaco-list-row", { hasText: "Compact now in pi" }).first();
     await go.waitFor({ state: "visible", timeout: 10_000 });
     await screenshot(page, "live-bridge-compact-confirm");

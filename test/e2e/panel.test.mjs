@@ -1,86 +1,50 @@
 // E2E: the Pi Context panel in a real VS Code workbench (code-server + Chromium) on the shared
 // fixture long.jsonl (pi 1.6.0): the gauge numbers equal `pi-context inspect --json` for the same
 // file, the breakdown adds up, clicking a tracked file opens its editor tab, the summary diff
-// renders and opens the native diff editor; screenshots in a dark and a light theme.
+// renders and opens the native diff editor; screenshots (test-results/e2e/panel-*.png, view-*.png)
+// in a dark and a light theme.
 //
 // Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at
 // a private agent dir (long.agent's settings/models + the session), so the shared agent dir of
 // the other e2e files is not touched.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
-import { closeSharedHost, openWorkbench, repoRoot, runCommand, showView, waitUntil, webviewFrame } from "./harness.mjs";
+import { describe, it } from "node:test";
+import {
+  inspectJson,
+  notificationInCenter,
+  privateProject,
+  repoRoot,
+  runCommand,
+  screenshot,
+  showView,
+  useWorkbench,
+  waitUntil,
+  webviewFrame,
+} from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
-// Our own folder (the e2e runner empties test-results/e2e/ whenever any e2e run starts).
-const SHOTS = path.join(repoRoot, "test-results", "panel");
 
-/** Save a screenshot of the whole workbench to test-results/panel/<name>.png. */
-async function screenshot(page, name) {
-  mkdirSync(SHOTS, { recursive: true });
-  const file = path.join(SHOTS, `${name}.png`);
-  await page.screenshot({ path: file });
-  return file;
-}
-
-function encodeSessionDirName(cwd) {
-  return `--${path
-    .resolve(cwd)
-    .replace(/^[/\\]/, "")
-    .replace(/[/\\:]/g, "-")}--`;
-}
+const settings = (theme) => ({ "workbench.colorTheme": theme, "workbench.editor.enablePreview": true });
 
 function setup() {
-  const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-panel-"));
-  const workspace = path.join(root, "project");
-  const agentDir = path.join(root, "agent");
-  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
-  mkdirSync(agentDir, { recursive: true });
-  for (const f of readdirSync(path.join(FIXTURE, "long.agent")))
-    copyFileSync(path.join(FIXTURE, "long.agent", f), path.join(agentDir, f));
-  const text = readFileSync(path.join(FIXTURE, "long.jsonl"), "utf8");
-  const nl = text.indexOf("\n");
-  const header = JSON.parse(text.slice(0, nl));
-  header.cwd = workspace;
-  const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
-  mkdirSync(dir, { recursive: true });
-  const sessionFile = path.join(dir, "2026-11-30T06-33-33-295Z_01a22b28-a36d-71bd-af8b-8fab3842755e.jsonl");
-  writeFileSync(sessionFile, JSON.stringify(header) + text.slice(nl));
-  // Some of the tracked files exist (the others show as missing).
-  const files = {
-    "src/alpha.ts": "export const alpha = 1;\n",
-    "src/epsilon.ts": "export const epsilon = 5;\n",
-    "src/beta.ts": "export const beta = 2;\n",
-    "notes.txt": "notes for the long scripted session\n",
-  };
-  for (const [rel, body] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
-    writeFileSync(path.join(workspace, rel), body);
-  }
-  return { root, workspace, agentDir, sessionFile };
-}
-
-function writeSettings(workspace, agentDir, theme) {
-  writeFileSync(
-    path.join(workspace, ".vscode", "settings.json"),
-    JSON.stringify(
-      { "piContext.agentDir": agentDir, "workbench.colorTheme": theme, "workbench.editor.enablePreview": true },
-      null,
-      2,
-    ),
+  const fx = privateProject("panel", {
+    agentFrom: path.join(FIXTURE, "long.agent"),
+    // some of the tracked files exist (the others show as missing)
+    files: {
+      "src/alpha.ts": "export const alpha = 1;\n",
+      "src/epsilon.ts": "export const epsilon = 5;\n",
+      "src/beta.ts": "export const beta = 2;\n",
+      "notes.txt": "notes for the long scripted session\n",
+    },
+    settings: settings("Default Dark Modern"),
+  });
+  fx.sessionFile = fx.addSession(
+    readFileSync(path.join(FIXTURE, "long.jsonl"), "utf8"),
+    "2026-11-30T06-33-33-295Z_01a22b28-a36d-71bd-af8b-8fab3842755e.jsonl",
   );
-}
-
-function inspectJson(file, agentDir) {
-  const out = execFileSync(
-    process.execPath,
-    [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json", "--agent-dir", agentDir],
-    { encoding: "utf8" },
-  );
-  return JSON.parse(out);
+  return fx;
 }
 
 async function dataValue(locator) {
@@ -88,24 +52,11 @@ async function dataValue(locator) {
 }
 
 describe("e2e context panel", () => {
-  let fx;
-  let wb;
   let frame;
-
-  before(async () => {
-    fx = setup();
-    writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
-    wb = await openWorkbench({ folder: fx.workspace, width: 1500, height: 1000 });
-  });
-
-  after(async () => {
-    await wb?.close();
-    await closeSharedHost();
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
-  });
+  const suite = useWorkbench(setup, { width: 1500, height: 1000 });
 
   it("opens with pi's numbers: the gauge equals `pi-context inspect --json` for the same file", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await runCommand(page, "Pi: Open Context Panel");
     frame = webviewFrame(page, { title: "pi Context" });
     const used = frame.locator('[data-testid="gauge-used"]');
@@ -116,7 +67,7 @@ describe("e2e context panel", () => {
       "the session name",
     );
 
-    const cli = inspectJson(fx.sessionFile, fx.agentDir);
+    const cli = inspectJson(suite.fx.sessionFile, suite.fx.agentDir);
     assert.equal(await dataValue(used), cli.contextTokens);
     assert.equal(await dataValue(frame.locator('[data-testid="gauge-window"]')), cli.contextWindow.value);
     assert.equal(await dataValue(frame.locator('[data-testid="gauge-until"] strong')), cli.tokensUntilCompaction);
@@ -154,7 +105,7 @@ describe("e2e context panel", () => {
   });
 
   it("expands a category to its largest entries", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await frame.locator('button[data-category="toolResults"]').click();
     const entries = frame.locator(".cat-entries .entry-row");
     await entries.first().waitFor({ state: "visible" });
@@ -164,10 +115,10 @@ describe("e2e context panel", () => {
   });
 
   it("clicking a tracked file opens its editor tab (preview); missing files are marked", async () => {
-    const { page } = wb;
-    const alpha = frame.locator(`.file[data-path="${path.join(fx.workspace, "src", "alpha.ts")}"]`);
+    const { page } = suite.wb;
+    const alpha = frame.locator(`.file[data-path="${path.join(suite.fx.workspace, "src", "alpha.ts")}"]`);
     await alpha.waitFor({ state: "visible", timeout: 10_000 });
-    const missing = frame.locator(`.file[data-path="${path.join(fx.workspace, "docs", "eta-6.md")}"]`);
+    const missing = frame.locator(`.file[data-path="${path.join(suite.fx.workspace, "docs", "eta-6.md")}"]`);
     await missing.locator('[data-flag="missing"]').waitFor({ state: "visible", timeout: 10_000 });
     await alpha.click();
     const tab = page.locator(".tabs-container .tab", { hasText: "alpha.ts" });
@@ -193,14 +144,13 @@ describe("e2e context panel", () => {
       10_000,
       "a second file tab (pinned) next to the preview",
     );
-    await page.waitForTimeout(300);
     await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().click();
     await alpha.waitFor({ state: "visible", timeout: 10_000 });
   });
 
   it("clicking a missing tracked file says so, with Reveal Folder and Copy Path; the badges line up", async () => {
-    const { page } = wb;
-    const missing = frame.locator(`.file[data-path="${path.join(fx.workspace, "docs", "eta-6.md")}"]`);
+    const { page } = suite.wb;
+    const missing = frame.locator(`.file[data-path="${path.join(suite.fx.workspace, "docs", "eta-6.md")}"]`);
     await missing.locator('[data-flag="missing"]').waitFor({ state: "visible", timeout: 10_000 });
     // every missing badge at the same x (the origin column has one width)
     const xs = await frame
@@ -215,10 +165,7 @@ describe("e2e context panel", () => {
       .locator(".notice", { hasText: "does not exist on disk" })
       .waitFor({ state: "visible", timeout: 10_000 });
     // the notification stays (the notification center: toasts are off under the smoke-test driver)
-    await runCommand(page, "Notifications: Show Notifications", { commandId: "notifications.showList" });
-    const center = page.locator(".notifications-center");
-    const row = center.locator(".notification-list-item", { hasText: "eta-6.md does not exist on disk" }).first();
-    await row.waitFor({ state: "visible", timeout: 10_000 });
+    const row = await notificationInCenter(page, "eta-6.md does not exist on disk");
     const text = await row.innerText();
     assert.match(text, /Reveal Folder/);
     assert.match(text, /Copy Path/);
@@ -228,7 +175,7 @@ describe("e2e context panel", () => {
   });
 
   it("shows the summary diff with disappeared lines and opens it in the diff editor", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const diff = frame.locator('[data-testid="summary-diff"]');
     await diff.scrollIntoViewIfNeeded();
     await diff.waitFor({ state: "visible" });
@@ -274,11 +221,11 @@ describe("e2e context panel", () => {
   });
 
   it("light theme: same panel, screenshots", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     // close the editors opened above and bring the panel back
     await runCommand(page, "View: Close All Editors");
     await runCommand(page, "Pi: Open Context Panel");
-    writeSettings(fx.workspace, fx.agentDir, "Default Light Modern");
+    suite.fx.writeSettings(settings("Default Light Modern"));
     await waitUntil(
       async () =>
         (await page.locator(".monaco-workbench").getAttribute("class"))?.includes("vs ") ||
@@ -295,14 +242,14 @@ describe("e2e context panel", () => {
   });
 
   it("the same UI as a view in the Pi container (both themes)", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await runCommand(page, "View: Close All Editors");
     await showView(page, "Context");
     const view = webviewFrame(page, { title: "Context" });
     await view.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(300);
     await screenshot(page, "view-light");
-    writeSettings(fx.workspace, fx.agentDir, "Default Dark Modern");
+    suite.fx.writeSettings(settings("Default Dark Modern"));
     await waitUntil(
       async () => (await page.locator(".monaco-workbench.vs-dark").count()) > 0,
       20_000,

@@ -8,86 +8,38 @@
 // Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at a
 // private agent dir (tree.agent's settings/models + the session).
 import assert from "node:assert/strict";
-import {
-  appendFileSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import os from "node:os";
+import { appendFileSync, readFileSync, utimesSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
-  closeSharedHost,
-  openWorkbench,
+  chooseFromContextMenu,
   outputPanelText,
+  privateProject,
   repoRoot,
   resultsDir,
+  rowTexts,
   runCommand,
-  chooseFromContextMenu,
   screenshot,
   showView,
   treeRows,
+  useWorkbench,
   viewPane,
   waitUntil,
 } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
 
-function encodeSessionDirName(cwd) {
-  return `--${path
-    .resolve(cwd)
-    .replace(/^[/\\]/, "")
-    .replace(/[/\\:]/g, "-")}--`;
-}
-
-/** Copy a session into the workspace's session dir (header cwd rewritten), written an hour ago (not "live"). */
-function addSession(agentDir, workspace, text, fileName, ageMs = 3600_000) {
-  const nl = text.indexOf("\n");
-  const header = JSON.parse(text.slice(0, nl));
-  header.cwd = workspace;
-  const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
-  mkdirSync(dir, { recursive: true });
-  const sessionFile = path.join(dir, fileName);
-  writeFileSync(sessionFile, JSON.stringify(header) + text.slice(nl));
-  const old = new Date(Date.now() - ageMs);
-  utimesSync(sessionFile, old, old);
-  return sessionFile;
-}
-
-function setup(prefix = "pi-context-e2e-tree-") {
-  const root = mkdtempSync(path.join(os.tmpdir(), prefix));
-  const workspace = path.join(root, "project");
-  const agentDir = path.join(root, "agent");
-  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
-  mkdirSync(agentDir, { recursive: true });
-  for (const f of readdirSync(path.join(FIXTURE, "tree.agent")))
-    copyFileSync(path.join(FIXTURE, "tree.agent", f), path.join(agentDir, f));
-  const sessionFile = addSession(
-    agentDir,
-    workspace,
+function setup(name = "tree") {
+  // guardSeconds 0: each test writes the session, and the next one must not see it as "live"
+  const fx = privateProject(name, {
+    agentFrom: path.join(FIXTURE, "tree.agent"),
+    settings: { "piContext.liveSession.guardSeconds": 0, "workbench.colorTheme": "Default Dark Modern" },
+  });
+  fx.sessionFile = fx.addSession(
     readFileSync(path.join(FIXTURE, "tree.jsonl"), "utf8"),
     "2026-11-30T06-33-35-854Z_01a22b28-ad6d-744a-899e-6fea6fed06f8.jsonl",
   );
-  // guardSeconds 0: each test writes the session, and the next one must not see it as "live"
-  writeFileSync(
-    path.join(workspace, ".vscode", "settings.json"),
-    JSON.stringify(
-      {
-        "piContext.agentDir": agentDir,
-        "piContext.liveSession.guardSeconds": 0,
-        "workbench.colorTheme": "Default Dark Modern",
-      },
-      null,
-      2,
-    ),
-  );
-  return { root, workspace, agentDir, sessionFile };
+  return fx;
 }
 
 /** A long linear session (user / assistant pairs) with a session name. */
@@ -172,28 +124,11 @@ function largeBranchedSession(pairs) {
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
 
-async function rowTexts(page) {
-  const rows = await treeRows(page, "Pi Session");
-  return (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
-}
-
 describe("e2e session tree view", () => {
-  let fx;
-  let wb;
-
-  before(async () => {
-    fx = setup();
-    wb = await openWorkbench({ folder: fx.workspace, width: 1400, height: 1000 });
-  });
-
-  after(async () => {
-    await wb?.close();
-    await closeSharedHost();
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
-  });
+  const suite = useWorkbench(() => setup(), { width: 1400, height: 1000 });
 
   it("shows the session's tree with the branch point, branch groups, label and leaf", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await viewPane(page, "Pi Session");
     await waitUntil(
@@ -220,8 +155,15 @@ describe("e2e session tree view", () => {
     const branchA = (await treeRows(page, "Pi Session")).filter({ hasText: "[branch-A]" }).first();
     await branchA.click();
     await page.keyboard.press("ArrowRight");
-    await page.waitForTimeout(500);
-    const texts = await rowTexts(page);
+    // branch A's rows are rendered (its first task) — then every expected row is checked
+    const texts = await waitUntil(
+      async () => {
+        const t = await rowTexts(page);
+        return t.some((r) => r.includes("[task:t1] do t1")) ? t : undefined;
+      },
+      20_000,
+      "branch A expanded",
+    );
     assert.ok(
       texts.some((t) => t.includes("[task:t1] do t1")),
       texts.join("\n"),
@@ -255,7 +197,7 @@ describe("e2e session tree view", () => {
   });
 
   it("Switch to Here… from the context menu (No summary) moves the leaf; the view follows", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const target = (await treeRows(page, "Pi Session")).filter({ hasText: "gamma edited on branch A." }).first();
     await chooseFromContextMenu(page, target, "Switch to Here…", {
       beforeClick: async () => void (await screenshot(page, "session-tree-context-menu")),
@@ -277,7 +219,7 @@ describe("e2e session tree view", () => {
       15_000,
       "the leaf to move to the target",
     );
-    const lines = readFileSync(fx.sessionFile, "utf8").trimEnd().split("\n");
+    const lines = readFileSync(suite.fx.sessionFile, "utf8").trimEnd().split("\n");
     const marker = JSON.parse(lines[lines.length - 1]);
     assert.equal(marker.type, "custom");
     assert.equal(marker.customType, "pi-context/leaf");
@@ -287,8 +229,8 @@ describe("e2e session tree view", () => {
   });
 
   it("Switch to Here with Summary… shows what is sent and asks first; the API key box comes after the confirmation; Escape writes nothing", async () => {
-    const { page } = wb;
-    const before = readFileSync(fx.sessionFile);
+    const { page } = suite.wb;
+    const before = readFileSync(suite.fx.sessionFile);
     const target = (await treeRows(page, "Pi Session")).filter({ hasText: "alpha read." }).first();
     await chooseFromContextMenu(page, target, "Switch to Here with Summary…");
     const pick = page.locator(".quick-input-widget");
@@ -323,35 +265,27 @@ describe("e2e session tree view", () => {
     );
     await page.keyboard.press("Escape");
     await page.waitForTimeout(500);
-    assert.ok(readFileSync(fx.sessionFile).equals(before), "nothing written");
+    assert.ok(readFileSync(suite.fx.sessionFile).equals(before), "nothing written");
   });
 });
 
 describe("e2e session tree view: opens at the leaf, failed answers show their error", () => {
-  let fx;
-  let wb;
-
-  before(async () => {
-    fx = setup("pi-context-e2e-tree2-");
-    fx.real = addSession(
-      fx.agentDir,
-      fx.workspace,
-      readFileSync(path.join(repoRoot, "test", "fixtures", "real-sessions", "getspecstory-real_world.jsonl"), "utf8"),
-      "2026-11-30T07-00-00-000Z_getspecstory.jsonl",
-      1800_000,
-    );
-    fx.long = addSession(fx.agentDir, fx.workspace, longSession(90), "2026-11-30T08-00-00-000Z_long.jsonl", 600_000); // the latest: followed on open
-    wb = await openWorkbench({ folder: fx.workspace, width: 1400, height: 900 });
-  });
-
-  after(async () => {
-    await wb?.close();
-    await closeSharedHost();
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
-  });
+  const suite = useWorkbench(
+    () => {
+      const fx = setup("tree2");
+      fx.real = fx.addSession(
+        readFileSync(path.join(repoRoot, "test", "fixtures", "real-sessions", "getspecstory-real_world.jsonl"), "utf8"),
+        "2026-11-30T07-00-00-000Z_getspecstory.jsonl",
+        1800_000,
+      );
+      fx.long = fx.addSession(longSession(90), "2026-11-30T08-00-00-000Z_long.jsonl", 600_000); // the latest: followed on open
+      return fx;
+    },
+    { width: 1400, height: 900 },
+  );
 
   it("the view opens at the leaf of a long session (no reveal command), with the session name as written", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await showView(page, "Pi Session");
     const pane = await viewPane(page, "Pi Session");
     await waitUntil(
@@ -378,9 +312,9 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
   });
 
   it("a failed answer (HTTP 400) shows its error in the row and its tooltip; no reveal errors in the log", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const now = new Date();
-    utimesSync(fx.real, now, now); // the real session becomes the latest: the view follows it
+    utimesSync(suite.fx.real, now, now); // the real session becomes the latest: the view follows it
     await waitUntil(
       async () => (await rowTexts(page)).some((t) => t.includes("Error 400: max_tokens must be greater than")),
       30_000,
@@ -417,10 +351,10 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
   });
 
   it("a large branched session becomes the latest: the view follows it and shows its leaf (no Reveal Leaf)", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await page.keyboard.press("Escape");
     await showView(page, "Pi Session");
-    addSession(fx.agentDir, fx.workspace, largeBranchedSession(6000), "2026-11-30T09-00-00-000Z_large.jsonl", 0);
+    suite.fx.addSession(largeBranchedSession(6000), "2026-11-30T09-00-00-000Z_large.jsonl", 0);
     await waitUntil(
       async () => (await rowTexts(page)).some((t) => /The large session ends here\..*● leaf/.test(t)),
       30_000,
@@ -435,7 +369,7 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
     const text = largeBranchedSession(5000);
     const lines = text.trimEnd().split("\n");
     const half = lines.slice(0, 4000).join("\n") + "\n";
-    const file = addSession(fx.agentDir, fx.workspace, half, "2026-11-30T09-30-00-000Z_growing.jsonl", 0);
+    const file = suite.fx.addSession(half, "2026-11-30T09-30-00-000Z_growing.jsonl", 0);
     await waitUntil(
       async () => (await rowTexts(page)).some((t) => /m step (19|20)\d\d\b.*● leaf/.test(t)),
       30_000,
@@ -451,7 +385,7 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
     // the same while the view is hidden (the Explorer in the side bar): shown at the leaf when opened
     await runCommand(page, "View: Show Explorer", { commandId: "workbench.view.explorer" });
     await page.waitForTimeout(500);
-    addSession(fx.agentDir, fx.workspace, largeBranchedSession(3000), "2026-11-30T10-00-00-000Z_large2.jsonl", 0);
+    suite.fx.addSession(largeBranchedSession(3000), "2026-11-30T10-00-00-000Z_large2.jsonl", 0);
     await page.waitForTimeout(3000);
     await showView(page, "Pi Session");
     await waitUntil(

@@ -4,17 +4,8 @@
 import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
-import {
-  closeSharedHost,
-  openWorkbench,
-  runCommand,
-  screenshot,
-  sessionDirFor,
-  sharedHost,
-  statusBarItem,
-  waitUntil,
-} from "./harness.mjs";
+import { after, describe, it } from "node:test";
+import { privateProject, runCommand, screenshot, statusBarItem, useWorkbench, waitUntil } from "./harness.mjs";
 
 const line = (o) => `${JSON.stringify(o)}\n`;
 let n = 0;
@@ -72,19 +63,19 @@ function writeSession(dir, name, cwd, first, extra = {}, startTokens = 2000) {
 }
 
 describe("e2e many sessions", () => {
-  let wb;
   let timer;
   let a;
   let b;
-
-  before(async () => {
-    const host = await sharedHost();
-    const dir = sessionDirFor(host.agentDir, host.workspace);
+  // registered first: after hooks run in order, and the writer must stop before the folder goes
+  after(() => clearInterval(timer));
+  const suite = useWorkbench(() => {
+    const fx = privateProject("sessions");
+    const dir = fx.sessionDir;
     mkdirSync(dir, { recursive: true });
-    a = writeSession(dir, "2026-12-01T09-00-00-000Z_aaaa.jsonl", host.workspace, "Refactor the parser\nand its tests");
+    a = writeSession(dir, "2026-12-01T09-00-00-000Z_aaaa.jsonl", fx.workspace, "Refactor the parser\nand its tests");
     // far apart in tokens (1.6 % vs 39 % of gpt-4o-mini's 128k): a flap would show in the gauge
-    b = writeSession(dir, "2026-12-01T09-05-00-000Z_bbbb.jsonl", host.workspace, "Write the release notes", {}, 50_000);
-    writeSession(dir, "2026-12-01T09-06-00-000Z_fork.jsonl", host.workspace, "Refactor the parser (forked)", {
+    b = writeSession(dir, "2026-12-01T09-05-00-000Z_bbbb.jsonl", fx.workspace, "Write the release notes", {}, 50_000);
+    writeSession(dir, "2026-12-01T09-06-00-000Z_fork.jsonl", fx.workspace, "Refactor the parser (forked)", {
       parentSession: a.file,
     });
     // session text that VS Code would draw as codicons in a quick pick (written an hour ago: not live)
@@ -107,17 +98,11 @@ describe("e2e many sessions", () => {
     b.append();
     let turn = 0;
     timer = setInterval(() => (turn++ % 2 ? a : b).append(), 400);
-    wb = await openWorkbench();
-  });
-
-  after(async () => {
-    clearInterval(timer);
-    await wb?.close();
-    await closeSharedHost();
+    return fx;
   });
 
   it("two sessions written at the same time: the gauge says 2 live and stays; the tooltip offers the switch", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const item = statusBarItem(page, "piContext.gauge");
     await waitUntil(async () => (await item.innerText()).includes("live"), 30_000, "the gauge to say live");
     // both files are written every 400 ms: sample the gauge's percentage for 3 s; it stays on one
@@ -141,7 +126,7 @@ describe("e2e many sessions", () => {
   });
 
   it("Select Session: pi's labels, the fork under its parent", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await page.keyboard.press("Escape");
     await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
     const widget = page.locator(".quick-input-widget");

@@ -7,7 +7,7 @@
 //   in the editor panel and the narrow sidebar view;
 // - the header wraps without a leading "·"; the sidebar actions are labelled; the Compact icon;
 // - no folder open: gauge, panel and tree say the same; Select Session shows each project folder.
-// Screenshots in test-results/status-panel/ (the e2e runner empties test-results/e2e/ on every run).
+// Screenshots in test-results/e2e/status-panel-*.png.
 //
 // Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at a
 // private agent dir; the no-folder window uses the shared agent dir (PI_CODING_AGENT_DIR).
@@ -17,55 +17,29 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
+  clipAround,
   closeSharedHost,
+  encodeSessionDirName,
   installSession,
   openWorkbench,
-  repoRoot,
   runCommand,
+  screenshot,
   sharedHost,
+  unionBox,
+  usageOf,
   waitUntil,
   webviewFrameByTitle,
 } from "./harness.mjs";
 
-const SHOTS = path.join(repoRoot, "test-results", "status-panel");
 const PANEL_TITLE = "pi Context";
 
-async function shot(page, name, clip) {
-  mkdirSync(SHOTS, { recursive: true });
-  const file = path.join(SHOTS, `${name}.png`);
-  await page.screenshot({ path: file, ...(clip ? { clip } : {}) });
-  return file;
-}
+/** test-results/e2e/status-panel-<name>.png (the whole page, or `clip`). */
+const shot = (page, name, clip) => screenshot(page, `status-panel-${name}`, clip ? { clip } : {});
 
-/** A clip around a box (page coordinates), clamped to the viewport. */
-function around(box, pad = 8, page) {
-  const vp = page.viewportSize();
-  const x = Math.max(0, box.x - pad);
-  const y = Math.max(0, box.y - pad);
-  return {
-    x,
-    y,
-    width: Math.min(vp.width - x, box.width + 2 * pad),
-    height: Math.min(vp.height - y, box.height + 2 * pad),
-  };
-}
-
-function encodeSessionDirName(cwd) {
-  return `--${path
-    .resolve(cwd)
-    .replace(/^[/\\]/, "")
-    .replace(/[/\\:]/g, "-")}--`;
-}
+const around = (box, pad = 8, page) => clipAround(page, box, pad);
 
 const ts = (s) => new Date(Date.UTC(2026, 10, 30, 9, 0, s)).toISOString();
-const usage = (total) => ({
-  input: total - 10,
-  output: 10,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: total,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-});
+const usage = usageOf;
 
 /** A small session on `model` whose last answer reports `tokens`; `extra` raw lines appended. */
 function sessionText(cwd, model, tokens, name, extra = "") {
@@ -273,20 +247,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     }
     const hb = await hover.boundingBox();
     const gb = await gauge(page).first().boundingBox();
-    await shot(
-      page,
-      "tooltip-problems-dark",
-      around(
-        {
-          x: Math.min(hb.x, gb.x),
-          y: hb.y,
-          width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x),
-          height: gb.y + gb.height - hb.y,
-        },
-        6,
-        page,
-      ),
-    );
+    await shot(page, "tooltip-problems-dark", around(unionBox(hb, gb), 6, page));
     await page.mouse.move(700, 300);
   });
 
@@ -482,20 +443,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     await hover.waitFor({ state: "visible", timeout: 10_000 });
     const hb = await hover.boundingBox();
     const gb = await gauge(page).first().boundingBox();
-    await shot(
-      page,
-      "tooltip-problems-light",
-      around(
-        {
-          x: Math.min(hb.x, gb.x),
-          y: hb.y,
-          width: Math.max(hb.x + hb.width, gb.x + gb.width) - Math.min(hb.x, gb.x),
-          height: gb.y + gb.height - hb.y,
-        },
-        6,
-        page,
-      ),
-    );
+    await shot(page, "tooltip-problems-light", around(unionBox(hb, gb), 6, page));
     await page.mouse.move(700, 300);
     await runCommand(page, "View: Close All Editors");
   });

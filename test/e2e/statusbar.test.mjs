@@ -2,19 +2,17 @@
 // workbench: its text, its Markdown tooltip, clicking it (opens the context panel), and
 // "Pi: Select Session…" / "Pi: Follow Latest Session". Screenshots in test-results/e2e/.
 import assert from "node:assert/strict";
-import { appendFileSync, copyFileSync, readdirSync, utimesSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
-  closeSharedHost,
-  installSession,
-  openWorkbench,
+  privateProject,
   repoRoot,
   resultsDir,
   runCommand,
   screenshot,
-  sharedHost,
   statusBarItem,
+  useWorkbench,
   waitUntil,
   webviewFrameByTitle,
 } from "./harness.mjs";
@@ -23,35 +21,23 @@ const demo = path.join(repoRoot, "media", "demo");
 const GAUGE = "piContext.gauge";
 
 describe("e2e status bar gauge", () => {
-  let wb;
   let sessionFile;
-
-  before(async () => {
-    const host = await sharedHost();
-    for (const f of readdirSync(path.join(demo, "agent")))
-      if (f.endsWith(".json")) copyFileSync(path.join(demo, "agent", f), path.join(host.agentDir, f));
-    sessionFile = installSession(
-      host.agentDir,
-      path.join(repoRoot, "test", "fixtures", "pi-1.6.0", "long.jsonl"),
-      host.workspace,
-      { fileName: "2026-11-30T06-33-33-295Z_demo-long.jsonl" },
+  const suite = useWorkbench(() => {
+    // the demo's pi settings and models (reserveTokens 4,000, keepRecentTokens 3,000, a 16k model)
+    const fx = privateProject("statusbar", { agentFrom: path.join(demo, "agent") });
+    sessionFile = fx.addSession(
+      readFileSync(path.join(repoRoot, "test", "fixtures", "pi-1.6.0", "long.jsonl"), "utf8"),
+      "2026-11-30T06-33-33-295Z_demo-long.jsonl",
     );
-    const later = new Date(Date.now() + 60_000); // the most recently written session of the workspace
-    utimesSync(sessionFile, later, later);
-    wb = await openWorkbench();
-  });
-
-  after(async () => {
-    await wb?.close();
-    await closeSharedHost();
+    return fx;
   });
 
   it("shows the gauge with pi's numbers and a Markdown tooltip", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const item = statusBarItem(page, GAUGE);
     await waitUntil(async () => (await item.innerText()).includes("π 26.4% · 4.2k/16k"), 30_000, "the gauge text");
     const label = await item.locator("a, .statusbar-item-label").first().getAttribute("aria-label");
-    assert.match(label ?? "", /^pi Context 26 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
+    assert.match(label ?? "", /^pi Context 26.4 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
     await screenshot(page, "statusbar-workbench");
     await page
       .locator("#workbench\\.parts\\.statusbar")
@@ -96,7 +82,7 @@ describe("e2e status bar gauge", () => {
   });
 
   it("updates when pi appends, within a fraction of a second", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const item = statusBarItem(page, GAUGE);
     const last = (await import("node:fs")).readFileSync(sessionFile, "utf8").trim().split("\n").pop();
     const parentId = JSON.parse(last).id;
@@ -152,7 +138,7 @@ describe("e2e status bar gauge", () => {
   });
 
   it("clicking the gauge opens the context panel", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     assert.equal(await page.locator(".tabs-container .tab", { hasText: "pi Context" }).count(), 0);
     await statusBarItem(page, GAUGE).click();
     // piContext.openPanel opens the "pi Context" webview panel as an editor tab
@@ -165,7 +151,7 @@ describe("e2e status bar gauge", () => {
   });
 
   it("Pi: Select Session… pins a session; Pi: Follow Latest Session unpins", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await page.keyboard.press("Escape");
     await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
     const widget = page.locator(".quick-input-widget");

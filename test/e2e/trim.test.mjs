@@ -8,27 +8,16 @@
 // Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at a
 // private agent dir (surgery.agent's settings/models + the session).
 import assert from "node:assert/strict";
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import os from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
-  closeSharedHost,
-  encodeSessionDirName,
-  openWorkbench,
+  privateProject,
   repoRoot,
   runCommand,
   screenshot,
   treeRows,
+  useWorkbench,
   viewPane,
   waitUntil,
   webviewFrame,
@@ -37,36 +26,15 @@ import {
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "trim");
 
 function setup() {
-  const root = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-trim-"));
-  const workspace = path.join(root, "project");
-  const agentDir = path.join(root, "agent");
-  mkdirSync(path.join(workspace, ".vscode"), { recursive: true });
-  mkdirSync(agentDir, { recursive: true });
-  for (const f of readdirSync(path.join(FIXTURE, "surgery.agent")))
-    copyFileSync(path.join(FIXTURE, "surgery.agent", f), path.join(agentDir, f));
-  const text = readFileSync(path.join(FIXTURE, "surgery.jsonl"), "utf8");
-  const nl = text.indexOf("\n");
-  const header = JSON.parse(text.slice(0, nl));
-  header.cwd = workspace;
-  const dir = path.join(agentDir, "sessions", encodeSessionDirName(workspace));
-  mkdirSync(dir, { recursive: true });
-  const sessionFile = path.join(dir, "2026-12-01T09-00-00-000Z_surgery.jsonl");
-  writeFileSync(sessionFile, JSON.stringify(header) + text.slice(nl));
-  const old = new Date(Date.now() - 3600_000);
-  utimesSync(sessionFile, old, old);
-  writeFileSync(
-    path.join(workspace, ".vscode", "settings.json"),
-    JSON.stringify(
-      {
-        "piContext.agentDir": agentDir,
-        "piContext.liveSession.guardSeconds": 0,
-        "workbench.colorTheme": "Default Dark Modern",
-      },
-      null,
-      2,
-    ),
+  const fx = privateProject("trim", {
+    agentFrom: path.join(FIXTURE, "surgery.agent"),
+    settings: { "piContext.liveSession.guardSeconds": 0, "workbench.colorTheme": "Default Dark Modern" },
+  });
+  fx.sessionFile = fx.addSession(
+    readFileSync(path.join(FIXTURE, "surgery.jsonl"), "utf8"),
+    "2026-12-01T09-00-00-000Z_surgery.jsonl",
   );
-  return { root, workspace, agentDir, sessionFile };
+  return fx;
 }
 
 const edits = (file) =>
@@ -76,22 +44,10 @@ const edits = (file) =>
     .map((l) => JSON.parse(l));
 
 describe("e2e context surgery", () => {
-  let fx;
-  let wb;
-
-  before(async () => {
-    fx = setup();
-    wb = await openWorkbench({ folder: fx.workspace, width: 1400, height: 1000 });
-  });
-
-  after(async () => {
-    await wb?.close();
-    await closeSharedHost();
-    if (fx) rmSync(fx.root, { recursive: true, force: true });
-  });
+  const suite = useWorkbench(setup, { width: 1400, height: 1000 });
 
   it("Pi: Trim Context…: the list, two rows checked, the preview, Trim now", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     const widget = page.locator(".quick-input-widget");
     const rows = widget.locator(".monaco-list-row");
     // the session is found (the gauge shows it) before the command can list its items
@@ -158,15 +114,15 @@ describe("e2e context surgery", () => {
     await screenshot(page, "trim-preview");
     await page.keyboard.press("Enter"); // Trim now
     await widget.waitFor({ state: "hidden", timeout: 10_000 });
-    await waitUntil(async () => edits(fx.sessionFile).length === 2, 20_000, "two context edits in the file");
+    await waitUntil(async () => edits(suite.fx.sessionFile).length === 2, 20_000, "two context edits in the file");
     assert.deepEqual(
-      edits(fx.sessionFile).map((e) => e.targetId),
+      edits(suite.fx.sessionFile).map((e) => e.targetId),
       ["r1", "r6"],
     );
   });
 
   it("marks the edited rows in the Pi Session tree, with their notes", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await viewPane(page, "Pi Session");
     const contextHeader = page.locator(".pane-header", { hasText: "Context" }).first();
@@ -205,7 +161,7 @@ describe("e2e context surgery", () => {
   });
 
   it("the panel's Context surgery section: edited items marked, a removal previewed with its cascade", async () => {
-    const { page } = wb;
+    const { page } = suite.wb;
     await runCommand(page, "Pi: Open Context Panel");
     const frame = webviewFrame(page);
     const section = frame.locator('[data-testid="trim-section"]');

@@ -18,7 +18,18 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -160,6 +171,16 @@ export function ensureConformanceInstall({ log = (line) => process.stderr.write(
     const status = conformanceStatus(); // another process may have installed meanwhile
     if (status.upToDate) return { node22Path: NODE22_PATH, installed: false, nodeVersion: status.nodeVersion };
     log(`[conformance setup] ${status.reason}; running npm ci in ${CONFORMANCE_DIR} ...`);
+    // a worktree whose node_modules links to another checkout's install (shared on one machine): npm ci
+    // would empty the link's target — everyone's install — before filling a new folder; drop the link
+    // and install a folder of our own
+    const nodeModules = join(CONFORMANCE_DIR, "node_modules");
+    if (lstatSync(nodeModules, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      log(
+        `[conformance setup] ${nodeModules} is a link to ${readlinkSync(nodeModules)}: unlinked (its target is left as it is)`,
+      );
+      unlinkSync(nodeModules);
+    }
     const started = Date.now();
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
     const result = spawnSync(npm, ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
