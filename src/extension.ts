@@ -5,6 +5,7 @@
  */
 
 import * as vscode from "vscode";
+import * as l10n from "@vscode/l10n";
 import { registerCompaction } from "./compaction/command";
 import { registerCompactAt } from "./compaction/compactAt";
 import { readConfig } from "./config";
@@ -43,6 +44,8 @@ export interface PiContextApi {
 /** Extension entry point: services first, then the surfaces. */
 export function activate(context: vscode.ExtensionContext): PiContextApi {
   const started = performance.now();
+  // the view models' strings (`@vscode/l10n`, shared with the CLI) use VS Code's bundle for its language
+  if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   const log = vscode.window.createOutputChannel(PRODUCT_NAME, { log: true });
   context.subscriptions.push(log);
   context.subscriptions.push(vscode.commands.registerCommand("piContext.showLog", () => log.show()));

@@ -206,7 +206,7 @@ export interface UserPiService {
   /** Fires when another pi (or another version of it) is found. */
   readonly onDidChange: vscode.Event<UserPi>;
   /** Look again (the PATH, the login shell's PATH, pi's managed install, npm's global packages). */
-  refresh(): Promise<UserPi>;
+  refresh(again?: boolean): Promise<UserPi>;
   /**
    * The pi to summarise with and the Node to run it.
    * @throws {NoNodeForPiError} when no Node satisfies pi's `engines.node`; an Error when no pi is found.

@@ -26,11 +26,12 @@ import {
   NotASessionError,
   parseArgs,
   UsageError,
+  userPiFrom,
   type CliCommand,
 } from "./args";
 
 export const DOCTOR_USAGE = `pi-context doctor <session.jsonl> [--json] [--repair [--dry-run]] [--guard-seconds N]
-  [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--context-window N]`;
+  [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--context-window N] [--pi PATH]`;
 
 const DOCTOR_FLAGS = new Set([
   "json",
@@ -41,6 +42,7 @@ const DOCTOR_FLAGS = new Set([
   "cwd",
   "project-settings",
   "context-window",
+  "pi",
 ]);
 
 /** Session text on a terminal: control characters (escape sequences, bidi overrides) shown as `�`. */
@@ -129,6 +131,7 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
   const absolute = path.resolve(file);
   const plan = await planSessionRepair(absolute, {
     ...analyze,
+    pi: await userPiFrom(args),
     guardSeconds: intFlag(args, "guard-seconds") ?? 30,
     surface: "cli",
   });

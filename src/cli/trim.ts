@@ -33,24 +33,30 @@ import {
   parseArgs,
   stringFlag,
   UsageError,
+  userPiFrom,
   type CliCommand,
   type ParsedArgs,
 } from "./args";
+import type { UserPi } from "../core/pi/userPi";
 
 export const TRIM_USAGE = `pi-context trim <session.jsonl> <entryId>... [--remove | --note TEXT] [--dry-run] [--json]
-  [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never]`;
+  [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--pi PATH]`;
 export const RESTORE_USAGE = `pi-context restore <session.jsonl> <entryId>... [--dry-run] [--json]
-  [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never]`;
+  [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--pi PATH]`;
 
-const COMMON_FLAGS = ["dry-run", "json", "guard-seconds", "agent-dir", "cwd", "project-settings"];
+const COMMON_FLAGS = ["dry-run", "json", "guard-seconds", "agent-dir", "cwd", "project-settings", "pi"];
 
-/** The preview of a plan (what `--dry-run` prints and what is printed before writing). */
-export function trimPreviewOf(plan: ContextEditPlan, args: ParsedArgs): TrimPreviewModel {
+/**
+ * The preview of a plan (what `--dry-run` prints and what is printed before writing), with the
+ * window, threshold and prices of the user's pi (`pi`: `--pi`, else found as `inspect` finds it).
+ */
+export function trimPreviewOf(plan: ContextEditPlan, args: ParsedArgs, pi?: UserPi): TrimPreviewModel {
   const analyze = analyzeOptionsFrom(args);
   const analysis = analyzeLoaded(plan.session, {
     agentDir: analyze.agentDir,
     projectSettings: analyze.projectSettings,
     ...(analyze.cwd ? { cwd: analyze.cwd } : {}),
+    ...(pi ? { pi } : {}),
   });
   return sessionTrimPreview(plan.session, plan.preparation, analysis.inspect);
 }
@@ -113,6 +119,7 @@ async function run(
     throw new UsageError("--note needs a text.");
   if (note !== undefined && args.flags.has("remove")) throw new UsageError("Give --remove or --note, not both.");
   analyzeOptionsFrom(args); // usage errors of the shared flags first
+  const pi = await userPiFrom(args);
   const choice: TrimChoice =
     name === "restore" ? "restore" : note !== undefined ? "note" : args.flags.has("remove") ? "remove" : "default";
   const json = args.flags.has("json");
@@ -127,7 +134,7 @@ async function run(
   try {
     if (args.flags.has("dry-run")) {
       const plan = await planContextEdits(absolute, actions, options);
-      const preview = trimPreviewOf(plan, args);
+      const preview = trimPreviewOf(plan, args, pi);
       if (json) out(JSON.stringify(previewJson(plan, preview, true), null, 2));
       else out(`${formatTrimPreview(plan, preview)}\n\nDry run: nothing was written.`);
       return preview.refused.length > 0 ? 1 : 0;
@@ -135,7 +142,7 @@ async function run(
     let shown: TrimPreviewModel | undefined;
     const outcome = await runContextEditFlow(absolute, actions, options, {
       confirm: async (plan, changed) => {
-        shown = trimPreviewOf(plan, args);
+        shown = trimPreviewOf(plan, args, pi);
         if (!json)
           err(
             `${changed ? "The session changed since it was read; planned again.\n" : ""}${formatTrimPreview(plan, shown)}`,

@@ -13,7 +13,7 @@ import { sessionLabel } from "../core/rules/sessionLabel";
 import { priceDetail, priceHeadline, priceLines } from "../viewModel/compactionPrice";
 import { formatCount as n, formatTokenRange, tokensText } from "../shared/format";
 import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
-import { iconLabelText, visibleText } from "../shared/untrusted";
+import { iconLabelText, markdownCode, markdownText, visibleText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 
 /** One line, at most `max` characters (an ellipsis marks a cut). */
@@ -103,59 +103,64 @@ function afterText(plan: CompactionPlan): string {
 
 /** "; focus: …" for custom instructions (as the live bridge's preview says it), else "". */
 function focusText(plan: CompactionPlan): string {
-  return plan.customInstructions ? `; focus: ${short(plan.customInstructions, 80)}` : "";
+  return plan.customInstructions ? vscode.l10n.t("; focus: {0}", short(plan.customInstructions, 80)) : "";
 }
 
 /** The numbers of a request that does not fit, short: "request ≈712,004 tokens, window 128,000". */
 function fitNumbers(fit: PlanFit): string {
   const s = [fit.history?.shortfall, fit.turnPrefix?.shortfall].find((x) => x !== undefined);
-  return s ? `request ≈${n(s.inputTokens)} tokens, window ${n(s.window)}` : "";
+  return s ? vscode.l10n.t("request ≈{0} tokens, window {1}", n(s.inputTokens), n(s.window)) : "";
 }
 
-/** The preview as markdown (the "Show details" document). */
+/** The preview as markdown (the "Show details" document); session text is escaped (`shared/untrusted.ts`). */
 export function previewMarkdown(plan: CompactionPlan, by: PreviewSummarizer): string {
+  const t = vscode.l10n.t;
   const p = plan.preparation;
   const v = plan.preview;
-  const ids = (list: string[]) => (list.length ? list.map((id) => `\`${id}\``).join(", ") : "(none)");
-  const files = (list: string[]) => (list.length ? list.map((f) => `- \`${f}\``).join("\n") : "- (none)");
+  const none = t("(none)");
+  const ids = (list: string[]) => (list.length ? list.map((id) => markdownCode(id)).join(", ") : none);
+  const files = (list: string[]) => (list.length ? list.map((f) => `- ${markdownCode(f)}`).join("\n") : `- ${none}`);
+  const entries = (count: number) => (count === 1 ? t("1 entry") : t("{0} entries", count));
   const lines = [
-    `# Compaction preview — ${planTitle(plan)}`,
+    `# ${t("Compaction preview — {0}", markdownText(planTitle(plan)))}`,
     "",
-    ...(by.problem ? ["## ⚠ The summary request does not fit the summarizer", "", by.problem.message, ""] : []),
-    `Session file: \`${plan.file}\`  `,
-    `Leaf: \`${p.leafId}\` · keepRecentTokens ${n(p.settings.keepRecentTokens)} · reserveTokens ${n(p.settings.reserveTokens)}`,
+    ...(by.problem
+      ? [`## ⚠ ${t("The summary request does not fit the summarizer")}`, "", markdownText(by.problem.message), ""]
+      : []),
+    `${t("Session file: {0}", markdownCode(plan.file))}  `,
+    `${t("Leaf: {0}", markdownCode(p.leafId))} · keepRecentTokens ${n(p.settings.keepRecentTokens)} · reserveTokens ${n(p.settings.reserveTokens)}`,
     "",
-    "| | tokens |",
+    `| | ${t("tokens")} |`,
     "|---|---:|",
-    `| before (pi's estimate) | ${n(v.tokensBefore)} |`,
-    `| summarized messages | ≈${n(v.summarizedTokens)} |`,
-    `| kept messages | ≈${n(v.keptTokens)} |`,
-    `| system checkpoint | ≈${n(p.checkpointTokens)} |`,
-    `| new summary (guess, from what is summarized; file lists exact) | ${formatTokenRange(plan.estimatedSummaryRange)} |`,
-    `| **after (estimate)** | **${afterText(plan)}** |`,
+    `| ${t("before (pi's estimate)")} | ${n(v.tokensBefore)} |`,
+    `| ${t("summarized messages")} | ≈${n(v.summarizedTokens)} |`,
+    `| ${t("kept messages")} | ≈${n(v.keptTokens)} |`,
+    `| ${t("system checkpoint")} | ≈${n(p.checkpointTokens)} |`,
+    `| ${t("new summary (guess, from what is summarized; file lists exact)")} | ${formatTokenRange(plan.estimatedSummaryRange)} |`,
+    `| **${t("after (estimate)")}** | **${afterText(plan)}** |`,
     "",
-    `**Summarized:** ${v.summarizedEntryIds.length} entries${v.turnPrefixEntryIds.length ? ` + ${v.turnPrefixEntryIds.length} entries of the split turn's prefix` : ""}${p.previousSummary ? `, updating the summary of compaction \`${p.previousCompactionId}\`` : ""}.`,
+    `**${t("Summarized:")}** ${entries(v.summarizedEntryIds.length)}${v.turnPrefixEntryIds.length ? ` + ${t("{0} of the split turn's prefix", entries(v.turnPrefixEntryIds.length))}` : ""}${p.previousSummary ? `, ${t("updating the summary of compaction {0}", markdownCode(p.previousCompactionId ?? ""))}` : ""}.`,
     "",
-    `**Kept:** ${v.keptEntryCount} entries from \`firstKeptEntryId\` = \`${v.firstKeptEntryId}\`${v.keptExceedsKeepRecent ? " (more than keepRecentTokens: a tool call and its results stay together)" : ""}.`,
+    `**${t("Kept:")}** ${t("{0} from `firstKeptEntryId` = {1}", entries(v.keptEntryCount), markdownCode(v.firstKeptEntryId))}${v.keptExceedsKeepRecent ? ` ${t("(more than keepRecentTokens: a tool call and its results stay together)")}` : ""}.`,
     "",
-    `**Split turn:** ${v.isSplitTurn ? `yes — the turn starting at \`${v.turnStartEntryId}\` is cut; its prefix is summarized separately and merged like pi does.` : "no"}`,
+    `**${t("Split turn:")}** ${v.isSplitTurn ? t("yes — the turn starting at {0} is cut; its prefix is summarized separately and merged like pi does.", markdownCode(v.turnStartEntryId ?? "")) : t("no")}`,
     "",
-    `**Custom instructions:** ${plan.customInstructions ? plan.customInstructions : "(none)"}`,
+    `**${t("Custom instructions:")}** ${plan.customInstructions ? markdownText(plan.customInstructions) : none}`,
     "",
-    `**Summarizer:** ${by.detailsLine}`,
+    `**${t("Summarizer:")}** ${markdownText(by.detailsLine)}`,
     "",
-    ...(by.price ? ["## Cost", ...priceLines(by.price).map((line) => `- ${line}`), ""] : []),
-    "## Read files",
+    ...(by.price ? [`## ${t("Cost")}`, ...priceLines(by.price).map((line) => `- ${markdownText(line)}`), ""] : []),
+    `## ${t("Read files")}`,
     files(v.readFiles),
     "",
-    "## Modified files",
+    `## ${t("Modified files")}`,
     files(v.modifiedFiles),
     "",
-    "## Entries",
-    `Summarized: ${ids(v.summarizedEntryIds)}`,
+    `## ${t("Entries")}`,
+    t("Summarized: {0}", ids(v.summarizedEntryIds)),
     "",
-    ...(v.turnPrefixEntryIds.length ? [`Split-turn prefix: ${ids(v.turnPrefixEntryIds)}`, ""] : []),
-    `Kept: ${ids(p.keptEntries.map((e) => e.record.id))}`,
+    ...(v.turnPrefixEntryIds.length ? [t("Split-turn prefix: {0}", ids(v.turnPrefixEntryIds)), ""] : []),
+    t("Kept: {0}", ids(p.keptEntries.map((e) => e.record.id))),
     "",
   ];
   return lines.join("\n");
@@ -167,8 +172,10 @@ let previewCounter = 0;
 export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer, changed: boolean): Promise<boolean> {
   const v = plan.preview;
   const count = v.summarizedEntryIds.length + v.turnPrefixEntryIds.length;
-  const summarized = `${count} ${count === 1 ? "entry" : "entries"}`;
-  const kept = `${v.keptEntryCount} ${v.keptEntryCount === 1 ? "entry" : "entries"}`;
+  const t = vscode.l10n.t;
+  const entries = (k: number) => (k === 1 ? t("1 entry") : t("{0} entries", k));
+  const summarized = entries(count);
+  const kept = entries(v.keptEntryCount);
   const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
   const needsKey = by.needsApiKey;
   const tooLarge = by.problem !== undefined;
@@ -176,48 +183,68 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
     type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" | "settings" };
     const details: Item = {
       action: "details",
-      label: "$(preview) Show details",
-      description: `keeps ${kept} from ${entryWords(plan, v.firstKeptEntryId)}`,
-      detail: `Files: ${files.length ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "") : "(none)"} — open the full preview`,
+      label: `$(preview) ${t("Show details")}`,
+      description: t("keeps {0} from {1}", kept, entryWords(plan, v.firstKeptEntryId)),
+      detail: t(
+        "Files: {0} — open the full preview",
+        files.length ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "") : t("(none)"),
+      ),
     };
     const items: Item[] = by.problem
       ? [
           {
             action: "details",
-            label: `$(warning) Does not fit ${iconLabelText(by.name)}'s window`,
+            label: `$(warning) ${t("Does not fit {0}'s window", iconLabelText(by.name))}`,
             description: by.problem.numbers,
-            detail: `Would summarize ${summarized} (≈${tokensText(v.summarizedTokens)})${focusText(plan)}. Show details for what to change — nothing is sent.`,
+            detail: t(
+              "Would summarize {0} (≈{1}){2}. Show details for what to change — nothing is sent.",
+              summarized,
+              tokensText(v.summarizedTokens),
+              focusText(plan),
+            ),
           },
           details,
           {
             action: "settings",
-            label: "$(settings-gear) Open Summarizer Settings",
-            detail: "The model and its context window (piContext.summarizer.*).",
+            label: `$(settings-gear) ${t("Open Summarizer Settings")}`,
+            detail: t("The model and its context window (piContext.summarizer.*)."),
           },
-          { action: "cancel", label: "$(close) Close", detail: "Nothing is sent, nothing is written." },
+          { action: "cancel", label: `$(close) ${t("Close")}`, detail: t("Nothing is sent, nothing is written.") },
         ]
       : [
           {
             action: "go",
-            label: "$(check) Compact now",
-            description: `${n(v.tokensBefore)} → ${afterText(plan)} tokens · ${by.name}`,
-            detail: `${needsKey ? "Asks for the API key, then summarizes" : "Summarizes"} ${summarized} (≈${tokensText(v.summarizedTokens)}${plan.preparation.previousSummary ? " + the previous summary" : ""})${v.isSplitTurn ? "; the turn is split" : ""}${focusText(plan)}.`,
+            label: `$(check) ${t("Compact now")}`,
+            description: t("{0} → {1} tokens · {2}", n(v.tokensBefore), afterText(plan), by.name),
+            detail: `${t(
+              needsKey ? "Asks for the API key, then summarizes {0} (≈{1}{2})" : "Summarizes {0} (≈{1}{2})",
+              summarized,
+              tokensText(v.summarizedTokens),
+              plan.preparation.previousSummary ? t(" + the previous summary") : "",
+            )}${v.isSplitTurn ? t("; the turn is split") : ""}${focusText(plan)}.`,
           },
           ...(by.price
             ? [
                 {
                   action: "details" as const,
                   label: `$(credit-card) ${priceHeadline(by.price)}`,
-                  detail: `${priceDetail(by.price)} — open the full preview`,
+                  detail: t("{0} — open the full preview", priceDetail(by.price)),
                 },
               ]
             : []),
           details,
-          { action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
+          { action: "cancel", label: `$(close) ${t("Cancel")}`, detail: t("Nothing is sent, nothing is written.") },
         ];
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
-      title: `${changed ? "The session changed — new preview. " : ""}Compact ${visibleText(planTitle(plan))}?${tooLarge ? " The request does not fit the summarizer" : ""}`,
-      placeHolder: `tokens ${n(v.tokensBefore)} → ${afterText(plan)} · summarize ${summarized} · keep ${kept} · split turn: ${v.isSplitTurn ? "yes" : "no"}`,
+      title: `${changed ? `${t("The session changed — new preview.")} ` : ""}${t("Compact {0}?", visibleText(planTitle(plan)))}${tooLarge ? ` ${t("The request does not fit the summarizer")}` : ""}`,
+      placeHolder: t(
+        "tokens {0} → {1} · summarize {2} · keep {3} · split turn: {4}",
+        n(v.tokensBefore),
+        afterText(plan),
+        summarized,
+        kept,
+        v.isSplitTurn ? t("yes") : t("no"),
+      ),
       ignoreFocusOut: true,
     });
     if (!pick || pick.action === "cancel") return false;

@@ -81,6 +81,7 @@ export class HealthCommand {
       agentDir: current?.agentDir ?? (config.agentDir ? expandHome(config.agentDir) : getAgentDir()),
       projectSettings: config.projectSettings,
       guardSeconds: config.liveSession.guardSeconds,
+      pi: this.services.pi.current,
     };
   }
 

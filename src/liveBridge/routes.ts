@@ -234,6 +234,7 @@ export class LiveRoutes {
         projectSettings: this.services.config().projectSettings,
         guardSeconds: 0,
         procRoot: null,
+        pi: this.services.pi.current,
       });
     } catch (error) {
       // pi decides (e.g. an entry pi has and the file does not show yet); the question needs a plan

@@ -44,7 +44,11 @@ export function registerSessionCommands(services: Services): void {
       const c = sessions.current;
       log.info(c ? `following the latest session: ${c.file}` : "following the latest session (none yet)");
     }),
-    vscode.commands.registerCommand("piContext.refresh", () => sessions.refresh()),
+    // also look for pi again, asking the login shell and npm once more (pi may have been installed since)
+    vscode.commands.registerCommand("piContext.refresh", async () => {
+      await services.pi.refresh(true).catch(() => undefined);
+      await sessions.refresh();
+    }),
     vscode.commands.registerCommand("piContext.switchLiveSession", (file?: unknown) => switchLive(services, file)),
     vscode.commands.registerCommand("piContext.nameSession", (file?: unknown, name?: unknown) =>
       nameSession(services, typeof file === "string" ? file : undefined, typeof name === "string" ? name : undefined),

@@ -68,6 +68,7 @@ export class TrimCommand {
     return analyzeLoaded(session, {
       agentDir: this.services.sessions.agentDir(),
       projectSettings: this.services.config().projectSettings,
+      pi: this.services.pi.current,
     });
   }
 

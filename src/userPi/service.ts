@@ -100,10 +100,19 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     this.log.info(
       `pi: ${report.version ? `pi ${report.version} — ${report.sourceText}` : report.sourceText}; windows from ${report.catalog.name}${report.catalog.problem ? ` (${report.catalog.problem})` : ""}${report.note ? `; ${report.note}` : ""}`,
     );
+    if (report.settingProblem) this.log.warn(`pi: ${report.settingProblem}`);
     this.emitter.fire(next);
   }
 
-  refresh(): Promise<UserPi> {
+  /**
+   * Look for pi again. `again`: also ask the login shell and npm once more (the user installed pi,
+   * or changed their shell's PATH — `Pi: Refresh Session`); otherwise their first answers are kept.
+   */
+  refresh(again = false): Promise<UserPi> {
+    if (again && !this.lookups) {
+      this.shellPath = undefined;
+      this.npmRoot = undefined;
+    }
     if (this.lookups) return this.lookups;
     const run = this.lookUp();
     this.lookups = run;

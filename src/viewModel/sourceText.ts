@@ -5,6 +5,7 @@
 
 import type { ResolvedWindow } from "../core/rules/inspect";
 import type { PiReport } from "../core/pi/userPi";
+import { REFERENCE_PI_VERSION } from "../core/pi/versions";
 import { withPeriod } from "../shared/format";
 
 /**
@@ -62,6 +63,10 @@ export function piText(report: PiReport | undefined, live?: { pid: number; piVer
 export function piWarnings(report: PiReport | undefined): string[] {
   if (!report) return [];
   const out: string[] = [];
+  if (report.settingProblem)
+    out.push(
+      `${withPeriod(report.settingProblem)} The numbers follow ${report.version ? `pi ${report.version} (${report.sourceText})` : `pi ${REFERENCE_PI_VERSION} (no pi found)`} instead.`,
+    );
   if (report.note) out.push(report.note);
   if (report.catalog.problem)
     out.push(`${withPeriod(report.catalog.problem)} Windows come from ${report.catalog.name}.`);

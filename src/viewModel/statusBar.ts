@@ -9,6 +9,7 @@
 
 import { formatCount, PRODUCT_NAME, tokensText } from "../shared/format";
 import { markdownText } from "../shared/untrusted";
+import * as l10n from "@vscode/l10n";
 import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
 import type { SourcedNumber } from "../core/rules/inspect";
@@ -110,34 +111,42 @@ function valueSourceText(source: ValueSource, file: string | undefined, key: str
   const where = file ? ` (${escapeMarkdown(file)})` : "";
   switch (source) {
     case "default":
-      return "pi's default";
+      return l10n.t("pi's default");
     case "global":
-      return `global settings${where}`;
+      return l10n.t("global settings{0}", where);
     case "project":
-      return `project settings${where}`;
+      return l10n.t("project settings{0}", where);
     case "override":
       return `${escapeMarkdown(key)}${where}`;
   }
 }
 
 function sourcedRow(name: string, s: SourcedNumber): string {
-  if (s.value === null) return `| ${name} | **invalid** — ${valueSourceText(s.source, s.file, s.key)} |`;
+  if (s.value === null) return `| ${name} | ${l10n.t("**invalid** — {0}", valueSourceText(s.source, s.file, s.key))} |`;
   return `| ${name} | ${formatCount(s.value)} — ${valueSourceText(s.source, s.file, s.key)} |`;
 }
 
-const LINKS_SESSION = `[$(${COMPACT_ICON}) Compact…](command:piContext.compact) · [$(dashboard) Compact At…](command:piContext.compactAt) · [$(graph) Open Context Panel](command:piContext.openPanel) · [$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)`;
-const LINKS_NONE =
-  "[$(list-selection) Select Session…](command:piContext.selectSession) · [$(output) Log](command:piContext.showLog)";
+/** The tooltip's command links (their titles localised; built per call, after the host set the bundle). */
+function linksSession(): string {
+  return `[$(${COMPACT_ICON}) ${l10n.t("Compact…")}](command:piContext.compact) · [$(dashboard) ${l10n.t("Compact At…")}](command:piContext.compactAt) · [$(graph) ${l10n.t("Open Context Panel")}](command:piContext.openPanel) · ${linksNone()}`;
+}
+function linksNone(): string {
+  return `[$(list-selection) ${l10n.t("Select Session…")}](command:piContext.selectSession) · [$(output) ${l10n.t("Log")}](command:piContext.showLog)`;
+}
 
 /**
  * The one explanation of an empty state, shared by the gauge tooltip, the panel and the Pi Session
  * tree: still looking, no folder open, or no session for the folders.
  */
 export function emptyStateMessage(discovery: GaugeInput["discovery"] | undefined): string {
-  if (!discovery || discovery.phase === "starting") return "Looking for pi sessions…";
+  if (!discovery || discovery.phase === "starting") return l10n.t("Looking for pi sessions…");
   if (!discovery.workspace)
-    return "No folder is open. pi sessions belong to the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.";
-  return "No pi session for this workspace yet. Start pi in a workspace folder, or pick any session with “Pi: Select Session…”.";
+    return l10n.t(
+      "No folder is open. pi sessions belong to the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.",
+    );
+  return l10n.t(
+    "No pi session for this workspace yet. Start pi in a workspace folder, or pick any session with “Pi: Select Session…”.",
+  );
 }
 
 const SEVERITY_ICON = { error: "$(error)", warning: "$(warning)", info: "$(info)" } as const;
@@ -154,9 +163,18 @@ export function problemLines(problems: readonly ProblemModel[], limit = TOOLTIP_
     return `- ${SEVERITY_ICON[p.severity]} **${escapeMarkdown(p.title)}** — ${where}${escapeMarkdown(message)}`;
   });
   if (problems.length > limit)
-    lines.push(`- … and ${problems.length - limit} more ([open the panel](command:piContext.openPanel))`);
+    lines.push(
+      `- ${l10n.t("… and {0} more ([open the panel]({1}))", problems.length - limit, "command:piContext.openPanel")}`,
+    );
   return lines;
 }
+
+/** One row of the tooltip's table: `| name | value |` (value already escaped Markdown). */
+function row(name: string, value: string): string {
+  return `| ${name} | ${value} |`;
+}
+const CONTEXT = () => l10n.t("Context");
+const AUTO = () => l10n.t("Auto-compaction");
 
 /** Build the gauge for the current state (pure). */
 export function buildGaugeView(input: GaugeInput): GaugeView {
@@ -168,46 +186,53 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
         state: "starting",
         text: "π …",
         level: "normal",
-        tooltip: `**${PRODUCT_NAME}** — looking for pi sessions…`,
-        ariaLabel: `${PRODUCT_NAME}: looking for sessions`,
+        tooltip: `**${PRODUCT_NAME}** — ${l10n.t("looking for pi sessions…")}`,
+        ariaLabel: `${PRODUCT_NAME}: ${l10n.t("looking for sessions")}`,
         command: "piContext.selectSession",
       };
     }
     if (!d.workspace) {
       return {
         state: "no-workspace",
-        text: "π no folder",
+        text: `π ${l10n.t("no folder")}`,
         level: "normal",
         tooltip: [
-          `**${PRODUCT_NAME}** — no folder is open`,
+          `**${PRODUCT_NAME}** — ${l10n.t("no folder is open")}`,
           "",
-          "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session (each listed with its project folder):",
+          l10n.t(
+            "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session (each listed with its project folder):",
+          ),
           "",
-          LINKS_NONE,
+          linksNone(),
         ].join("\n"),
-        ariaLabel: `${PRODUCT_NAME}: no folder open`,
+        ariaLabel: `${PRODUCT_NAME}: ${l10n.t("no folder open")}`,
         command: "piContext.selectSession",
       };
     }
     const dirs = d.searchedDirs.map((x) => `- ${escapeMarkdown(x)}`);
     return {
       state: "no-session",
-      text: "π no session",
+      text: `π ${l10n.t("no session")}`,
       level: "normal",
       tooltip: [
-        `**${PRODUCT_NAME}** — no pi session for this workspace yet`,
+        `**${PRODUCT_NAME}** — ${l10n.t("no pi session for this workspace yet")}`,
         "",
-        "Sessions appear here as soon as pi writes one (matched by the `cwd` in the session header). Looked in:",
+        l10n.t(
+          "Sessions appear here as soon as pi writes one (matched by the `cwd` in the session header). Looked in:",
+        ),
         "",
         ...dirs,
         "",
         d.agentDir
-          ? `Agent dir: ${escapeMarkdown(d.agentDir)} (setting \`piContext.agentDir\`, else \`PI_CODING_AGENT_DIR\`, else \`~/.pi/agent\`)`
+          ? l10n.t(
+              "Agent dir: {0} (setting `piContext.agentDir`, else `PI_CODING_AGENT_DIR`, else `~/.pi/agent`)",
+              escapeMarkdown(d.agentDir),
+            )
           : "",
         "",
-        LINKS_NONE,
+        linksNone(),
       ].join("\n"),
-      ariaLabel: `${PRODUCT_NAME}: no session for this workspace`,
+      ariaLabel: `${PRODUCT_NAME}: ${l10n.t("no session for this workspace")}`,
       command: "piContext.selectSession",
     };
   }
@@ -228,30 +253,33 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (!window) text = `π ${formatGaugeTokens(tokens)}/?`;
   else if (!inspect.usageKnown) text = `π ? · ≈${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
   else text = `π ${formatPercent(inspect.percent ?? 0)} · ${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
-  if (!enabled) text += " · auto off";
-  if (s.live) text += " · live";
+  if (!enabled) text += ` · ${l10n.t("auto off")}`;
+  if (s.live) text += ` · ${l10n.t("live")}`;
   const others = s.liveSessions ?? [];
-  if (others.length > 0) text += ` · ${others.length + 1} live`;
+  if (others.length > 0) text += ` · ${l10n.t("{0} live", others.length + 1)}`;
   if (health.errors > 0) text = `$(error) ${text}`;
   else if (problems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
   if (s.pinned) text = `$(pinned) ${text}`;
 
   // ---- tooltip
-  const name = s.label ?? inspect.sessionName ?? "unnamed session";
+  const name = s.label ?? inspect.sessionName ?? l10n.t("unnamed session");
   const lines: string[] = [];
   lines.push(
-    `**${PRODUCT_NAME}** — ${escapeMarkdown(name)}${s.pinned ? " (pinned)" : ""}${s.live ? ` · **live** from pi ${escapeMarkdown(s.live.piVersion)} (pid ${s.live.pid})` : ""}`,
+    `**${PRODUCT_NAME}** — ${escapeMarkdown(name)}${s.pinned ? ` ${l10n.t("(pinned)")}` : ""}${s.live ? ` · ${l10n.t("**live** from pi {0} (pid {1})", escapeMarkdown(s.live.piVersion), s.live.pid)}` : ""}`,
     "",
   );
   if (others.length > 0) {
     lines.push(
-      `${others.length + 1} live sessions in this folder (written in the last minute or open in a running pi); this one stays shown while it is live:`,
+      l10n.t(
+        "{0} live sessions in this folder (written in the last minute or open in a running pi); this one stays shown while it is live:",
+        others.length + 1,
+      ),
       "",
       ...others
         .slice(0, 5)
         .map(
           (o) =>
-            `- [$(arrow-swap) Switch to ${escapeMarkdown(o.label)}](command:piContext.switchLiveSession?${encodeURIComponent(JSON.stringify([o.file]))})`,
+            `- [$(arrow-swap) ${l10n.t("Switch to {0}", escapeMarkdown(o.label))}](command:piContext.switchLiveSession?${encodeURIComponent(JSON.stringify([o.file]))})`,
         ),
       "",
     );
@@ -260,13 +288,26 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (window) {
     const pct = inspect.percent ?? 0;
     if (inspect.usageKnown)
-      rows.push(`| Context | **${formatCount(tokens)}** of ${formatCount(window)} tokens (${pct.toFixed(1)}%) |`);
+      rows.push(
+        row(
+          CONTEXT(),
+          l10n.t("**{0}** of {1} tokens ({2})", formatCount(tokens), formatCount(window), `${pct.toFixed(1)}%`),
+        ),
+      );
     else
       rows.push(
-        `| Context | pi shows **?** (no answer since the last compaction); our estimate: ≈${formatCount(tokens)} of ${formatCount(window)} tokens (≈${pct.toFixed(1)}%) |`,
+        row(
+          CONTEXT(),
+          l10n.t(
+            "pi shows **?** (no answer since the last compaction); our estimate: ≈{0} of {1} tokens (≈{2})",
+            formatCount(tokens),
+            formatCount(window),
+            `${pct.toFixed(1)}%`,
+          ),
+        ),
       );
   } else {
-    rows.push(`| Context | **${formatCount(tokens)}** tokens; context window unknown |`);
+    rows.push(row(CONTEXT(), l10n.t("**{0}** tokens; context window unknown", formatCount(tokens))));
   }
   const model =
     inspect.model ??
@@ -274,43 +315,88 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (model) {
     const from =
       analysis.selection?.source === "settings-default"
-        ? "settings `defaultProvider`/`defaultModel`"
-        : "the session's branch";
+        ? l10n.t("settings `defaultProvider`/`defaultModel`")
+        : l10n.t("the session's branch");
     rows.push(
-      `| Model | ${escapeMarkdown(`${model.provider}/${model.modelId}`)} (from ${from})${analysis.model?.reasoning === false ? "" : `, thinking ${escapeMarkdown(inspect.thinkingLevel || "off")}`} |`,
+      row(
+        l10n.t("Model"),
+        `${l10n.t("{0} (from {1})", escapeMarkdown(`${model.provider}/${model.modelId}`), from)}${analysis.model?.reasoning === false ? "" : `, ${l10n.t("thinking {0}", escapeMarkdown(inspect.thinkingLevel || "off"))}`}`,
+      ),
     );
   } else {
-    rows.push("| Model | unknown: no model in the session and no `defaultProvider`/`defaultModel` in pi's settings |");
+    rows.push(
+      row(
+        l10n.t("Model"),
+        l10n.t("unknown: no model in the session and no `defaultProvider`/`defaultModel` in pi's settings"),
+      ),
+    );
   }
   rows.push(
     window
-      ? `| Window | ${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))} |`
-      : `| Window | unknown${model ? ` — ${escapeMarkdown(`${model.provider}/${model.modelId}`)} is not in ${escapeMarkdown(inspect.contextWindow.catalog ?? "pi's catalog")} or models.json` : ""} |`,
+      ? row(l10n.t("Window"), `${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))}`)
+      : row(
+          l10n.t("Window"),
+          model
+            ? l10n.t(
+                "unknown — {0} is not in {1} or models.json",
+                escapeMarkdown(`${model.provider}/${model.modelId}`),
+                escapeMarkdown(inspect.contextWindow.catalog ?? "pi's catalog"),
+              )
+            : l10n.t("unknown"),
+        ),
   );
-  rows.push(`| pi | ${escapeMarkdown(piText(inspect.pi, s.live))} |`);
+  rows.push(row("pi", escapeMarkdown(piText(inspect.pi, s.live))));
   const est = inspect.estimate;
   if (est.method === "usage+estimate") {
     rows.push(
-      `| Computed | usage of the last answer ${formatCount(est.usageTokens)} + estimate ${formatCount(est.trailingTokens)} for what came after (chars/4) |`,
+      row(
+        l10n.t("Computed"),
+        l10n.t(
+          "usage of the last answer {0} + estimate {1} for what came after (chars/4)",
+          formatCount(est.usageTokens),
+          formatCount(est.trailingTokens),
+        ),
+      ),
     );
   } else {
     rows.push(
-      `| Computed | estimate only (chars/4 over the context): ${inspect.usageKnown ? "no answer with usage yet" : "usage before the last compaction no longer applies"} |`,
+      row(
+        l10n.t("Computed"),
+        inspect.usageKnown
+          ? l10n.t("estimate only (chars/4 over the context): no answer with usage yet")
+          : l10n.t("estimate only (chars/4 over the context): usage before the last compaction no longer applies"),
+      ),
     );
   }
   if (enabled) {
     if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
       const until = inspect.tokensUntilCompaction;
-      const when = until >= 0 ? `${tokensText(until)} to go` : `over by ${formatCount(-until)}: ${AUTO_COMPACTS_WHEN}`;
-      rows.push(`| Auto-compaction | at ${formatCount(inspect.threshold)} tokens (window − reserveTokens); ${when} |`);
+      const when =
+        until >= 0
+          ? l10n.t("{0} to go", tokensText(until))
+          : l10n.t("over by {0}: {1}", formatCount(-until), AUTO_COMPACTS_WHEN);
+      rows.push(
+        row(AUTO(), l10n.t("at {0} tokens (window − reserveTokens); {1}", formatCount(inspect.threshold), when)),
+      );
     } else {
       rows.push(
-        `| Auto-compaction | threshold unknown — ${window ? "reserveTokens is invalid (see below)" : "the context window is unknown"} |`,
+        row(
+          AUTO(),
+          window
+            ? l10n.t("threshold unknown — reserveTokens is invalid (see below)")
+            : l10n.t("threshold unknown — the context window is unknown"),
+        ),
       );
     }
   } else {
     rows.push(
-      `| Auto-compaction | **disabled** — \`compaction.enabled: false\` in ${valueSourceText(inspect.compactionEnabled.source, inspect.compactionEnabled.file, "compaction.enabled")}; the limit is the window itself |`,
+      row(
+        AUTO(),
+        l10n.t(
+          "**disabled** — `compaction.enabled: false` in {0}; the limit is the window itself",
+          valueSourceText(inspect.compactionEnabled.source, inspect.compactionEnabled.file, "compaction.enabled"),
+        ),
+      ),
     );
   }
   rows.push(sourcedRow("reserveTokens", inspect.reserveTokens));
@@ -319,46 +405,76 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
     rows.push(`| ${label} | ${escapeMarkdown(text)} |`);
   if (s.live)
     rows.push(
-      `| Live | the running pi (pid ${s.live.pid}, pi ${escapeMarkdown(s.live.piVersion)}, bridge ${escapeMarkdown(s.live.bridgeVersion)}) reports these numbers${s.live.activity && s.live.activity !== "idle" ? `; pi is ${escapeMarkdown(s.live.activity)}` : ""}; Compact and Switch run in that pi |`,
+      row(
+        l10n.t("Live"),
+        s.live.activity && s.live.activity !== "idle"
+          ? l10n.t(
+              "the running pi (pid {0}, pi {1}, bridge {2}) reports these numbers; pi is {3}; Compact and Switch run in that pi",
+              s.live.pid,
+              escapeMarkdown(s.live.piVersion),
+              escapeMarkdown(s.live.bridgeVersion),
+              escapeMarkdown(s.live.activity),
+            )
+          : l10n.t(
+              "the running pi (pid {0}, pi {1}, bridge {2}) reports these numbers; Compact and Switch run in that pi",
+              s.live.pid,
+              escapeMarkdown(s.live.piVersion),
+              escapeMarkdown(s.live.bridgeVersion),
+            ),
+      ),
     );
   rows.push(
-    `| Session | ${escapeMarkdown(path.basename(s.file))} — ${plural(inspect.entryCount, "entry", "entries")} |`,
+    row(
+      l10n.t("Session"),
+      `${escapeMarkdown(path.basename(s.file))} — ${plural(inspect.entryCount, "entry", "entries")}`,
+    ),
   );
   const modifiedAt = s.modifiedAt ?? analysis.session.mtimeMs;
   if (modifiedAt > 0)
-    rows.push(`| Updated | ${escapeMarkdown(formatDateTime(modifiedAt, input.locale))} (last written) |`);
+    rows.push(
+      row(l10n.t("Updated"), l10n.t("{0} (last written)", escapeMarkdown(formatDateTime(modifiedAt, input.locale)))),
+    );
   lines.push(...rows, "");
   for (const warning of piWarnings(inspect.pi)) lines.push(`$(warning) ${escapeMarkdown(warning)}`, "");
   if (colors === "piFooter" && level !== "normal") {
     lines.push(
-      `${level === "error" ? "$(error)" : "$(warning)"} Above ${level === "error" ? "90" : "70"} % of the context window (pi's footer colours, setting \`piContext.gauge.colors\`).`,
+      `${level === "error" ? "$(error)" : "$(warning)"} ${l10n.t("Above {0} % of the context window (pi's footer colours, setting `piContext.gauge.colors`).", level === "error" ? 90 : 70)}`,
       "",
     );
   } else if (limit && level !== "normal") {
     lines.push(
       level === "error"
-        ? `$(error) Above the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`
-        : `$(warning) Within ${formatCount(limit.margin)} tokens of the ${limit.kind === "threshold" ? "auto-compaction threshold" : "context window"}.`,
+        ? `$(error) ${limit.kind === "threshold" ? l10n.t("Above the auto-compaction threshold.") : l10n.t("Above the context window.")}`
+        : `$(warning) ${
+            limit.kind === "threshold"
+              ? l10n.t("Within {0} tokens of the auto-compaction threshold.", formatCount(limit.margin))
+              : l10n.t("Within {0} tokens of the context window.", formatCount(limit.margin))
+          }`,
       "",
     );
   }
   const all = problemsOf(health, s.file);
   lines.push(healthBadge(health), "");
   if (all.length > 0) {
-    lines.push(`**Problems** (${all.length}; listed in the panel and the log):`, "");
+    lines.push(l10n.t("**Problems** ({0}; listed in the panel and the log):", all.length), "");
     lines.push(...problemLines(all));
     // what pi does with each kind (settings-manager.js): an unreadable file is read as {} (defaults);
     // an invalid compaction value throws whenever pi reads it
     if (problems.some((p) => p.key === undefined && p.scope !== "trust"))
-      lines.push("", "pi ignores a settings file it cannot read: the numbers above use pi's defaults for its values.");
+      lines.push(
+        "",
+        l10n.t("pi ignores a settings file it cannot read: the numbers above use pi's defaults for its values."),
+      );
     if (problems.some((p) => p.key?.startsWith("compaction.")))
       lines.push(
         "",
-        "pi stops with this error whenever it reads an invalid compaction setting (auto-compaction and /compact fail until it is fixed), so there is no threshold.",
+        l10n.t(
+          "pi stops with this error whenever it reads an invalid compaction setting (auto-compaction and /compact fail until it is fixed), so there is no threshold.",
+        ),
       );
     lines.push("");
   }
-  lines.push(`File: ${escapeMarkdown(s.file)}`, "", LINKS_SESSION);
+  lines.push(l10n.t("File: {0}", escapeMarkdown(s.file)), "", linksSession());
 
   // ---- screen reader
   const aria: string[] = [];

@@ -84,7 +84,7 @@ describe("e2e many sessions", () => {
     const hostileFile = path.join(dir, "2026-12-01T08-00-00-000Z_icon.jsonl");
     writeFileSync(
       hostileFile,
-      line({ type: "session", version: 3, id: "icon-id", timestamp: hourAgo.toISOString(), cwd: host.workspace }) +
+      line({ type: "session", version: 3, id: "icon-id", timestamp: hourAgo.toISOString(), cwd: fx.workspace }) +
         line({
           type: "message",
           id: id(),

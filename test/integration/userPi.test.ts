@@ -7,7 +7,7 @@
 // lets the user's own pi compact the idle session against a scripted model configured in pi's
 // models.json, and the entry at the end of the file is pi's own compaction.
 import * as assert from "assert";
-import { execFileSync } from "child_process";
+import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -72,11 +72,17 @@ function mistralSession(agentDir: string): string {
 
 /** `pi-context inspect --json` with a PATH, as a user runs it in the terminal. */
 function inspectJson(file: string, agentDir: string, pathValue: string): Record<string, unknown> {
-  const out = execFileSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), "inspect", file, "--json"], {
+  return cliJson(["inspect", file, "--json"], agentDir, pathValue);
+}
+
+/** `pi-context <args>` with `PATH` = `pathValue`; its JSON output (any exit code: a refused dry run exits 1). */
+function cliJson(args: string[], agentDir: string, pathValue: string): Record<string, unknown> {
+  const run = spawnSync(process.execPath, [path.join(repoRoot, "dist", "cli.js"), ...args], {
     env: { ...process.env, PATH: pathValue, PI_CODING_AGENT_DIR: agentDir, ELECTRON_RUN_AS_NODE: "1" },
     encoding: "utf8",
   });
-  return JSON.parse(out) as Record<string, unknown>;
+  assert.ok(run.stdout.trim().startsWith("{"), `pi-context ${args.join(" ")}: ${run.stdout}${run.stderr}`);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
 describe("the user's own pi (issue 13)", function () {
@@ -149,6 +155,11 @@ describe("the user's own pi (issue 13)", function () {
     assert.strictEqual(window152.catalog, "pi 1.5.2's model catalog");
     assert.match(window152.detail, /^pi 1\.5\.2's model catalog \(/);
     assert.deepStrictEqual((cli152.pi as { version: string; source: string }).version, "1.5.2");
+    // every command's numbers follow the same pi: the trim preview's threshold is 1.5.2's window − reserveTokens
+    const trimArgs = ["trim", file, "u1", "--note", "a note", "--dry-run", "--json"];
+    const trim152 = cliJson(trimArgs, agentDir, `${bin152}${path.delimiter}${originalPath}`);
+    const tokensAfter152 = trim152.tokensAfter as number;
+    assert.strictEqual(trim152.untilCompactionAfter, 262_144 - 16_384 - tokensAfter152, JSON.stringify(trim152));
 
     await usePath(bin160);
     assert.strictEqual(api.services.pi.current.install?.version, "1.6.0");
@@ -162,6 +173,8 @@ describe("the user's own pi (issue 13)", function () {
     const cli160 = inspectJson(file, agentDir, `${bin160}${path.delimiter}${originalPath}`);
     assert.strictEqual((cli160.contextWindow as { value: number }).value, 1_048_576);
     assert.strictEqual((cli160.contextWindow as { catalog: string }).catalog, "pi 1.6.0's model catalog");
+    const trim160 = cliJson(trimArgs, agentDir, `${bin160}${path.delimiter}${originalPath}`);
+    assert.strictEqual(trim160.untilCompactionAfter, 1_048_576 - 16_384 - (trim160.tokensAfter as number));
     await api.services.sessions.followLatest();
   });
 

@@ -262,6 +262,9 @@ function npmGlobalDirs(env: NodeJS.ProcessEnv, pathValue: string | undefined, op
   return [...new Set(dirs)];
 }
 
+/** How the setting is named in {@link PiLocation.tried}. */
+export const SETTING_LABEL = "setting piContext.pi.path";
+
 /**
  * Find the user's pi (see the module comment for the order). Never throws; reads files only.
  */
@@ -297,7 +300,7 @@ export function locatePi(options: LocateOptions = {}): PiLocation {
 
   const hit =
     done(explicit(options.flag, "flag", "--pi")) ??
-    done(explicit(options.setting, "setting", "setting piContext.pi.path")) ??
+    done(explicit(options.setting, "setting", SETTING_LABEL)) ??
     done(onPath(env.PATH, "path", "the PATH")) ??
     (options.loginShellPath !== undefined && options.loginShellPath !== env.PATH
       ? done(onPath(options.loginShellPath, "login-shell", "the login shell's PATH"))

@@ -5,7 +5,14 @@
  */
 
 import { catalogFor, type CatalogOrigin, type ModelCatalog } from "./catalog";
-import { piSourceText, type LocateAttempt, type PiInstall, type PiLocation, type PiSource } from "./locate";
+import {
+  piSourceText,
+  SETTING_LABEL,
+  type LocateAttempt,
+  type PiInstall,
+  type PiLocation,
+  type PiSource,
+} from "./locate";
 import { REFERENCE_PI_VERSION, rulesFor, type PiRules } from "./versions";
 
 /** The pi the numbers follow. */
@@ -34,6 +41,11 @@ export interface PiReport {
   catalog: { name: string; piVersion: string; origin: CatalogOrigin; location: string; problem?: string };
   /** Below pi 0.87: what pi-context computes differently (see `versions.ts`). */
   note?: string;
+  /**
+   * The pi the user pointed at (setting `piContext.pi.path`) is not usable, with the reason: the
+   * numbers follow the pi found next (or none) — said, never silently.
+   */
+  settingProblem?: string;
 }
 
 /** The {@link UserPi} for a lookup result (reads pi's catalog; cached by file stamps). Never throws. */
@@ -72,5 +84,7 @@ export function piReport(pi: UserPi): PiReport {
     },
   };
   if (pi.rules.note) report.note = pi.rules.note;
+  const setting = pi.tried.find((t) => t.where === SETTING_LABEL);
+  if (setting && install?.source !== "setting") report.settingProblem = `${SETTING_LABEL}: ${setting.result}`;
   return report;
 }

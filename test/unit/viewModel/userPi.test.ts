@@ -11,7 +11,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { snapshotCatalog } from "../../../src/core/pi/catalog";
-import { NO_USER_PI, piReport, type UserPi } from "../../../src/core/pi/userPi";
+import { NO_USER_PI, piReport, userPiOf, type UserPi } from "../../../src/core/pi/userPi";
+import { locatePi } from "../../../src/core/pi/locate";
 import { rulesFor } from "../../../src/core/pi/versions";
 import { SessionFile } from "../../../src/core/read/session";
 import { analyzeLoaded } from "../../../src/core/rules/analyze";
@@ -141,5 +142,22 @@ describe("the pi the numbers follow, in words", () => {
     assert.ok(g.tooltip.includes(`$(warning) ${markdownText("Numbers may differ from your pi 0.86.1")}`), g.tooltip);
     assert.deepEqual(buildGauge(a.inspect).piWarnings, warnings);
     assert.match(formatInspect(a), /Numbers may differ from your pi 0\.86\.1/);
+  });
+});
+
+describe("a pi setting that points nowhere is said, not ignored", () => {
+  it("the reason is in the report and the warnings (tooltip, panel, inspect); the numbers follow the pi found next", () => {
+    const pi = userPiOf(locatePi({ setting: "/nonexistent/bin/pi", env: { PATH: "" } }));
+    const report = piReport(pi);
+    assert.equal(report.source, "none");
+    assert.match(report.settingProblem ?? "", /^setting piContext\.pi\.path: /);
+    const warnings = piWarnings(report);
+    assert.equal(warnings.length, 1, warnings.join("\n"));
+    assert.match(
+      warnings[0]!,
+      /^setting piContext\.pi\.path: .*\. The numbers follow pi 1\.6\.0 \(no pi found\) instead\.$/,
+    );
+    // a usable setting: no warning
+    assert.equal(piReport(userPiOf(locatePi({ setting: "", env: { PATH: "" } }))).settingProblem, undefined);
   });
 });
