@@ -130,7 +130,7 @@ export type SwitchCommandOutcome =
   | { kind: "error"; file?: string; errorKind: string; message: string; actions?: string[] };
 
 /** Where the user stopped a trim without an error. */
-export type TrimDeclinedStage = "pick" | "action" | "note" | "preview";
+export type TrimDeclinedStage = "pick" | "empty" | "action" | "note" | "preview";
 
 /** What the `piContext.trim*` commands resolve with. */
 export type TrimCommandOutcome =

@@ -19,7 +19,7 @@ import type {
   RouteSwitchOptions,
   SwitchCommandOutcome,
 } from "../services";
-import { formatTokens } from "../shared/format";
+import { formatTokens, plural } from "../shared/format";
 import { visibleText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
@@ -130,7 +130,7 @@ export class LiveRoutes {
             go: true,
             label: "$(fold) Compact now in pi",
             description: `${describePi(announcement)} · context ${usage}`,
-            detail: `pi summarises with its own model${state.model ? ` (${state.model.provider}/${state.model.id})` : ""} and writes the compaction${instructions ? `; focus: ${instructions}` : ""}.${preview ? ` Expected: summarise ${preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length} entries, keep from ${preview.firstKeptEntryId}.` : ""}`,
+            detail: `pi summarises with its own model${state.model ? ` (${state.model.provider}/${state.model.id})` : ""} and writes the compaction${instructions ? `; focus: ${instructions}` : ""}.${preview ? ` Expected: summarise ${plural(preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length, "entry", "entries")}, keep from ${preview.firstKeptEntryId}.` : ""}`,
           },
           { go: false, label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
         ]),

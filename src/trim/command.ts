@@ -73,9 +73,9 @@ export class TrimCommand {
   }
 
   private title(file: string): string {
+    // the session's label as every surface names it (pi's rule); a file not shown: its name
     const current = this.services.sessions.current;
-    const name = current?.file === file ? current.analysis.inspect.sessionName : undefined;
-    return name ? `"${name}"` : path.basename(file);
+    return current?.file === file ? `"${current.label}"` : path.basename(file);
   }
 
   /** Plan, preview and write `items` (see the file comment). */

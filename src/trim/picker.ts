@@ -58,7 +58,7 @@ type Row = vscode.QuickPickItem & { suggestion?: TrimSuggestion; item?: TrimItem
 /**
  * Ask which items to trim. Not editable items are listed (they take tokens too) but picking them
  * asks nothing for them (the planner would refuse them with pi's reason, shown in the preview).
- * @returns the picked suggestions and items, or undefined (Escape / nothing picked).
+ * @returns the picked suggestions and items (both empty: Enter with nothing ticked), or undefined (Escape).
  */
 export async function pickItems(
   prompter: Prompter,
@@ -83,7 +83,8 @@ export async function pickItems(
   for (const item of list.items.slice(0, PICK_LIMIT)) {
     const state = editText(item);
     rows.push({
-      label: `$(${item.edit ? (item.edit.kind === "removed" ? "trash" : "note") : itemIcon(item)}) ${iconLabelText(item.tool ?? item.text ?? item.entryId)}`,
+      // a short label, so the tokens and age (the description) stay visible beside a long message
+      label: `$(${item.edit ? (item.edit.kind === "removed" ? "trash" : "note") : itemIcon(item)}) ${iconLabelText(shortLabel(item.tool ?? item.text ?? item.entryId))}`,
       description: `${n(item.tokens)} tokens · ${ageText(item)}${item.failed ? " · failed" : ""}`,
       detail: iconLabelText(
         [
@@ -102,12 +103,19 @@ export async function pickItems(
     title: `Trim the context of ${title}`,
     placeholder: "Pick suggestions or items (Space), then Enter",
   });
-  if (!picked || picked.length === 0) return undefined;
+  if (!picked) return undefined;
   return {
     suggestions: picked.flatMap((r) => (r.suggestion ? [r.suggestion] : [])),
     items: picked.flatMap((r) => (r.item ? [r.item] : [])),
   };
 }
+
+/** One line of at most {@link LABEL_MAX} characters (an ellipsis marks a cut; the detail has more). */
+function shortLabel(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > LABEL_MAX ? `${line.slice(0, LABEL_MAX - 1).trimEnd()}…` : line;
+}
+const LABEL_MAX = 60;
 
 /** Ask what to do with picked items; undefined = Escape. */
 export async function pickChoice(prompter: Prompter, items: readonly TrimItem[]): Promise<TrimChoice | undefined> {

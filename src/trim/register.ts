@@ -49,7 +49,7 @@ function requestItems(arg: unknown): TrimRequestItem[] {
 export function registerTrim(services: Services): TrimApi {
   const prompter = new Prompter();
   const command = new TrimCommand(services, prompter);
-  const declined = (stage: "pick" | "action" | "note"): TrimCommandOutcome => ({
+  const declined = (stage: "pick" | "empty" | "action" | "note"): TrimCommandOutcome => ({
     kind: "declined",
     ...(services.sessions.current ? { file: services.sessions.current.file } : {}),
     stage,
@@ -63,9 +63,15 @@ export function registerTrim(services: Services): TrimApi {
     const current = services.sessions.current;
     if (!current) return noSession();
     const list = buildTrimList(current.session, { limit: PICK_LIMIT });
-    const name = current.analysis.inspect.sessionName;
-    const picked = await pickItems(prompter, list, name ? `"${name}"` : (current.file.split(/[\\/]/).pop() ?? ""));
+    // the session's label, as every surface names it (pi's rule: its name, else its first message)
+    const picked = await pickItems(prompter, list, `"${current.label}"`);
     if (!picked) return declined("pick");
+    if (picked.suggestions.length === 0 && picked.items.length === 0) {
+      void notify.info(
+        "nothing was picked: tick suggestions or items with Space, then press Enter. Nothing was written.",
+      );
+      return declined("empty");
+    }
     let choice = undefined;
     let note: string | undefined;
     if (picked.items.length > 0) {

@@ -156,6 +156,19 @@ describe("context surgery (trim)", function () {
     for (const c of ["piContext.trim", "piContext.trim.remove", "piContext.trim.apply"]) assert.ok(all.includes(c), c);
   });
 
+  it("Pi: Trim Context…: titled with the session's label; Enter with nothing ticked is said (declined 'empty') and writes nothing", async () => {
+    const file = await fresh();
+    const bytes = fs.readFileSync(file);
+    const start = promptCount();
+    const running = vscode.commands.executeCommand<TrimCommandOutcome>("piContext.trim") as Promise<TrimCommandOutcome>;
+    const list = await nextPrompt(start, "the trim list");
+    assert.strictEqual(list.title, `Trim the context of "${api.services.sessions.current!.label}"`);
+    await pickMany(list, []);
+    const outcome = await running;
+    assert.deepStrictEqual(outcome, { kind: "declined", file, stage: "empty" });
+    assert.ok(fs.readFileSync(file).equals(bytes), "nothing written");
+  });
+
   it("Pi: Trim Context…: pick a suggestion and an item, preview = the CLI's dry run, write; the gauge drops; pi agrees", async () => {
     const file = await fresh();
     const gaugeBefore = api.statusBar.snapshot().text;
