@@ -10,6 +10,7 @@ import type { BaseServices } from "../services";
 import { inputMessageText } from "../shared/untrusted";
 import * as notify from "../ui/notify";
 import { keyOrigin, OPENAI_DEFAULT_BASE_URL } from "./openai";
+import { apiKeyPrompt } from "../viewModel/apiKeyPrompt";
 
 const SECRET_PREFIX = "piContext.summarizer.apiKey:";
 
@@ -56,7 +57,15 @@ export async function askApiKey(
   const origin = keyOrigin(baseURL);
   const value = await vscode.window.showInputBox({
     title: `API Key for ${origin}`,
-    prompt: `${reason === "missing" ? `The summarizer at ${origin} needs an API key.` : `The summarizer at ${origin} refused the request${detail ? ` (${inputMessageText(detail)})` : ""}.`} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.`,
+    prompt: apiKeyPrompt({
+      reason,
+      origin,
+      ...(detail ? { detail: inputMessageText(detail) } : {}),
+      // pi-context's summarizer only because no pi was found (`auto`): say so, and how to point at one
+      ...(services.config().summarizer.provider === "auto" && !services.pi.current.install
+        ? { noPiLookedAt: services.pi.current.tried.map((t) => t.where) }
+        : {}),
+    }),
     password: true,
     ignoreFocusOut: true,
     placeHolder: "sk-…",

@@ -1,0 +1,30 @@
+/**
+ * The wording of the API-key password box (`summarizers/apiKeys.ts` `askApiKey`), pure so that it is
+ * unit-tested: why a key is asked for, what happens to it, and — when pi-context's own summarizer is
+ * used only because no pi was found (`piContext.summarizer.provider` `auto`) — that no pi was found and
+ * how to point at one, so a Mistral session's user is not left wondering why api.openai.com wants a key.
+ */
+
+/** What {@link apiKeyPrompt} needs. */
+export interface ApiKeyPromptInput {
+  /** `missing`: the server needs a key and none is stored; `rejected`: it answered HTTP 401/403. */
+  reason: "missing" | "rejected";
+  /** The key's origin (`https://api.openai.com`). */
+  origin: string;
+  /** The server's answer, already made safe for an input box (`inputMessageText`). */
+  detail?: string;
+  /** Set when `auto` fell back to pi-context's summarizer because no pi was found: where we looked. */
+  noPiLookedAt?: readonly string[];
+}
+
+/** The prompt text of the password box (plain text; VS Code renders no Markdown there). */
+export function apiKeyPrompt(input: ApiKeyPromptInput): string {
+  const why =
+    input.reason === "missing"
+      ? `The summarizer at ${input.origin} needs an API key.`
+      : `The summarizer at ${input.origin} refused the request${input.detail ? ` (${input.detail})` : ""}.`;
+  const noPi = input.noPiLookedAt
+    ? `No pi was found to summarise with your own model and key (looked at ${input.noPiLookedAt.length ? input.noPiLookedAt.join(", ") : "the PATH"}); set piContext.pi.path to use your pi, or choose another summarizer (piContext.summarizer.provider). `
+    : "";
+  return `${noPi}${why} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.`;
+}
