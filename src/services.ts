@@ -208,6 +208,11 @@ export interface UserPiService {
   /** Look again (the PATH, the login shell's PATH, pi's managed install, npm's global packages). */
   refresh(again?: boolean): Promise<UserPi>;
   /**
+   * The pi a running process executes, with its rules and catalog (`core/pi/locate.ts`
+   * `piOfProcess`: files only, nothing run); undefined when it cannot be told. Cached per pid.
+   */
+  forProcess(pid: number): UserPi | undefined;
+  /**
    * The pi to summarise with and the Node to run it.
    * @throws {NoNodeForPiError} when no Node satisfies pi's `engines.node`; an Error when no pi is found.
    */

@@ -27,6 +27,12 @@ export class Following {
   private readonly choices = new Map<number, FolderChoice>();
   private readonly firstSeen = new Map<string, number>();
 
+  /** The pid of the pi in the followed terminal when it has `file` open (its version is what counts). */
+  terminalPid(file: string): number | undefined {
+    const t = this.terminal;
+    return t?.file && path.resolve(t.file) === path.resolve(file) ? t.pi.pid : undefined;
+  }
+
   /** Record a scan's result. */
   onScan(sessions: FoundSession[], at = Date.now()): void {
     this.lastScanAt = at;

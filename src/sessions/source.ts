@@ -17,6 +17,7 @@ import * as notify from "../ui/notify";
 import { analyzeLoaded } from "../core/rules/analyze";
 import { SessionFile } from "../core/read/session";
 import type { SessionInfo } from "../core/read/sessionInfo";
+import type { UserPi } from "../core/pi/userPi";
 import type { PiContextConfig } from "../config";
 import type {
   CurrentSession,
@@ -53,7 +54,7 @@ export interface PiSessionSourceOptions {
   log: vscode.LogOutputChannel;
   config: () => PiContextConfig;
   /** The user's pi: its rules and catalog are what the analysis follows (re-analysed when it changes). */
-  pi?: Pick<UserPiService, "current" | "onDidChange">;
+  pi?: Pick<UserPiService, "current" | "onDidChange" | "forProcess">;
   env?: NodeJS.ProcessEnv;
   /** Where the listing cache lives (the extension's global storage); none = in memory only. */
   cacheFile?: string;
@@ -168,7 +169,8 @@ export class PiSessionSource implements SessionSource {
             `terminal "${target.terminal}": pi (pid ${target.pi.pid}) has ${target.file} open (${target.how ?? "?"})`,
           );
         } else if (following.focus?.kind === "terminal") following.focus = undefined;
-        void this.schedule({ refresh: true });
+        // the terminal's pi may be another version than the installed one: analyse again
+        void this.schedule({ refresh: true, reanalyze: true });
       },
     });
     this.disposables.push(terminals);
@@ -412,6 +414,12 @@ export class PiSessionSource implements SessionSource {
     }
   }
 
+  /** The pi a session's numbers follow: the one running it in the followed terminal, else the installed one. */
+  private piFor(file: string): UserPi {
+    const pid = this.following.terminalPid(file);
+    return (pid !== undefined ? this.pi?.forProcess(pid) : undefined) ?? this.pi!.current;
+  }
+
   private async analyze(
     session: SessionFile,
     reason: FollowReason,
@@ -423,7 +431,7 @@ export class PiSessionSource implements SessionSource {
       analyzeLoaded(session, {
         agentDir: this.agentDirValue,
         projectSettings: config.projectSettings,
-        ...(this.pi ? { pi: this.pi.current } : {}),
+        ...(this.pi ? { pi: this.piFor(session.filePath) } : {}),
       });
     const headerCwd = session.cwd;
     const folder = (vscode.workspace.workspaceFolders ?? []).find(

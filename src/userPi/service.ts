@@ -13,7 +13,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { locatePi, type PiLocation } from "../core/pi/locate";
+import { locatePi, piOfProcess, type PiLocation } from "../core/pi/locate";
 import { nodeForPi, type PiRuntime } from "../core/pi/node";
 import { loginShellPath, npmGlobalRoot } from "../core/pi/shellPath";
 import { piReport, userPiOf, type UserPi } from "../core/pi/userPi";
@@ -52,6 +52,8 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
   private shellPath: string | undefined;
   private npmRoot: string | undefined;
   private lookups: Promise<UserPi> | undefined;
+  /** {@link forProcess}'s answers (a pid's program does not change while it runs). */
+  private readonly byPid = new Map<number, UserPi | undefined>();
 
   constructor(options: UserPiSourceOptions) {
     this.log = options.log;
@@ -140,6 +142,18 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     if (!this.value.install)
       this.log.info(`pi: none found (${this.value.tried.map((t) => `${t.where}: ${t.result}`).join("; ")})`);
     return this.value;
+  }
+
+  forProcess(pid: number): UserPi | undefined {
+    if (this.byPid.has(pid)) return this.byPid.get(pid);
+    const install = piOfProcess(pid);
+    const pi = install
+      ? userPiOf({ pi: install, tried: [{ where: `the running pi (pid ${pid})`, result: `pi ${install.version}` }] })
+      : undefined;
+    if (this.byPid.size > 64) this.byPid.clear(); // pids are few; a long session sees many come and go
+    this.byPid.set(pid, pi);
+    if (pi) this.log.info(`pi: the running pi (pid ${pid}) is pi ${install!.version} at ${install!.packageDir}`);
+    return pi;
   }
 
   async runtime(): Promise<PiRuntime> {

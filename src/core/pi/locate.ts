@@ -349,22 +349,35 @@ export function piSourceText(pi: Pick<PiInstall, "source" | "executable" | "pack
 }
 
 /**
- * The pi a running process executes (Linux: `/proc/<pid>/cmdline` → `node …/dist/bundle/cli.js`
- * → pi's package.json above it); undefined when the process is gone, not readable, or not pi.
+ * The pi a running process executes (Linux), from files only: the script in `/proc/<pid>/cmdline`
+ * (`node …/dist/bundle/cli.js` → pi's package.json above it), else — pi sets `process.title`, which
+ * overwrites the command line with `pi` — the command the shell ran, `_` in `/proc/<pid>/environ`
+ * (`/usr/local/bin/pi`, resolved like a `pi` on the PATH). Undefined when the process is gone, not
+ * readable (another user's), or not pi.
  */
 export function piOfProcess(pid: number, procRoot = "/proc"): PiInstall | undefined {
-  let args: string[];
-  try {
-    args = fs.readFileSync(path.join(procRoot, String(pid), "cmdline"), "utf8").split("\0");
-  } catch {
-    return undefined;
-  }
-  // args[0] is the Node binary; the script follows (only a package.json above it counts)
-  for (const arg of args.slice(1)) {
+  const base = path.join(procRoot, String(pid));
+  const read = (name: string): string[] => {
+    try {
+      return fs.readFileSync(path.join(base, name), "utf8").split("\0");
+    } catch {
+      return [];
+    }
+  };
+  // args[0] is the Node binary (or `pi` after process.title); the script follows (a package.json above it)
+  for (const arg of read("cmdline").slice(1)) {
     if (!path.isAbsolute(arg) || !isFile(arg)) continue;
     const dir = piPackageAbove(path.dirname(fs.realpathSync(arg)));
     const found = dir ? describe(dir, "running", { executable: arg }) : undefined;
     if (found) return found;
+  }
+  // the command the shell ran: only a `pi` (a launcher or npm's link), resolved like one on the PATH
+  const ran = read("environ")
+    .find((v) => v.startsWith("_="))
+    ?.slice(2);
+  if (ran && path.isAbsolute(ran) && /^pi(\.cmd|\.exe)?$/i.test(path.basename(ran)) && isFile(ran)) {
+    const found = piAt(ran, "running");
+    if (!("problem" in found)) return found;
   }
   return undefined;
 }

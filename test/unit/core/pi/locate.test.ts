@@ -151,3 +151,20 @@ describe("piOfProcess", () => {
     assert.equal(piOfProcess(4243, proc), undefined);
   });
 });
+
+describe("piOfProcess after pi set process.title", () => {
+  it("the command line is only `pi`: the command the shell ran (`_` in /proc/<pid>/environ) names the install", () => {
+    const g = fakeGlobalInstall(fresh("prefix"), "1.5.2");
+    const proc = fresh("proc");
+    write(path.join(proc, "5151", "cmdline"), ["pi", "", "", ""].join("\0"));
+    write(path.join(proc, "5151", "environ"), ["HOME=/h", `_=${path.join(g.bin, "pi")}`, "TERM=xterm", ""].join("\0"));
+    const found = piOfProcess(5151, proc);
+    assert.equal(found?.version, "1.5.2");
+    assert.equal(found?.source, "running");
+    assert.equal(found?.packageDir, g.packageDir);
+    // a `_` that is not a pi (a wrapper, a shell) is not guessed from
+    write(path.join(proc, "5152", "cmdline"), ["pi", ""].join("\0"));
+    write(path.join(proc, "5152", "environ"), [`_=${process.execPath}`, ""].join("\0"));
+    assert.equal(piOfProcess(5152, proc), undefined);
+  });
+});
