@@ -77,7 +77,8 @@ describe("the live-session refusal", () => {
           await new Promise((r) => setTimeout(r, 50));
           both = await checkLiveSession(file, { guardSeconds: 30, sessionCwd: dir, procRoot: "/proc" });
         }
-        assert.deepEqual(both.reasons.map((r) => r.kind).sort(), ["pi-process", "recent-write"]);
+        // one reason per matching process: the table may be read while the shell forks (kinds, not counts)
+        assert.deepEqual([...new Set(both.reasons.map((r) => r.kind))].sort(), ["pi-process", "recent-write"]);
         assert.equal(isOverridable(both), false);
         const old = await checkLiveSession(session(dir, 3600_000), {
           guardSeconds: 30,
