@@ -17,6 +17,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   utimesSync,
@@ -105,6 +106,29 @@ function hostLogDirs() {
     if (!statSync(dir).isDirectory()) continue;
     for (const h of readdirSync(dir)) if (h.startsWith("exthost")) out.push(path.join(dir, h));
   }
+  return out;
+}
+
+/**
+ * The lines of the extension hosts' log files (every window's `exthostN` folder, `.log` files) that contain
+ * `text` — e.g. the extension's "activated in N ms" line, which the Output view may have scrolled
+ * past (it shows the end of a long log).
+ * @param {string} text
+ * @returns {string[]}
+ */
+export function hostLogLines(text) {
+  const out = [];
+  for (const dir of hostLogDirs())
+    for (const name of readdirSync(dir, { recursive: true })) {
+      if (!String(name).endsWith(".log")) continue;
+      let content = "";
+      try {
+        content = readFileSync(path.join(dir, String(name)), "utf8");
+      } catch {
+        continue;
+      }
+      for (const line of content.split("\n")) if (line.includes(text)) out.push(line);
+    }
   return out;
 }
 
