@@ -8,6 +8,7 @@
  * A switch without a summary writes pi-context's leaf marker as always (pi persists nothing then).
  */
 
+import * as fs from "node:fs";
 import { liveSessionError } from "../core/flows/live";
 import {
   planSwitch,
@@ -79,24 +80,42 @@ export async function switchWithUserPi(
     extensions,
   });
   try {
-    const deadline = Date.now() + BRIDGE_WAIT_MS;
-    while ((await services.liveBridge.availability(file)) !== "live") {
-      if (signal.aborted) return { kind: "cancelled", file, message: "Branch switch cancelled. Nothing was written." };
-      if (Date.now() > deadline)
-        throw new Error(
-          `your pi ${runtime.install.version} started, but its live bridge did not come up within ${BRIDGE_WAIT_MS / 1000} s. Nothing was written.`,
-        );
-      await new Promise((r) => setTimeout(r, 150));
+    // the headless pi may restart its extensions right after start-up (a new bridge, a new token): a
+    // connection closed before pi wrote anything is tried once more on the new bridge
+    for (let attempt = 1; ; attempt++) {
+      const deadline = Date.now() + BRIDGE_WAIT_MS;
+      while ((await services.liveBridge.availability(file)) !== "live") {
+        if (signal.aborted)
+          return { kind: "cancelled", file, message: "Branch switch cancelled. Nothing was written." };
+        if (Date.now() > deadline)
+          throw new Error(
+            `your pi ${runtime.install.version} started, but its live bridge did not come up within ${BRIDGE_WAIT_MS / 1000} s. Nothing was written.`,
+          );
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      const sizeBefore = fileSize(file);
+      const outcome = await services.liveBridge.routeSwitch(file, targetId, {
+        given: choice,
+        ask: async () => choice,
+        signal,
+      });
+      if (!outcome)
+        throw new Error(`your pi ${runtime.install.version} went away before it could switch. Nothing was written.`);
+      const closedEarly =
+        outcome.kind === "error" && outcome.errorKind === "closed" && fileSize(file) === sizeBefore && !signal.aborted;
+      if (!closedEarly || attempt >= 2) return outcome;
+      services.log.info(`switch ${file}: the headless pi's bridge closed before pi wrote anything; trying once more`);
     }
-    const outcome = await services.liveBridge.routeSwitch(file, targetId, {
-      given: choice,
-      ask: async () => choice,
-      signal,
-    });
-    if (!outcome)
-      throw new Error(`your pi ${runtime.install.version} went away before it could switch. Nothing was written.`);
-    return outcome;
   } finally {
     await rpc.close();
+  }
+}
+
+/** The file's size in bytes (-1 when it cannot be read): whether pi wrote anything. */
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return -1;
   }
 }
