@@ -10,9 +10,9 @@
  * read as data (`core/pi/catalog.ts`); only `node --version` runs, when pi is to summarise.
  */
 
-import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { fileStamp } from "../core/read/stamp";
 import { locatePi, piOfProcess, type PiLocation } from "../core/pi/locate";
 import { nodeForPi, type PiRuntime } from "../core/pi/node";
 import { loginShellPath, npmGlobalRoot } from "../core/pi/shellPath";
@@ -30,12 +30,7 @@ export interface UserPiSourceOptions {
 }
 
 function stamp(file: string): string {
-  try {
-    const st = fs.statSync(file);
-    return `${st.mtimeMs}:${st.size}:${st.ino}`;
-  } catch {
-    return "-";
-  }
+  return fileStamp([file]);
 }
 
 /** The extension's {@link UserPiService}. */

@@ -18,6 +18,7 @@
  * `MODELS` (= the data file's basename), and pi's registry looks models up by `provider/id`.
  */
 
+import { fileStamp } from "../read/stamp";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import snapshotData from "../data/model-catalog.json";
@@ -221,19 +222,6 @@ export interface CatalogLookup {
 
 const cache = new Map<string, { stamp: string; lookup: CatalogLookup }>();
 
-function stampOf(files: string[]): string {
-  return files
-    .map((f) => {
-      try {
-        const st = fs.statSync(f);
-        return `${st.mtimeMs}:${st.size}:${st.ino}`;
-      } catch {
-        return "-";
-      }
-    })
-    .join("|");
-}
-
 /**
  * The catalog the user's pi uses: pi-ai's JSON data when that pi-ai has pi's version, else the
  * bundle's copy, else the snapshot (with the reason). Cached by the stamps of pi's and pi-ai's
@@ -245,7 +233,7 @@ export function catalogFor(install: Pick<PiInstall, "version" | "packageDir" | "
   const files = [path.join(install.packageDir, "package.json")];
   if (piAi) files.push(path.join(piAi.dir, "package.json"), path.join(piAi.dir, "dist/providers/data/.manifest.json"));
   const key = `${install.packageDir}\0${piAi?.dir ?? ""}`;
-  const stamp = stampOf(files);
+  const stamp = fileStamp(files);
   const hit = cache.get(key);
   if (hit && hit.stamp === stamp) return hit.lookup;
   const problems: string[] = [];

@@ -4,7 +4,7 @@
  * and the inspect result. Shared by the CLI and the extension.
  */
 
-import * as fs from "node:fs";
+import { fileStamp } from "../read/stamp";
 import * as path from "node:path";
 import { buildProjection, modelSelection } from "./context";
 import { inspectSession, type InspectResult, type ResolvedWindow } from "./inspect";
@@ -31,19 +31,6 @@ import {
  * appended entry costs a few `stat` calls rather than re-parsing every configuration file.
  */
 const configCache = new Map<string, { stamp: string; value: unknown }>();
-
-function fileStamp(files: string[]): string {
-  return files
-    .map((f) => {
-      try {
-        const st = fs.statSync(f);
-        return `${st.mtimeMs}:${st.size}:${st.ino}`;
-      } catch {
-        return "-";
-      }
-    })
-    .join("|");
-}
 
 function cached<T>(key: string, files: string[], compute: () => T): T {
   const stamp = fileStamp(files);
