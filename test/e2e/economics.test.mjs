@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
+  applyTheme,
   inspectJson,
   privateProject,
   quickInput,
@@ -183,8 +184,7 @@ describe("e2e context economics", () => {
 
   it("light: the same", async () => {
     const { page } = suite.wb;
-    suite.fx.writeSettings(settings("Default Light Modern"));
-    await waitUntil(async () => (await page.locator(".monaco-workbench.vs").count()) > 0, 20_000, "the light theme");
+    await applyTheme(page, "Default Light Modern", () => suite.fx.writeSettings(settings("Default Light Modern")));
     await panelShots("light");
     await tooltipShot("light");
     await previewShot("light");

@@ -18,6 +18,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   utimesSync,
@@ -611,7 +612,7 @@ export function privateProject(name, opts = {}) {
     },
     /** Replace the workspace settings (`piContext.agentDir` = the private agent dir, always). */
     writeSettings(settings = {}) {
-      writeFileSync(
+      writeFileAtomic(
         path.join(workspace, ".vscode", "settings.json"),
         JSON.stringify({ "piContext.agentDir": agentDir, ...settings }, null, 2),
       );
@@ -647,6 +648,56 @@ export function useWorkbench(make, openOpts = {}) {
     suite.fx?.cleanup?.();
   });
   return suite;
+}
+
+/**
+ * Replace a file's content at once (a temporary file beside it, then a rename): a reader — VS Code
+ * watching `.vscode/settings.json` — sees the old content or the new one, never a half-written or
+ * empty file.
+ * @param {string} file
+ * @param {string} text
+ */
+export function writeFileAtomic(file, text) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+/**
+ * Switch the workbench to a colour theme ("Default Dark Modern", "Default Light Modern") through
+ * the workspace settings — `write()` writes settings that name it — and wait until
+ * the workbench wears it (its `vs` / `vs-dark` class).
+ * VS Code's theme service can miss the configured theme at start-up: in one CI run the extension
+ * host had read the workspace settings (its agent dir) while the workbench stayed on the web
+ * default (light), and writing the same value again is no change for it. So when the class does
+ * not appear within 8 s, the theme is chosen the user's other way, "Preferences: Color Theme",
+ * which applies it at once (and says so in the test output).
+ * @param {import('playwright-core').Page} page
+ * @param {string} name
+ * @param {() => void} write
+ */
+export async function applyTheme(page, name, write) {
+  const cls = name.includes("Light") ? ".monaco-workbench.vs" : ".monaco-workbench.vs-dark";
+  const wears = async () => (await page.locator(cls).count()) > 0;
+  write();
+  try {
+    await waitUntil(wears, 8_000, `the theme ${name}`);
+    return;
+  } catch {
+    console.log(
+      `[e2e] the workbench did not take "${name}" from the settings in 8 s: choosing it in Preferences: Color Theme`,
+    );
+  }
+  await runCommand(page, "Preferences: Color Theme", { commandId: "workbench.action.selectTheme" });
+  const widget = page.locator(".quick-input-widget");
+  await widget.locator("input").fill(name);
+  const exact = new RegExp(`^\\s*${name}\\s*$`);
+  await widget
+    .locator(".monaco-list-row")
+    .filter({ has: page.locator(".label-name", { hasText: exact }) })
+    .first()
+    .click({ timeout: 10_000 });
+  await waitUntil(wears, 20_000, `the theme ${name} (chosen in Preferences: Color Theme)`);
 }
 
 /** Poll until `fn()` is truthy (or throw after `timeoutMs`). */

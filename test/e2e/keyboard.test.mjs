@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
+  applyTheme,
   clipAround,
   privateProject,
   repoRoot,
@@ -15,7 +16,6 @@ import {
   runCommand,
   screenshot,
   useWorkbench,
-  waitUntil,
   webviewFrame,
 } from "./harness.mjs";
 
@@ -132,13 +132,7 @@ describe("e2e panel keyboard", () => {
     const tag = themeName.includes("Light") ? "light" : "dark";
     it(`Tab reaches every interactive element in order, each shows its focus, never the bare body (${tag})`, async () => {
       const { page } = suite.wb;
-      suite.fx.writeSettings(theme(themeName));
-      await waitUntil(
-        async () =>
-          (await page.locator(tag === "light" ? ".monaco-workbench.vs" : ".monaco-workbench.vs-dark").count()) > 0,
-        20_000,
-        `the ${tag} theme`,
-      );
+      await applyTheme(page, themeName, () => suite.fx.writeSettings(theme(themeName)));
       await runCommand(page, "Pi: Open Context Panel");
       const frame = webviewFrame(page, { title: "pi Context" });
       await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 30_000 });

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
+  applyTheme,
   inspectJson,
   notificationInCenter,
   privateProject,
@@ -225,14 +226,7 @@ describe("e2e context panel", () => {
     // close the editors opened above and bring the panel back
     await runCommand(page, "View: Close All Editors");
     await runCommand(page, "Pi: Open Context Panel");
-    suite.fx.writeSettings(settings("Default Light Modern"));
-    await waitUntil(
-      async () =>
-        (await page.locator(".monaco-workbench").getAttribute("class"))?.includes("vs ") ||
-        (await page.locator(".monaco-workbench.vs").count()) > 0,
-      20_000,
-      "the light theme",
-    );
+    await applyTheme(page, "Default Light Modern", () => suite.fx.writeSettings(settings("Default Light Modern")));
     frame = webviewFrame(page, { title: "pi Context" });
     await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(500);
@@ -249,12 +243,7 @@ describe("e2e context panel", () => {
     await view.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(300);
     await screenshot(page, "view-light");
-    suite.fx.writeSettings(settings("Default Dark Modern"));
-    await waitUntil(
-      async () => (await page.locator(".monaco-workbench.vs-dark").count()) > 0,
-      20_000,
-      "the dark theme",
-    );
+    await applyTheme(page, "Default Dark Modern", () => suite.fx.writeSettings(settings("Default Dark Modern")));
     await page.waitForTimeout(500);
     await screenshot(page, "view-dark");
   });

@@ -17,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
+  applyTheme,
   clipAround,
   closeSharedHost,
   encodeSessionDirName,
@@ -29,6 +30,7 @@ import {
   usageOf,
   waitUntil,
   webviewFrameByTitle,
+  writeFileAtomic,
 } from "./harness.mjs";
 
 const PANEL_TITLE = "pi Context";
@@ -125,7 +127,7 @@ function setup() {
 }
 
 function writeSettings(fx, extra = {}) {
-  writeFileSync(
+  writeFileAtomic(
     path.join(fx.workspace, ".vscode", "settings.json"),
     JSON.stringify(
       { "piContext.agentDir": fx.agentDir, "workbench.editor.enablePreview": true, ...fx.settings, ...extra },
@@ -358,13 +360,8 @@ describe("e2e status bar + panel (new-user fixes)", () => {
   for (const theme of ["dark", "light"]) {
     it(`axis labels never overlap (${theme}): threshold near the window, a 1M window, a small window — panel and sidebar`, async () => {
       const { page } = wb;
-      writeSettings(fx, { "workbench.colorTheme": theme === "dark" ? "Default Dark Modern" : "Default Light Modern" });
-      await waitUntil(
-        async () =>
-          (await page.locator(theme === "dark" ? ".monaco-workbench.vs-dark" : ".monaco-workbench.vs").count()) > 0,
-        20_000,
-        `the ${theme} theme`,
-      );
+      const themeName = theme === "dark" ? "Default Dark Modern" : "Default Light Modern";
+      await applyTheme(page, themeName, () => writeSettings(fx, { "workbench.colorTheme": themeName }));
       await runCommand(page, "Pi: Open Context Panel");
       frame = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
       for (const w of windows) {
