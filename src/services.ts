@@ -263,6 +263,12 @@ export interface LiveBridge {
   /** True when our bridge file is installed in pi's extensions folder (any version), false when not, undefined when unknown. */
   bridgeInstalled(): boolean | undefined;
   /**
+   * Mark a pi process as pi-context's own headless run (the user's pi started for one switch):
+   * its bridge serves the routes as usual, but it is not shown as a running "live" pi and gets no
+   * "untested pi version" warning. Dispose when the process is gone.
+   */
+  markHeadless(pid: number): vscode.Disposable;
+  /**
    * The one place live numbers are applied: pi's own usage, window and compaction settings over
    * the file's analysis, and who reported them; undefined without a live bridge for the session.
    */

@@ -79,6 +79,8 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private readonly routes: LiveRoutes;
   private announced: { pid: number; sessionFile: string }[] = [];
   private readonly editRoute: LiveEditRoute;
+  /** pids of the headless pi processes pi-context itself runs (see {@link LiveBridge.markHeadless}). */
+  private readonly headless = new Set<number>();
 
   /** @param bundlePath the shipped bundle (`dist/bridge/pi-context-bridge.js`). */
   constructor(
@@ -142,11 +144,22 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     return best;
   }
 
+  /** See {@link LiveBridge.markHeadless}. */
+  markHeadless(pid: number): vscode.Disposable {
+    this.headless.add(pid);
+    this.changed.fire();
+    return new vscode.Disposable(() => {
+      this.headless.delete(pid);
+      this.changed.fire();
+    });
+  }
+
   /** pi's numbers for the current session and who reported them, or undefined without a live bridge (see {@link LiveBridge.liveAnalysis}). */
   liveAnalysis(current: CurrentSession): { analysis: Analysis; live: LiveSource } | undefined {
     if (!this.enabled()) return undefined;
     const target = this.liveFor(current.file);
-    if (!target) return undefined;
+    // pi-context's own headless pi (a switch it runs) is no running pi of the user's: no "live" state
+    if (!target || this.headless.has(target.announcement.pid)) return undefined;
     const state = target.connection.state;
     const source = {
       pid: target.announcement.pid,
@@ -240,7 +253,8 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
           this.services.log.info(
             `live bridge: connected to ${describePi(a)} for ${a.sessionFile} (bridge ${a.bridgeVersion})`,
           );
-          if (!isTestedPiVersion(a.piVersion))
+          // (not for pi-context's own headless pi: the user's pi, run for one switch, its version known)
+          if (!isTestedPiVersion(a.piVersion) && !this.headless.has(a.pid))
             this.notifyOnce(
               `pi-version:${a.piVersion}`,
               "warning",
@@ -285,6 +299,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private notifyOnce(key: string, level: "warning" | "info", message: string): void {
     if (this.notified.has(key)) return;
     this.notified.add(key);
+    this.services.log.info(`live bridge: told the user: ${message}`);
     if (level === "warning") void notify.warn(message);
     else void notify.info(message);
   }

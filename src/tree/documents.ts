@@ -34,10 +34,11 @@ export async function openSummary(session: SessionFile | undefined, id: string |
 let textCounter = 0;
 
 /** Show the text of a message the user switched to, in a new read-only document titled by the message's words. */
-export async function showMessageText(text: string, target: EntryRecord): Promise<void> {
+export async function showMessageText(text: string, target: EntryRecord | undefined): Promise<void> {
+  const title = target ? `Message ${entryWords(target, 40)}` : "Message";
   const uri = vscode.Uri.from({
     scheme: SUMMARY_SCHEME,
-    path: `/preview/message-${++textCounter}/${fileTitle(`Message ${entryWords(target, 40)}`)}.md`,
+    path: `/preview/message-${++textCounter}/${fileTitle(title)}.md`,
   });
   setVirtualDocument(uri, text);
   await vscode.window.showTextDocument(uri, { preview: true });

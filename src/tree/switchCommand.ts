@@ -127,6 +127,7 @@ export class SwitchCommand {
           if (byPi.kind === "switched") {
             this.revealer.leafMoved();
             await services.sessions.refresh().catch(() => undefined);
+            if (!options.quiet) offerHeadlessResult(services.pi.current.install?.version, byPi);
           }
           return byPi;
         }
@@ -234,6 +235,37 @@ function offerResult(plan: SwitchPlan, written: number, text: string | undefined
     .then(async (choice) => {
       if (choice === "Copy Text") await vscode.env.clipboard.writeText(text);
       else if (choice === "Show Text") await showMessageText(text, plan.target);
+    });
+}
+
+/**
+ * The result of a switch the user's pi made headless (`switchWithPi.ts`): what pi wrote, and — for a
+ * user-message target — that its text was not put back into any editor (pi ran without a terminal
+ * UI), with the text to copy or show.
+ */
+function offerHeadlessResult(
+  version: string | undefined,
+  outcome: Extract<SwitchCommandOutcome, { kind: "switched" }>,
+): void {
+  const wrote = outcome.entries.length
+    ? ` (wrote ${outcome.entries.map((e) => e.type.replace("_", " ")).join(" + ")})`
+    : "";
+  const base = `your pi${version ? ` ${version}` : ""} switched to ${outcome.newLeafId ?? "the start of the session"}${wrote}.`;
+  const text = outcome.editorText;
+  if (text === undefined) {
+    void notify.info(base);
+    return;
+  }
+  const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  void notify
+    .info(
+      `${base} The message you picked was not sent again (pi ran without its terminal): “${preview.replace(/\s+/g, " ")}”`,
+      "Copy Text",
+      "Show Text",
+    )
+    .then(async (choice) => {
+      if (choice === "Copy Text") await vscode.env.clipboard.writeText(text);
+      else if (choice === "Show Text") await showMessageText(text, undefined);
     });
 }
 

@@ -6,6 +6,9 @@
  * switch runs inside it through the bridge — pi summarises the branch with its own prompts, model
  * and key and writes its own `branch_summary` (and `label`). pi-context writes nothing in that case.
  * A switch without a summary writes pi-context's leaf marker as always (pi persists nothing then).
+ * The headless pi is marked as pi-context's own (`markHeadless`): no "live" state, no version
+ * warning; the result is reported by the caller (`switchCommand.ts`), not by the live route, whose
+ * words are for a pi running in a terminal.
  */
 
 import * as fs from "node:fs";
@@ -79,6 +82,7 @@ export async function switchWithUserPi(
     agentDir: services.sessions.agentDir(),
     extensions,
   });
+  const own = rpc.pid !== undefined ? services.liveBridge.markHeadless(rpc.pid) : undefined;
   try {
     // the headless pi may restart its extensions right after start-up (a new bridge, a new token): a
     // connection closed before pi wrote anything is tried once more on the new bridge
@@ -98,6 +102,7 @@ export async function switchWithUserPi(
         given: choice,
         ask: async () => choice,
         signal,
+        quiet: true,
       });
       if (!outcome)
         throw new Error(`your pi ${runtime.install.version} went away before it could switch. Nothing was written.`);
@@ -108,6 +113,7 @@ export async function switchWithUserPi(
     }
   } finally {
     await rpc.close();
+    own?.dispose();
   }
 }
 

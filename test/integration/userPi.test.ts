@@ -238,13 +238,38 @@ describe("the user's own pi (issue 13)", function () {
     fs.utimesSync(file, old, old);
     const before = fs.readFileSync(file, "utf8");
     const requests = server.requests.length;
-    const outcome = (await vscode.commands.executeCommand("piContext.tree.switchToHere", "a03949d4", {
+    await api.services.sessions.pin(file);
+    const logFile = path.join(api.services.context.logUri.fsPath, "pi Context.log");
+    const logBefore = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").length : 0;
+    const switching = vscode.commands.executeCommand("piContext.tree.switchToHere", "a03949d4", {
       summarize: true,
       label: "by-your-pi",
       file,
       quiet: true,
-    })) as { kind: string; newLeafId?: string | null };
+    }) as Thenable<{ kind: string; newLeafId?: string | null }>;
+    // while pi-context's own headless pi runs: its bridge serves the switch, but it is no running
+    // pi of the user's — no "live" badge, no live numbers, no "untested pi version" warning (1.5.2)
+    let done = false;
+    let bridged = false;
+    const badges: string[] = [];
+    void Promise.resolve(switching).finally(() => (done = true));
+    while (!done) {
+      if (api.liveBridge.liveFor(file)) bridged = true;
+      if (api.services.sessions.current?.file === file) badges.push(api.statusBar.snapshot().text);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const outcome = await switching;
     assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
+    assert.ok(bridged, "the switch ran through the headless pi's live bridge");
+    assert.ok(badges.length > 0, "the session was followed during the switch");
+    assert.ok(
+      badges.every((t) => !t.endsWith(" · live")),
+      `no live badge for pi-context's own pi: ${JSON.stringify([...new Set(badges)])}`,
+    );
+    const logged = fs.readFileSync(logFile, "utf8").slice(logBefore);
+    assert.ok(logged.includes("by the user's pi 1.5.2 (headless"), logged);
+    assert.ok(!logged.includes("told the user"), `no warning for the headless pi: ${logged}`);
+    await api.services.sessions.followLatest();
     const asked = server.requests.slice(requests);
     assert.ok(
       asked.length > 0 && asked.every((r) => r.body.model === "scripted-big"),
