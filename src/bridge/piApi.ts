@@ -33,7 +33,8 @@ export interface PiContext {
     getEntry(id: string): PiEntry | undefined;
     getBranch(): PiEntry[];
   };
-  readonly model: { provider: string; id: string; contextWindow?: number } | undefined;
+  /** pi-ai's `Model` (only what the bridge reads; `cost`: US dollars per million tokens). */
+  readonly model: { provider: string; id: string; contextWindow?: number; cost?: unknown } | undefined;
   readonly thinkingLevel?: string;
   readonly hasUI?: boolean;
   readonly ui?: { notify(message: string, type?: "info" | "warning" | "error"): void };

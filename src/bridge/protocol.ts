@@ -20,7 +20,7 @@
 export const BRIDGE_PROTOCOL = 2;
 
 /** Version of the bridge code; bump with every change of the bridge (install offers the update). */
-export const BRIDGE_VERSION = "1.1.0";
+export const BRIDGE_VERSION = "1.2.0";
 
 /** The pi versions the bridge is tested against (pi 1.6.x). */
 export const PI_VERSION_RANGE = { text: "1.6.x", major: 1, minor: 6 } as const;
@@ -97,8 +97,11 @@ export interface BridgeState {
   activity: BridgeActivity;
   /** `ctx.getContextUsage()`; null without a model or window. */
   usage: BridgeUsage | null;
-  /** `ctx.model`. */
-  model: { provider: string; id: string; contextWindow?: number } | null;
+  /**
+   * `ctx.model`; `cost` (bridge 1.2.0+): its prices from the running pi's own catalog, US dollars
+   * per million tokens (pi-ai `Model.cost`, passed as pi has it; the client validates it).
+   */
+  model: { provider: string; id: string; contextWindow?: number; cost?: unknown } | null;
   thinkingLevel?: string;
   /** pi's `getCompactionSettings(model)` over its merged settings; null when pi would throw (see `compactionError`). */
   compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number } | null;

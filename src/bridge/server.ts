@@ -155,6 +155,7 @@ export class BridgeServer {
           provider: ctx.model.provider,
           id: ctx.model.id,
           ...(typeof ctx.model.contextWindow === "number" ? { contextWindow: ctx.model.contextWindow } : {}),
+          ...(ctx.model.cost && typeof ctx.model.cost === "object" ? { cost: ctx.model.cost } : {}),
         }
       : null;
     const idle = ctx.isIdle();

@@ -6,10 +6,13 @@
  * The rules are pi's: threshold = `contextWindow − reserveTokens`, `shouldCompact` =
  * `enabled && tokens > threshold` (pi 1.6.0 `shouldCompact`), footer `12.3%/16k (auto)` or
  * `?/16k (auto)` while pi's usage is unknown after a compaction (then the token count shown is
- * our estimate, as in the file-based gauge).
+ * our estimate, as in the file-based gauge). The current model's prices are the running pi's
+ * (its catalog's `Model.cost`, bridge 1.2.0+) when it sends them: the installed pi may be another
+ * version with other prices.
  */
 
 import type { Analysis } from "../core/rules/analyze";
+import { pricesOf } from "../core/rules/cost";
 import type { InspectResult } from "../core/rules/inspect";
 import { formatTokens } from "../shared/format";
 import type { BridgeState } from "../bridge/protocol";
@@ -50,5 +53,11 @@ export function applyLiveState(analysis: Analysis, state: BridgeState, source: L
       inspect.threshold !== null ? inspect.compactionEnabled.value && inspect.contextTokens > inspect.threshold : null;
     inspect.footer = `${usage.percent === null ? "?" : usage.percent.toFixed(1) + "%"}/${formatTokens(window)}${inspect.compactionEnabled.value ? " (auto)" : ""}`;
   }
-  return { ...analysis, inspect, window: inspect.contextWindow };
+  const model = state.model;
+  const livePrices = model ? pricesOf(model) : undefined;
+  if (!model || !livePrices) return { ...analysis, inspect, window: inspect.contextWindow };
+  inspect.cost = { ...inspect.cost, prices: livePrices };
+  const prices = (provider: string, modelId: string) =>
+    provider === model.provider && modelId === model.id ? livePrices : analysis.prices(provider, modelId);
+  return { ...analysis, inspect, window: inspect.contextWindow, prices };
 }

@@ -261,7 +261,10 @@ describe("live bridge in the real pi 1.6.0", () => {
         provider: piState.model.provider,
         id: piState.model.id,
         contextWindow: piState.model.contextWindow,
+        // the running pi's own prices (models.json's scripted model here), bridge 1.2.0
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       });
+      if (piState.model.cost) assert.deepEqual(s.model!.cost, piState.model.cost);
       assert.equal(s.sessionFile, file);
       assert.equal(s.idle, true);
       assert.equal(s.activity, "idle");

@@ -73,7 +73,14 @@ function agentWith(window: number, settings: object = {}): string {
           baseUrl: "http://127.0.0.1:1/v1",
           api: "openai-completions",
           apiKey: "k",
-          models: [{ id: "small", contextWindow: window, maxTokens: 1000 }],
+          models: [
+            {
+              id: "small",
+              contextWindow: window,
+              maxTokens: 1000,
+              cost: { input: 0.7, output: 2.1, cacheRead: 0.07, cacheWrite: 0 },
+            },
+          ],
         },
       },
     }),
@@ -99,6 +106,31 @@ function state(over: Partial<BridgeState>): BridgeState {
 
 describe("pi's live numbers over our analysis", () => {
   const source = { pid: 4242, piVersion: "1.6.0", bridgeVersion: BRIDGE_VERSION };
+  it("prices the current model at the running pi's catalog prices when its bridge sends them", () => {
+    // the installed catalog (models.json here) says 0.7/2.1/0.07; the running pi (another version) 0.5/1.5/0.05
+    const analysis = analyzeLoaded(sessionWith(5000), { agentDir: agentWith(32000) });
+    assert.deepEqual(analysis.inspect.cost.prices, { input: 0.7, output: 2.1, cacheRead: 0.07, cacheWrite: 0 });
+    const running = { input: 0.5, output: 1.5, cacheRead: 0.05, cacheWrite: 0 };
+    const live = applyLiveState(
+      analysis,
+      state({ model: { provider: "scripted", id: "small", contextWindow: 16000, cost: running } }),
+      source,
+    );
+    assert.deepEqual(live.inspect.cost.prices, running);
+    assert.deepEqual(live.prices("scripted", "small"), running, "what the previews price with");
+    assert.deepEqual(live.inspect.cost.total, analysis.inspect.cost.total, "the session's cost stays what pi stored");
+    assert.deepEqual(analysis.inspect.cost.prices?.input, 0.7, "input unchanged");
+    // an older bridge (no cost) or a malformed cost: the installed catalog's prices, never $0
+    for (const cost of [undefined, { input: -1, output: 1, cacheRead: 0, cacheWrite: 0 }, "free"]) {
+      const other = applyLiveState(
+        analysis,
+        state({ model: { provider: "scripted", id: "small", contextWindow: 16000, ...(cost ? { cost } : {}) } }),
+        source,
+      );
+      assert.deepEqual(other.inspect.cost.prices, analysis.inspect.cost.prices, JSON.stringify(cost));
+      assert.deepEqual(other.prices("scripted", "small"), analysis.prices("scripted", "small"));
+    }
+  });
   it("takes pi's tokens, window and compaction settings, and pi's threshold rule", () => {
     // our view: window 32000 from models.json, default reserve 16384
     const analysis = analyzeLoaded(sessionWith(5000), { agentDir: agentWith(32000) });
