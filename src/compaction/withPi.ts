@@ -10,6 +10,7 @@
 import * as vscode from "vscode";
 import type { CompactionPlan, PlanOptions } from "../core/flows/compact";
 import { runPiCompactionFlow } from "../core/flows/piCompact";
+import { pricePiCompactionPlan } from "../core/flows/planPrice";
 import { piSourceText } from "../core/pi/locate";
 import type { CompactCommandOutcome, Services } from "../services";
 import { formatCount as n } from "../shared/format";
@@ -59,7 +60,11 @@ export async function compactWithUserPi(
       signal: options.controller.signal,
       ...(options.skipPreview
         ? {}
-        : { confirm: (p: CompactionPlan, changed: boolean) => confirmPreview(p, by, changed) }),
+        : {
+            // priced per plan: a plan made again after a change has other requests
+            confirm: (p: CompactionPlan, changed: boolean) =>
+              confirmPreview(p, { ...by, price: pricePiCompactionPlan(p, Date.now()) }, changed),
+          }),
       onEvent: (e) => {
         const text = e.type ? EVENT_TEXT[e.type] : undefined;
         if (text) report?.(text);

@@ -8,6 +8,8 @@
  * Google, Groq, Mistral, DeepSeek, xAI, Together, Fireworks, Cerebras by host; else a `models.json`
  * provider with that `baseUrl`) and its model looked up there like any model (catalog →
  * models-store.json → models.json). VS Code language models have no per-token price we can know.
+ * The user's own pi summarises with the session's model (pi 1.6.0 `AgentSession.compact` uses
+ * `this.model`): its prices are the session model's ({@link pricePiCompactionPlan}).
  */
 
 import type { ModelsConfig } from "../rules/models";
@@ -90,9 +92,41 @@ export function priceCompactionPlan(
   now: number,
   config?: ModelsConfig,
 ): CompactionPrice {
+  const sumPrices = summarizer
+    ? summarizerPrices(summarizer, plan.analysis.prices, config)
+    : { source: "no summarizer" };
+  return priceWith(plan, fit?.inputTokens ?? 0, sumPrices, now);
+}
+
+/**
+ * Price a plan that the user's own pi carries out: pi sends the same requests (`plan.historyRequest`,
+ * `plan.turnPrefixRequest`: pi's prompts) to the session's model, so the request is priced at the
+ * session model's prices, its input estimated as pi estimates text (chars / 4, rounded up, per
+ * request: system prompt + prompt).
+ * @param now ms since epoch (whether the prompt cache is still warm).
+ */
+export function pricePiCompactionPlan(plan: CompactionPlan, now: number): CompactionPrice {
+  const inspect = plan.analysis.inspect;
+  const model = inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null;
+  const prices = inspect.cost.prices;
+  const sumPrices = prices
+    ? { prices, source: `${model} (the session's model, which pi summarises with)` }
+    : { source: model ? `${model} has no price in pi's catalog` : "no session model" };
+  let input = 0;
+  for (const r of [plan.historyRequest, plan.turnPrefixRequest])
+    if (r) input += Math.ceil((r.systemPrompt.length + r.prompt.length) / 4);
+  return priceWith(plan, input, sumPrices, now);
+}
+
+/** {@link priceCompactionPlan} with the request's input tokens and prices decided. */
+function priceWith(
+  plan: CompactionPlan,
+  inputTokens: number,
+  sumPrices: { prices?: ModelPrices; source: string },
+  now: number,
+): CompactionPrice {
   const analysis = plan.analysis;
   const inspect = analysis.inspect;
-  const sumPrices = summarizer ? summarizerPrices(summarizer, analysis.prices, config) : { source: "no summarizer" };
   let lastRequest: number | undefined;
   for (const r of plan.preparation.projection.path)
     if (r.type === "message" && r.role === "assistant" && r.usage)
@@ -103,7 +137,7 @@ export function priceCompactionPlan(
     tokensBefore: plan.preview.tokensBefore,
     tokensAfter: plan.estimatedTokensAfter,
     request: {
-      inputTokens: fit?.inputTokens ?? 0,
+      inputTokens,
       outputTokens: plan.estimatedSummaryTokens,
       ...(sumPrices.prices ? { prices: sumPrices.prices } : {}),
     },

@@ -12,7 +12,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { planCompaction, runCompactionFlow, type CompactionPlan } from "../../../../src/core/flows/compact";
-import { priceCompactionPlan, summarizerPrices, summarizerProvider } from "../../../../src/core/flows/planPrice";
+import {
+  priceCompactionPlan,
+  pricePiCompactionPlan,
+  summarizerPrices,
+  summarizerProvider,
+} from "../../../../src/core/flows/planPrice";
 import type { Summarizer, SummaryRequest } from "../../../../src/core/flows/summarizer";
 import { SessionFile } from "../../../../src/core/read/session";
 import { catalogModel, readModelsConfig } from "../../../../src/core/rules/models";
@@ -105,6 +110,25 @@ describe("the compaction preview's price", () => {
         cache: "cold",
       }),
     );
+  });
+
+  it("by the user's own pi: pi's requests at the session model's prices (pi summarises with it)", async () => {
+    const plan = await planCompaction(prefix("long", compactionLine("long", 2) - 1), options);
+    const price = pricePiCompactionPlan(plan, Date.now());
+    const session = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 0 }; // scripted-small in long.agent's models.json
+    assert.match(price.summarizerPrices, /^scripted\/scripted-small \(the session's model/);
+    const requests = [plan.historyRequest, plan.turnPrefixRequest].filter((r) => r !== undefined);
+    assert.ok(requests.length > 0);
+    const input = requests.reduce((s, r) => s + Math.ceil((r.systemPrompt.length + r.prompt.length) / 4), 0);
+    assert.ok(input > 1000, `pi's prompt is priced, not nothing: ${input}`);
+    assert.equal(price.requestCost, priceTokens(session, { input, output: plan.estimatedSummaryTokens }));
+    assert.equal(price.savedTokensPerRequest, plan.preview.tokensBefore - plan.estimatedTokensAfter);
+    // a session model without prices: the price is unknown (never $0) and says why
+    const unpriced = { ...plan, analysis: { ...plan.analysis, inspect: { ...plan.analysis.inspect } } };
+    unpriced.analysis.inspect.cost = { ...plan.analysis.inspect.cost, prices: null };
+    const none = pricePiCompactionPlan(unpriced, Date.now());
+    assert.equal(none.requestCost, null);
+    assert.match(none.summarizerPrices, /has no price in pi's catalog/);
   });
 
   it("pi-context compact --dry-run --json: the request's tokens and cost estimate", async () => {
