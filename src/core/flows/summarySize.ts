@@ -9,14 +9,18 @@ export interface TokenRange {
   high: number;
 }
 
-/** Tokens of pi's structured-summary skeleton (headings, separators) a summary has at the least. */
-export const SUMMARY_FLOOR_TOKENS = 50;
+/**
+ * Tokens a new summary has at the least: none beyond its file lists. pi's format asks for headings,
+ * but a summariser may answer with a few words (a trial with a terse model: pi's result was 25
+ * tokens under a 50-token floor, so the range's low end was no bound).
+ */
+export const SUMMARY_FLOOR_TOKENS = 0;
 /** Room per summary request for the format's headings and bullets beyond the content. */
 export const SUMMARY_FORMAT_TOKENS = 100;
 
 /**
- * The new summary's size as a range, from what is summarised (pi's estimate, chars/4): at least the
- * format's skeleton ({@link SUMMARY_FLOOR_TOKENS}), at most the previous summary (kept and updated) +
+ * The new summary's size as a range, from what is summarised (pi's estimate, chars/4): at least
+ * {@link SUMMARY_FLOOR_TOKENS} (+ what is fixed: the file lists, a reused previous summary), at most the previous summary (kept and updated) +
  * the new content retold (all of it when small, a quarter beyond 200 tokens) + the format
  * ({@link SUMMARY_FORMAT_TOKENS} per request), never more than the requests' output limits. A split
  * turn whose history is empty reuses the previous summary as it is. pi's file-list blocks are added

@@ -64,6 +64,13 @@ describe("summaryTokenRange", () => {
     assert.ok(r.high < 400, "not the old flat 1,000-token guess");
   });
 
+  it("the low end allows a terse summary: a few words stay inside the range (trial: 25 tokens under a 50 floor)", () => {
+    const r = summaryTokenRange({ ...base, summarizedTokens: 190_000, fileListsText: "" });
+    assert.equal(r.low, 0);
+    for (const written of [3, 24, 49])
+      assert.ok(r.low <= written && written <= r.high, `${written}: ${JSON.stringify(r)}`);
+  });
+
   it("grows with what is summarised and with the previous summary, bounded by the output limit", () => {
     const small = summaryTokenRange({ ...base, summarizedTokens: 2000 });
     const big = summaryTokenRange({ ...base, summarizedTokens: 40_000 });
@@ -86,7 +93,7 @@ describe("summaryTokenRange", () => {
       fileListsText: lists,
     });
     const listTokens = Math.ceil(lists.length / 4);
-    assert.equal(r.low, 200 + 50 + listTokens);
+    assert.equal(r.low, 200 + listTokens, "the reused summary and the lists are all a summary surely has");
     assert.equal(r.high, 200 + Math.min(300, 200 + 75) + 100 + listTokens);
   });
 });
