@@ -56,6 +56,10 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     this.env = options.env ?? process.env;
     this.askShell = options.loginShell ?? process.env.PI_CONTEXT_NO_LOGIN_SHELL === undefined;
     this.value = this.locate();
+    // found at once (the setting, the extension host's PATH): say which pi the numbers follow; a pi
+    // found later, or none, is logged by the lookups
+    const first = piReport(this.value);
+    if (this.value.install || first.settingProblem) this.logReport(first);
     this.disposables.push(
       this.emitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -94,11 +98,16 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     this.value = next;
     const report = piReport(next);
     if (JSON.stringify(report) === before) return;
+    this.logReport(report);
+    this.emitter.fire(next);
+  }
+
+  /** The log line of the pi the numbers follow (and a warning for a `piContext.pi.path` that points nowhere). */
+  private logReport(report: ReturnType<typeof piReport>): void {
     this.log.info(
       `pi: ${report.version ? `pi ${report.version} — ${report.sourceText}` : report.sourceText}; windows from ${report.catalog.name}${report.catalog.problem ? ` (${report.catalog.problem})` : ""}${report.note ? `; ${report.note}` : ""}`,
     );
     if (report.settingProblem) this.log.warn(`pi: ${report.settingProblem}`);
-    this.emitter.fire(next);
   }
 
   /**
