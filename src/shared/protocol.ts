@@ -46,6 +46,10 @@ export interface GaugeModel {
   /** Settings key that set the reserve, e.g. `compaction.modelOverrides["a/b"].reserveTokens`. */
   reserveKey: string;
   keepRecentTokens: number | null;
+  /** Where `keepRecentTokens` was set (like {@link reserveSource}), its file and settings key. */
+  keepRecentSource: SettingSource;
+  keepRecentFile?: string;
+  keepRecentKey: string;
   /** `window − reserveTokens`: pi auto-compacts when `used > threshold`. Null when unknown. */
   threshold: number | null;
   /** `threshold − used` (negative once past the threshold); null when unknown. */

@@ -95,6 +95,8 @@ export function buildGauge(
     reserveSource: inspect.reserveTokens.source,
     reserveKey: inspect.reserveTokens.key,
     keepRecentTokens: inspect.keepRecentTokens.value,
+    keepRecentSource: inspect.keepRecentTokens.source,
+    keepRecentKey: inspect.keepRecentTokens.key,
     threshold: inspect.threshold,
     tokensUntilCompaction: inspect.tokensUntilCompaction,
     percent: inspect.percent,
@@ -116,5 +118,6 @@ export function buildGauge(
   if (inspect.contextWindow.detail) gauge.windowDetail = inspect.contextWindow.detail;
   if (inspect.contextWindow.file) gauge.windowFile = inspect.contextWindow.file;
   if (inspect.reserveTokens.file) gauge.reserveFile = inspect.reserveTokens.file;
+  if (inspect.keepRecentTokens.file) gauge.keepRecentFile = inspect.keepRecentTokens.file;
   return gauge;
 }

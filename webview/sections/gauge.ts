@@ -14,9 +14,9 @@ import { renderBar } from "./bar";
 import { renderBreakdown } from "./breakdown";
 import { renderHistory } from "./history";
 
-/** Where `reserveTokens` was set, in words. */
-function reserveSourceLabel(g: GaugeModel): string {
-  switch (g.reserveSource) {
+/** Where a compaction setting (`reserveTokens`, `keepRecentTokens`) was set, in words. */
+function settingSourceLabel(source: GaugeModel["reserveSource"]): string {
+  switch (source) {
     case "default":
       return "pi default";
     case "global":
@@ -147,10 +147,15 @@ function renderFacts(view: View): HTMLElement {
   );
   fact(
     "reserveTokens",
-    g.reserveTokens !== null ? `${formatCount(g.reserveTokens)} · ${reserveSourceLabel(g)}` : "invalid",
+    g.reserveTokens !== null ? `${formatCount(g.reserveTokens)} · ${settingSourceLabel(g.reserveSource)}` : "invalid",
     [g.reserveKey, g.reserveFile].filter(Boolean).join(" — "),
   );
-  if (g.keepRecentTokens !== null) fact("keepRecentTokens", formatCount(g.keepRecentTokens));
+  if (g.keepRecentTokens !== null)
+    fact(
+      "keepRecentTokens",
+      `${formatCount(g.keepRecentTokens)} · ${settingSourceLabel(g.keepRecentSource)}`,
+      [g.keepRecentKey, g.keepRecentFile].filter(Boolean).join(" — "),
+    );
   fact(
     "Counted as",
     g.method === "usage+estimate"

@@ -199,6 +199,11 @@ describe("gauge", () => {
     assert.equal(g.window, 16000);
     assert.equal(g.reserveTokens, 4000);
     assert.equal(g.reserveSource, "global");
+    // keepRecentTokens says where it was set, like reserveTokens (trial: the panel showed no source)
+    assert.equal(g.keepRecentTokens, 3000);
+    assert.equal(g.keepRecentSource, "global");
+    assert.equal(g.keepRecentKey, "compaction.keepRecentTokens");
+    assert.match(g.keepRecentFile ?? "", /settings\.json$/);
     assert.equal(g.threshold, 12000);
     assert.equal(g.used, analysis.inspect.contextTokens);
     assert.equal(g.tokensUntilCompaction, 12000 - g.used);
@@ -227,6 +232,8 @@ describe("gauge", () => {
     assert.equal(g.window, 200000);
     assert.equal(g.reserveSource, "default");
     assert.equal(g.reserveTokens, 16384);
+    assert.equal(g.keepRecentSource, "default");
+    assert.equal(g.keepRecentFile, undefined);
     assert.equal(g.threshold, 200000 - 16384);
   });
   it("pi's footer colours", () => {
