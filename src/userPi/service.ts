@@ -19,6 +19,7 @@ import { loginShellPath, npmGlobalRoot } from "../core/pi/shellPath";
 import { piReport, userPiOf, type UserPi } from "../core/pi/userPi";
 import type { PiContextConfig } from "../config";
 import type { UserPiService } from "../services";
+import { PI_PATH_HINT } from "../viewModel/sourceText";
 
 /** Options of {@link UserPiSource}. */
 export interface UserPiSourceOptions {
@@ -165,7 +166,7 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     const install = this.current.install;
     if (!install)
       throw new Error(
-        `no pi found (looked at ${this.value.tried.map((t) => t.where).join(", ") || "the PATH"}). Install pi, or point piContext.pi.path at it.`,
+        `no pi found (looked at ${this.value.tried.map((t) => t.where).join(", ") || "the PATH"}). Install pi, or point at it: ${PI_PATH_HINT}.`,
       );
     if (this.askShell && this.shellPath === undefined) this.shellPath = (await loginShellPath({ env: this.env })) ?? "";
     return nodeForPi(install, {

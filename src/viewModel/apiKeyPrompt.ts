@@ -5,6 +5,8 @@
  * how to point at one, so a Mistral session's user is not left wondering why api.openai.com wants a key.
  */
 
+import { PI_PATH_HINT } from "./sourceText";
+
 /** What {@link apiKeyPrompt} needs. */
 export interface ApiKeyPromptInput {
   /** `missing`: the server needs a key and none is stored; `rejected`: it answered HTTP 401/403. */
@@ -24,7 +26,7 @@ export function apiKeyPrompt(input: ApiKeyPromptInput): string {
       ? `The summarizer at ${input.origin} needs an API key.`
       : `The summarizer at ${input.origin} refused the request${input.detail ? ` (${input.detail})` : ""}.`;
   const noPi = input.noPiLookedAt
-    ? `No pi was found to summarise with your own model and key (looked at ${input.noPiLookedAt.length ? input.noPiLookedAt.join(", ") : "the PATH"}); set piContext.pi.path to use your pi, or choose another summarizer (piContext.summarizer.provider). `
+    ? `No pi was found to summarise with your own model and key (looked at ${input.noPiLookedAt.length ? input.noPiLookedAt.join(", ") : "the PATH"}); to use your pi, ${PI_PATH_HINT}; or choose another summarizer (piContext.summarizer.provider). `
     : "";
   return `${noPi}${why} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.`;
 }

@@ -9,6 +9,14 @@ import { REFERENCE_PI_VERSION } from "../core/pi/versions";
 import { withPeriod } from "../shared/format";
 
 /**
+ * Where `piContext.pi.path` takes effect (its scope is `machine-overridable`): a value in the local
+ * User settings is ignored in a remote window (code-server, SSH, WSL, containers), where the Remote
+ * settings or the workspace's settings apply — said wherever we ask the user to set it (trial).
+ */
+export const PI_PATH_HINT =
+  "set piContext.pi.path — in User settings; in a remote window or code-server, in Remote settings or the workspace's settings";
+
+/**
  * Where a context window came from, in words: `models.json: providers.scripted, model
  * scripted-small`, `pi 1.5.2's model catalog (openai/gpt-4o)`, `pi-context's snapshot of pi
  * 1.6.0's catalog (openai/gpt-4o)`, `models-store.json: cached catalog for openai`, `the running pi
@@ -55,7 +63,7 @@ export function piText(report: PiReport | undefined, live?: { pid: number; piVer
   }
   if (!report) return "unknown";
   if (!report.version)
-    return `none found — numbers follow pi ${report.catalog.piVersion} (set piContext.pi.path to point at yours)`;
+    return `none found — numbers follow pi ${report.catalog.piVersion} (to point at yours, ${PI_PATH_HINT})`;
   return `${report.version} — ${report.sourceText}`;
 }
 
