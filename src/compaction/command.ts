@@ -46,8 +46,8 @@ import { iconLabelText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
 import { streamingProgress } from "../ui/progress";
-import { openSummaryDiff } from "../ui/summaryDocuments";
 import { confirmPreview, planTitle, previewOfSummarizer, sessionTitle, setPlanLabel } from "./preview";
+import { reportCompacted } from "./result";
 import { compactWithUserPi } from "./withPi";
 
 /** Options of `piContext.compact` (each one given skips its question). */
@@ -274,27 +274,19 @@ export function registerCompaction(services: Services): void {
     );
     if (r.readBackError)
       services.log.warn(`compact ${file}: written, but the file could not be read back: ${r.readBackError}`);
-    void services.sessions.refresh().catch(() => undefined);
-    await openSummaryDiff(file, r.previousCompactionId, r.entry.id, label).catch((error: unknown) =>
-      services.log.warn(`summary diff: ${String(error)}`),
-    );
-    void notify
-      .info(
-        r.tokensAfter === null
-          ? `compacted ${label} (wrote compaction ${r.entry.id}), but the file could not be read back afterwards: ${withPeriod(r.readBackError ?? "unknown error")}`
-          : `compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
-        "Show Summary Diff",
-      )
-      .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id, label) : undefined));
-    return {
-      kind: "compacted",
+    return reportCompacted(services, {
       file,
+      label,
       entryId: r.entry.id,
-      ...(r.previousCompactionId ? { previousCompactionId: r.previousCompactionId } : {}),
+      previousCompactionId: r.previousCompactionId,
       tokensBefore: r.tokensBefore,
       tokensAfter: r.tokensAfter,
       firstKeptEntryId: r.entry.firstKeptEntryId,
-    };
+      message:
+        r.tokensAfter === null
+          ? `compacted ${label} (wrote compaction ${r.entry.id}), but the file could not be read back afterwards: ${withPeriod(r.readBackError ?? "unknown error")}`
+          : `compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
+    });
   };
 
   services.context.subscriptions.push(

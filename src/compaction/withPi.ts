@@ -14,9 +14,8 @@ import { pricePiCompactionPlan } from "../core/flows/planPrice";
 import { piSourceText } from "../core/pi/locate";
 import type { CompactCommandOutcome, Services } from "../services";
 import { formatCount as n } from "../shared/format";
-import * as notify from "../ui/notify";
-import { openSummaryDiff } from "../ui/summaryDocuments";
 import { confirmPreview, planTitle, type PreviewSummarizer } from "./preview";
+import { reportCompacted } from "./result";
 
 /** pi's progress events in words. */
 const EVENT_TEXT: Record<string, string> = {
@@ -98,24 +97,15 @@ export async function compactWithUserPi(
   services.log.info(
     `compact ${file}: pi ${version} wrote compaction ${r.entry.id} with ${r.pi.model ?? "its model"} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${n(r.tokensAfter)}`,
   );
-  void services.sessions.refresh().catch(() => undefined);
-  await openSummaryDiff(file, r.previousCompactionId, r.entry.id, label).catch((error: unknown) =>
-    services.log.warn(`summary diff: ${String(error)}`),
-  );
-  void notify
-    .info(
-      `your pi ${version} compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
-      "Show Summary Diff",
-    )
-    .then((choice) => (choice ? openSummaryDiff(file, r.previousCompactionId, r.entry.id, label) : undefined));
-  return {
-    kind: "compacted",
+  return reportCompacted(services, {
     file,
+    label,
     entryId: r.entry.id,
-    ...(r.previousCompactionId ? { previousCompactionId: r.previousCompactionId } : {}),
+    previousCompactionId: r.previousCompactionId,
     tokensBefore: r.tokensBefore,
     tokensAfter: r.tokensAfter,
     firstKeptEntryId: r.pi.firstKeptEntryId,
+    message: `your pi ${version} compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
     by: "pi",
-  };
+  });
 }
