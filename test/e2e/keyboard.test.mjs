@@ -194,6 +194,27 @@ describe("e2e panel keyboard", () => {
       await page.keyboard.press("Shift+Tab");
       const back = await probe.evaluate(focusProbe);
       assert.equal(back.what, seen.at(-1).what, "Shift+Tab from the first element: the last one");
+      // a row of chips (what a compaction lost) is one Tab stop; the arrow keys move within it
+      const groups = frame.locator(".lost-chips[role=group]");
+      const sizes = await groups.evaluateAll((gs) => gs.map((g) => g.querySelectorAll("button.lost-chip").length));
+      const at = sizes.findIndex((n) => n >= 2);
+      assert.ok(at >= 0, `a row of at least two lost-item chips is shown (rows: ${JSON.stringify(sizes)})`);
+      const chips = groups.nth(at).locator("button.lost-chip");
+      const tabbable = await chips.evaluateAll((cs) => cs.filter((c) => c.tabIndex >= 0).length);
+      assert.equal(tabbable, 1, "one Tab stop per row of chips");
+      const chipAt = () => chips.evaluateAll((cs) => cs.findIndex((c) => c === c.ownerDocument.activeElement));
+      await chips.first().focus();
+      await page.keyboard.press("ArrowRight");
+      assert.equal(await chipAt(), 1, "ArrowRight: the next chip");
+      assert.ok((await probe.evaluate(focusProbe)).visible, "the chip shows its focus");
+      await page.keyboard.press("End");
+      assert.equal(await chipAt(), sizes[at] - 1, "End: the last chip");
+      await page.keyboard.press("ArrowRight");
+      assert.equal(await chipAt(), 0, "ArrowRight on the last: back to the first");
+      await page.keyboard.press("ArrowLeft");
+      assert.equal(await chipAt(), sizes[at] - 1, "ArrowLeft on the first: the last");
+      await page.keyboard.press("Home");
+      assert.equal(await chipAt(), 0, "Home: the first chip");
     });
   }
 });

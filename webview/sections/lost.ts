@@ -2,12 +2,14 @@
  * What a compaction's summary lost: the file paths, commands, identifiers and numbers of its
  * summarised range that neither the summary nor the kept part contain (`LostModel`, computed by the
  * host). Each item is a chip that reveals the entry it came from in the Pi Session tree. Shown in
- * an expanded compaction card and beside the summary diff.
+ * an expanded compaction card and beside the summary diff. Each kind's chips are one Tab stop; the
+ * arrow keys move between them (`rovingFocus`).
  */
 
 import type { LostModel } from "../../src/shared/protocol";
 import { plural } from "../../src/shared/format";
 import { h, icon } from "../dom";
+import { rovingFocus } from "../focus";
 import type { View } from "../view";
 
 /** Chips shown per kind before "… N more". */
@@ -55,6 +57,7 @@ export function renderLost(view: View, entryId: string, lost: LostModel): HTMLEl
     const row = h("div", { class: "lost-row", "data-kind": kind });
     row.appendChild(h("span", { class: "lost-kind muted" }, icon(ic, { size: "12" }), ` ${label}`));
     const chips = h("span", { class: "lost-chips" });
+    const buttons: HTMLButtonElement[] = [];
     for (const item of items.slice(0, PER_KIND)) {
       const chip = h(
         "button",
@@ -67,7 +70,9 @@ export function renderLost(view: View, entryId: string, lost: LostModel): HTMLEl
       );
       chip.addEventListener("click", () => view.send({ type: "revealEntry", entryId: item.entryId }));
       chips.appendChild(chip);
+      buttons.push(chip as HTMLButtonElement);
     }
+    rovingFocus(chips, buttons, `${label} not in the summary (arrow keys move between them)`);
     if (items.length > PER_KIND)
       chips.appendChild(h("span", { class: "muted small" }, `… ${items.length - PER_KIND} more`));
     row.appendChild(chips);
