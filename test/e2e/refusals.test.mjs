@@ -119,7 +119,7 @@ describe("e2e live-session refusal", () => {
     await runCommand(page, "Pi: Compact Session…");
     const row = await notificationInCenter(page, "Refusing to compact");
     const text = (await row.innerText()).replace(/\s+/g, " ");
-    assert.match(text, /pi is running on it \(process 424242 `pi`, in the session's folder/);
+    assert.match(text, /pi is running on it \(process 424242 “pi”, in the session's folder/);
     assert.doesNotMatch(text, /Anyway/, "a running pi is never overridden");
     assert.deepEqual(await buttonsOf(row), ["Install Live Bridge", "Show Details"]);
     await page.mouse.move(10, 10);

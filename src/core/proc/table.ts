@@ -161,7 +161,7 @@ export function piProcessesUnder(snapshot: ProcessSnapshot, shellPid: number): P
 }
 
 /**
- * A process for messages: `process 123 \`node …/pi-coding-agent/dist/cli.js --session …/--a--/x.jsonl\``:
+ * A process for messages: `process 123 “node …/pi-coding-agent/dist/cli.js --session …/--a--/x.jsonl”`:
  * the program by its name, a script by its last three path parts, other paths by their last two,
  * control characters as spaces, cut at 120 characters.
  */
@@ -180,7 +180,8 @@ export function describeProcess(p: Pick<ProcessInfo, "pid" | "command"> & { argv
     text = [basenameAny(program!), ...shown].join(" ");
   }
   text = text.replace(/[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, " ");
-  return `process ${p.pid} \`${text.length > 120 ? `${text.slice(0, 119)}…` : text}\``;
+  // quotes, not a Markdown code span: toasts and the CLI show backticks as they are
+  return `process ${p.pid} “${text.length > 120 ? `${text.slice(0, 119)}…` : text}”`;
 }
 
 /** pi's rule (`main.js` `resolveSessionPath`): a `--session` value with a separator or ending in `.jsonl` is a path, else an id prefix. */

@@ -320,7 +320,7 @@ describe("live-session guard over the process table", () => {
     );
     assert.match(
       describeLive(check),
-      /pi is running on it \(process 5188 `pi`, in the session's folder \/Users\/ana\/work\/app\)/,
+      /pi is running on it \(process 5188 “pi”, in the session's folder \/Users\/ana\/work\/app\)/,
     );
     const other = await checkLiveSession("/nonexistent/s.jsonl", {
       guardSeconds: 0,
@@ -345,7 +345,7 @@ describe("live-session guard over the process table", () => {
     const text = describeLive(check);
     assert.ok(
       text.includes(
-        "pi is running on it (process 7644 `node.exe …/pi-coding-agent/dist/cli.js --session …/--C--work-app--/2026-12-01T09-12-41-000Z_0b7c9a10.jsonl`, started with this session)",
+        "pi is running on it (process 7644 “node.exe …/pi-coding-agent/dist/cli.js --session …/--C--work-app--/2026-12-01T09-12-41-000Z_0b7c9a10.jsonl”, started with this session)",
       ),
       text,
     );
