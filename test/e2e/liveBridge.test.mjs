@@ -26,6 +26,10 @@ import {
 
 const GAUGE = "piContext.gauge";
 const PI_CLI = path.join(repoRoot, "test/conformance/oracle/node_modules/pi-1.6.0/dist/bundle/cli.js");
+/** The bridge version this build installs (`BRIDGE_VERSION` in src/bridge/protocol.ts). */
+const BRIDGE_VERSION = /BRIDGE_VERSION = "([^"]+)"/.exec(
+  readFileSync(path.join(repoRoot, "src/bridge/protocol.ts"), "utf8"),
+)[1];
 
 /** A tiny OpenAI-compatible server: every chat completion streams `answer()` with a usage. */
 async function startModel() {
@@ -233,9 +237,11 @@ describe("e2e live bridge", () => {
     await dialog.getByRole("button", { name: "Install", exact: true }).click();
     const file = path.join(agentDir, "extensions", "pi-context-bridge.js");
     await waitUntil(() => existsSync(file), 10_000, "the installed bridge");
-    assert.match(
+    assert.ok(
+      readFileSync(file, "utf8")
+        .split("\n")[0]
+        .startsWith(`// pi-context-bridge-install {"version":"${BRIDGE_VERSION}","protocol":2,"pi":"1.6.x"`),
       readFileSync(file, "utf8").split("\n")[0],
-      /^\/\/ pi-context-bridge-install \{"version":"1\.1\.0","protocol":2,"pi":"1\.6\.x"/,
     );
   });
 
