@@ -12,7 +12,9 @@
  */
 
 import type { Analysis } from "../core/rules/analyze";
+import { buildProjection } from "../core/rules/context";
 import { pricesOf } from "../core/rules/cost";
+import { forecastCompaction } from "../core/rules/forecast";
 import type { InspectResult } from "../core/rules/inspect";
 import { formatTokens } from "../shared/format";
 import type { BridgeState } from "../bridge/protocol";
@@ -53,6 +55,20 @@ export function applyLiveState(analysis: Analysis, state: BridgeState, source: L
       inspect.threshold !== null ? inspect.compactionEnabled.value && inspect.contextTokens > inspect.threshold : null;
     inspect.footer = `${usage.percent === null ? "?" : usage.percent.toFixed(1) + "%"}/${formatTokens(window)}${inspect.compactionEnabled.value ? " (auto)" : ""}`;
   }
+  // the forecast ("≈ N turns until auto-compaction") against pi's numbers, not the file's threshold
+  // (computed on first read, like the file-based one)
+  let forecast: InspectResult["forecast"] | undefined;
+  Object.defineProperty(inspect, "forecast", {
+    get: () =>
+      (forecast ??= forecastCompaction(buildProjection(analysis.session, base.leafId).path, {
+        tokens: inspect.contextTokens,
+        threshold: inspect.threshold,
+        autoCompaction: inspect.compactionEnabled.value,
+        usageKnown: inspect.usageKnown,
+      })),
+    enumerable: true,
+    configurable: true,
+  });
   const model = state.model;
   const livePrices = model ? pricesOf(model) : undefined;
   if (!model || !livePrices) return { ...analysis, inspect, window: inspect.contextWindow };

@@ -62,6 +62,59 @@ function sessionWith(tokens: number): SessionFile {
   return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 }
 
+/** A session of `turns` answers on the scripted model whose usage grows by `step` tokens per turn from `start`. */
+function growingSession(start: number, step: number, turns: number): SessionFile {
+  const lines: object[] = [
+    { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+    {
+      type: "model_change",
+      id: "m",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      provider: "scripted",
+      modelId: "small",
+    },
+  ];
+  let parent = "m";
+  for (let t = 0; t < turns; t++) {
+    const tokens = start + t * step;
+    lines.push(
+      {
+        type: "message",
+        id: `u${t}`,
+        parentId: parent,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "user", content: [{ type: "text", text: `q${t}` }], timestamp: 1 },
+      },
+      {
+        type: "message",
+        id: `a${t}`,
+        parentId: `u${t}`,
+        timestamp: "2026-01-01T00:00:02.000Z",
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: "ok" }],
+          provider: "scripted",
+          model: "small",
+          api: "openai-completions",
+          usage: {
+            input: tokens - 10,
+            output: 10,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: tokens,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+          },
+          stopReason: "stop",
+          timestamp: 2,
+        },
+      },
+    );
+    parent = `a${t}`;
+  }
+  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
 function agentWith(window: number, settings: object = {}): string {
   const dir = fresh("agent");
   fs.mkdirSync(dir);
@@ -106,6 +159,41 @@ function state(over: Partial<BridgeState>): BridgeState {
 
 describe("pi's live numbers over our analysis", () => {
   const source = { pid: 4242, piVersion: "1.6.0", bridgeVersion: BRIDGE_VERSION };
+  it("forecasts the turns until auto-compaction against the running pi's threshold, not the file's", () => {
+    // our view: window 400,000 (models.json), reserve 16,384 → threshold 383,616; usage 200k, +1,000 per turn
+    const analysis = analyzeLoaded(growingSession(195_000, 1000, 6), { agentDir: agentWith(400_000) });
+    const own = analysis.inspect.forecast;
+    assert.ok("turns" in own, JSON.stringify(own));
+    assert.equal(own.threshold, 400_000 - 16384);
+    assert.equal(own.turns, 184);
+    // the running pi: window 262,144, reserve 16,384 → threshold 245,760; 200,000 now → 45,760 left
+    const live = applyLiveState(
+      analysis,
+      state({
+        usage: { tokens: 200_000, contextWindow: 262_144, percent: (200_000 / 262_144) * 100 },
+        model: { provider: "scripted", id: "small", contextWindow: 262_144 },
+        compaction: { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 },
+      }),
+      source,
+    ).inspect;
+    const f = live.forecast;
+    assert.ok("turns" in f, JSON.stringify(f));
+    assert.equal(f.threshold, 245_760);
+    assert.equal(f.remainingTokens, 45_760);
+    assert.equal(f.growthPerTurn, 1000);
+    assert.equal(f.turns, 46);
+    // auto-compaction off in the running pi: no forecast
+    const off = applyLiveState(
+      analysis,
+      state({
+        usage: { tokens: 200_000, contextWindow: 262_144, percent: 76.3 },
+        compaction: { enabled: false, reserveTokens: 16384, keepRecentTokens: 20000 },
+      }),
+      source,
+    ).inspect.forecast;
+    assert.deepEqual(off, { unavailable: "auto-compaction is off" });
+  });
+
   it("prices the current model at the running pi's catalog prices when its bridge sends them", () => {
     // the installed catalog (models.json here) says 0.7/2.1/0.07; the running pi (another version) 0.5/1.5/0.05
     const analysis = analyzeLoaded(sessionWith(5000), { agentDir: agentWith(32000) });
