@@ -19,8 +19,8 @@ import { isDeepStrictEqual } from "node:util";
 import type { EntryRecord } from "../core/read/entries";
 import type { SessionView } from "../core/read/overlay";
 import { buildProjection, type ProjectedEntry, type Projection } from "../core/rules/context";
-import { editableRole, projectedContent, type ContextEditContent } from "../core/rules/contextEdit";
-import { prepareContextEdits } from "../core/rules/editPlan";
+import { editableRole, projectedContent, toolCallSubject, type ContextEditContent } from "../core/rules/contextEdit";
+import { prepareContextEdits, type ToolCallNote } from "../core/rules/editPlan";
 import { toolCallLinks, type ToolCallLinks } from "../core/rules/pairing";
 import { contentText, entryToContextMessages } from "../core/rules/serialize";
 import { contribution, estimatePureContextTokens } from "../core/rules/tokens";
@@ -56,32 +56,51 @@ export interface TrimListOptions {
   home?: string;
 }
 
-/** A tool call as its result's item needs it. */
-interface CallInfo {
-  name: string;
-  args: Record<string, unknown>;
+/**
+ * A tool call as the trim list needs it, digested when its assistant's body is read (the
+ * arguments themselves are not kept: a `write` call's can be a whole file).
+ */
+interface CallInfo extends ToolCallNote {
+  /** {@link formatToolCall}'s text (`read: src/a.ts:10-20`). */
+  text: string;
+  /** A `read` call: its path (`path`, else `file_path`), `offset` and `limit` as stored. */
+  read?: { path: unknown; offset: unknown; limit: unknown };
 }
 
-/** The calls of an assistant message by id, read once per record (records are immutable). */
-const callsCache = new WeakMap<EntryRecord, Map<string, CallInfo>>();
+/**
+ * The calls of an assistant message by id (the first call of an id), read once per record
+ * (records are immutable); null when the body could not be read.
+ */
+const callsCache = new WeakMap<EntryRecord, Map<string, CallInfo> | null>();
 
-function callsOf(session: SessionView, assistant: EntryRecord): Map<string, CallInfo> {
+function readCalls(session: SessionView, assistant: EntryRecord): Map<string, CallInfo> | null {
   let calls = callsCache.get(assistant);
-  if (calls) return calls;
+  if (calls !== undefined) return calls;
   calls = new Map();
   try {
     const content = (session.readEntry(assistant) as unknown as { message?: { content?: unknown } }).message?.content;
     if (Array.isArray(content))
       for (const b of content as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown }[]) {
-        if (!b || b.type !== "toolCall" || typeof b.id !== "string") continue;
+        if (!b || b.type !== "toolCall" || typeof b.id !== "string" || calls.has(b.id)) continue;
         const args = b.arguments && typeof b.arguments === "object" ? (b.arguments as Record<string, unknown>) : {};
-        calls.set(b.id, { name: String(b.name ?? "tool"), args });
+        const name = String(b.name ?? "tool");
+        const call: CallInfo = {
+          name: b.name,
+          subject: toolCallSubject(b.arguments),
+          text: formatToolCall(name, args),
+        };
+        if (name === "read") call.read = { path: args.path ?? args.file_path, offset: args.offset, limit: args.limit };
+        calls.set(b.id, call);
       }
   } catch {
-    // an unreadable body: the item shows the tool name only
+    calls = null; // an unreadable body: the item shows the tool name only
   }
   callsCache.set(assistant, calls);
   return calls;
+}
+
+function callsOf(session: SessionView, assistant: EntryRecord): Map<string, CallInfo> {
+  return readCalls(session, assistant) ?? new Map();
 }
 
 /** Everything {@link buildTrimList} derives once per projection. */
@@ -178,7 +197,7 @@ function describeItem(ctx: Context, item: TrimItem): void {
   const record = ctx.session.byId.get(item.entryId)!;
   if (item.kind === "toolResult") {
     const call = callOf(ctx, record);
-    item.tool = call ? formatToolCall(call.name, call.args) : (record.toolName ?? "tool");
+    item.tool = call ? call.text : (record.toolName ?? "tool");
     item.text = record.preview ? oneLine(record.preview, 120) : "";
     return;
   }
@@ -198,7 +217,7 @@ export function describeEntries(session: SessionView, ids: Iterable<string>): Ma
     const record = session.byId.get(id);
     if (!record) continue;
     const call = callOf(ctx, record);
-    out.set(id, call ? formatToolCall(call.name, call.args) : oneLine(describeRecord(record).text, 120));
+    out.set(id, call ? call.text : oneLine(describeRecord(record).text, 120));
   }
   return out;
 }
@@ -240,13 +259,13 @@ export function buildTrimList(session: SessionView, options: TrimListOptions = {
 
 /** The read call of a tool result: resolved path + range key, and whether it reads the whole file. */
 function readOf(ctx: Context, record: EntryRecord, cwd: string | undefined, home: string | undefined) {
-  const call = callOf(ctx, record);
-  if (!call || call.name !== "read") return undefined;
-  const p = call.args.path ?? call.args.file_path;
+  const read = callOf(ctx, record)?.read;
+  if (!read) return undefined;
+  const p = read.path;
   if (typeof p !== "string" || !p.trim()) return undefined;
   const file = home !== undefined ? resolveToolPath(p, cwd, home) : resolveToolPath(p, cwd);
-  const whole = call.args.offset == null && call.args.limit == null;
-  return { file, range: `${String(call.args.offset ?? "")}:${String(call.args.limit ?? "")}`, whole };
+  const whole = read.offset == null && read.limit == null;
+  return { file, range: `${String(read.offset ?? "")}:${String(read.limit ?? "")}`, whole };
 }
 
 function suggest(ctx: Context, items: readonly TrimItem[], options: TrimListOptions): TrimSuggestion[] {
@@ -325,7 +344,10 @@ export function suggestionSavings(session: SessionView, actions: readonly TrimRe
   const key = JSON.stringify(actions);
   let saved = cache.byActions.get(key);
   if (saved === undefined) {
-    const plan = prepareContextEdits(session, trimActions(session, actions));
+    // the trim list read the calling assistants already (each tool result's item names its call)
+    const plan = prepareContextEdits(session, trimActions(session, actions), {
+      toolCallsOf: (assistant) => readCalls(session, assistant) ?? undefined,
+    });
     saved = Math.max(0, plan.pureTokensBefore - plan.tokensAfter.tokens);
     cache.byActions.set(key, saved);
   }

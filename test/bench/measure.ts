@@ -5,8 +5,9 @@
  *   node --expose-gc out/test/bench/measure.js raw <file>     read every byte + find every newline
  *   node --expose-gc out/test/bench/measure.js ours <file>    cold open → computed gauge; then one
  *                                                             appended entry → updated gauge (on a copy)
- *   node out/test/bench/measure.js views <file>               after the open: the trim list, the
- *                                                             session doctor, the panel's state and its details
+ *   node --expose-gc out/test/bench/measure.js views <file>   after the open: the trim list, the
+ *                                                             session doctor, the panel's state and its
+ *                                                             details; the heap they hold after a GC
  * Prints one JSON object.
  */
 
@@ -20,6 +21,9 @@ import { buildTrimList } from "../../src/viewModel/trimList";
 import { buildPanelState, panelDetailSteps, TRIM_PANEL_LIMIT } from "../../src/viewModel/panelState";
 
 declare const gc: (() => void) | undefined;
+
+/** What a measurement keeps alive through its last GC. */
+export let held: unknown;
 
 function mb(bytes: number): number {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
@@ -124,8 +128,12 @@ async function ours(file: string): Promise<object> {
  */
 async function views(file: string): Promise<object> {
   const agentDir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-bench-agent-"));
+  if (typeof gc === "function") gc();
+  const heapStart = process.memoryUsage().heapUsed;
   const session = await SessionFile.open(file);
   const analysis = analyzeLoaded(session, { agentDir, projectSettings: "never" });
+  if (typeof gc === "function") gc();
+  const heapOpen = process.memoryUsage().heapUsed;
   const time = <T>(f: () => T): [T, number] => {
     const t0 = performance.now();
     const r = f();
@@ -145,8 +153,17 @@ async function views(file: string): Promise<object> {
       if (step.done) return step.value;
     }
   });
+  const rssViews = process.memoryUsage().rss;
+  held = [session, analysis, state]; // alive through the GC below
+  if (typeof gc === "function") gc();
+  const memory = process.memoryUsage();
   fs.rmSync(agentDir, { recursive: true, force: true });
   return {
+    // what the session and its views hold after a GC (the open's records, the memoised trim plans,
+    // lost items and panel state), and the RSS before that GC (the garbage of the bodies read)
+    heapOpenMB: mb(heapOpen - heapStart),
+    heapViewsMB: mb(memory.heapUsed - heapStart),
+    rssViewsMB: mb(rssViews),
     trimMs,
     doctorMs,
     panelStateMs,

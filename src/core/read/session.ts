@@ -323,12 +323,26 @@ export class SessionFile {
   private readBytes(offset: number, length: number): Buffer {
     if (this.bytes) return this.bytes.subarray(offset, Math.min(this.bytes.length, offset + length));
     const buf = Buffer.allocUnsafe(length);
+    return buf.subarray(0, readFullySync(this.readFd ?? this.openForReads(), buf, offset));
+  }
+
+  /** The descriptor of the current run of {@link readBytes} calls (see {@link openForReads}). */
+  private readFd: number | undefined;
+
+  /**
+   * Open the file for a synchronous run of reads: the panel's details, the trim list and the planner
+   * read thousands of bodies in one go, and an open + fstat + close per body cost more than the
+   * reads (≈ 0.1 ms each). Closed when the current task or microtask ends (nothing asynchronous
+   * holds it), so each later run opens the file — whatever is at its path then — again.
+   */
+  private openForReads(): number {
     const { fd } = openRegularSync(this.path!);
-    try {
-      return buf.subarray(0, readFullySync(fd, buf, offset));
-    } finally {
+    this.readFd = fd;
+    queueMicrotask(() => {
+      this.readFd = undefined;
       fs.closeSync(fd);
-    }
+    });
+    return fd;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -52,8 +52,9 @@ import {
   estimatePureContextTokens,
   type ContextEstimate,
 } from "./tokens";
-import { estimateTokens } from "../read/estimate";
+import { estimateTokens, messageChars, totalChars } from "../read/estimate";
 import { withAppended, type SessionView } from "../read/overlay";
+import type { EntryRecord } from "../read/entries";
 import type { SessionEntry } from "../types";
 
 /** One requested change of a context item. */
@@ -167,6 +168,22 @@ const PLACEHOLDER_ID = "00000000";
 const PLACEHOLDER_TIME = "2026-01-01T00:00:00.000Z";
 const MAX_REPAIR_ROUNDS = 4;
 
+/** What a tool result's note needs of the call it answers: the call's `name` as stored and its {@link toolCallSubject}. */
+export interface ToolCallNote {
+  name: unknown;
+  subject: string | undefined;
+}
+
+/** Options of {@link prepareContextEdits}. */
+export interface ContextEditPlanOptions {
+  /**
+   * The tool calls of an assistant message (its original content) by call id, the first call of
+   * an id — when the caller has read that body already (the trim list has); undefined lets the
+   * planner read it. Used for the notes of tool results only.
+   */
+  toolCallsOf?: (assistant: EntryRecord) => ReadonlyMap<string, ToolCallNote> | undefined;
+}
+
 /**
  * Plan context edits at the session's leaf (see the file comment for the policy).
  * @param session the file as read (`SessionFile`), or an overlay.
@@ -177,6 +194,7 @@ const MAX_REPAIR_ROUNDS = 4;
 export function prepareContextEdits(
   session: SessionView,
   actions: readonly ContextEditAction[],
+  options: ContextEditPlanOptions = {},
 ): ContextEditPreparation {
   const projection = buildProjection(session);
   const entries = projection.entries;
@@ -430,29 +448,45 @@ export function prepareContextEdits(
     let subject: string | undefined;
     let toolName = r.toolName;
     if (owner !== undefined) {
-      const content = originalContent(owner);
-      const call = Array.isArray(content)
-        ? (content as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown }[]).find(
-            (b) => b && b.type === "toolCall" && b.id === r.toolCallId,
-          )
-        : undefined;
-      subject = toolCallSubject(call?.arguments);
+      const known = options.toolCallsOf?.(at(owner).record);
+      const call = known
+        ? r.toolCallId === undefined
+          ? undefined
+          : known.get(r.toolCallId)
+        : callNote(owner, r.toolCallId);
+      subject = call?.subject;
       if (!toolName && typeof call?.name === "string") toolName = call.name;
     }
     return resultNote({ ...(toolName ? { toolName } : {}), ...(subject ? { subject } : {}), tokens: r.tokens });
   }
 
+  function callNote(ownerId: string, toolCallId: string | undefined): ToolCallNote | undefined {
+    const content = originalContent(ownerId);
+    const call = Array.isArray(content)
+      ? (content as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown }[]).find(
+          (b) => b && b.type === "toolCall" && b.id === toolCallId,
+        )
+      : undefined;
+    return call && { name: call.name, subject: toolCallSubject(call.arguments) };
+  }
+
   function sameAsNow(entry: ProjectedEntry, role: EditableRole, replacement: ContextEditReplacement): boolean {
     if (replacement === null) return entry.roles.length === 0;
     if (entry.roles.length === 0) return false;
-    const now = entry.edit
-      ? (() => {
-          const content = (session.readEntry(entry.edit) as { replacement?: { content?: unknown } }).replacement
-            ?.content;
-          return content === undefined ? undefined : projectedContent(role, content as ContextEditContent);
-        })()
-      : originalContent(entry.record.id);
-    return isDeepStrictEqual(projectedContent(role, replacement.content), now);
+    const wanted = projectedContent(role, replacement.content);
+    if (!entry.edit) {
+      // Unedited: the target shows its original content, whose characters (pi's `estimateTokens`
+      // count) were measured when the file was read. Equal content has equal counts, so a
+      // different count settles it without reading the body (most targets are large results).
+      if (totalChars(messageChars({ role, content: wanted }, { plain: true })) !== totalChars(entry.record.chars))
+        return false;
+      return isDeepStrictEqual(wanted, originalContent(entry.record.id));
+    }
+    const content = (session.readEntry(entry.edit) as { replacement?: { content?: unknown } }).replacement?.content;
+    return isDeepStrictEqual(
+      wanted,
+      content === undefined ? undefined : projectedContent(role, content as ContextEditContent),
+    );
   }
 
   function lineBytes(edit: Omit<PlannedContextEdit, "tokensAfter" | "bytes">, index: number): number {

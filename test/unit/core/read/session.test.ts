@@ -298,6 +298,29 @@ describe("SessionFile tailing", () => {
     assert.throws(() => s.readEntry(s.records[0]!), StaleSessionError);
   });
 
+  it("readEntry: one descriptor per synchronous run of reads, closed when the task ends; later runs open the path again", async () => {
+    const p = file(line(header) + line(user("u1", null, "one")) + line(user("u2", "u1", "two")));
+    const s = await SessionFile.open(p);
+    const open = () => (process.platform === "linux" ? fs.readdirSync("/proc/self/fd").length : 0);
+    const before = open();
+    const texts = [];
+    for (let i = 0; i < 50; i++)
+      for (const r of s.records)
+        texts.push(
+          (s.readEntry(r) as unknown as { message: { content: { text: string }[] } }).message.content[0]!.text,
+        );
+    assert.equal(texts.length, 100);
+    assert.deepEqual(texts.slice(0, 2), ["one", "two"]);
+    if (process.platform === "linux") assert.equal(open(), before + 1); // one descriptor for the whole run
+    await Promise.resolve();
+    assert.equal(open(), before); // closed when the task ended
+    // a file replaced at the path (a new inode) is what the next run reads: its line is not that entry
+    const replacement = `${p}.new`;
+    fs.writeFileSync(replacement, line(header) + line(user("zz", null, "one")) + line(user("u2", "zz", "two")));
+    fs.renameSync(replacement, p);
+    assert.throws(() => s.readEntry(s.records[0]!), StaleSessionError);
+  });
+
   it("streams files larger than one read chunk with lines across chunk borders", async () => {
     const parts = [line(header)];
     let parent: string | null = null;

@@ -214,6 +214,22 @@ describe("context edit planner: restore", () => {
     assert.equal(again.unchanged.length, 1);
   });
 
+  it("an unedited target is compared by its measured length first, then by its content", () => {
+    // r1 = 4000 × "x": a replacement of the same length but other text is an edit; the same text is not
+    const same = plan(turn(), [{ action: "replace", targetId: "r1", content: "x".repeat(4000) }]);
+    assert.deepEqual(same.edits, []);
+    assert.deepEqual(same.unchanged, [{ action: "replace", targetId: "r1", content: "x".repeat(4000) }]);
+    const other = plan(turn(), [{ action: "replace", targetId: "r1", content: `${"x".repeat(3999)}y` }]);
+    assert.deepEqual(summary(other), ["r1 replace requested"]);
+    // a long line (read by the scanner, its strings measured, not decoded): the same rules
+    const long = 'é"\n\u0001😀'.repeat(3000);
+    const b = new SessionBuilder().user("u1", "q").assistant("a1", { text: "t" }).user("u2", long);
+    assert.deepEqual(plan(b, [{ action: "replace", targetId: "u2", content: long }]).unchanged.length, 1);
+    assert.deepEqual(summary(plan(b, [{ action: "replace", targetId: "u2", content: `${long.slice(0, -2)}😁` }])), [
+      "u2 replace requested",
+    ]);
+  });
+
   it("restoring an omitted assistant restores its omitted results; restoring a result restores its assistant", () => {
     const omitted = () => turn().edit("e1", "a1", null).edit("e2", "r1", null).edit("e3", "r2", null);
     assert.deepEqual(summary(plan(omitted(), [{ action: "restore", targetId: "a1" }])), [
