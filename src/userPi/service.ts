@@ -48,6 +48,8 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
   private shellPath: string | undefined;
   private npmRoot: string | undefined;
   private lookups: Promise<UserPi> | undefined;
+  /** `refresh(true)` asked: the next lookup asks the login shell again, not its cached answer. */
+  private askShellAgain = false;
   /** {@link forProcess}'s answers (a pid's program does not change while it runs). */
   private readonly byPid = new Map<number, UserPi | undefined>();
 
@@ -119,6 +121,7 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     if (again && !this.lookups) {
       this.shellPath = undefined;
       this.npmRoot = undefined;
+      this.askShellAgain = true; // past the process-wide cache of the shell's answer (shellPath.ts)
     }
     if (this.lookups) return this.lookups;
     const run = this.lookUp();
@@ -136,7 +139,9 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     this.update(this.locate());
     if (!this.value.install && this.askShell && this.shellPath === undefined) {
       const started = Date.now();
-      this.shellPath = (await loginShellPath({ env: this.env })) ?? "";
+      const refresh = this.askShellAgain;
+      this.askShellAgain = false;
+      this.shellPath = (await loginShellPath({ env: this.env, refresh })) ?? "";
       this.log.info(`pi: the login shell's PATH (${Date.now() - started} ms): ${this.shellPath || "not available"}`);
       this.update(this.locate());
     }

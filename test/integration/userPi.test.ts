@@ -16,6 +16,7 @@ import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
 import type { CompactCommandOutcome } from "../../src/services";
+import { UserPiSource } from "../../src/userPi/service";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { repoRoot, testWorkspace, waitFor } from "./env";
 import { fixture, installSession, makeAgentDir, piApi, setSetting, useAgentDir } from "./sessionHelpers";
@@ -176,6 +177,37 @@ describe("the user's own pi (issue 13)", function () {
     const trim160 = cliJson(trimArgs, agentDir, `${bin160}${path.delimiter}${originalPath}`);
     assert.strictEqual(trim160.untilCompactionAfter, 1_048_576 - 16_384 - (trim160.tokensAfter as number));
     await api.services.sessions.followLatest();
+  });
+
+  it("Refresh (look again) asks the login shell again: a pi added to the shell's PATH after start-up is found without a reload", async () => {
+    // a login shell whose PATH is read from a file: first without pi, then with pi 1.5.2
+    const shellPathFile = path.join(tmp, "shell-path");
+    const shell = path.join(tmp, "fake-login-shell");
+    fs.writeFileSync(shellPathFile, "/usr/bin:/bin");
+    fs.writeFileSync(
+      shell,
+      `#!/bin/sh\nprintf '__PI_CONTEXT_PATH_START__%s__PI_CONTEXT_PATH_END__' "$(cat ${JSON.stringify(shellPathFile)})"\n`,
+      { mode: 0o755 },
+    );
+    const source = new UserPiSource({
+      log: api.services.log,
+      config: () => ({ ...api.services.config(), piPath: "" }),
+      env: { PATH: "/usr/bin:/bin", SHELL: shell, HOME: tmp },
+      loginShell: true,
+    });
+    try {
+      source.start();
+      await source.refresh();
+      assert.strictEqual(source.current.install, undefined, "no pi on either PATH yet");
+      fs.writeFileSync(shellPathFile, `${bin152}:/usr/bin:/bin`);
+      await source.refresh(); // a plain refresh keeps the shell's first answer
+      assert.strictEqual(source.current.install, undefined);
+      await source.refresh(true); // Pi: Refresh Session
+      const found = source.current;
+      assert.strictEqual(found.install?.version, "1.5.2", JSON.stringify(found.tried));
+    } finally {
+      source.dispose();
+    }
   });
 
   it("no pi-context summarizer settings: the user's own pi compacts the idle session and writes its own entry", async () => {
