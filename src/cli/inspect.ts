@@ -8,7 +8,8 @@ import { sessionLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import { analyzeSession, type Analysis } from "../core/rules/analyze";
 import type { InspectResult } from "../core/rules/inspect";
-import { formatCount as n, tokensText, withPeriod } from "../shared/format";
+import { autoCompactsText, formatCount as n, tokensText, withPeriod } from "../shared/format";
+import { nothingToCompact } from "../viewModel/gauge";
 import { windowSourceText } from "../viewModel/sourceText";
 import { buildUsageModel, usageRows } from "../viewModel/usage";
 import {
@@ -106,7 +107,7 @@ export function formatInspect(analysis: Analysis, label?: string): string {
       ? "auto-compaction is off"
       : until >= 0
         ? `${tokensText(until)} until auto-compaction`
-        : `over by ${tokensText(-until)}: pi auto-compacts at its next check (after the current answer or before the next request)`;
+        : `over by ${tokensText(-until)}: ${autoCompactsText(nothingToCompact(r))}`;
     lines.push(row("threshold", `${n(r.threshold)} tokens (window − reserve); ${state}`));
   } else lines.push(row("threshold", "unknown (no context window, or reserveTokens is invalid)"));
   for (const [label, text] of usageRows(buildUsageModel(r, analysis.model?.reasoning)))

@@ -41,6 +41,18 @@ export const AUTO_COMPACTS_WHEN =
   "pi auto-compacts at its next check (after the current answer or before the next request)";
 
 /**
+ * What pi does above the threshold: {@link AUTO_COMPACTS_WHEN} — unless it has nothing it can
+ * summarise: pi 1.6.0 `_runAutoCompaction` then gets nothing from `prepareCompaction` and silently
+ * does not compact (e.g. the provider reports far more usage than the session's content, or
+ * keepRecentTokens keeps everything).
+ * @param nothing why there is nothing to compact (`inspect.compactionUnavailable`), or undefined.
+ */
+export function autoCompactsText(nothing: string | undefined): string {
+  if (nothing === undefined) return AUTO_COMPACTS_WHEN;
+  return `pi would auto-compact, but it finds nothing to summarise (${nothing.replace(/\.$/, "")}), so it does not compact`;
+}
+
+/**
  * The codicon of the Compact action (status-bar tooltip, panel buttons): `archive` (a box the
  * conversation is packed into) — not `fold`, whose converging arrows read as a close ✕.
  */

@@ -52,6 +52,8 @@ export interface GaugeModel {
   keepRecentKey: string;
   /** `window − reserveTokens`: pi auto-compacts when `used > threshold`. Null when unknown. */
   threshold: number | null;
+  /** Above the threshold with nothing pi can summarise: why (pi then does not compact; `nothingToCompact`). */
+  nothingToCompact?: string;
   /** `threshold − used` (negative once past the threshold); null when unknown. */
   tokensUntilCompaction: number | null;
   /** `used / window * 100`, null without a window. */

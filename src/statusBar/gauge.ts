@@ -9,8 +9,8 @@ import * as vscode from "vscode";
 import { PRODUCT_NAME } from "../shared/format";
 import * as notify from "../ui/notify";
 import type { Services } from "../services";
-import { AUTO_COMPACTS_WHEN } from "../shared/format";
-import type { GaugeLevel } from "../viewModel/gauge";
+import { autoCompactsText } from "../shared/format";
+import { nothingToCompact, type GaugeLevel } from "../viewModel/gauge";
 import { buildGaugeView, TOOLTIP_COMMANDS, WarningTracker, type GaugeView } from "../viewModel/statusBar";
 
 /**
@@ -142,17 +142,18 @@ export function registerStatusBar(services: Services): StatusBarGauge {
         }
       }
       const notify = tracker.update(current.file, v.level, compactionId);
-      if (notify && config.warning.enabled) showWarning(notify, current.analysis.inspect.tokensUntilCompaction);
+      if (notify && config.warning.enabled)
+        showWarning(notify, current.analysis.inspect.tokensUntilCompaction, nothingToCompact(current.analysis.inspect));
     } else {
       tracker.update(undefined, "normal", null);
     }
     rendered.fire(snapshot());
   };
 
-  const showWarning = (level: GaugeLevel, until: number | null): void => {
+  const showWarning = (level: GaugeLevel, until: number | null, nothing: string | undefined): void => {
     const message =
       level === "error"
-        ? vscode.l10n.t("pi's context is above the auto-compaction threshold: {0}.", AUTO_COMPACTS_WHEN)
+        ? vscode.l10n.t("pi's context is above the auto-compaction threshold: {0}.", autoCompactsText(nothing))
         : until !== null
           ? vscode.l10n.t("pi's context is within {0} tokens of auto-compaction.", until.toLocaleString("en-US"))
           : vscode.l10n.t("pi's context is within a few tokens of auto-compaction.");

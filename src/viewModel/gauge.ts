@@ -9,6 +9,15 @@ import type { InspectResult } from "../core/rules/inspect";
 import type { GaugeModel } from "../shared/protocol";
 import { piText, piWarnings, windowSourceText } from "./sourceText";
 
+/**
+ * Why pi would not compact although it is above the threshold: the reason there is nothing to
+ * compact (`inspect.compactionUnavailable`), or undefined (it compacts; or it is not above the
+ * threshold — the compaction is prepared only then, it reads the kept tail).
+ */
+export function nothingToCompact(inspect: InspectResult): string | undefined {
+  if (!inspect.shouldCompact) return undefined;
+  return inspect.compaction === null ? inspect.compactionUnavailable : undefined;
+}
 /** Default warning margin (tokens before the threshold), as the `piContext.warning.margin` setting. */
 export const DEFAULT_WARNING_MARGIN = 10000;
 
@@ -119,5 +128,7 @@ export function buildGauge(
   if (inspect.contextWindow.file) gauge.windowFile = inspect.contextWindow.file;
   if (inspect.reserveTokens.file) gauge.reserveFile = inspect.reserveTokens.file;
   if (inspect.keepRecentTokens.file) gauge.keepRecentFile = inspect.keepRecentTokens.file;
+  const nothing = nothingToCompact(inspect);
+  if (nothing !== undefined) gauge.nothingToCompact = nothing;
   return gauge;
 }

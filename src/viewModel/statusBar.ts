@@ -14,12 +14,12 @@ import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
 import type { SourcedNumber } from "../core/rules/inspect";
 import { piText, piWarnings, windowSourceText } from "./sourceText";
-import { gaugeLimit, levelFor, type GaugeColors, type GaugeLevel } from "./gauge";
+import { gaugeLimit, levelFor, nothingToCompact, type GaugeColors, type GaugeLevel } from "./gauge";
 import { buildUsageModel, usageRows } from "./usage";
 import type { ValueSource } from "../core/rules/settings";
 import type { ProblemModel } from "../shared/protocol";
 import {
-  AUTO_COMPACTS_WHEN,
+  autoCompactsText,
   COMPACT_ICON,
   formatDateTime,
   formatGaugeTokens,
@@ -374,7 +374,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       const when =
         until >= 0
           ? l10n.t("{0} to go", tokensText(until))
-          : l10n.t("over by {0}: {1}", formatCount(-until), AUTO_COMPACTS_WHEN);
+          : l10n.t("over by {0}: {1}", formatCount(-until), autoCompactsText(nothingToCompact(inspect)));
       rows.push(
         row(AUTO(), l10n.t("at {0} tokens (window − reserveTokens); {1}", formatCount(inspect.threshold), when)),
       );

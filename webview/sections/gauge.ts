@@ -6,7 +6,7 @@
  */
 
 import type { GaugeModel, UsageModel } from "../../src/shared/protocol";
-import { AUTO_COMPACTS_WHEN, formatCount, tokensText } from "../../src/shared/format";
+import { autoCompactsText, formatCount, tokensText } from "../../src/shared/format";
 import { append, h, icon } from "../dom";
 import { short } from "../format";
 import type { View } from "../view";
@@ -124,7 +124,7 @@ function renderUntil(g: GaugeModel, forecast: UsageModel["forecast"] | undefined
           { "data-value": String(g.tokensUntilCompaction) },
           `${tokensText(-g.tokensUntilCompaction, short)} over`,
         ),
-        ` the auto-compaction threshold (${formatCount(g.threshold)}): ${AUTO_COMPACTS_WHEN}.`,
+        ` the auto-compaction threshold (${formatCount(g.threshold)}): ${autoCompactsText(g.nothingToCompact)}.`,
       );
     }
   } else until.append("Context window or reserve unknown: no threshold.");
