@@ -9,7 +9,7 @@ import { analyzeSession } from "../../src/core/rules/analyze";
 import type { PiContextApi } from "../../src/extension";
 import type { GaugeSnapshot } from "../../src/statusBar/gauge";
 import { escapeMarkdown } from "../../src/viewModel/statusBar";
-import { AUTO_COMPACTS_WHEN, formatDateTime } from "../../src/shared/format";
+import { autoCompactsText, formatDateTime } from "../../src/shared/format";
 import {
   assistantMessage,
   fixture,
@@ -241,7 +241,9 @@ describe("status bar (statusBar)", () => {
     g = await step(150001);
     assert.strictEqual(g.level, "error");
     assert.strictEqual(g.backgroundColor, "statusBarItem.errorBackground");
-    assert.ok(g.tooltip.includes(`over by 1: ${AUTO_COMPACTS_WHEN}`), g.tooltip);
+    // short exchanges with large reported usage: pi has nothing to summarise, so it does not compact
+    const when = autoCompactsText("Nothing to compact (session too small).");
+    assert.ok(g.tooltip.includes(`over by 1: ${when}`), g.tooltip);
     g = await step(160000);
     const levels = g.notifications.slice(notified).map((n) => n.level);
     // warning at 130,000; re-armed by the drop to 120,000; warning at 140,000; error at 150,001
@@ -249,7 +251,7 @@ describe("status bar (statusBar)", () => {
     // the warning toast says when pi compacts in the same words as the tooltip and the panel
     assert.strictEqual(
       g.notifications[g.notifications.length - 1]!.message,
-      `pi's context is above the auto-compaction threshold: ${AUTO_COMPACTS_WHEN}.`,
+      `pi's context is above the auto-compaction threshold: ${when}.`,
     );
     console.log(`append → gauge latency (ms): ${latencies.join(", ")}`);
     assert.ok(Math.min(...latencies) < 150, `fastest gauge update ${Math.min(...latencies)} ms`);
