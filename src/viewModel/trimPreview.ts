@@ -194,7 +194,7 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
     if (p.threshold !== null && p.autoCompaction) {
       gauge +=
         p.untilCompactionAfter !== null && p.untilCompactionAfter >= 0
-          ? `; ${formatCount(p.untilCompactionAfter)} tokens until auto-compaction after (${formatCount(p.untilCompactionNow ?? 0)} now)`
+          ? `; ${formatCount(p.untilCompactionAfter)} tokens until auto-compaction after (${nowText(p.untilCompactionNow ?? 0)})`
           : `; still above the auto-compaction threshold (${formatCount(p.threshold)}): pi compacts at its next check`;
     } else if (!p.autoCompaction) gauge += " (auto-compaction off)";
     lines.push(`${gauge}.`);
@@ -222,4 +222,9 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
       `Repairs ${plural(p.pairingErrorsBefore - p.pairingErrorsAfter, "tool result")} providers would reject now.`,
     );
   return lines;
+}
+
+/** Tokens until auto-compaction now, in words: "5,000 now", or "540 over now" past the threshold. */
+function nowText(until: number): string {
+  return until >= 0 ? `${formatCount(until)} now` : `${formatCount(-until)} over now`;
 }

@@ -287,6 +287,11 @@ describe("trim preview", () => {
       lines[2]!,
       /^Gauge 74\.4% → \d+\.\d% of 16k; [\d,]+ tokens until auto-compaction after \(100 now\)\.$/,
     );
+    // past the threshold now: "540 over now", not "-540 now" (trial)
+    assert.match(
+      trimPreviewLines({ ...p, untilCompactionNow: -540 })[2]!,
+      /until auto-compaction after \(540 over now\)\.$/,
+    );
     assert.ok(lines.includes("Also removed: tool result r6 — removed with the assistant message that called it (a7)."));
     assert.ok(lines.includes("Refused s: Entry s does not contribute editable model content"));
   });
