@@ -13,6 +13,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { healthCounts } from "../core/health/doctor";
+import { sessionLabel } from "../core/rules/sessionLabel";
 import type { HealthFinding } from "../core/health/types";
 import { planSessionRepair, runRepairFlow, type RepairFlowOptions, type SessionRepairPlan } from "../core/flows/repair";
 import { expandHome, getAgentDir } from "../core/rules/settings";
@@ -85,6 +86,14 @@ export class HealthCommand {
     };
   }
 
+  /** The session as every surface names it, in quotes: its label (pi's rule), not the file name. */
+  private async titleOf(file: string): Promise<string> {
+    const current = this.services.sessions.current;
+    const label =
+      current?.file === file ? current.label : sessionLabel((await this.services.sessions.sessionInfo(file)) ?? {});
+    return `“${label}”`;
+  }
+
   /** `piContext.checkHealth(file?, options?)`. */
   async run(arg?: unknown, options: HealthCommandOptions = {}): Promise<HealthCommandOutcome> {
     const file = this.fileOf(arg);
@@ -95,6 +104,7 @@ export class HealthCommand {
       return { kind: "no-session" };
     }
     const log = this.services.log;
+    const name = await this.titleOf(file);
     let plan: SessionRepairPlan;
     try {
       plan = await vscode.window.withProgress(
@@ -104,7 +114,7 @@ export class HealthCommand {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log.warn(`health ${file}: ${message}`);
-      void notify.error(`Could not check ${path.basename(file)}: ${message}`);
+      void notify.error(`Could not check ${name}: ${message}`);
       return { kind: "failed", file, message };
     }
     const report = plan.report;
@@ -112,10 +122,10 @@ export class HealthCommand {
       `health ${file}: ${report.findings.length === 0 ? "no problems" : healthCounts(report)}; ${plan.repair.entries.length} entr${plan.repair.entries.length === 1 ? "y" : "ies"} would repair ${plan.repair.fixes.length} finding(s)`,
     );
     if (report.findings.length === 0) {
-      void notify.info(`Session health: no problems found in ${path.basename(file)}.`);
+      void notify.info(`Session health: no problems found in ${name}.`);
       return { kind: "healthy", file };
     }
-    if (options.repair && plan.repair.entries.length > 0) return this.repair(file, options);
+    if (options.repair && plan.repair.entries.length > 0) return this.repair(file, options, name);
 
     type Item = vscode.QuickPickItem & { action?: "repair" | "compact"; finding?: HealthFinding };
     const items: Item[] = [];
@@ -148,7 +158,7 @@ export class HealthCommand {
         finding: f,
       });
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
-      title: visibleText(`Session health of ${path.basename(file)}: ${healthCounts(report)}`),
+      title: visibleText(`Session health of ${name}: ${healthCounts(report)}`),
       placeHolder: "Pick a finding to see its entry, or a repair",
       matchOnDescription: true,
       matchOnDetail: true,
@@ -156,7 +166,7 @@ export class HealthCommand {
     });
     const counts = { errors: report.errors, warnings: report.warnings, infos: report.infos };
     if (!pick) return { kind: "shown", file, ...counts };
-    if (pick.action === "repair") return this.repair(file, options);
+    if (pick.action === "repair") return this.repair(file, options, name);
     if (pick.action === "compact") {
       await vscode.commands.executeCommand("piContext.compact", file);
       return { kind: "compact", file };
@@ -166,13 +176,13 @@ export class HealthCommand {
   }
 
   /** The repair: preview (unless skipped), then the flow's one append; the outcome in a toast and the log. */
-  private async repair(file: string, options: HealthCommandOptions): Promise<HealthCommandOutcome> {
+  private async repair(file: string, options: HealthCommandOptions, name: string): Promise<HealthCommandOutcome> {
     let errorsBefore = 0;
     try {
       const outcome = await runRepairFlow(file, this.options(), {
         confirm: async (plan, changed) => {
           errorsBefore = plan.report.errors;
-          return options.skipPreview ? true : this.preview(plan, changed);
+          return options.skipPreview ? true : this.preview(plan, changed, name);
         },
       });
       if (outcome.kind === "declined") return { kind: "declined", file };
@@ -186,7 +196,7 @@ export class HealthCommand {
       );
       const after = result.after;
       void notify.info(
-        `Repaired ${path.basename(file)}: appended ${plural(result.entries.length, "entry", "entries")}. ${after.errors === 0 ? "No error remains" : `${healthCounts(after)} remain`}${after.errors === 0 && (after.warnings || after.infos) ? ` (${healthCounts(after)})` : ""}.`,
+        `Repaired ${name}: appended ${plural(result.entries.length, "entry", "entries")}. ${after.errors === 0 ? "No error remains" : `${healthCounts(after)} remain`}${after.errors === 0 && (after.warnings || after.infos) ? ` (${healthCounts(after)})` : ""}.`,
       );
       await this.services.sessions.refresh();
       return {
@@ -209,7 +219,7 @@ export class HealthCommand {
   }
 
   /** The preview: what is appended, entry by entry, and what the doctor says afterwards. */
-  private async preview(plan: SessionRepairPlan, changed: boolean): Promise<boolean> {
+  private async preview(plan: SessionRepairPlan, changed: boolean, name: string): Promise<boolean> {
     type Item = vscode.QuickPickItem & { append?: boolean };
     const entries = plan.repair.entries;
     const items: Item[] = [
@@ -231,7 +241,7 @@ export class HealthCommand {
       });
     }
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
-      title: `${changed ? "The session changed — " : ""}Repair ${visibleText(path.basename(plan.file))}: append ${plural(entries.length, "entry", "entries")}?`,
+      title: `${changed ? "The session changed — " : ""}Repair ${visibleText(name)}: append ${plural(entries.length, "entry", "entries")}?`,
       placeHolder: "One append after the last line; nothing is rewritten",
       ignoreFocusOut: true,
     });
