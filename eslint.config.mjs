@@ -163,6 +163,27 @@ for (const folder of ADAPTERS) {
   }
 }
 
+// Localisation: what every l10n.t call must look like (see the rules below).
+const L10N_CALLS = [
+  {
+    selector: "CallExpression[callee.property.name='t'][callee.object.name='l10n']:not([arguments.0.type='Literal'])",
+    message: "localisation (docs/localisation.md): l10n.t takes its English text as a string literal.",
+  },
+  {
+    selector:
+      "CallExpression[callee.property.name='t'][callee.object.property.name='l10n']:not([arguments.0.type='Literal'])",
+    message: "localisation (docs/localisation.md): vscode.l10n.t takes its English text as a string literal.",
+  },
+  {
+    selector: "MemberExpression[property.name='t'][object.name='l10n']:not(CallExpression > .callee)",
+    message: "localisation (docs/localisation.md): call l10n.t(...) directly (an alias is not extracted).",
+  },
+  {
+    selector: "MemberExpression[property.name='t'][object.property.name='l10n']:not(CallExpression > .callee)",
+    message: "localisation (docs/localisation.md): call vscode.l10n.t(...) directly (an alias is not extracted).",
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -233,6 +254,34 @@ export default tseslint.config(
     },
   },
   ...layers,
+  // Localisation (docs/localisation.md): every l10n.t / vscode.l10n.t call names its English text as a
+  // string literal, so `npm run l10n` (@vscode/l10n-dev) extracts every string into l10n/bundle.l10n.json
+  // (test/unit/manifest.test.ts checks the bundle is current); an alias (`const t = l10n.t`) or a
+  // computed text would be used at run time but never reach the bundle, so translators would not see it.
+  { files: ["src/**/*.ts", "webview/**/*.ts"], rules: { "no-restricted-syntax": ["error", ...L10N_CALLS] } },
+  // Texts that are pi's own words, go to the model or into the session file stay English for every
+  // user: the live bridge (runs inside pi), the prompts, the serialised conversation, the entries pi's
+  // rules build. No @vscode/l10n there.
+  {
+    files: [
+      "src/bridge/**/*.ts",
+      "src/core/flows/prompts.ts",
+      "src/core/rules/serialize.ts",
+      "src/core/rules/branch.ts",
+      "src/core/rules/compaction.ts",
+    ],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...L10N_CALLS,
+        {
+          selector: "ImportDeclaration[source.value='@vscode/l10n']",
+          message:
+            "localisation (docs/localisation.md): this file's texts are pi's words, the model's input or session entries: they stay English.",
+        },
+      ],
+    },
+  },
   // Files small enough to read: over 600 lines only with a reason at the top
   // (`/* eslint max-lines: ["error", N] -- why */`).
   { files: ["src/**/*.ts", "webview/**/*.ts"], rules: { "max-lines": ["error", { max: 600 }] } },

@@ -5,6 +5,7 @@
 
 import { formatGaugeTokens } from "../src/shared/format";
 import type { SummaryModel } from "../src/shared/protocol";
+import * as l10n from "@vscode/l10n";
 
 /** Short tokens as the status bar shows them: `950`, `4.2k`, `12.5k`, `124k`, `1.2M`; negative with `−`. */
 export function short(n: number): string {
@@ -25,5 +26,5 @@ export function basename(p: string): string {
 
 /** A summary's kind as the cards and the diff pickers name it: `Compaction` or `Branch summary`. */
 export function summaryTitle(sm: Pick<SummaryModel, "type">): string {
-  return sm.type === "compaction" ? "Compaction" : "Branch summary";
+  return sm.type === "compaction" ? l10n.t("Compaction") : l10n.t("Branch summary");
 }

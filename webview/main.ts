@@ -10,6 +10,8 @@
  * breakdown rows are buttons; Tab cycles within the panel (`focus.ts`).
  */
 
+// first: the bundle is configured before any section module runs
+import "./l10n";
 import "@vscode-elements/elements/dist/vscode-badge/index.js";
 import "@vscode-elements/elements/dist/vscode-button/index.js";
 import "@vscode-elements/elements/dist/vscode-checkbox/index.js";

@@ -69,7 +69,7 @@ async function pickSession(services: Services): Promise<string | undefined> {
   const sessions = await services.sessions.listSessions();
   if (current()) return current();
   if (sessions.length === 0) {
-    void notify.info("no pi session found for this workspace.");
+    void notify.info(vscode.l10n.t("no pi session found for this workspace."));
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
@@ -81,7 +81,7 @@ async function pickSession(services: Services): Promise<string | undefined> {
         file: s.file,
       })),
     ),
-    { title: "Pi: Compact Session — Which Session?" },
+    { title: vscode.l10n.t("Pi: Compact Session — Which Session?") },
   );
   return pick?.file;
 }
@@ -89,10 +89,11 @@ async function pickSession(services: Services): Promise<string | undefined> {
 /** The instructions box (`/compact <instructions>`); undefined = Escape. */
 function askInstructions(title: string): Thenable<string | undefined> {
   return vscode.window.showInputBox({
-    title: `Compact ${title} — Custom Instructions`,
-    prompt:
+    title: vscode.l10n.t("Compact {0} — Custom Instructions", title),
+    prompt: vscode.l10n.t(
       "Optional: what the summary should focus on (like /compact <instructions>). Press Enter without text for none.",
-    placeHolder: "e.g. keep the details of the parser refactoring",
+    ),
+    placeHolder: vscode.l10n.t("e.g. keep the details of the parser refactoring"),
     ignoreFocusOut: true,
   });
 }
@@ -107,7 +108,7 @@ export function registerCompaction(services: Services): void {
 
   const compact = async (fileArg?: unknown, optionsArg?: unknown): Promise<CompactCommandOutcome> => {
     if (running) {
-      void notify.info("a compaction is already running.");
+      void notify.info(vscode.l10n.t("a compaction is already running."));
       return { kind: "busy" };
     }
     const options: CompactCommandOptions =
@@ -208,7 +209,7 @@ export function registerCompaction(services: Services): void {
           const text = describeChange(stage);
           services.log.info(`compact ${file}: ${text}; preparing again`);
           // the new preview's title says it too; a stopped or discarded summary gets a toast
-          if (stage !== "preview") void notify.info(`${text}. Preparing the compaction again.`);
+          if (stage !== "preview") void notify.info(vscode.l10n.t("{0}. Preparing the compaction again.", text));
         },
         beforeSummarize: async (s) => {
           askedForKey = s.needsApiKey === true;
@@ -224,22 +225,24 @@ export function registerCompaction(services: Services): void {
             vscode.window.withProgress(
               {
                 location: vscode.ProgressLocation.Notification,
-                title: `Compacting ${planTitle(plan)}`,
+                title: vscode.l10n.t("Compacting {0}", planTitle(plan)),
                 cancellable: true,
               },
               (progress, token) => {
                 token.onCancellationRequested(() => controller.abort());
                 const stream = streamingProgress(
                   progress,
-                  "receiving the summary",
-                  `summarizing with ${summarizer.label}…`,
+                  vscode.l10n.t("receiving the summary"),
+                  vscode.l10n.t("summarizing with {0}…", summarizer.label),
                 );
                 return task({
                   signal: controller.signal,
                   onPhase: (p, i, count) => {
                     const phase =
-                      count > 1 ? `${p === "history" ? "history" : "split-turn prefix"} (${i}/${count}) ` : "";
-                    stream.restart(`${phase}summarizing with ${summarizer.label}…`, phase);
+                      count > 1
+                        ? `${p === "history" ? "history" : vscode.l10n.t("split-turn prefix")} (${i}/${count}) `
+                        : "";
+                    stream.restart(vscode.l10n.t("{0}summarizing with {1}…", phase, summarizer.label), phase);
                   },
                   onText: stream.onText,
                 });
@@ -258,13 +261,13 @@ export function registerCompaction(services: Services): void {
     }
     if (outcome.kind === "declined" && outcome.stage === "review") {
       services.log.info(`compact ${file}: the summary was discarded after the review`);
-      void notify.info("the summary was discarded — nothing was written.");
+      void notify.info(vscode.l10n.t("the summary was discarded — nothing was written."));
       return { kind: "declined", file, stage: "review" };
     }
     if (outcome.kind === "declined") {
       const stage: DeclinedStage = outcome.stage === "summarizer" ? "api-key" : "preview";
       services.log.info(`compact ${file}: declined at the ${stage === "api-key" ? "API key box" : "preview"}`);
-      if (stage === "api-key") void notify.info("no API key entered — nothing was sent or written.");
+      if (stage === "api-key") void notify.info(vscode.l10n.t("no API key entered — nothing was sent or written."));
       return { kind: "declined", file, stage };
     }
     const r = outcome.result;
@@ -284,8 +287,18 @@ export function registerCompaction(services: Services): void {
       firstKeptEntryId: r.entry.firstKeptEntryId,
       message:
         r.tokensAfter === null
-          ? `compacted ${label} (wrote compaction ${r.entry.id}), but the file could not be read back afterwards: ${withPeriod(r.readBackError ?? "unknown error")}`
-          : `compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
+          ? vscode.l10n.t(
+              "compacted {0} (wrote compaction {1}), but the file could not be read back afterwards: {2}",
+              label,
+              r.entry.id,
+              withPeriod(r.readBackError ?? vscode.l10n.t("unknown error")),
+            )
+          : vscode.l10n.t(
+              "compacted {0} — {1} → {2} tokens (pi's estimate). pi sees it the next time it opens the session.",
+              label,
+              n(r.tokensBefore),
+              n(r.tokensAfter),
+            ),
     });
   };
 
@@ -316,11 +329,11 @@ function report(
     logPrefix: "compact",
     file,
     error,
-    configActions: ["Open Settings"],
+    configActions: [vscode.l10n.t("Open Settings")],
     live: {
       bridgeInstalled: services.liveBridge.bridgeInstalled(),
       anyway: {
-        label: "Compact Anyway",
+        label: vscode.l10n.t("Compact Anyway"),
         run: () =>
           void vscode.commands.executeCommand("piContext.compact", file, { ...options, overrideRecentWrite: true }),
       },

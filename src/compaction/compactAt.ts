@@ -65,17 +65,28 @@ export function registerCompactAt(services: Services): void {
       void notify.warn(message);
       return { kind: "refused", message };
     };
-    if (!current) return refuse("no pi session is shown: Compact At… tunes the model of the current session.");
+    if (!current)
+      return refuse(vscode.l10n.t("no pi session is shown: Compact At… tunes the model of the current session."));
     const analysis = current.analysis;
     const model = analysis.selection;
     const window = analysis.inspect.contextWindow.value;
-    if (!model) return refuse("the session has no model (and pi's settings no default model).");
-    if (!window) return refuse(`the context window of ${model.provider}/${model.modelId} is unknown.`);
+    if (!model) return refuse(vscode.l10n.t("the session has no model (and pi's settings no default model)."));
+    if (!window)
+      return refuse(vscode.l10n.t("the context window of {0}/{1} is unknown.", model.provider, model.modelId));
     const key = `${model.provider}/${model.modelId}`;
     const reserve = analysis.settings.compaction.reserveTokens;
     const keep = analysis.settings.compaction.keepRecentTokens;
     const threshold = window - (reserve.value ?? 0);
-    const now = `Now: pi auto-compacts ${key} above ${n(threshold)} tokens (${pct((threshold / window) * 100)} of ${n(window)}; reserveTokens ${n(reserve.value ?? 0)}${reserve.source === "default" ? ", pi's default" : ""}), and keeps ${n(keep.value ?? 0)} tokens (keepRecentTokens).`;
+    const now = vscode.l10n.t(
+      "Now: pi auto-compacts {0} above {1} tokens ({2} of {3}; reserveTokens {4}{5}), and keeps {6} tokens (keepRecentTokens).",
+      key,
+      n(threshold),
+      pct((threshold / window) * 100),
+      n(window),
+      n(reserve.value ?? 0),
+      reserve.source === "default" ? vscode.l10n.t(", pi's default") : "",
+      n(keep.value ?? 0),
+    );
 
     let field = options.field;
     if (!field) {
@@ -83,39 +94,63 @@ export function registerCompactAt(services: Services): void {
         safePickItems([
           {
             field: "reserveTokens" as const,
-            label: "$(dashboard) Auto-compact at…",
-            description: `now above ${n(threshold)} tokens (${pct((threshold / window) * 100)})`,
-            detail: `Sets compaction.modelOverrides["${key}"].reserveTokens (window − threshold)`,
+            label: vscode.l10n.t("$(dashboard) Auto-compact at…"),
+            description: vscode.l10n.t("now above {0} tokens ({1})", n(threshold), pct((threshold / window) * 100)),
+            detail: vscode.l10n.t('Sets compaction.modelOverrides["{0}"].reserveTokens (window − threshold)', key),
           },
           {
             field: "keepRecentTokens" as const,
-            label: "$(history) Keep after compaction…",
-            description: `now ${n(keep.value ?? 0)} tokens`,
-            detail: `Sets compaction.modelOverrides["${key}"].keepRecentTokens (what a compaction keeps verbatim)`,
+            label: vscode.l10n.t("$(history) Keep after compaction…"),
+            description: vscode.l10n.t("now {0} tokens", n(keep.value ?? 0)),
+            detail: vscode.l10n.t(
+              'Sets compaction.modelOverrides["{0}"].keepRecentTokens (what a compaction keeps verbatim)',
+              key,
+            ),
           },
         ]),
-        { title: visibleText(`Pi: Compact At… — ${key}`), placeHolder: visibleText(now), ignoreFocusOut: true },
+        {
+          title: visibleText(vscode.l10n.t("Pi: Compact At… — {0}", key)),
+          placeHolder: visibleText(now),
+          ignoreFocusOut: true,
+        },
       );
       if (!pick) return { kind: "declined" };
       field = pick.field;
     }
     const evaluate = (text: string): CompactAtValue | { error: string } => {
       const input = parseCompactAtInput(text);
-      if (!input) return { error: "Type a percentage of the window (80%) or a token count (150000, 150k)." };
+      if (!input)
+        return { error: vscode.l10n.t("Type a percentage of the window (80%) or a token count (150000, 150k).") };
       return compactAtValue(field!, input, window, reserve.value ?? 0);
     };
     const describe = (v: CompactAtValue) =>
       v.field === "reserveTokens"
-        ? `pi will auto-compact above ${n(v.threshold)} tokens (${pct(v.percent)} of ${n(window)}): reserveTokens = ${n(v.value)}`
-        : `a compaction will keep ${n(v.value)} tokens verbatim: keepRecentTokens = ${n(v.value)} (threshold stays ${n(v.threshold)})`;
+        ? vscode.l10n.t(
+            "pi will auto-compact above {0} tokens ({1} of {2}): reserveTokens = {3}",
+            n(v.threshold),
+            pct(v.percent),
+            n(window),
+            n(v.value),
+          )
+        : vscode.l10n.t(
+            "a compaction will keep {0} tokens verbatim: keepRecentTokens = {0} (threshold stays {1})",
+            n(v.value),
+            n(v.threshold),
+          );
     const text =
       options.value ??
       (await vscode.window.showInputBox({
         title: visibleText(
-          `Pi: Compact At… — ${field === "reserveTokens" ? "when pi auto-compacts" : "what a compaction keeps"} (${key})`,
+          vscode.l10n.t(
+            "Pi: Compact At… — {0} ({1})",
+            field === "reserveTokens"
+              ? vscode.l10n.t("when pi auto-compacts")
+              : vscode.l10n.t("what a compaction keeps"),
+            key,
+          ),
         ),
         prompt: inputMessageText(now),
-        placeHolder: field === "reserveTokens" ? "e.g. 80% or 150000" : "e.g. 10% or 20k",
+        placeHolder: field === "reserveTokens" ? vscode.l10n.t("e.g. 80% or 150000") : vscode.l10n.t("e.g. 10% or 20k"),
         ignoreFocusOut: true,
         validateInput: (t) => {
           if (!t.trim()) return undefined;
@@ -136,13 +171,22 @@ export function registerCompactAt(services: Services): void {
         safePickItems([
           {
             go: true,
-            label: `$(check) Set ${field} = ${n(value.value)}`,
+            label: vscode.l10n.t("$(check) Set {0} = {1}", field, n(value.value)),
             description: describe(value),
-            detail: `In ${target.file}: compaction.modelOverrides["${key}"].${field} — only this key changes. A running pi uses it after /reload or a restart.`,
+            detail: vscode.l10n.t(
+              'In {0}: compaction.modelOverrides["{1}"].{2} — only this key changes. A running pi uses it after /reload or a restart.',
+              target.file,
+              key,
+              field,
+            ),
           },
-          { go: false, label: "$(close) Cancel", detail: "Nothing is written." },
+          { go: false, label: vscode.l10n.t("$(close) Cancel"), detail: vscode.l10n.t("Nothing is written.") },
         ]),
-        { title: visibleText(`Pi: Compact At… — ${key}`), placeHolder: visibleText(now), ignoreFocusOut: true },
+        {
+          title: visibleText(vscode.l10n.t("Pi: Compact At… — {0}", key)),
+          placeHolder: visibleText(now),
+          ignoreFocusOut: true,
+        },
       );
       if (!ok?.go) return { kind: "declined" };
     }
@@ -151,7 +195,9 @@ export function registerCompactAt(services: Services): void {
     } catch (error) {
       if (error instanceof SettingsChangedError || error instanceof SettingsEditError) return refuse(error.message);
       services.log.error(`compact at: ${(error as Error).stack ?? error}`);
-      return refuse(`could not write ${target.file}: ${(error as Error).message}. Nothing was written.`);
+      return refuse(
+        vscode.l10n.t("could not write {0}: {1}. Nothing was written.", target.file, (error as Error).message),
+      );
     }
     services.log.info(`compact at: ${target.file}: compaction.modelOverrides["${key}"].${field} = ${value.value}`);
     // check that pi's rules now resolve the value for the model (a project override would win over a global one)
@@ -164,9 +210,17 @@ export function registerCompactAt(services: Services): void {
     const effective = resolved.compaction[field];
     if (effective.value !== value.value)
       void notify.warn(
-        `wrote ${field} = ${n(value.value)} to ${target.file}, but ${effective.key} in ${effective.file ?? "another settings file"} wins (${n(effective.value ?? 0)}).`,
+        vscode.l10n.t(
+          "wrote {0} = {1} to {2}, but {3} in {4} wins ({5}).",
+          field,
+          n(value.value),
+          target.file,
+          effective.key,
+          effective.file ?? vscode.l10n.t("another settings file"),
+          n(effective.value ?? 0),
+        ),
       );
-    else void notify.info(`${describe(value)}. A running pi uses it after /reload or a restart.`);
+    else void notify.info(vscode.l10n.t("{0}. A running pi uses it after /reload or a restart.", describe(value)));
     void services.sessions.refresh().catch(() => undefined);
     return { kind: "written", file: target.file, key, field, value: value.value, threshold: value.threshold };
   };

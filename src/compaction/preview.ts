@@ -51,12 +51,18 @@ function entryWords(plan: CompactionPlan, id: string): string {
   const text = r.preview
     ? `"${short(r.preview, 28)}"`
     : r.toolNames?.length
-      ? `${r.toolNames.join(", ")} call`
+      ? vscode.l10n.t("{0} call", r.toolNames.join(", "))
       : r.toolName
-        ? `${r.toolName} result`
+        ? vscode.l10n.t("{0} result", r.toolName)
         : id;
   const who =
-    r.type === "message" ? (r.role === "user" ? "your message " : r.role === "assistant" ? "the answer " : "") : "";
+    r.type === "message"
+      ? r.role === "user"
+        ? vscode.l10n.t("your message ")
+        : r.role === "assistant"
+          ? vscode.l10n.t("the answer ")
+          : ""
+      : "";
   return `${who}${text}`;
 }
 
@@ -90,7 +96,15 @@ export function previewOfSummarizer(summarizer: Summarizer, fit: PlanFit, plan: 
   return {
     price: planPrice(plan, fit, summarizer),
     name: summarizer.modelName ?? summarizer.label,
-    detailsLine: `${summarizer.label} — ${fit.history && fit.turnPrefix ? "2 requests" : "1 request"}, ≈${n(fit.inputTokens)} input tokens (counted with ${fit.history?.countedWith ?? fit.turnPrefix?.countedWith})${summarizer.contextWindow ? `, window ${n(summarizer.contextWindow)}` : ""}${fit.history?.outputReduced || fit.turnPrefix?.outputReduced ? ", output limit lowered to fit" : ""}.`,
+    detailsLine: vscode.l10n.t(
+      "{0} — {1}, ≈{2} input tokens (counted with {3}){4}{5}.",
+      summarizer.label,
+      fit.history && fit.turnPrefix ? vscode.l10n.t("2 requests") : vscode.l10n.t("1 request"),
+      n(fit.inputTokens),
+      String(fit.history?.countedWith ?? fit.turnPrefix?.countedWith),
+      summarizer.contextWindow ? vscode.l10n.t(", window {0}", n(summarizer.contextWindow)) : "",
+      fit.history?.outputReduced || fit.turnPrefix?.outputReduced ? vscode.l10n.t(", output limit lowered to fit") : "",
+    ),
     needsApiKey: summarizer.needsApiKey === true,
     ...(fit.problem ? { problem: { message: fit.problem.message, numbers: fitNumbers(fit) } } : {}),
   };
@@ -114,53 +128,64 @@ function fitNumbers(fit: PlanFit): string {
 
 /** The preview as markdown (the "Show details" document); session text is escaped (`shared/untrusted.ts`). */
 export function previewMarkdown(plan: CompactionPlan, by: PreviewSummarizer): string {
-  const t = vscode.l10n.t;
   const p = plan.preparation;
   const v = plan.preview;
-  const none = t("(none)");
+  const none = vscode.l10n.t("(none)");
   const ids = (list: string[]) => (list.length ? list.map((id) => markdownCode(id)).join(", ") : none);
   const files = (list: string[]) => (list.length ? list.map((f) => `- ${markdownCode(f)}`).join("\n") : `- ${none}`);
-  const entries = (count: number) => (count === 1 ? t("1 entry") : t("{0} entries", count));
+  const entries = (count: number) => (count === 1 ? vscode.l10n.t("1 entry") : vscode.l10n.t("{0} entries", count));
   const lines = [
-    `# ${t("Compaction preview — {0}", markdownText(planTitle(plan)))}`,
+    `# ${vscode.l10n.t("Compaction preview — {0}", markdownText(planTitle(plan)))}`,
     "",
     ...(by.problem
-      ? [`## ⚠ ${t("The summary request does not fit the summarizer")}`, "", markdownText(by.problem.message), ""]
+      ? [
+          `## ⚠ ${vscode.l10n.t("The summary request does not fit the summarizer")}`,
+          "",
+          markdownText(by.problem.message),
+          "",
+        ]
       : []),
-    `${t("Session file: {0}", markdownCode(plan.file))}  `,
-    `${t("Leaf: {0}", markdownCode(p.leafId))} · keepRecentTokens ${n(p.settings.keepRecentTokens)} · reserveTokens ${n(p.settings.reserveTokens)}`,
+    `${vscode.l10n.t("Session file: {0}", markdownCode(plan.file))}  `,
+    vscode.l10n.t(
+      "{0} · keepRecentTokens {1} · reserveTokens {2}",
+      vscode.l10n.t("Leaf: {0}", markdownCode(p.leafId)),
+      n(p.settings.keepRecentTokens),
+      n(p.settings.reserveTokens),
+    ),
     "",
-    `| | ${t("tokens")} |`,
+    `| | ${vscode.l10n.t("tokens")} |`,
     "|---|---:|",
-    `| ${t("before (pi's estimate)")} | ${n(v.tokensBefore)} |`,
-    `| ${t("summarized messages")} | ≈${n(v.summarizedTokens)} |`,
-    `| ${t("kept messages")} | ≈${n(v.keptTokens)} |`,
-    `| ${t("system checkpoint")} | ≈${n(p.checkpointTokens)} |`,
-    `| ${t("new summary (guess, from what is summarized; file lists exact)")} | ${formatTokenRange(plan.estimatedSummaryRange)} |`,
-    `| **${t("after (estimate)")}** | **${afterText(plan)}** |`,
+    `| ${vscode.l10n.t("before (pi's estimate)")} | ${n(v.tokensBefore)} |`,
+    `| ${vscode.l10n.t("summarized messages")} | ≈${n(v.summarizedTokens)} |`,
+    `| ${vscode.l10n.t("kept messages")} | ≈${n(v.keptTokens)} |`,
+    `| ${vscode.l10n.t("system checkpoint")} | ≈${n(p.checkpointTokens)} |`,
+    `| ${vscode.l10n.t("new summary (guess, from what is summarized; file lists exact)")} | ${formatTokenRange(plan.estimatedSummaryRange)} |`,
+    `| **${vscode.l10n.t("after (estimate)")}** | **${afterText(plan)}** |`,
     "",
-    `**${t("Summarized:")}** ${entries(v.summarizedEntryIds.length)}${v.turnPrefixEntryIds.length ? ` + ${t("{0} of the split turn's prefix", entries(v.turnPrefixEntryIds.length))}` : ""}${p.previousSummary ? `, ${t("updating the summary of compaction {0}", markdownCode(p.previousCompactionId ?? ""))}` : ""}.`,
+    `**${vscode.l10n.t("Summarized:")}** ${entries(v.summarizedEntryIds.length)}${v.turnPrefixEntryIds.length ? ` + ${vscode.l10n.t("{0} of the split turn's prefix", entries(v.turnPrefixEntryIds.length))}` : ""}${p.previousSummary ? `, ${vscode.l10n.t("updating the summary of compaction {0}", markdownCode(p.previousCompactionId ?? ""))}` : ""}.`,
     "",
-    `**${t("Kept:")}** ${t("{0} from `firstKeptEntryId` = {1}", entries(v.keptEntryCount), markdownCode(v.firstKeptEntryId))}${v.keptExceedsKeepRecent ? ` ${t("(more than keepRecentTokens: a tool call and its results stay together)")}` : ""}.`,
+    `**${vscode.l10n.t("Kept:")}** ${vscode.l10n.t("{0} from `firstKeptEntryId` = {1}", entries(v.keptEntryCount), markdownCode(v.firstKeptEntryId))}${v.keptExceedsKeepRecent ? ` ${vscode.l10n.t("(more than keepRecentTokens: a tool call and its results stay together)")}` : ""}.`,
     "",
-    `**${t("Split turn:")}** ${v.isSplitTurn ? t("yes — the turn starting at {0} is cut; its prefix is summarized separately and merged like pi does.", markdownCode(v.turnStartEntryId ?? "")) : t("no")}`,
+    `**${vscode.l10n.t("Split turn:")}** ${v.isSplitTurn ? vscode.l10n.t("yes — the turn starting at {0} is cut; its prefix is summarized separately and merged like pi does.", markdownCode(v.turnStartEntryId ?? "")) : vscode.l10n.t("no")}`,
     "",
-    `**${t("Custom instructions:")}** ${plan.customInstructions ? markdownText(plan.customInstructions) : none}`,
+    `**${vscode.l10n.t("Custom instructions:")}** ${plan.customInstructions ? markdownText(plan.customInstructions) : none}`,
     "",
-    `**${t("Summarizer:")}** ${markdownText(by.detailsLine)}`,
+    `**${vscode.l10n.t("Summarizer:")}** ${markdownText(by.detailsLine)}`,
     "",
-    ...(by.price ? [`## ${t("Cost")}`, ...priceLines(by.price).map((line) => `- ${markdownText(line)}`), ""] : []),
-    `## ${t("Read files")}`,
+    ...(by.price
+      ? [`## ${vscode.l10n.t("Cost")}`, ...priceLines(by.price).map((line) => `- ${markdownText(line)}`), ""]
+      : []),
+    `## ${vscode.l10n.t("Read files")}`,
     files(v.readFiles),
     "",
-    `## ${t("Modified files")}`,
+    `## ${vscode.l10n.t("Modified files")}`,
     files(v.modifiedFiles),
     "",
-    `## ${t("Entries")}`,
-    t("Summarized: {0}", ids(v.summarizedEntryIds)),
+    `## ${vscode.l10n.t("Entries")}`,
+    vscode.l10n.t("Summarized: {0}", ids(v.summarizedEntryIds)),
     "",
-    ...(v.turnPrefixEntryIds.length ? [t("Split-turn prefix: {0}", ids(v.turnPrefixEntryIds)), ""] : []),
-    t("Kept: {0}", ids(p.keptEntries.map((e) => e.record.id))),
+    ...(v.turnPrefixEntryIds.length ? [vscode.l10n.t("Split-turn prefix: {0}", ids(v.turnPrefixEntryIds)), ""] : []),
+    vscode.l10n.t("Kept: {0}", ids(p.keptEntries.map((e) => e.record.id))),
     "",
   ];
   return lines.join("\n");
@@ -172,8 +197,7 @@ let previewCounter = 0;
 export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer, changed: boolean): Promise<boolean> {
   const v = plan.preview;
   const count = v.summarizedEntryIds.length + v.turnPrefixEntryIds.length;
-  const t = vscode.l10n.t;
-  const entries = (k: number) => (k === 1 ? t("1 entry") : t("{0} entries", k));
+  const entries = (k: number) => (k === 1 ? vscode.l10n.t("1 entry") : vscode.l10n.t("{0} entries", k));
   const summarized = entries(count);
   const kept = entries(v.keptEntryCount);
   const files = [...v.modifiedFiles.map((f) => `✎ ${f}`), ...v.readFiles.map((f) => f)];
@@ -183,20 +207,22 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
     type Item = vscode.QuickPickItem & { action: "go" | "details" | "cancel" | "settings" };
     const details: Item = {
       action: "details",
-      label: `$(preview) ${t("Show details")}`,
-      description: t("keeps {0} from {1}", kept, entryWords(plan, v.firstKeptEntryId)),
-      detail: t(
+      label: `$(preview) ${vscode.l10n.t("Show details")}`,
+      description: vscode.l10n.t("keeps {0} from {1}", kept, entryWords(plan, v.firstKeptEntryId)),
+      detail: vscode.l10n.t(
         "Files: {0} — open the full preview",
-        files.length ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "") : t("(none)"),
+        files.length
+          ? files.slice(0, 6).join(", ") + (files.length > 6 ? `, … (${files.length})` : "")
+          : vscode.l10n.t("(none)"),
       ),
     };
     const items: Item[] = by.problem
       ? [
           {
             action: "details",
-            label: `$(warning) ${t("Does not fit {0}'s window", iconLabelText(by.name))}`,
+            label: `$(warning) ${vscode.l10n.t("Does not fit {0}'s window", iconLabelText(by.name))}`,
             description: by.problem.numbers,
-            detail: t(
+            detail: vscode.l10n.t(
               "Would summarize {0} (≈{1}){2}. Show details for what to change — nothing is sent.",
               summarized,
               tokensText(v.summarizedTokens),
@@ -206,44 +232,54 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
           details,
           {
             action: "settings",
-            label: `$(settings-gear) ${t("Open Summarizer Settings")}`,
-            detail: t("The model and its context window (piContext.summarizer.*)."),
+            label: `$(settings-gear) ${vscode.l10n.t("Open Summarizer Settings")}`,
+            detail: vscode.l10n.t("The model and its context window (piContext.summarizer.*)."),
           },
-          { action: "cancel", label: `$(close) ${t("Close")}`, detail: t("Nothing is sent, nothing is written.") },
+          {
+            action: "cancel",
+            label: `$(close) ${vscode.l10n.t("Close")}`,
+            detail: vscode.l10n.t("Nothing is sent, nothing is written."),
+          },
         ]
       : [
           {
             action: "go",
-            label: `$(check) ${t("Compact now")}`,
-            description: t("{0} → {1} tokens · {2}", n(v.tokensBefore), afterText(plan), by.name),
-            detail: `${t(
-              needsKey ? "Asks for the API key, then summarizes {0} (≈{1}{2})" : "Summarizes {0} (≈{1}{2})",
+            label: `$(check) ${vscode.l10n.t("Compact now")}`,
+            description: vscode.l10n.t("{0} → {1} tokens · {2}", n(v.tokensBefore), afterText(plan), by.name),
+            detail: `${(needsKey
+              ? (a: string, b: string, c: string) =>
+                  vscode.l10n.t("Asks for the API key, then summarizes {0} (≈{1}{2})", a, b, c)
+              : (a: string, b: string, c: string) => vscode.l10n.t("Summarizes {0} (≈{1}{2})", a, b, c))(
               summarized,
               tokensText(v.summarizedTokens),
-              plan.preparation.previousSummary ? t(" + the previous summary") : "",
-            )}${v.isSplitTurn ? t("; the turn is split") : ""}${focusText(plan)}.`,
+              plan.preparation.previousSummary ? vscode.l10n.t(" + the previous summary") : "",
+            )}${v.isSplitTurn ? vscode.l10n.t("; the turn is split") : ""}${focusText(plan)}.`,
           },
           ...(by.price
             ? [
                 {
                   action: "details" as const,
                   label: `$(credit-card) ${priceHeadline(by.price)}`,
-                  detail: t("{0} — open the full preview", priceDetail(by.price)),
+                  detail: vscode.l10n.t("{0} — open the full preview", priceDetail(by.price)),
                 },
               ]
             : []),
           details,
-          { action: "cancel", label: `$(close) ${t("Cancel")}`, detail: t("Nothing is sent, nothing is written.") },
+          {
+            action: "cancel",
+            label: `$(close) ${vscode.l10n.t("Cancel")}`,
+            detail: vscode.l10n.t("Nothing is sent, nothing is written."),
+          },
         ];
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
-      title: `${changed ? `${t("The session changed — new preview.")} ` : ""}${t("Compact {0}?", visibleText(planTitle(plan)))}${tooLarge ? ` ${t("The request does not fit the summarizer")}` : ""}`,
-      placeHolder: t(
+      title: `${changed ? `${vscode.l10n.t("The session changed — new preview.")} ` : ""}${vscode.l10n.t("Compact {0}?", visibleText(planTitle(plan)))}${tooLarge ? ` ${vscode.l10n.t("The request does not fit the summarizer")}` : ""}`,
+      placeHolder: vscode.l10n.t(
         "tokens {0} → {1} · summarize {2} · keep {3} · split turn: {4}",
         n(v.tokensBefore),
         afterText(plan),
         summarized,
         kept,
-        v.isSplitTurn ? t("yes") : t("no"),
+        v.isSplitTurn ? vscode.l10n.t("yes") : vscode.l10n.t("no"),
       ),
       ignoreFocusOut: true,
     });

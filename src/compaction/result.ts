@@ -8,6 +8,7 @@
 import type { CompactCommandOutcome, Services } from "../services";
 import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
+import * as l10n from "@vscode/l10n";
 
 /** What was written, as both flows know it. */
 export interface CompactedEntry {
@@ -34,7 +35,7 @@ export async function reportCompacted(services: Services, c: CompactedEntry): Pr
     services.log.warn(`summary diff: ${String(error)}`),
   );
   void notify
-    .info(c.message, "Show Summary Diff")
+    .info(c.message, l10n.t("Show Summary Diff"))
     .then((choice) => (choice ? openSummaryDiff(c.file, previous, c.entryId, c.label) : undefined));
   return {
     kind: "compacted",

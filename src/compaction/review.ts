@@ -13,7 +13,7 @@ import { formatCount } from "../shared/format";
 import { visibleText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
-import { keepInstructions, LOST_KIND_NAMES, lostSummary } from "../viewModel/lostItems";
+import { keepInstructions, lostKindTitle, lostSummary } from "../viewModel/lostItems";
 import { escapeMarkdown } from "../viewModel/statusBar";
 
 let counter = 0;
@@ -24,17 +24,19 @@ export function lostMarkdown(report: LostReport, title: string): string {
   for (const kind of ["path", "command", "identifier", "number"] as const) {
     const items = report.items.filter((i) => i.kind === kind);
     if (!items.length) continue;
-    lines.push(
-      `## ${LOST_KIND_NAMES[kind][1][0]!.toUpperCase()}${LOST_KIND_NAMES[kind][1].slice(1)} (${items.length})`,
-      "",
-    );
+    lines.push(`## ${lostKindTitle(kind)} (${items.length})`, "");
     for (const i of items)
       lines.push(
-        `- \`${i.text.replace(/`/g, "'")}\` — entry ${escapeMarkdown(i.entryId)}${i.count > 1 ? `, ${formatCount(i.count)}×` : ""}`,
+        vscode.l10n.t(
+          "- `{0}` — entry {1}{2}",
+          i.text.replace(/`/g, "'"),
+          escapeMarkdown(i.entryId),
+          i.count > 1 ? `, ${formatCount(i.count)}×` : "",
+        ),
       );
     lines.push("");
   }
-  if (report.truncated) lines.push("_The summarised range was too long to scan completely._", "");
+  if (report.truncated) lines.push(vscode.l10n.t("_The summarised range was too long to scan completely._"), "");
   return lines.join("\n");
 }
 
@@ -56,22 +58,29 @@ export async function reviewSummary(plan: CompactionPlan, draft: CompactionDraft
   for (;;) {
     type Item = vscode.QuickPickItem & { action: "write" | "keep" | "own" | "show" | "discard" };
     const items: Item[] = [
-      { action: "write", label: "$(check) Write this summary", description: said },
+      { action: "write", label: vscode.l10n.t("$(check) Write this summary"), description: said },
       {
         action: "keep",
-        label: "$(refresh) Summarize again, asking to keep them",
+        label: vscode.l10n.t("$(refresh) Summarize again, asking to keep them"),
         detail: keepInstructions(report, 12),
       },
-      { action: "own", label: "$(edit) Summarize again with my instructions…" },
-      { action: "show", label: "$(list-unordered) Show what it lost", detail: "Each item with the entry it came from" },
+      { action: "own", label: vscode.l10n.t("$(edit) Summarize again with my instructions…") },
+      {
+        action: "show",
+        label: vscode.l10n.t("$(list-unordered) Show what it lost"),
+        detail: vscode.l10n.t("Each item with the entry it came from"),
+      },
       {
         action: "discard",
-        label: "$(close) Discard",
-        detail: "Nothing is written (the summary request was already sent).",
+        label: vscode.l10n.t("$(close) Discard"),
+        detail: vscode.l10n.t("Nothing is written (the summary request was already sent)."),
       },
     ];
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
-      title: `The new summary lost ${formatCount(report.items.length)} ${report.items.length === 1 ? "item" : "items"} of what it summarised`,
+      title:
+        report.items.length === 1
+          ? vscode.l10n.t("The new summary lost 1 item of what it summarised")
+          : vscode.l10n.t("The new summary lost {0} items of what it summarised", formatCount(report.items.length)),
       placeHolder: visibleText(said),
       ignoreFocusOut: true,
     });
@@ -80,8 +89,8 @@ export async function reviewSummary(plan: CompactionPlan, draft: CompactionDraft
     if (pick.action === "keep") return { action: "retry", instructions: withKeep(plan, report) };
     if (pick.action === "own") {
       const text = await vscode.window.showInputBox({
-        title: "Summarize Again — Custom Instructions",
-        prompt: "What the summary should focus on and keep (like /compact <instructions>).",
+        title: vscode.l10n.t("Summarize Again — Custom Instructions"),
+        prompt: vscode.l10n.t("What the summary should focus on and keep (like /compact <instructions>)."),
         value: withKeep(plan, report),
         ignoreFocusOut: true,
       });
@@ -89,7 +98,7 @@ export async function reviewSummary(plan: CompactionPlan, draft: CompactionDraft
       continue;
     }
     const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/preview/Lost items ${++counter}.md` });
-    setVirtualDocument(uri, lostMarkdown(report, "What the new summary lost"));
+    setVirtualDocument(uri, lostMarkdown(report, vscode.l10n.t("What the new summary lost")));
     await vscode.commands
       .executeCommand("markdown.showPreview", uri)
       .then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));

@@ -13,16 +13,16 @@ import { runPiCompactionFlow } from "../core/flows/piCompact";
 import { pricePiCompactionPlan } from "../core/flows/planPrice";
 import { piSourceText } from "../core/pi/locate";
 import type { CompactCommandOutcome, Services } from "../services";
-import { formatCount as n } from "../shared/format";
+import { formatCount as n, localisedRecord } from "../shared/format";
 import { confirmPreview, planTitle, type PreviewSummarizer } from "./preview";
 import { reportCompacted } from "./result";
 
 /** pi's progress events in words. */
-const EVENT_TEXT: Record<string, string> = {
-  compaction_start: "pi is summarizing…",
-  summarization_retry_start: "pi retries the summary request…",
-  compaction_end: "pi is writing its compaction entry…",
-};
+const EVENT_TEXT: Readonly<Record<string, string>> = localisedRecord({
+  compaction_start: () => vscode.l10n.t("pi is summarizing…"),
+  summarization_retry_start: () => vscode.l10n.t("pi retries the summary request…"),
+  compaction_end: () => vscode.l10n.t("pi is writing its compaction entry…"),
+});
 
 /**
  * Compact `plan.file` with the user's pi (after the instructions box; `plan` carries them).
@@ -38,8 +38,14 @@ export async function compactWithUserPi(
   const install = runtime.install;
   const version = install.version;
   const by: PreviewSummarizer = {
-    name: `your pi ${version}`,
-    detailsLine: `your pi ${version} (${piSourceText(install)}, Node ${runtime.nodeVersion} at ${runtime.node}) — pi compacts with its own prompts, model and API key (\`pi --mode rpc --session …\` on the idle session) and appends its own compaction entry; pi-context writes nothing.`,
+    name: vscode.l10n.t("your pi {0}", version),
+    detailsLine: vscode.l10n.t(
+      "your pi {0} ({1}, Node {2} at {3}) — pi compacts with its own prompts, model and API key (`pi --mode rpc --session …` on the idle session) and appends its own compaction entry; pi-context writes nothing.",
+      version,
+      piSourceText(install),
+      runtime.nodeVersion,
+      runtime.node,
+    ),
     needsApiKey: false,
   };
   services.log.info(
@@ -75,13 +81,13 @@ export async function compactWithUserPi(
           vscode.window.withProgress(
             {
               location: vscode.ProgressLocation.Notification,
-              title: `Compacting ${planTitle(plan)}`,
+              title: vscode.l10n.t("Compacting {0}", planTitle(plan)),
               cancellable: true,
             },
             (progress, token) => {
               token.onCancellationRequested(() => options.controller.abort());
               report = (message) => progress.report({ message });
-              report(`starting your pi ${version}…`);
+              report(vscode.l10n.t("starting your pi {0}…", version));
               return task(options.controller.signal);
             },
           ),
@@ -105,7 +111,13 @@ export async function compactWithUserPi(
     tokensBefore: r.tokensBefore,
     tokensAfter: r.tokensAfter,
     firstKeptEntryId: r.pi.firstKeptEntryId,
-    message: `your pi ${version} compacted ${label} — ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (pi's estimate). pi sees it the next time it opens the session.`,
+    message: vscode.l10n.t(
+      "your pi {0} compacted {1} — {2} → {3} tokens (pi's estimate). pi sees it the next time it opens the session.",
+      version,
+      label,
+      n(r.tokensBefore),
+      n(r.tokensAfter),
+    ),
     by: "pi",
   });
 }

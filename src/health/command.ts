@@ -19,7 +19,7 @@ import { planSessionRepair, runRepairFlow, type RepairFlowOptions, type SessionR
 import { expandHome, getAgentDir } from "../core/rules/settings";
 import type { SessionEntry } from "../core/types";
 import type { Services } from "../services";
-import { plural } from "../shared/format";
+import { pluralText } from "../shared/format";
 import { iconLabelText, visibleText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
@@ -59,7 +59,10 @@ export function entryWords(entry: SessionEntry): string {
   if (e.type === "context_edit")
     return `context_edit: ${e.replacement === null ? "omit" : "restore the content of"} ${String(e.targetId)}`;
   if (e.type === "custom" && e.customType === "pi-context/leaf")
-    return `leaf marker: pi resumes at ${String((e.data as { targetId?: unknown } | undefined)?.targetId)}`;
+    return vscode.l10n.t(
+      "leaf marker: pi resumes at {0}",
+      String((e.data as { targetId?: unknown } | undefined)?.targetId),
+    );
   return String(e.type);
 }
 
@@ -67,8 +70,14 @@ export function entryWords(entry: SessionEntry): string {
 function afterText(plan: SessionRepairPlan): string {
   const after = plan.repair.after;
   return after.errors === 0
-    ? `Checked on the session as if appended: no error remains${after.warnings || after.infos ? ` (${healthCounts(after)})` : ""}.`
-    : `Checked on the session as if appended: ${healthCounts(after)} remain (only pi or a person can fix those).`;
+    ? vscode.l10n.t(
+        "Checked on the session as if appended: no error remains{0}.",
+        after.warnings || after.infos ? ` (${healthCounts(after)})` : "",
+      )
+    : vscode.l10n.t(
+        "Checked on the session as if appended: {0} remain (only pi or a person can fix those).",
+        healthCounts(after),
+      );
 }
 
 /** Registers the command (and nothing else: the log and the tree read the doctor themselves). */
@@ -99,7 +108,9 @@ export class HealthCommand {
     const file = this.fileOf(arg);
     if (!file) {
       void notify.info(
-        "No pi session to check. Open a workspace with pi sessions, or pick one with Pi: Select Session….",
+        vscode.l10n.t(
+          "No pi session to check. Open a workspace with pi sessions, or pick one with Pi: Select Session….",
+        ),
       );
       return { kind: "no-session" };
     }
@@ -108,13 +119,13 @@ export class HealthCommand {
     let plan: SessionRepairPlan;
     try {
       plan = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: "Checking session health…" },
+        { location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Checking session health…") },
         () => planSessionRepair(file, this.options()),
       );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log.warn(`health ${file}: ${message}`);
-      void notify.error(`Could not check ${name}: ${message}`);
+      void notify.error(vscode.l10n.t("Could not check {0}: {1}", name, message));
       return { kind: "failed", file, message };
     }
     const report = plan.report;
@@ -122,7 +133,7 @@ export class HealthCommand {
       `health ${file}: ${report.findings.length === 0 ? "no problems" : healthCounts(report)}; ${plan.repair.entries.length} entr${plan.repair.entries.length === 1 ? "y" : "ies"} would repair ${plan.repair.fixes.length} finding(s)`,
     );
     if (report.findings.length === 0) {
-      void notify.info(`Session health: no problems found in ${name}.`);
+      void notify.info(vscode.l10n.t("Session health: no problems found in {0}.", name));
       return { kind: "healthy", file };
     }
     if (options.repair && plan.repair.entries.length > 0) return this.repair(file, options, name);
@@ -131,19 +142,25 @@ export class HealthCommand {
     const items: Item[] = [];
     if (plan.repair.entries.length > 0)
       items.push({
-        label: `$(wrench) Repair: append ${plural(plan.repair.entries.length, "entry", "entries")}`,
-        description: `fixes ${plural(plan.repair.fixes.length, "finding")}; nothing is rewritten`,
-        detail: plan.unsafe ? `Not possible now: ${plan.unsafe}` : afterText(plan),
+        label: vscode.l10n.t(
+          "$(wrench) Repair: append {0}",
+          pluralText(plan.repair.entries.length, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+        ),
+        description: vscode.l10n.t(
+          "fixes {0}; nothing is rewritten",
+          pluralText(plan.repair.fixes.length, vscode.l10n.t("{0} finding"), vscode.l10n.t("{0} findings")),
+        ),
+        detail: plan.unsafe ? vscode.l10n.t("Not possible now: {0}", plan.unsafe) : afterText(plan),
         action: "repair",
       });
     if (plan.repair.compaction.length > 0)
       items.push({
-        label: "$(archive) Compact Session…",
-        description: "a compaction makes the context fit again",
-        detail: "Pi: Compact Session… (previewed; needs the configured summarizer)",
+        label: vscode.l10n.t("$(archive) Compact Session…"),
+        description: vscode.l10n.t("a compaction makes the context fit again"),
+        detail: vscode.l10n.t("Pi: Compact Session… (previewed; needs the configured summarizer)"),
         action: "compact",
       });
-    if (items.length > 0) items.push({ label: "Findings", kind: vscode.QuickPickItemKind.Separator });
+    if (items.length > 0) items.push({ label: vscode.l10n.t("Findings"), kind: vscode.QuickPickItemKind.Separator });
     for (const f of report.findings)
       items.push({
         label: `${SEVERITY_ICON[f.severity]} ${healthTitle(f.code)}`,
@@ -158,8 +175,8 @@ export class HealthCommand {
         finding: f,
       });
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
-      title: visibleText(`Session health of ${name}: ${healthCounts(report)}`),
-      placeHolder: "Pick a finding to see its entry, or a repair",
+      title: visibleText(vscode.l10n.t("Session health of {0}: {1}", name, healthCounts(report))),
+      placeHolder: vscode.l10n.t("Pick a finding to see its entry, or a repair"),
       matchOnDescription: true,
       matchOnDetail: true,
       ignoreFocusOut: true,
@@ -187,7 +204,7 @@ export class HealthCommand {
       });
       if (outcome.kind === "declined") return { kind: "declined", file };
       if (outcome.kind === "nothing") {
-        void notify.info("Nothing to repair: no finding of this session is fixed by an appended entry.");
+        void notify.info(vscode.l10n.t("Nothing to repair: no finding of this session is fixed by an appended entry."));
         return { kind: "declined", file };
       }
       const { result } = outcome;
@@ -196,7 +213,13 @@ export class HealthCommand {
       );
       const after = result.after;
       void notify.info(
-        `Repaired ${name}: appended ${plural(result.entries.length, "entry", "entries")}. ${after.errors === 0 ? "No error remains" : `${healthCounts(after)} remain`}${after.errors === 0 && (after.warnings || after.infos) ? ` (${healthCounts(after)})` : ""}.`,
+        vscode.l10n.t(
+          "Repaired {0}: appended {1}. {2}{3}.",
+          name,
+          pluralText(result.entries.length, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+          after.errors === 0 ? vscode.l10n.t("No error remains") : vscode.l10n.t("{0} remain", healthCounts(after)),
+          after.errors === 0 && (after.warnings || after.infos) ? ` (${healthCounts(after)})` : "",
+        ),
       );
       await this.services.sessions.refresh();
       return {
@@ -208,7 +231,7 @@ export class HealthCommand {
       };
     } catch (error) {
       const failure = notify.reportFlowFailure(this.services.log, {
-        operation: "Repair",
+        operation: vscode.l10n.t("Repair"),
         logPrefix: "health",
         file,
         error,
@@ -224,13 +247,19 @@ export class HealthCommand {
     const entries = plan.repair.entries;
     const items: Item[] = [
       {
-        label: `$(check) Append ${plural(entries.length, "entry", "entries")}`,
-        description: `after line ${plan.session.records[plan.session.records.length - 1]?.line ?? 0}; the earlier bytes stay as they are`,
+        label: vscode.l10n.t(
+          "$(check) Append {0}",
+          pluralText(entries.length, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+        ),
+        description: vscode.l10n.t(
+          "after line {0}; the earlier bytes stay as they are",
+          plan.session.records[plan.session.records.length - 1]?.line ?? 0,
+        ),
         detail: afterText(plan),
         append: true,
       },
-      { label: "$(close) Cancel", description: "nothing is written", append: false },
-      { label: "What is appended", kind: vscode.QuickPickItemKind.Separator },
+      { label: vscode.l10n.t("$(close) Cancel"), description: vscode.l10n.t("nothing is written"), append: false },
+      { label: vscode.l10n.t("What is appended"), kind: vscode.QuickPickItemKind.Separator },
     ];
     for (const e of entries) {
       const fix = plan.repair.fixes.find((x) => x.entries.includes(e));
@@ -241,8 +270,13 @@ export class HealthCommand {
       });
     }
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
-      title: `${changed ? "The session changed — " : ""}Repair ${visibleText(name)}: append ${plural(entries.length, "entry", "entries")}?`,
-      placeHolder: "One append after the last line; nothing is rewritten",
+      title: vscode.l10n.t(
+        "{0}Repair {1}: append {2}?",
+        changed ? vscode.l10n.t("The session changed — ") : "",
+        visibleText(name),
+        pluralText(entries.length, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+      ),
+      placeHolder: vscode.l10n.t("One append after the last line; nothing is rewritten"),
       ignoreFocusOut: true,
     });
     return pick?.append === true;

@@ -19,6 +19,7 @@ import {
   type ServerLine,
   type Welcome,
 } from "../bridge/protocol";
+import * as l10n from "@vscode/l10n";
 
 /** Why a connection or request failed. */
 export type BridgeClientErrorCode =
@@ -76,7 +77,7 @@ export const CANCEL_GRACE_MS = 10_000;
 export const CLIENT_NAME = `pi-context-vscode/${BRIDGE_VERSION}`;
 
 function describePi(a: Announcement): string {
-  return `pi ${a.piVersion} (pid ${a.pid})`;
+  return l10n.t("pi {0} (pid {1})", a.piVersion, a.pid);
 }
 
 /**
@@ -91,13 +92,20 @@ export async function connectBridge(
   if (announcement.protocol !== BRIDGE_PROTOCOL) {
     throw new BridgeError(
       "protocol",
-      `The running ${describePi(announcement)} has pi-context bridge ${announcement.bridgeVersion} (protocol ${announcement.protocol}); this extension needs protocol ${BRIDGE_PROTOCOL} (bridge ${BRIDGE_VERSION}). Run "Pi: Install Live Bridge" to update it, then restart pi (or /reload in pi).`,
+      l10n.t(
+        'The running {0} has pi-context bridge {1} (protocol {2}); this extension needs protocol {3} (bridge {4}). Run "Pi: Install Live Bridge" to update it, then restart pi (or /reload in pi).',
+        describePi(announcement),
+        announcement.bridgeVersion,
+        announcement.protocol,
+        BRIDGE_PROTOCOL,
+        BRIDGE_VERSION,
+      ),
     );
   }
   if (!isProcessAlive(announcement.pid))
     throw new BridgeError(
       "stale",
-      `The live bridge of ${describePi(announcement)} is stale: that pi is no longer running.`,
+      l10n.t("The live bridge of {0} is stale: that pi is no longer running.", describePi(announcement)),
     );
   const timeoutMs = options.timeoutMs ?? 3000;
   const socket = net.createConnection(announcement.socket);
@@ -115,7 +123,7 @@ export async function connectBridge(
         fail(
           new BridgeError(
             "timeout",
-            `The live bridge of ${describePi(announcement)} did not answer within ${timeoutMs} ms.`,
+            l10n.t("The live bridge of {0} did not answer within {1} ms.", describePi(announcement), timeoutMs),
           ),
         ),
       timeoutMs,
@@ -125,19 +133,25 @@ export async function connectBridge(
         fail(
           new BridgeError(
             "stale",
-            `The live bridge of ${describePi(announcement)} is stale: nothing listens on its socket (${error.code}).`,
+            l10n.t(
+              "The live bridge of {0} is stale: nothing listens on its socket ({1}).",
+              describePi(announcement),
+              error.code,
+            ),
           ),
         );
       else
         fail(
           new BridgeError(
             "closed",
-            `Could not connect to the live bridge of ${describePi(announcement)}: ${error.message}`,
+            l10n.t("Could not connect to the live bridge of {0}: {1}", describePi(announcement), error.message),
           ),
         );
     });
     socket.once("close", () =>
-      fail(new BridgeError("closed", `The live bridge of ${describePi(announcement)} closed the connection.`)),
+      fail(
+        new BridgeError("closed", l10n.t("The live bridge of {0} closed the connection.", describePi(announcement))),
+      ),
     );
     socket.once("connect", () => {
       socket.write(
@@ -167,14 +181,23 @@ export async function connectBridge(
             fail(
               new BridgeError(
                 "unauthorized",
-                `The live bridge of ${describePi(announcement)} refused the connection: wrong token (the announcement file does not match the running bridge).`,
+                l10n.t(
+                  "The live bridge of {0} refused the connection: wrong token (the announcement file does not match the running bridge).",
+                  describePi(announcement),
+                ),
               ),
             );
           else if (line.code === "protocol")
             fail(
               new BridgeError(
                 "protocol",
-                `The running ${describePi(announcement)} has pi-context bridge ${line.bridgeVersion ?? "?"} (protocol ${line.protocol ?? "?"}); this extension needs protocol ${BRIDGE_PROTOCOL}. Run "Pi: Install Live Bridge" to update it, then restart pi.`,
+                l10n.t(
+                  'The running {0} has pi-context bridge {1} (protocol {2}); this extension needs protocol {3}. Run "Pi: Install Live Bridge" to update it, then restart pi.',
+                  describePi(announcement),
+                  line.bridgeVersion ?? "?",
+                  line.protocol ?? "?",
+                  BRIDGE_PROTOCOL,
+                ),
               ),
             );
           else fail(new BridgeError(line.code, line.message));
@@ -183,12 +206,18 @@ export async function connectBridge(
         fail(
           new BridgeError(
             "bad-request",
-            `The live bridge of ${describePi(announcement)} answered with an unexpected ${String((line as { type?: unknown }).type)} line.`,
+            l10n.t(
+              "The live bridge of {0} answered with an unexpected {1} line.",
+              describePi(announcement),
+              String((line as { type?: unknown }).type),
+            ),
           ),
         );
       },
       (problem) =>
-        fail(new BridgeError("bad-request", `The live bridge of ${describePi(announcement)} sent ${problem}.`)),
+        fail(
+          new BridgeError("bad-request", l10n.t("The live bridge of {0} sent {1}.", describePi(announcement), problem)),
+        ),
     );
   });
 }
@@ -217,17 +246,17 @@ class LineReader {
       try {
         parsed = JSON.parse(text);
       } catch {
-        this.onProblem("a malformed line");
+        this.onProblem(l10n.t("a malformed line"));
         return;
       }
       if (!parsed || typeof parsed !== "object") {
-        this.onProblem("a line that is not an object");
+        this.onProblem(l10n.t("a line that is not an object"));
         return;
       }
       this.onLine(parsed as ServerLine);
       if (this.socket.destroyed) return;
     }
-    if (this.buffer.length > MAX_LINE_BYTES) this.onProblem("a line over the size limit");
+    if (this.buffer.length > MAX_LINE_BYTES) this.onProblem(l10n.t("a line over the size limit"));
   }
 }
 
@@ -258,11 +287,15 @@ export class BridgeConnection {
     this.welcome = welcome;
     this.state = welcome.state;
     reader.onLine = (line) => this.onLine(line);
-    reader.onProblem = (problem) => this.shutdown(new BridgeError("bad-request", `The live bridge sent ${problem}.`));
+    reader.onProblem = (problem) =>
+      this.shutdown(new BridgeError("bad-request", l10n.t("The live bridge sent {0}.", problem)));
     socket.on("error", () => undefined);
     socket.on("close", () =>
       this.shutdown(
-        new BridgeError("closed", `The connection to ${describePi(announcement)} closed (pi quit or was killed).`),
+        new BridgeError(
+          "closed",
+          l10n.t("The connection to {0} closed (pi quit or was killed).", describePi(announcement)),
+        ),
       ),
     );
   }
@@ -307,7 +340,7 @@ export class BridgeConnection {
         void this.request("cancel", {}).catch(() => undefined);
         clearTimeout(entry.timer);
         entry.timer = setTimeout(
-          () => settle(new BridgeError("cancelled", "Cancelled; pi did not confirm within 10 s.")),
+          () => settle(new BridgeError("cancelled", l10n.t("Cancelled; pi did not confirm within 10 s."))),
           CANCEL_GRACE_MS,
         );
       };
@@ -327,7 +360,12 @@ export class BridgeConnection {
             settle(
               new BridgeError(
                 "timeout",
-                `pi (pid ${this.announcement.pid}) did not finish "${op}" within ${Math.round(timeoutMs / 1000)} s.`,
+                l10n.t(
+                  'pi (pid {0}) did not finish "{1}" within {2} s.',
+                  this.announcement.pid,
+                  op,
+                  Math.round(timeoutMs / 1000),
+                ),
               ),
             ),
           timeoutMs,
@@ -344,7 +382,7 @@ export class BridgeConnection {
 
   /** Close the connection (pending requests fail with `closed`). */
   close(): void {
-    this.shutdown(new BridgeError("closed", "The connection to the live bridge was closed."));
+    this.shutdown(new BridgeError("closed", l10n.t("The connection to the live bridge was closed.")));
   }
 
   private onLine(line: ServerLine): void {

@@ -10,11 +10,12 @@
 import type { BridgeEditBatch } from "../bridge/protocol";
 import type { ContextEditDraft } from "../core/rules/contextEdit";
 import type { BaseServices, LiveEditOutcome, LiveSource, PendingContextEdits } from "../services";
-import { plural } from "../shared/format";
+import { plural, pluralText } from "../shared/format";
 import * as notify from "../ui/notify";
 import { BridgeError, type BridgeConnection } from "./client";
 import { waitForEntry } from "./routes";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
+import * as l10n from "@vscode/l10n";
 
 /** The context-edit route of the live bridge service. */
 export class LiveEditRoute {
@@ -34,7 +35,10 @@ export class LiveEditRoute {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;
     if (resolution.kind === "problem") {
-      const message = `pi runs on this session with a live bridge, but it cannot be used to edit the context: ${resolution.error.message} Nothing was written.`;
+      const message = l10n.t(
+        "pi runs on this session with a live bridge, but it cannot be used to edit the context: {0} Nothing was written.",
+        resolution.error.message,
+      );
       this.services.log.warn(`live bridge: ${file}: ${message}`);
       void notify.error(message);
       return { kind: "error", errorKind: `bridge-${resolution.error.code}`, message };
@@ -64,8 +68,8 @@ export class LiveEditRoute {
       this.services.log.warn(`live bridge: context edit ${file}: ${e.code}: ${e.message}`);
       const message =
         e.code === "busy"
-          ? `pi is busy: ${e.message} Nothing was written.`
-          : `pi did not take the context edits: ${e.message} Nothing was written.`;
+          ? l10n.t("pi is busy: {0} Nothing was written.", e.message)
+          : l10n.t("pi did not take the context edits: {0} Nothing was written.", e.message);
       if (e.code === "busy") void notify.warn(message);
       else void notify.error(message);
       return { kind: "error", errorKind: e.code === "busy" ? "busy" : e.code, message };
@@ -80,18 +84,27 @@ export class LiveEditRoute {
       offClose();
       if (closed) {
         this.services.log.warn(`live bridge: ${pi} went away before applying batch ${batchId}`);
-        void notify.warn(`${pi} went away before its turn boundary: the queued context edits were not applied.`);
+        void notify.warn(
+          l10n.t("{0} went away before its turn boundary: the queued context edits were not applied.", pi),
+        );
         return;
       }
       if (!batch) return;
       if (batch.status === "applied") {
         this.services.log.info(`live bridge: ${pi} applied batch ${batchId} (${batch.entryIds?.join(", ")})`);
         void waitForEntry(this.services, file, batch.entryIds?.[batch.entryIds.length - 1] ?? null).then(() =>
-          notify.info(`pi applied ${plural(batch.targetIds.length, "context edit")} at its turn boundary.`),
+          notify.info(
+            l10n.t(
+              "pi applied {0} at its turn boundary.",
+              pluralText(batch.targetIds.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+            ),
+          ),
         );
       } else if (batch.status === "dropped") {
         this.services.log.warn(`live bridge: ${pi} dropped batch ${batchId}: ${batch.message ?? ""}`);
-        void notify.error(`pi did not apply the queued context edits: ${batch.message ?? "no reason given"}`);
+        void notify.error(
+          l10n.t("pi did not apply the queued context edits: {0}", batch.message ?? l10n.t("no reason given")),
+        );
       }
     };
     const offState = connection.onState((state) => {

@@ -71,7 +71,7 @@ export class BridgeInstaller {
 
   /** "Pi: Install Live Bridge": asks first (modal), then writes `<agentDir>/extensions/pi-context-bridge.js`. */
   async install(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
-    const read = this.read("cannot read the bridge: ");
+    const read = this.read(vscode.l10n.t("cannot read the bridge: "));
     if ("kind" in read) return read;
     const { body, status } = read;
     if (status.state === "foreign") {
@@ -208,12 +208,16 @@ export class BridgeInstaller {
     if (state.get<string>(UPDATE_DECLINED_KEY) === status.shipped.sha256) return status;
     this.updateOffered = true;
     const pick = await notify.info(
-      `the live bridge installed in pi (${status.installed?.version ?? "?"}) is outdated; this extension ships ${BRIDGE_VERSION}.`,
-      "Update",
-      "Not Now",
+      vscode.l10n.t(
+        "the live bridge installed in pi ({0}) is outdated; this extension ships {1}.",
+        status.installed?.version ?? "?",
+        BRIDGE_VERSION,
+      ),
+      vscode.l10n.t("Update"),
+      vscode.l10n.t("Not Now"),
     );
-    if (pick === "Update") await this.install({ confirm: false });
-    else if (pick === "Not Now") await state.update(UPDATE_DECLINED_KEY, status.shipped.sha256);
+    if (pick === vscode.l10n.t("Update")) await this.install({ confirm: false });
+    else if (pick === vscode.l10n.t("Not Now")) await state.update(UPDATE_DECLINED_KEY, status.shipped.sha256);
     return status;
   }
 }

@@ -16,6 +16,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { compareVersions } from "../core/pi/versions";
 import { BRIDGE_FILE_NAME, BRIDGE_PROTOCOL, BRIDGE_VERSION, PI_VERSION_RANGE } from "../bridge/protocol";
+import * as l10n from "@vscode/l10n";
 
 /** Start of the marker line. */
 export const MARKER_PREFIX = "// pi-context-bridge-install ";
@@ -122,7 +123,10 @@ export function bridgeStatus(agentDir: string, body: string): BridgeFileStatus {
 export class ForeignBridgeFileError extends Error {
   constructor(readonly file: string) {
     super(
-      `${file} exists and was not installed by pi-context (no pi-context marker on its first line); leaving it alone.`,
+      l10n.t(
+        "{0} exists and was not installed by pi-context (no pi-context marker on its first line); leaving it alone.",
+        file,
+      ),
     );
     this.name = "ForeignBridgeFileError";
   }

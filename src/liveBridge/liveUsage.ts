@@ -18,6 +18,7 @@ import { forecastCompaction } from "../core/rules/forecast";
 import type { InspectResult } from "../core/rules/inspect";
 import { formatTokens } from "../shared/format";
 import type { BridgeState } from "../bridge/protocol";
+import * as l10n from "@vscode/l10n";
 
 /** Who the numbers come from. */
 export interface LiveSource {
@@ -44,7 +45,11 @@ export function applyLiveState(analysis: Analysis, state: BridgeState, source: L
   const usage = state.usage;
   if (usage && usage.contextWindow > 0) {
     const window = usage.contextWindow;
-    inspect.contextWindow = { value: window, source: "live", detail: `pi ${source.piVersion}, pid ${source.pid}` };
+    inspect.contextWindow = {
+      value: window,
+      source: "live",
+      detail: l10n.t("pi {0}, pid {1}", source.piVersion, source.pid),
+    };
     inspect.usageKnown = usage.tokens !== null;
     if (usage.tokens !== null) inspect.contextTokens = usage.tokens;
     inspect.percent = usage.percent ?? (inspect.contextTokens / window) * 100;
@@ -53,7 +58,7 @@ export function applyLiveState(analysis: Analysis, state: BridgeState, source: L
     inspect.tokensUntilCompaction = inspect.threshold !== null ? inspect.threshold - inspect.contextTokens : null;
     inspect.shouldCompact =
       inspect.threshold !== null ? inspect.compactionEnabled.value && inspect.contextTokens > inspect.threshold : null;
-    inspect.footer = `${usage.percent === null ? "?" : usage.percent.toFixed(1) + "%"}/${formatTokens(window)}${inspect.compactionEnabled.value ? " (auto)" : ""}`;
+    inspect.footer = `${usage.percent === null ? "?" : usage.percent.toFixed(1) + "%"}/${formatTokens(window)}${inspect.compactionEnabled.value ? l10n.t(" (auto)") : ""}`;
   }
   // the forecast ("≈ N turns until auto-compaction") against pi's numbers, not the file's threshold
   // (computed on first read, like the file-based one)

@@ -6,6 +6,7 @@
 
 import type { BridgeError, BridgeConnection } from "./client";
 import type { Announcement } from "../bridge/protocol";
+import * as l10n from "@vscode/l10n";
 
 /** A live bridge connected for a session. */
 export interface LiveTarget {
@@ -31,5 +32,5 @@ export interface LiveBridgeStats {
 
 /** A live pi in messages: `pi <version> (pid <pid>)`. */
 export function describePi(a: Announcement): string {
-  return `pi ${a.piVersion} (pid ${a.pid})`;
+  return l10n.t("pi {0} (pid {1})", a.piVersion, a.pid);
 }

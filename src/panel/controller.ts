@@ -325,7 +325,11 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
       } else await handleCommand(this, message, sender);
     } catch (error) {
       this.services.log.error(`panel: ${message.type} failed: ${(error as Error).stack ?? error}`);
-      sender.post?.({ type: "notice", level: "error", text: `${message.type} failed: ${(error as Error).message}` });
+      sender.post?.({
+        type: "notice",
+        level: "error",
+        text: vscode.l10n.t("{0} failed: {1}", message.type, (error as Error).message),
+      });
     }
   }
 }

@@ -98,7 +98,10 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
     notice(
       sender,
       "warning",
-      `${file.path} is on another machine (a network path): pi Context does not open it, because Windows would connect to that server with your credentials. Copy the path to open it yourself.`,
+      vscode.l10n.t(
+        "{0} is on another machine (a network path): pi Context does not open it, because Windows would connect to that server with your credentials. Copy the path to open it yourself.",
+        file.path,
+      ),
     );
     return;
   }

@@ -29,6 +29,21 @@ function nonce(): string {
   return s;
 }
 
+/** VS Code's display language for `<html lang>` (`en` when it is not a plain language tag). */
+function documentLanguage(): string {
+  return /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(vscode.env.language) ? vscode.env.language : "en";
+}
+
+/**
+ * VS Code's l10n bundle for the webview (`webview/l10n.ts` reads it), as a JSON data block: not
+ * executed (so no nonce), every `<` escaped so no text in it can end the element. Empty in English.
+ */
+function l10nBlock(): string {
+  const bundle = vscode.l10n.bundle;
+  if (!bundle) return "";
+  return `<script type="application/json" id="pi-context-l10n">${JSON.stringify(bundle).replace(/</g, "\\u003c")}</script>\n`;
+}
+
 /**
  * The HTML of a panel webview. `kind` goes to `<body data-host>` (the sidebar view leaves out
  * Refresh, which its title bar has, and lays out narrower).
@@ -45,7 +60,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, k
     `script-src 'nonce-${n}'`,
   ].join("; ");
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${documentLanguage()}">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -55,8 +70,8 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, k
 <title>${PRODUCT_NAME}</title>
 </head>
 <body data-host="${kind}">
-<div id="app" role="main"><p class="loading">Loading…</p></div>
-<script type="module" nonce="${n}" src="${uri("main.js")}"></script>
+<div id="app" role="main"><p class="loading">${vscode.l10n.t("Loading…")}</p></div>
+${l10nBlock()}<script type="module" nonce="${n}" src="${uri("main.js")}"></script>
 </body>
 </html>`;
 }

@@ -38,7 +38,8 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
       await vscode.commands.executeCommand("piContext.selectSession");
       return;
     case "focusTree":
-      if (!(await focusTree(services))) notice(sender, "warning", "The Pi Session tree is not available.");
+      if (!(await focusTree(services)))
+        notice(sender, "warning", vscode.l10n.t("The Pi Session tree is not available."));
       return;
     case "revealEntry":
       if (!(await revealEntry(services, message.entryId))) await focusTree(services);
@@ -90,7 +91,7 @@ async function hasCommand(id: string): Promise<boolean> {
 async function openProblem(host: PanelHost, id: string, sender: Sender): Promise<void> {
   const problem = host.state?.session?.problems.find((p) => p.id === id);
   if (!problem) {
-    notice(sender, "warning", "That problem is no longer reported.");
+    notice(sender, "warning", vscode.l10n.t("That problem is no longer reported."));
     return;
   }
   // an entry's problem: the entry in the Pi Session tree (where its row shows the problem)
@@ -110,7 +111,7 @@ async function openProblem(host: PanelHost, id: string, sender: Sender): Promise
       host.services.log.info(`panel: opened ${problem.file}:${problem.line} (${problem.code})`);
     return;
   }
-  notice(sender, "info", problem.file ? `${problem.file} does not exist.` : problem.message);
+  notice(sender, "info", problem.file ? vscode.l10n.t("{0} does not exist.", problem.file) : problem.message);
 }
 
 /**
@@ -123,7 +124,7 @@ async function openDiff(host: PanelHost, fromId: string, toId: string, sender: S
   const older = state?.summaries.find((s) => s.entryId === fromId);
   const newer = state?.summaries.find((s) => s.entryId === toId);
   if (!older || !newer) {
-    notice(sender, "warning", "That summary is no longer on the current path.");
+    notice(sender, "warning", vscode.l10n.t("That summary is no longer on the current path."));
     return;
   }
   const file = state!.session!.file;
@@ -132,7 +133,7 @@ async function openDiff(host: PanelHost, fromId: string, toId: string, sender: S
     await openSummaryDiff(file, older.entryId, newer.entryId, label);
     return;
   }
-  const title = `Summary: ${older.entryId} ↔ ${newer.entryId} — ${label}`;
+  const title = vscode.l10n.t("Summary: {0} ↔ {1} — {2}", older.entryId, newer.entryId, label);
   await vscode.commands.executeCommand(
     "vscode.diff",
     summaryUri(file, older.entryId),

@@ -65,7 +65,7 @@ export function buildState(
   } catch (error) {
     services.log.error(`panel: could not build the view of ${current.file}: ${(error as Error).stack ?? error}`);
     return emptyPanelState(
-      `Could not show ${path.basename(current.file)}: ${(error as Error).message}`,
+      vscode.l10n.t("Could not show {0}: {1}", path.basename(current.file), (error as Error).message),
       undefined,
       "error",
     );

@@ -23,7 +23,7 @@ export function previewTrim(host: PanelHost, requestId: number, items: TrimReque
   const current = host.services.sessions.current;
   if (!sender.post) return;
   if (!current) {
-    sender.post({ type: "trimPreview", requestId, preview: null, error: "No pi session." });
+    sender.post({ type: "trimPreview", requestId, preview: null, error: vscode.l10n.t("No pi session.") });
     return;
   }
   try {

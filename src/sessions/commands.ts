@@ -64,7 +64,7 @@ async function switchLive(services: Services, file: unknown): Promise<string | u
   if (!target) {
     const others = current.liveSessions;
     if (others.length === 0) {
-      void notify.info("no other live session in this folder.");
+      void notify.info(vscode.l10n.t("no other live session in this folder."));
       return undefined;
     }
     if (others.length === 1) target = others[0]!.file;
@@ -72,7 +72,7 @@ async function switchLive(services: Services, file: unknown): Promise<string | u
       target = (
         await vscode.window.showQuickPick(
           others.map((o) => ({ label: iconLabelText(o.label), description: iconLabelText(o.file), file: o.file })),
-          { title: "Pi: Switch to Another Live Session" },
+          { title: vscode.l10n.t("Pi: Switch to Another Live Session") },
         )
       )?.file;
   }
@@ -90,16 +90,16 @@ async function nameSession(services: Services, fileArg?: string, nameArg?: strin
   const current = services.sessions.current;
   const file = fileArg ?? current?.file;
   if (!file) {
-    void notify.info("no pi session to name: open the folder pi runs in, or pick a session first.");
+    void notify.info(vscode.l10n.t("no pi session to name: open the folder pi runs in, or pick a session first."));
     return { kind: "no-session" };
   }
   const name =
     nameArg ??
     (await vscode.window.showInputBox({
-      title: "Pi: Name Session",
-      prompt: "pi shows the name in /resume and its footer (what pi's /name writes).",
+      title: vscode.l10n.t("Pi: Name Session"),
+      prompt: vscode.l10n.t("pi shows the name in /resume and its footer (what pi's /name writes)."),
       value: current?.file === file ? (current.session.name ?? "") : "",
-      validateInput: (v) => (normalizeSessionName(v) ? undefined : "Session name cannot be empty"),
+      validateInput: (v) => (normalizeSessionName(v) ? undefined : vscode.l10n.t("Session name cannot be empty")),
     }));
   if (name === undefined) return { kind: "declined", file };
   try {
@@ -108,7 +108,7 @@ async function nameSession(services: Services, fileArg?: string, nameArg?: strin
       await services.sessions.refresh();
       return live.result
         ? { kind: "named", file, name: live.result.name ?? "", entryId: live.result.entryId, via: "bridge" }
-        : { kind: "error", file, message: "the running pi could not name the session" };
+        : { kind: "error", file, message: vscode.l10n.t("the running pi could not name the session") };
     }
     const r = await appendSessionName(file, name, {
       guardSeconds: services.config().liveSession.guardSeconds,
@@ -116,13 +116,13 @@ async function nameSession(services: Services, fileArg?: string, nameArg?: strin
     });
     services.log.info(`named ${file} "${r.entry.name}" (entry ${r.entry.id})`);
     await services.sessions.refresh();
-    void notify.info(`named the session “${r.entry.name}” — pi shows it in /resume.`);
+    void notify.info(vscode.l10n.t("named the session “{0}” — pi shows it in /resume.", String(r.entry.name)));
     return { kind: "named", file, name: r.entry.name ?? "", entryId: r.entry.id, via: "file" };
   } catch (error) {
     const message = (error as Error).message;
     services.log.warn(`name ${file}: ${message}`);
     if (error instanceof LiveSessionError || error instanceof EmptySessionNameError) void notify.warn(message);
-    else void notify.error(`could not name the session: ${message}`);
+    else void notify.error(vscode.l10n.t("could not name the session: {0}", message));
     return { kind: "error", file, message };
   }
 }
@@ -131,8 +131,8 @@ async function nameSession(services: Services, fileArg?: string, nameArg?: strin
 async function selectSession(services: Services): Promise<void> {
   const { sessions } = services;
   const quickPick = vscode.window.createQuickPick<SessionItem>();
-  quickPick.title = "Pi: Select Session";
-  quickPick.placeholder = "Filter by name, first message, model or date";
+  quickPick.title = vscode.l10n.t("Pi: Select Session");
+  quickPick.placeholder = vscode.l10n.t("Filter by name, first message, model or date");
   quickPick.matchOnDescription = true;
   quickPick.matchOnDetail = true;
   quickPick.busy = true;
@@ -154,7 +154,7 @@ async function selectSession(services: Services): Promise<void> {
     const items: SessionItem[] = [{ ...followRow(!current?.pinned, folders.length > 0), follow: true } as SessionItem];
     if (rows.length > 0)
       items.push({
-        label: folders.length === 0 ? "all pi sessions (no folder open)" : "sessions",
+        label: folders.length === 0 ? vscode.l10n.t("all pi sessions (no folder open)") : vscode.l10n.t("sessions"),
         kind: vscode.QuickPickItemKind.Separator,
       });
     for (const row of rows)
@@ -167,8 +167,8 @@ async function selectSession(services: Services): Promise<void> {
     if (rows.length === 0 && done) {
       const dirs = sessions.discovery?.searchedDirs ?? [];
       items.push({
-        label: "$(info) No pi sessions found",
-        detail: dirs.length ? iconLabelText(`Looked in ${dirs.join(", ")}`) : undefined,
+        label: vscode.l10n.t("$(info) No pi sessions found"),
+        detail: dirs.length ? iconLabelText(vscode.l10n.t("Looked in {0}", dirs.join(", "))) : undefined,
         alwaysShow: true,
       } as SessionItem);
     }
@@ -213,7 +213,7 @@ async function selectSession(services: Services): Promise<void> {
       if ((error as Error).name === "AbortError") return;
       services.log.error(`listing sessions failed: ${(error as Error).message}`);
       quickPick.items = [
-        { label: "$(error) Could not list sessions", detail: iconLabelText((error as Error).message) },
+        { label: vscode.l10n.t("$(error) Could not list sessions"), detail: iconLabelText((error as Error).message) },
       ];
     })
     .finally(() => (quickPick.busy = false));

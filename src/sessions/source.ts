@@ -33,6 +33,7 @@ import { configSignature, dirSignature } from "./signatures";
 import { planFolders, resolveAgentDir, SessionScanner, type FolderPlan } from "./scan";
 import { TerminalFollower, type TerminalTarget } from "./terminals";
 import { DiscoveryLog } from "./discoveryLog";
+import { pinLostMessage } from "../viewModel/sessionPicker";
 
 /** Bursts of file events closer than this are handled as one update (ms). */
 export const COALESCE_MS = 15;
@@ -465,10 +466,7 @@ export class PiSessionSource implements SessionSource {
       const base = path.basename(file);
       const label = this.currentValue?.file === file ? `“${this.currentValue.label}” (${base})` : base;
       // once: the pin is gone, so the next update follows the latest session and never gets here again for it
-      const message =
-        code === "ENOENT"
-          ? `The pinned session ${label} was deleted; following the latest session again.`
-          : `The pinned session ${label} cannot be read (${(error as Error).message}); following the latest session again.`;
+      const message = pinLostMessage(label, code === "ENOENT" ? undefined : (error as Error).message);
       this.log.warn(message);
       this.notices.push(message);
       if (code === "ENOENT") void notify.info(message).then(undefined, () => undefined);

@@ -2,8 +2,11 @@
  * The one set of formatters of every surface (status bar, panel host and webview, tree, pickers,
  * messages, CLI): pi's footer token format, the gauge's, counts, plurals, times, sentences, and one
  * wording for when pi compacts. No `vscode` and no `node:` imports (the webview bundle includes
- * this file; `src/core` uses it for pi's footer).
+ * this file; `src/core` uses it for pi's footer). Words go through `@vscode/l10n` (browser-safe; English
+ * unless a bundle is configured).
  */
+
+import * as l10n from "@vscode/l10n";
 
 /** The product name, as the status bar item, the log and every notification ("pi Context: …") name it. */
 export const PRODUCT_NAME = "pi Context";
@@ -37,19 +40,23 @@ export function formatCount(n: number): string {
  * When pi auto-compacts once the context is above the threshold. pi 1.6.0 checks
  * (`AgentSession._checkCompaction`) after each answer and before each request (`_prepareRun`).
  */
-export const AUTO_COMPACTS_WHEN =
-  "pi auto-compacts at its next check (after the current answer or before the next request)";
+export function autoCompactsWhen(): string {
+  return l10n.t("pi auto-compacts at its next check (after the current answer or before the next request)");
+}
 
 /**
- * What pi does above the threshold: {@link AUTO_COMPACTS_WHEN} — unless it has nothing it can
+ * What pi does above the threshold: {@link autoCompactsWhen} — unless it has nothing it can
  * summarise: pi 1.6.0 `_runAutoCompaction` then gets nothing from `prepareCompaction` and silently
  * does not compact (e.g. the provider reports far more usage than the session's content, or
  * keepRecentTokens keeps everything).
  * @param nothing why there is nothing to compact (`inspect.compactionUnavailable`), or undefined.
  */
 export function autoCompactsText(nothing: string | undefined): string {
-  if (nothing === undefined) return AUTO_COMPACTS_WHEN;
-  return `pi would auto-compact, but it finds nothing to summarise (${nothing.replace(/\.$/, "")}), so it does not compact`;
+  if (nothing === undefined) return autoCompactsWhen();
+  return l10n.t(
+    "pi would auto-compact, but it finds nothing to summarise ({0}), so it does not compact",
+    nothing.replace(/\.$/, ""),
+  );
 }
 
 /**
@@ -115,7 +122,7 @@ export function withPeriod(text: string): string {
 export function nothingWritten(message: string): string {
   return /[Nn]othing was (written|sent)|left in the file/.test(message)
     ? message
-    : `${withPeriod(message)} Nothing was written.`;
+    : l10n.t("{0} Nothing was written.", withPeriod(message));
 }
 
 /** The one date-time format of the UI (in the user's locale): e.g. `Nov 30, 2026, 06:33:34` in en-US. */
@@ -182,5 +189,28 @@ export function formatTokenRange(range: { low: number; high: number }): string {
  * {@link formatTokens} for pi's footer style).
  */
 export function tokensText(count: number, format: (n: number) => string = formatCount): string {
-  return `${format(count)} ${Math.abs(count) === 1 ? "token" : "tokens"}`;
+  return Math.abs(count) === 1 ? l10n.t("{0} token", format(count)) : l10n.t("{0} tokens", format(count));
+}
+
+/**
+ * A count with its noun, the two forms already localised as templates with `{0}` for the number:
+ * `pluralText(3, l10n.t("{0} entry"), l10n.t("{0} entries"))` → "3 entries" (the number through
+ * {@link formatCount}; one form when the rounded count is 1, like {@link plural}). Each form is its own
+ * string for translators, never a word glued to a number.
+ */
+export function pluralText(count: number, one: string, other: string): string {
+  return (Math.round(count) === 1 ? one : other).replace("{0}", formatCount(count));
+}
+
+/**
+ * A read-only record whose values are computed when read: `texts` maps each key to a function that
+ * returns its (localised) text, so a module-level table of words follows the language set at
+ * activation (`l10n.t` must not run at module load, before the bundle is configured). Keys enumerate
+ * like a plain object's.
+ */
+export function localisedRecord<K extends string>(texts: Record<K, () => string>): Readonly<Record<K, string>> {
+  const out = {} as Record<K, string>;
+  for (const key of Object.keys(texts) as K[])
+    Object.defineProperty(out, key, { enumerable: true, get: () => texts[key]() });
+  return Object.freeze(out);
 }

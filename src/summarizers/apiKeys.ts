@@ -56,7 +56,7 @@ export async function askApiKey(
   const baseURL = configuredBaseURL(services);
   const origin = keyOrigin(baseURL);
   const value = await vscode.window.showInputBox({
-    title: `API Key for ${origin}`,
+    title: vscode.l10n.t("API Key for {0}", origin),
     prompt: apiKeyPrompt({
       reason,
       origin,
@@ -68,8 +68,8 @@ export async function askApiKey(
     }),
     password: true,
     ignoreFocusOut: true,
-    placeHolder: "sk-…",
-    validateInput: (v) => (v.trim() ? undefined : "Enter the API key, or press Escape to cancel."),
+    placeHolder: vscode.l10n.t("sk-…"),
+    validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t("Enter the API key, or press Escape to cancel.")),
   });
   const key = value?.trim();
   if (!key) return undefined;
@@ -88,7 +88,12 @@ export function registerApiKeyCommands(services: BaseServices): void {
     const had = (await getApiKey(services, baseURL)) !== undefined;
     if (had) await storeApiKey(services, "", baseURL);
     if (had) services.log.info(`API key removed for ${origin}`);
-    if (!quiet) void notify.info(had ? `API key removed for ${origin}.` : `no API key was stored for ${origin}.`);
+    if (!quiet)
+      void notify.info(
+        had
+          ? vscode.l10n.t("API key removed for {0}.", origin)
+          : vscode.l10n.t("no API key was stored for {0}.", origin),
+      );
   };
   services.context.subscriptions.push(
     vscode.commands.registerCommand("piContext.setApiKey", async (key?: unknown) => {
@@ -97,11 +102,14 @@ export function registerApiKeyCommands(services: BaseServices): void {
       let value = typeof key === "string" ? key : undefined;
       if (value === undefined) {
         value = await vscode.window.showInputBox({
-          title: `Pi: Set API Key for ${origin}`,
-          prompt: `API key for the summarizer at ${origin} (kept in VS Code's secret storage, never in settings). Empty removes the stored key.`,
+          title: vscode.l10n.t("Pi: Set API Key for {0}", origin),
+          prompt: vscode.l10n.t(
+            "API key for the summarizer at {0} (kept in VS Code's secret storage, never in settings). Empty removes the stored key.",
+            origin,
+          ),
           password: true,
           ignoreFocusOut: true,
-          placeHolder: "sk-…",
+          placeHolder: vscode.l10n.t("sk-…"),
         });
         if (value === undefined) return false;
       }
@@ -112,7 +120,7 @@ export function registerApiKeyCommands(services: BaseServices): void {
       }
       await storeApiKey(services, value, baseURL);
       services.log.info(`API key stored for ${origin}`);
-      if (typeof key !== "string") void notify.info(`API key stored for ${origin}.`);
+      if (typeof key !== "string") void notify.info(vscode.l10n.t("API key stored for {0}.", origin));
       return true;
     }),
     vscode.commands.registerCommand("piContext.clearApiKey", async () => {

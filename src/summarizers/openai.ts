@@ -21,6 +21,7 @@ import {
   type SummaryStopReason,
 } from "../core/flows/summarizer";
 import type { Usage } from "../core/types";
+import * as l10n from "@vscode/l10n";
 
 /** OpenAI's own endpoint (the `openai` package's default). */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -61,11 +62,18 @@ const HINTS: Record<
   MessageSurface,
   { model: string; baseURL: string; setKey: string; checkKey: (origin: string) => string }
 > = {
+  // VS Code's words are localised when read (the CLI's stay English: its flags and variables)
   vscode: {
-    model: "set piContext.summarizer.openai.model",
-    baseURL: "setting piContext.summarizer.openai.baseURL",
-    setKey: 'run "Pi: Set API Key…" (kept in VS Code\'s secret storage)',
-    checkKey: () => 'Check the API key ("Pi: Set API Key…").',
+    get model() {
+      return l10n.t("set piContext.summarizer.openai.model");
+    },
+    get baseURL() {
+      return l10n.t("setting piContext.summarizer.openai.baseURL");
+    },
+    get setKey() {
+      return l10n.t('run "Pi: Set API Key…" (kept in VS Code\'s secret storage)');
+    },
+    checkKey: () => l10n.t('Check the API key ("Pi: Set API Key…").'),
   },
   cli: {
     model: "pass --model or set PI_CONTEXT_MODEL",
@@ -95,8 +103,8 @@ type RawUsage = {
 export function withoutStatus(message: string, status: number | undefined): string {
   let text = message.trim();
   if (status !== undefined && text.startsWith(`${status} `)) text = text.slice(String(status).length + 1).trim();
-  if (text === "status code (no body)") text = "no body";
-  if (text === "") text = "no message";
+  if (text === "status code (no body)") text = l10n.t("no body");
+  if (text === "") text = l10n.t("no message");
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
@@ -132,7 +140,7 @@ function stopReasonOf(finish: string | null | undefined): SummaryStopReason | { 
     case "function_call":
       return "toolUse";
     default:
-      return { error: `the provider stopped the answer (finish_reason "${finish}")` };
+      return { error: l10n.t('the provider stopped the answer (finish_reason "{0}")', finish) };
   }
 }
 
@@ -259,7 +267,8 @@ export class OpenAiSummarizer implements Summarizer {
    */
   constructor(options: OpenAiSummarizerOptions) {
     this.hints = HINTS[options.surface ?? "cli"];
-    if (!options.model) throw new SummarizerError("config", `No summarizer model is set: ${this.hints.model}.`);
+    if (!options.model)
+      throw new SummarizerError("config", l10n.t("No summarizer model is set: {0}.", this.hints.model));
     this.baseURL = options.baseURL?.trim() || OPENAI_DEFAULT_BASE_URL;
     let url: URL;
     try {
@@ -267,13 +276,22 @@ export class OpenAiSummarizer implements Summarizer {
     } catch {
       throw new SummarizerError(
         "config",
-        `The summarizer base URL "${displayBaseURL(this.baseURL)}" is not a valid URL (${this.hints.baseURL}).`,
+        l10n.t(
+          'The summarizer base URL "{0}" is not a valid URL ({1}).',
+          displayBaseURL(this.baseURL),
+          this.hints.baseURL,
+        ),
       );
     }
     if (url.username || url.password)
       throw new SummarizerError(
         "config",
-        `The summarizer base URL ${displayBaseURL(this.baseURL)} must not contain a user name or password (${this.hints.baseURL}); to send a key, ${this.hints.setKey}.`,
+        l10n.t(
+          "The summarizer base URL {0} must not contain a user name or password ({1}); to send a key, {2}.",
+          displayBaseURL(this.baseURL),
+          this.hints.baseURL,
+          this.hints.setKey,
+        ),
       );
     this.shownURL = displayBaseURL(this.baseURL);
     this.origin = url.origin;
@@ -286,7 +304,7 @@ export class OpenAiSummarizer implements Summarizer {
     this.maxTokensField =
       options.maxTokensField ?? (isOpenAiHost(this.baseURL) ? "max_completion_tokens" : "max_tokens");
     this.secret = secretPattern(options.apiKey || undefined);
-    this.label = `${options.model} at ${this.shownURL}`;
+    this.label = l10n.t("{0} at {1}", options.model, this.shownURL);
     this.client = new OpenAI({
       // Keyless local servers: the package insists on a key, so give it a dummy and drop the header.
       apiKey: options.apiKey || "no-key",
@@ -299,7 +317,7 @@ export class OpenAiSummarizer implements Summarizer {
 
   /** The `config` error for a missing key, with how to set it on this surface. */
   missingKeyError(): SummarizerError {
-    return new SummarizerError("config", `No API key for ${this.shownURL}: ${this.hints.setKey}.`);
+    return new SummarizerError("config", l10n.t("No API key for {0}: {1}.", this.shownURL, this.hints.setKey));
   }
 
   /** Never let the key reach a message: every echo of it (any case, base64) becomes `***`. */
@@ -327,11 +345,17 @@ export class OpenAiSummarizer implements Summarizer {
     )
       return cancelledError();
     if (error instanceof APIConnectionTimeoutError)
-      return new SummarizerError("network", `The summarizer at ${this.shownURL} did not answer in time (timeout).`);
+      return new SummarizerError(
+        "network",
+        l10n.t("The summarizer at {0} did not answer in time (timeout).", this.shownURL),
+      );
     if (error instanceof APIConnectionError) {
       const cause = (error as { cause?: { message?: string; code?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? error.message;
-      return new SummarizerError("network", `Could not reach the summarizer at ${this.shownURL}: ${detail}.`);
+      return new SummarizerError(
+        "network",
+        l10n.t("Could not reach the summarizer at {0}: {1}.", this.shownURL, detail),
+      );
     }
     if (error instanceof APIError) {
       const status = error.status;
@@ -339,16 +363,25 @@ export class OpenAiSummarizer implements Summarizer {
         status === 401 || status === 403
           ? ` ${this.hints.checkKey(this.origin)}`
           : status === 404
-            ? " Check the base URL and the model id."
+            ? l10n.t(" Check the base URL and the model id.")
             : "";
       return new SummarizerError(
         "http",
-        `The summarizer at ${this.shownURL} answered HTTP ${status ?? "error"}: ${withoutStatus(error.message, status)}${hint}`,
+        l10n.t(
+          "The summarizer at {0} answered HTTP {1}: {2}{3}",
+          this.shownURL,
+          status ?? "error",
+          withoutStatus(error.message, status),
+          hint,
+        ),
         status !== undefined ? { status } : undefined,
       );
     }
     const detail = (error as Error)?.message ?? String(error);
-    return new SummarizerError("network", `Summarizer request failed: ${detail}${/[.!?]$/.test(detail) ? "" : "."}`);
+    return new SummarizerError(
+      "network",
+      l10n.t("Summarizer request failed: {0}{1}", detail, /[.!?]$/.test(detail) ? "" : "."),
+    );
   }
 
   async summarize(request: SummaryRequest, options: SummarizeOptions = {}): Promise<SummaryResult> {
@@ -370,7 +403,7 @@ export class OpenAiSummarizer implements Summarizer {
           signal ? { signal } : {},
         );
         const choice = completion.choices?.[0];
-        if (!choice) throw new SummarizerError("empty", "The summarizer returned no choices.");
+        if (!choice) throw new SummarizerError("empty", l10n.t("The summarizer returned no choices."));
         const stop = stopReasonOf(choice.finish_reason);
         if (typeof stop === "object") throw new SummarizerError("http", `${stop.error}.`);
         const toolCall = (choice.message?.tool_calls?.length ?? 0) > 0;

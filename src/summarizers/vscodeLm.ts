@@ -26,10 +26,15 @@ export async function selectLanguageModel(vendor: string, family: string): Promi
   const models = await vscode.lm.selectChatModels(selector);
   const model = models[0];
   if (!model) {
-    const what = [vendor && `vendor "${vendor}"`, family && `family "${family}"`].filter(Boolean).join(", ");
+    const what = [vendor && vscode.l10n.t('vendor "{0}"', vendor), family && vscode.l10n.t('family "{0}"', family)]
+      .filter(Boolean)
+      .join(", ");
     throw new SummarizerError(
       "config",
-      `No VS Code language model is available${what ? ` for ${what}` : ""}. Install and sign in to an extension that provides chat models (e.g. GitHub Copilot), adjust piContext.summarizer.vscodeLm.vendor / .family, or set piContext.summarizer.provider to "openai".`,
+      vscode.l10n.t(
+        'No VS Code language model is available{0}. Install and sign in to an extension that provides chat models (e.g. GitHub Copilot), adjust piContext.summarizer.vscodeLm.vendor / .family, or set piContext.summarizer.provider to "openai".',
+        what ? vscode.l10n.t(" for {0}", what) : "",
+      ),
     );
   }
   return model;
@@ -46,7 +51,7 @@ export class VscodeLmSummarizer implements Summarizer {
     private readonly model: vscode.LanguageModelChat,
     maxOutputTokens: number,
   ) {
-    this.label = `${model.name} (${model.vendor}/${model.family}, VS Code language model)`;
+    this.label = vscode.l10n.t("{0} ({1}/{2}, VS Code language model)", model.name, model.vendor, model.family);
     this.maxOutputTokens = maxOutputTokens;
     this.contextWindow = model.maxInputTokens > 0 ? model.maxInputTokens + maxOutputTokens : undefined;
   }
@@ -77,7 +82,7 @@ export class VscodeLmSummarizer implements Summarizer {
       ];
       const response = await this.model.sendRequest(
         messages,
-        { justification: "pi Context summarizes a pi session to compact its context window." },
+        { justification: vscode.l10n.t("pi Context summarizes a pi session to compact its context window.") },
         source.token,
       );
       let text = "";
@@ -97,19 +102,29 @@ export class VscodeLmSummarizer implements Summarizer {
       if (error instanceof vscode.LanguageModelError) {
         const hint =
           error.code === "NoPermissions"
-            ? " Allow pi Context to use the model when VS Code asks (or in the Accounts menu)."
+            ? vscode.l10n.t(" Allow pi Context to use the model when VS Code asks (or in the Accounts menu).")
             : error.code === "NotFound"
-              ? " The model is no longer available."
+              ? vscode.l10n.t(" The model is no longer available.")
               : "";
         throw new SummarizerError(
           "http",
-          `The VS Code language model ${this.model.name} refused the request (${error.code || "error"}): ${error.message}.${hint}`,
+          vscode.l10n.t(
+            "The VS Code language model {0} refused the request ({1}): {2}.{3}",
+            this.model.name,
+            error.code || "error",
+            error.message,
+            hint,
+          ),
           { cause: error },
         );
       }
       throw new SummarizerError(
         "network",
-        `The VS Code language model ${this.model.name} failed: ${(error as Error)?.message ?? String(error)}`,
+        vscode.l10n.t(
+          "The VS Code language model {0} failed: {1}",
+          this.model.name,
+          (error as Error)?.message ?? String(error),
+        ),
         { cause: error },
       );
     } finally {

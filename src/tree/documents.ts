@@ -35,7 +35,7 @@ let textCounter = 0;
 
 /** Show the text of a message the user switched to, in a new read-only document titled by the message's words. */
 export async function showMessageText(text: string, target: EntryRecord | undefined): Promise<void> {
-  const title = target ? `Message ${entryWords(target, 40)}` : "Message";
+  const title = target ? vscode.l10n.t("Message {0}", entryWords(target, 40)) : vscode.l10n.t("Message");
   const uri = vscode.Uri.from({
     scheme: SUMMARY_SCHEME,
     path: `/preview/message-${++textCounter}/${fileTitle(title)}.md`,

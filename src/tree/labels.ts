@@ -13,6 +13,7 @@ import * as notify from "../ui/notify";
 import { entryWords } from "../viewModel/treeText";
 import type { Prompter } from "../ui/prompter";
 import type { SessionTreeProvider } from "./provider";
+import * as l10n from "@vscode/l10n";
 
 /** What a label command resolves with: the label entry written and its label (null: cleared), or undefined. */
 export type LabelOutcome = { entryId: string; label: string | null } | undefined;
@@ -48,8 +49,10 @@ export async function setLabel(
       }
     }
     label = await prompter.input({
-      title: `Label for ${entryWords(provider.model?.record(id))}`,
-      prompt: "pi shows labels in /tree; an empty label removes it. Written as a label entry, like pi's label editor.",
+      title: l10n.t("Label for {0}", entryWords(provider.model?.record(id))),
+      prompt: l10n.t(
+        "pi shows labels in /tree; an empty label removes it. Written as a label entry, like pi's label editor.",
+      ),
       value: provider.model?.labels.get(id)?.label ?? "",
     });
     if (label === undefined) return undefined;
@@ -87,7 +90,7 @@ async function writeLabel(
     services.log.warn(`label ${file}: ${message}`);
     if (error instanceof LiveSessionError)
       notify.showLiveRefusal(error, file, { bridgeInstalled: services.liveBridge.bridgeInstalled() });
-    else void notify.error(`could not write the label: ${nothingWritten(message)}`);
+    else void notify.error(l10n.t("could not write the label: {0}", nothingWritten(message)));
     return undefined;
   }
 }

@@ -13,7 +13,7 @@ import type { TreeFilter } from "../core/treeModel/filters";
 import { SessionTreeModel } from "../core/treeModel/model";
 import type { SessionFile } from "../core/read/session";
 import type { CurrentSession } from "../services";
-import { formatTokens, plural } from "../shared/format";
+import { formatTokens, pluralText } from "../shared/format";
 import { visibleText } from "../shared/untrusted";
 import { checkHealth } from "../core/health/doctor";
 import type { HealthFinding } from "../core/health/types";
@@ -190,12 +190,12 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
    */
   getTreeItem(element: TreeElement): vscode.TreeItem {
     const model = this.model;
-    if (!model) return new vscode.TreeItem("(no session)");
+    if (!model) return new vscode.TreeItem(vscode.l10n.t("(no session)"));
     const id = `${this.generation}/${element.key}`;
     if (element.kind === "page") {
       const bounds = model.pageBounds(element);
       const item = new vscode.TreeItem(
-        `Entries ${element.start + 1}–${element.end}`,
+        vscode.l10n.t("Entries {0}–{1}", element.start + 1, element.end),
         vscode.TreeItemCollapsibleState.Collapsed,
       );
       item.id = id;
@@ -231,15 +231,19 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const health = rowHealth(d.id, this.health.get(d.id) ?? []);
     const parts: string[] = [];
     if (health) parts.push(health.badge);
-    if (d.isLeaf) parts.push("● leaf");
-    if (branch) parts.push(`branch of ${plural(size, "entry")}`);
-    if (d.branches) parts.push(`${d.branches} branches`);
+    if (d.isLeaf) parts.push(vscode.l10n.t("● leaf"));
+    if (branch)
+      parts.push(
+        vscode.l10n.t("branch of {0}", pluralText(size, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))),
+      );
+    if (d.branches) parts.push(vscode.l10n.t("{0} branches", d.branches));
     if (d.detail) parts.push(d.detail);
     const mark = d.onActivePath ? this.marks().get(d.id) : undefined;
     const pending = this.pending.has(d.id);
     const edit = mark?.edit;
-    if (pending) parts.unshift("pending in pi");
-    if (edit) parts.unshift(edit.kind === "removed" ? "removed from context" : `note: ${edit.note ?? ""}`);
+    if (pending) parts.unshift(vscode.l10n.t("pending in pi"));
+    if (edit)
+      parts.unshift(edit.kind === "removed" ? vscode.l10n.t("removed from context") : `note: ${edit.note ?? ""}`);
     item.description = visibleText(parts.join(" · "));
     const color =
       health?.severity === "error"
@@ -266,27 +270,38 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       tooltip.appendMarkdown("\n\n---\n\n");
       if (edit?.kind === "removed")
         tooltip.appendMarkdown(
-          `$(trash) **Removed from the context** by context edit \`${edit.editId}\` (${formatTokens(edit.originalTokens)} tokens): pi no longer sends it. *Restore in Context* brings it back.`,
+          vscode.l10n.t(
+            "$(trash) **Removed from the context** by context edit `{0}` ({1} tokens): pi no longer sends it. *Restore in Context* brings it back.",
+            edit.editId,
+            formatTokens(edit.originalTokens),
+          ),
         );
       else if (edit) {
         tooltip.appendMarkdown(
-          `$(note) **Replaced in the context** by context edit \`${edit.editId}\`; pi sends instead: `,
+          vscode.l10n.t("$(note) **Replaced in the context** by context edit `{0}`; pi sends instead: ", edit.editId),
         );
         tooltip.appendText(edit.note ?? "");
       }
       if (pending)
         tooltip.appendMarkdown(
-          `${edit ? "\n\n" : ""}$(watch) **Pending**: a context edit waits for the running pi's next turn boundary.`,
+          vscode.l10n.t(
+            "{0}$(watch) **Pending**: a context edit waits for the running pi's next turn boundary.",
+            edit ? "\n\n" : "",
+          ),
         );
     }
     item.tooltip = tooltip;
-    const where = `${d.isLeaf ? ", current leaf" : d.onActivePath ? ", on the active path" : ""}${edit ? (edit.kind === "removed" ? ", removed from the context" : ", replaced in the context") : ""}${pending ? ", context edit pending" : ""}`;
+    const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}`;
     item.accessibilityInformation = {
-      label: `${branch ? `start of a branch of ${plural(size, "entry")}, ` : ""}${d.error ? "failed " : ""}${KIND_NAMES[d.kind]}${d.label ? `, label ${d.label}` : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
+      label: `${branch ? vscode.l10n.t("start of a branch of {0}, ", pluralText(size, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))) : ""}${d.error ? vscode.l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}${d.label ? vscode.l10n.t(", label {0}", d.label) : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
       role: "treeitem",
     };
     if (d.hasSummary)
-      item.command = { command: "piContext.tree.openSummary", title: "Open Summary", arguments: [element] };
+      item.command = {
+        command: "piContext.tree.openSummary",
+        title: vscode.l10n.t("Open Summary"),
+        arguments: [element],
+      };
     return item;
   }
 

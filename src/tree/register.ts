@@ -22,7 +22,7 @@ import * as vscode from "vscode";
 import { entryIdOf, type TreeElement } from "../core/treeModel/elements";
 import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
 import type { CurrentSession, Services, SwitchCommandOutcome } from "../services";
-import { plural } from "../shared/format";
+import { pluralText } from "../shared/format";
 import { visibleText } from "../shared/untrusted";
 import { emptyStateMessage } from "../viewModel/statusBar";
 import { openSummary } from "./documents";
@@ -63,8 +63,8 @@ async function pickFilter(prompter: Prompter, now: TreeFilter): Promise<TreeFilt
       filter: f.filter,
     })),
     {
-      title: "Filter the Session Tree (pi's /tree filter modes)",
-      placeholder: `Now: ${current?.title ?? now}`,
+      title: vscode.l10n.t("Filter the Session Tree (pi's /tree filter modes)"),
+      placeholder: vscode.l10n.t("Now: {0}", current?.title ?? now),
     },
   );
   return pick?.filter;
@@ -100,7 +100,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
       return;
     }
     const filter = TREE_FILTERS.find((f) => f.filter === provider.currentFilter);
-    const parts = [plural(model.entryCount, "entry")];
+    const parts = [pluralText(model.entryCount, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))];
     parts.unshift(current.label); // pi's label, as on every surface
     if (provider.currentFilter !== "default" && filter) parts.push(filter.title);
     if (current.pinned) parts.push(vscode.l10n.t("pinned"));

@@ -69,12 +69,12 @@ export class SwitchCommand {
   ): Promise<SwitchCommandOutcome> {
     const { services, provider } = this;
     if (this.running) {
-      void notify.info("a branch switch is already running.");
+      void notify.info(vscode.l10n.t("a branch switch is already running."));
       return { kind: "busy" };
     }
     const file = options.file ?? provider.file ?? services.sessions.current?.file;
     if (!targetId || !file) {
-      void notify.info("pick an entry in the Pi Session view to switch to.");
+      void notify.info(vscode.l10n.t("pick an entry in the Pi Session view to switch to."));
       return { kind: "declined" };
     }
     const config = services.config();
@@ -101,7 +101,7 @@ export class SwitchCommand {
       // live bridge hook: a running pi with the bridge navigates itself (liveBridge.ts); else our flow + live guard
       const live = await services.liveBridge.routeSwitch(file, targetId, {
         ...(given ? { given } : {}),
-        ask: ask("pi (with its own model)"),
+        ask: ask(vscode.l10n.t("pi (with its own model)")),
         signal: controller.signal,
         ...(options.quiet ? { quiet: true } : {}),
       });
@@ -144,14 +144,14 @@ export class SwitchCommand {
           decide: async (plan, changed) => {
             planned = plan;
             // refusals before questions: the live guard (a no-op never gets here)
-            if (plan.live.live) throw liveSessionError(plan.live, "switch branches in");
+            if (plan.live.live) throw liveSessionError(plan.live, vscode.l10n.t("switch branches in"));
             if (plan.writeBlocker) throw new UnsafeSessionWriteError(plan.writeBlocker);
             return ask(undefined)(plan, changed);
           },
           onSessionChanged: (stage) => {
             const text = describeChange(stage);
             services.log.info(`switch ${file}: ${text}; planning again`);
-            if (stage !== "preview") void notify.info(`${text}. Planning the switch again.`);
+            if (stage !== "preview") void notify.info(vscode.l10n.t("{0}. Planning the switch again.", text));
           },
           onUnauthorized: async (error, s) => {
             services.log.warn(`switch ${file}: ${error.message}`);
@@ -163,15 +163,18 @@ export class SwitchCommand {
               vscode.window.withProgress(
                 {
                   location: vscode.ProgressLocation.Notification,
-                  title: `Switching to ${planned ? entryWords(planned.target) : "the entry"}`,
+                  title: vscode.l10n.t(
+                    "Switching to {0}",
+                    planned ? entryWords(planned.target) : vscode.l10n.t("the entry"),
+                  ),
                   cancellable: true,
                 },
                 (progress, token) => {
                   token.onCancellationRequested(() => controller.abort());
                   const stream = streamingProgress(
                     progress,
-                    "receiving the branch summary",
-                    "summarizing the branch you leave…",
+                    vscode.l10n.t("receiving the branch summary"),
+                    vscode.l10n.t("summarizing the branch you leave…"),
                   );
                   return task({ signal: controller.signal, onText: stream.onText });
                 },
@@ -183,7 +186,7 @@ export class SwitchCommand {
       const r = outcome.result;
       const text = r.editorText;
       if (outcome.kind === "noop") {
-        void notify.info(`the session is already at ${entryWords(outcome.plan.target)}.`);
+        void notify.info(vscode.l10n.t("the session is already at {0}.", entryWords(outcome.plan.target)));
         return { kind: "noop", file, targetId, ...(text !== undefined ? { editorText: text } : {}) };
       }
       services.log.info(
@@ -223,18 +226,22 @@ function offerResult(plan: SwitchPlan, written: number, text: string | undefined
   const where = newLeafWords(plan);
   const base =
     written > 0
-      ? `moved the leaf to ${where}. pi resumes there the next time it opens the session.`
-      : `the session already resumes at ${where}.`;
+      ? vscode.l10n.t("moved the leaf to {0}. pi resumes there the next time it opens the session.", where)
+      : vscode.l10n.t("the session already resumes at {0}.", where);
   if (text === undefined) {
     void notify.info(base);
     return;
   }
   const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
   void notify
-    .info(`${base} The message you picked: “${preview.replace(/\s+/g, " ")}”`, "Copy Text", "Show Text")
+    .info(
+      vscode.l10n.t("{0} The message you picked: “{1}”", base, preview.replace(/\s+/g, " ")),
+      vscode.l10n.t("Copy Text"),
+      vscode.l10n.t("Show Text"),
+    )
     .then(async (choice) => {
-      if (choice === "Copy Text") await vscode.env.clipboard.writeText(text);
-      else if (choice === "Show Text") await showMessageText(text, plan.target);
+      if (choice === vscode.l10n.t("Copy Text")) await vscode.env.clipboard.writeText(text);
+      else if (choice === vscode.l10n.t("Show Text")) await showMessageText(text, plan.target);
     });
 }
 
@@ -248,9 +255,14 @@ function offerHeadlessResult(
   outcome: Extract<SwitchCommandOutcome, { kind: "switched" }>,
 ): void {
   const wrote = outcome.entries.length
-    ? ` (wrote ${outcome.entries.map((e) => e.type.replace("_", " ")).join(" + ")})`
+    ? vscode.l10n.t(" (wrote {0})", outcome.entries.map((e) => e.type.replace("_", " ")).join(" + "))
     : "";
-  const base = `your pi${version ? ` ${version}` : ""} switched to ${outcome.newLeafId ?? "the start of the session"}${wrote}.`;
+  const base = vscode.l10n.t(
+    "your pi{0} switched to {1}{2}.",
+    version ? ` ${version}` : "",
+    outcome.newLeafId ?? vscode.l10n.t("the start of the session"),
+    wrote,
+  );
   const text = outcome.editorText;
   if (text === undefined) {
     void notify.info(base);
@@ -259,24 +271,31 @@ function offerHeadlessResult(
   const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
   void notify
     .info(
-      `${base} The message you picked was not sent again (pi ran without its terminal): “${preview.replace(/\s+/g, " ")}”`,
-      "Copy Text",
-      "Show Text",
+      vscode.l10n.t(
+        "{0} The message you picked was not sent again (pi ran without its terminal): “{1}”",
+        base,
+        preview.replace(/\s+/g, " "),
+      ),
+      vscode.l10n.t("Copy Text"),
+      vscode.l10n.t("Show Text"),
     )
     .then(async (choice) => {
-      if (choice === "Copy Text") await vscode.env.clipboard.writeText(text);
-      else if (choice === "Show Text") await showMessageText(text, undefined);
+      if (choice === vscode.l10n.t("Copy Text")) await vscode.env.clipboard.writeText(text);
+      else if (choice === vscode.l10n.t("Show Text")) await showMessageText(text, undefined);
     });
 }
 
 /** One message for an error (never a loop), and the outcome. */
 function report(services: Services, file: string, error: unknown, anyway: () => void): SwitchCommandOutcome {
   return notify.reportFlowFailure(services.log, {
-    operation: "branch switch",
+    operation: vscode.l10n.t("branch switch"),
     logPrefix: "switch",
     file,
     error,
-    configActions: ["Set API Key…", "Open Settings"],
-    live: { bridgeInstalled: services.liveBridge.bridgeInstalled(), anyway: { label: "Switch Anyway", run: anyway } },
+    configActions: [vscode.l10n.t("Set API Key…"), vscode.l10n.t("Open Settings")],
+    live: {
+      bridgeInstalled: services.liveBridge.bridgeInstalled(),
+      anyway: { label: vscode.l10n.t("Switch Anyway"), run: anyway },
+    },
   });
 }

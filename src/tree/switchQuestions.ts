@@ -10,7 +10,7 @@ import * as vscode from "vscode";
 import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import { fitSwitch, plannedWrites, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
 import type { Services } from "../services";
-import { formatTokens, plural } from "../shared/format";
+import { formatTokens, pluralText } from "../shared/format";
 import { iconLabelText } from "../shared/untrusted";
 import * as notify from "../ui/notify";
 import { describeRecord, entryWords } from "../viewModel/treeText";
@@ -22,8 +22,8 @@ const CONFIRM_LIST_MAX = 30;
 
 /** An error about the summarizer's settings, with a way to them. */
 export function offerSettings(message: string): void {
-  void notify.error(message, "Open Settings").then((choice) => {
-    if (choice === "Open Settings")
+  void notify.error(message, vscode.l10n.t("Open Settings")).then((choice) => {
+    if (choice === vscode.l10n.t("Open Settings"))
       void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
   });
 }
@@ -60,7 +60,7 @@ export function questionContext(services: Services, prompter: Prompter, piLabel:
         return { label: s.label, needsKey: s.needsApiKey === true, origin };
       } catch (error) {
         if (error instanceof SummarizerError)
-          return { label: "the summarizer", needsKey: false, origin, problem: error.message };
+          return { label: vscode.l10n.t("the summarizer"), needsKey: false, origin, problem: error.message };
         throw error;
       }
     },
@@ -93,12 +93,14 @@ export function questionContext(services: Services, prompter: Prompter, piLabel:
 
 /** The new position in words: the new leaf's text, or the start of the session. */
 export function newLeafWords(plan: SwitchPlan): string {
-  return plan.newLeafId === null ? "the start of the session" : entryWords(plan.session.byId.get(plan.newLeafId));
+  return plan.newLeafId === null
+    ? vscode.l10n.t("the start of the session")
+    : entryWords(plan.session.byId.get(plan.newLeafId));
 }
 
 function ancestorWords(plan: SwitchPlan): string {
   return plan.collection.commonAncestorId === null
-    ? "the start of the session"
+    ? vscode.l10n.t("the start of the session")
     : entryWords(plan.session.byId.get(plan.collection.commonAncestorId));
 }
 
@@ -123,49 +125,76 @@ export async function askChoice(
     type Item = vscode.QuickPickItem & { action: "none" | "summarize" | "custom" | "label" };
     const summaryDetail =
       messages === 0
-        ? `Nothing you leave converts to a message: pi's “No content to summarize” is written after ${where}; no model is called.`
+        ? vscode.l10n.t(
+            "Nothing you leave converts to a message: pi's “No content to summarize” is written after {0}; no model is called.",
+            where,
+          )
         : info.problem
-          ? `Not available: ${info.problem}`
-          : `${info.label} summarizes the ${plural(leaving, "entry")} you leave (${plural(messages, "message")}, ≈${formatTokens(plan.preparation.totalTokens)} tokens) into a branch summary after ${where}.${info.needsKey ? ` It needs an API key for ${info.origin}: you are asked for it first.` : ""}`;
+          ? vscode.l10n.t("Not available: {0}", info.problem)
+          : vscode.l10n.t(
+              "{0} summarizes the {1} you leave ({2}, ≈{3} tokens) into a branch summary after {4}.{5}",
+              info.label,
+              pluralText(leaving, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+              pluralText(messages, vscode.l10n.t("{0} message"), vscode.l10n.t("{0} messages")),
+              formatTokens(plan.preparation.totalTokens),
+              where,
+              info.needsKey
+                ? vscode.l10n.t(" It needs an API key for {0}: you are asked for it first.", info.origin)
+                : "",
+            );
     const items: Item[] = [
       {
         action: "none",
-        label: "No summary",
+        label: vscode.l10n.t("No summary"),
         // pi's /tree without a summary only moves its leaf in memory (SessionManager.branch): nothing
         // is written until its next entry, so a pi that quits before that resumes at the old leaf
         detail: ctx.bridge
-          ? `The running pi moves its leaf to ${where}, like its /tree: it writes nothing until its next entry, so if pi quits before you send a message it resumes at the old leaf.`
+          ? vscode.l10n.t(
+              "The running pi moves its leaf to {0}, like its /tree: it writes nothing until its next entry, so if pi quits before you send a message it resumes at the old leaf.",
+              where,
+            )
           : plannedWrites(plan, { summarize: false, ...(label ? { label } : {}) }).includes("leaf-marker")
-            ? `Move the leaf to ${where}; a marker entry (no model context) makes pi resume there.`
-            : `Move the leaf to ${where}.`,
+            ? vscode.l10n.t("Move the leaf to {0}; a marker entry (no model context) makes pi resume there.", where)
+            : vscode.l10n.t("Move the leaf to {0}.", where),
       },
       {
         action: "summarize",
-        label: "Summarize",
-        ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}),
+        label: vscode.l10n.t("Summarize"),
+        ...(info.needsKey && messages > 0 ? { description: vscode.l10n.t("asks for the API key first") } : {}),
         detail: summaryDetail,
       },
       {
         action: "custom",
-        label: "Summarize with custom prompt",
-        ...(info.needsKey && messages > 0 ? { description: "asks for the API key first" } : {}),
-        detail: "Add your own focus for the summary.",
+        label: vscode.l10n.t("Summarize with custom prompt"),
+        ...(info.needsKey && messages > 0 ? { description: vscode.l10n.t("asks for the API key first") } : {}),
+        detail: vscode.l10n.t("Add your own focus for the summary."),
       },
       {
         action: "label",
-        label: label ? `$(tag) Label: ${iconLabelText(label)}` : "$(tag) Add a label…",
-        detail: label ? "Change or remove the label" : "Optional: label the new position (pi shows labels in /tree).",
+        label: label ? vscode.l10n.t("$(tag) Label: {0}", iconLabelText(label)) : vscode.l10n.t("$(tag) Add a label…"),
+        detail: label
+          ? vscode.l10n.t("Change or remove the label")
+          : vscode.l10n.t("Optional: label the new position (pi shows labels in /tree)."),
       },
     ];
     const pick = await ctx.prompter.pick(items, {
-      title: `${changed ? "The session changed — " : ""}Switch to ${target}: summarize the branch you leave?`,
-      placeholder: `Leaving ${plural(leaving, "entry")}, back to ${ancestorWords(plan)}${plan.returnsText ? `; the leaf moves to the entry before ${target}` : ""}`,
+      title: vscode.l10n.t(
+        "{0}Switch to {1}: summarize the branch you leave?",
+        changed ? vscode.l10n.t("The session changed — ") : "",
+        target,
+      ),
+      placeholder: vscode.l10n.t(
+        "Leaving {0}, back to {1}{2}",
+        pluralText(leaving, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+        ancestorWords(plan),
+        plan.returnsText ? vscode.l10n.t("; the leaf moves to the entry before {0}", target) : "",
+      ),
     });
     if (!pick) return undefined;
     if (pick.action === "label") {
       const value = await ctx.prompter.input({
-        title: "Label the New Position",
-        prompt: "pi shows labels in /tree. Empty: no label.",
+        title: vscode.l10n.t("Label the New Position"),
+        prompt: vscode.l10n.t("pi shows labels in /tree. Empty: no label."),
         value: label ?? "",
       });
       if (value !== undefined) label = value.trim() || undefined;
@@ -183,8 +212,8 @@ export async function askChoice(
     }
     if (pick.action === "summarize") return base;
     const instructions = await ctx.prompter.input({
-      title: "Custom Summarization Instructions",
-      prompt: "What the branch summary should focus on (appended as “Additional focus”).",
+      title: vscode.l10n.t("Custom Summarization Instructions"),
+      prompt: vscode.l10n.t("What the branch summary should focus on (appended as “Additional focus”)."),
     });
     if (instructions === undefined) continue; // pi: back to the choice
     return { ...base, ...(instructions.trim() ? { customInstructions: instructions.trim() } : {}) };
@@ -215,56 +244,97 @@ export async function confirmSummary(
     if (leaving === 0)
       items.push({
         action: "go",
-        label: "$(check) Switch",
-        detail: `Nothing is left behind, so there is nothing to summarize: the leaf moves to ${where}. Nothing is sent.`,
+        label: vscode.l10n.t("$(check) Switch"),
+        detail: vscode.l10n.t(
+          "Nothing is left behind, so there is nothing to summarize: the leaf moves to {0}. Nothing is sent.",
+          where,
+        ),
       });
     else if (sent.length === 0)
       items.push({
         action: "go",
-        label: "$(check) Switch and Write the Branch Summary",
-        detail: `Nothing you leave converts to a message: pi's “No content to summarize” is written after ${where}; no model is called.`,
+        label: vscode.l10n.t("$(check) Switch and Write the Branch Summary"),
+        detail: vscode.l10n.t(
+          "Nothing you leave converts to a message: pi's “No content to summarize” is written after {0}; no model is called.",
+          where,
+        ),
       });
     else {
       const key = info.needsKey
-        ? ` ${info.origin} needs an API key: you enter it next (kept in VS Code's secret storage).`
+        ? vscode.l10n.t(" {0} needs an API key: you enter it next (kept in VS Code's secret storage).", info.origin)
         : "";
       items.push({
         action: "go",
-        label: info.needsKey ? "$(key) Enter the API Key, Then Summarize and Switch" : "$(check) Summarize and Switch",
+        label: info.needsKey
+          ? vscode.l10n.t("$(key) Enter the API Key, Then Summarize and Switch")
+          : vscode.l10n.t("$(check) Summarize and Switch"),
         description: info.label,
         detail: info.problem
-          ? `Not available: ${info.problem}`
-          : `One request: ${plural(sent.length, "message")}, ≈${formatTokens(plan.preparation.totalTokens)} tokens. The branch summary goes after ${where}, where pi resumes.${key}`,
+          ? vscode.l10n.t("Not available: {0}", info.problem)
+          : vscode.l10n.t(
+              "One request: {0}, ≈{1} tokens. The branch summary goes after {2}, where pi resumes.{3}",
+              pluralText(sent.length, vscode.l10n.t("{0} message"), vscode.l10n.t("{0} messages")),
+              formatTokens(plan.preparation.totalTokens),
+              where,
+              key,
+            ),
       });
       items.push({
         action: "custom",
-        label: "$(edit) Summarize with Custom Instructions…",
-        detail: "Add your own focus for the summary, then send it.",
+        label: vscode.l10n.t("$(edit) Summarize with Custom Instructions…"),
+        detail: vscode.l10n.t("Add your own focus for the summary, then send it."),
       });
     }
     if (leaving > 0)
       items.push({
         action: "plain",
-        label: "$(arrow-right) Switch Without a Summary",
-        detail: `Only move the leaf to ${where}; nothing is sent.`,
+        label: vscode.l10n.t("$(arrow-right) Switch Without a Summary"),
+        detail: vscode.l10n.t("Only move the leaf to {0}; nothing is sent.", where),
       });
-    items.push({ action: "cancel", label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." });
+    items.push({
+      action: "cancel",
+      label: vscode.l10n.t("$(close) Cancel"),
+      detail: vscode.l10n.t("Nothing is sent, nothing is written."),
+    });
     if (sent.length > 0) {
       items.push({
         action: "entry",
         kind: vscode.QuickPickItemKind.Separator,
-        label: `Sent to the summarizer: ${plural(sent.length, "message")} of the ${plural(leaving, "entry")} you leave`,
+        label: vscode.l10n.t(
+          "Sent to the summarizer: {0} of the {1} you leave",
+          pluralText(sent.length, vscode.l10n.t("{0} message"), vscode.l10n.t("{0} messages")),
+          pluralText(leaving, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+        ),
       });
       for (const r of sent.slice(0, CONFIRM_LIST_MAX)) {
         const d = describeRecord(r);
         items.push({ action: "entry", label: `$(${KIND_ICONS[d.kind]}) ${iconLabelText(d.text)}`, description: r.id });
       }
       if (sent.length > CONFIRM_LIST_MAX)
-        items.push({ action: "entry", label: `… and ${plural(sent.length - CONFIRM_LIST_MAX, "more message")}` });
+        items.push({
+          action: "entry",
+          label: vscode.l10n.t(
+            "… and {0}",
+            pluralText(
+              sent.length - CONFIRM_LIST_MAX,
+              vscode.l10n.t("{0} more message"),
+              vscode.l10n.t("{0} more messages"),
+            ),
+          ),
+        });
     }
     const pick = await ctx.prompter.pick(items, {
-      title: `${changed ? "The session changed — " : ""}Switch to ${target} with a branch summary?`,
-      placeholder: `Leaving ${plural(leaving, "entry")}, back to ${ancestorWords(plan)}${plan.returnsText ? `; the leaf moves to the entry before ${target}` : ""}`,
+      title: vscode.l10n.t(
+        "{0}Switch to {1} with a branch summary?",
+        changed ? vscode.l10n.t("The session changed — ") : "",
+        target,
+      ),
+      placeholder: vscode.l10n.t(
+        "Leaving {0}, back to {1}{2}",
+        pluralText(leaving, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+        ancestorWords(plan),
+        plan.returnsText ? vscode.l10n.t("; the leaf moves to the entry before {0}", target) : "",
+      ),
       keepOpen: (item) => item.action === "entry",
     });
     if (!pick || pick.action === "cancel") return undefined;
@@ -277,8 +347,8 @@ export async function confirmSummary(
     if (!(await ctx.ready())) continue; // no key given: back here, nothing sent
     if (pick.action === "go") return { summarize: true };
     const instructions = await ctx.prompter.input({
-      title: "Custom Summarization Instructions",
-      prompt: "What the branch summary should focus on (appended as “Additional focus”).",
+      title: vscode.l10n.t("Custom Summarization Instructions"),
+      prompt: vscode.l10n.t("What the branch summary should focus on (appended as “Additional focus”)."),
     });
     if (instructions === undefined) continue;
     return { summarize: true, ...(instructions.trim() ? { customInstructions: instructions.trim() } : {}) };

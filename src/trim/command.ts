@@ -20,7 +20,7 @@ import type { ContextEditAction } from "../core/rules/editPlan";
 import { SessionFile } from "../core/read/session";
 import { analyzeLoaded, type Analysis } from "../core/rules/analyze";
 import type { Services, TrimCommandOutcome } from "../services";
-import { formatCount as n, plural } from "../shared/format";
+import { formatCount as n, pluralText } from "../shared/format";
 import type { TrimPreviewModel, TrimRequestItem } from "../shared/trim";
 import * as notify from "../ui/notify";
 import type { Prompter } from "../ui/prompter";
@@ -28,6 +28,7 @@ import { trimActions } from "../viewModel/trimActions";
 import { runningTurnIds } from "../viewModel/trimList";
 import { sessionTrimPreview } from "../viewModel/trimPreview";
 import { confirmTrim } from "./preview";
+import * as l10n from "@vscode/l10n";
 
 /** Options of {@link TrimCommand.apply}. */
 export interface TrimApplyOptions {
@@ -51,8 +52,11 @@ function sameDrafts(a: readonly ContextEditDraft[], b: readonly ContextEditDraft
 /** Why nothing is written for a plan without edits, in one sentence. */
 function nothingText(preview: TrimPreviewModel): string {
   if (preview.refused.length > 0)
-    return `Nothing was written: ${preview.refused.map((r) => `${r.targetId}: ${r.message}`).join(" ")}`;
-  return `Nothing to change: ${plural(preview.unchanged.length, "item")} already ${preview.unchanged.length === 1 ? "shows" : "show"} what was asked. Nothing was written.`;
+    return l10n.t("Nothing was written: {0}", preview.refused.map((r) => `${r.targetId}: ${r.message}`).join(" "));
+  const count = preview.unchanged.length;
+  return count === 1
+    ? l10n.t("Nothing to change: 1 item already shows what was asked. Nothing was written.")
+    : l10n.t("Nothing to change: {0} items already show what was asked. Nothing was written.", n(count));
 }
 
 /** The trim command of one window (see the file comment). */
@@ -82,10 +86,10 @@ export class TrimCommand {
   async apply(items: readonly TrimRequestItem[], options: TrimApplyOptions = {}): Promise<TrimCommandOutcome> {
     const file = options.file ?? this.services.sessions.current?.file;
     if (!file) {
-      void notify.info("no pi session to trim.");
-      return { kind: "error", errorKind: "no-session", message: "No pi session." };
+      void notify.info(l10n.t("no pi session to trim."));
+      return { kind: "error", errorKind: "no-session", message: l10n.t("No pi session.") };
     }
-    if (items.length === 0) return { kind: "nothing", file, message: "Nothing was selected." };
+    if (items.length === 0) return { kind: "nothing", file, message: l10n.t("Nothing was selected.") };
     try {
       const current = this.services.sessions.current;
       const session = current?.file === file ? current.session : await SessionFile.open(file);
@@ -148,7 +152,13 @@ export class TrimCommand {
     );
     if (!options.quiet)
       void notify.info(
-        `Trimmed ${this.title(file)}: ${n(before)} → ${n(tokensAfter)} tokens (pi's estimate), ${plural(r.entries.length, "context edit")} written.`,
+        l10n.t(
+          "Trimmed {0}: {1} → {2} tokens (pi's estimate), {3} written.",
+          this.title(file),
+          n(before),
+          n(tokensAfter),
+          pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+        ),
       );
     return {
       kind: "edited",
@@ -191,12 +201,16 @@ export class TrimCommand {
       const running = runningTurnIds(plan.preparation.projection);
       const inRun = plan.preparation.edits.filter((e) => running.has(e.targetId)).map((e) => e.targetId);
       if (inRun.length > 0) {
-        const message = `pi is answering the latest message now; ${plural(inRun.length, "item")} of that run (${inRun.join(", ")}) can be edited once pi has finished. Nothing was written.`;
+        const message = l10n.t(
+          "pi is answering the latest message now; {0} of that run ({1}) can be edited once pi has finished. Nothing was written.",
+          pluralText(inRun.length, l10n.t("{0} item"), l10n.t("{0} items")),
+          inRun.join(", "),
+        );
         void notify.warn(message);
         return { kind: "error", file, errorKind: "busy", message };
       }
     }
-    const pi = live ? `pi ${live.piVersion} (pid ${live.pid})` : "the running pi";
+    const pi = live ? l10n.t("pi {0} (pid {1})", live.piVersion, live.pid) : l10n.t("the running pi");
     if (
       !options.skipPreview &&
       !sameDrafts(plan.preparation.drafts, options.confirmedDrafts) &&
@@ -214,7 +228,10 @@ export class TrimCommand {
     if (routed.kind === "queued") {
       if (!options.quiet)
         void notify.info(
-          `pi is answering: ${plural(routed.targetIds.length, "context edit")} wait for its next turn boundary (shown as pending until pi applied them).`,
+          l10n.t(
+            "pi is answering: {0} wait for its next turn boundary (shown as pending until pi applied them).",
+            pluralText(routed.targetIds.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+          ),
         );
       return { kind: "pending", file, batchId: routed.batchId, targetIds: routed.targetIds, live: source! };
     }
@@ -226,7 +243,13 @@ export class TrimCommand {
         : plan.preparation.tokensAfter.tokens;
     if (!options.quiet)
       void notify.info(
-        `pi trimmed ${this.title(file)}: ${n(plan.preparation.pureTokensBefore)} → ${n(tokensAfter)} tokens, ${plural(routed.entries.length, "context edit")} appended by pi.`,
+        l10n.t(
+          "pi trimmed {0}: {1} → {2} tokens, {3} appended by pi.",
+          this.title(file),
+          n(plan.preparation.pureTokensBefore),
+          n(tokensAfter),
+          pluralText(routed.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+        ),
       );
     return {
       kind: "edited",

@@ -10,11 +10,11 @@ import * as vscode from "vscode";
 import type { SessionFile } from "../core/read/session";
 import { prepareContextEdits } from "../core/rules/editPlan";
 import { contentText } from "../core/rules/serialize";
-import { formatCount as n, formatTokens, plural } from "../shared/format";
+import { formatCount as n, formatTokens, pluralText } from "../shared/format";
 import type { TrimChoice, TrimItem, TrimListModel, TrimRequestItem, TrimSuggestion } from "../shared/trim";
 import { iconLabelText } from "../shared/untrusted";
 import type { Prompter } from "../ui/prompter";
-import { defaultNote, MAX_NOTE_LENGTH, TRIM_KIND_WORDS } from "../viewModel/trimActions";
+import { defaultNote, MAX_NOTE_LENGTH, TRIM_KIND_LABELS } from "../viewModel/trimActions";
 
 /** Items listed in the quick pick (largest first). */
 export const PICK_LIMIT = 300;
@@ -44,13 +44,15 @@ export function itemIcon(item: Pick<TrimItem, "kind" | "images">): string {
 
 /** `3 turns ago`, `this turn`. */
 export function ageText(item: Pick<TrimItem, "turnsAgo">): string {
-  return item.turnsAgo === 0 ? "this turn" : `${plural(item.turnsAgo, "turn")} ago`;
+  return item.turnsAgo === 0
+    ? vscode.l10n.t("this turn")
+    : vscode.l10n.t("{0} ago", pluralText(item.turnsAgo, vscode.l10n.t("{0} turn"), vscode.l10n.t("{0} turns")));
 }
 
 /** An item's state in words: `removed from the context`, `note: …`, or "". */
 export function editText(item: Pick<TrimItem, "edit">): string {
   if (!item.edit) return "";
-  return item.edit.kind === "removed" ? "removed from the context" : `replaced: ${item.edit.note ?? ""}`;
+  return item.edit.kind === "removed" ? vscode.l10n.t("removed from the context") : `replaced: ${item.edit.note ?? ""}`;
 }
 
 type Row = vscode.QuickPickItem & { suggestion?: TrimSuggestion; item?: TrimItem };
@@ -67,17 +69,21 @@ export async function pickItems(
 ): Promise<{ suggestions: TrimSuggestion[]; items: TrimItem[] } | undefined> {
   const rows: Row[] = [];
   if (list.suggestions.length) {
-    rows.push({ label: "Suggestions", kind: vscode.QuickPickItemKind.Separator });
+    rows.push({ label: vscode.l10n.t("Suggestions"), kind: vscode.QuickPickItemKind.Separator });
     for (const s of list.suggestions)
       rows.push({
         label: `$(lightbulb) ${iconLabelText(s.title)}`,
-        description: `saves ${n(s.tokensSaved)} tokens`,
+        description: vscode.l10n.t("saves {0} tokens", n(s.tokensSaved)),
         detail: iconLabelText(s.detail),
         suggestion: s,
       });
   }
   rows.push({
-    label: `Largest items in context (${plural(list.itemCount, "item")}, ${formatTokens(list.pureTokens)} tokens)`,
+    label: vscode.l10n.t(
+      "Largest items in context ({0}, {1} tokens)",
+      pluralText(list.itemCount, vscode.l10n.t("{0} item"), vscode.l10n.t("{0} items")),
+      formatTokens(list.pureTokens),
+    ),
     kind: vscode.QuickPickItemKind.Separator,
   });
   for (const item of list.items.slice(0, PICK_LIMIT)) {
@@ -85,13 +91,18 @@ export async function pickItems(
     rows.push({
       // a short label, so the tokens and age (the description) stay visible beside a long message
       label: `$(${item.edit ? (item.edit.kind === "removed" ? "trash" : "note") : itemIcon(item)}) ${iconLabelText(shortLabel(item.tool ?? item.text ?? item.entryId))}`,
-      description: `${n(item.tokens)} tokens · ${ageText(item)}${item.failed ? " · failed" : ""}`,
+      description: vscode.l10n.t(
+        "{0} tokens · {1}{2}",
+        n(item.tokens),
+        ageText(item),
+        item.failed ? vscode.l10n.t(" · failed") : "",
+      ),
       detail: iconLabelText(
         [
-          `${TRIM_KIND_WORDS[item.kind]} ${item.entryId}`,
+          `${TRIM_KIND_LABELS[item.kind]} ${item.entryId}`,
           state,
           item.tool && item.text ? item.text : "",
-          item.editable ? "" : `not editable: ${item.notEditable ?? ""}`,
+          item.editable ? "" : vscode.l10n.t("not editable: {0}", item.notEditable ?? ""),
         ]
           .filter(Boolean)
           .join(" — "),
@@ -100,8 +111,8 @@ export async function pickItems(
     });
   }
   const picked = await prompter.pickMany(rows, {
-    title: `Trim the context of ${title}`,
-    placeholder: "Pick suggestions or items (Space), then Enter",
+    title: vscode.l10n.t("Trim the context of {0}", title),
+    placeholder: vscode.l10n.t("Pick suggestions or items (Space), then Enter"),
   });
   if (!picked) return undefined;
   return {
@@ -124,33 +135,39 @@ export async function pickChoice(prompter: Prompter, items: readonly TrimItem[])
   const rows: ChoiceRow[] = [
     {
       choice: "default",
-      label: "$(check) Trim",
-      detail: "Tool results become a short note (tool, what it worked on, size); everything else is removed.",
+      label: vscode.l10n.t("$(check) Trim"),
+      detail: vscode.l10n.t(
+        "Tool results become a short note (tool, what it worked on, size); everything else is removed.",
+      ),
     },
     {
       choice: "remove",
-      label: "$(trash) Remove from context",
-      detail:
+      label: vscode.l10n.t("$(trash) Remove from context"),
+      detail: vscode.l10n.t(
         "Removed from what pi sends. An assistant message takes its tool results with it; a tool result keeps a note while its call is sent.",
+      ),
     },
     {
       choice: "note",
-      label: "$(note) Replace with a note…",
+      label: vscode.l10n.t("$(note) Replace with a note…"),
       detail:
         items.length === 1
-          ? "Replace the content with a note you can edit."
-          : "Replace each item's content with a short note saying what was there.",
+          ? vscode.l10n.t("Replace the content with a note you can edit.")
+          : vscode.l10n.t("Replace each item's content with a short note saying what was there."),
     },
   ];
   if (edited)
     rows.push({
       choice: "restore",
-      label: "$(history) Restore original",
-      detail: "Bring the original content back (writes it into the session file again).",
+      label: vscode.l10n.t("$(history) Restore original"),
+      detail: vscode.l10n.t("Bring the original content back (writes it into the session file again)."),
     });
   const pick = await prompter.pick(rows, {
-    title: `${plural(items.length, "item")}: what should happen?`,
-    placeholder: "Nothing is written before the preview",
+    title: vscode.l10n.t(
+      "{0}: what should happen?",
+      pluralText(items.length, vscode.l10n.t("{0} item"), vscode.l10n.t("{0} items")),
+    ),
+    placeholder: vscode.l10n.t("Nothing is written before the preview"),
   });
   return pick?.choice;
 }
@@ -174,14 +191,14 @@ export function suggestedNote(session: SessionFile, entryId: string): string {
 /** The note box for one item (prefilled); undefined = Escape. */
 export function askNote(prompter: Prompter, value: string, what: string): Promise<string | undefined> {
   return prompter.input({
-    title: `Replace ${what} with a note`,
-    prompt: "The model sees this text instead of the content (Enter to accept, Escape to cancel).",
+    title: vscode.l10n.t("Replace {0} with a note", what),
+    prompt: vscode.l10n.t("The model sees this text instead of the content (Enter to accept, Escape to cancel)."),
     value,
     validate: (v) =>
       v.trim() === ""
-        ? "A note cannot be empty (use Remove from context instead)."
+        ? vscode.l10n.t("A note cannot be empty (use Remove from context instead).")
         : v.length > MAX_NOTE_LENGTH
-          ? `At most ${n(MAX_NOTE_LENGTH)} characters.`
+          ? vscode.l10n.t("At most {0} characters.", n(MAX_NOTE_LENGTH))
           : undefined,
   });
 }

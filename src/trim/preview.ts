@@ -10,7 +10,7 @@ import { formatCount as n } from "../shared/format";
 import type { TrimPreviewEdit, TrimPreviewModel } from "../shared/trim";
 import { iconLabelText } from "../shared/untrusted";
 import type { Prompter } from "../ui/prompter";
-import { TRIM_KIND_WORDS } from "../viewModel/trimActions";
+import { TRIM_KIND_LABELS } from "../viewModel/trimActions";
 import { effectText, trimHeadline, trimPreviewLines } from "../viewModel/trimPreview";
 
 type Row = vscode.QuickPickItem & { action?: "go" | "cancel" };
@@ -39,34 +39,43 @@ export async function confirmTrim(
   const lines = trimPreviewLines(preview);
   const where = options.live
     ? options.live.streaming
-      ? `${options.live.pi} applies them at its next turn boundary (it is answering now)`
-      : `${options.live.pi} appends them itself`
-    : "one append to the session file";
+      ? vscode.l10n.t("{0} applies them at its next turn boundary (it is answering now)", options.live.pi)
+      : vscode.l10n.t("{0} appends them itself", options.live.pi)
+    : vscode.l10n.t("one append to the session file");
   const rows: Row[] = [
     {
       action: "go",
-      label: `$(check) Trim now${options.live ? " in pi" : ""}`,
+      label: vscode.l10n.t("$(check) Trim now{0}", options.live ? vscode.l10n.t(" in pi") : ""),
       description: trimHeadline(preview),
       detail: iconLabelText(`${lines[0]} ${where[0]!.toUpperCase()}${where.slice(1)}.`),
     },
-    { label: "What changes", kind: vscode.QuickPickItemKind.Separator },
+    { label: vscode.l10n.t("What changes"), kind: vscode.QuickPickItemKind.Separator },
     ...preview.edits.map((e): Row => ({
       label: `$(${effectIcon(e.effect)}) ${iconLabelText(e.text || e.targetId)}`,
-      description: `${effectText(e.effect)} · ${n(e.tokensBefore)} → ${n(e.tokensAfter)} tokens`,
+      description: vscode.l10n.t("{0} · {1} → {2} tokens", effectText(e.effect), n(e.tokensBefore), n(e.tokensAfter)),
       detail: iconLabelText(
-        `${TRIM_KIND_WORDS[e.kind]} ${e.targetId}${e.cascade ? ` — ${e.cause}` : ""}${e.note ? ` — note: ${e.note}` : ""}`,
+        `${TRIM_KIND_LABELS[e.kind]} ${e.targetId}${e.cascade ? ` — ${e.cause}` : ""}${e.note ? vscode.l10n.t(" — note: {0}", e.note) : ""}`,
       ),
     })),
-    { label: "Effect", kind: vscode.QuickPickItemKind.Separator },
+    { label: vscode.l10n.t("Effect"), kind: vscode.QuickPickItemKind.Separator },
     ...lines.slice(1).map((line): Row => ({
       label: `$(info) ${iconLabelText(line.split(/[.:;] /)[0]!)}`,
       detail: iconLabelText(line),
     })),
-    { action: "cancel", label: "$(close) Cancel", detail: "Nothing is written." },
+    { action: "cancel", label: vscode.l10n.t("$(close) Cancel"), detail: vscode.l10n.t("Nothing is written.") },
   ];
   const pick = await prompter.pick(rows, {
-    title: `${options.changed ? "The session changed — new preview. " : ""}Trim the context of ${options.title}?`,
-    placeholder: `${n(preview.pureTokensNow)} → ${n(preview.tokensAfter)} tokens${preview.cache ? ` · next request re-sends ≈${n(preview.cache.resentTokens)} uncached` : ""}`,
+    title: vscode.l10n.t(
+      "{0}Trim the context of {1}?",
+      options.changed ? vscode.l10n.t("The session changed — new preview. ") : "",
+      options.title,
+    ),
+    placeholder: vscode.l10n.t(
+      "{0} → {1} tokens{2}",
+      n(preview.pureTokensNow),
+      n(preview.tokensAfter),
+      preview.cache ? vscode.l10n.t(" · next request re-sends ≈{0} uncached", n(preview.cache.resentTokens)) : "",
+    ),
     keepOpen: (row) => row.action === undefined,
   });
   return pick?.action === "go";

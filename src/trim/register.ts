@@ -55,8 +55,8 @@ export function registerTrim(services: Services): TrimApi {
     stage,
   });
   const noSession = (): TrimCommandOutcome => {
-    void notify.info("no pi session to trim.");
-    return { kind: "error", errorKind: "no-session", message: "No pi session." };
+    void notify.info(vscode.l10n.t("no pi session to trim."));
+    return { kind: "error", errorKind: "no-session", message: vscode.l10n.t("No pi session.") };
   };
 
   const trim = async (): Promise<TrimCommandOutcome> => {
@@ -68,7 +68,9 @@ export function registerTrim(services: Services): TrimApi {
     if (!picked) return declined("pick");
     if (picked.suggestions.length === 0 && picked.items.length === 0) {
       void notify.info(
-        "nothing was picked: tick suggestions or items with Space, then press Enter. Nothing was written.",
+        vscode.l10n.t(
+          "nothing was picked: tick suggestions or items with Space, then press Enter. Nothing was written.",
+        ),
       );
       return declined("empty");
     }
@@ -90,7 +92,12 @@ export function registerTrim(services: Services): TrimApi {
     const current = services.sessions.current;
     const id = entryIdOf(arg);
     if (!current) return noSession();
-    if (!id) return { kind: "nothing", file: current.file, message: "No entry was given." } as TrimCommandOutcome;
+    if (!id)
+      return {
+        kind: "nothing",
+        file: current.file,
+        message: vscode.l10n.t("No entry was given."),
+      } as TrimCommandOutcome;
     let note = typeof noteArg === "string" ? noteArg : undefined;
     if (choice === "note" && note === undefined) {
       note = await askNote(prompter, suggestedNote(current.session, id), id);

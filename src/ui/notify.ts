@@ -34,15 +34,11 @@ export function error(text: string, ...actions: string[]): Thenable<string | und
   return vscode.window.showErrorMessage(prefix(text), ...actions);
 }
 
-/** Actions a failure toast may offer, and what each one runs. */
-const ACTIONS: Record<string, () => void> = {
-  "Set API Key…": () => void vscode.commands.executeCommand("piContext.setApiKey"),
-  "Open Settings": () => void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer"),
-};
-
-/** Run the action a failure toast's button names (see {@link ACTIONS}). */
+/** Run the action a failure toast's button names: "Set API Key…" or "Open Settings" (as localised). */
 function runAction(choice: string | undefined): void {
-  if (choice) ACTIONS[choice]?.();
+  if (choice === vscode.l10n.t("Set API Key…")) void vscode.commands.executeCommand("piContext.setApiKey");
+  else if (choice === vscode.l10n.t("Open Settings"))
+    void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
 }
 
 /**
@@ -72,16 +68,16 @@ let detailsCounter = 0;
 export function showLiveRefusal(error: LiveSessionError, file: string, options: LiveRefusalOptions): string[] {
   const actions = [
     ...(error.overridable && options.anyway ? [options.anyway.label] : []),
-    ...(options.bridgeInstalled === false ? [INSTALL_BRIDGE] : []),
-    SHOW_DETAILS,
+    ...(options.bridgeInstalled === false ? [INSTALL_BRIDGE()] : []),
+    SHOW_DETAILS(),
   ];
   void warn(error.message, ...actions).then(async (choice) => {
     if (choice === options.anyway?.label) options.anyway?.run();
-    else if (choice === INSTALL_BRIDGE) void vscode.commands.executeCommand("piContext.installBridge");
-    else if (choice === SHOW_DETAILS) {
+    else if (choice === INSTALL_BRIDGE()) void vscode.commands.executeCommand("piContext.installBridge");
+    else if (choice === SHOW_DETAILS()) {
       const uri = vscode.Uri.from({
         scheme: SUMMARY_SCHEME,
-        path: `/preview/Refused ${++detailsCounter} — pi may have the session open.md`,
+        path: `/preview/${vscode.l10n.t("Refused {0} — pi may have the session open", ++detailsCounter)}.md`,
       });
       setVirtualDocument(uri, liveRefusalMarkdown(error, file, options.bridgeInstalled));
       await vscode.commands
@@ -92,8 +88,9 @@ export function showLiveRefusal(error: LiveSessionError, file: string, options: 
   return actions;
 }
 
-const INSTALL_BRIDGE = "Install Live Bridge";
-const SHOW_DETAILS = "Show Details";
+/** The refusal's buttons, in the user's language (evaluated when shown: the bundle is VS Code's). */
+const INSTALL_BRIDGE = () => vscode.l10n.t("Install Live Bridge");
+const SHOW_DETAILS = () => vscode.l10n.t("Show Details");
 
 /** The kind a flow error is reported as (`errorKind` of the outcome). */
 export function errorKindOf(error: unknown): string {
@@ -132,7 +129,7 @@ export function reportFlowFailure(
   const message = e instanceof Error ? e.message : String(e);
   log.warn(`${logPrefix} ${file}: ${e instanceof Error ? e.name : "error"}: ${message}`);
   if (isCancellation(e)) {
-    void info(`${operation} cancelled. Nothing was written.`);
+    void info(vscode.l10n.t("{0} cancelled. Nothing was written.", operation));
     return { kind: "cancelled", file, message };
   }
   const errorKind = errorKindOf(e);
@@ -142,8 +139,9 @@ export function reportFlowFailure(
   }
   if (errorKind === "config") void error(message, ...configActions).then(runAction);
   else
-    void error(`${operation} failed: ${nothingWritten(message)}`, ...(isUnauthorized(e) ? ["Set API Key…"] : [])).then(
-      runAction,
-    );
+    void error(
+      vscode.l10n.t("{0} failed: {1}", operation, nothingWritten(message)),
+      ...(isUnauthorized(e) ? [vscode.l10n.t("Set API Key…")] : []),
+    ).then(runAction);
   return { kind: "error", file, errorKind, message };
 }

@@ -49,7 +49,7 @@ export class Prompter {
 
   /** Record that the summarizer asks for its API key for `origin` (its own password box; the key is never recorded). */
   apiKey(origin: string): void {
-    this.log.push({ kind: "apiKey", title: `API Key for ${origin}` });
+    this.log.push({ kind: "apiKey", title: vscode.l10n.t("API Key for {0}", origin) });
   }
 
   /**

@@ -70,9 +70,9 @@ export class SummaryDocumentProvider implements vscode.TextDocumentContentProvid
         this.sessions.set(file, session);
       }
       const text = summaryOf(session, entryId);
-      return text ?? `(entry ${entryId} is not a compaction or branch summary in ${file})`;
+      return text ?? vscode.l10n.t("(entry {0} is not a compaction or branch summary in {1})", entryId, file);
     } catch (error) {
-      return `(cannot read ${file}: ${(error as Error).message})`;
+      return vscode.l10n.t("(cannot read {0}: {1})", file, (error as Error).message);
     }
   }
 
@@ -95,7 +95,11 @@ export async function openSummaryDiff(
 ): Promise<void> {
   const left = summaryUri(file, olderEntryId ?? EMPTY_SUMMARY_ID);
   const right = summaryUri(file, newerEntryId);
-  const title = `${olderEntryId ? "Previous Summary" : "No Previous Summary"} ↔ New Summary — ${sessionLabel}`;
+  const title = vscode.l10n.t(
+    "{0} ↔ New Summary — {1}",
+    olderEntryId ? vscode.l10n.t("Previous Summary") : vscode.l10n.t("No Previous Summary"),
+    sessionLabel,
+  );
   await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false });
 }
 

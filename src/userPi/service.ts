@@ -19,7 +19,7 @@ import { loginShellPath, npmGlobalRoot } from "../core/pi/shellPath";
 import { piReport, userPiOf, type UserPi } from "../core/pi/userPi";
 import type { PiContextConfig } from "../config";
 import type { UserPiService } from "../services";
-import { PI_PATH_HINT } from "../viewModel/sourceText";
+import { piPathHint } from "../viewModel/sourceText";
 
 /** Options of {@link UserPiSource}. */
 export interface UserPiSourceOptions {
@@ -158,7 +158,10 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     if (this.byPid.has(pid)) return this.byPid.get(pid);
     const install = piOfProcess(pid);
     const pi = install
-      ? userPiOf({ pi: install, tried: [{ where: `the running pi (pid ${pid})`, result: `pi ${install.version}` }] })
+      ? userPiOf({
+          pi: install,
+          tried: [{ where: vscode.l10n.t("the running pi (pid {0})", pid), result: `pi ${install.version}` }],
+        })
       : undefined;
     if (this.byPid.size > 64) this.byPid.clear(); // pids are few; a long session sees many come and go
     this.byPid.set(pid, pi);
@@ -171,7 +174,11 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     const install = this.current.install;
     if (!install)
       throw new Error(
-        `no pi found (looked at ${this.value.tried.map((t) => t.where).join(", ") || "the PATH"}). Install pi, or point at it: ${PI_PATH_HINT}.`,
+        vscode.l10n.t(
+          "no pi found (looked at {0}). Install pi, or point at it: {1}.",
+          this.value.tried.map((t) => t.where).join(", ") || vscode.l10n.t("the PATH"),
+          piPathHint(),
+        ),
       );
     if (this.askShell && this.shellPath === undefined) this.shellPath = (await loginShellPath({ env: this.env })) ?? "";
     return nodeForPi(install, {

@@ -5,7 +5,8 @@
  * how to point at one, so a Mistral session's user is not left wondering why api.openai.com wants a key.
  */
 
-import { PI_PATH_HINT } from "./sourceText";
+import { piPathHint } from "./sourceText";
+import * as l10n from "@vscode/l10n";
 
 /** What {@link apiKeyPrompt} needs. */
 export interface ApiKeyPromptInput {
@@ -23,10 +24,18 @@ export interface ApiKeyPromptInput {
 export function apiKeyPrompt(input: ApiKeyPromptInput): string {
   const why =
     input.reason === "missing"
-      ? `The summarizer at ${input.origin} needs an API key.`
-      : `The summarizer at ${input.origin} refused the request${input.detail ? ` (${input.detail})` : ""}.`;
+      ? l10n.t("The summarizer at {0} needs an API key.", input.origin)
+      : l10n.t("The summarizer at {0} refused the request{1}.", input.origin, input.detail ? ` (${input.detail})` : "");
   const noPi = input.noPiLookedAt
-    ? `No pi was found to summarise with your own model and key (looked at ${input.noPiLookedAt.length ? input.noPiLookedAt.join(", ") : "the PATH"}); to use your pi, ${PI_PATH_HINT}; or choose another summarizer (piContext.summarizer.provider). `
+    ? l10n.t(
+        "No pi was found to summarise with your own model and key (looked at {0}); to use your pi, {1}; or choose another summarizer (piContext.summarizer.provider). ",
+        input.noPiLookedAt.length ? input.noPiLookedAt.join(", ") : l10n.t("the PATH"),
+        piPathHint(),
+      )
     : "";
-  return `${noPi}${why} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.`;
+  return l10n.t(
+    "{0}{1} Enter the key to continue; it is kept in VS Code's secret storage, never in settings. Escape cancels: nothing is sent.",
+    noPi,
+    why,
+  );
 }

@@ -21,6 +21,8 @@
  * `reserve = clamp(window − max(used, threshold), 0, reserveTokens)`.
  */
 
+import * as l10n from "@vscode/l10n";
+import { localisedRecord } from "../shared/format";
 import type { ProjectedEntry, Projection } from "../core/rules/context";
 import type { EntryRecord } from "../core/read/entries";
 import { messageChars, type CharBreakdown } from "../core/read/estimate";
@@ -35,18 +37,18 @@ import {
 } from "../shared/protocol";
 
 /** Display labels of the categories. */
-export const CATEGORY_LABELS: Record<CategoryId, string> = {
-  system: "System prompt & tools",
-  summaries: "Compaction & branch summaries",
-  user: "User messages",
-  assistantText: "Assistant text",
-  thinking: "Thinking",
-  toolCalls: "Tool calls",
-  toolResults: "Tool results",
-  other: "Other",
-  free: "Free",
-  reserve: "Reserve",
-};
+export const CATEGORY_LABELS: Readonly<Record<CategoryId, string>> = localisedRecord({
+  system: () => l10n.t("System prompt & tools"),
+  summaries: () => l10n.t("Compaction & branch summaries"),
+  user: () => l10n.t("User messages"),
+  assistantText: () => l10n.t("Assistant text"),
+  thinking: () => l10n.t("Thinking"),
+  toolCalls: () => l10n.t("Tool calls"),
+  toolResults: () => l10n.t("Tool results"),
+  other: () => l10n.t("Other"),
+  free: () => l10n.t("Free"),
+  reserve: () => l10n.t("Reserve"),
+});
 
 /** The in-context categories (everything but free/reserve). */
 export const CONTEXT_CATEGORIES: readonly CategoryId[] = CATEGORY_IDS.filter((c) => c !== "free" && c !== "reserve");

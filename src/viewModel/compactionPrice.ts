@@ -7,18 +7,19 @@
 
 import type { ReductionEconomics } from "../core/rules/reduction";
 import type { CompactionPrice } from "../core/flows/planPrice";
-import { formatCount, formatDollars, plural } from "../shared/format";
+import { formatCount, formatDollars, pluralText } from "../shared/format";
+import * as l10n from "@vscode/l10n";
 
 /** `after 4 requests`, `with the next request`, `not within 10,000 requests`. */
 export function breakEvenText(e: ReductionEconomics): string {
-  if (e.breakEvenBasis === "none") return "never: it saves no tokens";
+  if (e.breakEvenBasis === "none") return l10n.t("never: it saves no tokens");
   const n =
     e.breakEvenRequests === null
-      ? "not within 10,000 requests"
+      ? l10n.t("not within 10,000 requests")
       : e.breakEvenRequests === 1
-        ? "with the next request"
-        : `after ${plural(e.breakEvenRequests, "request")}`;
-  return e.breakEvenBasis === "tokens" ? `${n} (counted in tokens: prices unknown)` : n;
+        ? l10n.t("with the next request")
+        : `after ${pluralText(e.breakEvenRequests, l10n.t("{0} request"), l10n.t("{0} requests"))}`;
+  return e.breakEvenBasis === "tokens" ? l10n.t("{0} (counted in tokens: prices unknown)", n) : n;
 }
 
 /** The quick pick's label: `≈$0.00062 now · break-even after 3 requests`. */
@@ -26,29 +27,33 @@ export function priceHeadline(e: ReductionEconomics): string {
   const now =
     e.requestInputTokens || e.requestOutputTokens
       ? e.requestCost !== null
-        ? `≈${formatDollars(e.requestCost)} now`
-        : "request price unknown"
-      : "no request";
-  return `${now} · break-even ${breakEvenText(e)}`;
+        ? l10n.t("≈{0} now", formatDollars(e.requestCost))
+        : l10n.t("request price unknown")
+      : l10n.t("no request");
+  return l10n.t("{0} · break-even {1}", now, breakEvenText(e));
 }
 
 /** The quick pick's detail: `saves ≈4,016 tokens ($0.00040) on every later request; the prompt cache has expired`. */
 export function priceDetail(e: ReductionEconomics): string {
   const saves =
     e.savedTokensPerRequest > 0
-      ? `saves ≈${formatCount(e.savedTokensPerRequest)} tokens${e.savedCostPerRequest !== null ? ` (${formatDollars(e.savedCostPerRequest)})` : ""} on every later request`
-      : "saves no tokens";
+      ? l10n.t(
+          "saves ≈{0} tokens{1} on every later request",
+          formatCount(e.savedTokensPerRequest),
+          e.savedCostPerRequest !== null ? ` (${formatDollars(e.savedCostPerRequest)})` : "",
+        )
+      : l10n.t("saves no tokens");
   return `${saves}; ${cacheWords(e)}`;
 }
 
 function cacheWords(e: ReductionEconomics): string {
   switch (e.cache) {
     case "warm":
-      return "the prompt cache is warm: later requests read the saved tokens from the cache";
+      return l10n.t("the prompt cache is warm: later requests read the saved tokens from the cache");
     case "cold":
-      return "the prompt cache has expired: the next request pays full price either way";
+      return l10n.t("the prompt cache has expired: the next request pays full price either way");
     case "none":
-      return "the provider reported no prompt caching";
+      return l10n.t("the provider reported no prompt caching");
   }
 }
 
@@ -57,23 +62,47 @@ export function priceLines(p: CompactionPrice | (ReductionEconomics & Partial<Co
   const lines: string[] = [];
   if (p.requestInputTokens || p.requestOutputTokens)
     lines.push(
-      `Summary request: ≈${formatCount(p.requestInputTokens)} input + ≈${formatCount(p.requestOutputTokens)} output tokens (the output is a guess) — ${p.requestCost !== null ? `≈${formatDollars(p.requestCost)} at ${p.summarizerPrices ?? "the summarizer's"} prices` : `price unknown (${p.summarizerPrices ?? "no prices"})`}.`,
+      l10n.t(
+        "Summary request: ≈{0} input + ≈{1} output tokens (the output is a guess) — {2}.",
+        formatCount(p.requestInputTokens),
+        formatCount(p.requestOutputTokens),
+        p.requestCost !== null
+          ? l10n.t("≈{0} at {1} prices", formatDollars(p.requestCost), p.summarizerPrices ?? l10n.t("the summarizer's"))
+          : l10n.t("price unknown ({0})", p.summarizerPrices ?? l10n.t("no prices")),
+      ),
     );
   if (p.savedTokensPerRequest > 0) {
     const rate = p.warmRate
-      ? ` at ${p.warmRate.kind === "cacheRead" ? "the cache-read" : "the input"} price of ${p.sessionModel ?? "the session's model"} ($${p.warmRate.perMillion}/M)`
+      ? l10n.t(
+          " at {0} price of {1} (${2}/M)",
+          p.warmRate.kind === "cacheRead" ? l10n.t("the cache-read") : l10n.t("the input"),
+          p.sessionModel ?? l10n.t("the session's model"),
+          p.warmRate.perMillion,
+        )
       : "";
     lines.push(
-      `Saves ≈${formatCount(p.savedTokensPerRequest)} tokens on every later request${p.savedCostPerRequest !== null ? ` — ${formatDollars(p.savedCostPerRequest)} each${rate}` : p.sessionModel ? ` (no price known for ${p.sessionModel})` : ""}.`,
+      l10n.t(
+        "Saves ≈{0} tokens on every later request{1}.",
+        formatCount(p.savedTokensPerRequest),
+        p.savedCostPerRequest !== null
+          ? l10n.t(" — {0} each{1}", formatDollars(p.savedCostPerRequest), rate)
+          : p.sessionModel
+            ? l10n.t(" (no price known for {0})", p.sessionModel)
+            : "",
+      ),
     );
-  } else lines.push("Saves no tokens on later requests (the context after is not smaller).");
+  } else lines.push(l10n.t("Saves no tokens on later requests (the context after is not smaller)."));
   if (p.cacheRewriteCost !== null && p.cache !== "none")
     lines.push(
       p.cacheRewriteCost >= 0
-        ? `Re-writing the prompt cache: +${formatDollars(p.cacheRewriteCost)} once, on the next request (${cacheWords(p)}).`
-        : `The next request saves ${formatDollars(-p.cacheRewriteCost)} more (${cacheWords(p)}).`,
+        ? l10n.t(
+            "Re-writing the prompt cache: +{0} once, on the next request ({1}).",
+            formatDollars(p.cacheRewriteCost),
+            cacheWords(p),
+          )
+        : l10n.t("The next request saves {0} more ({1}).", formatDollars(-p.cacheRewriteCost), cacheWords(p)),
     );
-  else lines.push(`Cache: ${cacheWords(p)}.`);
-  lines.push(`Break-even: ${breakEvenText(p)}.`);
+  else lines.push(l10n.t("Cache: {0}.", cacheWords(p)));
+  lines.push(l10n.t("Break-even: {0}.", breakEvenText(p)));
   return lines;
 }

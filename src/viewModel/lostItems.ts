@@ -5,15 +5,51 @@
 
 import { LOST_KINDS, type LostKind, type LostReport } from "../core/rules/lostItems";
 import { LOST_ITEMS_SHOWN, type LostModel } from "../shared/protocol";
-import { plural } from "../shared/format";
+import { pluralText } from "../shared/format";
+import * as l10n from "@vscode/l10n";
 
-/** Kind names, singular and plural. */
-export const LOST_KIND_NAMES: Record<LostKind, [string, string]> = {
-  path: ["file path", "file paths"],
-  command: ["command", "commands"],
-  identifier: ["identifier", "identifiers"],
-  number: ["number", "numbers"],
-};
+/** `3 file paths`, `1 command`, … in the user's language (each form its own string). */
+export function lostKindCount(kind: LostKind, count: number): string {
+  switch (kind) {
+    case "path":
+      return pluralText(count, l10n.t("{0} file path"), l10n.t("{0} file paths"));
+    case "command":
+      return pluralText(count, l10n.t("{0} command"), l10n.t("{0} commands"));
+    case "identifier":
+      return pluralText(count, l10n.t("{0} identifier"), l10n.t("{0} identifiers"));
+    case "number":
+      return pluralText(count, l10n.t("{0} number"), l10n.t("{0} numbers"));
+  }
+}
+
+/** What was kept of a kind: `the file path` (one) or `all 3 file paths`. */
+function lostKindKept(kind: LostKind, count: number): string {
+  const c = count;
+  switch (kind) {
+    case "path":
+      return count === 1 ? l10n.t("the file path") : l10n.t("all {0} file paths", c);
+    case "command":
+      return count === 1 ? l10n.t("the command") : l10n.t("all {0} commands", c);
+    case "identifier":
+      return count === 1 ? l10n.t("the identifier") : l10n.t("all {0} identifiers", c);
+    case "number":
+      return count === 1 ? l10n.t("the number") : l10n.t("all {0} numbers", c);
+  }
+}
+
+/** A kind as a heading: `File paths`, `Commands`, … */
+export function lostKindTitle(kind: LostKind): string {
+  switch (kind) {
+    case "path":
+      return l10n.t("File paths");
+    case "command":
+      return l10n.t("Commands");
+    case "identifier":
+      return l10n.t("Identifiers");
+    case "number":
+      return l10n.t("Numbers");
+  }
+}
 
 /** The panel's model of a report (items capped at {@link LOST_ITEMS_SHOWN}). */
 export function lostModel(report: LostReport, cap = LOST_ITEMS_SHOWN): LostModel {
@@ -32,14 +68,14 @@ export function lostSummary(totals: LostModel["totals"]): string {
   for (const kind of LOST_KINDS) {
     const t = totals[kind];
     if (t.found === 0) continue;
-    const names = LOST_KIND_NAMES[kind];
-    if (t.lost > 0) lost.push(`${t.lost} of ${plural(t.found, names[0], names[1])}`);
-    else kept.push(t.found === 1 ? `the ${names[0]}` : `all ${t.found} ${names[1]}`);
+    if (t.lost > 0) lost.push(l10n.t("{0} of {1}", t.lost, lostKindCount(kind, t.found)));
+    else kept.push(lostKindKept(kind, t.found));
   }
-  if (lost.length === 0 && kept.length === 0) return "nothing to compare (no paths, commands, identifiers or numbers)";
+  if (lost.length === 0 && kept.length === 0)
+    return l10n.t("nothing to compare (no paths, commands, identifiers or numbers)");
   const parts: string[] = [];
-  if (lost.length) parts.push(`lost ${lost.join(", ")}`);
-  if (kept.length) parts.push(`kept ${kept.join(", ")}`);
+  if (lost.length) parts.push(l10n.t("lost {0}", lost.join(", ")));
+  if (kept.length) parts.push(l10n.t("kept {0}", kept.join(", ")));
   return parts.join("; ");
 }
 
@@ -50,5 +86,6 @@ export function lostSummary(totals: LostModel["totals"]): string {
 export function keepInstructions(report: LostReport | LostModel, max = 40): string {
   const items = report.items.slice(0, max).map((i) => (i.kind === "command" ? `\`${i.text}\`` : i.text));
   if (items.length === 0) return "";
+  // sent to the summarizer with its English prompt: stays English
   return `Keep these verbatim in the summary: ${items.join(", ")}${report.items.length > max ? ", …" : ""}.`;
 }

@@ -8,7 +8,9 @@ import { checkHealth } from "../core/health/doctor";
 import type { HealthReport } from "../core/health/types";
 import type { Analysis } from "../core/rules/analyze";
 import type { ProblemModel } from "../shared/protocol";
+import { pluralText } from "../shared/format";
 import { healthTitle } from "./health";
+import * as l10n from "@vscode/l10n";
 
 /**
  * The doctor's findings as problems, in the doctor's order (errors first, then warnings, then
@@ -49,8 +51,8 @@ export function problemCounts(problems: readonly ProblemModel[]): string {
   const e = n("error");
   const w = n("warning");
   const i = n("info");
-  if (e) parts.push(`${e} error${e === 1 ? "" : "s"}`);
-  if (w) parts.push(`${w} warning${w === 1 ? "" : "s"}`);
-  if (i) parts.push(`${i} note${i === 1 ? "" : "s"}`);
+  if (e) parts.push(pluralText(e, l10n.t("{0} error"), l10n.t("{0} errors")));
+  if (w) parts.push(pluralText(w, l10n.t("{0} warning"), l10n.t("{0} warnings")));
+  if (i) parts.push(pluralText(i, l10n.t("{0} note"), l10n.t("{0} notes")));
   return parts.join(", ");
 }

@@ -8,7 +8,8 @@ import * as path from "node:path";
 import { newestFirst } from "../core/read/catalog";
 import type { SessionInfo } from "../core/read/sessionInfo";
 import { isNamed, sessionLabel } from "../core/rules/sessionLabel";
-import { formatDateTime, plural } from "../shared/format";
+import { formatDateTime, pluralText } from "../shared/format";
+import * as l10n from "@vscode/l10n";
 
 /** One QuickPick row. */
 export interface SessionPickRow {
@@ -28,14 +29,14 @@ export interface SessionPickRow {
  */
 export function formatAge(thenMs: number, nowMs: number, locale?: string, dateText?: () => string): string {
   const s = Math.max(0, Math.round((nowMs - thenMs) / 1000));
-  if (s < 45) return "just now";
+  if (s < 45) return l10n.t("just now");
   const min = Math.round(s / 60);
-  if (min < 60) return `${min} min ago`;
+  if (min < 60) return l10n.t("{0} min ago", min);
   const h = Math.round(min / 60);
-  if (h < 24) return `${h} h ago`;
+  if (h < 24) return l10n.t("{0} h ago", h);
   const d = Math.round(h / 24);
   if (d === 1) return "yesterday";
-  if (d < 14) return `${d} days ago`;
+  if (d < 14) return l10n.t("{0} days ago", d);
   return dateText ? dateText() : formatDateTime(thenMs, locale);
 }
 
@@ -43,10 +44,10 @@ export function formatAge(thenMs: number, nowMs: number, locale?: string, dateTe
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const kb = bytes / 1024;
-  if (kb < 10) return `${kb.toFixed(1)} KB`;
-  if (kb < 1024) return `${Math.round(kb)} KB`;
+  if (kb < 10) return l10n.t("{0} KB", kb.toFixed(1));
+  if (kb < 1024) return l10n.t("{0} KB", Math.round(kb));
   const mb = kb / 1024;
-  return mb < 10 ? `${mb.toFixed(1)} MB` : `${Math.round(mb)} MB`;
+  return mb < 10 ? l10n.t("{0} MB", mb.toFixed(1)) : l10n.t("{0} MB", Math.round(mb));
 }
 
 /** Collapse whitespace and cut to `max` characters (with `…`). */
@@ -66,7 +67,7 @@ export function projectFolderLabel(
   folders: readonly { name: string; path: string }[],
   home?: string,
 ): string | undefined {
-  if (!cwd) return folders.length === 0 ? "unknown project folder" : undefined;
+  if (!cwd) return folders.length === 0 ? l10n.t("unknown project folder") : undefined;
   const abs = path.resolve(cwd);
   const tilde = (p: string) => (home && (p === home || p.startsWith(home + path.sep)) ? `~${p.slice(home.length)}` : p);
   if (folders.length === 0) return tilde(abs);
@@ -234,7 +235,9 @@ function buildRowTexts(
   folder: string | undefined,
   locale: string | undefined,
 ): { label: string; sizeAndCount: string; detail: string } {
-  const messages = s.complete ? plural(s.messageCount, "message") : "counting…";
+  const messages = s.complete
+    ? pluralText(s.messageCount, l10n.t("{0} message"), l10n.t("{0} messages"))
+    : l10n.t("counting…");
   const created = s.created ? Date.parse(s.created) : NaN;
   const detail = [
     current ? "current" : undefined,
@@ -260,23 +263,33 @@ export function followRow(
   if (!hasFolder) {
     return following
       ? {
-          label: "$(info) No folder open: no session to follow",
-          detail: "Pick a session below to show it (each shows its project folder), or open the folder pi ran in.",
+          label: l10n.t("$(info) No folder open: no session to follow"),
+          detail: l10n.t(
+            "Pick a session below to show it (each shows its project folder), or open the folder pi ran in.",
+          ),
         }
       : {
-          label: "$(arrow-up) Follow Latest Session",
-          detail: "Unpin this session (with no folder open, none is followed)",
+          label: l10n.t("$(arrow-up) Follow Latest Session"),
+          detail: l10n.t("Unpin this session (with no folder open, none is followed)"),
         };
   }
   return following
     ? {
-        label: "$(check) Following the Latest Session",
-        description: "current mode",
-        detail:
+        label: l10n.t("$(check) Following the Latest Session"),
+        description: l10n.t("current mode"),
+        detail: l10n.t(
           "Shows the most recently written session of this workspace and switches when pi starts a new one. Pick a session below to pin it.",
+        ),
       }
     : {
-        label: "$(arrow-up) Follow Latest Session",
-        detail: "Unpin and show the most recently written session of this workspace again",
+        label: l10n.t("$(arrow-up) Follow Latest Session"),
+        detail: l10n.t("Unpin and show the most recently written session of this workspace again"),
       };
+}
+
+/** Why the pin ended: the pinned session `label` was deleted (`reason` undefined) or cannot be read. */
+export function pinLostMessage(label: string, reason: string | undefined): string {
+  return reason === undefined
+    ? l10n.t("The pinned session {0} was deleted; following the latest session again.", label)
+    : l10n.t("The pinned session {0} cannot be read ({1}); following the latest session again.", label, reason);
 }

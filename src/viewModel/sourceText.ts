@@ -7,14 +7,18 @@ import type { ResolvedWindow } from "../core/rules/inspect";
 import type { PiReport } from "../core/pi/userPi";
 import { REFERENCE_PI_VERSION } from "../core/pi/versions";
 import { withPeriod } from "../shared/format";
+import * as l10n from "@vscode/l10n";
 
 /**
  * Where `piContext.pi.path` takes effect (its scope is `machine-overridable`): a value in the local
  * User settings is ignored in a remote window (code-server, SSH, WSL, containers), where the Remote
  * settings or the workspace's settings apply — said wherever we ask the user to set it (trial).
  */
-export const PI_PATH_HINT =
-  "set piContext.pi.path — in User settings; in a remote window or code-server, in Remote settings or the workspace's settings";
+export function piPathHint(): string {
+  return l10n.t(
+    "set piContext.pi.path — in User settings; in a remote window or code-server, in Remote settings or the workspace's settings",
+  );
+}
 
 /**
  * Where a context window came from, in words: `models.json: providers.scripted, model
@@ -33,16 +37,16 @@ export function windowSourceText(
   switch (w.source) {
     case "catalog":
       if (place === "file" && w.catalog && w.detail) return w.detail;
-      return `${w.catalog ?? "pi's built-in model catalog"}${w.where ? ` (${w.where})` : ""}`;
+      return `${w.catalog ?? l10n.t("pi's built-in model catalog")}${w.where ? ` (${w.where})` : ""}`;
     case "models-store":
       return `models-store.json${at ? `: ${at}` : ""}`;
     case "models-json":
     case "models-json-override":
       return `models.json${at ? `: ${at}` : ""}`;
     case "live":
-      return `the running pi${w.detail ? ` (${w.detail})` : ""}`;
+      return l10n.t("the running pi{0}", w.detail ? ` (${w.detail})` : "");
     case "given":
-      return "given explicitly (--context-window)";
+      return l10n.t("given explicitly (--context-window)");
     case "unknown":
       return w.detail ?? "unknown";
   }
@@ -57,13 +61,17 @@ export function piText(report: PiReport | undefined, live?: { pid: number; piVer
   if (live) {
     const installed =
       report?.version && report.version !== live.piVersion
-        ? `; installed: ${report.version}, ${report.sourceText}`
+        ? l10n.t("; installed: {0}, {1}", report.version, report.sourceText)
         : "";
-    return `${live.piVersion} — the running pi (pid ${live.pid}, live bridge)${installed}`;
+    return l10n.t("{0} — the running pi (pid {1}, live bridge){2}", live.piVersion, live.pid, installed);
   }
   if (!report) return "unknown";
   if (!report.version)
-    return `none found — numbers follow pi ${report.catalog.piVersion} (to point at yours, ${PI_PATH_HINT})`;
+    return l10n.t(
+      "none found — numbers follow pi {0} (to point at yours, {1})",
+      report.catalog.piVersion,
+      piPathHint(),
+    );
   return `${report.version} — ${report.sourceText}`;
 }
 
@@ -73,10 +81,16 @@ export function piWarnings(report: PiReport | undefined): string[] {
   const out: string[] = [];
   if (report.settingProblem)
     out.push(
-      `${withPeriod(report.settingProblem)} The numbers follow ${report.version ? `pi ${report.version} (${report.sourceText})` : `pi ${REFERENCE_PI_VERSION} (no pi found)`} instead.`,
+      l10n.t(
+        "{0} The numbers follow {1} instead.",
+        withPeriod(report.settingProblem),
+        report.version
+          ? l10n.t("pi {0} ({1})", report.version, report.sourceText)
+          : l10n.t("pi {0} (no pi found)", REFERENCE_PI_VERSION),
+      ),
     );
   if (report.note) out.push(report.note);
   if (report.catalog.problem)
-    out.push(`${withPeriod(report.catalog.problem)} Windows come from ${report.catalog.name}.`);
+    out.push(l10n.t("{0} Windows come from {1}.", withPeriod(report.catalog.problem), report.catalog.name));
   return out;
 }

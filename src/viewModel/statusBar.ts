@@ -24,7 +24,7 @@ import {
   formatDateTime,
   formatGaugeTokens,
   formatWindowTokens,
-  plural,
+  pluralText,
 } from "../shared/format";
 import { checkHealth } from "../core/health/doctor";
 import { healthBadge } from "./health";
@@ -128,10 +128,21 @@ function sourcedRow(name: string, s: SourcedNumber): string {
 
 /** The tooltip's command links (their titles localised; built per call, after the host set the bundle). */
 function linksSession(): string {
-  return `[$(${COMPACT_ICON}) ${l10n.t("Compact…")}](command:piContext.compact) · [$(dashboard) ${l10n.t("Compact At…")}](command:piContext.compactAt) · [$(graph) ${l10n.t("Open Context Panel")}](command:piContext.openPanel) · ${linksNone()}`;
+  return l10n.t(
+    "[$({0}) {1}](command:piContext.compact) · [$(dashboard) {2}](command:piContext.compactAt) · [$(graph) {3}](command:piContext.openPanel) · {4}",
+    COMPACT_ICON,
+    l10n.t("Compact…"),
+    l10n.t("Compact At…"),
+    l10n.t("Open Context Panel"),
+    linksNone(),
+  );
 }
 function linksNone(): string {
-  return `[$(list-selection) ${l10n.t("Select Session…")}](command:piContext.selectSession) · [$(output) ${l10n.t("Log")}](command:piContext.showLog)`;
+  return l10n.t(
+    "[$(list-selection) {0}](command:piContext.selectSession) · [$(output) {1}](command:piContext.showLog)",
+    l10n.t("Select Session…"),
+    l10n.t("Log"),
+  );
 }
 
 /**
@@ -277,9 +288,12 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       "",
       ...others
         .slice(0, 5)
-        .map(
-          (o) =>
-            `- [$(arrow-swap) ${l10n.t("Switch to {0}", escapeMarkdown(o.label))}](command:piContext.switchLiveSession?${encodeURIComponent(JSON.stringify([o.file]))})`,
+        .map((o) =>
+          l10n.t(
+            "- [$(arrow-swap) {0}](command:piContext.switchLiveSession?{1})",
+            l10n.t("Switch to {0}", escapeMarkdown(o.label)),
+            encodeURIComponent(JSON.stringify([o.file])),
+          ),
         ),
       "",
     );
@@ -426,7 +440,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   rows.push(
     row(
       l10n.t("Session"),
-      `${escapeMarkdown(path.basename(s.file))} — ${plural(inspect.entryCount, "entry", "entries")}`,
+      `${escapeMarkdown(path.basename(s.file))} — ${pluralText(inspect.entryCount, l10n.t("{0} entry"), l10n.t("{0} entries"))}`,
     ),
   );
   const modifiedAt = s.modifiedAt ?? analysis.session.mtimeMs;
@@ -478,31 +492,46 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
 
   // ---- screen reader
   const aria: string[] = [];
-  if (s.live) aria.push("live from the running pi");
+  if (s.live) aria.push(l10n.t("live from the running pi"));
   if (window) {
     if (inspect.usageKnown)
       aria.push(
-        `${PRODUCT_NAME} ${formatPercent(inspect.percent ?? 0).replace("%", " percent")}, ${formatCount(tokens)} of ${formatCount(window)} tokens`,
+        l10n.t(
+          "{0} {1}, {2} of {3} tokens",
+          PRODUCT_NAME,
+          formatPercent(inspect.percent ?? 0).replace("%", " percent"),
+          formatCount(tokens),
+          formatCount(window),
+        ),
       );
     else
       aria.push(
-        `${PRODUCT_NAME} unknown since the last compaction, estimated ${formatCount(tokens)} of ${formatCount(window)} tokens`,
+        l10n.t(
+          "{0} unknown since the last compaction, estimated {1} of {2} tokens",
+          PRODUCT_NAME,
+          formatCount(tokens),
+          formatCount(window),
+        ),
       );
-  } else aria.push(`${PRODUCT_NAME} ${formatCount(tokens)} tokens, context window unknown`);
-  if (!enabled) aria.push("auto-compaction disabled");
+  } else aria.push(l10n.t("{0} {1} tokens, context window unknown", PRODUCT_NAME, formatCount(tokens)));
+  if (!enabled) aria.push(l10n.t("auto-compaction disabled"));
   else if (inspect.tokensUntilCompaction !== null)
     aria.push(
       inspect.tokensUntilCompaction >= 0
-        ? `${tokensText(inspect.tokensUntilCompaction)} until auto-compaction`
-        : "above the auto-compaction threshold",
+        ? l10n.t("{0} until auto-compaction", tokensText(inspect.tokensUntilCompaction))
+        : l10n.t("above the auto-compaction threshold"),
     );
   if (level === "warning") aria.push("warning");
-  if (problems.length > 0) aria.push("invalid pi settings");
-  if (health.errors > 0) aria.push(`session health: ${plural(health.errors, "error")}`);
+  if (problems.length > 0) aria.push(l10n.t("invalid pi settings"));
+  if (health.errors > 0)
+    aria.push(l10n.t("session health: {0}", pluralText(health.errors, l10n.t("{0} error"), l10n.t("{0} errors"))));
   if (all.some((p) => p.source === "session" && p.severity !== "info"))
     aria.push(
-      plural(all.filter((p) => p.source === "session" && p.severity !== "info").length, "problem") +
-        " in the session file",
+      pluralText(
+        all.filter((p) => p.source === "session" && p.severity !== "info").length,
+        l10n.t("{0} problem"),
+        l10n.t("{0} problems"),
+      ) + l10n.t(" in the session file"),
     );
 
   return {

@@ -8,9 +8,10 @@
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../core/read/entries";
 import type { EntryReader } from "../core/rules/serialize";
 import type { SessionTreeModel, TreeNode } from "../core/treeModel/model";
-import { formatTokens, plural, tokensText } from "../shared/format";
+import { formatTokens, localisedRecord, pluralText, tokensText } from "../shared/format";
 import { fileTitle, oneLine, plainText, readableError, shortModelName, summaryHeadline } from "./treeTextLines";
 import { summarizeToolNames, toolCallText } from "./treeTextTools";
+import * as l10n from "@vscode/l10n";
 
 /** Entry kinds, for icons and texts. */
 export type NodeKind =
@@ -34,26 +35,26 @@ export type NodeKind =
   | "unknown";
 
 /** Each kind in words (tooltips, screen readers): `user message`, `branch summary`, … */
-export const KIND_NAMES: Record<NodeKind, string> = {
-  user: "user message",
-  assistant: "assistant message",
-  toolResult: "tool result",
-  bashExecution: "bash execution",
-  system: "system prompt",
-  customMessage: "custom message",
-  message: "message",
-  compaction: "compaction",
-  branchSummary: "branch summary",
-  modelChange: "model change",
-  thinkingLevel: "thinking level change",
-  label: "label",
-  sessionInfo: "session name",
-  custom: "custom entry",
-  leafMarker: "leaf marker (pi Context)",
-  contextEdit: "context edit",
-  usage: "usage record",
-  unknown: "unknown entry",
-};
+export const KIND_NAMES: Readonly<Record<NodeKind, string>> = localisedRecord({
+  user: () => l10n.t("user message"),
+  assistant: () => l10n.t("assistant message"),
+  toolResult: () => l10n.t("tool result"),
+  bashExecution: () => l10n.t("bash execution"),
+  system: () => l10n.t("system prompt"),
+  customMessage: () => l10n.t("custom message"),
+  message: () => l10n.t("message"),
+  compaction: () => l10n.t("compaction"),
+  branchSummary: () => l10n.t("branch summary"),
+  modelChange: () => l10n.t("model change"),
+  thinkingLevel: () => l10n.t("thinking level change"),
+  label: () => l10n.t("label"),
+  sessionInfo: () => l10n.t("session name"),
+  custom: () => l10n.t("custom entry"),
+  leafMarker: () => l10n.t("leaf marker (pi Context)"),
+  contextEdit: () => l10n.t("context edit"),
+  usage: () => l10n.t("usage record"),
+  unknown: () => l10n.t("unknown entry"),
+});
 
 /** How one entry is shown: its place in the tree plus its texts (single-line and untrusted: they come from the session). */
 export interface NodeDisplay
@@ -78,7 +79,7 @@ export function nodeDisplay(model: SessionTreeModel, id: string, reader?: EntryR
     return {
       id,
       kind: "unknown",
-      text: "(missing entry)",
+      text: l10n.t("(missing entry)"),
       detail: "",
       isLeaf: false,
       isFileLeaf: false,
@@ -122,7 +123,7 @@ export function nodeDisplay(model: SessionTreeModel, id: string, reader?: EntryR
  * `“Read README.md and NOTES.md”`. Falls back to the id for entries without words.
  */
 export function entryWords(r: EntryRecord | undefined, max = 48): string {
-  if (!r) return "the start of the session";
+  if (!r) return l10n.t("the start of the session");
   const text = describeRecord(r).text.trim();
   if (!text) return r.id;
   return `“${text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text}”`;
@@ -132,7 +133,7 @@ export function entryWords(r: EntryRecord | undefined, max = 48): string {
 export function summaryTitle(r: EntryRecord): string {
   const headline = summaryHeadline(r.summary ?? "");
   return fileTitle(
-    `${r.type === "compaction" ? "Compaction summary" : "Branch summary"}${headline ? ` – ${headline}` : ""}`,
+    `${r.type === "compaction" ? l10n.t("Compaction summary") : l10n.t("Branch summary")}${headline ? ` – ${headline}` : ""}`,
   );
 }
 
@@ -165,60 +166,68 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
       return {
         kind: "customMessage",
         text: `[${r.customType ?? "custom"}] ${oneLine(plainText(r.preview ?? ""))}`.trim(),
-        detail: r.display ? "" : "hidden in pi",
+        detail: r.display ? "" : l10n.t("hidden in pi"),
         error: false,
       };
     case "compaction":
       return {
         kind: "compaction",
-        text: `Compaction: ${r.tokensBefore !== undefined ? formatTokens(r.tokensBefore) : "?"} tokens → summary`,
-        detail: `${formatTokens(r.tokens)}-token summary${r.fromHook ? " (extension)" : ""}`,
+        text: l10n.t(
+          "Compaction: {0} tokens → summary",
+          r.tokensBefore !== undefined ? formatTokens(r.tokensBefore) : "?",
+        ),
+        detail: l10n.t("{0}-token summary{1}", formatTokens(r.tokens), r.fromHook ? l10n.t(" (extension)") : ""),
         error: false,
       };
     case "branch_summary":
       return {
         kind: "branchSummary",
-        text: `Branch summary: ${summaryHeadline(r.summary ?? "") || "(empty)"}`,
+        text: l10n.t("Branch summary: {0}", summaryHeadline(r.summary ?? "") || l10n.t("(empty)")),
         detail: tokensText(r.tokens, formatTokens),
         error: false,
       };
     case "model_change":
       return {
         kind: "modelChange",
-        text: `Model: ${r.provider ? `${r.provider}/` : ""}${r.modelId ?? "?"}`,
+        text: l10n.t("Model: {0}{1}", r.provider ? `${r.provider}/` : "", r.modelId ?? "?"),
         detail: "",
         error: false,
       };
     case "thinking_level_change":
-      return { kind: "thinkingLevel", text: `Thinking: ${r.thinkingLevel ?? "?"}`, detail: "", error: false };
+      return { kind: "thinkingLevel", text: l10n.t("Thinking: {0}", r.thinkingLevel ?? "?"), detail: "", error: false };
     case "label":
       return {
         kind: "label",
-        text: `Label: ${r.label ? oneLine(r.label) : "(cleared)"}`,
-        detail: r.targetId ? `on ${r.targetId}` : "",
+        text: l10n.t("Label: {0}", r.label ? oneLine(r.label) : l10n.t("(cleared)")),
+        detail: r.targetId ? l10n.t("on {0}", r.targetId) : "",
         error: false,
       };
     case "session_info":
       return {
         kind: "sessionInfo",
-        text: `Title: ${r.name?.trim() ? oneLine(r.name) : "(empty)"}`,
+        text: l10n.t("Title: {0}", r.name?.trim() ? oneLine(r.name) : l10n.t("(empty)")),
         detail: "",
         error: false,
       };
     case "custom":
       if (r.customType === PI_CONTEXT_CUSTOM_TYPE) {
-        return { kind: "leafMarker", text: "Leaf moved here", detail: "by pi Context", error: false };
+        return { kind: "leafMarker", text: l10n.t("Leaf moved here"), detail: l10n.t("by pi Context"), error: false };
       }
-      return { kind: "custom", text: `Custom: ${r.customType ?? "?"}`, detail: "", error: false };
+      return { kind: "custom", text: l10n.t("Custom: {0}", r.customType ?? "?"), detail: "", error: false };
     case "context_edit":
       return {
         kind: "contextEdit",
-        text: `Context ${r.replacementIsNull ? "omit" : "replace"}: ${r.targetId ?? "?"}`,
+        text: l10n.t("Context {0}: {1}", r.replacementIsNull ? "omit" : "replace", r.targetId ?? "?"),
         detail: "",
         error: false,
       };
     case "usage":
-      return { kind: "usage", text: `Usage: ${r.provider ?? "?"}/${r.model ?? "?"}`, detail: "", error: false };
+      return {
+        kind: "usage",
+        text: l10n.t("Usage: {0}/{1}", r.provider ?? "?", r.model ?? "?"),
+        detail: "",
+        error: false,
+      };
     default:
       return { kind: "unknown", text: `[${r.type || "unknown"}]`, detail: "", error: false };
   }
@@ -228,11 +237,11 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
 function describeMessage(r: EntryRecord, toolCall: string | undefined): RecordDescription {
   switch (r.role) {
     case "user": {
-      const images = r.images ? plural(r.images, "image") : "";
+      const images = r.images ? pluralText(r.images, l10n.t("{0} image"), l10n.t("{0} images")) : "";
       const text = r.preview ? oneLine(plainText(r.preview)) : "";
       return {
         kind: "user",
-        text: text || (images ? `(${images})` : "(empty)"),
+        text: text || (images ? `(${images})` : l10n.t("(empty)")),
         detail: text && images ? images : "",
         error: false,
       };
@@ -242,7 +251,7 @@ function describeMessage(r: EntryRecord, toolCall: string | undefined): RecordDe
     case "toolResult":
       return {
         kind: "toolResult",
-        text: toolCall ?? r.toolName ?? "tool",
+        text: toolCall ?? r.toolName ?? l10n.t("tool"),
         detail: r.preview ? oneLine(r.preview, 120) : "",
         error: Boolean(r.isError),
       };
@@ -250,13 +259,13 @@ function describeMessage(r: EntryRecord, toolCall: string | undefined): RecordDe
       return {
         kind: "bashExecution",
         text: `$ ${oneLine(r.preview ?? "")}`,
-        detail: r.excludeFromContext ? "not sent to the model" : "",
+        detail: r.excludeFromContext ? l10n.t("not sent to the model") : "",
         error: false,
       };
     case "system":
       return {
         kind: "system",
-        text: "System prompt",
+        text: l10n.t("System prompt"),
         detail: tokensText(r.systemTokens, formatTokens),
         error: false,
       };
@@ -282,14 +291,14 @@ function describeAssistant(r: EntryRecord): RecordDescription {
   if (!text)
     text =
       r.stopReason === "aborted"
-        ? "(aborted)"
+        ? l10n.t("(aborted)")
         : errorMessage
           ? `Error${readableError(errorMessage)}`
           : r.stopReason === "error"
-            ? "(error)"
-            : tools || "(no content)";
+            ? l10n.t("(error)")
+            : tools || l10n.t("(no content)");
   else if (errorMessage) errorDetail = `error${readableError(errorMessage)}`;
-  else if (error) errorDetail = r.stopReason === "aborted" ? "aborted" : "stopped with an error";
+  else if (error) errorDetail = r.stopReason === "aborted" ? "aborted" : l10n.t("stopped with an error");
   const detail = [text === tools ? "" : tools, errorDetail].filter(Boolean).join("  ");
   const model =
     r.model !== undefined || r.provider !== undefined

@@ -7,6 +7,7 @@
 import type { EntryRecord } from "../core/read/entries";
 import type { EntryReader } from "../core/rules/serialize";
 import type { SessionTreeModel } from "../core/treeModel/model";
+import * as l10n from "@vscode/l10n";
 
 /** pi's `formatToolCall` in the `/tree` selector (`[read: path:1-20]`, `[bash: cmd]`, …), without brackets. */
 export function formatToolCall(name: string, args: Record<string, unknown>): string {
@@ -28,9 +29,9 @@ export function formatToolCall(name: string, args: Record<string, unknown>): str
       return `bash: ${cmd}${raw.length > 50 ? "..." : ""}`;
     }
     case "grep":
-      return `grep: /${str(args.pattern)}/ in ${str(args.path || ".")}`;
+      return l10n.t("grep: /{0}/ in {1}", str(args.pattern), str(args.path || "."));
     case "find":
-      return `find: ${str(args.pattern)} in ${str(args.path || ".")}`;
+      return l10n.t("find: {0} in {1}", str(args.pattern), str(args.path || "."));
     case "ls":
       return `ls: ${str(args.path || ".")}`;
     default: {

@@ -8,10 +8,11 @@
  */
 
 import type { SessionTreeModel } from "../core/treeModel/model";
-import { formatDateTime, formatTokens, plural } from "../shared/format";
+import { formatDateTime, formatTokens, pluralText } from "../shared/format";
 import { markdownCode, markdownCodeBlock, markdownText } from "../shared/untrusted";
 import { KIND_NAMES, type NodeDisplay } from "./treeText";
 import { shortModelName } from "./treeTextLines";
+import * as l10n from "@vscode/l10n";
 
 /**
  * The tooltip's Markdown for a row.
@@ -25,27 +26,36 @@ export function treeTooltipMarkdown(
   locale: string | undefined,
 ): string {
   const parts: string[] = [];
-  const head = `**${d.error && d.kind === "assistant" ? "failed " : ""}${KIND_NAMES[d.kind]}** · ${markdownCode(d.id)}`;
+  const head = `**${d.error && d.kind === "assistant" ? l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}** · ${markdownCode(d.id)}`;
   parts.push(d.timestamp ? `${head} · ${markdownText(formatDateTime(d.timestamp, locale))}` : head);
   if (d.label) parts.push(`$(tag) ${markdownText(d.label)}`);
   if (branchSize !== undefined)
     parts.push(
-      `$(git-branch) starts a branch of ${plural(branchSize, "entry")}${model.branchIsActive(d.id) ? " (the branch with the current leaf)" : ""}`,
+      l10n.t(
+        "$(git-branch) starts a branch of {0}{1}",
+        pluralText(branchSize, l10n.t("{0} entry"), l10n.t("{0} entries")),
+        model.branchIsActive(d.id) ? l10n.t(" (the branch with the current leaf)") : "",
+      ),
     );
   if (d.isLeaf)
     parts.push(
       d.isFileLeaf
-        ? "$(debug-stackframe) the current leaf: pi continues from here"
-        : "$(debug-stackframe) the current leaf is a hidden entry right after this one",
+        ? l10n.t("$(debug-stackframe) the current leaf: pi continues from here")
+        : l10n.t("$(debug-stackframe) the current leaf is a hidden entry right after this one"),
     );
-  else if (d.onActivePath) parts.push("on the active path (part of what pi resumes with)");
+  else if (d.onActivePath) parts.push(l10n.t("on the active path (part of what pi resumes with)"));
   const r = model.record(d.id);
   if (r && (r.type === "compaction" || r.type === "branch_summary")) {
     const id = (x: string | undefined) => markdownCode(x ?? "?");
     parts.push(
       r.type === "compaction"
-        ? `tokens before: **${formatTokens(r.tokensBefore ?? NaN)}** → summary of ≈${formatTokens(r.tokens)} tokens · firstKeptEntryId ${id(r.firstKeptEntryId)}`
-        : `summary of ≈${formatTokens(r.tokens)} tokens · from ${id(r.fromId)}`,
+        ? l10n.t(
+            "tokens before: **{0}** → summary of ≈{1} tokens · firstKeptEntryId {2}",
+            formatTokens(r.tokensBefore ?? NaN),
+            formatTokens(r.tokens),
+            id(r.firstKeptEntryId),
+          )
+        : l10n.t("summary of ≈{0} tokens · from {1}", formatTokens(r.tokens), id(r.fromId)),
     );
     const summary = r.summary ?? "";
     const lines = summary.split("\n");
@@ -56,18 +66,18 @@ export function treeTooltipMarkdown(
         "markdown",
       ),
     );
-    parts.push("Click to open the full summary.");
+    parts.push(l10n.t("Click to open the full summary."));
     return parts.join("\n\n");
   }
   // the entry's words, then what the row's description abbreviates
-  if (d.errorMessage) parts.push(`$(error) **The request failed:** ${markdownText(d.errorMessage)}`);
+  if (d.errorMessage) parts.push(l10n.t("$(error) **The request failed:** {0}", markdownText(d.errorMessage)));
   if (!d.errorInText) parts.push(markdownText(d.text));
   let detail = d.errorMessage ? d.detail.replace(/^error\b.*$/, "").replace(/ {2}error\b.*$/, "") : d.detail;
   const short = d.model ? shortModelName(d.model) : "";
   if (short && detail.endsWith(short)) detail = detail.slice(0, -short.length);
   detail = detail.trim();
   if (detail) parts.push(markdownText(detail));
-  if (d.model) parts.push(`$(sparkle) model ${markdownText(d.model)}`);
-  if (d.branches) parts.push(`$(git-branch) branch point: ${d.branches} branches`);
+  if (d.model) parts.push(l10n.t("$(sparkle) model {0}", markdownText(d.model)));
+  if (d.branches) parts.push(l10n.t("$(git-branch) branch point: {0} branches", d.branches));
   return parts.join("\n\n");
 }

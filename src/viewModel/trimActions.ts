@@ -20,10 +20,11 @@ import type { ContextEditContent } from "../core/rules/contextEdit";
 import type { ContextEditAction } from "../core/rules/editPlan";
 import { entryToContextMessages } from "../core/rules/serialize";
 import type { SessionView } from "../core/read/overlay";
-import { formatCount, plural } from "../shared/format";
+import { formatCount, localisedRecord, plural } from "../shared/format";
+import * as l10n from "@vscode/l10n";
 import type { TrimItemKind, TrimRequestItem } from "../shared/trim";
 
-/** Each kind in words: `user message`, `tool result`, … */
+/** Each kind in words: `user message`, `tool result`, … (English: part of the note {@link defaultNote} writes into the session, which the model reads). */
 export const TRIM_KIND_WORDS: Record<TrimItemKind, string> = {
   user: "user message",
   assistant: "assistant message",
@@ -35,6 +36,19 @@ export const TRIM_KIND_WORDS: Record<TrimItemKind, string> = {
   branchSummary: "branch summary",
   other: "entry",
 };
+
+/** Each kind in the user's language, for the surfaces (pickers, previews); the notes written into the session use {@link TRIM_KIND_WORDS}. */
+export const TRIM_KIND_LABELS: Readonly<Record<TrimItemKind, string>> = localisedRecord({
+  user: () => l10n.t("user message"),
+  assistant: () => l10n.t("assistant message"),
+  toolResult: () => l10n.t("tool result"),
+  custom: () => l10n.t("custom message"),
+  bashExecution: () => l10n.t("bash execution"),
+  system: () => l10n.t("system prompt"),
+  compactionSummary: () => l10n.t("compaction summary"),
+  branchSummary: () => l10n.t("branch summary"),
+  other: () => l10n.t("entry"),
+});
 
 /** The kind of a record as a context item. */
 export function trimKindOf(record: EntryRecord): TrimItemKind {

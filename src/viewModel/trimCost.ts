@@ -16,6 +16,7 @@
  */
 
 import type { TrimCostModel } from "../shared/trim";
+import * as l10n from "@vscode/l10n";
 
 /** A model's prices in US dollars per million tokens (pi-ai `Model.cost`, without tiers). */
 export interface TrimPrices {
@@ -80,8 +81,11 @@ export function sessionPrices(inspect: { cost?: { prices: TrimPrices | null } })
 }
 
 /** Why a preview shows no money (when {@link sessionPrices} knows none). */
-export const PRICE_UNKNOWN_NOTE =
-  "The model's prices are not known (not in pi's catalog or models.json), so only the tokens of the cache effect are shown.";
+export function priceUnknownNote(): string {
+  return l10n.t(
+    "The model's prices are not known (not in pi's catalog or models.json), so only the tokens of the cache effect are shown.",
+  );
+}
 
 /** US dollars for the preview: `$0.0123`, `$1.23`, `−$0.004`. */
 export function formatUsd(amount: number): string {

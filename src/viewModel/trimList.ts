@@ -24,7 +24,7 @@ import { prepareContextEdits, type ToolCallNote } from "../core/rules/editPlan";
 import { toolCallLinks, type ToolCallLinks } from "../core/rules/pairing";
 import { contentText, entryToContextMessages } from "../core/rules/serialize";
 import { contribution, estimatePureContextTokens } from "../core/rules/tokens";
-import { formatTokens, plural } from "../shared/format";
+import { formatTokens, pluralText } from "../shared/format";
 import type {
   TrimEditState,
   TrimItem,
@@ -38,6 +38,7 @@ import { trimActions, trimKindOf } from "./trimActions";
 import { describeRecord } from "./treeText";
 import { oneLine } from "./treeTextLines";
 import { formatToolCall, summarizeToolNames } from "./treeTextTools";
+import * as l10n from "@vscode/l10n";
 
 /** Tool results at least this large (tokens) are suggested. */
 export const LARGE_RESULT_TOKENS = 4000;
@@ -123,15 +124,15 @@ function callOf(ctx: Context, record: EntryRecord): CallInfo | undefined {
 function notEditableReason(record: EntryRecord): string {
   switch (trimKindOf(record)) {
     case "bashExecution":
-      return "pi does not edit bash executions (commands typed with !)";
+      return l10n.t("pi does not edit bash executions (commands typed with !)");
     case "system":
-      return "pi does not edit system messages";
+      return l10n.t("pi does not edit system messages");
     case "compactionSummary":
-      return "a compaction summary is changed by compacting again, not by a context edit";
+      return l10n.t("a compaction summary is changed by compacting again, not by a context edit");
     case "branchSummary":
-      return "pi does not edit branch summaries";
+      return l10n.t("pi does not edit branch summaries");
     default:
-      return "pi does not edit this kind of entry";
+      return l10n.t("pi does not edit this kind of entry");
   }
 }
 
@@ -161,7 +162,7 @@ function editState(ctx: Context, entry: ProjectedEntry): TrimEditState | undefin
       if (isRestored(ctx, entry, content)) return undefined;
       state.note = oneLine(contentText(content, " "), 120);
     } catch {
-      state.note = "(the edit could not be read)";
+      state.note = l10n.t("(the edit could not be read)");
     }
   }
   return state;
@@ -382,29 +383,41 @@ function wording(kind: TrimSuggestionKind, n: number, large: number): { title: s
   switch (kind) {
     case "superseded-read":
       return {
-        title: `${plural(n, "older read")} of files read again later`,
-        detail: "The model read these files again afterwards; the older outputs are replaced by a short note.",
+        title: l10n.t(
+          "{0} of files read again later",
+          pluralText(n, l10n.t("{0} older read"), l10n.t("{0} older reads")),
+        ),
+        detail: l10n.t("The model read these files again afterwards; the older outputs are replaced by a short note."),
       };
     case "image":
       return {
-        title: `${plural(n, "item")} with images`,
-        detail: "Screenshots and other images (about 1,200 tokens each): kept without the images, with a note.",
+        title: l10n.t("{0} with images", pluralText(n, l10n.t("{0} item"), l10n.t("{0} items"))),
+        detail: l10n.t("Screenshots and other images (about 1,200 tokens each): kept without the images, with a note."),
       };
     case "large-result":
       return {
-        title: `${plural(n, "tool result")} of ${formatTokens(large)}+ tokens`,
-        detail: "Large tool outputs, replaced by a short note that names the tool, what it worked on and its size.",
+        title: l10n.t(
+          "{0} of {1}+ tokens",
+          pluralText(n, l10n.t("{0} tool result"), l10n.t("{0} tool results")),
+          formatTokens(large),
+        ),
+        detail: l10n.t(
+          "Large tool outputs, replaced by a short note that names the tool, what it worked on and its size.",
+        ),
       };
     case "failed-output":
       return {
-        title: `${plural(n, "output")} of failed tool calls`,
-        detail: "Tool calls that failed (errors, missing files, failed commands): their outputs become a short note.",
+        title: l10n.t("{0} of failed tool calls", pluralText(n, l10n.t("{0} output"), l10n.t("{0} outputs"))),
+        detail: l10n.t(
+          "Tool calls that failed (errors, missing files, failed commands): their outputs become a short note.",
+        ),
       };
     case "abandoned-retry":
       return {
-        title: `${plural(n, "answer")} of abandoned attempts`,
-        detail:
+        title: l10n.t("{0} of abandoned attempts", pluralText(n, l10n.t("{0} answer"), l10n.t("{0} answers"))),
+        detail: l10n.t(
           "Runs that ended in an error or were aborted and were then asked again: their answers are removed, with their tool results.",
+        ),
       };
   }
 }

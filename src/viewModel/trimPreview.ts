@@ -11,15 +11,16 @@
 import type { ContextEditPreparation, EditCause, PlannedContextEdit } from "../core/rules/editPlan";
 import type { InspectResult } from "../core/rules/inspect";
 import { contentText } from "../core/rules/serialize";
-import { formatCount, formatTokens, plural } from "../shared/format";
+import { formatCount, formatTokens, pluralText } from "../shared/format";
 import type { TrimPreviewEdit, TrimPreviewModel } from "../shared/trim";
 import { DEFAULT_WARNING_MARGIN, gaugeLevel } from "./gauge";
 import type { SessionView } from "../core/read/overlay";
-import { formatUsd, PRICE_UNKNOWN_NOTE, sessionPrices, trimEconomics, type TrimPrices } from "./trimCost";
+import { formatUsd, priceUnknownNote, sessionPrices, trimEconomics, type TrimPrices } from "./trimCost";
 import { describeEntries } from "./trimList";
-import { trimKindOf, TRIM_KIND_WORDS } from "./trimActions";
+import { trimKindOf, TRIM_KIND_LABELS } from "./trimActions";
 import { describeRecord } from "./treeText";
 import { oneLine } from "./treeTextLines";
+import * as l10n from "@vscode/l10n";
 
 /** Options of {@link buildTrimPreview}. */
 export interface TrimPreviewOptions {
@@ -39,13 +40,13 @@ export function causeText(cause: EditCause): string {
     case "requested":
       return "requested";
     case "results-of-omitted-call":
-      return `removed with the assistant message that called it (${cause.assistantId})`;
+      return l10n.t("removed with the assistant message that called it ({0})", cause.assistantId);
     case "results-of-restored-call":
-      return `restored with the assistant message that called it (${cause.assistantId})`;
+      return l10n.t("restored with the assistant message that called it ({0})", cause.assistantId);
     case "call-of-restored-result":
-      return `restored because its tool result ${cause.resultId} is shown again`;
+      return l10n.t("restored because its tool result {0} is shown again", cause.resultId);
     case "orphan-of-plan":
-      return "removed: it would answer no tool call any more";
+      return l10n.t("removed: it would answer no tool call any more");
   }
 }
 
@@ -126,7 +127,7 @@ export function buildTrimPreview(
         prices: options.prices,
         cache: options.cache ?? "warm",
       });
-    else model.priceNote = PRICE_UNKNOWN_NOTE;
+    else model.priceNote = priceUnknownNote();
   }
   return model;
 }
@@ -158,7 +159,7 @@ export function effectText(effect: TrimPreviewEdit["effect"]): string {
     case "omit":
       return "removed";
     case "note":
-      return "replaced by a note";
+      return l10n.t("replaced by a note");
     case "replace":
       return "replaced";
     case "restore":
@@ -169,7 +170,7 @@ export function effectText(effect: TrimPreviewEdit["effect"]): string {
 /** The headline: `Context 12,345 → 8,000 tokens (saves 4,345)`. */
 export function trimHeadline(p: TrimPreviewModel): string {
   const saved = p.tokensSaved >= 0 ? `saves ${formatCount(p.tokensSaved)}` : `adds ${formatCount(-p.tokensSaved)}`;
-  return `Context ${formatCount(p.pureTokensNow)} → ${formatCount(p.tokensAfter)} tokens (${saved})`;
+  return l10n.t("Context {0} → {1} tokens ({2})", formatCount(p.pureTokensNow), formatCount(p.tokensAfter), saved);
 }
 
 /**
@@ -182,49 +183,87 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
   const cascades = p.edits.length - requested;
   lines.push(
     p.edits.length === 0
-      ? "Nothing would be written."
-      : `Appends ${plural(p.edits.length, "context edit")} in one write (${formatCount(p.bytes)} bytes)${cascades ? `, ${cascades} of them to keep tool calls and results paired` : ""}.`,
+      ? l10n.t("Nothing would be written.")
+      : l10n.t(
+          "Appends {0} in one write ({1} bytes){2}.",
+          pluralText(p.edits.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+          formatCount(p.bytes),
+          cascades ? l10n.t(", {0} of them to keep tool calls and results paired", cascades) : "",
+        ),
   );
   lines.push(
-    `${trimHeadline(p)} by pi's estimate (chars/4). pi shows ${formatCount(p.tokensNow)} now${p.methodNow === "usage+estimate" ? " (provider usage + estimate)" : ""}; after an edit it counts from chars/4 until its next answer.`,
+    l10n.t(
+      "{0} by pi's estimate (chars/4). pi shows {1} now{2}; after an edit it counts from chars/4 until its next answer.",
+      trimHeadline(p),
+      formatCount(p.tokensNow),
+      p.methodNow === "usage+estimate" ? l10n.t(" (provider usage + estimate)") : "",
+    ),
   );
   if (p.window !== null) {
     const pct = (v: number | null) => (v === null ? "?" : `${v.toFixed(1)}%`);
-    let gauge = `Gauge ${pct(p.percentNow)} → ${pct(p.percentAfter)} of ${formatTokens(p.window)}`;
+    let gauge = l10n.t("Gauge {0} → {1} of {2}", pct(p.percentNow), pct(p.percentAfter), formatTokens(p.window));
     if (p.threshold !== null && p.autoCompaction) {
       gauge +=
         p.untilCompactionAfter !== null && p.untilCompactionAfter >= 0
-          ? `; ${formatCount(p.untilCompactionAfter)} tokens until auto-compaction after (${nowText(p.untilCompactionNow ?? 0)})`
-          : `; still above the auto-compaction threshold (${formatCount(p.threshold)}): pi compacts at its next check`;
-    } else if (!p.autoCompaction) gauge += " (auto-compaction off)";
+          ? l10n.t(
+              "; {0} tokens until auto-compaction after ({1})",
+              formatCount(p.untilCompactionAfter),
+              nowText(p.untilCompactionNow ?? 0),
+            )
+          : l10n.t(
+              "; still above the auto-compaction threshold ({0}): pi compacts at its next check",
+              formatCount(p.threshold),
+            );
+    } else if (!p.autoCompaction) gauge += l10n.t(" (auto-compaction off)");
     lines.push(`${gauge}.`);
   }
   if (p.cache) {
     lines.push(
-      `Prompt cache: the next request sends ≈${formatCount(p.cache.resentTokens)} tokens uncached (everything from ${p.cache.earliestEntryId} on); the ${formatCount(p.cache.cachedTokens)} tokens before it stay cached.`,
+      l10n.t(
+        "Prompt cache: the next request sends ≈{0} tokens uncached (everything from {1} on); the {2} tokens before it stay cached.",
+        formatCount(p.cache.resentTokens),
+        p.cache.earliestEntryId,
+        formatCount(p.cache.cachedTokens),
+      ),
     );
     if (p.cost)
       lines.push(
-        `Cost: ${formatUsd(p.cost.oneOffExtra)} once on the next request, then ${formatUsd(p.cost.perRequestSaving)} less per request${p.cost.breakEvenRequests !== null ? ` (pays off after ${plural(p.cost.breakEvenRequests, "request")})` : ""}.`,
+        l10n.t(
+          "Cost: {0} once on the next request, then {1} less per request{2}.",
+          formatUsd(p.cost.oneOffExtra),
+          formatUsd(p.cost.perRequestSaving),
+          p.cost.breakEvenRequests !== null
+            ? l10n.t(
+                " (pays off after {0})",
+                pluralText(p.cost.breakEvenRequests, l10n.t("{0} request"), l10n.t("{0} requests")),
+              )
+            : "",
+        ),
       );
     else if (p.priceNote) lines.push(p.priceNote);
   }
   for (const e of p.edits.filter((x) => x.cascade))
-    lines.push(`Also ${effectText(e.effect)}: ${TRIM_KIND_WORDS[e.kind]} ${e.targetId} — ${e.cause}.`);
-  for (const r of p.refused) lines.push(`Refused ${r.targetId}: ${r.message}`);
-  if (p.unchanged.length) lines.push(`Unchanged (already shown that way): ${p.unchanged.join(", ")}.`);
+    lines.push(l10n.t("Also {0}: {1} {2} — {3}.", effectText(e.effect), TRIM_KIND_LABELS[e.kind], e.targetId, e.cause));
+  for (const r of p.refused) lines.push(l10n.t("Refused {0}: {1}", r.targetId, r.message));
+  if (p.unchanged.length) lines.push(l10n.t("Unchanged (already shown that way): {0}.", p.unchanged.join(", ")));
   if (p.restoreBytes > 0)
     lines.push(
-      `Restoring writes the original content into the session file again: ${formatCount(p.restoreBytes)} bytes.`,
+      l10n.t(
+        "Restoring writes the original content into the session file again: {0} bytes.",
+        formatCount(p.restoreBytes),
+      ),
     );
   if (p.pairingErrorsBefore > p.pairingErrorsAfter)
     lines.push(
-      `Repairs ${plural(p.pairingErrorsBefore - p.pairingErrorsAfter, "tool result")} providers would reject now.`,
+      l10n.t(
+        "Repairs {0} providers would reject now.",
+        pluralText(p.pairingErrorsBefore - p.pairingErrorsAfter, l10n.t("{0} tool result"), l10n.t("{0} tool results")),
+      ),
     );
   return lines;
 }
 
 /** Tokens until auto-compaction now, in words: "5,000 now", or "540 over now" past the threshold. */
 function nowText(until: number): string {
-  return until >= 0 ? `${formatCount(until)} now` : `${formatCount(-until)} over now`;
+  return until >= 0 ? l10n.t("{0} now", formatCount(until)) : l10n.t("{0} over now", formatCount(-until));
 }

@@ -10,8 +10,9 @@ import type { InspectResult } from "../core/rules/inspect";
 import type { ColdCause, CacheTurn } from "../core/rules/cache";
 import { hasForecast } from "../core/rules/forecast";
 import type { ModelPrices } from "../core/rules/cost";
-import { formatCount, formatDollars, formatTokens, plural } from "../shared/format";
+import { formatCount, formatDollars, formatTokens, pluralText } from "../shared/format";
 import type { HistoryPoint, UsageModel } from "../shared/protocol";
+import * as l10n from "@vscode/l10n";
 
 /** A duration as `12m`, `1h 05m`, `40s`. */
 export function formatDuration(ms: number): string {
@@ -26,21 +27,21 @@ export function formatDuration(ms: number): string {
 export function coldCauseText(cause: ColdCause): string {
   switch (cause.kind) {
     case "compaction":
-      return `a compaction (${cause.entryId}) replaced the history`;
+      return l10n.t("a compaction ({0}) replaced the history", cause.entryId);
     case "branch-summary":
-      return `a branch summary (${cause.entryId}) changed the context`;
+      return l10n.t("a branch summary ({0}) changed the context", cause.entryId);
     case "context-edit":
-      return `a context edit (${cause.entryId}) changed an earlier message`;
+      return l10n.t("a context edit ({0}) changed an earlier message", cause.entryId);
     case "model-change":
-      return `the model changed (${cause.from} → ${cause.to})`;
+      return l10n.t("the model changed ({0} → {1})", cause.from, cause.to);
     case "thinking-change":
-      return `the thinking level changed to ${cause.to}`;
+      return l10n.t("the thinking level changed to {0}", cause.to);
     case "system-prompt":
-      return `the system prompt changed (${cause.entryId})`;
+      return l10n.t("the system prompt changed ({0})", cause.entryId);
     case "pause":
-      return `a pause of ${formatDuration(cause.idleMs)} (the cache lives ${formatDuration(cause.ttlMs)})`;
+      return l10n.t("a pause of {0} (the cache lives {1})", formatDuration(cause.idleMs), formatDuration(cause.ttlMs));
     case "unknown":
-      return "nothing in the session explains it (the provider may have evicted the cache)";
+      return l10n.t("nothing in the session explains it (the provider may have evicted the cache)");
   }
 }
 
@@ -66,10 +67,11 @@ export function pointCache(turn: CacheTurn): NonNullable<HistoryPoint["cache"]> 
 /** `$3/M in · $15/M out · $0.30/M cache read · $3.75/M cache write`. */
 export function pricesText(prices: ModelPrices): string {
   const rate = (v: number) => `$${Number(v.toPrecision(4))}/M`;
-  const parts = [`${rate(prices.input)} in`, `${rate(prices.output)} out`];
-  if (prices.cacheRead) parts.push(`${rate(prices.cacheRead)} cache read`);
-  if (prices.cacheWrite) parts.push(`${rate(prices.cacheWrite)} cache write`);
-  if (prices.tiers?.length) parts.push(`higher above ${formatCount(prices.tiers[0]!.inputTokensAbove)} prompt tokens`);
+  const parts = [l10n.t("{0} in", rate(prices.input)), l10n.t("{0} out", rate(prices.output))];
+  if (prices.cacheRead) parts.push(l10n.t("{0} cache read", rate(prices.cacheRead)));
+  if (prices.cacheWrite) parts.push(l10n.t("{0} cache write", rate(prices.cacheWrite)));
+  if (prices.tiers?.length)
+    parts.push(l10n.t("higher above {0} prompt tokens", formatCount(prices.tiers[0]!.inputTokensAbove)));
   return parts.join(" · ");
 }
 
@@ -79,7 +81,7 @@ export function modelText(inspect: InspectResult, reasoning: boolean | undefined
   const id = `${inspect.model.provider}/${inspect.model.modelId}`;
   if (reasoning === false) return id;
   const level = inspect.thinkingLevel || "off";
-  return level === "off" ? `${id} • thinking off` : `${id} • ${level}`;
+  return level === "off" ? l10n.t("{0} • thinking off", id) : `${id} • ${level}`;
 }
 
 /**
@@ -128,36 +130,62 @@ export function buildUsageModel(inspect: InspectResult, reasoning?: boolean): Us
 
 /** `≈ 6 turns until auto-compaction`. */
 export function forecastText(turns: number): string {
-  return `≈ ${plural(turns, "turn")} until auto-compaction`;
+  return l10n.t("≈ {0} until auto-compaction", pluralText(turns, l10n.t("{0} turn"), l10n.t("{0} turns")));
 }
 
 /** The forecast's basis in words. */
 export function forecastBasis(growth: number, basisTurns: number, remaining: number): string {
-  return `${formatCount(remaining)} tokens left at +${formatCount(growth)} per turn (mean of the last ${plural(basisTurns, "turn")} since the last compaction)`;
+  return l10n.t(
+    "{0} tokens left at +{1} per turn (mean of the last {2} since the last compaction)",
+    formatCount(remaining),
+    formatCount(growth),
+    pluralText(basisTurns, l10n.t("{0} turn"), l10n.t("{0} turns")),
+  );
 }
 
 /** `/session`'s token lines in one: `Input 547,261 (cached 273,610 = 50.0%; 0 written) · Output 2,491 · Total 549,752`. */
 export function sessionTokensText(m: UsageModel): string {
   const cached =
     m.sessionCacheHitRate !== null
-      ? ` (cached ${formatCount(m.cacheRead)} = ${m.sessionCacheHitRate.toFixed(1)}%${m.cacheWrite ? `, ${formatCount(m.cacheWrite)} written to cache` : ""})`
+      ? l10n.t(
+          " (cached {0} = {1}%{2})",
+          formatCount(m.cacheRead),
+          m.sessionCacheHitRate.toFixed(1),
+          m.cacheWrite ? l10n.t(", {0} written to cache", formatCount(m.cacheWrite)) : "",
+        )
       : "";
-  return `input ${formatCount(m.promptTokens)}${cached} · output ${formatCount(m.output)} · total ${formatCount(m.totalTokens)}`;
+  return l10n.t(
+    "input {0}{1} · output {2} · total {3}",
+    formatCount(m.promptTokens),
+    cached,
+    formatCount(m.output),
+    formatCount(m.totalTokens),
+  );
 }
 
 /** The cache in one line: `CH 50.0% (last turn) · 65 cold turns on this path, $0.204 · pi's "Cache Re-billed" $0.204`. */
 export function cacheText(m: UsageModel): string {
-  if (!m.reportedCache) return "the provider reported no prompt caching";
+  if (!m.reportedCache) return l10n.t("the provider reported no prompt caching");
   const parts: string[] = [];
-  if (m.latestCacheHitRate !== null) parts.push(`hit rate ${m.latestCacheHitRate.toFixed(1)}% on the last turn`);
+  if (m.latestCacheHitRate !== null)
+    parts.push(l10n.t("hit rate {0}% on the last turn", m.latestCacheHitRate.toFixed(1)));
   parts.push(
     m.cold.count
-      ? `${plural(m.cold.count, "cold turn")} on this path (${formatTokens(m.cold.missedTokens)} tokens re-sent, ${formatDollars(m.cold.missedCost)})`
-      : "no cold turn on this path",
+      ? l10n.t(
+          "{0} on this path ({1} tokens re-sent, {2})",
+          pluralText(m.cold.count, l10n.t("{0} cold turn"), l10n.t("{0} cold turns")),
+          formatTokens(m.cold.missedTokens),
+          formatDollars(m.cold.missedCost),
+        )
+      : l10n.t("no cold turn on this path"),
   );
   if (m.reBilled.missCount)
     parts.push(
-      `pi's Cache Re-billed ${formatDollars(m.reBilled.missedCost)} (${plural(m.reBilled.missCount, "miss", "misses")})`,
+      l10n.t(
+        "pi's Cache Re-billed {0} ({1})",
+        formatDollars(m.reBilled.missedCost),
+        pluralText(m.reBilled.missCount, l10n.t("{0} miss"), l10n.t("{0} misses")),
+      ),
     );
   return parts.join(" · ");
 }
@@ -165,15 +193,19 @@ export function cacheText(m: UsageModel): string {
 /** Markdown-free tooltip rows for the gauge (each `[label, text]`; the caller escapes and tables them). */
 export function usageRows(m: UsageModel): [string, string][] {
   const rows: [string, string][] = [];
-  if (m.footer) rows.push(["Usage", `${m.footer} — pi's footer, every entry of the file`]);
-  else rows.push(["Usage", "no usage reported yet"]);
-  if (m.promptTokens || m.output) rows.push(["Tokens", sessionTokensText(m)]);
-  const cost = [`${formatDollars(m.cost)} (stored by pi with each answer)`];
+  if (m.footer) rows.push([l10n.t("Usage"), l10n.t("{0} — pi's footer, every entry of the file", m.footer)]);
+  else rows.push([l10n.t("Usage"), l10n.t("no usage reported yet")]);
+  if (m.promptTokens || m.output) rows.push([l10n.t("Tokens"), sessionTokensText(m)]);
+  const cost = [l10n.t("{0} (stored by pi with each answer)", formatDollars(m.cost))];
   if (m.byModel.length > 1) cost.push(m.byModel.map((r) => `${r.key} ${formatDollars(r.cost)}`).join(", "));
-  rows.push(["Cost", cost.join("; ")]);
-  if (m.prices) rows.push(["Prices", m.prices]);
-  if (m.reportedCache) rows.push(["Cache", cacheText(m)]);
-  if (m.forecast) rows.push(["Forecast", `${m.forecast.text} — ${m.forecast.basis}`]);
-  if (m.incomplete) rows.push(["Unreadable usage", `${plural(m.incomplete, "entry", "entries")} (counted as 0)`]);
+  rows.push([l10n.t("Cost"), cost.join("; ")]);
+  if (m.prices) rows.push([l10n.t("Prices"), m.prices]);
+  if (m.reportedCache) rows.push([l10n.t("Cache"), cacheText(m)]);
+  if (m.forecast) rows.push([l10n.t("Forecast"), `${m.forecast.text} — ${m.forecast.basis}`]);
+  if (m.incomplete)
+    rows.push([
+      l10n.t("Unreadable usage"),
+      l10n.t("{0} (counted as 0)", pluralText(m.incomplete, l10n.t("{0} entry"), l10n.t("{0} entries"))),
+    ]);
   return rows;
 }

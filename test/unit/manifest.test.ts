@@ -1,7 +1,8 @@
 // package.json's contributions are localisable and consistent: every %key% resolves in
 // package.nls.json (and every key there is used), the welcome content and the walkthrough link to
 // commands that exist, its media files exist, the webview uses only contributed theme colours, and
-// l10n/bundle.l10n.json is what @vscode/l10n-dev extracts from the vscode.l10n.t calls in src/.
+// l10n/bundle.l10n.json is what @vscode/l10n-dev extracts from the l10n.t calls in src/ and webview/
+// (the lint rule in eslint.config.mjs makes every call one the extractor sees).
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -177,9 +178,12 @@ describe("package.json: welcome content, walkthrough, colours", () => {
 });
 
 describe("l10n/bundle.l10n.json", () => {
-  it("holds exactly the strings of the vscode.l10n.t calls in src/ (npm run l10n)", async () => {
+  it("holds exactly the strings of the l10n.t / vscode.l10n.t calls in src/ and webview/ (npm run l10n)", async () => {
     const { getL10nJson } = await import("@vscode/l10n-dev");
-    const sources = files("src", /\.ts$/).map((f) => ({ contents: read(f), extension: ".ts" }));
+    const sources = [...files("src", /\.ts$/), ...files("webview", /\.ts$/)].map((f) => ({
+      contents: read(f),
+      extension: ".ts",
+    }));
     const extracted = await getL10nJson(sources);
     const bundle = JSON.parse(read("l10n/bundle.l10n.json"));
     assert.ok(Object.keys(extracted).length >= 40, `${Object.keys(extracted).length} strings`);

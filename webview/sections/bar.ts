@@ -8,6 +8,7 @@ import type { CategoryId, CategoryModel, GaugeModel } from "../../src/shared/pro
 import { formatCount, formatWindowTokens, tokensText } from "../../src/shared/format";
 import { placeAxisLabels, type AxisLabel } from "../../src/shared/axis";
 import { h } from "../dom";
+import * as l10n from "@vscode/l10n";
 
 /** The colour class of each category (bar segments and breakdown swatches; colours in bar.css). */
 export const CATEGORY_CLASS: Record<CategoryId, string> = {
@@ -29,7 +30,11 @@ export function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLEleme
   const bar = h("div", {
     class: "bar",
     role: "img",
-    "aria-label": `${formatCount(g.used)} of ${g.window !== null ? formatCount(g.window) : "?"} tokens used`,
+    "aria-label": l10n.t(
+      "{0} of {1} tokens used",
+      formatCount(g.used),
+      g.window !== null ? formatCount(g.window) : "?",
+    ),
   });
   const track = h("div", { class: "bar-track" });
   if (total > 0) {
@@ -45,11 +50,14 @@ export function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLEleme
     if (g.threshold !== null && g.window !== null) {
       const marker = h("div", {
         class: `threshold ${g.tokensUntilCompaction !== null && g.tokensUntilCompaction < 0 ? "crossed" : ""}`,
-        title: `auto-compaction threshold: window − reserveTokens = ${formatCount(g.threshold)}`,
+        title: l10n.t("auto-compaction threshold: window − reserveTokens = {0}", formatCount(g.threshold)),
       });
       marker.style.left = `${(g.threshold / total) * 100}%`;
       track.appendChild(marker);
-      const band = h("div", { class: "reserve-band", title: `reserve: ${formatCount(g.window - g.threshold)} tokens` });
+      const band = h("div", {
+        class: "reserve-band",
+        title: l10n.t("reserve: {0} tokens", formatCount(g.window - g.threshold)),
+      });
       band.style.left = `${(g.threshold / total) * 100}%`;
       band.style.width = `${((g.window - g.threshold) / total) * 100}%`;
       track.appendChild(band);
@@ -71,9 +79,9 @@ export function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLEleme
             "data-tick": "threshold",
             "data-at": String(g.threshold / total),
             "data-align": "center",
-            title: `auto-compaction threshold: window − reserveTokens = ${formatCount(g.threshold)}`,
+            title: l10n.t("auto-compaction threshold: window − reserveTokens = {0}", formatCount(g.threshold)),
           },
-          `${g.autoCompaction ? "auto-compact" : "threshold (auto off)"} ${formatWindowTokens(g.threshold)}`,
+          `${g.autoCompaction ? l10n.t("auto-compact") : l10n.t("threshold (auto off)")} ${formatWindowTokens(g.threshold)}`,
         ),
       );
     }
@@ -85,7 +93,7 @@ export function renderBar(g: GaugeModel, categories: CategoryModel[]): HTMLEleme
           "data-tick": "end",
           "data-at": String(g.window / total),
           "data-align": "end",
-          title: `context window: ${formatCount(g.window)}`,
+          title: l10n.t("context window: {0}", formatCount(g.window)),
         },
         formatWindowTokens(g.window),
       ),

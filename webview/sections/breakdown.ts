@@ -12,6 +12,7 @@ import { pct } from "../format";
 import type { View } from "../view";
 import { CATEGORY_CLASS } from "./bar";
 import { selectForTrim } from "./trim";
+import * as l10n from "@vscode/l10n";
 
 /** Entry kinds pi's `appendContextEdit` accepts (message roles and `custom_message`). */
 const EDITABLE_KINDS = new Set(["user", "assistant", "toolResult", "custom_message"]);
@@ -26,7 +27,7 @@ export function renderBreakdown(view: View): HTMLElement {
   const list = h("div", {
     class: "breakdown",
     role: "list",
-    "aria-label": "Breakdown by category",
+    "aria-label": l10n.t("Breakdown by category"),
     "data-testid": "breakdown",
   });
   for (const c of b.categories) {
@@ -41,7 +42,7 @@ export function renderBreakdown(view: View): HTMLElement {
         "data-tokens": String(c.tokens),
         "data-key": `cat-${c.id}`,
         "aria-expanded": expandable ? String(expanded) : undefined,
-        title: expandable ? `${c.label}: show the largest entries` : c.label,
+        title: expandable ? l10n.t("{0}: show the largest entries", c.label) : c.label,
       },
       h(
         "span",
@@ -67,8 +68,12 @@ export function renderBreakdown(view: View): HTMLElement {
     "p",
     { class: "note muted" },
     b.method === "scaled"
-      ? `Counted with pi's estimator (chars/4) per message; messages up to the last provider usage scaled ×${b.scale.toFixed(2)} to it, so the parts add up to ${formatCount(b.total)}.`
-      : `Counted with pi's estimator (chars/4) per message; the parts add up to ${formatCount(b.total)}.`,
+      ? l10n.t(
+          "Counted with pi's estimator (chars/4) per message; messages up to the last provider usage scaled ×{0} to it, so the parts add up to {1}.",
+          b.scale.toFixed(2),
+          formatCount(b.total),
+        )
+      : l10n.t("Counted with pi's estimator (chars/4) per message; the parts add up to {0}.", formatCount(b.total)),
   );
   return h("div", { class: "breakdown-wrap" }, list, note);
 }
@@ -76,7 +81,7 @@ export function renderBreakdown(view: View): HTMLElement {
 /** The largest entries of a category (all of them once the host sent the full list). */
 function renderCategoryEntries(view: View, c: CategoryModel): HTMLElement {
   const entries = view.categoryFull.get(c.id) ?? c.top;
-  const box = h("div", { class: "cat-entries", role: "list", "aria-label": `Largest entries: ${c.label}` });
+  const box = h("div", { class: "cat-entries", role: "list", "aria-label": l10n.t("Largest entries: {0}", c.label) });
   for (const e of entries) {
     const label = [e.kind, e.tool].filter(Boolean).join(" · ");
     const row = h(
@@ -86,7 +91,9 @@ function renderCategoryEntries(view: View, c: CategoryModel): HTMLElement {
         role: "listitem",
         "data-entry": e.entryId,
         "data-key": `entry-${c.id}-${e.entryId}`,
-        title: view.state.capabilities.revealEntry ? "Reveal in the Pi Session tree" : "Show the Pi Session tree",
+        title: view.state.capabilities.revealEntry
+          ? l10n.t("Reveal in the Pi Session tree")
+          : l10n.t("Show the Pi Session tree"),
       },
       h("span", { class: "mono entry-id" }, e.entryId),
       h("span", { class: "entry-kind muted" }, label),
@@ -105,7 +112,7 @@ function renderCategoryEntries(view: View, c: CategoryModel): HTMLElement {
         class: "entry-trim",
         "data-trim": e.entryId,
         "data-key": `entry-trim-${c.id}-${e.entryId}`,
-        title: "Trim: preview removing it (a note for a tool result) in Context surgery",
+        title: l10n.t("Trim: preview removing it (a note for a tool result) in Context surgery"),
         "aria-label": `Trim ${label} ${e.entryId}`,
       },
       icon("screen-cut", { size: "14" }),
@@ -117,7 +124,7 @@ function renderCategoryEntries(view: View, c: CategoryModel): HTMLElement {
     box.appendChild(h("div", { class: "entry-line" }, row, trim));
   }
   if (!view.categoryFull.has(c.id) && c.entryCount > c.top.length) {
-    const more = h("vscode-button", { secondary: true, class: "more" }, `Show all ${c.entryCount}`);
+    const more = h("vscode-button", { secondary: true, class: "more" }, l10n.t("Show all {0}", c.entryCount));
     more.addEventListener("click", () => view.send({ type: "requestCategory", category: c.id }));
     box.appendChild(more);
   }

@@ -6,13 +6,14 @@
  */
 
 import type { SummaryModel } from "../../src/shared/protocol";
-import { plural } from "../../src/shared/format";
+import { pluralText } from "../../src/shared/format";
 import { defaultSummaryPair, diffSummaries, type DiffLine } from "../../src/shared/summaryDiff";
 import { h, icon } from "../dom";
 import { summaryTitle } from "../format";
 import type { View } from "../view";
 import { collapsible } from "../widgets";
 import { renderLost } from "./lost";
+import * as l10n from "@vscode/l10n";
 
 /** Unchanged lines kept around each change when unchanged lines are folded. */
 const CONTEXT = 1;
@@ -48,7 +49,7 @@ export function renderDiffSection(view: View): HTMLElement {
   const select = (id: string, value: string, choices: SummaryModel[], onChange: (v: string) => void) => {
     const sel = h("vscode-single-select", {
       "data-testid": id,
-      "aria-label": id === "diff-from" ? "Older summary" : "Newer summary",
+      "aria-label": id === "diff-from" ? l10n.t("Older summary") : l10n.t("Newer summary"),
     });
     for (const c of choices) {
       const i = summaries.indexOf(c);
@@ -78,22 +79,30 @@ export function renderDiffSection(view: View): HTMLElement {
     { class: "diff-stats", "data-testid": "diff-stats" },
     h(
       "span",
-      { class: `stat removed ${counts.linesRemoved ? "has" : ""}`, title: "Lines of the older summary that are gone" },
+      {
+        class: `stat removed ${counts.linesRemoved ? "has" : ""}`,
+        title: l10n.t("Lines of the older summary that are gone"),
+      },
       icon("remove", { size: "12" }),
-      ` ${plural(counts.linesRemoved, "line")} disappeared`,
+      l10n.t(" {0} disappeared", pluralText(counts.linesRemoved, l10n.t("{0} line"), l10n.t("{0} lines"))),
     ),
-    h("span", { class: "stat changed" }, icon("diff-modified", { size: "12" }), ` ${counts.linesChanged} changed`),
-    h("span", { class: "stat added" }, icon("add", { size: "12" }), ` ${counts.linesAdded} added`),
-    h("span", { class: "muted" }, `(${counts.wordsRemoved} words removed, ${counts.wordsAdded} added)`),
+    h(
+      "span",
+      { class: "stat changed" },
+      icon("diff-modified", { size: "12" }),
+      l10n.t(" {0} changed", counts.linesChanged),
+    ),
+    h("span", { class: "stat added" }, icon("add", { size: "12" }), l10n.t(" {0} added", counts.linesAdded)),
+    h("span", { class: "muted" }, l10n.t("({0} words removed, {1} added)", counts.wordsRemoved, counts.wordsAdded)),
   );
   const openBtn = h(
     "vscode-button",
     { secondary: true, icon: "diff", "data-testid": "open-diff-editor", "data-key": "open-diff-editor" },
-    "Open in Diff Editor",
+    l10n.t("Open in Diff Editor"),
   );
   openBtn.addEventListener("click", () => view.send({ type: "openDiff", fromId: older.entryId, toId: newer.entryId }));
   const unchanged = h("vscode-checkbox", {
-    label: "Show unchanged lines",
+    label: l10n.t("Show unchanged lines"),
     checked: ui.showUnchanged,
     "data-testid": "show-unchanged",
   });
@@ -104,7 +113,7 @@ export function renderDiffSection(view: View): HTMLElement {
   const controls = h(
     "div",
     { class: "diff-controls" },
-    h("label", { class: "muted" }, "From"),
+    h("label", { class: "muted" }, l10n.t("From")),
     fromSel,
     h("label", { class: "muted" }, "to"),
     toSel,
@@ -122,7 +131,7 @@ export function renderDiffSection(view: View): HTMLElement {
   return collapsible(
     view,
     "diff",
-    "Summary diff",
+    l10n.t("Summary diff"),
     `${summaryTitle(older)} ${ids.indexOf(older.entryId) + 1} → ${summaryTitle(newer)} ${toIndex + 1}`,
     shown,
   );
@@ -130,9 +139,14 @@ export function renderDiffSection(view: View): HTMLElement {
 
 /** The diff table: `−`/`+`/`~` lines with old and new line numbers, folded runs of unchanged lines. */
 function renderDiffLines(lines: DiffLine[], identical: boolean, showUnchanged: boolean): HTMLElement {
-  const box = h("div", { class: "diff", role: "table", "aria-label": "Summary diff", "data-testid": "summary-diff" });
+  const box = h("div", {
+    class: "diff",
+    role: "table",
+    "aria-label": l10n.t("Summary diff"),
+    "data-testid": "summary-diff",
+  });
   if (identical) {
-    box.appendChild(h("p", { class: "muted pad" }, "The two summaries are identical."));
+    box.appendChild(h("p", { class: "muted pad" }, l10n.t("The two summaries are identical.")));
     return box;
   }
   const keep = lines.map((l) => l.kind !== "same");
@@ -145,7 +159,13 @@ function renderDiffLines(lines: DiffLine[], identical: boolean, showUnchanged: b
   let skipped = 0;
   const flush = () => {
     if (skipped > 0)
-      box.appendChild(h("div", { class: "diff-skip muted", role: "row" }, `⋯ ${plural(skipped, "unchanged line")}`));
+      box.appendChild(
+        h(
+          "div",
+          { class: "diff-skip muted", role: "row" },
+          `⋯ ${pluralText(skipped, l10n.t("{0} unchanged line"), l10n.t("{0} unchanged lines"))}`,
+        ),
+      );
     skipped = 0;
   };
   lines.forEach((l, i) => {
@@ -168,7 +188,7 @@ function renderDiffLines(lines: DiffLine[], identical: boolean, showUnchanged: b
           class: `diff-line ${l.kind}`,
           role: "row",
           "data-kind": l.kind,
-          "aria-label": l.kind === "same" ? undefined : `${l.kind} line`,
+          "aria-label": l.kind === "same" ? undefined : l10n.t("{0} line", l.kind),
         },
         h("span", { class: "ln muted" }, l.oldLine !== undefined ? String(l.oldLine) : ""),
         h("span", { class: "ln muted" }, l.newLine !== undefined ? String(l.newLine) : ""),

@@ -4,6 +4,7 @@ import type { PanelState } from "../../src/shared/protocol";
 import { h, icon } from "../dom";
 import type { Send } from "../view";
 import { actionButton } from "../widgets";
+import * as l10n from "@vscode/l10n";
 
 /**
  * The empty panel for `st.emptyReason` (`starting`, `no-folder`, `no-session`, `error`; no state
@@ -18,10 +19,10 @@ export function renderEmpty(st: PanelState | undefined, send: Send): HTMLElement
         send,
         "openFolder",
         "folder-opened",
-        "Open Folder…",
+        l10n.t("Open Folder…"),
         { type: "openFolder" },
         true,
-        "Open the folder pi ran in",
+        l10n.t("Open the folder pi ran in"),
       ),
     );
   if (st && st.emptyReason !== "starting" && st.capabilities.selectSession)
@@ -30,19 +31,31 @@ export function renderEmpty(st: PanelState | undefined, send: Send): HTMLElement
         send,
         "selectSession",
         "list-selection",
-        "Select Session…",
+        l10n.t("Select Session…"),
         { type: "selectSession" },
         true,
-        "Pick any pi session to show (Pi: Select Session…)",
+        l10n.t("Pick any pi session to show (Pi: Select Session…)"),
       ),
     );
   if (st?.emptyReason === "error")
-    actions.push(actionButton(send, "refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"));
+    actions.push(
+      actionButton(
+        send,
+        "refresh",
+        "refresh",
+        l10n.t("Refresh"),
+        { type: "refresh" },
+        true,
+        l10n.t("Re-read the session"),
+      ),
+    );
   return h(
     "div",
     { class: "empty", "data-reason": st?.emptyReason ?? "loading" },
     icon(st?.emptyReason === "no-folder" ? "folder" : "pulse", { size: "32" }),
-    h("p", { "data-testid": "empty-message" }, st?.emptyMessage ?? "Loading…"),
-    actions.length ? h("div", { class: "actions", role: "toolbar", "aria-label": "Actions" }, ...actions) : null,
+    h("p", { "data-testid": "empty-message" }, st?.emptyMessage ?? l10n.t("Loading…")),
+    actions.length
+      ? h("div", { class: "actions", role: "toolbar", "aria-label": l10n.t("Actions") }, ...actions)
+      : null,
   );
 }

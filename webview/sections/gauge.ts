@@ -13,16 +13,17 @@ import type { View } from "../view";
 import { renderBar } from "./bar";
 import { renderBreakdown } from "./breakdown";
 import { renderHistory } from "./history";
+import * as l10n from "@vscode/l10n";
 
 /** Where a compaction setting (`reserveTokens`, `keepRecentTokens`) was set, in words. */
 function settingSourceLabel(source: GaugeModel["reserveSource"]): string {
   switch (source) {
     case "default":
-      return "pi default";
+      return l10n.t("pi default");
     case "global":
-      return "global settings";
+      return l10n.t("global settings");
     case "project":
-      return "project settings";
+      return l10n.t("project settings");
     case "override":
       return "modelOverrides";
   }
@@ -42,23 +43,29 @@ function renderHeadline(g: GaugeModel): HTMLElement {
           { class: "window" },
           " / ",
           h("span", { "data-testid": "gauge-window", "data-value": String(g.window) }, formatCount(g.window)),
-          " tokens",
+          l10n.t(" tokens"),
         )
-      : h("span", { class: "window" }, " tokens (window unknown)");
+      : h("span", { class: "window" }, l10n.t(" tokens (window unknown)"));
   append(headline, [used, windowText]);
   if (g.percent !== null)
     headline.appendChild(
       h("span", { class: `percent level-${g.level}`, "data-testid": "gauge-percent" }, `${g.percent.toFixed(1)}%`),
     );
   if (g.live) {
-    const activity = g.live.activity && g.live.activity !== "idle" ? `; pi is ${g.live.activity}` : "";
+    const activity = g.live.activity && g.live.activity !== "idle" ? l10n.t("; pi is {0}", g.live.activity) : "";
     headline.appendChild(
       h(
         "vscode-badge",
         {
           class: "live-badge",
           "data-testid": "gauge-live",
-          title: `The running pi (pid ${g.live.pid}, pi ${g.live.piVersion}, bridge ${g.live.bridgeVersion}) reports these numbers${activity}; Compact and Switch run in that pi.`,
+          title: l10n.t(
+            "The running pi (pid {0}, pi {1}, bridge {2}) reports these numbers{3}; Compact and Switch run in that pi.",
+            g.live.pid,
+            g.live.piVersion,
+            g.live.bridgeVersion,
+            activity,
+          ),
         },
         "live",
       ),
@@ -71,10 +78,11 @@ function renderHeadline(g: GaugeModel): HTMLElement {
         {
           class: "estimate-badge",
           "data-testid": "gauge-estimate",
-          title:
+          title: l10n.t(
             "Right after a compaction pi's footer shows “?” until the next answer reports usage. This number is pi's own estimate (chars/4) of the compacted context.",
+          ),
         },
-        "estimate · pi shows ?",
+        l10n.t("estimate · pi shows ?"),
       ),
     );
   }
@@ -122,7 +130,7 @@ function renderUntil(g: GaugeModel, forecast: UsageModel["forecast"] | undefined
         h(
           "strong",
           { "data-value": String(g.tokensUntilCompaction) },
-          `${tokensText(-g.tokensUntilCompaction, short)} over`,
+          l10n.t("{0} over", tokensText(-g.tokensUntilCompaction, short)),
         ),
         ` the auto-compaction threshold (${formatCount(g.threshold)}): ${autoCompactsText(g.nothingToCompact)}.`,
       );
@@ -138,11 +146,13 @@ function renderFacts(view: View): HTMLElement {
   const facts = h("dl", { class: "facts", "data-testid": "gauge-facts" });
   const fact = (dt: string, dd: Node | string, title?: string) =>
     append(facts, [h("dt", null, dt), h("dd", title ? { title } : null, dd)]);
-  fact("Model", g.model ?? "—");
+  fact(l10n.t("Model"), g.model ?? "—");
   fact("pi", g.pi, g.piPath);
   fact(
-    "Context window",
-    g.window !== null ? `${formatCount(g.window)} — ${g.windowSourceText}` : `unknown — ${g.windowSourceText}`,
+    l10n.t("Context window"),
+    g.window !== null
+      ? `${formatCount(g.window)} — ${g.windowSourceText}`
+      : l10n.t("unknown — {0}", g.windowSourceText),
     g.windowFile ?? g.windowDetail,
   );
   fact(
@@ -157,15 +167,18 @@ function renderFacts(view: View): HTMLElement {
       [g.keepRecentKey, g.keepRecentFile].filter(Boolean).join(" — "),
     );
   fact(
-    "Counted as",
+    l10n.t("Counted as"),
     g.method === "usage+estimate"
-      ? `provider usage ${formatCount(g.usageTokens)} + estimate ${formatCount(g.trailingTokens)}`
-      : "pi's estimate (no usable provider usage)",
+      ? l10n.t("provider usage {0} + estimate {1}", formatCount(g.usageTokens), formatCount(g.trailingTokens))
+      : l10n.t("pi's estimate (no usable provider usage)"),
     b.method === "scaled"
-      ? `Breakdown: the messages covered by the last provider usage are scaled ×${b.scale.toFixed(3)} so they add up to it.`
+      ? l10n.t(
+          "Breakdown: the messages covered by the last provider usage are scaled ×{0} so they add up to it.",
+          b.scale.toFixed(3),
+        )
       : undefined,
   );
-  fact("pi's footer", h("span", { class: "mono" }, g.footer));
+  fact(l10n.t("pi's footer"), h("span", { class: "mono" }, g.footer));
   return facts;
 }
 
@@ -173,7 +186,7 @@ function renderFacts(view: View): HTMLElement {
 export function renderGaugeSection(view: View): HTMLElement {
   const st = view.state;
   const g = st.gauge!;
-  const section = h("section", { class: "gauge", "aria-label": "Context window" });
+  const section = h("section", { class: "gauge", "aria-label": l10n.t("Context window") });
   section.append(
     renderHeadline(g),
     renderUntil(g, st.usage?.forecast),

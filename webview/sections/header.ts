@@ -3,12 +3,13 @@
  * thinking level, entries, leaf, when the file was written), the session actions and the problems.
  */
 
-import { COMPACT_ICON, formatDateTime, plural } from "../../src/shared/format";
+import { COMPACT_ICON, formatDateTime, pluralText } from "../../src/shared/format";
 import { h, icon } from "../dom";
 import { basename } from "../format";
 import type { View } from "../view";
 import { actionButtons, type Action } from "../widgets";
 import { renderProblems } from "./problems";
+import * as l10n from "@vscode/l10n";
 
 /**
  * The session actions as labelled buttons (they wrap in a narrow sidebar; never icon-only).
@@ -18,32 +19,32 @@ function renderToolbar(view: View): HTMLElement {
   const st = view.state;
   const caps = st.capabilities;
   const compactTitle = st.session?.compactionUnavailable
-    ? `Compact… — ${st.session.compactionUnavailable}`
-    : "Summarize the older part of the context now (Pi: Compact Session…)";
+    ? l10n.t("Compact… — {0}", st.session.compactionUnavailable)
+    : l10n.t("Summarize the older part of the context now (Pi: Compact Session…)");
   const actions: Action[] = [
-    ["compact", COMPACT_ICON, "Compact…", { type: "compact" }, caps.compact, compactTitle],
+    ["compact", COMPACT_ICON, l10n.t("Compact…"), { type: "compact" }, caps.compact, compactTitle],
     [
       "focusTree",
       "list-tree",
-      "Switch Branch",
+      l10n.t("Switch Branch"),
       { type: "focusTree" },
       caps.focusTree,
-      "Switch branch in the Pi Session tree",
+      l10n.t("Switch branch in the Pi Session tree"),
     ],
     [
       "selectSession",
       "list-selection",
-      "Select Session…",
+      l10n.t("Select Session…"),
       { type: "selectSession" },
       caps.selectSession,
-      "Pick the session to show (Pi: Select Session…)",
+      l10n.t("Pick the session to show (Pi: Select Session…)"),
     ],
   ];
   if (document.body.dataset.host !== "view")
-    actions.push(["refresh", "refresh", "Refresh", { type: "refresh" }, true, "Re-read the session"]);
+    actions.push(["refresh", "refresh", l10n.t("Refresh"), { type: "refresh" }, true, l10n.t("Re-read the session")]);
   return h(
     "div",
-    { class: "actions", role: "toolbar", "aria-label": "Session actions" },
+    { class: "actions", role: "toolbar", "aria-label": l10n.t("Session actions") },
     ...actionButtons(view.send, actions),
   );
 }
@@ -70,7 +71,11 @@ export function renderHeader(view: View): HTMLElement {
     { class: "session-meta" },
     h("span", { class: "session-name", title: session.file }, name),
     session.pinned
-      ? h("vscode-badge", { title: "Pinned with Pi: Select Session… (not following the latest)" }, "pinned")
+      ? h(
+          "vscode-badge",
+          { title: l10n.t("Pinned with Pi: Select Session… (not following the latest)") },
+          l10n.t("pinned"),
+        )
       : null,
   );
   const sub = h(
@@ -78,24 +83,30 @@ export function renderHeader(view: View): HTMLElement {
     { class: "session-sub muted", "data-testid": "session-sub" },
     metaItem(
       "hubot",
-      `${g.model ?? "no model"}${g.thinkingLevel && g.thinkingLevel !== "off" ? `, thinking ${g.thinkingLevel}` : ""}`,
+      `${g.model ?? l10n.t("no model")}${g.thinkingLevel && g.thinkingLevel !== "off" ? l10n.t(", thinking {0}", g.thinkingLevel) : ""}`,
     ),
-    metaItem("list-flat", plural(session.entryCount, "entry", "entries")),
+    metaItem("list-flat", pluralText(session.entryCount, l10n.t("{0} entry"), l10n.t("{0} entries"))),
     session.leafId
       ? metaItem("git-commit", `leaf ${session.leafId}`, {
           class: "meta-item mono",
-          title: "The leaf: the last entry of the current path",
+          title: l10n.t("The leaf: the last entry of the current path"),
         })
       : null,
     session.modifiedAt > 0
       ? metaItem("history", `updated ${time(session.modifiedAt)}`, {
-          title: `The session file was last written ${time(session.modifiedAt)}; pi Context read it ${time(session.readAt)}.`,
+          title: l10n.t(
+            "The session file was last written {0}; pi Context read it {1}.",
+            time(session.modifiedAt),
+            time(session.readAt),
+          ),
           "data-testid": "session-updated",
         })
       : null,
     session.pinned
       ? null
-      : metaItem("arrow-up", "following latest", { title: "Shows the most recently written session of the workspace" }),
+      : metaItem("arrow-up", l10n.t("following latest"), {
+          title: l10n.t("Shows the most recently written session of the workspace"),
+        }),
   );
   return h(
     "header",

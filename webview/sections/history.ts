@@ -7,8 +7,9 @@
  */
 
 import type { GaugeModel, HistoryModel, HistoryPoint, UsageModel } from "../../src/shared/protocol";
-import { formatCount, formatDollars, plural } from "../../src/shared/format";
+import { formatCount, formatDollars, pluralText } from "../../src/shared/format";
 import { h, s } from "../dom";
+import * as l10n from "@vscode/l10n";
 
 /** The viewBox (the SVG is stretched to the panel's width). */
 const W = 600;
@@ -22,8 +23,20 @@ function coldTitle(p: HistoryPoint): string {
   const c = p.cache!;
   const cold = c.cold!;
   return [
-    `Turn ${p.turn + 1} (${p.entryId}): cache cold — ${formatCount(cold.missedTokens)} tokens re-sent, ${formatDollars(cold.missedCost)} above the cache-read price${cold.counted ? "" : " (after a compaction: not in pi's Cache Re-billed)"}`,
-    `hit rate ${((c.hitRate ?? 0) * 100).toFixed(1)}% (${formatCount(c.cacheRead)} of ${formatCount(c.promptTokens)} prompt tokens from the cache)`,
+    l10n.t(
+      "Turn {0} ({1}): cache cold — {2} tokens re-sent, {3} above the cache-read price{4}",
+      p.turn + 1,
+      p.entryId,
+      formatCount(cold.missedTokens),
+      formatDollars(cold.missedCost),
+      cold.counted ? "" : l10n.t(" (after a compaction: not in pi's Cache Re-billed)"),
+    ),
+    l10n.t(
+      "hit rate {0}% ({1} of {2} prompt tokens from the cache)",
+      ((c.hitRate ?? 0) * 100).toFixed(1),
+      formatCount(c.cacheRead),
+      formatCount(c.promptTokens),
+    ),
     ...cold.causes.map((cause) => `likely: ${cause}`),
   ].join("\n");
 }
@@ -35,7 +48,7 @@ function renderCacheStrip(points: HistoryPoint[], turns: number, x: (turn: numbe
     preserveAspectRatio: "none",
     class: "spark-cache",
     role: "img",
-    "aria-label": `Prompt cache hit rate per turn, ${points.filter((p) => p.cache?.cold).length} cold turns`,
+    "aria-label": l10n.t("Prompt cache hit rate per turn, {0} cold turns", points.filter((p) => p.cache?.cold).length),
     "data-testid": "history-cache",
   });
   const width = Math.max(1, Math.min(8, (W - 2 * PAD) / Math.max(1, turns) - 1));
@@ -55,7 +68,13 @@ function renderCacheStrip(points: HistoryPoint[], turns: number, x: (turn: numbe
     const title = s("title");
     title.textContent = cold
       ? coldTitle(p)
-      : `Turn ${p.turn + 1}: cache hit rate ${(rate * 100).toFixed(1)}% (${formatCount(p.cache!.cacheRead)} of ${formatCount(p.cache!.promptTokens)} prompt tokens)`;
+      : l10n.t(
+          "Turn {0}: cache hit rate {1}% ({2} of {3} prompt tokens)",
+          p.turn + 1,
+          (rate * 100).toFixed(1),
+          formatCount(p.cache!.cacheRead),
+          formatCount(p.cache!.promptTokens),
+        );
     bar.appendChild(title);
     strip.appendChild(bar);
   });
@@ -82,7 +101,7 @@ export function renderHistory(history: HistoryModel, g: GaugeModel, usage: Usage
     preserveAspectRatio: "none",
     class: "spark",
     role: "img",
-    "aria-label": `Context tokens per turn, ${turns} turns, ${history.compactions.length} compactions`,
+    "aria-label": l10n.t("Context tokens per turn, {0} turns, {1} compactions", turns, history.compactions.length),
   });
   if (g.threshold !== null)
     svg.appendChild(s("line", { x1: 0, x2: W, y1: y(g.threshold), y2: y(g.threshold), class: "spark-threshold" }));
@@ -90,7 +109,7 @@ export function renderHistory(history: HistoryModel, g: GaugeModel, usage: Usage
     const cx = c.atPoint <= 0 ? PAD : c.atPoint >= turns ? W - PAD : (x(c.atPoint - 1) + x(c.atPoint)) / 2;
     const line = s("line", { x1: cx, x2: cx, y1: 0, y2: H, class: "spark-compaction" });
     const title = s("title");
-    title.textContent = `compaction ${c.entryId}${c.tokensBefore !== null ? ` — tokensBefore ${formatCount(c.tokensBefore)}` : ""}`;
+    title.textContent = `compaction ${c.entryId}${c.tokensBefore !== null ? l10n.t(" — tokensBefore {0}", formatCount(c.tokensBefore)) : ""}`;
     line.appendChild(title);
     svg.appendChild(line);
   }
@@ -119,25 +138,27 @@ export function renderHistory(history: HistoryModel, g: GaugeModel, usage: Usage
   const caption = h(
     "div",
     { class: "spark-caption muted" },
-    h("span", null, `Context per turn · ${plural(turns, "turn")}`),
+    h("span", null, l10n.t("Context per turn · {0}", pluralText(turns, l10n.t("{0} turn"), l10n.t("{0} turns")))),
     h(
       "span",
       { class: "legend" },
       h("span", { class: "legend-compaction" }),
-      plural(history.compactions.length, "compaction"),
+      pluralText(history.compactions.length, l10n.t("{0} compaction"), l10n.t("{0} compactions")),
     ),
     g.threshold !== null ? h("span", { class: "legend" }, h("span", { class: "legend-threshold" }), "threshold") : null,
-    caching ? h("span", { class: "legend" }, h("span", { class: "legend-cache" }), "cache hit rate") : null,
+    caching ? h("span", { class: "legend" }, h("span", { class: "legend-cache" }), l10n.t("cache hit rate")) : null,
     caching
       ? h(
           "span",
           {
             class: "legend",
             "data-testid": "history-cold",
-            title: usage ? `Cache lifetime assumed: ${usage.cacheTtl.source}` : undefined,
+            title: usage ? l10n.t("Cache lifetime assumed: {0}", usage.cacheTtl.source) : undefined,
           },
           h("span", { class: "legend-cold" }),
-          coldCount ? `${plural(coldCount, "cold turn")} · ${formatDollars(coldCost)}` : "no cold turn",
+          coldCount
+            ? `${pluralText(coldCount, l10n.t("{0} cold turn"), l10n.t("{0} cold turns"))} · ${formatDollars(coldCost)}`
+            : l10n.t("no cold turn"),
         )
       : null,
   );

@@ -7,33 +7,73 @@
  */
 
 import type { LostModel } from "../../src/shared/protocol";
-import { plural } from "../../src/shared/format";
+import { pluralText } from "../../src/shared/format";
 import { h, icon } from "../dom";
 import { rovingFocus } from "../focus";
 import type { View } from "../view";
+import * as l10n from "@vscode/l10n";
 
 /** Chips shown per kind before "… N more". */
 const PER_KIND = 30;
 
-const KINDS: [LostModel["items"][number]["kind"], string, string][] = [
-  ["path", "Paths", "file"],
-  ["command", "Commands", "terminal"],
-  ["identifier", "Identifiers", "symbol-variable"],
-  ["number", "Numbers", "symbol-number"],
+type LostKind = LostModel["items"][number]["kind"];
+const KINDS: [LostKind, string][] = [
+  ["path", "file"],
+  ["command", "terminal"],
+  ["identifier", "symbol-variable"],
+  ["number", "symbol-number"],
 ];
+
+/** A kind's words: its heading, `3 of 5 commands` (lost) and `all 5 commands` (kept), each its own string. */
+function kindTexts(kind: LostKind): {
+  label: string;
+  lostOf: (lost: number, found: number) => string;
+  all: (found: number) => string;
+} {
+  switch (kind) {
+    case "path":
+      return {
+        label: l10n.t("Paths"),
+        lostOf: (l, f) => l10n.t("{0} of {1} paths", l, f),
+        all: (f) => l10n.t("all {0} paths", f),
+      };
+    case "command":
+      return {
+        label: l10n.t("Commands"),
+        lostOf: (l, f) => l10n.t("{0} of {1} commands", l, f),
+        all: (f) => l10n.t("all {0} commands", f),
+      };
+    case "identifier":
+      return {
+        label: l10n.t("Identifiers"),
+        lostOf: (l, f) => l10n.t("{0} of {1} identifiers", l, f),
+        all: (f) => l10n.t("all {0} identifiers", f),
+      };
+    case "number":
+      return {
+        label: l10n.t("Numbers"),
+        lostOf: (l, f) => l10n.t("{0} of {1} numbers", l, f),
+        all: (f) => l10n.t("all {0} numbers", f),
+      };
+  }
+}
 
 /** The totals in words: `lost 5 of 5 commands, 3 of 40 numbers · kept all 9 paths`. */
 function totalsText(lost: LostModel): string {
   const gone: string[] = [];
   const kept: string[] = [];
-  for (const [kind, label] of KINDS) {
+  for (const [kind] of KINDS) {
     const t = lost.totals[kind];
     if (!t.found) continue;
-    if (t.lost) gone.push(`${t.lost} of ${t.found} ${label.toLowerCase()}`);
-    else kept.push(`all ${t.found} ${label.toLowerCase()}`);
+    const words = kindTexts(kind);
+    if (t.lost) gone.push(words.lostOf(t.lost, t.found));
+    else kept.push(words.all(t.found));
   }
-  if (!gone.length && !kept.length) return "no paths, commands, identifiers or numbers to compare";
-  return [gone.length ? `lost ${gone.join(", ")}` : "lost nothing", kept.length ? `kept ${kept.join(", ")}` : ""]
+  if (!gone.length && !kept.length) return l10n.t("no paths, commands, identifiers or numbers to compare");
+  return [
+    gone.length ? l10n.t("lost {0}", gone.join(", ")) : l10n.t("lost nothing"),
+    kept.length ? l10n.t("kept {0}", kept.join(", ")) : "",
+  ]
     .filter(Boolean)
     .join(" · ");
 }
@@ -46,12 +86,13 @@ export function renderLost(view: View, entryId: string, lost: LostModel): HTMLEl
       "div",
       { class: "lost-head" },
       icon("search-stop", { size: "14" }),
-      h("strong", null, " Not in the summary or the kept part: "),
+      h("strong", null, l10n.t(" Not in the summary or the kept part: ")),
       h("span", { class: "muted" }, totalsText(lost)),
     ),
   );
   const canReveal = view.state.capabilities.revealEntry;
-  for (const [kind, label, ic] of KINDS) {
+  for (const [kind, ic] of KINDS) {
+    const label = kindTexts(kind).label;
     const items = lost.items.filter((i) => i.kind === kind);
     if (!items.length) continue;
     const row = h("div", { class: "lost-row", "data-kind": kind });
@@ -63,7 +104,15 @@ export function renderLost(view: View, entryId: string, lost: LostModel): HTMLEl
         "button",
         {
           class: `lost-chip mono${kind === "command" ? " command" : ""}`,
-          title: `${item.text}\nfirst in entry ${item.entryId}${item.count > 1 ? `, ${plural(item.count, "time")} in the summarised range` : ""}${canReveal ? " — click to reveal it in the tree" : ""}`,
+          title: l10n.t(
+            "{0}\nfirst in entry {1}{2}{3}",
+            item.text,
+            item.entryId,
+            item.count > 1
+              ? l10n.t(", {0} in the summarised range", pluralText(item.count, l10n.t("{0} time"), l10n.t("{0} times")))
+              : "",
+            canReveal ? l10n.t(" — click to reveal it in the tree") : "",
+          ),
           disabled: !canReveal,
         },
         item.text.length > 80 ? `${item.text.slice(0, 79)}…` : item.text,
@@ -72,14 +121,17 @@ export function renderLost(view: View, entryId: string, lost: LostModel): HTMLEl
       chips.appendChild(chip);
       buttons.push(chip as HTMLButtonElement);
     }
-    rovingFocus(chips, buttons, `${label} not in the summary (arrow keys move between them)`);
+    rovingFocus(chips, buttons, l10n.t("{0} not in the summary (arrow keys move between them)", label));
     if (items.length > PER_KIND)
-      chips.appendChild(h("span", { class: "muted small" }, `… ${items.length - PER_KIND} more`));
+      chips.appendChild(h("span", { class: "muted small" }, l10n.t("… {0} more", items.length - PER_KIND)));
     row.appendChild(chips);
     box.appendChild(row);
   }
-  if (lost.more > 0) box.appendChild(h("div", { class: "muted small" }, `… and ${lost.more} more not listed`));
+  if (lost.more > 0)
+    box.appendChild(h("div", { class: "muted small" }, l10n.t("… and {0} more not listed", lost.more)));
   if (lost.truncated)
-    box.appendChild(h("div", { class: "muted small" }, "The summarised range was too long to scan completely."));
+    box.appendChild(
+      h("div", { class: "muted small" }, l10n.t("The summarised range was too long to scan completely.")),
+    );
   return box;
 }

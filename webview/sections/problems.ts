@@ -6,11 +6,12 @@
  */
 
 import type { ProblemModel } from "../../src/shared/protocol";
-import { plural } from "../../src/shared/format";
+import { pluralText } from "../../src/shared/format";
 import { h, icon } from "../dom";
 import { basename } from "../format";
 import type { View } from "../view";
 import { actionButton } from "../widgets";
+import * as l10n from "@vscode/l10n";
 
 const SEVERITY_ICON: Record<ProblemModel["severity"], string> = { error: "error", warning: "warning", info: "info" };
 /** Problems shown before "Show all N". */
@@ -19,7 +20,7 @@ const PROBLEMS_SHOWN = 5;
 /** Where a problem is, shortly: `entry <id>` (and its line), `line 5`, a settings file's name, or nothing. */
 function problemWhere(p: ProblemModel): string {
   if (p.entryId && p.source === "session")
-    return `entry ${p.entryId}${p.line !== undefined ? ` · line ${p.line}` : ""}`;
+    return `entry ${p.entryId}${p.line !== undefined ? l10n.t(" · line {0}", p.line) : ""}`;
   if (p.line !== undefined) return `line ${p.line}`;
   if (p.source === "settings" && p.file) return basename(p.file);
   return p.entryId ? `entry ${p.entryId}` : "";
@@ -34,13 +35,19 @@ export function renderProblems(view: View): HTMLElement | null {
   const counts = (["error", "warning", "info"] as const)
     .map((sev) => [sev, problems.filter((p) => p.severity === sev).length] as const)
     .filter(([, n]) => n > 0)
-    .map(([sev, n]) => plural(n, sev === "info" ? "note" : sev))
+    .map(([sev, n]) =>
+      sev === "error"
+        ? pluralText(n, l10n.t("{0} error"), l10n.t("{0} errors"))
+        : sev === "warning"
+          ? pluralText(n, l10n.t("{0} warning"), l10n.t("{0} warnings"))
+          : pluralText(n, l10n.t("{0} note"), l10n.t("{0} notes")),
+    )
     .join(", ");
   const worst = problems[0]!.severity;
   const repairable = problems.filter((p) => p.repair === "context-edit" || p.repair === "leaf-marker").length;
   const box = h("section", {
     class: `problems sev-${worst}`,
-    "aria-label": "Session health",
+    "aria-label": l10n.t("Session health"),
     "data-testid": "problems",
   });
   box.appendChild(
@@ -48,23 +55,27 @@ export function renderProblems(view: View): HTMLElement | null {
       "div",
       { class: "problems-head" },
       icon(SEVERITY_ICON[worst], { size: "14" }),
-      h("strong", null, `Session health: ${plural(problems.length, "problem")}`),
+      h(
+        "strong",
+        null,
+        l10n.t("Session health: {0}", pluralText(problems.length, l10n.t("{0} problem"), l10n.t("{0} problems"))),
+      ),
       h(
         "span",
         { class: "muted", "data-testid": "problem-counts" },
-        ` (${counts}${repairable ? `; ${repairable} repairable` : ""})`,
+        ` (${counts}${repairable ? l10n.t("; {0} repairable", repairable) : ""})`,
       ),
       st.capabilities.checkHealth
         ? actionButton(
             view.send,
             "checkHealth",
             repairable ? "wrench" : "pulse",
-            repairable ? "Repair…" : "Check Session Health…",
+            repairable ? l10n.t("Repair…") : l10n.t("Check Session Health…"),
             { type: "checkHealth" },
             true,
             repairable
-              ? "Pi: Check Session Health — review the findings and append the entries that repair them"
-              : "Pi: Check Session Health — review the findings",
+              ? l10n.t("Pi: Check Session Health — review the findings and append the entries that repair them")
+              : l10n.t("Pi: Check Session Health — review the findings"),
           )
         : null,
     ),
@@ -75,7 +86,7 @@ export function renderProblems(view: View): HTMLElement | null {
     const where = problemWhere(p);
     const inTree = Boolean(p.entryId && p.source === "session" && st.capabilities.revealEntry);
     const target = inTree
-      ? `entry ${p.entryId} in the Pi Session tree`
+      ? l10n.t("entry {0} in the Pi Session tree", p.entryId ?? "")
       : p.file
         ? `${p.file}${p.line !== undefined ? `:${p.line}` : ""}`
         : "";
@@ -87,7 +98,7 @@ export function renderProblems(view: View): HTMLElement | null {
         "data-problem": p.id,
         "data-code": p.code,
         "data-key": `problem-${p.id}`,
-        title: clickable ? `Open ${target}` : undefined,
+        title: clickable ? l10n.t("Open {0}", target) : undefined,
       },
       icon(SEVERITY_ICON[p.severity], { size: "14", class: "problem-icon" }),
       h("span", { class: "problem-title" }, p.title),
@@ -99,18 +110,18 @@ export function renderProblems(view: View): HTMLElement | null {
         p.repair === "context-edit" || p.repair === "leaf-marker"
           ? h(
               "span",
-              { class: "problem-repair", title: "An appended entry repairs this (Repair…)" },
+              { class: "problem-repair", title: l10n.t("An appended entry repairs this (Repair…)") },
               " ",
               icon("wrench", { size: "12" }),
-              " repairable",
+              l10n.t(" repairable"),
             )
           : p.repair === "compaction"
             ? h(
                 "span",
-                { class: "problem-repair", title: "A compaction helps (Compact…)" },
+                { class: "problem-repair", title: l10n.t("A compaction helps (Compact…)") },
                 " ",
                 icon("archive", { size: "12" }),
-                " compaction helps",
+                l10n.t(" compaction helps"),
               )
             : null,
       ),
@@ -123,7 +134,7 @@ export function renderProblems(view: View): HTMLElement | null {
     const more = h(
       "button",
       { class: "link", "data-key": "problems-more" },
-      ui.allProblems ? "Show fewer" : `Show all ${problems.length}`,
+      ui.allProblems ? l10n.t("Show fewer") : l10n.t("Show all {0}", problems.length),
     );
     more.addEventListener("click", () => {
       ui.allProblems = !ui.allProblems;

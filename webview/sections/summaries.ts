@@ -14,6 +14,7 @@ import type { View } from "../view";
 import { collapsible } from "../widgets";
 import { renderDiffSection } from "./diff";
 import { renderLost } from "./lost";
+import * as l10n from "@vscode/l10n";
 
 /** One summary card (`index`: its 0-based position on the path). */
 function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement {
@@ -35,25 +36,34 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
     sm.tokensBefore !== null
       ? h(
           "span",
-          { class: "chip", title: "tokensBefore: context tokens when pi compacted" },
-          `${short(sm.tokensBefore)} before`,
+          { class: "chip", title: l10n.t("tokensBefore: context tokens when pi compacted") },
+          l10n.t("{0} before", short(sm.tokensBefore)),
         )
       : null,
-    h("span", { class: "chip", title: "Estimated tokens of the summary itself" }, `${short(sm.tokens)} summary`),
+    h(
+      "span",
+      { class: "chip", title: l10n.t("Estimated tokens of the summary itself") },
+      l10n.t("{0} summary", short(sm.tokens)),
+    ),
     sm.lost && sm.lost.items.length + sm.lost.more > 0
       ? h(
           "span",
           {
             class: "chip lost-count",
-            title:
+            title: l10n.t(
               "Paths, commands, identifiers and numbers of the summarised range that neither the summary nor the kept part contain",
+            ),
           },
-          `${sm.lost.items.length + sm.lost.more} lost`,
+          l10n.t("{0} lost", sm.lost.items.length + sm.lost.more),
         )
       : null,
     sm.inContext
-      ? h("vscode-badge", { title: "Part of the current context" }, "in context")
-      : h("span", { class: "muted small", title: "A later compaction summarised it again" }, "superseded"),
+      ? h("vscode-badge", { title: l10n.t("Part of the current context") }, l10n.t("in context"))
+      : h(
+          "span",
+          { class: "muted small", title: l10n.t("A later compaction summarised it again") },
+          l10n.t("superseded"),
+        ),
   );
   head.addEventListener("click", () => {
     // nothing saved yet = the latest is expanded; `["-"]` = the user collapsed every card
@@ -73,7 +83,7 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
     if (sm.firstKeptEntryId) {
       const kept = h(
         "button",
-        { class: "link mono", title: "Reveal the first kept entry in the tree" },
+        { class: "link mono", title: l10n.t("Reveal the first kept entry in the tree") },
         `firstKeptEntryId ${sm.firstKeptEntryId}`,
       );
       kept.addEventListener("click", () => view.send({ type: "revealEntry", entryId: sm.firstKeptEntryId! }));
@@ -81,7 +91,9 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
     }
     if (sm.fromId) meta.append(h("span", { class: "mono" }, `from ${sm.fromId}`));
     if (sm.fromHook)
-      meta.append(h("span", { title: "Written by an extension/hook: pi ignores its file details" }, "fromHook"));
+      meta.append(
+        h("span", { title: l10n.t("Written by an extension/hook: pi ignores its file details") }, "fromHook"),
+      );
     const body = h("div", { class: "markdown" });
     body.appendChild(renderMarkdown(sm.body));
     card.append(meta, body);
@@ -92,9 +104,11 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
           "div",
           { class: "summary-files muted" },
           sm.modifiedFiles.length
-            ? h("span", null, icon("edit", { size: "12" }), ` ${sm.modifiedFiles.length} modified`)
+            ? h("span", null, icon("edit", { size: "12" }), l10n.t(" {0} modified", sm.modifiedFiles.length))
             : null,
-          sm.readFiles.length ? h("span", null, icon("eye", { size: "12" }), ` ${sm.readFiles.length} read`) : null,
+          sm.readFiles.length
+            ? h("span", null, icon("eye", { size: "12" }), l10n.t(" {0} read", sm.readFiles.length))
+            : null,
         ),
       );
     }
@@ -106,14 +120,14 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
 export function renderSummariesSection(view: View): HTMLElement {
   const summaries = view.state.summaries;
   if (summaries.length === 0) {
-    return collapsible(view, "summaries", "Summaries", "none on this path", [
-      h("p", { class: "muted pad" }, "No compaction or branch summary on the current path yet."),
+    return collapsible(view, "summaries", l10n.t("Summaries"), l10n.t("none on this path"), [
+      h("p", { class: "muted pad" }, l10n.t("No compaction or branch summary on the current path yet.")),
     ]);
   }
   const list = h("div", { class: "summaries" });
   summaries.forEach((sm, i) => list.appendChild(renderSummary(view, sm, i)));
   const sections: HTMLElement[] = [
-    collapsible(view, "summaries", "Summaries", `${summaries.length} on this path`, [list]),
+    collapsible(view, "summaries", l10n.t("Summaries"), l10n.t("{0} on this path", summaries.length), [list]),
   ];
   if (summaries.length >= 2) sections.push(renderDiffSection(view));
   return h("div", null, ...sections);

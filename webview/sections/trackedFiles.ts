@@ -10,6 +10,7 @@ import { append, h, icon } from "../dom";
 import { basename } from "../format";
 import type { View } from "../view";
 import { collapsible } from "../widgets";
+import * as l10n from "@vscode/l10n";
 
 /** The path relative to the session cwd when inside it, else as pi lists it. */
 function relativePath(f: TrackedFileModel, cwd: string | null): string {
@@ -23,8 +24,8 @@ function sourceText(f: TrackedFileModel): string {
   return f.sources
     .map((src) =>
       src.kind === "compaction"
-        ? `compaction ${src.ordinal} (${src.entryId}): ${src.op}`
-        : `turn ${src.ordinal} (${src.entryId}): ${src.op}`,
+        ? l10n.t("compaction {0} ({1}): {2}", src.ordinal, src.entryId, src.op)
+        : l10n.t("turn {0} ({1}): {2}", src.ordinal, src.entryId, src.op),
     )
     .join("\n");
 }
@@ -34,18 +35,18 @@ export function renderFilesSection(view: View): HTMLElement {
   const files = view.state.files!;
   const total = files.readFiles.length + files.modifiedFiles.length;
   const filter = h("vscode-textfield", {
-    placeholder: "Filter files",
+    placeholder: l10n.t("Filter files"),
     value: view.ui.filter,
     "data-testid": "file-filter",
     "data-key": "file-filter",
-    "aria-label": "Filter tracked files",
+    "aria-label": l10n.t("Filter tracked files"),
   });
   filter.appendChild(icon("filter", { slot: "content-before", size: "14" }));
   const listsBox = h("div", { class: "file-lists" });
   const renderLists = () => {
     listsBox.replaceChildren(
-      renderFileList(view, "Modified", "modified", files.modifiedFiles),
-      renderFileList(view, "Read", "read", files.readFiles),
+      renderFileList(view, l10n.t("Modified"), "modified", files.modifiedFiles),
+      renderFileList(view, l10n.t("Read"), "read", files.readFiles),
     );
   };
   // typing re-renders only the lists (the text field keeps its focus and caret)
@@ -59,21 +60,28 @@ export function renderFilesSection(view: View): HTMLElement {
     ? h(
         "p",
         { class: "note muted" },
-        `As pi's next compaction would list them: compaction ${files.seededFrom}'s details plus tool calls since. Paths resolved against ${files.cwd ?? "the session cwd"}.`,
+        l10n.t(
+          "As pi's next compaction would list them: compaction {0}'s details plus tool calls since. Paths resolved against {1}.",
+          files.seededFrom,
+          files.cwd ?? l10n.t("the session cwd"),
+        ),
       )
     : h(
         "p",
         { class: "note muted" },
-        `As pi's next compaction would list them (tool calls in the current context). Paths resolved against ${files.cwd ?? "the session cwd"}.`,
+        l10n.t(
+          "As pi's next compaction would list them (tool calls in the current context). Paths resolved against {0}.",
+          files.cwd ?? l10n.t("the session cwd"),
+        ),
       );
   return collapsible(
     view,
     "files",
-    "Tracked files",
-    `${files.modifiedFiles.length} modified · ${files.readFiles.length} read`,
+    l10n.t("Tracked files"),
+    l10n.t("{0} modified · {1} read", files.modifiedFiles.length, files.readFiles.length),
     total
       ? [h("div", { class: "filter-row" }, filter), listsBox, seeded]
-      : [h("p", { class: "muted pad" }, "No file was read, written or edited in the current context.")],
+      : [h("p", { class: "muted pad" }, l10n.t("No file was read, written or edited in the current context."))],
   );
 }
 
@@ -90,17 +98,17 @@ function renderFileList(view: View, title: string, kind: "modified" | "read", fi
       null,
       icon(kind === "modified" ? "edit" : "eye", { size: "14" }),
       ` ${title} `,
-      h("span", { class: "muted" }, q ? `${shown.length} of ${files.length}` : String(files.length)),
+      h("span", { class: "muted" }, q ? l10n.t("{0} of {1}", shown.length, files.length) : String(files.length)),
     ),
   );
   if (shown.length === 0) {
-    wrap.appendChild(h("p", { class: "muted pad" }, files.length ? "No match." : "None."));
+    wrap.appendChild(h("p", { class: "muted pad" }, files.length ? l10n.t("No match.") : l10n.t("None.")));
     return wrap;
   }
   const list = h("div", {
     class: "files",
     role: "listbox",
-    "aria-label": `${title} files`,
+    "aria-label": l10n.t("{0} files", title),
     "data-testid": `files-${kind}`,
   });
   shown.forEach((f, i) => list.appendChild(renderFileRow(view, f, i === 0)));
@@ -132,7 +140,13 @@ function renderFileRow(view: View, f: TrackedFileModel, first: boolean): HTMLEle
     "aria-selected": "false",
     "data-path": f.absolutePath,
     "data-key": `file-${f.list}-${f.absolutePath}`,
-    title: `${f.absolutePath}${missing ? "\n(missing on disk)" : ""}${f.outsideWorkspace ? "\n(outside the workspace)" : ""}\n\n${sourceText(f)}\n\nClick: preview · Double-click/Enter: keep open · Ctrl+Enter: to the side · Ctrl+C: copy path`,
+    title: l10n.t(
+      "{0}{1}{2}\n\n{3}\n\nClick: preview · Double-click/Enter: keep open · Ctrl+Enter: to the side · Ctrl+C: copy path",
+      f.absolutePath,
+      missing ? l10n.t("\n(missing on disk)") : "",
+      f.outsideWorkspace ? l10n.t("\n(outside the workspace)") : "",
+      sourceText(f),
+    ),
   });
   const last = f.sources[f.sources.length - 1];
   const origin = last ? (last.kind === "compaction" ? `compaction ${last.ordinal}` : `turn ${last.ordinal}`) : "";
@@ -150,14 +164,14 @@ function renderFileRow(view: View, f: TrackedFileModel, first: boolean): HTMLEle
       f.outsideWorkspace
         ? h(
             "span",
-            { class: "flag flag-outside", "data-flag": "outside", title: "Outside the workspace folders" },
+            { class: "flag flag-outside", "data-flag": "outside", title: l10n.t("Outside the workspace folders") },
             "outside",
           )
         : null,
       f.openInTab
         ? h(
             "span",
-            { class: "flag flag-open", "data-flag": "open", title: "Open in an editor tab" },
+            { class: "flag flag-open", "data-flag": "open", title: l10n.t("Open in an editor tab") },
             icon("circle-filled", { size: "8" }),
           )
         : null,
@@ -167,12 +181,14 @@ function renderFileRow(view: View, f: TrackedFileModel, first: boolean): HTMLEle
   const actions = h("span", { class: "file-actions" });
   if (f.list === "modified" && f.inGitRepo && !missing && view.state.capabilities.git)
     actions.appendChild(
-      rowButton("git-compare", "Diff against HEAD", "Open diff against git HEAD", "git-diff", () =>
+      rowButton("git-compare", l10n.t("Diff against HEAD"), l10n.t("Open diff against git HEAD"), "git-diff", () =>
         send({ type: "openGitDiff", path: f.absolutePath }),
       ),
     );
   actions.appendChild(
-    rowButton("copy", "Copy path", "Copy path", "copy-path", () => send({ type: "copyPath", path: f.absolutePath })),
+    rowButton("copy", l10n.t("Copy path"), l10n.t("Copy path"), "copy-path", () =>
+      send({ type: "copyPath", path: f.absolutePath }),
+    ),
   );
   row.appendChild(actions);
   // a missing file too: the host says so where it stays visible and offers the folder and the path

@@ -10,13 +10,14 @@
  * Session text goes in through `textContent` only (`h`).
  */
 
-import { formatCount, plural } from "../../src/shared/format";
+import { formatCount, pluralText } from "../../src/shared/format";
 import type { TrimSectionModel } from "../../src/shared/protocol";
 import type { TrimChoice, TrimItem, TrimPreviewModel, TrimRequestItem, TrimSuggestion } from "../../src/shared/trim";
 import { append, h, icon } from "../dom";
 import { short } from "../format";
 import type { View } from "../view";
 import { collapsible } from "../widgets";
+import * as l10n from "@vscode/l10n";
 
 const KIND_WORDS: Record<TrimItem["kind"], string> = {
   user: "user",
@@ -74,7 +75,11 @@ export function selectForTrim(view: View, items: readonly TrimRequestItem[]): vo
 }
 
 function age(item: TrimItem): string {
-  return item.turnsAgo === 0 ? "this turn" : `${item.turnsAgo} turn${item.turnsAgo === 1 ? "" : "s"} ago`;
+  return item.turnsAgo === 0
+    ? l10n.t("this turn")
+    : item.turnsAgo === 1
+      ? l10n.t("1 turn ago")
+      : l10n.t("{0} turns ago", item.turnsAgo);
 }
 
 function renderSuggestion(view: View, s: TrimSuggestion): HTMLElement {
@@ -82,7 +87,7 @@ function renderSuggestion(view: View, s: TrimSuggestion): HTMLElement {
   const select = h(
     "vscode-button",
     { secondary: true, class: "trim-select", "data-key": `trim-suggestion-${s.kind}`, disabled: picked },
-    picked ? "Selected" : "Select",
+    picked ? l10n.t("Selected") : l10n.t("Select"),
   );
   select.addEventListener("click", () => selectForTrim(view, s.actions));
   return h(
@@ -91,7 +96,7 @@ function renderSuggestion(view: View, s: TrimSuggestion): HTMLElement {
     icon("lightbulb", { size: "14" }),
     h("div", { class: "trim-suggestion-text" }, h("strong", null, s.title), h("span", { class: "muted" }, s.detail)),
     view.state.detailsPending
-      ? h("span", { class: "trim-saves muted", title: "Estimating what it saves…" }, "saves …")
+      ? h("span", { class: "trim-saves muted", title: l10n.t("Estimating what it saves…") }, l10n.t("saves …"))
       : h("span", { class: "trim-saves", "data-value": String(s.tokensSaved) }, `saves ${formatCount(s.tokensSaved)}`),
     select,
   );
@@ -104,7 +109,7 @@ function renderItem(view: View, item: TrimItem, pending: ReadonlySet<string>): H
     checked: selected,
     disabled: !item.editable,
     "aria-label": `Select ${KIND_WORDS[item.kind]} ${item.entryId}`,
-    title: item.editable ? "Select for trimming" : (item.notEditable ?? "not editable"),
+    title: item.editable ? l10n.t("Select for trimming") : (item.notEditable ?? l10n.t("not editable")),
   });
   box.addEventListener("change", () => {
     const on = (box as unknown as { checked: boolean }).checked;
@@ -121,7 +126,7 @@ function renderItem(view: View, item: TrimItem, pending: ReadonlySet<string>): H
         "span",
         { class: `trim-state ${item.edit.kind}`, title: item.edit.note ?? "" },
         icon(item.edit.kind === "removed" ? "trash" : "note", { size: "12" }),
-        item.edit.kind === "removed" ? " removed" : ` note: ${item.edit.note ?? ""}`,
+        item.edit.kind === "removed" ? l10n.t(" removed") : l10n.t(" note: {0}", item.edit.note ?? ""),
       )
     : null;
   const row = h(
@@ -158,7 +163,7 @@ function renderPreviewBar(p: TrimPreviewModel): HTMLElement {
   const bar = h("div", {
     class: "trim-bar",
     role: "img",
-    "aria-label": `${formatCount(p.pureTokensNow)} tokens now, ${formatCount(p.tokensAfter)} after`,
+    "aria-label": l10n.t("{0} tokens now, {1} after", formatCount(p.pureTokensNow), formatCount(p.tokensAfter)),
   });
   for (const [cls, tokens, label] of [
     ["now", p.pureTokensNow, "now"],
@@ -169,7 +174,10 @@ function renderPreviewBar(p: TrimPreviewModel): HTMLElement {
     fill.style.width = `${(tokens / total) * 100}%`;
     track.appendChild(fill);
     if (p.threshold !== null && p.window !== null) {
-      const marker = h("div", { class: "trim-threshold", title: `auto-compaction at ${formatCount(p.threshold)}` });
+      const marker = h("div", {
+        class: "trim-threshold",
+        title: l10n.t("auto-compaction at {0}", formatCount(p.threshold)),
+      });
       marker.style.left = `${(p.threshold / total) * 100}%`;
       track.appendChild(marker);
     }
@@ -193,30 +201,65 @@ function renderPreview(view: View, p: TrimPreviewModel): HTMLElement {
   const saved = p.tokensSaved >= 0 ? `saves ${formatCount(p.tokensSaved)}` : `adds ${formatCount(-p.tokensSaved)}`;
   fact(
     "arrow-right",
-    `${formatCount(p.pureTokensNow)} → ${formatCount(p.tokensAfter)} tokens (${saved}) by pi's estimate; pi shows ${formatCount(p.tokensNow)} now.`,
+    l10n.t(
+      "{0} → {1} tokens ({2}) by pi's estimate; pi shows {3} now.",
+      formatCount(p.pureTokensNow),
+      formatCount(p.tokensAfter),
+      saved,
+      formatCount(p.tokensNow),
+    ),
   );
   if (p.threshold !== null && p.autoCompaction)
     fact(
       p.compactsAfter ? "warning" : "dashboard",
       p.compactsAfter
-        ? `Still above the auto-compaction threshold (${formatCount(p.threshold)}) after: pi compacts at its next check.`
-        : `${formatCount(p.untilCompactionAfter ?? 0)} tokens until auto-compaction after (${formatCount(p.untilCompactionNow ?? 0)} now).`,
+        ? l10n.t(
+            "Still above the auto-compaction threshold ({0}) after: pi compacts at its next check.",
+            formatCount(p.threshold),
+          )
+        : l10n.t(
+            "{0} tokens until auto-compaction after ({1} now).",
+            formatCount(p.untilCompactionAfter ?? 0),
+            formatCount(p.untilCompactionNow ?? 0),
+          ),
       p.compactsAfter ? "warn" : "",
     );
   if (p.cache) {
     fact(
       "database",
-      `Prompt cache: the next request sends ≈${formatCount(p.cache.resentTokens)} tokens uncached (from ${p.cache.earliestEntryId} on); ${formatCount(p.cache.cachedTokens)} stay cached.`,
+      l10n.t(
+        "Prompt cache: the next request sends ≈{0} tokens uncached (from {1} on); {2} stay cached.",
+        formatCount(p.cache.resentTokens),
+        p.cache.earliestEntryId,
+        formatCount(p.cache.cachedTokens),
+      ),
     );
     if (p.cost)
       fact(
         "credit-card",
-        `$${p.cost.oneOffExtra.toFixed(4)} once on the next request, then $${p.cost.perRequestSaving.toFixed(4)} less per request${p.cost.breakEvenRequests !== null ? `; pays off after ${plural(p.cost.breakEvenRequests, "request")}` : ""}.`,
+        l10n.t(
+          "${0} once on the next request, then ${1} less per request{2}.",
+          p.cost.oneOffExtra.toFixed(4),
+          p.cost.perRequestSaving.toFixed(4),
+          p.cost.breakEvenRequests !== null
+            ? l10n.t(
+                "; pays off after {0}",
+                pluralText(p.cost.breakEvenRequests, l10n.t("{0} request"), l10n.t("{0} requests")),
+              )
+            : "",
+        ),
       );
     else if (p.priceNote) fact("info", p.priceNote, "muted");
   }
-  fact("save", `Appends ${plural(p.edits.length, "context edit")} in one write (${formatCount(p.bytes)} bytes).`);
-  const edits = h("div", { class: "trim-edits", role: "list", "aria-label": "Planned context edits" });
+  fact(
+    "save",
+    l10n.t(
+      "Appends {0} in one write ({1} bytes).",
+      pluralText(p.edits.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+      formatCount(p.bytes),
+    ),
+  );
+  const edits = h("div", { class: "trim-edits", role: "list", "aria-label": l10n.t("Planned context edits") });
   for (const e of p.edits)
     edits.appendChild(
       h(
@@ -248,7 +291,7 @@ function renderPreview(view: View, p: TrimPreviewModel): HTMLElement {
         "div",
         { class: "trim-edit muted", role: "listitem" },
         icon("check", { size: "14" }),
-        h("span", null, `Unchanged (already shown that way): ${p.unchanged.join(", ")}`),
+        h("span", null, l10n.t("Unchanged (already shown that way): {0}", p.unchanged.join(", "))),
       ),
     );
   const apply = h(
@@ -259,13 +302,13 @@ function renderPreview(view: View, p: TrimPreviewModel): HTMLElement {
       "data-action": "trim-apply",
       disabled: p.edits.length === 0 || !view.state.capabilities.trim,
     },
-    view.state.gauge?.live ? "Apply in pi" : "Apply",
+    view.state.gauge?.live ? l10n.t("Apply in pi") : l10n.t("Apply"),
   );
   apply.addEventListener("click", () => {
     const id = view.trimPreview?.requestId;
     if (id !== undefined) view.send({ type: "applyTrim", requestId: id, items: view.ui.trimSelection });
   });
-  const clear = h("vscode-button", { secondary: true, "data-key": "trim-clear" }, "Clear selection");
+  const clear = h("vscode-button", { secondary: true, "data-key": "trim-clear" }, l10n.t("Clear selection"));
   clear.addEventListener("click", () => {
     view.ui.trimSelection = [];
     view.ui.trimNote = undefined;
@@ -287,10 +330,10 @@ function renderSelection(view: View): HTMLElement | null {
   const select = h("vscode-single-select", {
     class: "trim-choice",
     "data-key": "trim-choice",
-    "aria-label": "What should happen",
+    "aria-label": l10n.t("What should happen"),
   });
   if (view.ui.trimChoice === "mixed")
-    select.appendChild(h("vscode-option", { value: "mixed", selected: true }, "As suggested"));
+    select.appendChild(h("vscode-option", { value: "mixed", selected: true }, l10n.t("As suggested")));
   for (const [value, label] of CHOICES)
     select.appendChild(h("vscode-option", { value, selected: view.ui.trimChoice === value }, label));
   select.addEventListener("change", () => {
@@ -303,14 +346,14 @@ function renderSelection(view: View): HTMLElement | null {
   const head = h(
     "div",
     { class: "trim-selection" },
-    h("strong", null, `${plural(sel.length, "item")} selected`),
+    h("strong", null, l10n.t("{0} selected", pluralText(sel.length, l10n.t("{0} item"), l10n.t("{0} items")))),
     select,
   );
   if (view.ui.trimChoice === "note" && sel.length === 1) {
     const note = h("vscode-textfield", {
       class: "trim-note",
       "data-key": "trim-note",
-      placeholder: "The note the model sees instead (empty: pi Context's note)",
+      placeholder: l10n.t("The note the model sees instead (empty: pi Context's note)"),
       value: view.ui.trimNote ?? "",
     });
     note.addEventListener("change", () => {
@@ -326,8 +369,8 @@ function renderSelection(view: View): HTMLElement | null {
   }
   const box = h("div", { class: "trim-selected", "data-testid": "trim-selection" }, head);
   const tp = view.trimPreview;
-  if (!tp || tp.preview === undefined) box.appendChild(h("p", { class: "muted" }, "Preparing the preview…"));
-  else if (tp.preview === null) box.appendChild(h("p", { class: "warn" }, tp.error ?? "No preview."));
+  if (!tp || tp.preview === undefined) box.appendChild(h("p", { class: "muted" }, l10n.t("Preparing the preview…")));
+  else if (tp.preview === null) box.appendChild(h("p", { class: "warn" }, tp.error ?? l10n.t("No preview.")));
   else box.appendChild(renderPreview(view, tp.preview));
   return box;
 }
@@ -339,36 +382,36 @@ export function renderTrimSection(view: View): HTMLElement | null {
   const pending = new Set(t.pending);
   const body: Node[] = [];
   if (t.suggestions.length) {
-    const list = h("div", { class: "trim-suggestions", role: "list", "aria-label": "Suggestions" });
+    const list = h("div", { class: "trim-suggestions", role: "list", "aria-label": l10n.t("Suggestions") });
     for (const s of t.suggestions) list.appendChild(renderSuggestion(view, s));
-    body.push(h("h4", null, "Suggestions"), list);
+    body.push(h("h4", null, l10n.t("Suggestions")), list);
   }
   const items = h("div", {
     class: "trim-items",
     role: "list",
-    "aria-label": "Largest items in context",
+    "aria-label": l10n.t("Largest items in context"),
     "data-testid": "trim-items",
   });
   for (const item of t.items) items.appendChild(renderItem(view, item, pending));
-  body.push(h("h4", null, `Largest items in context (${formatCount(t.itemCount)})`), items);
+  body.push(h("h4", null, l10n.t("Largest items in context ({0})", formatCount(t.itemCount))), items);
   const selection = renderSelection(view);
   if (selection) body.push(selection);
   const quick = h(
     "vscode-button",
     { secondary: true, icon: "list-selection", "data-key": "trim-open" },
-    "Trim Context…",
+    l10n.t("Trim Context…"),
   );
   quick.addEventListener("click", () => view.send({ type: "openTrim" }));
   body.push(h("div", { class: "trim-actions" }, quick));
   const description = [
-    plural(t.itemCount, "item"),
-    t.editedCount ? `${t.editedCount} edited` : "",
-    t.pending.length ? `${t.pending.length} pending` : "",
-    t.suggestions.length ? plural(t.suggestions.length, "suggestion") : "",
+    pluralText(t.itemCount, l10n.t("{0} item"), l10n.t("{0} items")),
+    t.editedCount ? l10n.t("{0} edited", t.editedCount) : "",
+    t.pending.length ? l10n.t("{0} pending", t.pending.length) : "",
+    t.suggestions.length ? pluralText(t.suggestions.length, l10n.t("{0} suggestion"), l10n.t("{0} suggestions")) : "",
   ]
     .filter(Boolean)
     .join(" · ");
-  const section = collapsible(view, "trim", "Context surgery", description, body);
+  const section = collapsible(view, "trim", l10n.t("Context surgery"), description, body);
   section.setAttribute("data-testid", "trim-section");
   section.id = "trim-section";
   return section;

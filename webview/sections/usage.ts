@@ -6,19 +6,25 @@
  */
 
 import type { UsageModel } from "../../src/shared/protocol";
-import { formatCount, formatDollars, formatTokens, plural } from "../../src/shared/format";
+import { formatCount, formatDollars, formatTokens, pluralText } from "../../src/shared/format";
 import { append, h } from "../dom";
 import type { View } from "../view";
 import { collapsible } from "../widgets";
+import * as l10n from "@vscode/l10n";
 
 function tokensLine(u: UsageModel): HTMLElement {
-  const line = h("span", null, `${formatCount(u.promptTokens)} in`);
+  const line = h("span", null, l10n.t("{0} in", formatCount(u.promptTokens)));
   if (u.sessionCacheHitRate !== null)
     line.append(
       h(
         "span",
         { class: "muted" },
-        ` (${formatCount(u.cacheRead)} cached = ${u.sessionCacheHitRate.toFixed(1)}%${u.cacheWrite ? `, ${formatCount(u.cacheWrite)} written` : ""})`,
+        l10n.t(
+          " ({0} cached = {1}%{2})",
+          formatCount(u.cacheRead),
+          u.sessionCacheHitRate.toFixed(1),
+          u.cacheWrite ? l10n.t(", {0} written", formatCount(u.cacheWrite)) : "",
+        ),
       ),
     );
   line.append(` · ${formatCount(u.output)} out · ${formatCount(u.totalTokens)} total`);
@@ -34,11 +40,11 @@ function cacheLine(u: UsageModel): HTMLElement {
         "span",
         {
           class: "cold",
-          title: "Turns whose prompt was mostly re-sent instead of read from the cache (marked in the chart)",
+          title: l10n.t("Turns whose prompt was mostly re-sent instead of read from the cache (marked in the chart)"),
         },
-        `${plural(u.cold.count, "cold turn")} ${formatDollars(u.cold.missedCost)}`,
+        `${pluralText(u.cold.count, l10n.t("{0} cold turn"), l10n.t("{0} cold turns"))} ${formatDollars(u.cold.missedCost)}`,
       ),
-      h("span", { class: "muted" }, ` (${formatTokens(u.cold.missedTokens)} tokens re-sent)`),
+      h("span", { class: "muted" }, l10n.t(" ({0} tokens re-sent)", formatTokens(u.cold.missedTokens))),
     );
   else line.append("no cold turn on this path");
   return line;
@@ -52,41 +58,53 @@ export function renderUsageSection(view: View): HTMLElement | null {
   const fact = (dt: string, dd: Node | string, title?: string) =>
     append(facts, [h("dt", null, dt), h("dd", title ? { title } : null, dd)]);
   fact(
-    "Model",
+    l10n.t("Model"),
     u.model ?? "—",
-    "The current model as pi's footer shows it (with the thinking level for reasoning models)",
+    l10n.t("The current model as pi's footer shows it (with the thinking level for reasoning models)"),
   );
   fact(
-    "pi's footer",
-    h("span", { class: "mono", "data-testid": "usage-footer" }, u.footer || "nothing used yet"),
-    "↑ input · ↓ output · R cache read · W cache write · CH cache hit rate of the last answer · $ cost — summed by pi over every entry of the file (all branches)",
+    l10n.t("pi's footer"),
+    h("span", { class: "mono", "data-testid": "usage-footer" }, u.footer || l10n.t("nothing used yet")),
+    l10n.t(
+      "↑ input · ↓ output · R cache read · W cache write · CH cache hit rate of the last answer · $ cost — summed by pi over every entry of the file (all branches)",
+    ),
   );
   if (u.promptTokens || u.output)
-    fact("Tokens", tokensLine(u), "pi's /session: input = input + cache read + cache write");
+    fact(l10n.t("Tokens"), tokensLine(u), l10n.t("pi's /session: input = input + cache read + cache write"));
   const cost = h("span", { "data-testid": "usage-cost" }, formatDollars(u.cost));
   if (u.byModel.length > 1)
     cost.append(
       h("span", { class: "muted" }, ` — ${u.byModel.map((r) => `${r.key} ${formatDollars(r.cost)}`).join(", ")}`),
     );
-  fact("Cost", cost, "As pi stored it with each answer (pi-ai's prices when the answer arrived)");
+  fact(l10n.t("Cost"), cost, l10n.t("As pi stored it with each answer (pi-ai's prices when the answer arrived)"));
   if (u.prices)
     fact(
-      "Prices",
+      l10n.t("Prices"),
       u.prices,
-      "The current model's prices (US dollars per million tokens) from pi's catalog / models.json",
+      l10n.t("The current model's prices (US dollars per million tokens) from pi's catalog / models.json"),
     );
   if (u.reportedCache) {
-    fact("Cache", cacheLine(u), `Cache lifetime assumed: ${u.cacheTtl.source}`);
+    fact(l10n.t("Cache"), cacheLine(u), l10n.t("Cache lifetime assumed: {0}", u.cacheTtl.source));
     if (u.reBilled.missCount)
       fact(
-        "Re-billed",
-        `${formatDollars(u.reBilled.missedCost)} · ${plural(u.reBilled.missCount, "miss", "misses")} (pi's /session, whole file)`,
+        l10n.t("Re-billed"),
+        l10n.t(
+          "{0} · {1} (pi's /session, whole file)",
+          formatDollars(u.reBilled.missedCost),
+          pluralText(u.reBilled.missCount, l10n.t("{0} miss"), l10n.t("{0} misses")),
+        ),
       );
   }
   if (u.incomplete)
-    fact("Unreadable", `${plural(u.incomplete, "entry", "entries")} without a readable usage (counted as 0)`);
+    fact(
+      l10n.t("Unreadable"),
+      l10n.t(
+        "{0} without a readable usage (counted as 0)",
+        pluralText(u.incomplete, l10n.t("{0} entry"), l10n.t("{0} entries")),
+      ),
+    );
   const description = u.footer
-    ? `${formatDollars(u.cost)} · ${plural(u.messages.assistant, "answer")}`
-    : "nothing used yet";
-  return collapsible(view, "usage", "Usage & cost", description, [h("div", { class: "usage-body" }, facts)]);
+    ? `${formatDollars(u.cost)} · ${pluralText(u.messages.assistant, l10n.t("{0} answer"), l10n.t("{0} answers"))}`
+    : l10n.t("nothing used yet");
+  return collapsible(view, "usage", l10n.t("Usage & cost"), description, [h("div", { class: "usage-body" }, facts)]);
 }

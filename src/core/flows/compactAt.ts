@@ -28,6 +28,7 @@ import {
   type Node as JsonNode,
   type ParseError,
 } from "jsonc-parser";
+import * as l10n from "@vscode/l10n";
 
 /** The two per-model compaction settings. */
 export type CompactAtField = "reserveTokens" | "keepRecentTokens";
@@ -73,18 +74,18 @@ export function compactAtValue(
   window: number,
   reserveTokens: number,
 ): CompactAtValue | { error: string } {
-  if (!(window > 0)) return { error: "The context window of this model is unknown." };
+  if (!(window > 0)) return { error: l10n.t("The context window of this model is unknown.") };
   const tokens = input.kind === "percent" ? Math.round((window * input.percent) / 100) : input.tokens;
   if (field === "reserveTokens") {
     if (!(tokens > 0 && tokens < window))
-      return { error: `Auto-compaction must start above 0 and below the window (${window} tokens).` };
+      return { error: l10n.t("Auto-compaction must start above 0 and below the window ({0} tokens).", window) };
     const value = window - tokens;
     return { field, value, threshold: tokens, percent: (tokens / window) * 100 };
   }
   const threshold = window - reserveTokens;
-  if (!(tokens > 0)) return { error: "keepRecentTokens must be more than 0." };
+  if (!(tokens > 0)) return { error: l10n.t("keepRecentTokens must be more than 0.") };
   if (tokens >= threshold)
-    return { error: `keepRecentTokens must stay below the auto-compaction threshold (${threshold} tokens).` };
+    return { error: l10n.t("keepRecentTokens must stay below the auto-compaction threshold ({0} tokens).", threshold) };
   return { field, value: tokens, threshold, percent: (threshold / window) * 100 };
 }
 
@@ -177,7 +178,7 @@ export function setJsonValue(text: string, jsonPath: string[], value: unknown): 
 /** The settings file changed between the question and the write (nothing written). */
 export class SettingsChangedError extends Error {
   constructor(file: string) {
-    super(`${file} changed while you were deciding. Nothing was written; try again.`);
+    super(l10n.t("{0} changed while you were deciding. Nothing was written; try again.", file));
     this.name = "SettingsChangedError";
   }
 }
@@ -212,7 +213,7 @@ function lock(file: string): () => void {
       }
       if (attempt >= 10)
         throw new SettingsEditError(
-          `pi is writing ${file} right now (it holds ${dir}). Nothing was written; try again.`,
+          l10n.t("pi is writing {0} right now (it holds {1}). Nothing was written; try again.", file, dir),
         );
       const until = Date.now() + 20;
       while (Date.now() < until) {
@@ -239,7 +240,7 @@ export function writeCompactionOverride(
   value: number,
 ): string {
   if (!Number.isSafeInteger(value) || value < 0)
-    throw new SettingsEditError(`${field} must be a non-negative whole number of tokens, not ${value}.`);
+    throw new SettingsEditError(l10n.t("{0} must be a non-negative whole number of tokens, not {1}.", field, value));
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   const release = lock(file);
@@ -257,7 +258,11 @@ export function writeCompactionOverride(
         JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
       } catch (error) {
         throw new SettingsEditError(
-          `pi cannot read ${file} (${(error as Error).message}): pi 1.6.0 reads settings.json as strict JSON, without comments, and ignores it as a whole. Fix the file first; nothing was written.`,
+          l10n.t(
+            "pi cannot read {0} ({1}): pi 1.6.0 reads settings.json as strict JSON, without comments, and ignores it as a whole. Fix the file first; nothing was written.",
+            file,
+            (error as Error).message,
+          ),
         );
       }
     }
@@ -265,7 +270,7 @@ export function writeCompactionOverride(
     try {
       next = setJsonValue(text, overridePath(modelKey, field), value);
     } catch (error) {
-      throw new SettingsEditError(`Cannot edit ${file}: ${(error as Error).message}. Nothing was written.`);
+      throw new SettingsEditError(l10n.t("Cannot edit {0}: {1}. Nothing was written.", file, (error as Error).message));
     }
     if (!next.endsWith("\n") && text === "") next += "\n";
     JSON.parse(next.charCodeAt(0) === 0xfeff ? next.slice(1) : next); // what pi will read

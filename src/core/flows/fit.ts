@@ -11,6 +11,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { SummarizerError, type Summarizer, type SummaryRequest } from "./summarizer";
+import * as l10n from "@vscode/l10n";
 
 interface Encoder {
   encode(text: string, allowedSpecial?: string[] | "all", disallowedSpecial?: string[] | "all"): number[];
@@ -146,7 +147,16 @@ export async function measureRequest(
  * for the summary it is 620,629 tokens too large".
  */
 export function shortfallText(s: FitShortfall): string {
-  return `The ${s.what} request does not fit the summarizer: it is about ${n(s.inputTokens)} tokens${s.margin ? ` (+${n(s.margin)} safety margin, counted with tiktoken)` : ""}, and ${s.summarizer} has a context window of ${n(s.window)} tokens — with at least ${n(s.minimumOutput)} for the summary it is ${n(s.excess)} tokens too large`;
+  return l10n.t(
+    "The {0} request does not fit the summarizer: it is about {1} tokens{2}, and {3} has a context window of {4} tokens — with at least {5} for the summary it is {6} tokens too large",
+    s.what,
+    n(s.inputTokens),
+    s.margin ? l10n.t(" (+{0} safety margin, counted with tiktoken)", n(s.margin)) : "",
+    s.summarizer,
+    n(s.window),
+    n(s.minimumOutput),
+    n(s.excess),
+  );
 }
 
 /**
@@ -155,7 +165,7 @@ export function shortfallText(s: FitShortfall): string {
  */
 export function tooLargeError(shortfalls: readonly FitShortfall[], advice: readonly string[]): SummarizerError {
   const head = shortfalls.map(shortfallText).join(". ");
-  return new SummarizerError("too-large", [`${head}.`, ...advice, "Nothing was sent or written."].join(" "));
+  return new SummarizerError("too-large", [`${head}.`, ...advice, l10n.t("Nothing was sent or written.")].join(" "));
 }
 
 /**

@@ -31,6 +31,7 @@ import type { FitShortfall, FittedRequest } from "./fit";
 import { FOREIGN_TOKENIZER_MARGIN } from "./fit";
 import type { MessageSurface } from "./live";
 import type { Summarizer, SummaryRequest } from "./summarizer";
+import * as l10n from "@vscode/l10n";
 
 const n = (v: number) => v.toLocaleString("en-US");
 const up = (v: number) => Math.ceil(v / 1000) * 1000;
@@ -108,7 +109,7 @@ export function keepRecentToFit(facts: CompactionFacts): number | undefined {
 function modelSettings(s: SummarizerFacts): { model: string; window: string } {
   if (s.surface === "cli") return { model: "--model", window: "--summarizer-window" };
   if (s.provider === "vscode-lm")
-    return { model: "piContext.summarizer.vscodeLm.family", window: "the language model's own window" };
+    return { model: "piContext.summarizer.vscodeLm.family", window: l10n.t("the language model's own window") };
   return { model: "piContext.summarizer.openai.model", window: "piContext.summarizer.openai.contextWindow" };
 }
 
@@ -126,13 +127,25 @@ function largerWindow(s: SummarizerFacts, need: number, sessionModel?: string, s
   const where = modelSettings(s);
   const own =
     sessionModel && sessionWindow && sessionWindow >= need
-      ? ` — the session's own model, ${sessionModel}, has ${n(sessionWindow)}`
+      ? l10n.t(" — the session's own model, {0}, has {1}", sessionModel, n(sessionWindow))
       : "";
   const real =
     s.provider === "vscode-lm" && s.surface === "vscode"
       ? ""
-      : ` If ${s.model} really has a larger window than ${n(s.window)}, give its real window instead (${where.window}).`;
-  return `What helps: a summarizer model with a context window of at least ${n(need)} tokens${own} (${where.model}${s.provider === "vscode-lm" && s.surface === "vscode" ? "" : ` and ${where.window}`}).${real}`;
+      : l10n.t(
+          " If {0} really has a larger window than {1}, give its real window instead ({2}).",
+          s.model,
+          n(s.window),
+          where.window,
+        );
+  return l10n.t(
+    "What helps: a summarizer model with a context window of at least {0} tokens{1} ({2}{3}).{4}",
+    n(need),
+    own,
+    where.model,
+    s.provider === "vscode-lm" && s.surface === "vscode" ? "" : l10n.t(" and {0}", where.window),
+    real,
+  );
 }
 
 /**
@@ -154,14 +167,20 @@ export function compactionFitAdvice(
   if (!cw || cw >= need)
     out.push(
       summarizer.surface === "cli"
-        ? "Or compact inside pi (/compact), which summarizes with the session's own model."
-        : 'Or let pi compact it with the session\'s own model: /compact inside pi, or "Pi: Compact Session…" with the live bridge installed ("Pi: Install Live Bridge").',
+        ? l10n.t("Or compact inside pi (/compact), which summarizes with the session's own model.")
+        : l10n.t(
+            'Or let pi compact it with the session\'s own model: /compact inside pi, or "Pi: Compact Session…" with the live bridge installed ("Pi: Install Live Bridge").',
+          ),
     );
   const threshold = cw ? cw - facts.reserveTokens : undefined;
   const keep = keepRecentToFit(facts) ?? up(facts.keepRecentTokens + excess * ratio);
   if (threshold !== undefined && keep > facts.keepRecentTokens && keep + facts.summaryTokens < threshold)
     out.push(
-      `Or summarize less this time: raise keepRecentTokens in pi's settings from ${n(facts.keepRecentTokens)} to about ${n(keep)} — the newest ≈${n(keep)} tokens then stay as they are and only the older part is summarized (the context after the compaction is that much larger).`,
+      l10n.t(
+        "Or summarize less this time: raise keepRecentTokens in pi's settings from {0} to about {1} — the newest ≈{1} tokens then stay as they are and only the older part is summarized (the context after the compaction is that much larger).",
+        n(facts.keepRecentTokens),
+        n(keep),
+      ),
     );
   if (cw) {
     // what one request may hold: the window minus the output limit and the tokenizer margin, minus
@@ -173,13 +192,26 @@ export function compactionFitAdvice(
       const at = cw - reserve;
       out.push(
         facts.autoCompaction
-          ? `To keep later compactions small enough for this summarizer: raise reserveTokens from ${n(facts.reserveTokens)} to about ${n(reserve)} — pi then compacts on its own when the context reaches ≈${n(at)} of ${n(cw)} tokens, so each compaction summarizes ≈${n(perCompaction)} tokens.`
-          : `pi's auto-compaction is off (compaction.enabled is false), which is how this much piled up: compact before the context passes ≈${n(at)} tokens (or turn it on with reserveTokens ≈${n(reserve)}).`,
+          ? l10n.t(
+              "To keep later compactions small enough for this summarizer: raise reserveTokens from {0} to about {1} — pi then compacts on its own when the context reaches ≈{2} of {3} tokens, so each compaction summarizes ≈{4} tokens.",
+              n(facts.reserveTokens),
+              n(reserve),
+              n(at),
+              n(cw),
+              n(perCompaction),
+            )
+          : l10n.t(
+              "pi's auto-compaction is off (compaction.enabled is false), which is how this much piled up: compact before the context passes ≈{0} tokens (or turn it on with reserveTokens ≈{1}).",
+              n(at),
+              n(reserve),
+            ),
       );
     }
   }
   out.push(
-    "(Lowering reserveTokens makes pi compact later and lowering keepRecentTokens summarizes more — both make the request larger.)",
+    l10n.t(
+      "(Lowering reserveTokens makes pi compact later and lowering keepRecentTokens summarizes more — both make the request larger.)",
+    ),
   );
   return out;
 }
@@ -201,7 +233,9 @@ export function branchFitAdvice(shortfall: FitShortfall, summarizer: SummarizerF
   const out = [largerWindow(summarizer, shortfall.neededWindow, facts.sessionModel, facts.sessionWindow)];
   if (summarizer.surface === "vscode")
     out.push(
-      'Or let pi summarize it with the session\'s own model: /tree inside pi, or "Switch to Here…" with the live bridge installed.',
+      l10n.t(
+        'Or let pi summarize it with the session\'s own model: /tree inside pi, or "Switch to Here…" with the live bridge installed.',
+      ),
     );
   // pi takes the newest messages up to the budget: the budget must drop below what is sent now
   // by the excess (in pi's estimate), which raises branchSummary.reserveTokens by as much
@@ -210,13 +244,24 @@ export function branchFitAdvice(shortfall: FitShortfall, summarizer: SummarizerF
   if (budget > 0 && !isBranchBudgetLimited(facts.budget))
     // reserveTokens ≥ the window: pi sets no limit at all, so a smaller reserve introduces one
     out.push(
-      `Or summarize less of the branch: branchSummary.reserveTokens (${n(facts.reserveTokens)}) is not below the window, so pi sends the whole branch (no budget limit); lower it in pi's settings to about ${n(reserve)} for a budget of ≈${n(budget)} tokens (the window − branchSummary.reserveTokens).`,
+      l10n.t(
+        "Or summarize less of the branch: branchSummary.reserveTokens ({0}) is not below the window, so pi sends the whole branch (no budget limit); lower it in pi's settings to about {1} for a budget of ≈{2} tokens (the window − branchSummary.reserveTokens).",
+        n(facts.reserveTokens),
+        n(reserve),
+        n(budget),
+      ),
     );
   else if (budget > 0 && reserve > facts.reserveTokens)
     out.push(
-      `Or summarize less of the branch: pi keeps its newest messages up to a budget of ${n(facts.budget)} tokens (the window − branchSummary.reserveTokens); raise branchSummary.reserveTokens in pi's settings from ${n(facts.reserveTokens)} to about ${n(reserve)} to lower it to ≈${n(budget)}.`,
+      l10n.t(
+        "Or summarize less of the branch: pi keeps its newest messages up to a budget of {0} tokens (the window − branchSummary.reserveTokens); raise branchSummary.reserveTokens in pi's settings from {1} to about {2} to lower it to ≈{3}.",
+        n(facts.budget),
+        n(facts.reserveTokens),
+        n(reserve),
+        n(budget),
+      ),
     );
-  out.push("Or switch without a summary.");
+  out.push(l10n.t("Or switch without a summary."));
   return out;
 }
 

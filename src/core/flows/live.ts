@@ -19,6 +19,7 @@ import * as path from "node:path";
 import { guardProcessesFromEnv } from "../proc/guardTable";
 import { describeProcess, isPiCommandLine, isSessionPathArg, processSnapshot, sessionArgPath } from "../proc/table";
 import type { PiProcess, ProcessSnapshot } from "../proc/table";
+import * as l10n from "@vscode/l10n";
 
 export { isPiCommandLine };
 
@@ -217,35 +218,51 @@ export function describeLive(
   check: LiveCheck,
   what = "compact",
   surface: MessageSurface = "vscode",
-  inPi: string | null = what === "compact" ? "run /compact" : "use /tree",
+  inPi: string | null = what === "compact" ? l10n.t("run /compact") : l10n.t("use /tree"),
 ): string {
   const parts: string[] = [];
   const guard =
-    surface === "cli" ? "--guard-seconds N sets it, 0 turns it off" : "setting piContext.liveSession.guardSeconds";
+    surface === "cli"
+      ? "--guard-seconds N sets it, 0 turns it off"
+      : l10n.t("setting piContext.liveSession.guardSeconds");
   for (const r of check.reasons) {
     if (r.kind === "recent-write")
       parts.push(
-        `the session file was written ${r.ageSeconds.toFixed(0)} s ago (less than the ${r.guardSeconds} s guard; ${guard})`,
+        l10n.t(
+          "the session file was written {0} s ago (less than the {1} s guard; {2})",
+          r.ageSeconds.toFixed(0),
+          r.guardSeconds,
+          guard,
+        ),
       );
     else
       parts.push(
-        `pi is running on it (${describeProcess(r)}, ${
+        l10n.t(
+          "pi is running on it ({0}, {1})",
+          describeProcess(r),
           r.match === "cwd"
-            ? `in the session's folder ${r.cwd}`
+            ? l10n.t("in the session's folder {0}", r.cwd)
             : r.match === "session-file"
-              ? "started with this session"
-              : "its folder cannot be read on this system"
-        })`,
+              ? l10n.t("started with this session")
+              : l10n.t("its folder cannot be read on this system"),
+        ),
       );
   }
   const bridge =
-    surface === "cli" ? "" : ` — or install the live bridge ("Pi: Install Live Bridge") so this runs inside pi`;
+    surface === "cli" ? "" : l10n.t(' — or install the live bridge ("Pi: Install Live Bridge") so this runs inside pi');
   const anyway = isOverridable(check)
     ? surface === "cli"
-      ? " No pi process was found on it: if nothing else writes to it, --guard-seconds 0 goes ahead."
-      : ' No pi process was found on it: if nothing else writes to it, "Anyway" goes ahead.'
+      ? l10n.t(" No pi process was found on it: if nothing else writes to it, --guard-seconds 0 goes ahead.")
+      : l10n.t(' No pi process was found on it: if nothing else writes to it, "Anyway" goes ahead.')
     : "";
-  return `Refusing to ${what} this session while pi may have it open: ${parts.join("; ")}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi${inPi ? ` (or ${inPi} inside pi)` : ""}, wait until the session is idle, then try again${bridge}.${anyway} Nothing was written.`;
+  return l10n.t(
+    "Refusing to {0} this session while pi may have it open: {1}. A running pi keeps the session in memory and never re-reads the file, so it would ignore the new entry and its next message would branch off it. Quit pi{2}, wait until the session is idle, then try again{3}.{4} Nothing was written.",
+    what,
+    parts.join("; "),
+    inPi ? l10n.t(" (or {0} inside pi)", inPi) : "",
+    bridge,
+    anyway,
+  );
 }
 
 /**
@@ -261,30 +278,48 @@ export function liveRefusalMarkdown(
   const code = (t: string) => `\`${t.replace(/`/g, "'")}\``;
   const reasons = error.reasons.map((r) =>
     r.kind === "recent-write"
-      ? `- The session file was written ${r.ageSeconds.toFixed(0)} s ago — less than the ${r.guardSeconds} s guard (setting ${code("piContext.liveSession.guardSeconds")}).`
-      : `- pi process ${r.pid} is running ${r.match === "cwd" ? `in the session's folder ${code(r.cwd)}` : "with this session file"}: ${code(r.command)}`,
+      ? l10n.t(
+          "- The session file was written {0} s ago — less than the {1} s guard (setting {2}).",
+          r.ageSeconds.toFixed(0),
+          r.guardSeconds,
+          code("piContext.liveSession.guardSeconds"),
+        )
+      : l10n.t(
+          "- pi process {0} is running {1}: {2}",
+          r.pid,
+          r.match === "cwd" ? l10n.t("in the session's folder {0}", code(r.cwd)) : l10n.t("with this session file"),
+          code(r.command),
+        ),
   );
   const ways = [
-    "- Quit pi, or run the command inside pi (`/compact`, `/tree`), then try again.",
+    l10n.t("- Quit pi, or run the command inside pi (`/compact`, `/tree`), then try again."),
     bridgeInstalled === false
-      ? '- Install the live bridge ("Pi: Install Live Bridge"): a running pi then does it itself, with its own model (pi loads it at its next start or after `/reload`).'
-      : "- With the live bridge, a running pi does it itself: start pi again (or `/reload` in it) so it loads the bridge.",
+      ? l10n.t(
+          '- Install the live bridge ("Pi: Install Live Bridge"): a running pi then does it itself, with its own model (pi loads it at its next start or after `/reload`).',
+        )
+      : l10n.t(
+          "- With the live bridge, a running pi does it itself: start pi again (or `/reload` in it) so it loads the bridge.",
+        ),
     ...(error.overridable
       ? [
-          '- No pi process was found on this session, so only the recent write stopped it. If nothing else is writing to the file, "Anyway" goes ahead (the time check is skipped once; a pi process is still looked for right before writing).',
+          l10n.t(
+            '- No pi process was found on this session, so only the recent write stopped it. If nothing else is writing to the file, "Anyway" goes ahead (the time check is skipped once; a pi process is still looked for right before writing).',
+          ),
         ]
       : []),
   ];
   return [
     "# Refused: pi may have this session open",
     "",
-    `Session file: ${code(file)}`,
+    l10n.t("Session file: {0}", code(file)),
     "",
     "## Why",
     "",
     ...reasons,
     "",
-    "A running pi keeps its session in memory and never re-reads the file: an entry written now would be ignored by it, and its next message would branch off it. Nothing was written.",
+    l10n.t(
+      "A running pi keeps its session in memory and never re-reads the file: an entry written now would be ignored by it, and its next message would branch off it. Nothing was written.",
+    ),
     "",
     "## What you can do",
     "",

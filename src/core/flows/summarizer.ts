@@ -12,6 +12,7 @@
 
 import { PiRpcError } from "../pi/rpc";
 import type { Usage } from "../types";
+import * as l10n from "@vscode/l10n";
 
 /** One summary request, already rendered to text (see `prompts.ts`). */
 export interface SummaryRequest {
@@ -104,7 +105,7 @@ export function isCancellation(error: unknown): boolean {
 
 /** The `cancelled` error every provider throws when its signal fires. */
 export function cancelledError(): SummarizerError {
-  return new SummarizerError("cancelled", "Summarization cancelled; nothing was written.");
+  return new SummarizerError("cancelled", l10n.t("Summarization cancelled; nothing was written."));
 }
 
 /**
@@ -117,16 +118,19 @@ export function checkSummaryResult(result: SummaryResult, label: string): void {
   if (result.stopReason === "length") {
     throw new SummarizerError(
       "length",
-      `${label} failed: generation hit the token cap and the summary is incomplete. Raise the summarizer's output limit (maxOutputTokens) or use a model with a larger window.`,
+      l10n.t(
+        "{0} failed: generation hit the token cap and the summary is incomplete. Raise the summarizer's output limit (maxOutputTokens) or use a model with a larger window.",
+        label,
+      ),
     );
   }
   if (result.stopReason === "toolUse")
     throw new SummarizerError(
       "tool-call",
-      `${label} failed: the model tried to call a tool instead of answering with a summary.`,
+      l10n.t("{0} failed: the model tried to call a tool instead of answering with a summary.", label),
     );
   if (result.text.trim() === "")
-    throw new SummarizerError("empty", `${label} failed: the model returned an empty answer.`);
+    throw new SummarizerError("empty", l10n.t("{0} failed: the model returned an empty answer.", label));
 }
 
 /** Run a request and apply {@link checkSummaryResult}. */

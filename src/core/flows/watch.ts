@@ -13,6 +13,7 @@
 
 import * as fs from "node:fs";
 import type { AppendExpectation } from "./write";
+import * as l10n from "@vscode/l10n";
 
 /** Same file (device + inode) and same size as at plan time; false when it is gone. Never throws. */
 function stillSame(e: AppendExpectation): boolean {
@@ -96,10 +97,14 @@ export function watchSession(
 export function describeChange(stage: ChangeStage): string {
   switch (stage) {
     case "preview":
-      return "The session changed while the preview was open (nothing was sent or written)";
+      return l10n.t("The session changed while the preview was open (nothing was sent or written)");
     case "summary":
-      return "The session changed while the summary was being written: the request was stopped and nothing was written";
+      return l10n.t(
+        "The session changed while the summary was being written: the request was stopped and nothing was written",
+      );
     case "write":
-      return "The session changed right before the write: the finished summary was discarded and nothing was written";
+      return l10n.t(
+        "The session changed right before the write: the finished summary was discarded and nothing was written",
+      );
   }
 }

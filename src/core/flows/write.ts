@@ -19,6 +19,7 @@ import { digestOfPrefix } from "../read/digest";
 import { readFullySync } from "../read/disk";
 import type { SessionFile } from "../read/session";
 import { formatCount } from "../../shared/format";
+import * as l10n from "@vscode/l10n";
 
 /** Thrown when the file is not as we read it; nothing was written. */
 export class SessionChangedError extends Error {
@@ -86,22 +87,33 @@ export interface AppendExpectation {
 export function expectationOf(session: SessionFile): AppendExpectation {
   const path = session.filePath;
   if (session.invalid || !session.header)
-    throw new UnsafeSessionWriteError(`${path} is not a pi session; refusing to write.`);
+    throw new UnsafeSessionWriteError(l10n.t("{0} is not a pi session; refusing to write.", path));
   // pi 1.6.0 leaves a file alone only when `header.version >= 3` (ToNumber, so "3" counts); a
   // version that reads as NaN fails that test too, and pi rewrites the file when it opens it.
   if (Number.isNaN(session.fileVersion)) {
     throw new UnsafeSessionWriteError(
-      `${path}: the header's session format version is not a number. pi 1.6.0 rewrites such a file when it opens it (it treats it as needing migration), so an entry appended now could be lost or re-parented; refusing to write. Open the session in pi once, then try again.`,
+      l10n.t(
+        "{0}: the header's session format version is not a number. pi 1.6.0 rewrites such a file when it opens it (it treats it as needing migration), so an entry appended now could be lost or re-parented; refusing to write. Open the session in pi once, then try again.",
+        path,
+      ),
     );
   }
   if (!(session.fileVersion >= 3)) {
     throw new UnsafeSessionWriteError(
-      `${path} uses session format version ${session.fileVersion}. pi 1.6.0 rewrites such files when it opens them and gives their entries new ids; open the session in pi once (it migrates the file), then try again.`,
+      l10n.t(
+        "{0} uses session format version {1}. pi 1.6.0 rewrites such files when it opens them and gives their entries new ids; open the session in pi once (it migrates the file), then try again.",
+        path,
+        session.fileVersion,
+      ),
     );
   }
   if (session.size !== session.committedBytes) {
     throw new UnsafeSessionWriteError(
-      `${path} ends with an incomplete line (${session.size - session.committedBytes} bytes without a newline). A writer may be in the middle of an append, or the file was cut off. Refusing to append after it.`,
+      l10n.t(
+        "{0} ends with an incomplete line ({1} bytes without a newline). A writer may be in the middle of an append, or the file was cut off. Refusing to append after it.",
+        path,
+        session.size - session.committedBytes,
+      ),
     );
   }
   const identity = session.fileIdentity;
@@ -119,14 +131,22 @@ export function expectationOf(session: SessionFile): AppendExpectation {
 function changeOf(fd: number, expectation: AppendExpectation): string | undefined {
   const before = fs.fstatSync(fd);
   if (before.dev !== expectation.dev || before.ino !== expectation.ino)
-    return "The session file was replaced since it was read (another file now has its name)";
+    return l10n.t("The session file was replaced since it was read (another file now has its name)");
   if (before.size !== expectation.size)
-    return `The session file changed since it was read (${formatCount(expectation.size)} → ${formatCount(before.size)} bytes): someone else wrote to it`;
+    return l10n.t(
+      "The session file changed since it was read ({0} → {1} bytes): someone else wrote to it",
+      formatCount(expectation.size),
+      formatCount(before.size),
+    );
   if (digestOfPrefix(fd, expectation.size) !== expectation.sha256)
-    return "The session file was rewritten since it was read (same size, different bytes)";
+    return l10n.t("The session file was rewritten since it was read (same size, different bytes)");
   const after = fs.fstatSync(fd);
   if (after.size !== expectation.size)
-    return `The session file changed while it was checked (${formatCount(expectation.size)} → ${formatCount(after.size)} bytes): someone else is writing to it`;
+    return l10n.t(
+      "The session file changed while it was checked ({0} → {1} bytes): someone else is writing to it",
+      formatCount(expectation.size),
+      formatCount(after.size),
+    );
   return undefined;
 }
 
@@ -162,15 +182,15 @@ export function writeBlocker(file: string): string | undefined {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === "EROFS"
-        ? "it is on a read-only file system"
+        ? l10n.t("it is on a read-only file system")
         : code === "EPERM"
-          ? "the system does not allow writing it (immutable or otherwise protected)"
+          ? l10n.t("the system does not allow writing it (immutable or otherwise protected)")
           : code === "EACCES"
-            ? "you have no write permission for it (read-only)"
+            ? l10n.t("you have no write permission for it (read-only)")
             : code === "ENOENT"
-              ? "it no longer exists"
-              : `it cannot be written (${code ?? (error as Error).message})`;
-    return `${file} cannot be changed: ${why}. Nothing was sent or written.`;
+              ? l10n.t("it no longer exists")
+              : l10n.t("it cannot be written ({0})", code ?? (error as Error).message);
+    return l10n.t("{0} cannot be changed: {1}. Nothing was sent or written.", file, why);
   }
 }
 
@@ -222,7 +242,8 @@ export function appendEntries(expectation: AppendExpectation, entries: readonly 
   const fd = fs.openSync(expectation.path, fs.constants.O_RDWR | fs.constants.O_APPEND);
   try {
     const change = changeOf(fd, expectation);
-    if (change) throw new SessionChangedError(`${change}. Re-read the session and try again. Nothing was written.`);
+    if (change)
+      throw new SessionChangedError(l10n.t("{0}. Re-read the session and try again. Nothing was written.", change));
     let written = 0;
     try {
       while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written);
@@ -256,20 +277,36 @@ function undoFailedWrite(
   const cause = `${code ?? "error"}: ${error.message}`;
   const what =
     written < data.length
-      ? `Writing the session file failed after ${formatCount(written)} of ${formatCount(data.length)} bytes (${cause})`
-      : `Syncing the session file to disk failed after all ${formatCount(data.length)} bytes were written (${cause})`;
+      ? l10n.t(
+          "Writing the session file failed after {0} of {1} bytes ({2})",
+          formatCount(written),
+          formatCount(data.length),
+          cause,
+        )
+      : l10n.t(
+          "Syncing the session file to disk failed after all {0} bytes were written ({1})",
+          formatCount(data.length),
+          cause,
+        );
   let size: number;
   try {
     size = fs.fstatSync(fd).size;
   } catch (statError) {
     return new SessionWriteError(
-      `${what}, and the file could not be checked afterwards (${(statError as Error).message}). Up to ${formatCount(written)} bytes of an incomplete entry may have been left in the file at offset ${formatCount(offset)}: check the end of ${expectation.path} before pi writes to it again.`,
+      l10n.t(
+        "{0}, and the file could not be checked afterwards ({1}). Up to {2} bytes of an incomplete entry may have been left in the file at offset {3}: check the end of {4} before pi writes to it again.",
+        what,
+        (statError as Error).message,
+        formatCount(written),
+        formatCount(offset),
+        expectation.path,
+      ),
       { code, restored: false, bytesLeft: written, offset },
     );
   }
   if (size === offset)
     return new SessionWriteError(
-      `${what}. The file is unchanged (${formatCount(offset)} bytes). Nothing was written.`,
+      l10n.t("{0}. The file is unchanged ({1} bytes). Nothing was written.", what, formatCount(offset)),
       {
         code,
         restored: true,
@@ -280,7 +317,15 @@ function undoFailedWrite(
   const ours = size === offset + written && endsWith(fd, offset, data.subarray(0, written));
   if (!ours)
     return new SessionWriteError(
-      `${what}. The file has ${formatCount(size)} bytes now, not the ${formatCount(offset + written)} our write would leave: another program wrote to it at the same time, so nothing was cut off (that could destroy its bytes). ${formatCount(written)} bytes of an incomplete entry were left in the file at offset ${formatCount(offset)}; check the end of ${expectation.path} before pi writes to it again.`,
+      l10n.t(
+        "{0}. The file has {1} bytes now, not the {2} our write would leave: another program wrote to it at the same time, so nothing was cut off (that could destroy its bytes). {3} bytes of an incomplete entry were left in the file at offset {4}; check the end of {5} before pi writes to it again.",
+        what,
+        formatCount(size),
+        formatCount(offset + written),
+        formatCount(written),
+        formatCount(offset),
+        expectation.path,
+      ),
       { code, restored: false, bytesLeft: written, offset },
     );
   try {
@@ -289,12 +334,23 @@ function undoFailedWrite(
     if (fs.fstatSync(fd).size !== offset) throw new Error("the size did not change");
   } catch (cutError) {
     return new SessionWriteError(
-      `${what}, and cutting the file back to its previous ${formatCount(offset)} bytes failed too (${(cutError as Error).message}). ${formatCount(written)} bytes of an incomplete entry were left in the file at offset ${formatCount(offset)}; remove them (e.g. \`truncate -s ${offset} <file>\`) before pi writes to it again.`,
+      l10n.t(
+        "{0}, and cutting the file back to its previous {1} bytes failed too ({2}). {3} bytes of an incomplete entry were left in the file at offset {1}; remove them (e.g. `truncate -s {4} <file>`) before pi writes to it again.",
+        what,
+        formatCount(offset),
+        (cutError as Error).message,
+        formatCount(written),
+        offset,
+      ),
       { code, restored: false, bytesLeft: written, offset },
     );
   }
   return new SessionWriteError(
-    `${what}. The file was cut back to its previous ${formatCount(offset)} bytes and synced: it is as before. Nothing was written.`,
+    l10n.t(
+      "{0}. The file was cut back to its previous {1} bytes and synced: it is as before. Nothing was written.",
+      what,
+      formatCount(offset),
+    ),
     { code, restored: true, bytesLeft: 0, offset },
   );
 }

@@ -20,6 +20,7 @@ import { referenceFindings } from "./references";
 import { settingsFindings, type SettingsInput } from "./settingsChecks";
 import { tailFindings } from "./tail";
 import { reportOf, type HealthFinding, type HealthReport } from "./types";
+import * as l10n from "@vscode/l10n";
 
 /** A session as the doctor reads it. */
 export interface HealthView extends SessionView {
@@ -69,15 +70,17 @@ export function diagnose(view: HealthView, context: DoctorContext): HealthReport
         severity: "info",
         entryId: null,
         relatedIds: [],
-        message: `The ${what} check could not finish: ${(error as Error).message}`,
+        message: l10n.t("The {0} check could not finish: {1}", what, (error as Error).message),
         source: "session",
         repair: null,
       });
     }
   };
-  guard("tool pairing", () => pairingFindings(projection, view, view.byId));
-  guard("reference", () => referenceFindings({ records: view.records, byId: view.byId, projection, diagnostics }));
-  guard("last answer", () =>
+  guard(l10n.t("tool pairing"), () => pairingFindings(projection, view, view.byId));
+  guard(l10n.t("reference"), () =>
+    referenceFindings({ records: view.records, byId: view.byId, projection, diagnostics }),
+  );
+  guard(l10n.t("last answer"), () =>
     tailFindings({
       projection,
       readEntry: (r) => view.readEntry(r),
@@ -90,7 +93,7 @@ export function diagnose(view: HealthView, context: DoctorContext): HealthReport
       canCompact: context.canCompact,
     }),
   );
-  guard("file", () =>
+  guard(l10n.t("file"), () =>
     fileFindings({
       records: view.records,
       diagnostics,
@@ -101,7 +104,7 @@ export function diagnose(view: HealthView, context: DoctorContext): HealthReport
       ...(context.slowLoadBytes !== undefined ? { slowLoadBytes: context.slowLoadBytes } : {}),
     }),
   );
-  guard("settings", () => settingsFindings(context.settings));
+  guard(l10n.t("settings"), () => settingsFindings(context.settings));
   return reportOf(findings, projection.leafId);
 }
 
@@ -144,7 +147,7 @@ export function checkHealth(analysis: Analysis): HealthReport {
   return report;
 }
 
-/** Counts by severity, e.g. `2 errors, 1 warning, 3 notes` (empty for none). */
+/** Counts by severity, e.g. `2 errors, 1 warning, 3 notes` (empty for none); English: the log and the CLI (the surfaces use `viewModel/health.ts`). */
 export function healthCounts(report: Pick<HealthReport, "errors" | "warnings" | "infos">): string {
   const parts: string[] = [];
   if (report.errors) parts.push(`${report.errors} error${report.errors === 1 ? "" : "s"}`);

@@ -15,6 +15,7 @@ import type { EntryRecord } from "../read/entries";
 import type { Diagnostic } from "../types";
 import { SKIPPED_CODES } from "./references";
 import { entryRef, type HealthCode, type HealthFinding } from "./types";
+import * as l10n from "@vscode/l10n";
 
 /** An entry line at least this long (bytes) is reported as large. */
 export const LARGE_ENTRY_BYTES = 1024 * 1024;
@@ -46,7 +47,7 @@ export interface FileInput {
   slowLoadBytes?: number;
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const mb = (bytes: number) => l10n.t("{0} MB", (bytes / 1024 / 1024).toFixed(1));
 
 /** All file-level findings. */
 export function fileFindings(input: FileInput): HealthFinding[] {
@@ -63,7 +64,11 @@ export function fileFindings(input: FileInput): HealthFinding[] {
       severity: "info",
       entryId: null,
       relatedIds: [],
-      message: `The session file is ${mb(input.fileBytes)} (${input.records.length} entries). pi 1.6.0 reads and parses every line at every open and keeps every entry in memory while it runs (a 128 MB session took about 0.75 s and 3.5 times its size in memory on a 2-core machine). What you can do: continue in a new session (pi's /new) once the old history is no longer needed.`,
+      message: l10n.t(
+        "The session file is {0} ({1} entries). pi 1.6.0 reads and parses every line at every open and keeps every entry in memory while it runs (a 128 MB session took about 0.75 s and 3.5 times its size in memory on a 2-core machine). What you can do: continue in a new session (pi's /new) once the old history is no longer needed.",
+        mb(input.fileBytes),
+        input.records.length,
+      ),
       source: "session",
       repair: null,
     });
@@ -84,7 +89,10 @@ function diagnosticFinding(d: Diagnostic): HealthFinding {
       ...base,
       code: d.code as HealthCode,
       severity: "warning",
-      message: `${msg}. pi skips this line too: whatever it held is not part of the session for pi (entries whose parent was on it start a separate tree). Only a person can restore it from a backup; pi-context never rewrites the file.`,
+      message: l10n.t(
+        "{0}. pi skips this line too: whatever it held is not part of the session for pi (entries whose parent was on it start a separate tree). Only a person can restore it from a backup; pi-context never rewrites the file.",
+        msg,
+      ),
     };
   switch (d.code) {
     case "bom":
@@ -92,29 +100,36 @@ function diagnosticFinding(d: Diagnostic): HealthFinding {
         ...base,
         code: "bom",
         severity: "error",
-        message:
+        message: l10n.t(
           "The file starts with a UTF-8 byte order mark (EF BB BF): pi 1.6.0 cannot parse its header, so it does not open this file as a session. Fix: save the file as UTF-8 without BOM (remove its first 3 bytes) in an editor; pi-context never rewrites the file.",
+        ),
       };
     case "not-a-session":
       return {
         ...base,
         code: "not-a-session",
         severity: "error",
-        message: `${msg}: pi does not open it as a session either.`,
+        message: l10n.t("{0}: pi does not open it as a session either.", msg),
       };
     case "truncated-final-line":
       return {
         ...base,
         code: "truncated-final-line",
         severity: "warning",
-        message: `${msg}. pi skips the fragment; when it next opens the session it first appends a newline, so new entries start on their own line. pi-context appends nothing after an incomplete line: if pi is still writing, this clears itself; otherwise open the session in pi once (or end the line by hand) before repairing.`,
+        message: l10n.t(
+          "{0}. pi skips the fragment; when it next opens the session it first appends a newline, so new entries start on their own line. pi-context appends nothing after an incomplete line: if pi is still writing, this clears itself; otherwise open the session in pi once (or end the line by hand) before repairing.",
+          msg,
+        ),
       };
     case "old-version":
       return {
         ...base,
         code: "old-version",
         severity: "warning",
-        message: `${msg.replace(/ pi 1\.6\.0 rewrites.*$/, "")} pi 1.6.0 rewrites this file in place when it opens it (new ids, version 3) and keeps no backup: copy the file first if you want to keep its bytes. pi-context reads it migrated in memory and writes nothing to it.`,
+        message: l10n.t(
+          "{0} pi 1.6.0 rewrites this file in place when it opens it (new ids, version 3) and keeps no backup: copy the file first if you want to keep its bytes. pi-context reads it migrated in memory and writes nothing to it.",
+          msg.replace(/ pi 1\.6\.0 rewrites.*$/, ""),
+        ),
       };
     case "extra-header":
     case "unknown-type":
@@ -134,13 +149,27 @@ function largeEntryFindings(input: FileInput): HealthFinding[] {
     const projected = inContext.get(r.id);
     const sent = projected !== undefined && projected.roles.length > 0 && projected.edit === undefined;
     const heavy = sent && input.contextWindow !== undefined && r.tokens >= input.contextWindow / 4;
-    const what = r.images ? ` (${r.images} image${r.images === 1 ? "" : "s"})` : "";
+    const what = r.images ? (r.images === 1 ? l10n.t(" (1 image)") : l10n.t(" ({0} images)", r.images)) : "";
     out.push({
       code: "large-entry",
       severity: heavy ? "warning" : "info",
       entryId: r.id,
       relatedIds: [],
-      message: `${entryRef(r)} is ${mb(r.byteLength)} on one line${what}. pi parses it at every open and keeps it in memory${sent ? `; it is in the context (≈${r.tokens.toLocaleString("en-US")} tokens by pi's estimate) and goes out with every request${editableRole(r) ? ". Removing it from the context with a context edit keeps it in the file but stops sending it" : ""}` : ""}.`,
+      message: l10n.t(
+        "{0} is {1} on one line{2}. pi parses it at every open and keeps it in memory{3}.",
+        entryRef(r),
+        mb(r.byteLength),
+        what,
+        sent
+          ? l10n.t(
+              "; it is in the context (≈{0} tokens by pi's estimate) and goes out with every request{1}",
+              r.tokens.toLocaleString("en-US"),
+              editableRole(r)
+                ? l10n.t(". Removing it from the context with a context edit keeps it in the file but stops sending it")
+                : "",
+            )
+          : "",
+      ),
       source: "session",
       ...(r.line > 0 ? { line: r.line } : {}),
       repair: null,
@@ -152,7 +181,7 @@ function largeEntryFindings(input: FileInput): HealthFinding[] {
       severity: "info",
       entryId: null,
       relatedIds: large.slice(LARGE_ENTRY_LIMIT).map((r) => r.id),
-      message: `${large.length - LARGE_ENTRY_LIMIT} more entries are over ${mb(limit)} each.`,
+      message: l10n.t("{0} more entries are over {1} each.", large.length - LARGE_ENTRY_LIMIT, mb(limit)),
       source: "session",
       repair: null,
     });

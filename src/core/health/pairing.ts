@@ -9,6 +9,7 @@ import type { Projection } from "../rules/context";
 import { analyzePairing, NO_RESULT_PROVIDED, type PairingFinding, type PairingReader } from "../rules/pairing";
 import type { EntryRecord } from "../read/entries";
 import { entryRef, type HealthCode, type HealthFinding } from "./types";
+import * as l10n from "@vscode/l10n";
 
 /** What OpenAI and Anthropic answer to a tool result without its call (HTTP 400). */
 const REJECTED =
@@ -28,13 +29,13 @@ export function pairingFindings(
 
 function findingOf(f: PairingFinding, byId: ReadonlyMap<string, EntryRecord>): HealthFinding {
   const ref = (id: string | undefined) => entryRef(id === undefined ? undefined : byId.get(id), id);
-  const call = `${f.toolName ?? "tool"} call ${f.toolCallId || "(no id)"}`;
+  const call = l10n.t("{0} call {1}", f.toolName ?? "tool", f.toolCallId || l10n.t("(no id)"));
   const result = ref(f.resultEntryId);
   const related = [f.callEntryId, f.separatorEntryId].filter((id): id is string => id !== undefined);
   const omit = (why: string): HealthFinding["repair"] => ({
     kind: "context-edit",
     action: { action: "omit", targetId: f.resultEntryId! },
-    description: `append a context_edit that omits ${result} from the context (the file keeps it)${why}`,
+    description: l10n.t("append a context_edit that omits {0} from the context (the file keeps it){1}", result, why),
   });
   const error = (code: HealthCode, what: string, why: string): HealthFinding => {
     const line = byId.get(f.resultEntryId!)?.line;
@@ -43,7 +44,11 @@ function findingOf(f: PairingFinding, byId: ReadonlyMap<string, EntryRecord>): H
       severity: "error",
       entryId: f.resultEntryId ?? null,
       relatedIds: related,
-      message: `${what}: ${REJECTED}. Fix: omit this tool result from the context (a context edit; nothing is deleted).`,
+      message: l10n.t(
+        "{0}: {1}. Fix: omit this tool result from the context (a context edit; nothing is deleted).",
+        what,
+        REJECTED,
+      ),
       source: "session",
       ...(line !== undefined && line > 0 ? { line } : {}),
       repair: omit(why),
@@ -53,26 +58,42 @@ function findingOf(f: PairingFinding, byId: ReadonlyMap<string, EntryRecord>): H
     case "orphan-result":
       return error(
         "orphan-result",
-        `${result} answers ${call}, which no earlier answer in the context made (it was summarised, edited away, or never there)`,
+        l10n.t(
+          "{0} answers {1}, which no earlier answer in the context made (it was summarised, edited away, or never there)",
+          result,
+          call,
+        ),
         "",
       );
     case "dropped-call-result":
       return error(
         "dropped-call-result",
-        `${result} answers ${call} of the failed answer ${ref(f.callEntryId)}; pi-ai drops failed (error/aborted) answers from what it sends, so the result arrives without its call`,
+        l10n.t(
+          "{0} answers {1} of the failed answer {2}; pi-ai drops failed (error/aborted) answers from what it sends, so the result arrives without its call",
+          result,
+          call,
+          ref(f.callEntryId),
+        ),
         "",
       );
     case "separated-result":
       return error(
         "separated-result",
-        `${result} answers ${call} of ${ref(f.callEntryId)}, but ${f.separatorEntryId ? ref(f.separatorEntryId) : "another message"} comes between them: pi-ai sends "${NO_RESULT_PROVIDED}" for the call there and this result later, without its call`,
-        `; the call keeps pi-ai's "${NO_RESULT_PROVIDED}"`,
+        l10n.t(
+          '{0} answers {1} of {2}, but {3} comes between them: pi-ai sends "{4}" for the call there and this result later, without its call',
+          result,
+          call,
+          ref(f.callEntryId),
+          f.separatorEntryId ? ref(f.separatorEntryId) : l10n.t("another message"),
+          NO_RESULT_PROVIDED,
+        ),
+        l10n.t('; the call keeps pi-ai\'s "{0}"', NO_RESULT_PROVIDED),
       );
     case "duplicate-result":
       return error(
         "duplicate-result",
-        `${result} answers ${call} of ${ref(f.callEntryId)}, which already has a result`,
-        "; the first result stays",
+        l10n.t("{0} answers {1} of {2}, which already has a result", result, call, ref(f.callEntryId)),
+        l10n.t("; the first result stays"),
       );
     case "missing-result": {
       const line = byId.get(f.callEntryId!)?.line;
@@ -81,7 +102,12 @@ function findingOf(f: PairingFinding, byId: ReadonlyMap<string, EntryRecord>): H
         severity: "info",
         entryId: f.callEntryId ?? null,
         relatedIds: f.separatorEntryId ? [f.separatorEntryId] : [],
-        message: `${call} in ${ref(f.callEntryId)} has no result in the context: pi-ai sends "${NO_RESULT_PROVIDED}" (an error result) for it, which providers accept; the model sees the call as failed. Nothing to fix.`,
+        message: l10n.t(
+          '{0} in {1} has no result in the context: pi-ai sends "{2}" (an error result) for it, which providers accept; the model sees the call as failed. Nothing to fix.',
+          call,
+          ref(f.callEntryId),
+          NO_RESULT_PROVIDED,
+        ),
         source: "session",
         ...(line !== undefined && line > 0 ? { line } : {}),
         repair: null,

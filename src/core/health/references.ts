@@ -20,6 +20,7 @@ import type { EntryRecord } from "../read/entries";
 import { PI_CONTEXT_CUSTOM_TYPE } from "../read/entries";
 import type { Diagnostic } from "../types";
 import { entryRef, type HealthFinding } from "./types";
+import * as l10n from "@vscode/l10n";
 
 /** What the reference checks read. */
 export interface ReferenceInput {
@@ -76,7 +77,17 @@ function structureFindings(input: ReferenceInput): HealthFinding[] {
             code: "missing-parent",
             severity: onPath ? "warning" : "info",
             entryId: d.entryId,
-            message: `${ref(d.entryId)} names parent ${record?.parentId ?? "?"}, which is not in the file${skipped ? " (a skipped line may have held it)" : ""}: ${n === 0 ? "it forms" : `it and its ${n} later ${n === 1 ? "entry" : "entries"} form`} a separate tree, shown as its own root here and in pi's /tree. ${onPath ? "The current branch starts there: pi sends nothing from before it." : "The current branch is not affected."} Only the missing lines (from a backup) can reconnect it; ${NO_REWRITE}.`,
+            message: l10n.t(
+              "{0} names parent {1}, which is not in the file{2}: {3} a separate tree, shown as its own root here and in pi's /tree. {4} Only the missing lines (from a backup) can reconnect it; {5}.",
+              ref(d.entryId),
+              record?.parentId ?? "?",
+              skipped ? l10n.t(" (a skipped line may have held it)") : "",
+              n === 0 ? l10n.t("it forms") : l10n.t("it and its {0} later {1} form", n, n === 1 ? "entry" : "entries"),
+              onPath
+                ? l10n.t("The current branch starts there: pi sends nothing from before it.")
+                : l10n.t("The current branch is not affected."),
+              NO_REWRITE,
+            ),
           },
           d.line,
         ),
@@ -91,7 +102,11 @@ function structureFindings(input: ReferenceInput): HealthFinding[] {
             severity: "warning",
             entryId: d.entryId ?? null,
             relatedIds: d.relatedIds ?? [],
-            message: `Entries ${[...members, members[0]].join(" → ")} are each other's parents (a parent cycle): they hang off no root, so pi's /tree and the Pi Session tree do not show them; the current branch does not run through them, so pi is not affected. Only editing their parentId fixes it; ${NO_REWRITE}.`,
+            message: l10n.t(
+              "Entries {0} are each other's parents (a parent cycle): they hang off no root, so pi's /tree and the Pi Session tree do not show them; the current branch does not run through them, so pi is not affected. Only editing their parentId fixes it; {1}.",
+              [...members, members[0]].join(" → "),
+              NO_REWRITE,
+            ),
           },
           d.line,
         ),
@@ -103,7 +118,10 @@ function structureFindings(input: ReferenceInput): HealthFinding[] {
             code: "concurrent-writers",
             severity: "warning",
             entryId: d.entryId ?? null,
-            message: `${d.message} pi has no file lock: each process appends to its own branch, and whichever wrote last decides where the session resumes. Run one pi per session; use Switch to Here to continue on the other branch.`,
+            message: l10n.t(
+              "{0} pi has no file lock: each process appends to its own branch, and whichever wrote last decides where the session resumes. Run one pi per session; use Switch to Here to continue on the other branch.",
+              d.message,
+            ),
           },
           d.line,
         ),
@@ -169,13 +187,28 @@ function pathCycleFinding(input: ReferenceInput, cycleAt: string): HealthFinding
       severity: "error",
       entryId: leaf?.id ?? cycleAt,
       relatedIds: leaf && leaf.id !== cycleAt ? [cycleAt] : [],
-      message: `The current branch runs into a parent cycle at ${entryRef(byId.get(cycleAt), cycleAt)}: pi 1.6.0 follows parentId from the leaf without end when it opens the session (getBranch), so it hangs and runs out of memory. ${target ? `Fix: move pi's leaf to ${entryRef(target)}, the newest entry whose branch has no cycle (a leaf marker; the looping entries stay in the file).` : `No entry of the file has a branch without the cycle; only editing the file fixes it; ${NO_REWRITE}.`}`,
+      message: l10n.t(
+        "The current branch runs into a parent cycle at {0}: pi 1.6.0 follows parentId from the leaf without end when it opens the session (getBranch), so it hangs and runs out of memory. {1}",
+        entryRef(byId.get(cycleAt), cycleAt),
+        target
+          ? l10n.t(
+              "Fix: move pi's leaf to {0}, the newest entry whose branch has no cycle (a leaf marker; the looping entries stay in the file).",
+              entryRef(target),
+            )
+          : l10n.t(
+              "No entry of the file has a branch without the cycle; only editing the file fixes it; {0}.",
+              NO_REWRITE,
+            ),
+      ),
       ...(target
         ? {
             repair: {
               kind: "leaf-marker" as const,
               targetId: target.id,
-              description: `append a pi-context/leaf marker on ${entryRef(target)}: pi resumes there instead of looping`,
+              description: l10n.t(
+                "append a pi-context/leaf marker on {0}: pi resumes there instead of looping",
+                entryRef(target),
+              ),
             },
           }
         : {}),
@@ -231,7 +264,11 @@ function duplicateIdFindings(input: ReferenceInput): HealthFinding[] {
         code: "duplicate-id",
         severity: "warning",
         entryId: d.entryId!,
-        message: `${d.message}. pi keeps the later entry: its children, edits and labels all mean it, and the earlier one drops out of every branch pi builds. Only editing the file (a new id for one of them) separates them; ${NO_REWRITE}.`,
+        message: l10n.t(
+          "{0}. pi keeps the later entry: its children, edits and labels all mean it, and the earlier one drops out of every branch pi builds. Only editing the file (a new id for one of them) separates them; {1}.",
+          d.message,
+          NO_REWRITE,
+        ),
       },
       d.line,
     ),
@@ -244,7 +281,11 @@ function duplicateIdFindings(input: ReferenceInput): HealthFinding[] {
         severity: "error",
         entryId: loop[0]!,
         relatedIds: loop.slice(1),
-        message: `Because of duplicate ids, entries ${loop.join(" → ")} are each other's ancestors in pi's tree: pi 1.6.0's /tree (getTree) walks them forever and hangs. Opening and prompting still work; only editing the file (a new id for one of the duplicates) fixes /tree; ${NO_REWRITE}.`,
+        message: l10n.t(
+          "Because of duplicate ids, entries {0} are each other's ancestors in pi's tree: pi 1.6.0's /tree (getTree) walks them forever and hangs. Opening and prompting still work; only editing the file (a new id for one of the duplicates) fixes /tree; {1}.",
+          loop.join(" → "),
+          NO_REWRITE,
+        ),
       }),
     );
   return out;
@@ -316,7 +357,14 @@ function editFindings(input: ReferenceInput): HealthFinding[] {
             code: "edit-target-missing",
             severity: "info",
             entryId: edit.id,
-            message: `${editRef} targets ${t === undefined ? "no entry (its targetId is not a string)" : `${t}, which is not in the file`}: it changes nothing (pi's own appendContextEdit refuses such an edit: "Entry ${t ?? "?"} not found").`,
+            message: l10n.t(
+              '{0} targets {1}: it changes nothing (pi\'s own appendContextEdit refuses such an edit: "Entry {2} not found").',
+              editRef,
+              t === undefined
+                ? l10n.t("no entry (its targetId is not a string)")
+                : l10n.t("{0}, which is not in the file", t),
+              t ?? "?",
+            ),
           },
           edit.line,
         ),
@@ -333,7 +381,12 @@ function editFindings(input: ReferenceInput): HealthFinding[] {
               severity: "info",
               entryId: edit.id,
               relatedIds: [target.id],
-              message: `${editRef} targets ${entryRef(target)}, which is not on the current branch: it changes nothing here (pi's own appendContextEdit refuses such an edit: "Entry ${target.id} is not on the active branch").`,
+              message: l10n.t(
+                '{0} targets {1}, which is not on the current branch: it changes nothing here (pi\'s own appendContextEdit refuses such an edit: "Entry {2} is not on the active branch").',
+                editRef,
+                entryRef(target),
+                target.id,
+              ),
             },
             edit.line,
           ),
@@ -351,8 +404,20 @@ function editFindings(input: ReferenceInput): HealthFinding[] {
             entryId: edit.id,
             relatedIds: [target.id],
             message: edit.replacementIsNull
-              ? `${editRef} omits ${entryRef(target)}, which pi's own appendContextEdit refuses to edit ("does not contribute editable model content"); pi applies it anyway, so the model does not see that ${target.type === "message" ? `${target.role} message` : target.type.replace(/_/g, " ")}. If that was not intended, only editing the file brings it back; ${NO_REWRITE}.`
-              : `${editRef} replaces ${entryRef(target)}, which is not editable: pi leaves such a message unchanged, so the edit changes nothing.`,
+              ? l10n.t(
+                  '{0} omits {1}, which pi\'s own appendContextEdit refuses to edit ("does not contribute editable model content"); pi applies it anyway, so the model does not see that {2}. If that was not intended, only editing the file brings it back; {3}.',
+                  editRef,
+                  entryRef(target),
+                  target.type === "message"
+                    ? l10n.t("{0} message", String(target.role))
+                    : target.type.replace(/_/g, " "),
+                  NO_REWRITE,
+                )
+              : l10n.t(
+                  "{0} replaces {1}, which is not editable: pi leaves such a message unchanged, so the edit changes nothing.",
+                  editRef,
+                  entryRef(target),
+                ),
           },
           edit.line,
         ),
@@ -367,11 +432,19 @@ function editFindings(input: ReferenceInput): HealthFinding[] {
             severity: "error",
             entryId: edit.id,
             relatedIds: [target.id],
-            message: `${editRef} gives ${entryRef(target)} a replacement that is neither null nor {content: string or array}: pi 1.6.0 cannot build a valid message from it (it throws, or the message has no content to estimate or send). Fix: restore the entry's own content (a newer context edit; the latest edit of an entry wins).`,
+            message: l10n.t(
+              "{0} gives {1} a replacement that is neither null nor {content: string or array}: pi 1.6.0 cannot build a valid message from it (it throws, or the message has no content to estimate or send). Fix: restore the entry's own content (a newer context edit; the latest edit of an entry wins).",
+              editRef,
+              entryRef(target),
+            ),
             repair: {
               kind: "context-edit",
               action: { action: "restore", targetId: target.id },
-              description: `append a context_edit that restores the original content of ${entryRef(target)} (it supersedes ${edit.id})`,
+              description: l10n.t(
+                "append a context_edit that restores the original content of {0} (it supersedes {1})",
+                entryRef(target),
+                edit.id,
+              ),
             },
           },
           edit.line,
@@ -395,12 +468,12 @@ function firstKeptFindings(input: ReferenceInput): HealthFinding[] {
     const target = fk === undefined ? undefined : byId.get(fk);
     const where =
       fk === undefined
-        ? "no entry (firstKeptEntryId is missing)"
+        ? l10n.t("no entry (firstKeptEntryId is missing)")
         : !target
-          ? `${fk}, which is not in the file`
+          ? l10n.t("{0}, which is not in the file", fk)
           : projection.path.includes(target)
-            ? `${entryRef(target)}, which comes after it`
-            : `${entryRef(target)}, which is not on the current branch`;
+            ? l10n.t("{0}, which comes after it", entryRef(target))
+            : l10n.t("{0}, which is not on the current branch", entryRef(target));
     return [
       session(
         {
@@ -408,7 +481,11 @@ function firstKeptFindings(input: ReferenceInput): HealthFinding[] {
           severity: "warning",
           entryId: compaction.id,
           relatedIds: target ? [target.id] : [],
-          message: `The latest compaction ${ref} keeps from ${where}: pi finds nothing to keep, so the model sees only the summary and what came after it. pi never writes this itself; a new compaction (or Switch to Here before it) gives a normal kept range.`,
+          message: l10n.t(
+            "The latest compaction {0} keeps from {1}: pi finds nothing to keep, so the model sees only the summary and what came after it. pi never writes this itself; a new compaction (or Switch to Here before it) gives a normal kept range.",
+            ref,
+            where,
+          ),
         },
         compaction.line,
       ),
@@ -423,7 +500,11 @@ function firstKeptFindings(input: ReferenceInput): HealthFinding[] {
           severity: "warning",
           entryId: compaction.id,
           relatedIds: [first.id],
-          message: `The latest compaction ${ref} keeps from ${entryRef(first)}, a tool result: pi never cuts there, because the result's call is summarised away and the kept result goes out without it (see the tool-result finding; omitting that result repairs the request).`,
+          message: l10n.t(
+            "The latest compaction {0} keeps from {1}, a tool result: pi never cuts there, because the result's call is summarised away and the kept result goes out without it (see the tool-result finding; omitting that result repairs the request).",
+            ref,
+            entryRef(first),
+          ),
         },
         compaction.line,
       ),
@@ -443,7 +524,11 @@ function fromIdFindings(input: ReferenceInput): HealthFinding[] {
           code: "branch-summary-from-missing",
           severity: "info",
           entryId: r.id,
-          message: `${entryRef(r)} says it summarises the branch that ended at ${r.fromId === undefined ? "(no fromId)" : `${r.fromId}, which is not in the file`}. pi keeps fromId only as a record (it is not sent to the model and does not place the summary: parentId does), so nothing breaks.`,
+          message: l10n.t(
+            "{0} says it summarises the branch that ended at {1}. pi keeps fromId only as a record (it is not sent to the model and does not place the summary: parentId does), so nothing breaks.",
+            entryRef(r),
+            r.fromId === undefined ? l10n.t("(no fromId)") : l10n.t("{0}, which is not in the file", r.fromId),
+          ),
         },
         r.line,
       ),

@@ -9,6 +9,7 @@
 
 import type { InspectResult } from "../rules/inspect";
 import type { HealthFinding } from "./types";
+import * as l10n from "@vscode/l10n";
 
 /** What the settings checks read. */
 export type SettingsInput = Pick<
@@ -47,15 +48,20 @@ export function settingsFindings(input: SettingsInput): HealthFinding[] {
   const reserve = input.reserveTokens.value;
   const keep = input.keepRecentTokens.value;
   const enabled = input.compactionEnabled.value;
-  const where = (s: { file?: string; source: string }) => (s.file ? ` in ${s.file}` : ` (${s.source})`);
+  const where = (s: { file?: string; source: string }) => (s.file ? l10n.t(" in {0}", s.file) : ` (${s.source})`);
   if (!window)
     out.push(
       settingsFinding({
         code: "unknown-window",
         severity: name ? "warning" : "info",
         message: name
-          ? `pi-context does not know the context window of ${name} (not in pi's model catalog snapshot, models-store.json or models.json): the gauge shows tokens without a percentage and the compaction threshold is unknown. pi uses the window of its own model registry; if pi knows this model (for example from an extension), add it with its contextWindow to models.json in pi's agent dir, which both read.`
-          : "The session names no model and pi's settings have no defaultProvider/defaultModel, so there is no context window to measure against.",
+          ? l10n.t(
+              "pi-context does not know the context window of {0} (not in pi's model catalog snapshot, models-store.json or models.json): the gauge shows tokens without a percentage and the compaction threshold is unknown. pi uses the window of its own model registry; if pi knows this model (for example from an extension), add it with its contextWindow to models.json in pi's agent dir, which both read.",
+              name,
+            )
+          : l10n.t(
+              "The session names no model and pi's settings have no defaultProvider/defaultModel, so there is no context window to measure against.",
+            ),
       }),
     );
   if (enabled && window && reserve !== null && reserve >= window)
@@ -64,7 +70,14 @@ export function settingsFindings(input: SettingsInput): HealthFinding[] {
         code: "reserve-exceeds-window",
         severity: "error",
         file: input.reserveTokens.file,
-        message: `compaction.reserveTokens is ${n(reserve)}${where(input.reserveTokens)}, not below the context window of ${name ?? "the model"} (${n(window)}): pi's threshold (window − reserveTokens) is ${n(window - reserve)}, so pi compacts after every answer. Fix: set compaction.reserveTokens below ${n(window)} (pi's default is 16,384), or a per-model value under compaction.modelOverrides.`,
+        message: l10n.t(
+          "compaction.reserveTokens is {0}{1}, not below the context window of {2} ({3}): pi's threshold (window − reserveTokens) is {4}, so pi compacts after every answer. Fix: set compaction.reserveTokens below {3} (pi's default is 16,384), or a per-model value under compaction.modelOverrides.",
+          n(reserve),
+          where(input.reserveTokens),
+          name ?? l10n.t("the model"),
+          n(window),
+          n(window - reserve),
+        ),
       }),
     );
   else if (enabled && window && reserve !== null && keep !== null && keep >= window - reserve)
@@ -73,7 +86,14 @@ export function settingsFindings(input: SettingsInput): HealthFinding[] {
         code: "keep-exceeds-threshold",
         severity: "warning",
         file: input.keepRecentTokens.file,
-        message: `compaction.keepRecentTokens is ${n(keep)}${where(input.keepRecentTokens)}, at least pi's threshold of ${n(window - reserve)} (window ${n(window)} − reserveTokens ${n(reserve)}): what a compaction keeps is already over the threshold, so pi compacts again after the next answer. Fix: set keepRecentTokens well below ${n(window - reserve)} (pi's default is 20,000).`,
+        message: l10n.t(
+          "compaction.keepRecentTokens is {0}{1}, at least pi's threshold of {2} (window {3} − reserveTokens {4}): what a compaction keeps is already over the threshold, so pi compacts again after the next answer. Fix: set keepRecentTokens well below {2} (pi's default is 20,000).",
+          n(keep),
+          where(input.keepRecentTokens),
+          n(window - reserve),
+          n(window),
+          n(reserve),
+        ),
       }),
     );
   for (const s of input.settingsProblems)
@@ -83,8 +103,15 @@ export function settingsFindings(input: SettingsInput): HealthFinding[] {
         severity: "warning",
         file: s.file,
         message: s.key
-          ? `${s.message.replace(/[.\s]+$/, "")}. pi 1.6.0 throws this error when it reads the setting (its compaction check after each answer fails, so there is no auto-compaction threshold until it is fixed). Fix the value in ${s.file}.`
-          : `${s.message.replace(/[.\s]+$/, "")}. pi reports this problem too; pi-context uses pi's defaults for what the file would set.`,
+          ? l10n.t(
+              "{0}. pi 1.6.0 throws this error when it reads the setting (its compaction check after each answer fails, so there is no auto-compaction threshold until it is fixed). Fix the value in {1}.",
+              s.message.replace(/[.\s]+$/, ""),
+              s.file,
+            )
+          : l10n.t(
+              "{0}. pi reports this problem too; pi-context uses pi's defaults for what the file would set.",
+              s.message.replace(/[.\s]+$/, ""),
+            ),
       }),
     );
   if (input.modelsError)
@@ -92,7 +119,10 @@ export function settingsFindings(input: SettingsInput): HealthFinding[] {
       settingsFinding({
         code: "models-json",
         severity: "warning",
-        message: `${input.modelsError.replace(/[.\s]+$/, "")}. pi reports the same problem and ignores the file's models, so their context windows are unknown.`,
+        message: l10n.t(
+          "{0}. pi reports the same problem and ignores the file's models, so their context windows are unknown.",
+          input.modelsError.replace(/[.\s]+$/, ""),
+        ),
       }),
     );
   return out;

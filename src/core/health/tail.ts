@@ -19,6 +19,7 @@ import type { EntryRecord } from "../read/entries";
 import type { SessionEntry } from "../types";
 import { contextOverflowKind, isQuotaError, isRetryableError, type FailedAnswer } from "./failures";
 import { entryRef, type HealthFinding, type HealthSeverity } from "./types";
+import * as l10n from "@vscode/l10n";
 
 /** What the tail checks read besides the projection. */
 export interface TailInput {
@@ -71,7 +72,11 @@ export function tailFindings(input: TailInput): HealthFinding[] {
         "info",
         last,
         run,
-        `The last answer, ${entryRef(last)}, was stopped before it finished (aborted). ${DROPPED} Send a prompt to continue.`,
+        l10n.t(
+          "The last answer, {0}, was stopped before it finished (aborted). {1} Send a prompt to continue.",
+          entryRef(last),
+          DROPPED,
+        ),
       ),
     ];
   const why = errorAdvice(answer);
@@ -82,7 +87,14 @@ export function tailFindings(input: TailInput): HealthFinding[] {
         "warning",
         last,
         run,
-        `${run.length} answers in a row failed at the end of this branch; the last, ${entryRef(last)}: ${quote(answer.errorMessage)}. ${DROPPED} ${why}`,
+        l10n.t(
+          "{0} answers in a row failed at the end of this branch; the last, {1}: {2}. {3} {4}",
+          run.length,
+          entryRef(last),
+          quote(answer.errorMessage),
+          DROPPED,
+          why,
+        ),
       ),
     ];
   return [
@@ -91,7 +103,7 @@ export function tailFindings(input: TailInput): HealthFinding[] {
       "warning",
       last,
       run,
-      `The last answer, ${entryRef(last)}, failed: ${quote(answer.errorMessage)}. ${DROPPED} ${why}`,
+      l10n.t("The last answer, {0}, failed: {1}. {2} {3}", entryRef(last), quote(answer.errorMessage), DROPPED, why),
     ),
   ];
 }
@@ -101,14 +113,20 @@ const DROPPED =
 
 function errorAdvice(answer: FailedAnswer): string {
   if (isQuotaError(answer))
-    return "This is a quota, budget or plan limit: pi does not retry it, and sending again fails until the limit is lifted or the model is changed.";
+    return l10n.t(
+      "This is a quota, budget or plan limit: pi does not retry it, and sending again fails until the limit is lifted or the model is changed.",
+    );
   if (isRetryableError(answer))
-    return "pi retries errors like this itself while it runs (retry.enabled, up to retry.maxRetries times, 3 by default); it does not retry a resumed session on its own. Check the provider (network, load, API key), then send the prompt again.";
-  return "pi does not retry this kind of error. Fix the cause (API key, model name, request), then send the prompt again.";
+    return l10n.t(
+      "pi retries errors like this itself while it runs (retry.enabled, up to retry.maxRetries times, 3 by default); it does not retry a resumed session on its own. Check the provider (network, load, API key), then send the prompt again.",
+    );
+  return l10n.t(
+    "pi does not retry this kind of error. Fix the cause (API key, model name, request), then send the prompt again.",
+  );
 }
 
 function quote(text: string | undefined): string {
-  if (!text) return "(no error message)";
+  if (!text) return l10n.t("(no error message)");
   const one = text.replace(/\s+/g, " ").trim();
   return `"${one.length > ERROR_TEXT_MAX ? `${one.slice(0, ERROR_TEXT_MAX - 1)}…` : one}"`;
 }
@@ -166,19 +184,38 @@ function overflowFinding(input: TailInput, last: EntryRecord, answer: FailedAnsw
   const canCompact = input.canCompact();
   const piRecovers = input.compactionEnabled && sameModel && canCompact;
   const what = silent
-    ? `The last answer, ${entryRef(last)}, came back, but its usage (${answer.input + answer.cacheRead} input tokens) is over the context window of ${input.contextWindow}: the provider cut or ignored part of the context.`
-    : `The last answer, ${entryRef(last)}, failed because the context is too large for the model: ${quote(answer.errorMessage)}. pi-ai drops failed answers from what it sends and pi ignores their usage, so the next request is as large as this one.`;
+    ? l10n.t(
+        "The last answer, {0}, came back, but its usage ({1} input tokens) is over the context window of {2}: the provider cut or ignored part of the context.",
+        entryRef(last),
+        answer.input + answer.cacheRead,
+        String(input.contextWindow),
+      )
+    : l10n.t(
+        "The last answer, {0}, failed because the context is too large for the model: {1}. pi-ai drops failed answers from what it sends and pi ignores their usage, so the next request is as large as this one.",
+        entryRef(last),
+        quote(answer.errorMessage),
+      );
   const next = !input.compactionEnabled
-    ? `Auto-compaction is off (compaction.enabled: false${input.compactionEnabledWhere ? ` in ${input.compactionEnabledWhere}` : ""}), so pi sends the same context again and the provider rejects it again.`
+    ? l10n.t(
+        "Auto-compaction is off (compaction.enabled: false{0}), so pi sends the same context again and the provider rejects it again.",
+        input.compactionEnabledWhere ? l10n.t(" in {0}", input.compactionEnabledWhere) : "",
+      )
     : !sameModel
-      ? "It came from another model than the one pi resumes with, so pi does not compact for it; the threshold check decides."
+      ? l10n.t(
+          "It came from another model than the one pi resumes with, so pi does not compact for it; the threshold check decides.",
+        )
       : !canCompact
-        ? "pi would compact before the next prompt, but there is nothing before the kept messages to summarise, so the request stays too large."
+        ? l10n.t(
+            "pi would compact before the next prompt, but there is nothing before the kept messages to summarise, so the request stays too large.",
+          )
         : silent
-          ? "pi compacts before the next prompt (an overflow compaction, without retrying the answer)."
-          : 'Before the next prompt pi omits this attempt and runs an overflow compaction, once; if that fails, pi stops with "Context overflow recovery failed after one compact-and-retry attempt".';
-  const fix =
-    "What you can do: compact now (Pi: Compact Session…, or pi-context compact), remove large tool outputs from the context, switch to an earlier point, or continue with a model that has a larger context window.";
+          ? l10n.t("pi compacts before the next prompt (an overflow compaction, without retrying the answer).")
+          : l10n.t(
+              'Before the next prompt pi omits this attempt and runs an overflow compaction, once; if that fails, pi stops with "Context overflow recovery failed after one compact-and-retry attempt".',
+            );
+  const fix = l10n.t(
+    "What you can do: compact now (Pi: Compact Session…, or pi-context compact), remove large tool outputs from the context, switch to an earlier point, or continue with a model that has a larger context window.",
+  );
   return finding(
     "context-overflow",
     piRecovers ? "warning" : "error",
@@ -188,8 +225,9 @@ function overflowFinding(input: TailInput, last: EntryRecord, answer: FailedAnsw
     canCompact
       ? {
           kind: "compaction",
-          description:
+          description: l10n.t(
             "compact the session (pi's compaction through the configured summarizer) so the context fits again",
+          ),
         }
       : null,
   );

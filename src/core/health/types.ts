@@ -5,6 +5,7 @@
  */
 
 import type { ContextEditAction } from "../rules/editPlan";
+import * as l10n from "@vscode/l10n";
 
 /** `error`: pi or the provider fails (a request is rejected, pi hangs or cannot open the file). */
 export type HealthSeverity = "error" | "warning" | "info";
@@ -121,16 +122,16 @@ export function entryRef(
   record: { id: string; type: string; role?: string; line: number; toolName?: string } | undefined,
   id?: string,
 ): string {
-  if (!record) return `entry ${id ?? "?"}`;
+  if (!record) return l10n.t("entry {0}", id ?? "?");
   const kind =
     record.type === "message"
       ? record.role === "toolResult"
-        ? "tool result"
-        : `${record.role ?? "message"} message`
+        ? l10n.t("tool result")
+        : l10n.t("{0} message", record.role ?? "message")
       : record.type.replace(/_/g, " ");
   const where = [
     record.type === "message" && record.role === "toolResult" ? record.toolName : undefined,
-    record.line > 0 ? `line ${record.line}` : undefined,
+    record.line > 0 ? l10n.t("line {0}", record.line) : undefined,
   ]
     .filter(Boolean)
     .join(", ");

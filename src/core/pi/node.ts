@@ -16,6 +16,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { findOnPath, type PiInstall } from "./locate";
 import { satisfiesEngine } from "./versions";
+import * as l10n from "@vscode/l10n";
 
 /** pi's own minimum when its package.json names none (pi 0.87 … 1.6: `>=22.19.0`). */
 export const PI_DEFAULT_ENGINES = ">=22.19.0";
@@ -112,9 +113,14 @@ export async function nodeForPi(
   for (const node of nodeCandidates(install, options.env, options.loginShellPath, options.platform)) {
     const version = await nodeVersionOf(node);
     if (version && satisfiesEngine(version, engines)) return { install, node, nodeVersion: version };
-    seen.push(`${node} (${version ?? "does not run"})`);
+    seen.push(`${node} (${version ?? l10n.t("does not run")})`);
   }
   throw new NoNodeForPiError(
-    `pi ${install.version} needs Node ${engines}, and no such Node was found${seen.length ? `: ${seen.join(", ")}` : " (no node on the PATH)"}. Install Node 22.19 or newer (or put it first on the PATH) so that pi starts.`,
+    l10n.t(
+      "pi {0} needs Node {1}, and no such Node was found{2}. Install Node 22.19 or newer (or put it first on the PATH) so that pi starts.",
+      install.version,
+      engines,
+      seen.length ? `: ${seen.join(", ")}` : l10n.t(" (no node on the PATH)"),
+    ),
   );
 }

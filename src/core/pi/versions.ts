@@ -1,3 +1,4 @@
+import * as l10n from "@vscode/l10n";
 /**
  * The pi versions pi-context follows and the rule switches between them. One rule set covers pi
  * 0.87.0 … the current release (the conformance matrix runs 0.87.1, 1.0.3, 1.4.0, 1.5.2 and 1.6.0
@@ -111,12 +112,16 @@ export function rulesFor(version: string | undefined): PiRules {
 export function olderPiNote(version: string): string | undefined {
   if (atLeast(version, OLDEST_MATCHING_PI_VERSION)) return undefined;
   const changes = [
-    "how the context is built after several compactions (older compactions re-appear in pi before 0.87)",
-    "how system messages count (0 tokens before 0.87)",
-    "how the gauge is computed (last usage + estimate, without pi 0.87's projection)",
-    "where compaction cuts (pi before 0.87 prepares on the raw path)",
+    l10n.t("how the context is built after several compactions (older compactions re-appear in pi before 0.87)"),
+    l10n.t("how system messages count (0 tokens before 0.87)"),
+    l10n.t("how the gauge is computed (last usage + estimate, without pi 0.87's projection)"),
+    l10n.t("where compaction cuts (pi before 0.87 prepares on the raw path)"),
   ];
   if (!atLeast(version, "0.86.0"))
-    changes.push("settings (`compaction.modelOverrides` and setting validation only exist from 0.86)");
-  return `Numbers may differ from your pi ${version}: pi 0.87 changed ${changes.join(", ")}. pi-context follows pi 0.87 and later; update pi for exact numbers.`;
+    changes.push(l10n.t("settings (`compaction.modelOverrides` and setting validation only exist from 0.86)"));
+  return l10n.t(
+    "Numbers may differ from your pi {0}: pi 0.87 changed {1}. pi-context follows pi 0.87 and later; update pi for exact numbers.",
+    version,
+    changes.join(", "),
+  );
 }

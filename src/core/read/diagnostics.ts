@@ -5,13 +5,16 @@
  */
 
 import { CURRENT_SESSION_VERSION, type Diagnostic } from "../types";
+import * as l10n from "@vscode/l10n";
 
 /** The file starts with a UTF-8 BOM: read here, but pi cannot parse such a header. */
 export function bomDiagnostic(): Diagnostic {
   return {
     severity: "warning",
     code: "bom",
-    message: "The file starts with a UTF-8 byte order mark; pi 1.6.0 cannot parse its header and will not open it.",
+    message: l10n.t(
+      "The file starts with a UTF-8 byte order mark; pi 1.6.0 cannot parse its header and will not open it.",
+    ),
     line: 1,
     offset: 0,
   };
@@ -22,7 +25,7 @@ export function lineTooLong(line: number, byteLength: number, offset: number): D
   return {
     severity: "error",
     code: "line-too-long",
-    message: `line ${line} is ${byteLength} bytes; skipped`,
+    message: l10n.t("line {0} is {1} bytes; skipped", line, byteLength),
     line,
     offset,
   };
@@ -43,7 +46,7 @@ export function unparseableLine(
     return {
       severity: "warning",
       code: "truncated-final-line",
-      message: `truncated final record at line ${line} (${byteLength} bytes): ${reason}`,
+      message: l10n.t("truncated final record at line {0} ({1} bytes): {2}", line, byteLength, reason),
       line,
       offset,
     };
@@ -51,7 +54,7 @@ export function unparseableLine(
   return {
     severity: "warning",
     code: "malformed-line",
-    message: `unparseable line ${line} (${byteLength} bytes): ${reason}`,
+    message: l10n.t("unparseable line {0} ({1} bytes): {2}", line, byteLength, reason),
     line,
     offset,
   };
@@ -62,7 +65,7 @@ export function notAnEntry(line: number, value: unknown, offset: number): Diagno
   return {
     severity: "warning",
     code: "not-an-entry",
-    message: `line ${line} is not an entry (${JSON.stringify(value)})`,
+    message: l10n.t("line {0} is not an entry ({1})", line, JSON.stringify(value)),
     line,
     offset,
   };
@@ -73,7 +76,11 @@ export function oldVersion(line: number, fileVersion: number): Diagnostic {
   return {
     severity: "info",
     code: "old-version",
-    message: `session format version ${fileVersion}: migrated to version ${CURRENT_SESSION_VERSION} in memory only. pi 1.6.0 rewrites this file when it opens it; pi-context will not write to it.`,
+    message: l10n.t(
+      "session format version {0}: migrated to version {1} in memory only. pi 1.6.0 rewrites this file when it opens it; pi-context will not write to it.",
+      fileVersion,
+      CURRENT_SESSION_VERSION,
+    ),
     line,
   };
 }
@@ -83,7 +90,7 @@ export function notASession(line: number, offset: number): Diagnostic {
   return {
     severity: "error",
     code: "not-a-session",
-    message: `not a pi session: the first entry (line ${line}) is not a session header`,
+    message: l10n.t("not a pi session: the first entry (line {0}) is not a session header", line),
     line,
     offset,
   };
@@ -94,7 +101,7 @@ export function extraHeader(line: number, offset: number): Diagnostic {
   return {
     severity: "info",
     code: "extra-header",
-    message: `line ${line} is a second session header; ignored (as pi does)`,
+    message: l10n.t("line {0} is a second session header; ignored (as pi does)", line),
     line,
     offset,
   };
@@ -103,12 +110,12 @@ export function extraHeader(line: number, offset: number): Diagnostic {
 /** A header whose `version` is not a number: pi compares it with numbers as JavaScript does. */
 export function versionNotANumber(line: number, version: unknown, asRead: number): Diagnostic {
   const reading = Number.isNaN(asRead)
-    ? "no migration applies (pi 1.6.0 still rewrites the file when it opens it)"
-    : `read as version ${asRead}, as pi 1.6.0 reads it`;
+    ? l10n.t("no migration applies (pi 1.6.0 still rewrites the file when it opens it)")
+    : l10n.t("read as version {0}, as pi 1.6.0 reads it", asRead);
   return {
     severity: "warning",
     code: "version-not-a-number",
-    message: `the header's version is ${JSON.stringify(version)}, not a number: ${reading}`,
+    message: l10n.t("the header's version is {0}, not a number: {1}", JSON.stringify(version), reading),
     line,
   };
 }
@@ -118,7 +125,12 @@ export function messageNotAnObject(line: number, offset: number, entryId: string
   return {
     severity: "warning",
     code: "message-not-an-object",
-    message: `line ${line}: entry ${entryId} has message ${JSON.stringify(message)?.slice(0, 40) ?? "?"}, not an object; kept in the tree without a role, as pi 1.6.0 keeps it (0 tokens)`,
+    message: l10n.t(
+      "line {0}: entry {1} has message {2}, not an object; kept in the tree without a role, as pi 1.6.0 keeps it (0 tokens)",
+      line,
+      entryId,
+      JSON.stringify(message)?.slice(0, 40) ?? "?",
+    ),
     line,
     offset,
     entryId,
@@ -127,7 +139,7 @@ export function messageNotAnObject(line: number, offset: number, entryId: string
 
 /** An entry `buildRecord` refused (`code`, `message` from it): skipped. */
 export function skippedEntry(line: number, offset: number, code: string, message: string): Diagnostic {
-  return { severity: "warning", code, message: `line ${line}: ${message}; skipped`, line, offset };
+  return { severity: "warning", code, message: l10n.t("line {0}: {1}; skipped", line, message), line, offset };
 }
 
 /** An entry type pi 1.6.0 does not know: kept in the tree, contributes nothing to the context. */
@@ -135,7 +147,11 @@ export function unknownType(line: number, offset: number, type: string, entryId:
   return {
     severity: "info",
     code: "unknown-type",
-    message: `line ${line}: unknown entry type ${JSON.stringify(type)} (kept in the tree, contributes nothing to the context)`,
+    message: l10n.t(
+      "line {0}: unknown entry type {1} (kept in the tree, contributes nothing to the context)",
+      line,
+      JSON.stringify(type),
+    ),
     line,
     offset,
     entryId,
@@ -147,7 +163,12 @@ export function duplicateId(line: number, offset: number, entryId: string, previ
   return {
     severity: "warning",
     code: "duplicate-id",
-    message: `line ${line}: entry id ${entryId} already used at line ${previousLine}; the later entry wins (as in pi)`,
+    message: l10n.t(
+      "line {0}: entry id {1} already used at line {2}; the later entry wins (as in pi)",
+      line,
+      entryId,
+      previousLine,
+    ),
     line,
     offset,
     entryId,

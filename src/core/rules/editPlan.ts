@@ -56,6 +56,7 @@ import { estimateTokens, messageChars, totalChars } from "../read/estimate";
 import { withAppended, type SessionView } from "../read/overlay";
 import type { EntryRecord } from "../read/entries";
 import type { SessionEntry } from "../types";
+import * as l10n from "@vscode/l10n";
 
 /** One requested change of a context item. */
 export type ContextEditAction =
@@ -227,10 +228,18 @@ export function prepareContextEdits(
       refuse(
         action,
         "summarized",
-        `Entry ${action.targetId} was summarised by compaction ${projection.compaction?.id ?? "?"}: it is no longer in the context, so an edit would have no effect.`,
+        l10n.t(
+          "Entry {0} was summarised by compaction {1}: it is no longer in the context, so an edit would have no effect.",
+          action.targetId,
+          projection.compaction?.id ?? "?",
+        ),
       );
     else if (requested.has(action.targetId))
-      refuse(action, "duplicate", `Entry ${action.targetId} is named twice in one edit; give one action per entry.`);
+      refuse(
+        action,
+        "duplicate",
+        l10n.t("Entry {0} is named twice in one edit; give one action per entry.", action.targetId),
+      );
     else requested.set(action.targetId, action);
   }
 
@@ -270,7 +279,11 @@ export function prepareContextEdits(
       refuse(
         r,
         "conflict",
-        `Tool result ${r.targetId} answers a call of assistant ${owner}, which this edit omits; omit both or neither.`,
+        l10n.t(
+          "Tool result {0} answers a call of assistant {1}, which this edit omits; omit both or neither.",
+          r.targetId,
+          owner,
+        ),
       );
       continue;
     }
@@ -279,8 +292,15 @@ export function prepareContextEdits(
         r,
         "would-orphan",
         owner === undefined
-          ? `Tool result ${r.targetId} answers no tool call in the context; shown again, providers would reject the request.`
-          : `Tool result ${r.targetId} answers a call of failed assistant ${owner}, which pi does not send; shown again, providers would reject the request.`,
+          ? l10n.t(
+              "Tool result {0} answers no tool call in the context; shown again, providers would reject the request.",
+              r.targetId,
+            )
+          : l10n.t(
+              "Tool result {0} answers a call of failed assistant {1}, which pi does not send; shown again, providers would reject the request.",
+              r.targetId,
+              owner,
+            ),
       );
       continue;
     }
@@ -329,7 +349,10 @@ export function prepareContextEdits(
           refuse(
             action,
             "would-orphan",
-            `Tool result ${resultId} would not follow its tool call any more; providers would reject the request.`,
+            l10n.t(
+              "Tool result {0} would not follow its tool call any more; providers would reject the request.",
+              resultId,
+            ),
           );
       } else desired.set(resultId, { kind: "omit", cause: { kind: "orphan-of-plan" } });
     }
@@ -390,7 +413,7 @@ export function prepareContextEdits(
         if (typeof original !== "string" && !Array.isArray(original)) {
           const action = requested.get(id);
           if (action && d.cause.kind === "requested")
-            refuse(action, "not-restorable", `Entry ${id} has no string or array content to restore.`);
+            refuse(action, "not-restorable", l10n.t("Entry {0} has no string or array content to restore.", id));
           continue;
         }
         replacement = { content: original as ContextEditContent };

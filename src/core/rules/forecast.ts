@@ -12,6 +12,7 @@
  */
 
 import type { EntryRecord } from "../read/entries";
+import * as l10n from "@vscode/l10n";
 
 /** Differences averaged. */
 export const FORECAST_WINDOW = 10;
@@ -64,11 +65,11 @@ function trusted(r: EntryRecord): boolean {
 
 /** The forecast at the leaf of `path` (root → leaf), or why there is none. */
 export function forecastCompaction(path: readonly EntryRecord[], input: ForecastInput): Forecast | NoForecast {
-  if (!input.autoCompaction) return { unavailable: "auto-compaction is off" };
-  if (input.threshold === null) return { unavailable: "the threshold is unknown" };
-  if (!input.usageKnown) return { unavailable: "no answer since the last compaction" };
+  if (!input.autoCompaction) return { unavailable: l10n.t("auto-compaction is off") };
+  if (input.threshold === null) return { unavailable: l10n.t("the threshold is unknown") };
+  if (!input.usageKnown) return { unavailable: l10n.t("no answer since the last compaction") };
   const remaining = input.threshold - input.tokens;
-  if (remaining <= 0) return { unavailable: "already above the threshold" };
+  if (remaining <= 0) return { unavailable: l10n.t("already above the threshold") };
   let start = 0;
   for (let i = path.length - 1; i >= 0; i--)
     if (path[i]!.type === "compaction") {
@@ -78,13 +79,13 @@ export function forecastCompaction(path: readonly EntryRecord[], input: Forecast
   const points = path.slice(start).filter(trusted);
   const basis = points.slice(-(FORECAST_WINDOW + 1));
   if (basis.length - 1 < FORECAST_MIN_TURNS)
-    return { unavailable: `fewer than ${FORECAST_MIN_TURNS} turns since the last compaction` };
+    return { unavailable: l10n.t("fewer than {0} turns since the last compaction", FORECAST_MIN_TURNS) };
   const first = basis[0]!;
   const last = basis[basis.length - 1]!;
   const growth = (last.usageTokens - first.usageTokens) / (basis.length - 1);
-  if (!(growth > 0)) return { unavailable: "the context is not growing" };
+  if (!(growth > 0)) return { unavailable: l10n.t("the context is not growing") };
   const turns = Math.max(1, Math.ceil(remaining / growth));
-  if (turns > FORECAST_MAX_TURNS) return { unavailable: `more than ${FORECAST_MAX_TURNS} turns away` };
+  if (turns > FORECAST_MAX_TURNS) return { unavailable: l10n.t("more than {0} turns away", FORECAST_MAX_TURNS) };
   return {
     turns,
     growthPerTurn: growth,

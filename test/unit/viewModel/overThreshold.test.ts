@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { SessionFile } from "../../../src/core/read/session";
 import { analyzeLoaded } from "../../../src/core/rules/analyze";
-import { AUTO_COMPACTS_WHEN } from "../../../src/shared/format";
+import { autoCompactsWhen } from "../../../src/shared/format";
 import { buildGauge } from "../../../src/viewModel/gauge";
 import { buildGaugeView } from "../../../src/viewModel/statusBar";
 
@@ -116,7 +116,7 @@ describe("above the threshold with nothing to summarise", () => {
       ),
       tip,
     );
-    assert.ok(!tip.includes(AUTO_COMPACTS_WHEN), tip);
+    assert.ok(!tip.includes(autoCompactsWhen()), tip);
   });
   it("with something to summarise: pi auto-compacts at its next check, as before", () => {
     const big = session(15_000, 3); // two long exchanges before the last: they can be summarised
@@ -124,6 +124,6 @@ describe("above the threshold with nothing to summarise", () => {
     assert.equal(inspect.shouldCompact, true);
     assert.notEqual(inspect.compaction, null);
     assert.equal(buildGauge(inspect).nothingToCompact, undefined);
-    assert.ok(tooltipOf(big, agentDir).includes(AUTO_COMPACTS_WHEN));
+    assert.ok(tooltipOf(big, agentDir).includes(autoCompactsWhen()));
   });
 });

@@ -21,7 +21,7 @@ import {
 } from "../../../src/viewModel/statusBar";
 import { gaugeLevel, gaugeLimit } from "../../../src/viewModel/gauge";
 import { windowSourceText } from "../../../src/viewModel/sourceText";
-import { AUTO_COMPACTS_WHEN, formatCount, formatDateTime, formatTokens, tokensText } from "../../../src/shared/format";
+import { autoCompactsWhen, formatCount, formatDateTime, formatTokens, tokensText } from "../../../src/shared/format";
 import { collectProblems } from "../../../src/viewModel/problems";
 import { FIXTURES as FIXTURES_ROOT } from "../../support/paths";
 
@@ -172,7 +172,7 @@ describe("gauge colour by distance to the real threshold", () => {
         .includes("over by 1: pi would auto-compact, but it finds nothing to summarise"),
     );
     assert.equal(
-      AUTO_COMPACTS_WHEN,
+      autoCompactsWhen(),
       "pi auto-compacts at its next check (after the current answer or before the next request)",
     );
   });
