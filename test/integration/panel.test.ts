@@ -110,6 +110,10 @@ describe("panel", function () {
     );
     assert.strictEqual(refs.length, 3);
     assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
+    // English (no l10n bundle): no bundle block, the document's language is VS Code's
+    assert.strictEqual(vscode.l10n.bundle, undefined);
+    assert.doesNotMatch(html, /pi-context-l10n/);
+    assert.match(html, new RegExp(`<html lang="${vscode.env.language}">`));
   });
 
   it("shows pi's numbers for the session (same as the core's analyzeSession)", async () => {

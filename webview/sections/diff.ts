@@ -115,7 +115,7 @@ export function renderDiffSection(view: View): HTMLElement {
     { class: "diff-controls" },
     h("label", { class: "muted" }, l10n.t("From")),
     fromSel,
-    h("label", { class: "muted" }, "to"),
+    h("label", { class: "muted" }, l10n.t("to")),
     toSel,
   );
   const body = note

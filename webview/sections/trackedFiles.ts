@@ -160,7 +160,7 @@ function renderFileRow(view: View, f: TrackedFileModel, first: boolean): HTMLEle
     h(
       "span",
       { class: "file-flags" },
-      missing ? h("span", { class: "flag flag-missing", "data-flag": "missing" }, "missing") : null,
+      missing ? h("span", { class: "flag flag-missing", "data-flag": "missing" }, l10n.t("missing")) : null,
       f.outsideWorkspace
         ? h(
             "span",

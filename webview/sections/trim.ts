@@ -149,7 +149,7 @@ function renderItem(view: View, item: TrimItem, pending: ReadonlySet<string>): H
       "span",
       { class: "trim-meta" },
       state,
-      pending.has(item.entryId) ? h("vscode-badge", { class: "pending" }, "pending") : null,
+      pending.has(item.entryId) ? h("vscode-badge", { class: "pending" }, l10n.t("pending")) : null,
     ),
     h("span", { class: "trim-tokens" }, formatCount(item.tokens)),
     h("span", { class: "trim-age muted" }, age(item)),
