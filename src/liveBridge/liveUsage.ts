@@ -58,7 +58,7 @@ export function applyLiveState(analysis: Analysis, state: BridgeState, source: L
     inspect.tokensUntilCompaction = inspect.threshold !== null ? inspect.threshold - inspect.contextTokens : null;
     inspect.shouldCompact =
       inspect.threshold !== null ? inspect.compactionEnabled.value && inspect.contextTokens > inspect.threshold : null;
-    inspect.footer = `${usage.percent === null ? "?" : usage.percent.toFixed(1) + "%"}/${formatTokens(window)}${inspect.compactionEnabled.value ? l10n.t(" (auto)") : ""}`;
+    inspect.footer = `${usage.percent === null ? "?" : usage.percent.toFixed(1) + "%"}/${formatTokens(window)}${inspect.compactionEnabled.value ? " (auto)" : ""}`;
   }
   // the forecast ("≈ N turns until auto-compaction") against pi's numbers, not the file's threshold
   // (computed on first read, like the file-based one)

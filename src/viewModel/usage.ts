@@ -81,7 +81,7 @@ export function modelText(inspect: InspectResult, reasoning: boolean | undefined
   const id = `${inspect.model.provider}/${inspect.model.modelId}`;
   if (reasoning === false) return id;
   const level = inspect.thinkingLevel || "off";
-  return level === "off" ? l10n.t("{0} • thinking off", id) : `${id} • ${level}`;
+  return level === "off" ? `${id} • thinking off` : `${id} • ${level}`;
 }
 
 /**

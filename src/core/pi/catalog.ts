@@ -25,6 +25,7 @@ import snapshotData from "../data/model-catalog.json";
 import { readBundleCatalogData } from "./bundleCatalog";
 import type { PiInstall } from "./locate";
 import { REFERENCE_PI_VERSION } from "./versions";
+import * as l10n from "@vscode/l10n";
 
 /** A model's price in US dollars per million tokens (pi-ai `Model.cost`; optional `tiers` by input size). */
 export interface ModelCost {
@@ -115,7 +116,7 @@ function flatten(provider: string, groups: unknown, chatOnly: boolean, into: Map
 }
 
 function catalogName(version: string): string {
-  return `pi ${version}'s model catalog`;
+  return l10n.t("pi {0}'s model catalog", version);
 }
 
 function finish(
@@ -208,7 +209,7 @@ export function snapshotCatalog(): ModelCatalog {
     "data/model-catalog.json",
     data.generatedAt,
     new Map(Object.entries(data.models)),
-    `pi-context's snapshot of pi ${version}'s catalog`,
+    l10n.t("pi-context's snapshot of pi {0}'s catalog", version),
   );
   return snapshot;
 }
@@ -242,21 +243,21 @@ export function catalogFor(install: Pick<PiInstall, "version" | "packageDir" | "
     try {
       lookup = { catalog: readPiAiCatalog(piAi.dir, install.version) };
     } catch (error) {
-      problems.push(`pi-ai's data: ${(error as Error).message}`);
+      problems.push(l10n.t("pi-ai's data: {0}", (error as Error).message));
     }
   }
   if (!lookup) {
     try {
       lookup = { catalog: readBundleCatalog(install.packageDir, install.version) };
     } catch (error) {
-      problems.push(`pi's bundle: ${(error as Error).message}`);
+      problems.push(l10n.t("pi's bundle: {0}", (error as Error).message));
     }
   }
   if (!lookup || lookup.catalog.models.size === 0) {
-    if (lookup) problems.push("pi's bundle: no models found");
+    if (lookup) problems.push(l10n.t("pi's bundle: no models found"));
     lookup = {
       catalog: snapshotCatalog(),
-      problem: `pi ${install.version}'s model catalog could not be read (${problems.join("; ")})`,
+      problem: l10n.t("pi {0}'s model catalog could not be read ({1})", install.version, problems.join("; ")),
     };
   }
   cache.set(key, { stamp, lookup });

@@ -19,6 +19,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as l10n from "@vscode/l10n";
 
 /** pi's npm package. */
 export const PI_PACKAGE = "@earendil-works/pi-coding-agent";
@@ -201,7 +202,7 @@ export function piAt(
   try {
     real = fs.realpathSync(file);
   } catch {
-    return { problem: `${file} does not exist` };
+    return { problem: l10n.t("{0} does not exist", file) };
   }
   const extra: Partial<PiInstall> = { executable: file, ...(searchPath !== undefined ? { searchPath } : {}) };
   let stat: fs.Stats;
@@ -212,7 +213,7 @@ export function piAt(
   }
   const start = stat.isDirectory() ? real : path.dirname(real);
   const dir = piPackageAbove(start);
-  if (dir) return describe(dir, source, extra) ?? { problem: `${dir}/package.json is not readable` };
+  if (dir) return describe(dir, source, extra) ?? { problem: l10n.t("{0}/package.json is not readable", dir) };
   if (stat.isDirectory()) {
     const inside = path.join(real, "node_modules", PI_PACKAGE);
     const d = describe(inside, source, extra);
@@ -229,9 +230,11 @@ export function piAt(
   for (const root of managedRoots(real, env)) {
     const release = managedRelease(root);
     if (release)
-      return describe(release, source, { ...extra, managedRoot: root }) ?? { problem: `${release}: unreadable` };
+      return (
+        describe(release, source, { ...extra, managedRoot: root }) ?? { problem: l10n.t("{0}: unreadable", release) }
+      );
   }
-  return { problem: `${file} is not pi (no ${PI_PACKAGE} package.json above ${real})` };
+  return { problem: l10n.t("{0} is not pi (no {1} package.json above {2})", file, PI_PACKAGE, real) };
 }
 
 /** npm's global `node_modules` dirs to look in, most specific first. */
@@ -279,13 +282,13 @@ export function locatePi(options: LocateOptions = {}): PiLocation {
       tried.push({ where: label, result: found.problem });
       return undefined;
     }
-    tried.push({ where: label, result: `pi ${found.version} at ${found.packageDir}` });
+    tried.push({ where: label, result: l10n.t("pi {0} at {1}", found.version, found.packageDir) });
     return found;
   };
   const onPath = (pathValue: string | undefined, source: "path" | "login-shell", label: string) => {
     const exe = findOnPath("pi", pathValue, env, platform);
     if (!exe) {
-      tried.push({ where: label, result: "no pi" });
+      tried.push({ where: label, result: l10n.t("no pi") });
       return undefined;
     }
     const found = piAt(exe, source, env, pathValue);
@@ -293,7 +296,7 @@ export function locatePi(options: LocateOptions = {}): PiLocation {
       tried.push({ where: label, result: found.problem });
       return undefined;
     }
-    tried.push({ where: label, result: `pi ${found.version} at ${found.packageDir}` });
+    tried.push({ where: label, result: l10n.t("pi {0} at {1}", found.version, found.packageDir) });
     return found;
   };
   const done = (pi: PiInstall | undefined): PiLocation | undefined => (pi ? { pi, tried } : undefined);
@@ -301,27 +304,30 @@ export function locatePi(options: LocateOptions = {}): PiLocation {
   const hit =
     done(explicit(options.flag, "flag", "--pi")) ??
     done(explicit(options.setting, "setting", SETTING_LABEL)) ??
-    done(onPath(env.PATH, "path", "the PATH")) ??
+    done(onPath(env.PATH, "path", l10n.t("the PATH"))) ??
     (options.loginShellPath !== undefined && options.loginShellPath !== env.PATH
-      ? done(onPath(options.loginShellPath, "login-shell", "the login shell's PATH"))
+      ? done(onPath(options.loginShellPath, "login-shell", l10n.t("the login shell's PATH")))
       : undefined);
   if (hit) return hit;
 
   for (const root of managedRoots(undefined, env)) {
     const release = managedRelease(root);
     if (!release) {
-      tried.push({ where: `pi's managed install ${root}`, result: "none" });
+      tried.push({ where: l10n.t("pi's managed install {0}", root), result: "none" });
       continue;
     }
     const found = describe(release, "managed", { managedRoot: root });
     if (found) {
-      tried.push({ where: `pi's managed install ${root}`, result: `pi ${found.version}` });
+      tried.push({ where: l10n.t("pi's managed install {0}", root), result: `pi ${found.version}` });
       return { pi: found, tried };
     }
   }
   for (const dir of npmGlobalDirs(env, env.PATH, options)) {
     const found = describe(path.join(dir, PI_PACKAGE), "npm-global", {});
-    tried.push({ where: `npm's global packages ${dir}`, result: found ? `pi ${found.version}` : "no pi" });
+    tried.push({
+      where: l10n.t("npm's global packages {0}", dir),
+      result: found ? `pi ${found.version}` : l10n.t("no pi"),
+    });
     if (found) return { pi: found, tried };
   }
   return { tried };
@@ -334,17 +340,17 @@ export function piSourceText(pi: Pick<PiInstall, "source" | "executable" | "pack
     case "flag":
       return `--pi ${at}`;
     case "setting":
-      return `setting piContext.pi.path (${at})`;
+      return l10n.t("setting piContext.pi.path ({0})", at);
     case "running":
-      return `the running pi (${at})`;
+      return l10n.t("the running pi ({0})", at);
     case "path":
-      return `the pi on the PATH (${at})`;
+      return l10n.t("the pi on the PATH ({0})", at);
     case "login-shell":
-      return `the pi on your login shell's PATH (${at})`;
+      return l10n.t("the pi on your login shell's PATH ({0})", at);
     case "managed":
-      return `pi's managed install (${pi.managedRoot ?? at})`;
+      return l10n.t("pi's managed install ({0})", pi.managedRoot ?? at);
     case "npm-global":
-      return `npm's global packages (${pi.packageDir})`;
+      return l10n.t("npm's global packages ({0})", pi.packageDir);
   }
 }
 

@@ -15,6 +15,7 @@ import type { PiRules } from "../pi/versions";
 import { formatTokens } from "../../shared/format";
 import type { PriceLookup } from "./cost";
 import { attachEconomics, type EconomicsFields } from "./economics";
+import * as l10n from "@vscode/l10n";
 
 /** A context window and where it came from. */
 export interface ResolvedWindow {
@@ -197,7 +198,10 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
         ? { compaction: previewOf(prepared) }
         : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };
     } catch (error) {
-      preview = { compaction: null, unavailable: `Could not prepare a compaction: ${(error as Error).message}` };
+      preview = {
+        compaction: null,
+        unavailable: l10n.t("Could not prepare a compaction: {0}", (error as Error).message),
+      };
     }
     return preview;
   };
@@ -207,7 +211,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     diagnostics.push({
       severity: "error",
       code: "path-cycle",
-      message: `the leaf's path loops at ${projection.pathInfo.cycleAt}; the path was cut there`,
+      message: l10n.t("the leaf's path loops at {0}; the path was cut there", projection.pathInfo.cycleAt),
       entryId: projection.pathInfo.cycleAt,
     });
   }
