@@ -128,21 +128,10 @@ function sourcedRow(name: string, s: SourcedNumber): string {
 
 /** The tooltip's command links (their titles localised; built per call, after the host set the bundle). */
 function linksSession(): string {
-  return l10n.t(
-    "[$({0}) {1}](command:piContext.compact) · [$(dashboard) {2}](command:piContext.compactAt) · [$(graph) {3}](command:piContext.openPanel) · {4}",
-    COMPACT_ICON,
-    l10n.t("Compact…"),
-    l10n.t("Compact At…"),
-    l10n.t("Open Context Panel"),
-    linksNone(),
-  );
+  return `[$(${COMPACT_ICON}) ${l10n.t("Compact…")}](command:piContext.compact) · [$(dashboard) ${l10n.t("Compact At…")}](command:piContext.compactAt) · [$(graph) ${l10n.t("Open Context Panel")}](command:piContext.openPanel) · ${linksNone()}`;
 }
 function linksNone(): string {
-  return l10n.t(
-    "[$(list-selection) {0}](command:piContext.selectSession) · [$(output) {1}](command:piContext.showLog)",
-    l10n.t("Select Session…"),
-    l10n.t("Log"),
-  );
+  return `[$(list-selection) ${l10n.t("Select Session…")}](command:piContext.selectSession) · [$(output) ${l10n.t("Log")}](command:piContext.showLog)`;
 }
 
 /**
@@ -288,12 +277,9 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       "",
       ...others
         .slice(0, 5)
-        .map((o) =>
-          l10n.t(
-            "- [$(arrow-swap) {0}](command:piContext.switchLiveSession?{1})",
-            l10n.t("Switch to {0}", escapeMarkdown(o.label)),
-            encodeURIComponent(JSON.stringify([o.file])),
-          ),
+        .map(
+          (o) =>
+            `- [$(arrow-swap) ${l10n.t("Switch to {0}", escapeMarkdown(o.label))}](command:piContext.switchLiveSession?${encodeURIComponent(JSON.stringify([o.file]))})`,
         ),
       "",
     );
