@@ -19,7 +19,7 @@ import type {
   RouteSwitchOptions,
   SwitchCommandOutcome,
 } from "../services";
-import { formatTokens, plural } from "../shared/format";
+import { formatTokens, pluralText } from "../shared/format";
 import { visibleText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
@@ -41,8 +41,25 @@ type RequestFailure =
   | { kind: "cancelled"; file: string; message: string }
   | { kind: "error"; file: string; errorKind: string; message: string };
 
-const COMPACT: LiveOperation = { log: "compact", noun: "compaction", verb: "compact" };
-const SWITCH: LiveOperation = { log: "switch", noun: "branch switch", verb: "switch branches" };
+// the noun and verb go into messages: localised when read (the log keeps `log`)
+const COMPACT: LiveOperation = {
+  log: "compact",
+  get noun() {
+    return vscode.l10n.t("compaction");
+  },
+  get verb() {
+    return vscode.l10n.t("compact");
+  },
+};
+const SWITCH: LiveOperation = {
+  log: "switch",
+  get noun() {
+    return vscode.l10n.t("branch switch");
+  },
+  get verb() {
+    return vscode.l10n.t("switch branches");
+  },
+};
 
 /** The routes of the live bridge service. */
 export class LiveRoutes {
@@ -59,7 +76,11 @@ export class LiveRoutes {
     what: string,
     resolution: Extract<LiveResolution, { kind: "problem" }>,
   ): { kind: "error"; file: string; errorKind: string; message: string } {
-    const message = `pi runs on this session with a live bridge, but it cannot be used to ${what}: ${resolution.error.message} Nothing was written.`;
+    const message = vscode.l10n.t(
+      "pi runs on this session with a live bridge, but it cannot be used to {0}: {1} Nothing was written.",
+      what,
+      resolution.error.message,
+    );
     this.services.log.warn(`live bridge: ${file}: ${message}`);
     void notify.error(`${message}`);
     return { kind: "error", file, errorKind: `bridge-${resolution.error.code}`, message };
@@ -80,16 +101,16 @@ export class LiveRoutes {
     const e = error instanceof BridgeError ? error : new BridgeError("failed", String(error));
     this.services.log.warn(`live bridge: ${op.log} ${file}: ${e.code}: ${e.message}`);
     if (e.code === "cancelled") {
-      void notify.info(`${op.noun} cancelled in pi. Nothing was written.`);
+      void notify.info(vscode.l10n.t("{0} cancelled in pi. Nothing was written.", op.noun));
       return { kind: "cancelled", file, message: e.message };
     }
     if (e.code === "busy") {
-      void notify.warn(`pi is busy: ${e.message} Nothing was sent.`);
+      void notify.warn(vscode.l10n.t("pi is busy: {0} Nothing was sent.", e.message));
       return { kind: "error", file, errorKind: "busy", message: e.message };
     }
     const handled = special?.(e);
     if (handled !== undefined) return handled;
-    void notify.error(`pi could not ${op.verb}: ${e.message}`);
+    void notify.error(vscode.l10n.t("pi could not {0}: {1}", op.verb, e.message));
     return { kind: "error", file, errorKind: e.code, message: e.message };
   }
 
@@ -128,15 +149,34 @@ export class LiveRoutes {
         safePickItems<Item>([
           {
             go: true,
-            label: "$(fold) Compact now in pi",
-            description: `${describePi(announcement)} · context ${usage}`,
-            detail: `pi summarises with its own model${state.model ? ` (${state.model.provider}/${state.model.id})` : ""} and writes the compaction${instructions ? `; focus: ${instructions}` : ""}.${preview ? ` Expected: summarise ${plural(preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length, "entry", "entries")}, keep from ${preview.firstKeptEntryId}.` : ""}`,
+            label: vscode.l10n.t("$(fold) Compact now in pi"),
+            description: vscode.l10n.t("{0} · context {1}", describePi(announcement), usage),
+            detail: vscode.l10n.t(
+              "pi summarises with its own model{0} and writes the compaction{1}.{2}",
+              state.model ? ` (${state.model.provider}/${state.model.id})` : "",
+              instructions ? vscode.l10n.t("; focus: {0}", instructions) : "",
+              preview
+                ? vscode.l10n.t(
+                    " Expected: summarise {0}, keep from {1}.",
+                    pluralText(
+                      preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length,
+                      vscode.l10n.t("{0} entry"),
+                      vscode.l10n.t("{0} entries"),
+                    ),
+                    preview.firstKeptEntryId,
+                  )
+                : "",
+            ),
           },
-          { go: false, label: "$(close) Cancel", detail: "Nothing is sent, nothing is written." },
+          {
+            go: false,
+            label: vscode.l10n.t("$(close) Cancel"),
+            detail: vscode.l10n.t("Nothing is sent, nothing is written."),
+          },
         ]),
         {
-          title: visibleText(`Compact ${label} in the running pi?`),
-          placeHolder: "pi runs on this session: the running pi does the compaction",
+          title: visibleText(vscode.l10n.t("Compact {0} in the running pi?", label)),
+          placeHolder: vscode.l10n.t("pi runs on this session: the running pi does the compaction"),
           ignoreFocusOut: true,
         },
       );
@@ -150,13 +190,16 @@ export class LiveRoutes {
       const result = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
-          title: `pi is compacting ${label}`,
+          title: vscode.l10n.t("pi is compacting {0}", label),
           cancellable: true,
         },
         (progress, token) => {
           const signal = linkedSignal(token, options.signal);
           progress.report({
-            message: `with pi's model${connection.state.model ? ` ${connection.state.model.provider}/${connection.state.model.id}` : ""}…`,
+            message: vscode.l10n.t(
+              "with pi's model{0}…",
+              connection.state.model ? ` ${connection.state.model.provider}/${connection.state.model.id}` : "",
+            ),
           });
           return connection.request("compact", instructions ? { customInstructions: instructions } : {}, { signal });
         },
@@ -173,8 +216,13 @@ export class LiveRoutes {
       const after = result.estimatedTokensAfter;
       void notify
         .info(
-          `pi compacted ${label} — ${result.tokensBefore.toLocaleString("en-US")} → ${after !== undefined ? `≈${after.toLocaleString("en-US")}` : "?"} tokens (pi's estimate).`,
-          ...(entryId ? ["Show Summary Diff"] : []),
+          vscode.l10n.t(
+            "pi compacted {0} — {1} → {2} tokens (pi's estimate).",
+            label,
+            result.tokensBefore.toLocaleString("en-US"),
+            after !== undefined ? `≈${after.toLocaleString("en-US")}` : "?",
+          ),
+          ...(entryId ? [vscode.l10n.t("Show Summary Diff")] : []),
         )
         .then((choice) => (choice && entryId ? openSummaryDiff(file, previousCompactionId, entryId) : undefined));
       const outcome: CompactCommandOutcome & { live: { pid: number; piVersion: string } } = {
@@ -195,7 +243,11 @@ export class LiveRoutes {
           return { kind: "nothing", file, message: e.message };
         }
         if (e.code === "closed" || e.code === "timeout") {
-          const message = `lost the live bridge of ${describePi(announcement)} during the compaction: ${e.message} pi may still write the compaction; the session view shows it when it does.`;
+          const message = vscode.l10n.t(
+            "lost the live bridge of {0} during the compaction: {1} pi may still write the compaction; the session view shows it when it does.",
+            describePi(announcement),
+            e.message,
+          );
           void notify.error(`${message}`);
           return { kind: "error", file, errorKind: `bridge-${e.code}`, message };
         }
@@ -224,7 +276,7 @@ export class LiveRoutes {
       () => connection.state.leafId,
     );
     if (leafId === targetId) {
-      if (!options.quiet) void notify.info("pi is already at this point.");
+      if (!options.quiet) void notify.info(vscode.l10n.t("pi is already at this point."));
       return { kind: "noop", file, targetId };
     }
     let plan: SwitchPlan | undefined;
@@ -240,7 +292,7 @@ export class LiveRoutes {
       // pi decides (e.g. an entry pi has and the file does not show yet); the question needs a plan
       if (!options.given) {
         const message = (error as Error).message;
-        void notify.error(`branch switch failed: ${message}`);
+        void notify.error(vscode.l10n.t("branch switch failed: {0}", message));
         return { kind: "error", file, errorKind: "error", message };
       }
     }
@@ -260,25 +312,36 @@ export class LiveRoutes {
       const result = await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
-          title: choice.summarize ? "pi is summarising the branch you leave" : "Switching branch in pi",
+          title: choice.summarize
+            ? vscode.l10n.t("pi is summarising the branch you leave")
+            : vscode.l10n.t("Switching branch in pi"),
           cancellable: choice.summarize,
         },
         (_progress, token) => connection.request("navigate", params, { signal: linkedSignal(token, options.signal) }),
       );
       if (result.cancelled) {
         const message = result.aborted
-          ? "Branch summarization cancelled"
-          : "Navigation cancelled (a pi extension cancelled it)";
-        void notify.info(`${message}. Nothing was written.`);
+          ? vscode.l10n.t("Branch summarization cancelled")
+          : vscode.l10n.t("Navigation cancelled (a pi extension cancelled it)");
+        void notify.info(vscode.l10n.t("{0}. Nothing was written.", message));
         return { kind: "cancelled", file, message };
       }
       const last = result.entries[result.entries.length - 1];
       await this.waitForEntry(file, last?.id ?? null);
       const editorText = plan?.returnsText ? plan.editorText : undefined;
       if (!options.quiet) {
-        const where = result.newLeafId ?? "the start of the session";
+        const where = result.newLeafId ?? vscode.l10n.t("the start of the session");
         void notify.info(
-          `pi switched to ${where}${result.entries.length ? ` (wrote ${result.entries.map((e) => e.type.replace("_", " ")).join(" + ")})` : ""}.${editorText !== undefined ? " In pi's terminal UI the message you picked is back in the editor." : ""}`,
+          vscode.l10n.t(
+            "pi switched to {0}{1}.{2}",
+            where,
+            result.entries.length
+              ? vscode.l10n.t(" (wrote {0})", result.entries.map((e) => e.type.replace("_", " ")).join(" + "))
+              : "",
+            editorText !== undefined
+              ? vscode.l10n.t(" In pi's terminal UI the message you picked is back in the editor.")
+              : "",
+          ),
         );
       }
       return {
@@ -306,7 +369,7 @@ export class LiveRoutes {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;
     if (resolution.kind === "problem") {
-      this.refuse(file, "label entries", resolution);
+      this.refuse(file, vscode.l10n.t("label entries"), resolution);
       return { result: undefined };
     }
     const { announcement, connection } = resolution.target;
@@ -322,7 +385,7 @@ export class LiveRoutes {
     } catch (error) {
       const message = (error as Error).message;
       this.services.log.warn(`live bridge: label ${file}: ${message}`);
-      void notify.error(`pi could not write the label: ${message}`);
+      void notify.error(vscode.l10n.t("pi could not write the label: {0}", message));
       return { result: undefined };
     }
   }
@@ -335,7 +398,7 @@ export class LiveRoutes {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;
     if (resolution.kind === "problem") {
-      this.refuse(file, "name the session", resolution);
+      this.refuse(file, vscode.l10n.t("name the session"), resolution);
       return { result: undefined };
     }
     const { announcement, connection } = resolution.target;
@@ -347,7 +410,7 @@ export class LiveRoutes {
     } catch (error) {
       const message = (error as Error).message;
       this.services.log.warn(`live bridge: name ${file}: ${message}`);
-      void notify.error(`pi could not name the session: ${message}`);
+      void notify.error(vscode.l10n.t("pi could not name the session: {0}", message));
       return { result: undefined };
     }
   }

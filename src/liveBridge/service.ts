@@ -258,7 +258,11 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
             this.notifyOnce(
               `pi-version:${a.piVersion}`,
               "warning",
-              `the running pi is ${a.piVersion}; the live bridge is tested with pi ${PI_VERSION_RANGE.text}. It may not work as expected.`,
+              vscode.l10n.t(
+                "the running pi is {0}; the live bridge is tested with pi {1}. It may not work as expected.",
+                a.piVersion,
+                PI_VERSION_RANGE.text,
+              ),
             );
           if (a.bridgeVersion !== BRIDGE_VERSION) void this.offerUpdateIfOutdated();
           connection.onState(() => {

@@ -42,7 +42,7 @@ export async function setLabel(
         { guardSeconds: services.config().liveSession.guardSeconds },
       );
       if (live.live) {
-        const refusal = liveSessionError(live, "label entries in");
+        const refusal = liveSessionError(live, l10n.t("label entries in"));
         services.log.warn(`label ${file}: ${refusal.message}`);
         notify.showLiveRefusal(refusal, file, { bridgeInstalled: services.liveBridge.bridgeInstalled() });
         return undefined;

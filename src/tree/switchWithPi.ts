@@ -23,6 +23,7 @@ import {
 import { PiRpc } from "../core/pi/rpc";
 import { readSessionInfo } from "../core/read/sessionInfo";
 import type { Services, SwitchCommandOutcome } from "../services";
+import * as l10n from "@vscode/l10n";
 
 /** How long to wait for the headless pi's bridge to announce itself (ms). */
 const BRIDGE_WAIT_MS = 20_000;
@@ -46,9 +47,10 @@ export async function askWithUserPi(
 ): Promise<PiChoice> {
   const plan = await planSwitch(file, targetId, options);
   if (plan.noop) return { kind: "choice", choice: given ?? { summarize: false }, summarize: false };
-  if (plan.live.live) throw liveSessionError(plan.live, "switch branches in");
+  if (plan.live.live) throw liveSessionError(plan.live, l10n.t("switch branches in"));
   const version = services.pi.current.install?.version;
-  const choice = given ?? (await ask(`your pi${version ? ` ${version}` : ""} (with its own model)`)(plan, false));
+  const choice =
+    given ?? (await ask(l10n.t("your pi{0} (with its own model)", version ? ` ${version}` : ""))(plan, false));
   if (!choice) return { kind: "done", outcome: { kind: "declined", file } };
   return { kind: "choice", choice, summarize: willSummarize(plan, choice) };
 }
@@ -90,7 +92,7 @@ export async function switchWithUserPi(
       const deadline = Date.now() + BRIDGE_WAIT_MS;
       while ((await services.liveBridge.availability(file)) !== "live") {
         if (signal.aborted)
-          return { kind: "cancelled", file, message: "Branch switch cancelled. Nothing was written." };
+          return { kind: "cancelled", file, message: l10n.t("Branch switch cancelled. Nothing was written.") };
         if (Date.now() > deadline)
           throw new Error(
             `your pi ${runtime.install.version} started, but its live bridge did not come up within ${BRIDGE_WAIT_MS / 1000} s. Nothing was written.`,
