@@ -145,7 +145,9 @@ export function renderHistory(history: HistoryModel, g: GaugeModel, usage: Usage
       h("span", { class: "legend-compaction" }),
       pluralText(history.compactions.length, l10n.t("{0} compaction"), l10n.t("{0} compactions")),
     ),
-    g.threshold !== null ? h("span", { class: "legend" }, h("span", { class: "legend-threshold" }), l10n.t("threshold")) : null,
+    g.threshold !== null
+      ? h("span", { class: "legend" }, h("span", { class: "legend-threshold" }), l10n.t("threshold"))
+      : null,
     caching ? h("span", { class: "legend" }, h("span", { class: "legend-cache" }), l10n.t("cache hit rate")) : null,
     caching
       ? h(
