@@ -55,7 +55,7 @@ export interface PiContextConfig {
     };
   };
   compaction: {
-    /** Summarise right away, without the preview step. */
+    /** Summarize right away, without the preview step. */
     skipPreview: boolean;
   };
   liveSession: {

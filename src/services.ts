@@ -190,7 +190,7 @@ export interface SummarizerProvider {
   /** The origin (`scheme://host:port`) the configured summarizer's key is stored under. */
   keyOrigin(): string;
   /**
-   * Whether the user's own pi summarises (headless, writing its own entries): setting `pi`, or
+   * Whether the user's own pi summarizes (headless, writing its own entries): setting `pi`, or
    * `auto` when a pi is found and no OpenAI-compatible summarizer is configured (base URL
    * set, or an API key stored). See `summarizers/select.ts`.
    */
@@ -213,7 +213,7 @@ export interface UserPiService {
    */
   forProcess(pid: number): UserPi | undefined;
   /**
-   * The pi to summarise with and the Node to run it.
+   * The pi to summarize with and the Node to run it.
    * @throws {NoNodeForPiError} when no Node satisfies pi's `engines.node`; an Error when no pi is found.
    */
   runtime(): Promise<PiRuntime>;
@@ -322,7 +322,7 @@ export interface Services {
   summarizers: SummarizerProvider;
   /** Running pi processes with the live bridge. */
   liveBridge: LiveBridge;
-  /** The user's pi (version, rules, catalog; the runtime to summarise with). */
+  /** The user's pi (version, rules, catalog; the runtime to summarize with). */
   pi: UserPiService;
 }
 

@@ -7,7 +7,7 @@
  *       [--max-output-tokens N] [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
  *       [--project-settings auto|always|never] [--context-window N]
  *
- * The summariser's API key comes from `PI_CONTEXT_API_KEY` or `OPENAI_API_KEY` (never a flag); base
+ * The summarizer's API key comes from `PI_CONTEXT_API_KEY` or `OPENAI_API_KEY` (never a flag); base
  * URL and model default to `PI_CONTEXT_BASE_URL` / `PI_CONTEXT_MODEL`, then OpenAI / `gpt-4o-mini`
  * (as `pi-context compact`). Exit codes: 0 done (or dry run / nothing to do), 1 refused or failed
  * (nothing written), 2 usage.

@@ -13,7 +13,7 @@
  *   7. on "Compact now": an OpenAI-compatible server that needs a key and has none asks for it in a
  *      password box (stored in SecretStorage) and the same compaction continues; a server that
  *      answers HTTP 401/403 gets the same box and the request is retried;
- *   8. summarise (progress notification, Cancel), append, summary diff.
+ *   8. summarize (progress notification, Cancel), append, summary diff.
  *
  * With the user's own pi as the summarizer (`summarizers/select.ts` `usesPi`), steps 6–8 are
  * `withPi.ts`: the same preview, then pi compacts the idle session itself and writes its own entry.
@@ -171,7 +171,7 @@ export function registerCompaction(services: Services): void {
     const instructions = given ?? (await askInstructions(planTitle(prepared)));
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
     const plan = withInstructions(prepared, instructions);
-    // the user's own pi summarises (setting `pi`, or `auto` with a pi and no summarizer configured here)
+    // the user's own pi summarizes (setting `pi`, or `auto` with a pi and no summarizer configured here)
     if (await services.summarizers.usesPi())
       return compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
     // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")

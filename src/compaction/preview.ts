@@ -1,6 +1,6 @@
 /**
  * The compaction preview of "Pi: Compact Session…": the quick pick (tokens before → after, what is
- * summarised and kept, who summarises) and its "Show details" Markdown document — the same for
+ * summarized and kept, who summarizes) and its "Show details" Markdown document — the same for
  * pi-context's summarizers and for the user's own pi (see {@link PreviewSummarizer}).
  */
 
@@ -67,7 +67,7 @@ function entryWords(plan: CompactionPlan, id: string): string {
 }
 
 /**
- * Who will summarise, as the preview shows it: pi-context's summarizer with its counted requests,
+ * Who will summarize, as the preview shows it: pi-context's summarizer with its counted requests,
  * or the user's own pi (which builds its requests itself).
  */
 export interface PreviewSummarizer {
@@ -81,7 +81,7 @@ export interface PreviewSummarizer {
   price?: CompactionPrice;
   /**
    * The summary request does not fit the summarizer (`PlanFit.problem`): the preview still shows what
-   * would be summarised, says why and what to change, and offers no "Compact now".
+   * would be summarized, says why and what to change, and offers no "Compact now".
    */
   problem?: { message: string; numbers: string };
 }

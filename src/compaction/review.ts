@@ -1,6 +1,6 @@
 /**
  * The review of a summary our summarizer just wrote, before it is written: when the summary lost
- * file paths, commands, identifiers or numbers of what it summarised (and the kept part does not
+ * file paths, commands, identifiers or numbers of what it summarized (and the kept part does not
  * have them either), say so and let the user write it anyway, summarize again asking to keep them
  * (or with their own instructions), look at the list, or discard it. Nothing lost: written without
  * asking. Escape discards (nothing is written; the request was already spent).
@@ -36,7 +36,7 @@ export function lostMarkdown(report: LostReport, title: string): string {
       );
     lines.push("");
   }
-  if (report.truncated) lines.push(vscode.l10n.t("_The summarised range was too long to scan completely._"), "");
+  if (report.truncated) lines.push(vscode.l10n.t("_The summarized range was too long to scan completely._"), "");
   return lines.join("\n");
 }
 
@@ -79,8 +79,8 @@ export async function reviewSummary(plan: CompactionPlan, draft: CompactionDraft
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
       title:
         report.items.length === 1
-          ? vscode.l10n.t("The new summary lost 1 item of what it summarised")
-          : vscode.l10n.t("The new summary lost {0} items of what it summarised", formatCount(report.items.length)),
+          ? vscode.l10n.t("The new summary lost 1 item of what it summarized")
+          : vscode.l10n.t("The new summary lost {0} items of what it summarized", formatCount(report.items.length)),
       placeHolder: visibleText(said),
       ignoreFocusOut: true,
     });

@@ -152,12 +152,12 @@ export class LiveRoutes {
             label: vscode.l10n.t("$(fold) Compact now in pi"),
             description: vscode.l10n.t("{0} · context {1}", describePi(announcement), usage),
             detail: vscode.l10n.t(
-              "pi summarises with its own model{0} and writes the compaction{1}.{2}",
+              "pi summarizes with its own model{0} and writes the compaction{1}.{2}",
               state.model ? ` (${state.model.provider}/${state.model.id})` : "",
               instructions ? vscode.l10n.t("; focus: {0}", instructions) : "",
               preview
                 ? vscode.l10n.t(
-                    " Expected: summarise {0}, keep from {1}.",
+                    " Expected: summarize {0}, keep from {1}.",
                     pluralText(
                       preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length,
                       vscode.l10n.t("{0} entry"),
@@ -313,7 +313,7 @@ export class LiveRoutes {
         {
           location: vscode.ProgressLocation.Notification,
           title: choice.summarize
-            ? vscode.l10n.t("pi is summarising the branch you leave")
+            ? vscode.l10n.t("pi is summarizing the branch you leave")
             : vscode.l10n.t("Switching branch in pi"),
           cancellable: choice.summarize,
         },

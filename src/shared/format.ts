@@ -46,7 +46,7 @@ export function autoCompactsWhen(): string {
 
 /**
  * What pi does above the threshold: {@link autoCompactsWhen} — unless it has nothing it can
- * summarise: pi 1.6.0 `_runAutoCompaction` then gets nothing from `prepareCompaction` and silently
+ * summarize: pi 1.6.0 `_runAutoCompaction` then gets nothing from `prepareCompaction` and silently
  * does not compact (e.g. the provider reports far more usage than the session's content, or
  * keepRecentTokens keeps everything).
  * @param nothing why there is nothing to compact (`inspect.compactionUnavailable`), or undefined.
@@ -54,7 +54,7 @@ export function autoCompactsWhen(): string {
 export function autoCompactsText(nothing: string | undefined): string {
   if (nothing === undefined) return autoCompactsWhen();
   return l10n.t(
-    "pi would auto-compact, but it finds nothing to summarise ({0}), so it does not compact",
+    "pi would auto-compact, but it finds nothing to summarize ({0}), so it does not compact",
     nothing.replace(/\.$/, ""),
   );
 }

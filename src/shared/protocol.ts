@@ -52,7 +52,7 @@ export interface GaugeModel {
   keepRecentKey: string;
   /** `window − reserveTokens`: pi auto-compacts when `used > threshold`. Null when unknown. */
   threshold: number | null;
-  /** Above the threshold with nothing pi can summarise: why (pi then does not compact; `nothingToCompact`). */
+  /** Above the threshold with nothing pi can summarize: why (pi then does not compact; `nothingToCompact`). */
   nothingToCompact?: string;
   /** `threshold − used` (negative once past the threshold); null when unknown. */
   tokensUntilCompaction: number | null;
@@ -221,13 +221,13 @@ export interface SummaryModel {
   modifiedFiles: string[];
   /** Estimated tokens of the summary message. */
   tokens: number;
-  /** True when the summary is part of the current context (not summarised away by a later compaction). */
+  /** True when the summary is part of the current context (not summarized away by a later compaction). */
   inContext: boolean;
   /** Compactions: what the summary lost (see `core/rules/lostItems.ts`); absent when it could not be computed. */
   lost?: LostModel;
 }
 
-/** Items of a compaction's summarised range that neither its summary nor its kept part contain. */
+/** Items of a compaction's summarized range that neither its summary nor its kept part contain. */
 export interface LostModel {
   /** At most {@link LOST_ITEMS_SHOWN}, in kind order (path, command, identifier, number), first occurrence first. */
   items: { kind: "path" | "command" | "identifier" | "number"; text: string; entryId: string; count: number }[];

@@ -1,5 +1,5 @@
 /**
- * OpenAI-compatible summariser (the `openai` npm package, Chat Completions API): OpenAI itself, or
+ * OpenAI-compatible summarizer (the `openai` npm package, Chat Completions API): OpenAI itself, or
  * any server speaking the same protocol through `baseURL` — OpenRouter, Ollama, LM Studio,
  * llama.cpp, vLLM, Azure OpenAI (v1 endpoint `https://<resource>.openai.azure.com/openai/v1/`).
  * Streams by default; an `AbortSignal` cancels the HTTP request. No `vscode` import: the CLI uses it.
@@ -229,7 +229,7 @@ export function isOpenAiHost(baseURL: string | undefined): boolean {
   }
 }
 
-/** Summariser over an OpenAI-compatible Chat Completions endpoint. */
+/** Summarizer over an OpenAI-compatible Chat Completions endpoint. */
 export class OpenAiSummarizer implements Summarizer {
   readonly provider = "openai";
   readonly label: string;

@@ -3,14 +3,14 @@
  * every surface gets from `services.summarizers` (compaction, branch summaries in the tree), and
  * asking for a key in the middle of a flow (after its preview) instead of failing.
  *
- * Who summarises an idle session ({@link usesPi}), in this order:
+ * Who summarizes an idle session ({@link usesPi}), in this order:
  *   1. `piContext.summarizer.provider` set to `pi`, `openai` or `vscode-lm`: that one;
  *   2. `auto` (the default) with an OpenAI-compatible summarizer configured — `summarizer.openai.baseURL`
  *      set, or an API key stored for its server: that one (what
  *      pi-context did before it could use the user's pi);
  *   3. `auto` and a pi found (`services.pi`): the user's own pi, headless;
  *   4. otherwise the OpenAI-compatible API (which asks for its key).
- * A running pi with the live bridge always summarises itself (before any of this).
+ * A running pi with the live bridge always summarizes itself (before any of this).
  */
 
 import type { Summarizer } from "../core/flows/summarizer";
@@ -20,7 +20,7 @@ import { OpenAiSummarizer } from "./openai";
 import { selectLanguageModel, VscodeLmSummarizer } from "./vscodeLm";
 
 /**
- * The summariser the settings describe: `openai` (OpenAI-compatible, key from SecretStorage) or
+ * The summarizer the settings describe: `openai` (OpenAI-compatible, key from SecretStorage) or
  * `vscode-lm` (first chat model matching vendor/family). Messages name VS Code's settings and commands.
  * @throws {SummarizerError} `config` when no model is available, the settings are unusable, or
  *   (without `allowMissingKey`) OpenAI's API has no stored key.
@@ -49,7 +49,7 @@ export async function getSummarizer(
   return summarizer;
 }
 
-/** See the module comment: whether the user's own pi summarises. */
+/** See the module comment: whether the user's own pi summarizes. */
 export async function usesPi(services: BaseServices): Promise<boolean> {
   const provider = services.config().summarizer.provider;
   if (provider !== "auto") return provider === "pi";

@@ -1,5 +1,5 @@
 /**
- * Summariser over VS Code's Language Model API (`vscode.lm`): any chat model another extension
+ * Summarizer over VS Code's Language Model API (`vscode.lm`): any chat model another extension
  * provides (GitHub Copilot, …), so no API key is needed. Tokens are counted with the model's own
  * `countTokens`; the window is the model's `maxInputTokens` (plus our output limit, which the API
  * does not expose). Cancellation goes through a `CancellationTokenSource` tied to the AbortSignal.

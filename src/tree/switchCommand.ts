@@ -118,7 +118,7 @@ export class SwitchCommand {
         guardSeconds: options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds,
         pi: services.pi.current,
       };
-      // the user's own pi summarises: a summary is written by pi itself, run headless (switchWithPi.ts)
+      // the user's own pi summarizes: a summary is written by pi itself, run headless (switchWithPi.ts)
       if (await services.summarizers.usesPi()) {
         const choice = await askWithUserPi(services, file, targetId, planOptions, ask, given);
         if (choice.kind !== "choice") return choice.outcome;

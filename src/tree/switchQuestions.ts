@@ -42,7 +42,7 @@ export interface QuestionContext {
 }
 
 /**
- * The summarizer as the questions see it: a pi that summarises with its own model (`piLabel`: the
+ * The summarizer as the questions see it: a pi that summarizes with its own model (`piLabel`: the
  * running pi through the live bridge, or the user's pi run headless), else ours from the settings
  * (its API key is asked for when it needs one; the password box is recorded in the prompter's log,
  * never the key).
@@ -79,7 +79,7 @@ export function questionContext(services: Services, prompter: Prompter, piLabel:
       return (await services.summarizers.ready(s)) !== undefined;
     },
     fitProblem: async (plan) => {
-      if (bridge) return undefined; // pi summarises with its own model
+      if (bridge) return undefined; // pi summarizes with its own model
       try {
         const s = await services.summarizers.get({ allowMissingKey: true });
         return (await fitSwitch(plan, { summarize: true }, s))?.problem?.message;

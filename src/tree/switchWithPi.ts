@@ -3,7 +3,7 @@
  * `pi`, or `auto` with a pi found and no OpenAI-compatible summarizer configured): pi's question is
  * asked first (before pi starts), then the user's pi runs headless on the idle session with the
  * live bridge loaded (`-e` the shipped bundle unless it is installed in the agent dir), and the
- * switch runs inside it through the bridge — pi summarises the branch with its own prompts, model
+ * switch runs inside it through the bridge — pi summarizes the branch with its own prompts, model
  * and key and writes its own `branch_summary` (and `label`). pi-context writes nothing in that case.
  * A switch without a summary writes pi-context's leaf marker as always (pi persists nothing then).
  * The headless pi is marked as pi-context's own (`markHeadless`): no "live" state, no version

@@ -7,7 +7,7 @@
  * looked for again when the setting changes or `refresh()` is called. Everything is logged.
  *
  * Nothing of the user's pi is executed here: its version comes from package.json, its catalog is
- * read as data (`core/pi/catalog.ts`); only `node --version` runs, when pi is to summarise.
+ * read as data (`core/pi/catalog.ts`); only `node --version` runs, when pi is to summarize.
  */
 
 import * as path from "node:path";

@@ -28,7 +28,7 @@ export function apiKeyPrompt(input: ApiKeyPromptInput): string {
       : l10n.t("The summarizer at {0} refused the request{1}.", input.origin, input.detail ? ` (${input.detail})` : "");
   const noPi = input.noPiLookedAt
     ? l10n.t(
-        "No pi was found to summarise with your own model and key (looked at {0}); to use your pi, {1}; or choose another summarizer (piContext.summarizer.provider). ",
+        "No pi was found to summarize with your own model and key (looked at {0}); to use your pi, {1}; or choose another summarizer (piContext.summarizer.provider). ",
         input.noPiLookedAt.length ? input.noPiLookedAt.join(", ") : l10n.t("the PATH"),
         piPathHint(),
       )

@@ -79,7 +79,7 @@ export const TRIM_PANEL_LIMIT = 40;
  * @param options.warningMargin tokens before the threshold where the gauge turns to warning (as the status bar).
  * @param options.colors the gauge's colour mode (`piContext.gauge.colors`, as the status bar).
  * @param options.details false: leave out what each compaction lost and what each trim suggestion
- *   saves (the slow parts: they read every summarised body, ≈ 1 s on a 128 MB session) and mark the
+ *   saves (the slow parts: they read every summarized body, ≈ 1 s on a 128 MB session) and mark the
  *   state `detailsPending`; {@link panelDetailSteps} computes them. Default true (everything).
  */
 export function buildPanelState(

@@ -1,6 +1,6 @@
 /**
  * Tool calls in tree rows: pi's `/tree` texts of a call (`read: path:1-20`, `bash: cmd`, …), the
- * call a tool result answers (read from its assistant message's body), and tool names summarised.
+ * call a tool result answers (read from its assistant message's body), and tool names summarized.
  * No `vscode` import.
  */
 
@@ -55,7 +55,7 @@ function readLineRange(offset: unknown, limit: unknown): string {
   return `:${start}-${start + count - 1}`;
 }
 
-/** Tool call names summarised: `read ×2, edit`. */
+/** Tool call names summarized: `read ×2, edit`. */
 export function summarizeToolNames(names: readonly string[]): string {
   const counts = new Map<string, number>();
   for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);

@@ -424,7 +424,7 @@ function wording(kind: TrimSuggestionKind, n: number, large: number): { title: s
 
 /** How an entry of the context shows in the tree and the panel: editable, and its edit if any. */
 export interface EditMark {
-  /** pi's `appendContextEdit` accepts it and it is in the context (not summarised by a compaction). */
+  /** pi's `appendContextEdit` accepts it and it is in the context (not summarized by a compaction). */
   editable: boolean;
   edit?: TrimEditState;
 }
@@ -432,7 +432,7 @@ export interface EditMark {
 const marksCache = new WeakMap<Projection, Map<string, EditMark>>();
 
 /**
- * The edit marks of the context entries at the session's leaf (entries a compaction summarised,
+ * The edit marks of the context entries at the session's leaf (entries a compaction summarized,
  * and entries off the path, have none). Memoised per projection (`buildProjection` reuses it
  * while the session is unchanged).
  */

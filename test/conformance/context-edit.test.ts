@@ -4,7 +4,7 @@
  *   `transformMessages(convertToLlm(projection.messages))` makes of the context (orphaned results,
  *   "No result provided" fillers);
  * - random trees × random edit sets, in two rounds (edits of edited items, restores, a compaction
- *   in between, targets off the path, summarised, not editable): pi's `appendContextEdit` refuses
+ *   in between, targets off the path, summarized, not editable): pi's `appendContextEdit` refuses
  *   exactly what we refuse for pi's reasons (same message) and writes our drafts exactly as we do
  *   (key order, normalised replacement); the file with our entries gives pi's projection,
  *   estimates, context usage and `prepareCompaction` equal to ours; the targets show exactly the

@@ -4,7 +4,7 @@
  * switch to every entry with each choice (no summary, label, summary from the scripted
  * OpenAI-compatible server on 127.0.0.1, summary + label), then
  * - our plan equals pi's own navigation (oracle `--branch-target`: old leaf, common ancestor,
- *   entries to summarise, new leaf, budget, prepared messages and file lists), and
+ *   entries to summarize, new leaf, budget, prepared messages and file lists), and
  * - pi (`loadCheck`) loads the file at the chosen position: leaf = the last entry we wrote, path =
  *   pi's path to the new leaf + our entries, context = exactly the context pi builds at the new leaf
  *   (computed by pi on the file before the switch, `--leaf`), plus our branch summary when one was
@@ -141,7 +141,7 @@ async function switchAndCheck(
   assert.deepEqual(
     plan.collection.entries.map((e) => e.id),
     nav.entriesToSummarize,
-    "entries to summarise",
+    "entries to summarize",
   );
   assert.equal(plan.newLeafId, nav.newLeafIdAfterNavigation, "new leaf");
   assert.equal(plan.budget, nav.tokenBudget, "budget");

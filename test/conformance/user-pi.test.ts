@@ -1,5 +1,5 @@
 /**
- * Summarising with the user's own pi (`src/core/pi/rpc.ts`), against every pi of the matrix: pi
+ * Summarizing with the user's own pi (`src/core/pi/rpc.ts`), against every pi of the matrix: pi
  * runs headless on a copy of a session (`--mode rpc --session <file>`, Node 22, a temp HOME and
  * agent dir whose models.json points at a scripted OpenAI-compatible server) and compacts it with
  * its own prompts; pi-context writes nothing. The entry pi appends is the one our preview (made with

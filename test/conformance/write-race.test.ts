@@ -2,7 +2,7 @@
  * The write path under a second writer (issue 16, "Done when"): while a compaction or a switch
  * runs, another process appends a line, truncates the file to a line boundary, rewrites a byte in
  * place, or rename-replaces the file — at a random moment (also inside our synchronous check and
- * append), or at a fixed point of the flow (while the user is asked, while summarising). After each
+ * append), or at a fixed point of the flow (while the user is asked, while summarizing). After each
  * run:
  *
  * - the file is exactly what the two writers' operations make of the original bytes: the second
@@ -127,7 +127,7 @@ const sha = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type FlowKind = "compact" | "switch-summary" | "switch-marker" | "switch-label";
-type Timing = "process" | "while-asked" | "while-summarising";
+type Timing = "process" | "while-asked" | "while-summarizing";
 
 describe("the write path under a second writer", () => {
   let writer: RaceWriter;
@@ -167,7 +167,7 @@ describe("the write path under a second writer", () => {
       fs.utimesSync(file, old, old);
       const flow = pick<FlowKind>(["compact", "compact", "switch-summary", "switch-marker", "switch-label"]);
       const kind = pick(["append", "truncate", "rewrite", "replace", "replace", "none"] as const);
-      const timing = pick<Timing>(["process", "process", "process", "while-asked", "while-summarising"]);
+      const timing = pick<Timing>(["process", "process", "process", "while-asked", "while-summarizing"]);
       let op: RaceOp;
       let replacement: Buffer | undefined;
       if (kind === "append")
@@ -211,7 +211,7 @@ describe("the write path under a second writer", () => {
         countTokens: async (text) => Math.ceil(text.length / 4),
         async summarize() {
           await sleep(Math.floor(random() * 6));
-          if (timing === "while-summarising") applyHere();
+          if (timing === "while-summarizing") applyHere();
           return { text: `## Goal\nRace summary ${run}.`, stopReason: "stop" };
         },
       };

@@ -99,11 +99,11 @@ describe("e2e compaction", () => {
 
     await page.waitForTimeout(1500);
     await screenshot(page, "compact-progress");
-    // the new summary lost commands of what it summarised: the review before anything is written
+    // the new summary lost commands of what it summarized: the review before anything is written
     const write = widget.locator(".monaco-list-row", { hasText: "Write this summary" });
     await write.waitFor({ state: "visible", timeout: 30_000 });
     const reviewText = await widget.innerText();
-    assert.match(reviewText, /The new summary lost \d+ items? of what it summarised/);
+    assert.match(reviewText, /The new summary lost \d+ items? of what it summarized/);
     assert.match(reviewText, /Summarize again, asking to keep them/);
     await page.waitForTimeout(500);
     await screenshot(page, "compact-review");

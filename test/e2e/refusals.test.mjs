@@ -4,7 +4,7 @@
 //   "Install Live Bridge" and "Show Details", the whole text in the notification center and in the
 //   details document; with a pi process on the session (the guard's process table) no "Anyway";
 // - a summary request that does not fit the summarizer's window: the preview still shows what
-//   would be summarised, the numbers and what to change (raise keepRecentTokens / reserveTokens),
+//   would be summarized, the numbers and what to change (raise keepRecentTokens / reserveTokens),
 //   and nothing is sent or written.
 // Screenshots: test-results/e2e/refusal-*.png, fit-problem-*.png.
 //
@@ -129,7 +129,7 @@ describe("e2e live-session refusal", () => {
 });
 
 describe("e2e summary request that does not fit the summarizer", () => {
-  // a summarizer whose window (4,000 tokens) cannot hold what this compaction summarises; nothing
+  // a summarizer whose window (4,000 tokens) cannot hold what this compaction summarizes; nothing
   // listens on its port: a request would fail loudly, and none must be sent
   const suite = useWorkbench(
     () =>
@@ -143,7 +143,7 @@ describe("e2e summary request that does not fit the summarizer", () => {
     { width: 1400, height: 950 },
   );
 
-  it("the preview shows what would be summarised, the numbers and what to change; Close sends and writes nothing", async () => {
+  it("the preview shows what would be summarized, the numbers and what to change; Close sends and writes nothing", async () => {
     const { page } = suite.wb;
     const before = readFileSync(suite.fx.sessionFile);
     await runCommand(page, "Pi: Compact Session…");
@@ -169,7 +169,7 @@ describe("e2e summary request that does not fit the summarizer", () => {
     assert.match(doc, /Compaction preview — "long scripted session"/);
     assert.match(doc, /raise keepRecentTokens in pi's settings from [\d,]+ to about [\d,]+/);
     assert.doesNotMatch(doc, /lower keepRecentTokens|lower reserveTokens/i, "no backwards advice");
-    assert.match(doc, /Summarized: \d+ entries/, "what would be summarised, even though it does not fit");
+    assert.match(doc, /Summarized: \d+ entries/, "what would be summarized, even though it does not fit");
     assert.match(doc, /Custom instructions: keep the parser notes/);
     // the pick comes back over the document: close it (nothing is sent)
     await widget.locator(".monaco-list-row", { hasText: "Does not fit" }).waitFor({ state: "visible" });

@@ -108,7 +108,7 @@ describe("compaction command", function () {
       assert.ok(all.includes(c), c);
   });
 
-  it("previews, summarises against the scripted server, appends, opens the summary diff; pi 1.6.0 loads it", async () => {
+  it("previews, summarizes against the scripted server, appends, opens the summary diff; pi 1.6.0 loads it", async () => {
     const line = compactionLine("long", 1); // pi compacted here (updates summary #1)
     const file = fixtureCopy("long", line - 1);
     const before = fs.readFileSync(file);

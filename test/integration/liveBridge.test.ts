@@ -2,7 +2,7 @@
 // rpc`, Node 22 from the conformance package) on the workspace folder, against the scripted
 // OpenAI-compatible server: "Pi: Install Live Bridge" puts the bridge where pi loads it, the gauge
 // and the context panel show the running pi's numbers with the live badge, "Pi: Compact Session…",
-// "Switch to Here…" and labels run inside that pi (pi writes the entries; no summariser or API key
+// "Switch to Here…" and labels run inside that pi (pi writes the entries; no summarizer or API key
 // of ours is involved), the live-session guard applies again when the bridge is off, and a killed
 // pi is dropped.
 import * as assert from "assert";
@@ -218,7 +218,7 @@ describe("live bridge with a real pi", function () {
       ],
     );
     assert.strictEqual(written[1].label, "from-vscode");
-    assert.strictEqual(server.requests.length, requests + 1, "pi summarised the branch");
+    assert.strictEqual(server.requests.length, requests + 1, "pi summarized the branch");
     assert.deepStrictEqual(
       outcome.kind === "switched" ? outcome.entries.map((e) => e.id) : [],
       written.map((e) => e.id),

@@ -450,7 +450,7 @@ describe("session tree view", function () {
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
-  it("cancel while summarising writes nothing", async () => {
+  it("cancel while summarizing writes nothing", async () => {
     const file = await freshTree();
     const before = fs.readFileSync(file);
     server.script({ text: "## Goal\nnever finishes", hang: true });

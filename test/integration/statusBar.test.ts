@@ -241,7 +241,7 @@ describe("status bar (statusBar)", () => {
     g = await step(150001);
     assert.strictEqual(g.level, "error");
     assert.strictEqual(g.backgroundColor, "statusBarItem.errorBackground");
-    // short exchanges with large reported usage: pi has nothing to summarise, so it does not compact
+    // short exchanges with large reported usage: pi has nothing to summarize, so it does not compact
     const when = autoCompactsText("Nothing to compact (session too small).");
     assert.ok(g.tooltip.includes(`over by 1: ${when}`), g.tooltip);
     g = await step(160000);

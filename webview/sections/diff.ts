@@ -123,7 +123,7 @@ export function renderDiffSection(view: View): HTMLElement {
     : [
         controls,
         h("div", { class: "diff-toolbar" }, stats, h("span", { class: "spacer" }), unchanged, openBtn),
-        // beside the diff: what the newer summary lost of everything it summarised (not only of the older summary)
+        // beside the diff: what the newer summary lost of everything it summarized (not only of the older summary)
         newer.lost ? renderLost(view, newer.entryId, newer.lost) : null,
         renderDiffLines(diff.lines, diff.identical, ui.showUnchanged),
       ];

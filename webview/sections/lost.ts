@@ -1,6 +1,6 @@
 /**
  * What a compaction's summary lost: the file paths, commands, identifiers and numbers of its
- * summarised range that neither the summary nor the kept part contain (`LostModel`, computed by the
+ * summarized range that neither the summary nor the kept part contain (`LostModel`, computed by the
  * host). Each item is a chip that reveals the entry it came from in the Pi Session tree. Shown in
  * an expanded compaction card and beside the summary diff. Each kind's chips are one Tab stop; the
  * arrow keys move between them (`rovingFocus`).
@@ -109,7 +109,7 @@ export function renderLost(view: View, entryId: string, lost: LostModel): HTMLEl
             item.text,
             item.entryId,
             item.count > 1
-              ? l10n.t(", {0} in the summarised range", pluralText(item.count, l10n.t("{0} time"), l10n.t("{0} times")))
+              ? l10n.t(", {0} in the summarized range", pluralText(item.count, l10n.t("{0} time"), l10n.t("{0} times")))
               : "",
             canReveal ? l10n.t(" — click to reveal it in the tree") : "",
           ),
@@ -131,7 +131,7 @@ export function renderLost(view: View, entryId: string, lost: LostModel): HTMLEl
     box.appendChild(h("div", { class: "muted small" }, l10n.t("… and {0} more not listed", lost.more)));
   if (lost.truncated)
     box.appendChild(
-      h("div", { class: "muted small" }, l10n.t("The summarised range was too long to scan completely.")),
+      h("div", { class: "muted small" }, l10n.t("The summarized range was too long to scan completely.")),
     );
   return box;
 }

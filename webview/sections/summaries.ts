@@ -51,7 +51,7 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
           {
             class: "chip lost-count",
             title: l10n.t(
-              "Paths, commands, identifiers and numbers of the summarised range that neither the summary nor the kept part contain",
+              "Paths, commands, identifiers and numbers of the summarized range that neither the summary nor the kept part contain",
             ),
           },
           l10n.t("{0} lost", sm.lost.items.length + sm.lost.more),
@@ -61,7 +61,7 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
       ? h("vscode-badge", { title: l10n.t("Part of the current context") }, l10n.t("in context"))
       : h(
           "span",
-          { class: "muted small", title: l10n.t("A later compaction summarised it again") },
+          { class: "muted small", title: l10n.t("A later compaction summarized it again") },
           l10n.t("superseded"),
         ),
   );

@@ -5,7 +5,7 @@
  *
  *   planCompaction(file)      read the file, pi's `prepareCompaction`, render the summary requests,
  *                             take the append expectation, check the live-session guard
- *   fitPlan(plan, summarizer) count the requests' tokens and fit them into the summariser's window
+ *   fitPlan(plan, summarizer) count the requests' tokens and fit them into the summarizer's window
  *   summarizePlan(plan, …)    one request, or two for a split turn (merged like pi's `compact()`),
  *                             then pi's `<read-files>` / `<modified-files>` blocks
  *   commitCompaction(plan, …) live guard again, `buildCompactionEntry`, `appendEntries` with the
@@ -14,7 +14,7 @@
  *   withInstructions(plan, …) the same plan with other custom instructions (a UI prepares first,
  *                             says "Nothing to compact" at once, then asks for instructions)
  *   runCompactionFlow(…)      all of the above with a confirm callback, a hook that makes the
- *                             summariser ready (API key) after the preview, and the re-plan loop
+ *                             summarizer ready (API key) after the preview, and the re-plan loop
  *
  * Source: pi 1.6.0 `dist/core/compaction/compaction.js` (`compact`, `generateSummaryWithUsage`,
  * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
@@ -112,7 +112,7 @@ export interface CompactionPlan {
   estimatedTokensAfterRange: TokenRange;
   /** The upper end of {@link estimatedTokensAfterRange}. */
   estimatedTokensAfter: number;
-  /** The live-session check at plan time (the flow refuses to summarise when live). */
+  /** The live-session check at plan time (the flow refuses to summarize when live). */
   live: LiveCheck;
   /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
   writeBlocker?: string;
@@ -194,7 +194,7 @@ function attachRequests(plan: CompactionPlan, custom: string | undefined): void 
       maxOutputTokens: options.maxOutputTokens,
     });
   }
-  // what the summariser reads (tool results cut, images gone), not pi's estimate of the messages
+  // what the summarizer reads (tool results cut, images gone), not pi's estimate of the messages
   const range = summaryTokenRange({
     summarizedTokens: Math.ceil(conversationChars / 4),
     previousSummary: prepared.previousSummary,
@@ -234,16 +234,16 @@ export interface PlanFit {
   /** Σ input tokens of all requests. */
   inputTokens: number;
   /**
-   * Set when a request does not fit the summariser's window: the `too-large` error with the numbers
+   * Set when a request does not fit the summarizer's window: the `too-large` error with the numbers
    * and what to change (`fitAdvice.ts`). The preview is still shown; nothing can be sent.
    */
   problem?: SummarizerError;
 }
 
 /**
- * Count the plan's requests and fit them into the summariser's window (see `fit.ts`). A request
+ * Count the plan's requests and fit them into the summarizer's window (see `fit.ts`). A request
  * that cannot fit does not throw here: the fit carries the `problem` (so a preview can show what
- * would be summarised, with the advice), and {@link runCompactionFlow} refuses to send it.
+ * would be summarized, with the advice), and {@link runCompactionFlow} refuses to send it.
  * @throws {SummarizerError} `cancelled` when `signal` fires.
  */
 export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PlanFit> {
@@ -276,7 +276,7 @@ export interface CompactionDraft {
   /** Final summary text: merged history/prefix + file-list blocks. */
   summary: string;
   usage?: Usage;
-  /** The summariser's answers (for logs and tests). */
+  /** The summarizer's answers (for logs and tests). */
   historyText?: string;
   turnPrefixText?: string;
 }
@@ -290,7 +290,7 @@ export interface SummarizeCallbacks {
 }
 
 /**
- * Summarise like pi's `compact()`: one history request; for a split turn, the history request
+ * Summarize like pi's `compact()`: one history request; for a split turn, the history request
  * (only if there are history messages; otherwise the previous summary or `No prior history.`) and
  * the turn-prefix request, merged with pi's separator, usage summed field-wise. Then pi's
  * file-list blocks.
@@ -414,17 +414,17 @@ export interface FlowCallbacks extends SummarizeCallbacks {
    * Undefined = proceed without asking.
    */
   confirm?: (plan: CompactionPlan, fit: PlanFit, changed: boolean) => Promise<boolean>;
-  /** Called after fitting, before summarising. */
+  /** Called after fitting, before summarizing. */
   onPlan?: (plan: CompactionPlan, fit: PlanFit) => void;
   /**
-   * Called once after the first confirmation, before the first request: returns the summariser to
+   * Called once after the first confirmation, before the first request: returns the summarizer to
    * send with — the same one, or one made ready (e.g. with the API key the user just entered) —
    * or undefined when the user gave up (outcome `declined`, stage `summarizer`; nothing sent).
    * The preview and the fit never need it, so a preview works without an API key.
    */
   beforeSummarize?: (summarizer: Summarizer, plan: CompactionPlan) => Promise<Summarizer | undefined>;
   /**
-   * The summariser answered HTTP 401/403 (key missing or wrong): return a summariser to retry the
+   * The summarizer answered HTTP 401/403 (key missing or wrong): return a summarizer to retry the
    * same request with (e.g. after asking for a key), or undefined to fail with that error. At most
    * {@link MAX_AUTH_RETRIES} retries per compaction.
    */
@@ -437,7 +437,7 @@ export interface FlowCallbacks extends SummarizeCallbacks {
    */
   reviewDraft?: (plan: CompactionPlan, draft: CompactionDraft) => Promise<DraftReview>;
   /**
-   * Wraps summarising + writing (e.g. in a progress notification). The task receives the callbacks
+   * Wraps summarizing + writing (e.g. in a progress notification). The task receives the callbacks
    * to use (they may add a signal of their own, e.g. a notification's Cancel button).
    */
   around?: <T>(task: (callbacks: SummarizeCallbacks) => Promise<T>) => Promise<T>;
@@ -454,7 +454,7 @@ export interface FlowCallbacks extends SummarizeCallbacks {
 /** What {@link FlowCallbacks.reviewDraft} decides. */
 export type DraftReview = { action: "write" } | { action: "discard" } | { action: "retry"; instructions: string };
 
-/** How often one compaction asks the summariser again after a review ({@link FlowCallbacks.reviewDraft}). */
+/** How often one compaction asks the summarizer again after a review ({@link FlowCallbacks.reviewDraft}). */
 export const MAX_REVIEW_RETRIES = 3;
 
 /** Result of {@link runCompactionFlow}. */
@@ -474,7 +474,7 @@ export const MAX_FLOW_ATTEMPTS = 3;
 /** How often one compaction retries after HTTP 401/403 ({@link FlowCallbacks.onUnauthorized}). */
 export const MAX_AUTH_RETRIES = 2;
 
-/** Options of {@link runCompactionFlow}: {@link PlanOptions} (output limit defaults to the summariser's). */
+/** Options of {@link runCompactionFlow}: {@link PlanOptions} (output limit defaults to the summarizer's). */
 export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
   maxOutputTokens?: number;
   /**
@@ -488,7 +488,7 @@ export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
 };
 
 /**
- * Plan → (live check) → fit → confirm → (summariser ready) → summarise → commit; when the file
+ * Plan → (live check) → fit → confirm → (summarizer ready) → summarize → commit; when the file
  * changed between the preview and the write, re-plan and ask again (at most
  * {@link MAX_FLOW_ATTEMPTS} times). A change while the summary streams aborts it at once (`watch.ts`).
  * Refuses a file it cannot write (read-only, immutable) before the preview and before the first request.
@@ -515,11 +515,11 @@ export async function runCompactionFlow(
             maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens,
           });
     if (plan.live.live) throw liveSessionError(plan.live, "compact", plan.options.surface);
-    assertWritable(plan.file); // no question and no summariser token for a file we cannot write
+    assertWritable(plan.file); // no question and no summarizer token for a file we cannot write
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
     const confirmed = !callbacks.confirm || (await callbacks.confirm(plan, fit, attempt.changed));
-    // a request that does not fit: the preview showed what would be summarised and why not; never sent
+    // a request that does not fit: the preview showed what would be summarized and why not; never sent
     if (fit.problem) throw fit.problem;
     if (!confirmed) return { kind: "declined", plan, stage: "preview" };
     if (!ready && callbacks.beforeSummarize) {

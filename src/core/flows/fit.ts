@@ -1,6 +1,6 @@
 /**
  * Token counting for summary requests (js-tiktoken, `o200k_base`) and fitting a request into the
- * summariser model's context window. No `vscode` import (the CLI uses it).
+ * summarizer model's context window. No `vscode` import (the CLI uses it).
  *
  * pi sends the summary request with the model's output limit, reduced to fit the window; a request
  * whose input alone does not fit fails at the provider. We check before spending tokens: the output
@@ -53,20 +53,20 @@ export const FOREIGN_TOKENIZER_MARGIN = 0.05;
 export const MIN_SUMMARY_OUTPUT_TOKENS = 1024;
 
 /**
- * Why a request does not fit the summariser's window (all numbers in tokens). A preview still shows
+ * Why a request does not fit the summarizer's window (all numbers in tokens). A preview still shows
  * the plan with it; nothing may be sent.
  */
 export interface FitShortfall {
   /** What the request is, for messages ("compaction summary", "split-turn prefix summary", "branch summary"). */
   what: string;
-  /** The summariser's label (model and server). */
+  /** The summarizer's label (model and server). */
   summarizer: string;
   /** Input tokens as counted (system prompt + prompt + framing). */
   inputTokens: number;
   /** Safety margin for a foreign tokenizer (0 when the model's own counter counted). */
   margin: number;
   countedWith: "model" | "tiktoken";
-  /** The summariser's context window. */
+  /** The summarizer's context window. */
   window: number;
   /** The smallest output limit we still send ({@link MIN_SUMMARY_OUTPUT_TOKENS}, or less when less was asked for). */
   minimumOutput: number;
@@ -81,7 +81,7 @@ export interface FittedRequest {
   request: SummaryRequest;
   /** Input tokens as counted (system prompt + prompt + framing). */
   inputTokens: number;
-  /** `model` when the summariser's own tokenizer counted, `tiktoken` otherwise. */
+  /** `model` when the summarizer's own tokenizer counted, `tiktoken` otherwise. */
   countedWith: "model" | "tiktoken";
   /** True when the output limit was lowered to fit the window. */
   outputReduced: boolean;
@@ -92,10 +92,10 @@ export interface FittedRequest {
 const n = (v: number) => v.toLocaleString("en-US");
 
 /**
- * Count a request's input tokens (the summariser's own `countTokens` when it has one, else
+ * Count a request's input tokens (the summarizer's own `countTokens` when it has one, else
  * js-tiktoken) and fit `maxOutputTokens` into `summarizer.contextWindow`: unchanged when it fits,
  * lowered to what is left (down to {@link MIN_SUMMARY_OUTPUT_TOKENS}), else the request comes back
- * with a {@link FitShortfall} (for a preview that shows what would be summarised anyway).
+ * with a {@link FitShortfall} (for a preview that shows what would be summarized anyway).
  * @throws {SummarizerError} `cancelled` when `signal` fires.
  */
 export async function measureRequest(

@@ -1,22 +1,22 @@
 /**
- * What to change when a summary request does not fit the summariser's window — worked out from the
+ * What to change when a summary request does not fit the summarizer's window — worked out from the
  * numbers, with the direction of every setting right. No `vscode` import (the CLI says the same).
  *
  * The levers, and which way they work (pi 1.6.0: `shouldCompact` = context > window − reserveTokens;
  * `findCutPoint` keeps the newest ≈ keepRecentTokens; everything older since the last compaction is
- * summarised, together with the previous summary):
- * - **A summariser with a larger window** (the session's own model has one that holds the whole
+ * summarized, together with the previous summary):
+ * - **A summarizer with a larger window** (the session's own model has one that holds the whole
  *   context by construction), or the real window of the model if the setting understates it.
- * - **Compact inside pi** (`/compact`, or through the live bridge): pi summarises with the session's
+ * - **Compact inside pi** (`/compact`, or through the live bridge): pi summarizes with the session's
  *   model.
- * - **Summarise less this time**: *raise* `keepRecentTokens` — the cut point moves back, more stays
+ * - **Summarize less this time**: *raise* `keepRecentTokens` — the cut point moves back, more stays
  *   as it is, less goes into the request (the context after compaction is that much larger).
  * - **Smaller compactions from now on**: *raise* `reserveTokens` — pi compacts when the context
  *   reaches `window − reserveTokens`, earlier, so less has piled up each time.
- * Lowering `reserveTokens` compacts *later* and lowering `keepRecentTokens` summarises *more*: both
+ * Lowering `reserveTokens` compacts *later* and lowering `keepRecentTokens` summarizes *more*: both
  * make the request larger, and the advice says so.
  *
- * Token figures: the requests are counted with the summariser's tokenizer (or tiktoken), pi's
+ * Token figures: the requests are counted with the summarizer's tokenizer (or tiktoken), pi's
  * settings are in pi's estimate (chars/4). The advice converts with the ratio of the two measured on
  * this very request, and rounds up to thousands; the figures are approximate and say "about".
  */
@@ -36,7 +36,7 @@ import * as l10n from "@vscode/l10n";
 const n = (v: number) => v.toLocaleString("en-US");
 const up = (v: number) => Math.ceil(v / 1000) * 1000;
 
-/** The summariser side of the advice. */
+/** The summarizer side of the advice. */
 export interface SummarizerFacts {
   surface: MessageSurface;
   /** `openai` or `vscode-lm`. */
@@ -57,14 +57,14 @@ export interface CompactionFacts {
   reserveTokens: number;
   /** pi's `compaction.enabled`. */
   autoCompaction: boolean;
-  /** pi's estimate of what is summarised (history + split-turn prefix). */
+  /** pi's estimate of what is summarized (history + split-turn prefix). */
   summarizedTokens: number;
   /** The new summary's size (upper end of the guess), tokens. */
   summaryTokens: number;
   /** pi's estimate of the kept part (what `keepRecentTokens` measured). */
   keptTokens: number;
   /**
-   * What is summarised, oldest first, with the request each entry goes into and the request's
+   * What is summarized, oldest first, with the request each entry goes into and the request's
    * counted tokens per character of its prompt — to find how far back the cut point must move.
    */
   walk?: {
@@ -79,7 +79,7 @@ export interface CompactionFacts {
 }
 
 /**
- * The `keepRecentTokens` at which pi's cut point would leave out enough of the newest summarised
+ * The `keepRecentTokens` at which pi's cut point would leave out enough of the newest summarized
  * messages for every request to fit: walk back from the cut point (the split turn's prefix first,
  * then the history), dropping each entry's serialised size from its request, until both excesses
  * are covered; the answer is the kept part + pi's estimate of what was dropped, rounded up to
@@ -105,7 +105,7 @@ export function keepRecentToFit(facts: CompactionFacts): number | undefined {
   return history <= 0 && prefix <= 0 ? up(kept) : undefined;
 }
 
-/** Where the summariser's model and window are set on a surface. */
+/** Where the summarizer's model and window are set on a surface. */
 function modelSettings(s: SummarizerFacts): { model: string; window: string } {
   if (s.surface === "cli") return { model: "--model", window: "--summarizer-window" };
   if (s.provider === "vscode-lm")
@@ -122,7 +122,7 @@ function estimateRatio(estimated: number, counted: number): number {
   return Math.min(20, Math.max(0.25, estimated / counted));
 }
 
-/** "Use a summariser with a window of at least …" (+ the session's model when its window is enough). */
+/** "Use a summarizer with a window of at least …" (+ the session's model when its window is enough). */
 function largerWindow(s: SummarizerFacts, need: number, sessionModel?: string, sessionWindow?: number): string {
   const where = modelSettings(s);
   const own =

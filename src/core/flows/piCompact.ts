@@ -1,7 +1,7 @@
 /**
  * Compaction by the user's own pi: the same plan and preview as `compact.ts` (pi's
  * `prepareCompaction`, computed by us before anything is spent), then pi itself — headless on the
- * idle session file (`pi/rpc.ts`) — summarises with its own prompts, model, credentials and
+ * idle session file (`pi/rpc.ts`) — summarizes with its own prompts, model, credentials and
  * extensions and appends its own `compaction` entry. pi-context writes nothing in this mode.
  *
  *   plan (or the given one) → live check → confirm → file unchanged since the plan? (else plan and
@@ -46,7 +46,7 @@ export interface PiCompactionResult {
   file: string;
   /** The `compaction` entry pi appended (as read back). */
   entry: EntryRecord;
-  /** pi's answer (`summary`, `firstKeptEntryId`, `tokensBefore`, the model it summarised with). */
+  /** pi's answer (`summary`, `firstKeptEntryId`, `tokensBefore`, the model it summarized with). */
   pi: PiCompactResult;
   tokensBefore: number;
   /** pi's projected estimate at the new leaf, read back from the file. */

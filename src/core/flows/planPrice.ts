@@ -1,14 +1,14 @@
 /**
  * A compaction plan priced: the summary request (input from the fitted requests, output = the
- * plan's guess of the summary's size) at the summariser's prices where known, the tokens saved on
+ * plan's guess of the summary's size) at the summarizer's prices where known, the tokens saved on
  * every later request at the session model's prices, the cache re-write, the break-even — all by
  * `priceReduction` (`rules/reduction.ts`, the same function a trim preview calls).
  *
- * The summariser's prices: its server is mapped to a pi provider (OpenAI, OpenRouter, Anthropic,
+ * The summarizer's prices: its server is mapped to a pi provider (OpenAI, OpenRouter, Anthropic,
  * Google, Groq, Mistral, DeepSeek, xAI, Together, Fireworks, Cerebras by host; else a `models.json`
  * provider with that `baseUrl`) and its model looked up there like any model (catalog →
  * models-store.json → models.json). VS Code language models have no per-token price we can know.
- * The user's own pi summarises with the session's model (pi 1.6.0 `AgentSession.compact` uses
+ * The user's own pi summarizes with the session's model (pi 1.6.0 `AgentSession.compact` uses
  * `this.model`): its prices are the session model's ({@link pricePiCompactionPlan}).
  */
 
@@ -18,7 +18,7 @@ import type { ModelPrices, PriceLookup } from "../rules/cost";
 import type { CompactionPlan, PlanFit } from "./compact";
 import type { Summarizer } from "./summarizer";
 
-/** Hosts of providers pi's catalog prices, by the summariser's `baseURL` host. */
+/** Hosts of providers pi's catalog prices, by the summarizer's `baseURL` host. */
 const HOST_PROVIDERS: Record<string, string> = {
   "api.openai.com": "openai",
   "openrouter.ai": "openrouter",
@@ -36,7 +36,7 @@ const HOST_PROVIDERS: Record<string, string> = {
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
 
 /**
- * The pi provider a summariser's server belongs to: by host, else the `models.json` provider with
+ * The pi provider a summarizer's server belongs to: by host, else the `models.json` provider with
  * the same `baseUrl`; undefined when unknown (a local server, VS Code LM).
  */
 export function summarizerProvider(baseURL: string | undefined, config?: ModelsConfig): string | undefined {
@@ -53,7 +53,7 @@ export function summarizerProvider(baseURL: string | undefined, config?: ModelsC
   return undefined;
 }
 
-/** The summariser's prices and where they came from (`provider/model`), or why they are unknown. */
+/** The summarizer's prices and where they came from (`provider/model`), or why they are unknown. */
 export function summarizerPrices(
   summarizer: Summarizer,
   prices: PriceLookup,
@@ -73,7 +73,7 @@ export function summarizerPrices(
 export interface CompactionPrice extends ReductionEconomics {
   tokensBefore: number;
   tokensAfter: number;
-  /** `provider/model` of the summariser's prices, or why they are unknown. */
+  /** `provider/model` of the summarizer's prices, or why they are unknown. */
   summarizerPrices: string;
   /** `provider/model` of the session model, whose prices the savings use; null without a model. */
   sessionModel: string | null;
@@ -110,7 +110,7 @@ export function pricePiCompactionPlan(plan: CompactionPlan, now: number): Compac
   const model = inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null;
   const prices = inspect.cost.prices;
   const sumPrices = prices
-    ? { prices, source: `${model} (the session's model, which pi summarises with)` }
+    ? { prices, source: `${model} (the session's model, which pi summarizes with)` }
     : { source: model ? `${model} has no price in pi's catalog` : "no session model" };
   let input = 0;
   for (const r of [plan.historyRequest, plan.turnPrefixRequest])

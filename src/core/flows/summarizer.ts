@@ -1,5 +1,5 @@
 /**
- * The summariser abstraction shared by compaction and branch summaries: one request (system prompt +
+ * The summarizer abstraction shared by compaction and branch summaries: one request (system prompt +
  * one user prompt + an output limit) in, one text answer out, with cancellation and streaming.
  * Providers live in `src/summarizers/` (OpenAI-compatible, VS Code Language Model API); this file has
  * no `vscode` import so the CLI and unit tests use it too.
@@ -16,7 +16,7 @@ import * as l10n from "@vscode/l10n";
 
 /** One summary request, already rendered to text (see `prompts.ts`). */
 export interface SummaryRequest {
-  /** The system prompt (pi sends one: "you are a summarisation assistant…"). */
+  /** The system prompt (pi sends one: "you are a summarization assistant…"). */
   systemPrompt: string;
   /** The single user message: serialised conversation + instructions. */
   prompt: string;
@@ -46,7 +46,7 @@ export interface SummaryResult {
   model?: string;
 }
 
-/** A summariser: one provider + one model. */
+/** A summarizer: one provider + one model. */
 export interface Summarizer {
   /** Provider id: `openai` or `vscode-lm`. */
   readonly provider: string;
@@ -61,7 +61,7 @@ export interface Summarizer {
   readonly needsApiKey?: boolean;
   /** The model's context window in tokens (input + output), undefined when unknown. */
   readonly contextWindow: number | undefined;
-  /** The server of an OpenAI-compatible summariser (to find the model's prices: `flows/planPrice.ts`). */
+  /** The server of an OpenAI-compatible summarizer (to find the model's prices: `flows/planPrice.ts`). */
   readonly baseURL?: string;
   /** The output limit asked for by default (tokens). */
   readonly maxOutputTokens: number;
@@ -79,11 +79,11 @@ export interface Summarizer {
   summarize(request: SummaryRequest, options?: SummarizeOptions): Promise<SummaryResult>;
 }
 
-/** Kinds of summariser failure; each leaves the session untouched. */
+/** Kinds of summarizer failure; each leaves the session untouched. */
 export type SummarizerErrorKind =
   "cancelled" | "empty" | "length" | "tool-call" | "network" | "http" | "config" | "too-large";
 
-/** A summariser failure with a user-facing message (never contains the API key). */
+/** A summarizer failure with a user-facing message (never contains the API key). */
 export class SummarizerError extends Error {
   readonly kind: SummarizerErrorKind;
   /** HTTP status for `http` errors. */
@@ -111,7 +111,7 @@ export function cancelledError(): SummarizerError {
 /**
  * pi's acceptance rules for a summary answer (`getSummarizationFailure` + tool-call check), plus
  * "empty answer".
- * @param label what was summarised, for the message ("Summarization", "Turn prefix summarization").
+ * @param label what was summarized, for the message ("Summarization", "Turn prefix summarization").
  * @throws {SummarizerError} `length`, `tool-call` or `empty`.
  */
 export function checkSummaryResult(result: SummaryResult, label: string): void {
@@ -189,7 +189,7 @@ export function combineUsage(first: Usage, second: Usage): Usage {
   };
 }
 
-/** True for an HTTP 401/403 answer of the summariser. */
+/** True for an HTTP 401/403 answer of the summarizer. */
 export function isUnauthorized(error: unknown): error is SummarizerError {
   return error instanceof SummarizerError && error.kind === "http" && (error.status === 401 || error.status === 403);
 }

@@ -11,7 +11,7 @@ export interface TokenRange {
 
 /**
  * Tokens a new summary has at the least: none beyond its file lists. pi's format asks for headings,
- * but a summariser may answer with a few words (a trial with a terse model: pi's result was 25
+ * but a summarizer may answer with a few words (a trial with a terse model: pi's result was 25
  * tokens under a 50-token floor, so the range's low end was no bound).
  */
 export const SUMMARY_FLOOR_TOKENS = 0;
@@ -19,7 +19,7 @@ export const SUMMARY_FLOOR_TOKENS = 0;
 export const SUMMARY_FORMAT_TOKENS = 100;
 
 /**
- * The new summary's size as a range, from what is summarised (pi's estimate, chars/4): at least
+ * The new summary's size as a range, from what is summarized (pi's estimate, chars/4): at least
  * {@link SUMMARY_FLOOR_TOKENS} (+ what is fixed: the file lists, a reused previous summary), at most the previous summary (kept and updated) +
  * the new content retold (all of it when small, a quarter beyond 200 tokens) + the format
  * ({@link SUMMARY_FORMAT_TOKENS} per request), never more than the requests' output limits. A split
@@ -27,7 +27,7 @@ export const SUMMARY_FORMAT_TOKENS = 100;
  * exactly. Checked against the real summaries of the pi 1.6.0 fixtures (`summaryEstimate.test.ts`).
  */
 export function summaryTokenRange(input: {
-  /** What the summariser gets to read: the serialised conversation(s), pi's chars/4. */
+  /** What the summarizer gets to read: the serialised conversation(s), pi's chars/4. */
   summarizedTokens: number;
   previousSummary: string | undefined;
   /** Summary requests made (1, or 2 for a split turn with history). */

@@ -14,7 +14,7 @@
  *   summarizeSwitch(plan, choice, s)  pi's `generateBranchSummary`: no messages → "No content to
  *                                     summarize" without a call; else our branch-summary prompt
  *                                     (pi's format, no Critical Context), fitted into the
- *                                     summariser's window, pi's acceptance rules, preamble +
+ *                                     summarizer's window, pi's acceptance rules, preamble +
  *                                     answer + pi's `<read-files>`/`<modified-files>` blocks
  *   commitSwitch(plan, choice, draft) live guard again; append in one write, only if the file is
  *                                     unchanged since the plan:
@@ -29,7 +29,7 @@
  *   runSwitchFlow(...)                all of it, re-planning when the file changed under us
  *
  * A `pi-context/leaf` marker at the file's leaf stands for its parent (so switching again does not
- * summarise or stack markers), and a marker chosen as the target stands for its parent too.
+ * summarize or stack markers), and a marker chosen as the target stands for its parent too.
  */
 
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
@@ -83,7 +83,7 @@ export const NO_CONTENT_SUMMARY = "No content to summarize";
 
 /** What the user chose (pi's "Summarize branch?" + custom prompt, plus the optional label of `navigateTree`). */
 export interface SwitchChoice {
-  /** Summarise the branch being left. */
+  /** Summarize the branch being left. */
   summarize: boolean;
   /** "Summarize with custom prompt": appended as `Additional focus: …`. */
   customInstructions?: string;
@@ -131,7 +131,7 @@ export interface SwitchPlan {
   noop: boolean;
   /** pi's `collectEntriesForBranchSummary(oldLeafId, target)`. */
   collection: BranchCollection;
-  /** pi's `prepareBranchEntries` with pi's budget (empty when there is nothing to summarise). */
+  /** pi's `prepareBranchEntries` with pi's budget (empty when there is nothing to summarize). */
   preparation: BranchPreparation;
   /** `(window || 128000) − branchSummary.reserveTokens`. */
   budget: number;
@@ -245,7 +245,7 @@ function resolveMarker(session: SessionFile, r: EntryRecord): EntryRecord {
   return current;
 }
 
-/** True when a summary will be written for this choice (pi: only when there are entries to summarise). */
+/** True when a summary will be written for this choice (pi: only when there are entries to summarize). */
 export function willSummarize(plan: SwitchPlan, choice: SwitchChoice): boolean {
   return !plan.noop && choice.summarize && plan.collection.entries.length > 0;
 }
@@ -278,7 +278,7 @@ export function branchSummaryRequestOf(
 }
 
 /**
- * Count a choice's branch-summary request and fit it into the summariser's window; when it does not
+ * Count a choice's branch-summary request and fit it into the summarizer's window; when it does not
  * fit, `problem` is the `too-large` error with the numbers and what to change (`fitAdvice.ts`), so a
  * question or a dry run can show it before anything is sent. Undefined when no request is made.
  * @throws {SummarizerError} `cancelled` when `signal` fires.
@@ -328,8 +328,8 @@ export interface BranchSummaryDraft {
 }
 
 /**
- * pi's `generateBranchSummary` with our summariser: no messages → `No content to summarize` (no
- * call, empty file lists); else fit the request into the summariser's window, run it with pi's
+ * pi's `generateBranchSummary` with our summarizer: no messages → `No content to summarize` (no
+ * call, empty file lists); else fit the request into the summarizer's window, run it with pi's
  * acceptance rules, and build preamble + answer + file-list blocks.
  * @throws {SummarizerError} cancel, too large, network/HTTP failure, empty answer, `length` stop, tool call.
  */
@@ -458,10 +458,10 @@ export interface SwitchFlowCallbacks extends SummarizeOptions {
    * on with, or undefined to stop (nothing written). Undefined callback = keep the given choice.
    */
   decide?: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
-  /** Wraps summarising + writing (e.g. a cancellable progress notification). */
+  /** Wraps summarizing + writing (e.g. a cancellable progress notification). */
   around?: <T>(task: (options: SummarizeOptions) => Promise<T>) => Promise<T>;
   /**
-   * The summariser answered HTTP 401/403 (key missing or wrong): return a summariser to retry the
+   * The summarizer answered HTTP 401/403 (key missing or wrong): return a summarizer to retry the
    * same branch summary with (e.g. after asking for a new key), or undefined to fail. At most
    * {@link MAX_SWITCH_AUTH_RETRIES} retries per switch.
    */
@@ -490,12 +490,12 @@ export type SwitchOutcome =
 export const MAX_SWITCH_ATTEMPTS = 3;
 
 /**
- * plan → decide → (live check) → summarise → commit; when the file changed before the write,
+ * plan → decide → (live check) → summarize → commit; when the file changed before the write,
  * re-plan (the old leaf moved, so the abandoned stretch and its summary change) and decide again,
  * at most {@link MAX_SWITCH_ATTEMPTS} times. A change while the branch summary is received aborts
  * the request at once (`watch.ts`), then the flow re-plans.
- * @param summarizer needed only when the choice summarises something.
- * A file it cannot write (read-only, immutable) is refused before any summariser request.
+ * @param summarizer needed only when the choice summarizes something.
+ * A file it cannot write (read-only, immutable) is refused before any summarizer request.
  * @throws {LiveSessionError}, {@link UnsafeSessionWriteError} (also for a file that cannot be
  *   written), {@link SummarizerError} (incl. cancel), `Entry X not found`,
  *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
@@ -517,7 +517,7 @@ export async function runSwitchFlow(
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
     if (writes.length > 0 && plan.live.live) throw liveSessionError(plan.live, "switch branches in", options.surface);
-    if (writes.length > 0) assertWritable(plan.file); // before any summariser request
+    if (writes.length > 0) assertWritable(plan.file); // before any summarizer request
     if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     const around = callbacks.around ?? (<T>(task: (o: SummarizeOptions) => Promise<T>) => task(callbacks));
     return around(async (inner): Promise<SwitchOutcome | Replan> => {

@@ -51,7 +51,7 @@ export interface SessionWatch {
 
 /**
  * Watch `expectation.path` until {@link SessionWatch.dispose}: when the file no longer holds the
- * expectation (an append, a rewrite, a deletion), the returned signal aborts, so a summariser
+ * expectation (an append, a rewrite, a deletion), the returned signal aborts, so a summarizer
  * given that signal cancels its HTTP request at once.
  * @param outer the caller's signal (Cancel); aborting it aborts the returned one (not `changed`).
  * @param intervalMs poll interval, default {@link CHANGE_POLL_MS}.

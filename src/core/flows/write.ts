@@ -152,7 +152,7 @@ function changeOf(fd: number, expectation: AppendExpectation): string | undefine
 
 /**
  * True when the file at the expectation's path is still the same file with the same bytes — a
- * read-only check for flows that ask the user or a summariser before writing (the append checks
+ * read-only check for flows that ask the user or a summarizer before writing (the append checks
  * again under its own file handle). Reads the whole file once.
  */
 export function expectationHolds(expectation: AppendExpectation): boolean {
@@ -195,7 +195,7 @@ export function writeBlocker(file: string): string | undefined {
 }
 
 /**
- * Refuse before any summariser request when the file cannot take an append (see {@link writeBlocker}).
+ * Refuse before any summarizer request when the file cannot take an append (see {@link writeBlocker}).
  * @throws {UnsafeSessionWriteError}
  */
 export function assertWritable(file: string): void {

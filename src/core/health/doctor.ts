@@ -33,7 +33,7 @@ export interface HealthView extends SessionView {
 /** What the doctor needs besides the session: pi's settings and window for its model. */
 export interface DoctorContext {
   settings: SettingsInput;
-  /** A compaction is possible at the leaf (pi's `prepareCompaction` has something to summarise). */
+  /** A compaction is possible at the leaf (pi's `prepareCompaction` has something to summarize). */
   canCompact: () => boolean;
   /** Leaf to check (default: the view's leaf, i.e. the file's). */
   leafId?: string | null;

@@ -59,7 +59,7 @@ function findingOf(f: PairingFinding, byId: ReadonlyMap<string, EntryRecord>): H
       return error(
         "orphan-result",
         l10n.t(
-          "{0} answers {1}, which no earlier answer in the context made (it was summarised, edited away, or never there)",
+          "{0} answers {1}, which no earlier answer in the context made (it was summarized, edited away, or never there)",
           result,
           call,
         ),

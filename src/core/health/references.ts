@@ -501,7 +501,7 @@ function firstKeptFindings(input: ReferenceInput): HealthFinding[] {
           entryId: compaction.id,
           relatedIds: [first.id],
           message: l10n.t(
-            "The latest compaction {0} keeps from {1}, a tool result: pi never cuts there, because the result's call is summarised away and the kept result goes out without it (see the tool-result finding; omitting that result repairs the request).",
+            "The latest compaction {0} keeps from {1}, a tool result: pi never cuts there, because the result's call is summarized away and the kept result goes out without it (see the tool-result finding; omitting that result repairs the request).",
             ref,
             entryRef(first),
           ),
@@ -525,7 +525,7 @@ function fromIdFindings(input: ReferenceInput): HealthFinding[] {
           severity: "info",
           entryId: r.id,
           message: l10n.t(
-            "{0} says it summarises the branch that ended at {1}. pi keeps fromId only as a record (it is not sent to the model and does not place the summary: parentId does), so nothing breaks.",
+            "{0} says it summarizes the branch that ended at {1}. pi keeps fromId only as a record (it is not sent to the model and does not place the summary: parentId does), so nothing breaks.",
             entryRef(r),
             r.fromId === undefined ? l10n.t("(no fromId)") : l10n.t("{0}, which is not in the file", r.fromId),
           ),

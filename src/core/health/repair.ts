@@ -6,7 +6,7 @@
  * - `context_edit` entries from the pairing-safe planner (`rules/editPlan.ts`): omitting orphaned
  *   tool results (results without their call, of a failed answer, separated from their call, second
  *   results), restoring entries whose latest edit has an invalid replacement.
- * Compaction is offered, not planned here (it needs a summariser: the compaction flow).
+ * Compaction is offered, not planned here (it needs a summarizer: the compaction flow).
  *
  * The plan runs in rounds: each round re-runs the doctor on the session with the entries planned so
  * far appended (`read/overlay.ts`), so a repair that reveals another repairable problem (a marker

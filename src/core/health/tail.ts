@@ -32,7 +32,7 @@ export interface TailInput {
   compactionEnabledWhere?: string;
   /** The model pi resumes with (`modelSelection`), to tell whether pi treats an overflow as its own. */
   model: { provider: string; modelId: string } | null;
-  /** True when a compaction is possible at the leaf (pi's `prepareCompaction` finds something to summarise). */
+  /** True when a compaction is possible at the leaf (pi's `prepareCompaction` finds something to summarize). */
   canCompact: () => boolean;
 }
 
@@ -206,7 +206,7 @@ function overflowFinding(input: TailInput, last: EntryRecord, answer: FailedAnsw
         )
       : !canCompact
         ? l10n.t(
-            "pi would compact before the next prompt, but there is nothing before the kept messages to summarise, so the request stays too large.",
+            "pi would compact before the next prompt, but there is nothing before the kept messages to summarize, so the request stays too large.",
           )
         : silent
           ? l10n.t("pi compacts before the next prompt (an overflow compaction, without retrying the answer).")

@@ -71,7 +71,7 @@ export type HealthRepair =
   | { kind: "context-edit"; action: ContextEditAction; description: string }
   /** A `pi-context/leaf` marker parented on `targetId`: pi resumes there (`rules/branch.ts`). */
   | { kind: "leaf-marker"; targetId: string; description: string }
-  /** A compaction through the existing compaction flow (needs a summariser: offered, not appended here). */
+  /** A compaction through the existing compaction flow (needs a summarizer: offered, not appended here). */
   | { kind: "compaction"; description: string };
 
 /** One problem. */

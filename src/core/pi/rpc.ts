@@ -233,7 +233,7 @@ export interface PiCompactResult {
   firstKeptEntryId: string;
   tokensBefore: number;
   estimatedTokensAfter?: number;
-  /** The model pi summarised with (`get_state`), `provider/id`. */
+  /** The model pi summarized with (`get_state`), `provider/id`. */
   model?: string;
 }
 

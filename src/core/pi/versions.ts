@@ -67,7 +67,7 @@ export function satisfiesEngine(version: string, range: string | undefined): boo
 export interface PiRules {
   /** The pi version these rules are for (the reference version when unknown). */
   version: string;
-  /** pi ≥ 1.5.0: branch summaries apply `context_edit`s to the messages they summarise (before: the original messages). */
+  /** pi ≥ 1.5.0: branch summaries apply `context_edit`s to the messages they summarize (before: the original messages). */
   branchSummaryContextEdits: boolean;
   /**
    * pi ≥ 1.3.0: models.json `contextWindow`/`maxTokens` must be > 0 (schema `exclusiveMinimum: 0`;

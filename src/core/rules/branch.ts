@@ -71,7 +71,7 @@ export interface BranchMessage {
 
 /** pi's `prepareBranchEntries` result. */
 export interface BranchPreparation {
-  /** Messages to summarise, oldest first (tool results skipped). */
+  /** Messages to summarize, oldest first (tool results skipped). */
   messages: BranchMessage[];
   fileOps: FileOps;
   totalTokens: number;
@@ -86,7 +86,7 @@ export interface BranchPreparation {
  * not fit is still taken while under 90 % of the budget.
  * @param tokenBudget tokens; 0 = no limit.
  * @param rules the pi version's switches (default the reference version's): `context_edit`s apply
- *   from pi 1.5.0 (before, the original messages are summarised); tool results' `nestedCalls`
+ *   from pi 1.5.0 (before, the original messages are summarized); tool results' `nestedCalls`
  *   count for the file lists from pi 0.99.
  */
 export function prepareBranchEntries(

@@ -4,7 +4,7 @@
  * Source: pi 1.6.0 `dist/core/compaction/compaction.js` — `prepareCompaction`,
  * `findProjectedCutPoint` (the projected variant; the exported raw `findCutPoint` differs when
  * `context_edit`s exist), `isCutPointMessage`, `isTurnStartMessage`, `extractFileOperations`;
- * `SessionManager.appendCompaction` for the entry shape. Nothing is summarised here.
+ * `SessionManager.appendCompaction` for the entry shape. Nothing is summarized here.
  */
 
 import { buildProjection, type ProjectedEntry, type Projection } from "./context";
@@ -68,16 +68,16 @@ export const NOTHING_TO_COMPACT_MESSAGES: Record<NothingToCompact, string> = {
 export interface CompactionPreparation {
   /** Id of the first entry kept after compaction (may be a label/model change; see pi's backward scan). */
   firstKeptEntryId: string;
-  /** Projected entries whose messages are summarised (history part). */
+  /** Projected entries whose messages are summarized (history part). */
   messagesToSummarize: ProjectedEntry[];
-  /** Projected entries of the split turn's prefix (summarised separately), empty when not split. */
+  /** Projected entries of the split turn's prefix (summarized separately), empty when not split. */
   turnPrefixMessages: ProjectedEntry[];
   isSplitTurn: boolean;
   /** Id of the turn's first entry when the turn is split. */
   turnStartEntryId?: string;
   /** pi's `estimateProjectedContextTokens(...).tokens` at the leaf. */
   tokensBefore: number;
-  /** Summary of the previous compaction whose kept range is re-summarised. */
+  /** Summary of the previous compaction whose kept range is re-summarized. */
   previousSummary?: string;
   previousCompactionId?: string;
   fileOps: FileOps;
@@ -88,7 +88,7 @@ export interface CompactionPreparation {
   keptEntries: ProjectedEntry[];
   /** Σ estimated tokens of the kept entries' non-system messages. */
   keptTokens: number;
-  /** Σ estimated tokens of the summarised messages (history + turn prefix). */
+  /** Σ estimated tokens of the summarized messages (history + turn prefix). */
   summarizedTokens: number;
   /** `estimateTokens` of the system checkpoint the compaction entry will carry (0 without one). */
   checkpointTokens: number;
@@ -253,7 +253,7 @@ export function prepareCompaction(
     leafId: path[path.length - 1]!.id,
     projection,
   };
-  // Σ tokens of the summarised messages, measured only when someone asks (long lines are
+  // Σ tokens of the summarized messages, measured only when someone asks (long lines are
   // measured lazily, and the gauge does not need this number).
   let summarizedTokens: number | undefined;
   Object.defineProperty(preparation, "summarizedTokens", {
@@ -290,7 +290,7 @@ export interface CompactionEntryInput {
   tokensBefore: number;
   readFiles: string[];
   modifiedFiles: string[];
-  /** Usage the summariser reported (omitted from the line when undefined, as JSON.stringify does). */
+  /** Usage the summarizer reported (omitted from the line when undefined, as JSON.stringify does). */
   usage?: Usage;
   /** `false` for summaries in pi's format whose `details` pi may trust. */
   fromHook: boolean;
@@ -322,7 +322,7 @@ export function buildCompactionEntry(input: CompactionEntryInput): CompactionEnt
   return entry;
 }
 
-/** The entry records of a preparation's summarised messages, in order (history, then turn prefix). */
+/** The entry records of a preparation's summarized messages, in order (history, then turn prefix). */
 export function summarizedRecords(preparation: CompactionPreparation): EntryRecord[] {
   return [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages].map((e) => e.record);
 }

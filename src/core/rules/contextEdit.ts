@@ -8,7 +8,7 @@
  * text block; entry `{type, id, parentId: leaf, timestamp, targetId, replacement}`, which becomes
  * the leaf) and `projectContextEntry` (how an edit changes the target's messages; applied in
  * `context.ts` / `serialize.ts`). pi does not check that the target is still in the model context:
- * an edit of an entry a compaction summarised is accepted and has no effect.
+ * an edit of an entry a compaction summarized is accepted and has no effect.
  */
 
 import type { EntryRecord } from "../read/entries";

@@ -19,7 +19,7 @@
  *   omitted restores that assistant (`call-of-restored-result`); making an omitted assistant visible
  *   restores its omitted results (`results-of-restored-call`). A result of a failed assistant, or
  *   one without a call, cannot be made visible (`would-orphan`).
- * - Refused, with a reason: pi's own refusals (same messages), targets a compaction summarised
+ * - Refused, with a reason: pi's own refusals (same messages), targets a compaction summarized
  *   (pi accepts those but they have no effect), a target named twice, a result whose assistant the
  *   same batch omits (`conflict`). Requests that change nothing are reported as `unchanged`.
  * - Safety net: the plan is simulated; a tool result that would become an orphan although no rule
@@ -229,7 +229,7 @@ export function prepareContextEdits(
         action,
         "summarized",
         l10n.t(
-          "Entry {0} was summarised by compaction {1}: it is no longer in the context, so an edit would have no effect.",
+          "Entry {0} was summarized by compaction {1}: it is no longer in the context, so an edit would have no effect.",
           action.targetId,
           projection.compaction?.id ?? "?",
         ),

@@ -94,7 +94,7 @@ export interface CompactionPreview {
   tokensAfterWithoutSummary: number;
   hasPreviousSummary: boolean;
   previousCompactionId: string | null;
-  /** Entry ids whose messages are summarised (history part), and the split turn's prefix. */
+  /** Entry ids whose messages are summarized (history part), and the split turn's prefix. */
   summarizedEntryIds: string[];
   turnPrefixEntryIds: string[];
   summarizedTokens: number;

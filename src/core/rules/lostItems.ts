@@ -1,9 +1,9 @@
 /**
  * What a compaction lost: the file paths, commands, identifiers and numbers that appear in the
- * summarised range but neither in the summary nor in the kept part — each with the entry it first
+ * summarized range but neither in the summary nor in the kept part — each with the entry it first
  * came from, so a user can re-run the compaction with instructions to keep them.
  *
- * The summarised range is what pi's summariser received: the messages of the context entries from
+ * The summarized range is what pi's summarizer received: the messages of the context entries from
  * the previous compaction's kept part (or the start) up to `firstKeptEntryId` (history and a split
  * turn's prefix), edits applied, plus the previous summary. Items are taken from what people and
  * the model *said and did*, not from file contents:
@@ -30,28 +30,28 @@ import type { AgentMessage, ContextEditEntry } from "../types";
 export const LOST_KINDS = ["path", "command", "identifier", "number"] as const;
 export type LostKind = (typeof LOST_KINDS)[number];
 
-/** One item of the summarised range the summary and the kept part do not contain. */
+/** One item of the summarized range the summary and the kept part do not contain. */
 export interface LostItem {
   kind: LostKind;
   text: string;
   /** The entry it first appears in (a message entry, or the previous compaction for its summary). */
   entryId: string;
-  /** How often it appears in the summarised range. */
+  /** How often it appears in the summarized range. */
   count: number;
 }
 
 /** The lost items of one compaction (or of a summary not yet written). */
 export interface LostReport {
   items: LostItem[];
-  /** Per kind: distinct items found in the summarised range, and how many of them were lost. */
+  /** Per kind: distinct items found in the summarized range, and how many of them were lost. */
   totals: Record<LostKind, { found: number; lost: number }>;
-  /** Entries of the summarised range that were read. */
+  /** Entries of the summarized range that were read. */
   summarizedEntries: number;
   /** True when the range was longer than {@link LOST_SCAN_LIMIT} characters and the rest was not scanned. */
   truncated: boolean;
 }
 
-/** Characters of the summarised range scanned at most (a 100 MB session stays responsive). */
+/** Characters of the summarized range scanned at most (a 100 MB session stays responsive). */
 export const LOST_SCAN_LIMIT = 4_000_000;
 
 const EXTENSIONS =
@@ -158,11 +158,11 @@ function numberKey(text: string): string {
 
 /** Where lost items are looked for. */
 export interface LostInput {
-  /** The summarised range (history + turn prefix), in order. */
+  /** The summarized range (history + turn prefix), in order. */
   summarized: readonly ProjectedEntry[];
   /** The kept part (from `firstKeptEntryId`). */
   kept: readonly ProjectedEntry[];
-  /** The previous summary the summariser updated, and its compaction. */
+  /** The previous summary the summarizer updated, and its compaction. */
   previous?: { entryId: string; summary: string };
   /** The (new) summary text, file-list blocks included. */
   summary: string;
@@ -292,7 +292,7 @@ export function* lostItemSteps(input: LostInput): Generator<void, LostReport> {
 }
 
 /**
- * The summarised range and kept part of a compaction already in the file, as pi prepared them at
+ * The summarized range and kept part of a compaction already in the file, as pi prepared them at
  * its parent: the context entries from the previous compaction's kept part (or the start) to
  * `firstKeptEntryId`, and from there to the parent. Undefined when the parent or the first kept
  * entry is not on that path (a hand-made or damaged entry).
@@ -354,7 +354,7 @@ export function* compactionLostItemSteps(
 
 /**
  * The lost items of a summary not yet written, over a compaction preparation's range (what our
- * summariser received: history, split-turn prefix, previous summary) and its kept part.
+ * summarizer received: history, split-turn prefix, previous summary) and its kept part.
  */
 export function preparationLostItems(
   preparation: Pick<

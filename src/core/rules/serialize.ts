@@ -1,5 +1,5 @@
 /**
- * Full messages for summarisation, and pi's text serialisation of a conversation.
+ * Full messages for summarization, and pi's text serialisation of a conversation.
  *
  * Source: pi 1.6.0 `dist/core/session-manager.js` (`sessionEntryToContextMessages`,
  * `projectContextEntry`), `dist/core/messages.js` (`convertToLlm`, `bashExecutionToText`, summary

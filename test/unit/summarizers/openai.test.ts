@@ -1,5 +1,5 @@
 /**
- * The OpenAI-compatible summariser against the scripted server on 127.0.0.1: the request it sends,
+ * The OpenAI-compatible summarizer against the scripted server on 127.0.0.1: the request it sends,
  * streaming and non-streaming answers, usage mapping, and every failure (HTTP error, network
  * failure, empty answer, `length` stop, tool call, cancel).
  */

@@ -16,7 +16,7 @@ describe("the API-key box's prompt", () => {
     });
     assert.ok(
       noPi.startsWith(
-        "No pi was found to summarise with your own model and key (looked at the PATH, the login shell's PATH); to use your pi, set piContext.pi.path — in User settings; in a remote window or code-server, in Remote settings or the workspace's settings;",
+        "No pi was found to summarize with your own model and key (looked at the PATH, the login shell's PATH); to use your pi, set piContext.pi.path — in User settings; in a remote window or code-server, in Remote settings or the workspace's settings;",
       ),
       noPi,
     );

@@ -1,5 +1,5 @@
 /**
- * Above the auto-compaction threshold with nothing pi can summarise: pi 1.6.0 `_runAutoCompaction`
+ * Above the auto-compaction threshold with nothing pi can summarize: pi 1.6.0 `_runAutoCompaction`
  * gets nothing from `prepareCompaction` and does not compact, so no surface may say "pi
  * auto-compacts at its next check" (trial: the panel said so while Compact said "Nothing to compact").
  */
@@ -100,9 +100,9 @@ const tooltipOf = (s: SessionFile, agentDir: string) =>
     locale: "en-US",
   }).tooltip.replace(/\\([!-/:-@[-`{-~])/g, "$1");
 
-describe("above the threshold with nothing to summarise", () => {
+describe("above the threshold with nothing to summarize", () => {
   const agentDir = agent();
-  it("says pi finds nothing to summarise and does not compact — in the panel's gauge and the tooltip", () => {
+  it("says pi finds nothing to summarize and does not compact — in the panel's gauge and the tooltip", () => {
     const small = session(15_000); // 15,000 reported, one short exchange: nothing before the kept part
     const inspect = analyzeLoaded(small, { agentDir }).inspect;
     assert.equal(inspect.shouldCompact, true);
@@ -112,14 +112,14 @@ describe("above the threshold with nothing to summarise", () => {
     const tip = tooltipOf(small, agentDir);
     assert.ok(
       tip.includes(
-        "pi would auto-compact, but it finds nothing to summarise (Nothing to compact (session too small)), so it does not compact",
+        "pi would auto-compact, but it finds nothing to summarize (Nothing to compact (session too small)), so it does not compact",
       ),
       tip,
     );
     assert.ok(!tip.includes(autoCompactsWhen()), tip);
   });
-  it("with something to summarise: pi auto-compacts at its next check, as before", () => {
-    const big = session(15_000, 3); // two long exchanges before the last: they can be summarised
+  it("with something to summarize: pi auto-compacts at its next check, as before", () => {
+    const big = session(15_000, 3); // two long exchanges before the last: they can be summarized
     const inspect = analyzeLoaded(big, { agentDir }).inspect;
     assert.equal(inspect.shouldCompact, true);
     assert.notEqual(inspect.compaction, null);

@@ -338,7 +338,7 @@ function listsOf(model: TrackedFilesModel, keep: (s: { kind: string; entryId: st
 
 describe("tracked files", () => {
   for (const f of [PI_FIXTURES[0]!, PI_FIXTURES[2]!, PI_FIXTURES[3]!]) {
-    it(`${f.name}: at each compaction's parent, the files from the summarised turns + previous details equal the lists pi wrote`, async () => {
+    it(`${f.name}: at each compaction's parent, the files from the summarized turns + previous details equal the lists pi wrote`, async () => {
       const { session, analysis } = await load(f);
       const compactions = session.records.filter((r) => r.type === "compaction");
       assert.ok(compactions.length > 0);
@@ -347,9 +347,9 @@ describe("tracked files", () => {
         const tracked = buildTrackedFiles(projection, session, session.cwd);
         const prep = prepareCompaction(session, compactionSettingsOf(analysis.settings), session, c.parentId);
         assert.ok(isPrepared(prep));
-        const summarised = new Set([...prep.messagesToSummarize, ...prep.turnPrefixMessages].map((e) => e.record.id));
+        const summarized = new Set([...prep.messagesToSummarize, ...prep.turnPrefixMessages].map((e) => e.record.id));
         // sources name the assistant turn; a tool result's nested calls name their assistant too
-        const lists = listsOf(tracked, (s) => s.kind === "compaction" || summarised.has(s.entryId));
+        const lists = listsOf(tracked, (s) => s.kind === "compaction" || summarized.has(s.entryId));
         assert.deepEqual(
           lists,
           { readFiles: c.details?.readFiles, modifiedFiles: c.details?.modifiedFiles },
@@ -394,11 +394,11 @@ describe("tracked files", () => {
       const { session, analysis } = await load(CASES.find((c) => c.name === name)!);
       const prep = prepareCompaction(session, compactionSettingsOf(analysis.settings), session);
       assert.ok(isPrepared(prep));
-      const summarised = new Set(prep.messagesToSummarize.map((e) => e.record.id));
+      const summarized = new Set(prep.messagesToSummarize.map((e) => e.record.id));
       const t = buildTrackedFiles(buildProjection(session), session, "/p");
       assert.equal(t.seededFrom, name === "13" ? "k1" : null);
       assert.deepEqual(
-        listsOf(t, (s) => s.kind === "compaction" || summarised.has(s.entryId)),
+        listsOf(t, (s) => s.kind === "compaction" || summarized.has(s.entryId)),
         { readFiles: [...read], modifiedFiles: [...modified] },
       );
     }

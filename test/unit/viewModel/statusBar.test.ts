@@ -165,11 +165,11 @@ describe("gauge colour by distance to the real threshold", () => {
     assert.equal(at(150000).level, "warning");
     assert.equal(at(150001).level, "error");
     assert.equal(at(150001).text, "π 75.0% · 150k/200k");
-    // one short exchange reported at 150,001 tokens: pi has nothing to summarise, so it does not compact
+    // one short exchange reported at 150,001 tokens: pi has nothing to summarize, so it does not compact
     assert.ok(
       at(150001)
         .tooltip.replace(MD_ESCAPE, "$1")
-        .includes("over by 1: pi would auto-compact, but it finds nothing to summarise"),
+        .includes("over by 1: pi would auto-compact, but it finds nothing to summarize"),
     );
     assert.equal(
       autoCompactsWhen(),

@@ -275,7 +275,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
         await planCompaction(file, { ...base, agentDir: agentDir("long"), maxOutputTokens: 4096 }),
         "focus",
       );
-      // keyless "OpenAI" summariser (needs a key): previews and fits without one
+      // keyless "OpenAI" summarizer (needs a key): previews and fits without one
       const keyless = new OpenAiSummarizer({
         baseURL: "https://api.openai.com/v1",
         model: "summary-model",
@@ -335,7 +335,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       assert.equal(atPreview.kind === "declined" && atPreview.stage, "preview");
     });
 
-    it("HTTP 401: onUnauthorized gives a summariser with a key, the request is retried, then written", async () => {
+    it("HTTP 401: onUnauthorized gives a summarizer with a key, the request is retried, then written", async () => {
       const file = fixturePrefix("long", piCompactions("long")[1]!.line - 1);
       const noKey = new OpenAiSummarizer({
         baseURL: server.baseURL,
@@ -427,7 +427,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       assert.ok(fs.readFileSync(file).equals(before));
     });
 
-    it("request too large for the summariser's window: refused before sending", async () => {
+    it("request too large for the summarizer's window: refused before sending", async () => {
       const file = fixturePrefix("long", piCompactions("long")[0]!.line - 1);
       const before = fs.readFileSync(file);
       const small = new OpenAiSummarizer({
@@ -555,7 +555,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       assert.equal(outcome.kind === "compacted" && outcome.result.entry.parentId, "abcd0001");
     });
 
-    it("while summarising: the append is refused, then the flow prepares and summarises again", async () => {
+    it("while summarizing: the append is refused, then the flow prepares and summarizes again", async () => {
       const [pi] = piCompactions("long");
       const file = fixturePrefix("long", pi!.line - 1);
       let appended = false;
@@ -565,7 +565,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
         { text: "## Goal\nsecond" },
         { text: "prefix 2" },
       );
-      // no confirm (like --yes / skipPreview): summarised twice, written once. The change comes during
+      // no confirm (like --yes / skipPreview): summarized twice, written once. The change comes during
       // the last request and the file watch polls too rarely to see it (watch.test.ts covers a slow
       // answer): the write's own check finds it and the finished summary is discarded.
       const stages: string[] = [];
@@ -594,7 +594,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
           },
         },
       );
-      assert.equal(server.requests.length, 4, "summarised twice (history + prefix each time)");
+      assert.equal(server.requests.length, 4, "summarized twice (history + prefix each time)");
       assert.deepEqual(stages, ["write"], "the finished summary was discarded");
       assert.equal(outcome.kind === "compacted" && outcome.result.entry.parentId, "abcd0002");
       const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n");

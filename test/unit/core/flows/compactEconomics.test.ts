@@ -1,9 +1,9 @@
 /**
  * The compaction preview's economics and the review of a finished summary: the plan priced (the
- * summary request at the summariser's catalog prices, the savings at the session model's), the
- * summariser's server mapped to pi's providers, the lost items of a summary not yet written (equal
+ * summary request at the summarizer's catalog prices, the savings at the session model's), the
+ * summarizer's server mapped to pi's providers, the lost items of a summary not yet written (equal
  * to those of the same compaction once written), and the flow's review step — write, discard
- * (nothing written), or summarise again with instructions to keep the lost items.
+ * (nothing written), or summarize again with instructions to keep the lost items.
  */
 
 import { strict as assert } from "node:assert";
@@ -48,7 +48,7 @@ function compactionLine(name: string, k: number): number {
   return lines.map((l, i) => (l.includes('"type":"compaction"') ? i + 1 : 0)).filter((x) => x > 0)[k]!;
 }
 
-/** A summariser that answers from a list and records the requests. */
+/** A summarizer that answers from a list and records the requests. */
 function fake(answers: string[], extra: Partial<Summarizer> = {}): Summarizer & { requests: SummaryRequest[] } {
   const requests: SummaryRequest[] = [];
   return {
@@ -70,7 +70,7 @@ function fake(answers: string[], extra: Partial<Summarizer> = {}): Summarizer & 
 const options = { agentDir: path.join(PI, "long.agent"), guardSeconds: 0, procRoot: null, maxOutputTokens: 4096 };
 
 describe("the compaction preview's price", () => {
-  it("the summariser's server → pi's provider (by host, or models.json's baseUrl)", () => {
+  it("the summarizer's server → pi's provider (by host, or models.json's baseUrl)", () => {
     assert.equal(summarizerProvider("https://api.openai.com/v1"), "openai");
     assert.equal(summarizerProvider("https://openrouter.ai/api/v1"), "openrouter");
     assert.equal(summarizerProvider("http://127.0.0.1:5/v1"), undefined);
@@ -112,7 +112,7 @@ describe("the compaction preview's price", () => {
     );
   });
 
-  it("by the user's own pi: pi's requests at the session model's prices (pi summarises with it)", async () => {
+  it("by the user's own pi: pi's requests at the session model's prices (pi summarizes with it)", async () => {
     const plan = await planCompaction(prefix("long", compactionLine("long", 2) - 1), options);
     const price = pricePiCompactionPlan(plan, Date.now());
     const session = { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 0 }; // scripted-small in long.agent's models.json

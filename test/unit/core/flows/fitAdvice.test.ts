@@ -1,6 +1,6 @@
 /**
  * A summary request that does not fit the summarizer: the preview is still made (what would be
- * summarised, and why it cannot be sent), nothing is sent, and the advice is right — its numbers
+ * summarized, and why it cannot be sent), nothing is sent, and the advice is right — its numbers
  * work when applied (the advised keepRecentTokens makes the request fit), and every setting is
  * moved the right way (raise keepRecentTokens / reserveTokens, never lower them). The CLI's
  * `--dry-run` says the same.
@@ -114,7 +114,7 @@ describe("a summary request that does not fit the summarizer", () => {
       summarizer(window),
     );
     assert.equal(again.problem, undefined, `fits with keepRecentTokens ${advised}`);
-    // and the old advice's direction would not: lowering it summarises more
+    // and the old advice's direction would not: lowering it summarizes more
     const lower = await fitPlan(
       await planCompaction(file, { ...options, agentDir: agentWith({ keepRecentTokens: 1000 }) }),
       summarizer(window),

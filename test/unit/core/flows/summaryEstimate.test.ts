@@ -58,7 +58,7 @@ describe("summaryTokenRange", () => {
     fileListsText: "",
   };
 
-  it("a small summarised part gives a small summary (issue 18: ≈202 tokens summarised, 225 written)", () => {
+  it("a small summarized part gives a small summary (issue 18: ≈202 tokens summarized, 225 written)", () => {
     const r = summaryTokenRange({ ...base, summarizedTokens: 202 });
     assert.ok(r.low <= 225 && 225 <= r.high, JSON.stringify(r));
     assert.ok(r.high < 400, "not the old flat 1,000-token guess");
@@ -71,7 +71,7 @@ describe("summaryTokenRange", () => {
       assert.ok(r.low <= written && written <= r.high, `${written}: ${JSON.stringify(r)}`);
   });
 
-  it("grows with what is summarised and with the previous summary, bounded by the output limit", () => {
+  it("grows with what is summarized and with the previous summary, bounded by the output limit", () => {
     const small = summaryTokenRange({ ...base, summarizedTokens: 2000 });
     const big = summaryTokenRange({ ...base, summarizedTokens: 40_000 });
     assert.ok(big.high > small.high);

@@ -300,7 +300,7 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
     assert.equal(lines(file2).at(-1)!.parentId, "895e5ef5");
   });
 
-  it("the file changes while summarising: nothing written, re-planned with a new summary", async () => {
+  it("the file changes while summarizing: nothing written, re-planned with a new summary", async () => {
     const file = copy(TREE);
     let decisions = 0;
     server.script({ text: "## Goal\nfirst", chunkDelayMs: 50 }, { text: "## Goal\nsecond" });
@@ -328,7 +328,7 @@ describe("switch flow: nothing written on change, cancel, error or a live sessio
     assert.match(String(last.summary), /second/);
   });
 
-  it("cancel while summarising: cancelled error, file byte-identical", async () => {
+  it("cancel while summarizing: cancelled error, file byte-identical", async () => {
     const file = copy(TREE);
     const before = fs.readFileSync(file);
     server.script({ text: "## Goal\nnever", hang: true });

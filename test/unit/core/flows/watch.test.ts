@@ -92,7 +92,7 @@ describe("watchSession", () => {
   });
 });
 
-describe("a session that changes during summarising", () => {
+describe("a session that changes during summarizing", () => {
   it("compaction: the running request is aborted at once (the server sees it), said, planned again; one request at a time", async () => {
     const file = copy("long", compactionLine("long") - 1);
     const stages: ChangeStage[] = [];

@@ -2,7 +2,7 @@
  * The write path against real file-system conditions (issue 16, items 6–9): the change check
  * sees a same-size rewrite anywhere in the file and a rename-replace with identical bytes; a disk
  * that fills up mid-append leaves the file byte-identical (a small tmpfs); a read-only, immutable
- * or read-only-mounted file costs no summariser request; an error after the append succeeded is
+ * or read-only-mounted file costs no summarizer request; an error after the append succeeded is
  * reported as a written compaction.
  *
  * tmpfs mounts and `chattr +i` need root (Linux); without it those tests are skipped and say why.
@@ -116,7 +116,7 @@ function editable(): string {
     .jsonl();
 }
 
-/** A summariser that records the requests it gets and answers with a fixed summary. */
+/** A summarizer that records the requests it gets and answers with a fixed summary. */
 function countingSummarizer(): Summarizer & { requests: SummaryRequest[] } {
   const requests: SummaryRequest[] = [];
   return {
@@ -306,7 +306,7 @@ describe("a failed append leaves the file as it was (disk full)", () => {
   );
 });
 
-describe("no summariser request for a file we cannot write", () => {
+describe("no summarizer request for a file we cannot write", () => {
   for (const [what, prepare] of [
     [
       "immutable (chattr +i)",
@@ -345,7 +345,7 @@ describe("no summariser request for a file we cannot write", () => {
             }),
             (e: unknown) => e instanceof UnsafeSessionWriteError && /cannot be changed/.test((e as Error).message),
           );
-          assert.equal(summarizer.requests.length, 0, "no summariser request");
+          assert.equal(summarizer.requests.length, 0, "no summarizer request");
           assert.equal(asked, 0, "no preview question");
           const plan = await planCompaction(p, { ...flowOptions(path.join(PI, "long.agent")), maxOutputTokens: 4096 });
           assert.match(plan.writeBlocker ?? "", /cannot be changed/);

@@ -294,7 +294,7 @@ describe("context edit planner: restore", () => {
 });
 
 describe("context edit planner: refusals and no-ops", () => {
-  it("pi's refusals with pi's messages, summarised targets, duplicates, conflicts; already omitted = unchanged", () => {
+  it("pi's refusals with pi's messages, summarized targets, duplicates, conflicts; already omitted = unchanged", () => {
     const b = turn().compaction("k1", "a1").user("u3", "after").user("side", "branch", "u2").user("leaf", "last", "u3");
     const p = plan(b, [
       { action: "omit", targetId: "nope" },
@@ -313,7 +313,7 @@ describe("context edit planner: refusals and no-ops", () => {
         "nope not-found: Entry nope not found",
         "side not-on-branch: Entry side is not on the active branch",
         "s not-editable: Entry s does not contribute editable model content",
-        "u1 summarized: Entry u1 was summarised by compaction k1: it is no longer in the context, so an edit would have no effect.",
+        "u1 summarized: Entry u1 was summarized by compaction k1: it is no longer in the context, so an edit would have no effect.",
         "u3 duplicate: Entry u3 is named twice in one edit; give one action per entry.",
         "r1 conflict: Tool result r1 answers a call of assistant a1, which this edit omits; omit both or neither.",
         "k1 not-editable: Entry k1 does not contribute editable model content",

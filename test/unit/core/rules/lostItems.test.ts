@@ -24,7 +24,7 @@ function rawEntries(file: string): Raw[] {
     .filter((e) => e.type !== "session");
 }
 
-/** Independent: the summarised range, the kept part and the previous summary of compaction `c`. */
+/** Independent: the summarized range, the kept part and the previous summary of compaction `c`. */
 function rangeOf(entries: Raw[], c: Raw): { summarized: Raw[]; kept: Raw[]; previous?: string } {
   const byId = new Map(entries.map((e) => [e.id as string, e]));
   const path: Raw[] = [];
@@ -119,7 +119,7 @@ describe("what a compaction lost", () => {
           `${name} ${c.id}: tool-call paths`,
         );
         assert.deepEqual(lost("number"), expected.numbers, `${name} ${c.id}: numbers`);
-        // every lost item names an entry of the summarised range (or the previous compaction)
+        // every lost item names an entry of the summarized range (or the previous compaction)
         for (const item of report.items) assert.ok(session.byId.has(item.entryId), item.entryId);
       }
     });

@@ -189,7 +189,7 @@ describe("pairing: pi-ai's transformMessages second pass", () => {
     assert.deepEqual(shapes(pairing(base().edit("x", "a2", added)).findings), ["missing-result -<-a2 filler"]);
   });
 
-  it("calls summarised away by a compaction orphan their kept results", () => {
+  it("calls summarized away by a compaction orphan their kept results", () => {
     const b = new SessionBuilder()
       .user("u1", "q")
       .assistant("a1", { calls: [{ id: "c1" }] })
