@@ -680,18 +680,23 @@ export async function applyTheme(page, name, write) {
   const cls = name.includes("Light") ? ".monaco-workbench.vs" : ".monaco-workbench.vs-dark";
   const wears = async () => (await page.locator(cls).count()) > 0;
   write();
-  try {
-    await waitUntil(wears, 8_000, `the theme ${name}`);
-    return;
-  } catch {
-    console.log(
-      `[e2e] the workbench did not take "${name}" from the settings in 8 s: choosing it in Preferences: Color Theme`,
-    );
+  // PI_CONTEXT_E2E_THEME_PICKER=1: go straight to the picker (to test this fallback itself)
+  if (process.env.PI_CONTEXT_E2E_THEME_PICKER !== "1") {
+    try {
+      await waitUntil(wears, 8_000, `the theme ${name}`);
+      return;
+    } catch {
+      console.log(
+        `[e2e] the workbench did not take "${name}" from the settings in 8 s: choosing it in Preferences: Color Theme`,
+      );
+    }
   }
   await runCommand(page, "Preferences: Color Theme", { commandId: "workbench.action.selectTheme" });
+  // the picker lists a theme by its label: "Dark Modern" for the setting value "Default Dark Modern"
+  const label = name.replace(/^Default /, "");
   const widget = page.locator(".quick-input-widget");
-  await widget.locator("input").fill(name);
-  const exact = new RegExp(`^\\s*${name}\\s*$`);
+  await widget.locator("input").fill(label);
+  const exact = new RegExp(`^\\s*${label}\\s*$`);
   await widget
     .locator(".monaco-list-row")
     .filter({ has: page.locator(".label-name", { hasText: exact }) })
