@@ -104,6 +104,16 @@ function ancestorWords(plan: SwitchPlan): string {
     : entryWords(plan.session.byId.get(plan.collection.commonAncestorId));
 }
 
+/** The questions' placeholder: how much is left, where the leaf goes back to. */
+function leavingText(plan: SwitchPlan): string {
+  return vscode.l10n.t(
+    "Leaving {0}, back to {1}{2}",
+    pluralText(plan.collection.entries.length, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+    ancestorWords(plan),
+    plan.returnsText ? vscode.l10n.t("; the leaf moves to the entry before {0}", entryWords(plan.target)) : "",
+  );
+}
+
 /**
  * pi's "Summarize branch?" (No summary / Summarize / Summarize with custom prompt), plus an optional
  * label. Choosing a summary makes the summarizer ready first (the API key is asked for here when
@@ -183,12 +193,7 @@ export async function askChoice(
         changed ? vscode.l10n.t("The session changed — ") : "",
         target,
       ),
-      placeholder: vscode.l10n.t(
-        "Leaving {0}, back to {1}{2}",
-        pluralText(leaving, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
-        ancestorWords(plan),
-        plan.returnsText ? vscode.l10n.t("; the leaf moves to the entry before {0}", target) : "",
-      ),
+      placeholder: leavingText(plan),
     });
     if (!pick) return undefined;
     if (pick.action === "label") {
@@ -329,12 +334,7 @@ export async function confirmSummary(
         changed ? vscode.l10n.t("The session changed — ") : "",
         target,
       ),
-      placeholder: vscode.l10n.t(
-        "Leaving {0}, back to {1}{2}",
-        pluralText(leaving, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
-        ancestorWords(plan),
-        plan.returnsText ? vscode.l10n.t("; the leaf moves to the entry before {0}", target) : "",
-      ),
+      placeholder: leavingText(plan),
       keepOpen: (item) => item.action === "entry",
     });
     if (!pick || pick.action === "cancel") return undefined;
