@@ -7,10 +7,12 @@
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import { liveDir } from "../bridge/announce";
+import { fileStamp } from "../core/read/stamp";
 import { BRIDGE_VERSION, PI_VERSION_RANGE } from "../bridge/protocol";
 import type { BaseServices } from "../services";
 import * as notify from "../ui/notify";
 import {
+  bridgeInstallPath,
   bridgeStatus,
   ForeignBridgeFileError,
   installBridgeFile,
@@ -37,6 +39,10 @@ const UPDATE_DECLINED_KEY = "piContext.liveBridge.updateDeclined";
 /** Installs, removes and offers to update the bridge in pi's agent dir. */
 export class BridgeInstaller {
   private updateOffered = false;
+  /** The shipped bundle's text and stamp (read again only when the file on disk changes). */
+  private shipped: { stamp: string; body: string } | undefined;
+  /** The last {@link installedStatus}, valid while both files keep their stamps. */
+  private status: { key: string; status: BridgeFileStatus } | undefined;
 
   constructor(
     private readonly services: BaseServices,
@@ -48,8 +54,12 @@ export class BridgeInstaller {
     return this.services.sessions.agentDir();
   }
 
+  /** The shipped bundle's text; read again only when its stamp changed. @throws the `fs` error. */
   private bundle(): string {
-    return fs.readFileSync(this.bundlePath, "utf8");
+    const stamp = fileStamp([this.bundlePath]);
+    if (this.shipped?.stamp !== stamp || stamp === "-")
+      this.shipped = { stamp, body: fs.readFileSync(this.bundlePath, "utf8") };
+    return this.shipped.body;
   }
 
   /** The shipped bundle and the installed file's state; an error outcome (reported) when the bundle cannot be read. */
@@ -64,9 +74,18 @@ export class BridgeInstaller {
     }
   }
 
-  /** The installed bridge compared with the shipped one. */
+  /**
+   * The installed bridge compared with the shipped one. Both files are read and hashed again only
+   * when one of their stamps (`mtime:size:inode`) changed: the welcome views and every live poll ask.
+   * @throws the `fs` error when the shipped bundle or the installed file cannot be read.
+   */
   installedStatus(): BridgeFileStatus {
-    return bridgeStatus(this.agentDir(), this.bundle());
+    const agentDir = this.agentDir();
+    const key = `${agentDir}\n${fileStamp([this.bundlePath, bridgeInstallPath(agentDir)])}`;
+    if (this.status?.key === key) return this.status.status;
+    const status = bridgeStatus(agentDir, this.bundle());
+    this.status = { key, status };
+    return status;
   }
 
   /** "Pi: Install Live Bridge": asks first (modal), then writes `<agentDir>/extensions/pi-context-bridge.js`. */

@@ -107,7 +107,9 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
       }),
     );
     this.timer = setInterval(() => void this.sync(), LIVE_POLL_MS);
-    void this.sync();
+    // the first look (reading pi's live folder) right after activate() returns
+    const first = setImmediate(() => void this.sync());
+    this.disposables.push({ dispose: () => clearImmediate(first) });
     setTimeout(() => void this.offerUpdateIfOutdated(), 3000);
   }
 

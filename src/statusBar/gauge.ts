@@ -200,6 +200,11 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     }),
     { dispose: () => item?.dispose() },
   );
-  render();
+  // the first "no session yet" gauge right after activate() returns (its item and context key are
+  // messages to the workbench: not on activation's path)
+  const first = setImmediate(() => {
+    if (!view) render();
+  });
+  context.subscriptions.push({ dispose: () => clearImmediate(first) });
   return { snapshot, onDidRender: rendered.event };
 }

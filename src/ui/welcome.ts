@@ -58,6 +58,14 @@ export function registerWelcomeContext(services: Services): () => WelcomeState {
     services.sessions.onDidChange(update),
     services.liveBridge.onDidChange(update),
   );
-  update();
-  return () => last!;
+  // the first keys right after activate() returns (reading the installed bridge is file I/O);
+  // asked earlier, the state is built on the spot
+  const first = setImmediate(() => {
+    if (!last) update();
+  });
+  services.context.subscriptions.push({ dispose: () => clearImmediate(first) });
+  return () => {
+    if (!last) update();
+    return last!;
+  };
 }

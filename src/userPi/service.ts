@@ -43,7 +43,8 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
   private readonly env: NodeJS.ProcessEnv;
   private readonly askShell: boolean;
   private readonly disposables: vscode.Disposable[] = [];
-  private value: UserPi;
+  /** The pi found so far; undefined until the first look (on first use, or just after `start()`). */
+  private found: UserPi | undefined;
   private packageStamp = "";
   private shellPath: string | undefined;
   private npmRoot: string | undefined;
@@ -58,11 +59,6 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     this.config = options.config;
     this.env = options.env ?? process.env;
     this.askShell = options.loginShell ?? process.env.PI_CONTEXT_NO_LOGIN_SHELL === undefined;
-    this.value = this.locate();
-    // found at once (the setting, the extension host's PATH): say which pi the numbers follow; a pi
-    // found later, or none, is logged by the lookups
-    const first = piReport(this.value);
-    if (this.value.install || first.settingProblem) this.logReport(first);
     this.disposables.push(
       this.emitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -74,6 +70,23 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
   /** Start the asynchronous lookups (login shell PATH, npm root -g). Returns immediately. */
   start(): void {
     void this.refresh();
+  }
+
+  /**
+   * The pi found so far. The first look by files (the setting, the extension host's PATH: a few
+   * `stat`s) happens here on first use, so that constructing the service does no I/O (`activate()`).
+   */
+  private get value(): UserPi {
+    return this.found ?? this.firstLook();
+  }
+
+  private firstLook(): UserPi {
+    const first = this.locate();
+    this.found = first;
+    // found at once: say which pi the numbers follow; a pi found later, or none, is logged by the lookups
+    const report = piReport(first);
+    if (first.install || report.settingProblem) this.logReport(report);
+    return first;
   }
 
   get current(): UserPi {
@@ -98,7 +111,7 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
 
   private update(next: UserPi): void {
     const before = JSON.stringify(piReport(this.value));
-    this.value = next;
+    this.found = next;
     const report = piReport(next);
     if (JSON.stringify(report) === before) return;
     this.logReport(report);
@@ -135,8 +148,10 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
 
   /** One lookup: by files now, then the login shell's PATH and npm root -g while nothing is found. */
   private async lookUp(): Promise<UserPi> {
-    await Promise.resolve();
-    this.update(this.locate());
+    // after activate() has returned (the first look by files may be a few ms of `stat`s)
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.found) this.update(this.locate());
+    else this.firstLook();
     if (!this.value.install && this.askShell && this.shellPath === undefined) {
       const started = Date.now();
       const refresh = this.askShellAgain;
