@@ -10,6 +10,7 @@
 //   - extension host memory: RSS of the window's extension host after a full GC (through its
 //                            inspector: scripts/heap-after-gc.mjs), 128 MB minus tiny, × file size;
 //                            RSS before the GC and heap used + external after it printed beside it.
+// The extension is the production build (`esbuild.mjs --production`, what `vscode:prepublish` ships).
 // Command timings start when the palette row is accepted (palette typing is not counted). The
 // activation line is read from the extension's log file (the Output panel shows only its end).
 // Targets: tree ≤ 500 ms, Reveal Leaf ≤ 500 ms, panel ≤ 500 ms — each printed beside the tiny
@@ -203,7 +204,11 @@ async function measure(label, file) {
 }
 
 async function main() {
-  execFileSync(process.execPath, [path.join(repoRoot, "esbuild.mjs")], { cwd: repoRoot, stdio: "inherit" });
+  // the production build, as users get it (`vscode:prepublish`): minified, no source maps
+  execFileSync(process.execPath, [path.join(repoRoot, "esbuild.mjs"), "--production"], {
+    cwd: repoRoot,
+    stdio: "inherit",
+  });
   if (!existsSync(BIG)) {
     execFileSync("npm", ["run", "compile"], { cwd: repoRoot, stdio: "inherit" });
     execFileSync(

@@ -151,6 +151,41 @@ describe("panel", function () {
     assert.ok(user.top.some((e) => e.entryId === "pnl00001"));
   });
 
+  it("showing the panel again posts the state it has, without a rebuild, unless the session changed meanwhile", async () => {
+    const panel = controller.panel!;
+    await waitFor(() => panel.visible && controller.state !== undefined, 10000, "the panel showing a state");
+    // hidden behind an editor in its group, then shown again: nothing changed, no rebuild
+    const doc = await vscode.workspace.openTextDocument({ content: "behind the panel" });
+    await vscode.window.showTextDocument(doc, { viewColumn: panel.viewColumn, preview: false });
+    await waitFor(() => !panel.visible, 10000, "the panel hidden");
+    await new Promise((r) => setTimeout(r, 600)); // past the rebuild throttle
+    const builds = controller.builds;
+    const posts = controller.posts;
+    const shown = controller.state;
+    panel.reveal(undefined, false);
+    await waitFor(() => controller.posts > posts, 10000, "the state posted to the panel again");
+    assert.strictEqual(controller.builds, builds, "showing the panel again rebuilt the state");
+    assert.strictEqual(controller.state, shown);
+    // hidden while the session grows: shown again, it gets a new state with the new entry
+    await vscode.window.showTextDocument(doc, { viewColumn: panel.viewColumn, preview: false });
+    await waitFor(() => !panel.visible, 10000, "the panel hidden again");
+    const entries = controller.state!.session!.entryCount;
+    const entry = {
+      type: "message",
+      id: "pnl00002",
+      parentId: controller.state!.session!.leafId,
+      timestamp: new Date().toISOString(),
+      message: { role: "user", content: "asked while the panel was hidden", timestamp: Date.now() },
+    };
+    fs.appendFileSync(sessionFile, JSON.stringify(entry) + "\n");
+    await waitFor(() => api.services.sessions.current?.file === sessionFile, 10000, "the session");
+    await api.services.sessions.refresh();
+    panel.reveal(undefined, false);
+    await waitFor(() => controller.state?.session?.entryCount === entries + 1, 10000, "the new entry in the state");
+    assert.ok(controller.builds > builds);
+    assert.strictEqual(controller.state!.session!.leafId, "pnl00002");
+  });
+
   it("validates every webview message and drops invalid ones", async () => {
     const n = controller.received.length;
     await controller.receive({ type: "bogus" });
