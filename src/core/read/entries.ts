@@ -163,6 +163,9 @@ const PREVIEW_PROBE = 96;
 function previewOf(value: unknown): string | undefined {
   if (typeof value === "string") return value ? firstLine(value) : undefined;
   if (value instanceof LongString) {
+    // the first line straight from its raw bytes when they need no decoder (the common case)
+    const line = value.firstLine(PREVIEW_LENGTH);
+    if (line !== undefined) return line.length > PREVIEW_LENGTH ? `${line.slice(0, PREVIEW_LENGTH - 1)}…` : line;
     // firstLine of the first 2 × PREVIEW_LENGTH units; a shorter prefix gives the same line when it
     // holds the line's end (a newline after the leading whitespace) or more than PREVIEW_LENGTH of it.
     const probe = value.head(PREVIEW_PROBE);

@@ -95,6 +95,47 @@ export class LongString {
     return this.prefix(maxUnits, maxUnits * 6 + 8).text.slice(0, maxUnits);
   }
 
+  /**
+   * The value's first line as `firstLine` in `entries.ts` sees it — leading whitespace dropped,
+   * cut before the first `\n` or `\r\n` — decoded from the raw bytes of that line alone, and only
+   * its first `maxUnits + 1` UTF-16 units or more when longer (enough to tell that it is). For
+   * the common case; undefined when the raw bytes need the full decoder: an escape other than
+   * leading `\n` `\t` `\r` `\f` or the line's end, or a non-ASCII byte where leading
+   * whitespace ends (JavaScript's `\s` also strips Unicode spaces).
+   */
+  firstLine(maxUnits: number): string | undefined {
+    const buf = this.buf;
+    const end = this.end;
+    let i = this.start;
+    while (i < end) {
+      const b = buf[i]!;
+      if (b === 0x20) i++;
+      else if (b === BACKSLASH) {
+        const e = buf[i + 1];
+        if (e === 0x6e || e === 0x74 || e === 0x72 || e === 0x66)
+          i += 2; // \n \t \r \f
+        else return undefined;
+      } else if (b >= 0x80) return undefined;
+      else break;
+    }
+    // every unit is at most 3 bytes (a 4-byte sequence is 2 units): this many bytes, less a cut
+    // sequence, hold more than maxUnits units
+    const budget = i + 3 * (maxUnits + 2);
+    let j = i;
+    while (j < end && j < budget) {
+      if (buf[j] === BACKSLASH) {
+        const e = buf[j + 1];
+        if (e === 0x6e) break; // \n
+        if (e === 0x72 && buf[j + 2] === BACKSLASH && buf[j + 3] === 0x6e) break; // \r\n
+        return undefined;
+      }
+      j++;
+    }
+    // never cut inside a UTF-8 sequence (a cut line is longer than maxUnits anyway)
+    if (j === budget && j < end) while (j > i && (buf[j]! & 0xc0) === 0x80) j--;
+    return buf.toString("utf8", i, j);
+  }
+
   /** The value decoded from at most `maxBytes` raw bytes (never cut inside an escape or a UTF-8 sequence). */
   private prefix(maxUnits: number, maxBytes: number): { text: string; whole: boolean } {
     let cut = Math.min(this.end, this.start + maxBytes);

@@ -21,6 +21,7 @@
  */
 
 import { isUtf8 } from "node:buffer";
+import { STRING_FINDER_WASM_BASE64 } from "./strscanWasm";
 
 /** Result of a failed search: the string is invalid or unterminated (`JSON.parse` would reject it). */
 export const STRING_INVALID = -1;
@@ -411,7 +412,10 @@ let wasm: WasmFinder | null | undefined;
 function loadWasm(): WasmFinder | null {
   if (wasm !== undefined) return wasm;
   try {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(stringFinderModule()), {});
+    const instance = new WebAssembly.Instance(
+      new WebAssembly.Module(Buffer.from(STRING_FINDER_WASM_BASE64, "base64")),
+      {},
+    );
     const exports = instance.exports as { mem: WasmMemory; str: WasmFinder["str"] };
     wasm = {
       memory: exports.mem,

@@ -146,6 +146,48 @@ describe("scanJson", () => {
     );
   });
 
+  it("firstLine: a long string's first line from its raw bytes equals entries.ts's firstLine of the decoded value (fast-check)", () => {
+    // the preview rule (entries.ts firstLine): leading \s dropped, cut before \r?\n, ellipsis past max
+    const reference = (text: string, max: number): string => {
+      const trimmed = text.replace(/^\s+/, "");
+      const nl = trimmed.search(/\r?\n/);
+      const line = nl >= 0 ? trimmed.slice(0, nl) : trimmed;
+      return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+    };
+    const ellipsis = (line: string, max: number): string => (line.length > max ? `${line.slice(0, max - 1)}…` : line);
+    const piece = fc.oneof(
+      fc.constantFrom(" ", "\n", "\r\n", "\r", "\t", "\f", "\v", "\u00a0", "\u2028", "\ufeff", "\u0001"),
+      fc.constantFrom('"', "\\", "/", "é", "€", "😀", "日本語", "x".repeat(50)),
+      fc.string({ unit: "grapheme", maxLength: 30 }),
+      fc.stringMatching(/^[ -~]{1,40}$/),
+    );
+    let fast = 0;
+    let runs = 0;
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.constantFrom(3, 10, 160), (parts, max) => {
+        const text = parts.join("");
+        const buf = Buffer.from(JSON.stringify(text), "utf8");
+        const value = new LongString(buf, 1, buf.length - 1, buf.includes(0x5c));
+        const line = value.firstLine(max);
+        runs++;
+        if (line === undefined) return;
+        fast++;
+        assert.equal(ellipsis(line, max), reference(text, max), JSON.stringify(text));
+      }),
+      { numRuns: 5000 },
+    );
+    assert.ok(fast > runs / 4, `the raw-byte path took only ${fast} of ${runs} strings`);
+    const value = (text: string): LongString => {
+      const buf = Buffer.from(JSON.stringify(text), "utf8");
+      return new LongString(buf, 1, buf.length - 1, buf.includes(0x5c));
+    };
+    assert.equal(value("  \n\tHello, wörld 😀\r\nsecond line").firstLine(160), "Hello, wörld 😀");
+    assert.equal(value("a\rb\nc").firstLine(160), undefined); // a lone \r: the decoder decides
+    assert.equal(value("\u00a0lead").firstLine(160), undefined); // Unicode whitespace first
+    assert.equal(value('say "hi"\nthen').firstLine(160), undefined); // an escape in the line
+    assert.ok(value(`x${"é".repeat(500)}`).firstLine(160)!.length > 160); // cut: enough units to tell
+  });
+
   it("handles escapes that JSON.stringify does not produce (\\/, \\u escapes of ASCII, surrogate pairs as escapes)", () => {
     const samples = [
       '"a\\/b"',
