@@ -151,6 +151,7 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
     prices,
     pi: piReport(pi),
     rules: pi.rules,
+    projection,
     ...(options.leafId !== undefined ? { leafId: options.leafId } : {}),
   });
   const analysis: Analysis = { session, selection, window, settings, inspect, prices, pi };

@@ -119,6 +119,11 @@ export interface InspectOptions {
   pi?: PiReport;
   /** That pi's rule switches for the compaction preview (default: the reference version's). */
   rules?: Pick<PiRules, "nestedCallFileOps">;
+  /**
+   * `buildProjection(session, leafId)` when the caller has just built it (the session unchanged
+   * since): the path is walked once per analysis, not twice.
+   */
+  projection?: Projection;
 }
 
 function sourced(s: Sourced<number>): SourcedNumber {
@@ -170,7 +175,7 @@ export function previewOf(preparation: CompactionPreparation): CompactionPreview
  * Never throws for bad session content (problems are in `diagnostics`).
  */
 export function inspectSession(session: SessionFile, options: InspectOptions): InspectResult {
-  const projection: Projection = buildProjection(session, options.leafId);
+  const projection: Projection = options.projection ?? buildProjection(session, options.leafId);
   const projected = estimateProjectedContextTokens(projection, session);
   const windowValue = options.contextWindow.value;
   // pi's getContextUsage(): `?` when the usage is unknown, else the projected estimate above.
