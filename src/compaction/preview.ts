@@ -10,7 +10,7 @@ import type { Summarizer } from "../core/flows/summarizer";
 import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
 import { readModelsConfig } from "../core/rules/models";
 import { sessionLabel } from "../core/rules/sessionLabel";
-import { priceDetail, priceHeadline, priceLines } from "../viewModel/compactionPrice";
+import { beforeAfterText, priceLines, pricePickRow } from "../viewModel/compactionPrice";
 import { formatCount as n, formatTokenRange, tokensText } from "../shared/format";
 import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
 import { iconLabelText, markdownCode, markdownText, visibleText } from "../shared/untrusted";
@@ -193,6 +193,20 @@ export function previewMarkdown(plan: CompactionPlan, by: PreviewSummarizer): st
 
 let previewCounter = 0;
 
+/** The plan's before and after (the numbers of {@link beforeAfterText}). */
+function afterNumbers(plan: CompactionPlan): {
+  tokensBefore: number;
+  after: CompactionPlan["estimatedTokensAfterRange"];
+} {
+  return { tokensBefore: plan.preview.tokensBefore, after: plan.estimatedTokensAfterRange };
+}
+
+/** The Cost row ({@link pricePickRow}); picking it opens the details document. */
+function priceItem(price: CompactionPrice): vscode.QuickPickItem & { action: "details" } {
+  const row = pricePickRow(price);
+  return { action: "details", label: row.label, detail: vscode.l10n.t("{0} — open the full preview", row.detail) };
+}
+
 /** Show the preview; resolves true to compact. */
 export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer, changed: boolean): Promise<boolean> {
   const v = plan.preview;
@@ -245,7 +259,7 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
           {
             action: "go",
             label: `$(check) ${vscode.l10n.t("Compact now")}`,
-            description: vscode.l10n.t("{0} → {1} tokens · {2}", n(v.tokensBefore), afterText(plan), by.name),
+            description: vscode.l10n.t("{0} · {1}", beforeAfterText(afterNumbers(plan)), by.name),
             detail: `${(needsKey
               ? (a: string, b: string, c: string) =>
                   vscode.l10n.t("Asks for the API key, then summarizes {0} (≈{1}{2})", a, b, c)
@@ -255,15 +269,7 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
               plan.preparation.previousSummary ? vscode.l10n.t(" + the previous summary") : "",
             )}${v.isSplitTurn ? vscode.l10n.t("; the turn is split") : ""}${focusText(plan)}.`,
           },
-          ...(by.price
-            ? [
-                {
-                  action: "details" as const,
-                  label: `$(credit-card) ${priceHeadline(by.price)}`,
-                  detail: vscode.l10n.t("{0} — open the full preview", priceDetail(by.price)),
-                },
-              ]
-            : []),
+          ...(by.price ? [priceItem(by.price)] : []),
           details,
           {
             action: "cancel",

@@ -20,12 +20,13 @@ import type {
   SwitchCommandOutcome,
 } from "../services";
 import { formatTokens, pluralText } from "../shared/format";
-import { visibleText } from "../shared/untrusted";
-import { safePickItems } from "../ui/prompter";
+import { Prompter } from "../ui/prompter";
+import { beforeAfterText, pricePickRow } from "../viewModel/compactionPrice";
 import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
 import { BridgeError } from "./client";
-import { describePi, type LiveBridgeStats, type LiveResolution } from "./target";
+import { livePreviewNumbers } from "./livePreview";
+import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
 
 /** How a live operation is named in the log and in messages. */
 interface LiveOperation {
@@ -63,6 +64,9 @@ const SWITCH: LiveOperation = {
 
 /** The routes of the live bridge service. */
 export class LiveRoutes {
+  /** The live Compact preview's quick pick, recorded (the integration tests read and answer it). */
+  readonly prompter = new Prompter();
+
   constructor(
     private readonly services: BaseServices,
     private readonly stats: LiveBridgeStats,
@@ -140,47 +144,8 @@ export class LiveRoutes {
     const previousCompactionId = preview?.previousCompactionId ?? undefined;
     const label = `"${current?.label ?? sessionLabel((await this.services.sessions.sessionInfo(file)) ?? {})}"`;
     if (!options.skipPreview) {
-      const state = connection.state;
-      const usage = state.usage
-        ? `${state.usage.tokens === null ? "?" : formatTokens(state.usage.tokens)}/${formatTokens(state.usage.contextWindow)}`
-        : "unknown";
-      type Item = vscode.QuickPickItem & { go: boolean };
-      const pick = await vscode.window.showQuickPick<Item>(
-        safePickItems<Item>([
-          {
-            go: true,
-            label: vscode.l10n.t("$(fold) Compact now in pi"),
-            description: vscode.l10n.t("{0} · context {1}", describePi(announcement), usage),
-            detail: vscode.l10n.t(
-              "pi summarizes with its own model{0} and writes the compaction{1}.{2}",
-              state.model ? ` (${state.model.provider}/${state.model.id})` : "",
-              instructions ? vscode.l10n.t("; focus: {0}", instructions) : "",
-              preview
-                ? vscode.l10n.t(
-                    " Expected: summarize {0}, keep from {1}.",
-                    pluralText(
-                      preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length,
-                      vscode.l10n.t("{0} entry"),
-                      vscode.l10n.t("{0} entries"),
-                    ),
-                    preview.firstKeptEntryId,
-                  )
-                : "",
-            ),
-          },
-          {
-            go: false,
-            label: vscode.l10n.t("$(close) Cancel"),
-            detail: vscode.l10n.t("Nothing is sent, nothing is written."),
-          },
-        ]),
-        {
-          title: visibleText(vscode.l10n.t("Compact {0} in the running pi?", label)),
-          placeHolder: vscode.l10n.t("pi runs on this session: the running pi does the compaction"),
-          ignoreFocusOut: true,
-        },
-      );
-      if (!pick?.go) return { kind: "declined", file };
+      const go = await this.confirmLiveCompaction(file, instructions, label, resolution.target);
+      if (!go) return { kind: "declined", file };
     }
     this.stats.compactions++;
     this.services.log.info(
@@ -253,6 +218,79 @@ export class LiveRoutes {
         }
         return undefined;
       });
+    }
+  }
+
+  /**
+   * The live Compact preview: pi's context now, the plan's before → after and its Cost row (the
+   * view-model functions of the headless preview, `viewModel/compactionPrice.ts`, over
+   * {@link livePreviewNumbers}), Cancel. Picking the Cost row shows the pick again.
+   * @returns true for "Compact now in pi".
+   */
+  private async confirmLiveCompaction(
+    file: string,
+    instructions: string,
+    label: string,
+    target: LiveTarget,
+  ): Promise<boolean> {
+    const { announcement, connection } = target;
+    const state = connection.state;
+    const numbers = await livePreviewNumbers(
+      this.services,
+      file,
+      instructions,
+      state,
+      { pid: announcement.pid, piVersion: announcement.piVersion, bridgeVersion: announcement.bridgeVersion },
+      Date.now(),
+    );
+    const usage = state.usage
+      ? `${state.usage.tokens === null ? "?" : formatTokens(state.usage.tokens)}/${formatTokens(state.usage.contextWindow)}`
+      : vscode.l10n.t("unknown");
+    const plan = "notKnown" in numbers ? undefined : numbers.plan;
+    const tokens = beforeAfterText(
+      "notKnown" in numbers
+        ? numbers
+        : { tokensBefore: numbers.plan.preview.tokensBefore, after: numbers.plan.estimatedTokensAfterRange },
+    );
+    const cost = pricePickRow("notKnown" in numbers ? numbers : numbers.price);
+    const preview = plan?.preview;
+    type Item = vscode.QuickPickItem & { action: "go" | "cost" | "cancel" };
+    const items: Item[] = [
+      {
+        action: "go",
+        label: vscode.l10n.t("$(fold) Compact now in pi"),
+        description: vscode.l10n.t("{0} · {1}", tokens, describePi(announcement)),
+        detail: vscode.l10n.t(
+          "pi summarizes with its own model{0} and writes the compaction{1}.{2} Context now: {3}.",
+          state.model ? ` (${state.model.provider}/${state.model.id})` : "",
+          instructions ? vscode.l10n.t("; focus: {0}", instructions) : "",
+          preview
+            ? vscode.l10n.t(
+                " Expected: summarize {0}, keep from {1}.",
+                pluralText(
+                  preview.summarizedEntryIds.length + preview.turnPrefixEntryIds.length,
+                  vscode.l10n.t("{0} entry"),
+                  vscode.l10n.t("{0} entries"),
+                ),
+                preview.firstKeptEntryId,
+              )
+            : "",
+          usage,
+        ),
+      },
+      { action: "cost", label: cost.label, detail: cost.detail },
+      {
+        action: "cancel",
+        label: vscode.l10n.t("$(close) Cancel"),
+        detail: vscode.l10n.t("Nothing is sent, nothing is written."),
+      },
+    ];
+    for (;;) {
+      const pick = await this.prompter.pick(items, {
+        title: vscode.l10n.t("Compact {0} in the running pi?", label),
+        placeholder: vscode.l10n.t("pi runs on this session: the running pi does the compaction · {0}", tokens),
+      });
+      if (pick?.action !== "cost") return pick?.action === "go";
     }
   }
 

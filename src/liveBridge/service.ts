@@ -386,6 +386,11 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   // ---------------------------------------------------------------------------------------------
   // routes (routes.ts)
 
+  /** The live Compact preview's quick picks, recorded (the integration tests read and answer them). */
+  get prompter(): LiveRoutes["prompter"] {
+    return this.routes.prompter;
+  }
+
   /** "Pi: Compact Session…" in the running pi (see {@link LiveRoutes.routeCompaction}). */
   routeCompaction(
     file: string,

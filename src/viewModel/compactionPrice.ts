@@ -7,7 +7,7 @@
 
 import type { ReductionEconomics } from "../core/rules/reduction";
 import type { CompactionPrice } from "../core/flows/planPrice";
-import { formatCount, formatDollars, pluralText } from "../shared/format";
+import { formatCount, formatDollars, formatTokenRange, pluralText } from "../shared/format";
 import * as l10n from "@vscode/l10n";
 
 /** `after 4 requests`, `with the next request`, `not within 10,000 requests`. */
@@ -55,6 +55,35 @@ function cacheWords(e: ReductionEconomics): string {
     case "none":
       return l10n.t("the provider reported no prompt caching");
   }
+}
+
+/** A number a preview cannot know, and why (plain text: "the running pi's settings differ …"). */
+export interface NotKnown {
+  notKnown: string;
+}
+
+/**
+ * The "before → after" of a compaction preview (quick pick description and placeholder, both
+ * previews: ours / the user's headless pi, and the running pi's through the live bridge):
+ * `45,012 → ≈4,373–4,625 tokens` (after = `CompactionPlan.estimatedTokensAfterRange`), or
+ * `tokens after: not known (…)` when the plan's numbers do not apply.
+ */
+export function beforeAfterText(
+  numbers: { tokensBefore: number; after: { low: number; high: number } } | NotKnown,
+): string {
+  return "notKnown" in numbers
+    ? l10n.t("tokens after: not known ({0})", numbers.notKnown)
+    : l10n.t("{0} → {1} tokens", formatCount(numbers.tokensBefore), formatTokenRange(numbers.after));
+}
+
+/**
+ * The Cost row of a compaction preview quick pick (both previews, see {@link beforeAfterText}):
+ * label `$(credit-card) ≈$0.00062 now · break-even after 3 requests`, detail {@link priceDetail};
+ * a price that cannot be known says so and why (never a guessed number).
+ */
+export function pricePickRow(price: CompactionPrice | NotKnown): { label: string; detail: string } {
+  if ("notKnown" in price) return { label: `$(credit-card) ${l10n.t("Cost not known")}`, detail: price.notKnown };
+  return { label: `$(credit-card) ${priceHeadline(price)}`, detail: priceDetail(price) };
 }
 
 /** The full explanation, one fact per line (plain text; the caller escapes it for markdown). */

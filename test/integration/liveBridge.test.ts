@@ -15,6 +15,8 @@ import { readAnnouncements, socketPathFor } from "../../src/bridge/announce";
 import { bridgeInstallPath, installedText, MARKER_PREFIX } from "../../src/liveBridge/installFile";
 import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type Announcement } from "../../src/bridge/protocol";
 import { readProcessSnapshot } from "../../src/core/proc/table";
+import { planCompaction } from "../../src/core/flows/compact";
+import { formatTokenRange } from "../../src/shared/format";
 import type { PiContextApi } from "../../src/extension";
 import type { PanelControllerApi } from "../../src/panel/controller";
 import type { BridgeCommandOutcome } from "../../src/liveBridge/install";
@@ -161,6 +163,52 @@ describe("live bridge with a real pi", function () {
     assert.strictEqual(gauge?.windowSourceText, `the running pi (pi 1.6.0, pid ${pi.pid})`);
     assert.strictEqual(gauge?.live?.pid, pi.pid);
     assert.strictEqual(gauge?.live?.piVersion, "1.6.0");
+  });
+
+  it("the live Compact preview shows the plan's before → after and a Cost row at the running pi's prices (trial 5)", async () => {
+    const file = api.services.sessions.current!.file;
+    const before = entries(file).length;
+    const requests = server.requests.length;
+    const outcome = vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, {
+      instructions: "keep the parser details",
+    }) as Promise<CompactCommandOutcome>;
+    const open = (await waitFor(
+      () => (live.prompter.current?.kind === "pick" ? live.prompter.current : undefined),
+      30_000,
+      "the live preview",
+    ))!;
+    const items = open.quickPick.items;
+    // the same plan the headless preview makes, independently here
+    const plan = await planCompaction(file, {
+      agentDir,
+      guardSeconds: 0,
+      procRoot: null,
+      maxOutputTokens: api.services.config().summarizer.openai.maxOutputTokens,
+      customInstructions: "keep the parser details",
+    });
+    const range = formatTokenRange(plan.estimatedTokensAfterRange);
+    assert.ok(
+      plan.estimatedTokensAfterRange.high > 0 && plan.estimatedTokensAfterRange.high < plan.preview.tokensBefore,
+    );
+    assert.strictEqual(items[0]!.label, "$(fold) Compact now in pi");
+    assert.ok(
+      items[0]!.description!.startsWith(
+        `${plan.preview.tokensBefore.toLocaleString("en-US")} → ${range} tokens · pi 1.6.0`,
+      ),
+      items[0]!.description,
+    );
+    // the scripted model's prices (0 per million in its models.json, sent by the bridge): a real price of $0
+    assert.match(items[1]!.label, /^\$\(credit-card\) ≈\$0(\.0+)? now · break-even /, items[1]!.label);
+    assert.match(items[1]!.detail ?? "", /^saves ≈[\d,]+ tokens \(\$0(\.0+)?\) on every later request; /);
+    assert.strictEqual(items[2]!.label, "$(close) Cancel");
+    assert.match(
+      open.quickPick.placeholder ?? "",
+      new RegExp(`· ${plan.preview.tokensBefore.toLocaleString("en-US")} → `),
+    );
+    open.quickPick.hide();
+    assert.strictEqual((await outcome).kind, "declined");
+    assert.strictEqual(entries(file).length, before, "nothing written");
+    assert.strictEqual(server.requests.length, requests, "nothing sent");
   });
 
   it('"Pi: Compact Session…" makes the running pi compact (its model writes the summary)', async () => {
