@@ -76,8 +76,21 @@ export function applyLiveState(analysis: Analysis, state: BridgeState, source: L
   });
   const model = state.model;
   const livePrices = model ? pricesOf(model) : undefined;
-  if (!model || !livePrices) return { ...analysis, inspect, window: inspect.contextWindow };
+  if (!model || !livePrices) {
+    // an older bridge (no `cost`): the installed catalog's prices, for the running pi's model;
+    // the Prices row names that resolution, not the running pi the window comes from
+    if (model && (base.model?.provider !== model.provider || base.model.modelId !== model.id)) {
+      inspect.cost = { ...inspect.cost, prices: analysis.prices(model.provider, model.id) ?? null };
+      inspect.pricesFrom = {
+        source: "catalog",
+        where: `${model.provider}/${model.id}`,
+        ...(base.contextWindow.catalog ? { catalog: base.contextWindow.catalog } : {}),
+      };
+    } else if (inspect.contextWindow !== base.contextWindow) inspect.pricesFrom = base.contextWindow;
+    return { ...analysis, inspect, window: inspect.contextWindow };
+  }
   inspect.cost = { ...inspect.cost, prices: livePrices };
+  inspect.pricesFrom = { source: "live", detail: l10n.t("pi {0}, pid {1}", source.piVersion, source.pid) };
   const prices = (provider: string, modelId: string) =>
     provider === model.provider && modelId === model.id ? livePrices : analysis.prices(provider, modelId);
   return { ...analysis, inspect, window: inspect.contextWindow, prices };

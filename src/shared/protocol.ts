@@ -269,8 +269,9 @@ export interface UsageModel {
   /** The current model as pi's footer shows it (`provider/id • high`), null without one. */
   model: string | null;
   thinkingLevel: string;
-  /** The current model's prices in words, null when unknown. */
+  /** The current model's prices in words, and where they come from (`windowSourceText`: `the running pi (pi 1.5.2, pid 42)`); null when unknown. */
   prices: string | null;
+  pricesSource: string | null;
   forecast: {
     turns: number;
     growthPerTurn: number;

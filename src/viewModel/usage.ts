@@ -10,6 +10,7 @@ import type { InspectResult } from "../core/rules/inspect";
 import type { ColdCause, CacheTurn } from "../core/rules/cache";
 import { hasForecast } from "../core/rules/forecast";
 import type { ModelPrices } from "../core/rules/cost";
+import { windowSourceText } from "./sourceText";
 import { formatCount, formatDollars, formatTokens, pluralText } from "../shared/format";
 import type { HistoryPoint, UsageModel } from "../shared/protocol";
 import * as l10n from "@vscode/l10n";
@@ -113,6 +114,7 @@ export function buildUsageModel(inspect: InspectResult, reasoning?: boolean): Us
     model: modelText(inspect, reasoning),
     thinkingLevel: inspect.thinkingLevel,
     prices: inspect.cost.prices ? pricesText(inspect.cost.prices) : null,
+    pricesSource: inspect.cost.prices ? windowSourceText(inspect.pricesFrom ?? inspect.contextWindow) : null,
     forecast: hasForecast(f)
       ? {
           turns: f.turns,
@@ -199,7 +201,8 @@ export function usageRows(m: UsageModel): [string, string][] {
   const cost = [l10n.t("{0} (stored by pi with each answer)", formatDollars(m.cost))];
   if (m.byModel.length > 1) cost.push(m.byModel.map((r) => `${r.key} ${formatDollars(r.cost)}`).join(", "));
   rows.push([l10n.t("Cost"), cost.join("; ")]);
-  if (m.prices) rows.push([l10n.t("Prices"), m.prices]);
+  if (m.prices)
+    rows.push([l10n.t("Prices"), m.pricesSource ? l10n.t("{0} — {1}", m.prices, m.pricesSource) : m.prices]);
   if (m.reportedCache) rows.push([l10n.t("Cache"), cacheText(m)]);
   if (m.forecast) rows.push([l10n.t("Forecast"), `${m.forecast.text} — ${m.forecast.basis}`]);
   if (m.incomplete)

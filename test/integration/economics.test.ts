@@ -62,7 +62,12 @@ describe("context economics (usage, cost, colours, Compact At…)", function () 
       rendered.includes("| Tokens | input 547,261 (cached 273,610 = 50.0%) · output 2,491 · total 549,752 |"),
       tip,
     );
-    assert.ok(rendered.includes("| Prices | $1/M in · $2/M out · $0.1/M cache read |"), tip);
+    assert.ok(
+      rendered.includes(
+        "| Prices | $1/M in · $2/M out · $0.1/M cache read — models.json: providers.scripted, model scripted-small |",
+      ),
+      tip,
+    );
     assert.ok(tip.includes("[$(dashboard) Compact At…](command:piContext.compactAt)"), tip);
     const controller = (await vscode.commands.executeCommand("piContext._panelController")) as PanelControllerApi;
     await controller.update(true);

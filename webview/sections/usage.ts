@@ -81,7 +81,9 @@ export function renderUsageSection(view: View): HTMLElement | null {
     fact(
       l10n.t("Prices"),
       u.prices,
-      l10n.t("The current model's prices (US dollars per million tokens) from pi's catalog / models.json"),
+      u.pricesSource
+        ? l10n.t("The current model's prices (US dollars per million tokens) from {0}", u.pricesSource)
+        : l10n.t("The current model's prices (US dollars per million tokens) from pi's catalog / models.json"),
     );
   if (u.reportedCache) {
     fact(l10n.t("Cache"), cacheLine(u), l10n.t("Cache lifetime assumed: {0}", u.cacheTtl.source));

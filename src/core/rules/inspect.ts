@@ -54,6 +54,13 @@ export interface InspectResult extends EconomicsFields {
   /** How `contextTokens` was computed. */
   estimate: ContextEstimate & { method: "usage+estimate" | "estimate" };
   contextWindow: ResolvedWindow;
+  /**
+   * Where `cost.prices` came from when that is not {@link contextWindow}'s resolution (the prices
+   * are resolved like the window: catalog → models-store.json → models.json): set by the live
+   * bridge's `applyLiveState` (the running pi's prices, or the installed catalog's beside the
+   * running pi's window). Absent: `contextWindow` says it.
+   */
+  pricesFrom?: Pick<ResolvedWindow, "source" | "detail" | "where" | "catalog">;
   /** `contextTokens / contextWindow * 100`, null without a window. */
   percent: number | null;
   /** pi's footer text, e.g. `26.4%/16k (auto)` or `?/16k (auto)`. */

@@ -10,6 +10,8 @@ import { SessionFile } from "../../../src/core/read/session";
 import { analyzeLoaded } from "../../../src/core/rules/analyze";
 import { applyLiveState } from "../../../src/liveBridge/liveUsage";
 import { buildGaugeView } from "../../../src/viewModel/statusBar";
+import { windowSourceText } from "../../../src/viewModel/sourceText";
+import { buildUsageModel, usageRows } from "../../../src/viewModel/usage";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-live-usage-unit-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -219,6 +221,40 @@ describe("pi's live numbers over our analysis", () => {
       assert.deepEqual(other.prices("scripted", "small"), analysis.prices("scripted", "small"));
     }
   });
+  it("the Prices row says where the prices come from: the running pi, or the installed catalog with an older bridge (trial 5)", () => {
+    const analysis = analyzeLoaded(sessionWith(5000), { agentDir: agentWith(32000) });
+    const pricesRow = (a: typeof analysis) => Object.fromEntries(usageRows(buildUsageModel(a.inspect))).Prices;
+    // no bridge: the prices are resolved like the window (models.json here)
+    assert.equal(
+      pricesRow(analysis),
+      "$0.7/M in · $2.1/M out · $0.07/M cache read — models.json: providers.scripted, model small",
+    );
+    // bridge 1.2.0: the running pi's own catalog
+    const running = { input: 0.5, output: 1.5, cacheRead: 0.05, cacheWrite: 0 };
+    const live = applyLiveState(
+      analysis,
+      state({ model: { provider: "scripted", id: "small", contextWindow: 16000, cost: running } }),
+      source,
+    );
+    assert.equal(pricesRow(live), "$0.5/M in · $1.5/M out · $0.05/M cache read — the running pi (pi 1.6.0, pid 4242)");
+    // bridge 1.1.0 (no cost): the window is the running pi's, the prices are the installed resolution's — and it says so
+    const older = applyLiveState(analysis, state({}), { ...source, bridgeVersion: "1.1.0" });
+    assert.equal(windowSourceText(older.inspect.contextWindow), "the running pi (pi 1.6.0, pid 4242)");
+    assert.equal(
+      pricesRow(older),
+      "$0.7/M in · $2.1/M out · $0.07/M cache read — models.json: providers.scripted, model small",
+    );
+    // … and for a model the running pi switched to: that model's prices from the installed catalog, not the file's model's
+    const switched = applyLiveState(
+      analysis,
+      state({ model: { provider: "openai", id: "gpt-4o", contextWindow: 128000 } }),
+      { ...source, bridgeVersion: "1.1.0" },
+    );
+    assert.deepEqual(switched.inspect.cost.prices, analysis.prices("openai", "gpt-4o"));
+    assert.ok(switched.inspect.cost.prices && switched.inspect.cost.prices.input !== 0.7);
+    assert.match(pricesRow(switched) ?? "", /— pi-context's snapshot of pi 1\.6\.0's catalog \(openai\/gpt-4o\)$/);
+  });
+
   it("takes pi's tokens, window and compaction settings, and pi's threshold rule", () => {
     // our view: window 32000 from models.json, default reserve 16384
     const analysis = analyzeLoaded(sessionWith(5000), { agentDir: agentWith(32000) });
