@@ -78,14 +78,10 @@ export async function pickItems(
         suggestion: s,
       });
   }
-  rows.push({
-    label: vscode.l10n.t(
-      "Largest items in context ({0}, {1} tokens)",
-      pluralText(list.itemCount, vscode.l10n.t("{0} item"), vscode.l10n.t("{0} items")),
-      formatTokens(list.pureTokens),
-    ),
-    kind: vscode.QuickPickItemKind.Separator,
-  });
+  // VS Code draws a separator's label on the right of its group's first row, beside that row's
+  // description: a short label keeps the row's tokens and age visible (trial 5); the counts are
+  // in the placeholder, which stays on screen (and is read) whatever row has the focus
+  rows.push({ label: vscode.l10n.t("Largest items"), kind: vscode.QuickPickItemKind.Separator });
   for (const item of list.items.slice(0, PICK_LIMIT)) {
     const state = editText(item);
     rows.push({
@@ -112,7 +108,11 @@ export async function pickItems(
   }
   const picked = await prompter.pickMany(rows, {
     title: vscode.l10n.t("Trim the context of {0}", title),
-    placeholder: vscode.l10n.t("Pick suggestions or items (Space), then Enter"),
+    placeholder: vscode.l10n.t(
+      "Pick suggestions or items (Space), then Enter · in context: {0}, {1} tokens",
+      pluralText(list.itemCount, vscode.l10n.t("{0} item"), vscode.l10n.t("{0} items")),
+      formatTokens(list.pureTokens),
+    ),
   });
   if (!picked) return undefined;
   return {
@@ -126,7 +126,7 @@ function shortLabel(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > LABEL_MAX ? `${line.slice(0, LABEL_MAX - 1).trimEnd()}…` : line;
 }
-const LABEL_MAX = 60;
+const LABEL_MAX = 48;
 
 /** Ask what to do with picked items; undefined = Escape. */
 export async function pickChoice(prompter: Prompter, items: readonly TrimItem[]): Promise<TrimChoice | undefined> {

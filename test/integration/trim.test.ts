@@ -184,6 +184,24 @@ describe("context surgery (trim)", function () {
       labels.some((l) => /older read/i.test(l)),
       `a superseded-read suggestion in ${labels.join(" | ")}`,
     );
+    // the group labels are short Separator rows (VS Code draws them beside the first row's
+    // description: a long one cut that row's age — trial 5); the counts are in the placeholder
+    if (list.kind === "pick") {
+      const separators = list.quickPick.items.filter((i) => i.kind === vscode.QuickPickItemKind.Separator);
+      assert.deepStrictEqual(
+        separators.map((i) => i.label),
+        ["Suggestions", "Largest items"],
+      );
+      assert.match(
+        list.quickPick.placeholder ?? "",
+        /^Pick suggestions or items \(Space\), then Enter · in context: \d+ items, [\d.]+k tokens$/,
+      );
+      const first = list.quickPick.items.find(
+        (i) => i.kind !== vscode.QuickPickItemKind.Separator && /tool result r6\b/.test(i.detail ?? ""),
+      );
+      assert.match(first?.description ?? "", /^6,000 tokens · \d+ turns? ago$/, "tokens and age in the description");
+      assert.ok((first?.label.length ?? 99) <= 48 + 12, `a short label: ${first?.label}`);
+    }
     // the superseded read (r1) as a suggestion, and the 24,000-char suite log (r6) as an item
     await pickMany(list, [/older read/i, /tool result r6\b/]);
 
