@@ -79,8 +79,9 @@ export async function pickItems(
       });
   }
   // VS Code draws a separator's label on the right of its group's first row, beside that row's
-  // description: a short label keeps the row's tokens and age visible (trial 5); the counts are
-  // in the placeholder, which stays on screen (and is read) whatever row has the focus
+  // description: a short label keeps the row's tokens and age visible (trial 5); the counts lead
+  // the placeholder (on screen, and read, whatever row has the focus; the "2 Selected" badge
+  // covers the placeholder's end)
   rows.push({ label: vscode.l10n.t("Largest items"), kind: vscode.QuickPickItemKind.Separator });
   for (const item of list.items.slice(0, PICK_LIMIT)) {
     const state = editText(item);
@@ -109,7 +110,7 @@ export async function pickItems(
   const picked = await prompter.pickMany(rows, {
     title: vscode.l10n.t("Trim the context of {0}", title),
     placeholder: vscode.l10n.t(
-      "Pick suggestions or items (Space), then Enter · in context: {0}, {1} tokens",
+      "In context: {0}, {1} tokens · pick suggestions or items (Space), then Enter",
       pluralText(list.itemCount, vscode.l10n.t("{0} item"), vscode.l10n.t("{0} items")),
       formatTokens(list.pureTokens),
     ),

@@ -194,7 +194,7 @@ describe("context surgery (trim)", function () {
       );
       assert.match(
         list.quickPick.placeholder ?? "",
-        /^Pick suggestions or items \(Space\), then Enter · in context: \d+ items, [\d.]+k tokens$/,
+        /^In context: \d+ items, [\d.]+k tokens · pick suggestions or items \(Space\), then Enter$/,
       );
       const first = list.quickPick.items.find(
         (i) => i.kind !== vscode.QuickPickItemKind.Separator && /tool result r6\b/.test(i.detail ?? ""),
