@@ -39,7 +39,7 @@ export function buildState(
   options: { details?: boolean } = {},
 ): PanelState {
   if (!current) {
-    // the same words as the gauge's tooltip and the Pi Session tree
+    // the same words as the gauge's tooltip (the Pi Session tree says it for the tree)
     const d = services.sessions.discovery;
     const reason = !d || d.phase === "starting" ? "starting" : !d.workspace ? "no-folder" : "no-session";
     return emptyPanelState(emptyStateMessage(d), undefined, reason);

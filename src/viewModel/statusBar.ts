@@ -135,17 +135,19 @@ function linksNone(): string {
 }
 
 /**
- * The one explanation of an empty state, shared by the gauge tooltip, the panel and the Pi Session
- * tree: still looking, no folder open, or no session for the folders.
+ * The explanation of an empty state of the gauge tooltip and the Context view (the panel): still
+ * looking, no folder open, or no session for the folders — said for the context gauge. The Pi
+ * Session tree says the same situations for the tree (its `viewsWelcome` in package.nls.json, the
+ * same command links); "Looking for pi sessions…" is the tree's message too.
  */
 export function emptyStateMessage(discovery: GaugeInput["discovery"] | undefined): string {
   if (!discovery || discovery.phase === "starting") return l10n.t("Looking for pi sessions…");
   if (!discovery.workspace)
     return l10n.t(
-      "No folder is open. pi sessions belong to the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.",
+      "No folder is open. The context gauge follows the pi session of the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.",
     );
   return l10n.t(
-    "No pi session for this workspace yet. Start pi in a workspace folder, or pick any session with “Pi: Select Session…”.",
+    "No pi session for this workspace yet. Once pi writes one here, the gauge shows how full its context window is and what fills it. Start pi in a workspace folder, or pick any session with “Pi: Select Session…”.",
   );
 }
 

@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import { describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
 import { sessionStateOf } from "../../src/ui/welcome";
+import { emptyStateMessage } from "../../src/viewModel/statusBar";
 import { EXTENSION_ID, repoRoot, waitFor } from "./env";
 
 describe("welcome content and walkthrough", function () {
@@ -24,6 +25,21 @@ describe("welcome content and walkthrough", function () {
     const left = JSON.stringify(c).match(/"%[\w.-]+%"/g) ?? [];
     assert.deepStrictEqual(left, [], "unresolved keys");
     assert.match(c.viewsWelcome[0].contents, /^No folder is open\./);
+    // the tree's empty state speaks of the tree, the Context view's (and the gauge's) of the gauge (trial 5)
+    const welcome = (when: string) =>
+      String(c.viewsWelcome.find((w: { when: string }) => w.when === `piContext.sessionState == ${when}`).contents);
+    const ready = { phase: "ready" as const, workspace: true, searchedDirs: [], sessionCount: 0 };
+    for (const [when, state] of [
+      ["noSession", ready],
+      ["noFolder", { ...ready, workspace: false }],
+    ] as const) {
+      const tree = welcome(when);
+      const contextView = emptyStateMessage(state);
+      assert.match(tree, /session tree|this tree/, tree);
+      assert.match(contextView, /gauge/, contextView);
+      assert.ok(!tree.startsWith(contextView), `${when}: the same sentence in both views`);
+      assert.match(tree, /\[Select Session…\]\(command:piContext\.selectSession\)/);
+    }
     assert.strictEqual(c.walkthroughs[0].steps[0].title, "What the gauge measures");
   });
 

@@ -117,11 +117,15 @@ describe("package.json: welcome content, walkthrough, colours", () => {
           /piContext\.bridgeInstalled == false/.test(w.when) && links(w.contents).includes("piContext.installBridge"),
       ),
     );
-    // the no-folder / no-session texts are the gauge's and the panel's words (viewModel/statusBar emptyStateMessage)
+    // the no-folder / no-session texts name the same situation as the gauge's and the Context view's
+    // (viewModel/statusBar emptyStateMessage: the same first sentence), but say it for the tree (trial 5)
     const statusBar = read("src/viewModel/statusBar.ts");
     for (const w of tree.slice(0, 2)) {
       const first = w.contents.split("\n")[0]!;
-      assert.ok(statusBar.includes(JSON.stringify(first)), `"${first}" is emptyStateMessage's text`);
+      assert.ok(!statusBar.includes(JSON.stringify(first)), `"${first}" is the Context view's text too`);
+      assert.match(first, /tree/, first);
+      const opening = /^[^.]+\./.exec(first)![0];
+      assert.ok(statusBar.includes(`"${opening} `), `"${opening}" opens emptyStateMessage's text too`);
     }
     for (const w of tree)
       for (const id of links(w.contents))

@@ -23,7 +23,7 @@ import { gaugeLevel, gaugeLimit } from "../../../src/viewModel/gauge";
 import { windowSourceText } from "../../../src/viewModel/sourceText";
 import { autoCompactsWhen, formatCount, formatDateTime, formatTokens, tokensText } from "../../../src/shared/format";
 import { collectProblems } from "../../../src/viewModel/problems";
-import { FIXTURES as FIXTURES_ROOT } from "../../support/paths";
+import { FIXTURES as FIXTURES_ROOT, REPO_ROOT } from "../../support/paths";
 
 const FIXTURES = path.join(FIXTURES_ROOT, "pi-1.6.0");
 /** A backslash escape of ASCII punctuation (`escapeMarkdown`): removed to compare the shown text. */
@@ -631,11 +631,30 @@ describe("tooltip wording", () => {
     assert.equal(windowSourceText({ source: "live", detail: "pi 1.6.0, pid 42" }), "the running pi (pi 1.6.0, pid 42)");
   });
 
-  it("one empty-state explanation for gauge, panel and tree; product name pi Context", () => {
+  it("the empty state: one explanation for gauge and Context view, the tree's own for the tree (trial 5); product name pi Context", () => {
     assert.equal(emptyStateMessage(undefined), "Looking for pi sessions…");
     const noFolder = { phase: "ready" as const, workspace: false, searchedDirs: [], sessionCount: 0 };
-    assert.match(emptyStateMessage(noFolder), /^No folder is open\. pi sessions belong to the folder pi ran in/);
-    assert.match(emptyStateMessage({ ...noFolder, workspace: true }), /^No pi session for this workspace yet\./);
+    const folderText = emptyStateMessage(noFolder);
+    const sessionText = emptyStateMessage({ ...noFolder, workspace: true });
+    assert.match(folderText, /^No folder is open\. The context gauge follows the pi session of the folder pi ran in/);
+    assert.match(
+      sessionText,
+      /^No pi session for this workspace yet\. Once pi writes one here, the gauge shows how full/,
+    );
+    // the Pi Session tree's welcome (package.nls.json): the same situations, said for the tree, with the command links
+    const nls = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.nls.json"), "utf8"));
+    const tree = {
+      folder: String(nls["viewsWelcome.sessionTree.noFolder"]),
+      session: String(nls["viewsWelcome.sessionTree.noSession"]),
+    };
+    assert.match(tree.folder, /^No folder is open\. The session tree shows the pi sessions of the folder pi ran in/);
+    assert.match(
+      tree.session,
+      /^No pi session for this workspace yet\. Once pi writes one here, this tree shows its entries/,
+    );
+    assert.ok(!tree.folder.startsWith(folderText) && !tree.session.startsWith(sessionText), "not the same sentence");
+    assert.match(tree.folder, /\[Select Session…\]\(command:piContext\.selectSession\)/);
+    assert.match(tree.session, /\[Select Session…\]\(command:piContext\.selectSession\)/);
     const g = buildGaugeView({ margin: 1, discovery: noFolder });
     assert.ok(g.tooltip.startsWith("**pi Context** — no folder is open"), g.tooltip);
     assert.equal(g.ariaLabel, "pi Context: no folder open");
