@@ -6,7 +6,7 @@
 // - the bar's axis labels never overlap (threshold near the window, a 1M window, a small window),
 //   in the editor panel and the narrow sidebar view;
 // - the header wraps without a leading "·"; the sidebar actions are labelled; the Compact icon;
-// - no folder open: gauge, panel and tree say the same; Select Session shows each project folder.
+// - no folder open: gauge and panel say the same, the tree opens alike and speaks of the tree; Select Session shows each project folder.
 // Screenshots in test-results/e2e/status-panel-*.png.
 //
 // Isolation: its own workspace folder whose .vscode/settings.json points `piContext.agentDir` at a
@@ -445,7 +445,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     await runCommand(page, "View: Close All Editors");
   });
 
-  it("no folder open: gauge, panel and tree say the same; Select Session shows each project folder", async () => {
+  it("no folder open: gauge and panel say the same, the tree opens alike and speaks of the tree; Select Session shows each project folder", async () => {
     const host = await sharedHost();
     // a session of some project in the shared agent dir (PI_CODING_AGENT_DIR of the server)
     const project = mkdtempSync(path.join(os.tmpdir(), "pi-context-e2e-elsewhere-"));
@@ -467,24 +467,31 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       const buttons = (await pf.locator(".empty vscode-button").allInnerTexts()).map((t) => t.trim());
       assert.deepEqual(buttons, ["Open Folder…", "Select Session…"]);
       const panelMessage = await msg.innerText();
-      // the tree says the same, as its welcome content (package.json viewsWelcome) with command links
+      // the tree opens with the same sentence and goes on about the tree, as its welcome content
+      // (package.json viewsWelcome) with command links
       await showContainer(page);
       const welcome = page
         .locator(".pane", { has: page.locator(".pane-header", { hasText: "Pi Session" }) })
         .locator(".welcome-view-content");
       const norm = (t) => t.replace(/\s+/g, " ").trim();
+      const opening = norm(panelMessage).split(". ")[0];
+      let treeText = "";
       await waitUntil(
-        async () =>
-          norm(
+        async () => {
+          treeText = norm(
             await welcome
               .locator("p")
               .first()
               .innerText()
               .catch(() => ""),
-          ) === norm(panelMessage),
+          );
+          return treeText.startsWith(`${opening}.`);
+        },
         20_000,
-        "the tree's welcome text = the panel's message",
+        "the tree's welcome text opening like the panel's message",
       );
+      assert.match(treeText, /session tree/);
+      assert.notEqual(treeText, norm(panelMessage));
       const welcomeButtons = (await welcome.locator(".monaco-button").allInnerTexts()).map((t) => t.trim());
       for (const b of ["Open Folder…", "Select Session…", "Get Started"])
         assert.ok(welcomeButtons.includes(b), `${b} in ${JSON.stringify(welcomeButtons)}`);
