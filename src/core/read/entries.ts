@@ -153,7 +153,11 @@ function str(value: unknown): string | undefined {
 function firstLine(text: string): string {
   const trimmed = text.replace(/^\s+/, "");
   const nl = trimmed.search(/\r?\n/);
-  const line = nl >= 0 ? trimmed.slice(0, nl) : trimmed;
+  return clipPreview(nl >= 0 ? trimmed.slice(0, nl) : trimmed);
+}
+
+/** A preview line of at most {@link PREVIEW_LENGTH} units: a longer one cut, with an ellipsis. */
+function clipPreview(line: string): string {
   return line.length > PREVIEW_LENGTH ? `${line.slice(0, PREVIEW_LENGTH - 1)}…` : line;
 }
 
@@ -165,7 +169,7 @@ function previewOf(value: unknown): string | undefined {
   if (value instanceof LongString) {
     // the first line straight from its raw bytes when they need no decoder (the common case)
     const line = value.firstLine(PREVIEW_LENGTH);
-    if (line !== undefined) return line.length > PREVIEW_LENGTH ? `${line.slice(0, PREVIEW_LENGTH - 1)}…` : line;
+    if (line !== undefined) return clipPreview(line);
     // firstLine of the first 2 × PREVIEW_LENGTH units; a shorter prefix gives the same line when it
     // holds the line's end (a newline after the leading whitespace) or more than PREVIEW_LENGTH of it.
     const probe = value.head(PREVIEW_PROBE);
