@@ -33,6 +33,16 @@ const BACKSLASH = 0x5c;
 const NUMBER_SYNTAX = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const HEX = /^[0-9a-fA-F]{4}$/;
 
+/** What the one-character escapes other than `\n` and `\r` decode to, by the byte after the backslash. */
+const ONE_CHAR_ESCAPES: Record<number, string> = {
+  0x22: '"',
+  0x5c: "\\",
+  0x2f: "/",
+  0x62: "\b",
+  0x66: "\f",
+  0x74: "\t",
+};
+
 /**
  * A JSON string value kept as a byte range of the line it was read from.
  * `length` and `jsonLength` are computed once, on first use, without keeping a decoded copy.
@@ -99,9 +109,10 @@ export class LongString {
    * The value's first line as `firstLine` in `entries.ts` sees it — leading whitespace dropped,
    * cut before the first `\n` or `\r\n` — decoded from the raw bytes of that line alone, and only
    * its first `maxUnits + 1` UTF-16 units or more when longer (enough to tell that it is). For
-   * the common case; undefined when the raw bytes need the full decoder: an escape other than
-   * leading `\n` `\t` `\r` `\f` or the line's end, or a non-ASCII byte where leading
-   * whitespace ends (JavaScript's `\s` also strips Unicode spaces).
+   * the common case; one-character escapes in the line (`\" \\ \/ \b \f \t`, a lone `\r`) are
+   * decoded here. Undefined when the raw bytes need the full decoder: a `\u` escape before the
+   * line's end, or a non-ASCII byte where leading whitespace ends (JavaScript's `\s` also strips
+   * Unicode spaces).
    */
   firstLine(maxUnits: number): string | undefined {
     const buf = this.buf;
@@ -114,26 +125,38 @@ export class LongString {
         const e = buf[i + 1];
         if (e === 0x6e || e === 0x74 || e === 0x72 || e === 0x66)
           i += 2; // \n \t \r \f
-        else return undefined;
+        else break; // the line starts with an escape: decoded below
       } else if (b >= 0x80) return undefined;
       else break;
     }
-    // every unit is at most 3 bytes (a 4-byte sequence is 2 units): this many bytes, less a cut
-    // sequence, hold more than maxUnits units
+    // every unit is at most 3 bytes (a 4-byte sequence is 2 units, an escape decoded here 2 bytes
+    // for 1 unit): this many bytes, less a cut sequence, hold more than maxUnits units
     const budget = i + 3 * (maxUnits + 2);
     let j = i;
+    /** Start of the raw bytes not yet decoded into `text`. */
+    let from = i;
+    let text = "";
     while (j < end && j < budget) {
-      if (buf[j] === BACKSLASH) {
-        const e = buf[j + 1];
-        if (e === 0x6e) break; // \n
-        if (e === 0x72 && buf[j + 2] === BACKSLASH && buf[j + 3] === 0x6e) break; // \r\n
-        return undefined;
+      if (buf[j] !== BACKSLASH) {
+        j++;
+        continue;
       }
-      j++;
+      const e = buf[j + 1]!;
+      if (e === 0x6e) break; // \n
+      let decoded: string | undefined;
+      if (e === 0x72) {
+        if (buf[j + 2] === BACKSLASH && buf[j + 3] === 0x6e) break; // \r\n
+        decoded = "\r"; // a lone \r stays in the line, as in firstLine's /\r?\n/
+      } else decoded = ONE_CHAR_ESCAPES[e];
+      if (decoded === undefined) return undefined; // \u: the decoder decides
+      text += buf.toString("utf8", from, j) + decoded;
+      j += 2;
+      from = j;
     }
-    // never cut inside a UTF-8 sequence (a cut line is longer than maxUnits anyway)
-    if (j === budget && j < end) while (j > i && (buf[j]! & 0xc0) === 0x80) j--;
-    return buf.toString("utf8", i, j);
+    // never cut inside a UTF-8 sequence (a cut line is longer than maxUnits anyway); bytes after
+    // an escape start a character
+    if (j >= budget && j < end) while (j > from && (buf[j]! & 0xc0) === 0x80) j--;
+    return text + buf.toString("utf8", from, j);
   }
 
   /** The value decoded from at most `maxBytes` raw bytes (never cut inside an escape or a UTF-8 sequence). */

@@ -163,18 +163,38 @@ describe("scanJson", () => {
     );
     let fast = 0;
     let runs = 0;
+    // JSON.stringify's encoding, or (other writers) some characters as \uXXXX and "/" as \/
+    const encode = (text: string, mask: number): string => {
+      if (mask === 0) return JSON.stringify(text);
+      let out = '"';
+      for (let k = 0; k < text.length; k++) {
+        const c = text[k]!;
+        const other = (mask >>> (k % 31)) & 1;
+        if (other && c === "/") out += "\\/";
+        else if (other) out += `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+        else out += JSON.stringify(c).slice(1, -1);
+      }
+      return `${out}"`;
+    };
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 30 }), fc.constantFrom(3, 10, 160), (parts, max) => {
-        const text = parts.join("");
-        const buf = Buffer.from(JSON.stringify(text), "utf8");
-        const value = new LongString(buf, 1, buf.length - 1, buf.includes(0x5c));
-        const line = value.firstLine(max);
-        runs++;
-        if (line === undefined) return;
-        fast++;
-        assert.equal(ellipsis(line, max), reference(text, max), JSON.stringify(text));
-      }),
-      { numRuns: 5000 },
+      fc.property(
+        fc.array(piece, { maxLength: 30 }),
+        fc.constantFrom(3, 10, 160),
+        fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0x7fffffff })),
+        (parts, max, mask) => {
+          const text = parts.join("");
+          const json = encode(text, mask);
+          assert.equal(JSON.parse(json), text);
+          const buf = Buffer.from(json, "utf8");
+          const value = new LongString(buf, 1, buf.length - 1, buf.includes(0x5c));
+          const line = value.firstLine(max);
+          runs++;
+          if (line === undefined) return;
+          fast++;
+          assert.equal(ellipsis(line, max), reference(text, max), json);
+        },
+      ),
+      { numRuns: 8000 },
     );
     assert.ok(fast > runs / 4, `the raw-byte path took only ${fast} of ${runs} strings`);
     const value = (text: string): LongString => {
@@ -182,9 +202,11 @@ describe("scanJson", () => {
       return new LongString(buf, 1, buf.length - 1, buf.includes(0x5c));
     };
     assert.equal(value("  \n\tHello, wörld 😀\r\nsecond line").firstLine(160), "Hello, wörld 😀");
-    assert.equal(value("a\rb\nc").firstLine(160), undefined); // a lone \r: the decoder decides
+    assert.equal(value("a\rb\r\nc").firstLine(160), "a\rb"); // a lone \r stays in the line
     assert.equal(value("\u00a0lead").firstLine(160), undefined); // Unicode whitespace first
-    assert.equal(value('say "hi"\nthen').firstLine(160), undefined); // an escape in the line
+    assert.equal(value('say "hi"\\/\tthere\nthen').firstLine(160), 'say "hi"\\/\tthere'); // escapes decoded
+    assert.equal(value('\t"quoted"').firstLine(160), '"quoted"'); // an escape right after leading whitespace
+    assert.equal(value("x\u0001y").firstLine(160), undefined); // a \u escape: the decoder decides
     assert.ok(value(`x${"é".repeat(500)}`).firstLine(160)!.length > 160); // cut: enough units to tell
   });
 
