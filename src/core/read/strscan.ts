@@ -132,8 +132,8 @@ const ELSE = [0x05];
 const END = [0x0b];
 const RETURN = [0x0f];
 const [BR, BR_IF, CALL, SELECT] = [0x0c, 0x0d, 0x10, 0x1b];
-const [EQZ, EQ, NE, LT_U, GT_U, GE_U, CTZ, POPCNT, ADD, SUB, AND, OR, SHL] = [
-  0x45, 0x46, 0x47, 0x49, 0x4b, 0x4f, 0x68, 0x69, 0x6a, 0x6b, 0x71, 0x72, 0x74,
+const [EQZ, EQ, NE, LT_U, GT_U, GE_U, CTZ, POPCNT, ADD, SUB, AND, OR, XOR, SHL, SHR_U] = [
+  0x45, 0x46, 0x47, 0x49, 0x4b, 0x4f, 0x68, 0x69, 0x6a, 0x6b, 0x71, 0x72, 0x73, 0x74, 0x76,
 ];
 const get = (local: number): number[] => [0x20, local];
 const set = (local: number): number[] => [0x21, local];
@@ -306,25 +306,33 @@ function strBody(): number[] {
     ...ELSE, ...i32(0), ...set(FM), ...END,
     ...get(M), EQZ,
     ...IF, ...addCounts(false), ...get(I), ...i32(16), ADD, ...set(I), BR, 2, ...END,
-    // Only isolated one-character escapes in the block (no \\ pair, none at its last byte, no \u):
-    // validated and measured for the whole block at once.
-    ...get(V), ...get(B), ...V_EQ, ...BITMASK, ...tee(K), ...get(M), EQ,
-    ...get(K), ...get(K), ...i32(1), SHL, AND, EQZ, AND,
-    ...get(K), ...i32(0x8000), AND, EQZ, AND,
+    // Only isolated one-character escapes (no \\ pair, no \u): every special byte of the block is
+    // a backslash or the character right after one (an escaped quote is not the closing one);
+    // validated and measured for the whole block at once. A backslash in the last lane starts an
+    // escape that ends in the next block: then only the first 15 lanes (P) are taken, and the
+    // next block starts at that backslash (it is ASCII, so the counts of lane 15 are zero).
+    ...get(V), ...get(B), ...V_EQ, ...BITMASK, ...tee(K), ...get(K), ...i32(1), SHL, AND, EQZ,
     ...IF,
-      ...get(LOW), ...get(V), ...get(NIBBLE), ...V_AND, ...SWIZZLE,
-      ...get(HIGH_T), ...get(V), ...i32(4), ...V_SHR_U, ...get(NIBBLE), ...V_AND, ...SWIZZLE,
-      ...V_AND, ...get(ZERO), ...V_EQ, ...BITMASK,
-      ...get(K), ...i32(1), SHL, AND, EQZ,
+      ...i32(16), ...get(K), ...i32(15), SHR_U, SUB, ...set(P),
+      ...get(K), ...i32(0x7fff), AND, ...set(K),
+      ...get(M), ...i32(1), ...get(P), SHL, ...i32(1), SUB, AND,
+      ...get(K), ...i32(1), SHL, ...i32(-1), XOR, AND,
+      ...get(K), EQ,
       ...IF,
-        ...i32(1), ...set(ESC),
-        ...get(K), POPCNT, ...set(R),
-        ...get(OVER), ...get(R), ADD, ...set(OVER),
-        ...get(EXTRA), ...get(R), ADD,
-        ...get(V), ...get(SLASH), ...V_EQ, ...BITMASK, ...get(K), ...i32(1), SHL, AND, POPCNT, SUB, ...set(EXTRA),
-        ...addCounts(false),
-        ...get(I), ...i32(16), ADD, ...set(I),
-        BR, 3, // $main
+        ...get(LOW), ...get(V), ...get(NIBBLE), ...V_AND, ...SWIZZLE,
+        ...get(HIGH_T), ...get(V), ...i32(4), ...V_SHR_U, ...get(NIBBLE), ...V_AND, ...SWIZZLE,
+        ...V_AND, ...get(ZERO), ...V_EQ, ...BITMASK,
+        ...get(K), ...i32(1), SHL, AND, EQZ,
+        ...IF,
+          ...i32(1), ...set(ESC),
+          ...get(K), POPCNT, ...set(R),
+          ...get(OVER), ...get(R), ADD, ...set(OVER),
+          ...get(EXTRA), ...get(R), ADD,
+          ...get(V), ...get(SLASH), ...V_EQ, ...BITMASK, ...get(K), ...i32(1), SHL, AND, POPCNT, SUB, ...set(EXTRA),
+          ...addCounts(false),
+          ...get(I), ...get(P), ADD, ...set(I),
+          BR, 4, // $main
+        ...END,
       ...END,
     ...END,
     ...get(I), ...set(BASE),
