@@ -32,8 +32,7 @@ import {
  */
 const configCache = new Map<string, { stamp: string; value: unknown }>();
 
-function cached<T>(key: string, files: string[], compute: () => T): T {
-  const stamp = fileStamp(files);
+function cached<T>(key: string, stamp: string, compute: () => T): T {
   const hit = configCache.get(key);
   if (hit && hit.stamp === stamp) return hit.value as T;
   const value = compute();
@@ -42,12 +41,18 @@ function cached<T>(key: string, files: string[], compute: () => T): T {
   return value;
 }
 
-function cachedSettings(options: ResolveSettingsOptions): ResolvedSettings {
-  const files = [path.join(options.agentDir, "settings.json"), path.join(options.agentDir, "trust.json")];
-  if (options.cwd) files.push(path.join(options.cwd, ".pi", "settings.json"));
+/** The stamp of the files {@link resolveSettings} reads for `agentDir` and `cwd`. */
+function settingsStamp(agentDir: string, cwd: string | undefined): string {
+  const files = [path.join(agentDir, "settings.json"), path.join(agentDir, "trust.json")];
+  if (cwd) files.push(path.join(cwd, ".pi", "settings.json"));
+  return fileStamp(files);
+}
+
+/** @param stamp {@link settingsStamp} of `options.agentDir` and `options.cwd`, taken once per analysis. */
+function cachedSettings(options: ResolveSettingsOptions, stamp: string): ResolvedSettings {
   return cached(
     `settings\0${options.agentDir}\0${options.cwd ?? ""}\0${options.projectSettings ?? "auto"}\0${options.modelKey ?? ""}`,
-    files,
+    stamp,
     () => resolveSettings(options),
   );
 }
@@ -56,7 +61,7 @@ function cachedModels(agentDir: string, pi: UserPi): { config: ModelsConfig; sto
   const positive = pi.rules.modelsJsonPositiveLimits;
   return cached(
     `models\0${agentDir}\0${positive}`,
-    [path.join(agentDir, "models.json"), path.join(agentDir, "models-store.json")],
+    fileStamp([path.join(agentDir, "models.json"), path.join(agentDir, "models-store.json")]),
     () => ({ config: readModelsConfig(agentDir, pi.rules), store: readModelsStore(agentDir) }),
   );
 }
@@ -100,21 +105,25 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
   // Settings first without a model, for defaultProvider/defaultModel; then with the model key.
   let selection: Analysis["selection"] = null;
   const branchSelection = modelSelection(projection.path);
-  const base = cachedSettings({
-    agentDir: options.agentDir,
-    ...(cwd ? { cwd } : {}),
-    projectSettings: options.projectSettings ?? "auto",
-  });
+  // One stat per settings file for both lookups below (an append → gauge update pays only these).
+  const stamp = settingsStamp(options.agentDir, cwd);
+  const base = cachedSettings(
+    { agentDir: options.agentDir, ...(cwd ? { cwd } : {}), projectSettings: options.projectSettings ?? "auto" },
+    stamp,
+  );
   if (branchSelection) selection = { ...branchSelection, source: "session-branch" };
   else if (base.defaultProvider && base.defaultModel)
     selection = { provider: base.defaultProvider, modelId: base.defaultModel, source: "settings-default" };
   const settings = selection
-    ? cachedSettings({
-        agentDir: options.agentDir,
-        ...(cwd ? { cwd } : {}),
-        projectSettings: options.projectSettings ?? "auto",
-        modelKey: `${selection.provider}/${selection.modelId}`,
-      })
+    ? cachedSettings(
+        {
+          agentDir: options.agentDir,
+          ...(cwd ? { cwd } : {}),
+          projectSettings: options.projectSettings ?? "auto",
+          modelKey: `${selection.provider}/${selection.modelId}`,
+        },
+        stamp,
+      )
     : base;
   const pi = options.pi ?? NO_USER_PI;
   const { config: modelsConfig, store: modelsStore } = cachedModels(options.agentDir, pi);
