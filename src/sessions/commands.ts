@@ -15,7 +15,7 @@ import { normalizeSessionName } from "../core/rules/sessionLabel";
 import type { Services } from "../services";
 import * as notify from "../ui/notify";
 import { iconLabelText } from "../shared/untrusted";
-import { followRow, projectFolderLabel, sessionPickRows } from "./picker";
+import { followRow, PICKER_FIRST_ROWS, projectFolderLabel, sessionPickRows } from "./picker";
 
 interface SessionItem extends vscode.QuickPickItem {
   file?: string;
@@ -144,12 +144,13 @@ async function selectSession(services: Services): Promise<void> {
     .map((f) => ({ name: f.name, path: f.uri.fsPath }));
   const home = os.homedir();
   let shownActive = false;
-  const render = (list: SessionInfo[], done: boolean): void => {
+  const render = (list: SessionInfo[], done: boolean, limit?: number): void => {
     const rows = sessionPickRows(list, {
       ...(current ? { currentFile: current.file } : {}),
       nowMs: Date.now(),
       locale: vscode.env.language,
       folderName: (s) => projectFolderLabel(s.cwd, folders, home),
+      ...(limit !== undefined ? { limit } : {}),
     });
     const items: SessionItem[] = [{ ...followRow(!current?.pinned, folders.length > 0), follow: true } as SessionItem];
     if (rows.length > 0)
@@ -182,8 +183,9 @@ async function selectSession(services: Services): Promise<void> {
     }
     pickerUpdates.push({ rows: rows.length, done, at: Date.now() });
   };
-  // the first rows at once, the final list at once; in between at most every PICKER_UPDATE_MS
-  // (building thousands of rows and handing them to the workbench is not free)
+  // the first screen of rows at once (then every row right after), the final list at once; in
+  // between at most every PICKER_UPDATE_MS (building thousands of rows and handing them to the
+  // workbench is not free)
   let lastRender = 0;
   let trailing: NodeJS.Timeout | undefined;
   let latest: SessionInfo[] = [];
@@ -191,6 +193,16 @@ async function selectSession(services: Services): Promise<void> {
     latest = list;
     if (trailing) clearTimeout(trailing);
     trailing = undefined;
+    if (lastRender === 0 && !done && list.length > PICKER_FIRST_ROWS) {
+      lastRender = Date.now();
+      render(list, false, PICKER_FIRST_ROWS);
+      trailing = setTimeout(() => {
+        trailing = undefined;
+        lastRender = Date.now();
+        render(latest, false);
+      }, 0);
+      return;
+    }
     const wait = lastRender === 0 || done ? 0 : PICKER_UPDATE_MS - (Date.now() - lastRender);
     if (wait <= 0) {
       lastRender = Date.now();

@@ -122,6 +122,7 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   const latestOf = (start: SessionInfo): number => {
     const known = latest.get(key(start));
     if (known !== undefined) return known;
+    if (!children.has(key(start))) return start.mtimeMs; // most sessions: no forks, nothing to walk
     const onPath = new Set<string>();
     const stack: { info: SessionInfo; next: number; t: number }[] = [{ info: start, next: 0, t: start.mtimeMs }];
     onPath.add(key(start));
@@ -171,16 +172,23 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   };
   for (const r of order(roots)) walk(r);
   // members of a parent cycle have no root: list them as roots, newest first
-  for (const info of [...infos].sort(newestFirst)) walk(info);
+  if (placed.size < byPath.size) for (const info of [...infos].sort(newestFirst)) walk(info);
   return out;
 }
+
+/**
+ * Rows of the picker's first render while the listing is still being read: more than a screen,
+ * and every row follows right after (`limit` of {@link sessionPickRows}).
+ */
+export const PICKER_FIRST_ROWS = 200;
 
 /**
  * Rows for the sessions, in family order ({@link familyRows}). The label is pi's ({@link sessionLabel});
  * the description is age, size and pi's message count ("counting…" while the file is still read);
  * the detail carries what the filter should match: the first message of a named session, the
  * models, the start date and time, the file name. `folderName` names the project folder of a
- * session when it helps ({@link projectFolderLabel}).
+ * session when it helps ({@link projectFolderLabel}). `limit`: only the first rows of that order
+ * (the picker's first screen while the listing is read; the texts are most of the cost).
  */
 export function sessionPickRows(
   sessions: readonly SessionInfo[],
@@ -189,9 +197,12 @@ export function sessionPickRows(
     nowMs: number;
     locale?: string;
     folderName?: (s: SessionInfo) => string | undefined;
+    limit?: number;
   },
 ): SessionPickRow[] {
-  return familyRows(sessions).map(({ info: s, depth }) => {
+  const family = familyRows(sessions);
+  if (options.limit !== undefined && family.length > options.limit) family.length = options.limit;
+  return family.map(({ info: s, depth }) => {
     const current = s.file === options.currentFile;
     const folder = options.folderName?.(s);
     // the texts of an info object that did not change are reused (the picker re-renders as the

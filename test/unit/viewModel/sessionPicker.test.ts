@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { newestFirst } from "../../../src/core/read/catalog";
 import type { SessionInfo } from "../../../src/core/read/sessionInfo";
 import { DATE_TIME_OPTIONS, formatDateTime } from "../../../src/shared/format";
-import { familyRows, sessionPickRows, type FamilyRow } from "../../../src/viewModel/sessionPicker";
+import { familyRows, PICKER_FIRST_ROWS, sessionPickRows, type FamilyRow } from "../../../src/viewModel/sessionPicker";
 
 const info = (file: string, mtimeMs: number, parentSession?: string): SessionInfo => ({
   file,
@@ -138,6 +138,22 @@ describe("Select Session rows at scale", () => {
     assert.equal(rows[i2 + 1]!.file, "/d/00003.jsonl");
     assert.equal(rows[i2 + 1]!.depth, 1);
     assert.equal(rows.at(-1)!.description, "7 days ago · 100 B · 1 message");
+  });
+
+  it("limit: the first rows of the same family order, with the same texts (the picker's first render)", () => {
+    const now = Date.parse("2026-12-01T12:00:00Z");
+    const infos = Array.from({ length: 1_000 }, (_, i) =>
+      info(
+        `/d/${String(i).padStart(4, "0")}.jsonl`,
+        now - ((i * 7919) % 1000) * 60_000,
+        i % 10 === 3 ? `/d/${String(i - 1).padStart(4, "0")}.jsonl` : undefined,
+      ),
+    );
+    const all = sessionPickRows(infos, { nowMs: now, locale: "en-US" });
+    const first = sessionPickRows(infos, { nowMs: now, locale: "en-US", limit: PICKER_FIRST_ROWS });
+    assert.equal(first.length, PICKER_FIRST_ROWS);
+    assert.deepEqual(first, all.slice(0, PICKER_FIRST_ROWS));
+    assert.equal(sessionPickRows(infos.slice(0, 5), { nowMs: now, limit: PICKER_FIRST_ROWS }).length, 5);
   });
 
   it("a re-render reuses an unchanged session's texts and rebuilds them when the current one, the folder or the locale changes", () => {
