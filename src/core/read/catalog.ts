@@ -72,9 +72,11 @@ export async function listSessionFiles(dirs: readonly string[]): Promise<Catalog
     } catch {
       continue;
     }
+    // path.join(dir, name) for every name, normalising an absolute `dir` once (a name holds no separator)
+    const prefix = path.isAbsolute(dir) ? path.join(dir, path.sep) : undefined;
     for (const name of entries) {
       if (!name.endsWith(".jsonl")) continue;
-      const file = path.join(dir, name);
+      const file = prefix !== undefined ? prefix + name : path.join(dir, name);
       if (seen.has(file)) continue;
       seen.add(file);
       names.push(file);

@@ -204,6 +204,10 @@ async function readChunks(
       const end = nl < 0 || nl >= bytesRead ? bytesRead : nl;
       if (carryBytes > 0 || carryDecision !== undefined || end === bytesRead) {
         // (part of) a line that spans reads
+        if (carryDecision === undefined && carryBytes === 0 && end - start >= DECIDE_BYTES)
+          // its beginning is here: decide now, and keep its bytes only when it is to be parsed
+          // (a long tool output or a hole of zeros is counted or skipped without a copy)
+          carryDecision = decide(info, buf, start, start + DECIDE_BYTES, false);
         if (carryDecision === undefined || carryDecision === "parse") {
           if (carryBytes + (end - start) <= PARSE_LIMIT_BYTES) {
             carry.push(end === bytesRead ? Buffer.from(buf.subarray(start, end)) : buf.subarray(start, end));
