@@ -102,9 +102,15 @@ function pathKey(p: string): string {
  */
 export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   // every path resolved once, every subtree time computed once: O(n log n) for 10 000 sessions
-  const keys = new Map<SessionInfo, string>();
-  for (const i of infos) keys.set(i, pathKey(i.file));
-  const key = (i: SessionInfo): string => keys.get(i)!;
+  // the listing's files are absolute and normal already: then a file is its own key
+  let keys: Map<SessionInfo, string> | undefined;
+  for (const i of infos) {
+    const k = pathKey(i.file);
+    if (k !== i.file) keys ??= new Map();
+    keys?.set(i, k);
+  }
+  if (keys) for (const i of infos) if (!keys.has(i)) keys.set(i, i.file);
+  const key = keys ? (i: SessionInfo): string => keys.get(i)! : (i: SessionInfo): string => i.file;
   const byPath = new Map<string, SessionInfo>();
   for (const i of infos) byPath.set(key(i), i);
   const children = new Map<string, SessionInfo[]>();
@@ -152,13 +158,24 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   };
   const order = (list: readonly SessionInfo[]): readonly SessionInfo[] => {
     if (list.length < 2) return list;
-    const t = new Map<SessionInfo, number>(list.map((i) => [i, latestOf(i)]));
-    return [...list].sort((a, b) => t.get(b)! - t.get(a)! || newestFirst(a, b));
+    // each subtree's time computed once, beside its session (no lookup per comparison)
+    const timed = list.map((info) => ({ info, t: latestOf(info) }));
+    timed.sort((a, b) => b.t - a.t || newestFirst(a.info, b.info));
+    return timed.map((x) => x.info);
   };
   const out: FamilyRow[] = [];
   const placed = new Set<string>();
   // depth-first, without recursion: a child right under its parent, siblings newest first
   const walk = (root: SessionInfo): void => {
+    const rootKey = key(root);
+    if (!children.has(rootKey)) {
+      // most sessions: no forks, one row
+      if (!placed.has(rootKey)) {
+        placed.add(rootKey);
+        out.push({ info: root, depth: 0 });
+      }
+      return;
+    }
     const stack: FamilyRow[] = [{ info: root, depth: 0 }];
     while (stack.length > 0) {
       const row = stack.pop()!;

@@ -73,10 +73,20 @@ describe("Select Session rows at scale", () => {
   it("familyRows = the recursive rule on random forests (forks, clones, missing parents, cycles, ties)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ parent: fc.option(fc.nat(40)), mtime: fc.nat(20) }), { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.record({
+            parent: fc.option(fc.nat(40)),
+            mtime: fc.nat(20),
+            // a path spelt another way (the same file): for the session itself, for its parent
+            odd: fc.boolean(),
+            oddParent: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
         (spec) => {
+          const spell = (i: number, odd: boolean) => (odd ? `/d/x/../s${i}.jsonl` : `/d/s${i}.jsonl`);
           const infos = spec.map((s, i) =>
-            info(`/d/s${i}.jsonl`, s.mtime, s.parent === null ? undefined : `/d/s${s.parent}.jsonl`),
+            info(spell(i, s.odd), s.mtime, s.parent === null ? undefined : spell(s.parent, s.oddParent)),
           );
           // without cycles: exactly the reference; with them (the reference's subtree times then
           // depend on its visiting order): every session once, each child right under its parent
@@ -87,9 +97,9 @@ describe("Select Session rows at scale", () => {
             const seen = new Set<string>();
             let at: SessionInfo | undefined = s;
             while (at?.parentSession) {
-              if (seen.has(at.file)) return false;
-              seen.add(at.file);
-              at = infos.find((x) => x.file === at!.parentSession);
+              if (seen.has(path.resolve(at.file))) return false;
+              seen.add(path.resolve(at.file));
+              at = infos.find((x) => path.resolve(x.file) === path.resolve(at!.parentSession!));
             }
             return true;
           });
@@ -98,7 +108,7 @@ describe("Select Session rows at scale", () => {
           for (let i = 0; i < ours.length; i++)
             if (ours[i]!.depth > 0) {
               const parent = [...ours.slice(0, i)].reverse().find((r) => r.depth === ours[i]!.depth - 1);
-              assert.equal(parent?.info.file, ours[i]!.info.parentSession);
+              assert.equal(path.resolve(parent!.info.file), path.resolve(ours[i]!.info.parentSession!));
             }
         },
       ),
