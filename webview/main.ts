@@ -159,10 +159,19 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
       render();
       break;
     case "fileStatus":
+      // a whole render only when a flag changed (the state is large on a long session)
       if (state?.files) {
-        for (const f of [...state.files.readFiles, ...state.files.modifiedFiles])
-          Object.assign(f, msg.files[f.absolutePath] ?? {});
-        render();
+        let changed = false;
+        for (const f of [...state.files.readFiles, ...state.files.modifiedFiles]) {
+          const flags = msg.files[f.absolutePath];
+          if (!flags) continue;
+          for (const [k, v] of Object.entries(flags))
+            if ((f as unknown as Record<string, unknown>)[k] !== v) {
+              (f as unknown as Record<string, unknown>)[k] = v;
+              changed = true;
+            }
+        }
+        if (changed) render();
       }
       break;
     case "category":

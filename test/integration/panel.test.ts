@@ -259,6 +259,39 @@ describe("panel", function () {
     assert.strictEqual(controller.state!.files!.readFiles.find((f) => f.path === "notes.txt")!.openInTab, true);
   });
 
+  it("a tab change posts the tracked files' flags only when one changed", async () => {
+    await waitFor(() => controller.state?.files !== undefined, 10000, "a state with tracked files");
+    // an untracked document opened and closed: tabs change, no tracked file's flag does
+    const posts = controller.fileStatusPosts;
+    const doc = await vscode.workspace.openTextDocument({ content: "not a tracked file" });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await controller.postFileStatus();
+    assert.strictEqual(controller.fileStatusPosts, posts, "nothing changed, nothing posted");
+    // a tracked file opened in a tab (closed first if an earlier test left it open): its
+    // openInTab flag changes and is posted
+    const all = () => [...controller.state!.files!.readFiles, ...controller.state!.files!.modifiedFiles];
+    const tracked = all().find((f) => f.exists !== false)!;
+    assert.ok(tracked, `an existing tracked file: ${JSON.stringify(all())}`);
+    const tabOf = () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === tracked.absolutePath);
+    const open = tabOf();
+    if (open) {
+      await vscode.window.tabGroups.close(open);
+      await waitFor(
+        () => all().find((f) => f.absolutePath === tracked.absolutePath)!.openInTab === false || undefined,
+        10000,
+        "closed",
+      );
+    }
+    const closed = controller.fileStatusPosts;
+    await vscode.window.showTextDocument(vscode.Uri.file(tracked.absolutePath), { preview: false });
+    await waitFor(() => controller.fileStatusPosts > closed, 10000, "the changed flag posted");
+    assert.strictEqual(all().find((f) => f.absolutePath === tracked.absolutePath)!.openInTab, true);
+    await vscode.window.tabGroups.close(tabOf()!);
+  });
+
   it("a missing tracked file is flagged and opens nothing (no popup)", async () => {
     const state = controller.state!;
     const missing = state.files!.modifiedFiles.find((f) => f.path === "docs/eta-6.md")!;
