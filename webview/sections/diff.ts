@@ -24,6 +24,15 @@ const CONTEXT = 1;
  * (`defaultSummaryPair`: the latest two compactions, else the latest two branch summaries); with
  * no two of one kind it says so and shows no diff until the user picks a pair.
  */
+/** The last pair diffed: every live update re-renders the panel, and the pair rarely changes. */
+let lastDiff: { older: string; newer: string; diff: ReturnType<typeof diffSummaries> } | undefined;
+
+function cachedDiff(older: string, newer: string): ReturnType<typeof diffSummaries> {
+  if (lastDiff?.older !== older || lastDiff.newer !== newer)
+    lastDiff = { older, newer, diff: diffSummaries(older, newer) };
+  return lastDiff.diff;
+}
+
 export function renderDiffSection(view: View): HTMLElement {
   const ui = view.ui;
   const summaries = view.state.summaries;
@@ -72,7 +81,7 @@ export function renderDiffSection(view: View): HTMLElement {
     if (ui.diffFrom && ids.indexOf(ui.diffFrom) >= ids.indexOf(v)) ui.diffFrom = undefined;
     view.saveAndRender();
   });
-  const diff = diffSummaries(older.text, newer.text);
+  const diff = cachedDiff(older.text, newer.text);
   const counts = diff.stats;
   const stats = h(
     "div",
