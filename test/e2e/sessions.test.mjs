@@ -1,6 +1,7 @@
 // E2E: many sessions in one folder, in the real workbench. Two sessions written at the same time:
 // the gauge stays on one and says "2 live", its tooltip offers the switch; "Pi: Select Session…"
-// lists pi's labels with a fork under its parent. Screenshots in test-results/e2e/sessions-*.png.
+// lists pi's labels with a fork under its parent, and every one of 265 sessions (more than its first
+// render builds). Screenshots in test-results/e2e/sessions-*.png.
 import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -94,6 +95,24 @@ describe("e2e many sessions", () => {
         }),
     );
     utimesSync(hostileFile, hourAgo, hourAgo);
+    // more sessions than the picker's first render builds (PICKER_FIRST_ROWS = 200), days old:
+    // the oldest is found by the filter once every row followed
+    for (let i = 0; i < 260; i++) {
+      const when = new Date(Date.now() - (2 + i) * 86_400_000);
+      const old = path.join(dir, `2026-10-01T00-00-00-000Z_old${String(i).padStart(3, "0")}.jsonl`);
+      writeFileSync(
+        old,
+        line({ type: "session", version: 3, id: `old-${i}`, timestamp: when.toISOString(), cwd: fx.workspace }) +
+          line({
+            type: "message",
+            id: id(),
+            parentId: null,
+            timestamp: when.toISOString(),
+            message: { role: "user", content: `Old task number ${i}`, timestamp: when.getTime() },
+          }),
+      );
+      utimesSync(old, when, when);
+    }
     a.append();
     b.append();
     let turn = 0;
@@ -153,6 +172,12 @@ describe("e2e many sessions", () => {
     assert.match(await row.innerText(), /Hostile \$\(bug\) name \$\(sync~spin\) here/);
     assert.equal(await row.locator(".codicon-bug, .codicon-sync").count(), 0, "no codicon drawn from session text");
     await screenshot(page, "sessions-select-session-icon-text");
+    // the oldest of 265 sessions is past the first render's 200 rows: listed once all rows followed
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("Old task number 259");
+    const oldest = widget.locator(".monaco-list-row", { hasText: "Old task number 259" }).first();
+    await oldest.waitFor({ state: "visible", timeout: 10_000 });
+    await screenshot(page, "sessions-select-session-oldest");
     await page.keyboard.press("Escape");
   });
 });
