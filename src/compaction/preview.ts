@@ -10,7 +10,7 @@ import type { Summarizer } from "../core/flows/summarizer";
 import { priceCompactionPlan, type CompactionPrice } from "../core/flows/planPrice";
 import { readModelsConfig } from "../core/rules/models";
 import { sessionLabel } from "../core/rules/sessionLabel";
-import { beforeAfterText, priceLines, pricePickRow } from "../viewModel/compactionPrice";
+import { beforeAfterText, planBeforeAfter, priceLines, pricePickRow } from "../viewModel/compactionPrice";
 import { formatCount as n, formatTokenRange, tokensText } from "../shared/format";
 import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
 import { iconLabelText, markdownCode, markdownText, visibleText } from "../shared/untrusted";
@@ -193,14 +193,6 @@ export function previewMarkdown(plan: CompactionPlan, by: PreviewSummarizer): st
 
 let previewCounter = 0;
 
-/** The plan's before and after (the numbers of {@link beforeAfterText}). */
-function afterNumbers(plan: CompactionPlan): {
-  tokensBefore: number;
-  after: CompactionPlan["estimatedTokensAfterRange"];
-} {
-  return { tokensBefore: plan.preview.tokensBefore, after: plan.estimatedTokensAfterRange };
-}
-
 /** The Cost row ({@link pricePickRow}); picking it opens the details document. */
 function priceItem(price: CompactionPrice): vscode.QuickPickItem & { action: "details" } {
   const row = pricePickRow(price);
@@ -259,7 +251,7 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
           {
             action: "go",
             label: `$(check) ${vscode.l10n.t("Compact now")}`,
-            description: vscode.l10n.t("{0} · {1}", beforeAfterText(afterNumbers(plan)), by.name),
+            description: vscode.l10n.t("{0} · {1}", beforeAfterText(planBeforeAfter(plan)), by.name),
             detail: `${(needsKey
               ? (a: string, b: string, c: string) =>
                   vscode.l10n.t("Asks for the API key, then summarizes {0} (≈{1}{2})", a, b, c)

@@ -21,7 +21,7 @@ import type {
 } from "../services";
 import { formatTokens, pluralText } from "../shared/format";
 import { Prompter } from "../ui/prompter";
-import { beforeAfterText, pricePickRow } from "../viewModel/compactionPrice";
+import { beforeAfterText, planBeforeAfter, pricePickRow } from "../viewModel/compactionPrice";
 import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
 import { BridgeError } from "./client";
@@ -247,11 +247,7 @@ export class LiveRoutes {
       ? `${state.usage.tokens === null ? "?" : formatTokens(state.usage.tokens)}/${formatTokens(state.usage.contextWindow)}`
       : vscode.l10n.t("unknown");
     const plan = "notKnown" in numbers ? undefined : numbers.plan;
-    const tokens = beforeAfterText(
-      "notKnown" in numbers
-        ? numbers
-        : { tokensBefore: numbers.plan.preview.tokensBefore, after: numbers.plan.estimatedTokensAfterRange },
-    );
+    const tokens = beforeAfterText("notKnown" in numbers ? numbers : planBeforeAfter(numbers.plan));
     const cost = pricePickRow("notKnown" in numbers ? numbers : numbers.price);
     const preview = plan?.preview;
     type Item = vscode.QuickPickItem & { action: "go" | "cost" | "cancel" };

@@ -6,6 +6,7 @@
  */
 
 import type { ReductionEconomics } from "../core/rules/reduction";
+import type { CompactionPlan } from "../core/flows/compact";
 import type { CompactionPrice } from "../core/flows/planPrice";
 import { formatCount, formatDollars, formatTokenRange, pluralText } from "../shared/format";
 import * as l10n from "@vscode/l10n";
@@ -60,6 +61,14 @@ function cacheWords(e: ReductionEconomics): string {
 /** A number a preview cannot know, and why (plain text: "the running pi's settings differ …"). */
 export interface NotKnown {
   notKnown: string;
+}
+
+/** A plan's before and after, as {@link beforeAfterText} shows them. */
+export function planBeforeAfter(plan: Pick<CompactionPlan, "preview" | "estimatedTokensAfterRange">): {
+  tokensBefore: number;
+  after: { low: number; high: number };
+} {
+  return { tokensBefore: plan.preview.tokensBefore, after: plan.estimatedTokensAfterRange };
 }
 
 /**
