@@ -189,6 +189,14 @@ async function selectSession(services: Services): Promise<void> {
   let lastRender = 0;
   let trailing: NodeJS.Timeout | undefined;
   let latest: SessionInfo[] = [];
+  /** Render the latest list (not done) after `wait` ms. */
+  const renderLater = (wait: number): void => {
+    trailing = setTimeout(() => {
+      trailing = undefined;
+      lastRender = Date.now();
+      render(latest, false);
+    }, wait);
+  };
   const update = (list: SessionInfo[], done: boolean): void => {
     latest = list;
     if (trailing) clearTimeout(trailing);
@@ -196,23 +204,14 @@ async function selectSession(services: Services): Promise<void> {
     if (lastRender === 0 && !done && list.length > PICKER_FIRST_ROWS) {
       lastRender = Date.now();
       render(list, false, PICKER_FIRST_ROWS);
-      trailing = setTimeout(() => {
-        trailing = undefined;
-        lastRender = Date.now();
-        render(latest, false);
-      }, 0);
+      renderLater(0);
       return;
     }
     const wait = lastRender === 0 || done ? 0 : PICKER_UPDATE_MS - (Date.now() - lastRender);
     if (wait <= 0) {
       lastRender = Date.now();
       render(list, done);
-    } else
-      trailing = setTimeout(() => {
-        trailing = undefined;
-        lastRender = Date.now();
-        render(latest, false);
-      }, wait);
+    } else renderLater(wait);
   };
   const controller = new AbortController();
   quickPick.onDidHide(() => {

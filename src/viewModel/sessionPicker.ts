@@ -103,13 +103,9 @@ function pathKey(p: string): string {
 export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   // every path resolved once, every subtree time computed once: O(n log n) for 10 000 sessions
   // the listing's files are absolute and normal already: then a file is its own key
-  let keys: Map<SessionInfo, string> | undefined;
-  for (const i of infos) {
-    const k = pathKey(i.file);
-    if (k !== i.file) keys ??= new Map();
-    keys?.set(i, k);
-  }
-  if (keys) for (const i of infos) if (!keys.has(i)) keys.set(i, i.file);
+  const keys = infos.some((i) => pathKey(i.file) !== i.file)
+    ? new Map<SessionInfo, string>(infos.map((i) => [i, pathKey(i.file)]))
+    : undefined;
   const key = keys ? (i: SessionInfo): string => keys.get(i)! : (i: SessionInfo): string => i.file;
   const byPath = new Map<string, SessionInfo>();
   for (const i of infos) byPath.set(key(i), i);
