@@ -184,9 +184,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   /**
    * A page row (`Entries 101–200`, described by its first entry), or an entry / branch row: label
    * prefix, text, description (leaf, branch size, branches, detail), icon and colour, context value
-   * `piEntry[.summary][.labeled][.leaf][.branch][.editable][.edited[.removed]]`, tooltip, screen-reader
-   * label; summaries open on click. Context edits on the active path mark their target: removed,
-   * replaced (with the note), pending in a running pi.
+   * `piEntry[.summary][.labeled][.leaf][.branch][.editable][.edited[.removed]]`, screen-reader label
+   * (the tooltip comes on hover: {@link resolveTreeItem}); summaries open on click. Context edits on
+   * the active path mark their target: removed, replaced (with the note), pending in a running pi.
    */
   getTreeItem(element: TreeElement): vscode.TreeItem {
     const model = this.model;
@@ -265,6 +265,35 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
       : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
     item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}${health ? ".problem" : ""}`;
+    const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}`;
+    item.accessibilityInformation = {
+      label: `${branch ? vscode.l10n.t("start of a branch of {0}, ", pluralText(size, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))) : ""}${d.error ? vscode.l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}${d.label ? vscode.l10n.t(", label {0}", d.label) : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
+      role: "treeitem",
+    };
+    if (d.hasSummary)
+      item.command = {
+        command: "piContext.tree.openSummary",
+        title: vscode.l10n.t("Open Summary"),
+        arguments: [element],
+      };
+    return item;
+  }
+
+  /**
+   * The row's tooltip, built when VS Code asks for it (hover, open): the entry's kind, time, tokens,
+   * text, the doctor's findings, its context edit. Built for every row in {@link getTreeItem}, it
+   * was most of the ≈ 200 kB of items a 128 MB session's tree sends to the workbench when it opens.
+   * @returns `item` with its tooltip (unchanged when the element is not in the current model).
+   */
+  resolveTreeItem(item: vscode.TreeItem, element: TreeElement): vscode.TreeItem {
+    const model = this.model;
+    if (!model || element.kind === "page" || item.id !== `${this.generation}/${element.key}`) return item;
+    const branch = element.kind === "branch";
+    const d = nodeDisplay(model, branch ? element.headId : element.id, this.session);
+    const size = branch ? model.branchSize(element.headId) : 0;
+    const health = rowHealth(d.id, this.health.get(d.id) ?? []);
+    const edit = d.onActivePath ? this.marks().get(d.id)?.edit : undefined;
+    const pending = this.pending.has(d.id);
     const tooltip = tooltipOf(d, model, branch ? size : undefined, health);
     if (edit || pending) {
       tooltip.appendMarkdown("\n\n---\n\n");
@@ -291,17 +320,6 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
         );
     }
     item.tooltip = tooltip;
-    const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}`;
-    item.accessibilityInformation = {
-      label: `${branch ? vscode.l10n.t("start of a branch of {0}, ", pluralText(size, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))) : ""}${d.error ? vscode.l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}${d.label ? vscode.l10n.t(", label {0}", d.label) : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
-      role: "treeitem",
-    };
-    if (d.hasSummary)
-      item.command = {
-        command: "piContext.tree.openSummary",
-        title: vscode.l10n.t("Open Summary"),
-        arguments: [element],
-      };
     return item;
   }
 

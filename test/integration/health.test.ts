@@ -145,14 +145,14 @@ describe("session health", function () {
     const provider = api.sessionTree.provider;
     await waitFor(() => provider.file === file && provider.healthOf("t9").length > 0, 5000, "the tree's findings");
     const model = provider.model!;
-    const t9 = provider.getTreeItem(model.entryElement("t9"));
+    const t9 = provider.resolveTreeItem(provider.getTreeItem(model.entryElement("t9")), model.entryElement("t9"));
     assert.match(String(t9.description), /^✖ Orphaned tool result/);
     assert.match(String(t9.contextValue), /\.problem$/);
     // the tooltip's Markdown keeps the text as typed (spaces as &nbsp;, punctuation escaped)
     const t9Tooltip = (t9.tooltip as vscode.MarkdownString).value.replace(/&nbsp;/g, " ").replace(/\\(.)/g, "$1");
     assert.match(t9Tooltip, /\$\(error\) Orphaned tool result: tool result t9 \(read, line 7\) answers read call zz/);
     assert.match(t9.accessibilityInformation!.label, /error: Orphaned tool result/);
-    const cm = provider.getTreeItem(model.entryElement("cm"));
+    const cm = provider.resolveTreeItem(provider.getTreeItem(model.entryElement("cm")), model.entryElement("cm"));
     assert.match(String(cm.description), /Tool result separated from its call \(involved\)/);
     // the log
     await waitFor(() => api.health.logged().has("orphan-result@t9:7"), 5000, "the logged finding");

@@ -85,8 +85,13 @@ describe("session tree view", function () {
     ) as Promise<OpenPrompt>;
   const choose = choosePick;
 
+  /** A row as VS Code shows it on hover: `getTreeItem`, then `resolveTreeItem` (which adds the tooltip). */
+  const resolvedItem = (e: TreeElement) => {
+    const provider = api.sessionTree.provider;
+    return provider.resolveTreeItem(provider.getTreeItem(e), e);
+  };
   const items = (parent?: TreeElement) =>
-    api.sessionTree.provider.getChildren(parent).map((e) => ({ e, item: api.sessionTree.provider.getTreeItem(e) }));
+    api.sessionTree.provider.getChildren(parent).map((e) => ({ e, item: resolvedItem(e) }));
   const labelText = (item: vscode.TreeItem) => (typeof item.label === "string" ? item.label : item.label!.label);
 
   before(async () => {
@@ -228,6 +233,17 @@ describe("session tree view", function () {
     assert.strictEqual((leaf.item.iconPath as vscode.ThemeIcon).id, "debug-stackframe");
     assert.strictEqual(leaf.item.contextValue, "piEntry.leaf.editable");
     assert.ok(leaf.item.tooltip instanceof vscode.MarkdownString && leaf.item.tooltip.isTrusted === false);
+    // the tooltip is built on hover, not sent with every row; an item of an older model stays as it was
+    const provider = api.sessionTree.provider;
+    const bare = provider.getTreeItem(leaf.e);
+    assert.strictEqual(bare.tooltip, undefined);
+    assert.strictEqual(
+      (provider.resolveTreeItem(bare, leaf.e).tooltip as vscode.MarkdownString).value,
+      (leaf.item.tooltip as vscode.MarkdownString).value,
+    );
+    const stale = new vscode.TreeItem("old");
+    stale.id = `old-generation/${leaf.e.key}`;
+    assert.strictEqual(provider.resolveTreeItem(stale, leaf.e).tooltip, undefined);
   });
 
   it("reveals the leaf and any entry (selection follows), also inside a collapsed branch", async () => {
@@ -325,7 +341,7 @@ describe("session tree view", function () {
       5000,
       "the new leaf to be revealed",
     );
-    const branchA = api.sessionTree.provider.getTreeItem(items(items()[6]!.e)[1]!.e);
+    const branchA = resolvedItem(items(items()[6]!.e)[1]!.e);
     assert.strictEqual(branchA.description, "branch of 7 entries · 139 tokens");
     assert.strictEqual(
       ((branchA.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id,
@@ -401,7 +417,7 @@ describe("session tree view", function () {
       { type: "label", parentId: "bb6f6d3c", targetId: "c8a901f3", label: "first task" },
     );
     await waitFor(() => model().labels.get("c8a901f3")?.label === "first task", 5000, "the label in the view");
-    const item = api.sessionTree.provider.getTreeItem(model().entryElement("c8a901f3"));
+    const item = resolvedItem(model().entryElement("c8a901f3"));
     assert.strictEqual(labelText(item), "[first task] [task:t1] do t1");
     assert.strictEqual(item.contextValue, "piEntry.labeled.editable");
     await vscode.commands.executeCommand("piContext.tree.clearLabel", "c8a901f3");
@@ -678,7 +694,7 @@ describe("session tree view", function () {
       8000,
       "the session",
     );
-    const item = api.sessionTree.provider.getTreeItem(model().entryElement("k1"));
+    const item = resolvedItem(model().entryElement("k1"));
     const label = item.label as vscode.TreeItemLabel;
     assert.strictEqual(label.label, "[tag\\u001b]0;title\\u0007] red \\u001b[31malert\\u0007 $(bug) done");
     // the label prefix highlight covers the escaped label exactly

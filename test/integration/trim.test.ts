@@ -12,6 +12,7 @@ import * as path from "path";
 import { pathToFileURL } from "url";
 import * as vscode from "vscode";
 import { after, afterEach, before, describe, it } from "mocha";
+import type { TreeElement } from "../../src/core/treeModel/elements";
 import type { PiContextApi } from "../../src/extension";
 import type { TrimCommandOutcome } from "../../src/services";
 import type { OpenPrompt } from "../../src/ui/prompter";
@@ -114,7 +115,12 @@ describe("context surgery (trim)", function () {
     await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
   }
 
-  const row = (id: string) => api.sessionTree.provider.getTreeItem(api.sessionTree.provider.model!.entryElement(id));
+  /** A row as VS Code shows it on hover: `getTreeItem`, then `resolveTreeItem` (which adds the tooltip). */
+  const resolvedItem = (e: TreeElement) => {
+    const provider = api.sessionTree.provider;
+    return provider.resolveTreeItem(provider.getTreeItem(e), e);
+  };
+  const row = (id: string) => resolvedItem(api.sessionTree.provider.model!.entryElement(id));
   const readLines = (file: string) =>
     fs
       .readFileSync(file, "utf8")
