@@ -34,8 +34,25 @@ function hook(): void {
   });
 }
 
-/** Markdown → a sanitised DocumentFragment. */
+/** Sanitised fragments of the last markdown texts rendered (a panel renders the same summaries on every update). */
+const rendered = new Map<string, DocumentFragment>();
+/** How many texts {@link rendered} keeps (the oldest is dropped first). */
+const RENDERED_MAX = 32;
+
+/** Markdown → a sanitised DocumentFragment (a copy of the one made for the same text before). */
 export function renderMarkdown(markdown: string): DocumentFragment {
+  let fragment = rendered.get(markdown);
+  if (fragment) {
+    rendered.delete(markdown);
+  } else {
+    fragment = sanitise(markdown);
+    if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
+  }
+  rendered.set(markdown, fragment);
+  return fragment.cloneNode(true) as DocumentFragment;
+}
+
+function sanitise(markdown: string): DocumentFragment {
   hook();
   const html = marked.parse(fileBlocksToMarkdown(markdown), { async: false, gfm: true, breaks: false }) as string;
   return DOMPurify.sanitize(html, {
