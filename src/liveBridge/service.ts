@@ -17,6 +17,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { afterActivation } from "../shared/soon";
 import { isProcessAlive, readAnnouncements, removeAnnouncement, sameFile } from "../bridge/announce";
 import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "../bridge/protocol";
 import type { Analysis } from "../core/rules/analyze";
@@ -108,8 +109,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     );
     this.timer = setInterval(() => void this.sync(), LIVE_POLL_MS);
     // the first look (reading pi's live folder) right after activate() returns
-    const first = setImmediate(() => void this.sync());
-    this.disposables.push({ dispose: () => clearImmediate(first) });
+    this.disposables.push(afterActivation(() => void this.sync()));
     setTimeout(() => void this.offerUpdateIfOutdated(), 3000);
   }
 

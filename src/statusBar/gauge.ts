@@ -6,6 +6,7 @@
  */
 
 import * as vscode from "vscode";
+import { afterActivation } from "../shared/soon";
 import { PRODUCT_NAME } from "../shared/format";
 import * as notify from "../ui/notify";
 import type { Services } from "../services";
@@ -202,9 +203,10 @@ export function registerStatusBar(services: Services): StatusBarGauge {
   );
   // the first "no session yet" gauge right after activate() returns (its item and context key are
   // messages to the workbench: not on activation's path)
-  const first = setImmediate(() => {
-    if (!view) render();
-  });
-  context.subscriptions.push({ dispose: () => clearImmediate(first) });
+  context.subscriptions.push(
+    afterActivation(() => {
+      if (!view) render();
+    }),
+  );
   return { snapshot, onDidRender: rendered.event };
 }

@@ -5,6 +5,7 @@
  */
 
 import * as vscode from "vscode";
+import { afterActivation } from "../shared/soon";
 import type { Services } from "../services";
 
 /** `piContext.sessionState`: `starting` (first scan), `noFolder`, `noSession` (none for the folders), `session`. */
@@ -60,10 +61,11 @@ export function registerWelcomeContext(services: Services): () => WelcomeState {
   );
   // the first keys right after activate() returns (reading the installed bridge is file I/O);
   // asked earlier, the state is built on the spot
-  const first = setImmediate(() => {
-    if (!last) update();
-  });
-  services.context.subscriptions.push({ dispose: () => clearImmediate(first) });
+  services.context.subscriptions.push(
+    afterActivation(() => {
+      if (!last) update();
+    }),
+  );
   return () => {
     if (!last) update();
     return last!;
