@@ -10,11 +10,10 @@ import * as vscode from "vscode";
 import type { CompactionDraft, CompactionPlan, DraftReview } from "../core/flows/compact";
 import { preparationLostItems, type LostReport } from "../core/rules/lostItems";
 import { formatCount } from "../shared/format";
-import { visibleText } from "../shared/untrusted";
+import { markdownText, visibleText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
 import { keepInstructions, lostKindTitle, lostSummary } from "../viewModel/lostItems";
-import { escapeMarkdown } from "../viewModel/statusBar";
 
 let counter = 0;
 
@@ -29,8 +28,8 @@ export function lostMarkdown(report: LostReport, title: string): string {
       lines.push(
         vscode.l10n.t(
           "- `{0}` — entry {1}{2}",
-          i.text.replace(/`/g, "'"),
-          escapeMarkdown(i.entryId),
+          visibleText(i.text).replace(/`/g, "'"),
+          markdownText(i.entryId),
           i.count > 1 ? `, ${formatCount(i.count)}×` : "",
         ),
       );

@@ -83,11 +83,39 @@ const MARKDOWN_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
  * characters and bidi overrides their visible `\uXXXX` escape.
  */
 export function markdownText(text: string): string {
+  return escapePunctuation(flatText(text));
+}
+
+/** Line breaks and runs of spaces and tabs as one space, control characters and bidi overrides escaped. */
+function flatText(text: string): string {
   return text
     .replace(LINE_BREAK, " ")
     .replace(UNSAFE_CONTROL, escapeCode)
-    .replace(/[ \t]+/g, " ")
-    .replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`);
+    .replace(/[ \t]+/g, " ");
+}
+
+function escapePunctuation(text: string): string {
+  return text.replace(MARKDOWN_PUNCTUATION, (c) => `\\${c}`);
+}
+
+/**
+ * {@link markdownText} for a `MarkdownString` with `supportThemeIcons` (the tree's and the gauge's
+ * tooltips): VS Code draws `$(name)` as a codicon in the text it gets *after* Markdown removed the
+ * escapes, so an escaped `\$\(zap\)` still became an icon. Each `$(name)` VS Code would draw gets
+ * an escaped backslash in front (`\\\$\(zap\)` → the text `\$(zap)` → shown as `$(zap)`, VS Code's
+ * `escapeIcons`); every other character as {@link markdownText}. Not for Markdown shown elsewhere
+ * (a document, `marked`): there the extra backslash would show.
+ */
+export function themeIconMarkdownText(text: string): string {
+  const flat = flatText(text);
+  let out = "";
+  let last = 0;
+  for (const m of flat.matchAll(THEME_ICON)) {
+    if (m[1]) continue; // already `\$(…)`: its own backslash, escaped, keeps it text
+    out += `${escapePunctuation(flat.slice(last, m.index))}\\\\${escapePunctuation(m[0])}`;
+    last = m.index! + m[0].length;
+  }
+  return out + escapePunctuation(flat.slice(last));
 }
 
 /** The longest run of backticks in `text`. */

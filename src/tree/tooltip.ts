@@ -6,7 +6,7 @@
 
 import * as vscode from "vscode";
 import type { SessionTreeModel } from "../core/treeModel/model";
-import { markdownText } from "../shared/untrusted";
+import { themeIconMarkdownText } from "../shared/untrusted";
 import { treeTooltipMarkdown } from "../viewModel/treeTooltip";
 import type { NodeDisplay } from "../viewModel/treeText";
 
@@ -23,7 +23,7 @@ export function tooltipOf(
 ): vscode.MarkdownString {
   // the doctor's findings first: they are why the row is marked (their text quotes the session: escaped)
   const findings = health?.lines.length
-    ? `${health.lines.map((l) => `$(${l.severity}) ${markdownText(l.text)}`).join("\n\n")}\n\n---\n\n`
+    ? `${health.lines.map((l) => `$(${l.severity}) ${themeIconMarkdownText(l.text)}`).join("\n\n")}\n\n---\n\n`
     : "";
   const md = new vscode.MarkdownString(findings + treeTooltipMarkdown(d, model, branchSize, vscode.env.language), true);
   md.isTrusted = false;

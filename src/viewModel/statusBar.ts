@@ -8,7 +8,7 @@
  */
 
 import { formatCount, PRODUCT_NAME, tokensText } from "../shared/format";
-import { markdownText } from "../shared/untrusted";
+import { themeIconMarkdownText } from "../shared/untrusted";
 import * as l10n from "@vscode/l10n";
 import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
@@ -101,11 +101,12 @@ export function formatPercent(percent: number): string {
 }
 
 /**
- * Escape untrusted text (session names, paths, messages) for inline Markdown, also inside table
- * cells: `markdownText` — every ASCII punctuation escaped, so no emphasis, code, link, autolink
- * (`https://`, `www.`), HTML, entity, theme icon or pipe; every line break (a lone CR too) a space.
+ * Escape untrusted text (session names, paths, messages) for inline Markdown in the gauge's
+ * tooltip (theme icons on), also inside table cells: `themeIconMarkdownText` — every ASCII
+ * punctuation escaped, so no emphasis, code, link, autolink (`https://`, `www.`), HTML, entity or
+ * pipe, and no `$(icon)` either; every line break (a lone CR too) a space.
  */
-export const escapeMarkdown = markdownText;
+export const escapeMarkdown = themeIconMarkdownText;
 
 function valueSourceText(source: ValueSource, file: string | undefined, key: string): string {
   const where = file ? ` (${escapeMarkdown(file)})` : "";

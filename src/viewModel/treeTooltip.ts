@@ -9,7 +9,7 @@
 
 import type { SessionTreeModel } from "../core/treeModel/model";
 import { formatDateTime, formatTokens, pluralText } from "../shared/format";
-import { markdownCode, markdownCodeBlock, markdownText } from "../shared/untrusted";
+import { markdownCode, markdownCodeBlock, themeIconMarkdownText as markdownText } from "../shared/untrusted";
 import { KIND_NAMES, type NodeDisplay } from "./treeText";
 import { shortModelName } from "./treeTextLines";
 import * as l10n from "@vscode/l10n";
@@ -19,6 +19,35 @@ import * as l10n from "@vscode/l10n";
  * @param branchSize the row heads a branch group of this many entries (undefined: an entry row).
  * @param locale the UI language for the time (`vscode.env.language`).
  */
+/**
+ * The compaction whose summary stands for entry `id` in what pi sends: the latest compaction on the
+ * path to the leaf, when `id` comes before its `firstKeptEntryId` (pi 1.6.0 `buildSessionContext`
+ * keeps the summary and the entries from `firstKeptEntryId` on). Undefined when `id` is still sent
+ * (or the compaction's `firstKeptEntryId` is not on the path: then nothing is claimed).
+ */
+export function summarizedBy(model: SessionTreeModel, id: string): string | undefined {
+  let latest: { id: string; firstKeptEntryId?: string } | undefined;
+  const seen = new Set<string>();
+  for (let x = model.leafId; x && !seen.has(x);) {
+    seen.add(x);
+    const r = model.record(x);
+    if (!r) break;
+    if (r.type === "compaction") {
+      latest = r;
+      break;
+    }
+    x = r.parentId;
+  }
+  if (!latest?.firstKeptEntryId) return undefined;
+  seen.clear();
+  for (let x = model.record(latest.firstKeptEntryId)?.parentId ?? null; x && !seen.has(x);) {
+    if (x === id) return latest.id;
+    seen.add(x);
+    x = model.record(x)?.parentId ?? null;
+  }
+  return undefined;
+}
+
 export function treeTooltipMarkdown(
   d: NodeDisplay,
   model: SessionTreeModel,
@@ -43,7 +72,14 @@ export function treeTooltipMarkdown(
         ? l10n.t("$(debug-stackframe) the current leaf: pi continues from here")
         : l10n.t("$(debug-stackframe) the current leaf is a hidden entry right after this one"),
     );
-  else if (d.onActivePath) parts.push(l10n.t("on the active path (part of what pi resumes with)"));
+  else if (d.onActivePath) {
+    const by = summarizedBy(model, d.id);
+    parts.push(
+      by
+        ? l10n.t("on the active path, summarized by compaction {0}: pi resumes with its summary", markdownCode(by))
+        : l10n.t("on the active path (part of what pi resumes with)"),
+    );
+  }
   const r = model.record(d.id);
   if (r && (r.type === "compaction" || r.type === "branch_summary")) {
     const id = (x: string | undefined) => markdownCode(x ?? "?");

@@ -350,6 +350,45 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
     assert.doesNotMatch(log, /Data tree node not found|TreeError|could not reveal/);
   });
 
+  it("session text with `$(icon)` syntax shows as text in a row's tooltip, never as an icon (trial 6)", async () => {
+    const { page } = suite.wb;
+    await page.keyboard.press("Escape");
+    const ts = "2026-11-30T08:30:00.000Z";
+    const lines = [
+      { type: "session", version: 3, id: "icons-e2e", timestamp: ts, cwd: "/w" },
+      {
+        type: "message",
+        id: "iu1",
+        parentId: null,
+        timestamp: ts,
+        message: { role: "user", content: "icons stay text $(zap) and $(bug) here", timestamp: 0 },
+      },
+    ];
+    suite.fx.addSession(
+      lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+      "2026-11-30T08-30-00-000Z_icons.jsonl",
+      0,
+    );
+    const row = (await treeRows(page, "Pi Session")).filter({ hasText: "icons stay text" }).first();
+    await waitUntil(async () => (await row.count()) > 0 && row.isVisible(), 30_000, "the row");
+    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "icons stay text" }).first();
+    await waitUntil(
+      async () => {
+        await page.mouse.move(5, 5);
+        await row.hover();
+        await page.waitForTimeout(1200);
+        return hover.isVisible();
+      },
+      20_000,
+      "the row's tooltip",
+    );
+    const text = (await hover.innerText()).replace(/\u00a0/g, " ");
+    assert.match(text, /icons stay text \$\(zap\) and \$\(bug\) here/, text);
+    assert.equal(await hover.locator(".codicon-zap, .codicon-bug").count(), 0, "no icon drawn from the session's text");
+    await screenshot(page, "session-tree-icon-text-tooltip");
+    await page.mouse.move(5, 5);
+  });
+
   it("a large branched session becomes the latest: the view follows it and shows its leaf (no Reveal Leaf)", async () => {
     const { page } = suite.wb;
     await page.keyboard.press("Escape");

@@ -308,7 +308,8 @@ describe("gauge states", () => {
     const v = view(analyzeLoaded(session, { agentDir: agent }), 10000, true);
     assert.equal(v.text, "$(pinned) π 1.0% · 2.0k/200k");
     assert.ok(
-      v.tooltip.startsWith("**pi Context** — \\[x\\]\\(command\\:evil\\) \\*bold\\* \\$\\(zap\\) (pinned)"),
+      // `$(zap)` gets an escaped backslash: VS Code draws icons in the text Markdown leaves (trial 6)
+      v.tooltip.startsWith("**pi Context** — \\[x\\]\\(command\\:evil\\) \\*bold\\* \\\\\\$\\(zap\\) (pinned)"),
       v.tooltip.split("\n")[0],
     );
     assert.ok(!v.tooltip.includes("[x](command:evil)"));
@@ -337,7 +338,7 @@ describe("formatting", () => {
     assert.equal(formatCount(1234567), "1,234,567");
     assert.equal(formatCount(-1000), "-1,000");
     assert.equal(formatCount(999), "999");
-    assert.equal(escapeMarkdown("a|b_c`d<e>&$(x)\nz\ry"), "a\\|b\\_c\\`d\\<e\\>\\&\\$\\(x\\) z y");
+    assert.equal(escapeMarkdown("a|b_c`d<e>&$(x)\nz\ry"), "a\\|b\\_c\\`d\\<e\\>\\&\\\\\\$\\(x\\) z y");
     assert.equal(escapeMarkdown("https://x.y www.z"), "https\\:\\/\\/x\\.y www\\.z");
   });
 });

@@ -13,7 +13,13 @@ import fc from "fast-check";
 import { SessionFile } from "../../../src/core/read/session";
 import { analyzeLoaded } from "../../../src/core/rules/analyze";
 import { SessionTreeModel } from "../../../src/core/treeModel/model";
-import { markdownCode, markdownCodeBlock, markdownText, notificationText } from "../../../src/shared/untrusted";
+import {
+  markdownCode,
+  markdownCodeBlock,
+  markdownText,
+  notificationText,
+  themeIconMarkdownText,
+} from "../../../src/shared/untrusted";
 import { buildGaugeView } from "../../../src/viewModel/statusBar";
 import { nodeDisplay } from "../../../src/viewModel/treeText";
 import { treeTooltipMarkdown } from "../../../src/viewModel/treeTooltip";
@@ -60,6 +66,20 @@ function render(md: string): string {
   return marked.parse(md, { gfm: true, async: false });
 }
 
+/** VS Code's theme icon syntax (`renderLabelWithIcons`): `$(name)` or `$(name~modifier)`, escaped by a backslash. */
+const ICON = /(\\)?\$\(([A-Za-z0-9-]+(?:~[A-Za-z]+)?)\)/g;
+
+/**
+ * What VS Code shows of a `MarkdownString` with `supportThemeIcons` (our tooltips): the text
+ * Markdown leaves, then every `$(name)` drawn as an icon (here `<icon name>`) and every `\$(name)`
+ * shown as the text `$(name)` (VS Code's `renderLabelWithIcons` runs on the rendered text).
+ */
+function hoverText(md: string): string {
+  return visibleText(render(md)).replace(ICON, (m, escaped: string | undefined, name: string) =>
+    escaped ? m.slice(1) : `<icon ${name}>`,
+  );
+}
+
 function session(extra: object[]): SessionFile {
   const t = "2026-01-01T00:00:00.000Z";
   const lines = [
@@ -96,8 +116,12 @@ describe("untrusted text in Markdown renders as text", () => {
     const html = render(v.tooltip);
     for (const href of html.match(/href="[^"]*"/g) ?? []) assert.match(href, /^href="command:piContext\./, href);
     assert.doesNotMatch(html, /<h[1-6]|<img|<ol|<blockquote|<pre/);
-    assert.ok(visibleText(html).includes(visibleText(render(markdownText(NAME)))));
-    assert.ok(visibleText(html).includes("name # Injected heading"), "the name's words are all shown");
+    // the name as VS Code shows it (theme icons on): its `$(alert)` is text, not an icon (trial 6)
+    const shown = hoverText(v.tooltip);
+    assert.ok(shown.includes(hoverText(themeIconMarkdownText(NAME))));
+    assert.ok(hoverText(themeIconMarkdownText(NAME)).includes("$(alert) | pipe"));
+    assert.doesNotMatch(hoverText(themeIconMarkdownText(NAME)), /<icon /);
+    assert.ok(shown.includes("name # Injected heading"), "the name's words are all shown");
   });
 
   it("the tree tooltip: label, text, model and a summary with a fence in it stay text / code", () => {
@@ -118,7 +142,12 @@ describe("untrusted text in Markdown renders as text", () => {
       const md = treeTooltipMarkdown(nodeDisplay(model, id, s), model, undefined, "en-US");
       const html = render(md);
       assert.doesNotMatch(html, /<a |<h[1-6]|<img|<ol|<blockquote/, `${id}: ${html}`);
-      if (id === "u") assert.ok(visibleText(html).includes(flat("[click](command:workbench.action.terminal.new)")));
+      if (id === "u") {
+        assert.ok(visibleText(html).includes(flat("[click](command:workbench.action.terminal.new)")));
+        // the label keeps its `$(alert)` as text in VS Code's hover (theme icons on); only our `$(tag)` is an icon
+        assert.ok(hoverText(md).includes("$(alert) | pipe"), hoverText(md));
+        assert.doesNotMatch(hoverText(md).replace("<icon tag>", ""), /<icon /, hoverText(md));
+      }
       if (id === "c") {
         assert.equal((html.match(/<pre>/g) ?? []).length, 1, "one code block holds the whole summary");
         assert.match(html, /\[x\]\(https:\/\/evil\.example\)/);
@@ -156,6 +185,42 @@ describe("untrusted text in Markdown renders as text", () => {
         const html = render(`prefix ${markdownText(text)} suffix`);
         assert.doesNotMatch(html, /<(a|h[1-6]|img|ol|ul|blockquote|pre|code|em|strong|del|table|hr|br)\b/, html);
         assert.equal(visibleText(html), flat(`prefix ${text} suffix`));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("themeIconMarkdownText over generated strings: no markup and no icon in VS Code's hover, same visible text", () => {
+    const piece = fc.oneof(
+      fc.constantFrom(
+        ...HOSTILE,
+        "$(zap)",
+        "\\$(zap)",
+        "\\\\$(bug)",
+        "$(sync~spin)",
+        "$(echo hi)",
+        "$5 (x)",
+        "$(",
+        ")",
+        "\\",
+        "$",
+      ),
+      fc.string({ maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (parts) => {
+        const text = parts
+          .join("")
+          .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, " ");
+        const md = `prefix ${themeIconMarkdownText(text)} suffix`;
+        assert.doesNotMatch(render(md), /<(a|h[1-6]|img|ol|ul|blockquote|pre|code|em|strong|del|table|hr|br)\b/);
+        const shown = hoverText(md);
+        assert.doesNotMatch(shown, /<icon /, shown);
+        // the one loss, as VS Code's own escapeIcons: a `\$(name)` written in the text shows as `$(name)`
+        const expected = flat(`prefix ${text} suffix`).replace(ICON, (m, escaped: string | undefined) =>
+          escaped ? m.slice(1) : m,
+        );
+        assert.equal(shown, expected);
       }),
       { numRuns: 3000 },
     );
