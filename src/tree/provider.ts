@@ -266,8 +266,11 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
     item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}${health ? ".problem" : ""}`;
     const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}`;
+    // read out as text: the session's control characters and bidi overrides as their visible escape
     item.accessibilityInformation = {
-      label: `${branch ? vscode.l10n.t("start of a branch of {0}, ", pluralText(size, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))) : ""}${d.error ? vscode.l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}${d.label ? vscode.l10n.t(", label {0}", d.label) : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
+      label: visibleText(
+        `${branch ? vscode.l10n.t("start of a branch of {0}, ", pluralText(size, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))) : ""}${d.error ? vscode.l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}${d.label ? vscode.l10n.t(", label {0}", d.label) : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
+      ),
       role: "treeitem",
     };
     if (d.hasSummary)
@@ -309,7 +312,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
         tooltip.appendMarkdown(
           vscode.l10n.t("$(note) **Replaced in the context** by context edit `{0}`; pi sends instead: ", edit.editId),
         );
-        tooltip.appendText(edit.note ?? "");
+        tooltip.appendText(visibleText(edit.note ?? ""));
       }
       if (pending)
         tooltip.appendMarkdown(
