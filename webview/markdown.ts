@@ -7,6 +7,7 @@
 import DOMPurify from "dompurify";
 import { marked } from "marked";
 import * as l10n from "@vscode/l10n";
+import { visibleText } from "../src/shared/untrusted";
 
 const FILE_BLOCK = /<(read-files|modified-files)>\n?([\s\S]*?)\n?<\/\1>/g;
 
@@ -52,10 +53,15 @@ export function renderMarkdown(markdown: string): DocumentFragment {
   return fragment.cloneNode(true) as DocumentFragment;
 }
 
+/**
+ * The sanitised fragment of one markdown text, its text shown as text everywhere else is:
+ * control characters and bidi overrides as their visible `\uXXXX` (`visibleText`), also in the
+ * titles that hold a link's target.
+ */
 function sanitise(markdown: string): DocumentFragment {
   hook();
   const html = marked.parse(fileBlocksToMarkdown(markdown), { async: false, gfm: true, breaks: false }) as string;
-  return DOMPurify.sanitize(html, {
+  const fragment = DOMPurify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     USE_PROFILES: { html: true },
     FORBID_TAGS: [
@@ -80,4 +86,13 @@ function sanitise(markdown: string): DocumentFragment {
     ],
     FORBID_ATTR: ["style", "class", "id", "srcset", "src", "action", "formaction"],
   });
+  const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.nodeValue ?? "";
+    const shown = visibleText(text);
+    if (shown !== text) node.nodeValue = shown;
+  }
+  for (const el of fragment.querySelectorAll("[title]"))
+    el.setAttribute("title", visibleText(el.getAttribute("title") ?? ""));
+  return fragment;
 }
