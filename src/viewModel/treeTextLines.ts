@@ -22,7 +22,8 @@ export function plainText(line: string): string {
     return `\u0000${code.length - 1}\u0000`;
   });
   s = s.replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+(\[[ xX]\]\s+)?|\d+[.)]\s+)/, "");
-  s = s.replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/\[([^\]]+)\]\([^)\s]*\)/g, "$1");
+  // the link's own brackets only: a `[` before it (`\u001b[31m`, `a[0]`) is the user's text
+  s = s.replace(/!\[([^[\]]*)\]\([^)]*\)/g, "$1").replace(/\[([^[\]]+)\]\([^)\s]*\)/g, "$1");
   s = s.replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, "$2").replace(/~~(?=\S)(.+?)(?<=\S)~~/g, "$1");
   s = s.replace(
     /(^|[^\w*])\*(?=[^\s*])([^*]*?[^\s*])?\*(?![\w*])/g,

@@ -116,6 +116,11 @@ describe("tree texts: rows", () => {
     assert.equal(plainText("- [x] done *it* now"), "done it now");
     assert.equal(plainText("snake_case_name and 2 * 3 * 4 and a*b*c"), "snake_case_name and 2 * 3 * 4 and a*b*c");
     assert.equal(plainText("see [docs](http://x) and `a*b*` is _em_ ~~x~~"), "see docs and a*b* is em x");
+    // a `[` before a link is the user's text, not the link's (trial 6: "\u001b[31mRED … [x](…)" lost both)
+    assert.equal(
+      plainText("\u001b[31mRED\u001b[0m then [x](command:workbench.action.quit) and a[0] ![img](u) **b**"),
+      "\u001b[31mRED\u001b[0m then x and a[0] img b",
+    );
     assert.deepEqual(
       [plural(1, "entry"), plural(2, "entry"), plural(1234, "message"), plural(0, "key")],
       ["1 entry", "2 entries", "1,234 messages", "0 keys"],
