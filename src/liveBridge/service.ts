@@ -17,7 +17,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { afterActivation } from "../shared/soon";
+import { afterActivation } from "../ui/afterActivation";
 import { isProcessAlive, readAnnouncements, removeAnnouncement, sameFile } from "../bridge/announce";
 import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "../bridge/protocol";
 import type { Analysis } from "../core/rules/analyze";

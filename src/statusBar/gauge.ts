@@ -6,7 +6,7 @@
  */
 
 import * as vscode from "vscode";
-import { afterActivation } from "../shared/soon";
+import { afterActivation } from "../ui/afterActivation";
 import { PRODUCT_NAME } from "../shared/format";
 import * as notify from "../ui/notify";
 import type { Services } from "../services";

@@ -5,7 +5,7 @@
  */
 
 import * as vscode from "vscode";
-import { afterActivation } from "../shared/soon";
+import { afterActivation } from "./afterActivation";
 import type { Services } from "../services";
 
 /** `piContext.sessionState`: `starting` (first scan), `noFolder`, `noSession` (none for the folders), `session`. */

@@ -1,11 +1,11 @@
 /**
- * `afterActivation` (src/shared/soon.ts): the task runs once, after the code on the stack returned
+ * `afterActivation` (src/ui/afterActivation.ts): the task runs once, after the code on the stack returned
  * (not during it), and a disposed task never runs.
  */
 
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { afterActivation } from "../../../src/shared/soon";
+import { afterActivation } from "../../../src/ui/afterActivation";
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
