@@ -15,6 +15,7 @@ import { plural } from "../../../src/shared/format";
 import { describeRecord, entryWords, nodeDisplay } from "../../../src/viewModel/treeText";
 import { plainText, readableError, shortModelName, summaryHeadline } from "../../../src/viewModel/treeTextLines";
 import { formatToolCall } from "../../../src/viewModel/treeTextTools";
+import { summarizedBy } from "../../../src/viewModel/treeTooltip";
 import { FIXTURES } from "../../support/paths";
 
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
@@ -152,6 +153,51 @@ describe("tree texts: rows", () => {
     assert.ok(!("code" in user));
     assert.equal(entryWords(user as EntryRecord), "“Read README.md and NOTES.md and tell me what th…”");
     assert.equal(entryWords(undefined), "the start of the session");
+  });
+});
+
+describe("tree tooltips: which compaction stands for an entry", () => {
+  it("summarizedBy: entries before the latest compaction's firstKeptEntryId, not the kept ones or the summary", () => {
+    const t = "2026-01-01T00:00:00.000Z";
+    const msg = (id: string, parentId: string | null, text: string) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: t,
+      message: { role: "user", content: text, timestamp: 0 },
+    });
+    const lines = [
+      { type: "session", version: 3, id: "s", timestamp: t, cwd: "/w" },
+      msg("u1", null, "one"),
+      msg("u2", "u1", "two"),
+      {
+        type: "compaction",
+        id: "c1",
+        parentId: "u2",
+        timestamp: t,
+        summary: "s1",
+        firstKeptEntryId: "u2",
+        tokensBefore: 9,
+      },
+      msg("u3", "c1", "three"),
+      msg("u4", "u3", "four"),
+      {
+        type: "compaction",
+        id: "c2",
+        parentId: "u4",
+        timestamp: t,
+        summary: "s2",
+        firstKeptEntryId: "u4",
+        tokensBefore: 9,
+      },
+      msg("u5", "c2", "five"),
+    ];
+    const session = SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const model = new SessionTreeModel(session, { filter: "all" });
+    assert.deepEqual(
+      ["u1", "u2", "c1", "u3", "u4", "c2", "u5"].map((id) => summarizedBy(model, id) ?? "-"),
+      ["c2", "c2", "c2", "c2", "-", "-", "-"],
+    );
   });
 });
 
