@@ -160,7 +160,7 @@ export interface SummaryPair {
  * The default pair of the summary diff: like with like — the latest compaction with the previous
  * compaction (what the newer one kept of the older), else the latest two branch summaries. With
  * no two of one kind there is nothing like to compare: the pair is the last two summaries, with a
- * note saying so (the section shows no diff until the user picks a pair).
+ * note saying so (the section shows no diff until the user asks for it: Compare Anyway, or another pair).
  * @param summaries the path's summaries, oldest first (at least two).
  */
 export function defaultSummaryPair(summaries: readonly { type: "compaction" | "branch_summary" }[]): SummaryPair {
@@ -180,6 +180,6 @@ export function defaultSummaryPair(summaries: readonly { type: "compaction" | "b
     fromIndex: summaries.length - 2,
     toIndex: summaries.length - 1,
     like: false,
-    note: `This path has ${what}: no two summaries of one kind to compare. Pick two above to compare them anyway.`,
+    note: `This path has ${what}: no two summaries of one kind to compare. Compare these two anyway, or pick another pair above.`,
   };
 }

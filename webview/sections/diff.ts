@@ -127,8 +127,19 @@ export function renderDiffSection(view: View): HTMLElement {
     h("label", { class: "muted" }, l10n.t("to")),
     toSel,
   );
+  // the pair shown is already selected in both lists, so picking it again changes nothing: a button
+  const anyway = h(
+    "vscode-button",
+    { secondary: true, "data-testid": "diff-anyway", "data-key": "diff-anyway" },
+    l10n.t("Compare Anyway"),
+  );
+  anyway.addEventListener("click", () => {
+    ui.diffFrom = older.entryId;
+    ui.diffTo = newer.entryId;
+    view.saveAndRender();
+  });
   const body = note
-    ? [controls, h("p", { class: "muted diff-note", "data-testid": "diff-note" }, note)]
+    ? [controls, h("p", { class: "muted diff-note", "data-testid": "diff-note" }, note), anyway]
     : [
         controls,
         h("div", { class: "diff-toolbar" }, stats, h("span", { class: "spacer" }), unchanged, openBtn),

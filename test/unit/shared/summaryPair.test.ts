@@ -28,7 +28,7 @@ describe("the summary diff's default pair", () => {
     assert.equal(p.like, false);
     assert.equal(
       p.note,
-      "This path has one compaction summary and one branch summary: no two summaries of one kind to compare. Pick two above to compare them anyway.",
+      "This path has one compaction summary and one branch summary: no two summaries of one kind to compare. Compare these two anyway, or pick another pair above.",
     );
     assert.deepEqual([p.fromIndex, p.toIndex], [0, 1]);
   });
