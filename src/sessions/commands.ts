@@ -162,7 +162,8 @@ async function selectSession(services: Services): Promise<void> {
       items.push({
         label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${iconLabelText(row.label)}`,
         description: iconLabelText(row.description),
-        detail: iconLabelText(row.detail),
+        // the session's texts escaped; the folder's icon is ours (only "current · " can come before it)
+        detail: iconLabelText(row.detail).replace(/^((?:current · )?)\\\$\(folder\) /, "$1$(folder) "),
         file: row.file,
       });
     if (rows.length === 0 && done) {
