@@ -13,7 +13,7 @@ import { cwdMatches, listingDirs, sessionDirCandidates } from "../core/read/loca
 import type { SessionInfo } from "../core/read/sessionInfo";
 import { getAgentDir, resolveSettings } from "../core/rules/settings";
 import { sessionLabel } from "../core/rules/sessionLabel";
-import { familyRows, sessionPickRows } from "../viewModel/sessionPicker";
+import { familyRows, pickRowDetail, PLAIN_DETAIL, sessionPickRows } from "../viewModel/sessionPicker";
 import { checkFlags, parseArgs, stringFlag, type CliCommand } from "./args";
 
 export const SESSIONS_USAGE = `pi-context sessions [--cwd DIR] [--all] [--json] [--agent-dir DIR]`;
@@ -98,7 +98,7 @@ export const sessionsCommand: CliCommand = async (argv, out) => {
   const rows = sessionPickRows(infos, { nowMs: Date.now(), locale: "en-US" });
   for (const row of rows) {
     out(safe(`${row.label}  (${row.description})`));
-    out(safe(`    ${row.detail.replace(/\$\([a-z-]+\) /g, "")}`));
+    out(safe(`    ${pickRowDetail(row.detail, PLAIN_DETAIL)}`));
     out(safe(`    ${row.file}`));
   }
   return 0;

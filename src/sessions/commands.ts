@@ -15,7 +15,7 @@ import { normalizeSessionName } from "../core/rules/sessionLabel";
 import type { Services } from "../services";
 import * as notify from "../ui/notify";
 import { iconLabelText } from "../shared/untrusted";
-import { followRow, PICKER_FIRST_ROWS, projectFolderLabel, sessionPickRows } from "./picker";
+import { followRow, PICKER_FIRST_ROWS, pickRowDetail, projectFolderLabel, sessionPickRows } from "./picker";
 
 interface SessionItem extends vscode.QuickPickItem {
   file?: string;
@@ -162,8 +162,8 @@ async function selectSession(services: Services): Promise<void> {
       items.push({
         label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${iconLabelText(row.label)}`,
         description: iconLabelText(row.description),
-        // the session's texts escaped; the folder's icon is ours (only "current · " can come before it)
-        detail: iconLabelText(row.detail).replace(/^((?:current · )?)\\\$\(folder\) /, "$1$(folder) "),
+        // the session's texts escaped ($(name) in them stays text); the folder's icon is ours
+        detail: pickRowDetail(row.detail, { text: iconLabelText, folderIcon: "$(folder) " }),
         file: row.file,
       });
     if (rows.length === 0 && done) {

@@ -17,10 +17,43 @@ export interface SessionPickRow {
   /** pi's label, after `↳ ` (indented by depth) for a fork or clone. */
   label: string;
   description: string;
-  detail: string;
+  /**
+   * The detail line as parts, in order: "current" (the session shown now), the project folder
+   * (shown with a folder icon where the surface has icons: {@link pickRowDetail}), then the texts the
+   * filter should match. Every part is plain session text, never icon or markup syntax.
+   */
+  detail: SessionPickDetail;
   current: boolean;
   /** Family depth (0 = a root). */
   depth: number;
+}
+
+/** The parts of a {@link SessionPickRow}'s detail line (see there). */
+export interface SessionPickDetail {
+  current: boolean;
+  /** The project folder's name, when it helps ({@link projectFolderLabel}). */
+  folder?: string;
+  /** The rest, joined with ` · ` (first message of a named session, models, start, file name). */
+  rest: string;
+}
+
+/** The detail's surface for plain text (the CLI): session text as it is, no folder icon. */
+export const PLAIN_DETAIL = { text: (s: string): string => s, folderIcon: "" } as const;
+
+/**
+ * A row's detail line for one surface: `text` renders session text (VS Code: `iconLabelText`, so a
+ * `$(name)` in it stays text), `folderIcon` what goes before the folder's name (VS Code: `$(folder) `,
+ * the CLI: nothing). Parts are joined with ` · `.
+ */
+export function pickRowDetail(
+  detail: SessionPickDetail,
+  surface: { text: (s: string) => string; folderIcon: string },
+): string {
+  const parts: string[] = [];
+  if (detail.current) parts.push("current");
+  if (detail.folder) parts.push(`${surface.folderIcon}${surface.text(detail.folder)}`);
+  if (detail.rest) parts.push(surface.text(detail.rest));
+  return parts.join(" · ");
 }
 
 /**
@@ -247,7 +280,7 @@ const rowTexts = new WeakMap<
     locale: string | undefined;
     label: string;
     sizeAndCount: string;
-    detail: string;
+    detail: SessionPickDetail;
     /** The write time as a date, once needed (a session older than two weeks shows it as its age). */
     mtime?: string;
   }
@@ -258,14 +291,12 @@ function buildRowTexts(
   current: boolean,
   folder: string | undefined,
   locale: string | undefined,
-): { label: string; sizeAndCount: string; detail: string } {
+): { label: string; sizeAndCount: string; detail: SessionPickDetail } {
   const messages = s.complete
     ? pluralText(s.messageCount, l10n.t("{0} message"), l10n.t("{0} messages"))
     : l10n.t("counting…");
   const created = s.created ? Date.parse(s.created) : NaN;
-  const detail = [
-    current ? "current" : undefined,
-    folder ? `$(folder) ${folder}` : undefined,
+  const rest = [
     isNamed(s) && s.firstMessage ? oneLine(s.firstMessage, 60) : undefined,
     s.models.length > 0 ? s.models.join(", ") : undefined,
     Number.isFinite(created) ? `started ${formatDateTime(created, locale)}` : undefined,
@@ -273,6 +304,7 @@ function buildRowTexts(
   ]
     .filter(Boolean)
     .join(" · ");
+  const detail: SessionPickDetail = { current, ...(folder ? { folder } : {}), rest };
   return { label: sessionLabel(s), sizeAndCount: `${formatBytes(s.size)} · ${messages}`, detail };
 }
 

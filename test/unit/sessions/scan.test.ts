@@ -11,7 +11,15 @@ import { describe, it } from "node:test";
 import { encodeSessionDirName } from "../../../src/core/read/locate";
 import type { SessionInfo } from "../../../src/core/read/sessionInfo";
 import { parseHeaderProbe, planFolders, resolveAgentDir, SessionScanner } from "../../../src/sessions/scan";
-import { followRow, formatAge, formatBytes, projectFolderLabel, sessionPickRows } from "../../../src/sessions/picker";
+import {
+  followRow,
+  formatAge,
+  formatBytes,
+  pickRowDetail,
+  PLAIN_DETAIL as PLAIN,
+  projectFolderLabel,
+  sessionPickRows,
+} from "../../../src/sessions/picker";
 import { formatDateTime, formatGaugeTokens, formatWindowTokens, plural } from "../../../src/shared/format";
 
 function tmp(): string {
@@ -263,7 +271,7 @@ describe("Select Session rows", () => {
       file: "/d/a.jsonl",
       label: "Refactor",
       description: "5 min ago · 2.0 KB · 12 messages",
-      detail: "please refactor the parser · openai/gpt-5 · a.jsonl",
+      detail: { current: false, rest: "please refactor the parser · openai/gpt-5 · a.jsonl" },
       current: false,
       depth: 0,
     });
@@ -274,7 +282,7 @@ describe("Select Session rows", () => {
     const b = rows[3]!;
     assert.equal(b.label, "fix  the bug"); // pi: each control character becomes a space, no collapsing
     assert.equal(b.current, true);
-    assert.match(b.detail, /^current · started May 29, 2026, .* · b\.jsonl$/);
+    assert.match(pickRowDetail(b.detail, PLAIN), /^current · started May 29, 2026, .* · b\.jsonl$/);
   });
 
   it("forks and clones under their parent (pi's /resume threads), families ordered by their newest write", () => {
@@ -335,8 +343,9 @@ describe("Select Session rows", () => {
         folderName: (s) => projectFolderLabel(s.cwd, [], "/home/u"),
       },
     );
-    assert.equal(rows[0]!.detail, "$(folder) ~/code/app · a.jsonl");
-    assert.equal(rows[1]!.detail, "$(folder) /srv/other · b.jsonl");
+    const ICONS = { text: (t: string) => t, folderIcon: "$(folder) " };
+    assert.equal(pickRowDetail(rows[0]!.detail, ICONS), "$(folder) ~/code/app · a.jsonl");
+    assert.equal(pickRowDetail(rows[1]!.detail, ICONS), "$(folder) /srv/other · b.jsonl");
     const two = [
       { name: "app", path: "/home/u/code/app" },
       { name: "lib", path: "/home/u/code/lib" },

@@ -8,7 +8,15 @@ import fc from "fast-check";
 import { newestFirst } from "../../../src/core/read/catalog";
 import type { SessionInfo } from "../../../src/core/read/sessionInfo";
 import { DATE_TIME_OPTIONS, formatDateTime } from "../../../src/shared/format";
-import { familyRows, PICKER_FIRST_ROWS, sessionPickRows, type FamilyRow } from "../../../src/viewModel/sessionPicker";
+import { iconLabelText } from "../../../src/shared/untrusted";
+import {
+  familyRows,
+  PICKER_FIRST_ROWS,
+  pickRowDetail,
+  PLAIN_DETAIL as PLAIN,
+  sessionPickRows,
+  type FamilyRow,
+} from "../../../src/viewModel/sessionPicker";
 
 const info = (file: string, mtimeMs: number, parentSession?: string): SessionInfo => ({
   file,
@@ -171,19 +179,27 @@ describe("Select Session rows at scale", () => {
     const s = { ...info("/d/a.jsonl", now - 30 * 86400_000), created: "2026-10-01T10:00:00.000Z" };
     const first = sessionPickRows([s], { nowMs: now, locale: "en-US" })[0]!;
     assert.equal(first.description, `${formatDateTime(s.mtimeMs, "en-US")} · 100 B · 1 message`);
-    assert.doesNotMatch(first.detail, /current/);
+    assert.doesNotMatch(pickRowDetail(first.detail, PLAIN), /current/);
     const again = sessionPickRows([s], { nowMs: now + 1000, locale: "en-US" })[0]!;
     assert.deepEqual(again, first);
     const current = sessionPickRows([s], { nowMs: now, locale: "en-US", currentFile: "/d/a.jsonl" })[0]!;
-    assert.match(current.detail, /^current · /);
+    assert.match(pickRowDetail(current.detail, PLAIN), /^current · /);
     const de = sessionPickRows([s], { nowMs: now, locale: "de" })[0]!;
     assert.equal(de.description, `${formatDateTime(s.mtimeMs, "de")} · 100 B · 1 message`);
     assert.match(
-      de.detail,
+      pickRowDetail(de.detail, PLAIN),
       new RegExp(`started ${formatDateTime(Date.parse(s.created), "de").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
     );
     const folder = sessionPickRows([s], { nowMs: now, locale: "de", folderName: () => "app" })[0]!;
-    assert.match(folder.detail, /^\$\(folder\) app · /);
+    assert.equal(folder.detail.folder, "app");
+    assert.match(pickRowDetail(folder.detail, { text: (t) => t, folderIcon: "$(folder) " }), /^\$\(folder\) app · /);
+    // session text that looks like an icon stays text on every surface; only the folder's icon is drawn
+    const iconish = { ...s, name: "n", firstMessage: "$(zap) run it", file: "/d/$(x) b.jsonl" };
+    const row = sessionPickRows([iconish], { nowMs: now, locale: "en-US", folderName: () => "$(repo) app" })[0]!;
+    assert.match(pickRowDetail(row.detail, PLAIN), /^\$\(repo\) app · \$\(zap\) run it · .* · \$\(x\) b\.jsonl$/);
+    const shown = pickRowDetail(row.detail, { text: iconLabelText, folderIcon: "$(folder) " });
+    assert.match(shown, /^\$\(folder\) \\\$\(repo\) app · \\\$\(zap\) run it · /);
+    assert.equal(shown.match(/(?<!\\)\$\(/g)?.length, 1, shown);
     // a newer object for the same file (the catalog read it again) gets its own texts
     const grown = sessionPickRows([{ ...s, size: 5000, messageCount: 3 }], { nowMs: now, locale: "de" })[0]!;
     assert.match(grown.description, / · 4\.9 KB · 3 messages$/);
