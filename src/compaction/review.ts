@@ -10,34 +10,12 @@ import * as vscode from "vscode";
 import type { CompactionDraft, CompactionPlan, DraftReview } from "../core/flows/compact";
 import { preparationLostItems, type LostReport } from "../core/rules/lostItems";
 import { formatCount } from "../shared/format";
-import { markdownText, visibleText } from "../shared/untrusted";
+import { visibleText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 import { setVirtualDocument, SUMMARY_SCHEME } from "../ui/summaryDocuments";
-import { keepInstructions, lostKindTitle, lostSummary } from "../viewModel/lostItems";
+import { keepInstructions, lostMarkdown, lostSummary } from "../viewModel/lostItems";
 
 let counter = 0;
-
-/** The lost items as a markdown document (each with the entry it came from). */
-export function lostMarkdown(report: LostReport, title: string): string {
-  const lines = [`# ${title}`, "", lostSummary(report.totals), ""];
-  for (const kind of ["path", "command", "identifier", "number"] as const) {
-    const items = report.items.filter((i) => i.kind === kind);
-    if (!items.length) continue;
-    lines.push(`## ${lostKindTitle(kind)} (${items.length})`, "");
-    for (const i of items)
-      lines.push(
-        vscode.l10n.t(
-          "- `{0}` — entry {1}{2}",
-          visibleText(i.text).replace(/`/g, "'"),
-          markdownText(i.entryId),
-          i.count > 1 ? `, ${formatCount(i.count)}×` : "",
-        ),
-      );
-    lines.push("");
-  }
-  if (report.truncated) lines.push(vscode.l10n.t("_The summarized range was too long to scan completely._"), "");
-  return lines.join("\n");
-}
 
 /** Instructions for the next attempt: the user's own (if any), then the ask to keep the lost items. */
 function withKeep(plan: CompactionPlan, report: LostReport): string {

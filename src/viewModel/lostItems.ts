@@ -5,7 +5,8 @@
 
 import { LOST_KINDS, type LostKind, type LostReport } from "../core/rules/lostItems";
 import { LOST_ITEMS_SHOWN, type LostModel } from "../shared/protocol";
-import { pluralText } from "../shared/format";
+import { formatCount, pluralText } from "../shared/format";
+import { markdownText, visibleText } from "../shared/untrusted";
 import * as l10n from "@vscode/l10n";
 
 /** `3 file paths`, `1 command`, … in the user's language (each form its own string). */
@@ -88,4 +89,31 @@ export function keepInstructions(report: LostReport | LostModel, max = 40): stri
   if (items.length === 0) return "";
   // sent to the summarizer with its English prompt: stays English
   return `Keep these verbatim in the summary: ${items.join(", ")}${report.items.length > max ? ", …" : ""}.`;
+}
+
+/**
+ * The lost items as a Markdown document (each with the entry it came from), for the compaction
+ * review's "show what would be lost". Items are session text: control characters and bidi
+ * overrides become their visible escape inside each item's code span (a backtick becomes `'`),
+ * entry ids are Markdown-escaped.
+ */
+export function lostMarkdown(report: LostReport, title: string): string {
+  const lines = [`# ${title}`, "", lostSummary(report.totals), ""];
+  for (const kind of ["path", "command", "identifier", "number"] as const) {
+    const items = report.items.filter((i) => i.kind === kind);
+    if (!items.length) continue;
+    lines.push(`## ${lostKindTitle(kind)} (${items.length})`, "");
+    for (const i of items)
+      lines.push(
+        l10n.t(
+          "- `{0}` — entry {1}{2}",
+          visibleText(i.text).replace(/`/g, "'"),
+          markdownText(i.entryId),
+          i.count > 1 ? `, ${formatCount(i.count)}×` : "",
+        ),
+      );
+    lines.push("");
+  }
+  if (report.truncated) lines.push(l10n.t("_The summarized range was too long to scan completely._"), "");
+  return lines.join("\n");
 }
