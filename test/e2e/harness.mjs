@@ -457,6 +457,29 @@ export async function chooseFromContextMenu(page, row, itemText, opts = {}) {
   }
 }
 
+/**
+ * Hover `row` until its tooltip containing `text` shows (moving away first, so each try is a new
+ * hover: a tree row's tooltip is resolved on hover and can come after the first one).
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} row
+ * @param {string} text part of the tooltip
+ * @returns {Promise<import('playwright-core').Locator>} the hover
+ */
+export async function hoverRow(page, row, text, timeoutMs = 20_000) {
+  const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: text }).first();
+  await waitUntil(
+    async () => {
+      await page.mouse.move(5, 5);
+      await row.hover();
+      await page.waitForTimeout(1200);
+      return hover.isVisible();
+    },
+    timeoutMs,
+    "the row's tooltip",
+  );
+  return hover;
+}
+
 /** The visible rows of the tree in a view pane, by pane title. */
 export async function treeRows(page, title) {
   const pane = await viewPane(page, title);

@@ -6,47 +6,10 @@
 // the same as in English, strings the bundle lacks stay English, and a `</script>` inside a
 // translation does not end the data block. Screenshot: test-results/e2e/l10n-panel-de.png.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { launchChromium } from "../../scripts/browser.mjs";
-import { repoRoot, screenshot } from "./harness.mjs";
-
-const require = createRequire(import.meta.url);
-const out = (p) => require(path.join(repoRoot, "out", "src", p));
-const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
-const ORIGIN = "http://panel.test";
-
-/** The panel state of long.jsonl, as the host builds it (English: the host's words are not what is tested). */
-async function panelState() {
-  const { SessionFile } = out("core/read/session.js");
-  const { analyzeLoaded } = out("core/rules/analyze.js");
-  const { buildPanelState } = out("viewModel/panelState.js");
-  const file = path.join(FIXTURE, "long.jsonl");
-  const session = await SessionFile.open(file);
-  const analysis = analyzeLoaded(session, { agentDir: path.join(FIXTURE, "long.agent"), projectSettings: "never" });
-  return buildPanelState({ file, session, analysis, pinned: true, updatedAt: Date.now() });
-}
-
-/** The document of src/panel/html.ts without the CSP (the page is served by route, not the webview scheme). */
-function page(bundle) {
-  const block = bundle
-    ? `<script type="application/json" id="pi-context-l10n">${JSON.stringify(bundle).replace(/</g, "\\u003c")}</script>\n`
-    : "";
-  return `<!DOCTYPE html>
-<html lang="de"><head><meta charset="UTF-8">
-<link rel="stylesheet" href="${ORIGIN}/dist/webview/codicon.css" id="vscode-codicon-stylesheet">
-<link rel="stylesheet" href="${ORIGIN}/dist/webview/panel.css">
-</head><body data-host="panel">
-<div id="app" role="main"><p class="loading">Loading…</p></div>
-${block}<script>
-window.__sent = [];
-window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__sent.push(m), getState: () => undefined, setState: () => {} });
-</script>
-<script type="module" src="${ORIGIN}/dist/webview/main.js"></script>
-</body></html>`;
-}
+import { screenshot } from "./harness.mjs";
+import { longPanelState, renderPanel } from "./webviewPage.mjs";
 
 const GERMAN = {
   "Context window": "Kontextfenster",
@@ -69,23 +32,9 @@ describe("panel webview: localised by the bundle in its document", () => {
   });
 
   async function render(bundle) {
-    const state = await panelState();
-    const ctx = await browser.newContext({ viewport: { width: 900, height: 1100 } });
-    const p = await ctx.newPage();
-    const errors = [];
-    p.on("pageerror", (e) => errors.push(String(e)));
-    await p.route(`${ORIGIN}/**`, (route) => {
-      const url = new URL(route.request().url());
-      if (url.pathname === "/") return route.fulfill({ contentType: "text/html", body: page(bundle) });
-      const file = path.join(repoRoot, decodeURIComponent(url.pathname));
-      const type = file.endsWith(".js") ? "text/javascript" : file.endsWith(".css") ? "text/css" : undefined;
-      return route.fulfill({ body: readFileSync(file), ...(type ? { contentType: type } : {}) });
-    });
-    await p.goto(`${ORIGIN}/`);
-    await p.waitForFunction(() => window.__sent.some((m) => m.type === "ready"));
-    await p.evaluate((s) => window.postMessage({ type: "state", state: s }, "*"), state);
-    await p.waitForSelector(".gauge");
-    return { p, ctx, state, errors };
+    // English state: the host's words are not what is tested
+    const state = await longPanelState({ pinned: true });
+    return { ...(await renderPanel(browser, state, { bundle, lang: "de" })), state };
   }
 
   it("German texts where the bundle has them, English elsewhere, the same numbers", async () => {

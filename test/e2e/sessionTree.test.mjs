@@ -13,6 +13,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import {
   chooseFromContextMenu,
+  hoverRow,
   outputPanelText,
   privateProject,
   repoRoot,
@@ -327,17 +328,7 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
       "plain text, no markdown markers",
     );
     const row = (await treeRows(page, "Pi Session")).filter({ hasText: "Error 400:" }).first();
-    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "The request failed" }).first();
-    await waitUntil(
-      async () => {
-        await page.mouse.move(5, 5);
-        await row.hover();
-        await page.waitForTimeout(1200);
-        return hover.isVisible();
-      },
-      20_000,
-      "the row's tooltip",
-    );
+    const hover = await hoverRow(page, row, "The request failed");
     assert.match(
       (await hover.innerText()).replace(/\u00a0/g, " "),
       /max_tokens. must be greater than .thinking\.budget_tokens/,
@@ -371,17 +362,7 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
     );
     const row = (await treeRows(page, "Pi Session")).filter({ hasText: "icons stay text" }).first();
     await waitUntil(async () => (await row.count()) > 0 && row.isVisible(), 30_000, "the row");
-    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "icons stay text" }).first();
-    await waitUntil(
-      async () => {
-        await page.mouse.move(5, 5);
-        await row.hover();
-        await page.waitForTimeout(1200);
-        return hover.isVisible();
-      },
-      20_000,
-      "the row's tooltip",
-    );
+    const hover = await hoverRow(page, row, "icons stay text");
     const text = (await hover.innerText()).replace(/\u00a0/g, " ");
     assert.match(text, /icons stay text \$\(zap\) and \$\(bug\) here/, text);
     assert.equal(await hover.locator(".codicon-zap, .codicon-bug").count(), 0, "no icon drawn from the session's text");
