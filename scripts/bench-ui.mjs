@@ -26,7 +26,7 @@
 // ≤ 0.5 s beyond the open — add `timeCommand(page, "<their command title>", <their ready locator>)`
 // rows below, next to "panel open".
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import {
@@ -234,6 +234,7 @@ async function main() {
   });
   if (!existsSync(BIG)) {
     execFileSync("npm", ["run", "compile"], { cwd: repoRoot, stdio: "inherit" });
+    mkdirSync(path.dirname(BIG), { recursive: true }); // a fresh clone has no bench-data/
     execFileSync(
       process.execPath,
       ["-e", `require("./out/test/bench/generate.js").generateSession(${JSON.stringify(BIG)}, 128, "text")`],
