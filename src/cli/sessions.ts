@@ -98,7 +98,7 @@ export const sessionsCommand: CliCommand = async (argv, out) => {
   const rows = sessionPickRows(infos, { nowMs: Date.now(), locale: "en-US" });
   for (const row of rows) {
     out(safe(`${row.label}  (${row.description})`));
-    out(safe(`    ${pickRowDetail(row.detail, PLAIN_DETAIL)}`));
+    out(safe(`    ${pickRowDetail(row, PLAIN_DETAIL)}`));
     out(safe(`    ${row.file}`));
   }
   return 0;

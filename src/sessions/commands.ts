@@ -163,7 +163,7 @@ async function selectSession(services: Services): Promise<void> {
         label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${iconLabelText(row.label)}`,
         description: iconLabelText(row.description),
         // the session's texts escaped ($(name) in them stays text); the folder's icon is ours
-        detail: pickRowDetail(row.detail, { text: iconLabelText, folderIcon: "$(folder) " }),
+        detail: pickRowDetail(row, { text: iconLabelText, folderIcon: "$(folder) " }),
         file: row.file,
       });
     if (rows.length === 0 && done) {

@@ -99,7 +99,7 @@ export function keepInstructions(report: LostReport | LostModel, max = 40): stri
  */
 export function lostMarkdown(report: LostReport, title: string): string {
   const lines = [`# ${title}`, "", lostSummary(report.totals), ""];
-  for (const kind of ["path", "command", "identifier", "number"] as const) {
+  for (const kind of LOST_KINDS) {
     const items = report.items.filter((i) => i.kind === kind);
     if (!items.length) continue;
     lines.push(`## ${lostKindTitle(kind)} (${items.length})`, "");

@@ -18,9 +18,9 @@ export interface SessionPickRow {
   label: string;
   description: string;
   /**
-   * The detail line as parts, in order: "current" (the session shown now), the project folder
-   * (shown with a folder icon where the surface has icons: {@link pickRowDetail}), then the texts the
-   * filter should match. Every part is plain session text, never icon or markup syntax.
+   * The detail line as parts: the project folder (shown with a folder icon where the surface has
+   * icons), then the texts the filter should match; {@link pickRowDetail} puts "current" before
+   * them for the current row. Every part is plain session text, never icon or markup syntax.
    */
   detail: SessionPickDetail;
   current: boolean;
@@ -30,7 +30,6 @@ export interface SessionPickRow {
 
 /** The parts of a {@link SessionPickRow}'s detail line (see there). */
 export interface SessionPickDetail {
-  current: boolean;
   /** The project folder's name, when it helps ({@link projectFolderLabel}). */
   folder?: string;
   /** The rest, joined with ` · ` (first message of a named session, models, start, file name). */
@@ -41,16 +40,17 @@ export interface SessionPickDetail {
 export const PLAIN_DETAIL = { text: (s: string): string => s, folderIcon: "" } as const;
 
 /**
- * A row's detail line for one surface: `text` renders session text (VS Code: `iconLabelText`, so a
- * `$(name)` in it stays text), `folderIcon` what goes before the folder's name (VS Code: `$(folder) `,
- * the CLI: nothing). Parts are joined with ` · `.
+ * A row's detail line for one surface, "current" first for the current row: `text` renders session
+ * text (VS Code: `iconLabelText`, so a `$(name)` in it stays text), `folderIcon` what goes before the
+ * folder's name (VS Code: `$(folder) `, the CLI: nothing). Parts are joined with ` · `.
  */
 export function pickRowDetail(
-  detail: SessionPickDetail,
+  row: Pick<SessionPickRow, "current" | "detail">,
   surface: { text: (s: string) => string; folderIcon: string },
 ): string {
+  const { detail } = row;
   const parts: string[] = [];
-  if (detail.current) parts.push("current");
+  if (row.current) parts.push("current");
   if (detail.folder) parts.push(`${surface.folderIcon}${surface.text(detail.folder)}`);
   if (detail.rest) parts.push(surface.text(detail.rest));
   return parts.join(" · ");
@@ -254,8 +254,8 @@ export function sessionPickRows(
     // the texts of an info object that did not change are reused (the picker re-renders as the
     // listing fills in; the catalog hands out the same object while a file is unchanged)
     let texts = rowTexts.get(s);
-    if (!texts || texts.current !== current || texts.folder !== folder || texts.locale !== options.locale) {
-      texts = { current, folder, locale: options.locale, ...buildRowTexts(s, current, folder, options.locale) };
+    if (!texts || texts.folder !== folder || texts.locale !== options.locale) {
+      texts = { folder, locale: options.locale, ...buildRowTexts(s, folder, options.locale) };
       rowTexts.set(s, texts);
     }
     const t = texts;
@@ -275,7 +275,6 @@ export function sessionPickRows(
 const rowTexts = new WeakMap<
   SessionInfo,
   {
-    current: boolean;
     folder: string | undefined;
     locale: string | undefined;
     label: string;
@@ -288,7 +287,6 @@ const rowTexts = new WeakMap<
 
 function buildRowTexts(
   s: SessionInfo,
-  current: boolean,
   folder: string | undefined,
   locale: string | undefined,
 ): { label: string; sizeAndCount: string; detail: SessionPickDetail } {
@@ -304,7 +302,7 @@ function buildRowTexts(
   ]
     .filter(Boolean)
     .join(" · ");
-  const detail: SessionPickDetail = { current, ...(folder ? { folder } : {}), rest };
+  const detail: SessionPickDetail = { ...(folder ? { folder } : {}), rest };
   return { label: sessionLabel(s), sizeAndCount: `${formatBytes(s.size)} · ${messages}`, detail };
 }
 

@@ -271,7 +271,7 @@ describe("Select Session rows", () => {
       file: "/d/a.jsonl",
       label: "Refactor",
       description: "5 min ago · 2.0 KB · 12 messages",
-      detail: { current: false, rest: "please refactor the parser · openai/gpt-5 · a.jsonl" },
+      detail: { rest: "please refactor the parser · openai/gpt-5 · a.jsonl" },
       current: false,
       depth: 0,
     });
@@ -282,7 +282,7 @@ describe("Select Session rows", () => {
     const b = rows[3]!;
     assert.equal(b.label, "fix  the bug"); // pi: each control character becomes a space, no collapsing
     assert.equal(b.current, true);
-    assert.match(pickRowDetail(b.detail, PLAIN), /^current · started May 29, 2026, .* · b\.jsonl$/);
+    assert.match(pickRowDetail(b, PLAIN), /^current · started May 29, 2026, .* · b\.jsonl$/);
   });
 
   it("forks and clones under their parent (pi's /resume threads), families ordered by their newest write", () => {
@@ -344,8 +344,8 @@ describe("Select Session rows", () => {
       },
     );
     const ICONS = { text: (t: string) => t, folderIcon: "$(folder) " };
-    assert.equal(pickRowDetail(rows[0]!.detail, ICONS), "$(folder) ~/code/app · a.jsonl");
-    assert.equal(pickRowDetail(rows[1]!.detail, ICONS), "$(folder) /srv/other · b.jsonl");
+    assert.equal(pickRowDetail(rows[0]!, ICONS), "$(folder) ~/code/app · a.jsonl");
+    assert.equal(pickRowDetail(rows[1]!, ICONS), "$(folder) /srv/other · b.jsonl");
     const two = [
       { name: "app", path: "/home/u/code/app" },
       { name: "lib", path: "/home/u/code/lib" },

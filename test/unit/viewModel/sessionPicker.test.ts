@@ -174,30 +174,30 @@ describe("Select Session rows at scale", () => {
     assert.equal(sessionPickRows(infos.slice(0, 5), { nowMs: now, limit: PICKER_FIRST_ROWS }).length, 5);
   });
 
-  it("a re-render reuses an unchanged session's texts and rebuilds them when the current one, the folder or the locale changes", () => {
+  it("a re-render reuses an unchanged session's texts; a new current one, folder or locale shows in the rows", () => {
     const now = Date.parse("2026-12-01T12:00:00Z");
     const s = { ...info("/d/a.jsonl", now - 30 * 86400_000), created: "2026-10-01T10:00:00.000Z" };
     const first = sessionPickRows([s], { nowMs: now, locale: "en-US" })[0]!;
     assert.equal(first.description, `${formatDateTime(s.mtimeMs, "en-US")} · 100 B · 1 message`);
-    assert.doesNotMatch(pickRowDetail(first.detail, PLAIN), /current/);
+    assert.doesNotMatch(pickRowDetail(first, PLAIN), /current/);
     const again = sessionPickRows([s], { nowMs: now + 1000, locale: "en-US" })[0]!;
     assert.deepEqual(again, first);
     const current = sessionPickRows([s], { nowMs: now, locale: "en-US", currentFile: "/d/a.jsonl" })[0]!;
-    assert.match(pickRowDetail(current.detail, PLAIN), /^current · /);
+    assert.match(pickRowDetail(current, PLAIN), /^current · /);
     const de = sessionPickRows([s], { nowMs: now, locale: "de" })[0]!;
     assert.equal(de.description, `${formatDateTime(s.mtimeMs, "de")} · 100 B · 1 message`);
     assert.match(
-      pickRowDetail(de.detail, PLAIN),
+      pickRowDetail(de, PLAIN),
       new RegExp(`started ${formatDateTime(Date.parse(s.created), "de").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
     );
     const folder = sessionPickRows([s], { nowMs: now, locale: "de", folderName: () => "app" })[0]!;
     assert.equal(folder.detail.folder, "app");
-    assert.match(pickRowDetail(folder.detail, { text: (t) => t, folderIcon: "$(folder) " }), /^\$\(folder\) app · /);
+    assert.match(pickRowDetail(folder, { text: (t) => t, folderIcon: "$(folder) " }), /^\$\(folder\) app · /);
     // session text that looks like an icon stays text on every surface; only the folder's icon is drawn
     const iconish = { ...s, name: "n", firstMessage: "$(zap) run it", file: "/d/$(x) b.jsonl" };
     const row = sessionPickRows([iconish], { nowMs: now, locale: "en-US", folderName: () => "$(repo) app" })[0]!;
-    assert.match(pickRowDetail(row.detail, PLAIN), /^\$\(repo\) app · \$\(zap\) run it · .* · \$\(x\) b\.jsonl$/);
-    const shown = pickRowDetail(row.detail, { text: iconLabelText, folderIcon: "$(folder) " });
+    assert.match(pickRowDetail(row, PLAIN), /^\$\(repo\) app · \$\(zap\) run it · .* · \$\(x\) b\.jsonl$/);
+    const shown = pickRowDetail(row, { text: iconLabelText, folderIcon: "$(folder) " });
     assert.match(shown, /^\$\(folder\) \\\$\(repo\) app · \\\$\(zap\) run it · /);
     assert.equal(shown.match(/(?<!\\)\$\(/g)?.length, 1, shown);
     // a newer object for the same file (the catalog read it again) gets its own texts
