@@ -48,16 +48,23 @@ function indentOf(depth: number): string {
 
 /**
  * The whole tree as indented text, one line per element in display order (`model.walk()`, no
- * recursion). A branch starts with its first entry, marked `⑂` and followed by the branch's size
- * (`⑂ • a41d08b8  user: do t3  · branch of 11 entries`); the rest of the branch is indented below
- * it. Indentation stops growing at {@link MAX_TREE_INDENT} levels (deeper lines name their depth),
- * so the output grows linearly with the number of entries, however deep the branches nest.
+ * recursion). The active path is the top level, root to leaf (the layout's active spine); the
+ * other branches of a branch point on it are indented below the branch point. A branch starts
+ * with its first entry, marked `⑂` and followed by the branch's size
+ * (`⑂   a41d08b8  user: do t3  · branch of 11 entries`); the rest of the branch is indented below
+ * it. The branch the active path continues with is marked `⑂` too, in the top level
+ * (`⑂ • b6b95844  user: do t6`). Indentation stops growing at {@link MAX_TREE_INDENT} levels
+ * (deeper lines name their depth), so the output grows linearly with the number of entries,
+ * however deep the branches nest.
  */
 export function formatTree(model: SessionTreeModel, reader?: EntryReader): string[] {
   const lines: string[] = [];
   for (const { element, depth } of model.walk()) {
     const indent = indentOf(depth);
-    if (element.kind === "entry") lines.push(`${indent}${formatTreeLine(nodeDisplay(model, element.id, reader))}`);
+    if (element.kind === "entry")
+      lines.push(
+        `${indent}${model.continuesBranch(element.id) ? "⑂ " : ""}${formatTreeLine(nodeDisplay(model, element.id, reader))}`,
+      );
     else if (element.kind === "branch")
       lines.push(
         `${indent}⑂ ${formatTreeLine(nodeDisplay(model, element.headId, reader))}  · branch of ${plural(model.branchSize(element.headId), "entry")}`,
@@ -86,6 +93,8 @@ export interface JsonTreeNode {
   active?: boolean;
   /** Branches: entries in the branch (this one included). */
   entries?: number;
+  /** An entry that starts the branch the active path continues with (listed in the top level, not as a branch). */
+  startsBranch?: true;
 }
 
 /**
@@ -122,6 +131,7 @@ export function jsonTree(model: SessionTreeModel, reader: EntryReader): JsonTree
     if (d.errorMessage) node.error = d.errorMessage;
     if (d.model) node.model = d.model;
     if (element.kind === "branch") node.entries = model.branchSize(id);
+    else if (model.continuesBranch(id)) node.startsBranch = true;
     shownAt[level] = id;
     shownAt.length = level + 1;
     out.push(node);

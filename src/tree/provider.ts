@@ -214,7 +214,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     // session text as VS Code shows a plain label: control characters as their visible escape
     const labelPrefix = d.label ? `[${visibleText(d.label)}] ` : "";
     const expandable = model.hasChildren(element);
-    const open = branch ? d.onActivePath : d.branches > 0 && d.onActivePath;
+    // only the active root's group opens by itself (several roots); the spine is the top level,
+    // and a branch point's other branches open on demand (each open level costs a round trip)
+    const open = branch && d.onActivePath;
     const state = !expandable
       ? vscode.TreeItemCollapsibleState.None
       : open
@@ -263,7 +265,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
                     : undefined;
     item.iconPath = d.isLeaf
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
-      : new vscode.ThemeIcon(branch ? "git-branch" : KIND_ICONS[d.kind], color);
+      : new vscode.ThemeIcon(branch || model.continuesBranch(d.id) ? "git-branch" : KIND_ICONS[d.kind], color);
     item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}${health ? ".problem" : ""}`;
     const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}`;
     // read out as text: the session's control characters and bidi overrides as their visible escape

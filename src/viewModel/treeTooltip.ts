@@ -66,6 +66,10 @@ export function treeTooltipMarkdown(
         model.branchIsActive(d.id) ? l10n.t(" (the branch with the current leaf)") : "",
       ),
     );
+  else if (model.continuesBranch(d.id))
+    parts.push(
+      l10n.t("$(git-branch) starts the branch with the current leaf (its other branches are under the entry before)"),
+    );
   if (d.isLeaf)
     parts.push(
       d.isFileLeaf

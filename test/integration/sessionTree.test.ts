@@ -164,14 +164,25 @@ describe("session tree view", function () {
       assert.ok(all.includes(c), c);
   });
 
-  it("shows the tree: one root run, the 3-way branch point, branch groups, folded tool results, leaf and active path", async () => {
+  it("shows the tree: the active path as the top level, the 3-way branch point's other branches as groups, folded tool results, leaf", async () => {
     await freshTree();
     assert.strictEqual(api.sessionTree.treeView.title, "Pi Session"); // tree.jsonl has no session name
     assert.strictEqual(api.sessionTree.treeView.description, "[task:t1] do t1 · 34 entries · pinned");
     const top = items();
     assert.deepStrictEqual(
       top.map((t) => t.e.key),
-      ["e:1eb270e4", "e:c8a901f3", "e:c707baf6", "e:a03949d4", "e:1c4d30f5", "e:88ee17e2", "e:3bcd7a02"],
+      [
+        "e:1eb270e4",
+        "e:c8a901f3",
+        "e:c707baf6",
+        "e:a03949d4",
+        "e:1c4d30f5",
+        "e:88ee17e2",
+        "e:3bcd7a02",
+        "e:b6b95844",
+        "e:07b460a3",
+        "e:bb6f6d3c",
+      ],
     );
     const user = top[1]!.item;
     assert.strictEqual(labelText(user), "[task:t1] do t1");
@@ -197,37 +208,37 @@ describe("session tree view", function () {
     const folded = items(top[2]!.e);
     assert.strictEqual(folded.length, 1);
     assert.strictEqual(labelText(folded[0]!.item), "read: src/alpha.ts");
+    // the branch point opens on demand: its other branches (the active one continues the top level)
     const bp = top[6]!.item;
-    assert.strictEqual(bp.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+    assert.strictEqual(bp.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
     assert.match(String(bp.description), /3 branches/);
     const branches = items(top[6]!.e);
     assert.deepStrictEqual(
       branches.map((b) => b.e.key),
-      ["b:a41d08b8", "b:7daca6b9", "b:b6b95844"],
+      ["b:a41d08b8", "b:7daca6b9"],
     );
     assert.deepStrictEqual(
       branches.map((b) => b.item.collapsibleState),
-      [
-        vscode.TreeItemCollapsibleState.Collapsed,
-        vscode.TreeItemCollapsibleState.Collapsed,
-        vscode.TreeItemCollapsibleState.Expanded,
-      ],
+      [vscode.TreeItemCollapsibleState.Collapsed, vscode.TreeItemCollapsibleState.Collapsed],
     );
     // a branch's row is its first entry: its text once, the rest of the branch below it
-    assert.strictEqual(labelText(branches[2]!.item), "[task:t6] do t6 on branch C");
-    assert.strictEqual(branches[2]!.item.description, "branch of 4 entries");
-    assert.strictEqual((branches[2]!.item.iconPath as vscode.ThemeIcon).id, "git-branch");
-    assert.ok(
-      !items(branches[2]!.e).some((c) => labelText(c.item) === "[task:t6] do t6 on branch C"),
-      "not repeated inside",
-    );
+    assert.strictEqual(labelText(branches[0]!.item), "[task:t3] do t3");
+    assert.strictEqual(branches[0]!.item.description, "branch of 11 entries");
+    assert.strictEqual((branches[0]!.item.iconPath as vscode.ThemeIcon).id, "git-branch");
+    assert.ok(!items(branches[0]!.e).some((c) => labelText(c.item) === "[task:t3] do t3"), "not repeated inside");
+    // where the active path takes branch C: an entry row with the branch icon
+    const c = top[7]!.item;
+    assert.strictEqual(labelText(c), "[task:t6] do t6 on branch C");
+    assert.strictEqual((c.iconPath as vscode.ThemeIcon).id, "git-branch");
+    assert.strictEqual(((c.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, "charts.blue");
+    assert.strictEqual(c.collapsibleState, vscode.TreeItemCollapsibleState.None);
+    assert.match((c.tooltip as vscode.MarkdownString).value, /starts the branch with the current leaf/);
     const bs = branches[1]!.item;
     assert.match(labelText(bs), /^\[branch-A\] Branch summary: /);
     assert.deepStrictEqual((bs.label as vscode.TreeItemLabel).highlights, [[0, 10]]); // "[branch-A]"
     assert.strictEqual(bs.contextValue, "piEntry.summary.labeled.branch");
     assert.strictEqual(bs.command?.command, "piContext.tree.openSummary");
-    const leafRun = items(branches[2]!.e);
-    const leaf = leafRun[leafRun.length - 1]!;
+    const leaf = top[top.length - 1]!;
     assert.strictEqual(leaf.e.key, "e:bb6f6d3c");
     assert.match(String(leaf.item.description), /^● leaf/);
     assert.strictEqual((leaf.item.iconPath as vscode.ThemeIcon).id, "debug-stackframe");
@@ -274,11 +285,11 @@ describe("session tree view", function () {
     assert.strictEqual(await vscode.commands.executeCommand("piContext.tree.setFilter", "user-only"), "user-only");
     assert.deepStrictEqual(
       items().map((t) => t.e.key),
-      ["e:c8a901f3", "e:1c4d30f5"],
+      ["e:c8a901f3", "e:1c4d30f5", "e:b6b95844"],
     );
     assert.deepStrictEqual(
       items(items()[1]!.e).map((t) => t.e.key),
-      ["b:a41d08b8", "b:60933bb1", "b:b6b95844"],
+      ["b:a41d08b8", "b:60933bb1"],
     );
     assert.match(api.sessionTree.treeView.description ?? "", /User messages/);
     assert.strictEqual(model().displayLeafId, "b6b95844");
@@ -302,7 +313,7 @@ describe("session tree view", function () {
     await api.services.sessions.refresh();
     await waitFor(() => model().leafId === "live0001", 5000, "the appended entry");
     assert.strictEqual(model(), m, "same model, synced incrementally");
-    const run = items(items(items()[6]!.e)[2]!.e);
+    const run = items();
     assert.strictEqual(run[run.length - 1]!.e.key, "e:live0001");
     assert.match(String(run[run.length - 1]!.item.description), /● leaf/);
   });
@@ -341,8 +352,15 @@ describe("session tree view", function () {
       5000,
       "the new leaf to be revealed",
     );
-    const branchA = resolvedItem(items(items()[6]!.e)[1]!.e);
-    assert.strictEqual(branchA.description, "branch of 7 entries · 139 tokens");
+    // branch A now continues the active path in the top level; branch C is one of the others
+    assert.deepStrictEqual(
+      items(items()[6]!.e).map((t) => t.e.key),
+      ["b:a41d08b8", "b:b6b95844"],
+    );
+    const branchA = resolvedItem(items()[7]!.e);
+    assert.strictEqual(items()[7]!.e.key, "e:7daca6b9");
+    assert.strictEqual(branchA.description, "139 tokens");
+    assert.strictEqual((branchA.iconPath as vscode.ThemeIcon).id, "git-branch");
     assert.strictEqual(
       ((branchA.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id,
       "charts.blue",
@@ -399,8 +417,9 @@ describe("session tree view", function () {
       ["3bcd7a02 assistant", `${entry.id} branchSummary`],
     );
     await waitFor(() => model().displayLeafId === entry.id, 5000, "the view to show the summary as the leaf");
-    // the new summary is a fourth branch under the branch point
-    assert.strictEqual(items(items()[6]!.e).length, 4);
+    // the new summary is a fourth branch of the branch point: the one the active path takes
+    assert.strictEqual(items(items()[6]!.e).length, 3);
+    assert.strictEqual(items()[7]!.e.key, `e:${entry.id}`);
   });
 
   it("sets and clears labels (label entries pi reads), shown as a highlighted prefix", async () => {

@@ -1,19 +1,31 @@
 /**
- * The layout of the visible tree for a tree widget (where pi indents, we nest):
- * - a single visible root's run is the top level; several roots are one branch group each;
+ * The layout of the visible tree for a tree widget (where pi indents at branch points, we nest):
+ * - the **active spine** is the top level: the single visible root's run followed, at each branch
+ *   point on the active path, by the run of the branch that holds the leaf, down to the leaf — the
+ *   path pi sends, as one list (several visible roots: one branch group each, the active root's
+ *   group holding the spine);
  * - an entry with several visible children is a **branch point**: its children are one **branch**
- *   group per child, each holding that child's run (the group's row is the child itself);
+ *   group per child, each holding that child's run (the group's row is the child itself); on the
+ *   spine, the branch that continues the spine is not repeated there;
  * - an assistant message's children are its folded tool results;
- * - a long run is split into **pages** of `pageSize` items (older items in collapsible page groups,
- *   nested when there are many, the newest ones inline), so a 50k-entry session never hands the
- *   widget tens of thousands of items at once.
+ * - a long run (or the spine) is split into **pages** of `pageSize` items (older items in
+ *   collapsible page groups, nested when there are many, the newest ones inline), so a 50k-entry
+ *   session never hands the widget tens of thousands of items at once.
+ *
+ * Why a spine: a widget draws a node only after it has fetched every child it expands by itself,
+ * one level per round trip; nesting the active path (two levels per branch point) made the view's
+ * first render wait for two round trips per branch point (docs/performance.md, eighth pass). Now
+ * the leaf is in the top level.
  *
  * `parent` is the inverse of `children` (VS Code's `TreeView.reveal` walks it).
  */
 
 import type { BranchElement, ElementCache, EntryElement, PageElement, TreeElement } from "./elements";
-import type { Run, VisibleTree } from "./runs";
+import type { Run, Spine, VisibleTree } from "./runs";
 import type { EntryStructure } from "./structure";
+
+/** A list of items the layout pages: a run off the spine, or the spine. */
+type Sequence = Run | Spine;
 
 /** Children and parents of the widget's elements. */
 export class TreeLayout {
@@ -32,7 +44,7 @@ export class TreeLayout {
     if (!element) {
       const roots = this.v.visibleChildren(null);
       if (roots.length === 0) return [];
-      if (roots.length === 1) return this.runChildren(this.v.run(roots[0]!));
+      if (roots.length === 1) return this.sequenceChildren(this.spine() ?? this.v.run(roots[0]!));
       return roots.map((id) => this.elements.branch(id));
     }
     switch (element.kind) {
@@ -40,14 +52,14 @@ export class TreeLayout {
         return this.ownChildren(element.id);
       case "branch":
         if (!this.s.own.has(element.headId)) return [];
-        return this.runChildren(this.v.run(element.headId));
+        return this.sequenceChildren(this.sequence(element.headId));
       case "page": {
-        const run = this.s.own.has(element.runId) ? this.v.run(element.runId) : undefined;
-        if (!run) return [];
-        const end = Math.min(element.end, run.items.length);
+        const seq = this.s.own.has(element.runId) ? this.sequence(element.runId) : undefined;
+        if (!seq) return [];
+        const end = Math.min(element.end, seq.items.length);
         if (element.end - element.start <= this.pageSize)
-          return run.items.slice(element.start, end).map((id) => this.elements.entry(id));
-        return this.pages(run, element.start, element.end, this.chunkSize(element.end - element.start));
+          return seq.items.slice(element.start, end).map((id) => this.elements.entry(id));
+        return this.pages(seq, element.start, element.end, this.chunkSize(element.end - element.start));
       }
     }
   }
@@ -57,17 +69,23 @@ export class TreeLayout {
     if (element.kind === "page") return true;
     const id = element.kind === "entry" ? element.id : element.headId;
     if (!this.s.own.has(id)) return false;
-    if (element.kind === "branch" && this.v.run(id).items.length > 1) return true;
+    if (element.kind === "branch" && this.sequence(id).items.length > 1) return true;
     if (this.v.visibleChildren(id).length >= 2) return true;
     this.v.ensureRunOf(id);
     return (this.v.folds.get(id)?.length ?? 0) > 0;
   }
 
-  /** An entry's own children: one branch group per child at a branch point, else its folded tool results. */
+  /**
+   * An entry's own children: one branch group per child at a branch point (except the branch the
+   * spine continues with), else its folded tool results.
+   */
   private ownChildren(id: string): TreeElement[] {
     if (!this.s.own.has(id)) return [];
     const visible = this.v.visibleChildren(id);
-    if (visible.length >= 2) return visible.map((c) => this.elements.branch(c));
+    if (visible.length >= 2) {
+      const next = this.spine()?.next.get(id);
+      return visible.filter((c) => c !== next).map((c) => this.elements.branch(c));
+    }
     this.v.ensureRunOf(id);
     const folded = this.v.folds.get(id);
     return folded ? folded.map((c) => this.elements.entry(c)) : [];
@@ -82,21 +100,21 @@ export class TreeLayout {
         if (!run) return undefined;
         const owner = this.v.foldOwner.get(id);
         if (owner !== undefined) return this.displayElement(owner);
-        const position = run.index.get(id);
-        if (position === undefined) return undefined;
-        if (position === 0 && this.runBase(run) === 1) return this.parent(this.elements.branch(id)); // shown as its branch group
-        return this.containerOf(run, position);
+        const at = this.itemPosition(run, id);
+        if (!at) return undefined;
+        if (at.position === 0 && this.base(at.seq) === 1) return this.parent(this.elements.branch(id)); // shown as its branch group
+        return this.containerIn(at.seq, at.position);
       }
       case "branch": {
         const vp = this.v.visibleParent(element.headId);
         return vp === null ? undefined : this.displayElement(vp);
       }
       case "page": {
-        const run = this.s.own.has(element.runId) ? this.v.run(element.runId) : undefined;
-        if (!run) return undefined;
-        const chain = this.pageChain(run, element.start);
+        const seq = this.s.own.has(element.runId) ? this.sequence(element.runId) : undefined;
+        if (!seq) return undefined;
+        const chain = this.pageChain(seq, element.start);
         const at = chain.findIndex((p) => p === element);
-        return at > 0 ? chain[at - 1] : at === 0 ? this.runContainer(run) : undefined;
+        return at > 0 ? chain[at - 1] : at === 0 ? this.sequenceContainer(seq) : undefined;
       }
     }
   }
@@ -109,31 +127,97 @@ export class TreeLayout {
     return this.headsBranch(id) ? this.elements.branch(id) : this.elements.entry(id);
   }
 
-  /** True for a visible entry that starts a branch group: a child of a branch point, or one of several roots. */
+  /**
+   * True for a visible entry that starts a branch group: a child of a branch point, or one of
+   * several roots — except a branch the spine continues with (its entries are spine items).
+   */
   headsBranch(id: string): boolean {
     const r = this.s.own.get(id);
     if (!r || !this.s.reachable(id) || !this.v.isVisible(id)) return false;
     const parent = this.s.parentOf(r);
     const vp = parent === null ? null : this.v.visibleSelfOrAncestor(parent);
-    return this.v.visibleChildren(vp).length >= 2;
+    if (this.v.visibleChildren(vp).length < 2) return false;
+    return vp === null || this.spine()?.next.get(vp) !== id;
+  }
+
+  /**
+   * True for the first entry of a branch the spine continues with (a child of a branch point on
+   * the active path): it starts a branch, but is shown as a spine item, not as a branch group.
+   */
+  continuesBranch(id: string): boolean {
+    const vp = this.v.visibleParent(id);
+    return vp !== null && this.v.isVisible(id) && this.spine()?.next.get(vp) === id;
+  }
+
+  /** Number of visible entries a branch group holds (items and folded tool results). */
+  branchSize(headId: string): number {
+    if (!this.s.own.has(headId)) return 0;
+    const seq = this.sequence(headId);
+    return "runs" in seq ? seq.runs.reduce((n, run) => n + run.members.length, 0) : seq.members.length;
   }
 
   /** The entries of a page: first and last item ids, and how many items it holds. */
   pageBounds(page: PageElement): { first: string | undefined; last: string | undefined; count: number } {
-    const run = this.s.own.has(page.runId) ? this.v.run(page.runId) : undefined;
-    if (!run) return { first: undefined, last: undefined, count: 0 };
-    const end = Math.min(page.end, run.items.length);
-    return { first: run.items[page.start], last: run.items[end - 1], count: Math.max(0, end - page.start) };
+    const seq = this.s.own.has(page.runId) ? this.sequence(page.runId) : undefined;
+    if (!seq) return { first: undefined, last: undefined, count: 0 };
+    const end = Math.min(page.end, seq.items.length);
+    return { first: seq.items[page.start], last: seq.items[end - 1], count: Math.max(0, end - page.start) };
   }
 
-  /** 1 when the run is shown as a branch group (its head is the group's row), else 0 (the top-level run). */
-  private runBase(run: Run): number {
-    return this.runContainer(run) ? 1 : 0;
+  /**
+   * The active spine (cached until a run, the filter or the active path changes), or undefined
+   * when there is none (several roots, none of them on the active path; or no visible root).
+   */
+  spine(): Spine | undefined {
+    if (this.v.spine !== undefined) return this.v.spine ?? undefined;
+    const roots = this.v.visibleChildren(null);
+    const head = roots.length === 1 ? roots[0] : roots.find((id) => this.s.active.has(id));
+    if (head === undefined) {
+      this.v.spine = null;
+      return undefined;
+    }
+    const spine: Spine = { head, runs: [], offsets: new Map(), items: [], next: new Map() };
+    let run = this.v.run(head);
+    for (let guard = 0; guard <= this.s.own.size; guard++) {
+      spine.offsets.set(run, spine.items.length);
+      spine.runs.push(run);
+      for (const id of run.items) spine.items.push(id);
+      const kids = this.v.visibleChildren(run.tail);
+      if (kids.length < 2) break;
+      const c = kids.find((k) => this.s.active.has(k));
+      if (c === undefined) break;
+      const following = this.v.run(c);
+      if (spine.offsets.has(following)) break; // defensive: never loop
+      spine.next.set(run.tail, c);
+      run = following;
+    }
+    this.v.spine = spine;
+    return spine;
   }
 
-  /** Items of a run (after its head when it is a branch group) that go into page groups (a multiple of the page size; 0 = no pages). */
-  private pagedLength(run: Run): number {
-    const n = run.items.length - this.runBase(run);
+  /** The sequence a branch group or a page with this head shows: the spine when it starts there, else the head's run. */
+  private sequence(head: string): Sequence {
+    const spine = this.spine();
+    return spine && spine.head === head ? spine : this.v.run(head);
+  }
+
+  /** The sequence showing a run's items (the spine when the run is on it) and an item's position there. */
+  private itemPosition(run: Run, id: string): { seq: Sequence; position: number } | undefined {
+    const index = run.index.get(id);
+    if (index === undefined) return undefined;
+    const spine = this.spine();
+    const offset = spine?.offsets.get(run);
+    return spine && offset !== undefined ? { seq: spine, position: offset + index } : { seq: run, position: index };
+  }
+
+  /** 1 when the sequence is shown as a branch group (its head is the group's row), else 0 (the top level). */
+  private base(seq: Sequence): number {
+    return this.sequenceContainer(seq) ? 1 : 0;
+  }
+
+  /** Items of a sequence (after its head when it is a branch group) that go into page groups (a multiple of the page size; 0 = no pages). */
+  private pagedLength(seq: Sequence): number {
+    const n = seq.items.length - this.base(seq);
     if (n <= this.inlineMax) return 0;
     return Math.floor((n - this.pageSize) / this.pageSize) * this.pageSize;
   }
@@ -146,31 +230,40 @@ export class TreeLayout {
     return size;
   }
 
-  private pages(run: Run, start: number, end: number, size: number): PageElement[] {
+  private pages(seq: Sequence, start: number, end: number, size: number): PageElement[] {
     const out: PageElement[] = [];
-    for (let s = start; s < end; s += size) out.push(this.elements.page(run.head, s, Math.min(s + size, end)));
+    for (let s = start; s < end; s += size) out.push(this.elements.page(seq.head, s, Math.min(s + size, end)));
     return out;
   }
 
-  private runChildren(run: Run): TreeElement[] {
-    const base = this.runBase(run);
-    const paged = this.pagedLength(run);
-    const out: TreeElement[] = base === 1 ? this.ownChildren(run.head) : [];
-    if (paged > 0) out.push(...this.pages(run, base, base + paged, this.chunkSize(paged)));
-    for (let i = base + paged; i < run.items.length; i++) out.push(this.elements.entry(run.items[i]!));
+  private sequenceChildren(seq: Sequence): TreeElement[] {
+    const base = this.base(seq);
+    const paged = this.pagedLength(seq);
+    const out: TreeElement[] = base === 1 ? this.ownChildren(seq.head) : [];
+    if (paged > 0) out.push(...this.pages(seq, base, base + paged, this.chunkSize(paged)));
+    for (let i = base + paged; i < seq.items.length; i++) out.push(this.elements.entry(seq.items[i]!));
     return out;
   }
 
-  /** The element directly holding the run's item at `position` (a page, the branch group, or the top level). */
-  containerOf(run: Run, position: number): TreeElement | undefined {
-    const chain = this.pageChain(run, position);
-    return chain.length > 0 ? chain[chain.length - 1] : this.runContainer(run);
+  /**
+   * The element directly holding a run's item at `index` (a page, the branch group, or the top
+   * level), for change reports; the spine's pages when the run is on the spine.
+   */
+  containerOf(run: Run, index: number): TreeElement | undefined {
+    const id = run.items[index];
+    const at = id === undefined ? undefined : this.itemPosition(run, id);
+    return at ? this.containerIn(at.seq, at.position) : this.runContainer(run);
+  }
+
+  private containerIn(seq: Sequence, position: number): TreeElement | undefined {
+    const chain = this.pageChain(seq, position);
+    return chain.length > 0 ? chain[chain.length - 1] : this.sequenceContainer(seq);
   }
 
   /** The pages holding the item at `position`, outermost first (empty when the item is inline). */
-  private pageChain(run: Run, position: number): PageElement[] {
-    const base = this.runBase(run);
-    const paged = this.pagedLength(run);
+  private pageChain(seq: Sequence, position: number): PageElement[] {
+    const base = this.base(seq);
+    const paged = this.pagedLength(seq);
     if (position < base || position >= base + paged) return [];
     const chain: PageElement[] = [];
     let start = base;
@@ -178,7 +271,7 @@ export class TreeLayout {
     while (end - start > this.pageSize || chain.length === 0) {
       const size = this.chunkSize(end - start);
       const s = start + Math.floor((position - start) / size) * size;
-      const page = this.elements.page(run.head, s, Math.min(s + size, end));
+      const page = this.elements.page(seq.head, s, Math.min(s + size, end));
       chain.push(page);
       start = page.start;
       end = page.end;
@@ -187,10 +280,16 @@ export class TreeLayout {
     return chain;
   }
 
-  /** The element holding a run: its branch group, or undefined for the top-level run (a single root's). */
+  /** The element holding a run: its branch group, or undefined when the run is shown in the top level (on the spine of a single root). */
   runContainer(run: Run): TreeElement | undefined {
+    const spine = this.spine();
+    return this.sequenceContainer(spine && spine.offsets.has(run) ? spine : run);
+  }
+
+  /** The element holding a sequence: undefined for the top level (a single root's spine or run), else the branch group of its head. */
+  private sequenceContainer(seq: Sequence): TreeElement | undefined {
     const roots = this.v.visibleChildren(null);
-    if (roots.length === 1 && roots[0] === run.head) return undefined;
-    return this.elements.branch(run.head);
+    if (roots.length === 1 && roots[0] === seq.head) return undefined;
+    return this.elements.branch(seq.head);
   }
 }

@@ -193,14 +193,22 @@ export class SessionTreeModel {
     return this.layout.headsBranch(id);
   }
 
+  /**
+   * True for the first entry of the branch that holds the leaf at a branch point on the active
+   * path: it starts a branch but is listed in the top level (the active spine), not as a branch group.
+   */
+  continuesBranch(id: string): boolean {
+    return this.layout.continuesBranch(id);
+  }
+
   /** The interned element of an entry (whether or not it is visible). */
   entryElement(id: string): EntryElement {
     return this.elements.entry(id);
   }
 
-  /** Number of visible entries in a branch group's run (items and folded tool results). */
+  /** Number of visible entries a branch group holds (items and folded tool results; the spine's, for the active root's group). */
   branchSize(headId: string): number {
-    return this.s.own.has(headId) ? this.v.run(headId).members.length : 0;
+    return this.layout.branchSize(headId);
   }
 
   /** True when the branch group's run, or anything below it, holds the leaf. */

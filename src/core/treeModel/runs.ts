@@ -28,6 +28,26 @@ export interface Run {
   owner: string | null;
 }
 
+/**
+ * The **active spine**: the runs from the top of the tree along the active path, shown one after
+ * the other as a single list (see `layout.ts`). It starts at the single visible root's run (or at
+ * the active root's run when there are several roots) and, at each branch point that ends a run,
+ * continues with the branch that holds the leaf; it ends where no visible child is on the active
+ * path.
+ */
+export interface Spine {
+  /** The head of the first run (the key of the spine's pages). */
+  head: string;
+  /** The runs, in order. */
+  runs: Run[];
+  /** Each run's first position in {@link items}. */
+  offsets: Map<Run, number>;
+  /** Every item of every run, in order. */
+  items: string[];
+  /** Branch point (a run's tail) → the child the spine continues with. */
+  next: Map<string, string>;
+}
+
 /** Visible children, runs and folds of an {@link EntryStructure} under a filter. */
 export class VisibleTree {
   /** Visible children per visible entry (null = visible roots), in file order. */
@@ -40,6 +60,11 @@ export class VisibleTree {
   folds = new Map<string, string[]>();
   /** The assistant message each folded tool result is folded under. */
   foldOwner = new Map<string, string>();
+  /**
+   * The layout's active spine (`layout.ts`), cached: undefined = not computed yet, null = none.
+   * Dropped with anything it is made of (a run, the filter, the active path).
+   */
+  spine: Spine | null | undefined;
 
   constructor(
     private readonly s: EntryStructure,
@@ -53,6 +78,7 @@ export class VisibleTree {
     this.runOf = new Map();
     this.folds = new Map();
     this.foldOwner = new Map();
+    this.spine = undefined;
   }
 
   /** True when the filter shows the entry (see {@link filterShows}). */
@@ -154,6 +180,7 @@ export class VisibleTree {
 
   /** Append a visible entry to a run's end (fold it or add an item). */
   extendRun(run: Run, id: string): "folded" | "item" {
+    this.spine = undefined;
     run.members.push(id);
     run.tail = id;
     this.runOf.set(id, run);
@@ -172,6 +199,7 @@ export class VisibleTree {
 
   /** Forget a run's layout (and the folds of its members): it is recomputed on next use. */
   dropRun(run: Run): void {
+    this.spine = undefined;
     this.runs.delete(run.head);
     for (const id of run.members) {
       if (this.runOf.get(id) === run) this.runOf.delete(id);

@@ -66,6 +66,7 @@ export class TreeSync {
       const r = records[i]!;
       if (s.needsRebuildFor(r)) return this.fullRebuild(change);
       const previousLeaf = s.leaf;
+      this.v.spine = undefined; // the active path, and with it the spine, may change
       s.add(r);
       s.processed = i + 1;
       s.lastRecord = r;
@@ -168,10 +169,11 @@ export class TreeSync {
         v.dropRun(run);
         this.notifyRun(run, elements);
       }
-      elements.set(`e:${vp}`, this.elements.entry(vp));
-      return;
     }
     elements.set(`e:${vp}`, this.elements.entry(vp));
+    // an append on the active path (every incremental one) that makes a branch point, or adds a
+    // branch to one, continues the spine with it: the top level changes
+    if (this.s.active.has(r.id)) elements.set(ROOT_KEY, null);
   }
 
   /** Changes for a run whose layout was dropped: its container (and the owner of folded items). */

@@ -53,9 +53,15 @@ describe("pi-context tree", () => {
         (l) => l.startsWith("  ⑂   7daca6b9  [branch-A] Branch summary: ") && l.endsWith("· branch of 7 entries"),
       ),
     );
-    assert.ok(lines.includes("  ⑂ • b6b95844  user: [task:t6] do t6 on branch C  · branch of 4 entries"));
+    // the branch with the leaf continues the active path in the top level, marked where it starts
+    assert.ok(lines.includes("⑂ • b6b95844  user: [task:t6] do t6 on branch C"));
     assert.equal(lines.filter((l) => l.includes("b6b95844")).length, 1);
-    assert.ok(lines.includes("    • bb6f6d3c  assistant: delta read on branch C.  ← leaf"));
+    assert.ok(lines.includes("• bb6f6d3c  assistant: delta read on branch C.  ← leaf"));
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith("•") || l.startsWith("⑂ •")).length,
+      10,
+      "the whole active path in the top level, folded tool results aside (system prompt, t1, t2, then branch C)",
+    );
   });
 
   it("a failed assistant message shows its error once (real session with an HTTP 400)", async () => {
@@ -85,16 +91,12 @@ describe("pi-context tree", () => {
     type Node = { kind: string; id: string; text: string; entries: number; depth: number; parent: string | null };
     const nodes = j.tree as Node[];
     assert.deepEqual(
-      nodes.filter((t) => t.depth === 0).map((t) => t.id),
-      ["c8a901f3", "1c4d30f5"],
+      nodes.filter((t) => t.depth === 0).map((t) => `${t.id}${"startsBranch" in t ? " ⑂" : ""}`),
+      ["c8a901f3", "1c4d30f5", "b6b95844 ⑂"],
     );
     assert.deepEqual(
       nodes.filter((t) => t.parent === "1c4d30f5").map((c) => `${c.kind} ${c.id} ${c.text} (${c.entries}) @${c.depth}`),
-      [
-        "branch a41d08b8 [task:t3] do t3 (2) @1",
-        "branch 60933bb1 [task:t5] do t5 on a new branch (1) @1",
-        "branch b6b95844 [task:t6] do t6 on branch C (1) @1",
-      ],
+      ["branch a41d08b8 [task:t3] do t3 (2) @1", "branch 60933bb1 [task:t5] do t5 on a new branch (1) @1"],
     );
     assert.deepEqual(
       nodes.filter((t) => t.parent === "a41d08b8").map((c) => `${c.id} @${c.depth}`),
@@ -124,6 +126,16 @@ describe("pi-context tree", () => {
       lines.push(message(`u${i}`, `q${i}`), message(`s${i}`, `side ${i}`)); // every entry a branch point
       parent = `u${i}`;
     }
+    // the leaf under the root: the deep branch is off the active path (which is the top level)
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id: "end",
+        parentId: "u0",
+        timestamp: t,
+        message: { role: "user", content: "end", timestamp: 1 },
+      }),
+    );
     const file = path.join(tmp, "deep.jsonl");
     fs.writeFileSync(file, lines.join("\n") + "\n");
     const text = await run("tree", file);
@@ -134,6 +146,8 @@ describe("pi-context tree", () => {
     assert.ok(text.out.length < 2 * depth * 200, `${text.out.length} bytes for ${2 * depth} entries`);
     const deepest = out.find((l) => l.includes("user: side 9999"))!;
     assert.match(deepest, /^ {64}\[\d+\] /, deepest);
+    assert.ok(out.includes("• u0  user: q0  ⑂ 3 branches"));
+    assert.ok(out.includes("⑂ • end  user: end  ← leaf"));
     const json = await run("tree", file, "--json");
     assert.equal(json.code, 0, json.err);
     const nodes = JSON.parse(json.out).tree as { id: string; depth: number; parent: string | null }[];
@@ -141,6 +155,7 @@ describe("pi-context tree", () => {
     const byId = new Map(nodes.map((n) => [n.id, n]));
     const last = byId.get("s9999")!;
     assert.ok(last.depth > 5000, `depth ${last.depth}`);
+    assert.equal(byId.get("end")!.depth, 0);
     for (const n of nodes) if (n.parent !== null) assert.equal(byId.get(n.parent)!.depth, n.depth - 1, n.id);
   });
 

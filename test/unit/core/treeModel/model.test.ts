@@ -71,7 +71,7 @@ function snapshot(model: SessionTreeModel, withDisplay = true): string[] {
 }
 
 describe("tree model on pi's tree fixture (tree.jsonl)", () => {
-  it("default filter: one root run, a 3-way branch point, folded tool results, the leaf and the active path", async () => {
+  it("default filter: the active path as the top level, a 3-way branch point's other branches below it, folded tool results, the leaf", async () => {
     const session = await SessionFile.open(TREE);
     const model = new SessionTreeModel(session);
     assert.deepEqual(snapshot(model), [
@@ -102,10 +102,11 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
       "    5e60ca97 assistant +1",
       "      eefae3d2 toolResult",
       "    895e5ef5 assistant",
-      "  branch(b6b95844) user *",
-      "    07b460a3 assistant * +1",
-      "      9a572700 toolResult *",
-      "    bb6f6d3c assistant LEAF *",
+      // the branch holding the leaf continues the spine (the top level)
+      "b6b95844 user *",
+      "07b460a3 assistant * +1",
+      "  9a572700 toolResult *",
+      "bb6f6d3c assistant LEAF *",
     ]);
     assert.equal(model.leafId, "bb6f6d3c");
     assert.equal(model.displayLeafId, "bb6f6d3c");
@@ -113,6 +114,9 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
     assert.equal(model.branchSize("a41d08b8"), 11);
     assert.equal(model.branchIsActive("b6b95844"), true);
     assert.equal(model.branchIsActive("7daca6b9"), false);
+    assert.equal(model.headsBranch("b6b95844"), false, "the spine's branch is shown as entries");
+    assert.equal(model.headsBranch("a41d08b8"), true);
+    assert.equal(model.elementOf("b6b95844")?.key, "e:b6b95844");
   });
 
   it("user-only filter: user messages attach to their nearest visible ancestor (pi's recalculateVisualStructure)", async () => {
@@ -124,10 +128,15 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
       "  branch(a41d08b8) user",
       "    d687d2f6 user",
       "  branch(60933bb1) user",
-      "  branch(b6b95844) user LEAF *",
+      "b6b95844 user LEAF *",
     ]);
     assert.equal(model.displayLeafId, "b6b95844");
-    assert.equal(model.elementOf("bb6f6d3c")?.key, "b:b6b95844", "a branch's first entry is shown by its branch row");
+    assert.equal(
+      model.elementOf("bb6f6d3c")?.key,
+      "e:b6b95844",
+      "a hidden entry is shown by its nearest visible ancestor",
+    );
+    assert.equal(model.elementOf("eaa275aa")?.key, "b:a41d08b8", "a branch's first entry is shown by its branch row");
   });
 
   it("no-tools, labeled-only and all filters", async () => {
@@ -162,10 +171,10 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
       "      bA3 toolResult",
       "      bA4 toolResult",
       "    bA5 assistant",
-      "  branch(bs1) branchSummary *",
-      "    bB1 user *",
-      "    bB2 assistant * +1",
-      "      bB3 toolResult LEAF *",
+      "bs1 branchSummary *",
+      "bB1 user *",
+      "bB2 assistant * +1",
+      "  bB3 toolResult LEAF *",
     ]);
     assert.equal(model.leafId, "l1");
     assert.equal(model.displayLeafId, "bB3");
@@ -174,7 +183,7 @@ describe("tree model on pi's tree fixture (tree.jsonl)", () => {
 });
 
 describe("tree model: reveal, paging and edge cases", () => {
-  it("reveal: the parent chain of the leaf ends at the top level and passes through its branch group", async () => {
+  it("reveal: the leaf's parent chain is the top level; an entry of another branch's passes through its branch group", async () => {
     const session = await SessionFile.open(TREE);
     const model = new SessionTreeModel(session);
     const chain: string[] = [];
@@ -183,15 +192,16 @@ describe("tree model: reveal, paging and edge cases", () => {
       chain.push(e.key);
       e = model.parent(e);
     }
-    assert.deepEqual(chain, ["e:bb6f6d3c", "b:b6b95844", "e:3bcd7a02"]);
+    assert.deepEqual(chain, ["e:bb6f6d3c"]);
+    const chainOf = (id: string) => {
+      const keys: string[] = [];
+      for (let x: TreeElement | undefined = model.elementOf(id); x; x = model.parent(x)) keys.push(x.key);
+      return keys;
+    };
     // a folded tool result reveals through its assistant
-    const folded: string[] = [];
-    e = model.elementOf("9a572700");
-    while (e) {
-      folded.push(e.key);
-      e = model.parent(e);
-    }
-    assert.deepEqual(folded, ["e:9a572700", "e:07b460a3", "b:b6b95844", "e:3bcd7a02"]);
+    assert.deepEqual(chainOf("9a572700"), ["e:9a572700", "e:07b460a3"]);
+    // off the active path: through the branch group, under its branch point
+    assert.deepEqual(chainOf("1812defc"), ["e:1812defc", "e:437e75f7", "b:7daca6b9", "e:3bcd7a02"]);
   });
 
   it("long runs are paged (older items in page groups, newest inline) and nested pages stay consistent", () => {
@@ -249,17 +259,21 @@ describe("tree model: reveal, paging and edge cases", () => {
       message: { role: "user", content: id },
     });
     src.push(msg("root", null));
-    src.push(msg("short", "root"));
     let parent = "root";
     for (let i = 0; i < 40; i++) {
       src.push(msg(`b${i}`, parent));
       parent = `b${i}`;
     }
+    src.push(msg("short", "root")); // the leaf: the long branch is off the active path
     const model = new SessionTreeModel(src, { pageSize: 10, inlineMax: 20 });
     const lines = snapshot(model, false); // checks parent() against children() everywhere
     assert.deepEqual(
+      model.children().map((e) => e.key),
+      ["e:root", "e:short"],
+    );
+    assert.deepEqual(
       model.children(model.children()[0]).map((e) => e.key),
-      ["b:short", "b:b0"],
+      ["b:b0"],
     );
     const long = model.children(model.elementOf("b0"));
     // 39 entries after the first: 20 in pages, the newest 19 inline
@@ -272,6 +286,77 @@ describe("tree model: reveal, paging and edge cases", () => {
       last: "b10",
       count: 10,
     });
+  });
+
+  it("the spine crosses branch points: one paged list to the leaf, each branch point's other branches below it", () => {
+    const src = new GrowingSource();
+    src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+    const msg = (id: string, parentId: string | null) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "t",
+      message: { role: "user", content: id },
+    });
+    // m0 … m29, a side branch at m14 (s0, s1), the leaf's branch n0 … n19 from m29, another side at m29
+    let parent: string | null = null;
+    for (let i = 0; i < 30; i++) {
+      src.push(msg(`m${i}`, parent));
+      parent = `m${i}`;
+    }
+    src.push(msg("s0", "m14"));
+    src.push(msg("s1", "s0"));
+    src.push(msg("x0", "m29"));
+    parent = "m29";
+    for (let i = 0; i < 20; i++) {
+      src.push(msg(`n${i}`, parent));
+      parent = `n${i}`;
+    }
+    const model = new SessionTreeModel(src, { pageSize: 10, inlineMax: 20 });
+    snapshot(model, false); // parent() is children()'s inverse everywhere
+    // 50 items on the spine (m0…m29, then n0…n19): 40 in pages, the newest 10 inline
+    const top = model.children().map((e) => e.key);
+    assert.deepEqual(top.slice(0, 4), ["p:m0:0-10", "p:m0:10-20", "p:m0:20-30", "p:m0:30-40"]);
+    assert.deepEqual(
+      top.slice(4),
+      ["n10", "n11", "n12", "n13", "n14", "n15", "n16", "n17", "n18", "n19"].map((id) => `e:${id}`),
+    );
+    assert.equal(model.parent(model.elementOf("n19")!), undefined, "the leaf is in the top level");
+    assert.equal(model.parent(model.elementOf("n0")!)?.key, "p:m0:30-40", "the spine's pages span its branch points");
+    assert.deepEqual(
+      model.children(model.elementOf("m14")).map((e) => e.key),
+      ["b:s0"],
+    );
+    assert.deepEqual(
+      model.children(model.elementOf("m29")).map((e) => e.key),
+      ["b:x0"],
+    );
+    assert.equal(model.elementOf("n0")?.key, "e:n0");
+    assert.equal(model.node("m29").branches, 2);
+    assert.equal(model.branchSize("s0"), 2);
+    assert.deepEqual(model.pageBounds(model.parent(model.elementOf("n0")!) as never), {
+      first: "n0",
+      last: "n9",
+      count: 10,
+    });
+    assert.equal(model.pageIsActive(model.parent(model.elementOf("m3")!) as never), true);
+
+    // several roots: the active root's group holds the spine (and opens by itself)
+    src.push(msg("other", null));
+    src.push(msg("o1", "other"));
+    src.push(msg("n20", "n19")); // the leaf again under m0's root
+    model.sync();
+    const expected = new SessionTreeModel(src, { pageSize: 10, inlineMax: 20 });
+    assert.deepEqual(snapshot(model, false), snapshot(expected, false));
+    assert.deepEqual(
+      model.children().map((e) => e.key),
+      ["b:m0", "b:other"],
+    );
+    assert.equal(model.branchSize("m0"), 51, "the spine's entries: m0…m29 and n0…n20");
+    const group = model.children(model.elementOf("m0"));
+    assert.equal(group.at(-1)?.key, "e:n20");
+    assert.equal(model.parent(model.elementOf("n20")!)?.key, "b:m0");
+    assert.equal(model.parent(model.elementOf("m1")!)?.key, "p:m0:1-11", "pages start after the group's row");
   });
 
   it("missing parents are roots, self-parents are roots, cycles are not shown", () => {
@@ -529,6 +614,49 @@ describe("tree model: incremental sync equals a rebuild", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("an entry appended below a hidden leaf continues the spine: the top level is reported", () => {
+    const msg = (id: string, parentId: string | null) => ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "t",
+      message: { role: "user", content: id },
+    });
+    const hidden = (id: string, parentId: string) => ({
+      type: "custom",
+      id,
+      parentId,
+      timestamp: "t",
+      customType: "x",
+    });
+    // q2's only visible child is c (off the active path): the spine runs on through c until r
+    // makes q2 a branch point; with c1 and c2, the spine ends at q2 until r continues it
+    for (const sides of [["c"], ["c1", "c2"]]) {
+      const src = new GrowingSource();
+      src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+      for (const e of [msg("root", null), msg("p", "root"), msg("q1", "p"), msg("q2", "p")]) src.push(e);
+      for (const side of sides) src.push(msg(side, "q2"));
+      src.push(hidden("L", "q2"));
+      const model = new SessionTreeModel(src);
+      model.children(); // what the widget asked for
+      const before = widgetState(model);
+      assert.deepEqual(
+        model.children().map((e) => e.key),
+        sides.length === 1 ? ["e:root", "e:p", "e:q2", "e:c"] : ["e:root", "e:p", "e:q2"],
+      );
+      src.push(msg("r", "L"));
+      const change = model.sync();
+      assert.equal(change.all, false, "an append on the leaf is incremental");
+      assertChangesCovered(model, before, change);
+      assert.ok(change.elements.includes(null), "the top level is reported");
+      assert.deepEqual(
+        model.children().map((e) => e.key),
+        ["e:root", "e:p", "e:q2", "e:r"],
+      );
+      assert.deepEqual(snapshot(model), snapshot(new SessionTreeModel(src)));
+    }
   });
 
   it("a re-read file (records replaced) is rebuilt", () => {
