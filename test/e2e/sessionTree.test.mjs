@@ -152,8 +152,12 @@ describe("e2e session tree view", () => {
     const contextHeader = page.locator(".pane-header", { hasText: "Context" }).first();
     if ((await contextHeader.count()) && (await contextHeader.getAttribute("aria-expanded")) === "true")
       await contextHeader.click();
-    // expand branch A (collapsed: not on the active path)
+    // the active path is the top level; open the branch point (its other branches), then branch A
+    const branchPoint = (await treeRows(page, "Pi Session")).filter({ hasText: "alpha edited." }).first();
+    await branchPoint.click();
+    await page.keyboard.press("ArrowRight");
     const branchA = (await treeRows(page, "Pi Session")).filter({ hasText: "[branch-A]" }).first();
+    await branchA.waitFor({ timeout: 20_000 });
     await branchA.click();
     await page.keyboard.press("ArrowRight");
     // branch A's rows are rendered (its first task) — then every expected row is checked
@@ -184,16 +188,20 @@ describe("e2e session tree view", () => {
     await screenshot(page, "session-tree");
     // the side bar down to the last row (the README image)
     const bar = await page.locator(".part.sidebar").boundingBox();
-    const lastRow = await (await treeRows(page, "Pi Session")).last().boundingBox();
-    if (bar && lastRow)
+    // (rows are absolutely positioned: the lowest one, not the last in the DOM)
+    await waitUntil(
+      async () => (await rowTexts(page)).some((t) => t.includes("gamma edited on branch A.")),
+      20_000,
+      "branch A's rows",
+    );
+    const boxes = await (
+      await treeRows(page, "Pi Session")
+    ).evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().bottom));
+    const bottom = Math.max(...boxes);
+    if (bar && boxes.length)
       await page.screenshot({
         path: path.join(resultsDir, "session-tree-view.png"),
-        clip: {
-          x: bar.x,
-          y: bar.y,
-          width: bar.width,
-          height: Math.min(bar.height, lastRow.y + lastRow.height + 16 - bar.y),
-        },
+        clip: { x: bar.x, y: bar.y, width: bar.width, height: Math.min(bar.height, bottom + 16 - bar.y) },
       });
   });
 
