@@ -36,6 +36,8 @@ const CONCURRENCY = 8;
 const REPORT_MS = 100;
 /** Format of the cache file (first line). */
 const CACHE_VERSION = "pi-context-session-catalog 1";
+/** The cache is encoded in pieces of about this many characters, one piece per slice at most. */
+const SAVE_PIECE_CHARS = 64 * 1024;
 
 const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -160,19 +162,34 @@ export class SessionCatalog {
   async save(): Promise<void> {
     if (!this.cacheFile || !this.dirty) return;
     this.dirty = false;
-    const parts: string[] = [CACHE_VERSION];
+    // Encoded as it goes, a piece at a time: joining and encoding the whole text at the end was one
+    // block of the event loop (6 MB for 10 000 sessions: 50–80 ms on this project's machine).
+    const pieces: Buffer[] = [];
+    let lines: string[] = [CACHE_VERSION];
+    let chars = CACHE_VERSION.length;
+    const encode = () => {
+      pieces.push(Buffer.from(lines.join("\n") + "\n", "utf8"));
+      lines = [];
+      chars = 0;
+    };
     let sliceStart = performance.now();
     for (const info of [...this.infos.values()]) {
-      if (info.complete) parts.push(JSON.stringify(info));
+      if (info.complete) {
+        const line = JSON.stringify(info);
+        lines.push(line);
+        chars += line.length;
+        if (chars >= SAVE_PIECE_CHARS) encode();
+      }
       if (performance.now() - sliceStart > SLICE_MS) {
         await yieldNow();
         sliceStart = performance.now();
       }
     }
+    if (lines.length > 0) encode();
     const tmp = `${this.cacheFile}.${process.pid}.tmp`;
     try {
       await fs.promises.mkdir(path.dirname(this.cacheFile), { recursive: true });
-      await fs.promises.writeFile(tmp, parts.join("\n") + "\n", { mode: 0o600 });
+      await fs.promises.writeFile(tmp, Buffer.concat(pieces), { mode: 0o600 });
       await fs.promises.rename(tmp, this.cacheFile);
     } catch {
       this.dirty = true;
