@@ -44,6 +44,17 @@ class GrowingSource implements TreeSource {
   }
 }
 
+/** A user message entry whose text is its id. */
+function msg(id: string, parentId: string | null): object {
+  return {
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: { role: "user", content: id },
+  };
+}
+
 function label(model: SessionTreeModel, e: TreeElement): string {
   if (e.kind === "entry") return e.id;
   if (e.kind === "branch") return `branch(${e.headId})`;
@@ -251,13 +262,6 @@ describe("tree model: reveal, paging and edge cases", () => {
   it("a long branch: its row is its first entry, pages start after it, parents stay consistent", () => {
     const src = new GrowingSource();
     src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
-    const msg = (id: string, parentId: string | null) => ({
-      type: "message",
-      id,
-      parentId,
-      timestamp: "t",
-      message: { role: "user", content: id },
-    });
     src.push(msg("root", null));
     let parent = "root";
     for (let i = 0; i < 40; i++) {
@@ -291,13 +295,6 @@ describe("tree model: reveal, paging and edge cases", () => {
   it("the spine crosses branch points: one paged list to the leaf, each branch point's other branches below it", () => {
     const src = new GrowingSource();
     src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
-    const msg = (id: string, parentId: string | null) => ({
-      type: "message",
-      id,
-      parentId,
-      timestamp: "t",
-      message: { role: "user", content: id },
-    });
     // m0 … m29, a side branch at m14 (s0, s1), the leaf's branch n0 … n19 from m29, another side at m29
     let parent: string | null = null;
     for (let i = 0; i < 30; i++) {
@@ -362,13 +359,6 @@ describe("tree model: reveal, paging and edge cases", () => {
   it("missing parents are roots, self-parents are roots, cycles are not shown", () => {
     const src = new GrowingSource();
     src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
-    const msg = (id: string, parentId: string | null) => ({
-      type: "message",
-      id,
-      parentId,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      message: { role: "user", content: id },
-    });
     src.push(msg("a", null));
     src.push(msg("b", "zz")); // orphan → root
     src.push(msg("c", "c")); // self parent → root
@@ -617,13 +607,6 @@ describe("tree model: incremental sync equals a rebuild", () => {
   });
 
   it("an entry appended below a hidden leaf continues the spine: the top level is reported", () => {
-    const msg = (id: string, parentId: string | null) => ({
-      type: "message",
-      id,
-      parentId,
-      timestamp: "t",
-      message: { role: "user", content: id },
-    });
     const hidden = (id: string, parentId: string) => ({
       type: "custom",
       id,
