@@ -112,10 +112,28 @@ export async function main(
   }
 }
 
+/**
+ * A line writer to `stream` that stops writing once the stream failed: output piped into a reader
+ * that stopped reading (`pi-context tree … | head`) is EPIPE on the next write, an `error` event
+ * that would otherwise end the process with a stack trace — possibly between two steps of a write
+ * to a session. The command runs to its end and keeps its exit code; only its output is dropped.
+ * A failure other than EPIPE (a full disk under a redirect) makes the exit code 1.
+ */
+export function pipeSafeWriter(stream: NodeJS.WritableStream): (s: string) => void {
+  let failed = false;
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    failed = true;
+    if (error.code !== "EPIPE") process.exitCode = 1;
+  });
+  return (s) => {
+    if (!failed) stream.write(`${s}\n`);
+  };
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
+  main(process.argv.slice(2), pipeSafeWriter(process.stdout), pipeSafeWriter(process.stderr)).then(
     (code) => {
-      process.exitCode = code;
+      if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = code;
     },
     (error: unknown) => {
       process.stderr.write(`${terminalText(String(error))}\n`);

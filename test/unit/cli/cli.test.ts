@@ -151,3 +151,35 @@ describe("pi-context CLI", () => {
     assert.match(r.err, /^Unknown flag --nope\.\nusage:\n {2}pi-context inspect/);
   });
 });
+
+describe("pi-context CLI, output into a closed pipe", () => {
+  it("`pi-context tree … | head`: no EPIPE stack trace, the command's own exit code", async () => {
+    const { spawn } = await import("node:child_process");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-pipe-"));
+    try {
+      // a session whose tree is far more than a pipe's buffer (64 kB): the CLI is still writing when the reader goes
+      const file = path.join(dir, "long.jsonl");
+      const lines = [JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "t", cwd: dir })];
+      let parent: string | null = null;
+      for (let i = 0; i < 4000; i++) {
+        const id = `m${i}`;
+        const content = `question ${i} ${"x".repeat(60)}`;
+        lines.push(
+          JSON.stringify({ type: "message", id, parentId: parent, timestamp: "t", message: { role: "user", content } }),
+        );
+        parent = id;
+      }
+      fs.writeFileSync(file, lines.join("\n") + "\n");
+      const cli = path.join(__dirname, "../../../src/cli/main.js");
+      const child = spawn(process.execPath, [cli, "tree", file], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.stdout.once("data", () => child.stdout.destroy()); // `head -1`: read a little, then close
+      const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+      assert.equal(stderr, "", "nothing on stderr");
+      assert.equal(code, 0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
