@@ -18,9 +18,7 @@ import {
   type TrimSuggestionKind,
 } from "./trim";
 
-// ---------------------------------------------------------------------------------------------
-// View models (host → webview)
-// ---------------------------------------------------------------------------------------------
+// --- View models (host → webview) -------------------------------------------------------------
 
 /** Where a setting's value came from (pi's settings layers; `override` = `compaction.modelOverrides`). */
 export type SettingSource = "default" | "global" | "project" | "override";
@@ -337,11 +335,12 @@ export interface SessionModel {
   label: string;
   cwd: string | null;
   leafId: string | null;
+  /** The entry the Pi Session tree (default filter) shows for the leaf: `leafId` unless that is a hidden entry (`defaultShownLeaf`). */
+  shownLeafId: string | null;
   entryCount: number;
   pinned: boolean;
-  /** When the session file was last written (its mtime, ms since epoch). */
+  /** When the session file was last written (its mtime) and when pi-context last read it (ms since epoch). */
   modifiedAt: number;
-  /** When pi-context last read it (ms since epoch). */
   readAt: number;
   /** The session doctor's findings, errors first (see `src/viewModel/problems.ts`). */
   problems: ProblemModel[];
@@ -463,9 +462,7 @@ export type HostMessage =
   /** The preview of a trim request (answer to `previewTrim`; `preview` null with `error` when it could not be made). */
   | { type: "trimPreview"; requestId: number; preview: TrimPreviewModel | null; error?: string };
 
-// ---------------------------------------------------------------------------------------------
-// Commands (webview → host)
-// ---------------------------------------------------------------------------------------------
+// --- Commands (webview → host) ---------------------------------------------------------------
 
 /** Webview → host messages. */
 export type WebviewMessage =

@@ -8,6 +8,7 @@ import type { Analysis } from "../core/rules/analyze";
 import { buildProjection } from "../core/rules/context";
 import type { SessionFile } from "../core/read/session";
 import { compactionLostItemSteps } from "../core/rules/lostItems";
+import { defaultShownLeaf } from "../core/treeModel/filters";
 import type { LiveModel, PanelDetails, PanelState, SessionModel } from "../shared/protocol";
 import { buildBreakdown } from "./breakdown";
 import { buildGauge, type GaugeColors } from "./gauge";
@@ -97,6 +98,7 @@ export function buildPanelState(
     label: input.label ?? inspect.sessionName ?? "",
     cwd: inspect.cwd ?? null,
     leafId: inspect.leafId,
+    shownLeafId: defaultShownLeaf(session.byId, inspect.leafId),
     entryCount: inspect.entryCount,
     pinned: input.pinned,
     modifiedAt: input.modifiedAt ?? session.mtimeMs,

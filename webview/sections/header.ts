@@ -87,10 +87,22 @@ export function renderHeader(view: View): HTMLElement {
     ),
     metaItem("list-flat", pluralText(session.entryCount, l10n.t("{0} entry"), l10n.t("{0} entries"))),
     session.leafId
-      ? metaItem("git-commit", `leaf ${session.leafId}`, {
-          class: "meta-item mono",
-          title: l10n.t("The leaf: the last entry of the current path"),
-        })
+      ? metaItem(
+          "git-commit",
+          session.shownLeafId && session.shownLeafId !== session.leafId
+            ? l10n.t("leaf {0} (shown at {1})", session.leafId, session.shownLeafId)
+            : `leaf ${session.leafId}`,
+          {
+            class: "meta-item mono",
+            title:
+              session.shownLeafId && session.shownLeafId !== session.leafId
+                ? l10n.t(
+                    "The leaf: the last entry of the current path. It is an entry the Pi Session tree does not show (pi's /tree hides it too); the tree marks {0}, the nearest entry before it, as the leaf.",
+                    session.shownLeafId,
+                  )
+                : l10n.t("The leaf: the last entry of the current path"),
+          },
+        )
       : null,
     session.modifiedAt > 0
       ? metaItem("history", `updated ${time(session.modifiedAt)}`, {

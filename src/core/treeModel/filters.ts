@@ -74,3 +74,20 @@ export function filterShows(r: EntryRecord, filter: TreeFilter, labeled: boolean
 export function filterFoldsToolResults(filter: TreeFilter): boolean {
   return filter === "default" || filter === "all";
 }
+
+/**
+ * The entry pi's default `/tree` view stands the leaf at: the leaf itself when that view shows it,
+ * else its nearest ancestor it shows (`SessionTreeModel.displayLeafId` in the `default` filter) —
+ * a "Switch to Here" without a summary leaves the file's leaf at a hidden `custom` entry. Null when
+ * there is no leaf or no such ancestor. Walks at most `byId.size` parents (a cycle ends it).
+ */
+export function defaultShownLeaf(byId: ReadonlyMap<string, EntryRecord>, leafId: string | null): string | null {
+  let current = leafId;
+  for (let steps = 0; current !== null && steps <= byId.size; steps++) {
+    const r = byId.get(current);
+    if (!r) return null;
+    if (filterShows(r, "default", false)) return current;
+    current = r.parentId;
+  }
+  return null;
+}

@@ -499,6 +499,43 @@ describe("summary diff", () => {
 });
 
 describe("panel state", () => {
+  it("tree: a leaf the Pi Session tree hides (Switch to Here's marker, a label) is shown at the entry the tree marks", () => {
+    const bytes = fs.readFileSync(path.join(FIXTURES, "pi-1.6.0/tree.jsonl"), "utf8");
+    const base = SessionFile.fromBytes(bytes);
+    const target = base.records.find((r) => r.type === "message" && r.role === "assistant")!;
+    const marker = {
+      type: "custom",
+      customType: "pi-context/leaf",
+      id: "mark0001",
+      parentId: target.id,
+      timestamp: "t",
+    };
+    const label = {
+      type: "label",
+      id: "labl0001",
+      parentId: "mark0001",
+      targetId: target.id,
+      label: "x",
+      timestamp: "t",
+    };
+    const stateAt = (extra: object[]) => {
+      const session = SessionFile.fromBytes(bytes + extra.map((e) => `${JSON.stringify(e)}\n`).join(""));
+      const analysis = analyzeLoaded(session, {
+        agentDir: path.join(FIXTURES, "pi-1.6.0/tree.agent"),
+        projectSettings: "never",
+      });
+      return buildPanelState({ file: "tree.jsonl", session, analysis, pinned: false, updatedAt: 1 }).session!;
+    };
+    const plain = stateAt([]);
+    assert.equal(plain.shownLeafId, plain.leafId, "a shown leaf stands for itself");
+    const marked = stateAt([marker]);
+    assert.equal(marked.leafId, "mark0001");
+    assert.equal(marked.shownLeafId, target.id);
+    const labelled = stateAt([marker, label]);
+    assert.equal(labelled.leafId, "labl0001");
+    assert.equal(labelled.shownLeafId, target.id, "through every hidden entry");
+  });
+
   it("long: everything at the file leaf, consistent with inspect", async () => {
     const { session, analysis } = await load(PI_FIXTURES[0]!);
     const state = buildPanelState({ file: session.filePath, session, analysis, pinned: false, updatedAt: 1 });
