@@ -6,19 +6,8 @@
 
 import DOMPurify from "dompurify";
 import { marked } from "marked";
-import * as l10n from "@vscode/l10n";
 import { visibleText } from "../src/shared/untrusted";
-
-const FILE_BLOCK = /<(read-files|modified-files)>\n?([\s\S]*?)\n?<\/\1>/g;
-
-/** pi's inner `<read-files>`/`<modified-files>` blocks (a summary embedding an earlier one) as readable markdown. */
-export function fileBlocksToMarkdown(text: string): string {
-  return text.replace(FILE_BLOCK, (_m, tag: string, body: string) => {
-    const title = tag === "read-files" ? l10n.t("Read files") : l10n.t("Modified files");
-    const fence = body.includes("```") ? "~~~~" : "```";
-    return `\n**${title}**\n\n${fence}\n${body.trim()}\n${fence}\n`;
-  });
-}
+import { fileBlocksToMarkdown } from "../src/shared/summaryMarkdown";
 
 let hooked = false;
 function hook(): void {

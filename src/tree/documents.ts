@@ -7,12 +7,14 @@ import * as vscode from "vscode";
 import type { EntryRecord } from "../core/read/entries";
 import type { SessionFile } from "../core/read/session";
 import { setVirtualDocument, SUMMARY_SCHEME, summaryOf } from "../ui/summaryDocuments";
+import { summaryPreviewMarkdown } from "../shared/summaryMarkdown";
 import { entryWords, summaryTitle } from "../viewModel/treeText";
 import { fileTitle } from "../viewModel/treeTextLines";
 
 /**
  * Open the summary of a compaction or branch summary entry as a markdown preview, in a tab titled
- * by the summary's words (summaries never change once written).
+ * by the summary's words (summaries never change once written): its markdown rendered, with no
+ * HTML and no images ({@link summaryPreviewMarkdown}: the text is the LLM's, from the session).
  * @returns false when there is no such entry or it has no summary.
  */
 export async function openSummary(session: SessionFile | undefined, id: string | undefined): Promise<boolean> {
@@ -24,7 +26,7 @@ export async function openSummary(session: SessionFile | undefined, id: string |
     scheme: SUMMARY_SCHEME,
     path: `/preview/summary-${id}/${summaryTitle(record)}.md`,
   });
-  setVirtualDocument(uri, text);
+  setVirtualDocument(uri, summaryPreviewMarkdown(text));
   await vscode.commands.executeCommand("markdown.showPreview", uri).then(undefined, async () => {
     await vscode.window.showTextDocument(uri, { preview: true });
   });

@@ -482,6 +482,9 @@ describe("session tree view", function () {
       "the summary document",
     );
     assert.match(doc!.getText(), /^The user explored a different conversation branch before returning here\./);
+    // pi's file blocks as titled code blocks (the preview dropped the tags and ran the paths together), no HTML left
+    assert.match(doc!.getText(), /\*\*(Read files|Modified files)\*\*\n\n```\n/);
+    assert.doesNotMatch(doc!.getText(), /<[a-z]/);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
