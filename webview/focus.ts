@@ -6,7 +6,7 @@
  */
 
 /** What can hold the focus by Tab, in document order (visible elements with tabIndex ≥ 0). */
-function tabStops(root: HTMLElement): HTMLElement[] {
+export function tabStops(root: HTMLElement): HTMLElement[] {
   const all = root.querySelectorAll<HTMLElement>(
     "a[href], button, input, select, textarea, [tabindex], vscode-button, vscode-textfield, vscode-single-select, vscode-checkbox, vscode-toolbar-button, vscode-collapsible, summary",
   );

@@ -30,7 +30,7 @@ import {
   type WebviewMessage,
 } from "../src/shared/protocol";
 import { append } from "./dom";
-import { wrapTabFocus } from "./focus";
+import { tabStops, wrapTabFocus } from "./focus";
 import { noticeArea, showNotice } from "./notices";
 import { layoutAxes } from "./sections/bar";
 import { renderEmpty } from "./sections/empty";
@@ -85,11 +85,15 @@ function send(message: WebviewMessage): void {
 const app = document.getElementById("app")!;
 wrapTabFocus(app);
 
-/** Render the whole panel from `state` and `ui`, keeping the focused element (by `data-key`) and the scroll position. */
+/** Render the whole panel from `state` and `ui`, keeping the focused element (by `data-key`, else its place among the Tab stops) and the scroll position. */
 function render(): void {
   // only while the webview has the keyboard: the document keeps its activeElement after a quick
   // pick or an editor took the focus, and focusing it again would pull the keyboard back in here
-  const focusedKey = document.hasFocus() ? (document.activeElement as HTMLElement | null)?.dataset?.key : undefined;
+  const active = document.hasFocus() ? (document.activeElement as HTMLElement | null) : null;
+  const focusedKey = active?.dataset?.key;
+  // an element without a key: its place among the Tab stops (the same element after a re-render
+  // of the same sections, e.g. when the state's details arrive while the user tabs through)
+  const focusedStop = active && !focusedKey ? { index: tabStops(app).indexOf(active), tag: active.tagName } : undefined;
   // a live update must not move the user's place in the panel
   const scrollX = window.scrollX;
   const scrollY = window.scrollY;
@@ -122,8 +126,21 @@ function render(): void {
     renderFilesSection(view),
   ]);
   layoutAxes(app);
-  if (focusedKey)
-    (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus({ preventScroll: true });
+  if (focusedKey || focusedStop) {
+    // the vscode-elements render their inner controls in a microtask after they are attached (only
+    // then can they take the focus): the focus goes back once they did, unless it moved meanwhile
+    const restore = (byPlaceToo: boolean) => {
+      if (document.activeElement && document.activeElement !== document.body) return;
+      const byKey = focusedKey
+        ? (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)
+        : undefined;
+      const byPlace =
+        byPlaceToo && focusedStop && focusedStop.index >= 0 ? tabStops(app)[focusedStop.index] : undefined;
+      (byKey ?? (byPlace?.tagName === focusedStop?.tag ? byPlace : undefined))?.focus({ preventScroll: true });
+    };
+    restore(false); // plain elements at once (the Tab stops are complete only after that microtask)
+    setTimeout(() => restore(true), 0);
+  }
   window.scrollTo(scrollX, scrollY);
 }
 
