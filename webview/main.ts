@@ -99,6 +99,8 @@ function render(): void {
   const scrollY = window.scrollY;
   app.replaceChildren();
   app.appendChild(noticeArea);
+  // "pending" until the state's details came (they re-render the panel once more; tests wait for it)
+  app.dataset.details = state?.detailsPending ? "pending" : "in";
   if (!state || !state.session || !state.gauge) {
     app.appendChild(renderEmpty(state, send));
     return;
