@@ -138,7 +138,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
   private detailsSince = 0;
   /** The loop computing wanted details, while it runs. */
   private detailsRun: Promise<void> | undefined;
-  /** No details step before this time (ms): a webview is starting or rendering a state. */
+  /** No details step before this time (ms): a webview is starting. */
   private detailsHeldUntil = 0;
   readonly received: { message: unknown; ok: boolean; error?: string }[] = [];
   builds = 0;
@@ -299,7 +299,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
   }
 
   /**
-   * A webview starts or renders a state: no details step for {@link DETAILS_QUIET_MS} from now (a
+   * A webview starts (created, then `ready`): no details step for {@link DETAILS_QUIET_MS} from now (a
    * running computation pauses between its steps). Not bounded by {@link DETAILS_MAX_WAIT_MS}:
    * webviews do not start or render without end, states do while pi streams.
    */

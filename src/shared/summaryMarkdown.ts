@@ -61,7 +61,7 @@ function escapeLine(line: string): string {
   let out = "";
   let i = 0;
   while (i < line.length) {
-    if (line[i] === "`" && (i === 0 || !isEscaped(line, i))) {
+    if (line[i] === "`" && !isEscaped(line, i)) {
       let n = 1;
       while (line[i + n] === "`") n++;
       // the closing run: exactly n backticks

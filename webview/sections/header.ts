@@ -78,6 +78,8 @@ export function renderHeader(view: View): HTMLElement {
         )
       : null,
   );
+  // the leaf is an entry the tree hides: the entry the tree marks instead
+  const hiddenLeaf = session.shownLeafId !== session.leafId ? session.shownLeafId : null;
   const sub = h(
     "div",
     { class: "session-sub muted", "data-testid": "session-sub" },
@@ -89,18 +91,15 @@ export function renderHeader(view: View): HTMLElement {
     session.leafId
       ? metaItem(
           "git-commit",
-          session.shownLeafId && session.shownLeafId !== session.leafId
-            ? l10n.t("leaf {0} (shown at {1})", session.leafId, session.shownLeafId)
-            : `leaf ${session.leafId}`,
+          hiddenLeaf ? l10n.t("leaf {0} (shown at {1})", session.leafId, hiddenLeaf) : `leaf ${session.leafId}`,
           {
             class: "meta-item mono",
-            title:
-              session.shownLeafId && session.shownLeafId !== session.leafId
-                ? l10n.t(
-                    "The leaf: the last entry of the current path. It is an entry the Pi Session tree does not show (pi's /tree hides it too); the tree marks {0}, the nearest entry before it, as the leaf.",
-                    session.shownLeafId,
-                  )
-                : l10n.t("The leaf: the last entry of the current path"),
+            title: hiddenLeaf
+              ? l10n.t(
+                  "The leaf: the last entry of the current path. It is an entry the Pi Session tree does not show (pi's /tree hides it too); the tree marks {0}, the nearest entry before it, as the leaf.",
+                  hiddenLeaf,
+                )
+              : l10n.t("The leaf: the last entry of the current path"),
           },
         )
       : null,
