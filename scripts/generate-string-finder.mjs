@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes src/core/read/strscanWasm.ts: the bytes of the string finder's WebAssembly module, as
-// `stringFinderModule()` (src/core/read/strscan.ts) assembles them, in base64. Run after `npm run
+// `stringFinderModule()` (src/core/read/strscanAsm.ts) assembles them, in base64. Run after `npm run
 // compile` (it reads the compiled assembler from out/):
 //
 //   npm run compile && node scripts/generate-string-finder.mjs [--check]
@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
-const { stringFinderModule } = require(path.join(root, "out", "src", "core", "read", "strscan.js"));
+const { stringFinderModule } = require(path.join(root, "out", "src", "core", "read", "strscanAsm.js"));
 const bytes = Buffer.from(stringFinderModule());
 const file = path.join(root, "src", "core", "read", "strscanWasm.ts");
 const text = readFileSync(file, "utf8");
