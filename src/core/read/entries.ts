@@ -161,6 +161,17 @@ function clipPreview(line: string): string {
   return line.length > PREVIEW_LENGTH ? `${line.slice(0, PREVIEW_LENGTH - 1)}…` : line;
 }
 
+/**
+ * `text`'s characters in a string of their own. V8 keeps a slice of 13 units or more as a view of
+ * the string it was cut from: a preview cut from a message's text would keep the whole text alive
+ * (up to a short line's 8 kB, copied by every young-generation GC while the file is read, then
+ * held: half the records' heap on the text-heavy bench files); a long string's, the bytes decoded
+ * around its first line.
+ */
+function ownCopy(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, "utf16le").toString("utf16le");
+}
+
 /** Units of a long string decoded first for its preview (most first lines are shorter). */
 const PREVIEW_PROBE = 96;
 
@@ -449,7 +460,7 @@ function normaliseSystem(message: unknown): SystemMessage {
  */
 function setPreview(record: EntryRecord, field: unknown): void {
   const preview = previewOf(previewSource(field));
-  if (preview !== undefined) record.preview = preview;
+  if (preview !== undefined) record.preview = ownCopy(preview);
 }
 
 /**
@@ -483,7 +494,7 @@ function fillMessage(record: EntryRecord, message: Obj, scanned: boolean): void 
       if (typeof message.timestamp === "number") record.messageTime = message.timestamp;
       if (message.errorMessage !== undefined) {
         const error = previewOf(message.errorMessage);
-        if (error) record.errorMessage = error;
+        if (error) record.errorMessage = ownCopy(error);
       }
       const usage = readUsage(message.usage);
       if (usage) {
