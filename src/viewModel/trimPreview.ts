@@ -226,7 +226,16 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
         formatCount(p.cache.cachedTokens),
       ),
     );
-    if (p.cost)
+    if (p.cost && p.cost.perRequestSaving < 0)
+      // A restore (tokens added): every later request costs more, never "−$x less".
+      lines.push(
+        l10n.t(
+          "Cost: {0} once on the next request, then {1} more per request.",
+          formatUsd(p.cost.oneOffExtra),
+          formatUsd(-p.cost.perRequestSaving),
+        ),
+      );
+    else if (p.cost)
       lines.push(
         l10n.t(
           "Cost: {0} once on the next request, then {1} less per request{2}.",

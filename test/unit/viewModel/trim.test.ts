@@ -327,6 +327,9 @@ describe("trim preview", () => {
     assert.ok(Math.abs(p.cost!.oneOffExtra - (R * w + (A - R) * r - B * r + (B - A) * r)) < 1e-12);
     assert.ok(Math.abs(p.cost!.perRequestSaving - (B - A) * r) < 1e-12);
     assert.equal(p.cost!.breakEvenRequests, null, "a restore never pays off in tokens saved");
+    const costLine = trimPreviewLines(p).find((l) => l.startsWith("Cost: "));
+    assert.ok(costLine?.endsWith(" more per request."), `a restore costs more per request: ${costLine}`);
+    assert.ok(!costLine!.includes("−") && !costLine!.includes("less"), costLine);
   });
 });
 
