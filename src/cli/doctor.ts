@@ -135,7 +135,10 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
     guardSeconds: intFlag(args, "guard-seconds") ?? 30,
     surface: "cli",
   });
-  if (plan.session.size === 0) throw new NotASessionError(absolute, true);
+  // No header at all (every line unparseable, e.g. not a session file): pi does not open it, as
+  // inspect and tree say; a first parsed line that is not a header is the not-a-session finding.
+  if (plan.session.size === 0 || (!plan.session.header && !plan.session.invalid))
+    throw new NotASessionError(absolute, plan.session.size === 0);
   const appendsOf = appendsIndex(plan);
 
   if (!repair) {

@@ -122,6 +122,14 @@ describe("pi-context doctor", () => {
     assert.match((await run(["doctor", empty])).err, /is empty: not a pi session/);
   });
 
+  it("a file without any parseable line (no session header): exit 1, not a pi session, as inspect says", async () => {
+    const file = sessionFile("root:x:0:0:root:/root:/bin/bash\nhello\n");
+    const r = await run(["doctor", file]);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.err, /is not a pi session: its first line is not a session header/);
+    assert.equal((await run(["inspect", file])).code, 1);
+  });
+
   it("session text cannot drive the terminal: control characters are shown as �", async () => {
     assert.equal(terminalText("a\u001b[31mred\u0007\u202eb"), "a\ufffd[31mred\ufffd\ufffdb");
     const b = new SessionBuilder().user("u1", "q").message("f0", {
