@@ -15,12 +15,15 @@ import { withPeriod } from "../shared/format";
 export interface ParsedArgs {
   positional: string[];
   flags: Map<string, string | true>;
+  /** The last argument was a flag that takes a value but none followed (e.g. `--agent-dir`). */
+  missingValue?: string;
 }
 
 /** Parse `argv` (without node and script). Flags listed in `booleans` take no value. */
 export function parseArgs(argv: readonly string[], booleans: ReadonlySet<string>): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
+  let missingValue: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg.startsWith("--")) {
@@ -29,13 +32,19 @@ export function parseArgs(argv: readonly string[], booleans: ReadonlySet<string>
       else if (booleans.has(arg.slice(2))) flags.set(arg.slice(2), true);
       else {
         const value = argv[i + 1];
-        if (value === undefined) throw new UsageError(`${arg} needs a value.`);
+        // Reported by checkFlags, after unknown flags: a misspelt or unsupported switch at the end
+        // (`--yes` on switch) is "Unknown flag --yes", not "--yes needs a value".
+        if (value === undefined) {
+          flags.set(arg.slice(2), true);
+          missingValue = arg;
+          break;
+        }
         flags.set(arg.slice(2), value);
         i++;
       }
     } else positional.push(arg);
   }
-  return { positional, flags };
+  return missingValue === undefined ? { positional, flags } : { positional, flags, missingValue };
 }
 
 /** A user error on the command line (exit code 2). */
@@ -156,4 +165,5 @@ export function checkFlags(args: ParsedArgs, known: ReadonlySet<string>, usage: 
       );
     if (!known.has(name)) throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(usage, 2)}`);
   }
+  if (args.missingValue !== undefined) throw new UsageError(`${args.missingValue} needs a value.`);
 }

@@ -14,6 +14,7 @@ import { windowSourceText } from "../viewModel/sourceText";
 import { buildUsageModel, usageRows } from "../viewModel/usage";
 import {
   analyzeOptionsFrom,
+  checkFlags,
   formatUsage,
   NotASessionError,
   parseArgs,
@@ -156,9 +157,7 @@ export const inspectCommand: CliCommand = async (argv, out) => {
   const args = parseArgs(argv, new Set(["json"]));
   const file = args.positional[0];
   if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(INSPECT_USAGE, 2)}`);
-  for (const name of args.flags.keys())
-    if (!INSPECT_FLAGS.has(name))
-      throw new UsageError(`Unknown flag --${name}.\nusage:\n${formatUsage(INSPECT_USAGE, 2)}`);
+  checkFlags(args, INSPECT_FLAGS, INSPECT_USAGE);
   const pi = await userPiFrom(args);
   const options = { ...analyzeOptionsFrom(args), pi };
   const analysis = await analyzeSession(path.resolve(file), options);

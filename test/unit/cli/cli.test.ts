@@ -71,6 +71,27 @@ describe("pi-context CLI", () => {
     assert.notEqual((await run(["inspect", "--", "--help"])).code, 0);
   });
 
+  it('an unknown flag at the end is "Unknown flag", not "needs a value"; a known one without its value says so', async () => {
+    for (const args of [
+      ["inspect", "s.jsonl", "--bogus"],
+      ["tree", "s.jsonl", "--bogus"],
+      ["doctor", "s.jsonl", "--fix"],
+      ["switch", "s.jsonl", "e1", "--yes"],
+      ["compact", "s.jsonl", "--force"],
+    ]) {
+      const r = await run(args);
+      assert.equal(r.code, 2, args.join(" "));
+      assert.match(r.err, new RegExp(`^Unknown flag ${args.at(-1)}\\.\nusage:`), `${args.join(" ")}: ${r.err}`);
+    }
+    const r = await run(["inspect", "s.jsonl", "--agent-dir"]);
+    assert.equal(r.code, 2);
+    assert.equal(r.err, "--agent-dir needs a value.");
+    assert.equal(
+      (await run(["switch", "s.jsonl", "e1", "--bogus", "--label"])).err.split("\n")[0],
+      "Unknown flag --bogus.",
+    );
+  });
+
   it("formatUsage re-indents any command's usage", () => {
     assert.equal(
       formatUsage("pi-context x <a> [--b]\n  [--c]\n  API key: X", 4),
