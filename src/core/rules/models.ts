@@ -58,8 +58,9 @@ function isObject(v: unknown): v is Obj {
 type Check = (value: unknown) => boolean;
 const isString1: Check = (v) => typeof v === "string" && v.length > 0;
 const isBool: Check = (v) => typeof v === "boolean";
-const isPositive: Check = (v) => typeof v === "number" && v > 0;
-const isNumber: Check = (v) => typeof v === "number";
+// TypeBox's Number (pi's schema) accepts finite numbers only: `1e400` parses to Infinity and fails.
+const isPositive: Check = (v) => typeof v === "number" && Number.isFinite(v) && v > 0;
+const isNumber: Check = (v) => typeof v === "number" && Number.isFinite(v);
 const isStringRecord: Check = (v) => isObject(v) && Object.values(v).every((x) => typeof x === "string");
 const isArray: Check = (v) => Array.isArray(v);
 

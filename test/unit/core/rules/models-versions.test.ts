@@ -111,6 +111,21 @@ describe("windows with the user's pi's catalog", () => {
     assert.equal(resolveContextWindow("custom", "zero", then, undefined, old, rules103).value, undefined);
   });
 
+  it("models.json contextWindow 1e400 (Infinity once parsed) fails pi's schema like any non-number", () => {
+    const dir = path.join(tmp, `agent-${++n}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, "models.json"),
+      '{"providers":{"custom":{"baseUrl":"http://x/v1","api":"openai-completions","apiKey":"k","models":[{"id":"big","contextWindow":1e400}]}}}',
+    );
+    for (const version of ["1.6.0", "1.0.3"]) {
+      const config = readModelsConfig(dir, rulesFor(version));
+      assert.match(config.error ?? "", /providers\.custom\.models\.0\.contextWindow: Expected number/, version);
+      const old = { ...pi152, piVersion: version };
+      assert.equal(resolveContextWindow("custom", "big", config, undefined, old, rulesFor(version)).value, undefined);
+    }
+  });
+
   it("prices: the catalog's, a models.json model's (pi's zero default), an override's field by field", () => {
     const withCost: ModelCatalog = {
       ...pi160,
