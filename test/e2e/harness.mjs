@@ -535,6 +535,22 @@ export async function screenshot(page, name, opts = {}) {
   return file;
 }
 
+/**
+ * The bounding box of `locator` (page coordinates). Playwright's `boundingBox()` answers null when
+ * the element it resolved is replaced before it is measured (a webview re-rendering its section)
+ * or is not laid out yet; this retries until a box exists, or throws after `timeoutMs` (ms).
+ * @param {import('playwright-core').Locator} locator
+ */
+export async function boxOf(locator, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const box = await locator.boundingBox({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => null);
+    if (box) return box;
+    if (Date.now() > deadline) throw new Error(`no bounding box for ${locator} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** A clip around a box (page coordinates, e.g. a locator's boundingBox()), clamped to the viewport. */
 export function clipAround(page, box, pad = 8) {
   const vp = page.viewportSize();

@@ -25,6 +25,7 @@ import {
   viewPane,
   waitUntil,
   webviewFrameByTitle,
+  boxOf,
 } from "./harness.mjs";
 
 const PANEL_TITLE = "pi Context";
@@ -135,8 +136,8 @@ describe("e2e session health", () => {
     const text = await hover.innerText();
     for (const want of ["Session health:", "2 errors", "2 repairable", "Check Session Health…"])
       assert.ok(text.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${text}`);
-    const hb = await hover.boundingBox();
-    const gb = await item.boundingBox();
+    const hb = await boxOf(hover);
+    const gb = await boxOf(item);
     await clipShot(page, "health-tooltip", around(page, unionBox(hb, gb)));
     await page.mouse.move(700, 300);
   });
@@ -155,7 +156,7 @@ describe("e2e session health", () => {
     assert.match(all, /Orphaned tool result/);
     assert.match(all, /separated from its call/i);
     assert.match(all, /entry t9/);
-    await clipShot(page, "health-panel", around(page, await problems.boundingBox(), 10));
+    await clipShot(page, "health-panel", around(page, await boxOf(problems), 10));
     // a click on the orphaned result reveals it in the Pi Session tree
     await frame.locator('[data-code="orphan-result"]').first().click();
     await waitUntil(
@@ -187,8 +188,8 @@ describe("e2e session health", () => {
       texts.some((t) => t.includes("✖ Tool result separated from its call · export const a = 1;")),
       texts.join("\n"),
     );
-    const bar = await page.locator(".part.sidebar").boundingBox();
-    const last = await (await treeRows(page, "Pi Session")).last().boundingBox();
+    const bar = await boxOf(page.locator(".part.sidebar"));
+    const last = await boxOf((await treeRows(page, "Pi Session")).last());
     await clipShot(page, "health-tree", {
       x: bar.x,
       y: bar.y,

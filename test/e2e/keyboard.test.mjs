@@ -17,6 +17,7 @@ import {
   screenshot,
   useWorkbench,
   webviewFrame,
+  boxOf,
 } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
@@ -170,7 +171,7 @@ describe("e2e panel keyboard", () => {
         // what the user sees at this Tab stop: the element with its focus ring (and its surroundings)
         // (of a whole section that has the focus, e.g. a collapsible: its header, where the ring is;
         // of a small one, e.g. a checkbox: its label too)
-        const box = await frame.locator("[data-e2e-focus]").first().boundingBox();
+        const box = await boxOf(frame.locator("[data-e2e-focus]").first());
         if (box) {
           const clip = clipAround(
             page,

@@ -22,6 +22,7 @@ import {
   sharedHost,
   statusBarItem,
   waitUntil,
+  boxOf,
 } from "./harness.mjs";
 
 const GAUGE = "piContext.gauge";
@@ -269,8 +270,8 @@ describe("e2e live bridge", () => {
       "16,000 — the running pi",
     ])
       assert.ok(tooltip.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${tooltip}`);
-    const hb = await hover.boundingBox();
-    const ib = await item.boundingBox();
+    const hb = await boxOf(hover);
+    const ib = await boxOf(item);
     if (hb && ib) {
       const x = Math.max(0, Math.min(hb.x, ib.x) - 8);
       const y = Math.max(0, hb.y - 8);

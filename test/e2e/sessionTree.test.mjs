@@ -26,6 +26,7 @@ import {
   useWorkbench,
   viewPane,
   waitUntil,
+  boxOf,
 } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
@@ -141,7 +142,7 @@ describe("e2e session tree view", () => {
       throw e;
     });
     // a wider side bar (drag its sash) and the Context webview collapsed, so the tree gets the room
-    const sidebar = await page.locator(".part.sidebar").boundingBox();
+    const sidebar = await boxOf(page.locator(".part.sidebar"));
     if (sidebar) {
       const x = sidebar.x + sidebar.width + 1;
       await page.mouse.move(x, sidebar.y + sidebar.height / 2);
@@ -187,7 +188,7 @@ describe("e2e session tree view", () => {
     );
     await screenshot(page, "session-tree");
     // the side bar down to the last row (the README image)
-    const bar = await page.locator(".part.sidebar").boundingBox();
+    const bar = await boxOf(page.locator(".part.sidebar"));
     // (rows are absolutely positioned: the lowest one, not the last in the DOM)
     await waitUntil(
       async () => (await rowTexts(page)).some((t) => t.includes("gamma edited on branch A.")),

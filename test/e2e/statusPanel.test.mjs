@@ -31,6 +31,7 @@ import {
   waitUntil,
   webviewFrameByTitle,
   writeFileAtomic,
+  boxOf,
 } from "./harness.mjs";
 
 const PANEL_TITLE = "pi Context";
@@ -247,8 +248,8 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     ]) {
       assert.ok(text.includes(want), `tooltip lacks ${JSON.stringify(want)}:\n${text}`);
     }
-    const hb = await hover.boundingBox();
-    const gb = await gauge(page).first().boundingBox();
+    const hb = await boxOf(hover);
+    const gb = await boxOf(gauge(page).first());
     await shot(page, "tooltip-problems-dark", around(unionBox(hb, gb), 6, page));
     await page.mouse.move(700, 300);
   });
@@ -271,7 +272,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     assert.match(sub, /updated /);
     // the Compact button's icon is not the ✕-like fold
     assert.equal(await frame.locator('vscode-button[data-action="compact"]').getAttribute("icon"), "archive");
-    const header = await frame.locator("header.header").boundingBox();
+    const header = await boxOf(frame.locator("header.header"));
     await shot(page, "panel-problems-dark", around(header, 10, page));
 
     await frame.locator('[data-code="malformed-line"]').click();
@@ -296,14 +297,14 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       10_000,
       "the gauge on the left",
     );
-    const sb = await statusbar.boundingBox();
+    const sb = await boxOf(statusbar);
     await shot(page, "statusbar-alignment-left-dark", { x: 0, y: sb.y - 2, width, height: sb.height + 4 });
     writeSettings(fx, { "piContext.statusBar.alignment": "right" });
     const t0 = Date.now();
     await waitUntil(
       async () => {
         const n = await gauge(page).count();
-        const box = n === 1 ? await gauge(page).first().boundingBox() : null;
+        const box = n === 1 ? await boxOf(gauge(page).first()) : null;
         return box && box.x > width / 2;
       },
       10_000,
@@ -339,7 +340,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     await waitUntil(
       async () =>
         (await gauge(page).first().getAttribute("id")) === "pi-context.pi-context.piContext.gauge" &&
-        (await gauge(page).first().boundingBox()).x < width / 2,
+        (await gauge(page).first().boundingBox())?.x < width / 2,
       10_000,
       "back on the left",
     );
@@ -375,8 +376,8 @@ describe("e2e status bar + panel (new-user fixes)", () => {
         await page.waitForTimeout(200);
         const boxes = await assertAxisLabelsApart(frame, `panel ${w.key}`);
         assert.deepEqual(boxes.map((b) => b.text).sort(), [...w.labels].sort());
-        const bar = await frame.locator("section.gauge .bar").first().boundingBox();
-        const headline = await frame.locator("section.gauge .headline").boundingBox();
+        const bar = await boxOf(frame.locator("section.gauge .bar").first());
+        const headline = await boxOf(frame.locator("section.gauge .headline"));
         await shot(
           page,
           `axis-${w.key}-panel-${theme}`,
@@ -398,8 +399,8 @@ describe("e2e status bar + panel (new-user fixes)", () => {
         await page.waitForTimeout(200);
         await assertAxisLabelsApart(view, `sidebar ${w.key}`);
         if (w.key !== "small") {
-          const bar = await view.locator("section.gauge .bar").first().boundingBox();
-          const headline = await view.locator("section.gauge .headline").boundingBox();
+          const bar = await boxOf(view.locator("section.gauge .bar").first());
+          const headline = await boxOf(view.locator("section.gauge .headline"));
           await shot(
             page,
             `axis-${w.key}-sidebar-${theme}`,
@@ -434,12 +435,12 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       15_000,
       "4 problems in the panel",
     );
-    await shot(page, "panel-problems-light", around(await pf.locator("header.header").boundingBox(), 10, page));
+    await shot(page, "panel-problems-light", around(await boxOf(pf.locator("header.header")), 10, page));
     await gauge(page).first().hover();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "Problems" }).first();
     await hover.waitFor({ state: "visible", timeout: 10_000 });
-    const hb = await hover.boundingBox();
-    const gb = await gauge(page).first().boundingBox();
+    const hb = await boxOf(hover);
+    const gb = await boxOf(gauge(page).first());
     await shot(page, "tooltip-problems-light", around(unionBox(hb, gb), 6, page));
     await page.mouse.move(700, 300);
     await runCommand(page, "View: Close All Editors");

@@ -15,6 +15,7 @@ import {
   useWorkbench,
   waitUntil,
   webviewFrameByTitle,
+  boxOf,
 } from "./harness.mjs";
 
 const demo = path.join(repoRoot, "media", "demo");
@@ -66,8 +67,8 @@ describe("e2e status bar gauge", () => {
     }
     await screenshot(page, "statusbar-tooltip");
     // a crop of the tooltip and the item (used in the README)
-    const hb = await hover.boundingBox();
-    const ib = await item.boundingBox();
+    const hb = await boxOf(hover);
+    const ib = await boxOf(item);
     if (hb && ib) {
       const x = Math.max(0, Math.min(hb.x, ib.x) - 8);
       const y = Math.max(0, hb.y - 8);
@@ -129,7 +130,7 @@ describe("e2e status bar gauge", () => {
     await page
       .locator("#workbench\\.parts\\.statusbar")
       .screenshot({ path: path.join(resultsDir, "statusbar-gauge-warning.png") });
-    const box = await item.boundingBox();
+    const box = await boxOf(item);
     if (box)
       await page.screenshot({
         path: path.join(resultsDir, "statusbar-gauge-warning-crop.png"),
