@@ -60,45 +60,11 @@ export class Prompter {
     items: T[],
     options: { title: string; placeholder?: string; keepOpen?: (item: T) => boolean },
   ): Promise<T | undefined> {
-    const qp = vscode.window.createQuickPick<T>();
-    qp.title = visibleText(options.title);
-    if (options.placeholder) qp.placeholder = visibleText(options.placeholder);
-    const shown = safePickItems(items);
-    const original = new Map(shown.map((s, i) => [s, items[i]!]));
-    qp.items = shown;
-    qp.ignoreFocusOut = true;
-    qp.matchOnDescription = true;
-    this.log.push({
-      kind: "pick",
-      title: options.title,
-      items: items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label),
-    });
-    return new Promise((resolve) => {
-      let done = false;
-      const finish = (value: T | undefined) => {
-        if (done) return;
-        done = true;
-        if (
-          this.current?.kind === "pick" &&
-          this.current.quickPick === (qp as unknown as vscode.QuickPick<vscode.QuickPickItem>)
-        )
-          this.current = undefined;
-        resolve(value);
-        qp.dispose();
-      };
-      qp.onDidAccept(() => {
-        const active = qp.activeItems[0] ?? qp.selectedItems[0];
-        const item = active && (original.get(active) ?? active);
-        if (!item || options.keepOpen?.(item)) return;
-        finish(item);
-      });
-      qp.onDidHide(() => finish(undefined));
-      this.current = {
-        kind: "pick",
-        title: options.title,
-        quickPick: qp as unknown as vscode.QuickPick<vscode.QuickPickItem>,
-      };
-      qp.show();
+    return this.showPick(items, options, (qp, original, finish) => {
+      const active = qp.activeItems[0] ?? qp.selectedItems[0];
+      const item = active && (original.get(active) ?? active);
+      if (!item || options.keepOpen?.(item)) return;
+      finish(item);
     });
   }
 
@@ -110,42 +76,56 @@ export class Prompter {
     items: T[],
     options: { title: string; placeholder?: string; selected?: readonly T[] },
   ): Promise<T[] | undefined> {
+    return this.showPick(
+      items,
+      options,
+      (qp, original, finish) => finish(qp.selectedItems.map((i) => original.get(i) ?? i)),
+      (qp, shown) => {
+        qp.canSelectMany = true;
+        qp.matchOnDetail = true;
+        if (options.selected) qp.selectedItems = shown.filter((_, i) => options.selected!.includes(items[i]!));
+      },
+    );
+  }
+
+  /**
+   * Show `items` (through {@link safePickItems}) in a recorded quick pick that stays open when the
+   * focus leaves; `onAccept` decides what an accept resolves with (`original` maps a shown item
+   * back to the caller's), Escape or hiding resolves undefined.
+   */
+  private showPick<T extends vscode.QuickPickItem, R>(
+    items: T[],
+    options: { title: string; placeholder?: string },
+    onAccept: (qp: vscode.QuickPick<T>, original: Map<T, T>, finish: (value: R) => void) => void,
+    setUp?: (qp: vscode.QuickPick<T>, shown: T[]) => void,
+  ): Promise<R | undefined> {
     const qp = vscode.window.createQuickPick<T>();
     qp.title = visibleText(options.title);
     if (options.placeholder) qp.placeholder = visibleText(options.placeholder);
-    qp.canSelectMany = true;
     const shown = safePickItems(items);
     const original = new Map(shown.map((s, i) => [s, items[i]!]));
     qp.items = shown;
-    if (options.selected) qp.selectedItems = shown.filter((_, i) => options.selected!.includes(items[i]!));
+    setUp?.(qp, shown);
     qp.ignoreFocusOut = true;
     qp.matchOnDescription = true;
-    qp.matchOnDetail = true;
     this.log.push({
       kind: "pick",
       title: options.title,
       items: items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label),
     });
+    const quickPick = qp as unknown as vscode.QuickPick<vscode.QuickPickItem>;
     return new Promise((resolve) => {
       let done = false;
-      const finish = (value: T[] | undefined) => {
+      const finish = (value: R | undefined) => {
         if (done) return;
         done = true;
-        if (
-          this.current?.kind === "pick" &&
-          this.current.quickPick === (qp as unknown as vscode.QuickPick<vscode.QuickPickItem>)
-        )
-          this.current = undefined;
+        if (this.current?.kind === "pick" && this.current.quickPick === quickPick) this.current = undefined;
         resolve(value);
         qp.dispose();
       };
-      qp.onDidAccept(() => finish(qp.selectedItems.map((i) => original.get(i) ?? i)));
+      qp.onDidAccept(() => onAccept(qp, original, finish));
       qp.onDidHide(() => finish(undefined));
-      this.current = {
-        kind: "pick",
-        title: options.title,
-        quickPick: qp as unknown as vscode.QuickPick<vscode.QuickPickItem>,
-      };
+      this.current = { kind: "pick", title: options.title, quickPick };
       qp.show();
     });
   }
