@@ -141,6 +141,13 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     return true;
   }
 
+  /** True when a tool result folded under `id` has an error or a warning of the doctor. */
+  private foldsAProblem(model: SessionTreeModel, id: string): boolean {
+    return model
+      .foldedResults(id)
+      .some((r) => (this.health.get(r) ?? []).some((f) => f.severity === "error" || f.severity === "warning"));
+  }
+
   /** The findings shown on an entry's row (tests). */
   healthOf(entryId: string): readonly HealthFinding[] {
     return this.health.get(entryId) ?? [];
@@ -216,7 +223,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const expandable = model.hasChildren(element);
     // only the active root's group opens by itself (several roots); the spine is the top level,
     // and a branch point's other branches open on demand (each open level costs a round trip)
-    const open = branch && d.onActivePath;
+    // and an answer whose folded tool results the doctor flags opens too: a problem is never hidden
+    const open = (branch && d.onActivePath) || (!branch && expandable && this.foldsAProblem(model, d.id));
     const state = !expandable
       ? vscode.TreeItemCollapsibleState.None
       : open

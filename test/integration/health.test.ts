@@ -152,6 +152,13 @@ describe("session health", function () {
     const t9Tooltip = (t9.tooltip as vscode.MarkdownString).value.replace(/&nbsp;/g, " ").replace(/\\(.)/g, "$1");
     assert.match(t9Tooltip, /\$\(error\) Orphaned tool result: tool result t9 \(read, line 7\) answers read call zz/);
     assert.match(t9.accessibilityInformation!.label, /error: Orphaned tool result/);
+    // t9 is folded under a2 (a tool result right after an answer): a2's row opens by itself, so the
+    // flagged result is never hidden in a collapsed row; a healthy answer with a folded result does not
+    assert.deepStrictEqual(model.foldedResults("a2"), ["t9"]);
+    assert.strictEqual(
+      provider.getTreeItem(model.entryElement("a2")).collapsibleState,
+      vscode.TreeItemCollapsibleState.Expanded,
+    );
     const cm = provider.resolveTreeItem(provider.getTreeItem(model.entryElement("cm")), model.entryElement("cm"));
     assert.match(String(cm.description), /Tool result separated from its call \(involved\)/);
     // the log
@@ -199,8 +206,21 @@ describe("session health", function () {
     assert.ok(fs.readFileSync(file).equals(before));
 
     const healthy = await install(
-      new SessionBuilder(testWorkspace()).user("u1", "hi").assistant("a1", { text: "hello", usage: 10 }).jsonl(),
+      new SessionBuilder(testWorkspace())
+        .user("u1", "hi")
+        .assistant("a1", { text: "reading", calls: [{ id: "c1", arguments: { path: "src/a.ts" } }], usage: 10 })
+        .result("t1", "c1", "contents of src/a.ts")
+        .assistant("a2", { text: "hello", usage: 20 })
+        .jsonl(),
     );
     assert.deepStrictEqual(await check(healthy), { kind: "healthy", file: healthy });
+    // a healthy folded tool result keeps its answer's row closed
+    const provider = api.sessionTree.provider;
+    await waitFor(() => provider.file === healthy, 5000, "the tree on the healthy session");
+    assert.deepStrictEqual(provider.model!.foldedResults("a1"), ["t1"]);
+    assert.strictEqual(
+      provider.getTreeItem(provider.model!.entryElement("a1")).collapsibleState,
+      vscode.TreeItemCollapsibleState.Collapsed,
+    );
   });
 });

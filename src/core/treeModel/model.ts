@@ -227,6 +227,16 @@ export class SessionTreeModel {
     return last !== undefined && this.s.active.has(last);
   }
 
+  /**
+   * The tool results folded under an assistant message under the current filter (its row's
+   * children when it is not a branch point), in order; empty for any other entry or an unknown id.
+   */
+  foldedResults(id: string): readonly string[] {
+    if (!this.s.own.has(id) || !this.v.isVisible(id)) return [];
+    this.v.ensureRunOf(id);
+    return this.v.folds.get(id) ?? [];
+  }
+
   /** An entry's place in the tree (leaf, active path, branches, folds, label); all false for an unknown id. */
   node(id: string): TreeNode {
     const r = this.s.own.get(id);

@@ -211,6 +211,9 @@ describe("tree model: reveal, paging and edge cases", () => {
     };
     // a folded tool result reveals through its assistant
     assert.deepEqual(chainOf("9a572700"), ["e:9a572700", "e:07b460a3"]);
+    assert.deepEqual(model.foldedResults("07b460a3"), ["9a572700"]);
+    assert.deepEqual(model.foldedResults("9a572700"), []); // a tool result folds nothing
+    assert.deepEqual(model.foldedResults("no-such-id"), []);
     // off the active path: through the branch group, under its branch point
     assert.deepEqual(chainOf("1812defc"), ["e:1812defc", "e:437e75f7", "b:7daca6b9", "e:3bcd7a02"]);
   });
