@@ -56,8 +56,8 @@ export function analyzeOptionsFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = pr
   const mode = stringFlag(args, "project-settings") ?? "auto";
   if (!["auto", "always", "never"].includes(mode))
     throw new UsageError("--project-settings must be auto, always or never.");
-  const windowFlag = stringFlag(args, "context-window");
-  const contextWindow = windowFlag !== undefined ? Number(windowFlag) : undefined;
+  const windowFlag = args.flags.get("context-window");
+  const contextWindow = windowFlag !== undefined ? decimalNumber(windowFlag) : undefined;
   if (contextWindow !== undefined && !(contextWindow > 0))
     throw new UsageError("--context-window must be a positive number.");
   const leaf = stringFlag(args, "leaf");
@@ -140,16 +140,29 @@ export function stringFlag(args: ParsedArgs, name: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
+/** A number written in decimal (`30`, `2.5`, `2e5`). */
+const DECIMAL = /^\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A flag's value as a finite decimal number, else NaN. `Number()` alone would read `""` and
+ * `" "` as 0 (`--guard-seconds "$UNSET"` would turn the live-session guard off), `0x10` as 16 and
+ * `1e400` as Infinity.
+ */
+function decimalNumber(value: string | boolean): number {
+  if (typeof value !== "string" || !DECIMAL.test(value)) return NaN;
+  const v = Number(value);
+  return Number.isFinite(v) ? v : NaN;
+}
+
 /**
  * A whole, non-negative number flag (floored).
- * @throws {UsageError} when the value is not a non-negative number.
+ * @throws {UsageError} when the value is not a non-negative decimal number.
  */
 export function intFlag(args: ParsedArgs, name: string): number | undefined {
   const value = args.flags.get(name);
   if (value === undefined) return undefined;
-  const v = Number(value);
-  if (typeof value !== "string" || !Number.isFinite(v) || v < 0)
-    throw new UsageError(`--${name} must be a non-negative number.`);
+  const v = decimalNumber(value);
+  if (!(v >= 0)) throw new UsageError(`--${name} must be a non-negative number.`);
   return Math.floor(v);
 }
 

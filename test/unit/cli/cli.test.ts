@@ -92,6 +92,29 @@ describe("pi-context CLI", () => {
     );
   });
 
+  it("number flags: decimal numbers only — empty, blank, hex, binary, Infinity and 1e400 are usage errors (exit 2)", async () => {
+    const bad = ["", " ", "0x10", "0b1", "0o7", "Infinity", "1e400", "-1", "NaN", "1_000", "12abc"];
+    for (const value of bad)
+      for (const args of [
+        ["inspect", "s.jsonl", "--context-window", value],
+        ["doctor", "s.jsonl", "--context-window", value],
+        ["trim", "s.jsonl", "e1", "--guard-seconds", value],
+        ["restore", "s.jsonl", "e1", "--guard-seconds", value],
+        ["doctor", "s.jsonl", "--guard-seconds", value],
+        ["switch", "s.jsonl", "e1", "--guard-seconds", value],
+        ["compact", "s.jsonl", "--guard-seconds", value],
+        ["compact", "s.jsonl", "--max-output-tokens", value],
+        ["compact", "s.jsonl", "--summarizer-window", value],
+      ]) {
+        const r = await run(args);
+        assert.equal(r.code, 2, `${JSON.stringify(args)}: ${r.err}`);
+        assert.match(r.err, new RegExp(`^${args.at(-2)} must be a (positive|non-negative) number\\.`), r.err);
+      }
+    const ok = await run(["inspect", path.join(PI, "tree.jsonl"), "--context-window", "2e5", "--json"]);
+    assert.equal(ok.code, 0, ok.err);
+    assert.equal(JSON.parse(ok.out).contextWindow.value, 200000);
+  });
+
   it("formatUsage re-indents any command's usage", () => {
     assert.equal(
       formatUsage("pi-context x <a> [--b]\n  [--c]\n  API key: X", 4),

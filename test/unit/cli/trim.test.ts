@@ -136,6 +136,12 @@ describe("pi-context trim / restore", () => {
     assert.match(live.err, /Refusing to edit the context of this session/);
     assert.match(live.err, /--guard-seconds/);
     assert.deepEqual(fs.readFileSync(file), before);
+    // an empty value (`--guard-seconds "$UNSET"`) is a usage error, never 0 (the guard off)
+    for (const value of ["", " "]) {
+      const empty = await run(["trim", file, "r1", "--guard-seconds", value, ...AGENT]);
+      assert.equal(empty.code, 2, empty.err);
+      assert.deepEqual(fs.readFileSync(file), before);
+    }
     assert.equal((await run(["trim", file, "r1", "--guard-seconds", "0", "--dry-run", ...AGENT])).code, 0);
     for (const args of [
       ["trim", file],
