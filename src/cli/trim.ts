@@ -164,7 +164,7 @@ async function run(
         out(JSON.stringify({ ...(previewJson(outcome.plan, preview, false) as object), written: false }, null, 2));
       else
         out(
-          `Nothing to change: ${plural(preview.unchanged.length, "entry", "entries")} already show what was asked. Nothing was written.`,
+          `Nothing to change: ${plural(preview.unchanged.length, "entry", "entries")} already ${preview.unchanged.length === 1 ? "shows" : "show"} what was asked. Nothing was written.`,
         );
       return 0;
     }

@@ -92,6 +92,9 @@ describe("pi-context trim / restore", () => {
     const again = await run(["trim", file, "r1", "u2", ...AGENT]);
     assert.equal(again.code, 0);
     assert.match(again.out, /^Nothing to change: 2 entries already show what was asked\. Nothing was written\.$/);
+    const once = await run(["trim", file, "r1", ...AGENT]);
+    assert.equal(once.code, 0);
+    assert.match(once.out, /^Nothing to change: 1 entry already shows what was asked\. Nothing was written\.$/);
     // restore: the original again; says what it costs in bytes
     const restored = await run(["restore", file, "r1", "--dry-run", ...AGENT]);
     assert.equal(restored.code, 0);
