@@ -32,6 +32,7 @@ import { keepInstructions, lostSummary } from "../viewModel/lostItems";
 import { describeChange } from "../core/flows/watch";
 import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import { formatCount as n, formatTokenRange, nothingWritten, tokensText, withPeriod } from "../shared/format";
+import { lineText } from "../shared/untrusted";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -113,7 +114,7 @@ export function formatCompactPreview(
   if (summarizer?.needsApiKey)
     lines.push(row("API key", "none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact"));
   if (plan.live.live) lines.push(row("live", describeLive(plan.live, "compact", "cli")));
-  return lines.join("\n");
+  return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
 }
 
 async function askYesNo(question: string): Promise<boolean> {

@@ -17,6 +17,7 @@ import { LiveSessionError } from "../core/flows/live";
 import { healthCounts } from "../core/health/doctor";
 import type { HealthFinding, HealthReport } from "../core/health/types";
 import type { SessionEntry } from "../core/types";
+import { lineText } from "../shared/untrusted";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -224,7 +225,7 @@ function printText(
   hint = true,
 ): void {
   const report = plan.report;
-  out(terminalText(`session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`));
+  out(lineText(`session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`));
   out(
     `health   ${report.findings.length === 0 ? "no problems found" : healthCounts(report)}; leaf ${terminalText(report.leafId ?? "(none)")}`,
   );

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { analyzeSession, type Analysis } from "../core/rules/analyze";
 import type { InspectResult } from "../core/rules/inspect";
 import { autoCompactsText, formatCount as n, tokensText, withPeriod } from "../shared/format";
+import { lineText } from "../shared/untrusted";
 import { nothingToCompact } from "../viewModel/gauge";
 import { windowSourceText } from "../viewModel/sourceText";
 import { buildUsageModel, usageRows } from "../viewModel/usage";
@@ -149,7 +150,7 @@ export function formatInspect(analysis: Analysis, label?: string): string {
     for (const p of problems.slice(0, 50)) lines.push(`  ${p}`);
     if (problems.length > 50) lines.push(`  … ${n(problems.length - 50)} more`);
   }
-  return lines.join("\n");
+  return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
 }
 
 /** `pi-context inspect`. */

@@ -31,6 +31,7 @@ import {
 import { branchBudgetText, isBranchBudgetLimited } from "../core/rules/branch";
 import { entryWords } from "../viewModel/treeText";
 import { formatCount as n, nothingWritten, plural } from "../shared/format";
+import { lineText } from "../shared/untrusted";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -79,7 +80,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
   lines.push(...extra);
   if (plan.live.live && writes.length)
     lines.push(`live          ${describeLive(plan.live, "switch branches in", plan.options.surface)}`);
-  return lines.join("\n");
+  return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
 }
 
 const SWITCH_FLAGS = new Set([

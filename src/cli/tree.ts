@@ -11,6 +11,7 @@ import type { EntryReader } from "../core/rules/serialize";
 import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
 import { SessionTreeModel } from "../core/treeModel/model";
 import { plural } from "../shared/format";
+import { lineText } from "../shared/untrusted";
 import { nodeDisplay, type NodeDisplay } from "../viewModel/treeText";
 import { checkFlags, formatUsage, NotASessionError, parseArgs, stringFlag, UsageError, type CliCommand } from "./args";
 
@@ -35,7 +36,7 @@ export function formatTreeLine(d: NodeDisplay): string {
   const detail = d.detail ? `  · ${d.detail}` : "";
   const branches = d.branches ? `  ⑂ ${d.branches} branches` : "";
   const leaf = d.isLeaf ? (d.isFileLeaf ? "  ← leaf" : "  ← leaf (shown here)") : "";
-  return `${mark} ${d.id}  ${label}${text}${detail}${branches}${leaf}`;
+  return lineText(`${mark} ${d.id}  ${label}${text}${detail}${branches}${leaf}`);
 }
 
 /** Levels of indentation shown; deeper lines are indented this far and say their depth (`[40] `). */
@@ -174,7 +175,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
     out(formatJson(header, jsonTree(model, session)));
     return 0;
   }
-  out(`session  ${model.name ? `${model.name} — ` : ""}${session.filePath}`);
+  out(lineText(`session  ${model.name ? `${model.name} — ` : ""}${session.filePath}`));
   out(
     `leaf     ${model.leafId ?? "(none)"}${model.displayLeafId !== model.leafId ? ` (shown at ${model.displayLeafId ?? "—"})` : ""} · ${plural(model.entryCount, "entry")} · filter ${filter} · • = active path · ⑂ = a branch starts`,
   );

@@ -22,6 +22,7 @@ import { describeLive } from "../core/flows/live";
 import { analyzeLoaded } from "../core/rules/analyze";
 import type { ContextEditAction } from "../core/rules/editPlan";
 import { formatCount as n, nothingWritten, plural, withPeriod } from "../shared/format";
+import { lineText } from "../shared/untrusted";
 import type { TrimChoice, TrimPreviewModel } from "../shared/trim";
 import { trimActions } from "../viewModel/trimActions";
 import { effectText, sessionTrimPreview, trimPreviewLines } from "../viewModel/trimPreview";
@@ -67,14 +68,16 @@ export function formatTrimPreview(plan: ContextEditPlan, preview: TrimPreviewMod
     `session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`,
     `leaf     ${plan.preparation.leafId ?? "(none)"}`,
   ];
-  for (const e of preview.edits)
+  for (const e of preview.edits) {
     lines.push(
-      `  ${e.targetId}  ${effectText(e.effect)}${e.cascade ? ` (${e.cause})` : ""}: ${e.text} — ${n(e.tokensBefore)} → ${n(e.tokensAfter)} tokens${e.note ? `\n      note: ${e.note}` : ""}`,
+      `  ${e.targetId}  ${effectText(e.effect)}${e.cascade ? ` (${e.cause})` : ""}: ${e.text} — ${n(e.tokensBefore)} → ${n(e.tokensAfter)} tokens`,
     );
+    if (e.note) lines.push(`      note: ${e.note}`);
+  }
   lines.push("", ...trimPreviewLines(preview));
   if (plan.live.live && preview.edits.length)
     lines.push(`live: ${describeLive(plan.live, "edit the context of", "cli")}`);
-  return lines.join("\n");
+  return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
 }
 
 /** JSON of a preview: the drafts it would append and the numbers. */

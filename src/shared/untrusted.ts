@@ -35,6 +35,19 @@ export function visibleText(text: string): string {
 /** Text for a terminal: {@link visibleText} (applied to all CLI output in `cli/main.ts`). */
 export const terminalText = visibleText;
 
+/** Every line break: CRLF, CR, LF and the Unicode line and paragraph separators. */
+const ANY_LINE_BREAK = /\r\n|[\r\n\u2028\u2029]/g;
+
+/**
+ * Untrusted text that is one line of line-oriented terminal output (a `tree` row, an `inspect`
+ * row, a preview's `session` line): {@link visibleText}, and every line break a space, so that a
+ * session name, label, id, model id or tool name cannot start an output line of its own (a
+ * forged `leaf …` row or tree entry). Apply it to each line a formatter joins.
+ */
+export function lineText(text: string): string {
+  return visibleText(text.replace(ANY_LINE_BREAK, " "));
+}
+
 /**
  * VS Code's theme-icon syntax as its label renderer (`renderLabelWithIcons`) matches it: `$(name)`
  * or `$(name~modifier)` (`ThemeIcon.iconNameExpression` / `iconModifierExpression`), with the

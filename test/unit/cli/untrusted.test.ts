@@ -182,3 +182,86 @@ describe("terminalText over generated hostile strings", () => {
       assert.equal(terminalText(s), s);
   });
 });
+
+describe("a line break in session text does not forge an output line", () => {
+  const F = "\nFORGED";
+  const t = "2026-11-30T07:00:00.000Z";
+  const entries = [
+    { type: "session", version: 3, id: "s1", timestamp: t, cwd: `/tmp/p${F}` },
+    { type: "model_change", id: "m1", parentId: null, timestamp: t, provider: `p${F}`, modelId: `m${F}` },
+    { type: "session_info", id: "n1", parentId: "m1", timestamp: t, name: `name${F}` },
+    {
+      type: "message",
+      id: `u1${F}`,
+      parentId: "n1",
+      timestamp: t,
+      message: { role: "user", content: `hi${F}`, timestamp: 1 },
+    },
+    {
+      type: "message",
+      id: "a1",
+      parentId: `u1${F}`,
+      timestamp: t,
+      message: {
+        role: "assistant",
+        content: [
+          { type: "text", text: `answer${F}` },
+          { type: "toolCall", id: "tc1", name: `read${F}`, arguments: { path: `/etc/x${F}` } },
+        ],
+        provider: `p${F}`,
+        model: `m${F}`,
+        api: "openai-completions",
+        usage: {
+          input: 100,
+          output: 10,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 110,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: "toolUse",
+        timestamp: 2,
+      },
+    },
+    {
+      type: "message",
+      id: "t1",
+      parentId: "a1",
+      timestamp: t,
+      message: {
+        role: "toolResult",
+        toolCallId: "tc1",
+        toolName: `read${F}`,
+        content: [{ type: "text", text: `out${F}` }],
+        isError: false,
+        timestamp: 3,
+      },
+    },
+    { type: "label", id: "l1", parentId: "t1", timestamp: t, targetId: `u1${F}`, label: `label${F}` },
+  ];
+  const file = path.join(tmp, "newlines.jsonl");
+  fs.writeFileSync(file, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  const old = new Date(Date.now() - 3600_000);
+  fs.utimesSync(file, old, old);
+  const agent = ["--agent-dir", path.join(PI, "long.agent")];
+  const commands: string[][] = [
+    ["inspect", file, ...agent],
+    ["tree", file, "--filter", "all"],
+    ["tree", file],
+    ["trim", file, "t1", "--dry-run", ...agent],
+    ["trim", file, "a1", "--remove", "--dry-run", ...agent],
+    ["switch", file, "t1", "--dry-run", ...agent],
+    ["switch", file, "a1", "--summarize", "--dry-run", ...agent],
+    ["doctor", file, ...agent],
+    ["doctor", file, "--repair", "--dry-run", ...agent],
+  ];
+  for (const args of commands)
+    it(`${args.filter((a) => a !== file && !a.startsWith("/")).join(" ")}: every session string stays on its line`, async () => {
+      const { out, err } = await run(args);
+      for (const text of [out, err]) {
+        const forged = text.split("\n").find((l) => /^\s*FORGED/.test(l));
+        assert.equal(forged, undefined, `${args.join(" ")}:\n${text}`);
+      }
+      assert.match(out, /FORGED/, "the text is shown, not dropped");
+    });
+});
