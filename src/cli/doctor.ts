@@ -17,7 +17,7 @@ import { LiveSessionError } from "../core/flows/live";
 import { healthCounts } from "../core/health/doctor";
 import type { HealthFinding, HealthReport } from "../core/health/types";
 import type { SessionEntry } from "../core/types";
-import { lineText } from "../shared/untrusted";
+import { lineText, terminalText } from "../shared/untrusted";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -45,11 +45,6 @@ const DOCTOR_FLAGS = new Set([
   "context-window",
   "pi",
 ]);
-
-/** Session text on a terminal: control characters (escape sequences, bidi overrides) shown as `�`. */
-export function terminalText(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "\ufffd");
-}
 
 /** One finding as JSON (`--json`): the issue's keys, plus `line` when the finding is tied to one. */
 export function findingJson(f: HealthFinding, appends: SessionEntry[] | undefined): object {
@@ -227,7 +222,7 @@ function printText(
   const report = plan.report;
   out(lineText(`session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`));
   out(
-    `health   ${report.findings.length === 0 ? "no problems found" : healthCounts(report)}; leaf ${terminalText(report.leafId ?? "(none)")}`,
+    `health   ${report.findings.length === 0 ? "no problems found" : healthCounts(report)}; leaf ${lineText(report.leafId ?? "(none)")}`,
   );
   out("");
   for (const line of formatReport(report, appendsOf)) out(line);

@@ -8,7 +8,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
-import { terminalText } from "../../../src/cli/doctor";
 import { SessionBuilder } from "../../support/session-builder";
 import { agentDirFor } from "../../support/doctor";
 import { FIXTURES } from "../../support/paths";
@@ -130,8 +129,7 @@ describe("pi-context doctor", () => {
     assert.equal((await run(["inspect", file])).code, 1);
   });
 
-  it("session text cannot drive the terminal: control characters are shown as �", async () => {
-    assert.equal(terminalText("a\u001b[31mred\u0007\u202eb"), "a\ufffd[31mred\ufffd\ufffdb");
+  it("session text cannot drive the terminal: control characters shown as \\uXXXX, as every other command shows them", async () => {
     const b = new SessionBuilder().user("u1", "q").message("f0", {
       role: "assistant",
       content: [],
@@ -146,5 +144,11 @@ describe("pi-context doctor", () => {
     assert.match(out, /last-answer-error/);
     assert.doesNotMatch(out, /\u001b/);
     assert.doesNotMatch(out, /\u0007/);
+    assert.match(
+      out,
+      /boom \\u001b\]0;pwned\\u0007\s+\\u001b\[2J/,
+      "the same visible escape as inspect and tree, not �",
+    );
+    assert.doesNotMatch(out, /\ufffd/);
   });
 });
