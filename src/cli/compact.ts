@@ -34,6 +34,7 @@ import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/
 import { formatCount as n, formatTokenRange, nothingWritten, tokensText, withPeriod } from "../shared/format";
 import { lineText } from "../shared/untrusted";
 import {
+  errorText,
   analyzeOptionsFrom,
   checkFlags,
   formatUsage,
@@ -296,7 +297,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const message = (error as Error).message;
+    const message = errorText(error);
     if (error instanceof NothingToCompactError) {
       err(withPeriod(message));
       return 1;

@@ -33,6 +33,7 @@ import { entryWords } from "../viewModel/treeText";
 import { formatCount as n, nothingWritten, plural } from "../shared/format";
 import { lineText } from "../shared/untrusted";
 import {
+  errorText,
   analyzeOptionsFrom,
   checkFlags,
   formatUsage,
@@ -244,7 +245,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     return 0;
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const message = (error as Error).message;
+    const message = errorText(error);
     err(isCancellation(error) ? "cancelled: nothing was written." : nothingWritten(message));
     return 1;
   }

@@ -27,6 +27,7 @@ import type { TrimChoice, TrimPreviewModel } from "../shared/trim";
 import { trimActions } from "../viewModel/trimActions";
 import { effectText, sessionTrimPreview, trimPreviewLines } from "../viewModel/trimPreview";
 import {
+  errorText,
   analyzeOptionsFrom,
   checkFlags,
   formatUsage,
@@ -211,7 +212,7 @@ async function run(
       err(error.message);
       return 1;
     }
-    err(nothingWritten((error as Error).message));
+    err(nothingWritten(errorText(error)));
     return 1;
   }
 }

@@ -115,6 +115,24 @@ describe("pi-context CLI", () => {
     assert.equal(JSON.parse(ok.out).contextWindow.value, 200000);
   });
 
+  it("a missing file: the same 'no such file.' in every command, never a raw ENOENT; exit 1", async () => {
+    const missing = path.join(tmp, "missing.jsonl");
+    for (const args of [
+      ["inspect", missing],
+      ["tree", missing],
+      ["doctor", missing],
+      ["compact", missing, "--dry-run"],
+      ["trim", missing, "e1", "--dry-run"],
+      ["restore", missing, "e1"],
+      ["switch", missing, "e1", "--dry-run"],
+    ]) {
+      const r = await run(args);
+      assert.equal(r.code, 1, args.join(" "));
+      assert.ok(r.err.includes(`${missing}: no such file.`), `${args[0]}: ${r.err}`);
+      assert.doesNotMatch(r.err, /ENOENT/, args[0]);
+    }
+  });
+
   it("formatUsage re-indents any command's usage", () => {
     assert.equal(
       formatUsage("pi-context x <a> [--b]\n  [--c]\n  API key: X", 4),
