@@ -15,17 +15,32 @@ import { withPeriod } from "../shared/format";
 export interface ParsedArgs {
   positional: string[];
   flags: Map<string, string | true>;
-  /** The last argument was a flag that takes a value but none followed (e.g. `--agent-dir`). */
+  /**
+   * The first flag that takes a value but got none: it came last (`--agent-dir`), or another flag
+   * followed it (`--note --dry-run`).
+   */
   missingValue?: string;
 }
 
-/** Parse `argv` (without node and script). Flags listed in `booleans` take no value. */
+/** An argument that is a flag (`--dry-run`) or `--`, never a flag's value. */
+const FLAG_LIKE = /^--(?:$|[A-Za-z])/;
+
+/**
+ * Parse `argv` (without node and script). Flags listed in `booleans` take no value; every other
+ * flag takes the next argument unless that is itself a flag — `--note --dry-run` is a missing
+ * note, not the note "--dry-run" written for real — so a value starting with `--` is given as
+ * `--note=--text`. `--` ends the flags (a file named `--x.jsonl` after it).
+ */
 export function parseArgs(argv: readonly string[], booleans: ReadonlySet<string>): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   let missingValue: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === "--") {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
     if (arg.startsWith("--")) {
       const eq = arg.indexOf("=");
       if (eq > 0) flags.set(arg.slice(2, eq), arg.slice(eq + 1));
@@ -34,10 +49,10 @@ export function parseArgs(argv: readonly string[], booleans: ReadonlySet<string>
         const value = argv[i + 1];
         // Reported by checkFlags, after unknown flags: a misspelt or unsupported switch at the end
         // (`--yes` on switch) is "Unknown flag --yes", not "--yes needs a value".
-        if (value === undefined) {
+        if (value === undefined || FLAG_LIKE.test(value)) {
           flags.set(arg.slice(2), true);
-          missingValue = arg;
-          break;
+          missingValue ??= arg;
+          continue;
         }
         flags.set(arg.slice(2), value);
         i++;

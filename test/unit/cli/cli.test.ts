@@ -90,6 +90,23 @@ describe("pi-context CLI", () => {
       (await run(["switch", "s.jsonl", "e1", "--bogus", "--label"])).err.split("\n")[0],
       "Unknown flag --bogus.",
     );
+    // a flag where the value should be: that value is missing (the flag is not taken as the value)
+    for (const args of [
+      ["switch", "s.jsonl", "e1", "--label", "--dry-run"],
+      ["compact", "s.jsonl", "--instructions", "--yes"],
+      ["inspect", "s.jsonl", "--leaf", "--json"],
+      ["tree", "s.jsonl", "--filter", "--json"],
+    ]) {
+      const m = await run(args);
+      assert.equal(m.code, 2, args.join(" "));
+      assert.match(m.err, new RegExp(`^${args.at(-2)} needs a value`), m.err);
+    }
+    // `--` ends the flags: a file whose name starts with --
+    const dashed = path.join(tmp, "--dashed.jsonl");
+    fs.copyFileSync(path.join(PI, "tree.jsonl"), dashed);
+    const d = await run(["tree", "--json", "--", dashed]);
+    assert.equal(d.code, 0, d.err);
+    assert.equal(JSON.parse(d.out).file, dashed);
   });
 
   it("number flags: decimal numbers only — empty, blank, hex, binary, Infinity and 1e400 are usage errors (exit 2)", async () => {

@@ -139,6 +139,22 @@ describe("pi-context trim / restore", () => {
     assert.match(live.err, /Refusing to edit the context of this session/);
     assert.match(live.err, /--guard-seconds/);
     assert.deepEqual(fs.readFileSync(file), before);
+    // a value flag followed by a flag takes no value from it: `--note --dry-run` is "--note needs
+    // a value" (exit 2, nothing written), not a note "--dry-run" written for real
+    for (const args of [
+      ["trim", file, "r1", "--note", "--dry-run", "--guard-seconds", "0", ...AGENT],
+      ["trim", file, "r1", "--guard-seconds", "--dry-run", ...AGENT],
+      ["restore", file, "r1", "--agent-dir", "--dry-run"],
+    ]) {
+      const r = await run(args);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.out}${r.err}`);
+      assert.match(r.err, /^--[a-z-]+ needs a value/, r.err);
+      assert.deepEqual(fs.readFileSync(file), before);
+    }
+    // a value that starts with -- is given with =
+    const eq = await run(["trim", file, "r1", "--note=--x--", "--guard-seconds", "0", "--dry-run", "--json", ...AGENT]);
+    assert.equal(eq.code, 0, eq.err);
+    assert.match(eq.out, /--x--/);
     // an empty value (`--guard-seconds "$UNSET"`) is a usage error, never 0 (the guard off)
     for (const value of ["", " "]) {
       const empty = await run(["trim", file, "r1", "--guard-seconds", value, ...AGENT]);
