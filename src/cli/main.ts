@@ -87,7 +87,12 @@ export async function main(
   const [command, ...rest] = argv;
   if (!command || command === "--help" || command === "-h" || command === "help") {
     // `pi-context help <command>`: that command's usage
-    const usage = command === "help" && rest[0] !== undefined ? cliUsages.get(rest[0]) : undefined;
+    const asked = command === "help" ? rest[0] : undefined;
+    const usage = asked !== undefined ? cliUsages.get(asked) : undefined;
+    if (asked !== undefined && !usage) {
+      err(`Unknown command "${asked}".\n\n${USAGE}`);
+      return 2;
+    }
     out(usage ? commandHelp(usage) : USAGE);
     return command ? 0 : 2;
   }
