@@ -3,7 +3,7 @@
  * (default: the current directory, with its sub-folders' sessions, as the extension's default),
  * or of every folder (`--all`), in the order, with the labels and facts of "Pi: Select Session…"
  * (`viewModel/sessionPicker.ts`): newest first, forks under their parent, pi's label and message
- * count. Text is made safe for a terminal (no control characters from a session).
+ * count. Each row is one line of {@link lineText}: a session's name cannot start a row of its own.
  */
 
 import * as fs from "node:fs";
@@ -14,16 +14,12 @@ import type { SessionInfo } from "../core/read/sessionInfo";
 import { getAgentDir, resolveSettings } from "../core/rules/settings";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import { familyRows, pickRowDetail, PLAIN_DETAIL, sessionPickRows } from "../viewModel/sessionPicker";
+import { lineText } from "../shared/untrusted";
 import { checkFlags, parseArgs, stringFlag, type CliCommand } from "./args";
 
 export const SESSIONS_USAGE = `pi-context sessions [--cwd DIR] [--all] [--json] [--agent-dir DIR]`;
 
 const KNOWN = new Set(["cwd", "all", "json", "agent-dir"]);
-
-/** Control characters (C0, C1, bidi) of session text → space, for terminal output. */
-function safe(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, " ");
-}
 
 /** The sessions `pi-context sessions` lists (see the file comment), newest first. */
 export async function listCliSessions(options: {
@@ -97,9 +93,9 @@ export const sessionsCommand: CliCommand = async (argv, out) => {
   }
   const rows = sessionPickRows(infos, { nowMs: Date.now(), locale: "en-US" });
   for (const row of rows) {
-    out(safe(`${row.label}  (${row.description})`));
-    out(safe(`    ${pickRowDetail(row, PLAIN_DETAIL)}`));
-    out(safe(`    ${row.file}`));
+    out(lineText(`${row.label}  (${row.description})`));
+    out(lineText(`    ${pickRowDetail(row, PLAIN_DETAIL)}`));
+    out(lineText(`    ${row.file}`));
   }
   return 0;
 };

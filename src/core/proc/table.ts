@@ -179,7 +179,7 @@ export function describeProcess(p: Pick<ProcessInfo, "pid" | "command"> & { argv
     });
     text = [basenameAny(program!), ...shown].join(" ");
   }
-  text = text.replace(/[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, " ");
+  text = text.replace(/[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, " ");
   // quotes, not a Markdown code span: toasts and the CLI show backticks as they are
   return `process ${p.pid} “${text.length > 120 ? `${text.slice(0, 119)}…` : text}”`;
 }

@@ -24,7 +24,7 @@ export interface LabelSource {
   firstMessage?: string | undefined;
 }
 
-const CONTROLS = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * The label: `name` (pi trims it when reading; empty = none), else `firstMessage`, else pi's
