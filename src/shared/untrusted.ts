@@ -9,15 +9,25 @@
  * Characters a terminal or a text renderer acts on instead of showing: C0 controls except tab and
  * newline (ESC starts CSI/OSC sequences — title changes, `ESC[2J`, OSC 8 hyperlinks —, a bare CR
  * overwrites the line, BEL, backspace …), DEL, the C1 controls U+0080–U+009F (8-bit CSI/OSC/ST),
- * and the Unicode bidirectional controls that reorder what is shown (U+061C, U+200E/F,
- * U+202A–U+202E, U+2066–U+2069).
+ * the Unicode bidirectional controls that reorder what is shown (U+061C, U+200E/F,
+ * U+202A–U+202E, U+2066–U+2069), and the Unicode tag characters U+E0000–U+E007F (the surrogate
+ * pairs U+DB40 U+DC00–DC7F): invisible everywhere, yet each one mirrors an ASCII character, so a
+ * session can hide a whole instruction to the model in them ("ASCII smuggling"); shown, the hidden
+ * text is there to see. The one cost: an emoji subdivision flag (🏴 + tags) shows as its escapes.
  */
-const UNSAFE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_TEST = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_CONTROL =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\udb40[\udc00-\udc7f]/g;
+const UNSAFE_TEST =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\udb40[\udc00-\udc7f]/;
 
-/** `\uXXXX` for one character: visible, and the same character when the text is JSON. */
+/**
+ * `\uXXXX` for each UTF-16 unit of one character (a tag character is two: `\udb40\udc41`):
+ * visible, and the same character when the text is JSON.
+ */
 function escapeCode(c: string): string {
-  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  let out = "";
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return out;
 }
 
 /**
@@ -93,7 +103,7 @@ const MARKDOWN_PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
  * entity, heading, list, table pipe or theme icon (`$(…)`), and no autolink either (`https\://`,
  * `www\.`, `a\@b` are not links) — line breaks (also a lone CR, which `marked` treats as one)
  * become spaces, runs of spaces and tabs become one space (no indented code block), and control
- * characters and bidi overrides their visible `\uXXXX` escape.
+ * characters, bidi overrides and tag characters their visible `\uXXXX` escape.
  */
 export function markdownText(text: string): string {
   return escapePunctuation(flatText(text));

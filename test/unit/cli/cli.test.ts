@@ -67,6 +67,13 @@ describe("pi-context CLI", () => {
       }
     // the key lines stay in a command's own help
     assert.match((await run(["compact", "--help"])).out, /API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY/);
+    // help for a command that does not exist is the unknown-command error, as `pi-context bogus`
+    for (const args of [["help", "bogus"], ["bogus"]]) {
+      const r = await run(args);
+      assert.equal(r.code, 2, args.join(" "));
+      assert.equal(r.out, "", args.join(" "));
+      assert.ok(r.err.startsWith('Unknown command "bogus".\n\npi-context — '), r.err);
+    }
     // after `--` it is an argument like any other
     assert.notEqual((await run(["inspect", "--", "--help"])).code, 0);
   });
