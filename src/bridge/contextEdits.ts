@@ -47,6 +47,51 @@ export function draftProblem(sessionManager: PiContext["sessionManager"], draft:
   return undefined;
 }
 
+/** The `id`s of the `toolCall` blocks of a message content (none for a string or no content). */
+function toolCallIds(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  return content
+    .filter((b): b is { type: string; id: string } => b?.type === "toolCall" && typeof b.id === "string")
+    .map((b) => b.id);
+}
+
+/**
+ * `drafts` plus what keeps tool calls and their results paired in pi's session as it is now: a
+ * draft that takes tool calls out of an assistant message (omits it, or replaces it without them)
+ * also omits the results of those calls — the tool results directly after that message on the
+ * active branch. The planner cascades the same way, but only over the results that were in the
+ * file when it planned: an edit queued while pi was still running the tools reaches pi's boundary
+ * after their results were appended, and a result without its call makes providers reject every
+ * request. Results whose latest edit (on the branch or in `drafts`) already omits them are left.
+ */
+export function withPairedResults(
+  sessionManager: PiContext["sessionManager"],
+  drafts: readonly ContextEditDraft[],
+): ContextEditDraft[] {
+  const branch = sessionManager.getBranch();
+  const latest = new Map<string, unknown>();
+  for (const e of branch)
+    if (e.type === "context_edit" && e.targetId !== undefined) latest.set(e.targetId, e.replacement);
+  for (const d of drafts) latest.set(d.targetId, d.replacement);
+  const extra: ContextEditDraft[] = [];
+  for (const d of drafts) {
+    const at = branch.findIndex((e) => e.id === d.targetId);
+    const target = branch[at];
+    if (target?.type !== "message" || target.message?.role !== "assistant") continue;
+    const kept = new Set(toolCallIds(d.replacement?.content));
+    const removed = new Set(toolCallIds(target.message.content).filter((id) => !kept.has(id)));
+    if (removed.size === 0) continue;
+    for (const e of branch.slice(at + 1)) {
+      if (e.type !== "message") continue;
+      if (e.message?.role !== "toolResult") break;
+      if (!removed.has(e.message.toolCallId ?? "") || latest.get(e.id) === null) continue;
+      extra.push({ type: "context_edit", targetId: e.id, replacement: null });
+      latest.set(e.id, null);
+    }
+  }
+  return extra.length > 0 ? [...drafts, ...extra] : [...drafts];
+}
+
 /** The context-edit batches of one session's bridge. */
 export class ContextEditQueue {
   private readonly batches: Batch[] = [];
@@ -109,6 +154,7 @@ export class ContextEditQueue {
     const append = (sm as unknown as { appendContextEdit?: PiAppendContextEdit }).appendContextEdit;
     if (typeof append !== "function")
       throw new UnavailableError("this pi's session manager has no appendContextEdit (pi 1.6 has)");
+    drafts = withPairedResults(sm, drafts);
     for (const d of drafts) {
       const problem = draftProblem(sm, d);
       if (problem) throw new Error(problem);
@@ -152,6 +198,9 @@ export class ContextEditQueue {
     const drafts: ContextEditDraft[] = [];
     const handedAt = sm.getEntries().length;
     for (const batch of queued) {
+      // the results of removed calls that pi appended since the edits were planned go with them
+      batch.drafts = withPairedResults(sm, batch.drafts);
+      batch.targetIds = batch.drafts.map((d) => d.targetId);
       const problem = batch.drafts.map((d) => draftProblem(sm, d)).find((p) => p !== undefined);
       if (problem) {
         this.set(batch, "dropped", `pi's session no longer accepts these edits: ${problem}.`);

@@ -9,8 +9,8 @@ export interface PiEntry {
   type: string;
   id: string;
   parentId: string | null;
-  /** `message` entries. */
-  message?: { role?: string };
+  /** `message` entries (assistants' `toolCall` blocks carry an `id`; tool results a `toolCallId`). */
+  message?: { role?: string; content?: unknown; toolCallId?: string };
   /** `context_edit` entries. */
   targetId?: string;
   replacement?: unknown;

@@ -255,6 +255,62 @@ describe("context edits through the live bridge in the real pi 1.6.0", () => {
     }
   });
 
+  it("an assistant removed while its tool runs: pi's boundary also omits the result that arrived since the plan (no orphan is sent)", async () => {
+    const { pi } = await startPi();
+    await readTurn(pi, "small.txt", "call_small", "Read the small file.");
+    const file = (await pi.command({ type: "get_state" })).data.sessionFile as string;
+    const connection = await connect(pi);
+    try {
+      const from = server.requests.length;
+      server.script(
+        {
+          toolCall: true,
+          tool: { id: "call_slow", name: "bash", arguments: JSON.stringify({ command: "sleep 2; echo slow-done" }) },
+        },
+        { text: "Ran it." },
+      );
+      const since = pi.events.length;
+      await pi.startPrompt("run the slow command");
+      // the call is in the file, its result is not (the tool is still running)
+      let call: SessionLine | undefined;
+      for (let i = 0; i < 100 && !call; i++) {
+        call = readSessionLines(file).find((e) => JSON.stringify(e.message?.content ?? "").includes("call_slow"));
+        if (!call) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(call, "the assistant's tool call was written");
+      assert.ok(
+        !readSessionLines(file).some(
+          (e) => e.message?.role === "toolResult" && (e.message as { toolCallId?: string }).toolCallId === "call_slow",
+        ),
+      );
+      const plan = await planContextEdits(file, [{ action: "omit", targetId: call.id }], {
+        guardSeconds: 0,
+        procRoot: null,
+      });
+      const r = await connection.request("contextEdit", { drafts: plan.preparation.drafts });
+      assert.equal(r.status, "queued");
+      await pi.waitFor((l) => l.type === "agent_settled", 30_000, since);
+      const applied = await waitForState(
+        connection,
+        (s) => s.contextEdits?.find((b) => b.batchId === r.batchId)?.status === "applied",
+      );
+      const slow = resultOf(readSessionLines(file), "call_slow");
+      const batch = applied.contextEdits!.find((b) => b.batchId === r.batchId)!;
+      assert.deepEqual(batch.targetIds, [call.id, slow.id]);
+      // neither the rest of that run nor the next prompt sends the result without its call
+      server.script({ text: "Next answer." });
+      await pi.prompt("and now?");
+      const sent = server.requests.slice(from + 1);
+      assert.equal(sent.length, 2);
+      for (const request of sent) assert.ok(!toolMessages(request).has("call_slow"), "no orphaned tool result is sent");
+      const usage = (await pi.command({ type: "get_session_stats" })).data.contextUsage as { tokens: number };
+      assert.equal((await analyzeSession(file, { agentDir })).inspect.contextTokens, usage.tokens);
+    } finally {
+      connection.close();
+      await pi.close();
+    }
+  });
+
   it("refuses with pi's messages (unknown target, bad replacement) and a leaf that moved; a queued batch can be withdrawn", async () => {
     const { pi } = await startPi();
     await readTurn(pi, "big.txt", "call_big", "Read the big file.");

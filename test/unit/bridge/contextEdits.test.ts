@@ -7,7 +7,13 @@
 
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { ContextEditQueue, draftProblem, MAX_HAND_OVERS, UnavailableError } from "../../../src/bridge/contextEdits";
+import {
+  ContextEditQueue,
+  draftProblem,
+  MAX_HAND_OVERS,
+  UnavailableError,
+  withPairedResults,
+} from "../../../src/bridge/contextEdits";
 import type { PiContext, PiEntry } from "../../../src/bridge/piApi";
 import { MAX_EDIT_BATCHES, type ContextEditDraft } from "../../../src/bridge/protocol";
 
@@ -126,5 +132,31 @@ describe("bridge context edits", () => {
     assert.equal(q.boundary({ entries: [] }), undefined, "nothing queued");
     for (let i = 0; i < MAX_EDIT_BATCHES + 4; i++) q.applyNow([omit("r1")]);
     assert.equal(q.snapshot().length, MAX_EDIT_BATCHES);
+  });
+
+  it("a draft that takes calls out of an assistant also omits their results on the branch (those that arrived since the plan)", () => {
+    const call = (id: string) => ({ type: "toolCall", id, name: "bash", arguments: {} });
+    const entries: PiEntry[] = [
+      { type: "message", id: "u1", parentId: null, message: { role: "user" } },
+      { type: "message", id: "a1", parentId: "u1", message: { role: "assistant", content: [call("c1"), call("c2")] } },
+      { type: "message", id: "r1", parentId: "a1", message: { role: "toolResult", toolCallId: "c1" } },
+      { type: "label", id: "l1", parentId: "r1" },
+      { type: "message", id: "r2", parentId: "l1", message: { role: "toolResult", toolCallId: "c2" } },
+      { type: "message", id: "a2", parentId: "r2", message: { role: "assistant", content: [call("c1")] } },
+      { type: "message", id: "r3", parentId: "a2", message: { role: "toolResult", toolCallId: "c1" } },
+    ];
+    const sm = { getBranch: () => entries } as unknown as PiContext["sessionManager"];
+    const ids = (drafts: ContextEditDraft[]) =>
+      drafts.map((d) => `${d.targetId}:${d.replacement === null ? "omit" : "edit"}`);
+    // omitting a1 takes r1 and r2, not r3 (a later answer reusing the call id c1)
+    assert.deepEqual(ids(withPairedResults(sm, [omit("a1")])), ["a1:omit", "r1:omit", "r2:omit"]);
+    // a draft already omitting a result is not repeated; one that keeps c2 keeps r2
+    assert.deepEqual(ids(withPairedResults(sm, [omit("a1"), omit("r1")])), ["a1:omit", "r1:omit", "r2:omit"]);
+    const keepC2 = { type: "context_edit" as const, targetId: "a1", replacement: { content: [call("c2")] } };
+    assert.deepEqual(ids(withPairedResults(sm, [keepC2])), ["a1:edit", "r1:omit"]);
+    // a result omitted by an earlier edit on the branch stays as it is; a tool result or user draft adds nothing
+    entries.push({ type: "context_edit", id: "e1", parentId: "r3", targetId: "r2", replacement: null });
+    assert.deepEqual(ids(withPairedResults(sm, [omit("a1")])), ["a1:omit", "r1:omit"]);
+    assert.deepEqual(ids(withPairedResults(sm, [omit("r3"), omit("u1")])), ["r3:omit", "u1:omit"]);
   });
 });
