@@ -228,6 +228,8 @@ export interface LiveSource {
   bridgeVersion: string;
   /** What pi is doing (`idle`, `streaming`, `compacting`, …). */
   activity: string;
+  /** pi's in-memory leaf (a navigation without summary or label is not in the file). */
+  leafId?: string | null;
 }
 
 /** Options of {@link LiveBridge.routeSwitch}. */

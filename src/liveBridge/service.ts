@@ -168,7 +168,10 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
       piVersion: target.announcement.piVersion,
       bridgeVersion: target.announcement.bridgeVersion,
     };
-    return { analysis: applyLiveState(current.analysis, state, source), live: { ...source, activity: state.activity } };
+    return {
+      analysis: applyLiveState(current.analysis, state, source),
+      live: { ...source, activity: state.activity, leafId: state.leafId },
+    };
   }
 
   /** Whether a live bridge serves `file` now (see {@link LiveBridge.availability}). */

@@ -187,10 +187,15 @@ export class TrimCommand {
     actions: ContextEditAction[],
     options: TrimApplyOptions,
   ): Promise<TrimCommandOutcome | undefined> {
-    const plan = await planContextEdits(file, actions, { guardSeconds: 0, procRoot: null });
-    const preview = this.preview(plan);
     const current = this.services.sessions.current;
     const live = current?.file === file ? this.services.liveBridge.liveAnalysis(current)?.live : undefined;
+    // at pi's own leaf: after a bare navigation in pi its branch is not the file's last line
+    const plan = await planContextEdits(file, actions, {
+      guardSeconds: 0,
+      procRoot: null,
+      ...(live?.leafId !== undefined ? { leafId: live.leafId } : {}),
+    });
+    const preview = this.preview(plan);
     const streaming = live !== undefined && live.activity !== "idle";
     if (plan.preparation.edits.length === 0) {
       const message = nothingText(preview);

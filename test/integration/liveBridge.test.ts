@@ -21,7 +21,7 @@ import type { PiContextApi } from "../../src/extension";
 import type { PanelControllerApi } from "../../src/panel/controller";
 import type { BridgeCommandOutcome } from "../../src/liveBridge/install";
 import type { LiveBridgeService } from "../../src/liveBridge/service";
-import type { CompactCommandOutcome, SwitchCommandOutcome } from "../../src/services";
+import type { CompactCommandOutcome, SwitchCommandOutcome, TrimCommandOutcome } from "../../src/services";
 import { messageText, PiRpc, readSessionLines, writeScriptedAgentDir } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { testWorkspace, waitFor } from "./env";
@@ -289,6 +289,30 @@ describe("live bridge with a real pi", function () {
     assert.deepStrictEqual(labelled, { entryId: last.id, label: "checkpoint" });
     assert.strictEqual(live.stats.switches, 1);
     assert.strictEqual(live.stats.labels, 1);
+  });
+
+  it("after a bare switch in pi (nothing written), Remove from Context plans at pi's leaf and pi applies it", async () => {
+    const file = api.services.sessions.current!.file;
+    await turn("t9: before the bare switch", "Answer 9.");
+    const u9 = entries(file).find((e) => e.message?.role === "user" && textOf(e.message).startsWith("t9:"))!;
+    const a9 = entries(file).find((e) => e.message?.role === "assistant" && textOf(e.message).startsWith("Answer 9."))!;
+    await turn("t10: left behind by the switch", "Answer 10.");
+    const before = entries(file).length;
+    // "Switch to Here…" without summary or label: pi moves its leaf in memory and writes nothing
+    const moved = (await vscode.commands.executeCommand<SwitchCommandOutcome>("piContext.tree.switchToHere", a9.id, {
+      summarize: false,
+      quiet: true,
+    })) as SwitchCommandOutcome;
+    assert.strictEqual(moved.kind, "switched", JSON.stringify(moved));
+    assert.strictEqual(entries(file).length, before, "pi wrote nothing");
+    const outcome = (await vscode.commands.executeCommand<TrimCommandOutcome>(
+      "piContext.trim.apply",
+      [{ entryId: u9.id, choice: "remove" }],
+      { skipPreview: true, quiet: true },
+    )) as TrimCommandOutcome;
+    assert.strictEqual(outcome.kind, "edited", JSON.stringify(outcome));
+    const edit = entries(file).at(-1)!;
+    assert.deepStrictEqual([edit.type, edit.targetId, edit.parentId], ["context_edit", u9.id, a9.id]);
   });
 
   it("without the bridge the live-session guard applies again", async () => {

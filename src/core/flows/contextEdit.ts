@@ -43,6 +43,8 @@ export interface ContextEditOptions {
   procRoot?: string | null;
   /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
   surface?: MessageSurface;
+  /** Plan at a running pi's in-memory leaf (its live bridge's state), see `ContextEditPlanOptions.leafId`. */
+  leafId?: string | null;
 }
 
 /** A plan: the file as read, the planner's result, and what guards the write. Immutable once made. */
@@ -84,7 +86,7 @@ export async function planContextEditsOn(
     file: session.filePath,
     session,
     actions,
-    preparation: prepareContextEdits(session, actions),
+    preparation: prepareContextEdits(session, actions, options.leafId !== undefined ? { leafId: options.leafId } : {}),
     expectation,
     live: await liveCheck(session, options),
     options,

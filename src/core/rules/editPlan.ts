@@ -183,6 +183,12 @@ export interface ContextEditPlanOptions {
    * planner read it. Used for the notes of tool results only.
    */
   toolCallsOf?: (assistant: EntryRecord) => ReadonlyMap<string, ToolCallNote> | undefined;
+  /**
+   * Plan at this leaf instead of the file's (its last line): a running pi's in-memory leaf, from
+   * its live bridge — after a navigation without summary or label pi writes nothing, so its branch
+   * is not the file's. Ignored when the session has no such entry. Only for plans pi applies itself.
+   */
+  leafId?: string | null;
 }
 
 /**
@@ -197,7 +203,11 @@ export function prepareContextEdits(
   actions: readonly ContextEditAction[],
   options: ContextEditPlanOptions = {},
 ): ContextEditPreparation {
-  const projection = buildProjection(session);
+  const leaf = options.leafId;
+  const projection = buildProjection(
+    session,
+    leaf !== undefined && (leaf === null || session.byId.has(leaf)) ? leaf : undefined,
+  );
   const entries = projection.entries;
   const position = new Map<string, number>();
   entries.forEach((e, i) => position.set(e.record.id, i));
