@@ -5,7 +5,8 @@
  * catalog's `Model.cost`; older: the installed pi's catalog, `applyLiveState`) and settings over it,
  * priced by `pricePiCompactionPlan` — the running pi summarizes with its current model, like the
  * headless pi. Where the plan cannot stand for what the running pi will do (pi's compaction
- * settings differ from the file's, the file cannot be planned), the numbers are "not known" with
+ * settings differ from the file's, pi is on another branch than the file's last entry after a navigation it
+ * did not write, the file cannot be planned), the numbers are "not known" with
  * the reason, never a guess.
  */
 
@@ -53,6 +54,16 @@ export async function livePreviewNumbers(
     services.log.info(`live bridge: compact ${file}: no preview plan: ${message}`);
     return { notKnown: vscode.l10n.t("the file could not be planned: {0}", message) };
   }
+  // after a navigation without summary or label pi writes nothing: its branch is not the file's
+  const fileLeaf = plan.analysis.inspect.leafId;
+  if (state.leafId !== fileLeaf)
+    return {
+      notKnown: vscode.l10n.t(
+        "pi is on another branch than the session file's last entry (pi's leaf {0}, the file's {1}): the file cannot be planned for it",
+        state.leafId ?? "root",
+        fileLeaf ?? "root",
+      ),
+    };
   const ours = plan.preparation.settings;
   const pi = state.compaction;
   if (pi && (pi.keepRecentTokens !== ours.keepRecentTokens || pi.reserveTokens !== ours.reserveTokens))

@@ -291,7 +291,7 @@ describe("live bridge with a real pi", function () {
     assert.strictEqual(live.stats.labels, 1);
   });
 
-  it("after a bare switch in pi (nothing written), Remove from Context plans at pi's leaf and pi applies it", async () => {
+  it("after a bare switch in pi (nothing written): the live Compact preview does not show the file's branch; Remove from Context plans at pi's leaf and pi applies it", async () => {
     const file = api.services.sessions.current!.file;
     await turn("t9: before the bare switch", "Answer 9.");
     const u9 = entries(file).find((e) => e.message?.role === "user" && textOf(e.message).startsWith("t9:"))!;
@@ -305,6 +305,24 @@ describe("live bridge with a real pi", function () {
     })) as SwitchCommandOutcome;
     assert.strictEqual(moved.kind, "switched", JSON.stringify(moved));
     assert.strictEqual(entries(file).length, before, "pi wrote nothing");
+    // the live Compact preview: the file's plan is of the branch pi left, so its numbers are not pi's
+    const compacting = vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, {
+      instructions: "",
+    }) as Promise<CompactCommandOutcome>;
+    const open = (await waitFor(
+      () => (live.prompter.current?.kind === "pick" ? live.prompter.current : undefined),
+      30_000,
+      "the live preview",
+    ))!;
+    assert.match(
+      open.quickPick.items[0]!.description ?? "",
+      new RegExp(
+        `^tokens after: not known \\(pi is on another branch than the session file's last entry \\(pi's leaf ${a9.id}`,
+      ),
+      open.quickPick.items[0]!.description,
+    );
+    open.quickPick.hide();
+    assert.strictEqual((await compacting).kind, "declined");
     const outcome = (await vscode.commands.executeCommand<TrimCommandOutcome>(
       "piContext.trim.apply",
       [{ entryId: u9.id, choice: "remove" }],
