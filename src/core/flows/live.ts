@@ -10,8 +10,10 @@
  *   Windows PowerShell CIM) whose `--session` names this file or id, or whose working directory is
  *   the session's `cwd`; on Windows, where another process's folder cannot be read, any pi that
  *   does not name another session with `--session` counts (its folder is unknown).
- * Neither check is proof (pi can run in another cwd via `--session` under a different path
- * spelling); they catch the common case, and the refusal names the process found.
+ * Neither check is proof: pi can run in another cwd via `--session` — on Linux its process title
+ * `pi` replaces its arguments in `/proc/<pid>/cmdline`, so such a pi is not matched at all (seen
+ * with pi 1.6.0 in trial 9) — or under a different path spelling; they catch the common case, and
+ * the refusal names the process found.
  */
 
 import * as fs from "node:fs";
