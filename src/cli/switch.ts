@@ -67,7 +67,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
       `text back     ${plan.editorText !== undefined ? JSON.stringify(plan.editorText.length > 200 ? `${plan.editorText.slice(0, 199)}…` : plan.editorText) : "(none)"} (pi puts a user message target's text into the editor)`,
     );
   lines.push(
-    `abandoned     ${plural(plan.collection.entries.length, "entry")} back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${plural(p.messages.length, "message")}, ≈${n(p.totalTokens)} tokens; pi's ${branchBudgetText(plan.contextWindow, plan.reserveTokens)}`,
+    `abandoned     ${plural(plan.collection.entries.length, "entry")} back to ${plan.collection.commonAncestorId ?? "(no common ancestor)"}; ${plural(p.messages.length, "message")}, ≈${n(p.totalTokens)} tokens; ${isBranchBudgetLimited(plan.budget) ? "pi's" : "pi has"} ${branchBudgetText(plan.contextWindow, plan.reserveTokens)}`,
   );
   if (willSummarize(plan, choice)) {
     lines.push(`read files    ${p.readFiles.length ? p.readFiles.join(", ") : "(none)"}`);

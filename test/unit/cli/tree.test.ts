@@ -196,7 +196,14 @@ describe("pi-context switch", () => {
     assert.match(r.out, /leaf {10}bb6f6d3c → 3bcd7a02/);
     assert.match(r.out, /text back {5}"\[task:t3\] do t3"/);
     assert.match(r.out, /target {8}a41d08b8 \(user message\) “\[task:t3\] do t3”/);
-    assert.match(r.out, /abandoned {5}4 entries back to 3bcd7a02; 3 messages/);
+    assert.match(r.out, /abandoned {5}4 entries back to 3bcd7a02; 3 messages, .*; pi's budget [\d,]+ tokens \(window /);
+    // a window at or below branchSummary.reserveTokens: pi has no limit (not "pi's no budget limit")
+    const small = await run("switch", file, "a41d08b8", "--dry-run", "--agent-dir", AGENT, "--context-window", "8000");
+    assert.equal(small.code, 0, small.err);
+    assert.match(
+      small.out,
+      /; pi has no budget limit \(window 8,000 − branchSummary\.reserveTokens [\d,]+ ≤ 0: pi sends the whole branch\)$/m,
+    );
     assert.match(r.out, /writes {8}branch_summary \+ label/);
     assert.match(r.out, /summarizer {4}m at http:\/\/127\.0\.0\.1:\d+\/v1: 1 request/);
     assert.match(r.out, /dry run: nothing was sent or written\./);
