@@ -338,7 +338,16 @@ export async function runCommand(page, title, opts = {}) {
     }
   }
   await row.click();
-  await widget.waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
+  // the palette is done when it closed, or when the command's own quick input took the widget
+  // over (its value is no longer the palette's `>…`): waiting for "hidden" then only cost 10 s
+  // (the Select Session pick had 20 s left of its 30, which a loaded machine could miss)
+  await waitUntil(
+    async () =>
+      !(await input.isVisible().catch(() => false)) ||
+      !(await input.inputValue({ timeout: 500 }).catch(() => ">")).startsWith(">"),
+    10_000,
+    "the palette to close",
+  ).catch(() => {});
 }
 
 /**
