@@ -17,7 +17,7 @@ import { sessionLabel } from "../core/rules/sessionLabel";
 import type { HealthFinding } from "../core/health/types";
 import { planSessionRepair, runRepairFlow, type RepairFlowOptions, type SessionRepairPlan } from "../core/flows/repair";
 import { expandHome, getAgentDir } from "../core/rules/settings";
-import type { SessionEntry } from "../core/types";
+import type { ContextEditEntry, SessionEntry } from "../core/types";
 import type { Services } from "../services";
 import { pluralText } from "../shared/format";
 import { iconLabelText, visibleText } from "../shared/untrusted";
@@ -39,7 +39,19 @@ export type HealthCommandOutcome =
   | { kind: "healthy"; file: string }
   /** The findings were shown; `picked` is the finding the user opened (its code), if any. */
   | { kind: "shown"; file: string; errors: number; warnings: number; infos: number; picked?: string }
-  | { kind: "repaired"; file: string; appended: number; errorsBefore: number; errorsAfter: number }
+  /**
+   * Appended (`live` absent: by us, `errorsAfter` read back) or, when a running pi with the live
+   * bridge has the session, by pi itself (`live`: `applied`, or `queued` for its next turn
+   * boundary; `errorsAfter` is the doctor on the planned entries).
+   */
+  | {
+      kind: "repaired";
+      file: string;
+      appended: number;
+      errorsBefore: number;
+      errorsAfter: number;
+      live?: "applied" | "queued";
+    }
   | { kind: "declined"; file: string }
   | { kind: "compact"; file: string }
   | { kind: "failed"; file: string; message: string };
@@ -192,8 +204,26 @@ export class HealthCommand {
     return { kind: "shown", file, ...counts, ...(pick.finding ? { picked: pick.finding.code } : {}) };
   }
 
-  /** The repair: preview (unless skipped), then the flow's one append; the outcome in a toast and the log. */
+  /**
+   * The repair: preview (unless skipped), then the flow's one append; the outcome in a toast and the
+   * log. A running pi with the live bridge appends the context edits itself ({@link repairLive}).
+   */
   private async repair(file: string, options: HealthCommandOptions, name: string): Promise<HealthCommandOutcome> {
+    if ((await this.services.liveBridge.availability(file)) !== "none") {
+      try {
+        const live = await this.repairLive(file, options, name);
+        if (live) return live;
+      } catch (error) {
+        const failure = notify.reportFlowFailure(this.services.log, {
+          operation: vscode.l10n.t("Repair"),
+          logPrefix: "health",
+          file,
+          error,
+          configActions: [],
+        });
+        return { kind: "failed", file, message: failure.message };
+      }
+    }
     let errorsBefore = 0;
     try {
       const outcome = await runRepairFlow(file, this.options(), {
@@ -241,8 +271,78 @@ export class HealthCommand {
     }
   }
 
+  /**
+   * The repair through the live bridge: pi keeps its session in memory and never re-reads the file,
+   * so an entry we appended would not reach pi's next request (and pi's next append would hang off
+   * its own leaf); pi appends the context edits itself instead, at once while idle or at its next
+   * turn boundary (`routeContextEdit`, as a trim). Planned on the file as pi wrote it; a repair
+   * that also moves the leaf (a leaf marker off a looping branch) is refused, nothing sent.
+   * @returns undefined when the bridge went away before anything was sent (the file flow runs).
+   */
+  private async repairLive(
+    file: string,
+    options: HealthCommandOptions,
+    name: string,
+  ): Promise<HealthCommandOutcome | undefined> {
+    const plan = await planSessionRepair(file, { ...this.options(), guardSeconds: 0, procRoot: null });
+    const entries = plan.repair.entries;
+    if (entries.length === 0) {
+      void notify.info(vscode.l10n.t("Nothing to repair: no finding of this session is fixed by an appended entry."));
+      return { kind: "declined", file };
+    }
+    const edits = entries.filter((e): e is ContextEditEntry => e.type === "context_edit");
+    if (edits.length !== entries.length) {
+      const message = vscode.l10n.t(
+        "pi is running on {0} with the live bridge, and this repair also moves the leaf ({1}), which only pi itself can do while it runs. Nothing was written. Use /tree in pi, or quit pi and repair again.",
+        name,
+        entries
+          .filter((e) => e.type !== "context_edit")
+          .map(entryWords)
+          .join("; "),
+      );
+      this.services.log.warn(`health ${file}: ${message}`);
+      void notify.error(message);
+      return { kind: "failed", file, message };
+    }
+    if (!options.skipPreview && !(await this.preview(plan, false, name, true))) return { kind: "declined", file };
+    const routed = await this.services.liveBridge.routeContextEdit(
+      file,
+      edits.map((e) => ({ type: "context_edit", targetId: e.targetId, replacement: e.replacement })),
+      plan.session.leafId,
+    );
+    if (!routed) return undefined;
+    if (routed.kind === "error") return { kind: "failed", file, message: routed.message };
+    const counts = pluralText(edits.length, vscode.l10n.t("{0} context edit"), vscode.l10n.t("{0} context edits"));
+    const after = plan.repair.after;
+    this.services.log.info(
+      `health ${file}: ${routed.kind === "applied" ? "pi appended" : "pi queued"} ${edits.map(entryWords).join("; ")}`,
+    );
+    void notify.info(
+      routed.kind === "applied"
+        ? vscode.l10n.t(
+            "pi repaired {0}: appended {1} itself. {2}.",
+            name,
+            counts,
+            after.errors === 0 ? vscode.l10n.t("No error remains") : vscode.l10n.t("{0} remain", healthCounts(after)),
+          )
+        : vscode.l10n.t(
+            "pi is answering: the repair ({0}) waits for its next turn boundary (shown as pending until pi applied it).",
+            counts,
+          ),
+    );
+    await this.services.sessions.refresh();
+    return {
+      kind: "repaired",
+      file,
+      appended: routed.kind === "applied" ? routed.entries.length : 0,
+      errorsBefore: plan.report.errors,
+      errorsAfter: after.errors,
+      live: routed.kind,
+    };
+  }
+
   /** The preview: what is appended, entry by entry, and what the doctor says afterwards. */
-  private async preview(plan: SessionRepairPlan, changed: boolean, name: string): Promise<boolean> {
+  private async preview(plan: SessionRepairPlan, changed: boolean, name: string, byPi = false): Promise<boolean> {
     type Item = vscode.QuickPickItem & { append?: boolean };
     const entries = plan.repair.entries;
     const items: Item[] = [
@@ -251,10 +351,12 @@ export class HealthCommand {
           "$(check) Append {0}",
           pluralText(entries.length, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
         ),
-        description: vscode.l10n.t(
-          "after line {0}; the earlier bytes stay as they are",
-          plan.session.records[plan.session.records.length - 1]?.line ?? 0,
-        ),
+        description: byPi
+          ? vscode.l10n.t("the running pi appends them itself (live bridge); nothing is rewritten")
+          : vscode.l10n.t(
+              "after line {0}; the earlier bytes stay as they are",
+              plan.session.records[plan.session.records.length - 1]?.line ?? 0,
+            ),
         detail: afterText(plan),
         append: true,
       },

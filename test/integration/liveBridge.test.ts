@@ -24,6 +24,8 @@ import type { LiveBridgeService } from "../../src/liveBridge/service";
 import type { CompactCommandOutcome, SwitchCommandOutcome, TrimCommandOutcome } from "../../src/services";
 import { messageText, PiRpc, readSessionLines, writeScriptedAgentDir } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { SessionBuilder } from "../support/session-builder";
+import { encodeSessionDirName } from "../../src/core/read/locate";
 import { testWorkspace, waitFor } from "./env";
 import { piApi, setSetting, useAgentDir } from "./sessionHelpers";
 
@@ -442,6 +444,61 @@ describe("live bridge with a real pi", function () {
       assert.strictEqual(fs.readFileSync(file, "utf8"), before);
     } finally {
       fs.rmSync(fake, { force: true });
+    }
+  });
+  it("Check Session Health → Repair on a session a running pi has open: pi appends the context edits itself, and its next request has no orphaned tool result (trial 9)", async () => {
+    // a session broken before pi opened it: a tool result whose call is in no answer
+    const dir = path.join(agentDir, "sessions", encodeSessionDirName(path.resolve(testWorkspace())));
+    fs.mkdirSync(dir, { recursive: true });
+    const broken = path.join(dir, "2026-12-03T13-00-00-000Z_broken-health.jsonl");
+    fs.writeFileSync(
+      broken,
+      new SessionBuilder(testWorkspace())
+        .user("h-u1", "read a.txt please")
+        .assistant("h-a1", { calls: [{ id: "call_ok", name: "read", arguments: { path: "a.txt" } }], usage: 900 })
+        .result("h-r1", "call_ok", "contents of a.txt")
+        .result("h-r2", "call_gone", "stray output of a call nobody made")
+        .assistant("h-a2", { text: "Done reading.", usage: 950 })
+        .jsonl(),
+    );
+    const pi2 = await PiRpc.start({ cwd: testWorkspace(), agentDir, home, args: ["--session", broken] });
+    try {
+      await waitFor(
+        async () => (await live.availability(broken)) === "live",
+        20_000,
+        "the bridge of pi on the broken session",
+      );
+      const before = fs.readFileSync(broken);
+      const outcome = (await vscode.commands.executeCommand("piContext.checkHealth", broken, {
+        repair: true,
+        skipPreview: true,
+      })) as { kind: string; live?: string; errorsBefore?: number; errorsAfter?: number };
+      assert.strictEqual(outcome.kind, "repaired", JSON.stringify(outcome));
+      assert.strictEqual(outcome.live, "applied", JSON.stringify(outcome));
+      assert.ok((outcome.errorsBefore ?? 0) >= 1);
+      assert.strictEqual(outcome.errorsAfter, 0);
+      // pi appended the edit (after the bytes it had), hanging off its own leaf
+      const after = fs.readFileSync(broken);
+      assert.ok(after.subarray(0, before.length).equals(before), "nothing rewritten");
+      const lines = entries(broken);
+      const edit = lines.at(-1)!;
+      // its parent is pi's leaf: the last entry pi had (pi notes its own model when it opens the file)
+      assert.deepStrictEqual(
+        [edit.type, edit.targetId, edit.replacement, edit.parentId],
+        ["context_edit", "h-r2", null, lines.at(-2)!.id],
+      );
+      assert.ok(lines.findIndex((e) => e.id === "h-a2") < lines.length - 1);
+      // pi's next request: the orphaned result is not sent
+      server.requests.length = 0;
+      server.script({ text: "Answer after the repair." });
+      await pi2.prompt("go on after the repair");
+      const sent = JSON.stringify(server.requests.at(-1)?.body.messages ?? []);
+      assert.ok(sent.includes("contents of a.txt"), "the paired result is still sent");
+      assert.ok(!sent.includes("stray output"), sent);
+      assert.ok(!sent.includes("call_gone"), sent);
+    } finally {
+      await pi2.kill();
+      fs.rmSync(broken, { force: true });
     }
   });
 });
