@@ -209,23 +209,12 @@ export class HealthCommand {
    * log. A running pi with the live bridge appends the context edits itself ({@link repairLive}).
    */
   private async repair(file: string, options: HealthCommandOptions, name: string): Promise<HealthCommandOutcome> {
-    if ((await this.services.liveBridge.availability(file)) !== "none") {
-      try {
-        const live = await this.repairLive(file, options, name);
-        if (live) return live;
-      } catch (error) {
-        const failure = notify.reportFlowFailure(this.services.log, {
-          operation: vscode.l10n.t("Repair"),
-          logPrefix: "health",
-          file,
-          error,
-          configActions: [],
-        });
-        return { kind: "failed", file, message: failure.message };
-      }
-    }
     let errorsBefore = 0;
     try {
+      if ((await this.services.liveBridge.availability(file)) !== "none") {
+        const live = await this.repairLive(file, options, name);
+        if (live) return live;
+      }
       const outcome = await runRepairFlow(file, this.options(), {
         confirm: async (plan, changed) => {
           errorsBefore = plan.report.errors;
@@ -233,10 +222,7 @@ export class HealthCommand {
         },
       });
       if (outcome.kind === "declined") return { kind: "declined", file };
-      if (outcome.kind === "nothing") {
-        void notify.info(vscode.l10n.t("Nothing to repair: no finding of this session is fixed by an appended entry."));
-        return { kind: "declined", file };
-      }
+      if (outcome.kind === "nothing") return this.nothingToRepair(file);
       const { result } = outcome;
       this.services.log.info(
         `health ${file}: appended ${result.entries.length} entr${result.entries.length === 1 ? "y" : "ies"} (${result.bytesBefore} → ${result.bytesAfter} bytes): ${result.entries.map(entryWords).join("; ")}`,
@@ -271,6 +257,11 @@ export class HealthCommand {
     }
   }
 
+  private nothingToRepair(file: string): HealthCommandOutcome {
+    void notify.info(vscode.l10n.t("Nothing to repair: no finding of this session is fixed by an appended entry."));
+    return { kind: "declined", file };
+  }
+
   /**
    * The repair through the live bridge: pi keeps its session in memory and never re-reads the file,
    * so an entry we appended would not reach pi's next request (and pi's next append would hang off
@@ -286,10 +277,7 @@ export class HealthCommand {
   ): Promise<HealthCommandOutcome | undefined> {
     const plan = await planSessionRepair(file, { ...this.options(), guardSeconds: 0, procRoot: null });
     const entries = plan.repair.entries;
-    if (entries.length === 0) {
-      void notify.info(vscode.l10n.t("Nothing to repair: no finding of this session is fixed by an appended entry."));
-      return { kind: "declined", file };
-    }
+    if (entries.length === 0) return this.nothingToRepair(file);
     const edits = entries.filter((e): e is ContextEditEntry => e.type === "context_edit");
     if (edits.length !== entries.length) {
       const message = vscode.l10n.t(
