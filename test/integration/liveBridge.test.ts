@@ -54,6 +54,19 @@ describe("live bridge with a real pi", function () {
     await pi!.prompt(`${prompt}\n${"Context line for the task. ".repeat(40)}`);
   }
 
+  /** "Pi: Compact Session…" on the current session until its live preview (a pick) is open. */
+  async function openLiveCompactPreview(instructions: string) {
+    const outcome = vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, {
+      instructions,
+    }) as Promise<CompactCommandOutcome>;
+    const open = (await waitFor(
+      () => (live.prompter.current?.kind === "pick" ? live.prompter.current : undefined),
+      30_000,
+      "the live preview",
+    ))!;
+    return { outcome, open };
+  }
+
   before(async () => {
     api = await piApi();
     live = api.liveBridge;
@@ -171,14 +184,7 @@ describe("live bridge with a real pi", function () {
     const file = api.services.sessions.current!.file;
     const before = entries(file).length;
     const requests = server.requests.length;
-    const outcome = vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, {
-      instructions: "keep the parser details",
-    }) as Promise<CompactCommandOutcome>;
-    const open = (await waitFor(
-      () => (live.prompter.current?.kind === "pick" ? live.prompter.current : undefined),
-      30_000,
-      "the live preview",
-    ))!;
+    const { outcome, open } = await openLiveCompactPreview("keep the parser details");
     const items = open.quickPick.items;
     // the same plan the headless preview makes, independently here
     const plan = await planCompaction(file, {
@@ -308,14 +314,7 @@ describe("live bridge with a real pi", function () {
     assert.strictEqual(moved.kind, "switched", JSON.stringify(moved));
     assert.strictEqual(entries(file).length, before, "pi wrote nothing");
     // the live Compact preview: the file's plan is of the branch pi left, so its numbers are not pi's
-    const compacting = vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, {
-      instructions: "",
-    }) as Promise<CompactCommandOutcome>;
-    const open = (await waitFor(
-      () => (live.prompter.current?.kind === "pick" ? live.prompter.current : undefined),
-      30_000,
-      "the live preview",
-    ))!;
+    const { outcome: compacting, open } = await openLiveCompactPreview("");
     assert.match(
       open.quickPick.items[0]!.description ?? "",
       new RegExp(
