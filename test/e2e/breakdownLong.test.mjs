@@ -15,6 +15,7 @@ import {
   sharedHost,
   waitUntil,
   webviewFrameByTitle,
+  scrollIntoView,
 } from "./harness.mjs";
 
 const line = (o) => `${JSON.stringify(o)}\n`;
@@ -100,7 +101,7 @@ describe("e2e breakdown with a 60 MB line", () => {
     await results.click();
     const entry = frame.locator(".cat-entries .entry-line").first();
     await entry.waitFor({ state: "visible", timeout: 10_000 });
-    await results.scrollIntoViewIfNeeded();
+    await scrollIntoView(results);
     await screenshot(page, "breakdown-long-line");
 
     // every cell inside its row, each one left of the next (no overlap)

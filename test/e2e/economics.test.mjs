@@ -24,6 +24,7 @@ import {
   viewPane,
   waitUntil,
   webviewFrame,
+  scrollIntoView,
 } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
@@ -70,19 +71,19 @@ describe("e2e context economics", () => {
     assert.match(await frame.locator('[data-testid="history-cold"]').innerText(), /\d+ cold turns · \$0\.\d+/);
     await page.waitForTimeout(600);
     await screenshot(page, `econ-${theme}-usage`);
-    await strip.scrollIntoViewIfNeeded();
+    await scrollIntoView(strip);
     await page.waitForTimeout(300);
     await screenshot(page, `econ-${theme}-history`);
     // the latest compaction's card is expanded: what it lost, chips that reveal their entries
     const lost = frame.locator('.summary [data-testid^="lost-"]').first();
-    await lost.scrollIntoViewIfNeeded();
+    await scrollIntoView(lost);
     assert.match(await lost.innerText(), /Not in the summary or the kept part/);
     assert.ok((await lost.locator(".lost-chip").count()) > 0);
     await page.waitForTimeout(300);
     await screenshot(page, `econ-${theme}-lost`);
     if (theme === "dark") await revealFromChip(lost);
     const diffLost = frame.locator('[data-section="diff"] [data-testid^="lost-"]');
-    await diffLost.scrollIntoViewIfNeeded();
+    await scrollIntoView(diffLost);
     await page.waitForTimeout(300);
     await screenshot(page, `econ-${theme}-diff-lost`);
   }

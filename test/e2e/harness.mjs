@@ -560,6 +560,24 @@ export async function boxOf(locator, timeoutMs = 10_000) {
   }
 }
 
+/**
+ * Scroll a locator's element into view, again when a webview re-render (the state's details
+ * arriving, a live update) replaced it mid-action: Playwright then fails with "Element is not
+ * attached to the DOM" instead of resolving the locator again (the same race as in boxOf()).
+ */
+export async function scrollIntoView(locator, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await locator.scrollIntoViewIfNeeded({ timeout: Math.max(1, deadline - Date.now()) });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /** A clip around a box (page coordinates, e.g. a locator's boundingBox()), clamped to the viewport. */
 export function clipAround(page, box, pad = 8) {
   const vp = page.viewportSize();

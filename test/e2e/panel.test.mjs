@@ -23,6 +23,7 @@ import {
   useWorkbench,
   waitUntil,
   webviewFrame,
+  scrollIntoView,
 } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "pi-1.6.0");
@@ -159,7 +160,7 @@ describe("e2e context panel", () => {
       .evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().right)));
     assert.ok(xs.length >= 2, `several missing files (${xs.length})`);
     assert.equal(new Set(xs).size, 1, `missing badges aligned: ${xs.join(", ")}`);
-    await missing.scrollIntoViewIfNeeded();
+    await scrollIntoView(missing);
     await screenshot(page, "panel-dark-files-missing");
     await missing.click();
     await frame
@@ -178,7 +179,7 @@ describe("e2e context panel", () => {
   it("shows the summary diff with disappeared lines and opens it in the diff editor", async () => {
     const { page } = suite.wb;
     const diff = frame.locator('[data-testid="summary-diff"]');
-    await diff.scrollIntoViewIfNeeded();
+    await scrollIntoView(diff);
     await diff.waitFor({ state: "visible" });
     // default pair: the latest two (compaction 3 → 4: the manual split-turn compaction appends)
     let stats = await frame.locator('[data-testid="diff-stats"]').innerText();
@@ -202,7 +203,7 @@ describe("e2e context panel", () => {
       '[data-testid="summary-diff"] .diff-line[data-kind="removed"], [data-testid="summary-diff"] .diff-line[data-kind="changed"]',
     );
     assert.ok((await removedLines.count()) > 0);
-    await frame.locator('[data-testid="summary-diff"]').scrollIntoViewIfNeeded();
+    await scrollIntoView(frame.locator('[data-testid="summary-diff"]'));
     await screenshot(page, "panel-dark-diff");
     await frame.locator('[data-testid="open-diff-editor"]').click();
     await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 15_000 });
@@ -231,7 +232,7 @@ describe("e2e context panel", () => {
     await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(500);
     await screenshot(page, "panel-light");
-    await frame.locator('[data-testid="summary-diff"]').scrollIntoViewIfNeeded();
+    await scrollIntoView(frame.locator('[data-testid="summary-diff"]'));
     await screenshot(page, "panel-light-diff");
   });
 

@@ -21,6 +21,7 @@ import {
   viewPane,
   waitUntil,
   webviewFrame,
+  scrollIntoView,
 } from "./harness.mjs";
 
 const FIXTURE = path.join(repoRoot, "test", "fixtures", "trim");
@@ -173,7 +174,7 @@ describe("e2e context surgery", () => {
     );
     const r6 = frame.locator('.trim-item[data-entry="r6"]');
     assert.match(await r6.innerText(), /note: \[pi-context/);
-    await section.scrollIntoViewIfNeeded();
+    await scrollIntoView(section);
     await screenshot(page, "trim-panel");
 
     // check the aborted run's assistant (a7): its result r6 is listed as a cascade in the host's preview
@@ -187,7 +188,7 @@ describe("e2e context surgery", () => {
     );
     const text = await previewBox.innerText();
     assert.match(text, /→/);
-    await previewBox.scrollIntoViewIfNeeded();
+    await scrollIntoView(previewBox);
     await screenshot(page, "trim-panel-preview");
   });
 });
