@@ -132,7 +132,9 @@ function render(): void {
     // the vscode-elements render their inner controls in a microtask after they are attached (only
     // then can they take the focus): the focus goes back once they did, unless it moved meanwhile
     const restore = (byPlaceToo: boolean) => {
-      if (document.activeElement && document.activeElement !== document.body) return;
+      // not when the keyboard left meanwhile (a quick pick opened between the render and the
+      // timeout): focusing an element here would pull it back and close that pick
+      if (!document.hasFocus() || (document.activeElement && document.activeElement !== document.body)) return;
       const byKey = focusedKey
         ? (app.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)
         : undefined;

@@ -31,9 +31,6 @@ export type NameCommandOutcome =
 /** While the listing fills in, the picker's rows are rebuilt at most this often (ms). */
 const PICKER_UPDATE_MS = 750;
 
-/** The picker as tests see it: its rows after each update, and whether it is still filling in. */
-export const pickerUpdates: { rows: number; done: boolean; at: number }[] = [];
-
 /** Register the session commands. */
 export function registerSessionCommands(services: Services): void {
   const { context, sessions, log } = services;
@@ -136,8 +133,12 @@ async function selectSession(services: Services): Promise<void> {
   quickPick.matchOnDescription = true;
   quickPick.matchOnDetail = true;
   quickPick.busy = true;
+  // like every pick of ours: a webview that takes the focus as it loads (the panel just opened)
+  // must not close it while the sessions fill in; Escape does
+  quickPick.ignoreFocusOut = true;
   quickPick.show();
-  pickerUpdates.length = 0;
+  const shownAt = Date.now();
+  let firstRowsAt: number | undefined;
   const current = sessions.current;
   const folders = (vscode.workspace.workspaceFolders ?? [])
     .filter((f) => f.uri.scheme === "file")
@@ -182,7 +183,11 @@ async function selectSession(services: Services): Promise<void> {
       quickPick.activeItems = [keep];
       shownActive = true;
     }
-    pickerUpdates.push({ rows: rows.length, done, at: Date.now() });
+    if (rows.length > 0) firstRowsAt ??= Date.now();
+    if (done)
+      services.log.info(
+        `Select Session: ${list.length} sessions listed in ${Date.now() - shownAt} ms (first rows after ${(firstRowsAt ?? Date.now()) - shownAt} ms)`,
+      );
   };
   // the first screen of rows at once (then every row right after), the final list at once; in
   // between at most every PICKER_UPDATE_MS (building thousands of rows and handing them to the
@@ -214,6 +219,8 @@ async function selectSession(services: Services): Promise<void> {
       render(list, done);
     } else renderLater(wait);
   };
+  // the follow row at once (the sessions fill in below it while the picker is busy)
+  render([], false);
   const controller = new AbortController();
   quickPick.onDidHide(() => {
     controller.abort();
