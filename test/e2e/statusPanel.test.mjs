@@ -19,6 +19,7 @@ import { after, before, describe, it } from "node:test";
 import {
   applyTheme,
   clipAround,
+  captureEvidence,
   closeSharedHost,
   encodeSessionDirName,
   installSession,
@@ -532,6 +533,9 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       const rowText = await row.innerText();
       assert.ok(rowText.includes(project.replace(os.homedir(), "~")), `the project folder in the row:\n${rowText}`);
       await page.keyboard.press("Escape");
+    } catch (error) {
+      await captureEvidence("no-folder window"); // afterEach would see it closed
+      throw error;
     } finally {
       await empty.close();
       rmSync(project, { recursive: true, force: true });
