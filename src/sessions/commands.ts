@@ -69,7 +69,7 @@ async function switchLive(services: Services, file: unknown): Promise<string | u
       target = (
         await vscode.window.showQuickPick(
           others.map((o) => ({ label: iconLabelText(o.label), description: iconLabelText(o.file), file: o.file })),
-          { title: vscode.l10n.t("Pi: Switch to Another Live Session") },
+          { title: vscode.l10n.t("Pi: Switch to Another Live Session"), ignoreFocusOut: true },
         )
       )?.file;
   }
@@ -97,6 +97,7 @@ async function nameSession(services: Services, fileArg?: string, nameArg?: strin
       prompt: vscode.l10n.t("pi shows the name in /resume and its footer (what pi's /name writes)."),
       value: current?.file === file ? (current.session.name ?? "") : "",
       validateInput: (v) => (normalizeSessionName(v) ? undefined : vscode.l10n.t("Session name cannot be empty")),
+      ignoreFocusOut: true,
     }));
   if (name === undefined) return { kind: "declined", file };
   try {
