@@ -20,6 +20,11 @@ import { snapshotCatalog, type ModelCatalog } from "../pi/catalog";
 import { rulesFor, type PiRules } from "../pi/versions";
 import { pricesOf, type ModelPrices } from "./cost";
 import type { ResolvedWindow } from "./inspect";
+import { validateSchema, type SchemaNode } from "./jsonSchema";
+import schemaSnapshot from "../data/models-json-schema.json";
+
+/** pi 1.6.0's compiled models.json schema (see `jsonSchema.ts`). */
+const MODELS_JSON_SCHEMA = (schemaSnapshot as { schema: SchemaNode }).schema;
 
 /** A model as far as pi-context needs it. */
 export interface ModelInfo {
@@ -169,6 +174,11 @@ export function readModelsConfig(
       providers.set(providerId, { raw: provider, models, modelOverrides: overrides });
     }
   }
+  // pi ≥ 1.3 checks the file against its whole schema (prices, input modalities, thinking maps,
+  // compat flags, …): any violation anywhere ignores the file as a whole, like the fields above.
+  if (problems.length === 0 && rules.modelsJsonPositiveLimits)
+    for (const error of validateSchema(MODELS_JSON_SCHEMA, parsed))
+      problems.push(`  - ${error.path}: ${error.message}`);
   if (problems.length > 0) config.error = `Invalid models.json schema:\n${problems.join("\n")}\n\nFile: ${file}`;
   else config.providers = providers;
   return config;
