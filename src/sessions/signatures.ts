@@ -28,6 +28,15 @@ export async function configSignature(agentDir: string, plans: readonly FolderPl
 }
 
 /**
+ * State of the `.pi/settings.json` of a session's own working directory (its header `cwd`): the
+ * project settings pi merges for that session, which need not be a workspace folder's (pi started
+ * in a sub-folder, a pinned session of another project), prefixed by the session file.
+ */
+export async function sessionProjectSignature(file: string, cwd: string | undefined): Promise<string> {
+  return `${file}|${cwd ? await statSig(path.join(cwd, ".pi", "settings.json")) : "-"}`;
+}
+
+/**
  * State of the session folders: names and `stat`s of their `*.jsonl` (the current file by name
  * only: its changes are a refresh, not a scan) and the `--<cwd>--` folders of sub-folder roots.
  */

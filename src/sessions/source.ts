@@ -29,7 +29,7 @@ import type {
 } from "../services";
 import { describeReason, Following, sameOrInside } from "./following";
 import { SessionListing } from "./listing";
-import { configSignature, dirSignature } from "./signatures";
+import { configSignature, dirSignature, sessionProjectSignature } from "./signatures";
 import { planFolders, resolveAgentDir, SessionScanner, type FolderPlan } from "./scan";
 import { TerminalFollower, type TerminalTarget } from "./terminals";
 import { DiscoveryLog } from "./discoveryLog";
@@ -41,12 +41,7 @@ export const COALESCE_MS = 15;
 /** Files in the agent dir whose changes affect the numbers (settings, models, trust). */
 const AGENT_CONFIG_GLOB = "{settings.json,models.json,models-store.json,trust.json}";
 
-interface Work {
-  replan: boolean;
-  scan: boolean;
-  refresh: boolean;
-  reanalyze: boolean;
-}
+type Work = Record<"replan" | "scan" | "refresh" | "reanalyze", boolean>;
 
 const NO_WORK: Work = { replan: false, scan: false, refresh: false, reanalyze: false };
 
@@ -64,6 +59,8 @@ export interface PiSessionSourceOptions {
 /** The extension's {@link SessionSource}. */
 export class PiSessionSource implements SessionSource {
   private currentValue: CurrentSession | undefined;
+  /** The session's own `.pi/settings.json` when its analysis was made, taken before reading (the poll compares). */
+  private projectSig = "";
   private readonly emitter = new vscode.EventEmitter<CurrentSession | undefined>();
   readonly onDidChange = this.emitter.event;
 
@@ -427,6 +424,7 @@ export class PiSessionSource implements SessionSource {
     previous?: CurrentSession,
   ): Promise<CurrentSession> {
     const config = this.config();
+    if (!previous?.analysis) this.projectSig = await sessionProjectSignature(session.filePath, session.cwd);
     const analysis =
       previous?.analysis ??
       analyzeLoaded(session, {
@@ -580,12 +578,14 @@ export class PiSessionSource implements SessionSource {
       work.replan = true;
       work.reanalyze = true;
     }
+    if (current && (await sessionProjectSignature(current.file, current.session.cwd)) !== this.projectSig)
+      work.reanalyze = true;
     if ((await dirSignature(this.plans, this.currentValue?.file)) !== this.dirSig) work.scan = true;
     // other live sessions age out of the live window: look again now and then
     if (current && current.liveSessions.length > 0 && Date.now() - this.following.lastScanAt > 10_000) work.scan = true;
     this.stats.lastPollEnd = Date.now();
     if (this.disposed || current !== this.currentValue) return; // changed meanwhile: look again next time
-    if (work.refresh || work.replan || work.scan) {
+    if (hasWork({ ...NO_WORK, ...work })) {
       this.stats.pollDetected++;
       void this.schedule(work, 0);
     }

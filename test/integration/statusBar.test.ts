@@ -360,6 +360,33 @@ describe("status bar (statusBar)", () => {
     assert.ok(g.tooltip.includes(escapeMarkdown(own)), g.tooltip);
   });
 
+  it("follows the session's own project settings (its cwd's .pi/settings.json, not the workspace's) without a reload", async () => {
+    const dir = agent();
+    fs.writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ defaultProjectTrust: "always" }));
+    // pi was started in another folder: its .pi/settings.json is the one pi merges
+    const project = fs.mkdtempSync(path.join(path.dirname(dir), "elsewhere-"));
+    fs.mkdirSync(path.join(project, ".pi"));
+    const projectSettings = path.join(project, ".pi", "settings.json");
+    fs.writeFileSync(projectSettings, JSON.stringify({ compaction: { reserveTokens: 50000 } }));
+    const own = sessionDir(dir);
+    fs.mkdirSync(own, { recursive: true });
+    const file = path.join(own, "elsewhere.jsonl");
+    fs.writeFileSync(file, smallSession(20000, "elsewhere", project).text);
+    await useAgentDir(api, dir);
+    await api.services.sessions.pin(file);
+    await whenGauge(api, (s) => s.tooltip.includes("| reserveTokens | 50,000"), 5000, "project reserve 50,000");
+    await new Promise((r) => setTimeout(r, 1100)); // a different mtime on coarse file systems
+    fs.writeFileSync(projectSettings, JSON.stringify({ compaction: { reserveTokens: 80000 } }));
+    const g = await whenGauge(
+      api,
+      (s) => s.tooltip.includes("| reserveTokens | 80,000"),
+      5000,
+      "project reserve 80,000",
+    );
+    assert.ok(g.tooltip.includes("120,000"), g.tooltip); // threshold 200,000 − 80,000
+    await vscode.commands.executeCommand("piContext.followLatest");
+  });
+
   it("pinned sessions are marked", async () => {
     const dir = agent();
     const own = sessionDir(dir);
