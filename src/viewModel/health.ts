@@ -53,6 +53,7 @@ export const HEALTH_TITLES: Readonly<Record<HealthCode, string>> = localisedReco
   "keep-exceeds-threshold": () => l10n.t("keepRecentTokens ≥ threshold"),
   "unknown-window": () => l10n.t("Unknown context window"),
   "invalid-setting": () => l10n.t("Invalid pi setting"),
+  "setting-not-boolean": () => l10n.t("compaction.enabled is not true/false"),
   "models-json": () => l10n.t("models.json problem"),
   "check-failed": () => l10n.t("Check could not finish"),
 });

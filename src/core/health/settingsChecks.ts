@@ -96,6 +96,22 @@ export function settingsFindings(input: SettingsInput): HealthFinding[] {
         ),
       }),
     );
+  // pi does not validate compaction.enabled: it tests the value for truth (`enabled && tokens > threshold`)
+  const raw: unknown = input.compactionEnabled.value;
+  if (raw !== undefined && typeof raw !== "boolean")
+    out.push(
+      settingsFinding({
+        code: "setting-not-boolean",
+        severity: "warning",
+        file: input.compactionEnabled.file,
+        message: l10n.t(
+          "compaction.enabled is {0}{1}, not true or false: pi tests it for truth, so auto-compaction is {2} (pi turns it off only for false, 0 or an empty string). Fix: write true or false without quotes.",
+          JSON.stringify(raw) ?? String(raw),
+          where(input.compactionEnabled),
+          raw ? l10n.t("on") : l10n.t("off"),
+        ),
+      }),
+    );
   for (const s of input.settingsProblems)
     out.push(
       settingsFinding({

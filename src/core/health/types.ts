@@ -61,6 +61,7 @@ export type HealthCode =
   | "keep-exceeds-threshold"
   | "unknown-window"
   | "invalid-setting"
+  | "setting-not-boolean"
   | "models-json"
   // a check that could not finish (reported, never thrown)
   | "check-failed";

@@ -432,6 +432,34 @@ describe("doctor: settings for this model", () => {
     assert.match(f.message, /does not know the context window of p\/m/);
   });
 
+  it('setting-not-boolean: compaction.enabled "false" (a string) leaves pi\'s auto-compaction on; said, with the file', () => {
+    for (const value of ["false", "no", 1]) {
+      const { report } = doctorOf(base().jsonl(), { window: 16000, settings: { compaction: { enabled: value } } });
+      const [f] = withCode(report, "setting-not-boolean");
+      assert.ok(f, String(value));
+      assert.equal(f.severity, "warning");
+      assert.match(f.file!, /settings\.json$/);
+      assert.match(
+        f.message,
+        /compaction\.enabled is .* not true or false: pi tests it for truth, so auto-compaction is on/,
+      );
+    }
+    // 0 and "" are falsy: pi's auto-compaction is off, also worth saying
+    const [off] = withCode(
+      doctorOf(base().jsonl(), { window: 16000, settings: { compaction: { enabled: 0 } } }).report,
+      "setting-not-boolean",
+    );
+    assert.match(off!.message, /so auto-compaction is off/);
+    for (const value of [true, false, undefined])
+      assert.equal(
+        withCode(
+          doctorOf(base().jsonl(), { window: 16000, settings: { compaction: { enabled: value } } }).report,
+          "setting-not-boolean",
+        ).length,
+        0,
+      );
+  });
+
   it("invalid-setting and models-json: warnings from what the gauge already reports", () => {
     const { report } = doctorOf(base().jsonl(), {
       settings: { compaction: { reserveTokens: -5 } },
