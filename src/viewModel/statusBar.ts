@@ -339,13 +339,19 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       ? row(l10n.t("Window"), `${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))}`)
       : row(
           l10n.t("Window"),
-          model
+          model && analysis.modelsError
             ? l10n.t(
-                "unknown — {0} is not in {1} or models.json",
+                "unknown — {0} is not in {1}, and models.json is invalid: pi ignores the whole file (see Problems)",
                 escapeMarkdown(`${model.provider}/${model.modelId}`),
                 escapeMarkdown(inspect.contextWindow.catalog ?? "pi's catalog"),
               )
-            : l10n.t("unknown"),
+            : model
+              ? l10n.t(
+                  "unknown — {0} is not in {1} or models.json",
+                  escapeMarkdown(`${model.provider}/${model.modelId}`),
+                  escapeMarkdown(inspect.contextWindow.catalog ?? "pi's catalog"),
+                )
+              : l10n.t("unknown"),
         ),
   );
   rows.push(row("pi", escapeMarkdown(piText(inspect.pi, s.live))));

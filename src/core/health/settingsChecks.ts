@@ -54,14 +54,20 @@ export function settingsFindings(input: SettingsInput): HealthFinding[] {
       settingsFinding({
         code: "unknown-window",
         severity: name ? "warning" : "info",
-        message: name
-          ? l10n.t(
-              "pi-context does not know the context window of {0} (not in pi's model catalog snapshot, models-store.json or models.json): the gauge shows tokens without a percentage and the compaction threshold is unknown. pi uses the window of its own model registry; if pi knows this model (for example from an extension), add it with its contextWindow to models.json in pi's agent dir, which both read.",
-              name,
-            )
-          : l10n.t(
-              "The session names no model and pi's settings have no defaultProvider/defaultModel, so there is no context window to measure against.",
-            ),
+        message:
+          name && input.modelsError
+            ? l10n.t(
+                "pi-context does not know the context window of {0}: it is not in pi's model catalog snapshot or models-store.json, and models.json is invalid, so pi ignores the whole file (see the models.json problem) and neither pi nor pi-context uses its models. Fix models.json; until then the gauge shows tokens without a percentage and the compaction threshold is unknown.",
+                name,
+              )
+            : name
+              ? l10n.t(
+                  "pi-context does not know the context window of {0} (not in pi's model catalog snapshot, models-store.json or models.json): the gauge shows tokens without a percentage and the compaction threshold is unknown. pi uses the window of its own model registry; if pi knows this model (for example from an extension), add it with its contextWindow to models.json in pi's agent dir, which both read.",
+                  name,
+                )
+              : l10n.t(
+                  "The session names no model and pi's settings have no defaultProvider/defaultModel, so there is no context window to measure against.",
+                ),
       }),
     );
   if (enabled && window && reserve !== null && reserve >= window)

@@ -458,6 +458,14 @@ describe("gauge numbers near the threshold (one decimal below 100k)", () => {
         .tooltip.replace(MD_ESCAPE, "$1")
         .includes("| Window | 16,000 — models.json: providers.scripted, model small |"),
     );
+    // a partial price makes pi ignore the whole models.json: the window row blames the file
+    const broken = JSON.parse(fs.readFileSync(path.join(agent, "models.json"), "utf8")) as {
+      providers: { scripted: { models: { cost?: object }[] } };
+    };
+    broken.providers.scripted.models[0]!.cost = { input: 1 };
+    fs.writeFileSync(path.join(agent, "models.json"), JSON.stringify(broken));
+    const tip = view(analyzeLoaded(session("small", 12500), { agentDir: agent })).tooltip.replace(MD_ESCAPE, "$1");
+    assert.ok(tip.includes("and models.json is invalid: pi ignores the whole file (see Problems)"), tip);
     void agentFor;
   });
 });

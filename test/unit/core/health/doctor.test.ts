@@ -460,6 +460,13 @@ describe("doctor: settings for this model", () => {
       );
   });
 
+  it("unknown-window with an invalid models.json: blames the file, not a missing entry", () => {
+    const { report } = doctorOf(base().jsonl(), { window: 0, modelsJson: "{ not json" });
+    const [f] = withCode(report, "unknown-window");
+    assert.match(f!.message, /models\.json is invalid, so pi ignores the whole file/);
+    assert.doesNotMatch(f!.message, /add it with its contextWindow/);
+  });
+
   it("invalid-setting and models-json: warnings from what the gauge already reports", () => {
     const { report } = doctorOf(base().jsonl(), {
       settings: { compaction: { reserveTokens: -5 } },
