@@ -85,8 +85,11 @@ function sleep(ms) {
  */
 function copyExtension(to) {
   mkdirSync(to, { recursive: true });
-  for (const f of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"])
+  // package.nls*.json: without them the palette and views show raw `%key%` titles
+  const nls = readdirSync(repoRoot).filter((f) => /^package\.nls(\.[\w-]+)?\.json$/.test(f));
+  for (const f of ["package.json", ...nls, "README.md", "CHANGELOG.md", "LICENSE"])
     cpSync(path.join(repoRoot, f), path.join(to, f));
+  cpSync(path.join(repoRoot, "l10n"), path.join(to, "l10n"), { recursive: true });
   cpSync(path.join(repoRoot, "dist"), path.join(to, "dist"), {
     recursive: true,
     filter: (src) => !src.endsWith(".map"),
