@@ -179,6 +179,23 @@ function row(name: string, value: string): string {
 const CONTEXT = () => l10n.t("Context");
 const AUTO = () => l10n.t("Auto-compaction");
 
+/** The Window row when the model's window is unknown: not in the catalog nor models.json, or models.json invalid (pi then ignores it whole). */
+function unknownWindowText(
+  model: { provider: string; modelId: string },
+  catalog: string | undefined,
+  modelsInvalid: boolean,
+): string {
+  const name = escapeMarkdown(`${model.provider}/${model.modelId}`);
+  const where = escapeMarkdown(catalog ?? "pi's catalog");
+  return modelsInvalid
+    ? l10n.t(
+        "unknown — {0} is not in {1}, and models.json is invalid: pi ignores the whole file (see Problems)",
+        name,
+        where,
+      )
+    : l10n.t("unknown — {0} is not in {1} or models.json", name, where);
+}
+
 /** Build the gauge for the current state (pure). */
 export function buildGaugeView(input: GaugeInput): GaugeView {
   const s = input.session;
@@ -339,19 +356,9 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       ? row(l10n.t("Window"), `${formatCount(window)} — ${escapeMarkdown(windowSourceText(inspect.contextWindow))}`)
       : row(
           l10n.t("Window"),
-          model && analysis.modelsError
-            ? l10n.t(
-                "unknown — {0} is not in {1}, and models.json is invalid: pi ignores the whole file (see Problems)",
-                escapeMarkdown(`${model.provider}/${model.modelId}`),
-                escapeMarkdown(inspect.contextWindow.catalog ?? "pi's catalog"),
-              )
-            : model
-              ? l10n.t(
-                  "unknown — {0} is not in {1} or models.json",
-                  escapeMarkdown(`${model.provider}/${model.modelId}`),
-                  escapeMarkdown(inspect.contextWindow.catalog ?? "pi's catalog"),
-                )
-              : l10n.t("unknown"),
+          model
+            ? unknownWindowText(model, inspect.contextWindow.catalog, Boolean(analysis.modelsError))
+            : l10n.t("unknown"),
         ),
   );
   rows.push(row("pi", escapeMarkdown(piText(inspect.pi, s.live))));
