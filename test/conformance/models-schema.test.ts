@@ -35,6 +35,14 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/** `text` as the models.json of a new agent dir `name` under the temp dir, read as pi 1.6.0's rules read it. */
+function readOurs(name: string, text: string): ReturnType<typeof readModelsConfig> {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "models.json"), text);
+  return readModelsConfig(dir, rulesFor("1.6.0"));
+}
+
 describe("models.json validity agrees with pi 1.6.0's ModelConfig", () => {
   let n = 0;
   for (const c of MODELS_SCHEMA_CASES) {
@@ -43,10 +51,7 @@ describe("models.json validity agrees with pi 1.6.0's ModelConfig", () => {
       const pi = await oracle.catalog({ agentFiles: { "models.json": text } });
       const piValid = pi.registryError === undefined;
       assert.equal(piValid, c.valid, `pi: ${pi.registryError ?? "valid"}`);
-      const dir = path.join(tmp, `agent-${++n}`);
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, "models.json"), text);
-      const ours = readModelsConfig(dir, rulesFor("1.6.0"));
+      const ours = readOurs(`agent-${++n}`, text);
       assert.equal(
         ours.error === undefined,
         piValid,
@@ -137,10 +142,7 @@ describe("models.json validity agrees with pi 1.6.0 on random field values", () 
           providers: { p: prov, anthropic: { modelOverrides: { "claude-sonnet-4-5": over } } },
         });
         const pi = await oracle.catalog({ agentFiles: { "models.json": text } });
-        const dir = path.join(tmp, `random-${++n}`);
-        fs.mkdirSync(dir, { recursive: true });
-        fs.writeFileSync(path.join(dir, "models.json"), text);
-        const ours = readModelsConfig(dir, rulesFor("1.6.0"));
+        const ours = readOurs(`random-${++n}`, text);
         assert.equal(
           ours.error === undefined,
           pi.registryError === undefined,
