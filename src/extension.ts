@@ -21,6 +21,7 @@ import { registerStatusBar, type StatusBarGauge } from "./statusBar/gauge";
 import { registerSummarizers } from "./summarizers/select";
 import { registerSessionTree, type SessionTreeView } from "./tree/register";
 import { registerTrim, type TrimApi } from "./trim/register";
+import { UserActivityClock } from "./ui/activity";
 import { registerSummaryDocuments } from "./ui/summaryDocuments";
 import { registerWelcomeContext, type WelcomeState } from "./ui/welcome";
 import { createUserPi } from "./userPi/service";
@@ -63,7 +64,12 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   context.subscriptions.push(pi, sessions);
   const base: BaseServices = { context, log, sessions, config, pi };
   const liveBridge = createLiveBridge(base);
-  const services: Services = { ...base, summarizers: registerSummarizers(base), liveBridge };
+  const services: Services = {
+    ...base,
+    summarizers: registerSummarizers(base),
+    liveBridge,
+    activity: new UserActivityClock(),
+  };
 
   // The surfaces: one registration line each (they push their disposables to context.subscriptions).
   registerSummaryDocuments(services);

@@ -326,6 +326,16 @@ export interface Services {
   liveBridge: LiveBridge;
   /** The user's pi (version, rules, catalog; the runtime to summarize with). */
   pi: UserPiService;
+  /** When the user last did something with our views (work that can wait waits for a pause). */
+  activity: UserActivity;
+}
+
+/** The user's activity with our views (`ui/activity.ts`: `UserActivityClock`). */
+export interface UserActivity {
+  /** The user did something just now. */
+  note(): void;
+  /** How long until the user has paused (ms; ≤ 0: paused now). */
+  pauseIn(): number;
 }
 
 /** What the services that others are built from need: the base every service is constructed with. */

@@ -9,13 +9,15 @@
  *   one throttled rebuild ({@link UPDATE_THROTTLE_MS}) shared by every visible webview; hidden
  *   webviews are refreshed when they become visible again.
  * - The state is posted first; its details (what each compaction lost, what each trim suggestion
- *   saves: up to ≈ 0.5 s of work on a 128 MB session) follow once the states have been quiet for
- *   {@link DETAILS_QUIET_MS}, or at the latest {@link DETAILS_MAX_WAIT_MS} after they were first
- *   wanted. Opening the Pi container renders the tree and both views at once; on a 2-core machine
- *   the details computed right then held back the user's first command by ≈ 0.5 s (Reveal Leaf in
- *   `npm run bench:ui`), and a state replaced while pi streams is never detailed. A webview that
- *   starts (created, then `ready`) holds them back as long again, pausing a computation under way
- *   between its steps: opening the editor panel then is its first render alone.
+ *   saves: 0.5–1.8 s of the extension host on a 128 MB session) follow once the states have been
+ *   quiet for {@link DETAILS_QUIET_MS}, or at the latest {@link DETAILS_MAX_WAIT_MS} after they were
+ *   first wanted, and once the user has paused (`services.activity`, `ui/activity.ts`: a view
+ *   shown, a tree row selected or expanded, a webview started or sent a message). Opening the Pi
+ *   container renders the tree and both views at once; on a 2-core machine details computed right
+ *   then held back the user's next commands (Reveal Leaf by ≈ 0.5 s, the editor panel by ≈ 0.7 s in
+ *   `npm run bench:ui`), and a state replaced while pi streams is never detailed. A computation
+ *   under way pauses between its steps while the user is active: opening the editor panel then is
+ *   its first render alone.
  * - `retainContextWhenHidden` is not used: the whole state is re-sent on `ready`/visibility, and the
  *   webview keeps its UI state (open sections, filter, selected diff pair) in `vscode.setState`.
  * - Every message from a webview goes through `parseWebviewMessage`; invalid ones are logged and
@@ -138,8 +140,6 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
   private detailsSince = 0;
   /** The loop computing wanted details, while it runs. */
   private detailsRun: Promise<void> | undefined;
-  /** No details step before this time (ms): a webview is starting. */
-  private detailsHeldUntil = 0;
   readonly received: { message: unknown; ok: boolean; error?: string }[] = [];
   builds = 0;
   posts = 0;
@@ -193,7 +193,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     onVisible: (l: () => void) => vscode.Disposable,
   ): void {
     this.targets.add(target);
-    this.holdDetails(); // the webview is loading; its first render needs the CPU
+    this.services.activity.note(); // the webview is loading; its first render needs the CPU
     const subs = [
       target.webview.onDidReceiveMessage((m) => void this.receive(m, target.kind, target)),
       onVisible(() => {
@@ -298,22 +298,14 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     this.detailsRun ??= this.detailsLoop().finally(() => (this.detailsRun = undefined));
   }
 
-  /**
-   * A webview starts (created, then `ready`): no details step for {@link DETAILS_QUIET_MS} from now (a
-   * running computation pauses between its steps). Not bounded by {@link DETAILS_MAX_WAIT_MS}:
-   * webviews do not start or render without end, states do while pi streams.
-   */
-  private holdDetails(): void {
-    this.detailsHeldUntil = Date.now() + DETAILS_QUIET_MS;
-  }
-
   /** Compute the wanted details when they are due, until none are wanted. */
   private async detailsLoop(): Promise<void> {
     while (this.detailsWanted) {
       const wanted = this.detailsWanted;
+      // the user's pause is not bounded by DETAILS_MAX_WAIT_MS: what they do ends, pi's streaming may not
       const due = Math.max(
         Math.min(wanted.at + DETAILS_QUIET_MS, this.detailsSince + DETAILS_MAX_WAIT_MS),
-        this.detailsHeldUntil,
+        Date.now() + this.services.activity.pauseIn(),
       );
       if (Date.now() < due) {
         await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
@@ -364,7 +356,7 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     try {
       details = await stepwise(
         panelDetailSteps(current.session, state),
-        () => this.detailsHeldUntil - Date.now(),
+        () => this.services.activity.pauseIn(),
         () => this.stateValue === state, // a newer state brings its own details
       );
       if (!details) return;
@@ -413,13 +405,15 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
       return;
     }
     const message = parsed.message;
+    // the webview started, or the user did something in it; not a trim preview, which the webview
+    // also asks again after every state (pi streaming would hold the details back without end)
+    if (message.type !== "previewTrim") this.services.activity.note();
     const sender: Sender = { kind: from, ...(target ? { post: (m: HostMessage) => this.post(target, m) } : {}) };
     try {
       if (message.type === "ready") {
         if (target) {
           target.ready = true;
           target.stale = true;
-          this.holdDetails(); // its first render follows
         }
         // the current state (nothing changed since it was built; its details follow when still
         // being computed) instead of a rebuild, which would wait for those details first

@@ -180,8 +180,17 @@ export function registerSessionTree(services: Services): SessionTreeView {
     treeView,
     services.sessions.onDidChange(onSession),
     services.liveBridge.onDidChange(onLive),
-    treeView.onDidChangeVisibility((e) => revealer.visibilityChanged(e.visible)),
-    treeView.onDidChangeSelection((e) => revealer.selectionChanged(e.selection)),
+    treeView.onDidChangeVisibility((e) => {
+      if (e.visible) services.activity.note(); // its first render needs the CPU
+      revealer.visibilityChanged(e.visible);
+    }),
+    treeView.onDidChangeSelection((e) => {
+      services.activity.note();
+      revealer.selectionChanged(e.selection);
+    }),
+    // the user's work in the tree: work that can wait (the panel's details) waits for a pause
+    treeView.onDidExpandElement(() => services.activity.note()),
+    treeView.onDidCollapseElement(() => services.activity.note()),
     ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
   );
 
