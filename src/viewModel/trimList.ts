@@ -258,8 +258,23 @@ export function buildTrimList(session: SessionView, options: TrimListOptions = {
   };
 }
 
+/**
+ * The tool name of a tool result's call as the scan kept it on the assistant's record (no body
+ * read): `"?"` for a name that is not a string, undefined when the call is not found.
+ */
+function scannedCallName(ctx: Context, record: EntryRecord): string | undefined {
+  if (record.role !== "toolResult" || !record.toolCallId) return undefined;
+  const owner = ctx.links.ownerOf.get(record.id);
+  const assistant = owner !== undefined ? ctx.session.byId.get(owner) : undefined;
+  const i = assistant?.toolCallIds?.indexOf(record.toolCallId) ?? -1;
+  return i >= 0 ? assistant!.toolNames?.[i] : undefined;
+}
+
 /** The read call of a tool result: resolved path + range key, and whether it reads the whole file. */
 function readOf(ctx: Context, record: EntryRecord, cwd: string | undefined, home: string | undefined) {
+  // another tool by its scanned name: its assistant's body is not read (≈ 40 % of them on the bench's sessions)
+  const scanned = scannedCallName(ctx, record);
+  if (scanned !== undefined && scanned !== "read" && scanned !== "?") return undefined;
   const read = callOf(ctx, record)?.read;
   if (!read) return undefined;
   const p = read.path;
