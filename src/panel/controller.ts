@@ -40,7 +40,7 @@ import { fileStatusMessage, fillFileFlags } from "./files";
 import type { HostKind, PanelHost, Sender } from "./host";
 import { webviewHtml, webviewOptions } from "./html";
 import { handleCommand } from "./messages";
-import { buildState, capabilities } from "./state";
+import { buildState, buildStateSteps, capabilities } from "./state";
 
 /** Minimum time between two rebuilds of the view model (ms). */
 export const UPDATE_THROTTLE_MS = 250;
@@ -69,6 +69,11 @@ async function stepwise<T>(
     const step = steps.next();
     if (step.done) return step.value;
   }
+}
+
+/** What changes when a session file is refreshed in place (entries appended, the file rewritten). */
+function sessionMark(session: CurrentSession["session"]): string {
+  return `${session.records.length}:${session.size}:${session.mtimeMs}:${session.duplicateIds}`;
 }
 
 /** A webview we render into (the editor panel or the sidebar view). */
@@ -328,12 +333,23 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     this.dirty = false;
     this.building = true;
     this.builds++;
-    const current = this.services.sessions.current;
+    let current = this.services.sessions.current;
     // the panel opens with the state; what each compaction lost and what each trim suggestion
     // saves (≈ 1 s on a 128 MB session) follow in a `details` message
     let state: PanelState;
     try {
-      state = buildState(this.services, current, { details: false });
+      // in steps (≈ 130–250 ms in all on a 128 MB session, cold): the Context view starts when the
+      // Pi container opens, and the user's next command (Reveal Leaf) must not wait for all of it.
+      // The session is refreshed in place as pi appends: when it changed meanwhile, the state of
+      // it again at once, from the session as it is now
+      const mark = current && sessionMark(current.session);
+      const built = await stepwise(
+        buildStateSteps(this.services, current, { details: false }),
+        () => 0,
+        () => !current || sessionMark(current.session) === mark,
+      );
+      if (!built) current = this.services.sessions.current;
+      state = built ?? buildState(this.services, current, { details: false });
       state.capabilities = await capabilities(this.services);
       state.locale = vscode.env.language;
       await fillFileFlags(state);

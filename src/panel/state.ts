@@ -11,7 +11,8 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { emptyStateMessage } from "../viewModel/statusBar";
-import { buildPanelState, emptyPanelState } from "../viewModel/panelState";
+import { emptyPanelState, panelStateSteps } from "../viewModel/panelState";
+import { drain } from "../core/steps";
 import type { Analysis } from "../core/rules/analyze";
 import type { LiveModel, PanelState } from "../shared/protocol";
 import type { CurrentSession, Services } from "../services";
@@ -38,6 +39,18 @@ export function buildState(
   current: CurrentSession | undefined,
   options: { details?: boolean } = {},
 ): PanelState {
+  return drain(buildStateSteps(services, current, options));
+}
+
+/**
+ * {@link buildState} in steps (`panelStateSteps`: the caller gives the event loop a turn between
+ * them, and makes sure `current.session` did not change meanwhile). Never throws.
+ */
+export function* buildStateSteps(
+  services: Services,
+  current: CurrentSession | undefined,
+  options: { details?: boolean } = {},
+): Generator<void, PanelState> {
   if (!current) {
     // the same words as the gauge's tooltip (the Pi Session tree says it for the tree)
     const d = services.sessions.discovery;
@@ -45,7 +58,7 @@ export function buildState(
     return emptyPanelState(emptyStateMessage(d), undefined, reason);
   }
   try {
-    return buildPanelState(
+    return yield* panelStateSteps(
       {
         file: current.file,
         session: current.session,

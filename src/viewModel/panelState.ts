@@ -19,6 +19,7 @@ import { buildTrackedFiles } from "./trackedFiles";
 import { buildUsageModel } from "./usage";
 import { buildTrimList, suggestionSavings } from "./trimList";
 import { lostModel } from "./lostItems";
+import { drain } from "../core/steps";
 
 /** What {@link buildPanelState} needs to know about the shown session. */
 export interface PanelInput {
@@ -74,19 +75,37 @@ export function emptyPanelState(
 /** Items listed in the panel's context surgery section (largest first). */
 export const TRIM_PANEL_LIMIT = 40;
 
+/** What {@link buildPanelState} can be told beyond its input. */
+export interface PanelStateOptions {
+  /** Largest entries kept per breakdown category (default 8). */
+  topLimit?: number;
+  home?: string;
+  /** Tokens before the threshold where the gauge turns to warning (as the status bar). */
+  warningMargin?: number;
+  /** The gauge's colour mode (`piContext.gauge.colors`, as the status bar). */
+  colors?: GaugeColors;
+  /**
+   * false: leave out what each compaction lost and what each trim suggestion saves (the slow parts:
+   * they read every summarized body, ≈ 1 s on a 128 MB session) and mark the state
+   * `detailsPending`; {@link panelDetailSteps} computes them. Default true (everything).
+   */
+  details?: boolean;
+}
+
+/** Build the panel state at the analysis' leaf at once ({@link panelStateSteps} run to its end). */
+export function buildPanelState(input: PanelInput, options: PanelStateOptions = {}): PanelState {
+  return drain(panelStateSteps(input, options));
+}
+
 /**
- * Build the panel state at the analysis' leaf.
- * @param options.topLimit largest entries kept per breakdown category (default 8).
- * @param options.warningMargin tokens before the threshold where the gauge turns to warning (as the status bar).
- * @param options.colors the gauge's colour mode (`piContext.gauge.colors`, as the status bar).
- * @param options.details false: leave out what each compaction lost and what each trim suggestion
- *   saves (the slow parts: they read every summarized body, ≈ 1 s on a 128 MB session) and mark the
- *   state `detailsPending`; {@link panelDetailSteps} computes them. Default true (everything).
+ * The panel state at the analysis' leaf, in steps: problems, gauge and breakdown, history and usage,
+ * summaries and tracked files, the trim list (≈ 15–90 ms each on a 128 MB session, cold; ≈ 130–250
+ * ms in all), yielding between them so the extension host can answer the user meanwhile (the
+ * caller yields to the event loop; `next()` until done). The caller makes sure `input.session` did
+ * not change between steps (it is refreshed in place as pi appends).
+ * @throws {StaleSessionError} when a needed body changed on disk.
  */
-export function buildPanelState(
-  input: PanelInput,
-  options: { topLimit?: number; home?: string; warningMargin?: number; colors?: GaugeColors; details?: boolean } = {},
-): PanelState {
+export function* panelStateSteps(input: PanelInput, options: PanelStateOptions = {}): Generator<void, PanelState> {
   const details = options.details !== false;
   const { session, analysis } = input;
   const inspect = analysis.inspect;
@@ -106,35 +125,46 @@ export function buildPanelState(
     problems: collectProblems(analysis, input.file),
     compactionUnavailable: inspect.compactionUnavailable ?? null,
   };
+  yield;
+  const gauge = {
+    ...buildGauge(inspect, options.warningMargin, options.colors, input.live),
+    ...(input.live ? { live: input.live } : {}),
+  };
+  const breakdown = buildBreakdown(
+    projection,
+    inspect,
+    session,
+    options.topLimit !== undefined ? { topLimit: options.topLimit } : {},
+  );
+  yield;
+  const history = downsampleHistory(buildHistory(projection.path, inspect.cache));
+  const usage = buildUsageModel(inspect, analysis.model?.reasoning);
+  yield;
+  const summaries = buildSummaries(projection, details ? session : undefined);
+  const files = buildTrackedFiles(
+    projection,
+    session,
+    inspect.cwd,
+    options.home !== undefined ? { home: options.home } : {},
+  );
+  yield;
+  const trim = {
+    ...buildTrimList(session, {
+      limit: TRIM_PANEL_LIMIT,
+      savings: details,
+      ...(options.home !== undefined ? { home: options.home } : {}),
+    }),
+    pending: [...(input.pendingEdits ?? [])],
+  };
   return {
     session: sessionModel,
-    gauge: {
-      ...buildGauge(inspect, options.warningMargin, options.colors, input.live),
-      ...(input.live ? { live: input.live } : {}),
-    },
-    breakdown: buildBreakdown(
-      projection,
-      inspect,
-      session,
-      options.topLimit !== undefined ? { topLimit: options.topLimit } : {},
-    ),
-    history: downsampleHistory(buildHistory(projection.path, inspect.cache)),
-    usage: buildUsageModel(inspect, analysis.model?.reasoning),
-    summaries: buildSummaries(projection, details ? session : undefined),
-    files: buildTrackedFiles(
-      projection,
-      session,
-      inspect.cwd,
-      options.home !== undefined ? { home: options.home } : {},
-    ),
-    trim: {
-      ...buildTrimList(session, {
-        limit: TRIM_PANEL_LIMIT,
-        savings: details,
-        ...(options.home !== undefined ? { home: options.home } : {}),
-      }),
-      pending: [...(input.pendingEdits ?? [])],
-    },
+    gauge,
+    breakdown,
+    history,
+    usage,
+    summaries,
+    files,
+    trim,
     capabilities: NO_CAPABILITIES,
     ...(details ? {} : { detailsPending: true }),
   };

@@ -25,6 +25,7 @@ import type { CompactionPreparation } from "./compaction";
 import type { EntryRecord } from "../read/entries";
 import { projectEntryMessages, type EntryReader } from "./serialize";
 import type { AgentMessage, ContextEditEntry } from "../types";
+import { drain } from "../steps";
 
 /** Kinds of lost items, in display order. */
 export const LOST_KINDS = ["path", "command", "identifier", "number"] as const;
@@ -180,14 +181,6 @@ function messagesOf(reader: EntryReader, e: ProjectedEntry): AgentMessage[] {
 
 /** Entries read between two yields of {@link lostItemSteps} (≈ 10–40 ms of work on this machine). */
 const ENTRIES_PER_STEP = 100;
-
-/** Run a step generator to its end at once. */
-function drain<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
 
 /**
  * The lost items of a summary over its range (see the module comment). Reads the range's and the
