@@ -12,7 +12,7 @@ import { SessionFile } from "../../../src/core/read/session";
 import { analyzeLoaded, analyzeSession, type Analysis } from "../../../src/core/rules/analyze";
 import { applyPanelDetails, type HistoryModel, type HistoryPoint } from "../../../src/shared/protocol";
 import { downsampleHistory } from "../../../src/viewModel/history";
-import { buildPanelState, panelDetailSteps } from "../../../src/viewModel/panelState";
+import { buildPanelState, panelDetailSteps, panelStateSteps } from "../../../src/viewModel/panelState";
 import { FIXTURES as ROOT } from "../../support/paths";
 import { TRIM_AGENT_DIR, trimSession } from "../../support/trim-session";
 
@@ -159,5 +159,23 @@ describe("history for the chart", () => {
         },
       ),
     );
+  });
+
+  it("the state in steps: four yields between its five parts, the same state as built at once", async () => {
+    const file = path.join(FIXTURES, "long.jsonl");
+    const analysis = await analyzeSession(file, { agentDir: path.join(FIXTURES, "long.agent") });
+    const input = { file, session: analysis.session, analysis, pinned: false, updatedAt: 1 };
+    for (const details of [false, true]) {
+      const steps = panelStateSteps(input, { details });
+      let step = steps.next();
+      let yields = 0;
+      while (!step.done) {
+        yields++;
+        step = steps.next();
+      }
+      assert.equal(yields, 4);
+      assert.deepEqual(step.value, buildPanelState(input, { details }));
+      assert.equal(step.value.detailsPending, details ? undefined : true);
+    }
   });
 });
