@@ -41,7 +41,26 @@ function coldTitle(p: HistoryPoint): string {
   ].join("\n");
 }
 
-/** The cache strip: one bar per point, height = hit rate (`turns`: all points, shown or not). */
+/** A cache bar's title: a cold turn's {@link coldTitle}, else its hit rate. */
+function barTitle(p: HistoryPoint): string {
+  const c = p.cache!;
+  return c.cold
+    ? coldTitle(p)
+    : l10n.t(
+        "Turn {0}: cache hit rate {1}% ({2} of {3} prompt tokens)",
+        p.turn + 1,
+        ((c.hitRate ?? 0) * 100).toFixed(1),
+        formatCount(c.cacheRead),
+        formatCount(c.promptTokens),
+      );
+}
+
+/**
+ * The cache strip: one bar per point, height = hit rate (`turns`: all points, shown or not).
+ * A bar gets its `<title>` when the pointer first comes over it: a long session has up to 600
+ * bars (the host thins the chart to `HISTORY_CHART_POINTS`), and their titles were a third of the
+ * chart's render.
+ */
 function renderCacheStrip(points: HistoryPoint[], turns: number, x: (turn: number) => number): SVGElement {
   const strip = s("svg", {
     viewBox: `0 0 ${W} ${CACHE_H}`,
@@ -52,31 +71,30 @@ function renderCacheStrip(points: HistoryPoint[], turns: number, x: (turn: numbe
     "data-testid": "history-cache",
   });
   const width = Math.max(1, Math.min(8, (W - 2 * PAD) / Math.max(1, turns) - 1));
-  points.forEach((p) => {
+  points.forEach((p, i) => {
     const rate = p.cache?.hitRate;
     if (rate === null || rate === undefined) return;
     const cold = Boolean(p.cache!.cold);
     // the bar is the hit rate; a cold turn keeps at least a third of the height so it stays visible
     const height = Math.max(cold ? (CACHE_H - 2) / 3 : 1, rate * (CACHE_H - 2));
-    const bar = s("rect", {
-      x: (x(p.turn) - width / 2).toFixed(1),
-      y: (CACHE_H - height).toFixed(1),
-      width: width.toFixed(1),
-      height: height.toFixed(1),
-      class: cold ? "cache-bar cold" : "cache-bar",
-    });
+    strip.appendChild(
+      s("rect", {
+        x: (x(p.turn) - width / 2).toFixed(1),
+        y: (CACHE_H - height).toFixed(1),
+        width: width.toFixed(1),
+        height: height.toFixed(1),
+        class: cold ? "cache-bar cold" : "cache-bar",
+        "data-point": i,
+      }),
+    );
+  });
+  strip.addEventListener("pointerover", (ev) => {
+    const bar = ev.target as SVGElement;
+    const p = points[Number(bar.dataset?.point)];
+    if (!p || bar.firstChild) return;
     const title = s("title");
-    title.textContent = cold
-      ? coldTitle(p)
-      : l10n.t(
-          "Turn {0}: cache hit rate {1}% ({2} of {3} prompt tokens)",
-          p.turn + 1,
-          (rate * 100).toFixed(1),
-          formatCount(p.cache!.cacheRead),
-          formatCount(p.cache!.promptTokens),
-        );
+    title.textContent = barTitle(p);
     bar.appendChild(title);
-    strip.appendChild(bar);
   });
   return strip;
 }
