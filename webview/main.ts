@@ -34,9 +34,9 @@ import { tabStops, wrapTabFocus } from "./focus";
 import { noticeArea, showNotice } from "./notices";
 import { layoutAxes } from "./sections/bar";
 import { renderEmpty } from "./sections/empty";
-import { renderGaugeSection } from "./sections/gauge";
+import { renderGaugeHistory, renderGaugeSection } from "./sections/gauge";
 import { renderHeader } from "./sections/header";
-import { renderSummariesSection } from "./sections/summaries";
+import { renderSummariesSection, renderSummaryDiff } from "./sections/summaries";
 import { renderUsageSection } from "./sections/usage";
 import { renderFilesSection } from "./sections/trackedFiles";
 import { renderTrimSection } from "./sections/trim";
@@ -85,8 +85,57 @@ function send(message: WebviewMessage): void {
 const app = document.getElementById("app")!;
 wrapTabFocus(app);
 
-/** Render the whole panel from `state` and `ui`, keeping the focused element (by `data-key`, else its place among the Tab stops) and the scroll position. */
+/**
+ * The panel's parts in order, each appending its nodes: first what a glance needs (header, gauge,
+ * breakdown, usage), then the history chart (into the gauge section), the trim list, the
+ * summaries, their diff (after them) and the tracked files.
+ */
+function panelParts(view: View): (() => void)[] {
+  let gauge: HTMLElement | undefined;
+  let summaries: HTMLElement | undefined;
+  return [
+    () => {
+      gauge = renderGaugeSection(view, { history: false });
+      append(app, [renderHeader(view), gauge, renderUsageSection(view)]);
+    },
+    () => append(gauge!, [renderGaugeHistory(view)]),
+    () => append(app, [renderTrimSection(view)]),
+    () => {
+      summaries = renderSummariesSection(view, { diff: false });
+      append(app, [summaries]);
+    },
+    () => append(summaries!, [renderSummaryDiff(view)]),
+    () => append(app, [renderFilesSection(view)]),
+  ];
+}
+
+/**
+ * The longest a later part of a first showing waits for the renderer to be idle (ms): the parts
+ * come in idle time, and never later than this after the one before.
+ */
+const PART_IDLE_TIMEOUT_MS = 300;
+
+/** Counts the renders: the later parts of a progressive render stop once a newer render began. */
+let renderCount = 0;
+/** The panel shows a session's sections (not "Loading…" or the empty state). */
+let showsSession = false;
+
+/**
+ * Render the whole panel from `state` and `ui`, keeping the focused element (by `data-key`, else
+ * its place among the Tab stops) and the scroll position.
+ *
+ * A session's first showing (a webview just started, or it showed no session) is progressive:
+ * the first of {@link panelParts} at once, each later one in its own task when the renderer is idle
+ * (`requestIdleCallback`, at most {@link PART_IDLE_TIMEOUT_MS} after the one before). A webview
+ * shares the workbench's renderer thread, and on a 128 MB session the whole panel was one ≈ 0.3 s
+ * task (`npm run bench:ui`; the trace in docs/performance.md) that held back what the user did
+ * meanwhile (Reveal Leaf right after opening the Pi container). `#app[data-details]` stays
+ * "pending" until the last part is in. Later renders (live updates, details) replace everything
+ * at once: they keep the focus and the scroll position, which a half-built panel would lose.
+ */
 function render(): void {
+  const run = ++renderCount;
+  const progressive = !showsSession;
   // only while the webview has the keyboard: the document keeps its activeElement after a quick
   // pick or an editor took the focus, and focusing it again would pull the keyboard back in here
   const active = document.hasFocus() ? (document.activeElement as HTMLElement | null) : null;
@@ -100,11 +149,14 @@ function render(): void {
   app.replaceChildren();
   app.appendChild(noticeArea);
   // "pending" until the state's details came (they re-render the panel once more; tests wait for it)
-  app.dataset.details = state?.detailsPending ? "pending" : "in";
+  const details = state?.detailsPending ? "pending" : "in";
+  app.dataset.details = details;
   if (!state || !state.session || !state.gauge) {
+    showsSession = false;
     app.appendChild(renderEmpty(state, send));
     return;
   }
+  showsSession = true;
   const view: View = {
     state,
     ui,
@@ -119,14 +171,26 @@ function render(): void {
     trimPreview,
     requestTrimPreview,
   };
-  append(app, [
-    renderHeader(view),
-    renderGaugeSection(view),
-    renderUsageSection(view),
-    renderTrimSection(view),
-    renderSummariesSection(view),
-    renderFilesSection(view),
-  ]);
+  const parts = panelParts(view);
+  if (progressive) {
+    app.dataset.details = "pending";
+    parts.shift()!();
+    layoutAxes(app);
+    const next = () => {
+      if (run !== renderCount) return; // a newer render replaced the panel
+      const part = parts.shift();
+      if (part) {
+        part();
+        requestIdleCallback(next, { timeout: PART_IDLE_TIMEOUT_MS });
+        return;
+      }
+      layoutAxes(app);
+      app.dataset.details = details;
+    };
+    requestIdleCallback(next, { timeout: PART_IDLE_TIMEOUT_MS });
+    return;
+  }
+  for (const part of parts) part();
   layoutAxes(app);
   if (focusedKey || focusedStop) {
     // the vscode-elements render their inner controls in a microtask after they are attached (only

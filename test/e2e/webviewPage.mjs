@@ -68,6 +68,7 @@ export async function renderPanel(
   await p.goto(`${ORIGIN}/`);
   await p.waitForFunction(() => window.__sent.some((m) => m.type === "ready"));
   await p.evaluate((s) => window.postMessage({ type: "state", state: s }, "*"), state);
-  await p.waitForSelector(".gauge");
+  // the last part of a first showing (it renders progressively: webview/main.ts)
+  await p.waitForSelector('[data-section="files"]', { state: "attached" });
   return { p, ctx, errors };
 }

@@ -182,8 +182,12 @@ function renderFacts(view: View): HTMLElement {
   return facts;
 }
 
-/** The gauge section of a shown session (`view.state.gauge` and `breakdown` set). */
-export function renderGaugeSection(view: View): HTMLElement {
+/**
+ * The gauge section of a shown session (`view.state.gauge` and `breakdown` set): headline, bar,
+ * facts, pi's warnings, the breakdown and (unless `history` is false) the history chart, which
+ * {@link renderGaugeHistory} renders on its own (a first showing appends it in a later task).
+ */
+export function renderGaugeSection(view: View, { history = true }: { history?: boolean } = {}): HTMLElement {
   const st = view.state;
   const g = st.gauge!;
   const section = h("section", { class: "gauge", "aria-label": l10n.t("Context window") });
@@ -198,6 +202,12 @@ export function renderGaugeSection(view: View): HTMLElement {
       h("p", { class: "pi-warning", "data-testid": "gauge-pi-warning" }, icon("warning", { size: "14" }), " ", warning),
     );
   section.appendChild(renderBreakdown(view));
-  if (st.history && st.history.points.length > 0) section.appendChild(renderHistory(st.history, g, st.usage ?? null));
+  if (history) append(section, [renderGaugeHistory(view)]);
   return section;
+}
+
+/** The gauge section's history chart (null without a point: nothing to draw). */
+export function renderGaugeHistory(view: View): HTMLElement | null {
+  const st = view.state;
+  return st.history && st.history.points.length > 0 ? renderHistory(st.history, st.gauge!, st.usage ?? null) : null;
 }

@@ -7,7 +7,7 @@
 
 import type { SummaryModel } from "../../src/shared/protocol";
 import { COMPACT_ICON, formatDateTime } from "../../src/shared/format";
-import { h, icon } from "../dom";
+import { append, h, icon } from "../dom";
 import { short, summaryTitle } from "../format";
 import { renderMarkdown } from "../markdown";
 import type { View } from "../view";
@@ -116,19 +116,34 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
   return card;
 }
 
-/** The summaries section (and the summary diff section with two or more summaries). */
-export function renderSummariesSection(view: View): HTMLElement {
+/**
+ * The summaries section, in a wrapper that also takes the summary diff section with two or more
+ * summaries (unless `diff` is false: {@link renderSummaryDiff} renders it on its own, a first
+ * showing appends it in a later task).
+ */
+export function renderSummariesSection(view: View, { diff = true }: { diff?: boolean } = {}): HTMLElement {
   const summaries = view.state.summaries;
   if (summaries.length === 0) {
-    return collapsible(view, "summaries", l10n.t("Summaries"), l10n.t("none on this path"), [
-      h("p", { class: "muted pad" }, l10n.t("No compaction or branch summary on the current path yet.")),
-    ]);
+    return h(
+      "div",
+      null,
+      collapsible(view, "summaries", l10n.t("Summaries"), l10n.t("none on this path"), [
+        h("p", { class: "muted pad" }, l10n.t("No compaction or branch summary on the current path yet.")),
+      ]),
+    );
   }
   const list = h("div", { class: "summaries" });
   summaries.forEach((sm, i) => list.appendChild(renderSummary(view, sm, i)));
-  const sections: HTMLElement[] = [
+  const wrapper = h(
+    "div",
+    null,
     collapsible(view, "summaries", l10n.t("Summaries"), l10n.t("{0} on this path", summaries.length), [list]),
-  ];
-  if (summaries.length >= 2) sections.push(renderDiffSection(view));
-  return h("div", null, ...sections);
+  );
+  if (diff) append(wrapper, [renderSummaryDiff(view)]);
+  return wrapper;
+}
+
+/** The summary diff section (null with fewer than two summaries on the path). */
+export function renderSummaryDiff(view: View): HTMLElement | null {
+  return view.state.summaries.length >= 2 ? renderDiffSection(view) : null;
 }
