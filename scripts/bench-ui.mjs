@@ -104,6 +104,12 @@ function activationLines(logsDir) {
   return out;
 }
 
+/**
+ * How often a timed condition is polled (ms): the harness's 200 ms would round every figure up by
+ * up to that much (one Playwright query takes ≈ 5–30 ms here).
+ */
+const POLL_MS = 20;
+
 /** When the last {@link timeCommand} accepted its command (performance.now()). */
 let lastAccepted = 0;
 
@@ -122,7 +128,7 @@ async function timeCommand(page, title, ready, commandId, timeoutMs = 60_000) {
   const t0 = performance.now();
   lastAccepted = t0;
   await row.click();
-  await waitUntil(ready, timeoutMs, title);
+  await waitUntil(ready, timeoutMs, title, POLL_MS);
   return performance.now() - t0;
 }
 
@@ -153,7 +159,7 @@ async function measure(label, file) {
   const wb = await openWorkbench({ folder });
   const page = wb.page;
   const gauge = statusBarItem(page, "piContext.gauge");
-  await waitUntil(async () => /\d/.test(await gauge.innerText()), 120_000, "gauge with tokens");
+  await waitUntil(async () => /\d/.test(await gauge.innerText()), 120_000, "gauge with tokens", POLL_MS);
   const gaugeMs = performance.now() - t0;
   const pid = [...extensionHosts().keys()].find((p) => !before.has(p));
 
@@ -168,7 +174,12 @@ async function measure(label, file) {
   );
   // the view opens at the leaf by itself (the leaf reveal on first showing): its row visible
   const leafRow = rows.and(page.locator('[aria-label*="current leaf"]'));
-  await waitUntil(async () => (await leafRow.count()) > 0 && leafRow.first().isVisible(), 60_000, "the leaf row");
+  await waitUntil(
+    async () => (await leafRow.count()) > 0 && leafRow.first().isVisible(),
+    60_000,
+    "the leaf row",
+    POLL_MS,
+  );
   const treeLeafMs = performance.now() - lastAccepted;
   const pane = await viewPane(page, "Pi Session");
 
@@ -184,14 +195,16 @@ async function measure(label, file) {
     page,
     "Pi: Open Context Panel",
     async () => {
-      frame ??= await webviewFrameByTitle(page, "pi Context", 1_000).catch(() => undefined);
+      // one look each time (timeout 0): this poll repeats it
+      frame ??= await webviewFrameByTitle(page, "pi Context", 0).catch(() => undefined);
       return frame ? frame.locator('[data-testid="gauge-used"]').isVisible() : false;
     },
     "piContext.openPanel",
   );
 
   // what the panel shows once its details arrived (the history chart thinned for a long session)
-  await waitUntil(async () => (await frame.locator(".trim-saves.muted").count()) === 0, 60_000, "the panel's details");
+  // and its last part is in (a first showing renders progressively)
+  await frame.locator('#app[data-details="in"]').waitFor({ state: "attached", timeout: 60_000 });
   await screenshot(page, `bench-ui-${label}-panel`);
 
   // the log file on disk (the Output panel shows only its last lines once the log is long)

@@ -771,8 +771,8 @@ export async function applyTheme(page, name, write) {
   await waitUntil(wears, 20_000, `the theme ${name} (chosen in Preferences: Color Theme)`);
 }
 
-/** Poll until `fn()` is truthy (or throw after `timeoutMs`). */
-export async function waitUntil(fn, timeoutMs = 10_000, what = "condition") {
+/** Poll until `fn()` is truthy (or throw after `timeoutMs`), every `intervalMs` (a bench polls finer). */
+export async function waitUntil(fn, timeoutMs = 10_000, what = "condition", intervalMs = 200) {
   const deadline = Date.now() + timeoutMs;
   let last;
   for (;;) {
@@ -784,6 +784,6 @@ export async function waitUntil(fn, timeoutMs = 10_000, what = "condition") {
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last})`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
