@@ -287,12 +287,9 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
    */
   private prebuild(): void {
     if (this.building) return;
-    void (async () => {
-      while (this.updating) await this.updating;
-      if (this.stateValue && !this.dirty) return;
-      this.updating = this.doUpdate(true).finally(() => (this.updating = undefined));
-      await this.updating;
-    })().catch((error: unknown) => this.services.log.error(`panel: ${(error as Error).stack ?? error}`));
+    void this.serialUpdate(true, () => this.stateValue !== undefined && !this.dirty).catch((error: unknown) =>
+      this.services.log.error(`panel: ${(error as Error).stack ?? error}`),
+    );
   }
 
   /** Throttled rebuild: at most one per {@link UPDATE_THROTTLE_MS}, always a trailing one. */
@@ -307,10 +304,16 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
   }
 
   async update(force = true): Promise<void> {
+    await this.serialUpdate(force);
+    while (this.detailsRun) await this.detailsRun;
+  }
+
+  /** {@link doUpdate} once any running one is done (one at a time); nothing when `skip()` holds by then. */
+  private async serialUpdate(force: boolean, skip?: () => boolean): Promise<void> {
     while (this.updating) await this.updating;
+    if (skip?.()) return;
     this.updating = this.doUpdate(force).finally(() => (this.updating = undefined));
     await this.updating;
-    while (this.detailsRun) await this.detailsRun;
   }
 
   /** Ask for the details of `state` (the newest asked for wins; see {@link DETAILS_QUIET_MS}). */
