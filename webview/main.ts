@@ -95,13 +95,13 @@ function panelParts(view: View): (() => void)[] {
   let summaries: HTMLElement | undefined;
   return [
     () => {
-      gauge = renderGaugeSection(view, { history: false });
+      gauge = renderGaugeSection(view);
       append(app, [renderHeader(view), gauge, renderUsageSection(view)]);
     },
     () => append(gauge!, [renderGaugeHistory(view)]),
     () => append(app, [renderTrimSection(view)]),
     () => {
-      summaries = renderSummariesSection(view, { diff: false });
+      summaries = renderSummariesSection(view);
       append(app, [summaries]);
     },
     () => append(summaries!, [renderSummaryDiff(view)]),

@@ -184,10 +184,10 @@ function renderFacts(view: View): HTMLElement {
 
 /**
  * The gauge section of a shown session (`view.state.gauge` and `breakdown` set): headline, bar,
- * facts, pi's warnings, the breakdown and (unless `history` is false) the history chart, which
- * {@link renderGaugeHistory} renders on its own (a first showing appends it in a later task).
+ * facts, pi's warnings and the breakdown; its history chart is {@link renderGaugeHistory}'s,
+ * appended to it as a later part (`panelParts` in main.ts).
  */
-export function renderGaugeSection(view: View, { history = true }: { history?: boolean } = {}): HTMLElement {
+export function renderGaugeSection(view: View): HTMLElement {
   const st = view.state;
   const g = st.gauge!;
   const section = h("section", { class: "gauge", "aria-label": l10n.t("Context window") });
@@ -202,7 +202,6 @@ export function renderGaugeSection(view: View, { history = true }: { history?: b
       h("p", { class: "pi-warning", "data-testid": "gauge-pi-warning" }, icon("warning", { size: "14" }), " ", warning),
     );
   section.appendChild(renderBreakdown(view));
-  if (history) append(section, [renderGaugeHistory(view)]);
   return section;
 }
 

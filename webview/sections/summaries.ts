@@ -7,7 +7,7 @@
 
 import type { SummaryModel } from "../../src/shared/protocol";
 import { COMPACT_ICON, formatDateTime } from "../../src/shared/format";
-import { append, h, icon } from "../dom";
+import { h, icon } from "../dom";
 import { short, summaryTitle } from "../format";
 import { renderMarkdown } from "../markdown";
 import type { View } from "../view";
@@ -117,11 +117,10 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
 }
 
 /**
- * The summaries section, in a wrapper that also takes the summary diff section with two or more
- * summaries (unless `diff` is false: {@link renderSummaryDiff} renders it on its own, a first
- * showing appends it in a later task).
+ * The summaries section, in a wrapper that takes the summary diff section after it
+ * ({@link renderSummaryDiff}, appended as a later part: `panelParts` in main.ts).
  */
-export function renderSummariesSection(view: View, { diff = true }: { diff?: boolean } = {}): HTMLElement {
+export function renderSummariesSection(view: View): HTMLElement {
   const summaries = view.state.summaries;
   if (summaries.length === 0) {
     return h(
@@ -134,13 +133,11 @@ export function renderSummariesSection(view: View, { diff = true }: { diff?: boo
   }
   const list = h("div", { class: "summaries" });
   summaries.forEach((sm, i) => list.appendChild(renderSummary(view, sm, i)));
-  const wrapper = h(
+  return h(
     "div",
     null,
     collapsible(view, "summaries", l10n.t("Summaries"), l10n.t("{0} on this path", summaries.length), [list]),
   );
-  if (diff) append(wrapper, [renderSummaryDiff(view)]);
-  return wrapper;
 }
 
 /** The summary diff section (null with fewer than two summaries on the path). */
