@@ -305,8 +305,10 @@ export interface TrackedFileModel {
   absolutePath: string;
   /** pi's `computeFileLists`: modified = edited ∪ written, read = read − modified. */
   list: "read" | "modified";
-  /** Every source in path order. */
+  /** The sources in path order: every one, or the last few when the builder was given `maxSources`. */
   sources: FileSource[];
+  /** How many sources there are in all (`sources.length` unless capped). */
+  sourceCount: number;
   /** Filled by the host: the file exists on disk (undefined = not checked yet). */
   exists?: boolean;
   /** Filled by the host: an editor tab shows this file. */

@@ -75,6 +75,12 @@ export function emptyPanelState(
 /** Items listed in the panel's context surgery section (largest first). */
 export const TRIM_PANEL_LIMIT = 40;
 
+/**
+ * The sources the panel keeps per tracked file (the last ones; the tooltip says how many more).
+ * On the 128 MB bench session 7 files had ≈ 120 each: 90 kB of the state for a tooltip.
+ */
+export const FILE_SOURCES_PANEL_LIMIT = 12;
+
 /** What {@link buildPanelState} can be told beyond its input. */
 export interface PanelStateOptions {
   /** Largest entries kept per breakdown category (default 8). */
@@ -141,12 +147,10 @@ export function* panelStateSteps(input: PanelInput, options: PanelStateOptions =
   const usage = buildUsageModel(inspect, analysis.model?.reasoning);
   yield;
   const summaries = buildSummaries(projection, details ? session : undefined);
-  const files = buildTrackedFiles(
-    projection,
-    session,
-    inspect.cwd,
-    options.home !== undefined ? { home: options.home } : {},
-  );
+  const files = buildTrackedFiles(projection, session, inspect.cwd, {
+    maxSources: FILE_SOURCES_PANEL_LIMIT,
+    ...(options.home !== undefined ? { home: options.home } : {}),
+  });
   yield;
   const trim = {
     ...buildTrimList(session, {

@@ -48,6 +48,11 @@ export interface TrackedFilesOptions {
   cwd?: string;
   /** Home directory for `~` (default `os.homedir()`). */
   home?: string;
+  /**
+   * Keep only each file's last this many sources (default: all). The panel caps them: a file
+   * read in every turn of a long session has hundreds, shown only in a tooltip.
+   */
+  maxSources?: number;
 }
 
 /**
@@ -132,12 +137,17 @@ export function buildTrackedFiles(
   }
 
   const lists = computeFileLists(ops);
-  const model = (p: string, list: "read" | "modified"): TrackedFileModel => ({
-    path: p,
-    absolutePath: resolveToolPath(p, base, options.home),
-    list,
-    sources: sources.get(p) ?? [],
-  });
+  const max = options.maxSources ?? Infinity;
+  const model = (p: string, list: "read" | "modified"): TrackedFileModel => {
+    const all = sources.get(p) ?? [];
+    return {
+      path: p,
+      absolutePath: resolveToolPath(p, base, options.home),
+      list,
+      sources: all.length > max ? all.slice(all.length - max) : all,
+      sourceCount: all.length,
+    };
+  };
   return {
     readFiles: lists.readFiles.map((p) => model(p, "read")),
     modifiedFiles: lists.modifiedFiles.map((p) => model(p, "modified")),

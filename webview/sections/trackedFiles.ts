@@ -19,15 +19,20 @@ function relativePath(f: TrackedFileModel, cwd: string | null): string {
   return f.path;
 }
 
-/** Where the file came from, one line per source: `compaction 2 (id): modified`, `turn 7 (id): edit`. */
+/**
+ * Where the file came from, one line per source: `compaction 2 (id): modified`, `turn 7 (id): edit`;
+ * when the host sent only the last few, a first line says how many earlier ones there are.
+ */
 function sourceText(f: TrackedFileModel): string {
-  return f.sources
-    .map((src) =>
+  const earlier = f.sourceCount - f.sources.length;
+  return [
+    ...(earlier > 0 ? [l10n.t("… {0} earlier", earlier)] : []),
+    ...f.sources.map((src) =>
       src.kind === "compaction"
         ? l10n.t("compaction {0} ({1}): {2}", src.ordinal, src.entryId, src.op)
         : l10n.t("turn {0} ({1}): {2}", src.ordinal, src.entryId, src.op),
-    )
-    .join("\n");
+    ),
+  ].join("\n");
 }
 
 /** The tracked files section of a shown session (`view.state.files` set). */

@@ -386,6 +386,22 @@ describe("tracked files", () => {
     for (const f of t.readFiles) assert.ok(!t.modifiedFiles.some((m) => m.path === f.path));
   });
 
+  it("long: maxSources keeps each file's last sources and counts them all", async () => {
+    const { session } = await load(PI_FIXTURES[0]!);
+    const projection = buildProjection(session);
+    const full = buildTrackedFiles(projection, session, "/ws");
+    const capped = buildTrackedFiles(projection, session, "/ws", { maxSources: 1 });
+    const all = [...full.readFiles, ...full.modifiedFiles];
+    assert.ok(
+      all.some((f) => f.sources.length > 1),
+      "the fixture has a file with more than one source",
+    );
+    assert.deepEqual(
+      [...capped.readFiles, ...capped.modifiedFiles].map((f) => [f.path, f.sourceCount, f.sources]),
+      all.map((f) => [f.path, f.sources.length, f.sources.slice(-1)]),
+    );
+  });
+
   it("13: pi's lists (details seed only without fromHook), from the oracle", async () => {
     for (const [name, read, modified] of [
       ["13", ["README.md", "src/util.ts"], ["NOTES.md", "docs/old.md", "src/parser.ts"]],
