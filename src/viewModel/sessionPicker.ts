@@ -134,51 +134,54 @@ function pathKey(p: string): string {
  * write in their subtree (we order by file mtime, as everywhere; pi by message time). Cycle-safe.
  */
 export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
-  // every path resolved once, every subtree time computed once: O(n log n) for 10 000 sessions
-  // the listing's files are absolute and normal already: then a file is its own key
-  const keys = infos.some((i) => pathKey(i.file) !== i.file)
-    ? new Map<SessionInfo, string>(infos.map((i) => [i, pathKey(i.file)]))
-    : undefined;
-  const key = keys ? (i: SessionInfo): string => keys.get(i)! : (i: SessionInfo): string => i.file;
+  // every path resolved once (the listing's files are absolute and normal already: then a file is
+  // its own key), one node per file (the first info of a path spelt twice); from there on the
+  // nodes are keyed by the info objects themselves: identity hashes, no string hashing or
+  // comparing (10 000 sessions: 75 ms on a first call, 15–20 ms warm, with path keys)
+  const plain = !infos.some((i) => pathKey(i.file) !== i.file);
   const byPath = new Map<string, SessionInfo>();
-  for (const i of infos) byPath.set(key(i), i);
-  const children = new Map<string, SessionInfo[]>();
+  const nodes: SessionInfo[] = [];
+  for (const i of infos) {
+    const k = plain ? i.file : pathKey(i.file);
+    if (byPath.has(k)) continue;
+    byPath.set(k, i);
+    nodes.push(i);
+  }
+  const children = new Map<SessionInfo, SessionInfo[]>();
   const roots: SessionInfo[] = [];
-  for (const info of infos) {
-    const parent = info.parentSession ? pathKey(info.parentSession) : undefined;
-    if (parent && parent !== key(info) && byPath.has(parent)) {
+  for (const info of nodes) {
+    const parent = info.parentSession ? byPath.get(pathKey(info.parentSession)) : undefined;
+    if (parent && parent !== info) {
       const list = children.get(parent);
       if (list) list.push(info);
       else children.set(parent, [info]);
     } else roots.push(info);
   }
   // the newest write in each subtree, without recursion (deep fork chains), cycle-safe
-  const latest = new Map<string, number>();
+  const latest = new Map<SessionInfo, number>();
   const latestOf = (start: SessionInfo): number => {
-    const known = latest.get(key(start));
+    if (!children.has(start)) return start.mtimeMs; // most sessions: no forks, nothing to walk
+    const known = latest.get(start);
     if (known !== undefined) return known;
-    if (!children.has(key(start))) return start.mtimeMs; // most sessions: no forks, nothing to walk
-    const onPath = new Set<string>();
+    const onPath = new Set<SessionInfo>([start]);
     const stack: { info: SessionInfo; next: number; t: number }[] = [{ info: start, next: 0, t: start.mtimeMs }];
-    onPath.add(key(start));
     let result = start.mtimeMs;
     while (stack.length > 0) {
       const top = stack[stack.length - 1]!;
-      const kids = children.get(key(top.info)) ?? [];
+      const kids = children.get(top.info) ?? NO_CHILDREN;
       if (top.next < kids.length) {
         const c = kids[top.next++]!;
-        const k = key(c);
-        const done = latest.get(k);
+        const done = latest.get(c);
         if (done !== undefined) top.t = Math.max(top.t, done);
-        else if (!onPath.has(k)) {
-          onPath.add(k);
+        else if (!onPath.has(c)) {
+          onPath.add(c);
           stack.push({ info: c, next: 0, t: c.mtimeMs });
         }
         continue;
       }
       stack.pop();
-      onPath.delete(key(top.info));
-      latest.set(key(top.info), top.t);
+      onPath.delete(top.info);
+      latest.set(top.info, top.t);
       result = top.t;
       const parent = stack[stack.length - 1];
       if (parent) parent.t = Math.max(parent.t, top.t);
@@ -193,32 +196,29 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
     return timed.map((x) => x.info);
   };
   const out: FamilyRow[] = [];
-  const placed = new Set<string>();
+  const placed = new Set<SessionInfo>();
   // depth-first, without recursion: a child right under its parent, siblings newest first
   const walk = (root: SessionInfo): void => {
-    const rootKey = key(root);
-    if (!children.has(rootKey)) {
+    if (placed.has(root)) return;
+    if (!children.has(root)) {
       // most sessions: no forks, one row
-      if (!placed.has(rootKey)) {
-        placed.add(rootKey);
-        out.push({ info: root, depth: 0 });
-      }
+      placed.add(root);
+      out.push({ info: root, depth: 0 });
       return;
     }
     const stack: FamilyRow[] = [{ info: root, depth: 0 }];
     while (stack.length > 0) {
       const row = stack.pop()!;
-      const k = key(row.info);
-      if (placed.has(k)) continue;
-      placed.add(k);
+      if (placed.has(row.info)) continue;
+      placed.add(row.info);
       out.push(row);
-      const kids = order(children.get(k) ?? NO_CHILDREN);
+      const kids = order(children.get(row.info) ?? NO_CHILDREN);
       for (let i = kids.length - 1; i >= 0; i--) stack.push({ info: kids[i]!, depth: row.depth + 1 });
     }
   };
   for (const r of order(roots)) walk(r);
   // members of a parent cycle have no root: list them as roots, newest first
-  if (placed.size < byPath.size) for (const info of [...infos].sort(newestFirst)) walk(info);
+  if (placed.size < nodes.length) for (const info of [...nodes].sort(newestFirst)) walk(info);
   return out;
 }
 
