@@ -150,7 +150,7 @@ function main(): void {
   if (bundle > BUNDLE_BYTES) failures.push(`dist/extension.js is ${bundle} bytes > ${BUNDLE_BYTES}`);
   execFileSync(process.execPath, [path.join(REPO_ROOT, "esbuild.mjs")], { cwd: REPO_ROOT });
   if (process.env.PI_CONTEXT_BENCH_LISTING !== "0") {
-    const listing = listingBench(pi);
+    const listing = listingBench(pi, RUNS);
     console.log(`\n${listing.rows.join("\n")}`);
     failures.push(...listing.failures);
   }
@@ -158,7 +158,7 @@ function main(): void {
     `\nmachine: ${process.platform} ${process.arch}, ${require("node:os").cpus().length} cores, node ${process.version} (ours, floor), pi under ${pi}`,
   );
   console.log(
-    `runs per figure: ${RUNS} (median); load average ${os
+    `runs per figure: ${RUNS} (median; pi's listing once); load average ${os
       .loadavg()
       .map((l: number) => l.toFixed(1))
       .join(" ")} (compare runs taken in the same minutes)`,
