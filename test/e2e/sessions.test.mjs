@@ -95,7 +95,7 @@ describe("e2e many sessions", () => {
         }),
     );
     utimesSync(hostileFile, hourAgo, hourAgo);
-    // more sessions than the picker's first render builds (PICKER_FIRST_ROWS = 200), days old:
+    // more sessions than the picker's first render builds (PICKER_FIRST_ROWS = 50), days old:
     // the oldest is found by the filter once every row followed
     for (let i = 0; i < 260; i++) {
       const when = new Date(Date.now() - (2 + i) * 86_400_000);
@@ -172,7 +172,7 @@ describe("e2e many sessions", () => {
     assert.match(await row.innerText(), /Hostile \$\(bug\) name \$\(sync~spin\) here/);
     assert.equal(await row.locator(".codicon-bug, .codicon-sync").count(), 0, "no codicon drawn from session text");
     await screenshot(page, "sessions-select-session-icon-text");
-    // the oldest of 265 sessions is past the first render's 200 rows: listed once all rows followed
+    // the oldest of 265 sessions is past the first render's 50 rows: listed once all rows followed
     await page.keyboard.press("Control+A");
     await page.keyboard.type("Old task number 259");
     const oldest = widget.locator(".monaco-list-row", { hasText: "Old task number 259" }).first();
