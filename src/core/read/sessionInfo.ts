@@ -165,9 +165,10 @@ async function readFrom(
   options: ReadInfoOptions,
 ): Promise<void> {
   const limit = options.maxBytes !== undefined ? Math.min(size, info.scanned + options.maxBytes) : size;
-  // a first row's beginning gets a buffer of its own size (the pool's megabyte buffers are for
-  // whole reads: two dozen of them, new, cost a cold listing ≈ 60 ms of page faults)
-  const small = limit - info.scanned < CHUNK_BYTES;
+  // a first row's beginning (`maxBytes`) gets a buffer of its own size: two dozen new megabyte
+  // buffers cost a cold listing ≈ 60 ms of page faults. Whole reads keep using the pool, whatever
+  // the file's size (a listing reads thousands of files)
+  const small = options.maxBytes !== undefined && limit - info.scanned < CHUNK_BYTES;
   const buf = small ? Buffer.allocUnsafe(Math.max(1, limit - info.scanned)) : takeBuffer();
   try {
     await readChunks(handle, info, size, limit, buf, options);
