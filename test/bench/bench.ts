@@ -27,6 +27,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { generateSession, type Flavour } from "./generate";
 import { listingBench } from "./listing";
+import { median } from "./median";
 import { REPO_ROOT } from "../support/paths";
 
 const DATA = path.join(REPO_ROOT, "bench-data");
@@ -52,11 +53,6 @@ function node22(): string {
 function json(cmd: string, args: string[]): Record<string, number> {
   const out = execFileSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split("\n").pop()!) as Record<string, number>;
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function main(): void {

@@ -17,6 +17,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "../support/paths";
+import { median } from "./median";
 
 const FILES = Number(process.env.PI_CONTEXT_BENCH_LISTING_FILES ?? 10_000);
 const MB_PER_FILE = Number(process.env.PI_CONTEXT_BENCH_LISTING_MB ?? 2.1);
@@ -109,8 +110,7 @@ function medianRun(n: number, once: () => Record<string, number>): Record<string
   const all = Array.from({ length: Math.max(1, n) }, once);
   const out: Record<string, number> = {};
   for (const key of Object.keys(all[0]!)) {
-    const values = all.map((r) => r[key]!).sort((a, b) => a - b);
-    out[key] = values[Math.floor(values.length / 2)]!;
+    out[key] = median(all.map((r) => r[key]!));
   }
   return out;
 }
