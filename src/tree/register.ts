@@ -33,6 +33,11 @@ import { TreeRevealer, type RevealOptions, type RevealStats } from "./reveal";
 import { SwitchCommand, type SwitchCommandOptions } from "./switchCommand";
 
 const FILTER_STATE_KEY = "piContext.tree.filter";
+/**
+ * How long after a new session (or a moved active path) the view's first showing is prepared (ms):
+ * after the gauge's update has gone to the workbench, before a user can open the view.
+ */
+const PREPARE_DELAY_MS = 200;
 
 /** What {@link registerSessionTree} returns (exposed to the integration tests through `activate()`). */
 export interface SessionTreeView {
@@ -115,6 +120,21 @@ export function registerSessionTree(services: Services): SessionTreeView {
         : undefined;
   };
 
+  // the top level and the leaf's place computed while nobody waits (20–60 ms on a 128 MB session),
+  // not when the view is first shown (issue 17: the tree's first render)
+  let prepareTimer: ReturnType<typeof setTimeout> | undefined;
+  const schedulePrepare = () => {
+    if (prepareTimer !== undefined) return;
+    prepareTimer = setTimeout(() => {
+      prepareTimer = undefined;
+      try {
+        provider.model?.prepare();
+      } catch (error) {
+        services.log.error(`tree view: ${(error as Error).stack ?? String(error)}`);
+      }
+    }, PREPARE_DELAY_MS);
+  };
+
   const onSession = (current: CurrentSession | undefined) => {
     let result: ReturnType<SessionTreeProvider["update"]>;
     try {
@@ -124,8 +144,10 @@ export function registerSessionTree(services: Services): SessionTreeView {
       return;
     }
     describeView();
-    if (result.kind === "new" || result.leafMoved) revealer.leafMoved();
-    else if (result.leafChanged) revealer.leafChanged();
+    if (result.kind === "new" || result.leafMoved) {
+      revealer.leafMoved();
+      schedulePrepare();
+    } else if (result.leafChanged) revealer.leafChanged();
     revealer.revealPendingLeaf();
   };
 
@@ -178,6 +200,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
   services.context.subscriptions.push(
     provider,
     treeView,
+    { dispose: () => clearTimeout(prepareTimer) },
     services.sessions.onDidChange(onSession),
     services.liveBridge.onDidChange(onLive),
     treeView.onDidChangeVisibility((e) => {

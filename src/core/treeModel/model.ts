@@ -159,6 +159,19 @@ export class SessionTreeModel {
     return this.layout.children(element);
   }
 
+  /**
+   * Compute now what a tree view's first showing asks for: the top level (the active spine, its
+   * runs and pages) and the element of the leaf as shown, with its parents. They stay cached until
+   * the model changes; {@link children} would compute the same on demand. On the 128 MB bench
+   * session (7 900 entries) this is 20–60 ms, which the view's first render no longer waits for.
+   */
+  prepare(): void {
+    this.layout.children(undefined);
+    const leaf = this.displayLeafId;
+    let element: TreeElement | undefined = leaf === null ? undefined : this.elementOf(leaf);
+    for (let guard = 0; element && guard <= this.s.own.size; guard++) element = this.layout.parent(element);
+  }
+
   /** True when {@link children} would return something (cheap for entries). */
   hasChildren(element: TreeElement): boolean {
     return this.layout.hasChildren(element);

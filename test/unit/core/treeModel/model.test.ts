@@ -609,6 +609,51 @@ describe("tree model: incremental sync equals a rebuild", () => {
     );
   });
 
+  it("prepare() (the view's first showing computed ahead) changes nothing: prepared at random points, then synced, the model equals a rebuild", () => {
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { minLength: 1, maxLength: 60 }),
+        fc.constantFrom<TreeFilter>("default", "no-tools", "user-only", "labeled-only", "all"),
+        fc.integer({ min: 2, max: 4 }),
+        (ops, filter, pageSize) => {
+          const src = new GrowingSource();
+          src.push({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" });
+          const options = { filter, pageSize, inlineMax: pageSize + 1 };
+          const live = new SessionTreeModel(src, options);
+          const ids: string[] = [];
+          let leaf: string | null = null;
+          ops.forEach((op, n) => {
+            const parentId = op.parent === -1 ? leaf : (ids[op.parent % Math.max(1, ids.length)] ?? null);
+            const entry = entryFor(op, n, parentId, ids) as { id: string };
+            src.push(entry);
+            ids.push(entry.id);
+            leaf = entry.id;
+            live.sync();
+            if (op.probe) {
+              live.prepare();
+              const fresh = new SessionTreeModel(src, options);
+              // what a first showing asks for: the top level, then the leaf's element and its parents
+              assert.deepEqual(
+                live.children().map((e) => e.key),
+                fresh.children().map((e) => e.key),
+              );
+              const chain = (m: SessionTreeModel) => {
+                const keys: string[] = [];
+                let e: TreeElement | undefined = m.displayLeafId === null ? undefined : m.elementOf(m.displayLeafId);
+                for (; e; e = m.parent(e)) keys.push(e.key);
+                return keys;
+              };
+              assert.deepEqual(chain(live), chain(fresh));
+            }
+          });
+          live.prepare();
+          assert.deepEqual(snapshot(live), snapshot(new SessionTreeModel(src, options)));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it("an entry appended below a hidden leaf continues the spine: the top level is reported", () => {
     const hidden = (id: string, parentId: string) => ({
       type: "custom",
