@@ -230,8 +230,12 @@ export function serializeEntryLine(entry: object): string {
  * A write that fails part-way (disk full, I/O error) is undone: when the file ends exactly with
  * the bytes we wrote, it is cut back to its previous size and synced; otherwise (another writer
  * appended after them) nothing is cut. Either way {@link SessionWriteError} says what is in the file.
+ * After the write, the bytes are checked to be where they were planned (see `misplacedAppend`): a
+ * truncation or append by another writer in the moment between the check and the write is seen,
+ * and our bytes are cut off again.
  * @returns the new file size in bytes.
- * @throws {SessionChangedError} when the file changed (nothing written): re-read and prepare again.
+ * @throws {SessionChangedError} when the file changed (nothing written, or our bytes cut off again
+ *   after they landed behind another writer's change): re-read and prepare again.
  * @throws {SessionWriteError} when writing or syncing failed (see above).
  * @throws the `fs` error when the file cannot be opened (e.g. deleted: `ENOENT`; nothing written).
  */
@@ -251,6 +255,8 @@ export function appendEntries(expectation: AppendExpectation, entries: readonly 
     } catch (error) {
       throw undoFailedWrite(fd, expectation, data, written, error as NodeJS.ErrnoException);
     }
+    const misplaced = misplacedAppend(fd, expectation, data);
+    if (misplaced) throw misplaced;
     return expectation.size + data.length;
   } finally {
     try {
@@ -259,6 +265,74 @@ export function appendEntries(expectation: AppendExpectation, entries: readonly 
       // after a successful fsync the bytes are on disk; a failed write already says what happened
     }
   }
+}
+
+/**
+ * After a successful append of `data`: did it land right after the `expectation.size` bytes that
+ * were checked, in the file that has the session's name? Nothing locks a session file between pi
+ * and us, so another writer can truncate, append or rename-replace in the moment between the
+ * change check and our write; `O_APPEND` then puts our bytes after *their* result, a file we never
+ * checked (after a truncation, our entry's parent may be gone).
+ *
+ * - Our bytes are the file's last bytes but not at `expectation.size`: they are cut off again
+ *   (the file is then exactly as the other writer left it) and synced → {@link SessionChangedError},
+ *   so the flow re-reads and plans again. A failed cut → {@link SessionWriteError} (`restored: false`).
+ * - Our bytes are neither at `expectation.size` nor last: the other writer changed the file after
+ *   our write (cut it, or appended after a change); its change stands and ours is not touched.
+ * - The path no longer names the file we wrote (renamed over, or removed) →
+ *   {@link SessionChangedError}: our entry is in the file it replaced, not in the session.
+ *
+ * Returns undefined when the append is where it was planned. Like {@link undoFailedWrite}, the cut
+ * cannot be atomic with its check: a third write in those microseconds would be cut with ours.
+ */
+function misplacedAppend(fd: number, expectation: AppendExpectation, data: Buffer): Error | undefined {
+  const size = fs.fstatSync(fd).size;
+  if (size !== expectation.size + data.length && !endsWith(fd, expectation.size, data)) {
+    const at = size - data.length;
+    if (at >= 0 && endsWith(fd, at, data)) {
+      const what = l10n.t(
+        "The session file changed at the moment we wrote ({0} → {1} bytes before our entry): someone else wrote to it",
+        formatCount(expectation.size),
+        formatCount(at),
+      );
+      try {
+        fs.ftruncateSync(fd, at);
+        fs.fsyncSync(fd);
+        if (fs.fstatSync(fd).size !== at) throw new Error("the size did not change");
+      } catch (cutError) {
+        return new SessionWriteError(
+          l10n.t(
+            "{0}, and removing our entry again failed ({1}). Our {2} bytes are at the end of {3}, after bytes we never checked: remove them (e.g. `truncate -s {4} <file>`) before pi writes to it again.",
+            what,
+            (cutError as Error).message,
+            formatCount(data.length),
+            expectation.path,
+            at,
+          ),
+          { code: (cutError as NodeJS.ErrnoException).code, restored: false, bytesLeft: data.length, offset: at },
+        );
+      }
+      return new SessionChangedError(
+        l10n.t(
+          "{0}. Our entry was removed again; the file is as the other program left it. Re-read the session and try again. Nothing was written.",
+          what,
+        ),
+      );
+    }
+  }
+  let current: fs.Stats | undefined;
+  try {
+    current = fs.statSync(expectation.path);
+  } catch {
+    current = undefined;
+  }
+  if (!current || current.dev !== expectation.dev || current.ino !== expectation.ino)
+    return new SessionChangedError(
+      l10n.t(
+        "The session file was replaced or removed at the moment we wrote: our entry went to the file that had its name before, not to the session. Re-read the session and try again.",
+      ),
+    );
+  return undefined;
 }
 
 /**

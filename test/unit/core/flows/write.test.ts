@@ -13,6 +13,8 @@ import {
 } from "../../../../src/core/flows/write";
 import { buildLabelEntry } from "../../../../src/core/rules/branch";
 import { FIXTURES } from "../../../support/paths";
+// the module object itself (the namespace import above only has getters), so a test can wrap `writeSync`
+import nodeFs = require("node:fs");
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-write-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -135,5 +137,119 @@ describe("the single write path", () => {
     }
     const full = newEntryId({ has: () => true });
     assert.match(full, /^[0-9a-f-]{36}$/);
+  });
+});
+
+/**
+ * Another writer acting in the moment between the change check and our write (no lock exists
+ * between pi and us): `fs.writeSync` is wrapped so that the other writer's operation runs right
+ * before our first byte goes out, or right after our write — what a second process does when its
+ * timing falls there (the conformance write-race test hits it by chance; here it is certain).
+ */
+describe("the single write path: a change at the moment we write", () => {
+  const theirLine = '{"type":"custom","customType":"race","id":"race0001","parentId":null,"timestamp":"t"}\n';
+  const ours = { type: "custom", customType: "ours", id: "ours0001", parentId: null, timestamp: "t" };
+  const oursLine = `${JSON.stringify(ours)}\n`;
+
+  /** Run `append` with `other` applied once, just before (or after) our first `writeSync` on `fd`. */
+  function withOtherWriter<T>(when: "before" | "after", other: () => void, append: () => T): T {
+    const original = nodeFs.writeSync;
+    let done = false;
+    nodeFs.writeSync = ((...args: Parameters<typeof fs.writeSync>) => {
+      if (!done && when === "before") {
+        done = true;
+        other();
+      }
+      const result = (original as (...a: unknown[]) => number)(...args);
+      if (!done && when === "after") {
+        done = true;
+        other();
+      }
+      return result;
+    }) as typeof fs.writeSync;
+    try {
+      return append();
+    } finally {
+      nodeFs.writeSync = original;
+    }
+  }
+
+  async function planned(): Promise<{ p: string; bytes: Buffer; expectation: ReturnType<typeof expectationOf> }> {
+    const p = copy("pi-1.6.0/tree.jsonl");
+    const s = await SessionFile.open(p, { digest: true });
+    return { p, bytes: fs.readFileSync(p), expectation: expectationOf(s) };
+  }
+
+  it("a truncation just before our write: our entry is cut off again, the file is exactly as they left it", async () => {
+    const { p, bytes, expectation } = await planned();
+    const cut = bytes.indexOf(0x0a, Math.floor(bytes.length / 2)) + 1;
+    assert.ok(cut > 0 && cut < bytes.length);
+    let caught: unknown;
+    try {
+      withOtherWriter(
+        "before",
+        () => fs.truncateSync(p, cut),
+        () => appendEntries(expectation, [ours]),
+      );
+    } catch (error) {
+      caught = error;
+    }
+    assert.ok(caught instanceof SessionChangedError, String(caught));
+    assert.match(caught.message, /changed at the moment we wrote \([\d,]+ → [\d,]+ bytes before our entry\)/);
+    assert.match(caught.message, /removed again/);
+    assert.ok(fs.readFileSync(p).equals(bytes.subarray(0, cut)), "the file is their truncation, byte for byte");
+  });
+
+  it("an append just before our write: ours is cut off again, theirs stays", async () => {
+    const { p, bytes, expectation } = await planned();
+    assert.throws(
+      () =>
+        withOtherWriter(
+          "before",
+          () => fs.appendFileSync(p, theirLine),
+          () => appendEntries(expectation, [ours]),
+        ),
+      SessionChangedError,
+    );
+    assert.ok(fs.readFileSync(p).equals(Buffer.concat([bytes, Buffer.from(theirLine)])));
+  });
+
+  it("a rename-replace just before our write: said, and the session (the new file) holds nothing of ours", async () => {
+    const { p, bytes, expectation } = await planned();
+    const replacement = Buffer.concat([bytes, Buffer.from(theirLine)]);
+    const from = `${p}.new`;
+    fs.writeFileSync(from, replacement);
+    assert.throws(
+      () =>
+        withOtherWriter(
+          "before",
+          () => fs.renameSync(from, p),
+          () => appendEntries(expectation, [ours]),
+        ),
+      (error: unknown) => error instanceof SessionChangedError && /replaced or removed/.test(error.message),
+    );
+    assert.ok(fs.readFileSync(p).equals(replacement));
+  });
+
+  it("an append just after our write: ours stands where it was planned, theirs after it, nothing is cut", async () => {
+    const { p, bytes, expectation } = await planned();
+    const size = withOtherWriter(
+      "after",
+      () => fs.appendFileSync(p, theirLine),
+      () => appendEntries(expectation, [ours]),
+    );
+    assert.equal(size, bytes.length + oursLine.length);
+    assert.ok(fs.readFileSync(p).equals(Buffer.concat([bytes, Buffer.from(oursLine), Buffer.from(theirLine)])));
+  });
+
+  it("a truncation just after our write: their cut stands, ours is not put back", async () => {
+    const { p, bytes, expectation } = await planned();
+    const cut = bytes.indexOf(0x0a, Math.floor(bytes.length / 2)) + 1;
+    withOtherWriter(
+      "after",
+      () => fs.truncateSync(p, cut),
+      () => appendEntries(expectation, [ours]),
+    );
+    assert.ok(fs.readFileSync(p).equals(bytes.subarray(0, cut)));
   });
 });
