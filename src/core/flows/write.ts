@@ -296,9 +296,7 @@ function misplacedAppend(fd: number, expectation: AppendExpectation, data: Buffe
         formatCount(at),
       );
       try {
-        fs.ftruncateSync(fd, at);
-        fs.fsyncSync(fd);
-        if (fs.fstatSync(fd).size !== at) throw new Error("the size did not change");
+        cutBack(fd, at);
       } catch (cutError) {
         return new SessionWriteError(
           l10n.t(
@@ -403,9 +401,7 @@ function undoFailedWrite(
       { code, restored: false, bytesLeft: written, offset },
     );
   try {
-    fs.ftruncateSync(fd, offset);
-    fs.fsyncSync(fd);
-    if (fs.fstatSync(fd).size !== offset) throw new Error("the size did not change");
+    cutBack(fd, offset);
   } catch (cutError) {
     return new SessionWriteError(
       l10n.t(
@@ -427,6 +423,16 @@ function undoFailedWrite(
     ),
     { code, restored: true, bytesLeft: 0, offset },
   );
+}
+
+/**
+ * Cut the file back to `size` bytes (only ever our own bytes, read back by the caller), sync, and
+ * check the size. @throws the `fs` error, or an Error when the size did not change.
+ */
+function cutBack(fd: number, size: number): void {
+  fs.ftruncateSync(fd, size);
+  fs.fsyncSync(fd);
+  if (fs.fstatSync(fd).size !== size) throw new Error("the size did not change");
 }
 
 /** Whether the bytes of `fd` from `offset` equal `expected`. Never throws. */
