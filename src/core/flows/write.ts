@@ -79,7 +79,8 @@ export interface AppendExpectation {
  * Capture what the file looked like when `session` read it: identity, size and content digest
  * from that read (no new disk access, so nothing can change in between).
  * @param session opened with `SessionFile.open(path, { digest: true })`.
- * @throws {UnsafeSessionWriteError} for files we refuse to write: not a pi session, session format
+ * @throws {UnsafeSessionWriteError} for files we refuse to write: not a pi session (also a file
+ *   starting with a UTF-8 BOM, whose header pi cannot parse), session format
  *   older than 3 or a header version that is not a number (pi rewrites those on open, and their
  *   migrated ids are not stable), a final line
  *   without `\n` (we never glue a record onto a fragment), or a session read without a digest.
@@ -88,6 +89,13 @@ export function expectationOf(session: SessionFile): AppendExpectation {
   const path = session.filePath;
   if (session.invalid || !session.header)
     throw new UnsafeSessionWriteError(l10n.t("{0} is not a pi session; refusing to write.", path));
+  if (session.startsWithBom)
+    throw new UnsafeSessionWriteError(
+      l10n.t(
+        "{0} starts with a UTF-8 byte order mark. pi 1.6.0 cannot parse such a header and does not open the file as a session, so an entry appended now would never reach pi; refusing to write. Remove the first 3 bytes (e.g. `sed -i '1s/^\\xEF\\xBB\\xBF//' <file>`) while pi is not running, then try again.",
+        path,
+      ),
+    );
   // pi 1.6.0 leaves a file alone only when `header.version >= 3` (ToNumber, so "3" counts); a
   // version that reads as NaN fails that test too, and pi rewrites the file when it opens it.
   if (Number.isNaN(session.fileVersion)) {

@@ -136,6 +136,14 @@ export class SessionFile {
     this.bytes = bytes;
   }
 
+  /**
+   * True when the file starts with a UTF-8 byte order mark: read here, but pi 1.6.0's `JSON.parse`
+   * rejects such a header line, so pi does not open the file as a session (the write path refuses it).
+   */
+  get startsWithBom(): boolean {
+    return this.bomSkipped;
+  }
+
   /** The file path, or `"<memory>"` for in-memory sessions. */
   get filePath(): string {
     return this.path ?? "<memory>";

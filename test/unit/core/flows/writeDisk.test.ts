@@ -373,6 +373,52 @@ describe("no summarizer request for a file we cannot write", () => {
   }
 });
 
+describe("no summarizer request for a file pi does not open", () => {
+  it("a UTF-8 BOM before the header (pi 1.6.0 cannot parse it): compaction, switch and context edits refuse, nothing is sent or written", async () => {
+    const bom = (p: string) =>
+      fs.writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), fs.readFileSync(p)]));
+    const p = compactable();
+    bom(p);
+    const edit = path.join(tmp, `${n++}-bom-edit.jsonl`);
+    fs.writeFileSync(edit, editable());
+    bom(edit);
+    const before = fs.readFileSync(p);
+    const editBefore = fs.readFileSync(edit);
+    const summarizer = countingSummarizer();
+    let asked = 0;
+    const refused = (e: unknown) =>
+      e instanceof UnsafeSessionWriteError && /byte order mark.*refusing to write/.test((e as Error).message);
+    await assert.rejects(
+      runCompactionFlow(p, summarizer, flowOptions(path.join(PI, "long.agent")), {
+        confirm: async () => ++asked > 0,
+      }),
+      refused,
+    );
+    const session = await SessionFile.open(p);
+    assert.equal(session.startsWithBom, true);
+    await assert.rejects(
+      runSwitchFlow(
+        p,
+        session.records[5]!.id,
+        { summarize: true },
+        summarizer,
+        flowOptions(path.join(PI, "long.agent")),
+      ),
+      refused,
+    );
+    await assert.rejects(
+      runContextEditFlow(edit, [{ action: "omit", targetId: "a1" }], flowOptions(""), {
+        confirm: async () => ++asked > 0,
+      }),
+      refused,
+    );
+    assert.equal(summarizer.requests.length, 0, "no summarizer request");
+    assert.equal(asked, 0, "no preview question");
+    assert.ok(fs.readFileSync(p).equals(before));
+    assert.ok(fs.readFileSync(edit).equals(editBefore));
+  });
+});
+
 describe("an error after the append succeeded is reported as written", () => {
   /** Make the next `fs.promises.open` of `file` fail as if the file had been moved away right after the write. */
   function moveAwayOnNextOpen(file: string): () => void {
