@@ -96,7 +96,8 @@ export function buildTrimPreview(
     methodNow: prep.tokensBefore.lastUsageIndex !== null ? "usage+estimate" : "estimate",
     pureTokensNow: prep.pureTokensBefore,
     tokensAfter: after,
-    tokensSaved: prep.pureTokensBefore - after,
+    // nothing written → nothing changes: not pi's pure estimate now against its usage-based one
+    tokensSaved: prep.edits.length === 0 ? 0 : prep.pureTokensBefore - after,
     window,
     threshold,
     autoCompaction,
@@ -167,8 +168,12 @@ export function effectText(effect: TrimPreviewEdit["effect"]): string {
   }
 }
 
-/** The headline: `Context 12,345 → 8,000 tokens (saves 4,345)`. */
+/**
+ * The headline: `Context 12,345 → 8,000 tokens (saves 4,345)`; `Context unchanged (12,345 tokens)`
+ * when nothing would be written (every requested edit refused or already in place).
+ */
 export function trimHeadline(p: TrimPreviewModel): string {
+  if (p.edits.length === 0) return l10n.t("Context unchanged ({0} tokens)", formatCount(p.tokensNow));
   const saved = p.tokensSaved >= 0 ? `saves ${formatCount(p.tokensSaved)}` : `adds ${formatCount(-p.tokensSaved)}`;
   return l10n.t("Context {0} → {1} tokens ({2})", formatCount(p.pureTokensNow), formatCount(p.tokensAfter), saved);
 }
@@ -191,15 +196,17 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
           cascades ? l10n.t(", {0} of them to keep tool calls and results paired", cascades) : "",
         ),
   );
-  lines.push(
-    l10n.t(
-      "{0} by pi's estimate (chars/4). pi shows {1} now{2}; after an edit it counts from chars/4 until its next answer.",
-      trimHeadline(p),
-      formatCount(p.tokensNow),
-      p.methodNow === "usage+estimate" ? l10n.t(" (provider usage + estimate)") : "",
-    ),
-  );
-  if (p.window !== null) {
+  if (p.edits.length === 0) lines.push(`${trimHeadline(p)}.`);
+  else
+    lines.push(
+      l10n.t(
+        "{0} by pi's estimate (chars/4). pi shows {1} now{2}; after an edit it counts from chars/4 until its next answer.",
+        trimHeadline(p),
+        formatCount(p.tokensNow),
+        p.methodNow === "usage+estimate" ? l10n.t(" (provider usage + estimate)") : "",
+      ),
+    );
+  if (p.window !== null && p.edits.length > 0) {
     const pct = (v: number | null) => (v === null ? "?" : `${v.toFixed(1)}%`);
     let gauge = l10n.t("Gauge {0} → {1} of {2}", pct(p.percentNow), pct(p.percentAfter), formatTokens(p.window));
     if (p.threshold !== null && p.autoCompaction) {

@@ -296,6 +296,30 @@ describe("trim preview", () => {
     assert.ok(lines.includes("Refused s: Entry s does not contribute editable model content"));
   });
 
+  it("nothing to write (every request refused or already in place): the context is unchanged, no saving is made up", () => {
+    const s = session();
+    const inspect = analysisOf(s).inspect;
+    const prep = prepareContextEdits(s, [
+      { action: "omit", targetId: "zz" },
+      { action: "omit", targetId: "s" },
+    ]);
+    assert.equal(prep.edits.length, 0);
+    assert.notEqual(
+      prep.pureTokensBefore,
+      inspect.contextTokens,
+      "the two estimates differ here, so a diff would show",
+    );
+    const p = buildTrimPreview(prep, inspect);
+    assert.equal(p.tokensSaved, 0);
+    assert.equal(p.tokensAfter, 11900);
+    assert.deepEqual(trimPreviewLines(p), [
+      "Nothing would be written.",
+      "Context unchanged (11,900 tokens).",
+      "Refused zz: Entry zz not found",
+      "Refused s: Entry s does not contribute editable model content",
+    ]);
+  });
+
   it("a restore says what it costs in file bytes; prices give the cost of the cache effect", () => {
     const s0 = session();
     const first = prepareContextEdits(s0, [{ action: "omit", targetId: "r6" }]);
