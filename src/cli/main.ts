@@ -6,6 +6,7 @@
  * Messages are full sentences; numbers use thousands separators (en-US).
  */
 
+import { format } from "node:util";
 import { terminalText } from "../shared/untrusted";
 import { type CliCommand, errorText, formatUsage, UsageError } from "./args";
 import { compactCommand, COMPACT_USAGE } from "./compact";
@@ -135,8 +136,23 @@ export function pipeSafeWriter(stream: NodeJS.WritableStream): (s: string) => vo
   };
 }
 
+/**
+ * Route whatever a library prints with `console.*` to `write` as terminal text, like our own
+ * output: the `openai` package prints a malformed stream event's raw bytes with `console.error`
+ * (terminal control characters from the server). `write` is stderr in the program, so stdout
+ * stays the command's (`--json`). Returns a function that puts the console back.
+ */
+export function guardConsole(write: (s: string) => void): () => void {
+  const levels = ["log", "info", "warn", "error", "debug", "trace"] as const;
+  const originals = levels.map((level) => console[level]);
+  for (const level of levels) console[level] = (...args: unknown[]) => write(terminalText(format(...args)));
+  return () => levels.forEach((level, i) => (console[level] = originals[i]!));
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2), pipeSafeWriter(process.stdout), pipeSafeWriter(process.stderr)).then(
+  const stderr = pipeSafeWriter(process.stderr);
+  guardConsole(stderr);
+  main(process.argv.slice(2), pipeSafeWriter(process.stdout), stderr).then(
     (code) => {
       if (process.exitCode === undefined || process.exitCode === 0) process.exitCode = code;
     },

@@ -42,7 +42,11 @@ export interface OpenAiSummarizerOptions {
   stream?: boolean;
   /** Retries of transient failures (429, 5xx, connection errors) by the `openai` package (default 2). */
   maxRetries?: number;
-  /** Request timeout in ms (default 10 minutes). */
+  /**
+   * The longest wait in ms (default 10 minutes) for the answer's headers (the `openai` package's
+   * timeout, per attempt) and then for each further piece of the answer: a server that stops
+   * sending in the middle of its answer is given up on after this long, not waited for forever.
+   */
   timeoutMs?: number;
   /**
    * Which field carries the output limit: `max_completion_tokens` (OpenAI's current name) or
@@ -243,6 +247,8 @@ export class OpenAiSummarizer implements Summarizer {
   readonly baseURL: string;
   private readonly client: OpenAI;
   private readonly stream: boolean;
+  /** See {@link OpenAiSummarizerOptions.timeoutMs} (ms). */
+  private readonly timeoutMs: number;
   private readonly maxTokensField: "max_completion_tokens" | "max_tokens";
   /** Every form of the API key a server might echo (see {@link secretPattern}). */
   private readonly secret: RegExp | undefined;
@@ -305,13 +311,18 @@ export class OpenAiSummarizer implements Summarizer {
       options.maxTokensField ?? (isOpenAiHost(this.baseURL) ? "max_completion_tokens" : "max_tokens");
     this.secret = secretPattern(options.apiKey || undefined);
     this.label = l10n.t("{0} at {1}", options.model, this.shownURL);
+    this.timeoutMs = options.timeoutMs ?? 10 * 60 * 1000;
     this.client = new OpenAI({
       // Keyless local servers: the package insists on a key, so give it a dummy and drop the header.
       apiKey: options.apiKey || "no-key",
       ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
       baseURL: this.baseURL,
       maxRetries: options.maxRetries ?? 2,
-      timeout: options.timeoutMs ?? 10 * 60 * 1000,
+      timeout: this.timeoutMs,
+      // The package's own log lines would print a malformed answer's raw bytes (terminal control
+      // characters from the server) and, at OPENAI_LOG=debug, the request (session text). Our
+      // errors say what went wrong, redacted and as text.
+      logLevel: "off",
     });
   }
 
@@ -384,6 +395,18 @@ export class OpenAiSummarizer implements Summarizer {
     );
   }
 
+  /** The error for an answer that stopped coming (see {@link OpenAiSummarizerOptions.timeoutMs}). */
+  private stalledError(): SummarizerError {
+    return new SummarizerError(
+      "network",
+      l10n.t(
+        "The summarizer at {0} stopped sending its answer: nothing came for {1} s.",
+        this.shownURL,
+        Math.round(this.timeoutMs / 1000),
+      ),
+    );
+  }
+
   async summarize(request: SummaryRequest, options: SummarizeOptions = {}): Promise<SummaryResult> {
     const { signal, onText } = options;
     if (signal?.aborted) throw cancelledError();
@@ -396,12 +419,18 @@ export class OpenAiSummarizer implements Summarizer {
       ],
       [this.maxTokensField]: request.maxOutputTokens,
     };
+    // The package's timeout ends when the headers arrive; after them, a watchdog gives up on an
+    // answer that stops coming (no byte for `timeoutMs`). The caller's signal aborts it too.
+    const watchdog = new StallWatchdog(this.timeoutMs, signal);
+    const requestOptions = { signal: watchdog.signal };
     try {
       if (!this.stream) {
-        const completion = await this.client.chat.completions.create(
-          { ...body, stream: false },
-          signal ? { signal } : {},
-        );
+        const response = await this.client.chat.completions
+          .create({ ...body, stream: false }, requestOptions)
+          .asResponse();
+        watchdog.arm();
+        const completion = (await response.json()) as OpenAI.Chat.Completions.ChatCompletion;
+        watchdog.disarm();
         const choice = completion.choices?.[0];
         if (!choice) throw new SummarizerError("empty", l10n.t("The summarizer returned no choices."));
         const stop = stopReasonOf(choice.finish_reason);
@@ -419,14 +448,16 @@ export class OpenAiSummarizer implements Summarizer {
       }
       const stream = await this.client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
-        signal ? { signal } : {},
+        requestOptions,
       );
+      watchdog.arm();
       let text = "";
       let finish: string | null | undefined;
       let toolCall = false;
       let usage: Usage | undefined;
       let model: string | undefined;
       for await (const chunk of stream) {
+        watchdog.arm();
         if (signal?.aborted) throw cancelledError();
         model ??= chunk.model;
         if (chunk.usage) usage = usageFromOpenAi(chunk.usage as RawUsage);
@@ -440,7 +471,10 @@ export class OpenAiSummarizer implements Summarizer {
         }
         if (choice.finish_reason) finish = choice.finish_reason;
       }
+      watchdog.disarm();
       if (signal?.aborted) throw cancelledError();
+      // the package ends the iteration quietly when the request is aborted
+      if (watchdog.stalled) throw this.stalledError();
       const stop = stopReasonOf(finish);
       if (typeof stop === "object") throw new SummarizerError("http", `${stop.error}.`);
       // the summary is written into the session: no echo of the key goes with it
@@ -449,7 +483,46 @@ export class OpenAiSummarizer implements Summarizer {
       if (usage) result.usage = usage;
       return result;
     } catch (error) {
+      if (watchdog.stalled && !signal?.aborted) throw this.stalledError();
       throw this.publicError(error, signal);
+    } finally {
+      watchdog.dispose();
     }
+  }
+}
+
+/**
+ * Aborts its {@link signal} when the caller's signal aborts, or when `idleMs` pass between
+ * {@link arm} calls (then {@link stalled} is true). Not armed until the first {@link arm}.
+ */
+class StallWatchdog {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onCallerAbort = () => this.controller.abort();
+  stalled = false;
+  constructor(
+    private readonly idleMs: number,
+    private readonly caller: AbortSignal | undefined,
+  ) {
+    caller?.addEventListener("abort", this.onCallerAbort, { once: true });
+  }
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+  /** (Re)start the wait: the next piece of the answer must come within `idleMs`. */
+  arm(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.stalled = true;
+      this.controller.abort();
+    }, this.idleMs);
+  }
+  disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+  dispose(): void {
+    this.disarm();
+    this.caller?.removeEventListener("abort", this.onCallerAbort);
   }
 }

@@ -28,8 +28,13 @@ export interface ScriptedAnswer {
   tool?: { name?: string; arguments?: string; id?: string };
   /** Delay before each chunk, and before a streamed tool call (ms). */
   chunkDelayMs?: number;
-  /** Send the first chunk, then never finish (until the client disconnects). */
+  /**
+   * Send the first chunk, then never finish (until the client disconnects); without streaming,
+   * the headers and the start of the body.
+   */
   hang?: boolean;
+  /** A streamed answer's body, sent verbatim after the headers (malformed events, control bytes). */
+  raw?: string;
   /** Destroy the socket without any answer (network failure). */
   destroy?: boolean;
 }
@@ -158,6 +163,11 @@ export async function startScriptedServer(
         function: { name: answer.tool?.name ?? "read", arguments: answer.tool?.arguments ?? '{"path":"x"}' },
       },
     ];
+    if (!body.stream && answer.hang) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"id":"');
+      return; // never finishes; the client must give up
+    }
     if (!body.stream) {
       finished = true;
       res.writeHead(200, { "content-type": "application/json" }).end(
@@ -191,6 +201,11 @@ export async function startScriptedServer(
       model,
       choices: [{ index: 0, delta, finish_reason: finishReason }],
     });
+    if (answer.raw !== undefined) {
+      finished = true;
+      res.end(answer.raw);
+      return;
+    }
     send(chunk({ role: "assistant", content: "" }, null));
     const pieces = answer.toolCall ? [] : (answer.chunks ?? splitText(text));
     for (const piece of pieces) {

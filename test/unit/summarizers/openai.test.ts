@@ -5,6 +5,7 @@
  */
 
 import { strict as assert } from "node:assert";
+import { guardConsole } from "../../../src/cli/main";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { completeSummary, SummarizerError } from "../../../src/core/flows/summarizer";
 import { parseArgs } from "../../../src/cli/args";
@@ -186,6 +187,48 @@ describe("OpenAiSummarizer against the scripted server", () => {
     const n = server.requests.length;
     await rejectsWith(make().summarize(REQUEST, { signal: AbortSignal.abort() }), "cancelled");
     assert.equal(server.requests.length, n);
+  });
+
+  it("an answer that stops coming (streamed or not) is given up on after timeoutMs, not waited for forever", async () => {
+    for (const stream of [true, false]) {
+      server.script({ chunks: ["## Goal\n", "never"], hang: true });
+      const disconnects = server.disconnects;
+      const seen: string[] = [];
+      const started = Date.now();
+      await rejectsWith(
+        make({ stream, timeoutMs: 300 }).summarize(REQUEST, { onText: (d) => seen.push(d) }),
+        "network",
+        /stopped sending its answer: nothing came for 0 s/,
+      );
+      assert.ok(Date.now() - started < 5000, "given up on well before a test timeout");
+      assert.deepEqual(seen, stream ? ["", "## Goal\n"].filter(Boolean) : []);
+      while (server.disconnects <= disconnects && Date.now() - started < 3000)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.equal(server.disconnects, disconnects + 1, "the connection is closed");
+    }
+    // a slow answer whose pieces keep coming is not cut: each gap (150 ms) is within the limit (400 ms)
+    server.script({ chunks: ["## Goal\n", "a ", "b ", "c"], chunkDelayMs: 150 });
+    const slow = await make({ timeoutMs: 400 }).summarize(REQUEST);
+    assert.equal(slow.text, "## Goal\na b c");
+  });
+
+  it("a malformed stream event: an error; the package prints nothing, and the CLI's console guard makes what it still prints text", async () => {
+    const printed: string[] = [];
+    const restore = guardConsole((s) => printed.push(s));
+    try {
+      server.script({ raw: "data: {not json \u001b]0;PWNED\u0007 \u001b[2J\n\n" });
+      const error = await rejectsWith(make().summarize(REQUEST), "network");
+      assert.doesNotMatch(error.message, /sk-test-secret/);
+      assert.deepEqual(printed, [], "the package's logger is off");
+      // an Assistants-API event name: the package prints it with console.error whatever its log level
+      server.script({ raw: "event: thread.x\ndata: {not json \u001b[2J\n\n" });
+      await rejectsWith(make().summarize(REQUEST), "network");
+    } finally {
+      restore();
+    }
+    assert.ok(printed.length > 0);
+    for (const line of printed) assert.doesNotMatch(line, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    assert.match(printed.join("\n"), /\\u001b\[2J/);
   });
 
   it("configuration errors: no model, bad URL (per surface)", () => {
