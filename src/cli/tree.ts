@@ -170,6 +170,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
       displayLeafId: model.displayLeafId,
       filter,
       entries: model.entryCount,
+      unreachable: model.unreachableCount,
       labels: Object.fromEntries([...model.labels].map(([k, v]) => [k, v.label])),
     };
     out(formatJson(header, jsonTree(model, session)));
@@ -179,6 +180,10 @@ export const treeCommand: CliCommand = async (argv, out) => {
   out(
     `leaf     ${model.leafId ?? "(none)"}${model.displayLeafId !== model.leafId ? ` (shown at ${model.displayLeafId ?? "—"})` : ""} · ${plural(model.entryCount, "entry")} · filter ${filter} · • = active path · ⑂ = a branch starts`,
   );
+  if (model.unreachableCount > 0)
+    out(
+      `note     ${plural(model.unreachableCount, "entry")} not shown: on a parent cycle, with no root above (see \`pi-context doctor\`)`,
+    );
   out("");
   for (const line of formatTree(model, session)) out(line);
   return 0;

@@ -117,7 +117,12 @@ export function registerSessionTree(services: Services): SessionTreeView {
         )
       : model.entryCount === 0
         ? vscode.l10n.t("The session has no entries yet.")
-        : undefined;
+        : model.unreachableCount > 0
+          ? vscode.l10n.t(
+              "{0} not shown: on a parent cycle, with no root above. Run Pi: Check Session Health.",
+              pluralText(model.unreachableCount, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
+            )
+          : undefined;
   };
 
   // the top level and the leaf's place computed while nobody waits (20–60 ms on a 128 MB session),

@@ -257,6 +257,32 @@ describe("session tree view", function () {
     assert.strictEqual(provider.resolveTreeItem(stale, leaf.e).tooltip, undefined);
   });
 
+  it("says how many entries a parent cycle hides (no root above them), in the view's message", async () => {
+    const entries = fs
+      .readFileSync(fixture("tree").jsonl, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; id: string; parentId?: string | null; message?: { role: string } });
+    const first = entries.findIndex((e) => e.type === "message" && e.message?.role === "user");
+    entries[first]!.parentId = entries[first + 3]!.id; // the first user message's parent is below it
+    const source = path.join(agentDir, "cycle-source.jsonl");
+    fs.writeFileSync(source, entries.map((e) => `${JSON.stringify(e)}\n`).join(""));
+    const file = installSession(agentDir, source, `2026-11-30T07-00-0${counter}Z_cycle-${++counter}.jsonl`);
+    touchLater(file, counter * 2);
+    await api.services.sessions.pin(file);
+    await whenSession(api, (c) => c?.file === file, 8000, "the cycle session");
+    await waitFor(() => api.sessionTree.provider.file === file, 5000, "the tree view on the cycle session");
+    const view = api.sessionTree.treeView;
+    await waitFor(() => view.message, 5000, "the view's message");
+    assert.equal(
+      view.message,
+      "31 entries not shown: on a parent cycle, with no root above. Run Pi: Check Session Health.",
+    );
+    assert.equal(model().unreachableCount, 31);
+    await freshTree();
+    await waitFor(() => view.message === undefined, 5000, "no message on a whole tree");
+  });
+
   it("reveals the leaf and any entry (selection follows), also inside a collapsed branch", async () => {
     await freshTree();
     await vscode.commands.executeCommand("piContext.tree.revealLeaf");

@@ -89,6 +89,14 @@ export class SessionTreeModel {
     return this.s.processed;
   }
 
+  /**
+   * Entries on (or below) a parent cycle: no root above them, so, as in pi's `getTree`, they are
+   * in no branch of the tree. Surfaces say so (the view's message, the CLI's note).
+   */
+  get unreachableCount(): number {
+    return this.s.unreachable.size;
+  }
+
   /** The file's leaf: the last entry in file order (pi's rule), or null for an empty session. */
   get leafId(): string | null {
     return this.s.leaf;

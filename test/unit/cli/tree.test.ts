@@ -34,6 +34,35 @@ function copy(): string {
 }
 
 describe("pi-context tree", () => {
+  it("entries on a parent cycle are not shown, and it says how many (text and --json)", async () => {
+    const file = path.join(tmp, `cycle${n++}.jsonl`);
+    const entries = fs
+      .readFileSync(TREE, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; id: string; parentId?: string | null; message?: { role: string } });
+    const first = entries.findIndex((e) => e.type === "message" && e.message?.role === "user");
+    entries[first]!.parentId = entries[first + 3]!.id; // the first user message's parent is below it
+    fs.writeFileSync(file, entries.map((e) => `${JSON.stringify(e)}\n`).join(""));
+    const r = await run("tree", file);
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.split("\n");
+    assert.equal(
+      lines[2],
+      "note     31 entries not shown: on a parent cycle, with no root above (see `pi-context doctor`)",
+    );
+    assert.equal(
+      lines.filter((l) => /^\s*[•⑂ ]/.test(l) && /[0-9a-f]{8} {2}/.test(l)).length,
+      1,
+      "only the system prompt",
+    );
+    const json = await run("tree", file, "--json");
+    assert.equal((JSON.parse(json.out) as { unreachable: number }).unreachable, 31);
+    const plain = await run("tree", TREE);
+    assert.doesNotMatch(plain.out, /^note/m);
+    assert.equal((JSON.parse((await run("tree", TREE, "--json")).out) as { unreachable: number }).unreachable, 0);
+  });
+
   it("prints the indented tree with ids, labels, the active path and the leaf", async () => {
     const r = await run("tree", TREE);
     assert.equal(r.code, 0, r.err);

@@ -374,6 +374,10 @@ describe("tree model: reveal, paging and edge cases", () => {
     );
     assert.equal(model.elementOf("x"), undefined);
     assert.equal(model.elementOf("b")?.key, "b:b");
+    assert.equal(model.unreachableCount, 2, "x and y: said by the surfaces");
+    src.push(msg("z", "y")); // below the cycle: unreachable too (added incrementally)
+    model.sync();
+    assert.equal(model.unreachableCount, 3);
   });
 
   it("labels applied in file order; a cleared label disappears", () => {
