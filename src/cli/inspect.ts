@@ -114,7 +114,6 @@ export function formatInspect(analysis: Analysis, label?: string): string {
   } else lines.push(row("threshold", "unknown (no context window, or reserveTokens is invalid)"));
   for (const [label, text] of usageRows(buildUsageModel(r, analysis.model?.reasoning)))
     lines.push(row(label.toLowerCase().slice(0, 11), text));
-  if (!r.usage.footer) lines.push(row("usage", "none reported yet"));
   lines.push("");
   if (r.compaction) {
     const c = r.compaction;

@@ -198,6 +198,17 @@ describe("pi-context CLI", () => {
     );
   });
 
+  it("inspect of a session with no answer yet: one usage row", async () => {
+    const file = path.join(tmp, "header-only.jsonl");
+    fs.writeFileSync(file, `${fs.readFileSync(path.join(PI, "tree.jsonl"), "utf8").split("\n")[0]}\n`);
+    const { code, out } = await run(["inspect", file]);
+    assert.equal(code, 0);
+    assert.deepEqual(
+      out.split("\n").filter((l) => l.startsWith("usage")),
+      ["usage       no usage reported yet"],
+    );
+  });
+
   it("inspect --leaf with an id the file does not have: pi's 'not found', exit 1, no numbers of another leaf", async () => {
     const r = await run([
       "inspect",
