@@ -281,11 +281,18 @@ function duplicateIdFindings(input: ReferenceInput): HealthFinding[] {
         severity: "error",
         entryId: loop[0]!,
         relatedIds: loop.slice(1),
-        message: l10n.t(
-          "Because of duplicate ids, entries {0} are each other's ancestors in pi's tree: pi 1.6.0's /tree (getTree) walks them forever and hangs. Opening and prompting still work; only editing the file (a new id for one of the duplicates) fixes /tree; {1}.",
-          loop.join(" → "),
-          NO_REWRITE,
-        ),
+        message:
+          input.projection.pathInfo.cycleAt === undefined
+            ? l10n.t(
+                "Because of duplicate ids, entries {0} are each other's ancestors in pi's tree: pi 1.6.0's /tree (getTree) walks them forever and hangs. Opening and prompting still work; only editing the file (a new id for one of the duplicates) fixes /tree; {1}.",
+                loop.join(" → "),
+                NO_REWRITE,
+              )
+            : l10n.t(
+                "Because of duplicate ids, entries {0} are each other's ancestors in pi's tree: pi 1.6.0's /tree (getTree) walks them forever and hangs. The current branch runs into that cycle too, so opening the session hangs as well (see path-cycle: a leaf marker fixes opening and prompting); only editing the file (a new id for one of the duplicates) fixes /tree; {1}.",
+                loop.join(" → "),
+                NO_REWRITE,
+              ),
       }),
     );
   return out;

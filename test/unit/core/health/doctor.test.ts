@@ -170,7 +170,16 @@ describe("doctor: references", () => {
     assert.equal(hang.severity, "error");
     assert.deepEqual([hang.entryId, ...hang.relatedIds].sort(), ["Q", "X"]);
     assert.match(hang.message, /getTree\) walks them forever/);
+    assert.match(hang.message, /Opening and prompting still work/, "the current branch (u9 → a1) does not loop");
     assert.equal(hang.repair, null);
+    // the same loop with the leaf on it: opening hangs too, and the message does not say otherwise
+    const onPath = base().user("X", "first").user("Q", "q").user("X", "again", "Q");
+    const d3 = doctorOf(onPath.jsonl()).report;
+    assert.equal(withCode(d3, "path-cycle").length, 1);
+    const [hang3] = withCode(d3, "tree-hang");
+    assert.ok(hang3);
+    assert.doesNotMatch(hang3.message, /still work/);
+    assert.match(hang3.message, /opening the session hangs as well \(see path-cycle/);
   });
 
   it("context edits: target missing, off the branch, not editable (omission warns), invalid replacement (error, restore)", () => {
