@@ -430,7 +430,6 @@ export class OpenAiSummarizer implements Summarizer {
           .asResponse();
         watchdog.arm();
         const completion = (await response.json()) as OpenAI.Chat.Completions.ChatCompletion;
-        watchdog.disarm();
         const choice = completion.choices?.[0];
         if (!choice) throw new SummarizerError("empty", l10n.t("The summarizer returned no choices."));
         const stop = stopReasonOf(choice.finish_reason);
@@ -471,7 +470,6 @@ export class OpenAiSummarizer implements Summarizer {
         }
         if (choice.finish_reason) finish = choice.finish_reason;
       }
-      watchdog.disarm();
       if (signal?.aborted) throw cancelledError();
       // the package ends the iteration quietly when the request is aborted
       if (watchdog.stalled) throw this.stalledError();
@@ -517,12 +515,9 @@ class StallWatchdog {
       this.controller.abort();
     }, this.idleMs);
   }
-  disarm(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
+  /** Stop waiting and let go of the caller's signal (the request has settled). */
   dispose(): void {
-    this.disarm();
+    clearTimeout(this.timer);
     this.caller?.removeEventListener("abort", this.onCallerAbort);
   }
 }
