@@ -18,6 +18,7 @@ const ADAPTERS = [
   "trim",
   "health",
   "userPi",
+  "access",
 ];
 // Files inside adapter folders that must stay free of `vscode` (used by the CLI or by plain-Node tests).
 const PURE_ADAPTER_FILES = [
@@ -28,6 +29,7 @@ const PURE_ADAPTER_FILES = [
   "src/sessions/following.ts",
   "src/sessions/signatures.ts",
   "src/liveBridge/client.ts",
+  "src/liveBridge/announced.ts",
   "src/liveBridge/installFile.ts",
   "src/liveBridge/liveUsage.ts",
   "src/liveBridge/target.ts",
@@ -95,7 +97,17 @@ layers.push(
     files: ["src/cli/*.ts"],
     where: "src/cli",
     vscode: false,
-    allowed: ["core", "shared", "viewModel", "cli", "summarizers/openai"],
+    // the CLI is a live bridge client too: the vscode-free client and the announcements' reader
+    allowed: [
+      "core",
+      "shared",
+      "viewModel",
+      "cli",
+      "summarizers/openai",
+      "liveBridge/client",
+      "liveBridge/announced",
+      "bridge/protocol",
+    ],
     depth: 1,
   }),
   layer({

@@ -7,6 +7,7 @@
 
 import * as vscode from "vscode";
 import * as l10n from "@vscode/l10n";
+import { AccessService } from "./access/service";
 import { registerCompaction } from "./compaction/command";
 import { registerCompactAt } from "./compaction/compactAt";
 import { readConfig } from "./config";
@@ -64,10 +65,12 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   context.subscriptions.push(pi, sessions);
   const base: BaseServices = { context, log, sessions, config, pi };
   const liveBridge = createLiveBridge(base);
+  const summarizers = registerSummarizers(base);
   const services: Services = {
     ...base,
-    summarizers: registerSummarizers(base),
+    summarizers,
     liveBridge,
+    access: new AccessService(base, liveBridge, summarizers),
     activity: new UserActivityClock(),
   };
 

@@ -7,6 +7,9 @@
  */
 
 import type * as vscode from "vscode";
+import type { AnnouncedPi, SessionAccess } from "./core/access/access";
+import type { Route, SessionAction } from "./core/access/route";
+import type { LiveSessionError } from "./core/access/words";
 import type { Summarizer } from "./core/flows/summarizer";
 import type { SwitchChoice, SwitchPlan } from "./core/flows/switch";
 import type { SessionInfo } from "./core/read/sessionInfo";
@@ -257,11 +260,10 @@ export interface LiveBridge {
    * the last look (every 1.5 s): exact, where the process table can only guess.
    */
   announcedSessions(): readonly { pid: number; sessionFile: string }[];
-  /**
-   * `live`: a running pi with the bridge serves `file` (connects if needed); `problem`: one is
-   * announced but cannot be used (the routes say why); `none`: the file-based flows apply.
-   */
-  availability(file: string): Promise<"live" | "problem" | "none">;
+  /** The announcements read now (alive pis; none when `piContext.liveBridge.enabled` is false): the access model's certain evidence. */
+  announcedNow(): readonly AnnouncedPi[];
+  /** "Pi: Install Live Bridge" (asks first). */
+  install(): Promise<unknown>;
   /** True when our bridge file is installed in pi's extensions folder (any version), false when not, undefined when unknown. */
   bridgeInstalled(): boolean | undefined;
   /**
@@ -309,8 +311,55 @@ export interface LiveBridge {
     drafts: readonly ContextEditDraft[],
     leafId: string | null,
   ): Promise<LiveEditOutcome | undefined>;
+  /**
+   * The running pi's leaf and activity now, asked from pi itself (its last state push may be a
+   * turn behind); undefined without a live bridge for `file`.
+   */
+  livePosition(
+    file: string,
+  ): Promise<{ leafId: string | null; activity: string; pid: number; piVersion: string } | undefined>;
   /** Batches a running pi of `file` has not applied yet (shown as pending). */
   pendingContextEdits(file: string): PendingContextEdits[];
+}
+
+// ── Access (implemented by `access/`) ──
+
+/** A route as a surface receives it: a refusal carries its message and the buttons it was shown with. */
+export type ActionRoute =
+  | Extract<Route, { kind: "bridge" }>
+  /** Our file flow; an action that summarizes learns who writes the summary: the user's own pi, or the configured summarizer. */
+  | (Extract<Route, { kind: "file" }> & { summarizer?: "user-pi" | "configured" })
+  | (Extract<Route, { kind: "refuse" }> & { message: string; actions: string[] });
+
+/** What every write flow takes so that its last check before the append agrees with the route. */
+export interface FlowAccessOptions {
+  guardSeconds: number;
+  /** The user chose *Anyway*: only a pi with the live bridge on the session stops the write. */
+  force: boolean;
+  announced: () => readonly AnnouncedPi[];
+}
+
+/**
+ * Who has a session open and what to do about it (`core/access/`): the one seam every action goes
+ * through. A surface asks {@link route} before it asks the user anything and acts on the answer.
+ */
+export interface SessionAccessService {
+  /** Who has `file` open now (fresh process table and announcements). */
+  access(file: string): Promise<SessionAccess>;
+  /**
+   * The route of `action` on `file`: `bridge` (the running pi does it: `services.liveBridge.route…`),
+   * `file` (our flow, with {@link flowOptions}), or `refuse` — then the refusal has been shown
+   * (unless `quiet`), with *Anyway* running `retry` where the evidence allows it.
+   */
+  route(
+    file: string,
+    action: SessionAction,
+    options?: { force?: boolean; retry?: () => void; quiet?: boolean },
+  ): Promise<ActionRoute>;
+  /** The options of our write flows (guard seconds, *Anyway*, the announcements). */
+  flowOptions(force?: boolean): FlowAccessOptions;
+  /** Show a refusal a flow threw (its ways out as buttons); returns the buttons. */
+  showRefusal(error: LiveSessionError, file: string, retry?: () => void): string[];
 }
 
 /** What every surface receives (built once by `activate()`; every member is set before any surface registers). */
@@ -324,6 +373,8 @@ export interface Services {
   summarizers: SummarizerProvider;
   /** Running pi processes with the live bridge. */
   liveBridge: LiveBridge;
+  /** Who has a session open, and the route of every action. */
+  access: SessionAccessService;
   /** The user's pi (version, rules, catalog; the runtime to summarize with). */
   pi: UserPiService;
   /** When the user last did something with our views (work that can wait waits for a pause). */

@@ -5,8 +5,9 @@
  *
  * Order (nothing is asked that a later check would make pointless):
  *   1. the session (argument, else the current one, else a pick);
- *   2. a running pi with the live bridge compacts itself (instructions, then `liveBridge.ts`);
- *   3. the live-session guard (recent write / running pi) — refuses before anything is typed;
+ *   2. the route (`services.access`): a running pi with the live bridge compacts itself
+ *      (instructions, then `liveBridge/routes.ts`); a pi that may have it open without one refuses
+ *      before anything is typed (with *Anyway* where the evidence allows it);
  *   4. prepare (pi's `prepareCompaction`): "Nothing to compact" is said right away;
  *   5. the optional custom instructions;
  *   6. the preview (needs no API key: counting is local);
@@ -34,7 +35,7 @@ import {
   type CompactionPlan,
   type PlanFit,
 } from "../core/flows/compact";
-import { checkSessionLive, liveSessionError } from "../core/flows/live";
+import { ACTIONS } from "../core/access/route";
 import { describeChange } from "../core/flows/watch";
 import { SummarizerError } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
@@ -55,10 +56,10 @@ export interface CompactCommandOptions {
   instructions?: string;
   skipPreview?: boolean;
   /**
-   * "Compact Anyway" after an overridable live-session refusal: skip the write-age check once (the
-   * process check still runs, also right before the write). See `isOverridable` in `core/flows/live.ts`.
+   * *Anyway* after a refusal whose evidence is only probable or possible (`core/access/route.ts`):
+   * go ahead once; a pi with the live bridge on the session still stops it.
    */
-  overrideRecentWrite?: boolean;
+  force?: boolean;
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
@@ -122,7 +123,7 @@ export function registerCompaction(services: Services): void {
     try {
       return await compactFile(file, options, controller);
     } catch (error) {
-      return report(services, file, error, options);
+      return report(services, file, error, options, compact);
     } finally {
       setRunning(undefined);
     }
@@ -140,25 +141,33 @@ export function registerCompaction(services: Services): void {
     const info = await services.sessions.sessionInfo(file);
     const title = sessionTitle(setPlanLabel(file, current?.file === file ? current.label : sessionLabel(info ?? {})));
 
-    // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
-    if ((await services.liveBridge.availability(file)) !== "none") {
+    // the route, before anything is typed: the running pi (live bridge), our flow, or a refusal
+    const retry = () => void compact(file, { ...options, force: true });
+    let route = await services.access.route(file, ACTIONS.compact, { force: options.force === true, retry });
+    if (route.kind === "bridge") {
       given ??= await askInstructions(title);
       if (given === undefined) return { kind: "declined", file, stage: "instructions" };
       const live = await services.liveBridge.routeCompaction(file, given, { signal: controller.signal, skipPreview });
-      if (live) return live; // else pi went away meanwhile: the file-based flow below, same instructions
+      if (live) return live;
+      // pi went away meanwhile: the route again (our flow, same instructions)
+      route = await services.access.route(file, ACTIONS.compact, { force: options.force === true, retry });
     }
-
-    // the live-session guard, before anything is typed (the flow checks again before writing)
-    const guardSeconds = options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds;
-    if (options.overrideRecentWrite) services.log.info(`compact ${file}: anyway — the write-age check is skipped once`);
-    const live = await checkSessionLive({ filePath: file, cwd: info?.cwd, sessionId: info?.id }, { guardSeconds });
-    if (live.live) throw liveSessionError(live);
+    if (route.kind === "refuse")
+      return { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions };
+    if (route.kind === "bridge") {
+      const message = vscode.l10n.t(
+        "pi (process {0}) has this session open with the live bridge, but the bridge does not answer. Nothing was written.",
+        route.pid,
+      );
+      void notify.error(message);
+      return { kind: "error", file, errorKind: "bridge-unavailable", message };
+    }
 
     // prepare: "Nothing to compact" now, not after the instructions and the key
     const planOptions = {
       agentDir: services.sessions.agentDir(),
       projectSettings: config.projectSettings,
-      guardSeconds,
+      ...services.access.flowOptions(route.forced),
       surface: "vscode" as const,
       pi: services.pi.current,
     };
@@ -172,7 +181,7 @@ export function registerCompaction(services: Services): void {
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
     const plan = withInstructions(prepared, instructions);
     // the user's own pi summarizes (setting `pi`, or `auto` with a pi and no summarizer configured here)
-    if (await services.summarizers.usesPi())
+    if (route.summarizer === "user-pi")
       return compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
     // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
     const summarizer = await services.summarizers.get({ allowMissingKey: true });
@@ -318,6 +327,7 @@ function report(
   file: string,
   error: unknown,
   options: CompactCommandOptions,
+  rerun: (file: string, options: CompactCommandOptions) => Promise<CompactCommandOutcome>,
 ): CompactCommandOutcome {
   if (error instanceof NothingToCompactError) {
     services.log.warn(`compact ${file}: ${error.name}: ${error.message}`);
@@ -330,13 +340,6 @@ function report(
     file,
     error,
     configActions: [vscode.l10n.t("Open Settings")],
-    live: {
-      bridgeInstalled: services.liveBridge.bridgeInstalled(),
-      anyway: {
-        label: vscode.l10n.t("Compact Anyway"),
-        run: () =>
-          void vscode.commands.executeCommand("piContext.compact", file, { ...options, overrideRecentWrite: true }),
-      },
-    },
+    refused: (e) => services.access.showRefusal(e, file, () => void rerun(file, { ...options, force: true })),
   });
 }

@@ -40,6 +40,8 @@ import { LiveEditRoute } from "./editRoute";
 import { BridgeInstaller, type BridgeCommandOptions, type BridgeCommandOutcome } from "./install";
 import { bridgeInstallPath, type BridgeFileStatus } from "./installFile";
 import { applyLiveState } from "./liveUsage";
+import { announcedPis, liveAnnouncements } from "./announced";
+import type { AnnouncedPi } from "../core/access/access";
 import { LiveRoutes } from "./routes";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
 
@@ -135,6 +137,11 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     return this.announced;
   }
 
+  /** See {@link LiveBridge.announcedNow}. */
+  announcedNow(): readonly AnnouncedPi[] {
+    return this.enabled() ? announcedPis(liveAnnouncements(this.agentDir())) : [];
+  }
+
   /** The connected bridge serving `file`, if any (newest pi first). */
   liveFor(file: string): LiveTarget | undefined {
     let best: LiveTarget | undefined;
@@ -177,6 +184,22 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   /** Whether a live bridge serves `file` now (see {@link LiveBridge.availability}). */
   async availability(file: string): Promise<"live" | "problem" | "none"> {
     return (await this.resolve(file)).kind;
+  }
+
+  /** See {@link LiveBridge.livePosition}. */
+  async livePosition(
+    file: string,
+  ): Promise<{ leafId: string | null; activity: string; pid: number; piVersion: string } | undefined> {
+    const resolution = await this.resolve(file);
+    if (resolution.kind !== "live") return undefined;
+    const { connection, announcement } = resolution.target;
+    const state = await connection.request("state", {}).catch(() => connection.state);
+    return {
+      leafId: state.leafId ?? null,
+      activity: state.activity,
+      pid: announcement.pid,
+      piVersion: announcement.piVersion,
+    };
   }
 
   /** Problems of announced bridges for the current session (for the log and tests). */
