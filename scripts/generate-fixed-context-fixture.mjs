@@ -21,10 +21,10 @@ const server = await startScriptedServer({ text: "Done." });
 try {
   const world = writeFixedContextWorld(root, server.baseURL);
   const file = await runFixedContextSession(world, server, [], { extraTurns: 20 });
-  mkdirSync(path.join(out, "agent"), { recursive: true });
+  mkdirSync(path.join(out, "session.agent"), { recursive: true });
   copyFileSync(file, path.join(out, "session.jsonl"));
   for (const f of ["models.json", "settings.json"])
-    copyFileSync(path.join(world.agentDir, f), path.join(out, "agent", f));
+    copyFileSync(path.join(world.agentDir, f), path.join(out, "session.agent", f));
   console.log(`wrote ${path.relative(repo, out)} (${server.requests.length} requests)`);
 } finally {
   await server.close();
