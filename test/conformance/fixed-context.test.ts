@@ -299,10 +299,15 @@ describe("a real pi's system message, itemised, and the removals pi offers", () 
       assert.ok(all.includes(kept), `${kept} kept: ${all.join(", ")}`);
   });
 
-  it('--no-builtin-tools, "extensions": ["-builtin:codemode"]', async () => {
-    const { fixed, names } = await piRun(["--no-builtin-tools"], { settings: { extensions: ["-builtin:codemode"] } });
+  it('--no-builtin-tools, "extensions": ["-builtin:codemode"], SYSTEM.md', async () => {
+    const { fixed, names } = await piRun(["--no-builtin-tools"], {
+      settings: { extensions: ["-builtin:codemode"] },
+      agentFiles: { "SYSTEM.md": "You are a careful assistant." },
+    });
     removedBy(fixed, ["read", "bash", "edit", "write"], "--no-builtin-tools");
     removedBy(fixed, ["codemode"], '"extensions": ["-builtin:codemode"]');
+    removedBy(fixed, ["tools", "rules", "docs"], "SYSTEM.md");
+    assert.ok(names("section").includes("preamble"), "SYSTEM.md replaces the preamble");
     assert.deepEqual(names("tool"), []);
     assert.ok(!names().includes("codemode"), names().join(", "));
     assert.deepEqual(names("mcp-tool"), ["mcp__notes__lookup", "mcp__notes__search"]);

@@ -115,11 +115,16 @@ export interface FixedContextWorld {
  * skills, the extension, mcp.json) and the project (AGENTS.md) under `root`.
  * @param settings more settings.json keys (e.g. `defaultTools`).
  * @param mcp more keys per MCP server (e.g. `{ notes: { toolExposure: {…} } }`).
+ * @param agentFiles more files of the agent dir by name (e.g. `SYSTEM.md`).
  */
 export function writeFixedContextWorld(
   root: string,
   baseURL: string,
-  options: { settings?: Record<string, unknown>; mcp?: Record<string, Record<string, unknown>> } = {},
+  options: {
+    settings?: Record<string, unknown>;
+    mcp?: Record<string, Record<string, unknown>>;
+    agentFiles?: Record<string, string>;
+  } = {},
 ): FixedContextWorld {
   const agentDir = path.join(root, "agent");
   const project = path.join(root, "project");
@@ -189,6 +194,8 @@ export function writeFixedContextWorld(
     },
   };
   fs.writeFileSync(path.join(agentDir, "mcp.json"), JSON.stringify({ mcpServers }, null, 2));
+  for (const [name, text] of Object.entries(options.agentFiles ?? {}))
+    fs.writeFileSync(path.join(agentDir, name), text);
   return { root, agentDir, project, home };
 }
 

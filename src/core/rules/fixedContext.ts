@@ -48,10 +48,11 @@ export type FixedPartKind =
 /**
  * A pi 1.6.0 flag, setting or file that leaves a part out of the system message: `text` is pi's
  * syntax (`--no-context-files`, `"defaultTools": ["-write"]`), `where` the file a setting goes in,
- * `all` true when it removes every part of the kind (all context files, all skills).
+ * `all` true when it removes more than this part (every context file, every skill). The `addendum`
+ * has no removal: its `source`s (a flag, a file) put it there, and leaving them out removes it.
  */
 export interface FixedRemoval {
-  kind: "flag" | "setting" | "frontmatter";
+  kind: "flag" | "setting" | "file" | "frontmatter" | "source";
   text: string;
   where?: string;
   all?: boolean;
@@ -218,7 +219,15 @@ export function removalsOf(kind: FixedPartKind, name: string): FixedRemoval[] {
         case "rules":
         case "docs":
           // a custom prompt replaces pi's preamble and leaves out its tools, rules and docs sections
-          return [{ kind: "flag", text: "--system-prompt", all: true }];
+          return [
+            { kind: "flag", text: "--system-prompt", all: true },
+            { kind: "file", text: "SYSTEM.md", where: "the agent dir or .pi/", all: true },
+          ];
+        case "addendum":
+          return [
+            { kind: "source", text: "--append-system-prompt" },
+            { kind: "source", text: "APPEND_SYSTEM.md", where: "the agent dir or .pi/" },
+          ];
         default:
           return [];
       }

@@ -141,7 +141,8 @@ describe("the fixture pi wrote (context files, skills, extension, MCP)", () => {
     ]);
     assert.deepEqual(texts("project/AGENTS.md"), ["--no-context-files"]);
     assert.deepEqual(texts("db-migration"), ["disable-model-invocation: true", "--no-skills"]);
-    assert.deepEqual(texts("docs"), ["--system-prompt"]);
+    assert.deepEqual(texts("docs"), ["--system-prompt", "SYSTEM.md"]);
+    assert.deepEqual(texts("addendum"), ["--append-system-prompt", "APPEND_SYSTEM.md"]);
     assert.deepEqual(texts("team_notes"), ["--no-extensions"]);
     assert.deepEqual(texts("cwd"), []);
   });
