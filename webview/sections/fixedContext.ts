@@ -21,11 +21,12 @@ export function renderFixedContext(view: View, fixed: FixedContextModel): HTMLEl
     "data-testid": "fixed-context",
   });
   if (fixed.session) box.appendChild(h("p", { class: "fixed-session", role: "listitem" }, fixed.session));
+  // how it is counted first: the bar's number is scaled, these are pi's estimate
+  for (const note of fixed.notes) box.appendChild(h("p", { class: "fixed-note muted", role: "listitem" }, note));
   for (const g of fixed.groups) {
     box.appendChild(groupRow(view, g, fixed.total));
     if (view.ui.fixedGroups?.includes(g.id)) box.appendChild(groupItems(g));
   }
-  for (const note of fixed.notes) box.appendChild(h("p", { class: "note muted", role: "listitem" }, note));
   return box;
 }
 
