@@ -115,12 +115,16 @@ function lineItems(fixed: FixedContext): { label: string; tokens: number }[] {
 export const LINE_ITEMS = 4;
 
 /**
- * The gauge tooltip's line: `2.9k: tools 1.5k, project/AGENTS.md 249, prompt 0.6k, …` (the fixed
- * part's total by pi's estimator, then its largest parts). Plain text; undefined without a system
- * message (older pi: nothing to itemise).
+ * The gauge tooltip's line: `2.9k: tools 1.4k, prompt 650, AGENTS.md 249, MCP 240, …` (the fixed
+ * part's total by pi's estimator, then its largest parts). Plain text. Without a system message:
+ * that the file does not record it when there is a conversation (`contextTokens` > 0), else undefined.
  */
-export function fixedContextLine(fixed: FixedContext): string | undefined {
-  if (fixed.layout === "none" || fixed.total <= 0) return undefined;
+export function fixedContextLine(fixed: FixedContext, contextTokens = 0): string | undefined {
+  if (fixed.layout === "none")
+    return contextTokens > 0
+      ? l10n.t("not in the session file (pi before 0.86 did not record its system prompt and tools)")
+      : undefined;
+  if (fixed.total <= 0) return undefined;
   const items = lineItems(fixed);
   const shown = items.slice(0, LINE_ITEMS).map((i) => `${i.label} ${formatGaugeTokens(i.tokens)}`);
   if (items.length > LINE_ITEMS) shown.push("…");

@@ -386,7 +386,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
     );
   }
   // what every request carries before the conversation (pi's system message), largest parts first
-  const fixed = inspect.fixedContext ? fixedContextLine(inspect.fixedContext) : undefined;
+  const fixed = inspect.fixedContext ? fixedContextLine(inspect.fixedContext, tokens) : undefined;
   if (fixed) rows.push(row(l10n.t("Fixed part"), escapeMarkdown(fixed)));
   if (enabled) {
     if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {

@@ -37,7 +37,7 @@ describe("the gauge tooltip's line", () => {
     assert.equal(fixedContextLine(long.fixedContext), "1.3k: tools 742, prompt 567");
   });
 
-  it("a row of the tooltip (escaped Markdown); none without a system message", async () => {
+  it("a row of the tooltip (escaped Markdown); without a system message, that the file has none", async () => {
     const analysis = await analyzeSession(FILE, { agentDir: AGENT });
     const view = buildGaugeView({ session: { file: FILE, analysis, pinned: false, updatedAt: 0 }, margin: 1000 });
     assert.ok(
@@ -46,7 +46,11 @@ describe("the gauge tooltip's line", () => {
       ),
       view.tooltip,
     );
-    assert.equal(fixedContextLine(splitSystemMessage(undefined)), undefined);
+    assert.equal(fixedContextLine(splitSystemMessage(undefined)), undefined, "no conversation: nothing to say");
+    assert.equal(
+      fixedContextLine(splitSystemMessage(undefined), 1200),
+      "not in the session file (pi before 0.86 did not record its system prompt and tools)",
+    );
   });
 });
 
