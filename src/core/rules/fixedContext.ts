@@ -319,8 +319,8 @@ function toolName(tool: unknown): string {
 
 /**
  * Split a (replayed) system message into its parts, in the message's order: content, sections,
- * tools. Each tool's characters are its `JSON.stringify` plus the `[`, `,` or `]` after it in
- * pi's `JSON.stringify(toolsAdded)` (the `[` goes to the first tool).
+ * tools. Each tool's characters are its `JSON.stringify` plus the `,` or `]` after it in pi's
+ * `JSON.stringify(toolsAdded)`; the first tool also gets the `[`.
  * @returns the parts and pi's estimate; `layout: "none"` and no parts for `undefined`.
  */
 export function splitSystemMessage(system: SystemMessage | undefined): FixedContext {
