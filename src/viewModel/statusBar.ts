@@ -16,6 +16,7 @@ import type { SourcedNumber } from "../core/rules/inspect";
 import { piText, piWarnings, windowSourceText } from "./sourceText";
 import { gaugeLimit, levelFor, nothingToCompact, type GaugeColors, type GaugeLevel } from "./gauge";
 import { buildUsageModel, usageRows } from "./usage";
+import { fixedContextLine } from "./fixedContext";
 import type { ValueSource } from "../core/rules/settings";
 import type { ProblemModel } from "../shared/protocol";
 import {
@@ -384,6 +385,9 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       ),
     );
   }
+  // what every request carries before the conversation (pi's system message), largest parts first
+  const fixed = inspect.fixedContext ? fixedContextLine(inspect.fixedContext, tokens) : undefined;
+  if (fixed) rows.push(row(l10n.t("Fixed part"), escapeMarkdown(fixed)));
   if (enabled) {
     if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
       const until = inspect.tokensUntilCompaction;
