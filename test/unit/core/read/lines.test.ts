@@ -2,7 +2,7 @@
 
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { isBlank, isLongLine, LineSplitter, parseLine, setScanLineBytes } from "../../../../src/core/read/lines";
+import { isBlank, LineSplitter, parseLine } from "../../../../src/core/read/lines";
 
 /** Push `chunks` through a splitter; the lines it hands out with their file offsets, then the remainder. */
 function split(chunks: string[], from = 0): { lines: [string, number][]; rest?: [string, number] } {
@@ -38,17 +38,10 @@ describe("lines", () => {
     assert.equal(blank("\u00A0é"), false);
   });
 
-  it("parses long lines with the scanner and lets JSON.parse judge", () => {
-    const b = Buffer.from('{"a":"x"}');
-    assert.equal(isLongLine(b.length), false);
-    assert.deepEqual(parseLine(b, 0, b.length), { a: "x" });
-    setScanLineBytes(0);
-    try {
-      assert.equal(isLongLine(b.length), true);
-      assert.equal((parseLine(b, 0, b.length) as { a: unknown }).a !== undefined, true);
-      assert.throws(() => parseLine(Buffer.from("{"), 0, 1), SyntaxError);
-    } finally {
-      setScanLineBytes(8 * 1024);
-    }
+  it("parses a line as JSON.parse of its UTF-8 bytes, and rejects what JSON.parse rejects", () => {
+    const b = Buffer.from('xx{"a":"é\\u00e9"}yy');
+    assert.deepEqual(parseLine(b, 2, b.length - 2), { a: "éé" });
+    assert.throws(() => parseLine(b, 0, b.length), SyntaxError);
+    assert.throws(() => parseLine(Buffer.from('{"a":"\\x41"}'), 0, 12), SyntaxError);
   });
 });
