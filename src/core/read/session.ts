@@ -306,7 +306,7 @@ export class SessionFile {
     const bytes = this.readLineBytes(record);
     let value: Record<string, unknown>;
     try {
-      value = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+      value = parseLine(bytes, 0, bytes.length) as Record<string, unknown>;
     } catch {
       throw new StaleSessionError(`line ${record.line} of ${this.filePath} changed since it was read`);
     }
