@@ -511,8 +511,7 @@ export function prepareContextEdits(
       // Unedited: the target shows its original content, whose characters (pi's `estimateTokens`
       // count) were measured when the file was read. Equal content has equal counts, so a
       // different count settles it without reading the body (most targets are large results).
-      if (totalChars(messageChars({ role, content: wanted }, { plain: true })) !== totalChars(entry.record.chars))
-        return false;
+      if (totalChars(messageChars({ role, content: wanted })) !== totalChars(entry.record.chars)) return false;
       return isDeepStrictEqual(wanted, originalContent(entry.record.id));
     }
     const content = (session.readEntry(entry.edit) as { replacement?: { content?: unknown } }).replacement?.content;
