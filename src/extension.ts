@@ -8,6 +8,7 @@
 import * as vscode from "vscode";
 import * as l10n from "@vscode/l10n";
 import { AccessService } from "./access/service";
+import { CommandTable, surfaceActions, treeService } from "./commands";
 import { registerCompaction } from "./compaction/command";
 import { registerCompactAt } from "./compaction/compactAt";
 import { readConfig } from "./config";
@@ -42,6 +43,8 @@ export interface PiContextApi {
   health: HealthSurface;
   /** The context keys of the views' welcome content (ui/welcome.ts). */
   welcome: () => WelcomeState;
+  /** Every command id of the command table (the integration tests compare it with package.json). */
+  commands: string[];
 }
 
 /** Extension entry point: services first, then the surfaces. */
@@ -52,7 +55,8 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   const log = vscode.window.createOutputChannel(PRODUCT_NAME, { log: true });
   context.subscriptions.push(log);
-  context.subscriptions.push(vscode.commands.registerCommand("piContext.showLog", () => log.show()));
+  const commands = new CommandTable();
+  commands.add({ "piContext.showLog": () => log.show() });
 
   const config = () => readConfig();
   const pi = createUserPi({ log, config });
@@ -63,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
     cacheFile: vscode.Uri.joinPath(context.globalStorageUri, "session-catalog.jsonl").fsPath,
   });
   context.subscriptions.push(pi, sessions);
-  const base: BaseServices = { context, log, sessions, config, pi };
+  const base: BaseServices = { context, log, sessions, config, pi, commands };
   const liveBridge = createLiveBridge(base);
   const summarizers = registerSummarizers(base);
   const services: Services = {
@@ -71,6 +75,8 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
     summarizers,
     liveBridge,
     access: new AccessService(base, liveBridge, summarizers),
+    actions: surfaceActions(commands),
+    tree: treeService(commands),
     activity: new UserActivityClock(),
   };
 
@@ -86,6 +92,8 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   const trim = registerTrim(services);
   const health = registerHealth(services);
   const welcome = registerWelcomeContext(services);
+  // every surface added its commands: registered with VS Code in one place
+  commands.register(context);
 
   pi.start();
   sessions.start(() => liveBridge.announcedSessions());
@@ -95,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   log.info(
     `${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`,
   );
-  return { services, statusBar, sessionTree, liveBridge, trim, health, welcome };
+  return { services, statusBar, sessionTree, liveBridge, trim, health, welcome, commands: commands.ids() };
 }
 
 export function deactivate(): void {}

@@ -362,6 +362,39 @@ export interface SessionAccessService {
   showRefusal(error: LiveSessionError, file: string, retry?: () => void): string[];
 }
 
+// ── The command table and what surfaces call of each other (implemented by `commands.ts`) ──
+
+/** A surface's commands by id (`commands.ts` `CommandTable`). */
+export interface CommandRegistry {
+  /** Add a surface's command handlers (registered with VS Code once, by the composition root). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- VS Code passes anything
+  add(handlers: Record<string, (...args: any[]) => unknown>): void;
+}
+
+/** The commands one surface runs of another, as direct calls (never `executeCommand` of our own ids). */
+export interface SurfaceActions {
+  /** "Pi: Compact Session…" (default: the current session). */
+  compact(file?: string): Promise<CompactCommandOutcome>;
+  openPanel(): Promise<unknown>;
+  /** "Pi: Check Session Health" of `file` (default: the current session). */
+  checkHealth(file?: string): Promise<unknown>;
+  selectSession(): Promise<unknown>;
+  /** "Pi: Trim Context…". */
+  trim(): Promise<TrimCommandOutcome>;
+  /** Re-read the session and look for pi again. */
+  refresh(): Promise<unknown>;
+  setApiKey(): Promise<unknown>;
+  installBridge(): Promise<unknown>;
+}
+
+/** The Pi Session tree as other surfaces reach it. */
+export interface TreeService {
+  /** Reveal, select and focus an entry of the current session; false when the tree does not show it. */
+  reveal(entryId: string): Promise<boolean>;
+  /** Reveal the leaf. */
+  revealLeaf(): Promise<unknown>;
+}
+
 /** What every surface receives (built once by `activate()`; every member is set before any surface registers). */
 export interface Services {
   context: vscode.ExtensionContext;
@@ -375,6 +408,12 @@ export interface Services {
   liveBridge: LiveBridge;
   /** Who has a session open, and the route of every action. */
   access: SessionAccessService;
+  /** The command table: each surface adds its commands here. */
+  commands: CommandRegistry;
+  /** What surfaces call of each other. */
+  actions: SurfaceActions;
+  /** The Pi Session tree. */
+  tree: TreeService;
   /** The user's pi (version, rules, catalog; the runtime to summarize with). */
   pi: UserPiService;
   /** When the user last did something with our views (work that can wait waits for a pause). */
@@ -390,4 +429,4 @@ export interface UserActivity {
 }
 
 /** What the services that others are built from need: the base every service is constructed with. */
-export type BaseServices = Pick<Services, "context" | "log" | "sessions" | "config" | "pi">;
+export type BaseServices = Pick<Services, "context" | "log" | "sessions" | "config" | "pi" | "commands">;

@@ -311,14 +311,14 @@ export function registerCompaction(services: Services): void {
     });
   };
 
-  services.context.subscriptions.push(
-    vscode.commands.registerCommand("piContext.compact", compact),
-    vscode.commands.registerCommand("piContext.cancelCompaction", () => {
+  services.commands.add({
+    "piContext.compact": compact,
+    "piContext.cancelCompaction": () => {
       if (!running) return false;
       running.abort();
       return true;
-    }),
-  );
+    },
+  });
 }
 
 /** Tell the user what happened (one message, never a loop) and return the outcome. */
@@ -340,6 +340,7 @@ function report(
     file,
     error,
     configActions: [vscode.l10n.t("Open Settings")],
+    setApiKey: () => services.actions.setApiKey(),
     refused: (e) => services.access.showRefusal(e, file, () => void rerun(file, { ...options, force: true })),
   });
 }

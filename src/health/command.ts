@@ -200,7 +200,7 @@ export class HealthCommand {
     if (!pick) return { kind: "shown", file, ...counts };
     if (pick.action === "repair") return this.repair(file, options, name);
     if (pick.action === "compact") {
-      await vscode.commands.executeCommand("piContext.compact", file);
+      await this.services.actions.compact(file);
       return { kind: "compact", file };
     }
     if (pick.finding) await this.show(file, pick.finding);
@@ -394,13 +394,7 @@ export class HealthCommand {
 
   /** Show a finding: its entry in the Pi Session tree, else its file at the line. */
   private async show(file: string, f: HealthFinding): Promise<void> {
-    if (f.entryId && f.source === "session") {
-      const commands = await vscode.commands.getCommands(true);
-      if (commands.includes("piContext.tree.reveal")) {
-        const shown = await vscode.commands.executeCommand<boolean>("piContext.tree.reveal", f.entryId);
-        if (shown) return;
-      }
-    }
+    if (f.entryId && f.source === "session" && (await this.services.tree.reveal(f.entryId))) return;
     const target = f.file ?? file;
     const options: vscode.TextDocumentShowOptions = { preview: true };
     if (f.line !== undefined && f.line >= 1 && target === file)

@@ -480,10 +480,10 @@ export function createLiveBridge(services: BaseServices): LiveBridgeService {
 export function registerLiveBridge(services: BaseServices, service: LiveBridgeService): void {
   const options = (arg: unknown): BridgeCommandOptions =>
     arg && typeof arg === "object" ? (arg as BridgeCommandOptions) : {};
-  services.context.subscriptions.push(
-    service,
-    vscode.commands.registerCommand("piContext.installBridge", (arg?: unknown) => service.install(options(arg))),
-    vscode.commands.registerCommand("piContext.removeBridge", (arg?: unknown) => service.remove(options(arg))),
-  );
+  services.context.subscriptions.push(service);
+  services.commands.add({
+    "piContext.installBridge": (arg?: unknown) => service.install(options(arg)),
+    "piContext.removeBridge": (arg?: unknown) => service.remove(options(arg)),
+  });
   service.start();
 }

@@ -34,24 +34,23 @@ const PICKER_UPDATE_MS = 750;
 
 /** Register the session commands. */
 export function registerSessionCommands(services: Services): void {
-  const { context, sessions, log } = services;
-  context.subscriptions.push(
-    vscode.commands.registerCommand("piContext.selectSession", () => selectSession(services)),
-    vscode.commands.registerCommand("piContext.followLatest", async () => {
+  const { sessions, log } = services;
+  services.commands.add({
+    "piContext.selectSession": () => selectSession(services),
+    "piContext.followLatest": async () => {
       await sessions.followLatest();
       const c = sessions.current;
       log.info(c ? `following the latest session: ${c.file}` : "following the latest session (none yet)");
-    }),
+    },
     // also look for pi again, asking the login shell and npm once more (pi may have been installed since)
-    vscode.commands.registerCommand("piContext.refresh", async () => {
+    "piContext.refresh": async () => {
       await services.pi.refresh(true).catch(() => undefined);
       await sessions.refresh();
-    }),
-    vscode.commands.registerCommand("piContext.switchLiveSession", (file?: unknown) => switchLive(services, file)),
-    vscode.commands.registerCommand("piContext.nameSession", (file?: unknown, name?: unknown) =>
+    },
+    "piContext.switchLiveSession": (file?: unknown) => switchLive(services, file),
+    "piContext.nameSession": (file?: unknown, name?: unknown) =>
       nameSession(services, typeof file === "string" ? file : undefined, typeof name === "string" ? name : undefined),
-    ),
-  );
+  });
 }
 
 /** Follow another live session of the current folder: the given one, the only other one, or a pick. */

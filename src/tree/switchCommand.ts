@@ -304,6 +304,7 @@ function report(services: Services, file: string, error: unknown, anyway: () => 
     file,
     error,
     configActions: [vscode.l10n.t("Set API Key…"), vscode.l10n.t("Open Settings")],
+    setApiKey: () => services.actions.setApiKey(),
     refused: (e) => services.access.showRefusal(e, file, anyway),
   });
 }

@@ -133,8 +133,7 @@ export function registerTrim(services: Services): TrimApi {
         optionsArg && typeof optionsArg === "object" ? (optionsArg as TrimApplyOptions) : {},
       ),
   };
-  services.context.subscriptions.push(
-    ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
-  );
+  services.context.subscriptions.push();
+  services.commands.add(commands);
   return { prompts: prompter.log, currentPrompt: () => prompter.current };
 }

@@ -34,9 +34,9 @@ export function error(text: string, ...actions: string[]): Thenable<string | und
   return vscode.window.showErrorMessage(prefix(text), ...actions);
 }
 
-/** Run the action a failure toast's button names: "Set API Key…" or "Open Settings" (as localised). */
-function runAction(choice: string | undefined): void {
-  if (choice === vscode.l10n.t("Set API Key…")) void vscode.commands.executeCommand("piContext.setApiKey");
+/** Run the action a failure toast's button names: "Set API Key…" (`setApiKey`) or "Open Settings" (as localised). */
+function runAction(choice: string | undefined, setApiKey: (() => unknown) | undefined): void {
+  if (choice === vscode.l10n.t("Set API Key…")) void setApiKey?.();
   else if (choice === vscode.l10n.t("Open Settings"))
     void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
 }
@@ -128,6 +128,8 @@ export function reportFlowFailure(
     configActions: string[];
     /** Shows a refusal because pi may have the session open (`services.access.showRefusal`); without: Show Details only. */
     refused?: (error: LiveSessionError) => string[];
+    /** "Set API Key…" (`services.actions.setApiKey`). */
+    setApiKey?: () => unknown;
   },
 ): FlowFailure {
   const { operation, logPrefix, file, error: e, configActions } = options;
@@ -142,11 +144,12 @@ export function reportFlowFailure(
     const actions = options.refused ? options.refused(e) : showLiveRefusal(e, file, {});
     return { kind: "error", file, errorKind, message, actions };
   }
-  if (errorKind === "config") void error(message, ...configActions).then(runAction);
+  const run = (choice: string | undefined) => runAction(choice, options.setApiKey);
+  if (errorKind === "config") void error(message, ...configActions).then(run);
   else
     void error(
       vscode.l10n.t("{0} failed: {1}", operation, nothingWritten(message)),
-      ...(isUnauthorized(e) ? [vscode.l10n.t("Set API Key…")] : []),
-    ).then(runAction);
+      ...(isUnauthorized(e) && options.setApiKey ? [vscode.l10n.t("Set API Key…")] : []),
+    ).then(run);
   return { kind: "error", file, errorKind, message };
 }
