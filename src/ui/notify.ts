@@ -69,7 +69,7 @@ let detailsCounter = 0;
  */
 export function showLiveRefusal(error: LiveSessionError, file: string, options: LiveRefusalOptions): string[] {
   const buttons: [string, () => void][] = [];
-  if (error.offers.includes("anyway") && options.anyway) buttons.push([ANYWAY(), options.anyway]);
+  if (error.offers.includes("anyway") && options.anyway) buttons.push([anywayLabel(error.action), options.anyway]);
   if (error.offers.includes("install-bridge") && options.installBridge)
     buttons.push([INSTALL_BRIDGE(), options.installBridge]);
   if (error.offers.includes("show-terminal") && options.showTerminal)
@@ -92,7 +92,22 @@ export function showLiveRefusal(error: LiveSessionError, file: string, options: 
 }
 
 /** The refusal's buttons, in the user's language (evaluated when shown: the bundle is VS Code's). */
-const ANYWAY = () => vscode.l10n.t("Anyway");
+function anywayLabel(action: LiveSessionError["action"]): string {
+  switch (action) {
+    case "compact":
+      return vscode.l10n.t("Compact Anyway");
+    case "switch":
+      return vscode.l10n.t("Switch Anyway");
+    case "label":
+      return vscode.l10n.t("Label Anyway");
+    case "name":
+      return vscode.l10n.t("Name Anyway");
+    case "context-edit":
+      return vscode.l10n.t("Edit Anyway");
+    default:
+      return vscode.l10n.t("Repair Anyway");
+  }
+}
 const INSTALL_BRIDGE = () => vscode.l10n.t("Install Live Bridge");
 const SHOW_TERMINAL = () => vscode.l10n.t("Show Terminal");
 const SHOW_DETAILS = () => vscode.l10n.t("Show Details");

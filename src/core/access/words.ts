@@ -39,14 +39,17 @@ export function accessOfSession(
 /** Thrown when a write is refused because someone may have the session open; nothing was written. */
 export class LiveSessionError extends Error {
   readonly access: SessionAccess;
+  /** The refused action (its `id` names the *Anyway* button: "Compact Anyway"). */
+  readonly action: SessionAction["id"];
   /** True when *Anyway* / `--force` may go ahead (the evidence is only probable or possible). */
   readonly overridable: boolean;
   /** The ways out, as the route chooser offers them. */
   readonly offers: Offer[];
-  constructor(message: string, access: SessionAccess, offers: Offer[]) {
+  constructor(message: string, access: SessionAccess, offers: Offer[], action: SessionAction["id"]) {
     super(message);
     this.name = "LiveSessionError";
     this.access = access;
+    this.action = action;
     this.offers = offers;
     this.overridable = offers.includes("anyway");
   }
@@ -73,7 +76,12 @@ export function accessRefusal(
     ...(options.terminalPids ? { terminalPids: options.terminalPids } : {}),
   });
   const offers = route.kind === "refuse" ? route.offers : [];
-  return new LiveSessionError(describeAccess(access, action, offers, options.surface ?? "vscode"), access, offers);
+  return new LiveSessionError(
+    describeAccess(access, action, offers, options.surface ?? "vscode"),
+    access,
+    offers,
+    action.id,
+  );
 }
 
 /**
