@@ -186,38 +186,12 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   let shownProblem = false;
 
   try {
-    if (dryRun) {
-      const plan = await planCompaction(absolute, { ...planOptions, maxOutputTokens });
-      let summarizer: Summarizer | undefined;
-      let fit: PlanFit | undefined;
-      try {
-        summarizer = makeSummarizer();
-        fit = await fitPlan(plan, summarizer); // a request that does not fit comes back as fit.problem
-      } catch (error) {
-        if (!(error instanceof SummarizerError)) throw error;
-        err(`Note: ${withPeriod(error.message)}`);
-      }
-      if (json)
-        out(
-          JSON.stringify(
-            {
-              dryRun: true,
-              preview: plan.preview,
-              estimatedTokensAfter: plan.estimatedTokensAfter,
-              estimatedTokensAfterRange: plan.estimatedTokensAfterRange,
-              access: plan.access,
-              requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
-              inputTokens: fit?.inputTokens ?? null,
-              estimate: priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
-              fitProblem: fit?.problem?.message ?? null,
-            },
-            null,
-            2,
-          ),
-        );
-      else out(`${formatCompactPreview(plan, fit, summarizer)}\n\nDry run: nothing was sent or written.`);
-      return 0;
-    }
+    if (dryRun)
+      return await dryRunCompaction(absolute, { ...planOptions, maxOutputTokens }, makeSummarizer, {
+        json,
+        out,
+        err,
+      });
     if (routed.route.kind === "bridge" && routed.announcement)
       return await compactInPi(absolute, { ...planOptions, maxOutputTokens }, routed, {
         json,
@@ -330,6 +304,46 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     return 1;
   }
 };
+
+/** `compact --dry-run`: the preview (text or `--json`), the summarizer's fit when one is configured; nothing sent or written. */
+async function dryRunCompaction(
+  file: string,
+  planOptions: Parameters<typeof planCompaction>[1],
+  makeSummarizer: () => Summarizer,
+  io: { json: boolean; out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
+  const { json, out, err } = io;
+  const plan = await planCompaction(file, planOptions);
+  let summarizer: Summarizer | undefined;
+  let fit: PlanFit | undefined;
+  try {
+    summarizer = makeSummarizer();
+    fit = await fitPlan(plan, summarizer); // a request that does not fit comes back as fit.problem
+  } catch (error) {
+    if (!(error instanceof SummarizerError)) throw error;
+    err(`Note: ${withPeriod(error.message)}`);
+  }
+  if (json)
+    out(
+      JSON.stringify(
+        {
+          dryRun: true,
+          preview: plan.preview,
+          estimatedTokensAfter: plan.estimatedTokensAfter,
+          estimatedTokensAfterRange: plan.estimatedTokensAfterRange,
+          access: plan.access,
+          requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
+          inputTokens: fit?.inputTokens ?? null,
+          estimate: priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
+          fitProblem: fit?.problem?.message ?? null,
+        },
+        null,
+        2,
+      ),
+    );
+  else out(`${formatCompactPreview(plan, fit, summarizer)}\n\nDry run: nothing was sent or written.`);
+  return 0;
+}
 
 /**
  * The running pi compacts the session itself through its live bridge (pi's `/compact`, its own

@@ -17,7 +17,7 @@ import * as path from "node:path";
 import { describeChange } from "../core/flows/watch";
 import { ACTIONS } from "../core/access/route";
 import { describeAccess } from "../core/access/words";
-import { isCancellation, SummarizerError } from "../core/flows/summarizer";
+import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import {
   branchSummaryRequestOf,
   fitSwitch,
@@ -139,67 +139,14 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
   const { maxOutputTokens, model, make: makeSummarizer } = summarizerFromFlags(args, env);
 
   try {
-    if (dryRun) {
-      const plan = await planSwitch(absolute, entryId, options);
-      const extra: string[] = [];
-      const request = willSummarize(plan, choice) ? branchSummaryRequestOf(plan, choice, maxOutputTokens) : undefined;
-      let inputTokens: number | null = null;
-      let fitProblem: string | null = null;
-      if (request) {
-        try {
-          const summarizer = makeSummarizer();
-          const fitted = await fitSwitch(plan, choice, summarizer);
-          inputTokens = fitted?.inputTokens ?? null;
-          if (fitted)
-            extra.push(
-              `summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens${fitted.problem ? " — does not fit" : ""}`,
-            );
-          if (fitted?.problem) {
-            fitProblem = fitted.problem.message;
-            extra.push(`does not fit  ${fitted.problem.message}`);
-          }
-        } catch (error) {
-          if (!(error instanceof SummarizerError)) throw error;
-          err(`note: ${error.message}`);
-        }
-      } else if (willSummarize(plan, choice))
-        extra.push(
-          'summarizer    no call: nothing to summarize converts to a message (pi writes "No content to summarize")',
-        );
-      if (json) {
-        out(
-          JSON.stringify(
-            {
-              dryRun: true,
-              targetId: plan.target.id,
-              fileLeafId: plan.fileLeafId,
-              oldLeafId: plan.oldLeafId,
-              newLeafId: plan.newLeafId,
-              noop: plan.noop,
-              returnsText: plan.returnsText,
-              editorText: plan.editorText ?? null,
-              commonAncestorId: plan.collection.commonAncestorId,
-              abandoned: plan.collection.entries.map((e) => e.id),
-              messages: plan.preparation.messages.map((m) => m.record.id),
-              tokens: plan.preparation.totalTokens,
-              budget: plan.budget,
-              // pi stops at the budget only when it is > 0: null = no limit (the whole branch is sent)
-              budgetLimit: isBranchBudgetLimited(plan.budget) ? plan.budget : null,
-              readFiles: plan.preparation.readFiles,
-              modifiedFiles: plan.preparation.modifiedFiles,
-              writes: plannedWrites(plan, choice),
-              request: request ?? null,
-              inputTokens,
-              fitProblem,
-              access: plan.access,
-            },
-            null,
-            2,
-          ),
-        );
-      } else out(`${formatSwitchPlan(plan, choice, extra)}\n\ndry run: nothing was sent or written.`);
-      return 0;
-    }
+    if (dryRun)
+      return await dryRunSwitch(absolute, entryId, choice, options, {
+        maxOutputTokens,
+        makeSummarizer,
+        json,
+        out,
+        err,
+      });
     if (routed.route.kind === "bridge" && routed.announcement)
       return await switchInPi(absolute, entryId, choice, routed, { json, out, err });
     if (routed.route.kind === "refuse") {
@@ -266,6 +213,82 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     return 1;
   }
 };
+
+/** `switch --dry-run`: the plan (text or `--json`), the summary request's fit; nothing sent or written. */
+async function dryRunSwitch(
+  file: string,
+  entryId: string,
+  choice: SwitchChoice,
+  options: SwitchPlanOptions,
+  io: {
+    maxOutputTokens: number;
+    makeSummarizer: () => Summarizer;
+    json: boolean;
+    out: (s: string) => void;
+    err: (s: string) => void;
+  },
+): Promise<number> {
+  const { maxOutputTokens, makeSummarizer, json, out, err } = io;
+  const plan = await planSwitch(file, entryId, options);
+  const extra: string[] = [];
+  const request = willSummarize(plan, choice) ? branchSummaryRequestOf(plan, choice, maxOutputTokens) : undefined;
+  let inputTokens: number | null = null;
+  let fitProblem: string | null = null;
+  if (request) {
+    try {
+      const summarizer = makeSummarizer();
+      const fitted = await fitSwitch(plan, choice, summarizer);
+      inputTokens = fitted?.inputTokens ?? null;
+      if (fitted)
+        extra.push(
+          `summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens${fitted.problem ? " — does not fit" : ""}`,
+        );
+      if (fitted?.problem) {
+        fitProblem = fitted.problem.message;
+        extra.push(`does not fit  ${fitted.problem.message}`);
+      }
+    } catch (error) {
+      if (!(error instanceof SummarizerError)) throw error;
+      err(`note: ${error.message}`);
+    }
+  } else if (willSummarize(plan, choice))
+    extra.push(
+      'summarizer    no call: nothing to summarize converts to a message (pi writes "No content to summarize")',
+    );
+  if (json) {
+    out(
+      JSON.stringify(
+        {
+          dryRun: true,
+          targetId: plan.target.id,
+          fileLeafId: plan.fileLeafId,
+          oldLeafId: plan.oldLeafId,
+          newLeafId: plan.newLeafId,
+          noop: plan.noop,
+          returnsText: plan.returnsText,
+          editorText: plan.editorText ?? null,
+          commonAncestorId: plan.collection.commonAncestorId,
+          abandoned: plan.collection.entries.map((e) => e.id),
+          messages: plan.preparation.messages.map((m) => m.record.id),
+          tokens: plan.preparation.totalTokens,
+          budget: plan.budget,
+          // pi stops at the budget only when it is > 0: null = no limit (the whole branch is sent)
+          budgetLimit: isBranchBudgetLimited(plan.budget) ? plan.budget : null,
+          readFiles: plan.preparation.readFiles,
+          modifiedFiles: plan.preparation.modifiedFiles,
+          writes: plannedWrites(plan, choice),
+          request: request ?? null,
+          inputTokens,
+          fitProblem,
+          access: plan.access,
+        },
+        null,
+        2,
+      ),
+    );
+  } else out(`${formatSwitchPlan(plan, choice, extra)}\n\ndry run: nothing was sent or written.`);
+  return 0;
+}
 
 /** The running pi moves its own leaf through its live bridge (pi's `/tree` navigation, its own summarizer). */
 async function switchInPi(

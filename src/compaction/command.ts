@@ -41,7 +41,7 @@ import { SummarizerError } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import { reviewSummary } from "./review";
-import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
+import type { ActionRoute, CompactCommandOutcome, DeclinedStage, Services } from "../services";
 import { formatCount as n, withPeriod } from "../shared/format";
 import { iconLabelText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
@@ -141,27 +141,15 @@ export function registerCompaction(services: Services): void {
     const info = await services.sessions.sessionInfo(file);
     const title = sessionTitle(setPlanLabel(file, current?.file === file ? current.label : sessionLabel(info ?? {})));
 
-    // the route, before anything is typed: the running pi (live bridge), our flow, or a refusal
-    const retry = () => void compact(file, { ...options, force: true });
-    let route = await services.access.route(file, ACTIONS.compact, { force: options.force === true, retry });
-    if (route.kind === "bridge") {
-      given ??= await askInstructions(title);
-      if (given === undefined) return { kind: "declined", file, stage: "instructions" };
-      const live = await services.liveBridge.routeCompaction(file, given, { signal: controller.signal, skipPreview });
-      if (live) return live;
-      // pi went away meanwhile: the route again (our flow, same instructions)
-      route = await services.access.route(file, ACTIONS.compact, { force: options.force === true, retry });
-    }
-    if (route.kind === "refuse")
-      return { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions };
-    if (route.kind === "bridge") {
-      const message = vscode.l10n.t(
-        "pi (process {0}) has this session open with the live bridge, but the bridge does not answer. Nothing was written.",
-        route.pid,
-      );
-      void notify.error(message);
-      return { kind: "error", file, errorKind: "bridge-unavailable", message };
-    }
+    const routed = await routeCompaction(services, file, options, {
+      title,
+      skipPreview,
+      controller,
+      retry: () => void compact(file, { ...options, force: true }),
+    });
+    if ("outcome" in routed) return routed.outcome;
+    const { route } = routed;
+    given ??= routed.given;
 
     // prepare: "Nothing to compact" now, not after the instructions and the key
     const planOptions = {
@@ -319,6 +307,39 @@ export function registerCompaction(services: Services): void {
       return true;
     },
   });
+}
+
+/**
+ * The route of a compaction, before anything is typed (`services.access`): the running pi compacts
+ * through its live bridge (after the instructions box), our file flow runs, or the refusal was shown.
+ * @returns the outcome when the compaction ended here, else our file route and the instructions typed so far.
+ */
+async function routeCompaction(
+  services: Services,
+  file: string,
+  options: CompactCommandOptions,
+  context: { title: string; skipPreview: boolean; controller: AbortController; retry: () => void },
+): Promise<{ outcome: CompactCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }>; given?: string }> {
+  const routeOptions = { force: options.force === true, retry: context.retry };
+  let route = await services.access.route(file, ACTIONS.compact, routeOptions);
+  let given = typeof options.instructions === "string" ? options.instructions : undefined;
+  if (route.kind === "bridge") {
+    given ??= await askInstructions(context.title);
+    if (given === undefined) return { outcome: { kind: "declined", file, stage: "instructions" } };
+    const live = await services.liveBridge.routeCompaction(file, given, {
+      signal: context.controller.signal,
+      skipPreview: context.skipPreview,
+    });
+    if (live) return { outcome: live };
+    route = await services.access.route(file, ACTIONS.compact, routeOptions); // pi went away meanwhile
+  }
+  if (route.kind === "refuse")
+    return { outcome: { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions } };
+  if (route.kind === "bridge")
+    return {
+      outcome: { kind: "error", file, errorKind: "bridge-unavailable", message: notify.bridgeSilent(route.pid) },
+    };
+  return { route, ...(given !== undefined ? { given } : {}) };
 }
 
 /** Tell the user what happened (one message, never a loop) and return the outcome. */

@@ -15,7 +15,7 @@ import { ACTIONS } from "../core/access/route";
 import { runSwitchFlow, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
 import { describeChange } from "../core/flows/watch";
 import { UnsafeSessionWriteError } from "../core/flows/write";
-import type { Services, SwitchCommandOutcome } from "../services";
+import type { ActionRoute, RouteSwitchOptions, Services, SwitchCommandOutcome } from "../services";
 import { streamingProgress } from "../ui/progress";
 import * as notify from "../ui/notify";
 import { entryWords } from "../viewModel/treeText";
@@ -55,6 +55,43 @@ export class SwitchCommand {
     if (!this.running) return false;
     this.running.abort();
     return true;
+  }
+
+  /**
+   * The route first (`services.access`): the running pi navigates itself through its live bridge,
+   * our flow runs, or the refusal was shown.
+   * @returns the outcome when the switch ended here, else our file route.
+   */
+  private async route(
+    file: string,
+    targetId: string,
+    options: SwitchCommandOptions,
+    mode: "ask" | "summary",
+    live: RouteSwitchOptions,
+  ): Promise<{ outcome: SwitchCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }> }> {
+    const { services } = this;
+    // *Anyway* runs once this switch has ended (one switch at a time)
+    const retry = () => void this.run(targetId, { ...options, force: true }, mode);
+    const routeOptions = { force: options.force === true, retry };
+    let route = await services.access.route(file, ACTIONS.switch, routeOptions);
+    if (route.kind === "bridge") {
+      const outcome = await services.liveBridge.routeSwitch(file, targetId, live);
+      if (outcome) {
+        if (outcome.kind === "switched") {
+          this.revealer.leafMoved();
+          await services.sessions.refresh().catch(() => undefined);
+        }
+        return { outcome };
+      }
+      route = await services.access.route(file, ACTIONS.switch, routeOptions); // pi went away meanwhile
+    }
+    if (route.kind === "refuse")
+      return { outcome: { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions } };
+    if (route.kind === "bridge")
+      return {
+        outcome: { kind: "error", file, errorKind: "bridge-unavailable", message: notify.bridgeSilent(route.pid) },
+      };
+    return { route };
   }
 
   /**
@@ -99,36 +136,14 @@ export class SwitchCommand {
       };
     let planned: SwitchPlan | undefined;
     try {
-      // the route first: the running pi navigates itself (live bridge), our flow, or a refusal
-      const retry = () => void this.run(targetId, { ...options, force: true }, mode);
-      const routeOptions = { force: options.force === true, retry };
-      let route = await services.access.route(file, ACTIONS.switch, routeOptions);
-      if (route.kind === "bridge") {
-        const live = await services.liveBridge.routeSwitch(file, targetId, {
-          ...(given ? { given } : {}),
-          ask: ask(vscode.l10n.t("pi (with its own model)")),
-          signal: controller.signal,
-          ...(options.quiet ? { quiet: true } : {}),
-        });
-        if (live) {
-          if (live.kind === "switched") {
-            this.revealer.leafMoved();
-            await services.sessions.refresh().catch(() => undefined);
-          }
-          return live;
-        }
-        route = await services.access.route(file, ACTIONS.switch, routeOptions); // pi went away meanwhile
-      }
-      if (route.kind === "refuse")
-        return { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions };
-      if (route.kind === "bridge") {
-        const message = vscode.l10n.t(
-          "pi (process {0}) has this session open with the live bridge, but the bridge does not answer. Nothing was written.",
-          route.pid,
-        );
-        void notify.error(message);
-        return { kind: "error", file, errorKind: "bridge-unavailable", message };
-      }
+      const routed = await this.route(file, targetId, options, mode, {
+        ...(given ? { given } : {}),
+        ask: ask(vscode.l10n.t("pi (with its own model)")),
+        signal: controller.signal,
+        ...(options.quiet ? { quiet: true } : {}),
+      });
+      if ("outcome" in routed) return routed.outcome;
+      const { route } = routed;
       const planOptions = {
         agentDir: services.sessions.agentDir(),
         projectSettings: config.projectSettings,

@@ -112,6 +112,19 @@ const INSTALL_BRIDGE = () => vscode.l10n.t("Install Live Bridge");
 const SHOW_TERMINAL = () => vscode.l10n.t("Show Terminal");
 const SHOW_DETAILS = () => vscode.l10n.t("Show Details");
 
+/**
+ * A pi announces the session with its live bridge, but the bridge does not answer (it stopped
+ * between the route and the request, or hangs): said once; the outcome's message.
+ */
+export function bridgeSilent(pid: number): string {
+  const message = vscode.l10n.t(
+    "pi (process {0}) has this session open with the live bridge, but the bridge does not answer. Nothing was written.",
+    pid,
+  );
+  void error(message);
+  return message;
+}
+
 /** The kind a flow error is reported as (`errorKind` of the outcome). */
 export function errorKindOf(error: unknown): string {
   if (error instanceof LiveSessionError) return "live";

@@ -10,7 +10,7 @@
  * Session text goes in through `textContent` only (`h`).
  */
 
-import { formatCount, pluralText } from "../../src/shared/format";
+import { formatCount, formatDollars, pluralText } from "../../src/shared/format";
 import type { TrimSectionModel } from "../../src/shared/protocol";
 import type { TrimChoice, TrimItem, TrimPreviewModel, TrimRequestItem, TrimSuggestion } from "../../src/shared/trim";
 import { append, h, icon } from "../dom";
@@ -237,17 +237,24 @@ function renderPreview(view: View, p: TrimPreviewModel): HTMLElement {
     if (p.cost)
       fact(
         "credit-card",
-        l10n.t(
-          "${0} once on the next request, then ${1} less per request{2}.",
-          p.cost.oneOffExtra.toFixed(4),
-          p.cost.perRequestSaving.toFixed(4),
-          p.cost.breakEvenRequests !== null
-            ? l10n.t(
-                "; pays off after {0}",
-                pluralText(p.cost.breakEvenRequests, l10n.t("{0} request"), l10n.t("{0} requests")),
-              )
-            : "",
-        ),
+        // A restore (tokens added): every later request costs more, never "-$x less".
+        p.cost.perRequestSaving < 0
+          ? l10n.t(
+              "{0} once on the next request, then {1} more per request.",
+              formatDollars(p.cost.oneOffExtra),
+              formatDollars(-p.cost.perRequestSaving),
+            )
+          : l10n.t(
+              "{0} once on the next request, then {1} less per request{2}.",
+              formatDollars(p.cost.oneOffExtra),
+              formatDollars(p.cost.perRequestSaving),
+              p.cost.breakEvenRequests !== null
+                ? l10n.t(
+                    "; pays off after {0}",
+                    pluralText(p.cost.breakEvenRequests, l10n.t("{0} request"), l10n.t("{0} requests")),
+                  )
+                : "",
+            ),
       );
     else if (p.priceNote) fact("info", p.priceNote, "muted");
   }
