@@ -8,7 +8,7 @@
 import * as vscode from "vscode";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
 import { isUnauthorized } from "../core/flows/summarizer";
-import { accessRefusalMarkdown, LiveSessionError } from "../core/access/words";
+import { accessRefusalMarkdown, anywayLabel, LiveSessionError } from "../core/access/words";
 import { SessionChangedError, SessionWriteError, UnsafeSessionWriteError } from "../core/flows/write";
 import { NoNodeForPiError } from "../core/pi/node";
 import { PiRpcError } from "../core/pi/rpc";
@@ -92,22 +92,7 @@ export function showLiveRefusal(error: LiveSessionError, file: string, options: 
 }
 
 /** The refusal's buttons, in the user's language (evaluated when shown: the bundle is VS Code's). */
-function anywayLabel(action: LiveSessionError["action"]): string {
-  switch (action) {
-    case "compact":
-      return vscode.l10n.t("Compact Anyway");
-    case "switch":
-      return vscode.l10n.t("Switch Anyway");
-    case "label":
-      return vscode.l10n.t("Label Anyway");
-    case "name":
-      return vscode.l10n.t("Name Anyway");
-    case "context-edit":
-      return vscode.l10n.t("Edit Anyway");
-    default:
-      return vscode.l10n.t("Repair Anyway");
-  }
-}
+
 const INSTALL_BRIDGE = () => vscode.l10n.t("Install Live Bridge");
 const SHOW_TERMINAL = () => vscode.l10n.t("Show Terminal");
 const SHOW_DETAILS = () => vscode.l10n.t("Show Details");

@@ -94,7 +94,7 @@ describe("e2e live-session refusal", () => {
       /Refusing to compact this session while pi may have it open: the session file was written \d+ s ago by another program \(less than the 30 s guard; setting piContext\.liveSession\.guardSeconds\)/,
     );
     assert.match(text, /Quit pi \(or run \/compact inside pi\)/);
-    assert.match(text, /"Anyway" goes ahead\. Nothing was written\./, "the whole message, not cut off");
+    assert.match(text, /"Compact Anyway" goes ahead\. Nothing was written\./, "the whole message, not cut off");
     assert.deepEqual(await buttonsOf(row), ["Compact Anyway", "Install Live Bridge", "Show Details"]);
     await page.mouse.move(10, 10);
     await screenshot(page, "refusal-live-notification");
@@ -103,7 +103,7 @@ describe("e2e live-session refusal", () => {
     const doc = await documentWith(page, "Refused: pi may have this session open");
     assert.match(doc, /The session file was written \d+ s ago by another program — less than the 30 s guard/);
     assert.match(doc, /Install the live bridge \("Pi: Install Live Bridge"\)/);
-    assert.match(doc, /"Anyway" goes ahead/);
+    assert.match(doc, /"Compact Anyway" goes ahead/);
     assert.ok(doc.includes(suite.fx.sessionFile), "the details name the session file");
     await page.waitForTimeout(500); // the preview's fonts
     await screenshot(page, "refusal-live-details");

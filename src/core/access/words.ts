@@ -98,6 +98,24 @@ export function assertAccess(
     throw accessRefusal(access, action, options.surface ? { surface: options.surface } : {});
 }
 
+/** The *Anyway* button of a refused action ("Compact Anyway"), as VS Code shows it. */
+export function anywayLabel(action: SessionAction["id"]): string {
+  switch (action) {
+    case "compact":
+      return l10n.t("Compact Anyway");
+    case "switch":
+      return l10n.t("Switch Anyway");
+    case "label":
+      return l10n.t("Label Anyway");
+    case "name":
+      return l10n.t("Name Anyway");
+    case "context-edit":
+      return l10n.t("Edit Anyway");
+    default:
+      return l10n.t("Repair Anyway");
+  }
+}
+
 /** How the process table tied a pi to the session, in words. */
 function howText(e: Extract<Evidence, { kind: "process" }>): string {
   switch (e.how) {
@@ -177,7 +195,7 @@ export function describeAccess(
       ways.push(
         surface === "cli"
           ? l10n.t("If you know no pi has this session open, --force goes ahead.")
-          : l10n.t('If you know no pi has this session open, "Anyway" goes ahead.'),
+          : l10n.t('If you know no pi has this session open, "{0}" goes ahead.', anywayLabel(action.id)),
       );
   }
   return l10n.t(
@@ -193,7 +211,7 @@ export function describeAccess(
  * and every way forward. Text from the system (commands, paths) is in code spans.
  */
 export function accessRefusalMarkdown(
-  error: Pick<LiveSessionError, "access" | "offers" | "message">,
+  error: Pick<LiveSessionError, "access" | "offers" | "message" | "action">,
   file: string,
 ): string {
   const code = (t: string) => `\`${t.replace(/`/g, "'")}\``;
@@ -229,7 +247,8 @@ export function accessRefusalMarkdown(
     ...(error.offers.includes("anyway")
       ? [
           l10n.t(
-            '- The evidence is not certain. If you know no pi has this session open, "Anyway" goes ahead (once; a pi with the live bridge on the session still stops it).',
+            '- The evidence is not certain. If you know no pi has this session open, "{0}" goes ahead (once; a pi with the live bridge on the session still stops it).',
+            anywayLabel(error.action),
           ),
         ]
       : []),

@@ -45,14 +45,14 @@ describe("the refusal", () => {
       );
       assert.match(error.message, /Quit pi \(or run \/compact inside pi\)/);
       assert.match(error.message, /Install the live bridge so that a running pi does this itself\./);
-      assert.match(error.message, /"Anyway" goes ahead\. Nothing was written\.$/);
+      assert.match(error.message, /"Compact Anyway" goes ahead\. Nothing was written\.$/);
       const cli = describeAccess(access, ACTIONS.compact, error.offers, "cli");
       assert.match(cli, /--guard-seconds N sets it, 0 turns it off/);
       assert.match(cli, /--force goes ahead\./);
       const doc = accessRefusalMarkdown(error, file);
       assert.match(doc, /written \d+ s ago by another program — less than the 30 s guard/);
       assert.match(doc, /Install the live bridge \("Pi: Install Live Bridge"\)/);
-      assert.match(doc, /"Anyway" goes ahead \(once; a pi with the live bridge on the session still stops it\)/);
+      assert.match(doc, /"Compact Anyway" goes ahead \(once; a pi with the live bridge on the session still stops it\)/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

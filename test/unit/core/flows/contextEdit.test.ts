@@ -132,7 +132,7 @@ describe("context edit flow: writing", () => {
           /^Refusing to edit the context of this session while pi may have it open: the session file was written \d+ s ago/,
         );
         assert.match(error.message, /Quit pi, wait until the session is idle, then try again\./);
-        assert.match(error.message, /If you know no pi has this session open, "Anyway" goes ahead\./);
+        assert.match(error.message, /If you know no pi has this session open, "Edit Anyway" goes ahead\./);
         return true;
       },
     );
