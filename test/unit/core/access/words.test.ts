@@ -52,7 +52,10 @@ describe("the refusal", () => {
       const doc = accessRefusalMarkdown(error, file);
       assert.match(doc, /written \d+ s ago by another program — less than the 30 s guard/);
       assert.match(doc, /Install the live bridge \("Pi: Install Live Bridge"\)/);
-      assert.match(doc, /"Compact Anyway" goes ahead \(once; a pi with the live bridge on the session still stops it\)/);
+      assert.match(
+        doc,
+        /"Compact Anyway" goes ahead \(once; a pi with the live bridge on the session still stops it\)/,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
