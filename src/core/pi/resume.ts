@@ -38,7 +38,6 @@ export class UnquotableArgumentError extends Error {
   }
 }
 
-// eslint-disable-next-line no-control-regex -- the control characters are what is refused
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** Needs no quotes in any POSIX shell (no `=` or `~` first: zsh and others expand them there). */
 const PLAIN_POSIX = /^[A-Za-z0-9_/.,:+@-][A-Za-z0-9_/.,:+@=~-]*$/;
