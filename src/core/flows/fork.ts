@@ -72,6 +72,8 @@ export interface ForkOptions {
 export interface ForkPlan {
   /** The source file (absolute, as pi's `parentSession` names it). */
   source: string;
+  /** The source as it was read (its records: for words about the entries). */
+  session: SessionFile;
   target: ForkTarget;
   /** The new file: next to the source, pi's name. */
   file: string;
@@ -206,6 +208,7 @@ export async function planFork(file: string, entryId: string | null, options: Fo
   }
   return {
     source,
+    session,
     target,
     file: path.join(path.dirname(source), sessionFileName(timestamp, sessionId)),
     header,
