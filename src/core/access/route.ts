@@ -89,8 +89,11 @@ export function chooseRoute(action: SessionAction, access: SessionAccess, contex
   if (context.force) return { kind: "file", access, forced: true };
   const process = access.evidence.some((e) => e.kind === "process");
   const offers: Offer[] = ["anyway"];
-  if (process) offers.push(context.bridgeInstalled === false ? "install-bridge" : "reload-pi");
-  else if (context.bridgeInstalled === false) offers.push("install-bridge");
+  // the bridge is a way out only for what a running pi can do through it
+  if (action.viaBridge) {
+    if (process) offers.push(context.bridgeInstalled === false ? "install-bridge" : "reload-pi");
+    else if (context.bridgeInstalled === false) offers.push("install-bridge");
+  }
   offers.push(...terminalOffer(access.evidence, context));
   return { kind: "refuse", access, overridable: true, offers };
 }
