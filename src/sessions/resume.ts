@@ -4,7 +4,8 @@
  * (`core/pi/resume.ts`: its executable, else its Node and CLI script), quoted for the terminal's
  * shell. Only on the user's action (the palette, the tree's title menu, a Select Session row's
  * button, the toast after a fork); never while a pi has the session open unless the user says
- * *Anyway* (the route chooser's `resume` action: two pis on one file branch off each other).
+ * *Anyway* (the route chooser's `resume` action: two pis on one file branch off each other). The
+ * gauge, panel and tree then show that session (pinned).
  */
 
 import * as vscode from "vscode";
@@ -104,6 +105,8 @@ export async function resumeInPi(services: Services, fileArg?: string, force = f
   terminal.show();
   terminal.sendText(line, true);
   services.log.info(`resume in pi: ${line}${cwd ? ` (in ${cwd})` : ""}`);
+  // the numbers show the session the user works on now (pinned, as a pick in Select Session)
+  await services.sessions.pin(file);
   return { kind: "opened", file, terminalName: name, cwd, argv, commandLine: line, shell };
 }
 

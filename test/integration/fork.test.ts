@@ -196,6 +196,8 @@ describe("fork, clone and resume in pi", function () {
 
   it("Resume in pi: a terminal in the session's folder runs the user's pi with --session <file>, the name unmangled", async () => {
     const source = await treeSession(`2026-11-30T07-00-02-000Z_it's "a" $HOME & \`x\` ;!.jsonl`);
+    // another session shown (pinned) when the user resumes this one from Select Session's row
+    await treeSession("2026-11-30T07-00-02-500Z_other.jsonl");
     fs.rmSync(pi.calls, { force: true });
     const outcome = (await vscode.commands.executeCommand("piContext.resumeInPi", source)) as ResumeOutcome;
     assert.strictEqual(outcome.kind, "opened", JSON.stringify(outcome));
@@ -209,6 +211,7 @@ describe("fork, clone and resume in pi", function () {
     assert.strictEqual(options.cwd, testWorkspace(), "the session's folder");
     assert.strictEqual(options.shellPath, undefined, "the user's own shell");
     assert.deepStrictEqual(outcome.argv, [pi.exe, "--session", source]);
+    assert.strictEqual(api.services.sessions.current?.file, source, "the resumed session is shown");
     assert.strictEqual(outcome.cwd, testWorkspace());
     // what the shell made of the line: exactly the folder and the arguments
     const call = (await waitFor(
