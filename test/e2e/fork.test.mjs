@@ -8,7 +8,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, wr
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
+  boxOf,
   chooseFromContextMenu,
+  clipAround,
   notificationInCenter,
   privateProject,
   repoRoot,
@@ -16,6 +18,7 @@ import {
   runCommand,
   screenshot,
   treeRows,
+  unionBox,
   useWorkbench,
   viewPane,
   waitUntil,
@@ -72,7 +75,16 @@ describe("e2e fork, clone and resume in pi", () => {
     const row = (await treeRows(page, "Pi Session")).filter({ hasText: "[task:t6] do t6 on branch C" }).first();
     await row.waitFor({ state: "visible", timeout: 30_000 });
     await chooseFromContextMenu(page, row, "Fork Session Here", {
-      beforeClick: async () => void (await screenshot(page, "fork-context-menu")),
+      beforeClick: async () => {
+        await screenshot(page, "fork-context-menu");
+        // the README's image: the Pi Session view and the menu
+        const header = await boxOf(page.locator(".pane-header", { hasText: "Pi Session" }).first());
+        const box = unionBox(await boxOf(page.locator(".part.sidebar")), await boxOf(page.locator(".context-view")));
+        const top = header.y - 4;
+        await screenshot(page, "fork-context-menu-clip", {
+          clip: clipAround(page, { ...box, y: top, height: box.y + box.height - top }, 0),
+        });
+      },
     });
     await waitUntil(() => sessions().length === 2, 15_000, "the new session file");
     const file = path.join(
@@ -105,6 +117,7 @@ describe("e2e fork, clone and resume in pi", () => {
     );
     await page.mouse.move(10, 10);
     await screenshot(page, "fork-notification");
+    await screenshot(page, "fork-notification-clip", { clip: clipAround(page, await boxOf(row2), 6) });
     // Resume in pi from the toast: a terminal runs the user's pi on the new session
     rmSync(pi.calls, { force: true });
     await row2.locator(".monaco-button", { hasText: "Resume in pi" }).click();
@@ -148,8 +161,15 @@ describe("e2e fork, clone and resume in pi", () => {
     await parent.hover();
     const button = parent.locator(".codicon-terminal").first();
     await button.waitFor({ state: "visible", timeout: 10_000 });
+    await button.hover(); // its tooltip names it
+    await page
+      .locator(".monaco-hover, .workbench-hover", { hasText: "Resume in pi" })
+      .first()
+      .waitFor({ state: "visible", timeout: 5_000 })
+      .catch(() => undefined);
     await page.waitForTimeout(300);
     await screenshot(page, "fork-select-session");
+    await screenshot(page, "fork-select-session-clip", { clip: clipAround(page, await boxOf(widget), 4) });
     rmSync(pi.calls, { force: true });
     await button.click();
     await waitUntil(() => existsSync(pi.calls), 20_000, "the user's pi to run");
