@@ -18,8 +18,9 @@ import { fileURLToPath } from "node:url";
 import * as l10n from "@vscode/l10n";
 import { recordOwnWrite } from "../access/ownWrites";
 import { SessionFile } from "../read/session";
+import type { EntryRecord } from "../read/entries";
 import {
-  branchedSession,
+  branchedEntries,
   forkHeader,
   forkMessageText,
   forkTarget,
@@ -78,10 +79,16 @@ export interface ForkPlan {
   /** The new file: next to the source, pi's name. */
   file: string;
   header: ForkHeader;
-  /** The entries after the header (the path, then the re-created labels). */
-  entries: RawEntry[];
-  /** How many of them are the path. */
+  /** The source's path from the root to the fork's leaf, label entries included (pi drops them). */
+  path: readonly EntryRecord[];
+  /** pi's labels of the source (`labelsOf`). */
+  labels: ReadonlyMap<unknown, { label: unknown; timestamp: unknown }>;
+  /** How many entries of the path the new session holds (the path without its labels). */
   pathCount: number;
+  /** The last of them (the path's leaf, or the entry before a label the fork ends at). */
+  pathLeafId: string;
+  /** How many labels are re-created after it. */
+  labelCount: number;
   /** The chosen user message's text, when forking before it (pi's `selectedText`). */
   selectedText?: string;
   /** The source's permission bits (the fork holds the same conversation: the same readers). */
@@ -185,14 +192,8 @@ export async function planFork(file: string, entryId: string | null, options: Fo
         walk.cycleAt,
       ),
     );
-  const pathEntries = walk.path.map((r) => rawEntry(session, r));
   const labels = labelsOf(session.records.filter((r) => r.type === "label").map((r) => rawEntry(session, r)));
-  const now = options.now ?? new Date();
-  const timestamp = now.toISOString();
-  const sessionId = sessionIdV7(now.getTime());
-  const header = forkHeader(sessionId, timestamp, cwd, source);
-  const built = branchedSession(pathEntries, labels, header, (taken) => newEntryId(taken));
-  if (!hasConversation(built.entries))
+  if (!hasConversation(walk.path))
     throw new NothingToForkError(
       l10n.t(
         "The path up to entry {0} holds no message yet: pi keeps such a session in memory and writes no file until a message is sent.",
@@ -200,6 +201,11 @@ export async function planFork(file: string, entryId: string | null, options: Fo
       ),
       selectedText,
     );
+  const kept = walk.path.filter((r) => r.type !== "label");
+  const keptIds = new Set(kept.map((r) => r.id));
+  const now = options.now ?? new Date();
+  const timestamp = now.toISOString();
+  const sessionId = sessionIdV7(now.getTime());
   let mode = 0o600;
   try {
     mode = fs.statSync(source).mode & 0o666;
@@ -211,12 +217,28 @@ export async function planFork(file: string, entryId: string | null, options: Fo
     session,
     target,
     file: path.join(path.dirname(source), sessionFileName(timestamp, sessionId)),
-    header,
-    entries: built.entries,
-    pathCount: built.pathCount,
+    header: forkHeader(sessionId, timestamp, cwd, source),
+    path: walk.path,
+    labels,
+    pathCount: kept.length,
+    pathLeafId: kept[kept.length - 1]!.id,
+    labelCount: [...labels.keys()].filter((id) => keptIds.has(id as string)).length,
     ...(selectedText !== undefined ? { selectedText } : {}),
     mode,
   };
+}
+
+/**
+ * The new session's entries after its header (`branchedEntries`), each read from the source when
+ * it is needed: a large path is never held in memory at once.
+ * @throws {StaleSessionError} when the source changed under an entry since it was read.
+ */
+export function* forkEntries(plan: ForkPlan): Generator<RawEntry> {
+  const { session } = plan;
+  function* path(): Generator<RawEntry> {
+    for (const r of plan.path) yield rawEntry(session, r);
+  }
+  yield* branchedEntries(path(), plan.labels, (taken) => newEntryId(taken));
 }
 
 function rawEntry(session: SessionFile, record: Parameters<SessionFile["readEntry"]>[0]): RawEntry {
@@ -228,19 +250,25 @@ function rawEntry(session: SessionFile, record: Parameters<SessionFile["readEntr
  * @throws {SessionWriteError} (see there); nothing of the fork remains unless it says so.
  */
 export function writeFork(plan: ForkPlan): ForkResult {
-  const bytes = createSessionFile(plan.file, [plan.header, ...plan.entries], { mode: plan.mode });
-  const last = plan.entries[plan.entries.length - 1]!;
-  const pathLeaf = plan.entries[plan.pathCount - 1]!;
+  let last: unknown;
+  function* lines(): Generator<object> {
+    yield plan.header;
+    for (const e of forkEntries(plan)) {
+      last = e.id;
+      yield e;
+    }
+  }
+  const bytes = createSessionFile(plan.file, lines(), { mode: plan.mode });
   return {
     file: plan.file,
     source: plan.source,
     sessionId: plan.header.id,
     entryId: plan.target.entryId,
     position: plan.target.position,
-    leafId: String(last.id),
-    pathLeafId: String(pathLeaf.id),
+    leafId: String(last),
+    pathLeafId: plan.pathLeafId,
     pathCount: plan.pathCount,
-    labelCount: plan.entries.length - plan.pathCount,
+    labelCount: plan.labelCount,
     bytes,
     ...(plan.selectedText !== undefined ? { selectedText: plan.selectedText } : {}),
   };
@@ -255,19 +283,23 @@ export async function forkSession(
   return writeFork(await planFork(file, entryId, options));
 }
 
+/** Lines are written in pieces of about this many bytes (a large fork is never one string). */
+const WRITE_CHUNK_BYTES = 1 << 20;
+
 /**
- * Create a new session file holding `lines` (one JSON line each, exactly as pi writes them):
- * created exclusively (`O_CREAT | O_EXCL`: an existing file or a link at the path is never
- * touched), written in full, `fsync`ed (then its folder, so the name survives a crash), and
- * recorded as our own write (its fresh time is not someone else having it open).
- * A write that fails part-way removes the file again (when the path still names the file we
+ * Create a new session file holding `lines` (one JSON line each, exactly as pi writes them),
+ * written as they come (a large fork is never held in memory): created exclusively (`O_CREAT |
+ * O_EXCL`: an existing file or a link at the path is never touched), written in full, `fsync`ed
+ * (then its folder, so the name survives a crash), and recorded as our own write (its fresh time
+ * is not someone else having it open). A write that fails part-way — or `lines` throwing, e.g. a
+ * source that changed under them — removes the file again (when the path still names the file we
  * created) and says what is left.
  * @returns the bytes written.
  * @throws {SessionWriteError} `restored: true` when nothing was left behind (including when the
- *   file could not be created: `EEXIST`, `EACCES`, `ENOSPC`…), else `bytesLeft` bytes remain.
+ *   file could not be created: `EEXIST`, `EACCES`, `ENOSPC`…), else `bytesLeft` bytes remain; the
+ *   error `lines` threw, when the file it left was removed.
  */
-export function createSessionFile(file: string, lines: readonly object[], options: { mode?: number } = {}): number {
-  const data = Buffer.from(lines.map(serializeEntryLine).join(""), "utf8");
+export function createSessionFile(file: string, lines: Iterable<object>, options: { mode?: number } = {}): number {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, options.mode ?? 0o600);
@@ -281,22 +313,57 @@ export function createSessionFile(file: string, lines: readonly object[], option
     );
   }
   let written = 0;
+  let failedIo: NodeJS.ErrnoException | undefined;
   try {
-    while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written);
-    fs.fsyncSync(fd);
+    let pending: string[] = [];
+    let pendingLength = 0;
+    const flush = () => {
+      const data = Buffer.from(pending.join(""), "utf8");
+      pending = [];
+      pendingLength = 0;
+      let done = 0;
+      try {
+        while (done < data.length) done += fs.writeSync(fd, data, done, data.length - done);
+      } catch (error) {
+        failedIo = error as NodeJS.ErrnoException;
+        throw error;
+      } finally {
+        written += done;
+      }
+    };
+    for (const line of lines) {
+      const text = serializeEntryLine(line);
+      pending.push(text);
+      pendingLength += text.length;
+      if (pendingLength >= WRITE_CHUNK_BYTES) flush();
+    }
+    if (pending.length) flush();
+    try {
+      fs.fsyncSync(fd);
+    } catch (error) {
+      failedIo = error as NodeJS.ErrnoException;
+      throw error;
+    }
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
+    const removed = removeCreated(fd, file);
+    if (!failedIo) {
+      // not the disk: `lines` failed (the source changed under it)
+      if (removed) throw error;
+      throw new SessionWriteError(
+        l10n.t("{0}, and removing the new file failed: delete {1} before pi opens it.", (error as Error).message, file),
+        { code: undefined, restored: false, bytesLeft: written, offset: 0 },
+      );
+    }
+    const e = failedIo;
     const what =
-      written < data.length
-        ? l10n.t(
-            "Writing {0} failed after {1} of {2} bytes ({3})",
+      e.syscall === "fsync"
+        ? l10n.t("Syncing {0} to disk failed ({1})", file, `${e.code ?? "error"}: ${e.message}`)
+        : l10n.t(
+            "Writing {0} failed after {1} bytes ({2})",
             file,
             formatCount(written),
-            formatCount(data.length),
             `${e.code ?? "error"}: ${e.message}`,
-          )
-        : l10n.t("Syncing {0} to disk failed ({1})", file, `${e.code ?? "error"}: ${e.message}`);
-    const removed = removeCreated(fd, file);
+          );
     throw new SessionWriteError(
       removed
         ? l10n.t("{0}. The new file was removed again. Nothing was written.", what)
@@ -312,7 +379,7 @@ export function createSessionFile(file: string, lines: readonly object[], option
   }
   syncFolder(path.dirname(file));
   recordOwnWrite(file, stat);
-  return data.length;
+  return written;
 }
 
 /** Close `fd` and unlink `file` when it still names that file; true when it is gone. Never throws. */

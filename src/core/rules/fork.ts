@@ -96,36 +96,28 @@ export interface ForkHeader {
   parentSession: string;
 }
 
-/** What {@link branchedSession} builds. */
-export interface BranchedSession {
-  header: ForkHeader;
-  /** The path without its label entries (re-chained), then one label entry per label of the path. */
-  entries: RawEntry[];
-  /** How many of {@link entries} are the path (the rest are re-created labels). */
-  pathCount: number;
-}
-
 /**
- * pi's `createBranchedSession(leafId)` over the path's entries.
- * - Label entries leave the path; every other entry gets the previous kept entry as its parent
- *   (`{...entry, parentId}`: the key stays where it was).
- * - A compaction whose `firstKeptEntryId` named a dropped label names the entry that followed it.
- * - For each label of the session (pi's map order) whose target is on the path: a label entry with
- *   a fresh id, chained after the path, with the label's own time.
+ * pi's `createBranchedSession(leafId)` over the path's entries, one entry at a time (the path of a
+ * large session is read and written without holding it in memory):
+ * - label entries leave the path; every other entry gets the previous kept entry as its parent
+ *   (`{...entry, parentId}`: the key stays where it was);
+ * - a compaction whose `firstKeptEntryId` named a dropped label names the entry that followed it;
+ * - then, for each label of the session (pi's map order) whose target is on the path: a label
+ *   entry with a fresh id, chained after the path, with the label's own time.
+ * The path's entries come first (none of them a label), then the re-created labels.
  * @param path the entries from the root to the fork's leaf, as written (pi's `getBranch`).
  * @param labels {@link labelsOf} the whole file.
- * @param header the new session's header.
  * @param newId pi's `generateId` over the ids taken so far.
  */
-export function branchedSession(
-  path: readonly RawEntry[],
+export function* branchedEntries(
+  path: Iterable<RawEntry>,
   labels: ReadonlyMap<unknown, { label: unknown; timestamp: unknown }>,
-  header: ForkHeader,
   newId: (taken: ReadonlySet<string>) => string,
-): BranchedSession {
-  const kept: RawEntry[] = [];
+): Generator<RawEntry> {
   const replacementByLabelId = new Map<unknown, unknown>();
   const pendingLabelIds: unknown[] = [];
+  const onPath = new Set<unknown>();
+  const taken = new Set<string>();
   let parentId: unknown = null;
   for (const entry of path) {
     if (entry.type === "label") {
@@ -134,45 +126,38 @@ export function branchedSession(
     }
     for (const labelId of pendingLabelIds) replacementByLabelId.set(labelId, entry.id);
     pendingLabelIds.length = 0;
-    kept.push(
-      entry.type === "compaction"
-        ? {
-            ...entry,
-            parentId,
-            firstKeptEntryId:
-              entry.firstKeptEntryId === entry.id
-                ? entry.id
-                : (replacementByLabelId.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId),
-          }
-        : { ...entry, parentId },
-    );
+    yield entry.type === "compaction"
+      ? {
+          ...entry,
+          parentId,
+          firstKeptEntryId:
+            entry.firstKeptEntryId === entry.id
+              ? entry.id
+              : (replacementByLabelId.get(entry.firstKeptEntryId) ?? entry.firstKeptEntryId),
+        }
+      : { ...entry, parentId };
     parentId = entry.id;
+    onPath.add(entry.id);
+    if (typeof entry.id === "string") taken.add(entry.id);
   }
-  const taken = new Set<string>();
-  for (const e of kept) if (typeof e.id === "string") taken.add(e.id);
-  const onPath = new Set<unknown>(kept.map((e) => e.id));
-  const entries = [...kept];
-  let labelParent: unknown = kept[kept.length - 1]?.id || null;
+  // pi: `lastEntryId || null`
+  let labelParent: unknown = parentId || null;
   for (const [targetId, { label, timestamp }] of labels) {
     if (!onPath.has(targetId)) continue;
     const id = newId(taken);
     taken.add(id);
-    entries.push({ type: "label", id, parentId: labelParent, timestamp, targetId, label });
+    yield { type: "label", id, parentId: labelParent, timestamp, targetId, label };
     labelParent = id;
   }
-  return { header, entries, pathCount: kept.length };
 }
 
 /**
  * pi's `_hasConversation`: a session file is written only once it holds a user or assistant
  * message (before that pi keeps it in memory, and a fork of such a path leaves no file).
  */
-export function hasConversation(entries: readonly RawEntry[]): boolean {
-  return entries.some((e) => {
-    if (e.type !== "message") return false;
-    const role = (e.message as { role?: unknown } | undefined)?.role;
-    return role === "user" || role === "assistant";
-  });
+export function hasConversation(entries: Iterable<Pick<EntryRecord, "type" | "role">>): boolean {
+  for (const e of entries) if (e.type === "message" && (e.role === "user" || e.role === "assistant")) return true;
+  return false;
 }
 
 /**

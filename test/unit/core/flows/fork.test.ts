@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import {
   createSessionFile,
+  forkEntries,
   forkSession,
   ForkSourceError,
   headerCwd,
@@ -253,6 +254,32 @@ describe("createSessionFile", () => {
     assert.equal(bytes, Buffer.byteLength('{"type":"session","id":"é"}\n{"a":1}\n'));
   });
 
+  it("writes what it is given as it comes, in pieces, and removes the file when the lines fail", () => {
+    const dir = fs.mkdtempSync(path.join(tmp, "w-"));
+    const big = path.join(dir, "big.jsonl");
+    const text = "x".repeat(100_000);
+    function* many(): Generator<object> {
+      for (let i = 0; i < 50; i++) yield { i, text };
+    }
+    const bytes = createSessionFile(big, many());
+    assert.equal(bytes, fs.statSync(big).size);
+    assert.ok(bytes > 5_000_000, "several pieces");
+    const back = fs.readFileSync(big, "utf8").split("\n");
+    assert.equal(back.length, 51);
+    assert.deepEqual(JSON.parse(back[49]!), { i: 49, text });
+    // the source changed under the lines (after a first piece reached the disk): no file is left
+    const failed = path.join(dir, "failed.jsonl");
+    function* failing(): Generator<object> {
+      for (let i = 0; i < 20; i++) yield { i, text };
+      throw new Error("line 3 of the source changed since it was read");
+    }
+    assert.throws(
+      () => createSessionFile(failed, failing()),
+      /^Error: line 3 of the source changed since it was read$/,
+    );
+    assert.equal(fs.existsSync(failed), false);
+  });
+
   const noRoot = process.platform !== "linux" || process.getuid?.() !== 0;
   it(
     "a disk that fills up mid-write leaves no file behind and says so",
@@ -295,10 +322,12 @@ describe("planFork", () => {
     const plan = await planFork(file, "u3");
     assert.deepEqual(fs.readdirSync(dir), [path.basename(file)]);
     assert.equal(plan.selectedText, "third question");
+    const entries = [...forkEntries(plan)];
     assert.deepEqual(
-      plan.entries.map((e) => e.id),
-      ["u1", "a1", "u2", "a2", plan.entries[4]!.id],
+      entries.map((e) => e.id),
+      ["u1", "a1", "u2", "a2", entries[4]!.id],
     );
+    assert.deepEqual([plan.pathCount, plan.pathLeafId, plan.labelCount], [4, "a2", 1]);
     assert.equal(plan.header.parentSession, file);
   });
 });

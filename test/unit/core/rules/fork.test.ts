@@ -9,7 +9,7 @@
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
 import {
-  branchedSession,
+  branchedEntries,
   forkHeader,
   forkMessageText,
   forkTarget,
@@ -97,8 +97,7 @@ function e(type: string, id: string, parentId: string | null, fields: Record<str
   return { type, id, parentId, timestamp: `2026-01-01T00:00:${id.length}0.000Z`, ...fields };
 }
 
-describe("branchedSession (pi's createBranchedSession)", () => {
-  const header = forkHeader("0190f1e2-0000-7000-8000-000000000000", "2026-12-01T10:00:00.000Z", "/p", "/s/a.jsonl");
+describe("branchedEntries (pi's createBranchedSession)", () => {
   let n = 0;
   const newId = (taken: ReadonlySet<string>) => {
     let id: string;
@@ -120,8 +119,7 @@ describe("branchedSession (pi's createBranchedSession)", () => {
     ];
     const labels = labelsOf(path.filter((x) => x.type === "label"));
     n = 0;
-    const built = branchedSession(path, labels, header, newId);
-    assert.equal(built.pathCount, 5);
+    const built = { entries: [...branchedEntries(path, labels, newId)] };
     assert.deepEqual(
       built.entries.map((x) => [x.type, x.id, x.parentId]),
       [
@@ -171,7 +169,7 @@ describe("branchedSession (pi's createBranchedSession)", () => {
       { type: "label", targetId: "u1", label: "question", timestamp: "T3" },
     ]);
     n = 0;
-    const built = branchedSession(path, labels, header, newId);
+    const built = { entries: [...branchedEntries(path, labels, newId)] };
     assert.deepEqual(
       built.entries.slice(2).map((x) => [x.id, x.parentId, x.targetId, x.label, x.timestamp]),
       [
@@ -181,10 +179,25 @@ describe("branchedSession (pi's createBranchedSession)", () => {
     );
   });
 
+  it("reads the path lazily: one entry at a time, as the writer asks", () => {
+    let read = 0;
+    function* path(): Generator<RawEntry> {
+      for (const id of ["u1", "a1", "u2"]) {
+        read++;
+        yield e("message", id, null, { message: { role: "user", content: id } });
+      }
+    }
+    const it = branchedEntries(path(), new Map(), newId);
+    assert.equal(it.next().value?.id, "u1");
+    assert.equal(read, 1);
+  });
+
   it("never reuses a path id for a label", () => {
     const path = [e("message", "new0", null, { message: { role: "user", content: "hi" } })];
     n = 0;
-    const built = branchedSession(path, labelsOf([{ targetId: "new0", label: "l", timestamp: "T" }]), header, newId);
+    const built = {
+      entries: [...branchedEntries(path, labelsOf([{ targetId: "new0", label: "l", timestamp: "T" }]), newId)],
+    };
     assert.equal(built.entries[1]!.id, "new1");
   });
 });
@@ -192,12 +205,17 @@ describe("branchedSession (pi's createBranchedSession)", () => {
 describe("hasConversation (pi's _hasConversation)", () => {
   it("true once a user or assistant message is there", () => {
     assert.equal(
-      hasConversation([e("model_change", "m", null), e("message", "s", "m", { message: { role: "system" } })]),
+      hasConversation([
+        { type: "model_change" },
+        { type: "message", role: "system" },
+        { type: "custom_message" },
+        { type: "label" },
+      ]),
       false,
     );
-    assert.equal(hasConversation([e("message", "a", null, { message: { role: "assistant" } })]), true);
-    assert.equal(hasConversation([e("message", "u", null, { message: { role: "user" } })]), true);
-    assert.equal(hasConversation([e("custom_message", "c", null, { content: "x" })]), false);
+    assert.equal(hasConversation([{ type: "message", role: "assistant" }]), true);
+    assert.equal(hasConversation([{ type: "message", role: "user" }]), true);
+    assert.equal(hasConversation([{ type: "custom", role: "user" }]), false);
   });
 });
 
