@@ -72,7 +72,7 @@ async function run(
     }
     throw error;
   }
-  const result = writeFork(plan);
+  const result = await writeFork(plan);
   const hint = resumeHint(await userPiFrom(args), result.file, plan.header.cwd, process.env.SHELL);
   if (json) {
     out(JSON.stringify(forkJson(result, hint), null, 2));

@@ -80,7 +80,7 @@ export async function forkFromVsCode(
       { location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Forking the session…") },
       () => planFork(file, entryId, clone ? { position: "at" } : {}),
     );
-    const result = writeFork(plan);
+    const result = await writeFork(plan);
     services.log.info(
       `${what} ${file} ${result.position} ${result.entryId} → ${result.file} (${result.pathCount} entries, ${result.labelCount} labels)`,
     );

@@ -249,7 +249,7 @@ function rawEntry(session: SessionFile, record: Parameters<SessionFile["readEntr
  * Write a planned fork as a new file ({@link createSessionFile}).
  * @throws {SessionWriteError} (see there); nothing of the fork remains unless it says so.
  */
-export function writeFork(plan: ForkPlan): ForkResult {
+export async function writeFork(plan: ForkPlan): Promise<ForkResult> {
   let last: unknown;
   function* lines(): Generator<object> {
     yield plan.header;
@@ -258,7 +258,7 @@ export function writeFork(plan: ForkPlan): ForkResult {
       yield e;
     }
   }
-  const bytes = createSessionFile(plan.file, lines(), { mode: plan.mode });
+  const bytes = await createSessionFile(plan.file, lines(), { mode: plan.mode });
   return {
     file: plan.file,
     source: plan.source,
@@ -285,10 +285,13 @@ export async function forkSession(
 
 /** Lines are written in pieces of about this many bytes (a large fork is never one string). */
 const WRITE_CHUNK_BYTES = 1 << 20;
+/** The event loop gets a turn after this much work (ms): a large fork never blocks the extension host. */
+const SLICE_MS = 8;
 
 /**
  * Create a new session file holding `lines` (one JSON line each, exactly as pi writes them),
- * written as they come (a large fork is never held in memory): created exclusively (`O_CREAT |
+ * written as they come (a large fork is never held in memory; the event loop gets a turn every few
+ * milliseconds): created exclusively (`O_CREAT |
  * O_EXCL`: an existing file or a link at the path is never touched), written in full, `fsync`ed
  * (then its folder, so the name survives a crash), and recorded as our own write (its fresh time
  * is not someone else having it open). A write that fails part-way — or `lines` throwing, e.g. a
@@ -299,7 +302,11 @@ const WRITE_CHUNK_BYTES = 1 << 20;
  *   file could not be created: `EEXIST`, `EACCES`, `ENOSPC`…), else `bytesLeft` bytes remain; the
  *   error `lines` threw, when the file it left was removed.
  */
-export function createSessionFile(file: string, lines: Iterable<object>, options: { mode?: number } = {}): number {
+export async function createSessionFile(
+  file: string,
+  lines: Iterable<object>,
+  options: { mode?: number } = {},
+): Promise<number> {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, options.mode ?? 0o600);
@@ -331,15 +338,21 @@ export function createSessionFile(file: string, lines: Iterable<object>, options
         written += done;
       }
     };
+    let slice = performance.now();
     for (const line of lines) {
       const text = serializeEntryLine(line);
       pending.push(text);
       pendingLength += text.length;
       if (pendingLength >= WRITE_CHUNK_BYTES) flush();
+      if (performance.now() - slice > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
     }
     if (pending.length) flush();
     try {
-      fs.fsyncSync(fd);
+      // off the event loop: syncing a large file takes a while
+      await new Promise<void>((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
     } catch (error) {
       failedIo = error as NodeJS.ErrnoException;
       throw error;

@@ -230,12 +230,12 @@ describe("forkSession", () => {
 });
 
 describe("createSessionFile", () => {
-  it("never overwrites: an existing file (or a link at the name) is left alone", () => {
+  it("never overwrites: an existing file (or a link at the name) is left alone", async () => {
     const dir = fs.mkdtempSync(path.join(tmp, "excl-"));
     const file = path.join(dir, "x.jsonl");
     fs.writeFileSync(file, "theirs\n");
-    assert.throws(
-      () => createSessionFile(file, [{ type: "session" }]),
+    await assert.rejects(
+      createSessionFile(file, [{ type: "session" }]),
       (e: unknown) =>
         e instanceof SessionWriteError && e.restored && e.code === "EEXIST" && /already exists/.test(e.message),
     );
@@ -243,25 +243,25 @@ describe("createSessionFile", () => {
     const target = path.join(dir, "target");
     const link = path.join(dir, "link.jsonl");
     fs.symlinkSync(target, link);
-    assert.throws(() => createSessionFile(link, [{ type: "session" }]), /already exists/);
+    await assert.rejects(createSessionFile(link, [{ type: "session" }]), /already exists/);
     assert.equal(fs.existsSync(target), false, "nothing created through the link");
   });
 
-  it("writes pi's lines and returns their size", () => {
+  it("writes pi's lines and returns their size", async () => {
     const file = path.join(fs.mkdtempSync(path.join(tmp, "w-")), "y.jsonl");
-    const bytes = createSessionFile(file, [{ type: "session", id: "é" }, { a: 1 }]);
+    const bytes = await createSessionFile(file, [{ type: "session", id: "é" }, { a: 1 }]);
     assert.equal(fs.readFileSync(file, "utf8"), '{"type":"session","id":"é"}\n{"a":1}\n');
     assert.equal(bytes, Buffer.byteLength('{"type":"session","id":"é"}\n{"a":1}\n'));
   });
 
-  it("writes what it is given as it comes, in pieces, and removes the file when the lines fail", () => {
+  it("writes what it is given as it comes, in pieces, and removes the file when the lines fail", async () => {
     const dir = fs.mkdtempSync(path.join(tmp, "w-"));
     const big = path.join(dir, "big.jsonl");
     const text = "x".repeat(100_000);
     function* many(): Generator<object> {
       for (let i = 0; i < 50; i++) yield { i, text };
     }
-    const bytes = createSessionFile(big, many());
+    const bytes = await createSessionFile(big, many());
     assert.equal(bytes, fs.statSync(big).size);
     assert.ok(bytes > 5_000_000, "several pieces");
     const back = fs.readFileSync(big, "utf8").split("\n");
@@ -273,8 +273,8 @@ describe("createSessionFile", () => {
       for (let i = 0; i < 20; i++) yield { i, text };
       throw new Error("line 3 of the source changed since it was read");
     }
-    assert.throws(
-      () => createSessionFile(failed, failing()),
+    await assert.rejects(
+      createSessionFile(failed, failing()),
       /^Error: line 3 of the source changed since it was read$/,
     );
     assert.equal(fs.existsSync(failed), false);
