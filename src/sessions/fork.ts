@@ -76,11 +76,13 @@ export async function forkFromVsCode(
   const { entryId, clone } = target;
   const what = clone ? "clone" : "fork";
   try {
-    const plan = await vscode.window.withProgress(
+    const { plan, result } = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Forking the session…") },
-      () => planFork(file, entryId, clone ? { position: "at" } : {}),
+      async () => {
+        const planned = await planFork(file, entryId, clone ? { position: "at" } : {});
+        return { plan: planned, result: await writeFork(planned) };
+      },
     );
-    const result = await writeFork(plan);
     services.log.info(
       `${what} ${file} ${result.position} ${result.entryId} → ${result.file} (${result.pathCount} entries, ${result.labelCount} labels)`,
     );
