@@ -17,6 +17,8 @@ import { createLiveBridge, registerLiveBridge, type LiveBridgeService } from "./
 import { registerPanel } from "./panel/controller";
 import type { BaseServices, Services } from "./services";
 import { registerSessionCommands } from "./sessions/commands";
+import { registerForkCommands } from "./sessions/fork";
+import { registerResumeCommand } from "./sessions/resume";
 import { PiSessionSource } from "./sessions/source";
 import { PRODUCT_NAME } from "./shared/format";
 import { registerStatusBar, type StatusBarGauge } from "./statusBar/gauge";
@@ -24,6 +26,7 @@ import { registerSummarizers } from "./summarizers/select";
 import { registerSessionTree, type SessionTreeView } from "./tree/register";
 import { registerTrim, type TrimApi } from "./trim/register";
 import { UserActivityClock } from "./ui/activity";
+import type { Prompter } from "./ui/prompter";
 import { registerSummaryDocuments } from "./ui/summaryDocuments";
 import { registerWelcomeContext, type WelcomeState } from "./ui/welcome";
 import { createUserPi } from "./userPi/service";
@@ -45,6 +48,8 @@ export interface PiContextApi {
   welcome: () => WelcomeState;
   /** Every command id of the command table (the integration tests compare it with package.json). */
   commands: string[];
+  /** Fork and clone: the questions they asked (pi's /fork message pick), for tests. */
+  fork: { prompts: Prompter };
 }
 
 /** Extension entry point: services first, then the surfaces. */
@@ -83,6 +88,8 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   // The surfaces: one registration line each (they push their disposables to context.subscriptions).
   registerSummaryDocuments(services);
   registerSessionCommands(services);
+  const fork = registerForkCommands(services);
+  registerResumeCommand(services);
   registerLiveBridge(services, liveBridge);
   const statusBar = registerStatusBar(services);
   registerPanel(services);
@@ -103,7 +110,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   log.info(
     `${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`,
   );
-  return { services, statusBar, sessionTree, liveBridge, trim, health, welcome, commands: commands.ids() };
+  return { services, statusBar, sessionTree, liveBridge, trim, health, welcome, fork, commands: commands.ids() };
 }
 
 export function deactivate(): void {}

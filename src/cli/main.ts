@@ -1,6 +1,6 @@
 /**
  * `pi-context`: the same core as the extension, without VS Code. One file per command
- * (`inspect.ts`, `compact.ts`, `tree.ts`, `switch.ts`, `sessions.ts`, `trim.ts`, `doctor.ts`); shared parsing in `args.ts`.
+ * (`inspect.ts`, `compact.ts`, `tree.ts`, `switch.ts`, `sessions.ts`, `fork.ts`, `trim.ts`, `doctor.ts`); shared parsing in `args.ts`.
  *
  * Exit codes: 0 done, 1 refused or failed (nothing written; also: not a pi session), 2 usage.
  * Messages are full sentences; numbers use thousands separators (en-US).
@@ -11,6 +11,7 @@ import { terminalText } from "../shared/untrusted";
 import { type CliCommand, errorText, formatUsage, UsageError } from "./args";
 import { compactCommand, COMPACT_USAGE } from "./compact";
 import { doctorCommand, DOCTOR_USAGE } from "./doctor";
+import { cloneCommand, CLONE_USAGE, forkCommand, FORK_USAGE } from "./fork";
 import { inspectCommand, INSPECT_USAGE } from "./inspect";
 import { sessionsCommand, SESSIONS_USAGE } from "./sessions";
 import { switchCommand, SWITCH_USAGE } from "./switch";
@@ -24,6 +25,8 @@ const COMMANDS: [string, CliCommand, string][] = [
   ["tree", treeCommand, TREE_USAGE],
   ["switch", switchCommand, SWITCH_USAGE],
   ["sessions", sessionsCommand, SESSIONS_USAGE],
+  ["fork", forkCommand, FORK_USAGE],
+  ["clone", cloneCommand, CLONE_USAGE],
   ["trim", trimCommand, TRIM_USAGE],
   ["restore", restoreCommand, RESTORE_USAGE],
   ["doctor", doctorCommand, DOCTOR_USAGE],
@@ -53,7 +56,7 @@ function asksForHelp(args: readonly string[]): boolean {
 const USAGE = `pi-context — see and steer pi's context window
 
 usage:
-${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE, TRIM_USAGE, RESTORE_USAGE, DOCTOR_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
+${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE, FORK_USAGE, CLONE_USAGE, TRIM_USAGE, RESTORE_USAGE, DOCTOR_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
 
 which pi: the numbers follow the rules and the model catalog of your pi — --pi PATH (pi, a
   launcher, or pi's package dir), else the pi on the PATH, pi's managed install

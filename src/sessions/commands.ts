@@ -3,7 +3,8 @@
  * the rest as they are read; forks under their parent; filter by name, first message, model,
  * date; pins the choice), "Pi: Follow Latest Session" (unpins), "Pi: Switch Live Session" (the
  * gauge's one-click switch between sessions written at the same time), "Pi: Name Session…" (pi's
- * `/name`) and "Pi: Refresh Session".
+ * `/name`) and "Pi: Refresh Session". Each row of Select Session has a "Resume in pi" button
+ * (`resume.ts`).
  */
 
 import * as os from "node:os";
@@ -17,6 +18,7 @@ import type { Services } from "../services";
 import * as notify from "../ui/notify";
 import { iconLabelText } from "../shared/untrusted";
 import { followRow, PICKER_FIRST_ROWS, pickRowDetail, projectFolderLabel, sessionPickRows } from "./picker";
+import { resumeInPi } from "./resume";
 
 interface SessionItem extends vscode.QuickPickItem {
   file?: string;
@@ -158,6 +160,11 @@ async function selectSession(services: Services): Promise<void> {
     .filter((f) => f.uri.scheme === "file")
     .map((f) => ({ name: f.name, path: f.uri.fsPath }));
   const home = os.homedir();
+  // each session's row: open it in the user's pi (`pi --session`) in a terminal
+  const resumeButton: vscode.QuickInputButton = {
+    iconPath: new vscode.ThemeIcon("terminal"),
+    tooltip: vscode.l10n.t("Resume in pi"),
+  };
   let shownActive = false;
   const render = (list: SessionInfo[], done: boolean, limit?: number): void => {
     const rows = sessionPickRows(list, {
@@ -180,6 +187,7 @@ async function selectSession(services: Services): Promise<void> {
         // the session's texts escaped ($(name) in them stays text); the folder's icon is ours
         detail: pickRowDetail(row, { text: iconLabelText, folderIcon: "$(folder) " }),
         file: row.file,
+        buttons: [resumeButton],
       });
     if (rows.length === 0 && done) {
       const dirs = sessions.discovery?.searchedDirs ?? [];
@@ -253,6 +261,12 @@ async function selectSession(services: Services): Promise<void> {
   const picked = await new Promise<SessionItem | undefined>((resolve) => {
     quickPick.onDidAccept(() => resolve(quickPick.selectedItems[0]));
     quickPick.onDidHide(() => resolve(undefined));
+    quickPick.onDidTriggerItemButton((e) => {
+      const file = e.item.file;
+      resolve(undefined);
+      quickPick.hide();
+      if (file) void resumeInPi(services, file);
+    });
   });
   quickPick.dispose();
   if (!picked) return;

@@ -15,7 +15,7 @@ import type { Evidence, SessionAccess } from "./access";
 /** An action on a session, as the route chooser needs to know it. */
 export interface SessionAction {
   /** Stable name (logs, tests). */
-  id: "compact" | "switch" | "label" | "name" | "context-edit" | "repair" | "repair-leaf" | "compact-at";
+  id: "compact" | "switch" | "label" | "name" | "context-edit" | "repair" | "repair-leaf" | "compact-at" | "resume";
   /** True when the running pi can do it through its live bridge. */
   viaBridge: boolean;
   /** The refused action as a verb phrase ("compact", "switch branches in", …), for messages. */
@@ -36,7 +36,11 @@ export const ACTIONS = {
   repair: { id: "repair", viaBridge: true, verb: "repair", inPi: null },
   /** A repair that also moves pi's leaf: pi's bridge cannot move its own leaf for us. */
   repairLeaf: { id: "repair-leaf", viaBridge: false, verb: "repair", inPi: "use /tree" },
+  /** "Resume in pi": writes nothing itself, but a second pi on a file a pi has open writes past it. */
+  resume: { id: "resume", viaBridge: false, verb: "open a second pi on", inPi: null },
 } as const satisfies Record<string, SessionAction>;
+// Not routed: Fork Session Here and Clone Session only read the session (reading is always
+// allowed) and write a new file no pi has open (`flows/fork.ts`).
 
 /** A way out of a refusal. */
 export type Offer =
@@ -85,8 +89,11 @@ export function chooseRoute(action: SessionAction, access: SessionAccess, contex
   if (context.force) return { kind: "file", access, forced: true };
   const process = access.evidence.some((e) => e.kind === "process");
   const offers: Offer[] = ["anyway"];
-  if (process) offers.push(context.bridgeInstalled === false ? "install-bridge" : "reload-pi");
-  else if (context.bridgeInstalled === false) offers.push("install-bridge");
+  // the bridge is a way out only for what a running pi can do through it
+  if (action.viaBridge) {
+    if (process) offers.push(context.bridgeInstalled === false ? "install-bridge" : "reload-pi");
+    else if (context.bridgeInstalled === false) offers.push("install-bridge");
+  }
   offers.push(...terminalOffer(access.evidence, context));
   return { kind: "refuse", access, overridable: true, offers };
 }

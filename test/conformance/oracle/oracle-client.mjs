@@ -137,6 +137,11 @@ export class OracleClient {
     return this.request({ ...request, type: "classify" });
   }
 
+  /** pi's `/fork` (`position: "before"`, default) or `position: "at"` on a copy: `{file | entriesJsonl, entryId, position?}`. */
+  fork(request) {
+    return this.request({ ...request, type: "fork" });
+  }
+
   /** Close stdin and wait for the process to finish. */
   async close() {
     if (this.#exited) return;

@@ -1003,6 +1003,66 @@ export async function piOpenCheck(source, opts = {}) {
 }
 
 // --------------------------------------------------------------------------------------------
+// fork: pi's /fork and /clone on a copy (AgentSessionRuntime.fork's position rule, then
+// SessionManager.createBranchedSession in the copy's folder)
+// --------------------------------------------------------------------------------------------
+
+/** pi's `extractUserMessageText` (agent-session-runtime.js, not exported). */
+function extractUserMessageText(content) {
+  if (typeof content === "string") return content;
+  return content
+    .filter((part) => part.type === "text" && typeof part.text === "string")
+    .map((part) => part.text)
+    .join("");
+}
+
+/**
+ * `{file | entriesJsonl, entryId, position?: "before" | "at"}` (default "before", as pi's `fork`) →
+ * `{ targetLeafId, selectedText, empty, written, parentSession, lines }`: what pi's runtime does —
+ * `empty` when pi starts a new empty session (no target leaf), else the branched file's lines
+ * (`written: false` when pi holds it in memory: no conversation). Errors are pi's own.
+ */
+export async function forkView(source, request) {
+  const { copy, sm } = openCopy(source);
+  try {
+    const position = request.position ?? "before";
+    const selectedEntry = sm.getEntry(request.entryId);
+    if (!selectedEntry) throw new Error("Invalid entry ID for forking");
+    let targetLeafId;
+    let selectedText;
+    if (position === "at") targetLeafId = selectedEntry.id;
+    else {
+      if (selectedEntry.type !== "message" || selectedEntry.message.role !== "user")
+        throw new Error("Invalid entry ID for forking");
+      targetLeafId = selectedEntry.parentId;
+      selectedText = extractUserMessageText(selectedEntry.message.content);
+    }
+    if (!targetLeafId) return { targetLeafId: null, selectedText: selectedText ?? null, empty: true };
+    const before = new Set(readdirSync(copy.dir));
+    const file = sm.createBranchedSession(targetLeafId);
+    const written = existsSync(file);
+    const created = readdirSync(copy.dir).filter((f) => !before.has(f));
+    return {
+      targetLeafId,
+      selectedText: selectedText ?? null,
+      empty: false,
+      written,
+      parentSession: copy.path,
+      fileName: basename(file),
+      created,
+      lines: written
+        ? readFileSync(file, "utf8")
+            .split("\n")
+            .filter((l) => l)
+            .map((l) => JSON.parse(l))
+        : null,
+    };
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
+}
+
+// --------------------------------------------------------------------------------------------
 // Session listing: pi's getDefaultSessionDir / SessionManager.list / continueRecent on a copy
 // --------------------------------------------------------------------------------------------
 
@@ -1325,6 +1385,8 @@ export async function handleRequest(request) {
       return usageStats(source, opts);
     case "systemMessage":
       return systemMessageView(source, opts);
+    case "fork":
+      return forkView(source, request);
     default:
       throw new Error(`unknown request type ${JSON.stringify(type)}`);
   }

@@ -10,7 +10,7 @@
 //   $NODE22 test/conformance/oracle/oracle.mjs --batch   < requests.jsonl > results.jsonl
 //
 // Batch protocol (one JSON object per line each way, answers in request order):
-//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit"|"listing"|"catalog"|"systemMessage",
+//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit"|"listing"|"catalog"|"systemMessage"|"fork",
 //             "file": "<path>" | "entriesJsonl": "<file content>",
 //             "args"?: ["--agent-dir", "DIR", ...], "agentDir"?: "DIR",
 //             "agentFiles"?: {"settings.json": {...}, "models.json": {...}},
@@ -24,6 +24,8 @@
 //            "catalog" = {agentDir?|agentFiles?} -> every chat model pi's registry resolves;
 //            "systemMessage" = pi-ai's getCurrentSystemMessage at the leaf, pi's estimateTokens of
 //            it, each section's length and each tool's JSON length.
+//            "fork" = {entryId, position?: "before"|"at"} -> pi's /fork (AgentSessionRuntime.fork's rule, then
+//            createBranchedSession in the copy's folder): target leaf, selected text, the new file's lines.
 //   response {"id": <request id or 0-based line number>, "ok": true, "result": {...}}
 //            {"id": ..., "ok": false, "error": "message"}
 // The input file is never modified (pi works on a private copy). stdout carries only JSON;

@@ -43,8 +43,10 @@ describe("pi-context CLI", () => {
 
   it('every command takes --help and -h: its usage on stdout, exit 0, nothing run (not "--help needs a value")', async () => {
     assert.deepEqual([...cliCommands.keys()].sort(), [
+      "clone",
       "compact",
       "doctor",
+      "fork",
       "inspect",
       "restore",
       "sessions",

@@ -62,6 +62,19 @@ describe("the route of an action", () => {
     });
   });
 
+  it("an action the bridge cannot do (resume in a second pi, a repair that moves the leaf): no bridge offered", () => {
+    for (const action of [ACTIONS.resume, ACTIONS.repairLeaf]) {
+      for (const bridgeInstalled of [true, false]) {
+        const r = chooseRoute(action, access(process), { bridgeInstalled, terminalPids: new Set([200]) });
+        assert.deepEqual(r.kind === "refuse" && [r.overridable, r.offers], [true, ["anyway", "show-terminal"]]);
+        const w = chooseRoute(action, access(write), { bridgeInstalled });
+        assert.deepEqual(w.kind === "refuse" && w.offers, ["anyway"], action.id);
+      }
+      assert.deepEqual(chooseRoute(action, access()).kind, "file");
+      assert.deepEqual(chooseRoute(action, access(process), { force: true }).kind, "file");
+    }
+  });
+
   it("a possible pi or a recent write: refused with Anyway; the pi's terminal when it runs in one", () => {
     const r = chooseRoute(ACTIONS.contextEdit, access(folder, write), { terminalPids: new Set([300]) });
     assert.deepEqual(r.kind === "refuse" && r.offers, ["anyway", "reload-pi", "show-terminal"]);
