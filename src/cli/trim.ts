@@ -93,6 +93,7 @@ function previewJson(plan: ContextEditPlan, preview: TrimPreviewModel, dryRun: b
     unchanged: preview.unchanged,
     tokensBefore: preview.tokensNow,
     pureTokensBefore: preview.pureTokensNow,
+    baselineTokens: preview.baselineTokens,
     tokensAfter: preview.tokensAfter,
     tokensSaved: preview.tokensSaved,
     percentAfter: preview.percentAfter,
@@ -200,8 +201,8 @@ async function run(
     );
     out(
       r.tokensAfter !== null
-        ? `Tokens: ${n(preview.pureTokensNow)} → ${n(r.tokensAfter)} (pi's estimate).`
-        : `Tokens: ${n(preview.pureTokensNow)} → ≈${n(preview.tokensAfter)} planned; the file could not be read back (${r.readBackError ?? "unknown error"}).`,
+        ? `Tokens: ${n(preview.baselineTokens)} → ${n(r.tokensAfter)} (pi's estimate).`
+        : `Tokens: ${n(preview.baselineTokens)} → ≈${n(preview.tokensAfter)} planned; the file could not be read back (${r.readBackError ?? "unknown error"}).`,
     );
     if (preview.cache) out(`The next request sends ≈${n(preview.cache.resentTokens)} tokens without the prompt cache.`);
     out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);

@@ -143,7 +143,7 @@ export class TrimCommand {
       return { kind: "nothing", file, message };
     }
     const r = outcome.result;
-    const before = outcome.plan.preparation.pureTokensBefore;
+    const before = outcome.plan.preparation.baselineTokens;
     // written; a failed read back only costs the exact number: the planned estimate stands in
     const tokensAfter = r.tokensAfter ?? outcome.plan.preparation.tokensAfter.tokens;
     if (r.readBackError) log.warn(`trim ${file}: written, but the file could not be read back: ${r.readBackError}`);
@@ -251,7 +251,7 @@ export class TrimCommand {
         l10n.t(
           "pi trimmed {0}: {1} → {2} tokens, {3} appended by pi.",
           this.title(file),
-          n(plan.preparation.pureTokensBefore),
+          n(plan.preparation.baselineTokens),
           n(tokensAfter),
           pluralText(routed.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
         ),
@@ -260,7 +260,7 @@ export class TrimCommand {
       kind: "edited",
       file,
       entries: routed.entries,
-      tokensBefore: plan.preparation.pureTokensBefore,
+      tokensBefore: plan.preparation.baselineTokens,
       tokensAfter,
       live: source!,
     };

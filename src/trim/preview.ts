@@ -72,7 +72,7 @@ export async function confirmTrim(
     ),
     placeholder: vscode.l10n.t(
       "{0} → {1} tokens{2}",
-      n(preview.pureTokensNow),
+      n(preview.baselineTokens),
       n(preview.tokensAfter),
       preview.cache ? vscode.l10n.t(" · next request re-sends ≈{0} uncached", n(preview.cache.resentTokens)) : "",
     ),

@@ -364,7 +364,7 @@ export function suggestionSavings(session: SessionView, actions: readonly TrimRe
     const plan = prepareContextEdits(session, trimActions(session, actions), {
       toolCallsOf: (assistant) => readCalls(session, assistant) ?? undefined,
     });
-    saved = Math.max(0, plan.pureTokensBefore - plan.tokensAfter.tokens);
+    saved = Math.max(0, plan.baselineTokens - plan.tokensAfter.tokens);
     cache.byActions.set(key, saved);
   }
   return saved;

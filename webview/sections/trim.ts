@@ -159,14 +159,14 @@ function renderItem(view: View, item: TrimItem, pending: ReadonlySet<string>): H
 
 /** Tokens now → after against the window, with the auto-compaction threshold. */
 function renderPreviewBar(p: TrimPreviewModel): HTMLElement {
-  const total = Math.max(p.window ?? 0, p.pureTokensNow, p.tokensAfter, 1);
+  const total = Math.max(p.window ?? 0, p.baselineTokens, p.tokensAfter, 1);
   const bar = h("div", {
     class: "trim-bar",
     role: "img",
-    "aria-label": l10n.t("{0} tokens now, {1} after", formatCount(p.pureTokensNow), formatCount(p.tokensAfter)),
+    "aria-label": l10n.t("{0} tokens now, {1} after", formatCount(p.baselineTokens), formatCount(p.tokensAfter)),
   });
   for (const [cls, tokens, label] of [
-    ["now", p.pureTokensNow, "now"],
+    ["now", p.baselineTokens, "now"],
     ["after", p.tokensAfter, "after"],
   ] as const) {
     const track = h("div", { class: "trim-track" });
@@ -203,7 +203,7 @@ function renderPreview(view: View, p: TrimPreviewModel): HTMLElement {
     "arrow-right",
     l10n.t(
       "{0} → {1} tokens ({2}) by pi's estimate; pi shows {3} now.",
-      formatCount(p.pureTokensNow),
+      formatCount(p.baselineTokens),
       formatCount(p.tokensAfter),
       saved,
       formatCount(p.tokensNow),

@@ -137,8 +137,15 @@ export interface ContextEditPreparation {
    * `tokensBefore` (which may be usage-based and smaller or larger for other reasons).
    */
   tokensAfter: ContextEstimate;
-  /** The pure chars/4 estimate of the context now (the same basis as `tokensAfter`), in tokens. */
+  /** The pure chars/4 estimate of the context now, in tokens. */
   pureTokensBefore: number;
+  /**
+   * The context now on the basis of {@link tokensAfter}, in tokens: {@link pureTokensBefore} when
+   * edits are planned (pi counts from chars/4 after an edit); {@link tokensBefore} when nothing
+   * would be written (pi's number does not move). `baselineTokens − tokensAfter.tokens` is what the
+   * plan saves (0 for a plan without edits).
+   */
+  baselineTokens: number;
   /** The earliest edited context position: the prompt cache is invalid from there on. Absent without edits. */
   earliest?: {
     entryId: string;
@@ -374,6 +381,7 @@ export function prepareContextEdits(
     const after = simulated.projection.entries[position.get(p.targetId)!]!;
     return { ...p, tokensAfter: contribution(after, simulated.view).tokens, bytes: lineBytes(p, i) };
   });
+  const pureTokensBefore = estimatePureContextTokens(projection, session);
   const order = new Map(actions.map((a, i) => [a, i]));
   refused.sort((x, y) => order.get(x.action)! - order.get(y.action)!);
   unchanged.sort((x, y) => order.get(x)! - order.get(y)!);
@@ -385,7 +393,8 @@ export function prepareContextEdits(
     unchanged,
     tokensBefore,
     tokensAfter: estimateProjectedContextTokens(simulated.projection, simulated.view),
-    pureTokensBefore: estimatePureContextTokens(projection, session),
+    pureTokensBefore,
+    baselineTokens: edits.length > 0 ? pureTokensBefore : tokensBefore.tokens,
     bytes: edits.reduce((sum, e) => sum + e.bytes, 0),
     pairingBefore,
     pairingAfter: simulated.pairing,

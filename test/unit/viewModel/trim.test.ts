@@ -17,8 +17,14 @@ import { prepareContextEdits } from "../../../src/core/rules/editPlan";
 import { analyzeLoaded } from "../../../src/core/rules/analyze";
 import { defaultNote, imagesNote, trimActions } from "../../../src/viewModel/trimActions";
 import { trimEconomics } from "../../../src/viewModel/trimCost";
-import { buildTrimList, describeEntries, editMarks, runningTurnIds } from "../../../src/viewModel/trimList";
-import { buildTrimPreview, trimPreviewLines } from "../../../src/viewModel/trimPreview";
+import {
+  buildTrimList,
+  describeEntries,
+  editMarks,
+  runningTurnIds,
+  suggestionSavings,
+} from "../../../src/viewModel/trimList";
+import { buildTrimPreview, trimHeadline, trimPreviewLines } from "../../../src/viewModel/trimPreview";
 import { TRIM_AGENT_DIR, TRIM_FIXTURE, trimSession } from "../../support/trim-session";
 
 const session = () => SessionFile.fromBytes(trimSession().jsonl());
@@ -312,12 +318,33 @@ describe("trim preview", () => {
     const p = buildTrimPreview(prep, inspect);
     assert.equal(p.tokensSaved, 0);
     assert.equal(p.tokensAfter, 11900);
+    assert.equal(p.baselineTokens, 11900, "now = after: both pi's usage-based number");
     assert.deepEqual(trimPreviewLines(p), [
       "Nothing would be written.",
       "Context unchanged (11,900 tokens).",
       "Refused zz: Entry zz not found",
       "Refused s: Entry s does not contribute editable model content",
     ]);
+  });
+
+  it("Restore original of unedited items writes nothing: now = after (pi's number), saves 0, in every preview", () => {
+    const s = session();
+    const inspect = analysisOf(s).inspect;
+    const items = ["r1", "r4", "u2"].map((entryId) => ({ entryId, choice: "restore" as const }));
+    const prep = prepareContextEdits(s, trimActions(s, items));
+    assert.equal(prep.edits.length, 0);
+    assert.deepEqual(
+      prep.unchanged.map((a) => a.targetId),
+      ["r1", "r4", "u2"],
+    );
+    assert.notEqual(prep.pureTokensBefore, prep.tokensAfter.tokens, "the two estimates differ on this session");
+    assert.equal(prep.baselineTokens, prep.tokensAfter.tokens);
+    assert.equal(prep.baselineTokens, inspect.contextTokens);
+    const p = buildTrimPreview(prep, inspect);
+    assert.deepEqual([p.baselineTokens, p.tokensAfter, p.tokensSaved], [11900, 11900, 0]);
+    assert.equal(trimHeadline(p), "Context unchanged (11,900 tokens)");
+    // a suggestion whose actions change nothing saves nothing (not the gap between the two estimates)
+    assert.equal(suggestionSavings(s, items), 0);
   });
 
   it("a restore says what it costs in file bytes; prices give the cost of the cache effect", () => {
