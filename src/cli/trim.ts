@@ -1,6 +1,6 @@
 /**
  * `pi-context trim` and `pi-context restore`: context surgery without VS Code, on the same planner
- * and write flow as "Pi: Trim Context…" (`core/flows/contextEdit.ts`, `viewModel/trimActions.ts`).
+ * and write flow as "Pi Context: Trim Context…" (`core/flows/contextEdit.ts`, `viewModel/trimActions.ts`).
  *
  *   pi-context trim <session.jsonl> <entryId>... [--remove | --note TEXT] [--dry-run] [--json]
  *       [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never]

@@ -81,7 +81,7 @@ async function pickSession(services: Services): Promise<string | undefined> {
         file: s.file,
       })),
     ),
-    { title: vscode.l10n.t("Pi: Compact Session — Which Session?"), ignoreFocusOut: true },
+    { title: vscode.l10n.t("Pi Context: Compact Session — Which Session?"), ignoreFocusOut: true },
   );
   return pick?.file;
 }

@@ -1,9 +1,9 @@
 /**
  * The live bridge in VS Code (`services.liveBridge`): discovery of running bridges for the
  * current session (announcement files in `<agentDir>/pi-context/live/`), one authenticated
- * connection per live pi, and pi's live numbers for the gauge. The routes that make "Pi: Compact
- * Session…", "Switch to Here…" and labels run inside the running pi are in `routes.ts`; "Pi:
- * Install Live Bridge" / "Pi: Remove Live Bridge" and the update offer in `install.ts`.
+ * connection per live pi, and pi's live numbers for the gauge. The routes that make "Pi Context: Compact
+ * Session…", "Switch to Here…" and labels run inside the running pi are in `routes.ts`; "Pi Context:
+ * Install Live Bridge" / "Pi Context: Remove Live Bridge" and the update offer in `install.ts`.
  *
  * Hooks (small, in their owners' files): `compaction/command.ts` asks
  * {@link LiveBridgeService.routeCompaction} before its own flow, `tree/register.ts` asks
@@ -365,12 +365,12 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     }
   }
 
-  /** "Pi: Install Live Bridge" (see {@link BridgeInstaller.install}). */
+  /** "Pi Context: Install Live Bridge" (see {@link BridgeInstaller.install}). */
   install(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
     return this.installer.install(options).finally(() => this.installedChanged());
   }
 
-  /** "Pi: Remove Live Bridge" (see {@link BridgeInstaller.remove}). */
+  /** "Pi Context: Remove Live Bridge" (see {@link BridgeInstaller.remove}). */
   remove(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
     return this.installer.remove(options).finally(() => this.installedChanged());
   }
@@ -394,7 +394,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     return this.routes.prompter;
   }
 
-  /** "Pi: Compact Session…" in the running pi (see {@link LiveRoutes.routeCompaction}). */
+  /** "Pi Context: Compact Session…" in the running pi (see {@link LiveRoutes.routeCompaction}). */
   routeCompaction(
     file: string,
     instructions: string,
@@ -453,7 +453,7 @@ export function createLiveBridge(services: BaseServices): LiveBridgeService {
   );
 }
 
-/** Register "Pi: Install Live Bridge" / "Pi: Remove Live Bridge" and start following live bridges. */
+/** Register "Pi Context: Install Live Bridge" / "Pi Context: Remove Live Bridge" and start following live bridges. */
 export function registerLiveBridge(services: BaseServices, service: LiveBridgeService): void {
   const options = (arg: unknown): BridgeCommandOptions =>
     arg && typeof arg === "object" ? (arg as BridgeCommandOptions) : {};

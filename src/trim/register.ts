@@ -2,7 +2,7 @@
  * Context surgery in VS Code: remove, shorten and restore single items of pi's context. Commands
  * (all resolve with a {@link TrimCommandOutcome}):
  *
- * - `piContext.trim` ("Pi: Trim Context…"): the trim list as a multi-select quick pick
+ * - `piContext.trim` ("Pi Context: Trim Context…"): the trim list as a multi-select quick pick
  *   (`picker.ts`), what to do, the note for one item, the preview, the write (`command.ts`);
  * - `piContext.trim.remove(target)`, `piContext.trim.replaceWithNote(target, note?)`,
  *   `piContext.trim.restore(target)`: the Pi Session tree's context menu (target = a tree element

@@ -128,7 +128,7 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
 
   /**
    * Look for pi again. `again`: also ask the login shell and npm once more (the user installed pi,
-   * or changed their shell's PATH — `Pi: Refresh Session`); otherwise their first answers are kept.
+   * or changed their shell's PATH — `Pi Context: Refresh Session`); otherwise their first answers are kept.
    */
   refresh(again = false): Promise<UserPi> {
     if (again && !this.lookups) {

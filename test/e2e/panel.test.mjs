@@ -59,8 +59,8 @@ describe("e2e context panel", () => {
 
   it("opens with pi's numbers: the gauge equals `pi-context inspect --json` for the same file", async () => {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Open Context Panel");
-    frame = webviewFrame(page, { title: "pi Context" });
+    await runCommand(page, "Pi Context: Open Context Panel");
+    frame = webviewFrame(page, { title: "Pi Context" });
     const used = frame.locator('[data-testid="gauge-used"]');
     await used.waitFor({ state: "visible", timeout: 30_000 });
     await waitUntil(
@@ -134,7 +134,7 @@ describe("e2e context panel", () => {
     // like a click in the Explorer: a preview tab in the panel's group, no second editor group
     assert.equal(await page.locator(".editor-group-container").count(), 1, "no editor group beside the panel");
     await screenshot(page, "panel-dark-file-opened");
-    await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().click();
+    await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).first().click();
     // the panel marks it as open in a tab
     await alpha.locator('[data-flag="open"]').waitFor({ state: "visible", timeout: 10_000 });
     // keyboard: ↓ then Enter opens the next file pinned
@@ -146,7 +146,7 @@ describe("e2e context panel", () => {
       10_000,
       "a second file tab (pinned) next to the preview",
     );
-    await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().click();
+    await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).first().click();
     await alpha.waitFor({ state: "visible", timeout: 10_000 });
   });
 
@@ -226,9 +226,9 @@ describe("e2e context panel", () => {
     const { page } = suite.wb;
     // close the editors opened above and bring the panel back
     await runCommand(page, "View: Close All Editors");
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     await applyTheme(page, "Default Light Modern", () => suite.fx.writeSettings(settings("Default Light Modern")));
-    frame = webviewFrame(page, { title: "pi Context" });
+    frame = webviewFrame(page, { title: "Pi Context" });
     await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(500);
     await screenshot(page, "panel-light");

@@ -85,7 +85,7 @@ describe("e2e live-session refusal", () => {
     const before = readFileSync(suite.fx.sessionFile);
     const now = new Date();
     utimesSync(suite.fx.sessionFile, now, now); // "written 0 s ago", inside the 30 s guard
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const row = await notificationInCenter(page, "Refusing to compact");
     const text = (await row.innerText()).replace(/\s+/g, " ");
     assert.match(
@@ -101,7 +101,7 @@ describe("e2e live-session refusal", () => {
     await row.locator(".monaco-button", { hasText: "Show Details" }).click();
     const doc = await documentWith(page, "Refused: pi may have this session open");
     assert.match(doc, /The session file was written \d+ s ago — less than the 30 s guard/);
-    assert.match(doc, /Install the live bridge \("Pi: Install Live Bridge"\)/);
+    assert.match(doc, /Install the live bridge \("Pi Context: Install Live Bridge"\)/);
     assert.match(doc, /"Anyway" goes ahead/);
     assert.ok(doc.includes(suite.fx.sessionFile), "the details name the session file");
     await page.waitForTimeout(500); // the preview's fonts
@@ -116,7 +116,7 @@ describe("e2e live-session refusal", () => {
     utimesSync(suite.fx.sessionFile, old, old);
     const pi = { pid: 424242, ppid: 1, argv: ["pi"], command: "pi", cwd: suite.fx.workspace };
     writeFileSync((await sharedHost()).guardProcesses, JSON.stringify([pi])); // set back in after()
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const row = await notificationInCenter(page, "Refusing to compact");
     const text = (await row.innerText()).replace(/\s+/g, " ");
     assert.match(text, /pi is running on it \(process 424242 “pi”, in the session's folder/);
@@ -146,7 +146,7 @@ describe("e2e summary request that does not fit the summarizer", () => {
   it("the preview shows what would be summarized, the numbers and what to change; Close sends and writes nothing", async () => {
     const { page } = suite.wb;
     const before = readFileSync(suite.fx.sessionFile);
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const { widget, input } = await quickInput(page, "Custom Instructions");
     await input.fill("keep the parser notes");
     await input.press("Enter");

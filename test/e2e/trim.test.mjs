@@ -1,5 +1,5 @@
 // E2E: context surgery in a real VS Code workbench (code-server + Chromium) on the trim fixture
-// (test/fixtures/trim/surgery.jsonl): "Pi: Trim Context…" — the list (suggestions, largest items),
+// (test/fixtures/trim/surgery.jsonl): "Pi Context: Trim Context…" — the list (suggestions, largest items),
 // two rows checked with the mouse, the action, the preview (tokens now → after, the cache effect),
 // "Trim now" — then the edited rows marked in the Pi Session tree (with their notes) and in the
 // panel's Context surgery section, and the panel's own preview of a removal with its cascade.
@@ -47,7 +47,7 @@ const edits = (file) =>
 describe("e2e context surgery", () => {
   const suite = useWorkbench(setup, { width: 1400, height: 1000 });
 
-  it("Pi: Trim Context…: the list, two rows checked, the preview, Trim now", async () => {
+  it("Pi Context: Trim Context…: the list, two rows checked, the preview, Trim now", async () => {
     const { page } = suite.wb;
     const widget = page.locator(".quick-input-widget");
     const rows = widget.locator(".monaco-list-row");
@@ -57,7 +57,7 @@ describe("e2e context surgery", () => {
       30_000,
       "the gauge",
     );
-    await runCommand(page, "Pi: Trim Context…", { commandId: "piContext.trim" });
+    await runCommand(page, "Pi Context: Trim Context…", { commandId: "piContext.trim" });
     await waitUntil(
       async () => (await widget.locator(".quick-input-title").innerText()).startsWith("Trim the context of"),
       20_000,
@@ -124,7 +124,7 @@ describe("e2e context surgery", () => {
 
   it("marks the edited rows in the Pi Session tree, with their notes", async () => {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
+    await runCommand(page, "Pi Context: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await viewPane(page, "Pi Session");
     const contextHeader = page.locator(".pane-header", { hasText: "Context" }).first();
     if ((await contextHeader.count()) && (await contextHeader.getAttribute("aria-expanded")) === "true")
@@ -163,7 +163,7 @@ describe("e2e context surgery", () => {
 
   it("the panel's Context surgery section: edited items marked, a removal previewed with its cascade", async () => {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     const frame = webviewFrame(page);
     const section = frame.locator('[data-testid="trim-section"]');
     await section.waitFor({ state: "visible", timeout: 30_000 });

@@ -1,6 +1,6 @@
 // Context surgery in the real extension host, on copies of the trim fixture
 // (test/fixtures/trim/surgery.jsonl, its agent dir: 16,000-token window, reserve 4,000):
-// "Pi: Trim Context…" (multi-select quick pick → action → preview → write), the preview's numbers
+// "Pi Context: Trim Context…" (multi-select quick pick → action → preview → write), the preview's numbers
 // equal `pi-context trim --dry-run --json`'s, the gauge drops after the write, pi 1.6.0 (the oracle)
 // loads the file with the same estimate and no orphaned tool result; the Pi Session tree's context
 // menu (Replace with Note… with the note box, Remove from Context with its cascade, Restore in
@@ -162,7 +162,7 @@ describe("context surgery (trim)", function () {
     for (const c of ["piContext.trim", "piContext.trim.remove", "piContext.trim.apply"]) assert.ok(all.includes(c), c);
   });
 
-  it("Pi: Trim Context…: titled with the session's label; Enter with nothing ticked is said (declined 'empty') and writes nothing", async () => {
+  it("Pi Context: Trim Context…: titled with the session's label; Enter with nothing ticked is said (declined 'empty') and writes nothing", async () => {
     const file = await fresh();
     const bytes = fs.readFileSync(file);
     const start = promptCount();
@@ -175,7 +175,7 @@ describe("context surgery (trim)", function () {
     assert.ok(fs.readFileSync(file).equals(bytes), "nothing written");
   });
 
-  it("Pi: Trim Context…: pick a suggestion and an item, preview = the CLI's dry run, write; the gauge drops; pi agrees", async () => {
+  it("Pi Context: Trim Context…: pick a suggestion and an item, preview = the CLI's dry run, write; the gauge drops; pi agrees", async () => {
     const file = await fresh();
     const gaugeBefore = api.statusBar.snapshot().text;
     const tokensBefore = api.services.sessions.current!.analysis.inspect.contextTokens;

@@ -3,7 +3,7 @@
 // @earendil-works/pi-coding-agent` — built from the conformance package's committed lockfile, no
 // network) and that bin/ first on the extension host's PATH, a session on mistral/mistral-large-latest
 // shows pi 1.5.2's window (262 144) in the gauge and in `pi-context inspect --json`; with 1.6.0 on
-// the PATH, 1.6.0's (1 048 576). Without any pi-context summarizer settings, "Pi: Compact Session…"
+// the PATH, 1.6.0's (1 048 576). Without any pi-context summarizer settings, "Pi Context: Compact Session…"
 // lets the user's own pi compact the idle session against a scripted model configured in pi's
 // models.json, and the entry at the end of the file is pi's own compaction.
 import * as assert from "assert";
@@ -202,7 +202,7 @@ describe("the user's own pi (issue 13)", function () {
       fs.writeFileSync(shellPathFile, `${bin152}:/usr/bin:/bin`);
       await source.refresh(); // a plain refresh keeps the shell's first answer
       assert.strictEqual(source.current.install, undefined);
-      await source.refresh(true); // Pi: Refresh Session
+      await source.refresh(true); // Pi Context: Refresh Session
       const found = source.current;
       assert.strictEqual(found.install?.version, "1.5.2", JSON.stringify(found.tried));
     } finally {
@@ -271,7 +271,7 @@ describe("the user's own pi (issue 13)", function () {
     const before = fs.readFileSync(file, "utf8");
     const requests = server.requests.length;
     await api.services.sessions.pin(file);
-    const logFile = path.join(api.services.context.logUri.fsPath, "pi Context.log");
+    const logFile = path.join(api.services.context.logUri.fsPath, "Pi Context.log");
     const logBefore = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").length : 0;
     const switching = vscode.commands.executeCommand("piContext.tree.switchToHere", "a03949d4", {
       summarize: true,

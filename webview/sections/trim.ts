@@ -353,7 +353,7 @@ function renderSelection(view: View): HTMLElement | null {
     const note = h("vscode-textfield", {
       class: "trim-note",
       "data-key": "trim-note",
-      placeholder: l10n.t("The note the model sees instead (empty: pi Context's note)"),
+      placeholder: l10n.t("The note the model sees instead (empty: Pi Context's note)"),
       value: view.ui.trimNote ?? "",
     });
     note.addEventListener("change", () => {

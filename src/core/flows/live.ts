@@ -251,7 +251,9 @@ export function describeLive(
       );
   }
   const bridge =
-    surface === "cli" ? "" : l10n.t(' — or install the live bridge ("Pi: Install Live Bridge") so this runs inside pi');
+    surface === "cli"
+      ? ""
+      : l10n.t(' — or install the live bridge ("Pi Context: Install Live Bridge") so this runs inside pi');
   const anyway = isOverridable(check)
     ? surface === "cli"
       ? l10n.t(" No pi process was found on it: if nothing else writes to it, --guard-seconds 0 goes ahead.")
@@ -297,7 +299,7 @@ export function liveRefusalMarkdown(
     l10n.t("- Quit pi, or run the command inside pi (`/compact`, `/tree`), then try again."),
     bridgeInstalled === false
       ? l10n.t(
-          '- Install the live bridge ("Pi: Install Live Bridge"): a running pi then does it itself, with its own model (pi loads it at its next start or after `/reload`).',
+          '- Install the live bridge ("Pi Context: Install Live Bridge"): a running pi then does it itself, with its own model (pi loads it at its next start or after `/reload`).',
         )
       : l10n.t(
           "- With the live bridge, a running pi does it itself: start pi again (or `/reload` in it) so it loads the bridge.",

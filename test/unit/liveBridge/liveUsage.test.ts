@@ -331,7 +331,7 @@ describe("pi's live numbers over our analysis", () => {
       ),
     );
     assert.match(rendered, /\| Window \| 16,000 — the running pi \(pi 1\.6\.0, pid 4242\) \|/);
-    assert.match(v.ariaLabel, /^live from the running pi, pi Context 56.3 percent, 9,000 of 16,000 tokens/);
+    assert.match(v.ariaLabel, /^live from the running pi, Pi Context 56.3 percent, 9,000 of 16,000 tokens/);
     const plain = buildGaugeView({
       session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0 },
       margin: 1000,

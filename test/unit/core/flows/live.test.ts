@@ -41,7 +41,7 @@ describe("the live-session refusal", () => {
       assert.match(describeLive(check, "compact", "cli"), /--guard-seconds 0 goes ahead/);
       const doc = liveRefusalMarkdown(error, file, false);
       assert.match(doc, /written \d+ s ago — less than the 30 s guard/);
-      assert.match(doc, /Install the live bridge \("Pi: Install Live Bridge"\)/);
+      assert.match(doc, /Install the live bridge \("Pi Context: Install Live Bridge"\)/);
       assert.match(doc, /"Anyway" goes ahead \(the time check is skipped once; a pi process is still looked for/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

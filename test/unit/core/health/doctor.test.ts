@@ -271,7 +271,7 @@ describe("doctor: failures at the end of the branch", () => {
     assert.equal(f.severity, "error");
     assert.equal(f.entryId, "f0");
     assert.match(f.message, /Auto-compaction is off \(compaction\.enabled: false in .*settings\.json\)/);
-    assert.match(f.message, /compact now \(Pi: Compact Session…, or pi-context compact\)/);
+    assert.match(f.message, /compact now \(Pi Context: Compact Session…, or pi-context compact\)/);
     // nothing to compact with the defaults (keepRecentTokens 20000 covers everything): still an error
     assert.equal(withCode(doctorOf(failing(text)).report, "context-overflow")[0]!.severity, "error");
     // with something to compact pi compacts before the next prompt: a warning, compaction offered
