@@ -54,7 +54,11 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   context.subscriptions.push(vscode.commands.registerCommand("piContext.showLog", () => log.show()));
 
   const config = () => readConfig();
-  const pi = createUserPi({ log, config });
+  const pi = createUserPi({
+    log,
+    config,
+    userSettingsFile: vscode.Uri.joinPath(context.globalStorageUri, "..", "..", "settings.json").fsPath,
+  });
   const sessions = new PiSessionSource({
     log,
     config,

@@ -18,7 +18,7 @@ import type { PiContextApi } from "../../src/extension";
 import type { CompactCommandOutcome } from "../../src/services";
 import { UserPiSource } from "../../src/userPi/service";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
-import { repoRoot, testWorkspace, waitFor } from "./env";
+import { repoRoot, testHost, testWorkspace, waitFor } from "./env";
 import { fixture, installSession, makeAgentDir, piApi, setSetting, useAgentDir } from "./sessionHelpers";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-it-user-pi-"));
@@ -207,6 +207,54 @@ describe("the user's own pi (issue 13)", function () {
       assert.strictEqual(found.install?.version, "1.5.2", JSON.stringify(found.tried));
     } finally {
       source.dispose();
+    }
+  });
+
+  it("piContext.pi.path in the User settings of a code-server window: ignored by VS Code, so said in the log and the tooltip; in the Remote settings it is used", async function () {
+    if (testHost() !== "code-server") this.skip(); // the User settings file is on this machine only there
+    const userFile = path.join(api.services.context.globalStorageUri.fsPath, "..", "..", "settings.json");
+    const original = fs.readFileSync(userFile, "utf8");
+    const launcher = path.join(bin152, "pi");
+    const logFile = path.join(api.services.context.logUri.fsPath, "Pi Context.log");
+    const logBefore = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").length : 0;
+    const file = mistralSession(agentDir);
+    try {
+      await usePath(bin160);
+      await api.services.sessions.pin(file);
+      // what a user writes into settings.json (User tab) by hand: JSONC, a comment and a trailing comma
+      const settings = JSON.parse(original) as Record<string, unknown>;
+      fs.writeFileSync(
+        userFile,
+        `{\n  // my pi\n  "piContext.pi.path": ${JSON.stringify(launcher)},\n${JSON.stringify(settings, null, 2).slice(1, -2)},\n}\n`,
+      );
+      await waitFor(
+        () =>
+          vscode.workspace.getConfiguration("piContext").get("pi.path") === "" &&
+          !!api.services.pi.current.settingIgnored,
+        10000,
+        "the ignored User setting to be noticed",
+      );
+      assert.strictEqual(api.services.pi.current.install?.version, "1.6.0", "VS Code does not apply it: the PATH's pi");
+      const said = `piContext.pi.path "${launcher}" in your User settings (${userFile}) is ignored in this remote window`;
+      assert.ok(api.services.pi.current.settingIgnored!.startsWith(said), api.services.pi.current.settingIgnored);
+      await api.services.sessions.refresh();
+      const gauge = await gaugeWith("is ignored in this remote window");
+      assert.ok(gauge.tooltip.includes("Remote settings"), gauge.tooltip);
+      await waitFor(
+        () => fs.readFileSync(logFile, "utf8").slice(logBefore).includes(said),
+        10000,
+        "the warning in the log",
+      );
+      // where it must go: Global in a remote window writes the Remote settings for a machine setting
+      await setSetting("pi.path", launcher);
+      await waitFor(() => api.services.pi.current.install?.source === "setting", 10000, "the setting in effect");
+      assert.strictEqual(api.services.pi.current.install?.version, "1.5.2");
+      assert.strictEqual(api.services.pi.current.settingIgnored, undefined, "the value in effect is no longer ignored");
+    } finally {
+      fs.writeFileSync(userFile, original);
+      await setSetting("pi.path", undefined);
+      await usePath(undefined);
+      await api.services.sessions.followLatest();
     }
   });
 
