@@ -132,12 +132,12 @@ describe("package.json: welcome content, walkthrough, colours", () => {
         assert.ok(ours.has(id) || id.startsWith("workbench.action."), `${id} in "${w.contents}"`);
   });
 
-  it("the walkthrough: four steps with their media and completion events on contributed commands", () => {
+  it("the walkthrough: six steps with their media and completion events on contributed commands", () => {
     const [walk] = c.walkthroughs;
     assert.ok(walk);
     assert.deepEqual(
       walk.steps.map((s) => s.id),
-      ["gauge", "summarizer", "bridge", "compact"],
+      ["gauge", "trim", "health", "summarizer", "bridge", "compact"],
     );
     const source = read("src/ui/welcome.ts");
     assert.ok(
