@@ -14,6 +14,7 @@
  */
 
 import * as path from "node:path";
+import * as vscode from "vscode";
 import { planContextEdits, runContextEditFlow, type ContextEditPlan } from "../core/flows/contextEdit";
 import type { ContextEditDraft } from "../core/rules/contextEdit";
 import type { ContextEditAction } from "../core/rules/editPlan";
@@ -57,6 +58,14 @@ function nothingText(preview: TrimPreviewModel): string {
   return count === 1
     ? l10n.t("Nothing to change: 1 item already shows what was asked. Nothing was written.")
     : l10n.t("Nothing to change: {0} items already show what was asked. Nothing was written.", n(count));
+}
+
+/** The result notification of a written trim, with "Undo" (`piContext.trim.undo` for exactly these entries). */
+function offerUndo(file: string, editIds: string[], text: string): void {
+  const undo = l10n.t("Undo");
+  void notify.info(text, undo).then((choice) => {
+    if (choice === undo) void vscode.commands.executeCommand("piContext.trim.undo", { file, editIds });
+  });
 }
 
 /** The trim command of one window (see the file comment). */
@@ -151,7 +160,9 @@ export class TrimCommand {
       `trim ${file}: wrote ${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}; ${before} → ${tokensAfter} tokens`,
     );
     if (!options.quiet)
-      void notify.info(
+      offerUndo(
+        file,
+        r.entries.map((e) => e.id),
         l10n.t(
           "Trimmed {0}: {1} → {2} tokens (pi's estimate), {3} written.",
           this.title(file),
@@ -247,7 +258,9 @@ export class TrimCommand {
           after.analysis.inspect.contextTokens)
         : plan.preparation.tokensAfter.tokens;
     if (!options.quiet)
-      void notify.info(
+      offerUndo(
+        file,
+        routed.entries.map((e) => e.id),
         l10n.t(
           "pi trimmed {0}: {1} → {2} tokens, {3} appended by pi.",
           this.title(file),

@@ -159,7 +159,9 @@ describe("context surgery (trim)", function () {
     for (const c of ["piContext.trim.remove", "piContext.trim.replaceWithNote", "piContext.trim.restore"])
       assert.ok(menu.includes(c), c);
     const all = await vscode.commands.getCommands(true);
-    for (const c of ["piContext.trim", "piContext.trim.remove", "piContext.trim.apply"]) assert.ok(all.includes(c), c);
+    for (const c of ["piContext.trim", "piContext.trim.remove", "piContext.trim.apply", "piContext.trim.undo"])
+      assert.ok(all.includes(c), c);
+    assert.strictEqual(title("piContext.trim.undo"), "Undo Last Context Edit");
   });
 
   it("Pi Context: Trim Context…: titled with the session's label; Enter with nothing ticked is said (declined 'empty') and writes nothing", async () => {
@@ -362,6 +364,67 @@ describe("context surgery (trim)", function () {
     assert.doesNotMatch(row("r2").contextValue!, /\.edited/);
     const back = await oracle.llm({ file });
     assert.match(JSON.stringify(back.projected.find((p) => p.entryId === "r2")!.messages[0]!.content), /FAIL test/);
+  });
+
+  it("Pi Context: Undo Last Context Edit: the preview says which way and its bytes; the leaf moves back; pi loads the state before the trim", async () => {
+    const file = await fresh();
+    const piBefore = await oracle.llm({ file });
+    const tokensBefore = api.services.sessions.current!.analysis.inspect.contextTokens;
+    const trimmed = (await vscode.commands.executeCommand(
+      "piContext.trim.apply",
+      [{ entryId: "r6", choice: "default" }],
+      { file, skipPreview: true, quiet: true },
+    )) as TrimCommandOutcome;
+    assert.strictEqual(trimmed.kind, "edited", JSON.stringify(trimmed));
+    if (trimmed.kind !== "edited") return;
+    const size = fs.statSync(file).size;
+    const count = promptCount();
+    const undoing = vscode.commands.executeCommand("piContext.trim.undo", {
+      file,
+      editIds: trimmed.entries.map((e) => e.id),
+      quiet: true,
+    }) as Thenable<{ kind: string; way?: string; tokensAfter?: number }>;
+    const preview = await nextPrompt(count, "the undo preview");
+    assert.strictEqual(preview.kind, "pick");
+    if (preview.kind !== "pick") return;
+    assert.match(preview.title, /^Undo the last context edit of "/);
+    const go = preview.quickPick.items[0]!;
+    assert.strictEqual(go.label, "$(discard) Undo now");
+    assert.match(
+      go.detail ?? "",
+      /^Moves the session's leaf back before the edit: appends 1 line \((\d+) bytes\); the edit stays in the file on a side branch\. Restore original would append ([\d,]+) bytes\.$/,
+    );
+    const [, markerBytes, restoreBytes] = /\((\d+) bytes\).*append ([\d,]+) bytes/.exec(go.detail!)!;
+    assert.ok(Number(restoreBytes!.replace(/,/g, "")) > 20 * Number(markerBytes), go.detail);
+    assert.ok(
+      preview.quickPick.items.some(
+        (i) => /npm run test:all/.test(i.label) && i.description === "its original content again",
+      ),
+      preview.quickPick.items.map((i) => `${i.label} ${i.description ?? ""}`).join(" | "),
+    );
+    await choose(preview, /Undo now/);
+    const outcome = await undoing;
+    assert.strictEqual(outcome.kind, "undone", JSON.stringify(outcome));
+    assert.strictEqual(outcome.way, "leaf");
+    assert.strictEqual(fs.statSync(file).size - size, Number(markerBytes), "the bytes the preview said");
+    const last = readLines(file).pop()!;
+    assert.strictEqual(last.type, "custom");
+    assert.strictEqual(last.parentId, "a10");
+    assert.strictEqual(outcome.tokensAfter, tokensBefore);
+    const piAfter = await oracle.llm({ file });
+    assert.deepStrictEqual(piAfter.estimate, piBefore.estimate);
+    assert.deepStrictEqual(
+      piAfter.projected.filter((p) => p.messages.length),
+      piBefore.projected.filter((p) => p.messages.length),
+    );
+    await whenSession(api, (c) => c?.analysis.inspect.contextTokens === tokensBefore, 10000, "the gauge back");
+    // nothing more to undo: said, nothing written
+    const again = (await vscode.commands.executeCommand("piContext.trim.undo", { file, quiet: true })) as {
+      kind: string;
+      message: string;
+    };
+    assert.strictEqual(again.kind, "nothing");
+    assert.match(again.message, /^Nothing to undo: /);
   });
 
   it("Escape at every question and Cancel in the preview leave the file byte-identical", async () => {

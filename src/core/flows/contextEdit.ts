@@ -100,7 +100,11 @@ export async function planContextEditsOn(
  */
 const ownWrites = new Map<string, { size: number; mtimeMs: number }>();
 
-async function liveCheck(session: SessionFile, options: ContextEditOptions): Promise<LiveCheck> {
+/**
+ * The live-session check of a context edit (or its undo): this process's own last context edit of
+ * the file is no "recent write" while the file is unchanged since.
+ */
+export async function liveCheck(session: SessionFile, options: ContextEditOptions): Promise<LiveCheck> {
   const check = await checkSessionLive(session, options);
   const own = ownWrites.get(session.filePath);
   if (!own || !check.reasons.some((r) => r.kind === "recent-write")) return check;
@@ -113,6 +117,16 @@ async function liveCheck(session: SessionFile, options: ContextEditOptions): Pro
   if (stat.size !== own.size || stat.mtimeMs !== own.mtimeMs) return check;
   const reasons = check.reasons.filter((r) => r.kind !== "recent-write");
   return { live: reasons.length > 0, reasons };
+}
+
+/** Remember that this process just appended a context edit (or its undo) to `file`, leaving `bytesAfter` bytes. */
+export function noteOwnWrite(file: string, bytesAfter: number): void {
+  try {
+    const stat = fs.statSync(file);
+    if (stat.size === bytesAfter) ownWrites.set(file, { size: stat.size, mtimeMs: stat.mtimeMs });
+  } catch {
+    // the read back reports it
+  }
 }
 
 /** What {@link commitContextEdits} wrote. */
@@ -177,12 +191,7 @@ export async function commitContextEdits(
     timestamp: now().toISOString(),
   });
   const bytesAfter = appendEntries(plan.expectation, entries);
-  try {
-    const stat = fs.statSync(plan.file);
-    if (stat.size === bytesAfter) ownWrites.set(plan.file, { size: stat.size, mtimeMs: stat.mtimeMs });
-  } catch {
-    // the read back reports it
-  }
+  noteOwnWrite(plan.file, bytesAfter);
   // Written: from here on nothing may turn the outcome into a failure.
   const result: ContextEditResult = {
     file: plan.file,
