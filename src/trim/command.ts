@@ -27,7 +27,7 @@ import * as notify from "../ui/notify";
 import type { Prompter } from "../ui/prompter";
 import { trimActions } from "../viewModel/trimActions";
 import { runningTurnIds } from "../viewModel/trimList";
-import { sessionTrimPreview } from "../viewModel/trimPreview";
+import { sessionTrimPreview, trimVerb } from "../viewModel/trimPreview";
 import { confirmTrim } from "./preview";
 import * as l10n from "@vscode/l10n";
 
@@ -58,6 +58,32 @@ function nothingText(preview: TrimPreviewModel): string {
   return count === 1
     ? l10n.t("Nothing to change: 1 item already shows what was asked. Nothing was written.")
     : l10n.t("Nothing to change: {0} items already show what was asked. Nothing was written.", n(count));
+}
+
+/** A written trim in words, by what it did: "Trimmed …", "Restored items in …" (the context grew), "Edited …". */
+function resultText(
+  verb: "trim" | "restore" | "edit",
+  title: string,
+  before: number,
+  after: number,
+  edits: string,
+  byPi: boolean,
+): string {
+  const change =
+    after > before
+      ? l10n.t("{0} → {1} tokens (adds {2})", n(before), n(after), n(after - before))
+      : l10n.t("{0} → {1} tokens", n(before), n(after));
+  if (byPi)
+    return verb === "restore"
+      ? l10n.t("pi restored items in {0}: {1}, {2} appended by pi.", title, change, edits)
+      : verb === "edit"
+        ? l10n.t("pi edited the context of {0}: {1}, {2} appended by pi.", title, change, edits)
+        : l10n.t("pi trimmed {0}: {1}, {2} appended by pi.", title, change, edits);
+  return verb === "restore"
+    ? l10n.t("Restored items in {0}: {1} (pi's estimate), {2} written.", title, change, edits)
+    : verb === "edit"
+      ? l10n.t("Edited the context of {0}: {1} (pi's estimate), {2} written.", title, change, edits)
+      : l10n.t("Trimmed {0}: {1} (pi's estimate), {2} written.", title, change, edits);
 }
 
 /** The result notification of a written trim, with "Undo" (`piContext.trim.undo` for exactly these entries). */
@@ -163,12 +189,13 @@ export class TrimCommand {
       offerUndo(
         file,
         r.entries.map((e) => e.id),
-        l10n.t(
-          "Trimmed {0}: {1} → {2} tokens (pi's estimate), {3} written.",
+        resultText(
+          trimVerb(this.preview(outcome.plan)),
           this.title(file),
-          n(before),
-          n(tokensAfter),
+          before,
+          tokensAfter,
           pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+          false,
         ),
       );
     return {
@@ -261,12 +288,13 @@ export class TrimCommand {
       offerUndo(
         file,
         routed.entries.map((e) => e.id),
-        l10n.t(
-          "pi trimmed {0}: {1} → {2} tokens, {3} appended by pi.",
+        resultText(
+          trimVerb(preview),
           this.title(file),
-          n(plan.preparation.baselineTokens),
-          n(tokensAfter),
+          plan.preparation.baselineTokens,
+          tokensAfter,
           pluralText(routed.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+          true,
         ),
       );
     return {

@@ -169,6 +169,17 @@ export function effectText(effect: TrimPreviewEdit["effect"]): string {
 }
 
 /**
+ * What a preview's plan does, as a verb for its buttons, titles and result notices: `restore` when
+ * every requested edit brings an original back, `trim` when none does, `edit` for both kinds.
+ */
+export function trimVerb(p: Pick<TrimPreviewModel, "edits">): "trim" | "restore" | "edit" {
+  const asked = p.edits.filter((e) => !e.cascade);
+  if (asked.length > 0 && asked.every((e) => e.effect === "restore")) return "restore";
+  if (asked.every((e) => e.effect !== "restore")) return "trim";
+  return "edit";
+}
+
+/**
  * The headline: `Context 12,345 → 8,000 tokens (saves 4,345)`; `Context unchanged (12,345 tokens)`
  * when nothing would be written (every requested edit refused or already in place).
  */

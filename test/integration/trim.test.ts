@@ -358,7 +358,11 @@ describe("context surgery (trim)", function () {
       restore.quickPick.items.some((i) => /bytes/.test(i.detail ?? "")),
       "the preview says what the restore costs in file bytes",
     );
-    await choose(restore, /Trim now/);
+    // worded as what it is: a restore, which makes the context larger
+    assert.match(restore.title, /^Restore items in the context of "/);
+    assert.strictEqual(restore.quickPick.items[0]!.label, "$(history) Restore now");
+    assert.match(restore.quickPick.items[0]!.description ?? "", /\(adds [\d,]+\)$/);
+    await choose(restore, /Restore now/);
     assert.strictEqual((await restoring).kind, "edited");
     await waitFor(() => !/^note: /.test(String(row("r2").description)), 10000, "r2 unmarked");
     assert.doesNotMatch(row("r2").contextValue!, /\.edited/);

@@ -24,7 +24,8 @@ import {
   runningTurnIds,
   suggestionSavings,
 } from "../../../src/viewModel/trimList";
-import { buildTrimPreview, trimHeadline, trimPreviewLines } from "../../../src/viewModel/trimPreview";
+import { buildTrimPreview, trimHeadline, trimPreviewLines, trimVerb } from "../../../src/viewModel/trimPreview";
+import type { TrimPreviewModel } from "../../../src/shared/trim";
 import { TRIM_AGENT_DIR, TRIM_FIXTURE, trimSession } from "../../support/trim-session";
 
 const session = () => SessionFile.fromBytes(trimSession().jsonl());
@@ -345,6 +346,15 @@ describe("trim preview", () => {
     assert.equal(trimHeadline(p), "Context unchanged (11,900 tokens)");
     // a suggestion whose actions change nothing saves nothing (not the gap between the two estimates)
     assert.equal(suggestionSavings(s, items), 0);
+  });
+
+  it("what a plan does as a verb: restore when every requested edit restores, trim when none does, edit for both", () => {
+    const e = (effect: string, cascade = false) => ({ effect, cascade }) as TrimPreviewModel["edits"][number];
+    assert.equal(trimVerb({ edits: [e("note"), e("omit", true)] }), "trim");
+    assert.equal(trimVerb({ edits: [e("restore"), e("restore", true)] }), "restore");
+    assert.equal(trimVerb({ edits: [e("restore"), e("omit")] }), "edit");
+    assert.equal(trimVerb({ edits: [e("omit"), e("restore", true)] }), "trim", "a cascade is not what was asked");
+    assert.equal(trimVerb({ edits: [] }), "trim");
   });
 
   it("a restore says what it costs in file bytes; prices give the cost of the cache effect", () => {
