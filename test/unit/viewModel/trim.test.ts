@@ -50,6 +50,11 @@ describe("trim list", () => {
       ],
     );
     assert.equal(list.items.find((i) => i.entryId === "a8")!.failed, true, "an aborted answer");
+    // an answer of tool calls only: its calls once, no text repeating them ("→ bash → bash")
+    const a7 = list.items.find((i) => i.entryId === "a7")!;
+    assert.deepEqual([a7.tool, a7.text], ["→ bash", ""]);
+    const a1 = list.items.find((i) => i.entryId === "a1")!;
+    assert.deepEqual([a1.tool, a1.text], ["→ read, bash", "Let me look at the parser and run the tests."]);
     assert.equal(list.items.find((i) => i.entryId === "u4")!.text, "Run only the parser tests instead");
     assert.ok(list.items.every((i) => i.editable));
     assert.equal(list.pureTokens, list.items.reduce((sum, i) => sum + i.tokens, 0) + s.byId.get("s")!.systemTokens);
