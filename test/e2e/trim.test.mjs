@@ -133,7 +133,21 @@ describe("e2e context surgery", () => {
     const contextHeader = page.locator(".pane-header", { hasText: "Context" }).first();
     if ((await contextHeader.count()) && (await contextHeader.getAttribute("aria-expanded")) === "true")
       await contextHeader.click();
-    // tool results fold under the assistant that called them: open every folded row
+    // tool results fold under the assistant that called them: a collapsed answer says its results were edited
+    const parents = await waitUntil(
+      async () => {
+        const texts = (await (await treeRows(page, "Pi Session")).allInnerTexts()).map((t) => t.replace(/\s+/g, " "));
+        return texts.filter((t) => /1 tool result edited/.test(t)).length >= 2 ? texts : undefined;
+      },
+      20_000,
+      "the calling answers marked",
+    );
+    assert.ok(
+      parents.some((t) => /^→ bash.*1 tool result edited/.test(t)),
+      parents.join("\n"),
+    );
+    await screenshot(page, "trim-tree-parent-marked");
+    // open every folded row
     for (let i = 0; i < 20; i++) {
       const twisties = (await treeRows(page, "Pi Session")).locator(".monaco-tl-twistie.collapsible.collapsed");
       if ((await twisties.count()) === 0) break;

@@ -319,6 +319,9 @@ describe("context surgery (trim)", function () {
       10000,
       "r2 marked with its note",
     );
+    // the answer that made the call says so: its folded results are out of sight while it is collapsed
+    assert.match(String(row("a1").description), /1 tool result edited/);
+    assert.match(row("a1").accessibilityInformation!.label, /1 tool result edited/);
 
     // Remove from Context on the assistant that ran the suite: its result goes with it (cascade)
     start = promptCount();
