@@ -13,6 +13,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import {
   applyTheme,
+  clipAround,
   inspectJson,
   notificationInCenter,
   privateProject,
@@ -95,6 +96,25 @@ describe("e2e context panel", () => {
       ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "free", "reserve"],
     );
     await frame.locator('[data-testid="history"] svg.spark').waitFor({ state: "visible" });
+    // the per-turn chart has its values: the top of the scale (the window), 0, the threshold, the turns
+    const history = frame.locator('[data-testid="history"]');
+    assert.equal(await history.locator('[data-testid="history-y-max"]').innerText(), "16k");
+    assert.equal(await history.locator('[data-testid="history-y-zero"]').innerText(), "0");
+    assert.equal(
+      await history.locator('[data-testid="history-y-threshold"]').innerText(),
+      `auto-compact ${cli.contextWindow.value - 4000 === 12000 ? "12k" : "?"}`,
+    );
+    const turns = /(\d+) turns/.exec(await history.locator("svg.spark").getAttribute("aria-label"))[1];
+    assert.equal(await history.locator('[data-testid="history-x-first"]').innerText(), "turn 1");
+    assert.equal(await history.locator('[data-testid="history-x-last"]').innerText(), `turn ${turns}`);
+    const thresholdLine = await history.locator(".spark-threshold").boundingBox();
+    const thresholdLabel = await history.locator('[data-testid="history-y-threshold"]').boundingBox();
+    assert.ok(
+      Math.abs(thresholdLabel.y + thresholdLabel.height - thresholdLine.y) < 6,
+      `the threshold's value sits on its line (${JSON.stringify({ thresholdLabel, thresholdLine })})`,
+    );
+    await scrollIntoView(history);
+    await screenshot(page, "panel-dark-history", { clip: clipAround(page, await history.boundingBox(), 12) });
     const colours = await frame
       .locator("body")
       .evaluate((b) =>
