@@ -28,6 +28,41 @@ export interface LiveSource {
 }
 
 /**
+ * Whether pi's pushed state and the file's analysis describe the same context: pi's leaf is an
+ * entry the file has, and no compaction follows it in the file. pi is ahead while its new entry is
+ * not read yet (after a compaction pi's tokens are unknown while the file still has the old size);
+ * it is behind while the file has an entry its push has not reported (the compaction read, pi's
+ * numbers still the old size). Combining the two then showed the old size (≈ 0.3 s after every
+ * compaction). A state without a leaf (pi wrote nothing yet) matches.
+ */
+export function stateMatches(analysis: Analysis, state: BridgeState): boolean {
+  const leaf = state.leafId;
+  if (leaf === null) return true;
+  const session = analysis.session;
+  if (!session.byId.has(leaf)) return false;
+  if (leaf === analysis.inspect.leafId) return true;
+  // from the file's leaf back to pi's (near it, usually); pi's leaf on another branch (a navigation
+  // pi wrote nothing for) is no lag
+  const path = buildProjection(session, analysis.inspect.leafId).path;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]!.id === leaf) return true;
+    if (path[i]!.type === "compaction") return !path.slice(0, i).some((r) => r.id === leaf);
+  }
+  return true;
+}
+
+/**
+ * The state to show over `analysis`: `state` when it matches the file ({@link stateMatches}), else
+ * the last one that does (`last`), else `state` without its token count (pi's window and settings
+ * over the file's own estimate).
+ */
+export function matchingState(analysis: Analysis, state: BridgeState, last: BridgeState | undefined): BridgeState {
+  if (stateMatches(analysis, state)) return state;
+  if (last && stateMatches(analysis, last)) return last;
+  return state.usage ? { ...state, usage: { ...state.usage, tokens: null, percent: null } } : state;
+}
+
+/**
  * The analysis with pi's live numbers in `inspect` (a new object; the input is not changed).
  * Without live usage (pi has no model / window) only the compaction settings are taken over.
  * Numbers of another session (the bridge serves `state.sessionFile`) are the caller's concern.

@@ -19,7 +19,13 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { afterActivation } from "../ui/afterActivation";
 import { isProcessAlive, readAnnouncements, removeAnnouncement, sameFile } from "../bridge/announce";
-import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "../bridge/protocol";
+import {
+  BRIDGE_VERSION,
+  isTestedPiVersion,
+  PI_VERSION_RANGE,
+  type Announcement,
+  type BridgeState,
+} from "../bridge/protocol";
 import type { Analysis } from "../core/rules/analyze";
 import type { ContextEditDraft } from "../core/rules/contextEdit";
 import type {
@@ -39,7 +45,7 @@ import { BridgeError, connectBridge, type BridgeConnection } from "./client";
 import { LiveEditRoute } from "./editRoute";
 import { BridgeInstaller, type BridgeCommandOptions, type BridgeCommandOutcome } from "./install";
 import { bridgeInstallPath, type BridgeFileStatus } from "./installFile";
-import { applyLiveState } from "./liveUsage";
+import { applyLiveState, matchingState } from "./liveUsage";
 import { LiveRoutes } from "./routes";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
 
@@ -82,6 +88,8 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private readonly editRoute: LiveEditRoute;
   /** pids of the headless pi processes pi-context itself runs (see {@link LiveBridge.markHeadless}). */
   private readonly headless = new Set<number>();
+  /** Per connection, its last pushed state that matched the file (`matchingState`). */
+  private readonly lastMatching = new WeakMap<BridgeConnection, BridgeState>();
 
   /** @param bundlePath the shipped bundle (`dist/bridge/pi-context-bridge.js`). */
   constructor(
@@ -162,7 +170,10 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     const target = this.liveFor(current.file);
     // pi-context's own headless pi (a switch it runs) is no running pi of the user's: no "live" state
     if (!target || this.headless.has(target.announcement.pid)) return undefined;
-    const state = target.connection.state;
+    const pushed = target.connection.state;
+    // pi's numbers over the file's analysis only while both describe the same context
+    const state = matchingState(current.analysis, pushed, this.lastMatching.get(target.connection));
+    if (state === pushed) this.lastMatching.set(target.connection, pushed);
     const source = {
       pid: target.announcement.pid,
       piVersion: target.announcement.piVersion,
@@ -170,7 +181,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     };
     return {
       analysis: applyLiveState(current.analysis, state, source),
-      live: { ...source, activity: state.activity, leafId: state.leafId },
+      live: { ...source, activity: pushed.activity, leafId: pushed.leafId },
     };
   }
 

@@ -295,6 +295,19 @@ describe("e2e live bridge", () => {
     const go = widget.locator(".monaco-list-row", { hasText: "Compact now in pi" }).first();
     await go.waitFor({ state: "visible", timeout: 10_000 });
     await screenshot(page, "live-bridge-compact-confirm");
+    // every text the gauge shows from now on (a MutationObserver in the page: a flash of 0.3 s counts)
+    const item = statusBarItem(page, GAUGE);
+    const oldText = (await item.innerText()).trim();
+    const oldSize = /· ([\d.]+k)\/16k · live$/.exec(oldText)?.[1];
+    assert.ok(oldSize, oldText);
+    await item.evaluate((el) => {
+      const seen = (window.__gaugeTexts = [el.innerText.trim()]);
+      new window.MutationObserver(() => seen.push(el.innerText.trim())).observe(el, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
+    });
     await go.click();
     await waitUntil(
       () => readFileSync(file, "utf8").trim().split("\n").length > before,
@@ -311,12 +324,14 @@ describe("e2e live bridge", () => {
       JSON.stringify(sent.map((r) => JSON.stringify(r.messages).slice(0, 200))),
     );
     assert.match(JSON.stringify(sent.map((r) => r.messages)), /keep the parser details/);
-    const item = statusBarItem(page, GAUGE);
     await waitUntil(
       async () => /^π \? · ≈.* · live$/.test((await item.innerText()).trim()),
       15_000,
       "the ? state after the compaction, still live",
     );
+    // never the old size as the estimate after the compaction (pi's "?" over the file not read yet)
+    const texts = await item.evaluate(() => window.__gaugeTexts);
+    assert.ok(!texts.includes(`π ? · ≈${oldSize}/16k · live`), JSON.stringify(texts));
     // the summary diff opens as after our own compaction (notification toasts are not rendered in
     // this headless code-server; the integration suite checks the command's outcome)
     await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 30_000 });
