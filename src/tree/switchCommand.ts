@@ -90,10 +90,10 @@ export class SwitchCommand {
           }
         : undefined;
     const ask =
-      (piLabel: string | undefined) =>
+      (piLabel: string | undefined, running = false) =>
       async (plan: SwitchPlan, changed: boolean): Promise<SwitchChoice | undefined> => {
         if (given) return given;
-        const ctx = questionContext(services, this.prompter, piLabel);
+        const ctx = questionContext(services, this.prompter, piLabel, running);
         return mode === "summary" ? confirmSummary(plan, changed, ctx) : askChoice(plan, changed, ctx);
       };
     let planned: SwitchPlan | undefined;
@@ -101,7 +101,7 @@ export class SwitchCommand {
       // live bridge hook: a running pi with the bridge navigates itself (liveBridge.ts); else our flow + live guard
       const live = await services.liveBridge.routeSwitch(file, targetId, {
         ...(given ? { given } : {}),
-        ask: ask(vscode.l10n.t("pi (with its own model)")),
+        ask: ask(vscode.l10n.t("pi (with its own model)"), true),
         signal: controller.signal,
         ...(options.quiet ? { quiet: true } : {}),
       });

@@ -305,6 +305,36 @@ describe("the user's own pi (issue 13)", function () {
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
+  it("Switch to Here… when your pi would summarize and none runs: No summary says what is written (no running pi)", async () => {
+    await usePath(bin160);
+    fs.copyFileSync(path.join(fixture("tree").agent, "settings.json"), path.join(agentDir, "settings.json"));
+    const file = installSession(agentDir, fixture("tree").jsonl, "2026-12-01T12-30-00-000Z_tree-ask.jsonl");
+    const old = new Date(Date.now() - 3600_000);
+    fs.utimesSync(file, old, old);
+    const before = fs.readFileSync(file);
+    assert.strictEqual(await api.services.summarizers.usesPi(), true);
+    const asked = api.sessionTree.prompts.length;
+    const switching = vscode.commands.executeCommand("piContext.tree.switchToHere", "a03949d4", { file, quiet: true });
+    const prompt = await waitFor(
+      () => (api.sessionTree.prompts.length > asked ? api.sessionTree.currentPrompt() : undefined),
+      15000,
+      "pi's question",
+    );
+    try {
+      assert.strictEqual(prompt!.kind, "pick");
+      if (prompt!.kind !== "pick") return;
+      const [none, summarize] = prompt!.quickPick.items;
+      assert.strictEqual(none!.label, "No summary");
+      assert.doesNotMatch(none!.detail ?? "", /running pi/);
+      assert.match(none!.detail ?? "", /^Move the leaf to /);
+      assert.match(summarize!.detail ?? "", /^your pi 1\.6\.0 \(with its own model\) summarizes /);
+    } finally {
+      await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+      await switching;
+    }
+    assert.deepStrictEqual(fs.readFileSync(file), before, "nothing written");
+  });
+
   it("Switch to Here with a summary: the user's own pi writes the branch summary (headless, through the live bridge)", async () => {
     await usePath(bin152);
     const models = JSON.parse(fs.readFileSync(path.join(fixture("tree").agent, "models.json"), "utf8")) as {
