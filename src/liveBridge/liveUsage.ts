@@ -28,37 +28,40 @@ export interface LiveSource {
 }
 
 /**
- * Whether pi's pushed state and the file's analysis describe the same context: pi's leaf is an
- * entry the file has, and no compaction follows it in the file. pi is ahead while its new entry is
- * not read yet (after a compaction pi's tokens are unknown while the file still has the old size);
- * it is behind while the file has an entry its push has not reported (the compaction read, pi's
- * numbers still the old size). Combining the two then showed the old size (≈ 0.3 s after every
- * compaction). A state without a leaf (pi wrote nothing yet) matches.
+ * How pi's pushed state stands to the file's analysis: `same` context; pi `ahead` (its leaf is not
+ * read yet — an answer, a compaction); pi `behind` (a compaction in the file after pi's leaf that
+ * its push has not reported). A state without a leaf (pi wrote nothing yet), or whose leaf is on
+ * another branch (a navigation pi wrote nothing for), is the `same`.
  */
-export function stateMatches(analysis: Analysis, state: BridgeState): boolean {
+export function stateFit(analysis: Analysis, state: BridgeState): "same" | "ahead" | "behind" {
   const leaf = state.leafId;
-  if (leaf === null) return true;
-  const session = analysis.session;
-  if (!session.byId.has(leaf)) return false;
-  if (leaf === analysis.inspect.leafId) return true;
-  // from the file's leaf back to pi's (near it, usually); pi's leaf on another branch (a navigation
-  // pi wrote nothing for) is no lag
-  const path = buildProjection(session, analysis.inspect.leafId).path;
+  if (leaf === null || leaf === analysis.inspect.leafId) return "same";
+  if (!analysis.session.byId.has(leaf)) return "ahead";
+  // from the file's leaf back to pi's (near it, usually)
+  const path = buildProjection(analysis.session, analysis.inspect.leafId).path;
   for (let i = path.length - 1; i >= 0; i--) {
-    if (path[i]!.id === leaf) return true;
-    if (path[i]!.type === "compaction") return !path.slice(0, i).some((r) => r.id === leaf);
+    if (path[i]!.id === leaf) return "same";
+    if (path[i]!.type === "compaction") return path.slice(0, i).some((r) => r.id === leaf) ? "behind" : "same";
   }
-  return true;
+  return "same";
+}
+
+/** The state's numbers describe the file's context (see {@link stateFit}). */
+export function stateMatches(analysis: Analysis, state: BridgeState): boolean {
+  return stateFit(analysis, state) === "same";
 }
 
 /**
- * The state to show over `analysis`: `state` when it matches the file ({@link stateMatches}), else
- * the last one that does (`last`), else `state` without its token count (pi's window and settings
- * over the file's own estimate).
+ * The state to show over `analysis`. pi's own token count needs nothing of the file, but without
+ * it (pi's `?` after a compaction) the number shown is the file's estimate, and a file not read
+ * that far still has the old size; a push behind a compaction in the file reports the old size.
+ * So: `state` when it matches the file or brings its own count; else the last state that matched
+ * (`last`); else `state` without its count (pi's window and settings over the file's estimate).
  */
 export function matchingState(analysis: Analysis, state: BridgeState, last: BridgeState | undefined): BridgeState {
-  if (stateMatches(analysis, state)) return state;
-  if (last && stateMatches(analysis, last)) return last;
+  const fit = stateFit(analysis, state);
+  if (fit === "same" || (fit === "ahead" && state.usage?.tokens != null)) return state;
+  if (fit === "ahead" && last && stateMatches(analysis, last)) return last;
   return state.usage ? { ...state, usage: { ...state.usage, tokens: null, percent: null } } : state;
 }
 

@@ -45,7 +45,7 @@ import { BridgeError, connectBridge, type BridgeConnection } from "./client";
 import { LiveEditRoute } from "./editRoute";
 import { BridgeInstaller, type BridgeCommandOptions, type BridgeCommandOutcome } from "./install";
 import { bridgeInstallPath, type BridgeFileStatus } from "./installFile";
-import { applyLiveState, matchingState } from "./liveUsage";
+import { applyLiveState, matchingState, stateMatches } from "./liveUsage";
 import { LiveRoutes } from "./routes";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
 
@@ -173,7 +173,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     const pushed = target.connection.state;
     // pi's numbers over the file's analysis only while both describe the same context
     const state = matchingState(current.analysis, pushed, this.lastMatching.get(target.connection));
-    if (state === pushed) this.lastMatching.set(target.connection, pushed);
+    if (stateMatches(current.analysis, pushed)) this.lastMatching.set(target.connection, pushed);
     const source = {
       pid: target.announcement.pid,
       piVersion: target.announcement.piVersion,

@@ -93,7 +93,7 @@ describe("compaction command", function () {
     const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.compact");
     assert.strictEqual(cmd.title, "Compact Session…");
-    assert.strictEqual(cmd.category, "Pi");
+    assert.strictEqual(cmd.category, "Pi Context");
     assert.ok(
       pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes("piContext.summarizer.openai.baseURL"),
     );

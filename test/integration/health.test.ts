@@ -112,7 +112,7 @@ describe("session health", function () {
     const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.checkHealth");
     assert.strictEqual(cmd.title, "Check Session Health");
-    assert.strictEqual(cmd.category, "Pi");
+    assert.strictEqual(cmd.category, "Pi Context");
     assert.ok((await vscode.commands.getCommands(true)).includes("piContext.checkHealth"));
   });
 

@@ -339,6 +339,9 @@ describe("pi's live numbers over our analysis", () => {
       text(applyLiveState(fileAfter, shownBehind, source)),
       `π ? · ≈${formatGaugeTokens(fileAfter.inspect.contextTokens)}/16k · live`,
     );
+    // an answer pi reports before the file has it: pi's own count stands alone, at once
+    const answered = state({ leafId: "a2", usage: { tokens: 9500, contextWindow: 16000, percent: 59.4 } });
+    assert.equal(matchingState(fileBefore, answered, old), answered);
     // both agree: pi's own numbers
     assert.equal(matchingState(fileAfter, compacted, old), compacted);
     assert.equal(matchingState(fileBefore, old, undefined), old);
