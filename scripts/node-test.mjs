@@ -5,7 +5,8 @@
 //
 // usage: node scripts/node-test.mjs [--suffix .test.js] [--allow-empty] DIR... [-- extra node --test args]
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import fs, { existsSync, readdirSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 const argv = process.argv.slice(2);
@@ -48,9 +49,18 @@ if (files.length === 0) {
 
 const seed = path.join(path.dirname(new URL(import.meta.url).pathname), "fc-seed.cjs");
 // The live-session guard sees no pi process unless a test gives it one (src/core/proc/guardTable.ts):
-// tests that append never depend on the pi processes other people run on this machine.
+// tests that append never depend on the pi processes other people run on this machine. pi-context's
+// own-write records (src/core/access/ownWrites.ts) go to a folder of this run, never the user's.
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-test-state-"));
 const child = spawn(process.execPath, ["--require", seed, "--test", "--test-reporter=spec", ...extra, ...files], {
   stdio: "inherit",
-  env: { ...process.env, PI_CONTEXT_GUARD_PROCESSES: process.env.PI_CONTEXT_GUARD_PROCESSES ?? "[]" },
+  env: {
+    ...process.env,
+    PI_CONTEXT_GUARD_PROCESSES: process.env.PI_CONTEXT_GUARD_PROCESSES ?? "[]",
+    PI_CONTEXT_STATE_DIR: process.env.PI_CONTEXT_STATE_DIR ?? stateDir,
+  },
 });
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on("exit", (code, signal) => {
+  fs.rmSync(stateDir, { recursive: true, force: true });
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // npm test: every test stage in order, streamed, with a total at the end.
 //   1. npm run lint              (only if an eslint config exists)
-//   2. npm run test:unit
-//   3. npm run test:conformance  (only if the script exists)
-//   4. npm run test:integration
-//   5. npm run test:e2e -- --no-build  (Playwright UI tests; the integration stage built dist/ and out/);
+//   2. npm run typecheck:webview (src/ and test/ are type-checked by the unit stage's compile)
+//   3. npm run test:unit
+//   4. npm run test:conformance  (only if the script exists)
+//   5. npm run test:integration
+//   6. npm run test:e2e -- --no-build  (Playwright UI tests; the integration stage built dist/ and out/);
 //      skipped with `--no-e2e` or PI_CONTEXT_E2E=0 (e.g. a quick local run)
 // Each stage's pass/fail counts are parsed from its output: node:test summaries (`ℹ pass N` /
 // `ℹ fail N`, or TAP `# pass N` / `# fail N`) and our mocha runner's `N passed, N failed`.
@@ -35,6 +36,7 @@ const plan = [];
 const notes = [];
 if (scripts.lint && ESLINT_CONFIGS.some((f) => existsSync(path.join(repoRoot, f)))) plan.push({ script: "lint" });
 else notes.push("lint: skipped (no eslint.config.* in the repo root yet)");
+if (scripts["typecheck:webview"]) plan.push({ script: "typecheck:webview" });
 plan.push({ script: "test:unit" });
 if (scripts["test:conformance"]) plan.push({ script: "test:conformance" });
 else notes.push("test:conformance: skipped (no such npm script)");

@@ -7,6 +7,8 @@
 
 import * as vscode from "vscode";
 import * as l10n from "@vscode/l10n";
+import { AccessService } from "./access/service";
+import { CommandTable, surfaceActions, treeService } from "./commands";
 import { registerCompaction } from "./compaction/command";
 import { registerCompactAt } from "./compaction/compactAt";
 import { readConfig } from "./config";
@@ -35,12 +37,14 @@ export interface PiContextApi {
   sessionTree: SessionTreeView;
   /** The live bridge service behind `services.liveBridge` (its counters and problems, for tests). */
   liveBridge: LiveBridgeService;
-  /** Context surgery ("Pi: Trim Context…"): the questions it asked, for tests. */
+  /** Context surgery ("Pi Context: Trim Context…"): the questions it asked, for tests. */
   trim: TrimApi;
-  /** "Pi: Check Session Health" and the log of findings. */
+  /** "Pi Context: Check Session Health" and the log of findings. */
   health: HealthSurface;
   /** The context keys of the views' welcome content (ui/welcome.ts). */
   welcome: () => WelcomeState;
+  /** Every command id of the command table (the integration tests compare it with package.json). */
+  commands: string[];
 }
 
 /** Extension entry point: services first, then the surfaces. */
@@ -51,7 +55,8 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   const log = vscode.window.createOutputChannel(PRODUCT_NAME, { log: true });
   context.subscriptions.push(log);
-  context.subscriptions.push(vscode.commands.registerCommand("piContext.showLog", () => log.show()));
+  const commands = new CommandTable();
+  commands.add({ "piContext.showLog": () => log.show() });
 
   const config = () => readConfig();
   const pi = createUserPi({
@@ -66,12 +71,16 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
     cacheFile: vscode.Uri.joinPath(context.globalStorageUri, "session-catalog.jsonl").fsPath,
   });
   context.subscriptions.push(pi, sessions);
-  const base: BaseServices = { context, log, sessions, config, pi };
+  const base: BaseServices = { context, log, sessions, config, pi, commands };
   const liveBridge = createLiveBridge(base);
+  const summarizers = registerSummarizers(base);
   const services: Services = {
     ...base,
-    summarizers: registerSummarizers(base),
+    summarizers,
     liveBridge,
+    access: new AccessService(base, liveBridge, summarizers),
+    actions: surfaceActions(commands),
+    tree: treeService(commands),
     activity: new UserActivityClock(),
   };
 
@@ -87,6 +96,8 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   const trim = registerTrim(services);
   const health = registerHealth(services);
   const welcome = registerWelcomeContext(services);
+  // every surface added its commands: registered with VS Code in one place
+  commands.register(context);
 
   pi.start();
   sessions.start(() => liveBridge.announcedSessions());
@@ -96,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   log.info(
     `${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`,
   );
-  return { services, statusBar, sessionTree, liveBridge, trim, health, welcome };
+  return { services, statusBar, sessionTree, liveBridge, trim, health, welcome, commands: commands.ids() };
 }
 
 export function deactivate(): void {}

@@ -7,6 +7,9 @@
  */
 
 import type * as vscode from "vscode";
+import type { AnnouncedPi, SessionAccess } from "./core/access/access";
+import type { Route, SessionAction } from "./core/access/route";
+import type { LiveSessionError } from "./core/access/words";
 import type { Summarizer } from "./core/flows/summarizer";
 import type { SwitchChoice, SwitchPlan } from "./core/flows/switch";
 import type { SessionInfo } from "./core/read/sessionInfo";
@@ -25,7 +28,7 @@ export interface CurrentSession {
   session: SessionFile;
   /** pi's view at the file's leaf, recomputed after every change. */
   analysis: Analysis;
-  /** True when the user pinned this session ("Pi: Select Session…"); false when following the latest. */
+  /** True when the user pinned this session ("Pi Context: Select Session…"); false when following the latest. */
   pinned: boolean;
   /** Why this session is shown: pinned, the pi in the focused terminal, or followed in its folder. */
   followedBy: FollowReason;
@@ -257,11 +260,10 @@ export interface LiveBridge {
    * the last look (every 1.5 s): exact, where the process table can only guess.
    */
   announcedSessions(): readonly { pid: number; sessionFile: string }[];
-  /**
-   * `live`: a running pi with the bridge serves `file` (connects if needed); `problem`: one is
-   * announced but cannot be used (the routes say why); `none`: the file-based flows apply.
-   */
-  availability(file: string): Promise<"live" | "problem" | "none">;
+  /** The announcements read now (alive pis; none when `piContext.liveBridge.enabled` is false): the access model's certain evidence. */
+  announcedNow(): readonly AnnouncedPi[];
+  /** "Pi Context: Install Live Bridge" (asks first). */
+  install(): Promise<unknown>;
   /** True when our bridge file is installed in pi's extensions folder (any version), false when not, undefined when unknown. */
   bridgeInstalled(): boolean | undefined;
   /**
@@ -275,7 +277,7 @@ export interface LiveBridge {
    * the file's analysis, and who reported them; undefined without a live bridge for the session.
    */
   liveAnalysis(current: CurrentSession): { analysis: Analysis; live: LiveSource } | undefined;
-  /** "Pi: Compact Session…" in the running pi (after the instructions box). */
+  /** "Pi Context: Compact Session…" in the running pi (after the instructions box). */
   routeCompaction(
     file: string,
     instructions: string,
@@ -309,8 +311,88 @@ export interface LiveBridge {
     drafts: readonly ContextEditDraft[],
     leafId: string | null,
   ): Promise<LiveEditOutcome | undefined>;
+  /**
+   * The running pi's leaf and activity now, asked from pi itself (its last state push may be a
+   * turn behind); undefined without a live bridge for `file`.
+   */
+  livePosition(
+    file: string,
+  ): Promise<{ leafId: string | null; activity: string; pid: number; piVersion: string } | undefined>;
   /** Batches a running pi of `file` has not applied yet (shown as pending). */
   pendingContextEdits(file: string): PendingContextEdits[];
+}
+
+// ── Access (implemented by `access/`) ──
+
+/** A route as a surface receives it: a refusal carries its message and the buttons it was shown with. */
+export type ActionRoute =
+  | Extract<Route, { kind: "bridge" }>
+  /** Our file flow; an action that summarizes learns who writes the summary: the user's own pi, or the configured summarizer. */
+  | (Extract<Route, { kind: "file" }> & { summarizer?: "user-pi" | "configured" })
+  | (Extract<Route, { kind: "refuse" }> & { message: string; actions: string[] });
+
+/** What every write flow takes so that its last check before the append agrees with the route. */
+export interface FlowAccessOptions {
+  guardSeconds: number;
+  /** The user chose *Anyway*: only a pi with the live bridge on the session stops the write. */
+  force: boolean;
+  announced: () => readonly AnnouncedPi[];
+}
+
+/**
+ * Who has a session open and what to do about it (`core/access/`): the one seam every action goes
+ * through. A surface asks {@link route} before it asks the user anything and acts on the answer.
+ */
+export interface SessionAccessService {
+  /** Who has `file` open now (fresh process table and announcements). */
+  access(file: string): Promise<SessionAccess>;
+  /**
+   * The route of `action` on `file`: `bridge` (the running pi does it: `services.liveBridge.route…`),
+   * `file` (our flow, with {@link flowOptions}), or `refuse` — then the refusal has been shown
+   * (unless `quiet`), with *Anyway* running `retry` where the evidence allows it.
+   */
+  route(
+    file: string,
+    action: SessionAction,
+    options?: { force?: boolean; retry?: () => void; quiet?: boolean },
+  ): Promise<ActionRoute>;
+  /** The options of our write flows (guard seconds, *Anyway*, the announcements). */
+  flowOptions(force?: boolean): FlowAccessOptions;
+  /** Show a refusal a flow threw (its ways out as buttons); returns the buttons. */
+  showRefusal(error: LiveSessionError, file: string, retry?: () => void): string[];
+}
+
+// ── The command table and what surfaces call of each other (implemented by `commands.ts`) ──
+
+/** A surface's commands by id (`commands.ts` `CommandTable`). */
+export interface CommandRegistry {
+  /** Add a surface's command handlers (registered with VS Code once, by the composition root). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- VS Code passes anything
+  add(handlers: Record<string, (...args: any[]) => unknown>): void;
+}
+
+/** The commands one surface runs of another, as direct calls (never `executeCommand` of our own ids). */
+export interface SurfaceActions {
+  /** "Pi Context: Compact Session…" (default: the current session). */
+  compact(file?: string): Promise<CompactCommandOutcome>;
+  openPanel(): Promise<unknown>;
+  /** "Pi Context: Check Session Health" of `file` (default: the current session). */
+  checkHealth(file?: string): Promise<unknown>;
+  selectSession(): Promise<unknown>;
+  /** "Pi Context: Trim Context…". */
+  trim(): Promise<TrimCommandOutcome>;
+  /** Re-read the session and look for pi again. */
+  refresh(): Promise<unknown>;
+  setApiKey(): Promise<unknown>;
+  installBridge(): Promise<unknown>;
+}
+
+/** The Pi Session tree as other surfaces reach it. */
+export interface TreeService {
+  /** Reveal, select and focus an entry of the current session; false when the tree does not show it. */
+  reveal(entryId: string): Promise<boolean>;
+  /** Reveal the leaf. */
+  revealLeaf(): Promise<unknown>;
 }
 
 /** What every surface receives (built once by `activate()`; every member is set before any surface registers). */
@@ -324,6 +406,14 @@ export interface Services {
   summarizers: SummarizerProvider;
   /** Running pi processes with the live bridge. */
   liveBridge: LiveBridge;
+  /** Who has a session open, and the route of every action. */
+  access: SessionAccessService;
+  /** The command table: each surface adds its commands here. */
+  commands: CommandRegistry;
+  /** What surfaces call of each other. */
+  actions: SurfaceActions;
+  /** The Pi Session tree. */
+  tree: TreeService;
   /** The user's pi (version, rules, catalog; the runtime to summarize with). */
   pi: UserPiService;
   /** When the user last did something with our views (work that can wait waits for a pause). */
@@ -339,4 +429,4 @@ export interface UserActivity {
 }
 
 /** What the services that others are built from need: the base every service is constructed with. */
-export type BaseServices = Pick<Services, "context" | "log" | "sessions" | "config" | "pi">;
+export type BaseServices = Pick<Services, "context" | "log" | "sessions" | "config" | "pi" | "commands">;

@@ -21,6 +21,8 @@ export interface UiState {
   openSections: Record<string, boolean>;
   /** The breakdown category whose largest entries are shown. */
   expandedCategory?: CategoryId;
+  /** The groups of "System prompt & tools" whose parts are shown (`FixedGroupModel.id`). */
+  fixedGroups?: string[];
   /** Expanded summary cards by entry id; empty = only the latest, `["-"]` = none. */
   expandedSummaries: string[];
   /** The problems list shows all problems (else the first few). */

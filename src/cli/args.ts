@@ -5,6 +5,7 @@
  */
 
 import * as path from "node:path";
+import { parseArgs as parseNodeArgs, type ParseArgsConfig } from "node:util";
 import { locatePi, piAt } from "../core/pi/locate";
 import { npmGlobalRoot } from "../core/pi/shellPath";
 import { userPiOf, type UserPi } from "../core/pi/userPi";
@@ -26,39 +27,53 @@ export interface ParsedArgs {
 const FLAG_LIKE = /^--(?:$|[A-Za-z])/;
 
 /**
- * Parse `argv` (without node and script). Flags listed in `booleans` take no value; every other
- * flag takes the next argument unless that is itself a flag — `--note --dry-run` is a missing
- * note, not the note "--dry-run" written for real — so a value starting with `--` is given as
- * `--note=--text`. `--` ends the flags (a file named `--x.jsonl` after it).
+ * Parse `argv` (without node and script) with Node's `util.parseArgs`. Flags listed in `booleans`
+ * take no value (`--json=x` is a usage error); every other flag takes the next argument unless that
+ * is itself a flag — `--note --dry-run` is a missing note, not the note "--dry-run" written for
+ * real — so a value starting with `--` is given as `--note=--text`. `--` ends the flags (a file named
+ * `--x.jsonl` after it). There are no one-letter flags: `-x` is a usage error (`-h` is read by
+ * main.ts before), a lone `-` an argument.
+ * @throws {UsageError} for a boolean flag with a value and for `-x`.
  */
 export function parseArgs(argv: readonly string[], booleans: ReadonlySet<string>): ParsedArgs {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
+  // [index in argv, name, value]: the flags in the order given (checkFlags reports the first unknown one)
+  const given: [number, string, string | true][] = [];
   let missingValue: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--") {
-      positional.push(...argv.slice(i + 1));
-      break;
+  // util.parseArgs gives a string option the next argument whatever it is: a value flag followed by a
+  // flag (or by nothing) is taken out here, as a flag without its value.
+  const end = argv.indexOf("--");
+  const kept: number[] = [];
+  argv.forEach((arg, i) => {
+    const next = argv[i + 1];
+    const valueFlag = (end === -1 || i < end) && /^--[A-Za-z][^=]*$/.test(arg) && !booleans.has(arg.slice(2));
+    if (!valueFlag || (next !== undefined && !FLAG_LIKE.test(next))) kept.push(i);
+    else {
+      // Reported by checkFlags, after unknown flags: a misspelt or unsupported switch at the end
+      // (`--yes` on switch) is "Unknown flag --yes", not "--yes needs a value".
+      given.push([i, arg.slice(2), true]);
+      missingValue ??= arg;
     }
-    if (arg.startsWith("--")) {
-      const eq = arg.indexOf("=");
-      if (eq > 0) flags.set(arg.slice(2, eq), arg.slice(eq + 1));
-      else if (booleans.has(arg.slice(2))) flags.set(arg.slice(2), true);
-      else {
-        const value = argv[i + 1];
-        // Reported by checkFlags, after unknown flags: a misspelt or unsupported switch at the end
-        // (`--yes` on switch) is "Unknown flag --yes", not "--yes needs a value".
-        if (value === undefined || FLAG_LIKE.test(value)) {
-          flags.set(arg.slice(2), true);
-          missingValue ??= arg;
-          continue;
-        }
-        flags.set(arg.slice(2), value);
-        i++;
-      }
-    } else positional.push(arg);
+  });
+  const args = kept.map((i) => argv[i]!);
+  const options: NonNullable<ParseArgsConfig["options"]> = {};
+  for (const arg of args.includes("--") ? args.slice(0, args.indexOf("--")) : args) {
+    const name = /^--([^=]+)/.exec(arg)?.[1];
+    if (name !== undefined) options[name] = { type: booleans.has(name) ? "boolean" : "string" };
   }
+  const { tokens } = parseNodeArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  const positional: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === "positional") positional.push(token.value);
+    else if (token.kind === "option") {
+      if (!token.rawName.startsWith("--"))
+        throw new UsageError(
+          `Unknown flag ${token.rawName}: flags are --name (an argument that starts with - goes after --).`,
+        );
+      if (booleans.has(token.name) && token.inlineValue) throw new UsageError(`${token.rawName} takes no value.`);
+      given.push([kept[token.index]!, token.name, token.value ?? true]);
+    }
+  }
+  const flags = new Map(given.sort((a, b) => a[0] - b[0]).map(([, name, value]) => [name, value]));
   return missingValue === undefined ? { positional, flags } : { positional, flags, missingValue };
 }
 

@@ -23,7 +23,8 @@ import {
   type CompactionPlan,
   type PlanFit,
 } from "../core/flows/compact";
-import { describeLive } from "../core/flows/live";
+import { ACTIONS } from "../core/access/route";
+import { describeAccess } from "../core/access/words";
 import { priceCompactionPlan } from "../core/flows/planPrice";
 import { preparationLostItems, type LostReport } from "../core/rules/lostItems";
 import { readModelsConfig } from "../core/rules/models";
@@ -45,11 +46,12 @@ import {
   type CliCommand,
   userPiFrom,
 } from "./args";
+import { cliRoute, connectRoute, piName, type CliRoute } from "./route";
 import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
 
 export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]
   [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
-  [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
+  [--no-stream] [--force] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
   [--project-settings auto|always|never] [--pi PATH]
   API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
 
@@ -58,6 +60,7 @@ const KNOWN_FLAGS = new Set([
   ...SUMMARIZER_FLAGS,
   "dry-run",
   "yes",
+  "force",
   "guard-seconds",
   "agent-dir",
   "cwd",
@@ -114,7 +117,7 @@ export function formatCompactPreview(
     lines.push(row(i === 0 ? "cost" : "", line));
   if (summarizer?.needsApiKey)
     lines.push(row("API key", "none: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment to compact"));
-  if (plan.live.live) lines.push(row("live", describeLive(plan.live, "compact", "cli")));
+  if (plan.access.strength !== "none") lines.push(row("live", describeAccess(plan.access, ACTIONS.compact, [], "cli")));
   return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
 }
 
@@ -144,7 +147,7 @@ async function askChoice(question: string): Promise<string> {
 
 /** `pi-context compact`. */
 export const compactCommand: CliCommand = async (argv, out, err) => {
-  const args = parseArgs(argv, new Set(["dry-run", "yes", "json", "no-stream"]));
+  const args = parseArgs(argv, new Set(["dry-run", "yes", "json", "no-stream", "force"]));
   const file = args.positional[0];
   const usage = `usage:\n${formatUsage(COMPACT_USAGE, 2)}\n  API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
   if (!file || args.positional.length > 1) throw new UsageError(usage);
@@ -163,50 +166,43 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   const dryRun = args.flags.has("dry-run");
   const absolute = path.resolve(file);
   const customInstructions = stringFlag(args, "instructions");
+  // who has the session open decides the route, before any question or request
+  const routed = await cliRoute(absolute, ACTIONS.compact, {
+    agentDir: analyze.agentDir,
+    guardSeconds,
+    force: args.flags.has("force"),
+  });
   const planOptions = {
     agentDir: analyze.agentDir,
     projectSettings: analyze.projectSettings,
     ...(analyze.cwd ? { cwd: analyze.cwd } : {}),
-    guardSeconds,
+    ...routed.flowOptions,
     surface: "cli" as const,
     pi,
     ...(customInstructions ? { customInstructions } : {}),
   };
+
   const makeSummarizer = flagSummarizer.make;
   let shownProblem = false;
 
   try {
-    if (dryRun) {
-      const plan = await planCompaction(absolute, { ...planOptions, maxOutputTokens });
-      let summarizer: Summarizer | undefined;
-      let fit: PlanFit | undefined;
-      try {
-        summarizer = makeSummarizer();
-        fit = await fitPlan(plan, summarizer); // a request that does not fit comes back as fit.problem
-      } catch (error) {
-        if (!(error instanceof SummarizerError)) throw error;
-        err(`Note: ${withPeriod(error.message)}`);
-      }
-      if (json)
-        out(
-          JSON.stringify(
-            {
-              dryRun: true,
-              preview: plan.preview,
-              estimatedTokensAfter: plan.estimatedTokensAfter,
-              estimatedTokensAfterRange: plan.estimatedTokensAfterRange,
-              live: plan.live,
-              requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
-              inputTokens: fit?.inputTokens ?? null,
-              estimate: priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
-              fitProblem: fit?.problem?.message ?? null,
-            },
-            null,
-            2,
-          ),
-        );
-      else out(`${formatCompactPreview(plan, fit, summarizer)}\n\nDry run: nothing was sent or written.`);
-      return 0;
+    if (dryRun)
+      return await dryRunCompaction(absolute, { ...planOptions, maxOutputTokens }, makeSummarizer, {
+        json,
+        out,
+        err,
+      });
+    if (routed.route.kind === "bridge" && routed.announcement)
+      return await compactInPi(absolute, { ...planOptions, maxOutputTokens }, routed, {
+        json,
+        yes: args.flags.has("yes"),
+        out,
+        err,
+      });
+    if (routed.route.kind === "refuse") {
+      if (json) out(JSON.stringify({ compacted: false, refused: "in-use", access: routed.access }, null, 2));
+      err(routed.refusal!);
+      return 1;
     }
     const summarizer = makeSummarizer();
     let streamed = false;
@@ -308,3 +304,101 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     return 1;
   }
 };
+
+/** `compact --dry-run`: the preview (text or `--json`), the summarizer's fit when one is configured; nothing sent or written. */
+async function dryRunCompaction(
+  file: string,
+  planOptions: Parameters<typeof planCompaction>[1],
+  makeSummarizer: () => Summarizer,
+  io: { json: boolean; out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
+  const { json, out, err } = io;
+  const plan = await planCompaction(file, planOptions);
+  let summarizer: Summarizer | undefined;
+  let fit: PlanFit | undefined;
+  try {
+    summarizer = makeSummarizer();
+    fit = await fitPlan(plan, summarizer); // a request that does not fit comes back as fit.problem
+  } catch (error) {
+    if (!(error instanceof SummarizerError)) throw error;
+    err(`Note: ${withPeriod(error.message)}`);
+  }
+  if (json)
+    out(
+      JSON.stringify(
+        {
+          dryRun: true,
+          preview: plan.preview,
+          estimatedTokensAfter: plan.estimatedTokensAfter,
+          estimatedTokensAfterRange: plan.estimatedTokensAfterRange,
+          access: plan.access,
+          requests: { history: plan.historyRequest ?? null, turnPrefix: plan.turnPrefixRequest ?? null },
+          inputTokens: fit?.inputTokens ?? null,
+          estimate: priceCompactionPlan(plan, fit, summarizer, Date.now(), readModelsConfig(plan.options.agentDir)),
+          fitProblem: fit?.problem?.message ?? null,
+        },
+        null,
+        2,
+      ),
+    );
+  else out(`${formatCompactPreview(plan, fit, summarizer)}\n\nDry run: nothing was sent or written.`);
+  return 0;
+}
+
+/**
+ * The running pi compacts the session itself through its live bridge (pi's `/compact`, its own
+ * model and key): our preview of pi's plan, "Compact now in pi?", then pi writes the compaction.
+ */
+async function compactInPi(
+  file: string,
+  planOptions: Parameters<typeof planCompaction>[1],
+  routed: CliRoute,
+  io: { json: boolean; yes: boolean; out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
+  const { json, out, err } = io;
+  const announcement = routed.announcement!;
+  const who = piName(announcement);
+  const plan = await planCompaction(file, { ...planOptions, guardSeconds: 0, procRoot: null, force: false });
+  if (!json) {
+    out(formatCompactPreview(plan, undefined, undefined));
+    out(`by                ${who}, through its live bridge, with its own model and API key\n`);
+  }
+  if (!io.yes && !(await askYesNo("Compact now in pi? [y/N] "))) {
+    out("Declined: nothing was sent or written.");
+    return 0;
+  }
+  const connection = await connectRoute(announcement);
+  try {
+    if (!json) err(`${who} is summarizing…`);
+    const r = await connection.request(
+      "compact",
+      plan.customInstructions ? { customInstructions: plan.customInstructions } : {},
+    );
+    if (json)
+      out(
+        JSON.stringify(
+          {
+            compacted: true,
+            by: announcement.pid,
+            entryId: r.entryId,
+            firstKeptEntryId: r.firstKeptEntryId,
+            tokensBefore: r.tokensBefore,
+            tokensAfter: r.estimatedTokensAfter ?? null,
+          },
+          null,
+          2,
+        ),
+      );
+    else {
+      out(
+        `${who} compacted the session through its live bridge: compaction ${r.entryId ?? "?"}; pi keeps the messages from ${r.firstKeptEntryId} on.`,
+      );
+      out(
+        `Tokens: ${n(r.tokensBefore)} → ${r.estimatedTokensAfter === undefined ? "unknown" : `≈${n(r.estimatedTokensAfter)}`} (pi's estimate).`,
+      );
+    }
+    return 0;
+  } finally {
+    connection.close();
+  }
+}

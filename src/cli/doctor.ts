@@ -13,7 +13,10 @@
 
 import * as path from "node:path";
 import { planSessionRepair, commitSessionRepair, type SessionRepairPlan } from "../core/flows/repair";
-import { LiveSessionError } from "../core/flows/live";
+import { ACTIONS } from "../core/access/route";
+import { LiveSessionError } from "../core/access/words";
+import type { ContextEditEntry } from "../core/types";
+import { cliRoute, connectRoute, piName } from "./route";
 import { healthCounts } from "../core/health/doctor";
 import type { HealthFinding, HealthReport } from "../core/health/types";
 import type { SessionEntry } from "../core/types";
@@ -31,13 +34,14 @@ import {
   type CliCommand,
 } from "./args";
 
-export const DOCTOR_USAGE = `pi-context doctor <session.jsonl> [--json] [--repair [--dry-run]] [--guard-seconds N]
+export const DOCTOR_USAGE = `pi-context doctor <session.jsonl> [--json] [--repair [--dry-run] [--force]] [--guard-seconds N]
   [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--context-window N] [--pi PATH]`;
 
 const DOCTOR_FLAGS = new Set([
   "json",
   "repair",
   "dry-run",
+  "force",
   "guard-seconds",
   "agent-dir",
   "cwd",
@@ -113,7 +117,7 @@ export function formatReport(
 
 /** `pi-context doctor`. */
 export const doctorCommand: CliCommand = async (argv, out, err) => {
-  const args = parseArgs(argv, new Set(["json", "repair", "dry-run"]));
+  const args = parseArgs(argv, new Set(["json", "repair", "dry-run", "force"]));
   const [file] = args.positional;
   if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(DOCTOR_USAGE, 2)}`);
   checkFlags(args, DOCTOR_FLAGS, DOCTOR_USAGE);
@@ -125,10 +129,15 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
   if (analyze.leafId !== undefined)
     throw new UsageError("doctor checks the file's leaf (the one pi resumes at); --leaf is not supported.");
   const absolute = path.resolve(file);
+  const guardSeconds = intFlag(args, "guard-seconds") ?? 30;
+  const force = args.flags.has("force");
+  const routeOf = (leaf: boolean) =>
+    cliRoute(absolute, leaf ? ACTIONS.repairLeaf : ACTIONS.repair, { agentDir: analyze.agentDir, guardSeconds, force });
+  const first = repair && !dryRun ? await routeOf(false) : undefined;
   const plan = await planSessionRepair(absolute, {
     ...analyze,
     pi: await userPiFrom(args),
-    guardSeconds: intFlag(args, "guard-seconds") ?? 30,
+    ...(first ? first.flowOptions : { guardSeconds }),
     surface: "cli",
   });
   // No header at all (every line unparseable, e.g. not a session file): pi does not open it, as
@@ -161,14 +170,40 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
   let written = false;
   let after: HealthReport = plan.repair.after;
   let failure: string | undefined = refusal;
-  if (entries.length > 0 && !refusal && !dryRun) {
+  let by: string | undefined;
+  const routed =
+    entries.length > 0 && !refusal && !dryRun
+      ? await routeOf(entries.some((e) => e.type !== "context_edit"))
+      : undefined;
+  if (routed?.route.kind === "refuse") failure = routed.refusal;
+  else if (routed?.route.kind === "bridge" && routed.announcement) {
+    // the running pi appends the repair's context edits itself (at once, or at its next turn boundary)
+    const connection = await connectRoute(routed.announcement);
+    try {
+      const r = await connection.request("contextEdit", {
+        drafts: (entries as ContextEditEntry[]).map((e) => ({
+          type: "context_edit",
+          targetId: e.targetId,
+          replacement: e.replacement,
+        })),
+        leafId: plan.session.leafId,
+      });
+      by = `${piName(routed.announcement)} ${r.status === "applied" ? "appended them itself through its live bridge" : "appends them at its next turn boundary"}`;
+      written = r.status === "applied";
+      if (written) after = plan.repair.after;
+    } catch (error) {
+      failure = `${piName(routed.announcement)} did not take the repair: ${errorText(error)} Nothing was written.`;
+    } finally {
+      connection.close();
+    }
+  } else if (entries.length > 0 && !refusal && !dryRun) {
     try {
       const result = await commitSessionRepair(plan);
       written = true;
       after = result.after;
     } catch (error) {
       // refused (live session, file changed, cannot take an append): nothing was written
-      failure = error instanceof LiveSessionError ? error.message : errorText(error);
+      failure = error instanceof LiveSessionError ? error.message : errorText(error as Error);
     }
   }
   if (json) {
@@ -180,6 +215,7 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
           repair: {
             dryRun,
             written,
+            ...(by ? { by: routed?.announcement?.pid } : {}),
             appends: entries,
             ...(failure ? { refused: failure } : {}),
             findingsAfter: (written || dryRun ? after : plan.report).findings.map((f) => findingJson(f, undefined)),
@@ -197,6 +233,7 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
         `repair: ${dryRun ? "would append" : written ? "appended" : "did not append"} ${entries.length} ${entries.length === 1 ? "entry" : "entries"}:`,
       );
       for (const e of entries) out(terminalText(`  ${JSON.stringify(e)}`));
+      if (by) out(`by ${by}.`);
       if (failure) err(terminalText(`pi-context doctor: ${failure}`));
       else {
         out("");

@@ -13,6 +13,7 @@ import { lineText } from "../shared/untrusted";
 import { nothingToCompact } from "../viewModel/gauge";
 import { windowSourceText } from "../viewModel/sourceText";
 import { buildUsageModel, usageRows } from "../viewModel/usage";
+import { fixedContextLines } from "../viewModel/fixedContext";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -114,6 +115,9 @@ export function formatInspect(analysis: Analysis, label?: string): string {
   } else lines.push(row("threshold", "unknown (no context window, or reserveTokens is invalid)"));
   for (const [label, text] of usageRows(buildUsageModel(r, analysis.model?.reasoning)))
     lines.push(row(label.toLowerCase().slice(0, 11), text));
+  lines.push("");
+  lines.push("fixed part (what every request carries before the conversation: pi's system message)");
+  for (const line of fixedContextLines(r.fixedContext)) lines.push(`  ${line}`);
   lines.push("");
   if (r.compaction) {
     const c = r.compaction;

@@ -4,7 +4,7 @@
  *
  *   pi-context switch <session.jsonl> <entryId> [--summarize [--instructions TEXT]] [--label TEXT]
  *       [--dry-run] [--json] [--base-url URL] [--model ID] [--summarizer-window N]
- *       [--max-output-tokens N] [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
+ *       [--max-output-tokens N] [--no-stream] [--force] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
  *       [--project-settings auto|always|never] [--context-window N]
  *
  * The summarizer's API key comes from `PI_CONTEXT_API_KEY` or `OPENAI_API_KEY` (never a flag); base
@@ -15,8 +15,9 @@
 
 import * as path from "node:path";
 import { describeChange } from "../core/flows/watch";
-import { describeLive } from "../core/flows/live";
-import { isCancellation, SummarizerError } from "../core/flows/summarizer";
+import { ACTIONS } from "../core/access/route";
+import { describeAccess } from "../core/access/words";
+import { isCancellation, SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import {
   branchSummaryRequestOf,
   fitSwitch,
@@ -44,11 +45,12 @@ import {
   type CliCommand,
   userPiFrom,
 } from "./args";
+import { cliRoute, connectRoute, piName, type CliRoute } from "./route";
 import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
 
 export const SWITCH_USAGE = `pi-context switch <session.jsonl> <entryId> [--summarize [--instructions TEXT]] [--label TEXT] [--dry-run]
                   [--json] [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
-                  [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
+                  [--no-stream] [--force] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
                   [--project-settings auto|always|never] [--context-window N] [--pi PATH]
   API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
 
@@ -79,8 +81,8 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
     `writes        ${writes.length ? writes.join(" + ") : "nothing"}${writes[0] === "leaf-marker" ? " (a custom entry with no model context, so pi resumes at the new leaf)" : ""}`,
   );
   lines.push(...extra);
-  if (plan.live.live && writes.length)
-    lines.push(`live          ${describeLive(plan.live, "switch branches in", plan.options.surface)}`);
+  if (plan.access.strength !== "none" && writes.length)
+    lines.push(`live          ${describeAccess(plan.access, ACTIONS.switch, [], plan.options.surface)}`);
   return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
 }
 
@@ -91,6 +93,7 @@ const SWITCH_FLAGS = new Set([
   "dry-run",
   "json",
   ...SUMMARIZER_FLAGS,
+  "force",
   "guard-seconds",
   "agent-dir",
   "cwd",
@@ -101,7 +104,7 @@ const SWITCH_FLAGS = new Set([
 
 /** `pi-context switch`. */
 export const switchCommand: CliCommand = async (argv, out, err) => {
-  const args = parseArgs(argv, new Set(["summarize", "dry-run", "json", "no-stream"]));
+  const args = parseArgs(argv, new Set(["summarize", "dry-run", "json", "no-stream", "force"]));
   const [file, entryId] = args.positional;
   if (!file || !entryId || args.positional.length > 2) throw new UsageError(`usage:\n${formatUsage(SWITCH_USAGE, 2)}`);
   checkFlags(args, SWITCH_FLAGS, SWITCH_USAGE);
@@ -118,78 +121,38 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
   if (instructions) choice.customInstructions = instructions;
   const label = stringFlag(args, "label")?.trim();
   if (label) choice.label = label;
+  // who has the session open decides the route, before any question or request
+  const routed = await cliRoute(absolute, ACTIONS.switch, {
+    agentDir: analyze.agentDir,
+    guardSeconds: intFlag(args, "guard-seconds") ?? 30,
+    force: args.flags.has("force"),
+  });
   const options: SwitchPlanOptions = {
     agentDir: analyze.agentDir,
     projectSettings: analyze.projectSettings,
     ...(analyze.cwd ? { cwd: analyze.cwd } : {}),
     ...(analyze.contextWindow !== undefined ? { contextWindow: analyze.contextWindow } : {}),
-    guardSeconds: intFlag(args, "guard-seconds") ?? 30,
+    ...routed.flowOptions,
     surface: "cli",
     pi,
   };
   const { maxOutputTokens, model, make: makeSummarizer } = summarizerFromFlags(args, env);
 
   try {
-    if (dryRun) {
-      const plan = await planSwitch(absolute, entryId, options);
-      const extra: string[] = [];
-      const request = willSummarize(plan, choice) ? branchSummaryRequestOf(plan, choice, maxOutputTokens) : undefined;
-      let inputTokens: number | null = null;
-      let fitProblem: string | null = null;
-      if (request) {
-        try {
-          const summarizer = makeSummarizer();
-          const fitted = await fitSwitch(plan, choice, summarizer);
-          inputTokens = fitted?.inputTokens ?? null;
-          if (fitted)
-            extra.push(
-              `summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens${fitted.problem ? " — does not fit" : ""}`,
-            );
-          if (fitted?.problem) {
-            fitProblem = fitted.problem.message;
-            extra.push(`does not fit  ${fitted.problem.message}`);
-          }
-        } catch (error) {
-          if (!(error instanceof SummarizerError)) throw error;
-          err(`note: ${error.message}`);
-        }
-      } else if (willSummarize(plan, choice))
-        extra.push(
-          'summarizer    no call: nothing to summarize converts to a message (pi writes "No content to summarize")',
-        );
-      if (json) {
-        out(
-          JSON.stringify(
-            {
-              dryRun: true,
-              targetId: plan.target.id,
-              fileLeafId: plan.fileLeafId,
-              oldLeafId: plan.oldLeafId,
-              newLeafId: plan.newLeafId,
-              noop: plan.noop,
-              returnsText: plan.returnsText,
-              editorText: plan.editorText ?? null,
-              commonAncestorId: plan.collection.commonAncestorId,
-              abandoned: plan.collection.entries.map((e) => e.id),
-              messages: plan.preparation.messages.map((m) => m.record.id),
-              tokens: plan.preparation.totalTokens,
-              budget: plan.budget,
-              // pi stops at the budget only when it is > 0: null = no limit (the whole branch is sent)
-              budgetLimit: isBranchBudgetLimited(plan.budget) ? plan.budget : null,
-              readFiles: plan.preparation.readFiles,
-              modifiedFiles: plan.preparation.modifiedFiles,
-              writes: plannedWrites(plan, choice),
-              request: request ?? null,
-              inputTokens,
-              fitProblem,
-              live: plan.live,
-            },
-            null,
-            2,
-          ),
-        );
-      } else out(`${formatSwitchPlan(plan, choice, extra)}\n\ndry run: nothing was sent or written.`);
-      return 0;
+    if (dryRun)
+      return await dryRunSwitch(absolute, entryId, choice, options, {
+        maxOutputTokens,
+        makeSummarizer,
+        json,
+        out,
+        err,
+      });
+    if (routed.route.kind === "bridge" && routed.announcement)
+      return await switchInPi(absolute, entryId, choice, routed, { json, out, err });
+    if (routed.route.kind === "refuse") {
+      if (json) out(JSON.stringify({ switched: false, refused: "in-use", access: routed.access }, null, 2));
+      err(routed.refusal!);
+      return 1;
     }
     let streamed = false;
     const outcome = await runSwitchFlow(absolute, entryId, choice, async () => makeSummarizer(), options, {
@@ -250,3 +213,130 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
     return 1;
   }
 };
+
+/** `switch --dry-run`: the plan (text or `--json`), the summary request's fit; nothing sent or written. */
+async function dryRunSwitch(
+  file: string,
+  entryId: string,
+  choice: SwitchChoice,
+  options: SwitchPlanOptions,
+  io: {
+    maxOutputTokens: number;
+    makeSummarizer: () => Summarizer;
+    json: boolean;
+    out: (s: string) => void;
+    err: (s: string) => void;
+  },
+): Promise<number> {
+  const { maxOutputTokens, makeSummarizer, json, out, err } = io;
+  const plan = await planSwitch(file, entryId, options);
+  const extra: string[] = [];
+  const request = willSummarize(plan, choice) ? branchSummaryRequestOf(plan, choice, maxOutputTokens) : undefined;
+  let inputTokens: number | null = null;
+  let fitProblem: string | null = null;
+  if (request) {
+    try {
+      const summarizer = makeSummarizer();
+      const fitted = await fitSwitch(plan, choice, summarizer);
+      inputTokens = fitted?.inputTokens ?? null;
+      if (fitted)
+        extra.push(
+          `summarizer    ${summarizer.label}: 1 request, ≈${n(fitted.inputTokens)} input tokens${fitted.problem ? " — does not fit" : ""}`,
+        );
+      if (fitted?.problem) {
+        fitProblem = fitted.problem.message;
+        extra.push(`does not fit  ${fitted.problem.message}`);
+      }
+    } catch (error) {
+      if (!(error instanceof SummarizerError)) throw error;
+      err(`note: ${error.message}`);
+    }
+  } else if (willSummarize(plan, choice))
+    extra.push(
+      'summarizer    no call: nothing to summarize converts to a message (pi writes "No content to summarize")',
+    );
+  if (json) {
+    out(
+      JSON.stringify(
+        {
+          dryRun: true,
+          targetId: plan.target.id,
+          fileLeafId: plan.fileLeafId,
+          oldLeafId: plan.oldLeafId,
+          newLeafId: plan.newLeafId,
+          noop: plan.noop,
+          returnsText: plan.returnsText,
+          editorText: plan.editorText ?? null,
+          commonAncestorId: plan.collection.commonAncestorId,
+          abandoned: plan.collection.entries.map((e) => e.id),
+          messages: plan.preparation.messages.map((m) => m.record.id),
+          tokens: plan.preparation.totalTokens,
+          budget: plan.budget,
+          // pi stops at the budget only when it is > 0: null = no limit (the whole branch is sent)
+          budgetLimit: isBranchBudgetLimited(plan.budget) ? plan.budget : null,
+          readFiles: plan.preparation.readFiles,
+          modifiedFiles: plan.preparation.modifiedFiles,
+          writes: plannedWrites(plan, choice),
+          request: request ?? null,
+          inputTokens,
+          fitProblem,
+          access: plan.access,
+        },
+        null,
+        2,
+      ),
+    );
+  } else out(`${formatSwitchPlan(plan, choice, extra)}\n\ndry run: nothing was sent or written.`);
+  return 0;
+}
+
+/** The running pi moves its own leaf through its live bridge (pi's `/tree` navigation, its own summarizer). */
+async function switchInPi(
+  file: string,
+  targetId: string,
+  choice: SwitchChoice,
+  routed: CliRoute,
+  io: { json: boolean; out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
+  const { json, out, err } = io;
+  const announcement = routed.announcement!;
+  const who = piName(announcement);
+  const connection = await connectRoute(announcement);
+  try {
+    if (!json && choice.summarize) err(`${who} is summarizing the branch it leaves…`);
+    const r = await connection.request("navigate", {
+      targetId,
+      summarize: choice.summarize,
+      ...(choice.customInstructions ? { customInstructions: choice.customInstructions } : {}),
+      ...(choice.label ? { label: choice.label } : {}),
+    });
+    if (json) {
+      out(
+        JSON.stringify(
+          {
+            switched: !r.cancelled,
+            by: announcement.pid,
+            cancelled: r.cancelled,
+            newLeafId: r.newLeafId,
+            entries: r.entries,
+          },
+          null,
+          2,
+        ),
+      );
+      return r.cancelled ? 1 : 0;
+    }
+    if (r.cancelled) {
+      err(
+        `${who} did not switch (${r.aborted ? "the summary was cancelled" : "a pi extension cancelled it"}): nothing was written.`,
+      );
+      return 1;
+    }
+    out(
+      `${who} switched through its live bridge: it resumes at ${r.newLeafId ?? "the root"}${r.entries.length ? ` (wrote ${r.entries.map((e) => `${e.type.replace(/_/g, " ")} ${e.id}`).join(", ")})` : ""}.`,
+    );
+    return 0;
+  } finally {
+    connection.close();
+  }
+}

@@ -18,7 +18,8 @@
 
 import * as path from "node:path";
 import { planContextEdits, runContextEditFlow, type ContextEditPlan } from "../core/flows/contextEdit";
-import { describeLive } from "../core/flows/live";
+import { ACTIONS } from "../core/access/route";
+import { describeAccess } from "../core/access/words";
 import { analyzeLoaded } from "../core/rules/analyze";
 import type { ContextEditAction } from "../core/rules/editPlan";
 import { formatCount as n, nothingWritten, plural, withPeriod } from "../shared/format";
@@ -40,13 +41,14 @@ import {
   type ParsedArgs,
 } from "./args";
 import type { UserPi } from "../core/pi/userPi";
+import { cliRoute, connectRoute, piName, type CliRoute } from "./route";
 
 export const TRIM_USAGE = `pi-context trim <session.jsonl> <entryId>... [--remove | --note TEXT] [--dry-run] [--json]
-  [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--pi PATH]`;
+  [--force] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--pi PATH]`;
 export const RESTORE_USAGE = `pi-context restore <session.jsonl> <entryId>... [--dry-run] [--json]
-  [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--pi PATH]`;
+  [--force] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--pi PATH]`;
 
-const COMMON_FLAGS = ["dry-run", "json", "guard-seconds", "agent-dir", "cwd", "project-settings", "pi"];
+const COMMON_FLAGS = ["dry-run", "json", "force", "guard-seconds", "agent-dir", "cwd", "project-settings", "pi"];
 
 /**
  * The preview of a plan (what `--dry-run` prints and what is printed before writing), with the
@@ -76,8 +78,8 @@ export function formatTrimPreview(plan: ContextEditPlan, preview: TrimPreviewMod
     if (e.note) lines.push(`      note: ${e.note}`);
   }
   lines.push("", ...trimPreviewLines(preview));
-  if (plan.live.live && preview.edits.length)
-    lines.push(`live: ${describeLive(plan.live, "edit the context of", "cli")}`);
+  if (plan.access.strength !== "none" && preview.edits.length)
+    lines.push(`live: ${describeAccess(plan.access, ACTIONS.contextEdit, [], "cli")}`);
   return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
 }
 
@@ -101,7 +103,7 @@ function previewJson(plan: ContextEditPlan, preview: TrimPreviewModel, dryRun: b
     cache: preview.cache ?? null,
     cost: preview.cost,
     bytes: preview.bytes,
-    live: plan.live,
+    access: plan.access,
   };
 }
 
@@ -115,7 +117,7 @@ async function run(
   err: (s: string) => void,
 ): Promise<number> {
   const usageText = name === "trim" ? TRIM_USAGE : RESTORE_USAGE;
-  const args = parseArgs(argv, new Set(["dry-run", "json", "remove"]));
+  const args = parseArgs(argv, new Set(["dry-run", "json", "remove", "force"]));
   const [file, ...ids] = args.positional;
   if (!file || ids.length === 0) throw new UsageError(`usage:\n${formatUsage(usageText, 2)}`);
   checkFlags(args, new Set(name === "trim" ? [...COMMON_FLAGS, "remove", "note"] : COMMON_FLAGS), usageText);
@@ -123,13 +125,13 @@ async function run(
   if (args.flags.has("note") && (note === undefined || note.trim() === ""))
     throw new UsageError("--note needs a text.");
   if (note !== undefined && args.flags.has("remove")) throw new UsageError("Give --remove or --note, not both.");
-  analyzeOptionsFrom(args); // usage errors of the shared flags first
+  const { agentDir } = analyzeOptionsFrom(args); // usage errors of the shared flags first
   const pi = await userPiFrom(args);
   const choice: TrimChoice =
     name === "restore" ? "restore" : note !== undefined ? "note" : args.flags.has("remove") ? "remove" : "default";
   const json = args.flags.has("json");
   const absolute = path.resolve(file);
-  const options = { guardSeconds: intFlag(args, "guard-seconds") ?? 30, surface: "cli" as const };
+  const guardSeconds = intFlag(args, "guard-seconds") ?? 30;
   // the CLI's choices need no body: the planner reads what it needs from the fresh read
   const actions: ContextEditAction[] = trimActions(
     undefined,
@@ -137,12 +139,26 @@ async function run(
   );
 
   try {
+    // who has the session open decides the route, before anything is planned or asked
+    const routed = await cliRoute(absolute, ACTIONS.contextEdit, {
+      agentDir,
+      guardSeconds,
+      force: args.flags.has("force"),
+    });
+    const options = { ...routed.flowOptions, surface: "cli" as const };
+    if (routed.route.kind === "bridge" && routed.announcement)
+      return await trimInPi(name, absolute, actions, routed, { args, pi, out, err });
     if (args.flags.has("dry-run")) {
       const plan = await planContextEdits(absolute, actions, options);
       const preview = trimPreviewOf(plan, args, pi);
       if (json) out(JSON.stringify(previewJson(plan, preview, true), null, 2));
       else out(`${formatTrimPreview(plan, preview)}\n\nDry run: nothing was written.`);
       return preview.refused.length > 0 ? 1 : 0;
+    }
+    if (routed.route.kind === "refuse") {
+      if (json) out(JSON.stringify({ written: false, refused: "in-use", access: routed.access }, null, 2));
+      err(routed.refusal!);
+      return 1;
     }
     let shown: TrimPreviewModel | undefined;
     const outcome = await runContextEditFlow(absolute, actions, options, {
@@ -215,6 +231,81 @@ async function run(
     }
     err(nothingWritten(errorText(error)));
     return 1;
+  }
+}
+
+/**
+ * The running pi appends the edits itself (its live bridge): planned at pi's own leaf, previewed,
+ * then sent; pi applies them at once while idle, or at its next turn boundary while it answers.
+ */
+async function trimInPi(
+  name: "trim" | "restore",
+  file: string,
+  actions: ContextEditAction[],
+  routed: CliRoute,
+  io: { args: ParsedArgs; pi: UserPi | undefined; out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
+  const { args, out, err } = io;
+  const json = args.flags.has("json");
+  const announcement = routed.announcement!;
+  const who = piName(announcement);
+  const connection = await connectRoute(announcement);
+  try {
+    const leafId = connection.state.leafId ?? null;
+    const plan = await planContextEdits(file, actions, { guardSeconds: 0, procRoot: null, leafId, surface: "cli" });
+    const preview = trimPreviewOf(plan, args, io.pi);
+    const dryRun = args.flags.has("dry-run");
+    if (json && (dryRun || preview.refused.length > 0 || plan.preparation.drafts.length === 0))
+      out(
+        JSON.stringify(
+          { ...(previewJson(plan, preview, dryRun) as object), written: false, by: announcement.pid },
+          null,
+          2,
+        ),
+      );
+    else if (!json) (dryRun ? out : err)(formatTrimPreview(plan, preview));
+    if (preview.refused.length > 0) {
+      err(refusalText(preview));
+      return 1;
+    }
+    if (plan.preparation.drafts.length === 0) {
+      if (!json) out("Nothing to change. Nothing was written.");
+      return 0;
+    }
+    if (dryRun) {
+      if (!json)
+        out(
+          `\nDry run: nothing was sent. ${who} has this session open with the live bridge: it would append these edits itself.`,
+        );
+      return 0;
+    }
+    const r = await connection.request("contextEdit", { drafts: [...plan.preparation.drafts], leafId });
+    if (json) {
+      out(
+        JSON.stringify(
+          {
+            written: r.status === "applied",
+            status: r.status,
+            by: announcement.pid,
+            batchId: r.batchId,
+            entries: r.entries,
+            leafId: r.leafId,
+          },
+          null,
+          2,
+        ),
+      );
+      return 0;
+    }
+    const verb = name === "trim" ? "trim" : "restore";
+    out(
+      r.status === "applied"
+        ? `${who} did the ${verb} through its live bridge: it appended ${plural(r.entries.length, "context edit")} (${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}).`
+        : `${who} is answering: it appends ${plural(plan.preparation.drafts.length, "context edit")} at its next turn boundary (batch ${r.batchId}).`,
+    );
+    return 0;
+  } finally {
+    connection.close();
   }
 }
 

@@ -1,12 +1,13 @@
 /**
- * "Pi: Compact Session…" (`piContext.compact`): pi's `/compact [instructions]` from VS Code, with a
+ * "Pi Context: Compact Session…" (`piContext.compact`): pi's `/compact [instructions]` from VS Code, with a
  * preview before any token is spent, a cancellable streaming progress notification, and the summary
  * diff afterwards. The flow itself is `core/compact.ts` (shared with `pi-context compact`).
  *
  * Order (nothing is asked that a later check would make pointless):
  *   1. the session (argument, else the current one, else a pick);
- *   2. a running pi with the live bridge compacts itself (instructions, then `liveBridge.ts`);
- *   3. the live-session guard (recent write / running pi) — refuses before anything is typed;
+ *   2. the route (`services.access`): a running pi with the live bridge compacts itself
+ *      (instructions, then `liveBridge/routes.ts`); a pi that may have it open without one refuses
+ *      before anything is typed (with *Anyway* where the evidence allows it);
  *   4. prepare (pi's `prepareCompaction`): "Nothing to compact" is said right away;
  *   5. the optional custom instructions;
  *   6. the preview (needs no API key: counting is local);
@@ -34,13 +35,13 @@ import {
   type CompactionPlan,
   type PlanFit,
 } from "../core/flows/compact";
-import { checkSessionLive, liveSessionError } from "../core/flows/live";
+import { ACTIONS } from "../core/access/route";
 import { describeChange } from "../core/flows/watch";
 import { SummarizerError } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import { reviewSummary } from "./review";
-import type { CompactCommandOutcome, DeclinedStage, Services } from "../services";
+import type { ActionRoute, CompactCommandOutcome, DeclinedStage, Services } from "../services";
 import { formatCount as n, withPeriod } from "../shared/format";
 import { iconLabelText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
@@ -55,10 +56,10 @@ export interface CompactCommandOptions {
   instructions?: string;
   skipPreview?: boolean;
   /**
-   * "Compact Anyway" after an overridable live-session refusal: skip the write-age check once (the
-   * process check still runs, also right before the write). See `isOverridable` in `core/flows/live.ts`.
+   * *Anyway* after a refusal whose evidence is only probable or possible (`core/access/route.ts`):
+   * go ahead once; a pi with the live bridge on the session still stops it.
    */
-  overrideRecentWrite?: boolean;
+  force?: boolean;
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
@@ -122,7 +123,7 @@ export function registerCompaction(services: Services): void {
     try {
       return await compactFile(file, options, controller);
     } catch (error) {
-      return report(services, file, error, options);
+      return report(services, file, error, options, compact);
     } finally {
       setRunning(undefined);
     }
@@ -140,25 +141,21 @@ export function registerCompaction(services: Services): void {
     const info = await services.sessions.sessionInfo(file);
     const title = sessionTitle(setPlanLabel(file, current?.file === file ? current.label : sessionLabel(info ?? {})));
 
-    // live bridge hook: a running pi with the bridge compacts itself (liveBridge.ts); else our flow + live guard
-    if ((await services.liveBridge.availability(file)) !== "none") {
-      given ??= await askInstructions(title);
-      if (given === undefined) return { kind: "declined", file, stage: "instructions" };
-      const live = await services.liveBridge.routeCompaction(file, given, { signal: controller.signal, skipPreview });
-      if (live) return live; // else pi went away meanwhile: the file-based flow below, same instructions
-    }
-
-    // the live-session guard, before anything is typed (the flow checks again before writing)
-    const guardSeconds = options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds;
-    if (options.overrideRecentWrite) services.log.info(`compact ${file}: anyway — the write-age check is skipped once`);
-    const live = await checkSessionLive({ filePath: file, cwd: info?.cwd, sessionId: info?.id }, { guardSeconds });
-    if (live.live) throw liveSessionError(live);
+    const routed = await routeCompaction(services, file, options, {
+      title,
+      skipPreview,
+      controller,
+      retry: () => void compact(file, { ...options, force: true }),
+    });
+    if ("outcome" in routed) return routed.outcome;
+    const { route } = routed;
+    given ??= routed.given;
 
     // prepare: "Nothing to compact" now, not after the instructions and the key
     const planOptions = {
       agentDir: services.sessions.agentDir(),
       projectSettings: config.projectSettings,
-      guardSeconds,
+      ...services.access.flowOptions(route.forced),
       surface: "vscode" as const,
       pi: services.pi.current,
     };
@@ -172,7 +169,7 @@ export function registerCompaction(services: Services): void {
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
     const plan = withInstructions(prepared, instructions);
     // the user's own pi summarizes (setting `pi`, or `auto` with a pi and no summarizer configured here)
-    if (await services.summarizers.usesPi())
+    if (route.summarizer === "user-pi")
       return compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
     // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
     const summarizer = await services.summarizers.get({ allowMissingKey: true });
@@ -302,14 +299,47 @@ export function registerCompaction(services: Services): void {
     });
   };
 
-  services.context.subscriptions.push(
-    vscode.commands.registerCommand("piContext.compact", compact),
-    vscode.commands.registerCommand("piContext.cancelCompaction", () => {
+  services.commands.add({
+    "piContext.compact": compact,
+    "piContext.cancelCompaction": () => {
       if (!running) return false;
       running.abort();
       return true;
-    }),
-  );
+    },
+  });
+}
+
+/**
+ * The route of a compaction, before anything is typed (`services.access`): the running pi compacts
+ * through its live bridge (after the instructions box), our file flow runs, or the refusal was shown.
+ * @returns the outcome when the compaction ended here, else our file route and the instructions typed so far.
+ */
+async function routeCompaction(
+  services: Services,
+  file: string,
+  options: CompactCommandOptions,
+  context: { title: string; skipPreview: boolean; controller: AbortController; retry: () => void },
+): Promise<{ outcome: CompactCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }>; given?: string }> {
+  const routeOptions = { force: options.force === true, retry: context.retry };
+  let route = await services.access.route(file, ACTIONS.compact, routeOptions);
+  let given = typeof options.instructions === "string" ? options.instructions : undefined;
+  if (route.kind === "bridge") {
+    given ??= await askInstructions(context.title);
+    if (given === undefined) return { outcome: { kind: "declined", file, stage: "instructions" } };
+    const live = await services.liveBridge.routeCompaction(file, given, {
+      signal: context.controller.signal,
+      skipPreview: context.skipPreview,
+    });
+    if (live) return { outcome: live };
+    route = await services.access.route(file, ACTIONS.compact, routeOptions); // pi went away meanwhile
+  }
+  if (route.kind === "refuse")
+    return { outcome: { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions } };
+  if (route.kind === "bridge")
+    return {
+      outcome: { kind: "error", file, errorKind: "bridge-unavailable", message: notify.bridgeSilent(route.pid) },
+    };
+  return { route, ...(given !== undefined ? { given } : {}) };
 }
 
 /** Tell the user what happened (one message, never a loop) and return the outcome. */
@@ -318,6 +348,7 @@ function report(
   file: string,
   error: unknown,
   options: CompactCommandOptions,
+  rerun: (file: string, options: CompactCommandOptions) => Promise<CompactCommandOutcome>,
 ): CompactCommandOutcome {
   if (error instanceof NothingToCompactError) {
     services.log.warn(`compact ${file}: ${error.name}: ${error.message}`);
@@ -330,13 +361,7 @@ function report(
     file,
     error,
     configActions: [vscode.l10n.t("Open Settings")],
-    live: {
-      bridgeInstalled: services.liveBridge.bridgeInstalled(),
-      anyway: {
-        label: vscode.l10n.t("Compact Anyway"),
-        run: () =>
-          void vscode.commands.executeCommand("piContext.compact", file, { ...options, overrideRecentWrite: true }),
-      },
-    },
+    setApiKey: () => services.actions.setApiKey(),
+    refused: (e) => services.access.showRefusal(e, file, () => void rerun(file, { ...options, force: true })),
   });
 }

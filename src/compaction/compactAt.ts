@@ -224,5 +224,5 @@ export function registerCompactAt(services: Services): void {
     void services.sessions.refresh().catch(() => undefined);
     return { kind: "written", file: target.file, key, field, value: value.value, threshold: value.threshold };
   };
-  services.context.subscriptions.push(vscode.commands.registerCommand("piContext.compactAt", run));
+  services.commands.add({ "piContext.compactAt": run });
 }

@@ -12,6 +12,7 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { ACTIONS } from "../core/access/route";
 import { healthCounts } from "../core/health/doctor";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import type { HealthFinding } from "../core/health/types";
@@ -31,6 +32,8 @@ export interface HealthCommandOptions {
   repair?: boolean;
   /** Append without the preview. */
   skipPreview?: boolean;
+  /** *Anyway* after a refusal whose evidence is only probable or possible. */
+  force?: boolean;
 }
 
 /** What `piContext.checkHealth` did. */
@@ -96,13 +99,13 @@ function afterText(plan: SessionRepairPlan): string {
 export class HealthCommand {
   constructor(private readonly services: Services) {}
 
-  private options(): RepairFlowOptions {
+  private options(force = false): RepairFlowOptions {
     const config = this.services.config();
     const current = this.services.sessions.current;
     return {
       agentDir: current?.agentDir ?? (config.agentDir ? expandHome(config.agentDir) : getAgentDir()),
       projectSettings: config.projectSettings,
-      guardSeconds: config.liveSession.guardSeconds,
+      ...this.services.access.flowOptions(force),
       pi: this.services.pi.current,
     };
   }
@@ -197,7 +200,7 @@ export class HealthCommand {
     if (!pick) return { kind: "shown", file, ...counts };
     if (pick.action === "repair") return this.repair(file, options, name);
     if (pick.action === "compact") {
-      await vscode.commands.executeCommand("piContext.compact", file);
+      await this.services.actions.compact(file);
       return { kind: "compact", file };
     }
     if (pick.finding) await this.show(file, pick.finding);
@@ -211,11 +214,26 @@ export class HealthCommand {
   private async repair(file: string, options: HealthCommandOptions, name: string): Promise<HealthCommandOutcome> {
     let errorsBefore = 0;
     try {
-      if ((await this.services.liveBridge.availability(file)) !== "none") {
+      // the route before the preview: a repair that moves the leaf cannot go through a running pi
+      const planned = await planSessionRepair(file, { ...this.options(), guardSeconds: 0, procRoot: null });
+      const action = planned.repair.entries.some((e) => e.type !== "context_edit")
+        ? ACTIONS.repairLeaf
+        : ACTIONS.repair;
+      const retry = () => void this.repair(file, { ...options, force: true }, name);
+      let route = await this.services.access.route(file, action, { force: options.force === true, retry });
+      if (route.kind === "bridge") {
         const live = await this.repairLive(file, options, name);
         if (live) return live;
+        route = await this.services.access.route(file, action, { force: options.force === true, retry });
       }
-      const outcome = await runRepairFlow(file, this.options(), {
+      if (route.kind === "refuse") return { kind: "failed", file, message: route.message };
+      if (route.kind === "bridge")
+        return {
+          kind: "failed",
+          file,
+          message: vscode.l10n.t("The live bridge does not answer. Nothing was written."),
+        };
+      const outcome = await runRepairFlow(file, this.options(route.forced), {
         confirm: async (plan, changed) => {
           errorsBefore = plan.report.errors;
           return options.skipPreview ? true : this.preview(plan, changed, name);
@@ -252,6 +270,8 @@ export class HealthCommand {
         file,
         error,
         configActions: [],
+        refused: (e) =>
+          this.services.access.showRefusal(e, file, () => void this.repair(file, { ...options, force: true }, name)),
       });
       return { kind: "failed", file, message: failure.message };
     }
@@ -374,13 +394,7 @@ export class HealthCommand {
 
   /** Show a finding: its entry in the Pi Session tree, else its file at the line. */
   private async show(file: string, f: HealthFinding): Promise<void> {
-    if (f.entryId && f.source === "session") {
-      const commands = await vscode.commands.getCommands(true);
-      if (commands.includes("piContext.tree.reveal")) {
-        const shown = await vscode.commands.executeCommand<boolean>("piContext.tree.reveal", f.entryId);
-        if (shown) return;
-      }
-    }
+    if (f.entryId && f.source === "session" && (await this.services.tree.reveal(f.entryId))) return;
     const target = f.file ?? file;
     const options: vscode.TextDocumentShowOptions = { preview: true };
     if (f.line !== undefined && f.line >= 1 && target === file)

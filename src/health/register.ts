@@ -4,7 +4,6 @@
  * as errors, warnings as warnings, notes as info), with its code, entry and line.
  */
 
-import * as vscode from "vscode";
 import { checkHealth } from "../core/health/doctor";
 import type { HealthFinding } from "../core/health/types";
 import type { CurrentSession, Services } from "../services";
@@ -48,12 +47,10 @@ export function registerHealth(services: Services): HealthSurface {
       else services.log.info(line);
     }
   };
-  services.context.subscriptions.push(
-    vscode.commands.registerCommand("piContext.checkHealth", (arg?: unknown, options?: HealthCommandOptions) =>
-      command.run(arg, options ?? {}),
-    ),
-    services.sessions.onDidChange(log),
-  );
+  services.commands.add({
+    "piContext.checkHealth": (arg?: unknown, options?: HealthCommandOptions) => command.run(arg, options ?? {}),
+  });
+  services.context.subscriptions.push(services.sessions.onDidChange(log));
   log(services.sessions.current);
   return { command, logged: () => logged };
 }

@@ -46,6 +46,8 @@ import { LiveEditRoute } from "./editRoute";
 import { BridgeInstaller, type BridgeCommandOptions, type BridgeCommandOutcome } from "./install";
 import { bridgeInstallPath, type BridgeFileStatus } from "./installFile";
 import { applyLiveState, matchingState, stateMatches } from "./liveUsage";
+import { announcedPis, liveAnnouncements } from "./announced";
+import type { AnnouncedPi } from "../core/access/access";
 import { LiveRoutes } from "./routes";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
 
@@ -143,6 +145,11 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     return this.announced;
   }
 
+  /** See {@link LiveBridge.announcedNow}. */
+  announcedNow(): readonly AnnouncedPi[] {
+    return this.enabled() ? announcedPis(liveAnnouncements(this.agentDir())) : [];
+  }
+
   /** The connected bridge serving `file`, if any (newest pi first). */
   liveFor(file: string): LiveTarget | undefined {
     let best: LiveTarget | undefined;
@@ -188,6 +195,22 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   /** Whether a live bridge serves `file` now (see {@link LiveBridge.availability}). */
   async availability(file: string): Promise<"live" | "problem" | "none"> {
     return (await this.resolve(file)).kind;
+  }
+
+  /** See {@link LiveBridge.livePosition}. */
+  async livePosition(
+    file: string,
+  ): Promise<{ leafId: string | null; activity: string; pid: number; piVersion: string } | undefined> {
+    const resolution = await this.resolve(file);
+    if (resolution.kind !== "live") return undefined;
+    const { connection, announcement } = resolution.target;
+    const state = await connection.request("state", {}).catch(() => connection.state);
+    return {
+      leafId: state.leafId ?? null,
+      activity: state.activity,
+      pid: announcement.pid,
+      piVersion: announcement.piVersion,
+    };
   }
 
   /** Problems of announced bridges for the current session (for the log and tests). */
@@ -468,10 +491,10 @@ export function createLiveBridge(services: BaseServices): LiveBridgeService {
 export function registerLiveBridge(services: BaseServices, service: LiveBridgeService): void {
   const options = (arg: unknown): BridgeCommandOptions =>
     arg && typeof arg === "object" ? (arg as BridgeCommandOptions) : {};
-  services.context.subscriptions.push(
-    service,
-    vscode.commands.registerCommand("piContext.installBridge", (arg?: unknown) => service.install(options(arg))),
-    vscode.commands.registerCommand("piContext.removeBridge", (arg?: unknown) => service.remove(options(arg))),
-  );
+  services.context.subscriptions.push(service);
+  services.commands.add({
+    "piContext.installBridge": (arg?: unknown) => service.install(options(arg)),
+    "piContext.removeBridge": (arg?: unknown) => service.remove(options(arg)),
+  });
   service.start();
 }

@@ -151,10 +151,12 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
   fileStatusPosts = 0;
 
   constructor(readonly services: Services) {
-    this.disposables.push(
-      vscode.commands.registerCommand("piContext.openPanel", () => this.openPanel()),
+    services.commands.add({
+      "piContext.openPanel": () => this.openPanel(),
       // Not contributed (not in the palette): the controller for integration tests.
-      vscode.commands.registerCommand("piContext._panelController", (): PanelControllerApi => this),
+      "piContext._panelController": (): PanelControllerApi => this,
+    });
+    this.disposables.push(
       vscode.window.registerWebviewViewProvider(VIEW_ID, { resolveWebviewView: (view) => this.resolveView(view) }),
       vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => this.adoptPanel(panel),

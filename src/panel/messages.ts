@@ -24,18 +24,17 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
   const { services } = host;
   switch (message.type) {
     case "refresh":
-      if (await hasCommand("piContext.refresh")) await vscode.commands.executeCommand("piContext.refresh");
-      else await services.sessions.refresh();
+      await services.actions.refresh();
       await host.update();
       return;
     case "compact":
-      await vscode.commands.executeCommand("piContext.compact");
+      await services.actions.compact();
       return;
     case "checkHealth":
-      await vscode.commands.executeCommand("piContext.checkHealth", services.sessions.current?.file);
+      await services.actions.checkHealth(services.sessions.current?.file);
       return;
     case "selectSession":
-      await vscode.commands.executeCommand("piContext.selectSession");
+      await services.actions.selectSession();
       return;
     case "focusTree":
       if (!(await focusTree(services)))
@@ -74,13 +73,9 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
       await applyTrim(host, message.requestId, message.items);
       return;
     case "openTrim":
-      await vscode.commands.executeCommand("piContext.trim");
+      await services.actions.trim();
       return;
   }
-}
-
-async function hasCommand(id: string): Promise<boolean> {
-  return (await vscode.commands.getCommands(true)).includes(id);
 }
 
 /**

@@ -16,7 +16,7 @@ import { drain } from "../core/steps";
 import type { Analysis } from "../core/rules/analyze";
 import type { LiveModel, PanelState } from "../shared/protocol";
 import type { CurrentSession, Services } from "../services";
-import { REVEAL_COMMANDS, treeApi, treeViewId } from "./sessionTree";
+import { treeViewId } from "./sessionTree";
 
 /**
  * The analysis the panel shows for `current`: pi's live numbers and who reported them when a live
@@ -85,18 +85,21 @@ export function* buildStateSteps(
   }
 }
 
-/** Which optional host capabilities exist now (commands registered by other features, the tree, git). */
+/**
+ * What the panel can offer: our own commands always exist (one command table); VS Code's view focus
+ * command and the git extension are looked up.
+ */
 export async function capabilities(services: Services): Promise<PanelState["capabilities"]> {
-  const commands = new Set(await vscode.commands.getCommands(true));
   const tree = treeViewId(services);
+  const focus = tree !== undefined && (await vscode.commands.getCommands(true)).includes(`${tree}.focus`);
   return {
-    compact: commands.has("piContext.compact"),
-    selectSession: commands.has("piContext.selectSession"),
-    focusTree: tree !== undefined && commands.has(`${tree}.focus`),
-    revealEntry: REVEAL_COMMANDS.some((id) => commands.has(id)) || treeApi(services) !== undefined,
+    compact: true,
+    selectSession: true,
+    focusTree: focus,
+    revealEntry: true,
     git: vscode.extensions.getExtension("vscode.git") !== undefined,
     summaryDiffEditor: true,
-    trim: commands.has("piContext.trim.apply"),
-    checkHealth: commands.has("piContext.checkHealth"),
+    trim: true,
+    checkHealth: true,
   };
 }

@@ -9,7 +9,8 @@
 import * as os from "node:os";
 import * as vscode from "vscode";
 import { appendSessionName, EmptySessionNameError } from "../core/flows/name";
-import { LiveSessionError } from "../core/flows/live";
+import { ACTIONS } from "../core/access/route";
+import { LiveSessionError } from "../core/access/words";
 import type { SessionInfo } from "../core/read/sessionInfo";
 import { normalizeSessionName } from "../core/rules/sessionLabel";
 import type { Services } from "../services";
@@ -33,24 +34,23 @@ const PICKER_UPDATE_MS = 750;
 
 /** Register the session commands. */
 export function registerSessionCommands(services: Services): void {
-  const { context, sessions, log } = services;
-  context.subscriptions.push(
-    vscode.commands.registerCommand("piContext.selectSession", () => selectSession(services)),
-    vscode.commands.registerCommand("piContext.followLatest", async () => {
+  const { sessions, log } = services;
+  services.commands.add({
+    "piContext.selectSession": () => selectSession(services),
+    "piContext.followLatest": async () => {
       await sessions.followLatest();
       const c = sessions.current;
       log.info(c ? `following the latest session: ${c.file}` : "following the latest session (none yet)");
-    }),
+    },
     // also look for pi again, asking the login shell and npm once more (pi may have been installed since)
-    vscode.commands.registerCommand("piContext.refresh", async () => {
+    "piContext.refresh": async () => {
       await services.pi.refresh(true).catch(() => undefined);
       await sessions.refresh();
-    }),
-    vscode.commands.registerCommand("piContext.switchLiveSession", (file?: unknown) => switchLive(services, file)),
-    vscode.commands.registerCommand("piContext.nameSession", (file?: unknown, name?: unknown) =>
+    },
+    "piContext.switchLiveSession": (file?: unknown) => switchLive(services, file),
+    "piContext.nameSession": (file?: unknown, name?: unknown) =>
       nameSession(services, typeof file === "string" ? file : undefined, typeof name === "string" ? name : undefined),
-    ),
-  );
+  });
 }
 
 /** Follow another live session of the current folder: the given one, the only other one, or a pick. */
@@ -80,16 +80,24 @@ async function switchLive(services: Services, file: unknown): Promise<string | u
 
 /**
  * Name a session (default: the current one) like pi's `/name`: through the running pi's live
- * bridge when there is one, else a `session_info` entry through the write path behind the
- * live-session guard.
+ * bridge when there is one, else a `session_info` entry through the write path — as the route
+ * chooser says (`services.access`), asked before the name is.
  */
-async function nameSession(services: Services, fileArg?: string, nameArg?: string): Promise<NameCommandOutcome> {
+async function nameSession(
+  services: Services,
+  fileArg?: string,
+  nameArg?: string,
+  force = false,
+): Promise<NameCommandOutcome> {
   const current = services.sessions.current;
   const file = fileArg ?? current?.file;
   if (!file) {
     void notify.info(vscode.l10n.t("no pi session to name: open the folder pi runs in, or pick a session first."));
     return { kind: "no-session" };
   }
+  const retry = (name?: string) => void nameSession(services, file, name ?? nameArg, true);
+  let route = await services.access.route(file, ACTIONS.name, { force, retry: () => retry() });
+  if (route.kind === "refuse") return { kind: "error", file, message: route.message };
   const name =
     nameArg ??
     (await vscode.window.showInputBox({
@@ -101,15 +109,19 @@ async function nameSession(services: Services, fileArg?: string, nameArg?: strin
     }));
   if (name === undefined) return { kind: "declined", file };
   try {
-    const live = await services.liveBridge.routeName(file, name);
-    if (live) {
-      await services.sessions.refresh();
-      return live.result
-        ? { kind: "named", file, name: live.result.name ?? "", entryId: live.result.entryId, via: "bridge" }
-        : { kind: "error", file, message: vscode.l10n.t("the running pi could not name the session") };
+    if (route.kind === "bridge") {
+      const live = await services.liveBridge.routeName(file, name);
+      if (live) {
+        await services.sessions.refresh();
+        return live.result
+          ? { kind: "named", file, name: live.result.name ?? "", entryId: live.result.entryId, via: "bridge" }
+          : { kind: "error", file, message: vscode.l10n.t("the running pi could not name the session") };
+      }
+      route = await services.access.route(file, ACTIONS.name, { force, retry: () => retry(name) }); // pi went away
+      if (route.kind !== "file") return { kind: "error", file, message: "message" in route ? route.message : "" };
     }
     const r = await appendSessionName(file, name, {
-      guardSeconds: services.config().liveSession.guardSeconds,
+      ...services.access.flowOptions(route.kind === "file" && route.forced),
       surface: "vscode",
     });
     services.log.info(`named ${file} "${r.entry.name}" (entry ${r.entry.id})`);
@@ -119,7 +131,8 @@ async function nameSession(services: Services, fileArg?: string, nameArg?: strin
   } catch (error) {
     const message = (error as Error).message;
     services.log.warn(`name ${file}: ${message}`);
-    if (error instanceof LiveSessionError || error instanceof EmptySessionNameError) void notify.warn(message);
+    if (error instanceof LiveSessionError) services.access.showRefusal(error, file, () => retry(name));
+    else if (error instanceof EmptySessionNameError) void notify.warn(message);
     else void notify.error(vscode.l10n.t("could not name the session: {0}", message));
     return { kind: "error", file, message };
   }

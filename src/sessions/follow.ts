@@ -6,7 +6,7 @@
  * - the followed session stays while it is live, unless a *new* session appears (first seen after
  *   the followed one was chosen: pi's `/new`, a new pi) — then the new one is followed;
  * - a followed session that is no longer live gives way to the newest.
- * The other live sessions are offered as a one-click switch (the gauge's "2 live").
+ * The gauge's "N live" count is the access model's (`core/access/`), not this window.
  */
 
 import type { FoundSession } from "./scan";
@@ -34,11 +34,6 @@ export interface FolderChoice {
 /** True when the session counts as live (see the file comment). */
 export function isLive(input: FollowInput, s: FoundSession): boolean {
   return input.running.has(s.file) || input.now - s.mtimeMs < LIVE_WINDOW_MS;
-}
-
-/** The live sessions of a folder (`folderIndex`; -1 = no workspace), newest first. */
-export function liveInFolder(input: FollowInput, folderIndex: number): FoundSession[] {
-  return input.sessions.filter((s) => s.folderIndex === folderIndex && isLive(input, s));
 }
 
 /**

@@ -5,7 +5,9 @@
  */
 
 import * as path from "node:path";
-import { chooseInFolder, liveInFolder, type FolderChoice, type FollowInput } from "./follow";
+import { liveAmong } from "../core/access/access";
+import type { ProcessSnapshot } from "../core/proc/types";
+import { chooseInFolder, type FolderChoice, type FollowInput } from "./follow";
 import type { FoundSession } from "./scan";
 import type { TerminalTarget } from "./terminals";
 
@@ -77,11 +79,18 @@ export class Following {
     return { target: choice?.file, reason: "latest" };
   }
 
-  /** The other live sessions of `file`'s folder, newest first. */
-  liveOthers(file: string): FoundSession[] {
+  /**
+   * The other sessions of `file`'s folder someone has open, by the access model (`core/access/`):
+   * a pi with the bridge on it, or a pi the process table ties to it (the gauge's "N live").
+   */
+  liveOthers(file: string, snapshot: ProcessSnapshot | undefined, now = Date.now()): FoundSession[] {
     const mine = this.found.find((f) => f.file === file);
     if (!mine) return [];
-    return liveInFolder(this.input(), mine.folderIndex).filter((s) => s.file !== file);
+    const folder = this.found.filter((f) => f.folderIndex === mine.folderIndex);
+    if (folder.length < 2) return [];
+    const announced = this.announced().map((a) => ({ pid: a.pid, sessionFile: a.sessionFile }));
+    const live = liveAmong(folder, { announced, snapshot, ignorePids: [process.pid] }, now);
+    return folder.filter((f) => f.file !== file && live.has(f.file));
   }
 
   /** Follow `file` in its folder from now on; false when it is not a known session of a folder. */

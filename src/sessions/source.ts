@@ -13,6 +13,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { processSnapshot } from "../core/proc/table";
 import * as notify from "../ui/notify";
 import { analyzeLoaded } from "../core/rules/analyze";
 import { SessionFile } from "../core/read/session";
@@ -438,7 +439,8 @@ export class PiSessionSource implements SessionSource {
         headerCwd !== undefined && this.plans.some((p) => p.index === f.index && sameOrInside(headerCwd, p.folder)),
     );
     const liveSessions: { file: string; label: string }[] = [];
-    for (const other of this.following.liveOthers(session.filePath))
+    const snapshot = await processSnapshot().catch(() => undefined);
+    for (const other of this.following.liveOthers(session.filePath, snapshot))
       liveSessions.push({ file: other.file, label: await this.listing.labelOf(other.file) });
     return {
       file: session.filePath,

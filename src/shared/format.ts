@@ -166,14 +166,30 @@ function dateTimeFormat(locale: string | undefined): Intl.DateTimeFormat {
 }
 
 /**
- * US dollars: pi's `$<amount.toFixed(3)>` (footer, `/session`); a non-zero amount below $0.001 with
- * two significant digits (`$0.00031`) instead of pi's `$0.000`, so a small cost never reads as zero.
+ * pi's own money text, character for character: `$<amount.toFixed(3)>`, a negative amount `-$0.004`
+ * (pi's `formatDollars`; the footer and `/session` print costs the same way). For text that
+ * reproduces pi's (the footer); everything else shows {@link formatDollars}.
+ */
+export function piDollars(amount: number): string {
+  return amount < 0 ? `-$${Math.abs(amount).toFixed(3)}` : `$${amount.toFixed(3)}`;
+}
+
+/**
+ * US dollars wherever pi-context shows an amount (host, CLI, webview): pi's `$1.500`, `-$0.004`
+ * ({@link piDollars}), except that a non-zero amount under $0.001 keeps two significant digits
+ * (`$0.00031`, `-$0.00042`) where pi's rule shows `$0.000`: a small cost or saving never reads as
+ * none. `$?` when the amount is not a finite number.
  */
 export function formatDollars(amount: number): string {
   if (!Number.isFinite(amount)) return "$?";
-  const rounded = Number(amount.toPrecision(2));
-  if (amount === 0 || Math.abs(rounded) >= 0.001) return `$${amount.toFixed(3)}`;
-  return `$${rounded.toFixed(1 - Math.floor(Math.log10(Math.abs(rounded))))}`;
+  const rounded = Math.abs(Number(amount.toPrecision(2)));
+  if (amount === 0 || rounded >= 0.001) return piDollars(amount);
+  return `${amount < 0 ? "-" : ""}$${rounded.toFixed(1 - Math.floor(Math.log10(rounded)))}`;
+}
+
+/** A price in US dollars per million tokens, as catalogs give them: `$3/M`, `$0.3/M`, `$3.75/M` (4 significant digits). */
+export function formatPricePerMillion(dollars: number): string {
+  return Number.isFinite(dollars) ? `$${Number(dollars.toPrecision(4))}/M` : "$?/M";
 }
 
 /** An estimated token range, "≈4,373–4,625" (one number when both ends are equal). */

@@ -17,6 +17,7 @@ import {
   type TrimRequestItem,
   type TrimSuggestionKind,
 } from "./trim";
+import type { FixedContextModel } from "./fixedContext";
 
 // --- View models (host → webview) -------------------------------------------------------------
 
@@ -153,13 +154,12 @@ export interface BreakdownModel {
   categories: CategoryModel[];
   /** Σ of the in-context categories (everything but `free`/`reserve`) — always equals `GaugeModel.used`. */
   total: number;
-  /**
-   * `scaled`: the messages up to the last provider usage were scaled so they add up to that usage
-   * (the estimate after it is added unscaled); `estimate`: pure estimates, no scaling.
-   */
+  /** `scaled`: messages up to the last provider usage scaled to it (later ones not); `estimate`: no scaling. */
   method: "scaled" | "estimate";
   /** `usageTokens / estimated tokens of the same messages` when scaled, else 1. */
   scale: number;
+  /** The drill-down of `system` (pi's system message by part). */
+  fixed?: FixedContextModel;
 }
 
 /** One point of the history sparkline: the context size an assistant response reported. */

@@ -164,8 +164,8 @@ export function registerStatusBar(services: Services): StatusBarGauge {
     const openPanel = vscode.l10n.t("Open Context Panel");
     void notify.warn(message, compact, openPanel).then(
       (choice) => {
-        if (choice === compact) void vscode.commands.executeCommand("piContext.compact");
-        else if (choice === openPanel) void vscode.commands.executeCommand("piContext.openPanel");
+        if (choice === compact) void services.actions.compact();
+        else if (choice === openPanel) void services.actions.openPanel();
       },
       () => undefined,
     );

@@ -95,8 +95,8 @@ export function registerApiKeyCommands(services: BaseServices): void {
           : vscode.l10n.t("no API key was stored for {0}.", origin),
       );
   };
-  services.context.subscriptions.push(
-    vscode.commands.registerCommand("piContext.setApiKey", async (key?: unknown) => {
+  services.commands.add({
+    "piContext.setApiKey": async (key?: unknown) => {
       const baseURL = configuredBaseURL(services);
       const origin = keyOrigin(baseURL);
       let value = typeof key === "string" ? key : undefined;
@@ -122,10 +122,10 @@ export function registerApiKeyCommands(services: BaseServices): void {
       services.log.info(`API key stored for ${origin}`);
       if (typeof key !== "string") void notify.info(vscode.l10n.t("API key stored for {0}.", origin));
       return true;
-    }),
-    vscode.commands.registerCommand("piContext.clearApiKey", async () => {
+    },
+    "piContext.clearApiKey": async () => {
       await remove(configuredBaseURL(services), false);
       return true;
-    }),
-  );
+    },
+  });
 }

@@ -10,7 +10,7 @@
  */
 
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type { MessageSurface } from "../core/flows/live";
+import type { MessageSurface } from "../core/access/words";
 import {
   cancelledError,
   SummarizerError,

@@ -1,11 +1,12 @@
 /**
  * Labels from the "Pi Session" view (`piContext.tree.setLabel` / `clearLabel`): written as a
  * label entry like pi's label editor, by a running pi with the live bridge when there is one,
- * else appended behind the live-session guard. Refusals come first: nothing is asked when the
- * label could not be written.
+ * else appended by us — as the route chooser (`services.access`) says. Refusals come first: nothing
+ * is asked when the label could not be written.
  */
 
-import { checkSessionLive, LiveSessionError, liveSessionError } from "../core/flows/live";
+import { ACTIONS } from "../core/access/route";
+import { LiveSessionError } from "../core/access/words";
 import { appendLabelChange } from "../core/flows/label";
 import type { Services } from "../services";
 import { nothingWritten } from "../shared/format";
@@ -28,26 +29,18 @@ export async function setLabel(
   prompter: Prompter,
   id: string | undefined,
   labelArg: unknown,
+  force = false,
 ): Promise<LabelOutcome> {
   const file = provider.file;
   if (!id || !file) return undefined;
   let label = typeof labelArg === "string" ? labelArg : undefined;
   if (label === undefined) {
     // refusals first: nothing is asked when the label could not be written
-    const bridge = await services.liveBridge.availability(file);
-    if (bridge === "problem") return writeLabel(services, file, id, undefined); // the bridge reports why it cannot (nothing is written)
-    if (bridge === "none") {
-      const live = await checkSessionLive(
-        { filePath: file, cwd: provider.session?.cwd, sessionId: provider.session?.sessionId },
-        { guardSeconds: services.config().liveSession.guardSeconds },
-      );
-      if (live.live) {
-        const refusal = liveSessionError(live, l10n.t("label entries in"));
-        services.log.warn(`label ${file}: ${refusal.message}`);
-        notify.showLiveRefusal(refusal, file, { bridgeInstalled: services.liveBridge.bridgeInstalled() });
-        return undefined;
-      }
-    }
+    const route = await services.access.route(file, ACTIONS.label, {
+      retry: () => void setLabel(services, provider, prompter, id, labelArg, true),
+      force,
+    });
+    if (route.kind === "refuse") return undefined;
     label = await prompter.input({
       title: l10n.t("Label for {0}", entryWords(provider.model?.record(id))),
       prompt: l10n.t(
@@ -57,7 +50,7 @@ export async function setLabel(
     });
     if (label === undefined) return undefined;
   }
-  return writeLabel(services, file, id, label);
+  return writeLabel(services, file, id, label, force);
 }
 
 /** Remove an entry's label (writes a label entry without a label, as pi does). */
@@ -68,7 +61,7 @@ export async function clearLabel(
 ): Promise<LabelOutcome> {
   const file = provider.file;
   if (!id || !file) return undefined;
-  return writeLabel(services, file, id, undefined);
+  return writeLabel(services, file, id, undefined, false);
 }
 
 /** Write the label change (the live bridge first); failures are logged and shown, never thrown. */
@@ -77,19 +70,31 @@ async function writeLabel(
   file: string,
   id: string,
   label: string | undefined,
+  force: boolean,
 ): Promise<LabelOutcome> {
-  const live = await services.liveBridge.routeLabel(file, id, label); // a running pi with the bridge writes it
-  if (live) return live.result;
+  const route = await services.access.route(file, ACTIONS.label, {
+    force,
+    retry: () => void writeLabel(services, file, id, label, true),
+  });
+  if (route.kind === "refuse") return undefined;
+  if (route.kind === "bridge") {
+    const live = await services.liveBridge.routeLabel(file, id, label); // the running pi writes it
+    if (live) return live.result;
+  }
   try {
-    const r = await appendLabelChange(file, id, label, { guardSeconds: services.config().liveSession.guardSeconds });
+    const r = await appendLabelChange(
+      file,
+      id,
+      label,
+      services.access.flowOptions(route.kind === "file" && route.forced),
+    );
     services.log.info(`label ${file}: ${id} → ${r.entry.label ?? "(cleared)"} (entry ${r.entry.id})`);
     await services.sessions.refresh().catch(() => undefined);
     return { entryId: r.entry.id, label: r.entry.label ?? null };
   } catch (error) {
     const message = (error as Error).message;
     services.log.warn(`label ${file}: ${message}`);
-    if (error instanceof LiveSessionError)
-      notify.showLiveRefusal(error, file, { bridgeInstalled: services.liveBridge.bridgeInstalled() });
+    if (error instanceof LiveSessionError) services.access.showRefusal(error, file);
     else void notify.error(l10n.t("could not write the label: {0}", nothingWritten(message)));
     return undefined;
   }

@@ -174,8 +174,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
       if (!id || !provider.model?.elementOf(id)) return false;
       return (await revealer.reveal(id, { select: true, focus: true, show: true })) !== undefined;
     },
-    "piContext.tree.setFilterActive": (arg?: unknown) =>
-      vscode.commands.executeCommand("piContext.tree.setFilter", arg),
+    "piContext.tree.setFilterActive": (arg?: unknown) => setFilter(arg),
     "piContext.tree.setFilter": setFilter,
     "piContext.tree.openSummary": (arg?: unknown) => openSummary(provider.session, targetIdOf(arg)),
     "piContext.tree.copyId": async (arg?: unknown) => {
@@ -219,8 +218,8 @@ export function registerSessionTree(services: Services): SessionTreeView {
     // the user's work in the tree: work that can wait (the panel's details) waits for a pause
     treeView.onDidExpandElement(() => services.activity.note()),
     treeView.onDidCollapseElement(() => services.activity.note()),
-    ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
   );
+  services.commands.add(commands);
 
   return {
     provider,

@@ -1,20 +1,21 @@
 /**
  * "Switch to Here…" and "Switch to Here with Summary…" of the "Pi Session" view: pi's tree
  * navigation through a running pi with the live bridge when there is one, else our switch flow
- * (`core/flows/switch.ts`, shared with `pi-context switch`) behind the live-session guard. One
- * switch runs at a time; a branch summary shows its progress in a cancellable notification.
+ * (`core/flows/switch.ts`, shared with `pi-context switch`), as the route chooser says
+ * (`services.access`). One switch runs at a time; a branch summary shows its progress in a
+ * cancellable notification.
  *
- * Order of questions: everything that can refuse without the user's input (the live-session
- * guard, a live bridge that cannot be used, a missing entry) is checked before a question is
- * asked (switchQuestions.ts).
+ * Order of questions: everything that can refuse without the user's input (the route, a live
+ * bridge that cannot be used, a missing entry) is checked before a question is asked
+ * (switchQuestions.ts).
  */
 
 import * as vscode from "vscode";
-import { liveSessionError } from "../core/flows/live";
+import { ACTIONS } from "../core/access/route";
 import { runSwitchFlow, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
 import { describeChange } from "../core/flows/watch";
 import { UnsafeSessionWriteError } from "../core/flows/write";
-import type { Services, SwitchCommandOutcome } from "../services";
+import type { ActionRoute, RouteSwitchOptions, Services, SwitchCommandOutcome } from "../services";
 import { streamingProgress } from "../ui/progress";
 import * as notify from "../ui/notify";
 import { entryWords } from "../viewModel/treeText";
@@ -34,8 +35,8 @@ export interface SwitchCommandOptions {
   file?: string;
   /** Do not offer the target's text in a notification (tests). */
   quiet?: boolean;
-  /** "Switch Anyway" after an overridable live-session refusal: skip the write-age check once. */
-  overrideRecentWrite?: boolean;
+  /** *Anyway* after a refusal whose evidence is only probable or possible (`core/access/route.ts`). */
+  force?: boolean;
 }
 
 /** The branch switch of one tree view (at most one runs at a time). */
@@ -54,6 +55,43 @@ export class SwitchCommand {
     if (!this.running) return false;
     this.running.abort();
     return true;
+  }
+
+  /**
+   * The route first (`services.access`): the running pi navigates itself through its live bridge,
+   * our flow runs, or the refusal was shown.
+   * @returns the outcome when the switch ended here, else our file route.
+   */
+  private async route(
+    file: string,
+    targetId: string,
+    options: SwitchCommandOptions,
+    mode: "ask" | "summary",
+    live: RouteSwitchOptions,
+  ): Promise<{ outcome: SwitchCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }> }> {
+    const { services } = this;
+    // *Anyway* runs once this switch has ended (one switch at a time)
+    const retry = () => void this.run(targetId, { ...options, force: true }, mode);
+    const routeOptions = { force: options.force === true, retry };
+    let route = await services.access.route(file, ACTIONS.switch, routeOptions);
+    if (route.kind === "bridge") {
+      const outcome = await services.liveBridge.routeSwitch(file, targetId, live);
+      if (outcome) {
+        if (outcome.kind === "switched") {
+          this.revealer.leafMoved();
+          await services.sessions.refresh().catch(() => undefined);
+        }
+        return { outcome };
+      }
+      route = await services.access.route(file, ACTIONS.switch, routeOptions); // pi went away meanwhile
+    }
+    if (route.kind === "refuse")
+      return { outcome: { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions } };
+    if (route.kind === "bridge")
+      return {
+        outcome: { kind: "error", file, errorKind: "bridge-unavailable", message: notify.bridgeSilent(route.pid) },
+      };
+    return { route };
   }
 
   /**
@@ -98,28 +136,22 @@ export class SwitchCommand {
       };
     let planned: SwitchPlan | undefined;
     try {
-      // live bridge hook: a running pi with the bridge navigates itself (liveBridge.ts); else our flow + live guard
-      const live = await services.liveBridge.routeSwitch(file, targetId, {
+      const routed = await this.route(file, targetId, options, mode, {
         ...(given ? { given } : {}),
         ask: ask(vscode.l10n.t("pi (with its own model)"), true),
         signal: controller.signal,
         ...(options.quiet ? { quiet: true } : {}),
       });
-      if (live) {
-        if (live.kind === "switched") {
-          this.revealer.leafMoved();
-          await services.sessions.refresh().catch(() => undefined);
-        }
-        return live;
-      }
+      if ("outcome" in routed) return routed.outcome;
+      const { route } = routed;
       const planOptions = {
         agentDir: services.sessions.agentDir(),
         projectSettings: config.projectSettings,
-        guardSeconds: options.overrideRecentWrite ? 0 : config.liveSession.guardSeconds,
+        ...services.access.flowOptions(route.forced),
         pi: services.pi.current,
       };
       // the user's own pi summarizes: a summary is written by pi itself, run headless (switchWithPi.ts)
-      if (await services.summarizers.usesPi()) {
+      if (route.summarizer === "user-pi") {
         const choice = await askWithUserPi(services, file, targetId, planOptions, ask, given);
         if (choice.kind !== "choice") return choice.outcome;
         if (choice.summarize) {
@@ -143,8 +175,7 @@ export class SwitchCommand {
           signal: controller.signal,
           decide: async (plan, changed) => {
             planned = plan;
-            // refusals before questions: the live guard (a no-op never gets here)
-            if (plan.live.live) throw liveSessionError(plan.live, vscode.l10n.t("switch branches in"));
+            // refusals before questions (a no-op never gets here)
             if (plan.writeBlocker) throw new UnsafeSessionWriteError(plan.writeBlocker);
             return ask(undefined)(plan, changed);
           },
@@ -208,12 +239,7 @@ export class SwitchCommand {
         ...(text !== undefined ? { editorText: text } : {}),
       };
     } catch (error) {
-      return report(
-        services,
-        file,
-        error,
-        () => void this.run(targetId, { ...options, overrideRecentWrite: true }, mode),
-      );
+      return report(services, file, error, () => void this.run(targetId, { ...options, force: true }, mode));
     } finally {
       this.running = undefined;
       void vscode.commands.executeCommand("setContext", "piContext.switching", false);
@@ -293,9 +319,7 @@ function report(services: Services, file: string, error: unknown, anyway: () => 
     file,
     error,
     configActions: [vscode.l10n.t("Set API Key…"), vscode.l10n.t("Open Settings")],
-    live: {
-      bridgeInstalled: services.liveBridge.bridgeInstalled(),
-      anyway: { label: vscode.l10n.t("Switch Anyway"), run: anyway },
-    },
+    setApiKey: () => services.actions.setApiKey(),
+    refused: (e) => services.access.showRefusal(e, file, anyway),
   });
 }

@@ -12,7 +12,9 @@
  */
 
 import * as fs from "node:fs";
-import { liveSessionError } from "../core/flows/live";
+import { recordOwnWriteOf } from "../core/access/ownWrites";
+import { ACTIONS } from "../core/access/route";
+import { assertAccess } from "../core/access/words";
 import {
   planSwitch,
   willSummarize,
@@ -47,7 +49,7 @@ export async function askWithUserPi(
 ): Promise<PiChoice> {
   const plan = await planSwitch(file, targetId, options);
   if (plan.noop) return { kind: "choice", choice: given ?? { summarize: false }, summarize: false };
-  if (plan.live.live) throw liveSessionError(plan.live, l10n.t("switch branches in"));
+  assertAccess(plan.access, ACTIONS.switch, options);
   const version = services.pi.current.install?.version;
   const choice =
     given ?? (await ask(l10n.t("your pi{0} (with its own model)", version ? ` ${version}` : ""))(plan, false));
@@ -90,7 +92,8 @@ export async function switchWithUserPi(
     // connection closed before pi wrote anything is tried once more on the new bridge
     for (let attempt = 1; ; attempt++) {
       const deadline = Date.now() + BRIDGE_WAIT_MS;
-      while ((await services.liveBridge.availability(file)) !== "live") {
+      // our own pi's bridge: its announcement names its pid
+      while (!services.liveBridge.announcedNow().some((a) => a.pid === rpc.pid)) {
         if (signal.aborted)
           return { kind: "cancelled", file, message: l10n.t("Branch switch cancelled. Nothing was written.") };
         if (Date.now() > deadline)
@@ -110,6 +113,8 @@ export async function switchWithUserPi(
         throw new Error(`your pi ${runtime.install.version} went away before it could switch. Nothing was written.`);
       const closedEarly =
         outcome.kind === "error" && outcome.errorKind === "closed" && fileSize(file) === sizeBefore && !signal.aborted;
+      // pi-context had the user's pi write it: the file's age is not another writer's
+      if (outcome.kind === "switched") recordOwnWriteOf(file);
       if (!closedEarly || attempt >= 2) return outcome;
       services.log.info(`switch ${file}: the headless pi's bridge closed before pi wrote anything; trying once more`);
     }

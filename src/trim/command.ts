@@ -7,20 +7,21 @@
  *   at once while idle, at its next turn boundary while it answers (then the items show as pending).
  *   While pi answers, items of the run it works on (from the last user message on) are refused:
  *   its tool calls may still wait for their results;
- * - otherwise the write flow (`core/flows/contextEdit.ts`): live-session guard, change check, one
- *   append; re-planned (and asked again) when the file changed under the preview.
+ * - nobody has it open: the write flow (`core/flows/contextEdit.ts`): access check, change check,
+ *   one append; re-planned (and asked again) when the file changed under the preview;
+ * - else refused (`services.access`), before any question where the caller routes first ({@link TrimCommand.route}).
  *
  * Nothing is written on Escape, a refusal of every item, or an error (said once, in the log too).
  */
 
 import * as path from "node:path";
-import * as vscode from "vscode";
 import { planContextEdits, runContextEditFlow, type ContextEditPlan } from "../core/flows/contextEdit";
 import type { ContextEditDraft } from "../core/rules/contextEdit";
 import type { ContextEditAction } from "../core/rules/editPlan";
 import { SessionFile } from "../core/read/session";
 import { analyzeLoaded, type Analysis } from "../core/rules/analyze";
-import type { Services, TrimCommandOutcome } from "../services";
+import { ACTIONS } from "../core/access/route";
+import type { ActionRoute, Services, TrimCommandOutcome } from "../services";
 import { formatCount as n, pluralText } from "../shared/format";
 import type { TrimPreviewModel, TrimRequestItem } from "../shared/trim";
 import * as notify from "../ui/notify";
@@ -44,6 +45,8 @@ export interface TrimApplyOptions {
   confirmedDrafts?: readonly ContextEditDraft[];
   /** No result notification (tests). */
   quiet?: boolean;
+  /** *Anyway* after a refusal whose evidence is only probable or possible. */
+  force?: boolean;
 }
 
 function sameDrafts(a: readonly ContextEditDraft[], b: readonly ContextEditDraft[] | undefined): boolean {
@@ -86,20 +89,30 @@ function resultText(
       : l10n.t("Trimmed {0}: {1} (pi's estimate), {2} written.", title, change, edits);
 }
 
-/** The result notification of a written trim, with "Undo" (`piContext.trim.undo` for exactly these entries). */
-function offerUndo(file: string, editIds: string[], text: string): void {
-  const undo = l10n.t("Undo");
-  void notify.info(text, undo).then((choice) => {
-    if (choice === undo) void vscode.commands.executeCommand("piContext.trim.undo", { file, editIds });
-  });
-}
-
 /** The trim command of one window (see the file comment). */
 export class TrimCommand {
+  /**
+   * @param undo takes back exactly `editIds` of `file` ("Pi Context: Undo Last Context Edit",
+   *   `undo.ts`), offered by the result notification.
+   */
   constructor(
     private readonly services: Services,
     private readonly prompter: Prompter,
+    private readonly undo?: (file: string, editIds: string[]) => Promise<unknown>,
   ) {}
+
+  /** The result notification of a written trim, with "Undo" for exactly these entries. */
+  private offerUndo(file: string, editIds: string[], text: string): void {
+    const undo = this.undo;
+    if (!undo) {
+      void notify.info(text);
+      return;
+    }
+    const label = l10n.t("Undo");
+    void notify.info(text, label).then((choice) => {
+      if (choice === label) void undo(file, editIds);
+    });
+  }
 
   private analysisOf(session: SessionFile): Analysis {
     const current = this.services.sessions.current;
@@ -117,6 +130,14 @@ export class TrimCommand {
     return current?.file === file ? `"${current.label}"` : path.basename(file);
   }
 
+  /**
+   * The route of a trim of `file` (`services.access`), asked before the items are picked: a
+   * refusal is shown, with *Anyway* running `retry`.
+   */
+  route(file: string, force: boolean, retry: () => void): Promise<ActionRoute> {
+    return this.services.access.route(file, ACTIONS.contextEdit, { force, retry });
+  }
+
   /** Plan, preview and write `items` (see the file comment). */
   async apply(items: readonly TrimRequestItem[], options: TrimApplyOptions = {}): Promise<TrimCommandOutcome> {
     const file = options.file ?? this.services.sessions.current?.file;
@@ -129,11 +150,22 @@ export class TrimCommand {
       const current = this.services.sessions.current;
       const session = current?.file === file ? current.session : await SessionFile.open(file);
       const actions = trimActions(session, items);
-      if ((await this.services.liveBridge.availability(file)) !== "none") {
+      const retry = () => void this.apply(items, { ...options, force: true });
+      let route = await this.route(file, options.force === true, retry);
+      if (route.kind === "bridge") {
         const live = await this.applyLive(file, actions, options);
         if (live) return live;
+        route = await this.route(file, options.force === true, retry); // the bridge went away: nothing was sent
       }
-      return await this.applyFile(file, actions, options);
+      if (route.kind === "refuse") return { kind: "error", file, errorKind: "live", message: route.message };
+      if (route.kind === "bridge")
+        return {
+          kind: "error",
+          file,
+          errorKind: "bridge-unavailable",
+          message: l10n.t("The live bridge does not answer."),
+        };
+      return await this.applyFile(file, actions, { ...options, force: route.forced });
     } catch (error) {
       return this.failed(file, error);
     }
@@ -146,6 +178,7 @@ export class TrimCommand {
       file,
       error,
       configActions: [],
+      refused: (e) => this.services.access.showRefusal(e, file),
     });
     return failure.kind === "cancelled"
       ? { kind: "declined", file, stage: "preview" }
@@ -159,18 +192,12 @@ export class TrimCommand {
     options: TrimApplyOptions,
   ): Promise<TrimCommandOutcome> {
     const log = this.services.log;
-    const guardSeconds = this.services.config().liveSession.guardSeconds;
-    const outcome = await runContextEditFlow(
-      file,
-      actions,
-      { guardSeconds },
-      {
-        confirm: async (plan, changed) =>
-          options.skipPreview ||
-          (!changed && sameDrafts(plan.preparation.drafts, options.confirmedDrafts)) ||
-          confirmTrim(this.prompter, this.preview(plan), { title: this.title(file), changed }),
-      },
-    );
+    const outcome = await runContextEditFlow(file, actions, this.services.access.flowOptions(options.force === true), {
+      confirm: async (plan, changed) =>
+        options.skipPreview ||
+        (!changed && sameDrafts(plan.preparation.drafts, options.confirmedDrafts)) ||
+        confirmTrim(this.prompter, this.preview(plan), { title: this.title(file), changed }),
+    });
     if (outcome.kind === "declined") return { kind: "declined", file, stage: "preview" };
     if (outcome.kind === "nothing") {
       const message = nothingText(this.preview(outcome.plan));
@@ -186,7 +213,7 @@ export class TrimCommand {
       `trim ${file}: wrote ${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}; ${before} → ${tokensAfter} tokens`,
     );
     if (!options.quiet)
-      offerUndo(
+      this.offerUndo(
         file,
         r.entries.map((e) => e.id),
         resultText(
@@ -225,9 +252,9 @@ export class TrimCommand {
     actions: ContextEditAction[],
     options: TrimApplyOptions,
   ): Promise<TrimCommandOutcome | undefined> {
-    const current = this.services.sessions.current;
-    const live = current?.file === file ? this.services.liveBridge.liveAnalysis(current)?.live : undefined;
-    // at pi's own leaf: after a bare navigation in pi its branch is not the file's last line
+    // at pi's own leaf, asked now: after a bare navigation in pi its branch is not the file's last
+    // line, and its last state push may be a turn behind
+    const live = await this.services.liveBridge.livePosition(file);
     const plan = await planContextEdits(file, actions, {
       guardSeconds: 0,
       procRoot: null,
@@ -285,7 +312,7 @@ export class TrimCommand {
           after.analysis.inspect.contextTokens)
         : plan.preparation.tokensAfter.tokens;
     if (!options.quiet)
-      offerUndo(
+      this.offerUndo(
         file,
         routed.entries.map((e) => e.id),
         resultText(

@@ -63,8 +63,8 @@ function undoOptions(arg: unknown): UndoCommandOptions {
 /** Register the trim commands. */
 export function registerTrim(services: Services): TrimApi {
   const prompter = new Prompter();
-  const command = new TrimCommand(services, prompter);
   const undo = new UndoCommand(services, prompter);
+  const command = new TrimCommand(services, prompter, (file, editIds) => undo.run({ file, editIds }));
   const declined = (stage: "pick" | "empty" | "action" | "note"): TrimCommandOutcome => ({
     kind: "declined",
     ...(services.sessions.current ? { file: services.sessions.current.file } : {}),
@@ -75,9 +75,17 @@ export function registerTrim(services: Services): TrimApi {
     return { kind: "error", errorKind: "no-session", message: vscode.l10n.t("No pi session.") };
   };
 
-  const trim = async (): Promise<TrimCommandOutcome> => {
+  /** The route before any question: a refusal ends here (shown with its ways out). */
+  const refused = async (file: string, force: boolean, retry: () => void): Promise<TrimCommandOutcome | undefined> => {
+    const route = await command.route(file, force, retry);
+    return route.kind === "refuse" ? { kind: "error", file, errorKind: "live", message: route.message } : undefined;
+  };
+
+  const trim = async (force = false): Promise<TrimCommandOutcome> => {
     const current = services.sessions.current;
     if (!current) return noSession();
+    const refusal = await refused(current.file, force === true, () => void trim(true));
+    if (refusal) return refusal;
     const list = buildTrimList(current.session, { limit: PICK_LIMIT });
     // the session's label, as every surface names it (pi's rule: its name, else its first message)
     const picked = await pickItems(prompter, list, `"${current.label}"`);
@@ -101,10 +109,13 @@ export function registerTrim(services: Services): TrimApi {
         if (note === undefined) return declined("note");
       }
     }
-    return command.apply(requestOf(picked.suggestions, picked.items, choice, note), { file: current.file });
+    return command.apply(requestOf(picked.suggestions, picked.items, choice, note), {
+      file: current.file,
+      force: force === true,
+    });
   };
 
-  const one = (choice: TrimRequestItem["choice"]) => async (arg?: unknown, noteArg?: unknown) => {
+  const one = (choice: TrimRequestItem["choice"]) => async (arg?: unknown, noteArg?: unknown, force?: unknown) => {
     const current = services.sessions.current;
     const id = entryIdOf(arg);
     if (!current) return noSession();
@@ -115,15 +126,20 @@ export function registerTrim(services: Services): TrimApi {
         message: vscode.l10n.t("No entry was given."),
       } as TrimCommandOutcome;
     let note = typeof noteArg === "string" ? noteArg : undefined;
+    const refusal = await refused(current.file, force === true, () => void one(choice)(arg, noteArg, true));
+    if (refusal) return refusal;
     if (choice === "note" && note === undefined) {
       note = await askNote(prompter, suggestedNote(current.session, id), id);
       if (note === undefined) return declined("note");
     }
-    return command.apply([{ entryId: id, choice, ...(note !== undefined ? { note } : {}) }], { file: current.file });
+    return command.apply([{ entryId: id, choice, ...(note !== undefined ? { note } : {}) }], {
+      file: current.file,
+      force: force === true,
+    });
   };
 
   const commands: Record<string, (...args: unknown[]) => unknown> = {
-    "piContext.trim": trim,
+    "piContext.trim": () => trim(false),
     "piContext.trim.remove": one("remove"),
     "piContext.trim.replaceWithNote": one("note"),
     "piContext.trim.restore": one("restore"),
@@ -134,8 +150,7 @@ export function registerTrim(services: Services): TrimApi {
       ),
     "piContext.trim.undo": (optionsArg?: unknown) => undo.run(undoOptions(optionsArg)),
   };
-  services.context.subscriptions.push(
-    ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
-  );
+  services.context.subscriptions.push();
+  services.commands.add(commands);
   return { prompts: prompter.log, currentPrompt: () => prompter.current };
 }

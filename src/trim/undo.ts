@@ -11,6 +11,7 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { ACTIONS } from "../core/access/route";
 import { runUndoFlow, planUndo, type UndoPlan } from "../core/flows/undoEdit";
 import { buildProjection } from "../core/rules/context";
 import { isNothingToUndo, type UndoPreparation, type UndoTarget } from "../core/rules/undoEdit";
@@ -32,6 +33,8 @@ export interface UndoCommandOptions {
   skipPreview?: boolean;
   /** No result notification (tests). */
   quiet?: boolean;
+  /** The user chose *Anyway* after a refusal. */
+  force?: boolean;
 }
 
 /** What `piContext.trim.undo` resolves with. */
@@ -100,14 +103,26 @@ export class UndoCommand {
       if (!options.quiet) void notify.info(vscode.l10n.t("no pi session to undo a context edit in."));
       return { kind: "error", errorKind: "no-session", message: vscode.l10n.t("No pi session.") };
     }
-    const guardSeconds = this.services.config().liveSession.guardSeconds;
-    const base = { guardSeconds, ...(options.editIds ? { editIds: options.editIds } : {}) };
+    const editIds = options.editIds ? { editIds: options.editIds } : {};
     try {
-      if ((await this.services.liveBridge.availability(file)) !== "none") {
-        const live = await this.runLive(file, base, options);
+      // the route of a context edit: a running pi with the bridge appends the undo, else our flow
+      const retry = () => void this.run({ ...options, file, force: true });
+      let route = await this.services.access.route(file, ACTIONS.contextEdit, { force: options.force === true, retry });
+      if (route.kind === "bridge") {
+        const live = await this.runLive(file, editIds, options);
         if (live) return live;
+        route = await this.services.access.route(file, ACTIONS.contextEdit, { force: options.force === true, retry });
       }
-      const outcome = await runUndoFlow(file, base, async (plan, changed) =>
+      if (route.kind === "refuse") return { kind: "error", file, errorKind: "live", message: route.message };
+      if (route.kind === "bridge")
+        return {
+          kind: "error",
+          file,
+          errorKind: "bridge-unavailable",
+          message: vscode.l10n.t("The live bridge does not answer."),
+        };
+      const flow = { ...this.services.access.flowOptions(route.forced), ...editIds };
+      const outcome = await runUndoFlow(file, flow, async (plan, changed) =>
         options.skipPreview ? true : this.confirm(plan, plan.preparation, changed),
       );
       if (outcome.kind === "nothing") return this.nothing(file, outcome.reason, options);
@@ -150,6 +165,7 @@ export class UndoCommand {
         file,
         error,
         configActions: [],
+        refused: (e) => this.services.access.showRefusal(e, file),
       });
       return failure.kind === "cancelled"
         ? { kind: "declined", file }
@@ -169,13 +185,13 @@ export class UndoCommand {
    */
   private async runLive(
     file: string,
-    base: { guardSeconds: number; editIds?: string[] },
+    editIds: { editIds?: string[] },
     options: UndoCommandOptions,
   ): Promise<UndoCommandOutcome | undefined> {
-    const current = this.services.sessions.current;
-    const live = current?.file === file ? this.services.liveBridge.liveAnalysis(current)?.live : undefined;
+    // at pi's own leaf, asked now (its last state push may be a turn behind)
+    const live = await this.services.liveBridge.livePosition(file);
     const plan = await planUndo(file, {
-      ...base,
+      ...editIds,
       guardSeconds: 0,
       procRoot: null,
       retargetOnly: true,

@@ -8,7 +8,7 @@
 import * as vscode from "vscode";
 import { isCancellation, SummarizerError } from "../core/flows/summarizer";
 import { isUnauthorized } from "../core/flows/summarizer";
-import { LiveSessionError, liveRefusalMarkdown } from "../core/flows/live";
+import { accessRefusalMarkdown, anywayLabel, LiveSessionError } from "../core/access/words";
 import { SessionChangedError, SessionWriteError, UnsafeSessionWriteError } from "../core/flows/write";
 import { NoNodeForPiError } from "../core/pi/node";
 import { PiRpcError } from "../core/pi/rpc";
@@ -34,9 +34,9 @@ export function error(text: string, ...actions: string[]): Thenable<string | und
   return vscode.window.showErrorMessage(prefix(text), ...actions);
 }
 
-/** Run the action a failure toast's button names: "Set API Key…" or "Open Settings" (as localised). */
-function runAction(choice: string | undefined): void {
-  if (choice === vscode.l10n.t("Set API Key…")) void vscode.commands.executeCommand("piContext.setApiKey");
+/** Run the action a failure toast's button names: "Set API Key…" (`setApiKey`) or "Open Settings" (as localised). */
+function runAction(choice: string | undefined, setApiKey: (() => unknown) | undefined): void {
+  if (choice === vscode.l10n.t("Set API Key…")) void setApiKey?.();
   else if (choice === vscode.l10n.t("Open Settings"))
     void vscode.commands.executeCommand("workbench.action.openSettings", "piContext.summarizer");
 }
@@ -49,48 +49,66 @@ export type FlowFailure =
   | { kind: "cancelled"; file: string; message: string }
   | { kind: "error"; file: string; errorKind: string; message: string; actions?: string[] };
 
-/** What a live-session refusal can offer (see {@link showLiveRefusal}). */
+/** What the buttons of a refusal do (see {@link showLiveRefusal}); a missing one is not offered. */
 export interface LiveRefusalOptions {
-  /** Whether our live bridge is installed (false: "Install Live Bridge" is offered). */
-  bridgeInstalled: boolean | undefined;
-  /** "Compact Anyway" etc.: offered only when the refusal is overridable (`isOverridable`). */
-  anyway?: { label: string; run: () => void };
+  /** *Anyway*: run the action again, going ahead despite evidence that is only probable or possible. */
+  anyway?: () => void;
+  /** Install the live bridge (`services.liveBridge.install`). */
+  installBridge?: () => void;
+  /** Show the terminal the pi runs in. */
+  showTerminal?: () => void;
 }
 
 let detailsCounter = 0;
 
 /**
- * A live-session refusal as a warning that leads somewhere: "<Verb> Anyway" (only when overridable:
- * the write-age guard alone, no pi process found), "Install Live Bridge" (when it is not installed),
- * and "Show Details" (the whole text as a document, which stays after the toast is gone).
- * @returns the actions offered.
+ * A refusal because pi may have the session open, as a warning that leads somewhere: the offers of
+ * the route chooser (`core/access/route.ts`) as buttons — *Anyway* (only when the evidence allows
+ * it), Install Live Bridge, Show Terminal — and Show Details (the whole text as a document).
+ * @returns the buttons offered.
  */
 export function showLiveRefusal(error: LiveSessionError, file: string, options: LiveRefusalOptions): string[] {
-  const actions = [
-    ...(error.overridable && options.anyway ? [options.anyway.label] : []),
-    ...(options.bridgeInstalled === false ? [INSTALL_BRIDGE()] : []),
-    SHOW_DETAILS(),
-  ];
-  void warn(error.message, ...actions).then(async (choice) => {
-    if (choice === options.anyway?.label) options.anyway?.run();
-    else if (choice === INSTALL_BRIDGE()) void vscode.commands.executeCommand("piContext.installBridge");
-    else if (choice === SHOW_DETAILS()) {
-      const uri = vscode.Uri.from({
-        scheme: SUMMARY_SCHEME,
-        path: `/preview/${vscode.l10n.t("Refused {0} — pi may have the session open", ++detailsCounter)}.md`,
-      });
-      setVirtualDocument(uri, liveRefusalMarkdown(error, file, options.bridgeInstalled));
-      await vscode.commands
-        .executeCommand("markdown.showPreview", uri)
-        .then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
-    }
-  });
-  return actions;
+  const buttons: [string, () => void][] = [];
+  if (error.offers.includes("anyway") && options.anyway) buttons.push([anywayLabel(error.action), options.anyway]);
+  if (error.offers.includes("install-bridge") && options.installBridge)
+    buttons.push([INSTALL_BRIDGE(), options.installBridge]);
+  if (error.offers.includes("show-terminal") && options.showTerminal)
+    buttons.push([SHOW_TERMINAL(), options.showTerminal]);
+  const showDetails = async () => {
+    const uri = vscode.Uri.from({
+      scheme: SUMMARY_SCHEME,
+      path: `/preview/${vscode.l10n.t("Refused {0} — pi may have the session open", ++detailsCounter)}.md`,
+    });
+    setVirtualDocument(uri, accessRefusalMarkdown(error, file));
+    await vscode.commands
+      .executeCommand("markdown.showPreview", uri)
+      .then(undefined, () => vscode.window.showTextDocument(uri, { preview: true }));
+  };
+  buttons.push([SHOW_DETAILS(), () => void showDetails()]);
+  void warn(error.message, ...buttons.map(([label]) => label)).then((choice) =>
+    buttons.find(([label]) => label === choice)?.[1](),
+  );
+  return buttons.map(([label]) => label);
 }
 
 /** The refusal's buttons, in the user's language (evaluated when shown: the bundle is VS Code's). */
+
 const INSTALL_BRIDGE = () => vscode.l10n.t("Install Live Bridge");
+const SHOW_TERMINAL = () => vscode.l10n.t("Show Terminal");
 const SHOW_DETAILS = () => vscode.l10n.t("Show Details");
+
+/**
+ * A pi announces the session with its live bridge, but the bridge does not answer (it stopped
+ * between the route and the request, or hangs): said once; the outcome's message.
+ */
+export function bridgeSilent(pid: number): string {
+  const message = vscode.l10n.t(
+    "pi (process {0}) has this session open with the live bridge, but the bridge does not answer. Nothing was written.",
+    pid,
+  );
+  void error(message);
+  return message;
+}
 
 /** The kind a flow error is reported as (`errorKind` of the outcome). */
 export function errorKindOf(error: unknown): string {
@@ -121,8 +139,10 @@ export function reportFlowFailure(
     file: string;
     error: unknown;
     configActions: string[];
-    /** The live-session refusal's actions (without: "Show Details" only). */
-    live?: LiveRefusalOptions;
+    /** Shows a refusal because pi may have the session open (`services.access.showRefusal`); without: Show Details only. */
+    refused?: (error: LiveSessionError) => string[];
+    /** "Set API Key…" (`services.actions.setApiKey`). */
+    setApiKey?: () => unknown;
   },
 ): FlowFailure {
   const { operation, logPrefix, file, error: e, configActions } = options;
@@ -134,14 +154,15 @@ export function reportFlowFailure(
   }
   const errorKind = errorKindOf(e);
   if (e instanceof LiveSessionError) {
-    const actions = showLiveRefusal(e, file, options.live ?? { bridgeInstalled: undefined });
+    const actions = options.refused ? options.refused(e) : showLiveRefusal(e, file, {});
     return { kind: "error", file, errorKind, message, actions };
   }
-  if (errorKind === "config") void error(message, ...configActions).then(runAction);
+  const run = (choice: string | undefined) => runAction(choice, options.setApiKey);
+  if (errorKind === "config") void error(message, ...configActions).then(run);
   else
     void error(
       vscode.l10n.t("{0} failed: {1}", operation, nothingWritten(message)),
-      ...(isUnauthorized(e) ? [vscode.l10n.t("Set API Key…")] : []),
-    ).then(runAction);
+      ...(isUnauthorized(e) && options.setApiKey ? [vscode.l10n.t("Set API Key…")] : []),
+    ).then(run);
   return { kind: "error", file, errorKind, message };
 }

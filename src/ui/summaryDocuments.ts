@@ -109,10 +109,12 @@ export function registerSummaryDocuments(services: Services): void {
   services.context.subscriptions.push(
     provider,
     vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, provider),
-    vscode.commands.registerCommand("piContext.openSummaryDiff", (file: unknown, older: unknown, newer: unknown) => {
+  );
+  services.commands.add({
+    "piContext.openSummaryDiff": (file: unknown, older: unknown, newer: unknown) => {
       if (typeof file !== "string" || typeof newer !== "string")
         throw new Error("piContext.openSummaryDiff(file, olderEntryId | undefined, newerEntryId)");
       return openSummaryDiff(file, typeof older === "string" ? older : undefined, newer);
-    }),
-  );
+    },
+  });
 }

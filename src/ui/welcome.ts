@@ -52,13 +52,11 @@ export function registerWelcomeContext(services: Services): () => WelcomeState {
       void vscode.commands.executeCommand("setContext", WELCOME_KEYS.bridgeInstalled, next.bridgeInstalled);
     last = next;
   };
-  services.context.subscriptions.push(
-    vscode.commands.registerCommand("piContext.getStarted", () =>
+  services.commands.add({
+    "piContext.getStarted": () =>
       vscode.commands.executeCommand("workbench.action.openWalkthrough", WALKTHROUGH_ID, false),
-    ),
-    services.sessions.onDidChange(update),
-    services.liveBridge.onDidChange(update),
-  );
+  });
+  services.context.subscriptions.push(services.sessions.onDidChange(update), services.liveBridge.onDidChange(update));
   // the first keys right after activate() returns (reading the installed bridge is file I/O);
   // asked earlier, the state is built on the spot
   services.context.subscriptions.push(

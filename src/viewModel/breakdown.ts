@@ -28,6 +28,7 @@ import type { EntryRecord } from "../core/read/entries";
 import { messageChars, type CharBreakdown } from "../core/read/estimate";
 import type { InspectResult } from "../core/rules/inspect";
 import { contribution, currentSystemMessage, type BodyReader } from "../core/rules/tokens";
+import { buildFixedContextModel } from "./fixedContext";
 import {
   CATEGORY_IDS,
   type BreakdownModel,
@@ -168,7 +169,8 @@ export function categoryEntries(
  * The breakdown of `inspect.contextTokens` at the projection's leaf.
  * @param projection `buildProjection(session, leafId)` for the same leaf as `inspect`.
  * @param inspect the inspect result (headline, method, last usage, window, reserve).
- * @returns categories in display order; Σ in-context categories = `inspect.contextTokens`.
+ * @returns categories in display order; Σ in-context categories = `inspect.contextTokens`; `fixed`:
+ *   the system category's parts (`viewModel/fixedContext.ts`).
  */
 export function buildBreakdown(
   projection: Projection,
@@ -176,7 +178,11 @@ export function buildBreakdown(
   reader: BodyReader,
   options: BreakdownOptions = {},
 ): BreakdownModel {
-  return computeBreakdown(projection, inspect, reader, options);
+  const model = computeBreakdown(projection, inspect, reader, options);
+  // "System prompt & tools" drills down into pi's system message by part
+  const fixed = inspect.fixedContext;
+  if (fixed) model.fixed = buildFixedContextModel(fixed, model.scale);
+  return model;
 }
 
 function computeBreakdown(

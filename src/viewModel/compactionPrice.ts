@@ -8,7 +8,7 @@
 import type { ReductionEconomics } from "../core/rules/reduction";
 import type { CompactionPlan } from "../core/flows/compact";
 import type { CompactionPrice } from "../core/flows/planPrice";
-import { formatCount, formatDollars, formatTokenRange, pluralText } from "../shared/format";
+import { formatCount, formatDollars, formatPricePerMillion, formatTokenRange, pluralText } from "../shared/format";
 import * as l10n from "@vscode/l10n";
 
 /** `after 4 requests`, `with the next request`, `not within 10,000 requests`. */
@@ -112,10 +112,10 @@ export function priceLines(p: CompactionPrice | (ReductionEconomics & Partial<Co
   if (p.savedTokensPerRequest > 0) {
     const rate = p.warmRate
       ? l10n.t(
-          " at {0} price of {1} (${2}/M)",
+          " at {0} price of {1} ({2})",
           p.warmRate.kind === "cacheRead" ? l10n.t("the cache-read") : l10n.t("the input"),
           p.sessionModel ?? l10n.t("the session's model"),
-          p.warmRate.perMillion,
+          formatPricePerMillion(p.warmRate.perMillion),
         )
       : "";
     lines.push(

@@ -16,6 +16,7 @@ import type { SourcedNumber } from "../core/rules/inspect";
 import { piText, piWarnings, windowSourceText } from "./sourceText";
 import { gaugeLimit, levelFor, nothingToCompact, type GaugeColors, type GaugeLevel } from "./gauge";
 import { buildUsageModel, usageRows } from "./usage";
+import { fixedContextLine } from "./fixedContext";
 import type { ValueSource } from "../core/rules/settings";
 import type { ProblemModel } from "../shared/protocol";
 import {
@@ -196,66 +197,66 @@ function unknownWindowText(
     : l10n.t("unknown — {0} is not in {1} or models.json", name, where);
 }
 
-/** Build the gauge for the current state (pure). */
-export function buildGaugeView(input: GaugeInput): GaugeView {
-  const s = input.session;
-  if (!s) {
-    const d = input.discovery;
-    if (!d || d.phase === "starting") {
-      return {
-        state: "starting",
-        text: "π …",
-        level: "normal",
-        tooltip: `**${PRODUCT_NAME}** — ${l10n.t("looking for pi sessions…")}`,
-        ariaLabel: `${PRODUCT_NAME}: ${l10n.t("looking for sessions")}`,
-        command: "piContext.selectSession",
-      };
-    }
-    if (!d.workspace) {
-      return {
-        state: "no-workspace",
-        text: `π ${l10n.t("no folder")}`,
-        level: "normal",
-        tooltip: [
-          `**${PRODUCT_NAME}** — ${l10n.t("no folder is open")}`,
-          "",
-          l10n.t(
-            "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session (each listed with its project folder):",
-          ),
-          "",
-          linksNone(),
-        ].join("\n"),
-        ariaLabel: `${PRODUCT_NAME}: ${l10n.t("no folder open")}`,
-        command: "piContext.selectSession",
-      };
-    }
-    const dirs = d.searchedDirs.map((x) => `- ${escapeMarkdown(x)}`);
+/** The gauge without a session: still looking, no folder open, or no session of the workspace yet. */
+function emptyGaugeView(d: GaugeInput["discovery"]): GaugeView {
+  if (!d || d.phase === "starting") {
     return {
-      state: "no-session",
-      text: `π ${l10n.t("no session")}`,
+      state: "starting",
+      text: "π …",
       level: "normal",
-      tooltip: [
-        `**${PRODUCT_NAME}** — ${l10n.t("no pi session for this workspace yet")}`,
-        "",
-        l10n.t(
-          "Sessions appear here as soon as pi writes one (matched by the `cwd` in the session header). Looked in:",
-        ),
-        "",
-        ...dirs,
-        "",
-        d.agentDir
-          ? l10n.t(
-              "Agent dir: {0} (setting `piContext.agentDir`, else `PI_CODING_AGENT_DIR`, else `~/.pi/agent`)",
-              escapeMarkdown(d.agentDir),
-            )
-          : "",
-        "",
-        linksNone(),
-      ].join("\n"),
-      ariaLabel: `${PRODUCT_NAME}: ${l10n.t("no session for this workspace")}`,
+      tooltip: `**${PRODUCT_NAME}** — ${l10n.t("looking for pi sessions…")}`,
+      ariaLabel: `${PRODUCT_NAME}: ${l10n.t("looking for sessions")}`,
       command: "piContext.selectSession",
     };
   }
+  if (!d.workspace) {
+    return {
+      state: "no-workspace",
+      text: `π ${l10n.t("no folder")}`,
+      level: "normal",
+      tooltip: [
+        `**${PRODUCT_NAME}** — ${l10n.t("no folder is open")}`,
+        "",
+        l10n.t(
+          "pi sessions belong to the folder pi ran in (the session header's `cwd`). Open that folder, or pick any session (each listed with its project folder):",
+        ),
+        "",
+        linksNone(),
+      ].join("\n"),
+      ariaLabel: `${PRODUCT_NAME}: ${l10n.t("no folder open")}`,
+      command: "piContext.selectSession",
+    };
+  }
+  const dirs = d.searchedDirs.map((x) => `- ${escapeMarkdown(x)}`);
+  return {
+    state: "no-session",
+    text: `π ${l10n.t("no session")}`,
+    level: "normal",
+    tooltip: [
+      `**${PRODUCT_NAME}** — ${l10n.t("no pi session for this workspace yet")}`,
+      "",
+      l10n.t("Sessions appear here as soon as pi writes one (matched by the `cwd` in the session header). Looked in:"),
+      "",
+      ...dirs,
+      "",
+      d.agentDir
+        ? l10n.t(
+            "Agent dir: {0} (setting `piContext.agentDir`, else `PI_CODING_AGENT_DIR`, else `~/.pi/agent`)",
+            escapeMarkdown(d.agentDir),
+          )
+        : "",
+      "",
+      linksNone(),
+    ].join("\n"),
+    ariaLabel: `${PRODUCT_NAME}: ${l10n.t("no session for this workspace")}`,
+    command: "piContext.selectSession",
+  };
+}
+
+/** Build the gauge for the current state (pure). */
+export function buildGaugeView(input: GaugeInput): GaugeView {
+  const s = input.session;
+  if (!s) return emptyGaugeView(input.discovery);
 
   const analysis = s.analysis;
   const inspect = analysis.inspect;
@@ -384,6 +385,9 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       ),
     );
   }
+  // what every request carries before the conversation (pi's system message), largest parts first
+  const fixed = inspect.fixedContext ? fixedContextLine(inspect.fixedContext, tokens) : undefined;
+  if (fixed) rows.push(row(l10n.t("Fixed part"), escapeMarkdown(fixed)));
   if (enabled) {
     if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
       const until = inspect.tokensUntilCompaction;

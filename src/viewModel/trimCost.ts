@@ -86,11 +86,3 @@ export function priceUnknownNote(): string {
     "The model's prices are not known (not in pi's catalog or models.json), so only the tokens of the cache effect are shown.",
   );
 }
-
-/** US dollars for the preview: `$0.0123`, `$1.23`, `−$0.004`. */
-export function formatUsd(amount: number): string {
-  const sign = amount < 0 ? "−" : "";
-  const a = Math.abs(amount);
-  const text = a >= 1 ? a.toFixed(2) : a >= 0.01 ? a.toFixed(3) : a.toFixed(4);
-  return `${sign}$${text}`;
-}

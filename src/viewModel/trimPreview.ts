@@ -11,11 +11,11 @@
 import type { ContextEditPreparation, EditCause, PlannedContextEdit } from "../core/rules/editPlan";
 import type { InspectResult } from "../core/rules/inspect";
 import { contentText } from "../core/rules/serialize";
-import { formatCount, formatTokens, pluralText } from "../shared/format";
+import { formatCount, formatDollars, formatTokens, pluralText } from "../shared/format";
 import type { TrimPreviewEdit, TrimPreviewModel } from "../shared/trim";
 import { DEFAULT_WARNING_MARGIN, gaugeLevel } from "./gauge";
 import type { SessionView } from "../core/read/overlay";
-import { formatUsd, priceUnknownNote, sessionPrices, trimEconomics, type TrimPrices } from "./trimCost";
+import { priceUnknownNote, sessionPrices, trimEconomics, type TrimPrices } from "./trimCost";
 import { describeEntries } from "./trimList";
 import { trimKindOf, TRIM_KIND_LABELS } from "./trimActions";
 import { describeRecord } from "./treeText";
@@ -245,20 +245,20 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
       ),
     );
     if (p.cost && p.cost.perRequestSaving < 0)
-      // A restore (tokens added): every later request costs more, never "−$x less".
+      // A restore (tokens added): every later request costs more, never "-$x less".
       lines.push(
         l10n.t(
           "Cost: {0} once on the next request, then {1} more per request.",
-          formatUsd(p.cost.oneOffExtra),
-          formatUsd(-p.cost.perRequestSaving),
+          formatDollars(p.cost.oneOffExtra),
+          formatDollars(-p.cost.perRequestSaving),
         ),
       );
     else if (p.cost)
       lines.push(
         l10n.t(
           "Cost: {0} once on the next request, then {1} less per request{2}.",
-          formatUsd(p.cost.oneOffExtra),
-          formatUsd(p.cost.perRequestSaving),
+          formatDollars(p.cost.oneOffExtra),
+          formatDollars(p.cost.perRequestSaving),
           p.cost.breakEvenRequests !== null
             ? l10n.t(
                 " (pays off after {0})",

@@ -11,7 +11,7 @@ import type { ColdCause, CacheTurn } from "../core/rules/cache";
 import { hasForecast } from "../core/rules/forecast";
 import type { ModelPrices } from "../core/rules/cost";
 import { windowSourceText } from "./sourceText";
-import { formatCount, formatDollars, formatTokens, pluralText } from "../shared/format";
+import { formatCount, formatDollars, formatPricePerMillion, formatTokens, pluralText } from "../shared/format";
 import type { HistoryPoint, UsageModel } from "../shared/protocol";
 import * as l10n from "@vscode/l10n";
 
@@ -67,7 +67,7 @@ export function pointCache(turn: CacheTurn): NonNullable<HistoryPoint["cache"]> 
 
 /** `$3/M in · $15/M out · $0.30/M cache read · $3.75/M cache write`. */
 export function pricesText(prices: ModelPrices): string {
-  const rate = (v: number) => `$${Number(v.toPrecision(4))}/M`;
+  const rate = formatPricePerMillion;
   const parts = [l10n.t("{0} in", rate(prices.input)), l10n.t("{0} out", rate(prices.output))];
   if (prices.cacheRead) parts.push(l10n.t("{0} cache read", rate(prices.cacheRead)));
   if (prices.cacheWrite) parts.push(l10n.t("{0} cache write", rate(prices.cacheWrite)));

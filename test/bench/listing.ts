@@ -1,8 +1,8 @@
 /**
  * The session listing at scale (part of `npm run bench`): 10 000 sessions, ≥ 20 GB, in one folder,
  * listed by our catalog (cold: no cache; warm: the cache file of the cold run; each the median of the
- * bench's runs) and by pi 1.6.0's own `SessionManager.listAll(dir)` (Node 22, once), each in a fresh process. Prints the time to the first
- * picker rows, the whole listing, the longest event-loop block (`perf_hooks.monitorEventLoopDelay`;
+ * bench's runs) and by pi 1.6.0's own `SessionManager.listAll(dir)` (once), each in a fresh process
+ * on the same Node 22. Prints the time to the first picker rows, the whole listing, the longest event-loop block (`perf_hooks.monitorEventLoopDelay`;
  * also bounded by the CPU time used, see `measureListing.ts`) and ours/pi; and "Select Session"
  * opened in a running extension (catalog in memory, the scanner's `stat`s). Targets (issue 15): first rows ≤ 200 ms cold and ≤ 50 ms warm, no block > 50 ms,
  * whole listing ≤ 0.5× pi's.
@@ -127,11 +127,11 @@ export function listingBench(node22: string, runs: number): { rows: string[]; fa
   process.stderr.write(`listing bench: ours cold ×${runs}…\n`);
   const cold = medianRun(runs, () => {
     fs.rmSync(cache, { force: true });
-    return run(process.execPath, [measure, dir, cache]);
+    return run(node22, [measure, dir, cache]);
   });
   // the warm runs start from the last cold run's cache file
   process.stderr.write(`listing bench: ours warm ×${runs}…\n`);
-  const warm = medianRun(runs, () => run(process.execPath, [measure, dir, cache]));
+  const warm = medianRun(runs, () => run(node22, [measure, dir, cache]));
   process.stderr.write("listing bench: pi 1.6.0 SessionManager.listAll…\n");
   const pi = run(node22, [path.join(REPO_ROOT, "test/conformance/oracle/bench-pi-list.mjs"), dir]);
   const gb = (cold.bytes! / 1024 ** 3).toFixed(1);

@@ -12,7 +12,6 @@ import { after, before, describe, it } from "node:test";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
-import { setScanLineBytes } from "../../src/core/read/lines";
 import { assertCoverage, assertSameView, newStats, viewsOf, type Oracle } from "../support/random-compare";
 import { recipeArb, type Recipe } from "../support/random-session";
 import { REPO_ROOT } from "../support/paths";
@@ -39,19 +38,6 @@ async function compare(recipe: Recipe): Promise<void> {
 }
 
 describe(`core agrees with pi 1.6.0 on ${RUNS} random session trees`, () => {
-  it("the same with every line read by the lazy long-line scanner", async () => {
-    setScanLineBytes(0);
-    try {
-      await fc.assert(fc.asyncProperty(recipeArb, compare), {
-        numRuns: Math.ceil(RUNS / 4),
-        endOnFailure: true,
-        includeErrorInReport: true,
-      });
-    } finally {
-      setScanLineBytes(8 * 1024);
-    }
-  });
-
   it("leaf, path, context, tokens, usage, shouldCompact, prepareCompaction, branch collection", async () => {
     await fc.assert(fc.asyncProperty(recipeArb, compare), {
       numRuns: RUNS,

@@ -6,6 +6,7 @@
 // of ours is involved), the live-session guard applies again when the bridge is off, and a killed
 // pi is dropped.
 import * as assert from "assert";
+import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -370,6 +371,101 @@ describe("live bridge with a real pi", function () {
     await waitFor(() => api.statusBar.snapshot().text.endsWith(" · live"), 10_000, "the badge to come back");
   });
 
+  it("one pi with the bridge on A, B idle in the same folder (issue 40): B is trimmed, switched and compacted by us, A's actions go through pi, the gauge counts one live session", async () => {
+    // the machine's table as the guard sees it: this test's pi (with its bridge) runs in the folder
+    const guardFile = process.env.PI_CONTEXT_GUARD_PROCESSES!;
+    const ours = await waitFor(
+      async () => (await readProcessSnapshot()).pi.find((p) => p.pid === pi!.pid),
+      10_000,
+      "pi in the process table",
+    );
+    fs.writeFileSync(guardFile, JSON.stringify([ours]));
+    const fileA = (await pi!.command({ type: "get_state" })).data.sessionFile as string;
+    // B: another pi in the same folder, started after pi A, writes B and quits
+    const pi2 = await PiRpc.start({ cwd: testWorkspace(), agentDir, home });
+    for (let i = 1; i <= 4; i++) {
+      server.script({ text: `B's answer ${i}.\n\n${"Details of the work on B. ".repeat(120)}` });
+      await pi2.prompt(`step ${i} of B\n${"Context of B. ".repeat(60)}`);
+    }
+    const fileB = (await pi2.command({ type: "get_state" })).data.sessionFile as string;
+    await pi2.close();
+    const minutesAgo = new Date(Date.now() - 300_000);
+    fs.utimesSync(fileB, minutesAgo, minutesAgo);
+    await setSetting("summarizer.provider", "openai");
+    await setSetting("summarizer.openai.baseURL", server.baseURL);
+    await setSetting("summarizer.openai.model", "it-model");
+    try {
+      await api.services.sessions.pin(fileA);
+      await waitFor(() => api.services.sessions.current?.file === fileA, 10_000, "pi A's session shown");
+      // who has what: pi A (bridge) has A, nobody has B — though pi A runs in B's folder and B was written after it started
+      assert.strictEqual((await api.services.access.access(fileA)).strength, "certain");
+      assert.strictEqual((await api.services.access.access(fileB)).strength, "none");
+      const b = entries(fileB);
+      const answer = b.filter((e) => e.type === "message" && e.message?.role === "assistant")[0]!;
+      const trimmed = (await vscode.commands.executeCommand<TrimCommandOutcome>(
+        "piContext.trim.apply",
+        [{ entryId: answer.id, choice: "remove" }],
+        { file: fileB, skipPreview: true, quiet: true },
+      )) as TrimCommandOutcome;
+      assert.strictEqual(trimmed.kind, "edited", JSON.stringify(trimmed));
+      assert.strictEqual(trimmed.kind === "edited" ? trimmed.live : "x", undefined, "written by us, not pi");
+      const user = b.find((e) => e.type === "message" && e.message?.role === "user")!;
+      const switched = (await vscode.commands.executeCommand<SwitchCommandOutcome>(
+        "piContext.tree.switchToHere",
+        user.id,
+        {
+          file: fileB,
+          summarize: false,
+          quiet: true,
+        },
+      )) as SwitchCommandOutcome;
+      assert.strictEqual(switched.kind, "switched", JSON.stringify(switched));
+      const back = (await vscode.commands.executeCommand<SwitchCommandOutcome>(
+        "piContext.tree.switchToHere",
+        b.at(-1)!.id,
+        {
+          file: fileB,
+          summarize: false,
+          quiet: true,
+        },
+      )) as SwitchCommandOutcome;
+      assert.strictEqual(back.kind, "switched", JSON.stringify(back));
+      server.script({ text: "## Goal\nSummary of B by our summarizer." });
+      const compacted = (await vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", fileB, {
+        instructions: "",
+        skipPreview: true,
+      })) as CompactCommandOutcome;
+      assert.strictEqual(compacted.kind, "compacted", JSON.stringify(compacted));
+      assert.strictEqual((compacted as { live?: unknown }).live, undefined, "our flow, not pi's");
+      // A: the running pi does it
+      // two new turns of pi A: the first one's answer is on pi's branch, whatever earlier tests did
+      await turn("a1: one more step", "Answer a1.");
+      const aAnswer = entries(fileA)
+        .filter((e) => e.type === "message" && e.message?.role === "assistant")
+        .at(-1)!;
+      await turn("a2: and another", "Answer a2.");
+      const inPi = (await vscode.commands.executeCommand<TrimCommandOutcome>(
+        "piContext.trim.apply",
+        [{ entryId: aAnswer.id, choice: "remove" }],
+        { file: fileA, skipPreview: true, quiet: true },
+      )) as TrimCommandOutcome;
+      assert.strictEqual(inPi.kind === "edited" ? inPi.live?.pid : inPi.kind, pi!.pid, JSON.stringify(inPi));
+      // one live session: the gauge says no "2 live"
+      await api.services.sessions.refresh();
+      assert.ok(!api.statusBar.snapshot().text.includes("2 live"), api.statusBar.snapshot().text);
+      assert.deepStrictEqual(api.services.sessions.current?.liveSessions, []);
+    } finally {
+      fs.writeFileSync(guardFile, "[]\n");
+      // pi A's session is the newest again (the tests after this one follow it)
+      await turn("a3: back to A", "Answer a3.").catch(() => undefined);
+      await api.services.sessions.followLatest();
+      await waitFor(() => api.services.sessions.current?.file === fileA, 10_000, "pi A's session followed again");
+      await setSetting("summarizer.provider", undefined);
+      await setSetting("summarizer.openai.baseURL", undefined);
+      await setSetting("summarizer.openai.model", undefined);
+    }
+  });
+
   it("reports an announcement with a wrong token clearly and keeps the good connection", async () => {
     const real = readAnnouncements(agentDir).find(
       (r): r is { file: string; announcement: Announcement } => "announcement" in r && r.announcement.pid === pi!.pid,
@@ -406,7 +502,9 @@ describe("live bridge with a real pi", function () {
 
   it("refuses to route to a bridge of another protocol, with what to do", async () => {
     const file = api.services.sessions.current!.file;
-    const fake = path.join(agentDir, "pi-context", "live", `${process.pid}-other.json`);
+    // a running process that announces a bridge of another protocol (never this process: pi-context's own pid is no pi)
+    const other = spawn("sleep", ["60"], { stdio: "ignore" });
+    const fake = path.join(agentDir, "pi-context", "live", `${other.pid}-other.json`);
     fs.writeFileSync(
       fake,
       JSON.stringify({
@@ -414,10 +512,10 @@ describe("live bridge with a real pi", function () {
         protocol: 99,
         bridgeVersion: "9.9.9",
         piVersion: "1.6.0",
-        pid: process.pid,
+        pid: other.pid,
         sessionFile: file,
         // where a bridge of ours listens (nothing does): announcements naming other sockets are ignored
-        socket: socketPathFor(agentDir, `${process.pid}-dead`),
+        socket: socketPathFor(agentDir, `${other.pid}-dead`),
         token: "1".repeat(64),
         startedAt: Date.now(),
       }),
@@ -443,6 +541,7 @@ describe("live bridge with a real pi", function () {
       assert.strictEqual(fs.readFileSync(file, "utf8"), before);
     } finally {
       fs.rmSync(fake, { force: true });
+      other.kill();
     }
   });
   it("Check Session Health → Repair on a session a running pi has open: pi appends the context edits itself, and its next request has no orphaned tool result (trial 9)", async () => {

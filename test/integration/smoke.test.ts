@@ -22,6 +22,19 @@ describe("smoke", () => {
     assert.strictEqual(ext.extensionKind, vscode.ExtensionKind.Workspace);
   });
 
+  it("one command table: every contributed command is in it and registered, and nothing else but two internal ones", async () => {
+    const api = ext!.exports as { commands: string[] };
+    const contributed = (ext!.packageJSON.contributes.commands as { command: string }[]).map((c) => c.command).sort();
+    // not in the palette: the panel controller for the tests, and the summary diff (links and the API)
+    const internal = new Set(["piContext._panelController", "piContext.openSummaryDiff"]);
+    assert.deepStrictEqual(
+      api.commands.filter((id) => !internal.has(id)),
+      contributed,
+    );
+    const registered = new Set(await vscode.commands.getCommands(true));
+    for (const id of api.commands) assert.ok(registered.has(id), `${id} is registered with VS Code`);
+  });
+
   it("runs in the expected host", () => {
     if (testHost() === "code-server") {
       // code-server's Node extension host (recipe: remoteName is the server's authority, UI is Web)

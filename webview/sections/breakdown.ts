@@ -2,7 +2,8 @@
  * The breakdown of the headline by category (a list under the bar): tokens, share of the window,
  * entry count; a category with entries expands to its largest entries (each reveals itself in the
  * Pi Session tree), "Show all N" asks the host for the full list (`requestCategory`); an editable
- * entry's scissors button picks it for context surgery (the trim section previews it).
+ * entry's scissors button picks it for context surgery (the trim section previews it). "System
+ * prompt & tools" expands to its parts instead (`fixedContext.ts`).
  */
 
 import type { CategoryModel } from "../../src/shared/protocol";
@@ -12,6 +13,7 @@ import { pct } from "../format";
 import type { View } from "../view";
 import { CATEGORY_CLASS } from "./bar";
 import { selectForTrim } from "./trim";
+import { renderFixedContext } from "./fixedContext";
 import * as l10n from "@vscode/l10n";
 
 /** Entry kinds pi's `appendContextEdit` accepts (message roles and `custom_message`). */
@@ -31,7 +33,8 @@ export function renderBreakdown(view: View): HTMLElement {
     "data-testid": "breakdown",
   });
   for (const c of b.categories) {
-    const expandable = c.top.length > 0;
+    const fixed = c.id === "system" ? b.fixed : undefined;
+    const expandable = fixed ? fixed.groups.length > 0 || fixed.notes.length > 0 : c.top.length > 0;
     const expanded = ui.expandedCategory === c.id && expandable;
     const row = h(
       expandable ? "button" : "div",
@@ -42,7 +45,11 @@ export function renderBreakdown(view: View): HTMLElement {
         "data-tokens": String(c.tokens),
         "data-key": `cat-${c.id}`,
         "aria-expanded": expandable ? String(expanded) : undefined,
-        title: expandable ? l10n.t("{0}: show the largest entries", c.label) : c.label,
+        title: !expandable
+          ? c.label
+          : fixed
+            ? l10n.t("{0}: show each part", c.label)
+            : l10n.t("{0}: show the largest entries", c.label),
       },
       h(
         "span",
@@ -62,7 +69,7 @@ export function renderBreakdown(view: View): HTMLElement {
       });
     }
     list.appendChild(row);
-    if (expanded) list.appendChild(renderCategoryEntries(view, c));
+    if (expanded) list.appendChild(fixed ? renderFixedContext(view, fixed) : renderCategoryEntries(view, c));
   }
   const note = h(
     "p",

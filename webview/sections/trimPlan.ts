@@ -13,7 +13,7 @@
  * bytes it appends; nothing is applied by one click.
  */
 
-import { formatCount, pluralText } from "../../src/shared/format";
+import { formatCount, formatDollars, pluralText } from "../../src/shared/format";
 import type { TrimChoice, TrimItem, TrimPreviewModel, TrimRequestItem } from "../../src/shared/trim";
 import { append, h, icon } from "../dom";
 import { short } from "../format";
@@ -152,29 +152,27 @@ function renderFacts(p: TrimPreviewModel): HTMLElement {
         formatCount(p.cache.cachedTokens),
       ),
     );
-    if (p.cost && p.cost.perRequestSaving < 0)
+    if (p.cost)
       fact(
         "credit-card",
-        l10n.t(
-          "${0} once on the next request, then ${1} more per request.",
-          p.cost.oneOffExtra.toFixed(4),
-          (-p.cost.perRequestSaving).toFixed(4),
-        ),
-      );
-    else if (p.cost)
-      fact(
-        "credit-card",
-        l10n.t(
-          "${0} once on the next request, then ${1} less per request{2}.",
-          p.cost.oneOffExtra.toFixed(4),
-          p.cost.perRequestSaving.toFixed(4),
-          p.cost.breakEvenRequests !== null
-            ? l10n.t(
-                "; pays off after {0}",
-                pluralText(p.cost.breakEvenRequests, l10n.t("{0} request"), l10n.t("{0} requests")),
-              )
-            : "",
-        ),
+        // a restore (tokens added): every later request costs more, never "-$x less"
+        p.cost.perRequestSaving < 0
+          ? l10n.t(
+              "{0} once on the next request, then {1} more per request.",
+              formatDollars(p.cost.oneOffExtra),
+              formatDollars(-p.cost.perRequestSaving),
+            )
+          : l10n.t(
+              "{0} once on the next request, then {1} less per request{2}.",
+              formatDollars(p.cost.oneOffExtra),
+              formatDollars(p.cost.perRequestSaving),
+              p.cost.breakEvenRequests !== null
+                ? l10n.t(
+                    "; pays off after {0}",
+                    pluralText(p.cost.breakEvenRequests, l10n.t("{0} request"), l10n.t("{0} requests")),
+                  )
+                : "",
+            ),
       );
     else if (p.priceNote) fact("info", p.priceNote, "muted");
   }

@@ -34,7 +34,9 @@ import { measureRequest, tooLargeError, type FitShortfall, type FittedRequest } 
 import { planFitAdvice } from "./fitAdvice";
 import { formatFileOperations } from "../rules/files";
 import { previewOf, type CompactionPreview } from "../rules/inspect";
-import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import type { SessionAccess } from "../access/access";
+import { ACTIONS } from "../access/route";
+import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessOptions } from "../access/words";
 import { buildHistoryRequest, buildTurnPrefixRequest, mergeSplitTurn, NO_PRIOR_HISTORY } from "./prompts";
 import { compactionMessages, convertToLlm, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
@@ -67,7 +69,7 @@ export class NothingToCompactError extends Error {
 }
 
 /** Options of {@link planCompaction}. */
-export interface PlanOptions {
+export interface PlanOptions extends SessionAccessOptions {
   /** pi's agent dir (settings: `reserveTokens`, `keepRecentTokens`; models). */
   agentDir: string;
   projectSettings?: ProjectSettingsMode;
@@ -77,10 +79,6 @@ export interface PlanOptions {
   customInstructions?: string;
   /** Output limit of each summary request (tokens). */
   maxOutputTokens: number;
-  /** Live-session guard: seconds since the last write (0 = off). */
-  guardSeconds: number;
-  /** `/proc` root for the process check (tests); null = no process check. */
-  procRoot?: string | null;
   /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
   surface?: MessageSurface;
   /** The user's pi (its rules and catalog) for the analysis. */
@@ -112,8 +110,8 @@ export interface CompactionPlan {
   estimatedTokensAfterRange: TokenRange;
   /** The upper end of {@link estimatedTokensAfterRange}. */
   estimatedTokensAfter: number;
-  /** The live-session check at plan time (the flow refuses to summarize when live). */
-  live: LiveCheck;
+  /** Who had the session open at plan time (the flow refuses to summarize when someone may). */
+  access: SessionAccess;
   /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
   writeBlocker?: string;
   options: PlanOptions;
@@ -150,7 +148,7 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     estimatedSummaryTokens: 0,
     estimatedTokensAfterRange: { low: 0, high: 0 },
     estimatedTokensAfter: 0,
-    live: await checkSessionLive(session, options),
+    access: await accessOfSession(session, options),
     options,
   };
   const blocker = writeBlocker(file);
@@ -369,8 +367,7 @@ export async function commitCompaction(
   draft: CompactionDraft,
   now: () => Date = () => new Date(),
 ): Promise<CompactionResult> {
-  const live = await checkSessionLive(plan.session, plan.options);
-  if (live.live) throw liveSessionError(live, "compact", plan.options.surface);
+  assertAccess(await accessOfSession(plan.session, plan.options), ACTIONS.compact, plan.options);
   const prep = plan.preparation;
   const system = currentSystemMessage(prep.projection);
   const entry = buildCompactionEntry({
@@ -514,7 +511,7 @@ export async function runCompactionFlow(
             ...planOptions,
             maxOutputTokens: planOptions.maxOutputTokens ?? current.maxOutputTokens,
           });
-    if (plan.live.live) throw liveSessionError(plan.live, "compact", plan.options.surface);
+    assertAccess(plan.access, ACTIONS.compact, plan.options);
     assertWritable(plan.file); // no question and no summarizer token for a file we cannot write
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);

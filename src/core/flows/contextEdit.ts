@@ -14,33 +14,26 @@
  *                                               changed under us (shared loop, `replan.ts`)
  *
  * Refusals and guards are those of the compaction and switch flows: {@link UnsafeSessionWriteError}
- * (not a session, v1/v2 file, torn tail), {@link LiveSessionError}, {@link SessionChangedError} —
- * except that this process's own last context edit is no "recent write" while the file is unchanged
- * since (a trim can be restored or refined at once).
+ * (not a session, v1/v2 file, torn tail), {@link LiveSessionError}, {@link SessionChangedError}; our
+ * own last write is no "recent write" (`access/ownWrites.ts`: a trim can be restored or refined at once).
  * Source: pi 1.6.0 `SessionManager.appendContextEdit` (see `rules/contextEdit.ts`).
  */
 
-import * as fs from "node:fs";
 import { buildProjection } from "../rules/context";
 import { chainContextEdits } from "../rules/contextEdit";
 import { prepareContextEdits, type ContextEditAction, type ContextEditPreparation } from "../rules/editPlan";
 import { analyzePairing, describeFinding, type PairingReport } from "../rules/pairing";
 import { estimateProjectedContextTokens } from "../rules/tokens";
 import { SessionFile } from "../read/session";
-import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import type { SessionAccess } from "../access/access";
+import { ACTIONS } from "../access/route";
+import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessOptions } from "../access/words";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
 import { appendEntries, assertWritable, expectationOf, newEntryId, type AppendExpectation } from "./write";
 import type { ContextEditEntry } from "../types";
 
-/** The refused action in the live-session message ("Refusing to edit the context of this session …"). */
-const LIVE_WHAT = "edit the context of";
-
 /** Options of {@link planContextEdits}. */
-export interface ContextEditOptions {
-  /** Live-session guard: seconds since the last write (0 = off). */
-  guardSeconds: number;
-  /** `/proc` root for the process check (tests); null = no process check. */
-  procRoot?: string | null;
+export interface ContextEditOptions extends SessionAccessOptions {
   /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
   surface?: MessageSurface;
   /** Plan at a running pi's in-memory leaf (its live bridge's state), see `ContextEditPlanOptions.leafId`. */
@@ -57,8 +50,8 @@ export interface ContextEditPlan {
   preparation: ContextEditPreparation;
   /** Taken when the plan was made; the append is refused if the file changed since. */
   expectation: AppendExpectation;
-  /** The live-session check at plan time. */
-  live: LiveCheck;
+  /** Who had the session open at plan time. */
+  access: SessionAccess;
   options: ContextEditOptions;
 }
 
@@ -88,45 +81,9 @@ export async function planContextEditsOn(
     actions,
     preparation: prepareContextEdits(session, actions, options.leafId !== undefined ? { leafId: options.leafId } : {}),
     expectation,
-    live: await liveCheck(session, options),
+    access: await accessOfSession(session, options),
     options,
   };
-}
-
-/**
- * The file as this process's last context edit left it (size, mtime), per file: a "recent write"
- * that is our own (the file is unchanged since) does not make the session look live, so an edit can
- * be restored or refined right away. pi's own writes, and every other reason, still count.
- */
-const ownWrites = new Map<string, { size: number; mtimeMs: number }>();
-
-/**
- * The live-session check of a context edit (or its undo): this process's own last context edit of
- * the file is no "recent write" while the file is unchanged since.
- */
-export async function liveCheck(session: SessionFile, options: ContextEditOptions): Promise<LiveCheck> {
-  const check = await checkSessionLive(session, options);
-  const own = ownWrites.get(session.filePath);
-  if (!own || !check.reasons.some((r) => r.kind === "recent-write")) return check;
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(session.filePath);
-  } catch {
-    return check;
-  }
-  if (stat.size !== own.size || stat.mtimeMs !== own.mtimeMs) return check;
-  const reasons = check.reasons.filter((r) => r.kind !== "recent-write");
-  return { live: reasons.length > 0, reasons };
-}
-
-/** Remember that this process just appended a context edit (or its undo) to `file`, leaving `bytesAfter` bytes. */
-export function noteOwnWrite(file: string, bytesAfter: number): void {
-  try {
-    const stat = fs.statSync(file);
-    if (stat.size === bytesAfter) ownWrites.set(file, { size: stat.size, mtimeMs: stat.mtimeMs });
-  } catch {
-    // the read back reports it
-  }
 }
 
 /** What {@link commitContextEdits} wrote. */
@@ -183,15 +140,13 @@ export async function commitContextEdits(
       pairingAfter: prep.pairingBefore,
     };
   }
-  const live = await liveCheck(plan.session, plan.options);
-  if (live.live) throw liveSessionError(live, LIVE_WHAT, plan.options.surface, null);
+  assertAccess(await accessOfSession(plan.session, plan.options), ACTIONS.contextEdit, plan.options);
   const entries = chainContextEdits(prep.drafts, {
     leafId: prep.leafId,
     newId: (reserved) => newEntryId(plan.session.byId, reserved),
     timestamp: now().toISOString(),
   });
   const bytesAfter = appendEntries(plan.expectation, entries);
-  noteOwnWrite(plan.file, bytesAfter);
   // Written: from here on nothing may turn the outcome into a failure.
   const result: ContextEditResult = {
     file: plan.file,
@@ -249,7 +204,7 @@ export async function runContextEditFlow(
   return withReplanning(MAX_EDIT_ATTEMPTS, async (attempt) => {
     const plan = await planContextEdits(file, actions, options);
     if (plan.preparation.drafts.length === 0) return { kind: "nothing", plan };
-    if (plan.live.live) throw liveSessionError(plan.live, LIVE_WHAT, options.surface, null);
+    assertAccess(plan.access, ACTIONS.contextEdit, options);
     assertWritable(plan.file); // no question for a file we cannot write
     if (callbacks.confirm && !(await callbacks.confirm(plan, attempt.changed))) return { kind: "declined", plan };
     const replan = replanIfChanged(plan.expectation, attempt);

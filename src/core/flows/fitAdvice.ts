@@ -29,7 +29,7 @@ import { isBranchBudgetLimited } from "../rules/branch";
 import { contribution, type BodyReader } from "../rules/tokens";
 import type { FitShortfall, FittedRequest } from "./fit";
 import { FOREIGN_TOKENIZER_MARGIN } from "./fit";
-import type { MessageSurface } from "./live";
+import type { MessageSurface } from "../access/words";
 import type { Summarizer, SummaryRequest } from "./summarizer";
 import * as l10n from "@vscode/l10n";
 

@@ -3,7 +3,8 @@
  * Clear Label in the Pi Session view). No `vscode` import.
  */
 
-import { checkSessionLive, liveSessionError } from "./live";
+import { ACTIONS } from "../access/route";
+import { accessOfSession, assertAccess } from "../access/words";
 import { buildLabelEntry } from "../rules/branch";
 import { SessionFile } from "../read/session";
 import type { LabelEntry } from "../types";
@@ -30,14 +31,13 @@ export async function appendLabelChange(
   file: string,
   targetId: string,
   label: string | undefined,
-  options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "surface">,
+  options: Pick<SwitchPlanOptions, "guardSeconds" | "procRoot" | "processes" | "announced" | "force" | "surface">,
   now: () => Date = () => new Date(),
 ): Promise<LabelResult> {
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
-  const live = await checkSessionLive(session, options);
-  if (live.live) throw liveSessionError(live, "label entries in", options.surface);
+  assertAccess(await accessOfSession(session, options), ACTIONS.label, options);
   const text = label?.trim() || undefined;
   const entry = buildLabelEntry({
     id: newEntryId(session.byId),

@@ -10,7 +10,8 @@
 import { SessionFile } from "../read/session";
 import { normalizeSessionName } from "../rules/sessionLabel";
 import type { SessionInfoEntry } from "../types";
-import { checkSessionLive, liveSessionError, type SessionLiveOptions, type MessageSurface } from "./live";
+import { ACTIONS } from "../access/route";
+import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessOptions } from "../access/words";
 import { appendEntries, expectationOf, newEntryId } from "./write";
 
 /** What {@link appendSessionName} wrote. */
@@ -55,14 +56,13 @@ export function buildSessionInfoEntry(input: {
 export async function appendSessionName(
   file: string,
   name: string,
-  options: SessionLiveOptions & { surface?: MessageSurface },
+  options: SessionAccessOptions & { surface?: MessageSurface },
   now: () => Date = () => new Date(),
 ): Promise<NameResult> {
   if (!normalizeSessionName(name)) throw new EmptySessionNameError();
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
-  const live = await checkSessionLive(session, options);
-  if (live.live) throw liveSessionError(live, "name", options.surface, "run /name");
+  assertAccess(await accessOfSession(session, options), ACTIONS.name, options);
   const entry = buildSessionInfoEntry({
     id: newEntryId(session.byId),
     parentId: session.leafId,

@@ -11,7 +11,9 @@
  */
 
 import { planCompaction, type CompactionPlan, type PlanOptions } from "./compact";
-import { checkSessionLive, liveSessionError } from "./live";
+import { recordOwnWriteOf } from "../access/ownWrites";
+import { ACTIONS } from "../access/route";
+import { accessOfSession, assertAccess } from "../access/words";
 import { expectationHolds, SessionChangedError } from "./write";
 import { compactWithPi, type PiCompactResult, type RpcRecord } from "../pi/rpc";
 import type { PiRuntime } from "../pi/node";
@@ -78,7 +80,7 @@ export async function runPiCompactionFlow(
   let changed = false;
   for (let attempt = 1; ; attempt++) {
     const plan = attempt === 1 && firstPlan ? firstPlan : await planCompaction(file, planOptions);
-    if (plan.live.live) throw liveSessionError(plan.live, "compact", plan.options.surface);
+    assertAccess(plan.access, ACTIONS.compact, plan.options);
     if (callbacks.confirm && !(await callbacks.confirm(plan, changed))) return { kind: "declined", plan };
     if (!expectationHolds(plan.expectation)) {
       if (attempt >= MAX_ATTEMPTS)
@@ -87,8 +89,7 @@ export async function runPiCompactionFlow(
       continue;
     }
     // pi must not meet a live pi on the same file: the guard again, right before it starts
-    const live = await checkSessionLive(plan.session, plan.options);
-    if (live.live) throw liveSessionError(live, "compact", plan.options.surface);
+    assertAccess(await accessOfSession(plan.session, plan.options), ACTIONS.compact, plan.options);
     const around =
       callbacks.around ?? (<T>(task: (s: AbortSignal | undefined) => Promise<T>) => task(callbacks.signal));
     const pi = await around((signal) =>
@@ -103,7 +104,10 @@ export async function runPiCompactionFlow(
         ...(callbacks.onEvent ? { onEvent: callbacks.onEvent } : {}),
       }),
     );
-    return { kind: "compacted", plan, result: await readBack(plan, pi) };
+    const result = await readBack(plan, pi);
+    // pi-context had the user's pi write it: the file's age is not another writer's
+    recordOwnWriteOf(plan.file);
+    return { kind: "compacted", plan, result };
   }
 }
 

@@ -19,18 +19,19 @@ import { checkHealth, contextOf } from "../health/doctor";
 import { planRepair, type RepairPlan } from "../health/repair";
 import type { HealthReport } from "../health/types";
 import { SessionFile } from "../read/session";
-import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import type { SessionAccess } from "../access/access";
+import { ACTIONS, type SessionAction } from "../access/route";
+import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessOptions } from "../access/words";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
 import { appendEntries, expectationOf, newEntryId, UnsafeSessionWriteError, type AppendExpectation } from "./write";
 
-const LIVE_WHAT = "repair";
+/** A repair that moves pi's leaf cannot go through a running pi's bridge. */
+function repairAction(plan: SessionRepairPlan): SessionAction {
+  return plan.repair.entries.some((e) => e.type !== "context_edit") ? ACTIONS.repairLeaf : ACTIONS.repair;
+}
 
 /** Options of {@link planSessionRepair}. */
-export interface RepairFlowOptions extends AnalyzeOptions {
-  /** Live-session guard: seconds since the last write (0 = off). */
-  guardSeconds: number;
-  /** `/proc` root for the process check (tests); null = no process check. */
-  procRoot?: string | null;
+export interface RepairFlowOptions extends AnalyzeOptions, SessionAccessOptions {
   /** Wording of the live-session refusal. */
   surface?: MessageSurface;
   /** Current time (tests). */
@@ -49,7 +50,8 @@ export interface SessionRepairPlan {
   expectation?: AppendExpectation;
   /** Why nothing can be appended to this file (v1/v2 format, torn final line, not a session). */
   unsafe?: string;
-  live: LiveCheck;
+  /** Who had the session open at plan time. */
+  access: SessionAccess;
   options: RepairFlowOptions;
 }
 
@@ -88,7 +90,7 @@ export async function planSessionRepairOn(
     analysis,
     report,
     repair,
-    live: await checkSessionLive(session, options),
+    access: await accessOfSession(session, options),
     options,
   };
   if (expectation) plan.expectation = expectation;
@@ -125,8 +127,7 @@ export async function commitSessionRepair(plan: SessionRepairPlan): Promise<Sess
     throw new Error(
       `internal error: the planned repair leaves ${plan.repair.remaining.length} repairable error(s) (${plan.repair.remaining.map((f) => f.code).join(", ")}). Nothing was written.`,
     );
-  const live = await checkSessionLive(plan.session, plan.options);
-  if (live.live) throw liveSessionError(live, LIVE_WHAT, plan.options.surface, null);
+  assertAccess(await accessOfSession(plan.session, plan.options), repairAction(plan), plan.options);
   const bytesAfter = appendEntries(plan.expectation, entries);
   const back = await SessionFile.open(plan.file);
   const after = checkHealth(analyzeLoaded(back, plan.options));
@@ -167,7 +168,7 @@ export async function runRepairFlow(
     const plan = await planSessionRepair(file, options);
     if (plan.repair.entries.length === 0) return { kind: "nothing", plan };
     if (!plan.expectation) throw new UnsafeSessionWriteError(plan.unsafe ?? `${file} cannot take an append.`);
-    if (plan.live.live) throw liveSessionError(plan.live, LIVE_WHAT, options.surface, null);
+    assertAccess(plan.access, repairAction(plan), options);
     if (callbacks.confirm && !(await callbacks.confirm(plan, attempt.changed))) return { kind: "declined", plan };
     const replan = replanIfChanged(plan.expectation, attempt);
     if (replan) return replan;

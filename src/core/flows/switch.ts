@@ -50,7 +50,9 @@ import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../read/entries";
 import { formatFileOperations } from "../rules/files";
 import { measureRequest, tooLargeError, type FittedRequest } from "./fit";
 import { branchFitAdvice } from "./fitAdvice";
-import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
+import type { SessionAccess } from "../access/access";
+import { ACTIONS } from "../access/route";
+import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessOptions } from "../access/words";
 import { branchSummaryText, buildBranchSummaryRequest } from "./prompts";
 import { branchMessages, convertToLlm, entryEditorText, serializeConversation } from "../rules/serialize";
 import { SessionFile } from "../read/session";
@@ -92,15 +94,11 @@ export interface SwitchChoice {
 }
 
 /** Options of {@link planSwitch}. */
-export interface SwitchPlanOptions {
+export interface SwitchPlanOptions extends SessionAccessOptions {
   /** pi's agent dir (settings: `branchSummary.*`; models: the context window). */
   agentDir: string;
   projectSettings?: ProjectSettingsMode;
   cwd?: string;
-  /** Live-session guard: seconds since the last write (0 = off). */
-  guardSeconds: number;
-  /** `/proc` root for the process check (tests); null = no process check. */
-  procRoot?: string | null;
   /** Use this context window for pi's budget instead of the session model's. */
   contextWindow?: number;
   /** Where messages are shown (the live guard names VS Code's setting or the CLI's flag). Default `vscode`. */
@@ -141,7 +139,8 @@ export interface SwitchPlan {
   skipPrompt: boolean;
   /** Taken when the plan was made; the append is refused if the file changed since. */
   expectation: AppendExpectation;
-  live: LiveCheck;
+  /** Who had the session open at plan time. */
+  access: SessionAccess;
   /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
   writeBlocker?: string;
   options: SwitchPlanOptions;
@@ -215,7 +214,7 @@ export async function planSwitchOn(
     reserveTokens,
     skipPrompt: analysis.settings.branchSummary.skipPrompt.value === true,
     expectation,
-    live: await checkSessionLive(session, options),
+    access: await accessOfSession(session, options),
     options,
   };
   const blocker = writeBlocker(file);
@@ -444,8 +443,7 @@ export async function commitSwitch(
   };
   if (plan.editorText !== undefined) result.editorText = plan.editorText;
   if (entries.length === 0) return result;
-  const live = await checkSessionLive(plan.session, plan.options);
-  if (live.live) throw liveSessionError(live, "switch branches in", plan.options.surface);
+  assertAccess(await accessOfSession(plan.session, plan.options), ACTIONS.switch, plan.options);
   result.bytesAfter = appendEntries(plan.expectation, entries);
   result.fileLeafId = entries[entries.length - 1]!.id;
   return result;
@@ -516,7 +514,7 @@ export async function runSwitchFlow(
     const decided = callbacks.decide ? await callbacks.decide(plan, attempt.changed) : choice;
     if (!decided) return { kind: "declined", plan };
     const writes = plannedWrites(plan, decided);
-    if (writes.length > 0 && plan.live.live) throw liveSessionError(plan.live, "switch branches in", options.surface);
+    if (writes.length > 0) assertAccess(plan.access, ACTIONS.switch, options);
     if (writes.length > 0) assertWritable(plan.file); // before any summarizer request
     if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     const around = callbacks.around ?? (<T>(task: (o: SummarizeOptions) => Promise<T>) => task(callbacks));

@@ -2,13 +2,13 @@
  * Writing the undo of the last context edits (`rules/undoEdit.ts` plans it). No `vscode` import.
  *
  *   planUndo(file, options)     fresh read; the batch and the way (`leaf` marker or `retarget`
- *                               edits); the append expectation; the live-session check (this
- *                               process's own edit just made is no "recent write")
+ *                               edits); the append expectation; who has the session open (our
+ *                               own edit just made is no "recent write": `access/ownWrites.ts`)
  *   commitUndo(plan)            live guard again; ONE append (the marker, or the chained edits),
  *                               only if the file is unchanged since the plan; then read back
  *   runUndoFlow(file, …)        plan → confirm → commit, re-planning when the file changed
  *
- * Refusals and guards are those of `contextEdit.ts`.
+ * Refusals and guards are those of `contextEdit.ts` (the access action of a context edit).
  */
 
 import { buildLeafMarkerEntry } from "../rules/branch";
@@ -17,13 +17,13 @@ import { chainContextEdits } from "../rules/contextEdit";
 import { estimateProjectedContextTokens } from "../rules/tokens";
 import { isNothingToUndo, prepareUndo, type UndoOptions, type UndoPreparation } from "../rules/undoEdit";
 import { SessionFile } from "../read/session";
-import { liveCheck, noteOwnWrite, type ContextEditOptions } from "./contextEdit";
-import { liveSessionError, type LiveCheck } from "./live";
+import type { SessionAccess } from "../access/access";
+import { ACTIONS } from "../access/route";
+import { accessOfSession, assertAccess } from "../access/words";
+import type { ContextEditOptions } from "./contextEdit";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
 import { appendEntries, assertWritable, expectationOf, newEntryId, type AppendExpectation } from "./write";
 import type { ContextEditEntry, CustomEntry } from "../types";
-
-const LIVE_WHAT = "undo the context edit of";
 
 /** Options of {@link planUndo}: the guard's, and which batch (default: the last one on the branch). */
 export type UndoFlowOptions = ContextEditOptions & Pick<UndoOptions, "editIds" | "retargetOnly">;
@@ -35,7 +35,8 @@ export interface UndoPlan {
   /** The undo, or why there is nothing to undo. */
   preparation: UndoPreparation | { reason: string };
   expectation: AppendExpectation;
-  live: LiveCheck;
+  /** Who had the session open at plan time. */
+  access: SessionAccess;
   options: UndoFlowOptions;
 }
 
@@ -55,7 +56,7 @@ export async function planUndo(file: string, options: UndoFlowOptions): Promise<
       ...(options.retargetOnly ? { retargetOnly: true } : {}),
     }),
     expectation,
-    live: await liveCheck(session, options),
+    access: await accessOfSession(session, options),
     options,
   };
 }
@@ -81,8 +82,7 @@ export interface UndoResult {
 export async function commitUndo(plan: UndoPlan, now: () => Date = () => new Date()): Promise<UndoResult> {
   const prep = plan.preparation;
   if (isNothingToUndo(prep)) throw new Error(`internal error: nothing to undo (${prep.reason})`);
-  const live = await liveCheck(plan.session, plan.options);
-  if (live.live) throw liveSessionError(live, LIVE_WHAT, plan.options.surface, null);
+  assertAccess(await accessOfSession(plan.session, plan.options), ACTIONS.contextEdit, plan.options);
   const timestamp = now().toISOString();
   const ids = plan.session.byId;
   const entries: (CustomEntry | ContextEditEntry)[] =
@@ -102,7 +102,6 @@ export async function commitUndo(plan: UndoPlan, now: () => Date = () => new Dat
           timestamp,
         });
   const bytesAfter = appendEntries(plan.expectation, entries);
-  noteOwnWrite(plan.file, bytesAfter);
   const result: UndoResult = {
     file: plan.file,
     way: prep.way,
@@ -141,7 +140,7 @@ export async function runUndoFlow(
     const plan = await planUndo(file, options);
     const prep = plan.preparation;
     if (isNothingToUndo(prep)) return { kind: "nothing", plan, reason: prep.reason };
-    if (plan.live.live) throw liveSessionError(plan.live, LIVE_WHAT, options.surface, null);
+    assertAccess(plan.access, ACTIONS.contextEdit, options);
     assertWritable(plan.file);
     if (confirm && !(await confirm({ ...plan, preparation: prep }, attempt.changed))) return { kind: "declined", plan };
     const replan = replanIfChanged(plan.expectation, attempt);

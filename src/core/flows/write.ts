@@ -5,16 +5,17 @@
  *
  * What the change check can and cannot see is in `docs/security.md`: there is no lock between pi
  * and us, so an append by pi in the microseconds between our last check and our write is possible;
- * the live-session guard (`live.ts`) is what keeps a running pi away.
+ * the access guard (`access/`) is what keeps a running pi away.
  *
  * pi 1.6.0 appends one `JSON.stringify(entry) + "\n"` per entry (`SessionManager._persist`), keeps
  * the session in memory and never re-reads the file, and loads the last line as the leaf. So an
  * entry we append is only seen by a pi that opens the file afterwards; a running pi would branch
- * off its own leaf. Callers must check that pi is not running on the session (see `live.ts`).
+ * off its own leaf. Callers must check that no pi has the session open (see `access/`).
  */
 
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
+import { recordOwnWrite } from "../access/ownWrites";
 import { digestOfPrefix } from "../read/digest";
 import { readFullySync } from "../read/disk";
 import type { SessionFile } from "../read/session";
@@ -265,6 +266,8 @@ export function appendEntries(expectation: AppendExpectation, entries: readonly 
     }
     const misplaced = misplacedAppend(fd, expectation, data);
     if (misplaced) throw misplaced;
+    // the file as our append left it: its age is not someone else having the session open
+    recordOwnWrite(expectation.path, fs.fstatSync(fd));
     return expectation.size + data.length;
   } finally {
     try {

@@ -1,8 +1,9 @@
 /**
  * The model catalog inlined in pi's CLI bundle (`<pi>/dist/bundle/chunks/chunk-*.js`), read as
  * data: the `pi` executable does not load `node_modules/@earendil-works/pi-ai` (its bundle is
- * self-contained), so when the pi-ai package next to pi has another version (e.g. an install with
- * overrides) this is the catalog the user's pi really uses.
+ * self-contained), so when the pi-ai package next to pi has another version this is the catalog the
+ * user's pi really uses. That is the normal case for pi ≤ 1.0.x, which asks for pi-ai by a caret range
+ * (`^1.0.3`: a fresh install gets the newest 1.x pi-ai), and for installs with overrides.
  *
  * esbuild emits each provider's JSON import as an object literal and flattens it right after:
  *
@@ -10,153 +11,74 @@
  *   var ANTHROPIC_MODELS=flattenChatModelCatalog("anthropic",anthropic_default);
  *   var manifest_default={schemaVersion:6,generatedAt:"2026-11-20T10:48:49.496Z",…};
  *
- * {@link parseLiteral} reads exactly that subset (objects, arrays, strings, numbers, `!0`/`!1`,
- * `true`/`false`/`null`/`void 0`); nothing is evaluated. It depends on esbuild's output style, so
- * it is the fallback after pi-ai's JSON data (`catalog.ts`).
+ * {@link parseLiteral} has acorn parse the one expression after `var X_default=` and takes the
+ * literal forms esbuild writes for JSON data as values; nothing is evaluated. It depends on
+ * esbuild's output style (the `var …_default=` / `flatten…ModelCatalog(…)` lines), so it is the
+ * fallback after pi-ai's JSON data (`catalog.ts`).
  */
 
+import { parseExpressionAt, type AnyNode } from "acorn";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
 /** A literal that is not of the supported subset. */
 export class LiteralParseError extends Error {}
 
-const ESCAPES: Record<string, string> = {
-  n: "\n",
-  t: "\t",
-  r: "\r",
-  b: "\b",
-  f: "\f",
-  v: "\v",
-  "0": "\0",
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  "`": "`",
-  "\n": "",
-};
-
 /**
- * Parse one JavaScript literal of the subset esbuild emits for JSON data, starting at `pos`.
+ * Parse the JavaScript literal at `pos` with acorn: objects, arrays, strings, numbers (also
+ * negative), `!0` / `!1`, `true` / `false` / `null`, `void 0`, templates without expressions — what
+ * esbuild emits for JSON data.
  * @returns the value and the index just after it.
- * @throws {LiteralParseError} at anything else (identifiers, template expressions, calls…).
+ * @throws {LiteralParseError} at anything else (identifiers, template expressions, calls, syntax errors…).
  */
 export function parseLiteral(src: string, pos: number): { value: unknown; end: number } {
-  let i = pos;
-  const fail = (what: string): never => {
-    throw new LiteralParseError(`literal parse: ${what} at ${i}: ${src.slice(i, i + 40)}`);
-  };
-  const KEY = /[A-Za-z_$][\w$]*|\d+(?:\.\d+)?/y;
-  const NUMBER = /-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?/iy;
-  const ws = () => {
-    for (;;) {
-      const c = src.charCodeAt(i);
-      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
-      else return;
-    }
-  };
-  const str = (): string => {
-    const quote = src[i];
-    let out = "";
-    let from = ++i;
-    for (;;) {
-      const c = src[i];
-      if (c === undefined) return fail("unterminated string");
-      if (c === quote) break;
-      if (c === "\\") {
-        out += src.slice(from, i);
-        const e = src[++i]!;
-        if (e === "u") {
-          if (src[i + 1] === "{") {
-            const close = src.indexOf("}", i);
-            out += String.fromCodePoint(parseInt(src.slice(i + 2, close), 16));
-            i = close + 1;
-          } else {
-            out += String.fromCharCode(parseInt(src.slice(i + 1, i + 5), 16));
-            i += 5;
-          }
-        } else if (e === "x") {
-          out += String.fromCharCode(parseInt(src.slice(i + 1, i + 3), 16));
-          i += 3;
-        } else {
-          if (!(e in ESCAPES)) fail("escape");
-          out += ESCAPES[e];
-          i++;
-        }
-        from = i;
-        continue;
-      }
-      if (quote === "`" && c === "$" && src[i + 1] === "{") fail("template expression");
-      i++;
-    }
-    out += src.slice(from, i);
-    i++;
-    return out;
-  };
-  const sticky = (re: RegExp): string | undefined => {
-    re.lastIndex = i;
-    const m = re.exec(src);
-    if (!m) return undefined;
-    i += m[0].length;
-    return m[0];
-  };
-  const value = (): unknown => {
-    ws();
-    const c = src[i];
-    if (c === "{") {
-      i++;
-      const o: Record<string, unknown> = {};
-      ws();
-      while (src[i] !== "}") {
-        if (i >= src.length) fail("unterminated object");
-        const key = src[i] === '"' || src[i] === "'" ? str() : (sticky(KEY) ?? fail("key"));
-        ws();
-        if (src[i++] !== ":") fail("colon");
-        o[key] = value();
-        ws();
-        if (src[i] === ",") i++;
-        ws();
-      }
-      i++;
-      return o;
-    }
-    if (c === "[") {
-      i++;
-      const a: unknown[] = [];
-      ws();
-      while (src[i] !== "]") {
-        if (i >= src.length) fail("unterminated array");
-        a.push(value());
-        ws();
-        if (src[i] === ",") i++;
-        ws();
-      }
-      i++;
-      return a;
-    }
-    if (c === '"' || c === "'" || c === "`") return str();
-    for (const [text, v] of LITERALS) {
-      if (src.startsWith(text, i)) {
-        i += text.length;
-        return v;
-      }
-    }
-    const number = sticky(NUMBER);
-    if (number === undefined) return fail("value");
-    return Number(number);
-  };
-  const v = value();
-  return { value: v, end: i };
+  let node: AnyNode;
+  try {
+    node = parseExpressionAt(src, pos, { ecmaVersion: "latest" });
+  } catch (error) {
+    throw new LiteralParseError(`literal parse: ${(error as Error).message}`);
+  }
+  return { value: literalValue(node, src), end: node.end };
 }
 
-const LITERALS: readonly (readonly [string, unknown])[] = [
-  ["!0", true],
-  ["!1", false],
-  ["true", true],
-  ["false", false],
-  ["null", null],
-  ["void 0", undefined],
-];
+function literalValue(node: AnyNode, src: string): unknown {
+  const fail = (): never => {
+    throw new LiteralParseError(`literal parse: not data at ${node.start}: ${src.slice(node.start, node.start + 40)}`);
+  };
+  switch (node.type) {
+    case "ObjectExpression": {
+      const o: Record<string, unknown> = {};
+      for (const p of node.properties) {
+        if (p.type !== "Property" || p.kind !== "init" || p.method || p.computed) return fail();
+        const key = p.key.type === "Identifier" ? p.key.name : p.key.type === "Literal" ? String(p.key.value) : fail();
+        // as JSON.parse: `__proto__` is an own key, never the prototype
+        Object.defineProperty(o, key, {
+          value: literalValue(p.value, src),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return o;
+    }
+    case "ArrayExpression":
+      return node.elements.map((e) => (e && e.type !== "SpreadElement" ? literalValue(e, src) : fail()));
+    case "Literal":
+      return "regex" in node || "bigint" in node ? fail() : node.value;
+    case "TemplateLiteral":
+      return node.expressions.length === 0 ? node.quasis[0]!.value.cooked : fail();
+    case "UnaryExpression": {
+      const arg = node.argument;
+      if (node.operator === "void" && arg.type === "Literal" && arg.value === 0) return undefined;
+      if (arg.type !== "Literal" || typeof arg.value !== "number") return fail();
+      if (node.operator === "!") return !arg.value;
+      if (node.operator === "-") return -arg.value;
+      return fail();
+    }
+    default:
+      return fail();
+  }
+}
 
 /** The catalog groups found in a bundle, before flattening (`catalog.ts` flattens like pi-ai). */
 export interface BundleCatalogData {

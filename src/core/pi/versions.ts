@@ -1,4 +1,6 @@
 import * as l10n from "@vscode/l10n";
+import * as semver from "semver";
+import type { SemVer } from "semver";
 /**
  * The pi versions pi-context follows and the rule switches between them. One rule set covers pi
  * 0.87.0 … the current release (the conformance matrix runs 0.87.1, 1.0.3, 1.4.0, 1.5.2 and 1.6.0
@@ -15,52 +17,47 @@ export const REFERENCE_PI_VERSION = "1.6.0";
 export const OLDEST_MATCHING_PI_VERSION = "0.87.0";
 
 /**
- * `[major, minor, patch]` of a version such as `1.5.2` (a pre-release or build suffix is ignored);
- * undefined for anything else.
+ * A version as semver reads it: `1.5.2`, `v22.19.0`, `1.7.0-beta.1`; a bare `1` or `1.0` means `.0`.
+ * Undefined for anything else (nothing is guessed out of other text).
  */
+function semverOf(version: string): SemVer | undefined {
+  const v = version.trim();
+  return semver.parse(v, { loose: true }) ?? (/^v?\d+(\.\d+)?$/.test(v) ? semver.coerce(v) : null) ?? undefined;
+}
+
+/** `[major, minor, patch]` of a version such as `1.5.2` or `1.7.0-beta.1`; undefined for anything else. */
 export function parseVersion(version: string): [number, number, number] | undefined {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+  const v = semverOf(version);
+  return v ? [v.major, v.minor, v.patch] : undefined;
 }
 
 /**
- * Compare dotted versions numerically: -1 when `a` is older than `b`, 0 when equal, 1 when newer
- * (`1.10.0` > `1.9.2`, `1.0` = `1.0.0`; a leading `v` and a `-pre`/`+build` suffix are ignored,
- * non-numeric parts compare as 0).
+ * Compare versions by semver precedence: -1 when `a` is older than `b`, 0 when equal, 1 when newer
+ * (`1.10.0` > `1.9.2`, `1.7.0-beta.1` < `1.7.0`, `v1.0` = `1.0.0`; build metadata is ignored). A
+ * version that cannot be read is older than every readable one.
  */
 export function compareVersions(a: string, b: string): number {
-  const parts = (v: string) =>
-    v
-      .trim()
-      .replace(/^v/, "")
-      .replace(/[-+].*$/, "")
-      .split(".")
-      .map((x) => Number.parseInt(x, 10) || 0);
-  const pa = parts(a);
-  const pb = parts(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  return 0;
+  const va = semverOf(a);
+  const vb = semverOf(b);
+  if (!va || !vb) return (va ? 1 : 0) - (vb ? 1 : 0);
+  return semver.compare(va, vb);
 }
 
-/** True when `version` is `min` or newer. */
+/** True when `version` is `min` or newer (a pre-release of `min` is older than `min`). */
 export function atLeast(version: string, min: string): boolean {
   return compareVersions(version, min) >= 0;
 }
 
 /**
- * Whether `version` satisfies a `package.json` `engines` range of the simple kinds pi uses
- * (`>=22.19.0`, `>=22`, `^22.19.0`); an unknown range form counts as satisfied.
+ * Whether the Node `version` satisfies a `package.json` `engines.node` range (npm's range syntax:
+ * `>=22.19.0`, `^22.19.0 || >=24`, `22.x`; a Node pre-release counts as its release line). No range
+ * is no constraint. A range semver cannot read is not satisfied by any version: `nodeForPi` then runs
+ * no Node and says which range it could not meet, instead of starting pi on a Node it may not run on.
  */
 export function satisfiesEngine(version: string, range: string | undefined): boolean {
-  if (!range) return true;
-  const m = /^\s*(>=|\^)?\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$/.exec(range);
-  if (!m) return true;
-  const min = `${m[2]}.${m[3] ?? 0}.${m[4] ?? 0}`;
-  if (!atLeast(version, min)) return false;
-  return m[1] !== "^" || parseVersion(version)?.[0] === Number(m[2]);
+  if (range === undefined) return true;
+  const v = semverOf(version);
+  return !!v && semver.validRange(range) !== null && semver.satisfies(v, range, { includePrerelease: true });
 }
 
 /** The rule switches of one pi version (see {@link rulesFor}). */

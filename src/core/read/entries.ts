@@ -18,7 +18,6 @@ import {
   type CharBreakdown,
   type UsageNumbers,
 } from "./estimate";
-import { isNonEmptyString, isString, LongString, strValue, type ScannedValue } from "./jsonscan";
 import type { FileListDetails, MessageRole, SystemMessage } from "../types";
 
 /** A file operation pi's compaction tracks (`read`/`write`/`edit` tool calls with a string `path`). */
@@ -136,24 +135,31 @@ export const PI_CONTEXT_CUSTOM_TYPE = "pi-context/leaf";
 type Obj = Record<string, unknown>;
 
 function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof LongString);
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** pi's replacement check (`appendContextEdit`): `null`, or an object with a string or array `content`. */
 function validReplacement(value: unknown): boolean {
   if (value === null) return true;
   if (!isObject(value) || !("content" in value)) return false;
-  return isString(value.content) || Array.isArray(value.content);
+  return typeof value.content === "string" || Array.isArray(value.content);
 }
 
 function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : value instanceof LongString ? value.toString() : undefined;
+  return typeof value === "string" ? value : undefined;
 }
 
+/**
+ * `text`'s first line for a preview: leading whitespace (`\s`) dropped, cut before the first
+ * `\n` or `\r\n`, clipped to {@link PREVIEW_LENGTH}. Looks at no more of a long text than the
+ * preview needs (the line's first PREVIEW_LENGTH + 2 units decide it).
+ */
 function firstLine(text: string): string {
-  const trimmed = text.replace(/^\s+/, "");
-  const nl = trimmed.search(/\r?\n/);
-  return clipPreview(nl >= 0 ? trimmed.slice(0, nl) : trimmed);
+  const start = text.search(/\S/);
+  if (start < 0) return "";
+  const head = text.slice(start, start + PREVIEW_LENGTH + 2);
+  const nl = head.search(/\r?\n/);
+  return clipPreview(nl >= 0 ? head.slice(0, nl) : head);
 }
 
 /** A preview line of at most {@link PREVIEW_LENGTH} units: a longer one cut, with an ellipsis. */
@@ -163,41 +169,23 @@ function clipPreview(line: string): string {
 
 /**
  * `text`'s characters in a string of their own. V8 keeps a slice of 13 units or more as a view of
- * the string it was cut from: a preview cut from a message's text would keep the whole text alive
- * (up to a short line's 8 kB, copied by every young-generation GC while the file is read, then
- * held: half the records' heap on the text-heavy bench files); a long string's, the bytes decoded
- * around its first line.
+ * the string it was cut from: a preview or a listing's first message cut from a message's text
+ * would keep the whole text (the line's) alive as long as the record.
  */
-function ownCopy(text: string): string {
+export function ownCopy(text: string): string {
   return text.length < 13 ? text : Buffer.from(text, "utf16le").toString("utf16le");
 }
 
-/** Units of a long string decoded first for its preview (most first lines are shorter). */
-const PREVIEW_PROBE = 96;
-
 function previewOf(value: unknown): string | undefined {
-  if (typeof value === "string") return value ? firstLine(value) : undefined;
-  if (value instanceof LongString) {
-    // the first line straight from its raw bytes when they need no decoder (the common case)
-    const line = value.firstLine(PREVIEW_LENGTH);
-    if (line !== undefined) return clipPreview(line);
-    // firstLine of the first 2 × PREVIEW_LENGTH units; a shorter prefix gives the same line when it
-    // holds the line's end (a newline after the leading whitespace) or more than PREVIEW_LENGTH of it.
-    const probe = value.head(PREVIEW_PROBE);
-    const trimmed = probe.replace(/^\s+/, "");
-    if (trimmed.length > PREVIEW_LENGTH || (trimmed.length > 0 && trimmed.includes("\n"))) return firstLine(probe);
-    return firstLine(probe.length < PREVIEW_PROBE ? probe : value.head(PREVIEW_LENGTH * 2));
-  }
-  return undefined;
+  return typeof value === "string" && value ? firstLine(value) : undefined;
 }
 
 /** The string a field's preview comes from: the field itself, or its first non-empty text block. */
-function previewSource(source: unknown): string | LongString | undefined {
-  if (isString(source)) return source;
+function previewSource(source: unknown): string | undefined {
+  if (typeof source === "string") return source;
   if (!Array.isArray(source)) return undefined;
   for (const block of source) {
-    if (isObject(block) && block.type === "text" && isNonEmptyString(block.text))
-      return block.text as string | LongString;
+    if (isObject(block) && block.type === "text" && typeof block.text === "string" && block.text) return block.text;
   }
   return undefined;
 }
@@ -240,43 +228,6 @@ export function fileOpsOfMessage(message: unknown): FileOp[] {
   return ops;
 }
 
-/** A container's empty copy, a {@link LongString}'s decoded value, or the value itself. */
-function plainShell(value: unknown): unknown {
-  if (value instanceof LongString) return value.toString();
-  if (Array.isArray(value)) return [];
-  if (isObject(value)) return {};
-  return value;
-}
-
-/**
- * Decode a scanned value completely into plain JSON values (LongStrings become strings).
- * Iterative: a value nested thousands of levels deep (which `JSON.parse` reads) is converted too.
- */
-export function toPlain(value: unknown): unknown {
-  const root = plainShell(value);
-  const pending: [unknown, unknown][] = [[value, root]];
-  while (pending.length > 0) {
-    const [source, out] = pending.pop()!;
-    if (Array.isArray(source)) {
-      for (const item of source) {
-        const copy = plainShell(item);
-        (out as unknown[]).push(copy);
-        if (copy !== item) pending.push([item, copy]);
-      }
-    } else if (isObject(source)) {
-      for (const key of Object.keys(source)) {
-        const item = source[key];
-        const copy = plainShell(item);
-        if (key === "__proto__")
-          Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-        else (out as Obj)[key] = copy;
-        if (copy !== item && !(item instanceof LongString)) pending.push([item, copy]);
-      }
-    }
-  }
-  return root;
-}
-
 function stringArray(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const out: string[] = [];
@@ -303,16 +254,10 @@ export interface RecordError {
 
 /**
  * Build the {@link EntryRecord} of one parsed entry line (already migrated to version 3).
- * @param value the line as parsed by `JSON.parse` or `scanJson`.
- * @param scanned `value` came from `scanJson` (long strings are measured `LongString`s): tool-call
- *   arguments are then measured with `jsonLength` instead of the native `JSON.stringify`.
+ * @param value the line as parsed by `JSON.parse`; the record keeps none of its long strings.
  * @returns the record, or a {@link RecordError} for lines pi could not use as an entry.
  */
-export function buildRecord(
-  value: ScannedValue | unknown,
-  at: LineLocation,
-  scanned = false,
-): EntryRecord | RecordError {
+export function buildRecord(value: unknown, at: LineLocation): EntryRecord | RecordError {
   if (!isObject(value))
     return {
       code: "not-an-object",
@@ -327,9 +272,7 @@ export function buildRecord(
       message: `${String(str(value.type) ?? "entry")} with ${what}, not a string (pi 1.6.0 keeps it in its tree under that id, so its leaf, path and tokens can differ from these)`,
     };
   }
-  const parentRaw = value.parentId;
-  const parentId =
-    typeof parentRaw === "string" ? parentRaw : parentRaw instanceof LongString ? parentRaw.toString() : null;
+  const parentId = str(value.parentId) ?? null;
   const type = str(value.type) ?? "";
   const record: EntryRecord = {
     index: at.index,
@@ -354,7 +297,7 @@ export function buildRecord(
           message: `message entry with message ${String(message)} (pi 1.6.0 fails to open such a session: it reads message.role)`,
         };
       // pi keeps an entry whose message is `false`, a string, a number or an array: no role, no tokens.
-      if (isObject(message)) fillMessage(record, message, scanned);
+      if (isObject(message)) fillMessage(record, message);
       break;
     }
     case "compaction": {
@@ -380,7 +323,7 @@ export function buildRecord(
       record.fromId = str(value.fromId);
       record.fromHook = Boolean(value.fromHook);
       record.details = readDetails(value.details);
-      if (isNonEmptyString(value.summary)) {
+      if (typeof value.summary === "string" && value.summary) {
         const summaryMessage = { role: "branchSummary", summary: value.summary };
         record.chars = messageChars(summaryMessage);
         record.tokens = estimateTokens(summaryMessage);
@@ -393,7 +336,7 @@ export function buildRecord(
       record.customType = str(value.customType);
       record.display = Boolean(value.display);
       const message = { role: "custom", content: value.content ?? [] };
-      setChars(record, message, scanned);
+      setChars(record, message);
       setPreview(record, value.content);
       record.images = countImages(value.content);
       break;
@@ -419,7 +362,7 @@ export function buildRecord(
       break;
     case "custom":
       record.customType = str(value.customType);
-      if (record.customType?.startsWith("pi-context/")) record.data = toPlain(value.data);
+      if (record.customType?.startsWith("pi-context/")) record.data = value.data;
       break;
     case "usage": {
       record.usageKind = str(value.kind);
@@ -447,33 +390,27 @@ function readDetails(details: unknown): Partial<FileListDetails> | undefined {
 
 /** A system message as pi projects it: `content == null` becomes `""` (`sessionEntryToContextMessages`). */
 function normaliseSystem(message: unknown): SystemMessage {
-  const plain = toPlain(message) as SystemMessage;
-  if (isObject(plain) && plain.content == null) return { ...plain, content: "" };
-  return plain;
+  const system = message as SystemMessage;
+  if (isObject(system) && system.content == null) return { ...system, content: "" };
+  return system;
 }
 
 /**
- * Set `record.preview` from a message field. A long string of a scanned line is decoded from its
- * first bytes only (see {@link previewOf}: about a hundred bytes, rarely a few hundred), while the
- * line is in memory: cheaper than any later re-read, and what a record shows never depends on the
- * file staying as it was.
+ * Set `record.preview` from a message field, while the line is in memory: cheaper than any later
+ * re-read, and what a record shows never depends on the file staying as it was.
  */
 function setPreview(record: EntryRecord, field: unknown): void {
   const preview = previewOf(previewSource(field));
   if (preview !== undefined) record.preview = ownCopy(preview);
 }
 
-/**
- * Set `chars`/`tokens` of a record. Long strings of a scanned line are measured already (the
- * string finder measures while it validates), so this never reads the line again.
- * @param scanned the message was read by `scanJson` (may hold `LongString`s), not `JSON.parse`.
- */
-function setChars(record: EntryRecord, message: unknown, scanned: boolean): void {
-  record.chars = messageChars(message, { plain: !scanned });
+/** Set `chars`/`tokens` of a record. */
+function setChars(record: EntryRecord, message: unknown): void {
+  record.chars = messageChars(message);
   record.tokens = Math.ceil(totalChars(record.chars) / 4);
 }
 
-function fillMessage(record: EntryRecord, message: Obj, scanned: boolean): void {
+function fillMessage(record: EntryRecord, message: Obj): void {
   const role = str(message.role) ?? "";
   record.role = role;
   if (role === "system") {
@@ -482,7 +419,7 @@ function fillMessage(record: EntryRecord, message: Obj, scanned: boolean): void 
     record.systemTokens = estimateTokens(system);
     return;
   }
-  setChars(record, message, scanned);
+  setChars(record, message);
   switch (role) {
     case "assistant": {
       record.stopReason = str(message.stopReason);
@@ -567,5 +504,3 @@ export function entryRoles(record: EntryRecord): MessageRole[] {
       return [];
   }
 }
-
-export { strValue };

@@ -2,12 +2,8 @@
  * pi's token heuristics, exactly: `estimateTokens` and `calculateContextTokens`.
  *
  * Source: pi 1.6.0 `dist/core/compaction/compaction.js` (`estimateTokens`,
- * `estimateTextAndImageContentChars`, `calculateContextTokens`). Works on messages parsed by
- * `JSON.parse` and on messages read by `scanJson` (long strings as `LongString`), so the same
- * rules count both.
+ * `estimateTextAndImageContentChars`, `calculateContextTokens`), on messages as `JSON.parse` reads them.
  */
-
-import { jsonLength, LongString, strLength, type ScannedValue } from "./jsonscan";
 
 /** Characters pi counts for one image block (`ESTIMATED_IMAGE_CHARS`): 4800 chars = 1200 tokens. */
 export const ESTIMATED_IMAGE_CHARS = 4800;
@@ -29,12 +25,55 @@ export interface CharBreakdown {
 type Obj = Record<string, unknown>;
 
 function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof LongString);
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A string's `length`; 0 for anything else. */
+function strLength(value: unknown): number {
+  return typeof value === "string" ? value.length : 0;
+}
+
+/**
+ * `JSON.stringify(value).length` (pi's measure of tool-call arguments and `toolsAdded`); 0 for
+ * `undefined`, where pi's `.length` would throw.
+ */
+function jsonLength(value: unknown): number {
+  if (value === undefined) return 0;
+  try {
+    return JSON.stringify(value).length;
+  } catch (error) {
+    // V8's JSON.stringify recurses; JSON.parse reads values nested far deeper (issue 16.2)
+    if (error instanceof RangeError) return deepJsonLength(value);
+    throw error;
+  }
+}
+
+/** {@link jsonLength} of a value too deep for `JSON.stringify`, computed without recursion. */
+function deepJsonLength(value: unknown): number {
+  let n = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (v === null || typeof v !== "object") {
+      n += JSON.stringify(v).length;
+    } else if (Array.isArray(v)) {
+      n += 2 + Math.max(0, v.length - 1);
+      for (const item of v) pending.push(item);
+    } else {
+      const keys = Object.keys(v);
+      n += 2 + Math.max(0, keys.length - 1);
+      for (const key of keys) {
+        n += JSON.stringify(key).length + 1;
+        pending.push((v as Obj)[key]);
+      }
+    }
+  }
+  return n;
 }
 
 function contentChars(content: unknown, into: CharBreakdown): void {
-  if (typeof content === "string" || content instanceof LongString) {
-    into.text += strLength(content);
+  if (typeof content === "string") {
+    into.text += content.length;
     return;
   }
   if (!Array.isArray(content)) return;
@@ -48,13 +87,8 @@ function contentChars(content: unknown, into: CharBreakdown): void {
 /**
  * Characters pi's `estimateTokens` counts for a message, split by kind.
  * Unknown roles count nothing (pi returns 0 for them).
- * @param options.plain the message came from `JSON.parse` (no `LongString`s): lengths of tool-call
- *   arguments are taken from the native `JSON.stringify`.
  */
-export function messageChars(message: unknown, options: { plain?: boolean } = {}): CharBreakdown {
-  const argsLength = options.plain
-    ? (v: unknown): number => (v === undefined ? 0 : JSON.stringify(v).length)
-    : (v: unknown): number => jsonLength(v as ScannedValue);
+export function messageChars(message: unknown): CharBreakdown {
   const chars: CharBreakdown = { text: 0, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
   if (!isObject(message)) return chars;
   switch (message.role) {
@@ -68,7 +102,7 @@ export function messageChars(message: unknown, options: { plain?: boolean } = {}
           if (section) chars.text += strLength(section);
         }
       }
-      if (message.toolsAdded) chars.tools += argsLength(message.toolsAdded);
+      if (message.toolsAdded) chars.tools += jsonLength(message.toolsAdded);
       return chars;
     }
     case "user":
@@ -83,7 +117,7 @@ export function messageChars(message: unknown, options: { plain?: boolean } = {}
         if (!isObject(block)) continue;
         if (block.type === "text") chars.text += strLength(block.text);
         else if (block.type === "thinking") chars.thinking += strLength(block.thinking);
-        else if (block.type === "toolCall") chars.toolCalls += strLength(block.name) + argsLength(block.arguments);
+        else if (block.type === "toolCall") chars.toolCalls += strLength(block.name) + jsonLength(block.arguments);
       }
       return chars;
     }

@@ -23,8 +23,7 @@ import * as diagnostic from "./diagnostics";
 import { ContentDigest, type PrefixDigest } from "./digest";
 import { FileProbes, openRegular, openRegularSync, readFullySync, streamChunks } from "./disk";
 import { buildRecord, type EntryRecord } from "./entries";
-import type { ScannedValue } from "./jsonscan";
-import { isBlank, isLongLine, LineSplitter, parseLine } from "./lines";
+import { isBlank, LineSplitter, parseLine } from "./lines";
 import { isHeader, migrateMessageRole, migrateV1Entry, piVersion, syntheticId, toHeader } from "./migrate";
 import {
   CURRENT_SESSION_VERSION,
@@ -307,7 +306,7 @@ export class SessionFile {
     const bytes = this.readLineBytes(record);
     let value: Record<string, unknown>;
     try {
-      value = JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+      value = parseLine(bytes, 0, bytes.length) as Record<string, unknown>;
     } catch {
       throw new StaleSessionError(`line ${record.line} of ${this.filePath} changed since it was read`);
     }
@@ -476,13 +475,8 @@ export class SessionFile {
       return;
     }
     let value: unknown;
-    let scanned = false;
     try {
-      if (!isLongLine(end - start)) value = JSON.parse(buf.toString("utf8", start, end));
-      else {
-        value = parseLine(buf, start, end);
-        scanned = true;
-      }
+      value = parseLine(buf, start, end);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.diagnostics.push(diagnostic.unparseableLine(line, byteLength, offset, reason, terminated));
@@ -526,11 +520,7 @@ export class SessionFile {
       }
       if (this.fileVersion < 3) migrateMessageRole(obj);
     }
-    const record = buildRecord(
-      value as ScannedValue,
-      { index: this.records.length, line, offset, byteLength },
-      scanned,
-    );
+    const record = buildRecord(value, { index: this.records.length, line, offset, byteLength });
     if ("code" in record && !("id" in record)) {
       this.diagnostics.push(diagnostic.skippedEntry(line, offset, record.code, record.message));
       return;

@@ -7,8 +7,8 @@
  *
  * Fast: only the lines that matter are parsed. pi writes every entry with `type` first
  * (`{"type":"message",…`), so a line's type is read from its first bytes; header, `session_info`,
- * `model_change` lines and message lines until the first user message are parsed (`parseLine`: long
- * strings stay byte ranges), other lines are only counted; a line longer than a chunk is skipped
+ * `model_change` lines and message lines until the first user message are parsed (`parseLine`),
+ * other lines are only counted; a line longer than a chunk is skipped
  * with `indexOf`, never copied; a line that does not end in `}` (torn) is parsed to decide. Differences
  * from pi: a line that starts like an entry and ends in `}` but does not parse (a byte corrupted
  * inside) is still counted; a final line without `\n` (pi is writing it) is read next time.
@@ -16,7 +16,7 @@
 
 import * as fs from "node:fs";
 import { openRegular } from "./disk";
-import { isString, LongString } from "./jsonscan";
+import { ownCopy } from "./entries";
 import { parseLine } from "./lines";
 import { FIRST_MESSAGE_KEEP_CHARS } from "../rules/sessionLabel";
 
@@ -298,7 +298,7 @@ function consume(info: SessionInfo, buf: Buffer, start: number, end: number, dec
   try {
     let s = start;
     if (buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
-    value = parseLine(buf, s, end, false);
+    value = parseLine(buf, s, end);
   } catch {
     return; // pi skips lines JSON.parse rejects
   }
@@ -308,24 +308,24 @@ function consume(info: SessionInfo, buf: Buffer, start: number, end: number, dec
   }
   const v = value as Record<string, unknown>;
   if (info.state === "incomplete") {
-    if (v.type !== "session" || !isString(v.id)) {
+    if (v.type !== "session" || typeof v.id !== "string") {
       info.state = "not-session";
       return;
     }
     info.state = "session";
-    info.id = String(v.id);
-    if (isString(v.cwd)) info.cwd = String(v.cwd);
-    if (isString(v.timestamp)) info.created = String(v.timestamp);
-    if (isString(v.parentSession)) info.parentSession = String(v.parentSession);
+    info.id = v.id;
+    if (typeof v.cwd === "string") info.cwd = v.cwd;
+    if (typeof v.timestamp === "string") info.created = v.timestamp;
+    if (typeof v.parentSession === "string") info.parentSession = v.parentSession;
     return;
   }
   info.entryCount++;
   if (v.type === "session_info") {
-    const name = isString(v.name) ? String(v.name).trim() : "";
+    const name = typeof v.name === "string" ? v.name.trim() : "";
     if (name) info.name = name;
     else delete info.name;
   } else if (v.type === "model_change") {
-    const id = `${isString(v.provider) ? String(v.provider) : "?"}/${isString(v.modelId) ? String(v.modelId) : "?"}`;
+    const id = `${typeof v.provider === "string" ? v.provider : "?"}/${typeof v.modelId === "string" ? v.modelId : "?"}`;
     if (!info.models.includes(id) && info.models.length < MAX_MODELS) info.models.push(id);
   } else if (v.type === "message") {
     info.messageCount++;
@@ -339,7 +339,7 @@ function consume(info: SessionInfo, buf: Buffer, start: number, end: number, dec
 
 /** pi's `extractTextContent`: a string, or the text blocks joined with " " (first {@link FIRST_MESSAGE_KEEP_CHARS} characters). */
 function textOf(content: unknown): string {
-  if (isString(content)) return head(content);
+  if (typeof content === "string") return head(content);
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
   let length = 0;
@@ -353,8 +353,8 @@ function textOf(content: unknown): string {
   return parts.join(" ").slice(0, FIRST_MESSAGE_KEEP_CHARS);
 }
 
+/** The first {@link FIRST_MESSAGE_KEEP_CHARS} characters, a copy: the listing keeps it, not the whole text. */
 function head(value: unknown): string {
-  if (typeof value === "string") return value.slice(0, FIRST_MESSAGE_KEEP_CHARS);
-  if (value instanceof LongString) return value.head(FIRST_MESSAGE_KEEP_CHARS);
+  if (typeof value === "string") return ownCopy(value.slice(0, FIRST_MESSAGE_KEEP_CHARS));
   return value === undefined || value === null ? "" : String(value);
 }

@@ -381,7 +381,6 @@ export function prepareContextEdits(
     const after = simulated.projection.entries[position.get(p.targetId)!]!;
     return { ...p, tokensAfter: contribution(after, simulated.view).tokens, bytes: lineBytes(p, i) };
   });
-  const pureTokensBefore = estimatePureContextTokens(projection, session);
   const order = new Map(actions.map((a, i) => [a, i]));
   refused.sort((x, y) => order.get(x.action)! - order.get(y.action)!);
   unchanged.sort((x, y) => order.get(x)! - order.get(y)!);
@@ -393,8 +392,7 @@ export function prepareContextEdits(
     unchanged,
     tokensBefore,
     tokensAfter: estimateProjectedContextTokens(simulated.projection, simulated.view),
-    pureTokensBefore,
-    baselineTokens: edits.length > 0 ? pureTokensBefore : tokensBefore.tokens,
+    ...tokensNow(projection, session, tokensBefore, edits.length > 0),
     bytes: edits.reduce((sum, e) => sum + e.bytes, 0),
     pairingBefore,
     pairingAfter: simulated.pairing,
@@ -520,8 +518,7 @@ export function prepareContextEdits(
       // Unedited: the target shows its original content, whose characters (pi's `estimateTokens`
       // count) were measured when the file was read. Equal content has equal counts, so a
       // different count settles it without reading the body (most targets are large results).
-      if (totalChars(messageChars({ role, content: wanted }, { plain: true })) !== totalChars(entry.record.chars))
-        return false;
+      if (totalChars(messageChars({ role, content: wanted })) !== totalChars(entry.record.chars)) return false;
       return isDeepStrictEqual(wanted, originalContent(entry.record.id));
     }
     const content = (session.readEntry(entry.edit) as { replacement?: { content?: unknown } }).replacement?.content;
@@ -556,6 +553,20 @@ export function prepareContextEdits(
       unchangedPrefixTokens: prefix,
     };
   }
+}
+
+/**
+ * The context now on both bases: pi's pure chars/4 estimate, and the one "after" is compared with
+ * (the pure one when edits are planned; pi's own number, `tokensBefore`, when nothing is written).
+ */
+function tokensNow(
+  projection: Projection,
+  session: SessionView,
+  tokensBefore: ContextEstimate,
+  edited: boolean,
+): { pureTokensBefore: number; baselineTokens: number } {
+  const pureTokensBefore = estimatePureContextTokens(projection, session);
+  return { pureTokensBefore, baselineTokens: edited ? pureTokensBefore : tokensBefore.tokens };
 }
 
 function errorKey(f: PairingFinding): string {

@@ -13,8 +13,9 @@ import type { Diagnostic } from "../types";
 import type { PiReport } from "../pi/userPi";
 import type { PiRules } from "../pi/versions";
 import { formatTokens } from "../../shared/format";
-import type { PriceLookup } from "./cost";
+import { NO_PRICES, type PriceLookup } from "./cost";
 import { attachEconomics, type EconomicsFields } from "./economics";
+import { fixedContextOf, type FixedContext } from "./fixedContext";
 import * as l10n from "@vscode/l10n";
 
 /** A context window and where it came from. */
@@ -75,6 +76,11 @@ export interface InspectResult extends EconomicsFields {
   /** pi's `shouldCompact` (null without window or reserve). */
   shouldCompact: boolean | null;
   compaction: CompactionPreview | null;
+  /**
+   * The fixed part of the context (pi's system message: sections and tool declarations) at the
+   * leaf, and what it cost over the branch so far (`fixedContext.ts`); computed on first read.
+   */
+  fixedContext: FixedContext;
   /** Why `compaction` is null. */
   compactionUnavailable?: string;
   diagnostics: Diagnostic[];
@@ -257,7 +263,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     compaction: null,
     diagnostics,
     settingsProblems: settings.problems,
-  } as Omit<InspectResult, keyof EconomicsFields> as InspectResult;
+  } as Omit<InspectResult, keyof EconomicsFields | "fixedContext"> as InspectResult;
   attachEconomics(result, {
     records: session.records,
     projection,
@@ -270,6 +276,12 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   if (options.pi) result.pi = options.pi;
   Object.defineProperty(result, "compaction", {
     get: () => preparePreview().compaction,
+    enumerable: true,
+    configurable: true,
+  });
+  let fixed: FixedContext | undefined;
+  Object.defineProperty(result, "fixedContext", {
+    get: () => (fixed ??= fixedContextOf(projection, options.prices ?? NO_PRICES, session)),
     enumerable: true,
     configurable: true,
   });

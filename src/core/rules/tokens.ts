@@ -144,36 +144,66 @@ export function estimateContextTokens(projection: Projection, reader: BodyReader
 }
 
 /**
+ * pi-ai's transcript replay (`getCurrentSystemMessage`), one system message at a time: `content`
+ * texts joined with a blank line, `sections` patched by name (`null` deletes), tools removed then
+ * added by name, the first message's timestamp.
+ */
+export class SystemReplay {
+  private content: string[] = [];
+  private sections = new Map<string, string>();
+  private tools = new Map<unknown, unknown>();
+  private timestamp: number | undefined;
+
+  /** Forget every message (a compaction's context starts again from its checkpoint). */
+  reset(): void {
+    this.content = [];
+    this.sections = new Map();
+    this.tools = new Map();
+    this.timestamp = undefined;
+  }
+
+  /** Replay one system message. */
+  apply(message: SystemMessage): void {
+    this.timestamp ??= message.timestamp;
+    const text = contentText(message.content);
+    if (text.length > 0) this.content.push(text);
+    const patch = message.sections;
+    if (patch && typeof patch === "object") {
+      for (const [name, value] of Object.entries(patch)) {
+        if (value === null) this.sections.delete(name);
+        else this.sections.set(name, value);
+      }
+    }
+    for (const tool of asArray(message.toolsRemoved)) this.tools.delete((tool as { name?: unknown } | null)?.name);
+    for (const tool of asArray(message.toolsAdded)) this.tools.set((tool as { name?: unknown } | null)?.name, tool);
+  }
+
+  /** The replayed message, or undefined when no system message came and there is no tool. */
+  message(): SystemMessage | undefined {
+    if (this.timestamp === undefined && this.tools.size === 0) return undefined;
+    const replayed: SystemMessage = {
+      role: "system",
+      content: this.content.join("\n\n"),
+      timestamp: this.timestamp ?? 0,
+    };
+    if (this.sections.size > 0) replayed.sections = Object.fromEntries(this.sections);
+    if (this.tools.size > 0) replayed.toolsAdded = [...this.tools.values()];
+    return replayed;
+  }
+}
+
+/**
  * pi-ai's `getCurrentSystemMessage`: replay every system message of the context into one.
  * @returns the replayed message, or undefined when there is no system message and no tool.
  */
 export function currentSystemMessage(projection: Projection): SystemMessage | undefined {
-  const content: string[] = [];
-  const sections = new Map<string, string>();
-  const tools = new Map<unknown, unknown>();
-  let timestamp: number | undefined;
+  const replay = new SystemReplay();
   for (const entry of projection.entries) {
     if (entry.roles[0] !== "system") continue;
     const message = entry.record.system;
-    if (!message) continue;
-    timestamp ??= message.timestamp;
-    const text = contentText(message.content);
-    if (text.length > 0) content.push(text);
-    const patch = message.sections;
-    if (patch && typeof patch === "object") {
-      for (const [name, value] of Object.entries(patch)) {
-        if (value === null) sections.delete(name);
-        else sections.set(name, value);
-      }
-    }
-    for (const tool of asArray(message.toolsRemoved)) tools.delete((tool as { name?: unknown } | null)?.name);
-    for (const tool of asArray(message.toolsAdded)) tools.set((tool as { name?: unknown } | null)?.name, tool);
+    if (message) replay.apply(message);
   }
-  if (timestamp === undefined && tools.size === 0) return undefined;
-  const replayed: SystemMessage = { role: "system", content: content.join("\n\n"), timestamp: timestamp ?? 0 };
-  if (sections.size > 0) replayed.sections = Object.fromEntries(sections);
-  if (tools.size > 0) replayed.toolsAdded = [...tools.values()];
-  return replayed;
+  return replay.message();
 }
 
 function asArray(value: unknown): unknown[] {

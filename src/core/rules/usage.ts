@@ -24,7 +24,7 @@
 
 import type { EntryRecord } from "../read/entries";
 import type { UsageNumbers } from "../read/estimate";
-import { formatTokens } from "../../shared/format";
+import { formatTokens, piDollars } from "../../shared/format";
 
 /** pi's `createUsageTotals()`: tokens and US dollars. */
 export interface UsageTotals {
@@ -112,7 +112,7 @@ export function formatUsageFooter(totals: UsageTotals, latestCacheHitRate: numbe
   if (totals.cacheWrite) parts.push(`W${formatTokens(totals.cacheWrite)}`);
   if ((totals.cacheRead > 0 || totals.cacheWrite > 0) && latestCacheHitRate !== null)
     parts.push(`CH${latestCacheHitRate.toFixed(1)}%`);
-  if (totals.cost) parts.push(`$${totals.cost.toFixed(3)}`);
+  if (totals.cost) parts.push(piDollars(totals.cost));
   return parts.join(" ");
 }
 

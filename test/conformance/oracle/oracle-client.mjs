@@ -122,6 +122,11 @@ export class OracleClient {
     return this.request({ ...request, type: "usage" });
   }
 
+  /** pi's system message at the leaf and its estimate (see `systemMessageView`): `{file | entriesJsonl, leaf?}`. */
+  systemMessage(request) {
+    return this.request({ ...request, type: "systemMessage" });
+  }
+
   /** pi-ai's `calculateCost` on pi's registry model: `{provider, modelId, usages, agentDir? | agentFiles?}`. */
   cost(request) {
     return this.request({ ...request, type: "cost" });

@@ -116,6 +116,10 @@ const transformMod = await import(
   pathToFileURL(join(piAiDir(EXPECTED_PI_VERSION), "dist", "api", "transform-messages.js")).href
 );
 const piAi = await import("@earendil-works/pi-ai");
+// pi-ai's transcript replay as this pi version's library code reaches it
+const transcriptMod = await import(
+  pathToFileURL(join(piAiDir(EXPECTED_PI_VERSION), "dist", "utils", "transcript.js")).href
+).catch(() => piAi);
 
 if (pi.VERSION !== EXPECTED_PI_VERSION) {
   throw new Error(`expected pi ${EXPECTED_PI_VERSION}, loaded ${pi.VERSION} from ${PI_BASE}`);
@@ -1196,6 +1200,45 @@ export async function usageStats(source, opts = {}) {
 }
 
 /**
+ * pi's system message at the leaf: `{file | entriesJsonl, leaf?}` → `{piVersion, leafId, estimate,
+ * system}` where `estimate` = `estimateTokens(getCurrentSystemMessage(projection messages))` (0
+ * without one) and `system` = null or the replayed message's measures: `contentLength`, each
+ * section's `.length` by name (in order), each tool's `name` and `JSON.stringify(tool).length`,
+ * `toolsJsonLength` = `JSON.stringify(toolsAdded).length`, and the texts of `project_context` and
+ * `skills` (what pi-context splits by file and skill).
+ */
+export async function systemMessageView(source, opts = {}) {
+  const { copy, sm } = openCopy(source);
+  try {
+    applyLeaf(sm, opts.leaf);
+    const messages = sm.buildSessionProjection().entries.flatMap((pe) => pe.messages);
+    const system = transcriptMod.getCurrentSystemMessage(messages);
+    return {
+      piVersion: pi.VERSION,
+      leafId: sm.getLeafId(),
+      estimate: system ? estimateTokens(system) : 0,
+      system: system
+        ? {
+            contentLength: typeof system.content === "string" ? system.content.length : null,
+            sections: Object.entries(system.sections ?? {}).map(([name, text]) => ({ name, length: text.length })),
+            tools: (system.toolsAdded ?? []).map((tool) => ({
+              name: tool.name,
+              jsonLength: JSON.stringify(tool).length,
+            })),
+            toolsJsonLength: system.toolsAdded ? JSON.stringify(system.toolsAdded).length : 0,
+            texts: {
+              project_context: system.sections?.project_context ?? null,
+              skills: system.sections?.skills ?? null,
+            },
+          }
+        : null,
+    };
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * `request` = { provider, modelId, usages: [{input, output, cacheRead, cacheWrite, cacheWrite1h?}],
  * agentDir? | agentFiles? }: pi-ai's `calculateCost(model, usage)` for each usage, on the model
  * pi's registry resolves (null when it knows none).
@@ -1221,7 +1264,7 @@ export async function costOf(request) {
 // --------------------------------------------------------------------------------------------
 
 /**
- * One request: `{type?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit", file | entriesJsonl,
+ * One request: `{type?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit"|"usage"|"systemMessage", file | entriesJsonl,
  * args?: string[], agentDir?, agentFiles?, leaf?, append?, edits?}`, `{type: "listing", ...}` (see sessionListing),
  * `{type: "catalog", agentDir?, agentFiles?}` (see modelCatalog), `{type: "sessionInfos", dir}` (see sessionInfos) or
  * `{type: "classify", messages, contextWindow?}` (see classifyAnswers).
@@ -1280,6 +1323,8 @@ export async function handleRequest(request) {
       return contextEditView(source, opts, Array.isArray(request.edits) ? request.edits : []);
     case "usage":
       return usageStats(source, opts);
+    case "systemMessage":
+      return systemMessageView(source, opts);
     default:
       throw new Error(`unknown request type ${JSON.stringify(type)}`);
   }

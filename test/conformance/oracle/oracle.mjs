@@ -10,7 +10,7 @@
 //   $NODE22 test/conformance/oracle/oracle.mjs --batch   < requests.jsonl > results.jsonl
 //
 // Batch protocol (one JSON object per line each way, answers in request order):
-//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit"|"listing"|"catalog",
+//   request  {"id"?: any, "type"?: "oracle"|"loadCheck"|"piOpen"|"llm"|"contextEdit"|"listing"|"catalog"|"systemMessage",
 //             "file": "<path>" | "entriesJsonl": "<file content>",
 //             "args"?: ["--agent-dir", "DIR", ...], "agentDir"?: "DIR",
 //             "agentFiles"?: {"settings.json": {...}, "models.json": {...}},
@@ -21,7 +21,9 @@
 //            pi-ai's transformMessages(convertToLlm(...)) shapes with orphaned results / fillers;
 //            "contextEdit" = pi's appendContextEdit per edit (entry line or pi's error); "listing" = {agentDir, cwds, continueRecent?,
 //            explicitSessionDir?, mtimes?} -> pi's session-dir encoding, list and continueRecent;
-//            "catalog" = {agentDir?|agentFiles?} -> every chat model pi's registry resolves.
+//            "catalog" = {agentDir?|agentFiles?} -> every chat model pi's registry resolves;
+//            "systemMessage" = pi-ai's getCurrentSystemMessage at the leaf, pi's estimateTokens of
+//            it, each section's length and each tool's JSON length.
 //   response {"id": <request id or 0-based line number>, "ok": true, "result": {...}}
 //            {"id": ..., "ok": false, "error": "message"}
 // The input file is never modified (pi works on a private copy). stdout carries only JSON;

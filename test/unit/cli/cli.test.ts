@@ -84,7 +84,7 @@ describe("pi-context CLI", () => {
       ["tree", "s.jsonl", "--bogus"],
       ["doctor", "s.jsonl", "--fix"],
       ["switch", "s.jsonl", "e1", "--yes"],
-      ["compact", "s.jsonl", "--force"],
+      ["compact", "s.jsonl", "--overwrite"],
     ]) {
       const r = await run(args);
       assert.equal(r.code, 2, args.join(" "));

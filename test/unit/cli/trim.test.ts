@@ -133,6 +133,27 @@ describe("pi-context trim / restore", () => {
     ]);
   });
 
+  it("two trims in a row on an idle session both succeed; one right after another program wrote is refused, --force goes ahead", async () => {
+    const file = fresh();
+    const first = await run(["trim", file, "r6", ...AGENT]);
+    assert.equal(first.code, 0, first.err);
+    // written by pi-context a moment ago: our own write is no evidence (issue 40)
+    const second = await run(["trim", file, "r3", ...AGENT]);
+    assert.equal(second.code, 0, second.err);
+    assert.doesNotMatch(second.err, /Refusing/);
+    // another program (pi) writes: the same command is refused, nothing written, --force offered
+    fs.utimesSync(file, new Date(), new Date());
+    const bytes = fs.readFileSync(file);
+    const refused = await run(["restore", file, "r6", ...AGENT]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /written \d s ago by another program/);
+    assert.match(refused.err, /If you know no pi has this session open, --force goes ahead\./);
+    assert.deepEqual(fs.readFileSync(file), bytes);
+    const forced = await run(["restore", file, "r6", "--force", ...AGENT]);
+    assert.equal(forced.code, 0, forced.err);
+    assert.match(forced.out, /^Restored: wrote 1 context edit/m);
+  });
+
   it("refuses (exit 1, file byte-identical): an unknown or not editable entry, a live session; usage errors exit 2", async () => {
     const file = fresh();
     const before = fs.readFileSync(file);

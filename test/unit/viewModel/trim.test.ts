@@ -15,6 +15,7 @@ import { buildProjection } from "../../../src/core/rules/context";
 import { chainContextEdits } from "../../../src/core/rules/contextEdit";
 import { prepareContextEdits } from "../../../src/core/rules/editPlan";
 import { analyzeLoaded } from "../../../src/core/rules/analyze";
+import { formatDollars } from "../../../src/shared/format";
 import { defaultNote, imagesNote, trimActions } from "../../../src/viewModel/trimActions";
 import { trimEconomics } from "../../../src/viewModel/trimCost";
 import {
@@ -396,6 +397,11 @@ describe("trim preview", () => {
     const costLine = trimPreviewLines(p).find((l) => l.startsWith("Cost: "));
     assert.ok(costLine?.endsWith(" more per request."), `a restore costs more per request: ${costLine}`);
     assert.ok(!costLine!.includes("−") && !costLine!.includes("less"), costLine);
+    assert.equal(
+      costLine,
+      `Cost: ${formatDollars(p.cost!.oneOffExtra)} once on the next request, then ${formatDollars(-p.cost!.perRequestSaving)} more per request.`,
+    );
+    assert.match(costLine!, /^Cost: -?\$\d+\.\d{3,} once on the next request, then \$\d+\.\d{3,} more per request\.$/);
   });
 });
 

@@ -20,7 +20,9 @@ import {
   withInstructions,
   type CompactionPlan,
 } from "../../../../src/core/flows/compact";
-import { checkLiveSession, isPiCommandLine, LiveSessionError } from "../../../../src/core/flows/live";
+import { sessionAccess } from "../../../../src/core/access/gather";
+import { LiveSessionError } from "../../../../src/core/access/words";
+import { isPiCommandLine } from "../../../../src/core/proc/table";
 import {
   COMPACTION_INSTRUCTIONS,
   COMPACTION_UPDATE_INSTRUCTIONS,
@@ -512,7 +514,8 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       fs.symlinkSync(cwd, path.join(proc, "4243", "cwd"));
       await assert.rejects(
         runCompactionFlow(file, summarizer, { agentDir: agentDir("long"), guardSeconds: 0, procRoot: proc }),
-        (e: unknown) => e instanceof LiveSessionError && e.reasons.length === 1 && /process 4242/.test(e.message),
+        (e: unknown) =>
+          e instanceof LiveSessionError && e.access.evidence.length === 1 && /process 4242/.test(e.message),
       );
       assert.equal(server.requests.length, 0);
     });
@@ -873,18 +876,17 @@ describe("live-session detection", () => {
       try {
         // the real table (procRoot given: not the runner's PI_CONTEXT_GUARD_PROCESSES); wait until
         // the child has exec'd rather than for a fixed time
-        const check = (cwd: string) =>
-          checkLiveSession(session, { guardSeconds: 30, sessionCwd: cwd, procRoot: "/proc" });
+        const check = (cwd: string) => sessionAccess(session, { guardSeconds: 30, header: { cwd }, procRoot: "/proc" });
         let found = await check(dir);
-        for (let i = 0; i < 200 && !found.live; i++) {
+        for (let i = 0; i < 200 && found.strength === "none"; i++) {
           await new Promise((r) => setTimeout(r, 50));
           found = await check(dir);
         }
-        assert.equal(found.live, true);
-        const reason = found.reasons.find((r) => r.kind === "pi-process");
-        assert.ok(reason && reason.kind === "pi-process" && reason.pid === child.pid && reason.match === "cwd");
+        // its session cannot be told (s.jsonl is no pi session it started): it may have resumed this one
+        const reason = found.evidence.find((e) => e.kind === "process");
+        assert.ok(reason && reason.kind === "process" && reason.pid === child.pid && reason.how === "in-folder");
         // a folder no other pi on this machine runs in (a fresh one, not the shared tmp dir)
-        assert.equal((await check(elsewhere)).live, false);
+        assert.equal((await check(elsewhere)).strength, "none");
       } finally {
         child.kill();
         fs.rmSync(dir, { recursive: true, force: true });

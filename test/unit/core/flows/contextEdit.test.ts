@@ -17,7 +17,7 @@ import {
   runContextEditFlow,
   type ContextEditOptions,
 } from "../../../../src/core/flows/contextEdit";
-import { LiveSessionError } from "../../../../src/core/flows/live";
+import { LiveSessionError } from "../../../../src/core/access/words";
 import { KEEPS_CHANGING, REPLAN, withReplanning, writeOrReplan } from "../../../../src/core/flows/replan";
 import { SessionChangedError, UnsafeSessionWriteError } from "../../../../src/core/flows/write";
 import { SessionFile } from "../../../../src/core/read/session";
@@ -131,15 +131,13 @@ describe("context edit flow: writing", () => {
           error.message,
           /^Refusing to edit the context of this session while pi may have it open: the session file was written \d+ s ago/,
         );
-        assert.match(
-          error.message,
-          /Quit pi, wait until the session is idle, then try again — or install the live bridge/,
-        );
+        assert.match(error.message, /Quit pi, wait until the session is idle, then try again\./);
+        assert.match(error.message, /If you know no pi has this session open, "Edit Anyway" goes ahead\./);
         return true;
       },
     );
     const plan = await planContextEdits(file, [{ action: "omit", targetId: "r1" }], { ...options, guardSeconds: 60 });
-    assert.equal(plan.live.live, true);
+    assert.equal(plan.access.strength, "possible");
     await assert.rejects(commitContextEdits(plan), LiveSessionError);
     assert.ok(fs.readFileSync(file).equals(before));
   });
@@ -150,7 +148,8 @@ describe("context edit flow: writing", () => {
     const first = await runContextEditFlow(file, [{ action: "omit", targetId: "r1" }], guarded);
     assert.equal(first.kind, "edited");
     const restore = await planContextEdits(file, [{ action: "restore", targetId: "r1" }], guarded);
-    assert.deepEqual(restore.live, { live: false, reasons: [] }, "written by us a moment ago, nothing since");
+    assert.equal(restore.access.strength, "none", "written by us a moment ago, nothing since");
+    assert.equal(restore.access.ownLastWrite, true);
     assert.equal((await commitContextEdits(restore)).entries.length, 1);
     // somebody else (pi) appends: the recent write counts again
     fs.appendFileSync(
@@ -158,8 +157,8 @@ describe("context edit flow: writing", () => {
       `${JSON.stringify({ type: "custom", id: "zz", parentId: null, timestamp: new Date().toISOString(), customType: "x" })}\n`,
     );
     const after = await planContextEdits(file, [{ action: "omit", targetId: "r1" }], guarded);
-    assert.equal(after.live.live, true);
-    assert.equal(after.live.reasons[0]!.kind, "recent-write");
+    assert.equal(after.access.strength, "possible");
+    assert.equal(after.access.evidence[0]!.kind, "recent-write");
   });
 
   it("refuses files we never write: v1 sessions and torn final lines", async () => {

@@ -13,7 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { planCompaction } from "../../../../src/core/flows/compact";
 import { planContextEdits } from "../../../../src/core/flows/contextEdit";
 import { appendLabelChange } from "../../../../src/core/flows/label";
-import { LiveSessionError } from "../../../../src/core/flows/live";
+import { LiveSessionError } from "../../../../src/core/access/words";
 import { appendSessionName } from "../../../../src/core/flows/name";
 import { planSessionRepair } from "../../../../src/core/flows/repair";
 import { planSwitch } from "../../../../src/core/flows/switch";
@@ -62,13 +62,13 @@ describe("every writing flow: a pi with --session <id prefix> elsewhere has the 
       agentDir: path.join(PI, "long.agent"),
       maxOutputTokens: 1024,
     });
-    assert.equal(compaction.live.live, true, "compaction");
+    assert.equal(compaction.access.strength, "probable", "compaction");
     const sw = await planSwitch(file, "895e5ef5", { ...options, agentDir: AGENT });
-    assert.equal(sw.live.live, true, "switch");
+    assert.equal(sw.access.strength, "probable", "switch");
     const edit = await planContextEdits(file, [], options);
-    assert.equal(edit.live.live, true, "context edit");
+    assert.equal(edit.access.strength, "probable", "context edit");
     const repair = await planSessionRepair(file, { ...options, agentDir: AGENT });
-    assert.equal(repair.live.live, true, "repair");
+    assert.equal(repair.access.strength, "probable", "repair");
   });
 
   it("label and name refuse, and nothing is written", async () => {

@@ -13,7 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { SessionFile } from "../../../../src/core/read/session";
 import { SummarizerError } from "../../../../src/core/flows/summarizer";
 import { BRANCH_SUMMARY_PREAMBLE } from "../../../../src/core/flows/prompts";
-import { LiveSessionError } from "../../../../src/core/flows/live";
+import { LiveSessionError } from "../../../../src/core/access/words";
 import { SessionChangedError } from "../../../../src/core/flows/write";
 import {
   commitSwitch,

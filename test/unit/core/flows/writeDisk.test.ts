@@ -472,11 +472,11 @@ describe("an error after the append succeeded is reported as written", () => {
     try {
       const out: string[] = [];
       const err: string[] = [];
-      // the plan's open is the first; the read-back after the write the second
+      // the first open after the write (the read-back) finds the file moved away
       const original = fs.promises.open;
-      let opens = 0;
+      const sizeBefore = fs.statSync(p).size;
       (fs.promises as { open: typeof original }).open = (async (f: fs.PathLike, ...rest: unknown[]) => {
-        if (String(f) === p && ++opens === 2) fs.renameSync(p, `${p}.moved`);
+        if (String(f) === p && fs.existsSync(p) && fs.statSync(p).size > sizeBefore) fs.renameSync(p, `${p}.moved`);
         return (original as (...a: unknown[]) => Promise<fs.promises.FileHandle>)(f, ...rest);
       }) as typeof original;
       restore = () => ((fs.promises as { open: typeof original }).open = original);

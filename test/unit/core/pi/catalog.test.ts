@@ -78,9 +78,33 @@ describe("the catalog inlined in pi's bundle", () => {
       f: undefined,
       "1": true,
     });
-    assert.throws(() => parseLiteral("{a:someVariable}", 0), LiteralParseError);
-    assert.throws(() => parseLiteral("{a:`x${y}`}", 0), LiteralParseError);
-    assert.throws(() => parseLiteral('{a:"unterminated', 0), LiteralParseError);
+    // starts at `pos`, ends after the literal; keys as JSON.parse makes them (`__proto__` is an own key)
+    const src = 'var x_default={"__proto__":{polluted:1},t:`a\\u00e9`,n:-0x10,k:[],"\\u0041":""};var Y=1;';
+    const at = src.indexOf("{");
+    const parsed = parseLiteral(src, at);
+    assert.equal(src.slice(parsed.end), ";var Y=1;");
+    const value = parsed.value as Record<string, unknown>;
+    assert.deepEqual(Object.keys(value), ["__proto__", "t", "n", "k", "A"]);
+    assert.equal(Object.getPrototypeOf(value), Object.prototype);
+    assert.deepEqual(value["__proto__"], { polluted: 1 });
+    assert.deepEqual([value.t, value.n, value.k], ["aé", -16, []]);
+    for (const bad of [
+      "{a:someVariable}",
+      "{a:`x${y}`}",
+      '{a:"unterminated',
+      "{a:f()}",
+      "{[k]:1}",
+      "{a(){}}",
+      "{...o}",
+      "[1,,2]",
+      "{a:/x/}",
+      "{a:1n}",
+      "{a:-b}",
+      "{a:!x}",
+      "{a:typeof 0}",
+      "{get a(){return 1}}",
+    ])
+      assert.throws(() => parseLiteral(bad, 0), LiteralParseError, bad);
   });
 });
 

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, it } from "node:test";
-import { checkLiveSession } from "../../../../src/core/flows/live";
+import { sessionAccess } from "../../../../src/core/access/gather";
 import { GUARD_PROCESSES_ENV, guardProcessesFromEnv } from "../../../../src/core/proc/guardTable";
 import { readProcessSnapshot } from "../../../../src/core/proc/table";
 
@@ -62,20 +62,21 @@ describe("the guard's process table from PI_CONTEXT_GUARD_PROCESSES", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-guard-"));
     try {
       process.env[GUARD_PROCESSES_ENV] = JSON.stringify([pi(4242, dir)]);
-      const found = await checkLiveSession("/nonexistent/s.jsonl", { guardSeconds: 0, sessionCwd: dir });
+      const found = await sessionAccess("/nonexistent/s.jsonl", { guardSeconds: 0, header: { cwd: dir } });
       assert.deepEqual(
-        found.reasons.map((r) => r.kind === "pi-process" && [r.pid, r.match]),
-        [[4242, "cwd"]],
+        found.evidence.map((e) => e.kind === "process" && [e.pid, e.how]),
+        [[4242, "in-folder"]],
       );
-      const explicit = await checkLiveSession("/nonexistent/s.jsonl", {
+      const explicit = await sessionAccess("/nonexistent/s.jsonl", {
         guardSeconds: 0,
-        sessionCwd: dir,
+        header: { cwd: dir },
         processes: async () => ({ at: 0, platform: "linux", processes: [], pi: [] }),
       });
-      assert.equal(explicit.live, false, "options.processes wins over the variable");
+      assert.equal(explicit.strength, "none", "options.processes wins over the variable");
       assert.equal(
-        (await checkLiveSession("/nonexistent/s.jsonl", { guardSeconds: 0, sessionCwd: dir, procRoot: null })).live,
-        false,
+        (await sessionAccess("/nonexistent/s.jsonl", { guardSeconds: 0, header: { cwd: dir }, procRoot: null }))
+          .strength,
+        "none",
       );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -96,17 +97,17 @@ describe("the guard's process table from PI_CONTEXT_GUARD_PROCESSES", () => {
           if ((await readProcessSnapshot()).pi.some((p) => p.pid === child.pid)) break;
           await new Promise((r) => setTimeout(r, 50));
         }
-        const real = await checkLiveSession("/nonexistent/s.jsonl", {
+        const real = await sessionAccess("/nonexistent/s.jsonl", {
           guardSeconds: 0,
-          sessionCwd: dir,
+          header: { cwd: dir },
           procRoot: "/proc",
         });
-        assert.ok(real.reasons.some((r) => r.kind === "pi-process" && r.pid === child.pid));
+        assert.ok(real.evidence.some((e) => e.kind === "process" && e.pid === child.pid));
         // …the guard under the runner's '[]' does not
         process.env[GUARD_PROCESSES_ENV] = "[]";
         assert.equal(
-          (await checkLiveSession("/nonexistent/s.jsonl", { guardSeconds: 0, sessionCwd: dir })).live,
-          false,
+          (await sessionAccess("/nonexistent/s.jsonl", { guardSeconds: 0, header: { cwd: dir } })).strength,
+          "none",
         );
       } finally {
         child.kill();

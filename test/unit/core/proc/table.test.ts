@@ -4,7 +4,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { checkLiveSession, describeLive, piMatchesSession } from "../../../../src/core/flows/live";
+import { sessionAccess } from "../../../../src/core/access/gather";
+import { ACTIONS } from "../../../../src/core/access/route";
+import { describeAccess } from "../../../../src/core/access/words";
 import { parseLsofCwd, parsePsOutput } from "../../../../src/core/proc/darwin";
 import { parseBootTime, parseCmdline, parseProcStat } from "../../../../src/core/proc/linux";
 import type { CommandRunner } from "../../../../src/core/proc/run";
@@ -285,64 +287,44 @@ describe("process table: Windows PowerShell CIM (recorded output)", () => {
   });
 });
 
-describe("live-session guard over the process table", () => {
-  const session = (file: string, cwd?: string, id?: string) => ({ file, cwd, id });
-
-  it("piMatchesSession: --session path or id prefix, the folder, or Windows' unknown folder", () => {
-    const base = { ppid: 1, argv: ["pi"], command: "pi" };
-    const s = session("/s/--a--/x_abc.jsonl", "/a", "abc12345");
-    assert.equal(piMatchesSession({ ...base, pid: 1, cwd: "/a" }, s), "cwd");
-    assert.equal(piMatchesSession({ ...base, pid: 1, cwd: "/b" }, s), undefined);
-    assert.equal(
-      piMatchesSession({ ...base, pid: 1, cwd: "/b", sessionArg: "/s/--a--/x_abc.jsonl" }, s),
-      "session-file",
-    );
-    assert.equal(piMatchesSession({ ...base, pid: 1, cwd: "/s/--a--", sessionArg: "x_abc.jsonl" }, s), "session-file");
-    assert.equal(piMatchesSession({ ...base, pid: 1, cwd: "/a", sessionArg: "/s/other.jsonl" }, s), undefined);
-    assert.equal(piMatchesSession({ ...base, pid: 1, cwd: "/b", sessionArg: "abc1" }, s), "session-file");
-    assert.equal(piMatchesSession({ ...base, pid: 1, cwd: "/a", sessionArg: "zzz" }, s), undefined);
-    // Windows: no folder; the file name of a relative --session still decides
-    assert.equal(piMatchesSession({ ...base, pid: 1 }, s), "unknown-cwd");
-    assert.equal(piMatchesSession({ ...base, pid: 1, sessionArg: "x_abc.jsonl" }, s), "session-file");
-    assert.equal(piMatchesSession({ ...base, pid: 1, sessionArg: "..\\y.jsonl" }, s), undefined);
-  });
-
+describe("the access model over the process table", () => {
   it("macOS: refuses with the process found in the session's folder, and names it", async () => {
     const run = recordedRunner({ ps: recorded("darwin-ps.txt"), lsof: recorded("darwin-lsof.txt") });
-    const check = await checkLiveSession("/nonexistent/s.jsonl", {
+    const check = await sessionAccess("/nonexistent/s.jsonl", {
       guardSeconds: 0,
-      sessionCwd: "/Users/ana/work/app",
+      header: { cwd: "/Users/ana/work/app" },
       processes: () => readProcessSnapshot({ platform: "darwin", run }),
     });
+    // its session cannot be told (no session of that folder to attribute): it may have resumed this one
     assert.deepEqual(
-      check.reasons.map((r) => r.kind === "pi-process" && [r.pid, r.match]),
-      [[5188, "cwd"]],
+      check.evidence.map((e) => e.kind === "process" && [e.pid, e.how, e.strength]),
+      [[5188, "in-folder", "possible"]],
     );
     assert.match(
-      describeLive(check),
-      /pi is running on it \(process 5188 “pi”, in the session's folder \/Users\/ana\/work\/app\)/,
+      describeAccess(check, ACTIONS.compact, []),
+      /a pi is running that may have it open \(process 5188 “pi”, in the session's folder \/Users\/ana\/work\/app; which session it has open cannot be told\)/,
     );
-    const other = await checkLiveSession("/nonexistent/s.jsonl", {
+    const other = await sessionAccess("/nonexistent/s.jsonl", {
       guardSeconds: 0,
-      sessionCwd: "/Users/ana/elsewhere",
+      header: { cwd: "/Users/ana/elsewhere" },
       processes: () => readProcessSnapshot({ platform: "darwin", run }),
     });
-    assert.equal(other.live, false);
+    assert.equal(other.strength, "none");
   });
 
   it("Windows: the pi started with this session file, and the pi whose folder is unknown", async () => {
     const processes = () =>
       readProcessSnapshot({ platform: "win32", run: recordedRunner({ "powershell.exe": recorded("win32-cim.json") }) });
     const file = "C:\\Users\\ana\\.pi\\agent\\sessions\\--C--work-app--\\2026-12-01T09-12-41-000Z_0b7c9a10.jsonl";
-    const check = await checkLiveSession(file, { guardSeconds: 0, sessionCwd: "C:\\work\\app", processes });
+    const check = await sessionAccess(file, { guardSeconds: 0, header: { cwd: "C:\\work\\app" }, processes });
     assert.deepEqual(
-      check.reasons.map((r) => r.kind === "pi-process" && [r.pid, r.match]),
+      check.evidence.map((e) => e.kind === "process" && [e.pid, e.how, e.strength]),
       [
-        [7644, "session-file"],
-        [7812, "unknown-cwd"],
+        [7644, "session-argument", "probable"],
+        [7812, "unknown-cwd", "possible"],
       ],
     );
-    const text = describeLive(check);
+    const text = describeAccess(check, ACTIONS.compact, []);
     assert.ok(
       text.includes(
         "pi is running on it (process 7644 “node.exe …/pi-coding-agent/dist/cli.js --session …/--C--work-app--/2026-12-01T09-12-41-000Z_0b7c9a10.jsonl”, started with this session)",
@@ -354,7 +336,7 @@ describe("live-session guard over the process table", () => {
 
   it("procRoot: null looks at no process", async () => {
     let asked = false;
-    const check = await checkLiveSession("/nonexistent/s.jsonl", {
+    const check = await sessionAccess("/nonexistent/s.jsonl", {
       guardSeconds: 0,
       procRoot: null,
       processes: async () => {
@@ -362,7 +344,8 @@ describe("live-session guard over the process table", () => {
         return { at: 0, platform: "linux", processes: [], pi: [] };
       },
     });
-    assert.equal(check.live, false);
+    assert.equal(check.strength, "none");
+    assert.equal(check.processChecked, false);
     assert.equal(asked, false);
   });
 });

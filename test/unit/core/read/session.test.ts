@@ -195,7 +195,7 @@ describe("SessionFile reading", () => {
     assert.equal((s.readEntry(s.records[0]!) as { message: { role: string } }).message.role, "custom");
   });
 
-  it("counts tokens of long lines (scanner path) exactly like pi's estimateTokens on the parsed message", async () => {
+  it("counts tokens of long lines exactly like pi's estimateTokens on the parsed message", async () => {
     const big = 'x"y\\z é 😀\n'.repeat(5000);
     const message = {
       role: "toolResult",
