@@ -346,7 +346,13 @@ describe("context surgery (trim)", function () {
     assert.deepEqual(pi.orphanResults, []);
     for (const id of ["a7", "r6"])
       assert.deepEqual(pi.projected.find((p) => p.entryId === id)?.messages ?? [], [], `pi omits ${id}`);
-    assert.strictEqual(pi.estimate.tokens, api.services.sessions.current!.analysis.inspect.contextTokens);
+    // the tree's rows and the analysis are updated by the same read, but not in the same tick
+    await whenSession(
+      api,
+      (c) => c?.analysis.inspect.contextTokens === pi.estimate.tokens,
+      10000,
+      `pi's estimate ${pi.estimate.tokens} in the analysis`,
+    );
 
     // Restore in Context on r2: the original output is back, the mark is gone
     start = promptCount();
