@@ -292,7 +292,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   if (others.length > 0) {
     lines.push(
       l10n.t(
-        "{0} live sessions in this folder (written in the last minute or open in a running pi); this one stays shown while it is live:",
+        "{0} live sessions in this folder (each open in a running pi); this one stays shown while it is live:",
         others.length + 1,
       ),
       "",

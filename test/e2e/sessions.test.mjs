@@ -1,9 +1,11 @@
-// E2E: many sessions in one folder, in the real workbench. Two sessions written at the same time:
-// the gauge stays on one and says "2 live", its tooltip offers the switch; "Pi Context: Select Session…"
+// E2E: many sessions in one folder, in the real workbench. Two pi processes writing their sessions at
+// the same time (pi-like: pi's process title, folder and header — the access model ties each to its
+// session): the gauge stays on one and says "2 live", its tooltip offers the switch; "Pi Context: Select Session…"
 // lists pi's labels with a fork under its parent, and every one of 265 sessions (more than its first
 // render builds). Screenshots in test-results/e2e/sessions-*.png.
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { privateProject, runCommand, screenshot, statusBarItem, useWorkbench, waitUntil } from "./harness.mjs";
@@ -12,72 +14,54 @@ const line = (o) => `${JSON.stringify(o)}\n`;
 let n = 0;
 const id = () => `e2e${String(++n).padStart(5, "0")}`;
 
-function writeSession(dir, name, cwd, first, extra = {}, startTokens = 2000) {
-  const file = path.join(dir, name);
-  const u = id();
+/** A session with its header and first user message, written by no pi. */
+function writeSession(dir, name, cwd, first, extra = {}) {
   writeFileSync(
-    file,
+    path.join(dir, name),
     line({ type: "session", version: 3, id: `${name}-id`, timestamp: new Date().toISOString(), cwd, ...extra }) +
       line({
         type: "message",
-        id: u,
+        id: id(),
         parentId: null,
         timestamp: new Date().toISOString(),
         message: { role: "user", content: first, timestamp: Date.now() },
       }),
   );
-  let parent = u;
-  let tokens = startTokens;
-  return {
-    file,
-    append() {
-      const a = id();
-      appendFileSync(
-        file,
-        line({
-          type: "message",
-          id: a,
-          parentId: parent,
-          timestamp: new Date().toISOString(),
-          message: {
-            role: "assistant",
-            content: [{ type: "text", text: "ok" }],
-            api: "openai-completions",
-            provider: "openai",
-            model: "gpt-4o-mini",
-            usage: {
-              input: tokens,
-              output: 10,
-              cacheRead: 0,
-              cacheWrite: 0,
-              totalTokens: (tokens += 50),
-              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-            },
-            stopReason: "stop",
-            timestamp: Date.now(),
-          },
-        }),
-      );
-      parent = a;
-    },
-  };
+}
+
+const PI_LIKE = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "fixtures", "pi-like", "pi-like.js");
+
+/** A pi-like process writing a new session every 400 ms; resolves once its file exists. */
+async function startPiLike(file, cwd, first, startTokens) {
+  const child = spawn(process.execPath, [PI_LIKE, file, cwd, "400", first, String(startTokens)], { stdio: "ignore" });
+  await waitUntil(async () => existsSync(file), 10_000, `${path.basename(file)} to be written`);
+  return child;
 }
 
 describe("e2e many sessions", () => {
-  let timer;
-  let a;
-  let b;
-  // registered first: after hooks run in order, and the writer must stop before the folder goes
-  after(() => clearInterval(timer));
-  const suite = useWorkbench(() => {
+  const writers = [];
+  // registered first: after hooks run in order, and the writers must stop before the folder goes
+  after(() => {
+    for (const w of writers) w.kill();
+  });
+  const suite = useWorkbench(async () => {
     const fx = privateProject("sessions");
     const dir = fx.sessionDir;
     mkdirSync(dir, { recursive: true });
-    a = writeSession(dir, "2026-12-01T09-00-00-000Z_aaaa.jsonl", fx.workspace, "Refactor the parser\nand its tests");
     // far apart in tokens (1.6 % vs 39 % of gpt-4o-mini's 128k): a flap would show in the gauge
-    b = writeSession(dir, "2026-12-01T09-05-00-000Z_bbbb.jsonl", fx.workspace, "Write the release notes", {}, 50_000);
+    const aFile = path.join(dir, "2026-12-01T09-00-00-000Z_aaaa.jsonl");
+    writers.push(await startPiLike(aFile, fx.workspace, "Refactor the parser\nand its tests", 2000));
+    await new Promise((r) => setTimeout(r, 1500)); // the second pi starts later: each owns the session it started
+    writers.push(
+      await startPiLike(
+        path.join(dir, "2026-12-01T09-05-00-000Z_bbbb.jsonl"),
+        fx.workspace,
+        "Write the release notes",
+        50_000,
+      ),
+    );
     writeSession(dir, "2026-12-01T09-06-00-000Z_fork.jsonl", fx.workspace, "Refactor the parser (forked)", {
-      parentSession: a.file,
+      parentSession: aFile,
     });
     // session text that VS Code would draw as codicons in a quick pick (written an hour ago: not live)
     // every timestamp an hour old: not live by any rule
@@ -113,10 +97,6 @@ describe("e2e many sessions", () => {
       );
       utimesSync(old, when, when);
     }
-    a.append();
-    b.append();
-    let turn = 0;
-    timer = setInterval(() => (turn++ % 2 ? a : b).append(), 400);
     return fx;
   });
 
@@ -134,7 +114,8 @@ describe("e2e many sessions", () => {
       await page.waitForTimeout(300);
     }
     assert.ok(percents.every((p) => p < 10) || percents.every((p) => p > 30), `flapped: ${percents.join(", ")}`);
-    assert.match(await item.innerText(), /3 live/); // the fork was written just now too
+    // the fork was written just now too, by no pi: not live
+    assert.match(await item.innerText(), /2 live/);
     await item.hover();
     const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "live sessions" }).first();
     await hover.waitFor({ state: "visible", timeout: 10_000 });
