@@ -202,7 +202,7 @@ async function measure(label, file) {
 
   const revealMs = await timeCommand(
     page,
-    "Pi: Reveal Leaf in Session Tree",
+    "Pi Context: Reveal Leaf in Session Tree",
     async () => (await pane.locator(".monaco-list-row.selected, .monaco-list-row.focused").count()) > 0,
     "piContext.tree.revealLeaf",
   );
@@ -210,10 +210,10 @@ async function measure(label, file) {
   let frame;
   const panelMs = await timeCommand(
     page,
-    "Pi: Open Context Panel",
+    "Pi Context: Open Context Panel",
     async () => {
       // one look each time (timeout 0): this poll repeats it
-      frame ??= await webviewFrameByTitle(page, "pi Context", 0).catch(() => undefined);
+      frame ??= await webviewFrameByTitle(page, "Pi Context", 0).catch(() => undefined);
       return frame ? frame.locator('[data-testid="gauge-used"]').isVisible() : false;
     },
     "piContext.openPanel",
@@ -241,7 +241,7 @@ async function measure(label, file) {
       const fresh = activationLines(host.logsDir).filter((l) => !seen.has(l));
       const m = fresh.length ? ACTIVATED.exec(fresh[fresh.length - 1]) : null;
       if (m || host.logsDir) return m;
-      await runCommand(page, "Pi: Show Log");
+      await runCommand(page, "Pi Context: Show Log");
       return ACTIVATED.exec(await outputPanelText(page));
     },
     30_000,

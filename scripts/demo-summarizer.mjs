@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The demo summarizer: a tiny OpenAI-compatible Chat Completions server on 127.0.0.1 so that
-// "Pi: Compact Session…" can be tried in `npm run demo` without an API key or a language model.
+// "Pi Context: Compact Session…" can be tried in `npm run demo` without an API key or a language model.
 //
 // It does not understand anything: it writes a checkpoint in pi's summary format from what it
 // finds in the request — the user requests in <conversation>, the tool calls, the previous

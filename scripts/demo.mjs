@@ -104,7 +104,7 @@ function copyExtension(to) {
 
 /**
  * Drive the workbench like a newcomer and save screenshots: the gauge and its tooltip, the
- * context panel, the session tree, "Pi: Compact Session…" (instructions, preview, progress,
+ * context panel, the session tree, "Pi Context: Compact Session…" (instructions, preview, progress,
  * summary diff + notification), the log.
  * @returns {Promise<string[]>} the files
  */
@@ -137,7 +137,7 @@ async function takeScreenshots(url, outDir, sessionFile) {
     await page.mouse.move(700, 400);
     await sleep(300);
 
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     await page.locator("iframe.webview.ready").first().waitFor({ state: "attached", timeout: 20_000 });
     await sleep(2500);
     await shot("03-context-panel");
@@ -145,13 +145,13 @@ async function takeScreenshots(url, outDir, sessionFile) {
     // the sidebar: the pi view container (Context view + session tree), tree revealed at the leaf
     await page.locator('.activitybar [aria-label^="pi context" i]').first().click();
     await sleep(1000);
-    await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
+    await runCommand(page, "Pi Context: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await sleep(2000);
     await shot("04-session-tree");
 
     // compaction end to end with the demo summarizer
     const widget = page.locator(".quick-input-widget");
-    await runCommand(page, "Pi: Compact Session…", { commandId: "piContext.compact" });
+    await runCommand(page, "Pi Context: Compact Session…", { commandId: "piContext.compact" });
     await widget.locator("input").waitFor({ state: "visible", timeout: 20_000 });
     await widget.locator("input").fill("keep the task list");
     await page.mouse.move(20, 600); // no hover tooltip over the quick input
@@ -196,13 +196,13 @@ async function takeScreenshots(url, outDir, sessionFile) {
     if (after.length <= before || last.type !== "compaction") throw new Error("the demo compaction wrote nothing");
     console.log(`[demo] compaction ${last.id} written (tokensBefore ${last.tokensBefore.toLocaleString("en-US")})`);
 
-    await runCommand(page, "Pi: Show Log");
+    await runCommand(page, "Pi Context: Show Log");
     await sleep(1500);
     await shot("09-log");
 
     // the installed extension's details page: icon, README with its images (shipped in the package)
     await runCommand(page, "Extensions: Show Installed Extensions");
-    await page.locator(".extensions-viewlet .monaco-list-row", { hasText: "pi Context" }).first().click();
+    await page.locator(".extensions-viewlet .monaco-list-row", { hasText: "Pi Context" }).first().click();
     const readme = page.frameLocator("iframe.webview.ready").last().frameLocator("#active-frame");
     await readme.locator("img").first().waitFor({ state: "attached", timeout: 20_000 });
     await sleep(2000);
@@ -297,7 +297,7 @@ async function main() {
     "  Try: hover the π gauge in the status bar · click it (context panel) · the pi icon in the activity bar",
   );
   console.log(
-    '  (session tree) · F1 → "Pi: Compact Session…" (preview, then the demo summarizer writes a compaction).',
+    '  (session tree) · F1 → "Pi Context: Compact Session…" (preview, then the demo summarizer writes a compaction).',
   );
   console.log(`\n  (server log: ${server.logFile}; Ctrl-C to stop)`);
   await new Promise(() => setInterval(() => {}, 1 << 30)); // until Ctrl-C; exit handlers clean up

@@ -40,9 +40,9 @@ export interface PiContextApi {
   sessionTree: SessionTreeView;
   /** The live bridge service behind `services.liveBridge` (its counters and problems, for tests). */
   liveBridge: LiveBridgeService;
-  /** Context surgery ("Pi: Trim Context…"): the questions it asked, for tests. */
+  /** Context surgery ("Pi Context: Trim Context…"): the questions it asked, for tests. */
   trim: TrimApi;
-  /** "Pi: Check Session Health" and the log of findings. */
+  /** "Pi Context: Check Session Health" and the log of findings. */
   health: HealthSurface;
   /** The context keys of the views' welcome content (ui/welcome.ts). */
   welcome: () => WelcomeState;
@@ -64,7 +64,11 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   commands.add({ "piContext.showLog": () => log.show() });
 
   const config = () => readConfig();
-  const pi = createUserPi({ log, config });
+  const pi = createUserPi({
+    log,
+    config,
+    userSettingsFile: vscode.Uri.joinPath(context.globalStorageUri, "..", "..", "settings.json").fsPath,
+  });
   const sessions = new PiSessionSource({
     log,
     config,

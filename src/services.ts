@@ -28,7 +28,7 @@ export interface CurrentSession {
   session: SessionFile;
   /** pi's view at the file's leaf, recomputed after every change. */
   analysis: Analysis;
-  /** True when the user pinned this session ("Pi: Select Session…"); false when following the latest. */
+  /** True when the user pinned this session ("Pi Context: Select Session…"); false when following the latest. */
   pinned: boolean;
   /** Why this session is shown: pinned, the pi in the focused terminal, or followed in its folder. */
   followedBy: FollowReason;
@@ -262,7 +262,7 @@ export interface LiveBridge {
   announcedSessions(): readonly { pid: number; sessionFile: string }[];
   /** The announcements read now (alive pis; none when `piContext.liveBridge.enabled` is false): the access model's certain evidence. */
   announcedNow(): readonly AnnouncedPi[];
-  /** "Pi: Install Live Bridge" (asks first). */
+  /** "Pi Context: Install Live Bridge" (asks first). */
   install(): Promise<unknown>;
   /** True when our bridge file is installed in pi's extensions folder (any version), false when not, undefined when unknown. */
   bridgeInstalled(): boolean | undefined;
@@ -277,7 +277,7 @@ export interface LiveBridge {
    * the file's analysis, and who reported them; undefined without a live bridge for the session.
    */
   liveAnalysis(current: CurrentSession): { analysis: Analysis; live: LiveSource } | undefined;
-  /** "Pi: Compact Session…" in the running pi (after the instructions box). */
+  /** "Pi Context: Compact Session…" in the running pi (after the instructions box). */
   routeCompaction(
     file: string,
     instructions: string,
@@ -373,13 +373,13 @@ export interface CommandRegistry {
 
 /** The commands one surface runs of another, as direct calls (never `executeCommand` of our own ids). */
 export interface SurfaceActions {
-  /** "Pi: Compact Session…" (default: the current session). */
+  /** "Pi Context: Compact Session…" (default: the current session). */
   compact(file?: string): Promise<CompactCommandOutcome>;
   openPanel(): Promise<unknown>;
-  /** "Pi: Check Session Health" of `file` (default: the current session). */
+  /** "Pi Context: Check Session Health" of `file` (default: the current session). */
   checkHealth(file?: string): Promise<unknown>;
   selectSession(): Promise<unknown>;
-  /** "Pi: Trim Context…". */
+  /** "Pi Context: Trim Context…". */
   trim(): Promise<TrimCommandOutcome>;
   /** Re-read the session and look for pi again. */
   refresh(): Promise<unknown>;

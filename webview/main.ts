@@ -146,6 +146,11 @@ function render(): void {
   // a live update must not move the user's place in the panel
   const scrollX = window.scrollX;
   const scrollY = window.scrollY;
+  // the vscode-elements render their shadow DOM in a microtask after they are attached: until then
+  // a collapsible shows none of its content and the page is short, so the scroll position put back
+  // below would be clamped (a click in the trim list jumped to the top) — the old height holds
+  // until they have rendered
+  if (!progressive) app.style.minHeight = `${app.offsetHeight}px`;
   app.replaceChildren();
   app.appendChild(noticeArea);
   // "pending" until the state's details came (they re-render the panel once more; tests wait for it)
@@ -153,6 +158,7 @@ function render(): void {
   app.dataset.details = details;
   if (!state || !state.session || !state.gauge) {
     showsSession = false;
+    app.style.minHeight = "";
     app.appendChild(renderEmpty(state, send));
     return;
   }
@@ -210,6 +216,9 @@ function render(): void {
     setTimeout(() => restore(true), 0);
   }
   window.scrollTo(scrollX, scrollY);
+  setTimeout(() => {
+    if (run === renderCount) app.style.minHeight = "";
+  }, 0);
 }
 
 new ResizeObserver(() => layoutAxes(app)).observe(app);
@@ -270,11 +279,14 @@ window.addEventListener("message", (event: MessageEvent<HostMessage>) => {
   }
 });
 
-/** A picked item the shown state already has as asked (written since it was picked). */
+/** A planned item the shown state already has as asked (written since it was planned). */
 function isApplied(item: { entryId: string; choice: string }): boolean {
   const listed = state?.trim?.items.find((i) => i.entryId === item.entryId);
   if (!listed) return false;
-  return item.choice === "restore" ? !listed.edit : listed.edit !== undefined;
+  if (item.choice === "restore") return !listed.edit;
+  // a note replaced by a removal is a change of an edited item: applied once it shows removed
+  if (item.choice === "remove" && listed.kind !== "toolResult") return listed.edit?.kind === "removed";
+  return listed.edit !== undefined;
 }
 
 render();

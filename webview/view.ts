@@ -6,7 +6,7 @@
  */
 
 import type { CategoryEntry, CategoryId, PanelState, WebviewMessage } from "../src/shared/protocol";
-import type { TrimChoice, TrimPreviewModel, TrimRequestItem } from "../src/shared/trim";
+import type { TrimPreviewModel, TrimRequestItem } from "../src/shared/trim";
 
 /** UI state kept across reloads (`vscode.setState`; the webview is not retained when hidden). */
 export interface UiState {
@@ -27,11 +27,8 @@ export interface UiState {
   expandedSummaries: string[];
   /** The problems list shows all problems (else the first few). */
   allProblems?: boolean;
-  /** Context surgery: the picked items (with their choices), the choice set for them, the note for one item. */
+  /** Context surgery: the plan — the items a row action or a suggestion planned, each with its choice (and note). */
   trimSelection: TrimRequestItem[];
-  /** The choice the selector shows; `mixed` = the picks' own (suggestions). */
-  trimChoice: TrimChoice | "mixed";
-  trimNote?: string;
 }
 
 /** The trim preview the host answered last (for the current selection), or that one is on its way. */
@@ -50,7 +47,6 @@ export function defaultUi(): UiState {
     openSections: { summaries: true, diff: true, files: true, trim: true },
     expandedSummaries: [],
     trimSelection: [],
-    trimChoice: "default",
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The live bridge as it runs inside pi (bundled with `piExtension.ts` into
- * `dist/bridge/pi-context-bridge.js`, which "Pi: Install Live Bridge" copies into
+ * `dist/bridge/pi-context-bridge.js`, which "Pi Context: Install Live Bridge" copies into
  * `<agentDir>/extensions/`). No `vscode` import; only Node built-ins and the pi extension API.
  *
  * Lifecycle (pi's extension rules: no resources from the factory): on `session_start` with a

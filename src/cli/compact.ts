@@ -1,5 +1,5 @@
 /**
- * `pi-context compact`: the compaction flow of `Pi: Compact Session…` without VS Code (same
+ * `pi-context compact`: the compaction flow of `Pi Context: Compact Session…` without VS Code (same
  * `core/compact.ts`), for scripts and end-to-end tests.
  *
  *   pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]

@@ -1,7 +1,7 @@
 /**
  * `pi-context sessions [--cwd DIR] [--all] [--json] [--agent-dir DIR]`: the sessions of a folder
  * (default: the current directory, with its sub-folders' sessions, as the extension's default),
- * or of every folder (`--all`), in the order, with the labels and facts of "Pi: Select Session…"
+ * or of every folder (`--all`), in the order, with the labels and facts of "Pi Context: Select Session…"
  * (`viewModel/sessionPicker.ts`): newest first, forks under their parent, pi's label and message
  * count. Each row is one line of {@link lineText}: a session's name cannot start a row of its own.
  */

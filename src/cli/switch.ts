@@ -62,7 +62,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
   const lines = [
     `session       ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`,
     `target        ${plan.target.id} (${plan.target.type === "message" ? `${plan.target.role} message` : plan.target.type.replace(/_/g, " ")})${words(plan.target.id)}`,
-    `leaf          ${plan.fileLeafId ?? "(none)"}${plan.oldLeafId !== plan.fileLeafId ? ` (a pi Context leaf marker on ${plan.oldLeafId ?? "root"})` : ""} → ${plan.noop ? "unchanged (already there)" : plan.newLeafId === null ? "before the first entry (root)" : `${plan.newLeafId}${words(plan.newLeafId)}`}`,
+    `leaf          ${plan.fileLeafId ?? "(none)"}${plan.oldLeafId !== plan.fileLeafId ? ` (a Pi Context leaf marker on ${plan.oldLeafId ?? "root"})` : ""} → ${plan.noop ? "unchanged (already there)" : plan.newLeafId === null ? "before the first entry (root)" : `${plan.newLeafId}${words(plan.newLeafId)}`}`,
   ];
   if (plan.returnsText)
     lines.push(

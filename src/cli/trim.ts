@@ -1,6 +1,6 @@
 /**
  * `pi-context trim` and `pi-context restore`: context surgery without VS Code, on the same planner
- * and write flow as "Pi: Trim Context…" (`core/flows/contextEdit.ts`, `viewModel/trimActions.ts`).
+ * and write flow as "Pi Context: Trim Context…" (`core/flows/contextEdit.ts`, `viewModel/trimActions.ts`).
  *
  *   pi-context trim <session.jsonl> <entryId>... [--remove | --note TEXT] [--dry-run] [--json]
  *       [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never]
@@ -95,6 +95,7 @@ function previewJson(plan: ContextEditPlan, preview: TrimPreviewModel, dryRun: b
     unchanged: preview.unchanged,
     tokensBefore: preview.tokensNow,
     pureTokensBefore: preview.pureTokensNow,
+    baselineTokens: preview.baselineTokens,
     tokensAfter: preview.tokensAfter,
     tokensSaved: preview.tokensSaved,
     percentAfter: preview.percentAfter,
@@ -216,8 +217,8 @@ async function run(
     );
     out(
       r.tokensAfter !== null
-        ? `Tokens: ${n(preview.pureTokensNow)} → ${n(r.tokensAfter)} (pi's estimate).`
-        : `Tokens: ${n(preview.pureTokensNow)} → ≈${n(preview.tokensAfter)} planned; the file could not be read back (${r.readBackError ?? "unknown error"}).`,
+        ? `Tokens: ${n(preview.baselineTokens)} → ${n(r.tokensAfter)} (pi's estimate).`
+        : `Tokens: ${n(preview.baselineTokens)} → ≈${n(preview.tokensAfter)} planned; the file could not be read back (${r.readBackError ?? "unknown error"}).`,
     );
     if (preview.cache) out(`The next request sends ≈${n(preview.cache.resentTokens)} tokens without the prompt cache.`);
     out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);

@@ -1,5 +1,5 @@
 /**
- * "Pi: Compact Session…" (`piContext.compact`): pi's `/compact [instructions]` from VS Code, with a
+ * "Pi Context: Compact Session…" (`piContext.compact`): pi's `/compact [instructions]` from VS Code, with a
  * preview before any token is spent, a cancellable streaming progress notification, and the summary
  * diff afterwards. The flow itself is `core/compact.ts` (shared with `pi-context compact`).
  *
@@ -82,7 +82,7 @@ async function pickSession(services: Services): Promise<string | undefined> {
         file: s.file,
       })),
     ),
-    { title: vscode.l10n.t("Pi: Compact Session — Which Session?"), ignoreFocusOut: true },
+    { title: vscode.l10n.t("Pi Context: Compact Session — Which Session?"), ignoreFocusOut: true },
   );
   return pick?.file;
 }

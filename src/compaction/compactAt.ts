@@ -1,5 +1,5 @@
 /**
- * "Pi: Compact At…" (`piContext.compactAt`): tune when pi auto-compacts the current session's model
+ * "Pi Context: Compact At…" (`piContext.compactAt`): tune when pi auto-compacts the current session's model
  * — `compaction.modelOverrides["provider/model"].reserveTokens` from a percentage of the window or
  * a token count (the threshold), or `.keepRecentTokens` (what a compaction keeps) — in the user's
  * pi settings, with the resulting threshold shown before anything is written. The edit itself is
@@ -109,7 +109,7 @@ export function registerCompactAt(services: Services): void {
           },
         ]),
         {
-          title: visibleText(vscode.l10n.t("Pi: Compact At… — {0}", key)),
+          title: visibleText(vscode.l10n.t("Pi Context: Compact At… — {0}", key)),
           placeHolder: visibleText(now),
           ignoreFocusOut: true,
         },
@@ -142,7 +142,7 @@ export function registerCompactAt(services: Services): void {
       (await vscode.window.showInputBox({
         title: visibleText(
           vscode.l10n.t(
-            "Pi: Compact At… — {0} ({1})",
+            "Pi Context: Compact At… — {0} ({1})",
             field === "reserveTokens"
               ? vscode.l10n.t("when pi auto-compacts")
               : vscode.l10n.t("what a compaction keeps"),
@@ -183,7 +183,7 @@ export function registerCompactAt(services: Services): void {
           { go: false, label: vscode.l10n.t("$(close) Cancel"), detail: vscode.l10n.t("Nothing is written.") },
         ]),
         {
-          title: visibleText(vscode.l10n.t("Pi: Compact At… — {0}", key)),
+          title: visibleText(vscode.l10n.t("Pi Context: Compact At… — {0}", key)),
           placeHolder: visibleText(now),
           ignoreFocusOut: true,
         },

@@ -1,5 +1,5 @@
 /**
- * The compaction preview of "Pi: Compact Session…": the quick pick (tokens before → after, what is
+ * The compaction preview of "Pi Context: Compact Session…": the quick pick (tokens before → after, what is
  * summarized and kept, who summarizes) and its "Show details" Markdown document — the same for
  * pi-context's summarizers and for the user's own pi (see {@link PreviewSummarizer}).
  */

@@ -1,5 +1,5 @@
 /**
- * "Pi: Compact Session…" by the user's own pi (`piContext.summarizer.provider` `pi`, or `auto`
+ * "Pi Context: Compact Session…" by the user's own pi (`piContext.summarizer.provider` `pi`, or `auto`
  * with a pi found and no OpenAI-compatible summarizer configured): the same preview (made by us,
  * before anything starts), then pi runs headless on the idle session and compacts it with its own
  * prompts, model, API key and extensions (`core/flows/piCompact.ts`), with a progress notification

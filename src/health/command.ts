@@ -1,9 +1,9 @@
 /**
- * "Pi: Check Session Health" (`piContext.checkHealth`): the session doctor (`core/health/`) on a
+ * "Pi Context: Check Session Health" (`piContext.checkHealth`): the session doctor (`core/health/`) on a
  * session file, its findings in a quick pick (errors first; picking one shows its entry in the
  * Pi Session tree, or the file at its line), and the repairs: a preview of exactly what is appended
  * (one item per entry, its JSON line) before the one append of `core/flows/repair.ts`; a
- * compaction offered through "Pi: Compact Session…" where that is the fix. Never rewrites a file.
+ * compaction offered through "Pi Context: Compact Session…" where that is the fix. Never rewrites a file.
  *
  * `piContext.checkHealth(file?, options?)`: `file` = a session path or URI (default: the current
  * session); `options.repair` goes straight to the repair preview; `options.skipPreview` appends
@@ -124,7 +124,7 @@ export class HealthCommand {
     if (!file) {
       void notify.info(
         vscode.l10n.t(
-          "No pi session to check. Open a workspace with pi sessions, or pick one with Pi: Select Session….",
+          "No pi session to check. Open a workspace with pi sessions, or pick one with Pi Context: Select Session….",
         ),
       );
       return { kind: "no-session" };
@@ -172,7 +172,7 @@ export class HealthCommand {
       items.push({
         label: vscode.l10n.t("$(archive) Compact Session…"),
         description: vscode.l10n.t("a compaction makes the context fit again"),
-        detail: vscode.l10n.t("Pi: Compact Session… (previewed; needs the configured summarizer)"),
+        detail: vscode.l10n.t("Pi Context: Compact Session… (previewed; needs the configured summarizer)"),
         action: "compact",
       });
     if (items.length > 0) items.push({ label: vscode.l10n.t("Findings"), kind: vscode.QuickPickItemKind.Separator });

@@ -1,5 +1,5 @@
 /**
- * The session-health surface: "Pi: Check Session Health" (`command.ts`) and the log — every new
+ * The session-health surface: "Pi Context: Check Session Health" (`command.ts`) and the log — every new
  * finding of the doctor about the shown session is written to the output channel once (errors
  * as errors, warnings as warnings, notes as info), with its code, entry and line.
  */

@@ -93,7 +93,7 @@ export async function connectBridge(
     throw new BridgeError(
       "protocol",
       l10n.t(
-        'The running {0} has pi-context bridge {1} (protocol {2}); this extension needs protocol {3} (bridge {4}). Run "Pi: Install Live Bridge" to update it, then restart pi (or /reload in pi).',
+        'The running {0} has pi-context bridge {1} (protocol {2}); this extension needs protocol {3} (bridge {4}). Run "Pi Context: Install Live Bridge" to update it, then restart pi (or /reload in pi).',
         describePi(announcement),
         announcement.bridgeVersion,
         announcement.protocol,
@@ -192,7 +192,7 @@ export async function connectBridge(
               new BridgeError(
                 "protocol",
                 l10n.t(
-                  'The running {0} has pi-context bridge {1} (protocol {2}); this extension needs protocol {3}. Run "Pi: Install Live Bridge" to update it, then restart pi.',
+                  'The running {0} has pi-context bridge {1} (protocol {2}); this extension needs protocol {3}. Run "Pi Context: Install Live Bridge" to update it, then restart pi.',
                   describePi(announcement),
                   line.bridgeVersion ?? "?",
                   line.protocol ?? "?",

@@ -1,5 +1,5 @@
 /**
- * "Pi: Install Live Bridge" / "Pi: Remove Live Bridge" and the update offer: the modal questions,
+ * "Pi Context: Install Live Bridge" / "Pi Context: Remove Live Bridge" and the update offer: the modal questions,
  * the messages and the log around the file side in `installFile.ts` (the marker, the status of
  * `<agentDir>/extensions/pi-context-bridge.js` against the shipped bundle).
  */
@@ -88,7 +88,7 @@ export class BridgeInstaller {
     return status;
   }
 
-  /** "Pi: Install Live Bridge": asks first (modal), then writes `<agentDir>/extensions/pi-context-bridge.js`. */
+  /** "Pi Context: Install Live Bridge": asks first (modal), then writes `<agentDir>/extensions/pi-context-bridge.js`. */
   async install(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
     const read = this.read(vscode.l10n.t("cannot read the bridge: "));
     if ("kind" in read) return read;
@@ -130,7 +130,7 @@ export class BridgeInstaller {
           liveDir(this.agentDir()),
         ),
         "",
-        vscode.l10n.t('Remove it any time with "Pi: Remove Live Bridge".'),
+        vscode.l10n.t('Remove it any time with "Pi Context: Remove Live Bridge".'),
       ].join("\n");
       const pick = await vscode.window.showInformationMessage(
         verb === "Install"
@@ -167,7 +167,7 @@ export class BridgeInstaller {
     return { kind: verb === "Install" ? "installed" : "updated", file: status.file, status: this.installedStatus() };
   }
 
-  /** "Pi: Remove Live Bridge": removes only our file (after asking). */
+  /** "Pi Context: Remove Live Bridge": removes only our file (after asking). */
   async remove(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
     const read = this.read("");
     if ("kind" in read) return read;

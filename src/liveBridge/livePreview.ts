@@ -1,5 +1,5 @@
 /**
- * The numbers of the live Compact preview ("Pi: Compact Session…" while pi runs with the live
+ * The numbers of the live Compact preview ("Pi Context: Compact Session…" while pi runs with the live
  * bridge): the same plan the headless preview shows (`planCompaction`: pi's `prepareCompaction`
  * on the file, pi's summary prompts), with the running pi's model, prices (bridge 1.2.0+: its own
  * catalog's `Model.cost`; older: the installed pi's catalog, `applyLiveState`) and settings over it,

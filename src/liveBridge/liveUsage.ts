@@ -28,6 +28,44 @@ export interface LiveSource {
 }
 
 /**
+ * How pi's pushed state stands to the file's analysis: `same` context; pi `ahead` (its leaf is not
+ * read yet — an answer, a compaction); pi `behind` (a compaction in the file after pi's leaf that
+ * its push has not reported). A state without a leaf (pi wrote nothing yet), or whose leaf is on
+ * another branch (a navigation pi wrote nothing for), is the `same`.
+ */
+export function stateFit(analysis: Analysis, state: BridgeState): "same" | "ahead" | "behind" {
+  const leaf = state.leafId;
+  if (leaf === null || leaf === analysis.inspect.leafId) return "same";
+  if (!analysis.session.byId.has(leaf)) return "ahead";
+  // from the file's leaf back to pi's (near it, usually)
+  const path = buildProjection(analysis.session, analysis.inspect.leafId).path;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]!.id === leaf) return "same";
+    if (path[i]!.type === "compaction") return path.slice(0, i).some((r) => r.id === leaf) ? "behind" : "same";
+  }
+  return "same";
+}
+
+/** The state's numbers describe the file's context (see {@link stateFit}). */
+export function stateMatches(analysis: Analysis, state: BridgeState): boolean {
+  return stateFit(analysis, state) === "same";
+}
+
+/**
+ * The state to show over `analysis`. pi's own token count needs nothing of the file, but without
+ * it (pi's `?` after a compaction) the number shown is the file's estimate, and a file not read
+ * that far still has the old size; a push behind a compaction in the file reports the old size.
+ * So: `state` when it matches the file or brings its own count; else the last state that matched
+ * (`last`); else `state` without its count (pi's window and settings over the file's estimate).
+ */
+export function matchingState(analysis: Analysis, state: BridgeState, last: BridgeState | undefined): BridgeState {
+  const fit = stateFit(analysis, state);
+  if (fit === "same" || (fit === "ahead" && state.usage?.tokens != null)) return state;
+  if (fit === "ahead" && last && stateMatches(analysis, last)) return last;
+  return state.usage ? { ...state, usage: { ...state.usage, tokens: null, percent: null } } : state;
+}
+
+/**
  * The analysis with pi's live numbers in `inspect` (a new object; the input is not changed).
  * Without live usage (pi has no model / window) only the compaction settings are taken over.
  * Numbers of another session (the bridge serves `state.sessionFile`) are the caller's concern.

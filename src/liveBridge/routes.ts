@@ -1,5 +1,5 @@
 /**
- * The routes that make "Pi: Compact Session…", "Switch to Here…" and labels run inside the
+ * The routes that make "Pi Context: Compact Session…", "Switch to Here…" and labels run inside the
  * running pi, through its live bridge (`LiveBridgeService.resolve` finds and connects it). Each
  * route resolves `undefined` when no live bridge serves the file (or its pi is gone): the
  * caller's file-based flow with its live-session guard runs as before.
@@ -124,7 +124,7 @@ export class LiveRoutes {
   }
 
   /**
-   * "Pi: Compact Session…" in the running pi. Called by `compaction/command.ts` after the instructions
+   * "Pi Context: Compact Session…" in the running pi. Called by `compaction/command.ts` after the instructions
    * box. Resolves undefined when no live bridge serves `file` (the file-based flow runs).
    */
   async routeCompaction(

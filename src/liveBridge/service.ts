@@ -1,9 +1,9 @@
 /**
  * The live bridge in VS Code (`services.liveBridge`): discovery of running bridges for the
  * current session (announcement files in `<agentDir>/pi-context/live/`), one authenticated
- * connection per live pi, and pi's live numbers for the gauge. The routes that make "Pi: Compact
- * Session…", "Switch to Here…" and labels run inside the running pi are in `routes.ts`; "Pi:
- * Install Live Bridge" / "Pi: Remove Live Bridge" and the update offer in `install.ts`.
+ * connection per live pi, and pi's live numbers for the gauge. The routes that make "Pi Context: Compact
+ * Session…", "Switch to Here…" and labels run inside the running pi are in `routes.ts`; "Pi Context:
+ * Install Live Bridge" / "Pi Context: Remove Live Bridge" and the update offer in `install.ts`.
  *
  * Hooks (small, in their owners' files): `compaction/command.ts` asks
  * {@link LiveBridgeService.routeCompaction} before its own flow, `tree/register.ts` asks
@@ -19,7 +19,13 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { afterActivation } from "../ui/afterActivation";
 import { isProcessAlive, readAnnouncements, removeAnnouncement, sameFile } from "../bridge/announce";
-import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "../bridge/protocol";
+import {
+  BRIDGE_VERSION,
+  isTestedPiVersion,
+  PI_VERSION_RANGE,
+  type Announcement,
+  type BridgeState,
+} from "../bridge/protocol";
 import type { Analysis } from "../core/rules/analyze";
 import type { ContextEditDraft } from "../core/rules/contextEdit";
 import type {
@@ -39,7 +45,7 @@ import { BridgeError, connectBridge, type BridgeConnection } from "./client";
 import { LiveEditRoute } from "./editRoute";
 import { BridgeInstaller, type BridgeCommandOptions, type BridgeCommandOutcome } from "./install";
 import { bridgeInstallPath, type BridgeFileStatus } from "./installFile";
-import { applyLiveState } from "./liveUsage";
+import { applyLiveState, matchingState, stateMatches } from "./liveUsage";
 import { announcedPis, liveAnnouncements } from "./announced";
 import type { AnnouncedPi } from "../core/access/access";
 import { LiveRoutes } from "./routes";
@@ -84,6 +90,8 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private readonly editRoute: LiveEditRoute;
   /** pids of the headless pi processes pi-context itself runs (see {@link LiveBridge.markHeadless}). */
   private readonly headless = new Set<number>();
+  /** Per connection, its last pushed state that matched the file (`matchingState`). */
+  private readonly lastMatching = new WeakMap<BridgeConnection, BridgeState>();
 
   /** @param bundlePath the shipped bundle (`dist/bridge/pi-context-bridge.js`). */
   constructor(
@@ -169,7 +177,10 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     const target = this.liveFor(current.file);
     // pi-context's own headless pi (a switch it runs) is no running pi of the user's: no "live" state
     if (!target || this.headless.has(target.announcement.pid)) return undefined;
-    const state = target.connection.state;
+    const pushed = target.connection.state;
+    // pi's numbers over the file's analysis only while both describe the same context
+    const state = matchingState(current.analysis, pushed, this.lastMatching.get(target.connection));
+    if (stateMatches(current.analysis, pushed)) this.lastMatching.set(target.connection, pushed);
     const source = {
       pid: target.announcement.pid,
       piVersion: target.announcement.piVersion,
@@ -177,7 +188,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     };
     return {
       analysis: applyLiveState(current.analysis, state, source),
-      live: { ...source, activity: state.activity, leafId: state.leafId },
+      live: { ...source, activity: pushed.activity, leafId: pushed.leafId },
     };
   }
 
@@ -388,12 +399,12 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     }
   }
 
-  /** "Pi: Install Live Bridge" (see {@link BridgeInstaller.install}). */
+  /** "Pi Context: Install Live Bridge" (see {@link BridgeInstaller.install}). */
   install(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
     return this.installer.install(options).finally(() => this.installedChanged());
   }
 
-  /** "Pi: Remove Live Bridge" (see {@link BridgeInstaller.remove}). */
+  /** "Pi Context: Remove Live Bridge" (see {@link BridgeInstaller.remove}). */
   remove(options: BridgeCommandOptions = {}): Promise<BridgeCommandOutcome> {
     return this.installer.remove(options).finally(() => this.installedChanged());
   }
@@ -417,7 +428,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     return this.routes.prompter;
   }
 
-  /** "Pi: Compact Session…" in the running pi (see {@link LiveRoutes.routeCompaction}). */
+  /** "Pi Context: Compact Session…" in the running pi (see {@link LiveRoutes.routeCompaction}). */
   routeCompaction(
     file: string,
     instructions: string,
@@ -476,7 +487,7 @@ export function createLiveBridge(services: BaseServices): LiveBridgeService {
   );
 }
 
-/** Register "Pi: Install Live Bridge" / "Pi: Remove Live Bridge" and start following live bridges. */
+/** Register "Pi Context: Install Live Bridge" / "Pi Context: Remove Live Bridge" and start following live bridges. */
 export function registerLiveBridge(services: BaseServices, service: LiveBridgeService): void {
   const options = (arg: unknown): BridgeCommandOptions =>
     arg && typeof arg === "object" ? (arg as BridgeCommandOptions) : {};

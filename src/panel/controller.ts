@@ -1,5 +1,5 @@
 /**
- * The Pi Context panel host: "Pi: Open Context Panel" (`piContext.openPanel`, a `WebviewPanel` in
+ * The Pi Context panel host: "Pi Context: Open Context Panel" (`piContext.openPanel`, a `WebviewPanel` in
  * the editor area) and the same UI as the `piContext.panelView` `WebviewView` in the Pi view
  * container. Both render `webview/main.ts` (bundled to `dist/webview/`, document in `html.ts`),
  * talk through `src/shared/protocol.ts`, and show the state of `state.ts` for

@@ -99,7 +99,7 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
       sender,
       "warning",
       vscode.l10n.t(
-        "{0} is on another machine (a network path): pi Context does not open it, because Windows would connect to that server with your credentials. Copy the path to open it yourself.",
+        "{0} is on another machine (a network path): Pi Context does not open it, because Windows would connect to that server with your credentials. Copy the path to open it yourself.",
         file.path,
       ),
     );

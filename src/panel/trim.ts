@@ -2,7 +2,7 @@
  * The panel's context surgery commands: `previewTrim` (the preview of a request, computed on the
  * session the panel shows — nothing is written), `applyTrim` (the trim command, which skips its own
  * preview when the plan it makes has exactly the drafts the panel previewed and asks again
- * otherwise), `openTrim` ("Pi: Trim Context…").
+ * otherwise), `openTrim` ("Pi Context: Trim Context…").
  */
 
 import * as vscode from "vscode";

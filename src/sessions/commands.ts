@@ -1,10 +1,10 @@
 /**
- * Commands about which session is shown: "Pi: Select Session…" (QuickPick: the first rows at once,
+ * Commands about which session is shown: "Pi Context: Select Session…" (QuickPick: the first rows at once,
  * the rest as they are read; forks under their parent; filter by name, first message, model,
- * date; pins the choice), "Pi: Follow Latest Session" (unpins), "Pi: Switch Live Session" (the
- * gauge's one-click switch between sessions written at the same time), "Pi: Name Session…" (pi's
- * `/name`) and "Pi: Refresh Session". Each row of Select Session has a "Resume in pi" button
- * (`resume.ts`).
+ * date; pins the choice), "Pi Context: Follow Latest Session" (unpins), "Pi Context: Switch Live Session" (the
+ * gauge's one-click switch between sessions written at the same time), "Pi Context: Name Session…" (pi's
+ * `/name`) and "Pi Context: Refresh Session". Each row of Select Session has a
+ * "Resume in pi" button (`resume.ts`).
  */
 
 import * as os from "node:os";
@@ -71,7 +71,7 @@ async function switchLive(services: Services, file: unknown): Promise<string | u
       target = (
         await vscode.window.showQuickPick(
           others.map((o) => ({ label: iconLabelText(o.label), description: iconLabelText(o.file), file: o.file })),
-          { title: vscode.l10n.t("Pi: Switch to Another Live Session"), ignoreFocusOut: true },
+          { title: vscode.l10n.t("Pi Context: Switch to Another Live Session"), ignoreFocusOut: true },
         )
       )?.file;
   }
@@ -103,7 +103,7 @@ async function nameSession(
   const name =
     nameArg ??
     (await vscode.window.showInputBox({
-      title: vscode.l10n.t("Pi: Name Session"),
+      title: vscode.l10n.t("Pi Context: Name Session"),
       prompt: vscode.l10n.t("pi shows the name in /resume and its footer (what pi's /name writes)."),
       value: current?.file === file ? (current.session.name ?? "") : "",
       validateInput: (v) => (normalizeSessionName(v) ? undefined : vscode.l10n.t("Session name cannot be empty")),
@@ -144,7 +144,7 @@ async function nameSession(
 async function selectSession(services: Services): Promise<void> {
   const { sessions } = services;
   const quickPick = vscode.window.createQuickPick<SessionItem>();
-  quickPick.title = vscode.l10n.t("Pi: Select Session");
+  quickPick.title = vscode.l10n.t("Pi Context: Select Session");
   quickPick.placeholder = vscode.l10n.t("Filter by name, first message, model or date");
   quickPick.matchOnDescription = true;
   quickPick.matchOnDetail = true;

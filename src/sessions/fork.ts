@@ -2,9 +2,9 @@
  * pi's `/fork` and `/clone` in VS Code, on `core/flows/fork.ts`:
  * - "Fork Session Here" (`piContext.tree.forkHere(entry | entryId)`, the Pi Session tree's row menu):
  *   a user message is forked before it (its text is offered to send again), any other entry at it;
- * - "Pi: Fork Session…" (`piContext.forkSession([entryId, file])`): without an entry, a pick of the
+ * - "Pi Context: Fork Session…" (`piContext.forkSession([entryId, file])`): without an entry, a pick of the
  *   session's user messages, as pi's `/fork` offers them;
- * - "Pi: Clone Session" (`piContext.cloneSession([file])`): at the leaf — the running pi's leaf
+ * - "Pi Context: Clone Session" (`piContext.cloneSession([file])`): at the leaf — the running pi's leaf
  *   when its live bridge reports one, else the file's (pi's `/clone`).
  * The new session is listed and shown at once (pinned, like a pick in Select Session); the toast
  * offers Resume in pi, and for a user message Copy Message / Show Message. The source is only read.
@@ -152,7 +152,7 @@ async function pickUserMessage(prompter: Prompter, file: string): Promise<string
     return undefined;
   }
   const pick = await prompter.pick(items, {
-    title: vscode.l10n.t("Pi: Fork Session — from which message?"),
+    title: vscode.l10n.t("Pi Context: Fork Session — from which message?"),
     placeholder: vscode.l10n.t("The new session ends before the message; its text is offered to send again"),
   });
   return pick?.id;
@@ -164,7 +164,7 @@ export function registerForkCommands(services: Services): { prompts: Prompter } 
   const currentFile = (fileArg: unknown): string | undefined =>
     typeof fileArg === "string" ? fileArg : services.sessions.current?.file;
   const noSession = (): ForkCommandOutcome => {
-    void notify.info(vscode.l10n.t("no pi session to fork: pick one with Pi: Select Session… first."));
+    void notify.info(vscode.l10n.t("no pi session to fork: pick one with Pi Context: Select Session… first."));
     return { kind: "no-session" };
   };
   const fork = async (entryArg: unknown, fileArg: unknown, options: unknown): Promise<ForkCommandOutcome> => {

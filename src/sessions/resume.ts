@@ -55,7 +55,7 @@ async function terminalName(services: Services, file: string): Promise<string> {
 export async function resumeInPi(services: Services, fileArg?: string, force = false): Promise<ResumeOutcome> {
   const file = fileArg ?? services.sessions.current?.file;
   if (!file) {
-    void notify.info(vscode.l10n.t("no pi session to resume: pick one with Pi: Select Session… first."));
+    void notify.info(vscode.l10n.t("no pi session to resume: pick one with Pi Context: Select Session… first."));
     return { kind: "no-session" };
   }
   const route = await services.access.route(file, ACTIONS.resume, {

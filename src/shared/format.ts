@@ -8,8 +8,8 @@
 
 import * as l10n from "@vscode/l10n";
 
-/** The product name, as the status bar item, the log and every notification ("pi Context: …") name it. */
-export const PRODUCT_NAME = "pi Context";
+/** The product name, as the status bar item, the log and every notification ("Pi Context: …") name it. */
+export const PRODUCT_NAME = "Pi Context";
 
 /**
  * pi's footer `formatTokens` (pi 1.6.0 `footer.js`): `<1000` as is, `<10000` one decimal `k`,

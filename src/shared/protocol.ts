@@ -371,7 +371,7 @@ export interface ProblemModel {
   entryId?: string;
   /** The other entries involved (a tool result's call, the message in between, a cycle's members…). */
   relatedIds?: string[];
-  /** What "Pi: Check Session Health" can do about it: append an entry, or offer a compaction. */
+  /** What "Pi Context: Check Session Health" can do about it: append an entry, or offer a compaction. */
   repair?: "context-edit" | "leaf-marker" | "compaction";
 }
 
@@ -414,7 +414,7 @@ export interface PanelState {
     summaryDiffEditor: boolean;
     /** The trim commands exist (`piContext.trim.apply`). */
     trim: boolean;
-    /** "Pi: Check Session Health" (findings and repairs). */
+    /** "Pi Context: Check Session Health" (findings and repairs). */
     checkHealth: boolean;
   };
 }
@@ -490,11 +490,11 @@ export type WebviewMessage =
   | { type: "previewTrim"; requestId: number; items: TrimRequestItem[] }
   /** Write a previewed trim request (asks again when the plan changed since preview `requestId`). */
   | { type: "applyTrim"; requestId: number; items: TrimRequestItem[] }
-  /** "Pi: Trim Context…" (the quick pick). */
+  /** "Pi Context: Trim Context…" (the quick pick). */
   | { type: "openTrim" }
   /** The same commands as the palette. */
   | { type: "compact" }
-  /** "Pi: Check Session Health" on the shown session. */
+  /** "Pi Context: Check Session Health" on the shown session. */
   | { type: "checkHealth" }
   | { type: "focusTree" }
   | { type: "selectSession" }

@@ -155,11 +155,16 @@ export interface TrimPreviewModel {
   tokensNow: number;
   /** `usage+estimate` or `estimate` (how `tokensNow` was counted). */
   methodNow: "usage+estimate" | "estimate";
-  /** pi's pure chars/4 estimate now: the same basis as `tokensAfter`. */
+  /** pi's pure chars/4 estimate now. */
   pureTokensNow: number;
-  /** pi's estimate after the edits (pi recounts from chars/4 after an edit until its next answer). */
+  /**
+   * The context now on the basis of `tokensAfter` (what "now → after" shows): `pureTokensNow` when
+   * edits are planned, `tokensNow` when nothing would be written (pi's number does not move).
+   */
+  baselineTokens: number;
+  /** pi's estimate after the edits (pi recounts from chars/4 after an edit until its next answer; unchanged without edits). */
   tokensAfter: number;
-  /** `pureTokensNow − tokensAfter`. */
+  /** `baselineTokens − tokensAfter` (negative: the context grows). */
   tokensSaved: number;
   window: number | null;
   /** `window − reserveTokens` (null when unknown). */

@@ -1,7 +1,7 @@
 /**
  * API keys of the OpenAI-compatible summarizer: kept only in `SecretStorage`, one per API origin
  * (`https://openrouter.ai`, `http://127.0.0.1:11434`, …) so a key stored for one server is never
- * sent to another; never written to settings, logs or messages. "Pi: Set API Key…" / "Pi: Clear
+ * sent to another; never written to settings, logs or messages. "Pi Context: Set API Key…" / "Pi Context: Clear
  * API Key", and the password box a compaction or branch summary opens when a key is needed.
  */
 
@@ -79,7 +79,7 @@ export async function askApiKey(
 }
 
 /**
- * "Pi: Set API Key…" / "Pi: Clear API Key". `piContext.setApiKey` takes an optional key argument
+ * "Pi Context: Set API Key…" / "Pi Context: Clear API Key". `piContext.setApiKey` takes an optional key argument
  * (for scripts and tests); without it the user types it into a password box.
  */
 export function registerApiKeyCommands(services: BaseServices): void {
@@ -102,7 +102,7 @@ export function registerApiKeyCommands(services: BaseServices): void {
       let value = typeof key === "string" ? key : undefined;
       if (value === undefined) {
         value = await vscode.window.showInputBox({
-          title: vscode.l10n.t("Pi: Set API Key for {0}", origin),
+          title: vscode.l10n.t("Pi Context: Set API Key for {0}", origin),
           prompt: vscode.l10n.t(
             "API key for the summarizer at {0} (kept in VS Code's secret storage, never in settings). Empty removes the stored key.",
             origin,

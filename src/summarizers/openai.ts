@@ -55,7 +55,7 @@ export interface OpenAiSummarizerOptions {
    */
   maxTokensField?: "max_completion_tokens" | "max_tokens";
   /**
-   * Where messages are shown: `vscode` names the settings and "Pi: Set API Key…", `cli` (default)
+   * Where messages are shown: `vscode` names the settings and "Pi Context: Set API Key…", `cli` (default)
    * the flags and environment variables of `pi-context`.
    */
   surface?: MessageSurface;
@@ -75,9 +75,9 @@ const HINTS: Record<
       return l10n.t("setting piContext.summarizer.openai.baseURL");
     },
     get setKey() {
-      return l10n.t('run "Pi: Set API Key…" (kept in VS Code\'s secret storage)');
+      return l10n.t('run "Pi Context: Set API Key…" (kept in VS Code\'s secret storage)');
     },
-    checkKey: () => l10n.t('Check the API key ("Pi: Set API Key…").'),
+    checkKey: () => l10n.t('Check the API key ("Pi Context: Set API Key…").'),
   },
   cli: {
     model: "pass --model or set PI_CONTEXT_MODEL",

@@ -82,7 +82,7 @@ export class VscodeLmSummarizer implements Summarizer {
       ];
       const response = await this.model.sendRequest(
         messages,
-        { justification: vscode.l10n.t("pi Context summarizes a pi session to compact its context window.") },
+        { justification: vscode.l10n.t("Pi Context summarizes a pi session to compact its context window.") },
         source.token,
       );
       let text = "";
@@ -102,7 +102,7 @@ export class VscodeLmSummarizer implements Summarizer {
       if (error instanceof vscode.LanguageModelError) {
         const hint =
           error.code === "NoPermissions"
-            ? vscode.l10n.t(" Allow pi Context to use the model when VS Code asks (or in the Accounts menu).")
+            ? vscode.l10n.t(" Allow Pi Context to use the model when VS Code asks (or in the Accounts menu).")
             : error.code === "NotFound"
               ? vscode.l10n.t(" The model is no longer available.")
               : "";

@@ -251,6 +251,26 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const mark = d.onActivePath ? this.marks().get(d.id) : undefined;
     const pending = this.pending.has(d.id);
     const edit = mark?.edit;
+    // an answer's tool results fold under it: their edits (and pending ones) show on its row too,
+    // or a collapsed row would hide them — unless the answer itself is removed (they go with it)
+    const folded = !branch && expandable && d.onActivePath && edit?.kind !== "removed" ? model.foldedResults(d.id) : [];
+    const resultsEdited = folded.filter((r) => this.marks().get(r)?.edit).length;
+    const resultsPending = folded.filter((r) => this.pending.has(r)).length;
+    const resultsText = [
+      resultsEdited
+        ? pluralText(resultsEdited, vscode.l10n.t("{0} tool result edited"), vscode.l10n.t("{0} tool results edited"))
+        : "",
+      resultsPending
+        ? pluralText(
+            resultsPending,
+            vscode.l10n.t("{0} tool result pending in pi"),
+            vscode.l10n.t("{0} tool results pending in pi"),
+          )
+        : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    if (resultsText) parts.unshift(resultsText);
     if (pending) parts.unshift(vscode.l10n.t("pending in pi"));
     if (edit)
       parts.unshift(edit.kind === "removed" ? vscode.l10n.t("removed from context") : `note: ${edit.note ?? ""}`);
@@ -275,7 +295,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
       : new vscode.ThemeIcon(branch || model.continuesBranch(d.id) ? "git-branch" : KIND_ICONS[d.kind], color);
     item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}${health ? ".problem" : ""}`;
-    const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}`;
+    const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}${resultsText ? `, ${resultsText}` : ""}`;
     // read out as text: the session's control characters and bidi overrides as their visible escape
     item.accessibilityInformation = {
       label: visibleText(

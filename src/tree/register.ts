@@ -1,5 +1,5 @@
 /**
- * The "Pi Session" tree view (`piContext.sessionTree`, in the pi Context view container): the
+ * The "Pi Session" tree view (`piContext.sessionTree`, in the Pi Context view container): the
  * current session's entry tree as pi's `/tree` shows it, live as pi appends, with "Switch to
  * Here…", labels, a filter like pi's and reveal-leaf. Structure and layout come from
  * `core/treeModel/`, row texts from `viewModel/treeText.ts`; switching is `core/flows/switch.ts`
@@ -119,7 +119,7 @@ export function registerSessionTree(services: Services): SessionTreeView {
         ? vscode.l10n.t("The session has no entries yet.")
         : model.unreachableCount > 0
           ? vscode.l10n.t(
-              "{0} not shown: on a parent cycle, with no root above. Run Pi: Check Session Health.",
+              "{0} not shown: on a parent cycle, with no root above. Run Pi Context: Check Session Health.",
               pluralText(model.unreachableCount, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries")),
             )
           : undefined;

@@ -128,17 +128,17 @@ export class SwitchCommand {
           }
         : undefined;
     const ask =
-      (piLabel: string | undefined) =>
+      (piLabel: string | undefined, running = false) =>
       async (plan: SwitchPlan, changed: boolean): Promise<SwitchChoice | undefined> => {
         if (given) return given;
-        const ctx = questionContext(services, this.prompter, piLabel);
+        const ctx = questionContext(services, this.prompter, piLabel, running);
         return mode === "summary" ? confirmSummary(plan, changed, ctx) : askChoice(plan, changed, ctx);
       };
     let planned: SwitchPlan | undefined;
     try {
       const routed = await this.route(file, targetId, options, mode, {
         ...(given ? { given } : {}),
-        ask: ask(vscode.l10n.t("pi (with its own model)")),
+        ask: ask(vscode.l10n.t("pi (with its own model)"), true),
         signal: controller.signal,
         ...(options.quiet ? { quiet: true } : {}),
       });

@@ -37,21 +37,28 @@ export interface QuestionContext {
   ready(): Promise<boolean>;
   /** Why the branch summary of `plan` cannot be sent (does not fit the summarizer), with what to change; else undefined. */
   fitProblem(plan: SwitchPlan): Promise<string | undefined>;
-  /** The switch runs in a running pi through the live bridge (pi's own /tree navigation). */
+  /** The switch runs in a running pi through the live bridge (pi's own /tree navigation); not for the user's pi run headless. */
   bridge?: boolean;
 }
 
 /**
  * The summarizer as the questions see it: a pi that summarizes with its own model (`piLabel`: the
- * running pi through the live bridge, or the user's pi run headless), else ours from the settings
+ * running pi through the live bridge — `running` —, or the user's pi run headless), else ours from the settings
  * (its API key is asked for when it needs one; the password box is recorded in the prompter's log,
  * never the key).
  */
-export function questionContext(services: Services, prompter: Prompter, piLabel: string | undefined): QuestionContext {
+export function questionContext(
+  services: Services,
+  prompter: Prompter,
+  piLabel: string | undefined,
+  running = false,
+): QuestionContext {
+  // a pi summarizes with its own model: the running pi (live bridge) or the user's pi run headless;
+  // only the running one moves its leaf in memory
   const bridge = piLabel !== undefined;
   return {
     prompter,
-    bridge,
+    bridge: running,
     summarizer: async () => {
       if (piLabel !== undefined) return { label: piLabel, needsKey: false, origin: "" };
       const origin = services.summarizers.keyOrigin();

@@ -28,7 +28,7 @@ import * as notify from "../ui/notify";
 import type { Prompter } from "../ui/prompter";
 import { trimActions } from "../viewModel/trimActions";
 import { runningTurnIds } from "../viewModel/trimList";
-import { sessionTrimPreview } from "../viewModel/trimPreview";
+import { sessionTrimPreview, trimVerb } from "../viewModel/trimPreview";
 import { confirmTrim } from "./preview";
 import * as l10n from "@vscode/l10n";
 
@@ -63,12 +63,56 @@ function nothingText(preview: TrimPreviewModel): string {
     : l10n.t("Nothing to change: {0} items already show what was asked. Nothing was written.", n(count));
 }
 
+/** A written trim in words, by what it did: "Trimmed …", "Restored items in …" (the context grew), "Edited …". */
+function resultText(
+  verb: "trim" | "restore" | "edit",
+  title: string,
+  before: number,
+  after: number,
+  edits: string,
+  byPi: boolean,
+): string {
+  const change =
+    after > before
+      ? l10n.t("{0} → {1} tokens (adds {2})", n(before), n(after), n(after - before))
+      : l10n.t("{0} → {1} tokens", n(before), n(after));
+  if (byPi)
+    return verb === "restore"
+      ? l10n.t("pi restored items in {0}: {1}, {2} appended by pi.", title, change, edits)
+      : verb === "edit"
+        ? l10n.t("pi edited the context of {0}: {1}, {2} appended by pi.", title, change, edits)
+        : l10n.t("pi trimmed {0}: {1}, {2} appended by pi.", title, change, edits);
+  return verb === "restore"
+    ? l10n.t("Restored items in {0}: {1} (pi's estimate), {2} written.", title, change, edits)
+    : verb === "edit"
+      ? l10n.t("Edited the context of {0}: {1} (pi's estimate), {2} written.", title, change, edits)
+      : l10n.t("Trimmed {0}: {1} (pi's estimate), {2} written.", title, change, edits);
+}
+
 /** The trim command of one window (see the file comment). */
 export class TrimCommand {
+  /**
+   * @param undo takes back exactly `editIds` of `file` ("Pi Context: Undo Last Context Edit",
+   *   `undo.ts`), offered by the result notification.
+   */
   constructor(
     private readonly services: Services,
     private readonly prompter: Prompter,
+    private readonly undo?: (file: string, editIds: string[]) => Promise<unknown>,
   ) {}
+
+  /** The result notification of a written trim, with "Undo" for exactly these entries. */
+  private offerUndo(file: string, editIds: string[], text: string): void {
+    const undo = this.undo;
+    if (!undo) {
+      void notify.info(text);
+      return;
+    }
+    const label = l10n.t("Undo");
+    void notify.info(text, label).then((choice) => {
+      if (choice === label) void undo(file, editIds);
+    });
+  }
 
   private analysisOf(session: SessionFile): Analysis {
     const current = this.services.sessions.current;
@@ -161,7 +205,7 @@ export class TrimCommand {
       return { kind: "nothing", file, message };
     }
     const r = outcome.result;
-    const before = outcome.plan.preparation.pureTokensBefore;
+    const before = outcome.plan.preparation.baselineTokens;
     // written; a failed read back only costs the exact number: the planned estimate stands in
     const tokensAfter = r.tokensAfter ?? outcome.plan.preparation.tokensAfter.tokens;
     if (r.readBackError) log.warn(`trim ${file}: written, but the file could not be read back: ${r.readBackError}`);
@@ -169,13 +213,16 @@ export class TrimCommand {
       `trim ${file}: wrote ${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}; ${before} → ${tokensAfter} tokens`,
     );
     if (!options.quiet)
-      void notify.info(
-        l10n.t(
-          "Trimmed {0}: {1} → {2} tokens (pi's estimate), {3} written.",
+      this.offerUndo(
+        file,
+        r.entries.map((e) => e.id),
+        resultText(
+          trimVerb(this.preview(outcome.plan)),
           this.title(file),
-          n(before),
-          n(tokensAfter),
+          before,
+          tokensAfter,
           pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+          false,
         ),
       );
     return {
@@ -265,20 +312,23 @@ export class TrimCommand {
           after.analysis.inspect.contextTokens)
         : plan.preparation.tokensAfter.tokens;
     if (!options.quiet)
-      void notify.info(
-        l10n.t(
-          "pi trimmed {0}: {1} → {2} tokens, {3} appended by pi.",
+      this.offerUndo(
+        file,
+        routed.entries.map((e) => e.id),
+        resultText(
+          trimVerb(preview),
           this.title(file),
-          n(plan.preparation.pureTokensBefore),
-          n(tokensAfter),
+          plan.preparation.baselineTokens,
+          tokensAfter,
           pluralText(routed.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+          true,
         ),
       );
     return {
       kind: "edited",
       file,
       entries: routed.entries,
-      tokensBefore: plan.preparation.pureTokensBefore,
+      tokensBefore: plan.preparation.baselineTokens,
       tokensAfter,
       live: source!,
     };

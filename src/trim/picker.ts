@@ -1,5 +1,5 @@
 /**
- * "Pi: Trim Context…": the trim list as a multi-select quick pick — suggestions first (each with
+ * "Pi Context: Trim Context…": the trim list as a multi-select quick pick — suggestions first (each with
  * the tokens it saves), then the largest items in the context (kind, tokens by pi's estimate, age,
  * a short text; edited items marked with their note) — then what to do with the picked items and,
  * for one item replaced by a note, the note itself (editable). Returns the request; the preview and

@@ -11,7 +11,7 @@ import type { TrimPreviewEdit, TrimPreviewModel } from "../shared/trim";
 import { iconLabelText } from "../shared/untrusted";
 import type { Prompter } from "../ui/prompter";
 import { TRIM_KIND_LABELS } from "../viewModel/trimActions";
-import { effectText, trimHeadline, trimPreviewLines } from "../viewModel/trimPreview";
+import { effectText, trimHeadline, trimPreviewLines, trimVerb } from "../viewModel/trimPreview";
 
 type Row = vscode.QuickPickItem & { action?: "go" | "cancel" };
 
@@ -30,7 +30,7 @@ export interface ConfirmTrimOptions {
   live?: { pi: string; streaming: boolean };
 }
 
-/** Ask before writing; resolves true for "Trim now". */
+/** Ask before writing; resolves true for "Trim now" ("Restore now", "Apply now": worded by what the plan does). */
 export async function confirmTrim(
   prompter: Prompter,
   preview: TrimPreviewModel,
@@ -42,10 +42,17 @@ export async function confirmTrim(
       ? vscode.l10n.t("{0} applies them at its next turn boundary (it is answering now)", options.live.pi)
       : vscode.l10n.t("{0} appends them itself", options.live.pi)
     : vscode.l10n.t("one append to the session file");
+  const verb = trimVerb(preview);
+  const inPi = options.live ? vscode.l10n.t(" in pi") : "";
   const rows: Row[] = [
     {
       action: "go",
-      label: vscode.l10n.t("$(check) Trim now{0}", options.live ? vscode.l10n.t(" in pi") : ""),
+      label:
+        verb === "restore"
+          ? vscode.l10n.t("$(history) Restore now{0}", inPi)
+          : verb === "edit"
+            ? vscode.l10n.t("$(check) Apply now{0}", inPi)
+            : vscode.l10n.t("$(check) Trim now{0}", inPi),
       description: trimHeadline(preview),
       detail: iconLabelText(`${lines[0]} ${where[0]!.toUpperCase()}${where.slice(1)}.`),
     },
@@ -65,14 +72,27 @@ export async function confirmTrim(
     { action: "cancel", label: vscode.l10n.t("$(close) Cancel"), detail: vscode.l10n.t("Nothing is written.") },
   ];
   const pick = await prompter.pick(rows, {
-    title: vscode.l10n.t(
-      "{0}Trim the context of {1}?",
-      options.changed ? vscode.l10n.t("The session changed — new preview. ") : "",
-      options.title,
-    ),
+    title:
+      verb === "restore"
+        ? vscode.l10n.t(
+            "{0}Restore items in the context of {1}?",
+            options.changed ? vscode.l10n.t("The session changed — new preview. ") : "",
+            options.title,
+          )
+        : verb === "edit"
+          ? vscode.l10n.t(
+              "{0}Edit the context of {1}?",
+              options.changed ? vscode.l10n.t("The session changed — new preview. ") : "",
+              options.title,
+            )
+          : vscode.l10n.t(
+              "{0}Trim the context of {1}?",
+              options.changed ? vscode.l10n.t("The session changed — new preview. ") : "",
+              options.title,
+            ),
     placeholder: vscode.l10n.t(
       "{0} → {1} tokens{2}",
-      n(preview.pureTokensNow),
+      n(preview.baselineTokens),
       n(preview.tokensAfter),
       preview.cache ? vscode.l10n.t(" · next request re-sends ≈{0} uncached", n(preview.cache.resentTokens)) : "",
     ),

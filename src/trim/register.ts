@@ -2,13 +2,15 @@
  * Context surgery in VS Code: remove, shorten and restore single items of pi's context. Commands
  * (all resolve with a {@link TrimCommandOutcome}):
  *
- * - `piContext.trim` ("Pi: Trim Context…"): the trim list as a multi-select quick pick
+ * - `piContext.trim` ("Pi Context: Trim Context…"): the trim list as a multi-select quick pick
  *   (`picker.ts`), what to do, the note for one item, the preview, the write (`command.ts`);
  * - `piContext.trim.remove(target)`, `piContext.trim.replaceWithNote(target, note?)`,
  *   `piContext.trim.restore(target)`: the Pi Session tree's context menu (target = a tree element
  *   or an entry id);
  * - `piContext.trim.apply(items, options?)`: a request (`TrimRequestItem[]`) from the panel, scripts
- *   and tests; `options` as {@link TrimApplyOptions}.
+ *   and tests; `options` as {@link TrimApplyOptions};
+ * - `piContext.trim.undo(options?)` ("Pi Context: Undo Last Context Edit", `undo.ts`): the last batch
+ *   of context edits taken back; the trim's result notification offers it for what it wrote.
  */
 
 import * as vscode from "vscode";
@@ -20,6 +22,7 @@ import { Prompter, type OpenPrompt, type PromptRecord } from "../ui/prompter";
 import { buildTrimList } from "../viewModel/trimList";
 import { TrimCommand, type TrimApplyOptions } from "./command";
 import { askNote, PICK_LIMIT, pickChoice, pickItems, requestOf, suggestedNote } from "./picker";
+import { UndoCommand, type UndoCommandOptions } from "./undo";
 
 /** What {@link registerTrim} returns (exposed to the integration tests through `activate()`). */
 export interface TrimApi {
@@ -45,10 +48,23 @@ function requestItems(arg: unknown): TrimRequestItem[] {
   });
 }
 
+/** Options of `piContext.trim.undo` from an untrusted caller: well-formed fields only. */
+function undoOptions(arg: unknown): UndoCommandOptions {
+  if (!arg || typeof arg !== "object") return {};
+  const o = arg as Record<string, unknown>;
+  const out: UndoCommandOptions = {};
+  if (typeof o.file === "string") out.file = o.file;
+  if (Array.isArray(o.editIds) && o.editIds.every((id) => typeof id === "string")) out.editIds = o.editIds as string[];
+  if (o.skipPreview === true) out.skipPreview = true;
+  if (o.quiet === true) out.quiet = true;
+  return out;
+}
+
 /** Register the trim commands. */
 export function registerTrim(services: Services): TrimApi {
   const prompter = new Prompter();
-  const command = new TrimCommand(services, prompter);
+  const undo = new UndoCommand(services, prompter);
+  const command = new TrimCommand(services, prompter, (file, editIds) => undo.run({ file, editIds }));
   const declined = (stage: "pick" | "empty" | "action" | "note"): TrimCommandOutcome => ({
     kind: "declined",
     ...(services.sessions.current ? { file: services.sessions.current.file } : {}),
@@ -132,6 +148,7 @@ export function registerTrim(services: Services): TrimApi {
         requestItems(arg),
         optionsArg && typeof optionsArg === "object" ? (optionsArg as TrimApplyOptions) : {},
       ),
+    "piContext.trim.undo": (optionsArg?: unknown) => undo.run(undoOptions(optionsArg)),
   };
   services.context.subscriptions.push();
   services.commands.add(commands);

@@ -1,6 +1,6 @@
 /**
  * The one notification helper of the VS Code surfaces: every toast starts with the product name
- * ("pi Context: …", written once here), and a failed flow that writes to a session (compaction,
+ * ("Pi Context: …", written once here), and a failed flow that writes to a session (compaction,
  * branch switch, label) maps its error to one message and one outcome in one place. Messages never
  * loop: one toast per failure, details in the log.
  */
@@ -16,20 +16,20 @@ import { nothingWritten, PRODUCT_NAME } from "../shared/format";
 import { notificationText } from "../shared/untrusted";
 import { setVirtualDocument, SUMMARY_SCHEME } from "./summaryDocuments";
 
-/** "pi Context: " + the text; session text in it stays text (no link VS Code would make clickable). */
+/** "Pi Context: " + the text; session text in it stays text (no link VS Code would make clickable). */
 const prefix = (text: string) => `${PRODUCT_NAME}: ${notificationText(text)}`;
 
-/** An information toast, "pi Context: " + `text`; resolves with the chosen action. */
+/** An information toast, "Pi Context: " + `text`; resolves with the chosen action. */
 export function info(text: string, ...actions: string[]): Thenable<string | undefined> {
   return vscode.window.showInformationMessage(prefix(text), ...actions);
 }
 
-/** A warning toast, "pi Context: " + `text`; resolves with the chosen action. */
+/** A warning toast, "Pi Context: " + `text`; resolves with the chosen action. */
 export function warn(text: string, ...actions: string[]): Thenable<string | undefined> {
   return vscode.window.showWarningMessage(prefix(text), ...actions);
 }
 
-/** An error toast, "pi Context: " + `text`; resolves with the chosen action. */
+/** An error toast, "Pi Context: " + `text`; resolves with the chosen action. */
 export function error(text: string, ...actions: string[]): Thenable<string | undefined> {
   return vscode.window.showErrorMessage(prefix(text), ...actions);
 }

@@ -1,5 +1,5 @@
 /**
- * Quick picks and input boxes of a surface (the session tree's questions, "Pi: Trim Context…"),
+ * Quick picks and input boxes of a surface (the session tree's questions, "Pi Context: Trim Context…"),
  * recorded in order so the integration tests can check which questions were asked and answer the
  * one on screen (`SessionTreeView.prompts` / `currentPrompt()`, `TrimApi.prompts`).
  */

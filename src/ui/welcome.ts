@@ -36,7 +36,7 @@ export interface WelcomeState {
 export const WALKTHROUGH_ID = "pi-context.pi-context#piContext.gettingStarted";
 
 /**
- * Keep the welcome context keys up to date and register "Pi: Get Started with pi Context" (opens
+ * Keep the welcome context keys up to date and register "Pi Context: Get Started" (opens
  * the walkthrough); returns a reader of the values last set.
  */
 export function registerWelcomeContext(services: Services): () => WelcomeState {

@@ -10,7 +10,9 @@
  * read as data (`core/pi/catalog.ts`); only `node --version` runs, when pi is to summarize.
  */
 
+import * as fs from "node:fs";
 import * as path from "node:path";
+import { parse as parseJsonc } from "jsonc-parser";
 import * as vscode from "vscode";
 import { fileStamp } from "../core/read/stamp";
 import { locatePi, piOfProcess, type PiLocation } from "../core/pi/locate";
@@ -28,6 +30,14 @@ export interface UserPiSourceOptions {
   env?: NodeJS.ProcessEnv;
   /** Ask the login shell for its PATH (default true; tests turn it off). */
   loginShell?: boolean;
+  /**
+   * The User settings file as this machine holds it (`<user data>/User/settings.json`: code-server
+   * keeps it beside the extension host; over SSH, WSL or in a container it is on the client and
+   * absent here). Read only in a remote window, where VS Code ignores machine settings in it.
+   */
+  userSettingsFile?: string;
+  /** The window is remote (default: `vscode.env.remoteName` is set). */
+  remote?: boolean;
 }
 
 function stamp(file: string): string {
@@ -53,12 +63,16 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
   private askShellAgain = false;
   /** {@link forProcess}'s answers (a pid's program does not change while it runs). */
   private readonly byPid = new Map<number, UserPi | undefined>();
+  private readonly userSettingsFile: string | undefined;
+  private userSettings: { stamp: string; value: unknown } = { stamp: "", value: undefined };
 
   constructor(options: UserPiSourceOptions) {
     this.log = options.log;
     this.config = options.config;
     this.env = options.env ?? process.env;
     this.askShell = options.loginShell ?? process.env.PI_CONTEXT_NO_LOGIN_SHELL === undefined;
+    this.userSettingsFile =
+      (options.remote ?? vscode.env.remoteName !== undefined) ? options.userSettingsFile : undefined;
     this.disposables.push(
       this.emitter,
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -85,14 +99,18 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     this.found = first;
     // found at once: say which pi the numbers follow; a pi found later, or none, is logged by the lookups
     const report = piReport(first);
-    if (first.install || report.settingProblem) this.logReport(report);
+    if (first.install || report.settingProblem || report.settingIgnored) this.logReport(report);
     return first;
   }
 
   get current(): UserPi {
     const install = this.value.install;
-    // an update in place (npm i -g, pi update) changes package.json: describe it again
-    if (install && stamp(path.join(install.packageDir, "package.json")) !== this.packageStamp)
+    // an update in place (npm i -g, pi update) changes package.json: describe it again; an edit of
+    // the User settings file is no configuration change in a remote window (VS Code ignores the value)
+    if (
+      (install && stamp(path.join(install.packageDir, "package.json")) !== this.packageStamp) ||
+      (this.userSettingsFile && stamp(this.userSettingsFile) !== this.userSettings.stamp)
+    )
       this.update(this.locate());
     return this.value;
   }
@@ -106,7 +124,38 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     });
     const pi = userPiOf(location);
     this.packageStamp = pi.install ? stamp(path.join(pi.install.packageDir, "package.json")) : "";
+    const ignored = this.ignoredUserSetting();
+    if (ignored) pi.settingIgnored = ignored;
     return pi;
+  }
+
+  /**
+   * A `piContext.pi.path` in the User settings file that VS Code does not apply in this remote
+   * window (its scope is `machine-overridable`: only the Remote settings and the workspace count),
+   * in words with where it must go; undefined when there is none or it is the value in effect.
+   */
+  private ignoredUserSetting(): string | undefined {
+    const file = this.userSettingsFile;
+    if (!file) return undefined;
+    const now = stamp(file);
+    if (now !== this.userSettings.stamp) {
+      let value: unknown;
+      try {
+        const settings = parseJsonc(fs.readFileSync(file, "utf8"), [], { allowTrailingComma: true }) as unknown;
+        if (settings && typeof settings === "object")
+          value = (settings as Record<string, unknown>)["piContext.pi.path"];
+      } catch {
+        value = undefined; // unreadable: VS Code reports its own settings file's problems
+      }
+      this.userSettings = { stamp: now, value };
+    }
+    const value = this.userSettings.value;
+    if (typeof value !== "string" || value.trim() === "" || value.trim() === this.config().piPath) return undefined;
+    return vscode.l10n.t(
+      'piContext.pi.path "{0}" in your User settings ({1}) is ignored in this remote window: VS Code applies this machine setting only from the Remote settings or a workspace\'s settings. Move it to the Remote settings ("Preferences: Open Remote Settings (JSON)").',
+      value.trim(),
+      file,
+    );
   }
 
   private update(next: UserPi): void {
@@ -124,11 +173,12 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
       `pi: ${report.version ? `pi ${report.version} — ${report.sourceText}` : report.sourceText}; windows from ${report.catalog.name}${report.catalog.problem ? ` (${report.catalog.problem})` : ""}${report.note ? `; ${report.note}` : ""}`,
     );
     if (report.settingProblem) this.log.warn(`pi: ${report.settingProblem}`);
+    if (report.settingIgnored) this.log.warn(`pi: ${report.settingIgnored}`);
   }
 
   /**
    * Look for pi again. `again`: also ask the login shell and npm once more (the user installed pi,
-   * or changed their shell's PATH — `Pi: Refresh Session`); otherwise their first answers are kept.
+   * or changed their shell's PATH — `Pi Context: Refresh Session`); otherwise their first answers are kept.
    */
   refresh(again = false): Promise<UserPi> {
     if (again && !this.lookups) {

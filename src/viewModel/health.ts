@@ -87,7 +87,7 @@ export function repairableCount(report: HealthReport): number {
 
 /**
  * The health badge of the gauge's tooltip (trusted Markdown; no session text in it): the counts
- * with their icons and the link to "Pi: Check Session Health", e.g.
+ * with their icons and the link to "Pi Context: Check Session Health", e.g.
  * `**Session health:** $(error) 1 error · $(warning) 2 warnings — 1 repairable · [Check Session Health…](command:piContext.checkHealth)`.
  */
 export function healthBadge(report: HealthReport): string {

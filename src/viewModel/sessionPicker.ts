@@ -1,5 +1,5 @@
 /**
- * The rows of "Pi: Select Session…" and of `pi-context sessions`, without `vscode`: pi's label (name,
+ * The rows of "Pi Context: Select Session…" and of `pi-context sessions`, without `vscode`: pi's label (name,
  * else first user message), age, size, pi's message count, forks and clones under their parent,
  * the current marker; the same rows, labels and order on both surfaces.
  */

@@ -89,6 +89,7 @@ export function piWarnings(report: PiReport | undefined): string[] {
           : l10n.t("pi {0} (no pi found)", REFERENCE_PI_VERSION),
       ),
     );
+  if (report.settingIgnored) out.push(report.settingIgnored);
   if (report.note) out.push(report.note);
   if (report.catalog.problem)
     out.push(l10n.t("{0} Windows come from {1}.", withPeriod(report.catalog.problem), report.catalog.name));

@@ -146,10 +146,10 @@ export function emptyStateMessage(discovery: GaugeInput["discovery"] | undefined
   if (!discovery || discovery.phase === "starting") return l10n.t("Looking for pi sessions…");
   if (!discovery.workspace)
     return l10n.t(
-      "No folder is open. The context gauge follows the pi session of the folder pi ran in: open that folder, or pick any session with “Pi: Select Session…”.",
+      "No folder is open. The context gauge follows the pi session of the folder pi ran in: open that folder, or pick any session with “Pi Context: Select Session…”.",
     );
   return l10n.t(
-    "No pi session for this workspace yet. Once pi writes one here, the gauge shows how full its context window is and what fills it. Start pi in a workspace folder, or pick any session with “Pi: Select Session…”.",
+    "No pi session for this workspace yet. Once pi writes one here, the gauge shows how full its context window is and what fills it. Start pi in a workspace folder, or pick any session with “Pi Context: Select Session…”.",
   );
 }
 

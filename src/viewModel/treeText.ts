@@ -50,7 +50,7 @@ export const KIND_NAMES: Readonly<Record<NodeKind, string>> = localisedRecord({
   label: () => l10n.t("label"),
   sessionInfo: () => l10n.t("session name"),
   custom: () => l10n.t("custom entry"),
-  leafMarker: () => l10n.t("leaf marker (pi Context)"),
+  leafMarker: () => l10n.t("leaf marker (Pi Context)"),
   contextEdit: () => l10n.t("context edit"),
   usage: () => l10n.t("usage record"),
   unknown: () => l10n.t("unknown entry"),
@@ -211,7 +211,7 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
       };
     case "custom":
       if (r.customType === PI_CONTEXT_CUSTOM_TYPE) {
-        return { kind: "leafMarker", text: l10n.t("Leaf moved here"), detail: l10n.t("by pi Context"), error: false };
+        return { kind: "leafMarker", text: l10n.t("Leaf moved here"), detail: l10n.t("by Pi Context"), error: false };
       }
       return { kind: "custom", text: l10n.t("Custom: {0}", r.customType ?? "?"), detail: "", error: false };
     case "context_edit":

@@ -203,7 +203,9 @@ function describeItem(ctx: Context, item: TrimItem): void {
     return;
   }
   if (item.kind === "assistant" && record.toolNames?.length) item.tool = `→ ${summarizeToolNames(record.toolNames)}`;
-  item.text = oneLine(describeRecord(record).text, 120);
+  const text = oneLine(describeRecord(record).text, 120);
+  // an answer of tool calls only is described by its calls: said once ("→ bash", not "→ bash → bash")
+  item.text = text === item.tool ? "" : text;
 }
 
 /**
@@ -364,7 +366,7 @@ export function suggestionSavings(session: SessionView, actions: readonly TrimRe
     const plan = prepareContextEdits(session, trimActions(session, actions), {
       toolCallsOf: (assistant) => readCalls(session, assistant) ?? undefined,
     });
-    saved = Math.max(0, plan.pureTokensBefore - plan.tokensAfter.tokens);
+    saved = Math.max(0, plan.baselineTokens - plan.tokensAfter.tokens);
     cache.byActions.set(key, saved);
   }
   return saved;

@@ -95,9 +95,9 @@ export function buildTrimPreview(
     tokensNow: prep.tokensBefore.tokens,
     methodNow: prep.tokensBefore.lastUsageIndex !== null ? "usage+estimate" : "estimate",
     pureTokensNow: prep.pureTokensBefore,
+    baselineTokens: prep.baselineTokens,
     tokensAfter: after,
-    // nothing written → nothing changes: not pi's pure estimate now against its usage-based one
-    tokensSaved: prep.edits.length === 0 ? 0 : prep.pureTokensBefore - after,
+    tokensSaved: prep.baselineTokens - after,
     window,
     threshold,
     autoCompaction,
@@ -122,7 +122,7 @@ export function buildTrimPreview(
     };
     if (options.prices)
       model.cost = trimEconomics({
-        tokensBefore: prep.pureTokensBefore,
+        tokensBefore: prep.baselineTokens,
         tokensAfter: after,
         rewrittenTokens: model.cache.resentTokens,
         prices: options.prices,
@@ -169,13 +169,24 @@ export function effectText(effect: TrimPreviewEdit["effect"]): string {
 }
 
 /**
+ * What a preview's plan does, as a verb for its buttons, titles and result notices: `restore` when
+ * every requested edit brings an original back, `trim` when none does, `edit` for both kinds.
+ */
+export function trimVerb(p: Pick<TrimPreviewModel, "edits">): "trim" | "restore" | "edit" {
+  const asked = p.edits.filter((e) => !e.cascade);
+  if (asked.length > 0 && asked.every((e) => e.effect === "restore")) return "restore";
+  if (asked.every((e) => e.effect !== "restore")) return "trim";
+  return "edit";
+}
+
+/**
  * The headline: `Context 12,345 → 8,000 tokens (saves 4,345)`; `Context unchanged (12,345 tokens)`
  * when nothing would be written (every requested edit refused or already in place).
  */
 export function trimHeadline(p: TrimPreviewModel): string {
   if (p.edits.length === 0) return l10n.t("Context unchanged ({0} tokens)", formatCount(p.tokensNow));
   const saved = p.tokensSaved >= 0 ? `saves ${formatCount(p.tokensSaved)}` : `adds ${formatCount(-p.tokensSaved)}`;
-  return l10n.t("Context {0} → {1} tokens ({2})", formatCount(p.pureTokensNow), formatCount(p.tokensAfter), saved);
+  return l10n.t("Context {0} → {1} tokens ({2})", formatCount(p.baselineTokens), formatCount(p.tokensAfter), saved);
 }
 
 /**

@@ -11,7 +11,7 @@
  * host runs (`test/conformance/oracle/setup.mjs` installs it and prints its path).
  * Targets (issues 2, 17, 45): cold open, with full validation, ≤ 1.0× floor and ≤ 0.6× pi on every file;
  * append ≤ 1 % of a cold open; retained heap ≤ 0.5× file size; the extension bundle ≤ 1 MB (production
- * build); the trim list ("Pi: Trim Context…", with the planner's savings), the session doctor and the
+ * build); the trim list ("Pi Context: Trim Context…", with the planner's savings), the session doctor and the
  * panel's first state ≤ 0.5 s beyond the open (`measure.js views`, one run per file; the panel's
  * details follow in steps and are printed, not a target). Also checks that our tokens equal pi's. The UI figures (tree, Reveal Leaf, panel,
  * extension host memory, activate()) are measured in real VS Code by `npm run bench:ui`.

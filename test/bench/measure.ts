@@ -130,7 +130,7 @@ async function ours(file: string): Promise<object> {
 
 /**
  * What the views cost beyond the open (cold, in this process, after `SessionFile.open` + the gauge):
- * "Pi: Trim Context…"'s list (with the planner's savings), the session doctor, the panel's state
+ * "Pi Context: Trim Context…"'s list (with the planner's savings), the session doctor, the panel's state
  * (what it opens with) and its details (lost items, savings) — all in ms.
  */
 async function views(file: string): Promise<object> {

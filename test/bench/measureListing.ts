@@ -5,7 +5,7 @@
  * - `firstRowsMs` / `totalMs`: from a fresh process (the cache file given, or none) to the first
  *   progress report turned into the picker's first rows (`sessionPickRows`, the first
  *   `PICKER_FIRST_ROWS` of the family order, as the picker renders them first), and to the whole listing;
- * - `pickerFirstRowsMs` / `pickerTotalMs`: "Pi: Select Session…" opened again in the same process —
+ * - `pickerFirstRowsMs` / `pickerTotalMs`: "Pi Context: Select Session…" opened again in the same process —
  *   the extension's case: the catalog is in memory (loaded at activation) and the files' `stat`s
  *   are the scanner's last look, so the listing starts from them (as `PiSessionSource.listSessions`);
  * - `rowsMs`: building the picker rows of the whole listing once;

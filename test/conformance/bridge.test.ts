@@ -1,6 +1,6 @@
 /**
  * The live bridge inside the REAL pi 1.6.0 (`pi --mode rpc`, Node 22), installed into a temporary
- * agent dir exactly as "Pi: Install Live Bridge" does, driven against the scripted
+ * agent dir exactly as "Pi Context: Install Live Bridge" does, driven against the scripted
  * OpenAI-compatible server; the VS Code side's client (`src/bridge/client.ts`) talks to it.
  *
  * - usage / model / window / compaction settings = pi's own (`get_session_stats`, `get_state`,
@@ -682,7 +682,7 @@ describe("live bridge in the real pi 1.6.0", () => {
       assert.match(
         error.message,
         new RegExp(
-          `has pi-context bridge 9\\.9\\.9 \\(protocol 99\\); this extension needs protocol ${BRIDGE_PROTOCOL} .*Pi: Install Live Bridge`,
+          `has pi-context bridge 9\\.9\\.9 \\(protocol 99\\); this extension needs protocol ${BRIDGE_PROTOCOL} .*Pi Context: Install Live Bridge`,
         ),
       );
       // the bridge itself refuses a client of another protocol

@@ -225,7 +225,7 @@ describe("session listing = pi's SessionManager.listAll", () => {
     assert.equal(await compareDir(dir), RUNS);
   });
 
-  it("Pi: Name Session's session_info entry is the name pi lists (pi's /name normalisation), renamed again", async () => {
+  it("Pi Context: Name Session's session_info entry is the name pi lists (pi's /name normalisation), renamed again", async () => {
     const dir = fs.mkdtempSync(path.join(tmp, "named-"));
     const file = path.join(dir, "tree.jsonl");
     fs.copyFileSync(path.join(REPO_ROOT, "test", "fixtures", "pi-1.6.0", "tree.jsonl"), file);

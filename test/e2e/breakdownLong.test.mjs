@@ -93,8 +93,8 @@ describe("e2e breakdown with a 60 MB line", () => {
 
   it("long numbers stay in their columns (categories and largest entries)", async () => {
     const { page } = wb;
-    await runCommand(page, "Pi: Open Context Panel");
-    const frame = await webviewFrameByTitle(page, "pi Context", 60_000);
+    await runCommand(page, "Pi Context: Open Context Panel");
+    const frame = await webviewFrameByTitle(page, "Pi Context", 60_000);
     const results = frame.locator('[data-testid="breakdown"] [data-category="toolResults"]');
     await results.waitFor({ state: "visible", timeout: 60_000 });
     await waitUntil(async () => Number(await results.getAttribute("data-tokens")) > 10_000_000, 30_000, "15M tokens");

@@ -1,6 +1,6 @@
-// E2E: "Pi: Compact Session…" driven through the real workbench UI (Chromium + code-server):
+// E2E: "Pi Context: Compact Session…" driven through the real workbench UI (Chromium + code-server):
 // the instructions box, the preview quick pick, the streaming progress
-// notification, the summary diff editor, "Pi: Cancel Compaction", and the API key typed into the
+// notification, the summary diff editor, "Pi Context: Cancel Compaction", and the API key typed into the
 // password box when the server answers 401 (the compaction continues). Screenshots in
 // test-results/e2e/compact-*.png.
 import assert from "node:assert/strict";
@@ -71,7 +71,7 @@ describe("e2e compaction", () => {
       ],
       chunkDelayMs: 700,
     });
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const { input } = await quickInput(page, "Custom Instructions");
     await input.fill("focus on the parser");
     await screenshot(page, "compact-instructions");
@@ -115,7 +115,7 @@ describe("e2e compaction", () => {
     await diff.first().waitFor({ state: "visible", timeout: 30_000 });
     await page.waitForTimeout(1500);
     await screenshot(page, "compact-diff");
-    await runCommand(page, "Pi: Show Log");
+    await runCommand(page, "Pi Context: Show Log");
     await page.waitForTimeout(1500);
     await screenshot(page, "compact-result-log");
 
@@ -171,7 +171,7 @@ describe("e2e compaction", () => {
     );
   });
 
-  it("Pi: Cancel Compaction (palette) cancels a streaming summary and writes nothing", async () => {
+  it("Pi Context: Cancel Compaction (palette) cancels a streaming summary and writes nothing", async () => {
     const { page } = suite.wb;
     // one more exchange after our compaction, so there is something to compact again
     const last = JSON.parse(readFileSync(sessionFile, "utf8").trimEnd().split("\n").pop());
@@ -212,14 +212,14 @@ describe("e2e compaction", () => {
     await page.keyboard.press("Escape");
     server.reset();
     server.script({ chunks: ["## Goal\n", "never finishes"], hang: true });
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const { widget, input } = await quickInput(page, "Custom Instructions");
     await input.press("Enter"); // no instructions
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).click();
     await waitUntil(() => server.requests.length >= 1, 20_000, "the summary request");
     // (runCommand retries until the palette lists it: it is there only while piContext.compacting)
-    await runCommand(page, "Pi: Cancel Compaction");
+    await runCommand(page, "Pi Context: Cancel Compaction");
     await waitUntil(() => server.disconnects >= 1, 5_000, "the HTTP request to be aborted");
     await page.waitForTimeout(1000);
     await screenshot(page, "compact-cancelled");
@@ -235,7 +235,7 @@ describe("e2e compaction", () => {
       { status: 401, errorMessage: "missing API key" },
       { chunks: ["## Goal\n", "Summarized after the key was entered."] },
     );
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const { widget, input } = await quickInput(page, "Custom Instructions");
     await input.press("Enter"); // no instructions
     await widget.locator(".monaco-list-row", { hasText: "Compact now" }).waitFor({ state: "visible", timeout: 20_000 });

@@ -54,7 +54,7 @@ describe("e2e context economics", () => {
 
   async function panelShots(theme) {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     const frame = webviewFrame(page);
     const usage = frame.locator('[data-testid="usage"]');
     await usage.waitFor({ state: "visible", timeout: 30_000 });
@@ -154,7 +154,7 @@ describe("e2e context economics", () => {
 
   async function previewShot(theme) {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const { widget, input } = await quickInput(page, "Custom Instructions");
     await input.press("Enter"); // no instructions
     const price = widget.locator(".monaco-list-row", { hasText: "break-even" });

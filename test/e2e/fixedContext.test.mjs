@@ -52,7 +52,7 @@ describe("e2e the fixed part of the context", () => {
   it("the panel: System prompt & tools → groups → parts, equal to inspect --json", async () => {
     const { page } = suite.wb;
     const cli = inspectJson(suite.fx.sessionFile, suite.fx.agentDir).fixedContext;
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     const frame = webviewFrame(page);
     const system = frame.locator('[data-testid="breakdown"] [data-category="system"]');
     await system.waitFor({ state: "visible", timeout: 60_000 });
@@ -107,9 +107,9 @@ describe("e2e the fixed part of the context", () => {
   it("the narrow sidebar view: names, tokens, cost and removal stay readable", async () => {
     const { page } = suite.wb;
     await runCommand(page, "View: Close All Editors");
-    const container = page.locator('.activitybar .action-item:has([aria-label^="pi Context"])').first();
+    const container = page.locator('.activitybar .action-item:has([aria-label^="Pi Context"])').first();
     if (!/\bchecked\b/.test((await container.getAttribute("class")) ?? ""))
-      await container.locator('[aria-label^="pi Context"]').first().click();
+      await container.locator('[aria-label^="Pi Context"]').first().click();
     const view = await webviewFrameByTitle(page, "Context", 30_000);
     const system = view.locator('[data-testid="breakdown"] [data-category="system"]');
     await system.waitFor({ state: "visible", timeout: 30_000 });

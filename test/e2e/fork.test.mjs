@@ -1,6 +1,6 @@
 // E2E: pi's session commands in the real workbench (issue 42) on pi's tree fixture — "Fork Session
 // Here" from a user message row's context menu (the toast with Resume in pi / Copy Message / Show
-// Message; the tree on the new session), "Pi: Fork Session…"'s message pick, Select Session with the
+// Message; the tree on the new session), "Pi Context: Fork Session…"'s message pick, Select Session with the
 // fork under its parent and each row's "Resume in pi" button, and the terminal that runs the
 // user's pi (a stand-in that prints what it got) on the session. Screenshots: test-results/e2e/fork-*.png.
 import assert from "node:assert/strict";
@@ -70,7 +70,7 @@ describe("e2e fork, clone and resume in pi", () => {
   it("Fork Session Here on a user message: a new session before it, shown at once; the toast offers Resume in pi and the message", async () => {
     const { page } = suite.wb;
     const before = readFileSync(suite.fx.sessionFile);
-    await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
+    await runCommand(page, "Pi Context: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await viewPane(page, "Pi Session");
     const row = (await treeRows(page, "Pi Session")).filter({ hasText: "[task:t6] do t6 on branch C" }).first();
     await row.waitFor({ state: "visible", timeout: 30_000 });
@@ -129,9 +129,9 @@ describe("e2e fork, clone and resume in pi", () => {
     await screenshot(page, "fork-resume-terminal");
   });
 
-  it("Pi: Fork Session… offers the session's user messages, as pi's /fork does", async () => {
+  it("Pi Context: Fork Session… offers the session's user messages, as pi's /fork does", async () => {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Fork Session…", { commandId: "piContext.forkSession" });
+    await runCommand(page, "Pi Context: Fork Session…", { commandId: "piContext.forkSession" });
     const widget = page.locator(".quick-input-widget");
     await waitUntil(
       async () => (await widget.innerText().catch(() => "")).includes("from which message?"),
@@ -149,7 +149,7 @@ describe("e2e fork, clone and resume in pi", () => {
 
   it("Select Session: the fork under its parent; a row's Resume in pi button opens the session in pi", async () => {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
+    await runCommand(page, "Pi Context: Select Session…", { commandId: "piContext.selectSession" });
     const widget = page.locator(".quick-input-widget");
     const fork = widget.locator(".monaco-list-row", { hasText: "↳ " }).first();
     await fork.waitFor({ state: "visible", timeout: 20_000 });

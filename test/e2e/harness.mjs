@@ -7,7 +7,7 @@
 //
 //   import { openWorkbench, runCommand, statusBarItem, webviewFrame, screenshot } from "./harness.mjs";
 //   const wb = await openWorkbench();         // new browser context + page, workbench loaded
-//   await runCommand(wb.page, "Pi: Show Log");
+//   await runCommand(wb.page, "Pi Context: Show Log");
 //   await screenshot(wb.page, "after-show-log");
 //   await wb.close();
 import { execFileSync } from "node:child_process";
@@ -142,7 +142,7 @@ function hostLogsOf(w) {
   for (const dir of hostLogDirs().filter((d) => !w.hostLogsBefore.has(d))) {
     const h = path.basename(dir);
     if (existsSync(path.join(dir, "remoteexthost.log"))) out.push([path.join(dir, "remoteexthost.log"), `${h}.log`]);
-    const ours = path.join(dir, PUBLISHER_NAME, "pi Context.log");
+    const ours = path.join(dir, PUBLISHER_NAME, "Pi Context.log");
     if (existsSync(ours)) out.push([ours, `${h}.pi.log`]);
   }
   return out;
@@ -278,7 +278,7 @@ export async function openWorkbench(opts = {}) {
 const VIEW_IDS = { "Pi Session": "piContext.sessionTree", Context: "piContext.panelView" };
 
 /**
- * Show one of our views (and the pi Context container) the way a keyboard user does: its
+ * Show one of our views (and the Pi Context container) the way a keyboard user does: its
  * "Focus on … View" command, which opens and never toggles (a click on the activity bar icon
  * closes the side bar when the container is already shown).
  * @param {import('playwright-core').Page} page
@@ -289,7 +289,7 @@ export async function showView(page, title) {
 }
 
 /**
- * Run a command from the command palette by its title as shown there ("Pi: Show Log").
+ * Run a command from the command palette by its title as shown there ("Pi Context: Show Log").
  * Retries for up to `timeoutMs`: right after the page loads, the extension's contributions may
  * not be registered yet, and an open palette does not refresh its list.
  * @param {import('playwright-core').Page} page

@@ -1,7 +1,7 @@
 // E2E: session health in a real VS Code workbench (code-server + Chromium) on a session with an
 // orphaned tool result and a tool result separated from its call by an extension's message: the
 // gauge's error mark and the tooltip's health badge, the panel's Session health section, the
-// Pi Session tree's decorated rows, then "Pi: Check Session Health" → Repair → the preview of every
+// Pi Session tree's decorated rows, then "Pi Context: Check Session Health" → Repair → the preview of every
 // appended line → Append: two context edits after the old bytes, and every surface without errors.
 // Screenshots: test-results/e2e/health-*.png.
 //
@@ -28,7 +28,7 @@ import {
   boxOf,
 } from "./harness.mjs";
 
-const PANEL_TITLE = "pi Context";
+const PANEL_TITLE = "Pi Context";
 const ts = (s) => new Date(Date.UTC(2026, 11, 1, 9, 0, s)).toISOString();
 
 /** user → assistant with call c1 → custom message → result of c1 → answer → result of a lost call → answer. */
@@ -144,7 +144,7 @@ describe("e2e session health", () => {
 
   it("the panel's Session health section counts the findings and marks the repairable ones", async () => {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     const frame = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
     const problems = frame.locator('[data-testid="problems"]');
     await problems.waitFor({ state: "visible", timeout: 20_000 });
@@ -169,7 +169,7 @@ describe("e2e session health", () => {
   it("tree rows of the affected entries carry the findings", async () => {
     const { page } = suite.wb;
     await runCommand(page, "View: Close All Editors");
-    await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
+    await runCommand(page, "Pi Context: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await viewPane(page, "Pi Session");
     await waitUntil(
       async () => (await rowTexts(page)).some((t) => t.includes("✖ Orphaned tool result")),
@@ -198,10 +198,10 @@ describe("e2e session health", () => {
     });
   });
 
-  it("Pi: Check Session Health → Repair → preview → Append: two context edits appended, no error left", async () => {
+  it("Pi Context: Check Session Health → Repair → preview → Append: two context edits appended, no error left", async () => {
     const { page } = suite.wb;
     const before = readFileSync(suite.fx.sessionFile);
-    await runCommand(page, "Pi: Check Session Health", { commandId: "piContext.checkHealth" });
+    await runCommand(page, "Pi Context: Check Session Health", { commandId: "piContext.checkHealth" });
     const pick = page.locator(".quick-input-widget");
     await waitUntil(
       async () => (await pick.innerText().catch(() => "")).includes("Repair: append 2 entries"),

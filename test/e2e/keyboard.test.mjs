@@ -134,8 +134,8 @@ describe("e2e panel keyboard", () => {
     it(`Tab reaches every interactive element in order, each shows its focus, never the bare body (${tag})`, async () => {
       const { page } = suite.wb;
       await applyTheme(page, themeName, () => suite.fx.writeSettings(theme(themeName)));
-      await runCommand(page, "Pi: Open Context Panel");
-      const frame = webviewFrame(page, { title: "pi Context" });
+      await runCommand(page, "Pi Context: Open Context Panel");
+      const frame = webviewFrame(page, { title: "Pi Context" });
       await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 30_000 });
       await frame.locator(".file").first().waitFor({ state: "visible", timeout: 20_000 });
       // the details re-render the panel once more when they come (the focus survives that, but the

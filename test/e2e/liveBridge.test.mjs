@@ -1,7 +1,7 @@
 // E2E: the live bridge in the real workbench UI with a real pi 1.6.0 (RPC mode, Node 22) running on
-// the opened folder against a scripted OpenAI-compatible server: "Pi: Install Live Bridge" asks in a
+// the opened folder against a scripted OpenAI-compatible server: "Pi Context: Install Live Bridge" asks in a
 // modal dialog, the gauge shows the running pi's numbers with the live badge (and says so in its
-// tooltip), "Pi: Compact Session…" from the palette makes that pi compact, "Pi: Remove Live Bridge"
+// tooltip), "Pi Context: Compact Session…" from the palette makes that pi compact, "Pi Context: Remove Live Bridge"
 // asks again. Screenshots in test-results/e2e/live-bridge-*.png.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -219,9 +219,9 @@ describe("e2e live bridge", () => {
     await closeSharedHost();
   });
 
-  it('"Pi: Install Live Bridge" asks in a modal dialog, then installs', async () => {
+  it('"Pi Context: Install Live Bridge" asks in a modal dialog, then installs', async () => {
     const { page } = wb;
-    await runCommand(page, "Pi: Install Live Bridge", { commandId: "piContext.installBridge" });
+    await runCommand(page, "Pi Context: Install Live Bridge", { commandId: "piContext.installBridge" });
     const dialog = page.locator(".monaco-dialog-box");
     await dialog.waitFor({ state: "visible", timeout: 10_000 });
     const text = await dialog.innerText();
@@ -231,7 +231,7 @@ describe("e2e live bridge", () => {
       "tested with pi 1.6.x",
       "local socket",
       "never opens a network port",
-      "Pi: Remove Live Bridge",
+      "Pi Context: Remove Live Bridge",
     ])
       assert.ok(text.includes(want), `dialog lacks ${JSON.stringify(want)}:\n${text}`);
     await screenshot(page, "live-bridge-install-dialog");
@@ -283,18 +283,31 @@ describe("e2e live bridge", () => {
     await page.mouse.move(700, 300);
   });
 
-  it('"Pi: Compact Session…" from the palette makes the running pi compact', async () => {
+  it('"Pi Context: Compact Session…" from the palette makes the running pi compact', async () => {
     const { page } = wb;
     const file = (await pi.command({ type: "get_state" })).data.sessionFile;
     const before = readFileSync(file, "utf8").trim().split("\n").length;
     const requests = model.requests.length;
-    await runCommand(page, "Pi: Compact Session…", { commandId: "piContext.compact" });
+    await runCommand(page, "Pi Context: Compact Session…", { commandId: "piContext.compact" });
     const { widget, input } = await quickInput(page, "Custom Instructions");
     await input.fill("keep the parser details");
     await input.press("Enter");
     const go = widget.locator(".monaco-list-row", { hasText: "Compact now in pi" }).first();
     await go.waitFor({ state: "visible", timeout: 10_000 });
     await screenshot(page, "live-bridge-compact-confirm");
+    // every text the gauge shows from now on (a MutationObserver in the page: a flash of 0.3 s counts)
+    const item = statusBarItem(page, GAUGE);
+    const oldText = (await item.innerText()).trim();
+    const oldSize = /· ([\d.]+k)\/16k · live$/.exec(oldText)?.[1];
+    assert.ok(oldSize, oldText);
+    await item.evaluate((el) => {
+      const seen = (window.__gaugeTexts = [el.innerText.trim()]);
+      new window.MutationObserver(() => seen.push(el.innerText.trim())).observe(el, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
+    });
     await go.click();
     await waitUntil(
       () => readFileSync(file, "utf8").trim().split("\n").length > before,
@@ -311,12 +324,14 @@ describe("e2e live bridge", () => {
       JSON.stringify(sent.map((r) => JSON.stringify(r.messages).slice(0, 200))),
     );
     assert.match(JSON.stringify(sent.map((r) => r.messages)), /keep the parser details/);
-    const item = statusBarItem(page, GAUGE);
     await waitUntil(
       async () => /^π \? · ≈.* · live$/.test((await item.innerText()).trim()),
       15_000,
       "the ? state after the compaction, still live",
     );
+    // never the old size as the estimate after the compaction (pi's "?" over the file not read yet)
+    const texts = await item.evaluate(() => window.__gaugeTexts);
+    assert.ok(!texts.includes(`π ? · ≈${oldSize}/16k · live`), JSON.stringify(texts));
     // the summary diff opens as after our own compaction (notification toasts are not rendered in
     // this headless code-server; the integration suite checks the command's outcome)
     await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 30_000 });
@@ -324,9 +339,9 @@ describe("e2e live bridge", () => {
     await screenshot(page, "live-bridge-after-compact");
   });
 
-  it('"Pi: Remove Live Bridge" asks, then removes only its file', async () => {
+  it('"Pi Context: Remove Live Bridge" asks, then removes only its file', async () => {
     const { page } = wb;
-    await runCommand(page, "Pi: Remove Live Bridge", { commandId: "piContext.removeBridge" });
+    await runCommand(page, "Pi Context: Remove Live Bridge", { commandId: "piContext.removeBridge" });
     const dialog = page.locator(".monaco-dialog-box");
     await dialog.waitFor({ state: "visible", timeout: 10_000 });
     assert.match(await dialog.innerText(), /Remove the pi-context live bridge\?/);

@@ -13,6 +13,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import {
   applyTheme,
+  clipAround,
   inspectJson,
   notificationInCenter,
   privateProject,
@@ -59,8 +60,8 @@ describe("e2e context panel", () => {
 
   it("opens with pi's numbers: the gauge equals `pi-context inspect --json` for the same file", async () => {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Open Context Panel");
-    frame = webviewFrame(page, { title: "pi Context" });
+    await runCommand(page, "Pi Context: Open Context Panel");
+    frame = webviewFrame(page, { title: "Pi Context" });
     const used = frame.locator('[data-testid="gauge-used"]');
     await used.waitFor({ state: "visible", timeout: 30_000 });
     await waitUntil(
@@ -95,6 +96,25 @@ describe("e2e context panel", () => {
       ["system", "summaries", "user", "assistantText", "thinking", "toolCalls", "toolResults", "free", "reserve"],
     );
     await frame.locator('[data-testid="history"] svg.spark').waitFor({ state: "visible" });
+    // the per-turn chart has its values: the top of the scale (the window), 0, the threshold, the turns
+    const history = frame.locator('[data-testid="history"]');
+    assert.equal(await history.locator('[data-testid="history-y-max"]').innerText(), "16k");
+    assert.equal(await history.locator('[data-testid="history-y-zero"]').innerText(), "0");
+    assert.equal(
+      await history.locator('[data-testid="history-y-threshold"]').innerText(),
+      `auto-compact ${cli.contextWindow.value - 4000 === 12000 ? "12k" : "?"}`,
+    );
+    const turns = /(\d+) turns/.exec(await history.locator("svg.spark").getAttribute("aria-label"))[1];
+    assert.equal(await history.locator('[data-testid="history-x-first"]').innerText(), "turn 1");
+    assert.equal(await history.locator('[data-testid="history-x-last"]').innerText(), `turn ${turns}`);
+    const thresholdLine = await history.locator(".spark-threshold").boundingBox();
+    const thresholdLabel = await history.locator('[data-testid="history-y-threshold"]').boundingBox();
+    assert.ok(
+      Math.abs(thresholdLabel.y + thresholdLabel.height - thresholdLine.y) < 6,
+      `the threshold's value sits on its line (${JSON.stringify({ thresholdLabel, thresholdLine })})`,
+    );
+    await scrollIntoView(history);
+    await screenshot(page, "panel-dark-history", { clip: clipAround(page, await history.boundingBox(), 12) });
     const colours = await frame
       .locator("body")
       .evaluate((b) =>
@@ -134,7 +154,7 @@ describe("e2e context panel", () => {
     // like a click in the Explorer: a preview tab in the panel's group, no second editor group
     assert.equal(await page.locator(".editor-group-container").count(), 1, "no editor group beside the panel");
     await screenshot(page, "panel-dark-file-opened");
-    await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().click();
+    await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).first().click();
     // the panel marks it as open in a tab
     await alpha.locator('[data-flag="open"]').waitFor({ state: "visible", timeout: 10_000 });
     // keyboard: ↓ then Enter opens the next file pinned
@@ -146,7 +166,7 @@ describe("e2e context panel", () => {
       10_000,
       "a second file tab (pinned) next to the preview",
     );
-    await page.locator(".tabs-container .tab", { hasText: "pi Context" }).first().click();
+    await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).first().click();
     await alpha.waitFor({ state: "visible", timeout: 10_000 });
   });
 
@@ -226,9 +246,9 @@ describe("e2e context panel", () => {
     const { page } = suite.wb;
     // close the editors opened above and bring the panel back
     await runCommand(page, "View: Close All Editors");
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     await applyTheme(page, "Default Light Modern", () => suite.fx.writeSettings(settings("Default Light Modern")));
-    frame = webviewFrame(page, { title: "pi Context" });
+    frame = webviewFrame(page, { title: "Pi Context" });
     await frame.locator('[data-testid="gauge-used"]').waitFor({ state: "visible", timeout: 20_000 });
     await page.waitForTimeout(500);
     await screenshot(page, "panel-light");

@@ -86,7 +86,7 @@ describe("e2e live-session refusal", () => {
     const before = readFileSync(suite.fx.sessionFile);
     const now = new Date();
     utimesSync(suite.fx.sessionFile, now, now); // "written 0 s ago", inside the 30 s guard
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const row = await notificationInCenter(page, "Refusing to compact");
     const text = (await row.innerText()).replace(/\s+/g, " ");
     assert.match(
@@ -102,7 +102,7 @@ describe("e2e live-session refusal", () => {
     await row.locator(".monaco-button", { hasText: "Show Details" }).click();
     const doc = await documentWith(page, "Refused: pi may have this session open");
     assert.match(doc, /The session file was written \d+ s ago by another program — less than the 30 s guard/);
-    assert.match(doc, /Install the live bridge \("Pi: Install Live Bridge"\)/);
+    assert.match(doc, /Install the live bridge \("Pi Context: Install Live Bridge"\)/);
     assert.match(doc, /"Compact Anyway" goes ahead/);
     assert.ok(doc.includes(suite.fx.sessionFile), "the details name the session file");
     await page.waitForTimeout(500); // the preview's fonts
@@ -124,7 +124,7 @@ describe("e2e live-session refusal", () => {
       sessionArg: suite.fx.sessionFile,
     };
     writeFileSync((await sharedHost()).guardProcesses, JSON.stringify([pi])); // set back in after()
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const row = await notificationInCenter(page, "Refusing to compact");
     const text = (await row.innerText()).replace(/\s+/g, " ");
     assert.match(text, /pi is running on it \(process 424242 “pi”, started with this session\)/);
@@ -155,7 +155,7 @@ describe("e2e summary request that does not fit the summarizer", () => {
   it("the preview shows what would be summarized, the numbers and what to change; Close sends and writes nothing", async () => {
     const { page } = suite.wb;
     const before = readFileSync(suite.fx.sessionFile);
-    await runCommand(page, "Pi: Compact Session…");
+    await runCommand(page, "Pi Context: Compact Session…");
     const { widget, input } = await quickInput(page, "Custom Instructions");
     await input.fill("keep the parser notes");
     await input.press("Enter");

@@ -131,7 +131,7 @@ describe("e2e session tree view", () => {
 
   it("shows the session's tree with the branch point, branch groups, label and leaf", async () => {
     const { page } = suite.wb;
-    await runCommand(page, "Pi: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
+    await runCommand(page, "Pi Context: Reveal Leaf in Session Tree", { commandId: "piContext.tree.revealLeaf" });
     await viewPane(page, "Pi Session");
     await waitUntil(
       async () => (await rowTexts(page)).some((t) => t.includes("delta read on branch C.")),
@@ -343,7 +343,7 @@ describe("e2e session tree view: opens at the leaf, failed answers show their er
       /max_tokens. must be greater than .thinking\.budget_tokens/,
     );
     await screenshot(page, "session-tree-error-row");
-    await runCommand(page, "Pi: Show Log", { commandId: "piContext.showLog" });
+    await runCommand(page, "Pi Context: Show Log", { commandId: "piContext.showLog" });
     await page.waitForTimeout(800);
     const log = await outputPanelText(page);
     assert.match(log, /following session/);

@@ -1,6 +1,6 @@
 // E2E: many sessions in one folder, in the real workbench. Two pi processes writing their sessions at
 // the same time (pi-like: pi's process title, folder and header — the access model ties each to its
-// session): the gauge stays on one and says "2 live", its tooltip offers the switch; "Pi: Select Session…"
+// session): the gauge stays on one and says "2 live", its tooltip offers the switch; "Pi Context: Select Session…"
 // lists pi's labels with a fork under its parent, and every one of 265 sessions (more than its first
 // render builds). Screenshots in test-results/e2e/sessions-*.png.
 import assert from "node:assert/strict";
@@ -128,7 +128,7 @@ describe("e2e many sessions", () => {
   it("Select Session: pi's labels, the fork under its parent", async () => {
     const { page } = suite.wb;
     await page.keyboard.press("Escape");
-    await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
+    await runCommand(page, "Pi Context: Select Session…", { commandId: "piContext.selectSession" });
     const widget = page.locator(".quick-input-widget");
     const fork = widget.locator(".monaco-list-row", { hasText: "↳ Refactor the parser (forked)" }).first();
     await fork.waitFor({ state: "visible", timeout: 20_000 });

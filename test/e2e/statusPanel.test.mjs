@@ -1,4 +1,4 @@
-// E2E: the status-bar gauge, its tooltip and the pi Context panel after the new-user trial fixes,
+// E2E: the status-bar gauge, its tooltip and the Pi Context panel after the new-user trial fixes,
 // in a real VS Code workbench (code-server + Chromium), dark and light themes:
 // - the gauge moves at once when piContext.statusBar.alignment / priority change (no reload);
 // - the tooltip lists every problem of the session (torn final line, malformed line, unknown type…);
@@ -35,7 +35,7 @@ import {
   boxOf,
 } from "./harness.mjs";
 
-const PANEL_TITLE = "pi Context";
+const PANEL_TITLE = "Pi Context";
 
 /** test-results/e2e/status-panel-<name>.png (the whole page, or `clip`). */
 const shot = (page, name, clip) => screenshot(page, `status-panel-${name}`, clip ? { clip } : {});
@@ -140,15 +140,15 @@ function writeSettings(fx, extra = {}) {
   fx.settings = { ...fx.settings, ...extra };
 }
 
-/** Show the pi Context view container (clicking its activity-bar icon again would hide it). */
+/** Show the Pi Context view container (clicking its activity-bar icon again would hide it). */
 async function showContainer(page) {
-  const item = page.locator('.activitybar .action-item:has([aria-label^="pi Context"])').first();
+  const item = page.locator('.activitybar .action-item:has([aria-label^="Pi Context"])').first();
   if (!/\bchecked\b/.test((await item.getAttribute("class")) ?? ""))
-    await item.locator('[aria-label^="pi Context"]').first().click();
+    await item.locator('[aria-label^="Pi Context"]').first().click();
   await waitUntil(
     async () => /\bchecked\b/.test((await item.getAttribute("class")) ?? ""),
     10_000,
-    "the pi Context container",
+    "the Pi Context container",
   );
 }
 
@@ -235,7 +235,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     await hover.waitFor({ state: "visible", timeout: 10_000 });
     const text = await hover.innerText();
     for (const want of [
-      "pi Context — problems demo",
+      "Pi Context — problems demo",
       "Problems (4;",
       "Malformed line",
       "Missing parent",
@@ -257,7 +257,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
 
   it("the panel lists the problems readably; a click opens the session file at the line", async () => {
     const { page } = wb;
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     frame = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
     const problems = frame.locator('[data-testid="problems"]');
     await problems.waitFor({ state: "visible", timeout: 20_000 });
@@ -364,7 +364,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       const { page } = wb;
       const themeName = theme === "dark" ? "Default Dark Modern" : "Default Light Modern";
       await applyTheme(page, themeName, () => writeSettings(fx, { "workbench.colorTheme": themeName }));
-      await runCommand(page, "Pi: Open Context Panel");
+      await runCommand(page, "Pi Context: Open Context Panel");
       frame = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
       for (const w of windows) {
         writeFileSync(fx.sessionFile, sessionText(fx.workspace, w.model, w.tokens, `axis ${w.key}`));
@@ -429,7 +429,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     const { page } = wb;
     writeFileSync(fx.sessionFile, sessionText(fx.workspace, "small-16k", 10500, "problems demo", PROBLEM_LINES));
     await waitUntil(async () => (await gaugeText(page)).includes("10.5k/16k"), 15_000, "the problems session");
-    await runCommand(page, "Pi: Open Context Panel");
+    await runCommand(page, "Pi Context: Open Context Panel");
     const pf = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
     await waitUntil(
       async () => (await pf.locator('[data-testid="problems"] [data-problem]').count()) === 4,
@@ -458,7 +458,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
     try {
       const { page } = empty;
       await waitUntil(async () => (await gaugeText(page)).includes("π no folder"), 30_000, "the no-folder gauge");
-      await runCommand(page, "Pi: Open Context Panel");
+      await runCommand(page, "Pi Context: Open Context Panel");
       const pf = await webviewFrameByTitle(page, PANEL_TITLE, 30_000);
       const msg = pf.locator('[data-testid="empty-message"]');
       await waitUntil(
@@ -518,7 +518,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       );
       assert.equal(await contextPane.locator('.pane-header .actions [aria-label^="Open Context Panel"]').count(), 0);
       await shot(page, "no-folder-views");
-      await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
+      await runCommand(page, "Pi Context: Select Session…", { commandId: "piContext.selectSession" });
       const widget = page.locator(".quick-input-widget");
       await waitUntil(
         async () => /No folder open: no session to follow/.test(await widget.innerText().catch(() => "")),

@@ -1,6 +1,6 @@
 // E2E: the status-bar gauge on the demo session (a real pi 1.6.0 session) in a real VS Code
 // workbench: its text, its Markdown tooltip, clicking it (opens the context panel), and
-// "Pi: Select Session…" / "Pi: Follow Latest Session". Screenshots in test-results/e2e/.
+// "Pi Context: Select Session…" / "Pi Context: Follow Latest Session". Screenshots in test-results/e2e/.
 import assert from "node:assert/strict";
 import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -38,7 +38,7 @@ describe("e2e status bar gauge", () => {
     const item = statusBarItem(page, GAUGE);
     await waitUntil(async () => (await item.innerText()).includes("π 26.4% · 4.2k/16k"), 30_000, "the gauge text");
     const label = await item.locator("a, .statusbar-item-label").first().getAttribute("aria-label");
-    assert.match(label ?? "", /^pi Context 26.4 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
+    assert.match(label ?? "", /^Pi Context 26.4 percent, 4,227 of 16,000 tokens, 7,773 tokens until auto-compaction/);
     await screenshot(page, "statusbar-workbench");
     await page
       .locator("#workbench\\.parts\\.statusbar")
@@ -140,21 +140,21 @@ describe("e2e status bar gauge", () => {
 
   it("clicking the gauge opens the context panel", async () => {
     const { page } = suite.wb;
-    assert.equal(await page.locator(".tabs-container .tab", { hasText: "pi Context" }).count(), 0);
+    assert.equal(await page.locator(".tabs-container .tab", { hasText: "Pi Context" }).count(), 0);
     await statusBarItem(page, GAUGE).click();
-    // piContext.openPanel opens the "pi Context" webview panel as an editor tab
+    // piContext.openPanel opens the "Pi Context" webview panel as an editor tab
     await page
-      .locator(".tabs-container .tab", { hasText: "pi Context" })
+      .locator(".tabs-container .tab", { hasText: "Pi Context" })
       .first()
       .waitFor({ state: "visible", timeout: 20_000 });
-    await webviewFrameByTitle(page, "pi Context", 20_000);
+    await webviewFrameByTitle(page, "Pi Context", 20_000);
     await screenshot(page, "statusbar-click-opens-panel");
   });
 
-  it("Pi: Select Session… pins a session; Pi: Follow Latest Session unpins", async () => {
+  it("Pi Context: Select Session… pins a session; Pi Context: Follow Latest Session unpins", async () => {
     const { page } = suite.wb;
     await page.keyboard.press("Escape");
-    await runCommand(page, "Pi: Select Session…", { commandId: "piContext.selectSession" });
+    await runCommand(page, "Pi Context: Select Session…", { commandId: "piContext.selectSession" });
     const widget = page.locator(".quick-input-widget");
     const row = widget.locator(".monaco-list-row", { hasText: "long scripted session" }).first();
     try {
@@ -169,7 +169,7 @@ describe("e2e status bar gauge", () => {
     await screenshot(page, "select-session-quickpick");
     // the focus moving into the panel's webview (it takes it as it loads, late on a loaded machine)
     // leaves the picker open: it closed under the test twice in CI
-    const panelFrame = await webviewFrameByTitle(page, "pi Context", 20_000);
+    const panelFrame = await webviewFrameByTitle(page, "Pi Context", 20_000);
     await panelFrame.locator("body").click({ position: { x: 20, y: 5 } });
     await waitUntil(
       async () => panelFrame.locator("body").evaluate(() => document.hasFocus()),
@@ -185,7 +185,7 @@ describe("e2e status bar gauge", () => {
     await row.click();
     const item = statusBarItem(page, GAUGE);
     await waitUntil(async () => (await item.innerHTML()).includes("codicon-pinned"), 10_000, "pinned marker");
-    await runCommand(page, "Pi: Follow Latest Session", { commandId: "piContext.followLatest" });
+    await runCommand(page, "Pi Context: Follow Latest Session", { commandId: "piContext.followLatest" });
     await waitUntil(async () => !(await item.innerHTML()).includes("codicon-pinned"), 10_000, "unpinned");
   });
 });

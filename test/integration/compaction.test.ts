@@ -1,4 +1,4 @@
-// "Pi: Compact Session…" in the real extension host: preview (quick pick), summary from the scripted
+// "Pi Context: Compact Session…" in the real extension host: preview (quick pick), summary from the scripted
 // OpenAI-compatible server on 127.0.0.1 (base URL setting + key in SecretStorage through
 // `piContext.setApiKey`), append, summary diff editor, and pi 1.6.0 loading the result. Cancel and
 // every error path leave the file byte-identical.
@@ -93,7 +93,7 @@ describe("compaction command", function () {
     const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.compact");
     assert.strictEqual(cmd.title, "Compact Session…");
-    assert.strictEqual(cmd.category, "Pi");
+    assert.strictEqual(cmd.category, "Pi Context");
     assert.ok(
       pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes("piContext.summarizer.openai.baseURL"),
     );
@@ -362,7 +362,7 @@ describe("compaction command", function () {
     if (outcome.kind === "error") {
       assert.strictEqual(outcome.errorKind, "http");
       assert.match(outcome.message, /HTTP 401/);
-      assert.match(outcome.message, /"Pi: Set API Key…"/);
+      assert.match(outcome.message, /"Pi Context: Set API Key…"/);
       assert.doesNotMatch(outcome.message, /PI_CONTEXT_API_KEY|OPENAI_API_KEY/);
     }
     assert.strictEqual(server.requests.length, 1);
@@ -371,7 +371,7 @@ describe("compaction command", function () {
 
   it("Clear API Key logs a removal only when a key was stored", async () => {
     const api = await piApi();
-    const logFile = path.join(api.services.context.logUri.fsPath, "pi Context.log");
+    const logFile = path.join(api.services.context.logUri.fsPath, "Pi Context.log");
     const origin = new URL(server.baseURL).origin;
     const start = `clear-start-${Date.now()}`;
     const end = `clear-end-${Date.now()}`;

@@ -1,5 +1,5 @@
 // Context economics in the real extension host: usage and cost like pi's footer and /session in the
-// gauge tooltip and the panel state, pi's footer colours as an option, and "Pi: Compact At…" writing
+// gauge tooltip and the panel state, pi's footer colours as an option, and "Pi Context: Compact At…" writing
 // one key of the user's pi settings, after which the gauge shows the new threshold.
 import * as assert from "assert";
 import * as fs from "fs";
@@ -103,7 +103,7 @@ describe("context economics (usage, cost, colours, Compact At…)", function () 
     await waitForCondition(() => api.statusBar.snapshot().level === "error", 5000, "back to the threshold colour");
   });
 
-  it("Pi: Compact At… 80% writes one key of pi's settings; the gauge shows the new threshold", async () => {
+  it("Pi Context: Compact At… 80% writes one key of pi's settings; the gauge shows the new threshold", async () => {
     const fx = fixture("long");
     const dir = agent(fx.agent);
     const settings = path.join(dir, "settings.json");

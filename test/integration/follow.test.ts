@@ -2,7 +2,7 @@
 // the same time never make the gauge flap ("2 live", one-click switch); two terminals running a
 // pi-like process (test/fixtures/pi-like/pi-like.js: process.title "pi", cwd = the workspace) in
 // different sessions → the gauge follows the focused terminal; every surface shows pi's label;
-// Pi: Name Session… appends pi's session_info entry.
+// Pi Context: Name Session… appends pi's session_info entry.
 import * as assert from "assert";
 import { spawn, type ChildProcess } from "child_process";
 import * as fs from "fs";
@@ -164,7 +164,7 @@ describe("following among many sessions", () => {
     }
   });
 
-  it("every surface shows pi's label for an unnamed session; Pi: Name Session… writes pi's session_info", async function () {
+  it("every surface shows pi's label for an unnamed session; Pi Context: Name Session… writes pi's session_info", async function () {
     this.timeout(30_000);
     const dir = makeAgentDir();
     dirs.push(dir);

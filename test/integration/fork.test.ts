@@ -1,6 +1,6 @@
 // pi's session commands in the real extension host (issue 42): Fork Session Here from a tree row
-// (before a user message: the path before it, its text given back), Pi: Fork Session… through pi's
-// message pick, Pi: Clone Session — each new session written next to its source (which is never
+// (before a user message: the path before it, its text given back), Pi Context: Fork Session… through pi's
+// message pick, Pi Context: Clone Session — each new session written next to its source (which is never
 // touched), listed in Select Session's rows under its parent and shown at once — and Resume in pi:
 // a terminal in the session's folder whose shell runs the user's pi (here a stand-in that records
 // its arguments and folder) with `--session <file>`, for a file name no shell may mangle; refused
@@ -152,7 +152,7 @@ describe("fork, clone and resume in pi", function () {
     assert.ok(parentIndex >= 0 && rows.indexOf(row) > parentIndex, "under its parent");
   });
 
-  it("Pi: Fork Session… offers pi's message pick; Pi: Clone Session copies the branch; pi's no-file cases write nothing", async () => {
+  it("Pi Context: Fork Session… offers pi's message pick; Pi Context: Clone Session copies the branch; pi's no-file cases write nothing", async () => {
     const source = await treeSession("2026-11-30T07-00-01-000Z_tree-pick.jsonl");
     const asked = api.fork.prompts.log.length;
     const pending = vscode.commands.executeCommand("piContext.forkSession") as Thenable<ForkCommandOutcome>;
@@ -161,7 +161,7 @@ describe("fork, clone and resume in pi", function () {
       8000,
       "the message pick",
     )) as OpenPrompt;
-    assert.strictEqual(prompt.title, "Pi: Fork Session — from which message?");
+    assert.strictEqual(prompt.title, "Pi Context: Fork Session — from which message?");
     assert.strictEqual(api.fork.prompts.log.at(-1)!.items!.length, 6, "the six user messages");
     await choosePick(prompt, /do t4/);
     const picked = await pending;

@@ -1,6 +1,6 @@
 // Session health in the real extension host: a session with an orphaned tool result and a tool
 // result separated from its call — the gauge's badge, the panel's problems, the Pi Session tree's
-// decorated rows, the log; "Pi: Check Session Health" with its quick picks (real quick input,
+// decorated rows, the log; "Pi Context: Check Session Health" with its quick picks (real quick input,
 // accepted), the one append, and pi 1.6.0 (the oracle) loading the repaired file with no orphaned
 // tool result. Cancel and a healthy session write nothing.
 import * as assert from "assert";
@@ -107,12 +107,12 @@ describe("session health", function () {
     await vscode.commands.executeCommand("workbench.view.explorer");
   });
 
-  it("is in the command palette as Pi: Check Session Health", async () => {
+  it("is in the command palette as Pi Context: Check Session Health", async () => {
     // the manifest as VS Code loaded it: the %key% strings resolved from package.nls.json
     const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON;
     const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === "piContext.checkHealth");
     assert.strictEqual(cmd.title, "Check Session Health");
-    assert.strictEqual(cmd.category, "Pi");
+    assert.strictEqual(cmd.category, "Pi Context");
     assert.ok((await vscode.commands.getCommands(true)).includes("piContext.checkHealth"));
   });
 

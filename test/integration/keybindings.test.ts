@@ -41,11 +41,11 @@ const normal = (key: string) =>
     .join(" ");
 
 describe("default keybindings", () => {
-  it("Compact, Open Panel and Select Session have keys VS Code does not use", async function () {
+  it("Compact, Open Panel, Select Session and Trim Context have keys VS Code does not use", async function () {
     this.timeout(30000);
     const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8"));
     const ours: Binding[] = pkg.contributes.keybindings ?? [];
-    for (const command of ["piContext.compact", "piContext.openPanel", "piContext.selectSession"])
+    for (const command of ["piContext.compact", "piContext.openPanel", "piContext.selectSession", "piContext.trim"])
       assert.ok(
         ours.some((b) => b.command === command),
         `a keybinding for ${command}`,

@@ -1,7 +1,7 @@
 // The live bridge in the real extension host with a REAL pi 1.6.0 started by the test (`pi --mode
 // rpc`, Node 22 from the conformance package) on the workspace folder, against the scripted
-// OpenAI-compatible server: "Pi: Install Live Bridge" puts the bridge where pi loads it, the gauge
-// and the context panel show the running pi's numbers with the live badge, "Pi: Compact Session…",
+// OpenAI-compatible server: "Pi Context: Install Live Bridge" puts the bridge where pi loads it, the gauge
+// and the context panel show the running pi's numbers with the live badge, "Pi Context: Compact Session…",
 // "Switch to Here…" and labels run inside that pi (pi writes the entries; no summarizer or API key
 // of ours is involved), the live-session guard applies again when the bridge is off, and a killed
 // pi is dropped.
@@ -55,7 +55,7 @@ describe("live bridge with a real pi", function () {
     await pi!.prompt(`${prompt}\n${"Context line for the task. ".repeat(40)}`);
   }
 
-  /** "Pi: Compact Session…" on the current session until its live preview (a pick) is open. */
+  /** "Pi Context: Compact Session…" on the current session until its live preview (a pick) is open. */
   async function openLiveCompactPreview(instructions: string) {
     const outcome = vscode.commands.executeCommand<CompactCommandOutcome>("piContext.compact", undefined, {
       instructions,
@@ -220,7 +220,7 @@ describe("live bridge with a real pi", function () {
     assert.strictEqual(server.requests.length, requests, "nothing sent");
   });
 
-  it('"Pi: Compact Session…" makes the running pi compact (its model writes the summary)', async () => {
+  it('"Pi Context: Compact Session…" makes the running pi compact (its model writes the summary)', async () => {
     const file = api.services.sessions.current!.file;
     const before = entries(file).length;
     const requests = server.requests.length;
@@ -535,7 +535,7 @@ describe("live bridge with a real pi", function () {
       assert.match(
         outcome.kind === "error" ? outcome.message : "",
         new RegExp(
-          `has pi-context bridge 9\\.9\\.9 \\(protocol 99\\); this extension needs protocol ${BRIDGE_PROTOCOL} .*Pi: Install Live Bridge.*Nothing was written\\.`,
+          `has pi-context bridge 9\\.9\\.9 \\(protocol 99\\); this extension needs protocol ${BRIDGE_PROTOCOL} .*Pi Context: Install Live Bridge.*Nothing was written\\.`,
         ),
       );
       assert.strictEqual(fs.readFileSync(file, "utf8"), before);

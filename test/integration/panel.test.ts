@@ -77,7 +77,7 @@ describe("panel", function () {
     fs.rmSync(agentDir, { recursive: true, force: true });
   });
 
-  it("Pi: Open Context Panel opens a webview panel whose script loads under the CSP and says ready", async () => {
+  it("Pi Context: Open Context Panel opens a webview panel whose script loads under the CSP and says ready", async () => {
     const before = controller.received.length;
     await vscode.commands.executeCommand("piContext.openPanel");
     assert.ok(controller.panel, "no panel");
@@ -89,7 +89,7 @@ describe("panel", function () {
       10000,
       "the panel tab",
     ))!;
-    assert.strictEqual(tab.label, "pi Context");
+    assert.strictEqual(tab.label, "Pi Context");
     await waitFor(
       () => controller.received.slice(before).some((r) => r.ok && (r.message as { type: string }).type === "ready"),
       20000,

@@ -276,7 +276,7 @@ describe("session tree view", function () {
     await waitFor(() => view.message, 5000, "the view's message");
     assert.equal(
       view.message,
-      "31 entries not shown: on a parent cycle, with no root above. Run Pi: Check Session Health.",
+      "31 entries not shown: on a parent cycle, with no root above. Run Pi Context: Check Session Health.",
     );
     assert.equal(model().unreachableCount, 31);
     await freshTree();

@@ -153,7 +153,7 @@ describe("status bar (statusBar)", () => {
         g.ariaLabel,
         // one decimal, like pi's footer
         new RegExp(
-          `^pi Context ${expected.percent!.toFixed(1)} percent, ${expected.contextTokens.toLocaleString("en-US")} of `,
+          `^Pi Context ${expected.percent!.toFixed(1)} percent, ${expected.contextTokens.toLocaleString("en-US")} of `,
         ),
       );
       // Updated = when the file was last written (its mtime), in the one date-time format

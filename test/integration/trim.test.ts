@@ -1,6 +1,6 @@
 // Context surgery in the real extension host, on copies of the trim fixture
 // (test/fixtures/trim/surgery.jsonl, its agent dir: 16,000-token window, reserve 4,000):
-// "Pi: Trim Context…" (multi-select quick pick → action → preview → write), the preview's numbers
+// "Pi Context: Trim Context…" (multi-select quick pick → action → preview → write), the preview's numbers
 // equal `pi-context trim --dry-run --json`'s, the gauge drops after the write, pi 1.6.0 (the oracle)
 // loads the file with the same estimate and no orphaned tool result; the Pi Session tree's context
 // menu (Replace with Note… with the note box, Remove from Context with its cascade, Restore in
@@ -159,10 +159,12 @@ describe("context surgery (trim)", function () {
     for (const c of ["piContext.trim.remove", "piContext.trim.replaceWithNote", "piContext.trim.restore"])
       assert.ok(menu.includes(c), c);
     const all = await vscode.commands.getCommands(true);
-    for (const c of ["piContext.trim", "piContext.trim.remove", "piContext.trim.apply"]) assert.ok(all.includes(c), c);
+    for (const c of ["piContext.trim", "piContext.trim.remove", "piContext.trim.apply", "piContext.trim.undo"])
+      assert.ok(all.includes(c), c);
+    assert.strictEqual(title("piContext.trim.undo"), "Undo Last Context Edit");
   });
 
-  it("Pi: Trim Context…: titled with the session's label; Enter with nothing ticked is said (declined 'empty') and writes nothing", async () => {
+  it("Pi Context: Trim Context…: titled with the session's label; Enter with nothing ticked is said (declined 'empty') and writes nothing", async () => {
     const file = await fresh();
     const bytes = fs.readFileSync(file);
     const start = promptCount();
@@ -175,7 +177,7 @@ describe("context surgery (trim)", function () {
     assert.ok(fs.readFileSync(file).equals(bytes), "nothing written");
   });
 
-  it("Pi: Trim Context…: pick a suggestion and an item, preview = the CLI's dry run, write; the gauge drops; pi agrees", async () => {
+  it("Pi Context: Trim Context…: pick a suggestion and an item, preview = the CLI's dry run, write; the gauge drops; pi agrees", async () => {
     const file = await fresh();
     const gaugeBefore = api.statusBar.snapshot().text;
     const tokensBefore = api.services.sessions.current!.analysis.inspect.contextTokens;
@@ -317,6 +319,9 @@ describe("context surgery (trim)", function () {
       10000,
       "r2 marked with its note",
     );
+    // the answer that made the call says so: its folded results are out of sight while it is collapsed
+    assert.match(String(row("a1").description), /1 tool result edited/);
+    assert.match(row("a1").accessibilityInformation!.label, /1 tool result edited/);
 
     // Remove from Context on the assistant that ran the suite: its result goes with it (cascade)
     start = promptCount();
@@ -341,7 +346,13 @@ describe("context surgery (trim)", function () {
     assert.deepEqual(pi.orphanResults, []);
     for (const id of ["a7", "r6"])
       assert.deepEqual(pi.projected.find((p) => p.entryId === id)?.messages ?? [], [], `pi omits ${id}`);
-    assert.strictEqual(pi.estimate.tokens, api.services.sessions.current!.analysis.inspect.contextTokens);
+    // the tree's rows and the analysis are updated by the same read, but not in the same tick
+    await whenSession(
+      api,
+      (c) => c?.analysis.inspect.contextTokens === pi.estimate.tokens,
+      10000,
+      `pi's estimate ${pi.estimate.tokens} in the analysis`,
+    );
 
     // Restore in Context on r2: the original output is back, the mark is gone
     start = promptCount();
@@ -356,12 +367,77 @@ describe("context surgery (trim)", function () {
       restore.quickPick.items.some((i) => /bytes/.test(i.detail ?? "")),
       "the preview says what the restore costs in file bytes",
     );
-    await choose(restore, /Trim now/);
+    // worded as what it is: a restore, which makes the context larger
+    assert.match(restore.title, /^Restore items in the context of "/);
+    assert.strictEqual(restore.quickPick.items[0]!.label, "$(history) Restore now");
+    assert.match(restore.quickPick.items[0]!.description ?? "", /\(adds [\d,]+\)$/);
+    await choose(restore, /Restore now/);
     assert.strictEqual((await restoring).kind, "edited");
     await waitFor(() => !/^note: /.test(String(row("r2").description)), 10000, "r2 unmarked");
     assert.doesNotMatch(row("r2").contextValue!, /\.edited/);
     const back = await oracle.llm({ file });
     assert.match(JSON.stringify(back.projected.find((p) => p.entryId === "r2")!.messages[0]!.content), /FAIL test/);
+  });
+
+  it("Pi Context: Undo Last Context Edit: the preview says which way and its bytes; the leaf moves back; pi loads the state before the trim", async () => {
+    const file = await fresh();
+    const piBefore = await oracle.llm({ file });
+    const tokensBefore = api.services.sessions.current!.analysis.inspect.contextTokens;
+    const trimmed = (await vscode.commands.executeCommand(
+      "piContext.trim.apply",
+      [{ entryId: "r6", choice: "default" }],
+      { file, skipPreview: true, quiet: true },
+    )) as TrimCommandOutcome;
+    assert.strictEqual(trimmed.kind, "edited", JSON.stringify(trimmed));
+    if (trimmed.kind !== "edited") return;
+    const size = fs.statSync(file).size;
+    const count = promptCount();
+    const undoing = vscode.commands.executeCommand("piContext.trim.undo", {
+      file,
+      editIds: trimmed.entries.map((e) => e.id),
+      quiet: true,
+    }) as Thenable<{ kind: string; way?: string; tokensAfter?: number }>;
+    const preview = await nextPrompt(count, "the undo preview");
+    assert.strictEqual(preview.kind, "pick");
+    if (preview.kind !== "pick") return;
+    assert.match(preview.title, /^Undo the last context edit of "/);
+    const go = preview.quickPick.items[0]!;
+    assert.strictEqual(go.label, "$(discard) Undo now");
+    assert.match(
+      go.detail ?? "",
+      /^Moves the session's leaf back before the edit: appends 1 line \((\d+) bytes\); the edit stays in the file on a side branch\. Restore original would append ([\d,]+) bytes\.$/,
+    );
+    const [, markerBytes, restoreBytes] = /\((\d+) bytes\).*append ([\d,]+) bytes/.exec(go.detail!)!;
+    assert.ok(Number(restoreBytes!.replace(/,/g, "")) > 20 * Number(markerBytes), go.detail);
+    assert.ok(
+      preview.quickPick.items.some(
+        (i) => /npm run test:all/.test(i.label) && i.description === "its original content again",
+      ),
+      preview.quickPick.items.map((i) => `${i.label} ${i.description ?? ""}`).join(" | "),
+    );
+    await choose(preview, /Undo now/);
+    const outcome = await undoing;
+    assert.strictEqual(outcome.kind, "undone", JSON.stringify(outcome));
+    assert.strictEqual(outcome.way, "leaf");
+    assert.strictEqual(fs.statSync(file).size - size, Number(markerBytes), "the bytes the preview said");
+    const last = readLines(file).pop()!;
+    assert.strictEqual(last.type, "custom");
+    assert.strictEqual(last.parentId, "a10");
+    assert.strictEqual(outcome.tokensAfter, tokensBefore);
+    const piAfter = await oracle.llm({ file });
+    assert.deepStrictEqual(piAfter.estimate, piBefore.estimate);
+    assert.deepStrictEqual(
+      piAfter.projected.filter((p) => p.messages.length),
+      piBefore.projected.filter((p) => p.messages.length),
+    );
+    await whenSession(api, (c) => c?.analysis.inspect.contextTokens === tokensBefore, 10000, "the gauge back");
+    // nothing more to undo: said, nothing written
+    const again = (await vscode.commands.executeCommand("piContext.trim.undo", { file, quiet: true })) as {
+      kind: string;
+      message: string;
+    };
+    assert.strictEqual(again.kind, "nothing");
+    assert.match(again.message, /^Nothing to undo: /);
   });
 
   it("Escape at every question and Cancel in the preview leave the file byte-identical", async () => {

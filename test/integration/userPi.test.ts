@@ -3,7 +3,7 @@
 // @earendil-works/pi-coding-agent` — built from the conformance package's committed lockfile, no
 // network) and that bin/ first on the extension host's PATH, a session on mistral/mistral-large-latest
 // shows pi 1.5.2's window (262 144) in the gauge and in `pi-context inspect --json`; with 1.6.0 on
-// the PATH, 1.6.0's (1 048 576). Without any pi-context summarizer settings, "Pi: Compact Session…"
+// the PATH, 1.6.0's (1 048 576). Without any pi-context summarizer settings, "Pi Context: Compact Session…"
 // lets the user's own pi compact the idle session against a scripted model configured in pi's
 // models.json, and the entry at the end of the file is pi's own compaction.
 import * as assert from "assert";
@@ -18,7 +18,7 @@ import type { PiContextApi } from "../../src/extension";
 import type { CompactCommandOutcome } from "../../src/services";
 import { UserPiSource } from "../../src/userPi/service";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
-import { repoRoot, testWorkspace, waitFor } from "./env";
+import { repoRoot, testHost, testWorkspace, waitFor } from "./env";
 import { fixture, installSession, makeAgentDir, piApi, setSetting, useAgentDir } from "./sessionHelpers";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-it-user-pi-"));
@@ -202,11 +202,59 @@ describe("the user's own pi (issue 13)", function () {
       fs.writeFileSync(shellPathFile, `${bin152}:/usr/bin:/bin`);
       await source.refresh(); // a plain refresh keeps the shell's first answer
       assert.strictEqual(source.current.install, undefined);
-      await source.refresh(true); // Pi: Refresh Session
+      await source.refresh(true); // Pi Context: Refresh Session
       const found = source.current;
       assert.strictEqual(found.install?.version, "1.5.2", JSON.stringify(found.tried));
     } finally {
       source.dispose();
+    }
+  });
+
+  it("piContext.pi.path in the User settings of a code-server window: ignored by VS Code, so said in the log and the tooltip; in the Remote settings it is used", async function () {
+    if (testHost() !== "code-server") this.skip(); // the User settings file is on this machine only there
+    const userFile = path.join(api.services.context.globalStorageUri.fsPath, "..", "..", "settings.json");
+    const original = fs.readFileSync(userFile, "utf8");
+    const launcher = path.join(bin152, "pi");
+    const logFile = path.join(api.services.context.logUri.fsPath, "Pi Context.log");
+    const logBefore = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").length : 0;
+    const file = mistralSession(agentDir);
+    try {
+      await usePath(bin160);
+      await api.services.sessions.pin(file);
+      // what a user writes into settings.json (User tab) by hand: JSONC, a comment and a trailing comma
+      const settings = JSON.parse(original) as Record<string, unknown>;
+      fs.writeFileSync(
+        userFile,
+        `{\n  // my pi\n  "piContext.pi.path": ${JSON.stringify(launcher)},\n${JSON.stringify(settings, null, 2).slice(1, -2)},\n}\n`,
+      );
+      await waitFor(
+        () =>
+          vscode.workspace.getConfiguration("piContext").get("pi.path") === "" &&
+          !!api.services.pi.current.settingIgnored,
+        10000,
+        "the ignored User setting to be noticed",
+      );
+      assert.strictEqual(api.services.pi.current.install?.version, "1.6.0", "VS Code does not apply it: the PATH's pi");
+      const said = `piContext.pi.path "${launcher}" in your User settings (${userFile}) is ignored in this remote window`;
+      assert.ok(api.services.pi.current.settingIgnored!.startsWith(said), api.services.pi.current.settingIgnored);
+      await api.services.sessions.refresh();
+      const gauge = await gaugeWith("is ignored in this remote window");
+      assert.ok(gauge.tooltip.includes("Remote settings"), gauge.tooltip);
+      await waitFor(
+        () => fs.readFileSync(logFile, "utf8").slice(logBefore).includes(said),
+        10000,
+        "the warning in the log",
+      );
+      // where it must go: Global in a remote window writes the Remote settings for a machine setting
+      await setSetting("pi.path", launcher);
+      await waitFor(() => api.services.pi.current.install?.source === "setting", 10000, "the setting in effect");
+      assert.strictEqual(api.services.pi.current.install?.version, "1.5.2");
+      assert.strictEqual(api.services.pi.current.settingIgnored, undefined, "the value in effect is no longer ignored");
+    } finally {
+      fs.writeFileSync(userFile, original);
+      await setSetting("pi.path", undefined);
+      await usePath(undefined);
+      await api.services.sessions.followLatest();
     }
   });
 
@@ -257,6 +305,36 @@ describe("the user's own pi (issue 13)", function () {
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
 
+  it("Switch to Here… when your pi would summarize and none runs: No summary says what is written (no running pi)", async () => {
+    await usePath(bin160);
+    fs.copyFileSync(path.join(fixture("tree").agent, "settings.json"), path.join(agentDir, "settings.json"));
+    const file = installSession(agentDir, fixture("tree").jsonl, "2026-12-01T12-30-00-000Z_tree-ask.jsonl");
+    const old = new Date(Date.now() - 3600_000);
+    fs.utimesSync(file, old, old);
+    const before = fs.readFileSync(file);
+    assert.strictEqual(await api.services.summarizers.usesPi(), true);
+    const asked = api.sessionTree.prompts.length;
+    const switching = vscode.commands.executeCommand("piContext.tree.switchToHere", "a03949d4", { file, quiet: true });
+    const prompt = await waitFor(
+      () => (api.sessionTree.prompts.length > asked ? api.sessionTree.currentPrompt() : undefined),
+      15000,
+      "pi's question",
+    );
+    try {
+      assert.strictEqual(prompt!.kind, "pick");
+      if (prompt!.kind !== "pick") return;
+      const [none, summarize] = prompt!.quickPick.items;
+      assert.strictEqual(none!.label, "No summary");
+      assert.doesNotMatch(none!.detail ?? "", /running pi/);
+      assert.match(none!.detail ?? "", /^Move the leaf to /);
+      assert.match(summarize!.detail ?? "", /^your pi 1\.6\.0 \(with its own model\) summarizes /);
+    } finally {
+      await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+      await switching;
+    }
+    assert.deepStrictEqual(fs.readFileSync(file), before, "nothing written");
+  });
+
   it("Switch to Here with a summary: the user's own pi writes the branch summary (headless, through the live bridge)", async () => {
     await usePath(bin152);
     const models = JSON.parse(fs.readFileSync(path.join(fixture("tree").agent, "models.json"), "utf8")) as {
@@ -271,7 +349,7 @@ describe("the user's own pi (issue 13)", function () {
     const before = fs.readFileSync(file, "utf8");
     const requests = server.requests.length;
     await api.services.sessions.pin(file);
-    const logFile = path.join(api.services.context.logUri.fsPath, "pi Context.log");
+    const logFile = path.join(api.services.context.logUri.fsPath, "Pi Context.log");
     const logBefore = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8").length : 0;
     const switching = vscode.commands.executeCommand("piContext.tree.switchToHere", "a03949d4", {
       summarize: true,

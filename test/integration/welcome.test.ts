@@ -18,7 +18,7 @@ describe("welcome content and walkthrough", function () {
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     const nls = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.nls.json"), "utf8"));
     const c = ext.packageJSON.contributes;
-    assert.strictEqual(ext.packageJSON.displayName, "pi Context");
+    assert.strictEqual(ext.packageJSON.displayName, "Pi Context");
     const compact = c.commands.find((x: { command: string }) => x.command === "piContext.compact");
     assert.strictEqual(compact.title, nls["command.compact.title"]);
     assert.strictEqual(compact.title, "Compact Session…");
@@ -66,7 +66,7 @@ describe("welcome content and walkthrough", function () {
     }
   });
 
-  it("Pi: Get Started with pi Context opens the walkthrough", async () => {
+  it("Pi Context: Get Started opens the walkthrough", async () => {
     const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs);
     const n = tabs().length;
     await vscode.commands.executeCommand("piContext.getStarted");

@@ -133,12 +133,12 @@ describe("package.json: welcome content, walkthrough, colours", () => {
         assert.ok(ours.has(id) || id.startsWith("workbench.action."), `${id} in "${w.contents}"`);
   });
 
-  it("the walkthrough: five steps with their media and completion events on contributed commands", () => {
+  it("the walkthrough: seven steps with their media and completion events on contributed commands", () => {
     const [walk] = c.walkthroughs;
     assert.ok(walk);
     assert.deepEqual(
       walk.steps.map((s) => s.id),
-      ["gauge", "summarizer", "bridge", "compact", "fork"],
+      ["gauge", "trim", "health", "summarizer", "bridge", "compact", "fork"],
     );
     const source = read("src/ui/welcome.ts");
     assert.ok(

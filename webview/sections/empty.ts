@@ -34,7 +34,7 @@ export function renderEmpty(st: PanelState | undefined, send: Send): HTMLElement
         l10n.t("Select Session…"),
         { type: "selectSession" },
         true,
-        l10n.t("Pick any pi session to show (Pi: Select Session…)"),
+        l10n.t("Pick any pi session to show (Pi Context: Select Session…)"),
       ),
     );
   if (st?.emptyReason === "error")

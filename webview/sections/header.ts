@@ -20,7 +20,7 @@ function renderToolbar(view: View): HTMLElement {
   const caps = st.capabilities;
   const compactTitle = st.session?.compactionUnavailable
     ? l10n.t("Compact… — {0}", st.session.compactionUnavailable)
-    : l10n.t("Summarize the older part of the context now (Pi: Compact Session…)");
+    : l10n.t("Summarize the older part of the context now (Pi Context: Compact Session…)");
   const actions: Action[] = [
     ["compact", COMPACT_ICON, l10n.t("Compact…"), { type: "compact" }, caps.compact, compactTitle],
     [
@@ -37,7 +37,7 @@ function renderToolbar(view: View): HTMLElement {
       l10n.t("Select Session…"),
       { type: "selectSession" },
       caps.selectSession,
-      l10n.t("Pick the session to show (Pi: Select Session…)"),
+      l10n.t("Pick the session to show (Pi Context: Select Session…)"),
     ],
   ];
   if (document.body.dataset.host !== "view")
@@ -73,7 +73,7 @@ export function renderHeader(view: View): HTMLElement {
     session.pinned
       ? h(
           "vscode-badge",
-          { title: l10n.t("Pinned with Pi: Select Session… (not following the latest)") },
+          { title: l10n.t("Pinned with Pi Context: Select Session… (not following the latest)") },
           l10n.t("pinned"),
         )
       : null,
@@ -106,7 +106,7 @@ export function renderHeader(view: View): HTMLElement {
     session.modifiedAt > 0
       ? metaItem("history", `updated ${time(session.modifiedAt)}`, {
           title: l10n.t(
-            "The session file was last written {0}; pi Context read it {1}.",
+            "The session file was last written {0}; Pi Context read it {1}.",
             time(session.modifiedAt),
             time(session.readAt),
           ),

@@ -1,13 +1,14 @@
 /**
  * The history sparkline: the context size every assistant response reported, compactions as
- * vertical marks (title: `tokensBefore`), the auto-compaction threshold dashed; under it the
+ * vertical marks (title: `tokensBefore`), the auto-compaction threshold dashed, its values (the top
+ * of the scale, 0 and the threshold; the first and the last turn); under it the
  * prompt-cache strip: each request's cache hit rate as a bar, cold turns in the error colour with
  * their cost and likely cause in the title (and a ring on the sparkline). SVG built with `s()`;
  * text only through `textContent`.
  */
 
 import type { GaugeModel, HistoryModel, HistoryPoint, UsageModel } from "../../src/shared/protocol";
-import { formatCount, formatDollars, pluralText } from "../../src/shared/format";
+import { formatCount, formatDollars, formatTokens, pluralText } from "../../src/shared/format";
 import { h, s } from "../dom";
 import * as l10n from "@vscode/l10n";
 
@@ -185,8 +186,38 @@ export function renderHistory(history: HistoryModel, g: GaugeModel, usage: Usage
   return h(
     "div",
     { class: "history", "data-testid": "history" },
-    svg,
+    h("div", { class: "spark-frame" }, svg, ...yAxis(max, g.threshold, y)),
     caching ? renderCacheStrip(points, turns, x) : null,
+    xAxis(turns),
     caption,
+  );
+}
+
+/**
+ * The chart's values: the top of the scale and 0 on the left, the auto-compaction threshold at its
+ * dashed line on the right (HTML over the stretched SVG, whose own text would be distorted).
+ */
+function yAxis(max: number, threshold: number | null, y: (tokens: number) => number): HTMLElement[] {
+  const at = (tokens: number) => `${(y(tokens) / H) * 100}%`;
+  const label = (cls: string, testid: string, text: string, top: string) => {
+    const el = h("span", { class: `spark-y spark-y-${cls}`, "data-testid": testid, "aria-hidden": "true" }, text);
+    el.style.top = top;
+    return el;
+  };
+  const out = [label("max", "history-y-max", formatTokens(max), at(max)), label("zero", "history-y-zero", "0", at(0))];
+  if (threshold !== null && threshold < max)
+    out.push(
+      label("threshold", "history-y-threshold", l10n.t("auto-compact {0}", formatTokens(threshold)), at(threshold)),
+    );
+  return out;
+}
+
+/** The turns under the chart: the first and the last (the x scale of the chart and the cache strip). */
+function xAxis(turns: number): HTMLElement {
+  return h(
+    "div",
+    { class: "spark-x muted", "aria-hidden": "true" },
+    h("span", { "data-testid": "history-x-first" }, l10n.t("turn {0}", 1)),
+    turns > 1 ? h("span", { "data-testid": "history-x-last" }, l10n.t("turn {0}", formatCount(turns))) : null,
   );
 }

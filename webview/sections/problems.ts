@@ -74,8 +74,8 @@ export function renderProblems(view: View): HTMLElement | null {
             { type: "checkHealth" },
             true,
             repairable
-              ? l10n.t("Pi: Check Session Health — review the findings and append the entries that repair them")
-              : l10n.t("Pi: Check Session Health — review the findings"),
+              ? l10n.t("Pi Context: Check Session Health — review the findings and append the entries that repair them")
+              : l10n.t("Pi Context: Check Session Health — review the findings"),
           )
         : null,
     ),

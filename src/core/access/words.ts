@@ -183,7 +183,7 @@ export function describeAccess(
       ways.push(
         surface === "cli"
           ? l10n.t(
-              'With the live bridge installed ("Pi: Install Live Bridge" in VS Code), a running pi does this itself.',
+              'With the live bridge installed ("Pi Context: Install Live Bridge" in VS Code), a running pi does this itself.',
             )
           : l10n.t("Install the live bridge so that a running pi does this itself."),
       );
@@ -237,7 +237,7 @@ export function accessRefusalMarkdown(
     ...(error.offers.includes("install-bridge")
       ? [
           l10n.t(
-            '- Install the live bridge ("Pi: Install Live Bridge"): a running pi then does it itself, with its own model (pi loads it at its next start or after `/reload`).',
+            '- Install the live bridge ("Pi Context: Install Live Bridge"): a running pi then does it itself, with its own model (pi loads it at its next start or after `/reload`).',
           ),
         ]
       : []),

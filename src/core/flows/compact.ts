@@ -1,6 +1,6 @@
 /**
  * The compaction flow pi's `/compact [instructions]` runs, split into steps so a UI can show a
- * preview before any token is spent. Shared by `Pi: Compact Session…` and `pi-context compact`.
+ * preview before any token is spent. Shared by `Pi Context: Compact Session…` and `pi-context compact`.
  * No `vscode` import.
  *
  *   planCompaction(file)      read the file, pi's `prepareCompaction`, render the summary requests,

@@ -169,7 +169,7 @@ export function compactionFitAdvice(
       summarizer.surface === "cli"
         ? l10n.t("Or compact inside pi (/compact), which summarizes with the session's own model.")
         : l10n.t(
-            'Or let pi compact it with the session\'s own model: /compact inside pi, or "Pi: Compact Session…" with the live bridge installed ("Pi: Install Live Bridge").',
+            'Or let pi compact it with the session\'s own model: /compact inside pi, or "Pi Context: Compact Session…" with the live bridge installed ("Pi Context: Install Live Bridge").',
           ),
     );
   const threshold = cw ? cw - facts.reserveTokens : undefined;

@@ -187,7 +187,7 @@ export async function planFork(file: string, entryId: string | null, options: Fo
   if (walk.cycleAt !== undefined)
     throw new ForkSourceError(
       l10n.t(
-        "The path from entry {0} to the root runs into a parent cycle at {1}: pi would never finish walking it. Run Pi: Check Session Health (pi-context doctor).",
+        "The path from entry {0} to the root runs into a parent cycle at {1}: pi would never finish walking it. Run Pi Context: Check Session Health (pi-context doctor).",
         target.leafId,
         walk.cycleAt,
       ),

@@ -1,6 +1,6 @@
 /**
  * Writing the doctor's repairs to a session file (`health/repair.ts` plans and proves them). No
- * `vscode` import; shared by "Pi: Check Session Health" and `pi-context doctor --repair`.
+ * `vscode` import; shared by "Pi Context: Check Session Health" and `pi-context doctor --repair`.
  *
  *   planSessionRepair(file, options)   fresh read → pi's view (`analyzeLoaded`) → the doctor →
  *                                      the repair plan, proven on an overlay; the append

@@ -2,7 +2,7 @@
  * The session doctor: every check of `src/core/health/` over one session at its leaf, as one
  * {@link HealthReport}. Pure (reads entry bodies only: context edits that replace an assistant's
  * content, the last failed answer); never throws for bad session content. Shared by the gauge's
- * tooltip, the panel, the tree, "Pi: Check Session Health" and `pi-context doctor`.
+ * tooltip, the panel, the tree, "Pi Context: Check Session Health" and `pi-context doctor`.
  *
  *   checkHealth(analysis)            the session as analysed (`rules/analyze.ts`), cached per analysis
  *   diagnose(view, context)          any view of a session (a file, or an overlay with planned

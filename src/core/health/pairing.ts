@@ -16,7 +16,8 @@ const REJECTED =
   'providers reject the whole request (OpenAI: "No tool call found for function call output…", Anthropic: "unexpected tool_use_id found in tool_result blocks")';
 
 /**
- * One health finding per pairing finding of the projection's context.
+ * One health finding per pairing finding of the projection's context, except a call at the end of
+ * the context still waiting for its result (a turn in progress).
  * @param byId the session's entries (for line numbers and kinds in the messages).
  */
 export function pairingFindings(
@@ -24,7 +25,13 @@ export function pairingFindings(
   reader: PairingReader,
   byId: ReadonlyMap<string, EntryRecord>,
 ): HealthFinding[] {
-  return analyzePairing(projection, reader).findings.map((f) => findingOf(f, byId));
+  // calls at the end of the context wait for their results: pi appends them as its tools finish (or,
+  // stopped while they ran, pi-ai fills "No result provided" at the next prompt) — a turn in
+  // progress, nothing to report; once anything else follows without their results, it is one
+  const settled = analyzePairing(projection, reader).findings.filter(
+    (f) => !(f.kind === "missing-result" && f.separatorEntryId === undefined),
+  );
+  return settled.map((f) => findingOf(f, byId));
 }
 
 function findingOf(f: PairingFinding, byId: ReadonlyMap<string, EntryRecord>): HealthFinding {

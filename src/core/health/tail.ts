@@ -214,7 +214,7 @@ function overflowFinding(input: TailInput, last: EntryRecord, answer: FailedAnsw
               'Before the next prompt pi omits this attempt and runs an overflow compaction, once; if that fails, pi stops with "Context overflow recovery failed after one compact-and-retry attempt".',
             );
   const fix = l10n.t(
-    "What you can do: compact now (Pi: Compact Session…, or pi-context compact), remove large tool outputs from the context, switch to an earlier point, or continue with a model that has a larger context window.",
+    "What you can do: compact now (Pi Context: Compact Session…, or pi-context compact), remove large tool outputs from the context, switch to an earlier point, or continue with a model that has a larger context window.",
   );
   return finding(
     "context-overflow",

@@ -25,6 +25,11 @@ export interface UserPi {
   rules: PiRules;
   /** Everything looked at, for "no pi found" explanations. */
   tried: LocateAttempt[];
+  /**
+   * A `piContext.pi.path` the user set where VS Code does not apply it (User settings in a remote
+   * window), in a sentence saying where it must go; the lookup went on without it.
+   */
+  settingIgnored?: string;
 }
 
 /** What `pi-context inspect --json` prints as `pi`. */
@@ -46,6 +51,8 @@ export interface PiReport {
    * numbers follow the pi found next (or none) — said, never silently.
    */
   settingProblem?: string;
+  /** A `piContext.pi.path` VS Code does not apply where the user set it (see {@link UserPi.settingIgnored}). */
+  settingIgnored?: string;
 }
 
 /** The {@link UserPi} for a lookup result (reads pi's catalog; cached by file stamps). Never throws. */
@@ -86,5 +93,6 @@ export function piReport(pi: UserPi): PiReport {
   if (pi.rules.note) report.note = pi.rules.note;
   const setting = pi.tried.find((t) => t.where === SETTING_LABEL);
   if (setting && install?.source !== "setting") report.settingProblem = `${SETTING_LABEL}: ${setting.result}`;
+  if (pi.settingIgnored) report.settingIgnored = pi.settingIgnored;
   return report;
 }

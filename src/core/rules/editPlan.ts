@@ -137,8 +137,15 @@ export interface ContextEditPreparation {
    * `tokensBefore` (which may be usage-based and smaller or larger for other reasons).
    */
   tokensAfter: ContextEstimate;
-  /** The pure chars/4 estimate of the context now (the same basis as `tokensAfter`), in tokens. */
+  /** The pure chars/4 estimate of the context now, in tokens. */
   pureTokensBefore: number;
+  /**
+   * The context now on the basis of {@link tokensAfter}, in tokens: {@link pureTokensBefore} when
+   * edits are planned (pi counts from chars/4 after an edit); {@link tokensBefore} when nothing
+   * would be written (pi's number does not move). `baselineTokens − tokensAfter.tokens` is what the
+   * plan saves (0 for a plan without edits).
+   */
+  baselineTokens: number;
   /** The earliest edited context position: the prompt cache is invalid from there on. Absent without edits. */
   earliest?: {
     entryId: string;
@@ -385,7 +392,7 @@ export function prepareContextEdits(
     unchanged,
     tokensBefore,
     tokensAfter: estimateProjectedContextTokens(simulated.projection, simulated.view),
-    pureTokensBefore: estimatePureContextTokens(projection, session),
+    ...tokensNow(projection, session, tokensBefore, edits.length > 0),
     bytes: edits.reduce((sum, e) => sum + e.bytes, 0),
     pairingBefore,
     pairingAfter: simulated.pairing,
@@ -546,6 +553,20 @@ export function prepareContextEdits(
       unchangedPrefixTokens: prefix,
     };
   }
+}
+
+/**
+ * The context now on both bases: pi's pure chars/4 estimate, and the one "after" is compared with
+ * (the pure one when edits are planned; pi's own number, `tokensBefore`, when nothing is written).
+ */
+function tokensNow(
+  projection: Projection,
+  session: SessionView,
+  tokensBefore: ContextEstimate,
+  edited: boolean,
+): { pureTokensBefore: number; baselineTokens: number } {
+  const pureTokensBefore = estimatePureContextTokens(projection, session);
+  return { pureTokensBefore, baselineTokens: edited ? pureTokensBefore : tokensBefore.tokens };
 }
 
 function errorKey(f: PairingFinding): string {

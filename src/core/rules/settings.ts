@@ -245,7 +245,7 @@ export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettin
     problems.push({
       scope: "project",
       file: path.join(cwd, ".pi", "settings.json"),
-      message: `not read: the session's folder ${cwd} is on another machine (a network path); pi Context does not read project settings from there, the numbers use the global settings`,
+      message: `not read: the session's folder ${cwd} is on another machine (a network path); Pi Context does not read project settings from there, the numbers use the global settings`,
     });
     cwd = undefined;
   }

@@ -1,5 +1,5 @@
 /**
- * `pi-context sessions`: the sessions of a folder as "Pi: Select Session…" lists them, and what a
+ * `pi-context sessions`: the sessions of a folder as "Pi Context: Select Session…" lists them, and what a
  * session's name can do to the terminal (nothing: each row stays one line, controls visible).
  */
 

@@ -60,6 +60,19 @@ describe("pi-context trim / restore", () => {
     assert.deepEqual(fs.readFileSync(file), before);
   });
 
+  it("restore --dry-run of unedited entries: nothing would be written, before = after (both pi's number)", async () => {
+    const file = fresh();
+    const { code, out } = await run(["restore", file, "r1", "r4", "u2", "--dry-run", "--json", ...AGENT]);
+    assert.equal(code, 0);
+    const j = JSON.parse(out);
+    assert.deepEqual(j.drafts, []);
+    assert.deepEqual(j.unchanged, ["r1", "r4", "u2"]);
+    assert.deepEqual([j.tokensBefore, j.baselineTokens, j.tokensAfter, j.tokensSaved], [11900, 11900, 11900, 0]);
+    const text = await run(["restore", file, "r1", "r4", "u2", "--dry-run", ...AGENT]);
+    assert.match(text.out, /^Nothing would be written\.$/m);
+    assert.match(text.out, /^Context unchanged \(11,900 tokens\)\.$/m);
+  });
+
   it("writes the planned edits in one append, chained from the leaf; tokens read back", async () => {
     const file = fresh();
     const size = fs.statSync(file).size;

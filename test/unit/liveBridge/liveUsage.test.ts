@@ -8,7 +8,8 @@ import { after, describe, it } from "node:test";
 import { BRIDGE_VERSION, type BridgeState } from "../../../src/bridge/protocol";
 import { SessionFile } from "../../../src/core/read/session";
 import { analyzeLoaded } from "../../../src/core/rules/analyze";
-import { applyLiveState } from "../../../src/liveBridge/liveUsage";
+import { applyLiveState, matchingState } from "../../../src/liveBridge/liveUsage";
+import { formatGaugeTokens } from "../../../src/shared/format";
 import { buildGaugeView } from "../../../src/viewModel/statusBar";
 import { windowSourceText } from "../../../src/viewModel/sourceText";
 import { buildUsageModel, usageRows } from "../../../src/viewModel/usage";
@@ -18,8 +19,8 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 let n = 0;
 const fresh = (name: string) => path.join(tmp, `${name}-${++n}`);
 
-/** A session with one answer of `tokens` usage on the scripted model (window from models.json). */
-function sessionWith(tokens: number): SessionFile {
+/** A session with one answer of `tokens` usage on the scripted model (window from models.json), then `more` entries. */
+function sessionWith(tokens: number, more: object[] = []): SessionFile {
   const lines = [
     { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
     {
@@ -60,6 +61,7 @@ function sessionWith(tokens: number): SessionFile {
         timestamp: 2,
       },
     },
+    ...more,
   ];
   return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
 }
@@ -303,6 +305,50 @@ describe("pi's live numbers over our analysis", () => {
     assert.equal(i.footer, "?/16k (auto)");
   });
 
+  it("after a compaction in the running pi: never the old size as an estimate, whichever of file and push comes first", () => {
+    const agentDir = agentWith(16000);
+    const before = sessionWith(9000);
+    const compaction = {
+      type: "compaction",
+      id: "c",
+      parentId: "a",
+      timestamp: "2026-01-01T00:00:03.000Z",
+      summary: "the summary",
+      firstKeptEntryId: "a",
+      tokensBefore: 9000,
+    };
+    const after = sessionWith(9000, [compaction]);
+    const fileBefore = analyzeLoaded(before, { agentDir });
+    const fileAfter = analyzeLoaded(after, { agentDir });
+    assert.ok(fileAfter.inspect.contextTokens < 9000, "the file's estimate after the compaction is small");
+    const text = (analysis: ReturnType<typeof analyzeLoaded>) =>
+      buildGaugeView({
+        session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0, live: { ...source, activity: "idle" } },
+        margin: 1000,
+      }).text;
+    const old = state({});
+    const compacted = state({ leafId: "c", usage: { tokens: null, contextWindow: 16000, percent: null } });
+    // pi's push first (the file not read yet): the last matching numbers, exact, until the file has it
+    const shownAhead = matchingState(fileBefore, compacted, old);
+    assert.equal(shownAhead, old);
+    assert.equal(text(applyLiveState(fileBefore, shownAhead, source)), "π 56.3% · 9.0k/16k · live");
+    // the file first (pi's push on its way): the file's estimate after the compaction, not pi's old 9,000
+    const shownBehind = matchingState(fileAfter, old, old);
+    assert.equal(shownBehind.usage?.tokens, null);
+    assert.equal(
+      text(applyLiveState(fileAfter, shownBehind, source)),
+      `π ? · ≈${formatGaugeTokens(fileAfter.inspect.contextTokens)}/16k · live`,
+    );
+    // an answer pi reports before the file has it: pi's own count stands alone, at once
+    const answered = state({ leafId: "a2", usage: { tokens: 9500, contextWindow: 16000, percent: 59.4 } });
+    assert.equal(matchingState(fileBefore, answered, old), answered);
+    // both agree: pi's own numbers
+    assert.equal(matchingState(fileAfter, compacted, old), compacted);
+    assert.equal(matchingState(fileBefore, old, undefined), old);
+    // pi on another branch it wrote nothing for (a navigation): no lag
+    assert.equal(matchingState(fileAfter, state({ leafId: "u" }), old).leafId, "u");
+  });
+
   it("shows the live badge in the gauge text, tooltip and screen-reader label", () => {
     const analysis = applyLiveState(
       analyzeLoaded(sessionWith(5000), { agentDir: agentWith(16000) }),
@@ -331,7 +377,7 @@ describe("pi's live numbers over our analysis", () => {
       ),
     );
     assert.match(rendered, /\| Window \| 16,000 — the running pi \(pi 1\.6\.0, pid 4242\) \|/);
-    assert.match(v.ariaLabel, /^live from the running pi, pi Context 56.3 percent, 9,000 of 16,000 tokens/);
+    assert.match(v.ariaLabel, /^live from the running pi, Pi Context 56.3 percent, 9,000 of 16,000 tokens/);
     const plain = buildGaugeView({
       session: { file: "/w/s.jsonl", analysis, pinned: false, updatedAt: 0 },
       margin: 1000,

@@ -119,10 +119,10 @@ describe("OpenAiSummarizer against the scripted server", () => {
       /Check the API key in PI_CONTEXT_API_KEY \(OPENAI_API_KEY is only sent to https:\/\/api\.openai\.com, not to http:\/\/127\.0\.0\.1:\d+\)\.$/,
       "the CLI's wording by default (a server other than OpenAI's)",
     );
-    assert.doesNotMatch(e.message, /Pi: Set API Key/);
+    assert.doesNotMatch(e.message, /Pi Context: Set API Key/);
     server.script({ status: 403, errorMessage: "forbidden" });
     const v = await rejectsWith(make({ surface: "vscode" }).summarize(REQUEST), "http", /HTTP 403/);
-    assert.match(v.message, /Check the API key \("Pi: Set API Key…"\)\.$/, "VS Code's wording");
+    assert.match(v.message, /Check the API key \("Pi Context: Set API Key…"\)\.$/, "VS Code's wording");
     assert.doesNotMatch(v.message, /PI_CONTEXT_API_KEY|OPENAI_API_KEY/);
     server.script({ status: 500, errorMessage: "upstream exploded" });
     const boom = await rejectsWith(make().summarize(REQUEST), "http", /HTTP 500/);
@@ -262,7 +262,7 @@ describe("OpenAiSummarizer against the scripted server", () => {
     await rejectsWith(
       vs.summarize(REQUEST),
       "config",
-      /^No API key for https:\/\/api\.openai\.com\/v1: run "Pi: Set API Key…"/,
+      /^No API key for https:\/\/api\.openai\.com\/v1: run "Pi Context: Set API Key…"/,
     );
     assert.doesNotMatch(vs.missingKeyError().message, /PI_CONTEXT_API_KEY|OPENAI_API_KEY|environment/);
     // other servers: no key needed up front (local servers), a key when given

@@ -149,7 +149,7 @@ describe("gauge text on the shared fixtures", () => {
     assert.equal(analysis.inspect.footer, "?/16k (auto)");
     const v = view(analysis);
     assert.equal(v.text, "π ? · ≈3.9k/16k");
-    assert.match(v.ariaLabel, /^pi Context unknown since the last compaction, estimated 3,9\d\d of 16,000 tokens/);
+    assert.match(v.ariaLabel, /^Pi Context unknown since the last compaction, estimated 3,9\d\d of 16,000 tokens/);
   });
 });
 
@@ -309,7 +309,7 @@ describe("gauge states", () => {
     assert.equal(v.text, "$(pinned) π 1.0% · 2.0k/200k");
     assert.ok(
       // `$(zap)` gets an escaped backslash: VS Code draws icons in the text Markdown leaves (trial 6)
-      v.tooltip.startsWith("**pi Context** — \\[x\\]\\(command\\:evil\\) \\*bold\\* \\\\\\$\\(zap\\) (pinned)"),
+      v.tooltip.startsWith("**Pi Context** — \\[x\\]\\(command\\:evil\\) \\*bold\\* \\\\\\$\\(zap\\) (pinned)"),
       v.tooltip.split("\n")[0],
     );
     assert.ok(!v.tooltip.includes("[x](command:evil)"));
@@ -640,7 +640,7 @@ describe("tooltip wording", () => {
     assert.equal(windowSourceText({ source: "live", detail: "pi 1.6.0, pid 42" }), "the running pi (pi 1.6.0, pid 42)");
   });
 
-  it("the empty state: one explanation for gauge and Context view, the tree's own for the tree (trial 5); product name pi Context", () => {
+  it("the empty state: one explanation for gauge and Context view, the tree's own for the tree (trial 5); product name Pi Context", () => {
     assert.equal(emptyStateMessage(undefined), "Looking for pi sessions…");
     const noFolder = { phase: "ready" as const, workspace: false, searchedDirs: [], sessionCount: 0 };
     const folderText = emptyStateMessage(noFolder);
@@ -665,7 +665,7 @@ describe("tooltip wording", () => {
     assert.match(tree.folder, /\[Select Session…\]\(command:piContext\.selectSession\)/);
     assert.match(tree.session, /\[Select Session…\]\(command:piContext\.selectSession\)/);
     const g = buildGaugeView({ margin: 1, discovery: noFolder });
-    assert.ok(g.tooltip.startsWith("**pi Context** — no folder is open"), g.tooltip);
-    assert.equal(g.ariaLabel, "pi Context: no folder open");
+    assert.ok(g.tooltip.startsWith("**Pi Context** — no folder is open"), g.tooltip);
+    assert.equal(g.ariaLabel, "Pi Context: no folder open");
   });
 });

@@ -18,8 +18,15 @@ import { analyzeLoaded } from "../../../src/core/rules/analyze";
 import { formatDollars } from "../../../src/shared/format";
 import { defaultNote, imagesNote, trimActions } from "../../../src/viewModel/trimActions";
 import { trimEconomics } from "../../../src/viewModel/trimCost";
-import { buildTrimList, describeEntries, editMarks, runningTurnIds } from "../../../src/viewModel/trimList";
-import { buildTrimPreview, trimPreviewLines } from "../../../src/viewModel/trimPreview";
+import {
+  buildTrimList,
+  describeEntries,
+  editMarks,
+  runningTurnIds,
+  suggestionSavings,
+} from "../../../src/viewModel/trimList";
+import { buildTrimPreview, trimHeadline, trimPreviewLines, trimVerb } from "../../../src/viewModel/trimPreview";
+import type { TrimPreviewModel } from "../../../src/shared/trim";
 import { TRIM_AGENT_DIR, TRIM_FIXTURE, trimSession } from "../../support/trim-session";
 
 const session = () => SessionFile.fromBytes(trimSession().jsonl());
@@ -44,6 +51,11 @@ describe("trim list", () => {
       ],
     );
     assert.equal(list.items.find((i) => i.entryId === "a8")!.failed, true, "an aborted answer");
+    // an answer of tool calls only: its calls once, no text repeating them ("→ bash → bash")
+    const a7 = list.items.find((i) => i.entryId === "a7")!;
+    assert.deepEqual([a7.tool, a7.text], ["→ bash", ""]);
+    const a1 = list.items.find((i) => i.entryId === "a1")!;
+    assert.deepEqual([a1.tool, a1.text], ["→ read, bash", "Let me look at the parser and run the tests."]);
     assert.equal(list.items.find((i) => i.entryId === "u4")!.text, "Run only the parser tests instead");
     assert.ok(list.items.every((i) => i.editable));
     assert.equal(list.pureTokens, list.items.reduce((sum, i) => sum + i.tokens, 0) + s.byId.get("s")!.systemTokens);
@@ -313,12 +325,42 @@ describe("trim preview", () => {
     const p = buildTrimPreview(prep, inspect);
     assert.equal(p.tokensSaved, 0);
     assert.equal(p.tokensAfter, 11900);
+    assert.equal(p.baselineTokens, 11900, "now = after: both pi's usage-based number");
     assert.deepEqual(trimPreviewLines(p), [
       "Nothing would be written.",
       "Context unchanged (11,900 tokens).",
       "Refused zz: Entry zz not found",
       "Refused s: Entry s does not contribute editable model content",
     ]);
+  });
+
+  it("Restore original of unedited items writes nothing: now = after (pi's number), saves 0, in every preview", () => {
+    const s = session();
+    const inspect = analysisOf(s).inspect;
+    const items = ["r1", "r4", "u2"].map((entryId) => ({ entryId, choice: "restore" as const }));
+    const prep = prepareContextEdits(s, trimActions(s, items));
+    assert.equal(prep.edits.length, 0);
+    assert.deepEqual(
+      prep.unchanged.map((a) => a.targetId),
+      ["r1", "r4", "u2"],
+    );
+    assert.notEqual(prep.pureTokensBefore, prep.tokensAfter.tokens, "the two estimates differ on this session");
+    assert.equal(prep.baselineTokens, prep.tokensAfter.tokens);
+    assert.equal(prep.baselineTokens, inspect.contextTokens);
+    const p = buildTrimPreview(prep, inspect);
+    assert.deepEqual([p.baselineTokens, p.tokensAfter, p.tokensSaved], [11900, 11900, 0]);
+    assert.equal(trimHeadline(p), "Context unchanged (11,900 tokens)");
+    // a suggestion whose actions change nothing saves nothing (not the gap between the two estimates)
+    assert.equal(suggestionSavings(s, items), 0);
+  });
+
+  it("what a plan does as a verb: restore when every requested edit restores, trim when none does, edit for both", () => {
+    const e = (effect: string, cascade = false) => ({ effect, cascade }) as TrimPreviewModel["edits"][number];
+    assert.equal(trimVerb({ edits: [e("note"), e("omit", true)] }), "trim");
+    assert.equal(trimVerb({ edits: [e("restore"), e("restore", true)] }), "restore");
+    assert.equal(trimVerb({ edits: [e("restore"), e("omit")] }), "edit");
+    assert.equal(trimVerb({ edits: [e("omit"), e("restore", true)] }), "trim", "a cascade is not what was asked");
+    assert.equal(trimVerb({ edits: [] }), "trim");
   });
 
   it("a restore says what it costs in file bytes; prices give the cost of the cache effect", () => {

@@ -51,7 +51,7 @@ describe("the refusal", () => {
       assert.match(cli, /--force goes ahead\./);
       const doc = accessRefusalMarkdown(error, file);
       assert.match(doc, /written \d+ s ago by another program — less than the 30 s guard/);
-      assert.match(doc, /Install the live bridge \("Pi: Install Live Bridge"\)/);
+      assert.match(doc, /Install the live bridge \("Pi Context: Install Live Bridge"\)/);
       assert.match(
         doc,
         /"Compact Anyway" goes ahead \(once; a pi with the live bridge on the session still stops it\)/,

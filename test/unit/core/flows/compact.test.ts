@@ -234,7 +234,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       assert.ok(outcome.result.entry.summary.startsWith(`H-TEXT${SPLIT_TURN_SEPARATOR}P-TEXT\n\n<read-files>`));
   });
 
-  describe("prepare first, key later (the order of Pi: Compact Session…)", () => {
+  describe("prepare first, key later (the order of Pi Context: Compact Session…)", () => {
     it("withInstructions: same read and expectation, requests rebuilt with the focus; the input plan unchanged", async () => {
       const [, second] = piCompactions("long");
       const file = fixturePrefix("long", second!.line - 1);
@@ -770,7 +770,7 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
         r.err,
         /^No API key for https:\/\/api\.openai\.com\/v1: set PI_CONTEXT_API_KEY or OPENAI_API_KEY in the environment\. Nothing was written\.$/m,
       );
-      assert.doesNotMatch(r.err, /Pi: Set API Key/);
+      assert.doesNotMatch(r.err, /Pi Context: Set API Key/);
       assert.ok(fs.readFileSync(file).equals(before));
     });
 
@@ -835,7 +835,11 @@ describe("compaction flow on the pi 1.6.0 fixtures", () => {
       assert.equal(r.code, 1);
       assert.match(r.err, /Refusing to compact/);
       assert.match(r.err, /--guard-seconds N sets it, 0 turns it off/, "the CLI names its flag");
-      assert.doesNotMatch(r.err, /piContext\.|Pi: Install Live Bridge/, "no VS Code settings or commands in the CLI");
+      assert.doesNotMatch(
+        r.err,
+        /piContext\.|Pi Context: Install Live Bridge/,
+        "no VS Code settings or commands in the CLI",
+      );
       assert.ok(fs.readFileSync(file).equals(before));
       r = await run([file, "--api-key", "x"]);
       assert.equal(r.code, 2, "no --api-key flag");

@@ -133,7 +133,7 @@ describe("a summary request that does not fit the summarizer", () => {
       fit.problem!.message,
       /piContext\.summarizer\.openai\.model and piContext\.summarizer\.openai\.contextWindow/,
     );
-    assert.match(fit.problem!.message, /Pi: Install Live Bridge/);
+    assert.match(fit.problem!.message, /Pi Context: Install Live Bridge/);
   });
 
   it("pi-context compact --dry-run shows the preview with the same problem (text and JSON)", async () => {

@@ -98,6 +98,22 @@ describe("doctor: tool pairing in what pi sends", () => {
     assert.equal(f.repair, null);
   });
 
+  it("missing-result: not for the calls of a turn in progress (the end of the context), until something follows without their results", () => {
+    const running = base()
+      .assistant("a2", {
+        calls: [
+          { id: "c1", name: "bash" },
+          { id: "c2", name: "read" },
+        ],
+      })
+      .result("t1", "c1", "out");
+    assert.deepEqual(withCode(doctorOf(running.jsonl()).report, "missing-result"), [], "c2 is still running");
+    const stopped = running.user("u2", "go on");
+    const [f] = withCode(doctorOf(stopped.jsonl()).report, "missing-result");
+    assert.equal(f?.entryId, "a2");
+    assert.deepEqual(f?.relatedIds, ["u2"]);
+  });
+
   it("a well-paired session has no pairing findings", () => {
     const b = base()
       .assistant("a2", { calls: [{ id: "c1" }] })
@@ -271,7 +287,7 @@ describe("doctor: failures at the end of the branch", () => {
     assert.equal(f.severity, "error");
     assert.equal(f.entryId, "f0");
     assert.match(f.message, /Auto-compaction is off \(compaction\.enabled: false in .*settings\.json\)/);
-    assert.match(f.message, /compact now \(Pi: Compact Session…, or pi-context compact\)/);
+    assert.match(f.message, /compact now \(Pi Context: Compact Session…, or pi-context compact\)/);
     // nothing to compact with the defaults (keepRecentTokens 20000 covers everything): still an error
     assert.equal(withCode(doctorOf(failing(text)).report, "context-overflow")[0]!.severity, "error");
     // with something to compact pi compacts before the next prompt: a warning, compaction offered
