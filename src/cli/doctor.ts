@@ -12,7 +12,7 @@
  */
 
 import * as path from "node:path";
-import { planSessionRepair, commitSessionRepair, type SessionRepairPlan } from "../core/flows/repair";
+import { planSessionRepair, runRepairFlow, type RepairFlowOptions, type SessionRepairPlan } from "../core/flows/repair";
 import { LiveSessionError } from "../core/flows/live";
 import { healthCounts } from "../core/health/doctor";
 import type { HealthFinding, HealthReport } from "../core/health/types";
@@ -125,19 +125,19 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
   if (analyze.leafId !== undefined)
     throw new UsageError("doctor checks the file's leaf (the one pi resumes at); --leaf is not supported.");
   const absolute = path.resolve(file);
-  const plan = await planSessionRepair(absolute, {
+  const options: RepairFlowOptions = {
     ...analyze,
     pi: await userPiFrom(args),
     guardSeconds: intFlag(args, "guard-seconds") ?? 30,
     surface: "cli",
-  });
+  };
+  let plan = await planSessionRepair(absolute, options);
   // No header at all (every line unparseable, e.g. not a session file): pi does not open it, as
   // inspect and tree say; a first parsed line that is not a header is the not-a-session finding.
   if (plan.session.size === 0 || (!plan.session.header && !plan.session.invalid))
     throw new NotASessionError(absolute, plan.session.size === 0);
-  const appendsOf = appendsIndex(plan);
-
   if (!repair) {
+    const appendsOf = appendsIndex(plan);
     if (json)
       out(
         JSON.stringify(
@@ -150,27 +150,34 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
     return plan.report.errors > 0 ? 1 : 0;
   }
 
-  const entries = plan.repair.entries;
-  const refusal =
-    entries.length === 0
-      ? undefined
-      : (plan.unsafe ??
-        (plan.repair.remaining.length > 0
-          ? `the planned repair would leave ${plan.repair.remaining.length} error(s); nothing was written`
-          : undefined));
   let written = false;
   let after: HealthReport = plan.repair.after;
-  let failure: string | undefined = refusal;
-  if (entries.length > 0 && !refusal && !dryRun) {
+  let failure: string | undefined = refusalOf(plan);
+  if (plan.repair.entries.length > 0 && !failure && !dryRun) {
     try {
-      const result = await commitSessionRepair(plan);
-      written = true;
-      after = result.after;
+      // the flow every surface shares: when another writer appends meanwhile, it reads the file
+      // again and plans again (at most MAX_REPAIR_ATTEMPTS times), as the other write flows do
+      const outcome = await runRepairFlow(absolute, options, {
+        confirm: (next) => {
+          plan = next;
+          return Promise.resolve(refusalOf(next) === undefined);
+        },
+      });
+      plan = outcome.plan;
+      if (outcome.kind === "repaired") {
+        written = true;
+        after = outcome.result.after;
+      } else {
+        after = plan.repair.after;
+        failure = outcome.kind === "declined" ? refusalOf(plan) : undefined;
+      }
     } catch (error) {
-      // refused (live session, file changed, cannot take an append): nothing was written
+      // refused (live session, file keeps changing, cannot take an append): nothing was written
       failure = error instanceof LiveSessionError ? error.message : errorText(error);
     }
   }
+  const entries = plan.repair.entries;
+  const appendsOf = appendsIndex(plan);
   if (json) {
     out(
       JSON.stringify(
@@ -212,6 +219,17 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
   // the exit code describes the file as it is now: repaired when written, else as read
   return (written ? after : plan.report).errors > 0 ? 1 : 0;
 };
+
+/** Why the plan's entries must not be appended (the file cannot take an append, or the proof failed); undefined when they may. */
+function refusalOf(plan: SessionRepairPlan): string | undefined {
+  if (plan.repair.entries.length === 0) return undefined;
+  return (
+    plan.unsafe ??
+    (plan.repair.remaining.length > 0
+      ? `the planned repair would leave ${plan.repair.remaining.length} error(s); nothing was written`
+      : undefined)
+  );
+}
 
 function printText(
   plan: SessionRepairPlan,
