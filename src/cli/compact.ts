@@ -12,6 +12,7 @@
  * Exit codes: 0 compacted (or dry run / declined), 1 refused or failed (nothing written), 2 usage.
  */
 
+import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import * as readline from "node:readline";
 
@@ -78,7 +79,7 @@ export function formatCompactPreview(
   const p = plan.preparation;
   const row = (label: string, text: string) => `${label.padEnd(18)}${text}`;
   const lines = [
-    ...(plan.session.name ? [row("session", plan.session.name)] : []),
+    ...(plan.session.name ? [row("session", clipLabel(plan.session.name))] : []),
     row("file", plan.file),
     row("leaf", p.leafId),
     row("tokens before", n(v.tokensBefore)),

@@ -11,6 +11,7 @@
  * written by `pi-context compact`).
  */
 
+import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import { planSessionRepair, runRepairFlow, type RepairFlowOptions, type SessionRepairPlan } from "../core/flows/repair";
 import { LiveSessionError } from "../core/flows/live";
@@ -238,7 +239,7 @@ function printText(
   hint = true,
 ): void {
   const report = plan.report;
-  out(lineText(`session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`));
+  out(lineText(`session  ${plan.session.name ? `${clipLabel(plan.session.name)} — ` : ""}${plan.file}`));
   out(
     `health   ${report.findings.length === 0 ? "no problems found" : healthCounts(report)}; leaf ${lineText(report.leafId ?? "(none)")}`,
   );

@@ -13,6 +13,7 @@
  * (nothing written), 2 usage.
  */
 
+import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import { describeChange } from "../core/flows/watch";
 import { describeLive } from "../core/flows/live";
@@ -58,7 +59,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
   const p = plan.preparation;
   const words = (id: string | null) => (id === null ? "" : ` ${entryWords(plan.session.byId.get(id))}`);
   const lines = [
-    `session       ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`,
+    `session       ${plan.session.name ? `${clipLabel(plan.session.name)} — ` : ""}${plan.file}`,
     `target        ${plan.target.id} (${plan.target.type === "message" ? `${plan.target.role} message` : plan.target.type.replace(/_/g, " ")})${words(plan.target.id)}`,
     `leaf          ${plan.fileLeafId ?? "(none)"}${plan.oldLeafId !== plan.fileLeafId ? ` (a pi Context leaf marker on ${plan.oldLeafId ?? "root"})` : ""} → ${plan.noop ? "unchanged (already there)" : plan.newLeafId === null ? "before the first entry (root)" : `${plan.newLeafId}${words(plan.newLeafId)}`}`,
   ];

@@ -16,6 +16,7 @@
  * (nothing written; also when any target is refused), 2 usage.
  */
 
+import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import { planContextEdits, runContextEditFlow, type ContextEditPlan } from "../core/flows/contextEdit";
 import { describeLive } from "../core/flows/live";
@@ -66,7 +67,7 @@ export function trimPreviewOf(plan: ContextEditPlan, args: ParsedArgs, pi?: User
 /** The preview as text: each edit, then the facts. */
 export function formatTrimPreview(plan: ContextEditPlan, preview: TrimPreviewModel): string {
   const lines = [
-    `session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`,
+    `session  ${plan.session.name ? `${clipLabel(plan.session.name)} — ` : ""}${plan.file}`,
     `leaf     ${plan.preparation.leafId ?? "(none)"}`,
   ];
   for (const e of preview.edits) {
