@@ -300,7 +300,16 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     if (error instanceof UsageError) throw error;
     const message = errorText(error);
     if (error instanceof NothingToCompactError) {
-      err(withPeriod(message));
+      // --json callers get JSON on stdout in every outcome (also a dry run: nothing to preview)
+      if (json)
+        out(
+          JSON.stringify(
+            { ...(dryRun ? { dryRun: true } : {}), compacted: false, nothingToCompact: error.reason, message },
+            null,
+            2,
+          ),
+        );
+      else err(withPeriod(message));
       return 1;
     }
     if (shownProblem && error instanceof SummarizerError && error.kind === "too-large")
