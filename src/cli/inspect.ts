@@ -5,6 +5,7 @@
 
 import { readSessionInfo } from "../core/read/sessionInfo";
 import { sessionLabel } from "../core/rules/sessionLabel";
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import * as path from "node:path";
 import { analyzeSession, type Analysis } from "../core/rules/analyze";
 import type { InspectResult } from "../core/rules/inspect";
@@ -78,13 +79,19 @@ export function formatInspect(analysis: Analysis, label?: string): string {
     r.estimate.method === "usage+estimate"
       ? `last reported usage ${n(r.estimate.usageTokens)} + estimate of later messages ${n(r.estimate.trailingTokens)}`
       : `estimate of all messages`;
-  lines.push(
-    row(
-      "context",
-      `${n(r.contextTokens)} tokens${r.percent !== null ? ` = ${r.percent.toFixed(1)}% of the window` : ""} (${how})${r.usageKnown ? "" : "; pi shows ? until its next answer"}`,
-    ),
-  );
-  lines.push(row("pi footer", r.footer));
+  if (r.estimateFailure) {
+    // pi has no number here: never print pi-context's own count as pi's
+    lines.push(row("context", withPeriod(estimateFailureText(r.estimateFailure))));
+    lines.push(row("pi footer", "fails (no number; pi's auto-compaction check after each answer fails too)"));
+  } else {
+    lines.push(
+      row(
+        "context",
+        `${n(r.contextTokens)} tokens${r.percent !== null ? ` = ${r.percent.toFixed(1)}% of the window` : ""} (${how})${r.usageKnown ? "" : "; pi shows ? until its next answer"}`,
+      ),
+    );
+    lines.push(row("pi footer", r.footer));
+  }
   lines.push(
     row(
       "auto",
@@ -103,7 +110,9 @@ export function formatInspect(analysis: Analysis, label?: string): string {
       `${r.keepRecentTokens.value !== null ? `${n(r.keepRecentTokens.value)} tokens` : "?"} (${sourceText(r.keepRecentTokens)})`,
     ),
   );
-  if (r.threshold !== null) {
+  if (r.threshold !== null && r.estimateFailure)
+    lines.push(row("threshold", `${n(r.threshold)} tokens (window − reserve); pi cannot compare its estimate with it`));
+  else if (r.threshold !== null) {
     const until = r.tokensUntilCompaction!;
     const state = !r.compactionEnabled.value
       ? "auto-compaction is off"
@@ -121,7 +130,13 @@ export function formatInspect(analysis: Analysis, label?: string): string {
     lines.push("compaction preview (what pi's /compact would do now)");
     lines.push(k("first kept entry", c.firstKeptEntryId));
     lines.push(k("split turn", c.isSplitTurn ? `yes (the turn starts at ${c.turnStartEntryId})` : "no"));
-    lines.push(k("tokens before", n(c.tokensBefore)));
+    if (c.estimateFailure) lines.push(k("pi's /compact", withPeriod(estimateFailureText(c.estimateFailure))));
+    lines.push(
+      k(
+        "tokens before",
+        c.estimateFailure ? `≈${n(c.tokensBefore)} (pi-context's count; pi has none)` : n(c.tokensBefore),
+      ),
+    );
     lines.push(
       k(
         "summarized",

@@ -13,6 +13,7 @@
  * Nothing is written on Escape, a refusal of every item, or an error (said once, in the log too).
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import * as path from "node:path";
 import { planContextEdits, runContextEditFlow, type ContextEditPlan } from "../core/flows/contextEdit";
 import type { ContextEditDraft } from "../core/rules/contextEdit";
@@ -150,15 +151,27 @@ export class TrimCommand {
     log.info(
       `trim ${file}: wrote ${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}; ${before} → ${tokensAfter} tokens`,
     );
+    const failureBefore = outcome.plan.preparation.estimateFailureBefore;
+    const failureAfter = r.estimateFailureAfter;
     if (!options.quiet)
       void notify.info(
-        l10n.t(
-          "Trimmed {0}: {1} → {2} tokens (pi's estimate), {3} written.",
-          this.title(file),
-          n(before),
-          n(tokensAfter),
-          pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
-        ),
+        failureBefore || failureAfter
+          ? // pi has no number on one side: say so instead of calling ours pi's
+            l10n.t(
+              "Trimmed {0}: {1} → {2}, {3} written. {4}",
+              this.title(file),
+              failureBefore ? l10n.t("pi had no estimate") : l10n.t("{0} tokens", n(before)),
+              failureAfter ? l10n.t("pi has no estimate") : l10n.t("{0} tokens (pi's estimate)", n(tokensAfter)),
+              pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+              `${estimateFailureText((failureAfter ?? failureBefore)!)}.`,
+            )
+          : l10n.t(
+              "Trimmed {0}: {1} → {2} tokens (pi's estimate), {3} written.",
+              this.title(file),
+              n(before),
+              n(tokensAfter),
+              pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+            ),
       );
     return {
       kind: "edited",

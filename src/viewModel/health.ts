@@ -24,6 +24,7 @@ export const HEALTH_TITLES: Readonly<Record<HealthCode, string>> = localisedReco
   "edit-target-off-path": () => l10n.t("Context edit of another branch"),
   "edit-target-not-editable": () => l10n.t("Context edit of a non-editable entry"),
   "edit-invalid-replacement": () => l10n.t("Invalid context edit"),
+  "estimate-fails": () => l10n.t("pi cannot estimate the context"),
   "first-kept-missing": () => l10n.t("Compaction keeps nothing"),
   "first-kept-tool-result": () => l10n.t("Compaction keeps from a tool result"),
   "branch-summary-from-missing": () => l10n.t("Branch summary from a missing entry"),

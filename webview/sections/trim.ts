@@ -199,16 +199,28 @@ function renderPreview(view: View, p: TrimPreviewModel): HTMLElement {
   const fact = (ic: string, text: string, cls = "") =>
     append(facts, [h("li", { class: cls }, icon(ic, { size: "14" }), ` ${text}`)]);
   const saved = p.tokensSaved >= 0 ? `saves ${formatCount(p.tokensSaved)}` : `adds ${formatCount(-p.tokensSaved)}`;
-  fact(
-    "arrow-right",
-    l10n.t(
-      "{0} → {1} tokens ({2}) by pi's estimate; pi shows {3} now.",
-      formatCount(p.pureTokensNow),
-      formatCount(p.tokensAfter),
-      saved,
-      formatCount(p.tokensNow),
-    ),
-  );
+  if (p.failureNow || p.failureAfter) {
+    // pi has no number on one side: never call pi-context's count pi's
+    fact(
+      "arrow-right",
+      l10n.t(
+        "{0} → {1}",
+        p.failureNow ? l10n.t("pi has no estimate now") : l10n.t("{0} tokens now", formatCount(p.pureTokensNow)),
+        p.failureAfter ? l10n.t("pi has no estimate after") : l10n.t("{0} tokens after", formatCount(p.tokensAfter)),
+      ),
+    );
+    for (const failure of [p.failureNow, p.failureAfter]) if (failure) fact("error", failure, "trim-estimate-failure");
+  } else
+    fact(
+      "arrow-right",
+      l10n.t(
+        "{0} → {1} tokens ({2}) by pi's estimate; pi shows {3} now.",
+        formatCount(p.pureTokensNow),
+        formatCount(p.tokensAfter),
+        saved,
+        formatCount(p.tokensNow),
+      ),
+    );
   if (p.threshold !== null && p.autoCompaction)
     fact(
       p.compactsAfter ? "warning" : "dashboard",

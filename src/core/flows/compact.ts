@@ -20,6 +20,7 @@
  * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
  */
 
+import { projectedEstimateFailure, type EstimateFailure } from "../rules/estimateFailure";
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
 import {
   buildCompactionEntry,
@@ -349,6 +350,9 @@ export interface CompactionResult {
   tokensAfter: number | null;
   /** Why the file could not be read back after the write (e.g. it was moved right after it). */
   readBackError?: string;
+  /** Where pi has no number (`estimateFailure.ts`): its `/compact` preparation before, its estimate after. */
+  estimateFailureBefore?: EstimateFailure;
+  estimateFailureAfter?: EstimateFailure;
   /** The compaction whose summary was updated, if any (for the summary diff). */
   previousCompactionId?: string;
   bytesBefore: number;
@@ -397,9 +401,13 @@ export async function commitCompaction(
     bytesAfter,
   };
   if (prep.previousCompactionId) result.previousCompactionId = prep.previousCompactionId;
+  if (prep.estimateFailure) result.estimateFailureBefore = prep.estimateFailure;
   try {
     const after = await SessionFile.open(plan.file);
-    result.tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
+    const projection = buildProjection(after);
+    result.tokensAfter = estimateProjectedContextTokens(projection, after).tokens;
+    const failure = projectedEstimateFailure(projection, after);
+    if (failure) result.estimateFailureAfter = failure;
   } catch (error) {
     result.readBackError = (error as Error).message;
   }

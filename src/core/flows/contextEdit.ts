@@ -26,6 +26,7 @@ import { chainContextEdits } from "../rules/contextEdit";
 import { prepareContextEdits, type ContextEditAction, type ContextEditPreparation } from "../rules/editPlan";
 import { analyzePairing, describeFinding, type PairingReport } from "../rules/pairing";
 import { estimateProjectedContextTokens } from "../rules/tokens";
+import { projectedEstimateFailure, type EstimateFailure } from "../rules/estimateFailure";
 import { SessionFile } from "../read/session";
 import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface } from "./live";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
@@ -132,6 +133,8 @@ export interface ContextEditResult {
   tokensAfter: number | null;
   /** Pairing of what pi sends, read back from the file (null when reading back failed). */
   pairingAfter: PairingReport | null;
+  /** Where pi's own estimate fails on the file read back (pi has no `tokensAfter` then; `estimateFailure.ts`). */
+  estimateFailureAfter?: EstimateFailure;
   /** Why the file could not be read back after the write; the edits are written. */
   readBackError?: string;
 }
@@ -200,6 +203,8 @@ export async function commitContextEdits(
     result.leafId = after.leafId;
     result.tokensAfter = estimateProjectedContextTokens(projection, after).tokens;
     result.pairingAfter = analyzePairing(projection, after);
+    const failure = projectedEstimateFailure(projection, after);
+    if (failure) result.estimateFailureAfter = failure;
   } catch (error) {
     result.readBackError = (error as Error).message;
   }

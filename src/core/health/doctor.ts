@@ -14,6 +14,7 @@ import { buildProjection } from "../rules/context";
 import { structureDiagnostics } from "../rules/tree";
 import type { SessionView } from "../read/overlay";
 import type { Diagnostic } from "../types";
+import { estimateFindings } from "./estimate";
 import { fileFindings } from "./fileChecks";
 import { pairingFindings } from "./pairing";
 import { referenceFindings } from "./references";
@@ -79,6 +80,14 @@ export function diagnose(view: HealthView, context: DoctorContext): HealthReport
   guard(l10n.t("tool pairing"), () => pairingFindings(projection, view, view.byId));
   guard(l10n.t("reference"), () =>
     referenceFindings({ records: view.records, byId: view.byId, projection, diagnostics }),
+  );
+  guard(l10n.t("token estimate"), () =>
+    estimateFindings({
+      projection,
+      reader: view,
+      byId: view.byId,
+      keepRecentTokens: context.settings.keepRecentTokens.value ?? undefined,
+    }),
   );
   guard(l10n.t("last answer"), () =>
     tailFindings({

@@ -28,6 +28,8 @@ export type HealthCode =
   | "edit-target-off-path"
   | "edit-target-not-editable"
   | "edit-invalid-replacement"
+  // a message pi's estimateTokens cannot measure (estimate.ts)
+  | "estimate-fails"
   | "first-kept-missing"
   | "first-kept-tool-result"
   | "branch-summary-from-missing"

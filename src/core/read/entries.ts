@@ -10,12 +10,14 @@
  */
 
 import {
+  estimateProblem,
   estimateTokens,
   messageChars,
   readUsage,
   calculateContextTokens,
   totalChars,
   type CharBreakdown,
+  type EstimateProblem,
   type UsageNumbers,
 } from "./estimate";
 import { isNonEmptyString, isString, LongString, strValue, type ScannedValue } from "./jsonscan";
@@ -57,6 +59,13 @@ export interface EntryRecord {
   system?: SystemMessage;
   /** `estimateTokens(system)`. */
   systemTokens: number;
+  /**
+   * Where pi's `estimateTokens` fails (throws, or counts `NaN`) on the non-system messages this
+   * entry contributes when not edited (`read/estimate.ts` `estimateProblem`). Absent: pi counts them.
+   */
+  estimateProblem?: EstimateProblem;
+  /** The same for its system message ({@link system}). */
+  systemEstimateProblem?: EstimateProblem;
 
   /** Assistant messages. */
   stopReason?: string;
@@ -366,10 +375,13 @@ export function buildRecord(
       const summaryMessage = { role: "compactionSummary", summary: value.summary };
       record.chars = messageChars(summaryMessage);
       record.tokens = estimateTokens(summaryMessage);
+      setProblem(record, summaryMessage);
       if (value.systemMessage) {
         const system = normaliseSystem(value.systemMessage);
         record.system = system;
         record.systemTokens = estimateTokens(system);
+        const problem = estimateProblem(system);
+        if (problem) record.systemEstimateProblem = problem;
       }
       const usage = readUsage(value.usage);
       if (usage) record.usage = usage;
@@ -394,6 +406,7 @@ export function buildRecord(
       record.display = Boolean(value.display);
       const message = { role: "custom", content: value.content ?? [] };
       setChars(record, message, scanned);
+      setProblem(record, message);
       setPreview(record, value.content);
       record.images = countImages(value.content);
       break;
@@ -463,6 +476,12 @@ function setPreview(record: EntryRecord, field: unknown): void {
   if (preview !== undefined) record.preview = ownCopy(preview);
 }
 
+/** Record where pi's `estimateTokens` fails on `message` (see {@link EntryRecord.estimateProblem}). */
+function setProblem(record: EntryRecord, message: unknown): void {
+  const problem = estimateProblem(message);
+  if (problem) record.estimateProblem = problem;
+}
+
 /**
  * Set `chars`/`tokens` of a record. Long strings of a scanned line are measured already (the
  * string finder measures while it validates), so this never reads the line again.
@@ -480,9 +499,17 @@ function fillMessage(record: EntryRecord, message: Obj, scanned: boolean): void 
     const system = normaliseSystem(message);
     record.system = system;
     record.systemTokens = estimateTokens(system);
+    const problem = estimateProblem(system);
+    if (problem) record.systemEstimateProblem = problem;
     return;
   }
   setChars(record, message, scanned);
+  // pi's projection gives user/assistant/toolResult messages without content an empty list
+  const projected =
+    (role === "user" || role === "assistant" || role === "toolResult") && message.content == null
+      ? { ...message, content: [] }
+      : message;
+  setProblem(record, projected);
   switch (role) {
     case "assistant": {
       record.stopReason = str(message.stopReason);

@@ -53,6 +53,7 @@ import {
   type ContextEstimate,
 } from "./tokens";
 import { estimateTokens, messageChars, totalChars } from "../read/estimate";
+import { projectedEstimateFailure, type EstimateFailure } from "./estimateFailure";
 import { withAppended, type SessionView } from "../read/overlay";
 import type { EntryRecord } from "../read/entries";
 import type { SessionEntry } from "../types";
@@ -139,6 +140,12 @@ export interface ContextEditPreparation {
   tokensAfter: ContextEstimate;
   /** The pure chars/4 estimate of the context now (the same basis as `tokensAfter`), in tokens. */
   pureTokensBefore: number;
+  /**
+   * Where pi's own estimate fails now / after the edits (`estimateFailure.ts`): pi has no number
+   * there, so `tokensBefore` / `tokensAfter` are pi-context's counts only. Absent: pi has one.
+   */
+  estimateFailureBefore?: EstimateFailure;
+  estimateFailureAfter?: EstimateFailure;
   /** The earliest edited context position: the prompt cache is invalid from there on. Absent without edits. */
   earliest?: {
     entryId: string;
@@ -395,6 +402,10 @@ export function prepareContextEdits(
   };
   const first = edits[0];
   if (first) preparation.earliest = earliestOf(first);
+  const failureBefore = projectedEstimateFailure(projection, session);
+  if (failureBefore) preparation.estimateFailureBefore = failureBefore;
+  const failureAfter = projectedEstimateFailure(simulated.projection, simulated.view);
+  if (failureAfter) preparation.estimateFailureAfter = failureAfter;
   return preparation;
 
   function buildEdits(wanted: Map<string, Desired>): Omit<PlannedContextEdit, "tokensAfter" | "bytes">[] {

@@ -5,6 +5,7 @@
 
 import { isPrepared, NOTHING_TO_COMPACT_MESSAGES, prepareCompaction, type CompactionPreparation } from "./compaction";
 import { buildProjection, type Projection } from "./context";
+import { estimateFailureText, projectedEstimateFailure, type EstimateFailure } from "./estimateFailure";
 import type { SessionFile } from "../read/session";
 import { compactionSettingsOf, type ResolvedSettings, type Sourced, type ValueSource } from "./settings";
 import { estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type ContextEstimate } from "./tokens";
@@ -51,6 +52,12 @@ export interface InspectResult extends EconomicsFields {
   contextTokens: number;
   /** False where pi's footer shows `?` (right after a compaction, before the next answer). */
   usageKnown: boolean;
+  /**
+   * Where pi's own estimate fails at this leaf (its `estimateTokens` throws on a message, or counts
+   * `NaN`; `estimateFailure.ts`): pi has no `contextTokens` then — its footer, its auto-compaction
+   * check and `/compact` fail — so every surface shows this instead of the number. Absent: pi has it.
+   */
+  estimateFailure?: EstimateFailure;
   /** How `contextTokens` was computed. */
   estimate: ContextEstimate & { method: "usage+estimate" | "estimate" };
   contextWindow: ResolvedWindow;
@@ -97,6 +104,8 @@ export interface CompactionPreview {
   isSplitTurn: boolean;
   turnStartEntryId: string | null;
   tokensBefore: number;
+  /** Where pi's own `prepareCompaction` fails (see `estimateFailure.ts`); absent when it works. */
+  estimateFailure?: EstimateFailure;
   /** Estimated tokens after compaction, without the summary itself: checkpoint + kept messages. */
   tokensAfterWithoutSummary: number;
   hasPreviousSummary: boolean;
@@ -167,6 +176,7 @@ export function previewOf(preparation: CompactionPreparation): CompactionPreview
     keptExceedsKeepRecent: preparation.keptTokens > preparation.settings.keepRecentTokens,
     readFiles: preparation.readFiles,
     modifiedFiles: preparation.modifiedFiles,
+    ...(preparation.estimateFailure ? { estimateFailure: preparation.estimateFailure } : {}),
   };
   // Measured on first read (it may need to re-read long lines from disk).
   Object.defineProperty(preview, "summarizedTokens", {
@@ -208,7 +218,12 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
       const prepared = prepareCompaction(session, compactionSettings, session, options.leafId, options.rules);
       preview = isPrepared(prepared)
         ? { compaction: previewOf(prepared) }
-        : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };
+        : {
+            compaction: null,
+            unavailable: prepared.estimateFailure
+              ? l10n.t("pi's /compact fails: {0}", estimateFailureText(prepared.estimateFailure))
+              : NOTHING_TO_COMPACT_MESSAGES[prepared.reason],
+          };
     } catch (error) {
       preview = {
         compaction: null,
@@ -268,6 +283,8 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     usageKnown: !unknown,
   });
   if (options.pi) result.pi = options.pi;
+  const failure = projectedEstimateFailure(projection, session);
+  if (failure) result.estimateFailure = failure;
   Object.defineProperty(result, "compaction", {
     get: () => preparePreview().compaction,
     enumerable: true,
