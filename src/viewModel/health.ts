@@ -26,6 +26,7 @@ export const HEALTH_TITLES: Readonly<Record<HealthCode, string>> = localisedReco
   "edit-invalid-replacement": () => l10n.t("Invalid context edit"),
   "estimate-fails": () => l10n.t("pi cannot estimate the context"),
   "first-kept-missing": () => l10n.t("Compaction keeps nothing"),
+  "label-target-missing": () => l10n.t("Label of a missing entry"),
   "first-kept-tool-result": () => l10n.t("Compaction keeps from a tool result"),
   "branch-summary-from-missing": () => l10n.t("Branch summary from a missing entry"),
   "concurrent-writers": () => l10n.t("Concurrent writers"),

@@ -27,6 +27,7 @@ interface FailuresView {
   open: Attempt<boolean>;
   leafId: unknown;
   leafIdType: string;
+  entryCount: number;
   branch: Attempt<unknown[]>;
   projection: Attempt<{ entryId: unknown; roles: (string | null)[] }[]>;
   sessionContext: Attempt<number>;
@@ -99,6 +100,7 @@ const badAssistantContent = fc.constantFrom<unknown>(
   {},
 );
 const replacement = fc.constantFrom<unknown>(
+  undefined, // no replacement key at all: pi's projection throws
   null,
   { content: "replaced" },
   { content: [{ type: "text", text: "replaced" }] },
@@ -108,7 +110,7 @@ const replacement = fc.constantFrom<unknown>(
   { content: [{ type: "thinking" }] },
 );
 
-const entryArb = fc.oneof(
+const commonEntryArb = fc.oneof(
   fc.record({
     kind: fc.constant("user"),
     content: fc.oneof({ weight: 4, arbitrary: goodUserContent }, badUserContent),
@@ -138,6 +140,14 @@ const entryArb = fc.oneof(
     kept: fc.nat(),
     summary: fc.constantFrom<unknown>("summary", "summary", undefined, 9),
   }),
+);
+// now and then a message entry without message: pi cannot build a context through it
+const entryArb = fc.oneof(
+  { weight: 15, arbitrary: commonEntryArb },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("nomsg"), message: fc.constantFrom<unknown>(undefined, null) }),
+  },
 );
 
 /** A linear session from the generated entries (edits and compactions name earlier entries). */
@@ -183,6 +193,9 @@ function sessionOf(specs: readonly Record<string, unknown>[]): string {
           replacement: s.replacement,
         };
         break;
+      case "nomsg":
+        line = { type: "message", ...base, ...(s.message === null ? { message: null } : {}) };
+        break;
       case "compaction":
         if (ids.length === 0) return;
         line = {
@@ -210,15 +223,21 @@ function verdict(a: Attempt<number | "NaN"> | undefined): "throws" | "nan" | num
 
 describe("pi's token estimate fails where pi's own estimateTokens fails (issue 43, kind 3)", () => {
   it(`random sessions with content pi cannot measure (${RUNS} runs): the footer's number and /compact`, async () => {
-    const stats = { sessions: 0, footerFails: 0, compactFails: 0, nan: 0 };
+    const stats = { sessions: 0, contextFails: 0, footerFails: 0, compactFails: 0, nan: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(entryArb, { minLength: 1, maxLength: 12 }), async (specs) => {
         const jsonl = sessionOf(specs as Record<string, unknown>[]);
         const pi = await oracle.failures({ entriesJsonl: jsonl });
-        if (!("ok" in pi.projection)) return; // pi cannot even build the context (an edit without replacement…)
         stats.sessions++;
         const session = SessionFile.fromBytes(jsonl);
         const inspect = analyzeLoaded(session, { agentDir: NO_AGENT, projectSettings: "never" }).inspect;
+        if (!("ok" in pi.projection)) {
+          // pi cannot even build the context (a message entry without message, an edit without replacement)
+          stats.contextFails++;
+          assert.equal(inspect.estimateFailure?.stage, "context", `pi: ${pi.projection.error}\n${jsonl}`);
+          return;
+        }
+        assert.notEqual(inspect.estimateFailure?.stage, "context", `pi builds this context\n${jsonl}`);
         const piFooter = verdict(pi.estimate);
         const ours = inspect.estimateFailure;
         if (typeof piFooter === "number") {
@@ -253,6 +272,7 @@ describe("pi's token estimate fails where pi's own estimateTokens fails (issue 4
     console.log(`estimate failures: ${JSON.stringify(stats)}`);
     assert.ok(stats.footerFails > RUNS / 20, "the generator reaches failing footers");
     assert.ok(stats.compactFails > RUNS / 20, "and failing /compact");
+    assert.ok(stats.contextFails > RUNS / 50, "and contexts pi cannot build");
   });
 
   it("the CLI says pi fails where pi has no number: inspect, trim --dry-run, doctor", async () => {
@@ -289,5 +309,115 @@ describe("pi's token estimate fails where pi's own estimateTokens fails (issue 4
       [["error", "e2"]],
     );
     assert.equal(doctor.code, 1);
+  });
+});
+
+describe("lines pi cannot open, lines pi skips, every dangling reference (issue 43, kind 5)", () => {
+  const t = T;
+  const user = (id: string, parentId: string | null, content = "hi") => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: t,
+    message: { role: "user", content, timestamp: 1 },
+  });
+  const jsonlOf = (lines: object[]) =>
+    `${[{ type: "session", version: 3, id: "s", timestamp: t, cwd: "/tmp/p" }, ...lines].map((l) => JSON.stringify(l)).join("\n")}\n`;
+  const doctor = async (file: string, ...flags: string[]) => {
+    const r = await runCli(["doctor", file, "--agent-dir", NO_AGENT, "--json", ...flags]);
+    return {
+      code: r.code,
+      findings: (JSON.parse(r.out) as { findings: { code: string; severity: string; message: string }[] }).findings,
+    };
+  };
+
+  it("a message entry without message on the branch: pi cannot open the session; doctor error (exit 1), a leaf marker repairs it", async () => {
+    const jsonl = jsonlOf([
+      user("u1", null),
+      { type: "message", id: "m1", parentId: "u1", timestamp: t },
+      user("u2", "m1"),
+    ]);
+    const pi = await oracle.failures({ entriesJsonl: jsonl });
+    assert.ok("error" in pi.projection && /reading 'role'/.test(pi.projection.error), JSON.stringify(pi.projection));
+    assert.ok("error" in pi.sessionContext);
+    const file = writeOldSession(path.join(tmp, "k5-on.jsonl"), jsonl);
+    const inspect = await runCli(["inspect", file, "--agent-dir", NO_AGENT]);
+    assert.match(
+      inspect.out,
+      /^context {5}pi 1\.6\.0 cannot open this session: it throws while it builds the context, on message m1 \(line 3\)/m,
+    );
+    const before = await doctor(file);
+    assert.equal(before.code, 1, "non-zero doctor");
+    const f = before.findings.find((x) => x.code === "missing-message")!;
+    assert.equal(f.severity, "error");
+    assert.match(f.message, /pi cannot open this session/);
+    assert.doesNotMatch(f.message, /pi skips this line too/);
+    const repaired = await doctor(file, "--repair");
+    assert.equal(repaired.code, 0);
+    const after = await oracle.failures({ entriesJsonl: fs.readFileSync(file, "utf8") });
+    assert.ok("ok" in after.projection, "pi builds the context after the repair");
+    assert.deepEqual("ok" in after.branch && after.branch.ok.slice(0, 1), ["u1"]);
+  });
+
+  it("off the branch: pi opens the session; a warning that names what would fail, not 'pi skips'", async () => {
+    const jsonl = jsonlOf([
+      user("u1", null),
+      { type: "message", id: "m1", parentId: "u1", timestamp: t, message: null },
+      user("u2", "u1"),
+    ]);
+    const pi = await oracle.failures({ entriesJsonl: jsonl });
+    assert.ok("ok" in pi.projection);
+    assert.equal(pi.entryCount, 3, "pi keeps the line as an entry");
+    const file = writeOldSession(path.join(tmp, "k5-off.jsonl"), jsonl);
+    const { code, findings } = await doctor(file);
+    const f = findings.find((x) => x.code === "missing-message")!;
+    assert.equal(f.severity, "warning");
+    assert.match(f.message, /not on the current branch, so pi opens the session/);
+    assert.doesNotMatch(f.message, /pi skips this line too/);
+    assert.equal(code, 0);
+  });
+
+  it("lines pi really skips keep 'pi skips this line too' (pi's entry count agrees)", async () => {
+    const jsonl = `${jsonlOf([user("u1", null)])}{"broken\nnull\n${JSON.stringify(user("u2", "u1"))}\n`;
+    const pi = await oracle.failures({ entriesJsonl: jsonl });
+    assert.equal(pi.entryCount, 2, "pi skips the malformed line and the null");
+    const file = writeOldSession(path.join(tmp, "k5-skip.jsonl"), jsonl);
+    const { findings } = await doctor(file);
+    const skipped = findings.filter((x) => x.code === "malformed-line" || x.code === "not-an-entry");
+    assert.equal(skipped.length, 2);
+    for (const s of skipped) assert.match(s.message, /pi skips this line too/);
+  });
+
+  it("every dangling reference, also off the branch: a context edit's missing target, a label's, a compaction's firstKeptEntryId", async () => {
+    const jsonl = jsonlOf([
+      user("u1", null),
+      user("b1", "u1", "a branch"),
+      { type: "context_edit", id: "e1", parentId: "b1", timestamp: t, targetId: "gone", replacement: null },
+      { type: "label", id: "l1", parentId: "e1", timestamp: t, targetId: "nowhere", label: "x" },
+      {
+        type: "compaction",
+        id: "c1",
+        parentId: "l1",
+        timestamp: t,
+        summary: "s",
+        firstKeptEntryId: "zz",
+        tokensBefore: 1,
+      },
+      user("u2", "u1", "the current branch"),
+    ]);
+    const pi = await oracle.failures({ entriesJsonl: jsonl });
+    assert.deepEqual("ok" in pi.branch && pi.branch.ok, ["u1", "u2"], "the dangling entries are off pi's branch");
+    const file = writeOldSession(path.join(tmp, "k5-dangling.jsonl"), jsonl);
+    const { findings } = await doctor(file);
+    assert.deepEqual(
+      findings
+        .filter((f) => ["edit-target-missing", "label-target-missing", "first-kept-missing"].includes(f.code))
+        .map((f) => [f.code, f.severity, /not on the current branch/.test(f.message)]),
+      [
+        ["edit-target-missing", "info", true],
+        ["label-target-missing", "info", true],
+        ["first-kept-missing", "info", true],
+      ],
+    );
   });
 });

@@ -14,6 +14,7 @@ import { buildProjection } from "../rules/context";
 import { structureDiagnostics } from "../rules/tree";
 import type { SessionView } from "../read/overlay";
 import type { Diagnostic } from "../types";
+import { danglingFindings } from "./dangling";
 import { estimateFindings } from "./estimate";
 import { fileFindings } from "./fileChecks";
 import { pairingFindings } from "./pairing";
@@ -81,6 +82,7 @@ export function diagnose(view: HealthView, context: DoctorContext): HealthReport
   guard(l10n.t("reference"), () =>
     referenceFindings({ records: view.records, byId: view.byId, projection, diagnostics }),
   );
+  guard(l10n.t("dangling reference"), () => danglingFindings({ records: view.records, byId: view.byId, projection }));
   guard(l10n.t("token estimate"), () =>
     estimateFindings({
       projection,

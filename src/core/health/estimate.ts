@@ -43,7 +43,8 @@ export function estimateFindings(input: EstimateInput): HealthFinding[] {
       tokensOf: (e) => entryMessageTokens(e, reader),
     });
   }
-  if (!failure) return [];
+  // pi cannot build the context at all: the missing-message / edit-invalid-replacement finding says it
+  if (!failure || failure.stage === "context") return [];
   const edit = failure.editId !== undefined ? byId.get(failure.editId) : undefined;
   if (edit?.replacementInvalid) return []; // edit-invalid-replacement says it, with the same repair
   const target = byId.get(failure.entryId);

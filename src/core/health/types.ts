@@ -31,6 +31,7 @@ export type HealthCode =
   // a message pi's estimateTokens cannot measure (estimate.ts)
   | "estimate-fails"
   | "first-kept-missing"
+  | "label-target-missing"
   | "first-kept-tool-result"
   | "branch-summary-from-missing"
   | "concurrent-writers"

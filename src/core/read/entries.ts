@@ -67,6 +67,11 @@ export interface EntryRecord {
   /** The same for its system message ({@link system}). */
   systemEstimateProblem?: EstimateProblem;
 
+  /**
+   * A `message` entry whose `message` is missing or null: pi 1.6.0 keeps it in its tree, but building
+   * a context from a branch through it throws (`getSessionContextSettings` reads `message.role`).
+   */
+  messageMissing?: true;
   /** Assistant messages. */
   stopReason?: string;
   /** The usage as stored: assistant messages, tool results that report one, compactions, branch summaries, `usage` entries. */
@@ -306,7 +311,7 @@ export interface LineLocation {
 
 /** Why a parsed line did not become an entry. */
 export interface RecordError {
-  code: "not-an-object" | "missing-id" | "missing-message";
+  code: "not-an-object" | "missing-id";
   message: string;
 }
 
@@ -357,11 +362,8 @@ export function buildRecord(
   switch (type) {
     case "message": {
       const message = value.message;
-      if (message === undefined || message === null)
-        return {
-          code: "missing-message",
-          message: `message entry with message ${String(message)} (pi 1.6.0 fails to open such a session: it reads message.role)`,
-        };
+      // pi keeps such an entry in its tree; on the branch it builds a context from, it throws (it reads message.role)
+      if (message === undefined || message === null) record.messageMissing = true;
       // pi keeps an entry whose message is `false`, a string, a number or an array: no role, no tokens.
       if (isObject(message)) fillMessage(record, message, scanned);
       break;
@@ -583,7 +585,7 @@ function fillMessage(record: EntryRecord, message: Obj, scanned: boolean): void 
 export function entryRoles(record: EntryRecord): MessageRole[] {
   switch (record.type) {
     case "message":
-      return [record.role as MessageRole];
+      return record.messageMissing ? [] : [record.role as MessageRole];
     case "custom_message":
       return ["custom"];
     case "branch_summary":

@@ -538,7 +538,9 @@ export class SessionFile {
     const entry = record as EntryRecord;
     if (entry.type === "message" && entry.role === undefined)
       this.diagnostics.push(
-        diagnostic.messageNotAnObject(line, offset, entry.id, (value as { message?: unknown }).message),
+        entry.messageMissing
+          ? diagnostic.messageMissing(line, offset, entry.id, (value as { message?: unknown }).message)
+          : diagnostic.messageNotAnObject(line, offset, entry.id, (value as { message?: unknown }).message),
       );
     if (this.fileVersion < 2 && entry.type === "compaction") {
       // pi: firstKeptEntryIndex indexes the parsed entries (header included); only entries already

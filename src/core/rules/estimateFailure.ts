@@ -31,6 +31,12 @@ export interface EstimateFailure extends EstimateProblem {
   entry: string;
   /** The context edit whose replacement pi measures there, when the content comes from one. */
   editId?: string;
+  /**
+   * `context`: pi throws already while it builds the context (`buildSessionProjection`: a message
+   * entry without message on the branch, a context edit without replacement), so it cannot open the
+   * session at all; absent: while it estimates.
+   */
+  stage?: "context";
 }
 
 const EDITABLE = new Set(["user", "assistant", "toolResult", "custom"]);
@@ -42,7 +48,7 @@ function roleOf(record: EntryRecord): string | undefined {
   return undefined;
 }
 
-const editedProblems = new WeakMap<EntryRecord, Map<string, EstimateProblem | null>>();
+const editedProblems = new WeakMap<EntryRecord, Map<string, (EstimateProblem & { stage?: "context" }) | null>>();
 
 /**
  * Where pi fails on the non-system messages of a projected entry (with its context edit applied),
@@ -67,9 +73,16 @@ export function entryEstimateFailure(entry: ProjectedEntry, reader: BodyReader):
 }
 
 /** pi's `projectContextEntry` + `estimateTokens` on an editable message replaced by `body.replacement`. */
-function editedProblem(body: { replacement?: unknown }, role: string): EstimateProblem | undefined {
+function editedProblem(
+  body: { replacement?: unknown },
+  role: string,
+): (EstimateProblem & { stage?: "context" }) | undefined {
   if (!("replacement" in body) || body.replacement === undefined)
-    return { kind: "throws", reason: "its context edit has no replacement (pi reads replacement.content)" };
+    return {
+      kind: "throws",
+      reason: "its context edit has no replacement (pi reads replacement.content)",
+      stage: "context",
+    };
   const replacement = body.replacement;
   const content =
     replacement !== null && typeof replacement === "object"
@@ -99,7 +112,11 @@ function describeEntry(record: EntryRecord): string {
     : l10n.t("{0} {1}", kind, record.id);
 }
 
-function failureOf(record: EntryRecord, problem: EstimateProblem, editId?: string): EstimateFailure {
+function failureOf(
+  record: EntryRecord,
+  problem: EstimateProblem & { stage?: "context" },
+  editId?: string,
+): EstimateFailure {
   return {
     ...problem,
     entryId: record.id,
@@ -107,6 +124,26 @@ function failureOf(record: EntryRecord, problem: EstimateProblem, editId?: strin
     entry: describeEntry(record),
     ...(editId !== undefined ? { editId } : {}),
   };
+}
+
+/**
+ * Where pi's `buildSessionProjection` itself throws: a message entry without message anywhere on
+ * the path (`getSessionContextSettings` reads `message.role` of every message entry), or a context
+ * entry edited by a context edit without replacement (`projectContextEntry`).
+ */
+export function contextFailure(projection: Projection, reader: BodyReader): EstimateFailure | undefined {
+  const missing = projection.path.find((r) => r.messageMissing);
+  if (missing)
+    return failureOf(missing, {
+      kind: "throws",
+      reason: "it has no message (pi reads message.role of every message entry on the branch)",
+      stage: "context",
+    });
+  for (const e of projection.entries) {
+    const failure = e.edit && !e.edit.replacementIsNull ? entryEstimateFailure(e, reader) : undefined;
+    if (failure?.stage === "context") return failure;
+  }
+  return undefined;
 }
 
 /** pi's `getAssistantUsage`: a projected assistant (not aborted/error) with usage > 0. */
@@ -151,6 +188,8 @@ export function projectedEstimateFailure(
   reader: BodyReader,
   branch: readonly EntryRecord[] = projection.path,
 ): EstimateFailure | undefined {
+  const context = contextFailure(projection, reader);
+  if (context) return context;
   const entries = projection.entries;
   let usageAt = -1;
   for (let i = entries.length - 1; i >= 0; i--)
@@ -215,6 +254,12 @@ export function estimateFailureCause(f: EstimateFailure): string {
  * this context: its estimateTokens throws on assistant message a1 (line 3): a text block's text is missing`.
  */
 export function estimateFailureText(f: EstimateFailure): string {
+  if (f.stage === "context")
+    return l10n.t(
+      "pi 1.6.0 cannot open this session: it throws while it builds the context, on {0}: {1}",
+      f.entry,
+      f.reason,
+    );
   return f.kind === "throws"
     ? l10n.t("pi 1.6.0 cannot estimate this context: {0}", estimateFailureCause(f))
     : l10n.t("pi 1.6.0 has no number for this context: {0}", estimateFailureCause(f));
