@@ -54,7 +54,14 @@ export function formatInspect(analysis: Analysis, label?: string): string {
   const shown = label ?? r.sessionName;
   if (shown) lines.push(row("session", shown));
   lines.push(row("file", r.file));
-  lines.push(row("entries", `${n(r.entryCount)}; leaf ${r.leafId ?? "(none)"}`));
+  lines.push(
+    row(
+      "entries",
+      r.piLeaf
+        ? `${n(r.entryCount)}; leaf: ${r.piLeaf.branchEmpty ? "none for pi" : "not one pi-context can name"} — line ${r.piLeaf.line} is ${r.piLeaf.what}, not an entry with a string id; the numbers below are pi's there (pi-context doctor has the repair)`
+        : `${n(r.entryCount)}; leaf ${r.leafId ?? "(none)"}`,
+    ),
+  );
   lines.push(
     row(
       "model",

@@ -18,6 +18,7 @@ export const HEALTH_TITLES: Readonly<Record<HealthCode, string>> = localisedReco
   "missing-parent": () => l10n.t("Missing parent"),
   "parent-cycle": () => l10n.t("Parent cycle"),
   "path-cycle": () => l10n.t("Branch runs into a parent cycle"),
+  "leaf-not-an-entry": () => l10n.t("pi's leaf is not an entry"),
   "duplicate-id": () => l10n.t("Duplicate entry id"),
   "tree-hang": () => l10n.t("pi's /tree would hang"),
   "edit-target-missing": () => l10n.t("Context edit of a missing entry"),

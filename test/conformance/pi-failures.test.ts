@@ -19,6 +19,7 @@ import fc from "fast-check";
 import { SessionFile } from "../../src/core/read/session";
 import { analyzeLoaded } from "../../src/core/rules/analyze";
 import { prepareCompaction } from "../../src/core/rules/compaction";
+import { checkHealth } from "../../src/core/health/doctor";
 import { runCli, writeOldSession } from "../support/cli";
 import { REPO_ROOT } from "../support/paths";
 
@@ -419,5 +420,99 @@ describe("lines pi cannot open, lines pi skips, every dangling reference (issue 
         ["first-kept-missing", "info", true],
       ],
     );
+  });
+});
+
+describe("pi's leaf when the last line is not a normal entry (issue 43, kind 4)", () => {
+  const tails = fc.constantFrom<unknown>(
+    42,
+    [],
+    [1, 2],
+    "a string",
+    true,
+    { type: "leaf", targetId: "e0" },
+    { type: "leaf", parentId: "PARENT" },
+    { type: "custom", id: { x: 1 }, parentId: "PARENT" },
+    { type: "message", id: 7, parentId: "PARENT", message: { role: "user", content: "a message with a number id" } },
+    { type: "message", parentId: "PARENT", message: { role: "user", content: "a message without id" } },
+    { type: "custom", id: "", parentId: "PARENT" },
+    { type: "custom", id: 0, parentId: "PARENT" },
+    { type: "label", id: false, parentId: "PARENT", targetId: "e0", label: "x" },
+  );
+
+  it(`random sessions ending in such a line (${Math.ceil(RUNS / 2)} runs): pi's numbers, no leaf pi-context names, a doctor error`, async () => {
+    const stats = { sessions: 0, withChain: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(commonEntryArb, { minLength: 1, maxLength: 8 }),
+        tails,
+        fc.nat(),
+        async (specs, tail, at) => {
+          const base = sessionOf(specs as Record<string, unknown>[]);
+          const ids = base
+            .trimEnd()
+            .split("\n")
+            .slice(1)
+            .map((l) => (JSON.parse(l) as { id: string }).id);
+          const parent = ids.length > 0 ? ids[at % ids.length]! : "not-in-the-file";
+          const line = JSON.stringify(tail).replace('"PARENT"', JSON.stringify(parent));
+          const jsonl = `${base}${line}\n`;
+          const pi = await oracle.failures({ entriesJsonl: jsonl });
+          if (!("ok" in pi.projection)) return;
+          stats.sessions++;
+          if (line.includes(parent)) stats.withChain++;
+          const session = SessionFile.fromBytes(jsonl);
+          const analysis = analyzeLoaded(session, { agentDir: NO_AGENT, projectSettings: "never" });
+          const inspect = analysis.inspect;
+          assert.ok(inspect.piLeaf, `no odd leaf seen\n${jsonl}`);
+          assert.equal(inspect.leafId, null);
+          const piEstimate = verdict(pi.estimate);
+          if (typeof piEstimate === "number") {
+            assert.equal(inspect.estimateFailure, undefined, jsonl);
+            assert.equal(inspect.contextTokens, piEstimate, `pi's number at its own leaf\n${jsonl}`);
+          } else assert.ok(inspect.estimateFailure, jsonl);
+          assert.equal(inspect.piLeaf.branchEmpty, "ok" in pi.branch && pi.branch.ok.length === 0, jsonl);
+          const report = checkHealth(analysis);
+          assert.deepEqual(
+            report.findings.filter((f) => f.code === "leaf-not-an-entry").map((f) => f.severity),
+            ["error"],
+          );
+        },
+      ),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
+    console.log(`odd leaves: ${JSON.stringify(stats)}`);
+  });
+
+  it("inspect names it, doctor (exit 1) offers a leaf marker; after --repair pi resumes at the conversation pi-context showed", async () => {
+    for (const tail of ['{"type":"leaf","targetId":"e1"}', "42", '{"type":"custom","id":{"x":1},"parentId":"e0"}']) {
+      const jsonl = `${sessionOf([
+        { kind: "user", content: "hi" },
+        { kind: "assistant", content: [{ type: "text", text: "ok" }], usage: 50, stopReason: "stop" },
+      ])}${tail}\n`;
+      const pi = await oracle.failures({ entriesJsonl: jsonl });
+      const file = writeOldSession(path.join(tmp, `k4-${tail.length}.jsonl`), jsonl);
+      const inspect = await runCli(["inspect", file, "--agent-dir", NO_AGENT]);
+      assert.match(inspect.out, /^entries {5}2; leaf: .* — line 4 is .*, not an entry with a string id/m, tail);
+      assert.equal(
+        (
+          JSON.parse((await runCli(["inspect", file, "--agent-dir", NO_AGENT, "--json"])).out) as {
+            contextTokens: number;
+          }
+        ).contextTokens,
+        verdict(pi.estimate),
+        "pi's number",
+      );
+      const doctor = await runCli(["doctor", file, "--agent-dir", NO_AGENT]);
+      assert.equal(doctor.code, 1);
+      assert.match(doctor.out, /error {3}leaf-not-an-entry {2}\(line 4\)/);
+      const repair = await runCli(["doctor", file, "--agent-dir", NO_AGENT, "--repair"]);
+      assert.equal(repair.code, 0, repair.err);
+      const after = await oracle.failures({ entriesJsonl: fs.readFileSync(file, "utf8") });
+      const marker = JSON.parse(fs.readFileSync(file, "utf8").trimEnd().split("\n").pop()!) as { id: string };
+      assert.equal(after.leafId, marker.id, "pi's leaf is the marker");
+      assert.deepEqual("ok" in after.branch && after.branch.ok, ["e0", "e1", marker.id]);
+      assert.equal(verdict(after.estimate), 50, "pi's numbers are the conversation's again");
+    }
   });
 });

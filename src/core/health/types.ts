@@ -22,6 +22,7 @@ export type HealthCode =
   | "missing-parent"
   | "parent-cycle"
   | "path-cycle"
+  | "leaf-not-an-entry"
   | "duplicate-id"
   | "tree-hang"
   | "edit-target-missing"

@@ -23,6 +23,7 @@ import * as diagnostic from "./diagnostics";
 import { ContentDigest, type PrefixDigest } from "./digest";
 import { FileProbes, openRegular, openRegularSync, readFullySync, streamChunks } from "./disk";
 import { buildRecord, type EntryRecord } from "./entries";
+import { oddTailOf, type OddTail } from "./oddTail";
 import type { ScannedValue } from "./jsonscan";
 import { isBlank, isLongLine, LineSplitter, parseLine } from "./lines";
 import { isHeader, migrateMessageRole, migrateV1Entry, piVersion, syntheticId, toHeader } from "./migrate";
@@ -67,6 +68,7 @@ interface ProvisionalState {
   invalid: boolean;
   parsedCount: number;
   v1PreviousId: string | null;
+  oddTail: OddTail | undefined;
 }
 
 /** Which file was read: device and inode of the handle the bytes came from. */
@@ -110,6 +112,8 @@ export class SessionFile {
   invalid = false;
   /** How many entries reused an earlier entry's id so far (changes invalidate cached projections). */
   duplicateIds = 0;
+  /** The last line pi keeps, when it is not an entry with a string id: pi's leaf is not ours (`oddTail.ts`). */
+  oddTail: OddTail | undefined;
 
   private readonly path: string | undefined;
   private bytes: Buffer | undefined;
@@ -365,6 +369,7 @@ export class SessionFile {
     this.size = 0;
     this.invalid = false;
     this.duplicateIds = 0;
+    this.oddTail = undefined;
     this.identity = undefined;
     this.probes.clear();
     this.parsedCount = 0;
@@ -433,6 +438,7 @@ export class SessionFile {
       invalid: this.invalid,
       parsedCount: this.parsedCount,
       v1PreviousId: this.v1PreviousId,
+      oddTail: this.oddTail,
     };
     this.handleLine(rest.buf, 0, rest.buf.length, rest.offset, false);
     if (this.records.length > state.records) state.record = this.records[this.records.length - 1];
@@ -451,6 +457,7 @@ export class SessionFile {
     this.invalid = p.invalid;
     this.parsedCount = p.parsedCount;
     this.v1PreviousId = p.v1PreviousId;
+    this.oddTail = p.oddTail;
     const record = p.record;
     if (!record) return;
     this.records.pop();
@@ -531,11 +538,14 @@ export class SessionFile {
       { index: this.records.length, line, offset, byteLength },
       scanned,
     );
+    const at = { index: this.records.length, line, offset, byteLength };
     if ("code" in record && !("id" in record)) {
       this.diagnostics.push(diagnostic.skippedEntry(line, offset, record.code, record.message));
+      this.oddTail = oddTailOf(value, at, undefined, scanned);
       return;
     }
     const entry = record as EntryRecord;
+    this.oddTail = oddTailOf(value, at, entry, scanned);
     if (entry.type === "message" && entry.role === undefined)
       this.diagnostics.push(
         entry.messageMissing

@@ -5,6 +5,7 @@
 
 import { isPrepared, NOTHING_TO_COMPACT_MESSAGES, prepareCompaction, type CompactionPreparation } from "./compaction";
 import { buildProjection, type Projection } from "./context";
+import type { PiLeafView } from "./piLeaf";
 import { estimateFailureText, projectedEstimateFailure, type EstimateFailure } from "./estimateFailure";
 import type { SessionFile } from "../read/session";
 import { compactionSettingsOf, type ResolvedSettings, type Sourced, type ValueSource } from "./settings";
@@ -58,6 +59,11 @@ export interface InspectResult extends EconomicsFields {
    * check and `/compact` fail — so every surface shows this instead of the number. Absent: pi has it.
    */
   estimateFailure?: EstimateFailure;
+  /**
+   * The file's last line is not an entry with a string id: pi's leaf is not the file's last entry
+   * (`piLeaf.ts`). `leafId` is then null, and the numbers are pi's for the context it builds there.
+   */
+  piLeaf?: { line: number; what: string; branchEmpty: boolean };
   /** How `contextTokens` was computed. */
   estimate: ContextEstimate & { method: "usage+estimate" | "estimate" };
   contextWindow: ResolvedWindow;
@@ -140,6 +146,12 @@ export interface InspectOptions {
    * since): the path is walked once per analysis, not twice.
    */
   projection?: Projection;
+  /**
+   * pi's leaf when the file's last line is not an entry with a string id (`piLeaf.ts`): the
+   * projection is then pi's, on this view, and the compaction preview is prepared there (at no
+   * leaf when pi's branch is empty).
+   */
+  piLeaf?: PiLeafView;
 }
 
 function sourced(s: Sourced<number>): SourcedNumber {
@@ -188,12 +200,26 @@ export function previewOf(preparation: CompactionPreparation): CompactionPreview
 }
 
 /**
+ * The context pi builds at an odd leaf (`piLeaf.ts`): the projection on pi's view; with an empty
+ * branch (a falsy leaf id) its path is empty — pi trusts no usage and sees no compaction then.
+ */
+export function piProjection(odd: PiLeafView): Projection {
+  const projection = buildProjection(odd.view, odd.leafId);
+  if (!odd.branchEmpty) return projection;
+  const { compaction: _compaction, ...rest } = projection;
+  return { ...rest, path: [] };
+}
+
+/**
  * Everything the gauge and `inspect` show, computed like pi at the leaf.
  * Never throws for bad session content (problems are in `diagnostics`).
  */
 export function inspectSession(session: SessionFile, options: InspectOptions): InspectResult {
-  const projection: Projection = options.projection ?? buildProjection(session, options.leafId);
-  const projected = estimateProjectedContextTokens(projection, session);
+  const odd = options.piLeaf;
+  const reader = odd?.view ?? session;
+  const projection: Projection =
+    options.projection ?? (odd ? piProjection(odd) : buildProjection(session, options.leafId));
+  const projected = estimateProjectedContextTokens(projection, reader);
   const windowValue = options.contextWindow.value;
   // pi's getContextUsage(): `?` when the usage is unknown, else the projected estimate above.
   const unknown = isUsageUnknown(projection);
@@ -215,7 +241,9 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   const preparePreview = (): { compaction: CompactionPreview | null; unavailable?: string } => {
     if (preview) return preview;
     try {
-      const prepared = prepareCompaction(session, compactionSettings, session, options.leafId, options.rules);
+      const prepared = odd
+        ? prepareCompaction(odd.view, compactionSettings, odd.view, odd.branchEmpty ? null : odd.leafId, options.rules)
+        : prepareCompaction(session, compactionSettings, session, options.leafId, options.rules);
       preview = isPrepared(prepared)
         ? { compaction: previewOf(prepared) }
         : {
@@ -249,7 +277,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     sessionName: session.name,
     cwd: session.cwd,
     entryCount: session.records.length,
-    leafId: projection.leafId,
+    leafId: odd ? null : projection.leafId,
     model: projection.model,
     thinkingLevel: projection.thinkingLevel,
     contextTokens: projected.tokens,
@@ -283,8 +311,9 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     usageKnown: !unknown,
   });
   if (options.pi) result.pi = options.pi;
-  const failure = projectedEstimateFailure(projection, session);
+  const failure = projectedEstimateFailure(projection, reader);
   if (failure) result.estimateFailure = failure;
+  if (odd) result.piLeaf = { line: odd.tail.line, what: odd.tail.what, branchEmpty: odd.branchEmpty };
   Object.defineProperty(result, "compaction", {
     get: () => preparePreview().compaction,
     enumerable: true,
