@@ -36,7 +36,7 @@ export interface OddTail {
 function kindOf(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (value === null) return "null";
-  return `a ${typeof value}`;
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /**
