@@ -3,7 +3,7 @@
  * each comes from) and what pi's `/compact` would do now.
  */
 
-import { readSessionInfo } from "../core/read/sessionInfo";
+import { sessionInfoOf } from "../core/read/store";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import { estimateFailureText } from "../core/rules/estimateFailure";
 import * as path from "node:path";
@@ -191,7 +191,7 @@ export const inspectCommand: CliCommand = async (argv, out) => {
   if (args.flags.has("json")) out(JSON.stringify(analysis.inspect, null, 2));
   else {
     // the label every surface shows (pi's rule: name, else the first user message)
-    const info = await readSessionInfo(path.resolve(file)).catch(() => undefined);
+    const info = await sessionInfoOf(path.resolve(file)).catch(() => undefined);
     out(
       formatInspect(analysis, sessionLabel({ name: analysis.inspect.sessionName, firstMessage: info?.firstMessage })),
     );

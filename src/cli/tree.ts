@@ -7,7 +7,7 @@
 
 import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
-import { SessionFile } from "../core/read/session";
+import { openSession } from "../core/read/store";
 import type { EntryReader } from "../core/rules/serialize";
 import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
 import { SessionTreeModel } from "../core/treeModel/model";
@@ -160,7 +160,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
   const filter = stringFlag(args, "filter") ?? "default";
   if (!isTreeFilter(filter))
     throw new UsageError(`--filter must be one of ${TREE_FILTERS.map((f) => f.filter).join(", ")}.`);
-  const session = await SessionFile.open(path.resolve(file));
+  const session = await openSession(path.resolve(file));
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
   const model = new SessionTreeModel(session, { filter: filter as TreeFilter, pageSize: Number.MAX_SAFE_INTEGER });
   if (args.flags.has("json")) {

@@ -15,7 +15,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import * as notify from "../ui/notify";
 import { analyzeLoaded } from "../core/rules/analyze";
-import { SessionFile } from "../core/read/session";
+import type { SessionFile } from "../core/read/session";
+import { openSession } from "../core/read/store";
 import type { SessionInfo } from "../core/read/sessionInfo";
 import type { UserPi } from "../core/pi/userPi";
 import type { PiContextConfig } from "../config";
@@ -372,7 +373,7 @@ export class PiSessionSource implements SessionSource {
       let session: SessionFile;
       this.step = "open";
       try {
-        session = await SessionFile.open(target);
+        session = await openSession(target);
       } catch (error) {
         this.handleUnreadable(target, error);
         return;

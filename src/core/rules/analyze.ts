@@ -17,7 +17,8 @@ import {
   type ModelsConfig,
   type ModelsStore,
 } from "./models";
-import { SessionFile } from "../read/session";
+import type { SessionFile } from "../read/session";
+import { openSession } from "../read/store";
 import { priceLookup, type PriceLookup } from "./cost";
 import { NO_USER_PI, piReport, type UserPi } from "../pi/userPi";
 import {
@@ -185,6 +186,6 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
 
 /** Read a session file and analyse it. @throws the `fs` error when the file cannot be read. */
 export async function analyzeSession(file: string, options: AnalyzeOptions): Promise<Analysis> {
-  const session = await SessionFile.open(file);
+  const session = await openSession(file);
   return analyzeLoaded(session, options);
 }
