@@ -14,6 +14,7 @@
  */
 
 import { clipLabel } from "../core/rules/sessionLabel";
+import { describeFinding, type PairingFinding } from "../core/rules/pairing";
 import * as path from "node:path";
 import { describeChange } from "../core/flows/watch";
 import { describeLive } from "../core/flows/live";
@@ -48,7 +49,7 @@ import {
 import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
 
 export const SWITCH_USAGE = `pi-context switch <session.jsonl> <entryId> [--summarize [--instructions TEXT]] [--label TEXT] [--dry-run]
-                  [--json] [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
+                  [--allow-unpaired] [--json] [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
                   [--no-stream] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
                   [--project-settings auto|always|never] [--context-window N] [--pi PATH]
   API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
@@ -80,6 +81,8 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
     `writes        ${writes.length ? writes.join(" + ") : "nothing"}${writes[0] === "leaf-marker" ? " (a custom entry with no model context, so pi resumes at the new leaf)" : ""}`,
   );
   lines.push(...extra);
+  if (plan.pairingErrors && writes.length)
+    for (const f of plan.pairingErrors) lines.push(`unpaired      ${describeFinding(f)}`);
   if (plan.live.live && writes.length)
     lines.push(`live          ${describeLive(plan.live, "switch branches in", plan.options.surface)}`);
   return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
@@ -87,6 +90,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
 
 const SWITCH_FLAGS = new Set([
   "summarize",
+  "allow-unpaired",
   "instructions",
   "label",
   "dry-run",
@@ -100,9 +104,19 @@ const SWITCH_FLAGS = new Set([
   "pi",
 ]);
 
+/**
+ * The refusal of a switch to a context whose tool results pi would send without their call: what,
+ * where, and the two ways on.
+ */
+function unpairedRefusal(plan: SwitchPlan, unpaired: readonly PairingFinding[]): Error {
+  return new Error(
+    `refused: at ${plan.newLeafId ?? "the start of the session"} pi would send ${plural(unpaired.length, "tool result")} without ${unpaired.length === 1 ? "its" : "their"} call (${unpaired.map((f) => f.resultEntryId).join(", ")}), and providers reject such requests. Switch to another entry, or pass --allow-unpaired and then run pi-context doctor --repair, which omits them from the context (the file keeps them).`,
+  );
+}
+
 /** `pi-context switch`. */
 export const switchCommand: CliCommand = async (argv, out, err) => {
-  const args = parseArgs(argv, new Set(["summarize", "dry-run", "json", "no-stream"]));
+  const args = parseArgs(argv, new Set(["summarize", "dry-run", "json", "no-stream", "allow-unpaired"]));
   const [file, entryId] = args.positional;
   if (!file || !entryId || args.positional.length > 2) throw new UsageError(`usage:\n${formatUsage(SWITCH_USAGE, 2)}`);
   checkFlags(args, SWITCH_FLAGS, SWITCH_USAGE);
@@ -183,6 +197,7 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
               request: request ?? null,
               inputTokens,
               fitProblem,
+              pairingErrors: (plan.pairingErrors ?? []).map(describeFinding),
               live: plan.live,
             },
             null,
@@ -197,6 +212,8 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
       decide: async (plan, changed) => {
         if (!json && changed) err("planned again:");
         if (!json) err(formatSwitchPlan(plan, choice));
+        const unpaired = plannedWrites(plan, choice).length > 0 ? (plan.pairingErrors ?? []) : [];
+        if (unpaired.length > 0 && !args.flags.has("allow-unpaired")) throw unpairedRefusal(plan, unpaired);
         if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0)
           err(`summarizing the abandoned branch with ${model}…`);
         return choice;

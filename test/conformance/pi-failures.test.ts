@@ -345,7 +345,7 @@ describe("lines pi cannot open, lines pi skips, every dangling reference (issue 
     const inspect = await runCli(["inspect", file, "--agent-dir", NO_AGENT]);
     assert.match(
       inspect.out,
-      /^context {5}pi 1\.6\.0 cannot open this session: it throws while it builds the context, on message m1 \(line 3\)/m,
+      /^context {5}pi 1\.6\.0 cannot open this session, at message m1 \(line 3\): it has no message/m,
     );
     const before = await doctor(file);
     assert.equal(before.code, 1, "non-zero doctor");

@@ -20,6 +20,7 @@
  * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
  */
 
+import { assertPiCanOpen } from "./preflight";
 import { projectedEstimateFailure, type EstimateFailure } from "../rules/estimateFailure";
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
 import {
@@ -129,6 +130,7 @@ export interface CompactionPlan {
 export async function planCompaction(file: string, options: PlanOptions): Promise<CompactionPlan> {
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
+  assertPiCanOpen(session, "compact", options.surface); // before any summarizer request
   const analysis = analyzeLoaded(session, {
     agentDir: options.agentDir,
     ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}),
@@ -404,9 +406,8 @@ export async function commitCompaction(
   if (prep.estimateFailure) result.estimateFailureBefore = prep.estimateFailure;
   try {
     const after = await SessionFile.open(plan.file);
-    const projection = buildProjection(after);
-    result.tokensAfter = estimateProjectedContextTokens(projection, after).tokens;
-    const failure = projectedEstimateFailure(projection, after);
+    result.tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
+    const failure = projectedEstimateFailure(buildProjection(after), after); // the same projection (memoised)
     if (failure) result.estimateFailureAfter = failure;
   } catch (error) {
     result.readBackError = (error as Error).message;

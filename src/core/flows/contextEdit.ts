@@ -20,6 +20,7 @@
  * Source: pi 1.6.0 `SessionManager.appendContextEdit` (see `rules/contextEdit.ts`).
  */
 
+import { assertPiCanOpen } from "./preflight";
 import * as fs from "node:fs";
 import { buildProjection } from "../rules/context";
 import { chainContextEdits } from "../rules/contextEdit";
@@ -83,6 +84,7 @@ export async function planContextEditsOn(
   options: ContextEditOptions,
 ): Promise<ContextEditPlan> {
   const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
+  assertPiCanOpen(session, "edit the context of", options.surface); // before any question
   return {
     file: session.filePath,
     session,

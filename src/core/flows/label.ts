@@ -3,6 +3,7 @@
  * Clear Label in the Pi Session view). No `vscode` import.
  */
 
+import { assertPiCanOpen } from "./preflight";
 import { checkSessionLive, liveSessionError } from "./live";
 import { buildLabelEntry } from "../rules/branch";
 import { SessionFile } from "../read/session";
@@ -35,6 +36,7 @@ export async function appendLabelChange(
 ): Promise<LabelResult> {
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
+  assertPiCanOpen(session, "label entries in", options.surface);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
   const live = await checkSessionLive(session, options);
   if (live.live) throw liveSessionError(live, "label entries in", options.surface);

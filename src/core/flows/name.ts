@@ -7,6 +7,7 @@
  * not see the entry (it names its own session with `/name`, or through the live bridge).
  */
 
+import { assertPiCanOpen } from "./preflight";
 import { SessionFile } from "../read/session";
 import { normalizeSessionName } from "../rules/sessionLabel";
 import type { SessionInfoEntry } from "../types";
@@ -61,6 +62,7 @@ export async function appendSessionName(
   if (!normalizeSessionName(name)) throw new EmptySessionNameError();
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
+  assertPiCanOpen(session, "name", options.surface);
   const live = await checkSessionLive(session, options);
   if (live.live) throw liveSessionError(live, "name", options.surface, "run /name");
   const entry = buildSessionInfoEntry({

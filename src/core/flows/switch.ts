@@ -32,6 +32,8 @@
  * summarize or stack markers), and a marker chosen as the target stands for its parent too.
  */
 
+import { assertPiCanOpen, unpairedAt } from "./preflight";
+import type { PairingFinding } from "../rules/pairing";
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
 import type { UserPi } from "../pi/userPi";
 import {
@@ -144,6 +146,11 @@ export interface SwitchPlan {
   live: LiveCheck;
   /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
   writeBlocker?: string;
+  /**
+   * Tool results pi would send without their call at the new leaf (`preflight.ts` `unpairedAt`):
+   * providers reject pi's requests there. The CLI refuses, VS Code asks; absent when there are none.
+   */
+  pairingErrors?: PairingFinding[];
   options: SwitchPlanOptions;
 }
 
@@ -172,6 +179,7 @@ export async function planSwitchOn(
 ): Promise<SwitchPlan> {
   const file = session.filePath;
   const expectation = expectationOf(session);
+  assertPiCanOpen(session, "switch branches in", options.surface); // before any question
   let target = session.byId.get(targetId);
   if (!target) throw new Error(`Entry ${targetId} not found`);
   target = resolveMarker(session, target);
@@ -220,6 +228,10 @@ export async function planSwitchOn(
   };
   const blocker = writeBlocker(file);
   if (blocker) plan.writeBlocker = blocker;
+  if (!plan.noop) {
+    const unpaired = unpairedAt(session, newLeafId);
+    if (unpaired.length > 0) plan.pairingErrors = unpaired;
+  }
   if (returnsText) {
     try {
       const text = entryEditorText(session.readEntry(target));

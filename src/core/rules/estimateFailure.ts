@@ -80,7 +80,7 @@ function editedProblem(
   if (!("replacement" in body) || body.replacement === undefined)
     return {
       kind: "throws",
-      reason: "its context edit has no replacement (pi reads replacement.content)",
+      reason: "its context edit has no replacement (pi throws reading replacement.content)",
       stage: "context",
     };
   const replacement = body.replacement;
@@ -127,16 +127,26 @@ function failureOf(
 }
 
 /**
- * Where pi's `buildSessionProjection` itself throws: a message entry without message anywhere on
- * the path (`getSessionContextSettings` reads `message.role` of every message entry), or a context
+ * Where pi cannot even build the context: its branch runs into a parent cycle (`getBranch` never
+ * returns), or `buildSessionProjection` throws — a message entry without message anywhere on the
+ * path (`getSessionContextSettings` reads `message.role` of every message entry), or a context
  * entry edited by a context edit without replacement (`projectContextEntry`).
  */
 export function contextFailure(projection: Projection, reader: BodyReader): EstimateFailure | undefined {
+  const cycleAt = projection.pathInfo.cycleAt;
+  const looping = cycleAt === undefined ? undefined : projection.path.find((r) => r.id === cycleAt);
+  if (looping)
+    return failureOf(looping, {
+      kind: "throws",
+      reason:
+        "the branch runs into a parent cycle here (pi's getBranch follows parentId without end, until it runs out of memory)",
+      stage: "context",
+    });
   const missing = projection.path.find((r) => r.messageMissing);
   if (missing)
     return failureOf(missing, {
       kind: "throws",
-      reason: "it has no message (pi reads message.role of every message entry on the branch)",
+      reason: "it has no message (pi throws reading message.role of every message entry on the branch)",
       stage: "context",
     });
   for (const e of projection.entries) {
@@ -254,12 +264,7 @@ export function estimateFailureCause(f: EstimateFailure): string {
  * this context: its estimateTokens throws on assistant message a1 (line 3): a text block's text is missing`.
  */
 export function estimateFailureText(f: EstimateFailure): string {
-  if (f.stage === "context")
-    return l10n.t(
-      "pi 1.6.0 cannot open this session: it throws while it builds the context, on {0}: {1}",
-      f.entry,
-      f.reason,
-    );
+  if (f.stage === "context") return l10n.t("pi 1.6.0 cannot open this session, at {0}: {1}", f.entry, f.reason);
   return f.kind === "throws"
     ? l10n.t("pi 1.6.0 cannot estimate this context: {0}", estimateFailureCause(f))
     : l10n.t("pi 1.6.0 has no number for this context: {0}", estimateFailureCause(f));
