@@ -20,7 +20,6 @@
  * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
  */
 
-import { assertPiCanOpen } from "./preflight";
 import { projectedEstimateFailure, type EstimateFailure } from "../rules/estimateFailure";
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
 import {
@@ -59,6 +58,7 @@ import {
   type AppendExpectation,
 } from "./write";
 import type { UserPi } from "../pi/userPi";
+import { assertPiCanOpen } from "./preflight";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {

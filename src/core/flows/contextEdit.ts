@@ -20,7 +20,6 @@
  * Source: pi 1.6.0 `SessionManager.appendContextEdit` (see `rules/contextEdit.ts`).
  */
 
-import { assertPiCanOpen } from "./preflight";
 import * as fs from "node:fs";
 import { buildProjection } from "../rules/context";
 import { chainContextEdits } from "../rules/contextEdit";
@@ -33,6 +32,7 @@ import { checkSessionLive, liveSessionError, type LiveCheck, type MessageSurface
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
 import { appendEntries, assertWritable, expectationOf, newEntryId, type AppendExpectation } from "./write";
 import type { ContextEditEntry } from "../types";
+import { assertPiCanOpen } from "./preflight";
 
 /** The refused action in the live-session message ("Refusing to edit the context of this session …"). */
 const LIVE_WHAT = "edit the context of";

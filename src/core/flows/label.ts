@@ -3,13 +3,13 @@
  * Clear Label in the Pi Session view). No `vscode` import.
  */
 
-import { assertPiCanOpen } from "./preflight";
 import { checkSessionLive, liveSessionError } from "./live";
 import { buildLabelEntry } from "../rules/branch";
 import { SessionFile } from "../read/session";
 import type { LabelEntry } from "../types";
 import { appendEntries, expectationOf, newEntryId } from "./write";
 import type { SwitchPlanOptions } from "./switch";
+import { assertPiCanOpen } from "./preflight";
 
 /** What {@link appendLabelChange} wrote. */
 export interface LabelResult {

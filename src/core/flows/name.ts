@@ -7,12 +7,12 @@
  * not see the entry (it names its own session with `/name`, or through the live bridge).
  */
 
-import { assertPiCanOpen } from "./preflight";
 import { SessionFile } from "../read/session";
 import { normalizeSessionName } from "../rules/sessionLabel";
 import type { SessionInfoEntry } from "../types";
 import { checkSessionLive, liveSessionError, type SessionLiveOptions, type MessageSurface } from "./live";
 import { appendEntries, expectationOf, newEntryId } from "./write";
+import { assertPiCanOpen } from "./preflight";
 
 /** What {@link appendSessionName} wrote. */
 export interface NameResult {
@@ -61,8 +61,8 @@ export async function appendSessionName(
 ): Promise<NameResult> {
   if (!normalizeSessionName(name)) throw new EmptySessionNameError();
   const session = await SessionFile.open(file, { digest: true });
-  const expectation = expectationOf(session);
   assertPiCanOpen(session, "name", options.surface);
+  const expectation = expectationOf(session);
   const live = await checkSessionLive(session, options);
   if (live.live) throw liveSessionError(live, "name", options.surface, "run /name");
   const entry = buildSessionInfoEntry({

@@ -32,7 +32,6 @@
  * summarize or stack markers), and a marker chosen as the target stands for its parent too.
  */
 
-import { assertPiCanOpen, unpairedAt } from "./preflight";
 import type { PairingFinding } from "../rules/pairing";
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
 import type { UserPi } from "../pi/userPi";
@@ -79,6 +78,7 @@ import {
   writeBlocker,
   type AppendExpectation,
 } from "./write";
+import { assertPiCanOpen, unpairedAt } from "./preflight";
 
 /** pi's summary text when the abandoned stretch holds no message (`generateBranchSummary`). */
 export const NO_CONTENT_SUMMARY = "No content to summarize";
