@@ -92,6 +92,31 @@ export function withPairedResults(
   return extra.length > 0 ? [...drafts, ...extra] : [...drafts];
 }
 
+/**
+ * `drafts` in the order pi-context's planner writes a batch (`core/rules/batchOrder.ts`, which the
+ * bridge cannot import): what hides first — tool results, assistants, then user and custom messages —,
+ * then what shows — assistants, tool results, user and custom messages —, branch order within each.
+ * pi appends them one entry at a time, so every prefix counts: a result is hidden before the
+ * assistant whose call it answers, and shown after it (a call without result is safe: pi-ai sends
+ * "No result provided"; a result without its call is rejected by providers).
+ */
+export function pairingSafeDrafts(
+  sessionManager: PiContext["sessionManager"],
+  drafts: readonly ContextEditDraft[],
+): ContextEditDraft[] {
+  const position = new Map(sessionManager.getBranch().map((e, i) => [e.id, i]));
+  const rank = (d: ContextEditDraft): number => {
+    const role = sessionManager.getEntry(d.targetId)?.message?.role;
+    const kind = role === "toolResult" ? "result" : role === "assistant" ? "assistant" : "other";
+    if (d.replacement === null) return { result: 0, assistant: 1, other: 2 }[kind];
+    return { assistant: 3, result: 4, other: 5 }[kind];
+  };
+  return drafts
+    .map((d, i) => ({ d, i, rank: rank(d), at: position.get(d.targetId) ?? Number.MAX_SAFE_INTEGER }))
+    .sort((x, y) => x.rank - y.rank || x.at - y.at || x.i - y.i)
+    .map((x) => x.d);
+}
+
 /** The context-edit batches of one session's bridge. */
 export class ContextEditQueue {
   private readonly batches: Batch[] = [];
@@ -154,7 +179,7 @@ export class ContextEditQueue {
     const append = (sm as unknown as { appendContextEdit?: PiAppendContextEdit }).appendContextEdit;
     if (typeof append !== "function")
       throw new UnavailableError("this pi's session manager has no appendContextEdit (pi 1.6 has)");
-    drafts = withPairedResults(sm, drafts);
+    drafts = pairingSafeDrafts(sm, withPairedResults(sm, drafts));
     for (const d of drafts) {
       const problem = draftProblem(sm, d);
       if (problem) throw new Error(problem);
@@ -199,7 +224,7 @@ export class ContextEditQueue {
     const handedAt = sm.getEntries().length;
     for (const batch of queued) {
       // the results of removed calls that pi appended since the edits were planned go with them
-      batch.drafts = withPairedResults(sm, batch.drafts);
+      batch.drafts = pairingSafeDrafts(sm, withPairedResults(sm, batch.drafts));
       batch.targetIds = batch.drafts.map((d) => d.targetId);
       const problem = batch.drafts.map((d) => draftProblem(sm, d)).find((p) => p !== undefined);
       if (problem) {

@@ -12,6 +12,8 @@
  * Exit codes: 0 compacted (or dry run / declined), 1 refused or failed (nothing written), 2 usage.
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
+import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import * as readline from "node:readline";
 
@@ -81,10 +83,15 @@ export function formatCompactPreview(
   const p = plan.preparation;
   const row = (label: string, text: string) => `${label.padEnd(18)}${text}`;
   const lines = [
-    ...(plan.session.name ? [row("session", plan.session.name)] : []),
+    ...(plan.session.name ? [row("session", clipLabel(plan.session.name))] : []),
     row("file", plan.file),
     row("leaf", p.leafId),
-    row("tokens before", n(v.tokensBefore)),
+    ...(v.estimateFailure
+      ? [
+          row("pi's /compact", withPeriod(estimateFailureText(v.estimateFailure))),
+          row("tokens before", `≈${n(v.tokensBefore)} (pi-context's count; pi has none)`),
+        ]
+      : [row("tokens before", n(v.tokensBefore))]),
     row(
       "tokens after",
       `${formatTokenRange(plan.estimatedTokensAfterRange)} (kept ≈${n(v.keptTokens)} + checkpoint ≈${n(p.checkpointTokens)} + summary ${formatTokenRange(plan.estimatedSummaryRange)}, a guess)`,
@@ -268,6 +275,8 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
             entry: r.entry,
             tokensBefore: r.tokensBefore,
             tokensAfter: r.tokensAfter,
+            estimateFailureBefore: r.estimateFailureBefore ?? null,
+            estimateFailureAfter: r.estimateFailureAfter ?? null,
             ...(r.readBackError ? { readBackError: r.readBackError } : {}),
             bytesBefore: r.bytesBefore,
             bytesAfter: r.bytesAfter,
@@ -282,9 +291,17 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
       out(
         `Compacted: wrote compaction ${r.entry.id} after entry ${r.entry.parentId}; pi keeps the messages from ${r.entry.firstKeptEntryId} on.`,
       );
-      out(
-        `Tokens: ${n(r.tokensBefore)} → ${r.tokensAfter === null ? "unknown" : n(r.tokensAfter)} (pi's estimate)${r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : ""}.`,
-      );
+      const used = r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : "";
+      if (r.estimateFailureBefore || r.estimateFailureAfter) {
+        // pi has no number on one side: never call pi-context's count pi's
+        out(
+          `Tokens: ${r.estimateFailureBefore ? "pi had no estimate" : n(r.tokensBefore)} → ${r.estimateFailureAfter ? "pi has no estimate" : r.tokensAfter === null ? "unknown" : `${n(r.tokensAfter)} (pi's estimate)`}${used}.`,
+        );
+        out(withPeriod(estimateFailureText((r.estimateFailureAfter ?? r.estimateFailureBefore)!)));
+      } else
+        out(
+          `Tokens: ${n(r.tokensBefore)} → ${r.tokensAfter === null ? "unknown" : n(r.tokensAfter)} (pi's estimate)${used}.`,
+        );
       if (r.readBackError)
         out(`Note: the compaction is written, but the file could not be read back: ${withPeriod(r.readBackError)}`);
       out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);
@@ -295,7 +312,16 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     if (error instanceof UsageError) throw error;
     const message = errorText(error);
     if (error instanceof NothingToCompactError) {
-      err(withPeriod(message));
+      // --json callers get JSON on stdout in every outcome (also a dry run: nothing to preview)
+      if (json)
+        out(
+          JSON.stringify(
+            { ...(dryRun ? { dryRun: true } : {}), compacted: false, nothingToCompact: error.reason, message },
+            null,
+            2,
+          ),
+        );
+      else err(withPeriod(message));
       return 1;
     }
     if (shownProblem && error instanceof SummarizerError && error.kind === "too-large")

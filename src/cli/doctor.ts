@@ -11,8 +11,9 @@
  * written by `pi-context compact`).
  */
 
+import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
-import { planSessionRepair, commitSessionRepair, type SessionRepairPlan } from "../core/flows/repair";
+import { planSessionRepair, runRepairFlow, type RepairFlowOptions, type SessionRepairPlan } from "../core/flows/repair";
 import { ACTIONS } from "../core/access/route";
 import { LiveSessionError } from "../core/access/words";
 import type { ContextEditEntry } from "../core/types";
@@ -134,19 +135,19 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
   const routeOf = (leaf: boolean) =>
     cliRoute(absolute, leaf ? ACTIONS.repairLeaf : ACTIONS.repair, { agentDir: analyze.agentDir, guardSeconds, force });
   const first = repair && !dryRun ? await routeOf(false) : undefined;
-  const plan = await planSessionRepair(absolute, {
+  const options: RepairFlowOptions = {
     ...analyze,
     pi: await userPiFrom(args),
     ...(first ? first.flowOptions : { guardSeconds }),
     surface: "cli",
-  });
+  };
+  let plan = await planSessionRepair(absolute, options);
   // No header at all (every line unparseable, e.g. not a session file): pi does not open it, as
   // inspect and tree say; a first parsed line that is not a header is the not-a-session finding.
   if (plan.session.size === 0 || (!plan.session.header && !plan.session.invalid))
     throw new NotASessionError(absolute, plan.session.size === 0);
-  const appendsOf = appendsIndex(plan);
-
   if (!repair) {
+    const appendsOf = appendsIndex(plan);
     if (json)
       out(
         JSON.stringify(
@@ -159,21 +160,13 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
     return plan.report.errors > 0 ? 1 : 0;
   }
 
-  const entries = plan.repair.entries;
-  const refusal =
-    entries.length === 0
-      ? undefined
-      : (plan.unsafe ??
-        (plan.repair.remaining.length > 0
-          ? `the planned repair would leave ${plan.repair.remaining.length} error(s); nothing was written`
-          : undefined));
   let written = false;
   let after: HealthReport = plan.repair.after;
-  let failure: string | undefined = refusal;
+  let failure: string | undefined = refusalOf(plan);
   let by: string | undefined;
   const routed =
-    entries.length > 0 && !refusal && !dryRun
-      ? await routeOf(entries.some((e) => e.type !== "context_edit"))
+    plan.repair.entries.length > 0 && !failure && !dryRun
+      ? await routeOf(plan.repair.entries.some((e) => e.type !== "context_edit"))
       : undefined;
   if (routed?.route.kind === "refuse") failure = routed.refusal;
   else if (routed?.route.kind === "bridge" && routed.announcement) {
@@ -181,7 +174,7 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
     const connection = await connectRoute(routed.announcement);
     try {
       const r = await connection.request("contextEdit", {
-        drafts: (entries as ContextEditEntry[]).map((e) => ({
+        drafts: (plan.repair.entries as ContextEditEntry[]).map((e) => ({
           type: "context_edit",
           targetId: e.targetId,
           replacement: e.replacement,
@@ -196,16 +189,31 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
     } finally {
       connection.close();
     }
-  } else if (entries.length > 0 && !refusal && !dryRun) {
+  } else if (plan.repair.entries.length > 0 && !failure && !dryRun) {
     try {
-      const result = await commitSessionRepair(plan);
-      written = true;
-      after = result.after;
+      // the flow every surface shares: when another writer appends meanwhile, it reads the file
+      // again and plans again (at most MAX_REPAIR_ATTEMPTS times), as the other write flows do
+      const outcome = await runRepairFlow(absolute, options, {
+        confirm: (next) => {
+          plan = next;
+          return Promise.resolve(refusalOf(next) === undefined);
+        },
+      });
+      plan = outcome.plan;
+      if (outcome.kind === "repaired") {
+        written = true;
+        after = outcome.result.after;
+      } else {
+        after = plan.repair.after;
+        failure = outcome.kind === "declined" ? refusalOf(plan) : undefined;
+      }
     } catch (error) {
-      // refused (live session, file changed, cannot take an append): nothing was written
-      failure = error instanceof LiveSessionError ? error.message : errorText(error as Error);
+      // refused (live session, file keeps changing, cannot take an append): nothing was written
+      failure = error instanceof LiveSessionError ? error.message : errorText(error);
     }
   }
+  const entries = plan.repair.entries;
+  const appendsOf = appendsIndex(plan);
   if (json) {
     out(
       JSON.stringify(
@@ -250,6 +258,17 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
   return (written ? after : plan.report).errors > 0 ? 1 : 0;
 };
 
+/** Why the plan's entries must not be appended (the file cannot take an append, or the proof failed); undefined when they may. */
+function refusalOf(plan: SessionRepairPlan): string | undefined {
+  if (plan.repair.entries.length === 0) return undefined;
+  return (
+    plan.unsafe ??
+    (plan.repair.remaining.length > 0
+      ? `the planned repair would leave ${plan.repair.remaining.length} error(s); nothing was written`
+      : undefined)
+  );
+}
+
 function printText(
   plan: SessionRepairPlan,
   appendsOf: (f: HealthFinding) => SessionEntry[] | undefined,
@@ -257,7 +276,7 @@ function printText(
   hint = true,
 ): void {
   const report = plan.report;
-  out(lineText(`session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`));
+  out(lineText(`session  ${plan.session.name ? `${clipLabel(plan.session.name)} — ` : ""}${plan.file}`));
   out(
     `health   ${report.findings.length === 0 ? "no problems found" : healthCounts(report)}; leaf ${lineText(report.leafId ?? "(none)")}`,
   );

@@ -3,8 +3,9 @@
  * each comes from) and what pi's `/compact` would do now.
  */
 
-import { readSessionInfo } from "../core/read/sessionInfo";
+import { sessionInfoOf } from "../core/read/store";
 import { sessionLabel } from "../core/rules/sessionLabel";
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import * as path from "node:path";
 import { analyzeSession, type Analysis } from "../core/rules/analyze";
 import type { InspectResult } from "../core/rules/inspect";
@@ -54,7 +55,14 @@ export function formatInspect(analysis: Analysis, label?: string): string {
   const shown = label ?? r.sessionName;
   if (shown) lines.push(row("session", shown));
   lines.push(row("file", r.file));
-  lines.push(row("entries", `${n(r.entryCount)}; leaf ${r.leafId ?? "(none)"}`));
+  lines.push(
+    row(
+      "entries",
+      r.piLeaf
+        ? `${n(r.entryCount)}; leaf: ${r.piLeaf.branchEmpty ? "none for pi" : "not one pi-context can name"} — line ${r.piLeaf.line} is ${r.piLeaf.what}, not an entry with a string id; the numbers below are pi's there (pi-context doctor has the repair)`
+        : `${n(r.entryCount)}; leaf ${r.leafId ?? "(none)"}`,
+    ),
+  );
   lines.push(
     row(
       "model",
@@ -79,13 +87,19 @@ export function formatInspect(analysis: Analysis, label?: string): string {
     r.estimate.method === "usage+estimate"
       ? `last reported usage ${n(r.estimate.usageTokens)} + estimate of later messages ${n(r.estimate.trailingTokens)}`
       : `estimate of all messages`;
-  lines.push(
-    row(
-      "context",
-      `${n(r.contextTokens)} tokens${r.percent !== null ? ` = ${r.percent.toFixed(1)}% of the window` : ""} (${how})${r.usageKnown ? "" : "; pi shows ? until its next answer"}`,
-    ),
-  );
-  lines.push(row("pi footer", r.footer));
+  if (r.estimateFailure) {
+    // pi has no number here: never print pi-context's own count as pi's
+    lines.push(row("context", withPeriod(estimateFailureText(r.estimateFailure))));
+    lines.push(row("pi footer", "fails (no number; pi's auto-compaction check after each answer fails too)"));
+  } else {
+    lines.push(
+      row(
+        "context",
+        `${n(r.contextTokens)} tokens${r.percent !== null ? ` = ${r.percent.toFixed(1)}% of the window` : ""} (${how})${r.usageKnown ? "" : "; pi shows ? until its next answer"}`,
+      ),
+    );
+    lines.push(row("pi footer", r.footer));
+  }
   lines.push(
     row(
       "auto",
@@ -104,7 +118,9 @@ export function formatInspect(analysis: Analysis, label?: string): string {
       `${r.keepRecentTokens.value !== null ? `${n(r.keepRecentTokens.value)} tokens` : "?"} (${sourceText(r.keepRecentTokens)})`,
     ),
   );
-  if (r.threshold !== null) {
+  if (r.threshold !== null && r.estimateFailure)
+    lines.push(row("threshold", `${n(r.threshold)} tokens (window − reserve); pi cannot compare its estimate with it`));
+  else if (r.threshold !== null) {
     const until = r.tokensUntilCompaction!;
     const state = !r.compactionEnabled.value
       ? "auto-compaction is off"
@@ -125,7 +141,13 @@ export function formatInspect(analysis: Analysis, label?: string): string {
     lines.push("compaction preview (what pi's /compact would do now)");
     lines.push(k("first kept entry", c.firstKeptEntryId));
     lines.push(k("split turn", c.isSplitTurn ? `yes (the turn starts at ${c.turnStartEntryId})` : "no"));
-    lines.push(k("tokens before", n(c.tokensBefore)));
+    if (c.estimateFailure) lines.push(k("pi's /compact", withPeriod(estimateFailureText(c.estimateFailure))));
+    lines.push(
+      k(
+        "tokens before",
+        c.estimateFailure ? `≈${n(c.tokensBefore)} (pi-context's count; pi has none)` : n(c.tokensBefore),
+      ),
+    );
     lines.push(
       k(
         "summarized",
@@ -173,7 +195,7 @@ export const inspectCommand: CliCommand = async (argv, out) => {
   if (args.flags.has("json")) out(JSON.stringify(analysis.inspect, null, 2));
   else {
     // the label every surface shows (pi's rule: name, else the first user message)
-    const info = await readSessionInfo(path.resolve(file)).catch(() => undefined);
+    const info = await sessionInfoOf(path.resolve(file)).catch(() => undefined);
     out(
       formatInspect(analysis, sessionLabel({ name: analysis.inspect.sessionName, firstMessage: info?.firstMessage })),
     );

@@ -13,6 +13,8 @@
  * (nothing written), 2 usage.
  */
 
+import { clipLabel } from "../core/rules/sessionLabel";
+import { describeFinding, type PairingFinding } from "../core/rules/pairing";
 import * as path from "node:path";
 import { describeChange } from "../core/flows/watch";
 import { ACTIONS } from "../core/access/route";
@@ -49,7 +51,7 @@ import { cliRoute, connectRoute, piName, type CliRoute } from "./route";
 import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
 
 export const SWITCH_USAGE = `pi-context switch <session.jsonl> <entryId> [--summarize [--instructions TEXT]] [--label TEXT] [--dry-run]
-                  [--json] [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
+                  [--allow-unpaired] [--json] [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
                   [--no-stream] [--force] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
                   [--project-settings auto|always|never] [--context-window N] [--pi PATH]
   API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
@@ -60,7 +62,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
   const p = plan.preparation;
   const words = (id: string | null) => (id === null ? "" : ` ${entryWords(plan.session.byId.get(id))}`);
   const lines = [
-    `session       ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`,
+    `session       ${plan.session.name ? `${clipLabel(plan.session.name)} — ` : ""}${plan.file}`,
     `target        ${plan.target.id} (${plan.target.type === "message" ? `${plan.target.role} message` : plan.target.type.replace(/_/g, " ")})${words(plan.target.id)}`,
     `leaf          ${plan.fileLeafId ?? "(none)"}${plan.oldLeafId !== plan.fileLeafId ? ` (a Pi Context leaf marker on ${plan.oldLeafId ?? "root"})` : ""} → ${plan.noop ? "unchanged (already there)" : plan.newLeafId === null ? "before the first entry (root)" : `${plan.newLeafId}${words(plan.newLeafId)}`}`,
   ];
@@ -81,6 +83,8 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
     `writes        ${writes.length ? writes.join(" + ") : "nothing"}${writes[0] === "leaf-marker" ? " (a custom entry with no model context, so pi resumes at the new leaf)" : ""}`,
   );
   lines.push(...extra);
+  if (plan.pairingErrors && writes.length)
+    for (const f of plan.pairingErrors) lines.push(`unpaired      ${describeFinding(f)}`);
   if (plan.access.strength !== "none" && writes.length)
     lines.push(`live          ${describeAccess(plan.access, ACTIONS.switch, [], plan.options.surface)}`);
   return lines.map(lineText).join("\n"); // one line each, whatever a session string holds
@@ -88,6 +92,7 @@ export function formatSwitchPlan(plan: SwitchPlan, choice: SwitchChoice, extra: 
 
 const SWITCH_FLAGS = new Set([
   "summarize",
+  "allow-unpaired",
   "instructions",
   "label",
   "dry-run",
@@ -102,9 +107,19 @@ const SWITCH_FLAGS = new Set([
   "pi",
 ]);
 
+/**
+ * The refusal of a switch to a context whose tool results pi would send without their call: what,
+ * where, and the two ways on.
+ */
+function unpairedRefusal(plan: SwitchPlan, unpaired: readonly PairingFinding[]): Error {
+  return new Error(
+    `refused: at ${plan.newLeafId ?? "the start of the session"} pi would send ${plural(unpaired.length, "tool result")} without ${unpaired.length === 1 ? "its" : "their"} call (${unpaired.map((f) => f.resultEntryId).join(", ")}), and providers reject such requests. Switch to another entry, or pass --allow-unpaired and then run pi-context doctor --repair, which omits them from the context (the file keeps them).`,
+  );
+}
+
 /** `pi-context switch`. */
 export const switchCommand: CliCommand = async (argv, out, err) => {
-  const args = parseArgs(argv, new Set(["summarize", "dry-run", "json", "no-stream", "force"]));
+  const args = parseArgs(argv, new Set(["summarize", "dry-run", "json", "no-stream", "force", "allow-unpaired"]));
   const [file, entryId] = args.positional;
   if (!file || !entryId || args.positional.length > 2) throw new UsageError(`usage:\n${formatUsage(SWITCH_USAGE, 2)}`);
   checkFlags(args, SWITCH_FLAGS, SWITCH_USAGE);
@@ -159,6 +174,8 @@ export const switchCommand: CliCommand = async (argv, out, err) => {
       decide: async (plan, changed) => {
         if (!json && changed) err("planned again:");
         if (!json) err(formatSwitchPlan(plan, choice));
+        const unpaired = plannedWrites(plan, choice).length > 0 ? (plan.pairingErrors ?? []) : [];
+        if (unpaired.length > 0 && !args.flags.has("allow-unpaired")) throw unpairedRefusal(plan, unpaired);
         if (!json && plannedWrites(plan, choice)[0] === "branch_summary" && plan.preparation.messages.length > 0)
           err(`summarizing the abandoned branch with ${model}…`);
         return choice;

@@ -5,8 +5,9 @@
  * Exit codes: 0 done, 1 not a pi session, 2 usage.
  */
 
+import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
-import { SessionFile } from "../core/read/session";
+import { openSession } from "../core/read/store";
 import type { EntryReader } from "../core/rules/serialize";
 import { isTreeFilter, TREE_FILTERS, type TreeFilter } from "../core/treeModel/filters";
 import { SessionTreeModel } from "../core/treeModel/model";
@@ -31,7 +32,7 @@ const ROLE_PREFIX: Partial<Record<NodeDisplay["kind"], string>> = {
  */
 export function formatTreeLine(d: NodeDisplay): string {
   const mark = d.onActivePath ? "•" : " ";
-  const label = d.label ? `[${d.label}] ` : "";
+  const label = d.label ? `[${clipLabel(d.label)}] ` : "";
   const text = `${ROLE_PREFIX[d.kind] ?? ""}${d.text}${d.error && d.kind === "toolResult" ? " (error)" : ""}`;
   const detail = d.detail ? `  · ${d.detail}` : "";
   const branches = d.branches ? `  ⑂ ${d.branches} branches` : "";
@@ -159,7 +160,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
   const filter = stringFlag(args, "filter") ?? "default";
   if (!isTreeFilter(filter))
     throw new UsageError(`--filter must be one of ${TREE_FILTERS.map((f) => f.filter).join(", ")}.`);
-  const session = await SessionFile.open(path.resolve(file));
+  const session = await openSession(path.resolve(file));
   if (session.invalid || !session.header) throw new NotASessionError(file, session.size === 0);
   const model = new SessionTreeModel(session, { filter: filter as TreeFilter, pageSize: Number.MAX_SAFE_INTEGER });
   if (args.flags.has("json")) {
@@ -176,7 +177,7 @@ export const treeCommand: CliCommand = async (argv, out) => {
     out(formatJson(header, jsonTree(model, session)));
     return 0;
   }
-  out(lineText(`session  ${model.name ? `${model.name} — ` : ""}${session.filePath}`));
+  out(lineText(`session  ${model.name ? `${clipLabel(model.name)} — ` : ""}${session.filePath}`));
   out(
     `leaf     ${model.leafId ?? "(none)"}${model.displayLeafId !== model.leafId ? ` (shown at ${model.displayLeafId ?? "—"})` : ""} · ${plural(model.entryCount, "entry")} · filter ${filter} · • = active path · ⑂ = a branch starts`,
   );

@@ -16,6 +16,8 @@
  * (nothing written; also when any target is refused), 2 usage.
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
+import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
 import { planContextEdits, runContextEditFlow, type ContextEditPlan } from "../core/flows/contextEdit";
 import { ACTIONS } from "../core/access/route";
@@ -68,7 +70,7 @@ export function trimPreviewOf(plan: ContextEditPlan, args: ParsedArgs, pi?: User
 /** The preview as text: each edit, then the facts. */
 export function formatTrimPreview(plan: ContextEditPlan, preview: TrimPreviewModel): string {
   const lines = [
-    `session  ${plan.session.name ? `${plan.session.name} — ` : ""}${plan.file}`,
+    `session  ${plan.session.name ? `${clipLabel(plan.session.name)} — ` : ""}${plan.file}`,
     `leaf     ${plan.preparation.leafId ?? "(none)"}`,
   ];
   for (const e of preview.edits) {
@@ -98,6 +100,8 @@ function previewJson(plan: ContextEditPlan, preview: TrimPreviewModel, dryRun: b
     baselineTokens: preview.baselineTokens,
     tokensAfter: preview.tokensAfter,
     tokensSaved: preview.tokensSaved,
+    estimateFailureBefore: plan.preparation.estimateFailureBefore ?? null,
+    estimateFailureAfter: plan.preparation.estimateFailureAfter ?? null,
     percentAfter: preview.percentAfter,
     untilCompactionAfter: preview.untilCompactionAfter,
     cache: preview.cache ?? null,
@@ -201,6 +205,8 @@ async function run(
             tokensBefore: preview.tokensNow,
             pureTokensBefore: preview.pureTokensNow,
             tokensAfter: r.tokensAfter,
+            estimateFailureBefore: outcome.plan.preparation.estimateFailureBefore ?? null,
+            estimateFailureAfter: r.estimateFailureAfter ?? null,
             bytesBefore: r.bytesBefore,
             bytesAfter: r.bytesAfter,
             pairingErrorsAfter: r.pairingAfter?.errors ?? null,
@@ -215,10 +221,16 @@ async function run(
     out(
       `${name === "trim" ? "Trimmed" : "Restored"}: wrote ${plural(r.entries.length, "context edit")} after entry ${outcome.plan.preparation.leafId ?? "(none)"} (${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}).`,
     );
+    const before = outcome.plan.preparation.estimateFailureBefore;
+    const tokensBefore = before ? "pi had no estimate" : n(preview.baselineTokens);
     out(
-      r.tokensAfter !== null
-        ? `Tokens: ${n(preview.baselineTokens)} → ${n(r.tokensAfter)} (pi's estimate).`
-        : `Tokens: ${n(preview.baselineTokens)} → ≈${n(preview.tokensAfter)} planned; the file could not be read back (${r.readBackError ?? "unknown error"}).`,
+      r.tokensAfter === null
+        ? `Tokens: ${tokensBefore} → ≈${n(preview.tokensAfter)} planned; the file could not be read back (${r.readBackError ?? "unknown error"}).`
+        : r.estimateFailureAfter
+          ? `Tokens: ${tokensBefore} → pi has no estimate: ${withPeriod(estimateFailureText(r.estimateFailureAfter))}`
+          : before
+            ? `Tokens: pi had no estimate (${estimateFailureText(before)}) → ${n(r.tokensAfter)} (pi's estimate).`
+            : `Tokens: ${tokensBefore} → ${n(r.tokensAfter)} (pi's estimate).`,
     );
     if (preview.cache) out(`The next request sends ≈${n(preview.cache.resentTokens)} tokens without the prompt cache.`);
     out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);

@@ -25,6 +25,7 @@
  * `piContext.cancelCompaction` cancels a running summary (same as the notification's Cancel).
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import * as vscode from "vscode";
 import {
   NothingToCompactError,
@@ -290,12 +291,25 @@ export function registerCompaction(services: Services): void {
               r.entry.id,
               withPeriod(r.readBackError ?? vscode.l10n.t("unknown error")),
             )
-          : vscode.l10n.t(
-              "compacted {0} — {1} → {2} tokens (pi's estimate). pi sees it the next time it opens the session.",
-              label,
-              n(r.tokensBefore),
-              n(r.tokensAfter),
-            ),
+          : r.estimateFailureBefore || r.estimateFailureAfter
+            ? // pi has no number on one side: never call pi-context's count pi's
+              vscode.l10n.t(
+                "compacted {0} — {1} → {2}. {3}. pi sees it the next time it opens the session.",
+                label,
+                r.estimateFailureBefore
+                  ? vscode.l10n.t("pi had no estimate")
+                  : vscode.l10n.t("{0} tokens", n(r.tokensBefore)),
+                r.estimateFailureAfter
+                  ? vscode.l10n.t("pi has no estimate")
+                  : vscode.l10n.t("{0} tokens (pi's estimate)", n(r.tokensAfter)),
+                estimateFailureText((r.estimateFailureAfter ?? r.estimateFailureBefore)!),
+              )
+            : vscode.l10n.t(
+                "compacted {0} — {1} → {2} tokens (pi's estimate). pi sees it the next time it opens the session.",
+                label,
+                n(r.tokensBefore),
+                n(r.tokensAfter),
+              ),
     });
   };
 

@@ -4,6 +4,7 @@
  * pi-context's summarizers and for the user's own pi (see {@link PreviewSummarizer}).
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import * as vscode from "vscode";
 import type { CompactionPlan, PlanFit } from "../core/flows/compact";
 import type { Summarizer } from "../core/flows/summarizer";
@@ -155,7 +156,9 @@ export function previewMarkdown(plan: CompactionPlan, by: PreviewSummarizer): st
     "",
     `| | ${vscode.l10n.t("tokens")} |`,
     "|---|---:|",
-    `| ${vscode.l10n.t("before (pi's estimate)")} | ${n(v.tokensBefore)} |`,
+    v.estimateFailure
+      ? `| ${vscode.l10n.t("before (pi has no estimate: {0})", markdownText(estimateFailureText(v.estimateFailure)))} | ≈${n(v.tokensBefore)} |`
+      : `| ${vscode.l10n.t("before (pi's estimate)")} | ${n(v.tokensBefore)} |`,
     `| ${vscode.l10n.t("summarized messages")} | ≈${n(v.summarizedTokens)} |`,
     `| ${vscode.l10n.t("kept messages")} | ≈${n(v.keptTokens)} |`,
     `| ${vscode.l10n.t("system checkpoint")} | ≈${n(p.checkpointTokens)} |`,
@@ -273,7 +276,7 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
       title: `${changed ? `${vscode.l10n.t("The session changed — new preview.")} ` : ""}${vscode.l10n.t("Compact {0}?", visibleText(planTitle(plan)))}${tooLarge ? ` ${vscode.l10n.t("The request does not fit the summarizer")}` : ""}`,
       placeHolder: vscode.l10n.t(
         "tokens {0} → {1} · summarize {2} · keep {3} · split turn: {4}",
-        n(v.tokensBefore),
+        v.estimateFailure ? vscode.l10n.t("(pi has no estimate)") : n(v.tokensBefore),
         afterText(plan),
         summarized,
         kept,

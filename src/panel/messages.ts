@@ -6,7 +6,7 @@
  */
 
 import * as vscode from "vscode";
-import { buildProjection } from "../core/rules/context";
+import { analysisProjection } from "../core/rules/analyze";
 import { categoryEntries } from "../viewModel/breakdown";
 import type { WebviewMessage } from "../shared/protocol";
 import { openSummaryDiff, summaryUri } from "../ui/summaryDocuments";
@@ -52,8 +52,9 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
     case "requestCategory": {
       const current = services.sessions.current;
       if (!current || !sender.post) return;
-      const { inspect } = shownAnalysis(services, current).analysis;
-      const projection = buildProjection(current.session, inspect.leafId);
+      const { analysis } = shownAnalysis(services, current);
+      const inspect = analysis.inspect;
+      const projection = analysisProjection(analysis);
       const entries = categoryEntries(projection, inspect, current.session, message.category);
       sender.post({ type: "category", category: message.category, entries });
       return;

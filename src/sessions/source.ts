@@ -16,7 +16,8 @@ import * as vscode from "vscode";
 import { processSnapshot } from "../core/proc/table";
 import * as notify from "../ui/notify";
 import { analyzeLoaded } from "../core/rules/analyze";
-import { SessionFile } from "../core/read/session";
+import type { SessionFile } from "../core/read/session";
+import { openSession } from "../core/read/store";
 import type { SessionInfo } from "../core/read/sessionInfo";
 import type { UserPi } from "../core/pi/userPi";
 import type { PiContextConfig } from "../config";
@@ -373,7 +374,7 @@ export class PiSessionSource implements SessionSource {
       let session: SessionFile;
       this.step = "open";
       try {
-        session = await SessionFile.open(target);
+        session = await openSession(target);
       } catch (error) {
         this.handleUnreadable(target, error);
         return;

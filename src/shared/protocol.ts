@@ -61,11 +61,10 @@ export interface GaugeModel {
   autoCompaction: boolean;
   /** pi's `shouldCompact(used, window, settings)`. */
   shouldCompact: boolean | null;
-  /**
-   * False where pi's footer shows `?` (right after a compaction, before the next answer):
-   * `used` is then our estimate, labelled as such.
-   */
+  /** False where pi's footer shows `?` (right after a compaction, before the next answer): `used` is our estimate. */
   usageKnown: boolean;
+  /** pi has no estimate here (`core/rules/estimateFailure.ts`): where it fails; `used` is then only ours. */
+  estimateFailure?: string;
   /** `usage+estimate`: last provider usage + estimates after it; `estimate`: estimates only. */
   method: "usage+estimate" | "estimate";
   /** Provider-reported tokens of the last valid assistant usage (0 without one). */

@@ -166,6 +166,12 @@ export interface TrimPreviewModel {
   tokensAfter: number;
   /** `baselineTokens − tokensAfter` (negative: the context grows). */
   tokensSaved: number;
+  /**
+   * pi has no estimate now / after the edits (its `estimateTokens` throws or counts NaN): the
+   * sentence saying where. The numbers above are then pi-context's own counts.
+   */
+  failureNow?: string;
+  failureAfter?: string;
   window: number | null;
   /** `window − reserveTokens` (null when unknown). */
   threshold: number | null;

@@ -184,6 +184,17 @@ export function displayBaseURL(baseURL: string): string {
   }
 }
 
+/** A redirect's `Location` (relative to `baseURL`) as {@link displayBaseURL} shows a URL; at most 200 characters. */
+function shownLocation(location: string, baseURL: string): string {
+  let shown: string;
+  try {
+    shown = displayBaseURL(new URL(location, baseURL).href);
+  } catch {
+    shown = location;
+  }
+  return shown.length > 200 ? `${shown.slice(0, 199)}…` : shown;
+}
+
 /** The base64 alphabet's view of bytes (browser-safe `btoa` over a byte string). */
 function base64(bytes: Uint8Array): string {
   let binary = "";
@@ -323,6 +334,10 @@ export class OpenAiSummarizer implements Summarizer {
       // characters from the server) and, at OPENAI_LOG=debug, the request (session text). Our
       // errors say what went wrong, redacted and as text.
       logLevel: "off",
+      // Never follow a redirect: on 307/308 fetch would send the conversation (and the key's
+      // origin's headers) to the new address, on 301–303 turn the request into a GET whose answer
+      // would be taken for a summary. The 3xx comes back as an answer (no retry), refused below.
+      fetchOptions: { redirect: "manual" },
     });
   }
 
@@ -366,6 +381,19 @@ export class OpenAiSummarizer implements Summarizer {
       return new SummarizerError(
         "network",
         l10n.t("Could not reach the summarizer at {0}: {1}.", this.shownURL, detail),
+      );
+    }
+    if (error instanceof APIError && error.status !== undefined && error.status >= 300 && error.status < 400) {
+      const location = error.headers?.get("location");
+      return new SummarizerError(
+        "http",
+        l10n.t(
+          "The summarizer at {0} answered HTTP {1}, a redirect{2}. pi-context does not follow redirects (the conversation would go to another address): nothing was sent there. Set the base URL to the address the server names, if you trust it.",
+          this.shownURL,
+          error.status,
+          location ? l10n.t(" to {0}", shownLocation(location, this.baseURL)) : "",
+        ),
+        { status: error.status },
       );
     }
     if (error instanceof APIError) {

@@ -15,6 +15,7 @@ import type { SessionFile } from "../core/read/session";
 import type { CurrentSession } from "../services";
 import { formatTokens, pluralText } from "../shared/format";
 import { visibleText } from "../shared/untrusted";
+import { clipLabel } from "../core/rules/sessionLabel";
 import { checkHealth } from "../core/health/doctor";
 import type { HealthFinding } from "../core/health/types";
 import { findingsByEntry, rowHealth } from "../viewModel/health";
@@ -219,7 +220,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const d = nodeDisplay(model, branch ? element.headId : element.id, this.session);
     const size = branch ? model.branchSize(element.headId) : 0;
     // session text as VS Code shows a plain label: control characters as their visible escape
-    const labelPrefix = d.label ? `[${visibleText(d.label)}] ` : "";
+    const labelPrefix = d.label ? `[${visibleText(clipLabel(d.label))}] ` : "";
     const expandable = model.hasChildren(element);
     // only the active root's group opens by itself (several roots); the spine is the top level,
     // and a branch point's other branches open on demand (each open level costs a round trip)
@@ -299,7 +300,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     // read out as text: the session's control characters and bidi overrides as their visible escape
     item.accessibilityInformation = {
       label: visibleText(
-        `${branch ? vscode.l10n.t("start of a branch of {0}, ", pluralText(size, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))) : ""}${d.error ? vscode.l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}${d.label ? vscode.l10n.t(", label {0}", d.label) : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
+        `${branch ? vscode.l10n.t("start of a branch of {0}, ", pluralText(size, vscode.l10n.t("{0} entry"), vscode.l10n.t("{0} entries"))) : ""}${d.error ? vscode.l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}${d.label ? vscode.l10n.t(", label {0}", clipLabel(d.label)) : ""}: ${d.text}${where}${health ? `, ${health.severity}: ${health.badge.slice(2)}` : ""}`,
       ),
       role: "treeitem",
     };

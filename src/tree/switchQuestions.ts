@@ -9,6 +9,7 @@
 import * as vscode from "vscode";
 import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import { fitSwitch, plannedWrites, type SwitchChoice, type SwitchPlan } from "../core/flows/switch";
+import { describeFinding } from "../core/rules/pairing";
 import type { Services } from "../services";
 import { formatTokens, pluralText } from "../shared/format";
 import { iconLabelText } from "../shared/untrusted";
@@ -122,6 +123,46 @@ function leavingText(plan: SwitchPlan): string {
 }
 
 /**
+ * The target's context has tool results pi would send without their call (`plan.pairingErrors`):
+ * providers reject such requests. Say so and go on only when the user picks "Switch Anyway" (the
+ * doctor can omit them afterwards). True when there are none or the user agreed.
+ */
+export async function acceptUnpaired(plan: SwitchPlan, ctx: QuestionContext): Promise<boolean> {
+  const unpaired = plan.pairingErrors ?? [];
+  if (unpaired.length === 0) return true;
+  type Item = vscode.QuickPickItem & { action: "go" | "cancel" };
+  const where = newLeafWords(plan);
+  const items: Item[] = [
+    {
+      action: "cancel",
+      label: vscode.l10n.t("$(close) Cancel"),
+      detail: vscode.l10n.t("Nothing is written. Switch to another entry instead."),
+    },
+    {
+      action: "go",
+      label: vscode.l10n.t("$(warning) Switch Anyway"),
+      detail: vscode.l10n.t(
+        "Then run Pi: Check Session Health: its repair omits these results from the context (the file keeps them).",
+      ),
+    },
+    ...unpaired.map((f) => ({
+      action: "cancel" as const,
+      label: vscode.l10n.t("$(error) tool result {0}", f.resultEntryId ?? "?"),
+      detail: describeFinding(f),
+    })),
+  ];
+  const pick = await ctx.prompter.pick(items, {
+    title: vscode.l10n.t(
+      "At {0} pi would send {1} without their tool call: providers reject such requests",
+      where,
+      pluralText(unpaired.length, vscode.l10n.t("{0} tool result"), vscode.l10n.t("{0} tool results")),
+    ),
+    placeholder: vscode.l10n.t("Switch anyway?"),
+  });
+  return pick?.action === "go";
+}
+
+/**
  * pi's "Summarize branch?" (No summary / Summarize / Summarize with custom prompt), plus an optional
  * label. Choosing a summary makes the summarizer ready first (the API key is asked for here when
  * missing), then asks for custom instructions.
@@ -131,6 +172,7 @@ export async function askChoice(
   changed: boolean,
   ctx: QuestionContext,
 ): Promise<SwitchChoice | undefined> {
+  if (!(await acceptUnpaired(plan, ctx))) return undefined;
   const leaving = plan.collection.entries.length;
   if (plan.skipPrompt || leaving === 0) return { summarize: false };
   const info = await ctx.summarizer();
@@ -242,6 +284,7 @@ export async function confirmSummary(
   changed: boolean,
   ctx: QuestionContext,
 ): Promise<SwitchChoice | undefined> {
+  if (!(await acceptUnpaired(plan, ctx))) return undefined;
   const leaving = plan.collection.entries.length;
   const sent = plan.preparation.messages.map((m) => m.record);
   const target = entryWords(plan.target);

@@ -23,7 +23,7 @@ import {
   type SwitchPlanOptions,
 } from "../core/flows/switch";
 import { PiRpc } from "../core/pi/rpc";
-import { readSessionInfo } from "../core/read/sessionInfo";
+import { sessionInfoOf } from "../core/read/store";
 import type { Services, SwitchCommandOutcome } from "../services";
 import * as l10n from "@vscode/l10n";
 
@@ -74,7 +74,7 @@ export async function switchWithUserPi(
       "a branch summary by your own pi runs through the live bridge, which is turned off (piContext.liveBridge.enabled). Nothing was written.",
     );
   const runtime = await services.pi.runtime();
-  const cwd = (await readSessionInfo(file).catch(() => undefined))?.cwd ?? "";
+  const cwd = (await sessionInfoOf(file).catch(() => undefined))?.cwd ?? "";
   const extensions = services.liveBridge.headlessExtensions();
   services.log.info(
     `switch ${file}: by the user's pi ${runtime.install.version} (headless${extensions.length ? `, -e ${extensions.join(" ")}` : ", its installed bridge"})`,

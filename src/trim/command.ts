@@ -14,11 +14,13 @@
  * Nothing is written on Escape, a refusal of every item, or an error (said once, in the log too).
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import * as path from "node:path";
 import { planContextEdits, runContextEditFlow, type ContextEditPlan } from "../core/flows/contextEdit";
 import type { ContextEditDraft } from "../core/rules/contextEdit";
 import type { ContextEditAction } from "../core/rules/editPlan";
-import { SessionFile } from "../core/read/session";
+import type { SessionFile } from "../core/read/session";
+import { openSession } from "../core/read/store";
 import { analyzeLoaded, type Analysis } from "../core/rules/analyze";
 import { ACTIONS } from "../core/access/route";
 import type { ActionRoute, Services, TrimCommandOutcome } from "../services";
@@ -148,7 +150,7 @@ export class TrimCommand {
     if (items.length === 0) return { kind: "nothing", file, message: l10n.t("Nothing was selected.") };
     try {
       const current = this.services.sessions.current;
-      const session = current?.file === file ? current.session : await SessionFile.open(file);
+      const session = current?.file === file ? current.session : await openSession(file);
       const actions = trimActions(session, items);
       const retry = () => void this.apply(items, { ...options, force: true });
       let route = await this.route(file, options.force === true, retry);
@@ -212,18 +214,30 @@ export class TrimCommand {
     log.info(
       `trim ${file}: wrote ${r.entries.map((e) => `${e.id} → ${e.targetId}`).join(", ")}; ${before} → ${tokensAfter} tokens`,
     );
+    const failureBefore = outcome.plan.preparation.estimateFailureBefore;
+    const failureAfter = r.estimateFailureAfter;
     if (!options.quiet)
       this.offerUndo(
         file,
         r.entries.map((e) => e.id),
-        resultText(
-          trimVerb(this.preview(outcome.plan)),
-          this.title(file),
-          before,
-          tokensAfter,
-          pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
-          false,
-        ),
+        failureBefore || failureAfter
+          ? // pi has no number on one side: say so instead of calling ours pi's
+            l10n.t(
+              "Trimmed {0}: {1} → {2}, {3} written. {4}",
+              this.title(file),
+              failureBefore ? l10n.t("pi had no estimate") : l10n.t("{0} tokens", n(before)),
+              failureAfter ? l10n.t("pi has no estimate") : l10n.t("{0} tokens (pi's estimate)", n(tokensAfter)),
+              pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+              `${estimateFailureText((failureAfter ?? failureBefore)!)}.`,
+            )
+          : resultText(
+              trimVerb(this.preview(outcome.plan)),
+              this.title(file),
+              before,
+              tokensAfter,
+              pluralText(r.entries.length, l10n.t("{0} context edit"), l10n.t("{0} context edits")),
+              false,
+            ),
       );
     return {
       kind: "edited",

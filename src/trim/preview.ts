@@ -91,9 +91,9 @@ export async function confirmTrim(
               options.title,
             ),
     placeholder: vscode.l10n.t(
-      "{0} → {1} tokens{2}",
-      n(preview.baselineTokens),
-      n(preview.tokensAfter),
+      "{0} → {1}{2}",
+      preview.failureNow ? vscode.l10n.t("pi has no estimate") : vscode.l10n.t("{0} tokens", n(preview.baselineTokens)),
+      preview.failureAfter ? vscode.l10n.t("pi has no estimate") : vscode.l10n.t("{0} tokens", n(preview.tokensAfter)),
       preview.cache ? vscode.l10n.t(" · next request re-sends ≈{0} uncached", n(preview.cache.resentTokens)) : "",
     ),
     keepOpen: (row) => row.action === undefined,

@@ -9,7 +9,8 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { SessionFile } from "../core/read/session";
+import type { SessionFile } from "../core/read/session";
+import { openSession } from "../core/read/store";
 import type { Services } from "../services";
 
 /** The URI scheme of summary documents. */
@@ -66,7 +67,7 @@ export class SummaryDocumentProvider implements vscode.TextDocumentContentProvid
       let session = this.sessions.get(file);
       if (session) await session.refresh();
       else {
-        session = await SessionFile.open(file);
+        session = await openSession(file);
         this.sessions.set(file, session);
       }
       const text = summaryOf(session, entryId);

@@ -5,6 +5,7 @@
  * auto-compaction threshold (`window − reserveTokens`), see `statusBarModel.ts`.
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import type { InspectResult } from "../core/rules/inspect";
 import type { GaugeModel } from "../shared/protocol";
 import { piText, piWarnings, windowSourceText } from "./sourceText";
@@ -130,5 +131,6 @@ export function buildGauge(
   if (inspect.keepRecentTokens.file) gauge.keepRecentFile = inspect.keepRecentTokens.file;
   const nothing = nothingToCompact(inspect);
   if (nothing !== undefined) gauge.nothingToCompact = nothing;
+  if (inspect.estimateFailure) gauge.estimateFailure = estimateFailureText(inspect.estimateFailure);
   return gauge;
 }

@@ -4,7 +4,7 @@
  * capabilities and the per-file flags it can only know inside VS Code.
  */
 
-import type { Analysis } from "../core/rules/analyze";
+import { analysisProjection, type Analysis } from "../core/rules/analyze";
 import { buildProjection } from "../core/rules/context";
 import type { SessionFile } from "../core/read/session";
 import { compactionLostItemSteps } from "../core/rules/lostItems";
@@ -115,7 +115,7 @@ export function* panelStateSteps(input: PanelInput, options: PanelStateOptions =
   const details = options.details !== false;
   const { session, analysis } = input;
   const inspect = analysis.inspect;
-  const projection = buildProjection(session, inspect.leafId);
+  const projection = analysisProjection(analysis);
   const sessionModel: SessionModel = {
     file: input.file,
     id: inspect.sessionId ?? null,

@@ -7,6 +7,7 @@
  * `pi-context inspect --json` prints for the same file.
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import { formatCount, PRODUCT_NAME, tokensText } from "../shared/format";
 import { themeIconMarkdownText } from "../shared/untrusted";
 import * as l10n from "@vscode/l10n";
@@ -270,8 +271,11 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   const health = checkHealth(analysis);
 
   // ---- text
+  const failure = inspect.estimateFailure;
   let text: string;
-  if (!window) text = `π ${formatGaugeTokens(tokens)}/?`;
+  if (failure)
+    text = `π ${l10n.t("pi fails")} · ≈${formatGaugeTokens(tokens)}/${window ? formatWindowTokens(window) : "?"}`;
+  else if (!window) text = `π ${formatGaugeTokens(tokens)}/?`;
   else if (!inspect.usageKnown) text = `π ? · ≈${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
   else text = `π ${formatPercent(inspect.percent ?? 0)} · ${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
   if (!enabled) text += ` · ${l10n.t("auto off")}`;
@@ -306,7 +310,10 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
     );
   }
   const rows: string[] = ["| | |", "|---|---|"];
-  if (window) {
+  const failureText = failure && escapeMarkdown(estimateFailureText(failure));
+  if (failureText) {
+    rows.push(row(CONTEXT(), l10n.t("{0}. pi-context's own count: ≈{1} tokens", failureText, formatCount(tokens))));
+  } else if (window) {
     const pct = inspect.percent ?? 0;
     if (inspect.usageKnown)
       rows.push(
@@ -499,7 +506,8 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   // ---- screen reader
   const aria: string[] = [];
   if (s.live) aria.push(l10n.t("live from the running pi"));
-  if (window) {
+  if (failure) aria.push(estimateFailureText(failure));
+  else if (window) {
     if (inspect.usageKnown)
       aria.push(
         l10n.t(

@@ -12,6 +12,10 @@ import { formatDateTime, formatTokens, pluralText } from "../shared/format";
 import { markdownCode, markdownCodeBlock, themeIconMarkdownText as markdownText } from "../shared/untrusted";
 import { KIND_NAMES, type NodeDisplay } from "./treeText";
 import { shortModelName } from "./treeTextLines";
+import { clipLabel } from "../core/rules/sessionLabel";
+
+/** A label in a tooltip: longer than a row's, still not megabytes. */
+const TOOLTIP_LABEL_CHARS = 1000;
 import * as l10n from "@vscode/l10n";
 
 /**
@@ -57,7 +61,7 @@ export function treeTooltipMarkdown(
   const parts: string[] = [];
   const head = `**${d.error && d.kind === "assistant" ? l10n.t("failed ") : ""}${KIND_NAMES[d.kind]}** · ${markdownCode(d.id)}`;
   parts.push(d.timestamp ? `${head} · ${markdownText(formatDateTime(d.timestamp, locale))}` : head);
-  if (d.label) parts.push(`$(tag) ${markdownText(d.label)}`);
+  if (d.label) parts.push(`$(tag) ${markdownText(clipLabel(d.label, TOOLTIP_LABEL_CHARS))}`);
   if (branchSize !== undefined)
     parts.push(
       l10n.t(

@@ -8,6 +8,7 @@
  * ({@link trimPreviewLines}) for the QuickPick, the CLI and notifications. No `vscode`.
  */
 
+import { estimateFailureText } from "../core/rules/estimateFailure";
 import type { ContextEditPreparation, EditCause, PlannedContextEdit } from "../core/rules/editPlan";
 import type { InspectResult } from "../core/rules/inspect";
 import { contentText } from "../core/rules/serialize";
@@ -113,6 +114,8 @@ export function buildTrimPreview(
     pairingErrorsBefore: prep.pairingBefore.errors,
     pairingErrorsAfter: prep.pairingAfter.errors,
   };
+  if (prep.estimateFailureBefore) model.failureNow = estimateFailureText(prep.estimateFailureBefore);
+  if (prep.estimateFailureAfter) model.failureAfter = estimateFailureText(prep.estimateFailureAfter);
   if (prep.earliest) {
     const cachedTokens = prep.earliest.unchangedPrefixTokens;
     model.cache = {
@@ -184,6 +187,14 @@ export function trimVerb(p: Pick<TrimPreviewModel, "edits">): "trim" | "restore"
  * when nothing would be written (every requested edit refused or already in place).
  */
 export function trimHeadline(p: TrimPreviewModel): string {
+  // where pi has no number, never call pi-context's count pi's
+  if (p.edits.length === 0 && p.failureNow) return l10n.t("Context unchanged (pi has no estimate)");
+  if (p.failureNow || p.failureAfter)
+    return l10n.t(
+      "Context {0} → {1}",
+      p.failureNow ? l10n.t("(pi has no estimate)") : l10n.t("{0} tokens", formatCount(p.baselineTokens)),
+      p.failureAfter ? l10n.t("(pi has no estimate)") : l10n.t("{0} tokens", formatCount(p.tokensAfter)),
+    );
   if (p.edits.length === 0) return l10n.t("Context unchanged ({0} tokens)", formatCount(p.tokensNow));
   const saved = p.tokensSaved >= 0 ? `saves ${formatCount(p.tokensSaved)}` : `adds ${formatCount(-p.tokensSaved)}`;
   return l10n.t("Context {0} → {1} tokens ({2})", formatCount(p.baselineTokens), formatCount(p.tokensAfter), saved);
@@ -207,7 +218,13 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
           cascades ? l10n.t(", {0} of them to keep tool calls and results paired", cascades) : "",
         ),
   );
-  if (p.edits.length === 0) lines.push(`${trimHeadline(p)}.`);
+  if (p.failureNow || p.failureAfter) {
+    lines.push(`${trimHeadline(p)}.`);
+    if (p.failureNow) lines.push(l10n.t("Now: {0}.", p.failureNow));
+    if (p.failureAfter) lines.push(l10n.t("After the edits: {0}.", p.failureAfter));
+    else if (p.edits.length > 0)
+      lines.push(l10n.t("The edits give pi a number again (chars/4 until its next answer)."));
+  } else if (p.edits.length === 0) lines.push(`${trimHeadline(p)}.`);
   else
     lines.push(
       l10n.t(
@@ -217,7 +234,7 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
         p.methodNow === "usage+estimate" ? l10n.t(" (provider usage + estimate)") : "",
       ),
     );
-  if (p.window !== null && p.edits.length > 0) {
+  if (p.window !== null && p.edits.length > 0 && !p.failureNow && !p.failureAfter) {
     const pct = (v: number | null) => (v === null ? "?" : `${v.toFixed(1)}%`);
     let gauge = l10n.t("Gauge {0} → {1} of {2}", pct(p.percentNow), pct(p.percentAfter), formatTokens(p.window));
     if (p.threshold !== null && p.autoCompaction) {

@@ -296,7 +296,8 @@ describe("context edits through the live bridge in the real pi 1.6.0", () => {
       );
       const slow = resultOf(readSessionLines(file), "call_slow");
       const batch = applied.contextEdits!.find((b) => b.batchId === r.batchId)!;
-      assert.deepEqual(batch.targetIds, [call.id, slow.id]);
+      // the result first, then its assistant: every prefix pi appends is pairing-safe (issue 43)
+      assert.deepEqual(batch.targetIds, [slow.id, call.id]);
       // neither the rest of that run nor the next prompt sends the result without its call
       server.script({ text: "Next answer." });
       await pi.prompt("and now?");

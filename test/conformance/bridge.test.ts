@@ -217,7 +217,7 @@ describe("live bridge in the real pi 1.6.0", () => {
     assert.equal(announcement.sessionFile, state.sessionFile);
     assert.equal(announcement.sessionId, state.sessionId);
     assert.equal(announcement.cwd, cwd);
-    assert.equal(announcement.piVersion, "1.6.0");
+    assert.equal(announcement.piVersion, process.env.PI_ORACLE_VERSION ?? "1.6.0");
     assert.equal(announcement.bridgeVersion, BRIDGE_VERSION);
     assert.equal(announcement.protocol, BRIDGE_PROTOCOL);
     assert.match(announcement.token, /^[0-9a-f]{64}$/);

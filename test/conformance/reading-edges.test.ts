@@ -200,25 +200,29 @@ describe("reading agrees with pi 1.6.0 on corrupted, deep and type-confused line
     }
   });
 
-  it("warns precisely where pi keeps what we skip: non-string ids, non-object lines, a null message", () => {
-    const cases: [string, RegExp][] = [
+  it("warns precisely where pi keeps what we skip: non-string ids, non-object lines; keeps a null message as pi does", () => {
+    const cases: [string, RegExp, number][] = [
       [
         '{"type":"message","id":5,"parentId":"a1","timestamp":"t","message":{"role":"user","content":"x"}}',
         /a number id 5, not a string \(pi 1\.6\.0 keeps it/,
+        1,
       ],
       [
         '{"type":"message","parentId":"a1","timestamp":"t","message":{"role":"user","content":"x"}}',
         /with no id, not a string/,
+        1,
       ],
-      ["[1,2]", /not an object \(pi 1\.6\.0 still counts it as an entry/],
+      ["[1,2]", /not an object \(pi 1\.6\.0 still counts it as an entry/, 1],
       [
+        // pi keeps it in its tree (a string id); a context through it throws (issue 43, kind 5)
         '{"type":"message","id":"a2","parentId":"a1","timestamp":"t","message":null}',
-        /message null \(pi 1\.6\.0 fails to open such a session/,
+        /message entry a2 has message null; kept in the tree, as pi 1\.6\.0 keeps it, but pi cannot build a context from a branch through it/,
+        2,
       ],
     ];
-    for (const [line, expected] of cases) {
+    for (const [line, expected, records] of cases) {
       const session = SessionFile.fromBytes(`${header(3)}\n${user("a1", null, "x")}\n${line}\n`);
-      assert.equal(session.records.length, 1);
+      assert.equal(session.records.length, records);
       assert.match(session.diagnostics.map((d) => d.message).join("\n"), expected);
     }
   });

@@ -14,6 +14,7 @@ import type { TreeElement } from "../../src/core/treeModel/elements";
 import type { SwitchCommandOutcome } from "../../src/services";
 import type { OpenPrompt } from "../../src/ui/prompter";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { SessionBuilder } from "../support/session-builder";
 import { EXTENSION_ID, repoRoot, waitFor } from "./env";
 import {
   choosePick,
@@ -446,6 +447,45 @@ describe("session tree view", function () {
     // the new summary is a fourth branch of the branch point: the one the active path takes
     assert.strictEqual(items(items()[6]!.e).length, 3);
     assert.strictEqual(items()[7]!.e.key, `e:${entry.id}`);
+  });
+
+  it("Switch to Here to a context with tool results without their call asks first (issue 43): Cancel writes nothing, Switch Anyway switches", async () => {
+    // a batch written in the old order: the assistant's omit (e1) before its result's (e2)
+    const source = path.join(agentDir, "unpaired-source.jsonl");
+    fs.writeFileSync(
+      source,
+      new SessionBuilder()
+        .user("u1", "q")
+        .assistant("a1", { calls: [{ id: "c1" }], usage: 100 })
+        .result("r1", "c1", "output")
+        .assistant("a2", { text: "ok", usage: 120 })
+        .edit("e1", "a1", null)
+        .edit("e2", "r1", null)
+        .jsonl(),
+    );
+    const file = installSession(agentDir, source, `2026-11-30T07-00-0${counter}Z_unpaired-${++counter}.jsonl`);
+    touchLater(file, counter * 2);
+    await api.services.sessions.pin(file);
+    await whenSession(api, (c) => c?.file === file, 8000, "the unpaired session");
+    await waitFor(() => api.sessionTree.provider.model?.leafId === "e2", 5000, "the tree view on it");
+    const before = fs.readFileSync(file);
+    let asked = promptCount();
+    let pending = switchTo(model().entryElement("e1"), { quiet: true });
+    let prompt = await nextPrompt(asked, "the warning");
+    assert.match(prompt.title, /pi would send 1 tool result without their tool call: providers reject such requests$/);
+    await choose(prompt, /Cancel$/);
+    assert.strictEqual((await pending).kind, "declined");
+    assert.ok(fs.readFileSync(file).equals(before), "nothing written");
+    asked = promptCount();
+    pending = switchTo(model().entryElement("e1"), { quiet: true });
+    prompt = await nextPrompt(asked, "the warning again");
+    await choose(prompt, /Switch Anyway$/);
+    prompt = await nextPrompt(asked + 1, "pi's question");
+    await choose(prompt, /^No summary$/);
+    const outcome = await pending;
+    assert.strictEqual(outcome.kind, "switched", JSON.stringify(outcome));
+    const loaded = await oracle.loadCheck({ file });
+    assert.ok(loaded.pathIds.includes("e1") && !loaded.pathIds.includes("e2"), "pi resumes at e1");
   });
 
   it("sets and clears labels (label entries pi reads), shown as a highlighted prefix", async () => {

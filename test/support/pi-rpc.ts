@@ -22,8 +22,13 @@ const CONFORMANCE = path.join(REPO_ROOT, "test", "conformance", "oracle");
 export function piCliOf(version: string): string {
   return path.join(CONFORMANCE, "node_modules", `pi-${version}`, "dist", "bundle", "cli.js");
 }
-/** pi 1.6.0's CLI bundle in the conformance package (the reference version). */
-export const PI_CLI = piCliOf("1.6.0");
+/**
+ * pi 1.6.0's CLI bundle in the conformance package (the reference version) — or, under
+ * `npm run test:pi-next`, the newest pi's (`PI_ORACLE_PACKAGE_DIR`).
+ */
+export const PI_CLI = process.env.PI_ORACLE_PACKAGE_DIR
+  ? path.join(process.env.PI_ORACLE_PACKAGE_DIR, "dist", "bundle", "cli.js")
+  : piCliOf("1.6.0");
 
 /** Node 22 for pi (installs the conformance package when needed). */
 export async function node22Path(): Promise<string> {

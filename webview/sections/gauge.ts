@@ -71,7 +71,17 @@ function renderHeadline(g: GaugeModel): HTMLElement {
       ),
     );
   }
-  if (!g.usageKnown) {
+  if (g.estimateFailure) {
+    // pi has no number here: ours is shown as ours, and why pi has none
+    used.textContent = `≈${formatCount(g.used)}`;
+    headline.appendChild(
+      h(
+        "vscode-badge",
+        { class: "estimate-badge", "data-testid": "gauge-estimate-failure", title: g.estimateFailure },
+        l10n.t("pi fails"),
+      ),
+    );
+  } else if (!g.usageKnown) {
     headline.appendChild(
       h(
         "vscode-badge",
@@ -197,6 +207,16 @@ export function renderGaugeSection(view: View): HTMLElement {
     renderBar(g, st.breakdown!.categories),
     renderFacts(view),
   );
+  if (g.estimateFailure)
+    section.appendChild(
+      h(
+        "p",
+        { class: "pi-warning", "data-testid": "gauge-estimate-failure-text" },
+        icon("error", { size: "14" }),
+        " ",
+        g.estimateFailure,
+      ),
+    );
   for (const warning of g.piWarnings)
     section.appendChild(
       h("p", { class: "pi-warning", "data-testid": "gauge-pi-warning" }, icon("warning", { size: "14" }), " ", warning),

@@ -118,15 +118,27 @@ function renderFacts(p: TrimPreviewModel): HTMLElement {
   const facts = h("ul", { class: "trim-facts" });
   const fact = (ic: string, text: string, cls = "") =>
     append(facts, [h("li", { class: cls }, icon(ic, { size: "14" }), ` ${text}`)]);
-  fact(
-    "arrow-right",
-    l10n.t(
-      "{0} → {1} tokens by pi's estimate (chars/4; pi shows {2} now and counts from chars/4 after an edit until its next answer).",
-      formatCount(p.baselineTokens),
-      formatCount(p.tokensAfter),
-      formatCount(p.tokensNow),
-    ),
-  );
+  if (p.failureNow || p.failureAfter) {
+    // pi has no number on one side: never call pi-context's count pi's
+    fact(
+      "arrow-right",
+      l10n.t(
+        "{0} → {1}",
+        p.failureNow ? l10n.t("pi has no estimate now") : l10n.t("{0} tokens now", formatCount(p.baselineTokens)),
+        p.failureAfter ? l10n.t("pi has no estimate after") : l10n.t("{0} tokens after", formatCount(p.tokensAfter)),
+      ),
+    );
+    for (const failure of [p.failureNow, p.failureAfter]) if (failure) fact("error", failure, "trim-estimate-failure");
+  } else
+    fact(
+      "arrow-right",
+      l10n.t(
+        "{0} → {1} tokens by pi's estimate (chars/4; pi shows {2} now and counts from chars/4 after an edit until its next answer).",
+        formatCount(p.baselineTokens),
+        formatCount(p.tokensAfter),
+        formatCount(p.tokensNow),
+      ),
+    );
   if (p.threshold !== null && p.autoCompaction)
     fact(
       p.compactsAfter ? "warning" : "dashboard",

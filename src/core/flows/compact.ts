@@ -20,6 +20,7 @@
  * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
  */
 
+import { projectedEstimateFailure, type EstimateFailure } from "../rules/estimateFailure";
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
 import {
   buildCompactionEntry,
@@ -59,6 +60,7 @@ import {
   type AppendExpectation,
 } from "./write";
 import type { UserPi } from "../pi/userPi";
+import { assertPiCanOpen } from "./preflight";
 
 /** pi would not compact (its message is in `message`). */
 export class NothingToCompactError extends Error {
@@ -126,6 +128,7 @@ export interface CompactionPlan {
 export async function planCompaction(file: string, options: PlanOptions): Promise<CompactionPlan> {
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
+  assertPiCanOpen(session, "compact", options.surface); // before any summarizer request
   const analysis = analyzeLoaded(session, {
     agentDir: options.agentDir,
     ...(options.projectSettings ? { projectSettings: options.projectSettings } : {}),
@@ -347,6 +350,9 @@ export interface CompactionResult {
   tokensAfter: number | null;
   /** Why the file could not be read back after the write (e.g. it was moved right after it). */
   readBackError?: string;
+  /** Where pi has no number (`estimateFailure.ts`): its `/compact` preparation before, its estimate after. */
+  estimateFailureBefore?: EstimateFailure;
+  estimateFailureAfter?: EstimateFailure;
   /** The compaction whose summary was updated, if any (for the summary diff). */
   previousCompactionId?: string;
   bytesBefore: number;
@@ -394,9 +400,12 @@ export async function commitCompaction(
     bytesAfter,
   };
   if (prep.previousCompactionId) result.previousCompactionId = prep.previousCompactionId;
+  if (prep.estimateFailure) result.estimateFailureBefore = prep.estimateFailure;
   try {
     const after = await SessionFile.open(plan.file);
     result.tokensAfter = estimateProjectedContextTokens(buildProjection(after), after).tokens;
+    const failure = projectedEstimateFailure(buildProjection(after), after); // the same projection (memoised)
+    if (failure) result.estimateFailureAfter = failure;
   } catch (error) {
     result.readBackError = (error as Error).message;
   }

@@ -24,6 +24,7 @@ import { chainContextEdits } from "../rules/contextEdit";
 import { prepareContextEdits, type ContextEditAction, type ContextEditPreparation } from "../rules/editPlan";
 import { analyzePairing, describeFinding, type PairingReport } from "../rules/pairing";
 import { estimateProjectedContextTokens } from "../rules/tokens";
+import { projectedEstimateFailure, type EstimateFailure } from "../rules/estimateFailure";
 import { SessionFile } from "../read/session";
 import type { SessionAccess } from "../access/access";
 import { ACTIONS } from "../access/route";
@@ -31,6 +32,7 @@ import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessO
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
 import { appendEntries, assertWritable, expectationOf, newEntryId, type AppendExpectation } from "./write";
 import type { ContextEditEntry } from "../types";
+import { assertPiCanOpen } from "./preflight";
 
 /** Options of {@link planContextEdits}. */
 export interface ContextEditOptions extends SessionAccessOptions {
@@ -75,6 +77,7 @@ export async function planContextEditsOn(
   options: ContextEditOptions,
 ): Promise<ContextEditPlan> {
   const expectation = expectationOf(session); // refuses v1/v2 and torn tails before any work
+  assertPiCanOpen(session, "edit the context of", options.surface); // before any question
   return {
     file: session.filePath,
     session,
@@ -103,6 +106,8 @@ export interface ContextEditResult {
   tokensAfter: number | null;
   /** Pairing of what pi sends, read back from the file (null when reading back failed). */
   pairingAfter: PairingReport | null;
+  /** Where pi's own estimate fails on the file read back (pi has no `tokensAfter` then; `estimateFailure.ts`). */
+  estimateFailureAfter?: EstimateFailure;
   /** Why the file could not be read back after the write; the edits are written. */
   readBackError?: string;
 }
@@ -164,6 +169,8 @@ export async function commitContextEdits(
     result.leafId = after.leafId;
     result.tokensAfter = estimateProjectedContextTokens(projection, after).tokens;
     result.pairingAfter = analyzePairing(projection, after);
+    const failure = projectedEstimateFailure(projection, after);
+    if (failure) result.estimateFailureAfter = failure;
   } catch (error) {
     result.readBackError = (error as Error).message;
   }

@@ -10,6 +10,7 @@ import { SessionFile } from "../read/session";
 import type { LabelEntry } from "../types";
 import { appendEntries, expectationOf, newEntryId } from "./write";
 import type { SwitchPlanOptions } from "./switch";
+import { assertPiCanOpen } from "./preflight";
 
 /** What {@link appendLabelChange} wrote. */
 export interface LabelResult {
@@ -36,6 +37,7 @@ export async function appendLabelChange(
 ): Promise<LabelResult> {
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
+  assertPiCanOpen(session, "label entries in", options.surface);
   if (!session.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
   assertAccess(await accessOfSession(session, options), ACTIONS.label, options);
   const text = label?.trim() || undefined;

@@ -13,6 +13,7 @@ import type { SessionInfoEntry } from "../types";
 import { ACTIONS } from "../access/route";
 import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessOptions } from "../access/words";
 import { appendEntries, expectationOf, newEntryId } from "./write";
+import { assertPiCanOpen } from "./preflight";
 
 /** What {@link appendSessionName} wrote. */
 export interface NameResult {
@@ -61,6 +62,7 @@ export async function appendSessionName(
 ): Promise<NameResult> {
   if (!normalizeSessionName(name)) throw new EmptySessionNameError();
   const session = await SessionFile.open(file, { digest: true });
+  assertPiCanOpen(session, "name", options.surface);
   const expectation = expectationOf(session);
   assertAccess(await accessOfSession(session, options), ACTIONS.name, options);
   const entry = buildSessionInfoEntry({

@@ -32,6 +32,7 @@
  * summarize or stack markers), and a marker chosen as the target stands for its parent too.
  */
 
+import type { PairingFinding } from "../rules/pairing";
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
 import type { UserPi } from "../pi/userPi";
 import {
@@ -79,6 +80,7 @@ import {
   writeBlocker,
   type AppendExpectation,
 } from "./write";
+import { assertPiCanOpen, unpairedAt } from "./preflight";
 
 /** pi's summary text when the abandoned stretch holds no message (`generateBranchSummary`). */
 export const NO_CONTENT_SUMMARY = "No content to summarize";
@@ -143,6 +145,11 @@ export interface SwitchPlan {
   access: SessionAccess;
   /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
   writeBlocker?: string;
+  /**
+   * Tool results pi would send without their call at the new leaf (`preflight.ts` `unpairedAt`):
+   * providers reject pi's requests there. The CLI refuses, VS Code asks; absent when there are none.
+   */
+  pairingErrors?: PairingFinding[];
   options: SwitchPlanOptions;
 }
 
@@ -171,6 +178,7 @@ export async function planSwitchOn(
 ): Promise<SwitchPlan> {
   const file = session.filePath;
   const expectation = expectationOf(session);
+  assertPiCanOpen(session, "switch branches in", options.surface); // before any question
   let target = session.byId.get(targetId);
   if (!target) throw new Error(`Entry ${targetId} not found`);
   target = resolveMarker(session, target);
@@ -219,6 +227,10 @@ export async function planSwitchOn(
   };
   const blocker = writeBlocker(file);
   if (blocker) plan.writeBlocker = blocker;
+  if (!plan.noop) {
+    const unpaired = unpairedAt(session, newLeafId);
+    if (unpaired.length > 0) plan.pairingErrors = unpaired;
+  }
   if (returnsText) {
     try {
       const text = entryEditorText(session.readEntry(target));

@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import { recordOwnWrite } from "../access/ownWrites";
 import { digestOfPrefix } from "../read/digest";
-import { readFullySync } from "../read/disk";
+import { openRegularSync, readFullySync } from "../read/disk";
 import type { SessionFile } from "../read/session";
 import { formatCount } from "../../shared/format";
 import * as l10n from "@vscode/l10n";
@@ -162,11 +162,13 @@ function changeOf(fd: number, expectation: AppendExpectation): string | undefine
 /**
  * True when the file at the expectation's path is still the same file with the same bytes — a
  * read-only check for flows that ask the user or a summarizer before writing (the append checks
- * again under its own file handle). Reads the whole file once.
+ * again under its own file handle). Reads the whole file once. Never blocks: the path is opened
+ * non-blocking and only a regular file is read (a FIFO swapped in while a question was open is
+ * "changed"; the re-plan's read then names it).
  */
 export function expectationHolds(expectation: AppendExpectation): boolean {
   try {
-    const fd = fs.openSync(expectation.path, "r");
+    const { fd } = openRegularSync(expectation.path);
     try {
       return changeOf(fd, expectation) === undefined;
     } finally {
@@ -252,8 +254,19 @@ export function appendEntries(expectation: AppendExpectation, entries: readonly 
   if (entries.length === 0) return expectation.size;
   const data = Buffer.from(entries.map(serializeEntryLine).join(""), "utf8");
   // O_APPEND without O_CREAT: a deleted file is an error, never re-created; every write lands at the end.
-  const fd = fs.openSync(expectation.path, fs.constants.O_RDWR | fs.constants.O_APPEND);
+  // O_NONBLOCK: a FIFO or device swapped in for the session never blocks the open (it is refused below).
+  const fd = fs.openSync(
+    expectation.path,
+    fs.constants.O_RDWR | fs.constants.O_APPEND | (fs.constants.O_NONBLOCK ?? 0),
+  );
   try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile())
+      throw new SessionChangedError(
+        l10n.t(
+          "The session file was replaced by something that is not a regular file (a FIFO, a device, a directory). Nothing was written.",
+        ),
+      );
     const change = changeOf(fd, expectation);
     if (change)
       throw new SessionChangedError(l10n.t("{0}. Re-read the session and try again. Nothing was written.", change));

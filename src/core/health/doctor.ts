@@ -14,6 +14,10 @@ import { buildProjection } from "../rules/context";
 import { structureDiagnostics } from "../rules/tree";
 import type { SessionView } from "../read/overlay";
 import type { Diagnostic } from "../types";
+import { danglingFindings } from "./dangling";
+import { estimateFindings } from "./estimate";
+import { leafFindings } from "./leaf";
+import type { OddTail } from "../read/oddTail";
 import { fileFindings } from "./fileChecks";
 import { pairingFindings } from "./pairing";
 import { referenceFindings } from "./references";
@@ -28,6 +32,8 @@ export interface HealthView extends SessionView {
   readonly diagnostics: readonly Diagnostic[];
   /** File size in bytes. */
   readonly size: number;
+  /** The last line pi keeps when it is not an entry with a string id (`SessionFile.oddTail`); none in an overlay. */
+  readonly oddTail?: OddTail | undefined;
 }
 
 /** What the doctor needs besides the session: pi's settings and window for its model. */
@@ -80,6 +86,16 @@ export function diagnose(view: HealthView, context: DoctorContext): HealthReport
   guard(l10n.t("reference"), () =>
     referenceFindings({ records: view.records, byId: view.byId, projection, diagnostics }),
   );
+  guard(l10n.t("leaf"), () => leafFindings({ oddTail: view.oddTail, records: view.records, byId: view.byId }));
+  guard(l10n.t("dangling reference"), () => danglingFindings({ records: view.records, byId: view.byId, projection }));
+  guard(l10n.t("token estimate"), () =>
+    estimateFindings({
+      projection,
+      reader: view,
+      byId: view.byId,
+      keepRecentTokens: context.settings.keepRecentTokens.value ?? undefined,
+    }),
+  );
   guard(l10n.t("last answer"), () =>
     tailFindings({
       projection,
@@ -100,6 +116,7 @@ export function diagnose(view: HealthView, context: DoctorContext): HealthReport
       fileBytes: view.size,
       projection,
       contextWindow: window,
+      ...(view.oddTail ? { oddLeafLine: view.oddTail.line } : {}),
       ...(context.largeEntryBytes !== undefined ? { largeEntryBytes: context.largeEntryBytes } : {}),
       ...(context.slowLoadBytes !== undefined ? { slowLoadBytes: context.slowLoadBytes } : {}),
     }),
@@ -125,7 +142,8 @@ export function contextOf(analysis: Analysis): DoctorContext {
         : null,
     },
     canCompact: () => inspect.compaction !== null,
-    leafId: inspect.leafId,
+    // at an odd last line pi has no leaf pi-context can name: check the conversation it shows
+    leafId: inspect.piLeaf ? analysis.session.leafId : inspect.leafId,
   };
 }
 

@@ -45,6 +45,8 @@ export interface FileInput {
   /** Thresholds (tests): {@link LARGE_ENTRY_BYTES}, {@link SLOW_LOAD_BYTES}. */
   largeEntryBytes?: number;
   slowLoadBytes?: number;
+  /** The line pi makes its leaf although it is not an entry with a string id (reported by `leaf.ts`). */
+  oddLeafLine?: number;
 }
 
 const mb = (bytes: number) => l10n.t("{0} MB", (bytes / 1024 / 1024).toFixed(1));
@@ -52,9 +54,29 @@ const mb = (bytes: number) => l10n.t("{0} MB", (bytes / 1024 / 1024).toFixed(1))
 /** All file-level findings. */
 export function fileFindings(input: FileInput): HealthFinding[] {
   const out: HealthFinding[] = [];
+  const path = input.projection.path;
+  const onPath = new Set(path.map((r) => r.id));
+  // pi resumes before the first entry without message on the branch: a leaf marker on the entry before it
+  const first = path.findIndex((r) => r.messageMissing);
+  const before = first > 0 ? path[first - 1] : undefined;
   for (const d of input.diagnostics) {
     if (STRUCTURE_CODES.has(d.code)) continue;
-    out.push(diagnosticFinding(d));
+    if (d.code === "missing-message") {
+      const finding = messageMissingFinding(d, d.entryId !== undefined && onPath.has(d.entryId));
+      if (before && d.entryId === path[first]!.id)
+        finding.repair = {
+          kind: "leaf-marker",
+          targetId: before.id,
+          description: l10n.t(
+            "append a pi-context/leaf marker on {0}: pi resumes there, before the entry without message (the later entries stay in the file)",
+            entryRef(before),
+          ),
+        };
+      out.push(finding);
+    } else if (d.code === "not-an-object" || d.code === "missing-id") {
+      // the last one is pi's leaf: the leaf check (`leaf.ts`) reports it with its consequence
+      if (d.line !== input.oddLeafLine) out.push(keptLineFinding(d));
+    } else out.push(diagnosticFinding(d));
   }
   out.push(...largeEntryFindings(input));
   const slow = input.slowLoadBytes ?? SLOW_LOAD_BYTES;
@@ -73,6 +95,48 @@ export function fileFindings(input: FileInput): HealthFinding[] {
       repair: null,
     });
   return out;
+}
+
+/**
+ * A message entry without message: pi 1.6.0 keeps it in its tree, and building a context from a
+ * branch through it throws. On the current branch pi cannot open the session (error).
+ */
+function messageMissingFinding(d: Diagnostic, onPath: boolean): HealthFinding {
+  return {
+    code: "missing-message",
+    severity: onPath ? "error" : "warning",
+    entryId: d.entryId ?? null,
+    relatedIds: [],
+    source: "session",
+    ...(d.line !== undefined && d.line > 0 ? { line: d.line } : {}),
+    repair: null,
+    message: onPath
+      ? l10n.t(
+          "{0}. It is on the current branch: pi cannot open this session (it throws reading message.role while it builds the context). Fix: move pi's leaf to the entry before it (a leaf marker, or Switch to Here; the entry stays in the file), or restore the line from a backup; pi-context never rewrites the file.",
+          d.message.replace(/[.\s]+$/, ""),
+        )
+      : l10n.t(
+          "{0}. It is not on the current branch, so pi opens the session; switching to a branch through it (pi's /tree, Switch to Here) makes pi fail. Only a person can restore the line from a backup; pi-context never rewrites the file.",
+          d.message.replace(/[.\s]+$/, ""),
+        ),
+  };
+}
+
+/** A line without a string id that is not the last one: pi keeps it, but no branch can reach it. */
+function keptLineFinding(d: Diagnostic): HealthFinding {
+  return {
+    code: d.code as HealthCode,
+    severity: "warning",
+    entryId: null,
+    relatedIds: [],
+    source: "session",
+    ...(d.line !== undefined && d.line > 0 ? { line: d.line } : {}),
+    repair: null,
+    message: l10n.t(
+      "{0}. pi keeps the line as an entry, but no other entry can name it as its parent (its id is not a string), so no branch pi builds reaches it; as the last line it would become pi's leaf. Only a person can fix it; pi-context never rewrites the file.",
+      d.message.replace(/[.\s]+$/, "").replace(/; skipped$/, ""),
+    ),
+  };
 }
 
 function diagnosticFinding(d: Diagnostic): HealthFinding {

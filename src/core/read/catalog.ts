@@ -13,7 +13,8 @@
 
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isCurrent, readSessionInfo, type SessionInfo } from "./sessionInfo";
+import { isCurrent, type SessionInfo } from "./sessionInfo";
+import { sessionInfoOf } from "./store";
 
 /** A session file and its `stat`. */
 export interface CatalogFile {
@@ -236,7 +237,7 @@ export class SessionCatalog {
     }
     const from = previous && previous.ino === stat.ino && previous.dev === stat.dev ? previous.scanned : 0;
     try {
-      const info = await readSessionInfo(path_, previous, options);
+      const info = await sessionInfoOf(path_, previous, options);
       if (info.scanned > 0 && from > 0 && info.scanned >= from && info.ino === previous?.ino) {
         this.stats.incrementalReads++;
         this.stats.bytesRead += info.scanned - from;

@@ -137,6 +137,26 @@ export function messageNotAnObject(line: number, offset: number, entryId: string
   };
 }
 
+/**
+ * A `message` entry without a message (missing or null): kept in the tree, as pi 1.6.0 keeps it; pi
+ * cannot build a context from a branch through it (the doctor says whether the current one is).
+ */
+export function messageMissing(line: number, offset: number, entryId: string, message: unknown): Diagnostic {
+  return {
+    severity: "warning",
+    code: "missing-message",
+    message: l10n.t(
+      "line {0}: message entry {1} has message {2}; kept in the tree, as pi 1.6.0 keeps it, but pi cannot build a context from a branch through it (it reads message.role)",
+      line,
+      entryId,
+      String(message),
+    ),
+    line,
+    offset,
+    entryId,
+  };
+}
+
 /** An entry `buildRecord` refused (`code`, `message` from it): skipped. */
 export function skippedEntry(line: number, offset: number, code: string, message: string): Diagnostic {
   return { severity: "warning", code, message: l10n.t("line {0}: {1}; skipped", line, message), line, offset };

@@ -10,12 +10,14 @@
  */
 
 import {
+  estimateProblem,
   estimateTokens,
   messageChars,
   readUsage,
   calculateContextTokens,
   totalChars,
   type CharBreakdown,
+  type EstimateProblem,
   type UsageNumbers,
 } from "./estimate";
 import type { FileListDetails, MessageRole, SystemMessage } from "../types";
@@ -56,7 +58,19 @@ export interface EntryRecord {
   system?: SystemMessage;
   /** `estimateTokens(system)`. */
   systemTokens: number;
+  /**
+   * Where pi's `estimateTokens` fails (throws, or counts `NaN`) on the non-system messages this
+   * entry contributes when not edited (`read/estimate.ts` `estimateProblem`). Absent: pi counts them.
+   */
+  estimateProblem?: EstimateProblem;
+  /** The same for its system message ({@link system}). */
+  systemEstimateProblem?: EstimateProblem;
 
+  /**
+   * A `message` entry whose `message` is missing or null: pi 1.6.0 keeps it in its tree, but building
+   * a context from a branch through it throws (`getSessionContextSettings` reads `message.role`).
+   */
+  messageMissing?: true;
   /** Assistant messages. */
   stopReason?: string;
   /** The usage as stored: assistant messages, tool results that report one, compactions, branch summaries, `usage` entries. */
@@ -248,7 +262,7 @@ export interface LineLocation {
 
 /** Why a parsed line did not become an entry. */
 export interface RecordError {
-  code: "not-an-object" | "missing-id" | "missing-message";
+  code: "not-an-object" | "missing-id";
   message: string;
 }
 
@@ -291,11 +305,8 @@ export function buildRecord(value: unknown, at: LineLocation): EntryRecord | Rec
   switch (type) {
     case "message": {
       const message = value.message;
-      if (message === undefined || message === null)
-        return {
-          code: "missing-message",
-          message: `message entry with message ${String(message)} (pi 1.6.0 fails to open such a session: it reads message.role)`,
-        };
+      // pi keeps such an entry in its tree; on the branch it builds a context from, it throws (it reads message.role)
+      if (message === undefined || message === null) record.messageMissing = true;
       // pi keeps an entry whose message is `false`, a string, a number or an array: no role, no tokens.
       if (isObject(message)) fillMessage(record, message);
       break;
@@ -309,10 +320,13 @@ export function buildRecord(value: unknown, at: LineLocation): EntryRecord | Rec
       const summaryMessage = { role: "compactionSummary", summary: value.summary };
       record.chars = messageChars(summaryMessage);
       record.tokens = estimateTokens(summaryMessage);
+      setProblem(record, summaryMessage);
       if (value.systemMessage) {
         const system = normaliseSystem(value.systemMessage);
         record.system = system;
         record.systemTokens = estimateTokens(system);
+        const problem = estimateProblem(system);
+        if (problem) record.systemEstimateProblem = problem;
       }
       const usage = readUsage(value.usage);
       if (usage) record.usage = usage;
@@ -337,6 +351,7 @@ export function buildRecord(value: unknown, at: LineLocation): EntryRecord | Rec
       record.display = Boolean(value.display);
       const message = { role: "custom", content: value.content ?? [] };
       setChars(record, message);
+      setProblem(record, message);
       setPreview(record, value.content);
       record.images = countImages(value.content);
       break;
@@ -404,6 +419,12 @@ function setPreview(record: EntryRecord, field: unknown): void {
   if (preview !== undefined) record.preview = ownCopy(preview);
 }
 
+/** Record where pi's `estimateTokens` fails on `message` (see {@link EntryRecord.estimateProblem}). */
+function setProblem(record: EntryRecord, message: unknown): void {
+  const problem = estimateProblem(message);
+  if (problem) record.estimateProblem = problem;
+}
+
 /** Set `chars`/`tokens` of a record. */
 function setChars(record: EntryRecord, message: unknown): void {
   record.chars = messageChars(message);
@@ -417,9 +438,17 @@ function fillMessage(record: EntryRecord, message: Obj): void {
     const system = normaliseSystem(message);
     record.system = system;
     record.systemTokens = estimateTokens(system);
+    const problem = estimateProblem(system);
+    if (problem) record.systemEstimateProblem = problem;
     return;
   }
   setChars(record, message);
+  // pi's projection gives user/assistant/toolResult messages without content an empty list
+  const projected =
+    (role === "user" || role === "assistant" || role === "toolResult") && message.content == null
+      ? { ...message, content: [] }
+      : message;
+  setProblem(record, projected);
   switch (role) {
     case "assistant": {
       record.stopReason = str(message.stopReason);
@@ -493,7 +522,7 @@ function fillMessage(record: EntryRecord, message: Obj): void {
 export function entryRoles(record: EntryRecord): MessageRole[] {
   switch (record.type) {
     case "message":
-      return [record.role as MessageRole];
+      return record.messageMissing ? [] : [record.role as MessageRole];
     case "custom_message":
       return ["custom"];
     case "branch_summary":

@@ -29,6 +29,8 @@ function isObject(value: unknown): value is Obj {
 }
 
 /** A string's `length`; 0 for anything else. */
+const isString = (value: unknown): value is string => typeof value === "string";
+
 function strLength(value: unknown): number {
   return typeof value === "string" ? value.length : 0;
 }
@@ -189,4 +191,110 @@ export function readUsage(value: unknown): UsageNumbers | undefined {
  */
 export function calculateContextTokens(usage: UsageNumbers): number {
   return usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+}
+
+/**
+ * How pi's `estimateTokens` fails on a message: it throws (a `TypeError` on a missing field or a
+ * value it cannot iterate), or its count is `NaN` (a field whose `.length` is not a number).
+ */
+export interface EstimateProblem {
+  kind: "throws" | "nan";
+  /** What in the message does it, in words (English: pi's own failure is English too). */
+  reason: string;
+}
+
+/** pi's `x.length` on a JSON value: a string or an array has one; null/undefined throws; anything else is `undefined` (NaN). */
+function lengthProblem(value: unknown, what: string): EstimateProblem | undefined {
+  if (value === null || value === undefined) return { kind: "throws", reason: `${what} is missing` };
+  if (isString(value) || Array.isArray(value)) return undefined;
+  return { kind: "nan", reason: `${what} is a ${typeof value}, not a string` };
+}
+
+/** pi's `estimateTextAndImageContentChars(content)`: a string, else `for (const block of content)` reading `block.type` and `block.text.length`. */
+function contentProblem(content: unknown, what: string): EstimateProblem | undefined {
+  if (isString(content)) return undefined;
+  if (!Array.isArray(content))
+    return {
+      kind: "throws",
+      reason: `${what} is ${content === null || content === undefined ? "missing" : `a ${typeof content}`}, not text or a list of blocks`,
+    };
+  let nan: EstimateProblem | undefined;
+  for (const block of content) {
+    if (block === null || block === undefined) return { kind: "throws", reason: `a block of ${what} is null` };
+    if (isObject(block) && block.type === "text" && block.text !== undefined && block.text !== null) {
+      const text = block.text;
+      // pi: `block.type === "text" && block.text` — a falsy text counts nothing
+      if (text !== false && text !== 0 && text !== "") nan ??= lengthProblem(text, `a text block's text in ${what}`);
+    }
+  }
+  return nan;
+}
+
+/**
+ * Where pi 1.6.0's `estimateTokens(message)` fails on a message (as pi's projection hands it over:
+ * `content == null` already `[]` for user/assistant/toolResult, `""` for system), mirrored rule by
+ * rule (`dist/core/compaction/compaction.js`); undefined when pi gets a number. A throw found
+ * anywhere wins over a `NaN` (pi's loop throws there even after a `NaN`).
+ */
+export function estimateProblem(message: unknown): EstimateProblem | undefined {
+  if (!isObject(message)) return undefined; // `estimateTokens(5)`: no role, 0
+  switch (message.role) {
+    case "system": {
+      const content = contentProblem(message.content, "the content");
+      if (content?.kind === "throws") return content;
+      let nan = content;
+      const sections = message.sections;
+      if (isObject(sections) || Array.isArray(sections) || isString(sections)) {
+        const values = isString(sections)
+          ? [] // Object.values of a string: its characters, each a string
+          : Array.isArray(sections)
+            ? sections
+            : Object.values(sections);
+        for (const section of values)
+          if (section !== null && section !== undefined && section !== false && section !== 0 && section !== "")
+            nan ??= lengthProblem(section, "a system prompt section");
+      }
+      return nan;
+    }
+    case "user":
+    case "custom":
+    case "toolResult":
+      return contentProblem(message.content, "the content");
+    case "assistant": {
+      const content = message.content;
+      if (isString(content)) return undefined; // iterated by character: no block, no count
+      if (!Array.isArray(content))
+        return {
+          kind: "throws",
+          reason: `the content is ${content === null || content === undefined ? "missing" : `a ${typeof content}`}, not a list of blocks`,
+        };
+      let nan: EstimateProblem | undefined;
+      for (const block of content) {
+        if (block === null || block === undefined) return { kind: "throws", reason: "a content block is null" };
+        if (!isObject(block)) continue;
+        let problem: EstimateProblem | undefined;
+        if (block.type === "text") problem = lengthProblem(block.text, "a text block's text");
+        else if (block.type === "thinking") problem = lengthProblem(block.thinking, "a thinking block's thinking");
+        else if (block.type === "toolCall") {
+          problem = lengthProblem(block.name, "a tool call's name");
+          if (problem?.kind !== "throws" && block.arguments === undefined)
+            problem = { kind: "throws", reason: "a tool call has no arguments" };
+        }
+        if (problem?.kind === "throws") return problem;
+        nan ??= problem;
+      }
+      return nan;
+    }
+    case "bashExecution": {
+      const command = lengthProblem(message.command, "the command");
+      if (command?.kind === "throws") return command;
+      const output = lengthProblem(message.output, "the output");
+      return output?.kind === "throws" ? output : (command ?? output);
+    }
+    case "branchSummary":
+    case "compactionSummary":
+      return lengthProblem(message.summary, "the summary");
+    default:
+      return undefined;
+  }
 }

@@ -24,6 +24,7 @@ import { ContentDigest, type PrefixDigest } from "./digest";
 import { FileProbes, openRegular, openRegularSync, readFullySync, streamChunks } from "./disk";
 import { buildRecord, type EntryRecord } from "./entries";
 import { isBlank, LineSplitter, parseLine } from "./lines";
+import { oddTailOf, type OddTail } from "./oddTail";
 import { isHeader, migrateMessageRole, migrateV1Entry, piVersion, syntheticId, toHeader } from "./migrate";
 import {
   CURRENT_SESSION_VERSION,
@@ -66,6 +67,7 @@ interface ProvisionalState {
   invalid: boolean;
   parsedCount: number;
   v1PreviousId: string | null;
+  oddTail: OddTail | undefined;
 }
 
 /** Which file was read: device and inode of the handle the bytes came from. */
@@ -109,6 +111,8 @@ export class SessionFile {
   invalid = false;
   /** How many entries reused an earlier entry's id so far (changes invalidate cached projections). */
   duplicateIds = 0;
+  /** The last line pi keeps, when it is not an entry with a string id: pi's leaf is not ours (`oddTail.ts`). */
+  oddTail: OddTail | undefined;
 
   private readonly path: string | undefined;
   private bytes: Buffer | undefined;
@@ -364,6 +368,7 @@ export class SessionFile {
     this.size = 0;
     this.invalid = false;
     this.duplicateIds = 0;
+    this.oddTail = undefined;
     this.identity = undefined;
     this.probes.clear();
     this.parsedCount = 0;
@@ -432,6 +437,7 @@ export class SessionFile {
       invalid: this.invalid,
       parsedCount: this.parsedCount,
       v1PreviousId: this.v1PreviousId,
+      oddTail: this.oddTail,
     };
     this.handleLine(rest.buf, 0, rest.buf.length, rest.offset, false);
     if (this.records.length > state.records) state.record = this.records[this.records.length - 1];
@@ -450,6 +456,7 @@ export class SessionFile {
     this.invalid = p.invalid;
     this.parsedCount = p.parsedCount;
     this.v1PreviousId = p.v1PreviousId;
+    this.oddTail = p.oddTail;
     const record = p.record;
     if (!record) return;
     this.records.pop();
@@ -520,15 +527,20 @@ export class SessionFile {
       }
       if (this.fileVersion < 3) migrateMessageRole(obj);
     }
-    const record = buildRecord(value, { index: this.records.length, line, offset, byteLength });
+    const at = { index: this.records.length, line, offset, byteLength };
+    const record = buildRecord(value, at);
     if ("code" in record && !("id" in record)) {
       this.diagnostics.push(diagnostic.skippedEntry(line, offset, record.code, record.message));
+      this.oddTail = oddTailOf(value, at, undefined);
       return;
     }
     const entry = record as EntryRecord;
+    this.oddTail = oddTailOf(value, at, entry);
     if (entry.type === "message" && entry.role === undefined)
       this.diagnostics.push(
-        diagnostic.messageNotAnObject(line, offset, entry.id, (value as { message?: unknown }).message),
+        entry.messageMissing
+          ? diagnostic.messageMissing(line, offset, entry.id, (value as { message?: unknown }).message)
+          : diagnostic.messageNotAnObject(line, offset, entry.id, (value as { message?: unknown }).message),
       );
     if (this.fileVersion < 2 && entry.type === "compaction") {
       // pi: firstKeptEntryIndex indexes the parsed entries (header included); only entries already

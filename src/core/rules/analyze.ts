@@ -6,8 +6,9 @@
 
 import { fileStamp } from "../read/stamp";
 import * as path from "node:path";
-import { buildProjection, modelSelection } from "./context";
-import { inspectSession, type InspectResult, type ResolvedWindow } from "./inspect";
+import { buildProjection, modelSelection, type Projection } from "./context";
+import { inspectSession, piProjection, type InspectResult, type ResolvedWindow } from "./inspect";
+import { piLeafView } from "./piLeaf";
 import {
   readModelsConfig,
   readModelsStore,
@@ -16,7 +17,8 @@ import {
   type ModelsConfig,
   type ModelsStore,
 } from "./models";
-import { SessionFile } from "../read/session";
+import type { SessionFile } from "../read/session";
+import { openSession } from "../read/store";
 import { priceLookup, type PriceLookup } from "./cost";
 import { NO_USER_PI, piReport, type UserPi } from "../pi/userPi";
 import {
@@ -93,6 +95,16 @@ export interface Analysis {
   prices: PriceLookup;
   /** The pi the numbers follow (its rules and catalog). */
   pi: UserPi;
+  /** The context the numbers are for: pi's at an odd last line (`piLeaf.ts`); see {@link analysisProjection}. */
+  projection?: Projection;
+}
+
+/**
+ * The projection an analysis' numbers are for — the file's leaf, or pi's own context when the
+ * file's last line is not an entry with a string id — for views that split those numbers up.
+ */
+export function analysisProjection(analysis: Analysis): Projection {
+  return analysis.projection ?? buildProjection(analysis.session, analysis.inspect.leafId);
 }
 
 /**
@@ -100,7 +112,9 @@ export interface Analysis {
  * Never throws for bad session or settings content.
  */
 export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): Analysis {
-  const projection = buildProjection(session, options.leafId);
+  // the file's leaf is pi's unless its last line is not an entry with a string id (piLeaf.ts)
+  const piLeaf = options.leafId === undefined ? piLeafView(session) : undefined;
+  const projection = piLeaf ? piProjection(piLeaf) : buildProjection(session, options.leafId);
   const cwd = options.cwd ?? session.cwd;
   // Settings first without a model, for defaultProvider/defaultModel; then with the model key.
   let selection: Analysis["selection"] = null;
@@ -162,8 +176,9 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
     rules: pi.rules,
     projection,
     ...(options.leafId !== undefined ? { leafId: options.leafId } : {}),
+    ...(piLeaf ? { piLeaf } : {}),
   });
-  const analysis: Analysis = { session, selection, window, settings, inspect, prices, pi };
+  const analysis: Analysis = { session, selection, window, settings, inspect, prices, pi, projection };
   if (model) analysis.model = model;
   if (modelsConfig.error) analysis.modelsError = modelsConfig.error;
   return analysis;
@@ -171,6 +186,6 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
 
 /** Read a session file and analyse it. @throws the `fs` error when the file cannot be read. */
 export async function analyzeSession(file: string, options: AnalyzeOptions): Promise<Analysis> {
-  const session = await SessionFile.open(file);
+  const session = await openSession(file);
   return analyzeLoaded(session, options);
 }

@@ -7,6 +7,7 @@
  * `SessionManager.appendCompaction` for the entry shape. Nothing is summarized here.
  */
 
+import { compactionEstimateFailure, type EstimateFailure } from "./estimateFailure";
 import { buildProjection, type ProjectedEntry, type Projection } from "./context";
 import { entryRoles, type EntryRecord } from "../read/entries";
 import {
@@ -64,6 +65,13 @@ export const NOTHING_TO_COMPACT_MESSAGES: Record<NothingToCompact, string> = {
   "no-kept-entry-id": "The first kept entry has no id (the session may need migration).",
 };
 
+/** Why {@link prepareCompaction} prepared nothing, and where pi's own preparation fails before saying so. */
+export interface NotPrepared {
+  reason: NothingToCompact;
+  /** pi's `prepareCompaction` throws (or counts `NaN`) before it finds nothing to compact. */
+  estimateFailure?: EstimateFailure;
+}
+
 /** The result of {@link prepareCompaction}: everything pi's `compact()` receives, plus what a preview shows. */
 export interface CompactionPreparation {
   /** Id of the first entry kept after compaction (may be a label/model change; see pi's backward scan). */
@@ -96,6 +104,11 @@ export interface CompactionPreparation {
   leafId: string;
   /** The projection at that leaf. */
   projection: Projection;
+  /**
+   * Where pi's own `prepareCompaction` fails here (its `estimateTokens` throws or counts `NaN`, see
+   * `estimateFailure.ts`): pi's `/compact` gets no `tokensBefore` (or no cut point). Absent: it works.
+   */
+  estimateFailure?: EstimateFailure;
 }
 
 /** Roles of the messages an entry contributes to compaction input (no system messages; compactions none). */
@@ -197,7 +210,7 @@ export function prepareCompaction(
   reader: BodyReader,
   leafId?: string | null,
   rules: Pick<PiRules, "nestedCallFileOps"> = REFERENCE_RULES,
-): CompactionPreparation | { reason: NothingToCompact } {
+): CompactionPreparation | NotPrepared {
   const projection = buildProjection(index, leafId);
   const path = projection.path;
   if (path.length === 0 || path[path.length - 1]!.type === "compaction") {
@@ -213,15 +226,22 @@ export function prepareCompaction(
   }
   const boundaryEnd = entries.length;
   const tokensBefore = estimateProjectedContextTokens(projection, reader).tokens;
+  // where pi's own prepareCompaction fails (tokensBefore, then the cut-point walk): before any answer
+  const estimateFailure = compactionEstimateFailure(projection, reader, {
+    startIndex: boundaryStart,
+    keepRecentTokens: settings.keepRecentTokens,
+    tokensOf: (e) => entryMessageTokens(e, reader),
+  });
+  const nothing = (reason: NothingToCompact) => ({ reason, ...(estimateFailure ? { estimateFailure } : {}) });
   const cut = findCutPoint(entries, boundaryStart, boundaryEnd, settings.keepRecentTokens, reader);
   const firstKept = entries[cut.firstKeptEntryIndex]?.record;
-  if (!firstKept?.id) return { reason: firstKept ? "no-kept-entry-id" : "nothing-to-compact" };
+  if (!firstKept?.id) return nothing(firstKept ? "no-kept-entry-id" : "nothing-to-compact");
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
   const messagesToSummarize = entries.slice(boundaryStart, historyEnd).filter((e) => summarizedRoles(e).length > 0);
   const turnPrefixMessages = cut.isSplitTurn
     ? entries.slice(cut.turnStartIndex, cut.firstKeptEntryIndex).filter((e) => summarizedRoles(e).length > 0)
     : [];
-  if (messagesToSummarize.length === 0 && turnPrefixMessages.length === 0) return { reason: "nothing-to-compact" };
+  if (messagesToSummarize.length === 0 && turnPrefixMessages.length === 0) return nothing("nothing-to-compact");
 
   const fileOps = createFileOps();
   if (previousIndex >= 0) addDetails(fileOps, entries[previousIndex]!.record);
@@ -252,6 +272,7 @@ export function prepareCompaction(
     checkpointTokens: checkpoint ? estimateTokens(checkpoint) : 0,
     leafId: path[path.length - 1]!.id,
     projection,
+    ...(estimateFailure ? { estimateFailure } : {}),
   };
   // Σ tokens of the summarized messages, measured only when someone asks (long lines are
   // measured lazily, and the gauge does not need this number).
@@ -272,9 +293,7 @@ export function prepareCompaction(
 }
 
 /** True when {@link prepareCompaction} returned a preparation. */
-export function isPrepared(
-  result: CompactionPreparation | { reason: NothingToCompact },
-): result is CompactionPreparation {
+export function isPrepared(result: CompactionPreparation | NotPrepared): result is CompactionPreparation {
   return !("reason" in result);
 }
 

@@ -53,6 +53,8 @@ import {
   type ContextEstimate,
 } from "./tokens";
 import { estimateTokens, messageChars, totalChars } from "../read/estimate";
+import { pairingSafeOrder } from "./batchOrder";
+import { projectedEstimateFailure, type EstimateFailure } from "./estimateFailure";
 import { withAppended, type SessionView } from "../read/overlay";
 import type { EntryRecord } from "../read/entries";
 import type { SessionEntry } from "../types";
@@ -121,7 +123,10 @@ export interface RefusedAction {
 export interface ContextEditPreparation {
   /** The leaf the edits hang off (the file's leaf). */
   leafId: string | null;
-  /** The edits to append, in context order. */
+  /**
+   * The edits to append, in the order they are written ({@link pairingSafeOrder}): after each one,
+   * what pi sends has no tool result without its call that it did not have before.
+   */
   edits: PlannedContextEdit[];
   /** The same as pi's boundary drafts (`{type: "context_edit", targetId, replacement}`). */
   drafts: ContextEditDraft[];
@@ -146,6 +151,12 @@ export interface ContextEditPreparation {
    * plan saves (0 for a plan without edits).
    */
   baselineTokens: number;
+  /**
+   * Where pi's own estimate fails now / after the edits (`estimateFailure.ts`): pi has no number
+   * there, so `tokensBefore` / `tokensAfter` are pi-context's counts only. Absent: pi has one.
+   */
+  estimateFailureBefore?: EstimateFailure;
+  estimateFailureAfter?: EstimateFailure;
   /** The earliest edited context position: the prompt cache is invalid from there on. Absent without edits. */
   earliest?: {
     entryId: string;
@@ -377,7 +388,7 @@ export function prepareContextEdits(
     simulated = simulate(planned);
   }
 
-  const edits = planned.map((p, i) => {
+  const edits = pairingSafeOrder(planned).map((p, i) => {
     const after = simulated.projection.entries[position.get(p.targetId)!]!;
     return { ...p, tokensAfter: contribution(after, simulated.view).tokens, bytes: lineBytes(p, i) };
   });
@@ -400,8 +411,15 @@ export function prepareContextEdits(
     projection,
     projectionAfter: simulated.projection,
   };
-  const first = edits[0];
+  const first = edits.reduce<PlannedContextEdit | undefined>(
+    (min, e) => (min === undefined || e.contextIndex < min.contextIndex ? e : min),
+    undefined,
+  );
   if (first) preparation.earliest = earliestOf(first);
+  const failureBefore = projectedEstimateFailure(projection, session);
+  if (failureBefore) preparation.estimateFailureBefore = failureBefore;
+  const failureAfter = projectedEstimateFailure(simulated.projection, simulated.view);
+  if (failureAfter) preparation.estimateFailureAfter = failureAfter;
   return preparation;
 
   function buildEdits(wanted: Map<string, Desired>): Omit<PlannedContextEdit, "tokensAfter" | "bytes">[] {

@@ -5,6 +5,8 @@
 
 import { isPrepared, NOTHING_TO_COMPACT_MESSAGES, prepareCompaction, type CompactionPreparation } from "./compaction";
 import { buildProjection, type Projection } from "./context";
+import type { PiLeafView } from "./piLeaf";
+import { estimateFailureText, projectedEstimateFailure, type EstimateFailure } from "./estimateFailure";
 import type { SessionFile } from "../read/session";
 import { compactionSettingsOf, type ResolvedSettings, type Sourced, type ValueSource } from "./settings";
 import { estimateProjectedContextTokens, isUsageUnknown, shouldCompact, type ContextEstimate } from "./tokens";
@@ -52,6 +54,17 @@ export interface InspectResult extends EconomicsFields {
   contextTokens: number;
   /** False where pi's footer shows `?` (right after a compaction, before the next answer). */
   usageKnown: boolean;
+  /**
+   * Where pi's own estimate fails at this leaf (its `estimateTokens` throws on a message, or counts
+   * `NaN`; `estimateFailure.ts`): pi has no `contextTokens` then — its footer, its auto-compaction
+   * check and `/compact` fail — so every surface shows this instead of the number. Absent: pi has it.
+   */
+  estimateFailure?: EstimateFailure;
+  /**
+   * The file's last line is not an entry with a string id: pi's leaf is not the file's last entry
+   * (`piLeaf.ts`). `leafId` is then null, and the numbers are pi's for the context it builds there.
+   */
+  piLeaf?: { line: number; what: string; branchEmpty: boolean };
   /** How `contextTokens` was computed. */
   estimate: ContextEstimate & { method: "usage+estimate" | "estimate" };
   contextWindow: ResolvedWindow;
@@ -103,6 +116,8 @@ export interface CompactionPreview {
   isSplitTurn: boolean;
   turnStartEntryId: string | null;
   tokensBefore: number;
+  /** Where pi's own `prepareCompaction` fails (see `estimateFailure.ts`); absent when it works. */
+  estimateFailure?: EstimateFailure;
   /** Estimated tokens after compaction, without the summary itself: checkpoint + kept messages. */
   tokensAfterWithoutSummary: number;
   hasPreviousSummary: boolean;
@@ -137,6 +152,12 @@ export interface InspectOptions {
    * since): the path is walked once per analysis, not twice.
    */
   projection?: Projection;
+  /**
+   * pi's leaf when the file's last line is not an entry with a string id (`piLeaf.ts`): the
+   * projection is then pi's, on this view, and the compaction preview is prepared there (at no
+   * leaf when pi's branch is empty).
+   */
+  piLeaf?: PiLeafView;
 }
 
 function sourced(s: Sourced<number>): SourcedNumber {
@@ -173,6 +194,7 @@ export function previewOf(preparation: CompactionPreparation): CompactionPreview
     keptExceedsKeepRecent: preparation.keptTokens > preparation.settings.keepRecentTokens,
     readFiles: preparation.readFiles,
     modifiedFiles: preparation.modifiedFiles,
+    ...(preparation.estimateFailure ? { estimateFailure: preparation.estimateFailure } : {}),
   };
   // Measured on first read (it may need to re-read long lines from disk).
   Object.defineProperty(preview, "summarizedTokens", {
@@ -184,12 +206,26 @@ export function previewOf(preparation: CompactionPreparation): CompactionPreview
 }
 
 /**
+ * The context pi builds at an odd leaf (`piLeaf.ts`): the projection on pi's view; with an empty
+ * branch (a falsy leaf id) its path is empty — pi trusts no usage and sees no compaction then.
+ */
+export function piProjection(odd: PiLeafView): Projection {
+  const projection = buildProjection(odd.view, odd.leafId);
+  if (!odd.branchEmpty) return projection;
+  const { compaction: _compaction, ...rest } = projection;
+  return { ...rest, path: [] };
+}
+
+/**
  * Everything the gauge and `inspect` show, computed like pi at the leaf.
  * Never throws for bad session content (problems are in `diagnostics`).
  */
 export function inspectSession(session: SessionFile, options: InspectOptions): InspectResult {
-  const projection: Projection = options.projection ?? buildProjection(session, options.leafId);
-  const projected = estimateProjectedContextTokens(projection, session);
+  const odd = options.piLeaf;
+  const reader = odd?.view ?? session;
+  const projection: Projection =
+    options.projection ?? (odd ? piProjection(odd) : buildProjection(session, options.leafId));
+  const projected = estimateProjectedContextTokens(projection, reader);
   const windowValue = options.contextWindow.value;
   // pi's getContextUsage(): `?` when the usage is unknown, else the projected estimate above.
   const unknown = isUsageUnknown(projection);
@@ -211,10 +247,17 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   const preparePreview = (): { compaction: CompactionPreview | null; unavailable?: string } => {
     if (preview) return preview;
     try {
-      const prepared = prepareCompaction(session, compactionSettings, session, options.leafId, options.rules);
+      const prepared = odd
+        ? prepareCompaction(odd.view, compactionSettings, odd.view, odd.branchEmpty ? null : odd.leafId, options.rules)
+        : prepareCompaction(session, compactionSettings, session, options.leafId, options.rules);
       preview = isPrepared(prepared)
         ? { compaction: previewOf(prepared) }
-        : { compaction: null, unavailable: NOTHING_TO_COMPACT_MESSAGES[prepared.reason] };
+        : {
+            compaction: null,
+            unavailable: prepared.estimateFailure
+              ? l10n.t("pi's /compact fails: {0}", estimateFailureText(prepared.estimateFailure))
+              : NOTHING_TO_COMPACT_MESSAGES[prepared.reason],
+          };
     } catch (error) {
       preview = {
         compaction: null,
@@ -240,7 +283,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     sessionName: session.name,
     cwd: session.cwd,
     entryCount: session.records.length,
-    leafId: projection.leafId,
+    leafId: odd ? null : projection.leafId,
     model: projection.model,
     thinkingLevel: projection.thinkingLevel,
     contextTokens: projected.tokens,
@@ -274,6 +317,9 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
     usageKnown: !unknown,
   });
   if (options.pi) result.pi = options.pi;
+  const failure = projectedEstimateFailure(projection, reader);
+  if (failure) result.estimateFailure = failure;
+  if (odd) result.piLeaf = { line: odd.tail.line, what: odd.tail.what, branchEmpty: odd.branchEmpty };
   Object.defineProperty(result, "compaction", {
     get: () => preparePreview().compaction,
     enumerable: true,

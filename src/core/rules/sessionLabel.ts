@@ -5,8 +5,11 @@
  * sidebar view, tree, progress and result messages, preview titles, the summary-diff tab, the
  * instructions box, Select Session, the gauge tooltip, the CLI) shows this one label.
  *
- * Beyond pi: C1 controls and bidirectional overrides also become spaces (the label is shown in
- * terminals and tooltips; see docs/security.md), and the label is cut at {@link LABEL_MAX_CHARS}.
+ * Beyond pi: only the characters that break a line or a column (tab, line breaks) become spaces;
+ * every other control character, bidi override or tag character stays, so that each surface shows
+ * it as its visible `\uXXXX` escape (`shared/untrusted.ts`, docs/security.md) instead of a blank
+ * that hides it. The label is cut at {@link LABEL_MAX_CHARS}; {@link clipLabel} does the same to
+ * a name or an entry label shown on one line.
  */
 
 /** pi's `firstMessage` when a session has no user message with text (`buildSessionInfo`). */
@@ -24,21 +27,29 @@ export interface LabelSource {
   firstMessage?: string | undefined;
 }
 
-const CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** Tab, line and paragraph breaks (also the vertical ones): what would break a one-line label. */
+const LAYOUT_BREAKS = /[\t\n\v\f\r\x85\u2028\u2029]/g;
+
+/**
+ * `text` as one line of at most `max` characters: tabs and line breaks → space, trimmed, cut with
+ * `…` (never inside a surrogate pair). Control characters stay for the surface to escape visibly.
+ */
+export function clipLabel(text: string, max = LABEL_MAX_CHARS): string {
+  const flat = text.replace(LAYOUT_BREAKS, " ").trim();
+  if (flat.length <= max) return flat;
+  let end = max - 1;
+  const code = flat.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${flat.slice(0, end)}…`;
+}
 
 /**
  * The label: `name` (pi trims it when reading; empty = none), else `firstMessage`, else pi's
- * `(no messages)`; control characters → space, trimmed, cut at `max` characters with `…`.
+ * `(no messages)`; tabs and line breaks → space, trimmed, cut at `max` characters with `…`.
  */
 export function sessionLabel(source: LabelSource, max = LABEL_MAX_CHARS): string {
   const name = source.name?.trim() ? source.name : undefined;
-  const text = (name ?? source.firstMessage ?? NO_MESSAGES).replace(CONTROLS, " ").trim() || NO_MESSAGES;
-  if (text.length <= max) return text;
-  // do not cut a surrogate pair in half
-  let end = max - 1;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  return `${text.slice(0, end)}…`;
+  return clipLabel(name ?? source.firstMessage ?? NO_MESSAGES, max) || NO_MESSAGES;
 }
 
 /** True when the label is the session's name (pi shows named sessions in another colour). */

@@ -16,9 +16,10 @@
  * Pure: nothing is written (see `flows/undoEdit.ts`).
  */
 
+import { pairingSafeOrder } from "./batchOrder";
 import { buildLeafMarkerEntry } from "./branch";
 import { buildProjection, type Projection } from "./context";
-import { buildContextEditEntry, chainContextEdits, type ContextEditDraft } from "./contextEdit";
+import { buildContextEditEntry, chainContextEdits, editableRole, type ContextEditDraft } from "./contextEdit";
 import { entryToContextMessages } from "./serialize";
 import { estimateProjectedContextTokens, type ContextEstimate } from "./tokens";
 import { withAppended, type SessionView } from "../read/overlay";
@@ -170,6 +171,19 @@ export function prepareUndo(session: SessionView, options: UndoOptions = {}): Un
     restores.unshift(restore);
   }
 
+  // the edits that show items again are written so that every prefix is pairing-safe (an assistant
+  // before its tool results), as every batch is (`batchOrder.ts`)
+  const positions = new Map(before.entries.map((e, i) => [e.record.id, i]));
+  const ordered = pairingSafeOrder(
+    drafts.map((d) => ({
+      draft: d,
+      role: editableRole(inBefore.get(d.targetId)!.record) ?? "user",
+      replacement: d.replacement,
+      contextIndex: positions.get(d.targetId) ?? 0,
+    })),
+  );
+  drafts.splice(0, drafts.length, ...ordered.map((o) => o.draft));
+  targets.sort((a, b) => (positions.get(a.targetId) ?? 0) - (positions.get(b.targetId) ?? 0));
   const atLeaf = last.id === leaf;
   const way: UndoWay = atLeaf && !options.retargetOnly ? "leaf" : "retarget";
   const retargetBytes = linesBytes(drafts, leaf);

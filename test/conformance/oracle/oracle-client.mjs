@@ -97,6 +97,14 @@ export class OracleClient {
     return this.request({ ...request, type: "llm" });
   }
 
+  /**
+   * Where pi's own code throws on a session (open, branch, projection, context, each message's
+   * estimate, the projected estimate, prepareCompaction): `{file | entriesJsonl, leaf?}`.
+   */
+  failures(request) {
+    return this.request({ ...request, type: "failures" });
+  }
+
   /** pi's appendContextEdit for each `{targetId, replacement}` of `edits`, in order, on a copy. */
   contextEdit(request) {
     return this.request({ ...request, type: "contextEdit" });

@@ -953,6 +953,90 @@ export async function contextEditView(source, opts = {}, edits = []) {
 }
 
 // --------------------------------------------------------------------------------------------
+// failures: where pi's own code throws (or gives NaN) on a session, step by step
+// --------------------------------------------------------------------------------------------
+
+/** `{ok: value}` (NaN as the string "NaN"), or `{error: message}` when `run` throws. */
+function attempt(run) {
+  try {
+    const value = run();
+    return { ok: typeof value === "number" && Number.isNaN(value) ? "NaN" : value };
+  } catch (error) {
+    return { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  }
+}
+
+/** An entry id as JSON shows it, whatever it is (a string, a number, an object, undefined → null). */
+function idOf(id) {
+  return id === undefined ? null : id;
+}
+
+/**
+ * `{file | entriesJsonl, leaf?}` → each step of opening and measuring a session the way pi does, with
+ * pi's result or the error it throws: `open` (`SessionManager.open`), `leafId` (+ `leafIdType`: a
+ * non-string leaf is what a last line without a string id leaves), `branch` (`getBranch()` ids),
+ * `projection` (`buildSessionProjection()`: per entry, its messages' roles), `sessionContext`
+ * (`buildSessionContext()` message count), `messages` (`estimateTokens` per projected message),
+ * `contextEstimate` (`estimateContextTokens(messages)`), `estimate`
+ * (`estimateProjectedContextTokens(projection, branch)`: pi's footer and threshold) and
+ * `prepareCompaction` (default settings: `tokensBefore`, `firstKeptEntryId`, or null).
+ * Never run it on a session whose branch loops (getBranch would not return).
+ */
+export async function failuresView(source, opts = {}) {
+  let opened;
+  const open = attempt(() => {
+    opened = openCopy(source);
+    return true;
+  });
+  if (!opened) return { piVersion: pi.VERSION, open };
+  const { copy, sm } = opened;
+  try {
+    applyLeaf(sm, opts.leaf);
+    const leafId = sm.getLeafId();
+    let branch;
+    let projection;
+    const result = {
+      piVersion: pi.VERSION,
+      open,
+      leafId: idOf(leafId),
+      leafIdType: typeof leafId,
+      entryCount: sm.getEntries().length,
+      branch: attempt(() => {
+        branch = sm.getBranch();
+        return branch.map((e) => idOf(e?.id));
+      }),
+      projection: attempt(() => {
+        projection = sm.buildSessionProjection();
+        return projection.entries.map((pe) => ({
+          entryId: idOf(pe.sourceEntry?.id),
+          roles: pe.messages.map((m) => m?.role ?? null),
+        }));
+      }),
+      sessionContext: attempt(() => sm.buildSessionContext().messages.length),
+    };
+    if (projection) {
+      result.messages = projection.entries.flatMap((pe) =>
+        pe.messages.map((m) => ({
+          entryId: idOf(pe.sourceEntry?.id),
+          role: m?.role ?? null,
+          tokens: attempt(() => estimateTokens(m)),
+        })),
+      );
+      result.contextEstimate = attempt(() => estimateContextTokens(projection.messages).tokens);
+      result.estimate = attempt(() => estimateProjectedContextTokens(projection, branch ?? []).tokens);
+    }
+    if (branch)
+      result.prepareCompaction = attempt(() => {
+        const prep = prepareCompaction(branch, { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 });
+        return prep ? { tokensBefore: prep.tokensBefore, firstKeptEntryId: prep.firstKeptEntryId } : null;
+      });
+    return result;
+  } finally {
+    rmSync(copy.dir, { recursive: true, force: true });
+  }
+}
+
+// --------------------------------------------------------------------------------------------
 // pi-open-check: what SessionManager.open (and one append) does to the bytes of a copy
 // --------------------------------------------------------------------------------------------
 
@@ -1387,6 +1471,8 @@ export async function handleRequest(request) {
       return systemMessageView(source, opts);
     case "fork":
       return forkView(source, request);
+    case "failures":
+      return failuresView(source, opts);
     default:
       throw new Error(`unknown request type ${JSON.stringify(type)}`);
   }

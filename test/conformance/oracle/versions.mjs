@@ -10,7 +10,7 @@
 //
 // Add a version with `node test/conformance/oracle/add-version.mjs <version>`.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -41,8 +41,21 @@ if (!PI_VERSIONS.includes(REFERENCE_PI_VERSION))
     `package.json: referencePiVersion ${REFERENCE_PI_VERSION} is not one of the pi-<version> dependencies`,
   );
 
-/** The installed package dir of one pi version of the matrix. @throws for a version not in the matrix. */
+/**
+ * A pi outside the matrix (`npm run test:pi-next`: the newest pi on npm, installed in a temp dir):
+ * `PI_ORACLE_PACKAGE_DIR` names its package dir, and `PI_ORACLE_VERSION` its version.
+ */
+export const EXTRA_PI_DIR = process.env.PI_ORACLE_PACKAGE_DIR || undefined;
+const EXTRA_PI_VERSION = EXTRA_PI_DIR
+  ? JSON.parse(readFileSync(join(EXTRA_PI_DIR, "package.json"), "utf-8")).version
+  : undefined;
+
+/**
+ * The installed package dir of one pi version of the matrix (or of the pi `PI_ORACLE_PACKAGE_DIR`
+ * names). @throws for a version not in the matrix.
+ */
 export function piPackageDir(version) {
+  if (EXTRA_PI_DIR && version === EXTRA_PI_VERSION) return EXTRA_PI_DIR;
   if (!PI_VERSIONS.includes(version))
     throw new Error(`pi ${version} is not in the conformance matrix (${PI_VERSIONS.join(", ")})`);
   return join(DIR, "node_modules", `pi-${version}`);
@@ -50,7 +63,10 @@ export function piPackageDir(version) {
 
 /** pi-ai as that pi version's library code sees it (its own node_modules; shallow layout). */
 export function piAiDir(version) {
-  return join(piPackageDir(version), "node_modules", "@earendil-works", "pi-ai");
+  const nested = join(piPackageDir(version), "node_modules", "@earendil-works", "pi-ai");
+  // a pi outside the matrix may have been installed with its siblings hoisted next to it
+  if (EXTRA_PI_DIR && version === EXTRA_PI_VERSION && !existsSync(nested)) return join(EXTRA_PI_DIR, "..", "pi-ai");
+  return nested;
 }
 
 /** pi's CLI bundle of one version (`<pkg>/dist/bundle/cli.js`, the `pi` bin). */

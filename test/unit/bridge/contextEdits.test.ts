@@ -11,6 +11,7 @@ import {
   ContextEditQueue,
   draftProblem,
   MAX_HAND_OVERS,
+  pairingSafeDrafts,
   UnavailableError,
   withPairedResults,
 } from "../../../src/bridge/contextEdits";
@@ -66,16 +67,17 @@ describe("bridge context edits", () => {
     const q = new ContextEditQueue(ctx, () => pushes++);
     assert.throws(() => q.applyNow([omit("a1"), omit("zz")]), /Entry zz not found/);
     assert.equal(entries.length, 4, "nothing appended");
+    // the result first: after each append, no tool result is sent without its call (issue 43)
     const { batch, entries: appended } = q.applyNow([omit("a1"), omit("r1")]);
     assert.deepEqual(appended, [
-      { id: "e0", targetId: "a1" },
-      { id: "e1", targetId: "r1" },
+      { id: "e0", targetId: "r1" },
+      { id: "e1", targetId: "a1" },
     ]);
     assert.deepEqual(
       entries.slice(4).map((e) => [e.id, e.parentId, e.targetId]),
       [
-        ["e0", "m1", "a1"],
-        ["e1", "e0", "r1"],
+        ["e0", "m1", "r1"],
+        ["e1", "e0", "a1"],
       ],
     );
     assert.equal(batch.status, "applied");
@@ -158,5 +160,42 @@ describe("bridge context edits", () => {
     entries.push({ type: "context_edit", id: "e1", parentId: "r3", targetId: "r2", replacement: null });
     assert.deepEqual(ids(withPairedResults(sm, [omit("a1")])), ["a1:omit", "r1:omit"]);
     assert.deepEqual(ids(withPairedResults(sm, [omit("r3"), omit("u1")])), ["r3:omit", "u1:omit"]);
+  });
+
+  it("every prefix of a batch is pairing-safe: results hidden before their assistant, shown after it (issue 43)", () => {
+    const call = (id: string) => ({ type: "toolCall", id, name: "bash", arguments: {} });
+    const entries: PiEntry[] = [
+      { type: "message", id: "u1", parentId: null, message: { role: "user" } },
+      { type: "message", id: "a1", parentId: "u1", message: { role: "assistant", content: [call("c1"), call("c2")] } },
+      { type: "message", id: "r1", parentId: "a1", message: { role: "toolResult", toolCallId: "c1" } },
+      { type: "message", id: "r2", parentId: "r1", message: { role: "toolResult", toolCallId: "c2" } },
+      { type: "message", id: "u2", parentId: "r2", message: { role: "user" } },
+      { type: "message", id: "a2", parentId: "u2", message: { role: "assistant", content: [call("c3")] } },
+      { type: "message", id: "r3", parentId: "a2", message: { role: "toolResult", toolCallId: "c3" } },
+    ];
+    const sm = {
+      getBranch: () => entries,
+      getEntry: (id: string) => entries.find((e) => e.id === id),
+    } as unknown as PiContext["sessionManager"];
+    const ids = (drafts: ContextEditDraft[]) =>
+      drafts.map((d) => `${d.targetId}:${d.replacement === null ? "omit" : "show"}`);
+    const show = (targetId: string): ContextEditDraft => ({
+      type: "context_edit",
+      targetId,
+      replacement: { content: "x" },
+    });
+    // omitting a1 (as the planner asked, before pi appended r2): its results go first
+    assert.deepEqual(ids(pairingSafeDrafts(sm, withPairedResults(sm, [omit("a1"), omit("r1")]))), [
+      "r1:omit",
+      "r2:omit",
+      "a1:omit",
+    ]);
+    // restoring: the assistant before its result, a user message last; hides before shows
+    assert.deepEqual(ids(pairingSafeDrafts(sm, [show("u2"), show("r3"), show("a2"), omit("r1")])), [
+      "r1:omit",
+      "a2:show",
+      "r3:show",
+      "u2:show",
+    ]);
   });
 });

@@ -249,6 +249,47 @@ describe("pi-context CLI", () => {
     assert.equal(r.code, 2);
     assert.match(r.err, /^Unknown flag --nope\.\nusage:\n {2}pi-context inspect/);
   });
+
+  it("compact --json with nothing to compact: JSON on stdout (also --dry-run), exit 1; the text mode says it on stderr", async () => {
+    const file = path.join(tmp, "small.jsonl");
+    const t = "2026-01-01T00:00:00.000Z";
+    fs.writeFileSync(
+      file,
+      [
+        { type: "session", version: 3, id: "s", timestamp: t, cwd: tmp },
+        {
+          type: "message",
+          id: "u1",
+          parentId: null,
+          timestamp: t,
+          message: { role: "user", content: "hi", timestamp: 1 },
+        },
+      ]
+        .map((e) => JSON.stringify(e))
+        .join("\n") + "\n",
+    );
+    // written an hour ago: nobody has it open (a recent write would be refused first)
+    const hourAgo = new Date(Date.now() - 3600_000);
+    fs.utimesSync(file, hourAgo, hourAgo);
+    const agent = ["--agent-dir", path.join(tmp, "no-agent"), "--base-url", "http://127.0.0.1:9/v1"];
+    for (const flags of [
+      ["--dry-run", "--json"],
+      ["--json", "--yes"],
+    ]) {
+      const r = await run(["compact", file, ...flags, ...agent]);
+      assert.equal(r.code, 1, r.err);
+      assert.deepEqual(JSON.parse(r.out), {
+        ...(flags.includes("--dry-run") ? { dryRun: true } : {}),
+        compacted: false,
+        nothingToCompact: "nothing-to-compact",
+        message: "Nothing to compact (session too small).",
+      });
+    }
+    const text = await run(["compact", file, "--dry-run", ...agent]);
+    assert.equal(text.code, 1);
+    assert.equal(text.out, "");
+    assert.equal(text.err, "Nothing to compact (session too small).");
+  });
 });
 
 describe("pi-context CLI, output into a closed pipe", () => {

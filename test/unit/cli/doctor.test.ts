@@ -12,6 +12,7 @@ import { SessionBuilder } from "../../support/session-builder";
 import { agentDirFor } from "../../support/doctor";
 import { FIXTURES } from "../../support/paths";
 import { runCli, writeOldSession } from "../../support/cli";
+import { SessionFile } from "../../../src/core/read/session";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-doctor-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -103,6 +104,69 @@ describe("pi-context doctor", () => {
     assert.match(err, /Refusing to repair this session while pi may have it open/);
     assert.match(err, /--guard-seconds/);
     assert.ok(fs.readFileSync(file).equals(before));
+  });
+
+  describe("--repair while another writer appends (issue 43): re-plans like the other write flows", () => {
+    /** Another writer appends a line right after each of the first `times` reads made for a write (opened with a digest). */
+    async function withWriter<T>(
+      file: string,
+      times: number,
+      run: () => Promise<T>,
+    ): Promise<{ out: T; lines: string[] }> {
+      const open = SessionFile.open.bind(SessionFile);
+      const lines: string[] = [];
+      SessionFile.open = async (p, options) => {
+        const session = await open(p, options);
+        if (options?.digest && lines.length < times) {
+          const line = JSON.stringify({
+            type: "label",
+            id: `w${lines.length}`,
+            parentId: session.leafId,
+            timestamp: new Date().toISOString(),
+            targetId: "u1",
+            label: `writer ${lines.length}`,
+          });
+          lines.push(line);
+          fs.appendFileSync(file, `${line}\n`);
+        }
+        return session;
+      };
+      try {
+        return { out: await run(), lines };
+      } finally {
+        SessionFile.open = open;
+      }
+    }
+
+    it("the file changes after the first two reads: the repair is planned again and appended after the other writer's lines", async () => {
+      const file = sessionFile(broken().jsonl());
+      const before = fs.readFileSync(file);
+      const { out: r, lines } = await withWriter(file, 2, () =>
+        run(["doctor", file, "--agent-dir", agentDirFor(), "--repair", "--guard-seconds", "0", "--json"]),
+      );
+      assert.equal(r.code, 0, `${r.out}\n${r.err}`);
+      const json = JSON.parse(r.out) as { repair: { written: boolean; appends: { type: string; parentId: string }[] } };
+      assert.equal(json.repair.written, true);
+      const text = fs.readFileSync(file, "utf8");
+      assert.ok(text.startsWith(before.toString()));
+      const tail = text.slice(before.length).trimEnd().split("\n");
+      assert.deepEqual(tail.slice(0, 2), lines, "the other writer's lines stay where it wrote them");
+      assert.equal(tail.length, 3);
+      const ours = JSON.parse(tail[2]!) as { type: string; parentId: string; targetId: string; replacement: unknown };
+      assert.deepEqual([ours.type, ours.parentId, ours.targetId, ours.replacement], ["context_edit", "w1", "t1", null]);
+    });
+
+    it("the file keeps changing: gives up after three plans, exit 1, nothing of ours written", async () => {
+      const file = sessionFile(broken().jsonl());
+      const { out: r, lines } = await withWriter(file, 10, () =>
+        run(["doctor", file, "--agent-dir", agentDirFor(), "--repair", "--guard-seconds", "0"]),
+      );
+      assert.equal(r.code, 1);
+      assert.match(r.err, /keeps changing/);
+      assert.equal(lines.length, 4, "the CLI's first read + three plans");
+      const tail = fs.readFileSync(file, "utf8").trimEnd().split("\n").slice(-4);
+      assert.deepEqual(tail, lines);
+    });
   });
 
   it("usage errors: exit 2", async () => {

@@ -57,8 +57,8 @@ describe("pi-context sessions", () => {
     assert.equal(r.code, 0, r.err);
     const lines = r.out.split("\n");
     assert.equal(lines.length, 3, r.out);
-    // pi's label rule makes the name's controls spaces; what is left (U+2028, tag characters) is ours
-    assert.ok(lines[0]!.startsWith("ok leaf forged  x [2J evil\\udb40\\udc41  ("), lines[0]);
+    // line breaks are spaces (pi's label rule); every other control shows as its escape (docs/security.md)
+    assert.ok(lines[0]!.startsWith("ok leaf forged  x\\u001b[2J\\u202eevil\\udb40\\udc41  ("), lines[0]);
     assert.ok(lines[2]!.endsWith("b\\u001b]0;title\\u0007.jsonl"), lines[2]);
     assert.doesNotMatch(r.out, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2028]|\udb40/);
   });

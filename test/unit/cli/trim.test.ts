@@ -41,15 +41,16 @@ describe("pi-context trim / restore", () => {
     const j = JSON.parse(out);
     assert.equal(j.dryRun, true);
     assert.equal(j.leafId, "a10");
+    // tool results are hidden before assistants: every prefix of the batch is pairing-safe (issue 43)
     assert.deepEqual(j.drafts, [
-      { type: "context_edit", targetId: "a7", replacement: null },
       { type: "context_edit", targetId: "r6", replacement: null },
+      { type: "context_edit", targetId: "a7", replacement: null },
     ]);
     assert.deepEqual(
       j.edits.map((e: { targetId: string; effect: string; cascade: boolean }) => [e.targetId, e.effect, e.cascade]),
       [
-        ["a7", "omit", false],
         ["r6", "omit", false],
+        ["a7", "omit", false],
       ],
     );
     assert.equal(j.tokensBefore, 11900);
@@ -79,7 +80,7 @@ describe("pi-context trim / restore", () => {
     const { code, out, err } = await run(["trim", file, "r1", "u2", ...AGENT]);
     assert.equal(code, 0, err);
     assert.match(err, /r1 {2}replaced by a note: read: src\/parser\.ts — 1,500 → \d+ tokens/);
-    assert.match(out, /^Trimmed: wrote 2 context edits after entry a10 \(\w{8} → r1, \w{8} → u2\)\.$/m);
+    assert.match(out, /^Trimmed: wrote 2 context edits after entry a10 \(\w{8} → u2, \w{8} → r1\)\.$/m);
     const lines = fs
       .readFileSync(file, "utf8")
       .slice(size)
@@ -89,12 +90,12 @@ describe("pi-context trim / restore", () => {
     assert.deepEqual(
       lines.map((e) => [e.type, e.targetId, e.replacement]),
       [
+        ["context_edit", "u2", null],
         [
           "context_edit",
           "r1",
           { content: [{ type: "text", text: "[pi-context: output of read src/parser.ts removed — 1,500 tokens]" }] },
         ],
-        ["context_edit", "u2", null],
       ],
     );
     assert.equal(lines[0].parentId, "a10");

@@ -281,3 +281,84 @@ describe("a line break in session text does not forge an output line", () => {
       assert.match(out, /FORGED/, "the text is shown, not dropped");
     });
 });
+
+describe("a session name or label of megabytes (issue 43): one short line on every command, controls shown", () => {
+  const t = "2026-11-30T07:00:00.000Z";
+  const big = (what: string) => `${what} \u202egnp.exe\u001b[2J\u0085${"x".repeat(5 * 1024 * 1024)}`;
+  // the long fixture before its last compaction (compactable), then a tool call, a label and a name
+  const lines = fs.readFileSync(path.join(PI, "long.jsonl"), "utf8").split("\n");
+  let last = -1;
+  lines.forEach((l, i) => {
+    if (l.includes('"type":"compaction"')) last = i;
+  });
+  const kept = lines.slice(0, last);
+  const leaf = JSON.parse(kept[kept.length - 1]!).id as string;
+  const entries = [
+    {
+      type: "message",
+      id: "a1",
+      parentId: leaf,
+      timestamp: t,
+      message: {
+        role: "assistant",
+        content: [
+          { type: "text", text: "answer" },
+          { type: "toolCall", id: "tc1", name: "read", arguments: { path: "/etc/x" } },
+        ],
+        provider: "p",
+        model: "m",
+        api: "openai-completions",
+        usage: {
+          input: 100,
+          output: 10,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 110,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: "toolUse",
+        timestamp: 2,
+      },
+    },
+    {
+      type: "message",
+      id: "t1",
+      parentId: "a1",
+      timestamp: t,
+      message: {
+        role: "toolResult",
+        toolCallId: "tc1",
+        toolName: "read",
+        content: [{ type: "text", text: "out" }],
+        isError: false,
+        timestamp: 3,
+      },
+    },
+    { type: "label", id: "l1", parentId: "t1", timestamp: t, targetId: "a1", label: big("label") },
+    { type: "session_info", id: "n1", parentId: "l1", timestamp: t, name: big("name") },
+  ];
+  const file = path.join(tmp, "huge-names.jsonl");
+  fs.writeFileSync(file, [...kept, ...entries.map((e) => JSON.stringify(e))].join("\n") + "\n");
+  const old = new Date(Date.now() - 3600_000);
+  fs.utimesSync(file, old, old);
+  const agent = ["--agent-dir", path.join(PI, "long.agent")];
+  const commands: string[][] = [
+    ["inspect", file, ...agent],
+    ["tree", file, "--filter", "all"],
+    ["trim", file, "t1", "--dry-run", ...agent],
+    ["switch", file, "a1", "--dry-run", ...agent],
+    ["switch", file, "l1", "--dry-run", ...agent],
+    ["compact", file, "--dry-run", "--base-url", "http://127.0.0.1:9/v1", ...agent],
+    ["doctor", file, ...agent],
+  ];
+  for (const args of commands)
+    it(`${args.filter((a) => a !== file && !a.startsWith("/")).join(" ")}: no line over 400 characters; the name's controls as \\uXXXX`, async () => {
+      const { out, err } = await run(args);
+      for (const text of [out, err]) {
+        const long = text.split("\n").find((l) => l.length > 400);
+        assert.equal(long, undefined, `${args[0]}: a line of ${long?.length} characters`);
+      }
+      assert.match(out, /name \\u202egnp\.exe\\u001b\[2J x+…/, "the name, its controls visible, cut at 80");
+      if (args[0] === "tree") assert.match(out, /\[label \\u202egnp\.exe\\u001b\[2J x+…\]/);
+    });
+});

@@ -5,6 +5,8 @@
  */
 
 import { strict as assert } from "node:assert";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import { guardConsole } from "../../../src/cli/main";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { completeSummary, SummarizerError } from "../../../src/core/flows/summarizer";
@@ -404,4 +406,71 @@ describe("openai helpers", () => {
     assert.equal(stripThinking("<think>a\nb</think>\n\n## Goal"), "## Goal");
     assert.equal(stripThinking("## Goal <think>x</think>"), "## Goal <think>x</think>");
   });
+});
+
+describe("redirects (issue 43): refused, never followed", () => {
+  interface Seen {
+    method: string;
+    url: string;
+    body: string;
+  }
+  let server: http.Server;
+  let base: string;
+  const seen: Seen[] = [];
+  let status = 307;
+  before(async () => {
+    server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        seen.push({ method: req.method ?? "", url: req.url ?? "", body });
+        if (req.url?.startsWith("/elsewhere")) {
+          // what a follower would get: an answer that looks like a summary
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(
+            JSON.stringify({
+              id: "x",
+              object: "chat.completion",
+              model: "m-1",
+              choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "NOT A SUMMARY" } }],
+            }),
+          );
+          return;
+        }
+        res.writeHead(status, { location: `${base.replace(/\/v1$/, "")}/elsewhere/v1/chat/completions?token=abc` });
+        res.end("moved");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  for (const code of [301, 302, 303, 307, 308])
+    for (const stream of [true, false])
+      it(`HTTP ${code} (${stream ? "streaming" : "not streaming"}): an http error naming the redirect; nothing reaches the new address`, async () => {
+        status = code;
+        seen.length = 0;
+        const summarizer = new OpenAiSummarizer({
+          baseURL: base,
+          apiKey: "sk-test-secret-123",
+          model: "m-1",
+          maxOutputTokens: 4000,
+          maxRetries: 2,
+          stream,
+        });
+        const e = await rejectsWith(
+          summarizer.summarize(REQUEST),
+          "http",
+          new RegExp(
+            `answered HTTP ${code}, a redirect to http://127\\.0\\.0\\.1:\\d+/elsewhere/v1/chat/completions\\?…\\. .*does not follow redirects`,
+          ),
+        );
+        assert.equal(e.status, code);
+        assert.deepEqual(
+          seen.map((s) => `${s.method} ${s.url}`),
+          ["POST /v1/chat/completions"],
+          "one request, to the configured address; none to the new one, no retry",
+        );
+      });
 });

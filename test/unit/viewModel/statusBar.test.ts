@@ -19,7 +19,7 @@ import {
   TOOLTIP_PROBLEM_LIMIT,
   WarningTracker,
 } from "../../../src/viewModel/statusBar";
-import { gaugeLevel, gaugeLimit } from "../../../src/viewModel/gauge";
+import { buildGauge, gaugeLevel, gaugeLimit } from "../../../src/viewModel/gauge";
 import { windowSourceText } from "../../../src/viewModel/sourceText";
 import { autoCompactsWhen, formatCount, formatDateTime, formatTokens, tokensText } from "../../../src/shared/format";
 import { collectProblems } from "../../../src/viewModel/problems";
@@ -150,6 +150,41 @@ describe("gauge text on the shared fixtures", () => {
     const v = view(analysis);
     assert.equal(v.text, "π ? · ≈3.9k/16k");
     assert.match(v.ariaLabel, /^Pi Context unknown since the last compaction, estimated 3,9\d\d of 16,000 tokens/);
+  });
+});
+
+describe("where pi has no estimate (issue 43, kind 3)", () => {
+  it("an edit pi's estimateTokens throws on: the gauge, its tooltip and the panel's gauge say pi fails, no number as pi's", () => {
+    const t = "2026-01-01T00:00:03.000Z";
+    const session = sessionWith(1234, [
+      {
+        type: "message",
+        id: "u2",
+        parentId: "a",
+        timestamp: t,
+        message: { role: "user", content: "more", timestamp: 3 },
+      },
+      {
+        type: "context_edit",
+        id: "e1",
+        parentId: "u2",
+        timestamp: t,
+        targetId: "u2",
+        replacement: { content: [null] },
+      },
+    ]);
+    const analysis = analyzeLoaded(session, { agentDir: tempAgent() });
+    const v = view(analysis);
+    assert.match(v.text, /^\$\(error\) π pi fails · ≈\d+\/200k$/);
+    const tooltip = v.tooltip.replace(MD_ESCAPE, "$1");
+    assert.match(
+      tooltip,
+      /pi 1\.6\.0 cannot estimate this context: its estimateTokens throws on user message u2 \(line 5\): a block of the content is null \(from its context edit's replacement\)\. pi-context's own count: ≈\d+ tokens/,
+    );
+    assert.doesNotMatch(tooltip, /\*\*\d[\d,]*\*\* of 200,000 tokens/);
+    assert.match(v.ariaLabel, /pi 1\.6\.0 cannot estimate this context/);
+    const gauge = buildGauge(analysis.inspect);
+    assert.match(gauge.estimateFailure ?? "", /^pi 1\.6\.0 cannot estimate this context: .* user message u2/);
   });
 });
 

@@ -120,11 +120,11 @@ describe("trim list", () => {
     const by = new Map(list.items.map((i) => [i.entryId, i]));
     assert.deepEqual(by.get("r1")!.edit, {
       kind: "replaced",
-      editId: "e0",
+      editId: "e2", // written last: hides first, then shows (issue 43)
       note: "[pi-context: output of read src/parser.ts removed — 1,500 tokens]",
       originalTokens: 1500,
     });
-    assert.deepEqual(by.get("u2")!.edit, { kind: "removed", editId: "e2", originalTokens: s.byId.get("u2")!.tokens });
+    assert.deepEqual(by.get("u2")!.edit, { kind: "removed", editId: "e0", originalTokens: s.byId.get("u2")!.tokens });
     assert.equal(by.get("u2")!.tokens, 0);
     assert.equal(by.get("a4")!.edit!.note, "short answer");
     assert.ok(!list.suggestions.some((x) => x.actions.some((a) => a.entryId === "r1")), "r1 is not suggested again");
@@ -250,10 +250,11 @@ describe("trim preview", () => {
     const p = buildTrimPreview(prep, inspect);
     assert.deepEqual(
       p.edits.map((e) => [e.targetId, e.effect, e.cascade, e.cause]),
+      // in the order they are written: what hides first (results before their assistant), then the note
       [
-        ["r4", "note", false, "requested"],
-        ["a7", "omit", false, "requested"],
         ["r6", "omit", true, "removed with the assistant message that called it (a7)"],
+        ["a7", "omit", false, "requested"],
+        ["r4", "note", false, "requested"],
       ],
     );
     assert.deepEqual(p.refused, [

@@ -85,9 +85,9 @@ describe("context edit flow: writing", () => {
     assert.deepEqual(
       written.map((e) => [e.parentId, e.targetId, e.replacement]),
       [
-        ["a2", "u1", { content: "q" }],
+        ["a2", "r1", null],
         [written[0]!.id, "a1", null],
-        [written[1]!.id, "r1", null],
+        [written[1]!.id, "u1", { content: "q" }],
       ],
     );
     for (const e of written) {

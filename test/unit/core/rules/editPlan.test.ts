@@ -98,18 +98,19 @@ describe("context edit planner: tool results", () => {
 
   it("omitting an assistant that made calls omits its results too", () => {
     const p = plan(turn(), [{ action: "omit", targetId: "a1" }]);
+    // written results first, then their assistant: no prefix of the batch orphans a result (issue 43)
     assert.deepEqual(summary(p), [
-      "a1 omit requested",
       "r1 omit results-of-omitted-call",
       "r2 omit results-of-omitted-call",
+      "a1 omit requested",
     ]);
-    assert.deepEqual(p.edits[1]!.cause, { kind: "results-of-omitted-call", assistantId: "a1" });
+    assert.deepEqual(p.edits[0]!.cause, { kind: "results-of-omitted-call", assistantId: "a1" });
     assert.deepEqual(
       p.edits.map((e) => [e.replacement, e.tokensBefore, e.tokensAfter]),
       [
-        [null, 15, 0],
         [null, 1000, 0],
         [null, 100, 0],
+        [null, 15, 0],
       ],
     );
     assert.equal(p.tokensAfter.tokens, 22);
@@ -121,7 +122,7 @@ describe("context edit planner: tool results", () => {
       { action: "omit", targetId: "r2" },
       { action: "omit", targetId: "a1" },
     ]);
-    assert.deepEqual(summary(p), ["a1 omit requested", "r1 omit results-of-omitted-call", "r2 omit requested"]);
+    assert.deepEqual(summary(p), ["r1 omit results-of-omitted-call", "r2 omit requested", "a1 omit requested"]);
   });
 
   it("a result of a failed assistant, or without a call, is omitted (its call is not sent anyway)", () => {
@@ -287,7 +288,7 @@ describe("context edit planner: restore", () => {
       })
       .result("rx", "x", "R", "edit");
     const p = plan(b, [{ action: "restore", targetId: "a1" }]);
-    assert.deepEqual(summary(p), ["a1 restore requested", "rx omit orphan-of-plan"]);
+    assert.deepEqual(summary(p), ["rx omit orphan-of-plan", "a1 restore requested"]);
     assert.deepEqual(p.newPairingErrors, []);
     assert.deepEqual(p.pairingAfter.findings, []);
   });
@@ -320,9 +321,9 @@ describe("context edit planner: refusals and no-ops", () => {
       ],
     );
     assert.deepEqual(summary(p), [
-      "a1 omit requested",
       "r1 omit results-of-omitted-call",
       "r2 omit results-of-omitted-call",
+      "a1 omit requested",
       "u3 omit requested",
     ]);
     const again = plan(b.edit("e9", "u3", null), [{ action: "omit", targetId: "u3" }]);
