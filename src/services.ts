@@ -99,6 +99,16 @@ export interface SessionDiscoveryInfo {
 /** Where the user stopped a compaction without an error. */
 export type DeclinedStage = "session" | "instructions" | "preview" | "api-key" | "review";
 
+/** Options of {@link LiveBridge.routeCompaction}. */
+export interface RouteCompactionOptions {
+  signal?: AbortSignal;
+  skipPreview?: boolean;
+  /** "Compact up to here": pi keeps from this entry (bridge 1.3.0+; an older bridge is refused). */
+  keepFrom?: string;
+  /** How the session is named in the progress and result messages (default: its label). */
+  title?: string;
+}
+
 /** What `piContext.compact` resolves with. */
 export type CompactCommandOutcome =
   | {
@@ -281,7 +291,7 @@ export interface LiveBridge {
   routeCompaction(
     file: string,
     instructions: string,
-    options?: { signal?: AbortSignal; skipPreview?: boolean },
+    options?: RouteCompactionOptions,
   ): Promise<CompactCommandOutcome | undefined>;
   /** "Switch to Here…" in the running pi: `given` skips the question, else `ask` shows pi's. */
   routeSwitch(file: string, targetId: string, options: RouteSwitchOptions): Promise<SwitchCommandOutcome | undefined>;

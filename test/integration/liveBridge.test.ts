@@ -599,4 +599,48 @@ describe("live bridge with a real pi", function () {
       fs.rmSync(broken, { force: true });
     }
   });
+  it('"Compact Up to Here…" on a session a running pi has open: pi cuts where we asked and writes its own entry (issue 41)', async () => {
+    const dir = path.join(agentDir, "sessions", encodeSessionDirName(path.resolve(testWorkspace())));
+    fs.mkdirSync(dir, { recursive: true });
+    const session = path.join(dir, "2026-12-04T09-00-00-000Z_up-to-here.jsonl");
+    const b = new SessionBuilder(testWorkspace());
+    for (let i = 1; i <= 5; i++)
+      b.user(`k-u${i}`, `step ${i}: ${"Context line for the task. ".repeat(40)}`).assistant(`k-a${i}`, {
+        text: `Answer ${i}. ${"Details of the work. ".repeat(60)}`,
+        usage: 600 * i,
+      });
+    fs.writeFileSync(session, b.jsonl());
+    const pi2 = await PiRpc.start({ cwd: testWorkspace(), agentDir, home, args: ["--session", session] });
+    try {
+      await waitFor(
+        async () => (await live.availability(session)) === "live",
+        20_000,
+        "the bridge of pi on the session",
+      );
+      await api.services.sessions.pin(session);
+      await waitFor(() => api.services.sessions.current?.file === session, 10_000, "the session shown");
+      const before = entries(session).length;
+      const requests = server.requests.length;
+      const outcome = (await vscode.commands.executeCommand("piContext.compactUpToHere", "k-u3", {
+        instructions: "",
+        skipPreview: true,
+      })) as CompactCommandOutcome & { live?: { pid: number } };
+      assert.strictEqual(outcome.kind, "compacted", JSON.stringify(outcome));
+      assert.strictEqual(outcome.live?.pid, pi2.pid);
+      if (outcome.kind === "compacted") assert.strictEqual(outcome.firstKeptEntryId, "k-u3");
+      const written = entries(session).slice(before);
+      const compaction = written.find((e) => e.type === "compaction")!;
+      assert.ok(compaction, JSON.stringify(written.map((e) => e.type)));
+      assert.strictEqual(compaction.firstKeptEntryId, "k-u3");
+      assert.strictEqual(compaction.fromHook, false, "pi's own entry");
+      assert.strictEqual(server.requests.length, requests + 1, "one summary request, sent by pi");
+      assert.strictEqual(server.requests.at(-1)!.authorization, "Bearer scripted-dummy-key", "pi's own auth");
+      const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+      assert.ok(sent.includes("step 2:") && !sent.includes("step 3:"), "summarized up to k-u3, not beyond");
+    } finally {
+      await pi2.kill();
+      await api.services.sessions.followLatest();
+      fs.rmSync(session, { force: true });
+    }
+  });
 });
