@@ -281,6 +281,7 @@ export default tseslint.config(
       "src/core/rules/serialize.ts",
       "src/core/rules/branch.ts",
       "src/core/rules/compaction.ts",
+      "src/core/rules/spanSummary.ts",
     ],
     rules: {
       "no-restricted-syntax": [

@@ -181,7 +181,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   const keepFrom = stringFlag(args, "keep-from")?.trim();
   if (keepFrom === "") throw new UsageError("--keep-from needs an entry id (see pi-context tree).");
   // who has the session open decides the route, before any question or request
-  const routed = await cliRoute(absolute, ACTIONS.compact, {
+  const routed = await cliRoute(absolute, keepFrom ? ACTIONS.compactUpToHere : ACTIONS.compact, {
     agentDir: analyze.agentDir,
     guardSeconds,
     force: args.flags.has("force"),

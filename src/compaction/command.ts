@@ -154,7 +154,8 @@ export function registerCompaction(services: Services): CompactFunction {
 
     // the route, before anything is typed: the running pi (live bridge), our flow, or a refusal
     const retry = () => void compact(file, { ...options, force: true });
-    let route = await services.access.route(file, ACTIONS.compact, { force: options.force === true, retry });
+    const action = options.keepFrom === undefined ? ACTIONS.compact : ACTIONS.compactUpToHere;
+    let route = await services.access.route(file, action, { force: options.force === true, retry });
     const keepFrom = typeof options.keepFrom === "string" ? options.keepFrom : undefined;
     if (route.kind === "bridge") {
       // the cut is checked on the file before anything is asked (the running pi checks it again)
@@ -168,7 +169,7 @@ export function registerCompaction(services: Services): CompactFunction {
       });
       if (live) return live;
       // pi went away meanwhile: the route again (our flow, same instructions)
-      route = await services.access.route(file, ACTIONS.compact, { force: options.force === true, retry });
+      route = await services.access.route(file, action, { force: options.force === true, retry });
     }
     if (route.kind === "refuse")
       return { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions };
