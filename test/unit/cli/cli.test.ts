@@ -48,6 +48,7 @@ describe("pi-context CLI", () => {
       "inspect",
       "restore",
       "sessions",
+      "summarize",
       "switch",
       "tree",
       "trim",
