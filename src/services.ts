@@ -165,6 +165,31 @@ export type TrimCommandOutcome =
   | { kind: "declined"; file?: string; stage: TrimDeclinedStage }
   | { kind: "error"; file?: string; errorKind: string; message: string };
 
+/** Where the user stopped "Summarize These Messages…" without an error. */
+export type SummarizeDeclinedStage = "span" | "instructions" | "preview" | "api-key";
+
+/** What `piContext.summarizeSpan` resolves with. */
+export type SummarizeCommandOutcome =
+  | {
+      kind: "summarized";
+      file: string;
+      /** The appended `context_edit` entries, in order. */
+      entries: { id: string; targetId: string }[];
+      /** The message that carries the summary; the span's first and last message. */
+      targetId: string;
+      fromId: string;
+      toId: string;
+      /** pi's pure estimate before; its estimate after (null when a running pi appended them). */
+      tokensBefore: number;
+      tokensAfter: number | null;
+      live?: { pid: number; piVersion: string };
+    }
+  | { kind: "pending"; file: string; batchId: string; targetIds: string[]; live: { pid: number; piVersion: string } }
+  | { kind: "declined"; file?: string; stage: SummarizeDeclinedStage }
+  | { kind: "cancelled"; file?: string; message: string }
+  | { kind: "busy" }
+  | { kind: "error"; file?: string; errorKind: string; message: string };
+
 /** What a running pi did with context edits sent through its live bridge (already reported to the user when an error). */
 export type LiveEditOutcome =
   | { kind: "applied"; entries: { id: string; targetId: string }[]; leafId: string | null; live: LiveSource }

@@ -225,8 +225,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   /**
    * A page row (`Entries 101–200`, described by its first entry), or an entry / branch row: label
    * prefix, text, description (leaf, branch size, branches, detail), icon and colour, context value
-   * `piEntry[.summary][.labeled][.leaf][.branch][.editable][.cut][.edited[.removed]]` (`.cut`: pi can
-   * keep from it — "Compact Up to Here…"), screen-reader label
+   * `piEntry[.summary][.labeled][.leaf][.branch][.editable][.cut][.edited[.removed][.span]]` (`.cut`:
+   * pi can keep from it — "Compact Up to Here…"; `.span`: it carries a summary of messages),
+   * screen-reader label
    * (the tooltip comes on hover: {@link resolveTreeItem}); summaries open on click. Context edits on
    * the active path mark their target: removed, replaced (with the note), pending in a running pi.
    */
@@ -291,7 +292,18 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     const edit = mark?.edit;
     if (pending) parts.unshift(vscode.l10n.t("pending in pi"));
     if (edit)
-      parts.unshift(edit.kind === "removed" ? vscode.l10n.t("removed from context") : `note: ${edit.note ?? ""}`);
+      parts.unshift(
+        edit.kind === "removed"
+          ? vscode.l10n.t("removed from context")
+          : edit.span
+            ? vscode.l10n.t(
+                "✎ summary of {0} ({1} … {2})",
+                pluralText(edit.span.count, vscode.l10n.t("{0} message"), vscode.l10n.t("{0} messages")),
+                edit.span.fromId,
+                edit.span.toId,
+              )
+            : `note: ${edit.note ?? ""}`,
+      );
     item.description = visibleText(parts.join(" · "));
     const color =
       health?.severity === "error"
@@ -312,7 +324,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     item.iconPath = d.isLeaf
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
       : new vscode.ThemeIcon(branch || model.continuesBranch(d.id) ? "git-branch" : KIND_ICONS[d.kind], color);
-    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${cuts?.ids.has(d.id) ? ".cut" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}${health ? ".problem" : ""}`;
+    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${cuts?.ids.has(d.id) ? ".cut" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}${edit.span ? ".span" : ""}` : ""}${health ? ".problem" : ""}`;
     const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}`;
     // read out as text: the session's control characters and bidi overrides as their visible escape
     item.accessibilityInformation = {

@@ -8,7 +8,9 @@
  *   `piContext.trim.restore(target)`: the Pi Session tree's context menu (target = a tree element
  *   or an entry id);
  * - `piContext.trim.apply(items, options?)`: a request (`TrimRequestItem[]`) from the panel, scripts
- *   and tests; `options` as {@link TrimApplyOptions}.
+ *   and tests; `options` as {@link TrimApplyOptions};
+ * - `piContext.summarizeSpan`, `piContext.trim.restoreSpan`: a span replaced by one summary and
+ *   back (`summarize.ts`; its questions are recorded by the same prompter).
  */
 
 import * as vscode from "vscode";
@@ -20,6 +22,7 @@ import { Prompter, type OpenPrompt, type PromptRecord } from "../ui/prompter";
 import { buildTrimList } from "../viewModel/trimList";
 import { TrimCommand, type TrimApplyOptions } from "./command";
 import { askNote, PICK_LIMIT, pickChoice, pickItems, requestOf, suggestedNote } from "./picker";
+import { registerSummarize } from "./summarize";
 
 /** What {@link registerTrim} returns (exposed to the integration tests through `activate()`). */
 export interface TrimApi {
@@ -136,5 +139,6 @@ export function registerTrim(services: Services): TrimApi {
   services.context.subscriptions.push(
     ...Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler)),
   );
+  registerSummarize(services, command, prompter);
   return { prompts: prompter.log, currentPrompt: () => prompter.current };
 }
