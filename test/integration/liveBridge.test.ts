@@ -643,4 +643,65 @@ describe("live bridge with a real pi", function () {
       fs.rmSync(session, { force: true });
     }
   });
+  it('"Summarize These Messages…" on a session a running pi has open: our summarizer writes the note, pi appends the edits and sends the note next (issue 41)', async () => {
+    const dir = path.join(agentDir, "sessions", encodeSessionDirName(path.resolve(testWorkspace())));
+    fs.mkdirSync(dir, { recursive: true });
+    const session = path.join(dir, "2026-12-04T10-00-00-000Z_span.jsonl");
+    fs.writeFileSync(
+      session,
+      new SessionBuilder(testWorkspace())
+        .user("s-u1", "look at the parser please")
+        .assistant("s-a1", { calls: [{ id: "call_p", name: "read", arguments: { path: "parser.ts" } }], usage: 900 })
+        .result("s-r1", "call_p", "PARSER-SOURCE ".repeat(200))
+        .assistant("s-a2", { text: "The parser has a bug in line 3.", usage: 1500 })
+        .user("s-u2", "now the lexer")
+        .assistant("s-a3", { text: "The lexer is fine.", usage: 1600 })
+        .jsonl(),
+    );
+    const pi2 = await PiRpc.start({ cwd: testWorkspace(), agentDir, home, args: ["--session", session] });
+    await setSetting("summarizer.provider", "openai");
+    await setSetting("summarizer.openai.baseURL", server.baseURL);
+    await setSetting("summarizer.openai.model", "it-model");
+    try {
+      await waitFor(
+        async () => (await live.availability(session)) === "live",
+        20_000,
+        "the bridge of pi on the session",
+      );
+      await api.services.sessions.pin(session);
+      await waitFor(() => api.services.sessions.current?.file === session, 10_000, "the session shown");
+      server.script({ text: "## Goal\nFind the parser bug (line 3)." });
+      const outcome = (await vscode.commands.executeCommand("piContext.summarizeSpan", "s-u1", "s-a2", {
+        instructions: "",
+        skipPreview: true,
+      })) as { kind: string; live?: { pid: number }; entries?: { id: string; targetId: string }[] };
+      assert.strictEqual(outcome.kind, "summarized", JSON.stringify(outcome));
+      assert.strictEqual(outcome.live?.pid, pi2.pid);
+      const edits = entries(session).filter((e) => e.type === "context_edit");
+      assert.deepStrictEqual(
+        edits.map((e) => [e.targetId, e.replacement === null]),
+        [
+          ["s-u1", false],
+          ["s-r1", true],
+          ["s-a1", true],
+          ["s-a2", true],
+        ],
+      );
+      // pi's next request: the note instead of the span
+      server.requests.length = 0;
+      server.script({ text: "On it." });
+      await pi2.prompt("go on with the lexer");
+      const sent = JSON.stringify(server.requests.at(-1)?.body.messages ?? []);
+      assert.ok(sent.includes("[pi-context: summary of 4 messages"), sent.slice(0, 400));
+      assert.ok(sent.includes("Find the parser bug (line 3)."));
+      assert.ok(!sent.includes("PARSER-SOURCE"), "the tool result is not sent");
+      assert.ok(sent.includes("now the lexer"), "the messages after the span are");
+    } finally {
+      await pi2.kill();
+      for (const k of ["summarizer.provider", "summarizer.openai.baseURL", "summarizer.openai.model"])
+        await setSetting(k, undefined);
+      await api.services.sessions.followLatest();
+      fs.rmSync(session, { force: true });
+    }
+  });
 });
