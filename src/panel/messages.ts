@@ -31,6 +31,16 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
     case "compact":
       await vscode.commands.executeCommand("piContext.compact");
       return;
+    // the panel runs the palette's commands, as its other buttons do (until the one command table)
+    case "compactUpToHere":
+      await vscode.commands.executeCommand("piContext.compactUpToHere");
+      return;
+    case "summarizeSpan":
+      await vscode.commands.executeCommand("piContext.summarizeSpan");
+      return;
+    case "summarizeSelection":
+      await vscode.commands.executeCommand("piContext.summarizeSpan", message.fromId, message.toId);
+      return;
     case "checkHealth":
       await vscode.commands.executeCommand("piContext.checkHealth", services.sessions.current?.file);
       return;

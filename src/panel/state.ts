@@ -98,5 +98,7 @@ export async function capabilities(services: Services): Promise<PanelState["capa
     summaryDiffEditor: true,
     trim: commands.has("piContext.trim.apply"),
     checkHealth: commands.has("piContext.checkHealth"),
+    compactUpToHere: commands.has("piContext.compactUpToHere"),
+    summarizeSpan: commands.has("piContext.summarizeSpan"),
   };
 }

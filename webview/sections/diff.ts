@@ -33,9 +33,15 @@ function cachedDiff(older: string, newer: string): ReturnType<typeof diffSummari
   return lastDiff.diff;
 }
 
+/** The summaries a diff compares (not the scoped summaries of spans). */
+export function diffable(view: View): View["state"]["summaries"] {
+  return view.state.summaries.filter((s) => s.type !== "span_summary");
+}
+
 export function renderDiffSection(view: View): HTMLElement {
   const ui = view.ui;
-  const summaries = view.state.summaries;
+  // compactions and branch summaries: a scoped summary replaces a span, not the history before it
+  const summaries = diffable(view);
   const ids = summaries.map((x) => x.entryId);
   const pair = defaultSummaryPair(summaries);
   const picked = (ui.diffTo && ids.includes(ui.diffTo)) || (ui.diffFrom && ids.includes(ui.diffFrom));
