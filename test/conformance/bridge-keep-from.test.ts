@@ -23,6 +23,7 @@ import { planCompaction, type CompactionPlan } from "../../src/core/flows/compac
 import { ensureBridgeBundle } from "../support/bridge-bundle";
 import { messageText, PiRpc, readSessionLines, REPO_ROOT, writeScriptedAgentDir } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { runCli } from "../support/cli";
 
 interface Oracle {
   loadCheck(request: { file: string }): Promise<{
@@ -231,5 +232,61 @@ describe("Compact up to here through the live bridge in the real pi 1.6.0", () =
     assert.match(error.message, /its own \/compact has nothing to summarize \(Nothing to compact/);
     c2.close();
     await small.pi.close();
+  });
+  it("the CLI on a session pi has open: compact --keep-from and summarize are done by that pi", async () => {
+    const { pi } = await startPi();
+    await converse(pi);
+    const file = await sessionFileOf(pi);
+    const keepFrom = idOf(file, "user", "t4:");
+    const compacted = await runCli([
+      "compact",
+      file,
+      "--keep-from",
+      keepFrom,
+      "--yes",
+      "--json",
+      "--agent-dir",
+      agentDir,
+    ]);
+    assert.equal(compacted.code, 0, compacted.err);
+    const c = JSON.parse(compacted.out) as { compacted: boolean; by: number; firstKeptEntryId: string };
+    assert.deepEqual([c.compacted, c.by, c.firstKeptEntryId], [true, pi.pid, keepFrom]);
+    assert.equal(readSessionLines(file).at(-1)!.firstKeptEntryId, keepFrom);
+
+    const from = idOf(file, "user", "t5:");
+    const to = idOf(file, "assistant", "Answer 5:");
+    const saved = process.env.PI_CONTEXT_API_KEY;
+    process.env.PI_CONTEXT_API_KEY = "k-cli";
+    server.script({ text: "## Goal\nStep 5 of the refactoring." });
+    try {
+      const summarized = await runCli([
+        "summarize",
+        file,
+        from,
+        to,
+        "--yes",
+        "--json",
+        "--agent-dir",
+        agentDir,
+        "--base-url",
+        server.baseURL,
+        "--model",
+        "m",
+      ]);
+      assert.equal(summarized.code, 0, summarized.err);
+      const j = JSON.parse(summarized.out) as { summarized: boolean; by: number; entries: { targetId: string }[] };
+      assert.deepEqual([j.summarized, j.by], [true, pi.pid]);
+      assert.deepEqual(
+        j.entries.map((e) => e.targetId),
+        [from, to],
+      );
+      const edits = readSessionLines(file).filter((e) => e.type === "context_edit");
+      assert.equal(edits.length, 2);
+      assert.match(messageText(edits[0]!.replacement as { content: unknown }), /^\[pi-context: summary of 2 messages/);
+    } finally {
+      if (saved === undefined) delete process.env.PI_CONTEXT_API_KEY;
+      else process.env.PI_CONTEXT_API_KEY = saved;
+    }
+    await pi.close();
   });
 });
