@@ -42,7 +42,7 @@ import { pricePickRow } from "../viewModel/compactionPrice";
 import { buildSpanPreview, spanPreviewLines } from "../viewModel/spanPreview";
 import { describeRecord, KIND_NAMES } from "../viewModel/treeText";
 import { oneLine } from "../viewModel/treeTextLines";
-import { editMarks } from "../viewModel/trimList";
+import { editMarks, runningTurnIds } from "../viewModel/trimList";
 import type { TrimCommand } from "./command";
 
 /** Options of `piContext.summarizeSpan` (each one given skips its question). */
@@ -239,10 +239,23 @@ export class SummarizeCommand {
     plan: SpanSummaryPlan,
     summarizer: Summarizer,
     confirm: (p: SpanSummaryPlan, fit: SpanFit, changed: boolean) => Promise<boolean>,
-    live: { leafId: string | null; pid: number; piVersion: string },
+    live: { leafId: string | null; activity: string; pid: number; piVersion: string },
     controller: AbortController,
   ): Promise<SummarizeCommandOutcome> {
     const file = plan.file;
+    // while pi answers, the run it works on may still wait for tool results: not part of a span
+    if (live.activity !== "idle") {
+      const running = runningTurnIds(plan.span.projection);
+      const inRun = plan.span.messages.map((e) => e.record.id).filter((id) => running.has(id));
+      if (inRun.length > 0) {
+        const message = vscode.l10n.t(
+          "pi is answering the latest message now; the span reaches into that run ({0}). Summarize it once pi has finished. Nothing was written.",
+          inRun.join(", "),
+        );
+        void notify.warn(message);
+        return { kind: "error", file, errorKind: "busy", message };
+      }
+    }
     const fit = await fitSpanPlan(plan, summarizer, controller.signal);
     const go = await confirm(plan, fit, false);
     if (fit.problem) throw fit.problem;
