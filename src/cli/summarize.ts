@@ -33,6 +33,7 @@ import { describeChange } from "../core/flows/watch";
 import { formatCount as n, nothingWritten, plural, withPeriod } from "../shared/format";
 import { lineText } from "../shared/untrusted";
 import { buildSpanPreview, spanPreviewLines } from "../viewModel/spanPreview";
+import { runningTurnIds } from "../viewModel/trimList";
 import {
   analyzeOptionsFrom,
   checkFlags,
@@ -264,6 +265,16 @@ async function summarizeInPi(
       force: false,
       leafId,
     });
+    if (connection.state.activity !== "idle") {
+      const running = runningTurnIds(plan.span.projection);
+      const inRun = plan.span.messages.map((e) => e.record.id).filter((id) => running.has(id));
+      if (inRun.length > 0) {
+        err(
+          `${who} is answering the latest message now; the span reaches into that run (${inRun.join(", ")}). Summarize it once pi has finished. Nothing was written.`,
+        );
+        return 1;
+      }
+    }
     const summarizer = io.summarizer();
     const fit = await fitSpanPlan(plan, summarizer);
     if (json && io.dryRun)
