@@ -60,6 +60,9 @@ export function surfaceActions(table: CommandTable): SurfaceActions {
     checkHealth: (file) => table.run("piContext.checkHealth", file),
     selectSession: () => table.run("piContext.selectSession"),
     trim: () => table.run<TrimCommandOutcome>("piContext.trim"),
+    compactUpToHere: () => table.run("piContext.compactUpToHere"),
+    summarizeSpan: (fromId, toId) =>
+      fromId !== undefined ? table.run("piContext.summarizeSpan", fromId, toId) : table.run("piContext.summarizeSpan"),
     refresh: () => table.run("piContext.refresh"),
     setApiKey: () => table.run("piContext.setApiKey"),
     installBridge: () => table.run("piContext.installBridge"),

@@ -10,6 +10,7 @@ import * as l10n from "@vscode/l10n";
 import { AccessService } from "./access/service";
 import { CommandTable, surfaceActions, treeService } from "./commands";
 import { registerCompaction } from "./compaction/command";
+import { registerCompactUpToHere } from "./compaction/upToHere";
 import { registerCompactAt } from "./compaction/compactAt";
 import { readConfig } from "./config";
 import { registerHealth, type HealthSurface } from "./health/register";
@@ -97,7 +98,7 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   registerLiveBridge(services, liveBridge);
   const statusBar = registerStatusBar(services);
   registerPanel(services);
-  registerCompaction(services);
+  registerCompactUpToHere(services, registerCompaction(services));
   registerCompactAt(services);
   const sessionTree = registerSessionTree(services);
   const trim = registerTrim(services);

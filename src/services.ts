@@ -99,6 +99,16 @@ export interface SessionDiscoveryInfo {
 /** Where the user stopped a compaction without an error. */
 export type DeclinedStage = "session" | "instructions" | "preview" | "api-key" | "review";
 
+/** Options of {@link LiveBridge.routeCompaction}. */
+export interface RouteCompactionOptions {
+  signal?: AbortSignal;
+  skipPreview?: boolean;
+  /** "Compact up to here": pi keeps from this entry (bridge 1.3.0+; an older bridge is refused). */
+  keepFrom?: string;
+  /** How the session is named in the progress and result messages (default: its label). */
+  title?: string;
+}
+
 /** What `piContext.compact` resolves with. */
 export type CompactCommandOutcome =
   | {
@@ -153,6 +163,31 @@ export type TrimCommandOutcome =
   /** Nothing to write: every item was refused or already shows that (`message` says which). */
   | { kind: "nothing"; file: string; message: string }
   | { kind: "declined"; file?: string; stage: TrimDeclinedStage }
+  | { kind: "error"; file?: string; errorKind: string; message: string };
+
+/** Where the user stopped "Summarize These Messages…" without an error. */
+export type SummarizeDeclinedStage = "span" | "instructions" | "preview" | "api-key";
+
+/** What `piContext.summarizeSpan` resolves with. */
+export type SummarizeCommandOutcome =
+  | {
+      kind: "summarized";
+      file: string;
+      /** The appended `context_edit` entries, in order. */
+      entries: { id: string; targetId: string }[];
+      /** The message that carries the summary; the span's first and last message. */
+      targetId: string;
+      fromId: string;
+      toId: string;
+      /** pi's pure estimate before; its estimate after (null when a running pi appended them). */
+      tokensBefore: number;
+      tokensAfter: number | null;
+      live?: { pid: number; piVersion: string };
+    }
+  | { kind: "pending"; file: string; batchId: string; targetIds: string[]; live: { pid: number; piVersion: string } }
+  | { kind: "declined"; file?: string; stage: SummarizeDeclinedStage }
+  | { kind: "cancelled"; file?: string; message: string }
+  | { kind: "busy" }
   | { kind: "error"; file?: string; errorKind: string; message: string };
 
 /** What a running pi did with context edits sent through its live bridge (already reported to the user when an error). */
@@ -281,7 +316,7 @@ export interface LiveBridge {
   routeCompaction(
     file: string,
     instructions: string,
-    options?: { signal?: AbortSignal; skipPreview?: boolean },
+    options?: RouteCompactionOptions,
   ): Promise<CompactCommandOutcome | undefined>;
   /** "Switch to Here…" in the running pi: `given` skips the question, else `ask` shows pi's. */
   routeSwitch(file: string, targetId: string, options: RouteSwitchOptions): Promise<SwitchCommandOutcome | undefined>;
@@ -381,6 +416,10 @@ export interface SurfaceActions {
   selectSession(): Promise<unknown>;
   /** "Pi Context: Trim Context…". */
   trim(): Promise<TrimCommandOutcome>;
+  /** "Compact Up to Here…" (asks for the entry). */
+  compactUpToHere(): Promise<unknown>;
+  /** "Summarize These Messages…" (asks for the ends unless given). */
+  summarizeSpan(fromId?: string, toId?: string): Promise<unknown>;
   /** Re-read the session and look for pi again. */
   refresh(): Promise<unknown>;
   setApiKey(): Promise<unknown>;

@@ -24,7 +24,11 @@ export function basename(p: string): string {
   return p.split(/[\\/]/).pop() ?? p;
 }
 
-/** A summary's kind as the cards and the diff pickers name it: `Compaction` or `Branch summary`. */
+/** A summary's kind as the cards and the diff pickers name it: `Compaction`, `Branch summary`, `Summary of messages`. */
 export function summaryTitle(sm: Pick<SummaryModel, "type">): string {
-  return sm.type === "compaction" ? l10n.t("Compaction") : l10n.t("Branch summary");
+  return sm.type === "compaction"
+    ? l10n.t("Compaction")
+    : sm.type === "span_summary"
+      ? l10n.t("Summary of messages")
+      : l10n.t("Branch summary");
 }

@@ -18,6 +18,7 @@
  */
 
 import { CommandJobs } from "./commandJobs";
+import { cutPreparationAt, type PiPreparation } from "./cutAt";
 import type { BridgeDeps, PiApi, PiEntry } from "./piApi";
 import { BRIDGE_COMMAND, BRIDGE_PROTOCOL, BRIDGE_VERSION } from "./protocol";
 import { BridgeServer } from "./server";
@@ -114,6 +115,20 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
     "session_before_compact",
     push((s) => (s.compacting = true)),
   );
+  // "Compact up to here": our manual compaction keeps from the entry asked for (pi summarizes)
+  pi.on("session_before_compact", (event: { preparation?: PiPreparation; reason?: string }, ctx) => {
+    const running = server?.running;
+    if (running?.kind !== "compact" || running.keepFrom === undefined) return undefined;
+    if (event?.reason !== "manual" || !event.preparation) return undefined;
+    const cut = cutPreparationAt(
+      event.preparation,
+      ctx.sessionManager.buildSessionProjection().entries,
+      running.keepFrom,
+    );
+    if (!("error" in cut)) return undefined;
+    running.cutError = cut.error;
+    return { cancel: true };
+  });
   pi.on("session_compact", (event: { compactionEntry?: PiEntry; reason?: string }) => {
     if (!server) return;
     server.compacting = false;

@@ -44,6 +44,10 @@ export class OpError extends Error {
 export interface Running {
   kind: "compact" | "navigate";
   cancelled: boolean;
+  /** "Compact up to here": the entry pi keeps from (`session_before_compact` moves pi's cut, `cutAt.ts`). */
+  keepFrom?: string;
+  /** Why the cut could not be moved (the hook cancelled pi's compaction). */
+  cutError?: string;
   /** The entry pi's `session_compact` event reported for our manual compaction. */
   compactionEntry?: PiEntry;
 }
@@ -99,7 +103,7 @@ export class BridgeOperations {
       case "state":
         return this.host.state();
       case "compact":
-        return this.compact(optionalString("customInstructions"));
+        return this.compact(optionalString("customInstructions"), optionalString("keepFrom", 200) || undefined);
       case "navigate": {
         const targetId = optionalString("targetId", 200);
         if (!targetId) throw new OpError("bad-request", "targetId is required");
@@ -193,12 +197,15 @@ export class BridgeOperations {
     }
   }
 
-  private compact(customInstructions: string | undefined): Promise<BridgeOps["compact"]["result"]> {
+  private compact(
+    customInstructions: string | undefined,
+    keepFrom: string | undefined,
+  ): Promise<BridgeOps["compact"]["result"]> {
     const host = this.host;
     if (host.running || host.compacting || host.navigating)
       return Promise.reject(new OpError("busy", WAIT_OPERATION_COMPACT));
     if (!this.ctx.isIdle()) return Promise.reject(new OpError("busy", WAIT_RESPONSE_COMPACT));
-    const running: Running = { kind: "compact", cancelled: false };
+    const running: Running = { kind: "compact", cancelled: false, ...(keepFrom ? { keepFrom } : {}) };
     host.running = running;
     return new Promise<BridgeOps["compact"]["result"]>((resolve, reject) => {
       const done = () => {
@@ -224,7 +231,15 @@ export class BridgeOperations {
           onError: (error) => {
             done();
             const message = error?.message ?? String(error);
-            if (running.cancelled || message === "Compaction cancelled")
+            if (running.cutError) reject(new OpError("failed", running.cutError));
+            else if (keepFrom && /^Nothing to compact/.test(message))
+              reject(
+                new OpError(
+                  "failed",
+                  `pi cannot keep from ${keepFrom}: its own /compact has nothing to summarize (${message}), and pi 1.6.0 lets an extension move the cut only of a compaction it prepared.`,
+                ),
+              );
+            else if (running.cancelled || message === "Compaction cancelled")
               reject(new OpError("cancelled", "Compaction cancelled"));
             else if (/^Wait for|in progress/.test(message)) reject(new OpError("busy", message));
             else reject(new OpError("failed", message));

@@ -16,6 +16,19 @@ export interface PiEntry {
   replacement?: unknown;
 }
 
+/** A message of pi's projection, as far as the cut reads it. */
+export interface PiMessage {
+  role?: string;
+  content?: unknown;
+  nestedCalls?: { calls?: { name?: unknown; arguments?: unknown }[] };
+}
+
+/** pi's `ProjectedSessionEntry`. */
+export interface PiProjectedEntry {
+  sourceEntry: PiEntry & { fromHook?: boolean; details?: unknown; summary?: string };
+  messages: PiMessage[];
+}
+
 /**
  * pi's `SessionManager.appendContextEdit(targetId, replacement)`: typed away from extensions
  * (`ReadonlySessionManager`), present at runtime (`ctx.sessionManager` is pi's live manager).
@@ -32,6 +45,8 @@ export interface PiContext {
     getCwd(): string;
     getEntry(id: string): PiEntry | undefined;
     getBranch(): PiEntry[];
+    /** pi's projection at its leaf (`ReadonlySessionManager.buildSessionProjection`). */
+    buildSessionProjection(): { entries: PiProjectedEntry[] };
   };
   /** pi-ai's `Model` (only what the bridge reads; `cost`: US dollars per million tokens). */
   readonly model: { provider: string; id: string; contextWindow?: number; cost?: unknown } | undefined;

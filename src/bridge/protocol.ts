@@ -11,7 +11,7 @@
  *   client → bridge   {"type":"hello","token":"…","protocol":1,"client":"pi-context-vscode/0.1.0"}
  *   bridge → client   {"type":"welcome",…,"state":{…}}     or {"type":"error","code":"unauthorized",…} + close
  *   bridge → client   {"type":"state","state":{…}}         after every turn, compaction, navigation, model change
- *   client → bridge   {"type":"request","id":1,"op":"compact","params":{"customInstructions":"…"}}
+ *   client → bridge   {"type":"request","id":1,"op":"compact","params":{"customInstructions":"…","keepFrom":"a1b2c3d4"}}
  *   client → bridge   {"type":"request","id":2,"op":"contextEdit","params":{"drafts":[{"type":"context_edit",…}],"leafId":"…"}}
  *   bridge → client   {"type":"response","id":1,"ok":true,"result":{…}}  or  {"ok":false,"error":{"code","message"}}
  */
@@ -20,7 +20,21 @@
 export const BRIDGE_PROTOCOL = 2;
 
 /** Version of the bridge code; bump with every change of the bridge (install offers the update). */
-export const BRIDGE_VERSION = "1.2.0";
+export const BRIDGE_VERSION = "1.3.0";
+
+/** The first bridge version that moves pi's cut for `compact` with `keepFrom` ("Compact up to here"). */
+export const KEEP_FROM_BRIDGE_VERSION = "1.3.0";
+
+/**
+ * True when a bridge of `version` honours `compact`'s `keepFrom` (an older bridge ignores unknown
+ * params and would compact at pi's own cut: never send it one).
+ */
+export function bridgeSupportsKeepFrom(version: string): boolean {
+  const parts = (v: string) => v.split(".").map((x) => Number.parseInt(x, 10) || 0);
+  const [a, b] = [parts(version), parts(KEEP_FROM_BRIDGE_VERSION)];
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  return true;
+}
 
 /** The pi versions the bridge is tested against (pi 1.6.x). */
 export const PI_VERSION_RANGE = { text: "1.6.x", major: 1, minor: 6 } as const;
@@ -197,9 +211,14 @@ export interface StatePush {
 export interface BridgeOps {
   /** The current state. */
   state: { params: Record<string, never>; result: BridgeState };
-  /** pi's `/compact [customInstructions]` (`ctx.compact`). Refused with pi's wait error unless pi is idle. */
+  /**
+   * pi's `/compact [customInstructions]` (`ctx.compact`). Refused with pi's wait error unless pi is idle.
+   * `keepFrom` (bridge 1.3.0+, "Compact up to here"): pi keeps from that entry on — the bridge moves
+   * the cut of pi's own preparation in its `session_before_compact` hook (`cutAt.ts`), pi
+   * summarizes and writes its own entry; refused (`failed`) when pi would not cut there.
+   */
   compact: {
-    params: { customInstructions?: string };
+    params: { customInstructions?: string; keepFrom?: string };
     result: {
       entryId: string | null;
       firstKeptEntryId: string;

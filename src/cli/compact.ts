@@ -2,10 +2,13 @@
  * `pi-context compact`: the compaction flow of `Pi Context: Compact Session…` without VS Code (same
  * `core/compact.ts`), for scripts and end-to-end tests.
  *
- *   pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]
+ *   pi-context compact <session.jsonl> [--keep-from ENTRY] [--instructions TEXT] [--dry-run] [--yes] [--json]
  *       [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N] [--no-stream]
  *       [--guard-seconds N] [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never]
  *
+ * `--keep-from ENTRY` ("Compact up to here"): pi's compaction with the cut at that entry — it and
+ * everything after it kept verbatim, everything before it (since the latest compaction) summarized;
+ * it must be one of pi's valid cut points (else the nearest ones are named, exit 1).
  * The API key comes from `PI_CONTEXT_API_KEY` or `OPENAI_API_KEY` (never a flag). Base URL and model
  * default to `PI_CONTEXT_BASE_URL` / `PI_CONTEXT_MODEL`, then OpenAI / `gpt-4o-mini`.
  * The preview (and `--dry-run`) needs no key; without one, compacting stops after the preview.
@@ -19,6 +22,7 @@ import * as readline from "node:readline";
 
 import {
   fitPlan,
+  InvalidCutPointError,
   NothingToCompactError,
   planCompaction,
   runCompactionFlow,
@@ -49,9 +53,10 @@ import {
   userPiFrom,
 } from "./args";
 import { cliRoute, connectRoute, piName, type CliRoute } from "./route";
+import { bridgeSupportsKeepFrom, KEEP_FROM_BRIDGE_VERSION } from "../bridge/protocol";
 import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
 
-export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions TEXT] [--dry-run] [--yes] [--json]
+export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--keep-from ENTRY] [--instructions TEXT] [--dry-run] [--yes] [--json]
   [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
   [--no-stream] [--force] [--guard-seconds N] [--agent-dir DIR] [--cwd DIR]
   [--project-settings auto|always|never] [--pi PATH]
@@ -59,6 +64,7 @@ export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--instructions
 
 const KNOWN_FLAGS = new Set([
   "instructions",
+  "keep-from",
   ...SUMMARIZER_FLAGS,
   "dry-run",
   "yes",
@@ -86,6 +92,12 @@ export function formatCompactPreview(
     ...(plan.session.name ? [row("session", clipLabel(plan.session.name))] : []),
     row("file", plan.file),
     row("leaf", p.leafId),
+    row(
+      "cut",
+      plan.options.keepFrom !== undefined
+        ? `at the chosen entry ${plan.options.keepFrom} (Compact up to here)`
+        : `where keepRecentTokens (${n(p.settings.keepRecentTokens)}) puts it`,
+    ),
     ...(v.estimateFailure
       ? [
           row("pi's /compact", withPeriod(estimateFailureText(v.estimateFailure))),
@@ -173,8 +185,10 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   const dryRun = args.flags.has("dry-run");
   const absolute = path.resolve(file);
   const customInstructions = stringFlag(args, "instructions");
+  const keepFrom = stringFlag(args, "keep-from")?.trim();
+  if (keepFrom === "") throw new UsageError("--keep-from needs an entry id (see pi-context tree).");
   // who has the session open decides the route, before any question or request
-  const routed = await cliRoute(absolute, ACTIONS.compact, {
+  const routed = await cliRoute(absolute, keepFrom ? ACTIONS.compactUpToHere : ACTIONS.compact, {
     agentDir: analyze.agentDir,
     guardSeconds,
     force: args.flags.has("force"),
@@ -187,6 +201,7 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     surface: "cli" as const,
     pi,
     ...(customInstructions ? { customInstructions } : {}),
+    ...(keepFrom ? { keepFrom } : {}),
   };
 
   const makeSummarizer = flagSummarizer.make;
@@ -311,12 +326,19 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const message = errorText(error);
-    if (error instanceof NothingToCompactError) {
+    if (error instanceof NothingToCompactError || error instanceof InvalidCutPointError) {
       // --json callers get JSON on stdout in every outcome (also a dry run: nothing to preview)
       if (json)
         out(
           JSON.stringify(
-            { ...(dryRun ? { dryRun: true } : {}), compacted: false, nothingToCompact: error.reason, message },
+            {
+              ...(dryRun ? { dryRun: true } : {}),
+              compacted: false,
+              ...(error instanceof NothingToCompactError
+                ? { nothingToCompact: error.reason }
+                : { invalidCut: error.code }),
+              message,
+            },
             null,
             2,
           ),
@@ -384,6 +406,13 @@ async function compactInPi(
   const { json, out, err } = io;
   const announcement = routed.announcement!;
   const who = piName(announcement);
+  const keepFrom = planOptions.keepFrom;
+  if (keepFrom !== undefined && !bridgeSupportsKeepFrom(announcement.bridgeVersion)) {
+    err(
+      `${who} runs the live bridge ${announcement.bridgeVersion}, which cannot keep from a chosen entry (${KEEP_FROM_BRIDGE_VERSION} can): install the current bridge (pi-context's "Pi Context: Install Live Bridge") and run /reload in pi. Nothing was sent or written.`,
+    );
+    return 1;
+  }
   const plan = await planCompaction(file, { ...planOptions, guardSeconds: 0, procRoot: null, force: false });
   if (!json) {
     out(formatCompactPreview(plan, undefined, undefined));
@@ -396,10 +425,10 @@ async function compactInPi(
   const connection = await connectRoute(announcement);
   try {
     if (!json) err(`${who} is summarizing…`);
-    const r = await connection.request(
-      "compact",
-      plan.customInstructions ? { customInstructions: plan.customInstructions } : {},
-    );
+    const r = await connection.request("compact", {
+      ...(plan.customInstructions ? { customInstructions: plan.customInstructions } : {}),
+      ...(keepFrom !== undefined ? { keepFrom } : {}),
+    });
     if (json)
       out(
         JSON.stringify(

@@ -1,6 +1,6 @@
 /**
  * `pi-context`: the same core as the extension, without VS Code. One file per command
- * (`inspect.ts`, `compact.ts`, `tree.ts`, `switch.ts`, `sessions.ts`, `fork.ts`, `trim.ts`, `doctor.ts`); shared parsing in `args.ts`.
+ * (`inspect.ts`, `compact.ts`, `tree.ts`, `switch.ts`, `sessions.ts`, `fork.ts`, `trim.ts`, `summarize.ts`, `doctor.ts`); shared parsing in `args.ts`.
  *
  * Exit codes: 0 done, 1 refused or failed (nothing written; also: not a pi session), 2 usage.
  * Messages are full sentences; numbers use thousands separators (en-US).
@@ -17,6 +17,7 @@ import { sessionsCommand, SESSIONS_USAGE } from "./sessions";
 import { switchCommand, SWITCH_USAGE } from "./switch";
 import { treeCommand, TREE_USAGE } from "./tree";
 import { restoreCommand, RESTORE_USAGE, trimCommand, TRIM_USAGE } from "./trim";
+import { summarizeCommand, SUMMARIZE_USAGE } from "./summarize";
 
 /** All sub-commands by name, with their usage (`pi-context <command> --help`). */
 const COMMANDS: [string, CliCommand, string][] = [
@@ -29,6 +30,7 @@ const COMMANDS: [string, CliCommand, string][] = [
   ["clone", cloneCommand, CLONE_USAGE],
   ["trim", trimCommand, TRIM_USAGE],
   ["restore", restoreCommand, RESTORE_USAGE],
+  ["summarize", summarizeCommand, SUMMARIZE_USAGE],
   ["doctor", doctorCommand, DOCTOR_USAGE],
 ];
 
@@ -56,7 +58,7 @@ function asksForHelp(args: readonly string[]): boolean {
 const USAGE = `pi-context — see and steer pi's context window
 
 usage:
-${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE, FORK_USAGE, CLONE_USAGE, TRIM_USAGE, RESTORE_USAGE, DOCTOR_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
+${[INSPECT_USAGE, COMPACT_USAGE, TREE_USAGE, SWITCH_USAGE, SESSIONS_USAGE, FORK_USAGE, CLONE_USAGE, TRIM_USAGE, RESTORE_USAGE, SUMMARIZE_USAGE, DOCTOR_USAGE].map((u) => formatUsage(u, 2)).join("\n")}
 
 which pi: the numbers follow the rules and the model catalog of your pi — --pi PATH (pi, a
   launcher, or pi's package dir), else the pi on the PATH, pi's managed install
@@ -65,7 +67,7 @@ which pi: the numbers follow the rules and the model catalog of your pi — --pi
 
 environment:
   PI_CODING_AGENT_DIR   pi's agent dir (default ~/.pi/agent; --agent-dir overrides it)
-  PI_CONTEXT_API_KEY    API key of the summarizer (compact, switch --summarize), sent to the
+  PI_CONTEXT_API_KEY    API key of the summarizer (compact, summarize, switch --summarize), sent to the
                         --base-url you give; there is no flag for it
   OPENAI_API_KEY        used when that is not set, and only for OpenAI's own API
                         (https://api.openai.com), never for another --base-url

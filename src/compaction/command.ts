@@ -21,13 +21,15 @@
  *
  * `piContext.compact(file?, options?)`: `file` = a session path or URI (default: the current
  * session); `options.instructions` skips the instructions box; `options.skipPreview` skips the
- * preview. Resolves with a {@link CompactCommandOutcome} (the panel and the tests read it).
+ * preview; `options.keepFrom` = "Compact up to here" (`upToHere.ts`): the cut at that entry, checked
+ * against pi's valid cut points before anything is asked. Resolves with a {@link CompactCommandOutcome} (the panel and the tests read it).
  * `piContext.cancelCompaction` cancels a running summary (same as the notification's Cancel).
  */
 
 import { estimateFailureText } from "../core/rules/estimateFailure";
 import * as vscode from "vscode";
 import {
+  InvalidCutPointError,
   NothingToCompactError,
   planCompaction,
   runCompactionFlow,
@@ -51,6 +53,7 @@ import { streamingProgress } from "../ui/progress";
 import { confirmPreview, planTitle, previewOfSummarizer, sessionTitle, setPlanLabel } from "./preview";
 import { reportCompacted } from "./result";
 import { compactWithUserPi } from "./withPi";
+import { assertPiCanCut, checkCutInPi, compactUpToHereWithUserPi, PiCannotCutError } from "./upToHerePi";
 
 /** Options of `piContext.compact` (each one given skips its question). */
 export interface CompactCommandOptions {
@@ -61,6 +64,8 @@ export interface CompactCommandOptions {
    * go ahead once; a pi with the live bridge on the session still stops it.
    */
   force?: boolean;
+  /** "Compact up to here": keep from this entry on (pi's `firstKeptEntryId`) instead of pi's own cut. */
+  keepFrom?: string;
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
@@ -100,8 +105,14 @@ function askInstructions(title: string): Thenable<string | undefined> {
   });
 }
 
-/** Register `piContext.compact` and `piContext.cancelCompaction`. */
-export function registerCompaction(services: Services): void {
+/** `piContext.compact` as a function: `(file?, options?)` → the outcome (see the file comment). */
+export type CompactFunction = (fileArg?: unknown, optionsArg?: unknown) => Promise<CompactCommandOutcome>;
+
+/**
+ * Register `piContext.compact` and `piContext.cancelCompaction`.
+ * @returns the compact function, for the commands that compact a chosen way (`upToHere.ts`).
+ */
+export function registerCompaction(services: Services): CompactFunction {
   let running: AbortController | undefined;
   const setRunning = (controller: AbortController | undefined) => {
     running = controller;
@@ -142,6 +153,7 @@ export function registerCompaction(services: Services): void {
     const info = await services.sessions.sessionInfo(file);
     const title = sessionTitle(setPlanLabel(file, current?.file === file ? current.label : sessionLabel(info ?? {})));
 
+    const keepFrom = typeof options.keepFrom === "string" ? options.keepFrom : undefined;
     const routed = await routeCompaction(services, file, options, {
       title,
       skipPreview,
@@ -163,7 +175,11 @@ export function registerCompaction(services: Services): void {
     const prepared = await planCompaction(file, {
       ...planOptions,
       maxOutputTokens: config.summarizer.openai.maxOutputTokens,
+      ...(keepFrom !== undefined ? { keepFrom } : {}),
     });
+    // the user's pi cuts where we ask only through the live bridge loaded into it, and only when its
+    // own /compact has something to summarize: said now, before the instructions
+    if (route.summarizer === "user-pi" && keepFrom !== undefined) assertPiCanCut(prepared);
     if (prepared.writeBlocker) throw new UnsafeSessionWriteError(prepared.writeBlocker); // before any question
 
     const instructions = given ?? (await askInstructions(planTitle(prepared)));
@@ -171,7 +187,9 @@ export function registerCompaction(services: Services): void {
     const plan = withInstructions(prepared, instructions);
     // the user's own pi summarizes (setting `pi`, or `auto` with a pi and no summarizer configured here)
     if (route.summarizer === "user-pi")
-      return compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
+      return keepFrom !== undefined
+        ? compactUpToHereWithUserPi(services, plan, { skipPreview, controller })
+        : compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
     // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
     const summarizer = await services.summarizers.get({ allowMissingKey: true });
     services.log.info(
@@ -186,6 +204,7 @@ export function registerCompaction(services: Services): void {
         ...planOptions,
         maxOutputTokens: plan.options.maxOutputTokens,
         ...(plan.customInstructions ? { customInstructions: plan.customInstructions } : {}),
+        ...(keepFrom !== undefined ? { keepFrom } : {}),
         plan,
       },
       {
@@ -321,6 +340,7 @@ export function registerCompaction(services: Services): void {
       return true;
     },
   });
+  return compact;
 }
 
 /**
@@ -335,17 +355,22 @@ async function routeCompaction(
   context: { title: string; skipPreview: boolean; controller: AbortController; retry: () => void },
 ): Promise<{ outcome: CompactCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }>; given?: string }> {
   const routeOptions = { force: options.force === true, retry: context.retry };
-  let route = await services.access.route(file, ACTIONS.compact, routeOptions);
+  const keepFrom = typeof options.keepFrom === "string" ? options.keepFrom : undefined;
+  const action = keepFrom === undefined ? ACTIONS.compact : ACTIONS.compactUpToHere;
+  let route = await services.access.route(file, action, routeOptions);
   let given = typeof options.instructions === "string" ? options.instructions : undefined;
   if (route.kind === "bridge") {
+    // the cut is checked on the file before anything is asked (the running pi checks it again)
+    if (keepFrom !== undefined) await checkCutInPi(services, file, keepFrom);
     given ??= await askInstructions(context.title);
     if (given === undefined) return { outcome: { kind: "declined", file, stage: "instructions" } };
     const live = await services.liveBridge.routeCompaction(file, given, {
       signal: context.controller.signal,
       skipPreview: context.skipPreview,
+      ...(keepFrom !== undefined ? { keepFrom } : {}),
     });
     if (live) return { outcome: live };
-    route = await services.access.route(file, ACTIONS.compact, routeOptions); // pi went away meanwhile
+    route = await services.access.route(file, action, routeOptions); // pi went away meanwhile
   }
   if (route.kind === "refuse")
     return { outcome: { kind: "error", file, errorKind: "live", message: route.message, actions: route.actions } };
@@ -368,6 +393,21 @@ function report(
     services.log.warn(`compact ${file}: ${error.name}: ${error.message}`);
     void notify.info(withPeriod(error.message));
     return { kind: "nothing", file, message: error.message };
+  }
+  if (error instanceof InvalidCutPointError) {
+    services.log.warn(`compact ${file}: ${error.name}: ${error.message}`);
+    // the nearest entries pi can keep from, one click each
+    const offers = error.nearest.map((id) => vscode.l10n.t("Keep from {0}", id));
+    void notify.warn(error.message, ...offers).then((choice) => {
+      const id = choice === undefined ? undefined : error.nearest[offers.indexOf(choice)];
+      if (id !== undefined) void rerun(file, { ...options, keepFrom: id });
+    });
+    return { kind: "error", file, errorKind: "invalid-cut", message: error.message };
+  }
+  if (error instanceof PiCannotCutError) {
+    services.log.warn(`compact ${file}: ${error.message}`);
+    void notify.warn(error.message);
+    return { kind: "error", file, errorKind: "pi-cannot-cut", message: error.message };
   }
   return notify.reportFlowFailure(services.log, {
     operation: "compaction",

@@ -169,6 +169,15 @@ export function previewMarkdown(plan: CompactionPlan, by: PreviewSummarizer): st
     "",
     `**${vscode.l10n.t("Kept:")}** ${vscode.l10n.t("{0} from `firstKeptEntryId` = {1}", entries(v.keptEntryCount), markdownCode(v.firstKeptEntryId))}${v.keptExceedsKeepRecent ? ` ${vscode.l10n.t("(more than keepRecentTokens: a tool call and its results stay together)")}` : ""}.`,
     "",
+    `**${vscode.l10n.t("Cut:")}** ${
+      plan.options.keepFrom === undefined
+        ? vscode.l10n.t("where keepRecentTokens puts it (pi's /compact).")
+        : vscode.l10n.t(
+            "at the chosen entry {0} (Compact up to here): everything before it is summarized, it and everything after it stay.",
+            markdownCode(plan.options.keepFrom),
+          )
+    }`,
+    "",
     `**${vscode.l10n.t("Split turn:")}** ${v.isSplitTurn ? vscode.l10n.t("yes — the turn starting at {0} is cut; its prefix is summarized separately and merged like pi does.", markdownCode(v.turnStartEntryId ?? "")) : vscode.l10n.t("no")}`,
     "",
     `**${vscode.l10n.t("Custom instructions:")}** ${plan.customInstructions ? markdownText(plan.customInstructions) : none}`,
@@ -273,7 +282,15 @@ export async function confirmPreview(plan: CompactionPlan, by: PreviewSummarizer
           },
         ];
     const pick = await vscode.window.showQuickPick(safePickItems(items), {
-      title: `${changed ? `${vscode.l10n.t("The session changed — new preview.")} ` : ""}${vscode.l10n.t("Compact {0}?", visibleText(planTitle(plan)))}${tooLarge ? ` ${vscode.l10n.t("The request does not fit the summarizer")}` : ""}`,
+      title: `${changed ? `${vscode.l10n.t("The session changed — new preview.")} ` : ""}${
+        plan.options.keepFrom === undefined
+          ? vscode.l10n.t("Compact {0}?", visibleText(planTitle(plan)))
+          : vscode.l10n.t(
+              "Compact {0} up to {1}?",
+              visibleText(planTitle(plan)),
+              visibleText(entryWords(plan, plan.options.keepFrom)),
+            )
+      }${tooLarge ? ` ${vscode.l10n.t("The request does not fit the summarizer")}` : ""}`,
       placeHolder: vscode.l10n.t(
         "tokens {0} → {1} · summarize {2} · keep {3} · split turn: {4}",
         v.estimateFailure ? vscode.l10n.t("(pi has no estimate)") : n(v.tokensBefore),

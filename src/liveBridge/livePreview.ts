@@ -26,6 +26,7 @@ export type LivePreviewNumbers = { plan: CompactionPlan; price: CompactionPrice 
  * Plan and price the running pi's compaction of `file` (see the module comment).
  * @param instructions the custom instructions (`/compact <instructions>`), "" for none.
  * @param now ms since epoch (whether the prompt cache is still warm).
+ * @param keepFrom "Compact up to here": the entry pi keeps from (the bridge moves pi's cut there).
  * @returns the plan with the running pi's analysis and its price, or `{ notKnown }` (never throws).
  */
 export async function livePreviewNumbers(
@@ -35,6 +36,7 @@ export async function livePreviewNumbers(
   state: BridgeState,
   source: LiveSource,
   now: number,
+  keepFrom?: string,
 ): Promise<LivePreviewNumbers> {
   const config = services.config();
   let plan: CompactionPlan;
@@ -48,6 +50,7 @@ export async function livePreviewNumbers(
       pi: services.pi.current,
       maxOutputTokens: config.summarizer.openai.maxOutputTokens,
       ...(instructions.trim() ? { customInstructions: instructions } : {}),
+      ...(keepFrom !== undefined ? { keepFrom } : {}),
     });
   } catch (error) {
     const message = error instanceof NothingToCompactError ? error.message : (error as Error).message;

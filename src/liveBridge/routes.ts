@@ -12,9 +12,11 @@ import { sessionLabel } from "../core/rules/sessionLabel";
 import * as vscode from "vscode";
 import { sameFile } from "../bridge/announce";
 import { planSwitch, type SwitchPlan } from "../core/flows/switch";
+import { bridgeSupportsKeepFrom, KEEP_FROM_BRIDGE_VERSION } from "../bridge/protocol";
 import type {
   BaseServices,
   CompactCommandOutcome,
+  RouteCompactionOptions,
   LabelResult,
   RouteSwitchOptions,
   SwitchCommandOutcome,
@@ -130,21 +132,35 @@ export class LiveRoutes {
   async routeCompaction(
     file: string,
     instructions: string,
-    options: { signal?: AbortSignal; skipPreview?: boolean } = {},
+    options: RouteCompactionOptions = {},
   ): Promise<CompactCommandOutcome | undefined> {
     const resolution = await this.resolve(file);
     if (resolution.kind === "none") return undefined;
     if (resolution.kind === "problem") return this.refuse(file, COMPACT.verb, resolution);
     const { announcement, connection } = resolution.target;
+    const keepFrom = options.keepFrom;
+    // an older bridge ignores keepFrom and would compact at pi's own cut: never send it one
+    if (keepFrom !== undefined && !bridgeSupportsKeepFrom(announcement.bridgeVersion)) {
+      const message = vscode.l10n.t(
+        "{0} runs the live bridge {1}, which cannot keep from a chosen entry ({2} can): install the current bridge (Pi Context: Install Live Bridge) and run /reload in pi. Nothing was sent or written.",
+        describePi(announcement),
+        announcement.bridgeVersion,
+        KEEP_FROM_BRIDGE_VERSION,
+      );
+      this.services.log.warn(`live bridge: compact ${file}: ${message}`);
+      void notify.error(message);
+      return { kind: "error", file, errorKind: "bridge-outdated", message };
+    }
     const current =
       this.services.sessions.current && sameFile(this.services.sessions.current.file, file)
         ? this.services.sessions.current
         : undefined;
     const preview = current?.analysis.inspect.compaction ?? null;
     const previousCompactionId = preview?.previousCompactionId ?? undefined;
-    const label = `"${current?.label ?? sessionLabel((await this.services.sessions.sessionInfo(file)) ?? {})}"`;
+    const label =
+      options.title ?? `"${current?.label ?? sessionLabel((await this.services.sessions.sessionInfo(file)) ?? {})}"`;
     if (!options.skipPreview) {
-      const go = await this.confirmLiveCompaction(file, instructions, label, resolution.target);
+      const go = await this.confirmLiveCompaction(file, instructions, label, resolution.target, keepFrom);
       if (!go) return { kind: "declined", file };
     }
     this.stats.compactions++;
@@ -166,7 +182,14 @@ export class LiveRoutes {
               connection.state.model ? ` ${connection.state.model.provider}/${connection.state.model.id}` : "",
             ),
           });
-          return connection.request("compact", instructions ? { customInstructions: instructions } : {}, { signal });
+          return connection.request(
+            "compact",
+            {
+              ...(instructions ? { customInstructions: instructions } : {}),
+              ...(keepFrom !== undefined ? { keepFrom } : {}),
+            },
+            { signal },
+          );
         },
       );
       await this.waitForEntry(file, result.entryId);
@@ -232,6 +255,7 @@ export class LiveRoutes {
     instructions: string,
     label: string,
     target: LiveTarget,
+    keepFrom: string | undefined,
   ): Promise<boolean> {
     const { announcement, connection } = target;
     const state = connection.state;
@@ -242,6 +266,7 @@ export class LiveRoutes {
       state,
       { pid: announcement.pid, piVersion: announcement.piVersion, bridgeVersion: announcement.bridgeVersion },
       Date.now(),
+      keepFrom,
     );
     const usage = state.usage
       ? `${state.usage.tokens === null ? "?" : formatTokens(state.usage.tokens)}/${formatTokens(state.usage.contextWindow)}`
@@ -283,7 +308,10 @@ export class LiveRoutes {
     ];
     for (;;) {
       const pick = await this.prompter.pick(items, {
-        title: vscode.l10n.t("Compact {0} in the running pi?", label),
+        title:
+          keepFrom === undefined
+            ? vscode.l10n.t("Compact {0} in the running pi?", label)
+            : vscode.l10n.t("Compact {0} up to {1} in the running pi?", label, keepFrom),
         placeholder: vscode.l10n.t("pi runs on this session: the running pi does the compaction · {0}", tokens),
       });
       if (pick?.action !== "cost") return pick?.action === "go";

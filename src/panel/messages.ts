@@ -30,6 +30,16 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
     case "compact":
       await services.actions.compact();
       return;
+    // the panel runs the palette's commands, as its other buttons do (until the one command table)
+    case "compactUpToHere":
+      await services.actions.compactUpToHere();
+      return;
+    case "summarizeSpan":
+      await services.actions.summarizeSpan();
+      return;
+    case "summarizeSelection":
+      await services.actions.summarizeSpan(message.fromId, message.toId);
+      return;
     case "checkHealth":
       await services.actions.checkHealth(services.sessions.current?.file);
       return;

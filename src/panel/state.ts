@@ -101,5 +101,7 @@ export async function capabilities(services: Services): Promise<PanelState["capa
     summaryDiffEditor: true,
     trim: true,
     checkHealth: true,
+    compactUpToHere: true,
+    summarizeSpan: true,
   };
 }

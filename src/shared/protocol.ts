@@ -18,6 +18,7 @@ import {
   type TrimSuggestionKind,
 } from "./trim";
 import type { FixedContextModel } from "./fixedContext";
+import type { LostModel, SummaryModel } from "./summaries";
 
 // --- View models (host → webview) -------------------------------------------------------------
 
@@ -197,45 +198,7 @@ export interface HistoryModel {
   compactions: HistoryCompaction[];
 }
 
-/** A compaction or branch summary on the current path. */
-export interface SummaryModel {
-  entryId: string;
-  type: "compaction" | "branch_summary";
-  timestamp: string;
-  /** Compactions: pi's `tokensBefore`. */
-  tokensBefore: number | null;
-  /** Compactions: the first entry kept verbatim. */
-  firstKeptEntryId: string | null;
-  /** Branch summaries: the abandoned leaf (`"root"` when it was the root). */
-  fromId: string | null;
-  fromHook: boolean;
-  /** The summary body without the trailing `<read-files>`/`<modified-files>` blocks (markdown). */
-  body: string;
-  /** The whole summary text as written (for diffs). */
-  text: string;
-  /** The file blocks parsed from the summary text. */
-  readFiles: string[];
-  modifiedFiles: string[];
-  /** Estimated tokens of the summary message. */
-  tokens: number;
-  /** True when the summary is part of the current context (not summarized away by a later compaction). */
-  inContext: boolean;
-  /** Compactions: what the summary lost (see `core/rules/lostItems.ts`); absent when it could not be computed. */
-  lost?: LostModel;
-}
-
-/** Items of a compaction's summarized range that neither its summary nor its kept part contain. */
-export interface LostModel {
-  /** At most {@link LOST_ITEMS_SHOWN}, in kind order (path, command, identifier, number), first occurrence first. */
-  items: { kind: "path" | "command" | "identifier" | "number"; text: string; entryId: string; count: number }[];
-  /** Lost items not listed (beyond the cap). */
-  more: number;
-  totals: Record<"path" | "command" | "identifier" | "number", { found: number; lost: number }>;
-  truncated: boolean;
-}
-
-/** Lost items sent to the webview per compaction. */
-export const LOST_ITEMS_SHOWN = 200;
+export { LOST_ITEMS_SHOWN, type LostModel, type SummaryModel } from "./summaries";
 
 /** Usage and cost like pi's footer and `/session` (every entry of the file), the cache and the forecast. */
 export interface UsageModel {
@@ -415,6 +378,9 @@ export interface PanelState {
     trim: boolean;
     /** "Pi Context: Check Session Health" (findings and repairs). */
     checkHealth: boolean;
+    /** "Pi Context: Compact Up to Here…" and "Pi Context: Summarize These Messages…" (issue 41). */
+    compactUpToHere: boolean;
+    summarizeSpan: boolean;
   };
 }
 
@@ -493,6 +459,11 @@ export type WebviewMessage =
   | { type: "openTrim" }
   /** The same commands as the palette. */
   | { type: "compact" }
+  /** "Pi Context: Compact Up to Here…" (its pick of the entry), "Pi Context: Summarize These Messages…" (its picks). */
+  | { type: "compactUpToHere" }
+  | { type: "summarizeSpan" }
+  /** Summarize the span from one item of the panel's list to another (the earliest and latest ticked). */
+  | { type: "summarizeSelection"; fromId: string; toId: string }
   /** "Pi Context: Check Session Health" on the shown session. */
   | { type: "checkHealth" }
   | { type: "focusTree" }
@@ -521,6 +492,9 @@ const SCHEMA: { [K in WebviewMessage["type"]]: Record<string, Field> } = {
   applyTrim: { requestId: "request-id", items: "trim-items" },
   openTrim: {},
   compact: {},
+  compactUpToHere: {},
+  summarizeSpan: {},
+  summarizeSelection: { fromId: "string", toId: "string" },
   checkHealth: {},
   focusTree: {},
   selectSession: {},

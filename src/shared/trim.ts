@@ -29,6 +29,8 @@ export interface TrimEditState {
   note?: string;
   /** pi's estimate of the original content, in tokens (what a restore brings back). */
   originalTokens: number;
+  /** The replacement is a scoped summary's note ("Summarize these messages"): what it replaces. */
+  span?: { count: number; tokens: number; fromId: string; toId: string };
 }
 
 /** One model-visible item of the context (or one an edit removed from it). */

@@ -22,7 +22,15 @@ import { findingsByEntry, rowHealth } from "../viewModel/health";
 import { KIND_NAMES, nodeDisplay } from "../viewModel/treeText";
 import { editMarks, type EditMark } from "../viewModel/trimList";
 import { KIND_ICONS } from "./icons";
+import { validCutPoints } from "../core/rules/compaction";
+import { buildProjection } from "../core/rules/context";
 import { tooltipOf } from "./tooltip";
+
+/** Which rows are pi's cut points, and which compactions keep from a row. */
+interface CutMarks {
+  ids: ReadonlySet<string>;
+  keptBy: ReadonlyMap<string, string[]>;
+}
 
 /** The view id (package.json `contributes.views`). */
 export const SESSION_TREE_VIEW = "piContext.sessionTree";
@@ -49,6 +57,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   /** The session doctor's findings per entry (rows of affected entries show them). */
   private health = new Map<string, HealthFinding[]>();
   private healthKey = "";
+  /** pi's valid cut points at the leaf and the compactions' first kept entries (per session and size). */
+  private cutCache: { session: SessionFile; size: number; cuts: CutMarks } | undefined;
 
   constructor(private filter: TreeFilter) {}
 
@@ -110,8 +120,32 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     }
   }
 
+  /**
+   * The entries "Compact Up to Here…" can keep from (pi's valid cut points of the context at the
+   * leaf, but the first) and, per entry, the compactions on the active path that keep from it.
+   */
+  private cuts(): CutMarks {
+    const session = this.session;
+    if (!session) return { ids: new Set(), keptBy: new Map() };
+    if (this.cutCache?.session === session && this.cutCache.size === session.records.length) return this.cutCache.cuts;
+    const keptBy = new Map<string, string[]>();
+    let ids = new Set<string>();
+    try {
+      ids = new Set(validCutPoints(session).slice(1));
+      for (const r of buildProjection(session).path)
+        if (r.type === "compaction" && r.firstKeptEntryId)
+          keptBy.set(r.firstKeptEntryId, [...(keptBy.get(r.firstKeptEntryId) ?? []), r.id]);
+    } catch {
+      // a body changed on disk: the next refresh reads it again
+    }
+    const cuts = { ids, keptBy };
+    this.cutCache = { session, size: session.records.length, cuts };
+    return cuts;
+  }
+
   private currentMarksKey(): string {
-    let key = "";
+    // the latest compaction decides which rows are cut points (and what its cut marks)
+    let key = `${this.session ? (buildProjection(this.session).compaction?.id ?? "") : ""};`;
     for (const [id, m] of this.marks()) if (m.edit) key += `${id}:${m.edit.editId};`;
     return key;
   }
@@ -192,7 +226,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   /**
    * A page row (`Entries 101–200`, described by its first entry), or an entry / branch row: label
    * prefix, text, description (leaf, branch size, branches, detail), icon and colour, context value
-   * `piEntry[.summary][.labeled][.leaf][.branch][.editable][.edited[.removed]]`, screen-reader label
+   * `piEntry[.summary][.labeled][.leaf][.branch][.editable][.cut][.edited[.removed][.span]]` (`.cut`:
+   * pi can keep from it — "Compact Up to Here…"; `.span`: it carries a summary of messages),
+   * screen-reader label
    * (the tooltip comes on hover: {@link resolveTreeItem}); summaries open on click. Context edits on
    * the active path mark their target: removed, replaced (with the note), pending in a running pi.
    */
@@ -249,6 +285,9 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
       );
     if (d.branches) parts.push(vscode.l10n.t("{0} branches", d.branches));
     if (d.detail) parts.push(d.detail);
+    const cuts = d.onActivePath ? this.cuts() : undefined;
+    const keptBy = cuts?.keptBy.get(d.id);
+    if (keptBy) parts.push(vscode.l10n.t("✂ compaction {0} keeps from here", keptBy.join(", ")));
     const mark = d.onActivePath ? this.marks().get(d.id) : undefined;
     const pending = this.pending.has(d.id);
     const edit = mark?.edit;
@@ -274,7 +313,18 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     if (resultsText) parts.unshift(resultsText);
     if (pending) parts.unshift(vscode.l10n.t("pending in pi"));
     if (edit)
-      parts.unshift(edit.kind === "removed" ? vscode.l10n.t("removed from context") : `note: ${edit.note ?? ""}`);
+      parts.unshift(
+        edit.kind === "removed"
+          ? vscode.l10n.t("removed from context")
+          : edit.span
+            ? vscode.l10n.t(
+                "✎ summary of {0} ({1} … {2})",
+                pluralText(edit.span.count, vscode.l10n.t("{0} message"), vscode.l10n.t("{0} messages")),
+                edit.span.fromId,
+                edit.span.toId,
+              )
+            : `note: ${edit.note ?? ""}`,
+      );
     item.description = visibleText(parts.join(" · "));
     const color =
       health?.severity === "error"
@@ -295,7 +345,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     item.iconPath = d.isLeaf
       ? new vscode.ThemeIcon("debug-stackframe", new vscode.ThemeColor("charts.green"))
       : new vscode.ThemeIcon(branch || model.continuesBranch(d.id) ? "git-branch" : KIND_ICONS[d.kind], color);
-    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}` : ""}${health ? ".problem" : ""}`;
+    item.contextValue = `piEntry${d.hasSummary ? ".summary" : ""}${d.label ? ".labeled" : ""}${d.isLeaf ? ".leaf" : ""}${branch ? ".branch" : ""}${mark?.editable ? ".editable" : ""}${cuts?.ids.has(d.id) ? ".cut" : ""}${edit ? `.edited${edit.kind === "removed" ? ".removed" : ""}${edit.span ? ".span" : ""}` : ""}${health ? ".problem" : ""}`;
     const where = `${d.isLeaf ? vscode.l10n.t(", current leaf") : d.onActivePath ? vscode.l10n.t(", on the active path") : ""}${edit ? (edit.kind === "removed" ? vscode.l10n.t(", removed from the context") : vscode.l10n.t(", replaced in the context")) : ""}${pending ? vscode.l10n.t(", context edit pending") : ""}${resultsText ? `, ${resultsText}` : ""}`;
     // read out as text: the session's control characters and bidi overrides as their visible escape
     item.accessibilityInformation = {

@@ -82,6 +82,8 @@ export function registerSessionTree(services: Services): SessionTreeView {
   const treeView = vscode.window.createTreeView(SESSION_TREE_VIEW, {
     treeDataProvider: provider,
     showCollapseAll: true,
+    // a span of rows for "Summarize These Messages…"; the other row commands act on the row clicked
+    canSelectMany: true,
   });
   const prompter = new Prompter();
   const revealer = new TreeRevealer(treeView, provider, services.log);

@@ -142,7 +142,7 @@ export async function acceptUnpaired(plan: SwitchPlan, ctx: QuestionContext): Pr
       action: "go",
       label: vscode.l10n.t("$(warning) Switch Anyway"),
       detail: vscode.l10n.t(
-        "Then run Pi: Check Session Health: its repair omits these results from the context (the file keeps them).",
+        "Then run Pi Context: Check Session Health: its repair omits these results from the context (the file keeps them).",
       ),
     },
     ...unpaired.map((f) => ({

@@ -11,6 +11,8 @@
  *   and tests; `options` as {@link TrimApplyOptions};
  * - `piContext.trim.undo(options?)` ("Pi Context: Undo Last Context Edit", `undo.ts`): the last batch
  *   of context edits taken back; the trim's result notification offers it for what it wrote.
+ * - `piContext.summarizeSpan`, `piContext.trim.restoreSpan`: a span replaced by one summary and
+ *   back (`summarize.ts`; its questions are recorded by the same prompter).
  */
 
 import * as vscode from "vscode";
@@ -23,6 +25,7 @@ import { buildTrimList } from "../viewModel/trimList";
 import { TrimCommand, type TrimApplyOptions } from "./command";
 import { askNote, PICK_LIMIT, pickChoice, pickItems, requestOf, suggestedNote } from "./picker";
 import { UndoCommand, type UndoCommandOptions } from "./undo";
+import { registerSummarize } from "./summarize";
 
 /** What {@link registerTrim} returns (exposed to the integration tests through `activate()`). */
 export interface TrimApi {
@@ -150,7 +153,7 @@ export function registerTrim(services: Services): TrimApi {
       ),
     "piContext.trim.undo": (optionsArg?: unknown) => undo.run(undoOptions(optionsArg)),
   };
-  services.context.subscriptions.push();
   services.commands.add(commands);
+  registerSummarize(services, command, prompter);
   return { prompts: prompter.log, currentPrompt: () => prompter.current };
 }

@@ -7,7 +7,7 @@
 import { analysisProjection, type Analysis } from "../core/rules/analyze";
 import { buildProjection } from "../core/rules/context";
 import type { SessionFile } from "../core/read/session";
-import { compactionLostItemSteps } from "../core/rules/lostItems";
+import { compactionLostItemSteps, spanLostItemSteps, spanSummaryOf } from "../core/rules/lostItems";
 import { defaultShownLeaf } from "../core/treeModel/filters";
 import type { LiveModel, PanelDetails, PanelState, SessionModel } from "../shared/protocol";
 import { buildBreakdown } from "./breakdown";
@@ -49,6 +49,8 @@ export const NO_CAPABILITIES: PanelState["capabilities"] = {
   summaryDiffEditor: false,
   trim: false,
   checkHealth: false,
+  compactUpToHere: false,
+  summarizeSpan: false,
 };
 
 /** An empty panel with a message (no session, or the session could not be read) and why it is empty. */
@@ -146,7 +148,7 @@ export function* panelStateSteps(input: PanelInput, options: PanelStateOptions =
   const history = downsampleHistory(buildHistory(projection.path, inspect.cache));
   const usage = buildUsageModel(inspect, analysis.model?.reasoning);
   yield;
-  const summaries = buildSummaries(projection, details ? session : undefined);
+  const summaries = buildSummaries(projection, details ? session : undefined, session);
   const files = buildTrackedFiles(projection, session, inspect.cwd, {
     maxSources: FILE_SOURCES_PANEL_LIMIT,
     ...(options.home !== undefined ? { home: options.home } : {}),
@@ -190,6 +192,13 @@ export function* panelDetailSteps(session: SessionFile, state: PanelState): Gene
   if (!state.session) return details;
   // the records the summaries were built from (the path of the state's leaf, as buildSummaries)
   for (const record of buildProjection(session, state.session.leafId).path) {
+    const span = record.type === "context_edit" ? spanSummaryOf(session, record) : undefined;
+    if (span) {
+      const report = yield* spanLostItemSteps(session, span);
+      if (report) details.lost[record.id] = lostModel(report);
+      yield;
+      continue;
+    }
     if (record.type !== "compaction") continue;
     const report = yield* compactionLostItemSteps(session, record);
     if (report) details.lost[record.id] = lostModel(report);

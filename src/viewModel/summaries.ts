@@ -5,7 +5,9 @@
  */
 
 import type { Projection } from "../core/rules/context";
-import { compactionLostItems } from "../core/rules/lostItems";
+import { compactionLostItems, spanLostItemSteps, spanSummaryOf } from "../core/rules/lostItems";
+import type { EntryReader } from "../core/rules/serialize";
+import { drain } from "../core/steps";
 import type { SummaryModel } from "../shared/protocol";
 import { lostModel } from "./lostItems";
 import { splitSummary } from "./summaryText";
@@ -13,10 +15,13 @@ import { splitSummary } from "./summaryText";
 /**
  * The summaries on `projection.path`.
  * @param session the file, to compute what each compaction lost (its bodies are read once per compaction); without it no `lost`.
+ * @param reader reads the context edits on the path, for the scoped summaries ("Summarize these
+ *   messages", listed where their edit is on the path); without it none are listed.
  */
 export function buildSummaries(
   projection: Projection,
   session?: Parameters<typeof compactionLostItems>[0],
+  reader?: EntryReader,
 ): SummaryModel[] {
   const inContext = new Set<string>();
   for (const e of projection.entries) {
@@ -24,7 +29,37 @@ export function buildSummaries(
       inContext.add(e.record.id);
   }
   const out: SummaryModel[] = [];
+  const editOf = new Map(projection.entries.map((e) => [e.record.id, e.edit?.id]));
   for (const r of projection.path) {
+    if (r.type === "context_edit" && reader) {
+      const span = spanSummaryOf(reader, r);
+      if (!span) continue;
+      const lost = session ? drain(spanLostItemSteps(session, span)) : null;
+      out.push({
+        entryId: r.id,
+        type: "span_summary",
+        timestamp: r.timestamp,
+        tokensBefore: null,
+        firstKeptEntryId: null,
+        fromId: null,
+        fromHook: false,
+        body: span.note.summary,
+        text: span.note.summary,
+        readFiles: [],
+        modifiedFiles: [],
+        tokens: Math.ceil(span.note.summary.length / 4),
+        inContext: editOf.get(span.targetId) === r.id,
+        span: {
+          targetId: span.targetId,
+          count: span.note.count,
+          tokens: span.note.tokens,
+          fromId: span.note.fromId,
+          toId: span.note.toId,
+        },
+        ...(lost ? { lost: lostModel(lost) } : {}),
+      });
+      continue;
+    }
     if (r.type !== "compaction" && r.type !== "branch_summary") continue;
     const text = r.summary ?? "";
     const split = splitSummary(text);

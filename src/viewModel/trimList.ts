@@ -39,6 +39,7 @@ import { describeRecord } from "./treeText";
 import { oneLine } from "./treeTextLines";
 import { formatToolCall, summarizeToolNames } from "./treeTextTools";
 import * as l10n from "@vscode/l10n";
+import { parseSpanNote } from "../core/rules/spanSummary";
 
 /** Tool results at least this large (tokens) are suggested. */
 export const LARGE_RESULT_TOKENS = 4000;
@@ -161,6 +162,8 @@ function editState(ctx: Context, entry: ProjectedEntry): TrimEditState | undefin
         ?.content;
       if (isRestored(ctx, entry, content)) return undefined;
       state.note = oneLine(contentText(content, " "), 120);
+      const span = parseSpanNote(contentText(content, "\n"));
+      if (span) state.span = { count: span.count, tokens: span.tokens, fromId: span.fromId, toId: span.toId };
     } catch {
       state.note = l10n.t("(the edit could not be read)");
     }

@@ -413,7 +413,7 @@ describe("e2e status bar + panel (new-user fixes)", () => {
       const labels = await view.locator("header .actions vscode-button").allInnerTexts();
       assert.deepEqual(
         labels.map((l) => l.trim()),
-        ["Compact…", "Switch Branch", "Select Session…"],
+        ["Compact…", "Up to Here…", "Switch Branch", "Select Session…"],
       );
       assert.equal(
         (await view.locator("vscode-toolbar-button").count()) -

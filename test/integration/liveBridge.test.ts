@@ -599,4 +599,109 @@ describe("live bridge with a real pi", function () {
       fs.rmSync(broken, { force: true });
     }
   });
+  it('"Compact Up to Here…" on a session a running pi has open: pi cuts where we asked and writes its own entry (issue 41)', async () => {
+    const dir = path.join(agentDir, "sessions", encodeSessionDirName(path.resolve(testWorkspace())));
+    fs.mkdirSync(dir, { recursive: true });
+    const session = path.join(dir, "2026-12-04T09-00-00-000Z_up-to-here.jsonl");
+    const b = new SessionBuilder(testWorkspace());
+    for (let i = 1; i <= 5; i++)
+      b.user(`k-u${i}`, `step ${i}: ${"Context line for the task. ".repeat(40)}`).assistant(`k-a${i}`, {
+        text: `Answer ${i}. ${"Details of the work. ".repeat(60)}`,
+        usage: 600 * i,
+      });
+    fs.writeFileSync(session, b.jsonl());
+    const pi2 = await PiRpc.start({ cwd: testWorkspace(), agentDir, home, args: ["--session", session] });
+    try {
+      await waitFor(
+        async () => (await live.availability(session)) === "live",
+        20_000,
+        "the bridge of pi on the session",
+      );
+      await api.services.sessions.pin(session);
+      await waitFor(() => api.services.sessions.current?.file === session, 10_000, "the session shown");
+      const before = entries(session).length;
+      const requests = server.requests.length;
+      const outcome = (await vscode.commands.executeCommand("piContext.compactUpToHere", "k-u3", {
+        instructions: "",
+        skipPreview: true,
+      })) as CompactCommandOutcome & { live?: { pid: number } };
+      assert.strictEqual(outcome.kind, "compacted", JSON.stringify(outcome));
+      assert.strictEqual(outcome.live?.pid, pi2.pid);
+      if (outcome.kind === "compacted") assert.strictEqual(outcome.firstKeptEntryId, "k-u3");
+      const written = entries(session).slice(before);
+      const compaction = written.find((e) => e.type === "compaction")!;
+      assert.ok(compaction, JSON.stringify(written.map((e) => e.type)));
+      assert.strictEqual(compaction.firstKeptEntryId, "k-u3");
+      assert.strictEqual(compaction.fromHook, false, "pi's own entry");
+      assert.strictEqual(server.requests.length, requests + 1, "one summary request, sent by pi");
+      assert.strictEqual(server.requests.at(-1)!.authorization, "Bearer scripted-dummy-key", "pi's own auth");
+      const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+      assert.ok(sent.includes("step 2:") && !sent.includes("step 3:"), "summarized up to k-u3, not beyond");
+    } finally {
+      await pi2.kill();
+      await api.services.sessions.followLatest();
+      fs.rmSync(session, { force: true });
+    }
+  });
+  it('"Summarize These Messages…" on a session a running pi has open: our summarizer writes the note, pi appends the edits and sends the note next (issue 41)', async () => {
+    const dir = path.join(agentDir, "sessions", encodeSessionDirName(path.resolve(testWorkspace())));
+    fs.mkdirSync(dir, { recursive: true });
+    const session = path.join(dir, "2026-12-04T10-00-00-000Z_span.jsonl");
+    fs.writeFileSync(
+      session,
+      new SessionBuilder(testWorkspace())
+        .user("s-u1", "look at the parser please")
+        .assistant("s-a1", { calls: [{ id: "call_p", name: "read", arguments: { path: "parser.ts" } }], usage: 900 })
+        .result("s-r1", "call_p", "PARSER-SOURCE ".repeat(200))
+        .assistant("s-a2", { text: "The parser has a bug in line 3.", usage: 1500 })
+        .user("s-u2", "now the lexer")
+        .assistant("s-a3", { text: "The lexer is fine.", usage: 1600 })
+        .jsonl(),
+    );
+    const pi2 = await PiRpc.start({ cwd: testWorkspace(), agentDir, home, args: ["--session", session] });
+    await setSetting("summarizer.provider", "openai");
+    await setSetting("summarizer.openai.baseURL", server.baseURL);
+    await setSetting("summarizer.openai.model", "it-model");
+    try {
+      await waitFor(
+        async () => (await live.availability(session)) === "live",
+        20_000,
+        "the bridge of pi on the session",
+      );
+      await api.services.sessions.pin(session);
+      await waitFor(() => api.services.sessions.current?.file === session, 10_000, "the session shown");
+      server.script({ text: "## Goal\nFind the parser bug (line 3)." });
+      const outcome = (await vscode.commands.executeCommand("piContext.summarizeSpan", "s-u1", "s-a2", {
+        instructions: "",
+        skipPreview: true,
+      })) as { kind: string; live?: { pid: number }; entries?: { id: string; targetId: string }[] };
+      assert.strictEqual(outcome.kind, "summarized", JSON.stringify(outcome));
+      assert.strictEqual(outcome.live?.pid, pi2.pid);
+      const edits = entries(session).filter((e) => e.type === "context_edit");
+      assert.deepStrictEqual(
+        edits.map((e) => [e.targetId, e.replacement === null]),
+        [
+          ["s-u1", false],
+          ["s-r1", true],
+          ["s-a1", true],
+          ["s-a2", true],
+        ],
+      );
+      // pi's next request: the note instead of the span
+      server.requests.length = 0;
+      server.script({ text: "On it." });
+      await pi2.prompt("go on with the lexer");
+      const sent = JSON.stringify(server.requests.at(-1)?.body.messages ?? []);
+      assert.ok(sent.includes("[pi-context: summary of 4 messages"), sent.slice(0, 400));
+      assert.ok(sent.includes("Find the parser bug (line 3)."));
+      assert.ok(!sent.includes("PARSER-SOURCE"), "the tool result is not sent");
+      assert.ok(sent.includes("now the lexer"), "the messages after the span are");
+    } finally {
+      await pi2.kill();
+      for (const k of ["summarizer.provider", "summarizer.openai.baseURL", "summarizer.openai.model"])
+        await setSetting(k, undefined);
+      await api.services.sessions.followLatest();
+      fs.rmSync(session, { force: true });
+    }
+  });
 });

@@ -243,7 +243,8 @@ describe("session tree view", function () {
     assert.strictEqual(leaf.e.key, "e:bb6f6d3c");
     assert.match(String(leaf.item.description), /^● leaf/);
     assert.strictEqual((leaf.item.iconPath as vscode.ThemeIcon).id, "debug-stackframe");
-    assert.strictEqual(leaf.item.contextValue, "piEntry.leaf.editable");
+    // the leaf is one of pi's cut points: "Compact Up to Here…" keeps just it
+    assert.strictEqual(leaf.item.contextValue, "piEntry.leaf.editable.cut");
     assert.ok(leaf.item.tooltip instanceof vscode.MarkdownString && leaf.item.tooltip.isTrusted === false);
     // the tooltip is built on hover, not sent with every row; an item of an older model stays as it was
     const provider = api.sessionTree.provider;
@@ -713,7 +714,8 @@ describe("session tree view", function () {
     );
     const row = items().find((t) => t.e.key === "e:59c6b470")!;
     assert.match(labelText(row.item), /^Error 400: max_tokens must be greater than thinking\.budget_tokens\./);
-    assert.strictEqual(row.item.description, "kimi-k2p6-fast", "the model changed here");
+    // the model changed here; the session's compaction keeps from this row (issue 41)
+    assert.strictEqual(row.item.description, "kimi-k2p6-fast · ✂ compaction 9a57961b keeps from here");
     assert.strictEqual(((row.item.iconPath as vscode.ThemeIcon).color as vscode.ThemeColor).id, "errorForeground");
     const tip = (row.item.tooltip as vscode.MarkdownString).value;
     assert.match(tip, /^\*\*failed assistant message\*\*/);

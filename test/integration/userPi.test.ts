@@ -15,6 +15,7 @@ import { pathToFileURL } from "url";
 import * as vscode from "vscode";
 import { after, before, describe, it } from "mocha";
 import type { PiContextApi } from "../../src/extension";
+import { validCutPoints } from "../../src/core/rules/compaction";
 import type { CompactCommandOutcome } from "../../src/services";
 import { UserPiSource } from "../../src/userPi/service";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
@@ -401,5 +402,49 @@ describe("the user's own pi (issue 13)", function () {
       appended.every((e) => ["thinking_level_change", "branch_summary", "label"].includes(String(e.type))),
       `only pi's own entries: ${JSON.stringify(appended.map((e) => e.type))}`,
     );
+  });
+  it("Compact Up to Here with the user's own pi: headless with the live bridge, pi writes its own entry keeping from the entry (issue 41)", async () => {
+    await usePath(bin160);
+    const models = JSON.parse(fs.readFileSync(path.join(fixture("split").agent, "models.json"), "utf8")) as {
+      providers: Record<string, { baseUrl: string }>;
+    };
+    for (const p of Object.values(models.providers)) p.baseUrl = server.baseURL;
+    fs.writeFileSync(path.join(agentDir, "models.json"), JSON.stringify(models));
+    fs.copyFileSync(path.join(fixture("split").agent, "settings.json"), path.join(agentDir, "settings.json"));
+    const file = installSession(agentDir, fixture("split").jsonl, "2026-12-01T13-00-00-000Z_split-up-to-here.jsonl");
+    const old = new Date(Date.now() - 3600_000);
+    fs.utimesSync(file, old, old);
+    const before = fs.readFileSync(file, "utf8");
+    await api.services.sessions.pin(file);
+    await waitFor(() => api.services.sessions.current?.file === file, 10_000, "the session shown");
+    const keepFrom = validCutPoints(api.services.sessions.current!.session)[2]!;
+    assert.strictEqual(await api.services.summarizers.usesPi(), true, "auto → the user's pi");
+    const requests = server.requests.length;
+    const outcome = (await vscode.commands.executeCommand("piContext.compactUpToHere", keepFrom, {
+      instructions: "",
+      skipPreview: true,
+    })) as CompactCommandOutcome;
+    await api.services.sessions.followLatest();
+    assert.strictEqual(outcome.kind, "compacted", JSON.stringify(outcome));
+    if (outcome.kind !== "compacted") return;
+    assert.strictEqual(outcome.by, "pi");
+    assert.strictEqual(outcome.firstKeptEntryId, keepFrom);
+    const asked = server.requests.slice(requests);
+    assert.ok(
+      asked.length > 0 && asked.every((r) => r.body.model === "scripted-small"),
+      JSON.stringify(asked.map((r) => r.body.model)),
+    );
+    const after = fs.readFileSync(file, "utf8");
+    assert.ok(after.startsWith(before), "only appended");
+    const appended = after
+      .slice(before.length)
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const compaction = appended.find((e) => e.type === "compaction")!;
+    assert.ok(compaction, JSON.stringify(appended.map((e) => e.type)));
+    assert.strictEqual(compaction.firstKeptEntryId, keepFrom);
+    assert.strictEqual(compaction.fromHook, false);
+    assert.ok(String(compaction.summary).includes("Summary written by the user's own pi."));
   });
 });

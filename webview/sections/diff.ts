@@ -33,9 +33,17 @@ function cachedDiff(older: string, newer: string): ReturnType<typeof diffSummari
   return lastDiff.diff;
 }
 
+type DiffableSummary = SummaryModel & { type: "compaction" | "branch_summary" };
+
+/** The summaries a diff compares (not the scoped summaries of spans). */
+export function diffable(view: View): DiffableSummary[] {
+  return view.state.summaries.filter((s): s is DiffableSummary => s.type !== "span_summary");
+}
+
 export function renderDiffSection(view: View): HTMLElement {
   const ui = view.ui;
-  const summaries = view.state.summaries;
+  // compactions and branch summaries: a scoped summary replaces a span, not the history before it
+  const summaries = diffable(view);
   const ids = summaries.map((x) => x.entryId);
   const pair = defaultSummaryPair(summaries);
   const picked = (ui.diffTo && ids.includes(ui.diffTo)) || (ui.diffFrom && ids.includes(ui.diffFrom));
@@ -55,7 +63,7 @@ export function renderDiffSection(view: View): HTMLElement {
   const older = summaries.find((x) => x.entryId === fromId)!;
   const newer = summaries[toIndex]!;
 
-  const select = (id: string, value: string, choices: SummaryModel[], onChange: (v: string) => void) => {
+  const select = (id: string, value: string, choices: DiffableSummary[], onChange: (v: string) => void) => {
     const sel = h("vscode-single-select", {
       "data-testid": id,
       "aria-label": id === "diff-from" ? l10n.t("Older summary") : l10n.t("Newer summary"),

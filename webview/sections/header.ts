@@ -24,6 +24,14 @@ function renderToolbar(view: View): HTMLElement {
   const actions: Action[] = [
     ["compact", COMPACT_ICON, l10n.t("Compact…"), { type: "compact" }, caps.compact, compactTitle],
     [
+      "compactUpToHere",
+      "fold-up",
+      l10n.t("Up to Here…"),
+      { type: "compactUpToHere" },
+      caps.compactUpToHere,
+      l10n.t("Summarize everything before an entry you pick and keep the rest (Pi: Compact Up to Here…)"),
+    ],
+    [
       "focusTree",
       "list-tree",
       l10n.t("Switch Branch"),

@@ -1,5 +1,6 @@
 /**
- * The summaries section: every compaction and branch summary on the current path as a card (time,
+ * The summaries section: every compaction, branch summary and scoped summary ("Summarize these
+ * messages") on the current path as a card (time,
  * tokensBefore, its own tokens, in context or superseded); an expanded card shows its ids and its
  * body as sanitised markdown (`../markdown.ts`: summaries are LLM output, untrusted). With two or
  * more summaries the summary diff section follows.
@@ -12,7 +13,7 @@ import { short, summaryTitle } from "../format";
 import { renderMarkdown } from "../markdown";
 import type { View } from "../view";
 import { collapsible } from "../widgets";
-import { renderDiffSection } from "./diff";
+import { diffable, renderDiffSection } from "./diff";
 import { renderLost } from "./lost";
 import * as l10n from "@vscode/l10n";
 
@@ -30,7 +31,7 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
     "button",
     { class: "summary-head", "aria-expanded": String(expanded), "data-key": `summary-${sm.entryId}` },
     icon(expanded ? "chevron-down" : "chevron-right", { size: "14" }),
-    icon(sm.type === "compaction" ? COMPACT_ICON : "git-branch", { size: "14" }),
+    icon(sm.type === "compaction" ? COMPACT_ICON : sm.type === "span_summary" ? "fold" : "git-branch", { size: "14" }),
     h("span", { class: "summary-title" }, `${summaryTitle(sm)} ${index + 1}`),
     h("span", { class: "muted" }, formatDateTime(sm.timestamp, view.state.locale)),
     sm.tokensBefore !== null
@@ -90,6 +91,16 @@ function renderSummary(view: View, sm: SummaryModel, index: number): HTMLElement
       meta.append(kept);
     }
     if (sm.fromId) meta.append(h("span", { class: "mono" }, `from ${sm.fromId}`));
+    const span = sm.span;
+    if (span) {
+      const target = h(
+        "button",
+        { class: "link mono", title: l10n.t("Reveal the message that carries the summary in the tree") },
+        l10n.t("replaces {0} messages ({1} … {2})", span.count, span.fromId, span.toId),
+      );
+      target.addEventListener("click", () => view.send({ type: "revealEntry", entryId: span.targetId }));
+      meta.append(target);
+    }
     if (sm.fromHook)
       meta.append(
         h("span", { title: l10n.t("Written by an extension/hook: pi ignores its file details") }, "fromHook"),
@@ -142,5 +153,5 @@ export function renderSummariesSection(view: View): HTMLElement {
 
 /** The summary diff section (null with fewer than two summaries on the path). */
 export function renderSummaryDiff(view: View): HTMLElement | null {
-  return view.state.summaries.length >= 2 ? renderDiffSection(view) : null;
+  return diffable(view).length >= 2 ? renderDiffSection(view) : null;
 }

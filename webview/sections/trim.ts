@@ -263,7 +263,8 @@ export function renderTrimSection(view: View): HTMLElement | null {
     l10n.t("Trim Context…"),
   );
   quick.addEventListener("click", () => view.send({ type: "openTrim" }));
-  body.push(h("div", { class: "trim-actions" }, quick));
+  const span = summarizeButton(view, t.items);
+  body.push(h("div", { class: "trim-actions" }, quick, ...(span ? [span] : [])));
   const dock = renderPlanDock(view);
   if (dock) body.push(dock);
   const description = [
@@ -281,4 +282,37 @@ export function renderTrimSection(view: View): HTMLElement | null {
   section.setAttribute("data-testid", "trim-section");
   section.id = "trim-section";
   return section;
+}
+
+/**
+ * "Summarize Messages…": with two or more items ticked, the span from the earliest to the latest
+ * of them (in context order); else the host asks for the ends (Pi Context: Summarize These Messages…).
+ */
+function summarizeButton(view: View, items: readonly TrimItem[]): HTMLElement | null {
+  if (!view.state.capabilities.summarizeSpan) return null;
+  const ticked = view.ui.trimSelection
+    .map((s) => items.find((i) => i.entryId === s.entryId))
+    .filter((i): i is TrimItem => i !== undefined)
+    .sort((a, b) => a.contextIndex - b.contextIndex);
+  const button = h(
+    "vscode-button",
+    {
+      secondary: true,
+      icon: "fold",
+      "data-key": "trim-summarize",
+      title:
+        ticked.length >= 2
+          ? l10n.t("Replace the messages from {0} to {1} with one summary", ticked[0]!.entryId, ticked.at(-1)!.entryId)
+          : l10n.t("Replace a span of messages with one summary (tick two items for its ends, or pick them)"),
+    },
+    ticked.length >= 2 ? l10n.t("Summarize Messages Between…") : l10n.t("Summarize Messages…"),
+  );
+  button.addEventListener("click", () =>
+    view.send(
+      ticked.length >= 2
+        ? { type: "summarizeSelection", fromId: ticked[0]!.entryId, toId: ticked.at(-1)!.entryId }
+        : { type: "summarizeSpan" },
+    ),
+  );
+  return button;
 }

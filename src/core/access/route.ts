@@ -15,7 +15,18 @@ import type { Evidence, SessionAccess } from "./access";
 /** An action on a session, as the route chooser needs to know it. */
 export interface SessionAction {
   /** Stable name (logs, tests). */
-  id: "compact" | "switch" | "label" | "name" | "context-edit" | "repair" | "repair-leaf" | "compact-at" | "resume";
+  id:
+    | "compact"
+    | "compact-up-to-here"
+    | "summarize"
+    | "switch"
+    | "label"
+    | "name"
+    | "context-edit"
+    | "repair"
+    | "repair-leaf"
+    | "compact-at"
+    | "resume";
   /** True when the running pi can do it through its live bridge. */
   viaBridge: boolean;
   /** The refused action as a verb phrase ("compact", "switch branches in", …), for messages. */
@@ -29,6 +40,13 @@ export interface SessionAction {
 /** The actions (their words are English here; surfaces localise through `words.ts`). */
 export const ACTIONS = {
   compact: { id: "compact", viaBridge: true, verb: "compact", inPi: "run /compact", summarizes: true },
+  /** "Compact up to here": the running pi cuts where asked (bridge 1.3.0+); pi has no command for it. */
+  compactUpToHere: { id: "compact-up-to-here", viaBridge: true, verb: "compact", inPi: null, summarizes: true },
+  /**
+   * "Summarize these messages": context edits with a summary (by the configured summarizer: pi has
+   * no command that summarizes part of its context); a running pi appends them through its bridge.
+   */
+  summarize: { id: "summarize", viaBridge: true, verb: "summarize messages in", inPi: null, summarizes: true },
   switch: { id: "switch", viaBridge: true, verb: "switch branches in", inPi: "use /tree", summarizes: true },
   label: { id: "label", viaBridge: true, verb: "label entries in", inPi: "use /tree" },
   name: { id: "name", viaBridge: true, verb: "name", inPi: "run /name" },

@@ -22,14 +22,7 @@
 
 import { projectedEstimateFailure, type EstimateFailure } from "../rules/estimateFailure";
 import { analyzeLoaded, type Analysis } from "../rules/analyze";
-import {
-  buildCompactionEntry,
-  isPrepared,
-  NOTHING_TO_COMPACT_MESSAGES,
-  prepareCompaction,
-  type CompactionPreparation,
-  type NothingToCompact,
-} from "../rules/compaction";
+import { buildCompactionEntry, type CompactionPreparation } from "../rules/compaction";
 import { buildProjection } from "../rules/context";
 import { measureRequest, tooLargeError, type FitShortfall, type FittedRequest } from "./fit";
 import { planFitAdvice } from "./fitAdvice";
@@ -61,14 +54,9 @@ import {
 } from "./write";
 import type { UserPi } from "../pi/userPi";
 import { assertPiCanOpen } from "./preflight";
+import { prepareOrThrow } from "./cutPoint";
 
-/** pi would not compact (its message is in `message`). */
-export class NothingToCompactError extends Error {
-  constructor(readonly reason: NothingToCompact) {
-    super(NOTHING_TO_COMPACT_MESSAGES[reason]);
-    this.name = "NothingToCompactError";
-  }
-}
+export { InvalidCutPointError, NothingToCompactError } from "./cutPoint";
 
 /** Options of {@link planCompaction}. */
 export interface PlanOptions extends SessionAccessOptions {
@@ -85,6 +73,11 @@ export interface PlanOptions extends SessionAccessOptions {
   surface?: MessageSurface;
   /** The user's pi (its rules and catalog) for the analysis. */
   pi?: UserPi;
+  /**
+   * "Compact up to here": keep from this entry on (pi's `firstKeptEntryId`) instead of where
+   * `keepRecentTokens` cuts; it must be one of pi's valid cut points (`prepareCompactionAt`).
+   */
+  keepFrom?: string;
 }
 
 /** Everything a preview shows and the later steps need. Immutable once made. */
@@ -122,6 +115,7 @@ export interface CompactionPlan {
 /**
  * Read the session and prepare a compaction at its leaf, like pi's `/compact`.
  * @throws {NothingToCompactError} when pi would not compact ("Already compacted", "Nothing to compact").
+ * @throws {InvalidCutPointError} when `options.keepFrom` is not one of pi's valid cut points.
  * @throws {UnsafeSessionWriteError} for files we never write (v1/v2 sessions, torn final line, not a session).
  * @throws the `fs` error when the file cannot be read.
  */
@@ -136,8 +130,7 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
     ...(options.pi ? { pi: options.pi } : {}),
   });
   const settings = compactionSettingsOf(analysis.settings);
-  const prepared = prepareCompaction(session, settings, session, undefined, analysis.pi.rules);
-  if (!isPrepared(prepared)) throw new NothingToCompactError(prepared.reason);
+  const prepared = prepareOrThrow(session, settings, analysis.pi.rules, options.keepFrom);
   const custom = options.customInstructions?.trim() || undefined;
   const plan: CompactionPlan = {
     file,

@@ -16,6 +16,7 @@ import type { ModelsConfig } from "../rules/models";
 import { cacheStateAt, priceReduction, type ReductionEconomics } from "../rules/reduction";
 import type { ModelPrices, PriceLookup } from "../rules/cost";
 import type { CompactionPlan, PlanFit } from "./compact";
+import type { SpanFit, SpanSummaryPlan } from "./spanSummary";
 import type { Summarizer } from "./summarizer";
 
 /** Hosts of providers pi's catalog prices, by the summarizer's `baseURL` host. */
@@ -148,6 +149,56 @@ function priceWith(
     ...economics,
     tokensBefore: plan.preview.tokensBefore,
     tokensAfter: plan.estimatedTokensAfter,
+    summarizerPrices: sumPrices.source,
+    sessionModel: model,
+    sessionPricesKnown: inspect.cost.prices !== null,
+  };
+}
+
+/**
+ * Price a scoped summary ("Summarize these messages"): its summary request (input from the fitted
+ * request, else pi's chars/4 of it; output = the summary's guessed size) at the summarizer's
+ * prices, every later request without the span at the session model's prices, and the prompt
+ * cache written again from the span's first message on (the part before it stays cached).
+ * @param now ms since epoch (whether the prompt cache is still warm).
+ */
+export function priceSpanPlan(
+  plan: SpanSummaryPlan,
+  fit: SpanFit | undefined,
+  summarizer: Summarizer | undefined,
+  now: number,
+  config?: ModelsConfig,
+): CompactionPrice {
+  const inspect = plan.analysis.inspect;
+  const sumPrices = summarizer
+    ? summarizerPrices(summarizer, plan.analysis.prices, config)
+    : { source: "no summarizer" };
+  let lastRequest: number | undefined;
+  for (const r of plan.span.projection.path)
+    if (r.type === "message" && r.role === "assistant" && r.usage)
+      lastRequest = r.messageTime ?? Date.parse(r.timestamp);
+  const cache = cacheStateAt(inspect.cache.reportedCache, lastRequest, inspect.cache.ttl.ms, now);
+  const model = inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null;
+  const before = plan.edits.pureTokensBefore;
+  const after = plan.estimatedTokensAfterRange.high;
+  const inputTokens =
+    fit?.inputTokens ?? Math.ceil((plan.request.systemPrompt.length + plan.request.prompt.length) / 4);
+  const economics = priceReduction({
+    tokensBefore: before,
+    tokensAfter: after,
+    rewrittenTokens: after - (plan.edits.earliest?.unchangedPrefixTokens ?? 0),
+    request: {
+      inputTokens,
+      outputTokens: plan.estimatedSummaryRange.high,
+      ...(sumPrices.prices ? { prices: sumPrices.prices } : {}),
+    },
+    ...(inspect.cost.prices ? { sessionPrices: inspect.cost.prices } : {}),
+    cache,
+  });
+  return {
+    ...economics,
+    tokensBefore: before,
+    tokensAfter: after,
     summarizerPrices: sumPrices.source,
     sessionModel: model,
     sessionPricesKnown: inspect.cost.prices !== null,

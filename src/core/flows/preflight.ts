@@ -70,7 +70,7 @@ export function assertPiCanOpen(session: SessionFile, what: string, surface: "vs
   const how =
     surface === "cli"
       ? l10n.t("pi-context doctor --repair {0}", JSON.stringify(session.filePath))
-      : l10n.t("Pi: Check Session Health");
+      : l10n.t("Pi Context: Check Session Health");
   throw new UnsafeSessionWriteError(
     l10n.t(
       "pi 1.6.0 cannot open this session where pi-context would write: {0} Refusing to {1} it: nothing was sent or written. {2}",

@@ -7,7 +7,8 @@
  *   `### In Progress`, `### Blocked`), `## Key Decisions`, `## Next Steps`, `## Critical Context`;
  * - compaction, update (a previous summary exists): same headings, merge old + new;
  * - split turn prefix: `## Original Request`, `## Progress So Far`, `## Context Needed to Continue`;
- * - branch summary: the compaction headings without `## Critical Context`, plus pi's preamble.
+ * - branch summary: the compaction headings without `## Critical Context`, plus pi's preamble;
+ * - scoped summary ("Summarize these messages"): the compaction headings, for a stretch of the context.
  *
  * Request layouts mirror pi (`generateSummaryWithUsage`, `generateTurnPrefixSummary`,
  * `generateBranchSummary` in `dist/core/compaction/*.js`): the conversation in `<conversation>` tags
@@ -146,6 +147,46 @@ Answer with exactly these headings, in this order:
 ${FORMAT_RULES}`;
 
 /**
+ * Instructions for a scoped summary ("Summarize these messages"): the transcript is a span from
+ * the middle of the context; the messages before and after it stay verbatim, so the summary covers
+ * only what the span shows, in pi's compaction headings.
+ */
+export const SPAN_SUMMARY_INSTRUCTIONS = `The transcript in <conversation> above is a stretch taken from the middle of a session. The messages before and after it stay in the context word for word; only this stretch is replaced by your summary, placed exactly where it was. Summarise what happened in this stretch for another model that will read the rest of the session around it.
+
+Answer with exactly these headings, in this order:
+
+## Goal
+[What the user wanted in this stretch]
+
+## Constraints & Preferences
+- [Requirements, constraints or preferences stated in this stretch]
+- [Write "(none)" if there were none]
+
+## Progress
+### Done
+- [x] [Work finished in this stretch, changes that were made]
+
+### In Progress
+- [ ] [Work under way when the stretch ends]
+
+### Blocked
+- [What was stopping progress, if anything]
+
+## Key Decisions
+- **[Decision]**: [Why it was taken, in a few words]
+
+## Next Steps
+1. [What the stretch left to do, as far as it shows]
+
+## Critical Context
+- [Facts, values, outputs, examples or references from this stretch that later messages may rely on]
+- [Write "(none)" if nothing qualifies]
+
+Only report what the stretch shows; do not guess what came before or after it.
+
+${FORMAT_RULES}`;
+
+/**
  * pi's branch-summary preamble, put before the model's answer (pi's literal text: the summary is
  * session data read by pi's users and models, so it matches what pi writes).
  */
@@ -221,6 +262,22 @@ export function buildBranchSummaryRequest(input: {
   return {
     systemPrompt: SUMMARY_SYSTEM_PROMPT,
     prompt: `<conversation>\n${input.conversation}\n</conversation>\n\n${instructions}`,
+    maxOutputTokens: input.maxOutputTokens,
+  };
+}
+
+/**
+ * The scoped-summary request, laid out like pi's `generateSummaryWithUsage` for a first summary:
+ * `<conversation>\n…\n</conversation>\n\n` + {@link SPAN_SUMMARY_INSTRUCTIONS} [+ `\n\nAdditional focus: …`].
+ */
+export function buildSpanRequest(input: {
+  conversation: string;
+  customInstructions?: string;
+  maxOutputTokens: number;
+}): SummaryRequest {
+  return {
+    systemPrompt: SUMMARY_SYSTEM_PROMPT,
+    prompt: `<conversation>\n${input.conversation}\n</conversation>\n\n${withFocus(SPAN_SUMMARY_INSTRUCTIONS, input.customInstructions)}`,
     maxOutputTokens: input.maxOutputTokens,
   };
 }

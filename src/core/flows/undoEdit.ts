@@ -11,6 +11,7 @@
  * Refusals and guards are those of `contextEdit.ts` (the access action of a context edit).
  */
 
+import { assertPiCanOpen } from "./preflight";
 import { buildLeafMarkerEntry } from "../rules/branch";
 import { buildProjection } from "../rules/context";
 import { chainContextEdits } from "../rules/contextEdit";
@@ -47,6 +48,7 @@ export interface UndoPlan {
 export async function planUndo(file: string, options: UndoFlowOptions): Promise<UndoPlan> {
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
+  assertPiCanOpen(session, "undo the context edit of", options.surface); // before any question
   return {
     file: session.filePath,
     session,

@@ -7,7 +7,6 @@
  * `SessionManager.appendCompaction` for the entry shape. Nothing is summarized here.
  */
 
-import { compactionEstimateFailure, type EstimateFailure } from "./estimateFailure";
 import { buildProjection, type ProjectedEntry, type Projection } from "./context";
 import { entryRoles, type EntryRecord } from "../read/entries";
 import {
@@ -19,6 +18,7 @@ import {
   REFERENCE_RULES,
   type FileOps,
 } from "./files";
+import { compactionEstimateFailure, type EstimateFailure } from "./estimateFailure";
 import type { PiRules } from "../pi/versions";
 import {
   contribution,
@@ -211,20 +211,199 @@ export function prepareCompaction(
   leafId?: string | null,
   rules: Pick<PiRules, "nestedCallFileOps"> = REFERENCE_RULES,
 ): CompactionPreparation | NotPrepared {
+  const start = compactionStart(index, leafId);
+  if ("reason" in start) return start;
+  const { projection, boundaryStart } = start;
+  const cut = findCutPoint(
+    projection.entries,
+    boundaryStart,
+    projection.entries.length,
+    settings.keepRecentTokens,
+    reader,
+  );
+  return preparationAt(start, cut, settings, reader, rules);
+}
+
+/** Why a chosen first kept entry cannot be pi's cut point. */
+export type InvalidCutCode =
+  /** Not an entry of the session. */
+  | "unknown"
+  /** Not on the branch that ends at the leaf. */
+  | "off-branch"
+  /** Before the latest compaction's kept range: already summarized. */
+  | "summarized"
+  /** A tool result: pi never cuts between a tool call and its result. */
+  | "tool-result"
+  /** An entry without a message of its own (label, model change, context edit, …). */
+  | "no-message"
+  /** Omitted by a context edit: pi sends no message for it. */
+  | "omitted"
+  /** A compaction entry. */
+  | "compaction"
+  /** A system message (pi's prompt state, never a cut point). */
+  | "system";
+
+/** A chosen first kept entry pi would not cut at, with the nearest entries it would. */
+export interface InvalidCut {
+  reason: "invalid-cut";
+  code: InvalidCutCode;
+  /** The entry asked for. */
+  entryId: string;
+  /** The nearest valid cut points of the context before and after the entry (ids, oldest first; 0–2). */
+  nearest: string[];
+}
+
+/**
+ * The ids of pi's valid cut points in the context at the leaf, oldest first: non-compaction entries
+ * whose (edited) messages include a user, assistant, bash execution, custom, branch summary or
+ * compaction summary message (pi's `isCutPointMessage` over the projection), from the latest
+ * compaction's kept range on. The first one is never useful (nothing before it to summarize) but
+ * is included: it is still a cut point.
+ */
+export function validCutPoints(index: EntryIndex & { leafId: string | null }, leafId?: string | null): string[] {
+  const start = compactionStart(index, leafId);
+  if ("reason" in start) return [];
+  const entries = start.projection.entries;
+  const ids: string[] = [];
+  for (let i = start.boundaryStart; i < entries.length; i++)
+    if (isCutPointEntry(entries[i]!)) ids.push(entries[i]!.record.id);
+  return ids;
+}
+
+/**
+ * pi's `prepareCompaction` with the cut at a chosen entry instead of where `keepRecentTokens`
+ * puts it ("Compact up to here"): everything from the latest compaction's kept range up to the
+ * entry is summarized (the previous summary passed along), the entry and everything after it are
+ * kept verbatim. The chosen entry must be one of pi's valid cut points ({@link validCutPoints}), or
+ * an entry without a message of its own directly before one (it names that cut point);
+ * then pi's own rules apply unchanged: directly preceding message-less entries (labels, model
+ * changes) are kept with it, an assistant mid-turn splits the turn (turn-prefix summary), the file
+ * lists accumulate from the previous compaction's `details`, `tokensBefore` is pi's estimate at the
+ * leaf. The entry written from it differs from pi's `/compact` only in its `firstKeptEntryId`.
+ * @returns the preparation; the reason pi would not compact; or {@link InvalidCut} with the nearest
+ *   valid cut points.
+ */
+export function prepareCompactionAt(
+  index: EntryIndex & { leafId: string | null },
+  settings: CompactionSettings,
+  reader: BodyReader,
+  keepFromId: string,
+  options: { leafId?: string | null; rules?: Pick<PiRules, "nestedCallFileOps"> } = {},
+): CompactionPreparation | NotPrepared | InvalidCut {
+  const start = compactionStart(index, options.leafId);
+  if ("reason" in start) return start;
+  const { projection, boundaryStart } = start;
+  const entries = projection.entries;
+  const at = entries.findIndex((e) => e.record.id === keepFromId);
+  const invalid = (code: InvalidCutCode): InvalidCut => ({
+    reason: "invalid-cut",
+    code,
+    entryId: keepFromId,
+    nearest: nearestCutPoints(projection, boundaryStart, keepFromId, at),
+  });
+  if (at < 0) {
+    if (!index.byId.has(keepFromId)) return invalid("unknown");
+    const onPath = projection.path.some((r) => r.id === keepFromId);
+    return invalid(onPath ? "summarized" : "off-branch");
+  }
+  const entry = entries[at]!;
+  if (at < boundaryStart || entry.record.type === "compaction")
+    return invalid(at < boundaryStart ? "summarized" : "compaction");
+  // a message-less entry (label, model change, omitted message…) right before a cut point is kept
+  // with it by pi's own rule below, so it names that cut point
+  let cutIndex = at;
+  while (cutIndex < entries.length && entries[cutIndex]!.roles.length === 0) cutIndex++;
+  if (cutIndex >= entries.length || !isCutPointEntry(entries[cutIndex]!)) {
+    const intrinsic = entryRoles(entry.record);
+    if (intrinsic.length === 0) return invalid("no-message");
+    if (entry.roles.length === 0) return invalid("omitted");
+    return invalid(intrinsic.includes("toolResult") ? "tool-result" : "system");
+  }
+  while (cutIndex > boundaryStart) {
+    const previous = entries[cutIndex - 1]!;
+    if (previous.record.type === "compaction" || previous.roles.length > 0) break;
+    cutIndex--;
+  }
+  const startsTurn = isTurnStartEntry(entries[cutIndex]!);
+  let turnStartIndex = -1;
+  if (!startsTurn)
+    for (let i = cutIndex; i >= boundaryStart; i--)
+      if (isTurnStartEntry(entries[i]!)) {
+        turnStartIndex = i;
+        break;
+      }
+  const cut: CutPoint = {
+    firstKeptEntryIndex: cutIndex,
+    turnStartIndex,
+    isSplitTurn: !startsTurn && turnStartIndex !== -1,
+  };
+  return preparationAt(start, cut, settings, reader, options.rules ?? REFERENCE_RULES);
+}
+
+/** True when {@link prepareCompactionAt} refused the chosen entry. */
+export function isInvalidCut(result: object): result is InvalidCut {
+  return (result as { reason?: unknown }).reason === "invalid-cut";
+}
+
+/** The valid cut points nearest to position `at` (or to the entry's place on the path when it is not in the context). */
+function nearestCutPoints(projection: Projection, boundaryStart: number, id: string, at: number): string[] {
+  const entries = projection.entries;
+  let position = at;
+  if (position < 0) {
+    // not in the context: place it by its position on the path
+    const pathIndex = projection.path.findIndex((r) => r.id === id);
+    if (pathIndex < 0) return [];
+    const pathPosition = new Map(projection.path.map((r, i) => [r.id, i]));
+    position = entries.findIndex((e) => (pathPosition.get(e.record.id) ?? -1) > pathIndex);
+    if (position < 0) position = entries.length;
+  }
+  let before: string | undefined;
+  let after: string | undefined;
+  for (let i = Math.min(position, entries.length) - 1; i >= boundaryStart; i--)
+    if (isCutPointEntry(entries[i]!)) {
+      before = entries[i]!.record.id;
+      break;
+    }
+  for (let i = Math.max(position + 1, boundaryStart); i < entries.length; i++)
+    if (isCutPointEntry(entries[i]!)) {
+      after = entries[i]!.record.id;
+      break;
+    }
+  return [before, after].filter((x): x is string => x !== undefined);
+}
+
+/** The projection at the leaf and where the summarized range starts (after the latest compaction). */
+interface CompactionStart {
+  projection: Projection;
+  boundaryStart: number;
+  previousIndex: number;
+}
+
+function compactionStart(
+  index: EntryIndex & { leafId: string | null },
+  leafId: string | null | undefined,
+): CompactionStart | { reason: NothingToCompact } {
   const projection = buildProjection(index, leafId);
   const path = projection.path;
   if (path.length === 0 || path[path.length - 1]!.type === "compaction") {
     return { reason: path.length === 0 ? "nothing-to-compact" : "already-compacted" };
   }
+  const previousIndex = projection.entries.findIndex((e) => e.record.type === "compaction" && e.roles.length > 0);
+  return { projection, boundaryStart: previousIndex >= 0 ? previousIndex + 1 : 0, previousIndex };
+}
+
+/** pi's `prepareCompaction` from the cut on: the summarized and kept ranges, file lists, `tokensBefore`. */
+function preparationAt(
+  start: CompactionStart,
+  cut: CutPoint,
+  settings: CompactionSettings,
+  reader: BodyReader,
+  rules: Pick<PiRules, "nestedCallFileOps">,
+): CompactionPreparation | NotPrepared {
+  const { projection, boundaryStart, previousIndex } = start;
+  const path = projection.path;
   const entries = projection.entries;
-  const previousIndex = entries.findIndex((e) => e.record.type === "compaction" && e.roles.length > 0);
-  let previousSummary: string | undefined;
-  let boundaryStart = 0;
-  if (previousIndex >= 0) {
-    previousSummary = entries[previousIndex]!.record.summary;
-    boundaryStart = previousIndex + 1;
-  }
-  const boundaryEnd = entries.length;
+  const previousSummary = previousIndex >= 0 ? entries[previousIndex]!.record.summary : undefined;
   const tokensBefore = estimateProjectedContextTokens(projection, reader).tokens;
   // where pi's own prepareCompaction fails (tokensBefore, then the cut-point walk): before any answer
   const estimateFailure = compactionEstimateFailure(projection, reader, {
@@ -232,8 +411,10 @@ export function prepareCompaction(
     keepRecentTokens: settings.keepRecentTokens,
     tokensOf: (e) => entryMessageTokens(e, reader),
   });
-  const nothing = (reason: NothingToCompact) => ({ reason, ...(estimateFailure ? { estimateFailure } : {}) });
-  const cut = findCutPoint(entries, boundaryStart, boundaryEnd, settings.keepRecentTokens, reader);
+  const nothing = (reason: NothingToCompact): NotPrepared => ({
+    reason,
+    ...(estimateFailure ? { estimateFailure } : {}),
+  });
   const firstKept = entries[cut.firstKeptEntryIndex]?.record;
   if (!firstKept?.id) return nothing(firstKept ? "no-kept-entry-id" : "nothing-to-compact");
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;

@@ -26,6 +26,7 @@ import type { EntryRecord } from "../read/entries";
 import { projectEntryMessages, type EntryReader } from "./serialize";
 import type { AgentMessage, ContextEditEntry } from "../types";
 import { drain } from "../steps";
+import { parseSpanNote } from "./spanSummary";
 
 /** Kinds of lost items, in display order. */
 export const LOST_KINDS = ["path", "command", "identifier", "number"] as const;
@@ -368,4 +369,74 @@ export function preparationLostItems(
     reader,
     ...(cwd ? { cwd } : {}),
   });
+}
+
+/** A scoped summary ("Summarize these messages") found on the path: its note and the span it replaced. */
+export interface SpanSummaryRecord {
+  /** The `context_edit` that put the note in place. */
+  edit: EntryRecord;
+  targetId: string;
+  note: NonNullable<ReturnType<typeof parseSpanNote>>;
+}
+
+/** The scoped summary a `context_edit` entry writes, or undefined (another edit, or unreadable). */
+export function spanSummaryOf(reader: EntryReader, edit: EntryRecord): SpanSummaryRecord | undefined {
+  if (edit.type !== "context_edit" || edit.replacementIsNull !== false || !edit.targetId) return undefined;
+  try {
+    const content = (reader.readEntry(edit) as unknown as ContextEditEntry).replacement?.content;
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? content
+              .map((b) =>
+                b && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text ?? "") : "",
+              )
+              .join("")
+          : "";
+    const note = parseSpanNote(text);
+    return note ? { edit, targetId: edit.targetId, note } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const spanLostMemo = new WeakMap<EntryRecord, LostReport | null>();
+
+/**
+ * What a scoped summary lost (memoised per edit record), in steps: the span's messages as they
+ * were right before the batch of edits that summarized it (the context at the first edit's parent),
+ * against the note's summary and the rest of that context. Null when the span cannot be rebuilt.
+ */
+export function* spanLostItemSteps(
+  session: Parameters<typeof buildProjection>[0] & EntryReader & { cwd?: string | undefined },
+  span: SpanSummaryRecord,
+): Generator<void, LostReport | null> {
+  const hit = spanLostMemo.get(span.edit);
+  if (hit !== undefined) return hit;
+  let report: LostReport | null = null;
+  try {
+    // the leaf before the batch: up the chain of context edits the note's edit belongs to
+    let parent = span.edit.parentId;
+    for (let guard = 0; parent && guard < 100_000; guard++) {
+      const r = session.byId.get(parent);
+      if (!r || r.type !== "context_edit") break;
+      parent = r.parentId;
+    }
+    const entries = buildProjection(session, parent ?? null).entries;
+    const from = entries.findIndex((e) => e.record.id === span.note.fromId);
+    const to = entries.findIndex((e) => e.record.id === span.note.toId);
+    if (from >= 0 && to >= from)
+      report = yield* lostItemSteps({
+        summarized: entries.slice(from, to + 1),
+        kept: [...entries.slice(0, from), ...entries.slice(to + 1)],
+        summary: span.note.summary,
+        reader: session,
+        ...(session.cwd ? { cwd: session.cwd } : {}),
+      });
+  } catch {
+    report = null;
+  }
+  spanLostMemo.set(span.edit, report);
+  return report;
 }

@@ -50,6 +50,7 @@ describe("pi-context CLI", () => {
       "inspect",
       "restore",
       "sessions",
+      "summarize",
       "switch",
       "tree",
       "trim",

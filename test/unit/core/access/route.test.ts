@@ -31,6 +31,8 @@ describe("the route of an action", () => {
   it("a pi with the bridge: that pi does it; --force never bypasses it", () => {
     for (const action of [
       ACTIONS.compact,
+      ACTIONS.compactUpToHere,
+      ACTIONS.summarize,
       ACTIONS.switch,
       ACTIONS.label,
       ACTIONS.name,
