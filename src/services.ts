@@ -347,6 +347,12 @@ export interface SessionAccessService {
   /** Who has `file` open now (fresh process table and announcements). */
   access(file: string): Promise<SessionAccess>;
   /**
+   * Which of `sessions` someone has open (`core/access/access.ts` `liveAmong`: one fresh process
+   * table and the announcements; the sessions are the attribution's candidates): Select Session's
+   * live marks. Keyed by file; a session nobody has open is not in the map.
+   */
+  live(sessions: readonly SessionInfo[]): Promise<Map<string, SessionAccess>>;
+  /**
    * The route of `action` on `file`: `bridge` (the running pi does it: `services.liveBridge.route…`),
    * `file` (our flow, with {@link flowOptions}), or `refuse` — then the refusal has been shown
    * (unless `quiet`), with *Anyway* running `retry` where the evidence allows it.
