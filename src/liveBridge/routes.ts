@@ -24,6 +24,7 @@ import { Prompter } from "../ui/prompter";
 import { beforeAfterText, planBeforeAfter, pricePickRow } from "../viewModel/compactionPrice";
 import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
+import { entryWordsOf } from "../viewModel/treeText";
 import { BridgeError } from "./client";
 import { livePreviewNumbers } from "./livePreview";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
@@ -175,7 +176,7 @@ export class LiveRoutes {
         `live bridge: pi wrote compaction ${entryId} (tokensBefore ${result.tokensBefore}, estimated after ${result.estimatedTokensAfter ?? "?"})`,
       );
       if (entryId)
-        await openSummaryDiff(file, previousCompactionId, entryId).catch((error: unknown) =>
+        await openSummaryDiff(file, previousCompactionId, entryId, label).catch((error: unknown) =>
           this.services.log.warn(`summary diff: ${String(error)}`),
         );
       const after = result.estimatedTokensAfter;
@@ -189,7 +190,9 @@ export class LiveRoutes {
           ),
           ...(entryId ? [vscode.l10n.t("Show Summary Diff")] : []),
         )
-        .then((choice) => (choice && entryId ? openSummaryDiff(file, previousCompactionId, entryId) : undefined));
+        .then((choice) =>
+          choice && entryId ? openSummaryDiff(file, previousCompactionId, entryId, label) : undefined,
+        );
       const outcome: CompactCommandOutcome & { live: { pid: number; piVersion: string } } = {
         kind: "compacted",
         file,
@@ -364,7 +367,12 @@ export class LiveRoutes {
       await this.waitForEntry(file, last?.id ?? null);
       const editorText = plan?.returnsText ? plan.editorText : undefined;
       if (!options.quiet) {
-        const where = result.newLeafId ?? vscode.l10n.t("the start of the session");
+        const current = this.services.sessions.current;
+        const where = entryWordsOf(
+          result.newLeafId,
+          current && sameFile(current.file, file) ? current.session : undefined,
+          plan?.session,
+        );
         void notify.info(
           vscode.l10n.t(
             "pi switched to {0}{1}.{2}",
