@@ -15,7 +15,7 @@ import type { Evidence, SessionAccess } from "./access";
 /** An action on a session, as the route chooser needs to know it. */
 export interface SessionAction {
   /** Stable name (logs, tests). */
-  id: "compact" | "switch" | "label" | "name" | "context-edit" | "repair" | "repair-leaf" | "compact-at";
+  id: "compact" | "switch" | "label" | "name" | "context-edit" | "repair" | "repair-leaf" | "compact-at" | "end-line";
   /** True when the running pi can do it through its live bridge. */
   viaBridge: boolean;
   /** The refused action as a verb phrase ("compact", "switch branches in", …), for messages. */
@@ -36,6 +36,8 @@ export const ACTIONS = {
   repair: { id: "repair", viaBridge: true, verb: "repair", inPi: null },
   /** A repair that also moves pi's leaf: pi's bridge cannot move its own leaf for us. */
   repairLeaf: { id: "repair-leaf", viaBridge: false, verb: "repair", inPi: "use /tree" },
+  /** pi's own fix of a torn last line (one `\n`): a pi that has the session open did it when it opened it. */
+  endLine: { id: "end-line", viaBridge: false, verb: "end the last line of", inPi: null },
 } as const satisfies Record<string, SessionAction>;
 
 /** A way out of a refusal. */
