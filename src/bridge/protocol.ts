@@ -19,8 +19,16 @@
 /** Protocol generation. A client and a bridge talk only when these are equal (2: context edits). */
 export const BRIDGE_PROTOCOL = 2;
 
-/** Version of the bridge code; bump with every change of the bridge (install offers the update). */
-export const BRIDGE_VERSION = "1.2.0";
+/**
+ * Version of the bridge code; bump with every change of the bridge (install offers the update).
+ * 1.3.0: `compactionFailure` in the state (pi's `session_compact_failed`), `compact` with a
+ * `summary` made by another summarizer (an older bridge ignores that param and would compact with
+ * pi's model: a client checks {@link SUMMARY_COMPACT_SINCE} first).
+ */
+export const BRIDGE_VERSION = "1.3.0";
+
+/** The first bridge version whose `compact` takes a `summary` ({@link ProvidedCompaction}). */
+export const SUMMARY_COMPACT_SINCE = "1.3.0";
 
 /** The pi versions the bridge is tested against (pi 1.6.x). */
 export const PI_VERSION_RANGE = { text: "1.6.x", major: 1, minor: 6 } as const;
@@ -109,6 +117,44 @@ export interface BridgeState {
   branchSummary?: { reserveTokens: number; skipPrompt: boolean };
   /** The latest context-edit batches of this bridge (at most {@link MAX_EDIT_BATCHES}), oldest first. */
   contextEdits?: BridgeEditBatch[];
+  /** pi's latest failed compaction in this session (bridge 1.3.0+; older bridges never send it). */
+  compactionFailure?: BridgeCompactionFailure;
+}
+
+/**
+ * pi 1.6.0's `session_compact_failed` event (`core/extensions/types.d.ts`
+ * `SessionCompactFailedEvent`), as the bridge saw it: a `/compact`, an auto-compaction at the
+ * threshold or an overflow recovery that failed or was aborted (e.g. the summary hit the model's
+ * output limit).
+ */
+export interface BridgeCompactionFailure {
+  /** Counts the failures this bridge saw (1, 2, …): a client reports each one once. */
+  seq: number;
+  /** ms since epoch. */
+  at: number;
+  /** What triggered it: pi's `/compact` (or ours), the context threshold, context overflow recovery. */
+  reason: "manual" | "threshold" | "overflow";
+  /** pi's error text ("Auto-compaction failed: …"); absent when it was aborted. */
+  errorMessage?: string;
+  aborted: boolean;
+  /** The aborted turn would have been retried after it (overflow recovery). */
+  willRetry: boolean;
+  /** The failing summary came from an extension's `session_before_compact` handler. */
+  fromExtension: boolean;
+  /** The compaction this bridge ran for a client (that client got the error in its response). */
+  byClient: boolean;
+}
+
+/**
+ * A compaction summary made by another summarizer, for pi to append as its own compaction (bridge
+ * 1.3.0+): the bridge returns it from pi's `session_before_compact` when pi's preparation keeps
+ * from the same entry (else pi's compaction is cancelled, nothing written, and the request fails
+ * with a message saying so). pi writes the entry (`fromHook: true`, pi's `tokensBefore`).
+ */
+export interface ProvidedCompaction {
+  summary: string;
+  firstKeptEntryId: string;
+  details?: { readFiles: string[]; modifiedFiles: string[] };
 }
 
 /** pi's `ContextEditEntryDraft`: what a `context_edit` appends, without id, parent and time. */
@@ -199,7 +245,8 @@ export interface BridgeOps {
   state: { params: Record<string, never>; result: BridgeState };
   /** pi's `/compact [customInstructions]` (`ctx.compact`). Refused with pi's wait error unless pi is idle. */
   compact: {
-    params: { customInstructions?: string };
+    /** `summary` (1.3.0+): pi appends it instead of summarizing with its model. */
+    params: { customInstructions?: string; summary?: ProvidedCompaction };
     result: {
       entryId: string | null;
       firstKeptEntryId: string;

@@ -27,8 +27,10 @@
 
 import * as vscode from "vscode";
 import {
+  compactionWrittenBy,
   NothingToCompactError,
   planCompaction,
+  providedCompactionOf,
   runCompactionFlow,
   withInstructions,
   type CompactionDraft,
@@ -41,7 +43,7 @@ import { SummarizerError } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import { reviewSummary } from "./review";
-import type { ActionRoute, CompactCommandOutcome, DeclinedStage, Services } from "../services";
+import type { ActionRoute, CompactCommandOutcome, DeclinedStage, LiveCompactionFailure, Services } from "../services";
 import { formatCount as n, withPeriod } from "../shared/format";
 import { iconLabelText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
@@ -60,6 +62,12 @@ export interface CompactCommandOptions {
    * go ahead once; a pi with the live bridge on the session still stops it.
    */
   force?: boolean;
+  /**
+   * `configured`: summarize with the configured summarizer even when a running pi has the session
+   * with its live bridge — that pi then appends our summary as its compaction (bridge 1.3.0+), e.g.
+   * after pi's own compaction failed.
+   */
+  summarizer?: "configured";
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
@@ -148,14 +156,15 @@ export function registerCompaction(services: Services): void {
       retry: () => void compact(file, { ...options, force: true }),
     });
     if ("outcome" in routed) return routed.outcome;
-    const { route } = routed;
+    const { route, live } = routed;
     given ??= routed.given;
 
     // prepare: "Nothing to compact" now, not after the instructions and the key
     const planOptions = {
       agentDir: services.sessions.agentDir(),
       projectSettings: config.projectSettings,
-      ...services.access.flowOptions(route.forced),
+      // a running pi appends our summary itself: the plan is not refused for it having the session open
+      ...(live ? { guardSeconds: 0, procRoot: null, force: false } : services.access.flowOptions(route.forced)),
       surface: "vscode" as const,
       pi: services.pi.current,
     };
@@ -169,7 +178,7 @@ export function registerCompaction(services: Services): void {
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
     const plan = withInstructions(prepared, instructions);
     // the user's own pi summarizes (setting `pi`, or `auto` with a pi and no summarizer configured here)
-    if (route.summarizer === "user-pi")
+    if (route.summarizer === "user-pi" && !live && options.summarizer !== "configured")
       return compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
     // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
     const summarizer = await services.summarizers.get({ allowMissingKey: true });
@@ -202,6 +211,7 @@ export function registerCompaction(services: Services): void {
               },
             }),
         ...(skipPreview ? {} : { reviewDraft: (p: CompactionPlan, d: CompactionDraft) => reviewSummary(p, d) }),
+        ...(live ? { commit: (p: CompactionPlan, d: CompactionDraft) => commitInPi(services, p, d) } : {}),
         onSessionChanged: (stage) => {
           const text = describeChange(stage);
           services.log.info(`compact ${file}: ${text}; preparing again`);
@@ -282,22 +292,14 @@ export function registerCompaction(services: Services): void {
       tokensBefore: r.tokensBefore,
       tokensAfter: r.tokensAfter,
       firstKeptEntryId: r.entry.firstKeptEntryId,
-      message:
-        r.tokensAfter === null
-          ? vscode.l10n.t(
-              "compacted {0} (wrote compaction {1}), but the file could not be read back afterwards: {2}",
-              label,
-              r.entry.id,
-              withPeriod(r.readBackError ?? vscode.l10n.t("unknown error")),
-            )
-          : vscode.l10n.t(
-              "compacted {0} — {1} → {2} tokens (pi's estimate). pi sees it the next time it opens the session.",
-              label,
-              n(r.tokensBefore),
-              n(r.tokensAfter),
-            ),
+      message: compactedText(r, label, live ? summarizer.label : undefined),
     });
   };
+
+  // pi's own compaction failed in a running pi (live bridge): say why, offer ours or other instructions
+  services.context.subscriptions.push(
+    services.liveBridge.onDidCompactionFail((failure) => void offerAfterFailure(services, failure, compact)),
+  );
 
   services.commands.add({
     "piContext.compact": compact,
@@ -319,10 +321,19 @@ async function routeCompaction(
   file: string,
   options: CompactCommandOptions,
   context: { title: string; skipPreview: boolean; controller: AbortController; retry: () => void },
-): Promise<{ outcome: CompactCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }>; given?: string }> {
+): Promise<
+  { outcome: CompactCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }>; given?: string; live?: true }
+> {
   const routeOptions = { force: options.force === true, retry: context.retry };
   let route = await services.access.route(file, ACTIONS.compact, routeOptions);
   let given = typeof options.instructions === "string" ? options.instructions : undefined;
+  // our summarizer, and the running pi appends the summary (its bridge takes it)
+  if (route.kind === "bridge" && options.summarizer === "configured")
+    return {
+      route: { kind: "file", access: route.access, forced: false, summarizer: "configured" },
+      live: true,
+      ...(given !== undefined ? { given } : {}),
+    };
   if (route.kind === "bridge") {
     given ??= await askInstructions(context.title);
     if (given === undefined) return { outcome: { kind: "declined", file, stage: "instructions" } };
@@ -340,6 +351,98 @@ async function routeCompaction(
       outcome: { kind: "error", file, errorKind: "bridge-unavailable", message: notify.bridgeSilent(route.pid) },
     };
   return { route, ...(given !== undefined ? { given } : {}) };
+}
+
+/** The toast after a compaction was written (by us, or by the running pi: `byPiWith` = our summarizer's name). */
+function compactedText(
+  r: { entry: { id: string }; tokensBefore: number; tokensAfter: number | null; readBackError?: string },
+  label: string,
+  byPiWith: string | undefined,
+): string {
+  return r.tokensAfter === null
+    ? vscode.l10n.t(
+        "compacted {0} (wrote compaction {1}), but the file could not be read back afterwards: {2}",
+        label,
+        r.entry.id,
+        withPeriod(r.readBackError ?? vscode.l10n.t("unknown error")),
+      )
+    : byPiWith !== undefined
+      ? vscode.l10n.t(
+          "compacted {0} with {1} — {2} → {3} tokens; the running pi appended the summary itself.",
+          label,
+          byPiWith,
+          n(r.tokensBefore),
+          n(r.tokensAfter),
+        )
+      : vscode.l10n.t(
+          "compacted {0} — {1} → {2} tokens (pi's estimate). pi sees it the next time it opens the session.",
+          label,
+          n(r.tokensBefore),
+          n(r.tokensAfter),
+        );
+}
+
+/**
+ * pi's own compaction failed (e.g. its summary hit the model's output limit, pi #9512): one warning
+ * with pi's reason, and the ways on — our summarizer (the running pi appends its summary) or pi's
+ * model again with instructions (e.g. a shorter summary).
+ */
+async function offerAfterFailure(
+  services: Services,
+  failure: LiveCompactionFailure,
+  compact: (file: unknown, options: CompactCommandOptions) => Promise<CompactCommandOutcome>,
+): Promise<void> {
+  const current = services.sessions.current;
+  const label = sessionTitle(
+    current?.file === failure.file
+      ? current.label
+      : sessionLabel((await services.sessions.sessionInfo(failure.file).catch(() => undefined)) ?? {}),
+  );
+  const what =
+    failure.reason === "threshold"
+      ? vscode.l10n.t("its auto-compaction at the threshold")
+      : failure.reason === "overflow"
+        ? vscode.l10n.t("its compaction after the context overflowed")
+        : vscode.l10n.t("/compact");
+  const configured = await services.summarizers
+    .get({ allowMissingKey: true })
+    .then((s) => s.label)
+    .catch(() => undefined);
+  const withOther = configured
+    ? vscode.l10n.t("Compact with {0}…", configured)
+    : vscode.l10n.t("Compact with Another Summarizer…");
+  const withInstructions = vscode.l10n.t("Compact with Instructions…");
+  const choice = await notify.warn(
+    vscode.l10n.t(
+      "pi {0} (pid {1}) could not compact {2} ({3}): {4}",
+      failure.piVersion,
+      failure.pid,
+      label,
+      what,
+      failure.errorMessage ?? vscode.l10n.t("pi gave no reason"),
+    ),
+    withOther,
+    withInstructions,
+  );
+  if (choice === withOther) await compact(failure.file, { summarizer: "configured" });
+  else if (choice === withInstructions) await compact(failure.file, {});
+}
+
+/**
+ * The commit of a compaction whose summary the running pi appends (`summarizer: "configured"` on a
+ * live session): sent through its bridge, then read back from the file.
+ */
+async function commitInPi(services: Services, plan: CompactionPlan, draft: CompactionDraft) {
+  const written = await services.liveBridge.routeCompactionSummary(
+    plan.file,
+    providedCompactionOf(plan, draft),
+    plan.preparation.leafId,
+  );
+  if (!written)
+    throw new Error(
+      vscode.l10n.t("pi's live bridge went away before the summary was sent. Nothing was written; compact again."),
+    );
+  return compactionWrittenBy(plan, written.entryId, written.bytesBefore);
 }
 
 /** Tell the user what happened (one message, never a loop) and return the outcome. */

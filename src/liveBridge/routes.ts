@@ -16,6 +16,7 @@ import type {
   BaseServices,
   CompactCommandOutcome,
   LabelResult,
+  LiveSource,
   RouteSwitchOptions,
   SwitchCommandOutcome,
 } from "../services";
@@ -26,6 +27,10 @@ import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
 import { entryWordsOf } from "../viewModel/treeText";
 import { BridgeError } from "./client";
+import { SUMMARY_COMPACT_SINCE, type ProvidedCompaction } from "../bridge/protocol";
+import { SessionChangedError } from "../core/flows/write";
+import { compareVersions } from "../core/pi/versions";
+import * as fs from "node:fs";
 import { livePreviewNumbers } from "./livePreview";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
 
@@ -117,6 +122,66 @@ export class LiveRoutes {
     if (handled !== undefined) return handled;
     void notify.error(vscode.l10n.t("pi could not {0}: {1}", op.verb, e.message));
     return { kind: "error", file, errorKind: e.code, message: e.message };
+  }
+
+  /**
+   * A summary made by our summarizer, appended by the running pi itself: its bridge's `compact` with
+   * the `summary` (pi takes it from `session_before_compact` when its own preparation keeps from
+   * the same entry, and writes the entry as its compaction). Undefined when no live bridge serves
+   * `file`. @throws {SessionChangedError} when pi's session moved on since the plan (its leaf, or
+   * its cut), an Error with what to do otherwise (an older bridge, pi's refusal); nothing written.
+   */
+  async routeCompactionSummary(
+    file: string,
+    summary: ProvidedCompaction & { details: NonNullable<ProvidedCompaction["details"]> },
+    leafId: string | null,
+  ): Promise<{ entryId: string; bytesBefore: number; live: LiveSource } | undefined> {
+    const resolution = await this.resolve(file);
+    if (resolution.kind === "none") return undefined;
+    if (resolution.kind === "problem") throw new Error(resolution.error.message);
+    const { announcement, connection } = resolution.target;
+    const pi = describePi(announcement);
+    if (compareVersions(announcement.bridgeVersion, SUMMARY_COMPACT_SINCE) < 0)
+      throw new Error(
+        vscode.l10n.t(
+          "The live bridge in {0} is version {1}; a summary from another summarizer needs {2} or later. Update it (Pi: Install Live Bridge), then /reload in pi. Nothing was written.",
+          pi,
+          announcement.bridgeVersion,
+          SUMMARY_COMPACT_SINCE,
+        ),
+      );
+    const state = await connection.request("state", {}).then(
+      (s) => s,
+      () => connection.state,
+    );
+    if (state.leafId !== leafId)
+      throw new SessionChangedError(
+        vscode.l10n.t("pi's session moved on since the summary was planned. Nothing was written."),
+      );
+    const bytesBefore = fs.statSync(file).size;
+    this.stats.compactions++;
+    this.services.log.info(
+      `live bridge: compact ${file} in ${pi} with a summary of ours (${summary.summary.length} characters)`,
+    );
+    try {
+      const result = await connection.request("compact", { summary }, { timeoutMs: 60_000 });
+      if (!result.entryId) throw new Error(vscode.l10n.t("pi did not report the compaction entry it wrote."));
+      await this.waitForEntry(file, result.entryId);
+      return {
+        entryId: result.entryId,
+        bytesBefore,
+        live: {
+          pid: announcement.pid,
+          piVersion: announcement.piVersion,
+          bridgeVersion: announcement.bridgeVersion,
+          activity: connection.state.activity,
+        },
+      };
+    } catch (error) {
+      if (error instanceof BridgeError && /the session changed since it was planned/.test(error.message))
+        throw new SessionChangedError(error.message);
+      throw error;
+    }
   }
 
   /** Wait until the session index has `entryId` (see {@link waitForEntry}). */

@@ -19,7 +19,13 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { afterActivation } from "../ui/afterActivation";
 import { isProcessAlive, readAnnouncements, removeAnnouncement, sameFile } from "../bridge/announce";
-import { BRIDGE_VERSION, isTestedPiVersion, PI_VERSION_RANGE, type Announcement } from "../bridge/protocol";
+import {
+  BRIDGE_VERSION,
+  isTestedPiVersion,
+  PI_VERSION_RANGE,
+  type Announcement,
+  type BridgeState,
+} from "../bridge/protocol";
 import type { Analysis } from "../core/rules/analyze";
 import type { ContextEditDraft } from "../core/rules/contextEdit";
 import type {
@@ -28,6 +34,7 @@ import type {
   CurrentSession,
   LabelResult,
   LiveBridge,
+  LiveCompactionFailure,
   LiveEditOutcome,
   LiveSource,
   PendingContextEdits,
@@ -72,6 +79,9 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a live connection appears, goes, or pushes new numbers. */
   readonly onDidChange = this.changed.event;
+  private readonly compactionFailed = new vscode.EventEmitter<LiveCompactionFailure>();
+  /** See {@link LiveBridge.onDidCompactionFail}. */
+  readonly onDidCompactionFail = this.compactionFailed.event;
   private readonly disposables: vscode.Disposable[] = [];
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
@@ -122,6 +132,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     for (const t of this.tracked.values()) t.connection?.close();
     this.tracked.clear();
     this.changed.dispose();
+    this.compactionFailed.dispose();
   }
 
   private enabled(): boolean {
@@ -293,8 +304,15 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
               ),
             );
           if (a.bridgeVersion !== BRIDGE_VERSION) void this.offerUpdateIfOutdated();
+          // pi's failed compactions from now on (one reported at connect is history)
+          let failureSeen = connection.state.compactionFailure?.seq ?? 0;
           connection.onState(() => {
             this.stats.statePushes++;
+            const f = connection.state.compactionFailure;
+            if (f && f.seq > failureSeen) {
+              failureSeen = f.seq;
+              this.reportFailure(t, f);
+            }
             this.changed.fire();
           });
           connection.onClose((reason) => {
@@ -418,6 +436,37 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   }
 
   /** "Pi: Compact Session…" in the running pi (see {@link LiveRoutes.routeCompaction}). */
+  /** See {@link LiveBridge.routeCompactionSummary}. */
+  routeCompactionSummary(
+    file: string,
+    summary: Parameters<LiveBridge["routeCompactionSummary"]>[1],
+    leafId: string | null,
+  ): ReturnType<LiveBridge["routeCompactionSummary"]> {
+    return this.routes.routeCompactionSummary(file, summary, leafId);
+  }
+
+  /**
+   * A failed compaction pushed by a bridge: logged, and announced to the surfaces unless it was
+   * aborted, or a route of ours started it (its response said so already), or it ran in a headless
+   * pi of ours.
+   */
+  private reportFailure(t: Tracked, f: NonNullable<BridgeState["compactionFailure"]>): void {
+    const a = t.announcement;
+    this.services.log.warn(
+      `live bridge: ${describePi(a)}: compaction failed (${f.reason}${f.aborted ? ", aborted" : ""}${f.byClient ? ", ours" : ""}): ${f.errorMessage ?? "no message"}`,
+    );
+    if (f.aborted || f.byClient || this.headless.has(a.pid)) return;
+    this.compactionFailed.fire({
+      file: a.sessionFile,
+      pid: a.pid,
+      piVersion: a.piVersion,
+      reason: f.reason,
+      errorMessage: f.errorMessage,
+      willRetry: f.willRetry,
+      fromExtension: f.fromExtension,
+    });
+  }
+
   routeCompaction(
     file: string,
     instructions: string,
