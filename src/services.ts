@@ -270,6 +270,19 @@ export interface LiveSource {
   leafId?: string | null;
 }
 
+/** A compaction that failed in a running pi (its `session_compact_failed`, through the live bridge). */
+export interface LiveCompactionFailure {
+  file: string;
+  pid: number;
+  piVersion: string;
+  /** pi's `/compact`, the context threshold, or context overflow recovery. */
+  reason: "manual" | "threshold" | "overflow";
+  /** pi's error text (e.g. "Auto-compaction failed: …"). */
+  errorMessage: string | undefined;
+  willRetry: boolean;
+  fromExtension: boolean;
+}
+
 /** Options of {@link LiveBridge.routeSwitch}. */
 export interface RouteSwitchOptions {
   /** The choice when the caller already has one (skips pi's question). */
@@ -312,6 +325,22 @@ export interface LiveBridge {
    * the file's analysis, and who reported them; undefined without a live bridge for the session.
    */
   liveAnalysis(current: CurrentSession): { analysis: Analysis; live: LiveSource } | undefined;
+  /**
+   * pi's own compactions that failed in a running pi with the live bridge (bridge 1.3.0+: pi's
+   * `session_compact_failed`; not the ones a route of ours started and reported, not aborted ones).
+   */
+  readonly onDidCompactionFail: vscode.Event<LiveCompactionFailure>;
+  /**
+   * A summary made by our summarizer, appended by the running pi itself (bridge 1.3.0+), for the
+   * plan whose pi leaf is `leafId`. Undefined = no live bridge serves `file`.
+   * @throws {SessionChangedError} when pi's session moved on since the plan (nothing written; plan again);
+   *   an Error saying what to do when the bridge is too old or pi refused (nothing written).
+   */
+  routeCompactionSummary(
+    file: string,
+    summary: { summary: string; firstKeptEntryId: string; details: { readFiles: string[]; modifiedFiles: string[] } },
+    leafId: string | null,
+  ): Promise<{ entryId: string; bytesBefore: number; live: LiveSource } | undefined>;
   /** "Pi Context: Compact Session…" in the running pi (after the instructions box). */
   routeCompaction(
     file: string,
@@ -381,6 +410,12 @@ export interface FlowAccessOptions {
 export interface SessionAccessService {
   /** Who has `file` open now (fresh process table and announcements). */
   access(file: string): Promise<SessionAccess>;
+  /**
+   * Which of `sessions` someone has open (`core/access/access.ts` `liveAmong`: one fresh process
+   * table and the announcements; the sessions are the attribution's candidates): Select Session's
+   * live marks. Keyed by file; a session nobody has open is not in the map.
+   */
+  live(sessions: readonly SessionInfo[]): Promise<Map<string, SessionAccess>>;
   /**
    * The route of `action` on `file`: `bridge` (the running pi does it: `services.liveBridge.route…`),
    * `file` (our flow, with {@link flowOptions}), or `refuse` — then the refusal has been shown

@@ -8,8 +8,9 @@
  */
 
 import * as vscode from "vscode";
-import type { AnnouncedPi, SessionAccess } from "../core/access/access";
-import { sessionAccess } from "../core/access/gather";
+import { listedSession, liveAmong, type AnnouncedPi, type SessionAccess } from "../core/access/access";
+import { processFacts, sessionAccess } from "../core/access/gather";
+import type { SessionInfo } from "../core/read/sessionInfo";
 import { chooseRoute, type SessionAction } from "../core/access/route";
 import { accessRefusal, LiveSessionError } from "../core/access/words";
 import { descendantsOf, processSnapshot } from "../core/proc/table";
@@ -49,6 +50,12 @@ export class AccessService implements SessionAccessService {
   access(file: string): Promise<SessionAccess> {
     const o = this.flowOptions();
     return sessionAccess(file, { guardSeconds: o.guardSeconds, announced: o.announced });
+  }
+
+  /** See {@link SessionAccessService.live}. */
+  async live(sessions: readonly SessionInfo[]): Promise<Map<string, SessionAccess>> {
+    const facts = await processFacts({ announced: () => this.announced() });
+    return liveAmong(sessions.map(listedSession), { ...facts, ignorePids: [process.pid] }, Date.now());
   }
 
   /** See {@link SessionAccessService.route}. */

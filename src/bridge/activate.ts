@@ -136,9 +136,26 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
       server.running.compactionEntry = event.compactionEntry;
     server.schedulePush();
   });
+  // a compaction that failed (e.g. the summary hit the model's output limit): pushed, so VS Code can say so
   pi.on(
     "session_compact_failed",
-    push((s) => (s.compacting = false)),
+    (event: {
+      reason?: string;
+      errorMessage?: string;
+      aborted?: boolean;
+      willRetry?: boolean;
+      fromExtension?: boolean;
+    }) =>
+      push((s) => {
+        s.compacting = false;
+        s.recordCompactionFailure(event);
+      })(),
+  );
+  // a summary made by another summarizer, for the compaction a client asked (`operations.ts` compact)
+  pi.on(
+    "session_before_compact",
+    (event: { reason?: string; preparation?: { firstKeptEntryId?: string; tokensBefore?: number } }) =>
+      server?.provideCompaction(event),
   );
   pi.on(
     "session_before_tree",

@@ -2,7 +2,9 @@
  * The operations a client may request (`BRIDGE_OPS` of `protocol.ts`), run through pi's own APIs:
  * - state: the bridge's state now (pi's numbers);
  * - compact: `ctx.compact({customInstructions})` = pi's `/compact`. pi's `/compact` would abort a
- *   running response first; the bridge refuses instead, with pi's wording ("Wait for …");
+ *   running response first; the bridge refuses instead, with pi's wording ("Wait for …"). With a
+ *   `summary` made by another summarizer, pi appends that one instead of asking its model (taken
+ *   from pi's `session_before_compact`, only when pi's preparation keeps from the same entry);
  * - navigate: `ctx.navigateTree()` from a command context (`commandJobs.ts` gets one); pi's own
  *   "Wait for the current response to finish…" error comes back while it streams;
  * - setLabel: `pi.setLabel()` (pi's label editor; allowed while streaming, as in pi);
@@ -20,6 +22,7 @@ import {
   type BridgeOps,
   type BridgeState,
   type ContextEditDraft,
+  type ProvidedCompaction,
 } from "./protocol";
 import type { PiApi, PiCommandContext, PiContext, PiEntry } from "./piApi";
 
@@ -69,6 +72,8 @@ export interface OperationHost {
   schedulePush(): void;
   /** The context-edit batches of this session. */
   readonly edits: ContextEditQueue;
+  /** A summary for the compaction started now (`BridgeServer.provideCompaction` hands it to pi). */
+  provided: { compaction: ProvidedCompaction; taken: boolean; mismatch?: string } | undefined;
 }
 
 /** The operations of one session's bridge. */
@@ -103,7 +108,11 @@ export class BridgeOperations {
       case "state":
         return this.host.state();
       case "compact":
-        return this.compact(optionalString("customInstructions"), optionalString("keepFrom", 200) || undefined);
+        return this.compact(
+          optionalString("customInstructions"),
+          optionalString("keepFrom", 200) || undefined,
+          parseProvided(params.summary),
+        );
       case "navigate": {
         const targetId = optionalString("targetId", 200);
         if (!targetId) throw new OpError("bad-request", "targetId is required");
@@ -200,6 +209,7 @@ export class BridgeOperations {
   private compact(
     customInstructions: string | undefined,
     keepFrom: string | undefined,
+    provided: ProvidedCompaction | undefined,
   ): Promise<BridgeOps["compact"]["result"]> {
     const host = this.host;
     if (host.running || host.compacting || host.navigating)
@@ -207,9 +217,12 @@ export class BridgeOperations {
     if (!this.ctx.isIdle()) return Promise.reject(new OpError("busy", WAIT_RESPONSE_COMPACT));
     const running: Running = { kind: "compact", cancelled: false, ...(keepFrom ? { keepFrom } : {}) };
     host.running = running;
+    const given: OperationHost["provided"] = provided ? { compaction: provided, taken: false } : undefined;
+    host.provided = given;
     return new Promise<BridgeOps["compact"]["result"]>((resolve, reject) => {
       const done = () => {
         if (host.running === running) host.running = undefined;
+        if (host.provided === given) host.provided = undefined;
         host.schedulePush();
       };
       try {
@@ -232,6 +245,7 @@ export class BridgeOperations {
             done();
             const message = error?.message ?? String(error);
             if (running.cutError) reject(new OpError("failed", running.cutError));
+            else if (given?.mismatch) reject(new OpError("failed", given.mismatch));
             else if (keepFrom && /^Nothing to compact/.test(message))
               reject(
                 new OpError(
@@ -286,6 +300,27 @@ export class BridgeOperations {
       host.schedulePush();
     });
   }
+}
+
+/** The `summary` of a `compact` request (untrusted), or undefined when absent. */
+function parseProvided(value: unknown): ProvidedCompaction | undefined {
+  if (value === undefined || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v !== "object" || typeof v.summary !== "string" || !v.summary.trim())
+    throw new OpError("bad-request", "summary.summary must be a non-empty string");
+  if (typeof v.firstKeptEntryId !== "string" || !v.firstKeptEntryId || v.firstKeptEntryId.length > 200)
+    throw new OpError("bad-request", "summary.firstKeptEntryId must be an entry id");
+  const out: ProvidedCompaction = { summary: v.summary, firstKeptEntryId: v.firstKeptEntryId };
+  const d = v.details as { readFiles?: unknown; modifiedFiles?: unknown } | undefined;
+  if (d !== undefined && d !== null) {
+    const list = (x: unknown, key: string): string[] => {
+      if (!Array.isArray(x) || !x.every((f) => typeof f === "string"))
+        throw new OpError("bad-request", `summary.details.${key} must be a list of paths`);
+      return x as string[];
+    };
+    out.details = { readFiles: list(d.readFiles, "readFiles"), modifiedFiles: list(d.modifiedFiles, "modifiedFiles") };
+  }
+  return out;
 }
 
 /** The drafts of a `contextEdit` request (untrusted): pi's `ContextEditEntryDraft` shape, exactly. */

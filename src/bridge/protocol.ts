@@ -19,16 +19,21 @@
 /** Protocol generation. A client and a bridge talk only when these are equal (2: context edits). */
 export const BRIDGE_PROTOCOL = 2;
 
-/** Version of the bridge code; bump with every change of the bridge (install offers the update). */
+/**
+ * Version of the bridge code; bump with every change of the bridge (install offers the update).
+ * 1.3.0: `compact` with `keepFrom` ("Compact up to here") and with a `summary` made by another
+ * summarizer, `compactionFailure` in the state (pi's `session_compact_failed`). An older bridge
+ * ignores unknown params and would compact at pi's cut with pi's model: a client checks first.
+ */
 export const BRIDGE_VERSION = "1.3.0";
 
 /** The first bridge version that moves pi's cut for `compact` with `keepFrom` ("Compact up to here"). */
 export const KEEP_FROM_BRIDGE_VERSION = "1.3.0";
 
-/**
- * True when a bridge of `version` honours `compact`'s `keepFrom` (an older bridge ignores unknown
- * params and would compact at pi's own cut: never send it one).
- */
+/** The first bridge version whose `compact` takes a `summary` ({@link ProvidedCompaction}). */
+export const SUMMARY_COMPACT_SINCE = "1.3.0";
+
+/** True when a bridge of `version` honours `compact`'s `keepFrom` (never send it to an older one). */
 export function bridgeSupportsKeepFrom(version: string): boolean {
   const parts = (v: string) => v.split(".").map((x) => Number.parseInt(x, 10) || 0);
   const [a, b] = [parts(version), parts(KEEP_FROM_BRIDGE_VERSION)];
@@ -123,6 +128,44 @@ export interface BridgeState {
   branchSummary?: { reserveTokens: number; skipPrompt: boolean };
   /** The latest context-edit batches of this bridge (at most {@link MAX_EDIT_BATCHES}), oldest first. */
   contextEdits?: BridgeEditBatch[];
+  /** pi's latest failed compaction in this session (bridge 1.3.0+; older bridges never send it). */
+  compactionFailure?: BridgeCompactionFailure;
+}
+
+/**
+ * pi 1.6.0's `session_compact_failed` event (`core/extensions/types.d.ts`
+ * `SessionCompactFailedEvent`), as the bridge saw it: a `/compact`, an auto-compaction at the
+ * threshold or an overflow recovery that failed or was aborted (e.g. the summary hit the model's
+ * output limit).
+ */
+export interface BridgeCompactionFailure {
+  /** Counts the failures this bridge saw (1, 2, …): a client reports each one once. */
+  seq: number;
+  /** ms since epoch. */
+  at: number;
+  /** What triggered it: pi's `/compact` (or ours), the context threshold, context overflow recovery. */
+  reason: "manual" | "threshold" | "overflow";
+  /** pi's error text ("Auto-compaction failed: …"); absent when it was aborted. */
+  errorMessage?: string;
+  aborted: boolean;
+  /** The aborted turn would have been retried after it (overflow recovery). */
+  willRetry: boolean;
+  /** The failing summary came from an extension's `session_before_compact` handler. */
+  fromExtension: boolean;
+  /** The compaction this bridge ran for a client (that client got the error in its response). */
+  byClient: boolean;
+}
+
+/**
+ * A compaction summary made by another summarizer, for pi to append as its own compaction (bridge
+ * 1.3.0+): the bridge returns it from pi's `session_before_compact` when pi's preparation keeps
+ * from the same entry (else pi's compaction is cancelled, nothing written, and the request fails
+ * with a message saying so). pi writes the entry (`fromHook: true`, pi's `tokensBefore`).
+ */
+export interface ProvidedCompaction {
+  summary: string;
+  firstKeptEntryId: string;
+  details?: { readFiles: string[]; modifiedFiles: string[] };
 }
 
 /** pi's `ContextEditEntryDraft`: what a `context_edit` appends, without id, parent and time. */
@@ -218,7 +261,8 @@ export interface BridgeOps {
    * summarizes and writes its own entry; refused (`failed`) when pi would not cut there.
    */
   compact: {
-    params: { customInstructions?: string; keepFrom?: string };
+    /** `summary` (1.3.0+): pi appends it instead of summarizing with its model. */
+    params: { customInstructions?: string; keepFrom?: string; summary?: ProvidedCompaction };
     result: {
       entryId: string | null;
       firstKeptEntryId: string;

@@ -20,7 +20,9 @@ import {
   BRIDGE_VERSION,
   type Announcement,
   type BridgeActivity,
+  type BridgeCompactionFailure,
   type BridgeState,
+  type ProvidedCompaction,
 } from "./protocol";
 
 /** The bridge of one pi session: socket server, announcement, state pushes, operations. */
@@ -28,6 +30,15 @@ export class BridgeServer {
   compacting = false;
   navigating = false;
   running: Running | undefined;
+  /** pi's latest failed compaction (`session_compact_failed`), pushed in the state. */
+  compactionFailure: BridgeCompactionFailure | undefined;
+  private failures = 0;
+  /**
+   * A summary a client made with another summarizer, for the compaction this bridge starts now:
+   * pi's `session_before_compact` takes it ({@link provideCompaction}); `mismatch` says why pi's
+   * own preparation did not fit it.
+   */
+  provided: { compaction: ProvidedCompaction; taken: boolean; mismatch?: string } | undefined;
   /** The context edits pi applies for our clients (`contextEdits.ts`). */
   readonly edits: ContextEditQueue;
   private server: net.Server | undefined;
@@ -182,6 +193,7 @@ export class BridgeServer {
       model,
       compaction: null,
       contextEdits: this.edits.snapshot(),
+      ...(this.compactionFailure ? { compactionFailure: this.compactionFailure } : {}),
     };
     if (typeof ctx.thinkingLevel === "string") state.thinkingLevel = ctx.thinkingLevel;
     try {
@@ -192,6 +204,48 @@ export class BridgeServer {
       state.compactionError = (error as Error).message;
     }
     return state;
+  }
+
+  /** Record pi's `session_compact_failed` (pushed with the next state). */
+  recordCompactionFailure(event: {
+    reason?: string;
+    errorMessage?: string;
+    aborted?: boolean;
+    willRetry?: boolean;
+    fromExtension?: boolean;
+  }): void {
+    const reason = event?.reason === "threshold" || event?.reason === "overflow" ? event.reason : "manual";
+    this.compactionFailure = {
+      seq: ++this.failures,
+      at: Date.now(),
+      reason,
+      ...(typeof event?.errorMessage === "string" ? { errorMessage: event.errorMessage } : {}),
+      aborted: event?.aborted === true,
+      willRetry: event?.willRetry === true,
+      fromExtension: event?.fromExtension === true,
+      byClient: this.running?.kind === "compact",
+    };
+  }
+
+  /**
+   * pi's `session_before_compact` for the compaction a client asked with its own summary: pi
+   * appends that summary when its preparation keeps from the same entry (with pi's own
+   * `tokensBefore`); otherwise pi's compaction is cancelled (nothing written). Undefined (pi
+   * summarizes as usual) for every other compaction.
+   */
+  provideCompaction(event: {
+    reason?: string;
+    preparation?: { firstKeptEntryId?: string; tokensBefore?: number };
+  }): { cancel: true } | { compaction: ProvidedCompaction & { tokensBefore: number } } | undefined {
+    const p = this.provided;
+    if (!p || p.taken || event?.reason !== "manual") return undefined;
+    p.taken = true;
+    const prep = event.preparation;
+    if (!prep || prep.firstKeptEntryId !== p.compaction.firstKeptEntryId || typeof prep.tokensBefore !== "number") {
+      p.mismatch = `pi would keep the context from entry ${prep?.firstKeptEntryId ?? "?"}, the summary was made for a cut at ${p.compaction.firstKeptEntryId}: the session changed since it was planned. Nothing was written.`;
+      return { cancel: true };
+    }
+    return { compaction: { ...p.compaction, tokensBefore: prep.tokensBefore } };
   }
 
   /** Push the state to every client soon (coalesces bursts of events). */

@@ -2,7 +2,9 @@
  * `pi-context doctor <session.jsonl> [--json] [--repair [--dry-run]] …`: the session doctor
  * (`core/health/`) on one file — what breaks the session for pi or its provider, what pi does about
  * it, and the fix; with `--repair` the entries that fix the model context are appended (one
- * append, proven first on the session as if appended; `--dry-run` only shows them).
+ * append, proven first on the session as if appended; `--dry-run` only shows them); with
+ * `--end-line` a last line without `\n` is first ended as pi itself does when it opens the session
+ * (one `\n`, `endFinalLine`), so the repair can append after it.
  *
  * Exit codes: 0 no error (after a repair: none left), 1 errors found (or the repair was refused
  * or failed; nothing written), 2 usage. `--json` prints
@@ -13,7 +15,13 @@
 
 import { clipLabel } from "../core/rules/sessionLabel";
 import * as path from "node:path";
-import { planSessionRepair, runRepairFlow, type RepairFlowOptions, type SessionRepairPlan } from "../core/flows/repair";
+import {
+  endFinalLine,
+  planSessionRepair,
+  runRepairFlow,
+  type RepairFlowOptions,
+  type SessionRepairPlan,
+} from "../core/flows/repair";
 import { ACTIONS } from "../core/access/route";
 import { LiveSessionError } from "../core/access/words";
 import type { ContextEditEntry } from "../core/types";
@@ -35,11 +43,12 @@ import {
   type CliCommand,
 } from "./args";
 
-export const DOCTOR_USAGE = `pi-context doctor <session.jsonl> [--json] [--repair [--dry-run] [--force]] [--guard-seconds N]
+export const DOCTOR_USAGE = `pi-context doctor <session.jsonl> [--json] [--end-line] [--repair [--dry-run] [--force]] [--guard-seconds N]
   [--agent-dir DIR] [--cwd DIR] [--project-settings auto|always|never] [--context-window N] [--pi PATH]`;
 
 const DOCTOR_FLAGS = new Set([
   "json",
+  "end-line",
   "repair",
   "dry-run",
   "force",
@@ -118,7 +127,7 @@ export function formatReport(
 
 /** `pi-context doctor`. */
 export const doctorCommand: CliCommand = async (argv, out, err) => {
-  const args = parseArgs(argv, new Set(["json", "repair", "dry-run", "force"]));
+  const args = parseArgs(argv, new Set(["json", "repair", "dry-run", "force", "end-line"]));
   const [file] = args.positional;
   if (!file || args.positional.length > 1) throw new UsageError(`usage:\n${formatUsage(DOCTOR_USAGE, 2)}`);
   checkFlags(args, DOCTOR_FLAGS, DOCTOR_USAGE);
@@ -132,6 +141,11 @@ export const doctorCommand: CliCommand = async (argv, out, err) => {
   const absolute = path.resolve(file);
   const guardSeconds = intFlag(args, "guard-seconds") ?? 30;
   const force = args.flags.has("force");
+  if (args.flags.has("end-line")) {
+    if (dryRun) throw new UsageError("--end-line writes; it does not go with --dry-run.");
+    const ended = await endLine(absolute, { analyze, guardSeconds, force }, out, err);
+    if (!ended) return 1;
+  }
   const routeOf = (leaf: boolean) =>
     cliRoute(absolute, leaf ? ACTIONS.repairLeaf : ACTIONS.repair, { agentDir: analyze.agentDir, guardSeconds, force });
   const first = repair && !dryRun ? await routeOf(false) : undefined;
@@ -269,6 +283,37 @@ function refusalOf(plan: SessionRepairPlan): string | undefined {
   );
 }
 
+/**
+ * `--end-line`: pi's own fix of a last line without `\n`, behind the access check. Prints what was
+ * done (or why not); false when nothing was written.
+ */
+async function endLine(
+  file: string,
+  o: { analyze: ReturnType<typeof analyzeOptionsFrom>; guardSeconds: number; force: boolean },
+  out: (s: string) => void,
+  err: (s: string) => void,
+): Promise<boolean> {
+  const route = await cliRoute(file, ACTIONS.endLine, {
+    agentDir: o.analyze.agentDir,
+    guardSeconds: o.guardSeconds,
+    force: o.force,
+  });
+  if (route.refusal) {
+    err(route.refusal);
+    return false;
+  }
+  try {
+    const r = await endFinalLine(file, { ...o.analyze, ...route.flowOptions, surface: "cli" });
+    out(
+      `ended the last line (${r.lineBytes} ${r.lineBytes === 1 ? "byte" : "bytes"} without a newline) as pi does when it opens the session: appended a newline (${r.bytesBefore} → ${r.bytesAfter} bytes).`,
+    );
+    return true;
+  } catch (error) {
+    err(`${errorText(error)}`);
+    return false;
+  }
+}
+
 function printText(
   plan: SessionRepairPlan,
   appendsOf: (f: HealthFinding) => SessionEntry[] | undefined,
@@ -282,6 +327,10 @@ function printText(
   );
   out("");
   for (const line of formatReport(report, appendsOf)) out(line);
+  if (hint && plan.tornLineBytes !== undefined)
+    out(
+      `the last line has no newline (${plan.tornLineBytes} bytes: an interrupted write); pi ends it when it next opens the session — pi-context doctor --end-line does the same now.`,
+    );
   const fixable = report.findings.filter((f) => f.repair && f.repair.kind !== "compaction").length;
   if (hint && fixable > 0 && plan.repair.entries.length > 0)
     out(

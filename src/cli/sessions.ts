@@ -2,18 +2,23 @@
  * `pi-context sessions [--cwd DIR] [--all] [--json] [--agent-dir DIR]`: the sessions of a folder
  * (default: the current directory, with its sub-folders' sessions, as the extension's default),
  * or of every folder (`--all`), in the order, with the labels and facts of "Pi Context: Select Session…"
- * (`viewModel/sessionPicker.ts`): newest first, forks under their parent, pi's label and message
- * count. Each row is one line of {@link lineText}: a session's name cannot start a row of its own.
+ * (`viewModel/sessionPicker.ts`): pi's `/resume` order (the latest message first, forks under their
+ * parent), pi's label and message count, who has a session open (the access model: the live
+ * bridges' announcements and the process table, read while the listing is). Each row is one line
+ * of {@link lineText}: a session's name cannot start a row of its own.
  */
 
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { listSessionFiles, SessionCatalog } from "../core/read/catalog";
 import { cwdMatches, listingDirs, sessionDirCandidates } from "../core/read/locate";
-import type { SessionInfo } from "../core/read/sessionInfo";
+import { listedSession, liveAmong, type SessionAccess } from "../core/access/access";
+import { processFacts } from "../core/access/gather";
+import { sessionModifiedMs, type SessionInfo } from "../core/read/sessionInfo";
+import { announcedPis, liveAnnouncements } from "../liveBridge/announced";
 import { getAgentDir, resolveSettings } from "../core/rules/settings";
 import { sessionLabel } from "../core/rules/sessionLabel";
-import { familyRows, pickRowDetail, PLAIN_DETAIL, sessionPickRows } from "../viewModel/sessionPicker";
+import { familyRows, liveMarkOf, pickRowDetail, PLAIN_DETAIL, sessionPickRows } from "../viewModel/sessionPicker";
 import { lineText } from "../shared/untrusted";
 import { checkFlags, parseArgs, stringFlag, type CliCommand } from "./args";
 
@@ -53,6 +58,19 @@ export async function listCliSessions(options: {
   return infos.filter((i) => i.state === "session" && cwdMatches(i.cwd, cwd, { orInside: true }));
 }
 
+/** Who has which of `infos` open (`liveAmong`), from facts read at the same time as the listing. */
+async function liveOf(
+  infos: readonly SessionInfo[],
+  facts: Promise<Awaited<ReturnType<typeof processFacts>>>,
+): Promise<Map<string, SessionAccess>> {
+  const sessions = infos.map(listedSession);
+  const known = await facts.catch(() => undefined);
+  if (!known) return new Map(); // no table, no announcements: no marks (the listing stands)
+  return liveAmong(sessions, { ...known, ignorePids: [process.pid] }, Date.now());
+}
+
+const isoOrNull = (ms: number): string | null => (Number.isNaN(ms) ? null : new Date(ms).toISOString());
+
 export const sessionsCommand: CliCommand = async (argv, out) => {
   const args = parseArgs(argv, new Set(["all", "json"]));
   checkFlags(args, KNOWN, SESSIONS_USAGE);
@@ -60,12 +78,17 @@ export const sessionsCommand: CliCommand = async (argv, out) => {
   const agentDirFlag = stringFlag(args, "agent-dir");
   const agentDir = agentDirFlag ? path.resolve(agentDirFlag) : getAgentDir(env);
   const cwd = stringFlag(args, "cwd") ?? process.cwd();
-  const infos = await listCliSessions({ agentDir, cwd, all: args.flags.has("all"), env });
+  const all = args.flags.has("all");
+  const scope = all ? "all" : "folder";
+  // the process table is read while the listing is
+  const facts = processFacts({ announced: () => announcedPis(liveAnnouncements(agentDir)) });
+  const infos = await listCliSessions({ agentDir, cwd, all, env });
+  const live = await liveOf(infos, facts);
   const json = args.flags.has("json");
   if (json) {
     out(
       JSON.stringify(
-        familyRows(infos).map(({ info, depth }) => ({
+        familyRows(infos, scope).map(({ info, depth }) => ({
           file: info.file,
           label: sessionLabel(info),
           name: info.name ?? null,
@@ -75,11 +98,13 @@ export const sessionsCommand: CliCommand = async (argv, out) => {
           parentSession: info.parentSession ?? null,
           depth,
           created: info.created ?? null,
-          modified: new Date(info.mtimeMs).toISOString(),
+          modified: isoOrNull(sessionModifiedMs(info)),
+          fileModified: new Date(info.mtimeMs).toISOString(),
           size: info.size,
           messageCount: info.messageCount,
           entryCount: info.entryCount,
           models: info.models,
+          live: liveMarkOf(live.get(info.file)) ?? null,
         })),
         null,
         2,
@@ -88,10 +113,10 @@ export const sessionsCommand: CliCommand = async (argv, out) => {
     return 0;
   }
   if (infos.length === 0) {
-    out(`No pi sessions for ${args.flags.has("all") ? agentDir : path.resolve(cwd)}.`);
+    out(`No pi sessions for ${all ? agentDir : path.resolve(cwd)}.`);
     return 0;
   }
-  const rows = sessionPickRows(infos, { nowMs: Date.now(), locale: "en-US" });
+  const rows = sessionPickRows(infos, { nowMs: Date.now(), locale: "en-US", scope, live });
   for (const row of rows) {
     out(lineText(`${row.label}  (${row.description})`));
     out(lineText(`    ${pickRowDetail(row, PLAIN_DETAIL)}`));

@@ -26,12 +26,14 @@
  * `piContext.cancelCompaction` cancels a running summary (same as the notification's Cancel).
  */
 
-import { estimateFailureText } from "../core/rules/estimateFailure";
+import { estimateFailureText, type EstimateFailure } from "../core/rules/estimateFailure";
 import * as vscode from "vscode";
 import {
+  compactionWrittenBy,
   InvalidCutPointError,
   NothingToCompactError,
   planCompaction,
+  providedCompactionOf,
   runCompactionFlow,
   withInstructions,
   type CompactionDraft,
@@ -44,7 +46,7 @@ import { SummarizerError } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import { reviewSummary } from "./review";
-import type { ActionRoute, CompactCommandOutcome, DeclinedStage, Services } from "../services";
+import type { ActionRoute, CompactCommandOutcome, DeclinedStage, LiveCompactionFailure, Services } from "../services";
 import { formatCount as n, withPeriod } from "../shared/format";
 import { iconLabelText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
@@ -66,6 +68,12 @@ export interface CompactCommandOptions {
   force?: boolean;
   /** "Compact up to here": keep from this entry on (pi's `firstKeptEntryId`) instead of pi's own cut. */
   keepFrom?: string;
+  /**
+   * `configured`: summarize with the configured summarizer even when a running pi has the session
+   * with its live bridge — that pi then appends our summary as its compaction (bridge 1.3.0+), e.g.
+   * after pi's own compaction failed.
+   */
+  summarizer?: "configured";
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
@@ -161,14 +169,15 @@ export function registerCompaction(services: Services): CompactFunction {
       retry: () => void compact(file, { ...options, force: true }),
     });
     if ("outcome" in routed) return routed.outcome;
-    const { route } = routed;
+    const { route, live } = routed;
     given ??= routed.given;
 
     // prepare: "Nothing to compact" now, not after the instructions and the key
     const planOptions = {
       agentDir: services.sessions.agentDir(),
       projectSettings: config.projectSettings,
-      ...services.access.flowOptions(route.forced),
+      // a running pi appends our summary itself: the plan is not refused for it having the session open
+      ...(live ? { guardSeconds: 0, procRoot: null, force: false } : services.access.flowOptions(route.forced)),
       surface: "vscode" as const,
       pi: services.pi.current,
     };
@@ -186,7 +195,7 @@ export function registerCompaction(services: Services): CompactFunction {
     if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
     const plan = withInstructions(prepared, instructions);
     // the user's own pi summarizes (setting `pi`, or `auto` with a pi and no summarizer configured here)
-    if (route.summarizer === "user-pi")
+    if (route.summarizer === "user-pi" && !live && options.summarizer !== "configured")
       return keepFrom !== undefined
         ? compactUpToHereWithUserPi(services, plan, { skipPreview, controller })
         : compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
@@ -222,6 +231,7 @@ export function registerCompaction(services: Services): CompactFunction {
               },
             }),
         ...(skipPreview ? {} : { reviewDraft: (p: CompactionPlan, d: CompactionDraft) => reviewSummary(p, d) }),
+        ...(live ? { commit: (p: CompactionPlan, d: CompactionDraft) => commitInPi(services, p, d) } : {}),
         onSessionChanged: (stage) => {
           const text = describeChange(stage);
           services.log.info(`compact ${file}: ${text}; preparing again`);
@@ -302,35 +312,14 @@ export function registerCompaction(services: Services): CompactFunction {
       tokensBefore: r.tokensBefore,
       tokensAfter: r.tokensAfter,
       firstKeptEntryId: r.entry.firstKeptEntryId,
-      message:
-        r.tokensAfter === null
-          ? vscode.l10n.t(
-              "compacted {0} (wrote compaction {1}), but the file could not be read back afterwards: {2}",
-              label,
-              r.entry.id,
-              withPeriod(r.readBackError ?? vscode.l10n.t("unknown error")),
-            )
-          : r.estimateFailureBefore || r.estimateFailureAfter
-            ? // pi has no number on one side: never call pi-context's count pi's
-              vscode.l10n.t(
-                "compacted {0} — {1} → {2}. {3}. pi sees it the next time it opens the session.",
-                label,
-                r.estimateFailureBefore
-                  ? vscode.l10n.t("pi had no estimate")
-                  : vscode.l10n.t("{0} tokens", n(r.tokensBefore)),
-                r.estimateFailureAfter
-                  ? vscode.l10n.t("pi has no estimate")
-                  : vscode.l10n.t("{0} tokens (pi's estimate)", n(r.tokensAfter)),
-                estimateFailureText((r.estimateFailureAfter ?? r.estimateFailureBefore)!),
-              )
-            : vscode.l10n.t(
-                "compacted {0} — {1} → {2} tokens (pi's estimate). pi sees it the next time it opens the session.",
-                label,
-                n(r.tokensBefore),
-                n(r.tokensAfter),
-              ),
+      message: compactedText(r, label, live ? summarizer.label : undefined),
     });
   };
+
+  // pi's own compaction failed in a running pi (live bridge): say why, offer ours or other instructions
+  services.context.subscriptions.push(
+    services.liveBridge.onDidCompactionFail((failure) => void offerAfterFailure(services, failure, compact)),
+  );
 
   services.commands.add({
     "piContext.compact": compact,
@@ -353,12 +342,21 @@ async function routeCompaction(
   file: string,
   options: CompactCommandOptions,
   context: { title: string; skipPreview: boolean; controller: AbortController; retry: () => void },
-): Promise<{ outcome: CompactCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }>; given?: string }> {
+): Promise<
+  { outcome: CompactCommandOutcome } | { route: Extract<ActionRoute, { kind: "file" }>; given?: string; live?: true }
+> {
   const routeOptions = { force: options.force === true, retry: context.retry };
   const keepFrom = typeof options.keepFrom === "string" ? options.keepFrom : undefined;
   const action = keepFrom === undefined ? ACTIONS.compact : ACTIONS.compactUpToHere;
   let route = await services.access.route(file, action, routeOptions);
   let given = typeof options.instructions === "string" ? options.instructions : undefined;
+  // our summarizer, and the running pi appends the summary (its bridge takes it) at pi's own cut
+  if (route.kind === "bridge" && options.summarizer === "configured" && keepFrom === undefined)
+    return {
+      route: { kind: "file", access: route.access, forced: false, summarizer: "configured" },
+      live: true,
+      ...(given !== undefined ? { given } : {}),
+    };
   if (route.kind === "bridge") {
     // the cut is checked on the file before anything is asked (the running pi checks it again)
     if (keepFrom !== undefined) await checkCutInPi(services, file, keepFrom);
@@ -379,6 +377,118 @@ async function routeCompaction(
       outcome: { kind: "error", file, errorKind: "bridge-unavailable", message: notify.bridgeSilent(route.pid) },
     };
   return { route, ...(given !== undefined ? { given } : {}) };
+}
+
+/** The toast after a compaction was written (by us, or by the running pi: `byPiWith` = our summarizer's name). */
+function compactedText(
+  r: {
+    entry: { id: string };
+    tokensBefore: number;
+    tokensAfter: number | null;
+    readBackError?: string;
+    estimateFailureBefore?: EstimateFailure;
+    estimateFailureAfter?: EstimateFailure;
+  },
+  label: string,
+  byPiWith: string | undefined,
+): string {
+  return r.tokensAfter === null
+    ? vscode.l10n.t(
+        "compacted {0} (wrote compaction {1}), but the file could not be read back afterwards: {2}",
+        label,
+        r.entry.id,
+        withPeriod(r.readBackError ?? vscode.l10n.t("unknown error")),
+      )
+    : r.estimateFailureBefore || r.estimateFailureAfter
+      ? // pi has no number on one side: never call pi-context's count pi's
+        vscode.l10n.t(
+          "compacted {0} — {1} → {2}. {3}. pi sees it the next time it opens the session.",
+          label,
+          r.estimateFailureBefore
+            ? vscode.l10n.t("pi had no estimate")
+            : vscode.l10n.t("{0} tokens", n(r.tokensBefore)),
+          r.estimateFailureAfter
+            ? vscode.l10n.t("pi has no estimate")
+            : vscode.l10n.t("{0} tokens (pi's estimate)", n(r.tokensAfter)),
+          estimateFailureText((r.estimateFailureAfter ?? r.estimateFailureBefore)!),
+        )
+      : byPiWith !== undefined
+        ? vscode.l10n.t(
+            "compacted {0} with {1} — {2} → {3} tokens; the running pi appended the summary itself.",
+            label,
+            byPiWith,
+            n(r.tokensBefore),
+            n(r.tokensAfter),
+          )
+        : vscode.l10n.t(
+            "compacted {0} — {1} → {2} tokens (pi's estimate). pi sees it the next time it opens the session.",
+            label,
+            n(r.tokensBefore),
+            n(r.tokensAfter),
+          );
+}
+
+/**
+ * pi's own compaction failed (e.g. its summary hit the model's output limit, pi #9512): one warning
+ * with pi's reason, and the ways on — our summarizer (the running pi appends its summary) or pi's
+ * model again with instructions (e.g. a shorter summary).
+ */
+async function offerAfterFailure(
+  services: Services,
+  failure: LiveCompactionFailure,
+  compact: (file: unknown, options: CompactCommandOptions) => Promise<CompactCommandOutcome>,
+): Promise<void> {
+  const current = services.sessions.current;
+  const label = sessionTitle(
+    current?.file === failure.file
+      ? current.label
+      : sessionLabel((await services.sessions.sessionInfo(failure.file).catch(() => undefined)) ?? {}),
+  );
+  const what =
+    failure.reason === "threshold"
+      ? vscode.l10n.t("its auto-compaction at the threshold")
+      : failure.reason === "overflow"
+        ? vscode.l10n.t("its compaction after the context overflowed")
+        : vscode.l10n.t("/compact");
+  const configured = await services.summarizers
+    .get({ allowMissingKey: true })
+    .then((s) => s.label)
+    .catch(() => undefined);
+  const withOther = configured
+    ? vscode.l10n.t("Compact with {0}…", configured)
+    : vscode.l10n.t("Compact with Another Summarizer…");
+  const withInstructions = vscode.l10n.t("Compact with Instructions…");
+  const choice = await notify.warn(
+    vscode.l10n.t(
+      "pi {0} (pid {1}) could not compact {2} ({3}): {4}",
+      failure.piVersion,
+      failure.pid,
+      label,
+      what,
+      failure.errorMessage ?? vscode.l10n.t("pi gave no reason"),
+    ),
+    withOther,
+    withInstructions,
+  );
+  if (choice === withOther) await compact(failure.file, { summarizer: "configured" });
+  else if (choice === withInstructions) await compact(failure.file, {});
+}
+
+/**
+ * The commit of a compaction whose summary the running pi appends (`summarizer: "configured"` on a
+ * live session): sent through its bridge, then read back from the file.
+ */
+async function commitInPi(services: Services, plan: CompactionPlan, draft: CompactionDraft) {
+  const written = await services.liveBridge.routeCompactionSummary(
+    plan.file,
+    providedCompactionOf(plan, draft),
+    plan.preparation.leafId,
+  );
+  if (!written)
+    throw new Error(
+      vscode.l10n.t("pi's live bridge went away before the summary was sent. Nothing was written; compact again."),
+    );
+  return compactionWrittenBy(plan, written.entryId, written.bytesBefore);
 }
 
 /** Tell the user what happened (one message, never a loop) and return the outcome. */

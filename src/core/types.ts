@@ -281,6 +281,9 @@ export interface Diagnostic {
   line?: number;
   /** Byte offset of that line. */
   offset?: number;
+  /** A line pi skips that is no entry at all: its length in bytes and the SHA-256 of its bytes (to acknowledge it). */
+  lineBytes?: number;
+  lineSha256?: string;
   entryId?: string;
   /** Other entries involved (e.g. the members of a parent cycle). */
   relatedIds?: string[];

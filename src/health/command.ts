@@ -25,6 +25,8 @@ import { iconLabelText, visibleText } from "../shared/untrusted";
 import { safePickItems } from "../ui/prompter";
 import * as notify from "../ui/notify";
 import { healthTitle } from "../viewModel/health";
+import { entryWordsOf } from "../viewModel/treeText";
+import { acknowledgeItems, acknowledgeSkippedLine, endLastLine, endLineItem } from "./skippedLines";
 
 /** Options of `piContext.checkHealth`. */
 export interface HealthCommandOptions {
@@ -57,6 +59,10 @@ export type HealthCommandOutcome =
     }
   | { kind: "declined"; file: string }
   | { kind: "compact"; file: string }
+  /** The last line was ended as pi does (one `\n`); `then`: what followed (the repair, or the findings again). */
+  | { kind: "line-ended"; file: string; lineBytes: number; then: HealthCommandOutcome }
+  /** A skipped line was acknowledged as harmless (1-based line). */
+  | { kind: "acknowledged"; file: string; line: number | undefined }
   | { kind: "failed"; file: string; message: string };
 
 const SEVERITY_ICON = { error: "$(error)", warning: "$(warning)", info: "$(info)" } as const;
@@ -68,15 +74,23 @@ function short(text: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 
-/** What an appended entry does, in words: `context_edit: omit t1`, `leaf marker on u2`. */
-export function entryWords(entry: SessionEntry): string {
+/**
+ * What an appended entry does, in words: `context_edit: omit “export const a = 1;” (t1)`,
+ * `leaf marker: pi resumes at “…” (u2)` — the target by its text as the tree shows it when the
+ * session is given, its id after it.
+ */
+export function entryWords(entry: SessionEntry, session?: SessionRepairPlan["session"]): string {
   const e = entry as unknown as Record<string, unknown>;
+  const target = (id: unknown): string => {
+    const words = session ? entryWordsOf(String(id), session) : String(id);
+    return words === String(id) ? words : `${words} (${String(id)})`;
+  };
   if (e.type === "context_edit")
-    return `context_edit: ${e.replacement === null ? "omit" : "restore the content of"} ${String(e.targetId)}`;
+    return `context_edit: ${e.replacement === null ? "omit" : "restore the content of"} ${target(e.targetId)}`;
   if (e.type === "custom" && e.customType === "pi-context/leaf")
     return vscode.l10n.t(
       "leaf marker: pi resumes at {0}",
-      String((e.data as { targetId?: unknown } | undefined)?.targetId),
+      target((e.data as { targetId?: unknown } | undefined)?.targetId),
     );
   return String(e.type);
 }
@@ -147,14 +161,24 @@ export class HealthCommand {
     log.info(
       `health ${file}: ${report.findings.length === 0 ? "no problems" : healthCounts(report)}; ${plan.repair.entries.length} entr${plan.repair.entries.length === 1 ? "y" : "ies"} would repair ${plan.repair.fixes.length} finding(s)`,
     );
-    if (report.findings.length === 0) {
+    // a complete last entry without its newline is no finding (pi reads it), but no append can follow it
+    if (report.findings.length === 0 && plan.tornLineBytes === undefined) {
       void notify.info(vscode.l10n.t("Session health: no problems found in {0}.", name));
       return { kind: "healthy", file };
     }
-    if (options.repair && plan.repair.entries.length > 0) return this.repair(file, options, name);
+    if (options.repair && plan.repair.entries.length > 0)
+      return plan.tornLineBytes !== undefined
+        ? this.endLine(file, options, name, true)
+        : this.repair(file, options, name);
 
-    type Item = vscode.QuickPickItem & { action?: "repair" | "compact"; finding?: HealthFinding };
+    type Item = vscode.QuickPickItem & {
+      action?: "repair" | "compact" | "end-line" | "acknowledge";
+      finding?: HealthFinding;
+    };
     const items: Item[] = [];
+    // a last line without `\n` first: the repair can only follow once it is ended
+    const endLine = endLineItem(plan);
+    if (endLine) items.push(endLine);
     if (plan.repair.entries.length > 0)
       items.push({
         label: vscode.l10n.t(
@@ -165,7 +189,11 @@ export class HealthCommand {
           "fixes {0}; nothing is rewritten",
           pluralText(plan.repair.fixes.length, vscode.l10n.t("{0} finding"), vscode.l10n.t("{0} findings")),
         ),
-        detail: plan.unsafe ? vscode.l10n.t("Not possible now: {0}", plan.unsafe) : afterText(plan),
+        detail: endLine
+          ? vscode.l10n.t("After the last line is ended (above). {0}", afterText(plan))
+          : plan.unsafe
+            ? vscode.l10n.t("Not possible now: {0}", plan.unsafe)
+            : afterText(plan),
         action: "repair",
       });
     if (plan.repair.compaction.length > 0)
@@ -175,6 +203,7 @@ export class HealthCommand {
         detail: vscode.l10n.t("Pi Context: Compact Session… (previewed; needs the configured summarizer)"),
         action: "compact",
       });
+    items.push(...acknowledgeItems(report.findings));
     if (items.length > 0) items.push({ label: vscode.l10n.t("Findings"), kind: vscode.QuickPickItemKind.Separator });
     for (const f of report.findings)
       items.push({
@@ -198,7 +227,18 @@ export class HealthCommand {
     });
     const counts = { errors: report.errors, warnings: report.warnings, infos: report.infos };
     if (!pick) return { kind: "shown", file, ...counts };
-    if (pick.action === "repair") return this.repair(file, options, name);
+    if (pick.action === "end-line") return this.endLine(file, options, name, plan.repair.entries.length > 0);
+    if (pick.action === "acknowledge" && pick.finding) {
+      const done = await acknowledgeSkippedLine(this.services, plan, pick.finding, name);
+      return done
+        ? { kind: "acknowledged", file, line: pick.finding.line }
+        : { kind: "failed", file, message: "could not store the acknowledgement" };
+    }
+    if (pick.action === "repair") {
+      // the repair needs the line ended first: the same question, then the repair
+      if (endLine) return this.endLine(file, options, name, true);
+      return this.repair(file, options, name);
+    }
     if (pick.action === "compact") {
       await this.services.actions.compact(file);
       return { kind: "compact", file };
@@ -243,7 +283,7 @@ export class HealthCommand {
       if (outcome.kind === "nothing") return this.nothingToRepair(file);
       const { result } = outcome;
       this.services.log.info(
-        `health ${file}: appended ${result.entries.length} entr${result.entries.length === 1 ? "y" : "ies"} (${result.bytesBefore} → ${result.bytesAfter} bytes): ${result.entries.map(entryWords).join("; ")}`,
+        `health ${file}: appended ${result.entries.length} entr${result.entries.length === 1 ? "y" : "ies"} (${result.bytesBefore} → ${result.bytesAfter} bytes): ${result.entries.map((e) => entryWords(e)).join("; ")}`,
       );
       const after = result.after;
       void notify.info(
@@ -277,6 +317,26 @@ export class HealthCommand {
     }
   }
 
+  /**
+   * End the last line as pi does (asked first), then the repair when there is one, else the
+   * findings again (the fragment is a line pi skips now, which can be acknowledged).
+   */
+  private async endLine(
+    file: string,
+    options: HealthCommandOptions,
+    name: string,
+    repairAfter: boolean,
+  ): Promise<HealthCommandOutcome> {
+    const ended = await endLastLine(this.services, file, name, (force) => this.options(force), {
+      ...options,
+      retry: () => void this.endLine(file, { ...options, force: true }, name, repairAfter),
+    });
+    if (ended.kind === "declined") return { kind: "declined", file };
+    if (ended.kind === "failed") return { kind: "failed", file, message: ended.message };
+    const then = repairAfter ? await this.repair(file, options, name) : await this.run(file, options);
+    return { kind: "line-ended", file, lineBytes: ended.result.lineBytes, then };
+  }
+
   private nothingToRepair(file: string): HealthCommandOutcome {
     void notify.info(vscode.l10n.t("Nothing to repair: no finding of this session is fixed by an appended entry."));
     return { kind: "declined", file };
@@ -305,7 +365,7 @@ export class HealthCommand {
         name,
         entries
           .filter((e) => e.type !== "context_edit")
-          .map(entryWords)
+          .map((e) => entryWords(e, plan.session))
           .join("; "),
       );
       this.services.log.warn(`health ${file}: ${message}`);
@@ -323,7 +383,7 @@ export class HealthCommand {
     const counts = pluralText(edits.length, vscode.l10n.t("{0} context edit"), vscode.l10n.t("{0} context edits"));
     const after = plan.repair.after;
     this.services.log.info(
-      `health ${file}: ${routed.kind === "applied" ? "pi appended" : "pi queued"} ${edits.map(entryWords).join("; ")}`,
+      `health ${file}: ${routed.kind === "applied" ? "pi appended" : "pi queued"} ${edits.map((e) => entryWords(e)).join("; ")}`,
     );
     void notify.info(
       routed.kind === "applied"
@@ -374,7 +434,7 @@ export class HealthCommand {
     for (const e of entries) {
       const fix = plan.repair.fixes.find((x) => x.entries.includes(e));
       items.push({
-        label: `$(add) ${iconLabelText(entryWords(e))}`,
+        label: `$(add) ${iconLabelText(entryWords(e, plan.session))}`,
         description: fix ? healthTitle(fix.finding.code) : "",
         detail: short(JSON.stringify(e), DETAIL_MAX),
       });

@@ -18,6 +18,7 @@ import type {
   CompactCommandOutcome,
   RouteCompactionOptions,
   LabelResult,
+  LiveSource,
   RouteSwitchOptions,
   SwitchCommandOutcome,
 } from "../services";
@@ -26,7 +27,12 @@ import { Prompter } from "../ui/prompter";
 import { beforeAfterText, planBeforeAfter, pricePickRow } from "../viewModel/compactionPrice";
 import * as notify from "../ui/notify";
 import { openSummaryDiff } from "../ui/summaryDocuments";
+import { entryWordsOf } from "../viewModel/treeText";
 import { BridgeError } from "./client";
+import { SUMMARY_COMPACT_SINCE, type ProvidedCompaction } from "../bridge/protocol";
+import { SessionChangedError } from "../core/flows/write";
+import { compareVersions } from "../core/pi/versions";
+import * as fs from "node:fs";
 import { livePreviewNumbers } from "./livePreview";
 import { describePi, type LiveBridgeStats, type LiveResolution, type LiveTarget } from "./target";
 
@@ -120,6 +126,66 @@ export class LiveRoutes {
     return { kind: "error", file, errorKind: e.code, message: e.message };
   }
 
+  /**
+   * A summary made by our summarizer, appended by the running pi itself: its bridge's `compact` with
+   * the `summary` (pi takes it from `session_before_compact` when its own preparation keeps from
+   * the same entry, and writes the entry as its compaction). Undefined when no live bridge serves
+   * `file`. @throws {SessionChangedError} when pi's session moved on since the plan (its leaf, or
+   * its cut), an Error with what to do otherwise (an older bridge, pi's refusal); nothing written.
+   */
+  async routeCompactionSummary(
+    file: string,
+    summary: ProvidedCompaction & { details: NonNullable<ProvidedCompaction["details"]> },
+    leafId: string | null,
+  ): Promise<{ entryId: string; bytesBefore: number; live: LiveSource } | undefined> {
+    const resolution = await this.resolve(file);
+    if (resolution.kind === "none") return undefined;
+    if (resolution.kind === "problem") throw new Error(resolution.error.message);
+    const { announcement, connection } = resolution.target;
+    const pi = describePi(announcement);
+    if (compareVersions(announcement.bridgeVersion, SUMMARY_COMPACT_SINCE) < 0)
+      throw new Error(
+        vscode.l10n.t(
+          "The live bridge in {0} is version {1}; a summary from another summarizer needs {2} or later. Update it (Pi Context: Install Live Bridge), then /reload in pi. Nothing was written.",
+          pi,
+          announcement.bridgeVersion,
+          SUMMARY_COMPACT_SINCE,
+        ),
+      );
+    const state = await connection.request("state", {}).then(
+      (s) => s,
+      () => connection.state,
+    );
+    if (state.leafId !== leafId)
+      throw new SessionChangedError(
+        vscode.l10n.t("pi's session moved on since the summary was planned. Nothing was written."),
+      );
+    const bytesBefore = fs.statSync(file).size;
+    this.stats.compactions++;
+    this.services.log.info(
+      `live bridge: compact ${file} in ${pi} with a summary of ours (${summary.summary.length} characters)`,
+    );
+    try {
+      const result = await connection.request("compact", { summary }, { timeoutMs: 60_000 });
+      if (!result.entryId) throw new Error(vscode.l10n.t("pi did not report the compaction entry it wrote."));
+      await this.waitForEntry(file, result.entryId);
+      return {
+        entryId: result.entryId,
+        bytesBefore,
+        live: {
+          pid: announcement.pid,
+          piVersion: announcement.piVersion,
+          bridgeVersion: announcement.bridgeVersion,
+          activity: connection.state.activity,
+        },
+      };
+    } catch (error) {
+      if (error instanceof BridgeError && /the session changed since it was planned/.test(error.message))
+        throw new SessionChangedError(error.message);
+      throw error;
+    }
+  }
+
   /** Wait until the session index has `entryId` (see {@link waitForEntry}). */
   private waitForEntry(file: string, entryId: string | null, timeoutMs = 5000): Promise<void> {
     return waitForEntry(this.services, file, entryId, timeoutMs);
@@ -198,7 +264,7 @@ export class LiveRoutes {
         `live bridge: pi wrote compaction ${entryId} (tokensBefore ${result.tokensBefore}, estimated after ${result.estimatedTokensAfter ?? "?"})`,
       );
       if (entryId)
-        await openSummaryDiff(file, previousCompactionId, entryId).catch((error: unknown) =>
+        await openSummaryDiff(file, previousCompactionId, entryId, label).catch((error: unknown) =>
           this.services.log.warn(`summary diff: ${String(error)}`),
         );
       const after = result.estimatedTokensAfter;
@@ -212,7 +278,9 @@ export class LiveRoutes {
           ),
           ...(entryId ? [vscode.l10n.t("Show Summary Diff")] : []),
         )
-        .then((choice) => (choice && entryId ? openSummaryDiff(file, previousCompactionId, entryId) : undefined));
+        .then((choice) =>
+          choice && entryId ? openSummaryDiff(file, previousCompactionId, entryId, label) : undefined,
+        );
       const outcome: CompactCommandOutcome & { live: { pid: number; piVersion: string } } = {
         kind: "compacted",
         file,
@@ -392,7 +460,12 @@ export class LiveRoutes {
       await this.waitForEntry(file, last?.id ?? null);
       const editorText = plan?.returnsText ? plan.editorText : undefined;
       if (!options.quiet) {
-        const where = result.newLeafId ?? vscode.l10n.t("the start of the session");
+        const current = this.services.sessions.current;
+        const where = entryWordsOf(
+          result.newLeafId,
+          current && sameFile(current.file, file) ? current.session : undefined,
+          plan?.session,
+        );
         void notify.info(
           vscode.l10n.t(
             "pi switched to {0}{1}.{2}",

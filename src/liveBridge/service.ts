@@ -34,6 +34,7 @@ import type {
   CurrentSession,
   LabelResult,
   LiveBridge,
+  LiveCompactionFailure,
   LiveEditOutcome,
   LiveSource,
   PendingContextEdits,
@@ -78,6 +79,9 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a live connection appears, goes, or pushes new numbers. */
   readonly onDidChange = this.changed.event;
+  private readonly compactionFailed = new vscode.EventEmitter<LiveCompactionFailure>();
+  /** See {@link LiveBridge.onDidCompactionFail}. */
+  readonly onDidCompactionFail = this.compactionFailed.event;
   private readonly disposables: vscode.Disposable[] = [];
   private timer: NodeJS.Timeout | undefined;
   private syncing: Promise<void> | undefined;
@@ -130,6 +134,7 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
     for (const t of this.tracked.values()) t.connection?.close();
     this.tracked.clear();
     this.changed.dispose();
+    this.compactionFailed.dispose();
   }
 
   private enabled(): boolean {
@@ -304,8 +309,15 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
               ),
             );
           if (a.bridgeVersion !== BRIDGE_VERSION) void this.offerUpdateIfOutdated();
+          // pi's failed compactions from now on (one reported at connect is history)
+          let failureSeen = connection.state.compactionFailure?.seq ?? 0;
           connection.onState(() => {
             this.stats.statePushes++;
+            const f = connection.state.compactionFailure;
+            if (f && f.seq > failureSeen) {
+              failureSeen = f.seq;
+              this.reportFailure(t, f);
+            }
             this.changed.fire();
           });
           connection.onClose((reason) => {
@@ -426,6 +438,37 @@ export class LiveBridgeService implements LiveBridge, vscode.Disposable {
   /** The live Compact preview's quick picks, recorded (the integration tests read and answer them). */
   get prompter(): LiveRoutes["prompter"] {
     return this.routes.prompter;
+  }
+
+  /** See {@link LiveBridge.routeCompactionSummary}. */
+  routeCompactionSummary(
+    file: string,
+    summary: Parameters<LiveBridge["routeCompactionSummary"]>[1],
+    leafId: string | null,
+  ): ReturnType<LiveBridge["routeCompactionSummary"]> {
+    return this.routes.routeCompactionSummary(file, summary, leafId);
+  }
+
+  /**
+   * A failed compaction pushed by a bridge: logged, and announced to the surfaces unless it was
+   * aborted, or a route of ours started it (its response said so already), or it ran in a headless
+   * pi of ours.
+   */
+  private reportFailure(t: Tracked, f: NonNullable<BridgeState["compactionFailure"]>): void {
+    const a = t.announcement;
+    this.services.log.warn(
+      `live bridge: ${describePi(a)}: compaction failed (${f.reason}${f.aborted ? ", aborted" : ""}${f.byClient ? ", ours" : ""}): ${f.errorMessage ?? "no message"}`,
+    );
+    if (f.aborted || f.byClient || this.headless.has(a.pid)) return;
+    this.compactionFailed.fire({
+      file: a.sessionFile,
+      pid: a.pid,
+      piVersion: a.piVersion,
+      reason: f.reason,
+      errorMessage: f.errorMessage,
+      willRetry: f.willRetry,
+      fromExtension: f.fromExtension,
+    });
   }
 
   /** "Pi Context: Compact Session…" in the running pi (see {@link LiveRoutes.routeCompaction}). */

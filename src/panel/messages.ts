@@ -8,6 +8,7 @@
 import * as vscode from "vscode";
 import { analysisProjection } from "../core/rules/analyze";
 import { categoryEntries } from "../viewModel/breakdown";
+import { formatDateTime } from "../shared/format";
 import type { WebviewMessage } from "../shared/protocol";
 import { openSummaryDiff, summaryUri } from "../ui/summaryDocuments";
 import { isFile, runFileCommand } from "./files";
@@ -139,7 +140,10 @@ async function openDiff(host: PanelHost, fromId: string, toId: string, sender: S
     await openSummaryDiff(file, older.entryId, newer.entryId, label);
     return;
   }
-  const title = vscode.l10n.t("Summary: {0} ↔ {1} — {2}", older.entryId, newer.entryId, label);
+  // the summaries by their kind and time (as the panel's cards show them), not their ids
+  const when = (s: typeof older) =>
+    `${s.type === "compaction" ? vscode.l10n.t("Compaction summary") : vscode.l10n.t("Branch summary")} ${formatDateTime(s.timestamp, vscode.env.language)}`;
+  const title = vscode.l10n.t("{0} ↔ {1} — {2}", when(older), when(newer), label);
   await vscode.commands.executeCommand(
     "vscode.diff",
     summaryUri(file, older.entryId),

@@ -8,7 +8,6 @@
  * (the one place they are applied), so gauge and panel never disagree; the gauge is marked `live`.
  */
 
-import * as path from "node:path";
 import * as vscode from "vscode";
 import { emptyStateMessage } from "../viewModel/statusBar";
 import { emptyPanelState, panelStateSteps } from "../viewModel/panelState";
@@ -78,7 +77,7 @@ export function* buildStateSteps(
   } catch (error) {
     services.log.error(`panel: could not build the view of ${current.file}: ${(error as Error).stack ?? error}`);
     return emptyPanelState(
-      vscode.l10n.t("Could not show {0}: {1}", path.basename(current.file), (error as Error).message),
+      vscode.l10n.t("Could not show “{0}”: {1}", current.label, (error as Error).message),
       undefined,
       "error",
     );

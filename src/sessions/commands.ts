@@ -12,6 +12,7 @@ import * as vscode from "vscode";
 import { appendSessionName, EmptySessionNameError } from "../core/flows/name";
 import { ACTIONS } from "../core/access/route";
 import { LiveSessionError } from "../core/access/words";
+import type { SessionAccess } from "../core/access/access";
 import type { SessionInfo } from "../core/read/sessionInfo";
 import { normalizeSessionName } from "../core/rules/sessionLabel";
 import type { Services } from "../services";
@@ -166,6 +167,9 @@ async function selectSession(services: Services): Promise<void> {
     tooltip: vscode.l10n.t("Resume in pi"),
   };
   let shownActive = false;
+  // who has which session open (the access model), asked with the first rows and again at the end
+  let live: ReadonlyMap<string, SessionAccess> = new Map();
+  let hidden = false;
   const render = (list: SessionInfo[], done: boolean, limit?: number): void => {
     const rows = sessionPickRows(list, {
       ...(current ? { currentFile: current.file } : {}),
@@ -173,6 +177,9 @@ async function selectSession(services: Services): Promise<void> {
       locale: vscode.env.language,
       folderName: (s) => projectFolderLabel(s.cwd, folders, home),
       ...(limit !== undefined ? { limit } : {}),
+      // with no folder open the listing is every folder's: pi's listAll order
+      scope: folders.length === 0 ? "all" : "folder",
+      live,
     });
     const items: SessionItem[] = [{ ...followRow(!current?.pinned, folders.length > 0), follow: true } as SessionItem];
     if (rows.length > 0)
@@ -182,7 +189,7 @@ async function selectSession(services: Services): Promise<void> {
       });
     for (const row of rows)
       items.push({
-        label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${iconLabelText(row.label)}`,
+        label: `${row.current ? (current?.pinned ? "$(pinned) " : "$(check) ") : ""}${row.live ? "$(pulse) " : ""}${iconLabelText(row.label)}`,
         description: iconLabelText(row.description),
         // the session's texts escaped ($(name) in them stays text); the folder's icon is ours
         detail: pickRowDetail(row, { text: iconLabelText, folderIcon: "$(folder) " }),
@@ -217,6 +224,20 @@ async function selectSession(services: Services): Promise<void> {
   let lastRender = 0;
   let trailing: NodeJS.Timeout | undefined;
   let latest: SessionInfo[] = [];
+  let latestDone = false;
+  let liveAsked: "no" | "first" | "done" = "no";
+  /** Ask who has the sessions open; the rows show it when the answer comes. */
+  const askLive = (list: SessionInfo[]): void => {
+    void services.access
+      .live(list)
+      .then((answer) => {
+        live = answer;
+        if (!hidden && answer.size > 0) render(latest, latestDone);
+      })
+      .catch((error: unknown) =>
+        services.log.warn(`Select Session: who has sessions open: ${(error as Error).message}`),
+      );
+  };
   /** Render the latest list (not done) after `wait` ms. */
   const renderLater = (wait: number): void => {
     trailing = setTimeout(() => {
@@ -227,6 +248,11 @@ async function selectSession(services: Services): Promise<void> {
   };
   const update = (list: SessionInfo[], done: boolean): void => {
     latest = list;
+    latestDone = done;
+    if (done ? liveAsked !== "done" : liveAsked === "no" && list.length > 0) {
+      liveAsked = done ? "done" : "first";
+      askLive(list);
+    }
     if (trailing) clearTimeout(trailing);
     trailing = undefined;
     if (lastRender === 0 && !done && list.length > PICKER_FIRST_ROWS) {
@@ -245,6 +271,7 @@ async function selectSession(services: Services): Promise<void> {
   render([], false);
   const controller = new AbortController();
   quickPick.onDidHide(() => {
+    hidden = true;
     controller.abort();
     if (trailing) clearTimeout(trailing);
   });

@@ -18,7 +18,7 @@ import { UnsafeSessionWriteError } from "../core/flows/write";
 import type { ActionRoute, RouteSwitchOptions, Services, SwitchCommandOutcome } from "../services";
 import { streamingProgress } from "../ui/progress";
 import * as notify from "../ui/notify";
-import { entryWords } from "../viewModel/treeText";
+import { entryWords, entryWordsOf } from "../viewModel/treeText";
 import { showMessageText } from "./documents";
 import type { Prompter } from "../ui/prompter";
 import type { SessionTreeProvider } from "./provider";
@@ -159,7 +159,9 @@ export class SwitchCommand {
           if (byPi.kind === "switched") {
             this.revealer.leafMoved();
             await services.sessions.refresh().catch(() => undefined);
-            if (!options.quiet) offerHeadlessResult(services.pi.current.install?.version, byPi);
+            const shown = services.sessions.current;
+            const where = entryWordsOf(byPi.newLeafId, shown?.file === file ? shown.session : undefined);
+            if (!options.quiet) offerHeadlessResult(services.pi.current.install?.version, byPi, where);
           }
           return byPi;
         }
@@ -279,16 +281,12 @@ function offerResult(plan: SwitchPlan, written: number, text: string | undefined
 function offerHeadlessResult(
   version: string | undefined,
   outcome: Extract<SwitchCommandOutcome, { kind: "switched" }>,
+  where: string,
 ): void {
   const wrote = outcome.entries.length
     ? vscode.l10n.t(" (wrote {0})", outcome.entries.map((e) => e.type.replace("_", " ")).join(" + "))
     : "";
-  const base = vscode.l10n.t(
-    "your pi{0} switched to {1}{2}.",
-    version ? ` ${version}` : "",
-    outcome.newLeafId ?? vscode.l10n.t("the start of the session"),
-    wrote,
-  );
+  const base = vscode.l10n.t("your pi{0} switched to {1}{2}.", version ? ` ${version}` : "", where, wrote);
   const text = outcome.editorText;
   if (text === undefined) {
     void notify.info(base);

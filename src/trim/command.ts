@@ -28,6 +28,7 @@ import { formatCount as n, pluralText } from "../shared/format";
 import type { TrimPreviewModel, TrimRequestItem } from "../shared/trim";
 import * as notify from "../ui/notify";
 import type { Prompter } from "../ui/prompter";
+import { entryWordsOf } from "../viewModel/treeText";
 import { trimActions } from "../viewModel/trimActions";
 import { runningTurnIds } from "../viewModel/trimList";
 import { sessionTrimPreview, trimVerb } from "../viewModel/trimPreview";
@@ -288,7 +289,7 @@ export class TrimCommand {
         const message = l10n.t(
           "pi is answering the latest message now; {0} of that run ({1}) can be edited once pi has finished. Nothing was written.",
           pluralText(inRun.length, l10n.t("{0} item"), l10n.t("{0} items")),
-          inRun.join(", "),
+          inRun.map((id) => entryWordsOf(id, plan.session)).join(", "),
         );
         void notify.warn(message);
         return { kind: "error", file, errorKind: "busy", message };

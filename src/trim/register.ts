@@ -21,6 +21,7 @@ import type { Services, TrimCommandOutcome } from "../services";
 import { TRIM_CHOICES, type TrimRequestItem } from "../shared/trim";
 import * as notify from "../ui/notify";
 import { Prompter, type OpenPrompt, type PromptRecord } from "../ui/prompter";
+import { entryWordsOf } from "../viewModel/treeText";
 import { buildTrimList } from "../viewModel/trimList";
 import { TrimCommand, type TrimApplyOptions } from "./command";
 import { askNote, PICK_LIMIT, pickChoice, pickItems, requestOf, suggestedNote } from "./picker";
@@ -108,7 +109,8 @@ export function registerTrim(services: Services): TrimApi {
       if (!choice) return declined("action");
       if (choice === "note" && picked.items.length === 1) {
         const item = picked.items[0]!;
-        note = await askNote(prompter, suggestedNote(current.session, item.entryId), item.tool ?? item.entryId);
+        const what = item.tool ?? entryWordsOf(item.entryId, current.session);
+        note = await askNote(prompter, suggestedNote(current.session, item.entryId), what);
         if (note === undefined) return declined("note");
       }
     }
@@ -132,7 +134,7 @@ export function registerTrim(services: Services): TrimApi {
     const refusal = await refused(current.file, force === true, () => void one(choice)(arg, noteArg, true));
     if (refusal) return refusal;
     if (choice === "note" && note === undefined) {
-      note = await askNote(prompter, suggestedNote(current.session, id), id);
+      note = await askNote(prompter, suggestedNote(current.session, id), entryWordsOf(id, current.session));
       if (note === undefined) return declined("note");
     }
     return command.apply([{ entryId: id, choice, ...(note !== undefined ? { note } : {}) }], {

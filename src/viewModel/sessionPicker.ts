@@ -5,8 +5,8 @@
  */
 
 import * as path from "node:path";
-import { newestFirst } from "../core/read/catalog";
-import type { SessionInfo } from "../core/read/sessionInfo";
+import type { SessionAccess } from "../core/access/access";
+import { resumeOrder, sessionModifiedMs, type ListingScope, type SessionInfo } from "../core/read/sessionInfo";
 import { isNamed, sessionLabel } from "../core/rules/sessionLabel";
 import { formatDateTime, pluralText } from "../shared/format";
 import * as l10n from "@vscode/l10n";
@@ -26,6 +26,33 @@ export interface SessionPickRow {
   current: boolean;
   /** Family depth (0 = a root). */
   depth: number;
+  /** Who has the session open (the access model), when someone does. */
+  live?: LiveMark;
+}
+
+/** Who has a session open, as a row says it: a pi with its live bridge, a pi without it, or only a recent write. */
+export type LiveMark =
+  | { kind: "bridge"; pid: number; piVersion?: string }
+  | { kind: "process"; pid: number }
+  | { kind: "recent-write"; ageSeconds: number };
+
+/** A row's mark from the access model's answer (its strongest evidence); undefined when nobody has it open. */
+export function liveMarkOf(access: Pick<SessionAccess, "evidence"> | undefined): LiveMark | undefined {
+  const e = access?.evidence[0];
+  if (!e) return undefined;
+  if (e.kind === "bridge") return { kind: "bridge", pid: e.pid, ...(e.piVersion ? { piVersion: e.piVersion } : {}) };
+  if (e.kind === "process") return { kind: "process", pid: e.pid };
+  return { kind: "recent-write", ageSeconds: Math.round(e.ageSeconds) };
+}
+
+/** A row's live mark in words: "live in pi 1.6.0 (pid 4242, live bridge)", "live in pi (pid 4242, no live bridge)", "written 12 s ago". */
+export function liveMarkText(mark: LiveMark): string {
+  if (mark.kind === "bridge")
+    return mark.piVersion
+      ? l10n.t("live in pi {0} (pid {1}, live bridge)", mark.piVersion, mark.pid)
+      : l10n.t("live in pi (pid {0}, live bridge)", mark.pid);
+  if (mark.kind === "process") return l10n.t("live in pi (pid {0}, no live bridge)", mark.pid);
+  return l10n.t("written {0} s ago", mark.ageSeconds);
 }
 
 /** The parts of a {@link SessionPickRow}'s detail line (see there). */
@@ -129,11 +156,18 @@ function pathKey(p: string): string {
 }
 
 /**
- * pi's `buildSessionTree` + `flattenSessionTree` (`session-selector.js`): a session whose header
- * `parentSession` is a listed file goes under it; roots and children are ordered by the newest
- * write in their subtree (we order by file mtime, as everywhere; pi by message time). Cycle-safe.
+ * pi's `/resume` list (threaded, its default): `buildSessionTree` + `flattenSessionTree`
+ * (`session-selector.js`) over pi's listing order ({@link resumeOrder}): a session whose header
+ * `parentSession` is a listed file goes under it; roots and children are ordered by the latest
+ * activity in their subtree (pi's `modified`, {@link sessionModifiedMs}; a stable sort, so ties keep
+ * the listing order). Cycle-safe (pi's own walk is not). `scope`: the listing mirrored (one folder,
+ * or every folder: `listAll`).
  */
-export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
+export function familyRows(unordered: readonly SessionInfo[], scope: ListingScope = "folder"): FamilyRow[] {
+  const infos = resumeOrder(unordered, scope);
+  const modified = new Map<SessionInfo, number>();
+  for (const info of infos) modified.set(info, sessionModifiedMs(info));
+  const timeOf = (info: SessionInfo): number => modified.get(info)!;
   // every path resolved once (the listing's files are absolute and normal already: then a file is
   // its own key), one node per file (the first info of a path spelt twice); from there on the
   // nodes are keyed by the info objects themselves: identity hashes, no string hashing or
@@ -160,12 +194,12 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   // the newest write in each subtree, without recursion (deep fork chains), cycle-safe
   const latest = new Map<SessionInfo, number>();
   const latestOf = (start: SessionInfo): number => {
-    if (!children.has(start)) return start.mtimeMs; // most sessions: no forks, nothing to walk
+    if (!children.has(start)) return timeOf(start); // most sessions: no forks, nothing to walk
     const known = latest.get(start);
     if (known !== undefined) return known;
     const onPath = new Set<SessionInfo>([start]);
-    const stack: { info: SessionInfo; next: number; t: number }[] = [{ info: start, next: 0, t: start.mtimeMs }];
-    let result = start.mtimeMs;
+    const stack: { info: SessionInfo; next: number; t: number }[] = [{ info: start, next: 0, t: timeOf(start) }];
+    let result = timeOf(start);
     while (stack.length > 0) {
       const top = stack[stack.length - 1]!;
       const kids = children.get(top.info) ?? NO_CHILDREN;
@@ -175,7 +209,7 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
         if (done !== undefined) top.t = Math.max(top.t, done);
         else if (!onPath.has(c)) {
           onPath.add(c);
-          stack.push({ info: c, next: 0, t: c.mtimeMs });
+          stack.push({ info: c, next: 0, t: timeOf(c) });
         }
         continue;
       }
@@ -190,9 +224,10 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   };
   const order = (list: readonly SessionInfo[]): readonly SessionInfo[] => {
     if (list.length < 2) return list;
-    // each subtree's time computed once, beside its session (no lookup per comparison)
+    // each subtree's time computed once, beside its session (no lookup per comparison); pi's
+    // comparison, stable: equal times keep the listing order
     const timed = list.map((info) => ({ info, t: latestOf(info) }));
-    timed.sort((a, b) => b.t - a.t || newestFirst(a.info, b.info));
+    timed.sort((a, b) => b.t - a.t);
     return timed.map((x) => x.info);
   };
   const out: FamilyRow[] = [];
@@ -217,8 +252,8 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
     }
   };
   for (const r of order(roots)) walk(r);
-  // members of a parent cycle have no root: list them as roots, newest first
-  if (placed.size < nodes.length) for (const info of [...nodes].sort(newestFirst)) walk(info);
+  // members of a parent cycle have no root: list them as roots, in the listing order
+  if (placed.size < nodes.length) for (const info of nodes) walk(info);
   return out;
 }
 
@@ -230,12 +265,14 @@ export function familyRows(infos: readonly SessionInfo[]): FamilyRow[] {
 export const PICKER_FIRST_ROWS = 50;
 
 /**
- * Rows for the sessions, in family order ({@link familyRows}). The label is pi's ({@link sessionLabel});
- * the description is age, size and pi's message count ("counting…" while the file is still read);
- * the detail carries what the filter should match: the first message of a named session, the
- * models, the start date and time, the file name. `folderName` names the project folder of a
- * session when it helps ({@link projectFolderLabel}). `limit`: only the first rows of that order
- * (the picker's first screen while the listing is read; the texts are most of the cost).
+ * Rows for the sessions, in pi's `/resume` order ({@link familyRows}). The label is pi's
+ * ({@link sessionLabel}); the description is who has it open (`live`: the access model's answers by
+ * file), the age of pi's `modified` time (the latest message), size and pi's message count
+ * ("counting…" while the file is still read); the detail carries what the filter should match: the
+ * first message of a named session, the models, the start date and time, the file name.
+ * `folderName` names the project folder of a session when it helps ({@link projectFolderLabel}).
+ * `limit`: only the first rows of that order (the picker's first screen while the listing is read;
+ * the texts are most of the cost). `scope`: see {@link familyRows}.
  */
 export function sessionPickRows(
   sessions: readonly SessionInfo[],
@@ -245,9 +282,11 @@ export function sessionPickRows(
     locale?: string;
     folderName?: (s: SessionInfo) => string | undefined;
     limit?: number;
+    scope?: ListingScope;
+    live?: ReadonlyMap<string, Pick<SessionAccess, "evidence">>;
   },
 ): SessionPickRow[] {
-  const family = familyRows(sessions);
+  const family = familyRows(sessions, options.scope);
   if (options.limit !== undefined && family.length > options.limit) family.length = options.limit;
   return family.map(({ info: s, depth }) => {
     const current = s.file === options.currentFile;
@@ -260,15 +299,22 @@ export function sessionPickRows(
       rowTexts.set(s, texts);
     }
     const t = texts;
-    const age = formatAge(
-      s.mtimeMs,
-      options.nowMs,
-      options.locale,
-      () => (t.mtime ??= formatDateTime(s.mtimeMs, t.locale)),
-    );
-    const description = `${age} · ${texts.sizeAndCount}`;
+    const modified = sessionModifiedMs(s);
+    const age = Number.isNaN(modified)
+      ? l10n.t("unknown time")
+      : formatAge(modified, options.nowMs, options.locale, () => (t.modified ??= formatDateTime(modified, t.locale)));
+    const live = liveMarkOf(options.live?.get(s.file));
+    const description = `${live ? `${liveMarkText(live)} · ` : ""}${age} · ${texts.sizeAndCount}`;
     const indent = depth > 0 ? `${"\u2003".repeat(depth - 1)}↳ ` : "";
-    return { file: s.file, label: `${indent}${texts.label}`, description, detail: texts.detail, current, depth };
+    return {
+      file: s.file,
+      label: `${indent}${texts.label}`,
+      description,
+      detail: texts.detail,
+      current,
+      depth,
+      ...(live ? { live } : {}),
+    };
   });
 }
 
@@ -281,8 +327,8 @@ const rowTexts = new WeakMap<
     label: string;
     sizeAndCount: string;
     detail: SessionPickDetail;
-    /** The write time as a date, once needed (a session older than two weeks shows it as its age). */
-    mtime?: string;
+    /** pi's `modified` time as a date, once needed (a session older than two weeks shows it as its age). */
+    modified?: string;
   }
 >();
 

@@ -11,7 +11,6 @@ import { estimateFailureText } from "../core/rules/estimateFailure";
 import { formatCount, PRODUCT_NAME, tokensText } from "../shared/format";
 import { themeIconMarkdownText } from "../shared/untrusted";
 import * as l10n from "@vscode/l10n";
-import * as path from "node:path";
 import type { Analysis } from "../core/rules/analyze";
 import type { SourcedNumber } from "../core/rules/inspect";
 import { piText, piWarnings, windowSourceText } from "./sourceText";
@@ -453,7 +452,8 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
   rows.push(
     row(
       l10n.t("Session"),
-      `${escapeMarkdown(path.basename(s.file))} — ${pluralText(inspect.entryCount, l10n.t("{0} entry"), l10n.t("{0} entries"))}`,
+      // by its name (pi's label), as every surface; the file is named at the end of the tooltip
+      `${escapeMarkdown(`“${name}”`)} — ${pluralText(inspect.entryCount, l10n.t("{0} entry"), l10n.t("{0} entries"))}`,
     ),
   );
   const modifiedAt = s.modifiedAt ?? analysis.session.mtimeMs;

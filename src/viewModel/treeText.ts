@@ -129,6 +129,23 @@ export function entryWords(r: EntryRecord | undefined, max = 48): string {
   return `“${text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text}”`;
 }
 
+/**
+ * {@link entryWords} of the entry `id`, from the first of `indexes` that has it (the session as
+ * shown, a plan's own read, …): `null` is the start of the session; an id none of them has yet
+ * (just written by a running pi, not read back) stays its id.
+ */
+export function entryWordsOf(
+  id: string | null,
+  ...indexes: ({ byId: ReadonlyMap<string, EntryRecord> } | undefined)[]
+): string {
+  if (id === null) return entryWords(undefined);
+  for (const index of indexes) {
+    const record = index?.byId.get(id);
+    if (record) return entryWords(record);
+  }
+  return id;
+}
+
 /** The tab title of a summary: `Branch summary – Build the LRU cache`, `Compaction summary – …`. */
 export function summaryTitle(r: EntryRecord): string {
   const headline = summaryHeadline(r.summary ?? "");

@@ -16,8 +16,9 @@
  * details follow in steps and are printed, not a target). Also checks that our tokens equal pi's. The UI figures (tree, Reveal Leaf, panel,
  * extension host memory, activate()) are measured in real VS Code by `npm run bench:ui`.
  *
- * Then the session listing at scale (`listing.ts`: 10 000 sessions / ≥ 20 GB, ours cold and warm
- * against pi's `SessionManager.listAll`, first rows and event-loop blocks).
+ * Then the session listing (`listing.ts`): `pi-context sessions` on 3 000 small sessions against pi's
+ * own listing, whole processes (≤ 0.25×); 10 000 sessions / ≥ 20 GB, ours cold and warm against
+ * pi's `SessionManager.listAll`, first rows and event-loop blocks.
  *
  * Env: PI_CONTEXT_BENCH_SIZES (default "32,128"), PI_CONTEXT_BENCH_RUNS (default 3),
  * PI_CONTEXT_BENCH_LISTING=0 skips the listing bench.
@@ -28,7 +29,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { generateSession, type Flavour } from "./generate";
-import { listingBench } from "./listing";
+import { listingBench, smallListingBench } from "./listing";
 import { median } from "./median";
 import { REPO_ROOT } from "../support/paths";
 
@@ -148,6 +149,9 @@ function main(): void {
   if (bundle > BUNDLE_BYTES) failures.push(`dist/extension.js is ${bundle} bytes > ${BUNDLE_BYTES}`);
   execFileSync(process.execPath, [path.join(REPO_ROOT, "esbuild.mjs")], { cwd: REPO_ROOT });
   if (process.env.PI_CONTEXT_BENCH_LISTING !== "0") {
+    const small = smallListingBench(node, Math.max(RUNS, 5));
+    console.log(`\n${small.rows.join("\n")}`);
+    failures.push(...small.failures);
     const listing = listingBench(node, RUNS);
     console.log(`\n${listing.rows.join("\n")}`);
     failures.push(...listing.failures);

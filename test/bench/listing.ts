@@ -1,5 +1,7 @@
 /**
- * The session listing at scale (part of `npm run bench`): 10 000 sessions, ≥ 20 GB, in one folder,
+ * The session listing at scale (part of `npm run bench`). First, `pi-context sessions` on 3 000 small
+ * sessions against pi's own `/resume` listing of the folder, each a whole process ({@link smallListingBench}:
+ * target ≤ 0.25× pi's time, issue 44). Then 10 000 sessions, ≥ 20 GB, in one folder,
  * listed by our catalog (cold: no cache; warm: the cache file of the cold run; each the median of the
  * bench's runs) and by pi 1.6.0's own `SessionManager.listAll(dir)` (once), each in a fresh process
  * on the same Node 22. Prints the time to the first picker rows, the whole listing, the longest event-loop block (`perf_hooks.monitorEventLoopDelay`;
@@ -13,7 +15,7 @@
  * Env: PI_CONTEXT_BENCH_LISTING_FILES (default 10000), PI_CONTEXT_BENCH_LISTING_MB (default 2.1 per file).
  */
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "../support/paths";
@@ -168,5 +170,150 @@ export function listingBench(node22: string, runs: number): { rows: string[]; fa
   if (cold.totalMs! > 0.5 * pi.totalMs!)
     failures.push(`cold listing ${(cold.totalMs! / pi.totalMs!).toFixed(2)}× pi's > 0.5×`);
   if (cold.sessions !== pi.sessions) failures.push(`we list ${cold.sessions} sessions, pi ${pi.sessions}`);
+  return { rows, failures };
+}
+
+/** Small sessions for {@link smallListingBench} (env PI_CONTEXT_BENCH_SMALL_FILES, default 3000). */
+const SMALL_FILES = Number(process.env.PI_CONTEXT_BENCH_SMALL_FILES ?? 3000);
+const SMALL_ROOT = path.join(REPO_ROOT, "bench-data", "listing-small");
+const SMALL_CWD = "/bench/small";
+/** Issue 44: `pi-context sessions` (the whole process) at most this fraction of pi's own listing. */
+export const SMALL_LISTING_RATIO = 0.25;
+
+/**
+ * 3 000 small sessions as pi writes them (header, model and thinking level, 3–7 turns of a user
+ * request, a tool call, its result of 0.3–1.2 kB and an answer; a name on every fourth, a label on
+ * every seventh), in pi's folder for the cwd `/bench/small` of an agent dir; file times shuffled
+ * against the message times (copies, syncs), so the two orders differ. Generated once (a marker
+ * names the count). Returns the agent dir.
+ */
+export function generateSmallListing(): string {
+  const agentDir = path.join(SMALL_ROOT, "agent");
+  const marker = path.join(SMALL_ROOT, `.complete-${SMALL_FILES}-2`);
+  if (fs.existsSync(marker)) return agentDir;
+  fs.rmSync(SMALL_ROOT, { recursive: true, force: true });
+  const dir = path.join(agentDir, "sessions", "--bench-small--");
+  fs.mkdirSync(dir, { recursive: true });
+  const base = Date.parse("2026-10-01T00:00:00.000Z");
+  const usage = (input: number, output: number) => ({
+    input,
+    output,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: input + output,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  });
+  for (let i = 0; i < SMALL_FILES; i++) {
+    const t0 = base + i * 3_600_000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const id = `${i.toString(16).padStart(8, "0")}-0000-4000-8000-000000000000`;
+    const lines: object[] = [{ type: "session", version: 3, id, timestamp: iso(t0), cwd: SMALL_CWD }];
+    let parent: string | null = null;
+    let k = 0;
+    const push = (fields: Record<string, unknown>) => {
+      const entryId = (++k).toString(16).padStart(8, "0");
+      lines.push({ type: fields.type, id: entryId, parentId: parent, timestamp: iso(t0 + k * 1000), ...fields });
+      parent = entryId;
+    };
+    const at = () => t0 + k * 1000;
+    push({ type: "model_change", provider: "openai", modelId: "gpt-5" });
+    push({ type: "thinking_level_change", thinkingLevel: "off" });
+    for (let turn = 0; turn < 3 + (i % 5); turn++) {
+      const text = `task ${i}.${turn}: look at module ${i % 97} and fix the bug`;
+      push({ type: "message", message: { role: "user", content: [{ type: "text", text }], timestamp: at() } });
+      const call = { type: "toolCall", id: `call_${turn}`, name: "read", arguments: { path: `src/m${turn}.ts` } };
+      // pi's key order: the time after the stop reason, then what pi adds about the response
+      const answer = (text: unknown[], stopReason: string, input: number, output: number) => ({
+        role: "assistant",
+        content: text,
+        api: "openai-completions",
+        provider: "openai",
+        model: "gpt-5",
+        usage: usage(input, output),
+        stopReason,
+        timestamp: at(),
+        responseId: `chatcmpl-${i}-${turn}`,
+        durationMs: 40 + (i % 50),
+        thinkingLevel: "off",
+      });
+      push({ type: "message", message: answer([{ type: "text", text: "Looking." }, call], "toolUse", 1000, 50) });
+      const output = "x".repeat(300 + ((i * 37) % 900));
+      push({
+        type: "message",
+        message: {
+          role: "toolResult",
+          toolCallId: `call_${turn}`,
+          toolName: "read",
+          content: [{ type: "text", text: output }],
+          isError: false,
+          timestamp: at(),
+        },
+      });
+      push({
+        type: "message",
+        message: answer([{ type: "text", text: `Done: ${"y".repeat(100)}` }], "stop", 1500, 80),
+      });
+    }
+    if (i % 4 === 0) push({ type: "session_info", name: `Session ${i}` });
+    if (i % 7 === 0) push({ type: "label", targetId: "00000003", label: "checkpoint" });
+    const file = path.join(dir, `${iso(t0).replace(/[:.]/g, "-")}_${id}.jsonl`);
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const when = new Date(base + ((i * 7919) % SMALL_FILES) * 3_600_000);
+    fs.utimesSync(file, when, when);
+  }
+  fs.writeFileSync(marker, "");
+  return agentDir;
+}
+
+/** Wall time of one process (ms) and its stdout. */
+function timedRun(cmd: string, args: string[], env: NodeJS.ProcessEnv): { ms: number; out: string } {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 1 << 28, env });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")}: exit ${r.status}: ${r.stderr}`);
+  return { ms, out: r.stdout };
+}
+
+/**
+ * `pi-context sessions --json` (the CLI bundle, a new process: start, listing in pi's `/resume`
+ * order with live marks, JSON out) against pi 1.6.0's `SessionManager.list(cwd, dir)` (a new
+ * process: import, listing), on the same Node 22, runs interleaved; the median of each. Target:
+ * ours ≤ {@link SMALL_LISTING_RATIO} × pi's, and the same sessions.
+ */
+export function smallListingBench(node22: string, runs: number): { rows: string[]; failures: string[] } {
+  process.stderr.write(`listing bench: generating ${SMALL_FILES} small sessions…\n`);
+  const agentDir = generateSmallListing();
+  const dir = path.join(agentDir, "sessions", "--bench-small--");
+  const cli = path.join(REPO_ROOT, "dist", "cli.js");
+  const piScript = path.join(REPO_ROOT, "test/conformance/oracle/bench-pi-list-folder.mjs");
+  const env = { ...process.env };
+  delete env.PI_CONTEXT_GUARD_PROCESSES; // the machine's process table, as a user's run reads it
+  const ours: number[] = [];
+  const pis: number[] = [];
+  let listed = 0;
+  let piListed = 0;
+  for (let i = 0; i < Math.max(1, runs); i++) {
+    process.stderr.write(`listing bench: small sessions, run ${i + 1} of ${runs}…\n`);
+    const o = timedRun(node22, [cli, "sessions", "--json", "--cwd", SMALL_CWD, "--agent-dir", agentDir], env);
+    ours.push(o.ms);
+    listed = (JSON.parse(o.out) as unknown[]).length;
+    const p = timedRun(node22, [piScript, dir, SMALL_CWD], env);
+    pis.push(p.ms);
+    piListed = (JSON.parse(p.out.trim().split("\n").pop()!) as { sessions: number }).sessions;
+  }
+  const o = median(ours);
+  const p = median(pis);
+  const rows = [
+    "| whole process | sessions | ms (median) | ours/pi |",
+    "|---|---|---|---|",
+    `| \`pi-context sessions --json\` | ${listed} | ${o.toFixed(0)} | ${(o / p).toFixed(3)} |`,
+    `| pi 1.6.0 \`SessionManager.list(cwd, dir)\` | ${piListed} | ${p.toFixed(0)} | 1 |`,
+  ];
+  const failures: string[] = [];
+  if (o > SMALL_LISTING_RATIO * p)
+    failures.push(
+      `pi-context sessions on ${listed} small sessions ${(o / p).toFixed(2)}× pi's > ${SMALL_LISTING_RATIO}×`,
+    );
+  if (listed !== piListed) failures.push(`pi-context sessions lists ${listed} small sessions, pi ${piListed}`);
   return { rows, failures };
 }

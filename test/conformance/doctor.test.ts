@@ -37,7 +37,14 @@ interface LoadView {
   contextMessages: { entryId: string; role: string }[];
   unchangedOnOpen: boolean;
 }
+interface OpenView {
+  unchangedOnOpen: boolean;
+  appendedOnOpen: string | null;
+  entries: { id: string; parentId: string | null; type: string }[];
+  leafId: string | null;
+}
 interface Oracle {
+  piOpen(request: { file: string }): Promise<OpenView>;
   llm(request: { entriesJsonl?: string; file?: string }): Promise<LlmView>;
   loadCheck(request: { entriesJsonl?: string; file?: string }): Promise<LoadView>;
   classify(request: {
@@ -183,6 +190,70 @@ describe("doctor --repair, checked by pi 1.6.0", () => {
     const marker = JSON.parse(bytes.toString().trimEnd().split("\n").pop()!) as { id: string; parentId: string };
     assert.equal(load.leafId, marker.id);
     assert.deepEqual(load.pathIds, ["u1", "a1", "u2", marker.id]);
+  });
+});
+
+describe("doctor --end-line = what pi 1.6.0 does when it opens a session whose last line has no newline", () => {
+  const torn = (jsonl: string, tail: string) => `${jsonl}${tail}`;
+  const orphan = () =>
+    base().result("t9", "zz", "a result whose call was lost").assistant("a2", { text: "ok", usage: 60 });
+  const cases: Record<string, string> = {
+    // an interrupted write: half an entry
+    "a fragment pi skips": torn(orphan().jsonl(), '{"type":"message","id":"x1","parentId":"a2","timestamp":"2026'),
+    // a whole entry whose newline never came: pi keeps it as an entry
+    "a whole entry without its newline": orphan().jsonl().replace(/\n$/, ""),
+    // cut inside a multi-byte character (pi's StringDecoder makes it U+FFFD)
+    "a fragment cut inside a UTF-8 character": torn(
+      orphan().jsonl(),
+      Buffer.from('{"text":"caf\xc3', "latin1").toString("latin1"),
+    ),
+    "spaces only": torn(orphan().jsonl(), "   "),
+  };
+  for (const [name, jsonl] of Object.entries(cases))
+    it(`${name}: the same bytes as pi's own fix, pi appends nothing afterwards; then the repair`, async () => {
+      const bytes = name.includes("UTF-8") ? Buffer.from(jsonl, "latin1") : Buffer.from(jsonl);
+      const ours = path.join(tmp, `end-${++n}.jsonl`);
+      writeOldSession(ours, "");
+      fs.writeFileSync(ours, bytes);
+      const old = new Date(Date.now() - 3600_000);
+      fs.utimesSync(ours, old, old);
+      const pi = await oracle.piOpen({ file: ours }); // pi works on a copy
+      assert.equal(pi.appendedOnOpen, JSON.stringify("\n"), "pi's own fix is one newline");
+      const agent = path.join(tmp, "no-agent");
+      // without --end-line the repair refuses, and says where the fix is
+      const refused = await cli(["doctor", ours, "--agent-dir", agent, "--repair"]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.out + refused.err, /pi-context doctor --end-line/);
+      assert.ok(fs.readFileSync(ours).equals(bytes), "nothing written");
+      const { code, out, err } = await cli(["doctor", ours, "--agent-dir", agent, "--end-line"]);
+      assert.match(out, /ended the last line \(\d+ bytes? without a newline\) as pi does/, `${out}\n${err}`);
+      assert.equal(code, 1, "the orphaned result is still an error"); // exit code: the file as it is now
+      assert.ok(
+        fs.readFileSync(ours).equals(Buffer.concat([bytes, Buffer.from("\n")])),
+        "exactly one newline appended",
+      );
+      const after = await oracle.piOpen({ file: ours });
+      assert.equal(after.unchangedOnOpen, true, "pi appends nothing now");
+      assert.deepEqual(after.entries, pi.entries, "pi reads the same entries as after its own fix");
+      // now the repair appends after it, and pi loads the result
+      const repaired = await cli(["doctor", ours, "--agent-dir", agent, "--repair"]);
+      assert.equal(repaired.code, 0, `${repaired.out}\n${repaired.err}`);
+      const load = await oracle.loadCheck({ file: ours });
+      assert.equal(load.unchangedOnOpen, true);
+      assert.deepEqual((await oracle.llm({ file: ours })).orphanResults, []);
+    });
+
+  it("a file pi does not repair (its first line is no header) is refused, nothing written", async () => {
+    const file = fileOf(
+      `${JSON.stringify({ type: "message", id: "m", parentId: null, timestamp: "t" })}\n{"type":"ses`,
+    );
+    const before = fs.readFileSync(file);
+    const pi = await oracle.piOpen({ file }).catch((e: Error) => e);
+    if (!(pi instanceof Error))
+      assert.equal(pi.unchangedOnOpen, true, "pi appends nothing to a file that is no session");
+    const r = await cli(["doctor", file, "--agent-dir", path.join(tmp, "no-agent"), "--end-line"]);
+    assert.notEqual(r.code, 0);
+    assert.ok(fs.readFileSync(file).equals(before));
   });
 });
 

@@ -18,8 +18,14 @@ import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { appendSessionName } from "../../src/core/flows/name";
-import { readSessionInfo, type SessionInfo } from "../../src/core/read/sessionInfo";
+import {
+  readSessionInfo,
+  readSessionInfoSync,
+  sessionModifiedMs,
+  type SessionInfo,
+} from "../../src/core/read/sessionInfo";
 import { FIRST_MESSAGE_KEEP_CHARS, NO_MESSAGES, sessionLabel } from "../../src/core/rules/sessionLabel";
+import { runCli } from "../support/cli";
 import { buildSession, recipeArb } from "../support/random-session";
 import { REPO_ROOT } from "../support/paths";
 
@@ -31,6 +37,15 @@ interface PiInfo {
   parentSessionPath: string | null;
   messageCount: number;
   firstMessage: string;
+  /** null: pi's `modified` is an invalid date. */
+  modified: number | null;
+}
+/** A row of pi's `/resume` list (its TUI component, threaded). */
+interface PiResumeRow {
+  path: string;
+  depth: number;
+  modified: number | null;
+  label: string;
 }
 interface Oracle {
   request(request: Record<string, unknown>): Promise<unknown>;
@@ -150,8 +165,11 @@ function ours(info: SessionInfo) {
     parentSessionPath: info.parentSession ?? null,
     messageCount: info.messageCount,
     firstMessage: info.firstMessage ?? NO_MESSAGES,
+    modified: nullIfNaN(sessionModifiedMs(info)),
   };
 }
+
+const nullIfNaN = (n: number): number | null => (Number.isNaN(n) ? null : n);
 
 async function compareDir(dir: string): Promise<number> {
   const pi = (await oracle.request({ type: "sessionInfos", dir })) as PiInfo[];
@@ -176,8 +194,10 @@ async function compareDir(dir: string): Promise<number> {
       parentSessionPath: theirs.parentSessionPath,
       messageCount: theirs.messageCount,
       firstMessage: theirs.firstMessage.slice(0, FIRST_MESSAGE_KEEP_CHARS),
+      modified: theirs.modified,
     };
     assert.deepEqual(ours(info), expected, name);
+    assert.deepEqual(readSessionInfoSync(file), info, `${name}: the synchronous read = the asynchronous one`);
     // the label: pi's rule on pi's own SessionInfo
     const piText = (theirs.name ?? theirs.firstMessage).replace(/[\x00-\x1f\x7f]/g, " ").trim();
     const label = sessionLabel(info);
@@ -249,5 +269,284 @@ describe("session listing = pi's SessionManager.listAll", () => {
       /Session name cannot be empty/,
     );
     await compareDir(dir);
+  });
+});
+
+/** One session file: header, then `lines` (already JSON), written with `mtimeMs` as its mtime. */
+function writeTimed(file: string, headerFields: Record<string, unknown>, lines: string[], mtimeMs: number): void {
+  const head = JSON.stringify({
+    type: "session",
+    version: 3,
+    id: path.basename(file, ".jsonl"),
+    cwd: "/w/app",
+    ...headerFields,
+  });
+  fs.writeFileSync(file, [head, ...lines].join("\n") + "\n");
+  const when = new Date(mtimeMs);
+  fs.utimesSync(file, when, when);
+}
+
+const T = Date.parse("2026-12-01T08:00:00.000Z");
+let m = 0;
+/** A message entry in pi's layout (`type`, `id`, `parentId`, `timestamp`, `message` last). */
+const msg = (message: Record<string, unknown>, entryTime = T): string =>
+  JSON.stringify({
+    type: "message",
+    id: `m${++m}`,
+    parentId: null,
+    timestamp: new Date(entryTime).toISOString(),
+    message,
+  });
+const userAt = (at: number, text = "q"): string => msg({ role: "user", content: text, timestamp: at });
+const assistantAt = (
+  at: number,
+  extra: Record<string, unknown> = {},
+  content: unknown[] = [{ type: "text", text: "a" }],
+) =>
+  msg({
+    role: "assistant",
+    content,
+    api: "x",
+    provider: "p",
+    model: "m",
+    usage: {},
+    stopReason: "stop",
+    timestamp: at,
+    ...extra,
+  });
+
+/**
+ * Sessions whose file times, header times and message times disagree, in one folder of `agentDir`
+ * for the cwd `/w/app`: what pi's `/resume` order is made of (see `resumeOrder`).
+ */
+function orderFiles(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  const at = (name: string) => path.join(dir, `${name}.jsonl`);
+  const big = "y".repeat(2.5 * 1024 * 1024);
+  // activity after the file's mtime (a copy, a sync)
+  writeTimed(
+    at("a-copied"),
+    { timestamp: new Date(T).toISOString() },
+    [userAt(T + 100_000), assistantAt(T + 101_000)],
+    T + 10_000,
+  );
+  // an append that is no message (a label, our own edits) made the file newer
+  writeTimed(
+    at("b-labelled"),
+    { timestamp: new Date(T).toISOString() },
+    [
+      userAt(T + 50_000),
+      JSON.stringify({
+        type: "label",
+        id: "l1",
+        parentId: null,
+        timestamp: new Date(T + 900_000).toISOString(),
+        targetId: "m1",
+        label: "x",
+      }),
+    ],
+    T + 900_000,
+  );
+  // no messages: the header time
+  writeTimed(at("c-empty"), { timestamp: new Date(T + 70_000).toISOString() }, [], T + 1_000_000);
+  // no header time either: the mtime
+  writeTimed(at("d-no-time"), {}, [], T + 60_000);
+  // a message time that is no number: the entry's time
+  writeTimed(
+    at("e-string-time"),
+    { timestamp: new Date(T).toISOString() },
+    [msg({ role: "user", content: "q", timestamp: "soon" }, T + 80_000)],
+    T,
+  );
+  // a tool call's argument named timestamp is not the message's
+  writeTimed(
+    at("f-tool-argument"),
+    { timestamp: new Date(T).toISOString() },
+    [
+      userAt(T + 1000),
+      assistantAt(T + 30_000, {}, [
+        { type: "toolCall", id: "c1", name: "t", arguments: { timestamp: T + 999_999_999 } },
+      ]),
+    ],
+    T,
+  );
+  // the same time as a-copied: the file name decides (descending)
+  writeTimed(at("g-tie"), { timestamp: new Date(T).toISOString() }, [userAt(T + 101_000)], T);
+  // another key order: parsed
+  writeTimed(
+    at("h-key-order"),
+    { timestamp: new Date(T).toISOString() },
+    [
+      userAt(T + 1000),
+      JSON.stringify({
+        message: { timestamp: T + 90_000, content: "z", role: "assistant" },
+        type: "message",
+        id: "h1",
+        parentId: null,
+        timestamp: "t",
+      }),
+    ],
+    T,
+  );
+  // a negative message time only: pi's max starts at 0, so the header time
+  writeTimed(at("i-negative"), { timestamp: new Date(T + 20_000).toISOString() }, [userAt(-5)], T + 2_000_000);
+  // a user message over two 1 MB reads, its time at its end
+  writeTimed(
+    at("j-spanning"),
+    { timestamp: new Date(T).toISOString() },
+    [userAt(T + 1000, "first"), userAt(T + 40_000, big)],
+    T,
+  );
+  // a spanning assistant line whose end after the time is longer than what is kept of it: read again
+  writeTimed(
+    at("k-long-tail"),
+    { timestamp: new Date(T).toISOString() },
+    [userAt(T + 1000), assistantAt(T + 45_000, { errorMessage: "e".repeat(10_000) }, [{ type: "text", text: big }])],
+    T,
+  );
+  // forks: l under a-copied (older than it), m under b-labelled (newest of all: b's family first)
+  writeTimed(
+    at("l-fork-of-a"),
+    { timestamp: new Date(T).toISOString(), parentSession: at("a-copied") },
+    [userAt(T + 5000)],
+    T + 3_000_000,
+  );
+  writeTimed(
+    at("m-fork-of-b"),
+    { timestamp: new Date(T).toISOString(), parentSession: at("b-labelled") },
+    [userAt(T + 2_000_000)],
+    T,
+  );
+  // other roles carry no activity
+  writeTimed(
+    at("n-tool-results"),
+    { timestamp: new Date(T).toISOString() },
+    [
+      userAt(T + 3000),
+      msg({
+        role: "toolResult",
+        toolCallId: "c",
+        toolName: "t",
+        content: [],
+        isError: false,
+        timestamp: T + 5_000_000,
+      }),
+    ],
+    T,
+  );
+  // a number with an exponent, and CRLF line ends
+  fs.writeFileSync(
+    at("o-exponent"),
+    `${JSON.stringify({ type: "session", version: 3, id: "o", cwd: "/w/app", timestamp: new Date(T).toISOString() })}\r\n` +
+      `{"type":"message","id":"o1","parentId":null,"timestamp":"t","message":{"role":"user","content":"q","timestamp":1.7649e12}}\r\n`,
+  );
+  // a key after `message`: not pi's layout, parsed
+  writeTimed(
+    at("p-key-after"),
+    { timestamp: new Date(T).toISOString() },
+    [`${userAt(T + 1000).slice(0, -1)},"extra":{"timestamp":${T + 7_000_000}}}`],
+    T,
+  );
+}
+
+/** `pi-context sessions --json` rows. */
+async function cliRows(
+  args: string[],
+): Promise<{ file: string; depth: number; label: string; modified: string | null }[]> {
+  const run = await runCli(["sessions", "--json", ...args]);
+  assert.equal(run.code, 0, run.err);
+  return JSON.parse(run.out) as { file: string; depth: number; label: string; modified: string | null }[];
+}
+
+/** pi's rows in our terms: the label by pi's display rule, the time as `--json` prints it. */
+function piRows(rows: PiResumeRow[]) {
+  return rows.map((r) => ({
+    file: r.path,
+    depth: r.depth,
+    label: sessionLabel({ firstMessage: r.label }),
+    modified: r.modified === null ? null : new Date(r.modified).toISOString(),
+  }));
+}
+
+describe("pi-context sessions = pi's /resume list (SessionManager.list, threaded)", () => {
+  it("file, header and message times that disagree, ties, forks, lines over two reads", async () => {
+    const agentDir = fs.mkdtempSync(path.join(tmp, "order-"));
+    const dir = path.join(agentDir, "sessions", "--w-app--");
+    orderFiles(dir);
+    const pi = (await oracle.request({ type: "resumeList", cwd: "/w/app", dir })) as PiResumeRow[];
+    assert.equal(pi.length, 16);
+    const ours = await cliRows(["--cwd", "/w/app", "--agent-dir", agentDir]);
+    assert.deepEqual(
+      ours.map(({ file, depth, label, modified }) => ({ file, depth, label, modified })),
+      piRows(pi),
+    );
+    // what makes this test: pi's order is not the files' mtime order
+    const byMtime = [...ours].sort((a, b) => fs.statSync(b.file).mtimeMs - fs.statSync(a.file).mtimeMs);
+    assert.notDeepEqual(
+      byMtime.map((r) => r.file),
+      ours.map((r) => r.file),
+    );
+    assert.equal(path.basename(ours[0]!.file), "b-labelled.jsonl");
+    assert.equal(path.basename(ours[1]!.file), "m-fork-of-b.jsonl");
+    assert.equal(ours[1]!.depth, 1);
+  });
+
+  it("random session trees with random file times and forks", async () => {
+    const agentDir = fs.mkdtempSync(path.join(tmp, "random-order-"));
+    const dir = path.join(agentDir, "sessions", "--w-app--");
+    fs.mkdirSync(dir, { recursive: true });
+    const samples = fc.sample(fc.tuple(recipeArb, fc.nat(10_000_000), fc.nat(20)), { numRuns: 60, seed: 44 });
+    samples.forEach(([recipe, mtimeOffset, forkOf], i) => {
+      const file = path.join(dir, `r${String(i).padStart(3, "0")}.jsonl`);
+      let jsonl = buildSession(recipe).jsonl.replace('"cwd":"/tmp/rand"', '"cwd":"/w/app"');
+      if (forkOf < i && i % 3 === 0)
+        jsonl = jsonl.replace(
+          '"cwd":"/w/app"',
+          `"cwd":"/w/app","parentSession":${JSON.stringify(path.join(dir, `r${String(forkOf).padStart(3, "0")}.jsonl`))}`,
+        );
+      fs.writeFileSync(file, jsonl);
+      const when = new Date(T + mtimeOffset);
+      fs.utimesSync(file, when, when);
+    });
+    const pi = (await oracle.request({ type: "resumeList", cwd: "/w/app", dir })) as PiResumeRow[];
+    const ours = await cliRows(["--cwd", "/w/app", "--agent-dir", agentDir]);
+    assert.equal(ours.length, 60);
+    assert.deepEqual(
+      ours.map(({ file, depth, label, modified }) => ({ file, depth, label, modified })),
+      piRows(pi),
+    );
+  });
+
+  it("--all = pi's listAll of every folder (mtime, then name, under equal times)", async () => {
+    const agentDir = fs.mkdtempSync(path.join(tmp, "all-order-"));
+    orderFiles(path.join(agentDir, "sessions", "--w-app--"));
+    const other = path.join(agentDir, "sessions", "--w-other--");
+    fs.mkdirSync(other, { recursive: true });
+    // equal message times in two folders: pi's listAll starts from mtime order
+    writeTimed(
+      path.join(other, "x-older-file.jsonl"),
+      { cwd: "/w/other", timestamp: new Date(T).toISOString() },
+      [userAt(T + 101_000)],
+      T + 1,
+    );
+    writeTimed(
+      path.join(other, "y-newer-file.jsonl"),
+      { cwd: "/w/other", timestamp: new Date(T).toISOString() },
+      [userAt(T + 101_000)],
+      T + 2,
+    );
+    const pi = (await oracle.request({
+      type: "resumeList",
+      cwd: "/w/app",
+      dir: other,
+      scope: "all",
+      agentDir,
+    })) as PiResumeRow[];
+    assert.equal(pi.length, 18);
+    const ours = await cliRows(["--all", "--agent-dir", agentDir]);
+    assert.deepEqual(
+      ours.map(({ file, depth, label, modified }) => ({ file, depth, label, modified })),
+      piRows(pi),
+    );
   });
 });

@@ -220,8 +220,9 @@ describe("e2e session health", () => {
       "the repair preview",
     );
     const preview = await pick.innerText();
-    assert.match(preview, /context_edit: omit t1/);
-    assert.match(preview, /context_edit: omit t9/);
+    // the targets by their text as the tree shows them, the ids after
+    assert.match(preview, /context_edit: omit “[^”]+” \(t1\)/);
+    assert.match(preview, /context_edit: omit “[^”]+” \(t9\)/);
     assert.match(preview, /no error remains/);
     await page.waitForTimeout(300);
     await screenshot(page, "health-preview");
@@ -254,5 +255,89 @@ describe("e2e session health", () => {
     );
     await page.waitForTimeout(300);
     await screenshot(page, "health-repaired");
+  });
+});
+
+describe("e2e session health: a last line without its newline", () => {
+  const FRAGMENT = '{"type":"message","id":"x1","parentId":"a3","timestamp":"2026';
+  const suite = useWorkbench(
+    () => {
+      const fx = privateProject("health-torn", {
+        settings: { "piContext.liveSession.guardSeconds": 0, "workbench.colorTheme": "Default Dark Modern" },
+      });
+      writeFileSync(path.join(fx.agentDir, "models.json"), JSON.stringify(MODELS));
+      fx.sessionFile = fx.addSession(brokenSession(fx.workspace) + FRAGMENT, "2026-12-01T09-00-00-000Z_e2e-torn.jsonl");
+      return fx;
+    },
+    { width: 1400, height: 950 },
+  );
+
+  it("Check Session Health offers pi's own fix (asked first), then the repair; the skipped fragment can be acknowledged and is a note", async () => {
+    const { page } = suite.wb;
+    const before = readFileSync(suite.fx.sessionFile);
+    await runCommand(page, "Pi Context: Check Session Health", { commandId: "piContext.checkHealth" });
+    const pick = page.locator(".quick-input-widget");
+    await waitUntil(
+      async () => (await pick.innerText().catch(() => "")).includes("End the last line as pi does"),
+      20_000,
+      "the end-the-line row",
+    );
+    const rows = await pick.innerText();
+    assert.match(rows, new RegExp(`The last line \\(${FRAGMENT.length} bytes\\) has no newline`));
+    assert.match(rows, /After the last line is ended \(above\)/, "the repair says what it waits for");
+    assert.doesNotMatch(rows, /Not possible now/);
+    await page.waitForTimeout(300);
+    await screenshot(page, "health-torn-check");
+    await pick.locator(".monaco-list-row", { hasText: "End the last line as pi does" }).first().click();
+    await waitUntil(
+      async () => (await pick.innerText().catch(() => "")).includes("Append a newline"),
+      20_000,
+      "the question",
+    );
+    await page.waitForTimeout(300);
+    await screenshot(page, "health-torn-confirm");
+    assert.ok(readFileSync(suite.fx.sessionFile).equals(before), "nothing written before the answer");
+    await pick.locator(".monaco-list-row", { hasText: "Append a newline" }).first().click();
+    // then the repair's preview, as always
+    await waitUntil(
+      async () => (await pick.innerText().catch(() => "")).includes("What is appended"),
+      20_000,
+      "the repair preview",
+    );
+    assert.equal(readFileSync(suite.fx.sessionFile).length, before.length + 1, "the newline, before the repair");
+    await pick.locator(".monaco-list-row", { hasText: "Append 2 entries" }).first().click();
+    await waitUntil(() => readFileSync(suite.fx.sessionFile).length > before.length + 1, 20_000, "the repair");
+    const bytes = readFileSync(suite.fx.sessionFile);
+    assert.ok(bytes.subarray(0, before.length).equals(before), "earlier bytes untouched");
+    assert.equal(bytes[before.length], 0x0a);
+    // the fragment is now a line pi skips: a warning, until acknowledged
+    await waitUntil(
+      async () => (await gauge(page).locator(".codicon-error").count()) === 0,
+      20_000,
+      "the gauge without errors",
+    );
+    await runCommand(page, "Pi Context: Check Session Health", { commandId: "piContext.checkHealth" });
+    await waitUntil(
+      async () => /Acknowledge line \d+ as harmless/.test(await pick.innerText().catch(() => "")),
+      20_000,
+      "the acknowledge row",
+    );
+    await page.waitForTimeout(300);
+    await screenshot(page, "health-torn-acknowledge");
+    await pick.locator(".monaco-list-row", { hasText: "as harmless" }).first().click();
+    await waitUntil(
+      async () => (await gauge(page).locator(".codicon-warning").count()) === 0,
+      20_000,
+      "the gauge without a warning",
+    );
+    assert.ok(readFileSync(suite.fx.sessionFile).equals(bytes), "the acknowledgement is not in the session");
+    await gauge(page).hover();
+    const hover = page.locator(".monaco-hover, .workbench-hover").filter({ hasText: "Session health" }).first();
+    await hover.waitFor({ state: "visible", timeout: 10_000 });
+    const tooltip = await hover.innerText();
+    assert.match(tooltip, /Malformed line — Acknowledged as harmless/);
+    assert.doesNotMatch(tooltip, /\d+ warnings?/);
+    await page.waitForTimeout(300);
+    await screenshot(page, "health-torn-note");
   });
 });

@@ -1,8 +1,11 @@
 // E2E: the live bridge in the real workbench UI with a real pi 1.6.0 (RPC mode, Node 22) running on
 // the opened folder against a scripted OpenAI-compatible server: "Pi Context: Install Live Bridge" asks in a
 // modal dialog, the gauge shows the running pi's numbers with the live badge (and says so in its
-// tooltip), "Pi Context: Compact Session…" from the palette makes that pi compact, "Pi Context: Remove Live Bridge"
-// asks again. Screenshots in test-results/e2e/live-bridge-*.png.
+// tooltip), "Pi Context: Compact Session…" from the palette makes that pi compact (the summary diff is
+// titled with the session's name), Select Session says which pi has the session open, a switch in
+// that pi names where it went, pi's own failed auto-compaction is reported with Compact with another
+// summarizer (pi then appends ours), "Pi Context: Remove Live Bridge" asks again. Screenshots in
+// test-results/e2e/live-bridge-*.png.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -18,7 +21,11 @@ import {
   repoRoot,
   resultsDir,
   runCommand,
+  chooseFromContextMenu,
+  notificationInCenter,
   screenshot,
+  showView,
+  treeRows,
   sharedHost,
   statusBarItem,
   waitUntil,
@@ -32,9 +39,15 @@ const BRIDGE_VERSION = /BRIDGE_VERSION = "([^"]+)"/.exec(
   readFileSync(path.join(repoRoot, "src/bridge/protocol.ts"), "utf8"),
 )[1];
 
-/** A tiny OpenAI-compatible server: every chat completion streams `answer()` with a usage. */
+/**
+ * A tiny OpenAI-compatible server: every chat completion streams `answer()` with a usage.
+ * `next.promptTokens` makes the next answer report that many prompt tokens; `next.failSummaries`
+ * answers that many summary requests of pi's model with `finish_reason: "length"` (pi #9512).
+ * Requests for the model `our-summarizer` are pi-context's configured summarizer.
+ */
 async function startModel() {
   const requests = [];
+  const next = { promptTokens: 0, failSummaries: 0 };
   let n = 0;
   const server = http.createServer(async (req, res) => {
     let body = "";
@@ -43,10 +56,21 @@ async function startModel() {
     requests.push(parsed);
     n++;
     const summary = JSON.stringify(parsed.messages ?? []).includes("summar");
-    const text = summary
-      ? "## Goal\nRefactor the parser (summary written by pi's own model).\n\n## Progress\n- steps 1–4 done"
-      : `Answer ${n}: done.\n\n${"Details of the work. ".repeat(80)}`;
-    const prompt = Math.ceil(JSON.stringify(parsed.messages ?? []).length / 4);
+    const ours = parsed.model === "our-summarizer";
+    const cut = summary && !ours && next.failSummaries > 0;
+    if (cut) next.failSummaries--;
+    const text = ours
+      ? "## Goal\nRefactor the parser (summary written by pi-context's summarizer).\n\n## Progress\n- all steps done"
+      : cut
+        ? "## Goal\nRefactor the par"
+        : summary
+          ? "## Goal\nRefactor the parser (summary written by pi's own model).\n\n## Progress\n- steps 1–4 done"
+          : `Answer ${n}: done.\n\n${"Details of the work. ".repeat(80)}`;
+    let prompt = Math.ceil(JSON.stringify(parsed.messages ?? []).length / 4);
+    if (!summary && next.promptTokens) {
+      prompt = next.promptTokens;
+      next.promptTokens = 0;
+    }
     res.writeHead(200, { "content-type": "text/event-stream" });
     const send = (o) => res.write(`data: ${JSON.stringify(o)}\n\n`);
     send({
@@ -61,7 +85,7 @@ async function startModel() {
       object: "chat.completion.chunk",
       created: 1,
       model: parsed.model,
-      choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+      choices: [{ index: 0, delta: {}, finish_reason: cut ? "length" : "stop" }],
     });
     send({
       id: `c${n}`,
@@ -81,6 +105,7 @@ async function startModel() {
   return {
     baseURL: `http://127.0.0.1:${server.address().port}/v1`,
     requests,
+    next,
     close: () => new Promise((r) => server.close(r)),
   };
 }
@@ -200,6 +225,17 @@ describe("e2e live bridge", () => {
         enableInstallTelemetry: false,
         retry: { enabled: false },
         compaction: { reserveTokens: 4000, keepRecentTokens: 1000 },
+      }),
+    );
+    // pi-context's own summarizer: the same loopback server, another model name (no API key needed)
+    mkdirSync(path.join(folder, ".vscode"), { recursive: true });
+    writeFileSync(
+      path.join(folder, ".vscode", "settings.json"),
+      JSON.stringify({
+        "piContext.summarizer.provider": "openai",
+        "piContext.summarizer.openai.baseURL": model.baseURL,
+        "piContext.summarizer.openai.model": "our-summarizer",
+        "piContext.summarizer.openai.contextWindow": 128000,
       }),
     );
     wb = await openWorkbench({ folder });
@@ -335,8 +371,110 @@ describe("e2e live bridge", () => {
     // the summary diff opens as after our own compaction (notification toasts are not rendered in
     // this headless code-server; the integration suite checks the command's outcome)
     await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 30_000 });
+    // its tab names the session as every surface does, not by its file name
+    const tab = await page.locator(".tabs-container .tab.active").first().innerText();
+    assert.match(tab, /New Summary — "step 1 of the parser refactoring/, tab);
+    assert.doesNotMatch(tab, /\.jsonl/, tab);
     await page.waitForTimeout(1000);
     await screenshot(page, "live-bridge-after-compact");
+  });
+
+  it("Select Session says which pi has the session open, with its live bridge", async () => {
+    const { page } = wb;
+    await runCommand(page, "View: Close All Editors").catch(() => {});
+    await runCommand(page, "Pi Context: Select Session…", { commandId: "piContext.selectSession" });
+    const widget = page.locator(".quick-input-widget");
+    const row = widget.locator(".monaco-list-row", { hasText: "step 1 of the parser refactoring" }).first();
+    const want = `live in pi 1.6.0 (pid ${pi.child.pid}, live bridge)`;
+    await waitUntil(async () => (await row.innerText().catch(() => "")).includes(want), 20_000, want);
+    await page.waitForTimeout(300);
+    await screenshot(page, "live-bridge-select-session");
+    await page.keyboard.press("Escape");
+  });
+
+  it("a switch in the running pi names where pi went, not its id", async () => {
+    const { page } = wb;
+    await showView(page, "Pi Session");
+    const target = (await treeRows(page, "Pi Session")).filter({ hasText: "step 5 of the parser refactoring" }).first();
+    await target.waitFor({ state: "visible", timeout: 20_000 });
+    await chooseFromContextMenu(page, target, "Switch to Here…");
+    const pick = page.locator(".quick-input-widget");
+    await waitUntil(
+      async () => (await pick.innerText().catch(() => "")).includes("No summary"),
+      15_000,
+      "pi's choices",
+    );
+    await pick.locator(".monaco-list-row", { hasText: "No summary" }).first().click();
+    const row = await notificationInCenter(page, "pi switched to");
+    const text = (await row.innerText()).replace(/\s+/g, " ");
+    assert.match(text, /pi switched to “Answer \d+: done\./, text);
+    assert.doesNotMatch(text, /switched to [0-9a-f]{8}\b/, text);
+    await screenshot(page, "live-bridge-switch-named");
+    await runCommand(page, "Notifications: Clear All Notifications", { commandId: "notifications.clearAll" }).catch(
+      () => {},
+    );
+  });
+
+  it("pi's own auto-compaction fails (summary cut at the output limit): reported with pi's reason; Compact with another summarizer → pi appends ours", async () => {
+    const { page } = wb;
+    const file = (await pi.command({ type: "get_state" })).data.sessionFile;
+    const before = readFileSync(file, "utf8").trim().split("\n").length;
+    // the next answer reports more than pi's threshold (16,000 − 4,000); pi's summary is cut off
+    model.next.promptTokens = 12_500;
+    model.next.failSummaries = 2;
+    await pi.prompt(`step 6: finish the parser\n${"Context line for the task. ".repeat(40)}`);
+    const row = await notificationInCenter(page, "could not compact");
+    const text = (await row.innerText()).replace(/\s+/g, " ");
+    assert.match(
+      text,
+      new RegExp(`pi 1\\.6\\.0 \\(pid ${pi.child.pid}\\) could not compact "step 1 of the parser refactoring`),
+      text,
+    );
+    assert.match(text, /its auto-compaction at the threshold/, text);
+    assert.match(text, /Auto-compaction failed: Summarization failed: generation hit the token cap/, text);
+    const buttons = (await row.locator(".monaco-button").allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    assert.equal(buttons.length, 2, buttons.join(" | "));
+    assert.match(buttons[0], /^Compact with .*our-summarizer.*…$/);
+    assert.equal(buttons[1], "Compact with Instructions…");
+    assert.ok(
+      readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .slice(before)
+        .every((l) => JSON.parse(l).type !== "compaction"),
+      "pi wrote no compaction",
+    );
+    await page.mouse.move(10, 10);
+    await screenshot(page, "live-bridge-compaction-failed");
+    await row.locator(".monaco-button").first().click();
+    // our flow: instructions, the preview, then the running pi appends our summary
+    const { input } = await quickInput(page, "Custom Instructions");
+    await input.press("Enter");
+    const go = page.locator(".quick-input-widget .monaco-list-row", { hasText: "Compact now" }).first();
+    await go.waitFor({ state: "visible", timeout: 30_000 });
+    await screenshot(page, "live-bridge-compact-ours-preview");
+    await go.click();
+    // the summary may lose items of what it summarized: then its review asks first (write it)
+    const write = page.locator(".quick-input-widget .monaco-list-row", { hasText: "Write this summary" }).first();
+    await waitUntil(
+      async () => {
+        if (await write.isVisible().catch(() => false)) await write.click().catch(() => {});
+        return JSON.parse(readFileSync(file, "utf8").trim().split("\n").pop()).type === "compaction";
+      },
+      30_000,
+      "pi's compaction entry with our summary",
+    );
+    const last = JSON.parse(readFileSync(file, "utf8").trim().split("\n").pop());
+    assert.match(last.summary, /summary written by pi-context's summarizer/);
+    assert.equal(last.fromHook, true, "pi appended it as a summary an extension gave it");
+    assert.equal(
+      model.requests.filter((r) => r.model === "our-summarizer").length >= 1,
+      true,
+      "our summarizer was asked",
+    );
+    await page.locator(".monaco-diff-editor").first().waitFor({ state: "visible", timeout: 30_000 });
+    await page.waitForTimeout(800);
+    await screenshot(page, "live-bridge-compact-ours-done");
   });
 
   it('"Pi Context: Remove Live Bridge" asks, then removes only its file', async () => {

@@ -2,13 +2,22 @@
 // the same time (pi-like: pi's process title, folder and header — the access model ties each to its
 // session): the gauge stays on one and says "2 live", its tooltip offers the switch; "Pi Context: Select Session…"
 // lists pi's labels with a fork under its parent, and every one of 265 sessions (more than its first
-// render builds). Screenshots in test-results/e2e/sessions-*.png.
+// render builds); its rows are in pi's /resume order (the latest message, not the file's time) and say
+// which session a pi has open. Screenshots in test-results/e2e/sessions-*.png.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { privateProject, runCommand, screenshot, statusBarItem, useWorkbench, waitUntil } from "./harness.mjs";
+import {
+  privateProject,
+  runCommand,
+  screenshot,
+  sharedHost,
+  statusBarItem,
+  useWorkbench,
+  waitUntil,
+} from "./harness.mjs";
 
 const line = (o) => `${JSON.stringify(o)}\n`;
 let n = 0;
@@ -79,6 +88,23 @@ describe("e2e many sessions", () => {
         }),
     );
     utimesSync(hostileFile, hourAgo, hourAgo);
+    // copied (or synced) two minutes ago, its last message a day and a half old: pi's /resume lists
+    // it by that message, below the hostile one an hour old and above the old ones (two days and more)
+    const dayAndHalf = new Date(Date.now() - 36 * 3600_000);
+    const copy = path.join(dir, "2026-11-30T08-00-00-000Z_copy.jsonl");
+    writeFileSync(
+      copy,
+      line({ type: "session", version: 3, id: "copy-id", timestamp: dayAndHalf.toISOString(), cwd: fx.workspace }) +
+        line({
+          type: "message",
+          id: id(),
+          parentId: null,
+          timestamp: dayAndHalf.toISOString(),
+          message: { role: "user", content: "Copied task from the laptop", timestamp: dayAndHalf.getTime() },
+        }),
+    );
+    const copied = new Date(Date.now() - 120_000);
+    utimesSync(copy, copied, copied);
     // more sessions than the picker's first render builds (PICKER_FIRST_ROWS = 50), days old:
     // the oldest is found by the filter once every row followed
     for (let i = 0; i < 260; i++) {
@@ -160,5 +186,42 @@ describe("e2e many sessions", () => {
     await oldest.waitFor({ state: "visible", timeout: 10_000 });
     await screenshot(page, "sessions-select-session-oldest");
     await page.keyboard.press("Escape");
+  });
+  it("Select Session: pi's /resume order (the last message, not the file's time) and which pi has a session open", async () => {
+    const { page } = suite.wb;
+    const { guardProcesses } = await sharedHost();
+    // a pi started with the release-notes session, without the live bridge (the process table)
+    const pi = {
+      pid: 424243,
+      ppid: 1,
+      argv: ["pi"],
+      command: "pi",
+      cwd: suite.fx.workspace,
+      sessionArg: path.join(suite.fx.sessionDir, "2026-12-01T09-05-00-000Z_bbbb.jsonl"),
+    };
+    writeFileSync(guardProcesses, JSON.stringify([pi]));
+    try {
+      await runCommand(page, "Pi Context: Select Session…", { commandId: "piContext.selectSession" });
+      const widget = page.locator(".quick-input-widget");
+      const rows = widget.locator(".monaco-list-row");
+      const live = rows.filter({ hasText: "Write the release notes" }).first();
+      await waitUntil(
+        async () => /live in pi \(pid 424243, no live bridge\)/.test(await live.innerText().catch(() => "")),
+        20_000,
+        "the release notes row to say which pi has it open",
+      );
+      assert.equal(await live.locator(".codicon-pulse").count(), 1, "the live row's icon");
+      const texts = await rows.allInnerTexts();
+      const at = (text) => texts.findIndex((t) => t.includes(text));
+      assert.ok(at("Hostile") >= 0 && at("Copied task from the laptop") > at("Hostile"), texts.join(" | "));
+      assert.ok(at("Old task number 0") > at("Copied task from the laptop"), texts.join(" | "));
+      // only the pi's session is marked: the other rows say nothing of a pi
+      assert.equal(texts.filter((t) => t.includes("live in pi")).length, 1, texts.join(" | "));
+      await page.mouse.move(10, 10);
+      await screenshot(page, "sessions-select-session-live-order");
+      await page.keyboard.press("Escape");
+    } finally {
+      writeFileSync(guardProcesses, "[]\n");
+    }
   });
 });

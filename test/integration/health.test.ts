@@ -198,6 +198,49 @@ describe("session health", function () {
     assert.strictEqual(api.sessionTree.provider.healthOf("t9").length, 0);
   });
 
+  it("a last line without its newline: End the last line as pi does (asked first), then the repair; the skipped fragment, acknowledged, is a note", async () => {
+    const fragment = '{"type":"message","id":"x1","parentId":"a3","timestamp":"2026';
+    const file = await install(brokenSession(testWorkspace()) + fragment);
+    const before = fs.readFileSync(file);
+    // the first row ends the line, its question is accepted, then the repair's preview
+    const outcome = await checkAccepting(file);
+    assert.strictEqual(outcome.kind, "line-ended", JSON.stringify(outcome));
+    if (outcome.kind !== "line-ended") return;
+    assert.strictEqual(outcome.lineBytes, fragment.length);
+    assert.strictEqual(outcome.then.kind, "repaired", JSON.stringify(outcome.then));
+    const bytes = fs.readFileSync(file);
+    assert.ok(bytes.subarray(0, before.length).equals(before), "earlier bytes untouched");
+    assert.strictEqual(bytes[before.length], 0x0a, "pi's newline right after the fragment");
+    const added = bytes
+      .subarray(before.length + 1)
+      .toString()
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepStrictEqual(
+      added.map((e) => [e.type, e.targetId]),
+      [
+        ["context_edit", "t1"],
+        ["context_edit", "t9"],
+      ],
+    );
+    const load = await oracle.loadCheck({ file });
+    assert.strictEqual(load.unchangedOnOpen, true, "pi appends nothing when it opens it now");
+    assert.strictEqual(load.leafId, added[1].id);
+    assert.deepStrictEqual((await oracle.llm({ file })).orphanResults, []);
+    // the fragment is a line pi skips: a warning in the tooltip until acknowledged, then a note
+    const badge = () => api.statusBar.snapshot().tooltip;
+    await waitFor(() => /\$\(warning\) 1 warning/.test(badge()), 8000, "the skipped line as a warning");
+    const ack = await checkAccepting(file);
+    assert.strictEqual(ack.kind, "acknowledged", JSON.stringify(ack));
+    await waitFor(
+      () => !/\$\(warning\)/.test(badge()) && /\$\(info\) \d+ notes?/.test(badge()),
+      8000,
+      "the skipped line as a note",
+    );
+    assert.ok(fs.readFileSync(file).equals(bytes), "the acknowledgement is not written into the session");
+  });
+
   it("cancel in the preview writes nothing; a healthy session says so", async () => {
     const file = await install(brokenSession(testWorkspace()));
     const before = fs.readFileSync(file);

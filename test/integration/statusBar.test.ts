@@ -147,6 +147,10 @@ describe("status bar (statusBar)", () => {
       );
       assert.ok(tip.includes(`usage of the last answer ${expected.estimate.usageTokens.toLocaleString("en-US")}`), tip);
       assert.ok(tip.includes(escapeMarkdown(file)), "file in tooltip");
+      // the Session row names the session as every surface does (pi's label), not by its file
+      const label = api.services.sessions.current!.label;
+      assert.ok(visible.includes(`| Session | “${label}” — `), `the Session row names "${label}":\n${tip}`);
+      assert.ok(!visible.includes(`| Session | ${path.basename(file)}`), tip);
       assert.ok(tip.includes("command:piContext.compact") && tip.includes("command:piContext.openPanel"), "links");
       if (expected.sessionName) assert.ok(tip.includes(escapeMarkdown(expected.sessionName)), "session name");
       assert.match(

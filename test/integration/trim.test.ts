@@ -16,6 +16,7 @@ import type { TreeElement } from "../../src/core/treeModel/elements";
 import type { PiContextApi } from "../../src/extension";
 import type { TrimCommandOutcome } from "../../src/services";
 import type { OpenPrompt } from "../../src/ui/prompter";
+import { entryWords } from "../../src/viewModel/treeText";
 import { EXTENSION_ID, repoRoot, waitFor } from "./env";
 import {
   choosePick,
@@ -308,6 +309,9 @@ describe("context surgery (trim)", function () {
     assert.strictEqual(box.kind, "input");
     if (box.kind !== "input") return;
     assert.match(box.inputBox.value, /bash/);
+    // the entry by its text as the tree shows it, not its id
+    assert.strictEqual(box.inputBox.title, `Replace ${entryWords(model().record("r2"))} with a note`);
+    assert.doesNotMatch(box.inputBox.title ?? "", /\br2\b/);
     box.inputBox.value = "npm test failed: the tokenizer dropped the last token (fixed since)";
     await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
     const preview = await nextPrompt(start + 1, "the preview");

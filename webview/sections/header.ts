@@ -29,7 +29,7 @@ function renderToolbar(view: View): HTMLElement {
       l10n.t("Up to Here…"),
       { type: "compactUpToHere" },
       caps.compactUpToHere,
-      l10n.t("Summarize everything before an entry you pick and keep the rest (Pi: Compact Up to Here…)"),
+      l10n.t("Summarize everything before an entry you pick and keep the rest (Pi Context: Compact Up to Here…)"),
     ],
     [
       "focusTree",

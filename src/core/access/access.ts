@@ -22,6 +22,7 @@
 import * as path from "node:path";
 import { attributeSession, type AttributableSession, type Attribution } from "../proc/attribute";
 import type { PiProcess, ProcessSnapshot } from "../proc/types";
+import type { SessionInfo } from "../read/sessionInfo";
 
 /** How sure an evidence is, strongest first. */
 export type Strength = "certain" | "probable" | "possible";
@@ -250,6 +251,20 @@ export function countsAsLive(access: SessionAccess): boolean {
 
 /** A session write counts as someone's for the "N live" count when the process table cannot be read (ms). */
 export const LIVE_WRITE_WINDOW_MS = 60_000;
+
+/** A listed session as {@link liveAmong} takes it (the header time in ms). */
+export function listedSession(
+  info: Pick<SessionInfo, "file" | "cwd" | "id" | "created" | "mtimeMs">,
+): AttributableSession & { id?: string | undefined } {
+  const created = info.created !== undefined ? Date.parse(info.created) : NaN;
+  return {
+    file: info.file,
+    cwd: info.cwd,
+    id: info.id,
+    mtimeMs: info.mtimeMs,
+    ...(Number.isFinite(created) ? { created } : {}),
+  };
+}
 
 /**
  * The sessions among `sessions` that someone has open ({@link countsAsLive}), from one process

@@ -26,7 +26,8 @@ export interface SessionAction {
     | "repair"
     | "repair-leaf"
     | "compact-at"
-    | "resume";
+    | "resume"
+    | "end-line";
   /** True when the running pi can do it through its live bridge. */
   viaBridge: boolean;
   /** The refused action as a verb phrase ("compact", "switch branches in", …), for messages. */
@@ -56,6 +57,8 @@ export const ACTIONS = {
   repairLeaf: { id: "repair-leaf", viaBridge: false, verb: "repair", inPi: "use /tree" },
   /** "Resume in pi": writes nothing itself, but a second pi on a file a pi has open writes past it. */
   resume: { id: "resume", viaBridge: false, verb: "open a second pi on", inPi: null },
+  /** pi's own fix of a torn last line (one `\n`): a pi that has the session open did it when it opened it. */
+  endLine: { id: "end-line", viaBridge: false, verb: "end the last line of", inPi: null },
 } as const satisfies Record<string, SessionAction>;
 // Not routed: Fork Session Here and Clone Session only read the session (reading is always
 // allowed) and write a new file no pi has open (`flows/fork.ts`).

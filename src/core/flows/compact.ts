@@ -405,6 +405,49 @@ export async function commitCompaction(
   return result;
 }
 
+/**
+ * The summary of `draft` as the compaction a running pi appends itself (its live bridge's
+ * `compact` with a `summary`): pi's cut (the plan's `firstKeptEntryId`) and the file lists the
+ * entry keeps. pi adds its own `tokensBefore`, id, time and `fromHook: true`.
+ */
+export function providedCompactionOf(
+  plan: CompactionPlan,
+  draft: CompactionDraft,
+): { summary: string; firstKeptEntryId: string; details: { readFiles: string[]; modifiedFiles: string[] } } {
+  const prep = plan.preparation;
+  return {
+    summary: draft.summary,
+    firstKeptEntryId: prep.firstKeptEntryId,
+    details: { readFiles: [...prep.readFiles], modifiedFiles: [...prep.modifiedFiles] },
+  };
+}
+
+/**
+ * The {@link CompactionResult} of a compaction someone else appended for the plan (a running pi):
+ * the entry `entryId` read back from the file, pi's estimate at the new leaf.
+ * @throws Error when the file has no such compaction entry.
+ */
+export async function compactionWrittenBy(
+  plan: CompactionPlan,
+  entryId: string,
+  bytesBefore: number,
+): Promise<CompactionResult> {
+  const back = await SessionFile.open(plan.file);
+  const record = back.byId.get(entryId);
+  if (!record || record.type !== "compaction") throw new Error(`${plan.file} has no compaction entry ${entryId}`);
+  const entry = back.readEntry(record) as CompactionEntry;
+  const result: CompactionResult = {
+    file: plan.file,
+    entry,
+    tokensBefore: entry.tokensBefore,
+    tokensAfter: estimateProjectedContextTokens(buildProjection(back), back).tokens,
+    bytesBefore,
+    bytesAfter: back.size,
+  };
+  if (plan.preparation.previousCompactionId) result.previousCompactionId = plan.preparation.previousCompactionId;
+  return result;
+}
+
 /** Callbacks of {@link runCompactionFlow}. */
 export interface FlowCallbacks extends SummarizeCallbacks {
   /**
@@ -448,6 +491,12 @@ export interface FlowCallbacks extends SummarizeCallbacks {
    * attempt ({@link SessionChangedError} follows).
    */
   onSessionChanged?: (stage: ChangeStage, attempt: number) => void;
+  /**
+   * Who writes the reviewed summary (default {@link commitCompaction}: our append). A running pi
+   * with the live bridge appends it itself (`liveBridge/routes.ts` `routeCompactionSummary`); a
+   * {@link SessionChangedError} from it re-plans, as a change before our own append does.
+   */
+  commit?: (plan: CompactionPlan, draft: CompactionDraft) => Promise<CompactionResult>;
 }
 
 /** What {@link FlowCallbacks.reviewDraft} decides. */
@@ -578,7 +627,7 @@ export async function runCompactionFlow(
       const reviewed = plan;
       const written = draft;
       try {
-        const result = await commitCompaction(reviewed, written);
+        const result = await (callbacks.commit ?? commitCompaction)(reviewed, written);
         return { kind: "compacted", result, plan: reviewed, draft: written, summarizer: current };
       } catch (error) {
         if (error instanceof SessionChangedError)

@@ -23,7 +23,16 @@ import type { SessionAccess } from "../access/access";
 import { ACTIONS, type SessionAction } from "../access/route";
 import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessOptions } from "../access/words";
 import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
-import { appendEntries, expectationOf, newEntryId, UnsafeSessionWriteError, type AppendExpectation } from "./write";
+import {
+  appendEntries,
+  completeFinalLine,
+  expectationOf,
+  finalLineExpectation,
+  newEntryId,
+  tornLineBytes,
+  UnsafeSessionWriteError,
+  type AppendExpectation,
+} from "./write";
 
 /** A repair that moves pi's leaf cannot go through a running pi's bridge. */
 function repairAction(plan: SessionRepairPlan): SessionAction {
@@ -50,6 +59,11 @@ export interface SessionRepairPlan {
   expectation?: AppendExpectation;
   /** Why nothing can be appended to this file (v1/v2 format, torn final line, not a session). */
   unsafe?: string;
+  /**
+   * Set when the only reason is a last line without `\n` that pi itself ends when it opens the
+   * session: the bytes of that line ({@link endFinalLine} does pi's fix, then the repair can go on).
+   */
+  tornLineBytes?: number;
   /** Who had the session open at plan time. */
   access: SessionAccess;
   options: RepairFlowOptions;
@@ -95,7 +109,45 @@ export async function planSessionRepairOn(
   };
   if (expectation) plan.expectation = expectation;
   if (unsafe !== undefined) plan.unsafe = unsafe;
+  const torn = tornLineBytes(session);
+  if (torn !== undefined) plan.tornLineBytes = torn;
   return plan;
+}
+
+/** What {@link endFinalLine} did. */
+export interface FinalLineResult {
+  file: string;
+  /** The bytes of the line that had no `\n` (now a line of its own). */
+  lineBytes: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** The doctor on the file read back. */
+  after: HealthReport;
+}
+
+/**
+ * pi's own fix of a last line without `\n`, asked for: pi 1.6.0 appends one `\n` when it opens
+ * such a session (`loadEntriesFromFile`), so the fragment becomes a line of its own and new entries
+ * start on theirs. A fresh read, the access check (a pi that has the session open, or wrote it
+ * moments ago, may be in the middle of that line: refused, *Anyway* where the evidence allows),
+ * one `\n` through the write path (`completeFinalLine`: only if the file is byte for byte as read),
+ * then the doctor on the file read back.
+ * @throws {UnsafeSessionWriteError} (nothing to end, or a file we never write), {@link LiveSessionError},
+ *   {@link SessionChangedError} (nothing written).
+ */
+export async function endFinalLine(file: string, options: RepairFlowOptions): Promise<FinalLineResult> {
+  const session = await SessionFile.open(file, { digest: true });
+  const expectation = finalLineExpectation(session);
+  assertAccess(await accessOfSession(session, options), ACTIONS.endLine, options);
+  const bytesAfter = completeFinalLine(expectation);
+  const back = await SessionFile.open(file);
+  return {
+    file,
+    lineBytes: session.size - session.committedBytes,
+    bytesBefore: expectation.size,
+    bytesAfter,
+    after: checkHealth(analyzeLoaded(back, options)),
+  };
 }
 
 /** What {@link commitSessionRepair} wrote. */

@@ -70,7 +70,7 @@ export interface AppendExpectation {
   /** Device and inode of the file that was read. */
   dev: number;
   ino: number;
-  /** File size in bytes at read time; the file ended with `\n` there. */
+  /** File size in bytes at read time; the file ended with `\n` there (but see {@link finalLineExpectation}). */
   size: number;
   /** SHA-256 (hex) of those `size` bytes, computed while they were read. */
   sha256: string;
@@ -87,6 +87,26 @@ export interface AppendExpectation {
  *   without `\n` (we never glue a record onto a fragment), or a session read without a digest.
  */
 export function expectationOf(session: SessionFile): AppendExpectation {
+  const path = session.filePath;
+  assertSessionFormat(session);
+  if (session.size !== session.committedBytes) {
+    throw new UnsafeSessionWriteError(
+      l10n.t(
+        "{0} ends with an incomplete line ({1} bytes without a newline). A writer may be in the middle of an append, or the file was cut off. Refusing to append after it. pi ends such a line with a newline when it next opens the session; the session doctor does the same on request (Pi Context: Check Session Health → End the last line as pi does; pi-context doctor --end-line).",
+        path,
+        session.size - session.committedBytes,
+      ),
+    );
+  }
+  const identity = session.fileIdentity;
+  const digest = session.contentDigest;
+  if (!identity || !digest || digest.bytes !== session.committedBytes)
+    throw new Error(`internal error: ${path} was not read with a content digest; the write path cannot check it`);
+  return { path, dev: identity.dev, ino: identity.ino, size: digest.bytes, sha256: digest.sha256 };
+}
+
+/** The refusals of {@link expectationOf} other than the torn final line. */
+function assertSessionFormat(session: SessionFile): void {
   const path = session.filePath;
   if (session.invalid || !session.header)
     throw new UnsafeSessionWriteError(l10n.t("{0} is not a pi session; refusing to write.", path));
@@ -116,20 +136,71 @@ export function expectationOf(session: SessionFile): AppendExpectation {
       ),
     );
   }
-  if (session.size !== session.committedBytes) {
-    throw new UnsafeSessionWriteError(
-      l10n.t(
-        "{0} ends with an incomplete line ({1} bytes without a newline). A writer may be in the middle of an append, or the file was cut off. Refusing to append after it.",
-        path,
-        session.size - session.committedBytes,
-      ),
-    );
+}
+
+/**
+ * The bytes of the session's incomplete last line when pi's own fix applies to it (a pi session of
+ * format 3 without a BOM whose last line has no `\n`: {@link finalLineExpectation}); undefined otherwise.
+ */
+export function tornLineBytes(session: SessionFile): number | undefined {
+  if (session.size === session.committedBytes) return undefined;
+  try {
+    assertSessionFormat(session);
+  } catch {
+    return undefined;
   }
+  return session.size - session.committedBytes;
+}
+
+/**
+ * The one append of this path that is not an entry: pi's own fix of a final line without `\n`. pi
+ * 1.6.0 (`loadEntriesFromFile`, every time it opens a session) appends a single `\n` when the file's
+ * first parsed line is its header and its last line has no newline — the fragment becomes a line
+ * of its own (an entry when it parses, else a line pi skips) and new entries start on their own
+ * line. What {@link completeFinalLine} checks before it does the same: the file as `session` read
+ * it, its incomplete last line included (identity, size, SHA-256 of every byte).
+ * @throws {UnsafeSessionWriteError} for a file {@link expectationOf} refuses for another reason, and
+ *   for a file whose last line is complete (nothing to end).
+ * @throws {SessionChangedError} when the file changed since `session` read it.
+ */
+export function finalLineExpectation(session: SessionFile): AppendExpectation {
+  const path = session.filePath;
+  assertSessionFormat(session);
+  if (session.size === session.committedBytes)
+    throw new UnsafeSessionWriteError(l10n.t("{0} ends with a complete line: there is no line to end.", path));
   const identity = session.fileIdentity;
   const digest = session.contentDigest;
   if (!identity || !digest || digest.bytes !== session.committedBytes)
     throw new Error(`internal error: ${path} was not read with a content digest; the write path cannot check it`);
-  return { path, dev: identity.dev, ino: identity.ino, size: digest.bytes, sha256: digest.sha256 };
+  const fd = fs.openSync(path, "r");
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.size !== session.size || stat.dev !== identity.dev || stat.ino !== identity.ino)
+      throw new SessionChangedError(
+        l10n.t("{0} changed since it was read. Re-read the session and try again. Nothing was written.", path),
+      );
+    const whole = digestOfPrefix(fd, stat.size);
+    // the lines before the fragment are as read: the fragment belongs to the file we read
+    if (digestOfPrefix(fd, digest.bytes) !== digest.sha256 || whole === undefined)
+      throw new SessionChangedError(
+        l10n.t("{0} was rewritten since it was read. Re-read the session and try again. Nothing was written.", path),
+      );
+    return { path, dev: identity.dev, ino: identity.ino, size: stat.size, sha256: whole };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * End the session's last line as pi does when it opens the file (see {@link finalLineExpectation}):
+ * append exactly one `\n`, only if the file is still byte for byte as `expectation` says (checked
+ * under the write handle, as {@link appendEntries}); a failed or misplaced write is taken back.
+ * Callers check first that nobody has the session open (a writer may be in the middle of that line).
+ * @returns the new file size in bytes.
+ * @throws as {@link appendEntries}.
+ */
+export function completeFinalLine(expectation: AppendExpectation): number {
+  return appendChecked(expectation, Buffer.from("\n", "utf8"));
 }
 
 /**
@@ -252,7 +323,11 @@ export function serializeEntryLine(entry: object): string {
  */
 export function appendEntries(expectation: AppendExpectation, entries: readonly object[]): number {
   if (entries.length === 0) return expectation.size;
-  const data = Buffer.from(entries.map(serializeEntryLine).join(""), "utf8");
+  return appendChecked(expectation, Buffer.from(entries.map(serializeEntryLine).join(""), "utf8"));
+}
+
+/** `data` appended under the checks of {@link appendEntries} (`data` is complete lines, or pi's one `\n`). */
+function appendChecked(expectation: AppendExpectation, data: Buffer): number {
   // O_APPEND without O_CREAT: a deleted file is an error, never re-created; every write lands at the end.
   // O_NONBLOCK: a FIFO or device swapped in for the session never blocks the open (it is refused below).
   const fd = fs.openSync(

@@ -14,6 +14,7 @@ import { buildProjection } from "../rules/context";
 import { structureDiagnostics } from "../rules/tree";
 import type { SessionView } from "../read/overlay";
 import type { Diagnostic } from "../types";
+import { acknowledgedStamp, withAcknowledged } from "./acknowledged";
 import { danglingFindings } from "./dangling";
 import { estimateFindings } from "./estimate";
 import { leafFindings } from "./leaf";
@@ -147,7 +148,8 @@ export function contextOf(analysis: Analysis): DoctorContext {
   };
 }
 
-const reports = new WeakMap<Analysis, HealthReport>();
+/** Per analysis: the doctor's report, and as shown with the acknowledged lines of that moment (`acks`). */
+const reports = new WeakMap<Analysis, { raw: HealthReport; acks: string; shown: HealthReport }>();
 
 /**
  * The doctor's report for an analysed session at the analysed leaf. Cached per analysis (the
@@ -155,14 +157,20 @@ const reports = new WeakMap<Analysis, HealthReport>();
  * diagnostics are the analysis' own (`inspect.diagnostics`, kept up to date incrementally).
  */
 export function checkHealth(analysis: Analysis): HealthReport {
+  const acks = acknowledgedStamp();
   const cached = reports.get(analysis);
-  if (cached) return cached;
+  if (cached?.acks === acks) return cached.shown;
   const session = analysis.session;
-  const reading = new Set(session.diagnostics);
-  const structure = analysis.inspect.diagnostics.filter((d) => !reading.has(d) && d.code !== "path-cycle");
-  const report = diagnose(session, { ...contextOf(analysis), structure });
-  reports.set(analysis, report);
-  return report;
+  let raw = cached?.raw;
+  if (!raw) {
+    const reading = new Set(session.diagnostics);
+    const structure = analysis.inspect.diagnostics.filter((d) => !reading.has(d) && d.code !== "path-cycle");
+    raw = diagnose(session, { ...contextOf(analysis), structure });
+  }
+  // lines the user called harmless are notes (kept outside the session: `acknowledged.ts`)
+  const shown = withAcknowledged(raw, session.fileIdentity);
+  reports.set(analysis, { raw, acks, shown });
+  return shown;
 }
 
 /** Counts by severity, e.g. `2 errors, 1 warning, 3 notes` (empty for none); English: the log and the CLI (the surfaces use `viewModel/health.ts`). */

@@ -146,6 +146,9 @@ function diagnosticFinding(d: Diagnostic): HealthFinding {
     source: "session" as const,
     ...(d.line !== undefined && d.line > 0 ? { line: d.line } : {}),
     repair: null,
+    ...(d.lineSha256 !== undefined && d.lineBytes !== undefined && d.offset !== undefined
+      ? { skippedLine: { offset: d.offset, bytes: d.lineBytes, sha256: d.lineSha256 } }
+      : {}),
   };
   const msg = d.message.replace(/[.\s]+$/, "");
   if (SKIPPED_CODES.has(d.code))
@@ -181,7 +184,7 @@ function diagnosticFinding(d: Diagnostic): HealthFinding {
         code: "truncated-final-line",
         severity: "warning",
         message: l10n.t(
-          "{0}. pi skips the fragment; when it next opens the session it first appends a newline, so new entries start on their own line. pi-context appends nothing after an incomplete line: if pi is still writing, this clears itself; otherwise open the session in pi once (or end the line by hand) before repairing.",
+          "{0}. pi skips the fragment; when it next opens the session it first appends a newline, so new entries start on their own line. pi-context appends nothing after an incomplete line: if pi is still writing, this clears itself; otherwise end it as pi does (Check Session Health → End the last line as pi does; pi-context doctor --end-line), then repair.",
           msg,
         ),
       };

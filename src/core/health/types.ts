@@ -97,6 +97,10 @@ export interface HealthFinding {
   file?: string;
   /** What an appended entry would do about it; null when only pi or a person can fix it. */
   repair: HealthRepair | null;
+  /** A line pi skips that is no entry at all (unparseable, or JSON pi takes for nothing): which line, to acknowledge it (`acknowledged.ts`). */
+  skippedLine?: { offset: number; bytes: number; sha256: string };
+  /** The user called that line harmless: a note now (`acknowledged.ts`). */
+  acknowledged?: true;
 }
 
 /** The doctor's answer for one session at its leaf. */

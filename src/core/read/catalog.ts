@@ -14,7 +14,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isCurrent, type SessionInfo } from "./sessionInfo";
-import { sessionInfoOf } from "./store";
+import { sessionInfoOf, storeOf } from "./store";
 
 /** A session file and its `stat`. */
 export interface CatalogFile {
@@ -33,10 +33,15 @@ export const FIRST_ROWS = 24;
 const FIRST_ROW_BYTES = 64 * 1024;
 /** Reads in flight while the rest is brought up to date. */
 const CONCURRENCY = 8;
+/**
+ * Files with at most this many bytes to read are read synchronously, in slices of {@link SLICE_MS}:
+ * an asynchronous open, stat, read and close cost a small file several times the reading itself.
+ */
+const SYNC_READ_BYTES = 256 * 1024;
 /** Progress is reported at most this often (ms). */
 const REPORT_MS = 100;
 /** Format of the cache file (first line). */
-const CACHE_VERSION = "pi-context-session-catalog 1";
+const CACHE_VERSION = "pi-context-session-catalog 2";
 /** The cache is encoded in pieces of about this many characters, one piece per slice at most. */
 const SAVE_PIECE_CHARS = 64 * 1024;
 
@@ -90,7 +95,7 @@ export async function listSessionFiles(dirs: readonly string[]): Promise<Catalog
   return statFiles(names);
 }
 
-/** Sort order of every listing: most recently written first; ties by file name descending (pi's names start with the time). */
+/** The order files are read in: most recently written first; ties by file name descending (pi's names start with the time). Rows are shown in pi's order (`resumeOrder`). */
 export function newestFirst(a: { mtimeMs: number; file: string }, b: { mtimeMs: number; file: string }): number {
   if (b.mtimeMs !== a.mtimeMs) return b.mtimeMs - a.mtimeMs;
   const an = path.basename(a.file);
@@ -235,22 +240,8 @@ export class SessionCatalog {
       this.stats.hits++;
       return previous;
     }
-    const from = previous && previous.ino === stat.ino && previous.dev === stat.dev ? previous.scanned : 0;
     try {
-      const info = await sessionInfoOf(path_, previous, options);
-      if (info.scanned > 0 && from > 0 && info.scanned >= from && info.ino === previous?.ino) {
-        this.stats.incrementalReads++;
-        this.stats.bytesRead += info.scanned - from;
-      } else {
-        this.stats.fullReads++;
-        this.stats.bytesRead += info.scanned;
-      }
-      // a partial first read never replaces a complete (older) info: the full pass follows
-      if (info.complete || !previous?.complete) {
-        this.infos.set(path_, info);
-        this.dirty = true;
-      }
-      return info;
+      return this.record(path_, previous, await sessionInfoOf(path_, previous, options));
     } catch (error) {
       if ((error as Error).name === "AbortError") throw error;
       if (this.infos.delete(path_)) this.dirty = true;
@@ -258,10 +249,51 @@ export class SessionCatalog {
     }
   }
 
+  /** {@link info} of a file with its `stat`, read synchronously (a small file: {@link SYNC_READ_BYTES}). */
+  private infoSync(stat: CatalogFile): SessionInfo | undefined {
+    const previous = this.infos.get(stat.file);
+    if (isCurrent(previous, stat)) {
+      this.stats.hits++;
+      return previous;
+    }
+    try {
+      return this.record(stat.file, previous, storeOf(stat.file).infoSync!(stat.file, previous));
+    } catch {
+      if (this.infos.delete(stat.file)) this.dirty = true;
+      return undefined;
+    }
+  }
+
+  /** Bytes a read of `f` would take now (all of it, or what it grew by). */
+  private toRead(f: CatalogFile): number {
+    const previous = this.infos.get(f.file);
+    if (isCurrent(previous, f)) return 0;
+    return previous && previous.ino === f.ino && previous.dev === f.dev ? f.size - previous.scanned : f.size;
+  }
+
+  /** Count a read and keep its info. */
+  private record(file: string, previous: SessionInfo | undefined, info: SessionInfo): SessionInfo {
+    const from = previous && previous.ino === info.ino && previous.dev === info.dev ? previous.scanned : 0;
+    if (info.scanned > 0 && from > 0 && info.scanned >= from && info.ino === previous?.ino) {
+      this.stats.incrementalReads++;
+      this.stats.bytesRead += info.scanned - from;
+    } else {
+      this.stats.fullReads++;
+      this.stats.bytesRead += info.scanned;
+    }
+    // a partial first read never replaces a complete (older) info: the full pass follows
+    if (info.complete || !previous?.complete) {
+      this.infos.set(file, info);
+      this.dirty = true;
+    }
+    return info;
+  }
+
   /**
    * Bring the infos of `files` up to date, newest first: the {@link FIRST_ROWS} newest not in the
    * cache are read first (their beginnings), then the first progress report, then every file
-   * completely ({@link CONCURRENCY} at a time, progress at most every {@link REPORT_MS}).
+   * completely (small ones synchronously in slices of {@link SLICE_MS}, larger ones
+   * {@link CONCURRENCY} at a time; progress at most every {@link REPORT_MS}).
    * @returns the up-to-date infos of the files that could be read, newest first.
    * @throws AbortError when `signal` aborts.
    */
@@ -286,11 +318,18 @@ export class SessionCatalog {
     options.onProgress?.(snapshot(), false);
     let lastReport = performance.now();
     let next = 0;
+    let sliceStart = performance.now();
     const worker = async (): Promise<void> => {
       while (next < order.length) {
         options.signal?.throwIfAborted();
         const f = order[next++]!;
-        await this.info(f, options.signal ? { signal: options.signal } : {});
+        if (storeOf(f.file).infoSync && this.toRead(f) <= SYNC_READ_BYTES) {
+          this.infoSync(f);
+          if (performance.now() - sliceStart > SLICE_MS) {
+            await yieldNow();
+            sliceStart = performance.now();
+          }
+        } else await this.info(f, options.signal ? { signal: options.signal } : {});
         if (options.onProgress && performance.now() - lastReport > REPORT_MS) {
           lastReport = performance.now();
           options.onProgress(snapshot(), false);

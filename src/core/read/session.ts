@@ -18,6 +18,7 @@
  * `disk.ts`; this file keeps the index and its incremental state (torn final line, duplicate ids).
  */
 
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as diagnostic from "./diagnostics";
 import { ContentDigest, type PrefixDigest } from "./digest";
@@ -486,12 +487,13 @@ export class SessionFile {
       value = parseLine(buf, start, end);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.diagnostics.push(diagnostic.unparseableLine(line, byteLength, offset, reason, terminated));
+      const d = diagnostic.unparseableLine(line, byteLength, offset, reason, terminated);
+      this.diagnostics.push(terminated ? withLineHash(d, buf, start, end) : d);
       return;
     }
     // pi skips lines whose JSON is falsy (`null`, `0`, `false`, `""`).
     if (!value) {
-      this.diagnostics.push(diagnostic.notAnEntry(line, value, offset));
+      this.diagnostics.push(withLineHash(diagnostic.notAnEntry(line, value, offset), buf, start, end));
       return;
     }
     const parsedIndex = this.parsedCount++;
@@ -565,4 +567,13 @@ export class SessionFile {
     if (entry.type === "label") this.labelCache = undefined;
     this.childrenCache = undefined;
   }
+}
+
+/** A diagnostic of a skipped line with the line's length and SHA-256 (rare: only lines pi skips). */
+function withLineHash(d: Diagnostic, buf: Buffer, start: number, end: number): Diagnostic {
+  return {
+    ...d,
+    lineBytes: end - start,
+    lineSha256: createHash("sha256").update(buf.subarray(start, end)).digest("hex"),
+  };
 }

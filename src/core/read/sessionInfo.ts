@@ -2,23 +2,70 @@
  * What a session listing needs of one file — pi 1.6.0's `buildSessionInfo` (`core/session-manager.js`):
  * the header (`id`, `cwd`, `timestamp`, `parentSession`), the name (latest `session_info` in file
  * order, trimmed, empty clears), the first user message with text (string content or text blocks
- * joined with " "), the number of `message` entries — read incrementally: a file that only grew
+ * joined with " "), the number of `message` entries, the latest activity (pi's `lastActivityTime`:
+ * the largest time of a user or assistant message, its `timestamp` number, else the entry's time —
+ * what `/resume` sorts by, {@link sessionModifiedMs}) — read incrementally: a file that only grew
  * (same device + inode, same first bytes) is read from where the last read stopped.
  *
  * Fast: only the lines that matter are parsed. pi writes every entry with `type` first
  * (`{"type":"message",…`), so a line's type is read from its first bytes; header, `session_info`,
  * `model_change` lines and message lines until the first user message are parsed (`parseLine`),
  * other lines are only counted; a line longer than a chunk is skipped
- * with `indexOf`, never copied; a line that does not end in `}` (torn) is parsed to decide. Differences
- * from pi: a line that starts like an entry and ends in `}` but does not parse (a byte corrupted
- * inside) is still counted; a final line without `\n` (pi is writing it) is read next time.
+ * with `indexOf`, never copied; a line that does not end in `}` (torn) is parsed to decide. A user or
+ * assistant message's time is read without a parse when the line has pi's layout: the role from its
+ * beginning (`{"type":"message","id":…,"parentId":…,"timestamp":…,"message":{"role":"user","content":`),
+ * the message's `timestamp` number from its end (`,"timestamp":N` followed only by plain key/value
+ * pairs and `}}`); any other layout is parsed. Differences from pi: a line that starts like an entry
+ * and ends in `}` but does not parse (a byte corrupted inside) is still counted; an entry with keys
+ * after `message` whose last one holds an object ending in a `timestamp` is read as pi never writes
+ * it; a final line without `\n` (pi is writing it) is read next time.
  */
 
 import * as fs from "node:fs";
-import { openRegular } from "./disk";
+import * as path from "node:path";
+import { openRegular, openRegularSync, readFullySync } from "./disk";
 import { ownCopy } from "./entries";
 import { parseLine } from "./lines";
 import { FIRST_MESSAGE_KEEP_CHARS } from "../rules/sessionLabel";
+
+/**
+ * pi's `SessionInfo.modified` of a listing (ms), what `/resume` sorts by (newest first): the latest
+ * activity when it is after 1970, else the header time when it is a date, else the file's mtime
+ * (pi's `stats.mtime`, whole ms). NaN where pi's date is invalid (an activity time past year 275760).
+ */
+export function sessionModifiedMs(info: Pick<SessionInfo, "lastActivity" | "created" | "mtimeMs">): number {
+  if (info.lastActivity !== undefined && info.lastActivity > 0) return new Date(info.lastActivity).getTime();
+  const header = info.created !== undefined ? new Date(info.created).getTime() : NaN;
+  return Number.isNaN(header) ? Math.round(info.mtimeMs) : header;
+}
+
+/** Which listing of pi's a {@link resumeOrder} mirrors: one folder (`SessionManager.list`) or every folder (`listAll`). */
+export type ListingScope = "folder" | "all";
+
+/**
+ * pi's `/resume` order (newest first) of a listing, a new array: pi sorts by
+ * {@link sessionModifiedMs} with a stable sort, so equal times keep the order it read the files
+ * in — `SessionManager.list`: file names descending (`localeCompare`); `listAll`: mtime, newest
+ * first, then the file name descending. Invalid times (NaN) get pi's exact result: the same
+ * comparison on the same starting order.
+ */
+export function resumeOrder<T extends Pick<SessionInfo, "file" | "lastActivity" | "created" | "mtimeMs">>(
+  infos: readonly T[],
+  scope: ListingScope = "folder",
+): T[] {
+  const keyed = infos.map((info) => ({ info, modified: sessionModifiedMs(info), name: path.basename(info.file) }));
+  type Keyed = (typeof keyed)[number];
+  const readOrder =
+    scope === "all"
+      ? (a: Keyed, b: Keyed) => b.info.mtimeMs - a.info.mtimeMs || b.name.localeCompare(a.name)
+      : (a: Keyed, b: Keyed) => b.name.localeCompare(a.name);
+  if (keyed.some((k) => Number.isNaN(k.modified))) {
+    // pi's comparison is no order with NaN in it: reproduce its steps, not its intent
+    keyed.sort(readOrder);
+    keyed.sort((a, b) => b.modified - a.modified);
+  } else keyed.sort((a, b) => b.modified - a.modified || readOrder(a, b));
+  return keyed.map((k) => k.info);
+}
 
 /** One file's listing facts. Plain JSON (it is what the listing cache stores). */
 export interface SessionInfo {
@@ -42,6 +89,12 @@ export interface SessionInfo {
   firstMessage?: string;
   /** `message` entries (pi's `messageCount`). */
   messageCount: number;
+  /**
+   * pi's `lastActivityTime` (ms): the largest activity time of the user and assistant messages with
+   * `content` (the message's `timestamp` number, else the entry's `timestamp` as a date); undefined:
+   * none. A time beyond any number is kept as `Number.MAX_VALUE` (both are no date for pi).
+   */
+  lastActivity?: number;
   /** Entries after the header (lines that are entries). */
   entryCount: number;
   /** `provider/modelId` of `model_change` entries, first seen first (at most 8). */
@@ -60,6 +113,10 @@ const CHUNK_BYTES = 1024 * 1024;
 const PARSE_LIMIT_BYTES = 64 * 1024 * 1024;
 const HEAD_BYTES = 64;
 const MAX_MODELS = 8;
+/** Bytes of a line's beginning that decide its type (and a message's role: {@link messageDecision}). */
+const DECIDE_BYTES = 256;
+/** Bytes kept of the end of a message line that spans reads, to read its time ({@link tailActivity}). */
+const TAIL_KEEP_BYTES = 4096;
 
 const TYPE_PREFIX = Buffer.from('{"type":"');
 
@@ -104,6 +161,42 @@ export function isCurrent(
 }
 
 /**
+ * Where a read of `file` starts: `done` when `previous` still describes it (or it is a file that
+ * never becomes a session by growing), else the info to bring up to date from its `scanned`.
+ */
+function startInfo(
+  file: string,
+  stat: fs.Stats,
+  head: string,
+  previous: SessionInfo | undefined,
+): { done: SessionInfo } | { info: SessionInfo } {
+  if (isCurrent(previous, stat)) return { done: previous! };
+  if (previous?.state === "not-session" && previous.ino === stat.ino && head.startsWith(previous.head))
+    // a file whose first line is not a header never becomes a session by growing
+    return { done: { ...previous, size: stat.size, mtimeMs: stat.mtimeMs, head, complete: true } };
+  if (
+    previous &&
+    previous.dev === stat.dev &&
+    previous.ino === stat.ino &&
+    previous.size <= stat.size &&
+    previous.scanned <= stat.size &&
+    head.startsWith(previous.head) &&
+    previous.state !== "not-session"
+  )
+    return {
+      info: {
+        ...previous,
+        models: [...previous.models],
+        size: stat.size,
+        mtimeMs: stat.mtimeMs,
+        head,
+        complete: false,
+      },
+    };
+  return { info: emptyInfo(file, stat, head) };
+}
+
+/**
  * Read (or bring up to date) a file's {@link SessionInfo}. With a `previous` info of the same file
  * identity whose first bytes are unchanged and whose size is not larger than now, only the bytes
  * after `previous.scanned` are read. Never throws for file contents; throws the `fs` error when the
@@ -120,62 +213,110 @@ export async function readSessionInfo(
   try {
     const headBuf = Buffer.alloc(Math.min(HEAD_BYTES, stat.size));
     if (headBuf.length > 0) await handle.read(headBuf, 0, headBuf.length, 0);
-    const head = headBuf.toString("hex");
-    if (isCurrent(previous, stat)) return previous!;
-    let info: SessionInfo;
-    if (
-      previous &&
-      previous.dev === stat.dev &&
-      previous.ino === stat.ino &&
-      previous.size <= stat.size &&
-      previous.scanned <= stat.size &&
-      head.startsWith(previous.head) &&
-      previous.state !== "not-session"
-    ) {
-      info = {
-        ...previous,
-        models: [...previous.models],
-        size: stat.size,
-        mtimeMs: stat.mtimeMs,
-        head,
-        complete: false,
-      };
-    } else {
-      info = emptyInfo(file, stat, head);
-    }
-    if (previous?.state === "not-session" && previous.ino === stat.ino && head.startsWith(previous.head)) {
-      // a file whose first line is not a header never becomes a session by growing
-      return { ...previous, size: stat.size, mtimeMs: stat.mtimeMs, head, complete: true };
-    }
-    await readFrom(handle, info, stat.size, options);
+    const start = startInfo(file, stat, headBuf.toString("hex"), previous);
+    if ("done" in start) return start.done;
+    const { info } = start;
+    const limit = limitOf(info, stat.size, options);
+    await withBuffer(info, limit, options, async (buf) => {
+      const scanner = new LineScanner(info);
+      for (let position = info.scanned; position < limit && info.state !== "not-session";) {
+        options.signal?.throwIfAborted();
+        const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, limit - position), position);
+        if (bytesRead === 0) break;
+        scanner.chunk(buf, bytesRead, position);
+        position += bytesRead;
+      }
+      for (const [from, to] of scanner.rereads) {
+        if (to - from > PARSE_LIMIT_BYTES) continue;
+        const line = Buffer.allocUnsafe(to - from);
+        const { bytesRead } = await handle.read(line, 0, line.length, from).catch(() => ({ bytesRead: -1 }));
+        if (bytesRead === line.length) noteLineActivity(info, line);
+      }
+    });
+    info.complete = info.state === "not-session" || options.maxBytes === undefined || info.scanned >= stat.size;
     return info;
   } finally {
     await handle.close().catch(() => undefined);
   }
 }
 
-/** Bytes of a line's beginning that decide its type. */
-const DECIDE_BYTES = 128;
+/**
+ * {@link readSessionInfo}, synchronously: for small files, where the four asynchronous steps of a
+ * read (open, stat, read, close) cost several times the work itself. Same results, same errors.
+ */
+export function readSessionInfoSync(
+  file: string,
+  previous?: SessionInfo,
+  options: Pick<ReadInfoOptions, "maxBytes"> = {},
+): SessionInfo {
+  const { fd, stat } = openRegularSync(file);
+  try {
+    // a file read from its start takes its first bytes from its first read (one read less per file)
+    const fresh = !previous || previous.ino !== stat.ino || previous.dev !== stat.dev;
+    let head = "";
+    if (!fresh) {
+      const headBuf = Buffer.alloc(Math.min(HEAD_BYTES, stat.size));
+      if (headBuf.length > 0) readFullySync(fd, headBuf, 0);
+      head = headBuf.toString("hex");
+    }
+    const start = fresh ? { info: emptyInfo(file, stat, "") } : startInfo(file, stat, head, previous);
+    if ("done" in start) return start.done;
+    const { info } = start;
+    const limit = limitOf(info, stat.size, options);
+    withBuffer(info, limit, options, (buf) => {
+      const scanner = new LineScanner(info);
+      for (let position = info.scanned; position < limit && info.state !== "not-session";) {
+        const bytesRead = fs.readSync(fd, buf, 0, Math.min(buf.length, limit - position), position);
+        if (bytesRead === 0) break;
+        // the first bytes as the file has them (a read may stop before HEAD_BYTES only at its end)
+        if (position === 0) info.head = buf.toString("hex", 0, Math.min(HEAD_BYTES, bytesRead));
+        scanner.chunk(buf, bytesRead, position);
+        position += bytesRead;
+      }
+      for (const [from, to] of scanner.rereads) {
+        if (to - from > PARSE_LIMIT_BYTES) continue;
+        const line = Buffer.allocUnsafe(to - from);
+        if (readFullySync(fd, line, from) === line.length) noteLineActivity(info, line);
+      }
+    });
+    info.complete = info.state === "not-session" || options.maxBytes === undefined || info.scanned >= stat.size;
+    return info;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
-/** Read complete lines from `info.scanned` up to `size` (or `maxBytes`), updating `info`. */
-async function readFrom(
-  handle: fs.promises.FileHandle,
+/** Where a read of `info` stops: the file's size, or `maxBytes` after where it starts. */
+function limitOf(info: SessionInfo, size: number, options: Pick<ReadInfoOptions, "maxBytes">): number {
+  return options.maxBytes !== undefined ? Math.min(size, info.scanned + options.maxBytes) : size;
+}
+
+/**
+ * Run `read` with a read buffer: a first row's beginning (`maxBytes`) gets one of its own size —
+ * two dozen new megabyte buffers cost a cold listing ≈ 60 ms of page faults —, whole reads use the
+ * pool, whatever the file's size (a listing reads thousands of files).
+ */
+function withBuffer<T>(
   info: SessionInfo,
-  size: number,
-  options: ReadInfoOptions,
-): Promise<void> {
-  const limit = options.maxBytes !== undefined ? Math.min(size, info.scanned + options.maxBytes) : size;
-  // a first row's beginning (`maxBytes`) gets a buffer of its own size: two dozen new megabyte
-  // buffers cost a cold listing ≈ 60 ms of page faults. Whole reads keep using the pool, whatever
-  // the file's size (a listing reads thousands of files)
+  limit: number,
+  options: Pick<ReadInfoOptions, "maxBytes">,
+  read: (buf: Buffer) => T,
+): T {
   const small = options.maxBytes !== undefined && limit - info.scanned < CHUNK_BYTES;
   const buf = small ? Buffer.allocUnsafe(Math.max(1, limit - info.scanned)) : takeBuffer();
-  try {
-    await readChunks(handle, info, size, limit, buf, options);
-  } finally {
+  const free = (): void => {
     if (!small) freeBuffers.push(buf);
+  };
+  let result: T;
+  try {
+    result = read(buf);
+  } catch (error) {
+    free();
+    throw error;
   }
-  info.complete = info.state === "not-session" || options.maxBytes === undefined || info.scanned >= size;
+  if (result instanceof Promise) return result.finally(free) as T;
+  free();
+  return result;
 }
 
 /** Read buffers kept for reuse (a listing reads thousands of files: no megabyte of garbage per file). */
@@ -185,52 +326,40 @@ function takeBuffer(): Buffer {
   return freeBuffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
 }
 
-async function readChunks(
-  handle: fs.promises.FileHandle,
-  info: SessionInfo,
-  size: number,
-  limit: number,
-  buf: Buffer,
-  options: ReadInfoOptions,
-): Promise<void> {
-  let position = info.scanned;
+/** The last {@link TAIL_KEEP_BYTES} of `kept` followed by `piece` (a copy: the read buffer is reused). */
+function keepTail(kept: Buffer | undefined, piece: Buffer): Buffer {
+  if (piece.length >= TAIL_KEEP_BYTES) return Buffer.from(piece.subarray(piece.length - TAIL_KEEP_BYTES));
+  const joined = kept ? Buffer.concat([kept, piece]) : Buffer.from(piece);
+  return joined.length > TAIL_KEEP_BYTES ? joined.subarray(joined.length - TAIL_KEEP_BYTES) : joined;
+}
+
+/**
+ * The complete lines of consecutive chunks of a file, into an info: each line decided
+ * ({@link decide}) and consumed; a line that spans chunks is kept only as far as its decision
+ * needs. `rereads`: message lines (file ranges) whose time needs the whole line again (a spanning
+ * line whose end is not pi's layout) — read by the caller after the chunks.
+ */
+class LineScanner {
+  readonly rereads: [number, number][] = [];
   // a line that started in an earlier chunk: its kept bytes, and (once known) what to do with it
-  let carry: Buffer[] = [];
-  let carryBytes = 0;
-  let carryDecision: LineDecision | undefined;
-  while (position < limit && info.state !== "not-session") {
-    options.signal?.throwIfAborted();
-    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, limit - position), position);
-    if (bytesRead === 0) break;
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
+  private carryDecision: LineDecision | undefined;
+  // where that line starts in the file, and (a message whose time is at its end) its last bytes so far
+  private carryStart = 0;
+  private carryTail: Buffer | undefined;
+
+  constructor(private readonly info: SessionInfo) {}
+
+  /** The lines of `buf[0, bytesRead)`, the file's bytes at `position`; updates `info.scanned`. */
+  chunk(buf: Buffer, bytesRead: number, position: number): void {
+    const info = this.info;
     let start = 0;
     for (;;) {
       const nl = buf.indexOf(0x0a, start);
       const end = nl < 0 || nl >= bytesRead ? bytesRead : nl;
-      if (carryBytes > 0 || carryDecision !== undefined || end === bytesRead) {
-        // (part of) a line that spans reads
-        if (carryDecision === undefined && carryBytes === 0 && end - start >= DECIDE_BYTES)
-          // its beginning is here: decide now, and keep its bytes only when it is to be parsed
-          // (a long tool output or a hole of zeros is counted or skipped without a copy)
-          carryDecision = decide(info, buf, start, start + DECIDE_BYTES, false);
-        if (carryDecision === undefined || carryDecision === "parse") {
-          if (carryBytes + (end - start) <= PARSE_LIMIT_BYTES) {
-            carry.push(end === bytesRead ? Buffer.from(buf.subarray(start, end)) : buf.subarray(start, end));
-            carryBytes += end - start;
-          } else carryDecision = "count"; // too long to parse: counted by its beginning only
-        }
-        if (carryDecision === undefined && carryBytes >= DECIDE_BYTES) {
-          const prefix = Buffer.concat(carry).subarray(0, DECIDE_BYTES);
-          carryDecision = decide(info, prefix, 0, prefix.length, false);
-          if (carryDecision !== "parse") carry = [];
-        }
-        if (end === bytesRead) break; // goes on in the next read
-        const whole = carry.length === 1 ? carry[0]! : Buffer.concat(carry);
-        let decision = carryDecision ?? decide(info, whole, 0, whole.length, true);
-        if (decision !== "parse" && decision !== "skip" && endsWithBrace(buf, start, end) === false) decision = "skip";
-        consume(info, whole, 0, whole.length, decision);
-        carry = [];
-        carryBytes = 0;
-        carryDecision = undefined;
+      if (this.carryBytes > 0 || this.carryDecision !== undefined || end === bytesRead) {
+        if (!this.spanning(buf, start, end, bytesRead, position)) break; // goes on in the next read
       } else {
         let decision = decide(info, buf, start, end, true);
         if (typeof decision === "object" && !endsWithBrace(buf, start, end)) decision = "parse"; // torn: the parse tells
@@ -240,7 +369,49 @@ async function readChunks(
       start = end + 1;
       if ((info.state as SessionInfo["state"]) === "not-session") break;
     }
-    position += bytesRead;
+  }
+
+  /** (Part of) a line that spans reads, `buf[start, end)`; false while it goes on in the next read. */
+  private spanning(buf: Buffer, start: number, end: number, bytesRead: number, position: number): boolean {
+    const info = this.info;
+    if (this.carryBytes === 0 && this.carryDecision === undefined) {
+      this.carryStart = position + start;
+      this.carryTail = undefined;
+    }
+    if (this.carryDecision === undefined && this.carryBytes === 0 && end - start >= DECIDE_BYTES)
+      // its beginning is here: decide now, and keep its bytes only when it is to be parsed
+      // (a long tool output or a hole of zeros is counted or skipped without a copy)
+      this.carryDecision = decide(info, buf, start, start + DECIDE_BYTES, false);
+    if (this.carryDecision === undefined || this.carryDecision === "parse") {
+      if (this.carryBytes + (end - start) <= PARSE_LIMIT_BYTES) {
+        this.carry.push(end === bytesRead ? Buffer.from(buf.subarray(start, end)) : buf.subarray(start, end));
+        this.carryBytes += end - start;
+      } else this.carryDecision = "count"; // too long to parse: counted by its beginning only
+    } else if (readsTail(this.carryDecision)) this.carryTail = keepTail(this.carryTail, buf.subarray(start, end));
+    if (this.carryDecision === undefined && this.carryBytes >= DECIDE_BYTES) {
+      const all = Buffer.concat(this.carry);
+      this.carryDecision = decide(info, all, 0, DECIDE_BYTES, false);
+      if (this.carryDecision !== "parse") {
+        if (readsTail(this.carryDecision)) this.carryTail = keepTail(undefined, all);
+        this.carry = [];
+      }
+    }
+    if (end === bytesRead) return false;
+    const whole = this.carry.length === 1 ? this.carry[0]! : Buffer.concat(this.carry);
+    let decision = this.carryDecision ?? decide(info, whole, 0, whole.length, true);
+    if (decision !== "parse" && decision !== "skip" && endsWithBrace(buf, start, end) === false) decision = "skip";
+    if (readsTail(decision) && this.carryTail) {
+      // the line's end is in `carryTail`; the whole line is read again only when its end is not pi's layout
+      consume(info, whole, 0, 0, { type: "message" });
+      const time = tailActivity(this.carryTail, 0, this.carryTail.length);
+      if (time !== undefined) noteActivity(info, time);
+      else this.rereads.push([this.carryStart, position + end]);
+    } else consume(info, whole, 0, whole.length, decision);
+    this.carry = [];
+    this.carryBytes = 0;
+    this.carryDecision = undefined;
+    this.carryTail = undefined;
+    return true;
   }
 }
 
@@ -256,10 +427,15 @@ function endsWithBrace(buf: Buffer, start: number, end: number): boolean | undef
 
 /**
  * What to do with a line: `parse` it (header, names, models, messages until the first user
- * message), `count` it as an entry of the type read from its first bytes, or `skip` it (blank,
- * not an object). `whole`: the bytes are the whole line (else its beginning).
+ * message, a message not in pi's layout), `count` it as an entry of the type read from its first
+ * bytes — `time: "tail"`: a user or assistant message whose time is read from its end — or `skip`
+ * it (blank, not an object). `whole`: the bytes are the whole line (else its beginning).
  */
-type LineDecision = "parse" | "count" | "skip" | { type: string };
+type LineDecision = "parse" | "count" | "skip" | { type: string; time?: "tail" };
+
+function readsTail(decision: LineDecision | undefined): boolean {
+  return typeof decision === "object" && decision.time === "tail";
+}
 
 function decide(info: SessionInfo, buf: Buffer, start: number, end: number, whole: boolean): LineDecision {
   let i = start;
@@ -268,19 +444,193 @@ function decide(info: SessionInfo, buf: Buffer, start: number, end: number, whol
   if (i >= end) return whole ? "skip" : "parse"; // blank so far: kept until it ends
   if (info.state === "incomplete") return "parse"; // the first parsed line decides whether this is a session
   if (buf[i] !== 0x7b) return "skip"; // not an object: not an entry for pi
-  if (
-    end - i > TYPE_PREFIX.length &&
-    buf.compare(TYPE_PREFIX, 0, TYPE_PREFIX.length, i, i + TYPE_PREFIX.length) === 0
-  ) {
-    const q = buf.indexOf(0x22, i + TYPE_PREFIX.length);
+  const t = literal(buf, i, end, TYPE_PREFIX);
+  if (t >= 0) {
+    // most lines are messages: known without a string
+    if (literal(buf, t, end, MESSAGE_TYPE) >= 0)
+      return info.firstMessage === undefined ? "parse" : messageDecision(buf, t + MESSAGE_TYPE.length, end);
+    const q = buf.indexOf(0x22, t);
     if (q > 0 && q < end && q - i < 64) {
-      const type = buf.toString("latin1", i + TYPE_PREFIX.length, q);
+      const type = buf.toString("latin1", t, q);
       if (type === "session_info" || type === "model_change" || type === "session") return "parse";
-      if (type === "message" && info.firstMessage === undefined) return "parse";
+      if (type === "message") return info.firstMessage === undefined ? "parse" : messageDecision(buf, q + 1, end);
       return { type };
     }
   }
   return "parse"; // another key order: the parse tells
+}
+
+const MESSAGE_TYPE = Buffer.from('message"');
+const ID_KEY = Buffer.from(',"id":"');
+const PARENT_KEY = Buffer.from(',"parentId":');
+const NULL = Buffer.from("null");
+const QUOTE = Buffer.from('"');
+const ENTRY_TIME_KEY = Buffer.from(',"timestamp":"');
+const ROLE_KEY = Buffer.from(',"message":{"role":"');
+const CONTENT_KEY = Buffer.from(',"content":');
+
+/** The index after `literal` at `j` (−1: not there). */
+function literal(buf: Buffer, j: number, end: number, lit: Buffer): number {
+  const n = lit.length;
+  if (j < 0 || end - j < n) return -1;
+  // a byte loop: these literals are short, and a `Buffer.compare` call costs more than the loop
+  for (let k = 0; k < n; k++) if (buf[j + k] !== lit[k]) return -1;
+  return j + n;
+}
+
+/** The index after the closing quote of a string without escapes whose text starts at `j` (−1: none within 128 bytes). */
+function plainString(buf: Buffer, j: number, end: number): number {
+  if (j < 0) return -1;
+  for (let k = j; k < end && k < j + 128; k++) {
+    const c = buf[k];
+    if (c === 0x22) return k + 1;
+    if (c === 0x5c) return -1;
+  }
+  return -1;
+}
+
+/**
+ * A message line after its `{"type":"message"`, in pi's layout (`,"id":…,"parentId":…,"timestamp":…,
+ * "message":{"role":"…"`): another role is only counted, a user or assistant message with
+ * `content` next is counted and its time read from its end; anything else is parsed.
+ */
+function messageDecision(buf: Buffer, j: number, end: number): LineDecision {
+  j = plainString(buf, literal(buf, j, end, ID_KEY), end);
+  j = literal(buf, j, end, PARENT_KEY);
+  const nul = literal(buf, j, end, NULL);
+  j = nul >= 0 ? nul : plainString(buf, literal(buf, j, end, QUOTE), end);
+  j = literal(buf, j, end, ENTRY_TIME_KEY);
+  j = literal(buf, plainString(buf, j, end), end, ROLE_KEY);
+  const roleEnd = plainString(buf, j, end);
+  if (roleEnd < 0) return "parse";
+  if (literal(buf, j, end, USER_ROLE) !== roleEnd && literal(buf, j, end, ASSISTANT_ROLE) !== roleEnd) return MESSAGE;
+  return literal(buf, roleEnd, end, CONTENT_KEY) >= 0 ? MESSAGE_TIMED : "parse";
+}
+
+const USER_ROLE = Buffer.from('user"');
+const ASSISTANT_ROLE = Buffer.from('assistant"');
+/** The decisions of most lines, shared (one object per line would be garbage). */
+const MESSAGE: LineDecision = { type: "message" };
+const MESSAGE_TIMED: LineDecision = { type: "message", time: "tail" };
+
+const MESSAGE_TIME_KEY = Buffer.from(',"timestamp":');
+
+/**
+ * A pi message line's `message.timestamp` number, read from its end: the last `,"timestamp":N`,
+ * followed only by plain pairs (`,"key":` + a string, number, `true`, `false` or `null`) and the
+ * `}}` that close the message and the entry. Undefined when the end has another shape (the line is
+ * parsed instead). A quote right after `,` is never inside a JSON string (it would be escaped), so
+ * the match is a key.
+ */
+function tailActivity(buf: Buffer, start: number, end: number): number | undefined {
+  let e = end;
+  while (e > start && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09 || buf[e - 1] === 0x0d)) e--;
+  const close = e - 2;
+  if (close - start < MESSAGE_TIME_KEY.length + 1 || buf[close] !== 0x7d || buf[close + 1] !== 0x7d) return undefined;
+  const k = buf.lastIndexOf(MESSAGE_TIME_KEY, close - MESSAGE_TIME_KEY.length - 1);
+  if (k < start) return undefined;
+  const from = k + MESSAGE_TIME_KEY.length;
+  let j = numberEnd(buf, from, close);
+  if (j < 0) return undefined;
+  const time = numberAt(buf, from, j);
+  while (j < close) {
+    if (buf[j] !== 0x2c || buf[j + 1] !== 0x22) return undefined;
+    j = stringEnd(buf, j + 2, close);
+    if (j < 0 || buf[j] !== 0x3a) return undefined;
+    j = scalarEnd(buf, j + 1, close);
+    if (j < 0) return undefined;
+  }
+  return j === close ? time : undefined;
+}
+
+/** The JSON number `buf[from, to)` (digits only, up to 15 of them, without a string). */
+function numberAt(buf: Buffer, from: number, to: number): number {
+  if (to - from > 15) return Number(buf.toString("latin1", from, to));
+  let n = 0;
+  for (let k = from; k < to; k++) {
+    const c = buf[k]!;
+    if (c < 0x30 || c > 0x39) return Number(buf.toString("latin1", from, to));
+    n = n * 10 + (c - 0x30);
+  }
+  return n;
+}
+
+/** The index after a JSON number starting at `j` (−1: none). */
+function numberEnd(buf: Buffer, j: number, end: number): number {
+  const digits = (k: number): number => {
+    const from = k;
+    while (k < end && buf[k]! >= 0x30 && buf[k]! <= 0x39) k++;
+    return k > from ? k : -1;
+  };
+  if (buf[j] === 0x2d) j++;
+  if (buf[j] === 0x30) j++;
+  else if ((j = digits(j)) < 0) return -1;
+  if (buf[j] === 0x2e && (j = digits(j + 1)) < 0) return -1;
+  if (buf[j] === 0x65 || buf[j] === 0x45) {
+    j++;
+    if (buf[j] === 0x2b || buf[j] === 0x2d) j++;
+    if ((j = digits(j)) < 0) return -1;
+  }
+  return j;
+}
+
+/** The index after the closing quote of a JSON string whose text starts at `j` (−1: not closed before `end`). */
+function stringEnd(buf: Buffer, j: number, end: number): number {
+  for (; j < end; j++) {
+    const c = buf[j];
+    if (c === 0x5c) j++;
+    else if (c === 0x22) return j + 1;
+  }
+  return -1;
+}
+
+const TRUE = Buffer.from("true");
+const FALSE = Buffer.from("false");
+
+/** The index after a string, number, `true`, `false` or `null` at `j` (−1: none). */
+function scalarEnd(buf: Buffer, j: number, end: number): number {
+  const c = buf[j];
+  if (c === 0x22) return stringEnd(buf, j + 1, end);
+  if (c === 0x74) return literal(buf, j, end, TRUE);
+  if (c === 0x66) return literal(buf, j, end, FALSE);
+  if (c === 0x6e) return literal(buf, j, end, NULL);
+  return numberEnd(buf, j, end);
+}
+
+/** {@link noteActivity} of a whole message line read again (nothing when it does not parse). */
+function noteLineActivity(info: SessionInfo, line: Buffer): void {
+  const time = lineActivityNow(line, 0, line.length);
+  if (time !== undefined) noteActivity(info, time);
+}
+
+/**
+ * pi's `getMessageActivityTime` of a parsed `message` entry: a user or assistant message with
+ * `content` — its `timestamp` number, else the entry's `timestamp` as a date; undefined otherwise.
+ * (pi's listing drops a whole file whose message is `null` or a string; we only skip the entry.)
+ */
+function messageActivity(entry: Record<string, unknown>): number | undefined {
+  const m = entry.message as Record<string, unknown> | null | undefined;
+  if (!m || typeof m !== "object" || typeof m.role !== "string" || !("content" in m)) return undefined;
+  if (m.role !== "user" && m.role !== "assistant") return undefined;
+  if (typeof m.timestamp === "number") return m.timestamp;
+  const t = new Date(entry.timestamp as string).getTime();
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** {@link messageActivity} of the line at `buf[start, end)` (undefined: it does not parse). */
+function lineActivityNow(buf: Buffer, start: number, end: number): number | undefined {
+  try {
+    const value = parseLine(buf, start, end);
+    return value && typeof value === "object" ? messageActivity(value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** pi's `lastActivityTime = Math.max(lastActivityTime ?? 0, time)` (∞ kept as the largest number: JSON has no ∞). */
+function noteActivity(info: SessionInfo, time: number): void {
+  const next = Math.max(info.lastActivity ?? 0, time);
+  info.lastActivity = next === Infinity ? Number.MAX_VALUE : next;
 }
 
 function consume(info: SessionInfo, buf: Buffer, start: number, end: number, decision: LineDecision): void {
@@ -292,6 +642,10 @@ function consume(info: SessionInfo, buf: Buffer, start: number, end: number, dec
   if (typeof decision === "object") {
     info.entryCount++;
     if (decision.type === "message") info.messageCount++;
+    if (decision.time === "tail" && end > start) {
+      const time = tailActivity(buf, start, end) ?? lineActivityNow(buf, start, end);
+      if (time !== undefined) noteActivity(info, time);
+    }
     return;
   }
   let value: unknown;
@@ -329,6 +683,8 @@ function consume(info: SessionInfo, buf: Buffer, start: number, end: number, dec
     if (!info.models.includes(id) && info.models.length < MAX_MODELS) info.models.push(id);
   } else if (v.type === "message") {
     info.messageCount++;
+    const time = messageActivity(v);
+    if (time !== undefined) noteActivity(info, time);
     const m = v.message as Record<string, unknown> | undefined;
     if (info.firstMessage === undefined && m && typeof m === "object" && m.role === "user" && "content" in m) {
       const text = textOf(m.content);

@@ -12,7 +12,7 @@
  */
 
 import { SessionFile, type OpenOptions } from "./session";
-import { readSessionInfo, type SessionInfo, type ReadInfoOptions } from "./sessionInfo";
+import { readSessionInfo, readSessionInfoSync, type SessionInfo, type ReadInfoOptions } from "./sessionInfo";
 
 /** One kind of session storage. */
 export interface SessionStore {
@@ -30,6 +30,8 @@ export interface SessionStore {
   open(location: string, options?: OpenOptions): Promise<SessionFile>;
   /** pi's listing facts of one session (`buildSessionInfo`), incrementally from `previous` where the store can. */
   info(location: string, previous?: SessionInfo, options?: ReadInfoOptions): Promise<SessionInfo>;
+  /** {@link info} read synchronously (small sessions in the listing); absent when the store cannot. */
+  infoSync?(location: string, previous?: SessionInfo): SessionInfo;
 }
 
 /** pi 1.6.0's own store: one `.jsonl` file per session, appended line by line. */
@@ -39,6 +41,7 @@ export const JSONL_STORE: SessionStore = {
   handles: () => true,
   open: (location, options) => SessionFile.open(location, options),
   info: (location, previous, options) => readSessionInfo(location, previous, options),
+  infoSync: (location, previous) => readSessionInfoSync(location, previous),
 };
 
 /** The stores asked in order; the JSONL store (which takes any path) last. */

@@ -1186,6 +1186,53 @@ export async function sessionInfos(request) {
   }));
 }
 
+/**
+ * pi's `/resume` list as its TUI shows it: `SessionSelectorComponent` (threaded, its default sort)
+ * over `SessionManager.list(cwd, dir)` (`scope: "current"`, default) or, after pi's scope toggle,
+ * `SessionManager.listAll()` of the default sessions folder of `agentDir` (`scope: "all"`), read
+ * from the component's list once loaded: `{path, depth, modified, label}` rows in display order
+ * (`label`: pi's `name ?? firstMessage`). `{type: "resumeList", cwd, dir, scope?, agentDir?}`; the
+ * files are only read.
+ */
+export async function resumeList(request) {
+  if (typeof request.dir !== "string" || typeof request.cwd !== "string")
+    throw new Error("resumeList needs cwd and dir");
+  if (request.scope === "all" && typeof request.agentDir !== "string") throw new Error("resumeList all needs agentDir");
+  const { SessionSelectorComponent } = await import(piUrl("modes/interactive/components/session-selector.js"));
+  const dir = resolve(request.dir);
+  const all = request.scope === "all";
+  let loaded;
+  const done = new Promise((r) => (loaded = r));
+  const watch = (promise) => {
+    promise.then(loaded, loaded);
+    return promise;
+  };
+  const current = (onProgress, signal) => watch(pi.SessionManager.list(request.cwd, dir, onProgress, signal));
+  const every = (onProgress, signal) => watch(pi.SessionManager.listAll(onProgress, signal));
+  const noop = () => {};
+  const selector = new SessionSelectorComponent(current, every, noop, noop, noop, noop, {}, undefined);
+  await done;
+  if (all) {
+    // pi's scope toggle (Tab) loads listAll of the default sessions folder into the same list
+    const again = new Promise((r) => (loaded = r));
+    const before = process.env.PI_CODING_AGENT_DIR;
+    process.env.PI_CODING_AGENT_DIR = resolve(request.agentDir);
+    try {
+      selector.toggleScope();
+      await again;
+    } finally {
+      process.env.PI_CODING_AGENT_DIR = before;
+    }
+  }
+  await new Promise((r) => setImmediate(r));
+  return selector.sessionList.filteredSessions.map((node) => ({
+    path: node.session.path,
+    depth: node.depth,
+    modified: node.session.modified.getTime(),
+    label: node.session.name ?? node.session.firstMessage,
+  }));
+}
+
 export async function sessionListing(request) {
   if (typeof request.agentDir !== "string") throw new Error("listing needs agentDir");
   const source = resolve(request.agentDir);
@@ -1437,6 +1484,7 @@ export async function handleRequest(request) {
   const type = request.type ?? "oracle";
   if (type === "listing") return sessionListing(request);
   if (type === "sessionInfos") return sessionInfos(request);
+  if (type === "resumeList") return resumeList(request);
   if (type === "catalog") return modelCatalog(request);
   if (type === "cost") return costOf(request);
   if (type === "classify") return classifyAnswers(request);

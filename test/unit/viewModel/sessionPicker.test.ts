@@ -5,12 +5,13 @@ import { strict as assert } from "node:assert";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { newestFirst } from "../../../src/core/read/catalog";
-import type { SessionInfo } from "../../../src/core/read/sessionInfo";
+import { resumeOrder, sessionModifiedMs, type SessionInfo } from "../../../src/core/read/sessionInfo";
 import { DATE_TIME_OPTIONS, formatDateTime } from "../../../src/shared/format";
 import { iconLabelText } from "../../../src/shared/untrusted";
+import type { SessionAccess } from "../../../src/core/access/access";
 import {
   familyRows,
+  liveMarkText,
   PICKER_FIRST_ROWS,
   pickRowDetail,
   PLAIN_DETAIL as PLAIN,
@@ -34,7 +35,11 @@ const info = (file: string, mtimeMs: number, parentSession?: string): SessionInf
   ...(parentSession !== undefined ? { parentSession } : {}),
 });
 
-/** The rule as first written (recursive, paths resolved on every comparison): the reference. */
+/**
+ * pi's rule as it reads (`buildSessionTree`, recursive, paths resolved on every comparison): the
+ * reference. Siblings by the latest activity of their subtree; equal ones keep pi's listing order
+ * (its own time, then the file name descending).
+ */
 function referenceFamilyRows(infos: readonly SessionInfo[]): FamilyRow[] {
   const key = (p: string): string => path.resolve(p);
   const byPath = new Map<string, SessionInfo>(infos.map((i) => [key(i.file), i]));
@@ -54,13 +59,15 @@ function referenceFamilyRows(infos: readonly SessionInfo[]): FamilyRow[] {
     const known = latest.get(k);
     if (known !== undefined) return known;
     seen.add(k);
-    let t = i.mtimeMs;
+    let t = sessionModifiedMs(i);
     for (const c of children.get(k) ?? []) if (!seen.has(key(c.file))) t = Math.max(t, latestOf(c, seen));
     latest.set(k, t);
     return t;
   };
+  const listing = (a: SessionInfo, b: SessionInfo): number =>
+    sessionModifiedMs(b) - sessionModifiedMs(a) || path.basename(b.file).localeCompare(path.basename(a.file));
   const order = (list: SessionInfo[]): SessionInfo[] =>
-    [...list].sort((a, b) => latestOf(b, new Set()) - latestOf(a, new Set()) || newestFirst(a, b));
+    [...list].sort((a, b) => latestOf(b, new Set()) - latestOf(a, new Set()) || listing(a, b));
   const out: FamilyRow[] = [];
   const placed = new Set<string>();
   const walk = (i: SessionInfo, depth: number): void => {
@@ -71,7 +78,7 @@ function referenceFamilyRows(infos: readonly SessionInfo[]): FamilyRow[] {
     for (const c of order(children.get(k) ?? [])) walk(c, depth + 1);
   };
   for (const r of order(roots)) walk(r, 0);
-  for (const i of [...infos].sort(newestFirst)) walk(i, 0);
+  for (const i of [...infos].sort(listing)) walk(i, 0);
   return out;
 }
 
@@ -176,16 +183,21 @@ describe("Select Session rows at scale", () => {
 
   it("a re-render reuses an unchanged session's texts; a new current one, folder or locale shows in the rows", () => {
     const now = Date.parse("2026-12-01T12:00:00Z");
-    const s = { ...info("/d/a.jsonl", now - 30 * 86400_000), created: "2026-10-01T10:00:00.000Z" };
+    const s = {
+      ...info("/d/a.jsonl", now - 30 * 86400_000),
+      created: "2026-10-01T10:00:00.000Z",
+      lastActivity: now - 40 * 86400_000,
+    };
     const first = sessionPickRows([s], { nowMs: now, locale: "en-US" })[0]!;
-    assert.equal(first.description, `${formatDateTime(s.mtimeMs, "en-US")} · 100 B · 1 message`);
+    // the age is pi's: the latest message's time, not the file's
+    assert.equal(first.description, `${formatDateTime(s.lastActivity, "en-US")} · 100 B · 1 message`);
     assert.doesNotMatch(pickRowDetail(first, PLAIN), /current/);
     const again = sessionPickRows([s], { nowMs: now + 1000, locale: "en-US" })[0]!;
     assert.deepEqual(again, first);
     const current = sessionPickRows([s], { nowMs: now, locale: "en-US", currentFile: "/d/a.jsonl" })[0]!;
     assert.match(pickRowDetail(current, PLAIN), /^current · /);
     const de = sessionPickRows([s], { nowMs: now, locale: "de" })[0]!;
-    assert.equal(de.description, `${formatDateTime(s.mtimeMs, "de")} · 100 B · 1 message`);
+    assert.equal(de.description, `${formatDateTime(s.lastActivity, "de")} · 100 B · 1 message`);
     assert.match(
       pickRowDetail(de, PLAIN),
       new RegExp(`started ${formatDateTime(Date.parse(s.created), "de").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
@@ -212,5 +224,86 @@ describe("Select Session rows at scale", () => {
     assert.equal(formatDateTime(when, "not a tag!"), new Date(when).toLocaleString(undefined, DATE_TIME_OPTIONS));
     assert.equal(formatDateTime("garbage"), "garbage");
     assert.equal(formatDateTime("2026-11-30T06:33:34Z", "en-US"), formatDateTime(when, "en-US"));
+  });
+});
+
+describe("pi's /resume order and who has a session open", () => {
+  const now = Date.parse("2026-12-01T12:00:00Z");
+  it("sorts by pi's modified time: the latest message, else the header time, else the mtime", () => {
+    const rows = familyRows([
+      { ...info("/d/b.jsonl", now), lastActivity: now - 5000 },
+      { ...info("/d/a.jsonl", now - 1), created: new Date(now - 1000).toISOString() },
+      info("/d/c.jsonl", now - 3000),
+      // no activity after 1970 (pi's max starts at 0): the header time
+      { ...info("/d/d.jsonl", now + 9000), lastActivity: 0, created: new Date(now - 2000).toISOString() },
+    ]);
+    assert.deepEqual(
+      rows.map((r) => path.basename(r.info.file)),
+      ["a.jsonl", "d.jsonl", "c.jsonl", "b.jsonl"],
+    );
+  });
+
+  it("equal times keep pi's listing order: the file name descending; --all: the mtime first", () => {
+    const same = (file: string, mtimeMs: number) => ({ ...info(file, mtimeMs), lastActivity: now });
+    const list = [same("/d/a.jsonl", 2), same("/e/c.jsonl", 1), same("/d/b.jsonl", 3)];
+    assert.deepEqual(
+      resumeOrder(list).map((i) => i.file),
+      ["/e/c.jsonl", "/d/b.jsonl", "/d/a.jsonl"],
+    );
+    assert.deepEqual(
+      resumeOrder(list, "all").map((i) => i.file),
+      ["/d/b.jsonl", "/d/a.jsonl", "/e/c.jsonl"],
+    );
+  });
+
+  it("an invalid time (NaN, as pi's Date) sorts exactly as pi's two steps do", () => {
+    const list = Array.from({ length: 12 }, (_, i) => ({
+      ...info(`/d/s${i}.jsonl`, i),
+      lastActivity: i % 4 === 1 ? Number.MAX_VALUE : now - ((i * 37) % 11) * 1000,
+    }));
+    assert.ok(Number.isNaN(sessionModifiedMs(list[1]!)));
+    // pi: the files by name descending, then Array.sort by `b.modified - a.modified`
+    const pi = [...list]
+      .sort((a, b) => path.basename(b.file).localeCompare(path.basename(a.file)))
+      .sort((a, b) => sessionModifiedMs(b) - sessionModifiedMs(a));
+    assert.deepEqual(
+      resumeOrder(list).map((i) => i.file),
+      pi.map((i) => i.file),
+    );
+    const row = sessionPickRows([list[1]!], { nowMs: now, locale: "en-US" })[0]!;
+    assert.match(row.description, /^unknown time · /);
+  });
+
+  it("a live session's row says which pi has it, with or without the live bridge", () => {
+    const s = [
+      info("/d/a.jsonl", now - 1000),
+      info("/d/b.jsonl", now - 2000),
+      info("/d/c.jsonl", now - 3000),
+      info("/d/d.jsonl", now - 4000),
+    ];
+    const live = new Map<string, Pick<SessionAccess, "evidence">>([
+      ["/d/a.jsonl", { evidence: [{ kind: "bridge", strength: "certain", pid: 4242, piVersion: "1.6.0" }] }],
+      [
+        "/d/b.jsonl",
+        { evidence: [{ kind: "process", strength: "probable", pid: 77, command: "pi", how: "started-here" }] },
+      ],
+      [
+        "/d/c.jsonl",
+        { evidence: [{ kind: "recent-write", strength: "possible", ageSeconds: 12.4, guardSeconds: 60 }] },
+      ],
+    ]);
+    const rows = sessionPickRows(s, { nowMs: now, locale: "en-US", live });
+    assert.deepEqual(
+      rows.map((r) => r.description),
+      [
+        "live in pi 1.6.0 (pid 4242, live bridge) · just now · 100 B · 1 message",
+        "live in pi (pid 77, no live bridge) · just now · 100 B · 1 message",
+        "written 12 s ago · just now · 100 B · 1 message",
+        "just now · 100 B · 1 message",
+      ],
+    );
+    assert.deepEqual(rows[0]!.live, { kind: "bridge", pid: 4242, piVersion: "1.6.0" });
+    assert.equal(rows[3]!.live, undefined);
+    assert.equal(liveMarkText({ kind: "bridge", pid: 9 }), "live in pi (pid 9, live bridge)");
   });
 });

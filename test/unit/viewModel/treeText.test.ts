@@ -12,7 +12,7 @@ import { buildRecord, type EntryRecord } from "../../../src/core/read/entries";
 import { SessionFile } from "../../../src/core/read/session";
 import { SessionTreeModel } from "../../../src/core/treeModel/model";
 import { plural } from "../../../src/shared/format";
-import { describeRecord, entryWords, nodeDisplay } from "../../../src/viewModel/treeText";
+import { describeRecord, entryWords, entryWordsOf, nodeDisplay } from "../../../src/viewModel/treeText";
 import { plainText, readableError, shortModelName, summaryHeadline } from "../../../src/viewModel/treeTextLines";
 import { formatToolCall } from "../../../src/viewModel/treeTextTools";
 import { summarizedBy } from "../../../src/viewModel/treeTooltip";
@@ -153,6 +153,13 @@ describe("tree texts: rows", () => {
     assert.ok(!("code" in user));
     assert.equal(entryWords(user as EntryRecord), "“Read README.md and NOTES.md and tell me what th…”");
     assert.equal(entryWords(undefined), "the start of the session");
+    // by id: the first index that has it (the session as shown, then a plan's read); an entry none
+    // has read yet keeps its id; null is the start
+    const shown = { byId: new Map<string, EntryRecord>() };
+    const planned = { byId: new Map([["u", user as EntryRecord]]) };
+    assert.equal(entryWordsOf("u", undefined, shown, planned), "“Read README.md and NOTES.md and tell me what th…”");
+    assert.equal(entryWordsOf("c097b553", shown, planned), "c097b553");
+    assert.equal(entryWordsOf(null), "the start of the session");
   });
 });
 

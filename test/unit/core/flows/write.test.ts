@@ -6,8 +6,11 @@ import { after, describe, it } from "node:test";
 import { SessionFile } from "../../../../src/core/read/session";
 import {
   appendEntries,
+  completeFinalLine,
   expectationOf,
+  finalLineExpectation,
   newEntryId,
+  tornLineBytes,
   SessionChangedError,
   UnsafeSessionWriteError,
 } from "../../../../src/core/flows/write";
@@ -146,6 +149,76 @@ describe("the single write path", () => {
  * before our first byte goes out, or right after our write — what a second process does when its
  * timing falls there (the conformance write-race test hits it by chance; here it is certain).
  */
+describe("the one append that is not an entry: pi's newline after a last line without one", () => {
+  const torn = (tail: string) => {
+    const p = copy("pi-1.6.0/tree.jsonl");
+    fs.appendFileSync(p, tail);
+    return p;
+  };
+
+  it("a fragment: exactly one newline after it, the file then takes entries again", async () => {
+    const fragment = '{"type":"message","id":"half","par';
+    const p = torn(fragment);
+    const before = fs.readFileSync(p);
+    const s = await SessionFile.open(p, { digest: true });
+    assert.equal(tornLineBytes(s), fragment.length);
+    assert.throws(() => expectationOf(s), /incomplete line .*pi-context doctor --end-line/s);
+    const size = completeFinalLine(finalLineExpectation(s));
+    const after = fs.readFileSync(p);
+    assert.ok(after.equals(Buffer.concat([before, Buffer.from("\n")])));
+    assert.equal(size, after.length);
+    const again = await SessionFile.open(p, { digest: true });
+    assert.equal(tornLineBytes(again), undefined);
+    assert.equal(again.diagnostics.find((d) => d.code === "malformed-line")?.lineBytes, fragment.length);
+    assert.doesNotThrow(() => expectationOf(again));
+  });
+
+  it("a whole entry without its newline: one newline, the entry stays", async () => {
+    const entry = JSON.stringify({
+      type: "label",
+      id: "lb",
+      parentId: null,
+      timestamp: "t",
+      targetId: "x",
+      label: "y",
+    });
+    const p = torn(entry);
+    const s = await SessionFile.open(p, { digest: true });
+    const records = s.records.length;
+    completeFinalLine(finalLineExpectation(s));
+    const again = await SessionFile.open(p);
+    assert.equal(again.records.length, records);
+    assert.equal(again.committedBytes, again.size);
+  });
+
+  it("refuses a complete last line, a changed or rewritten file, and files the write path never touches", async () => {
+    const whole = copy("pi-1.6.0/tree.jsonl");
+    await assert.rejects(
+      async () => finalLineExpectation(await SessionFile.open(whole, { digest: true })),
+      UnsafeSessionWriteError,
+    );
+    // grown since it was read: the fragment is no longer the one read
+    const grown = torn('{"type":"mess');
+    const s = await SessionFile.open(grown, { digest: true });
+    fs.appendFileSync(grown, 'age"');
+    assert.throws(() => finalLineExpectation(s), SessionChangedError);
+    // the planned newline refused after a change under the write handle: nothing written
+    const moved = torn('{"type":"mess');
+    const m = await SessionFile.open(moved, { digest: true });
+    const expectation = finalLineExpectation(m);
+    fs.appendFileSync(moved, "x");
+    const mid = fs.readFileSync(moved);
+    assert.throws(() => completeFinalLine(expectation), SessionChangedError);
+    assert.ok(fs.readFileSync(moved).equals(mid));
+    // v1 and BOM files: pi rewrites or skips them; no newline of ours
+    const bom = path.join(tmp, "bom.jsonl");
+    fs.writeFileSync(bom, `\uFEFF${fs.readFileSync(copy("pi-1.6.0/tree.jsonl"), "utf8")}{"ty`);
+    const b = await SessionFile.open(bom, { digest: true });
+    assert.equal(tornLineBytes(b), undefined);
+    assert.throws(() => finalLineExpectation(b), UnsafeSessionWriteError);
+  });
+});
+
 describe("the single write path: a change at the moment we write", () => {
   const theirLine = '{"type":"custom","customType":"race","id":"race0001","parentId":null,"timestamp":"t"}\n';
   const ours = { type: "custom", customType: "ours", id: "ours0001", parentId: null, timestamp: "t" };

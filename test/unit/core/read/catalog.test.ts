@@ -54,7 +54,7 @@ describe("SessionCatalog cache file", () => {
     assert.ok(text.length > 2 * 64 * 1024, `cache of ${text.length} characters spans several pieces`);
     assert.ok(text.endsWith("}\n"));
     const lines = text.split("\n");
-    assert.equal(lines[0], "pi-context-session-catalog 1");
+    assert.equal(lines[0], "pi-context-session-catalog 2");
     assert.equal(lines.at(-1), "");
     const saved = lines.slice(1, -1).map((l) => JSON.parse(l) as { file: string; firstMessage?: string });
     assert.equal(saved.length, count);
@@ -86,6 +86,6 @@ describe("SessionCatalog cache file", () => {
     await catalog.list(await listSessionFiles([dir]));
     catalog.retain([]);
     await catalog.save();
-    assert.equal(fs.readFileSync(cacheFile, "utf8"), "pi-context-session-catalog 1\n");
+    assert.equal(fs.readFileSync(cacheFile, "utf8"), "pi-context-session-catalog 2\n");
   });
 });
