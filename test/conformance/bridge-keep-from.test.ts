@@ -276,13 +276,20 @@ describe("Compact up to here through the live bridge in the real pi 1.6.0", () =
       assert.equal(summarized.code, 0, summarized.err);
       const j = JSON.parse(summarized.out) as { summarized: boolean; by: number; entries: { targetId: string }[] };
       assert.deepEqual([j.summarized, j.by], [true, pi.pid]);
+      // written in the pairing-safe order (core/rules/batchOrder.ts): the hidden answer first, then the summary
       assert.deepEqual(
         j.entries.map((e) => e.targetId),
-        [from, to],
+        [to, from],
       );
       const edits = readSessionLines(file).filter((e) => e.type === "context_edit");
-      assert.equal(edits.length, 2);
-      assert.match(messageText(edits[0]!.replacement as { content: unknown }), /^\[pi-context: summary of 2 messages/);
+      assert.deepEqual(
+        edits.map((e) => [e.targetId, e.replacement === null]),
+        [
+          [to, true],
+          [from, false],
+        ],
+      );
+      assert.match(messageText(edits[1]!.replacement as { content: unknown }), /^\[pi-context: summary of 2 messages/);
     } finally {
       if (saved === undefined) delete process.env.PI_CONTEXT_API_KEY;
       else process.env.PI_CONTEXT_API_KEY = saved;

@@ -27,7 +27,7 @@ describe("e2e walkthrough and the Trim Context key", () => {
     const walkthrough = page.locator(".gettingStartedContainer");
     await walkthrough.waitFor({ state: "visible", timeout: 20_000 });
     const steps = walkthrough.locator(".getting-started-step");
-    await waitUntil(async () => (await steps.count()) === 6, 20_000, "six steps");
+    await waitUntil(async () => (await steps.count()) === 7, 20_000, "seven steps");
     const titles = (await steps.locator(".step-title").allInnerTexts()).map((t) => t.trim());
     assert.deepEqual(titles, [
       "What the gauge measures",
@@ -36,6 +36,7 @@ describe("e2e walkthrough and the Trim Context key", () => {
       "Choose how summaries are made",
       "Install the live bridge",
       "Try a compaction",
+      "Fork, clone and resume in pi",
     ]);
     for (const [title, button, media] of [
       ["Trim what pi no longer needs", "Trim Context…", "Pi Context: Trim Context…"],
