@@ -678,13 +678,14 @@ describe("live bridge with a real pi", function () {
       assert.strictEqual(outcome.kind, "summarized", JSON.stringify(outcome));
       assert.strictEqual(outcome.live?.pid, pi2.pid);
       const edits = entries(session).filter((e) => e.type === "context_edit");
+      // the pairing-safe order (core/rules/batchOrder.ts): the result hidden before its call, the note last
       assert.deepStrictEqual(
         edits.map((e) => [e.targetId, e.replacement === null]),
         [
-          ["s-u1", false],
           ["s-r1", true],
           ["s-a1", true],
           ["s-a2", true],
+          ["s-u1", false],
         ],
       );
       // pi's next request: the note instead of the span
