@@ -236,9 +236,10 @@ describe("e2e context surgery", () => {
       edits(suite.fx.sessionFile)
         .slice(edits0)
         .map((e) => [e.targetId, e.replacement]),
+      // pairing-safe order (core/rules/batchOrder.ts): the tool result hidden before its call
       [
-        ["a7", null],
         ["r6", null],
+        ["a7", null],
       ],
     );
     const toast = await notificationInCenter(page, `→ ${after} tokens`);
