@@ -274,7 +274,7 @@ export function splitSystemMessage(system: SystemMessage | undefined): FixedCont
   if (contentChars > 0) drafts.push(draft("prompt", "system prompt", contentChars));
   for (const name of sectionNames) {
     const text = sections![name];
-    // pi counts a truthy section's length; our estimator counts strings only (estimate.ts)
+    // pi counts a truthy section's length; our estimator counts strings only (`read/estimate.ts`)
     if (typeof text === "string" && text.length > 0) drafts.push(...sectionDrafts(name, text));
   }
   const tools = Array.isArray(system.toolsAdded) ? system.toolsAdded : [];
