@@ -1,13 +1,8 @@
 /**
- * Lines pi skips that the user has called harmless: a fragment left by an interrupted write (after
- * pi, or "End the last line", ended it), a stray line. pi skips such a line at every open, so the
- * doctor's warning about it never goes away by itself; acknowledged, it stays a note. Kept outside
- * the session — never written into it — in the state folder every pi-context process shares
- * (`access/ownWrites.ts` `stateDir`: the extension's windows and the CLI), file
- * `acknowledged-lines.json`, keyed by the session file's identity (device + inode) and the line
- * itself (byte offset, length, SHA-256 of its bytes): a changed line, or another file at the same
- * path, is not acknowledged. Best effort: a state file that cannot be read means nothing is
- * acknowledged; one that cannot be written is said by {@link acknowledgeLine}'s error.
+ * Skipped lines the user called harmless (pi skips them at every open, so the warning never goes away
+ * by itself). Kept outside the session, in the shared state folder (`access/ownWrites.ts` `stateDir`),
+ * keyed by file identity (device + inode) and the line's offset, length and SHA-256: a changed line or
+ * another file at the same path is not acknowledged. An unreadable state file acknowledges nothing.
  */
 
 import * as fs from "node:fs";
@@ -20,25 +15,21 @@ import * as l10n from "@vscode/l10n";
 
 /** A skipped line as the doctor knows it (`HealthFinding.skippedLine`). */
 export interface SkippedLine {
-  /** Byte offset of the line in the file. */
   offset: number;
-  /** Its length in bytes (without the `\n`). */
+  /** Bytes, without the `\n`. */
   bytes: number;
-  /** SHA-256 (hex) of its bytes. */
+  /** Hex, of the line's bytes. */
   sha256: string;
 }
 
-/** One acknowledged line. */
 interface Record_ extends SkippedLine {
   dev: number;
   ino: number;
-  /** The file's path when it was acknowledged (for people reading the state file). */
+  /** For people reading the state file. */
   file: string;
-  /** When (ISO). */
   at: string;
 }
 
-/** The records kept (the newest). */
 const MAX_RECORDS = 500;
 
 function storeFile(): string {
@@ -47,7 +38,7 @@ function storeFile(): string {
 
 let cache: { stamp: string; records: Record_[] } | undefined;
 
-/** The records as stored now (re-read when the state file changed: another window or the CLI). */
+/** Re-read when the state file changed (another window or the CLI). */
 function records(): Record_[] {
   const file = storeFile();
   const stamp = `${file}|${fileStamp([file])}`;
@@ -73,16 +64,13 @@ function isRecord(v: unknown): v is Record_ {
   );
 }
 
-/**
- * Acknowledge a skipped line of `file` (identity `dev` + `ino`) as harmless.
- * @throws the `fs` error when the state file cannot be written.
- */
+/** Marks a skipped line as harmless; throws the `fs` error when the state file cannot be written. */
 export function acknowledgeLine(file: string, identity: { dev: number; ino: number }, line: SkippedLine): void {
   const kept = records().filter((r) => !matches(r, identity, line));
   kept.unshift({ ...line, dev: identity.dev, ino: identity.ino, file, at: new Date().toISOString() });
   const dir = stateDir();
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // a whole new file, renamed over the old one: a reader never sees half of it
+  // a whole new file renamed over the old one: a reader never sees half of it
   const tmp = path.join(dir, `acknowledged-lines.${process.pid}.${Date.now()}.tmp`);
   fs.writeFileSync(tmp, JSON.stringify(kept.slice(0, MAX_RECORDS)), { mode: 0o600 });
   fs.renameSync(tmp, storeFile());
@@ -100,15 +88,11 @@ function matches(r: Record_, identity: { dev: number; ino: number }, line: Skipp
   );
 }
 
-/** True when the line of the file with that identity was acknowledged. */
 export function isAcknowledged(identity: { dev: number; ino: number }, line: SkippedLine): boolean {
   return records().some((r) => matches(r, identity, line));
 }
 
-/**
- * The report with the acknowledged skipped lines of the file (identity given) as notes: severity
- * `info`, `acknowledged: true`, the message saying so; the counts and the order follow.
- */
+/** The report with the file's acknowledged skipped lines turned into `info` notes (`acknowledged: true`). */
 export function withAcknowledged(
   report: HealthReport,
   identity: { dev: number; ino: number } | undefined,
@@ -128,14 +112,11 @@ export function withAcknowledged(
   return changed ? reportOf(findings, report.leafId) : report;
 }
 
-/** How long {@link acknowledgedStamp} trusts its last look at the state file (ms): it is asked on every report. */
+/** How long (ms) {@link acknowledgedStamp} trusts its last look at the state file: asked on every report. */
 const STAMP_TTL_MS = 1000;
 let lastStamp: { at: number; stamp: string } | undefined;
 
-/**
- * A stamp of the acknowledged lines (caches of reports compare it): the state file's, looked at
- * again at most every {@link STAMP_TTL_MS} — at once after an acknowledgement in this process.
- */
+/** Stamp of the acknowledged lines for report caches; refreshed at once after an acknowledgement here. */
 export function acknowledgedStamp(now = Date.now()): string {
   if (lastStamp && now - lastStamp.at < STAMP_TTL_MS) return lastStamp.stamp;
   const file = storeFile();

@@ -1,15 +1,8 @@
 /**
- * Dangling references anywhere in the file, also off the current branch (`references.ts` checks the
- * current context's edits and latest compaction): a `context_edit` whose target is not in the file, a
- * `label` on an entry that is not in the file, a compaction whose `firstKeptEntryId` names no entry.
- * None breaks the current branch (info); each says what pi does with it, should a branch through it
- * be resumed. Missing parents and `fromId`s are `references.ts`'s, for every entry already.
- *
- * pi 1.6.0 behaviour cited (`dist/core/session-manager.js`): `appendContextEdit` refuses a target
- * that is not in the file ("Entry … not found") but `buildSessionProjection` applies whatever edits
- * are on the path (one without target changes nothing); `_buildIndex` keeps a label's target id as
- * it is (a label on a missing entry shows nowhere); `buildContextEntries` keeps nothing before a
- * compaction whose `firstKeptEntryId` is not on its path.
+ * Dangling references anywhere in the file, also off the current branch (info: none breaks it): a
+ * `context_edit` or `label` whose target is not in the file, a compaction whose `firstKeptEntryId` names
+ * no entry. pi 1.6.0 applies such edits (changing nothing), shows such labels nowhere, and keeps nothing
+ * before such a compaction (`buildContextEntries`).
  */
 
 import type { Projection } from "../rules/context";
@@ -17,14 +10,13 @@ import type { EntryRecord } from "../read/entries";
 import { entryRef, type HealthFinding } from "./types";
 import * as l10n from "@vscode/l10n";
 
-/** What the check reads. */
 export interface DanglingInput {
   records: readonly EntryRecord[];
   byId: ReadonlyMap<string, EntryRecord>;
   projection: Projection;
 }
 
-/** One finding per dangling reference outside what `references.ts` reports (see the file comment). */
+/** One finding per dangling reference `references.ts` does not report. */
 export function danglingFindings(input: DanglingInput): HealthFinding[] {
   const { records, byId, projection } = input;
   const inContext = new Set(projection.entries.map((e) => e.record));

@@ -1,12 +1,7 @@
 /**
- * The session doctor: every check of `src/core/health/` over one session at its leaf, as one
- * {@link HealthReport}. Pure (reads entry bodies only: context edits that replace an assistant's
- * content, the last failed answer); never throws for bad session content. Shared by the gauge's
- * tooltip, the panel, the tree, "Pi Context: Check Session Health" and `pi-context doctor`.
- *
- *   checkHealth(analysis)            the session as analysed (`rules/analyze.ts`), cached per analysis
- *   diagnose(view, context)          any view of a session (a file, or an overlay with planned
- *                                    entries: the repair proves itself on it before writing)
+ * The session doctor: every health check over one session at its leaf, as one {@link HealthReport}.
+ * Pure; never throws for bad session content. `diagnose` takes any view (also an overlay with planned
+ * entries: the repair proves itself on it); `checkHealth` is cached per analysis.
  */
 
 import type { Analysis } from "../rules/analyze";
@@ -27,37 +22,29 @@ import { tailFindings } from "./tail";
 import { reportOf, type HealthFinding, type HealthReport } from "./types";
 import * as l10n from "@vscode/l10n";
 
-/** A session as the doctor reads it. */
 export interface HealthView extends SessionView {
-  /** Reading diagnostics (`SessionFile.diagnostics`); structural ones are computed here unless given. */
+  /** Reading diagnostics; structural ones are computed here unless given. */
   readonly diagnostics: readonly Diagnostic[];
-  /** File size in bytes. */
   readonly size: number;
-  /** The last line pi keeps when it is not an entry with a string id (`SessionFile.oddTail`); none in an overlay. */
+  /** The last line pi keeps when it is not an entry with a string id (`SessionFile.oddTail`). */
   readonly oddTail?: OddTail | undefined;
 }
 
 /** What the doctor needs besides the session: pi's settings and window for its model. */
 export interface DoctorContext {
   settings: SettingsInput;
-  /** A compaction is possible at the leaf (pi's `prepareCompaction` has something to summarize). */
+  /** pi's `prepareCompaction` has something to summarize at the leaf. */
   canCompact: () => boolean;
-  /** Leaf to check (default: the view's leaf, i.e. the file's). */
+  /** Default: the view's leaf. */
   leafId?: string | null;
-  /**
-   * The structural diagnostics (`structureDiagnostics` of the view, e.g. from the gauge's
-   * incremental tracker); computed when absent.
-   */
+  /** Precomputed `structureDiagnostics` of the view (e.g. the gauge's incremental tracker). */
   structure?: readonly Diagnostic[];
   /** Thresholds for tests (see `fileChecks.ts`). */
   largeEntryBytes?: number;
   slowLoadBytes?: number;
 }
 
-/**
- * Check one view of a session (see the file comment).
- * @returns the findings, errors first.
- */
+/** The findings of one view of a session, errors first. */
 export function diagnose(view: HealthView, context: DoctorContext): HealthReport {
   const projection = buildProjection(view, context.leafId);
   const structure = context.structure ?? structureDiagnostics(view);
@@ -126,7 +113,6 @@ export function diagnose(view: HealthView, context: DoctorContext): HealthReport
   return reportOf(findings, projection.leafId);
 }
 
-/** The doctor's context for an analysed session (its settings, window and compaction preview). */
 export function contextOf(analysis: Analysis): DoctorContext {
   const inspect = analysis.inspect;
   return {
@@ -148,14 +134,9 @@ export function contextOf(analysis: Analysis): DoctorContext {
   };
 }
 
-/** Per analysis: the doctor's report, and as shown with the acknowledged lines of that moment (`acks`). */
 const reports = new WeakMap<Analysis, { raw: HealthReport; acks: string; shown: HealthReport }>();
 
-/**
- * The doctor's report for an analysed session at the analysed leaf. Cached per analysis (the
- * gauge, the panel and the tree ask for the same one after every change). The structural
- * diagnostics are the analysis' own (`inspect.diagnostics`, kept up to date incrementally).
- */
+/** The doctor's report at the analysed leaf, cached per analysis (gauge, panel and tree ask after every change). */
 export function checkHealth(analysis: Analysis): HealthReport {
   const acks = acknowledgedStamp();
   const cached = reports.get(analysis);
@@ -167,13 +148,12 @@ export function checkHealth(analysis: Analysis): HealthReport {
     const structure = analysis.inspect.diagnostics.filter((d) => !reading.has(d) && d.code !== "path-cycle");
     raw = diagnose(session, { ...contextOf(analysis), structure });
   }
-  // lines the user called harmless are notes (kept outside the session: `acknowledged.ts`)
   const shown = withAcknowledged(raw, session.fileIdentity);
   reports.set(analysis, { raw, acks, shown });
   return shown;
 }
 
-/** Counts by severity, e.g. `2 errors, 1 warning, 3 notes` (empty for none); English: the log and the CLI (the surfaces use `viewModel/health.ts`). */
+/** Counts by severity, e.g. `2 errors, 1 warning, 3 notes`; English, for the log and the CLI. */
 export function healthCounts(report: Pick<HealthReport, "errors" | "warnings" | "infos">): string {
   const parts: string[] = [];
   if (report.errors) parts.push(`${report.errors} error${report.errors === 1 ? "" : "s"}`);

@@ -1,15 +1,8 @@
 /**
- * How pi and pi-ai classify a failed answer: context overflow, retryable provider errors, quota
- * limits. Patterns verbatim from pi-ai 1.6.0.
- *
- * Source: pi-ai 1.6.0 `dist/utils/overflow.js` (`OVERFLOW_PATTERNS`, `NON_OVERFLOW_PATTERNS`,
- * Cerebras' body-less pattern, `isContextOverflow(message, contextWindow)`) and
- * `dist/utils/retry.js` (`NON_RETRYABLE_PROVIDER_LIMIT_ERROR_PATTERN`,
- * `RETRYABLE_PROVIDER_ERROR_PATTERN`, `isRetryableAssistantError`). pi's
- * `AgentSession._isRetryableError` is `!isContextOverflow(m, window) && isRetryableAssistantError(m)`.
+ * How pi-ai 1.6.0 classifies a failed answer (`utils/overflow.js`, `utils/retry.js`; patterns verbatim).
+ * pi's `_isRetryableError` is `!isContextOverflow(m, window) && isRetryableAssistantError(m)`.
  */
 
-/** pi-ai's `OVERFLOW_PATTERNS` (order and flags as in pi-ai). */
 export const OVERFLOW_PATTERNS: readonly RegExp[] = [
   /prompt (?:is )?too long/i,
   /prompt exceeds max length/i,
@@ -40,7 +33,6 @@ export const OVERFLOW_PATTERNS: readonly RegExp[] = [
   /^(?:[\w -]+ API error \(413\):|413(?:\s|:|$))/i,
 ];
 
-/** pi-ai's `NON_OVERFLOW_PATTERNS`: rate limits and throttling that mention tokens. */
 export const NON_OVERFLOW_PATTERNS: readonly RegExp[] = [
   /^(Throttling error|Service unavailable):/i,
   /rate limit/i,
@@ -51,7 +43,6 @@ const CEREBRAS_BODYLESS_OVERFLOW_PATTERN = /^4(?:00|13)\s*(?:status code)?\s*\(n
 
 const provider = (patterns: string[]) => new RegExp(patterns.join("|"), "i");
 
-/** pi-ai's `NON_RETRYABLE_PROVIDER_LIMIT_ERROR_PATTERN`: quota, budget and plan limits. */
 export const QUOTA_PATTERN = provider([
   "GoUsageLimitError",
   "FreeUsageLimitError",
@@ -66,7 +57,6 @@ export const QUOTA_PATTERN = provider([
   '"code"\\s*:\\s*"?1308(?![0-9])',
 ]);
 
-/** pi-ai's `RETRYABLE_PROVIDER_ERROR_PATTERN`: transient load, server and network failures. */
 export const RETRYABLE_PATTERN = provider([
   "overloaded",
   "server_busy",
@@ -125,24 +115,19 @@ export const RETRYABLE_PATTERN = provider([
   "subscription_sharing_user_unavailable",
 ]);
 
-/** The part of an assistant message the classifiers read. */
 export interface FailedAnswer {
   stopReason?: string;
   errorMessage?: string;
   provider?: string;
-  /** `usage.input`, `usage.output`, `usage.cacheRead` (numbers; NaN when absent). */
+  /** NaN when absent. */
   input: number;
   output: number;
   cacheRead: number;
 }
 
-/** How pi-ai saw the context overflow, when it did. */
 export type OverflowKind = "error" | "silent" | "length";
 
-/**
- * pi-ai's `isContextOverflow(message, contextWindow)`, saying which of its three cases matched.
- * @param contextWindow the model's window in tokens (0/undefined: the usage cases are skipped, as in pi-ai).
- */
+/** pi-ai's `isContextOverflow(message, contextWindow)`, saying which case matched; no window skips the usage cases. */
 export function contextOverflowKind(message: FailedAnswer, contextWindow?: number): OverflowKind | undefined {
   const error = message.errorMessage;
   if (message.stopReason === "error" && error) {
@@ -158,14 +143,13 @@ export function contextOverflowKind(message: FailedAnswer, contextWindow?: numbe
   return undefined;
 }
 
-/** pi-ai's `isRetryableAssistantError`: an error answer pi retries (when `retry.enabled`). */
 export function isRetryableError(message: Pick<FailedAnswer, "stopReason" | "errorMessage">): boolean {
   if (message.stopReason !== "error" || !message.errorMessage) return false;
   if (QUOTA_PATTERN.test(message.errorMessage)) return false;
   return RETRYABLE_PATTERN.test(message.errorMessage);
 }
 
-/** The error is a quota, budget or plan limit: retrying does not help until it is lifted. */
+/** A quota, budget or plan limit: retrying does not help until it is lifted. */
 export function isQuotaError(message: Pick<FailedAnswer, "errorMessage">): boolean {
   return Boolean(message.errorMessage && QUOTA_PATTERN.test(message.errorMessage));
 }

@@ -1,9 +1,7 @@
 /**
- * The doctor's finding for a last line that is not an entry with a string id (`read/oddTail.ts`,
- * `rules/piLeaf.ts`): pi 1.6.0 makes it its leaf, so pi resumes somewhere else than the
- * conversation pi-context shows — with no leaf and an empty context, or at that line — and its next
- * entry starts a new root. An error; the repair is a leaf marker on the newest entry pi can resume
- * at (pi's leaf becomes the marker, a normal entry; the line stays in the file).
+ * A last line that is not an entry with a string id: pi 1.6.0 makes it its leaf, so it resumes away
+ * from the conversation shown and its next entry starts a new root. Repair: a leaf marker on the newest
+ * entry pi can resume at (the line stays).
  */
 
 import type { EntryRecord } from "../read/entries";
@@ -12,14 +10,12 @@ import { oddTailConsequence } from "../rules/piLeaf";
 import { entryRef, type HealthFinding } from "./types";
 import * as l10n from "@vscode/l10n";
 
-/** What the check reads. */
 export interface LeafInput {
   oddTail: OddTail | undefined;
   records: readonly EntryRecord[];
   byId: ReadonlyMap<string, EntryRecord>;
 }
 
-/** At most one finding: the odd last line. */
 export function leafFindings(input: LeafInput): HealthFinding[] {
   const tail = input.oddTail;
   if (!tail) return [];

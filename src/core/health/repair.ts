@@ -1,17 +1,7 @@
 /**
- * Repairs that an appended entry can make, planned and proven on an overlay before anything is
- * written (the flow that writes is `flows/repair.ts`):
- * - a `pi-context/leaf` marker (`rules/branch.ts` `buildLeafMarkerEntry`) that moves pi off a
- *   branch running into a parent cycle, onto the newest entry whose branch has none;
- * - `context_edit` entries from the pairing-safe planner (`rules/editPlan.ts`): omitting orphaned
- *   tool results (results without their call, of a failed answer, separated from their call, second
- *   results), restoring entries whose latest edit has an invalid replacement.
- * Compaction is offered, not planned here (it needs a summarizer: the compaction flow).
- *
- * The plan runs in rounds: each round re-runs the doctor on the session with the entries planned so
- * far appended (`read/overlay.ts`), so a repair that reveals another repairable problem (a marker
- * that lands on a branch with an orphaned result) is planned too; at most {@link MAX_REPAIR_ROUNDS}.
- * The final overlay's report is the proof: `remaining` lists repairable errors that survive it.
+ * Repairs an appended entry can make (a `pi-context/leaf` marker off a looping branch; `context_edit`s
+ * from the pairing-safe planner for orphaned results and invalid replacements), planned in rounds and
+ * proven on an overlay before anything is written (`flows/repair.ts` writes). Compaction is only offered.
  */
 
 import { buildLeafMarkerEntry } from "../rules/branch";
@@ -22,46 +12,37 @@ import type { SessionEntry } from "../types";
 import { diagnose, type DoctorContext, type HealthView } from "./doctor";
 import type { HealthFinding, HealthReport } from "./types";
 
-/** How many times the doctor is re-run on the planned entries. */
 export const MAX_REPAIR_ROUNDS = 3;
 
-/** Options of {@link planRepair}. */
 export interface RepairOptions {
   /** A fresh entry id not in the file nor in `reserved` (`flows/write.ts` `newEntryId`). */
   newId: (reserved: ReadonlySet<string>) => string;
-  /** ISO timestamp of the appended entries. */
   timestamp: string;
 }
 
-/** One finding and the entries appended for it. */
 export interface RepairFix {
   finding: HealthFinding;
-  /** The appended entries that carry it out (a context edit's cascades included). */
+  /** Includes a context edit's cascades. */
   entries: SessionEntry[];
 }
 
-/** What {@link planRepair} found to append. */
 export interface RepairPlan {
-  /** Every entry to append, in order (the first hangs off the file's leaf). Empty: nothing to write. */
+  /** In order (the first hangs off the file's leaf); empty: nothing to write. */
   entries: SessionEntry[];
-  /** Per repaired finding (of the report it started from, or of a later round). */
   fixes: RepairFix[];
-  /** Context edits pi-context's planner refused (with its reason), per round. */
   refused: RefusedAction[];
-  /** Findings with a compaction offered (the compaction flow can write it). */
   compaction: HealthFinding[];
   /** The doctor on the session with `entries` appended: what remains. */
   after: HealthReport;
-  /** Errors of `after` that have an append repair (should be empty: the plan did not fix them). */
+  /** Errors of `after` that have an append repair (should be empty). */
   remaining: HealthFinding[];
 }
 
 const isAppendRepair = (f: HealthFinding) => f.repair !== null && f.repair.kind !== "compaction";
 
 /**
- * Plan the repairs of `report` (the doctor's report of `view`) and prove them.
- * @param context the doctor's context of the view (settings, window); its `leafId` is ignored for
- *   the planned entries (pi resumes at the last appended one).
+ * Plans the repairs of `report` and proves them: each round re-runs the doctor with the planned entries
+ * appended, at most {@link MAX_REPAIR_ROUNDS}. `context.leafId` is ignored (pi resumes at the last one).
  */
 export function planRepair(
   view: HealthView,
@@ -103,7 +84,7 @@ export function planRepair(
   };
 }
 
-/** One round: a leaf marker when the branch loops (then the next round looks at the new branch), else context edits. */
+/** A leaf marker when the branch loops (the next round looks at the new branch), else context edits. */
 function planRound(
   view: HealthView,
   report: HealthReport,
@@ -144,7 +125,6 @@ function planRound(
   return { entries: edits, fixes, refused: prep.refused };
 }
 
-/** The requested target an edit cascades from. */
 function causeTarget(cause: { kind: string; assistantId?: string; resultId?: string }): string | undefined {
   return cause.assistantId ?? cause.resultId;
 }

@@ -1,8 +1,4 @@
-/**
- * One call from a session file to everything pi-context shows: the session index, the model pi
- * would resume with, its context window (from the user's pi's catalog), the settings that apply,
- * and the inspect result. Shared by the CLI and the extension.
- */
+/** A session file to everything pi-context shows (model, window, settings, inspect); shared by CLI and extension. */
 
 import { fileStamp } from "../read/stamp";
 import * as path from "node:path";
@@ -28,10 +24,7 @@ import {
   type ResolvedSettings,
 } from "./settings";
 
-/**
- * Settings and models files are re-read only when one of them changed (size or mtime), so that an
- * appended entry costs a few `stat` calls rather than re-parsing every configuration file.
- */
+/** Config files are re-parsed only when one changed (size or mtime): an append costs a few `stat` calls. */
 const configCache = new Map<string, { stamp: string; value: unknown }>();
 
 function cached<T>(key: string, stamp: string, compute: () => T): T {
@@ -43,14 +36,12 @@ function cached<T>(key: string, stamp: string, compute: () => T): T {
   return value;
 }
 
-/** The stamp of the files {@link resolveSettings} reads for `agentDir` and `cwd`. */
 function settingsStamp(agentDir: string, cwd: string | undefined): string {
   const files = [path.join(agentDir, "settings.json"), path.join(agentDir, "trust.json")];
   if (cwd) files.push(path.join(cwd, ".pi", "settings.json"));
   return fileStamp(files);
 }
 
-/** @param stamp {@link settingsStamp} of `options.agentDir` and `options.cwd`, taken once per analysis. */
 function cachedSettings(options: ResolveSettingsOptions, stamp: string): ResolvedSettings {
   return cached(
     `settings\0${options.agentDir}\0${options.cwd ?? ""}\0${options.projectSettings ?? "auto"}\0${options.modelKey ?? ""}`,
@@ -68,21 +59,18 @@ function cachedModels(agentDir: string, pi: UserPi): { config: ModelsConfig; sto
   );
 }
 
-/** Options for {@link analyzeSession}. */
 export interface AnalyzeOptions {
   agentDir: string;
-  /** Working directory for project settings (default: the session header's `cwd`). */
+  /** Default: the session header's `cwd`. */
   cwd?: string;
   projectSettings?: ProjectSettingsMode;
-  /** Leaf to analyse (default: the file's leaf). */
   leafId?: string | null;
-  /** Use this context window instead of resolving the model's (e.g. pi's live value). */
+  /** Overrides the model's resolved window (e.g. pi's live value). */
   contextWindow?: number;
-  /** The user's pi (its rules and catalog; `pi/userPi.ts`). Default: none found — the snapshot of pi 1.6.0's catalog. */
+  /** The user's pi (`pi/userPi.ts`); default: the snapshot of pi 1.6.0's catalog. */
   pi?: UserPi;
 }
 
-/** The result of {@link analyzeSession}. */
 export interface Analysis {
   session: SessionFile;
   selection: { provider: string; modelId: string; source: "session-branch" | "settings-default" } | null;
@@ -91,35 +79,26 @@ export interface Analysis {
   settings: ResolvedSettings;
   inspect: InspectResult;
   modelsError?: string;
-  /** Prices of any `provider/model`, resolved like its window (catalog → models-store.json → models.json). */
+  /** Resolved like the window: catalog → models-store.json → models.json. */
   prices: PriceLookup;
-  /** The pi the numbers follow (its rules and catalog). */
   pi: UserPi;
-  /** The context the numbers are for: pi's at an odd last line (`piLeaf.ts`); see {@link analysisProjection}. */
+  /** pi's context at an odd last line (`piLeaf.ts`); see {@link analysisProjection}. */
   projection?: Projection;
 }
 
-/**
- * The projection an analysis' numbers are for — the file's leaf, or pi's own context when the
- * file's last line is not an entry with a string id — for views that split those numbers up.
- */
+/** The projection the numbers are for: the file's leaf, or pi's own context at an odd last line. */
 export function analysisProjection(analysis: Analysis): Projection {
   return analysis.projection ?? buildProjection(analysis.session, analysis.inspect.leafId);
 }
 
-/**
- * Analyse an already-read session with pi's rules (no I/O besides settings and models files).
- * Never throws for bad session or settings content.
- */
+/** Analyses a read session with pi's rules (I/O: settings and models files only); never throws for bad content. */
 export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): Analysis {
-  // the file's leaf is pi's unless its last line is not an entry with a string id (piLeaf.ts)
   const piLeaf = options.leafId === undefined ? piLeafView(session) : undefined;
   const projection = piLeaf ? piProjection(piLeaf) : buildProjection(session, options.leafId);
   const cwd = options.cwd ?? session.cwd;
   // Settings first without a model, for defaultProvider/defaultModel; then with the model key.
   let selection: Analysis["selection"] = null;
   const branchSelection = modelSelection(projection.path);
-  // One stat per settings file for both lookups below (an append → gauge update pays only these).
   const stamp = settingsStamp(options.agentDir, cwd);
   const base = cachedSettings(
     { agentDir: options.agentDir, ...(cwd ? { cwd } : {}), projectSettings: options.projectSettings ?? "auto" },
@@ -184,7 +163,7 @@ export function analyzeLoaded(session: SessionFile, options: AnalyzeOptions): An
   return analysis;
 }
 
-/** Read a session file and analyse it. @throws the `fs` error when the file cannot be read. */
+/** @throws the `fs` error when the file cannot be read. */
 export async function analyzeSession(file: string, options: AnalyzeOptions): Promise<Analysis> {
   const session = await openSession(file);
   return analyzeLoaded(session, options);

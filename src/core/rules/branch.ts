@@ -1,11 +1,4 @@
-/**
- * Tree navigation and branch summaries, as pi's `/tree` does them.
- *
- * Source: pi 1.6.0 `dist/core/compaction/branch-summarization.js`
- * (`collectEntriesForBranchSummary`, `prepareBranchEntries`, `getMessageFromEntry`),
- * `dist/core/agent-session.js` `navigateTree` (new-leaf rules, summary and label placement) and
- * `SessionManager.branchWithSummary` (entry shape).
- */
+/** Tree navigation and branch summaries as pi 1.6.0's `/tree` does them (`branch-summarization.js`, `navigateTree`). */
 
 import { entryRoles, type EntryRecord } from "../read/entries";
 import {
@@ -27,17 +20,13 @@ import { PI_CONTEXT_CUSTOM_TYPE } from "../read/entries";
 export const DEFAULT_BRANCH_SUMMARY_RESERVE = 16384;
 export const DEFAULT_SUMMARY_CONTEXT_WINDOW = 128000;
 
-/** pi's `collectEntriesForBranchSummary` result. */
 export interface BranchCollection {
-  /** Entries from the old leaf back to (excluding) the common ancestor, oldest first. */
+  /** From the old leaf back to (excluding) the common ancestor, oldest first. */
   entries: EntryRecord[];
   commonAncestorId: string | null;
 }
 
-/**
- * The abandoned stretch when navigating from `oldLeafId` to `targetId`: walk from the old leaf via
- * `parentId` until the deepest entry shared with the target's path.
- */
+/** pi's `collectEntriesForBranchSummary`: the stretch abandoned when moving from `oldLeafId` to `targetId`. */
 export function collectEntriesForBranchSummary(
   index: EntryIndex,
   oldLeafId: string | null,
@@ -60,18 +49,14 @@ export function collectEntriesForBranchSummary(
   return { entries, commonAncestorId: ancestor };
 }
 
-/** One message pi would put into the branch summary request. */
 export interface BranchMessage {
   record: EntryRecord;
   role: MessageRole;
   tokens: number;
-  /** The `context_edit` applied to it, if any. */
   edit?: EntryRecord;
 }
 
-/** pi's `prepareBranchEntries` result. */
 export interface BranchPreparation {
-  /** Messages to summarize, oldest first (tool results skipped). */
   messages: BranchMessage[];
   fileOps: FileOps;
   totalTokens: number;
@@ -80,14 +65,9 @@ export interface BranchPreparation {
 }
 
 /**
- * pi's `prepareBranchEntries(entries, tokenBudget)`: seed file ops from pi-generated branch
- * summaries, then walk newest → oldest converting entries to messages (tool results skipped,
- * latest context edit applied) until the budget is hit; a compaction or branch summary that does
- * not fit is still taken while under 90 % of the budget.
- * @param tokenBudget tokens; 0 = no limit.
- * @param rules the pi version's switches (default the reference version's): `context_edit`s apply
- *   from pi 1.5.0 (before, the original messages are summarized); tool results' `nestedCalls`
- *   count for the file lists from pi 0.99.
+ * pi's `prepareBranchEntries(entries, tokenBudget)` (budget in tokens; 0 = none): newest → oldest,
+ * tool results skipped, latest context edit applied; a summary that does not fit is still taken under
+ * 90 % of the budget. `rules`: `context_edit`s apply from pi 1.5.0, `nestedCalls` count from pi 0.99.
  */
 export function prepareBranchEntries(
   entries: readonly EntryRecord[],
@@ -122,7 +102,6 @@ export function prepareBranchEntries(
   return { messages, fileOps, totalTokens, readFiles, modifiedFiles };
 }
 
-/** pi's `getMessageFromEntry` for branch summaries, on records. */
 function branchMessage(
   record: EntryRecord,
   edit: EntryRecord | undefined,
@@ -159,28 +138,17 @@ function branchMessage(
   }
 }
 
-/**
- * pi's token budget for a branch summary: `(contextWindow || 128000) − branchSummary.reserveTokens`.
- */
+/** pi's branch summary budget (tokens): `(contextWindow || 128000) − branchSummary.reserveTokens`. */
 export function branchSummaryBudget(contextWindow: number | undefined, reserveTokens: number): number {
   return (contextWindow || DEFAULT_SUMMARY_CONTEXT_WINDOW) - reserveTokens;
 }
 
-/**
- * Whether a budget limits anything: pi's `prepareBranchEntries` stops at the budget only when
- * `budget > 0`; a budget of 0 or less (`branchSummary.reserveTokens` ≥ the window) means no limit —
- * the whole branch is sent. Every surface says "no limit" then, never the negative number.
- */
+/** pi stops at the budget only when `budget > 0`; otherwise the whole branch is sent ("no limit"). */
 export function isBranchBudgetLimited(budget: number): boolean {
   return budget > 0;
 }
 
-/**
- * pi's budget in words for every surface (CLI `switch --dry-run`, the fit advice):
- * `budget 111,616 tokens (window 128,000 − branchSummary.reserveTokens 16,384)`, or
- * `no budget limit (window 8,000 − branchSummary.reserveTokens 16,384 ≤ 0: pi sends the whole branch)`.
- * @param contextWindow the window pi uses (undefined: unknown, pi takes 128,000).
- */
+/** pi's budget in words, e.g. `budget 111,616 tokens (window 128,000 − branchSummary.reserveTokens 16,384)`. */
 export function branchBudgetText(contextWindow: number | undefined, reserveTokens: number): string {
   const budget = branchSummaryBudget(contextWindow, reserveTokens);
   const n = (v: number) => v.toLocaleString("en-US");
@@ -191,15 +159,13 @@ export function branchBudgetText(contextWindow: number | undefined, reserveToken
     : `no budget limit (${formula} ≤ 0: pi sends the whole branch)`;
 }
 
-/** Where pi's `navigateTree` puts the leaf for a target, and what goes back to the editor. */
 export interface NavigationTarget {
-  /** The new leaf: the target, or its parent for user/custom messages (null = before the root). */
+  /** The target, or its parent for user/custom messages (null = before the root). */
   newLeafId: string | null;
-  /** True when the target's text goes back to the prompt editor (user and custom messages). */
+  /** The target's text goes back to the prompt editor (user and custom messages). */
   returnsText: boolean;
 }
 
-/** pi's navigation leaf rule. */
 export function navigationTarget(target: EntryRecord): NavigationTarget {
   if ((target.type === "message" && target.role === "user") || target.type === "custom_message") {
     return { newLeafId: target.parentId, returnsText: true };
@@ -207,21 +173,17 @@ export function navigationTarget(target: EntryRecord): NavigationTarget {
   return { newLeafId: target.id, returnsText: false };
 }
 
-/** A planned navigation: what pi's `navigateTree` would do, minus the LLM call. */
+/** What pi's `navigateTree` would do, minus the LLM call. */
 export interface NavigationPlan {
   oldLeafId: string | null;
   targetId: string;
   newLeafId: string | null;
   returnsText: boolean;
   collection: BranchCollection;
-  /** True when the target is the current leaf (pi: no-op). */
   noop: boolean;
 }
 
-/**
- * Plan a navigation from the file's leaf (or `oldLeafId`) to `targetId`.
- * @throws Error when the target is not an entry of the session (pi: "Entry X not found").
- */
+/** @throws Error when the target is not an entry of the session (pi: "Entry X not found"). */
 export function planNavigation(
   index: EntryIndex & { leafId: string | null },
   targetId: string,
@@ -279,9 +241,8 @@ export function buildLabelEntry(input: {
 }
 
 /**
- * The entry pi-context appends to persist a move without a summary (pi itself writes nothing, so
- * the move would be lost on restart): a `custom` entry — invisible to the model context and to
- * compaction — parented on the new leaf, so that pi's "leaf = last line" rule resumes there.
+ * A `custom` entry on the new leaf that persists a move without summary (pi writes nothing, so the
+ * move would be lost on restart); invisible to the context, and pi's "leaf = last line" resumes there.
  */
 export function buildLeafMarkerEntry(input: {
   id: string;
@@ -300,7 +261,6 @@ export function buildLeafMarkerEntry(input: {
   };
 }
 
-/** The target's path ids (for checks). */
 export function pathIds(index: EntryIndex, leafId: string | null): string[] {
   return getPath(index, leafId).path.map((e) => e.id);
 }

@@ -1,21 +1,7 @@
 /**
- * The prompt cache, turn by turn: each request's hit rate, and the requests where the cache went
- * cold, with what cold turns cost and the likely cause.
- *
- * The miss rule is pi 1.6.0's own (`dist/core/cache-stats.js`, the "Cache Re-billed" line of
- * `/session` and its "Cache miss: … re-billed" transcript notices): walking every entry of the
- * file in order, an assistant request *misses* when `min(previous prompt, this prompt) −
- * cacheRead > 1024` tokens (pi's noise floor), counted only once the provider has reported cache
- * activity; its cost is the missed tokens at the rate actually paid (this message's own
- * `cost.input + cost.cacheWrite` per uncached token) minus the cache-read rate. A compaction or a
- * branch summary resets pi's comparison (new content is not "re-billed"); a `cache_warm` usage
- * entry (pi's cache warming) counts as a request.
- *
- * Beyond pi: the first request after a compaction or branch summary is compared with the request
- * before it by the same formula and, when it missed, marked cold with that cause but not added to
- * pi's re-billed total (`counted: false`); and each cold turn names what happened since the
- * previous request — model change, thinking-level change, context edit, a new system prompt, or a
- * pause longer than the cache's lifetime ({@link cacheTtl}).
+ * The prompt cache turn by turn: hit rates and cold requests with cost and likely cause. The miss rule
+ * is pi 1.6.0's `cache-stats.js` (`/session` "Cache Re-billed"). Beyond pi: the first request after a
+ * compaction or branch summary is compared too (`counted: false`), and each cold turn names a cause.
  */
 
 import type { EntryRecord } from "../read/entries";
@@ -24,25 +10,17 @@ import type { PriceLookup } from "./cost";
 /** pi's `NOISE_FLOOR_TOKENS`: per-turn misses at or below this are cache breakpoint granularity. */
 export const CACHE_NOISE_FLOOR_TOKENS = 1024;
 
-/** pi's `CACHE_TTL_MS` (5 minutes, "Anthropic's default cache TTL"): idle gaps at least this long are a likely cause. */
+/** pi's `CACHE_TTL_MS` (5 minutes): idle gaps at least this long are a likely cause. */
 export const CACHE_TTL_MS = 5 * 60 * 1000;
 
-/** How long a provider keeps a prompt-cache entry, and where that number comes from. */
 export interface CacheTtl {
   ms: number;
   source: string;
 }
 
 /**
- * The cache lifetime we assume for a provider. Every provider gets pi's `CACHE_TTL_MS` (5 min),
- * which is what pi itself uses to call a miss "after N m idle"; the source says why that is right
- * for the provider:
- * - `anthropic` (and Claude behind other providers): pi-ai 1.6.0's catalog gives Claude models
- *   `promptCache: {short: 300, long: 3600}` seconds — 5 min, or 1 h when pi runs with
- *   `PI_CACHE_RETENTION=long` (not visible in the session file);
- * - `openai`, `openai-codex`, `azure`: OpenAI's prompt-caching guide: cached prefixes stay for
- *   5–10 minutes of inactivity (up to an hour off-peak) — 5 min is the safe lower bound;
- * - everything else: the catalog has no lifetime; pi's 5 min.
+ * The assumed cache lifetime: pi's 5 min for every provider. Claude: pi-ai's catalog says 300 s (1 h
+ * with `PI_CACHE_RETENTION=long`, not visible in the file); OpenAI: 5–10 min of inactivity.
  */
 export function cacheTtl(provider: string | undefined): CacheTtl {
   switch (provider) {
@@ -69,7 +47,6 @@ export function cacheTtl(provider: string | undefined): CacheTtl {
   }
 }
 
-/** Why a turn's cache went cold (what happened between the previous request and this one). */
 export type ColdCause =
   | { kind: "compaction"; entryId: string }
   | { kind: "branch-summary"; entryId: string }
@@ -80,47 +57,41 @@ export type ColdCause =
   | { kind: "pause"; idleMs: number; ttlMs: number }
   | { kind: "unknown" };
 
-/** A request whose cache went cold. */
 export interface ColdTurn {
-  /** Prompt tokens that were in the previous request but not read from the cache: `min(prev prompt, prompt) − cacheRead`. */
+  /** `min(prev prompt, prompt) − cacheRead`. */
   missedTokens: number;
-  /** US dollars those tokens cost above the cache-read rate (pi's `missedCost`). */
+  /** US dollars above the cache-read rate (pi's `missedCost`). */
   missedCost: number;
-  /** ms between this request and the previous one (pi's `idleMs`: message timestamps, request starts). */
+  /** Between this request and the previous one (pi's `idleMs`). */
   idleMs: number;
-  /** True when pi counts it in `/session`'s "Cache Re-billed" (false: right after a compaction or branch summary). */
+  /** Counted in `/session`'s "Cache Re-billed" (false right after a compaction or branch summary). */
   counted: boolean;
-  /** Most likely first; `unknown` when nothing in the file explains it (a provider eviction, a changed tool set…). */
+  /** Most likely first; `unknown` when nothing in the file explains it. */
   causes: ColdCause[];
 }
 
-/** One assistant request on the path. */
 export interface CacheTurn {
   entryId: string;
   timestamp: string;
   provider: string;
   model: string;
-  /** Prompt tokens: input + cacheRead + cacheWrite. */
+  /** input + cacheRead + cacheWrite. */
   promptTokens: number;
   input: number;
   cacheRead: number;
   cacheWrite: number;
-  /** `cacheRead / promptTokens` (0…1; pi's footer shows it ×100 as `CH`); null without prompt tokens. */
+  /** `cacheRead / promptTokens` (0…1; pi's footer `CH` ×100); null without prompt tokens. */
   hitRate: number | null;
   cold?: ColdTurn;
 }
 
-/** The cache report of a session at a leaf. */
 export interface CacheReport {
-  /** Assistant requests on the path with a usage, root → leaf. */
   turns: CacheTurn[];
-  /** pi's `computeCacheWaste` over the whole file (`/session` "Cache Re-billed"). */
+  /** pi's `computeCacheWaste` over the whole file. */
   reBilled: { missedTokens: number; missedCost: number; missCount: number };
-  /** Cold turns on the path (pi's misses plus the first request after a compaction or branch summary that missed). */
   cold: { count: number; missedTokens: number; missedCost: number };
-  /** The provider reported cache activity at least once (else hit rates mean nothing). */
+  /** Else hit rates mean nothing. */
   reportedCache: boolean;
-  /** The lifetime assumed for the current model's provider. */
   ttl: CacheTtl;
 }
 
@@ -138,7 +109,6 @@ function promptOf(r: EntryRecord): number {
   return u ? n(u.input) + n(u.cacheRead) + n(u.cacheWrite) : 0;
 }
 
-/** pi's `detectMiss` (plus the previous request for the after-reset comparison). */
 function detectMiss(
   prev: PreviousRequest | undefined,
   r: EntryRecord,
@@ -166,7 +136,6 @@ function detectMiss(
   };
 }
 
-/** What happened between two requests (records strictly between them in file order). */
 function causesBetween(
   between: readonly EntryRecord[],
   modelChanged: { from: string; to: string } | undefined,
@@ -188,22 +157,13 @@ function causesBetween(
   return causes;
 }
 
-/** The file-wide scan: every cold request by entry id, and pi's re-billed total. */
 export interface CacheScan {
-  /** Cold requests in file order (pi's misses have `counted: true`). */
   cold: Map<string, ColdTurn>;
-  /** pi's `computeCacheWaste`. */
   reBilled: { missedTokens: number; missedCost: number; missCount: number };
   reportedCache: boolean;
 }
 
-/**
- * pi's cache scan (`cache-stats.js` `scan`) over every record of the file in order, plus the
- * uncounted after-reset comparison and the causes (see the module comment).
- * @param records the whole file in order (`session.records`).
- * @param prices prices by `provider/model` (pi's read rate when a request read nothing from the cache).
- * @param ttl the cache lifetime a pause is compared with.
- */
+/** pi's `cache-stats.js` `scan` over the whole file, plus the after-reset comparison and causes. */
 export function scanCache(records: readonly EntryRecord[], prices: PriceLookup, ttl: CacheTtl): CacheScan {
   const reBilled = { missedTokens: 0, missedCost: 0, missCount: 0 };
   const cold = new Map<string, ColdTurn>();
@@ -265,14 +225,7 @@ export function scanCache(records: readonly EntryRecord[], prices: PriceLookup, 
   return { cold, reBilled, reportedCache };
 }
 
-/**
- * The cache report at a leaf: {@link scanCache} over the file, the turns of `path` with their hit
- * rates and cold marks.
- * @param records the whole file in order (`session.records`).
- * @param path the leaf's path (`projection.path`).
- * @param prices prices by `provider/model`.
- * @param provider the current model's provider, for the assumed cache lifetime ({@link cacheTtl}).
- */
+/** The cache report at a leaf: {@link scanCache}, then the path's turns with hit rates and cold marks. */
 export function cacheReport(
   records: readonly EntryRecord[],
   path: readonly EntryRecord[],

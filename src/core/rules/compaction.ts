@@ -1,10 +1,7 @@
 /**
- * Compaction preparation exactly like pi's `prepareCompaction`, and the `CompactionEntry` pi writes.
- *
- * Source: pi 1.6.0 `dist/core/compaction/compaction.js` — `prepareCompaction`,
- * `findProjectedCutPoint` (the projected variant; the exported raw `findCutPoint` differs when
- * `context_edit`s exist), `isCutPointMessage`, `isTurnStartMessage`, `extractFileOperations`;
- * `SessionManager.appendCompaction` for the entry shape. Nothing is summarized here.
+ * pi 1.6.0's `prepareCompaction` and the `CompactionEntry` it writes (`compaction/compaction.js`). Cut
+ * points follow the private `findProjectedCutPoint`: the exported `findCutPoint` differs once
+ * `context_edit`s exist. Nothing is summarized here.
  */
 
 import { buildProjection, type ProjectedEntry, type Projection } from "./context";
@@ -48,70 +45,56 @@ const TURN_START_ROLES: ReadonlySet<MessageRole> = new Set([
   "compactionSummary",
 ]);
 
-/** pi's `CutPointResult` (indices into the projected entries). */
 export interface CutPoint {
   firstKeptEntryIndex: number;
   turnStartIndex: number;
   isSplitTurn: boolean;
 }
 
-/** Why pi would not compact. */
 export type NothingToCompact = "already-compacted" | "nothing-to-compact" | "no-kept-entry-id";
 
-/** Human-readable reasons, in pi's words where pi has them. */
+/** In pi's words where pi has them. */
 export const NOTHING_TO_COMPACT_MESSAGES: Record<NothingToCompact, string> = {
   "already-compacted": "Already compacted: the leaf is a compaction entry.",
   "nothing-to-compact": "Nothing to compact (session too small).",
   "no-kept-entry-id": "The first kept entry has no id (the session may need migration).",
 };
 
-/** Why {@link prepareCompaction} prepared nothing, and where pi's own preparation fails before saying so. */
 export interface NotPrepared {
   reason: NothingToCompact;
   /** pi's `prepareCompaction` throws (or counts `NaN`) before it finds nothing to compact. */
   estimateFailure?: EstimateFailure;
 }
 
-/** The result of {@link prepareCompaction}: everything pi's `compact()` receives, plus what a preview shows. */
+/** Everything pi's `compact()` receives, plus what a preview shows. */
 export interface CompactionPreparation {
-  /** Id of the first entry kept after compaction (may be a label/model change; see pi's backward scan). */
+  /** May be a label/model change (pi's backward scan). */
   firstKeptEntryId: string;
-  /** Projected entries whose messages are summarized (history part). */
   messagesToSummarize: ProjectedEntry[];
-  /** Projected entries of the split turn's prefix (summarized separately), empty when not split. */
+  /** Empty when the turn is not split. */
   turnPrefixMessages: ProjectedEntry[];
   isSplitTurn: boolean;
-  /** Id of the turn's first entry when the turn is split. */
   turnStartEntryId?: string;
   /** pi's `estimateProjectedContextTokens(...).tokens` at the leaf. */
   tokensBefore: number;
-  /** Summary of the previous compaction whose kept range is re-summarized. */
   previousSummary?: string;
   previousCompactionId?: string;
   fileOps: FileOps;
   readFiles: string[];
   modifiedFiles: string[];
   settings: CompactionSettings;
-  /** Projected entries kept verbatim after the compaction (from the cut to the leaf). */
   keptEntries: ProjectedEntry[];
   /** Σ estimated tokens of the kept entries' non-system messages. */
   keptTokens: number;
-  /** Σ estimated tokens of the summarized messages (history + turn prefix). */
   summarizedTokens: number;
-  /** `estimateTokens` of the system checkpoint the compaction entry will carry (0 without one). */
+  /** `estimateTokens` of the entry's system checkpoint (0 without one). */
   checkpointTokens: number;
-  /** The leaf the compaction would be appended to. */
   leafId: string;
-  /** The projection at that leaf. */
   projection: Projection;
-  /**
-   * Where pi's own `prepareCompaction` fails here (its `estimateTokens` throws or counts `NaN`, see
-   * `estimateFailure.ts`): pi's `/compact` gets no `tokensBefore` (or no cut point). Absent: it works.
-   */
+  /** Where pi's own `prepareCompaction` fails here (`estimateFailure.ts`): `/compact` gets no `tokensBefore`. */
   estimateFailure?: EstimateFailure;
 }
 
-/** Roles of the messages an entry contributes to compaction input (no system messages; compactions none). */
 function summarizedRoles(entry: ProjectedEntry): MessageRole[] {
   if (entry.record.type === "compaction") return [];
   return entry.roles.filter((r) => r !== "system");
@@ -126,10 +109,9 @@ function isTurnStartEntry(entry: ProjectedEntry): boolean {
 }
 
 /**
- * pi's private `findProjectedCutPoint(entries, startIndex, endIndex, keepRecentTokens)` over projected
- * entries: walk back from the newest summing estimates until `keepRecentTokens` is reached, cut at
- * the nearest valid cut point at or after it (the last one if none), advance past a closed
- * overflow-recovery suffix, pull in directly preceding message-less entries, and detect a split turn.
+ * pi's private `findProjectedCutPoint`: walk back summing estimates to `keepRecentTokens`, cut at the
+ * nearest valid cut point at or after it, skip a closed overflow-recovery suffix, pull in preceding
+ * message-less entries, detect a split turn.
  */
 export function findCutPoint(
   entries: readonly ProjectedEntry[],
@@ -196,14 +178,7 @@ export function findCutPoint(
   return { firstKeptEntryIndex: cutIndex, turnStartIndex, isSplitTurn: !startsTurn && turnStartIndex !== -1 };
 }
 
-/**
- * pi's `prepareCompaction(pathEntries, settings)` for the path ending at `leafId`.
- * @param index the session (records + id map + its leaf).
- * @param leafId the leaf to compact from; default the file's leaf.
- * @param rules the pi version's switches (default the reference version's): tool results'
- *   `nestedCalls` count for the file lists from pi 0.99.
- * @returns the preparation, or the reason pi would not compact.
- */
+/** pi's `prepareCompaction` at `leafId` (default the file's leaf), or why pi would not compact. */
 export function prepareCompaction(
   index: EntryIndex & { leafId: string | null },
   settings: CompactionSettings,
@@ -224,41 +199,31 @@ export function prepareCompaction(
   return preparationAt(start, cut, settings, reader, rules);
 }
 
-/** Why a chosen first kept entry cannot be pi's cut point. */
 export type InvalidCutCode =
-  /** Not an entry of the session. */
   | "unknown"
-  /** Not on the branch that ends at the leaf. */
   | "off-branch"
-  /** Before the latest compaction's kept range: already summarized. */
+  /** Already summarized: before the latest compaction's kept range. */
   | "summarized"
-  /** A tool result: pi never cuts between a tool call and its result. */
+  /** pi never cuts between a tool call and its result. */
   | "tool-result"
-  /** An entry without a message of its own (label, model change, context edit, …). */
   | "no-message"
-  /** Omitted by a context edit: pi sends no message for it. */
+  /** pi sends no message for it. */
   | "omitted"
-  /** A compaction entry. */
   | "compaction"
-  /** A system message (pi's prompt state, never a cut point). */
+  /** pi's prompt state, never a cut point. */
   | "system";
 
-/** A chosen first kept entry pi would not cut at, with the nearest entries it would. */
 export interface InvalidCut {
   reason: "invalid-cut";
   code: InvalidCutCode;
-  /** The entry asked for. */
   entryId: string;
-  /** The nearest valid cut points of the context before and after the entry (ids, oldest first; 0–2). */
+  /** Nearest valid cut points before and after the entry (ids, oldest first; 0–2). */
   nearest: string[];
 }
 
 /**
- * The ids of pi's valid cut points in the context at the leaf, oldest first: non-compaction entries
- * whose (edited) messages include a user, assistant, bash execution, custom, branch summary or
- * compaction summary message (pi's `isCutPointMessage` over the projection), from the latest
- * compaction's kept range on. The first one is never useful (nothing before it to summarize) but
- * is included: it is still a cut point.
+ * Ids of pi's valid cut points at the leaf (`isCutPointMessage` over the projection), oldest first, from
+ * the latest compaction's kept range on; the first is included though nothing precedes it.
  */
 export function validCutPoints(index: EntryIndex & { leafId: string | null }, leafId?: string | null): string[] {
   const start = compactionStart(index, leafId);
@@ -271,17 +236,9 @@ export function validCutPoints(index: EntryIndex & { leafId: string | null }, le
 }
 
 /**
- * pi's `prepareCompaction` with the cut at a chosen entry instead of where `keepRecentTokens`
- * puts it ("Compact up to here"): everything from the latest compaction's kept range up to the
- * entry is summarized (the previous summary passed along), the entry and everything after it are
- * kept verbatim. The chosen entry must be one of pi's valid cut points ({@link validCutPoints}), or
- * an entry without a message of its own directly before one (it names that cut point);
- * then pi's own rules apply unchanged: directly preceding message-less entries (labels, model
- * changes) are kept with it, an assistant mid-turn splits the turn (turn-prefix summary), the file
- * lists accumulate from the previous compaction's `details`, `tokensBefore` is pi's estimate at the
- * leaf. The entry written from it differs from pi's `/compact` only in its `firstKeptEntryId`.
- * @returns the preparation; the reason pi would not compact; or {@link InvalidCut} with the nearest
- *   valid cut points.
+ * pi's `prepareCompaction` with the cut at a chosen entry ("Compact up to here"); pi's own rules apply
+ * otherwise, so the entry differs from `/compact` only in `firstKeptEntryId`. The entry must be a valid
+ * cut point or a message-less entry directly before one; else returns {@link InvalidCut}.
  */
 export function prepareCompactionAt(
   index: EntryIndex & { leafId: string | null },
@@ -309,8 +266,7 @@ export function prepareCompactionAt(
   const entry = entries[at]!;
   if (at < boundaryStart || entry.record.type === "compaction")
     return invalid(at < boundaryStart ? "summarized" : "compaction");
-  // a message-less entry (label, model change, omitted message…) right before a cut point is kept
-  // with it by pi's own rule below, so it names that cut point
+  // a message-less entry right before a cut point is kept with it by pi's rule below, so it names that cut point
   let cutIndex = at;
   while (cutIndex < entries.length && entries[cutIndex]!.roles.length === 0) cutIndex++;
   if (cutIndex >= entries.length || !isCutPointEntry(entries[cutIndex]!)) {
@@ -340,17 +296,15 @@ export function prepareCompactionAt(
   return preparationAt(start, cut, settings, reader, options.rules ?? REFERENCE_RULES);
 }
 
-/** True when {@link prepareCompactionAt} refused the chosen entry. */
 export function isInvalidCut(result: object): result is InvalidCut {
   return (result as { reason?: unknown }).reason === "invalid-cut";
 }
 
-/** The valid cut points nearest to position `at` (or to the entry's place on the path when it is not in the context). */
+/** Nearest valid cut points to `at` (or to the entry's place on the path when it is not in the context). */
 function nearestCutPoints(projection: Projection, boundaryStart: number, id: string, at: number): string[] {
   const entries = projection.entries;
   let position = at;
   if (position < 0) {
-    // not in the context: place it by its position on the path
     const pathIndex = projection.path.findIndex((r) => r.id === id);
     if (pathIndex < 0) return [];
     const pathPosition = new Map(projection.path.map((r, i) => [r.id, i]));
@@ -372,7 +326,6 @@ function nearestCutPoints(projection: Projection, boundaryStart: number, id: str
   return [before, after].filter((x): x is string => x !== undefined);
 }
 
-/** The projection at the leaf and where the summarized range starts (after the latest compaction). */
 interface CompactionStart {
   projection: Projection;
   boundaryStart: number;
@@ -427,7 +380,7 @@ function preparationAt(
   const fileOps = createFileOps();
   if (previousIndex >= 0) addDetails(fileOps, entries[previousIndex]!.record);
   for (const e of [...messagesToSummarize, ...turnPrefixMessages]) {
-    // File ops come from the records (or the edit's replacement) — no need to measure long lines.
+    // File ops come from the records (or the edit's replacement): no need to measure long lines.
     if (!countsFileOps(e.record, rules)) continue;
     if (e.edit && !e.edit.replacementIsNull) addFileOps(fileOps, contribution(e, reader).fileOps);
     else addFileOps(fileOps, e.record.fileOps);
@@ -455,8 +408,7 @@ function preparationAt(
     projection,
     ...(estimateFailure ? { estimateFailure } : {}),
   };
-  // Σ tokens of the summarized messages, measured only when someone asks (long lines are
-  // measured lazily, and the gauge does not need this number).
+  // Measured only when asked: long lines are measured lazily and the gauge does not need it.
   let summarizedTokens: number | undefined;
   Object.defineProperty(preparation, "summarizedTokens", {
     get: () =>
@@ -473,36 +425,29 @@ function preparationAt(
   return preparation;
 }
 
-/** True when {@link prepareCompaction} returned a preparation. */
 export function isPrepared(result: CompactionPreparation | NotPrepared): result is CompactionPreparation {
   return !("reason" in result);
 }
 
-/** Input for {@link buildCompactionEntry}. */
 export interface CompactionEntryInput {
   id: string;
   parentId: string;
-  /** ISO timestamp of the entry. */
   timestamp: string;
-  /** The final summary text, file-list blocks included. */
+  /** The final text, file-list blocks included. */
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
   readFiles: string[];
   modifiedFiles: string[];
-  /** Usage the summarizer reported (omitted from the line when undefined, as JSON.stringify does). */
+  /** Omitted from the line when undefined, as JSON.stringify does. */
   usage?: Usage;
   /** `false` for summaries in pi's format whose `details` pi may trust. */
   fromHook: boolean;
-  /** The replayed system message of the context at the leaf (pi's `getCurrentSystemMessage`), if any. */
+  /** pi's `getCurrentSystemMessage` at the leaf, if any. */
   systemMessage?: SystemMessage;
 }
 
-/**
- * The `CompactionEntry` exactly as pi 1.6.0's `appendCompaction` writes it (same key order:
- * type, id, parentId, timestamp, summary, firstKeptEntryId, tokensBefore, details, usage, fromHook,
- * systemMessage), with the checkpoint's timestamp set to the entry's time in ms.
- */
+/** The `CompactionEntry` as pi 1.6.0's `appendCompaction` writes it (same key order; checkpoint time in ms). */
 export function buildCompactionEntry(input: CompactionEntryInput): CompactionEntry {
   const entry: CompactionEntry = {
     type: "compaction",
@@ -522,7 +467,7 @@ export function buildCompactionEntry(input: CompactionEntryInput): CompactionEnt
   return entry;
 }
 
-/** The entry records of a preparation's summarized messages, in order (history, then turn prefix). */
+/** History, then turn prefix. */
 export function summarizedRecords(preparation: CompactionPreparation): EntryRecord[] {
   return [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages].map((e) => e.record);
 }

@@ -1,50 +1,37 @@
 /**
- * Compaction-aware model context, as pi builds it for a leaf.
- *
- * Source: pi 1.6.0 `dist/core/session-manager.js` — `buildContextEntries` (latest compaction on
- * the path, kept range from `firstKeptEntryId` skipping system messages, everything after the
- * compaction), `buildSessionProjection` (latest `context_edit` per target among the context
- * entries; `replacement: null` omits; only the compaction at index 0 contributes) and
- * `getSessionContextSettings` (model and thinking level from the path).
+ * The compaction-aware model context pi builds for a leaf (pi 1.6.0 `session-manager.js`
+ * `buildContextEntries`, `buildSessionProjection`, `getSessionContextSettings`).
  */
 
 import { entryRoles, type EntryRecord } from "../read/entries";
 import { getPath, type EntryIndex, type PathResult } from "./tree";
 import type { MessageRole } from "../types";
 
-/** One context entry with what it contributes after context edits. */
 export interface ProjectedEntry {
   record: EntryRecord;
-  /** The latest `context_edit` targeting this entry among the context entries, if any. */
+  /** The latest `context_edit` targeting this entry among the context entries. */
   edit?: EntryRecord;
-  /** Roles of the messages it contributes (empty when omitted, or an older compaction). */
+  /** Empty when omitted, or an older compaction. */
   roles: MessageRole[];
-  /** Index of its first message in {@link Projection.messageCount} order. */
   firstMessageIndex: number;
 }
 
-/** The projection of a leaf: pi's `buildSessionProjection` without message bodies. */
+/** pi's `buildSessionProjection` without message bodies. */
 export interface Projection {
   leafId: string | null;
-  /** Raw path root → leaf (pi's `getBranch()`). */
+  /** pi's `getBranch()`. */
   path: EntryRecord[];
   pathInfo: Omit<PathResult, "path">;
-  /** The latest compaction on the path, if any. */
   compaction?: EntryRecord;
-  /** Context entries with their edited contributions. */
   entries: ProjectedEntry[];
-  /** Total number of messages (`projection.messages.length` in pi). */
   messageCount: number;
-  /** `{provider, modelId}` from the last `model_change` or assistant message on the path. */
+  /** From the last `model_change` or assistant message on the path. */
   model: { provider: string; modelId: string } | null;
   /** From the last `thinking_level_change` on the path (default `"off"`). */
   thinkingLevel: string;
 }
 
-/**
- * pi's `buildContextEntries(entries, leafId)`: the entries that make up the context of a path.
- * @returns the context entries and the latest compaction on the path.
- */
+/** pi's `buildContextEntries`: the latest compaction's kept range (system messages skipped) and what follows. */
 export function contextEntries(path: readonly EntryRecord[]): { entries: EntryRecord[]; compaction?: EntryRecord } {
   let compactionIndex = -1;
   for (let i = path.length - 1; i >= 0; i--) {
@@ -66,11 +53,7 @@ export function contextEntries(path: readonly EntryRecord[]): { entries: EntryRe
   return { entries, compaction };
 }
 
-/**
- * Project the context entries of a path: apply the latest `context_edit` per target
- * (`replacement: null` removes the entry's messages) and keep only the newest compaction's
- * contribution.
- */
+/** Applies the latest `context_edit` per target (`null` omits) and keeps only the newest compaction's contribution. */
 export function projectEntries(entries: readonly EntryRecord[]): { projected: ProjectedEntry[]; messageCount: number } {
   const edits = new Map<string, EntryRecord>();
   for (const e of entries) if (e.type === "context_edit" && e.targetId !== undefined) edits.set(e.targetId, e);
@@ -90,7 +73,7 @@ export function projectEntries(entries: readonly EntryRecord[]): { projected: Pr
   return { projected, messageCount };
 }
 
-/** Model and thinking level of a path (pi's `getSessionContextSettings`). */
+/** pi's `getSessionContextSettings`. */
 export function pathSettings(path: readonly EntryRecord[]): Pick<Projection, "model" | "thinkingLevel"> {
   let thinkingLevel = "off";
   let model: Projection["model"] = null;
@@ -103,15 +86,11 @@ export function pathSettings(path: readonly EntryRecord[]): Pick<Projection, "mo
   return { model, thinkingLevel };
 }
 
-/**
- * The full projection of a leaf (pi's `buildSessionProjection(entries, leafId)`).
- * @param leafId the leaf; `undefined` → the file's leaf (last entry); `null` → empty.
- */
+/** pi's `buildSessionProjection(entries, leafId)`; `undefined` → the file's leaf, `null` → empty. */
 export function buildProjection(index: EntryIndex & { leafId: string | null }, leafId?: string | null): Projection {
   const leaf = leafId === undefined ? index.leafId : leafId;
-  // Projections are immutable: reuse the last one while the session is unchanged (the gauge, the
-  // compaction preview and the panel all ask for the same leaf after every change), and extend it
-  // when entries were only appended below the previous leaf.
+  // Projections are immutable: reuse the last one while unchanged (every surface asks after each change)
+  // and extend it when entries were only appended below the previous leaf.
   const duplicates = (index as { duplicateIds?: number }).duplicateIds ?? 0;
   const state = `${index.records.length}:${index.byId.size}:${duplicates}:${(index as { size?: number }).size ?? ""}:${index.records[index.records.length - 1]?.id ?? ""}`;
   const memo = projectionMemo.get(index);
@@ -150,11 +129,7 @@ function editTargetsOf(projection: Projection): Set<string> {
   return targets;
 }
 
-/**
- * The projection of `leaf` from the previous one when `leaf` descends from the previous leaf
- * through entries appended since, none of which is a compaction or a context edit (those change
- * what earlier entries contribute). Returns undefined when a full computation is needed.
- */
+/** Undefined unless `leaf` descends from the previous leaf through appends with no compaction or context edit. */
 function extendProjection(index: EntryIndex, memo: ProjectionMemo, leaf: string): Projection | undefined {
   const old = memo.projection;
   if (old.leafId === null || old.pathInfo.cycleAt) return undefined;
@@ -218,9 +193,8 @@ function computeProjection(index: EntryIndex & { leafId: string | null }, leaf: 
 }
 
 /**
- * The model pi resumes a session with (pi's `getBranchSelection`): scanning leaf → root, the first
- * `model_change`, or the first assistant whose model is not virtual.
- * @returns `{provider, modelId}` or null; the caller falls back to settings `defaultProvider/defaultModel`.
+ * pi's `getBranchSelection`: leaf → root, the first `model_change` or non-virtual assistant model;
+ * null means the caller falls back to settings `defaultProvider/defaultModel`.
  */
 export function modelSelection(path: readonly EntryRecord[]): { provider: string; modelId: string } | null {
   for (let i = path.length - 1; i >= 0; i--) {

@@ -1,9 +1,4 @@
-/**
- * The economics part of `InspectResult` (`pi-context inspect --json` `usage`, `cost`, `cache`,
- * `forecast`): pi's session totals, what the session cost and what its cold cache turns cost, the
- * prompt cache per turn, and the turns left until auto-compaction. Each is computed on first read
- * (the status bar's text needs none of them).
- */
+/** The economics fields of `InspectResult` (usage, cost, cache, forecast), each computed on first read. */
 
 import type { Projection } from "./context";
 import type { EntryRecord } from "../read/entries";
@@ -14,19 +9,17 @@ import { sessionUsage, type SessionUsage } from "./usage";
 
 /** `inspect --json` `cost`: US dollars, as the entries store them. */
 export interface CostReport {
-  /** pi's session cost (footer `$`, `/session` Cost Total): Σ `usage.cost.total` over the file. */
+  /** pi's session cost (footer `$`): Σ `usage.cost.total` over the file. */
   total: number;
   /** pi's `/session` breakdown by `provider/model` (+ `Tools/summaries`). */
   byModel: SessionUsage["byModel"];
   /** pi's "Cache Re-billed" (`computeCacheWaste`, whole file). */
   reBilled: CacheReport["reBilled"];
-  /** The cold turns on the current path (pi's misses and the first request after a compaction or branch summary that missed). */
   coldTurns: CacheReport["cold"];
-  /** The current model's prices (US dollars per million tokens), null when unknown. */
+  /** US dollars per million tokens; null when unknown. */
   prices: ModelPrices | null;
 }
 
-/** The four economics fields of `InspectResult`. */
 export interface EconomicsFields {
   usage: SessionUsage;
   cost: CostReport;
@@ -34,7 +27,6 @@ export interface EconomicsFields {
   forecast: Forecast | NoForecast;
 }
 
-/** What {@link attachEconomics} needs. */
 export interface EconomicsInput {
   records: readonly EntryRecord[];
   projection: Projection;
@@ -45,7 +37,6 @@ export interface EconomicsInput {
   usageKnown: boolean;
 }
 
-/** Define the economics fields on `target` as enumerable getters, each computed once. */
 export function attachEconomics(target: object, input: EconomicsInput): void {
   const prices = input.prices ?? NO_PRICES;
   const model = input.projection.model;

@@ -1,18 +1,8 @@
 /**
- * Where pi 1.6.0 has no token number: its `estimateTokens` throws on a message it cannot measure
- * (a context edit's replacement without a list of blocks, a text block without text, a message
- * entry's content that is a number …) or counts `NaN`. pi's footer, its auto-compaction check after
- * each answer (`estimateProjectedContextTokens`) and `/compact` (`prepareCompaction`) then fail, so
- * pi-context must not show its own (tolerant) count as "pi's estimate".
- *
- * Mirrors which messages pi measures, in pi's order (`dist/core/compaction/compaction.js`):
- * `estimateProjectedContextTokens` runs `estimateContextTokens` (every message after the last valid
- * assistant usage, system messages included) and, when that usage is not trusted (none, or older than
- * the latest context edit or compaction on the path), the pure estimate (every non-system message);
- * `prepareCompaction` first takes that estimate, then walks back from the newest entry measuring
- * each one until `keepRecentTokens` are reached (a `NaN` never reaches it: the walk goes on).
- * Per message, the rules of `read/estimate.ts` `estimateProblem`; an edited entry is measured with
- * its replacement as pi's `projectContextEntry` builds it (no replacement at all: that throws).
+ * Where pi 1.6.0 has no token number: its `estimateTokens` throws or counts `NaN` on a message, so its
+ * footer, auto-compaction check and `/compact` fail and pi-context must not call its own count "pi's".
+ * Mirrors which messages pi measures, in pi's order (`compaction.js` `estimateProjectedContextTokens`,
+ * `prepareCompaction`'s cut-point walk, where a `NaN` never reaches `keepRecentTokens`).
  */
 
 import type { ProjectedEntry, Projection } from "./context";
@@ -21,27 +11,19 @@ import { estimateProblem, type EstimateProblem } from "../read/estimate";
 import type { EntryRecord } from "../read/entries";
 import * as l10n from "@vscode/l10n";
 
-/** The first message pi cannot measure: whose it is, and why. */
 export interface EstimateFailure extends EstimateProblem {
-  /** The entry whose message it is. */
   entryId: string;
-  /** Its 1-based line (≤ 0 for an entry not in the file yet). */
+  /** ≤ 0 for an entry not in the file yet. */
   line: number;
-  /** A short description of the entry (`assistant message a1 (line 3)`). */
   entry: string;
-  /** The context edit whose replacement pi measures there, when the content comes from one. */
+  /** The context edit whose replacement pi measures there. */
   editId?: string;
-  /**
-   * `context`: pi throws already while it builds the context (`buildSessionProjection`: a message
-   * entry without message on the branch, a context edit without replacement), so it cannot open the
-   * session at all; absent: while it estimates.
-   */
+  /** `context`: pi throws already building the context (`buildSessionProjection`), so cannot open it. */
   stage?: "context";
 }
 
 const EDITABLE = new Set(["user", "assistant", "toolResult", "custom"]);
 
-/** The role of an entry's non-system message (a custom_message is `custom`). */
 function roleOf(record: EntryRecord): string | undefined {
   if (record.type === "message") return record.role;
   if (record.type === "custom_message") return "custom";
@@ -50,10 +32,7 @@ function roleOf(record: EntryRecord): string | undefined {
 
 const editedProblems = new WeakMap<EntryRecord, Map<string, (EstimateProblem & { stage?: "context" }) | null>>();
 
-/**
- * Where pi fails on the non-system messages of a projected entry (with its context edit applied),
- * or undefined. Reads an edit's body once per (edit, role).
- */
+/** Where pi fails on the non-system messages of a projected entry (its context edit applied). */
 export function entryEstimateFailure(entry: ProjectedEntry, reader: BodyReader): EstimateFailure | undefined {
   const record = entry.record;
   if (entry.roles.length === 0 || (entry.roles.length === 1 && entry.roles[0] === "system")) return undefined;
@@ -96,14 +75,12 @@ function editedProblem(
   return problem && { ...problem, reason: `${problem.reason} (from its context edit's replacement)` };
 }
 
-/** Where pi fails on the system message a projected entry carries, or undefined. */
 function systemFailure(entry: ProjectedEntry): EstimateFailure | undefined {
   if (entry.roles[0] !== "system") return undefined;
   const problem = entry.record.systemEstimateProblem;
   return problem ? failureOf(entry.record, problem) : undefined;
 }
 
-/** `assistant message a1 (line 3)`, `custom message c1`, `compaction c2 (line 9)`. */
 function describeEntry(record: EntryRecord): string {
   const role = record.type === "message" ? record.role : record.type === "custom_message" ? "custom" : undefined;
   const kind = role !== undefined ? l10n.t("{0} message", role) : record.type.replace(/_/g, " ");
@@ -127,10 +104,8 @@ function failureOf(
 }
 
 /**
- * Where pi cannot even build the context: its branch runs into a parent cycle (`getBranch` never
- * returns), or `buildSessionProjection` throws — a message entry without message anywhere on the
- * path (`getSessionContextSettings` reads `message.role` of every message entry), or a context
- * entry edited by a context edit without replacement (`projectContextEntry`).
+ * Where pi cannot build the context: a branch into a parent cycle (`getBranch` never returns), a message
+ * entry without message on the path, or a context edit without replacement (`projectContextEntry`).
  */
 export function contextFailure(projection: Projection, reader: BodyReader): EstimateFailure | undefined {
   const cycleAt = projection.pathInfo.cycleAt;
@@ -169,7 +144,6 @@ function hasValidUsage(entry: ProjectedEntry): boolean {
   );
 }
 
-/** The first throw among the failures, else the first `NaN`. */
 function firstOf(failures: Iterable<EstimateFailure | undefined>): EstimateFailure | undefined {
   let nan: EstimateFailure | undefined;
   for (const f of failures) {
@@ -187,12 +161,7 @@ function* allMessages(entries: readonly ProjectedEntry[], reader: BodyReader): G
   }
 }
 
-/**
- * Where pi's `estimateProjectedContextTokens(projection, branch)` — the number of its footer and of
- * its auto-compaction check — fails, or undefined when pi gets a number.
- * @param branch pi's `getBranch()` (default `projection.path`); an empty branch (a leaf pi cannot
- *   name) trusts no usage.
- */
+/** Where pi's `estimateProjectedContextTokens` (footer, auto-compaction) fails; an empty branch trusts no usage. */
 export function projectedEstimateFailure(
   projection: Projection,
   reader: BodyReader,
@@ -223,12 +192,7 @@ export function projectedEstimateFailure(
   return firstOf(entries.map((e) => entryEstimateFailure(e, reader)));
 }
 
-/**
- * Where pi's `prepareCompaction` fails at this projection: its `tokensBefore` (the projected
- * estimate), then the cut-point walk from the newest entry back until `keepRecentTokens` (pi's
- * `findProjectedCutPoint`: every message of each entry; a `NaN` keeps the walk going to
- * `startIndex`). `tokensOf` is pi-context's count of an entry (what the walk adds).
- */
+/** Where pi's `prepareCompaction` fails: `tokensBefore`, then the `findProjectedCutPoint` walk. */
 export function compactionEstimateFailure(
   projection: Projection,
   reader: BodyReader,
@@ -252,17 +216,14 @@ export function compactionEstimateFailure(
   return nan;
 }
 
-/** What fails, without a subject: `its estimateTokens throws on assistant message a1 (line 3): a text block's text is missing`. */
+/** `its estimateTokens throws on assistant message a1 (line 3): a text block's text is missing`. */
 export function estimateFailureCause(f: EstimateFailure): string {
   return f.kind === "throws"
     ? l10n.t("its estimateTokens throws on {0}: {1}", f.entry, f.reason)
     : l10n.t("its estimateTokens counts NaN for {0}: {1}", f.entry, f.reason);
 }
 
-/**
- * The failure in words, for every surface that would show pi's number: `pi 1.6.0 cannot estimate
- * this context: its estimateTokens throws on assistant message a1 (line 3): a text block's text is missing`.
- */
+/** `pi 1.6.0 cannot estimate this context: ` + {@link estimateFailureCause}. */
 export function estimateFailureText(f: EstimateFailure): string {
   if (f.stage === "context") return l10n.t("pi 1.6.0 cannot open this session, at {0}: {1}", f.entry, f.reason);
   return f.kind === "throws"
@@ -270,7 +231,7 @@ export function estimateFailureText(f: EstimateFailure): string {
     : l10n.t("pi 1.6.0 has no number for this context: {0}", estimateFailureCause(f));
 }
 
-/** One short phrase for a number's place (a table cell, a gauge): `pi fails (a1)`. */
+/** For a number's place (a table cell, a gauge): `pi fails (a1)`. */
 export function estimateFailureShort(f: EstimateFailure): string {
   return f.kind === "throws" ? l10n.t("pi fails ({0})", f.entryId) : l10n.t("NaN in pi ({0})", f.entryId);
 }

@@ -1,38 +1,27 @@
-/**
- * Read/modified file tracking, as pi's compaction and branch summaries do it.
- *
- * Source: pi 1.6.0 `dist/core/compaction/utils.js` (`createFileOps`, `computeFileLists`,
- * `formatFileOperations`) and the seeding from previous `details` in `compaction.js`
- * (`extractFileOperations`) and `branch-summarization.js` (`prepareBranchEntries`).
- */
+/** Read/modified file tracking as pi 1.6.0's summaries do it (`compaction/utils.js`, seeding from `details`). */
 
 import type { EntryRecord, FileOp } from "../read/entries";
 import { rulesFor, type PiRules } from "../pi/versions";
 
-/** The reference pi version's rule switches (the default of the rule functions that have switches). */
+/** The reference pi version's rule switches. */
 export const REFERENCE_RULES: PiRules = rulesFor(undefined);
 
-/**
- * Whether a message's file operations count for file lists: always for assistant tool calls; for
- * a tool result's `nestedCalls` (codemode) only from pi 0.99 (`PiRules.nestedCallFileOps`).
- */
+/** Assistant tool calls always; a tool result's `nestedCalls` (codemode) only from pi 0.99. */
 export function countsFileOps(record: EntryRecord, rules: Pick<PiRules, "nestedCallFileOps">): boolean {
   return rules.nestedCallFileOps || !(record.type === "message" && record.role === "toolResult");
 }
 
-/** pi's `FileOperations`: three sets of paths, insertion-ordered. */
+/** pi's `FileOperations`: insertion-ordered path sets. */
 export interface FileOps {
   read: Set<string>;
   written: Set<string>;
   edited: Set<string>;
 }
 
-/** Empty {@link FileOps}. */
 export function createFileOps(): FileOps {
   return { read: new Set(), written: new Set(), edited: new Set() };
 }
 
-/** Add tool-call operations (`read` → read, `write` → written, `edit` → edited). */
 export function addFileOps(into: FileOps, ops: readonly FileOp[] | undefined): void {
   if (!ops) return;
   for (const op of ops) {
@@ -42,10 +31,7 @@ export function addFileOps(into: FileOps, ops: readonly FileOp[] | undefined): v
   }
 }
 
-/**
- * Seed from a previous compaction's or branch summary's `details` — only when pi generated it
- * (`fromHook` falsy): `readFiles` → read, `modifiedFiles` → edited.
- */
+/** Seeds from a summary's `details` only when pi generated it (`fromHook` falsy). */
 export function addDetails(into: FileOps, record: EntryRecord): void {
   if (record.fromHook || !record.details) return;
   for (const f of record.details.readFiles ?? []) into.read.add(f);
@@ -69,7 +55,6 @@ export function formatFileOperations(readFiles: readonly string[], modifiedFiles
   return `\n\n${sections.join("\n\n")}`;
 }
 
-/** Plain arrays of a {@link FileOps}, in insertion order (for JSON output). */
 export function fileOpsToJson(ops: FileOps): { read: string[]; written: string[]; edited: string[] } {
   return { read: [...ops.read], written: [...ops.written], edited: [...ops.edited] };
 }

@@ -1,23 +1,7 @@
 /**
- * The fixed part of the context, itemised: what every request carries before the conversation —
- * pi's system message, replayed (pi-ai `getCurrentSystemMessage`) — split into pi's prompt
- * sections and each tool's declaration, with tokens by pi's estimator, and what each part cost
- * over the requests of the branch so far.
- *
- * pi 1.6.0 (`dist/core/system-prompt.js` `buildSystemPromptSections`) records the prompt as named
- * sections: `preamble` (pi's or `--system-prompt`/SYSTEM.md's text), `tools`, `rules`, `docs`
- * (only with pi's own prompt), `addendum` (`--append-system-prompt`, APPEND_SYSTEM.md),
- * `project_context` (every context file as `<project_instructions path="…">`), `skills` (every
- * skill the model may invoke as `<skill>`), `cwd`, then the sections extensions add (pi's MCP
- * extension: `mcp_servers`); each but `preamble` wrapped as `<name>\n…\n</name>`. Tools are
- * `toolsAdded` declarations `{name, description, parameters, constrainedSampling}` (built-in,
- * extension and MCP tools alike; MCP tools are named `mcp__<server>__<tool>`, pi's
- * `isMcpToolName`). A system message without sections (other programs) is one prompt part.
- *
- * pi's estimate (`estimateTokens`, role `system`) is `ceil((content + Σ section lengths +
- * JSON.stringify(toolsAdded).length) / 4)`. A part's tokens are its share of that estimate, by
- * cumulative rounding over the parts in the message's order (`ceil(end / 4) − ceil(start / 4)`),
- * so the parts add up to pi's number exactly and each is within one token of `chars / 4`.
+ * The fixed context (pi's replayed system message) itemised by pi 1.6.0's prompt sections
+ * (`buildSystemPromptSections`) and tool declarations, with tokens and cost over the branch. Parts get
+ * pi's `estimateTokens` by cumulative rounding, so they add up to pi's number exactly.
  */
 
 import { messageChars, totalChars } from "../read/estimate";
@@ -27,13 +11,7 @@ import { ratesFor, type PriceLookup } from "./cost";
 import type { Projection } from "./context";
 import { currentSystemMessage, SystemReplay, type BodyReader } from "./tokens";
 
-/**
- * What a part is: `prompt` (the text of a system message without sections), `section` (pi's
- * own sections, and the framing of `project_context` / `skills` around their items),
- * `context-file` (one `<project_instructions>`), `skill` (one `<skill>`), `extension-section`
- * (a section an extension added), `mcp-section` (`mcp_servers`), `tool` (a built-in tool's
- * declaration), `extension-tool`, `mcp-tool`.
- */
+/** `section` also covers the framing of `project_context` / `skills` around their items. */
 export type FixedPartKind =
   | "prompt"
   | "section"
@@ -45,12 +23,7 @@ export type FixedPartKind =
   | "extension-tool"
   | "mcp-tool";
 
-/**
- * A pi 1.6.0 flag, setting or file that leaves a part out of the system message: `text` is pi's
- * syntax (`--no-context-files`, `"defaultTools": ["-write"]`), `where` the file a setting goes in,
- * `all` true when it removes more than this part (every context file, every skill). The `addendum`
- * has no removal: its `source`s (a flag, a file) put it there, and leaving them out removes it.
- */
+/** A pi 1.6.0 flag, setting or file that leaves a part out; `all`: it removes more than this part. */
 export interface FixedRemoval {
   kind: "flag" | "setting" | "file" | "frontmatter" | "source";
   text: string;
@@ -58,69 +31,50 @@ export interface FixedRemoval {
   all?: boolean;
 }
 
-/** One part of the fixed context. */
 export interface FixedPart {
   kind: FixedPartKind;
   /** The section's or tool's name, the skill's name, or the context file's path as pi wrote it. */
   name: string;
-  /** Its share of pi's estimate of the system message (the parts add up to {@link FixedContext.total}). */
+  /** Share of pi's estimate (the parts add up to {@link FixedContext.total}). */
   tokens: number;
-  /** The characters pi's estimator counts for it. */
   chars: number;
-  /** The section a context file or skill is part of (`project_context`, `skills`). */
   section?: string;
-  /** How to leave it out in pi (empty when pi has no way: `cwd`, a prompt without sections). */
+  /** Empty when pi has no way (`cwd`, a prompt without sections). */
   removedBy: FixedRemoval[];
-  /** What it cost over the branch so far (set by {@link fixedContextOf}). */
   session?: FixedPartUse;
 }
 
-/** A part over the requests of the branch so far. */
 export interface FixedPartUse {
-  /** Requests that carried it. */
   requests: number;
-  /** Σ its tokens over those requests (pi's estimate, as above). */
   tokens: number;
-  /** Of those, the tokens the provider read from its cache. */
   cachedTokens: number;
-  /** US dollars at each request's model's prices (cache reads at the cache-read rate); null without prices. */
+  /** US dollars at each request's prices (cache reads at the cache-read rate); null without prices. */
   cost: number | null;
-  /** Tools: how often the model called it on the branch (direct calls and calls from codemode scripts). */
+  /** Tools: direct calls and calls from codemode scripts on the branch. */
   calls?: number;
 }
 
-/**
- * How the system message is laid out: `sections` (pi ≥ 0.87: split by pi's sections), `content`
- * (a system message without sections — written by another program: one prompt part), `none` (no
- * system message on the branch: pi before 0.86 did not record the prompt and tools).
- */
+/** `sections`: pi ≥ 0.87; `content`: written by another program; `none`: pi < 0.86 recorded no prompt. */
 export type FixedLayout = "sections" | "content" | "none";
 
-/** The fixed context at a leaf. */
 export interface FixedContext {
   /** pi's `estimateTokens(getCurrentSystemMessage(context))`, 0 without a system message. */
   total: number;
   parts: FixedPart[];
   layout: FixedLayout;
-  /** The requests of the branch so far (set by {@link fixedContextOf}). */
   session?: FixedContextUse;
 }
 
-/** The fixed context over the requests of the branch so far. */
 export interface FixedContextUse {
-  /** Assistant requests on the branch (a failed request without usage is not counted). */
+  /** A failed request without usage is not counted. */
   requests: number;
-  /** Σ the fixed tokens each request carried. */
   tokens: number;
-  /** Of those, read from the provider's cache. */
   cachedTokens: number;
-  /** US dollars over the requests with known prices; null when none had prices. */
   cost: number | null;
-  /** Requests whose model has no known prices (not in {@link cost}). */
   unpricedRequests: number;
 }
 
-/** pi 1.6.0's built-in tools (`dist/core/tools/index.js` `allToolNames`). */
+/** pi 1.6.0's built-in tools (`allToolNames`). */
 export const BUILTIN_TOOLS: ReadonlySet<string> = new Set([
   "read",
   "bash",
@@ -131,16 +85,13 @@ export const BUILTIN_TOOLS: ReadonlySet<string> = new Set([
   "find",
   "ls",
 ]);
-/** Tools pi's built-in extensions register (`codemode`, `tool_search`) and the extension's name in `extensions`. */
+/** Tools of pi's built-in extensions, by extension name. */
 const BUILTIN_EXTENSION_TOOLS: Readonly<Record<string, string>> = {
   codemode: "builtin:codemode",
   tool_search: "builtin:tool-search",
 };
-/** pi's MCP resource tools (`dist/core/mcp-servers.js`). */
 const MCP_RESOURCE_TOOLS = new Set(["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"]);
-/** The sections pi itself builds. */
 const PI_SECTIONS = new Set(["preamble", "tools", "rules", "docs", "addendum", "project_context", "skills", "cwd"]);
-/** pi's MCP extension's section (`MCP_SERVERS_SECTION`). */
 const MCP_SECTION = "mcp_servers";
 
 /** pi's `isMcpToolName`: a server tool (`mcp__<server>__<tool>`) or a resource tool. */
@@ -148,7 +99,7 @@ export function isMcpToolName(name: string): boolean {
   return name.startsWith("mcp__") || MCP_RESOURCE_TOOLS.has(name);
 }
 
-/** The kind of a declared tool, by its name (a session records no tool's origin). */
+/** By name only: a session records no tool's origin. */
 export function toolKind(name: string): "tool" | "extension-tool" | "mcp-tool" {
   if (isMcpToolName(name)) return "mcp-tool";
   return BUILTIN_TOOLS.has(name) ? "tool" : "extension-tool";
@@ -161,7 +112,7 @@ function sectionKind(name: string): FixedPartKind {
 
 const SETTINGS = "settings.json";
 
-/** The pi 1.6.0 ways to leave a part out (`docs/cli.md`, `docs/settings.md`, `docs/mcp.md`, `docs/skills.md`). */
+/** pi 1.6.0's ways to leave a part out (pi's `docs/cli.md`, `settings.md`, `mcp.md`, `skills.md`). */
 export function removalsOf(kind: FixedPartKind, name: string): FixedRemoval[] {
   switch (kind) {
     case "tool":
@@ -236,7 +187,6 @@ export function removalsOf(kind: FixedPartKind, name: string): FixedRemoval[] {
   }
 }
 
-/** A part before its tokens are known. */
 type Draft = Omit<FixedPart, "tokens" | "removedBy">;
 
 function draft(kind: FixedPartKind, name: string, chars: number, section?: string): Draft {
@@ -249,12 +199,7 @@ const PROJECT_HEADING = "Project-specific instructions and guidelines:";
 const FILE_OPEN = '\n\n<project_instructions path="';
 const FILE_CLOSE = "\n</project_instructions>";
 
-/**
- * `project_context` split by file (pi's `renderProjectContext`): the framing, then each file's
- * block with the blank line before it. undefined when the text is not in pi's layout. A file
- * whose text itself holds `</project_instructions>` followed by a new block cannot be told from
- * two files; the characters still add up.
- */
+/** `project_context` split by file (pi's `renderProjectContext`); undefined when not in pi's layout. */
 function splitProjectContext(text: string): Draft[] | undefined {
   if (!text.startsWith(PROJECT_OPEN + PROJECT_HEADING) || !text.endsWith(PROJECT_CLOSE)) return undefined;
   const inner = text.slice(PROJECT_OPEN.length + PROJECT_HEADING.length, text.length - PROJECT_CLOSE.length);
@@ -262,7 +207,7 @@ function splitProjectContext(text: string): Draft[] | undefined {
   let at = 0;
   while (at < inner.length) {
     if (!inner.startsWith(FILE_OPEN, at)) return undefined;
-    // the block ends at the first `</project_instructions>` that is followed by the next block or the end
+    // the block ends at the first `</project_instructions>` followed by the next block or the end
     let end = inner.indexOf(FILE_CLOSE, at);
     while (end >= 0) {
       const after = end + FILE_CLOSE.length;
@@ -280,7 +225,7 @@ function splitProjectContext(text: string): Draft[] | undefined {
   return [draft("section", "project_context", text.length - at), ...files];
 }
 
-/** One `<skill>` of pi's `formatSkillsForPrompt` (names, descriptions and paths are XML-escaped: no `<`). */
+/** One `<skill>` of pi's `formatSkillsForPrompt` (XML-escaped: no `<`). */
 const SKILL_BLOCK =
   /\n {2}<skill>\n {4}<name>([^<]*)<\/name>\n {4}<description>[^<]*<\/description>\n {4}<location>[^<]*<\/location>\n {2}<\/skill>/g;
 
@@ -293,7 +238,6 @@ function unescapeXml(text: string): string {
     .replace(/&amp;/g, "&");
 }
 
-/** `skills` split by skill: the framing (instructions, `<available_skills>`), then each skill. */
 function splitSkills(text: string): Draft[] | undefined {
   if (!text.startsWith("<skills>\n") || !text.endsWith("\n</skills>")) return undefined;
   const skills: Draft[] = [];
@@ -317,12 +261,7 @@ function toolName(tool: unknown): string {
   return typeof name === "string" ? name : String(name);
 }
 
-/**
- * Split a (replayed) system message into its parts, in the message's order: content, sections,
- * tools. Each tool's characters are its `JSON.stringify` plus the `,` or `]` after it in pi's
- * `JSON.stringify(toolsAdded)`; the first tool also gets the `[`.
- * @returns the parts and pi's estimate; `layout: "none"` and no parts for `undefined`.
- */
+/** Parts in message order; a tool's characters include its `,`/`]` (the first also `[`) of pi's `JSON.stringify`. */
 export function splitSystemMessage(system: SystemMessage | undefined): FixedContext {
   if (!system) return { total: 0, parts: [], layout: "none" };
   const charsOf = messageChars(system);
@@ -335,7 +274,7 @@ export function splitSystemMessage(system: SystemMessage | undefined): FixedCont
   if (contentChars > 0) drafts.push(draft("prompt", "system prompt", contentChars));
   for (const name of sectionNames) {
     const text = sections![name];
-    // pi counts a truthy section's length; our estimator counts strings only (estimate.ts)
+    // pi counts a truthy section's length; our estimator counts strings only (`read/estimate.ts`)
     if (typeof text === "string" && text.length > 0) drafts.push(...sectionDrafts(name, text));
   }
   const tools = Array.isArray(system.toolsAdded) ? system.toolsAdded : [];
@@ -356,7 +295,7 @@ export function splitSystemMessage(system: SystemMessage | undefined): FixedCont
   };
 }
 
-/** Tokens by cumulative rounding: part i gets `ceil(end_i / 4) − ceil(start_i / 4)` (Σ = `ceil(Σ chars / 4)`). */
+/** Part i gets `ceil(end_i / 4) − ceil(start_i / 4)`, so Σ = `ceil(Σ chars / 4)`. */
 function allocateTokens(drafts: Draft[]): FixedPart[] {
   let before = 0;
   return drafts.map((d) => {
@@ -367,7 +306,6 @@ function allocateTokens(drafts: Draft[]): FixedPart[] {
   });
 }
 
-/** The key of a part across requests. */
 export function partKey(part: Pick<FixedPart, "kind" | "name">): string {
   return `${part.kind}\u0000${part.name}`;
 }
@@ -378,7 +316,7 @@ function asArray(value: unknown): unknown[] {
 
 const finite = (v: number | undefined): number => (v !== undefined && Number.isFinite(v) ? v : 0);
 
-/** A request pi sent: an assistant message, unless it failed before the provider reported any usage. */
+/** An assistant message, unless it failed before the provider reported any usage. */
 function isRequest(r: EntryRecord): boolean {
   if (r.type !== "message" || r.role !== "assistant") return false;
   const u = r.usage;
@@ -388,7 +326,6 @@ function isRequest(r: EntryRecord): boolean {
 
 const nestedCallNames = new WeakMap<EntryRecord, string[]>();
 
-/** Names of the tools a codemode script called (the tool result's `nestedCalls`), read once per entry. */
 function nestedCalls(record: EntryRecord, reader: BodyReader): string[] {
   let names = nestedCallNames.get(record);
   if (names) return names;
@@ -407,15 +344,8 @@ function nestedCalls(record: EntryRecord, reader: BodyReader): string[] {
 }
 
 /**
- * The fixed context at the leaf of `projection`, and what it cost over the branch so far.
- *
- * Requests: each assistant message on the path (pi's request), with the system message replayed
- * up to it — a compaction starts again from its checkpoint (`systemMessage`), as pi's context
- * after it does. Each request's fixed tokens are priced at its own model's rates for its prompt
- * size (pi-ai's tiers): the fixed part leads the prompt, so the provider's cache reads
- * (`usage.cacheRead`) cover it first, then its cache writes, the rest at the input rate.
- * @param prices prices by `provider/model` (an unknown model: the request is in `unpricedRequests`).
- * @param reader reads codemode tool results again for their nested calls.
+ * The fixed context at the leaf and its cost over the branch: the system message is replayed per
+ * request (from a compaction's checkpoint on), and cache reads are assumed to cover the fixed part first.
  */
 export function fixedContextOf(projection: Projection, prices: PriceLookup, reader: BodyReader): FixedContext {
   const leaf = splitSystemMessage(currentSystemMessage(projection));

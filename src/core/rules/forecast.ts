@@ -1,43 +1,29 @@
 /**
- * "≈ N turns until auto-compaction": how many more requests (pi's turns: one assistant answer
- * each, with its tool results) fit below pi's threshold at the recent growth per turn.
- *
- * Basis: the context sizes the provider reported (`calculateContextTokens(usage)` of trusted
- * assistant usages, the history chart's points) on the path since the latest compaction; growth =
- * the mean of the last {@link FORECAST_WINDOW} differences between consecutive turns (the mean, not
- * the median: a pasted log is part of the growth the next turns will also see). Shown only when it
- * means something: auto-compaction on, pi's threshold and current usage known, at least
- * {@link FORECAST_MIN_TURNS} differences since the compaction, the context growing, below the
- * threshold, and at most {@link FORECAST_MAX_TURNS} turns away.
+ * "≈ N turns until auto-compaction": the mean growth of the last {@link FORECAST_WINDOW} reported
+ * context sizes since the latest compaction (the mean: a pasted log is growth later turns also see).
+ * Shown only when auto-compaction is on, the numbers are known, and the context grows below the threshold.
  */
 
 import type { EntryRecord } from "../read/entries";
 import * as l10n from "@vscode/l10n";
 
-/** Differences averaged. */
 export const FORECAST_WINDOW = 10;
-/** Fewer differences than this: no forecast. */
 export const FORECAST_MIN_TURNS = 3;
 /** Further than this: no forecast ("not soon" is all one could say). */
 export const FORECAST_MAX_TURNS = 500;
 
-/** A forecast, with its basis. */
 export interface Forecast {
-  /** ≈ turns until pi auto-compacts (the turn whose answer first exceeds the threshold). */
+  /** The turn whose answer first exceeds the threshold. */
   turns: number;
-  /** Mean tokens added per turn over the basis. */
   growthPerTurn: number;
-  /** Number of turn-to-turn differences averaged. */
   basisTurns: number;
-  /** The first and last turn (assistant entry ids) of the basis. */
+  /** Assistant entry ids of the basis' first and last turn. */
   fromEntryId: string;
   toEntryId: string;
-  /** threshold − tokens now. */
   remainingTokens: number;
   threshold: number;
 }
 
-/** What the forecast needs from the inspect result. */
 export interface ForecastInput {
   /** pi's projected estimate now. */
   tokens: number;
@@ -47,12 +33,11 @@ export interface ForecastInput {
   usageKnown: boolean;
 }
 
-/** Why there is no forecast (shown nowhere but `inspect --json` and the tooltip's basis). */
 export interface NoForecast {
   unavailable: string;
 }
 
-/** True when pi trusts this assistant's usage (the history chart's rule). */
+/** pi trusts this assistant's usage (the history chart's rule). */
 function trusted(r: EntryRecord): boolean {
   return (
     r.type === "message" &&
@@ -63,7 +48,6 @@ function trusted(r: EntryRecord): boolean {
   );
 }
 
-/** The forecast at the leaf of `path` (root → leaf), or why there is none. */
 export function forecastCompaction(path: readonly EntryRecord[], input: ForecastInput): Forecast | NoForecast {
   if (!input.autoCompaction) return { unavailable: l10n.t("auto-compaction is off") };
   if (input.threshold === null) return { unavailable: l10n.t("the threshold is unknown") };
@@ -97,7 +81,6 @@ export function forecastCompaction(path: readonly EntryRecord[], input: Forecast
   };
 }
 
-/** Type guard. */
 export function hasForecast(f: Forecast | NoForecast): f is Forecast {
   return (f as Forecast).turns !== undefined;
 }

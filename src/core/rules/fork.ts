@@ -1,25 +1,19 @@
 /**
- * pi's `/fork` and `/clone` on entries: where the new session ends and what it holds.
- *
- * Source: pi 1.6.0 `dist/core/agent-session-runtime.js` `AgentSessionRuntime.fork` (the position
- * rule: a user message is forked *before* it and its text goes back to the editor; `/clone` and an
- * extension's `position: "at"` keep the entry) and `dist/core/session-manager.js`
- * `SessionManager.createBranchedSession` (the path without its label entries, re-chained; a
- * compaction's `firstKeptEntryId` moved off a dropped label; the labels of the path re-created at
- * its end; a new header with `parentSession`), `newSession`, `_hasConversation`; pi-ai's `uuidv7`.
+ * pi 1.6.0's `/fork` and `/clone` on entries (`AgentSessionRuntime.fork`,
+ * `SessionManager.createBranchedSession`): where the new session ends and what it holds.
  */
 
 import { randomBytes } from "node:crypto";
 import type { EntryRecord } from "../read/entries";
 import { CURRENT_SESSION_VERSION } from "../types";
 
-/** Where the new session ends relative to the chosen entry (pi's `fork(entryId, { position })`). */
+/** pi's `fork(entryId, { position })`. */
 export type ForkPosition = "before" | "at";
 
-/** A parsed session entry as written (any type; keys in the file's order). */
+/** A parsed session entry as written (keys in the file's order). */
 export type RawEntry = Record<string, unknown>;
 
-/** Thrown for an entry pi cannot fork at, with pi's own message. */
+/** Carries pi's own message. */
 export class ForkTargetError extends Error {
   constructor(message: string) {
     super(message);
@@ -27,20 +21,17 @@ export class ForkTargetError extends Error {
   }
 }
 
-/** Where a fork ends: pi's `targetLeafId`. */
+/** pi's `targetLeafId`. */
 export interface ForkTarget {
-  /** The entry the user chose. */
   entryId: string;
   position: ForkPosition;
-  /** The last entry of the new session's path; null: before the first entry (pi starts an empty session). */
+  /** Null: before the first entry (pi starts an empty session). */
   leafId: string | null;
 }
 
 /**
- * pi's position rule for `entry`: `auto` forks a user message before it (pi's `/fork`) and any
- * other entry at it (pi's `/clone`, `position: "at"`); `before` accepts only a user message.
- * @throws {ForkTargetError} "Invalid entry ID for forking" (pi's words) for an unknown entry or
- *   `before` on anything but a user message.
+ * pi's position rule: `auto` forks before a user message (`/fork`), at any other entry (`/clone`).
+ * @throws {ForkTargetError} "Invalid entry ID for forking" for an unknown entry or `before` on a non-user message.
  */
 export function forkTarget(
   entry: Pick<EntryRecord, "id" | "type" | "role" | "parentId"> | undefined,
@@ -54,10 +45,7 @@ export function forkTarget(
   return { entryId: entry.id, position: "before", leafId: entry.parentId };
 }
 
-/**
- * The text pi puts back into the editor after forking before a user message (pi's
- * `extractUserMessageText`: a string as is, else the text parts joined without separator).
- */
+/** pi's `extractUserMessageText`: a string as is, else the text parts joined without separator. */
 export function forkMessageText(entry: RawEntry): string {
   const content = (entry.message as { content?: unknown } | undefined)?.content;
   if (typeof content === "string") return content;
@@ -71,12 +59,7 @@ export function forkMessageText(entry: RawEntry): string {
     .join("");
 }
 
-/**
- * pi's labels of a session (`_buildIndex`): label entries in file order, a truthy `label` sets the
- * target's label and its time, anything else clears it. The map's order is pi's (a cleared and
- * set again label moves to the end), which is the order `createBranchedSession` re-creates them in.
- * @param labelEntries every `label` entry of the file, in file order.
- */
+/** pi's `_buildIndex` labels in pi's map order (a re-set label moves to the end), the order forks re-create them in. */
 export function labelsOf(labelEntries: Iterable<RawEntry>): Map<unknown, { label: unknown; timestamp: unknown }> {
   const labels = new Map<unknown, { label: unknown; timestamp: unknown }>();
   for (const e of labelEntries) {
@@ -86,7 +69,7 @@ export function labelsOf(labelEntries: Iterable<RawEntry>): Map<unknown, { label
   return labels;
 }
 
-/** The new session's first line (pi's header key order; `parentSession` = the source file). */
+/** pi's header key order; `parentSession` = the source file. */
 export interface ForkHeader {
   type: "session";
   version: number;
@@ -97,17 +80,9 @@ export interface ForkHeader {
 }
 
 /**
- * pi's `createBranchedSession(leafId)` over the path's entries, one entry at a time (the path of a
- * large session is read and written without holding it in memory):
- * - label entries leave the path; every other entry gets the previous kept entry as its parent
- *   (`{...entry, parentId}`: the key stays where it was);
- * - a compaction whose `firstKeptEntryId` named a dropped label names the entry that followed it;
- * - then, for each label of the session (pi's map order) whose target is on the path: a label
- *   entry with a fresh id, chained after the path, with the label's own time.
- * The path's entries come first (none of them a label), then the re-created labels.
- * @param path the entries from the root to the fork's leaf, as written (pi's `getBranch`).
- * @param labels {@link labelsOf} the whole file.
- * @param newId pi's `generateId` over the ids taken so far.
+ * pi's `createBranchedSession(leafId)` as a stream (large paths are not held in memory): label entries
+ * leave the path, the rest are re-chained (`{...entry, parentId}` keeps key order), a `firstKeptEntryId`
+ * on a dropped label moves to the next entry, and the path's labels are re-created at the end.
  */
 export function* branchedEntries(
   path: Iterable<RawEntry>,
@@ -151,19 +126,13 @@ export function* branchedEntries(
   }
 }
 
-/**
- * pi's `_hasConversation`: a session file is written only once it holds a user or assistant
- * message (before that pi keeps it in memory, and a fork of such a path leaves no file).
- */
+/** pi's `_hasConversation`: pi writes a file only once it holds a user or assistant message. */
 export function hasConversation(entries: Iterable<Pick<EntryRecord, "type" | "role">>): boolean {
   for (const e of entries) if (e.type === "message" && (e.role === "user" || e.role === "assistant")) return true;
   return false;
 }
 
-/**
- * A time-ordered UUIDv7 like pi-ai's `uuidv7` (pi's session ids): 48 bits of `nowMs`, version 7,
- * the RFC 4122 variant, random bits elsewhere.
- */
+/** A UUIDv7 like pi-ai's `uuidv7` (pi's session ids). */
 export function sessionIdV7(nowMs: number, random: Buffer = randomBytes(16)): string {
   const bytes = Buffer.from(random.subarray(0, 16));
   let t = Math.max(0, Math.floor(nowMs));
@@ -182,7 +151,7 @@ export function sessionFileName(timestamp: string, sessionId: string): string {
   return `${timestamp.replace(/[:.]/g, "-")}_${sessionId}.jsonl`;
 }
 
-/** A new session's header, pi's key order (`newSession` / `createBranchedSession`). */
+/** pi's key order (`newSession` / `createBranchedSession`). */
 export function forkHeader(sessionId: string, timestamp: string, cwd: string, parentSession: string): ForkHeader {
   return { type: "session", version: CURRENT_SESSION_VERSION, id: sessionId, timestamp, cwd, parentSession };
 }

@@ -1,7 +1,4 @@
-/**
- * What the gauge, the tooltip and `pi-context inspect` show for a session: pi's numbers at the
- * leaf plus the compaction preview, as one plain JSON-able object (pi's names at the top level).
- */
+/** pi's numbers at the leaf plus the compaction preview, as one JSON-able object (pi's names at the top level). */
 
 import { isPrepared, NOTHING_TO_COMPACT_MESSAGES, prepareCompaction, type CompactionPreparation } from "./compaction";
 import { buildProjection, type Projection } from "./context";
@@ -20,27 +17,18 @@ import { attachEconomics, type EconomicsFields } from "./economics";
 import { fixedContextOf, type FixedContext } from "./fixedContext";
 import * as l10n from "@vscode/l10n";
 
-/** A context window and where it came from. */
 export interface ResolvedWindow {
   value: number | undefined;
   source: "catalog" | "models-store" | "models-json" | "models-json-override" | "unknown" | "live" | "given";
-  /** Human-readable detail (file, provider entry). */
   detail?: string;
-  /** The file the window came from (models.json, models-store.json), if any. */
   file?: string;
-  /** Where in it, without the path: `providers.scripted, model scripted-small`, `cached catalog for openai`, `openai/gpt-4o`. */
+  /** Where in that file, e.g. `providers.scripted, model scripted-small`. */
   where?: string;
-  /**
-   * The built-in catalog the resolution started from, in words: `pi 1.5.2's model catalog`, or
-   * `pi-context's snapshot of pi 1.6.0's catalog` when the user's pi's catalog was not available.
-   */
+  /** The built-in catalog resolution started from, e.g. `pi-context's snapshot of pi 1.6.0's catalog`. */
   catalog?: string;
 }
 
-/**
- * The JSON `pi-context inspect --json` prints and the UI renders. `usage`, `cost`, `cache` and
- * `forecast` ({@link EconomicsFields}, `economics.ts`) are computed on first read.
- */
+/** What `inspect --json` prints and the UI renders; the {@link EconomicsFields} are computed on first read. */
 export interface InspectResult extends EconomicsFields {
   file: string;
   sessionId: string | undefined;
@@ -50,55 +38,37 @@ export interface InspectResult extends EconomicsFields {
   leafId: string | null;
   model: { provider: string; modelId: string } | null;
   thinkingLevel: string;
-  /** The projected estimate pi's threshold uses (also computed when pi's footer shows `?`). */
+  /** The projected estimate pi's threshold uses (also when pi's footer shows `?`). */
   contextTokens: number;
-  /** False where pi's footer shows `?` (right after a compaction, before the next answer). */
+  /** False where pi's footer shows `?` (after a compaction, before the next answer). */
   usageKnown: boolean;
-  /**
-   * Where pi's own estimate fails at this leaf (its `estimateTokens` throws on a message, or counts
-   * `NaN`; `estimateFailure.ts`): pi has no `contextTokens` then — its footer, its auto-compaction
-   * check and `/compact` fail — so every surface shows this instead of the number. Absent: pi has it.
-   */
+  /** Where pi's own estimate fails (`estimateFailure.ts`): pi has no number, so surfaces show this instead. */
   estimateFailure?: EstimateFailure;
-  /**
-   * The file's last line is not an entry with a string id: pi's leaf is not the file's last entry
-   * (`piLeaf.ts`). `leafId` is then null, and the numbers are pi's for the context it builds there.
-   */
+  /** pi's leaf is not the file's last entry (`piLeaf.ts`): `leafId` is null, numbers are pi's context there. */
   piLeaf?: { line: number; what: string; branchEmpty: boolean };
-  /** How `contextTokens` was computed. */
   estimate: ContextEstimate & { method: "usage+estimate" | "estimate" };
   contextWindow: ResolvedWindow;
-  /**
-   * Where `cost.prices` came from when that is not {@link contextWindow}'s resolution (the prices
-   * are resolved like the window: catalog → models-store.json → models.json): set by the live
-   * bridge's `applyLiveState` (the running pi's prices, or the installed catalog's beside the
-   * running pi's window). Absent: `contextWindow` says it.
-   */
+  /** Where `cost.prices` came from when not {@link contextWindow}'s resolution (set by the live bridge). */
   pricesFrom?: Pick<ResolvedWindow, "source" | "detail" | "where" | "catalog">;
-  /** `contextTokens / contextWindow * 100`, null without a window. */
   percent: number | null;
   /** pi's footer text, e.g. `26.4%/16k (auto)` or `?/16k (auto)`. */
   footer: string;
   compactionEnabled: { value: boolean; source: ValueSource; file?: string };
   reserveTokens: SourcedNumber;
   keepRecentTokens: SourcedNumber;
-  /** `contextWindow − reserveTokens` (null when either is unknown). */
+  /** `contextWindow − reserveTokens`. */
   threshold: number | null;
-  /** `threshold − contextTokens`, can be negative (null when unknown). */
+  /** Can be negative. */
   tokensUntilCompaction: number | null;
   /** pi's `shouldCompact` (null without window or reserve). */
   shouldCompact: boolean | null;
   compaction: CompactionPreview | null;
-  /**
-   * The fixed part of the context (pi's system message: sections and tool declarations) at the
-   * leaf, and what it cost over the branch so far (`fixedContext.ts`); computed on first read.
-   */
+  /** pi's system message itemised, with its cost over the branch (`fixedContext.ts`); computed on first read. */
   fixedContext: FixedContext;
-  /** Why `compaction` is null. */
   compactionUnavailable?: string;
   diagnostics: Diagnostic[];
   settingsProblems: ResolvedSettings["problems"];
-  /** The pi the numbers follow: version, where it was found, its catalog (see `pi/userPi.ts`); absent when the caller gave none. */
+  /** Absent when the caller gave none (see `pi/userPi.ts`). */
   pi?: PiReport;
 }
 
@@ -110,53 +80,38 @@ export interface SourcedNumber {
   error?: string;
 }
 
-/** The compaction preview: what pi's `prepareCompaction` would do at the leaf. */
+/** What pi's `prepareCompaction` would do at the leaf. */
 export interface CompactionPreview {
   firstKeptEntryId: string;
   isSplitTurn: boolean;
   turnStartEntryId: string | null;
   tokensBefore: number;
-  /** Where pi's own `prepareCompaction` fails (see `estimateFailure.ts`); absent when it works. */
   estimateFailure?: EstimateFailure;
-  /** Estimated tokens after compaction, without the summary itself: checkpoint + kept messages. */
+  /** Checkpoint + kept messages, without the summary itself. */
   tokensAfterWithoutSummary: number;
   hasPreviousSummary: boolean;
   previousCompactionId: string | null;
-  /** Entry ids whose messages are summarized (history part), and the split turn's prefix. */
   summarizedEntryIds: string[];
   turnPrefixEntryIds: string[];
   summarizedTokens: number;
   keptEntryCount: number;
   keptTokens: number;
-  /** True when the kept tail alone exceeds `keepRecentTokens` (a call and its results cannot be split). */
+  /** The kept tail alone exceeds `keepRecentTokens` (a call and its results cannot be split). */
   keptExceedsKeepRecent: boolean;
   readFiles: string[];
   modifiedFiles: string[];
 }
 
-/** Options for {@link inspectSession}. */
 export interface InspectOptions {
   settings: ResolvedSettings;
-  /** The context window of the session's model (resolved by the caller). */
   contextWindow: ResolvedWindow;
-  /** Leaf to inspect (default: the file's leaf). */
   leafId?: string | null;
-  /** Model prices by `provider/model` (cost of cache misses, the current model's prices); default none known. */
   prices?: PriceLookup;
-  /** The pi the numbers follow (copied to the result). */
   pi?: PiReport;
-  /** That pi's rule switches for the compaction preview (default: the reference version's). */
   rules?: Pick<PiRules, "nestedCallFileOps">;
-  /**
-   * `buildProjection(session, leafId)` when the caller has just built it (the session unchanged
-   * since): the path is walked once per analysis, not twice.
-   */
+  /** Pass it when just built (session unchanged) so the path is walked once per analysis. */
   projection?: Projection;
-  /**
-   * pi's leaf when the file's last line is not an entry with a string id (`piLeaf.ts`): the
-   * projection is then pi's, on this view, and the compaction preview is prepared there (at no
-   * leaf when pi's branch is empty).
-   */
+  /** pi's leaf at an odd last line (`piLeaf.ts`): projection and compaction preview are pi's there. */
   piLeaf?: PiLeafView;
 }
 
@@ -169,14 +124,12 @@ function sourced(s: Sourced<number>): SourcedNumber {
 
 const structureTrackers = new WeakMap<SessionFile, StructureTracker>();
 
-/** {@link structureDiagnostics}, kept up to date incrementally per session. */
 function cachedStructureDiagnostics(session: SessionFile): Diagnostic[] {
   let tracker = structureTrackers.get(session);
   if (!tracker) structureTrackers.set(session, (tracker = new StructureTracker()));
   return tracker.diagnostics(session);
 }
 
-/** Compaction preview from a preparation. */
 export function previewOf(preparation: CompactionPreparation): CompactionPreview {
   const preview: CompactionPreview = {
     firstKeptEntryId: preparation.firstKeptEntryId,
@@ -205,10 +158,7 @@ export function previewOf(preparation: CompactionPreparation): CompactionPreview
   return preview;
 }
 
-/**
- * The context pi builds at an odd leaf (`piLeaf.ts`): the projection on pi's view; with an empty
- * branch (a falsy leaf id) its path is empty — pi trusts no usage and sees no compaction then.
- */
+/** The context pi builds at an odd leaf (`piLeaf.ts`); an empty branch has an empty path (no usage, no compaction). */
 export function piProjection(odd: PiLeafView): Projection {
   const projection = buildProjection(odd.view, odd.leafId);
   if (!odd.branchEmpty) return projection;
@@ -216,10 +166,7 @@ export function piProjection(odd: PiLeafView): Projection {
   return { ...rest, path: [] };
 }
 
-/**
- * Everything the gauge and `inspect` show, computed like pi at the leaf.
- * Never throws for bad session content (problems are in `diagnostics`).
- */
+/** Everything the gauge and `inspect` show, like pi at the leaf; never throws for bad content (see `diagnostics`). */
 export function inspectSession(session: SessionFile, options: InspectOptions): InspectResult {
   const odd = options.piLeaf;
   const reader = odd?.view ?? session;
@@ -241,8 +188,7 @@ export function inspectSession(session: SessionFile, options: InspectOptions): I
   else footer = `${((projected.tokens / windowValue) * 100).toFixed(1)}%/${formatTokens(windowValue)}`;
   if (enabled) footer += " (auto)";
 
-  // The compaction preview is prepared on first read: the gauge does not need it, and preparing
-  // measures the kept tail (long lines are measured lazily, from disk).
+  // Prepared on first read: the gauge does not need it, and it measures the kept tail lazily from disk.
   let preview: { compaction: CompactionPreview | null; unavailable?: string } | undefined;
   const preparePreview = (): { compaction: CompactionPreview | null; unavailable?: string } => {
     if (preview) return preview;

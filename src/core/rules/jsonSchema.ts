@@ -1,16 +1,8 @@
 /**
- * A small JSON Schema checker for the subset pi's compiled models.json schema uses (TypeBox
- * `Compile(ModelsConfigSchema).Check` / `.Errors` in pi 1.6.0 `dist/core/model-config.js`):
- * `type` (string, number, integer, boolean, null, object, array), `properties`, `required`,
- * `patternProperties`, `additionalProperties` (only `true` occurs), `anyOf`, `const`, `enum`,
- * `items`, `maxItems`, `minLength`, `minimum`, `maximum`, `exclusiveMinimum`. Numbers must be finite
- * (TypeBox rejects NaN and ±Infinity). Other keywords are not checked.
- *
- * The schema itself is a snapshot of pi 1.6.0's (`src/core/data/models-json-schema.json`, written by
- * `test/conformance/oracle/dump-models-schema.mjs`).
+ * A JSON Schema checker for the subset in pi 1.6.0's compiled models.json schema (TypeBox `Check`;
+ * snapshot in `src/core/data/models-json-schema.json`). Numbers must be finite, as in TypeBox.
  */
 
-/** A JSON Schema node (the subset above). */
 export interface SchemaNode {
   type?: string;
   properties?: Record<string, SchemaNode>;
@@ -27,7 +19,7 @@ export interface SchemaNode {
   exclusiveMinimum?: number;
 }
 
-/** One schema violation: the dotted path (pi's `formatValidationPath` style, `root` for the top) and a message. */
+/** `path` in pi's `formatValidationPath` style (`root` for the top). */
 export interface SchemaError {
   path: string;
   message: string;
@@ -97,10 +89,7 @@ function check(node: SchemaNode, value: unknown, at: string, errors: SchemaError
   }
 }
 
-/**
- * Check `value` against `schema`.
- * @returns every violation found (empty = valid), in document order.
- */
+/** Every violation (empty = valid), in document order. */
 export function validateSchema(schema: SchemaNode, value: unknown): SchemaError[] {
   const errors: SchemaError[] = [];
   check(schema, value, "", errors);

@@ -1,23 +1,7 @@
 /**
- * What a compaction lost: the file paths, commands, identifiers and numbers that appear in the
- * summarized range but neither in the summary nor in the kept part — each with the entry it first
- * came from, so a user can re-run the compaction with instructions to keep them.
- *
- * The summarized range is what pi's summarizer received: the messages of the context entries from
- * the previous compaction's kept part (or the start) up to `firstKeptEntryId` (history and a split
- * turn's prefix), edits applied, plus the previous summary. Items are taken from what people and
- * the model *said and did*, not from file contents:
- * - **paths**: `path` arguments of tool calls, and path-like words in user/assistant text and
- *   summaries (`src/a.ts`, `/abs/x`, `./y`, `~/z`, `notes.txt` with a known extension);
- * - **commands**: `command` arguments of tool calls (pi's `bash`), and `!` commands (bashExecution);
- * - **identifiers**: `` `code` `` spans and camelCase / PascalCase-with-inner-capital / snake_case /
- *   SCREAMING_CASE words (3+ characters) in user/assistant text and summaries;
- * - **numbers**: standalone numbers of 2+ digits (with decimals, a `%` or a 1–2 letter unit) in
- *   user/assistant text and summaries.
- * Tool results (file contents, command output) are left out: they would list every token of every
- * file read. An item is kept when the summary or the kept part contains it (paths: also without a
- * leading `./` or the session `cwd`; commands: whitespace collapsed; numbers: the same value;
- * identifiers: as a whole word). The kept part counts all of its text, tool results included.
+ * What a compaction lost: paths, commands, identifiers and numbers said or done in the summarized range
+ * (what pi's summarizer received) that neither the summary nor the kept part contains, each with the
+ * entry it came from. Tool results are not scanned (they would list every token of every file read).
  */
 
 import { buildProjection, type ProjectedEntry } from "./context";
@@ -28,32 +12,27 @@ import type { AgentMessage, ContextEditEntry } from "../types";
 import { drain } from "../steps";
 import { parseSpanNote } from "./spanSummary";
 
-/** Kinds of lost items, in display order. */
 export const LOST_KINDS = ["path", "command", "identifier", "number"] as const;
 export type LostKind = (typeof LOST_KINDS)[number];
 
-/** One item of the summarized range the summary and the kept part do not contain. */
 export interface LostItem {
   kind: LostKind;
   text: string;
-  /** The entry it first appears in (a message entry, or the previous compaction for its summary). */
+  /** A message entry, or the previous compaction for its summary. */
   entryId: string;
-  /** How often it appears in the summarized range. */
   count: number;
 }
 
-/** The lost items of one compaction (or of a summary not yet written). */
 export interface LostReport {
   items: LostItem[];
-  /** Per kind: distinct items found in the summarized range, and how many of them were lost. */
+  /** Per kind: distinct items found in the summarized range, and how many were lost. */
   totals: Record<LostKind, { found: number; lost: number }>;
-  /** Entries of the summarized range that were read. */
   summarizedEntries: number;
-  /** True when the range was longer than {@link LOST_SCAN_LIMIT} characters and the rest was not scanned. */
+  /** The range exceeded {@link LOST_SCAN_LIMIT} characters; the rest was not scanned. */
   truncated: boolean;
 }
 
-/** Characters of the summarized range scanned at most (a 100 MB session stays responsive). */
+/** Characters scanned at most, so a 100 MB session stays responsive. */
 export const LOST_SCAN_LIMIT = 4_000_000;
 
 const EXTENSIONS =
@@ -71,7 +50,6 @@ const NUMBER_RE = /(?<![\w.])(\d+(?:\.\d+)*)(?:%|[a-zA-Z]{1,2})?(?![\w.]*\w)/g;
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Texts of a message by what they are: spoken text, tool-call paths and commands, everything (for the kept part). */
 interface MessageParts {
   texts: string[];
   paths: string[];
@@ -127,12 +105,11 @@ function partsOf(message: AgentMessage): MessageParts {
   return parts;
 }
 
-/** Collapse whitespace (commands are compared this way). */
 export function normalizeCommand(command: string): string {
   return command.replace(/\s+/g, " ").trim();
 }
 
-/** The item candidates of a text, by kind (paths, then identifiers and numbers in what remains). */
+/** Paths first, then identifiers and numbers in what remains. */
 export function textItems(text: string): { paths: string[]; identifiers: string[]; numbers: string[] } {
   const paths: string[] = [];
   const identifiers: string[] = [];
@@ -153,22 +130,18 @@ export function textItems(text: string): { paths: string[]; identifiers: string[
   return { paths, identifiers, numbers };
 }
 
-/** The value a number item is compared by (its digits without a unit). */
 function numberKey(text: string): string {
   return text.match(/^\d+(?:\.\d+)*/)?.[0] ?? text;
 }
 
-/** Where lost items are looked for. */
 export interface LostInput {
-  /** The summarized range (history + turn prefix), in order. */
+  /** History + turn prefix, in order. */
   summarized: readonly ProjectedEntry[];
-  /** The kept part (from `firstKeptEntryId`). */
   kept: readonly ProjectedEntry[];
   /** The previous summary the summarizer updated, and its compaction. */
   previous?: { entryId: string; summary: string };
-  /** The (new) summary text, file-list blocks included. */
   summary: string;
-  /** The session `cwd` (paths are also compared relative to it). */
+  /** Paths are also compared relative to it. */
   cwd?: string;
   reader: EntryReader;
 }
@@ -180,21 +153,14 @@ function messagesOf(reader: EntryReader, e: ProjectedEntry): AgentMessage[] {
   return projectEntryMessages(entry, edit).filter((m) => m.role !== "system");
 }
 
-/** Entries read between two yields of {@link lostItemSteps} (≈ 10–40 ms of work on this machine). */
 const ENTRIES_PER_STEP = 100;
 
-/**
- * The lost items of a summary over its range (see the module comment). Reads the range's and the
- * kept part's bodies through `reader`; never throws for odd content (an unreadable entry is skipped).
- */
+/** Never throws for odd content (an unreadable entry is skipped). */
 export function findLostItems(input: LostInput): LostReport {
   return drain(lostItemSteps(input));
 }
 
-/**
- * {@link findLostItems} in steps: yields after every {@link ENTRIES_PER_STEP} entries read, so a
- * caller can give the event loop a turn in between (the panel's details); returns the report.
- */
+/** {@link findLostItems} yielding every {@link ENTRIES_PER_STEP} entries, so the caller can let the event loop run. */
 export function* lostItemSteps(input: LostInput): Generator<void, LostReport> {
   const found = new Map<string, LostItem>();
   const add = (kind: LostKind, text: string, entryId: string) => {
@@ -285,12 +251,7 @@ export function* lostItemSteps(input: LostInput): Generator<void, LostReport> {
   return { items, totals, summarizedEntries: entries, truncated };
 }
 
-/**
- * The summarized range and kept part of a compaction already in the file, as pi prepared them at
- * its parent: the context entries from the previous compaction's kept part (or the start) to
- * `firstKeptEntryId`, and from there to the parent. Undefined when the parent or the first kept
- * entry is not on that path (a hand-made or damaged entry).
- */
+/** The ranges pi prepared at a written compaction's parent; undefined when not on that path (hand-made, damaged). */
 export function compactionRange(
   index: Parameters<typeof buildProjection>[0],
   compaction: EntryRecord,
@@ -311,10 +272,7 @@ export function compactionRange(
 
 const lostMemo = new WeakMap<EntryRecord, LostReport | null>();
 
-/**
- * The lost items of a compaction entry of `session` (memoised per record: a compaction never
- * changes). Null when its range cannot be rebuilt ({@link compactionRange}) or a body cannot be read.
- */
+/** Memoised per record (a compaction never changes); null when its range or a body cannot be read. */
 export function compactionLostItems(
   session: Parameters<typeof buildProjection>[0] & EntryReader & { cwd?: string | undefined },
   compaction: EntryRecord,
@@ -322,7 +280,6 @@ export function compactionLostItems(
   return drain(compactionLostItemSteps(session, compaction));
 }
 
-/** {@link compactionLostItems} in steps (see {@link lostItemSteps}); memoised the same way. */
 export function* compactionLostItemSteps(
   session: Parameters<typeof buildProjection>[0] & EntryReader & { cwd?: string | undefined },
   compaction: EntryRecord,
@@ -346,10 +303,7 @@ export function* compactionLostItemSteps(
   return report;
 }
 
-/**
- * The lost items of a summary not yet written, over a compaction preparation's range (what our
- * summarizer received: history, split-turn prefix, previous summary) and its kept part.
- */
+/** Over a preparation's range (history, turn prefix, previous summary) and its kept part. */
 export function preparationLostItems(
   preparation: Pick<
     CompactionPreparation,
@@ -373,13 +327,11 @@ export function preparationLostItems(
 
 /** A scoped summary ("Summarize these messages") found on the path: its note and the span it replaced. */
 export interface SpanSummaryRecord {
-  /** The `context_edit` that put the note in place. */
   edit: EntryRecord;
   targetId: string;
   note: NonNullable<ReturnType<typeof parseSpanNote>>;
 }
 
-/** The scoped summary a `context_edit` entry writes, or undefined (another edit, or unreadable). */
 export function spanSummaryOf(reader: EntryReader, edit: EntryRecord): SpanSummaryRecord | undefined {
   if (edit.type !== "context_edit" || edit.replacementIsNull !== false || !edit.targetId) return undefined;
   try {
@@ -403,11 +355,7 @@ export function spanSummaryOf(reader: EntryReader, edit: EntryRecord): SpanSumma
 
 const spanLostMemo = new WeakMap<EntryRecord, LostReport | null>();
 
-/**
- * What a scoped summary lost (memoised per edit record), in steps: the span's messages as they
- * were right before the batch of edits that summarized it (the context at the first edit's parent),
- * against the note's summary and the rest of that context. Null when the span cannot be rebuilt.
- */
+/** A scoped summary's losses, against the context right before its batch of edits; null when not rebuildable. */
 export function* spanLostItemSteps(
   session: Parameters<typeof buildProjection>[0] & EntryReader & { cwd?: string | undefined },
   span: SpanSummaryRecord,

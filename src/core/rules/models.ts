@@ -1,17 +1,7 @@
 /**
- * Context windows of models, resolved like the user's pi: that pi's built-in catalog (read from
- * its install by `pi/catalog.ts`; pi-context's snapshot of pi 1.6.0's catalog,
- * `data/model-catalog.json`, as the fallback), then `<agentDir>/models-store.json` (the cached
- * catalog, if newer than the built-in one), then `<agentDir>/models.json` (custom models replace
- * same-id models, default window 128000; `modelOverrides` patch fields of existing models).
- *
- * Source: pi 1.6.0 `dist/core/model-config.js` (models.json loading: JSON with comments, schema
- * check — an invalid file is ignored as a whole with an error), `dist/core/provider-composer.js`
- * (`modelFromJson`, `applyModelsJson`, `applyModelOverride`), `dist/core/remote-catalog-provider.js`
- * (`withRemoteCatalog`, `withPersonalizedCatalog`), pi-ai `models.generated.js`. The same chain in
- * pi 0.87 … 1.6; the version switches ({@link PiRules}): models.json limits must be > 0 from 1.3.0,
- * the cached catalog merges by type + id from 0.99, OpenRouter's personalised list from 1.3.0, and
- * each version compares the cached catalog's `lastModified` with its own catalog's `generatedAt`.
+ * Context windows resolved like the user's pi (pi 1.6.0 `model-config.js`, `provider-composer.js`,
+ * `remote-catalog-provider.js`): built-in catalog, then `models-store.json`, then `models.json`. The
+ * {@link PiRules} switches cover pi 0.87 … 1.6 differences.
  */
 
 import * as fs from "node:fs";
@@ -23,10 +13,8 @@ import type { ResolvedWindow } from "./inspect";
 import { validateSchema, type SchemaNode } from "./jsonSchema";
 import schemaSnapshot from "../data/models-json-schema.json";
 
-/** pi 1.6.0's compiled models.json schema (see `jsonSchema.ts`). */
 const MODELS_JSON_SCHEMA = (schemaSnapshot as { schema: SchemaNode }).schema;
 
-/** A model as far as pi-context needs it. */
 export interface ModelInfo {
   provider: string;
   id: string;
@@ -34,21 +22,18 @@ export interface ModelInfo {
   contextWindow: number;
   maxTokens: number;
   reasoning: boolean;
-  /** US dollars per million tokens (pi-ai `Model.cost`), when the catalog or models.json gives usable prices. */
+  /** pi-ai `Model.cost`, when the catalog or models.json gives usable prices. */
   cost?: ModelPrices;
 }
 
-/** The parsed `models.json` (only the parts that matter for windows), or the error pi would report. */
+/** The parts that matter for windows, or the error pi would report. */
 export interface ModelsConfig {
   file: string;
   providers: Map<string, ProviderConfig>;
   error?: string;
 }
 
-/**
- * pi's `stripJsonComments` (`dist/utils/json.js`): remove `//` line comments and trailing commas
- * outside string literals. Block comments are not supported (they stay and fail to parse, as in pi).
- */
+/** pi's `stripJsonComments`: `//` comments and trailing commas out; block comments stay and fail, as in pi. */
 export function stripJsonComments(input: string): string {
   return input
     .replace(/"(?:\\.|[^"\\])*"|\/\/[^\n]*/g, (m) => (m[0] === '"' ? m : ""))
@@ -69,10 +54,7 @@ const isNumber: Check = (v) => typeof v === "number" && Number.isFinite(v);
 const isStringRecord: Check = (v) => isObject(v) && Object.values(v).every((x) => typeof x === "string");
 const isArray: Check = (v) => Array.isArray(v);
 
-/**
- * The scalar fields of pi's models.json schema (`dist/core/model-config.js`) that we check; limits
- * must be > 0 from pi 1.3.0 (`exclusiveMinimum: 0`), any number before.
- */
+/** Limits must be > 0 from pi 1.3.0 (`exclusiveMinimum: 0`), any number before. */
 function modelFields(positiveLimits: boolean): Record<string, [Check, string]> {
   const limit: [Check, string] = positiveLimits ? [isPositive, "Expected number > 0"] : [isNumber, "Expected number"];
   return {
@@ -106,13 +88,7 @@ function checkFields(value: Obj, fields: Record<string, [Check, string]>, at: st
   }
 }
 
-/**
- * Read `<agentDir>/models.json` like pi's `ModelConfig.load`: JSON with `//` comments and trailing
- * commas; a file that does not parse or fails the schema is ignored as a whole, with pi's kind of
- * error message. A missing file is empty.
- * @param rules the pi version's rules (default: the reference version's): limits ≤ 0 fail the
- *   schema from pi 1.3.0; before, the model keeps them.
- */
+/** pi's `ModelConfig.load`: a file that fails to parse or the schema is ignored whole, with pi's kind of error. */
 export function readModelsConfig(
   agentDir: string,
   rules: Pick<PiRules, "modelsJsonPositiveLimits"> = rulesFor(undefined),
@@ -174,8 +150,7 @@ export function readModelsConfig(
       providers.set(providerId, { raw: provider, models, modelOverrides: overrides });
     }
   }
-  // pi ≥ 1.3 checks the file against its whole schema (prices, input modalities, thinking maps,
-  // compat flags, …): any violation anywhere ignores the file as a whole, like the fields above.
+  // pi ≥ 1.3 checks the whole schema: any violation anywhere ignores the file, like the fields above.
   if (problems.length === 0 && rules.modelsJsonPositiveLimits)
     for (const error of validateSchema(MODELS_JSON_SCHEMA, parsed))
       problems.push(`  - ${error.path}: ${error.message}`);
@@ -184,21 +159,19 @@ export function readModelsConfig(
   return config;
 }
 
-/** One provider of models.json. */
 export interface ProviderConfig {
   raw: Obj;
   models: Obj[];
   modelOverrides: Record<string, Obj>;
 }
 
-/** The parsed `models-store.json` (pi's cached remote catalog), or the error reading it. */
 export interface ModelsStore {
   file: string;
   providers: Map<string, { models: Obj[]; lastModified: number | undefined }>;
   error?: string;
 }
 
-/** Read `<agentDir>/models-store.json` (`FileModelsStore`). A missing file is empty. */
+/** `<agentDir>/models-store.json` (`FileModelsStore`); a missing file is empty. */
 export function readModelsStore(agentDir: string): ModelsStore {
   const file = path.join(agentDir, "models-store.json");
   const store: ModelsStore = { file, providers: new Map() };
@@ -226,7 +199,6 @@ export function readModelsStore(agentDir: string): ModelsStore {
   return store;
 }
 
-/** A model of a built-in catalog, if the catalog knows it. */
 export function catalogModel(
   provider: string,
   modelId: string,
@@ -249,14 +221,10 @@ export function catalogModel(
 
 const EMPTY_STORE: ModelsStore = { file: "", providers: new Map() };
 
-/** pi-ai's model type (`getModelType`): `type`, chat when absent. */
+/** pi-ai's `getModelType`: chat when absent. */
 const typeOf = (m: Obj) => (m.type === undefined ? "chat" : m.type);
 
-/**
- * The cached catalog's model for `provider/modelId`, as pi's `withRemoteCatalog` /
- * `withPersonalizedCatalog` overlay it (see {@link resolveContextWindow}): `undefined` = the
- * built-in model stays; `null` = OpenRouter's personalised list hides the model.
- */
+/** The cached catalog's model: `undefined` = built-in stays; `null` = OpenRouter's personalised list hides it. */
 function storedModel(
   provider: string,
   modelId: string,
@@ -282,15 +250,8 @@ function storedModel(
 }
 
 /**
- * Resolve a model like pi's `ModelRuntime.getModel(provider, id)`, lowest layer first:
- * built-in catalog → `models-store.json` (built-in providers only, if newer than *that* catalog's
- * generation time; replaces the model; OpenRouter's personalised list replaces the whole catalog) →
- * `models.json` `providers.<p>.models[]` entry with that id (replaces it; window default 128000;
- * a provider whose custom models lack `api`/`baseUrl` falls back to its built-in models) →
- * `models.json` `modelOverrides[id]` (field-wise, topmost).
- * @param catalog the user's pi's built-in catalog (default: pi-context's snapshot of pi 1.6.0's).
- * @param rules that pi's rules (default: those of the catalog's version).
- * @returns the window and its source; `value` undefined when pi would not know the model.
+ * pi's `ModelRuntime.getModel(provider, id)`: built-in catalog → newer `models-store.json` → `models.json`
+ * model (default window 128000) → `modelOverrides[id]`. `value` undefined when pi would not know it.
  */
 export function resolveContextWindow(
   provider: string | undefined,
@@ -392,11 +353,7 @@ function toModelInfo(provider: string, modelId: string, m: Obj, fallback: ModelI
   return info;
 }
 
-/**
- * Whether pi can compose this models.json provider (`applyModelsJson`): it must set something, and
- * each custom model needs an `api` and a `baseUrl` (its own, the provider's, or the built-in
- * provider's) and limits > 0. Otherwise pi reports the provider and keeps only its built-in models.
- */
+/** pi's `applyModelsJson`: else pi reports the provider and keeps only its built-in models. */
 function composes(providerId: string, p: ProviderConfig, catalog: ModelCatalog): boolean {
   const raw = p.raw;
   const hasOverrides = Object.keys(p.modelOverrides).length > 0;
@@ -415,8 +372,7 @@ function composes(providerId: string, p: ProviderConfig, catalog: ModelCatalog):
   for (const m of p.models) {
     if (!(m.api ?? raw.api) && !builtin) return false;
     if (!(m.baseUrl ?? raw.baseUrl) && !builtin) return false;
-    // `modelFromJson`: "invalid contextWindow" / "invalid maxTokens" (reached before pi 1.3.0; from
-    // 1.3.0 the schema already rejects the whole file)
+    // `modelFromJson` errors: reached only before pi 1.3.0 (the schema rejects the file from then)
     if (typeof m.contextWindow === "number" && m.contextWindow <= 0) return false;
     if (typeof m.maxTokens === "number" && m.maxTokens <= 0) return false;
   }

@@ -1,44 +1,22 @@
 /**
- * Tool-call pairing of what pi sends: which tool results providers would reject, and where pi-ai
- * fills in a missing result. Works from entry records; reads a body only for an assistant whose
- * context edit replaces its content (the replacement decides which tool calls are sent).
- *
- * Source: pi 1.6.0 `dist/core/messages.js` `convertToLlm` (custom, bashExecution unless
- * `excludeFromContext`, branch and compaction summaries become `user` messages; unknown roles are
- * dropped) and pi-ai 1.6.0 `dist/api/transform-messages.js` `transformMessages`, second pass,
- * mirrored step by step:
- * - an assistant (any stop reason) first closes the pending calls of the previous assistant with
- *   calls: every pending call without a result seen since that assistant gets a synthetic
- *   `{role:"toolResult", content:[{type:"text",text:"No result provided"}], isError:true}`;
- *   then an `error`/`aborted` assistant is dropped, any other one is sent and its calls become pending;
- * - a `user` message closes the pending calls the same way;
- * - a tool result is always sent (and counts as "seen" for the pending calls);
- * - a system message is transparent (held back and sent after the results).
- * A provider accepts a tool result only inside the run of results directly after the assistant
- * that made the call, once per call; every other result is an orphan (OpenAI, Anthropic: HTTP 400).
- * pi-ai's cross-model tool-call id normalisation maps calls and their later results alike and is
- * not modelled (ids are compared as written).
+ * Tool-call pairing of what pi sends, mirroring pi 1.6.0 `convertToLlm` and pi-ai's `transformMessages`
+ * second pass: a pending call without result gets a "No result provided" filler at the next assistant or
+ * user message; `error`/`aborted` assistants are dropped. Providers accept a result only in the run right
+ * after its call, once (else HTTP 400). pi-ai's cross-model id normalisation is not modelled.
  */
 
 import type { ProjectedEntry, Projection } from "./context";
 import type { EntryRecord } from "../read/entries";
 import type { SessionEntry } from "../types";
 
-/** Reads an entry's full body (the session file). */
 export interface PairingReader {
   readEntry(record: EntryRecord): SessionEntry;
 }
 
 /**
- * What is wrong with one tool call or result in what pi sends.
- * - `orphan-result`: no earlier sent assistant made this call (error).
- * - `dropped-call-result`: the call is in an `error`/`aborted` assistant, which pi-ai drops while
- *   the result stays (error).
- * - `separated-result`: a user-like message (user, custom, bashExecution, branch/compaction
- *   summary) or another assistant came between the call and its result: pi-ai sends a filler for
- *   the call there and the real result later, orphaned (error).
- * - `duplicate-result`: the call already has a result (error).
- * - `missing-result`: the call has no result; pi-ai sends the filler "No result provided" (info).
+ * `orphan-result`: no earlier sent assistant made the call; `dropped-call-result`: its assistant was
+ * dropped; `separated-result`: a message came between (filler there, real result orphaned);
+ * `duplicate-result`; `missing-result` (info: pi-ai sends the filler).
  */
 export type PairingKind =
   "orphan-result" | "dropped-call-result" | "separated-result" | "duplicate-result" | "missing-result";
@@ -46,56 +24,42 @@ export type PairingKind =
 /** `error`: providers reject the request; `info`: pi-ai repairs it silently. */
 export type PairingSeverity = "error" | "info";
 
-/** One finding of {@link analyzePairing}. */
 export interface PairingFinding {
   kind: PairingKind;
   severity: PairingSeverity;
   toolCallId: string;
-  /** The call's tool name (else the result's). */
   toolName?: string;
-  /** The `toolResult` entry (absent for `missing-result`). */
   resultEntryId?: string;
-  /** The assistant entry that made the call (absent for `orphan-result`). */
   callEntryId?: string;
-  /** `separated-result` / `missing-result`: the entry whose message closed the call (absent: the end of the context). */
+  /** The entry whose message closed the call (absent: the end of the context). */
   separatorEntryId?: string;
   /** pi-ai inserts a synthetic "No result provided" result for this call. */
   filler: boolean;
 }
 
-/** Result of {@link analyzePairing}. */
 export interface PairingReport {
-  /** In the order pi-ai meets them (a result's position, or the closing point for `missing-result`). */
+  /** In the order pi-ai meets them. */
   findings: PairingFinding[];
-  /** Number of `error` findings (requests with these are rejected by providers). */
   errors: number;
-  /** Number of `info` findings (calls pi-ai fills with "No result provided"). */
   fillers: number;
 }
 
-/** The text of pi-ai's synthetic tool result. */
 export const NO_RESULT_PROVIDED = "No result provided";
 
 const USER_LIKE = new Set(["user", "custom", "branchSummary", "compactionSummary"]);
 
-/** One tool call as sent. */
 export interface ToolCallRef {
   id: string;
   name: string;
 }
 
-/** The message kinds transformMessages distinguishes, per projected entry. */
 type LlmStep =
   | { kind: "user" }
   | { kind: "system" }
   | { kind: "assistant"; dropped: boolean; calls: ToolCallRef[] }
   | { kind: "toolResult"; toolCallId: string; toolName?: string };
 
-/**
- * The tool calls a projected assistant entry sends: its replacement's `toolCall` blocks when a
- * context edit replaces its content (the edit's body is read once and cached), else the record's
- * calls; none when omitted.
- */
+/** The replacement's `toolCall` blocks when a context edit replaces the content, else the record's. */
 export function sentToolCalls(entry: ProjectedEntry, reader: PairingReader): ToolCallRef[] {
   if (entry.roles.length === 0) return [];
   const edit = entry.edit;
@@ -103,14 +67,12 @@ export function sentToolCalls(entry: ProjectedEntry, reader: PairingReader): Too
   return originalToolCalls(entry.record);
 }
 
-/** An assistant record's own tool calls (before edits). */
 export function originalToolCalls(record: EntryRecord): ToolCallRef[] {
   const ids = record.toolCallIds ?? [];
   const names = record.toolNames ?? [];
   return ids.map((id, i) => ({ id, name: names[i] ?? "?" }));
 }
 
-/** The `toolCall` blocks of a content value (a string has none). */
 export function toolCallsOfContent(content: unknown): ToolCallRef[] {
   if (!Array.isArray(content)) return [];
   const out: ToolCallRef[] = [];
@@ -123,16 +85,15 @@ export function toolCallsOfContent(content: unknown): ToolCallRef[] {
   return out;
 }
 
-/** The `replacement.content` of a context edit (undefined for `null`); reads the edit's body. */
+/** Undefined for `null`; reads the edit's body. */
 export function replacementContent(edit: EntryRecord, reader: PairingReader): unknown {
   const body = reader.readEntry(edit) as { replacement?: { content?: unknown } | null };
   return body.replacement?.content;
 }
 
-/** Tool calls of replacement contents, per edit record (records of a read file never change). */
+/** Records of a read file never change, so per-record caching is safe. */
 const replacementCalls = new WeakMap<EntryRecord, ToolCallRef[]>();
 
-/** The `toolCall` blocks of a context edit's replacement (one body read per edit record). */
 export function replacementToolCalls(edit: EntryRecord, reader: PairingReader): ToolCallRef[] {
   let calls = replacementCalls.get(edit);
   if (!calls) replacementCalls.set(edit, (calls = toolCallsOfContent(replacementContent(edit, reader))));
@@ -165,21 +126,16 @@ interface PendingCall extends ToolCallRef {
 }
 
 /**
- * Pairing findings for the context pi sends at a projection's leaf (see the file comment).
- * @param projection our `buildProjection` (edits applied, compaction-aware).
- * @param reader reads the body of context edits that replace an assistant's content.
- * @returns the findings in pi-ai's order, with error / filler counts.
+ * Pairing findings for what pi sends at the leaf, in pi-ai's order.
  * @throws {StaleSessionError} (from the reader) when a needed edit's line changed on disk.
  */
 export function analyzePairing(projection: Projection, reader: PairingReader): PairingReport {
   const findings: PairingFinding[] = [];
-  // pi-ai's state
   let pending: PendingCall[] = [];
   let existing = new Set<string>();
   // the run of results the provider accepts: the calls of the last sent assistant, answered ones
   let runCalls: Map<string, PendingCall> | null = null;
   let runAnswered = new Map<string, "result" | PairingFinding>();
-  // for classifying orphans
   const fillersById = new Map<string, PairingFinding[]>();
   const droppedCalls = new Map<string, PendingCall>();
   const sentCalls = new Map<string, PendingCall>();
@@ -293,20 +249,12 @@ export function analyzePairing(projection: Projection, reader: PairingReader): P
   return { findings: reported, errors, fillers };
 }
 
-/** The tool-call groups of a context: which assistant entry each tool result belongs to. */
 export interface ToolCallLinks {
-  /** Tool result entry id → the assistant entry that made its call. */
   ownerOf: Map<string, string>;
-  /** Assistant entry id → its tool result entry ids, in context order. */
   resultsOf: Map<string, string[]>;
 }
 
-/**
- * Link tool results to the assistant that made their call, over all context entries (omitted
- * ones included, so omissions can be undone): a result belongs to the nearest earlier assistant
- * entry whose original or currently sent calls include its `toolCallId`.
- * @param entries the projected context entries (our `Projection.entries`).
- */
+/** Nearest earlier assistant whose original or sent calls include the result; omitted entries count (undo). */
 export function toolCallLinks(entries: readonly ProjectedEntry[], reader: PairingReader): ToolCallLinks {
   const ownerOf = new Map<string, string>();
   const resultsOf = new Map<string, string[]>();
@@ -331,10 +279,7 @@ export function toolCallLinks(entries: readonly ProjectedEntry[], reader: Pairin
   return { ownerOf, resultsOf };
 }
 
-/**
- * One line describing a finding, for logs and problem lists, e.g.
- * `tool result e12 (read, call_1) has no matching call: providers reject the request`.
- */
+/** E.g. `tool result e12 (read, call_1) has no matching call: providers reject the request`. */
 export function describeFinding(f: PairingFinding): string {
   const what = `${f.toolName ?? "tool"} ${f.toolCallId || "(no id)"}`;
   switch (f.kind) {

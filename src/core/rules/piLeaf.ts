@@ -1,14 +1,7 @@
 /**
- * pi's leaf when the file's last line is not an entry with a string id (`read/oddTail.ts`): the view
- * pi's numbers are computed on, and what it means for the user.
- *
- * pi 1.6.0 (`dist/core/session-manager.js`): the leaf is the last line's `id`. A falsy one leaves
- * `getBranch()` empty — pi's projected estimate then trusts no usage (pure chars/4), its model is
- * the settings' default, `prepareCompaction` finds nothing — while `buildSessionProjection` falls
- * back to the last line and its `parentId` chain for the context it sends. A truthy non-string id
- * (an object, a number) is found by `byId.get` and followed like any leaf. Either way pi's next
- * entry gets that id as its `parentId`, which resolves to no entry once the file is read again: it
- * starts a new root.
+ * pi 1.6.0's leaf when the last line is not an entry with a string id (`read/oddTail.ts`): a falsy id
+ * leaves `getBranch()` empty (no usage, default model, nothing to compact) while the projection follows
+ * the line's `parentId`; either way pi's next entry starts a new root once the file is re-read.
  */
 
 import type { EntryRecord } from "../read/entries";
@@ -17,25 +10,22 @@ import type { SessionView } from "../read/overlay";
 import type { SessionEntry } from "../types";
 import * as l10n from "@vscode/l10n";
 
-/** A session as pi opens it when its last line is not a normal entry. */
 export interface PiLeafView {
   /** The session with that line as its last entry (id {@link ODD_TAIL_ID}, or `""` as written). */
   view: SessionView;
-  /** The leaf to project the context pi sends from. */
   leafId: string;
-  /** pi's `getBranch()` is empty (a falsy id): no usage is trusted, no model selected, nothing to compact. */
+  /** pi's `getBranch()` is empty (a falsy id): no usage trusted, no model selected, nothing to compact. */
   branchEmpty: boolean;
   tail: OddTail;
 }
 
-/** A session reader with what {@link piLeafView} needs. */
 export interface OddTailSession extends SessionView {
   readonly oddTail: OddTail | undefined;
-  /** The raw bytes of an entry's line (the odd line is re-read from them when its body is needed). */
+  /** The odd line is re-read from these bytes when its body is needed. */
   readLineBytes(record: EntryRecord): Buffer;
 }
 
-/** pi's view of `session` when its last line is odd, else undefined (pi's leaf is the file's leaf). */
+/** pi's view when the last line is odd, else undefined. */
 export function piLeafView(session: OddTailSession): PiLeafView | undefined {
   const tail = session.oddTail;
   if (!tail) return undefined;
@@ -62,11 +52,7 @@ export function piLeafView(session: OddTailSession): PiLeafView | undefined {
   return { view, leafId: ODD_TAIL_ID, branchEmpty: !tail.truthyId, tail };
 }
 
-/**
- * What the odd last line does to pi, in words (for the doctor and inspect): pi resumes with no leaf
- * and an empty context, or without a leaf it can name, or at this line — and where its next entry goes.
- * @param parentRef the entry the line's `parentId` names, described (undefined: none in the file).
- */
+/** What the odd last line does to pi, in words; `parentRef` describes the entry its `parentId` names. */
 export function oddTailConsequence(tail: OddTail, parentRef: string | undefined): string {
   if (!parentRef)
     return tail.truthyId

@@ -1,72 +1,47 @@
 /**
- * What a context reduction costs and saves: a compaction (one summary request, then a smaller
- * prompt on every later request) or a trim (no request, a smaller prompt from the first changed
- * entry on). Pure; the compaction preview, `pi-context compact --dry-run` and the trim preview call
- * {@link priceReduction}.
- *
- * Per-request accounting, with B = tokens now, A = tokens after, R = tokens of the new prompt the
- * provider must write to its cache again (a compaction: all of A; a trim: what follows the first
- * changed entry), r = the rate of a warm prompt token (the cache-read price when the provider
- * caches, else the input price), p = the rate of an uncached prompt token (pi's cache-warming
- * rule, pi-ai `evaluateCacheWarming`: the cache-write price when the model has one, else the input
- * price), c = the one-time request (summary input + output at the summarizer's prices):
- *
- *   next request   without: warm cache ? B·r : B·p      with: R·p + (A − R)·r
- *   each later one without: B·r                         with: A·r
- *
- * so after n requests the reduction has saved `Δ1 + (n − 1)·(B − A)·r − c`, Δ1 = the first line's
- * difference; the break-even is the first n where that is ≥ 0. Growth of the context after now is
- * the same on both sides and cancels. Without prices the break-even is counted in tokens (request
- * tokens / tokens saved per request) and says so.
+ * What a compaction or trim costs and saves. With B/A tokens before/after, R re-written to the cache,
+ * r the warm rate, p the uncached rate (pi-ai `evaluateCacheWarming`) and c the summary request, the
+ * saving after n requests is `Δ1 + (n − 1)·(B − A)·r − c`; later growth cancels out. Without prices
+ * the break-even is counted in tokens.
  */
 
 import { priceTokens, ratesFor, type ModelPrices } from "./cost";
 
-/** The prompt cache of the session now: not used by the provider, warm (a request within its lifetime), or expired. */
+/** `warm`: a request within the cache's lifetime. */
 export type CacheState = "none" | "warm" | "cold";
 
-/** Input of {@link priceReduction}. */
 export interface ReductionInput {
-  /** Context tokens now (pi's estimate, e.g. a compaction's `tokensBefore`). */
+  /** pi's estimate, e.g. a compaction's `tokensBefore`. */
   tokensBefore: number;
-  /** Context tokens after the reduction (estimate). */
   tokensAfter: number;
-  /** Tokens the first request after it must write to the cache again (default: all of `tokensAfter`). */
+  /** Default: all of `tokensAfter`. */
   rewrittenTokens?: number;
-  /** A one-time request (a compaction's summary): tokens, and the summarizer's prices when known. */
+  /** A one-time request (a compaction's summary) and the summarizer's prices when known. */
   request?: { inputTokens: number; outputTokens: number; prices?: ModelPrices };
-  /** The session model's prices (every later request), when known. */
   sessionPrices?: ModelPrices;
   cache: CacheState;
 }
 
-/** Result of {@link priceReduction}. US dollars; null where a price is unknown. */
+/** US dollars; null where a price is unknown. */
 export interface ReductionEconomics {
-  /** B − A: tokens every later request no longer sends (≤ 0: nothing saved). */
+  /** B − A (≤ 0: nothing saved). */
   savedTokensPerRequest: number;
-  /** Summary request tokens (0 for a trim). */
   requestInputTokens: number;
   requestOutputTokens: number;
   /** c. */
   requestCost: number | null;
   /** (B − A)·r. */
   savedCostPerRequest: number | null;
-  /**
-   * One-time: what re-writing the cache adds to the next request (R·(p − r) with a warm cache);
-   * negative when the cache has expired anyway (the saved tokens would have been paid at p). So the
-   * total saved after n requests is `n·savedCostPerRequest − cacheRewriteCost − requestCost`.
-   */
+  /** R·(p − r) with a warm cache; negative when it expired anyway. */
   cacheRewriteCost: number | null;
-  /** Requests until the reduction has paid for itself (1 = already with the next request); null = never or unknown. */
+  /** 1 = already with the next request; null = never or unknown. */
   breakEvenRequests: number | null;
-  /** `cost`: from prices; `tokens`: prices unknown, request tokens / saved tokens; `none`: nothing saved. */
   breakEvenBasis: "cost" | "tokens" | "none";
-  /** The rate r (per million) and what it is. */
   warmRate: { perMillion: number; kind: "cacheRead" | "input" } | null;
   cache: CacheState;
 }
 
-/** The most requests a break-even is reported for (beyond that: "not within 10,000 requests", null). */
+/** Beyond this: "not within 10,000 requests" (null). */
 export const MAX_BREAK_EVEN = 10000;
 
 function breakEven(first: number, perRequest: number, oneTime: number): number | null {
@@ -76,10 +51,7 @@ function breakEven(first: number, perRequest: number, oneTime: number): number |
   return n <= MAX_BREAK_EVEN ? n : null;
 }
 
-/**
- * Price a reduction of the context (see the module comment for the model).
- * Never throws; negative or non-finite token counts are taken as 0.
- */
+/** Never throws; negative or non-finite token counts count as 0. */
 export function priceReduction(input: ReductionInput): ReductionEconomics {
   const clean = (v: number | undefined) => (v !== undefined && Number.isFinite(v) && v > 0 ? v : 0);
   const B = clean(input.tokensBefore);
@@ -130,11 +102,7 @@ export function priceReduction(input: ReductionInput): ReductionEconomics {
   return result;
 }
 
-/**
- * The cache state now: `none` when the provider never reported cache activity, else `warm` when
- * the latest request started less than `ttlMs` ago, else `cold`.
- * @param lastRequestAt ms since epoch of the latest request (an assistant message's timestamp).
- */
+/** `none`: the provider never reported caching; `warm`: the latest request (ms since epoch) is within `ttlMs`. */
 export function cacheStateAt(
   reportedCache: boolean,
   lastRequestAt: number | undefined,

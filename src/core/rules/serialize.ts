@@ -1,17 +1,10 @@
-/**
- * Full messages for summarization, and pi's text serialisation of a conversation.
- *
- * Source: pi 1.6.0 `dist/core/session-manager.js` (`sessionEntryToContextMessages`,
- * `projectContextEntry`), `dist/core/messages.js` (`convertToLlm`, `bashExecutionToText`, summary
- * prefixes) and `dist/core/compaction/utils.js` (`serializeConversation`, 2000-char tool-result cut).
- */
+/** Full messages for summarization and pi 1.6.0's text serialisation of a conversation (`compaction/utils.js`). */
 
 import type { ProjectedEntry } from "./context";
 import type { EntryRecord } from "../read/entries";
 import type { BranchMessage } from "./branch";
 import type { AgentMessage, ContextEditEntry, SessionEntry } from "../types";
 
-/** Reads full entries (the session file). */
 export interface EntryReader {
   readEntry(record: EntryRecord): SessionEntry;
 }
@@ -22,7 +15,6 @@ function ms(timestamp: unknown): number {
   return new Date(timestamp as string).getTime();
 }
 
-/** pi's `sessionEntryToContextMessages` on a full entry. */
 export function entryToContextMessages(entry: SessionEntry): AgentMessage[] {
   const e = entry as unknown as Obj;
   switch (entry.type) {
@@ -74,7 +66,7 @@ export function entryToContextMessages(entry: SessionEntry): AgentMessage[] {
   }
 }
 
-/** pi's `projectContextEntry(entry, edit)`: apply a context edit to an entry's messages. */
+/** pi's `projectContextEntry(entry, edit)`. */
 export function projectEntryMessages(entry: SessionEntry, edit: ContextEditEntry | undefined): AgentMessage[] {
   const messages = entryToContextMessages(entry);
   if (!edit) return messages;
@@ -96,10 +88,7 @@ export function projectEntryMessages(entry: SessionEntry, edit: ContextEditEntry
   });
 }
 
-/**
- * The full messages of projected entries as pi's compaction receives them: edits applied,
- * compaction entries and system messages dropped (`getMessagesFromProjectedEntryForCompaction`).
- */
+/** As pi's compaction gets them: edits applied, compactions and system messages dropped. */
 export function compactionMessages(reader: EntryReader, entries: readonly ProjectedEntry[]): AgentMessage[] {
   const out: AgentMessage[] = [];
   for (const e of entries) {
@@ -111,7 +100,6 @@ export function compactionMessages(reader: EntryReader, entries: readonly Projec
   return out;
 }
 
-/** The full messages of a branch preparation (pi's `getMessageFromEntry` results). */
 export function branchMessages(reader: EntryReader, messages: readonly BranchMessage[]): AgentMessage[] {
   const out: AgentMessage[] = [];
   for (const m of messages) {
@@ -157,7 +145,7 @@ export function branchMessages(reader: EntryReader, messages: readonly BranchMes
   return out;
 }
 
-/** pi's summary wrappers (`COMPACTION_SUMMARY_PREFIX` etc. in `messages.js`). */
+/** pi's summary wrappers (`messages.js`). */
 export const COMPACTION_SUMMARY_PREFIX =
   "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 export const COMPACTION_SUMMARY_SUFFIX = "\n</summary>";
@@ -165,10 +153,9 @@ export const BRANCH_SUMMARY_PREFIX =
   "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 export const BRANCH_SUMMARY_SUFFIX = "</summary>";
 
-/** A message as the LLM receives it (roles system/user/assistant/toolResult only). */
+/** Roles system/user/assistant/toolResult only. */
 export type LlmMessage = Extract<AgentMessage, { role: "system" | "user" | "assistant" | "toolResult" }>;
 
-/** pi's `bashExecutionToText`. */
 export function bashExecutionToText(m: {
   command: string;
   output: string;
@@ -186,7 +173,7 @@ export function bashExecutionToText(m: {
   return text;
 }
 
-/** pi's `convertToLlm`: bash → user text (unless excluded), custom → user, summaries → user with `<summary>` tags. */
+/** pi's `convertToLlm`: bash → user text (unless excluded), custom → user, summaries → user in `<summary>` tags. */
 export function convertToLlm(messages: readonly AgentMessage[]): LlmMessage[] {
   const out: LlmMessage[] = [];
   for (const m of messages) {
@@ -229,7 +216,6 @@ export function convertToLlm(messages: readonly AgentMessage[]): LlmMessage[] {
   return out;
 }
 
-/** pi-ai `contentText(content, separator)`. */
 export function contentText(content: unknown, separator = "\n"): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
@@ -239,11 +225,7 @@ export function contentText(content: unknown, separator = "\n"): string {
     .join(separator);
 }
 
-/**
- * The text a user-message or custom-message target gives back when pi navigates to it (pi 1.6.0
- * `agent-session.js` `navigateTree` `editorText`: `contentText(content, "")`), or undefined for
- * other entries.
- */
+/** What a user/custom message target puts back in the editor when pi navigates to it (`navigateTree` `editorText`). */
 export function entryEditorText(entry: SessionEntry): string | undefined {
   const e = entry as unknown as { type: string; message?: { role?: string; content?: unknown }; content?: unknown };
   if (e.type === "message" && e.message?.role === "user") return contentText(e.message.content, "");
@@ -251,7 +233,6 @@ export function entryEditorText(entry: SessionEntry): string | undefined {
   return undefined;
 }
 
-/** Maximum characters of a tool result in a serialised conversation (`TOOL_RESULT_MAX_CHARS`). */
 export const TOOL_RESULT_MAX_CHARS = 2000;
 
 /** pi's `sliceHead`: at most `maxUnits` UTF-16 units without splitting a surrogate pair. */
@@ -269,11 +250,7 @@ function truncateForSummary(text: string, maxChars: number): string {
   return `${sliceHead(text, maxChars)}\n\n[... ${text.length - maxChars} more characters truncated]`;
 }
 
-/**
- * pi's `serializeConversation(convertToLlm(messages))`: `[User]: …`, `[Assistant]: …`,
- * `[Assistant tool calls]: name(k=JSON, …); …`, `[Tool result]: …` (cut at 2000 chars), parts
- * joined by a blank line; thinking, images and system messages omitted.
- */
+/** pi's `serializeConversation(convertToLlm(messages))`: `[User]: …` parts, tool results cut at 2000 chars. */
 export function serializeConversation(messages: readonly LlmMessage[]): string {
   const parts: string[] = [];
   for (const msg of messages) {

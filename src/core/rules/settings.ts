@@ -1,34 +1,24 @@
-/**
- * pi's settings as they apply to one session: agent dir, global + project `settings.json`,
- * project trust, and the compaction / branch-summary values with where each came from.
- *
- * Source: pi 1.6.0 `dist/config.js` (`getAgentDir`), `dist/core/settings-manager.js`
- * (`deepMergeObjects`, `getCompactionTokenSetting`, `getCompactionEnabled`,
- * `getBranchSummarySettings`), `dist/core/trust-manager.js` (`hasTrustRequiringProjectResources`,
- * `findNearestTrustEntry`) and `dist/core/project-trust.js` (`resolveProjectTrusted`).
- */
+/** pi 1.6.0's settings for one session (`settings-manager.js`, `trust-manager.js`), each value with its source. */
 
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { isNetworkPath } from "../../shared/untrusted";
 
-/** Where a resolved value came from. `override` = `compaction.modelOverrides["provider/model"]`. */
+/** `override` = `compaction.modelOverrides["provider/model"]`. */
 export type ValueSource = "default" | "global" | "project" | "override";
 
-/** A resolved setting. `value` is undefined only when the setting is invalid (see `error`). */
+/** `value` is undefined only when the setting is invalid (see `error`). */
 export interface Sourced<T> {
   value: T | undefined;
   source: ValueSource;
-  /** The file the value came from (absent for defaults). */
   file?: string;
-  /** The settings key, e.g. `compaction.reserveTokens` or `compaction.modelOverrides["a/b"].reserveTokens`. */
+  /** E.g. `compaction.modelOverrides["a/b"].reserveTokens`. */
   key: string;
   /** pi's validation error, when pi would throw reading this setting. */
   error?: string;
 }
 
-/** A problem with a settings-related file, reported like pi reports it. */
 export interface SettingsProblem {
   scope: "global" | "project" | "trust";
   file: string;
@@ -41,28 +31,23 @@ export const DEFAULT_RESERVE_TOKENS = 16384;
 export const DEFAULT_KEEP_RECENT_TOKENS = 20000;
 export const DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS = 16384;
 
-/** How to treat `<cwd>/.pi/settings.json`. `auto` decides like pi from `trust.json` and `defaultProjectTrust`. */
+/** `auto` decides like pi from `trust.json` and `defaultProjectTrust`. */
 export type ProjectSettingsMode = "auto" | "always" | "never";
 
-/** Project trust as far as it can be known outside a running pi. */
+/** As far as it can be known outside a running pi. */
 export interface ProjectTrust {
-  /** Whether project settings are applied. */
   trusted: boolean;
-  /** How that was decided. */
   reason:
     "no-project-settings" | "no-project-resources" | "trust-file" | "default-project-trust" | "undecided" | "forced";
-  /** The trust.json entry that decided, if any. */
   trustPath?: string;
 }
 
-/** Everything pi-context needs from pi's settings for one session. */
 export interface ResolvedSettings {
   agentDir: string;
   cwd: string | undefined;
   globalFile: string;
   projectFile: string | undefined;
   projectTrust: ProjectTrust;
-  /** True when project settings were read and merged. */
   projectApplied: boolean;
   compaction: {
     enabled: Sourced<boolean>;
@@ -73,7 +58,7 @@ export interface ResolvedSettings {
     reserveTokens: Sourced<number>;
     skipPrompt: Sourced<boolean>;
   };
-  /** `sessionDir` setting (relative to cwd), if set. */
+  /** Relative to cwd. */
   sessionDir?: string;
   defaultProvider?: string;
   defaultModel?: string;
@@ -98,17 +83,13 @@ export function deepMerge(base: Obj, overrides: Obj): Obj {
   return result;
 }
 
-/** Expand a leading `~` like pi's `getAgentDir`. */
 export function expandHome(p: string, home = os.homedir()): string {
   if (p === "~") return home;
   if (p.startsWith("~/") || p.startsWith("~\\")) return path.join(home, p.slice(2));
   return p;
 }
 
-/**
- * pi's agent dir: `$PI_CODING_AGENT_DIR` (tilde-expanded) else `~/.pi/agent`.
- * @param env the environment to read (default `process.env`).
- */
+/** pi's `getAgentDir`: `$PI_CODING_AGENT_DIR` (tilde-expanded) else `~/.pi/agent`. */
 export function getAgentDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
   const fromEnv = env.PI_CODING_AGENT_DIR;
   if (fromEnv) return path.resolve(expandHome(fromEnv, home));
@@ -125,7 +106,7 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** Read one settings file like pi (`JSON.parse(stripBom(content))`); a parse error yields `{}` and the error. */
+/** Like pi (`JSON.parse(stripBom(content))`); a parse error yields `{}` and the error. */
 export function readSettingsFile(file: string): LoadedFile {
   let content: string;
   try {
@@ -170,7 +151,6 @@ function pathKey(p: string): string {
   return process.platform === "win32" ? resolved.toLowerCase() : resolved;
 }
 
-/** pi's `hasTrustRequiringProjectResources(cwd)`. */
 export function hasTrustRequiringProjectResources(cwd: string, home = os.homedir()): boolean {
   const userSkills = path.join(canonical(path.resolve(home)), ".agents", "skills");
   let current = canonical(path.resolve(cwd));
@@ -185,10 +165,7 @@ export function hasTrustRequiringProjectResources(cwd: string, home = os.homedir
   }
 }
 
-/**
- * The nearest `trust.json` decision for `cwd` (pi's `findNearestTrustEntry`).
- * @returns the decision, null when none, or an error message for a broken trust file.
- */
+/** pi's `findNearestTrustEntry`: the decision, null, or an error message for a broken trust file. */
 export function readTrustDecision(
   agentDir: string,
   cwd: string,
@@ -217,21 +194,16 @@ export function readTrustDecision(
   }
 }
 
-/** Options for {@link resolveSettings}. */
 export interface ResolveSettingsOptions {
   agentDir: string;
-  /** The session's working directory (header `cwd`); project settings live in `<cwd>/.pi/settings.json`. */
+  /** Header `cwd`; project settings live in `<cwd>/.pi/settings.json`. */
   cwd?: string;
-  /** `provider/modelId` of the current model, for `compaction.modelOverrides`. */
   modelKey?: string;
   projectSettings?: ProjectSettingsMode;
   home?: string;
 }
 
-/**
- * Resolve pi's settings for a session, with the source of each value and pi's validation errors.
- * Never throws for bad files: problems are returned in `problems` and in the affected values.
- */
+/** Never throws for bad files: problems go to `problems` and the affected values. */
 export function resolveSettings(options: ResolveSettingsOptions): ResolvedSettings {
   const agentDir = options.agentDir;
   const globalFile = path.join(agentDir, "settings.json");
@@ -403,7 +375,7 @@ function decideTrust(
   return { trusted: false, reason: "undecided" };
 }
 
-/** The compaction settings as plain numbers for the algorithms (invalid values fall back to pi's defaults). */
+/** Invalid values fall back to pi's defaults. */
 export function compactionSettingsOf(resolved: ResolvedSettings): {
   enabled: boolean;
   reserveTokens: number;

@@ -1,23 +1,8 @@
 /**
- * "Summarize these messages": a contiguous span of pi's context replaced by one summary, with
- * pi 1.6.0's `context_edit` entries — the span's first message replaced by the summary note, every
- * other message of the span omitted, all appended in one write (nothing deleted: a restore brings
- * the span back). Pure: nothing is read but entry bodies, nothing is written.
- *
- * Rules (pi-context's, on pi's pairing rules of `pairing.ts`):
- * - The span is the context entries from one message to another at the leaf (either order).
- *   It is widened to whole tool call / result groups: a tool result whose call is before the span
- *   takes that assistant in, an assistant whose results run past the span takes them in (the
- *   preview says so). Entries already omitted and system messages (prompt state) are left alone.
- * - Every other message of the span must be one pi's `appendContextEdit` accepts (user, assistant,
- *   tool result, custom message); a bash execution, a branch summary or the compaction summary in
- *   the span is refused (`not-editable`), naming it.
- * - The summary goes into the first message that is not a tool result; an assistant's content
- *   becomes the note alone (its tool calls go, with their results).
- * - Order of the batch, so that every prefix of it leaves pi's context pairing-safe (no tool result
- *   without its call): the results of the summary's own assistant, the summary, then per group the
- *   results before the assistant that called them, everything else in context order. Each prefix
- *   is simulated (`withAppended` + `analyzePairing`): a new pairing error in any of them refuses.
+ * "Summarize these messages": a context span replaced by one note with pi 1.6.0 `context_edit`s (first
+ * message replaced, the rest omitted; a restore brings them back). The span widens to whole tool call /
+ * result groups; non-editable messages refuse it. The batch is ordered so every prefix stays
+ * pairing-safe, and each prefix is simulated (`withAppended` + `analyzePairing`) to prove it.
  */
 
 import { projectedEstimateFailure } from "./estimateFailure";
@@ -43,45 +28,36 @@ import { estimateTokens } from "../read/estimate";
 import { withAppended, type SessionView } from "../read/overlay";
 import { formatCount } from "../../shared/format";
 
-/** Why a span cannot be summarized. */
 export type SpanRefusalCode =
-  /** An end is not an entry of the session. */
   | "unknown"
-  /** An end is not in pi's context at the leaf (another branch, summarized by a compaction). */
+  /** Another branch, or summarized by a compaction. */
   | "not-in-context"
-  /** A message of the span cannot be changed by a context edit. */
   | "not-editable"
-  /** The span has no message left to summarize (all omitted already, or only system messages). */
+  /** All omitted already, or only system messages. */
   | "empty"
-  /** Only tool results without their call: there is no message to hold the summary. */
+  /** Only tool results without their call: no message can hold the summary. */
   | "no-target"
   /** A prefix of the batch would leave a tool result without its call (a safety net; never expected). */
   | "unpaired";
 
-/** A span that cannot be summarized, with the entries concerned. */
 export interface SpanRefusal {
   reason: "span";
   code: SpanRefusalCode;
   entryIds: string[];
 }
 
-/** The span as planned. */
 export interface SpanPlan {
-  /** The leaf the edits hang off. */
   leafId: string | null;
-  /** The ends asked for, oldest first. */
   requested: { fromId: string; toId: string };
-  /** The first and last message of the span after widening. */
+  /** After widening. */
   fromId: string;
   toId: string;
-  /** Messages the widening took in (whole tool call / result groups), in context order. */
+  /** Whole tool call / result groups the widening took in, in context order. */
   widenedBy: string[];
-  /** The span's messages (visible, non-system), in context order. */
+  /** Visible, non-system, in context order. */
   messages: ProjectedEntry[];
-  /** The message that carries the summary. */
   targetId: string;
   targetRole: EditableRole;
-  /** Σ pi's estimate of the span's messages (tokens). */
   spanTokens: number;
   projection: Projection;
 }
@@ -91,10 +67,7 @@ const PLACEHOLDER_ID = "00000000";
 /** Drafts × records up to which every prefix of a batch is simulated. */
 const MAX_PREFIX_WORK = 5_000_000;
 
-/**
- * The span from `fromId` to `toId` at the session's leaf (see the file comment).
- * @param options.leafId plan at this leaf (a running pi's, from its bridge) instead of the file's.
- */
+/** The span from `fromId` to `toId` (either order); `options.leafId` plans at a running pi's leaf. */
 export function planSpan(
   session: SessionView,
   fromId: string,
@@ -176,27 +149,24 @@ export function planSpan(
   };
 }
 
-/** True when {@link planSpan} refused. */
 export function isSpanRefusal(value: SpanPlan | SpanRefusal): value is SpanRefusal {
   return "reason" in value;
 }
 
 /**
- * The first line of the summary note: what it replaces, e.g.
- * `[pi-context: summary of 14 messages, 38,412 tokens, entries a1b2c3d4…c3d4e5f6]`. English: it goes
- * into the session (the model reads it). {@link parseSpanNote} reads it back.
+ * The note's first line, e.g. `[pi-context: summary of 14 messages, 38,412 tokens, entries a1b2c3d4…c3d4e5f6]`.
+ * English: the model reads it; {@link parseSpanNote} reads it back.
  */
 export function spanNoteHeader(span: Pick<SpanPlan, "messages" | "spanTokens" | "fromId" | "toId">): string {
   const count = span.messages.length;
   return `[pi-context: summary of ${count} ${count === 1 ? "message" : "messages"}, ${formatCount(span.spanTokens)} tokens, entries ${span.fromId}…${span.toId}]`;
 }
 
-/** The whole note: the header, a blank line, the summary. */
 export function spanNote(span: Pick<SpanPlan, "messages" | "spanTokens" | "fromId" | "toId">, summary: string): string {
   return `${spanNoteHeader(span)}\n\n${summary.trim()}`;
 }
 
-/** What a span summary's note says it replaces (null: not a span summary note). */
+/** Null: not a span summary note. */
 export function parseSpanNote(
   text: string,
 ): { count: number; tokens: number; fromId: string; toId: string; summary: string } | null {
@@ -211,7 +181,7 @@ export function parseSpanNote(
   };
 }
 
-/** The drafts of a span with this note, in the prefix-safe order (see the file comment). */
+/** Prefix-safe order: the summary's own assistant's results, the summary, then results before their assistant. */
 export function spanDrafts(span: SpanPlan, note: string, session: SessionView): ContextEditDraft[] {
   const links = toolCallLinks(span.projection.entries, session);
   const inSpan = new Set(span.messages.map((e) => e.record.id));
@@ -240,10 +210,8 @@ export function spanDrafts(span: SpanPlan, note: string, session: SessionView): 
 }
 
 /**
- * The span's edits as the context-edit planner's preparation (so the trim preview, its cache
- * effect and the write flow `flows/contextEdit.ts` take them as they are): tokens before → after
- * with this note, the earliest edited position, bytes, pairing before and after, and — checked on
- * every prefix of the batch — the new pairing errors (empty, or the batch is refused by the writer).
+ * The span's edits as a context-edit preparation (preview, cache effect, the `flows/contextEdit.ts`
+ * write), with pairing checked on every prefix of the batch.
  */
 export function spanEditPreparation(span: SpanPlan, note: string, session: SessionView): ContextEditPreparation {
   const projection = span.projection;
@@ -271,8 +239,8 @@ export function spanEditPreparation(span: SpanPlan, note: string, session: Sessi
   let view: SessionView = session;
   let after: Projection = projection;
   let pairingAfter: PairingReport = pairingBefore;
-  // every prefix (each costs a copy of the records); a very long batch on a very long session: the
-  // whole batch only — the order above is what keeps the prefixes safe, this is its check
+  // each prefix costs a copy of the records; past the limit only the whole batch is checked
+  // (the order above is what keeps the prefixes safe, this is its check)
   const everyPrefix = planned.length * session.records.length <= MAX_PREFIX_WORK;
   for (let n = everyPrefix ? 1 : planned.length; n <= planned.length; n++) {
     view = withAppended(session, planned.slice(0, n));

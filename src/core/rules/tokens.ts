@@ -1,13 +1,6 @@
 /**
- * Context token accounting exactly as pi 1.6.0 does it.
- *
- * Source: `dist/core/compaction/compaction.js` — `estimateContextTokens` (last valid assistant
- * usage + `estimateTokens` of every message after it), `estimateProjectedContextTokens` (what
- * the footer and the between-turn threshold use: usage is trusted only when it comes after the
- * latest `context_edit`/`compaction` on the path, otherwise a pure estimate with all system
- * messages replayed into one), `shouldCompact` (strict `>`); `dist/core/agent-session.js`
- * `getContextUsage` (`null` tokens right after a compaction until an assistant answers); pi-ai
- * `getCurrentSystemMessage` (system message replay).
+ * Context token accounting as pi 1.6.0 does it (`compaction.js` `estimateContextTokens`,
+ * `estimateProjectedContextTokens`, `shouldCompact`; `getContextUsage`; pi-ai `getCurrentSystemMessage`).
  */
 
 import type { ProjectedEntry, Projection } from "./context";
@@ -15,26 +8,22 @@ import { estimateTokens, messageChars, totalChars, type CharBreakdown } from "..
 import { fileOpsOfMessage, type EntryRecord, type FileOp } from "../read/entries";
 import type { SessionEntry, SystemMessage } from "../types";
 
-/** Reads an entry's full body (for context edits with a replacement). */
 export interface BodyReader {
   readEntry(record: EntryRecord): SessionEntry;
 }
 
 /** pi's `{tokens, usageTokens, trailingTokens, lastUsageIndex}`. */
 export interface ContextEstimate {
-  /** Estimated context tokens. */
   tokens: number;
   /** `calculateContextTokens(usage)` of the last valid assistant message, 0 without one. */
   usageTokens: number;
-  /** `estimateTokens` of the messages after that assistant (all messages without one). */
+  /** All messages without such an assistant. */
   trailingTokens: number;
-  /** Message index of that assistant, or null. */
   lastUsageIndex: number | null;
-  /** Entry id of that assistant (our addition), or null. */
+  /** Our addition. */
   lastUsageEntryId: string | null;
 }
 
-/** What an entry contributes after its context edit: tokens, characters and file operations. */
 export interface EntryContribution {
   tokens: number;
   chars: CharBreakdown;
@@ -44,12 +33,7 @@ export interface EntryContribution {
 const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
 const editedCache = new WeakMap<EntryRecord, WeakMap<EntryRecord, EntryContribution>>();
 
-/**
- * Non-system tokens (and characters, file ops) an entry contributes, honouring its context edit
- * like pi's `projectContextEntry`: a replacement swaps the `content` of user/assistant/toolResult/
- * custom messages (a string becomes one text block for assistant/toolResult); other roles are
- * unchanged. Reads the edit's body once per (edit, target) pair.
- */
+/** Non-system tokens, chars and file ops of an entry with its context edit applied (pi's `projectContextEntry`). */
 export function contribution(entry: ProjectedEntry, reader: BodyReader): EntryContribution {
   const record = entry.record;
   if (entry.roles.length === 0) return { tokens: 0, chars: emptyChars(), fileOps: [] };
@@ -85,7 +69,7 @@ function emptyChars(): CharBreakdown {
   return { text: 0, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
 }
 
-/** Tokens of all messages an entry contributes (system message included), as pi's `estimateTokens` per message. */
+/** System message included, pi's `estimateTokens` per message. */
 export function entryMessageTokens(entry: ProjectedEntry, reader: BodyReader): number {
   if (entry.roles.length === 0) return 0;
   let tokens = 0;
@@ -106,10 +90,7 @@ function hasValidUsage(entry: ProjectedEntry): boolean {
   );
 }
 
-/**
- * pi's `estimateContextTokens(projection.messages)`.
- * @returns tokens = last valid usage + estimates of everything after it (or the sum of all estimates).
- */
+/** pi's `estimateContextTokens`: last valid usage + estimates of everything after it (or of all). */
 export function estimateContextTokens(projection: Projection, reader: BodyReader): ContextEstimate {
   const entries = projection.entries;
   let usageAt = -1;
@@ -143,18 +124,14 @@ export function estimateContextTokens(projection: Projection, reader: BodyReader
   };
 }
 
-/**
- * pi-ai's transcript replay (`getCurrentSystemMessage`), one system message at a time: `content`
- * texts joined with a blank line, `sections` patched by name (`null` deletes), tools removed then
- * added by name, the first message's timestamp.
- */
+/** pi-ai's `getCurrentSystemMessage` replay: texts joined, `sections` patched by name (`null` deletes). */
 export class SystemReplay {
   private content: string[] = [];
   private sections = new Map<string, string>();
   private tools = new Map<unknown, unknown>();
   private timestamp: number | undefined;
 
-  /** Forget every message (a compaction's context starts again from its checkpoint). */
+  /** A compaction's context starts again from its checkpoint. */
   reset(): void {
     this.content = [];
     this.sections = new Map();
@@ -162,7 +139,6 @@ export class SystemReplay {
     this.timestamp = undefined;
   }
 
-  /** Replay one system message. */
   apply(message: SystemMessage): void {
     this.timestamp ??= message.timestamp;
     const text = contentText(message.content);
@@ -178,7 +154,7 @@ export class SystemReplay {
     for (const tool of asArray(message.toolsAdded)) this.tools.set((tool as { name?: unknown } | null)?.name, tool);
   }
 
-  /** The replayed message, or undefined when no system message came and there is no tool. */
+  /** Undefined when no system message came and there is no tool. */
   message(): SystemMessage | undefined {
     if (this.timestamp === undefined && this.tools.size === 0) return undefined;
     const replayed: SystemMessage = {
@@ -192,10 +168,7 @@ export class SystemReplay {
   }
 }
 
-/**
- * pi-ai's `getCurrentSystemMessage`: replay every system message of the context into one.
- * @returns the replayed message, or undefined when there is no system message and no tool.
- */
+/** pi-ai's `getCurrentSystemMessage`; undefined without system message and tools. */
 export function currentSystemMessage(projection: Projection): SystemMessage | undefined {
   const replay = new SystemReplay();
   for (const entry of projection.entries) {
@@ -221,10 +194,8 @@ function contentText(content: unknown): string {
 }
 
 /**
- * pi's `estimateProjectedContextTokens(projection, branchEntries)`: the estimate pi's footer and
- * threshold use. Usage is kept only if its entry comes after the latest `context_edit` or
- * `compaction` on the path; otherwise `estimateTokens(replayed system message)` + Σ estimates of
- * all non-system messages.
+ * pi's `estimateProjectedContextTokens` (footer and threshold): usage only if after the latest
+ * `context_edit` or `compaction` on the path, else the pure estimate.
  */
 export function estimateProjectedContextTokens(projection: Projection, reader: BodyReader): ContextEstimate {
   const estimate = estimateContextTokens(projection, reader);
@@ -245,11 +216,7 @@ export function estimateProjectedContextTokens(projection: Projection, reader: B
   return { tokens, usageTokens: 0, trailingTokens: tokens, lastUsageIndex: null, lastUsageEntryId: null };
 }
 
-/**
- * The pure estimate of {@link estimateProjectedContextTokens} (no provider usage): `estimateTokens`
- * of the replayed system message + Σ estimates of all non-system messages, in tokens. What pi shows
- * right after a context edit or a compaction, until the next answer.
- */
+/** Replayed system message + Σ non-system estimates: what pi shows after an edit or compaction until it answers. */
 export function estimatePureContextTokens(projection: Projection, reader: BodyReader): number {
   const system = currentSystemMessage(projection);
   let tokens = system ? estimateTokens(system) : 0;
@@ -261,17 +228,14 @@ export function estimatePureContextTokens(projection: Projection, reader: BodyRe
   return tokens;
 }
 
-/** pi's `getContextUsage()` result. `tokens`/`percent` are null right after a compaction (footer `?`). */
+/** `tokens`/`percent` are null right after a compaction (footer `?`). */
 export interface ContextUsage {
   tokens: number | null;
   contextWindow: number;
   percent: number | null;
 }
 
-/**
- * pi's `AgentSession.getContextUsage()` for a projection and a context window.
- * @returns undefined when the window is unknown or ≤ 0 (pi's footer then shows `0.0%`).
- */
+/** pi's `getContextUsage()`; undefined when the window is unknown or ≤ 0 (pi's footer shows `0.0%`). */
 export function contextUsage(
   projection: Projection,
   contextWindow: number | undefined,
@@ -283,14 +247,10 @@ export function contextUsage(
   return { tokens, contextWindow, percent: (tokens / contextWindow) * 100 };
 }
 
-/**
- * True when pi would show `?`: the path has a compaction and no assistant after it is in the
- * projection with a valid usage (not aborted/error, usage > 0).
- */
+/** pi shows `?`: no projected assistant with valid usage after the path's compaction. */
 export function isUsageUnknown(projection: Projection): boolean {
   const compaction = projection.compaction;
   if (!compaction) return false;
-  // pi: some path entry after the latest compaction is a projected assistant with valid usage.
   // Every path entry after the compaction is a context entry, in order, at the end of the list.
   const path = projection.path;
   const compactionIndex = path.lastIndexOf(compaction);
@@ -300,7 +260,6 @@ export function isUsageUnknown(projection: Projection): boolean {
   return true;
 }
 
-/** pi's compaction settings (`CompactionSettings`). */
 export interface CompactionSettings {
   enabled: boolean;
   reserveTokens: number;

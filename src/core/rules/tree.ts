@@ -1,35 +1,25 @@
 /**
- * The entry tree: paths, common ancestors and structural problems.
- *
- * Source: pi 1.6.0 `SessionManager.getBranch` / `buildSessionPath` (walk `parentId` through the id
- * map until a missing or null parent, then reverse) and `collectEntriesForBranchSummary` (common
- * ancestor). pi loops forever on a parent cycle; here a cycle ends the walk and is reported.
+ * The entry tree: paths, common ancestors, structural problems (pi 1.6.0 `getBranch`,
+ * `collectEntriesForBranchSummary`). pi loops forever on a parent cycle; here it ends the walk.
  */
 
 import type { EntryRecord } from "../read/entries";
 import type { Diagnostic } from "../types";
 
-/** What {@link SessionFile} offers the tree functions. */
 export interface EntryIndex {
   readonly records: readonly EntryRecord[];
   readonly byId: ReadonlyMap<string, EntryRecord>;
 }
 
-/** A root-first path plus what stopped the walk. */
 export interface PathResult {
-  /** Entries root → leaf. */
   path: EntryRecord[];
-  /** The walk met an entry it had already visited (a parent cycle) and stopped there. */
+  /** The walk met a visited entry (a parent cycle) and stopped there. */
   cycleAt?: string;
-  /** The first entry's `parentId` names no entry (the path is cut there). */
+  /** The first entry's `parentId` names no entry. */
   missingParent?: string;
 }
 
-/**
- * The path from the root to `leafId` (pi's `getBranch(leafId)`).
- * @param leafId an entry id; `null` → empty path; an unknown id → the last entry in file order
- *   (pi's `buildSessionPath` fallback).
- */
+/** pi's `getBranch(leafId)`; `null` → empty; an unknown id → the last entry (pi's `buildSessionPath` fallback). */
 export function getPath(index: EntryIndex, leafId: string | null): PathResult {
   if (leafId === null) return { path: [] };
   const leaf = index.byId.get(leafId) ?? index.records[index.records.length - 1];
@@ -37,11 +27,7 @@ export function getPath(index: EntryIndex, leafId: string | null): PathResult {
   return walkToRoot(index, leaf, false) ?? (walkToRoot(index, leaf, true) as PathResult);
 }
 
-/**
- * Follow `parentId` from `leaf` to the root. Without `detectCycles` the walk gives up (returns
- * undefined) once it is longer than the number of entries; with it, a revisited entry ends the walk
- * and is reported as `cycleAt`.
- */
+/** Without `detectCycles`, undefined once longer than the entry count; with it, a revisit ends as `cycleAt`. */
 function walkToRoot(index: EntryIndex, leaf: EntryRecord | undefined, detectCycles: boolean): PathResult | undefined {
   const path: EntryRecord[] = [];
   const result: PathResult = { path };
@@ -70,11 +56,7 @@ function walkToRoot(index: EntryIndex, leaf: EntryRecord | undefined, detectCycl
   return result;
 }
 
-/**
- * pi's common ancestor for tree navigation: the deepest entry of the target's path that is also on
- * the old leaf's path (`collectEntriesForBranchSummary`).
- * @returns the ancestor id, or null (disjoint roots, or no old leaf).
- */
+/** pi's common ancestor (`collectEntriesForBranchSummary`); null for disjoint roots or no old leaf. */
 export function commonAncestor(index: EntryIndex, oldLeafId: string | null, targetId: string): string | null {
   if (!oldLeafId) return null;
   const oldPath = new Set(getPath(index, oldLeafId).path.map((e) => e.id));
@@ -85,10 +67,7 @@ export function commonAncestor(index: EntryIndex, oldLeafId: string | null, targ
   return null;
 }
 
-/**
- * Structural problems pi does not report: parents that do not exist, parent cycles (pi would hang
- * on them) and several roots. Linear in the number of entries.
- */
+/** Problems pi does not report: missing parents, parent cycles (pi would hang), several roots. */
 export function structureDiagnostics(index: EntryIndex): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const owners: EntryRecord[] = [];
@@ -114,7 +93,6 @@ export function structureDiagnostics(index: EntryIndex): Diagnostic[] {
       });
     }
   }
-  // Cycles longer than one: colour walk over the parent function.
   const state = new Map<string, 1 | 2>(); // 1 = on the current walk, 2 = done
   for (const start of owners) {
     if (state.has(start.id)) continue;
@@ -153,12 +131,8 @@ export function structureDiagnostics(index: EntryIndex): Diagnostic[] {
 export const CONCURRENT_WRITERS_WINDOW_SECONDS = 120;
 
 /**
- * Heuristic for two pi processes appending to one file (case 11, pi #8300). pi appends each new
- * entry to its leaf, so one writer extends one tip; navigation starts a branch (the new entry's
- * parent already has children) or writes a branch summary/label first. Two writers instead keep
- * *resuming* an older tip — an entry whose parent is a childless entry other than the previous
- * line — within seconds. Two such resumes within {@link CONCURRENT_WRITERS_WINDOW_SECONDS} of the
- * previous line raise one warning, placed at the fork of the two branches. Linear in entries.
+ * Two pi processes appending to one file (pi #8300): each keeps *resuming* an older childless tip
+ * instead of extending the previous line; two such resumes within the window raise one warning.
  */
 function concurrentWriterDiagnostics(index: EntryIndex, owners: readonly EntryRecord[]): Diagnostic[] {
   void owners;
@@ -179,7 +153,6 @@ function concurrentWriterDiagnostics(index: EntryIndex, owners: readonly EntryRe
   return concurrentWriterDiagnostic(index, first, resumes);
 }
 
-/** The older tip `r` resumes (see {@link concurrentWriterDiagnostics}), or undefined. */
 function resumeStep(
   r: EntryRecord,
   previous: EntryRecord | undefined,
@@ -222,10 +195,8 @@ function concurrentWriterDiagnostic(
 }
 
 /**
- * {@link structureDiagnostics} kept up to date as entries are appended, in time proportional to
- * the new entries. While every parent reference points to an earlier entry and ids are unique
- * (what pi writes), the tree cannot have cycles and the result is assembled from running counts;
- * a duplicate id, a self-parent or a forward reference falls back to the full computation.
+ * {@link structureDiagnostics} updated per append: while parents point backwards and ids are unique
+ * (what pi writes) there can be no cycle; anything else falls back to the full computation.
  */
 export class StructureTracker {
   private first: EntryRecord | undefined;
@@ -234,7 +205,6 @@ export class StructureTracker {
   private readonly ids = new Set<string>();
   private readonly missingParents = new Map<string, EntryRecord[]>();
   private roots = 0;
-  // concurrent-writers scan state (see concurrentWriterDiagnostics)
   private readonly hasChild = new Set<string>();
   private previous: EntryRecord | undefined;
   private resumes = 0;
@@ -242,7 +212,6 @@ export class StructureTracker {
   private concurrent: Diagnostic[] | undefined;
   private full: { key: string; diagnostics: Diagnostic[] } | undefined;
 
-  /** The structural diagnostics of the index as it is now. */
   diagnostics(index: EntryIndex): Diagnostic[] {
     if (index.records[0] !== this.first || index.records.length < this.processed) this.reset(index);
     for (let i = this.processed; i < index.records.length; i++) this.add(index, index.records[i]!);

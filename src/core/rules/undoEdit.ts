@@ -1,19 +1,8 @@
 /**
- * Taking back the last batch of context edits. pi has no "unedit" (the latest `context_edit` of a
- * target among the context entries wins), so a batch is taken back one of two ways:
- *
- * - `leaf` — the batch ends the branch (nothing came after it): a `pi-context/leaf` marker parented
- *   on the entry before the batch. pi resumes at the file's last line, so its branch no longer
- *   holds the edits (they stay in the file, on a side branch): pi loads exactly the context it had
- *   before them, its usage-based token count included. One short line.
- * - `retarget` — something came after the batch (pi answered, another edit), or a running pi must
- *   append it: one new `context_edit` per target with what the target showed before the batch (its
- *   earlier edit's replacement, or its original content). pi sends the same messages as before;
- *   it counts from chars/4 until its next answer (the branch holds context edits).
- *
- * Both are proved against pi 1.6.0 by `test/conformance/undo-edit.test.ts` (pi's projected
- * messages after the undo equal those before the batch; `leaf` also its token estimate).
- * Pure: nothing is written (see `flows/undoEdit.ts`).
+ * Taking back the last batch of context edits (pi has no "unedit"): `leaf` moves pi's leaf before the
+ * batch with a `pi-context/leaf` marker when nothing came after it (pi then has its old context and
+ * token count); `retarget` appends edits restoring what each target showed. Proved against pi by
+ * `test/conformance/undo-edit.test.ts`.
  */
 
 import { pairingSafeOrder } from "./batchOrder";
@@ -27,66 +16,51 @@ import type { EntryRecord } from "../read/entries";
 import type { SessionEntry } from "../types";
 import * as l10n from "@vscode/l10n";
 
-/** How a batch is taken back (see the file comment). */
 export type UndoWay = "leaf" | "retarget";
 
-/** One target of the batch: what it shows now and what it shows again after the undo. */
 export interface UndoTarget {
   targetId: string;
-  /** Now (the batch's edit): removed or replaced. */
   now: "omit" | "replace";
-  /** After the undo: its original content, or the earlier edit's removal or replacement. */
+  /** Original content, or the earlier edit's removal or replacement. */
   back: "original" | "omit" | "replace";
 }
 
-/** The plan of {@link prepareUndo}. */
 export interface UndoPreparation {
-  /** The batch's `context_edit` ids, in file order. */
   editIds: string[];
-  /** The entry the batch hangs off (the branch's leaf before it). */
+  /** The branch's leaf before the batch. */
   beforeId: string | null;
-  /** The leaf the plan was made at. */
   leafId: string | null;
   way: UndoWay;
   targets: UndoTarget[];
   /** `retarget`: the drafts to append (in batch order); `leaf`: none. */
   drafts: ContextEditDraft[];
-  /** Bytes the undo appends (with newlines; ids of 8 characters). */
+  /** With newlines; ids of 8 characters. */
   bytes: number;
-  /** Bytes the other way would append (`retarget` when `leaf` is taken; null when it is not possible). */
+  /** Bytes the other way would append (null when it is not possible). */
   otherBytes: number | null;
-  /** Bytes a *Restore original* of the same targets would append. */
   restoreBytes: number;
-  /** pi's projected estimate now and after the undo. */
   tokensBefore: ContextEstimate;
   tokensAfter: ContextEstimate;
-  /** The projection after the undo (an in-memory overlay). */
+  /** An in-memory overlay. */
   projectionAfter: Projection;
 }
 
-/** Why there is nothing to undo. */
 export interface NothingToUndo {
   reason: string;
 }
 
-/** Options of {@link prepareUndo}. */
 export interface UndoOptions {
-  /** The batch's `context_edit` ids (what a trim just wrote); default: the last batch on the branch. */
+  /** Default: the last batch on the branch. */
   editIds?: readonly string[];
-  /** Plan at this leaf (a running pi's) instead of the file's. */
   leafId?: string | null;
-  /** Take it back with new context edits even when the leaf could move (a running pi appends them). */
+  /** Use new context edits even when the leaf could move (a running pi appends them). */
   retargetOnly?: boolean;
 }
 
 const PLACEHOLDER_ID = "00000000";
 const PLACEHOLDER_TIME = "2026-01-01T00:00:00.000Z";
 
-/**
- * The batch to take back on the branch of `leafId`: the given edits (a consecutive chain of
- * `context_edit` entries on the branch), else the last `context_edit` on the branch and the ones
- * written right before it with the same timestamp (one append of ours).
- */
+/** The given edits, else the branch's last `context_edit` and those right before it with the same timestamp. */
 function findBatch(
   path: readonly EntryRecord[],
   editIds: readonly string[] | undefined,
@@ -108,9 +82,7 @@ function findBatch(
 }
 
 /**
- * Plan taking back the last batch of context edits (see the file comment for the two ways).
- * @returns the plan, or why there is nothing to undo (no edit on the branch, a compaction after it,
- *   a target no longer in the context).
+ * Plans taking back the last batch, or says why not (no edit, a compaction after it, a target gone).
  * @throws {StaleSessionError} (from the reader) when a needed body changed on disk.
  */
 export function prepareUndo(session: SessionView, options: UndoOptions = {}): UndoPreparation | NothingToUndo {
@@ -171,8 +143,7 @@ export function prepareUndo(session: SessionView, options: UndoOptions = {}): Un
     restores.unshift(restore);
   }
 
-  // the edits that show items again are written so that every prefix is pairing-safe (an assistant
-  // before its tool results), as every batch is (`batchOrder.ts`)
+  // shows are ordered pairing-safe (an assistant before its tool results), like every batch (`batchOrder.ts`)
   const positions = new Map(before.entries.map((e, i) => [e.record.id, i]));
   const ordered = pairingSafeOrder(
     drafts.map((d) => ({
@@ -220,12 +191,11 @@ export function prepareUndo(session: SessionView, options: UndoOptions = {}): Un
   };
 }
 
-/** True when {@link prepareUndo} found nothing to undo. */
 export function isNothingToUndo(p: UndoPreparation | NothingToUndo): p is NothingToUndo {
   return "reason" in p;
 }
 
-/** The size of the lines for `drafts` chained at `leafId` (8-character ids, one timestamp), with newlines. */
+/** With newlines, 8-character ids, one timestamp. */
 function linesBytes(drafts: readonly ContextEditDraft[], leafId: string | null): number {
   let bytes = 0;
   drafts.forEach((d, i) => {
@@ -241,7 +211,6 @@ function linesBytes(drafts: readonly ContextEditDraft[], leafId: string | null):
   return bytes;
 }
 
-/** An id for a planned entry that no entry of the session has. */
 function placeholder(session: SessionView, i: number): string {
   let id = `~undo-${i}`;
   while (session.byId.has(id)) id += "~";

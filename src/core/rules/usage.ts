@@ -1,32 +1,14 @@
 /**
- * Session usage and cost totals exactly as pi 1.6.0 counts them for its footer and `/session`.
- *
- * Source: `dist/core/usage-totals.js` (`createUsageTotals`, `addUsageToTotals`,
- * `getUsageCostBreakdown`), `FooterComponent.getSessionStats` / `render`
- * (`dist/modes/interactive/components/footer.js`), `AgentSession.getSessionStats`
- * (`dist/core/agent-session.js`) and `handleSessionCommand` (`dist/modes/interactive/interactive-mode.js`).
- *
- * pi sums over `sessionManager.getEntries()`: **every entry of the file, all branches, in file
- * order** — not the path, not the projection. Each stored usage counts once: assistant messages
- * (every stop reason), tool results that carry a `usage`, compaction and branch-summary `usage`,
- * and `usage` entries (cache warming). Nothing is deduplicated: an edited or omitted message still
- * counts (it was billed). Within one file every usage is one entry, so nothing is counted twice;
- * `/fork` and `/clone` copy entries (with their usage) into a *new* file, so adding the totals of
- * several files of one family would count the copied part twice — pi never does, and neither do we
- * (totals are always per file).
- *
- * Costs are summed from what the entries store (`usage.cost.total`, computed by pi-ai when the
- * response arrived); nothing is re-priced here.
- *
- * Where pi would fail (an assistant without a usage object throws in pi's footer; a missing field
- * makes pi's totals `NaN`), we count the numeric fields and report the entry in `incomplete`.
+ * Usage and cost totals as pi 1.6.0 counts them for its footer and `/session` (`usage-totals.js`): over
+ * every entry of the file, all branches, nothing deduplicated (an edited message was still billed), per
+ * file only (forks copy usages). Where pi would crash or show NaN, numeric fields count and the entry is
+ * listed in `incomplete`.
  */
 
 import type { EntryRecord } from "../read/entries";
 import type { UsageNumbers } from "../read/estimate";
 import { formatTokens, piDollars } from "../../shared/format";
 
-/** pi's `createUsageTotals()`: tokens and US dollars. */
 export interface UsageTotals {
   input: number;
   output: number;
@@ -35,43 +17,34 @@ export interface UsageTotals {
   cost: number;
 }
 
-/** One row of pi's `/session` cost breakdown (`getUsageCostBreakdown`). */
+/** pi's `getUsageCostBreakdown`. */
 export interface UsageBreakdownRow {
-  /** `provider/(responseModel ?? model)` for assistants and `usage` entries; `Tools/summaries` for tool results, compactions, branch summaries. */
+  /** `provider/(responseModel ?? model)`, or `Tools/summaries` for tool results and summaries. */
   key: string;
   cost: number;
-  /** input + output + cacheRead + cacheWrite. */
   tokens: number;
 }
 
-/** Everything pi's footer and `/session` show about a file's usage. */
 export interface SessionUsage {
-  /** pi's `usageTotals` (footer `↑ ↓ R W $`, `/session` tokens and cost). */
+  /** Footer `↑ ↓ R W $`, `/session` tokens and cost. */
   totals: UsageTotals;
   /** `/session` "Input": input + cacheRead + cacheWrite (the footer's ↑ is `input` only). */
   promptTokens: number;
-  /** `/session` "Total": all four token counts. */
   totalTokens: number;
-  /**
-   * pi's footer `CH`: the cache hit rate of the **latest assistant message in file order**,
-   * `cacheRead / (input + cacheRead + cacheWrite) * 100`; null when that prompt was 0 or there is no assistant.
-   */
+  /** pi's footer `CH`: hit rate of the latest assistant in file order; null when its prompt was 0 or none. */
   latestCacheHitRate: number | null;
-  /** `/session` "Cached (x%)": the session's hit rate, `cacheRead / promptTokens * 100`; null without prompt tokens. */
+  /** `/session` "Cached (x%)"; null without prompt tokens. */
   sessionCacheHitRate: number | null;
-  /** `/session` Messages (all branches). */
   messages: { total: number; user: number; assistant: number; toolCalls: number; toolResults: number };
-  /** `/session` Cost breakdown, most expensive first (rows with neither cost nor tokens dropped, as pi). */
+  /** Most expensive first; rows with neither cost nor tokens dropped, as pi. */
   byModel: UsageBreakdownRow[];
-  /** Number of usages summed. */
   usageCount: number;
-  /** Entries whose usage pi reads but that have none or non-numeric fields (pi would crash or show NaN); their numeric fields are counted. */
+  /** Entries where pi would crash or show NaN; their numeric fields are counted. */
   incomplete: string[];
-  /** pi's footer statistics part, e.g. `↑6.4k ↓645 R500 W50 CH0.0% $0.065` (empty when nothing was used). */
+  /** E.g. `↑6.4k ↓645 R500 W50 CH0.0% $0.065` (empty when nothing was used). */
   footer: string;
 }
 
-/** The usage pi reads from an entry, and its breakdown key; undefined when pi reads none. */
 function usageOf(record: EntryRecord): { usage: UsageNumbers | undefined; key: string; required: boolean } | undefined {
   if (record.type === "usage")
     return { usage: record.usage, key: `${record.provider}/${record.model}`, required: true };
@@ -86,7 +59,7 @@ function usageOf(record: EntryRecord): { usage: UsageNumbers | undefined; key: s
 
 const fin = (n: number): number => (Number.isFinite(n) ? n : 0);
 
-/** pi's `addUsageToTotals`; non-numeric fields count as 0 (pi: NaN). @returns false when a field was not a number. */
+/** pi's `addUsageToTotals`; false when a field was not a number (pi: NaN, here 0). */
 function addUsage(totals: UsageTotals, usage: UsageNumbers): boolean {
   totals.input += fin(usage.input);
   totals.output += fin(usage.output);
@@ -98,12 +71,7 @@ function addUsage(totals: UsageTotals, usage: UsageNumbers): boolean {
 
 const empty = (): UsageTotals => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 });
 
-/**
- * pi's footer statistics (`FooterComponent.render`, the part before the context percentage):
- * `↑input ↓output Rread Wwrite` (each only when non-zero), `CH<rate>%` when any cache activity,
- * `$<cost.toFixed(3)>` when the cost is non-zero. pi's ` (sub)` for subscription providers needs
- * pi's login state and is not shown.
- */
+/** pi's footer statistics (`FooterComponent.render`); pi's ` (sub)` needs its login state and is not shown. */
 export function formatUsageFooter(totals: UsageTotals, latestCacheHitRate: number | null): string {
   const parts: string[] = [];
   if (totals.input) parts.push(`↑${formatTokens(totals.input)}`);
@@ -121,10 +89,7 @@ const memo = new WeakMap<
   { length: number; last: EntryRecord | undefined; value: SessionUsage }
 >();
 
-/**
- * pi's session totals over every record of a file, in file order (see the module comment).
- * Memoised per records array while it is unchanged. O(entries).
- */
+/** Memoised per records array. */
 export function sessionUsage(records: readonly EntryRecord[]): SessionUsage {
   const last = records[records.length - 1];
   const hit = memo.get(records);

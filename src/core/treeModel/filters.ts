@@ -1,16 +1,10 @@
-/**
- * pi's `/tree` filter modes: which entries a filter shows.
- *
- * Source: pi 1.6.0 `dist/modes/interactive/components/tree-selector.js` (`applyFilter`) and the
- * `treeFilterMode` setting. `usage` entries are never shown.
- */
+/** pi's `/tree` filter modes (pi 1.6.0 `tree-selector.js` `applyFilter`); `usage` entries never show. */
 
 import type { EntryRecord } from "../read/entries";
 
-/** pi's `/tree` filter modes (`TreeFilterMode` in pi's settings: `treeFilterMode`). */
 export type TreeFilter = "default" | "no-tools" | "user-only" | "labeled-only" | "all";
 
-/** The filters in pi's cycling order, with their short titles. */
+/** The filters in pi's cycling order. */
 export const TREE_FILTERS: readonly { filter: TreeFilter; title: string; description: string }[] = [
   {
     filter: "default",
@@ -28,12 +22,11 @@ export const TREE_FILTERS: readonly { filter: TreeFilter; title: string; descrip
   { filter: "all", title: "Everything", description: "every entry (except usage records, which pi never shows)" },
 ];
 
-/** True for a string naming one of {@link TREE_FILTERS}. */
 export function isTreeFilter(value: unknown): value is TreeFilter {
   return typeof value === "string" && TREE_FILTERS.some((f) => f.filter === value);
 }
 
-/** pi's entry types hidden in its default `/tree` view (settings and bookkeeping). */
+/** Entry types pi's default `/tree` view hides. */
 const SETTINGS_TYPES: ReadonlySet<string> = new Set([
   "label",
   "context_edit",
@@ -44,9 +37,8 @@ const SETTINGS_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * pi's `/tree` filter for one entry (`applyFilter`), except that tool-call-only assistant messages
- * stay visible outside `no-tools` (tool results fold under them).
- * @param labeled the entry currently has a label (for `labeled-only`).
+ * pi's `applyFilter` for one entry, except that tool-call-only assistant messages stay visible
+ * outside `no-tools` (tool results fold under them).
  */
 export function filterShows(r: EntryRecord, filter: TreeFilter, labeled: boolean): boolean {
   if (r.type === "usage") return false;
@@ -70,16 +62,13 @@ export function filterShows(r: EntryRecord, filter: TreeFilter, labeled: boolean
   }
 }
 
-/** True when the filter folds tool results under the assistant message before them (`default`, `all`). */
 export function filterFoldsToolResults(filter: TreeFilter): boolean {
   return filter === "default" || filter === "all";
 }
 
 /**
- * The entry pi's default `/tree` view stands the leaf at: the leaf itself when that view shows it,
- * else its nearest ancestor it shows (`SessionTreeModel.displayLeafId` in the `default` filter) —
- * a "Switch to Here" without a summary leaves the file's leaf at a hidden `custom` entry. Null when
- * there is no leaf or no such ancestor. Walks at most `byId.size` parents (a cycle ends it).
+ * The entry pi's default `/tree` view stands the leaf at: the leaf, else its nearest shown ancestor
+ * (a "Switch to Here" without summary leaves the leaf at a hidden `custom` entry); null if none.
  */
 export function defaultShownLeaf(byId: ReadonlyMap<string, EntryRecord>, leafId: string | null): string | null {
   let current = leafId;

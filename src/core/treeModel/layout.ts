@@ -1,45 +1,28 @@
 /**
- * The layout of the visible tree for a tree widget (where pi indents at branch points, we nest):
- * - the **active spine** is the top level: the single visible root's run followed, at each branch
- *   point on the active path, by the run of the branch that holds the leaf, down to the leaf — the
- *   path pi sends, as one list (several visible roots: one branch group each, the active root's
- *   group holding the spine);
- * - an entry with several visible children is a **branch point**: its children are one **branch**
- *   group per child, each holding that child's run (the group's row is the child itself); on the
- *   spine, the branch that continues the spine is not repeated there;
- * - an assistant message's children are its folded tool results;
- * - a long run (or the spine) is split into **pages** of `pageSize` items (older items in
- *   collapsible page groups, nested when there are many, the newest ones inline), so a 50k-entry
- *   session never hands the widget tens of thousands of items at once.
- *
- * Why a spine: a widget draws a node only after it has fetched every child it expands by itself,
- * one level per round trip; nesting the active path (two levels per branch point) made the view's
- * first render wait for two round trips per branch point (docs/performance.md, eighth pass). Now
- * the leaf is in the top level.
- *
- * `parent` is the inverse of `children` (VS Code's `TreeView.reveal` walks it).
+ * Layout of the visible tree for a tree widget: the top level is the **active spine** (the runs
+ * along the active path down to the leaf), branch points hold one branch group per child, assistant
+ * messages hold their folded tool results, and long runs split into pages of `pageSize` items.
+ * Why a spine: a widget fetches one level per round trip, so a nested active path would delay
+ * the first render by two round trips per branch point. `parent` inverts `children` (`TreeView.reveal`).
  */
 
 import type { BranchElement, ElementCache, EntryElement, PageElement, TreeElement } from "./elements";
 import type { Run, Spine, VisibleTree } from "./runs";
 import type { EntryStructure } from "./structure";
 
-/** A list of items the layout pages: a run off the spine, or the spine. */
 type Sequence = Run | Spine;
 
-/** Children and parents of the widget's elements. */
 export class TreeLayout {
   constructor(
     private readonly s: EntryStructure,
     private readonly v: VisibleTree,
     private readonly elements: ElementCache,
-    /** Items per page (≥ 2). */
     private readonly pageSize: number,
-    /** A run with at most this many items is shown without pages (≥ pageSize). */
+    /** A run with at most this many items is shown without pages. */
     private readonly inlineMax: number,
   ) {}
 
-  /** Children of an element (`undefined` = the top level), computed on demand. */
+  /** Children of an element (`undefined` = the top level). */
   children(element?: TreeElement): TreeElement[] {
     if (!element) {
       const roots = this.v.visibleChildren(null);
@@ -64,7 +47,6 @@ export class TreeLayout {
     }
   }
 
-  /** True when {@link children} would return something (cheap for entries). */
   hasChildren(element: TreeElement): boolean {
     if (element.kind === "page") return true;
     const id = element.kind === "entry" ? element.id : element.headId;
@@ -75,10 +57,7 @@ export class TreeLayout {
     return (this.v.folds.get(id)?.length ?? 0) > 0;
   }
 
-  /**
-   * An entry's own children: one branch group per child at a branch point (except the branch the
-   * spine continues with), else its folded tool results.
-   */
+  /** Branch groups at a branch point (except the one the spine continues with), else folded tool results. */
   private ownChildren(id: string): TreeElement[] {
     if (!this.s.own.has(id)) return [];
     const visible = this.v.visibleChildren(id);
@@ -91,7 +70,7 @@ export class TreeLayout {
     return folded ? folded.map((c) => this.elements.entry(c)) : [];
   }
 
-  /** The parent element (`undefined` = top level), for `TreeView.reveal`. */
+  /** For `TreeView.reveal`. */
   parent(element: TreeElement): TreeElement | undefined {
     switch (element.kind) {
       case "entry": {
@@ -119,18 +98,12 @@ export class TreeLayout {
     }
   }
 
-  /**
-   * The element that shows a visible entry: its branch group when the entry heads a branch, else
-   * its entry element.
-   */
+  /** The branch group when the entry heads a branch, else its entry element. */
   displayElement(id: string): EntryElement | BranchElement {
     return this.headsBranch(id) ? this.elements.branch(id) : this.elements.entry(id);
   }
 
-  /**
-   * True for a visible entry that starts a branch group: a child of a branch point, or one of
-   * several roots — except a branch the spine continues with (its entries are spine items).
-   */
+  /** A child of a branch point or one of several roots, except a branch the spine continues with. */
   headsBranch(id: string): boolean {
     const r = this.s.own.get(id);
     if (!r || !this.s.reachable(id) || !this.v.isVisible(id)) return false;
@@ -140,23 +113,18 @@ export class TreeLayout {
     return vp === null || this.spine()?.next.get(vp) !== id;
   }
 
-  /**
-   * True for the first entry of a branch the spine continues with (a child of a branch point on
-   * the active path): it starts a branch, but is shown as a spine item, not as a branch group.
-   */
+  /** First entry of the branch the spine continues with: shown as a spine item, not a branch group. */
   continuesBranch(id: string): boolean {
     const vp = this.v.visibleParent(id);
     return vp !== null && this.v.isVisible(id) && this.spine()?.next.get(vp) === id;
   }
 
-  /** Number of visible entries a branch group holds (items and folded tool results). */
   branchSize(headId: string): number {
     if (!this.s.own.has(headId)) return 0;
     const seq = this.sequence(headId);
     return "runs" in seq ? seq.runs.reduce((n, run) => n + run.members.length, 0) : seq.members.length;
   }
 
-  /** The entries of a page: first and last item ids, and how many items it holds. */
   pageBounds(page: PageElement): { first: string | undefined; last: string | undefined; count: number } {
     const seq = this.s.own.has(page.runId) ? this.sequence(page.runId) : undefined;
     if (!seq) return { first: undefined, last: undefined, count: 0 };
@@ -164,10 +132,7 @@ export class TreeLayout {
     return { first: seq.items[page.start], last: seq.items[end - 1], count: Math.max(0, end - page.start) };
   }
 
-  /**
-   * The active spine (cached until a run, the filter or the active path changes), or undefined
-   * when there is none (several roots, none of them on the active path; or no visible root).
-   */
+  /** The active spine (cached), or undefined (several roots none on the active path, or no visible root). */
   spine(): Spine | undefined {
     if (this.v.spine !== undefined) return this.v.spine ?? undefined;
     const roots = this.v.visibleChildren(null);
@@ -195,13 +160,11 @@ export class TreeLayout {
     return spine;
   }
 
-  /** The sequence a branch group or a page with this head shows: the spine when it starts there, else the head's run. */
   private sequence(head: string): Sequence {
     const spine = this.spine();
     return spine && spine.head === head ? spine : this.v.run(head);
   }
 
-  /** The sequence showing a run's items (the spine when the run is on it) and an item's position there. */
   private itemPosition(run: Run, id: string): { seq: Sequence; position: number } | undefined {
     const index = run.index.get(id);
     if (index === undefined) return undefined;
@@ -210,12 +173,12 @@ export class TreeLayout {
     return spine && offset !== undefined ? { seq: spine, position: offset + index } : { seq: run, position: index };
   }
 
-  /** 1 when the sequence is shown as a branch group (its head is the group's row), else 0 (the top level). */
+  /** 1 when the sequence is a branch group (its head is the row), else 0 (the top level). */
   private base(seq: Sequence): number {
     return this.sequenceContainer(seq) ? 1 : 0;
   }
 
-  /** Items of a sequence (after its head when it is a branch group) that go into page groups (a multiple of the page size; 0 = no pages). */
+  /** Items that go into page groups (a multiple of the page size; 0 = no pages). */
   private pagedLength(seq: Sequence): number {
     const n = seq.items.length - this.base(seq);
     if (n <= this.inlineMax) return 0;
@@ -245,10 +208,7 @@ export class TreeLayout {
     return out;
   }
 
-  /**
-   * The element directly holding a run's item at `index` (a page, the branch group, or the top
-   * level), for change reports; the spine's pages when the run is on the spine.
-   */
+  /** The element directly holding a run's item (page, branch group, or top level), for change reports. */
   containerOf(run: Run, index: number): TreeElement | undefined {
     const id = run.items[index];
     const at = id === undefined ? undefined : this.itemPosition(run, id);
@@ -260,7 +220,6 @@ export class TreeLayout {
     return chain.length > 0 ? chain[chain.length - 1] : this.sequenceContainer(seq);
   }
 
-  /** The pages holding the item at `position`, outermost first (empty when the item is inline). */
   private pageChain(seq: Sequence, position: number): PageElement[] {
     const base = this.base(seq);
     const paged = this.pagedLength(seq);
@@ -280,13 +239,12 @@ export class TreeLayout {
     return chain;
   }
 
-  /** The element holding a run: its branch group, or undefined when the run is shown in the top level (on the spine of a single root). */
+  /** A run's branch group, or undefined when it is in the top level. */
   runContainer(run: Run): TreeElement | undefined {
     const spine = this.spine();
     return this.sequenceContainer(spine && spine.offsets.has(run) ? spine : run);
   }
 
-  /** The element holding a sequence: undefined for the top level (a single root's spine or run), else the branch group of its head. */
   private sequenceContainer(seq: Sequence): TreeElement | undefined {
     const roots = this.v.visibleChildren(null);
     if (roots.length === 1 && roots[0] === seq.head) return undefined;

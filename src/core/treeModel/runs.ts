@@ -1,69 +1,43 @@
 /**
- * The visible structure of the entry tree under one filter: visible children, runs and folded
- * tool results. Computed lazily and cached until the filter changes or the model rebuilds.
- *
- * - A hidden entry's visible descendants attach to its nearest visible ancestor (pi 1.6.0
- *   `tree-selector.js` `recalculateVisualStructure`).
- * - A **run** is a chain of visible entries that each have exactly one visible child (pi keeps
- *   single-child chains at one indentation; a tree widget shows them as a flat list of items).
- * - Tool results that directly follow an assistant message in a run are **folded** under it
- *   unless a tool result is itself a branch point.
+ * The visible structure under one filter, lazy and cached: a hidden entry's visible descendants attach
+ * to its nearest visible ancestor (pi 1.6.0 `recalculateVisualStructure`); a **run** is a chain of
+ * single-child visible entries (one indentation in pi, a flat list here), with tool results folded
+ * under the assistant message before them unless a tool result is itself a branch point.
  */
 
 import { filterFoldsToolResults, filterShows, type TreeFilter } from "./filters";
 import type { EntryStructure } from "./structure";
 
-/** A run: a chain of single-child visible entries, shown as items (tool results folded). */
 export interface Run {
   head: string;
-  /** Entries shown as items, in order. */
   items: string[];
-  /** Position of each item. */
   index: Map<string, number>;
   /** Every visible entry of the run (items and folded tool results). */
   members: string[];
-  /** The last visible entry of the run. */
   tail: string;
   /** The assistant message whose folds the run's tail extends (null when the tail is not foldable after). */
   owner: string | null;
 }
 
-/**
- * The **active spine**: the runs from the top of the tree along the active path, shown one after
- * the other as a single list (see `layout.ts`). It starts at the single visible root's run (or at
- * the active root's run when there are several roots) and, at each branch point that ends a run,
- * continues with the branch that holds the leaf; it ends where no visible child is on the active
- * path.
- */
+/** The runs along the active path from the top, shown as one list (see `layout.ts`). */
 export interface Spine {
   /** The head of the first run (the key of the spine's pages). */
   head: string;
-  /** The runs, in order. */
   runs: Run[];
-  /** Each run's first position in {@link items}. */
   offsets: Map<Run, number>;
-  /** Every item of every run, in order. */
   items: string[];
   /** Branch point (a run's tail) → the child the spine continues with. */
   next: Map<string, string>;
 }
 
-/** Visible children, runs and folds of an {@link EntryStructure} under a filter. */
 export class VisibleTree {
-  /** Visible children per visible entry (null = visible roots), in file order. */
+  /** Per visible entry (null = visible roots), in file order. */
   vkids = new Map<string | null, string[]>();
-  /** Runs by head id. */
   runs = new Map<string, Run>();
-  /** The run of every visible entry computed so far. */
   runOf = new Map<string, Run>();
-  /** Tool results folded under each assistant message. */
   folds = new Map<string, string[]>();
-  /** The assistant message each folded tool result is folded under. */
   foldOwner = new Map<string, string>();
-  /**
-   * The layout's active spine (`layout.ts`), cached: undefined = not computed yet, null = none.
-   * Dropped with anything it is made of (a run, the filter, the active path).
-   */
+  /** The layout's spine: undefined = not computed yet, null = none; dropped with any run it uses. */
   spine: Spine | null | undefined;
 
   constructor(
@@ -71,7 +45,6 @@ export class VisibleTree {
     public filter: TreeFilter,
   ) {}
 
-  /** Drop everything computed (after a filter change or a rebuild). */
   clear(): void {
     this.vkids = new Map();
     this.runs = new Map();
@@ -81,13 +54,11 @@ export class VisibleTree {
     this.spine = undefined;
   }
 
-  /** True when the filter shows the entry (see {@link filterShows}). */
   isVisible(id: string): boolean {
     const r = this.s.own.get(id);
     return r !== undefined && filterShows(r, this.filter, this.s.labels.has(id));
   }
 
-  /** The entry itself when visible, else its nearest visible ancestor, or null. */
   visibleSelfOrAncestor(id: string): string | null {
     let current: string | null = id;
     let steps = 0;
@@ -100,15 +71,10 @@ export class VisibleTree {
     return null;
   }
 
-  /**
-   * The entry that stands for the file's leaf in this filter: the leaf itself when visible, else
-   * its nearest visible ancestor (pi's `/tree` selects that one), or null.
-   */
   displayLeaf(): string | null {
     return this.s.leaf === null ? null : this.visibleSelfOrAncestor(this.s.leaf);
   }
 
-  /** Nearest visible proper ancestor of an entry (null = top level). */
   visibleParent(id: string): string | null {
     const r = this.s.own.get(id);
     if (!r) return null;
@@ -116,7 +82,6 @@ export class VisibleTree {
     return parent === null ? null : this.visibleSelfOrAncestor(parent);
   }
 
-  /** Visible children of a visible entry (null = visible roots), in file order. */
   visibleChildren(id: string | null): string[] {
     const cached = this.vkids.get(id);
     if (cached) return cached;
@@ -145,14 +110,12 @@ export class VisibleTree {
     return r !== undefined && r.type === "message" && r.role === "assistant";
   }
 
-  /** A tool result that may fold under the assistant before it (not a branch point). */
   private foldable(id: string): boolean {
     if (!filterFoldsToolResults(this.filter)) return false;
     const r = this.s.own.get(id);
     return r !== undefined && r.type === "message" && r.role === "toolResult" && this.visibleChildren(id).length <= 1;
   }
 
-  /** The run starting at `head` (computed and cached on first use). */
   run(head: string): Run {
     const cached = this.runs.get(head);
     if (cached) return cached;
@@ -178,7 +141,6 @@ export class VisibleTree {
     return run;
   }
 
-  /** Append a visible entry to a run's end (fold it or add an item). */
   extendRun(run: Run, id: string): "folded" | "item" {
     this.spine = undefined;
     run.members.push(id);
@@ -197,7 +159,6 @@ export class VisibleTree {
     return "item";
   }
 
-  /** Forget a run's layout (and the folds of its members): it is recomputed on next use. */
   dropRun(run: Run): void {
     this.spine = undefined;
     this.runs.delete(run.head);
@@ -208,7 +169,6 @@ export class VisibleTree {
     }
   }
 
-  /** The run holding a visible entry (computing it if needed), or undefined for hidden/unreachable entries. */
   ensureRunOf(id: string): Run | undefined {
     const known = this.runOf.get(id);
     if (known) return known;
@@ -222,7 +182,7 @@ export class VisibleTree {
       if (vp === null || this.visibleChildren(vp).length !== 1) break;
       const knownRun = this.runOf.get(vp);
       if (knownRun) {
-        // The run of the parent is cached but does not reach `id` yet (should not happen): recompute it.
+        // Cached run of the parent does not reach `id` yet (should not happen): recompute it.
         this.dropRun(knownRun);
         head = knownRun.head;
         break;

@@ -1,9 +1,6 @@
 /**
- * Incremental sync of the tree model with its source: only the records appended since the
- * previous sync are processed, the cached visible structure is patched in place, and the elements
- * whose item or children changed are reported (for `onDidChangeTreeData`). A rebuild happens only
- * when the file was re-read (records replaced), an id was duplicated, or an entry adopted earlier
- * orphans.
+ * Incremental sync: processes only appended records, patches the cached visible structure, and reports
+ * changed elements; rebuilds only on re-read, duplicate id, or adopted orphans.
  */
 
 import { ROOT_KEY, type ElementCache, type TreeElement } from "./elements";
@@ -12,21 +9,17 @@ import type { Run, VisibleTree } from "./runs";
 import type { EntryStructure } from "./structure";
 import type { EntryRecord } from "../read/entries";
 
-/** What changed in a sync. */
 export interface TreeChange {
-  /** Everything may have changed (rebuild, filter, active path moved): refresh the whole tree. */
+  /** Everything may have changed (rebuild, filter, active path moved). */
   all: boolean;
-  /** Elements whose item or children changed; `null` stands for the top level. */
+  /** `null` stands for the top level. */
   elements: (TreeElement | null)[];
-  /** Records processed by this sync. */
   added: number;
-  /** The file was re-read from scratch (or ids were duplicated): the model was rebuilt. */
   rebuilt: boolean;
   leafChanged: boolean;
   nameChanged: boolean;
 }
 
-/** Keeps the structure, the visible tree and its layout in step with the source. */
 export class TreeSync {
   constructor(
     private readonly s: EntryStructure,
@@ -35,13 +28,11 @@ export class TreeSync {
     private readonly elements: ElementCache,
   ) {}
 
-  /** Process the whole source again; everything visible is recomputed lazily. */
   rebuild(): void {
     this.s.rebuild();
     this.v.clear();
   }
 
-  /** Catch up with the source: process the records appended since the last call. */
   sync(): TreeChange {
     const s = this.s;
     const records = s.source.records;
@@ -71,7 +62,6 @@ export class TreeSync {
       s.processed = i + 1;
       s.lastRecord = r;
       change.added++;
-      // Active path: extend when appended on the leaf, else recompute.
       if (previousLeaf !== null && s.parentOf(r) === previousLeaf && s.active.has(previousLeaf)) s.active.add(r.id);
       else {
         s.computeActivePath();
@@ -119,7 +109,6 @@ export class TreeSync {
     return change;
   }
 
-  /** Incremental placement of an appended record in the cached visible structure. */
   private placeAppended(r: EntryRecord, elements: Map<string, TreeElement | null>): void {
     const v = this.v;
     if (!v.isVisible(r.id)) return;
@@ -127,7 +116,7 @@ export class TreeSync {
     const vp = parent === null ? null : v.visibleSelfOrAncestor(parent);
     const cached = v.vkids.get(vp);
     if (!cached) {
-      // Nobody asked for this part of the tree yet: nothing is cached that could be stale.
+      // Nobody asked for this part of the tree yet: nothing cached can be stale.
       elements.set(vp === null ? ROOT_KEY : `e:${vp}`, vp === null ? null : this.elements.entry(vp));
       return;
     }
@@ -135,7 +124,7 @@ export class TreeSync {
     v.vkids.set(r.id, []);
     const count = cached.length;
     if (vp === null) {
-      // A new root: the top level changes shape when it goes from one run to branch groups.
+      // A new root: the top level goes from one run to branch groups.
       if (count === 2) {
         const first = v.runs.get(cached[0]!);
         if (first) v.dropRun(first);
@@ -164,19 +153,17 @@ export class TreeSync {
       return;
     }
     if (count === 2) {
-      // `vp` becomes a branch point: its run ends there now (and a folded tool result unfolds).
+      // `vp` becomes a branch point: its run ends there (and a folded tool result unfolds).
       if (run) {
         v.dropRun(run);
         this.notifyRun(run, elements);
       }
     }
     elements.set(`e:${vp}`, this.elements.entry(vp));
-    // an append on the active path (every incremental one) that makes a branch point, or adds a
-    // branch to one, continues the spine with it: the top level changes
+    // An append on the active path that makes or extends a branch point continues the spine: top level changes.
     if (this.s.active.has(r.id)) elements.set(ROOT_KEY, null);
   }
 
-  /** Changes for a run whose layout was dropped: its container (and the owner of folded items). */
   private notifyRun(run: Run, elements: Map<string, TreeElement | null>): void {
     const roots = this.v.visibleChildren(null);
     if (roots.length === 1 && roots[0] === run.head) elements.set(ROOT_KEY, null);
