@@ -194,7 +194,7 @@ export interface PlanFit {
   problem?: SummarizerError;
 }
 
-/** Count and fit the requests (`fit.ts`); a misfit is the fit's `problem`, not a throw. @throws {SummarizerError} `cancelled`. */
+/** Count and fit the requests (`fit.ts`); a misfit is `problem`, not a throw. @throws {SummarizerError} */
 export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PlanFit> {
   const fit: PlanFit = { inputTokens: 0 };
   const capped = (request: SummaryRequest) => ({

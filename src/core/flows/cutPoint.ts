@@ -1,4 +1,4 @@
-/** The compaction preparation (pi's `prepareCompaction`, or `prepareCompactionAt` for "Compact up to here") and its refusals. */
+/** pi's `prepareCompaction` (or `prepareCompactionAt`: "Compact up to here") and its refusals. */
 
 import {
   isInvalidCut,

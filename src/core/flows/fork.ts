@@ -94,7 +94,7 @@ export interface ForkResult {
   selectedText?: string;
 }
 
-/** pi's `resolvePath` of the header `cwd` (`~`, `file://`); undefined when missing or relative (pi would use its own cwd). */
+/** pi's `resolvePath` of the header `cwd`; undefined when missing or relative (pi would use its own cwd). */
 export function headerCwd(cwd: string | undefined, home = os.homedir()): string | undefined {
   if (typeof cwd !== "string" || cwd === "") return undefined;
   let p = cwd;

@@ -130,7 +130,7 @@ export interface SessionRepairResult {
 
 /**
  * One append of the plan's entries if the file is unchanged, then the doctor on the read-back.
- * @throws {UnsafeSessionWriteError}, {@link LiveSessionError}, {@link SessionChangedError}, Error when the proof failed.
+ * @throws {UnsafeSessionWriteError}, {@link LiveSessionError}, {@link SessionChangedError}, Error (proof failed).
  */
 export async function commitSessionRepair(plan: SessionRepairPlan): Promise<SessionRepairResult> {
   const entries = plan.repair.entries;

@@ -113,7 +113,7 @@ export interface SpanSummaryPlan {
   options: SpanPlanOptions;
 }
 
-/** Plan the summary of `fromId`…`toId` (either order). @throws {SpanRefusedError}, {@link UnsafeSessionWriteError}, the `fs` error. */
+/** Plan the summary of `fromId`…`toId` (either order). @throws {SpanRefusedError}, the write path's refusals. */
 export async function planSpanSummary(
   file: string,
   fromId: string,
@@ -232,7 +232,7 @@ export interface SpanSummaryResult extends ContextEditResult {
   edits: ContextEditPreparation;
 }
 
-/** One append, every prefix of the batch pairing-safe. @throws what `commitContextEdits` throws; {@link SpanRefusedError}. */
+/** One append, every prefix pairing-safe. @throws as `commitContextEdits`; {@link SpanRefusedError}. */
 export async function commitSpanSummary(
   plan: SpanSummaryPlan,
   summary: string,

@@ -242,7 +242,7 @@ export function branchSummaryRequestOf(
   });
 }
 
-/** Fit the branch-summary request; a misfit is `problem` (shown before sending). @throws {SummarizerError} `cancelled`. */
+/** Fit the branch-summary request; a misfit is `problem`, shown before sending. @throws {SummarizerError} */
 export async function fitSwitch(
   plan: SwitchPlan,
   choice: SwitchChoice,
