@@ -285,7 +285,7 @@ export interface CompactionResult {
   /** pi's estimate at the new leaf read back; null when the read-back failed (the compaction is written). */
   tokensAfter: number | null;
   readBackError?: string;
-  /** Where pi has no number (`estimateFailure.ts`). */
+  /** Where pi has no number (`rules/estimateFailure.ts`). */
   estimateFailureBefore?: EstimateFailure;
   estimateFailureAfter?: EstimateFailure;
   /** For the summary diff. */

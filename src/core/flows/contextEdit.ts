@@ -80,7 +80,7 @@ export interface ContextEditResult {
   tokensAfter: number | null;
   /** Null when the read-back failed. */
   pairingAfter: PairingReport | null;
-  /** pi has no `tokensAfter` then (`estimateFailure.ts`). */
+  /** pi has no `tokensAfter` then (`rules/estimateFailure.ts`). */
   estimateFailureAfter?: EstimateFailure;
   readBackError?: string;
 }
