@@ -1,22 +1,10 @@
 /**
- * Who has a session open: the one answer every surface and every write uses (the gauge's "N live",
- * the tree, the panel, Select Session, each action's route, each flow's last check before it
- * appends).
- *
- * pi 1.6.0 keeps a running session in memory and never re-reads its file: a line appended while a
- * pi has the session open is ignored by that pi, and its next entry branches off it. So before a
- * write we ask who may hold the session, and how sure we are:
- * - **certain**: a pi whose live bridge announces this session. A pi whose bridge announces
- *   *another* session does not have this one — whatever the process table suggests.
- * - **probable**: a pi without the bridge that the process table attributes to this session
- *   (`--session`, a session it started, or one it wrote since it started: `proc/attribute.ts`).
- * - **possible**: a pi in the session's folder whose session cannot be told (it may have resumed
- *   this one with `pi -c` or `/resume`), a pi whose folder cannot be read (Windows), or a write
- *   less than `guardSeconds` ago by someone other than pi-context (our own last write, in this
- *   process or an earlier CLI run, does not count: `ownWrites.ts`).
- * - **none**: nobody.
- * The judgement is pure ({@link judgeAccess}); `gather.ts` collects its inputs from the disk, the
- * process table and the bridge announcements.
+ * Who has a session open: the one answer every surface and every write uses. pi 1.6.0 never re-reads
+ * its open session, so a line appended meanwhile is ignored and pi's next entry branches off it.
+ * - **certain**: a pi whose live bridge announces this session (one announcing another does not have it);
+ * - **probable**: a bridgeless pi the process table attributes to it (`proc/attribute.ts`);
+ * - **possible**: a pi in its folder whose session cannot be told, a pi whose folder cannot be read
+ *   (Windows), or a write less than `guardSeconds` ago that is not our own (`ownWrites.ts`).
  */
 
 import * as path from "node:path";
@@ -24,10 +12,8 @@ import { attributeSession, type AttributableSession, type Attribution } from "..
 import type { PiProcess, ProcessSnapshot } from "../proc/types";
 import type { SessionInfo } from "../read/sessionInfo";
 
-/** How sure an evidence is, strongest first. */
 export type Strength = "certain" | "probable" | "possible";
 
-/** One reason to think someone has the session open. */
 export type Evidence =
   | {
       kind: "bridge";
@@ -41,84 +27,64 @@ export type Evidence =
       pid: number;
       command: string;
       argv?: string[];
-      /** Its working directory, when the platform tells it. */
       cwd?: string;
-      /**
-       * How it was tied to the session: `session-argument` / `started-here` / `written-since-start`
-       * (probable, `proc/attribute.ts`); `in-folder` (it runs in the session's folder and its session
-       * is unknown); `unknown-cwd` (Windows: its folder cannot be read).
-       */
+      /** `in-folder`: runs in the session's folder, session unknown; `unknown-cwd`: folder unreadable (Windows). */
       how: Attribution | "in-folder" | "unknown-cwd";
     }
   | { kind: "recent-write"; strength: "possible"; ageSeconds: number; guardSeconds: number };
 
-/** Who has a session open, with the evidence. */
 export interface SessionAccess {
-  /** The session file (absolute). */
   file: string;
-  /** Every evidence found, strongest first. */
+  /** Strongest first. */
   evidence: Evidence[];
-  /** The strongest evidence's strength; `none` when there is none. */
   strength: Strength | "none";
-  /** True when the process table was read (false: a pi without the bridge could run unseen). */
+  /** False: a pi without the bridge could run unseen. */
   processChecked: boolean;
-  /** True when the file's last change is pi-context's own append (so its age is no evidence). */
+  /** The last change is our own append, so its age is no evidence. */
   ownLastWrite: boolean;
 }
 
-/** A running pi whose live bridge announces a session (checked to be alive). */
 export interface AnnouncedPi {
   pid: number;
   sessionFile: string;
   piVersion?: string;
 }
 
-/** What {@link judgeAccess} decides from. */
 export interface AccessInput {
-  /** The session file, canonical (realpath when it exists). */
+  /** Canonical (realpath when it exists). */
   file: string;
-  /** The session header's `cwd` and `id`. */
   header: { cwd?: string | undefined; id?: string | undefined };
-  /** Seconds since the file's last change; undefined when it is missing. */
+  /** Undefined when the file is missing. */
   ageSeconds: number | undefined;
-  /** A change younger than this (s) is evidence; 0 turns the time check off. */
+  /** Seconds; 0 turns the time check off. */
   guardSeconds: number;
-  /** The file's last change is ours. */
   ownLastWrite: boolean;
-  /** The live bridges' announcements (their session files canonical). */
   announced: readonly AnnouncedPi[];
-  /** The process table; undefined when it was not looked at or could not be read. */
+  /** Undefined when not looked at or unreadable. */
   snapshot: ProcessSnapshot | undefined;
-  /** The sessions of the same folders (canonical files), for the process table's attribution. */
   siblings: readonly AttributableSession[];
-  /** Processes that are pi-context itself. */
   ignorePids: readonly number[];
-  /** Whether the table was looked at (default: it lists processes; a table given by a test counts even when empty). */
+  /** Default: the table lists processes; a table given by a test counts even when empty. */
   processChecked?: boolean;
-  /** Canonical form of a path (realpath); default `path.resolve`. */
   canonical?: (p: string) => string;
 }
 
 const RANK: Record<Strength | "none", number> = { certain: 3, probable: 2, possible: 1, none: 0 };
 
-/** True when `a` is at least as strong as `b`. */
 export function atLeast(a: Strength | "none", b: Strength | "none"): boolean {
   return RANK[a] >= RANK[b];
 }
 
-/** Each pi process's claim: the session its bridge announces, or the one the process table attributes. */
 export interface PiClaim {
   pi: PiProcess;
-  /** The announced (bridge) or attributed session, canonical; undefined when unknown. */
   file: string | undefined;
   how: "bridge" | Attribution | undefined;
   piVersion?: string;
 }
 
 /**
- * Which session each running pi holds: its bridge's announcement (exact), else the process table's
- * attribution among `siblings` (never a session a bridge announces). An announcement whose process
- * a readable table does not list is stale and left out.
+ * Which session each running pi holds: its bridge's announcement, else the table's attribution among
+ * `siblings` (never a session a bridge announces). An announcement a readable table does not list is stale.
  */
 export function claimsOf(input: Omit<AccessInput, "file" | "header" | "ageSeconds" | "ownLastWrite">): PiClaim[] {
   const canonical = input.canonical ?? path.resolve;
@@ -144,8 +110,7 @@ export function claimsOf(input: Omit<AccessInput, "file" | "header" | "ageSecond
     const found = attributeSession(pi, others, input.siblings, claimed);
     claims.push({ pi, file: found ? canonical(found.file) : undefined, how: found?.how });
   }
-  // an announcing pi the table does not show as pi (no table, a launcher the pi rule does not
-  // know): the announcement stands, unless a readable table lacks its process (it is gone)
+  // no table, or a launcher the pi rule does not know: the announcement stands unless a readable table lacks it
   const listed = new Set((snapshot?.processes ?? []).map((p) => p.pid));
   for (const a of input.announced) {
     if (seen.has(a.pid) || input.ignorePids.includes(a.pid)) continue;
@@ -160,10 +125,7 @@ export function claimsOf(input: Omit<AccessInput, "file" | "header" | "ageSecond
   return claims;
 }
 
-/**
- * Who has the session open (see the file comment for the rules), from already gathered facts.
- * @returns the evidence strongest first, and the strongest strength.
- */
+/** Who has the session open (rules in the file comment); the evidence strongest first. */
 export function judgeAccess(input: AccessInput, claims: readonly PiClaim[] = claimsOf(input)): SessionAccess {
   const canonical = input.canonical ?? path.resolve;
   const file = input.file;
@@ -192,7 +154,7 @@ export function judgeAccess(input: AccessInput, claims: readonly PiClaim[] = cla
       if (c.file === file) evidence.push({ ...base, strength: "probable", how: c.how as Attribution });
       continue;
     }
-    // its session cannot be told: a pi naming another session by id or path has that one
+    // a pi naming another session by id or path has that one
     if (pi.sessionArg !== undefined) {
       if (!namesOther(pi, input.header.id)) evidence.push({ ...base, strength: "possible", how: "in-folder" });
       continue;
@@ -223,36 +185,30 @@ export function judgeAccess(input: AccessInput, claims: readonly PiClaim[] = cla
   };
 }
 
-/** A `--session <id prefix>` that is not this session's id (a path argument was attributed already). */
 function namesOther(pi: PiProcess, id: string | undefined): boolean {
   const arg = pi.sessionArg!;
   if (arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl")) return true;
   return id !== undefined && !id.startsWith(arg);
 }
 
-/**
- * Does the access stop a write? Certain evidence always does; probable and possible evidence do
- * unless the user went ahead anyway (`force`).
- */
+/** Certain evidence always blocks a write; probable and possible evidence unless `force`. */
 export function blocksWrite(access: Pick<SessionAccess, "strength">, force = false): boolean {
   return access.strength === "certain" || (!force && access.strength !== "none");
 }
 
-/** The pi whose live bridge has the session open, if any. */
 export function bridgeHolder(access: Pick<SessionAccess, "evidence">): { pid: number; piVersion?: string } | undefined {
   const e = access.evidence.find((x) => x.kind === "bridge");
   return e ? { pid: e.pid, ...(e.piVersion ? { piVersion: e.piVersion } : {}) } : undefined;
 }
 
-/** True when someone has the session open for the "N live" count: a pi that is certain or probable, or (no process table) a recent write. */
+/** Someone has the session open for "N live": a certain or probable pi, or (no table) a recent write. */
 export function countsAsLive(access: SessionAccess): boolean {
   return atLeast(access.strength, "probable") || (!access.processChecked && access.strength !== "none");
 }
 
-/** A session write counts as someone's for the "N live" count when the process table cannot be read (ms). */
+/** ms; a write this recent counts as live when the process table cannot be read. */
 export const LIVE_WRITE_WINDOW_MS = 60_000;
 
-/** A listed session as {@link liveAmong} takes it (the header time in ms). */
 export function listedSession(
   info: Pick<SessionInfo, "file" | "cwd" | "id" | "created" | "mtimeMs">,
 ): AttributableSession & { id?: string | undefined } {
@@ -266,11 +222,7 @@ export function listedSession(
   };
 }
 
-/**
- * The sessions among `sessions` that someone has open ({@link countsAsLive}), from one process
- * table and the bridges' announcements: the gauge's "N live" and Select Session's live marks.
- * Pure; the sessions are the attribution's candidates too (no disk reads).
- */
+/** The sessions someone has open ({@link countsAsLive}) — "N live" and Select Session's marks; pure. */
 export function liveAmong(
   sessions: readonly (AttributableSession & { id?: string | undefined })[],
   facts: {

@@ -1,10 +1,6 @@
 /**
- * The facts {@link judgeAccess} decides from, gathered for one session file: its age and whether
- * the last change was ours (`ownWrites.ts`), its header, the live bridges' announcements (given by
- * the caller: the extension's live bridge service or the CLI's reader of pi's live folder), the
- * process table (the machine's, or the one a test runner injects through
- * `PI_CONTEXT_GUARD_PROCESSES`, `proc/guardTable.ts`) and, for the table's attribution, the headers
- * of the sessions in the same folder that a running pi could have started or written.
+ * Gathers the facts {@link judgeAccess} decides from: the file's age and own-write state, its header,
+ * the bridges' announcements, the process table, and the headers of sibling sessions for attribution.
  */
 
 import * as fs from "node:fs";
@@ -17,28 +13,22 @@ import { readHeader } from "../read/header";
 import { claimsOf, judgeAccess, type AnnouncedPi, type PiClaim, type SessionAccess } from "./access";
 import { isOwnLastWrite } from "./ownWrites";
 
-/** Where the access facts come from; every field is optional (tests and the CLI pass what they have). */
 export interface AccessOptions {
-  /** Seconds since the last change below which a change by someone else is evidence (0 = no time check). */
   guardSeconds: number;
-  /** The session header's `cwd` and `id` when the caller read them (else the header is read). */
+  /** Read from the file when not given. */
   header?: { cwd?: string | undefined; id?: string | undefined };
-  /** The live bridges' announcements (alive pis); none when not given. */
   announced?: () => readonly AnnouncedPi[] | Promise<readonly AnnouncedPi[]>;
   /**
-   * `null`: do not look at processes. A string: a Linux proc root to read (tests). Default: the pi
-   * processes of `PI_CONTEXT_GUARD_PROCESSES` when set (test runners), else the machine's table.
+   * `null`: do not look at processes; a string: a Linux proc root (tests). Default: the
+   * `PI_CONTEXT_GUARD_PROCESSES` override when set, else the machine's table.
    */
   procRoot?: string | null;
-  /** The process table to use (tests: recorded macOS / Windows output). */
   processes?: () => Promise<ProcessSnapshot>;
-  /** Processes that are pi-context itself (default: this process). */
   ignorePids?: readonly number[];
-  /** Current time in ms (tests). */
   now?: number;
 }
 
-/** A path's canonical form: its realpath when it exists, else resolved. */
+/** Realpath when the path exists, else resolved. */
 export function canonicalPath(p: string): string {
   try {
     return fs.realpathSync(p);
@@ -48,10 +38,8 @@ export function canonicalPath(p: string): string {
 }
 
 /**
- * Who has `file` open (see `access.ts`). Reads the file's stat and header, the announcements, the
- * process table (fresh: `maxAgeMs: 0`) and, when a pi without the bridge runs, the headers of the
- * sessions next to the file.
- * @throws Error when `PI_CONTEXT_GUARD_PROCESSES` is set to something unreadable (tests only).
+ * Who has `file` open, from a fresh process table (`maxAgeMs: 0`).
+ * @throws Error when `PI_CONTEXT_GUARD_PROCESSES` is unreadable (tests only).
  */
 export async function sessionAccess(file: string, options: AccessOptions): Promise<SessionAccess> {
   const canonical = canonicalPath(file);
@@ -86,7 +74,6 @@ export async function sessionAccess(file: string, options: AccessOptions): Promi
   );
 }
 
-/** The announcements and the process table, as {@link AccessOptions} says where from. */
 export async function processFacts(
   options: Pick<AccessOptions, "announced" | "procRoot" | "processes" | "ignorePids">,
 ): Promise<{ announced: AnnouncedPi[]; snapshot: ProcessSnapshot | undefined; processChecked?: boolean }> {
@@ -107,10 +94,7 @@ export async function processFacts(
   return { announced, snapshot: await processSnapshot({ maxAgeMs: 0, ignorePids }) };
 }
 
-/**
- * Each running pi's claim (`claimsOf`), attributing the pis without a bridge among the sessions next
- * to `file` that they could have started or written (modified since the earliest of their starts).
- */
+/** Attributes bridgeless pis among the sessions next to `file` they could have started or written. */
 async function claimsNear(
   file: string,
   facts: { announced: AnnouncedPi[]; snapshot: ProcessSnapshot | undefined },
@@ -138,11 +122,7 @@ async function headerOf(file: string): Promise<{ cwd?: string; id?: string }> {
   return { ...(h?.cwd ? { cwd: h.cwd } : {}), ...(h?.id ? { id: h.id } : {}) };
 }
 
-/**
- * The sessions in `file`'s folder a pi of `pis` could have started or written: `file` itself and
- * every `*.jsonl` modified since the earliest start among them (all of them when a start is unknown).
- * Headers are cached by path, mtime and size.
- */
+/** `file` and every sibling `*.jsonl` modified since the earliest start of `pis` (all when one is unknown). */
 async function siblingSessions(
   file: string,
   pis: readonly { startedAt?: number | undefined }[],

@@ -1,8 +1,4 @@
-/**
- * The access model in words, and the guard every writing flow runs before it appends: a refusal
- * names its evidence (which pi, how it was tied to the session, how old the write is) and the ways
- * out the route chooser offers (`route.ts`), for VS Code (settings, buttons) or the CLI (flags).
- */
+/** The access model in words: refusals name their evidence and the route's ways out, for VS Code or the CLI. */
 
 import * as l10n from "@vscode/l10n";
 import { describeProcess } from "../proc/table";
@@ -10,19 +6,14 @@ import { blocksWrite, type Evidence, type SessionAccess } from "./access";
 import { sessionAccess, type AccessOptions } from "./gather";
 import { chooseRoute, type Offer, type SessionAction } from "./route";
 
-/** Where a message is shown: VS Code (settings, commands) or the `pi-context` CLI (flags). */
 export type MessageSurface = "vscode" | "cli";
 
-/** What a writing flow's options give the access guard. */
 export type SessionAccessOptions = Pick<AccessOptions, "guardSeconds" | "procRoot" | "processes" | "announced"> & {
-  /** The user went ahead anyway: only certain evidence (a pi with the bridge) stops the write. */
+  /** Only certain evidence (a pi with the bridge) stops the write. */
   force?: boolean;
 };
 
-/**
- * Who has the session a flow read open (`gather.ts` `sessionAccess` with the header's `cwd` and `id`).
- * @param session what the flow read (`SessionFile`): `filePath`, header `cwd` and `sessionId`.
- */
+/** Who has the session a flow read open (`sessionAccess` with the header's `cwd` and `id`). */
 export function accessOfSession(
   session: { filePath: string; cwd?: string | undefined; sessionId?: string | undefined },
   options: SessionAccessOptions,
@@ -36,14 +27,13 @@ export function accessOfSession(
   });
 }
 
-/** Thrown when a write is refused because someone may have the session open; nothing was written. */
+/** A write refused because someone may have the session open; nothing was written. */
 export class LiveSessionError extends Error {
   readonly access: SessionAccess;
-  /** The refused action (its `id` names the *Anyway* button: "Compact Anyway"). */
+  /** Names the *Anyway* button ("Compact Anyway"). */
   readonly action: SessionAction["id"];
-  /** True when *Anyway* / `--force` may go ahead (the evidence is only probable or possible). */
+  /** Only probable or possible evidence: *Anyway* / `--force` may go ahead. */
   readonly overridable: boolean;
-  /** The ways out, as the route chooser offers them. */
   readonly offers: Offer[];
   constructor(message: string, access: SessionAccess, offers: Offer[], action: SessionAction["id"]) {
     super(message);
@@ -55,17 +45,13 @@ export class LiveSessionError extends Error {
   }
 }
 
-/** Options of {@link accessRefusal}. */
 export interface RefusalOptions {
   surface?: MessageSurface;
   bridgeInstalled?: boolean | undefined;
   terminalPids?: ReadonlySet<number>;
 }
 
-/**
- * The refusal of `action` on a session with this access, as an error carrying the offers of
- * `route.ts` (the same for every surface) and {@link describeAccess}'s words.
- */
+/** The refusal as an error carrying `route.ts`'s offers and {@link describeAccess}'s words. */
 export function accessRefusal(
   access: SessionAccess,
   action: SessionAction,
@@ -84,11 +70,7 @@ export function accessRefusal(
   );
 }
 
-/**
- * The flows' last check before an append: throw {@link LiveSessionError} when the access blocks
- * the write (`blocksWrite`: a pi with the bridge always; anything else unless `force`).
- * @throws {LiveSessionError}
- */
+/** The flows' last check before an append. @throws {LiveSessionError} when {@link blocksWrite}. */
 export function assertAccess(
   access: SessionAccess,
   action: SessionAction,
@@ -98,7 +80,6 @@ export function assertAccess(
     throw accessRefusal(access, action, options.surface ? { surface: options.surface } : {});
 }
 
-/** The *Anyway* button of a refused action ("Compact Anyway"), as VS Code shows it. */
 export function anywayLabel(action: SessionAction["id"]): string {
   switch (action) {
     case "compact":
@@ -116,7 +97,6 @@ export function anywayLabel(action: SessionAction["id"]): string {
   }
 }
 
-/** How the process table tied a pi to the session, in words. */
 function howText(e: Extract<Evidence, { kind: "process" }>): string {
   switch (e.how) {
     case "session-argument":
@@ -132,7 +112,6 @@ function howText(e: Extract<Evidence, { kind: "process" }>): string {
   }
 }
 
-/** One evidence in words (a clause). */
 export function evidenceText(e: Evidence, surface: MessageSurface = "vscode"): string {
   if (e.kind === "bridge")
     return l10n
@@ -154,10 +133,7 @@ export function evidenceText(e: Evidence, surface: MessageSurface = "vscode"): s
   );
 }
 
-/**
- * The user-facing explanation of a refusal: why (each evidence), what a write now would do, and
- * the ways out (`offers`), in VS Code's words or the CLI's.
- */
+/** Why a write is refused, what it would do now, and the ways out, in VS Code's or the CLI's words. */
 export function describeAccess(
   access: SessionAccess,
   action: SessionAction,
@@ -206,10 +182,7 @@ export function describeAccess(
   );
 }
 
-/**
- * The whole refusal as a markdown document ("Show Details"): why, each evidence on its own line,
- * and every way forward. Text from the system (commands, paths) is in code spans.
- */
+/** The refusal as markdown ("Show Details"); system text (commands, paths) in code spans. */
 export function accessRefusalMarkdown(
   error: Pick<LiveSessionError, "access" | "offers" | "message" | "action">,
   file: string,

@@ -1,23 +1,7 @@
 /**
- * The compaction flow pi's `/compact [instructions]` runs, split into steps so a UI can show a
- * preview before any token is spent. Shared by `Pi Context: Compact Session…` and `pi-context compact`.
- * No `vscode` import.
- *
- *   planCompaction(file)      read the file, pi's `prepareCompaction`, render the summary requests,
- *                             take the append expectation, check the live-session guard
- *   fitPlan(plan, summarizer) count the requests' tokens and fit them into the summarizer's window
- *   summarizePlan(plan, …)    one request, or two for a split turn (merged like pi's `compact()`),
- *                             then pi's `<read-files>` / `<modified-files>` blocks
- *   commitCompaction(plan, …) live guard again, `buildCompactionEntry`, `appendEntries` with the
- *                             expectation taken at plan time (throws `SessionChangedError` if the
- *                             file changed: re-plan and ask again)
- *   withInstructions(plan, …) the same plan with other custom instructions (a UI prepares first,
- *                             says "Nothing to compact" at once, then asks for instructions)
- *   runCompactionFlow(…)      all of the above with a confirm callback, a hook that makes the
- *                             summarizer ready (API key) after the preview, and the re-plan loop
- *
- * Source: pi 1.6.0 `dist/core/compaction/compaction.js` (`compact`, `generateSummaryWithUsage`,
- * `generateTurnPrefixSummary`), `SessionManager.appendCompaction`.
+ * pi's `/compact [instructions]` (pi 1.6.0 `compaction.js` `compact`, `appendCompaction`), split into
+ * plan → fit → summarize → commit so a UI can show a preview before any token is spent. The commit
+ * appends only if the file is as planned (else `SessionChangedError`: re-plan and ask again).
  */
 
 import { projectedEstimateFailure, type EstimateFailure } from "../rules/estimateFailure";
@@ -58,66 +42,53 @@ import { prepareOrThrow } from "./cutPoint";
 
 export { InvalidCutPointError, NothingToCompactError } from "./cutPoint";
 
-/** Options of {@link planCompaction}. */
 export interface PlanOptions extends SessionAccessOptions {
-  /** pi's agent dir (settings: `reserveTokens`, `keepRecentTokens`; models). */
+  /** Settings (`reserveTokens`, `keepRecentTokens`) and models come from here. */
   agentDir: string;
   projectSettings?: ProjectSettingsMode;
-  /** Working directory for project settings (default: the header's `cwd`). */
+  /** Project settings; default the header's `cwd`. */
   cwd?: string;
-  /** `/compact <instructions>`: appended as `Additional focus: …`. */
+  /** Appended as `Additional focus: …`. */
   customInstructions?: string;
-  /** Output limit of each summary request (tokens). */
+  /** Per summary request (tokens). */
   maxOutputTokens: number;
-  /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
   surface?: MessageSurface;
-  /** The user's pi (its rules and catalog) for the analysis. */
   pi?: UserPi;
-  /**
-   * "Compact up to here": keep from this entry on (pi's `firstKeptEntryId`) instead of where
-   * `keepRecentTokens` cuts; it must be one of pi's valid cut points (`prepareCompactionAt`).
-   */
+  /** "Compact up to here": pi's `firstKeptEntryId`; must be a valid cut point (`prepareCompactionAt`). */
   keepFrom?: string;
 }
 
 /** Everything a preview shows and the later steps need. Immutable once made. */
 export interface CompactionPlan {
   file: string;
-  /** The file as read for this plan (a private index, not the UI's live one). */
+  /** A private index, not the UI's live one. */
   session: SessionFile;
   analysis: Analysis;
   preparation: CompactionPreparation;
   preview: CompactionPreview;
-  /** Taken when the plan was made; the append is refused if the file changed since. */
+  /** The append is refused if the file changed since. */
   expectation: AppendExpectation;
   customInstructions?: string;
-  /** The history request; absent for a split turn whose history part is empty (pi then reuses the previous summary). */
+  /** Absent for a split turn with empty history (pi then reuses the previous summary). */
   historyRequest?: SummaryRequest;
-  /** The split turn's prefix request. */
   turnPrefixRequest?: SummaryRequest;
-  /** pi's file-list blocks appended to the summary (`formatFileOperations`). */
+  /** pi's `formatFileOperations` blocks. */
   fileListsText: string;
-  /** The new summary's size in tokens as a range (see {@link summaryTokenRange}), file lists included. */
+  /** Tokens, file lists included ({@link summaryTokenRange}). */
   estimatedSummaryRange: TokenRange;
-  /** The upper end of {@link estimatedSummaryRange} (tokens). */
   estimatedSummaryTokens: number;
-  /** `preview.tokensAfterWithoutSummary` + {@link estimatedSummaryRange}. */
   estimatedTokensAfterRange: TokenRange;
-  /** The upper end of {@link estimatedTokensAfterRange}. */
   estimatedTokensAfter: number;
-  /** Who had the session open at plan time (the flow refuses to summarize when someone may). */
   access: SessionAccess;
-  /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
+  /** Checked at plan time: the flow refuses before any request. */
   writeBlocker?: string;
   options: PlanOptions;
 }
 
 /**
  * Read the session and prepare a compaction at its leaf, like pi's `/compact`.
- * @throws {NothingToCompactError} when pi would not compact ("Already compacted", "Nothing to compact").
- * @throws {InvalidCutPointError} when `options.keepFrom` is not one of pi's valid cut points.
- * @throws {UnsafeSessionWriteError} for files we never write (v1/v2 sessions, torn final line, not a session).
- * @throws the `fs` error when the file cannot be read.
+ * @throws {NothingToCompactError}, {@link InvalidCutPointError} (`keepFrom`), {@link UnsafeSessionWriteError}
+ *   (v1/v2, torn final line, not a session), the `fs` error.
  */
 export async function planCompaction(file: string, options: PlanOptions): Promise<CompactionPlan> {
   const session = await SessionFile.open(file, { digest: true });
@@ -153,11 +124,7 @@ export async function planCompaction(file: string, options: PlanOptions): Promis
   return plan;
 }
 
-/**
- * (Re)build a plan's summary requests and size guesses for `custom` instructions (pi's
- * `/compact <instructions>` → `Additional focus: …`). Mutates `plan`; only used while a plan is
- * being made.
- */
+/** (Re)build the summary requests and size guesses for `custom` instructions. Mutates `plan`. */
 function attachRequests(plan: CompactionPlan, custom: string | undefined): void {
   const prepared = plan.preparation;
   const options = plan.options;
@@ -205,10 +172,8 @@ function attachRequests(plan: CompactionPlan, custom: string | undefined): void 
 }
 
 /**
- * The same plan (same file read, preparation, append expectation and live check) with other
- * custom instructions: lets a UI prepare first — and say "Nothing to compact" before asking
- * anything — and ask for the instructions afterwards. The input plan is not changed.
- * @param instructions `/compact <instructions>`; empty or blank = none.
+ * The same plan with other instructions (a UI can say "Nothing to compact" before asking for them).
+ * Empty or blank = none; the input plan is not changed.
  */
 export function withInstructions(plan: CompactionPlan, instructions: string | undefined): CompactionPlan {
   const custom = instructions?.trim() || undefined;
@@ -221,28 +186,17 @@ export function withInstructions(plan: CompactionPlan, instructions: string | un
   return next;
 }
 
-/** The fitted requests of a plan. */
 export interface PlanFit {
   history?: FittedRequest;
   turnPrefix?: FittedRequest;
-  /** Σ input tokens of all requests. */
   inputTokens: number;
-  /**
-   * Set when a request does not fit the summarizer's window: the `too-large` error with the numbers
-   * and what to change (`fitAdvice.ts`). The preview is still shown; nothing can be sent.
-   */
+  /** A request does not fit (`too-large`, with advice): the preview still shows; nothing can be sent. */
   problem?: SummarizerError;
 }
 
-/**
- * Count the plan's requests and fit them into the summarizer's window (see `fit.ts`). A request
- * that cannot fit does not throw here: the fit carries the `problem` (so a preview can show what
- * would be summarized, with the advice), and {@link runCompactionFlow} refuses to send it.
- * @throws {SummarizerError} `cancelled` when `signal` fires.
- */
+/** Count and fit the requests (`fit.ts`); a misfit is `problem`, not a throw. @throws {SummarizerError} */
 export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PlanFit> {
   const fit: PlanFit = { inputTokens: 0 };
-  // the summarizer's own output limit caps the plan's
   const capped = (request: SummaryRequest) => ({
     ...request,
     maxOutputTokens: Math.min(request.maxOutputTokens, summarizer.maxOutputTokens),
@@ -265,30 +219,23 @@ export async function fitPlan(plan: CompactionPlan, summarizer: Summarizer, sign
   return fit;
 }
 
-/** A finished summary, not yet written. */
 export interface CompactionDraft {
-  /** Final summary text: merged history/prefix + file-list blocks. */
+  /** Merged history/prefix + file-list blocks. */
   summary: string;
   usage?: Usage;
-  /** The summarizer's answers (for logs and tests). */
   historyText?: string;
   turnPrefixText?: string;
 }
 
-/** Progress of {@link summarizePlan}. */
 export interface SummarizeCallbacks {
   signal?: AbortSignal;
   onText?: (delta: string) => void;
-  /** Called before each request. */
   onPhase?: (phase: "history" | "turn-prefix", index: number, count: number) => void;
 }
 
 /**
- * Summarize like pi's `compact()`: one history request; for a split turn, the history request
- * (only if there are history messages; otherwise the previous summary or `No prior history.`) and
- * the turn-prefix request, merged with pi's separator, usage summed field-wise. Then pi's
- * file-list blocks.
- * @throws {SummarizerError} cancel, network/HTTP failure, empty answer, `length` stop, tool call.
+ * Summarize like pi's `compact()`: history, plus a turn-prefix request for a split turn, merged with pi's
+ * separator, usage summed; then the file lists. @throws {SummarizerError}
  */
 export async function summarizePlan(
   plan: CompactionPlan,
@@ -330,36 +277,27 @@ export async function summarizePlan(
   return draft;
 }
 
-/** What was written. */
 export interface CompactionResult {
   file: string;
   entry: CompactionEntry;
-  /** pi's estimate before (the entry's `tokensBefore`). */
+  /** The entry's `tokensBefore`. */
   tokensBefore: number;
-  /**
-   * pi's projected estimate at the new leaf, read back from the file; null when reading it back
-   * failed after the entry was written (see {@link readBackError}) — the compaction is written.
-   */
+  /** pi's estimate at the new leaf read back; null when the read-back failed (the compaction is written). */
   tokensAfter: number | null;
-  /** Why the file could not be read back after the write (e.g. it was moved right after it). */
   readBackError?: string;
-  /** Where pi has no number (`estimateFailure.ts`): its `/compact` preparation before, its estimate after. */
+  /** Where pi has no number (`rules/estimateFailure.ts`). */
   estimateFailureBefore?: EstimateFailure;
   estimateFailureAfter?: EstimateFailure;
-  /** The compaction whose summary was updated, if any (for the summary diff). */
+  /** For the summary diff. */
   previousCompactionId?: string;
   bytesBefore: number;
   bytesAfter: number;
 }
 
 /**
- * Write the compaction entry: live guard again, then pi's entry shape (parent = the leaf read,
- * `tokensBefore`, `details`, `usage` when reported, `fromHook: false`, the checkpoint
- * `systemMessage`), appended only if the file is byte-for-byte as planned.
- * @throws {LiveSessionError} when the session looks live now.
- * @throws {SessionChangedError} when the file changed since the plan (nothing written).
- * @throws {SessionWriteError} when the append failed (it says what is in the file).
- * Never throws once the entry is written: a failed read-back leaves `tokensAfter` null.
+ * Write pi's compaction entry after the live guard, only if the file is byte-for-byte as planned.
+ * @throws {LiveSessionError}, {@link SessionChangedError} (nothing written), {@link SessionWriteError}.
+ * Never throws once written: a failed read-back leaves `tokensAfter` null.
  */
 export async function commitCompaction(
   plan: CompactionPlan,
@@ -383,7 +321,7 @@ export async function commitCompaction(
     ...(system ? { systemMessage: system } : {}),
   });
   const bytesAfter = appendEntries(plan.expectation, [entry]);
-  // Written: from here on nothing may turn the outcome into a failure (that would invite a second compaction).
+  // written: nothing may turn the outcome into a failure (that would invite a second compaction)
   const result: CompactionResult = {
     file: plan.file,
     entry,
@@ -405,11 +343,7 @@ export async function commitCompaction(
   return result;
 }
 
-/**
- * The summary of `draft` as the compaction a running pi appends itself (its live bridge's
- * `compact` with a `summary`): pi's cut (the plan's `firstKeptEntryId`) and the file lists the
- * entry keeps. pi adds its own `tokensBefore`, id, time and `fromHook: true`.
- */
+/** `draft` as the compaction a running pi appends itself through its bridge (pi adds `tokensBefore`, id, time). */
 export function providedCompactionOf(
   plan: CompactionPlan,
   draft: CompactionDraft,
@@ -422,11 +356,7 @@ export function providedCompactionOf(
   };
 }
 
-/**
- * The {@link CompactionResult} of a compaction someone else appended for the plan (a running pi):
- * the entry `entryId` read back from the file, pi's estimate at the new leaf.
- * @throws Error when the file has no such compaction entry.
- */
+/** The result of a compaction a running pi appended for the plan. @throws Error when there is no such entry. */
 export async function compactionWrittenBy(
   plan: CompactionPlan,
   entryId: string,
@@ -448,64 +378,34 @@ export async function compactionWrittenBy(
   return result;
 }
 
-/** Callbacks of {@link runCompactionFlow}. */
 export interface FlowCallbacks extends SummarizeCallbacks {
-  /**
-   * Show the preview and ask; false = the user declined (nothing spent, nothing written).
-   * `changed` is true when the file changed after an earlier preview and this is the re-prepared one.
-   * Undefined = proceed without asking.
-   */
+  /** Ask after the preview; false = declined. `changed`: re-prepared after the file changed. Undefined: proceed. */
   confirm?: (plan: CompactionPlan, fit: PlanFit, changed: boolean) => Promise<boolean>;
-  /** Called after fitting, before summarizing. */
   onPlan?: (plan: CompactionPlan, fit: PlanFit) => void;
   /**
-   * Called once after the first confirmation, before the first request: returns the summarizer to
-   * send with — the same one, or one made ready (e.g. with the API key the user just entered) —
-   * or undefined when the user gave up (outcome `declined`, stage `summarizer`; nothing sent).
-   * The preview and the fit never need it, so a preview works without an API key.
+   * After the first confirmation: the summarizer to send with (e.g. with a key just entered), or
+   * undefined to give up. Preview and fit never need it, so a preview works without an API key.
    */
   beforeSummarize?: (summarizer: Summarizer, plan: CompactionPlan) => Promise<Summarizer | undefined>;
-  /**
-   * The summarizer answered HTTP 401/403 (key missing or wrong): return a summarizer to retry the
-   * same request with (e.g. after asking for a key), or undefined to fail with that error. At most
-   * {@link MAX_AUTH_RETRIES} retries per compaction.
-   */
+  /** HTTP 401/403: a summarizer to retry with, or undefined; at most {@link MAX_AUTH_RETRIES}. */
   onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
-  /**
-   * Called with each finished summary before it is written (e.g. to show what it lost): `write` it,
-   * `discard` it (outcome `declined`, stage `review`; the request was spent, nothing written), or
-   * `retry` with other custom instructions (the summary is requested again; a retry beyond
-   * {@link MAX_REVIEW_RETRIES} is taken as `discard`). Undefined = write.
-   */
+  /** Each finished summary: `write`, `discard` (spent, nothing written) or `retry` with other instructions. */
   reviewDraft?: (plan: CompactionPlan, draft: CompactionDraft) => Promise<DraftReview>;
-  /**
-   * Wraps summarizing + writing (e.g. in a progress notification). The task receives the callbacks
-   * to use (they may add a signal of their own, e.g. a notification's Cancel button).
-   */
+  /** Wraps summarizing + writing (e.g. a progress notification that adds its own Cancel signal). */
   around?: <T>(task: (callbacks: SummarizeCallbacks) => Promise<T>) => Promise<T>;
   /**
-   * The session file changed under the flow (someone appended): at `stage` `preview` nothing had
-   * been sent; at `summary` the running request was aborted (the server sees the connection close)
-   * before this is called; at `write` a finished summary was discarded. Nothing was written in each
-   * case; the flow prepares again (the next `confirm` gets `changed` true) unless this was the last
-   * attempt ({@link SessionChangedError} follows).
+   * The file changed: at `preview` nothing was sent; at `summary` the request was aborted; at `write`
+   * the summary was discarded. Nothing was written; the flow re-prepares unless it was the last attempt.
    */
   onSessionChanged?: (stage: ChangeStage, attempt: number) => void;
-  /**
-   * Who writes the reviewed summary (default {@link commitCompaction}: our append). A running pi
-   * with the live bridge appends it itself (`liveBridge/routes.ts` `routeCompactionSummary`); a
-   * {@link SessionChangedError} from it re-plans, as a change before our own append does.
-   */
+  /** Who writes (default our append); a running pi's bridge (`liveBridge/routes.ts`) may instead. */
   commit?: (plan: CompactionPlan, draft: CompactionDraft) => Promise<CompactionResult>;
 }
 
-/** What {@link FlowCallbacks.reviewDraft} decides. */
 export type DraftReview = { action: "write" } | { action: "discard" } | { action: "retry"; instructions: string };
 
-/** How often one compaction asks the summarizer again after a review ({@link FlowCallbacks.reviewDraft}). */
 export const MAX_REVIEW_RETRIES = 3;
 
-/** Result of {@link runCompactionFlow}. */
 export type FlowOutcome =
   | {
       kind: "compacted";
@@ -516,33 +416,22 @@ export type FlowOutcome =
     }
   | { kind: "declined"; plan: CompactionPlan; stage: "preview" | "summarizer" | "review" };
 
-/** How often the flow re-prepares after the file changed under it. */
 export const MAX_FLOW_ATTEMPTS = 3;
 
-/** How often one compaction retries after HTTP 401/403 ({@link FlowCallbacks.onUnauthorized}). */
 export const MAX_AUTH_RETRIES = 2;
 
-/** Options of {@link runCompactionFlow}: {@link PlanOptions} (output limit defaults to the summarizer's). */
 export type FlowOptions = Omit<PlanOptions, "maxOutputTokens"> & {
   maxOutputTokens?: number;
-  /**
-   * A plan already made for `file` with these options (e.g. by {@link planCompaction} +
-   * {@link withInstructions}): used as the first plan instead of reading the file again. Its
-   * expectation still guards the append; re-plans use `options`.
-   */
+  /** A plan already made for `file` (e.g. with {@link withInstructions}); its expectation still guards. */
   plan?: CompactionPlan;
-  /** How often a running summary checks the file for changes (ms; default `CHANGE_POLL_MS`). */
+  /** ms; default `CHANGE_POLL_MS`. */
   changePollMs?: number;
 };
 
 /**
- * Plan → (live check) → fit → confirm → (summarizer ready) → summarize → commit; when the file
- * changed between the preview and the write, re-plan and ask again (at most
- * {@link MAX_FLOW_ATTEMPTS} times). A change while the summary streams aborts it at once (`watch.ts`).
- * Refuses a file it cannot write (read-only, immutable) before the preview and before the first request.
- * @throws {NothingToCompactError}, {@link LiveSessionError}, {@link UnsafeSessionWriteError} (also
- *   for a file that cannot be written), {@link SummarizerError} (incl. cancel and `too-large`),
- *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
+ * Plan → fit → confirm → summarize → commit, re-planning when the file changed (at most
+ * {@link MAX_FLOW_ATTEMPTS}); a change while a summary streams aborts it (`watch.ts`).
+ * @throws what the steps throw; {@link SessionChangedError} after the last attempt.
  */
 export async function runCompactionFlow(
   file: string,
@@ -567,7 +456,7 @@ export async function runCompactionFlow(
     const fit = await fitPlan(plan, current, callbacks.signal);
     callbacks.onPlan?.(plan, fit);
     const confirmed = !callbacks.confirm || (await callbacks.confirm(plan, fit, attempt.changed));
-    // a request that does not fit: the preview showed what would be summarized and why not; never sent
+    // a request that does not fit is never sent
     if (fit.problem) throw fit.problem;
     if (!confirmed) return { kind: "declined", plan, stage: "preview" };
     if (!ready && callbacks.beforeSummarize) {
@@ -576,12 +465,10 @@ export async function runCompactionFlow(
       current = next;
     }
     ready = true;
-    // changed while the preview was shown: nothing spent yet, prepare again and ask again
     if (!expectationHolds(plan.expectation)) return replanAfterChange("preview", attempt, callbacks.onSessionChanged);
     assertWritable(plan.file); // again: the preview may have been open for a while
     const around = callbacks.around ?? (<T>(task: (c: SummarizeCallbacks) => Promise<T>) => task(callbacks));
     return around(async (inner): Promise<FlowOutcome | Replan> => {
-      /** One summary of `p`, the file watched meanwhile: undefined when it changed (the request was aborted). */
       const summarize = async (p: CompactionPlan, f: PlanFit): Promise<CompactionDraft | undefined> => {
         const watch = watchSession(p.expectation, inner.signal, changePollMs);
         try {
@@ -590,7 +477,7 @@ export async function runCompactionFlow(
               return await summarizePlan(p, current, f, {
                 ...inner,
                 signal: watch.signal,
-                // look once more before each request: a split turn's second request is not sent after a change
+                // a split turn's second request is not sent after a change
                 onPhase: (phase, index, count) => {
                   watch.check();
                   inner.onPhase?.(phase, index, count);
@@ -611,7 +498,6 @@ export async function runCompactionFlow(
       };
       let draft = await summarize(plan, fit);
       if (!draft) return replanAfterChange("summary", attempt, callbacks.onSessionChanged);
-      // the review of a finished summary: write it, drop it, or ask again with other instructions
       for (let retries = 0; callbacks.reviewDraft; retries++) {
         const review = await callbacks.reviewDraft(plan, draft);
         if (review.action === "write") break;

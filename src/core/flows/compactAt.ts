@@ -1,21 +1,9 @@
 /**
- * "Compact at…": set pi's per-model compaction settings from a percentage of the context window or
- * a token count — `compaction.modelOverrides["<provider>/<modelId>"].reserveTokens` (pi then
- * auto-compacts above `contextWindow − reserveTokens`) or `.keepRecentTokens` (what a compaction
- * keeps verbatim) — in the user's pi settings file, editing the JSON text in place with
- * `jsonc-parser` so only that one key changes (formatting, key order, other keys untouched).
- *
- * pi 1.6.0 facts this follows (`dist/core/settings-manager.js`):
- * - the key is `provider + "/" + model.id`, exact; an override field beats `compaction.<field>`;
- *   a global override is beaten only by a project override for the same model (the merge is deep);
- * - `settings.json` is strict JSON (`JSON.parse` after a BOM): a file with comments does not load
- *   in pi at all, so we refuse to edit one (the edit would not take effect) and say so;
- * - pi writes settings under a `proper-lockfile` lock (`<file>.lock`, a directory; stale after
- *   10 s) and re-reads the file under it, merging only the fields it changed — so our key survives
- *   pi's own later writes; we take the same lock and write atomically (temp file + rename next to
- *   the real file, mode kept);
- * - a running pi reads its settings at start and on `/reload` only: it applies the new value after
- *   a restart or `/reload`. pi-context's gauge applies it at once (it watches the file).
+ * "Compact at…": sets pi's `compaction.modelOverrides["<provider>/<id>"].reserveTokens` or
+ * `.keepRecentTokens`, editing the JSON text in place so only that key changes. pi 1.6.0
+ * (`settings-manager.js`): `settings.json` is strict JSON (a file with comments does not load, so we
+ * refuse it); pi writes under a `proper-lockfile` lock and merges only its own fields, so we take the
+ * same lock and write atomically; a running pi applies the value after `/reload` or a restart.
  */
 
 import * as fs from "node:fs";
@@ -30,15 +18,11 @@ import {
 } from "jsonc-parser";
 import * as l10n from "@vscode/l10n";
 
-/** The two per-model compaction settings. */
 export type CompactAtField = "reserveTokens" | "keepRecentTokens";
 
-/** What the user typed, understood. */
 export type CompactAtInput = { kind: "percent"; percent: number } | { kind: "tokens"; tokens: number };
 
-/**
- * Parse `80%`, `80 %`, `150000`, `150,000`, `150k`, `1.5M`. Undefined when it is none of these.
- */
+/** Parse `80%`, `80 %`, `150000`, `150,000`, `150k`, `1.5M`; undefined otherwise. */
 export function parseCompactAtInput(text: string): CompactAtInput | undefined {
   const t = text.trim().replace(/[,_\s](?=\d)/g, "");
   let m = /^(\d+(?:\.\d+)?)\s*%$/.exec(t);
@@ -49,24 +33,18 @@ export function parseCompactAtInput(text: string): CompactAtInput | undefined {
   return { kind: "tokens", tokens: Math.round(Number(m[1]) * factor) };
 }
 
-/** The value to write and what it means. */
 export interface CompactAtValue {
   field: CompactAtField;
-  /** The setting's new value (tokens, a non-negative safe integer). */
+  /** Tokens, a non-negative safe integer. */
   value: number;
-  /** reserveTokens: pi's auto-compaction threshold afterwards (`window − reserveTokens`). */
+  /** `window − reserveTokens`: pi's auto-compaction threshold afterwards. */
   threshold: number;
-  /** The threshold as a percentage of the window. */
   percent: number;
 }
 
 /**
- * The setting for an input, or why it is not possible.
- * - `reserveTokens`: the input is where pi should compact — a percentage of the window or a token
- *   count (the threshold); reserve = window − threshold, which must leave 0 < threshold < window.
- * - `keepRecentTokens`: the input is how much to keep — a percentage of the window or tokens; it
- *   must be below the threshold (`window − reserveTokens`), else every compaction keeps everything.
- * @param reserveTokens the current reserve (for `keepRecentTokens`' threshold).
+ * The setting for an input, or why not: `reserveTokens` from the threshold asked for (0 < threshold <
+ * window); `keepRecentTokens` must stay below the threshold, else every compaction keeps everything.
  */
 export function compactAtValue(
   field: CompactAtField,
@@ -89,12 +67,10 @@ export function compactAtValue(
   return { field, value: tokens, threshold, percent: (threshold / window) * 100 };
 }
 
-/** The JSON path of the override. */
 export function overridePath(modelKey: string, field: CompactAtField): string[] {
   return ["compaction", "modelOverrides", modelKey, field];
 }
 
-/** Line ends and the indentation unit of a JSON text. */
 function formattingOf(text: string): { eol: string; unit: string } {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const indents = [...text.matchAll(/\n([ \t]+)\S/g)].map((m) => m[1]!);
@@ -103,26 +79,19 @@ function formattingOf(text: string): { eol: string; unit: string } {
   return { eol, unit: " ".repeat(widths.length ? Math.min(...widths) : 2) };
 }
 
-/** The indentation of the line `offset` is on. */
 function lineIndent(text: string, offset: number): string {
   const start = text.lastIndexOf("\n", offset - 1) + 1;
   return /^[ \t]*/.exec(text.slice(start))![0];
 }
 
-/** `JSON.stringify(value, null, unit)` with every line after the first indented by `indent`. */
 function indented(value: unknown, unit: string, indent: string, eol: string): string {
   return JSON.stringify(value, null, unit).split("\n").join(`${eol}${indent}`);
 }
 
 /**
- * Set one value in a JSON(C) text, changing nothing else. `jsonc-parser` parses the text with
- * locations (`parseTree`, `findNodeAtLocation`); an existing value is replaced in place
- * (`modify` + `applyEdits`); a missing key is inserted as one new property of the deepest existing
- * object — after its last property, on a line of its own with the siblings' indentation when the
- * object spans lines, inline (`, "key": …`) when it is on one line. No other byte changes
- * (`jsonc-parser`'s own formatter would re-indent the neighbouring lines). An empty text becomes
- * an object.
- * @throws Error when the text is not a JSON object, or a key on the path holds something else than an object.
+ * Set one value in a JSON(C) text, changing no other byte (`jsonc-parser`'s formatter would re-indent
+ * neighbours): replaced in place, or inserted after the deepest existing object's last property.
+ * @throws Error when the text is not a JSON object, or a key on the path holds a non-object.
  */
 export function setJsonValue(text: string, jsonPath: string[], value: unknown): string {
   const bom = text.charCodeAt(0) === 0xfeff ? "\ufeff" : "";
@@ -137,7 +106,6 @@ export function setJsonValue(text: string, jsonPath: string[], value: unknown): 
   if (!root || errors.length > 0 || root.type !== "object") throw new Error("the file is not a JSON object");
   const existing = findNodeAtLocation(root, jsonPath);
   if (existing) return bom + applyEdits(body, modify(body, jsonPath, value, {}));
-  // the deepest existing object on the path
   let depth = 0;
   let parent: JsonNode = root;
   for (; depth < jsonPath.length - 1; depth++) {
@@ -175,7 +143,6 @@ export function setJsonValue(text: string, jsonPath: string[], value: unknown): 
   return bom + body.slice(0, at) + `,${eol}${indent}${prop}` + body.slice(at);
 }
 
-/** The settings file changed between the question and the write (nothing written). */
 export class SettingsChangedError extends Error {
   constructor(file: string) {
     super(l10n.t("{0} changed while you were deciding. Nothing was written; try again.", file));
@@ -183,7 +150,7 @@ export class SettingsChangedError extends Error {
   }
 }
 
-/** Why a settings file cannot be edited (pi could not read it, or ours would break it). */
+/** pi could not read the file, or our edit would break it. */
 export class SettingsEditError extends Error {
   constructor(message: string) {
     super(message);
@@ -191,10 +158,10 @@ export class SettingsEditError extends Error {
   }
 }
 
-/** How long a lock may be held before it counts as stale (proper-lockfile's default `stale`). */
+/** ms; proper-lockfile's default `stale`. */
 const LOCK_STALE_MS = 10_000;
 
-/** Take pi's settings lock (`proper-lockfile`: `mkdir <file>.lock`), retrying 10 × 20 ms like pi. */
+/** pi's settings lock (`mkdir <file>.lock`), retrying 10 × 20 ms like pi. */
 function lock(file: string): () => void {
   const dir = `${file}.lock`;
   for (let attempt = 1; ; attempt++) {
@@ -224,13 +191,9 @@ function lock(file: string): () => void {
 }
 
 /**
- * Set `compaction.modelOverrides[modelKey][field] = value` in `file`, if the file still has the
- * text the user decided on (`expected`; `undefined` = the file did not exist). The result must be
- * strict JSON (what pi reads); the write is atomic and keeps the file's mode; a symlinked settings
- * file stays a symlink (its target is replaced).
- * @returns the new text.
- * @throws {SettingsChangedError} the file changed since `expected` (nothing written).
- * @throws {SettingsEditError} pi could not read the file (comments, not an object) or it is locked.
+ * Write the override if `file` still has the text `expected` (`undefined`: did not exist), atomically,
+ * mode kept, a symlink's target replaced. @returns the new text.
+ * @throws {SettingsChangedError} (nothing written); {@link SettingsEditError} (unreadable for pi, or locked).
  */
 export function writeCompactionOverride(
   file: string,
@@ -296,10 +259,7 @@ export function writeCompactionOverride(
   }
 }
 
-/**
- * Which settings file to write: the project's `.pi/settings.json` when the current value comes
- * from a project override for this model (a global one would not win), else the global one.
- */
+/** The project's `.pi/settings.json` when a project override sets the value now (a global one would lose). */
 export function settingsFileFor(
   source: { source: string; file?: string | undefined },
   agentDir: string,

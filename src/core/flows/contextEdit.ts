@@ -1,22 +1,7 @@
 /**
- * Writing context edits to a session file: the flow behind "context surgery" (remove, shorten,
- * restore single items of pi's context). No `vscode` import.
- *
- *   planContextEdits(file, actions, options)   fresh read; pi's rules and pi-context's pairing-safe
- *                                               planner (`rules/editPlan.ts`); the append
- *                                               expectation; the live-session check
- *   commitContextEdits(plan)                   live guard again; every edit of the batch in ONE
- *                                               append, chained like pi's `appendContextEdit` called
- *                                               once per edit (the first hangs off the leaf, each
- *                                               next off the previous edit; fresh 8-hex ids); then
- *                                               the file is read back: tokens and pairing after
- *   runContextEditFlow(file, actions, …)       plan → confirm → commit, re-planning when the file
- *                                               changed under us (shared loop, `replan.ts`)
- *
- * Refusals and guards are those of the compaction and switch flows: {@link UnsafeSessionWriteError}
- * (not a session, v1/v2 file, torn tail), {@link LiveSessionError}, {@link SessionChangedError}; our
- * own last write is no "recent write" (`access/ownWrites.ts`: a trim can be restored or refined at once).
- * Source: pi 1.6.0 `SessionManager.appendContextEdit` (see `rules/contextEdit.ts`).
+ * Writing context edits (remove, shorten, restore items of pi's context) — pi 1.6.0
+ * `appendContextEdit`. All edits of a batch go in ONE append, chained as pi would chain them one by
+ * one (the first off the leaf); then the file is read back for tokens and pairing.
  */
 
 import { buildProjection } from "../rules/context";
@@ -34,33 +19,27 @@ import { appendEntries, assertWritable, expectationOf, newEntryId, type AppendEx
 import type { ContextEditEntry } from "../types";
 import { assertPiCanOpen } from "./preflight";
 
-/** Options of {@link planContextEdits}. */
 export interface ContextEditOptions extends SessionAccessOptions {
-  /** Wording of the live-session refusal: VS Code's setting (default) or the CLI's `--guard-seconds`. */
   surface?: MessageSurface;
-  /** Plan at a running pi's in-memory leaf (its live bridge's state), see `ContextEditPlanOptions.leafId`. */
+  /** Plan at a running pi's in-memory leaf (its bridge's state). */
   leafId?: string | null;
 }
 
-/** A plan: the file as read, the planner's result, and what guards the write. Immutable once made. */
 export interface ContextEditPlan {
   file: string;
-  /** The file as read for this plan (a private index, not the UI's live one). */
+  /** A private index, not the UI's live one. */
   session: SessionFile;
   actions: readonly ContextEditAction[];
-  /** The edits to append, refusals, tokens before → after, pairing, earliest edited position. */
   preparation: ContextEditPreparation;
-  /** Taken when the plan was made; the append is refused if the file changed since. */
+  /** The append is refused if the file changed since. */
   expectation: AppendExpectation;
-  /** Who had the session open at plan time. */
   access: SessionAccess;
   options: ContextEditOptions;
 }
 
 /**
  * Read the session and plan `actions` at its leaf.
- * @throws {UnsafeSessionWriteError} for files we never write (v1/v2 sessions, torn final line, not a session).
- * @throws the `fs` error when the file cannot be read; {@link StaleSessionError} when it changes while read.
+ * @throws {UnsafeSessionWriteError}, the `fs` error, {@link StaleSessionError} when it changes while read.
  */
 export async function planContextEdits(
   file: string,
@@ -70,7 +49,7 @@ export async function planContextEdits(
   return planContextEditsOn(await SessionFile.open(file, { digest: true }), actions, options);
 }
 
-/** {@link planContextEdits} on a session already read (a private index opened with `{ digest: true }`: do not refresh it). */
+/** On a session already read with `{ digest: true }` (do not refresh it). */
 export async function planContextEditsOn(
   session: SessionFile,
   actions: readonly ContextEditAction[],
@@ -89,38 +68,27 @@ export async function planContextEditsOn(
   };
 }
 
-/** What {@link commitContextEdits} wrote. */
 export interface ContextEditResult {
   file: string;
-  /** The appended entries in file order (empty: nothing was written). */
+  /** File order; empty: nothing was written. */
   entries: ContextEditEntry[];
-  /** The file's leaf afterwards (the last edit, or the unchanged leaf). */
   leafId: string | null;
   bytesBefore: number;
   bytesAfter: number;
-  /**
-   * pi's projected estimate before (from the plan) and after (read back from the file), in tokens;
-   * `tokensAfter` is null when reading back failed after the edits were written (see {@link readBackError}).
-   */
+  /** Tokens; `tokensAfter` is null when the read-back failed (the edits are written). */
   tokensBefore: number;
   tokensAfter: number | null;
-  /** Pairing of what pi sends, read back from the file (null when reading back failed). */
+  /** Null when the read-back failed. */
   pairingAfter: PairingReport | null;
-  /** Where pi's own estimate fails on the file read back (pi has no `tokensAfter` then; `estimateFailure.ts`). */
+  /** pi has no `tokensAfter` then (`rules/estimateFailure.ts`). */
   estimateFailureAfter?: EstimateFailure;
-  /** Why the file could not be read back after the write; the edits are written. */
   readBackError?: string;
 }
 
 /**
- * Append the plan's edits: live guard again, then one append of all edits (chained parentIds,
- * one timestamp), only if the file is byte-for-byte as planned; then read the file back.
- * A plan without edits writes nothing.
- * @throws {LiveSessionError} when the session looks live now.
- * @throws {SessionChangedError} when the file changed since the plan (nothing written).
- * @throws Error when the plan would leave a tool result orphaned (the planner's safety net failed; nothing written).
- * @throws {SessionWriteError} when the append failed (it says what is in the file).
- * Never throws once the edits are written: a failed read-back leaves `tokensAfter` null.
+ * Append all edits in one append after the live guard, only if the file is as planned; a plan without
+ * edits writes nothing. @throws {LiveSessionError}, {@link SessionChangedError}, {@link SessionWriteError},
+ * Error when a tool result would be orphaned. Never throws once written.
  */
 export async function commitContextEdits(
   plan: ContextEditPlan,
@@ -152,7 +120,7 @@ export async function commitContextEdits(
     timestamp: now().toISOString(),
   });
   const bytesAfter = appendEntries(plan.expectation, entries);
-  // Written: from here on nothing may turn the outcome into a failure.
+  // written: nothing may turn the outcome into a failure
   const result: ContextEditResult = {
     file: plan.file,
     entries,
@@ -177,31 +145,20 @@ export async function commitContextEdits(
   return result;
 }
 
-/** Callbacks of {@link runContextEditFlow}. */
 export interface ContextEditCallbacks {
-  /**
-   * Show the plan (edits, cascades, refusals, tokens before → after) and ask; false = declined,
-   * nothing written. `changed` is true when the file changed after an earlier preview and this is
-   * the re-made plan. Undefined = write without asking. Not called for a plan without edits.
-   */
+  /** Show the plan and ask; false = declined; `changed`: re-made after a change. Not called without edits. */
   confirm?: (plan: ContextEditPlan, changed: boolean) => Promise<boolean>;
 }
 
-/** Result of {@link runContextEditFlow}. */
 export type ContextEditOutcome =
   | { kind: "edited"; plan: ContextEditPlan; result: ContextEditResult }
-  /** Nothing to write: every action was refused or changes nothing (see `plan.preparation`). */
+  /** Every action was refused or changes nothing. */
   | { kind: "nothing"; plan: ContextEditPlan }
   | { kind: "declined"; plan: ContextEditPlan };
 
-/** How often the flow re-plans after the file changed under it. */
 export const MAX_EDIT_ATTEMPTS = 3;
 
-/**
- * plan → (live check) → confirm → commit; when the file changed before the write, plan again from
- * a fresh read and ask again, at most {@link MAX_EDIT_ATTEMPTS} times.
- * @throws {LiveSessionError}, {@link UnsafeSessionWriteError}, {@link SessionChangedError} after the last attempt.
- */
+/** plan → confirm → commit, re-planning after a change at most {@link MAX_EDIT_ATTEMPTS} times. */
 export async function runContextEditFlow(
   file: string,
   actions: readonly ContextEditAction[],

@@ -1,9 +1,4 @@
-/**
- * The compaction flow's preparation and its refusals: pi's `prepareCompaction` at the leaf, or
- * "Compact up to here" at a chosen entry (`rules/compaction.ts` `prepareCompactionAt`); "Nothing to
- * compact" in pi's words, and an entry pi would not cut at in words, with the nearest entries pi
- * can keep from for a surface to offer.
- */
+/** pi's `prepareCompaction` (or `prepareCompactionAt`: "Compact up to here") and its refusals. */
 
 import {
   isInvalidCut,
@@ -32,10 +27,8 @@ export class NothingToCompactError extends Error {
 }
 
 /**
- * pi's preparation at the session's leaf, cut where `keepRecentTokens` says or, with `keepFrom`,
- * at that entry.
- * @throws {NothingToCompactError} when pi would not compact (or nothing precedes `keepFrom`).
- * @throws {InvalidCutPointError} when `keepFrom` is not one of pi's valid cut points.
+ * pi's preparation at the leaf, or cut at `keepFrom`.
+ * @throws {NothingToCompactError}; {@link InvalidCutPointError} when `keepFrom` is no valid cut point.
  */
 export function prepareOrThrow(
   session: EntryIndex & { leafId: string | null } & BodyReader,
@@ -62,11 +55,7 @@ export function prepareOrThrow(
   );
 }
 
-/**
- * "Compact up to here" at an entry pi would not cut at (a tool result, a label, an entry outside
- * the context…): nothing was read further, asked or written. `nearest` are the nearest entries pi
- * can keep from (ids, oldest first), for a surface to offer.
- */
+/** An entry pi would not cut at; `nearest` are the nearest ids pi can keep from (oldest first). */
 export class InvalidCutPointError extends Error {
   readonly code: InvalidCut["code"];
   readonly entryId: string;
@@ -80,7 +69,6 @@ export class InvalidCutPointError extends Error {
   }
 }
 
-/** Why pi would not keep from the entry, and the nearest entries it would keep from. */
 function invalidCutText(invalid: InvalidCut, roleOf: (id: string) => string | undefined): string {
   const id = invalid.entryId;
   const why: Record<InvalidCut["code"], () => string> = {

@@ -1,11 +1,7 @@
 /**
- * Token counting for summary requests (js-tiktoken, `o200k_base`) and fitting a request into the
- * summarizer model's context window. No `vscode` import (the CLI uses it).
- *
- * pi sends the summary request with the model's output limit, reduced to fit the window; a request
- * whose input alone does not fit fails at the provider. We check before spending tokens: the output
- * limit is lowered to what is left (down to {@link MIN_SUMMARY_OUTPUT_TOKENS}), and below that the
- * request is refused with a message that says what to change.
+ * Token counting (js-tiktoken `o200k_base`) and fitting a summary request into the summarizer's window:
+ * the output limit is lowered to what is left, down to {@link MIN_SUMMARY_OUTPUT_TOKENS}, else refused
+ * before any token is spent.
  */
 
 import * as fs from "node:fs";
@@ -19,9 +15,8 @@ interface Encoder {
 let encoder: Encoder | undefined;
 
 /**
- * Tokens of `text` in OpenAI's `o200k_base` encoding (special-token text counted as plain text).
- * The encoder (≈ 2 MB of ranks, ≈ 0.7 s to build) is loaded on first use ({@link loadRanks}). js-tiktoken's typings are
- * ESM-only under node16 resolution, so its CommonJS build is required directly.
+ * Tokens in `o200k_base` (special tokens as plain text); the encoder loads on first use. Its CommonJS
+ * build is required directly: the typings are ESM-only under node16 resolution.
  */
 export function countTiktokens(text: string): number {
   if (!encoder) {
@@ -31,72 +26,53 @@ export function countTiktokens(text: string): number {
   return encoder.encode(text, [], []).length;
 }
 
-/** File name of the ranks shipped beside the bundles (`esbuild.mjs` writes it; 2.3 MB). */
+/** Beside the bundles (`esbuild.mjs` writes it). */
 export const RANKS_FILE = "tiktoken-o200k_base.js";
 
-/**
- * The `o200k_base` ranks: in the bundles (`dist/`) a separate file beside them, so that loading the
- * extension or the CLI does not parse 2.3 MB it rarely needs (the bundles leave the package
- * import below external); from the sources (tests) the package itself.
- */
+/** In the bundles a separate file, so loading them does not parse 2.3 MB rarely needed; tests use the package. */
 function loadRanks(): unknown {
   const beside = path.join(__dirname, RANKS_FILE);
   if (fs.existsSync(beside)) return require(beside) as unknown;
   return require("js-tiktoken/ranks/o200k_base") as unknown;
 }
 
-/** Per-message framing of chat formats (role markers etc.), a conservative constant. */
+/** Per-message framing (role markers etc.), conservative. */
 export const MESSAGE_OVERHEAD_TOKENS = 8;
-/** Extra room kept when counting with a tokenizer that is not the model's own (5 % of the input). */
+/** Extra room when the tokenizer is not the model's own (5 % of the input). */
 export const FOREIGN_TOKENIZER_MARGIN = 0.05;
-/** Smallest output limit we still send; a summary needs room to be written. */
 export const MIN_SUMMARY_OUTPUT_TOKENS = 1024;
 
-/**
- * Why a request does not fit the summarizer's window (all numbers in tokens). A preview still shows
- * the plan with it; nothing may be sent.
- */
+/** Why a request does not fit (tokens); nothing may be sent. */
 export interface FitShortfall {
-  /** What the request is, for messages ("compaction summary", "split-turn prefix summary", "branch summary"). */
   what: string;
-  /** The summarizer's label (model and server). */
   summarizer: string;
-  /** Input tokens as counted (system prompt + prompt + framing). */
+  /** System prompt + prompt + framing. */
   inputTokens: number;
-  /** Safety margin for a foreign tokenizer (0 when the model's own counter counted). */
+  /** 0 when the model's own counter counted. */
   margin: number;
   countedWith: "model" | "tiktoken";
-  /** The summarizer's context window. */
   window: number;
-  /** The smallest output limit we still send ({@link MIN_SUMMARY_OUTPUT_TOKENS}, or less when less was asked for). */
   minimumOutput: number;
-  /** The window this request needs at the least: input + margin + minimum output. */
+  /** Input + margin + minimum output. */
   neededWindow: number;
-  /** How much too large the request is: `neededWindow − window` (> 0). */
+  /** `neededWindow − window` (> 0). */
   excess: number;
 }
 
-/** The result of {@link fitRequest} / {@link measureRequest}. */
 export interface FittedRequest {
   request: SummaryRequest;
-  /** Input tokens as counted (system prompt + prompt + framing). */
   inputTokens: number;
-  /** `model` when the summarizer's own tokenizer counted, `tiktoken` otherwise. */
   countedWith: "model" | "tiktoken";
-  /** True when the output limit was lowered to fit the window. */
   outputReduced: boolean;
-  /** Set when the request does not fit at all: it must not be sent (see {@link tooLargeError}). */
+  /** The request must not be sent (see {@link tooLargeError}). */
   shortfall?: FitShortfall;
 }
 
 const n = (v: number) => v.toLocaleString("en-US");
 
 /**
- * Count a request's input tokens (the summarizer's own `countTokens` when it has one, else
- * js-tiktoken) and fit `maxOutputTokens` into `summarizer.contextWindow`: unchanged when it fits,
- * lowered to what is left (down to {@link MIN_SUMMARY_OUTPUT_TOKENS}), else the request comes back
- * with a {@link FitShortfall} (for a preview that shows what would be summarized anyway).
- * @throws {SummarizerError} `cancelled` when `signal` fires.
+ * Count the input (the summarizer's `countTokens`, else tiktoken) and fit `maxOutputTokens` into the
+ * window, lowered if needed; a misfit comes back with a {@link FitShortfall}. @throws {SummarizerError} `cancelled`.
  */
 export async function measureRequest(
   summarizer: Summarizer,
@@ -140,12 +116,7 @@ export async function measureRequest(
   return { request, inputTokens, countedWith, outputReduced: false, shortfall };
 }
 
-/**
- * The numbers of a shortfall in one sentence (no advice, no final period): "The compaction summary
- * request does not fit the summarizer: it is about 712,004 tokens (+35,601 safety margin, counted
- * with tiktoken), and gpt-4o-mini at … has a context window of 128,000 tokens — with at least 1,024
- * for the summary it is 620,629 tokens too large".
- */
+/** A shortfall's numbers in one sentence (no advice, no final period). */
 export function shortfallText(s: FitShortfall): string {
   return l10n.t(
     "The {0} request does not fit the summarizer: it is about {1} tokens{2}, and {3} has a context window of {4} tokens — with at least {5} for the summary it is {6} tokens too large",
@@ -159,21 +130,13 @@ export function shortfallText(s: FitShortfall): string {
   );
 }
 
-/**
- * The `too-large` error of a request that does not fit: the numbers, then `advice` (sentences), then
- * "Nothing was sent or written."
- */
+/** The `too-large` error: the numbers, `advice`, then "Nothing was sent or written." */
 export function tooLargeError(shortfalls: readonly FitShortfall[], advice: readonly string[]): SummarizerError {
   const head = shortfalls.map(shortfallText).join(". ");
   return new SummarizerError("too-large", [`${head}.`, ...advice, l10n.t("Nothing was sent or written.")].join(" "));
 }
 
-/**
- * {@link measureRequest}, refusing a request that does not fit.
- * @param advice what to change when it does not fit (sentences; see `fitAdvice.ts`).
- * @throws {SummarizerError} `too-large` when input + {@link MIN_SUMMARY_OUTPUT_TOKENS} exceed the
- *   window (with the numbers and `advice`), `cancelled` when `signal` fires.
- */
+/** {@link measureRequest}, refusing a misfit. @throws {SummarizerError} `too-large` (with `advice`), `cancelled`. */
 export async function fitRequest(
   summarizer: Summarizer,
   request: SummaryRequest,

@@ -1,24 +1,8 @@
 /**
- * What to change when a summary request does not fit the summarizer's window — worked out from the
- * numbers, with the direction of every setting right. No `vscode` import (the CLI says the same).
- *
- * The levers, and which way they work (pi 1.6.0: `shouldCompact` = context > window − reserveTokens;
- * `findCutPoint` keeps the newest ≈ keepRecentTokens; everything older since the last compaction is
- * summarized, together with the previous summary):
- * - **A summarizer with a larger window** (the session's own model has one that holds the whole
- *   context by construction), or the real window of the model if the setting understates it.
- * - **Compact inside pi** (`/compact`, or through the live bridge): pi summarizes with the session's
- *   model.
- * - **Summarize less this time**: *raise* `keepRecentTokens` — the cut point moves back, more stays
- *   as it is, less goes into the request (the context after compaction is that much larger).
- * - **Smaller compactions from now on**: *raise* `reserveTokens` — pi compacts when the context
- *   reaches `window − reserveTokens`, earlier, so less has piled up each time.
- * Lowering `reserveTokens` compacts *later* and lowering `keepRecentTokens` summarizes *more*: both
- * make the request larger, and the advice says so.
- *
- * Token figures: the requests are counted with the summarizer's tokenizer (or tiktoken), pi's
- * settings are in pi's estimate (chars/4). The advice converts with the ratio of the two measured on
- * this very request, and rounds up to thousands; the figures are approximate and say "about".
+ * What to change when a summary request does not fit the summarizer (pi 1.6.0: compaction when context
+ * > window − reserveTokens; `findCutPoint` keeps ≈ keepRecentTokens). Raise `keepRecentTokens` to
+ * summarize less now; raise `reserveTokens` to compact earlier; lowering either makes requests larger.
+ * Counted tokens convert to pi's chars/4 estimate by the ratio measured on this request ("about").
  */
 
 import type { Analysis } from "../rules/analyze";
@@ -36,54 +20,38 @@ import * as l10n from "@vscode/l10n";
 const n = (v: number) => v.toLocaleString("en-US");
 const up = (v: number) => Math.ceil(v / 1000) * 1000;
 
-/** The summarizer side of the advice. */
 export interface SummarizerFacts {
   surface: MessageSurface;
-  /** `openai` or `vscode-lm`. */
   provider: string;
-  /** Short model name for the text. */
   model: string;
   window: number;
   maxOutputTokens: number;
 }
 
-/** The session side of a compaction's advice (pi's settings and model at the leaf). */
 export interface CompactionFacts {
-  /** `provider/modelId` of the session's model, if known. */
   sessionModel?: string;
-  /** The session model's context window, if known. */
   sessionWindow?: number;
   keepRecentTokens: number;
   reserveTokens: number;
-  /** pi's `compaction.enabled`. */
   autoCompaction: boolean;
-  /** pi's estimate of what is summarized (history + split-turn prefix). */
+  /** pi's estimate of history + split-turn prefix. */
   summarizedTokens: number;
-  /** The new summary's size (upper end of the guess), tokens. */
+  /** Upper end of the guess, tokens. */
   summaryTokens: number;
-  /** pi's estimate of the kept part (what `keepRecentTokens` measured). */
   keptTokens: number;
-  /**
-   * What is summarized, oldest first, with the request each entry goes into and the request's
-   * counted tokens per character of its prompt — to find how far back the cut point must move.
-   */
+  /** What is summarized, oldest first, with its request and tokens per prompt character (how far back to cut). */
   walk?: {
     reader: EntryReader & BodyReader;
     history: readonly ProjectedEntry[];
     turnPrefix: readonly ProjectedEntry[];
-    /** Counted tokens per prompt character, per request. */
     tokensPerChar: { history: number; turnPrefix: number };
-    /** Excess per request (0 when it fits). */
     excess: { history: number; turnPrefix: number };
   };
 }
 
 /**
- * The `keepRecentTokens` at which pi's cut point would leave out enough of the newest summarized
- * messages for every request to fit: walk back from the cut point (the split turn's prefix first,
- * then the history), dropping each entry's serialised size from its request, until both excesses
- * are covered; the answer is the kept part + pi's estimate of what was dropped, rounded up to
- * thousands. Undefined when even keeping everything would not do.
+ * The `keepRecentTokens` at which every request fits: walk back from the cut point (turn prefix first),
+ * until both excesses are covered; rounded up to thousands. Undefined when nothing would do.
  */
 export function keepRecentToFit(facts: CompactionFacts): number | undefined {
   const w = facts.walk;
@@ -105,7 +73,6 @@ export function keepRecentToFit(facts: CompactionFacts): number | undefined {
   return history <= 0 && prefix <= 0 ? up(kept) : undefined;
 }
 
-/** Where the summarizer's model and window are set on a surface. */
 function modelSettings(s: SummarizerFacts): { model: string; window: string } {
   if (s.surface === "cli") return { model: "--model", window: "--summarizer-window" };
   if (s.provider === "vscode-lm")
@@ -113,16 +80,12 @@ function modelSettings(s: SummarizerFacts): { model: string; window: string } {
   return { model: "piContext.summarizer.openai.model", window: "piContext.summarizer.openai.contextWindow" };
 }
 
-/**
- * pi-estimate tokens per counted token of these requests: above 1 when what pi counts is not sent
- * as such (images, tool results cut to 2,000 characters), below 1 for dense text. Bounded to 1/4…20.
- */
+/** pi-estimate tokens per counted token (images, cut tool results push it above 1), bounded to 1/4…20. */
 function estimateRatio(estimated: number, counted: number): number {
   if (!(estimated > 0) || !(counted > 0)) return 1;
   return Math.min(20, Math.max(0.25, estimated / counted));
 }
 
-/** "Use a summarizer with a window of at least …" (+ the session's model when its window is enough). */
 function largerWindow(s: SummarizerFacts, need: number, sessionModel?: string, sessionWindow?: number): string {
   const where = modelSettings(s);
   const own =
@@ -148,10 +111,7 @@ function largerWindow(s: SummarizerFacts, need: number, sessionModel?: string, s
   );
 }
 
-/**
- * The advice for a compaction whose request(s) do not fit (sentences, in order of how directly they
- * help). See the file comment for the levers.
- */
+/** Sentences, most direct help first (levers in the file comment). */
 export function compactionFitAdvice(
   shortfalls: readonly FitShortfall[],
   summarizer: SummarizerFacts,
@@ -183,8 +143,7 @@ export function compactionFitAdvice(
       ),
     );
   if (cw) {
-    // what one request may hold: the window minus the output limit and the tokenizer margin, minus
-    // the previous summary it carries (at most one output limit) and the prompt (≈ 1,000)
+    // per request: window − output limit − tokenizer margin − previous summary − prompt (≈ 1,000)
     const room = (summarizer.window - summarizer.maxOutputTokens) / (1 + FOREIGN_TOKENIZER_MARGIN);
     const perCompaction = Math.floor((room - summarizer.maxOutputTokens - 1000) * ratio);
     const reserve = up(cw - facts.keepRecentTokens - perCompaction);
@@ -216,18 +175,15 @@ export function compactionFitAdvice(
   return out;
 }
 
-/** The session side of a branch summary's advice. */
 export interface BranchFacts {
   /** pi's budget: `(window || 128000) − branchSummary.reserveTokens`. */
   budget: number;
   reserveTokens: number;
   sessionModel?: string;
   sessionWindow?: number;
-  /** pi's estimate of the messages sent. */
   summarizedTokens: number;
 }
 
-/** The advice for a branch summary whose request does not fit. */
 export function branchFitAdvice(shortfall: FitShortfall, summarizer: SummarizerFacts, facts: BranchFacts): string[] {
   const ratio = estimateRatio(facts.summarizedTokens, shortfall.inputTokens);
   const out = [largerWindow(summarizer, shortfall.neededWindow, facts.sessionModel, facts.sessionWindow)];
@@ -237,8 +193,7 @@ export function branchFitAdvice(shortfall: FitShortfall, summarizer: SummarizerF
         'Or let pi summarize it with the session\'s own model: /tree inside pi, or "Switch to Here…" with the live bridge installed.',
       ),
     );
-  // pi takes the newest messages up to the budget: the budget must drop below what is sent now
-  // by the excess (in pi's estimate), which raises branchSummary.reserveTokens by as much
+  // pi takes the newest messages up to the budget: lower it by the excess (raise reserveTokens as much)
   const budget = Math.floor((facts.summarizedTokens - shortfall.excess * ratio) / 1000) * 1000;
   const reserve = facts.reserveTokens + (facts.budget - budget);
   if (budget > 0 && !isBranchBudgetLimited(facts.budget))
@@ -265,7 +220,6 @@ export function branchFitAdvice(shortfall: FitShortfall, summarizer: SummarizerF
   return out;
 }
 
-/** What {@link planFitAdvice} reads of a compaction plan (`CompactionPlan` has it all). */
 export interface AdvisedPlan {
   session: EntryReader & BodyReader;
   analysis: Pick<Analysis, "window"> & { inspect: Pick<Analysis["inspect"], "model"> };
@@ -277,7 +231,6 @@ export interface AdvisedPlan {
   turnPrefixRequest?: SummaryRequest;
 }
 
-/** {@link compactionFitAdvice} with a plan's settings, model and sizes. */
 export function planFitAdvice(
   plan: AdvisedPlan,
   summarizer: Summarizer,
@@ -320,7 +273,7 @@ export function planFitAdvice(
   );
 }
 
-/** Counted tokens per character of a request (its counter's, with the tiktoken margin). */
+/** Counted tokens per request character, with the tiktoken margin. */
 function perChar(fitted: FittedRequest | undefined, request: SummaryRequest | undefined): number {
   if (!fitted || !request) return 0;
   const chars = request.systemPrompt.length + request.prompt.length;

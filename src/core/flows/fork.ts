@@ -1,14 +1,7 @@
 /**
- * Fork Session Here and Clone Session on a file: pi's `/fork` and `/clone` (`rules/fork.ts`) as a
- * new session file next to the source, which is only read.
- *
- * Writing a new file is not an append, so it does not go through `appendEntries`; it goes through
- * {@link createSessionFile}, with the write path's standards: complete lines exactly as pi writes
- * them, one file created exclusively (an existing file is never overwritten), synced, and a
- * failed write removes what it created and says so.
- *
- * No access check: reading a session is always allowed, the source is never written, and the new
- * file has no pi yet.
+ * pi's `/fork` and `/clone` (`rules/fork.ts`) as a new session file next to the source, which is only
+ * read. Not an append: {@link createSessionFile} creates exclusively, writes pi's lines, syncs, and
+ * removes what it created on failure. No access check: the source is never written.
  */
 
 import * as fs from "node:fs";
@@ -38,7 +31,7 @@ import { getPath } from "../rules/tree";
 import { formatCount } from "../../shared/format";
 import { newEntryId, serializeEntryLine, SessionWriteError } from "./write";
 
-/** The source cannot be forked (not a session pi opens as it is, or a path pi cannot walk); nothing was written. */
+/** Not a session pi opens as it is, or a path pi cannot walk; nothing was written. */
 export class ForkSourceError extends Error {
   constructor(message: string) {
     super(message);
@@ -46,13 +39,9 @@ export class ForkSourceError extends Error {
   }
 }
 
-/**
- * pi writes no file for this fork: the path before the chosen user message is empty (pi starts a
- * new, empty session), or it holds no user or assistant message yet (pi keeps such a session in
- * memory until one is sent). Nothing was written.
- */
+/** pi writes no file: the path is empty or holds no user/assistant message yet (pi keeps it in memory). */
 export class NothingToForkError extends Error {
-  /** The user message's text, when forking before one (pi puts it back into the editor). */
+  /** pi puts it back into the editor. */
   readonly selectedText: string | undefined;
   constructor(message: string, selectedText?: string) {
     super(message);
@@ -61,50 +50,43 @@ export class NothingToForkError extends Error {
   }
 }
 
-/** Options of {@link planFork}. */
 export interface ForkOptions {
   /** `auto` (default): before a user message, at any other entry — pi's `/fork` and `/clone`. */
   position?: ForkPosition | "auto";
-  /** The new session's time (default: now). */
   now?: Date;
 }
 
-/** A fork, planned: what the new file will hold. */
 export interface ForkPlan {
-  /** The source file (absolute, as pi's `parentSession` names it). */
+  /** Absolute, as pi's `parentSession` names it. */
   source: string;
-  /** The source as it was read (its records: for words about the entries). */
   session: SessionFile;
   target: ForkTarget;
-  /** The new file: next to the source, pi's name. */
+  /** Next to the source, pi's name. */
   file: string;
   header: ForkHeader;
-  /** The source's path from the root to the fork's leaf, label entries included (pi drops them). */
+  /** Root to the fork's leaf, label entries included (pi drops them). */
   path: readonly EntryRecord[];
-  /** pi's labels of the source (`labelsOf`). */
   labels: ReadonlyMap<unknown, { label: unknown; timestamp: unknown }>;
-  /** How many entries of the path the new session holds (the path without its labels). */
+  /** The path without its labels. */
   pathCount: number;
-  /** The last of them (the path's leaf, or the entry before a label the fork ends at). */
+  /** The path's leaf, or the entry before a label the fork ends at. */
   pathLeafId: string;
-  /** How many labels are re-created after it. */
   labelCount: number;
-  /** The chosen user message's text, when forking before it (pi's `selectedText`). */
+  /** pi's `selectedText`. */
   selectedText?: string;
-  /** The source's permission bits (the fork holds the same conversation: the same readers). */
+  /** The source's permission bits (the same conversation: the same readers). */
   mode: number;
 }
 
-/** What {@link writeFork} wrote. */
 export interface ForkResult {
   file: string;
   source: string;
   sessionId: string;
   entryId: string;
   position: ForkPosition;
-  /** The new session's leaf (its last entry): where pi resumes. */
+  /** Where pi resumes. */
   leafId: string;
-  /** The entry the path ends at (the leaf before the re-created labels). */
+  /** Before the re-created labels. */
   pathLeafId: string;
   pathCount: number;
   labelCount: number;
@@ -112,10 +94,7 @@ export interface ForkResult {
   selectedText?: string;
 }
 
-/**
- * The header's `cwd` as pi resolves it (`resolvePath`: `~` expanded, a `file://` URL converted),
- * or undefined when it is missing or not absolute (pi would take the directory it runs in).
- */
+/** pi's `resolvePath` of the header `cwd`; undefined when missing or relative (pi would use its own cwd). */
 export function headerCwd(cwd: string | undefined, home = os.homedir()): string | undefined {
   if (typeof cwd !== "string" || cwd === "") return undefined;
   let p = cwd;
@@ -132,14 +111,9 @@ export function headerCwd(cwd: string | undefined, home = os.homedir()): string 
 }
 
 /**
- * Plan pi's fork of `file` at `entryId` (`null`: the file's leaf, pi's `/clone`). Reads the file,
- * writes nothing.
- * @throws {ForkSourceError} not a pi session pi opens as it is (no header, a byte order mark, a
- *   format older than 3, no absolute `cwd`), or the path loops (pi would never finish walking it).
- * @throws {ForkTargetError} with pi's words: "Invalid entry ID for forking", "Entry X not found",
- *   "Cannot clone session: no current entry selected".
- * @throws {NothingToForkError} when pi would write no file (see there).
- * @throws the `fs` error when the file cannot be read.
+ * Plan pi's fork of `file` at `entryId` (`null`: pi's `/clone`); writes nothing.
+ * @throws {ForkSourceError} (no header, BOM, format < 3, no absolute `cwd`, a looping path),
+ *   {@link ForkTargetError} (pi's words), {@link NothingToForkError}, the `fs` error.
  */
 export async function planFork(file: string, entryId: string | null, options: ForkOptions = {}): Promise<ForkPlan> {
   const source = path.resolve(file);
@@ -228,11 +202,7 @@ export async function planFork(file: string, entryId: string | null, options: Fo
   };
 }
 
-/**
- * The new session's entries after its header (`branchedEntries`), each read from the source when
- * it is needed: a large path is never held in memory at once.
- * @throws {StaleSessionError} when the source changed under an entry since it was read.
- */
+/** pi's `branchedEntries`, each read when needed (a large path is never held at once). @throws {StaleSessionError} */
 export function* forkEntries(plan: ForkPlan): Generator<RawEntry> {
   const { session } = plan;
   function* path(): Generator<RawEntry> {
@@ -245,10 +215,7 @@ function rawEntry(session: SessionFile, record: Parameters<SessionFile["readEntr
   return session.readEntry(record) as unknown as RawEntry;
 }
 
-/**
- * Write a planned fork as a new file ({@link createSessionFile}).
- * @throws {SessionWriteError} (see there); nothing of the fork remains unless it says so.
- */
+/** @throws {SessionWriteError}; nothing of the fork remains unless it says so. */
 export async function writeFork(plan: ForkPlan): Promise<ForkResult> {
   let last: unknown;
   function* lines(): Generator<object> {
@@ -274,7 +241,6 @@ export async function writeFork(plan: ForkPlan): Promise<ForkResult> {
   };
 }
 
-/** {@link planFork} then {@link writeFork}. */
 export async function forkSession(
   file: string,
   entryId: string | null,
@@ -283,24 +249,15 @@ export async function forkSession(
   return writeFork(await planFork(file, entryId, options));
 }
 
-/** Lines are written in pieces of about this many bytes (a large fork is never one string). */
 const WRITE_CHUNK_BYTES = 1 << 20;
-/** The event loop gets a turn after this much work (ms): a large fork never blocks the extension host. */
+/** ms of work before the event loop gets a turn. */
 const SLICE_MS = 8;
 
 /**
- * Create a new session file holding `lines` (one JSON line each, exactly as pi writes them),
- * written as they come (a large fork is never held in memory; the event loop gets a turn every few
- * milliseconds): created exclusively (`O_CREAT |
- * O_EXCL`: an existing file or a link at the path is never touched), written in full, `fsync`ed
- * (then its folder, so the name survives a crash), and recorded as our own write (its fresh time
- * is not someone else having it open). A write that fails part-way — or `lines` throwing, e.g. a
- * source that changed under them — removes the file again (when the path still names the file we
- * created) and says what is left.
- * @returns the bytes written.
- * @throws {SessionWriteError} `restored: true` when nothing was left behind (including when the
- *   file could not be created: `EEXIST`, `EACCES`, `ENOSPC`…), else `bytesLeft` bytes remain; the
- *   error `lines` threw, when the file it left was removed.
+ * Create a session file of `lines` (pi's JSON lines) as they come: `O_CREAT | O_EXCL` (never touches
+ * an existing file or link), `fsync`ed with its folder, recorded as our own write. A failure (or `lines`
+ * throwing) removes the file when the path still names it. @returns bytes written.
+ * @throws {SessionWriteError} (`restored` or `bytesLeft`); the error `lines` threw once the file is removed.
  */
 export async function createSessionFile(
   file: string,
@@ -351,7 +308,6 @@ export async function createSessionFile(
     }
     if (pending.length) flush();
     try {
-      // off the event loop: syncing a large file takes a while
       await new Promise<void>((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
     } catch (error) {
       failedIo = error as NodeJS.ErrnoException;
@@ -360,7 +316,6 @@ export async function createSessionFile(
   } catch (error) {
     const removed = removeCreated(fd, file);
     if (!failedIo) {
-      // not the disk: `lines` failed (the source changed under it)
       if (removed) throw error;
       throw new SessionWriteError(
         l10n.t("{0}, and removing the new file failed: delete {1} before pi opens it.", (error as Error).message, file),
@@ -395,7 +350,6 @@ export async function createSessionFile(
   return written;
 }
 
-/** Close `fd` and unlink `file` when it still names that file; true when it is gone. Never throws. */
 function removeCreated(fd: number, file: string): boolean {
   let ours = false;
   try {
@@ -419,7 +373,7 @@ function removeCreated(fd: number, file: string): boolean {
   }
 }
 
-/** `fsync` a folder (its new name is durable); best effort, and not possible on Windows. */
+/** Best effort (not possible on Windows). */
 function syncFolder(dir: string): void {
   if (process.platform === "win32") return;
   try {

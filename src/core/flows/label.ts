@@ -1,7 +1,4 @@
-/**
- * pi's `SessionManager.appendLabelChange` on a file: the one flow that writes a label entry (Set /
- * Clear Label in the Pi Session view). No `vscode` import.
- */
+/** pi's `appendLabelChange` on a file: the one flow that writes a label entry. */
 
 import { ACTIONS } from "../access/route";
 import { accessOfSession, assertAccess } from "../access/words";
@@ -12,7 +9,6 @@ import { appendEntries, expectationOf, newEntryId } from "./write";
 import type { SwitchPlanOptions } from "./switch";
 import { assertPiCanOpen } from "./preflight";
 
-/** What {@link appendLabelChange} wrote. */
 export interface LabelResult {
   file: string;
   entry: LabelEntry;
@@ -21,12 +17,9 @@ export interface LabelResult {
 }
 
 /**
- * pi's `SessionManager.appendLabelChange(targetId, label)` on a file: a `label` entry parented on
- * the file's leaf (it becomes the leaf, as in pi), `label` omitted to clear. Live guard and change
- * detection as for a switch.
- * @param label the new label (trimmed; empty or undefined clears).
- * @throws Error `Entry X not found` (pi's message), {@link LiveSessionError}, {@link UnsafeSessionWriteError},
- *   {@link SessionChangedError} (file changed while reading; nothing written).
+ * A `label` entry on the file's leaf (it becomes the leaf, as in pi); empty or undefined `label` clears.
+ * @throws Error `Entry X not found` (pi's), {@link LiveSessionError}, {@link UnsafeSessionWriteError},
+ *   {@link SessionChangedError}.
  */
 export async function appendLabelChange(
   file: string,

@@ -1,10 +1,6 @@
 /**
- * Naming a session in the file, as pi's `/name` does: `SessionManager.appendSessionInfo(name)`
- * (pi 1.6.0 `core/session-manager.js`) appends `{type:"session_info", id, parentId: <leaf>,
- * timestamp, name}` with the name's line breaks turned into one space and trimmed; pi's
- * `getSessionName()` and its `/resume` list then show it. Written through the one write path
- * (`appendEntries`, after the change check) and behind the live-session guard: a running pi would
- * not see the entry (it names its own session with `/name`, or through the live bridge).
+ * pi's `/name` (`appendSessionInfo`): a `session_info` entry on the leaf, line breaks → one space,
+ * trimmed. Behind the live guard: a running pi would not see it.
  */
 
 import { SessionFile } from "../read/session";
@@ -15,7 +11,6 @@ import { accessOfSession, assertAccess, type MessageSurface, type SessionAccessO
 import { appendEntries, expectationOf, newEntryId } from "./write";
 import { assertPiCanOpen } from "./preflight";
 
-/** What {@link appendSessionName} wrote. */
 export interface NameResult {
   file: string;
   entry: SessionInfoEntry;
@@ -23,7 +18,6 @@ export interface NameResult {
   bytesAfter: number;
 }
 
-/** Thrown for a name pi refuses (`Session name cannot be empty`). */
 export class EmptySessionNameError extends Error {
   constructor() {
     super("Session name cannot be empty");
@@ -31,7 +25,6 @@ export class EmptySessionNameError extends Error {
   }
 }
 
-/** pi's `session_info` entry, keys in pi's order. */
 export function buildSessionInfoEntry(input: {
   id: string;
   parentId: string | null;
@@ -48,11 +41,9 @@ export function buildSessionInfoEntry(input: {
 }
 
 /**
- * Append pi's `session_info` entry naming the session.
- * @throws {EmptySessionNameError} for a name that is empty after pi's normalisation (nothing written).
- * @throws {LiveSessionError} when the session looks live (nothing written).
- * @throws {SessionChangedError} when the file changed while it was read (nothing written).
- * @throws {UnsafeSessionWriteError} for files we never write.
+ * Append pi's `session_info` entry; nothing is written on any error.
+ * @throws {EmptySessionNameError}, {@link LiveSessionError}, {@link SessionChangedError},
+ *   {@link UnsafeSessionWriteError}.
  */
 export async function appendSessionName(
   file: string,

@@ -1,13 +1,6 @@
 /**
- * Compaction by the user's own pi: the same plan and preview as `compact.ts` (pi's
- * `prepareCompaction`, computed by us before anything is spent), then pi itself — headless on the
- * idle session file (`pi/rpc.ts`) — summarizes with its own prompts, model, credentials and
- * extensions and appends its own `compaction` entry. pi-context writes nothing in this mode.
- *
- *   plan (or the given one) → live check → confirm → file unchanged since the plan? (else plan and
- *   ask again) → `compactWithPi` → read the file back: the entry pi appended, pi's estimate after.
- *
- * No `vscode` import.
+ * Compaction by the user's own pi: our plan and preview (`compact.ts`), then pi headless on the idle
+ * file (`pi/rpc.ts`) summarizes and appends its own `compaction` entry; pi-context writes nothing.
  */
 
 import { planCompaction, type CompactionPlan, type PlanOptions } from "./compact";
@@ -22,54 +15,44 @@ import { buildProjection } from "../rules/context";
 import { estimateProjectedContextTokens } from "../rules/tokens";
 import type { EntryRecord } from "../read/entries";
 
-/** Options of {@link runPiCompactionFlow} (`maxOutputTokens` only sizes the preview's guess of the summary). */
+/** `maxOutputTokens` only sizes the preview's guess of the summary. */
 export type PiFlowOptions = PlanOptions & {
-  /** The user's pi and the Node to run it. */
   runtime: PiRuntime;
-  /** A plan already made for the file (its preview is what the user confirms first). */
+  /** Its preview is what the user confirms first. */
   plan?: CompactionPlan;
-  /** The environment pi runs with (default `process.env`; `PI_CODING_AGENT_DIR` is set to `agentDir`). */
+  /** Default `process.env`; `PI_CODING_AGENT_DIR` is set to `agentDir`. */
   env?: NodeJS.ProcessEnv;
 };
 
-/** Callbacks of {@link runPiCompactionFlow}. */
 export interface PiFlowCallbacks {
-  /** Show the preview; false = declined (nothing started, nothing written). Undefined = proceed. */
+  /** False = declined (nothing started, nothing written). Undefined = proceed. */
   confirm?: (plan: CompactionPlan, changed: boolean) => Promise<boolean>;
-  /** Wraps the pi run (e.g. in a progress notification); the task gets the signal to use. */
   around?: <T>(task: (signal: AbortSignal | undefined) => Promise<T>) => Promise<T>;
   signal?: AbortSignal;
-  /** pi's events (`compaction_start`, `compaction_end`, `summarization_retry_*`). */
   onEvent?: (record: RpcRecord) => void;
 }
 
-/** What pi wrote. */
 export interface PiCompactionResult {
   file: string;
-  /** The `compaction` entry pi appended (as read back). */
   entry: EntryRecord;
-  /** pi's answer (`summary`, `firstKeptEntryId`, `tokensBefore`, the model it summarized with). */
   pi: PiCompactResult;
   tokensBefore: number;
-  /** pi's projected estimate at the new leaf, read back from the file. */
+  /** pi's projected estimate at the new leaf, read back. */
   tokensAfter: number;
   previousCompactionId?: string;
   bytesBefore: number;
   bytesAfter: number;
 }
 
-/** Result of {@link runPiCompactionFlow}. */
 export type PiFlowOutcome =
   { kind: "compacted"; result: PiCompactionResult; plan: CompactionPlan } | { kind: "declined"; plan: CompactionPlan };
 
-/** How often the flow plans again after the file changed under the preview. */
 const MAX_ATTEMPTS = 3;
 
 /**
  * Plan → confirm → let the user's pi compact → read back what it wrote.
  * @throws {NothingToCompactError}, `LiveSessionError`, {@link UnsafeSessionWriteError},
- *   {@link SessionChangedError} (the file kept changing), `PiRpcError` (pi did not start, has no
- *   model, refused, was cancelled — nothing written — or exited).
+ *   {@link SessionChangedError}, `PiRpcError`.
  */
 export async function runPiCompactionFlow(
   file: string,
@@ -111,7 +94,6 @@ export async function runPiCompactionFlow(
   }
 }
 
-/** The compaction entry pi appended after the plan's bytes, and the estimate at the new leaf. */
 async function readBack(plan: CompactionPlan, pi: PiCompactResult): Promise<PiCompactionResult> {
   const after = await SessionFile.open(plan.file);
   const known = plan.session.byId;

@@ -1,15 +1,7 @@
 /**
- * A compaction plan priced: the summary request (input from the fitted requests, output = the
- * plan's guess of the summary's size) at the summarizer's prices where known, the tokens saved on
- * every later request at the session model's prices, the cache re-write, the break-even — all by
- * `priceReduction` (`rules/reduction.ts`, the same function a trim preview calls).
- *
- * The summarizer's prices: its server is mapped to a pi provider (OpenAI, OpenRouter, Anthropic,
- * Google, Groq, Mistral, DeepSeek, xAI, Together, Fireworks, Cerebras by host; else a `models.json`
- * provider with that `baseUrl`) and its model looked up there like any model (catalog →
- * models-store.json → models.json). VS Code language models have no per-token price we can know.
- * The user's own pi summarizes with the session's model (pi 1.6.0 `AgentSession.compact` uses
- * `this.model`): its prices are the session model's ({@link pricePiCompactionPlan}).
+ * A compaction or span summary priced by `priceReduction` (`rules/reduction.ts`): the request at the
+ * summarizer's prices (its server mapped to a pi provider), the savings at the session model's. The
+ * user's own pi summarizes with the session's model (pi 1.6.0 `AgentSession.compact`).
  */
 
 import type { ModelsConfig } from "../rules/models";
@@ -19,7 +11,6 @@ import type { CompactionPlan, PlanFit } from "./compact";
 import type { SpanFit, SpanSummaryPlan } from "./spanSummary";
 import type { Summarizer } from "./summarizer";
 
-/** Hosts of providers pi's catalog prices, by the summarizer's `baseURL` host. */
 const HOST_PROVIDERS: Record<string, string> = {
   "api.openai.com": "openai",
   "openrouter.ai": "openrouter",
@@ -36,10 +27,7 @@ const HOST_PROVIDERS: Record<string, string> = {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
 
-/**
- * The pi provider a summarizer's server belongs to: by host, else the `models.json` provider with
- * the same `baseUrl`; undefined when unknown (a local server, VS Code LM).
- */
+/** By host, else the `models.json` provider with that `baseUrl`; undefined for a local server or VS Code LM. */
 export function summarizerProvider(baseURL: string | undefined, config?: ModelsConfig): string | undefined {
   if (!baseURL) return undefined;
   let host: string;
@@ -54,7 +42,6 @@ export function summarizerProvider(baseURL: string | undefined, config?: ModelsC
   return undefined;
 }
 
-/** The summarizer's prices and where they came from (`provider/model`), or why they are unknown. */
 export function summarizerPrices(
   summarizer: Summarizer,
   prices: PriceLookup,
@@ -70,22 +57,16 @@ export function summarizerPrices(
     : { source: `${provider}/${model} has no price in pi's catalog` };
 }
 
-/** A plan's economics with the sources of its prices. */
 export interface CompactionPrice extends ReductionEconomics {
   tokensBefore: number;
   tokensAfter: number;
-  /** `provider/model` of the summarizer's prices, or why they are unknown. */
   summarizerPrices: string;
-  /** `provider/model` of the session model, whose prices the savings use; null without a model. */
+  /** Null without a model. */
   sessionModel: string | null;
   sessionPricesKnown: boolean;
 }
 
-/**
- * Price a plan (see the module comment).
- * @param fit the fitted requests (their input tokens); without it the request's input is unknown (0).
- * @param now ms since epoch (whether the prompt cache is still warm).
- */
+/** Without `fit` the request's input is unknown (0); `now` (ms) decides whether the cache is warm. */
 export function priceCompactionPlan(
   plan: CompactionPlan,
   fit: PlanFit | undefined,
@@ -99,13 +80,7 @@ export function priceCompactionPlan(
   return priceWith(plan, fit?.inputTokens ?? 0, sumPrices, now);
 }
 
-/**
- * Price a plan that the user's own pi carries out: pi sends the same requests (`plan.historyRequest`,
- * `plan.turnPrefixRequest`: pi's prompts) to the session's model, so the request is priced at the
- * session model's prices, its input estimated as pi estimates text (chars / 4, rounded up, per
- * request: system prompt + prompt).
- * @param now ms since epoch (whether the prompt cache is still warm).
- */
+/** For the user's pi: the same requests at the session model's prices, input as pi estimates (chars/4). */
 export function pricePiCompactionPlan(plan: CompactionPlan, now: number): CompactionPrice {
   const inspect = plan.analysis.inspect;
   const model = inspect.model ? `${inspect.model.provider}/${inspect.model.modelId}` : null;
@@ -119,7 +94,6 @@ export function pricePiCompactionPlan(plan: CompactionPlan, now: number): Compac
   return priceWith(plan, input, sumPrices, now);
 }
 
-/** {@link priceCompactionPlan} with the request's input tokens and prices decided. */
 function priceWith(
   plan: CompactionPlan,
   inputTokens: number,
@@ -155,13 +129,7 @@ function priceWith(
   };
 }
 
-/**
- * Price a scoped summary ("Summarize these messages"): its summary request (input from the fitted
- * request, else pi's chars/4 of it; output = the summary's guessed size) at the summarizer's
- * prices, every later request without the span at the session model's prices, and the prompt
- * cache written again from the span's first message on (the part before it stays cached).
- * @param now ms since epoch (whether the prompt cache is still warm).
- */
+/** A span summary: the cache is written again from the span's first message on. */
 export function priceSpanPlan(
   plan: SpanSummaryPlan,
   fit: SpanFit | undefined,

@@ -1,15 +1,7 @@
 /**
- * Checks every write flow runs where it plans, before any question or summarizer request — kept
- * apart from the flows' other guards (the write path's change check, the live-session guard):
- *
- * - {@link assertPiCanOpen}: pi 1.6.0 cannot open the session where pi-context would write — its
- *   branch runs into a parent cycle (`getBranch` follows `parentId` without end and runs out of
- *   memory), a message entry without message is on it or a context edit without replacement is in
- *   its context (`buildSessionProjection` throws), or its last line is no entry pi can name (pi
- *   resumes elsewhere). Writing there would spend summarizer tokens and report numbers pi never
- *   has; the refusal names the problem and the doctor's repair (an append that fixes it).
- * - {@link unpairedAt}: the tool results pi would send without their call at a leaf (a switch's
- *   target): providers reject such requests.
+ * Checks every write flow runs before any question or summarizer request: {@link assertPiCanOpen} (pi
+ * 1.6.0 would loop, throw or resume elsewhere at that leaf, so writing would spend tokens for numbers pi
+ * never has) and {@link unpairedAt} (providers reject tool results without their call).
  */
 
 import { buildProjection } from "../rules/context";
@@ -24,10 +16,7 @@ import type { HealthFinding } from "../health/types";
 import { UnsafeSessionWriteError } from "./write";
 import * as l10n from "@vscode/l10n";
 
-/**
- * The doctor's findings that mean pi cannot open `session` at its leaf (see the file comment), each
- * with its repair where an append fixes it; empty when pi opens it there.
- */
+/** The doctor's findings that mean pi cannot open `session` at its leaf, with their repairs. */
 export function piOpenProblems(session: SessionFile): HealthFinding[] {
   const projection = buildProjection(session);
   const out: HealthFinding[] = leafFindings({ oddTail: session.oddTail, records: session.records, byId: session.byId });
@@ -57,11 +46,8 @@ export function piOpenProblems(session: SessionFile): HealthFinding[] {
 }
 
 /**
- * Refuse to write when pi cannot open the session at its leaf ({@link piOpenProblems}), naming the
- * problem and the doctor's repair.
- * @param what the refused action, e.g. `compact`, `switch branches in`, `edit the context of`.
- * @param surface where the refusal is shown: the repair's command differs.
- * @throws {UnsafeSessionWriteError} when pi cannot open it (nothing was sent or written).
+ * Refuse when pi cannot open the session at its leaf, naming the problem and the doctor's repair.
+ * @throws {UnsafeSessionWriteError} (nothing was sent or written).
  */
 export function assertPiCanOpen(session: SessionFile, what: string, surface: "vscode" | "cli" = "vscode"): void {
   const problem = piOpenProblems(session)[0];
@@ -83,10 +69,7 @@ export function assertPiCanOpen(session: SessionFile, what: string, surface: "vs
   );
 }
 
-/**
- * The tool results pi would send without their call at `leafId` (the pairing errors of the
- * context there): a switch to it makes providers reject pi's next request.
- */
+/** Tool results pi would send without their call at `leafId`: providers reject the next request. */
 export function unpairedAt(session: SessionView, leafId: string | null): PairingFinding[] {
   return analyzePairing(buildProjection(session, leafId), session).findings.filter((f) => f.severity === "error");
 }

@@ -1,17 +1,6 @@
 /**
- * Writing the doctor's repairs to a session file (`health/repair.ts` plans and proves them). No
- * `vscode` import; shared by "Pi Context: Check Session Health" and `pi-context doctor --repair`.
- *
- *   planSessionRepair(file, options)   fresh read → pi's view (`analyzeLoaded`) → the doctor →
- *                                      the repair plan, proven on an overlay; the append
- *                                      expectation (or why the file cannot take an append); the
- *                                      live-session check
- *   commitSessionRepair(plan)          live guard again; every planned entry in ONE append, only
- *                                      if the file is byte-for-byte as planned; then the file is
- *                                      read back and the doctor runs on it
- *   runRepairFlow(file, options, …)    plan → confirm → commit, re-planning when the file changed
- *
- * Never rewrites: only complete lines are appended, through `write.ts`.
+ * Writing the doctor's repairs (`health/repair.ts` plans and proves them): plan → confirm → commit,
+ * every entry in ONE append through `write.ts`, then the doctor on the file read back.
  */
 
 import { analyzeLoaded, type Analysis, type AnalyzeOptions } from "../rules/analyze";
@@ -39,46 +28,34 @@ function repairAction(plan: SessionRepairPlan): SessionAction {
   return plan.repair.entries.some((e) => e.type !== "context_edit") ? ACTIONS.repairLeaf : ACTIONS.repair;
 }
 
-/** Options of {@link planSessionRepair}. */
 export interface RepairFlowOptions extends AnalyzeOptions, SessionAccessOptions {
-  /** Wording of the live-session refusal. */
   surface?: MessageSurface;
-  /** Current time (tests). */
   now?: () => Date;
 }
 
-/** A plan: the file as read, the doctor's report, the repair and what guards the write. */
 export interface SessionRepairPlan {
   file: string;
   session: SessionFile;
   analysis: Analysis;
-  /** The doctor's report of the file as read. */
   report: HealthReport;
   repair: RepairPlan;
-  /** Taken when the plan was made (undefined: the file cannot take an append, see `unsafe`). */
+  /** Undefined: the file cannot take an append (`unsafe`). */
   expectation?: AppendExpectation;
-  /** Why nothing can be appended to this file (v1/v2 format, torn final line, not a session). */
+  /** v1/v2 format, torn final line, not a session. */
   unsafe?: string;
-  /**
-   * Set when the only reason is a last line without `\n` that pi itself ends when it opens the
-   * session: the bytes of that line ({@link endFinalLine} does pi's fix, then the repair can go on).
-   */
+  /** The only reason is a last line pi itself ends on open: its bytes ({@link endFinalLine} first). */
   tornLineBytes?: number;
-  /** Who had the session open at plan time. */
   access: SessionAccess;
   options: RepairFlowOptions;
 }
 
-/**
- * Read the session and plan its repairs.
- * @throws the `fs` error when the file cannot be read; {@link StaleSessionError} when it changes while read.
- */
+/** @throws the `fs` error; {@link StaleSessionError} when it changes while read. */
 export async function planSessionRepair(file: string, options: RepairFlowOptions): Promise<SessionRepairPlan> {
   const session = await SessionFile.open(file, { digest: true });
   return planSessionRepairOn(session, options);
 }
 
-/** {@link planSessionRepair} on a session already read (a private index: do not refresh it). */
+/** On a session already read (a private index: do not refresh it). */
 export async function planSessionRepairOn(
   session: SessionFile,
   options: RepairFlowOptions,
@@ -114,26 +91,18 @@ export async function planSessionRepairOn(
   return plan;
 }
 
-/** What {@link endFinalLine} did. */
 export interface FinalLineResult {
   file: string;
-  /** The bytes of the line that had no `\n` (now a line of its own). */
   lineBytes: number;
   bytesBefore: number;
   bytesAfter: number;
-  /** The doctor on the file read back. */
   after: HealthReport;
 }
 
 /**
- * pi's own fix of a last line without `\n`, asked for: pi 1.6.0 appends one `\n` when it opens
- * such a session (`loadEntriesFromFile`), so the fragment becomes a line of its own and new entries
- * start on theirs. A fresh read, the access check (a pi that has the session open, or wrote it
- * moments ago, may be in the middle of that line: refused, *Anyway* where the evidence allows),
- * one `\n` through the write path (`completeFinalLine`: only if the file is byte for byte as read),
- * then the doctor on the file read back.
- * @throws {UnsafeSessionWriteError} (nothing to end, or a file we never write), {@link LiveSessionError},
- *   {@link SessionChangedError} (nothing written).
+ * pi 1.6.0's own fix on open, asked for: one `\n` after a torn last line (`completeFinalLine`), after
+ * the access check (a pi that has it open may be mid-line), then the doctor on the file read back.
+ * @throws {UnsafeSessionWriteError}, {@link LiveSessionError}, {@link SessionChangedError} (nothing written).
  */
 export async function endFinalLine(file: string, options: RepairFlowOptions): Promise<FinalLineResult> {
   const session = await SessionFile.open(file, { digest: true });
@@ -150,24 +119,18 @@ export async function endFinalLine(file: string, options: RepairFlowOptions): Pr
   };
 }
 
-/** What {@link commitSessionRepair} wrote. */
 export interface SessionRepairResult {
   file: string;
-  /** The appended entries in file order (empty: nothing was written). */
+  /** File order; empty: nothing was written. */
   entries: RepairPlan["entries"];
   bytesBefore: number;
   bytesAfter: number;
-  /** The doctor on the file read back. */
   after: HealthReport;
 }
 
 /**
- * Append the plan's entries (live guard again, one append, only if the file is unchanged), then
- * read the file back and run the doctor on it. A plan without entries writes nothing.
- * @throws {UnsafeSessionWriteError} when the file cannot take an append (nothing written).
- * @throws {LiveSessionError} when the session looks live now.
- * @throws {SessionChangedError} when the file changed since the plan (nothing written).
- * @throws Error when the plan's own proof failed (a repairable error would remain; nothing written).
+ * One append of the plan's entries if the file is unchanged, then the doctor on the read-back.
+ * @throws {UnsafeSessionWriteError}, {@link LiveSessionError}, {@link SessionChangedError}, Error (proof failed).
  */
 export async function commitSessionRepair(plan: SessionRepairPlan): Promise<SessionRepairResult> {
   const entries = plan.repair.entries;
@@ -186,31 +149,20 @@ export async function commitSessionRepair(plan: SessionRepairPlan): Promise<Sess
   return { file: plan.file, entries, bytesBefore: plan.expectation.size, bytesAfter, after };
 }
 
-/** Callbacks of {@link runRepairFlow}. */
 export interface RepairFlowCallbacks {
-  /**
-   * Show the plan (findings, entries to append, the doctor after) and ask; false = declined. `changed`
-   * is true when the file changed after an earlier preview and this is the re-made plan. Not called
-   * for a plan without entries. Undefined = write without asking.
-   */
+  /** Show the plan and ask; false = declined; `changed`: re-made after a change. Not called without entries. */
   confirm?: (plan: SessionRepairPlan, changed: boolean) => Promise<boolean>;
 }
 
-/** Result of {@link runRepairFlow}. */
 export type RepairOutcome =
   | { kind: "repaired"; plan: SessionRepairPlan; result: SessionRepairResult }
-  /** Nothing an appended entry can fix (see `plan.report`, `plan.repair.compaction`). */
+  /** Nothing an appended entry can fix. */
   | { kind: "nothing"; plan: SessionRepairPlan }
   | { kind: "declined"; plan: SessionRepairPlan };
 
-/** How often the flow re-plans after the file changed under it. */
 export const MAX_REPAIR_ATTEMPTS = 3;
 
-/**
- * plan → (unsafe / live check) → confirm → commit, re-planning from a fresh read when the file
- * changed before the write, at most {@link MAX_REPAIR_ATTEMPTS} times.
- * @throws {UnsafeSessionWriteError}, {@link LiveSessionError}, {@link SessionChangedError} after the last attempt.
- */
+/** plan → confirm → commit, re-planning after a change at most {@link MAX_REPAIR_ATTEMPTS} times. */
 export async function runRepairFlow(
   file: string,
   options: RepairFlowOptions,

@@ -1,19 +1,7 @@
 /**
- * "Summarize these messages": the flow that replaces a span of pi's context with one summary,
- * split into steps so a UI can show a preview before any token is spent. Shared by the tree's
- * "Summarize These Messages…", the palette and `pi-context summarize`. No `vscode` import.
- *
- *   planSpanSummary(file, from, to)   read the file, the span (`rules/spanSummary.ts`: widened to
- *                                     whole tool call / result groups), the summary request built
- *                                     like pi's (`serializeConversation(convertToLlm(…))`, tool
- *                                     results cut at 2,000 characters), the edits with the note's
- *                                     header (tokens before → after without the summary, cache
- *                                     effect), the append expectation, the live-session check
- *   fitSpanPlan(plan, summarizer)     count the request and fit it into the summarizer's window
- *   commitSpanSummary(plan, summary)  the note (header + summary) into the span's first message,
- *                                     the rest omitted, in one append (`commitContextEdits`)
- *   runSpanSummaryFlow(…)             all of it with confirm / key / progress callbacks and the
- *                                     re-plan loop (a change while the summary streams aborts it)
+ * "Summarize these messages": replaces a span of pi's context (widened to whole tool call/result
+ * groups) with one note, in steps so a UI can preview before any token is spent. The note goes into
+ * the span's first message, the rest is omitted, all in one append (`commitContextEdits`).
  */
 
 import { assertPiCanOpen } from "./preflight";
@@ -95,32 +83,27 @@ function spanRefusalText(r: SpanRefusal, describe: (id: string) => string): stri
   }
 }
 
-/** Options of {@link planSpanSummary}. */
 export interface SpanPlanOptions extends SessionAccessOptions {
   agentDir: string;
   projectSettings?: ProjectSettingsMode;
   cwd?: string;
-  /** What the summary should focus on (`Additional focus: …`). */
   customInstructions?: string;
-  /** Output limit of the summary request (tokens). */
   maxOutputTokens: number;
   surface?: MessageSurface;
   pi?: UserPi;
-  /** Plan at a running pi's in-memory leaf (its live bridge's state) instead of the file's. */
+  /** Plan at a running pi's in-memory leaf (its bridge's state). */
   leafId?: string | null;
 }
 
-/** Everything a preview shows and the later steps need. */
 export interface SpanSummaryPlan {
   file: string;
   session: SessionFile;
   analysis: Analysis;
   span: SpanPlan;
-  /** The summary request (the span serialized like pi's compaction input). */
+  /** Serialized like pi's compaction input. */
   request: SummaryRequest;
-  /** The edits with the note's header only: tokens after without the summary, cache effect, bytes. */
+  /** With the note's header only: tokens after without the summary, cache effect, bytes. */
   edits: ContextEditPreparation;
-  /** The new summary's size as a range (tokens), and the context after with it. */
   estimatedSummaryRange: TokenRange;
   estimatedTokensAfterRange: TokenRange;
   expectation: AppendExpectation;
@@ -130,11 +113,7 @@ export interface SpanSummaryPlan {
   options: SpanPlanOptions;
 }
 
-/**
- * Read the session and plan the summary of the span from `fromId` to `toId` (either order).
- * @throws {SpanRefusedError} when the span cannot be summarized; {@link UnsafeSessionWriteError}
- *   for files we never write; the `fs` error when the file cannot be read.
- */
+/** Plan the summary of `fromId`…`toId` (either order). @throws {SpanRefusedError}, the write path's refusals. */
 export async function planSpanSummary(
   file: string,
   fromId: string,
@@ -185,10 +164,7 @@ export async function planSpanSummary(
   return withSpanInstructions(plan, options.customInstructions, conversation);
 }
 
-/**
- * The same plan with other instructions (`Additional focus: …`); the input plan is not changed.
- * @param conversation the serialized span (read again from the request when not given).
- */
+/** The same plan with other instructions; `conversation` is read from the request when not given. */
 export function withSpanInstructions(
   plan: SpanSummaryPlan,
   instructions: string | undefined,
@@ -223,17 +199,14 @@ export function withSpanInstructions(
   return next;
 }
 
-/** The fitted request of a plan; `problem` when it does not fit the summarizer (then it is never sent). */
+/** `problem`: it does not fit the summarizer (never sent). */
 export interface SpanFit {
   request: FittedRequest;
   inputTokens: number;
   problem?: SummarizerError;
 }
 
-/**
- * Count the plan's request and fit it into the summarizer's window.
- * @throws {SummarizerError} `cancelled` when `signal` fires.
- */
+/** @throws {SummarizerError} `cancelled`. */
 export async function fitSpanPlan(
   plan: SpanSummaryPlan,
   summarizer: Summarizer,
@@ -253,19 +226,13 @@ export async function fitSpanPlan(
   return fit;
 }
 
-/** What {@link commitSpanSummary} wrote. */
 export interface SpanSummaryResult extends ContextEditResult {
-  /** The note that replaced the span's first message (header + summary). */
   note: string;
-  /** The edits as written (with the real note): pi's estimate after, predicted before the write. */
+  /** As written: pi's estimate after, predicted before the write. */
   edits: ContextEditPreparation;
 }
 
-/**
- * Write the summary: the note into the span's first message, the rest omitted, one append (live
- * guard again, the file unchanged since the plan, every prefix of the batch pairing-safe).
- * @throws what `commitContextEdits` throws; {@link SpanRefusedError} `unpaired` (never expected).
- */
+/** One append, every prefix pairing-safe. @throws as `commitContextEdits`; {@link SpanRefusedError}. */
 export async function commitSpanSummary(
   plan: SpanSummaryPlan,
   summary: string,
@@ -285,35 +252,25 @@ export async function commitSpanSummary(
   return { ...(await commitContextEdits(editPlan, now)), note, edits };
 }
 
-/** Callbacks of {@link runSpanSummaryFlow}. */
 export interface SpanFlowCallbacks {
   signal?: AbortSignal;
   onText?: (delta: string) => void;
-  /** Show the preview and ask; false = declined. Undefined = proceed. */
   confirm?: (plan: SpanSummaryPlan, fit: SpanFit, changed: boolean) => Promise<boolean>;
-  /** After the first confirmation: the summarizer to send with (e.g. after asking for a key), or undefined to stop. */
+  /** The summarizer to send with (e.g. after asking for a key), or undefined to stop. */
   beforeSummarize?: (summarizer: Summarizer, plan: SpanSummaryPlan) => Promise<Summarizer | undefined>;
   /** HTTP 401/403: a summarizer to retry with (once), or undefined. */
   onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
-  /** Wraps summarizing + writing (progress); the task gets the callbacks to use. */
   around?: <T>(
     task: (callbacks: { signal?: AbortSignal; onText?: (delta: string) => void }) => Promise<T>,
   ) => Promise<T>;
-  /** The file changed under the flow (nothing written); it plans again. */
   onSessionChanged?: (stage: ChangeStage, attempt: number) => void;
 }
 
-/** Result of {@link runSpanSummaryFlow}. */
 export type SpanFlowOutcome =
   | { kind: "summarized"; plan: SpanSummaryPlan; result: SpanSummaryResult; summary: string; usage?: Usage }
   | { kind: "declined"; plan: SpanSummaryPlan; stage: "preview" | "summarizer" };
 
-/**
- * Plan → (live check) → fit → confirm → (summarizer ready) → summarize (the file watched) → commit;
- * re-planned when the file changed, at most 3 times.
- * @throws {SpanRefusedError}, `LiveSessionError`, {@link UnsafeSessionWriteError}, {@link SummarizerError}
- *   (incl. cancel and `too-large`), {@link SessionChangedError} after the last attempt, `SessionWriteError`.
- */
+/** Plan → fit → confirm → summarize (file watched) → commit, re-planned after a change at most 3 times. */
 export async function runSpanSummaryFlow(
   file: string,
   fromId: string,

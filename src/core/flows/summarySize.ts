@@ -1,38 +1,27 @@
-/**
- * How large a new compaction summary will be, as a range — the one guess in the compaction preview
- * ("tokens after" = the kept part and the checkpoint, both exact, + this). No `vscode` import.
- */
+/** The new compaction summary's size as a range: the one guess in the compaction preview. */
 
-/** A token range, both ends included. */
 export interface TokenRange {
   low: number;
   high: number;
 }
 
-/**
- * Tokens a new summary has at the least: none beyond its file lists. pi's format asks for headings,
- * but a summarizer may answer with a few words (a trial with a terse model: pi's result was 25
- * tokens under a 50-token floor, so the range's low end was no bound).
- */
+/** A summarizer may answer with a few words, below any floor that pi's headings suggest. */
 export const SUMMARY_FLOOR_TOKENS = 0;
-/** Room per summary request for the format's headings and bullets beyond the content. */
+/** Per request: the format's headings and bullets beyond the content. */
 export const SUMMARY_FORMAT_TOKENS = 100;
 
 /**
- * The new summary's size as a range, from what is summarized (pi's estimate, chars/4): at least
- * {@link SUMMARY_FLOOR_TOKENS} (+ what is fixed: the file lists, a reused previous summary), at most the previous summary (kept and updated) +
- * the new content retold (all of it when small, a quarter beyond 200 tokens) + the format
- * ({@link SUMMARY_FORMAT_TOKENS} per request), never more than the requests' output limits. A split
- * turn whose history is empty reuses the previous summary as it is. pi's file-list blocks are added
- * exactly. Checked against the real summaries of the pi 1.6.0 fixtures (`summaryEstimate.test.ts`).
+ * From pi's chars/4 estimate: at least the fixed part (file lists, a reused summary), at most the
+ * previous summary + the new content retold (a quarter beyond 200 tokens) + the format, capped by the
+ * output limits. Checked against pi 1.6.0 fixtures' real summaries (`summaryEstimate.test.ts`).
  */
 export function summaryTokenRange(input: {
-  /** What the summarizer gets to read: the serialised conversation(s), pi's chars/4. */
+  /** The serialised conversation(s), pi's chars/4. */
   summarizedTokens: number;
   previousSummary: string | undefined;
-  /** Summary requests made (1, or 2 for a split turn with history). */
+  /** 1, or 2 for a split turn with history. */
   parts: number;
-  /** A split turn with an empty history: pi puts the previous summary in front unchanged. */
+  /** pi puts the previous summary in front unchanged. */
   reusesPreviousSummary: boolean;
   maxOutputTokens: number;
   fileListsText: string;

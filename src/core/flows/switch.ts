@@ -1,35 +1,9 @@
 /**
- * Branch switching: pi's `/tree` navigation (`AgentSession.navigateTree`) on a session file, split
- * into steps so a UI can ask in between. Shared by the tree view's "Switch to Here…" and
- * `pi-context switch`. No `vscode` import.
- *
- *   planSwitch(file, targetId)        read the file; new leaf by pi's rule (a user/custom message
- *                                     target → its parent, its text goes back to the user; anything
- *                                     else → the target); the abandoned stretch
- *                                     (`collectEntriesForBranchSummary`) and its preparation with
- *                                     pi's budget (`prepareBranchEntries`,
- *                                     `(window || 128000) − branchSummary.reserveTokens`); the
- *                                     append expectation; the live-session check
- *   plannedWrites(plan, choice)       what will be appended, for a preview / `--dry-run`
- *   summarizeSwitch(plan, choice, s)  pi's `generateBranchSummary`: no messages → "No content to
- *                                     summarize" without a call; else our branch-summary prompt
- *                                     (pi's format, no Critical Context), fitted into the
- *                                     summarizer's window, pi's acceptance rules, preamble +
- *                                     answer + pi's `<read-files>`/`<modified-files>` blocks
- *   commitSwitch(plan, choice, draft) live guard again; append in one write, only if the file is
- *                                     unchanged since the plan:
- *                                     - with a summary: `branch_summary` on the new leaf (`fromId` =
- *                                       old leaf or "root"), then a `label` on it if given (pi);
- *                                     - without, with a label: pi's `label` on the target, parented
- *                                       on the new leaf (pi writes exactly this);
- *                                     - without either: a `custom` leaf marker
- *                                       (`pi-context/leaf`, no model context) parented on the new
- *                                       leaf, because pi writes nothing and the move would be lost
- *                                       (pi resumes at the last line)
- *   runSwitchFlow(...)                all of it, re-planning when the file changed under us
- *
- * A `pi-context/leaf` marker at the file's leaf stands for its parent (so switching again does not
- * summarize or stack markers), and a marker chosen as the target stands for its parent too.
+ * pi's `/tree` navigation (`navigateTree`) on a session file, in steps so a UI can ask in between.
+ * The new leaf follows pi (a user/custom message target → its parent, its text back to the user). The
+ * append: a `branch_summary` (+ `label`), or pi's `label` on the target, or else a `pi-context/leaf`
+ * marker, because pi writes nothing and would resume at the last line. A marker at the leaf or chosen
+ * as target stands for its parent (switching again does not stack markers).
  */
 
 import type { PairingFinding } from "../rules/pairing";
@@ -82,56 +56,49 @@ import {
 } from "./write";
 import { assertPiCanOpen, unpairedAt } from "./preflight";
 
-/** pi's summary text when the abandoned stretch holds no message (`generateBranchSummary`). */
+/** pi's `generateBranchSummary` text when the abandoned stretch holds no message. */
 export const NO_CONTENT_SUMMARY = "No content to summarize";
 
-/** What the user chose (pi's "Summarize branch?" + custom prompt, plus the optional label of `navigateTree`). */
+/** pi's "Summarize branch?" answer, custom prompt and `navigateTree`'s optional label. */
 export interface SwitchChoice {
-  /** Summarize the branch being left. */
   summarize: boolean;
-  /** "Summarize with custom prompt": appended as `Additional focus: …`. */
+  /** Appended as `Additional focus: …`. */
   customInstructions?: string;
-  /** Label to set (on the branch summary, or on the target without a summary). Empty = none. */
+  /** On the branch summary, or on the target without one. Empty = none. */
   label?: string;
 }
 
-/** Options of {@link planSwitch}. */
 export interface SwitchPlanOptions extends SessionAccessOptions {
-  /** pi's agent dir (settings: `branchSummary.*`; models: the context window). */
+  /** Settings (`branchSummary.*`) and models (the context window). */
   agentDir: string;
   projectSettings?: ProjectSettingsMode;
   cwd?: string;
-  /** Use this context window for pi's budget instead of the session model's. */
+  /** Overrides the session model's window for pi's budget. */
   contextWindow?: number;
-  /** Where messages are shown (the live guard names VS Code's setting or the CLI's flag). Default `vscode`. */
   surface?: MessageSurface;
-  /** The user's pi (its rules: branch summaries vs `context_edit` before 1.5.0; its catalog for the budget). */
+  /** Its rules (branch summaries vs `context_edit` before 1.5.0) and catalog. */
   pi?: UserPi;
 }
 
-/** Everything the later steps need. Immutable once made. */
 export interface SwitchPlan {
   file: string;
-  /** The file as read for this plan (a private index). */
+  /** A private index. */
   session: SessionFile;
   analysis: Analysis;
-  /** The entry the user picked (a `pi-context/leaf` marker resolves to its parent). */
+  /** A `pi-context/leaf` marker resolves to its parent. */
   target: EntryRecord;
-  /** The file's leaf (last entry). */
   fileLeafId: string | null;
-  /** The leaf navigation starts from (the file's leaf, or the parent of a `pi-context/leaf` marker there). */
+  /** The file's leaf, or the parent of a `pi-context/leaf` marker there. */
   oldLeafId: string | null;
-  /** Where the leaf goes (pi's rule). */
   newLeafId: string | null;
-  /** The target is a user/custom message: its text goes back to the user. */
+  /** A user/custom message target: its text goes back to the user. */
   returnsText: boolean;
-  /** That text (pi's `editorText`), when {@link returnsText}. */
+  /** pi's `editorText`. */
   editorText?: string;
-  /** The target is the current leaf: nothing to do (pi: "Already at this point"). */
+  /** pi: "Already at this point". */
   noop: boolean;
-  /** pi's `collectEntriesForBranchSummary(oldLeafId, target)`. */
   collection: BranchCollection;
-  /** pi's `prepareBranchEntries` with pi's budget (empty when there is nothing to summarize). */
+  /** pi's `prepareBranchEntries` with pi's budget. */
   preparation: BranchPreparation;
   /** `(window || 128000) − branchSummary.reserveTokens`. */
   budget: number;
@@ -139,38 +106,28 @@ export interface SwitchPlan {
   reserveTokens: number;
   /** pi's `branchSummary.skipPrompt`: the UI defaults to "no summary". */
   skipPrompt: boolean;
-  /** Taken when the plan was made; the append is refused if the file changed since. */
+  /** The append is refused if the file changed since. */
   expectation: AppendExpectation;
-  /** Who had the session open at plan time. */
   access: SessionAccess;
-  /** Why the file cannot be written, checked at plan time (the flow refuses before any request). */
+  /** Checked at plan time: the flow refuses before any request. */
   writeBlocker?: string;
-  /**
-   * Tool results pi would send without their call at the new leaf (`preflight.ts` `unpairedAt`):
-   * providers reject pi's requests there. The CLI refuses, VS Code asks; absent when there are none.
-   */
+  /** Tool results pi would send without their call at the new leaf (providers reject them). */
   pairingErrors?: PairingFinding[];
   options: SwitchPlanOptions;
 }
 
-/** What a switch appends (in order). */
 export type PlannedWrite = "branch_summary" | "label" | "leaf-marker";
 
 /**
  * Read the session and plan a navigation to `targetId`.
- * @throws Error `Entry X not found` (pi's message) when the id is not an entry of the file.
- * @throws {UnsafeSessionWriteError} for files we never write (v1/v2 sessions, torn final line, not a session).
- * @throws the `fs` error when the file cannot be read.
+ * @throws Error `Entry X not found` (pi's message); {@link UnsafeSessionWriteError}; the `fs` error.
  */
 export async function planSwitch(file: string, targetId: string, options: SwitchPlanOptions): Promise<SwitchPlan> {
   const session = await SessionFile.open(file, { digest: true });
   return planSwitchOn(session, targetId, options);
 }
 
-/**
- * {@link planSwitch} on a session already read (it must be a private index opened with
- * `{ digest: true }`: do not refresh it).
- */
+/** On a session already read with `{ digest: true }` (do not refresh it). */
 export async function planSwitchOn(
   session: SessionFile,
   targetId: string,
@@ -193,8 +150,7 @@ export async function planSwitchOn(
   const fileLeaf = fileLeafId === null ? undefined : session.byId.get(fileLeafId);
   const oldLeafId = fileLeaf && isLeafMarker(fileLeaf) ? fileLeaf.parentId : fileLeafId;
   const { newLeafId, returnsText } = navigationTarget(target);
-  // pi's navigateTree moves to the parent of a user/custom message with `branch(parentId)`, which
-  // throws when that parent is not in the file; refuse the same way instead of writing an orphan.
+  // pi's `branch(parentId)` throws when the parent is not in the file: refuse too, never write an orphan
   if (newLeafId !== null && !session.byId.has(newLeafId)) {
     throw new Error(
       `Entry ${newLeafId} not found: the parent of "${target.preview ?? target.id}" is not in the session file, so pi cannot move there. Nothing was written.`,
@@ -235,9 +191,7 @@ export async function planSwitchOn(
     try {
       const text = entryEditorText(session.readEntry(target));
       if (text !== undefined) plan.editorText = text;
-    } catch {
-      // unreadable body: no text to give back
-    }
+    } catch {}
   }
   return plan;
 }
@@ -256,12 +210,12 @@ function resolveMarker(session: SessionFile, r: EntryRecord): EntryRecord {
   return current;
 }
 
-/** True when a summary will be written for this choice (pi: only when there are entries to summarize). */
+/** pi summarizes only when there are entries to summarize. */
 export function willSummarize(plan: SwitchPlan, choice: SwitchChoice): boolean {
   return !plan.noop && choice.summarize && plan.collection.entries.length > 0;
 }
 
-/** The entries a choice appends, in order (empty: nothing is written). */
+/** Empty: nothing is written. */
 export function plannedWrites(plan: SwitchPlan, choice: SwitchChoice): PlannedWrite[] {
   if (plan.noop) return [];
   const label = choice.label?.trim();
@@ -272,7 +226,7 @@ export function plannedWrites(plan: SwitchPlan, choice: SwitchChoice): PlannedWr
   return ["leaf-marker"];
 }
 
-/** The summary request for a choice, or undefined when pi would not call the model (no messages). */
+/** Undefined when pi would not call the model (no messages). */
 export function branchSummaryRequestOf(
   plan: SwitchPlan,
   choice: SwitchChoice,
@@ -288,12 +242,7 @@ export function branchSummaryRequestOf(
   });
 }
 
-/**
- * Count a choice's branch-summary request and fit it into the summarizer's window; when it does not
- * fit, `problem` is the `too-large` error with the numbers and what to change (`fitAdvice.ts`), so a
- * question or a dry run can show it before anything is sent. Undefined when no request is made.
- * @throws {SummarizerError} `cancelled` when `signal` fires.
- */
+/** Fit the branch-summary request; a misfit is `problem`, shown before sending. @throws {SummarizerError} */
 export async function fitSwitch(
   plan: SwitchPlan,
   choice: SwitchChoice,
@@ -325,25 +274,17 @@ export async function fitSwitch(
   return { ...fitted, problem: tooLargeError([fitted.shortfall], advice) };
 }
 
-/** A finished branch summary, not yet written. */
 export interface BranchSummaryDraft {
-  /** The summary text as pi stores it (preamble + answer + file lists, or "No content to summarize"). */
+  /** As pi stores it: preamble + answer + file lists, or "No content to summarize". */
   summary: string;
   readFiles: string[];
   modifiedFiles: string[];
   usage?: Usage;
-  /** The model's answer (absent when no call was made). */
   answer?: string;
-  /** The fitted request that was sent. */
   fitted?: FittedRequest;
 }
 
-/**
- * pi's `generateBranchSummary` with our summarizer: no messages → `No content to summarize` (no
- * call, empty file lists); else fit the request into the summarizer's window, run it with pi's
- * acceptance rules, and build preamble + answer + file-list blocks.
- * @throws {SummarizerError} cancel, too large, network/HTTP failure, empty answer, `length` stop, tool call.
- */
+/** pi's `generateBranchSummary` with our summarizer and pi's acceptance rules. @throws {SummarizerError} */
 export async function summarizeSwitch(
   plan: SwitchPlan,
   choice: SwitchChoice,
@@ -366,10 +307,7 @@ export async function summarizeSwitch(
   return draft;
 }
 
-/**
- * The entries a switch appends (see the file comment), with fresh ids and one timestamp.
- * @throws Error when a summary is planned but no draft is given.
- */
+/** Fresh ids, one timestamp. @throws Error when a summary is planned but no draft is given. */
 export function buildSwitchEntries(
   plan: SwitchPlan,
   choice: SwitchChoice,
@@ -417,26 +355,21 @@ export function buildSwitchEntries(
   return out;
 }
 
-/** What a switch did. */
 export interface SwitchResult {
   file: string;
-  /** Appended entries, in order (empty when nothing had to be written). */
   entries: (BranchSummaryEntry | LabelEntry | CustomEntry)[];
-  /** The position pi resumes at: the new leaf (the branch summary / label / marker hangs there). */
+  /** Where pi resumes (the summary / label / marker hangs there). */
   newLeafId: string | null;
-  /** The file's last entry after the switch (what pi loads as its leaf). */
+  /** What pi loads as its leaf. */
   fileLeafId: string | null;
-  /** The target's text for a user/custom message target. */
   editorText?: string;
   bytesBefore: number;
   bytesAfter: number;
 }
 
 /**
- * Write the switch: live guard again, then the entries (one write), only if the file is
- * byte-for-byte as planned.
- * @throws {LiveSessionError} when the session looks live now.
- * @throws {SessionChangedError} when the file changed since the plan (nothing written).
+ * Write after the live guard, in one append, only if the file is as planned.
+ * @throws {LiveSessionError}; {@link SessionChangedError} (nothing written).
  */
 export async function commitSwitch(
   plan: SwitchPlan,
@@ -461,54 +394,30 @@ export async function commitSwitch(
   return result;
 }
 
-/** Callbacks of {@link runSwitchFlow}. */
 export interface SwitchFlowCallbacks extends SummarizeOptions {
-  /**
-   * Called with each plan (again after the file changed: `changed` true). Return the choice to go
-   * on with, or undefined to stop (nothing written). Undefined callback = keep the given choice.
-   */
+  /** The choice for each plan (`changed` after a re-plan); undefined stops. No callback: keep the choice. */
   decide?: (plan: SwitchPlan, changed: boolean) => Promise<SwitchChoice | undefined>;
-  /** Wraps summarizing + writing (e.g. a cancellable progress notification). */
   around?: <T>(task: (options: SummarizeOptions) => Promise<T>) => Promise<T>;
-  /**
-   * The summarizer answered HTTP 401/403 (key missing or wrong): return a summarizer to retry the
-   * same branch summary with (e.g. after asking for a new key), or undefined to fail. At most
-   * {@link MAX_SWITCH_AUTH_RETRIES} retries per switch.
-   */
+  /** HTTP 401/403: a summarizer to retry with, or undefined; at most {@link MAX_SWITCH_AUTH_RETRIES}. */
   onUnauthorized?: (error: SummarizerError, summarizer: Summarizer) => Promise<Summarizer | undefined>;
-  /**
-   * The session file changed under the flow: at `preview` while the question was shown (nothing
-   * sent), at `summary` while the branch summary was received (the request was aborted before this
-   * is called), at `write` right before the append (a finished summary was discarded). Nothing was
-   * written; the flow plans again (`decide` gets `changed` true) unless this was the last attempt.
-   */
+  /** The file changed (`preview`, `summary`: request aborted, `write`: summary discarded); nothing written. */
   onSessionChanged?: (stage: ChangeStage, attempt: number) => void;
-  /** How often a running branch summary checks the file for changes (ms; default `CHANGE_POLL_MS`). */
+  /** ms; default `CHANGE_POLL_MS`. */
   changePollMs?: number;
 }
 
-/** How often one switch retries after HTTP 401/403 ({@link SwitchFlowCallbacks.onUnauthorized}). */
 export const MAX_SWITCH_AUTH_RETRIES = 2;
 
-/** Result of {@link runSwitchFlow}. */
 export type SwitchOutcome =
   | { kind: "switched"; plan: SwitchPlan; choice: SwitchChoice; result: SwitchResult; draft?: BranchSummaryDraft }
   | { kind: "noop"; plan: SwitchPlan; result: SwitchResult }
   | { kind: "declined"; plan: SwitchPlan };
 
-/** How often the flow re-plans after the file changed under it. */
 export const MAX_SWITCH_ATTEMPTS = 3;
 
 /**
- * plan → decide → (live check) → summarize → commit; when the file changed before the write,
- * re-plan (the old leaf moved, so the abandoned stretch and its summary change) and decide again,
- * at most {@link MAX_SWITCH_ATTEMPTS} times. A change while the branch summary is received aborts
- * the request at once (`watch.ts`), then the flow re-plans.
- * @param summarizer needed only when the choice summarizes something.
- * A file it cannot write (read-only, immutable) is refused before any summarizer request.
- * @throws {LiveSessionError}, {@link UnsafeSessionWriteError} (also for a file that cannot be
- *   written), {@link SummarizerError} (incl. cancel), `Entry X not found`,
- *   {@link SessionChangedError} after the last attempt, {@link SessionWriteError} when the append failed.
+ * plan → decide → summarize → commit, re-planning after a change (the abandoned stretch moves) at most
+ * {@link MAX_SWITCH_ATTEMPTS} times. @throws what the steps throw; {@link SessionChangedError} at the end.
  */
 export async function runSwitchFlow(
   file: string,
@@ -581,7 +490,6 @@ export async function runSwitchFlow(
   });
 }
 
-/** The path ids root → `leafId` in a session (for checks and messages). */
 export function pathOf(session: SessionFile, leafId: string | null): string[] {
   return getPath(session, leafId).path.map((e) => e.id);
 }

@@ -1,15 +1,4 @@
-/**
- * Writing the undo of the last context edits (`rules/undoEdit.ts` plans it). No `vscode` import.
- *
- *   planUndo(file, options)     fresh read; the batch and the way (`leaf` marker or `retarget`
- *                               edits); the append expectation; who has the session open (our
- *                               own edit just made is no "recent write": `access/ownWrites.ts`)
- *   commitUndo(plan)            live guard again; ONE append (the marker, or the chained edits),
- *                               only if the file is unchanged since the plan; then read back
- *   runUndoFlow(file, …)        plan → confirm → commit, re-planning when the file changed
- *
- * Refusals and guards are those of `contextEdit.ts` (the access action of a context edit).
- */
+/** Writing the undo of the last context edits (`rules/undoEdit.ts` plans it), in ONE append. */
 
 import { assertPiCanOpen } from "./preflight";
 import { buildLeafMarkerEntry } from "../rules/branch";
@@ -26,25 +15,19 @@ import { replanIfChanged, withReplanning, writeOrReplan } from "./replan";
 import { appendEntries, assertWritable, expectationOf, newEntryId, type AppendExpectation } from "./write";
 import type { ContextEditEntry, CustomEntry } from "../types";
 
-/** Options of {@link planUndo}: the guard's, and which batch (default: the last one on the branch). */
+/** Default batch: the last one on the branch. */
 export type UndoFlowOptions = ContextEditOptions & Pick<UndoOptions, "editIds" | "retargetOnly">;
 
-/** A plan: the file as read, what to append (or why nothing), what guards the write. */
 export interface UndoPlan {
   file: string;
   session: SessionFile;
-  /** The undo, or why there is nothing to undo. */
   preparation: UndoPreparation | { reason: string };
   expectation: AppendExpectation;
-  /** Who had the session open at plan time. */
   access: SessionAccess;
   options: UndoFlowOptions;
 }
 
-/**
- * Read the session and plan the undo.
- * @throws {UnsafeSessionWriteError} for files we never write; the `fs` error when it cannot be read.
- */
+/** @throws {UnsafeSessionWriteError}; the `fs` error when it cannot be read. */
 export async function planUndo(file: string, options: UndoFlowOptions): Promise<UndoPlan> {
   const session = await SessionFile.open(file, { digest: true });
   const expectation = expectationOf(session);
@@ -63,24 +46,20 @@ export async function planUndo(file: string, options: UndoFlowOptions): Promise<
   };
 }
 
-/** What {@link commitUndo} wrote. */
 export interface UndoResult {
   file: string;
   way: UndoPreparation["way"];
-  /** The appended entries (the marker, or the edits), in file order. */
+  /** The marker, or the edits, in file order. */
   entries: (CustomEntry | ContextEditEntry)[];
   bytesBefore: number;
   bytesAfter: number;
-  /** pi's projected estimate before and after (read back; null when that failed). */
+  /** Read back; null when that failed. */
   tokensBefore: number;
   tokensAfter: number | null;
   readBackError?: string;
 }
 
-/**
- * Append the undo of a plan with something to undo.
- * @throws {LiveSessionError}, {@link SessionChangedError} (nothing written), {@link SessionWriteError}.
- */
+/** @throws {LiveSessionError}, {@link SessionChangedError} (nothing written), {@link SessionWriteError}. */
 export async function commitUndo(plan: UndoPlan, now: () => Date = () => new Date()): Promise<UndoResult> {
   const prep = plan.preparation;
   if (isNothingToUndo(prep)) throw new Error(`internal error: nothing to undo (${prep.reason})`);
@@ -122,17 +101,12 @@ export async function commitUndo(plan: UndoPlan, now: () => Date = () => new Dat
   return result;
 }
 
-/** Result of {@link runUndoFlow}. */
 export type UndoOutcome =
   | { kind: "undone"; plan: UndoPlan; result: UndoResult }
   | { kind: "nothing"; plan: UndoPlan; reason: string }
   | { kind: "declined"; plan: UndoPlan };
 
-/**
- * plan → (live check) → confirm → commit; when the file changed before the write, plan again from
- * a fresh read and ask again (at most 3 times).
- * @throws {LiveSessionError}, {@link UnsafeSessionWriteError}, {@link SessionChangedError} after the last attempt.
- */
+/** plan → confirm → commit, re-planning after a change at most 3 times. */
 export async function runUndoFlow(
   file: string,
   options: UndoFlowOptions,

@@ -1,21 +1,13 @@
 /**
- * Watching a session file while a summary is being written, so that a flow that writes (compaction,
- * branch summary) stops the running request as soon as someone else appends — instead of streaming
- * a summary of a stale file to the end and only then finding out that the append must be refused.
- * No `vscode` import.
- *
- * The poll is cheap — the file's identity and size (an append, a replacement, a truncation) — not
- * the write path's SHA-256 of every byte, which would re-read a 100 MB session 4 times a second; a
- * same-size rewrite is still caught by the write path's own check before the append. Polled:
- * one `open` + `fstat` + a read of ≤ 256 bytes every {@link CHANGE_POLL_MS} ms. Polling needs no file
- * watcher (works on every file system, remote ones too) and costs microseconds per poll.
+ * Polls a session file while a summary streams, so the request stops as soon as someone appends.
+ * Only identity and size (`open` + `fstat`, microseconds; any file system): hashing every byte would
+ * re-read a large session several times a second, and the write path's own check catches a same-size rewrite.
  */
 
 import * as fs from "node:fs";
 import type { AppendExpectation } from "./write";
 import * as l10n from "@vscode/l10n";
 
-/** Same file (device + inode) and same size as at plan time; false when it is gone. Never throws. */
 function stillSame(e: AppendExpectation): boolean {
   try {
     const st = fs.statSync(e.path);
@@ -25,36 +17,30 @@ function stillSame(e: AppendExpectation): boolean {
   }
 }
 
-/** How often a running summary checks the session file (ms). */
+/** ms. */
 export const CHANGE_POLL_MS = 250;
 
-/** When a flow noticed that the session changed under it. */
 export type ChangeStage =
-  /** while the preview / question was shown: nothing was sent */
+  /** nothing was sent */
   | "preview"
-  /** while the summary was being received: the request was stopped (the server saw the abort) */
+  /** the request was stopped (the server saw the abort) */
   | "summary"
-  /** after the summary was complete, right before the write: the summary was discarded */
+  /** right before the write: the summary was discarded */
   | "write";
 
-/** A running watch (see {@link watchSession}). */
 export interface SessionWatch {
-  /** Aborted when `outer` aborts or when the file changed (then {@link changed} is true). */
+  /** Aborted when `outer` aborts or the file changed (then {@link changed} is true). */
   readonly signal: AbortSignal;
-  /** True once the file was seen changed. */
   readonly changed: boolean;
-  /** Check once now (e.g. between two requests); true when the file changed. Aborts the signal then. */
+  /** Check now (e.g. between two requests); true and aborts when the file changed. */
   check(): boolean;
-  /** Stop polling (always call it, e.g. in `finally`). */
+  /** Always call it, e.g. in `finally`. */
   dispose(): void;
 }
 
 /**
- * Watch `expectation.path` until {@link SessionWatch.dispose}: when the file no longer holds the
- * expectation (an append, a rewrite, a deletion), the returned signal aborts, so a summarizer
- * given that signal cancels its HTTP request at once.
- * @param outer the caller's signal (Cancel); aborting it aborts the returned one (not `changed`).
- * @param intervalMs poll interval, default {@link CHANGE_POLL_MS}.
+ * Watch `expectation.path` until disposed; the returned signal aborts when the file changes, so a
+ * summarizer cancels its request at once. Aborting `outer` aborts it too (not `changed`).
  */
 export function watchSession(
   expectation: AppendExpectation,
@@ -90,10 +76,7 @@ export function watchSession(
   };
 }
 
-/**
- * What happened, in one sentence without a final period, for every surface ("… — new preview",
- * "…; preparing again"). Names the request's fate: not sent, stopped, or discarded.
- */
+/** One sentence without a final period naming the request's fate: not sent, stopped, or discarded. */
 export function describeChange(stage: ChangeStage): string {
   switch (stage) {
     case "preview":

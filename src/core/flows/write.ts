@@ -1,16 +1,8 @@
 /**
- * The single write path: append complete JSON lines to a session file, only if it is still the
- * file we read, byte for byte. Never rewrites or reformats anything; the only truncation is
- * taking back our own bytes of an append that failed part-way (checked to be ours and last).
- *
- * What the change check can and cannot see is in `docs/security.md`: there is no lock between pi
- * and us, so an append by pi in the microseconds between our last check and our write is possible;
- * the access guard (`access/`) is what keeps a running pi away.
- *
- * pi 1.6.0 appends one `JSON.stringify(entry) + "\n"` per entry (`SessionManager._persist`), keeps
- * the session in memory and never re-reads the file, and loads the last line as the leaf. So an
- * entry we append is only seen by a pi that opens the file afterwards; a running pi would branch
- * off its own leaf. Callers must check that no pi has the session open (see `access/`).
+ * The single write path: append complete JSON lines only if the file is still what we read, byte for
+ * byte; the only truncation takes back our own bytes of a failed append. pi 1.6.0 never re-reads an
+ * open session, so callers must first check nobody has it open (`access/`); what the change check
+ * cannot see is in `docs/security.md`.
  */
 
 import { randomUUID } from "node:crypto";
@@ -22,7 +14,7 @@ import type { SessionFile } from "../read/session";
 import { formatCount } from "../../shared/format";
 import * as l10n from "@vscode/l10n";
 
-/** Thrown when the file is not as we read it; nothing was written. */
+/** Nothing was written. */
 export class SessionChangedError extends Error {
   constructor(message: string) {
     super(message);
@@ -30,7 +22,7 @@ export class SessionChangedError extends Error {
   }
 }
 
-/** Thrown when the session must not be written to at all (old format, not a session, torn tail, read-only). */
+/** Old format, not a session, torn tail, read-only. */
 export class UnsafeSessionWriteError extends Error {
   constructor(message: string) {
     super(message);
@@ -38,15 +30,13 @@ export class UnsafeSessionWriteError extends Error {
   }
 }
 
-/** Thrown when the append itself failed (disk full, I/O error); says exactly what is in the file now. */
+/** Disk full, I/O error; says exactly what is in the file now. */
 export class SessionWriteError extends Error {
-  /** The `fs` error code (`ENOSPC`, `EIO`, …). */
   readonly code: string | undefined;
-  /** True when the file is byte-identical to before (nothing of ours remains). */
+  /** The file is byte-identical to before. */
   readonly restored: boolean;
-  /** Bytes of ours left in the file (0 when restored). */
   readonly bytesLeft: number;
-  /** Where our bytes start: the file's size before the append. */
+  /** The file's size before the append. */
   readonly offset: number;
   constructor(
     message: string,
@@ -61,30 +51,21 @@ export class SessionWriteError extends Error {
   }
 }
 
-/**
- * What the file must still be when we append: the same file (device + inode), the same size, and
- * the same bytes (a SHA-256 of everything read, taken while reading).
- */
+/** Same file (device + inode), same size, same bytes (SHA-256 taken while reading). */
 export interface AppendExpectation {
   path: string;
-  /** Device and inode of the file that was read. */
   dev: number;
   ino: number;
-  /** File size in bytes at read time; the file ended with `\n` there (but see {@link finalLineExpectation}). */
+  /** The file ended with `\n` there (but see {@link finalLineExpectation}). */
   size: number;
-  /** SHA-256 (hex) of those `size` bytes, computed while they were read. */
   sha256: string;
 }
 
 /**
- * Capture what the file looked like when `session` read it: identity, size and content digest
- * from that read (no new disk access, so nothing can change in between).
- * @param session opened with `SessionFile.open(path, { digest: true })`.
- * @throws {UnsafeSessionWriteError} for files we refuse to write: not a pi session (also a file
- *   starting with a UTF-8 BOM, whose header pi cannot parse), session format
- *   older than 3 or a header version that is not a number (pi rewrites those on open, and their
- *   migrated ids are not stable), a final line
- *   without `\n` (we never glue a record onto a fragment), or a session read without a digest.
+ * The file as `session` (opened with `{ digest: true }`) read it — no new disk access.
+ * @throws {UnsafeSessionWriteError} for files we never write: not a pi session (or a BOM header pi
+ *   cannot parse), format < 3 or a non-numeric version (pi rewrites those; their migrated ids are not
+ *   stable), a final line without `\n` (never glue onto a fragment), or no digest.
  */
 export function expectationOf(session: SessionFile): AppendExpectation {
   const path = session.filePath;
@@ -105,7 +86,6 @@ export function expectationOf(session: SessionFile): AppendExpectation {
   return { path, dev: identity.dev, ino: identity.ino, size: digest.bytes, sha256: digest.sha256 };
 }
 
-/** The refusals of {@link expectationOf} other than the torn final line. */
 function assertSessionFormat(session: SessionFile): void {
   const path = session.filePath;
   if (session.invalid || !session.header)
@@ -117,8 +97,7 @@ function assertSessionFormat(session: SessionFile): void {
         path,
       ),
     );
-  // pi 1.6.0 leaves a file alone only when `header.version >= 3` (ToNumber, so "3" counts); a
-  // version that reads as NaN fails that test too, and pi rewrites the file when it opens it.
+  // pi leaves a file alone only when `header.version >= 3`; NaN fails that too and pi rewrites the file
   if (Number.isNaN(session.fileVersion)) {
     throw new UnsafeSessionWriteError(
       l10n.t(
@@ -138,10 +117,7 @@ function assertSessionFormat(session: SessionFile): void {
   }
 }
 
-/**
- * The bytes of the session's incomplete last line when pi's own fix applies to it (a pi session of
- * format 3 without a BOM whose last line has no `\n`: {@link finalLineExpectation}); undefined otherwise.
- */
+/** The incomplete last line's bytes when pi's own fix applies ({@link finalLineExpectation}). */
 export function tornLineBytes(session: SessionFile): number | undefined {
   if (session.size === session.committedBytes) return undefined;
   try {
@@ -153,15 +129,10 @@ export function tornLineBytes(session: SessionFile): number | undefined {
 }
 
 /**
- * The one append of this path that is not an entry: pi's own fix of a final line without `\n`. pi
- * 1.6.0 (`loadEntriesFromFile`, every time it opens a session) appends a single `\n` when the file's
- * first parsed line is its header and its last line has no newline — the fragment becomes a line
- * of its own (an entry when it parses, else a line pi skips) and new entries start on their own
- * line. What {@link completeFinalLine} checks before it does the same: the file as `session` read
- * it, its incomplete last line included (identity, size, SHA-256 of every byte).
- * @throws {UnsafeSessionWriteError} for a file {@link expectationOf} refuses for another reason, and
- *   for a file whose last line is complete (nothing to end).
- * @throws {SessionChangedError} when the file changed since `session` read it.
+ * pi 1.6.0's one fix on open (`loadEntriesFromFile`): a single `\n` after a last line without one.
+ * The expectation covers every byte, the fragment included.
+ * @throws {UnsafeSessionWriteError} when refused for another reason or the last line is complete;
+ *   {@link SessionChangedError} when the file changed.
  */
 export function finalLineExpectation(session: SessionFile): AppendExpectation {
   const path = session.filePath;
@@ -180,7 +151,6 @@ export function finalLineExpectation(session: SessionFile): AppendExpectation {
         l10n.t("{0} changed since it was read. Re-read the session and try again. Nothing was written.", path),
       );
     const whole = digestOfPrefix(fd, stat.size);
-    // the lines before the fragment are as read: the fragment belongs to the file we read
     if (digestOfPrefix(fd, digest.bytes) !== digest.sha256 || whole === undefined)
       throw new SessionChangedError(
         l10n.t("{0} was rewritten since it was read. Re-read the session and try again. Nothing was written.", path),
@@ -192,22 +162,14 @@ export function finalLineExpectation(session: SessionFile): AppendExpectation {
 }
 
 /**
- * End the session's last line as pi does when it opens the file (see {@link finalLineExpectation}):
- * append exactly one `\n`, only if the file is still byte for byte as `expectation` says (checked
- * under the write handle, as {@link appendEntries}); a failed or misplaced write is taken back.
- * Callers check first that nobody has the session open (a writer may be in the middle of that line).
- * @returns the new file size in bytes.
- * @throws as {@link appendEntries}.
+ * Append exactly one `\n` as pi does, under {@link appendEntries}' checks. Callers first check nobody
+ * has the session open (a writer may be mid-line). @returns the new size. @throws as {@link appendEntries}.
  */
 export function completeFinalLine(expectation: AppendExpectation): number {
   return appendChecked(expectation, Buffer.from("\n", "utf8"));
 }
 
-/**
- * What differs between the open file `fd` and `expectation`, in words, or undefined when it is the
- * same file with the same bytes. Reads the whole expected prefix (one pass) and checks size and
- * identity again after it, so an append made while hashing is seen too.
- */
+/** What differs from `expectation`, in words; size and identity are checked again after hashing. */
 function changeOf(fd: number, expectation: AppendExpectation): string | undefined {
   const before = fs.fstatSync(fd);
   if (before.dev !== expectation.dev || before.ino !== expectation.ino)
@@ -231,11 +193,8 @@ function changeOf(fd: number, expectation: AppendExpectation): string | undefine
 }
 
 /**
- * True when the file at the expectation's path is still the same file with the same bytes — a
- * read-only check for flows that ask the user or a summarizer before writing (the append checks
- * again under its own file handle). Reads the whole file once. Never blocks: the path is opened
- * non-blocking and only a regular file is read (a FIFO swapped in while a question was open is
- * "changed"; the re-plan's read then names it).
+ * Read-only check for flows that ask before writing (the append checks again). Opens non-blocking,
+ * regular files only (a FIFO swapped in is "changed").
  */
 export function expectationHolds(expectation: AppendExpectation): boolean {
   try {
@@ -250,12 +209,7 @@ export function expectationHolds(expectation: AppendExpectation): boolean {
   }
 }
 
-/**
- * Why the file cannot take an append (read-only, immutable, a read-only file system, no
- * permission, gone), in words; undefined when it can. Changes nothing (`access(W_OK)`: on Linux it
- * also answers `EPERM` for an immutable file and `EROFS` on a read-only mount; root may write a
- * 0444 file, and does).
- */
+/** Why the file cannot take an append (read-only, immutable, EROFS, gone), in words; changes nothing. */
 export function writeBlocker(file: string): string | undefined {
   try {
     fs.accessSync(file, fs.constants.W_OK);
@@ -276,19 +230,13 @@ export function writeBlocker(file: string): string | undefined {
   }
 }
 
-/**
- * Refuse before any summarizer request when the file cannot take an append (see {@link writeBlocker}).
- * @throws {UnsafeSessionWriteError}
- */
+/** @throws {UnsafeSessionWriteError} when {@link writeBlocker} says so, before any summarizer request. */
 export function assertWritable(file: string): void {
   const blocker = writeBlocker(file);
   if (blocker) throw new UnsafeSessionWriteError(blocker);
 }
 
-/**
- * A fresh entry id like pi's `generateId`: the first 8 hex chars of a random UUID, re-drawn on
- * collision with existing ids (100 tries), then a full UUID.
- */
+/** pi's `generateId`: 8 hex chars of a random UUID, re-drawn on collision (100 tries), then a full UUID. */
 export function newEntryId(existing: { has(id: string): boolean }, reserved: ReadonlySet<string> = new Set()): string {
   for (let i = 0; i < 100; i++) {
     const id = randomUUID().slice(0, 8);
@@ -297,7 +245,7 @@ export function newEntryId(existing: { has(id: string): boolean }, reserved: Rea
   return randomUUID();
 }
 
-/** The JSON line for an entry, exactly as pi writes one (`JSON.stringify(entry) + "\n"`). */
+/** Exactly as pi writes one: `JSON.stringify(entry) + "\n"`. */
 export function serializeEntryLine(entry: object): string {
   const json = JSON.stringify(entry);
   if (json.includes("\n")) throw new Error("internal error: serialized entry contains a newline");
@@ -305,31 +253,19 @@ export function serializeEntryLine(entry: object): string {
 }
 
 /**
- * Append entries (one line each, in one write) if the file is unchanged since `expectation` was
- * taken: the same file (device + inode), the same size, the same bytes (SHA-256), checked under
- * the handle we write with; then `fsync`.
- *
- * A write that fails part-way (disk full, I/O error) is undone: when the file ends exactly with
- * the bytes we wrote, it is cut back to its previous size and synced; otherwise (another writer
- * appended after them) nothing is cut. Either way {@link SessionWriteError} says what is in the file.
- * After the write, the bytes are checked to be where they were planned (see `misplacedAppend`): a
- * truncation or append by another writer in the moment between the check and the write is seen,
- * and our bytes are cut off again.
- * @returns the new file size in bytes.
- * @throws {SessionChangedError} when the file changed (nothing written, or our bytes cut off again
- *   after they landed behind another writer's change): re-read and prepare again.
- * @throws {SessionWriteError} when writing or syncing failed (see above).
- * @throws the `fs` error when the file cannot be opened (e.g. deleted: `ENOENT`; nothing written).
+ * Append entries in one write if the file is unchanged (checked under the write handle), then `fsync`.
+ * A failed write is cut back only when the file ends with exactly our bytes; a misplaced one is cut too.
+ * @returns the new size. @throws {SessionChangedError} (re-read and prepare again), {@link SessionWriteError},
+ *   the `fs` error when it cannot be opened (nothing written).
  */
 export function appendEntries(expectation: AppendExpectation, entries: readonly object[]): number {
   if (entries.length === 0) return expectation.size;
   return appendChecked(expectation, Buffer.from(entries.map(serializeEntryLine).join(""), "utf8"));
 }
 
-/** `data` appended under the checks of {@link appendEntries} (`data` is complete lines, or pi's one `\n`). */
 function appendChecked(expectation: AppendExpectation, data: Buffer): number {
   // O_APPEND without O_CREAT: a deleted file is an error, never re-created; every write lands at the end.
-  // O_NONBLOCK: a FIFO or device swapped in for the session never blocks the open (it is refused below).
+  // O_NONBLOCK: a FIFO or device swapped in never blocks the open (it is refused below).
   const fd = fs.openSync(
     expectation.path,
     fs.constants.O_RDWR | fs.constants.O_APPEND | (fs.constants.O_NONBLOCK ?? 0),
@@ -354,35 +290,22 @@ function appendChecked(expectation: AppendExpectation, data: Buffer): number {
     }
     const misplaced = misplacedAppend(fd, expectation, data);
     if (misplaced) throw misplaced;
-    // the file as our append left it: its age is not someone else having the session open
+    // our own append: its age is not someone else having the session open
     recordOwnWrite(expectation.path, fs.fstatSync(fd));
     return expectation.size + data.length;
   } finally {
     try {
       fs.closeSync(fd);
-    } catch {
-      // after a successful fsync the bytes are on disk; a failed write already says what happened
-    }
+    } catch {}
   }
 }
 
 /**
- * After a successful append of `data`: did it land right after the `expectation.size` bytes that
- * were checked, in the file that has the session's name? Nothing locks a session file between pi
- * and us, so another writer can truncate, append or rename-replace in the moment between the
- * change check and our write; `O_APPEND` then puts our bytes after *their* result, a file we never
- * checked (after a truncation, our entry's parent may be gone).
- *
- * - Our bytes are the file's last bytes but not at `expectation.size`: they are cut off again
- *   (the file is then exactly as the other writer left it) and synced → {@link SessionChangedError},
- *   so the flow re-reads and plans again. A failed cut → {@link SessionWriteError} (`restored: false`).
- * - Our bytes are neither at `expectation.size` nor last: the other writer changed the file after
- *   our write (cut it, or appended after a change); its change stands and ours is not touched.
- * - The path no longer names the file we wrote (renamed over, or removed) →
- *   {@link SessionChangedError}: our entry is in the file it replaced, not in the session.
- *
- * Returns undefined when the append is where it was planned. Like {@link undoFailedWrite}, the cut
- * cannot be atomic with its check: a third write in those microseconds would be cut with ours.
+ * Did the append land right after the checked bytes, in the file with the session's name? Nothing locks
+ * the file, so another writer may act between check and write and `O_APPEND` follows them. Our bytes
+ * last but misplaced: cut off → {@link SessionChangedError} (failed cut: {@link SessionWriteError}).
+ * Not last: their change stands, ours untouched. Path renamed over: {@link SessionChangedError}.
+ * The cut cannot be atomic with its check. Undefined when the append is where planned.
  */
 function misplacedAppend(fd: number, expectation: AppendExpectation, data: Buffer): Error | undefined {
   const size = fs.fstatSync(fd).size;
@@ -432,10 +355,7 @@ function misplacedAppend(fd: number, expectation: AppendExpectation, data: Buffe
   return undefined;
 }
 
-/**
- * After a failed write of `data` at `expectation.size` (`written` bytes of it went out): cut our
- * bytes off again — only when the file ends with exactly them (read back and compared) — and sync.
- */
+/** Cut our bytes off again only when the file ends with exactly them, and sync. */
 function undoFailedWrite(
   fd: number,
   expectation: AppendExpectation,
@@ -524,17 +444,13 @@ function undoFailedWrite(
   );
 }
 
-/**
- * Cut the file back to `size` bytes (only ever our own bytes, read back by the caller), sync, and
- * check the size. @throws the `fs` error, or an Error when the size did not change.
- */
+/** Cut back to `size` (only our own bytes), sync, check. @throws the `fs` error, or Error when unchanged. */
 function cutBack(fd: number, size: number): void {
   fs.ftruncateSync(fd, size);
   fs.fsyncSync(fd);
   if (fs.fstatSync(fd).size !== size) throw new Error("the size did not change");
 }
 
-/** Whether the bytes of `fd` from `offset` equal `expected`. Never throws. */
 function endsWith(fd: number, offset: number, expected: Buffer): boolean {
   try {
     const actual = Buffer.alloc(expected.length);

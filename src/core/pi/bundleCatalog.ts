@@ -1,35 +1,20 @@
 /**
- * The model catalog inlined in pi's CLI bundle (`<pi>/dist/bundle/chunks/chunk-*.js`), read as
- * data: the `pi` executable does not load `node_modules/@earendil-works/pi-ai` (its bundle is
- * self-contained), so when the pi-ai package next to pi has another version this is the catalog the
- * user's pi really uses. That is the normal case for pi ≤ 1.0.x, which asks for pi-ai by a caret range
- * (`^1.0.3`: a fresh install gets the newest 1.x pi-ai), and for installs with overrides.
- *
- * esbuild emits each provider's JSON import as an object literal and flattens it right after:
- *
- *   var anthropic_default={"anthropic-messages":{"chat:claude-fable-5":{id:"claude-fable-5",…,reasoning:!0,…}}};
- *   var ANTHROPIC_MODELS=flattenChatModelCatalog("anthropic",anthropic_default);
- *   var manifest_default={schemaVersion:6,generatedAt:"2026-11-20T10:48:49.496Z",…};
- *
- * {@link parseLiteral} has acorn parse the one expression after `var X_default=` and takes the
- * literal forms esbuild writes for JSON data as values; nothing is evaluated. It depends on
- * esbuild's output style (the `var …_default=` / `flatten…ModelCatalog(…)` lines), so it is the
- * fallback after pi-ai's JSON data (`catalog.ts`).
+ * The model catalog inlined in pi's CLI bundle (`dist/bundle/chunks/chunk-*.js`), read as data: the
+ * `pi` executable does not load the pi-ai package next to it, whose version may differ (pi ≤ 1.0.x asks
+ * for `^1.0.3`). {@link parseLiteral} parses esbuild's `var X_default={…}` literals with acorn, evaluating
+ * nothing; it depends on esbuild's output style, so it is the fallback after pi-ai's JSON (`catalog.ts`).
  */
 
 import { parseExpressionAt, type AnyNode } from "acorn";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-/** A literal that is not of the supported subset. */
 export class LiteralParseError extends Error {}
 
 /**
- * Parse the JavaScript literal at `pos` with acorn: objects, arrays, strings, numbers (also
- * negative), `!0` / `!1`, `true` / `false` / `null`, `void 0`, templates without expressions — what
- * esbuild emits for JSON data.
+ * Parse the JSON-like literal esbuild emits at `pos` (also `!0`, `void 0`, plain templates).
  * @returns the value and the index just after it.
- * @throws {LiteralParseError} at anything else (identifiers, template expressions, calls, syntax errors…).
+ * @throws {LiteralParseError} at anything else (identifiers, calls, template expressions, syntax errors).
  */
 export function parseLiteral(src: string, pos: number): { value: unknown; end: number } {
   let node: AnyNode;
@@ -82,26 +67,23 @@ function literalValue(node: AnyNode, src: string): unknown {
 
 /** The catalog groups found in a bundle, before flattening (`catalog.ts` flattens like pi-ai). */
 export interface BundleCatalogData {
-  /** The chunk the catalog is in (absolute path). */
   file: string;
-  /** `providerKey → { <api>: { <key>: model } }`, the literal of each provider's JSON import. */
+  /** `providerKey → { <api>: { <key>: model } }`. */
   groups: Map<string, Record<string, Record<string, unknown>>>;
-  /** Whether the bundle flattens with `flattenChatModelCatalog` (pi-ai 1.x: chat models only). */
+  /** `flattenChatModelCatalog` (pi-ai 1.x: chat models only). */
   chatOnly: boolean;
-  /** The inlined `.manifest.json` (`schemaVersion`, `generatedAt`), if found. */
   manifest?: { schemaVersion?: number; generatedAt?: string };
 }
 
 const FLATTEN_CALL = /var [A-Z0-9_]+_MODELS\s*=\s*flatten(Chat)?ModelCatalog\("([^"]+)",\s*([\w$]+)\)/g;
 
 /**
- * Find and parse the catalog inlined in pi's CLI bundle.
- * @param packageDir pi's package dir (`…/@earendil-works/pi-coding-agent`).
+ * Find and parse the catalog inlined in pi's CLI bundle (`packageDir`: pi's package dir).
  * @throws when the bundle has no catalog chunk, or a literal does not parse ({@link LiteralParseError}).
  */
 export function readBundleCatalogData(packageDir: string): BundleCatalogData {
   const chunks = path.join(packageDir, "dist", "bundle", "chunks");
-  // the chunk with the most providers (a provider may also have a chunk of its own, e.g. github-copilot.js)
+  // the chunk with the most providers (a provider may also have a chunk of its own)
   let file: string | undefined;
   let src = "";
   let most = 0;

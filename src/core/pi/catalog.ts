@@ -1,21 +1,8 @@
 /**
- * The built-in model catalog of the user's pi, read as data (never executed): context windows,
- * output limits and prices of every chat model, plus the catalog's generation time (a cached
- * catalog in `models-store.json` counts only when newer than this, see `rules/models.ts`).
- *
- * Where it comes from, in this order (`catalogFor`):
- *   1. pi-ai's JSON data next to pi (`<pi-ai>/dist/providers/data/<provider>.json` + `.manifest.json`,
- *      the pi-ai dir found by Node's lookup from pi's package dir) — only when that pi-ai has pi's
- *      own version: the `pi` executable uses the copy inlined in its bundle, and the two are equal
- *      only then;
- *   2. the copy inlined in pi's CLI bundle (`bundleCatalog.ts`);
- *   3. pi-context's snapshot of pi 1.6.0's catalog (`data/model-catalog.json`), named as such.
- * Results are cached by the stamps (mtime, size, inode) of the files read.
- *
- * Shapes (pi-ai `model-catalog.js`): schemaVersion ≥ 6 (pi 1.x) `{ <api>: { "<type>:<id>": Model } }`,
- * chat models only, keyed by `model.id`, a later api group wins; schemaVersion 3 (pi 0.87)
- * `{ <api>: { <id>: Model } }`, all models (`Object.assign`). The provider key is the key of pi-ai's
- * `MODELS` (= the data file's basename), and pi's registry looks models up by `provider/id`.
+ * The user's pi's built-in model catalog, read as data (never executed). Sources, in order: pi-ai's
+ * JSON data next to pi only when that pi-ai has pi's version (the `pi` executable uses its bundle's
+ * copy); the bundle's copy (`bundleCatalog.ts`); the snapshot of pi 1.6.0's (`data/model-catalog.json`).
+ * schemaVersion ≥ 6 keeps chat models keyed by `model.id` (a later api group wins); 3 keeps all.
  */
 
 import { fileStamp } from "../read/stamp";
@@ -27,7 +14,7 @@ import type { PiInstall } from "./locate";
 import { REFERENCE_PI_VERSION } from "./versions";
 import * as l10n from "@vscode/l10n";
 
-/** A model's price in US dollars per million tokens (pi-ai `Model.cost`; optional `tiers` by input size). */
+/** US dollars per million tokens (pi-ai `Model.cost`; optional `tiers` by input size). */
 export interface ModelCost {
   input: number;
   output: number;
@@ -36,9 +23,7 @@ export interface ModelCost {
   tiers?: unknown[];
 }
 
-/** One chat model of a catalog. */
 export interface CatalogModel {
-  /** Tokens. */
   contextWindow: number;
   /** Output limit in tokens. */
   maxTokens: number;
@@ -47,23 +32,18 @@ export interface CatalogModel {
   cost?: ModelCost;
 }
 
-/** How a catalog was read. */
 export type CatalogOrigin = "pi-ai-data" | "bundle" | "snapshot";
 
-/** A pi version's built-in chat-model catalog. */
 export interface ModelCatalog {
-  /** The pi version whose catalog this is. */
   piVersion: string;
   origin: CatalogOrigin;
-  /** The directory or file read (the snapshot: `data/model-catalog.json`). */
   location: string;
-  /** The catalog's generation time (ms since epoch; `.manifest.json` `generatedAt`), if known. */
+  /** ms since epoch (`.manifest.json` `generatedAt`), if known. */
   generatedAt: number | undefined;
-  /** `provider/modelId` → model. */
   models: Map<string, CatalogModel>;
-  /** Providers with built-in models (only these consult `models-store.json`). */
+  /** Only these consult `models-store.json`. */
   providers: Set<string>;
-  /** In words: `pi 1.5.2's model catalog` or `pi-context's snapshot of pi 1.6.0's catalog`. */
+  /** `pi 1.5.2's model catalog` or `pi-context's snapshot of pi 1.6.0's catalog`. */
   name: string;
 }
 
@@ -83,7 +63,6 @@ function costOf(v: unknown): ModelCost | undefined {
   return cost;
 }
 
-/** pi-ai's catalog model as far as pi-context needs it. */
 function modelOf(m: Obj): CatalogModel {
   const model: CatalogModel = {
     contextWindow: typeof m.contextWindow === "number" ? m.contextWindow : 0,
@@ -96,11 +75,7 @@ function modelOf(m: Obj): CatalogModel {
   return model;
 }
 
-/**
- * Flatten one provider's groups like pi-ai: chat models only (keyed by `model.id`, a later group
- * wins) for schemaVersion ≥ 6 / `flattenChatModelCatalog`, else every entry (`Object.assign`, keyed
- * by the entry key).
- */
+/** Flatten one provider like pi-ai: chat models by `model.id` when `chatOnly`, else every entry by key. */
 function flatten(provider: string, groups: unknown, chatOnly: boolean, into: Map<string, CatalogModel>): void {
   if (!isObject(groups)) return;
   for (const group of Object.values(groups)) {
@@ -140,12 +115,8 @@ function finish(
 }
 
 /**
- * Read pi-ai's built-in catalog from its JSON data files: the provider → data file mapping comes
- * from the text of `models.generated.js` and `providers/<x>.models.js` (their import lines), the
- * data from `JSON.parse`. No pi-ai code runs.
- * @param piAiDir the `@earendil-works/pi-ai` package dir.
- * @param piVersion the pi version this catalog belongs to (pi-ai and pi share versions).
- * @throws when a file is missing or does not parse.
+ * pi-ai's catalog from its JSON data; the provider → file map comes from the text of its import lines.
+ * No pi-ai code runs. @throws when a file is missing or does not parse.
  */
 export function readPiAiCatalog(piAiDir: string, piVersion: string): ModelCatalog {
   const dist = path.join(piAiDir, "dist");
@@ -178,10 +149,7 @@ export function readPiAiCatalog(piAiDir: string, piVersion: string): ModelCatalo
   );
 }
 
-/**
- * Read the catalog inlined in pi's CLI bundle (see `bundleCatalog.ts`).
- * @throws when the bundle has no catalog or it does not parse.
- */
+/** @throws when the bundle has no catalog or it does not parse. */
 export function readBundleCatalog(packageDir: string, piVersion: string): ModelCatalog {
   const data = readBundleCatalogData(packageDir);
   const chatOnly = data.chatOnly || (data.manifest?.schemaVersion ?? 0) >= 6;
@@ -214,20 +182,15 @@ export function snapshotCatalog(): ModelCatalog {
   return snapshot;
 }
 
-/** What {@link catalogFor} found: the catalog, and why a better one could not be used. */
 export interface CatalogLookup {
   catalog: ModelCatalog;
-  /** Why pi's own catalog was not used (the snapshot is the fallback), in words. */
+  /** Why pi's own catalog was not used, in words. */
   problem?: string;
 }
 
 const cache = new Map<string, { stamp: string; lookup: CatalogLookup }>();
 
-/**
- * The catalog the user's pi uses: pi-ai's JSON data when that pi-ai has pi's version, else the
- * bundle's copy, else the snapshot (with the reason). Cached by the stamps of pi's and pi-ai's
- * `package.json` and the data manifest. Never throws.
- */
+/** The catalog the user's pi uses (see the file comment), cached by file stamps. Never throws. */
 export function catalogFor(install: Pick<PiInstall, "version" | "packageDir" | "piAi"> | undefined): CatalogLookup {
   if (!install) return { catalog: snapshotCatalog() };
   const piAi = install.piAi;

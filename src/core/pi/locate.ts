@@ -1,19 +1,8 @@
 /**
- * Find the user's pi and its version without running it: an executable (the `pi` on a PATH, a
- * path the user gave) is resolved through its symlinks and the directories above it are searched
- * for pi's `package.json`; pi's managed install (`managed-install.json` + `current-version` +
- * `releases/<v>/`) and npm's global `node_modules` are looked in by layout. Only `package.json` and
- * marker files are read; nothing is executed here (the Node that runs pi is found in `node.ts`,
- * the login shell's PATH in `shellPath.ts`).
- *
- * Order of {@link locatePi} (the first hit wins; everything looked at is reported in `tried`):
- *   1. an explicit path (CLI `--pi`, setting `piContext.pi.path`): a pi executable, a launcher, or
- *      pi's package dir;
- *   2. `pi` on the PATH of this process (the extension host's);
- *   3. `pi` on the PATH the user's login shell reports (the integrated terminal's, which may differ);
- *   4. pi's managed install: `$PI_MANAGED_INSTALL_ROOT`, else `~/.pi/agent/install`;
- *   5. npm's global packages: `$NPM_CONFIG_PREFIX`, `prefix=` of `~/.npmrc`, the prefix of each
- *      `node` on the PATH, and the `npm root -g` answer when the caller has one.
+ * Find the user's pi and its version by reading files only (nothing is executed). Order of
+ * {@link locatePi}, first hit wins: an explicit path (`--pi`, `piContext.pi.path`); `pi` on this
+ * process's PATH; on the login shell's PATH (`shellPath.ts`); pi's managed install
+ * (`$PI_MANAGED_INSTALL_ROOT`, else `~/.pi/agent/install`); npm's global packages.
  */
 
 import * as fs from "node:fs";
@@ -21,57 +10,44 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as l10n from "@vscode/l10n";
 
-/** pi's npm package. */
 export const PI_PACKAGE = "@earendil-works/pi-coding-agent";
 const PI_AI_PACKAGE = "@earendil-works/pi-ai";
 
-/** Where a pi was found. */
 export type PiSource = "flag" | "setting" | "running" | "path" | "login-shell" | "managed" | "npm-global";
 
-/** An installed pi, as far as pi-context needs it. */
 export interface PiInstall {
-  /** pi's version (`package.json`). */
   version: string;
   source: PiSource;
-  /** The path the search started from (the PATH entry, the given path, the launcher), if any. */
+  /** The path the search started from (PATH entry, given path, launcher). */
   executable?: string;
-  /** pi's package dir (its `package.json` names `@earendil-works/pi-coding-agent`). */
   packageDir: string;
-  /** pi's CLI script (`bin.pi` of package.json, `dist/bundle/cli.js`). */
+  /** `bin.pi` of package.json. */
   cliPath: string;
-  /** `engines.node` of pi's package.json (e.g. `>=22.19.0`). */
   engines?: string;
-  /** pi-ai found by Node's lookup from pi's package dir (library code and extensions use it). */
+  /** Found by Node's lookup from pi's package dir (library code and extensions use it). */
   piAi?: { dir: string; version: string };
-  /** pi's managed install root, when pi is a managed release. */
   managedRoot?: string;
-  /** The PATH (entries joined with the platform delimiter) pi was found on, for finding its Node. */
+  /** For finding its Node. */
   searchPath?: string;
 }
 
-/** One place looked at and what was there. */
 export interface LocateAttempt {
   where: string;
   result: string;
 }
 
-/** What {@link locatePi} found. */
 export interface PiLocation {
   pi?: PiInstall;
   tried: LocateAttempt[];
 }
 
-/** Options of {@link locatePi}. */
 export interface LocateOptions {
-  /** An explicit path (CLI `--pi`): a pi executable, a launcher, or pi's package dir. */
+  /** A pi executable, a launcher, or pi's package dir. */
   flag?: string;
-  /** Setting `piContext.pi.path` (same forms; `~` expanded). */
+  /** `~` expanded. */
   setting?: string;
-  /** Environment (PATH, PATHEXT, HOME, PI_MANAGED_INSTALL_ROOT, NPM_CONFIG_PREFIX). */
   env?: NodeJS.ProcessEnv;
-  /** The PATH the user's login shell reports (see `shellPath.ts`), if known. */
   loginShellPath?: string;
-  /** `npm root -g` (the global `node_modules` dir), if the caller asked npm. */
   npmRoot?: string;
   platform?: NodeJS.Platform;
 }
@@ -116,15 +92,12 @@ export function findOnPath(
       try {
         if (platform !== "win32") fs.accessSync(file, fs.constants.X_OK);
         if (isFile(file)) return file;
-      } catch {
-        // not here
-      }
+      } catch {}
     }
   }
   return undefined;
 }
 
-/** The nearest directory at or above `start` whose package.json is pi's. */
 function piPackageAbove(start: string): string | undefined {
   for (let d = start; ; d = path.dirname(d)) {
     if (readJson(path.join(d, "package.json"))?.name === PI_PACKAGE) return d;
@@ -132,7 +105,6 @@ function piPackageAbove(start: string): string | undefined {
   }
 }
 
-/** Node's lookup of a package from `fromDir`: `<dir>/node_modules/<name>`, then each ancestor's. */
 function lookupPackage(fromDir: string, name: string): string | undefined {
   for (let d = fromDir; ; d = path.dirname(d)) {
     const p = path.join(d, "node_modules", name);
@@ -141,7 +113,6 @@ function lookupPackage(fromDir: string, name: string): string | undefined {
   }
 }
 
-/** A pi managed install root's current release package dir, if `root` is a valid managed install. */
 function managedRelease(root: string): string | undefined {
   const marker = readJson(path.join(root, "managed-install.json"));
   if (marker?.kind !== "pi-managed-install" || marker.schemaVersion !== 1 || marker.layout !== "releases-v1")
@@ -157,7 +128,6 @@ function managedRelease(root: string): string | undefined {
   return readJson(path.join(dir, "package.json"))?.name === PI_PACKAGE ? fs.realpathSync(dir) : undefined;
 }
 
-/** pi's install described from its package dir. */
 function describe(packageDir: string, source: PiSource, extra: Partial<PiInstall>): PiInstall | undefined {
   const pkg = readJson(path.join(packageDir, "package.json"));
   if (!pkg || pkg.name !== PI_PACKAGE || typeof pkg.version !== "string") return undefined;
@@ -177,7 +147,7 @@ function describe(packageDir: string, source: PiSource, extra: Partial<PiInstall
   return install;
 }
 
-/** The managed install roots to look in for a launcher at `exe` (pi.dev's installer layout). */
+/** pi.dev's installer layout. */
 function managedRoots(exe: string | undefined, env: NodeJS.ProcessEnv): string[] {
   const roots = [env.PI_MANAGED_INSTALL_ROOT];
   if (exe) roots.push(path.join(path.dirname(path.dirname(exe)), "install"));
@@ -186,10 +156,8 @@ function managedRoots(exe: string | undefined, env: NodeJS.ProcessEnv): string[]
 }
 
 /**
- * pi at a path: a pi executable or launcher (symlinks resolved, package.json searched above it; a
- * launcher script of pi's managed install; npm's Windows shims next to `node_modules`), or pi's
- * package dir. Reads files only.
- * @returns the install, or why the path is not a pi.
+ * pi at a path: an executable or launcher (symlinks resolved, package.json searched above; npm's
+ * Windows shims), or pi's package dir. Reads files only. @returns the install, or why it is not a pi.
  */
 export function piAt(
   given: string,
@@ -219,7 +187,7 @@ export function piAt(
     const d = describe(inside, source, extra);
     if (d) return d;
   }
-  // npm's Windows shims (pi.cmd) and copies of the bin: <prefix>/node_modules or <prefix>/../lib/node_modules
+  // npm's Windows shims (pi.cmd): <prefix>/node_modules or <prefix>/../lib/node_modules
   for (const candidate of [
     path.join(path.dirname(real), "node_modules", PI_PACKAGE),
     path.join(path.dirname(path.dirname(real)), "lib", "node_modules", PI_PACKAGE),
@@ -237,7 +205,6 @@ export function piAt(
   return { problem: l10n.t("{0} is not pi (no {1} package.json above {2})", file, PI_PACKAGE, real) };
 }
 
-/** npm's global `node_modules` dirs to look in, most specific first. */
 function npmGlobalDirs(env: NodeJS.ProcessEnv, pathValue: string | undefined, options: LocateOptions): string[] {
   const platform = options.platform ?? process.platform;
   const lib = (prefix: string) =>
@@ -249,28 +216,21 @@ function npmGlobalDirs(env: NodeJS.ProcessEnv, pathValue: string | undefined, op
     const rc = fs.readFileSync(path.join(env.HOME || os.homedir(), ".npmrc"), "utf8");
     const m = /^\s*prefix\s*=\s*(.+?)\s*$/m.exec(rc);
     if (m) dirs.push(lib(expandHome(m[1]!.replace(/^["']|["']$/g, ""), env)));
-  } catch {
-    // no ~/.npmrc
-  }
+  } catch {}
   const node = findOnPath("node", pathValue, env, platform);
   if (node) {
     try {
       const real = fs.realpathSync(node);
       dirs.push(lib(platform === "win32" ? path.dirname(real) : path.dirname(path.dirname(real))));
-    } catch {
-      // a broken link
-    }
+    } catch {}
   }
   if (options.npmRoot) dirs.push(options.npmRoot);
   return [...new Set(dirs)];
 }
 
-/** How the setting is named in {@link PiLocation.tried}. */
 export const SETTING_LABEL = "setting piContext.pi.path";
 
-/**
- * Find the user's pi (see the module comment for the order). Never throws; reads files only.
- */
+/** Find the user's pi (order in the file comment). Never throws; reads files only. */
 export function locatePi(options: LocateOptions = {}): PiLocation {
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
@@ -333,7 +293,6 @@ export function locatePi(options: LocateOptions = {}): PiLocation {
   return { tried };
 }
 
-/** Where a pi was found, in words: `the pi on the PATH (/usr/local/bin/pi)`. */
 export function piSourceText(pi: Pick<PiInstall, "source" | "executable" | "packageDir" | "managedRoot">): string {
   const at = pi.executable ?? pi.packageDir;
   switch (pi.source) {
@@ -355,11 +314,8 @@ export function piSourceText(pi: Pick<PiInstall, "source" | "executable" | "pack
 }
 
 /**
- * The pi a running process executes (Linux), from files only: the script in `/proc/<pid>/cmdline`
- * (`node …/dist/bundle/cli.js` → pi's package.json above it), else — pi sets `process.title`, which
- * overwrites the command line with `pi` — the command the shell ran, `_` in `/proc/<pid>/environ`
- * (`/usr/local/bin/pi`, resolved like a `pi` on the PATH). Undefined when the process is gone, not
- * readable (another user's), or not pi.
+ * The pi a running process executes (Linux), from `/proc/<pid>/cmdline`'s script, else `environ`'s `_`
+ * (pi's `process.title` overwrites the command line). Undefined when gone, unreadable, or not pi.
  */
 export function piOfProcess(pid: number, procRoot = "/proc"): PiInstall | undefined {
   const base = path.join(procRoot, String(pid));
@@ -370,14 +326,12 @@ export function piOfProcess(pid: number, procRoot = "/proc"): PiInstall | undefi
       return [];
     }
   };
-  // args[0] is the Node binary (or `pi` after process.title); the script follows (a package.json above it)
   for (const arg of read("cmdline").slice(1)) {
     if (!path.isAbsolute(arg) || !isFile(arg)) continue;
     const dir = piPackageAbove(path.dirname(fs.realpathSync(arg)));
     const found = dir ? describe(dir, "running", { executable: arg }) : undefined;
     if (found) return found;
   }
-  // the command the shell ran: only a `pi` (a launcher or npm's link), resolved like one on the PATH
   const ran = read("environ")
     .find((v) => v.startsWith("_="))
     ?.slice(2);

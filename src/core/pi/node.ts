@@ -1,14 +1,7 @@
 /**
- * The Node that runs the user's pi. pi's bin starts with `#!/usr/bin/env node`, so in a terminal
- * it runs with the first `node` on that terminal's PATH; pi needs Node ≥ 22.19 (`engines.node`),
- * and with an older Node it dies at once (`SyntaxError … enableCompileCache`).
- *
- * Candidates, in order (duplicates dropped): the interpreter of an absolute shebang; the first
- * `node` on the PATH pi was found on; the `node` next to the pi executable (nvm / global-prefix
- * installs: `<prefix>/bin/node` is the Node pi was installed with); the first `node` on this
- * process's PATH and on the login shell's PATH. The first whose `node --version` satisfies pi's
- * `engines.node` is used (running `node --version` runs no user code). Versions are cached by the
- * binary's path and stamp.
+ * The Node that runs the user's pi: in a terminal `#!/usr/bin/env node` picks the first `node` on the
+ * PATH, and pi dies at once on a Node older than its `engines.node`. The first candidate whose
+ * `node --version` satisfies it wins (running `--version` runs no user code).
  */
 
 import { execFile } from "node:child_process";
@@ -18,19 +11,16 @@ import { findOnPath, type PiInstall } from "./locate";
 import { satisfiesEngine } from "./versions";
 import * as l10n from "@vscode/l10n";
 
-/** pi's own minimum when its package.json names none (pi 0.87 … 1.6: `>=22.19.0`). */
+/** pi's own minimum when its package.json names none (pi 0.87 … 1.6). */
 export const PI_DEFAULT_ENGINES = ">=22.19.0";
 
-/** The user's pi with the Node to run it. */
 export interface PiRuntime {
   install: PiInstall;
-  /** Absolute path of the Node binary. */
   node: string;
-  /** Its version, e.g. `v22.23.5`. */
   nodeVersion: string;
 }
 
-/** No usable Node: what was found, in words (a full sentence for the user). */
+/** No usable Node: a full sentence for the user. */
 export class NoNodeForPiError extends Error {
   constructor(message: string) {
     super(message);
@@ -40,7 +30,7 @@ export class NoNodeForPiError extends Error {
 
 const versions = new Map<string, { stamp: string; version: string | undefined }>();
 
-/** `node --version` of a binary (cached by path + stamp); undefined when it does not run. */
+/** `node --version` (cached by path + stamp); undefined when it does not run. */
 export async function nodeVersionOf(node: string, timeoutMs = 5000): Promise<string | undefined> {
   let stamp: string;
   try {
@@ -61,7 +51,6 @@ export async function nodeVersionOf(node: string, timeoutMs = 5000): Promise<str
   return version;
 }
 
-/** The interpreter of an absolute shebang (`#!/opt/node22/bin/node`), if the script has one. */
 function shebangNode(script: string): string | undefined {
   let head: string;
   try {
@@ -80,7 +69,10 @@ function shebangNode(script: string): string | undefined {
   return path.isAbsolute(m[1]!) && path.basename(m[1]!).startsWith("node") ? m[1] : undefined;
 }
 
-/** The Node binaries to try for `install`, in order (see the module comment). */
+/**
+ * Node binaries to try, in order: an absolute shebang's, the PATH pi was found on, next to pi's
+ * executable (the one pi was installed with), this process's PATH, the login shell's.
+ */
 export function nodeCandidates(
   install: PiInstall,
   env: NodeJS.ProcessEnv = process.env,
@@ -100,10 +92,7 @@ export function nodeCandidates(
   return out;
 }
 
-/**
- * The Node to run `install` with: the first candidate whose version satisfies pi's `engines.node`.
- * @throws {NoNodeForPiError} naming every Node looked at and its version.
- */
+/** The first candidate satisfying pi's `engines.node`. @throws {NoNodeForPiError} naming every Node tried. */
 export async function nodeForPi(
   install: PiInstall,
   options: { env?: NodeJS.ProcessEnv; loginShellPath?: string; platform?: NodeJS.Platform } = {},

@@ -1,26 +1,16 @@
 /**
- * "Resume in pi": the command that opens a session in the user's pi — `pi --session <file>`, run
- * in the session's working directory (pi resumes a `--session` there) — and that command quoted for
- * the shell that will read it. Nothing is run here; the surfaces type the line into a terminal the
- * user asked for, or print it.
- *
- * Quoting is exact for each family of shells, and refuses what no quoting makes safe to type:
- * control characters (a newline would run what follows it; C1 codes are terminal controls), and in
- * `cmd.exe` a `"` or `%` (expanded even inside quotes).
+ * "Resume in pi": `pi --session <file>` in the session's folder, quoted for the shell that reads it.
+ * Quoting refuses what is never safe to type: control characters (a newline runs what follows), and
+ * `"` or `%` in `cmd.exe` (expanded even inside quotes).
  */
 
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { PiInstall } from "./locate";
 
-/** How a shell reads a command line. */
 export type ShellKind = "posix" | "fish" | "powershell" | "cmd";
 
-/**
- * The shell family of a shell program (`vscode.env.shell`, `$SHELL`): by its file name — `pwsh`,
- * `powershell`, `cmd`, `fish`; anything else (sh, bash, dash, zsh, ksh…) is given POSIX quoting.
- * No shell known: PowerShell on Windows (VS Code's default there), POSIX elsewhere.
- */
+/** Shell family by file name (`pwsh`, `powershell`, `cmd`, `fish`, else POSIX); none: PowerShell on Windows. */
 export function shellKindOf(shell: string | undefined, platform: NodeJS.Platform = process.platform): ShellKind {
   if (!shell) return platform === "win32" ? "powershell" : "posix";
   const name = (shell.split(/[\\/]/).pop() ?? "").toLowerCase().replace(/\.exe$/, "");
@@ -30,7 +20,6 @@ export function shellKindOf(shell: string | undefined, platform: NodeJS.Platform
   return "posix";
 }
 
-/** An argument that cannot be typed into that shell safely; nothing was run. */
 export class UnquotableArgumentError extends Error {
   constructor(message: string) {
     super(message);
@@ -39,13 +28,10 @@ export class UnquotableArgumentError extends Error {
 }
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-/** Needs no quotes in any POSIX shell (no `=` or `~` first: zsh and others expand them there). */
+/** No `=` or `~` first: zsh and others expand them there. */
 const PLAIN_POSIX = /^[A-Za-z0-9_/.,:+@-][A-Za-z0-9_/.,:+@=~-]*$/;
 
-/**
- * `arg` quoted for `kind`, so that the shell passes exactly `arg` as one argument.
- * @throws {UnquotableArgumentError} for control characters, and `"` or `%` for `cmd.exe`.
- */
+/** `arg` as one argument of `kind`. @throws {UnquotableArgumentError} for control characters, `"`/`%` in cmd. */
 export function quoteArgument(arg: string, kind: ShellKind): string {
   if (CONTROL.test(arg))
     throw new UnquotableArgumentError(
@@ -70,22 +56,14 @@ export function quoteArgument(arg: string, kind: ShellKind): string {
   }
 }
 
-/**
- * A command line for `kind`: the program and its arguments quoted (PowerShell runs a quoted
- * program with its call operator `&`).
- * @throws {UnquotableArgumentError} see {@link quoteArgument}.
- */
+/** The quoted command line (PowerShell runs a quoted program with `&`). @throws {UnquotableArgumentError} */
 export function commandLine(argv: readonly string[], kind: ShellKind): string {
   const quoted = argv.map((a) => quoteArgument(a, kind));
   if (kind === "powershell") return `& ${quoted.join(" ")}`;
   return quoted.join(" ");
 }
 
-/**
- * The program and arguments that open `sessionFile` in `pi`: its executable (the `pi` the user
- * runs: a launcher or npm's link) when that is a file, else the Node that runs pi with pi's CLI
- * script. Undefined when neither is known (a package dir without a Node for it).
- */
+/** The user's `pi` executable when it is a file, else Node with pi's CLI script; undefined when neither is known. */
 export function resumeArgv(
   pi: Pick<PiInstall, "executable" | "cliPath">,
   sessionFile: string,
@@ -97,11 +75,7 @@ export function resumeArgv(
   return undefined;
 }
 
-/**
- * Where pi resumes a session: the header's working directory when it is a folder (pi runs a
- * `--session` there whatever folder it starts in; a missing one, pi's interactive mode asks about),
- * else undefined.
- */
+/** The header's cwd when it is a folder (pi's interactive mode asks about a missing one), else undefined. */
 export function resumeCwd(cwd: string | undefined): string | undefined {
   if (!cwd || !path.isAbsolute(cwd)) return undefined;
   try {

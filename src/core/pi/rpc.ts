@@ -1,18 +1,8 @@
 /**
- * The user's pi, headless, on one session file: `<node> <pi>/dist/bundle/cli.js --mode rpc
- * --session <file> [-e <extension>]` in a child process, JSON lines on stdin/stdout (split on `\n`
- * only, as pi's docs require). pi compacts with its own prompts, model, credentials and extensions
- * and appends its own entries to the file; pi-context writes nothing in this mode.
- *
- * Pitfalls handled here (all checked on pi 0.87.1 … 1.6.0, see docs/notes/pi-versions.md):
- * - pi exits 1 when the session header's `cwd` does not exist: checked before starting, the child
- *   runs in that directory;
- * - pi appends a `thinking_level_change` when it opens a branch that has none (pi's own entry);
- * - version-specific flags: `--no-mcp` only from pi 1.4.0 (older versions exit on unknown flags);
- * - dialogs of the user's extensions (`select`, `confirm`, `input`, `editor`) would block a
- *   headless pi: they are answered `cancelled`;
- * - `compact` first aborts a running turn: only idle sessions (no live pi) may be compacted;
- * - cancelling = RPC `abort` (pi answers `Compaction cancelled` and writes nothing).
+ * The user's pi headless (`--mode rpc --session <file>`), JSON lines split on `\n` only as pi's docs
+ * require. pi writes its own entries; pi-context writes nothing. pi exits 1 when the header's `cwd` is
+ * missing; `--no-mcp` exists only from 1.4.0; extension dialogs are answered `cancelled` (they would
+ * block); `compact` aborts a running turn, so only idle sessions; cancel = `abort`.
  */
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
@@ -20,13 +10,12 @@ import * as fs from "node:fs";
 import type { PiRuntime } from "./node";
 import { rulesFor } from "./versions";
 
-/** Why a headless pi run failed. */
 export type PiRpcErrorKind = "cwd-missing" | "start" | "exited" | "no-model" | "refused" | "cancelled" | "timeout";
 
-/** A headless pi run failed; `message` is a full sentence for the user (pi's own words where it gave any). */
+/** `message` is a full sentence for the user (pi's own words where it gave any). */
 export class PiRpcError extends Error {
   readonly kind: PiRpcErrorKind;
-  /** pi's stderr (last 4 kB), when pi exited. */
+  /** Last 4 kB, when pi exited. */
   readonly stderr?: string;
   constructor(kind: PiRpcErrorKind, message: string, stderr?: string) {
     super(message);
@@ -36,10 +25,8 @@ export class PiRpcError extends Error {
   }
 }
 
-/** One JSON line pi wrote. */
 export type RpcRecord = Record<string, unknown> & { type?: string };
 
-/** pi's `get_state` answer (the fields pi-context reads). */
 export interface RpcState {
   model?: { provider?: string; id?: string; contextWindow?: number } | null;
   sessionFile?: string;
@@ -48,26 +35,22 @@ export interface RpcState {
   thinkingLevel?: string;
 }
 
-/** Options of {@link PiRpc.start}. */
 export interface PiRpcOptions {
   runtime: PiRuntime;
-  /** Absolute path of the session file pi opens (and appends to). */
   sessionFile: string;
-  /** The session header's `cwd` (must exist: pi refuses otherwise); the child runs there. */
+  /** Must exist (pi refuses otherwise); the child runs there. */
   cwd: string;
-  /** pi's agent dir (`PI_CODING_AGENT_DIR`); default: the environment's (pi's own default). */
+  /** `PI_CODING_AGENT_DIR`; default pi's own. */
   agentDir?: string;
-  /** Extensions to load in addition to the discovered ones (`-e`, absolute paths). */
   extensions?: string[];
-  /** Base environment (default `process.env`). `PI_OFFLINE=1` is added: no catalog refresh at startup. */
+  /** `PI_OFFLINE=1` is added: no catalog refresh at startup. */
   env?: NodeJS.ProcessEnv;
-  /** Give up when pi has not answered `get_state` within this time (ms, default 30 000). */
+  /** ms, default 30 000. */
   startTimeoutMs?: number;
 }
 
 const DIALOGS = new Set(["select", "confirm", "input", "editor"]);
 
-/** A running headless pi. */
 export class PiRpc {
   private buffer = "";
   private stderrText = "";
@@ -76,7 +59,6 @@ export class PiRpc {
   private readonly listeners = new Set<(record: RpcRecord) => void>();
   private exit: { code: number | null; signal: string | null } | undefined;
   private readonly exited: Promise<{ code: number | null; signal: string | null }>;
-  /** pi's state right after it opened the session. */
   state: RpcState = {};
 
   private constructor(private readonly child: ChildProcessWithoutNullStreams) {
@@ -96,7 +78,6 @@ export class PiRpc {
     });
   }
 
-  /** The command line pi is started with (for logs and tests). */
   static args(options: PiRpcOptions): string[] {
     const args = [options.runtime.install.cliPath, "--mode", "rpc", "--session", options.sessionFile];
     if (rulesFor(options.runtime.install.version).noMcpFlag) args.push("--no-mcp");
@@ -104,11 +85,7 @@ export class PiRpc {
     return args;
   }
 
-  /**
-   * Start pi on the session and wait for its `get_state` answer.
-   * @throws {PiRpcError} `cwd-missing`, `start` (pi exited before answering: its stderr),
-   *   `timeout`.
-   */
+  /** Start pi and wait for `get_state`. @throws {PiRpcError} `cwd-missing`, `start`, `timeout`. */
   static async start(options: PiRpcOptions): Promise<PiRpc> {
     if (!fs.existsSync(options.cwd) || !fs.statSync(options.cwd).isDirectory())
       throw new PiRpcError(
@@ -146,7 +123,6 @@ export class PiRpc {
     return rpc;
   }
 
-  /** The error for "pi exited" (its exit code and first stderr line). */
   exitError(kind: "start" | "exited"): PiRpcError {
     const stderr = this.stderrText.trim();
     const first = stderr.split("\n").find((l) => l.trim()) ?? "";
@@ -186,7 +162,7 @@ export class PiRpc {
     if (!this.exit && this.child.stdin.writable) this.child.stdin.write(`${JSON.stringify(record)}\n`);
   }
 
-  /** Send a command; resolves with pi's `response` record (or `{type: "exit"}` when pi exited first). */
+  /** Resolves with pi's `response` record (or `{type: "exit"}` when pi exited first). */
   send(command: Record<string, unknown>): Promise<RpcRecord> {
     if (this.exit) return Promise.resolve({ type: "exit", ...this.exit });
     const id = `pictx-${this.nextId++}`;
@@ -196,7 +172,7 @@ export class PiRpc {
     });
   }
 
-  /** Listen to pi's events (everything but the responses to {@link send}). */
+  /** Everything but the responses to {@link send}. */
   onEvent(listener: (record: RpcRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -211,42 +187,34 @@ export class PiRpc {
     clearTimeout(timer);
   }
 
-  /** Kill pi now. */
   kill(): void {
     if (!this.exit) this.child.kill("SIGKILL");
   }
 
-  /** pi's stderr so far (last 4 kB). */
   get stderr(): string {
     return this.stderrText;
   }
 
-  /** The process id (for logs). */
   get pid(): number | undefined {
     return this.child.pid;
   }
 }
 
-/** What pi's `compact` answered. */
 export interface PiCompactResult {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
   estimatedTokensAfter?: number;
-  /** The model pi summarized with (`get_state`), `provider/id`. */
+  /** `provider/id`. */
   model?: string;
 }
 
-/** pi's messages when there is nothing to compact (the compact response's `error`). */
 export const PI_NOTHING_TO_COMPACT = ["Already compacted", "Nothing to compact (session too small)"];
 
 /**
- * Compact an idle session with the user's pi: start it on the file, `compact` (optional custom
- * instructions), close. pi appends its own `compaction` entry.
- * @param onEvent pi's events (`compaction_start`, `compaction_end`, retries…).
- * @throws {PiRpcError} `cwd-missing`, `start`, `no-model` (pi has no model with credentials for
- *   this session), `refused` (pi's message, e.g. "Nothing to compact (session too small)"),
- *   `cancelled` (the signal fired; pi wrote nothing), `exited`.
+ * Compact an idle session with the user's pi, which appends its own `compaction` entry.
+ * @throws {PiRpcError} `cwd-missing`, `start`, `no-model`, `refused` (pi's message), `cancelled`
+ *   (nothing written), `exited`.
  */
 export async function compactWithPi(
   options: PiRpcOptions & {
@@ -268,7 +236,7 @@ export async function compactWithPi(
       );
     let cancelled = false;
     const off = rpc.onEvent((record) => {
-      // an abort that arrived before pi started compacting would be lost: abort again
+      // an abort before pi started compacting would be lost: abort again
       if (cancelled && record.type === "compaction_start") void rpc.send({ type: "abort" });
       options.onEvent?.(record);
     });

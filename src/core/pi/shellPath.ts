@@ -1,15 +1,6 @@
 /**
- * The PATH of the user's login shell. VS Code's extension host may run with another PATH than the
- * integrated terminal (started from a desktop launcher, a remote server's service environment,
- * nvm/volta/asdf set up in `~/.bashrc` / `~/.zshrc`), so `pi` and its Node can be on the terminal's
- * PATH only. Like VS Code's own shell-environment resolution this starts `$SHELL -i -l -c` (an
- * interactive login shell reads both the profile and the rc files), with stdin closed, and reads
- * PATH between two markers (rc files may print anything). Never on Windows.
- *
- * Also `npm root -g` ({@link npmGlobalRoot}), the last place pi is looked for.
- *
- * Asynchronous, with a timeout (the child is killed), and cached per shell for the process's
- * lifetime ({@link loginShellPath} with `refresh` asks again). Failures give `undefined`.
+ * The PATH of the user's login shell (VS Code's may differ: desktop launchers, nvm in `~/.zshrc`), read
+ * like VS Code does: `$SHELL -i -l -c` with stdin closed, PATH between markers. Never on Windows; cached.
  */
 
 import { spawn } from "node:child_process";
@@ -19,22 +10,17 @@ const END = "__PI_CONTEXT_PATH_END__";
 
 const cache = new Map<string, Promise<string | undefined>>();
 
-/** Options of {@link loginShellPath}. */
 export interface ShellPathOptions {
-  /** The shell (default `$SHELL`, else `/bin/sh`). */
+  /** Default `$SHELL`, else `/bin/sh`. */
   shell?: string;
   env?: NodeJS.ProcessEnv;
-  /** Give up after this many ms (default 4000). */
+  /** ms, default 4000. */
   timeoutMs?: number;
-  /** Ask the shell again instead of using the cached answer. */
   refresh?: boolean;
   platform?: NodeJS.Platform;
 }
 
-/**
- * PATH as the user's interactive login shell sets it; undefined on Windows, on timeout, or when
- * the shell fails. Never rejects.
- */
+/** PATH as the login shell sets it; undefined on Windows, timeout or failure. Never rejects. */
 export function loginShellPath(options: ShellPathOptions = {}): Promise<string | undefined> {
   if ((options.platform ?? process.platform) === "win32") return Promise.resolve(undefined);
   const env = options.env ?? process.env;
@@ -92,10 +78,7 @@ function ask(shell: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<
 
 const npmRoots = new Map<string, Promise<string | undefined>>();
 
-/**
- * `npm root -g` (npm's global `node_modules`), run with `pathValue` as PATH; cached per PATH,
- * undefined on timeout or failure. Used only when pi was not found by files alone.
- */
+/** `npm root -g` with `pathValue` as PATH, cached; undefined on failure. Only when files alone found no pi. */
 export function npmGlobalRoot(
   pathValue: string | undefined,
   env: NodeJS.ProcessEnv = process.env,

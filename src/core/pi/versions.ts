@@ -2,40 +2,28 @@ import * as l10n from "@vscode/l10n";
 import * as semver from "semver";
 import type { SemVer } from "semver";
 /**
- * The pi versions pi-context follows and the rule switches between them. One rule set covers pi
- * 0.87.0 … the current release (the conformance matrix runs 0.87.1, 1.0.3, 1.4.0, 1.5.2 and 1.6.0
- * as oracles); the switches below are the differences the study of 0.84.4 … 1.6.0 found in the
- * rules pi-context mirrors (`/work/shared/reference/pi-versions.md`, `docs/notes/pi-versions.md`).
- * Below 0.87 the numbers are computed with the 0.87+ rules and {@link rulesFor} carries a note that
- * says what differs.
+ * The pi versions pi-context follows (0.87.0 … current; the conformance matrix runs several as
+ * oracles) and the rule switches between them (`docs/notes/pi-versions.md`). Below 0.87 the 0.87+
+ * rules apply and {@link rulesFor} carries a note.
  */
 
-/** The pi version whose rules and catalog pi-context ships (the oracle of the single-version tests). */
+/** The oracle of the single-version tests. */
 export const REFERENCE_PI_VERSION = "1.6.0";
 
-/** The oldest pi whose rules pi-context follows exactly. */
 export const OLDEST_MATCHING_PI_VERSION = "0.87.0";
 
-/**
- * A version as semver reads it: `1.5.2`, `v22.19.0`, `1.7.0-beta.1`; a bare `1` or `1.0` means `.0`.
- * Undefined for anything else (nothing is guessed out of other text).
- */
+/** `1.5.2`, `v22.19.0`, `1.7.0-beta.1`; a bare `1` or `1.0` means `.0`; nothing guessed from other text. */
 function semverOf(version: string): SemVer | undefined {
   const v = version.trim();
   return semver.parse(v, { loose: true }) ?? (/^v?\d+(\.\d+)?$/.test(v) ? semver.coerce(v) : null) ?? undefined;
 }
 
-/** `[major, minor, patch]` of a version such as `1.5.2` or `1.7.0-beta.1`; undefined for anything else. */
 export function parseVersion(version: string): [number, number, number] | undefined {
   const v = semverOf(version);
   return v ? [v.major, v.minor, v.patch] : undefined;
 }
 
-/**
- * Compare versions by semver precedence: -1 when `a` is older than `b`, 0 when equal, 1 when newer
- * (`1.10.0` > `1.9.2`, `1.7.0-beta.1` < `1.7.0`, `v1.0` = `1.0.0`; build metadata is ignored). A
- * version that cannot be read is older than every readable one.
- */
+/** Semver precedence: -1 / 0 / 1; an unreadable version is older than every readable one. */
 export function compareVersions(a: string, b: string): number {
   const va = semverOf(a);
   const vb = semverOf(b);
@@ -43,16 +31,14 @@ export function compareVersions(a: string, b: string): number {
   return semver.compare(va, vb);
 }
 
-/** True when `version` is `min` or newer (a pre-release of `min` is older than `min`). */
+/** A pre-release of `min` is older than `min`. */
 export function atLeast(version: string, min: string): boolean {
   return compareVersions(version, min) >= 0;
 }
 
 /**
- * Whether the Node `version` satisfies a `package.json` `engines.node` range (npm's range syntax:
- * `>=22.19.0`, `^22.19.0 || >=24`, `22.x`; a Node pre-release counts as its release line). No range
- * is no constraint. A range semver cannot read is not satisfied by any version: `nodeForPi` then runs
- * no Node and says which range it could not meet, instead of starting pi on a Node it may not run on.
+ * Node `version` satisfies npm range `range` (a pre-release counts as its release line; no range: true).
+ * An unreadable range is never satisfied: better no Node than one pi may not run on.
  */
 export function satisfiesEngine(version: string, range: string | undefined): boolean {
   if (range === undefined) return true;
@@ -60,33 +46,24 @@ export function satisfiesEngine(version: string, range: string | undefined): boo
   return !!v && semver.validRange(range) !== null && semver.satisfies(v, range, { includePrerelease: true });
 }
 
-/** The rule switches of one pi version (see {@link rulesFor}). */
 export interface PiRules {
-  /** The pi version these rules are for (the reference version when unknown). */
   version: string;
-  /** pi ≥ 1.5.0: branch summaries apply `context_edit`s to the messages they summarize (before: the original messages). */
+  /** pi ≥ 1.5.0: branch summaries apply `context_edit`s to what they summarize. */
   branchSummaryContextEdits: boolean;
-  /**
-   * pi ≥ 1.3.0: models.json `contextWindow`/`maxTokens` must be > 0 (schema `exclusiveMinimum: 0`;
-   * otherwise the whole file is ignored). Before, any number passes and the model keeps it.
-   */
+  /** pi ≥ 1.3.0: models.json limits must be > 0, or the whole file is ignored. */
   modelsJsonPositiveLimits: boolean;
-  /** pi ≥ 0.99: file operations of codemode calls recorded on a tool result (`nestedCalls`) count for compaction and branch-summary file lists; before, only assistant tool calls. */
+  /** pi ≥ 0.99: codemode calls on a tool result (`nestedCalls`) count for file lists. */
   nestedCallFileOps: boolean;
-  /** pi ≥ 0.99: the cached catalog (`models-store.json`) merges by model type + id and only chat models count; before, by id. */
+  /** pi ≥ 0.99: `models-store.json` merges by model type + id, chat models only; before, by id. */
   storeMergesByType: boolean;
-  /** pi ≥ 1.3.0: OpenRouter's saved personalised list (`models-store.json`) replaces its catalog whenever non-empty. */
+  /** pi ≥ 1.3.0: OpenRouter's saved personalised list replaces its catalog whenever non-empty. */
   openRouterPersonalized: boolean;
-  /** pi ≥ 1.4.0 knows `--no-mcp` (older versions exit on the unknown flag). */
+  /** pi ≥ 1.4.0 (older versions exit on the unknown flag). */
   noMcpFlag: boolean;
-  /** Set below {@link OLDEST_MATCHING_PI_VERSION}: what pi-context computes differently from that pi, in words. */
   note?: string;
 }
 
-/**
- * The rules of a pi version; the reference version's rules when the version is unknown or not
- * parsable. Versions newer than the newest tested one get the newest rules.
- */
+/** Unknown or unparsable: the reference rules; newer than tested: the newest rules. */
 export function rulesFor(version: string | undefined): PiRules {
   const v = version && parseVersion(version) ? version : REFERENCE_PI_VERSION;
   const rules: PiRules = {
@@ -103,9 +80,7 @@ export function rulesFor(version: string | undefined): PiRules {
   return rules;
 }
 
-/**
- * Below pi 0.87: what differs, in words (from the study of 0.84.4 … 0.86.1); undefined from 0.87 on.
- */
+/** Below pi 0.87: what differs, in words; undefined from 0.87 on. */
 export function olderPiNote(version: string): string | undefined {
   if (atLeast(version, OLDEST_MATCHING_PI_VERSION)) return undefined;
   const changes = [

@@ -1,42 +1,26 @@
 /**
- * Which session file a running pi has open, from what the process table tells (no bridge): pi
- * keeps no file open (it appends with `appendFileSync`), and on Linux and macOS its arguments are
- * hidden by `process.title = "pi"`. The rules, in order:
- * 1. `--session <path>` (resolved against its folder) or `--session <id prefix>` (Windows keeps the arguments);
- * 2. among the sessions whose header `cwd` is the process's folder: the sessions this process
- *    started — a session belongs to the pi in that folder that started last before the session's
- *    header time (pi writes the header time when it creates the session, at start or `/new`) —
- *    the most recently written one;
- * 3. else a session of that folder that nobody started but was written since this pi started
- *    (`pi -c`, `/resume`), the most recently written one.
- * A `/new` in the earlier of two pis in one folder is attributed to the later one: the live bridge's
- * announcement (exact) wins whenever there is one.
+ * Which session file a running pi has open, from the process table alone: pi keeps no file open
+ * (`appendFileSync`) and hides its arguments on Linux and macOS (`process.title = "pi"`). Rules:
+ * `--session` argument; else the newest session of its cwd it started (last pi started before the
+ * header time); else the newest one of its cwd written since it started (`pi -c`, `/resume`).
  */
 
 import * as path from "node:path";
 import { isSessionPathArg, sessionArgPath, type PiProcess } from "./table";
 
-/** A session as attribution needs it. */
 export interface AttributableSession {
   file: string;
   cwd?: string | undefined;
   id?: string | undefined;
-  /** Header time (ms). */
   created?: number | undefined;
   mtimeMs: number;
 }
 
-/** Clock slack between a process's recorded start and the session header it writes (ms). */
 const START_SLACK_MS = 50;
 
-/** How a session was attributed (for the log and the tooltip). */
 export type Attribution = "session-argument" | "started-here" | "written-since-start";
 
-/**
- * The session `pi` has open, by the rules above; undefined when nothing fits.
- * @param others the other pi processes (same snapshot) — they own the sessions they started.
- * @param claimed files other processes are known to have open (bridge announcements): never chosen.
- */
+/** The session `pi` has open, or undefined; `others` own what they started, `claimed` files are never chosen. */
 export function attributeSession(
   pi: PiProcess,
   others: readonly PiProcess[],

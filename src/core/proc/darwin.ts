@@ -1,9 +1,4 @@
-/**
- * macOS: the process table from `ps -axww -o pid=,ppid=,lstart=,command=` (every process, full
- * command lines, start times in the C locale), and the working directories of the interesting ones
- * from one `lsof -a -d cwd -Fn -p <pids>`. Both are in every macOS; the parsers are pure and tested
- * on recorded output (`test/unit/core/proc/`).
- */
+/** macOS: the process table from `ps`, and the pi processes' working directories from one `lsof`. */
 
 import type { CommandRunner } from "./run";
 import type { ProcessInfo } from "./types";
@@ -12,10 +7,8 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 const PS_LINE = /^\s*(\d+)\s+(\d+)\s+\w{3} (\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d{4}) (.*)$/;
 
 /**
- * Parse `ps -axww -o pid=,ppid=,lstart=,command=` output (BSD and procps print the same columns).
- * `lstart` is local time (`Tue Dec  1 09:32:44 2026`). The command is split at spaces into `argv`
- * (ps does not say where an argument with a space ends; the whole line stays in `command`).
- * Lines that do not parse are skipped.
+ * Parse `ps -axww -o pid=,ppid=,lstart=,command=` output; `lstart` is local time. `argv` is the
+ * command split at spaces (ps does not say where an argument ends). Bad lines are skipped.
  */
 export function parsePsOutput(text: string): ProcessInfo[] {
   const out: ProcessInfo[] = [];
@@ -33,10 +26,7 @@ export function parsePsOutput(text: string): ProcessInfo[] {
   return out;
 }
 
-/**
- * Parse `lsof -a -d cwd -Fn -p …` output: records `p<pid>`, optionally `fcwd`, then `n<path>`.
- * @returns pid → working directory.
- */
+/** Parse `lsof -a -d cwd -Fn -p …` output into pid → working directory. */
 export function parseLsofCwd(text: string): Map<number, string> {
   const out = new Map<number, string>();
   let pid: number | undefined;
@@ -44,14 +34,13 @@ export function parseLsofCwd(text: string): Map<number, string> {
     const tag = line[0];
     const value = line.slice(1).replace(/\r$/, "");
     if (tag === "p") pid = Number(value);
-    // an unreadable one reads `/proc/1/cwd (readlink: Permission denied)` (Linux lsof): not a folder
+    // Linux lsof prints an unreadable cwd as `/proc/1/cwd (readlink: Permission denied)`
     else if (tag === "n" && pid !== undefined && !out.has(pid) && !/ \((readlink|stat): [^)]*\)$/.test(value))
       out.set(pid, value);
   }
   return out;
 }
 
-/** Every process (`ps`), with `cwd` (`lsof`) for those whose argv `wantCwd` accepts. */
 export async function listDarwinProcesses(
   run: CommandRunner,
   wantCwd: (argv: readonly string[]) => boolean,
@@ -59,7 +48,6 @@ export async function listDarwinProcesses(
   const processes = parsePsOutput(await run("/bin/ps", ["-axww", "-o", "pid=,ppid=,lstart=,command="]));
   const wanted = processes.filter((p) => wantCwd(p.argv));
   if (wanted.length > 0) {
-    // lsof exits 1 when one of the processes ended meanwhile: the others are still printed
     const text = await run("/usr/sbin/lsof", ["-a", "-d", "cwd", "-Fn", "-p", wanted.map((p) => p.pid).join(",")], {
       acceptExitCodes: [1],
     }).catch(() => "");

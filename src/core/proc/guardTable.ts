@@ -1,28 +1,17 @@
 /**
- * The process table the live-session guard sees, replaceable for tests: when the environment
- * variable {@link GUARD_PROCESSES_ENV} is set, the guard (`flows/live.ts`) uses the pi processes it
- * lists instead of reading the machine's process table. Test runners set it (`[]`: no pi runs), so
- * a test that appends to a session never depends on the pi processes other people run on the same
- * machine; a test that wants the guard to see a pi lists that process (it can copy one of its own
- * from a real snapshot). The terminal follower (`sessions/terminals.ts`) is not affected.
- *
- * The value is either JSON (starting with `[` or `{`) or the path of a JSON file, read on every
- * check (a test can change it while the extension runs). The JSON is an array of pi processes
- * (`PiProcess`: `pid`, `ppid`, `argv`, `command`, optional `cwd`, `sessionArg`, `sessionDirArg`) or
- * a `ProcessSnapshot` with such a `pi` array.
+ * Test override of the process table the access guard (`access/gather.ts`) sees: JSON (or a JSON file
+ * path, read on every check) of `PiProcess[]` or a `ProcessSnapshot`, so tests never depend on other
+ * people's pi processes. Test runners set `[]`.
  */
 
 import * as fs from "node:fs";
 import type { PiProcess, ProcessSnapshot } from "./types";
 
-/** `PI_CONTEXT_GUARD_PROCESSES`: JSON or a JSON file path, see the file comment. */
 export const GUARD_PROCESSES_ENV = "PI_CONTEXT_GUARD_PROCESSES";
 
 /**
- * The guard's process table from {@link GUARD_PROCESSES_ENV}; undefined when it is not set (read the
- * machine's table).
- * @throws Error naming the variable when its value (or file) is not the JSON described above: a
- *   misconfigured override must fail loudly, never silently turn the guard off.
+ * The table from {@link GUARD_PROCESSES_ENV}, or undefined when unset.
+ * @throws Error naming the variable when bad: a broken override must never turn the guard off.
  */
 export async function guardProcessesFromEnv(
   env: NodeJS.ProcessEnv = process.env,

@@ -1,20 +1,13 @@
-/**
- * Linux: the process table from `/proc` — `/proc/<pid>/stat` (parent, start time), `cmdline`
- * (arguments, NUL-separated), and `cwd` (a link) only for the processes `wantCwd` picks. Processes
- * that end or are not ours to read while we look are skipped. Asynchronous, 64 reads in flight.
- */
+/** Linux: the process table from `/proc` (`stat`, `cmdline`, and `cwd` only for the processes `wantCwd` picks). */
 
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ProcessInfo } from "./types";
 
-/** Clock ticks per second of `/proc/<pid>/stat` start times (`sysconf(_SC_CLK_TCK)`, 100 on every Linux we know). */
+/** `sysconf(_SC_CLK_TCK)`: 100 on every Linux we know. */
 const CLOCK_TICKS = 100;
 
-/**
- * Parent pid and start time (ticks since boot) from the text of `/proc/<pid>/stat`: fields 4 and 22,
- * counted after the command name in parentheses (which may itself contain spaces and `)`).
- */
+/** Parent pid and start ticks from `/proc/<pid>/stat` (fields 4, 22 after the name, which may contain `)`). */
 export function parseProcStat(text: string): { ppid: number; startTicks: number } | undefined {
   const close = text.lastIndexOf(")");
   if (close < 0) return undefined;
@@ -25,21 +18,17 @@ export function parseProcStat(text: string): { ppid: number; startTicks: number 
   return { ppid, startTicks };
 }
 
-/** The boot time (ms since epoch) from `/proc/stat`'s `btime` line. */
 export function parseBootTime(text: string): number | undefined {
   const m = /^btime (\d+)$/m.exec(text);
   return m ? Number(m[1]) * 1000 : undefined;
 }
 
-/** The arguments of a `cmdline` file: NUL-separated, trailing NULs (a rewritten title) dropped. */
+/** `cmdline` arguments; trailing NULs (a rewritten title) dropped. */
 export function parseCmdline(text: string): string[] {
   return text.split("\0").filter((a) => a !== "");
 }
 
-/**
- * Every process of `procRoot` (`/proc`), with `cwd` for those whose argv `wantCwd` accepts.
- * @throws when `procRoot` cannot be listed (no proc file system).
- */
+/** Every process of `procRoot`. @throws when `procRoot` cannot be listed. */
 export async function listLinuxProcesses(
   procRoot: string,
   wantCwd: (argv: readonly string[]) => boolean,
@@ -64,9 +53,7 @@ export async function listLinuxProcesses(
         if (cwd !== undefined) info.cwd = cwd;
       }
       out.push(info);
-    } catch {
-      // gone, or not ours to read
-    }
+    } catch {}
   };
   for (let i = 0; i < names.length; i += 64) await Promise.all(names.slice(i, i + 64).map(one));
   out.sort((a, b) => a.pid - b.pid);

@@ -1,24 +1,17 @@
-/**
- * Running the platform's process tools (`ps`, `lsof`, PowerShell) without blocking: `execFile`
- * (no shell), a deadline, a bounded output, the C locale (fixed date and number formats).
- */
+/** Runs the platform's process tools without a shell, with a deadline, bounded output and the C locale. */
 
 import { execFile } from "node:child_process";
 
-/** Runs `file` with `args` and resolves with its standard output; rejects on failure or timeout. */
 export type CommandRunner = (
   file: string,
   args: readonly string[],
   options?: { acceptExitCodes?: readonly number[] },
 ) => Promise<string>;
 
-/** Deadline of one process-tool run (ms): PowerShell's cold start takes about a second. */
+/** ms; PowerShell's cold start takes about a second. */
 export const RUN_TIMEOUT_MS = 5000;
 
-/**
- * The real runner: `execFile` with {@link RUN_TIMEOUT_MS}, 32 MB of output at most, `LC_ALL=C`.
- * `acceptExitCodes`: exit codes that still count as success (`lsof` exits 1 when one pid is gone).
- */
+/** `execFile` runner; `acceptExitCodes` count as success (`lsof` exits 1 when one pid is gone). */
 export const defaultRunner: CommandRunner = (file, args, options = {}) =>
   new Promise((resolve, reject) => {
     execFile(

@@ -1,15 +1,8 @@
-/**
- * Windows: the process table from one PowerShell CIM query (`Get-CimInstance Win32_Process`: pid,
- * parent pid, command line, start time) as JSON. Windows does not tell another process's working
- * directory without native code, so `cwd` stays unknown; pi keeps its arguments there (its
- * `process.title` only sets the console title), so `--session` is seen. The parsers are pure and
- * tested on recorded output (`test/unit/core/proc/`).
- */
+/** Windows: one PowerShell CIM query; `cwd` is unreadable without native code, but pi keeps its arguments. */
 
 import type { CommandRunner } from "./run";
 import type { ProcessInfo } from "./types";
 
-/** The PowerShell script: UTF-8 output, one compact JSON array of `{p, pp, n, c, t}`. */
 export const WIN32_PROCESS_SCRIPT =
   "[Console]::OutputEncoding = [Text.Encoding]::UTF8; " +
   "@(Get-CimInstance -ClassName Win32_Process | ForEach-Object { [pscustomobject]@{ " +
@@ -17,11 +10,7 @@ export const WIN32_PROCESS_SCRIPT =
   "t = $(if ($_.CreationDate) { $_.CreationDate.ToUniversalTime().ToString('o') } else { $null }) } }) " +
   "| ConvertTo-Json -Compress";
 
-/**
- * Split a Windows command line into arguments like `CommandLineToArgvW`: whitespace separates,
- * `"` quotes, `2n` backslashes before a quote are `n` backslashes and the quote toggles, `2n+1`
- * give `n` backslashes and a literal quote, other backslashes are literal.
- */
+/** Split a Windows command line into arguments like `CommandLineToArgvW` (backslash-quote rules included). */
 export function splitWindowsCommandLine(line: string): string[] {
   const out: string[] = [];
   let current = "";
@@ -58,12 +47,7 @@ export function splitWindowsCommandLine(line: string): string[] {
   return out;
 }
 
-/**
- * Parse the JSON {@link WIN32_PROCESS_SCRIPT} prints (an array; PowerShell 5 prints a lone object
- * for one process). Processes without a readable command line (system, other users) keep their
- * image name as the only argument.
- * @throws SyntaxError when the output is not JSON.
- */
+/** Parse {@link WIN32_PROCESS_SCRIPT}'s JSON (PowerShell 5: a lone object). @throws SyntaxError when not JSON. */
 export function parseWin32Processes(text: string): ProcessInfo[] {
   const trimmed = text.replace(/^\uFEFF/, "").trim();
   if (!trimmed) return [];
@@ -89,7 +73,6 @@ export function parseWin32Processes(text: string): ProcessInfo[] {
   return out;
 }
 
-/** Every process (PowerShell CIM). */
 export async function listWindowsProcesses(run: CommandRunner): Promise<ProcessInfo[]> {
   const text = await run("powershell.exe", [
     "-NoLogo",

@@ -1,14 +1,7 @@
 /**
- * The session catalog: every session file's {@link SessionInfo}, kept up to date incrementally and
- * cached on disk (the extension's global storage), so that a listing of thousands of sessions shows
- * its first rows at once and never blocks the event loop:
- * - the folders are listed asynchronously; files are `stat`ed synchronously in slices of
- *   {@link SLICE_MS} (one async `stat` costs ~17 µs of thread-pool time each, ~6× a sync one), with a
- *   yield between slices;
- * - an info is reused while the file's identity (device + inode), size and mtime are the same; a file
- *   that grew is read from where the last read stopped (`readSessionInfo`);
- * - {@link SessionCatalog.list} reads the newest files' beginnings first (the first rows), then
- *   everything else with a few reads in flight, reporting progress as it goes.
+ * The session catalog: every session file's {@link SessionInfo}, updated incrementally and cached on
+ * disk, so a listing of thousands of sessions shows its first rows at once and never blocks the event
+ * loop. `stat`s run synchronously in slices (an async `stat` costs several sync ones), with yields.
  */
 
 import * as fs from "node:fs";
@@ -16,7 +9,6 @@ import * as path from "node:path";
 import { isCurrent, type SessionInfo } from "./sessionInfo";
 import { sessionInfoOf, storeOf } from "./store";
 
-/** A session file and its `stat`. */
 export interface CatalogFile {
   file: string;
   dev: number;
@@ -25,32 +17,23 @@ export interface CatalogFile {
   mtimeMs: number;
 }
 
-/** Longest synchronous stretch of `stat`s or cache parsing before a yield (ms). */
+/** ms. */
 export const SLICE_MS = 4;
-/** How many files' beginnings are read before the first rows are reported. */
 export const FIRST_ROWS = 24;
-/** Bytes read of each first-row file before the first report (header and first user message). */
+/** Header and first user message. */
 const FIRST_ROW_BYTES = 64 * 1024;
-/** Reads in flight while the rest is brought up to date. */
 const CONCURRENCY = 8;
-/**
- * Files with at most this many bytes to read are read synchronously, in slices of {@link SLICE_MS}:
- * an asynchronous open, stat, read and close cost a small file several times the reading itself.
- */
+/** Smaller reads run synchronously: async open, stat, read and close cost more than the reading. */
 const SYNC_READ_BYTES = 256 * 1024;
-/** Progress is reported at most this often (ms). */
+/** ms. */
 const REPORT_MS = 100;
-/** Format of the cache file (first line). */
 const CACHE_VERSION = "pi-context-session-catalog 2";
-/** The cache is encoded in pieces of about this many characters, one piece per slice at most. */
+/** The cache is encoded in pieces of about this size, at most one per slice. */
 const SAVE_PIECE_CHARS = 64 * 1024;
 
 const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/**
- * `stat` files in slices of {@link SLICE_MS} (synchronous `statSync`, then a yield). Files that are
- * gone or are not regular files are left out.
- */
+/** `stat` in slices of {@link SLICE_MS}; gone or non-regular files are left out. */
 export async function statFiles(files: readonly string[]): Promise<CatalogFile[]> {
   const out: CatalogFile[] = [];
   let sliceStart = performance.now();
@@ -58,9 +41,7 @@ export async function statFiles(files: readonly string[]): Promise<CatalogFile[]
     try {
       const st = fs.statSync(file, { throwIfNoEntry: false });
       if (st && st.isFile()) out.push({ file, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
-    } catch {
-      // unreadable: not listed
-    }
+    } catch {}
     if (performance.now() - sliceStart > SLICE_MS) {
       await yieldNow();
       sliceStart = performance.now();
@@ -69,11 +50,7 @@ export async function statFiles(files: readonly string[]): Promise<CatalogFile[]
   return out;
 }
 
-/**
- * Every `*.jsonl` of the folders (missing folders are skipped), `stat`ed ({@link statFiles}); each
- * file once: a folder named twice (or spelt two ways) is listed once, and one folder's names are
- * unique, so no set of every path is needed (10 000 of them cost a cold listing ≈ 40 ms in one block).
- */
+/** Every `*.jsonl` of the folders, `stat`ed; a folder named twice is listed once, so no set of paths is needed. */
 export async function listSessionFiles(dirs: readonly string[]): Promise<CatalogFile[]> {
   const names: string[] = [];
   const seenDirs = new Set<string>();
@@ -87,7 +64,7 @@ export async function listSessionFiles(dirs: readonly string[]): Promise<Catalog
     } catch {
       continue;
     }
-    // path.join(dir, name) for every name, normalising an absolute `dir` once (a name holds no separator)
+    // path.join for every name, normalising an absolute `dir` once (a name holds no separator)
     const prefix = path.isAbsolute(dir) ? path.join(dir, path.sep) : undefined;
     for (const name of entries)
       if (name.endsWith(".jsonl")) names.push(prefix !== undefined ? prefix + name : path.join(dir, name));
@@ -95,7 +72,7 @@ export async function listSessionFiles(dirs: readonly string[]): Promise<Catalog
   return statFiles(names);
 }
 
-/** The order files are read in: most recently written first; ties by file name descending (pi's names start with the time). Rows are shown in pi's order (`resumeOrder`). */
+/** Read order: newest mtime first, ties by file name descending. Rows are shown in pi's order (`resumeOrder`). */
 export function newestFirst(a: { mtimeMs: number; file: string }, b: { mtimeMs: number; file: string }): number {
   if (b.mtimeMs !== a.mtimeMs) return b.mtimeMs - a.mtimeMs;
   const an = path.basename(a.file);
@@ -103,26 +80,19 @@ export function newestFirst(a: { mtimeMs: number; file: string }, b: { mtimeMs: 
   return an < bn ? 1 : an > bn ? -1 : 0;
 }
 
-/** Options of {@link SessionCatalog.list}. */
 export interface ListOptions {
-  /** Called with every file's best-known info so far (newest first; `complete: false` = still being read), and `done`. */
+  /** Every file's best-known info so far, newest first (`complete: false` = still being read). */
   onProgress?: (infos: SessionInfo[], done: boolean) => void;
   signal?: AbortSignal;
 }
 
-/** Counters (tests, bench, log). */
 export interface CatalogStats {
-  /** Infos answered from the cache unchanged. */
   hits: number;
-  /** Files read from the start. */
   fullReads: number;
-  /** Files read from where the last read stopped. */
   incrementalReads: number;
-  /** Bytes read by those reads. */
   bytesRead: number;
 }
 
-/** Session infos by file path, cached in `cacheFile` (optional). */
 export class SessionCatalog {
   private readonly infos = new Map<string, SessionInfo>();
   private readonly cacheFile: string | undefined;
@@ -130,12 +100,11 @@ export class SessionCatalog {
   private loaded: Promise<void> | undefined;
   readonly stats: CatalogStats = { hits: 0, fullReads: 0, incrementalReads: 0, bytesRead: 0 };
 
-  /** @param options.cacheFile where {@link save} writes and {@link load} reads (JSON lines). */
   constructor(options: { cacheFile?: string } = {}) {
     this.cacheFile = options.cacheFile;
   }
 
-  /** Read the cache file once (a missing or foreign file is an empty cache); parsing yields every {@link SLICE_MS}. */
+  /** Read the cache file once (missing or foreign: empty); parsing yields every {@link SLICE_MS}. */
   load(): Promise<void> {
     this.loaded ??= (async () => {
       if (!this.cacheFile) return;
@@ -166,12 +135,11 @@ export class SessionCatalog {
     return this.loaded;
   }
 
-  /** Write the cache (atomically: a temporary file renamed over it) when something changed. Never throws. */
+  /** Write the cache when something changed (temporary file renamed over it). Never throws. */
   async save(): Promise<void> {
     if (!this.cacheFile || !this.dirty) return;
     this.dirty = false;
-    // Encoded as it goes, a piece at a time: joining and encoding the whole text at the end was one
-    // block of the event loop (6 MB for 10 000 sessions: 50–80 ms on this project's machine).
+    // encoded a piece at a time: encoding the whole text at once blocks the event loop
     const pieces: Buffer[] = [];
     let lines: string[] = [CACHE_VERSION];
     let chars = CACHE_VERSION.length;
@@ -205,7 +173,6 @@ export class SessionCatalog {
     }
   }
 
-  /** The cached info of a file, up to date or not (undefined: never read). */
   cached(file: string): SessionInfo | undefined {
     return this.infos.get(file);
   }
@@ -221,9 +188,8 @@ export class SessionCatalog {
   }
 
   /**
-   * The up-to-date info of one file (`stat` given, or taken now): the cache when identity, size and
-   * mtime match, else an incremental or full read. Undefined when the file cannot be read.
-   * @param options.maxBytes read at most this much now (a first row); the info stays incomplete.
+   * The up-to-date info of one file: the cache when identity, size and mtime match, else an
+   * incremental or full read; undefined when unreadable. `maxBytes`: a first row, left incomplete.
    */
   async info(
     file: string | CatalogFile,
@@ -249,7 +215,6 @@ export class SessionCatalog {
     }
   }
 
-  /** {@link info} of a file with its `stat`, read synchronously (a small file: {@link SYNC_READ_BYTES}). */
   private infoSync(stat: CatalogFile): SessionInfo | undefined {
     const previous = this.infos.get(stat.file);
     if (isCurrent(previous, stat)) {
@@ -264,14 +229,12 @@ export class SessionCatalog {
     }
   }
 
-  /** Bytes a read of `f` would take now (all of it, or what it grew by). */
   private toRead(f: CatalogFile): number {
     const previous = this.infos.get(f.file);
     if (isCurrent(previous, f)) return 0;
     return previous && previous.ino === f.ino && previous.dev === f.dev ? f.size - previous.scanned : f.size;
   }
 
-  /** Count a read and keep its info. */
   private record(file: string, previous: SessionInfo | undefined, info: SessionInfo): SessionInfo {
     const from = previous && previous.ino === info.ino && previous.dev === info.dev ? previous.scanned : 0;
     if (info.scanned > 0 && from > 0 && info.scanned >= from && info.ino === previous?.ino) {
@@ -290,12 +253,8 @@ export class SessionCatalog {
   }
 
   /**
-   * Bring the infos of `files` up to date, newest first: the {@link FIRST_ROWS} newest not in the
-   * cache are read first (their beginnings), then the first progress report, then every file
-   * completely (small ones synchronously in slices of {@link SLICE_MS}, larger ones
-   * {@link CONCURRENCY} at a time; progress at most every {@link REPORT_MS}).
-   * @returns the up-to-date infos of the files that could be read, newest first.
-   * @throws AbortError when `signal` aborts.
+   * Bring `files` up to date: the {@link FIRST_ROWS} newest uncached ones' beginnings first, then
+   * every file (small ones synchronously). @returns readable infos, newest first. @throws AbortError.
    */
   async list(files: readonly CatalogFile[], options: ListOptions = {}): Promise<SessionInfo[]> {
     const order = [...files].sort(newestFirst);

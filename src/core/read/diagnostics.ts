@@ -1,8 +1,4 @@
-/**
- * The diagnostics of reading a session file: one {@link Diagnostic} per line pi skips or reads
- * differently (line numbers are 1-based, offsets and sizes in bytes). pi reports none of these;
- * each function names the rule its line follows.
- */
+/** One {@link Diagnostic} per line pi skips or reads differently (1-based lines, bytes); pi reports none. */
 
 import { CURRENT_SESSION_VERSION, type Diagnostic } from "../types";
 import * as l10n from "@vscode/l10n";
@@ -31,10 +27,7 @@ export function lineTooLong(line: number, byteLength: number, offset: number): D
   };
 }
 
-/**
- * A line `JSON.parse` rejects (pi skips it): `truncated-final-line` for an unterminated final line
- * (pi is likely still writing it), else `malformed-line`.
- */
+/** `truncated-final-line` for an unterminated final line (pi is likely writing it), else `malformed-line`. */
 export function unparseableLine(
   line: number,
   byteLength: number,
@@ -137,10 +130,7 @@ export function messageNotAnObject(line: number, offset: number, entryId: string
   };
 }
 
-/**
- * A `message` entry without a message (missing or null): kept in the tree, as pi 1.6.0 keeps it; pi
- * cannot build a context from a branch through it (the doctor says whether the current one is).
- */
+/** Kept in the tree as pi 1.6.0 does; pi cannot build a context from a branch through it. */
 export function messageMissing(line: number, offset: number, entryId: string, message: unknown): Diagnostic {
   return {
     severity: "warning",

@@ -1,19 +1,12 @@
-/**
- * Reading a session file from disk without ever writing it: streaming it in large chunks (double
- * buffered, yielding to the event loop between chunks), reading a byte range in full, and probes
- * that notice a file rewritten in place (pi's migration rewrite) since it was read.
- */
+/** Reading a session file without ever writing it: streaming, full range reads, and rewrite probes. */
 
 import * as fs from "node:fs";
 
-/** Read size for streaming a file. */
 const CHUNK_BYTES = 2 * 1024 * 1024;
-/** Bytes of the file's start kept as a probe (the header line). */
 const HEAD_PROBE_BYTES = 4096;
-/** Bytes before the end of what was read kept as a probe. */
 const TAIL_PROBE_BYTES = 64;
 
-/** Thrown when a path names something other than a regular file (a FIFO, a device, a directory, a socket). */
+/** A FIFO, device, directory or socket. */
 export class NotARegularFileError extends Error {
   readonly code = "ENOTREGULAR";
   constructor(
@@ -25,7 +18,6 @@ export class NotARegularFileError extends Error {
   }
 }
 
-/** What a non-regular file is, in words. */
 function kindOf(stat: fs.Stats): string {
   if (stat.isFIFO()) return "a FIFO (named pipe)";
   if (stat.isCharacterDevice()) return "a character device";
@@ -39,10 +31,8 @@ function kindOf(stat: fs.Stats): string {
 const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
 /**
- * Open `path` for reading, only if it is a regular file (a FIFO would block a read forever, a
- * device like `/dev/zero` never ends). Without `O_NONBLOCK` (Windows) the path is stat-ed first.
- * @returns the fd and its stat.
- * @throws {NotARegularFileError}; the `fs` error when it cannot be opened (`ENOENT`, `EACCES`).
+ * Open `path` only if it is a regular file (a FIFO blocks a read forever, `/dev/zero` never ends).
+ * @throws {NotARegularFileError}; the `fs` error when it cannot be opened.
  */
 export function openRegularSync(path: string): { fd: number; stat: fs.Stats } {
   if (fs.constants.O_NONBLOCK === undefined) {
@@ -58,7 +48,6 @@ export function openRegularSync(path: string): { fd: number; stat: fs.Stats } {
   return { fd, stat };
 }
 
-/** {@link openRegularSync}, asynchronously (a `FileHandle`). @throws the same errors. */
 export async function openRegular(path: string): Promise<{ handle: fs.promises.FileHandle; stat: fs.Stats }> {
   if (fs.constants.O_NONBLOCK === undefined) {
     const before = await fs.promises.stat(path);
@@ -73,12 +62,7 @@ export async function openRegular(path: string): Promise<{ handle: fs.promises.F
   return { handle, stat };
 }
 
-/**
- * Fill `buf` with the bytes of `fd` from `position` (synchronously), until `buf` is full or the
- * file ends.
- * @returns how many bytes were read (less than `buf.length` at the end of the file).
- * @throws the `fs` error of `readSync`.
- */
+/** Fill `buf` from `position` until full or at the end; @returns bytes read. @throws the `fs` error. */
 export function readFullySync(fd: number, buf: Buffer, position: number): number {
   const length = buf.length;
   let done = 0;
@@ -91,13 +75,8 @@ export function readFullySync(fd: number, buf: Buffer, position: number): number
 }
 
 /**
- * Stream `handle` from byte `from` up to `until` (the size it had when opened: a file that keeps
- * growing is read up to there, the rest on the next refresh) or its end, in chunks of 2 MB: the
- * next chunk is read while `onChunk` parses this one (two buffers take turns, so `onChunk` must
- * copy what it keeps of a chunk), and other work runs between chunks (the extension host must stay
- * responsive).
- * @returns the position after the last byte read.
- * @throws the `fs` error of a read.
+ * Stream `handle` from `from` up to `until` (its size when opened) in 2 MB chunks, reading the next
+ * while `onChunk` parses this one (so `onChunk` must copy what it keeps). @returns the end position.
  */
 export async function streamChunks(
   handle: fs.promises.FileHandle,
@@ -114,7 +93,6 @@ export async function streamChunks(
     if (length === 0) return Promise.resolve({ chunk, bytesRead: 0 });
     return handle.read(chunk, 0, length, at).then(({ bytesRead }) => ({ chunk, bytesRead }));
   };
-  // Double buffering: the next chunk is read while this one is parsed.
   let next = readAt(position);
   for (;;) {
     const { chunk, bytesRead } = await next;
@@ -122,27 +100,21 @@ export async function streamChunks(
     position += bytesRead;
     next = readAt(position);
     onChunk(bytesRead === CHUNK_BYTES ? chunk : chunk.subarray(0, bytesRead));
-    // Let other work run between chunks.
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return position;
 }
 
-/**
- * Copies of the first bytes of a file (its header line) and of the last bytes before the end of
- * what was read (`committedBytes`): when either differs on disk, the file was rewritten.
- */
+/** The file's first bytes and the last bytes before `committedBytes`: when either differs, it was rewritten. */
 export class FileProbes {
   private head = Buffer.alloc(0);
   private tail = Buffer.alloc(0);
 
-  /** Forget both probes (a file read again from scratch). */
   clear(): void {
     this.head = Buffer.alloc(0);
     this.tail = Buffer.alloc(0);
   }
 
-  /** Whether the bytes on disk still equal both probes (`committedBytes`: as when they were captured). */
   matches(fd: number, committedBytes: number): boolean {
     if (this.head.length > 0) {
       const head = Buffer.alloc(this.head.length);
@@ -157,7 +129,6 @@ export class FileProbes {
     return true;
   }
 
-  /** After an append was read (synchronously): complete a short head probe, take the tail probe again. */
   captureSync(fd: number, committedBytes: number): void {
     if (this.head.length < Math.min(committedBytes, HEAD_PROBE_BYTES)) {
       this.head = Buffer.alloc(Math.min(committedBytes, HEAD_PROBE_BYTES));
@@ -168,7 +139,6 @@ export class FileProbes {
     if (tailLength > 0) fs.readSync(fd, this.tail, 0, tailLength, committedBytes - tailLength);
   }
 
-  /** After the file was streamed: take both probes. */
   async capture(handle: fs.promises.FileHandle, committedBytes: number): Promise<void> {
     const headLength = Math.min(committedBytes, HEAD_PROBE_BYTES);
     this.head = Buffer.alloc(headLength);

@@ -1,12 +1,7 @@
 /**
- * One compact record per session entry: what the tree, the context projection, the token
- * accounting and the UI need, without the entry's bodies.
- *
- * A session file can be hundreds of MB, mostly tool output and base64 screenshots. We keep an
- * {@link EntryRecord} (ids, type, role, usage, token estimate, file operations, a short text
- * preview, byte range) per entry and re-read a body from disk only when something needs it
- * (`SessionFile.readEntry`). Rules mirror pi 1.6.0 `dist/core/session-manager.js`
- * (`sessionEntryToContextMessages`) and `dist/core/compaction/*.js`.
+ * One compact record per session entry, without its bodies (a session can be hundreds of MB of tool
+ * output and screenshots; `SessionFile.readEntry` re-reads a body when needed). Rules mirror pi 1.6.0
+ * `session-manager.js` (`sessionEntryToContextMessages`) and `compaction/*.js`.
  */
 
 import {
@@ -22,22 +17,19 @@ import {
 } from "./estimate";
 import type { FileListDetails, MessageRole, SystemMessage } from "../types";
 
-/** A file operation pi's compaction tracks (`read`/`write`/`edit` tool calls with a string `path`). */
 export type FileOpKind = "read" | "write" | "edit";
 
 export interface FileOp {
   kind: FileOpKind;
-  /** The path exactly as the tool call wrote it (relative or absolute, not normalised). */
+  /** As the tool call wrote it (not normalised). */
   path: string;
 }
 
-/** Everything we keep in memory about one entry. Field names follow pi's. */
 export interface EntryRecord {
-  /** Position among entries in file order (0-based; the header is not an entry). */
+  /** File order, 0-based; the header is not an entry. */
   index: number;
-  /** 1-based physical line number. */
   line: number;
-  /** Byte offset of the line in the file, and its length in bytes (without the newline). */
+  /** Bytes, without the newline. */
   offset: number;
   byteLength: number;
   id: string;
@@ -45,105 +37,70 @@ export interface EntryRecord {
   type: string;
   timestamp: string;
 
-  /** `message` entries: the message role (`user`, `assistant`, `toolResult`, `system`, …). */
   role?: string;
-  /**
-   * Σ pi `estimateTokens` over the non-system messages this entry contributes when not edited
-   * (for a compaction: its `compactionSummary`).
-   */
+  /** Σ pi `estimateTokens` over the non-system messages it contributes when not edited. */
   tokens: number;
-  /** The same, as characters by kind (for the breakdown). */
   chars: CharBreakdown;
-  /** A system message this entry carries (`message` with role `system`, or `compaction.systemMessage`). */
   system?: SystemMessage;
-  /** `estimateTokens(system)`. */
   systemTokens: number;
-  /**
-   * Where pi's `estimateTokens` fails (throws, or counts `NaN`) on the non-system messages this
-   * entry contributes when not edited (`read/estimate.ts` `estimateProblem`). Absent: pi counts them.
-   */
+  /** Where pi's `estimateTokens` fails (throws or `NaN`) on those messages; absent: pi counts them. */
   estimateProblem?: EstimateProblem;
-  /** The same for its system message ({@link system}). */
   systemEstimateProblem?: EstimateProblem;
 
-  /**
-   * A `message` entry whose `message` is missing or null: pi 1.6.0 keeps it in its tree, but building
-   * a context from a branch through it throws (`getSessionContextSettings` reads `message.role`).
-   */
+  /** Message missing or null: pi keeps it, but building a context through it throws (`message.role`). */
   messageMissing?: true;
-  /** Assistant messages. */
   stopReason?: string;
-  /** The usage as stored: assistant messages, tool results that report one, compactions, branch summaries, `usage` entries. */
   usage?: UsageNumbers;
   /** `calculateContextTokens(usage)` when finite and > 0, else 0 (pi ignores such usage). */
   usageTokens: number;
   provider?: string;
   model?: string;
-  /** Assistant messages: the model that actually answered (OpenRouter `auto` …), pi's `responseModel`. */
+  /** pi's `responseModel`: the model that actually answered (OpenRouter `auto` …). */
   responseModel?: string;
-  /** Assistant messages: the message's own `timestamp` (ms since epoch; pi-ai sets it when the request starts). */
+  /** ms; pi-ai sets it when the request starts. */
   messageTime?: number;
-  /** Assistant messages: the API (`pi-virtual` marks a virtual model's failed routing). */
+  /** `pi-virtual` marks a virtual model's failed routing. */
   api?: string;
-  /** Assistant messages that failed: the provider's error (first line, at most {@link PREVIEW_LENGTH} chars). */
   errorMessage?: string;
-  /** Tool call names of an assistant message, in order. */
   toolNames?: string[];
-  /**
-   * Tool call ids of an assistant message, in order, parallel to {@link toolNames} (`""` for a
-   * call without a string id). What pi-ai's `transformMessages` pairs tool results with.
-   */
+  /** Parallel to {@link toolNames} (`""` without a string id); what pi-ai pairs tool results with. */
   toolCallIds?: string[];
-  /** `read`/`write`/`edit` operations from tool calls (assistant) or `nestedCalls` (toolResult). */
   fileOps?: FileOp[];
-  /** Tool results. */
   toolName?: string;
   toolCallId?: string;
   isError?: boolean;
   /** `bashExecution` with `!!`: not sent to the model (but still counted by pi's estimator). */
   excludeFromContext?: boolean;
-  /** Number of image blocks. */
   images?: number;
-  /** First line of the entry's text, at most {@link PREVIEW_LENGTH} characters. */
   preview?: string;
 
-  /** `compaction` / `branch_summary`. */
   summary?: string;
   firstKeptEntryId?: string;
   tokensBefore?: number;
   fromHook?: boolean;
-  /** `details.readFiles` / `details.modifiedFiles` when they are arrays (strings only). */
   details?: Partial<FileListDetails>;
   fromId?: string;
 
-  /** `context_edit`. */
   targetId?: string;
   replacementIsNull?: boolean;
-  /** `context_edit` whose `replacement` is neither `null` nor an object with a string or array `content`
-   * (pi's `appendContextEdit` never writes one; pi's projection throws or sends no content). Absent when valid. */
+  /** A replacement pi's `appendContextEdit` never writes (pi's projection throws or sends no content). */
   replacementInvalid?: boolean;
 
-  /** `label`: the label text (`undefined` or empty = clear). */
+  /** `undefined` or empty clears. */
   label?: string;
-  /** `session_info`. */
   name?: string;
-  /** `thinking_level_change`. */
   thinkingLevel?: string;
-  /** `model_change`. */
   modelId?: string;
-  /** `usage` entries: their `kind` (`cache_warm` for pi's cache warming). */
   usageKind?: string;
-  /** `custom` / `custom_message`. */
   customType?: string;
   display?: boolean;
-  /** `custom` entries written by pi-context itself keep their small `data`. */
+  /** Only pi-context's own `custom` entries keep their (small) `data`. */
   data?: unknown;
 }
 
-/** Maximum length of {@link EntryRecord.preview}. */
 export const PREVIEW_LENGTH = 160;
 
-/** `customType` of the entry pi-context appends to persist a branch switch without a summary. */
+/** The entry pi-context appends to persist a branch switch without a summary. */
 export const PI_CONTEXT_CUSTOM_TYPE = "pi-context/leaf";
 
 type Obj = Record<string, unknown>;
@@ -152,7 +109,7 @@ function isObject(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** pi's replacement check (`appendContextEdit`): `null`, or an object with a string or array `content`. */
+/** pi's `appendContextEdit` check: `null`, or an object with a string or array `content`. */
 function validReplacement(value: unknown): boolean {
   if (value === null) return true;
   if (!isObject(value) || !("content" in value)) return false;
@@ -163,11 +120,7 @@ function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/**
- * `text`'s first line for a preview: leading whitespace (`\s`) dropped, cut before the first
- * `\n` or `\r\n`, clipped to {@link PREVIEW_LENGTH}. Looks at no more of a long text than the
- * preview needs (the line's first PREVIEW_LENGTH + 2 units decide it).
- */
+/** First line for a preview (leading whitespace dropped, clipped), reading no more of a long text than needed. */
 function firstLine(text: string): string {
   const start = text.search(/\S/);
   if (start < 0) return "";
@@ -176,16 +129,11 @@ function firstLine(text: string): string {
   return clipPreview(nl >= 0 ? head.slice(0, nl) : head);
 }
 
-/** A preview line of at most {@link PREVIEW_LENGTH} units: a longer one cut, with an ellipsis. */
 function clipPreview(line: string): string {
   return line.length > PREVIEW_LENGTH ? `${line.slice(0, PREVIEW_LENGTH - 1)}…` : line;
 }
 
-/**
- * `text`'s characters in a string of their own. V8 keeps a slice of 13 units or more as a view of
- * the string it was cut from: a preview or a listing's first message cut from a message's text
- * would keep the whole text (the line's) alive as long as the record.
- */
+/** A copy: V8 keeps a slice of ≥ 13 units as a view that would keep the whole line alive. */
 export function ownCopy(text: string): string {
   return text.length < 13 ? text : Buffer.from(text, "utf16le").toString("utf16le");
 }
@@ -194,7 +142,6 @@ function previewOf(value: unknown): string | undefined {
   return typeof value === "string" && value ? firstLine(value) : undefined;
 }
 
-/** The string a field's preview comes from: the field itself, or its first non-empty text block. */
 function previewSource(source: unknown): string | undefined {
   if (typeof source === "string") return source;
   if (!Array.isArray(source)) return undefined;
@@ -221,10 +168,7 @@ function addFileOp(name: unknown, args: unknown, into: FileOp[]): void {
   else if (name === "edit") into.push({ kind: "edit", path });
 }
 
-/**
- * pi `extractFileOpsFromMessage`: assistant `toolCall` blocks, or a tool result's `nestedCalls.calls`.
- * @returns the operations in message order (possibly empty).
- */
+/** pi `extractFileOpsFromMessage`: assistant `toolCall` blocks, or a tool result's `nestedCalls.calls`. */
 export function fileOpsOfMessage(message: unknown): FileOp[] {
   const ops: FileOp[] = [];
   if (!isObject(message)) return ops;
@@ -252,7 +196,6 @@ function stringArray(value: unknown): string[] | undefined {
   return out;
 }
 
-/** Where a line sits in its file. */
 export interface LineLocation {
   index: number;
   line: number;
@@ -260,17 +203,12 @@ export interface LineLocation {
   byteLength: number;
 }
 
-/** Why a parsed line did not become an entry. */
 export interface RecordError {
   code: "not-an-object" | "missing-id";
   message: string;
 }
 
-/**
- * Build the {@link EntryRecord} of one parsed entry line (already migrated to version 3).
- * @param value the line as parsed by `JSON.parse`; the record keeps none of its long strings.
- * @returns the record, or a {@link RecordError} for lines pi could not use as an entry.
- */
+/** The record of one parsed entry line (migrated to v3), keeping none of its long strings, or why pi cannot use it. */
 export function buildRecord(value: unknown, at: LineLocation): EntryRecord | RecordError {
   if (!isObject(value))
     return {
@@ -305,9 +243,9 @@ export function buildRecord(value: unknown, at: LineLocation): EntryRecord | Rec
   switch (type) {
     case "message": {
       const message = value.message;
-      // pi keeps such an entry in its tree; on the branch it builds a context from, it throws (it reads message.role)
+      // pi keeps it in its tree, but building a context through it throws (it reads message.role)
       if (message === undefined || message === null) record.messageMissing = true;
-      // pi keeps an entry whose message is `false`, a string, a number or an array: no role, no tokens.
+      // pi keeps a message that is `false`, a string, a number or an array: no role, no tokens
       if (isObject(message)) fillMessage(record, message);
       break;
     }
@@ -403,29 +341,24 @@ function readDetails(details: unknown): Partial<FileListDetails> | undefined {
   return out;
 }
 
-/** A system message as pi projects it: `content == null` becomes `""` (`sessionEntryToContextMessages`). */
+/** pi's projection: `content == null` becomes `""`. */
 function normaliseSystem(message: unknown): SystemMessage {
   const system = message as SystemMessage;
   if (isObject(system) && system.content == null) return { ...system, content: "" };
   return system;
 }
 
-/**
- * Set `record.preview` from a message field, while the line is in memory: cheaper than any later
- * re-read, and what a record shows never depends on the file staying as it was.
- */
+/** Taken while the line is in memory, so a record never depends on the file staying as it was. */
 function setPreview(record: EntryRecord, field: unknown): void {
   const preview = previewOf(previewSource(field));
   if (preview !== undefined) record.preview = ownCopy(preview);
 }
 
-/** Record where pi's `estimateTokens` fails on `message` (see {@link EntryRecord.estimateProblem}). */
 function setProblem(record: EntryRecord, message: unknown): void {
   const problem = estimateProblem(message);
   if (problem) record.estimateProblem = problem;
 }
 
-/** Set `chars`/`tokens` of a record. */
 function setChars(record: EntryRecord, message: unknown): void {
   record.chars = messageChars(message);
   record.tokens = Math.ceil(totalChars(record.chars) / 4);
@@ -515,10 +448,7 @@ function fillMessage(record: EntryRecord, message: Obj): void {
   }
 }
 
-/**
- * The roles of the messages pi's `sessionEntryToContextMessages` produces for an entry,
- * before context edits (a compaction only contributes when it is the latest one on the path).
- */
+/** Roles pi's `sessionEntryToContextMessages` produces, before context edits. */
 export function entryRoles(record: EntryRecord): MessageRole[] {
   switch (record.type) {
     case "message":

@@ -1,24 +1,16 @@
-/**
- * pi's token heuristics, exactly: `estimateTokens` and `calculateContextTokens`.
- *
- * Source: pi 1.6.0 `dist/core/compaction/compaction.js` (`estimateTokens`,
- * `estimateTextAndImageContentChars`, `calculateContextTokens`), on messages as `JSON.parse` reads them.
- */
+/** pi 1.6.0's token heuristics exactly (`compaction/compaction.js`), on messages as `JSON.parse` reads them. */
 
-/** Characters pi counts for one image block (`ESTIMATED_IMAGE_CHARS`): 4800 chars = 1200 tokens. */
+/** pi's `ESTIMATED_IMAGE_CHARS`: 4800 chars = 1200 tokens. */
 export const ESTIMATED_IMAGE_CHARS = 4800;
 
-/** Character counts of one message by what they are, before pi's `ceil(chars / 4)`. */
+/** Characters of one message by kind, before pi's `ceil(chars / 4)`. */
 export interface CharBreakdown {
-  /** Text blocks, string content, summaries, bash command + output, system prompt text and sections. */
+  /** Text, summaries, bash command + output, system prompt text and sections. */
   text: number;
-  /** Assistant thinking blocks. */
   thinking: number;
-  /** Assistant tool calls: `name.length + JSON.stringify(arguments).length`. */
+  /** `name.length + JSON.stringify(arguments).length`. */
   toolCalls: number;
-  /** Image blocks at {@link ESTIMATED_IMAGE_CHARS} each. */
   images: number;
-  /** `JSON.stringify(toolsAdded).length` of system messages. */
   tools: number;
 }
 
@@ -28,29 +20,24 @@ function isObject(value: unknown): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A string's `length`; 0 for anything else. */
 const isString = (value: unknown): value is string => typeof value === "string";
 
 function strLength(value: unknown): number {
   return typeof value === "string" ? value.length : 0;
 }
 
-/**
- * `JSON.stringify(value).length` (pi's measure of tool-call arguments and `toolsAdded`); 0 for
- * `undefined`, where pi's `.length` would throw.
- */
+/** `JSON.stringify(value).length`; 0 for `undefined`, where pi's `.length` would throw. */
 function jsonLength(value: unknown): number {
   if (value === undefined) return 0;
   try {
     return JSON.stringify(value).length;
   } catch (error) {
-    // V8's JSON.stringify recurses; JSON.parse reads values nested far deeper (issue 16.2)
+    // V8's JSON.stringify recurses; JSON.parse reads values nested far deeper
     if (error instanceof RangeError) return deepJsonLength(value);
     throw error;
   }
 }
 
-/** {@link jsonLength} of a value too deep for `JSON.stringify`, computed without recursion. */
 function deepJsonLength(value: unknown): number {
   let n = 0;
   const pending: unknown[] = [value];
@@ -86,10 +73,7 @@ function contentChars(content: unknown, into: CharBreakdown): void {
   }
 }
 
-/**
- * Characters pi's `estimateTokens` counts for a message, split by kind.
- * Unknown roles count nothing (pi returns 0 for them).
- */
+/** Characters pi's `estimateTokens` counts for a message, by kind; unknown roles count nothing. */
 export function messageChars(message: unknown): CharBreakdown {
   const chars: CharBreakdown = { text: 0, thinking: 0, toolCalls: 0, images: 0, tools: 0 };
   if (!isObject(message)) return chars;
@@ -100,7 +84,7 @@ export function messageChars(message: unknown): CharBreakdown {
       if (isObject(sections)) {
         for (const key of Object.keys(sections)) {
           const section = sections[key];
-          // pi: `if (section) chars += section.length` — a truthy non-string adds its `.length` (undefined → NaN); strings only here.
+          // pi adds a truthy non-string section's `.length` (NaN); strings only here
           if (section) chars.text += strLength(section);
         }
       }
@@ -135,29 +119,25 @@ export function messageChars(message: unknown): CharBreakdown {
   }
 }
 
-/** Sum of a {@link CharBreakdown}. */
 export function totalChars(chars: CharBreakdown): number {
   return chars.text + chars.thinking + chars.toolCalls + chars.images + chars.tools;
 }
 
-/**
- * pi's `estimateTokens(message)`: `Math.ceil(chars / 4)` with pi's per-role character rules.
- * @returns estimated tokens (integer ≥ 0).
- */
+/** pi's `estimateTokens(message)`: `Math.ceil(chars / 4)` with its per-role rules (tokens). */
 export function estimateTokens(message: unknown): number {
   return Math.ceil(totalChars(messageChars(message)) / 4);
 }
 
-/** The usage fields pi reads, as numbers (missing or non-numeric fields are `NaN`). */
+/** Missing or non-numeric fields are `NaN`. */
 export interface UsageNumbers {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
   totalTokens: number;
-  /** `cost.total` (US dollars, as stored: pi never recomputes it). */
+  /** `cost.total` in US dollars, as stored: pi never recomputes it. */
   cost: number;
-  /** `cost.input`, `cost.cacheRead`, `cost.cacheWrite` (pi's cache-miss pricing reads them). */
+  /** pi's cache-miss pricing reads these. */
   costInput: number;
   costCacheRead: number;
   costCacheWrite: number;
@@ -167,7 +147,6 @@ function num(value: unknown): number {
   return typeof value === "number" ? value : Number.NaN;
 }
 
-/** Read a usage object from a parsed value (`undefined` when it is not an object). */
 export function readUsage(value: unknown): UsageNumbers | undefined {
   if (!isObject(value)) return undefined;
   const cost = isObject(value.cost) ? value.cost : {};
@@ -185,32 +164,28 @@ export function readUsage(value: unknown): UsageNumbers | undefined {
 }
 
 /**
- * pi's `calculateContextTokens(usage)`: `totalTokens` when truthy, else
- * `input + output + cacheRead + cacheWrite` (output counts: it is part of the next request).
- * @returns tokens; `NaN` when the usage has neither a usable total nor numeric components.
+ * pi's `calculateContextTokens`: `totalTokens` when truthy, else input + output + cacheRead + cacheWrite
+ * (output is part of the next request). `NaN` when neither is usable.
  */
 export function calculateContextTokens(usage: UsageNumbers): number {
   return usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
 }
 
-/**
- * How pi's `estimateTokens` fails on a message: it throws (a `TypeError` on a missing field or a
- * value it cannot iterate), or its count is `NaN` (a field whose `.length` is not a number).
- */
+/** pi's `estimateTokens` throws (`TypeError`) or counts `NaN` on a message. */
 export interface EstimateProblem {
   kind: "throws" | "nan";
-  /** What in the message does it, in words (English: pi's own failure is English too). */
+  /** In English, like pi's own failure. */
   reason: string;
 }
 
-/** pi's `x.length` on a JSON value: a string or an array has one; null/undefined throws; anything else is `undefined` (NaN). */
+/** pi's `x.length`: a string or array has one; null/undefined throws; anything else is `undefined` (NaN). */
 function lengthProblem(value: unknown, what: string): EstimateProblem | undefined {
   if (value === null || value === undefined) return { kind: "throws", reason: `${what} is missing` };
   if (isString(value) || Array.isArray(value)) return undefined;
   return { kind: "nan", reason: `${what} is a ${typeof value}, not a string` };
 }
 
-/** pi's `estimateTextAndImageContentChars(content)`: a string, else `for (const block of content)` reading `block.type` and `block.text.length`. */
+/** pi's `estimateTextAndImageContentChars`: a string, else iterates blocks reading `type` and `text.length`. */
 function contentProblem(content: unknown, what: string): EstimateProblem | undefined {
   if (isString(content)) return undefined;
   if (!Array.isArray(content))
@@ -231,10 +206,8 @@ function contentProblem(content: unknown, what: string): EstimateProblem | undef
 }
 
 /**
- * Where pi 1.6.0's `estimateTokens(message)` fails on a message (as pi's projection hands it over:
- * `content == null` already `[]` for user/assistant/toolResult, `""` for system), mirrored rule by
- * rule (`dist/core/compaction/compaction.js`); undefined when pi gets a number. A throw found
- * anywhere wins over a `NaN` (pi's loop throws there even after a `NaN`).
+ * Where pi 1.6.0's `estimateTokens` fails on a projected message (rule by rule); undefined when pi
+ * gets a number. A throw anywhere wins over a `NaN` (pi's loop throws even after a `NaN`).
  */
 export function estimateProblem(message: unknown): EstimateProblem | undefined {
   if (!isObject(message)) return undefined; // `estimateTokens(5)`: no role, 0

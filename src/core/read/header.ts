@@ -1,19 +1,13 @@
-/**
- * A session file's header as pi reads it (pi 1.6.0 `SessionManager` / `loadEntriesFromFile`): the
- * first line that parses as JSON must be `{type:"session", id:string}`. Read from the file's first
- * bytes only — discovery (`sessions/scan.ts`) and the access model (`access/gather.ts`) need the
- * header of many files, never their bodies.
- */
+/** A session header as pi 1.6.0 reads it, from the file's first bytes only (discovery reads many headers). */
 
 import type * as fs from "node:fs";
 import { openRegular } from "./disk";
 
-/** The header fields discovery needs. `state` says whether the file is (already) a pi session. */
 export interface HeaderInfo {
   state: "session" | "not-session" | "incomplete";
   id?: string;
   cwd?: string;
-  /** Header `timestamp` in ms (when pi created the session). */
+  /** ms, when pi created the session. */
   created?: number;
 }
 
@@ -21,15 +15,13 @@ const HEADER_FIRST_READ_BYTES = 4 * 1024;
 const HEADER_PROBE_BYTES = 64 * 1024;
 
 /**
- * Read a session header like pi: the first line that parses as JSON must be `{type:"session", id:string}`.
- * Blank and unparsable complete lines before it are skipped (pi skips them too); a UTF-8 BOM is accepted.
- * `incomplete` = no complete parsed line yet (empty file, or pi is still writing the first line):
- * look again when the file changes.
+ * Read a header like pi: the first line that parses must be `{type:"session", id:string}`; blank and
+ * unparsable lines before it are skipped, a BOM accepted. `incomplete`: look again when the file changes.
  */
 export async function readHeader(file: string): Promise<HeaderInfo> {
   let handle: fs.promises.FileHandle;
   try {
-    // Only regular files: a FIFO would block the scan (issue 16.5).
+    // only regular files: a FIFO would block the scan
     handle = (await openRegular(file)).handle;
   } catch {
     return { state: "incomplete" };
@@ -50,7 +42,6 @@ export async function readHeader(file: string): Promise<HeaderInfo> {
   }
 }
 
-/** {@link readHeader} on bytes already read; `atEof` = the bytes are the whole file. */
 export function parseHeaderProbe(bytes: Buffer, atEof: boolean): HeaderInfo {
   let text = bytes.toString("utf8");
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -66,8 +57,7 @@ export function parseHeaderProbe(bytes: Buffer, atEof: boolean): HeaderInfo {
       if (complete) continue; // pi skips lines that do not parse
       return { state: "incomplete" };
     }
-    // A final line without `\n` that parses is what pi reads too, but pi may still be writing it
-    // only if it does not parse; a parsed one is final.
+    // a parsed final line without `\n` is final; pi may still be writing one that does not parse
     if (!complete && !atEof) return { state: "incomplete" };
     if (!value || typeof value !== "object") return { state: "not-session" };
     const v = value as Record<string, unknown>;

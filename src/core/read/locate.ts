@@ -1,13 +1,7 @@
 /**
- * Finding pi session files for a workspace folder without reading whole files.
- *
- * Source: pi 1.6.0 `dist/core/session-manager.js` (`getDefaultSessionDirPath`: `--<cwd>--` under
- * `<agentDir>/sessions/`, `readSessionHeader`, `findMostRecentSession`, `SessionManager.list`),
- * `dist/config.js` and `docs/sessions.md` (session dir overrides: `--session-dir`,
- * `PI_CODING_AGENT_SESSION_DIR`, setting `sessionDir` relative to cwd).
- *
- * The folder name encoding is lossy (`/a/b-c/d` and `/a/b/c-d` share `--a-b-c-d--`), so sessions
- * are always attributed by their header `cwd`; pi itself lists both (case 12).
+ * Finding pi session files for a workspace folder (pi 1.6.0 `getDefaultSessionDirPath`,
+ * `--session-dir`, `PI_CODING_AGENT_SESSION_DIR`, `sessionDir`). The folder name encoding is lossy
+ * (`/a/b-c/d` and `/a/b/c-d` share one), so sessions are attributed by their header `cwd`.
  */
 
 import * as fs from "node:fs";
@@ -16,25 +10,19 @@ import { expandHome } from "../rules/settings";
 import { listSessionFiles, SessionCatalog } from "./catalog";
 import type { SessionInfo } from "./sessionInfo";
 
-/** pi's session folder name for a cwd: `--` + cwd without one leading separator, `/ \ :` → `-`, + `--`. */
+/** pi's folder name: `--` + cwd without one leading separator, `/ \ :` → `-`, + `--`. */
 export function encodeSessionDirName(resolvedCwd: string): string {
   return `--${resolvedCwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 }
 
-/** A directory that may hold sessions of a cwd. */
 export interface SessionDirCandidate {
   dir: string;
-  /** Why we look there. */
   origin: "default" | "env" | "setting" | "extension-setting";
-  /** True when sessions of several projects share the folder (explicit session dirs). */
+  /** Explicit session dirs shared by several projects. */
   shared: boolean;
 }
 
-/**
- * The folders pi would use for sessions of `cwd`, most specific first: `PI_CODING_AGENT_SESSION_DIR`,
- * the `sessionDir` setting (relative to cwd), then `<agentDir>/sessions/--<cwd>--/`; plus extra folders
- * the user configured in pi-context.
- */
+/** pi's session folders for `cwd`, most specific first, plus folders configured in pi-context. */
 export function sessionDirCandidates(options: {
   agentDir: string;
   cwd: string;
@@ -56,7 +44,6 @@ export function sessionDirCandidates(options: {
   return out;
 }
 
-/** True when a session's header `cwd` names the workspace folder (or, with `orInside`, a folder inside it). */
 export function cwdMatches(
   headerCwd: string | undefined,
   folder: string,
@@ -80,20 +67,16 @@ function comparablePath(p: string, platform: NodeJS.Platform): string {
   return path.posix.resolve(p);
 }
 
-/** Options of {@link listSessions}. */
 export interface ListSessionsOptions {
   platform?: NodeJS.Platform;
-  /** Also sessions whose `cwd` is inside the folder (their own `--<cwd>--` folders under `sessionsRoot`). */
+  /** Also sessions whose `cwd` is inside the folder. */
   orInside?: boolean;
   sessionsRoot?: string;
-  /** The catalog to read through (its cache); default a fresh one. */
   catalog?: SessionCatalog;
-  /** Progress of the listing: the matching sessions known so far, newest first. */
   onProgress?: (sessions: SessionInfo[], done: boolean) => void;
   signal?: AbortSignal;
 }
 
-/** The folders {@link listSessions} looks in: the candidates, plus the `--<cwd>…` folders of sub-folders with `orInside`. */
 export async function listingDirs(
   candidates: readonly SessionDirCandidate[],
   folder: string,
@@ -101,25 +84,19 @@ export async function listingDirs(
 ): Promise<string[]> {
   const dirs = candidates.map((c) => c.dir);
   if (options.orInside && options.sessionsRoot) {
-    // Sessions of sub-folders live in other `--…--` folders whose names start with this folder's prefix.
+    // sub-folders' sessions live in `--…--` folders starting with this folder's prefix
     const prefix = encodeSessionDirName(path.resolve(folder)).slice(0, -2);
     try {
       for (const name of await fs.promises.readdir(options.sessionsRoot)) {
         const dir = path.join(options.sessionsRoot, name);
         if (name.startsWith(prefix) && !dirs.includes(dir)) dirs.push(dir);
       }
-    } catch {
-      // no sessions root yet
-    }
+    } catch {}
   }
   return dirs;
 }
 
-/**
- * The sessions of a workspace folder: every `*.jsonl` in the candidate folders whose header `cwd`
- * is the folder (or inside it, with `orInside`), newest first by modification time
- * ({@link newestFirst}). Asynchronous and incremental (see `catalog.ts`).
- */
+/** The sessions whose header `cwd` is the folder (or inside it), newest first ({@link newestFirst}). */
 export async function listSessions(
   candidates: readonly SessionDirCandidate[],
   folder: string,

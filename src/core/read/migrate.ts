@@ -1,16 +1,11 @@
 /**
- * The session header and pi's format migrations (pi 1.6.0 `session-manager.js`), applied in
- * memory only — pi-context never writes a session file:
- * - v1 → v2: every entry gets an id and is chained to the previous one; a compaction's
- *   `firstKeptEntryIndex` (an index into the parsed lines, header included) becomes
- *   `firstKeptEntryId`;
- * - v2 → v3: message role `hookMessage` became `custom`.
+ * pi 1.6.0's format migrations, in memory only (pi-context never rewrites a session file): v1 → v2
+ * gives ids and `firstKeptEntryId`; v2 → v3 renames role `hookMessage` to `custom`.
  */
 
 import type { EntryRecord } from "./entries";
 import type { SessionHeader } from "../types";
 
-/** Whether a parsed line is a session header (`type: "session"` with a string id), as pi checks the first line. */
 export function isHeader(value: unknown): boolean {
   return (
     typeof value === "object" &&
@@ -20,7 +15,6 @@ export function isHeader(value: unknown): boolean {
   );
 }
 
-/** The header fields pi-context keeps (of a value {@link isHeader} accepted). */
 export function toHeader(value: unknown): SessionHeader {
   const v = value as Record<string, unknown>;
   const header: SessionHeader = { type: "session", id: v.id as string };
@@ -32,30 +26,25 @@ export function toHeader(value: unknown): SessionHeader {
 }
 
 /**
- * The format version pi 1.6.0 migrates from: `header.version ?? 1`, compared with numbers as
- * JavaScript compares (`"3" >= 3`, `[3] >= 3`, `true < 2`); `NaN` (e.g. `"abc"`) matches no
- * migration. Mirrors `migrateToCurrentVersion` in `session-manager.js`.
+ * pi's `header.version ?? 1`, compared with numbers as JavaScript does (`"3" >= 3`); `NaN` matches no
+ * migration (`migrateToCurrentVersion`).
  */
 export function piVersion(version: unknown): number {
   return Number(version ?? 1);
 }
 
-/** pi's v2 → v3 migration: message role `hookMessage` became `custom`. */
 export function migrateMessageRole(value: Record<string, unknown>): void {
   const message = value.message as { role?: unknown } | undefined;
   if (value.type === "message" && message && typeof message === "object" && message.role === "hookMessage")
     message.role = "custom";
 }
 
-/** Deterministic ids for migrated v1 entries (pi draws random ones; ours stay stable across reloads). */
+/** Deterministic, unlike pi's random ones, so ids stay stable across reloads. */
 export function syntheticId(parsedIndex: number): string {
   return parsedIndex.toString(16).padStart(8, "0");
 }
 
-/**
- * pi's v1 → v2 migration of an entry re-read from a v1 file: the id and parent the index gave it,
- * and for a compaction `firstKeptEntryId` instead of `firstKeptEntryIndex`.
- */
+/** pi's v1 → v2 migration of a re-read entry: id, parent and `firstKeptEntryId` from the index. */
 export function migrateV1Entry(value: Record<string, unknown>, record: EntryRecord): void {
   value.id = record.id;
   value.parentId = record.parentId;

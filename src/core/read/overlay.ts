@@ -1,30 +1,20 @@
-/**
- * A session plus entries not written yet: what the file would look like after an append, for
- * previews (tokens, pairing, compaction) without touching the file.
- *
- * The planned entries get records like read ones (`buildRecord`) at the end of the file order, so
- * every rule (`buildProjection`, `estimateProjectedContextTokens`, `prepareCompaction`,
- * `analyzePairing`, …) works on the overlay as it would on the file read back. Their bodies come
- * from memory; all other bodies from the underlying session.
- */
+/** A session plus planned entries: what the file would be after an append, for previews that never write. */
 
 import { buildRecord, type EntryRecord } from "./entries";
 import type { SessionEntry } from "../types";
 
-/** What the rules need of a session: records, the id map, the file leaf and body reads. */
 export interface SessionView {
   readonly records: readonly EntryRecord[];
   readonly byId: ReadonlyMap<string, EntryRecord>;
-  /** The leaf pi opens the file at: the last entry in file order, or null. */
+  /** The last entry in file order, or null. */
   readonly leafId: string | null;
-  /** The entry's full body. @throws when it cannot be read (e.g. `StaleSessionError`). */
+  /** @throws when it cannot be read (e.g. `StaleSessionError`). */
   readEntry(record: EntryRecord): SessionEntry;
 }
 
 /**
- * The session as it would be with `entries` appended (in order; the last becomes the leaf).
- * @param entries complete entries with ids (planned ids may be placeholders: only uniqueness matters).
- * @throws Error when an entry is not a usable entry object (no string id).
+ * The session with `entries` appended (the last becomes the leaf); placeholder ids need only be unique.
+ * @throws Error when an entry has no string id.
  */
 export function withAppended(session: SessionView, entries: readonly SessionEntry[]): SessionView {
   const records = [...session.records];

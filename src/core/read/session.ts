@@ -1,21 +1,8 @@
 /**
- * Reading and tailing one pi session file (`*.jsonl`) into {@link EntryRecord}s.
- *
- * Rules (pi 1.6.0 `loadEntriesFromFile`, `SessionManager._buildIndex`, migrations in
- * `session-manager.js`): lines are split on `\n`; blank lines and lines that fail `JSON.parse`
- * are skipped; the first parsed line must be a `session` header with a string id, otherwise the
- * file is not a pi session; later `session` lines are ignored; a final line without `\n` is still
- * parsed when it is complete JSON; the leaf is the last entry in file order; labels apply in file
- * order; v1/v2 files are migrated (here in memory only — we never write to the file).
- *
- * Beyond pi: every skipped line yields a {@link Diagnostic} (line number, byte size, reason); a
- * UTF-8 BOM is accepted (pi rejects such a header); the file is read incrementally (only the
- * bytes appended since the last read), and a file that shrank or was rewritten is re-read from
- * scratch. Bodies are not kept: {@link SessionFile.readEntry} re-reads a line when needed.
- *
- * Pieces: splitting and parsing lines in `lines.ts`, the header and the v1/v2 migrations in
- * `migrate.ts`, the diagnostics' texts in `diagnostics.ts`, streaming and rewrite probes in
- * `disk.ts`; this file keeps the index and its incremental state (torn final line, duplicate ids).
+ * Reading and tailing one pi session file into {@link EntryRecord}s, by pi 1.6.0's rules
+ * (`loadEntriesFromFile`, `_buildIndex`): the leaf is the last entry in file order, labels apply in
+ * file order, a complete final line without `\n` is parsed, migrations happen in memory only. Beyond
+ * pi: a {@link Diagnostic} per skipped line, a BOM accepted, incremental reads, rewrites re-read.
  */
 
 import { createHash } from "node:crypto";
@@ -35,13 +22,12 @@ import {
   type SessionHeader,
 } from "../types";
 
-/** Appends up to this size are read synchronously by `refresh()` (a few small syscalls). */
+/** Appends up to this size are read synchronously by `refresh()`. */
 const SYNC_REFRESH_BYTES = 1024 * 1024;
-/** Lines longer than this are skipped with a diagnostic (V8 cannot hold much larger strings). */
+/** V8 cannot hold much larger strings. */
 const MAX_LINE_BYTES = 256 * 1024 * 1024;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-/** Thrown by {@link SessionFile.readEntry} when the bytes on disk no longer match what was indexed. */
 export class StaleSessionError extends Error {
   constructor(message: string) {
     super(message);
@@ -49,13 +35,12 @@ export class StaleSessionError extends Error {
   }
 }
 
-/** What a {@link SessionFile.refresh} found. */
 export interface RefreshResult {
-  /** True when anything visible changed (new entries, a completed torn line, a re-read). */
+  /** New entries, a completed torn line, or a re-read. */
   changed: boolean;
-  /** True when the file shrank or was rewritten and was therefore read again from the start. */
+  /** The file shrank or was rewritten and was read again from the start. */
   reopened: boolean;
-  /** Entries added by this refresh (all entries after a re-read). */
+  /** All entries after a re-read. */
   added: EntryRecord[];
 }
 
@@ -71,65 +56,48 @@ interface ProvisionalState {
   oddTail: OddTail | undefined;
 }
 
-/** Which file was read: device and inode of the handle the bytes came from. */
 export interface FileIdentity {
   dev: number;
   ino: number;
 }
 
-/** Options of {@link SessionFile.open}. */
 export interface OpenOptions {
-  /**
-   * Also compute a SHA-256 of the committed bytes while reading ({@link SessionFile.contentDigest}):
-   * what the write path's change check compares before it appends. Off for the UI's reads.
-   */
+  /** SHA-256 of the committed bytes ({@link SessionFile.contentDigest}) for the write path; off for the UI. */
   digest?: boolean;
 }
 
-/**
- * The in-memory index of one session file. Create with {@link SessionFile.open} (a file on disk)
- * or {@link SessionFile.fromBytes} (in memory, e.g. for tests); call {@link SessionFile.refresh}
- * when the file grows.
- */
+/** The in-memory index of one session file; {@link SessionFile.refresh} when it grows. */
 export class SessionFile {
-  /** The parsed header, or `undefined` when the file is not (yet) a pi session. */
+  /** Undefined when the file is not (yet) a pi session. */
   header: SessionHeader | undefined;
-  /** Header `version` as written (pi treats a missing version as 1). */
+  /** As written (pi treats a missing version as 1). */
   fileVersion = CURRENT_SESSION_VERSION;
-  /** Entries in file order. */
   readonly records: EntryRecord[] = [];
-  /** Entry by id; with duplicate ids the last one in file order wins (as in pi's `byId` map). */
+  /** With duplicate ids the last one in file order wins (pi's `byId` map). */
   readonly byId = new Map<string, EntryRecord>();
-  /** Problems found while reading, in file order. */
   diagnostics: Diagnostic[] = [];
-  /** Bytes consumed up to and including the last `\n`. */
+  /** Bytes up to and including the last `\n`. */
   committedBytes = 0;
-  /** Total file size at the last read (committed bytes plus the unterminated tail). */
   size = 0;
-  /** Modification time (ms) at the last read. */
   mtimeMs = 0;
-  /** True when the file is not a pi session (first parsed line is not a header); nothing else is read. */
+  /** The first parsed line is not a header; nothing else is read. */
   invalid = false;
-  /** How many entries reused an earlier entry's id so far (changes invalidate cached projections). */
+  /** Changes invalidate cached projections. */
   duplicateIds = 0;
-  /** The last line pi keeps, when it is not an entry with a string id: pi's leaf is not ours (`oddTail.ts`). */
+  /** pi's leaf is not ours when the last kept line has no string id (`oddTail.ts`). */
   oddTail: OddTail | undefined;
 
   private readonly path: string | undefined;
   private bytes: Buffer | undefined;
   private identity: FileIdentity | undefined;
-  /** The write flows' change check (see `digest.ts`); only with `open(path, { digest: true })`. */
   private digest: ContentDigest | undefined;
-  /** Copies of the first bytes of the file and of the last bytes before {@link committedBytes}, to notice rewrites. */
   private readonly probes = new FileProbes();
-  /** Parsed JSON object lines so far, header included (pi's `entries` array index, for v1 migration). */
+  /** pi's `entries` index, header included (v1 migration). */
   private parsedCount = 0;
-  /** v1 migration: id of the entry at each parsed index (the header and `session` lines: undefined). */
   private v1IdsByParsedIndex: (string | undefined)[] = [];
   private v1PreviousId: string | null = null;
   /** State before the unterminated final line was parsed (pi parses it); restored on refresh. */
   private provisional: ProvisionalState | undefined;
-  /** Labels and name are derived on demand; invalidated on change. */
   private labelCache: Map<string, { label: string; timestamp: string }> | undefined;
   private childrenCache: Map<string | null, EntryRecord[]> | undefined;
   private lineNo = 0;
@@ -140,24 +108,18 @@ export class SessionFile {
     this.bytes = bytes;
   }
 
-  /**
-   * True when the file starts with a UTF-8 byte order mark: read here, but pi 1.6.0's `JSON.parse`
-   * rejects such a header line, so pi does not open the file as a session (the write path refuses it).
-   */
+  /** pi 1.6.0's `JSON.parse` rejects a BOM header, so pi cannot open the file (the write path refuses it). */
   get startsWithBom(): boolean {
     return this.bomSkipped;
   }
 
-  /** The file path, or `"<memory>"` for in-memory sessions. */
   get filePath(): string {
     return this.path ?? "<memory>";
   }
 
   /**
-   * Read a session file from disk, streaming it in chunks and yielding to the event loop between
-   * chunks. Never modifies the file.
-   * @throws {NotARegularFileError} for a FIFO, a device, a directory; the `fs` error when the file
-   *   cannot be opened or read (e.g. `ENOENT`).
+   * Stream a session file, yielding between chunks; never modifies it.
+   * @throws {NotARegularFileError}; the `fs` error when it cannot be opened or read (e.g. `ENOENT`).
    */
   static async open(path: string, options: OpenOptions = {}): Promise<SessionFile> {
     const session = new SessionFile(path, undefined);
@@ -166,20 +128,15 @@ export class SessionFile {
     return session;
   }
 
-  /** Device and inode of the file as last read (undefined for in-memory sessions). */
   get fileIdentity(): FileIdentity | undefined {
     return this.identity;
   }
 
-  /**
-   * SHA-256 of the bytes up to {@link committedBytes} as they were read (the digest's `bytes` equals
-   * `committedBytes`); undefined unless opened with `{ digest: true }`.
-   */
+  /** SHA-256 of the bytes up to {@link committedBytes} as read; only with `{ digest: true }`. */
   get contentDigest(): PrefixDigest | undefined {
     return this.digest?.result();
   }
 
-  /** Index a session held in memory (tests, generated trees). */
   static fromBytes(bytes: Buffer | string): SessionFile {
     const buf = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
     const session = new SessionFile(undefined, buf);
@@ -190,23 +147,21 @@ export class SessionFile {
     return session;
   }
 
-  /** Id of the leaf pi would use when opening this file: the last entry in file order, or null. */
+  /** The leaf pi opens this file at: the last entry in file order, or null. */
   get leafId(): string | null {
     const last = this.records[this.records.length - 1];
     return last ? last.id : null;
   }
 
-  /** Session id from the header. */
   get sessionId(): string | undefined {
     return this.header?.id;
   }
 
-  /** Header `cwd`. */
   get cwd(): string | undefined {
     return typeof this.header?.cwd === "string" ? this.header.cwd : undefined;
   }
 
-  /** The session name: the latest `session_info` entry's trimmed name (empty clears), as pi's `getSessionName`. */
+  /** pi's `getSessionName`: the latest `session_info` name, trimmed (empty clears). */
   get name(): string | undefined {
     for (let i = this.records.length - 1; i >= 0; i--) {
       const r = this.records[i]!;
@@ -215,7 +170,7 @@ export class SessionFile {
     return undefined;
   }
 
-  /** Labels by target id, applied in file order (an empty or missing label clears). */
+  /** In file order; an empty or missing label clears. */
   get labels(): ReadonlyMap<string, { label: string; timestamp: string }> {
     if (!this.labelCache) {
       const labels = new Map<string, { label: string; timestamp: string }>();
@@ -229,7 +184,7 @@ export class SessionFile {
     return this.labelCache;
   }
 
-  /** Children by parent id (`null` = roots), each list in file order; only the entry that owns an id counts. */
+  /** `null` = roots; file order; only the entry that owns an id counts. */
   get children(): ReadonlyMap<string | null, readonly EntryRecord[]> {
     if (!this.childrenCache) {
       const children = new Map<string | null, EntryRecord[]>();
@@ -246,14 +201,12 @@ export class SessionFile {
   }
 
   /**
-   * Read what was appended since the last read. A file that shrank, was replaced (other inode) or
-   * whose already-read bytes changed (pi's migration rewrite) is read again from scratch.
-   * @throws the `fs` error when the file cannot be read; `ENOENT` when it was deleted.
+   * Read what was appended; a file that shrank, was replaced or whose read bytes changed (pi's
+   * migration rewrite) is read again. @throws the `fs` error (`ENOENT` when deleted).
    */
   async refresh(): Promise<RefreshResult> {
     if (!this.path) return { changed: false, reopened: false, added: [] };
-    // The common case — a few appended lines — is handled with a handful of small synchronous
-    // reads (tens of microseconds); re-reads and large appends stream asynchronously.
+    // a few appended lines: small synchronous reads; re-reads and large appends stream asynchronously
     const { fd, stat } = openRegularSync(this.path);
     const before = this.records.length;
     let hadProvisional = false;
@@ -303,10 +256,7 @@ export class SessionFile {
     return { changed: added.length > 0 || hadProvisional || this.records.length !== before, reopened: false, added };
   }
 
-  /**
-   * The complete entry as written in the file (migrated to version 3 in memory), re-read from disk.
-   * @throws {StaleSessionError} when the line at the recorded offset is no longer that entry.
-   */
+  /** The entry re-read from disk (migrated to v3). @throws {StaleSessionError} when the line changed. */
   readEntry(record: EntryRecord): SessionEntry {
     const bytes = this.readLineBytes(record);
     let value: Record<string, unknown>;
@@ -323,7 +273,6 @@ export class SessionFile {
     return value as unknown as SessionEntry;
   }
 
-  /** The raw bytes of an entry's line (without the newline). */
   readLineBytes(record: EntryRecord): Buffer {
     const buf = this.readBytes(record.offset, record.byteLength);
     if (buf.length < record.byteLength)
@@ -331,21 +280,17 @@ export class SessionFile {
     return buf;
   }
 
-  /** Up to `length` bytes of the file from `offset` (fewer at its end), read now (synchronously). */
   private readBytes(offset: number, length: number): Buffer {
     if (this.bytes) return this.bytes.subarray(offset, Math.min(this.bytes.length, offset + length));
     const buf = Buffer.allocUnsafe(length);
     return buf.subarray(0, readFullySync(this.readFd ?? this.openForReads(), buf, offset));
   }
 
-  /** The descriptor of the current run of {@link readBytes} calls (see {@link openForReads}). */
   private readFd: number | undefined;
 
   /**
-   * Open the file for a synchronous run of reads: the panel's details, the trim list and the planner
-   * read thousands of bodies in one go, and an open + fstat + close per body cost more than the
-   * reads (≈ 0.1 ms each). Closed when the current task or microtask ends (nothing asynchronous
-   * holds it), so each later run opens the file — whatever is at its path then — again.
+   * One descriptor for a synchronous run of reads (an open per body costs more than the read), closed
+   * when the current task ends, so a later run opens whatever is at the path then.
    */
   private openForReads(): number {
     const { fd } = openRegularSync(this.path!);
@@ -356,8 +301,6 @@ export class SessionFile {
     });
     return fd;
   }
-
-  // ---------------------------------------------------------------------------------------------
 
   private reset(): void {
     this.header = undefined;
@@ -406,15 +349,12 @@ export class SessionFile {
     }
   }
 
-  /**
-   * Parse every complete line of the next chunk (`undefined` = end of input, where an unterminated
-   * remainder is parsed provisionally, as pi parses a final line without newline).
-   */
+  /** Parse the complete lines of a chunk; at the end an unterminated remainder is parsed provisionally, as pi does. */
   private consume(splitter: LineSplitter, chunk: Buffer | undefined, atEnd: boolean): void {
     if (chunk && splitter.offset === 0 && !this.bomSkipped && chunk.length >= 3 && chunk.subarray(0, 3).equals(BOM)) {
       this.bomSkipped = true;
       splitter.skip(chunk, 3);
-      // The BOM is consumed: a refresh continues after it (also when the header is not complete yet).
+      // the BOM is consumed: a refresh continues after it
       this.committedBytes = 3;
       chunk = chunk.subarray(3);
       this.diagnostics.push(diagnostic.bomDiagnostic());
@@ -443,7 +383,7 @@ export class SessionFile {
     this.handleLine(rest.buf, 0, rest.buf.length, rest.offset, false);
     if (this.records.length > state.records) state.record = this.records[this.records.length - 1];
     this.provisional = state;
-    // The unterminated line is read again (with its new bytes) on the next refresh.
+    // the unterminated line is read again (with its new bytes) on the next refresh
     this.lineNo--;
   }
 
@@ -469,13 +409,12 @@ export class SessionFile {
     this.childrenCache = undefined;
   }
 
-  /** For duplicate ids: the record a later record replaced in {@link byId}. */
   private readonly shadowedById = new Map<EntryRecord, EntryRecord>();
 
   private handleLine(buf: Buffer, start: number, end: number, offset: number, terminated: boolean): void {
     const line = this.lineNo;
     const byteLength = end - start;
-    // Blank lines (JS `trim()` whitespace, which includes a BOM) are skipped silently, as in pi.
+    // JS `trim()` whitespace (BOM included) is blank, as in pi
     if (isBlank(buf, start, end)) return;
     if (this.invalid) return;
     if (byteLength > MAX_LINE_BYTES) {
@@ -491,7 +430,7 @@ export class SessionFile {
       this.diagnostics.push(terminated ? withLineHash(d, buf, start, end) : d);
       return;
     }
-    // pi skips lines whose JSON is falsy (`null`, `0`, `false`, `""`).
+    // pi skips lines whose JSON is falsy
     if (!value) {
       this.diagnostics.push(withLineHash(diagnostic.notAnEntry(line, value, offset), buf, start, end));
       return;
@@ -521,7 +460,7 @@ export class SessionFile {
     if (typeof value === "object" && !Array.isArray(value)) {
       const obj = value as Record<string, unknown>;
       if (this.fileVersion < 2) {
-        // v1 → v2: every entry gets an id and is chained to the previous one.
+        // v1 → v2: every entry gets an id and is chained to the previous one
         obj.id = syntheticId(parsedIndex);
         obj.parentId = this.v1PreviousId;
         this.v1PreviousId = obj.id as string;
@@ -545,8 +484,7 @@ export class SessionFile {
           : diagnostic.messageNotAnObject(line, offset, entry.id, (value as { message?: unknown }).message),
       );
     if (this.fileVersion < 2 && entry.type === "compaction") {
-      // pi: firstKeptEntryIndex indexes the parsed entries (header included); only entries already
-      // migrated (earlier in the file) have ids at that point.
+      // pi: firstKeptEntryIndex indexes the parsed entries (header included); only earlier entries have ids yet
       const index = (value as { firstKeptEntryIndex?: unknown }).firstKeptEntryIndex;
       if (typeof index === "number") {
         const id = Number.isInteger(index) && index >= 0 ? this.v1IdsByParsedIndex[index] : undefined;
@@ -569,7 +507,6 @@ export class SessionFile {
   }
 }
 
-/** A diagnostic of a skipped line with the line's length and SHA-256 (rare: only lines pi skips). */
 function withLineHash(d: Diagnostic, buf: Buffer, start: number, end: number): Diagnostic {
   return {
     ...d,

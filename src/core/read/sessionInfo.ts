@@ -1,24 +1,8 @@
 /**
- * What a session listing needs of one file — pi 1.6.0's `buildSessionInfo` (`core/session-manager.js`):
- * the header (`id`, `cwd`, `timestamp`, `parentSession`), the name (latest `session_info` in file
- * order, trimmed, empty clears), the first user message with text (string content or text blocks
- * joined with " "), the number of `message` entries, the latest activity (pi's `lastActivityTime`:
- * the largest time of a user or assistant message, its `timestamp` number, else the entry's time —
- * what `/resume` sorts by, {@link sessionModifiedMs}) — read incrementally: a file that only grew
- * (same device + inode, same first bytes) is read from where the last read stopped.
- *
- * Fast: only the lines that matter are parsed. pi writes every entry with `type` first
- * (`{"type":"message",…`), so a line's type is read from its first bytes; header, `session_info`,
- * `model_change` lines and message lines until the first user message are parsed (`parseLine`),
- * other lines are only counted; a line longer than a chunk is skipped
- * with `indexOf`, never copied; a line that does not end in `}` (torn) is parsed to decide. A user or
- * assistant message's time is read without a parse when the line has pi's layout: the role from its
- * beginning (`{"type":"message","id":…,"parentId":…,"timestamp":…,"message":{"role":"user","content":`),
- * the message's `timestamp` number from its end (`,"timestamp":N` followed only by plain key/value
- * pairs and `}}`); any other layout is parsed. Differences from pi: a line that starts like an entry
- * and ends in `}` but does not parse (a byte corrupted inside) is still counted; an entry with keys
- * after `message` whose last one holds an object ending in a `timestamp` is read as pi never writes
- * it; a final line without `\n` (pi is writing it) is read next time.
+ * pi 1.6.0's `buildSessionInfo` for a listing, read incrementally (a file that only grew is read from
+ * where the last read stopped). Only lines that matter are parsed: pi writes `type` first, so a line's
+ * type comes from its first bytes, and a message's time from its end when the line has pi's layout.
+ * Unlike pi, a line corrupted inside but ending in `}` still counts; a torn final line is read next time.
  */
 
 import * as fs from "node:fs";
@@ -29,9 +13,8 @@ import { parseLine } from "./lines";
 import { FIRST_MESSAGE_KEEP_CHARS } from "../rules/sessionLabel";
 
 /**
- * pi's `SessionInfo.modified` of a listing (ms), what `/resume` sorts by (newest first): the latest
- * activity when it is after 1970, else the header time when it is a date, else the file's mtime
- * (pi's `stats.mtime`, whole ms). NaN where pi's date is invalid (an activity time past year 275760).
+ * pi's `SessionInfo.modified` (ms), what `/resume` sorts by: the latest activity after 1970, else the
+ * header time, else the mtime. NaN where pi's date is invalid (an activity past year 275760).
  */
 export function sessionModifiedMs(info: Pick<SessionInfo, "lastActivity" | "created" | "mtimeMs">): number {
   if (info.lastActivity !== undefined && info.lastActivity > 0) return new Date(info.lastActivity).getTime();
@@ -39,15 +22,11 @@ export function sessionModifiedMs(info: Pick<SessionInfo, "lastActivity" | "crea
   return Number.isNaN(header) ? Math.round(info.mtimeMs) : header;
 }
 
-/** Which listing of pi's a {@link resumeOrder} mirrors: one folder (`SessionManager.list`) or every folder (`listAll`). */
 export type ListingScope = "folder" | "all";
 
 /**
- * pi's `/resume` order (newest first) of a listing, a new array: pi sorts by
- * {@link sessionModifiedMs} with a stable sort, so equal times keep the order it read the files
- * in — `SessionManager.list`: file names descending (`localeCompare`); `listAll`: mtime, newest
- * first, then the file name descending. Invalid times (NaN) get pi's exact result: the same
- * comparison on the same starting order.
+ * pi's `/resume` order, a new array: a stable sort by {@link sessionModifiedMs} over pi's read order
+ * (`list`: names descending; `listAll`: mtime, then name). NaN times get pi's exact result.
  */
 export function resumeOrder<T extends Pick<SessionInfo, "file" | "lastActivity" | "created" | "mtimeMs">>(
   infos: readonly T[],
@@ -67,67 +46,53 @@ export function resumeOrder<T extends Pick<SessionInfo, "file" | "lastActivity" 
   return keyed.map((k) => k.info);
 }
 
-/** One file's listing facts. Plain JSON (it is what the listing cache stores). */
+/** Plain JSON: the listing cache stores it. */
 export interface SessionInfo {
   file: string;
   dev: number;
   ino: number;
-  /** Bytes on disk when read. */
   size: number;
   mtimeMs: number;
-  /** `session`: a pi session; `not-session`: its first parsed line is not a header; `incomplete`: no header line yet. */
+  /** `not-session`: the first parsed line is not a header; `incomplete`: no header line yet. */
   state: "session" | "not-session" | "incomplete";
   id?: string;
   cwd?: string;
-  /** Header `timestamp` (ISO). */
   created?: string;
-  /** Header `parentSession`: the file this one was forked or cloned from (pi's `parentSessionPath`). */
+  /** pi's `parentSessionPath`: the file this one was forked or cloned from. */
   parentSession?: string;
-  /** Latest `session_info` name, trimmed (undefined: none, or cleared). */
+  /** Undefined: none, or cleared. */
   name?: string;
-  /** pi's `firstMessage` text, raw, its first {@link FIRST_MESSAGE_KEEP_CHARS} characters (undefined: none yet). */
+  /** pi's `firstMessage`, raw, first {@link FIRST_MESSAGE_KEEP_CHARS} characters. */
   firstMessage?: string;
-  /** `message` entries (pi's `messageCount`). */
   messageCount: number;
-  /**
-   * pi's `lastActivityTime` (ms): the largest activity time of the user and assistant messages with
-   * `content` (the message's `timestamp` number, else the entry's `timestamp` as a date); undefined:
-   * none. A time beyond any number is kept as `Number.MAX_VALUE` (both are no date for pi).
-   */
+  /** pi's `lastActivityTime` (ms); a time beyond any number is kept as `Number.MAX_VALUE`. */
   lastActivity?: number;
-  /** Entries after the header (lines that are entries). */
   entryCount: number;
-  /** `provider/modelId` of `model_change` entries, first seen first (at most 8). */
+  /** At most 8, first seen first. */
   models: string[];
   /** Bytes of complete lines read (the next read starts here). */
   scanned: number;
   /** Hex of the first ≤ 64 bytes: a file rewritten in place reads again from the start. */
   head: string;
-  /** True when the whole file was read (counts and name are final for this size). */
   complete: boolean;
 }
 
-/** Bytes per read. */
 const CHUNK_BYTES = 1024 * 1024;
-/** Lines up to this length are kept whole when they span two reads; longer ones only when they must be parsed. */
+/** Spanning lines up to this length are kept whole; longer ones only when they must be parsed. */
 const PARSE_LIMIT_BYTES = 64 * 1024 * 1024;
 const HEAD_BYTES = 64;
 const MAX_MODELS = 8;
-/** Bytes of a line's beginning that decide its type (and a message's role: {@link messageDecision}). */
 const DECIDE_BYTES = 256;
-/** Bytes kept of the end of a message line that spans reads, to read its time ({@link tailActivity}). */
 const TAIL_KEEP_BYTES = 4096;
 
 const TYPE_PREFIX = Buffer.from('{"type":"');
 
-/** Options of {@link readSessionInfo}. */
 export interface ReadInfoOptions {
-  /** Stop after this many bytes (the first rows of a listing: header and first message only); the result is not `complete`. */
+  /** Stop after this many bytes (a listing's first rows); the result is not `complete`. */
   maxBytes?: number;
   signal?: AbortSignal;
 }
 
-/** A fresh info for a file about to be read from the start. */
 function emptyInfo(file: string, stat: fs.Stats, head: string): SessionInfo {
   return {
     file,
@@ -145,7 +110,6 @@ function emptyInfo(file: string, stat: fs.Stats, head: string): SessionInfo {
   };
 }
 
-/** True when `previous` still describes `stat` exactly (nothing to read). */
 export function isCurrent(
   previous: SessionInfo | undefined,
   stat: { dev: number; ino: number; size: number; mtimeMs: number },
@@ -160,10 +124,6 @@ export function isCurrent(
   );
 }
 
-/**
- * Where a read of `file` starts: `done` when `previous` still describes it (or it is a file that
- * never becomes a session by growing), else the info to bring up to date from its `scanned`.
- */
 function startInfo(
   file: string,
   stat: fs.Stats,
@@ -197,18 +157,14 @@ function startInfo(
 }
 
 /**
- * Read (or bring up to date) a file's {@link SessionInfo}. With a `previous` info of the same file
- * identity whose first bytes are unchanged and whose size is not larger than now, only the bytes
- * after `previous.scanned` are read. Never throws for file contents; throws the `fs` error when the
- * file cannot be opened, `NotARegularFileError` for a FIFO, device or folder, and `AbortError` when
- * `signal` aborts.
+ * Read or bring up to date a file's {@link SessionInfo} (only the bytes after `previous.scanned` when it
+ * only grew). @throws the `fs` error, `NotARegularFileError`, `AbortError`; never for file contents.
  */
 export async function readSessionInfo(
   file: string,
   previous?: SessionInfo,
   options: ReadInfoOptions = {},
 ): Promise<SessionInfo> {
-  // only regular files: a FIFO would block, a device never end (`openRegular`)
   const { handle, stat } = await openRegular(file);
   try {
     const headBuf = Buffer.alloc(Math.min(HEAD_BYTES, stat.size));
@@ -240,10 +196,7 @@ export async function readSessionInfo(
   }
 }
 
-/**
- * {@link readSessionInfo}, synchronously: for small files, where the four asynchronous steps of a
- * read (open, stat, read, close) cost several times the work itself. Same results, same errors.
- */
+/** {@link readSessionInfo} synchronously, for small files where async steps cost more than the work. */
 export function readSessionInfoSync(
   file: string,
   previous?: SessionInfo,
@@ -251,7 +204,6 @@ export function readSessionInfoSync(
 ): SessionInfo {
   const { fd, stat } = openRegularSync(file);
   try {
-    // a file read from its start takes its first bytes from its first read (one read less per file)
     const fresh = !previous || previous.ino !== stat.ino || previous.dev !== stat.dev;
     let head = "";
     if (!fresh) {
@@ -268,7 +220,7 @@ export function readSessionInfoSync(
       for (let position = info.scanned; position < limit && info.state !== "not-session";) {
         const bytesRead = fs.readSync(fd, buf, 0, Math.min(buf.length, limit - position), position);
         if (bytesRead === 0) break;
-        // the first bytes as the file has them (a read may stop before HEAD_BYTES only at its end)
+        // a read may stop before HEAD_BYTES only at the file's end
         if (position === 0) info.head = buf.toString("hex", 0, Math.min(HEAD_BYTES, bytesRead));
         scanner.chunk(buf, bytesRead, position);
         position += bytesRead;
@@ -286,16 +238,11 @@ export function readSessionInfoSync(
   }
 }
 
-/** Where a read of `info` stops: the file's size, or `maxBytes` after where it starts. */
 function limitOf(info: SessionInfo, size: number, options: Pick<ReadInfoOptions, "maxBytes">): number {
   return options.maxBytes !== undefined ? Math.min(size, info.scanned + options.maxBytes) : size;
 }
 
-/**
- * Run `read` with a read buffer: a first row's beginning (`maxBytes`) gets one of its own size —
- * two dozen new megabyte buffers cost a cold listing ≈ 60 ms of page faults —, whole reads use the
- * pool, whatever the file's size (a listing reads thousands of files).
- */
+/** A first row gets a buffer of its own size (fresh megabyte buffers fault pages); whole reads use the pool. */
 function withBuffer<T>(
   info: SessionInfo,
   limit: number,
@@ -319,14 +266,12 @@ function withBuffer<T>(
   return result;
 }
 
-/** Read buffers kept for reuse (a listing reads thousands of files: no megabyte of garbage per file). */
 const freeBuffers: Buffer[] = [];
 
 function takeBuffer(): Buffer {
   return freeBuffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
 }
 
-/** The last {@link TAIL_KEEP_BYTES} of `kept` followed by `piece` (a copy: the read buffer is reused). */
 function keepTail(kept: Buffer | undefined, piece: Buffer): Buffer {
   if (piece.length >= TAIL_KEEP_BYTES) return Buffer.from(piece.subarray(piece.length - TAIL_KEEP_BYTES));
   const joined = kept ? Buffer.concat([kept, piece]) : Buffer.from(piece);
@@ -334,24 +279,19 @@ function keepTail(kept: Buffer | undefined, piece: Buffer): Buffer {
 }
 
 /**
- * The complete lines of consecutive chunks of a file, into an info: each line decided
- * ({@link decide}) and consumed; a line that spans chunks is kept only as far as its decision
- * needs. `rereads`: message lines (file ranges) whose time needs the whole line again (a spanning
- * line whose end is not pi's layout) — read by the caller after the chunks.
+ * Scans chunks into an info, deciding each line; a spanning line is kept only as far as its decision
+ * needs. `rereads`: message lines whose end is not pi's layout, read whole again by the caller.
  */
 class LineScanner {
   readonly rereads: [number, number][] = [];
-  // a line that started in an earlier chunk: its kept bytes, and (once known) what to do with it
   private carry: Buffer[] = [];
   private carryBytes = 0;
   private carryDecision: LineDecision | undefined;
-  // where that line starts in the file, and (a message whose time is at its end) its last bytes so far
   private carryStart = 0;
   private carryTail: Buffer | undefined;
 
   constructor(private readonly info: SessionInfo) {}
 
-  /** The lines of `buf[0, bytesRead)`, the file's bytes at `position`; updates `info.scanned`. */
   chunk(buf: Buffer, bytesRead: number, position: number): void {
     const info = this.info;
     let start = 0;
@@ -371,7 +311,6 @@ class LineScanner {
     }
   }
 
-  /** (Part of) a line that spans reads, `buf[start, end)`; false while it goes on in the next read. */
   private spanning(buf: Buffer, start: number, end: number, bytesRead: number, position: number): boolean {
     const info = this.info;
     if (this.carryBytes === 0 && this.carryDecision === undefined) {
@@ -379,8 +318,7 @@ class LineScanner {
       this.carryTail = undefined;
     }
     if (this.carryDecision === undefined && this.carryBytes === 0 && end - start >= DECIDE_BYTES)
-      // its beginning is here: decide now, and keep its bytes only when it is to be parsed
-      // (a long tool output or a hole of zeros is counted or skipped without a copy)
+      // decide now, and keep the bytes only when the line is to be parsed (no copy of long tool output)
       this.carryDecision = decide(info, buf, start, start + DECIDE_BYTES, false);
     if (this.carryDecision === undefined || this.carryDecision === "parse") {
       if (this.carryBytes + (end - start) <= PARSE_LIMIT_BYTES) {
@@ -401,7 +339,7 @@ class LineScanner {
     let decision = this.carryDecision ?? decide(info, whole, 0, whole.length, true);
     if (decision !== "parse" && decision !== "skip" && endsWithBrace(buf, start, end) === false) decision = "skip";
     if (readsTail(decision) && this.carryTail) {
-      // the line's end is in `carryTail`; the whole line is read again only when its end is not pi's layout
+      // the whole line is read again only when its end is not pi's layout
       consume(info, whole, 0, 0, { type: "message" });
       const time = tailActivity(this.carryTail, 0, this.carryTail.length);
       if (time !== undefined) noteActivity(info, time);
@@ -415,7 +353,6 @@ class LineScanner {
   }
 }
 
-/** Whether the last non-blank byte of `buf[start, end)` is `}` (undefined: all blank). */
 function endsWithBrace(buf: Buffer, start: number, end: number): boolean | undefined {
   for (let i = end - 1; i >= start; i--) {
     const c = buf[i];
@@ -426,10 +363,8 @@ function endsWithBrace(buf: Buffer, start: number, end: number): boolean | undef
 }
 
 /**
- * What to do with a line: `parse` it (header, names, models, messages until the first user
- * message, a message not in pi's layout), `count` it as an entry of the type read from its first
- * bytes — `time: "tail"`: a user or assistant message whose time is read from its end — or `skip`
- * it (blank, not an object). `whole`: the bytes are the whole line (else its beginning).
+ * `parse` (header, names, models, messages until the first user message, odd layouts), `count` by
+ * type (`time: "tail"`: time read from the end), or `skip`. `whole`: the bytes are the whole line.
  */
 type LineDecision = "parse" | "count" | "skip" | { type: string; time?: "tail" };
 
@@ -446,7 +381,6 @@ function decide(info: SessionInfo, buf: Buffer, start: number, end: number, whol
   if (buf[i] !== 0x7b) return "skip"; // not an object: not an entry for pi
   const t = literal(buf, i, end, TYPE_PREFIX);
   if (t >= 0) {
-    // most lines are messages: known without a string
     if (literal(buf, t, end, MESSAGE_TYPE) >= 0)
       return info.firstMessage === undefined ? "parse" : messageDecision(buf, t + MESSAGE_TYPE.length, end);
     const q = buf.indexOf(0x22, t);
@@ -469,16 +403,14 @@ const ENTRY_TIME_KEY = Buffer.from(',"timestamp":"');
 const ROLE_KEY = Buffer.from(',"message":{"role":"');
 const CONTENT_KEY = Buffer.from(',"content":');
 
-/** The index after `literal` at `j` (−1: not there). */
 function literal(buf: Buffer, j: number, end: number, lit: Buffer): number {
   const n = lit.length;
   if (j < 0 || end - j < n) return -1;
-  // a byte loop: these literals are short, and a `Buffer.compare` call costs more than the loop
+  // a byte loop: cheaper than a `Buffer.compare` call for short literals
   for (let k = 0; k < n; k++) if (buf[j + k] !== lit[k]) return -1;
   return j + n;
 }
 
-/** The index after the closing quote of a string without escapes whose text starts at `j` (−1: none within 128 bytes). */
 function plainString(buf: Buffer, j: number, end: number): number {
   if (j < 0) return -1;
   for (let k = j; k < end && k < j + 128; k++) {
@@ -489,11 +421,7 @@ function plainString(buf: Buffer, j: number, end: number): number {
   return -1;
 }
 
-/**
- * A message line after its `{"type":"message"`, in pi's layout (`,"id":…,"parentId":…,"timestamp":…,
- * "message":{"role":"…"`): another role is only counted, a user or assistant message with
- * `content` next is counted and its time read from its end; anything else is parsed.
- */
+/** A message line in pi's layout: other roles only counted; user/assistant with `content` timed from the end. */
 function messageDecision(buf: Buffer, j: number, end: number): LineDecision {
   j = plainString(buf, literal(buf, j, end, ID_KEY), end);
   j = literal(buf, j, end, PARENT_KEY);
@@ -509,18 +437,15 @@ function messageDecision(buf: Buffer, j: number, end: number): LineDecision {
 
 const USER_ROLE = Buffer.from('user"');
 const ASSISTANT_ROLE = Buffer.from('assistant"');
-/** The decisions of most lines, shared (one object per line would be garbage). */
+/** Shared: one object per line would be garbage. */
 const MESSAGE: LineDecision = { type: "message" };
 const MESSAGE_TIMED: LineDecision = { type: "message", time: "tail" };
 
 const MESSAGE_TIME_KEY = Buffer.from(',"timestamp":');
 
 /**
- * A pi message line's `message.timestamp` number, read from its end: the last `,"timestamp":N`,
- * followed only by plain pairs (`,"key":` + a string, number, `true`, `false` or `null`) and the
- * `}}` that close the message and the entry. Undefined when the end has another shape (the line is
- * parsed instead). A quote right after `,` is never inside a JSON string (it would be escaped), so
- * the match is a key.
+ * `message.timestamp` from the line's end (`,"timestamp":N`, then only plain pairs and `}}`); undefined
+ * otherwise. A quote right after `,` is never inside a JSON string, so the match is a key.
  */
 function tailActivity(buf: Buffer, start: number, end: number): number | undefined {
   let e = end;
@@ -543,7 +468,6 @@ function tailActivity(buf: Buffer, start: number, end: number): number | undefin
   return j === close ? time : undefined;
 }
 
-/** The JSON number `buf[from, to)` (digits only, up to 15 of them, without a string). */
 function numberAt(buf: Buffer, from: number, to: number): number {
   if (to - from > 15) return Number(buf.toString("latin1", from, to));
   let n = 0;
@@ -555,7 +479,6 @@ function numberAt(buf: Buffer, from: number, to: number): number {
   return n;
 }
 
-/** The index after a JSON number starting at `j` (−1: none). */
 function numberEnd(buf: Buffer, j: number, end: number): number {
   const digits = (k: number): number => {
     const from = k;
@@ -574,7 +497,6 @@ function numberEnd(buf: Buffer, j: number, end: number): number {
   return j;
 }
 
-/** The index after the closing quote of a JSON string whose text starts at `j` (−1: not closed before `end`). */
 function stringEnd(buf: Buffer, j: number, end: number): number {
   for (; j < end; j++) {
     const c = buf[j];
@@ -587,7 +509,6 @@ function stringEnd(buf: Buffer, j: number, end: number): number {
 const TRUE = Buffer.from("true");
 const FALSE = Buffer.from("false");
 
-/** The index after a string, number, `true`, `false` or `null` at `j` (−1: none). */
 function scalarEnd(buf: Buffer, j: number, end: number): number {
   const c = buf[j];
   if (c === 0x22) return stringEnd(buf, j + 1, end);
@@ -597,17 +518,12 @@ function scalarEnd(buf: Buffer, j: number, end: number): number {
   return numberEnd(buf, j, end);
 }
 
-/** {@link noteActivity} of a whole message line read again (nothing when it does not parse). */
 function noteLineActivity(info: SessionInfo, line: Buffer): void {
   const time = lineActivityNow(line, 0, line.length);
   if (time !== undefined) noteActivity(info, time);
 }
 
-/**
- * pi's `getMessageActivityTime` of a parsed `message` entry: a user or assistant message with
- * `content` — its `timestamp` number, else the entry's `timestamp` as a date; undefined otherwise.
- * (pi's listing drops a whole file whose message is `null` or a string; we only skip the entry.)
- */
+/** pi's `getMessageActivityTime` (pi's listing drops a file whose message is `null`; we skip the entry). */
 function messageActivity(entry: Record<string, unknown>): number | undefined {
   const m = entry.message as Record<string, unknown> | null | undefined;
   if (!m || typeof m !== "object" || typeof m.role !== "string" || !("content" in m)) return undefined;
@@ -617,7 +533,6 @@ function messageActivity(entry: Record<string, unknown>): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
-/** {@link messageActivity} of the line at `buf[start, end)` (undefined: it does not parse). */
 function lineActivityNow(buf: Buffer, start: number, end: number): number | undefined {
   try {
     const value = parseLine(buf, start, end);
@@ -627,7 +542,7 @@ function lineActivityNow(buf: Buffer, start: number, end: number): number | unde
   }
 }
 
-/** pi's `lastActivityTime = Math.max(lastActivityTime ?? 0, time)` (∞ kept as the largest number: JSON has no ∞). */
+/** pi's `lastActivityTime = Math.max(lastActivityTime ?? 0, time)` (∞ kept as the largest number). */
 function noteActivity(info: SessionInfo, time: number): void {
   const next = Math.max(info.lastActivity ?? 0, time);
   info.lastActivity = next === Infinity ? Number.MAX_VALUE : next;
@@ -693,7 +608,7 @@ function consume(info: SessionInfo, buf: Buffer, start: number, end: number, dec
   }
 }
 
-/** pi's `extractTextContent`: a string, or the text blocks joined with " " (first {@link FIRST_MESSAGE_KEEP_CHARS} characters). */
+/** pi's `extractTextContent`: a string, or text blocks joined with " ". */
 function textOf(content: unknown): string {
   if (typeof content === "string") return head(content);
   if (!Array.isArray(content)) return "";
@@ -709,7 +624,7 @@ function textOf(content: unknown): string {
   return parts.join(" ").slice(0, FIRST_MESSAGE_KEEP_CHARS);
 }
 
-/** The first {@link FIRST_MESSAGE_KEEP_CHARS} characters, a copy: the listing keeps it, not the whole text. */
+/** A copy: the listing keeps it, not the whole text. */
 function head(value: unknown): string {
   if (typeof value === "string") return ownCopy(value.slice(0, FIRST_MESSAGE_KEEP_CHARS));
   return value === undefined || value === null ? "" : String(value);
