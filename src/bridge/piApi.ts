@@ -1,41 +1,28 @@
-/**
- * The part of pi's extension API the bridge uses (pi 1.6.0 `dist/core/extensions/types.d.ts`),
- * and what the bridge needs from its host (`piExtension.ts` gives it from pi's package).
- * Types only: the bridge never imports pi's package outside `piExtension.ts`.
- */
+/** The part of pi 1.6.0's extension API the bridge uses. Types only: only `piExtension.ts` imports pi. */
 
-/** A pi session entry, as far as the bridge reads it. */
 export interface PiEntry {
   type: string;
   id: string;
   parentId: string | null;
-  /** `message` entries (assistants' `toolCall` blocks carry an `id`; tool results a `toolCallId`). */
   message?: { role?: string; content?: unknown; toolCallId?: string };
-  /** `context_edit` entries. */
   targetId?: string;
   replacement?: unknown;
 }
 
-/** A message of pi's projection, as far as the cut reads it. */
 export interface PiMessage {
   role?: string;
   content?: unknown;
   nestedCalls?: { calls?: { name?: unknown; arguments?: unknown }[] };
 }
 
-/** pi's `ProjectedSessionEntry`. */
 export interface PiProjectedEntry {
   sourceEntry: PiEntry & { fromHook?: boolean; details?: unknown; summary?: string };
   messages: PiMessage[];
 }
 
-/**
- * pi's `SessionManager.appendContextEdit(targetId, replacement)`: typed away from extensions
- * (`ReadonlySessionManager`), present at runtime (`ctx.sessionManager` is pi's live manager).
- */
+/** pi's `SessionManager.appendContextEdit`: typed away from extensions, present at runtime. */
 export type PiAppendContextEdit = (targetId: string, replacement: { content: string | unknown[] } | null) => string;
 
-/** pi's `ExtensionContext` (subset). */
 export interface PiContext {
   readonly sessionManager: {
     getSessionFile(): string | undefined;
@@ -45,10 +32,9 @@ export interface PiContext {
     getCwd(): string;
     getEntry(id: string): PiEntry | undefined;
     getBranch(): PiEntry[];
-    /** pi's projection at its leaf (`ReadonlySessionManager.buildSessionProjection`). */
     buildSessionProjection(): { entries: PiProjectedEntry[] };
   };
-  /** pi-ai's `Model` (only what the bridge reads; `cost`: US dollars per million tokens). */
+  /** `cost`: US dollars per million tokens. */
   readonly model: { provider: string; id: string; contextWindow?: number; cost?: unknown } | undefined;
   readonly thinkingLevel?: string;
   readonly hasUI?: boolean;
@@ -63,7 +49,6 @@ export interface PiContext {
   }): void;
 }
 
-/** pi's `ExtensionCommandContext` (subset). */
 export interface PiCommandContext extends PiContext {
   navigateTree(
     targetId: string,
@@ -71,7 +56,6 @@ export interface PiCommandContext extends PiContext {
   ): Promise<{ cancelled: boolean }>;
 }
 
-/** pi's `CompactionResult`. */
 export interface PiCompactionResult {
   summary: string;
   firstKeptEntryId: string;
@@ -79,7 +63,6 @@ export interface PiCompactionResult {
   estimatedTokensAfter?: number;
 }
 
-/** pi's `ExtensionAPI` (subset). */
 export interface PiApi {
   on(event: string, handler: (event: never, ctx: PiContext) => unknown): void;
   registerCommand(
@@ -91,20 +74,16 @@ export interface PiApi {
     options?: { expandPromptTemplates?: boolean; deliverAs?: "steer" | "followUp" },
   ): void;
   setLabel(entryId: string, label: string | undefined): void;
-  /** pi's `/name`: appends a `session_info` entry. */
   setSessionName(name: string): void;
   getSessionName(): string | undefined;
   getSettings(): Record<string, unknown>;
   getCommands(): { name: string; source?: string; sourceInfo?: { path?: string } }[];
 }
 
-/** What the bridge needs from its host (pi's package, given by `piExtension.ts`). */
 export interface BridgeDeps {
-  /** pi's `VERSION`. */
   piVersion: string;
-  /** pi's `getAgentDir()`. */
   agentDir(): string;
-  /** pi's compaction + branch-summary settings for a model (throws pi's validation errors). */
+  /** Throws pi's validation errors. */
   settingsFor(
     settings: Record<string, unknown>,
     model: PiContext["model"],
@@ -112,6 +91,6 @@ export interface BridgeDeps {
     compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number };
     branchSummary: { reserveTokens: number; skipPrompt: boolean };
   };
-  /** Diagnostics (stderr only when asked; stdout belongs to pi's RPC protocol). */
+  /** stderr only when asked: stdout belongs to pi's RPC protocol. */
   log?(message: string): void;
 }
