@@ -13,10 +13,12 @@ import { parseAnnouncement, type Announcement } from "./protocol";
 /** sun_path is 104 bytes on macOS, 108 on Linux, incl. NUL. */
 export const MAX_SOCKET_PATH_BYTES = 100;
 
+/** `<agentDir>/pi-context/live`. */
 export function liveDir(agentDir: string): string {
   return path.join(agentDir, "pi-context", "live");
 }
 
+/** Thrown when a directory we would put secrets or sockets in is not private to this user. */
 export class UnsafeDirectoryError extends Error {
   constructor(message: string) {
     super(message);
@@ -44,6 +46,7 @@ export function ensurePrivateDir(dir: string): void {
   if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
 
+/** A random id: `bytes` random bytes as hex. */
 export function randomHex(bytes: number): string {
   return crypto.randomBytes(bytes).toString("hex");
 }
@@ -108,6 +111,7 @@ export function isBridgeSocketPath(
   return socketDirs(agentDir, env).includes(path.dirname(resolved));
 }
 
+/** Why `dir` is not private to this user (POSIX: a symlink, not a directory, another owner, group/other access), or undefined. */
 export function privateDirProblem(dir: string): string | undefined {
   if (process.platform === "win32") return undefined;
   let st: fs.Stats;
@@ -146,6 +150,7 @@ export function writeAnnouncement(agentDir: string, name: string, announcement: 
   return file;
 }
 
+/** One announcement file as read. */
 export type AnnouncementRead = { file: string; announcement: Announcement } | { file: string; error: string };
 
 /**
@@ -248,6 +253,7 @@ export function removeStaleAnnouncements(agentDir: string, now = Date.now()): st
   return removed;
 }
 
+/** Canonical form of a path for comparing session files (realpath when it exists). */
 export function canonicalPath(file: string): string {
   try {
     return fs.realpathSync.native(file);
@@ -256,6 +262,7 @@ export function canonicalPath(file: string): string {
   }
 }
 
+/** Do two paths name the same session file? */
 export function sameFile(a: string, b: string): boolean {
   if (path.resolve(a) === path.resolve(b)) return true;
   return canonicalPath(a) === canonicalPath(b);

@@ -19,6 +19,7 @@ import {
   type Welcome,
 } from "./protocol";
 
+/** What the clients need from the bridge of the session (`BridgeServer`). */
 export interface ClientHost {
   token(): string;
   welcome(): Pick<Welcome, "piVersion" | "pid" | "sessionFile" | "state">;
@@ -38,6 +39,7 @@ interface Client {
   label?: string;
 }
 
+/** The connected clients of one bridge. */
 export class BridgeClients {
   private readonly clients = new Set<Client>();
 

@@ -42,6 +42,7 @@ function resolveInvocation(pi: PiApi): string | undefined {
   return ours.find((c) => c.name === BRIDGE_COMMAND)?.name ?? ours[0]?.name;
 }
 
+/** The command jobs of one bridge copy (in the process-wide map), from dispatch to run. */
 export class CommandJobs {
   private readonly jobs = sharedJobs();
   private readonly ownJobs = new Set<string>();

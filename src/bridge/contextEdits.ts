@@ -8,6 +8,7 @@ import { MAX_EDIT_BATCHES, type BridgeEditBatch, type ContextEditDraft } from ".
 import type { PiAppendContextEdit, PiContext, PiEntry } from "./piApi";
 import { randomHex } from "./announce";
 
+/** How often a batch is handed to pi's boundary before it counts as dropped. */
 export const MAX_HAND_OVERS = 3;
 
 interface Batch extends BridgeEditBatch {
@@ -90,6 +91,7 @@ export function pairingSafeDrafts(
     .map((x) => x.d);
 }
 
+/** The context-edit batches of one session's bridge. */
 export class ContextEditQueue {
   private readonly batches: Batch[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -247,6 +249,7 @@ export class ContextEditQueue {
   }
 }
 
+/** The bridge cannot run the operation in this pi. */
 export class UnavailableError extends Error {}
 
 function findAppended(entries: readonly PiEntry[], drafts: readonly ContextEditDraft[]): string[] | undefined {

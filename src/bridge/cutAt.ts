@@ -6,6 +6,7 @@
 
 import type { PiMessage, PiProjectedEntry } from "./piApi";
 
+/** pi 1.6.0's `CompactionPreparation` (the fields the cut sets). */
 export interface PiPreparation {
   firstKeptEntryId: string;
   messagesToSummarize: PiMessage[];
@@ -24,6 +25,7 @@ const isTurnStart = (e: PiProjectedEntry) =>
 const forCompaction = (e: PiProjectedEntry) =>
   e.sourceEntry.type === "compaction" ? [] : e.messages.filter((m) => m.role !== "system");
 
+/** What the moved cut summarizes. */
 export interface CutResult {
   firstKeptEntryId: string;
   summarizedMessages: number;

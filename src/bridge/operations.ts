@@ -21,6 +21,7 @@ const WAIT_OPERATION_NAVIGATE =
   "Wait for the current compaction or tree navigation to finish before navigating the session tree.";
 const WAIT_OPERATION_EDIT = "Wait for the current compaction or tree navigation to finish before editing the context.";
 
+/** An operation's failure: `code` and `message` go to the client in the response. */
 export class OpError extends Error {
   constructor(
     readonly code: BridgeErrorCode,
@@ -30,6 +31,7 @@ export class OpError extends Error {
   }
 }
 
+/** The compaction or navigation this bridge started, while it runs. */
 export interface Running {
   kind: "compact" | "navigate";
   cancelled: boolean;
@@ -38,8 +40,10 @@ export interface Running {
   compactionEntry?: PiEntry;
 }
 
+/** Run `run` with a command context (pi's `ExtensionCommandContext`); see `commandJobs.ts`. */
 export type WithCommandContext = <T>(run: (ctx: PiCommandContext) => Promise<T>) => Promise<T>;
 
+/** What the operations read and change on the bridge of the session (`BridgeServer`). */
 export interface OperationHost {
   running: Running | undefined;
   readonly compacting: boolean;
@@ -50,6 +54,7 @@ export interface OperationHost {
   provided: { compaction: ProvidedCompaction; taken: boolean; mismatch?: string } | undefined;
 }
 
+/** The operations of one session's bridge. */
 export class BridgeOperations {
   constructor(
     private readonly pi: PiApi,

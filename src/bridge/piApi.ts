@@ -1,5 +1,6 @@
 /** The part of pi 1.6.0's extension API the bridge uses. Types only: only `piExtension.ts` imports pi. */
 
+/** A pi session entry, as far as the bridge reads it. */
 export interface PiEntry {
   type: string;
   id: string;
@@ -9,12 +10,14 @@ export interface PiEntry {
   replacement?: unknown;
 }
 
+/** A message of pi's projection, as far as the cut reads it. */
 export interface PiMessage {
   role?: string;
   content?: unknown;
   nestedCalls?: { calls?: { name?: unknown; arguments?: unknown }[] };
 }
 
+/** pi's `ProjectedSessionEntry`. */
 export interface PiProjectedEntry {
   sourceEntry: PiEntry & { fromHook?: boolean; details?: unknown; summary?: string };
   messages: PiMessage[];
@@ -23,6 +26,7 @@ export interface PiProjectedEntry {
 /** pi's `SessionManager.appendContextEdit`: typed away from extensions, present at runtime. */
 export type PiAppendContextEdit = (targetId: string, replacement: { content: string | unknown[] } | null) => string;
 
+/** pi's `ExtensionContext` (subset). */
 export interface PiContext {
   readonly sessionManager: {
     getSessionFile(): string | undefined;
@@ -49,6 +53,7 @@ export interface PiContext {
   }): void;
 }
 
+/** pi's `ExtensionCommandContext` (subset). */
 export interface PiCommandContext extends PiContext {
   navigateTree(
     targetId: string,
@@ -56,6 +61,7 @@ export interface PiCommandContext extends PiContext {
   ): Promise<{ cancelled: boolean }>;
 }
 
+/** pi's `CompactionResult`. */
 export interface PiCompactionResult {
   summary: string;
   firstKeptEntryId: string;
@@ -63,6 +69,7 @@ export interface PiCompactionResult {
   estimatedTokensAfter?: number;
 }
 
+/** pi's `ExtensionAPI` (subset). */
 export interface PiApi {
   on(event: string, handler: (event: never, ctx: PiContext) => unknown): void;
   registerCommand(
@@ -80,6 +87,7 @@ export interface PiApi {
   getCommands(): { name: string; source?: string; sourceInfo?: { path?: string } }[];
 }
 
+/** What the bridge needs from its host (pi's package, given by `piExtension.ts`). */
 export interface BridgeDeps {
   piVersion: string;
   agentDir(): string;

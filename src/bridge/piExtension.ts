@@ -4,6 +4,7 @@ import { getAgentDir, SettingsManager, VERSION } from "@earendil-works/pi-coding
 import { activateBridge } from "./activate";
 import type { PiApi } from "./piApi";
 
+/** pi's extension factory. */
 export default function piContextBridge(pi: PiApi): void {
   activateBridge(pi, {
     piVersion: VERSION,

@@ -10,8 +10,10 @@ export const BRIDGE_PROTOCOL = 2;
 /** Bump with every change of the bridge (install offers the update). */
 export const BRIDGE_VERSION = "1.3.0";
 
+/** The first bridge version that moves pi's cut for `compact` with `keepFrom` ("Compact up to here"). */
 export const KEEP_FROM_BRIDGE_VERSION = "1.3.0";
 
+/** The first bridge version whose `compact` takes a `summary` ({@link ProvidedCompaction}). */
 export const SUMMARY_COMPACT_SINCE = "1.3.0";
 
 /** An older bridge ignores `keepFrom` and would compact at pi's cut: never send it one. */
@@ -22,8 +24,10 @@ export function bridgeSupportsKeepFrom(version: string): boolean {
   return true;
 }
 
+/** The pi versions the bridge is tested against (pi 1.6.x). */
 export const PI_VERSION_RANGE = { text: "1.6.x", major: 1, minor: 6 } as const;
 
+/** True when `version` (e.g. `1.6.0`) is in {@link PI_VERSION_RANGE}. */
 export function isTestedPiVersion(version: string): boolean {
   const m = /^(\d+)\.(\d+)\./.exec(version);
   return !!m && Number(m[1]) === PI_VERSION_RANGE.major && Number(m[2]) === PI_VERSION_RANGE.minor;
@@ -32,14 +36,19 @@ export function isTestedPiVersion(version: string): boolean {
 /** pi discovers `*.js` in `<agentDir>/extensions/`. */
 export const BRIDGE_FILE_NAME = "pi-context-bridge.js";
 
+/** The pi command the bridge registers (`/pi-context-bridge` shows its status in pi). */
 export const BRIDGE_COMMAND = "pi-context-bridge";
 
+/** `kind` of an announcement file. */
 export const ANNOUNCE_KIND = "pi-context-bridge";
 
+/** Longest accepted line (bytes) in either direction. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
+/** The bridge closes a connection that has not said hello within this time (ms). */
 export const HELLO_TIMEOUT_MS = 5000;
 
+/** At most this many authenticated clients per bridge. */
 export const MAX_CLIENTS = 16;
 
 export interface Announcement {
@@ -63,8 +72,10 @@ export interface BridgeUsage {
   percent: number | null;
 }
 
+/** What pi is doing. */
 export type BridgeActivity = "idle" | "streaming" | "compacting" | "navigating";
 
+/** The live state the bridge pushes. */
 export interface BridgeState {
   seq: number;
   at: number;
@@ -128,10 +139,13 @@ export interface BridgeEditBatch {
   at: number;
 }
 
+/** Batches kept in {@link BridgeState.contextEdits}. */
 export const MAX_EDIT_BATCHES = 16;
 
+/** Drafts accepted in one `contextEdit` request. */
 export const MAX_EDIT_DRAFTS = 1000;
 
+/** First line a client sends. */
 export interface ClientHello {
   type: "hello";
   token: string;
@@ -139,6 +153,7 @@ export interface ClientHello {
   client?: string;
 }
 
+/** The bridge accepted the hello. */
 export interface Welcome {
   type: "welcome";
   protocol: number;
@@ -149,6 +164,7 @@ export interface Welcome {
   state: BridgeState;
 }
 
+/** Error codes on the connection (then closed) or in responses. */
 export type BridgeErrorCode =
   | "unauthorized"
   | "protocol"
@@ -159,6 +175,7 @@ export type BridgeErrorCode =
   | "cancelled"
   | "unavailable";
 
+/** Sent instead of `welcome` (then the bridge closes the connection). */
 export interface ConnectionError {
   type: "error";
   code: BridgeErrorCode;
@@ -167,11 +184,13 @@ export interface ConnectionError {
   bridgeVersion?: string;
 }
 
+/** A pushed state. */
 export interface StatePush {
   type: "state";
   state: BridgeState;
 }
 
+/** Parameters of each operation, and what it resolves with. */
 export interface BridgeOps {
   state: { params: Record<string, never>; result: BridgeState };
   /** pi's `/compact`; `keepFrom` (1.3.0+) moves pi's own cut (`cutAt.ts`), refused where pi would not cut. */
@@ -221,6 +240,7 @@ export interface BridgeOps {
 
 export type BridgeOp = keyof BridgeOps;
 
+/** A request line. */
 export interface RequestLine<K extends BridgeOp = BridgeOp> {
   type: "request";
   id: number;
@@ -228,12 +248,15 @@ export interface RequestLine<K extends BridgeOp = BridgeOp> {
   params: BridgeOps[K]["params"];
 }
 
+/** A response line. */
 export type ResponseLine =
   | { type: "response"; id: number; ok: true; result: unknown }
   | { type: "response"; id: number; ok: false; error: { code: BridgeErrorCode; message: string } };
 
+/** Everything the bridge sends. */
 export type ServerLine = Welcome | ConnectionError | StatePush | ResponseLine;
 
+/** Operation names (for validation). */
 export const BRIDGE_OPS: readonly BridgeOp[] = [
   "state",
   "compact",

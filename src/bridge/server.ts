@@ -19,6 +19,7 @@ import {
   type ProvidedCompaction,
 } from "./protocol";
 
+/** The bridge of one pi session: socket server, announcement, state pushes, operations. */
 export class BridgeServer {
   compacting = false;
   navigating = false;
