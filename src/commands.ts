@@ -1,10 +1,4 @@
-/**
- * The one command table of the extension (rust-analyzer's `createCommands` is the model): every
- * surface adds its handlers by command id, the composition root registers them all with VS Code
- * in one place, and surfaces that need another surface's command call it through `services.actions`
- * / `services.tree` (a direct call into this table), never through `vscode.commands.executeCommand`
- * of our own ids.
- */
+/** The one command table: surfaces call each other through it, never `executeCommand` of our ids. */
 
 import * as vscode from "vscode";
 import type { CompactCommandOutcome, SurfaceActions, TreeService, TrimCommandOutcome } from "./services";
@@ -13,15 +7,11 @@ import type { CompactCommandOutcome, SurfaceActions, TreeService, TrimCommandOut
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- VS Code passes anything
 export type CommandHandler = (...args: any[]) => unknown;
 
-/** Every command of the extension by id. */
 export class CommandTable {
   private readonly handlers = new Map<string, CommandHandler>();
   private registered = false;
 
-  /**
-   * Add a surface's commands.
-   * @throws Error when an id is taken, or after {@link register} (a late command would never reach VS Code).
-   */
+  /** @throws Error when an id is taken, or after {@link register} (it would never reach VS Code). */
   add(handlers: Record<string, CommandHandler>): void {
     if (this.registered) throw new Error("command table: commands added after registration");
     for (const [id, handler] of Object.entries(handlers)) {
@@ -30,29 +20,23 @@ export class CommandTable {
     }
   }
 
-  /**
-   * Run a command of this table directly (no round trip through VS Code).
-   * @throws Error when no surface added `id`.
-   */
+  /** @throws Error when no surface added `id`. */
   async run<T>(id: string, ...args: unknown[]): Promise<T> {
     const handler = this.handlers.get(id);
     if (!handler) throw new Error(`command table: no command ${id}`);
     return (await handler(...args)) as T;
   }
 
-  /** The ids, sorted. */
   ids(): string[] {
     return [...this.handlers.keys()].sort();
   }
 
-  /** Register every command with VS Code (once, after every surface added its commands). */
   register(context: vscode.ExtensionContext): void {
     this.registered = true;
     for (const [id, handler] of this.handlers) context.subscriptions.push(vscode.commands.registerCommand(id, handler));
   }
 }
 
-/** `services.actions`: the commands surfaces call of each other, as direct calls into the table. */
 export function surfaceActions(table: CommandTable): SurfaceActions {
   return {
     compact: (file) => table.run<CompactCommandOutcome>("piContext.compact", file),
@@ -69,7 +53,6 @@ export function surfaceActions(table: CommandTable): SurfaceActions {
   };
 }
 
-/** `services.tree`: the Pi Session tree as other surfaces reach it. */
 export function treeService(table: CommandTable): TreeService {
   return {
     reveal: async (entryId) => (await table.run<boolean>("piContext.tree.reveal", entryId)) === true,

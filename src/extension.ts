@@ -1,9 +1,4 @@
-/**
- * The composition root: builds every service of {@link Services} first, then registers each VS Code
- * surface with them (one line each). No logic lives here, and no file I/O happens on this path:
- * session discovery, the first look for the user's pi and the live bridge's, the gauge's and the
- * welcome keys' first state start after `activate()` returns.
- */
+/** The composition root: services first, then each surface. No file I/O on this path. */
 
 import * as vscode from "vscode";
 import * as l10n from "@vscode/l10n";
@@ -32,32 +27,22 @@ import { registerSummaryDocuments } from "./ui/summaryDocuments";
 import { registerWelcomeContext, type WelcomeState } from "./ui/welcome";
 import { createUserPi } from "./userPi/service";
 
-/** What `activate()` returns (`vscode.extensions.getExtension(…).exports`); used by the integration tests. */
+/** What `activate()` returns; used by the integration tests. */
 export interface PiContextApi {
   services: Services;
-  /** The status-bar gauge (what it shows: `statusBar.snapshot()`). */
   statusBar: StatusBarGauge;
-  /** The "Pi Session" tree view (provider, TreeView, reveal). */
   sessionTree: SessionTreeView;
-  /** The live bridge service behind `services.liveBridge` (its counters and problems, for tests). */
   liveBridge: LiveBridgeService;
-  /** Context surgery ("Pi Context: Trim Context…"): the questions it asked, for tests. */
   trim: TrimApi;
-  /** "Pi Context: Check Session Health" and the log of findings. */
   health: HealthSurface;
-  /** The context keys of the views' welcome content (ui/welcome.ts). */
   welcome: () => WelcomeState;
-  /** Every command id of the command table (the integration tests compare it with package.json). */
   commands: string[];
-  /** Fork and clone: the questions they asked (pi's /fork message pick), for tests. */
   fork: { prompts: Prompter };
 }
 
-/** Extension entry point: services first, then the surfaces. */
 export function activate(context: vscode.ExtensionContext): PiContextApi {
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
-  // the view models' strings (`@vscode/l10n`, shared with the CLI) use VS Code's bundle for its language
   if (vscode.l10n.bundle) l10n.config({ contents: vscode.l10n.bundle });
   const log = vscode.window.createOutputChannel(PRODUCT_NAME, { log: true });
   context.subscriptions.push(log);
@@ -90,7 +75,6 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
     activity: new UserActivityClock(),
   };
 
-  // The surfaces: one registration line each (they push their disposables to context.subscriptions).
   registerSummaryDocuments(services);
   registerSessionCommands(services);
   const fork = registerForkCommands(services);
@@ -104,13 +88,11 @@ export function activate(context: vscode.ExtensionContext): PiContextApi {
   const trim = registerTrim(services);
   const health = registerHealth(services);
   const welcome = registerWelcomeContext(services);
-  // every surface added its commands: registered with VS Code in one place
   commands.register(context);
 
   pi.start();
   sessions.start(() => liveBridge.announcedSessions());
-  // `npm run bench:ui` reads this line (issue 17: activate() ≤ 20 ms).
-  // (CPU time beside it: a wall time well above it is the process waiting for a core, not this work)
+  // `npm run bench:ui` reads this line.
   const cpu = process.cpuUsage(cpuAtStart);
   log.info(
     `${PRODUCT_NAME} activated in ${(performance.now() - started).toFixed(1)} ms (CPU ${((cpu.user + cpu.system) / 1000).toFixed(1)} ms)`,

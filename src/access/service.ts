@@ -1,10 +1,6 @@
 /**
- * `services.access`: the access model and the route chooser (`core/access/`) in VS Code. Every
- * action on a session asks {@link AccessService.route} first — before any question — and acts on
- * the answer: the running pi with its live bridge does it, our file flow does it (with
- * {@link AccessService.flowOptions}, so the flow's last check before its append agrees), or the
- * refusal is shown here with its ways out as buttons (*Anyway*, Install Live Bridge, Show
- * Terminal, Show Details). The same words and offers as the CLI's (`cli/route.ts`).
+ * `services.access`: every action asks {@link AccessService.route} before any question — the live
+ * bridge, our file flow, or a refusal with its ways out. The same words as `cli/route.ts`.
  */
 
 import * as vscode from "vscode";

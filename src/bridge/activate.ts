@@ -1,20 +1,7 @@
 /**
- * The live bridge as it runs inside pi (bundled with `piExtension.ts` into
- * `dist/bridge/pi-context-bridge.js`, which "Pi Context: Install Live Bridge" copies into
- * `<agentDir>/extensions/`). No `vscode` import; only Node built-ins and the pi extension API.
- *
- * Lifecycle (pi's extension rules: no resources from the factory): on `session_start` with a
- * session file, listen on a private Unix socket / named pipe and announce it (`server.ts`); on
- * `session_shutdown` (quit, reload, /new, /resume, /fork) close and remove both; a `process` exit
- * hook removes them if pi exits without a shutdown event. A killed pi leaves stale files, which
- * every bridge start and every client tolerate and clean up. One bridge per pi process (a second
- * copy loaded by mistake stays passive).
- *
- * Operations run through pi's own APIs, so pi's model, auth, prompts and rules apply
- * (`operations.ts`; navigation needs a command context, `commandJobs.ts`). pi's events mark what
- * pi is doing (compacting, navigating) and push the new state to the clients. Context edits queued
- * while pi streams are returned from the `turn_end` / `agent_before_settle` boundary handlers
- * (`contextEdits.ts`); pi's next events check that pi appended them.
+ * The live bridge as it runs inside pi (bundled into `dist/bridge/pi-context-bridge.js`). No `vscode`.
+ * pi's extension rules: no resources from the factory, so the socket opens on `session_start` and
+ * closes on `session_shutdown`; a killed pi leaves stale files that every start and client clean up.
  */
 
 import { CommandJobs } from "./commandJobs";
@@ -26,10 +13,7 @@ import { BridgeServer } from "./server";
 const ACTIVE_KEY = Symbol.for("pi-context.bridge.active");
 type GlobalWithBridge = typeof globalThis & { [ACTIVE_KEY]?: object };
 
-/**
- * Register the bridge with pi: the `/pi-context-bridge` command and the session events. Resources
- * are created on `session_start` only.
- */
+/** Register the `/pi-context-bridge` command and the session events. */
 export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
   let server: BridgeServer | undefined;
   let lastProblem: string | undefined;
@@ -100,7 +84,6 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
     "session_info_changed",
   ])
     pi.on(event, push());
-  // context edits queued while pi streams: handed to pi at its turn boundaries, checked afterwards
   const boundary = (event: { entries?: unknown[] }) => server?.edits.boundary(event);
   pi.on("turn_end", boundary);
   pi.on("agent_before_settle", boundary);
@@ -115,7 +98,7 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
     "session_before_compact",
     push((s) => (s.compacting = true)),
   );
-  // "Compact up to here": our manual compaction keeps from the entry asked for (pi summarizes)
+  // "Compact up to here": move pi's own cut to the entry asked for (pi still summarizes)
   pi.on("session_before_compact", (event: { preparation?: PiPreparation; reason?: string }, ctx) => {
     const running = server?.running;
     if (running?.kind !== "compact" || running.keepFrom === undefined) return undefined;
@@ -136,7 +119,6 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
       server.running.compactionEntry = event.compactionEntry;
     server.schedulePush();
   });
-  // a compaction that failed (e.g. the summary hit the model's output limit): pushed, so VS Code can say so
   pi.on(
     "session_compact_failed",
     (event: {
@@ -151,7 +133,6 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
         s.recordCompactionFailure(event);
       })(),
   );
-  // a summary made by another summarizer, for the compaction a client asked (`operations.ts` compact)
   pi.on(
     "session_before_compact",
     (event: { reason?: string; preparation?: { firstKeptEntryId?: string; tokensBefore?: number } }) =>

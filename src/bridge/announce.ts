@@ -1,23 +1,7 @@
 /**
- * Where live bridges announce themselves and listen, shared by the bridge (inside pi) and the
- * VS Code side. No `vscode` import.
- *
- * - Announcements: `<agentDir>/pi-context/live/<pid>-<id>.json`, mode 0600, the directory 0700
- *   (created so; an existing one we own is tightened to 0700; one we do not own, or a symlink, is
- *   refused).
- * - Sockets (POSIX): `<agentDir>/pi-context/live/<pid>-<id>.sock`. Unix socket paths are limited
- *   to about 104 bytes; a longer one goes to `$XDG_RUNTIME_DIR/pi-context/` (user-only by
- *   definition) or else `<tmpdir>/pi-context-<uid>/`, both checked like the live dir.
- * - Windows: a named pipe `\\.\pipe\pi-context-bridge-<pid>-<id>` (pipes have no directory; the
- *   token is what keeps other local users out).
- *
- * What we trust when reading (a cloned repository, another user or a stray file must not steer
- * us): the live dir only when it is a real directory of this user with no group/other access;
- * an announcement only when it is a regular file of this user with mode 0600 (no group/other
- * bits — a 0644 file, as a git checkout makes, is ignored); its socket only when it lies directly
- * in one of the directories a bridge listens in ({@link socketDirs}) and has our name pattern
- * (Windows: our pipe prefix). We unlink only such sockets, such announcements and our own temp
- * files — never a malformed file, never anything elsewhere.
+ * Where live bridges announce themselves (`<agentDir>/pi-context/live/<pid>-<id>.json`, 0600 in a
+ * 0700 dir) and listen. A cloned repository or another user must not steer us: only private dirs
+ * and files of this user are trusted, and we unlink only our own sockets, announcements, temp files.
  */
 
 import * as crypto from "node:crypto";
@@ -26,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parseAnnouncement, type Announcement } from "./protocol";
 
-/** Longest Unix socket path we use (sun_path is 104 bytes on macOS, 108 on Linux, incl. NUL). */
+/** sun_path is 104 bytes on macOS, 108 on Linux, incl. NUL. */
 export const MAX_SOCKET_PATH_BYTES = 100;
 
 /** `<agentDir>/pi-context/live`. */
@@ -43,10 +27,8 @@ export class UnsafeDirectoryError extends Error {
 }
 
 /**
- * Create `dir` (and parents) and make sure it is a real directory owned by this user with no
- * group/other access (POSIX; on Windows it is only created). An existing directory we own with
- * looser permissions is tightened to 0700.
- * @throws {UnsafeDirectoryError} for a symlink, a non-directory, or a directory owned by someone else.
+ * Create `dir` as a real directory of this user with no group/other access (POSIX).
+ * @throws {UnsafeDirectoryError} for a symlink, a non-directory, or another owner's directory.
  */
 export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -69,11 +51,7 @@ export function randomHex(bytes: number): string {
   return crypto.randomBytes(bytes).toString("hex");
 }
 
-/**
- * Where a bridge with this `name` (`<pid>-<id>`) listens: a Windows pipe name, or a socket path in
- * a private directory (created and checked here).
- * @throws {UnsafeDirectoryError}
- */
+/** A Windows pipe name, or a socket path in a private directory. @throws {UnsafeDirectoryError} */
 export function socketPathFor(
   agentDir: string,
   name: string,
@@ -104,16 +82,10 @@ export function socketPathFor(
   );
 }
 
-/** `<pid>-<hex>`: how a bridge names its announcement and socket. */
 const BRIDGE_NAME = /^[0-9]+-[0-9a-f]+$/;
-/** Our temp files while writing an announcement: `.<name>.<8 hex>.tmp`. */
 const TEMP_NAME = /^\.[0-9]+-[0-9a-f]+\.[0-9a-f]{8}\.tmp$/;
 const PIPE_PREFIX = "\\\\.\\pipe\\pi-context-bridge-";
 
-/**
- * The directories a bridge's Unix socket may be in, as {@link socketPathFor} chooses them: the
- * live dir, `$XDG_RUNTIME_DIR/pi-context`, `<tmpdir>/pi-context-<uid>`, `/tmp/pi-context-<uid>`.
- */
 export function socketDirs(agentDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const uid = process.getuid?.() ?? 0;
   return [
@@ -124,11 +96,7 @@ export function socketDirs(agentDir: string, env: NodeJS.ProcessEnv = process.en
   ].map((d) => path.resolve(d));
 }
 
-/**
- * Whether `socket` (from an announcement) is a place a bridge of ours listens: directly in one of
- * {@link socketDirs} with our name pattern (`<pid>-<hex>.sock`), or on Windows our pipe name.
- * Anything else — an SSH agent's or docker's socket, a path in the workspace — is refused.
- */
+/** Only our own socket names in {@link socketDirs}: never an SSH agent's, docker's or workspace socket. */
 export function isBridgeSocketPath(
   agentDir: string,
   socket: string,
@@ -159,7 +127,6 @@ export function privateDirProblem(dir: string): string | undefined {
   return undefined;
 }
 
-/** Whether a file's stat is a regular file of this user with no group/other access (POSIX; always on Windows). */
 function isPrivateFile(st: fs.Stats): boolean {
   if (!st.isFile()) return false;
   if (process.platform === "win32") return true;
@@ -167,10 +134,7 @@ function isPrivateFile(st: fs.Stats): boolean {
   return (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0;
 }
 
-/**
- * Write an announcement atomically (temp file 0600, then rename) into the private live dir.
- * @returns the file written.
- */
+/** Written atomically (temp file 0600, then rename). @returns the file written. */
 export function writeAnnouncement(agentDir: string, name: string, announcement: Announcement): string {
   const dir = liveDir(agentDir);
   ensurePrivateDir(dir);
@@ -190,11 +154,8 @@ export function writeAnnouncement(agentDir: string, name: string, announcement: 
 export type AnnouncementRead = { file: string; announcement: Announcement } | { file: string; error: string };
 
 /**
- * Every `*.json` in the live dir, parsed and shape-checked. A missing dir is an empty list; a live
- * dir that is not private to this user is one error (nothing in it is read). Files that are not
- * ours to trust (another owner, any group/other permission — a 0644 checkout too) and
- * announcements whose socket is not where a bridge of ours listens ({@link isBridgeSocketPath})
- * are reported as errors and never used.
+ * Every `*.json` in the live dir, parsed. Files not private to this user (a 0644 checkout too) and
+ * announcements whose socket is not ours ({@link isBridgeSocketPath}) are errors, never used.
  */
 export function readAnnouncements(agentDir: string, env: NodeJS.ProcessEnv = process.env): AnnouncementRead[] {
   const dir = liveDir(agentDir);
@@ -235,7 +196,7 @@ export function readAnnouncements(agentDir: string, env: NodeJS.ProcessEnv = pro
   return out;
 }
 
-/** Is a process with this id running? (`kill(pid, 0)`: EPERM means it exists but is not ours.) */
+/** `kill(pid, 0)`: EPERM means it exists but is not ours. */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -245,13 +206,7 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/**
- * Remove an announcement of ours and its socket. Only what a bridge of ours creates is unlinked:
- * the file only when it is a `*.json` directly in the live dir and private to this user, the
- * socket only when it is a bridge socket path ({@link isBridgeSocketPath}) and really a socket of
- * this user. Never throws.
- * @param file the announcement (`""`: only the socket, e.g. a bridge that never announced).
- */
+/** Unlinks only a private `*.json` in the live dir and a socket of ours. Never throws. `file` `""`: socket only. */
 export function removeAnnouncement(agentDir: string, file: string, socket?: string): void {
   if (file && path.dirname(path.resolve(file)) === path.resolve(liveDir(agentDir)) && file.endsWith(".json")) {
     try {
@@ -271,13 +226,7 @@ export function removeAnnouncement(agentDir: string, file: string, socket?: stri
   }
 }
 
-/**
- * Remove announcements (and their sockets) whose process is gone: what a killed pi leaves behind
- * (only trusted ones: see {@link readAnnouncements}). Our own temp files older than a minute go
- * too (a crash mid-write). Malformed or foreign files are left alone: we never wrote them (an
- * announcement is written to a temp file and renamed).
- * @returns the files removed.
- */
+/** What a killed pi left behind, and our temp files older than a minute. Foreign files stay. @returns removed files. */
 export function removeStaleAnnouncements(agentDir: string, now = Date.now()): string[] {
   const removed: string[] = [];
   for (const read of readAnnouncements(agentDir)) {

@@ -1,13 +1,6 @@
 /**
- * The clients of one bridge (`protocol.ts`): framing (one JSON object per `\n`-terminated line, a
- * trailing `\r` dropped; a line over `MAX_LINE_BYTES` or a malformed line closes the connection),
- * the hello (the announcement's token, compared in constant time, and the protocol generation;
- * no hello within `HELLO_TIMEOUT_MS` closes it; a wrong one closes it at once — nothing more is read
- * from that connection), at most `MAX_CLIENTS` authenticated clients, and requests → responses.
- *
- * Connections that have not said hello yet never count against `MAX_CLIENTS`: at most
- * `MAX_PENDING_CLIENTS` of them wait, and a new one pushes out the oldest, so connections that
- * never authenticate cannot lock the VS Code side out.
+ * The clients of one bridge: line framing, the hello (token compared in constant time), requests.
+ * Clients without a hello never count against `MAX_CLIENTS`, so they cannot lock VS Code out.
  */
 
 import * as crypto from "node:crypto";
@@ -28,27 +21,20 @@ import {
 
 /** What the clients need from the bridge of the session (`BridgeServer`). */
 export interface ClientHost {
-  /** The announcement's token (a hello must carry it). */
   token(): string;
-  /** What a welcome says besides the protocol and bridge version (read at each hello). */
   welcome(): Pick<Welcome, "piVersion" | "pid" | "sessionFile" | "state">;
-  /** Run a request's operation (see `BridgeOperations.execute`). */
   execute(op: BridgeOp, params: Record<string, unknown>): Promise<unknown>;
-  /** Push the state to every authenticated client now. */
   pushNow(): void;
 }
 
 /** At most this many connections wait for their hello; a new one closes the oldest. */
 export const MAX_PENDING_CLIENTS = 16;
 
-/** How long a refused connection gets to receive its error line before it is destroyed (ms). */
 const CLOSE_GRACE_MS = 1000;
 
-/** One connected client. */
 interface Client {
   socket: net.Socket;
   authenticated: boolean;
-  /** Refused (wrong hello, bad line): nothing more is read, the socket is being closed. */
   closing: boolean;
   label?: string;
 }
@@ -59,37 +45,27 @@ export class BridgeClients {
 
   constructor(private readonly host: ClientHost) {}
 
-  /** The labels of the authenticated clients (`client` of their hello; `?` without). */
   labels(): string[] {
     return [...this.clients].filter((c) => c.authenticated).map((c) => c.label ?? "?");
   }
 
-  /** Whether any client has said hello. */
   anyAuthenticated(): boolean {
     return [...this.clients].some((c) => c.authenticated);
   }
 
-  /** Send `line` to every authenticated client. */
   broadcast(line: ServerLine): void {
     for (const c of this.clients) if (c.authenticated) send(c.socket, line);
   }
 
-  /** Close every connection. */
   destroyAll(): void {
     for (const c of this.clients) c.socket.destroy();
     this.clients.clear();
   }
 
-  /** Connections (authenticated or not) being served; for tests. */
   connectionCount(): number {
     return this.clients.size;
   }
 
-  /**
-   * Serve a new connection. It waits for its hello among at most {@link MAX_PENDING_CLIENTS}
-   * (the oldest waiting one is closed to make room); authenticated clients are limited to
-   * {@link MAX_CLIENTS} at the hello.
-   */
   accept(socket: net.Socket): void {
     const client: Client = { socket, authenticated: false, closing: false };
     const pending = [...this.clients].filter((c) => !c.authenticated && !c.closing);
@@ -125,18 +101,13 @@ export class BridgeClients {
     });
   }
 
-  /** Close a connection now and forget it. */
   private drop(client: Client): void {
     client.closing = true;
     this.clients.delete(client);
     client.socket.destroy();
   }
 
-  /**
-   * Send a last error line, then close the connection — for good: it stops counting at once,
-   * nothing more it sends is read, and it is destroyed once the line is out (or after
-   * {@link CLOSE_GRACE_MS}), whether or not the other side closes its end.
-   */
+  /** Send a last error line and close for good: nothing more is read, destroyed after the grace time. */
   private refuse(client: Client, line: ServerLine): void {
     if (client.closing) return;
     client.closing = true;
@@ -190,7 +161,7 @@ export class BridgeClients {
     }
     this.host.execute(op, params).then(
       (result) => {
-        // operations that change the session: everyone sees the new state before the answer
+        // everyone sees the new state before the answer
         if (op !== "state" && op !== "cancel") this.host.pushNow();
         send(client.socket, { type: "response", id, ok: true, result });
       },
@@ -206,10 +177,7 @@ export class BridgeClients {
     );
   }
 
-  /**
-   * The first line of a client: the token and the protocol generation, or an error and close
-   * (the connection is gone at once: one guess per connection). {@link MAX_CLIENTS} is checked here.
-   */
+  /** Token and protocol generation, or an error and close: one guess per connection. */
   private onHello(client: Client, message: Record<string, unknown>, helloTimer: NodeJS.Timeout): void {
     if (message.type !== "hello" || !tokensEqual(message.token, this.host.token())) {
       this.refuse(client, {

@@ -1,11 +1,7 @@
 /**
- * Getting a command context (pi's `ExtensionCommandContext`) for an operation: `ctx.navigateTree()`
- * exists only there. The bridge runs its own command: `pi.sendUserMessage("/pi-context-bridge run
- * <nonce>", {expandPromptTemplates: true})` → `AgentSession.prompt` → `_tryExecuteExtensionCommand`
- * → `runner.createCommandContext()` → the command's handler ({@link CommandJobs.runJob}) → the job.
- * Commands run immediately even while pi streams, nothing is recorded and no model call is made.
- * The command name is resolved through `pi.getCommands()` first, so the text can never reach the
- * model as a prompt.
+ * A command context (pi's `ExtensionCommandContext`, where `ctx.navigateTree()` lives) for an
+ * operation: the bridge sends its own `/pi-context-bridge run <nonce>`, resolved through
+ * `pi.getCommands()` first so the text can never reach the model as a prompt.
  */
 
 import { randomHex } from "./announce";
@@ -16,10 +12,8 @@ import { BRIDGE_COMMAND } from "./protocol";
 const JOBS_KEY = Symbol.for("pi-context.bridge.jobs");
 type GlobalWithJobs = typeof globalThis & { [JOBS_KEY]?: Map<string, Job> };
 
-/** How long a dispatched command may take to start running in pi (ms). */
 const COMMAND_START_TIMEOUT_MS = 15_000;
 
-/** One dispatched command waiting for pi to run it. */
 interface Job {
   started: boolean;
   run(ctx: PiCommandContext): Promise<void>;
@@ -27,20 +21,12 @@ interface Job {
   timer: NodeJS.Timeout;
 }
 
-/**
- * Pending command jobs by nonce, shared by every copy of the bridge in this process: if the bridge
- * is loaded twice, pi names the commands `pi-context-bridge:1`/`:2`, and whichever copy pi runs
- * finds the job.
- */
+/** Shared by every copy of the bridge in this process: pi names duplicates `:1`/`:2`, and any may run. */
 function sharedJobs(): Map<string, Job> {
   const g = globalThis as GlobalWithJobs;
   return (g[JOBS_KEY] ??= new Map<string, Job>());
 }
 
-/**
- * The invocation name of the bridge command as pi lists it (`pi-context-bridge`, or
- * `pi-context-bridge:N` when two copies are loaded; any copy runs the shared job).
- */
 function resolveInvocation(pi: PiApi): string | undefined {
   let commands: ReturnType<PiApi["getCommands"]>;
   try {
@@ -59,16 +45,13 @@ function resolveInvocation(pi: PiApi): string | undefined {
 /** The command jobs of one bridge copy (in the process-wide map), from dispatch to run. */
 export class CommandJobs {
   private readonly jobs = sharedJobs();
-  /** Nonces this copy dispatched and pi has not run yet. */
   private readonly ownJobs = new Set<string>();
 
   constructor(private readonly pi: PiApi) {}
 
   /**
-   * Run `run` with a command context: dispatch our command through pi's prompt path.
-   * @throws {OpError} `unavailable` when pi does not list our command, refuses the message or
-   *   does not run it within 15 s; `cancelled` when pi shuts the session down first; else what
-   *   `run` throws.
+   * @throws {OpError} `unavailable` when pi does not list or run our command within 15 s;
+   *   `cancelled` when pi shuts the session down first; else what `run` throws.
    */
   readonly withCommandContext: WithCommandContext = <T>(run: (ctx: PiCommandContext) => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
@@ -114,10 +97,6 @@ export class CommandJobs {
       }
     });
 
-  /**
-   * `/pi-context-bridge run <nonce>`: run the job of `nonce` (of any bridge copy) with pi's command
-   * context; an unknown or expired nonce is reported in pi's UI as a warning.
-   */
   runJob(nonce: string, ctx: PiCommandContext): Promise<void> {
     const job = this.jobs.get(nonce);
     if (!job) {
@@ -131,7 +110,6 @@ export class CommandJobs {
     return job.run(ctx);
   }
 
-  /** pi shuts the session down: the jobs this copy dispatched fail with `cancelled`. */
   cancelOwnJobs(): void {
     const { jobs, ownJobs } = this;
     for (const nonce of ownJobs) {

@@ -1,22 +1,7 @@
 /**
- * Context edits applied by the running pi itself (the `contextEdit` operation): pi keeps its
- * session in memory and never re-reads the file, so an edit must go into pi's own session manager.
- *
- * - pi idle: the drafts are appended at once with pi's `SessionManager.appendContextEdit` (reached
- *   through `ctx.sessionManager`, which is pi's live manager at runtime although typed read-only).
- *   pi builds every request from the session (`AgentSession` `prepareRequest` →
- *   `buildSessionProjection()`), and `getContextUsage()` too, so the next request and pi's footer
- *   use them. (pi's in-memory transcript `agent.state.messages`, what `get_messages` shows, is only
- *   refreshed at pi's next boundary; the requests do not read it.)
- * - pi streams: the batch is queued and handed to pi from the next `turn_end` or
- *   `agent_before_settle` handler (`BoundaryResult.entries`, pi's route for extension edits): pi
- *   validates the drafts on a preview of its session and appends them before the next request of
- *   the run. Whether pi took them is checked in its session afterwards (another extension's invalid
- *   boundary entries make pi drop every draft of that boundary): found → `applied`, else queued
- *   again for the next boundary, at most {@link MAX_HAND_OVERS} times, then `dropped`.
- *
- * Every batch is validated against pi's session first with pi's `appendContextEdit` rules (target
- * exists, on the active branch, editable), so one bad draft never makes pi drop the others.
+ * Context edits applied by the running pi itself: pi never re-reads the file, so they go into its
+ * session manager — at once while idle, else handed to the next `turn_end`/`agent_before_settle`
+ * handler and checked afterwards (pi drops a whole boundary's drafts when one is invalid).
  */
 
 import { MAX_EDIT_BATCHES, type BridgeEditBatch, type ContextEditDraft } from "./protocol";
@@ -28,7 +13,6 @@ export const MAX_HAND_OVERS = 3;
 
 interface Batch extends BridgeEditBatch {
   drafts: ContextEditDraft[];
-  /** `getEntries().length` when the batch was handed to pi (where its entries must appear after). */
   handedAt?: number;
   handOvers: number;
 }
@@ -47,7 +31,6 @@ export function draftProblem(sessionManager: PiContext["sessionManager"], draft:
   return undefined;
 }
 
-/** The `id`s of the `toolCall` blocks of a message content (none for a string or no content). */
 function toolCallIds(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
   return content
@@ -56,13 +39,8 @@ function toolCallIds(content: unknown): string[] {
 }
 
 /**
- * `drafts` plus what keeps tool calls and their results paired in pi's session as it is now: a
- * draft that takes tool calls out of an assistant message (omits it, or replaces it without them)
- * also omits the results of those calls — the tool results directly after that message on the
- * active branch. The planner cascades the same way, but only over the results that were in the
- * file when it planned: an edit queued while pi was still running the tools reaches pi's boundary
- * after their results were appended, and a result without its call makes providers reject every
- * request. Results whose latest edit (on the branch or in `drafts`) already omits them are left.
+ * `drafts` plus omissions of the results of every tool call they take out, as pi's session is now:
+ * results appended after planning would otherwise lose their call, and providers reject that.
  */
 export function withPairedResults(
   sessionManager: PiContext["sessionManager"],
@@ -93,12 +71,8 @@ export function withPairedResults(
 }
 
 /**
- * `drafts` in the order pi-context's planner writes a batch (`core/rules/batchOrder.ts`, which the
- * bridge cannot import): what hides first — tool results, assistants, then user and custom messages —,
- * then what shows — assistants, tool results, user and custom messages —, branch order within each.
- * pi appends them one entry at a time, so every prefix counts: a result is hidden before the
- * assistant whose call it answers, and shown after it (a call without result is safe: pi-ai sends
- * "No result provided"; a result without its call is rejected by providers).
+ * `drafts` in the planner's order (`core/rules/batchOrder.ts`): pi appends one at a time, so a result
+ * is hidden before its call and shown after it (a call without result is safe, the reverse is not).
  */
 export function pairingSafeDrafts(
   sessionManager: PiContext["sessionManager"],
@@ -124,11 +98,9 @@ export class ContextEditQueue {
 
   constructor(
     private readonly ctx: PiContext,
-    /** The state changed: push it soon. */
     private readonly changed: () => void,
   ) {}
 
-  /** The batches for the state (oldest first, at most {@link MAX_EDIT_BATCHES}). */
   snapshot(): BridgeEditBatch[] {
     return this.batches.map(({ batchId, status, targetIds, entryIds, message, at }) => ({
       batchId,
@@ -140,7 +112,6 @@ export class ContextEditQueue {
     }));
   }
 
-  /** True while a batch waits for pi's boundary. */
   get pending(): boolean {
     return this.batches.some((b) => b.status === "queued" || b.status === "handed");
   }
@@ -169,11 +140,7 @@ export class ContextEditQueue {
     this.changed();
   }
 
-  /**
-   * Append `drafts` now (pi idle). All are checked first; nothing is appended when one is refused.
-   * @returns the batch (applied) and the appended entries.
-   * @throws Error with pi's message when a draft is refused or pi's manager cannot append.
-   */
+  /** All checked first; nothing is appended when one is refused. @throws Error with pi's message. */
   applyNow(drafts: ContextEditDraft[]): { batch: BridgeEditBatch; entries: { id: string; targetId: string }[] } {
     const sm = this.ctx.sessionManager;
     const append = (sm as unknown as { appendContextEdit?: PiAppendContextEdit }).appendContextEdit;
@@ -191,7 +158,7 @@ export class ContextEditQueue {
     return { batch, entries };
   }
 
-  /** Queue `drafts` for pi's next turn boundary (pi streams). @throws Error when a draft is refused now. */
+  /** @throws Error when a draft is refused now. */
   enqueue(drafts: ContextEditDraft[]): BridgeEditBatch {
     const sm = this.ctx.sessionManager;
     for (const d of drafts) {
@@ -203,7 +170,7 @@ export class ContextEditQueue {
     return batch;
   }
 
-  /** Withdraw a queued batch. @returns false when it is not queued (unknown, already handed, applied…). */
+  /** @returns false when it is not queued (unknown, already handed, applied…). */
   cancel(batchId: string): boolean {
     const batch = this.batches.find((b) => b.batchId === batchId);
     if (!batch || batch.status !== "queued") return false;
@@ -211,10 +178,7 @@ export class ContextEditQueue {
     return true;
   }
 
-  /**
-   * pi's `turn_end` / `agent_before_settle` handler: the queued batches that pi would accept now,
-   * appended to the drafts proposed so far (`event.entries`); undefined = nothing to add.
-   */
+  /** The queued batches pi would accept now, added to `event.entries`; undefined = nothing to add. */
   boundary(event: { entries?: unknown[] }): { entries: unknown[] } | undefined {
     this.check();
     const queued = this.batches.filter((b) => b.status === "queued");
@@ -223,7 +187,7 @@ export class ContextEditQueue {
     const drafts: ContextEditDraft[] = [];
     const handedAt = sm.getEntries().length;
     for (const batch of queued) {
-      // the results of removed calls that pi appended since the edits were planned go with them
+      // results of removed calls appended since planning go with them
       batch.drafts = pairingSafeDrafts(sm, withPairedResults(sm, batch.drafts));
       batch.targetIds = batch.drafts.map((d) => d.targetId);
       const problem = batch.drafts.map((d) => draftProblem(sm, d)).find((p) => p !== undefined);
@@ -241,10 +205,7 @@ export class ContextEditQueue {
     return { entries: [...(Array.isArray(event?.entries) ? event.entries : []), ...drafts] };
   }
 
-  /**
-   * Look for the entries of handed batches in pi's session: found → applied; not found once pi moved
-   * on (`final`: a later event of pi's run) → queued again, or dropped after {@link MAX_HAND_OVERS}.
-   */
+  /** Handed batches found in pi's session are applied; missing after pi moved on, re-queued or dropped. */
   check(final = false): void {
     const handed = this.batches.filter((b) => b.status === "handed");
     if (handed.length === 0) return;
@@ -266,7 +227,7 @@ export class ContextEditQueue {
     }
   }
 
-  /** Poll a few times after a hand-over (pi appends right after the boundary's handlers). */
+  /** pi appends right after the boundary's handlers. */
   private watch(): void {
     clearTimeout(this.timer);
     let rounds = 0;
@@ -291,7 +252,6 @@ export class ContextEditQueue {
 /** The bridge cannot run the operation in this pi. */
 export class UnavailableError extends Error {}
 
-/** The ids of `context_edit` entries among `entries` that match `drafts` in order, or undefined. */
 function findAppended(entries: readonly PiEntry[], drafts: readonly ContextEditDraft[]): string[] | undefined {
   const ids: string[] = [];
   let i = 0;

@@ -1,18 +1,7 @@
 /**
- * "Compact up to here" inside the running pi: pi's `/compact` (`ctx.compact`) prepares its own cut,
- * then emits `session_before_compact` with that preparation before summarizing. pi 1.6.0's
- * `AgentSession.compact` passes the *same* preparation object to its default summarizer
- * (`_runDefaultCompaction(preparation, …)`) when no handler returns a compaction, so the bridge
- * moves the cut in place: pi then summarizes with its own prompts, model and key and appends its
- * own entry (`fromHook: false`, as after `/compact`), with our `firstKeptEntryId`.
- *
- * The new cut follows pi's `prepareCompaction` over pi's own projection at its leaf
- * (`sessionManager.buildSessionProjection()`): the chosen entry must be a valid cut point (or a
- * message-less entry right before one), message-less entries right before the cut are kept with it,
- * an entry that starts no turn splits the turn, file operations are collected again (the previous
- * compaction's `details` unless `fromHook`, then read / write / edit calls of the summarized
- * messages, codemode's nested calls included). pi's own limit stays: when its `/compact` has
- * nothing to summarize ("Nothing to compact (session too small)") it emits no event at all.
+ * "Compact up to here" inside pi: pi 1.6.0's `AgentSession.compact` hands the same preparation to
+ * its default summarizer after `session_before_compact`, so moving the cut in place makes pi
+ * summarize and write its own entry with our `firstKeptEntryId` (rules of pi's `prepareCompaction`).
  */
 
 import type { PiMessage, PiProjectedEntry } from "./piApi";
@@ -44,12 +33,7 @@ export interface CutResult {
   isSplitTurn: boolean;
 }
 
-/**
- * Move `preparation`'s cut to `keepFrom` (see the file comment). The preparation is changed only
- * when the cut is valid.
- * @param entries pi's projected entries at its leaf.
- * @returns what the cut summarizes, or the reason pi would not cut there (English: it goes to the client).
- */
+/** Changes `preparation` only when the cut is valid. @returns what it summarizes, or why pi would not cut there. */
 export function cutPreparationAt(
   preparation: PiPreparation,
   entries: readonly PiProjectedEntry[],
@@ -104,7 +88,7 @@ export function cutPreparationAt(
   };
 }
 
-/** pi's `extractFileOpsFromMessage`: read / write / edit calls with a string `path`. */
+/** pi's `extractFileOpsFromMessage`. */
 function addFileOps(message: PiMessage, fileOps: PiPreparation["fileOps"]): void {
   const add = (name: unknown, args: unknown) => {
     const p = (args as { path?: unknown } | null)?.path;

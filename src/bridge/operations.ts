@@ -1,17 +1,6 @@
 /**
- * The operations a client may request (`BRIDGE_OPS` of `protocol.ts`), run through pi's own APIs:
- * - state: the bridge's state now (pi's numbers);
- * - compact: `ctx.compact({customInstructions})` = pi's `/compact`. pi's `/compact` would abort a
- *   running response first; the bridge refuses instead, with pi's wording ("Wait for …"). With a
- *   `summary` made by another summarizer, pi appends that one instead of asking its model (taken
- *   from pi's `session_before_compact`, only when pi's preparation keeps from the same entry);
- * - navigate: `ctx.navigateTree()` from a command context (`commandJobs.ts` gets one); pi's own
- *   "Wait for the current response to finish…" error comes back while it streams;
- * - setLabel: `pi.setLabel()` (pi's label editor; allowed while streaming, as in pi);
- * - setSessionName: `pi.setSessionName()` (pi's `/name`; allowed while streaming);
- * - cancel: `ctx.abort()`, only while a compaction / branch summary this bridge started runs;
- * - contextEdit / cancelContextEdit: context edits appended by pi itself, at once while idle or at
- *   its next turn boundary while it streams (`contextEdits.ts`).
+ * The operations a client may request, run through pi's own APIs so pi's model, auth and rules
+ * apply. Where pi would abort a running response (`/compact`), the bridge refuses with pi's wording.
  */
 
 import { UnavailableError, type ContextEditQueue } from "./contextEdits";
@@ -26,7 +15,6 @@ import {
 } from "./protocol";
 import type { PiApi, PiCommandContext, PiContext, PiEntry } from "./piApi";
 
-/** pi's wait errors, for the operations pi would otherwise start anyway. */
 const WAIT_RESPONSE_COMPACT = "Wait for the current response to finish before compacting.";
 const WAIT_OPERATION_COMPACT = "Wait for the current compaction or tree navigation to finish before compacting.";
 const WAIT_OPERATION_NAVIGATE =
@@ -47,11 +35,8 @@ export class OpError extends Error {
 export interface Running {
   kind: "compact" | "navigate";
   cancelled: boolean;
-  /** "Compact up to here": the entry pi keeps from (`session_before_compact` moves pi's cut, `cutAt.ts`). */
   keepFrom?: string;
-  /** Why the cut could not be moved (the hook cancelled pi's compaction). */
   cutError?: string;
-  /** The entry pi's `session_compact` event reported for our manual compaction. */
   compactionEntry?: PiEntry;
 }
 
@@ -60,19 +45,12 @@ export type WithCommandContext = <T>(run: (ctx: PiCommandContext) => Promise<T>)
 
 /** What the operations read and change on the bridge of the session (`BridgeServer`). */
 export interface OperationHost {
-  /** The operation of this bridge that runs now (set and cleared by the operations). */
   running: Running | undefined;
-  /** pi compacts (between `session_before_compact` and its end). */
   readonly compacting: boolean;
-  /** pi navigates the tree (between `session_before_tree` and `session_tree`). */
   readonly navigating: boolean;
-  /** The state now (pi's numbers). */
   state(): BridgeState;
-  /** Push the state to every client soon. */
   schedulePush(): void;
-  /** The context-edit batches of this session. */
   readonly edits: ContextEditQueue;
-  /** A summary for the compaction started now (`BridgeServer.provideCompaction` hands it to pi). */
   provided: { compaction: ProvidedCompaction; taken: boolean; mismatch?: string } | undefined;
 }
 
@@ -86,10 +64,8 @@ export class BridgeOperations {
   ) {}
 
   /**
-   * Run one requested operation with its (untrusted) params.
-   * @returns the operation's result (`BridgeOps[op]["result"]`).
-   * @throws {OpError} `bad-request` for wrong params, `busy` with pi's wait error, `cancelled`,
-   *   `unavailable` or `failed` (pi's message); any other error is reported as `failed`.
+   * Run one operation with its (untrusted) params. @throws {OpError} `bad-request`, `busy` (pi's wait
+   * error), `cancelled`, `unavailable` or `failed`; any other error is reported as `failed`.
    */
   async execute(op: BridgeOp, params: Record<string, unknown>): Promise<unknown> {
     const optionalString = (key: string, max = 100_000): string | undefined => {
@@ -302,7 +278,6 @@ export class BridgeOperations {
   }
 }
 
-/** The `summary` of a `compact` request (untrusted), or undefined when absent. */
 function parseProvided(value: unknown): ProvidedCompaction | undefined {
   if (value === undefined || value === null) return undefined;
   const v = value as Record<string, unknown>;
@@ -323,7 +298,6 @@ function parseProvided(value: unknown): ProvidedCompaction | undefined {
   return out;
 }
 
-/** The drafts of a `contextEdit` request (untrusted): pi's `ContextEditEntryDraft` shape, exactly. */
 function parseDrafts(value: unknown): ContextEditDraft[] {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_EDIT_DRAFTS)
     throw new OpError("bad-request", `drafts must be a list of 1 to ${MAX_EDIT_DRAFTS} context edits`);

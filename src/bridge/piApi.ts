@@ -1,17 +1,11 @@
-/**
- * The part of pi's extension API the bridge uses (pi 1.6.0 `dist/core/extensions/types.d.ts`),
- * and what the bridge needs from its host (`piExtension.ts` gives it from pi's package).
- * Types only: the bridge never imports pi's package outside `piExtension.ts`.
- */
+/** The part of pi 1.6.0's extension API the bridge uses. Types only: only `piExtension.ts` imports pi. */
 
 /** A pi session entry, as far as the bridge reads it. */
 export interface PiEntry {
   type: string;
   id: string;
   parentId: string | null;
-  /** `message` entries (assistants' `toolCall` blocks carry an `id`; tool results a `toolCallId`). */
   message?: { role?: string; content?: unknown; toolCallId?: string };
-  /** `context_edit` entries. */
   targetId?: string;
   replacement?: unknown;
 }
@@ -29,10 +23,7 @@ export interface PiProjectedEntry {
   messages: PiMessage[];
 }
 
-/**
- * pi's `SessionManager.appendContextEdit(targetId, replacement)`: typed away from extensions
- * (`ReadonlySessionManager`), present at runtime (`ctx.sessionManager` is pi's live manager).
- */
+/** pi's `SessionManager.appendContextEdit`: typed away from extensions, present at runtime. */
 export type PiAppendContextEdit = (targetId: string, replacement: { content: string | unknown[] } | null) => string;
 
 /** pi's `ExtensionContext` (subset). */
@@ -45,10 +36,9 @@ export interface PiContext {
     getCwd(): string;
     getEntry(id: string): PiEntry | undefined;
     getBranch(): PiEntry[];
-    /** pi's projection at its leaf (`ReadonlySessionManager.buildSessionProjection`). */
     buildSessionProjection(): { entries: PiProjectedEntry[] };
   };
-  /** pi-ai's `Model` (only what the bridge reads; `cost`: US dollars per million tokens). */
+  /** `cost`: US dollars per million tokens. */
   readonly model: { provider: string; id: string; contextWindow?: number; cost?: unknown } | undefined;
   readonly thinkingLevel?: string;
   readonly hasUI?: boolean;
@@ -91,7 +81,6 @@ export interface PiApi {
     options?: { expandPromptTemplates?: boolean; deliverAs?: "steer" | "followUp" },
   ): void;
   setLabel(entryId: string, label: string | undefined): void;
-  /** pi's `/name`: appends a `session_info` entry. */
   setSessionName(name: string): void;
   getSessionName(): string | undefined;
   getSettings(): Record<string, unknown>;
@@ -100,11 +89,9 @@ export interface PiApi {
 
 /** What the bridge needs from its host (pi's package, given by `piExtension.ts`). */
 export interface BridgeDeps {
-  /** pi's `VERSION`. */
   piVersion: string;
-  /** pi's `getAgentDir()`. */
   agentDir(): string;
-  /** pi's compaction + branch-summary settings for a model (throws pi's validation errors). */
+  /** Throws pi's validation errors. */
   settingsFor(
     settings: Record<string, unknown>,
     model: PiContext["model"],
@@ -112,6 +99,6 @@ export interface BridgeDeps {
     compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number };
     branchSummary: { reserveTokens: number; skipPrompt: boolean };
   };
-  /** Diagnostics (stderr only when asked; stdout belongs to pi's RPC protocol). */
+  /** stderr only when asked: stdout belongs to pi's RPC protocol. */
   log?(message: string): void;
 }

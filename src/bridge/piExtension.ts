@@ -1,8 +1,4 @@
-/**
- * Entry point of the pi extension that esbuild bundles to `dist/bridge/pi-context-bridge.js`
- * (ESM; `@earendil-works/pi-coding-agent` stays external: pi maps it to its own copy). pi loads
- * the file from `<agentDir>/extensions/` (or `pi -e <file>`); see `activate.ts` for what it does.
- */
+/** Entry of `dist/bridge/pi-context-bridge.js` (ESM); pi maps its package to its own copy. */
 
 import { getAgentDir, SettingsManager, VERSION } from "@earendil-works/pi-coding-agent";
 import { activateBridge } from "./activate";

@@ -1,30 +1,13 @@
 /**
- * The live bridge protocol: what the pi extension (`activate.ts`, loaded by the running pi) and the
- * VS Code side (`client.ts`) say to each other, and the constants both build in. No imports, so
- * the bridge bundle and the extension share exactly these definitions.
- *
- * Transport: one Unix domain socket (Windows: named pipe) per running pi, never TCP. Framing: one
- * JSON object per line, `\n`-terminated (split on `\n` only; lines over {@link MAX_LINE_BYTES}
- * close the connection). The first client line must be a {@link ClientHello} carrying the token
- * of the announcement; anything else, or no hello within {@link HELLO_TIMEOUT_MS}, closes it.
- *
- *   client → bridge   {"type":"hello","token":"…","protocol":1,"client":"pi-context-vscode/0.1.0"}
- *   bridge → client   {"type":"welcome",…,"state":{…}}     or {"type":"error","code":"unauthorized",…} + close
- *   bridge → client   {"type":"state","state":{…}}         after every turn, compaction, navigation, model change
- *   client → bridge   {"type":"request","id":1,"op":"compact","params":{"customInstructions":"…","keepFrom":"a1b2c3d4"}}
- *   client → bridge   {"type":"request","id":2,"op":"contextEdit","params":{"drafts":[{"type":"context_edit",…}],"leafId":"…"}}
- *   bridge → client   {"type":"response","id":1,"ok":true,"result":{…}}  or  {"ok":false,"error":{"code","message"}}
+ * What the bridge inside pi and the VS Code side (`client.ts`) say to each other. No imports, so
+ * both bundles share exactly these definitions. One Unix socket (Windows: named pipe) per pi,
+ * never TCP; one JSON object per `\n`-terminated line; the first client line is a hello with the token.
  */
 
-/** Protocol generation. A client and a bridge talk only when these are equal (2: context edits). */
+/** A client and a bridge talk only when these are equal (2: context edits). */
 export const BRIDGE_PROTOCOL = 2;
 
-/**
- * Version of the bridge code; bump with every change of the bridge (install offers the update).
- * 1.3.0: `compact` with `keepFrom` ("Compact up to here") and with a `summary` made by another
- * summarizer, `compactionFailure` in the state (pi's `session_compact_failed`). An older bridge
- * ignores unknown params and would compact at pi's cut with pi's model: a client checks first.
- */
+/** Bump with every change of the bridge (install offers the update). */
 export const BRIDGE_VERSION = "1.3.0";
 
 /** The first bridge version that moves pi's cut for `compact` with `keepFrom` ("Compact up to here"). */
@@ -33,7 +16,7 @@ export const KEEP_FROM_BRIDGE_VERSION = "1.3.0";
 /** The first bridge version whose `compact` takes a `summary` ({@link ProvidedCompaction}). */
 export const SUMMARY_COMPACT_SINCE = "1.3.0";
 
-/** True when a bridge of `version` honours `compact`'s `keepFrom` (never send it to an older one). */
+/** An older bridge ignores `keepFrom` and would compact at pi's cut: never send it one. */
 export function bridgeSupportsKeepFrom(version: string): boolean {
   const parts = (v: string) => v.split(".").map((x) => Number.parseInt(x, 10) || 0);
   const [a, b] = [parts(version), parts(KEEP_FROM_BRIDGE_VERSION)];
@@ -50,7 +33,7 @@ export function isTestedPiVersion(version: string): boolean {
   return !!m && Number(m[1]) === PI_VERSION_RANGE.major && Number(m[2]) === PI_VERSION_RANGE.minor;
 }
 
-/** The file name of the bridge in `<agentDir>/extensions/` (pi discovers `*.js` there). */
+/** pi discovers `*.js` in `<agentDir>/extensions/`. */
 export const BRIDGE_FILE_NAME = "pi-context-bridge.js";
 
 /** The pi command the bridge registers (`/pi-context-bridge` shows its status in pi). */
@@ -68,30 +51,21 @@ export const HELLO_TIMEOUT_MS = 5000;
 /** At most this many authenticated clients per bridge. */
 export const MAX_CLIENTS = 16;
 
-/**
- * What a running bridge writes to `<agentDir>/pi-context/live/<pid>-<id>.json` (mode 0600, in a
- * 0700 directory): enough to find it for a session file and to connect.
- */
 export interface Announcement {
   kind: typeof ANNOUNCE_KIND;
   protocol: number;
   bridgeVersion: string;
   piVersion: string;
-  /** The pi process. */
   pid: number;
-  /** Absolute path of the session file pi has open (as pi names it). */
   sessionFile: string;
   sessionId?: string;
   cwd?: string;
-  /** Unix socket path or Windows pipe name. */
   socket: string;
-  /** Random secret (hex) the client must present. */
   token: string;
-  /** ms since epoch. */
   startedAt: number;
 }
 
-/** pi's `ctx.getContextUsage()` (`AgentSession.getContextUsage`): `tokens`/`percent` null right after a compaction. */
+/** pi's `ctx.getContextUsage()`: `tokens`/`percent` null right after a compaction. */
 export interface BridgeUsage {
   tokens: number | null;
   contextWindow: number;
@@ -103,64 +77,43 @@ export type BridgeActivity = "idle" | "streaming" | "compacting" | "navigating";
 
 /** The live state the bridge pushes. */
 export interface BridgeState {
-  /** Increases with every push of one bridge. */
   seq: number;
-  /** ms since epoch. */
   at: number;
   sessionFile: string;
   sessionId?: string;
-  /** pi's in-memory leaf (after a navigation without summary pi writes nothing, so the file does not show it). */
+  /** pi's in-memory leaf: after a navigation without summary pi writes nothing to the file. */
   leafId: string | null;
-  /** `ctx.isIdle()`: no agent run, compaction or branch summary. */
   idle: boolean;
   activity: BridgeActivity;
-  /** `ctx.getContextUsage()`; null without a model or window. */
   usage: BridgeUsage | null;
-  /**
-   * `ctx.model`; `cost` (bridge 1.2.0+): its prices from the running pi's own catalog, US dollars
-   * per million tokens (pi-ai `Model.cost`, passed as pi has it; the client validates it).
-   */
+  /** `cost` (bridge 1.2.0+): pi-ai `Model.cost` as pi has it (the client validates it). */
   model: { provider: string; id: string; contextWindow?: number; cost?: unknown } | null;
   thinkingLevel?: string;
-  /** pi's `getCompactionSettings(model)` over its merged settings; null when pi would throw (see `compactionError`). */
   compaction: { enabled: boolean; reserveTokens: number; keepRecentTokens: number } | null;
   compactionError?: string;
   branchSummary?: { reserveTokens: number; skipPrompt: boolean };
-  /** The latest context-edit batches of this bridge (at most {@link MAX_EDIT_BATCHES}), oldest first. */
   contextEdits?: BridgeEditBatch[];
-  /** pi's latest failed compaction in this session (bridge 1.3.0+; older bridges never send it). */
+  /** Bridge 1.3.0+; older bridges never send it. */
   compactionFailure?: BridgeCompactionFailure;
 }
 
-/**
- * pi 1.6.0's `session_compact_failed` event (`core/extensions/types.d.ts`
- * `SessionCompactFailedEvent`), as the bridge saw it: a `/compact`, an auto-compaction at the
- * threshold or an overflow recovery that failed or was aborted (e.g. the summary hit the model's
- * output limit).
- */
+/** pi 1.6.0's `session_compact_failed` event, as the bridge saw it. */
 export interface BridgeCompactionFailure {
-  /** Counts the failures this bridge saw (1, 2, …): a client reports each one once. */
+  /** A client reports each failure once. */
   seq: number;
-  /** ms since epoch. */
   at: number;
-  /** What triggered it: pi's `/compact` (or ours), the context threshold, context overflow recovery. */
   reason: "manual" | "threshold" | "overflow";
-  /** pi's error text ("Auto-compaction failed: …"); absent when it was aborted. */
+  /** Absent when it was aborted. */
   errorMessage?: string;
   aborted: boolean;
-  /** The aborted turn would have been retried after it (overflow recovery). */
   willRetry: boolean;
-  /** The failing summary came from an extension's `session_before_compact` handler. */
   fromExtension: boolean;
-  /** The compaction this bridge ran for a client (that client got the error in its response). */
   byClient: boolean;
 }
 
 /**
- * A compaction summary made by another summarizer, for pi to append as its own compaction (bridge
- * 1.3.0+): the bridge returns it from pi's `session_before_compact` when pi's preparation keeps
- * from the same entry (else pi's compaction is cancelled, nothing written, and the request fails
- * with a message saying so). pi writes the entry (`fromHook: true`, pi's `tokensBefore`).
+ * A summary made by another summarizer (bridge 1.3.0+): pi appends it as its own compaction only
+ * when its preparation keeps from the same entry; else pi's compaction is cancelled, nothing written.
  */
 export interface ProvidedCompaction {
   summary: string;
@@ -168,27 +121,21 @@ export interface ProvidedCompaction {
   details?: { readFiles: string[]; modifiedFiles: string[] };
 }
 
-/** pi's `ContextEditEntryDraft`: what a `context_edit` appends, without id, parent and time. */
+/** pi's `ContextEditEntryDraft`. */
 export interface ContextEditDraft {
   type: "context_edit";
   targetId: string;
-  /** `null` omits the target; otherwise its new content (a string or content blocks). */
+  /** `null` omits the target. */
   replacement: { content: string | unknown[] } | null;
 }
 
-/**
- * A batch of context edits sent to the bridge: `queued` until pi's next turn boundary while pi
- * streams, `handed` to pi at the boundary (pi validates and appends), `applied` once pi's session
- * has the entries, `dropped` when pi did not take them (`message` says why), `cancelled` by the client.
- */
+/** `queued` while pi streams, `handed` at its boundary, then `applied`, `dropped` or `cancelled`. */
 export interface BridgeEditBatch {
   batchId: string;
   status: "queued" | "handed" | "applied" | "dropped" | "cancelled";
   targetIds: string[];
-  /** The `context_edit` entries pi appended (applied batches), in order. */
   entryIds?: string[];
   message?: string;
-  /** ms since epoch of the last status change. */
   at: number;
 }
 
@@ -203,7 +150,6 @@ export interface ClientHello {
   type: "hello";
   token: string;
   protocol: number;
-  /** Free text for the bridge's status, e.g. `pi-context-vscode/0.1.0`. */
   client?: string;
 }
 
@@ -220,19 +166,13 @@ export interface Welcome {
 
 /** Error codes on the connection (then closed) or in responses. */
 export type BridgeErrorCode =
-  /** Wrong token. */
   | "unauthorized"
-  /** Protocol generations differ. */
   | "protocol"
-  /** Malformed line or request. */
   | "bad-request"
-  /** pi is busy: the message is pi's own "Wait for …" error. */
+  /** The message is pi's own "Wait for …" error. */
   | "busy"
-  /** pi refused or failed (its message). */
   | "failed"
-  /** The operation was cancelled (client cancel or pi abort). */
   | "cancelled"
-  /** The bridge cannot run the operation in this pi (missing API, command not resolvable). */
   | "unavailable";
 
 /** Sent instead of `welcome` (then the bridge closes the connection). */
@@ -252,16 +192,9 @@ export interface StatePush {
 
 /** Parameters of each operation, and what it resolves with. */
 export interface BridgeOps {
-  /** The current state. */
   state: { params: Record<string, never>; result: BridgeState };
-  /**
-   * pi's `/compact [customInstructions]` (`ctx.compact`). Refused with pi's wait error unless pi is idle.
-   * `keepFrom` (bridge 1.3.0+, "Compact up to here"): pi keeps from that entry on — the bridge moves
-   * the cut of pi's own preparation in its `session_before_compact` hook (`cutAt.ts`), pi
-   * summarizes and writes its own entry; refused (`failed`) when pi would not cut there.
-   */
+  /** pi's `/compact`; `keepFrom` (1.3.0+) moves pi's own cut (`cutAt.ts`), refused where pi would not cut. */
   compact: {
-    /** `summary` (1.3.0+): pi appends it instead of summarizing with its model. */
     params: { customInstructions?: string; keepFrom?: string; summary?: ProvidedCompaction };
     result: {
       entryId: string | null;
@@ -271,7 +204,6 @@ export interface BridgeOps {
       leafId: string | null;
     };
   };
-  /** pi's `/tree` navigation (`ctx.navigateTree` from a command context). */
   navigate: {
     params: {
       targetId: string;
@@ -285,38 +217,24 @@ export interface BridgeOps {
       aborted?: boolean;
       oldLeafId: string | null;
       newLeafId: string | null;
-      /** Entries pi appended (branch summary, label), in order. */
       entries: { type: string; id: string; parentId: string | null }[];
     };
   };
-  /** pi's label editor (`pi.setLabel`): a `label` entry; empty/absent label clears. */
   setLabel: { params: { targetId: string; label?: string }; result: { entryId: string | null } };
-  /**
-   * pi's `/name` (`pi.setSessionName` → `SessionManager.appendSessionInfo`): a `session_info` entry;
-   * the name's line breaks become a space, trimmed; empty is refused. Since bridge 1.1.0.
-   */
+  /** pi's `/name`: line breaks become a space, trimmed; empty is refused. Since bridge 1.1.0. */
   setSessionName: { params: { name: string }; result: { entryId: string | null; name: string | null } };
-  /** Abort the compaction / branch summary this bridge started (never a response of the user's). */
+  /** Only what this bridge started, never a response of the user's. */
   cancel: { params: Record<string, never>; result: { cancelled: boolean } };
-  /**
-   * Context edits applied by pi itself: while pi is idle appended at once through its session
-   * manager (its next request is built from the session, so it carries them; `leafId` = the leaf
-   * the edits were planned at, refused when pi's leaf moved); while pi streams queued and returned
-   * from its next `turn_end` / `agent_before_settle` boundary handler (pi's route for extension
-   * edits), so the next request of the run carries them. Refused while pi compacts or navigates.
-   */
+  /** Refused when pi's leaf moved from `leafId`, or while pi compacts or navigates. */
   contextEdit: {
     params: { drafts: ContextEditDraft[]; leafId?: string | null };
     result: {
       batchId: string;
       status: "applied" | "queued";
-      /** Applied: the appended `context_edit` entries, in order. */
       entries: { id: string; targetId: string }[];
-      /** pi's leaf afterwards. */
       leafId: string | null;
     };
   };
-  /** Withdraw a queued batch (before pi's boundary took it). */
   cancelContextEdit: { params: { batchId: string }; result: { cancelled: boolean } };
 }
 
@@ -350,10 +268,7 @@ export const BRIDGE_OPS: readonly BridgeOp[] = [
   "cancelContextEdit",
 ];
 
-/**
- * Check an announcement's shape (it is read from disk: never trust it).
- * @returns the announcement, or a message saying what is wrong.
- */
+/** Read from disk: never trust it. @returns the announcement, or what is wrong. */
 export function parseAnnouncement(value: unknown): Announcement | { error: string } {
   if (!value || typeof value !== "object") return { error: "not an object" };
   const a = value as Record<string, unknown>;

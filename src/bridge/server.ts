@@ -1,10 +1,4 @@
-/**
- * The bridge of one pi session: a private Unix socket / named pipe and its announcement
- * (`announce.ts`), the state (pi's numbers) and its pushes to the clients (`clients.ts`), and the
- * operations (`operations.ts`). Created on `session_start` by `activate.ts`; `dispose` closes and
- * removes the socket and the announcement, and a `process` exit hook removes them if pi exits
- * without a shutdown event.
- */
+/** The bridge of one pi session: socket, announcement, state pushes and operations. */
 
 import * as fs from "node:fs";
 import * as net from "node:net";
@@ -30,16 +24,10 @@ export class BridgeServer {
   compacting = false;
   navigating = false;
   running: Running | undefined;
-  /** pi's latest failed compaction (`session_compact_failed`), pushed in the state. */
   compactionFailure: BridgeCompactionFailure | undefined;
   private failures = 0;
-  /**
-   * A summary a client made with another summarizer, for the compaction this bridge starts now:
-   * pi's `session_before_compact` takes it ({@link provideCompaction}); `mismatch` says why pi's
-   * own preparation did not fit it.
-   */
+  /** A client's own summary for the compaction started now ({@link provideCompaction} hands it to pi). */
   provided: { compaction: ProvidedCompaction; taken: boolean; mismatch?: string } | undefined;
-  /** The context edits pi applies for our clients (`contextEdits.ts`). */
   readonly edits: ContextEditQueue;
   private server: net.Server | undefined;
   private readonly clients: BridgeClients;
@@ -48,7 +36,6 @@ export class BridgeServer {
   private pushTimer: NodeJS.Timeout | undefined;
   private announceFile: string | undefined;
   private socketPath: string | undefined;
-  /** The agent dir announced in (cleanup unlinks only what lies where a bridge of ours puts it). */
   private agentDir = "";
   private token = "";
   private sessionFile = "";
@@ -76,7 +63,7 @@ export class BridgeServer {
     });
   }
 
-  /** Listen and announce. @throws when the socket or the announcement cannot be created. */
+  /** @throws when the socket or the announcement cannot be created. */
   async start(sessionFile: string): Promise<void> {
     this.sessionFile = sessionFile;
     const agentDir = this.deps.agentDir();
@@ -123,7 +110,6 @@ export class BridgeServer {
     if (this.disposed) this.cleanupFiles();
   }
 
-  /** Status text for `/pi-context-bridge`. */
   describe(): string {
     const labels = this.clients.labels();
     const n = labels.length;
@@ -132,7 +118,7 @@ export class BridgeServer {
     }.`;
   }
 
-  /** Close everything and remove the announcement and socket. Idempotent. */
+  /** Idempotent. */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -150,7 +136,6 @@ export class BridgeServer {
     this.announceFile = undefined;
   }
 
-  /** The state now (pi's numbers). */
   state(): BridgeState {
     const ctx = this.ctx;
     const sm = ctx.sessionManager;
@@ -206,7 +191,6 @@ export class BridgeServer {
     return state;
   }
 
-  /** Record pi's `session_compact_failed` (pushed with the next state). */
   recordCompactionFailure(event: {
     reason?: string;
     errorMessage?: string;
@@ -227,12 +211,7 @@ export class BridgeServer {
     };
   }
 
-  /**
-   * pi's `session_before_compact` for the compaction a client asked with its own summary: pi
-   * appends that summary when its preparation keeps from the same entry (with pi's own
-   * `tokensBefore`); otherwise pi's compaction is cancelled (nothing written). Undefined (pi
-   * summarizes as usual) for every other compaction.
-   */
+  /** Our summary when pi's preparation keeps from the same entry, else pi's compaction is cancelled. */
   provideCompaction(event: {
     reason?: string;
     preparation?: { firstKeptEntryId?: string; tokensBefore?: number };
@@ -248,13 +227,12 @@ export class BridgeServer {
     return { compaction: { ...p.compaction, tokensBefore: prep.tokensBefore } };
   }
 
-  /** Push the state to every client soon (coalesces bursts of events). */
+  /** Coalesces bursts of events. */
   schedulePush(): void {
     if (this.disposed || this.pushTimer) return;
     this.pushTimer = setTimeout(() => this.pushNow(), 25);
   }
 
-  /** Push the state to every authenticated client now. */
   pushNow(): void {
     clearTimeout(this.pushTimer);
     this.pushTimer = undefined;

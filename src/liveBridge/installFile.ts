@@ -1,14 +1,7 @@
 /**
- * Installing the live bridge into pi's extensions folder, and telling our file from anything
- * else there. No `vscode` import (the commands live in `src/liveBridge.ts`).
- *
- * The installed file is `<agentDir>/extensions/pi-context-bridge.js` = one marker line + the
- * shipped bundle (`dist/bridge/pi-context-bridge.js`):
- *
- *   // pi-context-bridge-install {"version":"1.0.0","protocol":1,"pi":"1.6.x","sha256":"<body>"}
- *
- * `sha256` is the hash of everything after the marker line, so an edited file is recognised. A
- * file without the marker is not ours: never overwritten, never removed.
+ * The live bridge file in pi's extensions folder (no `vscode`; the command is `install.ts`): one
+ * marker line `// pi-context-bridge-install {…,"sha256":"<body>"}` + the shipped bundle, so an
+ * edited file is recognised. A file without the marker is not ours: never overwritten or removed.
  */
 
 import * as crypto from "node:crypto";
@@ -75,10 +68,7 @@ export function installedText(body: string): string {
   return `${MARKER_PREFIX}${JSON.stringify(shippedMarker(body))}\n${body}`;
 }
 
-/**
- * Split an installed text into its marker and body.
- * @returns undefined when the first line is not our marker.
- */
+/** @returns undefined when the first line is not our marker. */
 export function parseInstalled(text: string): { marker: BridgeMarker; body: string } | undefined {
   const nl = text.indexOf("\n");
   const first = nl < 0 ? text : text.slice(0, nl);
@@ -96,10 +86,7 @@ export function parseInstalled(text: string): { marker: BridgeMarker; body: stri
   }
 }
 
-/**
- * The installed bridge compared with the shipped bundle `body`.
- * @throws the `fs` error when the file exists but cannot be read.
- */
+/** @throws the `fs` error when the file exists but cannot be read. */
 export function bridgeStatus(agentDir: string, body: string): BridgeFileStatus {
   const file = bridgeInstallPath(agentDir);
   const shipped = shippedMarker(body);
@@ -133,9 +120,7 @@ export class ForeignBridgeFileError extends Error {
 }
 
 /**
- * Write the bridge (marker + `body`) to `<agentDir>/extensions/`, atomically (temp + rename).
- * Overwrites only our own file (any state but `foreign`).
- * @returns the status before and the file written.
+ * Atomic (temp + rename); overwrites only our own file. @returns the status before and the file.
  * @throws {ForeignBridgeFileError} when a file of that name is not ours.
  */
 export function installBridgeFile(agentDir: string, body: string): { file: string; before: BridgeFileStatus } {
@@ -153,11 +138,7 @@ export function installBridgeFile(agentDir: string, body: string): { file: strin
   return { file: before.file, before };
 }
 
-/**
- * Remove our bridge file (never anything else).
- * @returns whether a file was removed, and the status before.
- * @throws {ForeignBridgeFileError} when the file is not ours.
- */
+/** Never anything else. @throws {ForeignBridgeFileError} when the file is not ours. */
 export function removeBridgeFile(agentDir: string, body: string): { removed: boolean; before: BridgeFileStatus } {
   const before = bridgeStatus(agentDir, body);
   if (before.state === "missing") return { removed: false, before };

@@ -1,14 +1,6 @@
 /**
- * pi's live numbers over our file-based analysis: when a live bridge serves the session, the
- * gauge shows what the running pi reports (`ctx.getContextUsage()`, its model's window, its
- * compaction settings) instead of what we compute from the file. Pure; no `vscode`.
- *
- * The rules are pi's: threshold = `contextWindow − reserveTokens`, `shouldCompact` =
- * `enabled && tokens > threshold` (pi 1.6.0 `shouldCompact`), footer `12.3%/16k (auto)` or
- * `?/16k (auto)` while pi's usage is unknown after a compaction (then the token count shown is
- * our estimate, as in the file-based gauge). The current model's prices are the running pi's
- * (its catalog's `Model.cost`, bridge 1.2.0+) when it sends them: the installed pi may be another
- * version with other prices.
+ * pi's live numbers over our file-based analysis (pi 1.6.0 `shouldCompact`: `enabled && tokens >
+ * threshold`). Prices are the running pi's when sent: the installed pi may be another version.
  */
 
 import type { Analysis } from "../core/rules/analyze";
@@ -27,12 +19,7 @@ export interface LiveSource {
   bridgeVersion: string;
 }
 
-/**
- * How pi's pushed state stands to the file's analysis: `same` context; pi `ahead` (its leaf is not
- * read yet — an answer, a compaction); pi `behind` (a compaction in the file after pi's leaf that
- * its push has not reported). A state without a leaf (pi wrote nothing yet), or whose leaf is on
- * another branch (a navigation pi wrote nothing for), is the `same`.
- */
+/** `ahead`: pi's leaf not read yet; `behind`: a compaction in the file pi has not reported. */
 export function stateFit(analysis: Analysis, state: BridgeState): "same" | "ahead" | "behind" {
   const leaf = state.leafId;
   if (leaf === null || leaf === analysis.inspect.leafId) return "same";
@@ -52,11 +39,8 @@ export function stateMatches(analysis: Analysis, state: BridgeState): boolean {
 }
 
 /**
- * The state to show over `analysis`. pi's own token count needs nothing of the file, but without
- * it (pi's `?` after a compaction) the number shown is the file's estimate, and a file not read
- * that far still has the old size; a push behind a compaction in the file reports the old size.
- * So: `state` when it matches the file or brings its own count; else the last state that matched
- * (`last`); else `state` without its count (pi's window and settings over the file's estimate).
+ * Without its own count (pi's `?`) a push shows the file's estimate, stale when the file is behind:
+ * so `state` when it matches or brings a count, else the last matching one, else `state` without count.
  */
 export function matchingState(analysis: Analysis, state: BridgeState, last: BridgeState | undefined): BridgeState {
   const fit = stateFit(analysis, state);
@@ -65,11 +49,7 @@ export function matchingState(analysis: Analysis, state: BridgeState, last: Brid
   return state.usage ? { ...state, usage: { ...state.usage, tokens: null, percent: null } } : state;
 }
 
-/**
- * The analysis with pi's live numbers in `inspect` (a new object; the input is not changed).
- * Without live usage (pi has no model / window) only the compaction settings are taken over.
- * Numbers of another session (the bridge serves `state.sessionFile`) are the caller's concern.
- */
+/** A new object; without live usage only the compaction settings are taken over. */
 export function applyLiveState(analysis: Analysis, state: BridgeState, source: LiveSource): Analysis {
   const base = analysis.inspect;
   const inspect: InspectResult = { ...base };

@@ -1,9 +1,4 @@
-/**
- * Tracked files in VS Code: the flags only the host can know (on disk, open in a tab, outside the
- * workspace, in a git repository) and the file commands of the webview — open (preview, pinned,
- * to the side), diff against git HEAD, copy the path. A command is only carried out for an
- * absolute path the host itself sent as a tracked file.
- */
+/** Tracked files in VS Code: host-only flags and file commands, only for paths the host itself sent. */
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -13,20 +8,17 @@ import * as notify from "../ui/notify";
 import { isNetworkPath } from "../shared/untrusted";
 import { editorColumn, notice, type PanelHost, type Sender } from "./host";
 
-/** The file commands of the protocol. */
 export type FileCommand = Extract<WebviewMessage, { type: "openFile" | "openGitDiff" | "copyPath" }>;
 
-/** Every tracked file of a state (read and modified). */
 export function trackedFiles(state: PanelState | undefined): TrackedFileModel[] {
   return state?.files ? [...state.files.readFiles, ...state.files.modifiedFiles] : [];
 }
 
-/** Whether a tracked file names another machine (Windows: UNC, device, `file://host/`): never stat'ed, opened or diffed. */
+/** Windows UNC, device or `file://host/` paths: never stat'ed, opened or diffed. */
 export function isNetworkFile(f: Pick<TrackedFileModel, "path" | "absolutePath">): boolean {
   return isNetworkPath(f.absolutePath, process.platform) || isNetworkPath(f.path, process.platform);
 }
 
-/** Whether `file` is a regular file now. Never throws. */
 export function isFile(file: string): Promise<boolean> {
   return fs.promises.stat(file).then(
     (s) => s.isFile(),
@@ -34,7 +26,6 @@ export function isFile(file: string): Promise<boolean> {
   );
 }
 
-/** Fill exists / openInTab / outsideWorkspace / inGitRepo of every tracked file of `state` (in place). */
 export async function fillFileFlags(state: PanelState): Promise<void> {
   const files = trackedFiles(state);
   if (files.length === 0) return;
@@ -62,7 +53,6 @@ export async function fillFileFlags(state: PanelState): Promise<void> {
   );
 }
 
-/** The `fileStatus` message of a state whose flags were filled: the flags by absolute path. */
 export function fileStatusMessage(state: PanelState): Extract<HostMessage, { type: "fileStatus" }> {
   const files: Extract<HostMessage, { type: "fileStatus" }>["files"] = {};
   for (const f of trackedFiles(state)) {
@@ -76,11 +66,7 @@ export function fileStatusMessage(state: PanelState): Extract<HostMessage, { typ
   return { type: "fileStatus", files };
 }
 
-/**
- * Open a tracked file (`openFile`), its diff against git HEAD (`openGitDiff`) or copy its path
- * (`copyPath`). A path that is not a tracked file of the current state is logged and ignored; a
- * file gone from disk is marked missing and the sender told.
- */
+/** A path that is not a tracked file of the current state is logged and ignored. */
 export async function runFileCommand(host: PanelHost, message: FileCommand, sender: Sender): Promise<void> {
   const file = trackedFiles(host.state).find((f) => f.absolutePath === message.path);
   if (!file) {
@@ -136,11 +122,6 @@ export async function runFileCommand(host: PanelHost, message: FileCommand, send
   );
 }
 
-/**
- * A tracked file that is not on disk: say so in a notification that stays (with where pi saw it),
- * and offer what still helps — reveal the nearest folder that exists (when it is in the
- * workspace) and copy the path.
- */
 async function offerMissing(file: TrackedFileModel): Promise<void> {
   const last = file.sources[file.sources.length - 1];
   const seen = !last
@@ -170,7 +151,6 @@ function isDirectory(dir: string): Promise<boolean> {
   );
 }
 
-/** Absolute paths of files shown in editor tabs (text, diff, custom and notebook editors). */
 function openTabPaths(): Set<string> {
   const out = new Set<string>();
   for (const group of vscode.window.tabGroups.all) {
@@ -190,13 +170,11 @@ function openTabPaths(): Set<string> {
   return out;
 }
 
-/** The subset of the git extension's API (v1) we use. */
 interface GitApi {
   getRepository(uri: vscode.Uri): unknown;
   toGitUri(uri: vscode.Uri, ref: string): vscode.Uri;
 }
 
-/** The git extension's API, when the extension exists and is enabled. Never throws. */
 async function gitApi(): Promise<GitApi | undefined> {
   try {
     const ext = vscode.extensions.getExtension<{ enabled: boolean; getAPI(version: 1): GitApi }>("vscode.git");

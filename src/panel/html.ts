@@ -1,18 +1,12 @@
-/**
- * The panel webview's document: the bundle of `webview/` (`dist/webview/main.js`, `panel.css`, the
- * codicon font) under a strict Content Security Policy — nothing but our own files, the script
- * only with this document's nonce, no command URIs.
- */
+/** The webview's document under a strict CSP: our own files only, the script by nonce, no command URIs. */
 
 import * as vscode from "vscode";
 import { PRODUCT_NAME } from "../shared/format";
 
-/** The folder of the webview bundle (esbuild.mjs), the only local resource root. */
 function bundleRoot(extensionUri: vscode.Uri): vscode.Uri {
   return vscode.Uri.joinPath(extensionUri, "dist", "webview");
 }
 
-/** Scripts on, command URIs off, local resources only from the bundle folder. */
 export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   return {
     enableScripts: true,
@@ -21,7 +15,6 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   };
 }
 
-/** 32 random letters and digits for the CSP's `script-src 'nonce-…'` (new for every document). */
 function nonce(): string {
   const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   let s = "";
@@ -29,25 +22,17 @@ function nonce(): string {
   return s;
 }
 
-/** VS Code's display language for `<html lang>` (`en` when it is not a plain language tag). */
 function documentLanguage(): string {
   return /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(vscode.env.language) ? vscode.env.language : "en";
 }
 
-/**
- * VS Code's l10n bundle for the webview (`webview/l10n.ts` reads it), as a JSON data block: not
- * executed (so no nonce), every `<` escaped so no text in it can end the element. Empty in English.
- */
+/** A JSON data block (not executed, so no nonce) with every `<` escaped so it cannot end the element. */
 function l10nBlock(): string {
   const bundle = vscode.l10n.bundle;
   if (!bundle) return "";
   return `<script type="application/json" id="pi-context-l10n">${JSON.stringify(bundle).replace(/</g, "\\u003c")}</script>\n`;
 }
 
-/**
- * The HTML of a panel webview. `kind` goes to `<body data-host>` (the sidebar view leaves out
- * Refresh, which its title bar has, and lays out narrower).
- */
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, kind: "panel" | "view"): string {
   const root = bundleRoot(extensionUri);
   const uri = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(root, f)).toString();

@@ -1,9 +1,4 @@
-/**
- * The webview's commands (`WebviewMessage`, already validated by `parseWebviewMessage`), carried
- * out in VS Code: the palette's commands, the Pi Session tree, problems, breakdown categories,
- * tracked files (`files.ts`), the summary diff and context surgery (`trim.ts`). `ready` is the
- * controller's own.
- */
+/** The webview's commands (already validated), carried out in VS Code. */
 
 import * as vscode from "vscode";
 import { analysisProjection } from "../core/rules/analyze";
@@ -17,10 +12,9 @@ import { focusTree, revealEntry } from "./sessionTree";
 import { shownAnalysis } from "./state";
 import { applyTrim, previewTrim } from "./trim";
 
-/** A command of the webview (every message but `ready`). */
 export type PanelCommand = Exclude<WebviewMessage, { type: "ready" }>;
 
-/** Carry out one command from `sender`. Errors propagate (the controller logs them and tells the sender). */
+/** Errors propagate (the controller logs them and tells the sender). */
 export async function handleCommand(host: PanelHost, message: PanelCommand, sender: Sender): Promise<void> {
   const { services } = host;
   switch (message.type) {
@@ -31,7 +25,6 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
     case "compact":
       await services.actions.compact();
       return;
-    // the panel runs the palette's commands, as its other buttons do (until the one command table)
     case "compactUpToHere":
       await services.actions.compactUpToHere();
       return;
@@ -90,18 +83,13 @@ export async function handleCommand(host: PanelHost, message: PanelCommand, send
   }
 }
 
-/**
- * Show where a problem is: an entry's problem reveals the entry in the Pi Session tree; otherwise
- * (a line pi skips, a settings file, models.json — only files the host itself put in the state)
- * the file opens at its line, selected.
- */
+/** Opens only files the host itself put in the state. */
 async function openProblem(host: PanelHost, id: string, sender: Sender): Promise<void> {
   const problem = host.state?.session?.problems.find((p) => p.id === id);
   if (!problem) {
     notice(sender, "warning", vscode.l10n.t("That problem is no longer reported."));
     return;
   }
-  // an entry's problem: the entry in the Pi Session tree (where its row shows the problem)
   if (problem.entryId && problem.source === "session" && (await revealEntry(host.services, problem.entryId))) return;
   if (problem.file && (await isFile(problem.file))) {
     const uri = vscode.Uri.file(problem.file);
@@ -121,11 +109,6 @@ async function openProblem(host: PanelHost, id: string, sender: Sender): Promise
   notice(sender, "info", problem.file ? vscode.l10n.t("{0} does not exist.", problem.file) : problem.message);
 }
 
-/**
- * "Open in Diff Editor" for two summaries of the current path: the `pi-context-summary:`
- * documents of `src/ui/summaryDocuments.ts` — from the sidebar view through the compaction
- * feature's diff, from the editor panel beside the panel instead of on top of it.
- */
 async function openDiff(host: PanelHost, fromId: string, toId: string, sender: Sender): Promise<void> {
   const state = host.state;
   const older = state?.summaries.find((s) => s.entryId === fromId);
@@ -140,7 +123,6 @@ async function openDiff(host: PanelHost, fromId: string, toId: string, sender: S
     await openSummaryDiff(file, older.entryId, newer.entryId, label);
     return;
   }
-  // the summaries by their kind and time (as the panel's cards show them), not their ids
   const when = (s: typeof older) =>
     `${s.type === "compaction" ? vscode.l10n.t("Compaction summary") : vscode.l10n.t("Branch summary")} ${formatDateTime(s.timestamp, vscode.env.language)}`;
   const title = vscode.l10n.t("{0} ↔ {1} — {2}", when(older), when(newer), label);

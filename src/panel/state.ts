@@ -1,11 +1,6 @@
 /**
- * The panel state the host sends: the view model of `src/viewModel/panelState.ts` for the current
- * session (or the empty state in the gauge's words), plus what only VS Code knows — which
- * optional commands exist.
- *
- * Live numbers: when a running pi with the live bridge serves the session, the panel shows pi's
- * own numbers, exactly as the status bar does — both take them from `services.liveBridge.liveAnalysis`
- * (the one place they are applied), so gauge and panel never disagree; the gauge is marked `live`.
+ * The panel state for the current session. Live numbers come from `services.liveBridge.liveAnalysis`,
+ * the one place they are applied, so gauge and panel never disagree.
  */
 
 import * as vscode from "vscode";
@@ -17,10 +12,6 @@ import type { LiveModel, PanelState } from "../shared/protocol";
 import type { CurrentSession, Services } from "../services";
 import { treeViewId } from "./sessionTree";
 
-/**
- * The analysis the panel shows for `current`: pi's live numbers and who reported them when a live
- * bridge serves the session (as the status bar), else the file's analysis.
- */
 export function shownAnalysis(services: Services, current: CurrentSession): { analysis: Analysis; live?: LiveModel } {
   const live = services.liveBridge.liveAnalysis(current);
   if (!live) return { analysis: current.analysis };
@@ -28,11 +19,7 @@ export function shownAnalysis(services: Services, current: CurrentSession): { an
   return { analysis: live.analysis, live: { pid, piVersion, bridgeVersion, activity } };
 }
 
-/**
- * The state for `current` at its leaf (live numbers per {@link shownAnalysis}); without a session the empty state (why: still looking, no
- * folder, no session). A failure to build is logged and shown as an `error` empty state. Never throws.
- * `options.details` false: the slow parts follow (`detailsPending`, see `viewModel/panelState.ts`).
- */
+/** The empty state without a session; a build failure becomes an `error` empty state. Never throws. */
 export function buildState(
   services: Services,
   current: CurrentSession | undefined,
@@ -41,17 +28,13 @@ export function buildState(
   return drain(buildStateSteps(services, current, options));
 }
 
-/**
- * {@link buildState} in steps (`panelStateSteps`: the caller gives the event loop a turn between
- * them, and makes sure `current.session` did not change meanwhile). Never throws.
- */
+/** The caller checks `current.session` did not change between steps. Never throws. */
 export function* buildStateSteps(
   services: Services,
   current: CurrentSession | undefined,
   options: { details?: boolean } = {},
 ): Generator<void, PanelState> {
   if (!current) {
-    // the same words as the gauge's tooltip (the Pi Session tree says it for the tree)
     const d = services.sessions.discovery;
     const reason = !d || d.phase === "starting" ? "starting" : !d.workspace ? "no-folder" : "no-session";
     return emptyPanelState(emptyStateMessage(d), undefined, reason);
@@ -84,10 +67,6 @@ export function* buildStateSteps(
   }
 }
 
-/**
- * What the panel can offer: our own commands always exist (one command table); VS Code's view focus
- * command and the git extension are looked up.
- */
 export async function capabilities(services: Services): Promise<PanelState["capabilities"]> {
   const tree = treeViewId(services);
   const focus = tree !== undefined && (await vscode.commands.getCommands(true)).includes(`${tree}.focus`);

@@ -1,8 +1,6 @@
 /**
- * The panel's context surgery commands: `previewTrim` (the preview of a request, computed on the
- * session the panel shows — nothing is written), `applyTrim` (the trim command, which skips its own
- * preview when the plan it makes has exactly the drafts the panel previewed and asks again
- * otherwise), `openTrim` ("Pi Context: Trim Context…").
+ * The panel's context surgery: `applyTrim` skips the command's own preview only when its plan has
+ * exactly the drafts the panel previewed, and asks again otherwise.
  */
 
 import * as vscode from "vscode";
@@ -14,11 +12,9 @@ import { trimActions } from "../viewModel/trimActions";
 import { sessionTrimPreview } from "../viewModel/trimPreview";
 import type { PanelHost, Sender } from "./host";
 
-/** Previews remembered per host for `applyTrim`: request id → the file and the drafts shown. */
 const previews = new WeakMap<PanelHost, Map<number, { file: string; drafts: ContextEditDraft[] }>>();
 const REMEMBERED = 20;
 
-/** Answer `previewTrim` with the preview of `items` on the current session (or why there is none). */
 export function previewTrim(host: PanelHost, requestId: number, items: TrimRequestItem[], sender: Sender): void {
   const current = host.services.sessions.current;
   if (!sender.post) return;
@@ -44,7 +40,6 @@ export function previewTrim(host: PanelHost, requestId: number, items: TrimReque
   }
 }
 
-/** Run the trim command for a previewed request; the panel is rebuilt afterwards. */
 export async function applyTrim(host: PanelHost, requestId: number, items: TrimRequestItem[]): Promise<void> {
   const shown = previews.get(host)?.get(requestId);
   const outcome = await vscode.commands.executeCommand<TrimCommandOutcome>(

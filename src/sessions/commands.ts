@@ -1,11 +1,4 @@
-/**
- * Commands about which session is shown: "Pi Context: Select Session…" (QuickPick: the first rows at once,
- * the rest as they are read; forks under their parent; filter by name, first message, model,
- * date; pins the choice), "Pi Context: Follow Latest Session" (unpins), "Pi Context: Switch Live Session" (the
- * gauge's one-click switch between sessions written at the same time), "Pi Context: Name Session…" (pi's
- * `/name`) and "Pi Context: Refresh Session". Each row of Select Session has a
- * "Resume in pi" button (`resume.ts`).
- */
+/** Which session is shown: Select Session…, Follow Latest, Switch Live Session, Name Session…, Refresh. */
 
 import * as os from "node:os";
 import * as vscode from "vscode";
@@ -81,11 +74,7 @@ async function switchLive(services: Services, file: unknown): Promise<string | u
   return services.sessions.current?.file;
 }
 
-/**
- * Name a session (default: the current one) like pi's `/name`: through the running pi's live
- * bridge when there is one, else a `session_info` entry through the write path — as the route
- * chooser says (`services.access`), asked before the name is.
- */
+/** Like pi's `/name`: through the live bridge, else a `session_info` entry, as the route chooser says. */
 async function nameSession(
   services: Services,
   fileArg?: string,

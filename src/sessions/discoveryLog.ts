@@ -1,8 +1,4 @@
-/**
- * What session discovery writes to the log, each thing once: pi settings and models problems, every
- * problem of the current session (reading and tree diagnostics — what the tooltip says is "in the
- * log"), and `.jsonl` files that are skipped because they are not (yet) pi sessions.
- */
+/** What session discovery writes to the log, each thing once (what the tooltip says is "in the log"). */
 
 import * as path from "node:path";
 import type * as vscode from "vscode";

@@ -1,12 +1,7 @@
 /**
- * Which session to follow in a workspace folder, without `vscode` (unit-tested): the newest one,
- * but never flapping between sessions written at the same time. Two pi terminals in one repository
- * both write every few seconds; following "the newest" would jump on every write. The rules:
- * - a session is *live* when it was written within {@link LIVE_WINDOW_MS} or a running pi has it open;
- * - the followed session stays while it is live, unless a *new* session appears (first seen after
- *   the followed one was chosen: pi's `/new`, a new pi) — then the new one is followed;
- * - a followed session that is no longer live gives way to the newest.
- * The gauge's "N live" count is the access model's (`core/access/`), not this window.
+ * Which session to follow in a folder: the newest, but never flapping between two pis that both
+ * write every few seconds. The followed one stays while live (written within {@link LIVE_WINDOW_MS}
+ * or open in a running pi) unless a new session appears; one no longer live gives way to the newest.
  */
 
 import type { FoundSession } from "./scan";
@@ -36,10 +31,7 @@ export function isLive(input: FollowInput, s: FoundSession): boolean {
   return input.running.has(s.file) || input.now - s.mtimeMs < LIVE_WINDOW_MS;
 }
 
-/**
- * The session to follow in a folder given the previous choice (see the file comment); undefined
- * when the folder has no session.
- */
+/** Undefined when the folder has no session. */
 export function chooseInFolder(
   input: FollowInput,
   folderIndex: number,

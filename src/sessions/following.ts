@@ -1,8 +1,4 @@
-/**
- * The following state of `PiSessionSource`, without `vscode`: the session followed in each
- * workspace folder (`follow.ts` rules), when each file was first seen, what the user looked at
- * last (a terminal running pi, or an editor of a folder), and the terminal's pi session.
- */
+/** The following state of `PiSessionSource`, without `vscode`. */
 
 import * as path from "node:path";
 import { liveAmong } from "../core/access/access";
@@ -49,12 +45,7 @@ export class Following {
     return { sessions: this.found, now, running, firstSeen: this.firstSeen };
   }
 
-  /**
-   * The session to show: the pinned one; else the pi in the focused terminal; else the followed
-   * session of the active editor's folder (or the current one's folder, or the newest session's),
-   * chosen by `follow.ts` (sticky while live, never flapping). Without a workspace folder only a
-   * pinned one.
-   */
+  /** The pinned one; else the pi in the focused terminal; else the followed session of the active folder. */
   choose(
     pinned: string | undefined,
     hasWorkspace: boolean,
@@ -79,10 +70,7 @@ export class Following {
     return { target: choice?.file, reason: "latest" };
   }
 
-  /**
-   * The other sessions of `file`'s folder someone has open, by the access model (`core/access/`):
-   * a pi with the bridge on it, or a pi the process table ties to it (the gauge's "N live").
-   */
+  /** By the access model (`core/access/`): the gauge's "N live". */
   liveOthers(file: string, snapshot: ProcessSnapshot | undefined, now = Date.now()): FoundSession[] {
     const mine = this.found.find((f) => f.file === file);
     if (!mine) return [];

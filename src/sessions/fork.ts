@@ -1,13 +1,6 @@
 /**
- * pi's `/fork` and `/clone` in VS Code, on `core/flows/fork.ts`:
- * - "Fork Session Here" (`piContext.tree.forkHere(entry | entryId)`, the Pi Session tree's row menu):
- *   a user message is forked before it (its text is offered to send again), any other entry at it;
- * - "Pi Context: Fork Session…" (`piContext.forkSession([entryId, file])`): without an entry, a pick of the
- *   session's user messages, as pi's `/fork` offers them;
- * - "Pi Context: Clone Session" (`piContext.cloneSession([file])`): at the leaf — the running pi's leaf
- *   when its live bridge reports one, else the file's (pi's `/clone`).
- * The new session is listed and shown at once (pinned, like a pick in Select Session); the toast
- * offers Resume in pi, and for a user message Copy Message / Show Message. The source is only read.
+ * pi's `/fork` and `/clone` in VS Code (`core/flows/fork.ts`): a user message is forked before it
+ * (its text offered to send again), any other entry at it. The source is only read.
  */
 
 import * as vscode from "vscode";
@@ -63,10 +56,7 @@ function offerNextSteps(services: Services, result: ForkResult, text: string): v
   });
 }
 
-/**
- * Fork `file` at `entryId` (pi's position rule), or clone it at `entryId` (`null`: the file's
- * leaf) — see the file comment.
- */
+/** `entryId` `null`: the file's leaf. */
 export async function forkFromVsCode(
   services: Services,
   file: string,

@@ -1,8 +1,4 @@
-/**
- * The session listing of the extension: the catalog (`core/read/catalog.ts`) with its cache in
- * the extension's global storage, the Select Session listing (first rows at once, the rest as
- * they are read) and the labels of single sessions (pi's rule).
- */
+/** The session listing: the catalog (`core/read/catalog.ts`) cached in global storage. */
 
 import * as path from "node:path";
 import { SessionCatalog, statFiles, type CatalogFile } from "../core/read/catalog";
@@ -21,10 +17,7 @@ export class SessionListing {
     this.catalog = new SessionCatalog(cacheFile ? { cacheFile } : {});
   }
 
-  /**
-   * The sessions among `files`, newest first, with progress (see `SessionSource.listSessions`).
-   * `files` with their `stat` (the scanner's last look, so the first rows need no `stat`), or paths.
-   */
+  /** Newest first, with progress; `files` with their `stat` so the first rows need no `stat`. */
   async list(files: readonly (string | CatalogFile)[], options: SessionListOptions = {}): Promise<SessionInfo[]> {
     await this.catalog.load();
     const paths = files.filter((f): f is string => typeof f === "string");
@@ -54,11 +47,7 @@ export class SessionListing {
     return info?.state === "session" ? info : undefined;
   }
 
-  /**
-   * The label of a session: pi's rule over its name (the caller's: a loaded index is exact; default
-   * the listing's) and its first user message (the listing's; the beginning of the file is read
-   * when it is not cached).
-   */
+  /** pi's rule over its name (a loaded index is exact) and first user message. */
   async labelOf(file: string, name?: string): Promise<string> {
     let info = this.catalog.cached(file);
     if (!info || (!info.firstMessage && !info.complete)) {

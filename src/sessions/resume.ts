@@ -1,11 +1,6 @@
 /**
- * "Resume in pi" (`piContext.resumeInPi [file]`): a VS Code terminal in the session's folder that
- * runs the user's pi on the session — `pi --session <file>`, with the pi `services.pi` found
- * (`core/pi/resume.ts`: its executable, else its Node and CLI script), quoted for the terminal's
- * shell. Only on the user's action (the palette, the tree's title menu, a Select Session row's
- * button, the toast after a fork); never while a pi has the session open unless the user says
- * *Anyway* (the route chooser's `resume` action: two pis on one file branch off each other). The
- * gauge, panel and tree then show that session (pinned).
+ * "Resume in pi": a terminal running `pi --session <file>` with the pi `services.pi` found. Never
+ * while a pi has the session open unless the user says *Anyway*: two pis on one file branch off.
  */
 
 import * as vscode from "vscode";
@@ -48,10 +43,7 @@ async function terminalName(services: Services, file: string): Promise<string> {
   return `pi: ${iconLabelText(label)}`;
 }
 
-/**
- * Open a terminal running the user's pi on `fileArg` (default: the session shown). See the file
- * comment; `force` = the user chose *Anyway* after a refusal.
- */
+/** `force`: the user chose *Anyway* after a refusal. */
 export async function resumeInPi(services: Services, fileArg?: string, force = false): Promise<ResumeOutcome> {
   const file = fileArg ?? services.sessions.current?.file;
   if (!file) {

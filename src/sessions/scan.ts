@@ -1,10 +1,6 @@
 /**
- * Session discovery without `vscode`: which folders to look in for each workspace folder, a cheap
- * incremental scan of those folders (stat every `*.jsonl`, read only the header of files not seen
- * before), and the choice of the session to follow (the most recently written one).
- *
- * Used by `sessions.ts`; unit-tested in plain Node. Attribution is always by the session header's
- * `cwd` (pi 1.6.0 `SessionManager.list`), because pi's folder names (`--<cwd>--`) are lossy.
+ * Session discovery without `vscode`. Attribution is by the header's `cwd` (pi 1.6.0
+ * `SessionManager.list`), because pi's folder names (`--<cwd>--`) are lossy.
  */
 
 import * as fs from "node:fs";
@@ -22,10 +18,7 @@ import {
 
 export { parseHeaderProbe, readHeader, type HeaderInfo } from "../core/read/header";
 
-/**
- * The agent dir pi-context uses: the `piContext.agentDir` setting (tilde-expanded, resolved) when
- * set, else pi's own rule (`PI_CODING_AGENT_DIR`, else `~/.pi/agent`).
- */
+/** `piContext.agentDir` when set, else pi's rule (`PI_CODING_AGENT_DIR`, else `~/.pi/agent`). */
 export function resolveAgentDir(setting: string, env: NodeJS.ProcessEnv = process.env): string {
   const trimmed = setting.trim();
   if (trimmed) return path.resolve(expandHome(trimmed));
@@ -58,12 +51,8 @@ export interface PlanOptions {
 }
 
 /**
- * The folders to watch and list for each workspace folder: `PI_CODING_AGENT_SESSION_DIR`, pi's
- * `sessionDir` setting (global or trusted project settings, relative to the folder), the default
- * `<agentDir>/sessions/--<cwd>--/`, and the extension's extra dirs. Reads pi's settings files.
- *
- * With no workspace folder, one plan with `index: -1` lists every folder under
- * `<agentDir>/sessions/` plus the extra dirs (absolute ones), without `cwd` filtering.
+ * Per workspace folder, as pi resolves them: `PI_CODING_AGENT_SESSION_DIR`, `sessionDir`, the default
+ * `<agentDir>/sessions/--<cwd>--/`, plus our extra dirs. No folder open: one plan with `index: -1`.
  */
 export function planFolders(options: PlanOptions): FolderPlan[] {
   const env = options.env ?? process.env;
@@ -141,18 +130,11 @@ export interface ScanResult {
   existingDirs: string[];
   /** Folders that were looked in. */
   searchedDirs: string[];
-  /**
-   * `.jsonl` files in those folders that are not (yet) pi sessions, and why — so "why is my session
-   * not shown" has an answer in the log: `empty` (0 bytes), `not-a-session` (the first line that
-   * parses is not pi's `{type:"session", id}` header), `no-header-yet` (no complete first line).
-   */
+  /** `.jsonl` files that are not (yet) sessions, and why: "why is my session not shown" has an answer. */
   skipped: { file: string; reason: "empty" | "not-a-session" | "no-header-yet" }[];
 }
 
-/**
- * Incremental scanner: each {@link scan} lists the planned folders and `stat`s every `*.jsonl`;
- * headers (the first 4 KB) are read only for new or changed files.
- */
+/** Headers (the first 4 KB) are read only for new or changed files. */
 export class SessionScanner {
   private readonly known = new Map<string, KnownFile>();
   /** Headers read by the last scans (for tests and logs). */
@@ -168,12 +150,7 @@ export class SessionScanner {
     this.known.delete(file);
   }
 
-  /**
-   * List and classify the sessions of the planned folders. Never throws. `stat`s run in short
-   * synchronous slices (`statFiles`); headers of new or changed files are read 16 at a time. A
-   * session whose `cwd` matches several folders (nested workspace folders, sub-folder sessions)
-   * belongs to the most specific one.
-   */
+  /** Never throws. A session matching several folders belongs to the most specific one. */
   async scan(
     plans: readonly FolderPlan[],
     options: { platform?: NodeJS.Platform; orInside?: boolean } = {},

@@ -1,7 +1,4 @@
-/**
- * What the fallback poll of `PiSessionSource` compares: cheap snapshots of pi's config files and of
- * the session folders (names and `stat`s; `stat`s in short synchronous slices, `core/read/catalog.ts`).
- */
+/** Cheap snapshots of pi's config files and the session folders, for the fallback poll. */
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -27,19 +24,12 @@ export async function configSignature(agentDir: string, plans: readonly FolderPl
   return parts.join("|");
 }
 
-/**
- * State of the `.pi/settings.json` of a session's own working directory (its header `cwd`): the
- * project settings pi merges for that session, which need not be a workspace folder's (pi started
- * in a sub-folder, a pinned session of another project), prefixed by the session file.
- */
+/** The session's own `cwd` project settings, which need not be a workspace folder's. */
 export async function sessionProjectSignature(file: string, cwd: string | undefined): Promise<string> {
   return `${file}|${cwd ? await statSig(path.join(cwd, ".pi", "settings.json")) : "-"}`;
 }
 
-/**
- * State of the session folders: names and `stat`s of their `*.jsonl` (the current file by name
- * only: its changes are a refresh, not a scan) and the `--<cwd>--` folders of sub-folder roots.
- */
+/** The current file by name only: its changes are a refresh, not a scan. */
 export async function dirSignature(plans: readonly FolderPlan[], currentFile: string | undefined): Promise<string> {
   const out: string[] = [];
   const dirs = new Set(plans.flatMap((p) => p.dirs.map((d) => d.dir)));

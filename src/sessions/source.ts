@@ -1,13 +1,6 @@
 /**
- * `SessionSource`: finds the pi sessions of the workspace folders (by header `cwd`), follows the most
- * recently written one (or the one the user pinned), and re-reads it incrementally as pi appends.
- *
- * Change detection: VS Code file-system watchers on the session folders (they are outside the
- * workspace, so `RelativePattern(Uri.file(dir), "*.jsonl")`), on pi's settings/models files, and a
- * fallback poll every `piContext.pollIntervalMs` (stat only) for hosts where events do not arrive.
- * Events are coalesced ({@link COALESCE_MS}) and processed one batch at a time.
- *
- * `activate()` only constructs this; {@link PiSessionSource.start} schedules the first (async) scan.
+ * `SessionSource`: finds, follows and incrementally re-reads the workspace's pi sessions. Watchers
+ * plus a stat-only fallback poll, for hosts where file events do not arrive.
  */
 
 import * as fs from "node:fs";
@@ -150,10 +143,7 @@ export class PiSessionSource implements SessionSource {
     if (this.pi) this.disposables.push(this.pi.onDidChange(() => this.schedule({ reanalyze: true })));
   }
 
-  /**
-   * Start discovery (asynchronous; returns immediately).
-   * @param announced pid → session file of the pis whose live bridge announced one (exact terminal following).
-   */
+  /** Returns immediately. `announced`: pid → session file of live bridges (exact terminal following). */
   start(announced?: () => readonly { pid: number; sessionFile: string }[]): void {
     const following = this.following;
     if (announced) following.announced = announced;
@@ -501,10 +491,7 @@ export class PiSessionSource implements SessionSource {
     };
   }
 
-  /**
-   * Turn the file-system watchers off/on (the fallback poll keeps running). For tests of the
-   * poll path and for diagnosing hosts whose events do not arrive.
-   */
+  /** For tests of the poll path and for diagnosing hosts whose events do not arrive. */
   setWatchersEnabled(enabled: boolean): void {
     this.watchersEnabled = enabled;
     this.watchedDirs = "";
@@ -556,12 +543,7 @@ export class PiSessionSource implements SessionSource {
     this.pollTimer = setInterval(() => void this.poll(), this.pollInterval);
   }
 
-  /**
-   * The fallback poll (every `piContext.pollIntervalMs`): compares the disk with what the last
-   * update processed — the current file's size/mtime with its index, the session folders and
-   * config files with the snapshots taken before the last scan/replan — and schedules work for
-   * any difference. Cheap: `stat`s and `readdir`s only.
-   */
+  /** Compares the disk with what the last update processed; `stat`s and `readdir`s only. */
   private async poll(): Promise<void> {
     this.stats.ticks++;
     this.stats.lastTick = Date.now();

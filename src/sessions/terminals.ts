@@ -1,10 +1,6 @@
 /**
- * The pi in the focused integrated terminal: `vscode.window.activeTerminal` → its shell's pid
- * (`Terminal.processId`) → the pi process below it in the process table (`core/proc/`) → the
- * session file that pi has open: its live bridge announcement when there is one (exact), else the
- * process table's attribution (`core/proc/attribute.ts`: `--session`, or the sessions of its folder
- * it started or wrote since it started). Re-resolved when the active terminal changes and every
- * {@link TERMINAL_POLL_MS} while a terminal is active (pi may start, `/new` or quit in it).
+ * The pi in the focused terminal: its shell's pid → the pi below it (`core/proc/`) → its session:
+ * the bridge announcement (exact), else the process table's attribution (`core/proc/attribute.ts`).
  */
 
 import * as vscode from "vscode";

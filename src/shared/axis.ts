@@ -1,53 +1,26 @@
-/**
- * Placement of the labels under the panel's context bar (`0`, `auto-compact 196k`, `200k`) from
- * their measured widths, so they never overlap — also when the threshold sits next to the window
- * (`196k` of `200k`, `996k` of `1M`) or next to 0, and in a narrow sidebar. Pure (the webview
- * measures the text and applies the result); no `vscode`, no `node:` imports.
- */
+/** Places the labels under the panel's context bar so they never overlap. Pure; lengths in px. */
 
-/** One label to place. All lengths in px. */
 export interface AxisLabel {
   id: string;
-  /** The x the label belongs to (0 = the bar's left edge). */
   at: number;
-  /** The label's measured width. */
   width: number;
-  /**
-   * `start`: the label starts at `at` (the `0` at the left edge); `end`: it ends at `at` (the
-   * window at the right edge) — both only on the first row, hidden when they do not fit;
-   * `center`: centred on `at` if possible, else just left or right of it, else on the next row.
-   */
+  /** `start`/`end`: edge labels on row 0, hidden when they do not fit; `center`: beside or below. */
   align: "start" | "end" | "center";
-  /** Higher = placed earlier among labels of the same kind (edge labels are placed first). */
   priority: number;
 }
 
-/** Where a label goes. */
 export interface AxisPlacement {
   id: string;
-  /** Left edge (px from the bar's left edge). */
   left: number;
-  /** 0 = first row under the bar, 1 = the row below. */
   row: number;
   hidden: boolean;
 }
 
-/** Distance between a `center` label and its marker when it sits beside it (px). */
 export const MARKER_GAP = 4;
 
 /**
- * Place axis labels without overlaps.
- *
- * Edge labels (`start`/`end`) go on row 0 at their anchors (clamped into `[0, width]`), higher
- * priority first; one that would overlap an already placed label is hidden. Each `center` label
- * (higher priority first) tries, on row 0 and then on the rows below (up to `maxRows`): centred on
- * its anchor, ending just left of it, starting just right of it — each clamped into the bar — and
- * takes the first position that keeps `gap` px from every label on that row. If none fits, it goes
- * on the last row, clamped (a label wider than the bar starts at 0).
- *
- * @param width the bar's width (px).
- * @param gap the minimum horizontal distance between two labels on one row (px).
- * @returns one placement per label, in the input order.
+ * Edge labels first (an overlapping one is hidden); each `center` label takes the first of centred,
+ * left, right that keeps `gap` px on a row, else the last row. @returns placements in input order.
  */
 export function placeAxisLabels(labels: readonly AxisLabel[], width: number, gap = 8, maxRows = 2): AxisPlacement[] {
   const clamp = (left: number, w: number) => Math.max(0, Math.min(left, width - w));

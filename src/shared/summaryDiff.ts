@@ -1,38 +1,26 @@
 /**
- * Word-level diff between two summaries, built on the `diff` package. Pure and free of `node:`
- * imports: the webview computes it for whichever pair the user picks, the tests check it in Node.
- *
- * Lines first (`diffLines`), so a line that disappeared stays a whole, visible "removed" line; a
- * removed block directly followed by an added block is paired line by line, and pairs that are
- * similar enough (≥ 40 % of their characters in common words) become one "changed" line with an
- * inline word diff (`diffWordsWithSpace`). Everything else stays whole removed/added lines.
+ * Word-level diff of two summaries (pure; the webview runs it): whole removed/added lines, and
+ * pairs ≥ 40 % similar shown as one changed line with an inline word diff.
  */
 
 import { diffLines, diffWordsWithSpace } from "diff";
 
-/** A run of text inside a line. */
 export interface DiffSegment {
   text: string;
   op: "same" | "added" | "removed";
 }
 
-/** One output line. `changed` lines carry both words removed and added. */
 export interface DiffLine {
   kind: "same" | "added" | "removed" | "changed";
   segments: DiffSegment[];
-  /** 1-based line numbers in the older / newer text (absent for added / removed lines). */
   oldLine?: number;
   newLine?: number;
 }
 
 export interface SummaryDiffStats {
-  /** Whole lines only in the older summary (the "disappeared" lines). */
   linesRemoved: number;
-  /** Whole lines only in the newer summary. */
   linesAdded: number;
-  /** Lines present in both with word changes. */
   linesChanged: number;
-  /** Words (non-space tokens) removed / added, counting changed lines too. */
   wordsRemoved: number;
   wordsAdded: number;
 }
@@ -43,7 +31,6 @@ export interface SummaryDiff {
   identical: boolean;
 }
 
-/** Minimum share of common characters for a removed/added pair to show as one changed line. */
 export const CHANGED_LINE_SIMILARITY = 0.4;
 
 function splitLines(value: string): string[] {
@@ -72,10 +59,7 @@ function similarity(a: string, b: string): { ratio: number; segments: DiffSegmen
   return { ratio: longest === 0 ? 1 : common / longest, segments };
 }
 
-/**
- * Diff the older summary text against the newer one.
- * @returns display lines in order, with counts; `identical` when the texts are equal.
- */
+/** Display lines in order, with counts; `identical` when the texts are equal. */
 export function diffSummaries(older: string, newer: string): SummaryDiff {
   const stats: SummaryDiffStats = { linesRemoved: 0, linesAdded: 0, linesChanged: 0, wordsRemoved: 0, wordsAdded: 0 };
   const lines: DiffLine[] = [];
@@ -114,8 +98,7 @@ export function diffSummaries(older: string, newer: string): SummaryDiff {
       const rem = splitLines(chunk.value);
       const add = splitLines(chunks[i + 1]!.value);
       i++;
-      // Pair in order; a pair that is not similar emits its removed line, and the added line waits
-      // for the next removed line (so inserted lines do not break later pairs).
+      // An unmatched added line waits for the next removed line, so insertions do not break later pairs.
       let a = 0;
       for (const r of rem) {
         let paired = false;
@@ -146,23 +129,14 @@ export function diffSummaries(older: string, newer: string): SummaryDiff {
   return { lines, stats, identical: false };
 }
 
-/** The summary diff's pair when the user has picked none: indexes into the path's summaries (oldest first). */
 export interface SummaryPair {
   fromIndex: number;
   toIndex: number;
-  /** Both of one kind (compaction → compaction, or branch summary → branch summary). */
   like: boolean;
-  /** When no two summaries of one kind exist: what the section says instead of a diff of unlike ones. */
   note?: string;
 }
 
-/**
- * The default pair of the summary diff: like with like — the latest compaction with the previous
- * compaction (what the newer one kept of the older), else the latest two branch summaries. With
- * no two of one kind there is nothing like to compare: the pair is the last two summaries, with a
- * note saying so (the section shows no diff until the user asks for it: Compare Anyway, or another pair).
- * @param summaries the path's summaries, oldest first (at least two).
- */
+/** Like with like: the last two compactions, else the last two branch summaries, else the last two with a note. */
 export function defaultSummaryPair(summaries: readonly { type: "compaction" | "branch_summary" }[]): SummaryPair {
   for (const type of ["compaction", "branch_summary"] as const) {
     const of = summaries.flatMap((s, i) => (s.type === type ? [i] : []));

@@ -1,9 +1,4 @@
-/**
- * The status-bar context gauge: renders {@link buildGaugeView} for the current session, re-creates
- * the item when `piContext.statusBar.alignment`/`priority` change (it moves at once, no reload),
- * and (optionally) notifies when the context crosses the warning margin or the auto-compaction
- * threshold.
- */
+/** The status-bar context gauge; re-created when its placement settings change (no reload). */
 
 import * as vscode from "vscode";
 import { afterActivation } from "../ui/afterActivation";
@@ -14,21 +9,12 @@ import { autoCompactsText } from "../shared/format";
 import { nothingToCompact, type GaugeLevel } from "../viewModel/gauge";
 import { buildGaugeView, TOOLTIP_COMMANDS, WarningTracker, type GaugeView } from "../viewModel/statusBar";
 
-/**
- * The item's id at the default placement (left, priority 100); the DOM id is
- * `pi-context.pi-context.piContext.gauge`. Other placements get {@link gaugeItemId}.
- */
+/** The default placement's id; other placements get {@link gaugeItemId}. */
 export const GAUGE_ID = "piContext.gauge";
 
 /**
- * The status-bar item id for a placement: {@link GAUGE_ID} for the default (left, 100), else
- * `piContext.gauge.<alignment>.<priority>`.
- *
- * Why not one id: VS Code remembers every entry it has shown by id ("static entries" sent back to
- * the extension host, `ExtHostStatusBarEntry`), and a new item with a known id takes the remembered
- * alignment and priority instead of the ones passed to `createStatusBarItem` — so re-creating the
- * item under the same id never moves it until the window reloads. One id per placement keeps each
- * id's remembered placement right.
+ * One id per placement: VS Code remembers each id's alignment and priority, so a re-created item
+ * under the same id would not move until the window reloads.
  */
 export function gaugeItemId(alignment: "left" | "right", priority: number): string {
   if (alignment === "left" && priority === 100) return GAUGE_ID;

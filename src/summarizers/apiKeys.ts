@@ -1,8 +1,6 @@
 /**
- * API keys of the OpenAI-compatible summarizer: kept only in `SecretStorage`, one per API origin
- * (`https://openrouter.ai`, `http://127.0.0.1:11434`, …) so a key stored for one server is never
- * sent to another; never written to settings, logs or messages. "Pi Context: Set API Key…" / "Pi Context: Clear
- * API Key", and the password box a compaction or branch summary opens when a key is needed.
+ * API keys of the OpenAI-compatible summarizer: only in `SecretStorage`, one per API origin, so a key
+ * stored for one server is never sent to another; never in settings, logs or messages.
  */
 
 import * as vscode from "vscode";
@@ -42,10 +40,7 @@ export async function storeApiKey(
 }
 
 /**
- * Ask for the API key of the configured OpenAI-compatible server in a password box and store it
- * in SecretStorage (under the server's origin).
- * @param reason `missing`: the server needs a key and none is stored; `rejected`: it answered
- *   HTTP 401/403 (no key, or a wrong one).
+ * Ask for the configured server's key in a password box and store it under the server's origin.
  * @returns the key, or undefined when the user pressed Escape (nothing stored).
  */
 export async function askApiKey(
@@ -78,10 +73,7 @@ export async function askApiKey(
   return key;
 }
 
-/**
- * "Pi Context: Set API Key…" / "Pi Context: Clear API Key". `piContext.setApiKey` takes an optional key argument
- * (for scripts and tests); without it the user types it into a password box.
- */
+/** `piContext.setApiKey` takes an optional key argument (scripts, tests); else a password box. */
 export function registerApiKeyCommands(services: BaseServices): void {
   const remove = async (baseURL: string, quiet: boolean): Promise<void> => {
     const origin = keyOrigin(baseURL);

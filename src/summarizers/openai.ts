@@ -1,12 +1,6 @@
 /**
- * OpenAI-compatible summarizer (the `openai` npm package, Chat Completions API): OpenAI itself, or
- * any server speaking the same protocol through `baseURL` — OpenRouter, Ollama, LM Studio,
- * llama.cpp, vLLM, Azure OpenAI (v1 endpoint `https://<resource>.openai.azure.com/openai/v1/`).
- * Streams by default; an `AbortSignal` cancels the HTTP request. No `vscode` import: the CLI uses it.
- *
- * Usage is mapped to pi's `Usage` like pi-ai's `openai-completions` provider (`parseChunkUsage`):
- * `input = prompt_tokens − cached − cache_write`, `cacheRead = cached_tokens`, `output =
- * completion_tokens`, `reasoning = reasoning_tokens`, `totalTokens` = their sum, cost 0.
+ * OpenAI-compatible summarizer (Chat Completions, any server through `baseURL`). No `vscode`: the
+ * CLI uses it. Usage maps to pi's `Usage` like pi-ai's `openai-completions` `parseChunkUsage`.
  */
 
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
@@ -42,22 +36,11 @@ export interface OpenAiSummarizerOptions {
   stream?: boolean;
   /** Retries of transient failures (429, 5xx, connection errors) by the `openai` package (default 2). */
   maxRetries?: number;
-  /**
-   * The longest wait in ms (default 10 minutes) for the answer's headers (the `openai` package's
-   * timeout, per attempt) and then for each further piece of the answer: a server that stops
-   * sending in the middle of its answer is given up on after this long, not waited for forever.
-   */
+  /** ms (default 10 min) for the headers and then for each further piece: a stalled server is given up on. */
   timeoutMs?: number;
-  /**
-   * Which field carries the output limit: `max_completion_tokens` (OpenAI's current name) or
-   * `max_tokens` (what most compatible servers accept). Default: the former for api.openai.com,
-   * the latter elsewhere (pi-ai makes the same distinction).
-   */
+  /** Default `max_completion_tokens` for api.openai.com, `max_tokens` elsewhere (as pi-ai does). */
   maxTokensField?: "max_completion_tokens" | "max_tokens";
-  /**
-   * Where messages are shown: `vscode` names the settings and "Pi Context: Set API Key…", `cli` (default)
-   * the flags and environment variables of `pi-context`.
-   */
+  /** `vscode`: messages name the settings; `cli` (default): the flags and environment variables. */
   surface?: MessageSurface;
 }
 
@@ -100,10 +83,7 @@ type RawUsage = {
   reasoning_tokens?: number;
 };
 
-/**
- * The `openai` package's error text without the status it starts with (`"500 upstream exploded"` →
- * `"upstream exploded."`; `"500 status code (no body)"` → `"no body."`), as a sentence.
- */
+/** `"500 upstream exploded"` → `"upstream exploded."`, as a sentence. */
 export function withoutStatus(message: string, status: number | undefined): string {
   let text = message.trim();
   if (status !== undefined && text.startsWith(`${status} `)) text = text.slice(String(status).length + 1).trim();
@@ -171,10 +151,7 @@ export function isOpenAiOrigin(baseURL: string | undefined): boolean {
   return keyOrigin(baseURL) === OPENAI_ORIGIN;
 }
 
-/**
- * A base URL as we show it: scheme, host, port and path — never a user name or password, and a
- * query string only as `?…` (some proxies take keys there).
- */
+/** Never a user name or password; a query string only as `?…` (some proxies take keys there). */
 export function displayBaseURL(baseURL: string): string {
   try {
     const u = new URL(baseURL);
@@ -203,10 +180,8 @@ function base64(bytes: Uint8Array): string {
 }
 
 /**
- * Every form in which a server might echo `secret`: the key itself in any letter case, and the
- * parts of a base64 / base64url encoding that only its bytes determine, at each of the three byte
- * alignments it can have inside a longer encoded string (e.g. `Basic …` of `user:key`, or an
- * encoded `Authorization` header). Undefined for keys too short to redact safely (< 8 characters).
+ * Every form in which a server might echo `secret`: any letter case, and its base64/base64url at
+ * each of the three byte alignments. Undefined for keys too short to redact safely (< 8 characters).
  */
 export function secretPattern(secret: string | undefined): RegExp | undefined {
   if (!secret || secret.length < 8) return undefined;
@@ -270,18 +245,10 @@ export class OpenAiSummarizer implements Summarizer {
   private readonly origin: string;
   /** True when a key was given (it is sent as `Authorization: Bearer …`). */
   readonly hasApiKey: boolean;
-  /**
-   * True when this endpoint needs a key and none was given (OpenAI's own API): counting and
-   * previews work, {@link summarize} throws a `config` error. Other servers get requests without
-   * a key; if they answer 401/403 the caller may ask for one and retry.
-   */
+  /** OpenAI's own API without a key: counting and previews work, {@link summarize} throws `config`. */
   readonly needsApiKey: boolean;
 
-  /**
-   * @throws {SummarizerError} `config` when the model id is empty, the base URL is not a URL, or it
-   *   carries a user name or password (keys go in the key setting / environment, never in a URL
-   *   that is shown and logged).
-   */
+  /** @throws {SummarizerError} `config` for an empty model id, a bad base URL, or credentials in the URL (it is shown and logged). */
   constructor(options: OpenAiSummarizerOptions) {
     this.hints = HINTS[options.surface ?? "cli"];
     if (!options.model)
@@ -330,13 +297,10 @@ export class OpenAiSummarizer implements Summarizer {
       baseURL: this.baseURL,
       maxRetries: options.maxRetries ?? 2,
       timeout: this.timeoutMs,
-      // The package's own log lines would print a malformed answer's raw bytes (terminal control
-      // characters from the server) and, at OPENAI_LOG=debug, the request (session text). Our
-      // errors say what went wrong, redacted and as text.
+      // the package's own logs would print raw server bytes and, at OPENAI_LOG=debug, session text
       logLevel: "off",
-      // Never follow a redirect: on 307/308 fetch would send the conversation (and the key's
-      // origin's headers) to the new address, on 301–303 turn the request into a GET whose answer
-      // would be taken for a summary. The 3xx comes back as an answer (no retry), refused below.
+      // Never follow a redirect: 307/308 would send the conversation elsewhere, 301–303 turn it into a GET
+      // whose answer would be taken for a summary. The 3xx is refused below.
       fetchOptions: { redirect: "manual" },
     });
   }
@@ -351,10 +315,7 @@ export class OpenAiSummarizer implements Summarizer {
     return this.secret ? text.replace(this.secret, "***") : text;
   }
 
-  /**
-   * The error a caller sees: mapped to a {@link SummarizerError}, its message redacted, and no
-   * `cause` (the raw error may carry the request's headers or an echoing body).
-   */
+  /** Mapped to a {@link SummarizerError}, redacted, without `cause` (it may carry headers or an echoing body). */
   private publicError(error: unknown, signal: AbortSignal | undefined): SummarizerError {
     const mapped = this.mapError(error, signal);
     return new SummarizerError(mapped.kind, this.redact(mapped.message), {
@@ -517,10 +478,7 @@ export class OpenAiSummarizer implements Summarizer {
   }
 }
 
-/**
- * Aborts its {@link signal} when the caller's signal aborts, or when `idleMs` pass between
- * {@link arm} calls (then {@link stalled} is true). Not armed until the first {@link arm}.
- */
+/** Aborts on the caller's abort, or when `idleMs` pass between {@link arm} calls ({@link stalled}). */
 class StallWatchdog {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,16 +1,7 @@
 /**
- * The summarizer the settings choose (`piContext.summarizer.*`) as the {@link SummarizerProvider}
- * every surface gets from `services.summarizers` (compaction, branch summaries in the tree), and
- * asking for a key in the middle of a flow (after its preview) instead of failing.
- *
- * Who summarizes an idle session ({@link usesPi}), in this order:
- *   1. `piContext.summarizer.provider` set to `pi`, `openai` or `vscode-lm`: that one;
- *   2. `auto` (the default) with an OpenAI-compatible summarizer configured — `summarizer.openai.baseURL`
- *      set, or an API key stored for its server: that one (what
- *      pi-context did before it could use the user's pi);
- *   3. `auto` and a pi found (`services.pi`): the user's own pi, headless;
- *   4. otherwise the OpenAI-compatible API (which asks for its key).
- * A running pi with the live bridge always summarizes itself (before any of this).
+ * The summarizer the settings choose. Who summarizes an idle session ({@link usesPi}): an explicit
+ * provider; `auto` with an OpenAI-compatible summarizer configured (base URL or stored key); `auto`
+ * with a pi found: the user's pi; else the OpenAI API. A running pi with the live bridge always does.
  */
 
 import type { Summarizer } from "../core/flows/summarizer";
@@ -19,12 +10,7 @@ import { askApiKey, configuredBaseURL, getApiKey, keyOrigin, registerApiKeyComma
 import { OpenAiSummarizer } from "./openai";
 import { selectLanguageModel, VscodeLmSummarizer } from "./vscodeLm";
 
-/**
- * The summarizer the settings describe: `openai` (OpenAI-compatible, key from SecretStorage) or
- * `vscode-lm` (first chat model matching vendor/family). Messages name VS Code's settings and commands.
- * @throws {SummarizerError} `config` when no model is available, the settings are unusable, or
- *   (without `allowMissingKey`) OpenAI's API has no stored key.
- */
+/** @throws {SummarizerError} `config` when no model is available, the settings are unusable, or no key (without `allowMissingKey`). */
 export async function getSummarizer(
   services: BaseServices,
   options: { allowMissingKey?: boolean } = {},

@@ -1,11 +1,6 @@
 /**
- * Summarizer over VS Code's Language Model API (`vscode.lm`): any chat model another extension
- * provides (GitHub Copilot, …), so no API key is needed. Tokens are counted with the model's own
- * `countTokens`; the window is the model's `maxInputTokens` (plus our output limit, which the API
- * does not expose). Cancellation goes through a `CancellationTokenSource` tied to the AbortSignal.
- *
- * Limits of the API: it reports neither usage nor a finish reason, so a `length` stop cannot be
- * detected (the compaction entry then has no `usage`, as pi writes it when a provider reports none).
+ * Summarizer over VS Code's `vscode.lm` (no API key). The API reports neither usage nor a finish
+ * reason, so a `length` stop cannot be detected (the entry then has no `usage`, as pi writes it).
  */
 
 import * as vscode from "vscode";

@@ -1,7 +1,4 @@
-/**
- * Read-only documents the tree view opens: a compaction / branch summary as a markdown preview,
- * and the text of a message the user switched to (pi would put it into its editor).
- */
+/** Read-only documents the tree view opens. */
 
 import * as vscode from "vscode";
 import type { EntryRecord } from "../core/read/entries";
@@ -11,12 +8,7 @@ import { summaryPreviewMarkdown } from "../shared/summaryMarkdown";
 import { entryWords, summaryTitle } from "../viewModel/treeText";
 import { fileTitle } from "../viewModel/treeTextLines";
 
-/**
- * Open the summary of a compaction or branch summary entry as a markdown preview, in a tab titled
- * by the summary's words (summaries never change once written): its markdown rendered, with no
- * HTML and no images ({@link summaryPreviewMarkdown}: the text is the LLM's, from the session).
- * @returns false when there is no such entry or it has no summary.
- */
+/** No HTML and no images: the text is the LLM's. @returns false when the entry has no summary. */
 export async function openSummary(session: SessionFile | undefined, id: string | undefined): Promise<boolean> {
   const record = id ? session?.byId.get(id) : undefined;
   if (!id || !session || !record) return false;

@@ -1,9 +1,4 @@
-/**
- * Labels from the "Pi Session" view (`piContext.tree.setLabel` / `clearLabel`): written as a
- * label entry like pi's label editor, by a running pi with the live bridge when there is one,
- * else appended by us — as the route chooser (`services.access`) says. Refusals come first: nothing
- * is asked when the label could not be written.
- */
+/** Labels like pi's label editor: by the live bridge, else appended by us. Refusals come before questions. */
 
 import { ACTIONS } from "../core/access/route";
 import { LiveSessionError } from "../core/access/words";
@@ -19,10 +14,7 @@ import * as l10n from "@vscode/l10n";
 /** What a label command resolves with: the label entry written and its label (null: cleared), or undefined. */
 export type LabelOutcome = { entryId: string; label: string | null } | undefined;
 
-/**
- * Set (or, with an empty label, remove) an entry's label; asks for it when `labelArg` is not a string.
- * @param id the entry of the current session to label (undefined: none picked, nothing happens).
- */
+/** An empty label removes it; asks for one when `labelArg` is not a string. */
 export async function setLabel(
   services: Services,
   provider: SessionTreeProvider,

@@ -1,11 +1,4 @@
-/**
- * The data provider of the "Pi Session" view: follows the current session with a
- * {@link SessionTreeModel} (a new file gets a new model, appends sync incrementally) and turns its
- * elements into tree items (texts from `viewModel/treeText.ts`, icons, colours, context values,
- * tooltips, screen-reader labels). Rows of entries the session doctor has findings about show
- * them (`viewModel/health.ts`: `⚠ Orphaned tool result` first in the description, the icon in the
- * list's error/warning colour, the findings in the tooltip, context value `.problem`).
- */
+/** The data provider of the "Pi Session" view: a {@link SessionTreeModel} synced incrementally. */
 
 import * as vscode from "vscode";
 import type { TreeElement } from "../core/treeModel/elements";
@@ -67,10 +60,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     return this.filter;
   }
 
-  /**
-   * Follow the current session: a new file gets a new model; the same file syncs incrementally.
-   * @returns what the view should do next.
-   */
+  /** A new file gets a new model; the same file syncs incrementally. */
   update(current: CurrentSession | undefined): {
     kind: "none" | "cleared" | "new" | "changed";
     /** The active path moved (a rebuild, a switch): the view should show the new leaf. */
@@ -120,10 +110,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     }
   }
 
-  /**
-   * The entries "Compact Up to Here…" can keep from (pi's valid cut points of the context at the
-   * leaf, but the first) and, per entry, the compactions on the active path that keep from it.
-   */
+  /** pi's valid cut points of the context at the leaf (but the first), and the compactions keeping from each. */
   private cuts(): CutMarks {
     const session = this.session;
     if (!session) return { ids: new Set(), keptBy: new Map() };
@@ -158,10 +145,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     if (this.model) this.refreshAll();
   }
 
-  /**
-   * Take the session doctor's findings of `current` (cached per analysis).
-   * @returns true when the decorated rows changed.
-   */
+  /** @returns true when the decorated rows changed. */
   private updateHealth(current: CurrentSession): boolean {
     let map: Map<string, HealthFinding[]>;
     try {
@@ -203,10 +187,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     this.changed.fire(undefined);
   }
 
-  /**
-   * True when VS Code has asked for the top level since the last full refresh and for nothing
-   * during the last {@link QUIET_MS} ms: what it shows matches the model, so a reveal finds its nodes.
-   */
+  /** VS Code fetched the top level and then nothing for {@link QUIET_MS}: a reveal finds its nodes. */
   get settled(): boolean {
     return !this.rootPending && Date.now() - this.lastFetch >= QUIET_MS;
   }
@@ -224,13 +205,8 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
   }
 
   /**
-   * A page row (`Entries 101–200`, described by its first entry), or an entry / branch row: label
-   * prefix, text, description (leaf, branch size, branches, detail), icon and colour, context value
-   * `piEntry[.summary][.labeled][.leaf][.branch][.editable][.cut][.edited[.removed][.span]]` (`.cut`:
-   * pi can keep from it — "Compact Up to Here…"; `.span`: it carries a summary of messages),
-   * screen-reader label
-   * (the tooltip comes on hover: {@link resolveTreeItem}); summaries open on click. Context edits on
-   * the active path mark their target: removed, replaced (with the note), pending in a running pi.
+   * Context value `piEntry[.summary][.labeled][.leaf][.branch][.editable][.cut][.edited[.removed][.span]]`
+   * (`.cut`: pi can keep from it). The tooltip waits for hover ({@link resolveTreeItem}).
    */
   getTreeItem(element: TreeElement): vscode.TreeItem {
     const model = this.model;
@@ -363,12 +339,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<TreeElement>
     return item;
   }
 
-  /**
-   * The row's tooltip, built when VS Code asks for it (hover, open): the entry's kind, time, tokens,
-   * text, the doctor's findings, its context edit. Built for every row in {@link getTreeItem}, it
-   * was most of the ≈ 200 kB of items a 128 MB session's tree sends to the workbench when it opens.
-   * @returns `item` with its tooltip (unchanged when the element is not in the current model).
-   */
+  /** Built on hover: built for every row, tooltips were most of what the tree sent to the workbench. */
   resolveTreeItem(item: vscode.TreeItem, element: TreeElement): vscode.TreeItem {
     const model = this.model;
     if (!model || element.kind === "page" || item.id !== `${this.generation}/${element.key}`) return item;

@@ -1,21 +1,6 @@
 /**
- * The "Pi Session" tree view (`piContext.sessionTree`, in the Pi Context view container): the
- * current session's entry tree as pi's `/tree` shows it, live as pi appends, with "Switch to
- * Here…", labels, a filter like pi's and reveal-leaf. Structure and layout come from
- * `core/treeModel/`, row texts from `viewModel/treeText.ts`; switching is `core/flows/switch.ts`
- * (shared with `pi-context switch`).
- *
- * This file registers the view and its commands (one table below). Commands (all also callable
- * with an entry id instead of a tree element, for scripts and tests):
- * - `piContext.tree.switchToHere(target, options?)`: pi's navigation ("Summarize branch?"). `options`:
- *   `summarize`, `customInstructions`, `label` skip the questions; resolves with a {@link SwitchCommandOutcome}.
- * - `piContext.tree.switchWithSummary(target)`: shows what a summary costs and writes (the entries
- *   sent, the new leaf, the summarizer) and asks before anything is sent.
- * - `piContext.tree.setLabel(target, label?)`, `piContext.tree.clearLabel(target)`.
- * - `piContext.tree.openSummary(target)`: a compaction / branch summary as a markdown preview.
- * - `piContext.tree.revealLeaf()`, `piContext.tree.reveal(entryId)` (the panel uses it),
- *   `piContext.tree.setFilter(filter?)`, `piContext.tree.copyId(target)`.
- * - `piContext.tree.cancelSwitch()`: cancel a running branch summary (same as the notification's Cancel).
+ * The "Pi Session" tree view and its commands (each also takes an entry id, for scripts and tests).
+ * Structure from `core/treeModel/`, texts from `viewModel/treeText.ts`, switching `core/flows/switch.ts`.
  */
 
 import * as vscode from "vscode";
@@ -33,10 +18,7 @@ import { TreeRevealer, type RevealOptions, type RevealStats } from "./reveal";
 import { SwitchCommand, type SwitchCommandOptions } from "./switchCommand";
 
 const FILTER_STATE_KEY = "piContext.tree.filter";
-/**
- * How long after a new session (or a moved active path) the view's first showing is prepared (ms):
- * after the gauge's update has gone to the workbench, before a user can open the view.
- */
+/** After the gauge's update has gone to the workbench, before a user can open the view (ms). */
 const PREPARE_DELAY_MS = 200;
 
 /** What {@link registerSessionTree} returns (exposed to the integration tests through `activate()`). */

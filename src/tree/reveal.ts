@@ -1,12 +1,6 @@
 /**
- * Revealing entries in the "Pi Session" view. The view reveals only elements the model resolves
- * (`getParent` is `children`'s inverse, pages and branch rows included), and only once the view is
- * visible and VS Code has fetched what it asked for since the last refresh (otherwise VS Code
- * reports "Data tree node not found"). Reveals run one at a time; a failed reveal is retried twice.
- * A leaf that moved while the view was hidden is revealed when the view is shown. The view follows
- * the leaf — also as entries are appended below it (pi writing, or a large file still being
- * written when it was first read) — until the user selects another entry; revealing the leaf
- * (Reveal Leaf, a switch, a new session) follows it again. A reveal that failed stays pending.
+ * Reveals only once the view is visible and VS Code fetched what it asked for (else "Data tree node
+ * not found"); one at a time, retried twice. The view follows the leaf until the user selects another.
  */
 
 import * as vscode from "vscode";
@@ -62,11 +56,7 @@ export class TreeRevealer {
     return next;
   }
 
-  /**
-   * Reveal the leaf as shown (its nearest visible ancestor when hidden by the filter): the leaf
-   * when the reveal's turn comes, not when it was asked for (entries may arrive in between).
-   * The view follows the leaf again.
-   */
+  /** The leaf when the reveal's turn comes, not when asked (entries may arrive in between). */
   async revealLeaf(options: RevealOptions = {}): Promise<TreeElement | undefined> {
     if (!this.provider.model?.displayLeafId) return undefined;
     this.followingLeaf = true;

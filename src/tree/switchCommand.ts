@@ -1,13 +1,6 @@
 /**
- * "Switch to Here…" and "Switch to Here with Summary…" of the "Pi Session" view: pi's tree
- * navigation through a running pi with the live bridge when there is one, else our switch flow
- * (`core/flows/switch.ts`, shared with `pi-context switch`), as the route chooser says
- * (`services.access`). One switch runs at a time; a branch summary shows its progress in a
- * cancellable notification.
- *
- * Order of questions: everything that can refuse without the user's input (the route, a live
- * bridge that cannot be used, a missing entry) is checked before a question is asked
- * (switchQuestions.ts).
+ * "Switch to Here…": through the live bridge, else `core/flows/switch.ts`. Everything that can
+ * refuse without the user's input is checked before a question is asked.
  */
 
 import * as vscode from "vscode";
@@ -57,11 +50,7 @@ export class SwitchCommand {
     return true;
   }
 
-  /**
-   * The route first (`services.access`): the running pi navigates itself through its live bridge,
-   * our flow runs, or the refusal was shown.
-   * @returns the outcome when the switch ended here, else our file route.
-   */
+  /** @returns the outcome when the switch ended here, else our file route. */
   private async route(
     file: string,
     targetId: string,
@@ -94,12 +83,7 @@ export class SwitchCommand {
     return { route };
   }
 
-  /**
-   * "Switch to Here…" (`ask`: pi's "Summarize branch?") and "Switch to Here with Summary…"
-   * (`summary`: what the summary costs and writes, confirmed before anything is sent). Options
-   * with `summarize` skip the questions.
-   * @param targetId the entry to switch to (undefined: none was picked).
-   */
+  /** `summarize` in the options skips the questions; `targetId` undefined: none was picked. */
   async run(
     targetId: string | undefined,
     options: SwitchCommandOptions,
@@ -273,11 +257,7 @@ function offerResult(plan: SwitchPlan, written: number, text: string | undefined
     });
 }
 
-/**
- * The result of a switch the user's pi made headless (`switchWithPi.ts`): what pi wrote, and — for a
- * user-message target — that its text was not put back into any editor (pi ran without a terminal
- * UI), with the text to copy or show.
- */
+/** pi ran without a terminal UI: a user message's text was put into no editor. */
 function offerHeadlessResult(
   version: string | undefined,
   outcome: Extract<SwitchCommandOutcome, { kind: "switched" }>,

@@ -1,9 +1,6 @@
 /**
- * The questions of "Switch to Here…" and "Switch to Here with Summary…": pi's "Summarize branch?"
- * (No summary / Summarize / Summarize with custom prompt, plus an optional label) and the
- * confirmation of what a summary costs and writes. A summarizer without its API key asks for the
- * key when the user confirms a summary, before the custom instructions; Escape there returns to
- * the question, and nothing is sent.
+ * The questions of "Switch to Here…": pi's "Summarize branch?" and the summary confirmation. A missing
+ * API key is asked for after the confirmation; Escape there returns to the question, nothing sent.
  */
 
 import * as vscode from "vscode";
@@ -42,12 +39,7 @@ export interface QuestionContext {
   bridge?: boolean;
 }
 
-/**
- * The summarizer as the questions see it: a pi that summarizes with its own model (`piLabel`: the
- * running pi through the live bridge — `running` —, or the user's pi run headless), else ours from the settings
- * (its API key is asked for when it needs one; the password box is recorded in the prompter's log,
- * never the key).
- */
+/** A pi with its own model (running, or the user's pi headless), else ours; the key is never recorded. */
 export function questionContext(
   services: Services,
   prompter: Prompter,
@@ -122,11 +114,7 @@ function leavingText(plan: SwitchPlan): string {
   );
 }
 
-/**
- * The target's context has tool results pi would send without their call (`plan.pairingErrors`):
- * providers reject such requests. Say so and go on only when the user picks "Switch Anyway" (the
- * doctor can omit them afterwards). True when there are none or the user agreed.
- */
+/** Tool results without their call make providers reject requests: go on only on "Switch Anyway". */
 export async function acceptUnpaired(plan: SwitchPlan, ctx: QuestionContext): Promise<boolean> {
   const unpaired = plan.pairingErrors ?? [];
   if (unpaired.length === 0) return true;
@@ -162,11 +150,7 @@ export async function acceptUnpaired(plan: SwitchPlan, ctx: QuestionContext): Pr
   return pick?.action === "go";
 }
 
-/**
- * pi's "Summarize branch?" (No summary / Summarize / Summarize with custom prompt), plus an optional
- * label. Choosing a summary makes the summarizer ready first (the API key is asked for here when
- * missing), then asks for custom instructions.
- */
+/** pi's "Summarize branch?" plus an optional label; a summary makes the summarizer ready first. */
 export async function askChoice(
   plan: SwitchPlan,
   changed: boolean,
@@ -274,11 +258,7 @@ export async function askChoice(
   }
 }
 
-/**
- * "Switch to Here with Summary…": what will happen (the messages sent, to which summarizer, where
- * the summary goes) and a confirmation before anything is sent. The API key is asked for after
- * the confirmation when the summarizer needs one; Escape there returns to this question.
- */
+/** What will be sent, to whom, where it goes; confirmed before anything is sent. */
 export async function confirmSummary(
   plan: SwitchPlan,
   changed: boolean,

@@ -1,14 +1,6 @@
 /**
- * "Switch to Here…" with a branch summary written by the user's own pi (`piContext.summarizer.provider`
- * `pi`, or `auto` with a pi found and no OpenAI-compatible summarizer configured): pi's question is
- * asked first (before pi starts), then the user's pi runs headless on the idle session with the
- * live bridge loaded (`-e` the shipped bundle unless it is installed in the agent dir), and the
- * switch runs inside it through the bridge — pi summarizes the branch with its own prompts, model
- * and key and writes its own `branch_summary` (and `label`). pi-context writes nothing in that case.
- * A switch without a summary writes pi-context's leaf marker as always (pi persists nothing then).
- * The headless pi is marked as pi-context's own (`markHeadless`): no "live" state, no version
- * warning; the result is reported by the caller (`switchCommand.ts`), not by the live route, whose
- * words are for a pi running in a terminal.
+ * "Switch to Here…" with the summary by the user's own pi, headless with the live bridge: pi writes
+ * its own `branch_summary`, pi-context nothing. Marked headless: no "live" state, no version warning.
  */
 
 import * as fs from "node:fs";
@@ -34,11 +26,7 @@ const BRIDGE_WAIT_MS = 20_000;
 export type PiChoice =
   { kind: "choice"; choice: SwitchChoice; summarize: boolean } | { kind: "done"; outcome: SwitchCommandOutcome };
 
-/**
- * Plan the switch and ask pi's question with the user's pi as the summarizer (unless the caller
- * gave the choice); nothing starts yet.
- * @throws {LiveSessionError} when the session looks live (a headless pi must not meet a running one).
- */
+/** Nothing starts yet. @throws {LiveSessionError} when live (a headless pi must not meet a running one). */
 export async function askWithUserPi(
   services: Services,
   file: string,
@@ -57,11 +45,7 @@ export async function askWithUserPi(
   return { kind: "choice", choice, summarize: willSummarize(plan, choice) };
 }
 
-/**
- * Switch with the summary written by the user's pi, headless, through the live bridge.
- * @throws `NoNodeForPiError`, `PiRpcError` (pi did not start), an Error when no pi is found, the
- *   bridge is off or did not come up.
- */
+/** @throws `NoNodeForPiError`, `PiRpcError`, an Error when no pi is found or the bridge is off or did not come up. */
 export async function switchWithUserPi(
   services: Services,
   file: string,

@@ -1,8 +1,4 @@
-/**
- * The tooltip of an entry's row in the "Pi Session" view: the session doctor's findings about the
- * entry (if any), then the Markdown of `viewModel/treeTooltip.ts` (session text escaped there) in
- * an untrusted `MarkdownString` — no command links, no HTML — with theme icons.
- */
+/** A row's tooltip: the doctor's findings, then `viewModel/treeTooltip.ts` in an untrusted `MarkdownString`. */
 
 import * as vscode from "vscode";
 import type { SessionTreeModel } from "../core/treeModel/model";
@@ -10,11 +6,7 @@ import { themeIconMarkdownText } from "../shared/untrusted";
 import { treeTooltipMarkdown } from "../viewModel/treeTooltip";
 import type { NodeDisplay } from "../viewModel/treeText";
 
-/**
- * The tooltip of a row.
- * @param branchSize the row heads a branch group of this many entries (undefined: an entry row).
- * @param health the doctor's findings about the entry (`viewModel/health.ts` `rowHealth`), shown first.
- */
+/** `branchSize`: the row heads a branch group of this many entries; `health` is shown first. */
 export function tooltipOf(
   d: NodeDisplay,
   model: SessionTreeModel,

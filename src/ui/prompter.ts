@@ -1,18 +1,11 @@
-/**
- * Quick picks and input boxes of a surface (the session tree's questions, "Pi Context: Trim Context…"),
- * recorded in order so the integration tests can check which questions were asked and answer the
- * one on screen (`SessionTreeView.prompts` / `currentPrompt()`, `TrimApi.prompts`).
- */
+/** Quick picks and input boxes of a surface, recorded in order so integration tests can answer them. */
 
 import * as vscode from "vscode";
 import { iconLabelText, inputMessageText, visibleText } from "../shared/untrusted";
 
 /**
- * Quick-pick items as VS Code may show them: descriptions and details through `iconLabelText`
- * (session text in them — names, paths, entry texts, error bodies — renders no `$(icon)` and no
- * control character; none of ours carries an icon there). Labels keep our leading `$(icon)`, so
- * each surface escapes the session text it puts into a label itself (`iconLabelText`, idempotent).
- * Every quick pick of the extension goes through this (the `Prompter`, and `showQuickPick` callers).
+ * Descriptions and details through `iconLabelText`, so session text renders no `$(icon)`. Labels keep
+ * our own icons: each surface escapes the session text it puts in a label. Every quick pick uses this.
  */
 export function safePickItems<T extends vscode.QuickPickItem>(items: readonly T[]): T[] {
   return items.map((i) =>
@@ -26,36 +19,26 @@ export function safePickItems<T extends vscode.QuickPickItem>(items: readonly T[
   );
 }
 
-/**
- * A question the tree view asked, in order (`SessionTreeView.prompts`): what tests check for the
- * order of prompts. `apiKey` is the summarizer's password box (`askApiKey`); it never records the key.
- */
+/** `apiKey` is the summarizer's password box; the key is never recorded. */
 export interface PromptRecord {
   kind: "pick" | "input" | "apiKey";
   title: string;
-  /** Quick pick: the items' labels. */
   items?: string[];
 }
 
-/** The question on screen (`currentPrompt()`): the real quick input, for tests to answer. */
 export type OpenPrompt =
   | { kind: "pick"; title: string; quickPick: vscode.QuickPick<vscode.QuickPickItem> }
   | { kind: "input"; title: string; inputBox: vscode.InputBox };
 
-/** Quick picks and input boxes of one surface, recorded (see {@link PromptRecord}). */
 export class Prompter {
   readonly log: PromptRecord[] = [];
   current: OpenPrompt | undefined;
 
-  /** Record that the summarizer asks for its API key for `origin` (its own password box; the key is never recorded). */
   apiKey(origin: string): void {
     this.log.push({ kind: "apiKey", title: vscode.l10n.t("API Key for {0}", origin) });
   }
 
-  /**
-   * A quick pick; resolves with the accepted item or undefined (Escape).
-   * @param keepOpen items that do not close the pick when accepted (e.g. listed entries).
-   */
+  /** Resolves with the accepted item or undefined (Escape); `keepOpen` items do not close it. */
   pick<T extends vscode.QuickPickItem>(
     items: T[],
     options: { title: string; placeholder?: string; keepOpen?: (item: T) => boolean },
@@ -68,10 +51,7 @@ export class Prompter {
     });
   }
 
-  /**
-   * A multi-select quick pick; resolves with the accepted selection (possibly empty) or undefined (Escape).
-   * @param selected the items checked at the start.
-   */
+  /** Resolves with the selection (possibly empty) or undefined (Escape). */
   pickMany<T extends vscode.QuickPickItem>(
     items: T[],
     options: { title: string; placeholder?: string; selected?: readonly T[] },
@@ -88,11 +68,6 @@ export class Prompter {
     );
   }
 
-  /**
-   * Show `items` (through {@link safePickItems}) in a recorded quick pick that stays open when the
-   * focus leaves; `onAccept` decides what an accept resolves with (`original` maps a shown item
-   * back to the caller's), Escape or hiding resolves undefined.
-   */
   private showPick<T extends vscode.QuickPickItem, R>(
     items: T[],
     options: { title: string; placeholder?: string },
@@ -130,7 +105,6 @@ export class Prompter {
     });
   }
 
-  /** An input box; resolves with the accepted text or undefined (Escape). */
   input(options: {
     title: string;
     prompt: string;

@@ -1,10 +1,6 @@
 /**
- * Summaries of compaction and branch-summary entries as virtual, read-only markdown documents
- * (`pi-context-summary:` scheme), and the summary diff in VS Code's native diff editor.
- * Used after a compaction (previous summary → new one) and by the panel.
- *
- * URI: `pi-context-summary:/<session file name>/<entryId>.md?<session file path, URI-encoded>`;
- * the entry id `empty` stands for "no summary" (the left side of a first compaction's diff).
+ * Summaries as read-only markdown documents and their diff in VS Code's diff editor.
+ * URI: `pi-context-summary:/<file name>/<entryId>.md?<file path>`; entry id `empty` = no summary.
  */
 
 import * as path from "node:path";
@@ -13,12 +9,9 @@ import type { SessionFile } from "../core/read/session";
 import { openSession } from "../core/read/store";
 import type { Services } from "../services";
 
-/** The URI scheme of summary documents. */
 export const SUMMARY_SCHEME = "pi-context-summary";
-/** The pseudo entry id of an empty left side. */
 export const EMPTY_SUMMARY_ID = "empty";
 
-/** The URI of an entry's summary document. */
 export function summaryUri(file: string, entryId: string): vscode.Uri {
   return vscode.Uri.from({
     scheme: SUMMARY_SCHEME,
@@ -27,14 +20,12 @@ export function summaryUri(file: string, entryId: string): vscode.Uri {
   });
 }
 
-/** Session file and entry id of a summary URI. */
 export function parseSummaryUri(uri: vscode.Uri): { file: string; entryId: string } {
   const file = decodeURIComponent(uri.query);
   const entryId = path.posix.basename(uri.path, ".md");
   return { file, entryId };
 }
 
-/** The summary text of a `compaction` or `branch_summary` entry (undefined for other entries). */
 export function summaryOf(session: SessionFile, entryId: string): string | undefined {
   const record = session.byId.get(entryId);
   if (!record || (record.type !== "compaction" && record.type !== "branch_summary")) return undefined;
@@ -44,15 +35,11 @@ export function summaryOf(session: SessionFile, entryId: string): string | undef
 
 const virtualDocuments = new Map<string, string>();
 
-/**
- * Serve `text` at `uri` (same scheme, path under `/preview/`): in-memory read-only documents such
- * as the compaction preview. Kept for the session of the window (a few KB each).
- */
+/** In-memory read-only documents under `/preview/` (the compaction preview), kept for the window's life. */
 export function setVirtualDocument(uri: vscode.Uri, text: string): void {
   virtualDocuments.set(uri.toString(), text);
 }
 
-/** Serves summary documents from session files (each file indexed once, refreshed on every read). */
 export class SummaryDocumentProvider implements vscode.TextDocumentContentProvider {
   private readonly sessions = new Map<string, SessionFile>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -83,11 +70,7 @@ export class SummaryDocumentProvider implements vscode.TextDocumentContentProvid
   }
 }
 
-/**
- * Open the native diff editor: the older summary (or empty) on the left, the newer on the right.
- * @param olderEntryId a compaction / branch summary id, or undefined for "no previous summary".
- * @param sessionLabel how the title names the session (default: the file name), e.g. its quoted name.
- */
+/** Older summary (undefined: empty) left, newer right. */
 export async function openSummaryDiff(
   file: string,
   olderEntryId: string | undefined,
@@ -104,7 +87,6 @@ export async function openSummaryDiff(
   await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false });
 }
 
-/** Register the `pi-context-summary:` provider and the `piContext.openSummaryDiff` command. */
 export function registerSummaryDocuments(services: Services): void {
   const provider = new SummaryDocumentProvider();
   services.context.subscriptions.push(

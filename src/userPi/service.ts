@@ -1,13 +1,6 @@
 /**
- * `services.pi` — the user's pi in VS Code: found by files right away (setting `piContext.pi.path`,
- * then `pi` on the extension host's PATH), then asynchronously on the PATH the user's login shell
- * reports (the integrated terminal's; `$SHELL -i -l -c`, 4 s timeout, asked once per session of VS
- * Code), pi's managed install, npm's global packages (`npm root -g` only when nothing else found
- * one). The found pi is re-described when its package.json changes (an update in place), and
- * looked for again when the setting changes or `refresh()` is called. Everything is logged.
- *
- * Nothing of the user's pi is executed here: its version comes from package.json, its catalog is
- * read as data (`core/pi/catalog.ts`); only `node --version` runs, when pi is to summarize.
+ * `services.pi`: the user's pi, found by files first, then via the login shell's PATH, pi's managed
+ * install and `npm root -g`. Nothing of it is executed here (only `node --version` when pi summarizes).
  */
 
 import * as fs from "node:fs";
@@ -30,11 +23,7 @@ export interface UserPiSourceOptions {
   env?: NodeJS.ProcessEnv;
   /** Ask the login shell for its PATH (default true; tests turn it off). */
   loginShell?: boolean;
-  /**
-   * The User settings file as this machine holds it (`<user data>/User/settings.json`: code-server
-   * keeps it beside the extension host; over SSH, WSL or in a container it is on the client and
-   * absent here). Read only in a remote window, where VS Code ignores machine settings in it.
-   */
+  /** Read only in a remote window, where VS Code ignores machine settings in it. */
   userSettingsFile?: string;
   /** The window is remote (default: `vscode.env.remoteName` is set). */
   remote?: boolean;
@@ -86,10 +75,7 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     void this.refresh();
   }
 
-  /**
-   * The pi found so far. The first look by files (the setting, the extension host's PATH: a few
-   * `stat`s) happens here on first use, so that constructing the service does no I/O (`activate()`).
-   */
+  /** The first look by files happens on first use, so constructing the service does no I/O. */
   private get value(): UserPi {
     return this.found ?? this.firstLook();
   }
@@ -129,11 +115,7 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     return pi;
   }
 
-  /**
-   * A `piContext.pi.path` in the User settings file that VS Code does not apply in this remote
-   * window (its scope is `machine-overridable`: only the Remote settings and the workspace count),
-   * in words with where it must go; undefined when there is none or it is the value in effect.
-   */
+  /** A `piContext.pi.path` in User settings that this remote window ignores (`machine-overridable`). */
   private ignoredUserSetting(): string | undefined {
     const file = this.userSettingsFile;
     if (!file) return undefined;
@@ -176,10 +158,7 @@ export class UserPiSource implements UserPiService, vscode.Disposable {
     if (report.settingIgnored) this.log.warn(`pi: ${report.settingIgnored}`);
   }
 
-  /**
-   * Look for pi again. `again`: also ask the login shell and npm once more (the user installed pi,
-   * or changed their shell's PATH — `Pi Context: Refresh Session`); otherwise their first answers are kept.
-   */
+  /** `again`: also ask the login shell and npm once more; otherwise their first answers are kept. */
   refresh(again = false): Promise<UserPi> {
     if (again && !this.lookups) {
       this.shellPath = undefined;

@@ -1,8 +1,6 @@
 /**
- * The wording of the API-key password box (`summarizers/apiKeys.ts` `askApiKey`), pure so that it is
- * unit-tested: why a key is asked for, what happens to it, and — when pi-context's own summarizer is
- * used only because no pi was found (`piContext.summarizer.provider` `auto`) — that no pi was found and
- * how to point at one, so a Mistral session's user is not left wondering why api.openai.com wants a key.
+ * The API-key password box's wording. When `auto` fell back to our summarizer because no pi was
+ * found, it says so: a Mistral user must not wonder why api.openai.com wants a key.
  */
 
 import { piPathHint } from "./sourceText";
@@ -12,15 +10,14 @@ import * as l10n from "@vscode/l10n";
 export interface ApiKeyPromptInput {
   /** `missing`: the server needs a key and none is stored; `rejected`: it answered HTTP 401/403. */
   reason: "missing" | "rejected";
-  /** The key's origin (`https://api.openai.com`). */
   origin: string;
-  /** The server's answer, already made safe for an input box (`inputMessageText`). */
+  /** Already made safe for an input box (`inputMessageText`). */
   detail?: string;
   /** Set when `auto` fell back to pi-context's summarizer because no pi was found: where we looked. */
   noPiLookedAt?: readonly string[];
 }
 
-/** The prompt text of the password box (plain text; VS Code renders no Markdown there). */
+/** Plain text: VS Code renders no Markdown there. */
 export function apiKeyPrompt(input: ApiKeyPromptInput): string {
   const why =
     input.reason === "missing"

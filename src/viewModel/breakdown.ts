@@ -1,24 +1,7 @@
 /**
- * The context breakdown by category: what the headline (pi's projected context tokens) is made of.
- *
- * Counting rule (pi 1.6.0 `estimateTokens`, per message `ceil(chars / 4)` with the per-role
- * character rules of `src/core/estimate.ts`):
- * - Each message's tokens are split over its categories in proportion to its characters by kind
- *   (`EntryRecord.chars`, or `contribution()` for context-edited entries: text/thinking/tool calls/
- *   images/tools) with the largest-remainder method, so a message's parts add up to its estimate.
- * - System prompt and tools = `estimateTokens(currentSystemMessage(projection))` (pi replays every
- *   system message into one); in the usage+estimate case a system message after the last usage is
- *   counted on its own, exactly as pi's `estimateContextTokens` counts it.
- *
- * Scaling (documented in docs/architecture.md): when pi's number is `usage+estimate`, the
- * provider-reported usage of the last valid assistant response covers every message up to and
- * including it. Those messages' estimates are scaled by `usageTokens / their estimate` (integer
- * largest-remainder allocation over categories, so the scaled parts sum to `usageTokens` exactly);
- * the messages after it are added with their unscaled estimates. With a pure estimate nothing is
- * scaled. Either way Σ categories (without free/reserve) = the headline exactly.
- *
- * Free and reserve complete the window: `free = max(0, threshold − used)`,
- * `reserve = clamp(window − max(used, threshold), 0, reserveTokens)`.
+ * The context breakdown by category (pi 1.6.0 `estimateTokens` per message, split by character kind,
+ * largest remainder). With `usage+estimate`, messages up to the last usage are scaled to it, later
+ * ones added unscaled (docs/architecture.md): Σ categories = the headline exactly.
  */
 
 import * as l10n from "@vscode/l10n";
@@ -56,10 +39,7 @@ export const CONTEXT_CATEGORIES: readonly CategoryId[] = CATEGORY_IDS.filter((c)
 
 type Parts = Partial<Record<CategoryId, number>>;
 
-/**
- * Split `total` into integer parts proportional to `weights` (largest remainder; ties go to the
- * earlier key). Σ result = total when Σ weights > 0; all zero otherwise.
- */
+/** Largest remainder, ties to the earlier key: Σ result = total when Σ weights > 0, else all zero. */
 export function allocate(total: number, weights: Parts): Parts {
   const keys = (Object.keys(weights) as CategoryId[]).filter((k) => (weights[k] ?? 0) > 0);
   const sum = keys.reduce((s, k) => s + (weights[k] ?? 0), 0);
@@ -82,7 +62,6 @@ export function allocate(total: number, weights: Parts): Parts {
   return out;
 }
 
-/** The message role an entry contributes as (non-system part). */
 function roleOf(record: EntryRecord): string {
   if (record.type === "message") return record.role ?? "";
   if (record.type === "custom_message") return "custom";
@@ -91,7 +70,6 @@ function roleOf(record: EntryRecord): string {
   return record.type;
 }
 
-/** Character weights of one message by category, per role. */
 function charWeights(role: string, chars: CharBreakdown): Parts {
   const all = chars.text + chars.thinking + chars.toolCalls + chars.images + chars.tools;
   switch (role) {
@@ -115,7 +93,6 @@ function charWeights(role: string, chars: CharBreakdown): Parts {
   }
 }
 
-/** Per-entry, per-category estimated tokens (before scaling). */
 interface EntryParts {
   record: EntryRecord;
   parts: Parts;
@@ -147,7 +124,6 @@ function describe(record: EntryRecord): Pick<CategoryEntry, "kind" | "tool" | "p
 
 /** Options for {@link buildBreakdown}. */
 export interface BreakdownOptions {
-  /** Largest entries kept per category (default 8). */
   topLimit?: number;
 }
 
@@ -166,11 +142,8 @@ export function categoryEntries(
 }
 
 /**
- * The breakdown of `inspect.contextTokens` at the projection's leaf.
  * @param projection `buildProjection(session, leafId)` for the same leaf as `inspect`.
- * @param inspect the inspect result (headline, method, last usage, window, reserve).
- * @returns categories in display order; Σ in-context categories = `inspect.contextTokens`; `fixed`:
- *   the system category's parts (`viewModel/fixedContext.ts`).
+ * @returns categories in display order; Σ in-context categories = `inspect.contextTokens`.
  */
 export function buildBreakdown(
   projection: Projection,
@@ -179,7 +152,6 @@ export function buildBreakdown(
   options: BreakdownOptions = {},
 ): BreakdownModel {
   const model = computeBreakdown(projection, inspect, reader, options);
-  // "System prompt & tools" drills down into pi's system message by part
   const fixed = inspect.fixedContext;
   if (fixed) model.fixed = buildFixedContextModel(fixed, model.scale);
   return model;
@@ -196,7 +168,7 @@ function computeBreakdown(
   const usageId = inspect.estimate.method === "usage+estimate" ? inspect.estimate.lastUsageEntryId : null;
   const usageAt = usageId === null ? -1 : entries.findIndex((e) => e.record.id === usageId);
 
-  // Messages covered by the provider usage (all of them for a pure estimate): system replayed once.
+  // pi replays every system message into one: counted once
   const covered = usageAt >= 0 ? entries.slice(0, usageAt + 1) : entries;
   const trailing = usageAt >= 0 ? entries.slice(usageAt + 1) : [];
   const coveredProjection: Projection = { ...projection, entries: covered };
@@ -237,11 +209,10 @@ function computeBreakdown(
     }
   }
 
-  // Defensive: the headline is pi's number; anything we could not attribute goes to "other".
+  // the headline is pi's number: anything not attributed goes to "other"
   const sum = CONTEXT_CATEGORIES.reduce((s, k) => s + (totals[k] ?? 0), 0);
   if (sum !== inspect.contextTokens) totals.other = (totals.other ?? 0) + (inspect.contextTokens - sum);
 
-  // Largest entries per category.
   const perCategory = new Map<CategoryId, CategoryEntry[]>();
   const counts = new Map<CategoryId, number>();
   const push = (k: CategoryId, record: EntryRecord, tokens: number) => {
@@ -255,7 +226,6 @@ function computeBreakdown(
     for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) push(k, ep.record, Math.round(v * scale));
   for (const ep of trailingParts)
     for (const [k, v] of Object.entries(ep.parts) as [CategoryId, number][]) push(k, ep.record, v);
-  // System prompt: the entries carrying system messages, with their own estimate.
   for (const e of covered)
     if (e.roles[0] === "system" && e.record.systemTokens > 0)
       push("system", e.record, Math.round(e.record.systemTokens * scale));

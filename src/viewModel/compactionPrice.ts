@@ -1,9 +1,4 @@
-/**
- * A compaction's (or a trim's) price in words, for the compaction preview (quick pick and details
- * document), `pi-context compact` and a trim preview: the summary request's tokens and cost, the
- * tokens and dollars saved on every later request, the one-time cache re-write, the break-even.
- * Numbers from `priceReduction` (`core/rules/reduction.ts`) / `priceCompactionPlan` (`core/flows/planPrice.ts`).
- */
+/** A compaction's or trim's price in words (`core/rules/reduction.ts`, `core/flows/planPrice.ts`). */
 
 import type { ReductionEconomics } from "../core/rules/reduction";
 import type { CompactionPlan } from "../core/flows/compact";
@@ -71,12 +66,7 @@ export function planBeforeAfter(plan: Pick<CompactionPlan, "preview" | "estimate
   return { tokensBefore: plan.preview.tokensBefore, after: plan.estimatedTokensAfterRange };
 }
 
-/**
- * The "before → after" of a compaction preview (quick pick description and placeholder, both
- * previews: ours / the user's headless pi, and the running pi's through the live bridge):
- * `45,012 → ≈4,373–4,625 tokens` (after = `CompactionPlan.estimatedTokensAfterRange`), or
- * `tokens after: not known (…)` when the plan's numbers do not apply.
- */
+/** `45,012 → ≈4,373–4,625 tokens`, or `tokens after: not known (…)` when the plan's numbers do not apply. */
 export function beforeAfterText(
   numbers: { tokensBefore: number; after: { low: number; high: number } } | NotKnown,
 ): string {
@@ -85,17 +75,13 @@ export function beforeAfterText(
     : l10n.t("{0} → {1} tokens", formatCount(numbers.tokensBefore), formatTokenRange(numbers.after));
 }
 
-/**
- * The Cost row of a compaction preview quick pick (both previews, see {@link beforeAfterText}):
- * label `$(credit-card) ≈$0.00062 now · break-even after 3 requests`, detail {@link priceDetail};
- * a price that cannot be known says so and why (never a guessed number).
- */
+/** A price that cannot be known says so and why (never a guessed number). */
 export function pricePickRow(price: CompactionPrice | NotKnown): { label: string; detail: string } {
   if ("notKnown" in price) return { label: `$(credit-card) ${l10n.t("Cost not known")}`, detail: price.notKnown };
   return { label: `$(credit-card) ${priceHeadline(price)}`, detail: priceDetail(price) };
 }
 
-/** The full explanation, one fact per line (plain text; the caller escapes it for markdown). */
+/** One fact per line (plain text; the caller escapes it for markdown). */
 export function priceLines(p: CompactionPrice | (ReductionEconomics & Partial<CompactionPrice>)): string[] {
   const lines: string[] = [];
   if (p.requestInputTokens || p.requestOutputTokens)

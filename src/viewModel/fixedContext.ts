@@ -1,16 +1,10 @@
-/**
- * The fixed part of the context in words, for every surface: the panel's "System prompt & tools"
- * drill-down ({@link buildFixedContextModel}), the gauge tooltip's one line
- * ({@link fixedContextLine}) and `pi-context inspect`'s report ({@link fixedContextLines}). The
- * numbers are `InspectResult.fixedContext` (`core/rules/fixedContext.ts`); pure, no `vscode`.
- */
+/** The fixed part of the context (`core/rules/fixedContext.ts`) in words, for every surface. Pure. */
 
 import * as l10n from "@vscode/l10n";
 import type { FixedContext, FixedPart, FixedPartKind, FixedRemoval } from "../core/rules/fixedContext";
 import { formatCount, formatDollars, formatGaugeTokens, localisedRecord, pluralText } from "../shared/format";
 import type { FixedContextModel, FixedGroupModel, FixedItemModel } from "../shared/fixedContext";
 
-/** The groups parts are shown in (the panel's rows, the tooltip's items). */
 type GroupId = "tools" | "mcp" | "contextFiles" | "skills" | "prompt" | "extensions";
 
 const GROUP_LABELS: Readonly<Record<GroupId, string>> = localisedRecord({
@@ -56,22 +50,16 @@ function groupOf(part: FixedPart): GroupId {
   }
 }
 
-/** The last path segment (`/` or `\`). */
 function baseName(file: string): string {
   const parts = file.split(/[/\\]/).filter(Boolean);
   return parts[parts.length - 1] ?? file;
 }
 
-/** The last two path segments (`project/AGENTS.md`), for context files whose names repeat. */
 function shortPath(file: string): string {
   return file.split(/[/\\]/).filter(Boolean).slice(-2).join("/") || file;
 }
 
-/**
- * The names parts are shown by: a context file by its file name (with its folder when two files
- * share the name), the framing of `project_context` / `skills` as such, the prompt of a system
- * message without sections as "system prompt"; everything else by its own name.
- */
+/** A context file by its file name (with its folder when two share the name); else its own name. */
 export function displayNames(parts: readonly FixedPart[]): string[] {
   const files = parts.filter((p) => p.kind === "context-file").map((p) => baseName(p.name));
   return parts.map((p) => {
@@ -86,7 +74,6 @@ export function displayNames(parts: readonly FixedPart[]): string[] {
   });
 }
 
-/** Items of the tooltip's line: tools, MCP and skills as groups; context files, extension sections one by one; pi's prompt as one. */
 function lineItems(fixed: FixedContext): { label: string; tokens: number }[] {
   const names = displayNames(fixed.parts);
   const items = new Map<string, { label: string; tokens: number }>();
@@ -114,11 +101,7 @@ function lineItems(fixed: FixedContext): { label: string; tokens: number }[] {
 /** Items the tooltip's line names before "…". */
 export const LINE_ITEMS = 4;
 
-/**
- * The gauge tooltip's line: `2.9k: tools 1.4k, prompt 650, AGENTS.md 249, MCP 240, …` (the fixed
- * part's total by pi's estimator, then its largest parts). Plain text. Without a system message:
- * that the file does not record it when there is a conversation (`contextTokens` > 0), else undefined.
- */
+/** `2.9k: tools 1.4k, prompt 650, AGENTS.md 249, …`; without a system message, a note when there is a conversation. */
 export function fixedContextLine(fixed: FixedContext, contextTokens = 0): string | undefined {
   if (fixed.layout === "none")
     return contextTokens > 0
@@ -131,7 +114,6 @@ export function fixedContextLine(fixed: FixedContext, contextTokens = 0): string
   return l10n.t("{0}: {1}", formatGaugeTokens(fixed.total), shown.join(", "));
 }
 
-/** What a removal with `all` leaves out besides the part, by its text. */
 function scopeText(text: string): string | undefined {
   switch (text) {
     case "--no-context-files":
@@ -159,7 +141,6 @@ export function removalText(r: FixedRemoval, withScope = true): string {
   return scope ? l10n.t("{0} ({1})", where, scope) : where;
 }
 
-/** Removals joined with "or"; a scope shared by neighbours is said once, after the last of them. */
 function removalsText(removals: readonly FixedRemoval[]): string {
   const scopes = removals.map((r) => (r.all ? scopeText(r.text) : undefined));
   return removals.map((r, i) => removalText(r, scopes[i] !== scopes[i + 1])).join(l10n.t(" or "));
@@ -246,12 +227,7 @@ export function sessionText(fixed: FixedContext): string | undefined {
 
 const GROUP_ORDER: readonly GroupId[] = ["tools", "mcp", "contextFiles", "skills", "prompt", "extensions"];
 
-/**
- * The panel's drill-down of "System prompt & tools": groups (tools, MCP, context files, skills,
- * pi's prompt, extension sections), largest first, each with its parts (largest first), what each
- * cost over the branch, whether a tool was called, and how to leave it out in pi.
- * @param scale the breakdown's scale (`usage / estimate`), to say how the bar relates to pi's estimate.
- */
+/** The panel's drill-down; `scale` (`usage / estimate`) relates the bar to pi's estimate. */
 export function buildFixedContextModel(fixed: FixedContext, scale = 1): FixedContextModel {
   const names = displayNames(fixed.parts);
   const groups = new Map<GroupId, FixedGroupModel>();

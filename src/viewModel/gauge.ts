@@ -1,20 +1,11 @@
-/**
- * The gauge view model: pi's numbers at the leaf (`InspectResult`) in the shape the panel draws.
- * No computation of pi's rules here — `src/core/inspect.ts` did that; this only selects, labels
- * and derives the colour — the same as the status bar's: by the distance to the real
- * auto-compaction threshold (`window − reserveTokens`), see `statusBarModel.ts`.
- */
+/** The gauge view model: selects and labels pi's numbers (`core/rules/inspect.ts`) and colours them. */
 
 import { estimateFailureText } from "../core/rules/estimateFailure";
 import type { InspectResult } from "../core/rules/inspect";
 import type { GaugeModel } from "../shared/protocol";
 import { piText, piWarnings, windowSourceText } from "./sourceText";
 
-/**
- * Why pi would not compact although it is above the threshold: the reason there is nothing to
- * compact (`inspect.compactionUnavailable`), or undefined (it compacts; or it is not above the
- * threshold — the compaction is prepared only then, it reads the kept tail).
- */
+/** Undefined when pi compacts, or is not above the threshold (pi only prepares a compaction then). */
 export function nothingToCompact(inspect: InspectResult): string | undefined {
   if (!inspect.shouldCompact) return undefined;
   return inspect.compaction === null ? inspect.compactionUnavailable : undefined;
@@ -27,18 +18,14 @@ export type GaugeLevel = "normal" | "warning" | "error";
 
 /** Where the colour limit is and why. */
 export interface GaugeLimit {
-  /** Tokens at which the colour turns to error when exceeded (pi: strict `>`). */
+  /** pi: strict `>`. */
   limit: number;
   kind: "threshold" | "window";
-  /** Warning starts at `limit − margin` (margin capped at a quarter of the limit). */
+  /** Capped at a quarter of the limit. */
   margin: number;
 }
 
-/**
- * The limit the colour is measured against: pi's auto-compaction threshold when auto-compaction is
- * on and `reserveTokens` is valid, else the context window itself (pi will not compact before the
- * provider overflows). `null` without a known window.
- */
+/** pi's threshold when auto-compaction is on and `reserveTokens` valid, else the window. Null without a window. */
 export function gaugeLimit(inspect: InspectResult, margin: number): GaugeLimit | null {
   const window = inspect.contextWindow.value;
   if (!window || window <= 0) return null;
@@ -51,10 +38,7 @@ export function gaugeLimit(inspect: InspectResult, margin: number): GaugeLimit |
   };
 }
 
-/**
- * The colour level: `error` when the tokens pi's threshold check uses are above the limit (pi
- * auto-compacts at its next check), `warning` within the margin below it, else `normal`.
- */
+/** `error` above the limit (pi compacts at its next check), `warning` within the margin below. */
 export function gaugeLevel(inspect: InspectResult, margin: number): GaugeLevel {
   const limit = gaugeLimit(inspect, margin);
   if (!limit) return "normal";
@@ -64,19 +48,15 @@ export function gaugeLevel(inspect: InspectResult, margin: number): GaugeLevel {
   return "normal";
 }
 
-/**
- * How the gauge is coloured (`piContext.gauge.colors`): by the distance to pi's auto-compaction
- * threshold (`threshold`, {@link gaugeLevel}) or like pi's own footer (`piFooter`, {@link footerLevel}).
- */
 export type GaugeColors = "threshold" | "piFooter";
 
-/** The colour level under a colour mode; pi's footer uses 0 % while it shows `?` (usage unknown). */
+/** pi's footer uses 0 % while it shows `?` (usage unknown). */
 export function levelFor(inspect: InspectResult, margin: number, colors: GaugeColors = "threshold"): GaugeLevel {
   if (colors === "piFooter") return footerLevel(inspect.usageKnown ? inspect.percent : null);
   return gaugeLevel(inspect, margin);
 }
 
-/** pi's own footer colour for a percentage (`footer.js`: > 90 % error, > 70 % warning; null → normal). */
+/** pi's `footer.js`: > 90 % error, > 70 % warning; null → normal. */
 export function footerLevel(percent: number | null): GaugeModel["level"] {
   if (percent === null) return "normal";
   if (percent > 90) return "error";
@@ -84,11 +64,6 @@ export function footerLevel(percent: number | null): GaugeModel["level"] {
   return "normal";
 }
 
-/**
- * The gauge of one inspect result.
- * @param margin tokens before the threshold where the gauge turns to warning (`piContext.warning.margin`).
- * @param colors the colour mode (`piContext.gauge.colors`).
- */
 export function buildGauge(
   inspect: InspectResult,
   margin = DEFAULT_WARNING_MARGIN,

@@ -1,8 +1,4 @@
-/**
- * The doctor's findings (`core/health/`) in the words of every surface: a short title per code,
- * the health badge of the gauge's tooltip, and the findings of each entry for the Pi Session
- * tree's rows. Pure, no `vscode`.
- */
+/** The doctor's findings (`core/health/`) in the words of every surface. Pure. */
 
 import type { HealthCode, HealthFinding, HealthReport, HealthSeverity } from "../core/health/types";
 import { localisedRecord, pluralText } from "../shared/format";
@@ -88,11 +84,7 @@ export function repairableCount(report: HealthReport): number {
   return report.findings.filter((f) => f.repair !== null && f.repair.kind !== "compaction").length;
 }
 
-/**
- * The health badge of the gauge's tooltip (trusted Markdown; no session text in it): the counts
- * with their icons and the link to "Pi Context: Check Session Health", e.g.
- * `**Session health:** $(error) 1 error · $(warning) 2 warnings — 1 repairable · [Check Session Health…](command:piContext.checkHealth)`.
- */
+/** The gauge tooltip's health badge: trusted Markdown, so no session text in it. */
 export function healthBadge(report: HealthReport): string {
   const worst = worstSeverity(report);
   if (!worst) return l10n.t("**Session health:** $(pass) no problems found");
@@ -125,10 +117,7 @@ export function findingsByEntry(report: HealthReport): Map<string, HealthFinding
   return map;
 }
 
-/**
- * What a tree row says about its entry's findings: the worst severity and a short description
- * (`⚠ Orphaned tool result`, `✖ 2 problems`), plus one line per finding for the tooltip.
- */
+/** A tree row's worst severity and short description, plus one tooltip line per finding. */
 export function rowHealth(
   entryId: string,
   findings: readonly HealthFinding[],

@@ -1,10 +1,6 @@
 /**
- * The history sparkline: context tokens per turn on the current path.
- *
- * A point per assistant response on the raw path (root → leaf, across compactions) with a usage
- * pi would trust (`calculateContextTokens(usage) > 0`, not aborted, not an error): that is the
- * context size the provider reported for that request. Compactions on the path are markers placed
- * between the points before and after them, carrying pi's `tokensBefore`.
+ * The history sparkline: a point per assistant response on the raw path whose usage pi would trust
+ * (the provider's context size), compaction markers between them with pi's `tokensBefore`.
  */
 
 import type { EntryRecord } from "../core/read/entries";
@@ -12,7 +8,7 @@ import type { CacheReport } from "../core/rules/cache";
 import type { HistoryModel } from "../shared/protocol";
 import { pointCache } from "./usage";
 
-/** True when pi would use this assistant's usage (`estimateContextTokens`'s validity rule). */
+/** pi's `estimateContextTokens` validity rule. */
 export function hasTrustedUsage(record: EntryRecord): boolean {
   return (
     record.type === "message" &&
@@ -23,10 +19,7 @@ export function hasTrustedUsage(record: EntryRecord): boolean {
   );
 }
 
-/**
- * The sparkline of a path (`projection.path`).
- * @param cache the cache report of the same leaf: each point gets its request's hit rate and cold mark.
- */
+/** `cache`: the same leaf's cache report (each point's hit rate and cold mark). */
 export function buildHistory(path: readonly EntryRecord[], cache?: CacheReport): HistoryModel {
   const history: HistoryModel = { turns: 0, points: [], compactions: [] };
   const turns = new Map(cache?.turns.map((t) => [t.entryId, t]));
@@ -53,15 +46,10 @@ export function buildHistory(path: readonly EntryRecord[], cache?: CacheReport):
   return history;
 }
 
-/** Points a panel chart gets at most before {@link downsampleHistory} thins them (the chart is 600 units wide). */
+/** The chart is 600 units wide. */
 export const HISTORY_CHART_POINTS = 600;
 
-/**
- * The points a chart of `history` needs when there are more than `max`: per bucket of turns its
- * lowest and highest point (the line's shape), every cold turn (their marks, titles and costs stay
- * exact), the points on both sides of each compaction, the first and the last. `turns` and the
- * compactions are unchanged; the points keep their `turn`. A history with ≤ `max` points is returned as is.
- */
+/** Per bucket the lowest and highest point, plus every cold turn and each compaction's neighbours. */
 export function downsampleHistory(history: HistoryModel, max = HISTORY_CHART_POINTS): HistoryModel {
   const points = history.points;
   if (points.length <= max) return history;

@@ -1,7 +1,4 @@
-/**
- * What a compaction lost, in the shape the panel and the compaction preview show it: the items
- * (capped), the totals per kind, and a one-line summary. Numbers from `core/rules/lostItems.ts`.
- */
+/** What a compaction lost (`core/rules/lostItems.ts`) as the panel and preview show it. */
 
 import { LOST_KINDS, type LostKind, type LostReport } from "../core/rules/lostItems";
 import { LOST_ITEMS_SHOWN, type LostModel } from "../shared/protocol";
@@ -23,7 +20,6 @@ export function lostKindCount(kind: LostKind, count: number): string {
   }
 }
 
-/** What was kept of a kind: `the file path` (one) or `all 3 file paths`. */
 function lostKindKept(kind: LostKind, count: number): string {
   const c = count;
   switch (kind) {
@@ -80,10 +76,7 @@ export function lostSummary(totals: LostModel["totals"]): string {
   return parts.join("; ");
 }
 
-/**
- * Instructions that ask a summarizer to keep the lost items (for "re-run with instructions"):
- * `Keep these verbatim: …` with at most `max` items, commands and paths first.
- */
+/** `Keep these verbatim: …` (at most `max` items, commands and paths first), for a re-run. */
 export function keepInstructions(report: LostReport | LostModel, max = 40): string {
   const items = report.items.slice(0, max).map((i) => (i.kind === "command" ? `\`${i.text}\`` : i.text));
   if (items.length === 0) return "";
@@ -91,12 +84,7 @@ export function keepInstructions(report: LostReport | LostModel, max = 40): stri
   return `Keep these verbatim in the summary: ${items.join(", ")}${report.items.length > max ? ", …" : ""}.`;
 }
 
-/**
- * The lost items as a Markdown document (each with the entry it came from), for the compaction
- * review's "show what would be lost". Items are session text: control characters and bidi
- * overrides become their visible escape inside each item's code span (a backtick becomes `'`),
- * entry ids are Markdown-escaped.
- */
+/** Items are session text: escaped inside each code span (a backtick becomes `'`). */
 export function lostMarkdown(report: LostReport, title: string): string {
   const lines = [`# ${title}`, "", lostSummary(report.totals), ""];
   for (const kind of LOST_KINDS) {

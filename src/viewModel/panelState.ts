@@ -1,8 +1,4 @@
-/**
- * The whole panel view model for one session at its leaf: gauge, breakdown, history, summaries,
- * tracked files and the context surgery list, computed from the core's analysis. Pure (no `vscode`); the host adds the
- * capabilities and the per-file flags it can only know inside VS Code.
- */
+/** The whole panel view model for one session at its leaf. Pure; the host adds what only VS Code knows. */
 
 import { analysisProjection, type Analysis } from "../core/rules/analyze";
 import { buildProjection } from "../core/rules/context";
@@ -27,15 +23,11 @@ export interface PanelInput {
   session: SessionFile;
   analysis: Analysis;
   pinned: boolean;
-  /** When pi-context last read the file (ms since epoch). */
   updatedAt: number;
-  /** When the file was last written (mtime, ms since epoch); default `session.mtimeMs`. */
+  /** mtime, ms since epoch; default `session.mtimeMs`. */
   modifiedAt?: number;
-  /** The display label (`CurrentSession.label`, pi's rule). */
   label?: string;
-  /** The running pi whose live numbers `analysis` holds (`LiveBridge.liveAnalysis`), if any: marks the gauge live. */
   live?: LiveModel;
-  /** Entry ids whose context edits a running pi has not applied yet (`LiveBridge.pendingContextEdits`). */
   pendingEdits?: readonly string[];
 }
 
@@ -77,26 +69,16 @@ export function emptyPanelState(
 /** Items listed in the panel's context surgery section (largest first). */
 export const TRIM_PANEL_LIMIT = 40;
 
-/**
- * The sources the panel keeps per tracked file (the last ones; the tooltip says how many more).
- * On the 128 MB bench session 7 files had ≈ 120 each: 90 kB of the state for a tooltip.
- */
+/** The last sources per tracked file: a file read every turn has hundreds, shown only in a tooltip. */
 export const FILE_SOURCES_PANEL_LIMIT = 12;
 
 /** What {@link buildPanelState} can be told beyond its input. */
 export interface PanelStateOptions {
-  /** Largest entries kept per breakdown category (default 8). */
   topLimit?: number;
   home?: string;
-  /** Tokens before the threshold where the gauge turns to warning (as the status bar). */
   warningMargin?: number;
-  /** The gauge's colour mode (`piContext.gauge.colors`, as the status bar). */
   colors?: GaugeColors;
-  /**
-   * false: leave out what each compaction lost and what each trim suggestion saves (the slow parts:
-   * they read every summarized body, ≈ 1 s on a 128 MB session) and mark the state
-   * `detailsPending`; {@link panelDetailSteps} computes them. Default true (everything).
-   */
+  /** false: leave the slow parts (lost items, trim savings) for {@link panelDetailSteps}. */
   details?: boolean;
 }
 
@@ -106,12 +88,8 @@ export function buildPanelState(input: PanelInput, options: PanelStateOptions = 
 }
 
 /**
- * The panel state at the analysis' leaf, in steps: problems, gauge and breakdown, history and usage,
- * summaries and tracked files, the trim list (≈ 15–90 ms each on a 128 MB session, cold; ≈ 130–250
- * ms in all), yielding between them so the extension host can answer the user meanwhile (the
- * caller yields to the event loop; `next()` until done). The caller makes sure `input.session` did
- * not change between steps (it is refreshed in place as pi appends).
- * @throws {StaleSessionError} when a needed body changed on disk.
+ * In steps, so the extension host can answer the user between them; the caller makes sure
+ * `input.session` did not change meanwhile. @throws {StaleSessionError} when a body changed on disk.
  */
 export function* panelStateSteps(input: PanelInput, options: PanelStateOptions = {}): Generator<void, PanelState> {
   const details = options.details !== false;
@@ -176,12 +154,7 @@ export function* panelStateSteps(input: PanelInput, options: PanelStateOptions =
   };
 }
 
-/**
- * The details a `detailsPending` state of {@link buildPanelState} left out, in steps: every
- * hundred entries read for what a compaction lost, and each trim suggestion's plan (the caller
- * yields to the event loop between steps; `next()` until done). The same numbers as a full build.
- * @throws {StaleSessionError} when a needed body changed on disk.
- */
+/** The details a `detailsPending` state left out, in steps. @throws {StaleSessionError} */
 export function* panelDetailSteps(session: SessionFile, state: PanelState): Generator<void, PanelDetails> {
   const details: PanelDetails = {
     file: state.session?.file ?? "",
@@ -190,7 +163,6 @@ export function* panelDetailSteps(session: SessionFile, state: PanelState): Gene
     savings: {},
   };
   if (!state.session) return details;
-  // the records the summaries were built from (the path of the state's leaf, as buildSummaries)
   for (const record of buildProjection(session, state.session.leafId).path) {
     const span = record.type === "context_edit" ? spanSummaryOf(session, record) : undefined;
     if (span) {

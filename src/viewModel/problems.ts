@@ -1,8 +1,4 @@
-/**
- * Every problem of the shown session, as one list for the status-bar tooltip and the panel: the
- * session doctor's findings (`core/health/`: tool pairing, references, failures at the end of the
- * branch, the file's reading diagnostics, settings and models.json). Pure, no `vscode`.
- */
+/** Every problem of the shown session: the doctor's findings (`core/health/`). Pure. */
 
 import { checkHealth } from "../core/health/doctor";
 import type { HealthReport } from "../core/health/types";
@@ -12,13 +8,7 @@ import { pluralText } from "../shared/format";
 import { healthTitle } from "./health";
 import * as l10n from "@vscode/l10n";
 
-/**
- * The doctor's findings as problems, in the doctor's order (errors first, then warnings, then
- * info; stable within a severity).
- * @param report the doctor's report of the session (`checkHealth(analysis)`).
- * @param sessionFile the session file (findings with a `line` are in it).
- * @returns problems with ids `p0`, `p1`, … in that order (the panel's "open problem" message names them).
- */
+/** In the doctor's order (errors first); ids `p0`, `p1`, … are named by the panel's `openProblem`. */
 export function problemsOf(report: HealthReport, sessionFile: string): ProblemModel[] {
   return report.findings.map((f, i) => {
     const p: ProblemModel = {

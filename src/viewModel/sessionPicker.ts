@@ -1,8 +1,4 @@
-/**
- * The rows of "Pi Context: Select Session…" and of `pi-context sessions`, without `vscode`: pi's label (name,
- * else first user message), age, size, pi's message count, forks and clones under their parent,
- * the current marker; the same rows, labels and order on both surfaces.
- */
+/** The rows of "Select Session…" and `pi-context sessions`: the same labels and order on both. */
 
 import * as path from "node:path";
 import type { SessionAccess } from "../core/access/access";
@@ -14,19 +10,12 @@ import * as l10n from "@vscode/l10n";
 /** One QuickPick row. */
 export interface SessionPickRow {
   file: string;
-  /** pi's label, after `↳ ` (indented by depth) for a fork or clone. */
   label: string;
   description: string;
-  /**
-   * The detail line as parts: the project folder (shown with a folder icon where the surface has
-   * icons), then the texts the filter should match; {@link pickRowDetail} puts "current" before
-   * them for the current row. Every part is plain session text, never icon or markup syntax.
-   */
+  /** Plain session text, never icon or markup syntax; {@link pickRowDetail} renders it per surface. */
   detail: SessionPickDetail;
   current: boolean;
-  /** Family depth (0 = a root). */
   depth: number;
-  /** Who has the session open (the access model), when someone does. */
   live?: LiveMark;
 }
 
@@ -57,20 +46,14 @@ export function liveMarkText(mark: LiveMark): string {
 
 /** The parts of a {@link SessionPickRow}'s detail line (see there). */
 export interface SessionPickDetail {
-  /** The project folder's name, when it helps ({@link projectFolderLabel}). */
   folder?: string;
-  /** The rest, joined with ` · ` (first message of a named session, models, start, file name). */
   rest: string;
 }
 
 /** The detail's surface for plain text (the CLI): session text as it is, no folder icon. */
 export const PLAIN_DETAIL = { text: (s: string): string => s, folderIcon: "" } as const;
 
-/**
- * A row's detail line for one surface, "current" first for the current row: `text` renders session
- * text (VS Code: `iconLabelText`, so a `$(name)` in it stays text), `folderIcon` what goes before the
- * folder's name (VS Code: `$(folder) `, the CLI: nothing). Parts are joined with ` · `.
- */
+/** `text` renders session text (VS Code: `iconLabelText`), `folderIcon` precedes the folder name. */
 export function pickRowDetail(
   row: Pick<SessionPickRow, "current" | "detail">,
   surface: { text: (s: string) => string; folderIcon: string },
@@ -83,10 +66,6 @@ export function pickRowDetail(
   return parts.join(" · ");
 }
 
-/**
- * "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", else the date and time as everywhere
- * ({@link formatDateTime}; `dateText` gives it when the caller has it already).
- */
 export function formatAge(thenMs: number, nowMs: number, locale?: string, dateText?: () => string): string {
   const s = Math.max(0, Math.round((nowMs - thenMs) / 1000));
   if (s < 45) return l10n.t("just now");
@@ -100,7 +79,7 @@ export function formatAge(thenMs: number, nowMs: number, locale?: string, dateTe
   return dateText ? dateText() : formatDateTime(thenMs, locale);
 }
 
-/** Bytes as `812 B`, `4.2 KB`, `13 MB` (1024-based). */
+/** 1024-based. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const kb = bytes / 1024;
@@ -116,12 +95,7 @@ export function oneLine(text: string, max = 80): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
-/**
- * What to show as a session's project folder in the picker: with no folder open the session's
- * `cwd` (home as `~`), with several folders the workspace folder's name (plus the sub-folder),
- * with one folder only a sub-folder the session was started in; undefined when nothing to add.
- * @param folders the open workspace folders (name, absolute path).
- */
+/** No folder open: the `cwd`; several: the folder's name; one: only a sub-folder. Undefined: nothing to add. */
 export function projectFolderLabel(
   cwd: string | undefined,
   folders: readonly { name: string; path: string }[],
@@ -143,35 +117,26 @@ export function projectFolderLabel(
 /** A session and its place in the family tree (pi's `/resume` threads: forks and clones under their parent). */
 export interface FamilyRow {
   info: SessionInfo;
-  /** 0 = a root; 1 = a fork/clone of a listed session; … */
   depth: number;
 }
 
 const NO_CHILDREN: readonly SessionInfo[] = [];
 
-/** A path as a map key: `path.resolve`, skipped for a path that is already absolute and normal (POSIX; the listing's files are). */
 function pathKey(p: string): string {
   if (process.platform !== "win32" && p.startsWith("/") && !/\/\.{0,2}(\/|$)/.test(p)) return p;
   return path.resolve(p);
 }
 
 /**
- * pi's `/resume` list (threaded, its default): `buildSessionTree` + `flattenSessionTree`
- * (`session-selector.js`) over pi's listing order ({@link resumeOrder}): a session whose header
- * `parentSession` is a listed file goes under it; roots and children are ordered by the latest
- * activity in their subtree (pi's `modified`, {@link sessionModifiedMs}; a stable sort, so ties keep
- * the listing order). Cycle-safe (pi's own walk is not). `scope`: the listing mirrored (one folder,
- * or every folder: `listAll`).
+ * pi's threaded `/resume` list (`buildSessionTree` + `flattenSessionTree`): forks under their parent,
+ * ordered by the latest activity in each subtree, stable. Cycle-safe (pi's own walk is not).
  */
 export function familyRows(unordered: readonly SessionInfo[], scope: ListingScope = "folder"): FamilyRow[] {
   const infos = resumeOrder(unordered, scope);
   const modified = new Map<SessionInfo, number>();
   for (const info of infos) modified.set(info, sessionModifiedMs(info));
   const timeOf = (info: SessionInfo): number => modified.get(info)!;
-  // every path resolved once (the listing's files are absolute and normal already: then a file is
-  // its own key), one node per file (the first info of a path spelt twice); from there on the
-  // nodes are keyed by the info objects themselves: identity hashes, no string hashing or
-  // comparing (10 000 sessions: 75 ms on a first call, 15–20 ms warm, with path keys)
+  // nodes keyed by the info objects themselves: no string hashing per comparison
   const plain = !infos.some((i) => pathKey(i.file) !== i.file);
   const byPath = new Map<string, SessionInfo>();
   const nodes: SessionInfo[] = [];
@@ -191,7 +156,7 @@ export function familyRows(unordered: readonly SessionInfo[], scope: ListingScop
       else children.set(parent, [info]);
     } else roots.push(info);
   }
-  // the newest write in each subtree, without recursion (deep fork chains), cycle-safe
+  // without recursion (deep fork chains), cycle-safe
   const latest = new Map<SessionInfo, number>();
   const latestOf = (start: SessionInfo): number => {
     if (!children.has(start)) return timeOf(start); // most sessions: no forks, nothing to walk
@@ -224,19 +189,16 @@ export function familyRows(unordered: readonly SessionInfo[], scope: ListingScop
   };
   const order = (list: readonly SessionInfo[]): readonly SessionInfo[] => {
     if (list.length < 2) return list;
-    // each subtree's time computed once, beside its session (no lookup per comparison); pi's
-    // comparison, stable: equal times keep the listing order
+    // pi's comparison, stable: equal times keep the listing order
     const timed = list.map((info) => ({ info, t: latestOf(info) }));
     timed.sort((a, b) => b.t - a.t);
     return timed.map((x) => x.info);
   };
   const out: FamilyRow[] = [];
   const placed = new Set<SessionInfo>();
-  // depth-first, without recursion: a child right under its parent, siblings newest first
   const walk = (root: SessionInfo): void => {
     if (placed.has(root)) return;
     if (!children.has(root)) {
-      // most sessions: no forks, one row
       placed.add(root);
       out.push({ info: root, depth: 0 });
       return;
@@ -252,28 +214,15 @@ export function familyRows(unordered: readonly SessionInfo[], scope: ListingScop
     }
   };
   for (const r of order(roots)) walk(r);
-  // members of a parent cycle have no root: list them as roots, in the listing order
+  // members of a parent cycle have no root: list them as roots
   if (placed.size < nodes.length) for (const info of nodes) walk(info);
   return out;
 }
 
-/**
- * Rows of the picker's first render while the listing is still being read: more than a tall
- * window shows, and every row follows right after (`limit` of {@link sessionPickRows}). Each row's
- * texts cost (dates, sizes, the detail): 200 rows took a cold listing of 10 000 sessions 20–40 ms.
- */
+/** Rows of the first render while the listing is read: more than a tall window shows. */
 export const PICKER_FIRST_ROWS = 50;
 
-/**
- * Rows for the sessions, in pi's `/resume` order ({@link familyRows}). The label is pi's
- * ({@link sessionLabel}); the description is who has it open (`live`: the access model's answers by
- * file), the age of pi's `modified` time (the latest message), size and pi's message count
- * ("counting…" while the file is still read); the detail carries what the filter should match: the
- * first message of a named session, the models, the start date and time, the file name.
- * `folderName` names the project folder of a session when it helps ({@link projectFolderLabel}).
- * `limit`: only the first rows of that order (the picker's first screen while the listing is read;
- * the texts are most of the cost). `scope`: see {@link familyRows}.
- */
+/** Rows in pi's `/resume` order; `limit`: only the first rows (the texts are most of the cost). */
 export function sessionPickRows(
   sessions: readonly SessionInfo[],
   options: {
@@ -291,8 +240,7 @@ export function sessionPickRows(
   return family.map(({ info: s, depth }) => {
     const current = s.file === options.currentFile;
     const folder = options.folderName?.(s);
-    // the texts of an info object that did not change are reused (the picker re-renders as the
-    // listing fills in; the catalog hands out the same object while a file is unchanged)
+    // reused while the info object is unchanged (the picker re-renders as the listing fills in)
     let texts = rowTexts.get(s);
     if (!texts || texts.folder !== folder || texts.locale !== options.locale) {
       texts = { folder, locale: options.locale, ...buildRowTexts(s, folder, options.locale) };
@@ -318,7 +266,6 @@ export function sessionPickRows(
   });
 }
 
-/** Row texts per info object, with what they were built for. */
 const rowTexts = new WeakMap<
   SessionInfo,
   {
@@ -327,7 +274,6 @@ const rowTexts = new WeakMap<
     label: string;
     sizeAndCount: string;
     detail: SessionPickDetail;
-    /** pi's `modified` time as a date, once needed (a session older than two weeks shows it as its age). */
     modified?: string;
   }
 >();
@@ -353,10 +299,6 @@ function buildRowTexts(
   return { label: sessionLabel(s), sizeAndCount: `${formatBytes(s.size)} · ${messages}`, detail };
 }
 
-/**
- * The first row of the picker: the "follow the latest session" mode, worded for its state
- * (following now or pinned; with or without an open folder).
- */
 export function followRow(
   following: boolean,
   hasFolder: boolean,

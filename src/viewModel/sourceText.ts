@@ -1,7 +1,4 @@
-/**
- * Where pi's numbers come from, in words, for every surface (status-bar tooltip, panel, CLI).
- * Plain text: escape it for Markdown where it goes into Markdown.
- */
+/** Where pi's numbers come from, in words. Plain text: escape it where it goes into Markdown. */
 
 import type { ResolvedWindow } from "../core/rules/inspect";
 import type { PiReport } from "../core/pi/userPi";
@@ -9,26 +6,14 @@ import { REFERENCE_PI_VERSION } from "../core/pi/versions";
 import { withPeriod } from "../shared/format";
 import * as l10n from "@vscode/l10n";
 
-/**
- * Where `piContext.pi.path` takes effect (its scope is `machine-overridable`): a value in the local
- * User settings is ignored in a remote window (code-server, SSH, WSL, containers), where the Remote
- * settings or the workspace's settings apply — said wherever we ask the user to set it (trial).
- */
+/** `piContext.pi.path` is `machine-overridable`: local User settings are ignored in a remote window. */
 export function piPathHint(): string {
   return l10n.t(
     "set piContext.pi.path — in User settings; in a remote window or code-server, in Remote settings or the workspace's settings",
   );
 }
 
-/**
- * Where a context window came from, in words: `models.json: providers.scripted, model
- * scripted-small`, `pi 1.5.2's model catalog (openai/gpt-4o)`, `pi-context's snapshot of pi
- * 1.6.0's catalog (openai/gpt-4o)`, `models-store.json: cached catalog for openai`, `the running pi
- * (pi 1.6.0, pid 42)`. Plain text (escape it for Markdown).
- * @param place `where` (default): the place inside the file, without its path (the tooltip and the
- *   panel name the file separately); `file`: the file's path and the place (`models.json:
- *   /…/models.json (providers.scripted.models, id scripted-small)`, for the CLI).
- */
+/** `place` `where`: the place inside the file (the surface names the file); `file`: path and place (CLI). */
 export function windowSourceText(
   w: Pick<ResolvedWindow, "source" | "detail" | "where" | "catalog">,
   place: "where" | "file" = "where",
@@ -52,11 +37,7 @@ export function windowSourceText(
   }
 }
 
-/**
- * Which pi the numbers follow, in words (tooltip, panel): `1.5.2 — the pi on the PATH
- * (/usr/local/bin/pi)`, `1.6.0 — the running pi (pid 42, live bridge)`, or `none found …`. Plain text.
- * @param live the running pi with the live bridge, when it serves the session.
- */
+/** `1.5.2 — the pi on the PATH (/usr/local/bin/pi)`, `1.6.0 — the running pi (pid 42, live bridge)`. */
 export function piText(report: PiReport | undefined, live?: { pid: number; piVersion: string }): string {
   if (live) {
     const installed =

@@ -1,10 +1,6 @@
 /**
- * The preview of "Summarize these messages" in words, for the quick pick and `pi-context
- * summarize`: what is summarized (and what the widening to whole tool call / result groups took
- * in), tokens before → after (the summary a range), the gauge after, the prompt-cache effect (the
- * next request sends everything from the span's first message on uncached; with Anthropic message
- * threads pi sends the full request once instead of only the new messages), the summary request's
- * price and the break-even, like the trim and compaction previews.
+ * The preview of "Summarize these messages" in words. The next request sends everything from the
+ * span's first message on uncached (with Anthropic message threads, the full request once).
  */
 
 import type { SpanSummaryPlan } from "../core/flows/spanSummary";
@@ -19,16 +15,12 @@ import * as l10n from "@vscode/l10n";
 export interface SpanPreviewModel {
   fromId: string;
   toId: string;
-  /** The ends asked for, when the widening changed them. */
   requested: { fromId: string; toId: string };
-  /** Messages the widening took in. */
   widenedBy: string[];
   messageCount: number;
   spanTokens: number;
-  /** The message that carries the note, and what kind of message it is. */
   targetId: string;
   targetKind: string;
-  /** The note's first line (what it says it replaces). */
   header: string;
   tokensBefore: number;
   /** After, without the summary's text (exact), and with it (a range). */
@@ -37,10 +29,8 @@ export interface SpanPreviewModel {
   summaryTokens: { low: number; high: number };
   window: number | null;
   percentAfter: number | null;
-  /** Tokens before the span (cached on the next request) and from it on (sent uncached). */
   cachedTokens: number;
   resentTokens: number;
-  /** The session's model continues from its previous reply (Anthropic message threads): it sends the full request once. */
   threads: boolean;
   edits: number;
   bytes: number;

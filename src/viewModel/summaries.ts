@@ -1,8 +1,4 @@
-/**
- * Compactions and branch summaries on the current path, oldest first, with what the panel shows
- * for each (time, `tokensBefore`, `firstKeptEntryId`, the summary as markdown + its file blocks)
- * and whether it is still part of the context at the leaf.
- */
+/** Compactions and branch summaries on the current path, oldest first. */
 
 import type { Projection } from "../core/rules/context";
 import { compactionLostItems, spanLostItemSteps, spanSummaryOf } from "../core/rules/lostItems";
@@ -12,12 +8,7 @@ import type { SummaryModel } from "../shared/protocol";
 import { lostModel } from "./lostItems";
 import { splitSummary } from "./summaryText";
 
-/**
- * The summaries on `projection.path`.
- * @param session the file, to compute what each compaction lost (its bodies are read once per compaction); without it no `lost`.
- * @param reader reads the context edits on the path, for the scoped summaries ("Summarize these
- *   messages", listed where their edit is on the path); without it none are listed.
- */
+/** Without `session` no `lost`; without `reader` no scoped summaries. */
 export function buildSummaries(
   projection: Projection,
   session?: Parameters<typeof compactionLostItems>[0],

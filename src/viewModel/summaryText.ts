@@ -1,6 +1,4 @@
-/**
- * Pure helpers on summary text (no `node:` imports: the webview bundle uses them too).
- */
+/** Pure helpers on summary text (the webview bundle uses them too). */
 
 /** A summary split into its markdown body and pi's trailing file-list blocks. */
 export interface SplitSummary {
@@ -9,12 +7,7 @@ export interface SplitSummary {
   modifiedFiles: string[];
 }
 
-/**
- * Split pi's `formatFileOperations` blocks (`<read-files>…</read-files>`, `<modified-files>…`)
- * off the end of a summary (the last occurrence of each: a summary that embeds an earlier summary,
- * like pi's split-turn compaction, keeps the inner blocks in its body). Text that does not end in
- * such blocks is returned unchanged.
- */
+/** The last occurrence of each block: a summary embedding an earlier one keeps the inner blocks in its body. */
 export function splitSummary(text: string): SplitSummary {
   let body = text;
   const out: SplitSummary = { body, readFiles: [], modifiedFiles: [] };

@@ -1,14 +1,6 @@
 /**
- * Tracked files at the leaf, cumulative the way pi's next compaction would compute them
- * (pi 1.6.0 `compaction.js` `extractFileOperations` + `utils.js` `computeFileLists`):
- * seed from the latest compaction's `details` (only when `fromHook` is falsy: `readFiles` → read,
- * `modifiedFiles` → edited), then every `read`/`write`/`edit` tool call of the messages in the
- * context since (assistant tool calls and tool results' `nestedCalls`, after context edits). Lists:
- * modified = edited ∪ written, read = read − modified, both sorted.
- *
- * Each file also keeps where it came from (the compaction, or the assistant turn's entry) and its
- * path resolved against the session `cwd` as pi's tools resolve it (`resolveToCwd`: unicode spaces,
- * leading `@`, `~`, `file://`). The host fills existence, open-tab, workspace and git flags.
+ * Tracked files at the leaf as pi 1.6.0's next compaction computes them (`extractFileOperations` +
+ * `computeFileLists`): seeded from the latest compaction's `details` unless `fromHook`.
  */
 
 import * as os from "node:os";
@@ -19,14 +11,9 @@ import { addDetails, addFileOps, computeFileLists, createFileOps } from "../core
 import { contribution, type BodyReader } from "../core/rules/tokens";
 import type { FileSource, TrackedFileModel, TrackedFilesModel } from "../shared/protocol";
 
-// pi's UNICODE_SPACES (utils/paths.js).
 const UNICODE_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
 
-/**
- * Resolve a tool-call path like pi's `resolveToCwd(filePath, cwd)`: unicode spaces → " ", strip
- * one leading `@`, expand `~` / `~/`, accept `file://` URLs, then `path.resolve(cwd, p)`.
- * @param cwd the session's working directory; without one relative paths stay relative to `/`.
- */
+/** pi's `resolveToCwd`: unicode spaces, one leading `@`, `~`, `file://`, then `path.resolve`. */
 export function resolveToolPath(filePath: string, cwd: string | undefined, home: string = os.homedir()): string {
   let p = filePath.replace(UNICODE_SPACES, " ");
   if (p.startsWith("@")) p = p.slice(1);
@@ -44,23 +31,12 @@ export function resolveToolPath(filePath: string, cwd: string | undefined, home:
 
 /** Options for {@link buildTrackedFiles}. */
 export interface TrackedFilesOptions {
-  /** Directory to resolve relative paths against (default: `cwd`). */
   cwd?: string;
-  /** Home directory for `~` (default `os.homedir()`). */
   home?: string;
-  /**
-   * Keep only each file's last this many sources (default: all). The panel caps them: a file
-   * read in every turn of a long session has hundreds, shown only in a tooltip.
-   */
+  /** Keep only each file's last this many sources (default: all). */
   maxSources?: number;
 }
 
-/**
- * The tracked files at the projection's leaf.
- * @param projection `buildProjection(session, leaf)`.
- * @param reader reads context-edit bodies.
- * @param cwd the session header's `cwd`.
- */
 export function buildTrackedFiles(
   projection: Projection,
   reader: BodyReader,
@@ -76,7 +52,6 @@ export function buildTrackedFiles(
     else sources.set(p, [s]);
   };
 
-  // Ordinals: assistant responses and compactions counted along the raw path.
   const turnOrdinal = new Map<string, number>();
   const compactionOrdinal = new Map<string, number>();
   let turns = 0;
@@ -121,7 +96,7 @@ export function buildTrackedFiles(
     const fileOps = contribution(entry, reader).fileOps;
     if (fileOps.length === 0) continue;
     addFileOps(ops, fileOps);
-    // A tool result's nested calls belong to the turn of the assistant before it.
+    // a tool result's nested calls belong to the turn of the assistant before it
     const owner = turnOrdinal.has(entry.record.id)
       ? { id: entry.record.id, ordinal: turnOrdinal.get(entry.record.id)! }
       : ownerTurn.get(entry.record.id);

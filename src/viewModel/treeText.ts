@@ -1,9 +1,4 @@
-/**
- * The texts of the session tree's rows (the "Pi Session" view, `pi-context tree`, the switch
- * questions): an entry's kind, its line as pi's `/tree` shows it (pi 1.6.0 `tree-selector.js`
- * `getEntryDisplayText`, without the role prefix), a secondary detail, entries in words for titles
- * and messages. The structure comes from `core/treeModel`. No `vscode` import.
- */
+/** The texts of the session tree's rows, as pi 1.6.0's `/tree` shows them (`getEntryDisplayText`). */
 
 import { PI_CONTEXT_CUSTOM_TYPE, type EntryRecord } from "../core/read/entries";
 import type { EntryReader } from "../core/rules/serialize";
@@ -56,22 +51,16 @@ export const KIND_NAMES: Readonly<Record<NodeKind, string>> = localisedRecord({
   unknown: () => l10n.t("unknown entry"),
 });
 
-/** How one entry is shown: its place in the tree plus its texts (single-line and untrusted: they come from the session). */
+/** Single-line and untrusted: they come from the session. */
 export interface NodeDisplay
   extends
     RecordDescription,
     Pick<TreeNode, "id" | "label" | "isLeaf" | "isFileLeaf" | "onActivePath" | "branches" | "folded"> {
-  /** A compaction or branch summary: its summary can be opened. */
   hasSummary: boolean;
   timestamp: string;
 }
 
-/**
- * How an entry of the model is shown: its {@link SessionTreeModel.node} plus the texts of
- * {@link describeRecord}; the short model name is added to the detail where the model changes.
- * @param reader reads the assistant message a tool result answers (its row then shows pi's call
- *   text, `read: src/a.ts`); without it the row shows the tool name.
- */
+/** Without `reader` a tool result's row shows the tool name instead of pi's call text. */
 export function nodeDisplay(model: SessionTreeModel, id: string, reader?: EntryReader): NodeDisplay {
   const node = model.node(id);
   const r = node.record;
@@ -117,11 +106,7 @@ export function nodeDisplay(model: SessionTreeModel, id: string, reader?: EntryR
   return out;
 }
 
-/**
- * An entry in words for titles and messages: its text as the tree shows it (a user message's first
- * line, an assistant's answer, "Compaction: …"), in quotes and shortened to `max` characters.
- * `“Read README.md and NOTES.md”`. Falls back to the id for entries without words.
- */
+/** `“Read README.md and NOTES.md”`, shortened to `max`; the id for entries without words. */
 export function entryWords(r: EntryRecord | undefined, max = 48): string {
   if (!r) return l10n.t("the start of the session");
   const text = describeRecord(r).text.trim();
@@ -129,11 +114,7 @@ export function entryWords(r: EntryRecord | undefined, max = 48): string {
   return `“${text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text}”`;
 }
 
-/**
- * {@link entryWords} of the entry `id`, from the first of `indexes` that has it (the session as
- * shown, a plan's own read, …): `null` is the start of the session; an id none of them has yet
- * (just written by a running pi, not read back) stays its id.
- */
+/** From the first of `indexes` that has it; `null` is the session's start; an unknown id stays its id. */
 export function entryWordsOf(
   id: string | null,
   ...indexes: ({ byId: ReadonlyMap<string, EntryRecord> } | undefined)[]
@@ -160,21 +141,12 @@ export interface RecordDescription {
   text: string;
   detail: string;
   error: boolean;
-  /** A failed assistant message's error text (already shown in `text` or `detail`). */
   errorMessage?: string;
-  /** `text` is the error (the message had no text of its own). */
   errorInText?: boolean;
-  /** An assistant message's `provider/model` (not in `detail`: the tree shows it where it changes). */
   model?: string;
 }
 
-/**
- * Kind, texts and error flag of one record (pi's `getEntryDisplayText`, on records). Message texts
- * are plain (markdown markers removed, see {@link plainText}). A failed assistant message without
- * text shows its error as pi's `/tree` does (`Error 400: …`, see {@link readableError}); with text,
- * the error goes to the detail. Token counts are in pi's footer format ({@link formatTokens}).
- * @param toolCall a tool result's call text (see `toolCallText`); default: the tool name.
- */
+/** pi's `getEntryDisplayText` on records; a failed answer without text shows its error as pi's `/tree`. */
 export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescription {
   switch (r.type) {
     case "message":
@@ -250,7 +222,6 @@ export function describeRecord(r: EntryRecord, toolCall?: string): RecordDescrip
   }
 }
 
-/** {@link describeRecord} for `message` entries, by role. */
 function describeMessage(r: EntryRecord, toolCall: string | undefined): RecordDescription {
   switch (r.role) {
     case "user": {
@@ -298,7 +269,6 @@ function describeMessage(r: EntryRecord, toolCall: string | undefined): RecordDe
   }
 }
 
-/** An assistant message: its text (or tool calls, or its error), tool calls and error in the detail, its model. */
 function describeAssistant(r: EntryRecord): RecordDescription {
   const tools = r.toolNames?.length ? `→ ${summarizeToolNames(r.toolNames)}` : "";
   const error = r.stopReason === "error" || r.stopReason === "aborted";

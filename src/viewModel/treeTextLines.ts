@@ -1,8 +1,4 @@
-/**
- * Single-line plain text for tree rows from what sessions hold: markdown (message previews,
- * summaries), provider error messages, pi's tool calls. All input is untrusted session text;
- * the results are plain text (nothing is rendered). No `vscode` import.
- */
+/** Single-line plain text for tree rows from untrusted session text (nothing is rendered). */
 
 /** `text` on one line (line breaks and tabs → spaces, trimmed), cut to `max` characters with `…`. */
 export function oneLine(text: string, max = 160): string {
@@ -10,11 +6,7 @@ export function oneLine(text: string, max = 160): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
-/**
- * One line of markdown as plain text, for tree rows: heading, quote and list markers, emphasis
- * (`**x**`, `__x__`, `*x*`, `_x_`, `~~x~~`), code spans (`` `x` ``), links and images (their text)
- * are removed; code span contents are kept verbatim. `**`pi-format-demo`**` → `pi-format-demo`.
- */
+/** `**`pi-format-demo`**` → `pi-format-demo`: markers removed, code span contents kept verbatim. */
 export function plainText(line: string): string {
   const code: string[] = [];
   let s = line.replace(/(`+)(.+?)\1/g, (_m, _ticks: string, body: string) => {
@@ -36,11 +28,7 @@ export function plainText(line: string): string {
   return s.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => code[Number(i)] ?? "");
 }
 
-/**
- * A provider error as a row shows it, after `Error`: the HTTP status and the JSON body's
- * `message` when there is one (`400 {"error":{"message":"`max_tokens` must…"}}` →
- * ` 400: max_tokens must…`), else `: ` and the text as it is.
- */
+/** `400 {"error":{"message":"…"}}` → ` 400: …`, else `: ` and the text as it is. */
 export function readableError(errorMessage: string): string {
   const status = /^(\d{3})\b/.exec(errorMessage)?.[1];
   const quoted = /"message"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(errorMessage)?.[1];
@@ -62,10 +50,7 @@ const SUMMARY_PREAMBLE_LINES = new Set([
   "Summary of that exploration:",
 ]);
 
-/**
- * The first informative line of a compaction/branch summary: skips pi's branch-summary preamble,
- * headings, list markers and checkboxes.
- */
+/** Skips pi's branch-summary preamble, headings, list markers and checkboxes. */
 export function summaryHeadline(summary: string): string {
   for (const raw of summary.split(/\r?\n/)) {
     const line = raw.trim();
@@ -82,7 +67,7 @@ export function shortModelName(model: string): string {
   return slash >= 0 && slash < model.length - 1 ? model.slice(slash + 1) : model;
 }
 
-/** A title usable as a file name (tab titles of virtual documents): no slashes or control characters, at most `max` characters. */
+/** No slashes or control characters, at most `max` characters. */
 export function fileTitle(text: string, max = 60): string {
   const clean = text
     .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ")

@@ -1,15 +1,11 @@
-/**
- * Tool calls in tree rows: pi's `/tree` texts of a call (`read: path:1-20`, `bash: cmd`, …), the
- * call a tool result answers (read from its assistant message's body), and tool names summarized.
- * No `vscode` import.
- */
+/** Tool calls in tree rows, as pi's `/tree` words them. */
 
 import type { EntryRecord } from "../core/read/entries";
 import type { EntryReader } from "../core/rules/serialize";
 import type { SessionTreeModel } from "../core/treeModel/model";
 import * as l10n from "@vscode/l10n";
 
-/** pi's `formatToolCall` in the `/tree` selector (`[read: path:1-20]`, `[bash: cmd]`, …), without brackets. */
+/** pi's `formatToolCall` in the `/tree` selector, without brackets. */
 export function formatToolCall(name: string, args: Record<string, unknown>): string {
   const str = (v: unknown) => (v === undefined || v === null ? "" : String(v));
   switch (name) {
@@ -62,17 +58,10 @@ export function summarizeToolNames(names: readonly string[]): string {
   return [...counts].map(([n, c]) => (c > 1 ? `${n} ×${c}` : n)).join(", ");
 }
 
-/**
- * The {@link formatToolCall} texts of an assistant message's calls, by call id. An assistant's
- * body is read once (records are immutable: a re-read file has new records, so nothing goes stale).
- */
+/** Read once per record: records are immutable, so nothing goes stale. */
 const callTexts = new WeakMap<EntryRecord, Map<string, string>>();
 
-/**
- * pi's `read: path`-style text of the call a tool result answers, from the body of the assistant
- * message that made it; undefined for other entries, without a reader, or when the call is not
- * found (the row then shows the tool name). An unreadable body counts as having no calls.
- */
+/** Undefined when the call is not found (the row then shows the tool name). */
 export function toolCallText(model: SessionTreeModel, r: EntryRecord, reader?: EntryReader): string | undefined {
   if (r.type !== "message" || r.role !== "toolResult" || !r.toolCallId || !reader) return undefined;
   const assistant = model.callingAssistant(r.id);

@@ -1,11 +1,4 @@
-/**
- * The tooltip of an entry's row in the "Pi Session" view, as Markdown (the tree wraps it in an
- * untrusted `MarkdownString` with theme icons): kind, id and time, label, branch and leaf state,
- * then the entry's words (a summary's head in a code block, a failed request's error, the text,
- * the detail the row abbreviates, the model). Session text is untrusted: it goes through
- * `markdownText` (renders as exactly that text: no markup, no autolink, no line-break tricks),
- * `markdownCode` (ids) or `markdownCodeBlock` (summaries: a fence no line of it can close).
- */
+/** A tree row's tooltip as Markdown; session text goes through `markdownText`/`markdownCode`/`markdownCodeBlock`. */
 
 import type { SessionTreeModel } from "../core/treeModel/model";
 import { formatDateTime, formatTokens, pluralText } from "../shared/format";
@@ -14,20 +7,12 @@ import { KIND_NAMES, type NodeDisplay } from "./treeText";
 import { shortModelName } from "./treeTextLines";
 import { clipLabel } from "../core/rules/sessionLabel";
 
-/** A label in a tooltip: longer than a row's, still not megabytes. */
 const TOOLTIP_LABEL_CHARS = 1000;
 import * as l10n from "@vscode/l10n";
 
 /**
- * The tooltip's Markdown for a row.
- * @param branchSize the row heads a branch group of this many entries (undefined: an entry row).
- * @param locale the UI language for the time (`vscode.env.language`).
- */
-/**
- * The compaction whose summary stands for entry `id` in what pi sends: the latest compaction on the
- * path to the leaf, when `id` comes before its `firstKeptEntryId` (pi 1.6.0 `buildSessionContext`
- * keeps the summary and the entries from `firstKeptEntryId` on). Undefined when `id` is still sent
- * (or the compaction's `firstKeptEntryId` is not on the path: then nothing is claimed).
+ * The latest compaction on the path when `id` precedes its `firstKeptEntryId` (pi 1.6.0
+ * `buildSessionContext`); undefined when `id` is still sent or nothing can be claimed.
  */
 export function summarizedBy(model: SessionTreeModel, id: string): string | undefined {
   let latest: { id: string; firstKeptEntryId?: string } | undefined;
@@ -51,6 +36,8 @@ export function summarizedBy(model: SessionTreeModel, id: string): string | unde
   }
   return undefined;
 }
+
+/** `branchSize`: the row heads a branch group of this many entries (undefined: an entry row). */
 
 export function treeTooltipMarkdown(
   d: NodeDisplay,
@@ -113,7 +100,6 @@ export function treeTooltipMarkdown(
     parts.push(l10n.t("Click to open the full summary."));
     return parts.join("\n\n");
   }
-  // the entry's words, then what the row's description abbreviates
   if (d.errorMessage) parts.push(l10n.t("$(error) **The request failed:** {0}", markdownText(d.errorMessage)));
   if (!d.errorInText) parts.push(markdownText(d.text));
   let detail = d.errorMessage ? d.detail.replace(/^error\b.*$/, "").replace(/ {2}error\b.*$/, "") : d.detail;

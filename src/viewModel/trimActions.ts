@@ -1,18 +1,7 @@
 /**
- * What the user asks for (`TrimRequestItem`: remove, replace with a note, restore, strip images, or
- * the default) → the planner's actions (`core/rules/editPlan.ts` `ContextEditAction`). One rule set
- * for every surface (QuickPick, tree, panel, CLI):
- *
- * - `default`: a tool result gets a note (the planner's `omit` of a result whose call is sent is a
- *   note: `[pi-context: output of read src/a.ts removed — 12,345 tokens]`), everything else is
- *   removed; `remove` is the same request (the planner never orphans a result, so a tool result
- *   that is "removed" keeps a note while its call is sent);
- * - `note`: replace the content with the given text, or with pi-context's note of the item
- *   ({@link defaultNote}); an assistant keeps its tool calls (the planner appends them);
- * - `restore`: the original content again (pi has no "unedit": a new edit wins);
- * - `strip-images`: the content without its image blocks, plus a note saying how many were removed.
- *
- * No `vscode` import.
+ * A user's request → the planner's actions (`core/rules/editPlan.ts`), one rule set for every
+ * surface. `default`/`remove`: a tool result whose call is sent keeps a note (never orphaned);
+ * `restore`: the original again (pi has no "unedit": a new edit wins).
  */
 
 import type { EntryRecord } from "../core/read/entries";
@@ -24,7 +13,7 @@ import { formatCount, localisedRecord, plural } from "../shared/format";
 import * as l10n from "@vscode/l10n";
 import type { TrimItemKind, TrimRequestItem } from "../shared/trim";
 
-/** Each kind in words: `user message`, `tool result`, … (English: part of the note {@link defaultNote} writes into the session, which the model reads). */
+/** English: part of the note written into the session, which the model reads. */
 export const TRIM_KIND_WORDS: Record<TrimItemKind, string> = {
   user: "user message",
   assistant: "assistant message",
@@ -69,11 +58,7 @@ export function trimKindOf(record: EntryRecord): TrimItemKind {
   }
 }
 
-/**
- * pi-context's note for an item replaced without a text of the user's:
- * `[pi-context: user message removed — 1,234 tokens]` (tool results get the planner's note, which
- * names the tool and what it worked on).
- */
+/** `[pi-context: user message removed — 1,234 tokens]`. */
 export function defaultNote(record: EntryRecord): string {
   return `[pi-context: ${TRIM_KIND_WORDS[trimKindOf(record)]} removed — ${formatCount(record.tokens)} tokens]`;
 }
@@ -86,12 +71,7 @@ export function imagesNote(count: number): string {
 /** Longest note accepted from a user (characters). */
 export const MAX_NOTE_LENGTH = 100_000;
 
-/**
- * The planner's actions for a request, in request order. Entries that do not exist are passed on
- * as they are (the planner refuses them with pi's message).
- * @param session the file as read (bodies are read for `strip-images`, records for default notes);
- *   undefined when no choice needs it (`default`, `remove`, `restore`, `note` with a text).
- */
+/** In request order; unknown entries pass on (the planner refuses them with pi's message). */
 export function trimActions(session: SessionView | undefined, items: readonly TrimRequestItem[]): ContextEditAction[] {
   return items.map((item): ContextEditAction => {
     const targetId = item.entryId;
@@ -116,10 +96,6 @@ export function trimActions(session: SessionView | undefined, items: readonly Tr
   });
 }
 
-/**
- * The original content of `record` without its image blocks, with {@link imagesNote} appended;
- * undefined when the content has no images (or cannot be read).
- */
 export function withoutImages(session: SessionView, record: EntryRecord): ContextEditContent | undefined {
   let content: unknown;
   try {

@@ -1,24 +1,13 @@
 /**
- * The money side of a trim's prompt-cache effect, at the session model's prices
- * ({@link sessionPrices}: the catalog's `cost`, `inspect.cost.prices`); without prices the preview
- * says "price unknown" and shows the token numbers of the cache effect only.
- *
- * Accounting for a trim (no request of its own), with B = tokens now, A = tokens after,
- * R = tokens from the earliest edited item on (re-written to the cache), r = the rate of a warm
- * prompt token (cache read when the provider caches, else input), p = the rate of an uncached
- * prompt token (cache write when the model has one, else input):
- *
- *   next request   without the trim: warm ? B·r : B·p      with it: R·p + (A − R)·r
- *   each later one without: B·r                              with: A·r
- *
- * so the one-off extra of the next request is `with − without − (B − A)·r` and every later
- * request saves `(B − A)·r`. No `vscode`.
+ * A trim's prompt-cache money. B/A = tokens now/after, R = tokens from the earliest edit on,
+ * r = warm rate, p = uncached rate. Next request: without `warm ? B·r : B·p`, with `R·p + (A − R)·r`;
+ * each later one saves `(B − A)·r`.
  */
 
 import type { TrimCostModel } from "../shared/trim";
 import * as l10n from "@vscode/l10n";
 
-/** A model's prices in US dollars per million tokens (pi-ai `Model.cost`, without tiers). */
+/** US dollars per million tokens (pi-ai `Model.cost`, without tiers). */
 export interface TrimPrices {
   input: number;
   output: number;
@@ -30,7 +19,6 @@ export interface TrimPrices {
 export interface TrimEconomicsInput {
   tokensBefore: number;
   tokensAfter: number;
-  /** Tokens from the earliest edited item on, after the edits. */
   rewrittenTokens: number;
   prices: TrimPrices;
   cache: TrimCostModel["cache"];
@@ -39,7 +27,7 @@ export interface TrimEconomicsInput {
 /** Requests beyond which a break-even is not reported. */
 export const MAX_BREAK_EVEN = 10000;
 
-/** Price a trim (see the module comment). Never throws; negative token counts count as 0. */
+/** Never throws; negative token counts count as 0. */
 export function trimEconomics(input: TrimEconomicsInput): TrimCostModel {
   const clean = (v: number) => (Number.isFinite(v) && v > 0 ? v : 0);
   const B = clean(input.tokensBefore);
@@ -68,11 +56,7 @@ export function trimEconomics(input: TrimEconomicsInput): TrimCostModel {
   };
 }
 
-/**
- * The prices of the session's model, when known: the catalog's (or models.json's) `cost` of
- * `inspect.cost.prices` (issue 14; tiers ignored — a trim has no request of its own); undefined
- * when the model or its prices are unknown.
- */
+/** Tiers ignored: a trim has no request of its own. */
 export function sessionPrices(inspect: { cost?: { prices: TrimPrices | null } }): TrimPrices | undefined {
   const prices = inspect.cost?.prices;
   return prices

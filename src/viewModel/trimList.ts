@@ -1,18 +1,7 @@
 /**
- * "Find what to cut": the model-visible items of a session's context at its leaf, largest first,
- * and suggestions — each with the tokens it saves by the planner's own numbers
- * (`core/rules/editPlan.ts`, pure estimate now − after):
- *
- * - `superseded-read`: a `read` result of a file that a later `read` of the whole file (or of the
- *   same range) shows again;
- * - `image`: items carrying images (screenshots): kept without their image blocks;
- * - `large-result`: tool results of at least {@link LARGE_RESULT_TOKENS} tokens;
- * - `failed-output`: tool results with `isError` (failed commands, missing files…);
- * - `abandoned-retry`: the answers of a run that ended in an error or was aborted and was followed by
- *   a new user message (the retry): its assistant messages are removed, their tool results with them.
- *
- * Each item is in at most one of the first four (in that order); items an edit already changes, and
- * items pi's `appendContextEdit` refuses, are never suggested. Nothing here writes; no `vscode`.
+ * "Find what to cut": context items largest first, and suggestions with the tokens each saves by the
+ * planner's own numbers (`core/rules/editPlan.ts`). Items already edited or refused by pi's
+ * `appendContextEdit` are never suggested. Nothing here writes.
  */
 
 import { isDeepStrictEqual } from "node:util";
@@ -46,33 +35,19 @@ export const LARGE_RESULT_TOKENS = 4000;
 
 /** Options of {@link buildTrimList}. */
 export interface TrimListOptions {
-  /** Items kept in `items` (default: all). */
   limit?: number;
-  /** The `large-result` size (default {@link LARGE_RESULT_TOKENS}). */
   largeResultTokens?: number;
-  /** Compute each suggestion's `tokensSaved` with the planner (default true; false = 0). */
   savings?: boolean;
-  /** Resolve read paths against this folder (default: the session header's `cwd`, else `/`). */
   cwd?: string;
-  /** Home folder for `~` in paths. */
   home?: string;
 }
 
-/**
- * A tool call as the trim list needs it, digested when its assistant's body is read (the
- * arguments themselves are not kept: a `write` call's can be a whole file).
- */
+/** The arguments themselves are not kept: a `write` call's can be a whole file. */
 interface CallInfo extends ToolCallNote {
-  /** {@link formatToolCall}'s text (`read: src/a.ts:10-20`). */
   text: string;
-  /** A `read` call: its path (`path`, else `file_path`), `offset` and `limit` as stored. */
   read?: { path: unknown; offset: unknown; limit: unknown };
 }
 
-/**
- * The calls of an assistant message by id (the first call of an id), read once per record
- * (records are immutable); null when the body could not be read.
- */
 const callsCache = new WeakMap<EntryRecord, Map<string, CallInfo> | null>();
 
 function readCalls(session: SessionView, assistant: EntryRecord): Map<string, CallInfo> | null {
@@ -105,12 +80,10 @@ function callsOf(session: SessionView, assistant: EntryRecord): Map<string, Call
   return readCalls(session, assistant) ?? new Map();
 }
 
-/** Everything {@link buildTrimList} derives once per projection. */
 interface Context {
   session: SessionView;
   projection: Projection;
   links: ToolCallLinks;
-  /** The index of the last user message among the context entries (-1: none). */
   lastUser: number;
 }
 
@@ -121,7 +94,6 @@ function callOf(ctx: Context, record: EntryRecord): CallInfo | undefined {
   return assistant ? callsOf(ctx.session, assistant).get(record.toolCallId) : undefined;
 }
 
-/** Why pi refuses to edit an entry of this kind. */
 function notEditableReason(record: EntryRecord): string {
   switch (trimKindOf(record)) {
     case "bashExecution":
@@ -137,10 +109,7 @@ function notEditableReason(record: EntryRecord): string {
   }
 }
 
-/**
- * Whether a replacement shows exactly the entry's original content (a restore: pi has no "unedit",
- * the latest edit brings the original back), compared as pi projects it (`projectedContent`).
- */
+/** A restore (pi has no "unedit"), compared as pi projects it. */
 function isRestored(ctx: Context, entry: ProjectedEntry, content: unknown): boolean {
   const role = editableRole(entry.record);
   if (role === undefined || (typeof content !== "string" && !Array.isArray(content))) return false;
@@ -196,7 +165,6 @@ function itemOf(ctx: Context, entry: ProjectedEntry, index: number, turnsAgo: nu
   return item;
 }
 
-/** The item's `tool` and `text` (reads the calling assistant's body for a tool result). */
 function describeItem(ctx: Context, item: TrimItem): void {
   const record = ctx.session.byId.get(item.entryId)!;
   if (item.kind === "toolResult") {
@@ -207,14 +175,9 @@ function describeItem(ctx: Context, item: TrimItem): void {
   }
   if (item.kind === "assistant" && record.toolNames?.length) item.tool = `→ ${summarizeToolNames(record.toolNames)}`;
   const text = oneLine(describeRecord(record).text, 120);
-  // an answer of tool calls only is described by its calls: said once ("→ bash", not "→ bash → bash")
   item.text = text === item.tool ? "" : text;
 }
 
-/**
- * What entries are, in a few words, for previews and messages: a tool result's call
- * (`read: src/a.ts`), else the tree's text of the entry. Reads the calling assistants' bodies.
- */
 export function describeEntries(session: SessionView, ids: Iterable<string>): Map<string, string> {
   const projection = buildProjection(session);
   const ctx: Context = { session, projection, links: toolCallLinks(projection.entries, session), lastUser: -1 };
@@ -228,11 +191,7 @@ export function describeEntries(session: SessionView, ids: Iterable<string>): Ma
   return out;
 }
 
-/**
- * The trim list of `session` at its leaf.
- * @param session the file as read (`SessionFile`) or an overlay.
- * @throws {StaleSessionError} when a needed body changed on disk.
- */
+/** @throws {StaleSessionError} when a needed body changed on disk. */
 export function buildTrimList(session: SessionView, options: TrimListOptions = {}): TrimListModel {
   const projection = buildProjection(session);
   const entries = projection.entries;
@@ -263,10 +222,6 @@ export function buildTrimList(session: SessionView, options: TrimListOptions = {
   };
 }
 
-/**
- * The tool name of a tool result's call as the scan kept it on the assistant's record (no body
- * read): `"?"` for a name that is not a string, undefined when the call is not found.
- */
 function scannedCallName(ctx: Context, record: EntryRecord): string | undefined {
   if (record.role !== "toolResult" || !record.toolCallId) return undefined;
   const owner = ctx.links.ownerOf.get(record.id);
@@ -275,9 +230,8 @@ function scannedCallName(ctx: Context, record: EntryRecord): string | undefined 
   return i >= 0 ? assistant!.toolNames?.[i] : undefined;
 }
 
-/** The read call of a tool result: resolved path + range key, and whether it reads the whole file. */
 function readOf(ctx: Context, record: EntryRecord, cwd: string | undefined, home: string | undefined) {
-  // another tool by its scanned name: its assistant's body is not read (≈ 40 % of them on the bench's sessions)
+  // another tool by its scanned name: its assistant's body is not read
   const scanned = scannedCallName(ctx, record);
   if (scanned !== undefined && scanned !== "read" && scanned !== "?") return undefined;
   const read = callOf(ctx, record)?.read;
@@ -303,7 +257,6 @@ function suggest(ctx: Context, items: readonly TrimItem[], options: TrimListOpti
     taken.add(item.entryId);
   };
 
-  // older reads of a file read again later (a whole-file read covers every range; a range covers itself)
   const laterReads = new Map<string, { whole: boolean; ranges: Set<string> }>();
   for (let i = candidates.length - 1; i >= 0; i--) {
     const item = candidates[i]!;
@@ -342,22 +295,14 @@ function suggest(ctx: Context, items: readonly TrimItem[], options: TrimListOpti
   return out;
 }
 
-/** Savings already planned, per session while it is unchanged (see {@link sessionState}), by action list. */
 const savingsCache = new WeakMap<object, { state: string; byActions: Map<string, number> }>();
 
-/** What changes when a session changes (entries appended, ids reused, the file grown): as `buildProjection`'s memo. */
 function sessionState(session: SessionView): string {
   const s = session as SessionView & { duplicateIds?: number; size?: number };
   return `${s.records.length}:${s.byId.size}:${s.duplicateIds ?? 0}:${s.size ?? ""}:${s.records[s.records.length - 1]?.id ?? ""}:${s.leafId}`;
 }
 
-/**
- * What a suggestion saves: pi's pure estimate of the context at the leaf now minus after its
- * actions, by the planner (`prepareContextEdits`), in tokens (≥ 0). Memoised while the session is
- * unchanged (its records, ids, size and leaf): planning reads every body of the context, ≈ 0.2–0.6 s
- * on a 128 MB session.
- * @throws {StaleSessionError} when a needed body changed on disk.
- */
+/** Pure estimate now − after by the planner; memoised while the session is unchanged (planning reads every body). */
 export function suggestionSavings(session: SessionView, actions: readonly TrimRequestItem[]): number {
   const state = sessionState(session);
   let cache = savingsCache.get(session);
@@ -365,7 +310,6 @@ export function suggestionSavings(session: SessionView, actions: readonly TrimRe
   const key = JSON.stringify(actions);
   let saved = cache.byActions.get(key);
   if (saved === undefined) {
-    // the trim list read the calling assistants already (each tool result's item names its call)
     const plan = prepareContextEdits(session, trimActions(session, actions), {
       toolCallsOf: (assistant) => readCalls(session, assistant) ?? undefined,
     });
@@ -375,11 +319,7 @@ export function suggestionSavings(session: SessionView, actions: readonly TrimRe
   return saved;
 }
 
-/**
- * The visible, unedited assistant messages of every run (a user message and the answers up to the
- * next one) whose last answer failed or was aborted and that a later user message followed. The
- * current run (after the last user message) is never one.
- */
+/** Runs whose last answer failed or was aborted and a later user message followed; never the current run. */
 function abandonedAnswers(ctx: Context): string[] {
   const entries = ctx.projection.entries;
   const out: string[] = [];
@@ -444,18 +384,13 @@ function wording(kind: TrimSuggestionKind, n: number, large: number): { title: s
 
 /** How an entry of the context shows in the tree and the panel: editable, and its edit if any. */
 export interface EditMark {
-  /** pi's `appendContextEdit` accepts it and it is in the context (not summarized by a compaction). */
   editable: boolean;
   edit?: TrimEditState;
 }
 
 const marksCache = new WeakMap<Projection, Map<string, EditMark>>();
 
-/**
- * The edit marks of the context entries at the session's leaf (entries a compaction summarized,
- * and entries off the path, have none). Memoised per projection (`buildProjection` reuses it
- * while the session is unchanged).
- */
+/** Memoised per projection. */
 export function editMarks(session: SessionView): ReadonlyMap<string, EditMark> {
   const projection = buildProjection(session);
   let marks = marksCache.get(projection);
@@ -473,10 +408,7 @@ export function editMarks(session: SessionView): ReadonlyMap<string, EditMark> {
   return marks;
 }
 
-/**
- * The entries of the run pi works on now: from the last user message of the context on (pi
- * appends to it while it answers; its tool calls may still wait for their results).
- */
+/** From the last user message on: pi appends to it while it answers. */
 export function runningTurnIds(projection: Projection): Set<string> {
   const entries = projection.entries;
   let start = entries.length;

@@ -1,12 +1,4 @@
-/**
- * The preview of context edits before anything is written (`TrimPreviewModel`), from the planner's
- * plan (`core/rules/editPlan.ts` `ContextEditPreparation`) and pi's numbers at the leaf
- * (`InspectResult`): tokens now → after, the gauge's colour and the distance to auto-compaction
- * after, the prompt-cache effect (the earliest edited item ends the cached prefix: everything from
- * it on is sent uncached on the next request) and, where prices are known, its money
- * (`trimCost.ts`); cascades and refusals with their reasons. Plus the same preview in words
- * ({@link trimPreviewLines}) for the QuickPick, the CLI and notifications. No `vscode`.
- */
+/** The preview of context edits before anything is written, and the same in words. */
 
 import { estimateFailureText } from "../core/rules/estimateFailure";
 import type { ContextEditPreparation, EditCause, PlannedContextEdit } from "../core/rules/editPlan";
@@ -25,13 +17,9 @@ import * as l10n from "@vscode/l10n";
 
 /** Options of {@link buildTrimPreview}. */
 export interface TrimPreviewOptions {
-  /** `piContext.warning.margin` (the gauge's warning band). */
   warningMargin?: number;
-  /** The session model's prices, when known. */
   prices?: TrimPrices;
-  /** The prompt cache now (default `warm` when prices are given). */
   cache?: "none" | "warm" | "cold";
-  /** Texts of the edited entries (`describeEntries`); default: the tree's text of each record. */
   texts?: ReadonlyMap<string, string>;
 }
 
@@ -56,10 +44,6 @@ function noteOf(edit: PlannedContextEdit): string | undefined {
   return oneLine(contentText(edit.replacement.content, " "), 160);
 }
 
-/**
- * The preview of `prep`.
- * @param inspect pi's numbers at the same leaf (window, reserve, threshold, auto-compaction).
- */
 export function buildTrimPreview(
   prep: ContextEditPreparation,
   inspect: InspectResult,
@@ -136,10 +120,6 @@ export function buildTrimPreview(
   return model;
 }
 
-/**
- * The preview every surface shows for a plan on `session`: {@link buildTrimPreview} with the texts
- * of the edited items (`describeEntries`) and the session model's prices when known.
- */
 export function sessionTrimPreview(
   session: SessionView,
   prep: ContextEditPreparation,
@@ -171,10 +151,7 @@ export function effectText(effect: TrimPreviewEdit["effect"]): string {
   }
 }
 
-/**
- * What a preview's plan does, as a verb for its buttons, titles and result notices: `restore` when
- * every requested edit brings an original back, `trim` when none does, `edit` for both kinds.
- */
+/** `restore` when every edit brings an original back, `trim` when none does, else `edit`. */
 export function trimVerb(p: Pick<TrimPreviewModel, "edits">): "trim" | "restore" | "edit" {
   const asked = p.edits.filter((e) => !e.cascade);
   if (asked.length > 0 && asked.every((e) => e.effect === "restore")) return "restore";
@@ -182,10 +159,6 @@ export function trimVerb(p: Pick<TrimPreviewModel, "edits">): "trim" | "restore"
   return "edit";
 }
 
-/**
- * The headline: `Context 12,345 → 8,000 tokens (saves 4,345)`; `Context unchanged (12,345 tokens)`
- * when nothing would be written (every requested edit refused or already in place).
- */
 export function trimHeadline(p: TrimPreviewModel): string {
   // where pi has no number, never call pi-context's count pi's
   if (p.edits.length === 0 && p.failureNow) return l10n.t("Context unchanged (pi has no estimate)");
@@ -200,10 +173,6 @@ export function trimHeadline(p: TrimPreviewModel): string {
   return l10n.t("Context {0} → {1} tokens ({2})", formatCount(p.baselineTokens), formatCount(p.tokensAfter), saved);
 }
 
-/**
- * The preview in words, one fact per line: what is written, tokens, gauge and auto-compaction, the
- * cache effect, cascades, refusals, unchanged items, bytes. Session text is single-line and plain.
- */
 export function trimPreviewLines(p: TrimPreviewModel): string[] {
   const lines: string[] = [];
   const requested = p.edits.filter((e) => !e.cascade).length;
@@ -262,7 +231,7 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
       ),
     );
     if (p.cost && p.cost.perRequestSaving < 0)
-      // A restore (tokens added): every later request costs more, never "-$x less".
+      // a restore: every later request costs more, never "-$x less"
       lines.push(
         l10n.t(
           "Cost: {0} once on the next request, then {1} more per request.",
@@ -307,7 +276,6 @@ export function trimPreviewLines(p: TrimPreviewModel): string[] {
   return lines;
 }
 
-/** Tokens until auto-compaction now, in words: "5,000 now", or "540 over now" past the threshold. */
 function nowText(until: number): string {
   return until >= 0 ? l10n.t("{0} now", formatCount(until)) : l10n.t("{0} over now", formatCount(-until));
 }

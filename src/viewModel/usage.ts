@@ -1,10 +1,4 @@
-/**
- * Usage and cost as every surface words them: pi's footer statistics and `/session` totals, the
- * current model and thinking level, the prompt cache (hit rate, cold turns and their cost, the
- * cache lifetime assumed), and the forecast of turns until auto-compaction. Pure; the numbers are
- * `InspectResult`'s (`core/rules/economics.ts`), the words are here — the gauge tooltip, the panel's
- * "Usage & cost" section and the CLI report use the same functions.
- */
+/** Usage and cost (`core/rules/economics.ts`) as every surface words them. Pure. */
 
 import type { InspectResult } from "../core/rules/inspect";
 import type { ColdCause, CacheTurn } from "../core/rules/cache";
@@ -76,7 +70,7 @@ export function pricesText(prices: ModelPrices): string {
   return parts.join(" · ");
 }
 
-/** The model as pi's footer shows it: `provider/id • high` (thinking level for reasoning models, `• thinking off`). */
+/** pi's footer: `provider/id • high` (thinking level for reasoning models). */
 export function modelText(inspect: InspectResult, reasoning: boolean | undefined): string | null {
   if (!inspect.model) return null;
   const id = `${inspect.model.provider}/${inspect.model.modelId}`;
@@ -85,10 +79,7 @@ export function modelText(inspect: InspectResult, reasoning: boolean | undefined
   return level === "off" ? `${id} • thinking off` : `${id} • ${level}`;
 }
 
-/**
- * The panel's usage model from an inspect result.
- * @param reasoning whether the current model reasons (pi shows the thinking level only then); undefined = unknown.
- */
+/** `reasoning`: pi shows the thinking level only then; undefined = unknown. */
 export function buildUsageModel(inspect: InspectResult, reasoning?: boolean): UsageModel {
   const u = inspect.usage;
   const cache = inspect.cache;
