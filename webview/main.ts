@@ -127,9 +127,8 @@ let showsSession = false;
  * A session's first showing (a webview just started, or it showed no session) is progressive:
  * the first of {@link panelParts} at once, each later one in its own task when the renderer is idle
  * (`requestIdleCallback`, at most {@link PART_IDLE_TIMEOUT_MS} after the one before). A webview
- * shares the workbench's renderer thread, and on a 128 MB session the whole panel was one ≈ 0.3 s
- * task (`npm run bench:ui`; the trace in docs/performance.md) that held back what the user did
- * meanwhile (Reveal Leaf right after opening the Pi container). `#app[data-details]` stays
+ * shares the workbench's renderer thread: on a large session one task for the whole panel holds
+ * back what the user does meanwhile (Reveal Leaf right after opening the container). `#app[data-details]` stays
  * "pending" until the last part is in. Later renders (live updates, details) replace everything
  * at once: they keep the focus and the scroll position, which a half-built panel would lose.
  */
