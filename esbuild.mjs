@@ -8,6 +8,30 @@ const production = process.argv.includes("--production");
 // jsonc-parser's `main` is a UMD build whose dynamic `require`s esbuild cannot follow: bundle its ESM build.
 const alias = { "jsonc-parser": "jsonc-parser/lib/esm/main.js" };
 
+// Rarely needed parts are files beside the bundles, loaded on first use, so that loading the extension
+// does not parse them: js-tiktoken's ranks (fit.ts), acorn (bundleCatalog.ts).
+const external = ["js-tiktoken/ranks/o200k_base", "acorn"];
+
+/**
+ * pi's catalog snapshot (`src/core/data/model-catalog.json`, ≈ 300 kB) is read from a file beside the
+ * bundle with `JSON.parse` instead of being bundled as a JavaScript literal (`catalog.ts` imports it).
+ */
+const catalogBeside = {
+  name: "catalog-beside",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]model-catalog\.json$/ }, async (args) => {
+      const { copyFile, mkdir } = await import("node:fs/promises");
+      await mkdir("dist", { recursive: true });
+      await copyFile(args.path, "dist/model-catalog.json");
+      return {
+        contents:
+          'module.exports = JSON.parse(require("fs").readFileSync(require("path").join(__dirname, "model-catalog.json"), "utf8"));',
+        loader: "js",
+      };
+    });
+  },
+};
+
 /** @type {esbuild.BuildOptions[]} */
 const builds = [
   {
@@ -17,8 +41,8 @@ const builds = [
     platform: "node",
     format: "cjs",
     target: "node20",
-    // js-tiktoken's o200k_base ranks (2.3 MB) are a separate file, loaded on first use (fit.ts).
-    external: ["vscode", "js-tiktoken/ranks/o200k_base"],
+    external: ["vscode", ...external],
+    plugins: [catalogBeside],
     alias,
     sourcemap: production ? false : "linked",
     minify: production,
@@ -32,15 +56,19 @@ const builds = [
     format: "cjs",
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
-    external: ["js-tiktoken/ranks/o200k_base"],
+    external,
+    plugins: [catalogBeside],
     alias,
     sourcemap: production ? false : "linked",
     minify: production,
     logLevel: "warning",
   },
-  // The ranks the two bundles above load on first use (src/core/flows/fit.ts, RANKS_FILE).
+  // What the two bundles above load on first use (fit.ts RANKS_FILE, bundleCatalog.ts ACORN_FILE).
   {
-    entryPoints: { "tiktoken-o200k_base": "node_modules/js-tiktoken/dist/ranks/o200k_base.cjs" },
+    entryPoints: {
+      "tiktoken-o200k_base": "node_modules/js-tiktoken/dist/ranks/o200k_base.cjs",
+      acorn: "node_modules/acorn/dist/acorn.js",
+    },
     outdir: "dist",
     bundle: true,
     platform: "node",

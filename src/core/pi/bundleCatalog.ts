@@ -5,9 +5,23 @@
  * nothing; it depends on esbuild's output style, so it is the fallback after pi-ai's JSON (`catalog.ts`).
  */
 
-import { parseExpressionAt, type AnyNode } from "acorn";
+import type { AnyNode, Options } from "acorn";
 import * as fs from "node:fs";
 import * as path from "node:path";
+
+/** Beside the bundles (`esbuild.mjs` writes it): acorn loads only when a pi bundle is read. */
+export const ACORN_FILE = "acorn.js";
+
+type ParseExpressionAt = (input: string, pos: number, options: Options) => AnyNode;
+let parseExpressionAt: ParseExpressionAt | undefined;
+
+function loadAcorn(): ParseExpressionAt {
+  const beside = path.join(__dirname, ACORN_FILE);
+  const acorn = (fs.existsSync(beside) ? require(beside) : require("acorn")) as {
+    parseExpressionAt: ParseExpressionAt;
+  };
+  return acorn.parseExpressionAt;
+}
 
 export class LiteralParseError extends Error {}
 
@@ -19,6 +33,7 @@ export class LiteralParseError extends Error {}
 export function parseLiteral(src: string, pos: number): { value: unknown; end: number } {
   let node: AnyNode;
   try {
+    parseExpressionAt ??= loadAcorn();
     node = parseExpressionAt(src, pos, { ecmaVersion: "latest" });
   } catch (error) {
     throw new LiteralParseError(`literal parse: ${(error as Error).message}`);
