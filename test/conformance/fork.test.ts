@@ -26,6 +26,7 @@ import { buildSession, recipeArb } from "../support/random-session";
 import { PiRpc, readSessionLines, writeScriptedAgentDir } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { REPO_ROOT } from "../support/paths";
+import { assistantMessage } from "../support/session-builder";
 
 type Line = Record<string, unknown>;
 interface PiFork {
@@ -242,23 +243,7 @@ describe("fork vs pi 1.6.0 (createBranchedSession)", () => {
         id: "a1",
         parentId: "l1",
         timestamp: t(3),
-        message: {
-          role: "assistant",
-          content: [{ type: "text", text: "ok" }],
-          api: "openai-completions",
-          provider: "p",
-          model: "m",
-          usage: {
-            input: 10,
-            output: 2,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 12,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: 3,
-        },
+        message: { ...assistantMessage({ text: "ok", usage: { input: 10, output: 2 } }), timestamp: 3 },
       },
       { type: "label", id: "l2", parentId: "a1", timestamp: t(4), targetId: "a1", label: "answer" },
       {
@@ -284,23 +269,7 @@ describe("fork vs pi 1.6.0 (createBranchedSession)", () => {
         id: "x1",
         parentId: "u1",
         timestamp: t(9),
-        message: {
-          role: "assistant",
-          content: [{ type: "text", text: "other branch" }],
-          api: "openai-completions",
-          provider: "p",
-          model: "m",
-          usage: {
-            input: 1,
-            output: 1,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 2,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: 9,
-        },
+        message: { ...assistantMessage({ text: "other branch", usage: { input: 1, output: 1 } }), timestamp: 9 },
       },
       { type: "label", id: "l5", parentId: "x1", timestamp: t(10), targetId: "x1", label: "elsewhere" },
       { type: "label", id: "l6", parentId: "l5", timestamp: t(11), targetId: "c1", label: "compacted" },
