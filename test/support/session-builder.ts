@@ -83,6 +83,8 @@ export function assistantMessage(spec: AssistantSpec = {}): Record<string, unkno
 export interface HeaderSpec {
   cwd?: string;
   id?: string;
+  /** The header's ISO time (default 2026-01-01T00:00:01.000Z); each entry is one second later. */
+  timestamp?: string;
 }
 
 export class SessionBuilder {
@@ -95,6 +97,7 @@ export class SessionBuilder {
     const h = typeof header === "string" ? { cwd: header } : header;
     const id = h.id ?? "test-session";
     const cwd = h.cwd ?? "/tmp/project";
+    if (h.timestamp !== undefined) this.t = Date.parse(h.timestamp) - 1000;
     this.lines = [JSON.stringify({ type: "session", version: 3, id, timestamp: this.iso(), cwd })];
   }
 
