@@ -224,18 +224,7 @@ describe("gauge states", () => {
   it("unknown model and window", () => {
     const agent = tempAgent();
     const session = SessionFile.fromBytes(
-      [
-        { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
-        {
-          type: "message",
-          id: "u",
-          parentId: null,
-          timestamp: "2026-01-01T00:00:01.000Z",
-          message: { role: "user", content: [{ type: "text", text: "x".repeat(400) }], timestamp: 1 },
-        },
-      ]
-        .map((l) => JSON.stringify(l))
-        .join("\n") + "\n",
+      new SessionBuilder({ id: "s", cwd: "/w" }).user("u", [{ type: "text", text: "x".repeat(400) }]).jsonl(),
     );
     const v = view(analyzeLoaded(session, { agentDir: agent }));
     assert.equal(v.text, "π 100/?");
