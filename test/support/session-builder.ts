@@ -168,8 +168,8 @@ export class SessionBuilder {
     return this.entry(id, "context_edit", { targetId, replacement }, parent);
   }
 
-  compaction(id: string, firstKeptEntryId: string, summary = "summary"): this {
-    return this.entry(id, "compaction", { summary, firstKeptEntryId, tokensBefore: 1000 });
+  compaction(id: string, firstKeptEntryId: string, summary = "summary", tokensBefore = 1000): this {
+    return this.entry(id, "compaction", { summary, firstKeptEntryId, tokensBefore });
   }
 
   label(id: string, targetId: string, label: string): this {
