@@ -176,6 +176,16 @@ export class SessionBuilder {
     return this.entry(id, "label", { targetId, label });
   }
 
+  /** A `branch_summary` entry (pi writes one when the tree is navigated away from `fromId`). */
+  branchSummary(id: string, fromId: string, summary = "summary"): this {
+    return this.entry(id, "branch_summary", { fromId, summary });
+  }
+
+  /** A `session_info` entry: the session's name. */
+  name(id: string, name: string): this {
+    return this.entry(id, "session_info", { name });
+  }
+
   /** Append entries written elsewhere, byte for byte (the last one's `id` becomes the parent of the next). */
   append(...entries: object[]): this {
     for (const e of entries) {
