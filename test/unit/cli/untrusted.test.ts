@@ -196,7 +196,7 @@ describe("a line break in session text does not forge an output line", () => {
   const F = "\nFORGED";
   const b = new SessionBuilder({ id: "s1", cwd: `/tmp/p${F}` })
     .model("m1", `p${F}`, `m${F}`)
-    .entry("n1", "session_info", { name: `name${F}` })
+    .name("n1", `name${F}`)
     .user(`u1${F}`, `hi${F}`)
     .assistant("a1", {
       text: `answer${F}`,

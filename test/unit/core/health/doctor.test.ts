@@ -256,9 +256,9 @@ describe("doctor: references", () => {
 
   it("branch-summary-from-missing: info; pi's 'root' and existing ids are fine", () => {
     const b = base()
-      .entry("bs1", "branch_summary", { fromId: "gone", summary: "s" })
-      .entry("bs2", "branch_summary", { fromId: "root", summary: "s" })
-      .entry("bs3", "branch_summary", { fromId: "u1", summary: "s" });
+      .branchSummary("bs1", "gone", "s")
+      .branchSummary("bs2", "root", "s")
+      .branchSummary("bs3", "u1", "s");
     const found = withCode(doctorOf(b.jsonl()).report, "branch-summary-from-missing");
     assert.deepEqual(
       found.map((f) => [f.severity, f.entryId]),
