@@ -732,7 +732,7 @@ describe("session tree view", function () {
     const file = path.join(sessionDir(agentDir), name);
     const b = new SessionBuilder({ id: "named", cwd: path.dirname(file), timestamp: new Date().toISOString() })
       .user("n1", "hello")
-      .entry("n2", "session_info", { name: "long scripted session" });
+      .name("n2", "long scripted session");
     fs.writeFileSync(file, b.jsonl());
     await api.services.sessions.pin(file);
     await waitFor(
