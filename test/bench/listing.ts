@@ -19,6 +19,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "../support/paths";
+import { assistantMessage, piUsage } from "../support/session-builder";
 import { median } from "./median";
 
 const FILES = Number(process.env.PI_CONTEXT_BENCH_LISTING_FILES ?? 10_000);
@@ -71,20 +72,12 @@ export function generateListing(): string {
         parentId: "u1",
         timestamp: t,
         message: {
-          role: "assistant",
-          content: [{ type: "text", text: `answer ${k} `.repeat(20) }],
-          api: "openai-completions",
-          provider: "openai",
-          model: "gpt-5",
-          usage: {
-            input: 1000,
-            output: 100,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 1100,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
+          ...assistantMessage({
+            text: `answer ${k} `.repeat(20),
+            provider: "openai",
+            model: "gpt-5",
+            usage: { input: 1000, output: 100 },
+          }),
           timestamp: base + k,
         },
       });
@@ -195,14 +188,7 @@ export function generateSmallListing(): string {
   const dir = path.join(agentDir, "sessions", "--bench-small--");
   fs.mkdirSync(dir, { recursive: true });
   const base = Date.parse("2026-10-01T00:00:00.000Z");
-  const usage = (input: number, output: number) => ({
-    input,
-    output,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: input + output,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  });
+  const usage = (input: number, output: number) => piUsage({ input, output });
   for (let i = 0; i < SMALL_FILES; i++) {
     const t0 = base + i * 3_600_000;
     const iso = (ms: number) => new Date(ms).toISOString();

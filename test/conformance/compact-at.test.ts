@@ -15,6 +15,7 @@ import { after, before, describe, it } from "node:test";
 import { writeCompactionOverride, type CompactAtField } from "../../src/core/flows/compactAt";
 import { resolveSettings } from "../../src/core/rules/settings";
 import { REPO_ROOT } from "../support/paths";
+import { SessionBuilder } from "../support/session-builder";
 
 interface Oracle {
   oracle(request: { entriesJsonl: string; args: string[] }): Promise<{
@@ -37,22 +38,7 @@ after(async () => {
 });
 
 function session(provider: string, modelId: string): string {
-  const t = "2026-06-01T00:00:00.000Z";
-  return (
-    [
-      { type: "session", version: 3, id: "s", timestamp: t, cwd: "/tmp/none" },
-      { type: "model_change", id: "m1", parentId: null, timestamp: t, provider, modelId },
-      {
-        type: "message",
-        id: "u1",
-        parentId: "m1",
-        timestamp: t,
-        message: { role: "user", content: "hi", timestamp: 1 },
-      },
-    ]
-      .map((e) => JSON.stringify(e))
-      .join("\n") + "\n"
-  );
+  return new SessionBuilder({ id: "s", cwd: "/tmp/none" }).model("m1", provider, modelId).user("u1", "hi").jsonl();
 }
 
 const FILES: Record<string, string> = {

@@ -20,7 +20,8 @@ import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { contextOverflowKind, isRetryableError, OVERFLOW_PATTERNS } from "../../src/core/health/failures";
-import { appended, assistantMessage, codes, doctorOf, repairOf } from "../support/doctor";
+import { appended, codes, doctorOf, repairOf } from "../support/doctor";
+import { assistantMessage } from "../support/session-builder";
 import { buildSession, recipeArb, type Recipe } from "../support/random-session";
 import { SessionBuilder } from "../support/session-builder";
 import { REPO_ROOT } from "../support/paths";
@@ -338,7 +339,7 @@ describe("pi-ai 1.6.0's failure classifiers", () => {
       ["length", 15900, 5, 0],
       ["length", 10000, 0, 0],
     ] as const)
-      messages.push(assistantMessage({ stopReason, input, output, cacheRead, text: "x" }));
+      messages.push(assistantMessage({ stopReason, usage: { input, output, cacheRead }, text: "x" }));
     for (const window of [undefined, 16000]) {
       const pi = await oracle.classify({ messages, ...(window ? { contextWindow: window } : {}) });
       const ours = messages.map((m) => {

@@ -26,6 +26,7 @@ import { buildSession, recipeArb } from "../support/random-session";
 import { PiRpc, readSessionLines, writeScriptedAgentDir } from "../support/pi-rpc";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
 import { REPO_ROOT } from "../support/paths";
+import { SessionBuilder } from "../support/session-builder";
 
 type Line = Record<string, unknown>;
 interface PiFork {
@@ -225,87 +226,19 @@ describe("fork vs pi 1.6.0 (createBranchedSession)", () => {
   });
 
   it("labels pi re-creates: several on the path, one cleared, one on another branch, a compaction kept after a label", async () => {
-    const h = { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp/p" };
-    const t = (s: number) => `2026-01-01T00:00:${String(s).padStart(2, "0")}.000Z`;
-    const lines = [
-      h,
-      {
-        type: "message",
-        id: "u1",
-        parentId: null,
-        timestamp: t(1),
-        message: { role: "user", content: "one", timestamp: 1 },
-      },
-      { type: "label", id: "l1", parentId: "u1", timestamp: t(2), targetId: "u1", label: "first" },
-      {
-        type: "message",
-        id: "a1",
-        parentId: "l1",
-        timestamp: t(3),
-        message: {
-          role: "assistant",
-          content: [{ type: "text", text: "ok" }],
-          api: "openai-completions",
-          provider: "p",
-          model: "m",
-          usage: {
-            input: 10,
-            output: 2,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 12,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: 3,
-        },
-      },
-      { type: "label", id: "l2", parentId: "a1", timestamp: t(4), targetId: "a1", label: "answer" },
-      {
-        type: "compaction",
-        id: "c1",
-        parentId: "l2",
-        timestamp: t(5),
-        summary: "so far",
-        firstKeptEntryId: "l2",
-        tokensBefore: 12,
-      },
-      {
-        type: "message",
-        id: "u2",
-        parentId: "c1",
-        timestamp: t(6),
-        message: { role: "user", content: "two", timestamp: 6 },
-      },
-      { type: "label", id: "l3", parentId: "u2", timestamp: t(7), targetId: "u1", label: "" },
-      { type: "label", id: "l4", parentId: "l3", timestamp: t(8), targetId: "u1", label: "first again" },
-      {
-        type: "message",
-        id: "x1",
-        parentId: "u1",
-        timestamp: t(9),
-        message: {
-          role: "assistant",
-          content: [{ type: "text", text: "other branch" }],
-          api: "openai-completions",
-          provider: "p",
-          model: "m",
-          usage: {
-            input: 1,
-            output: 1,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 2,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: 9,
-        },
-      },
-      { type: "label", id: "l5", parentId: "x1", timestamp: t(10), targetId: "x1", label: "elsewhere" },
-      { type: "label", id: "l6", parentId: "l5", timestamp: t(11), targetId: "c1", label: "compacted" },
-    ];
-    const text = `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
+    const text = new SessionBuilder({ id: "s", cwd: "/tmp/p", timestamp: "2026-01-01T00:00:00.000Z" })
+      .user("u1", "one")
+      .label("l1", "u1", "first")
+      .assistant("a1", { text: "ok", usage: { input: 10, output: 2 } })
+      .label("l2", "a1", "answer")
+      .compaction("c1", "l2", "so far", 12)
+      .user("u2", "two")
+      .label("l3", "u1", "")
+      .label("l4", "u1", "first again")
+      .assistant("x1", { text: "other branch", usage: { input: 1, output: 1 }, parent: "u1" })
+      .label("l5", "x1", "elsewhere")
+      .label("l6", "c1", "compacted")
+      .jsonl();
     for (const id of ["u1", "l1", "a1", "l2", "c1", "u2", "l3", "l4", "x1", "l5", "l6"])
       await forkAndCheck(text, id, "at");
     await forkAndCheck(text, "u2", "before");

@@ -41,6 +41,7 @@ import { assertCaseMatches, oracleArgsOf, SHARED_CASES } from "../support/shared
 import { oracleView } from "../support/oracle-view";
 import { SessionFile } from "../../src/core/read/session";
 import { FIXTURES, REPO_ROOT } from "../support/paths";
+import { SessionBuilder } from "../support/session-builder";
 
 const TREES = Number(process.env.PI_CONTEXT_MATRIX_TREES ?? 200);
 const SETTINGS_RUNS = Number(process.env.PI_CONTEXT_MATRIX_SETTINGS ?? 60);
@@ -69,101 +70,22 @@ const TREE_SWITCHES = ["branchSummaryContextEdits", "nestedCallFileOps"] as cons
  * assistant message (a `context_edit` replaces its long text), and a tool result carries
  * `nestedCalls` (a codemode edit of src/nested.ts).
  */
-const DIFFERENCES_SESSION = `${[
-  { type: "session", version: 3, id: "diff", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp/diff" },
-  {
-    type: "message",
-    id: "u1",
-    parentId: null,
-    timestamp: "2026-01-01T00:00:01.000Z",
-    message: { role: "user", content: "start", timestamp: 1 },
-  },
-  {
-    type: "message",
-    id: "a1",
-    parentId: "u1",
-    timestamp: "2026-01-01T00:00:02.000Z",
-    message: {
-      role: "assistant",
-      content: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "src/a.ts" } }],
-      provider: "p",
-      model: "m",
-      api: "openai-completions",
-      usage: {
-        input: 100,
-        output: 10,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens: 110,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
-      stopReason: "toolUse",
-      timestamp: 2,
-    },
-  },
-  {
-    type: "message",
-    id: "t1",
-    parentId: "a1",
-    timestamp: "2026-01-01T00:00:03.000Z",
-    message: {
-      role: "toolResult",
-      toolCallId: "c1",
-      toolName: "read",
-      content: [{ type: "text", text: "contents of src/a.ts" }],
-      isError: false,
-      timestamp: 3,
-      nestedCalls: { calls: [{ id: "n1", name: "edit", arguments: { path: "src/nested.ts" } }], complete: true },
-    },
-  },
-  {
-    type: "message",
-    id: "u2",
-    parentId: "t1",
-    timestamp: "2026-01-01T00:00:04.000Z",
-    message: { role: "user", content: "more", timestamp: 4 },
-  },
-  {
-    type: "message",
-    id: "a2",
-    parentId: "u2",
-    timestamp: "2026-01-01T00:00:05.000Z",
-    message: {
-      role: "assistant",
-      content: [{ type: "text", text: "a long answer ".repeat(200) }],
-      provider: "p",
-      model: "m",
-      api: "openai-completions",
-      usage: {
-        input: 200,
-        output: 700,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens: 900,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
-      stopReason: "stop",
-      timestamp: 5,
-    },
-  },
-  {
-    type: "context_edit",
-    id: "e1",
-    parentId: "a2",
-    timestamp: "2026-01-01T00:00:06.000Z",
-    targetId: "a2",
-    replacement: { content: "short" },
-  },
-  {
-    type: "message",
-    id: "u3",
-    parentId: "e1",
-    timestamp: "2026-01-01T00:00:07.000Z",
-    message: { role: "user", content: "last", timestamp: 7 },
-  },
-]
-  .map((l) => JSON.stringify(l))
-  .join("\n")}\n`;
+const DIFFERENCES_SESSION = new SessionBuilder({ id: "diff", cwd: "/tmp/diff" })
+  .user("u1", "start")
+  .assistant("a1", { calls: [{ id: "c1", arguments: { path: "src/a.ts" } }], usage: { input: 100, output: 10 } })
+  .message("t1", {
+    role: "toolResult",
+    toolCallId: "c1",
+    toolName: "read",
+    content: [{ type: "text", text: "contents of src/a.ts" }],
+    isError: false,
+    nestedCalls: { calls: [{ id: "n1", name: "edit", arguments: { path: "src/nested.ts" } }], complete: true },
+  })
+  .user("u2", "more")
+  .assistant("a2", { text: "a long answer ".repeat(200), usage: { input: 200, output: 700 } })
+  .edit("e1", "a2", { content: "short" })
+  .user("u3", "last")
+  .jsonl();
 
 /** The catalog key of the model whose window differs between pi 1.5.2 and 1.6.0 (issue 13). */
 const MISTRAL = "mistral/mistral-large-latest";

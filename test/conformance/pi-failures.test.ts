@@ -22,6 +22,7 @@ import { prepareCompaction } from "../../src/core/rules/compaction";
 import { checkHealth } from "../../src/core/health/doctor";
 import { runCli, writeOldSession } from "../support/cli";
 import { REPO_ROOT } from "../support/paths";
+import { assistantMessage } from "../support/session-builder";
 
 type Attempt<T> = { ok: T } | { error: string };
 interface FailuresView {
@@ -58,14 +59,6 @@ after(async () => {
 });
 
 const T = "2026-01-01T00:00:00.000Z";
-const usage = (total: number) => ({
-  input: total,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: total,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-});
 
 // content pi measures, and content it does not (throws: missing, not iterable, a null block, a
 // block field without `.length`; NaN: a field whose `.length` is not a number)
@@ -166,15 +159,13 @@ function sessionOf(specs: readonly Record<string, unknown>[]): string {
         line = message({ role: "user", content: s.content });
         break;
       case "assistant":
-        line = message({
-          role: "assistant",
-          content: s.content,
-          api: "openai-completions",
-          provider: "p",
-          model: "m",
-          usage: usage(s.usage as number),
-          stopReason: s.stopReason,
-        });
+        line = message(
+          assistantMessage({
+            content: s.content as unknown[],
+            usage: s.usage as number,
+            stopReason: s.stopReason as string,
+          }),
+        );
         break;
       case "toolResult":
         line = message({ role: "toolResult", toolCallId: "c1", toolName: "read", content: s.content, isError: false });

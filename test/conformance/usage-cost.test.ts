@@ -24,6 +24,7 @@ import { catalogModel, readModelsConfig, resolveContextWindow } from "../../src/
 import catalogData from "../../src/core/data/model-catalog.json";
 import { sessionUsage } from "../../src/core/rules/usage";
 import { FIXTURES, REPO_ROOT } from "../support/paths";
+import { piUsage } from "../support/session-builder";
 
 interface UsageOracle {
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
@@ -233,15 +234,7 @@ const usageRecipe = fc.array(
 );
 
 function usageOf(s: Step, model: { input: number; output: number; cacheRead: number; cacheWrite: number }) {
-  if (s.c % 11 === 0)
-    return {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    };
+  if (s.c % 11 === 0) return piUsage();
   const prompt = 100 + (s.a % 60000);
   const cacheRead = s.c % 3 === 0 ? 0 : Math.floor(prompt * ((s.b % 100) / 100));
   const cacheWrite = s.c % 4 === 0 ? Math.floor((prompt - cacheRead) / 2) : 0;

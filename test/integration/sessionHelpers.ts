@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import type { PiContextApi } from "../../src/extension";
 import type { CurrentSession } from "../../src/services";
 import type { OpenPrompt } from "../../src/ui/prompter";
+import { assistantMessage as builtAssistant } from "../support/session-builder";
 import { EXTENSION_ID, encodeSessionDirName, repoRoot, testWorkspace } from "./env";
 
 /** The running extension's API (activates it). */
@@ -104,27 +105,13 @@ export function assistantMessage(
   totalTokens: number,
   model = { provider: "anthropic", model: "claude-sonnet-4-5" },
 ): object {
-  const output = 10;
   return {
     type: "message",
     id,
     parentId,
     timestamp: new Date().toISOString(),
     message: {
-      role: "assistant",
-      content: [{ type: "text", text }],
-      api: "anthropic-messages",
-      provider: model.provider,
-      model: model.model,
-      usage: {
-        input: totalTokens - output,
-        output,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
-      stopReason: "stop",
+      ...builtAssistant({ text, api: "anthropic-messages", ...model, usage: { input: totalTokens - 10, output: 10 } }),
       timestamp: Date.now(),
     },
   };

@@ -730,23 +730,10 @@ describe("session tree view", function () {
   it("the view shows the session name as written (in its description; VS Code capitalises view titles)", async () => {
     const name = `2026-11-30T07-40-0${counter}Z_named.jsonl`;
     const file = path.join(sessionDir(agentDir), name);
-    const ts = new Date().toISOString();
-    fs.writeFileSync(
-      file,
-      [
-        { type: "session", version: 3, id: "named", timestamp: ts, cwd: path.dirname(file) },
-        {
-          type: "message",
-          id: "n1",
-          parentId: null,
-          timestamp: ts,
-          message: { role: "user", content: "hello", timestamp: 0 },
-        },
-        { type: "session_info", id: "n2", parentId: "n1", timestamp: ts, name: "long scripted session" },
-      ]
-        .map((l) => JSON.stringify(l))
-        .join("\n") + "\n",
-    );
+    const b = new SessionBuilder({ id: "named", cwd: path.dirname(file), timestamp: new Date().toISOString() })
+      .user("n1", "hello")
+      .name("n2", "long scripted session");
+    fs.writeFileSync(file, b.jsonl());
     await api.services.sessions.pin(file);
     await waitFor(
       () => api.sessionTree.provider.file === file && model().name === "long scripted session",
@@ -761,23 +748,10 @@ describe("session tree view", function () {
     const name = `2026-11-30T07-41-0${counter}Z_controls.jsonl`;
     const file = path.join(sessionDir(agentDir), name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const ts = new Date().toISOString();
-    fs.writeFileSync(
-      file,
-      [
-        { type: "session", version: 3, id: "controls", timestamp: ts, cwd: path.dirname(file) },
-        {
-          type: "message",
-          id: "k1",
-          parentId: null,
-          timestamp: ts,
-          message: { role: "user", content: "red \u001b[31malert\u0007 $(bug) done", timestamp: 0 },
-        },
-        { type: "label", id: "k2", parentId: "k1", timestamp: ts, targetId: "k1", label: "tag\u001b]0;title\u0007" },
-      ]
-        .map((l) => JSON.stringify(l))
-        .join("\n") + "\n",
-    );
+    const b = new SessionBuilder({ id: "controls", cwd: path.dirname(file), timestamp: new Date().toISOString() })
+      .user("k1", "red \u001b[31malert\u0007 $(bug) done")
+      .label("k2", "k1", "tag\u001b]0;title\u0007");
+    fs.writeFileSync(file, b.jsonl());
     await api.services.sessions.pin(file);
     await waitFor(
       () => api.sessionTree.provider.file === file && model().node("k1") !== undefined,

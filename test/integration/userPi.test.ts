@@ -19,6 +19,7 @@ import { validCutPoints } from "../../src/core/rules/compaction";
 import type { CompactCommandOutcome } from "../../src/services";
 import { UserPiSource } from "../../src/userPi/service";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai";
+import { SessionBuilder } from "../support/session-builder";
 import { repoRoot, testHost, testWorkspace, waitFor } from "./env";
 import { fixture, installSession, makeAgentDir, piApi, setSetting, useAgentDir } from "./sessionHelpers";
 
@@ -45,30 +46,10 @@ function globalInstall(version: string, node22: string): string {
 /** A session on mistral/mistral-large-latest (its window differs between pi 1.5.2 and 1.6.0). */
 function mistralSession(agentDir: string): string {
   const src = path.join(tmp, "mistral.jsonl");
-  const now = new Date().toISOString();
-  fs.writeFileSync(
-    src,
-    [
-      { type: "session", version: 3, id: "mistral-it", timestamp: now, cwd: testWorkspace() },
-      {
-        type: "model_change",
-        id: "m1",
-        parentId: null,
-        timestamp: now,
-        provider: "mistral",
-        modelId: "mistral-large-latest",
-      },
-      {
-        type: "message",
-        id: "u1",
-        parentId: "m1",
-        timestamp: now,
-        message: { role: "user", content: [{ type: "text", text: "hello" }], timestamp: Date.now() },
-      },
-    ]
-      .map((l) => JSON.stringify(l))
-      .join("\n") + "\n",
-  );
+  const b = new SessionBuilder({ id: "mistral-it", cwd: testWorkspace(), timestamp: new Date().toISOString() })
+    .model("m1", "mistral", "mistral-large-latest")
+    .user("u1", [{ type: "text", text: "hello" }]);
+  fs.writeFileSync(src, b.jsonl());
   return installSession(agentDir, src, "2026-12-01T10-00-00-000Z_mistral-it.jsonl");
 }
 

@@ -99,36 +99,3 @@ export function repairOf(d: { session: SessionFile; analysis: Analysis; report: 
 export function appended(jsonl: string, plan: RepairPlan): string {
   return jsonl + plan.entries.map((e) => `${JSON.stringify(e)}\n`).join("");
 }
-
-/** An assistant message in pi's shape, with full control over provider, usage and error. */
-export function assistantMessage(fields: {
-  text?: string;
-  stopReason: string;
-  errorMessage?: string;
-  provider?: string;
-  model?: string;
-  input?: number;
-  output?: number;
-  cacheRead?: number;
-}): Record<string, unknown> {
-  const input = fields.input ?? 0;
-  const output = fields.output ?? 0;
-  const cacheRead = fields.cacheRead ?? 0;
-  return {
-    role: "assistant",
-    content: fields.text === undefined ? [] : [{ type: "text", text: fields.text }],
-    api: "openai-completions",
-    provider: fields.provider ?? "p",
-    model: fields.model ?? "m",
-    usage: {
-      input,
-      output,
-      cacheRead,
-      cacheWrite: 0,
-      totalTokens: input + output + cacheRead,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: fields.stopReason,
-    ...(fields.errorMessage !== undefined ? { errorMessage: fields.errorMessage } : {}),
-  };
-}

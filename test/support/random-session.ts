@@ -12,6 +12,7 @@
  */
 
 import fc from "fast-check";
+import { piUsage } from "./session-builder";
 
 export type StepKind =
   | "user"
@@ -211,14 +212,12 @@ export function buildSession(recipe: Recipe): {
         const stopReason = stops[step.b % stops.length];
         const zero = step.c % 6 === 0 || stopReason === "error";
         const total = zero ? 0 : 200 + (step.d % 60000);
-        const usage = {
+        const usage = piUsage({
           input: zero ? 0 : Math.floor(total * 0.7),
           output: zero ? 0 : Math.floor(total * 0.1),
           cacheRead: zero ? 0 : total - Math.floor(total * 0.7) - Math.floor(total * 0.1),
-          cacheWrite: 0,
           totalTokens: step.c % 10 === 1 ? 0 : total,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        };
+        });
         entry = {
           type: "message",
           ...base,
@@ -287,14 +286,7 @@ export function buildSession(recipe: Recipe): {
             api: "openai-completions",
             provider: "p",
             model: "m",
-            usage: {
-              input: total,
-              output: 50,
-              cacheRead: 0,
-              cacheWrite: 0,
-              totalTokens: total + 50,
-              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-            },
+            usage: piUsage({ input: total, output: 50 }),
             stopReason,
             timestamp: t,
           },
@@ -486,14 +478,7 @@ export function buildSession(recipe: Recipe): {
           kind: "other",
           provider: "p",
           model: "m",
-          usage: {
-            input: 1,
-            output: 1,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 2,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
+          usage: piUsage({ input: 1, output: 1 }),
         };
         break;
       default:

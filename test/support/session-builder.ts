@@ -9,13 +9,82 @@ export interface CallSpec {
   arguments?: Record<string, unknown>;
 }
 
+/** pi's `usage` numbers; `totalTokens` defaults to the sum of the four, `cost` to {@link ZERO_COST}. */
+export interface UsageSpec {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  totalTokens?: number;
+  cost?: Record<string, number | boolean>;
+}
+
 export interface AssistantSpec {
   text?: string;
   calls?: CallSpec[];
+  /** The whole `content` (instead of `text` + `calls`; given as undefined = no `content` key). */
+  content?: unknown[];
   stopReason?: string;
-  /** `usage.totalTokens` (input gets the same number); 0 = all-zero usage. */
-  usage?: number;
+  errorMessage?: string;
+  /** A number n = `{ input: n, totalTokens: n }`; omitted = all-zero usage. */
+  usage?: number | UsageSpec;
+  /** Default "openai-completions", "p", "m". */
+  api?: string;
+  provider?: string;
+  model?: string;
   parent?: string | null;
+}
+
+/** pi's `usage.cost` of a model without prices: all zero. */
+export const ZERO_COST = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } as const;
+
+/** pi's assistant `usage` object (key order as pi writes it). */
+export function piUsage(spec: UsageSpec | number = {}): Record<string, unknown> {
+  const u = typeof spec === "number" ? { input: spec } : spec;
+  const input = u.input ?? 0;
+  const output = u.output ?? 0;
+  const cacheRead = u.cacheRead ?? 0;
+  const cacheWrite = u.cacheWrite ?? 0;
+  return {
+    input,
+    output,
+    cacheRead,
+    cacheWrite,
+    totalTokens: u.totalTokens ?? input + output + cacheRead + cacheWrite,
+    cost: u.cost ?? { ...ZERO_COST },
+  };
+}
+
+/**
+ * An assistant message in pi's shape and key order (no `timestamp`: the builder adds it); the stop
+ * reason defaults to "toolUse" with calls, else "stop".
+ */
+export function assistantMessage(spec: AssistantSpec = {}): Record<string, unknown> {
+  let content = spec.content;
+  if (!("content" in spec)) {
+    content = [];
+    if (spec.text !== undefined) content.push({ type: "text", text: spec.text });
+    for (const c of spec.calls ?? [])
+      content.push({ type: "toolCall", id: c.id, name: c.name ?? "read", arguments: c.arguments ?? {} });
+  }
+  return {
+    role: "assistant",
+    content,
+    api: spec.api ?? "openai-completions",
+    provider: spec.provider ?? "p",
+    model: spec.model ?? "m",
+    usage: piUsage(spec.usage),
+    stopReason: spec.stopReason ?? (spec.calls?.length ? "toolUse" : "stop"),
+    ...(spec.errorMessage !== undefined ? { errorMessage: spec.errorMessage } : {}),
+  };
+}
+
+/** The session header's fields. */
+export interface HeaderSpec {
+  cwd?: string;
+  id?: string;
+  /** The header's ISO time (default 2026-01-01T00:00:01.000Z); each entry is one second later. */
+  timestamp?: string;
 }
 
 export class SessionBuilder {
@@ -23,8 +92,13 @@ export class SessionBuilder {
   private last: string | null = null;
   private t = Date.parse("2026-01-01T00:00:00.000Z");
 
-  constructor(cwd = "/tmp/project") {
-    this.lines = [JSON.stringify({ type: "session", version: 3, id: "test-session", timestamp: this.iso(), cwd })];
+  /** `header` is the cwd (default "/tmp/project") or the header's fields. */
+  constructor(header: string | HeaderSpec = "/tmp/project") {
+    const h = typeof header === "string" ? { cwd: header } : header;
+    const id = h.id ?? "test-session";
+    const cwd = h.cwd ?? "/tmp/project";
+    if (h.timestamp !== undefined) this.t = Date.parse(h.timestamp) - 1000;
+    this.lines = [JSON.stringify({ type: "session", version: 3, id, timestamp: this.iso(), cwd })];
   }
 
   private iso(): string {
@@ -58,31 +132,12 @@ export class SessionBuilder {
   }
 
   assistant(id: string, spec: AssistantSpec = {}): this {
-    const content: unknown[] = [];
-    if (spec.text !== undefined) content.push({ type: "text", text: spec.text });
-    for (const c of spec.calls ?? [])
-      content.push({ type: "toolCall", id: c.id, name: c.name ?? "read", arguments: c.arguments ?? {} });
-    const total = spec.usage ?? 0;
-    return this.message(
-      id,
-      {
-        role: "assistant",
-        content,
-        api: "openai-completions",
-        provider: "p",
-        model: "m",
-        usage: {
-          input: total,
-          output: 0,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: total,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
-        stopReason: spec.stopReason ?? (spec.calls?.length ? "toolUse" : "stop"),
-      },
-      spec.parent,
-    );
+    return this.message(id, assistantMessage(spec), spec.parent);
+  }
+
+  /** A `model_change` entry. */
+  model(id: string, provider: string, modelId: string): this {
+    return this.entry(id, "model_change", { provider, modelId });
   }
 
   result(id: string, toolCallId: string, text: string, toolName = "read", parent?: string | null): this {
@@ -113,12 +168,32 @@ export class SessionBuilder {
     return this.entry(id, "context_edit", { targetId, replacement }, parent);
   }
 
-  compaction(id: string, firstKeptEntryId: string, summary = "summary"): this {
-    return this.entry(id, "compaction", { summary, firstKeptEntryId, tokensBefore: 1000 });
+  compaction(id: string, firstKeptEntryId: string, summary = "summary", tokensBefore = 1000): this {
+    return this.entry(id, "compaction", { summary, firstKeptEntryId, tokensBefore });
   }
 
   label(id: string, targetId: string, label: string): this {
     return this.entry(id, "label", { targetId, label });
+  }
+
+  /** A `branch_summary` entry (pi writes one when the tree is navigated away from `fromId`). */
+  branchSummary(id: string, fromId: string, summary = "summary"): this {
+    return this.entry(id, "branch_summary", { fromId, summary });
+  }
+
+  /** A `session_info` entry: the session's name. */
+  name(id: string, name: string): this {
+    return this.entry(id, "session_info", { name });
+  }
+
+  /** Append entries written elsewhere, byte for byte (the last one's `id` becomes the parent of the next). */
+  append(...entries: object[]): this {
+    for (const e of entries) {
+      this.lines.push(JSON.stringify(e));
+      const id = (e as { id?: unknown }).id;
+      if (typeof id === "string") this.last = id;
+    }
+    return this;
   }
 
   /** The file content (header + entries, one line each, final newline). */

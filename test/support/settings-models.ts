@@ -15,6 +15,7 @@ import fc from "fast-check";
 import { resolveSettings } from "../../src/core/rules/settings";
 import { readModelsConfig, readModelsStore, resolveContextWindow } from "../../src/core/rules/models";
 import type { UserPi } from "../../src/core/pi/userPi";
+import { SessionBuilder } from "./session-builder";
 
 /** The oracle batch client as this property uses it. */
 export interface SettingsOracle {
@@ -191,26 +192,10 @@ export function settingsModelsProperty(oracle: SettingsOracle, tmp: string, user
           },
         });
       }
-      const jsonl = `${[
-        { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: project },
-        {
-          type: "model_change",
-          id: "m1",
-          parentId: null,
-          timestamp: "2026-01-01T00:00:01.000Z",
-          provider: model.provider,
-          modelId: model.modelId,
-        },
-        {
-          type: "message",
-          id: "u1",
-          parentId: "m1",
-          timestamp: "2026-01-01T00:00:02.000Z",
-          message: { role: "user", content: "hi", timestamp: 1 },
-        },
-      ]
-        .map((l) => JSON.stringify(l))
-        .join("\n")}\n`;
+      const jsonl = new SessionBuilder({ id: "s", cwd: project, timestamp: "2026-01-01T00:00:00.000Z" })
+        .model("m1", model.provider, model.modelId)
+        .user("u1", "hi")
+        .jsonl();
       let pi: Record<string, unknown> | undefined;
       let piError: string | undefined;
       try {

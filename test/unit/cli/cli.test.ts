@@ -12,6 +12,7 @@ import { formatUsage } from "../../../src/cli/args";
 import { cliCommands } from "../../../src/cli/main";
 import { FIXTURES } from "../../support/paths";
 import { runCli } from "../../support/cli";
+import { SessionBuilder } from "../../support/session-builder";
 
 const PI = path.join(FIXTURES, "pi-1.6.0");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-"));
@@ -253,22 +254,7 @@ describe("pi-context CLI", () => {
 
   it("compact --json with nothing to compact: JSON on stdout (also --dry-run), exit 1; the text mode says it on stderr", async () => {
     const file = path.join(tmp, "small.jsonl");
-    const t = "2026-01-01T00:00:00.000Z";
-    fs.writeFileSync(
-      file,
-      [
-        { type: "session", version: 3, id: "s", timestamp: t, cwd: tmp },
-        {
-          type: "message",
-          id: "u1",
-          parentId: null,
-          timestamp: t,
-          message: { role: "user", content: "hi", timestamp: 1 },
-        },
-      ]
-        .map((e) => JSON.stringify(e))
-        .join("\n") + "\n",
-    );
+    fs.writeFileSync(file, new SessionBuilder({ id: "s", cwd: tmp }).user("u1", "hi").jsonl());
     // written an hour ago: nobody has it open (a recent write would be refused first)
     const hourAgo = new Date(Date.now() - 3600_000);
     fs.utimesSync(file, hourAgo, hourAgo);

@@ -194,16 +194,9 @@ describe("pi-context doctor", () => {
   });
 
   it("session text cannot drive the terminal: control characters shown as \\uXXXX, as every other command shows them", async () => {
-    const b = new SessionBuilder().user("u1", "q").message("f0", {
-      role: "assistant",
-      content: [],
-      api: "x",
-      provider: "p",
-      model: "m",
-      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 },
-      stopReason: "error",
-      errorMessage: "boom \u001b]0;pwned\u0007 \u001b[2J",
-    });
+    const b = new SessionBuilder()
+      .user("u1", "q")
+      .assistant("f0", { stopReason: "error", errorMessage: "boom \u001b]0;pwned\u0007 \u001b[2J" });
     const { out } = await run(["doctor", sessionFile(b.jsonl()), "--agent-dir", agentDirFor()]);
     assert.match(out, /last-answer-error/);
     assert.doesNotMatch(out, /\u001b/);

@@ -48,10 +48,7 @@ describe("pi-context sessions", () => {
     const folder = path.join(tmp, "evil");
     const name = "ok\nleaf forged\r\u2028x\u001b[2J\u202eevil\u{e0041}";
     const agent = agentWith(folder, {
-      "b\u001b]0;title\u0007.jsonl": new SessionBuilder(folder)
-        .user("u1", "hello")
-        .entry("n1", "session_info", { name })
-        .jsonl(),
+      "b\u001b]0;title\u0007.jsonl": new SessionBuilder(folder).user("u1", "hello").name("n1", name).jsonl(),
     });
     const r = await runCli(["sessions", "--cwd", folder, "--agent-dir", agent]);
     assert.equal(r.code, 0, r.err);

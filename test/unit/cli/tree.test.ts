@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-openai";
 import { FIXTURES } from "../../support/paths";
+import { SessionBuilder } from "../../support/session-builder";
 import { runCli } from "../../support/cli";
 
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
@@ -140,33 +141,16 @@ describe("pi-context tree", () => {
 
   it("branches nested 10,000 deep: linear text (indentation stops at 32 levels), --json without recursion", async () => {
     const depth = 10_000;
-    const t = "2026-01-01T00:00:00.000Z";
-    const lines = [JSON.stringify({ type: "session", version: 3, id: "s", timestamp: t, cwd: "/w" })];
+    const b = new SessionBuilder({ id: "s", cwd: "/w" });
     let parent: string | null = null;
     for (let i = 0; i < depth; i++) {
-      const message = (id: string, text: string) =>
-        JSON.stringify({
-          type: "message",
-          id,
-          parentId: id === `u${i}` ? parent : `u${i}`,
-          timestamp: t,
-          message: { role: "user", content: text, timestamp: 1 },
-        });
-      lines.push(message(`u${i}`, `q${i}`), message(`s${i}`, `side ${i}`)); // every entry a branch point
+      b.user(`u${i}`, `q${i}`, parent).user(`s${i}`, `side ${i}`, `u${i}`); // every entry a branch point
       parent = `u${i}`;
     }
     // the leaf under the root: the deep branch is off the active path (which is the top level)
-    lines.push(
-      JSON.stringify({
-        type: "message",
-        id: "end",
-        parentId: "u0",
-        timestamp: t,
-        message: { role: "user", content: "end", timestamp: 1 },
-      }),
-    );
+    b.user("end", "end", "u0");
     const file = path.join(tmp, "deep.jsonl");
-    fs.writeFileSync(file, lines.join("\n") + "\n");
+    fs.writeFileSync(file, b.jsonl());
     const text = await run("tree", file);
     assert.equal(text.code, 0, text.err);
     const out = text.out.split("\n");

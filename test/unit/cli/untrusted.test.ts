@@ -15,6 +15,7 @@ import fc from "fast-check";
 import { terminalText } from "../../../src/shared/untrusted";
 import { FIXTURES } from "../../support/paths";
 import { runCli } from "../../support/cli";
+import { assistantMessage, SessionBuilder } from "../../support/session-builder";
 
 const PI = path.join(FIXTURES, "pi-1.6.0");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-cli-untrusted-"));
@@ -74,20 +75,12 @@ function hostileSession(): string {
       parentId: "usr00001",
       timestamp: t,
       message: {
-        role: "assistant",
-        content: [{ type: "text", text: `assistant ${H}` }],
-        provider: "evil\u001b]0;p\u0007",
-        model: `model\u009b2J`,
-        api: "openai-completions",
-        usage: {
-          input: 10,
-          output: 5,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 15,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
-        stopReason: "stop",
+        ...assistantMessage({
+          text: `assistant ${H}`,
+          provider: "evil\u001b]0;p\u0007",
+          model: `model\u009b2J`,
+          usage: { input: 10, output: 5 },
+        }),
         timestamp: 2,
       },
     },
@@ -201,62 +194,21 @@ describe("terminalText over generated hostile strings", () => {
 
 describe("a line break in session text does not forge an output line", () => {
   const F = "\nFORGED";
-  const t = "2026-11-30T07:00:00.000Z";
-  const entries = [
-    { type: "session", version: 3, id: "s1", timestamp: t, cwd: `/tmp/p${F}` },
-    { type: "model_change", id: "m1", parentId: null, timestamp: t, provider: `p${F}`, modelId: `m${F}` },
-    { type: "session_info", id: "n1", parentId: "m1", timestamp: t, name: `name${F}` },
-    {
-      type: "message",
-      id: `u1${F}`,
-      parentId: "n1",
-      timestamp: t,
-      message: { role: "user", content: `hi${F}`, timestamp: 1 },
-    },
-    {
-      type: "message",
-      id: "a1",
-      parentId: `u1${F}`,
-      timestamp: t,
-      message: {
-        role: "assistant",
-        content: [
-          { type: "text", text: `answer${F}` },
-          { type: "toolCall", id: "tc1", name: `read${F}`, arguments: { path: `/etc/x${F}` } },
-        ],
-        provider: `p${F}`,
-        model: `m${F}`,
-        api: "openai-completions",
-        usage: {
-          input: 100,
-          output: 10,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 110,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
-        stopReason: "toolUse",
-        timestamp: 2,
-      },
-    },
-    {
-      type: "message",
-      id: "t1",
-      parentId: "a1",
-      timestamp: t,
-      message: {
-        role: "toolResult",
-        toolCallId: "tc1",
-        toolName: `read${F}`,
-        content: [{ type: "text", text: `out${F}` }],
-        isError: false,
-        timestamp: 3,
-      },
-    },
-    { type: "label", id: "l1", parentId: "t1", timestamp: t, targetId: `u1${F}`, label: `label${F}` },
-  ];
+  const b = new SessionBuilder({ id: "s1", cwd: `/tmp/p${F}` })
+    .model("m1", `p${F}`, `m${F}`)
+    .name("n1", `name${F}`)
+    .user(`u1${F}`, `hi${F}`)
+    .assistant("a1", {
+      text: `answer${F}`,
+      calls: [{ id: "tc1", name: `read${F}`, arguments: { path: `/etc/x${F}` } }],
+      provider: `p${F}`,
+      model: `m${F}`,
+      usage: { input: 100, output: 10 },
+    })
+    .result("t1", "tc1", `out${F}`, `read${F}`)
+    .label("l1", `u1${F}`, `label${F}`);
   const file = path.join(tmp, "newlines.jsonl");
-  fs.writeFileSync(file, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  fs.writeFileSync(file, b.jsonl());
   const old = new Date(Date.now() - 3600_000);
   fs.utimesSync(file, old, old);
   const agent = ["--agent-dir", path.join(PI, "long.agent")];
@@ -300,23 +252,11 @@ describe("a session name or label of megabytes (issue 43): one short line on eve
       parentId: leaf,
       timestamp: t,
       message: {
-        role: "assistant",
-        content: [
-          { type: "text", text: "answer" },
-          { type: "toolCall", id: "tc1", name: "read", arguments: { path: "/etc/x" } },
-        ],
-        provider: "p",
-        model: "m",
-        api: "openai-completions",
-        usage: {
-          input: 100,
-          output: 10,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 110,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
-        stopReason: "toolUse",
+        ...assistantMessage({
+          text: "answer",
+          calls: [{ id: "tc1", arguments: { path: "/etc/x" } }],
+          usage: { input: 100, output: 10 },
+        }),
         timestamp: 2,
       },
     },

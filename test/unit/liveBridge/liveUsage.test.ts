@@ -13,110 +13,32 @@ import { formatGaugeTokens } from "../../../src/shared/format";
 import { buildGaugeView } from "../../../src/viewModel/statusBar";
 import { windowSourceText } from "../../../src/viewModel/sourceText";
 import { buildUsageModel, usageRows } from "../../../src/viewModel/usage";
+import { SessionBuilder } from "../../support/session-builder";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-live-usage-unit-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 let n = 0;
 const fresh = (name: string) => path.join(tmp, `${name}-${++n}`);
 
+const SCRIPTED = { provider: "scripted", model: "small" };
+const answer = (tokens: number) => ({ text: "ok", ...SCRIPTED, usage: { input: tokens - 10, output: 10 } });
+
 /** A session with one answer of `tokens` usage on the scripted model (window from models.json), then `more` entries. */
 function sessionWith(tokens: number, more: object[] = []): SessionFile {
-  const lines = [
-    { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
-    {
-      type: "model_change",
-      id: "m",
-      parentId: null,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      provider: "scripted",
-      modelId: "small",
-    },
-    {
-      type: "message",
-      id: "u",
-      parentId: "m",
-      timestamp: "2026-01-01T00:00:01.000Z",
-      message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
-    },
-    {
-      type: "message",
-      id: "a",
-      parentId: "u",
-      timestamp: "2026-01-01T00:00:02.000Z",
-      message: {
-        role: "assistant",
-        content: [{ type: "text", text: "ok" }],
-        provider: "scripted",
-        model: "small",
-        api: "openai-completions",
-        usage: {
-          input: tokens - 10,
-          output: 10,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: tokens,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
-        stopReason: "stop",
-        timestamp: 2,
-      },
-    },
-    ...more,
-  ];
-  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  const b = new SessionBuilder({ id: "s", cwd: "/w" })
+    .model("m", "scripted", "small")
+    .user("u", [{ type: "text", text: "hi" }])
+    .assistant("a", answer(tokens))
+    .append(...more);
+  return SessionFile.fromBytes(b.jsonl());
 }
 
 /** A session of `turns` answers on the scripted model whose usage grows by `step` tokens per turn from `start`. */
 function growingSession(start: number, step: number, turns: number): SessionFile {
-  const lines: object[] = [
-    { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
-    {
-      type: "model_change",
-      id: "m",
-      parentId: null,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      provider: "scripted",
-      modelId: "small",
-    },
-  ];
-  let parent = "m";
-  for (let t = 0; t < turns; t++) {
-    const tokens = start + t * step;
-    lines.push(
-      {
-        type: "message",
-        id: `u${t}`,
-        parentId: parent,
-        timestamp: "2026-01-01T00:00:01.000Z",
-        message: { role: "user", content: [{ type: "text", text: `q${t}` }], timestamp: 1 },
-      },
-      {
-        type: "message",
-        id: `a${t}`,
-        parentId: `u${t}`,
-        timestamp: "2026-01-01T00:00:02.000Z",
-        message: {
-          role: "assistant",
-          content: [{ type: "text", text: "ok" }],
-          provider: "scripted",
-          model: "small",
-          api: "openai-completions",
-          usage: {
-            input: tokens - 10,
-            output: 10,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: tokens,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: 2,
-        },
-      },
-    );
-    parent = `a${t}`;
-  }
-  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  const b = new SessionBuilder({ id: "s", cwd: "/w" }).model("m", "scripted", "small");
+  for (let t = 0; t < turns; t++)
+    b.user(`u${t}`, [{ type: "text", text: `q${t}` }]).assistant(`a${t}`, answer(start + t * step));
+  return SessionFile.fromBytes(b.jsonl());
 }
 
 function agentWith(window: number, settings: object = {}): string {

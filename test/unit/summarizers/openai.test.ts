@@ -22,6 +22,7 @@ import {
   usageFromOpenAi,
 } from "../../../src/summarizers/openai";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-openai";
+import { ZERO_COST } from "../../support/session-builder";
 
 const REQUEST = { systemPrompt: "SYSTEM", prompt: "PROMPT <conversation>x</conversation>", maxOutputTokens: 1234 };
 
@@ -82,7 +83,7 @@ describe("OpenAiSummarizer against the scripted server", () => {
       cacheWrite: 0,
       reasoning: 5,
       totalTokens: 120,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      cost: ZERO_COST,
     });
     assert.equal(server.requests.length, 1);
     const req = server.requests[0]!;
@@ -394,7 +395,7 @@ describe("openai helpers", () => {
       cacheWrite: 0,
       reasoning: 0,
       totalTokens: 14,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      cost: ZERO_COST,
     });
     assert.equal(usageFromOpenAi({ prompt_tokens: 10, prompt_cache_hit_tokens: 3, completion_tokens: 1 }).input, 7);
     assert.equal(

@@ -14,61 +14,21 @@ import { analyzeLoaded } from "../../../src/core/rules/analyze";
 import { autoCompactsWhen } from "../../../src/shared/format";
 import { buildGauge } from "../../../src/viewModel/gauge";
 import { buildGaugeView } from "../../../src/viewModel/statusBar";
+import { SessionBuilder } from "../../support/session-builder";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-over-unit-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** One question and one answer whose provider usage is `tokens` (far more than the text). */
 function session(tokens: number, turns = 1): SessionFile {
-  const lines: object[] = [
-    { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
-    {
-      type: "model_change",
-      id: "m",
-      parentId: null,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      provider: "p",
-      modelId: "m16k",
-    },
-  ];
-  let parent = "m";
-  for (let t = 0; t < turns; t++) {
-    const text = "word ".repeat(t === turns - 1 ? 10 : 2000);
-    lines.push(
-      {
-        type: "message",
-        id: `u${t}`,
-        parentId: parent,
-        timestamp: "2026-01-01T00:00:01.000Z",
-        message: { role: "user", content: [{ type: "text", text }], timestamp: 1 },
-      },
-      {
-        type: "message",
-        id: `a${t}`,
-        parentId: `u${t}`,
-        timestamp: "2026-01-01T00:00:02.000Z",
-        message: {
-          role: "assistant",
-          content: [{ type: "text", text: "ok" }],
-          provider: "p",
-          model: "m16k",
-          api: "openai-completions",
-          usage: {
-            input: tokens - 10,
-            output: 10,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: tokens,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: 2,
-        },
-      },
-    );
-    parent = `a${t}`;
-  }
-  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  const b = new SessionBuilder({ id: "s", cwd: "/w" }).model("m", "p", "m16k");
+  for (let t = 0; t < turns; t++)
+    b.user(`u${t}`, [{ type: "text", text: "word ".repeat(t === turns - 1 ? 10 : 2000) }]).assistant(`a${t}`, {
+      text: "ok",
+      model: "m16k",
+      usage: { input: tokens - 10, output: 10 },
+    });
+  return SessionFile.fromBytes(b.jsonl());
 }
 
 function agent(): string {

@@ -24,6 +24,9 @@ import { windowSourceText } from "../../../src/viewModel/sourceText";
 import { autoCompactsWhen, formatCount, formatDateTime, formatTokens, tokensText } from "../../../src/shared/format";
 import { collectProblems } from "../../../src/viewModel/problems";
 import { FIXTURES as FIXTURES_ROOT, REPO_ROOT } from "../../support/paths";
+import { assistantMessage, SessionBuilder } from "../../support/session-builder";
+
+const SONNET = { api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5" };
 
 const FIXTURES = path.join(FIXTURES_ROOT, "pi-1.6.0");
 /** A backslash escape of ASCII punctuation (`escapeMarkdown`): removed to compare the shown text. */
@@ -45,49 +48,12 @@ function view(analysis: Analysis, margin = 10000, pinned = false) {
 
 /** A session with one answer of `tokens` usage on anthropic/claude-sonnet-4-5 (window 200000). */
 function sessionWith(tokens: number, extra: object[] = []): SessionFile {
-  const lines = [
-    { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
-    {
-      type: "model_change",
-      id: "m",
-      parentId: null,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      provider: "anthropic",
-      modelId: "claude-sonnet-4-5",
-    },
-    {
-      type: "message",
-      id: "u",
-      parentId: "m",
-      timestamp: "2026-01-01T00:00:01.000Z",
-      message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
-    },
-    {
-      type: "message",
-      id: "a",
-      parentId: "u",
-      timestamp: "2026-01-01T00:00:02.000Z",
-      message: {
-        role: "assistant",
-        content: [{ type: "text", text: "ok" }],
-        provider: "anthropic",
-        model: "claude-sonnet-4-5",
-        api: "anthropic-messages",
-        usage: {
-          input: tokens - 10,
-          output: 10,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: tokens,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
-        stopReason: "stop",
-        timestamp: 2,
-      },
-    },
-    ...extra,
-  ];
-  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  const b = new SessionBuilder({ id: "s", cwd: "/w" })
+    .model("m", "anthropic", "claude-sonnet-4-5")
+    .user("u", [{ type: "text", text: "hi" }])
+    .assistant("a", { text: "ok", ...SONNET, usage: { input: tokens - 10, output: 10 } })
+    .append(...extra);
+  return SessionFile.fromBytes(b.jsonl());
 }
 
 function tempAgent(settings?: object): string {
@@ -258,18 +224,7 @@ describe("gauge states", () => {
   it("unknown model and window", () => {
     const agent = tempAgent();
     const session = SessionFile.fromBytes(
-      [
-        { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
-        {
-          type: "message",
-          id: "u",
-          parentId: null,
-          timestamp: "2026-01-01T00:00:01.000Z",
-          message: { role: "user", content: [{ type: "text", text: "x".repeat(400) }], timestamp: 1 },
-        },
-      ]
-        .map((l) => JSON.stringify(l))
-        .join("\n") + "\n",
+      new SessionBuilder({ id: "s", cwd: "/w" }).user("u", [{ type: "text", text: "x".repeat(400) }]).jsonl(),
     );
     const v = view(analyzeLoaded(session, { agentDir: agent }));
     assert.equal(v.text, "π 100/?");
@@ -411,23 +366,7 @@ const msg = (
   message:
     role === "user"
       ? { role, content: [{ type: "text", text }], timestamp: 1 }
-      : {
-          role,
-          content: [{ type: "text", text }],
-          provider: "anthropic",
-          model: "claude-sonnet-4-5",
-          api: "anthropic-messages",
-          usage: {
-            input: 990,
-            output: 10,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 1000,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: "stop",
-          timestamp: 2,
-        },
+      : { ...assistantMessage({ text, ...SONNET, usage: { input: 990, output: 10 } }), timestamp: 2 },
 });
 
 describe("gauge numbers near the threshold (one decimal below 100k)", () => {
@@ -454,34 +393,17 @@ describe("gauge numbers near the threshold (one decimal below 100k)", () => {
     );
     const session = (model: string, tokens: number) =>
       SessionFile.fromBytes(
-        [
-          line({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }),
-          line({
-            type: "model_change",
-            id: "m",
-            parentId: null,
-            timestamp: "2026-01-01T00:00:00.000Z",
+        new SessionBuilder({ id: "s", cwd: "/w" })
+          .model("m", "scripted", model)
+          .append(msg("u", "m", "user", "hi"))
+          .assistant("a", {
+            text: "ok",
+            ...SONNET,
             provider: "scripted",
-            modelId: model,
-          }),
-          line({ ...msg("u", "m", "user", "hi") }),
-          line({
-            ...msg("a", "u", "assistant", "ok"),
-            message: {
-              ...msg("a", "u", "assistant", "ok").message,
-              provider: "scripted",
-              model,
-              usage: {
-                input: tokens - 10,
-                output: 10,
-                cacheRead: 0,
-                cacheWrite: 0,
-                totalTokens: tokens,
-                cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-              },
-            },
-          }),
-        ].join("\n") + "\n",
+            model,
+            usage: { input: tokens - 10, output: 10 },
+          })
+          .jsonl(),
       );
     const v = view(analyzeLoaded(session("small", 12500), { agentDir: agent }));
     assert.equal(v.text, "π 78.1% · 12.5k/16k");

@@ -17,6 +17,7 @@ import { plainText, readableError, shortModelName, summaryHeadline } from "../..
 import { formatToolCall } from "../../../src/viewModel/treeTextTools";
 import { summarizedBy } from "../../../src/viewModel/treeTooltip";
 import { FIXTURES } from "../../support/paths";
+import { SessionBuilder } from "../../support/session-builder";
 
 const TREE = path.join(FIXTURES, "pi-1.6.0/tree.jsonl");
 const GETSPECSTORY = path.join(FIXTURES, "real-sessions/getspecstory-real_world.jsonl");
@@ -165,41 +166,15 @@ describe("tree texts: rows", () => {
 
 describe("tree tooltips: which compaction stands for an entry", () => {
   it("summarizedBy: entries before the latest compaction's firstKeptEntryId, not the kept ones or the summary", () => {
-    const t = "2026-01-01T00:00:00.000Z";
-    const msg = (id: string, parentId: string | null, text: string) => ({
-      type: "message",
-      id,
-      parentId,
-      timestamp: t,
-      message: { role: "user", content: text, timestamp: 0 },
-    });
-    const lines = [
-      { type: "session", version: 3, id: "s", timestamp: t, cwd: "/w" },
-      msg("u1", null, "one"),
-      msg("u2", "u1", "two"),
-      {
-        type: "compaction",
-        id: "c1",
-        parentId: "u2",
-        timestamp: t,
-        summary: "s1",
-        firstKeptEntryId: "u2",
-        tokensBefore: 9,
-      },
-      msg("u3", "c1", "three"),
-      msg("u4", "u3", "four"),
-      {
-        type: "compaction",
-        id: "c2",
-        parentId: "u4",
-        timestamp: t,
-        summary: "s2",
-        firstKeptEntryId: "u4",
-        tokensBefore: 9,
-      },
-      msg("u5", "c2", "five"),
-    ];
-    const session = SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const b = new SessionBuilder({ id: "s", cwd: "/w" })
+      .user("u1", "one")
+      .user("u2", "two")
+      .compaction("c1", "u2", "s1")
+      .user("u3", "three")
+      .user("u4", "four")
+      .compaction("c2", "u4", "s2")
+      .user("u5", "five");
+    const session = SessionFile.fromBytes(b.jsonl());
     const model = new SessionTreeModel(session, { filter: "all" });
     assert.deepEqual(
       ["u1", "u2", "c1", "u3", "u4", "c2", "u5"].map((id) => summarizedBy(model, id) ?? "-"),

@@ -23,6 +23,7 @@ import {
 import { buildGaugeView } from "../../../src/viewModel/statusBar";
 import { nodeDisplay } from "../../../src/viewModel/treeText";
 import { treeTooltipMarkdown } from "../../../src/viewModel/treeTooltip";
+import { SessionBuilder } from "../../support/session-builder";
 
 const HOSTILE = [
   "name\r# Injected heading",
@@ -81,27 +82,11 @@ function hoverText(md: string): string {
 }
 
 function session(extra: object[]): SessionFile {
-  const t = "2026-01-01T00:00:00.000Z";
-  const lines = [
-    { type: "session", version: 3, id: "s", timestamp: t, cwd: "/w" },
-    {
-      type: "model_change",
-      id: "m",
-      parentId: null,
-      timestamp: t,
-      provider: "anthropic",
-      modelId: "claude-sonnet-4-5",
-    },
-    {
-      type: "message",
-      id: "u",
-      parentId: "m",
-      timestamp: t,
-      message: { role: "user", content: [{ type: "text", text: NAME }], timestamp: 1 },
-    },
-    ...extra,
-  ];
-  return SessionFile.fromBytes(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  const b = new SessionBuilder({ id: "s", cwd: "/w" })
+    .model("m", "anthropic", "claude-sonnet-4-5")
+    .user("u", [{ type: "text", text: NAME }])
+    .append(...extra);
+  return SessionFile.fromBytes(b.jsonl());
 }
 
 describe("untrusted text in Markdown renders as text", () => {

@@ -20,30 +20,15 @@ import { formatInspect } from "../../../src/cli/inspect";
 import { buildGauge } from "../../../src/viewModel/gauge";
 import { piText, piWarnings } from "../../../src/viewModel/sourceText";
 import { buildGaugeView } from "../../../src/viewModel/statusBar";
+import { SessionBuilder } from "../../support/session-builder";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-userpi-view-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const SESSION = `${[
-  { type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: tmp },
-  {
-    type: "model_change",
-    id: "m1",
-    parentId: null,
-    timestamp: "2026-01-01T00:00:01.000Z",
-    provider: "mistral",
-    modelId: "mistral-large-latest",
-  },
-  {
-    type: "message",
-    id: "u1",
-    parentId: "m1",
-    timestamp: "2026-01-01T00:00:02.000Z",
-    message: { role: "user", content: "hi", timestamp: 1 },
-  },
-]
-  .map((l) => JSON.stringify(l))
-  .join("\n")}\n`;
+const SESSION = new SessionBuilder({ id: "s", cwd: tmp })
+  .model("m1", "mistral", "mistral-large-latest")
+  .user("u1", "hi")
+  .jsonl();
 
 function userPi(version: string, catalogProblem?: string): UserPi {
   return {

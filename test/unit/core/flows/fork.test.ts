@@ -179,14 +179,7 @@ describe("forkSession", () => {
       new ForkTargetError("Cannot clone session: no current entry selected"),
     );
     // only setup entries on the path: pi keeps such a session in memory
-    const setup = sessionFile(
-      new SessionBuilder("/w")
-        .entry("m", "model_change", { provider: "p", modelId: "m" })
-        .system("s")
-        .user("u", "q")
-        .jsonl(),
-      dir,
-    );
+    const setup = sessionFile(new SessionBuilder("/w").model("m", "p", "m").system("s").user("u", "q").jsonl(), dir);
     await assert.rejects(forkSession(setup, "s"), NothingToForkError);
     await assert.rejects(forkSession(setup, "u"), /holds no message yet/);
     assert.deepEqual(listing(), [...was, path.basename(orphan), path.basename(empty), path.basename(setup)].sort());

@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
 import { SessionBuilder } from "../../../support/session-builder";
-import { appended, assistantMessage, codes, doctorOf, repairOf, withCode } from "../../../support/doctor";
+import { appended, codes, doctorOf, repairOf, withCode } from "../../../support/doctor";
 
 const base = () => new SessionBuilder().user("u1", "question").assistant("a1", { text: "answer", usage: 50 });
 
@@ -256,9 +256,9 @@ describe("doctor: references", () => {
 
   it("branch-summary-from-missing: info; pi's 'root' and existing ids are fine", () => {
     const b = base()
-      .entry("bs1", "branch_summary", { fromId: "gone", summary: "s" })
-      .entry("bs2", "branch_summary", { fromId: "root", summary: "s" })
-      .entry("bs3", "branch_summary", { fromId: "u1", summary: "s" });
+      .branchSummary("bs1", "gone", "s")
+      .branchSummary("bs2", "root", "s")
+      .branchSummary("bs3", "u1", "s");
     const found = withCode(doctorOf(b.jsonl()).report, "branch-summary-from-missing");
     assert.deepEqual(
       found.map((f) => [f.severity, f.entryId]),
@@ -272,7 +272,7 @@ describe("doctor: failures at the end of the branch", () => {
   const failing = (errorMessage: string, n = 1, tail?: (b: SessionBuilder) => void) => {
     const b = base().user("u2", "do it");
     for (let i = 0; i < n; i++) {
-      b.message(`f${i}`, assistantMessage({ stopReason: "error", errorMessage }));
+      b.assistant(`f${i}`, { stopReason: "error", errorMessage });
       if (i < n - 1) b.edit(`e${i}`, `f${i}`, null);
     }
     tail?.(b);
@@ -304,7 +304,7 @@ describe("doctor: failures at the end of the branch", () => {
   it("context-overflow, silent: a successful answer whose input is over the window", () => {
     const b = base()
       .user("u2", "q")
-      .message("s1", assistantMessage({ stopReason: "stop", text: "ok", input: 900, cacheRead: 200 }));
+      .assistant("s1", { stopReason: "stop", text: "ok", usage: { input: 900, cacheRead: 200 } });
     const [f] = withCode(doctorOf(b.jsonl(), { window: 1000 }).report, "context-overflow");
     assert.ok(f);
     assert.match(f.message, /its usage \(1100 input tokens\) is over the context window of 1000/);
@@ -340,9 +340,7 @@ describe("doctor: failures at the end of the branch", () => {
   });
 
   it("last-answer-aborted: info; a later prompt or a good answer clears the tail findings", () => {
-    const b = base()
-      .user("u2", "q")
-      .message("ab", assistantMessage({ stopReason: "aborted" }));
+    const b = base().user("u2", "q").assistant("ab", { stopReason: "aborted" });
     assert.deepEqual(
       withCode(doctorOf(b.jsonl()).report, "last-answer-aborted").map((f) => [f.severity, f.entryId]),
       [["info", "ab"]],

@@ -13,7 +13,7 @@ import { after, describe, it } from "node:test";
 import { commitSessionRepair, planSessionRepair, runRepairFlow } from "../../../../src/core/flows/repair";
 import { UnsafeSessionWriteError } from "../../../../src/core/flows/write";
 import { SessionBuilder } from "../../../support/session-builder";
-import { agentDirFor, appended, assistantMessage, codes, doctorOf, repairOf } from "../../../support/doctor";
+import { agentDirFor, appended, codes, doctorOf, repairOf } from "../../../support/doctor";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-repair-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -138,10 +138,7 @@ describe("repair: planned, proven on the overlay, equal to the file read back", 
   it("overflow: a compaction is offered (not appended)", () => {
     const b = base()
       .user("u2", "q")
-      .message(
-        "f0",
-        assistantMessage({ stopReason: "error", errorMessage: "prompt is too long: 213462 tokens > 200000 maximum" }),
-      );
+      .assistant("f0", { stopReason: "error", errorMessage: "prompt is too long: 213462 tokens > 200000 maximum" });
     const d = doctorOf(b.jsonl(), { settings: { compaction: { keepRecentTokens: 1 } } });
     const plan = repairOf(d);
     assert.equal(plan.entries.length, 0);

@@ -11,6 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { listSessionFiles, SessionCatalog } from "../../../../src/core/read/catalog";
+import { SessionBuilder } from "../../../support/session-builder";
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-context-catalog-"));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -20,17 +21,8 @@ function writeSessions(dir: string, count: number, textChars: number): void {
   fs.mkdirSync(dir, { recursive: true });
   for (let i = 0; i < count; i++) {
     const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
-    const lines = [
-      { type: "session", version: 3, id, timestamp: "2026-11-01T00:00:00.000Z", cwd: "/work/p" },
-      {
-        type: "message",
-        id: "a1",
-        parentId: null,
-        timestamp: "2026-11-01T00:00:01.000Z",
-        message: { role: "user", content: `task ${i} ${"é".repeat(textChars)}`, timestamp: 1 },
-      },
-    ];
-    fs.writeFileSync(path.join(dir, `s${i}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const b = new SessionBuilder({ id, cwd: "/work/p", timestamp: "2026-11-01T00:00:00.000Z" });
+    fs.writeFileSync(path.join(dir, `s${i}.jsonl`), b.user("a1", `task ${i} ${"é".repeat(textChars)}`).jsonl());
   }
 }
 

@@ -78,7 +78,7 @@ function session(): SessionFile {
     .assistant("a1", { text: "reading", calls: [{ id: "c1", name: "read", arguments: { path: "a.ts" } }] })
     .result("r1", "c1", "contents of a")
     .assistant("a2", { text: "a.ts is fine" })
-    .entry("m", "model_change", { provider: "p", modelId: "m2" })
+    .model("m", "p", "m2")
     .user("u2", "second question")
     .assistant("a3", { text: "editing", calls: [{ id: "c3", name: "edit", arguments: { path: "b.ts" } }] })
     .result("r3", "c3", "edited")

@@ -32,7 +32,7 @@ function session() {
     .bash("x1", "ls", "a b")
     .custom("m1", "note")
     .edit("e1", "u1", { content: "question (short)" })
-    .entry("mc", "model_change", { provider: "p", modelId: "m" })
+    .model("mc", "p", "m")
     .user("side", "other branch", "u1")
     .user("u2", "follow-up", "mc");
   return SessionFile.fromBytes(b.jsonl());

@@ -267,22 +267,7 @@ describe("over the branch's requests", () => {
   const prices: PriceLookup = (provider) => (provider === "p" ? SONNET : undefined);
 
   function withUsage(b: SessionBuilder, id: string, input: number, cacheRead: number, provider = "p"): SessionBuilder {
-    return b.message(id, {
-      role: "assistant",
-      content: [{ type: "text", text: "ok" }],
-      api: "openai-completions",
-      provider,
-      model: "m",
-      usage: {
-        input,
-        output: 10,
-        cacheRead,
-        cacheWrite: 0,
-        totalTokens: input + cacheRead + 10,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
-      stopReason: "stop",
-    });
+    return b.assistant(id, { text: "ok", provider, usage: { input, output: 10, cacheRead } });
   }
 
   it("a section deletion and a compaction's checkpoint (replayed from scratch) change what later requests carry", () => {
