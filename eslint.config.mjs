@@ -14,8 +14,6 @@ export const MAX_FUNCTION_LINES = 150;
 // Functions that were longer when the rule came. Each may not grow past its size here; remove its entry
 // when it is split. Entries only ever go away (test/unit/checks.test.ts fails on one no longer needed).
 export const LONG_FUNCTIONS = [
-  { file: "src/compaction/compactAt.ts", fn: "registerCompactAt", lines: 166 },
-  { file: "src/compaction/compactAt.ts", fn: "run", lines: 163 },
   { file: "src/cli/compact.ts", fn: "compactCommand", lines: 181 },
 ];
 
