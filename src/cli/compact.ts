@@ -26,8 +26,12 @@ import {
   NothingToCompactError,
   planCompaction,
   runCompactionFlow,
+  type CompactionDraft,
   type CompactionPlan,
+  type CompactionResult,
+  type DraftReview,
   type PlanFit,
+  type PlanOptions,
 } from "../core/flows/compact";
 import { ACTIONS } from "../core/access/route";
 import { describeAccess } from "../core/access/words";
@@ -54,7 +58,7 @@ import {
 } from "./args";
 import { cliRoute, connectRoute, piName, type CliRoute } from "./route";
 import { bridgeSupportsKeepFrom, KEEP_FROM_BRIDGE_VERSION } from "../bridge/protocol";
-import { summarizerFromFlags, SUMMARIZER_FLAGS } from "./summarizer";
+import { summarizerFromFlags, SUMMARIZER_FLAGS, type FlagSummarizer } from "./summarizer";
 
 export const COMPACT_USAGE = `pi-context compact <session.jsonl> [--keep-from ENTRY] [--instructions TEXT] [--dry-run] [--yes] [--json]
   [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N]
@@ -164,8 +168,45 @@ async function askChoice(question: string): Promise<string> {
   }
 }
 
+/** One `pi-context compact` run: its flags, the route, the plan options and the output streams. */
+interface CompactRun {
+  /** The session file, absolute. */
+  file: string;
+  json: boolean;
+  dryRun: boolean;
+  yes: boolean;
+  planOptions: PlanOptions;
+  makeSummarizer: FlagSummarizer["make"];
+  routed: CliRoute;
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
 /** `pi-context compact`. */
 export const compactCommand: CliCommand = async (argv, out, err) => {
+  const run = await compactRun(argv, out, err);
+  const seen = { shownProblem: false };
+  try {
+    if (run.dryRun) return await dryRunCompaction(run.file, run.planOptions, run.makeSummarizer, run);
+    if (run.routed.route.kind === "bridge" && run.routed.announcement)
+      return await compactInPi(run.file, run.planOptions, run.routed, run);
+    if (run.routed.route.kind === "refuse") {
+      if (run.json) out(JSON.stringify({ compacted: false, refused: "in-use", access: run.routed.access }, null, 2));
+      err(run.routed.refusal!);
+      return 1;
+    }
+    return await compactHere(run, seen);
+  } catch (error) {
+    return compactFailed(run, error, seen.shownProblem);
+  }
+};
+
+/** The flags checked (@throws {UsageError}), then who has the session open decides the route, before any question. */
+async function compactRun(
+  argv: readonly string[],
+  out: (s: string) => void,
+  err: (s: string) => void,
+): Promise<CompactRun> {
   const args = parseArgs(argv, new Set(["dry-run", "yes", "json", "no-stream", "force"]));
   const file = args.positional[0];
   const usage = `usage:\n${formatUsage(COMPACT_USAGE, 2)}\n  API key: PI_CONTEXT_API_KEY or OPENAI_API_KEY (environment only)`;
@@ -187,7 +228,6 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
   const customInstructions = stringFlag(args, "instructions");
   const keepFrom = stringFlag(args, "keep-from")?.trim();
   if (keepFrom === "") throw new UsageError("--keep-from needs an entry id (see pi-context tree).");
-  // who has the session open decides the route, before any question or request
   const routed = await cliRoute(absolute, keepFrom ? ACTIONS.compactUpToHere : ACTIONS.compact, {
     agentDir: analyze.agentDir,
     guardSeconds,
@@ -203,155 +243,156 @@ export const compactCommand: CliCommand = async (argv, out, err) => {
     ...(customInstructions ? { customInstructions } : {}),
     ...(keepFrom ? { keepFrom } : {}),
   };
+  return {
+    file: absolute,
+    json,
+    dryRun,
+    yes: args.flags.has("yes"),
+    planOptions: { ...planOptions, maxOutputTokens },
+    makeSummarizer: flagSummarizer.make,
+    routed,
+    out,
+    err,
+  };
+}
 
-  const makeSummarizer = flagSummarizer.make;
-  let shownProblem = false;
-
-  try {
-    if (dryRun)
-      return await dryRunCompaction(absolute, { ...planOptions, maxOutputTokens }, makeSummarizer, {
-        json,
-        out,
-        err,
-      });
-    if (routed.route.kind === "bridge" && routed.announcement)
-      return await compactInPi(absolute, { ...planOptions, maxOutputTokens }, routed, {
-        json,
-        yes: args.flags.has("yes"),
-        out,
-        err,
-      });
-    if (routed.route.kind === "refuse") {
-      if (json) out(JSON.stringify({ compacted: false, refused: "in-use", access: routed.access }, null, 2));
-      err(routed.refusal!);
-      return 1;
-    }
-    const summarizer = makeSummarizer();
-    let streamed = false;
-    let lost: LostReport | undefined;
-    const outcome = await runCompactionFlow(
-      absolute,
-      summarizer,
-      { ...planOptions, maxOutputTokens },
-      {
-        confirm: async (plan, fit, changed) => {
-          if (!json) out(`${changed ? "New preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`);
-          shownProblem = fit.problem !== undefined;
-          if (fit.problem) return false; // the flow refuses it (the preview said why)
-          // the preview needs no key; sending does: stop here rather than after "Compact now?"
-          if (summarizer.needsApiKey) throw summarizer.missingKeyError();
-          if (args.flags.has("yes")) return true;
-          return askYesNo("Compact now? [y/N] ");
-        },
-        reviewDraft: async (plan, draft) => {
-          lost = preparationLostItems(plan.preparation, draft.summary, plan.session, plan.session.cwd);
-          if (json || args.flags.has("yes") || lost.items.length === 0) return { action: "write" };
-          err(`The summary ${lostSummary(lost.totals)}:`);
-          for (const item of lost.items.slice(0, 20))
-            err(`  ${item.kind.padEnd(10)} ${item.text}  (entry ${item.entryId})`);
-          if (lost.items.length > 20) err(`  … ${lost.items.length - 20} more`);
-          const answer = await askChoice("Write it? [y]es / [r]e-run asking to keep them / [n]o: ");
-          if (answer === "r")
-            return {
-              action: "retry",
-              instructions: [plan.customInstructions, keepInstructions(lost)].filter(Boolean).join("\n\n"),
-            };
-          return answer === "y" ? { action: "write" } : { action: "discard" };
-        },
-        onSessionChanged: (stage) => {
-          if (!json) err(`${describeChange(stage)}; preparing again.`);
-        },
-        onPhase: (phase, i, count) => {
-          if (!json)
-            err(
-              `Summarizing${count > 1 ? ` ${phase === "history" ? "history" : "split-turn prefix"} (${i}/${count})` : ""} with ${summarizer.label}…`,
-            );
-        },
-        onText: () => {
-          if (!streamed && !json) err("Receiving the summary…");
-          streamed = true;
-        },
-      },
+/** Our summarizer compacts the file: preview and "Compact now?", the summary, the lost-items review, the append. */
+async function compactHere(run: CompactRun, seen: { shownProblem: boolean }): Promise<number> {
+  const { json, out, err } = run;
+  const summarizer = run.makeSummarizer();
+  let streamed = false;
+  const review: { lost?: LostReport } = {};
+  const outcome = await runCompactionFlow(run.file, summarizer, run.planOptions, {
+    confirm: async (plan, fit, changed) => {
+      if (!json) out(`${changed ? "New preview:\n" : ""}${formatCompactPreview(plan, fit, summarizer)}\n`);
+      seen.shownProblem = fit.problem !== undefined;
+      if (fit.problem) return false; // the flow refuses it (the preview said why)
+      // the preview needs no key; sending does: stop here rather than after "Compact now?"
+      if (summarizer.needsApiKey) throw summarizer.missingKeyError();
+      if (run.yes) return true;
+      return askYesNo("Compact now? [y/N] ");
+    },
+    reviewDraft: async (plan, draft) => reviewLostItems(run, plan, draft, review),
+    onSessionChanged: (stage) => {
+      if (!json) err(`${describeChange(stage)}; preparing again.`);
+    },
+    onPhase: (phase, i, count) => {
+      if (!json)
+        err(
+          `Summarizing${count > 1 ? ` ${phase === "history" ? "history" : "split-turn prefix"} (${i}/${count})` : ""} with ${summarizer.label}…`,
+        );
+    },
+    onText: () => {
+      if (!streamed && !json) err("Receiving the summary…");
+      streamed = true;
+    },
+  });
+  if (outcome.kind === "declined") {
+    out(
+      outcome.stage === "review"
+        ? "Discarded the summary: nothing was written."
+        : "Declined: nothing was sent or written.",
     );
-    if (outcome.kind === "declined") {
-      out(
-        outcome.stage === "review"
-          ? "Discarded the summary: nothing was written."
-          : "Declined: nothing was sent or written.",
-      );
-      return 0;
-    }
-    const r = outcome.result;
+    return 0;
+  }
+  printCompacted(run, outcome.result, review.lost);
+  return 0;
+}
+
+/** What the summary lost (kept in `review.lost`); with lost items and a terminal: write, re-run asking to keep them, or discard. */
+async function reviewLostItems(
+  run: CompactRun,
+  plan: CompactionPlan,
+  draft: CompactionDraft,
+  review: { lost?: LostReport },
+): Promise<DraftReview> {
+  const lost = preparationLostItems(plan.preparation, draft.summary, plan.session, plan.session.cwd);
+  review.lost = lost;
+  if (run.json || run.yes || lost.items.length === 0) return { action: "write" };
+  const { err } = run;
+  err(`The summary ${lostSummary(lost.totals)}:`);
+  for (const item of lost.items.slice(0, 20)) err(`  ${item.kind.padEnd(10)} ${item.text}  (entry ${item.entryId})`);
+  if (lost.items.length > 20) err(`  … ${lost.items.length - 20} more`);
+  const answer = await askChoice("Write it? [y]es / [r]e-run asking to keep them / [n]o: ");
+  if (answer === "r")
+    return {
+      action: "retry",
+      instructions: [plan.customInstructions, keepInstructions(lost)].filter(Boolean).join("\n\n"),
+    };
+  return answer === "y" ? { action: "write" } : { action: "discard" };
+}
+
+/** The written compaction: JSON, or the entry, tokens (never pi-context's count as pi's), bytes and losses. */
+function printCompacted({ json, out }: CompactRun, r: CompactionResult, lost: LostReport | undefined): void {
+  if (json) {
+    out(
+      JSON.stringify(
+        {
+          compacted: true,
+          entry: r.entry,
+          tokensBefore: r.tokensBefore,
+          tokensAfter: r.tokensAfter,
+          estimateFailureBefore: r.estimateFailureBefore ?? null,
+          estimateFailureAfter: r.estimateFailureAfter ?? null,
+          ...(r.readBackError ? { readBackError: r.readBackError } : {}),
+          bytesBefore: r.bytesBefore,
+          bytesAfter: r.bytesAfter,
+          previousCompactionId: r.previousCompactionId ?? null,
+          lost: lost ? { totals: lost.totals, items: lost.items } : null,
+        },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  out(
+    `Compacted: wrote compaction ${r.entry.id} after entry ${r.entry.parentId}; pi keeps the messages from ${r.entry.firstKeptEntryId} on.`,
+  );
+  const used = r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : "";
+  if (r.estimateFailureBefore || r.estimateFailureAfter) {
+    out(
+      `Tokens: ${r.estimateFailureBefore ? "pi had no estimate" : n(r.tokensBefore)} → ${r.estimateFailureAfter ? "pi has no estimate" : r.tokensAfter === null ? "unknown" : `${n(r.tokensAfter)} (pi's estimate)`}${used}.`,
+    );
+    out(withPeriod(estimateFailureText((r.estimateFailureAfter ?? r.estimateFailureBefore)!)));
+  } else
+    out(
+      `Tokens: ${n(r.tokensBefore)} → ${r.tokensAfter === null ? "unknown" : n(r.tokensAfter)} (pi's estimate)${used}.`,
+    );
+  if (r.readBackError)
+    out(`Note: the compaction is written, but the file could not be read back: ${withPeriod(r.readBackError)}`);
+  out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);
+  if (lost) out(`The summary ${lostSummary(lost.totals)}.`);
+}
+
+/** A failure as its message (JSON on stdout for --json when there was nothing to compact or no valid cut): exit 1. */
+function compactFailed({ json, dryRun, out, err }: CompactRun, error: unknown, shownProblem: boolean): number {
+  if (error instanceof UsageError) throw error;
+  const message = errorText(error);
+  if (error instanceof NothingToCompactError || error instanceof InvalidCutPointError) {
     if (json)
       out(
         JSON.stringify(
           {
-            compacted: true,
-            entry: r.entry,
-            tokensBefore: r.tokensBefore,
-            tokensAfter: r.tokensAfter,
-            estimateFailureBefore: r.estimateFailureBefore ?? null,
-            estimateFailureAfter: r.estimateFailureAfter ?? null,
-            ...(r.readBackError ? { readBackError: r.readBackError } : {}),
-            bytesBefore: r.bytesBefore,
-            bytesAfter: r.bytesAfter,
-            previousCompactionId: r.previousCompactionId ?? null,
-            lost: lost ? { totals: lost.totals, items: lost.items } : null,
+            ...(dryRun ? { dryRun: true } : {}),
+            compacted: false,
+            ...(error instanceof NothingToCompactError
+              ? { nothingToCompact: error.reason }
+              : { invalidCut: error.code }),
+            message,
           },
           null,
           2,
         ),
       );
-    else {
-      out(
-        `Compacted: wrote compaction ${r.entry.id} after entry ${r.entry.parentId}; pi keeps the messages from ${r.entry.firstKeptEntryId} on.`,
-      );
-      const used = r.entry.usage ? `; the summarizer used ${n(r.entry.usage.totalTokens)} tokens` : "";
-      if (r.estimateFailureBefore || r.estimateFailureAfter) {
-        // pi has no number on one side: never call pi-context's count pi's
-        out(
-          `Tokens: ${r.estimateFailureBefore ? "pi had no estimate" : n(r.tokensBefore)} → ${r.estimateFailureAfter ? "pi has no estimate" : r.tokensAfter === null ? "unknown" : `${n(r.tokensAfter)} (pi's estimate)`}${used}.`,
-        );
-        out(withPeriod(estimateFailureText((r.estimateFailureAfter ?? r.estimateFailureBefore)!)));
-      } else
-        out(
-          `Tokens: ${n(r.tokensBefore)} → ${r.tokensAfter === null ? "unknown" : n(r.tokensAfter)} (pi's estimate)${used}.`,
-        );
-      if (r.readBackError)
-        out(`Note: the compaction is written, but the file could not be read back: ${withPeriod(r.readBackError)}`);
-      out(`File: ${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes.`);
-      if (lost) out(`The summary ${lostSummary(lost.totals)}.`);
-    }
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const message = errorText(error);
-    if (error instanceof NothingToCompactError || error instanceof InvalidCutPointError) {
-      // --json callers get JSON on stdout in every outcome (also a dry run: nothing to preview)
-      if (json)
-        out(
-          JSON.stringify(
-            {
-              ...(dryRun ? { dryRun: true } : {}),
-              compacted: false,
-              ...(error instanceof NothingToCompactError
-                ? { nothingToCompact: error.reason }
-                : { invalidCut: error.code }),
-              message,
-            },
-            null,
-            2,
-          ),
-        );
-      else err(withPeriod(message));
-      return 1;
-    }
-    if (shownProblem && error instanceof SummarizerError && error.kind === "too-large")
-      err("Not compacted: the summary request does not fit the summarizer (see above). Nothing was sent or written.");
-    else err(isCancellation(error) ? "Cancelled: nothing was written." : nothingWritten(message));
+    else err(withPeriod(message));
     return 1;
   }
-};
+  if (shownProblem && error instanceof SummarizerError && error.kind === "too-large")
+    err("Not compacted: the summary request does not fit the summarizer (see above). Nothing was sent or written.");
+  else err(isCancellation(error) ? "Cancelled: nothing was written." : nothingWritten(message));
+  return 1;
+}
 
 /** `compact --dry-run`: the preview (text or `--json`), the summarizer's fit when one is configured; nothing sent or written. */
 async function dryRunCompaction(

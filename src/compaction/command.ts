@@ -1,29 +1,17 @@
 /**
- * "Pi Context: Compact Session…" (`piContext.compact`): pi's `/compact [instructions]` from VS Code, with a
- * preview before any token is spent, a cancellable streaming progress notification, and the summary
- * diff afterwards. The flow itself is `core/compact.ts` (shared with `pi-context compact`).
+ * "Pi Context: Compact Session…" (`piContext.compact`): pi's `/compact [instructions]` from VS Code —
+ * a preview before any token is spent, a cancellable streaming progress, the summary diff afterwards.
+ * The flow itself is `core/flows/compact.ts` (shared with `pi-context compact`).
  *
- * Order (nothing is asked that a later check would make pointless):
- *   1. the session (argument, else the current one, else a pick);
- *   2. the route (`services.access`): a running pi with the live bridge compacts itself
- *      (instructions, then `liveBridge/routes.ts`); a pi that may have it open without one refuses
- *      before anything is typed (with *Anyway* where the evidence allows it);
- *   4. prepare (pi's `prepareCompaction`): "Nothing to compact" is said right away;
- *   5. the optional custom instructions;
- *   6. the preview (needs no API key: counting is local);
- *   7. on "Compact now": an OpenAI-compatible server that needs a key and has none asks for it in a
- *      password box (stored in SecretStorage) and the same compaction continues; a server that
- *      answers HTTP 401/403 gets the same box and the request is retried;
- *   8. summarize (progress notification, Cancel), append, summary diff.
+ * Order (nothing is asked that a later check would make pointless): the session (argument, current,
+ * else a pick); the route (`services.access`: a running pi with the live bridge compacts itself, one
+ * without it refuses before anything is typed, with *Anyway* where the evidence allows); prepare
+ * ("Nothing to compact" right away); the instructions; the preview (no API key needed: counting is
+ * local); on "Compact now" the key box when a server needs one or answers 401/403; summarize, append,
+ * diff. With the user's own pi as summarizer, preview and compaction are `withPi.ts`.
  *
- * With the user's own pi as the summarizer (`summarizers/select.ts` `usesPi`), steps 6–8 are
- * `withPi.ts`: the same preview, then pi compacts the idle session itself and writes its own entry.
- *
- * `piContext.compact(file?, options?)`: `file` = a session path or URI (default: the current
- * session); `options.instructions` skips the instructions box; `options.skipPreview` skips the
- * preview; `options.keepFrom` = "Compact up to here" (`upToHere.ts`): the cut at that entry, checked
- * against pi's valid cut points before anything is asked. Resolves with a {@link CompactCommandOutcome} (the panel and the tests read it).
- * `piContext.cancelCompaction` cancels a running summary (same as the notification's Cancel).
+ * `piContext.compact(file?, options?)` (`file`: a session path or URI, default the current session)
+ * resolves with a {@link CompactCommandOutcome}; `piContext.cancelCompaction` cancels a running summary.
  */
 
 import { estimateFailureText, type EstimateFailure } from "../core/rules/estimateFailure";
@@ -38,11 +26,15 @@ import {
   withInstructions,
   type CompactionDraft,
   type CompactionPlan,
+  type FlowCallbacks,
+  type FlowOutcome,
   type PlanFit,
+  type PlanOptions,
+  type SummarizeCallbacks,
 } from "../core/flows/compact";
 import { ACTIONS } from "../core/access/route";
 import { describeChange } from "../core/flows/watch";
-import { SummarizerError } from "../core/flows/summarizer";
+import { SummarizerError, type Summarizer } from "../core/flows/summarizer";
 import { UnsafeSessionWriteError } from "../core/flows/write";
 import { sessionLabel } from "../core/rules/sessionLabel";
 import { reviewSummary } from "./review";
@@ -61,26 +53,18 @@ import { assertPiCanCut, checkCutInPi, compactUpToHereWithUserPi, PiCannotCutErr
 export interface CompactCommandOptions {
   instructions?: string;
   skipPreview?: boolean;
-  /**
-   * *Anyway* after a refusal whose evidence is only probable or possible (`core/access/route.ts`):
-   * go ahead once; a pi with the live bridge on the session still stops it.
-   */
+  /** *Anyway* after a refusal on probable or possible evidence: go ahead once (a live bridge still stops it). */
   force?: boolean;
   /** "Compact up to here": keep from this entry on (pi's `firstKeptEntryId`) instead of pi's own cut. */
   keepFrom?: string;
-  /**
-   * `configured`: summarize with the configured summarizer even when a running pi has the session
-   * with its live bridge — that pi then appends our summary as its compaction (bridge 1.3.0+), e.g.
-   * after pi's own compaction failed.
-   */
+  /** Our summarizer even when a running pi has the session with its live bridge: that pi appends our summary. */
   summarizer?: "configured";
 }
 
 async function pickSession(services: Services): Promise<string | undefined> {
   const current = (): string | undefined => services.sessions.current?.file;
   if (current()) return current();
-  // right after start-up the first scan may still run: listSessions waits for it, then the
-  // session it found is the current one (no "Which session?" for a workspace that has one)
+  // right after start-up listSessions waits for the first scan: its session is then the current one
   const sessions = await services.sessions.listSessions();
   if (current()) return current();
   if (sessions.length === 0) {
@@ -141,179 +125,12 @@ export function registerCompaction(services: Services): CompactFunction {
     const controller = new AbortController();
     setRunning(controller);
     try {
-      return await compactFile(file, options, controller);
+      return await compactFile({ services, file, options, controller, compact });
     } catch (error) {
       return report(services, file, error, options, compact);
     } finally {
       setRunning(undefined);
     }
-  };
-
-  const compactFile = async (
-    file: string,
-    options: CompactCommandOptions,
-    controller: AbortController,
-  ): Promise<CompactCommandOutcome> => {
-    const config = services.config();
-    const skipPreview = options.skipPreview ?? config.compaction.skipPreview;
-    let given = typeof options.instructions === "string" ? options.instructions : undefined;
-    const current = services.sessions.current;
-    const info = await services.sessions.sessionInfo(file);
-    const title = sessionTitle(setPlanLabel(file, current?.file === file ? current.label : sessionLabel(info ?? {})));
-
-    const keepFrom = typeof options.keepFrom === "string" ? options.keepFrom : undefined;
-    const routed = await routeCompaction(services, file, options, {
-      title,
-      skipPreview,
-      controller,
-      retry: () => void compact(file, { ...options, force: true }),
-    });
-    if ("outcome" in routed) return routed.outcome;
-    const { route, live } = routed;
-    given ??= routed.given;
-
-    // prepare: "Nothing to compact" now, not after the instructions and the key
-    const planOptions = {
-      agentDir: services.sessions.agentDir(),
-      projectSettings: config.projectSettings,
-      // a running pi appends our summary itself: the plan is not refused for it having the session open
-      ...(live ? { guardSeconds: 0, procRoot: null, force: false } : services.access.flowOptions(route.forced)),
-      surface: "vscode" as const,
-      pi: services.pi.current,
-    };
-    const prepared = await planCompaction(file, {
-      ...planOptions,
-      maxOutputTokens: config.summarizer.openai.maxOutputTokens,
-      ...(keepFrom !== undefined ? { keepFrom } : {}),
-    });
-    // the user's pi cuts where we ask only through the live bridge loaded into it, and only when its
-    // own /compact has something to summarize: said now, before the instructions
-    if (route.summarizer === "user-pi" && keepFrom !== undefined) assertPiCanCut(prepared);
-    if (prepared.writeBlocker) throw new UnsafeSessionWriteError(prepared.writeBlocker); // before any question
-
-    const instructions = given ?? (await askInstructions(planTitle(prepared)));
-    if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
-    const plan = withInstructions(prepared, instructions);
-    // the user's own pi summarizes (setting `pi`, or `auto` with a pi and no summarizer configured here)
-    if (route.summarizer === "user-pi" && !live && options.summarizer !== "configured")
-      return keepFrom !== undefined
-        ? compactUpToHereWithUserPi(services, plan, { skipPreview, controller })
-        : compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
-    // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
-    const summarizer = await services.summarizers.get({ allowMissingKey: true });
-    services.log.info(
-      `compact ${file}: summarizer ${summarizer.label}${instructions.trim() ? `, instructions ${JSON.stringify(instructions.trim())}` : ""}`,
-    );
-    let askedForKey = false;
-    let previewedProblem = false;
-    const outcome = await runCompactionFlow(
-      file,
-      summarizer,
-      {
-        ...planOptions,
-        maxOutputTokens: plan.options.maxOutputTokens,
-        ...(plan.customInstructions ? { customInstructions: plan.customInstructions } : {}),
-        ...(keepFrom !== undefined ? { keepFrom } : {}),
-        plan,
-      },
-      {
-        signal: controller.signal,
-        onPlan: (p, fit) =>
-          services.log.info(
-            `compact ${file}: tokensBefore ${p.preview.tokensBefore}, firstKeptEntryId ${p.preview.firstKeptEntryId}, split ${p.preview.isSplitTurn}, summarized ${p.preview.summarizedEntryIds.length}+${p.preview.turnPrefixEntryIds.length} entries, request ≈${fit.inputTokens} tokens`,
-          ),
-        ...(skipPreview
-          ? {}
-          : {
-              confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) => {
-                previewedProblem = fit.problem !== undefined;
-                return confirmPreview(p, previewOfSummarizer(summarizer, fit, p), changed);
-              },
-            }),
-        ...(skipPreview ? {} : { reviewDraft: (p: CompactionPlan, d: CompactionDraft) => reviewSummary(p, d) }),
-        ...(live ? { commit: (p: CompactionPlan, d: CompactionDraft) => commitInPi(services, p, d) } : {}),
-        onSessionChanged: (stage) => {
-          const text = describeChange(stage);
-          services.log.info(`compact ${file}: ${text}; preparing again`);
-          // the new preview's title says it too; a stopped or discarded summary gets a toast
-          if (stage !== "preview") void notify.info(vscode.l10n.t("{0}. Preparing the compaction again.", text));
-        },
-        beforeSummarize: async (s) => {
-          askedForKey = s.needsApiKey === true;
-          return services.summarizers.ready(s);
-        },
-        onUnauthorized: async (error, s) => {
-          services.log.warn(`compact ${file}: ${error.message}`);
-          askedForKey = true;
-          return services.summarizers.withNewKey(s, error);
-        },
-        around: (task) =>
-          Promise.resolve(
-            vscode.window.withProgress(
-              {
-                location: vscode.ProgressLocation.Notification,
-                title: vscode.l10n.t("Compacting {0}", planTitle(plan)),
-                cancellable: true,
-              },
-              (progress, token) => {
-                token.onCancellationRequested(() => controller.abort());
-                const stream = streamingProgress(
-                  progress,
-                  vscode.l10n.t("receiving the summary"),
-                  vscode.l10n.t("summarizing with {0}…", summarizer.label),
-                );
-                return task({
-                  signal: controller.signal,
-                  onPhase: (p, i, count) => {
-                    const phase =
-                      count > 1
-                        ? `${p === "history" ? "history" : vscode.l10n.t("split-turn prefix")} (${i}/${count}) `
-                        : "";
-                    stream.restart(vscode.l10n.t("{0}summarizing with {1}…", phase, summarizer.label), phase);
-                  },
-                  onText: stream.onText,
-                });
-              },
-            ),
-          ),
-      },
-    ).catch((error: unknown) => {
-      // a request that does not fit: the preview said why and what to change — no second message
-      if (previewedProblem && error instanceof SummarizerError && error.kind === "too-large") return error;
-      throw error;
-    });
-    if (outcome instanceof SummarizerError) {
-      services.log.warn(`compact ${file}: ${outcome.message}`);
-      return { kind: "error", file, errorKind: "too-large", message: outcome.message };
-    }
-    if (outcome.kind === "declined" && outcome.stage === "review") {
-      services.log.info(`compact ${file}: the summary was discarded after the review`);
-      void notify.info(vscode.l10n.t("the summary was discarded — nothing was written."));
-      return { kind: "declined", file, stage: "review" };
-    }
-    if (outcome.kind === "declined") {
-      const stage: DeclinedStage = outcome.stage === "summarizer" ? "api-key" : "preview";
-      services.log.info(`compact ${file}: declined at the ${stage === "api-key" ? "API key box" : "preview"}`);
-      if (stage === "api-key") void notify.info(vscode.l10n.t("no API key entered — nothing was sent or written."));
-      return { kind: "declined", file, stage };
-    }
-    const r = outcome.result;
-    const label = planTitle(outcome.plan);
-    services.log.info(
-      `compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${r.tokensAfter === null ? "?" : n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`,
-    );
-    if (r.readBackError)
-      services.log.warn(`compact ${file}: written, but the file could not be read back: ${r.readBackError}`);
-    return reportCompacted(services, {
-      file,
-      label,
-      entryId: r.entry.id,
-      previousCompactionId: r.previousCompactionId,
-      tokensBefore: r.tokensBefore,
-      tokensAfter: r.tokensAfter,
-      firstKeptEntryId: r.entry.firstKeptEntryId,
-      message: compactedText(r, label, live ? summarizer.label : undefined),
-    });
   };
 
   // pi's own compaction failed in a running pi (live bridge): say why, offer ours or other instructions
@@ -330,6 +147,224 @@ export function registerCompaction(services: Services): CompactFunction {
     },
   });
   return compact;
+}
+
+/** One run of `piContext.compact` on a file. */
+interface CompactRun {
+  services: Services;
+  file: string;
+  options: CompactCommandOptions;
+  controller: AbortController;
+  /** `piContext.compact` itself, for the retries a refusal offers. */
+  compact: CompactFunction;
+}
+
+/** What the summarizing steps share once the route and the plan are settled. */
+interface SummarizeRun extends CompactRun {
+  plan: CompactionPlan;
+  planOptions: Omit<PlanOptions, "maxOutputTokens">;
+  instructions: string;
+  skipPreview: boolean;
+  keepFrom: string | undefined;
+  /** A running pi appends our summary (its live bridge). */
+  live: boolean;
+}
+
+/** Route, plan, instructions, then the user's pi or our summarizer compacts (the file comment's order). */
+async function compactFile(run: CompactRun): Promise<CompactCommandOutcome> {
+  const { services, file, options, controller } = run;
+  const config = services.config();
+  const skipPreview = options.skipPreview ?? config.compaction.skipPreview;
+  let given = typeof options.instructions === "string" ? options.instructions : undefined;
+  const current = services.sessions.current;
+  const info = await services.sessions.sessionInfo(file);
+  const title = sessionTitle(setPlanLabel(file, current?.file === file ? current.label : sessionLabel(info ?? {})));
+
+  const keepFrom = typeof options.keepFrom === "string" ? options.keepFrom : undefined;
+  const routed = await routeCompaction(services, file, options, {
+    title,
+    skipPreview,
+    controller,
+    retry: () => void run.compact(file, { ...options, force: true }),
+  });
+  if ("outcome" in routed) return routed.outcome;
+  const { route, live } = routed;
+  given ??= routed.given;
+
+  // prepare: "Nothing to compact" now, not after the instructions and the key
+  const planOptions = {
+    agentDir: services.sessions.agentDir(),
+    projectSettings: config.projectSettings,
+    // a running pi appends our summary itself: the plan is not refused for it having the session open
+    ...(live ? { guardSeconds: 0, procRoot: null, force: false } : services.access.flowOptions(route.forced)),
+    surface: "vscode" as const,
+    pi: services.pi.current,
+  };
+  const prepared = await planCompaction(file, {
+    ...planOptions,
+    maxOutputTokens: config.summarizer.openai.maxOutputTokens,
+    ...(keepFrom !== undefined ? { keepFrom } : {}),
+  });
+  // the user's pi cuts where we ask only through its live bridge, and only when its own /compact has
+  // something to summarize: said now, before the instructions
+  if (route.summarizer === "user-pi" && keepFrom !== undefined) assertPiCanCut(prepared);
+  if (prepared.writeBlocker) throw new UnsafeSessionWriteError(prepared.writeBlocker); // before any question
+
+  const instructions = given ?? (await askInstructions(planTitle(prepared)));
+  if (instructions === undefined) return { kind: "declined", file, stage: "instructions" };
+  const plan = withInstructions(prepared, instructions);
+  // the user's own pi summarizes (setting `pi`, or `auto` with a pi and no summarizer configured here)
+  if (route.summarizer === "user-pi" && !live && options.summarizer !== "configured")
+    return keepFrom !== undefined
+      ? compactUpToHereWithUserPi(services, plan, { skipPreview, controller })
+      : compactWithUserPi(services, plan, { skipPreview, controller, planOptions });
+  return summarizeAndWrite({ ...run, plan, planOptions, instructions, skipPreview, keepFrom, live: live === true });
+}
+
+/** Our summarizer: preview, summary (with progress), review, append; then the outcome. */
+async function summarizeAndWrite(run: SummarizeRun): Promise<CompactCommandOutcome> {
+  const { services, file, plan, instructions, keepFrom } = run;
+  // the preview counts locally: no key needed yet (readySummarizer asks after "Compact now")
+  const summarizer = await services.summarizers.get({ allowMissingKey: true });
+  services.log.info(
+    `compact ${file}: summarizer ${summarizer.label}${instructions.trim() ? `, instructions ${JSON.stringify(instructions.trim())}` : ""}`,
+  );
+  const seen = { askedForKey: false, previewedProblem: false };
+  const outcome = await runCompactionFlow(
+    file,
+    summarizer,
+    {
+      ...run.planOptions,
+      maxOutputTokens: plan.options.maxOutputTokens,
+      ...(plan.customInstructions ? { customInstructions: plan.customInstructions } : {}),
+      ...(keepFrom !== undefined ? { keepFrom } : {}),
+      plan,
+    },
+    flowCallbacks(run, summarizer, seen),
+  ).catch((error: unknown) => {
+    // a request that does not fit: the preview said why and what to change — no second message
+    if (seen.previewedProblem && error instanceof SummarizerError && error.kind === "too-large") return error;
+    throw error;
+  });
+  if (outcome instanceof SummarizerError) {
+    services.log.warn(`compact ${file}: ${outcome.message}`);
+    return { kind: "error", file, errorKind: "too-large", message: outcome.message };
+  }
+  return flowOutcome(run, outcome, summarizer, seen.askedForKey);
+}
+
+/** The flow's questions and reports: log, preview, review, session changes, the API key, the progress. */
+function flowCallbacks(
+  run: SummarizeRun,
+  summarizer: Summarizer,
+  seen: { askedForKey: boolean; previewedProblem: boolean },
+): FlowCallbacks {
+  const { services, file, skipPreview } = run;
+  return {
+    signal: run.controller.signal,
+    onPlan: (p, fit) =>
+      services.log.info(
+        `compact ${file}: tokensBefore ${p.preview.tokensBefore}, firstKeptEntryId ${p.preview.firstKeptEntryId}, split ${p.preview.isSplitTurn}, summarized ${p.preview.summarizedEntryIds.length}+${p.preview.turnPrefixEntryIds.length} entries, request ≈${fit.inputTokens} tokens`,
+      ),
+    ...(skipPreview
+      ? {}
+      : {
+          confirm: (p: CompactionPlan, fit: PlanFit, changed: boolean) => {
+            seen.previewedProblem = fit.problem !== undefined;
+            return confirmPreview(p, previewOfSummarizer(summarizer, fit, p), changed);
+          },
+        }),
+    ...(skipPreview ? {} : { reviewDraft: (p: CompactionPlan, d: CompactionDraft) => reviewSummary(p, d) }),
+    ...(run.live ? { commit: (p: CompactionPlan, d: CompactionDraft) => commitInPi(services, p, d) } : {}),
+    onSessionChanged: (stage) => {
+      const text = describeChange(stage);
+      services.log.info(`compact ${file}: ${text}; preparing again`);
+      // the new preview's title says it too; a stopped or discarded summary gets a toast
+      if (stage !== "preview") void notify.info(vscode.l10n.t("{0}. Preparing the compaction again.", text));
+    },
+    beforeSummarize: async (s) => {
+      seen.askedForKey = s.needsApiKey === true;
+      return services.summarizers.ready(s);
+    },
+    onUnauthorized: async (error, s) => {
+      services.log.warn(`compact ${file}: ${error.message}`);
+      seen.askedForKey = true;
+      return services.summarizers.withNewKey(s, error);
+    },
+    around: (task) => withSummaryProgress(run, summarizer, task),
+  };
+}
+
+/** The cancellable notification that streams the summary while `task` runs. */
+function withSummaryProgress<T>(
+  run: SummarizeRun,
+  summarizer: Summarizer,
+  task: (callbacks: SummarizeCallbacks) => Promise<T>,
+): Promise<T> {
+  return Promise.resolve(
+    vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t("Compacting {0}", planTitle(run.plan)),
+        cancellable: true,
+      },
+      (progress, token) => {
+        token.onCancellationRequested(() => run.controller.abort());
+        const stream = streamingProgress(
+          progress,
+          vscode.l10n.t("receiving the summary"),
+          vscode.l10n.t("summarizing with {0}…", summarizer.label),
+        );
+        return task({
+          signal: run.controller.signal,
+          onPhase: (p, i, count) => {
+            const phase =
+              count > 1 ? `${p === "history" ? "history" : vscode.l10n.t("split-turn prefix")} (${i}/${count}) ` : "";
+            stream.restart(vscode.l10n.t("{0}summarizing with {1}…", phase, summarizer.label), phase);
+          },
+          onText: stream.onText,
+        });
+      },
+    ),
+  );
+}
+
+/** The flow's end as the command's outcome: declined (where; said when it needs saying) or written. */
+async function flowOutcome(
+  run: SummarizeRun,
+  outcome: FlowOutcome,
+  summarizer: Summarizer,
+  askedForKey: boolean,
+): Promise<CompactCommandOutcome> {
+  const { services, file } = run;
+  if (outcome.kind === "declined" && outcome.stage === "review") {
+    services.log.info(`compact ${file}: the summary was discarded after the review`);
+    void notify.info(vscode.l10n.t("the summary was discarded — nothing was written."));
+    return { kind: "declined", file, stage: "review" };
+  }
+  if (outcome.kind === "declined") {
+    const stage: DeclinedStage = outcome.stage === "summarizer" ? "api-key" : "preview";
+    services.log.info(`compact ${file}: declined at the ${stage === "api-key" ? "API key box" : "preview"}`);
+    if (stage === "api-key") void notify.info(vscode.l10n.t("no API key entered — nothing was sent or written."));
+    return { kind: "declined", file, stage };
+  }
+  const r = outcome.result;
+  const label = planTitle(outcome.plan);
+  services.log.info(
+    `compact ${file}: wrote compaction ${r.entry.id} (${n(r.bytesBefore)} → ${n(r.bytesAfter)} bytes), tokens ${n(r.tokensBefore)} → ${r.tokensAfter === null ? "?" : n(r.tokensAfter)}${askedForKey ? " (after asking for the API key)" : ""}`,
+  );
+  if (r.readBackError)
+    services.log.warn(`compact ${file}: written, but the file could not be read back: ${r.readBackError}`);
+  return reportCompacted(services, {
+    file,
+    label,
+    entryId: r.entry.id,
+    previousCompactionId: r.previousCompactionId,
+    tokensBefore: r.tokensBefore,
+    tokensAfter: r.tokensAfter,
+    firstKeptEntryId: r.entry.firstKeptEntryId,
+    message: compactedText(r, label, run.live ? summarizer.label : undefined),
+  });
 }
 
 /**
@@ -379,7 +414,7 @@ async function routeCompaction(
   return { route, ...(given !== undefined ? { given } : {}) };
 }
 
-/** The toast after a compaction was written (by us, or by the running pi: `byPiWith` = our summarizer's name). */
+/** The toast after a compaction was written (`byPiWith`: our summarizer's name when the running pi wrote it). */
 function compactedText(
   r: {
     entry: { id: string };
@@ -429,9 +464,8 @@ function compactedText(
 }
 
 /**
- * pi's own compaction failed (e.g. its summary hit the model's output limit, pi #9512): one warning
- * with pi's reason, and the ways on — our summarizer (the running pi appends its summary) or pi's
- * model again with instructions (e.g. a shorter summary).
+ * pi's own compaction failed (e.g. its summary hit the output limit, pi #9512): one warning with pi's
+ * reason, offering our summarizer (the running pi appends its summary) or pi's model with instructions.
  */
 async function offerAfterFailure(
   services: Services,

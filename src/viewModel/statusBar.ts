@@ -1,10 +1,8 @@
 /**
  * The status-bar gauge as plain data, without `vscode`: text (`π 62% · 124k/200k`), colour level
  * by distance to pi's real auto-compaction threshold (`contextWindow − reserveTokens`), the
- * Markdown tooltip and the screen-reader label. `statusBar.ts` only renders this.
- *
- * All numbers come from `InspectResult` (`src/core/inspect.ts`), i.e. exactly what
- * `pi-context inspect --json` prints for the same file.
+ * Markdown tooltip and the screen-reader label. `statusBar.ts` only renders this. The numbers are
+ * `InspectResult`'s (`core/rules/inspect.ts`): what `pi-context inspect --json` prints for the file.
  */
 
 import { estimateFailureText } from "../core/rules/estimateFailure";
@@ -12,9 +10,9 @@ import { formatCount, PRODUCT_NAME, tokensText } from "../shared/format";
 import { themeIconMarkdownText } from "../shared/untrusted";
 import * as l10n from "@vscode/l10n";
 import type { Analysis } from "../core/rules/analyze";
-import type { SourcedNumber } from "../core/rules/inspect";
+import type { InspectResult, SourcedNumber } from "../core/rules/inspect";
 import { piText, piWarnings, windowSourceText } from "./sourceText";
-import { gaugeLimit, levelFor, nothingToCompact, type GaugeColors, type GaugeLevel } from "./gauge";
+import { gaugeLimit, levelFor, nothingToCompact, type GaugeColors, type GaugeLevel, type GaugeLimit } from "./gauge";
 import { buildUsageModel, usageRows } from "./usage";
 import { fixedContextLine } from "./fixedContext";
 import type { ValueSource } from "../core/rules/settings";
@@ -28,6 +26,7 @@ import {
   pluralText,
 } from "../shared/format";
 import { checkHealth } from "../core/health/doctor";
+import type { HealthReport } from "../core/health/types";
 import { healthBadge } from "./health";
 import { problemsOf } from "./problems";
 
@@ -102,10 +101,8 @@ export function formatPercent(percent: number): string {
 }
 
 /**
- * Escape untrusted text (session names, paths, messages) for inline Markdown in the gauge's
- * tooltip (theme icons on), also inside table cells: `themeIconMarkdownText` — every ASCII
- * punctuation escaped, so no emphasis, code, link, autolink (`https://`, `www.`), HTML, entity or
- * pipe, and no `$(icon)` either; every line break (a lone CR too) a space.
+ * Escape untrusted text (session names, paths, messages) for the tooltip's inline Markdown and table
+ * cells (theme icons on): ASCII punctuation escaped (no markup, link, pipe or `$(icon)`), line breaks a space.
  */
 export const escapeMarkdown = themeIconMarkdownText;
 
@@ -137,10 +134,8 @@ function linksNone(): string {
 }
 
 /**
- * The explanation of an empty state of the gauge tooltip and the Context view (the panel): still
- * looking, no folder open, or no session for the folders — said for the context gauge. The Pi
- * Session tree says the same situations for the tree (its `viewsWelcome` in package.nls.json, the
- * same command links); "Looking for pi sessions…" is the tree's message too.
+ * An empty state of the gauge tooltip and the Context view: still looking, no folder open, or no session
+ * for the folders. The Pi Session tree says the same in its `viewsWelcome` (package.nls.json).
  */
 export function emptyStateMessage(discovery: GaugeInput["discovery"] | undefined): string {
   if (!discovery || discovery.phase === "starting") return l10n.t("Looking for pi sessions…");
@@ -180,7 +175,7 @@ function row(name: string, value: string): string {
 const CONTEXT = () => l10n.t("Context");
 const AUTO = () => l10n.t("Auto-compaction");
 
-/** The Window row when the model's window is unknown: not in the catalog nor models.json, or models.json invalid (pi then ignores it whole). */
+/** The Window row for an unknown window: not in the catalog nor models.json, or models.json invalid (pi ignores it). */
 function unknownWindowText(
   model: { provider: string; modelId: string },
   catalog: string | undefined,
@@ -253,45 +248,84 @@ function emptyGaugeView(d: GaugeInput["discovery"]): GaugeView {
   };
 }
 
+/** What the parts of one session's gauge share. */
+interface SessionGauge {
+  input: GaugeInput;
+  s: NonNullable<GaugeInput["session"]>;
+  analysis: Analysis;
+  inspect: InspectResult;
+  /** The context window in tokens; null when unknown or not positive. */
+  window: number | null;
+  tokens: number;
+  colors: GaugeColors;
+  level: GaugeLevel;
+  limit: GaugeLimit | null;
+  health: HealthReport;
+  /** The session's display label (pi's rule). */
+  name: string;
+  /** The model of the session's branch, else of pi's settings defaults. */
+  model: { provider: string; modelId: string } | null;
+}
+
 /** Build the gauge for the current state (pure). */
 export function buildGaugeView(input: GaugeInput): GaugeView {
   const s = input.session;
   if (!s) return emptyGaugeView(input.discovery);
-
   const analysis = s.analysis;
   const inspect = analysis.inspect;
-  const window = inspect.contextWindow.value && inspect.contextWindow.value > 0 ? inspect.contextWindow.value : null;
-  const tokens = inspect.contextTokens;
   const colors = input.colors ?? "threshold";
-  const level = levelFor(inspect, input.margin, colors);
-  const limit = gaugeLimit(inspect, input.margin);
-  const problems = inspect.settingsProblems;
-  const enabled = inspect.compactionEnabled.value;
-  const health = checkHealth(analysis);
+  const g: SessionGauge = {
+    input,
+    s,
+    analysis,
+    inspect,
+    window: inspect.contextWindow.value && inspect.contextWindow.value > 0 ? inspect.contextWindow.value : null,
+    tokens: inspect.contextTokens,
+    colors,
+    level: levelFor(inspect, input.margin, colors),
+    limit: gaugeLimit(inspect, input.margin),
+    health: checkHealth(analysis),
+    name: s.label ?? inspect.sessionName ?? l10n.t("unnamed session"),
+    model:
+      inspect.model ??
+      (analysis.selection ? { provider: analysis.selection.provider, modelId: analysis.selection.modelId } : null),
+  };
+  const all = problemsOf(g.health, s.file);
+  return {
+    state: "session",
+    text: gaugeText(g),
+    level: g.level,
+    tooltip: [...tooltipHead(g), ...tooltipRows(g), "", ...tooltipNotes(g, all)].join("\n"),
+    ariaLabel: gaugeAriaLabel(g, all).join(", "),
+    command: "piContext.openPanel",
+  };
+}
 
-  // ---- text
-  const failure = inspect.estimateFailure;
+/** The item's text: percent (or why there is none) and tokens, then flags (auto off, live, pinned, problems). */
+function gaugeText({ s, inspect, window, tokens, health, analysis }: SessionGauge): string {
   let text: string;
-  if (failure)
+  if (inspect.estimateFailure)
     text = `π ${l10n.t("pi fails")} · ≈${formatGaugeTokens(tokens)}/${window ? formatWindowTokens(window) : "?"}`;
   else if (!window) text = `π ${formatGaugeTokens(tokens)}/?`;
   else if (!inspect.usageKnown) text = `π ? · ≈${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
   else text = `π ${formatPercent(inspect.percent ?? 0)} · ${formatGaugeTokens(tokens)}/${formatWindowTokens(window)}`;
-  if (!enabled) text += ` · ${l10n.t("auto off")}`;
+  if (!inspect.compactionEnabled.value) text += ` · ${l10n.t("auto off")}`;
   if (s.live) text += ` · ${l10n.t("live")}`;
   const others = s.liveSessions ?? [];
   if (others.length > 0) text += ` · ${l10n.t("{0} live", others.length + 1)}`;
   if (health.errors > 0) text = `$(error) ${text}`;
-  else if (problems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
+  else if (inspect.settingsProblems.length > 0 || analysis.modelsError) text = `$(warning) ${text}`;
   if (s.pinned) text = `$(pinned) ${text}`;
+  return text;
+}
 
-  // ---- tooltip
-  const name = s.label ?? inspect.sessionName ?? l10n.t("unnamed session");
-  const lines: string[] = [];
-  lines.push(
+/** The tooltip's title line, then the switch links to the folder's other live sessions. */
+function tooltipHead({ s, name }: SessionGauge): string[] {
+  const lines = [
     `**${PRODUCT_NAME}** — ${escapeMarkdown(name)}${s.pinned ? ` ${l10n.t("(pinned)")}` : ""}${s.live ? ` · ${l10n.t("**live** from pi {0} (pid {1})", escapeMarkdown(s.live.piVersion), s.live.pid)}` : ""}`,
     "",
-  );
+  ];
+  const others = s.liveSessions ?? [];
   if (others.length > 0) {
     lines.push(
       l10n.t(
@@ -308,37 +342,65 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       "",
     );
   }
-  const rows: string[] = ["| | |", "|---|---|"];
+  return lines;
+}
+
+/** The tooltip's table: the numbers and where each comes from. */
+function tooltipRows(g: SessionGauge): string[] {
+  const { s, inspect, analysis, tokens, input } = g;
+  const rows: string[] = ["| | |", "|---|---|", contextRow(g), ...modelRows(g)];
+  rows.push(row("pi", escapeMarkdown(piText(inspect.pi, s.live))));
+  rows.push(computedRow(inspect));
+  // what every request carries before the conversation (pi's system message), largest parts first
+  const fixed = inspect.fixedContext ? fixedContextLine(inspect.fixedContext, tokens) : undefined;
+  if (fixed) rows.push(row(l10n.t("Fixed part"), escapeMarkdown(fixed)));
+  rows.push(autoCompactionRow(g));
+  rows.push(sourcedRow("reserveTokens", inspect.reserveTokens));
+  rows.push(sourcedRow("keepRecentTokens", inspect.keepRecentTokens));
+  for (const [label, text] of usageRows(buildUsageModel(inspect, analysis.model?.reasoning)))
+    rows.push(`| ${label} | ${escapeMarkdown(text)} |`);
+  if (s.live) rows.push(liveRow(s.live));
+  rows.push(
+    row(
+      l10n.t("Session"),
+      // by its name (pi's label), as every surface; the file is named at the end of the tooltip
+      `${escapeMarkdown(`“${g.name}”`)} — ${pluralText(inspect.entryCount, l10n.t("{0} entry"), l10n.t("{0} entries"))}`,
+    ),
+  );
+  const modifiedAt = s.modifiedAt ?? analysis.session.mtimeMs;
+  if (modifiedAt > 0)
+    rows.push(
+      row(l10n.t("Updated"), l10n.t("{0} (last written)", escapeMarkdown(formatDateTime(modifiedAt, input.locale)))),
+    );
+  return rows;
+}
+
+function contextRow({ inspect, window, tokens }: SessionGauge): string {
+  const failure = inspect.estimateFailure;
   const failureText = failure && escapeMarkdown(estimateFailureText(failure));
-  if (failureText) {
-    rows.push(row(CONTEXT(), l10n.t("{0}. pi-context's own count: ≈{1} tokens", failureText, formatCount(tokens))));
-  } else if (window) {
-    const pct = inspect.percent ?? 0;
-    if (inspect.usageKnown)
-      rows.push(
-        row(
-          CONTEXT(),
-          l10n.t("**{0}** of {1} tokens ({2})", formatCount(tokens), formatCount(window), `${pct.toFixed(1)}%`),
-        ),
-      );
-    else
-      rows.push(
-        row(
-          CONTEXT(),
-          l10n.t(
-            "pi shows **?** (no answer since the last compaction); our estimate: ≈{0} of {1} tokens (≈{2})",
-            formatCount(tokens),
-            formatCount(window),
-            `${pct.toFixed(1)}%`,
-          ),
-        ),
-      );
-  } else {
-    rows.push(row(CONTEXT(), l10n.t("**{0}** tokens; context window unknown", formatCount(tokens))));
-  }
-  const model =
-    inspect.model ??
-    (analysis.selection ? { provider: analysis.selection.provider, modelId: analysis.selection.modelId } : null);
+  if (failureText)
+    return row(CONTEXT(), l10n.t("{0}. pi-context's own count: ≈{1} tokens", failureText, formatCount(tokens)));
+  if (!window) return row(CONTEXT(), l10n.t("**{0}** tokens; context window unknown", formatCount(tokens)));
+  const pct = inspect.percent ?? 0;
+  if (inspect.usageKnown)
+    return row(
+      CONTEXT(),
+      l10n.t("**{0}** of {1} tokens ({2})", formatCount(tokens), formatCount(window), `${pct.toFixed(1)}%`),
+    );
+  return row(
+    CONTEXT(),
+    l10n.t(
+      "pi shows **?** (no answer since the last compaction); our estimate: ≈{0} of {1} tokens (≈{2})",
+      formatCount(tokens),
+      formatCount(window),
+      `${pct.toFixed(1)}%`,
+    ),
+  );
+}
+
+/** The Model row (and where it comes from) and the Window row. */
+function modelRows({ inspect, analysis, model, window }: SessionGauge): string[] {
+  const rows: string[] = [];
   if (model) {
     const from =
       analysis.selection?.source === "settings-default"
@@ -368,100 +430,78 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
             : l10n.t("unknown"),
         ),
   );
-  rows.push(row("pi", escapeMarkdown(piText(inspect.pi, s.live))));
+  return rows;
+}
+
+/** How the context number is computed: last usage + trailing estimate, or an estimate only (and why). */
+function computedRow(inspect: InspectResult): string {
   const est = inspect.estimate;
-  if (est.method === "usage+estimate") {
-    rows.push(
-      row(
-        l10n.t("Computed"),
-        l10n.t(
-          "usage of the last answer {0} + estimate {1} for what came after (chars/4)",
-          formatCount(est.usageTokens),
-          formatCount(est.trailingTokens),
-        ),
+  if (est.method === "usage+estimate")
+    return row(
+      l10n.t("Computed"),
+      l10n.t(
+        "usage of the last answer {0} + estimate {1} for what came after (chars/4)",
+        formatCount(est.usageTokens),
+        formatCount(est.trailingTokens),
       ),
     );
-  } else {
-    rows.push(
-      row(
-        l10n.t("Computed"),
-        inspect.usageKnown
-          ? l10n.t("estimate only (chars/4 over the context): no answer with usage yet")
-          : l10n.t("estimate only (chars/4 over the context): usage before the last compaction no longer applies"),
-      ),
-    );
-  }
-  // what every request carries before the conversation (pi's system message), largest parts first
-  const fixed = inspect.fixedContext ? fixedContextLine(inspect.fixedContext, tokens) : undefined;
-  if (fixed) rows.push(row(l10n.t("Fixed part"), escapeMarkdown(fixed)));
-  if (enabled) {
-    if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
-      const until = inspect.tokensUntilCompaction;
-      const when =
-        until >= 0
-          ? l10n.t("{0} to go", tokensText(until))
-          : l10n.t("over by {0}: {1}", formatCount(-until), autoCompactsText(nothingToCompact(inspect)));
-      rows.push(
-        row(AUTO(), l10n.t("at {0} tokens (window − reserveTokens); {1}", formatCount(inspect.threshold), when)),
-      );
-    } else {
-      rows.push(
-        row(
-          AUTO(),
-          window
-            ? l10n.t("threshold unknown — reserveTokens is invalid (see below)")
-            : l10n.t("threshold unknown — the context window is unknown"),
-        ),
-      );
-    }
-  } else {
-    rows.push(
-      row(
-        AUTO(),
-        l10n.t(
-          "**disabled** — `compaction.enabled: false` in {0}; the limit is the window itself",
-          valueSourceText(inspect.compactionEnabled.source, inspect.compactionEnabled.file, "compaction.enabled"),
-        ),
-      ),
-    );
-  }
-  rows.push(sourcedRow("reserveTokens", inspect.reserveTokens));
-  rows.push(sourcedRow("keepRecentTokens", inspect.keepRecentTokens));
-  for (const [label, text] of usageRows(buildUsageModel(inspect, analysis.model?.reasoning)))
-    rows.push(`| ${label} | ${escapeMarkdown(text)} |`);
-  if (s.live)
-    rows.push(
-      row(
-        l10n.t("Live"),
-        s.live.activity && s.live.activity !== "idle"
-          ? l10n.t(
-              "the running pi (pid {0}, pi {1}, bridge {2}) reports these numbers; pi is {3}; Compact and Switch run in that pi",
-              s.live.pid,
-              escapeMarkdown(s.live.piVersion),
-              escapeMarkdown(s.live.bridgeVersion),
-              escapeMarkdown(s.live.activity),
-            )
-          : l10n.t(
-              "the running pi (pid {0}, pi {1}, bridge {2}) reports these numbers; Compact and Switch run in that pi",
-              s.live.pid,
-              escapeMarkdown(s.live.piVersion),
-              escapeMarkdown(s.live.bridgeVersion),
-            ),
-      ),
-    );
-  rows.push(
-    row(
-      l10n.t("Session"),
-      // by its name (pi's label), as every surface; the file is named at the end of the tooltip
-      `${escapeMarkdown(`“${name}”`)} — ${pluralText(inspect.entryCount, l10n.t("{0} entry"), l10n.t("{0} entries"))}`,
-    ),
+  return row(
+    l10n.t("Computed"),
+    inspect.usageKnown
+      ? l10n.t("estimate only (chars/4 over the context): no answer with usage yet")
+      : l10n.t("estimate only (chars/4 over the context): usage before the last compaction no longer applies"),
   );
-  const modifiedAt = s.modifiedAt ?? analysis.session.mtimeMs;
-  if (modifiedAt > 0)
-    rows.push(
-      row(l10n.t("Updated"), l10n.t("{0} (last written)", escapeMarkdown(formatDateTime(modifiedAt, input.locale)))),
+}
+
+/** When pi auto-compacts: at its threshold (and how far off), unknown (why), or disabled (where). */
+function autoCompactionRow({ inspect, window }: SessionGauge): string {
+  if (!inspect.compactionEnabled.value)
+    return row(
+      AUTO(),
+      l10n.t(
+        "**disabled** — `compaction.enabled: false` in {0}; the limit is the window itself",
+        valueSourceText(inspect.compactionEnabled.source, inspect.compactionEnabled.file, "compaction.enabled"),
+      ),
     );
-  lines.push(...rows, "");
+  if (inspect.threshold !== null && inspect.tokensUntilCompaction !== null) {
+    const until = inspect.tokensUntilCompaction;
+    const when =
+      until >= 0
+        ? l10n.t("{0} to go", tokensText(until))
+        : l10n.t("over by {0}: {1}", formatCount(-until), autoCompactsText(nothingToCompact(inspect)));
+    return row(AUTO(), l10n.t("at {0} tokens (window − reserveTokens); {1}", formatCount(inspect.threshold), when));
+  }
+  return row(
+    AUTO(),
+    window
+      ? l10n.t("threshold unknown — reserveTokens is invalid (see below)")
+      : l10n.t("threshold unknown — the context window is unknown"),
+  );
+}
+
+function liveRow(live: NonNullable<NonNullable<GaugeInput["session"]>["live"]>): string {
+  return row(
+    l10n.t("Live"),
+    live.activity && live.activity !== "idle"
+      ? l10n.t(
+          "the running pi (pid {0}, pi {1}, bridge {2}) reports these numbers; pi is {3}; Compact and Switch run in that pi",
+          live.pid,
+          escapeMarkdown(live.piVersion),
+          escapeMarkdown(live.bridgeVersion),
+          escapeMarkdown(live.activity),
+        )
+      : l10n.t(
+          "the running pi (pid {0}, pi {1}, bridge {2}) reports these numbers; Compact and Switch run in that pi",
+          live.pid,
+          escapeMarkdown(live.piVersion),
+          escapeMarkdown(live.bridgeVersion),
+        ),
+  );
+}
+
+/** Below the table: pi's warnings, the colour level's reason, health and problems, the file and the links. */
+function tooltipNotes({ s, inspect, colors, level, limit, health }: SessionGauge, all: ProblemModel[]): string[] {
+  const lines: string[] = [];
   for (const warning of piWarnings(inspect.pi)) lines.push(`$(warning) ${escapeMarkdown(warning)}`, "");
   if (colors === "piFooter" && level !== "normal") {
     lines.push(
@@ -480,33 +520,38 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
       "",
     );
   }
-  const all = problemsOf(health, s.file);
   lines.push(healthBadge(health), "");
-  if (all.length > 0) {
-    lines.push(l10n.t("**Problems** ({0}; listed in the panel and the log):", all.length), "");
-    lines.push(...problemLines(all));
-    // what pi does with each kind (settings-manager.js): an unreadable file is read as {} (defaults);
-    // an invalid compaction value throws whenever pi reads it
-    if (problems.some((p) => p.key === undefined && p.scope !== "trust"))
-      lines.push(
-        "",
-        l10n.t("pi ignores a settings file it cannot read: the numbers above use pi's defaults for its values."),
-      );
-    if (problems.some((p) => p.key?.startsWith("compaction.")))
-      lines.push(
-        "",
-        l10n.t(
-          "pi stops with this error whenever it reads an invalid compaction setting (auto-compaction and /compact fail until it is fixed), so there is no threshold.",
-        ),
-      );
-    lines.push("");
-  }
+  if (all.length > 0) lines.push(...problemSection(inspect, all));
   lines.push(l10n.t("File: {0}", escapeMarkdown(s.file)), "", linksSession());
+  return lines;
+}
 
-  // ---- screen reader
+/** The problems list, then what pi does with a settings file it cannot read or an invalid compaction value. */
+function problemSection(inspect: InspectResult, all: ProblemModel[]): string[] {
+  const problems = inspect.settingsProblems;
+  const lines = [l10n.t("**Problems** ({0}; listed in the panel and the log):", all.length), "", ...problemLines(all)];
+  // settings-manager.js: an unreadable file is read as {} (defaults); an invalid compaction value throws
+  if (problems.some((p) => p.key === undefined && p.scope !== "trust"))
+    lines.push(
+      "",
+      l10n.t("pi ignores a settings file it cannot read: the numbers above use pi's defaults for its values."),
+    );
+  if (problems.some((p) => p.key?.startsWith("compaction.")))
+    lines.push(
+      "",
+      l10n.t(
+        "pi stops with this error whenever it reads an invalid compaction setting (auto-compaction and /compact fail until it is fixed), so there is no threshold.",
+      ),
+    );
+  lines.push("");
+  return lines;
+}
+
+/** The screen-reader label's parts (numbers written out). */
+function gaugeAriaLabel({ s, inspect, window, tokens, level, health }: SessionGauge, all: ProblemModel[]): string[] {
   const aria: string[] = [];
   if (s.live) aria.push(l10n.t("live from the running pi"));
-  if (failure) aria.push(estimateFailureText(failure));
+  if (inspect.estimateFailure) aria.push(estimateFailureText(inspect.estimateFailure));
   else if (window) {
     if (inspect.usageKnown)
       aria.push(
@@ -528,7 +573,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
         ),
       );
   } else aria.push(l10n.t("{0} {1} tokens, context window unknown", PRODUCT_NAME, formatCount(tokens)));
-  if (!enabled) aria.push(l10n.t("auto-compaction disabled"));
+  if (!inspect.compactionEnabled.value) aria.push(l10n.t("auto-compaction disabled"));
   else if (inspect.tokensUntilCompaction !== null)
     aria.push(
       inspect.tokensUntilCompaction >= 0
@@ -536,7 +581,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
         : l10n.t("above the auto-compaction threshold"),
     );
   if (level === "warning") aria.push("warning");
-  if (problems.length > 0) aria.push(l10n.t("invalid pi settings"));
+  if (inspect.settingsProblems.length > 0) aria.push(l10n.t("invalid pi settings"));
   if (health.errors > 0)
     aria.push(l10n.t("session health: {0}", pluralText(health.errors, l10n.t("{0} error"), l10n.t("{0} errors"))));
   if (all.some((p) => p.source === "session" && p.severity !== "info"))
@@ -547,15 +592,7 @@ export function buildGaugeView(input: GaugeInput): GaugeView {
         l10n.t("{0} problems"),
       ) + l10n.t(" in the session file"),
     );
-
-  return {
-    state: "session",
-    text,
-    level,
-    tooltip: lines.join("\n"),
-    ariaLabel: aria.join(", "),
-    command: "piContext.openPanel",
-  };
+  return aria;
 }
 
 /**

@@ -1,30 +1,16 @@
 /**
- * The pairing-safe context-edit planner: turn requested actions on context items (omit, replace,
- * restore) into the `context_edit` entries to append at the file's leaf, such that what pi sends
- * afterwards has no tool result the provider would reject. Pure: nothing is read but entry bodies,
- * nothing is written (see `flows/contextEdit.ts` for the write).
- *
- * Policy (pi-context's, following pi's own `_omitRecoveryAttempt` and the pairing rules of
- * `pairing.ts`):
- * - Omitting an assistant message that made tool calls omits its tool results too (cause
- *   `results-of-omitted-call`); a result omitted on its own is replaced by a short note
- *   ({@link resultNote}) so its call keeps a result (effect `note`) — unless its call is not sent
- *   (assistant omitted or failed, or no call at all) or the result is orphaned already (a
- *   pairing error: separated from its call, a duplicate), then it is omitted, which repairs it
- *   (pi-ai fills a separated call with "No result provided").
- * - Replacing an assistant's content keeps its original `toolCall` blocks (appended after the new
- *   text; `toolCall` blocks in the given content are dropped).
- * - Restore = an edit whose replacement is the target's original content (pi has no "unedit";
- *   latest edit wins). Making a result visible again (restore or replace) while its assistant is
- *   omitted restores that assistant (`call-of-restored-result`); making an omitted assistant visible
- *   restores its omitted results (`results-of-restored-call`). A result of a failed assistant, or
- *   one without a call, cannot be made visible (`would-orphan`).
- * - Refused, with a reason: pi's own refusals (same messages), targets a compaction summarized
- *   (pi accepts those but they have no effect), a target named twice, a result whose assistant the
- *   same batch omits (`conflict`). Requests that change nothing are reported as `unchanged`.
- * - Safety net: the plan is simulated; a tool result that would become an orphan although no rule
- *   above foresaw it is omitted (`orphan-of-plan`) or, if the plan made it visible, that edit is
- *   dropped (`would-orphan`).
+ * The pairing-safe context-edit planner: requested actions (omit, replace, restore) → the `context_edit`
+ * entries to append at the leaf, so that what pi sends afterwards has no tool result a provider would
+ * reject. Pure: reads entry bodies only (`flows/contextEdit.ts` writes). Policy (after pi's
+ * `_omitRecoveryAttempt` and `pairing.ts`):
+ * - Omitting an assistant omits its tool results. A result omitted alone becomes a short note
+ *   ({@link resultNote}) while its call is sent and it answers it, else it is omitted (its repair).
+ * - Replacing an assistant's content keeps its original `toolCall` blocks (after the new text).
+ * - Restore = an edit back to the original (pi has no "unedit"). Showing a result again restores its
+ *   omitted assistant and vice versa; a result of a failed assistant or without a call stays hidden.
+ * - Refused with a reason: pi's refusals (same messages), summarized targets (no effect in pi), a target
+ *   named twice, a result whose assistant the batch omits. No-ops are `unchanged`.
+ * - Safety net: the plan is simulated; an unforeseen orphan is omitted, or the edit showing it dropped.
  */
 
 import { isDeepStrictEqual } from "node:util";
@@ -43,7 +29,7 @@ import {
   type EditableRole,
   type PiEditRefusal,
 } from "./contextEdit";
-import { analyzePairing, toolCallLinks, type PairingFinding, type PairingReport } from "./pairing";
+import { analyzePairing, toolCallLinks, type PairingFinding, type PairingReport, type ToolCallLinks } from "./pairing";
 import { entryToContextMessages } from "./serialize";
 import {
   contribution,
@@ -66,16 +52,12 @@ export type ContextEditAction =
   | { action: "replace"; targetId: string; content: ContextEditContent }
   | { action: "restore"; targetId: string };
 
-/** Why an edit is in the plan. */
+/** Why an edit is in the plan: asked for, or one of the pairing rules of the file comment. */
 export type EditCause =
   | { kind: "requested" }
-  /** A tool result omitted with the assistant that made its call. */
   | { kind: "results-of-omitted-call"; assistantId: string }
-  /** A tool result restored because the assistant that made its call becomes visible again. */
   | { kind: "results-of-restored-call"; assistantId: string }
-  /** An assistant restored because one of its tool results becomes visible again. */
   | { kind: "call-of-restored-result"; resultId: string }
-  /** A tool result the plan would otherwise leave orphaned (safety net). */
   | { kind: "orphan-of-plan" };
 
 /** One `context_edit` to append. */
@@ -87,7 +69,7 @@ export interface PlannedContextEdit {
   /** As pi stores it (normalised like `appendContextEdit`). */
   replacement: ContextEditReplacement;
   cause: EditCause;
-  /** Position of the target among the context entries, and of its first message (before the edit). */
+  /** Position of the target among the context entries and of its first message, before the edit. */
   contextIndex: number;
   messageIndex: number;
   /** pi's estimate of the target's content now and after the edit, in tokens. */
@@ -97,19 +79,8 @@ export interface PlannedContextEdit {
   bytes: number;
 }
 
-/** Why a requested action is refused (nothing is planned for it). */
-export type RefusalCode =
-  | PiEditRefusal
-  /** On the path but before the latest compaction's kept range: pi accepts the edit, it has no effect. */
-  | "summarized"
-  /** The batch names the target twice. */
-  | "duplicate"
-  /** A tool result whose assistant this batch omits cannot be restored or replaced. */
-  | "conflict"
-  /** The tool result would be rejected by providers (its call is not sent). */
-  | "would-orphan"
-  /** The original content is not a string or an array (a damaged entry): it cannot be written back. */
-  | "not-restorable";
+/** Why a requested action is refused (file comment); `not-restorable`: a damaged original, not writable back. */
+export type RefusalCode = PiEditRefusal | "summarized" | "duplicate" | "conflict" | "would-orphan" | "not-restorable";
 
 /** A refused action. */
 export interface RefusedAction {
@@ -123,10 +94,7 @@ export interface RefusedAction {
 export interface ContextEditPreparation {
   /** The leaf the edits hang off (the file's leaf). */
   leafId: string | null;
-  /**
-   * The edits to append, in the order they are written ({@link pairingSafeOrder}): after each one,
-   * what pi sends has no tool result without its call that it did not have before.
-   */
+  /** In write order ({@link pairingSafeOrder}): no prefix of them adds a tool result without its call. */
   edits: PlannedContextEdit[];
   /** The same as pi's boundary drafts (`{type: "context_edit", targetId, replacement}`). */
   drafts: ContextEditDraft[];
@@ -136,25 +104,13 @@ export interface ContextEditPreparation {
   unchanged: ContextEditAction[];
   /** pi's projected estimate now (what pi's footer shows: provider usage + trailing estimates when usage is trusted). */
   tokensBefore: ContextEstimate;
-  /**
-   * pi's projected estimate after the edits. Always pure chars/4: pi discards provider usage after a
-   * context edit until the next answer, so compare it with {@link pureTokensBefore}, not with
-   * `tokensBefore` (which may be usage-based and smaller or larger for other reasons).
-   */
+  /** pi's estimate after: pure chars/4 (pi drops usage after an edit); compare with {@link pureTokensBefore}. */
   tokensAfter: ContextEstimate;
   /** The pure chars/4 estimate of the context now, in tokens. */
   pureTokensBefore: number;
-  /**
-   * The context now on the basis of {@link tokensAfter}, in tokens: {@link pureTokensBefore} when
-   * edits are planned (pi counts from chars/4 after an edit); {@link tokensBefore} when nothing
-   * would be written (pi's number does not move). `baselineTokens − tokensAfter.tokens` is what the
-   * plan saves (0 for a plan without edits).
-   */
+  /** The context now as compared with tokensAfter: pureTokensBefore with edits, else tokensBefore's. */
   baselineTokens: number;
-  /**
-   * Where pi's own estimate fails now / after the edits (`estimateFailure.ts`): pi has no number
-   * there, so `tokensBefore` / `tokensAfter` are pi-context's counts only. Absent: pi has one.
-   */
+  /** Where pi's own estimate fails now / after (`estimateFailure.ts`): the tokens are then pi-context's only. */
   estimateFailureBefore?: EstimateFailure;
   estimateFailureAfter?: EstimateFailure;
   /** The earliest edited context position: the prompt cache is invalid from there on. Absent without edits. */
@@ -182,6 +138,9 @@ type Desired =
   | { kind: "content"; content: ContextEditContent; cause: EditCause }
   | { kind: "original"; cause: EditCause };
 
+/** A planned edit before its simulation gives its size after and its line's bytes. */
+type DraftEdit = Omit<PlannedContextEdit, "tokensAfter" | "bytes">;
+
 const REQUESTED: EditCause = { kind: "requested" };
 const PLACEHOLDER_ID = "00000000";
 const PLACEHOLDER_TIME = "2026-01-01T00:00:00.000Z";
@@ -195,18 +154,32 @@ export interface ToolCallNote {
 
 /** Options of {@link prepareContextEdits}. */
 export interface ContextEditPlanOptions {
-  /**
-   * The tool calls of an assistant message (its original content) by call id, the first call of
-   * an id — when the caller has read that body already (the trim list has); undefined lets the
-   * planner read it. Used for the notes of tool results only.
-   */
+  /** An assistant's tool calls by call id (first of an id) when the caller has read its body; for result notes. */
   toolCallsOf?: (assistant: EntryRecord) => ReadonlyMap<string, ToolCallNote> | undefined;
-  /**
-   * Plan at this leaf instead of the file's (its last line): a running pi's in-memory leaf, from
-   * its live bridge — after a navigation without summary or label pi writes nothing, so its branch
-   * is not the file's. Ignored when the session has no such entry. Only for plans pi applies itself.
-   */
+  /** A running pi's in-memory leaf (its branch may not be the file's), for plans pi applies; unknown: ignored. */
   leafId?: string | null;
+}
+
+/** One plan in the making: the context now, the accepted requests, and what each target should show. */
+interface Plan {
+  session: SessionView;
+  options: ContextEditPlanOptions;
+  projection: Projection;
+  position: Map<string, number>;
+  links: ToolCallLinks;
+  bodies: Map<string, SessionEntry>;
+  requested: Map<string, ContextEditAction>;
+  desired: Map<string, Desired>;
+  refused: RefusedAction[];
+  unchanged: ContextEditAction[];
+}
+
+/** The plan after simulation: the projection, pairing and new pairing errors with the edits appended. */
+interface Simulation {
+  view: SessionView;
+  projection: Projection;
+  pairing: PairingReport;
+  newErrors: PairingFinding[];
 }
 
 /**
@@ -221,90 +194,80 @@ export function prepareContextEdits(
   actions: readonly ContextEditAction[],
   options: ContextEditPlanOptions = {},
 ): ContextEditPreparation {
+  const plan = startPlan(session, options);
+  acceptRequests(plan, actions);
+  for (const a of requestsOf(plan, "assistant")) plan.desired.set(a.targetId, desiredOf(a));
+  showResults(plan);
+  const pairingBefore = analyzePairing(plan.projection, session);
+  noteResults(plan, pairingBefore);
+  resultsFollowAssistants(plan);
+  for (const role of ["user", "custom"] as const)
+    for (const a of requestsOf(plan, role)) plan.desired.set(a.targetId, desiredOf(a));
+  const tokensBefore = estimateProjectedContextTokens(plan.projection, session);
+  const { planned, simulated } = repairOrphans(plan, pairingBefore);
+  return preparationOf(plan, actions, planned, simulated, pairingBefore, tokensBefore);
+}
+
+function startPlan(session: SessionView, options: ContextEditPlanOptions): Plan {
   const leaf = options.leafId;
   const projection = buildProjection(
     session,
     leaf !== undefined && (leaf === null || session.byId.has(leaf)) ? leaf : undefined,
   );
-  const entries = projection.entries;
   const position = new Map<string, number>();
-  entries.forEach((e, i) => position.set(e.record.id, i));
-  const pathIds = new Set(projection.path.map((r) => r.id));
-  const links = toolCallLinks(entries, session);
-  const at = (id: string): ProjectedEntry => entries[position.get(id)!]!;
-  const bodies = new Map<string, SessionEntry>();
-  const body = (id: string): SessionEntry => {
-    let b = bodies.get(id);
-    if (!b) bodies.set(id, (b = session.readEntry(at(id).record)));
-    return b;
+  projection.entries.forEach((e, i) => position.set(e.record.id, i));
+  return {
+    session,
+    options,
+    projection,
+    position,
+    links: toolCallLinks(projection.entries, session),
+    bodies: new Map(),
+    requested: new Map(),
+    desired: new Map(),
+    refused: [],
+    unchanged: [],
   };
+}
 
-  const refused: RefusedAction[] = [];
-  const unchanged: ContextEditAction[] = [];
-  const refuse = (action: ContextEditAction, code: RefusalCode, message: string) => {
-    if (!refused.some((r) => r.action === action)) refused.push({ action, code, message });
-  };
-
-  // 1. pi's checks, then ours
-  const requested = new Map<string, ContextEditAction>();
+/** pi's checks, then ours: what passes goes to `plan.requested`, the rest is refused. */
+function acceptRequests(plan: Plan, actions: readonly ContextEditAction[]): void {
+  const pathIds = new Set(plan.projection.path.map((r) => r.id));
   for (const action of actions) {
     const replacement =
       action.action === "omit" ? null : { content: action.action === "replace" ? action.content : [] };
-    const check = checkContextEditTarget(session, pathIds, action.targetId, replacement);
-    if (!check.ok) refuse(action, check.code, check.message);
-    else if (!position.has(action.targetId))
+    const check = checkContextEditTarget(plan.session, pathIds, action.targetId, replacement);
+    if (!check.ok) refuse(plan, action, check.code, check.message);
+    else if (!plan.position.has(action.targetId))
       refuse(
+        plan,
         action,
         "summarized",
         l10n.t(
           "Entry {0} was summarized by compaction {1}: it is no longer in the context, so an edit would have no effect.",
           action.targetId,
-          projection.compaction?.id ?? "?",
+          plan.projection.compaction?.id ?? "?",
         ),
       );
-    else if (requested.has(action.targetId))
+    else if (plan.requested.has(action.targetId))
       refuse(
+        plan,
         action,
         "duplicate",
         l10n.t("Entry {0} is named twice in one edit; give one action per entry.", action.targetId),
       );
-    else requested.set(action.targetId, action);
+    else plan.requested.set(action.targetId, action);
   }
+}
 
-  const roleOf = (id: string): EditableRole => editableRole(at(id).record)!;
-  const hiddenNow = (id: string): boolean => at(id).roles.length === 0;
-  const desired = new Map<string, Desired>();
-  const hiddenAfter = (id: string): boolean => {
-    const d = desired.get(id);
-    return d ? d.kind === "omit" : hiddenNow(id);
-  };
-  const failed = (id: string): boolean => {
-    const stop = at(id).record.stopReason;
-    return stop === "error" || stop === "aborted";
-  };
-  /** The tool calls of `assistantId` will be sent after the plan. */
-  const callsSent = (assistantId: string | undefined): boolean =>
-    assistantId !== undefined && !hiddenAfter(assistantId) && !failed(assistantId);
-  const ofRole = (role: EditableRole) =>
-    [...requested.values()]
-      .filter((a) => roleOf(a.targetId) === role)
-      .sort((x, y) => position.get(x.targetId)! - position.get(y.targetId)!);
-  const desiredOf = (action: ContextEditAction, cause: EditCause = REQUESTED): Desired =>
-    action.action === "omit"
-      ? { kind: "omit", cause }
-      : action.action === "restore"
-        ? { kind: "original", cause }
-        : { kind: "content", content: action.content, cause };
-
-  // 2. assistants
-  for (const a of ofRole("assistant")) desired.set(a.targetId, desiredOf(a));
-  // 3. tool results made visible need their call sent: restore its assistant
-  const results = ofRole("toolResult");
-  for (const r of results) {
+/** Tool results made visible need their call sent: restore its assistant, or refuse. */
+function showResults(plan: Plan): void {
+  for (const r of requestsOf(plan, "toolResult")) {
     if (r.action === "omit") continue;
-    const owner = links.ownerOf.get(r.targetId);
-    if (owner !== undefined && requested.get(owner)?.action === "omit") {
+    const owner = plan.links.ownerOf.get(r.targetId);
+    if (owner !== undefined && plan.requested.get(owner)?.action === "omit") {
       refuse(
+        plan,
         r,
         "conflict",
         l10n.t(
@@ -315,8 +278,9 @@ export function prepareContextEdits(
       );
       continue;
     }
-    if (hiddenNow(r.targetId) && (owner === undefined || failed(owner))) {
+    if (hiddenNow(plan, r.targetId) && (owner === undefined || failed(plan, owner))) {
       refuse(
+        plan,
         r,
         "would-orphan",
         owner === undefined
@@ -332,49 +296,53 @@ export function prepareContextEdits(
       );
       continue;
     }
-    if (owner !== undefined && hiddenAfter(owner) && !failed(owner))
-      desired.set(owner, { kind: "original", cause: { kind: "call-of-restored-result", resultId: r.targetId } });
-    desired.set(r.targetId, desiredOf(r));
+    if (owner !== undefined && hiddenAfter(plan, owner) && !failed(plan, owner))
+      plan.desired.set(owner, { kind: "original", cause: { kind: "call-of-restored-result", resultId: r.targetId } });
+    plan.desired.set(r.targetId, desiredOf(r));
   }
-  // 4. tool results omitted on their own: a note while their call is sent and they answer it
-  //    (an orphaned result is simply omitted: that is its repair)
-  const pairingBefore = analyzePairing(projection, session);
+}
+
+/** Tool results omitted alone: a note while their call is sent and they answer it (an orphan: omitted). */
+function noteResults(plan: Plan, pairingBefore: PairingReport): void {
   const orphaned = new Set(pairingBefore.findings.filter((f) => f.severity === "error").map((f) => f.resultEntryId));
-  for (const r of results) {
+  for (const r of requestsOf(plan, "toolResult")) {
     if (r.action !== "omit") continue;
-    const noted = callsSent(links.ownerOf.get(r.targetId)) && !orphaned.has(r.targetId);
-    desired.set(r.targetId, noted ? { kind: "note", cause: REQUESTED } : desiredOf(r));
+    const noted = callsSent(plan, plan.links.ownerOf.get(r.targetId)) && !orphaned.has(r.targetId);
+    plan.desired.set(r.targetId, noted ? { kind: "note", cause: REQUESTED } : desiredOf(r));
   }
-  // 5. results follow their assistant
-  for (const [id, d] of [...desired]) {
-    if (roleOf(id) !== "assistant") continue;
-    for (const resultId of links.resultsOf.get(id) ?? []) {
-      if (desired.has(resultId)) continue;
+}
+
+/** An assistant's tool results are hidden with it, and shown again with it. */
+function resultsFollowAssistants(plan: Plan): void {
+  for (const [id, d] of [...plan.desired]) {
+    if (roleOf(plan, id) !== "assistant") continue;
+    for (const resultId of plan.links.resultsOf.get(id) ?? []) {
+      if (plan.desired.has(resultId)) continue;
       if (d.kind === "omit") {
-        if (!hiddenNow(resultId))
-          desired.set(resultId, { kind: "omit", cause: { kind: "results-of-omitted-call", assistantId: id } });
-      } else if (hiddenNow(id) && hiddenNow(resultId) && !failed(id))
-        desired.set(resultId, { kind: "original", cause: { kind: "results-of-restored-call", assistantId: id } });
+        if (!hiddenNow(plan, resultId))
+          plan.desired.set(resultId, { kind: "omit", cause: { kind: "results-of-omitted-call", assistantId: id } });
+      } else if (hiddenNow(plan, id) && hiddenNow(plan, resultId) && !failed(plan, id))
+        plan.desired.set(resultId, { kind: "original", cause: { kind: "results-of-restored-call", assistantId: id } });
     }
   }
-  // 6. user and custom messages
-  for (const role of ["user", "custom"] as const) for (const a of ofRole(role)) desired.set(a.targetId, desiredOf(a));
+}
 
-  // 7. replacements, skipping what changes nothing
-  const tokensBefore = estimateProjectedContextTokens(projection, session);
-  let planned = buildEdits(desired);
-  let simulated = simulate(planned);
+/** The safety net: simulate, then omit each new orphan or drop the edit that showed it, a few rounds. */
+function repairOrphans(plan: Plan, pairingBefore: PairingReport): { planned: DraftEdit[]; simulated: Simulation } {
+  let planned = buildEdits(plan);
+  let simulated = simulate(plan, planned, pairingBefore);
   for (let round = 0; round < MAX_REPAIR_ROUNDS && simulated.newErrors.length > 0; round++) {
     const plannedIds = new Set(planned.map((p) => p.targetId));
     for (const f of simulated.newErrors) {
       const resultId = f.resultEntryId;
-      if (resultId === undefined || !position.has(resultId)) continue;
+      if (resultId === undefined || !plan.position.has(resultId)) continue;
       if (plannedIds.has(resultId)) {
-        const d = desired.get(resultId)!;
-        desired.delete(resultId);
-        const action = requested.get(resultId);
+        const d = plan.desired.get(resultId)!;
+        plan.desired.delete(resultId);
+        const action = plan.requested.get(resultId);
         if (action && d.cause.kind === "requested")
           refuse(
+            plan,
             action,
             "would-orphan",
             l10n.t(
@@ -382,15 +350,26 @@ export function prepareContextEdits(
               resultId,
             ),
           );
-      } else desired.set(resultId, { kind: "omit", cause: { kind: "orphan-of-plan" } });
+      } else plan.desired.set(resultId, { kind: "omit", cause: { kind: "orphan-of-plan" } });
     }
-    planned = buildEdits(desired);
-    simulated = simulate(planned);
+    planned = buildEdits(plan);
+    simulated = simulate(plan, planned, pairingBefore);
   }
+  return { planned, simulated };
+}
 
+function preparationOf(
+  plan: Plan,
+  actions: readonly ContextEditAction[],
+  planned: DraftEdit[],
+  simulated: Simulation,
+  pairingBefore: PairingReport,
+  tokensBefore: ContextEstimate,
+): ContextEditPreparation {
+  const { session, projection, refused, unchanged } = plan;
   const edits = pairingSafeOrder(planned).map((p, i) => {
-    const after = simulated.projection.entries[position.get(p.targetId)!]!;
-    return { ...p, tokensAfter: contribution(after, simulated.view).tokens, bytes: lineBytes(p, i) };
+    const after = simulated.projection.entries[plan.position.get(p.targetId)!]!;
+    return { ...p, tokensAfter: contribution(after, simulated.view).tokens, bytes: lineBytes(projection, p, i) };
   });
   const order = new Map(actions.map((a, i) => [a, i]));
   refused.sort((x, y) => order.get(x.action)! - order.get(y.action)!);
@@ -415,168 +394,224 @@ export function prepareContextEdits(
     (min, e) => (min === undefined || e.contextIndex < min.contextIndex ? e : min),
     undefined,
   );
-  if (first) preparation.earliest = earliestOf(first);
+  if (first) preparation.earliest = earliestOf(plan, first);
   const failureBefore = projectedEstimateFailure(projection, session);
   if (failureBefore) preparation.estimateFailureBefore = failureBefore;
   const failureAfter = projectedEstimateFailure(simulated.projection, simulated.view);
   if (failureAfter) preparation.estimateFailureAfter = failureAfter;
   return preparation;
-
-  function buildEdits(wanted: Map<string, Desired>): Omit<PlannedContextEdit, "tokensAfter" | "bytes">[] {
-    unchanged.length = 0;
-    const out: Omit<PlannedContextEdit, "tokensAfter" | "bytes">[] = [];
-    const ids = [...wanted.keys()].sort((x, y) => position.get(x)! - position.get(y)!);
-    for (const id of ids) {
-      const d = wanted.get(id)!;
-      const role = roleOf(id);
-      const entry = at(id);
-      let replacement: ContextEditReplacement;
-      let effect: PlannedContextEdit["effect"];
-      if (d.kind === "omit") {
-        effect = "omit";
-        replacement = null;
-      } else if (d.kind === "note") {
-        effect = "note";
-        replacement = { content: [{ type: "text", text: noteFor(id) }] };
-      } else if (d.kind === "content") {
-        effect = "replace";
-        const content = role === "assistant" ? withOriginalToolCalls(d.content, originalContent(id)) : d.content;
-        replacement = normalizeReplacement(role, { content });
-      } else {
-        effect = "restore";
-        const original = originalContent(id);
-        if (typeof original !== "string" && !Array.isArray(original)) {
-          const action = requested.get(id);
-          if (action && d.cause.kind === "requested")
-            refuse(action, "not-restorable", l10n.t("Entry {0} has no string or array content to restore.", id));
-          continue;
-        }
-        replacement = { content: original as ContextEditContent };
-      }
-      if (sameAsNow(entry, role, replacement)) {
-        const action = requested.get(id);
-        if (action && d.cause.kind === "requested" && !unchanged.includes(action)) unchanged.push(action);
-        continue;
-      }
-      out.push({
-        targetId: id,
-        role,
-        effect,
-        replacement,
-        cause: d.cause,
-        contextIndex: position.get(id)!,
-        messageIndex: entry.firstMessageIndex,
-        tokensBefore: contribution(entry, session).tokens,
-      });
-    }
-    return out;
-  }
-
-  function simulate(plannedEdits: readonly Omit<PlannedContextEdit, "tokensAfter" | "bytes">[]) {
-    const placeholder = (i: number) => {
-      let id = `~planned-edit-${i}`;
-      while (session.byId.has(id)) id += "~";
-      return id;
-    };
-    const planEntries = plannedEdits.map((p, i) =>
-      buildContextEditEntry({
-        id: placeholder(i),
-        parentId: i === 0 ? projection.leafId : placeholder(i - 1),
-        timestamp: PLACEHOLDER_TIME,
-        targetId: p.targetId,
-        replacement: p.replacement,
-      }),
-    );
-    const view = withAppended(session, planEntries);
-    const after = buildProjection(view);
-    const pairing = analyzePairing(after, view);
-    const before = new Set(pairingBefore.findings.filter((f) => f.severity === "error").map(errorKey));
-    const newErrors = pairing.findings.filter((f) => f.severity === "error" && !before.has(errorKey(f)));
-    return { view, projection: after, pairing, newErrors };
-  }
-
-  function originalContent(id: string): unknown {
-    const messages = entryToContextMessages(body(id));
-    return (messages[0] as { content?: unknown } | undefined)?.content;
-  }
-
-  function noteFor(resultId: string): string {
-    const r = at(resultId).record;
-    const owner = links.ownerOf.get(resultId);
-    let subject: string | undefined;
-    let toolName = r.toolName;
-    if (owner !== undefined) {
-      const known = options.toolCallsOf?.(at(owner).record);
-      const call = known
-        ? r.toolCallId === undefined
-          ? undefined
-          : known.get(r.toolCallId)
-        : callNote(owner, r.toolCallId);
-      subject = call?.subject;
-      if (!toolName && typeof call?.name === "string") toolName = call.name;
-    }
-    return resultNote({ ...(toolName ? { toolName } : {}), ...(subject ? { subject } : {}), tokens: r.tokens });
-  }
-
-  function callNote(ownerId: string, toolCallId: string | undefined): ToolCallNote | undefined {
-    const content = originalContent(ownerId);
-    const call = Array.isArray(content)
-      ? (content as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown }[]).find(
-          (b) => b && b.type === "toolCall" && b.id === toolCallId,
-        )
-      : undefined;
-    return call && { name: call.name, subject: toolCallSubject(call.arguments) };
-  }
-
-  function sameAsNow(entry: ProjectedEntry, role: EditableRole, replacement: ContextEditReplacement): boolean {
-    if (replacement === null) return entry.roles.length === 0;
-    if (entry.roles.length === 0) return false;
-    const wanted = projectedContent(role, replacement.content);
-    if (!entry.edit) {
-      // Unedited: the target shows its original content, whose characters (pi's `estimateTokens`
-      // count) were measured when the file was read. Equal content has equal counts, so a
-      // different count settles it without reading the body (most targets are large results).
-      if (totalChars(messageChars({ role, content: wanted })) !== totalChars(entry.record.chars)) return false;
-      return isDeepStrictEqual(wanted, originalContent(entry.record.id));
-    }
-    const content = (session.readEntry(entry.edit) as { replacement?: { content?: unknown } }).replacement?.content;
-    return isDeepStrictEqual(
-      wanted,
-      content === undefined ? undefined : projectedContent(role, content as ContextEditContent),
-    );
-  }
-
-  function lineBytes(edit: Omit<PlannedContextEdit, "tokensAfter" | "bytes">, index: number): number {
-    const entry = buildContextEditEntry({
-      id: PLACEHOLDER_ID,
-      parentId: index === 0 ? projection.leafId : PLACEHOLDER_ID,
-      timestamp: PLACEHOLDER_TIME,
-      targetId: edit.targetId,
-      replacement: edit.replacement,
-    });
-    return Buffer.byteLength(JSON.stringify(entry)) + 1;
-  }
-
-  function earliestOf(edit: PlannedContextEdit): NonNullable<ContextEditPreparation["earliest"]> {
-    const system = currentSystemMessage(projection);
-    let prefix = system ? estimateTokens(system) : 0;
-    for (let i = 0; i < edit.contextIndex; i++) {
-      const e = entries[i]!;
-      if (e.roles.some((r) => r !== "system")) prefix += contribution(e, session).tokens;
-    }
-    return {
-      entryId: edit.targetId,
-      contextIndex: edit.contextIndex,
-      messageIndex: edit.messageIndex,
-      unchangedPrefixTokens: prefix,
-    };
-  }
 }
 
-/**
- * The context now on both bases: pi's pure chars/4 estimate, and the one "after" is compared with
- * (the pure one when edits are planned; pi's own number, `tokensBefore`, when nothing is written).
- */
+/** The edits `plan.desired` asks for, in context order, minus those that change nothing (`plan.unchanged`). */
+function buildEdits(plan: Plan): DraftEdit[] {
+  plan.unchanged.length = 0;
+  const out: DraftEdit[] = [];
+  const ids = [...plan.desired.keys()].sort((x, y) => plan.position.get(x)! - plan.position.get(y)!);
+  for (const id of ids) {
+    const d = plan.desired.get(id)!;
+    const role = roleOf(plan, id);
+    const entry = at(plan, id);
+    const wanted = replacementOf(plan, id, role, d);
+    if (!wanted) continue;
+    const action = plan.requested.get(id);
+    if (sameAsNow(plan, entry, role, wanted.replacement)) {
+      if (action && d.cause.kind === "requested" && !plan.unchanged.includes(action)) plan.unchanged.push(action);
+      continue;
+    }
+    out.push({
+      targetId: id,
+      role,
+      ...wanted,
+      cause: d.cause,
+      contextIndex: plan.position.get(id)!,
+      messageIndex: entry.firstMessageIndex,
+      tokensBefore: contribution(entry, plan.session).tokens,
+    });
+  }
+  return out;
+}
+
+/** What target `id` is to show; undefined (refused when requested) for an original not writable back. */
+function replacementOf(
+  plan: Plan,
+  id: string,
+  role: EditableRole,
+  d: Desired,
+): { effect: PlannedContextEdit["effect"]; replacement: ContextEditReplacement } | undefined {
+  if (d.kind === "omit") return { effect: "omit", replacement: null };
+  if (d.kind === "note")
+    return { effect: "note", replacement: { content: [{ type: "text", text: noteFor(plan, id) }] } };
+  if (d.kind === "content") {
+    const content = role === "assistant" ? withOriginalToolCalls(d.content, originalContent(plan, id)) : d.content;
+    return { effect: "replace", replacement: normalizeReplacement(role, { content }) };
+  }
+  const original = originalContent(plan, id);
+  if (typeof original !== "string" && !Array.isArray(original)) {
+    const action = plan.requested.get(id);
+    if (action && d.cause.kind === "requested")
+      refuse(plan, action, "not-restorable", l10n.t("Entry {0} has no string or array content to restore.", id));
+    return undefined;
+  }
+  return { effect: "restore", replacement: { content: original as ContextEditContent } };
+}
+
+function simulate(plan: Plan, plannedEdits: readonly DraftEdit[], pairingBefore: PairingReport): Simulation {
+  const { session } = plan;
+  const placeholder = (i: number) => {
+    let id = `~planned-edit-${i}`;
+    while (session.byId.has(id)) id += "~";
+    return id;
+  };
+  const planEntries = plannedEdits.map((p, i) =>
+    buildContextEditEntry({
+      id: placeholder(i),
+      parentId: i === 0 ? plan.projection.leafId : placeholder(i - 1),
+      timestamp: PLACEHOLDER_TIME,
+      targetId: p.targetId,
+      replacement: p.replacement,
+    }),
+  );
+  const view = withAppended(session, planEntries);
+  const after = buildProjection(view);
+  const pairing = analyzePairing(after, view);
+  const before = new Set(pairingBefore.findings.filter((f) => f.severity === "error").map(errorKey));
+  const newErrors = pairing.findings.filter((f) => f.severity === "error" && !before.has(errorKey(f)));
+  return { view, projection: after, pairing, newErrors };
+}
+
+function refuse(plan: Plan, action: ContextEditAction, code: RefusalCode, message: string): void {
+  if (!plan.refused.some((r) => r.action === action)) plan.refused.push({ action, code, message });
+}
+
+function at(plan: Plan, id: string): ProjectedEntry {
+  return plan.projection.entries[plan.position.get(id)!]!;
+}
+
+function roleOf(plan: Plan, id: string): EditableRole {
+  return editableRole(at(plan, id).record)!;
+}
+
+function hiddenNow(plan: Plan, id: string): boolean {
+  return at(plan, id).roles.length === 0;
+}
+
+function hiddenAfter(plan: Plan, id: string): boolean {
+  const d = plan.desired.get(id);
+  return d ? d.kind === "omit" : hiddenNow(plan, id);
+}
+
+function failed(plan: Plan, id: string): boolean {
+  const stop = at(plan, id).record.stopReason;
+  return stop === "error" || stop === "aborted";
+}
+
+/** The tool calls of `assistantId` will be sent after the plan. */
+function callsSent(plan: Plan, assistantId: string | undefined): boolean {
+  return assistantId !== undefined && !hiddenAfter(plan, assistantId) && !failed(plan, assistantId);
+}
+
+/** The accepted requests on targets of `role`, in context order. */
+function requestsOf(plan: Plan, role: EditableRole): ContextEditAction[] {
+  return [...plan.requested.values()]
+    .filter((a) => roleOf(plan, a.targetId) === role)
+    .sort((x, y) => plan.position.get(x.targetId)! - plan.position.get(y.targetId)!);
+}
+
+function desiredOf(action: ContextEditAction, cause: EditCause = REQUESTED): Desired {
+  return action.action === "omit"
+    ? { kind: "omit", cause }
+    : action.action === "restore"
+      ? { kind: "original", cause }
+      : { kind: "content", content: action.content, cause };
+}
+
+function body(plan: Plan, id: string): SessionEntry {
+  let b = plan.bodies.get(id);
+  if (!b) plan.bodies.set(id, (b = plan.session.readEntry(at(plan, id).record)));
+  return b;
+}
+
+function originalContent(plan: Plan, id: string): unknown {
+  const messages = entryToContextMessages(body(plan, id));
+  return (messages[0] as { content?: unknown } | undefined)?.content;
+}
+
+function noteFor(plan: Plan, resultId: string): string {
+  const r = at(plan, resultId).record;
+  const owner = plan.links.ownerOf.get(resultId);
+  let subject: string | undefined;
+  let toolName = r.toolName;
+  if (owner !== undefined) {
+    const known = plan.options.toolCallsOf?.(at(plan, owner).record);
+    const call = known
+      ? r.toolCallId === undefined
+        ? undefined
+        : known.get(r.toolCallId)
+      : callNote(plan, owner, r.toolCallId);
+    subject = call?.subject;
+    if (!toolName && typeof call?.name === "string") toolName = call.name;
+  }
+  return resultNote({ ...(toolName ? { toolName } : {}), ...(subject ? { subject } : {}), tokens: r.tokens });
+}
+
+function callNote(plan: Plan, ownerId: string, toolCallId: string | undefined): ToolCallNote | undefined {
+  const content = originalContent(plan, ownerId);
+  const call = Array.isArray(content)
+    ? (content as { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown }[]).find(
+        (b) => b && b.type === "toolCall" && b.id === toolCallId,
+      )
+    : undefined;
+  return call && { name: call.name, subject: toolCallSubject(call.arguments) };
+}
+
+function sameAsNow(
+  plan: Plan,
+  entry: ProjectedEntry,
+  role: EditableRole,
+  replacement: ContextEditReplacement,
+): boolean {
+  if (replacement === null) return entry.roles.length === 0;
+  if (entry.roles.length === 0) return false;
+  const wanted = projectedContent(role, replacement.content);
+  if (!entry.edit) {
+    // Equal content has equal character counts (known since the read): most targets are large results.
+    if (totalChars(messageChars({ role, content: wanted })) !== totalChars(entry.record.chars)) return false;
+    return isDeepStrictEqual(wanted, originalContent(plan, entry.record.id));
+  }
+  const content = (plan.session.readEntry(entry.edit) as { replacement?: { content?: unknown } }).replacement?.content;
+  return isDeepStrictEqual(
+    wanted,
+    content === undefined ? undefined : projectedContent(role, content as ContextEditContent),
+  );
+}
+
+function lineBytes(projection: Projection, edit: DraftEdit, index: number): number {
+  const entry = buildContextEditEntry({
+    id: PLACEHOLDER_ID,
+    parentId: index === 0 ? projection.leafId : PLACEHOLDER_ID,
+    timestamp: PLACEHOLDER_TIME,
+    targetId: edit.targetId,
+    replacement: edit.replacement,
+  });
+  return Buffer.byteLength(JSON.stringify(entry)) + 1;
+}
+
+function earliestOf(plan: Plan, edit: PlannedContextEdit): NonNullable<ContextEditPreparation["earliest"]> {
+  const system = currentSystemMessage(plan.projection);
+  let prefix = system ? estimateTokens(system) : 0;
+  for (let i = 0; i < edit.contextIndex; i++) {
+    const e = plan.projection.entries[i]!;
+    if (e.roles.some((r) => r !== "system")) prefix += contribution(e, plan.session).tokens;
+  }
+  return {
+    entryId: edit.targetId,
+    contextIndex: edit.contextIndex,
+    messageIndex: edit.messageIndex,
+    unchangedPrefixTokens: prefix,
+  };
+}
+
+/** The context now: pi's pure chars/4 estimate, and the one "after" is compared with (see baselineTokens). */
 function tokensNow(
   projection: Projection,
   session: SessionView,
@@ -592,9 +627,8 @@ function errorKey(f: PairingFinding): string {
 }
 
 /**
- * An assistant's new content with its original tool calls kept: the given content without
- * `toolCall` blocks (a string becomes one text block), then the original `toolCall` blocks in order.
- * Without original calls the content is returned as given.
+ * An assistant's new content without `toolCall` blocks (a string becomes a text block), then the
+ * original's `toolCall` blocks in order; `content` as given when the original has none.
  */
 export function withOriginalToolCalls(content: ContextEditContent, original: unknown): ContextEditContent {
   const calls = Array.isArray(original)
