@@ -78,7 +78,7 @@ export class AccessService implements SessionAccessService {
     return { ...route, message: error.message, actions };
   }
 
-  /** The refusal of `action` for this access, with the offers of `route.ts`. */
+  /** The refusal of `action` for this access, with the offers of `core/access/route.ts`. */
   refusal(access: SessionAccess, action: SessionAction, terminalPids?: ReadonlySet<number>): LiveSessionError {
     return accessRefusal(access, action, {
       bridgeInstalled: this.liveBridge.bridgeInstalled(),

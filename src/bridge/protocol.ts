@@ -1,5 +1,5 @@
 /**
- * What the bridge inside pi and the VS Code side (`client.ts`) say to each other. No imports, so
+ * What the bridge inside pi and the VS Code side (`liveBridge/client.ts`) say to each other. No imports, so
  * both bundles share exactly these definitions. One Unix socket (Windows: named pipe) per pi,
  * never TCP; one JSON object per `\n`-terminated line; the first client line is a hello with the token.
  */

@@ -1,6 +1,6 @@
 /**
  * `pi-context compact`: the compaction flow of `Pi Context: Compact Session…` without VS Code (same
- * `core/compact.ts`), for scripts and end-to-end tests.
+ * `core/flows/compact.ts`), for scripts and end-to-end tests.
  *
  *   pi-context compact <session.jsonl> [--keep-from ENTRY] [--instructions TEXT] [--dry-run] [--yes] [--json]
  *       [--base-url URL] [--model ID] [--summarizer-window N] [--max-output-tokens N] [--no-stream]

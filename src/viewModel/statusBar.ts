@@ -64,7 +64,7 @@ export interface GaugeInput {
     updatedAt: number;
     /** When the file was last written (its mtime, ms since epoch); default `analysis.session.mtimeMs`. */
     modifiedAt?: number;
-    /** A live bridge serves this session: `analysis.inspect` holds the running pi's numbers (see `bridge/liveUsage.ts`). */
+    /** A live bridge serves this session: `analysis.inspect` holds the running pi's numbers (see `liveBridge/liveUsage.ts`). */
     live?: { pid: number; piVersion: string; bridgeVersion: string; activity?: string };
   };
   discovery?: {
