@@ -72,8 +72,21 @@ describe("e2e the fixed part of the context", () => {
     assert.equal(sum, cli.total);
 
     for (const id of ["tools", "contextFiles", "skills"]) {
-      await fixed.locator(`.fixed-group[data-group="${id}"]`).click();
-      await fixed.locator(`.fixed-group[data-group="${id}"][aria-expanded="true"]`).waitFor({ timeout: 10_000 });
+      // the group opened before re-renders the list below it: a click during that layout can land on
+      // the row that was there a moment ago, so click again until this group says it is open
+      const expanded = fixed.locator(`.fixed-group[data-group="${id}"][aria-expanded="true"]`);
+      await waitUntil(
+        async () => {
+          if ((await expanded.count()) > 0) return true;
+          await fixed.locator(`.fixed-group[data-group="${id}"]`).click();
+          return expanded.waitFor({ timeout: 2_000 }).then(
+            () => true,
+            () => false,
+          );
+        },
+        15_000,
+        `the ${id} group open`,
+      );
     }
     const item = (name) => fixed.locator(`.fixed-item[data-part="${name}"]`);
     const codemode = item("codemode");
