@@ -230,8 +230,3 @@ export function estimateFailureText(f: EstimateFailure): string {
     ? l10n.t("pi 1.6.0 cannot estimate this context: {0}", estimateFailureCause(f))
     : l10n.t("pi 1.6.0 has no number for this context: {0}", estimateFailureCause(f));
 }
-
-/** For a number's place (a table cell, a gauge): `pi fails (a1)`. */
-export function estimateFailureShort(f: EstimateFailure): string {
-  return f.kind === "throws" ? l10n.t("pi fails ({0})", f.entryId) : l10n.t("NaN in pi ({0})", f.entryId);
-}
