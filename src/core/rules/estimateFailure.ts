@@ -6,7 +6,7 @@
  */
 
 import type { ProjectedEntry, Projection } from "./context";
-import type { BodyReader } from "./tokens";
+import { hasValidUsage, type BodyReader } from "./tokens";
 import { estimateProblem, type EstimateProblem } from "../read/estimate";
 import type { EntryRecord } from "../read/entries";
 import * as l10n from "@vscode/l10n";
@@ -129,19 +129,6 @@ export function contextFailure(projection: Projection, reader: BodyReader): Esti
     if (failure?.stage === "context") return failure;
   }
   return undefined;
-}
-
-/** pi's `getAssistantUsage`: a projected assistant (not aborted/error) with usage > 0. */
-function hasValidUsage(entry: ProjectedEntry): boolean {
-  const r = entry.record;
-  return (
-    entry.roles.length > 0 &&
-    r.type === "message" &&
-    r.role === "assistant" &&
-    r.stopReason !== "aborted" &&
-    r.stopReason !== "error" &&
-    r.usageTokens > 0
-  );
 }
 
 function firstOf(failures: Iterable<EstimateFailure | undefined>): EstimateFailure | undefined {

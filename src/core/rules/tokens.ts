@@ -78,7 +78,8 @@ export function entryMessageTokens(entry: ProjectedEntry, reader: BodyReader): n
   return tokens;
 }
 
-function hasValidUsage(entry: ProjectedEntry): boolean {
+/** pi's `getAssistantUsage`: a projected assistant (not aborted/error) with usage > 0. */
+export function hasValidUsage(entry: ProjectedEntry): boolean {
   const r = entry.record;
   return (
     entry.roles.length > 0 &&
