@@ -119,19 +119,11 @@ export function activateBridge(pi: PiApi, deps: BridgeDeps): void {
       server.running.compactionEntry = event.compactionEntry;
     server.schedulePush();
   });
-  pi.on(
-    "session_compact_failed",
-    (event: {
-      reason?: string;
-      errorMessage?: string;
-      aborted?: boolean;
-      willRetry?: boolean;
-      fromExtension?: boolean;
-    }) =>
-      push((s) => {
-        s.compacting = false;
-        s.recordCompactionFailure(event);
-      })(),
+  pi.on("session_compact_failed", (event: Parameters<BridgeServer["recordCompactionFailure"]>[0]) =>
+    push((s) => {
+      s.compacting = false;
+      s.recordCompactionFailure(event);
+    })(),
   );
   pi.on(
     "session_before_compact",

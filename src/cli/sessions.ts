@@ -11,7 +11,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { listSessionFiles, SessionCatalog } from "../core/read/catalog";
-import { cwdMatches, listingDirs, sessionDirCandidates } from "../core/read/locate";
+import { listSessions, sessionDirCandidates } from "../core/read/locate";
 import { listedSession, liveAmong, type SessionAccess } from "../core/access/access";
 import { processFacts } from "../core/access/gather";
 import { sessionModifiedMs, type SessionInfo } from "../core/read/sessionInfo";
@@ -53,9 +53,7 @@ export async function listCliSessions(options: {
     env: options.env ?? process.env,
     ...(settings.sessionDir ? { sessionDirSetting: settings.sessionDir } : {}),
   });
-  const dirs = await listingDirs(candidates, cwd, { orInside: true, sessionsRoot });
-  const infos = await catalog.list(await listSessionFiles(dirs));
-  return infos.filter((i) => i.state === "session" && cwdMatches(i.cwd, cwd, { orInside: true }));
+  return listSessions(candidates, cwd, { orInside: true, sessionsRoot, catalog });
 }
 
 /** Who has which of `infos` open (`liveAmong`), from facts read at the same time as the listing. */

@@ -74,16 +74,8 @@ export interface PanelControllerApi {
   postFileStatus(): Promise<void>;
 }
 
-let controller: PanelController | undefined;
-
-export function panelController(): PanelControllerApi | undefined {
-  return controller;
-}
-
 export function registerPanel(services: Services): void {
-  const c = new PanelController(services);
-  controller = c;
-  services.context.subscriptions.push(c);
+  services.context.subscriptions.push(new PanelController(services));
 }
 
 class PanelController implements vscode.Disposable, PanelControllerApi, PanelHost {
@@ -143,7 +135,6 @@ class PanelController implements vscode.Disposable, PanelControllerApi, PanelHos
     clearTimeout(this.timer);
     this.panelValue?.dispose();
     for (const d of this.disposables) d.dispose();
-    if (controller === this) controller = undefined;
   }
 
   private attach(

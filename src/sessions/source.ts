@@ -26,7 +26,7 @@ import { describeReason, Following, sameOrInside } from "./following";
 import { SessionListing } from "./listing";
 import { configSignature, dirSignature, sessionProjectSignature } from "./signatures";
 import { planFolders, resolveAgentDir, SessionScanner, type FolderPlan } from "./scan";
-import { TerminalFollower, type TerminalTarget } from "./terminals";
+import { TerminalFollower } from "./terminals";
 import { DiscoveryLog } from "./discoveryLog";
 import { pinLostMessage } from "../viewModel/sessionPicker";
 
@@ -167,11 +167,6 @@ export class PiSessionSource implements SessionSource {
     void this.listing.catalog.load();
     this.schedule({ replan: true });
     this.restartPoll();
-  }
-
-  /** The pi of the active terminal and its session, as last resolved (tests, tooltip). */
-  get terminal(): TerminalTarget | undefined {
-    return this.following.terminal;
   }
 
   get current(): CurrentSession | undefined {

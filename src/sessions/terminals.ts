@@ -38,8 +38,6 @@ export class TerminalFollower implements vscode.Disposable {
   private current: TerminalTarget | undefined;
   private resolving = false;
   private again = false;
-  /** Resolutions done (tests). */
-  resolutions = 0;
 
   constructor(private readonly options: TerminalFollowerOptions) {
     this.disposables.push(
@@ -50,11 +48,6 @@ export class TerminalFollower implements vscode.Disposable {
       if (vscode.window.activeTerminal) void this.resolve();
     }, TERMINAL_POLL_MS);
     void this.resolve();
-  }
-
-  /** The active terminal's pi and session, as last resolved. */
-  get target(): TerminalTarget | undefined {
-    return this.current;
   }
 
   /** Look again now. Never throws. */
@@ -71,7 +64,6 @@ export class TerminalFollower implements vscode.Disposable {
           this.options.log.warn(`terminal follow: ${(error as Error).message}`);
           return undefined;
         });
-        this.resolutions++;
         const same =
           next?.file === this.current?.file &&
           next?.pi.pid === this.current?.pi.pid &&

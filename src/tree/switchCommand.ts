@@ -240,21 +240,8 @@ function offerResult(plan: SwitchPlan, written: number, text: string | undefined
     written > 0
       ? vscode.l10n.t("moved the leaf to {0}. pi resumes there the next time it opens the session.", where)
       : vscode.l10n.t("the session already resumes at {0}.", where);
-  if (text === undefined) {
-    void notify.info(base);
-    return;
-  }
-  const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
-  void notify
-    .info(
-      vscode.l10n.t("{0} The message you picked: “{1}”", base, preview.replace(/\s+/g, " ")),
-      vscode.l10n.t("Copy Text"),
-      vscode.l10n.t("Show Text"),
-    )
-    .then(async (choice) => {
-      if (choice === vscode.l10n.t("Copy Text")) await vscode.env.clipboard.writeText(text);
-      else if (choice === vscode.l10n.t("Show Text")) await showMessageText(text, plan.target);
-    });
+  if (text === undefined) void notify.info(base);
+  else offerText(text, plan.target, (preview) => vscode.l10n.t("{0} The message you picked: “{1}”", base, preview));
 }
 
 /** pi ran without a terminal UI: a user message's text was put into no editor. */
@@ -268,24 +255,29 @@ function offerHeadlessResult(
     : "";
   const base = vscode.l10n.t("your pi{0} switched to {1}{2}.", version ? ` ${version}` : "", where, wrote);
   const text = outcome.editorText;
-  if (text === undefined) {
-    void notify.info(base);
-    return;
-  }
-  const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
-  void notify
-    .info(
+  if (text === undefined) void notify.info(base);
+  else
+    offerText(text, undefined, (preview) =>
       vscode.l10n.t(
         "{0} The message you picked was not sent again (pi ran without its terminal): “{1}”",
         base,
-        preview.replace(/\s+/g, " "),
+        preview,
       ),
-      vscode.l10n.t("Copy Text"),
-      vscode.l10n.t("Show Text"),
-    )
+    );
+}
+
+/** A notification of `message(preview)` (the text's first 80 characters on one line) with Copy Text / Show Text. */
+function offerText(
+  text: string,
+  target: Parameters<typeof showMessageText>[1],
+  message: (preview: string) => string,
+): void {
+  const preview = text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  void notify
+    .info(message(preview.replace(/\s+/g, " ")), vscode.l10n.t("Copy Text"), vscode.l10n.t("Show Text"))
     .then(async (choice) => {
       if (choice === vscode.l10n.t("Copy Text")) await vscode.env.clipboard.writeText(text);
-      else if (choice === vscode.l10n.t("Show Text")) await showMessageText(text, undefined);
+      else if (choice === vscode.l10n.t("Show Text")) await showMessageText(text, target);
     });
 }
 

@@ -62,9 +62,6 @@ export function healthTitle(code: HealthCode): string {
   return HEALTH_TITLES[code] ?? code;
 }
 
-/** The codicon of a severity (`$(error)`, `$(warning)`, `$(info)`). */
-export const SEVERITY_ICONS: Record<HealthSeverity, string> = { error: "error", warning: "warning", info: "info" };
-
 /** `2 errors · 1 warning · 3 notes`, or `no problems`. */
 export function healthSummary(report: Pick<HealthReport, "errors" | "warnings" | "infos">): string {
   const parts: string[] = [];

@@ -5,19 +5,9 @@
 
 import type { EntryRecord } from "../core/read/entries";
 import type { CacheReport } from "../core/rules/cache";
+import { hasTrustedUsage } from "../core/rules/tokens";
 import type { HistoryModel } from "../shared/protocol";
 import { pointCache } from "./usage";
-
-/** pi's `estimateContextTokens` validity rule. */
-export function hasTrustedUsage(record: EntryRecord): boolean {
-  return (
-    record.type === "message" &&
-    record.role === "assistant" &&
-    record.stopReason !== "aborted" &&
-    record.stopReason !== "error" &&
-    record.usageTokens > 0
-  );
-}
 
 /** `cache`: the same leaf's cache report (each point's hit rate and cold mark). */
 export function buildHistory(path: readonly EntryRecord[], cache?: CacheReport): HistoryModel {

@@ -4,9 +4,7 @@ import { checkHealth } from "../core/health/doctor";
 import type { HealthReport } from "../core/health/types";
 import type { Analysis } from "../core/rules/analyze";
 import type { ProblemModel } from "../shared/protocol";
-import { pluralText } from "../shared/format";
 import { healthTitle } from "./health";
-import * as l10n from "@vscode/l10n";
 
 /** In the doctor's order (errors first); ids `p0`, `p1`, … are named by the panel's `openProblem`. */
 export function problemsOf(report: HealthReport, sessionFile: string): ProblemModel[] {
@@ -32,17 +30,4 @@ export function problemsOf(report: HealthReport, sessionFile: string): ProblemMo
 /** {@link problemsOf} for an analysed session (the doctor's report is cached per analysis). */
 export function collectProblems(analysis: Analysis, sessionFile: string): ProblemModel[] {
   return problemsOf(checkHealth(analysis), sessionFile);
-}
-
-/** Counts by severity, e.g. `2 errors, 1 warning` (empty string for none). */
-export function problemCounts(problems: readonly ProblemModel[]): string {
-  const n = (s: ProblemModel["severity"]) => problems.filter((p) => p.severity === s).length;
-  const parts: string[] = [];
-  const e = n("error");
-  const w = n("warning");
-  const i = n("info");
-  if (e) parts.push(pluralText(e, l10n.t("{0} error"), l10n.t("{0} errors")));
-  if (w) parts.push(pluralText(w, l10n.t("{0} warning"), l10n.t("{0} warnings")));
-  if (i) parts.push(pluralText(i, l10n.t("{0} note"), l10n.t("{0} notes")));
-  return parts.join(", ");
 }

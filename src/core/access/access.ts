@@ -196,11 +196,6 @@ export function blocksWrite(access: Pick<SessionAccess, "strength">, force = fal
   return access.strength === "certain" || (!force && access.strength !== "none");
 }
 
-export function bridgeHolder(access: Pick<SessionAccess, "evidence">): { pid: number; piVersion?: string } | undefined {
-  const e = access.evidence.find((x) => x.kind === "bridge");
-  return e ? { pid: e.pid, ...(e.piVersion ? { piVersion: e.piVersion } : {}) } : undefined;
-}
-
 /** Someone has the session open for "N live": a certain or probable pi, or (no table) a recent write. */
 export function countsAsLive(access: SessionAccess): boolean {
   return atLeast(access.strength, "probable") || (!access.processChecked && access.strength !== "none");

@@ -235,9 +235,9 @@ export function locatePi(options: LocateOptions = {}): PiLocation {
   const env = options.env ?? process.env;
   const platform = options.platform ?? process.platform;
   const tried: LocateAttempt[] = [];
-  const explicit = (value: string | undefined, source: "flag" | "setting", label: string): PiInstall | undefined => {
-    if (!value?.trim()) return undefined;
-    const found = piAt(value.trim(), source, env, env.PATH);
+  // each place looked at is recorded in `tried`, with the pi found there or why not
+  const at = (given: string, source: PiSource, label: string, searchPath: string | undefined) => {
+    const found = piAt(given, source, env, searchPath);
     if ("problem" in found) {
       tried.push({ where: label, result: found.problem });
       return undefined;
@@ -245,19 +245,13 @@ export function locatePi(options: LocateOptions = {}): PiLocation {
     tried.push({ where: label, result: l10n.t("pi {0} at {1}", found.version, found.packageDir) });
     return found;
   };
+  const explicit = (value: string | undefined, source: "flag" | "setting", label: string): PiInstall | undefined =>
+    value?.trim() ? at(value.trim(), source, label, env.PATH) : undefined;
   const onPath = (pathValue: string | undefined, source: "path" | "login-shell", label: string) => {
     const exe = findOnPath("pi", pathValue, env, platform);
-    if (!exe) {
-      tried.push({ where: label, result: l10n.t("no pi") });
-      return undefined;
-    }
-    const found = piAt(exe, source, env, pathValue);
-    if ("problem" in found) {
-      tried.push({ where: label, result: found.problem });
-      return undefined;
-    }
-    tried.push({ where: label, result: l10n.t("pi {0} at {1}", found.version, found.packageDir) });
-    return found;
+    if (exe) return at(exe, source, label, pathValue);
+    tried.push({ where: label, result: l10n.t("no pi") });
+    return undefined;
   };
   const done = (pi: PiInstall | undefined): PiLocation | undefined => (pi ? { pi, tried } : undefined);
 

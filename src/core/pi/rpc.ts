@@ -209,8 +209,6 @@ export interface PiCompactResult {
   model?: string;
 }
 
-export const PI_NOTHING_TO_COMPACT = ["Already compacted", "Nothing to compact (session too small)"];
-
 /**
  * Compact an idle session with the user's pi, which appends its own `compaction` entry.
  * @throws {PiRpcError} `cwd-missing`, `start`, `no-model`, `refused` (pi's message), `cancelled`

@@ -77,7 +77,7 @@ export interface ListSessionsOptions {
   signal?: AbortSignal;
 }
 
-export async function listingDirs(
+async function listingDirs(
   candidates: readonly SessionDirCandidate[],
   folder: string,
   options: Pick<ListSessionsOptions, "orInside" | "sessionsRoot">,

@@ -12,7 +12,7 @@ import {
 } from "./files";
 import type { PiRules } from "../pi/versions";
 import { contribution, type BodyReader } from "./tokens";
-import { commonAncestor, getPath, type EntryIndex } from "./tree";
+import { commonAncestor, type EntryIndex } from "./tree";
 import type { BranchSummaryEntry, CustomEntry, LabelEntry, MessageRole, Usage } from "../types";
 import { PI_CONTEXT_CUSTOM_TYPE } from "../read/entries";
 
@@ -259,8 +259,4 @@ export function buildLeafMarkerEntry(input: {
     parentId: input.parentId as string,
     timestamp: input.timestamp,
   };
-}
-
-export function pathIds(index: EntryIndex, leafId: string | null): string[] {
-  return getPath(index, leafId).path.map((e) => e.id);
 }

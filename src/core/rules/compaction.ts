@@ -5,7 +5,7 @@
  */
 
 import { buildProjection, type ProjectedEntry, type Projection } from "./context";
-import { entryRoles, type EntryRecord } from "../read/entries";
+import { entryRoles } from "../read/entries";
 import {
   addDetails,
   addFileOps,
@@ -465,9 +465,4 @@ export function buildCompactionEntry(input: CompactionEntryInput): CompactionEnt
       : {}),
   };
   return entry;
-}
-
-/** History, then turn prefix. */
-export function summarizedRecords(preparation: CompactionPreparation): EntryRecord[] {
-  return [...preparation.messagesToSummarize, ...preparation.turnPrefixMessages].map((e) => e.record);
 }

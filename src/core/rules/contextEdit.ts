@@ -108,6 +108,18 @@ export function buildContextEditEntry(input: ContextEditEntryInput): ContextEdit
   };
 }
 
+/** A draft's line in bytes (with its newline) at `index` of a batch after `leafId`: 8-character ids. */
+export function draftLineBytes(draft: ContextEditDraft, index: number, leafId: string | null): number {
+  const entry = buildContextEditEntry({
+    id: "00000000",
+    parentId: index === 0 ? leafId : "00000000",
+    timestamp: "2026-01-01T00:00:00.000Z",
+    targetId: draft.targetId,
+    replacement: draft.replacement,
+  });
+  return Buffer.byteLength(JSON.stringify(entry)) + 1;
+}
+
 /** As pi's `appendContextEdit` once per draft writes them: each off the previous one, the first off `leafId`. */
 export function chainContextEdits(
   drafts: readonly ContextEditDraft[],

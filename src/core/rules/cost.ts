@@ -70,11 +70,6 @@ function toPrices(cost: Obj): ModelPrices | undefined {
   return prices;
 }
 
-/** Every rate 0: free, subscription, or a custom model without prices (pi's default cost). */
-export function isFree(prices: ModelPrices): boolean {
-  return prices.input === 0 && prices.output === 0 && prices.cacheRead === 0 && prices.cacheWrite === 0;
-}
-
 /** pi-ai's tier rule: the tier with the highest `inputTokensAbove` below `promptTokens`, else the base rates. */
 export function ratesFor(prices: ModelPrices, promptTokens: number): Omit<ModelPrices, "tiers"> {
   let rates: Omit<ModelPrices, "tiers"> = prices;

@@ -6,7 +6,7 @@
  */
 
 import type { ProjectedEntry, Projection } from "./context";
-import type { BodyReader } from "./tokens";
+import { hasValidUsage, type BodyReader } from "./tokens";
 import { estimateProblem, type EstimateProblem } from "../read/estimate";
 import type { EntryRecord } from "../read/entries";
 import * as l10n from "@vscode/l10n";
@@ -131,19 +131,6 @@ export function contextFailure(projection: Projection, reader: BodyReader): Esti
   return undefined;
 }
 
-/** pi's `getAssistantUsage`: a projected assistant (not aborted/error) with usage > 0. */
-function hasValidUsage(entry: ProjectedEntry): boolean {
-  const r = entry.record;
-  return (
-    entry.roles.length > 0 &&
-    r.type === "message" &&
-    r.role === "assistant" &&
-    r.stopReason !== "aborted" &&
-    r.stopReason !== "error" &&
-    r.usageTokens > 0
-  );
-}
-
 function firstOf(failures: Iterable<EstimateFailure | undefined>): EstimateFailure | undefined {
   let nan: EstimateFailure | undefined;
   for (const f of failures) {
@@ -229,9 +216,4 @@ export function estimateFailureText(f: EstimateFailure): string {
   return f.kind === "throws"
     ? l10n.t("pi 1.6.0 cannot estimate this context: {0}", estimateFailureCause(f))
     : l10n.t("pi 1.6.0 has no number for this context: {0}", estimateFailureCause(f));
-}
-
-/** For a number's place (a table cell, a gauge): `pi fails (a1)`. */
-export function estimateFailureShort(f: EstimateFailure): string {
-  return f.kind === "throws" ? l10n.t("pi fails ({0})", f.entryId) : l10n.t("NaN in pi ({0})", f.entryId);
 }

@@ -5,6 +5,7 @@
  */
 
 import type { EntryRecord } from "../read/entries";
+import { hasTrustedUsage } from "./tokens";
 import * as l10n from "@vscode/l10n";
 
 export const FORECAST_WINDOW = 10;
@@ -37,17 +38,6 @@ export interface NoForecast {
   unavailable: string;
 }
 
-/** pi trusts this assistant's usage (the history chart's rule). */
-function trusted(r: EntryRecord): boolean {
-  return (
-    r.type === "message" &&
-    r.role === "assistant" &&
-    r.stopReason !== "aborted" &&
-    r.stopReason !== "error" &&
-    r.usageTokens > 0
-  );
-}
-
 export function forecastCompaction(path: readonly EntryRecord[], input: ForecastInput): Forecast | NoForecast {
   if (!input.autoCompaction) return { unavailable: l10n.t("auto-compaction is off") };
   if (input.threshold === null) return { unavailable: l10n.t("the threshold is unknown") };
@@ -60,7 +50,7 @@ export function forecastCompaction(path: readonly EntryRecord[], input: Forecast
       start = i + 1;
       break;
     }
-  const points = path.slice(start).filter(trusted);
+  const points = path.slice(start).filter(hasTrustedUsage);
   const basis = points.slice(-(FORECAST_WINDOW + 1));
   if (basis.length - 1 < FORECAST_MIN_TURNS)
     return { unavailable: l10n.t("fewer than {0} turns since the last compaction", FORECAST_MIN_TURNS) };

@@ -9,6 +9,7 @@ import { projectedEstimateFailure } from "./estimateFailure";
 import { buildProjection, type ProjectedEntry, type Projection } from "./context";
 import {
   buildContextEditEntry,
+  draftLineBytes,
   editableRole,
   normalizeReplacement,
   type ContextEditDraft,
@@ -63,7 +64,6 @@ export interface SpanPlan {
 }
 
 const PLACEHOLDER_TIME = "2026-01-01T00:00:00.000Z";
-const PLACEHOLDER_ID = "00000000";
 /** Drafts × records up to which every prefix of a batch is simulated. */
 const MAX_PREFIX_WORK = 5_000_000;
 
@@ -267,7 +267,7 @@ export function spanEditPreparation(span: SpanPlan, note: string, session: Sessi
       messageIndex: entry.firstMessageIndex,
       tokensBefore: contribution(entry, session).tokens,
       tokensAfter: contribution(after.entries[position.get(d.targetId)!]!, view).tokens,
-      bytes: lineBytes(d, i, projection.leafId),
+      bytes: draftLineBytes(d, i, projection.leafId),
     };
   });
   const first = entries[position.get(span.fromId)!]!;
@@ -307,15 +307,4 @@ export function spanEditPreparation(span: SpanPlan, note: string, session: Sessi
     projection,
     projectionAfter: after,
   };
-}
-
-function lineBytes(draft: ContextEditDraft, index: number, leafId: string | null): number {
-  const entry = buildContextEditEntry({
-    id: PLACEHOLDER_ID,
-    parentId: index === 0 ? leafId : PLACEHOLDER_ID,
-    timestamp: PLACEHOLDER_TIME,
-    targetId: draft.targetId,
-    replacement: draft.replacement,
-  });
-  return Buffer.byteLength(JSON.stringify(entry)) + 1;
 }

@@ -78,10 +78,14 @@ export function entryMessageTokens(entry: ProjectedEntry, reader: BodyReader): n
   return tokens;
 }
 
-function hasValidUsage(entry: ProjectedEntry): boolean {
-  const r = entry.record;
+/** pi's `getAssistantUsage`: a projected assistant (not aborted/error) with usage > 0. */
+export function hasValidUsage(entry: ProjectedEntry): boolean {
+  return entry.roles.length > 0 && hasTrustedUsage(entry.record);
+}
+
+/** pi's `estimateContextTokens` validity rule: an assistant message, not aborted/error, with usage > 0. */
+export function hasTrustedUsage(r: EntryRecord): boolean {
   return (
-    entry.roles.length > 0 &&
     r.type === "message" &&
     r.role === "assistant" &&
     r.stopReason !== "aborted" &&

@@ -8,7 +8,7 @@
 import { pairingSafeOrder } from "./batchOrder";
 import { buildLeafMarkerEntry } from "./branch";
 import { buildProjection, type Projection } from "./context";
-import { buildContextEditEntry, chainContextEdits, editableRole, type ContextEditDraft } from "./contextEdit";
+import { chainContextEdits, draftLineBytes, editableRole, type ContextEditDraft } from "./contextEdit";
 import { entryToContextMessages } from "./serialize";
 import { estimateProjectedContextTokens, type ContextEstimate } from "./tokens";
 import { withAppended, type SessionView } from "../read/overlay";
@@ -197,18 +197,7 @@ export function isNothingToUndo(p: UndoPreparation | NothingToUndo): p is Nothin
 
 /** With newlines, 8-character ids, one timestamp. */
 function linesBytes(drafts: readonly ContextEditDraft[], leafId: string | null): number {
-  let bytes = 0;
-  drafts.forEach((d, i) => {
-    const entry = buildContextEditEntry({
-      id: PLACEHOLDER_ID,
-      parentId: i === 0 ? leafId : PLACEHOLDER_ID,
-      timestamp: PLACEHOLDER_TIME,
-      targetId: d.targetId,
-      replacement: d.replacement,
-    });
-    bytes += Buffer.byteLength(JSON.stringify(entry)) + 1;
-  });
-  return bytes;
+  return drafts.reduce((bytes, d, i) => bytes + draftLineBytes(d, i, leafId), 0);
 }
 
 function placeholder(session: SessionView, i: number): string {

@@ -57,10 +57,6 @@ export class SessionTreeModel {
     this.syncer.rebuild();
   }
 
-  get filter(): TreeFilter {
-    return this.v.filter;
-  }
-
   get entryCount(): number {
     return this.s.processed;
   }
@@ -96,10 +92,6 @@ export class SessionTreeModel {
 
   record(id: string): EntryRecord | undefined {
     return this.s.own.get(id);
-  }
-
-  rawChildren(id: string | null): readonly string[] {
-    return this.s.kids.get(id) ?? [];
   }
 
   /** The tool result's nearest assistant ancestor (at most 64 entries up), or undefined. */
@@ -144,11 +136,6 @@ export class SessionTreeModel {
     if (!this.s.own.has(id) || !this.s.reachable(id)) return undefined;
     const shown = this.v.visibleSelfOrAncestor(id);
     return shown === null ? undefined : this.layout.displayElement(shown);
-  }
-
-  /** The branch group when the entry heads a branch (the group row is the entry), else its entry element. */
-  displayElement(id: string): EntryElement | BranchElement {
-    return this.layout.displayElement(id);
   }
 
   headsBranch(id: string): boolean {
