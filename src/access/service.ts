@@ -5,6 +5,7 @@
 
 import * as vscode from "vscode";
 import { listedSession, liveAmong, type AnnouncedPi, type SessionAccess } from "../core/access/access";
+import { ownWriteChecker } from "../core/access/ownWrites";
 import { processFacts, sessionAccess } from "../core/access/gather";
 import type { SessionInfo } from "../core/read/sessionInfo";
 import { chooseRoute, type SessionAction } from "../core/access/route";
@@ -51,7 +52,12 @@ export class AccessService implements SessionAccessService {
   /** See {@link SessionAccessService.live}. */
   async live(sessions: readonly SessionInfo[]): Promise<Map<string, SessionAccess>> {
     const facts = await processFacts({ announced: () => this.announced() });
-    return liveAmong(sessions.map(listedSession), { ...facts, ignorePids: [process.pid] }, Date.now());
+    const own = ownWriteChecker();
+    return liveAmong(
+      sessions.map((s) => listedSession(s, own(s.file, s))),
+      { ...facts, ignorePids: [process.pid] },
+      Date.now(),
+    );
   }
 
   /** See {@link SessionAccessService.route}. */

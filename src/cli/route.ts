@@ -13,7 +13,9 @@ import { describeAccess } from "../core/access/words";
 import { canonicalPath } from "../core/access/gather";
 import { connectBridge, type BridgeConnection } from "../liveBridge/client";
 import { announcedPis, liveAnnouncements } from "../liveBridge/announced";
-import { BRIDGE_VERSION } from "../bridge/protocol";
+import { BRIDGE_FILE_NAME, BRIDGE_VERSION } from "../bridge/protocol";
+import * as fs from "node:fs";
+import * as path from "node:path";
 
 /** What {@link cliRoute} decided. */
 export interface CliRoute {
@@ -42,7 +44,9 @@ export async function cliRoute(
 ): Promise<CliRoute> {
   const announced = () => announcedPis(liveAnnouncements(options.agentDir));
   const access = await sessionAccess(file, { guardSeconds: options.guardSeconds, announced });
-  const route = chooseRoute(action, access, { force: options.force });
+  // pi loads `*.js` from `<agentDir>/extensions/`: without the file, /reload would not help
+  const bridgeInstalled = fs.existsSync(path.join(options.agentDir, "extensions", BRIDGE_FILE_NAME));
+  const route = chooseRoute(action, access, { force: options.force, bridgeInstalled });
   const flowOptions = { guardSeconds: options.guardSeconds, force: options.force, announced };
   if (route.kind === "refuse")
     return { route, access, flowOptions, refusal: describeAccess(access, action, route.offers, "cli") };

@@ -14,6 +14,7 @@ import { listSessionFiles, SessionCatalog } from "../core/read/catalog";
 import { listSessions, sessionDirCandidates } from "../core/read/locate";
 import { listedSession, liveAmong, type SessionAccess } from "../core/access/access";
 import { processFacts } from "../core/access/gather";
+import { ownWriteChecker } from "../core/access/ownWrites";
 import { sessionModifiedMs, type SessionInfo } from "../core/read/sessionInfo";
 import { announcedPis, liveAnnouncements } from "../liveBridge/announced";
 import { getAgentDir, resolveSettings } from "../core/rules/settings";
@@ -61,7 +62,8 @@ async function liveOf(
   infos: readonly SessionInfo[],
   facts: Promise<Awaited<ReturnType<typeof processFacts>>>,
 ): Promise<Map<string, SessionAccess>> {
-  const sessions = infos.map(listedSession);
+  const own = ownWriteChecker();
+  const sessions = infos.map((i) => listedSession(i, own(i.file, i)));
   const known = await facts.catch(() => undefined);
   if (!known) return new Map(); // no table, no announcements: no marks (the listing stands)
   return liveAmong(sessions, { ...known, ignorePids: [process.pid] }, Date.now());

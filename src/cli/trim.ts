@@ -123,7 +123,10 @@ async function run(
   const usageText = name === "trim" ? TRIM_USAGE : RESTORE_USAGE;
   const args = parseArgs(argv, new Set(["dry-run", "json", "remove", "force"]));
   const [file, ...ids] = args.positional;
-  if (!file || ids.length === 0) throw new UsageError(`usage:\n${formatUsage(usageText, 2)}`);
+  if (!file || ids.length === 0)
+    throw new UsageError(
+      `${!file ? "Give the session file and" : "Give"} the id of at least one entry to ${name} (pi-context tree ${file ? JSON.stringify(file) : "FILE"} lists them).\nusage:\n${formatUsage(usageText, 2)}`,
+    );
   checkFlags(args, new Set(name === "trim" ? [...COMMON_FLAGS, "remove", "note"] : COMMON_FLAGS), usageText);
   const note = stringFlag(args, "note");
   if (args.flags.has("note") && (note === undefined || note.trim() === ""))

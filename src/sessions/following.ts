@@ -2,6 +2,7 @@
 
 import * as path from "node:path";
 import { liveAmong } from "../core/access/access";
+import { ownWriteChecker } from "../core/access/ownWrites";
 import type { ProcessSnapshot } from "../core/proc/types";
 import { chooseInFolder, type FolderChoice, type FollowInput } from "./follow";
 import type { FoundSession } from "./scan";
@@ -77,7 +78,12 @@ export class Following {
     const folder = this.found.filter((f) => f.folderIndex === mine.folderIndex);
     if (folder.length < 2) return [];
     const announced = this.announced().map((a) => ({ pid: a.pid, sessionFile: a.sessionFile }));
-    const live = liveAmong(folder, { announced, snapshot, ignorePids: [process.pid] }, now);
+    const own = ownWriteChecker();
+    const sessions = folder.map((f) => {
+      const mine = own(f.file, f);
+      return mine ? { ...f, ownLastWrite: true, ...(mine === "created" ? { ours: true } : {}) } : f;
+    });
+    const live = liveAmong(sessions, { announced, snapshot, ignorePids: [process.pid] }, now);
     return folder.filter((f) => f.file !== file && live.has(f.file));
   }
 

@@ -451,8 +451,15 @@ describe("live bridge with a real pi", function () {
       )) as TrimCommandOutcome;
       assert.strictEqual(inPi.kind === "edited" ? inPi.live?.pid : inPi.kind, pi!.pid, JSON.stringify(inPi));
       // one live session: the gauge says no "2 live"
-      await api.services.sessions.refresh();
-      assert.ok(!api.statusBar.snapshot().text.includes("2 live"), api.statusBar.snapshot().text);
+      // (the gauge follows the live bridge's rediscovery after pi's write: asked again until it settles)
+      await waitFor(
+        async () => {
+          await api.services.sessions.refresh();
+          return !api.statusBar.snapshot().text.includes("2 live");
+        },
+        15_000,
+        "one live session in the gauge",
+      ).catch(() => assert.fail(api.statusBar.snapshot().text));
       assert.deepStrictEqual(api.services.sessions.current?.liveSessions, []);
     } finally {
       fs.writeFileSync(guardFile, "[]\n");

@@ -206,7 +206,8 @@ export const LIVE_WRITE_WINDOW_MS = 60_000;
 
 export function listedSession(
   info: Pick<SessionInfo, "file" | "cwd" | "id" | "created" | "mtimeMs">,
-): AttributableSession & { id?: string | undefined } {
+  own?: "created" | "appended",
+): ListedSession {
   const created = info.created !== undefined ? Date.parse(info.created) : NaN;
   return {
     file: info.file,
@@ -214,12 +215,17 @@ export function listedSession(
     id: info.id,
     mtimeMs: info.mtimeMs,
     ...(Number.isFinite(created) ? { created } : {}),
+    ...(own === "created" ? { ours: true } : {}),
+    ...(own ? { ownLastWrite: true } : {}),
   };
 }
 
+/** A session of a listing; `ownLastWrite`: its last write was pi-context's (no one else's recent write). */
+export type ListedSession = AttributableSession & { id?: string | undefined; ownLastWrite?: boolean };
+
 /** The sessions someone has open ({@link countsAsLive}) — "N live" and Select Session's marks; pure. */
 export function liveAmong(
-  sessions: readonly (AttributableSession & { id?: string | undefined })[],
+  sessions: readonly ListedSession[],
   facts: {
     announced: readonly AnnouncedPi[];
     snapshot: ProcessSnapshot | undefined;
@@ -237,7 +243,7 @@ export function liveAmong(
         header: { cwd: s.cwd, id: s.id },
         ageSeconds: Math.max(0, (now - s.mtimeMs) / 1000),
         guardSeconds: LIVE_WRITE_WINDOW_MS / 1000,
-        ownLastWrite: false,
+        ownLastWrite: s.ownLastWrite === true,
         siblings: sessions,
         ...facts,
       },

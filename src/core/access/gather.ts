@@ -11,7 +11,7 @@ import { processSnapshot } from "../proc/table";
 import type { ProcessSnapshot } from "../proc/types";
 import { readHeader } from "../read/header";
 import { claimsOf, judgeAccess, type AnnouncedPi, type PiClaim, type SessionAccess } from "./access";
-import { isOwnLastWrite } from "./ownWrites";
+import { isOwnLastWrite, ownWriteChecker } from "./ownWrites";
 
 export interface AccessOptions {
   guardSeconds: number;
@@ -137,6 +137,7 @@ async function siblingSessions(
     names = [];
   }
   const out: AttributableSession[] = [];
+  const own = ownWriteChecker();
   for (const name of names) {
     const full = path.join(dir, name);
     let s: fs.Stats;
@@ -147,8 +148,9 @@ async function siblingSessions(
     }
     if (!s.isFile() || (s.mtimeMs < since && full !== file)) continue;
     const cached = headerCache.get(full);
+    const mine = own(full, s) === "created";
     if (cached && cached.mtimeMs === s.mtimeMs && cached.size === s.size) {
-      out.push(cached.header);
+      out.push(mine ? { ...cached.header, ours: true } : cached.header);
       continue;
     }
     const h = await readHeader(full).catch(() => undefined);
@@ -161,7 +163,7 @@ async function siblingSessions(
       mtimeMs: s.mtimeMs,
     };
     headerCache.set(full, { mtimeMs: s.mtimeMs, size: s.size, header });
-    out.push(header);
+    out.push(mine ? { ...header, ours: true } : header);
   }
   return out;
 }

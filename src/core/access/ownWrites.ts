@@ -16,7 +16,10 @@ export interface FileState {
 
 const MAX_RECORDS = 200;
 
-const memory = new Map<string, FileState>();
+/** `created`: the write created the file (a fork or clone), so everything in it is ours. */
+type OwnRecord = FileState & { created?: true };
+
+const memory = new Map<string, OwnRecord>();
 
 /**
  * `$PI_CONTEXT_STATE_DIR`, else `$XDG_STATE_HOME/pi-context`, else `~/.local/state/pi-context`
@@ -45,21 +48,29 @@ function same(a: FileState, b: FileState): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 }
 
-function readRecords(): Record<string, FileState & { at: number }> {
+function readRecords(): Record<string, OwnRecord & { at: number }> {
   try {
     const value = JSON.parse(fs.readFileSync(stateFile(), "utf8")) as unknown;
     return value && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, FileState & { at: number }>)
+      ? (value as Record<string, OwnRecord & { at: number }>)
       : {};
   } catch {
     return {};
   }
 }
 
-/** Remember the file's current state as our own append (after our append, or a headless pi's). Never throws. */
-export function recordOwnWrite(file: string, state: FileState): void {
+/**
+ * Remember the file's current state as our own write (after our append, or a headless pi's;
+ * `created` when the write created the file). Never throws.
+ */
+export function recordOwnWrite(file: string, state: FileState, options: { created?: boolean } = {}): void {
   const k = key(file);
-  const value: FileState = { size: state.size, mtimeMs: state.mtimeMs, ino: state.ino };
+  const value: OwnRecord = {
+    size: state.size,
+    mtimeMs: state.mtimeMs,
+    ino: state.ino,
+    ...(options.created ? { created: true as const } : {}),
+  };
   memory.set(k, value);
   try {
     const records = readRecords();
@@ -89,4 +100,26 @@ export function isOwnLastWrite(file: string, now: FileState): boolean {
   if (mine && same(mine, now)) return true;
   const stored = readRecords()[k];
   return stored !== undefined && same(stored, now);
+}
+
+/**
+ * A check of our own writes over many files (the records read once): `created` — pi-context created
+ * the file (a fork or clone) and nobody wrote since, so no pi started or wrote it; `appended` — its
+ * last write was ours; undefined — someone else's, or unknown.
+ */
+export function ownWriteChecker(): (
+  file: string,
+  now: { mtimeMs: number; size?: number; ino?: number },
+) => "created" | "appended" | undefined {
+  const records = readRecords();
+  const matches = (r: OwnRecord | undefined, now: { mtimeMs: number; size?: number; ino?: number }) =>
+    r !== undefined &&
+    r.mtimeMs === now.mtimeMs &&
+    (now.size === undefined || r.size === now.size) &&
+    (now.ino === undefined || r.ino === now.ino);
+  return (file, now) => {
+    const k = key(file);
+    const r = [memory.get(k), records[k]].find((x) => matches(x, now));
+    return r === undefined ? undefined : r.created ? "created" : "appended";
+  };
 }

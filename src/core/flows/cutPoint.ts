@@ -89,9 +89,12 @@ function invalidCutText(invalid: InvalidCut, roleOf: (id: string) => string | un
     const role = roleOf(n);
     return role ? `${n} (${role})` : n;
   });
+  // an entry that is not on the branch has no neighbours there: nothing to say about the context
   const offer =
-    nearest.length === 0
-      ? l10n.t("The context has no entry pi could keep from.")
-      : l10n.t("The nearest entries pi can keep from: {0}.", nearest.join(", "));
-  return `${why[invalid.code]()} ${offer}`;
+    nearest.length > 0
+      ? l10n.t("The nearest entries pi can keep from: {0}.", nearest.join(", "))
+      : invalid.code === "unknown" || invalid.code === "off-branch"
+        ? ""
+        : l10n.t("The context has no entry pi could keep from.");
+  return offer ? `${why[invalid.code]()} ${offer}` : why[invalid.code]();
 }

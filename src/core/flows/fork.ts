@@ -346,7 +346,7 @@ export async function createSessionFile(
     // after a successful fsync the bytes are on disk
   }
   syncFolder(path.dirname(file));
-  recordOwnWrite(file, stat);
+  recordOwnWrite(file, stat, { created: true });
   return written;
 }
 

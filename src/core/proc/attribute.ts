@@ -2,7 +2,8 @@
  * Which session file a running pi has open, from the process table alone: pi keeps no file open
  * (`appendFileSync`) and hides its arguments on Linux and macOS (`process.title = "pi"`). Rules:
  * `--session` argument; else the newest session of its cwd it started (last pi started before the
- * header time); else the newest one of its cwd written since it started (`pi -c`, `/resume`).
+ * header time); else the newest one of its cwd written since it started (`pi -c`, `/resume`). A
+ * session pi-context created (fork, clone) that nobody wrote since (`ours`) is no pi's.
  */
 
 import * as path from "node:path";
@@ -14,6 +15,8 @@ export interface AttributableSession {
   id?: string | undefined;
   created?: number | undefined;
   mtimeMs: number;
+  /** Created by pi-context and not written since (`access/ownWrites.ts` `ownWriteChecker`). */
+  ours?: boolean | undefined;
 }
 
 const START_SLACK_MS = 50;
@@ -38,7 +41,7 @@ export function attributeSession(
   }
   if (pi.cwd === undefined) return undefined;
   const cwd = path.resolve(pi.cwd);
-  const here = sessions.filter((s) => s.cwd && path.resolve(s.cwd) === cwd && !claimed.has(s.file));
+  const here = sessions.filter((s) => s.cwd && path.resolve(s.cwd) === cwd && !claimed.has(s.file) && !s.ours);
   const rivals = [pi, ...others.filter((o) => o.pid !== pi.pid && o.cwd && path.resolve(o.cwd) === cwd)];
   const starterOf = (s: AttributableSession): PiProcess | undefined => {
     if (s.created === undefined) return undefined;

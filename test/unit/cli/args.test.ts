@@ -82,6 +82,11 @@ describe("the CLI's usage errors (exit 2, nothing run)", () => {
       [["trim", "s.jsonl", "e1", "-x"], /^Unknown flag -x: /],
       [["trim", "s.jsonl", "e1", "--note", "--dry-run"], /^--note needs a value\.$/],
       [["trim", "s.jsonl", "e1", "--note", "--dry-run", "--bogus"], /^Unknown flag --bogus\.\nusage:/],
+      [
+        ["trim", "s.jsonl", "--dry-run"],
+        /^Give the id of at least one entry to trim \(pi-context tree "s\.jsonl" lists them\)\.\nusage:/,
+      ],
+      [["restore"], /^Give the session file and the id of at least one entry to restore/],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(args);

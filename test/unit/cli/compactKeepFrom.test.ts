@@ -131,4 +131,11 @@ describe("pi-context compact --keep-from", () => {
     const empty = await runCli([...common(file), "--keep-from", " ", "--dry-run"]).catch((e: Error) => e);
     assert.ok(empty instanceof Error || empty.code === 2, "an empty --keep-from is a usage error");
   });
+
+  it("an unknown entry: exit 1, said as such, without claiming the context has nowhere to cut", async () => {
+    const file = fresh();
+    const r = await runCli([...common(file), "--keep-from", "nosuch", "--dry-run"]);
+    assert.equal(r.code, 1);
+    assert.equal(r.err, "There is no entry nosuch in this session.");
+  });
 });

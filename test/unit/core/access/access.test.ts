@@ -167,8 +167,27 @@ describe("the N live count (liveAmong)", () => {
     assert.deepEqual([...live.keys()].sort(), [A.file, C.file]);
   });
 
+  it("a fork or clone pi-context made (ours, unwritten since) is no pi's: the session pi has open stays live", () => {
+    // pi 100 runs on B (hidden --session); the clone was created after pi started, as pi's own /fork would be
+    const clone = { ...session("/s/--w--/clone.jsonl", T + 30_000, T + 30_000, "cl0ne0"), ours: true };
+    const facts = { announced: [], snapshot: table(pi(100)), ignorePids: [] };
+    assert.deepEqual([...liveAmong([B, clone], facts, T + 60_000).keys()], [B.file]);
+    assert.equal(judgeAccess(input(B, { siblings: [B, clone], snapshot: table(pi(100)) })).strength, "probable");
+    assert.equal(judgeAccess(input(clone, { siblings: [B, clone], snapshot: table(pi(100)) })).strength, "none");
+    // once pi writes to it (pi resumed it), it is a candidate again
+    const written = { ...clone, ours: false, mtimeMs: T + 59_000 };
+    assert.deepEqual([...liveAmong([B, written], facts, T + 60_000).keys()], [written.file]);
+  });
+
   it("no process table: a session written within the minute counts (nothing better to go by)", () => {
     const live = liveAmong([A, B], { announced: [], snapshot: undefined, ignorePids: [] }, T + 115_000);
     assert.deepEqual([...live.keys()], [A.file], "A written 55 s ago, B 65 s ago");
+    // our own last write is nobody's recent write
+    const ours = liveAmong(
+      [{ ...A, ownLastWrite: true }, B],
+      { announced: [], snapshot: undefined, ignorePids: [] },
+      T + 115_000,
+    );
+    assert.deepEqual([...ours.keys()], []);
   });
 });

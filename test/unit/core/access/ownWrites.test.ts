@@ -9,7 +9,13 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { isOwnLastWrite, recordOwnWriteOf, stateDir } from "../../../../src/core/access/ownWrites";
+import {
+  isOwnLastWrite,
+  ownWriteChecker,
+  recordOwnWrite,
+  recordOwnWriteOf,
+  stateDir,
+} from "../../../../src/core/access/ownWrites";
 
 const stateOf = (file: string) => {
   const s = fs.statSync(file);
@@ -39,6 +45,24 @@ describe("our own last write", () => {
       assert.equal(other, "true");
       fs.appendFileSync(file, "{}\n");
       assert.equal(isOwnLastWrite(file, stateOf(file)), false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a file we created is ours until anyone writes to it; an append of ours is not a creation", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pi-own-"));
+    try {
+      const made = path.join(dir, "fork.jsonl");
+      fs.writeFileSync(made, "{}\n");
+      recordOwnWrite(made, stateOf(made), { created: true });
+      assert.equal(ownWriteChecker()(made, stateOf(made)), "created");
+      const appended = path.join(dir, "s.jsonl");
+      fs.writeFileSync(appended, "{}\n");
+      recordOwnWriteOf(appended);
+      assert.equal(ownWriteChecker()(appended, stateOf(appended)), "appended");
+      fs.appendFileSync(made, "{}\n");
+      assert.equal(ownWriteChecker()(made, stateOf(made)), undefined);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -22,7 +22,7 @@ import {
   planFork,
 } from "../../../../src/core/flows/fork";
 import { SessionWriteError } from "../../../../src/core/flows/write";
-import { isOwnLastWrite } from "../../../../src/core/access/ownWrites";
+import { isOwnLastWrite, ownWriteChecker } from "../../../../src/core/access/ownWrites";
 import { ForkTargetError } from "../../../../src/core/rules/fork";
 import { SessionFile } from "../../../../src/core/read/session";
 import { FIXTURES } from "../../../support/paths";
@@ -138,6 +138,10 @@ describe("forkSession", () => {
       ["u1", "a1", "u2", "a2", "u3"],
     );
     assert.notEqual(clone.file, at.file);
+    // created by us: no pi started it (the process table's rules leave it alone until someone writes)
+    const stat = fs.statSync(clone.file);
+    assert.equal(ownWriteChecker()(clone.file, stat), "created");
+    assert.equal(ownWriteChecker()(file, fs.statSync(file)), undefined, "the source is only read");
     assert.notEqual(clone.sessionId, at.sessionId);
   });
 
