@@ -60,10 +60,14 @@ export class TerminalFollower implements vscode.Disposable {
     try {
       do {
         this.again = false;
+        let failed = false;
         const next = await this.lookUp().catch((error: unknown) => {
           this.options.log.warn(`terminal follow: ${(error as Error).message}`);
+          failed = true;
           return undefined;
         });
+        // a failed look (the process table read mid-change) keeps what was followed: no flap to another session
+        if (failed) continue;
         const same =
           next?.file === this.current?.file &&
           next?.pi.pid === this.current?.pi.pid &&
@@ -94,6 +98,7 @@ export class TerminalFollower implements vscode.Disposable {
       snapshot.pi.filter((p) => p.pid !== pi.pid),
       this.options.sessions(),
       claimed,
+      snapshot.at,
     );
     return found ? { ...target, file: found.file, how: found.how } : target;
   }

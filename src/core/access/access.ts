@@ -107,7 +107,7 @@ export function claimsOf(input: Omit<AccessInput, "file" | "header" | "ageSecond
       continue;
     }
     const others = pis.filter((o) => o.pid !== pi.pid && !byPid.has(o.pid));
-    const found = attributeSession(pi, others, input.siblings, claimed);
+    const found = attributeSession(pi, others, input.siblings, claimed, snapshot?.at);
     claims.push({ pi, file: found ? canonical(found.file) : undefined, how: found?.how });
   }
   // no table, or a launcher the pi rule does not know: the announcement stands unless a readable table lacks it

@@ -159,7 +159,7 @@ export function describeAccess(
       ways.push(
         surface === "cli"
           ? l10n.t(
-              'With the live bridge installed ("Pi Context: Install Live Bridge" in VS Code), a running pi does this itself.',
+              "With pi-context's live bridge installed in pi (the VS Code extension installs it), a running pi does this itself.",
             )
           : l10n.t("Install the live bridge so that a running pi does this itself."),
       );

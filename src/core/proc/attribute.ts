@@ -23,12 +23,16 @@ const START_SLACK_MS = 50;
 
 export type Attribution = "session-argument" | "started-here" | "written-since-start";
 
-/** The session `pi` has open, or undefined; `others` own what they started, `claimed` files are never chosen. */
+/**
+ * The session `pi` has open, or undefined; `others` own what they started, `claimed` files are never
+ * chosen; `tableAt` (ms) is when the process table was read.
+ */
 export function attributeSession(
   pi: PiProcess,
   others: readonly PiProcess[],
   sessions: readonly AttributableSession[],
   claimed: ReadonlySet<string> = new Set(),
+  tableAt?: number,
 ): { file: string; how: Attribution } | undefined {
   if (pi.sessionArg !== undefined) {
     if (isSessionPathArg(pi.sessionArg)) {
@@ -41,7 +45,15 @@ export function attributeSession(
   }
   if (pi.cwd === undefined) return undefined;
   const cwd = path.resolve(pi.cwd);
-  const here = sessions.filter((s) => s.cwd && path.resolve(s.cwd) === cwd && !claimed.has(s.file) && !s.ours);
+  // a session begun after the table was read may be a pi's the table has not seen yet: not judged from it
+  const here = sessions.filter(
+    (s) =>
+      s.cwd &&
+      path.resolve(s.cwd) === cwd &&
+      !claimed.has(s.file) &&
+      !s.ours &&
+      !(tableAt !== undefined && s.created !== undefined && s.created > tableAt),
+  );
   const rivals = [pi, ...others.filter((o) => o.pid !== pi.pid && o.cwd && path.resolve(o.cwd) === cwd)];
   const starterOf = (s: AttributableSession): PiProcess | undefined => {
     if (s.created === undefined) return undefined;

@@ -33,7 +33,10 @@ describe("the CLI's refusal and the live bridge's install", () => {
     const options = { agentDir, guardSeconds: 0, force: false };
     const without = await cliRoute(file, ACTIONS.contextEdit, options);
     assert.equal(without.route.kind, "refuse");
-    assert.match(without.refusal!, /With the live bridge installed \("Pi Context: Install Live Bridge" in VS Code\)/);
+    assert.match(
+      without.refusal!,
+      /With pi-context's live bridge installed in pi \(the VS Code extension installs it\)/,
+    );
     assert.doesNotMatch(without.refusal!, /\/reload/);
 
     fs.mkdirSync(path.join(agentDir, "extensions"), { recursive: true });

@@ -19,7 +19,13 @@ const pi = (pid: number, more: Partial<PiProcess> = {}): PiProcess => ({
   startedAt: T,
   ...more,
 });
-const table = (...pis: PiProcess[]): ProcessSnapshot => ({ at: T, platform: "linux", processes: pis, pi: pis });
+/** A process table read ten minutes after the pis started (after every session below began). */
+const table = (...pis: PiProcess[]): ProcessSnapshot => ({
+  at: T + 600_000,
+  platform: "linux",
+  processes: pis,
+  pi: pis,
+});
 const session = (file: string, created: number, mtimeMs: number, id = file.slice(-6)): AttributableSession => ({
   file,
   cwd: "/w",
@@ -165,6 +171,20 @@ describe("the N live count (liveAmong)", () => {
       T + 60_000,
     );
     assert.deepEqual([...live.keys()].sort(), [A.file, C.file]);
+  });
+
+  it("a session begun after the process table was read is not judged from it (its pi may be missing there)", () => {
+    // pi 200 started and began C after the table pi 100 is in was read: C is not pi 100's
+    const C = session("/s/--w--/c.jsonl", T + 700_000, T + 700_000, "cccccc");
+    const early = { ...table(pi(100)), at: T + 650_000 };
+    const live = liveAmong([A, C], { announced: [], snapshot: early, ignorePids: [] }, T + 700_500);
+    assert.deepEqual([...live.keys()], [A.file]);
+    // read after C began, the same table gives C to pi 100 (the newest session it started)
+    const later = { ...table(pi(100)), at: T + 700_100 };
+    assert.deepEqual(
+      [...liveAmong([A, C], { announced: [], snapshot: later, ignorePids: [] }, T + 700_500).keys()],
+      [C.file],
+    );
   });
 
   it("a fork or clone pi-context made (ours, unwritten since) is no pi's: the session pi has open stays live", () => {
