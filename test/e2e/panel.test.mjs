@@ -107,8 +107,18 @@ describe("e2e context panel", () => {
     const turns = /(\d+) turns/.exec(await history.locator("svg.spark").getAttribute("aria-label"))[1];
     assert.equal(await history.locator('[data-testid="history-x-first"]').innerText(), "turn 1");
     assert.equal(await history.locator('[data-testid="history-x-last"]').innerText(), `turn ${turns}`);
-    const thresholdLine = await history.locator(".spark-threshold").boundingBox();
-    const thresholdLabel = await history.locator('[data-testid="history-y-threshold"]').boundingBox();
+    // both measured in one render (a live re-render replaces the chart: a box of a replaced element is null)
+    let thresholdLine = null;
+    let thresholdLabel = null;
+    await waitUntil(
+      async () => {
+        thresholdLine = await history.locator(".spark-threshold").boundingBox();
+        thresholdLabel = await history.locator('[data-testid="history-y-threshold"]').boundingBox();
+        return thresholdLine !== null && thresholdLabel !== null;
+      },
+      10_000,
+      "the threshold line and its value on screen",
+    );
     assert.ok(
       Math.abs(thresholdLabel.y + thresholdLabel.height - thresholdLine.y) < 6,
       `the threshold's value sits on its line (${JSON.stringify({ thresholdLabel, thresholdLine })})`,
