@@ -45,7 +45,7 @@ const LAYERS = [
   {
     name: "cli",
     files: ["src/cli/"],
-    // the CLI is a live bridge client too: the vscode-free client and the announcements' reader
+    // the CLI is a live bridge client too: the vscode-free client, the announcements' reader and the install path
     may: [
       "core",
       "shared",
@@ -54,6 +54,7 @@ const LAYERS = [
       "summarizers/openai",
       "liveBridge/client",
       "liveBridge/announced",
+      "liveBridge/installFile",
       "bridge/protocol",
     ],
     vscode: false,

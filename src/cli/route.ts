@@ -13,9 +13,9 @@ import { describeAccess } from "../core/access/words";
 import { canonicalPath } from "../core/access/gather";
 import { connectBridge, type BridgeConnection } from "../liveBridge/client";
 import { announcedPis, liveAnnouncements } from "../liveBridge/announced";
-import { BRIDGE_FILE_NAME, BRIDGE_VERSION } from "../bridge/protocol";
+import { BRIDGE_VERSION } from "../bridge/protocol";
+import { bridgeInstallPath } from "../liveBridge/installFile";
 import * as fs from "node:fs";
-import * as path from "node:path";
 
 /** What {@link cliRoute} decided. */
 export interface CliRoute {
@@ -45,7 +45,7 @@ export async function cliRoute(
   const announced = () => announcedPis(liveAnnouncements(options.agentDir));
   const access = await sessionAccess(file, { guardSeconds: options.guardSeconds, announced });
   // pi loads `*.js` from `<agentDir>/extensions/`: without the file, /reload would not help
-  const bridgeInstalled = fs.existsSync(path.join(options.agentDir, "extensions", BRIDGE_FILE_NAME));
+  const bridgeInstalled = fs.existsSync(bridgeInstallPath(options.agentDir));
   const route = chooseRoute(action, access, { force: options.force, bridgeInstalled });
   const flowOptions = { guardSeconds: options.guardSeconds, force: options.force, announced };
   if (route.kind === "refuse")

@@ -1,7 +1,7 @@
 /** The following state of `PiSessionSource`, without `vscode`. */
 
 import * as path from "node:path";
-import { liveAmong } from "../core/access/access";
+import { liveAmong, ownMarks } from "../core/access/access";
 import { ownWriteChecker } from "../core/access/ownWrites";
 import type { ProcessSnapshot } from "../core/proc/types";
 import { chooseInFolder, type FolderChoice, type FollowInput } from "./follow";
@@ -79,10 +79,7 @@ export class Following {
     if (folder.length < 2) return [];
     const announced = this.announced().map((a) => ({ pid: a.pid, sessionFile: a.sessionFile }));
     const own = ownWriteChecker();
-    const sessions = folder.map((f) => {
-      const mine = own(f.file, f);
-      return mine ? { ...f, ownLastWrite: true, ...(mine === "created" ? { ours: true } : {}) } : f;
-    });
+    const sessions = folder.map((f) => ({ ...f, ...ownMarks(own(f.file, f)) }));
     const live = liveAmong(sessions, { announced, snapshot, ignorePids: [process.pid] }, now);
     return folder.filter((f) => f.file !== file && live.has(f.file));
   }

@@ -215,9 +215,13 @@ export function listedSession(
     id: info.id,
     mtimeMs: info.mtimeMs,
     ...(Number.isFinite(created) ? { created } : {}),
-    ...(own === "created" ? { ours: true } : {}),
-    ...(own ? { ownLastWrite: true } : {}),
+    ...ownMarks(own),
   };
+}
+
+/** What our own write to a listed session means for its access (`ownWrites.ts` `ownWriteChecker`). */
+export function ownMarks(own: "created" | "appended" | undefined): { ours?: true; ownLastWrite?: true } {
+  return own === "created" ? { ours: true, ownLastWrite: true } : own ? { ownLastWrite: true } : {};
 }
 
 /** A session of a listing; `ownLastWrite`: its last write was pi-context's (no one else's recent write). */

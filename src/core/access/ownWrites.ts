@@ -44,8 +44,11 @@ function key(file: string): string {
   }
 }
 
-function same(a: FileState, b: FileState): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+/** `b`'s size and inode are compared when given (a listing may know only the mtime). */
+function same(a: FileState, b: { mtimeMs: number; size?: number; ino?: number }): boolean {
+  return (
+    a.mtimeMs === b.mtimeMs && (b.size === undefined || a.size === b.size) && (b.ino === undefined || a.ino === b.ino)
+  );
 }
 
 function readRecords(): Record<string, OwnRecord & { at: number }> {
@@ -112,14 +115,9 @@ export function ownWriteChecker(): (
   now: { mtimeMs: number; size?: number; ino?: number },
 ) => "created" | "appended" | undefined {
   const records = readRecords();
-  const matches = (r: OwnRecord | undefined, now: { mtimeMs: number; size?: number; ino?: number }) =>
-    r !== undefined &&
-    r.mtimeMs === now.mtimeMs &&
-    (now.size === undefined || r.size === now.size) &&
-    (now.ino === undefined || r.ino === now.ino);
   return (file, now) => {
     const k = key(file);
-    const r = [memory.get(k), records[k]].find((x) => matches(x, now));
+    const r = [memory.get(k), records[k]].find((x) => x !== undefined && same(x, now));
     return r === undefined ? undefined : r.created ? "created" : "appended";
   };
 }
